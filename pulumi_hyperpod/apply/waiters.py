@@ -1,0 +1,100 @@
+"""Waits as botocore waiter models (STYLE.md), driven by a loop that adds what botocore's
+`Waiter.wait` lacks: a deadline instead of an attempt count, an injectable sleep (virtual time in
+tests) and a progress callback on every poll. The acceptors themselves are botocore's.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable
+
+from botocore import xform_name
+from botocore.exceptions import ClientError
+from botocore.waiter import WaiterModel
+
+from .progress import Progress
+
+_IN_SERVICE = {"matcher": "path", "argument": "ClusterStatus", "expected": "InService", "state": "success"}
+_FAILED = {"matcher": "path", "argument": "ClusterStatus", "expected": "Failed", "state": "failure"}
+_GONE = {"matcher": "error", "expected": "ResourceNotFound", "state": "failure"}
+
+
+def _counts_reached(field: str) -> dict[str, Any]:
+    expression = f"length(InstanceGroups[?CurrentCount < {field}]) == `0` && ClusterStatus == 'InService'"
+    return {"matcher": "path", "argument": expression, "expected": True, "state": "success"}
+
+
+WAITER_MODEL = WaiterModel(
+    {
+        "version": 2,
+        "waiters": {
+            "ClusterInService": {"operation": "DescribeCluster", "delay": 30, "maxAttempts": 240, "acceptors": [_IN_SERVICE, _FAILED, _GONE]},
+            "ClusterMinCount": {"operation": "DescribeCluster", "delay": 30, "maxAttempts": 240, "acceptors": [_counts_reached("MinCount"), _FAILED, _GONE]},
+            "ClusterTarget": {"operation": "DescribeCluster", "delay": 30, "maxAttempts": 240, "acceptors": [_counts_reached("TargetCount"), _FAILED, _GONE]},
+            "ClusterDeleted": {
+                "operation": "DescribeCluster",
+                "delay": 30,
+                "maxAttempts": 240,
+                "acceptors": [
+                    {"matcher": "error", "expected": "ResourceNotFound", "state": "success"},
+                    {"matcher": "error", "expected": "ResourceNotFoundException", "state": "success"},
+                    _FAILED,
+                ],
+            },
+        },
+    }
+)
+
+WAIT_POLICIES = {"none": None, "InService": "ClusterInService", "MinCount": "ClusterMinCount", "Target": "ClusterTarget"}
+
+
+class WaitFailed(Exception):
+    def __init__(self, message: str, response: dict[str, Any]):
+        super().__init__(message)
+        self.response = response
+
+
+class WaitTimedOut(Exception):
+    def __init__(self, message: str, response: dict[str, Any]):
+        super().__init__(message)
+        self.response = response
+
+
+def default_delay(waiter_name: str) -> float:
+    return float(WAITER_MODEL.get_waiter(waiter_name).delay)
+
+
+def wait(
+    client: Any,
+    cluster_name: str,
+    waiter_name: str,
+    *,
+    timeout: float,
+    poll_seconds: float | None = None,
+    sleep: Callable[[float], Any] = time.sleep,
+    monotonic: Callable[[], float] = time.monotonic,
+    progress: Callable[[Progress], Any] | None = None,
+    phase: str = "wait",
+) -> dict[str, Any]:
+    """Poll until the waiter's acceptors say success; raise WaitFailed / WaitTimedOut otherwise."""
+    config = WAITER_MODEL.get_waiter(waiter_name)
+    operation = getattr(client, xform_name(config.operation))
+    delay = poll_seconds if poll_seconds is not None else float(config.delay)
+    started = monotonic()
+    while True:
+        try:
+            response: dict[str, Any] = operation(ClusterName=cluster_name)
+        except ClientError as error:
+            response = error.response
+        state = next((a.state for a in config.acceptors if a.matcher_func(response)), "retry")
+        elapsed = monotonic() - started
+        if progress is not None:
+            progress(Progress.from_describe(phase, waiter_name, response, elapsed))
+        if state == "success":
+            return response
+        if state == "failure":
+            reason = response.get("FailureMessage") or response.get("Error", {}).get("Message") or response.get("ClusterStatus")
+            raise WaitFailed(f"cluster {cluster_name}: {waiter_name} cannot be reached: {reason}", response)
+        if elapsed >= timeout:
+            raise WaitTimedOut(f"cluster {cluster_name}: {waiter_name} not reached after {timeout:.0f}s", response)
+        sleep(max(min(delay, timeout - elapsed), 0.0))

@@ -1,0 +1,5 @@
+"""The `hyperpod` command line."""
+
+from .app import main
+
+__all__ = ["main"]

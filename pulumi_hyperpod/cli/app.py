@@ -1,0 +1,237 @@
+"""`hyperpod`: plan, apply, status, nodes, snapshot, delete — over the same core as the provider."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from ..apply import ApplyError, PlanRefused, WAIT_POLICIES, apply as run_apply
+from ..client import BACKENDS, default_poll_seconds
+from ..observe import ClusterState, observe
+from ..plan import Plan, plan as make_plan, plan_renderable
+from ..spec import ClusterSpec
+from .common import EXIT_ERROR, EXIT_REFUSED, client_from, emit_json, err, handle_errors, load_policy, out
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--backend", type=click.Choice(BACKENDS), default="aws", envvar="HYPERPOD_BACKEND", show_default=True,
+              help="aws: the real service (boto3 credentials). fake: the embedded simulator (.hyperpod/fake.sqlite).")
+@click.option("--region", envvar="AWS_REGION", default=None, help="AWS region (default: boto3's, or us-west-2 for fake).")
+@click.option("--profile", envvar="AWS_PROFILE", default=None, help="AWS named profile.")
+@click.version_option(package_name="pulumi-hyperpod")
+@click.pass_context
+def main(ctx: click.Context, backend: str, region: str | None, profile: str | None) -> None:
+    """Plan and apply Amazon SageMaker HyperPod clusters declaratively."""
+    ctx.obj = {"backend": backend, "region": region, "profile": profile}
+
+
+def _spec_option(command):
+    return click.option("-f", "--file", "spec_file", required=True, type=click.Path(dir_okay=False),
+                        help="Cluster spec: JSON or YAML, the AWS CLI --cli-input-json form or snake_case.")(command)
+
+
+def _policy_options(command):
+    command = click.option("--policy", "policy_file", type=click.Path(exists=True, dir_okay=False), help="Policy file (YAML/JSON).")(command)
+    return click.option("--protect", multiple=True, metavar="NODE_ID", help="Never remove this node (repeatable).")(command)
+
+
+def _show_plan(the_plan: Plan, as_json: bool) -> None:
+    if as_json:
+        click.echo(the_plan.to_json())
+    else:
+        out.print(plan_renderable(the_plan))
+
+
+def _observed(ctx: click.Context, name: str, snapshot: str | None) -> ClusterState | None:
+    if snapshot:
+        data = json.loads(Path(snapshot).read_text(encoding="utf-8"))
+        return ClusterState.from_snapshot(data)
+    return observe(client_from(ctx), name)
+
+
+@main.command("plan")
+@_spec_option
+@click.option("--observed", "snapshot", type=click.Path(exists=True, dir_okay=False),
+              help="Plan against a saved snapshot (hyperpod snapshot) instead of the live cluster: no API call.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable plan (format hyperpod-plan/1).")
+@click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Also save the plan as JSON.")
+@_policy_options
+@click.pass_context
+@handle_errors
+def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, protect):
+    """Show what apply would do. Exit 2 when a guard refuses the plan."""
+    spec = ClusterSpec.from_file(spec_file)
+    policy = load_policy(policy_file, protect)
+    the_plan = make_plan(spec, _observed(ctx, spec.name, snapshot), policy)
+    _show_plan(the_plan, as_json)
+    if out_file:
+        Path(out_file).write_text(the_plan.to_json(), encoding="utf-8")
+    if the_plan.refused:
+        sys.exit(EXIT_REFUSED)
+
+
+@main.command("apply")
+@_spec_option
+@click.option("--yes", "-y", is_flag=True, help="Apply without asking.")
+@click.option("--wait", "wait_policy", type=click.Choice(list(WAIT_POLICIES)), default="InService", show_default=True,
+              help="What to wait for after the calls.")
+@click.option("--timeout", type=float, default=1800.0, show_default=True, help="Seconds to wait at most.")
+@click.option("--json", "as_json", is_flag=True, help="Print the plan and the result as JSON.")
+@_policy_options
+@click.pass_context
+@handle_errors
+def apply_command(ctx, spec_file, yes, wait_policy, timeout, as_json, policy_file, protect):
+    """Plan, confirm, and apply the spec; then wait as --wait says."""
+    spec = ClusterSpec.from_file(spec_file)
+    policy = load_policy(policy_file, protect)
+    client = client_from(ctx)
+    the_plan = make_plan(spec, observe(client, spec.name), policy)
+    if not as_json:
+        _show_plan(the_plan, False)
+    if the_plan.refused:
+        if as_json:
+            emit_json({"plan": the_plan.to_dict(), "result": None})
+        err.print("[red]refused:[/red] nothing was changed.", markup=True)
+        sys.exit(EXIT_REFUSED)
+    if the_plan.empty:
+        if as_json:
+            emit_json({"plan": the_plan.to_dict(), "result": {"outcome": "done", "calls": []}})
+        return
+    if not yes:
+        if not sys.stdin.isatty():
+            raise click.UsageError("refusing to apply without confirmation: pass --yes (no terminal to ask on)")
+        click.confirm("Apply this plan?", abort=True)
+    result = _run_with_progress(ctx, client, the_plan, policy, wait_policy, timeout, quiet=as_json)
+    if as_json:
+        emit_json({"plan": the_plan.to_dict(), "result": {"outcome": result.outcome, "calls": result.calls,
+                                                          "failures": result.failures, "messages": result.messages}})
+    else:
+        for failure in result.failures:
+            err.print(f"[red]failed:[/red] {failure}", markup=True, highlight=False)
+        out.print(f"outcome: {result.outcome}; calls: {', '.join(result.calls) or 'none'}")
+        if result.state is not None:
+            out.print(_status_table(result.state))
+    if result.failures or result.outcome in ("unreachable", "timeout"):
+        sys.exit(EXIT_ERROR)
+
+
+def _run_with_progress(ctx, client, the_plan, policy, wait_policy, timeout, quiet: bool):
+    poll = default_poll_seconds(ctx.obj["backend"])
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=err, transient=True, disable=quiet) as bar:
+        task = bar.add_task("applying", total=None)
+
+        def on_progress(event) -> None:
+            current, target = event.nodes
+            bar.update(task, description=str(event)[:100], completed=current, total=target or None)
+            if event.phase in ("call", "retry") and not quiet:
+                bar.console.print(f"• {event.message}", highlight=False)
+
+        try:
+            return run_apply(client, the_plan, policy=policy, wait=wait_policy, timeout=timeout, poll_seconds=poll, progress=on_progress)
+        except PlanRefused as error:
+            err.print(f"[red]refused:[/red] {error}", markup=True)
+            sys.exit(EXIT_REFUSED)
+        except ApplyError as error:
+            err.print(f"[red]error:[/red] {error} (calls made: {', '.join(error.done) or 'none'}); "
+                      "re-run the same command: it plans again from what is there now", markup=True, highlight=False)
+            sys.exit(EXIT_ERROR)
+
+
+def _status_table(state: ClusterState) -> Table:
+    table = Table(title=f"{state.name} [{state.status}]" + (f" — {state.failure_message}" if state.failure_message else ""), title_justify="left")
+    for column in ("group", "type", "status", "current", "target", "min", "instance types"):
+        table.add_column(column)
+    for g in state.groups:
+        table.add_row(g.name, g.node_type or "-", g.status or "-", str(g.current_count), str(g.target_count), str(g.min_count), ", ".join(g.instance_types))
+    return table
+
+
+def _require(state: ClusterState | None, name: str) -> ClusterState:
+    if state is None:
+        raise ValueError(f"no cluster named {name!r}")
+    return state
+
+
+@main.command("status")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@handle_errors
+def status_command(ctx, name, as_json):
+    """Cluster status and per-group counts."""
+    state = _require(observe(client_from(ctx), name), name)
+    if as_json:
+        emit_json({"name": state.name, "arn": state.arn, "status": state.status, "failure_message": state.failure_message,
+                   "node_provisioning_mode": state.node_provisioning_mode,
+                   "groups": [{"name": g.name, "node_type": g.node_type, "status": g.status, "current": g.current_count,
+                               "target": g.target_count, "min": g.min_count, "instance_types": list(g.instance_types)} for g in state.groups],
+                   "nodes": len(state.nodes)})
+    else:
+        out.print(_status_table(state))
+
+
+@main.command("nodes")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@handle_errors
+def nodes_command(ctx, name, as_json):
+    """Every node: instance id, logical id, group, type, status, launch time."""
+    state = _require(observe(client_from(ctx), name), name)
+    rows = [{"instance_id": n.instance_id, "logical_id": n.logical_id, "group": n.group, "instance_type": n.instance_type,
+             "status": n.status, "launch_time": n.launch_time.isoformat() if n.launch_time else None, "message": n.message} for n in state.nodes]
+    if as_json:
+        emit_json(rows)
+        return
+    table = Table(title=f"{name}: {len(rows)} nodes", title_justify="left")
+    for column in ("instance id", "logical id", "group", "type", "status", "launched"):
+        table.add_column(column)
+    for r in rows:
+        table.add_row(r["instance_id"] or "-", r["logical_id"] or "-", r["group"], r["instance_type"] or "-", r["status"], r["launch_time"] or "-")
+    out.print(table)
+
+
+@main.command("snapshot")
+@click.argument("name")
+@click.pass_context
+@handle_errors
+def snapshot_command(ctx, name):
+    """Print DescribeCluster + ListClusterNodes as JSON, for `plan --observed` in a pipeline."""
+    click.echo(_require(observe(client_from(ctx), name), name).to_json())
+
+
+@main.command("delete")
+@click.argument("name")
+@click.option("--yes", "-y", is_flag=True, help="Delete without asking.")
+@click.option("--timeout", type=float, default=1800.0, show_default=True)
+@click.pass_context
+@handle_errors
+def delete_command(ctx, name, yes, timeout):
+    """Delete the cluster and wait until it is gone."""
+    client = client_from(ctx)
+    the_plan = make_plan(None, observe(client, name))
+    _show_plan(the_plan, False)
+    if the_plan.empty:
+        return
+    if not yes:
+        if not sys.stdin.isatty():
+            raise click.UsageError("refusing to delete without confirmation: pass --yes")
+        click.confirm(f"Delete cluster {name}?", abort=True)
+    _run_with_progress(ctx, client, the_plan, None, "none", timeout, quiet=False)
+    out.print(f"cluster {name} deleted")
+
+
+def _register_simulator_commands() -> None:
+    from . import sim_commands
+
+    for command in sim_commands.COMMANDS:
+        main.add_command(command)
+
+
+_register_simulator_commands()

@@ -1,0 +1,62 @@
+"""The one way to get a client: always a real boto3 `sagemaker` client.
+
+The backend only decides what answers it: AWS, or the simulator attached at botocore's HTTP layer
+(`before-send`), so serialization, pagination, error parsing and retries are the same code in tests
+as in production.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+import boto3
+from botocore.config import Config
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .fake import Simulator
+
+BACKENDS = ("aws", "fake")
+DEFAULT_REGION = "us-west-2"
+
+
+def client_config(retry_mode: str = "standard", max_attempts: int | None = None) -> Config:
+    """botocore's own retry modes (standard or adaptive) instead of hand-written retry loops."""
+    attempts = max_attempts or int(os.environ.get("HYPERPOD_MAX_ATTEMPTS", "8"))
+    return Config(retries={"mode": retry_mode, "max_attempts": attempts}, user_agent_extra="pulumi-hyperpod")
+
+
+def default_poll_seconds(backend: str) -> float:
+    """How often a wait polls: the waiter model's delay on AWS; the simulator's time runs faster."""
+    override = os.environ.get("HYPERPOD_POLL_SECONDS")
+    if override:
+        return float(override)
+    return 0.2 if backend == "fake" else 30.0
+
+
+def connect(
+    backend: str = "aws",
+    region: str | None = None,
+    profile: str | None = None,
+    *,
+    simulator: "Simulator | None" = None,
+    retry_mode: str = "standard",
+    max_attempts: int | None = None,
+    service: str = "sagemaker",
+) -> Any:
+    """A boto3 client for `service` ("sagemaker", or "service-quotas" for preflight checks).
+
+    backend="aws": credentials come from boto3's usual chain (environment, profile, role).
+    backend="fake": the simulator answers; `simulator` is an in-process world, else the persistent
+    world at $HYPERPOD_FAKE_STATE (default `.hyperpod/fake.sqlite` in the working directory).
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
+    config = client_config(retry_mode, max_attempts)
+    if backend == "fake":
+        from .fake import Simulator
+
+        world = simulator if simulator is not None else Simulator.open_default()
+        return world.client(service=service, region=region or DEFAULT_REGION, config=config)
+    session = boto3.session.Session(profile_name=profile, region_name=region)
+    return session.client(service, config=config)

@@ -1,0 +1,197 @@
+"""The observed cluster: an immutable view of DescribeCluster + ListClusterNodes.
+
+The raw responses are kept alongside the typed view so a state can be saved as a snapshot
+(`hyperpod snapshot`) and a plan reviewed offline from exactly what the service said.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Mapping
+
+# Statuses of a node that is doing no useful work: removed first on scale-in.
+UNHEALTHY = frozenset({"Failure", "NotFound"})
+GONE = frozenset({"ShuttingDown"})
+SNAPSHOT_FORMAT = "hyperpod-snapshot/1"
+
+
+@dataclass(frozen=True)
+class NodeState:
+    group: str
+    instance_id: str | None  # None until the node has been launched
+    logical_id: str | None
+    instance_type: str | None
+    status: str
+    launch_time: dt.datetime | None
+    message: str | None = None
+
+    @property
+    def key(self) -> str:
+        """The id a BatchDeleteClusterNodes call names this node by."""
+        return self.instance_id or self.logical_id or ""
+
+    @property
+    def launched(self) -> bool:
+        return bool(self.instance_id)
+
+
+@dataclass(frozen=True)
+class GroupState:
+    name: str
+    current_count: int
+    target_count: int
+    min_count: int
+    status: str | None
+    instance_type: str | None
+    instance_types: tuple[str, ...]
+    node_type: str | None
+    partition_names: tuple[str, ...]
+    described: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def pending(self) -> int:
+        """Capacity asked for and not there yet (continuous mode: not drift)."""
+        return max(self.target_count - self.current_count, 0)
+
+
+@dataclass(frozen=True)
+class ClusterState:
+    name: str
+    arn: str
+    status: str
+    groups: tuple[GroupState, ...]
+    nodes: tuple[NodeState, ...]
+    failure_message: str | None = None
+    node_provisioning_mode: str | None = None
+    describe: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    node_summaries: tuple[Mapping[str, Any], ...] = field(default=(), compare=False, repr=False)
+
+    # ---- views ---------------------------------------------------------------------------------
+    @property
+    def continuous(self) -> bool:
+        return self.node_provisioning_mode == "Continuous"
+
+    @property
+    def orchestrator_kind(self) -> str:
+        orchestrator = self.describe.get("Orchestrator") or {}
+        return "Eks" if "Eks" in orchestrator else "Slurm"
+
+    @cached_property
+    def _groups_by_name(self) -> dict[str, GroupState]:
+        return {g.name: g for g in self.groups}
+
+    @cached_property
+    def _nodes_by_group(self) -> dict[str, tuple[NodeState, ...]]:
+        index: dict[str, list[NodeState]] = {}
+        for node in self.nodes:
+            index.setdefault(node.group, []).append(node)
+        return {name: tuple(nodes) for name, nodes in index.items()}
+
+    def group(self, name: str) -> GroupState | None:
+        return self._groups_by_name.get(name)
+
+    def nodes_of(self, group: str) -> tuple[NodeState, ...]:
+        return self._nodes_by_group.get(group, ())
+
+    def node(self, key: str) -> NodeState | None:
+        return next((n for n in self.nodes if n.instance_id == key or n.logical_id == key), None)
+
+    # ---- construction --------------------------------------------------------------------------
+    @classmethod
+    def from_api(cls, describe: Mapping[str, Any], node_summaries: list[Mapping[str, Any]]) -> "ClusterState":
+        describe = {k: v for k, v in describe.items() if k != "ResponseMetadata"}
+        groups = tuple(_group(g) for g in describe.get("InstanceGroups") or [])
+        nodes = tuple(_node(s) for s in node_summaries)
+        return cls(
+            name=describe.get("ClusterName") or describe["ClusterArn"].rsplit("/", 1)[-1],
+            arn=describe["ClusterArn"],
+            status=describe["ClusterStatus"],
+            groups=groups,
+            nodes=nodes,
+            failure_message=describe.get("FailureMessage"),
+            node_provisioning_mode=describe.get("NodeProvisioningMode"),
+            describe=describe,
+            node_summaries=tuple(node_summaries),
+        )
+
+    def to_snapshot(self) -> dict[str, Any]:
+        """A saved DescribeCluster + ListClusterNodes, for `hyperpod plan --observed`."""
+        return {
+            "Format": SNAPSHOT_FORMAT,
+            "DescribeCluster": _jsonable(dict(self.describe)),
+            "ClusterNodeSummaries": _jsonable([dict(s) for s in self.node_summaries]),
+        }
+
+    @classmethod
+    def from_snapshot(cls, data: Mapping[str, Any]) -> "ClusterState":
+        if not isinstance(data, Mapping) or "DescribeCluster" not in data:
+            raise ValueError("not a hyperpod snapshot: expected an object with DescribeCluster and ClusterNodeSummaries")
+        describe = _parse_times(dict(data["DescribeCluster"]), ("CreationTime",))
+        summaries = [_parse_times(dict(s), ("LaunchTime", "LastSoftwareUpdateTime")) for s in data.get("ClusterNodeSummaries") or []]
+        return cls.from_api(describe, summaries)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_snapshot(), indent=2, sort_keys=True)
+
+
+def _group(g: Mapping[str, Any]) -> GroupState:
+    requirements = g.get("InstanceRequirements") or {}
+    types = tuple(requirements.get("DesiredInstanceTypes") or requirements.get("CurrentInstanceTypes") or ())
+    slurm = g.get("SlurmConfig") or {}
+    return GroupState(
+        name=g["InstanceGroupName"],
+        current_count=int(g.get("CurrentCount") or 0),
+        target_count=int(g.get("TargetCount") or 0),
+        min_count=int(g.get("MinCount") or 0),
+        status=g.get("Status"),
+        instance_type=g.get("InstanceType"),
+        instance_types=types or ((g["InstanceType"],) if g.get("InstanceType") else ()),
+        node_type=slurm.get("NodeType"),
+        partition_names=tuple(slurm.get("PartitionNames") or ()),
+        described=dict(g),
+    )
+
+
+def _node(s: Mapping[str, Any]) -> NodeState:
+    status = s.get("InstanceStatus") or {}
+    return NodeState(
+        group=s["InstanceGroupName"],
+        instance_id=s.get("InstanceId") or None,
+        logical_id=s.get("NodeLogicalId") or None,
+        instance_type=s.get("InstanceType"),
+        status=status.get("Status", "Pending"),
+        launch_time=_utc(s.get("LaunchTime")) if s.get("InstanceId") else None,
+        message=status.get("Message"),
+    )
+
+
+def _utc(value: Any) -> dt.datetime | None:
+    if value is None:
+        return None
+    if isinstance(value, (int, float)):
+        return dt.datetime.fromtimestamp(value, dt.timezone.utc)
+    if isinstance(value, str):
+        value = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if value.tzinfo is None:
+        return value.replace(tzinfo=dt.timezone.utc)
+    return value.astimezone(dt.timezone.utc)
+
+
+def _parse_times(data: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    for key in keys:
+        if isinstance(data.get(key), str):
+            data[key] = _utc(data[key])
+    return data
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dt.datetime):
+        return _utc(value).isoformat()
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return value

@@ -1,0 +1,117 @@
+"""Desired vs observed configuration: what changed, what can change in place, what cannot.
+
+Only members the desired spec sets are compared: a spec that leaves a member out (seed 004's
+update_cluster.json has no VpcConfig) keeps what the cluster has. Lists whose order means nothing
+(subnets, security groups, health checks) compare as sets; InstanceTypes of a flexible group keep
+their order, because order is provisioning priority (seed 001).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from deepdiff import DeepDiff
+
+from ..observe import ClusterState, GroupState
+from ..spec import ClusterSpec, InstanceGroupSpec
+
+# group member in the spec → how DescribeCluster reports it
+_GROUP_MEMBERS: dict[str, tuple[str, ...]] = {
+    "InstanceType": ("InstanceType",),
+    "LifeCycleConfig": ("LifeCycleConfig",),
+    "ExecutionRole": ("ExecutionRole",),
+    "ThreadsPerCore": ("ThreadsPerCore",),
+    "InstanceStorageConfigs": ("InstanceStorageConfigs",),
+    "OnStartDeepHealthChecks": ("OnStartDeepHealthChecks",),
+    "TrainingPlanArn": ("TrainingPlanArn",),
+    "OverrideVpcConfig": ("OverrideVpcConfig",),
+    "ScheduledUpdateConfig": ("ScheduledUpdateConfig",),
+    "ImageId": ("DesiredImageId", "CurrentImageId"),
+    "CapacityRequirements": ("CapacityRequirements",),
+    "NetworkInterface": ("NetworkInterface",),
+}
+_UNORDERED = frozenset({"OnStartDeepHealthChecks", "OverrideVpcConfig", "VpcConfig", "InstanceStorageConfigs"})
+
+
+def same(observed: Any, desired: Any, unordered: bool = False) -> bool:
+    if observed == desired:  # the fast path: most members of most groups are unchanged
+        return True
+    return not DeepDiff(observed, desired, ignore_order=unordered)
+
+
+def group_config_changes(desired: InstanceGroupSpec, observed: GroupState) -> list[str]:
+    """Members of the group whose desired value differs from what the cluster reports."""
+    want = desired.to_api()
+    have = observed.described
+    changes: list[str] = []
+    for member, reported_as in _GROUP_MEMBERS.items():
+        if member not in want:
+            continue
+        current = next((have[key] for key in reported_as if key in have), None)
+        if current is None and member not in ("InstanceType", "LifeCycleConfig", "ExecutionRole"):
+            continue  # the service does not report it back; nothing to compare against
+        if not same(current, want[member], member in _UNORDERED):
+            changes.append(member)
+    if desired.instance_requirements is not None and tuple(desired.instance_requirements.instance_types) != observed.instance_types:
+        changes.append("InstanceRequirements.InstanceTypes")
+    if desired.slurm_config is not None and desired.slurm_config.partition_names is not None:
+        if tuple(desired.slurm_config.partition_names) != observed.partition_names:
+            changes.append("SlurmConfig.PartitionNames")
+    kubernetes = desired.kubernetes_config or {}
+    described_k8s = have.get("KubernetesConfig") or {}
+    for member, reported in (("Labels", "DesiredLabels"), ("Taints", "DesiredTaints")):
+        if member in kubernetes and not same(described_k8s.get(reported), kubernetes[member], True):
+            changes.append(f"KubernetesConfig.{member}")
+    return changes
+
+
+def group_immutable_changes(desired: InstanceGroupSpec, observed: GroupState) -> list[str]:
+    """Changes UpdateCluster cannot make to an existing group, in words."""
+    problems = []
+    if desired.node_type is not None and observed.node_type is not None and desired.node_type != observed.node_type:
+        problems.append(f"SlurmConfig.NodeType {observed.node_type} → {desired.node_type}")
+    if desired.instance_requirements is not None and observed.instance_type and not observed.described.get("InstanceRequirements"):
+        problems.append("a fixed-type group cannot become a flexible group (InstanceRequirements)")
+    if desired.instance_type is not None and observed.described.get("InstanceRequirements"):
+        problems.append("a flexible group cannot become a fixed-type group (InstanceType)")
+    return problems
+
+
+def replacement_reasons(desired: ClusterSpec, observed: ClusterState) -> list[str]:
+    """Cluster-level changes the service cannot make in place."""
+    reasons: list[str] = []
+    described = observed.describe
+    want = desired.to_api()
+    if observed.status == "Failed":
+        reasons.append(f"the cluster is Failed ({observed.failure_message or 'no reason given'}); a Failed cluster cannot be updated")
+    if "VpcConfig" in want and described.get("VpcConfig") and not same(described["VpcConfig"], want["VpcConfig"], True):
+        reasons.append("VpcConfig cannot change after creation")
+    if desired.orchestrator_kind != observed.orchestrator_kind:
+        reasons.append(f"Orchestrator {observed.orchestrator_kind} → {desired.orchestrator_kind} cannot change after creation")
+    elif desired.orchestrator_kind == "Eks":
+        have_arn = (described.get("Orchestrator") or {}).get("Eks", {}).get("ClusterArn")
+        want_arn = want["Orchestrator"]["Eks"]["ClusterArn"]
+        if have_arn and have_arn != want_arn:
+            reasons.append("Orchestrator.Eks.ClusterArn (the EKS cluster) cannot change after creation")
+    if observed.continuous and not desired.continuous:
+        reasons.append("NodeProvisioningMode cannot leave Continuous once set")
+    return reasons
+
+
+def cluster_config_changes(desired: ClusterSpec, observed: ClusterState) -> dict[str, Any]:
+    """Cluster-level members UpdateCluster takes that differ: member → desired value."""
+    want = desired.to_api("UpdateCluster")
+    described: Mapping[str, Any] = observed.describe
+    changes: dict[str, Any] = {}
+    for member in ("NodeRecovery", "ClusterRole", "TieredStorageConfig", "NodeProvisioningMode", "RestrictedInstanceGroups"):
+        if member in want and not same(described.get(member), want[member]):
+            changes[member] = want[member]
+    if "AutoScaling" in want:
+        have = {k: v for k, v in (described.get("AutoScaling") or {}).items() if k in ("Mode", "AutoScalerType")}
+        if not same(have, want["AutoScaling"]):
+            changes["AutoScaling"] = want["AutoScaling"]
+    strategy = ((want.get("Orchestrator") or {}).get("Slurm") or {}).get("SlurmConfigStrategy")
+    have_strategy = ((described.get("Orchestrator") or {}).get("Slurm") or {}).get("SlurmConfigStrategy")
+    if strategy is not None and strategy != have_strategy:
+        changes["Orchestrator"] = want["Orchestrator"]
+    return changes

@@ -1,0 +1,141 @@
+"""A Plan is data: ordered steps, each the exact API request with its reasons (STYLE.md: Terraform).
+
+It can be printed, compared, serialized and asserted on before anything runs, and `apply` executes
+exactly these steps, never re-deriving them halfway.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Operation = Literal["CreateCluster", "UpdateCluster", "BatchDeleteClusterNodes", "BatchAddClusterNodes", "DeleteCluster"]
+DESTRUCTIVE = frozenset({"BatchDeleteClusterNodes", "DeleteCluster"})
+PLAN_FORMAT = "hyperpod-plan/1"
+
+
+@dataclass(frozen=True)
+class Victim:
+    """A node a scale-in removes, and why this one rather than another."""
+
+    group: str
+    node_id: str  # instance id, or the logical id of a node never launched
+    logical: bool
+    status: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class GroupChange:
+    """One instance group, before and after: what a reviewer reads first."""
+
+    group: str
+    action: Literal["create", "grow", "shrink", "delete", "configure", "unchanged"]
+    node_type: str | None = None
+    target_before: int | None = None  # observed TargetCount (None for a new group)
+    target_after: int | None = None  # desired InstanceCount (None for a deleted group)
+    current: int | None = None  # observed CurrentCount
+    min_before: int | None = None
+    min_after: int | None = None
+    instance_types: tuple[str, ...] = ()
+    config_changes: tuple[str, ...] = ()
+
+    @property
+    def delta(self) -> int:
+        return (self.target_after or 0) - (self.target_before or 0)
+
+
+@dataclass(frozen=True)
+class Step:
+    operation: Operation
+    request: dict[str, Any]
+    reasons: tuple[str, ...] = ()
+    victims: tuple[Victim, ...] = ()
+
+    @property
+    def destructive(self) -> bool:
+        return self.operation in DESTRUCTIVE
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A guard said no. The plan is kept for review but will not be applied."""
+
+    rule: str
+    reason: str
+    group: str | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    cluster_name: str
+    action: Literal["create", "update", "replace", "delete", "none"]
+    steps: tuple[Step, ...] = ()
+    groups: tuple[GroupChange, ...] = ()
+    replacements: tuple[str, ...] = ()  # why the cluster cannot be changed in place
+    refusals: tuple[Refusal, ...] = ()
+    notes: tuple[str, ...] = ()
+    observed_fingerprint: str | None = None  # the state this plan was computed against
+    extras: dict[str, Any] = field(default_factory=dict)  # sections later stages add (cost, preflight)
+
+    @property
+    def empty(self) -> bool:
+        return not self.steps and not self.replacements and not self.refusals
+
+    @property
+    def refused(self) -> bool:
+        return bool(self.refusals)
+
+    @property
+    def victims(self) -> tuple[Victim, ...]:
+        return tuple(v for step in self.steps for v in step.victims)
+
+    def calls(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for step in self.steps:
+            counts[step.operation] = counts.get(step.operation, 0) + 1
+        return counts
+
+    # ---- serialization ------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["format"] = PLAN_FORMAT
+        data["empty"] = self.empty
+        data["refused"] = self.refused
+        data["calls"] = self.calls()
+        for group, change in zip(data["groups"], self.groups):
+            group["delta"] = change.delta
+        return data
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, sort_keys=True, default=str)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Plan":
+        if data.get("format") != PLAN_FORMAT:
+            raise ValueError(f"not a saved plan (format {data.get('format')!r}, expected {PLAN_FORMAT})")
+        steps = tuple(
+            Step(
+                operation=s["operation"],
+                request=s["request"],
+                reasons=tuple(s.get("reasons") or ()),
+                victims=tuple(Victim(**v) for v in s.get("victims") or ()),
+            )
+            for s in data.get("steps") or ()
+        )
+        groups = tuple(
+            GroupChange(**{**{k: v for k, v in g.items() if k != "delta"}, "instance_types": tuple(g.get("instance_types") or ()), "config_changes": tuple(g.get("config_changes") or ())})
+            for g in data.get("groups") or ()
+        )
+        return cls(
+            cluster_name=data["cluster_name"],
+            action=data["action"],
+            steps=steps,
+            groups=groups,
+            replacements=tuple(data.get("replacements") or ()),
+            refusals=tuple(Refusal(**r) for r in data.get("refusals") or ()),
+            notes=tuple(data.get("notes") or ()),
+            observed_fingerprint=data.get("observed_fingerprint"),
+            extras=dict(data.get("extras") or {}),
+        )

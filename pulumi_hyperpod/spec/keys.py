@@ -1,0 +1,49 @@
+"""Key spelling: AWS CLI JSON (PascalCase, as the model names members) or Python snake_case.
+
+The service model decides the canonical name of every member (`VolumeSizeInGB`, `OnCreate`…), so a
+snake_case key is matched to the member whose name is the same letters without underscores. Keys
+that match no member are kept as written, so validation can name them as unknown.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+
+def _fold(name: str) -> str:
+    return name.replace("_", "").replace("-", "").lower()
+
+
+@lru_cache(maxsize=256)
+def _member_index(shape) -> dict[str, str]:
+    return {_fold(name): name for name in shape.members}
+
+
+def _empty_means_unset(parent, name: str, member, item: Any) -> bool:
+    """An empty string for an optional member that cannot be empty means "not set": the AWS docs
+    write `"TrainingPlanArn": ""` for "no training plan" (seed 001), which no request could carry."""
+    return item == "" and member.type_name == "string" and member.metadata.get("min", 0) > 0 and name not in parent.required_members
+
+
+def to_model_keys(shape, value: Any) -> Any:
+    """`value` with every structure key spelled as the service model spells it (and empty
+    optional strings dropped, see `_empty_means_unset`)."""
+    if value is None:
+        return None
+    kind = shape.type_name
+    if kind == "structure" and isinstance(value, dict):
+        index = _member_index(shape)
+        result: dict[str, Any] = {}
+        for key, item in value.items():
+            name = index.get(_fold(key), key) if isinstance(key, str) else key
+            member = shape.members.get(name)
+            if member is not None and _empty_means_unset(shape, name, member, item):
+                continue
+            result[name] = to_model_keys(member, item) if member is not None else item
+        return result
+    if kind == "list" and isinstance(value, (list, tuple)):
+        return [to_model_keys(shape.member, item) for item in value]
+    if kind == "map" and isinstance(value, dict):
+        return {key: to_model_keys(shape.value, item) for key, item in value.items()}
+    return value
