@@ -176,7 +176,11 @@ class ClusterSpec(_Model):
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as error:
             raise SpecError([servicemodel.Violation("", f"cannot read the file: {error}")], source=str(path)) from None
-        return cls.from_dict(parse_document(text, path.suffix), source=str(path))
+        try:
+            data = parse_document(text, path.suffix)
+        except SpecError as error:
+            raise SpecError(error.violations, source=str(path)) from None
+        return cls.from_dict(data, source=str(path))
 
     # ---- views -------------------------------------------------------------------------------
     @property

@@ -1,0 +1,70 @@
+"""plan() on a 100-group, 20,000-node observed cluster: median milliseconds and peak MB.
+
+Targets (issue 2): < 100 ms, < 150 MB. Run: .venv/bin/python bench/plan_bench.py
+The change planned is a typical mixed one: 30 groups grow, 30 shrink (with unhealthy nodes to pick
+first), one group's lifecycle config changes, the rest are unchanged.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import statistics
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pulumi_hyperpod import ClusterSpec, ClusterState, plan  # noqa: E402
+
+GROUPS, NODES = 100, 20_000
+ROLE = "arn:aws:iam::111122223333:role/hyperpod"
+EPOCH = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+
+
+def build() -> tuple[ClusterSpec, ClusterState]:
+    per = NODES // GROUPS
+    groups, described, nodes = [], [], []
+    for gi in range(GROUPS):
+        name = f"g{gi:03d}"
+        spec = {"InstanceGroupName": name, "InstanceType": "ml.p5.48xlarge", "InstanceCount": per, "ExecutionRole": ROLE,
+                "LifeCycleConfig": {"SourceS3Uri": "s3://bucket/lc/", "OnCreate": "on_create.sh"}}
+        described.append({**{k: v for k, v in spec.items() if k != "InstanceCount"}, "CurrentCount": per, "TargetCount": per, "MinCount": 0, "Status": "InService"})
+        want = dict(spec)
+        if gi < 30:
+            want["InstanceCount"] = per + 40
+        elif gi < 60:
+            want["InstanceCount"] = per - 25
+        elif gi == 60:
+            want["LifeCycleConfig"] = {"SourceS3Uri": "s3://bucket/lc-v2/", "OnCreate": "on_create.sh"}
+        groups.append(want)
+        for k in range(per):
+            nodes.append({"InstanceGroupName": name, "InstanceId": f"i-{gi:08x}{k:09x}", "InstanceType": "ml.p5.48xlarge",
+                          "LaunchTime": EPOCH + dt.timedelta(seconds=k), "InstanceStatus": {"Status": "Failure" if k % 97 == 0 else "Running"}})
+    desired = ClusterSpec.from_dict({"ClusterName": "bench", "NodeProvisioningMode": "Continuous",
+                                     "Orchestrator": {"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/bench"}}, "InstanceGroups": groups})
+    describe = {"ClusterArn": "arn:aws:sagemaker:us-west-2:111122223333:cluster/abcdefabcdef", "ClusterName": "bench", "ClusterStatus": "InService",
+                "NodeProvisioningMode": "Continuous", "Orchestrator": {"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/bench"}}, "InstanceGroups": described}
+    return desired, ClusterState.from_api(describe, nodes)
+
+
+def main(runs: int = 15) -> None:
+    desired, observed = build()
+    result = plan(desired, observed)  # warm-up (imports, caches)
+    timings = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        plan(desired, observed)
+        timings.append((time.perf_counter() - started) * 1000)
+    tracemalloc.start()
+    plan(desired, observed)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    print(f"plan(): {GROUPS} groups, {len(observed.nodes)} nodes, {len(result.steps)} steps ({result.calls()}), {len(result.victims)} victims")
+    print(f"median {statistics.median(timings):.1f} ms over {runs} runs (min {min(timings):.1f}, max {max(timings):.1f}); target < 100 ms")
+    print(f"peak memory during plan(): {peak / 2**20:.1f} MB (tracemalloc); target < 150 MB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,15 @@
+# Sourced by the scripts: puts the venv and the built Pulumi engine on PATH, with offline settings
+# (no update check, a local file backend, no plugin downloads). Nothing here reaches the network.
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export VIRTUAL_ENV="$root/.venv"
+PATH="$root/.venv/bin:$PATH"
+if [ -f "$root/.venv/pulumi-bin-dir" ]; then
+  PATH="$(cat "$root/.venv/pulumi-bin-dir"):$PATH"
+fi
+export PATH
+export PULUMI_SKIP_UPDATE_CHECK=true
+export PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true
+export PULUMI_HOME="${PULUMI_HOME:-$root/.hyperpod/pulumi-home}"
+export PULUMI_BACKEND_URL="${PULUMI_BACKEND_URL:-file://$root/.hyperpod/pulumi-state}"
+export PULUMI_CONFIG_PASSPHRASE="${PULUMI_CONFIG_PASSPHRASE-hyperpod-demo}"
+mkdir -p "$PULUMI_HOME" "${PULUMI_BACKEND_URL#file://}"
