@@ -160,12 +160,18 @@ class _Run:
 
     def _batch_add_cluster_nodes(self, index: int, step: Step) -> None:
         request = dict(step.request)
-        for attempt in range(1000):
+        for attempt in range(50):
             request["ClientToken"] = client_token(self.plan, index, step, attempt)
             response = self.call("BatchAddClusterNodes", request)
             added = len(response.get("Successful") or [])
             if added:
                 self.say(f"asked for {added} node(s)")
+            if added and not self._targets_moved(step, request):
+                # The service answered from its idempotency cache: the same token was used by an
+                # earlier run that saw the very same cluster (scale 1 → 3 → 1 → 3). Ask again with
+                # a new token; a genuine first request always moves TargetCount.
+                self.say("the add was answered from an earlier request with the same token; asking again", "retry")
+                continue
             retry = [f for f in response.get("Failed") or [] if f.get("ErrorCode") in RETRYABLE_ADD_ERRORS]
             for failure in response.get("Failed") or []:
                 if failure.get("ErrorCode") not in RETRYABLE_ADD_ERRORS:
@@ -179,6 +185,20 @@ class _Run:
             self.say(f"{', '.join(sorted(groups))} busy (Creating/Updating); retrying when InService", "retry")
             self._wait_groups_settled(groups)
             request["NodesToAdd"] = [e for e in step.request["NodesToAdd"] if e["InstanceGroupName"] in groups]
+        self.result.failures.append("BatchAddClusterNodes: the target counts did not move after 50 attempts")
+
+    def _targets_moved(self, step: Step, request: dict[str, Any]) -> bool:
+        """Did TargetCount reach at least what the plan expected for every group this call grew?"""
+        expected: dict[str, int] = {}
+        before = {g.group: g.target_before or 0 for g in self.plan.groups}
+        for entry in step.request["NodesToAdd"]:
+            name = entry["InstanceGroupName"]
+            expected[name] = expected.get(name, before.get(name, 0)) + entry["IncrementTargetCountBy"]
+        state = observe(self.client, self.name)
+        if state is None:
+            return True  # nothing to compare with; the final observation reports it
+        names = {e["InstanceGroupName"] for e in request["NodesToAdd"]}
+        return all(state.group(n) is None or state.group(n).target_count >= expected[n] for n in names)
 
     def _wait_groups_settled(self, groups: set[str]) -> None:
         while self.remaining() > 0:

@@ -129,7 +129,8 @@ def _run_with_progress(ctx, client, the_plan, policy, wait_policy, timeout, quie
         def on_progress(event) -> None:
             current, target = event.nodes
             bar.update(task, description=str(event)[:100], completed=current, total=target or None)
-            if event.phase in ("call", "retry") and not quiet:
+            # step and retry messages are printed once; polls only move the bar
+            if event.phase in ("call", "retry") and not event.groups and not quiet:
                 bar.console.print(f"• {event.message}", highlight=False)
 
         try:

@@ -209,6 +209,9 @@ class _Updater:
             return
         want = self.desired.group(name)
         have = self.observed.group(name)
+        if have.status == "Deleting":
+            self.refusals.append(Refusal("group-deleting", f"{name} is still being deleted; wait until it is gone, then plan again to create it anew", name))
+            return
         immutable = compare.group_immutable_changes(want, have)
         if immutable:
             self.refusals.append(Refusal("immutable-group-field", f"{name}: {'; '.join(immutable)} cannot change in place; add a group with a new name and remove this one", name))
@@ -230,6 +233,9 @@ class _Updater:
 
     def _plan_group_deletion(self, change: GroupChange) -> None:
         name, node_type = change.group, change.node_type
+        if self.observed.group(name).status == "Deleting":
+            self.notes.append(f"{name}: already being deleted")
+            return
         if node_type == "Controller":
             self.refusals.append(Refusal("controller-group", f"{name} is the Slurm Controller group; a Slurm cluster cannot run without it", name))
             return
@@ -277,7 +283,7 @@ class _Updater:
 
     # ---- steps -------------------------------------------------------------------------------
     def _steps(self, cluster_changes: dict[str, Any]) -> list[Step]:
-        deleted_groups = [g.name for g in self.observed.groups if self.desired.group(g.name) is None]
+        deleted_groups = [g.name for g in self.observed.groups if self.desired.group(g.name) is None and g.status != "Deleting"]
         deletable = [name for name in deleted_groups if not any(r.group == name for r in self.refusals)]
         needs_update = bool(self.update_groups or cluster_changes or deletable)
         fold = needs_update or not self.desired.continuous or self._batch_add_blocked() or self._batch_add_calls() > 1

@@ -35,11 +35,30 @@ def test_scale_out_sends_one_batch_add_with_a_client_token(stubbed):
     token = client_token(p, 0, p.steps[0])
     stubber.add_response("batch_add_cluster_nodes", {"Successful": [{"NodeLogicalId": f"worker-gpu-a-n{i}", "InstanceGroupName": "worker-gpu-a", "Status": "Pending"} for i in range(3)], "Failed": []},
                          {"ClusterName": "my-training-cluster", "ClientToken": token, "NodesToAdd": [{"InstanceGroupName": "worker-gpu-a", "IncrementTargetCountBy": 3}]})
-    stubber.add_response("describe_cluster", describe(after), {"ClusterName": "my-training-cluster"})
-    stubber.add_response("list_cluster_nodes", nodes(after), {"ClusterName": "my-training-cluster", "IncludeNodeLogicalIds": True})
+    for _ in range(2):  # apply checks the target moved, then observes the result
+        stubber.add_response("describe_cluster", describe(after), {"ClusterName": "my-training-cluster"})
+        stubber.add_response("list_cluster_nodes", nodes(after), {"ClusterName": "my-training-cluster", "IncludeNodeLogicalIds": True})
     result = apply(client, p, wait="none")
     assert result.calls == ["BatchAddClusterNodes"] and result.ok
     assert result.state.group("worker-gpu-a").target_count == 5
+
+
+def test_an_add_answered_from_the_idempotency_cache_is_asked_again(stubbed):
+    client, stubber = stubbed
+    before, after = observed_from(slurm_spec(workers=1)), observed_from(slurm_spec(workers=3))
+    p = plan(slurm_spec(workers=3), before)
+    replay = {"Successful": [{"NodeLogicalId": "worker-gpu-a-old", "InstanceGroupName": "worker-gpu-a", "Status": "Pending"}], "Failed": []}
+    stubber.add_response("batch_add_cluster_nodes", replay, {"ClusterName": "my-training-cluster", "ClientToken": client_token(p, 0, p.steps[0], 0), "NodesToAdd": ANY})
+    stubber.add_response("describe_cluster", describe(before), {"ClusterName": "my-training-cluster"})
+    stubber.add_response("list_cluster_nodes", nodes(before), {"ClusterName": "my-training-cluster", "IncludeNodeLogicalIds": True})
+    stubber.add_response("batch_add_cluster_nodes", replay, {"ClusterName": "my-training-cluster", "ClientToken": client_token(p, 0, p.steps[0], 1), "NodesToAdd": ANY})
+    for _ in range(2):
+        stubber.add_response("describe_cluster", describe(after), {"ClusterName": "my-training-cluster"})
+        stubber.add_response("list_cluster_nodes", nodes(after), {"ClusterName": "my-training-cluster", "IncludeNodeLogicalIds": True})
+    result = apply(client, p, wait="none")
+    assert result.calls == ["BatchAddClusterNodes", "BatchAddClusterNodes"] and result.ok
+    assert any("same token" in m for m in result.messages)
+    assert result.state.group("worker-gpu-a").target_count == 3
 
 
 def test_victim_that_changed_state_is_chosen_again(stubbed):

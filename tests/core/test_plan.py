@@ -253,3 +253,14 @@ def test_plan_properties(pair):
     assert {g.name for g in after.groups} == {g.name for g in desired.instance_groups}
     again = plan(desired, after, policy)
     assert again.steps == (), f"re-planning after the effect is not empty: {[s.operation for s in again.steps]}"
+
+
+def test_a_group_already_being_deleted_is_not_deleted_again():
+    spec = slurm_spec(workers=2)
+    observed = observed_from(slurm_spec(workers=2, extra_groups=[group("old-workers", 2, "Compute", "old")]))
+    described = dict(observed.describe)
+    described["InstanceGroups"] = [dict(g, Status="Deleting") if g["InstanceGroupName"] == "old-workers" else g for g in described["InstanceGroups"]]
+    deleting = type(observed).from_api(described, list(observed.node_summaries))
+    p = plan(spec, deleting)
+    assert p.steps == () and "old-workers: already being deleted" in p.notes
+    assert plan(slurm_spec(workers=2, extra_groups=[group("old-workers", 2, "Compute", "old")]), deleting).refusals[0].rule == "group-deleting"

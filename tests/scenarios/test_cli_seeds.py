@@ -71,7 +71,7 @@ def test_seed_000_continuous_create_with_min_count(world):
     assert groups["worker-group-1"]["min"] == 1 and groups["worker-group-1"]["current"] >= 1
     assert groups["controller-machine"]["min"] == 1  # the service's default for controller groups
     events = hyperpod("events", "my-mincount-cluster", "--json")
-    assert "minimum capacity reached" in events.lower()
+    assert "reached minimum capacity" in events.lower()  # seed 000: the "minimum capacity reached" event
 
 
 def test_seed_001_flexible_group_scale_out_by_batch_add(world):
