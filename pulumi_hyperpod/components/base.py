@@ -1,0 +1,108 @@
+"""What the Slurm and EKS components share: supporting resources, group specs, the Cluster child."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional
+
+import pulumi
+
+from .. import servicemodel
+from ..provider import Cluster, ClusterArgs
+from ..spec.keys import to_model_keys
+from . import support
+from .args import ConnectionArgs, InstanceGroupArgs, LifecycleArgs, VpcArgs
+
+
+def group_spec(
+    group: InstanceGroupArgs,
+    role_arn: pulumi.Input[str],
+    lifecycle_uri: pulumi.Input[str],
+    on_create: str,
+    **members: Any,
+) -> dict[str, Any]:
+    """One ClusterInstanceGroupSpecification (API spelling); `members` adds SlurmConfig etc."""
+    spec: dict[str, Any] = {
+        "InstanceGroupName": group.name,
+        "InstanceCount": group.count,
+        "ExecutionRole": role_arn,
+        "LifeCycleConfig": {"SourceS3Uri": lifecycle_uri, "OnCreate": on_create},
+    }
+    if group.instance_types:
+        spec["InstanceRequirements"] = {"InstanceTypes": list(group.instance_types)}
+    if group.instance_type:
+        spec["InstanceType"] = group.instance_type
+    if group.min_count is not None:
+        spec["MinInstanceCount"] = group.min_count
+    if group.threads_per_core is not None:
+        spec["ThreadsPerCore"] = group.threads_per_core
+    if group.volume_size_gb is not None:
+        spec["InstanceStorageConfigs"] = [{"EbsVolumeConfig": {"VolumeSizeInGB": group.volume_size_gb}}]
+    spec.update({k: v for k, v in members.items() if v is not None})
+    if group.extra:
+        spec.update(to_model_keys(servicemodel.shape("ClusterInstanceGroupSpecification"), dict(group.extra)))
+    return spec
+
+
+def vpc_spec(vpc: Optional[VpcArgs]) -> Optional[dict[str, Any]]:
+    return None if vpc is None else {"SecurityGroupIds": vpc.security_group_ids, "Subnets": vpc.subnets}
+
+
+def tags_spec(tags: Optional[Mapping[str, str]]) -> Optional[list[dict[str, str]]]:
+    return None if not tags else [{"Key": k, "Value": v} for k, v in sorted(tags.items())]
+
+
+class HyperPodComponent(pulumi.ComponentResource):
+    """Base of SlurmCluster and EksCluster: children are parented to it, outputs registered."""
+
+    cluster: Cluster
+    cluster_name: pulumi.Output[str]
+    arn: pulumi.Output[str]
+    status: pulumi.Output[str]
+    groups: pulumi.Output[dict]
+    node_count: pulumi.Output[int]
+    execution_role_arn: pulumi.Output[str]
+    lifecycle_s3_uri: pulumi.Output[str]
+
+    def _supporting(self, name: str, lifecycle: LifecycleArgs, execution_role_arn, vpc: bool) -> tuple[Any, Any]:
+        if lifecycle.s3_uri is not None and lifecycle.scripts_dir is not None:
+            raise ValueError("lifecycle: give s3_uri (scripts already in S3) or scripts_dir (uploaded for you), not both")
+        if lifecycle.s3_uri is not None:
+            uri = lifecycle.s3_uri
+        elif lifecycle.scripts_dir is not None:
+            uri = support.lifecycle_bucket(name, lifecycle.scripts_dir, parent=self)
+        else:
+            raise ValueError("lifecycle: give s3_uri or scripts_dir (the nodes' lifecycle scripts)")
+        role = execution_role_arn if execution_role_arn is not None else support.execution_role(name, parent=self, vpc=vpc)
+        return uri, role
+
+    def _declare(self, name: str, spec: dict[str, Any], connection: ConnectionArgs, role_arn, lifecycle_uri) -> None:
+        self.cluster = Cluster(
+            name,
+            ClusterArgs(
+                spec={k: v for k, v in spec.items() if v is not None},
+                backend=connection.backend,
+                region=connection.region,
+                profile=connection.profile,
+                policy=connection.policy,
+                wait=connection.wait,
+                timeout=connection.timeout,
+                adopt=connection.adopt,
+            ),
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        self.cluster_name = self.cluster.cluster_name
+        self.arn = self.cluster.arn
+        self.status = self.cluster.status
+        self.groups = self.cluster.groups
+        self.node_count = self.cluster.node_count
+        self.execution_role_arn = pulumi.Output.from_input(role_arn)
+        self.lifecycle_s3_uri = pulumi.Output.from_input(lifecycle_uri)
+        self.register_outputs({
+            "cluster_name": self.cluster_name,
+            "arn": self.arn,
+            "status": self.status,
+            "groups": self.groups,
+            "node_count": self.node_count,
+            "execution_role_arn": self.execution_role_arn,
+            "lifecycle_s3_uri": self.lifecycle_s3_uri,
+        })

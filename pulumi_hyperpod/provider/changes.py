@@ -1,0 +1,98 @@
+"""What a change of inputs means for the Pulumi resource: nothing, an update, or a replacement.
+
+Counts and everything UpdateCluster takes change in place. What the service cannot change
+(DESIGN.md, `plan.compare.replacement_reasons`) forces a replacement: the cluster name, the VPC,
+the orchestrator (or its EKS cluster), leaving Continuous mode — and a move to another backend or
+region, which is another cluster altogether. Groups are compared by name, unordered lists
+(subnets, security groups, tags) as sets, so reordering is no change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from ..spec.rules import CONTINUOUS, orchestrator_kind
+from .settings import Location
+from .unknowns import is_unknown, unknown_paths
+
+
+@dataclass(frozen=True)
+class Replacement:
+    key: str  # the property path reported to the engine in `replaces`
+    reason: str
+    certain: bool = True  # False: a value not known yet may or may not force it
+
+
+def normalized(spec: Any) -> Any:
+    """The spec with order that means nothing taken out."""
+    if not isinstance(spec, Mapping):
+        return spec
+    result = dict(spec)
+    groups = result.get("InstanceGroups")
+    if isinstance(groups, list):
+        result["InstanceGroups"] = {
+            (g.get("InstanceGroupName") if isinstance(g, Mapping) and isinstance(g.get("InstanceGroupName"), str) else f"#{i}"): g
+            for i, g in enumerate(groups)
+        }
+    vpc = result.get("VpcConfig")
+    if isinstance(vpc, Mapping):
+        result["VpcConfig"] = {k: sorted(v, key=str) if isinstance(v, list) else v for k, v in vpc.items()}
+    tags = result.get("Tags")
+    if isinstance(tags, list):
+        result["Tags"] = sorted((t.get("Key"), t.get("Value")) if isinstance(t, Mapping) else (str(t), None) for t in tags)
+    return result
+
+
+def spec_replacements(old: Any, new: Any) -> list[Replacement]:
+    if not isinstance(old, Mapping):
+        return []
+    if is_unknown(new):
+        # The engine hides a whole property when something it depends on is being replaced
+        # (an IAM role, say). Claiming a replacement of the cluster on that ground would be
+        # alarming and almost always wrong; `pulumi up` decides with the values known.
+        return []
+    if not isinstance(new, Mapping):
+        return []
+    found: list[Replacement] = []
+    old_n, new_n = normalized(old), normalized(new)
+
+    def member(key: str, reason: str, compare: bool = True) -> None:
+        value = new_n.get(key)
+        if unknown_paths(value):
+            found.append(Replacement(f"spec.{key}", f"{key} is not known yet; if it differs, {reason}", certain=False))
+        elif compare and value != old_n.get(key):
+            found.append(Replacement(f"spec.{key}", reason))
+
+    member("ClusterName", f"the cluster name cannot change ({old.get('ClusterName')} → {new.get('ClusterName')})")
+    if "VpcConfig" in new:  # left out: the cluster keeps its VPC (as the planner reads it)
+        member("VpcConfig", "VpcConfig cannot change after creation")
+    orchestrators = (orchestrator_kind(dict(old)), orchestrator_kind(dict(new)))
+    eks_arns = tuple(((o.get("Orchestrator") or {}).get("Eks") or {}).get("ClusterArn") for o in (old, new))
+    if unknown_paths(new.get("Orchestrator")):
+        member("Orchestrator", "the orchestrator cannot change after creation")
+    elif orchestrators[0] != orchestrators[1]:
+        reason = f"the orchestrator cannot change after creation ({orchestrators[0]} → {orchestrators[1]})"
+        found.append(Replacement("spec.Orchestrator", reason))
+    elif eks_arns[0] != eks_arns[1]:
+        reason = "Orchestrator.Eks.ClusterArn (the EKS cluster) cannot change after creation"
+        found.append(Replacement("spec.Orchestrator", reason))
+    mode = new.get("NodeProvisioningMode")
+    if old.get("NodeProvisioningMode") == CONTINUOUS:
+        if is_unknown(mode):
+            reason = "NodeProvisioningMode is not known yet; a cluster cannot leave Continuous mode"
+            found.append(Replacement("spec.NodeProvisioningMode", reason, certain=False))
+        elif mode != CONTINUOUS:
+            found.append(Replacement("spec.NodeProvisioningMode", "NodeProvisioningMode cannot leave Continuous once set"))
+    return found
+
+
+def location_replacements(old: Location | None, new: Location | None) -> list[Replacement]:
+    if old is None or new is None or old.where() == new.where():
+        return []
+    found = []
+    if old.backend != new.backend:
+        found.append(Replacement("backend", f"the backend moves ({old.backend} → {new.backend}): another cluster altogether"))
+    if old.region != new.region:
+        found.append(Replacement("region", f"the region moves ({old.region} → {new.region}): another cluster altogether"))
+    return found

@@ -1,0 +1,326 @@
+"""The Pulumi dynamic provider: check / diff / create / update / read / delete over the core.
+
+Thin (DESIGN.md): check = spec validation; diff = input comparison plus the live plan printed
+for the preview; create/update = observe → plan → apply; read = observe; delete = DeleteCluster
+and wait. Decisions live in `plan`; this module only translates (props.py) and reports.
+
+The instance is pickled into the state by the SDK (dill) and shared by the provider server's
+threads: it holds two plain values — a simulator name for tests and the stack-config defaults —
+and builds every client inside the method that needs it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from pulumi.dynamic import (
+    CheckFailure,
+    CheckResult,
+    ConfigureRequest,
+    CreateResult,
+    DiffResult,
+    ReadResult,
+    ResourceProvider,
+    UpdateResult,
+)
+
+from ..apply import ApplyError, PlanRefused, Progress, apply, wait
+from ..observe import ClusterState, observe
+from ..plan import Plan, plan, plan_text
+from . import changes, props
+from .console import say
+from .settings import Defaults, Location, Settings
+from .unknowns import unknown_paths
+from .worlds import Clock, open_backend
+
+
+class ProviderError(Exception):
+    """A failure the user can act on; the message says what to do."""
+
+
+class ClusterProvider(ResourceProvider):
+    # Nothing secret is captured (a test proves it), so the serialized provider is kept in plain
+    # text unless a secret Output was captured; no secrets provider is needed to run offline.
+    serialize_as_secret_always = False
+
+    def __init__(self, simulator: str | None = None) -> None:
+        super().__init__()
+        self.simulator = simulator  # a name in worlds' registry, never the simulator itself
+        self.defaults = Defaults()
+
+    def configure(self, req: ConfigureRequest) -> None:
+        self.defaults = Defaults.from_config(req.config)
+
+    # ---- check ---------------------------------------------------------------------------
+    def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        inputs, failures = props.check_inputs(news)
+        if not failures and not _olds:
+            self._show_creation(inputs)
+        return CheckResult(inputs, [CheckFailure(path, reason) for path, reason in failures])
+
+    def _show_creation(self, inputs: dict[str, Any]) -> None:
+        """A new resource: the engine calls no diff, so the creation plan is shown from here.
+        Pure (no API call); with adopt the plan is made against the live cluster at create."""
+        unknown = unknown_paths(inputs)
+        name = props.cluster_name(inputs)
+        if unknown:
+            say(_not_known_text(unknown, []), name)
+            return
+        spec = props.spec_of(inputs)
+        text = plan_text(plan(spec, None))
+        if inputs.get("adopt"):
+            text += f"adopt: if a cluster named {spec.name} exists it is taken over and planned against instead\n"
+        say(text, spec.name)
+
+    # ---- diff ----------------------------------------------------------------------------
+    def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
+        name = props.cluster_name(news) or props.cluster_name(olds) or _id
+        unknown = unknown_paths(news)
+        old_spec, new_spec = props.spec_value(olds), props.spec_value(news)
+        replacements = changes.spec_replacements(old_spec, new_spec)
+        old_location = Location.from_outputs(olds.get("location"))
+        new_location = None if unknown_paths(props.settings_inputs(news)) else self._locate(news)
+        replacements += changes.location_replacements(old_location, new_location)
+        changed = (
+            changes.normalized(old_spec) != changes.normalized(new_spec)
+            or props.settings_inputs(olds) != props.settings_inputs(news)
+        )
+
+        if unknown:
+            say(_not_known_text(unknown, replacements), name)
+        elif replacements:
+            self._refuse_replacement(news, [r.reason for r in replacements], name)
+            say(_replacement_text(replacements), name)  # the new cluster's plan: check prints it
+        else:
+            live = self._live_plan(news, new_location, name, inputs_changed=changed)
+            if live is not None:
+                changed = changed or bool(live.steps)
+                if live.replacements:
+                    self._refuse_replacement(news, list(live.replacements), name)
+                    replacements += [changes.Replacement("spec", reason) for reason in live.replacements]
+
+        keys = list(dict.fromkeys(r.key for r in replacements))
+        return DiffResult(changes=changed or bool(keys), replaces=keys, delete_before_replace=True)
+
+    def _live_plan(self, news: dict[str, Any], location: Location, name: str, inputs_changed: bool) -> Plan | None:
+        """Observe the cluster and show the plan, as `hyperpod plan` would print it — unless
+        nothing changed and there is nothing to do (a stack of many clusters stays readable)."""
+        settings = Settings.from_inputs(news)
+        try:
+            client, _ = open_backend(location, self.simulator)
+            observed = observe(client, name)
+        except Exception as error:  # noqa: BLE001 - a preview without access still shows the diff
+            say(f"could not read cluster {name} in {location} to plan against it: {error}", name)
+            return None
+        if observed is None:
+            say(f"cluster {name} no longer exists in {location} (deleted outside Pulumi): it will be created again", name)
+            return Plan(cluster_name=name, action="create", replacements=("the cluster no longer exists",))
+        result = plan(props.spec_of(news), observed, settings.policy)
+        if inputs_changed or not result.empty:
+            say(plan_text(result), name)
+        return result
+
+    def _refuse_replacement(self, news: dict[str, Any], reasons: list[str], name: str) -> None:
+        settings = Settings.from_inputs(news)
+        if settings.policy.allow_replacement or reasons == ["the cluster no longer exists"]:
+            return
+        raise ProviderError(
+            f"cluster {name} would be replaced (deleted with all its nodes, then created again): "
+            + "; ".join(reasons)
+            + ". Set policy={'allow_replacement': True} on the resource to allow it, or undo the change."
+        )
+
+    # ---- create --------------------------------------------------------------------------
+    def create(self, inputs: dict[str, Any]) -> CreateResult:
+        settings, spec, location = Settings.from_inputs(inputs), props.spec_of(inputs), self._locate(inputs)
+        client, clock = open_backend(location, self.simulator)
+        deadline = clock.monotonic() + settings.timeout
+        observed = observe(client, spec.name)
+        if observed is not None and not settings.adopt:
+            raise ProviderError(
+                f"a cluster named {spec.name} already exists in {location} ({observed.arn}, {observed.status}). "
+                "Set adopt=True to bring it under this stack (it is then updated to match the spec), "
+                "or choose another cluster_name."
+            )
+        if observed is not None:
+            say(f"adopting {observed.arn} ({observed.status})", spec.name)
+        result = plan(spec, observed, settings.policy)
+        if observed is not None:
+            say(plan_text(result), spec.name)  # check showed a creation plan; this is the real one
+            if result.replacements:
+                raise ProviderError(
+                    f"cannot adopt cluster {spec.name}: it differs in what cannot change in place: "
+                    + "; ".join(result.replacements)
+                )
+        state = self._apply(client, clock, result, settings, deadline)
+        if state is None:
+            raise ProviderError(f"cluster {spec.name} was not found after CreateCluster")
+        if state.status == "Failed" and observed is None:
+            self._undo_failed_create(client, clock, state, settings, deadline)
+        return CreateResult(state.arn, props.outputs(inputs, state, location))
+
+    def _undo_failed_create(self, client, clock: Clock, state: ClusterState, settings: Settings, deadline: float) -> None:
+        """A create either leaves a working cluster or none (the engine's contract): a Failed new
+        cluster is deleted before the error is reported."""
+        message = f"cluster {state.name} failed to create: {state.failure_message or 'no reason given'}"
+        say(message + "; deleting it (see `hyperpod events` for the details)", state.name)
+        try:
+            apply(client, plan(None, state), policy=settings.policy, timeout=_remaining(clock, deadline),
+                  sleep=clock.sleep, monotonic=clock.monotonic, poll_seconds=clock.poll_seconds)
+        except ApplyError as error:
+            raise ProviderError(f"{message}; deleting it did not finish: {error}") from None
+        raise ProviderError(message)
+
+    # ---- update --------------------------------------------------------------------------
+    def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        settings, spec, location = Settings.from_inputs(news), props.spec_of(news), self._locate(news)
+        client, clock = open_backend(location, self.simulator)
+        deadline = clock.monotonic() + settings.timeout
+        observed = observe(client, spec.name)
+        if observed is None:
+            raise ProviderError(
+                f"cluster {spec.name} no longer exists in {location} (deleted outside Pulumi?). "
+                "Run `pulumi refresh`, then `pulumi up` creates it again."
+            )
+        result = plan(spec, observed, settings.policy)
+        if result.replacements:
+            raise ProviderError(
+                f"cluster {spec.name} cannot change in place ({'; '.join(result.replacements)}); "
+                "run `pulumi preview` again: the change is a replacement"
+            )
+        state = self._apply(client, clock, result, settings, deadline, fail_on_failures=True) or observed
+        self._verify(result, state)
+        return UpdateResult(props.outputs(news, state, location))
+
+    def _verify(self, the_plan: Plan, state: ClusterState) -> None:
+        """Every group the plan resized must now have the TargetCount it asked for. If not, a call
+        was accepted but did not take (say, a deduplicated client token), and reporting success
+        would store a spec the cluster is not in. (Only counts: a group deletion, for one, is
+        rightly still under way when the cluster is InService again.)"""
+        missed = []
+        for change in the_plan.groups:
+            if change.action not in ("grow", "shrink", "create") or change.target_after is None:
+                continue
+            have = state.group(change.group)
+            now = have.target_count if have is not None else None
+            if now != change.target_after:
+                missed.append(f"{change.group} TargetCount is {now}, the plan asked for {change.target_after}")
+        if missed:
+            raise ProviderError(
+                f"cluster {the_plan.cluster_name} does not match the spec after the update: {'; '.join(missed)}. "
+                "Run `pulumi up` again."
+            )
+
+    def _apply(
+        self, client, clock: Clock, the_plan: Plan, settings: Settings, deadline: float, fail_on_failures: bool = False
+    ) -> ClusterState | None:
+        """Apply as planned. The table was shown by check or diff; each step is reported as it runs."""
+        name = the_plan.cluster_name
+        try:
+            result = apply(
+                client,
+                the_plan,
+                policy=settings.policy,
+                wait=settings.wait,
+                timeout=_remaining(clock, deadline),
+                progress=_reporter(name),
+                sleep=clock.sleep,
+                monotonic=clock.monotonic,
+                poll_seconds=clock.poll_seconds,
+            )
+        except PlanRefused as refused:
+            raise ProviderError(f"cluster {name}: {refused}") from None
+        except ApplyError as error:
+            done = f" (calls made: {', '.join(error.done)})" if error.done else ""
+            raise ProviderError(f"cluster {name}: {error}{done}; run `pulumi up` again to continue") from None
+        if result.failures and fail_on_failures:
+            raise ProviderError(f"cluster {name}: " + "; ".join(result.failures) + "; run `pulumi up` again to continue")
+        for failure in result.failures:  # create: the cluster exists, so it must reach the state
+            say(f"warning: {failure}", name)
+        if result.outcome != "done" and result.state is not None:
+            say(
+                f"not waiting any longer ({result.outcome}): the cluster is {result.state.status} with "
+                f"{sum(g.current_count for g in result.state.groups)}/{sum(g.target_count for g in result.state.groups)} nodes; "
+                "provisioning continues, `pulumi refresh` shows where it got to",
+                name,
+            )
+        return result.state
+
+    # ---- read ----------------------------------------------------------------------------
+    def read(self, id_: str, bag: dict[str, Any]) -> ReadResult:
+        name = props.cluster_name(bag)
+        if name is None:
+            return ReadResult(id_, bag)
+        location = Location.from_outputs(bag.get("location")) or self._locate(bag)
+        client, _ = open_backend(location, self.simulator)
+        state = observe(client, name)
+        if state is None or (id_.startswith("arn:") and state.arn != id_):
+            return ReadResult("", {})  # gone: the engine drops it from the state
+        spec = props.observed_spec(bag["spec"], state)
+        inputs = {**props.settings_inputs(bag), "spec": spec}
+        return ReadResult(state.arn, {**inputs, **props.state_outputs(state, location)}, inputs)
+
+    # ---- delete --------------------------------------------------------------------------
+    def delete(self, _id: str, bag: dict[str, Any]) -> None:
+        name = props.cluster_name(bag)
+        if name is None:
+            return
+        settings = Settings.from_inputs(bag)
+        location = Location.from_outputs(bag.get("location")) or self._locate(bag)
+        client, clock = open_backend(location, self.simulator)
+        deadline = clock.monotonic() + settings.timeout
+        state = observe(client, name)
+        if state is None:
+            say(f"cluster {name} is already gone", name)
+            return
+        if state.status == "Deleting":
+            say(f"cluster {name} is already being deleted; waiting until it is gone", name)
+            try:
+                wait(client, name, "ClusterDeleted", timeout=_remaining(clock, deadline), poll_seconds=clock.poll_seconds,
+                     sleep=clock.sleep, monotonic=clock.monotonic, progress=_reporter(name))
+            except Exception as error:  # noqa: BLE001 - WaitTimedOut / WaitFailed, reported as one
+                raise ProviderError(f"cluster {name}: {error}; run the command again to keep waiting") from None
+            return
+        deletion = plan(None, state, settings.policy)
+        say(plan_text(deletion), name)  # no diff runs before a delete: this is the only place to show it
+        self._apply(client, clock, deletion, settings, deadline)
+
+    # ---- helpers -------------------------------------------------------------------------
+    def _locate(self, bag: dict[str, Any]) -> Location:
+        return Settings.from_inputs(bag).locate(self.defaults)
+
+
+def _reporter(name: str) -> Callable[[Progress], None]:
+    """Progress lines for one call; a poll that saw nothing new is not repeated (a 20-minute wait
+    would otherwise print 40 identical lines into the Pulumi output)."""
+    last: list[Any] = [None]
+
+    def report(progress: Progress) -> None:
+        polled = progress.phase in ("wait", "retry") and progress.groups
+        key = (progress.phase, progress.cluster_status, progress.groups) if polled else None
+        if key is not None and key == last[0]:
+            return
+        last[0] = key
+        say(str(progress), name)
+
+    return report
+
+
+def _remaining(clock: Clock, deadline: float) -> float:
+    return max(deadline - clock.monotonic(), 0.0)
+
+
+def _not_known_text(unknown: list[str], replacements: list[changes.Replacement]) -> str:
+    lines = ["plan not available yet: these inputs are computed by other resources and not known until they are created:"]
+    lines += [f"  - {path or '(all inputs)'}" for path in unknown]
+    lines += [f"  may replace the cluster: {r.reason}" for r in replacements]
+    lines.append("the plan is made against the live cluster when `pulumi up` runs; a change that needs a replacement "
+                 "is refused then unless policy allow_replacement is set")
+    return "\n".join(lines)
+
+
+def _replacement_text(replacements: list[changes.Replacement]) -> str:
+    lines = ["REPLACE: the cluster is deleted with all its nodes, then created again:"]
+    lines += [f"  - {r.reason}" for r in replacements]
+    lines.append("then a new cluster is created from the spec (its plan: `create`)")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,137 @@
+"""`Cluster`: the Pulumi resource a program declares. Type `pulumi-python:dynamic/hyperpod:Cluster`.
+
+The spec can be given three ways, merged in this order (later wins, per top-level field):
+`spec=` (a dict in the AWS CLI `--cli-input-json` form, or a ClusterSpec), `spec_file=` (that JSON
+or YAML on disk, read here in the program so a change to the file is a change to the inputs), and
+the snake_case fields (`cluster_name=`, `instance_groups=`, …), which may hold Outputs of other
+resources (an IAM role's ARN, a bucket's URI).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any, Mapping, Optional, Sequence
+
+import pulumi
+from pulumi.dynamic import Resource
+
+from .. import servicemodel
+from ..plan import Policy
+from ..spec import ClusterSpec, parse_document
+from ..spec.keys import to_model_keys
+from .provider import ClusterProvider
+from .settings import SETTING_KEYS, policy_inputs
+
+SPEC_FIELDS = (
+    "cluster_name",
+    "instance_groups",
+    "restricted_instance_groups",
+    "vpc_config",
+    "tags",
+    "orchestrator",
+    "node_recovery",
+    "tiered_storage_config",
+    "node_provisioning_mode",
+    "cluster_role",
+    "auto_scaling",
+)
+OUTPUTS = (
+    "cluster_name", "arn", "status", "failure_message", "continuous", "orchestrator", "groups",
+    "node_count", "target_count", "pending_count", "location",
+)  # fmt: skip
+
+
+@dataclass
+class ClusterArgs:
+    """Everything `Cluster` takes. Spec fields are the CreateCluster members in snake_case."""
+
+    spec: Optional[pulumi.Input[Any]] = None
+    spec_file: Optional[str] = None
+    cluster_name: Optional[pulumi.Input[str]] = None
+    instance_groups: Optional[pulumi.Input[Sequence[pulumi.Input[Mapping[str, Any]]]]] = None
+    restricted_instance_groups: Optional[pulumi.Input[Sequence[Any]]] = None
+    vpc_config: Optional[pulumi.Input[Mapping[str, Any]]] = None
+    tags: Optional[pulumi.Input[Any]] = None  # [{"Key":…, "Value":…}] or {key: value}
+    orchestrator: Optional[pulumi.Input[Mapping[str, Any]]] = None
+    node_recovery: Optional[pulumi.Input[str]] = None
+    tiered_storage_config: Optional[pulumi.Input[Mapping[str, Any]]] = None
+    node_provisioning_mode: Optional[pulumi.Input[str]] = None
+    cluster_role: Optional[pulumi.Input[str]] = None
+    auto_scaling: Optional[pulumi.Input[Mapping[str, Any]]] = None
+    # how the provider reaches and waits on the cluster
+    backend: Optional[pulumi.Input[str]] = None  # "aws" (default) or "fake" (the simulator)
+    region: Optional[pulumi.Input[str]] = None
+    profile: Optional[pulumi.Input[str]] = None
+    policy: Optional[Any] = None  # a Policy or its fields as a dict
+    wait: Optional[str] = None  # none | InService (default) | MinCount | Target
+    timeout: Optional[float] = None  # seconds, default 1200, at most 1680
+    adopt: Optional[bool] = None  # take over an existing cluster of that name
+
+
+class Cluster(Resource, module="hyperpod", name="Cluster"):
+    """A SageMaker HyperPod cluster, planned and applied by pulumi-hyperpod."""
+
+    cluster_name: pulumi.Output[str]
+    arn: pulumi.Output[str]
+    status: pulumi.Output[str]
+    failure_message: pulumi.Output[Optional[str]]
+    continuous: pulumi.Output[bool]
+    orchestrator: pulumi.Output[str]
+    groups: pulumi.Output[dict]  # name → target_count, current_count, min_count, status, node_type, instance_types
+    node_count: pulumi.Output[int]
+    target_count: pulumi.Output[int]
+    pending_count: pulumi.Output[int]
+    location: pulumi.Output[dict]
+    spec: pulumi.Output[dict]
+
+    def __init__(
+        self,
+        resource_name: str,
+        args: Optional[ClusterArgs] = None,
+        opts: Optional[pulumi.ResourceOptions] = None,
+        **kwargs: Any,
+    ) -> None:
+        merged = _merge_args(args, kwargs)
+        props: dict[str, Any] = {name: None for name in OUTPUTS}
+        props["spec"] = build_spec(merged)
+        for key in SETTING_KEYS:
+            value = getattr(merged, key)
+            if value is not None:
+                props[key] = policy_inputs(value) if isinstance(value, Policy) else value
+        super().__init__(ClusterProvider(), resource_name, props, opts)
+
+
+def _merge_args(args: Optional[ClusterArgs], kwargs: dict[str, Any]) -> ClusterArgs:
+    known = {f.name for f in fields(ClusterArgs)}
+    unknown = sorted(set(kwargs) - known)
+    if unknown:
+        raise TypeError(f"Cluster got unexpected argument(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    base = {f.name: getattr(args, f.name) for f in fields(ClusterArgs)} if args is not None else {}
+    base.update({k: v for k, v in kwargs.items() if v is not None})
+    return ClusterArgs(**base)
+
+
+def build_spec(args: ClusterArgs) -> pulumi.Input[dict]:
+    """One spec dict from spec=, spec_file= and the snake_case fields (later wins)."""
+    shape = servicemodel.input_shape("CreateCluster")
+    base: Any = {}
+    if isinstance(args.spec, ClusterSpec):
+        base = args.spec.to_api()
+    elif args.spec is not None:
+        base = args.spec
+    if args.spec_file is not None:
+        path = Path(args.spec_file)
+        loaded = parse_document(path.read_text(encoding="utf-8"), path.suffix)
+        base = {**_spelled(shape, base), **_spelled(shape, loaded)} if isinstance(base, Mapping) else loaded
+    overrides = {name: getattr(args, name) for name in SPEC_FIELDS if getattr(args, name) is not None}
+    if isinstance(overrides.get("tags"), Mapping):
+        overrides["tags"] = [{"Key": k, "Value": v} for k, v in overrides["tags"].items()]
+    overrides = _spelled(shape, overrides)
+    if isinstance(base, pulumi.Output):
+        return pulumi.Output.all(base, pulumi.Output.from_input(overrides)).apply(lambda both: {**_spelled(shape, both[0]), **both[1]})
+    return {**_spelled(shape, base), **overrides}
+
+
+def _spelled(shape, data: Any) -> Any:
+    return to_model_keys(shape, data) if isinstance(data, Mapping) else data

@@ -1,0 +1,198 @@
+"""How the provider reaches and waits on a cluster: everything in the inputs besides the spec.
+
+`Settings` is read from the checked inputs (`backend`, `region`, `profile`, `policy`, `wait`,
+`timeout`, `adopt`); `Defaults` from the stack configuration the engine hands to `configure`.
+`Location` is the resolved (backend, region, profile) a cluster lives in: it is recorded in the
+outputs so `read` and `delete` reach the cluster where it is, even after the config moved on.
+
+Nothing here holds a client or a credential: a profile is a name, resolved by boto3 at call time.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import boto3
+from botocore.exceptions import BotoCoreError
+from pydantic import ValidationError
+
+from ..apply import WAIT_POLICIES
+from ..client import BACKENDS, DEFAULT_REGION
+from ..plan import Policy
+
+# The engine gives up on a provider call after 30 minutes (and dynamic providers ignore
+# `custom_timeouts`), so every wait is bounded by the provider's own clock, well inside that.
+ENGINE_CALL_LIMIT = 30 * 60
+MAX_TIMEOUT = 28 * 60
+DEFAULT_TIMEOUT = 20 * 60
+DEFAULT_WAIT = "InService"
+SETTING_KEYS = ("backend", "region", "profile", "policy", "wait", "timeout", "adopt")
+
+
+@dataclass(frozen=True)
+class Defaults:
+    """Stack configuration: `hyperpod:backend|region|profile`, else `aws:region|profile`."""
+
+    backend: str | None = None
+    region: str | None = None
+    profile: str | None = None
+
+    @classmethod
+    def from_config(cls, config: Any) -> "Defaults":
+        def first(*keys: str) -> str | None:
+            for key in keys:
+                value = config.get(key)
+                if isinstance(value, str) and value:
+                    return value
+            return None
+
+        return cls(
+            backend=first("hyperpod:backend"),
+            region=first("hyperpod:region", "aws:region"),
+            profile=first("hyperpod:profile", "aws:profile"),
+        )
+
+
+@dataclass(frozen=True)
+class Location:
+    backend: str
+    region: str
+    profile: str | None = None
+
+    def where(self) -> tuple[str, str]:
+        """What decides which cluster a name refers to (a profile may point at another account,
+        but that cannot be known without credentials, so it is not compared)."""
+        return (self.backend, self.region)
+
+    def to_outputs(self) -> dict[str, Any]:
+        data = {"backend": self.backend, "region": self.region}
+        if self.profile:
+            data["profile"] = self.profile
+        return data
+
+    @classmethod
+    def from_outputs(cls, data: Any) -> "Location | None":
+        if not isinstance(data, Mapping) or not data.get("backend") or not data.get("region"):
+            return None
+        return cls(data["backend"], data["region"], data.get("profile"))
+
+    def __str__(self) -> str:
+        return f"{self.region} ({'simulator' if self.backend == 'fake' else 'AWS'})"
+
+
+@dataclass(frozen=True)
+class Settings:
+    backend: str | None = None
+    region: str | None = None
+    profile: str | None = None
+    policy: Policy = Policy()
+    wait: str = DEFAULT_WAIT
+    timeout: float = DEFAULT_TIMEOUT
+    adopt: bool = False
+
+    @classmethod
+    def from_inputs(cls, inputs: Mapping[str, Any]) -> "Settings":
+        """From inputs that passed `check_settings` (so no error handling here)."""
+        return cls(
+            backend=inputs.get("backend") or None,
+            region=inputs.get("region") or None,
+            profile=inputs.get("profile") or None,
+            policy=Policy.model_validate(inputs.get("policy") or {}),
+            wait=inputs.get("wait") or DEFAULT_WAIT,
+            timeout=float(inputs.get("timeout") or DEFAULT_TIMEOUT),
+            adopt=bool(inputs.get("adopt")),
+        )
+
+    def locate(self, defaults: Defaults) -> Location:
+        backend = self.backend or defaults.backend or "aws"
+        profile = self.profile or defaults.profile
+        region = self.region or defaults.region
+        if region is None:
+            region = DEFAULT_REGION if backend == "fake" else _boto_region(profile)
+        return Location(backend, region, profile)
+
+
+def _boto_region(profile: str | None) -> str:
+    """The region boto3 would use (environment, then the profile's config file); no credentials
+    are read to find it."""
+    for variable in ("AWS_REGION", "AWS_DEFAULT_REGION"):
+        if os.environ.get(variable):
+            return os.environ[variable]
+    try:
+        region = boto3.session.Session(profile_name=profile).region_name
+    except BotoCoreError:
+        region = None
+    if not region:
+        raise ValueError(
+            "no AWS region: pass region= to the resource, or set it in the stack config "
+            "(`pulumi config set aws:region us-west-2`), or in AWS_REGION"
+        )
+    return region
+
+
+def policy_inputs(policy: Policy) -> dict[str, Any]:
+    """The policy as stored in the inputs: only what differs from the defaults, sorted, so the
+    same policy always serializes the same way."""
+    data = policy.model_dump(mode="json", exclude_defaults=True)
+    if "protected_node_ids" in data:
+        data["protected_node_ids"] = sorted(data["protected_node_ids"])
+    return data
+
+
+def check_settings(news: Mapping[str, Any], is_unknown) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """The settings part of the inputs, canonical, and the failures as (property, reason)."""
+    inputs: dict[str, Any] = {}
+    failures: list[tuple[str, str]] = []
+
+    for key in ("backend", "region", "profile"):
+        value = news.get(key)
+        if value is None or value == "":
+            continue
+        if not is_unknown(value) and not isinstance(value, str):
+            failures.append((key, f"must be a string, got {type(value).__name__}"))
+            continue
+        inputs[key] = value
+    backend = inputs.get("backend")
+    if backend is not None and not is_unknown(backend) and backend not in BACKENDS:
+        failures.append(("backend", f"must be one of {', '.join(BACKENDS)}; got {backend!r}"))
+
+    wait = news.get("wait")
+    if wait is not None and not is_unknown(wait) and wait not in WAIT_POLICIES:
+        failures.append(("wait", f"must be one of {', '.join(WAIT_POLICIES)}; got {wait!r}"))
+    inputs["wait"] = DEFAULT_WAIT if wait is None else wait
+
+    timeout = news.get("timeout")
+    if timeout is None:
+        inputs["timeout"] = DEFAULT_TIMEOUT
+    elif is_unknown(timeout):
+        inputs["timeout"] = timeout
+    elif isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= MAX_TIMEOUT:
+        failures.append((
+            "timeout",
+            f"must be a number of seconds in (0, {MAX_TIMEOUT}]; got {timeout!r} (the engine abandons a "
+            f"provider call after {ENGINE_CALL_LIMIT // 60} minutes; a longer provisioning keeps going and "
+            "the next `pulumi up` or `pulumi refresh` picks it up)",
+        ))
+    else:
+        inputs["timeout"] = timeout
+
+    adopt = news.get("adopt")
+    if adopt is not None and not is_unknown(adopt) and not isinstance(adopt, bool):
+        failures.append(("adopt", f"must be true or false, got {adopt!r}"))
+    inputs["adopt"] = bool(adopt) if not is_unknown(adopt) else adopt
+
+    policy = news.get("policy")
+    if is_unknown(policy):
+        inputs["policy"] = policy
+    elif policy is not None and not isinstance(policy, Mapping):
+        failures.append(("policy", f"must be an object of Policy fields, got {type(policy).__name__}"))
+    else:
+        try:
+            inputs["policy"] = policy_inputs(Policy.model_validate(dict(policy or {})))
+        except ValidationError as error:
+            for problem in error.errors():
+                where = ".".join(str(part) for part in problem["loc"])
+                failures.append((f"policy.{where}" if where else "policy", problem["msg"]))
+    return inputs, failures
