@@ -10,6 +10,7 @@ export PATH
 export PULUMI_SKIP_UPDATE_CHECK=true
 export PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true
 export PULUMI_HOME="${PULUMI_HOME:-$root/.hyperpod/pulumi-home}"
-export PULUMI_BACKEND_URL="${PULUMI_BACKEND_URL:-file://$root/.hyperpod/pulumi-state}"
+# the same place Pulumi.yaml names (./state), so plain `pulumi` in the repo finds the stacks too
+export PULUMI_BACKEND_URL="${PULUMI_BACKEND_URL:-file://$root/state}"
 export PULUMI_CONFIG_PASSPHRASE="${PULUMI_CONFIG_PASSPHRASE-hyperpod-demo}"
 mkdir -p "$PULUMI_HOME" "${PULUMI_BACKEND_URL#file://}"

@@ -56,7 +56,24 @@ class ClusterProvider(ResourceProvider):
         inputs, failures = props.check_inputs(news)
         if not failures and not _olds:
             self._show_creation(inputs)
+        if not failures and _olds:
+            failures = self._refused_replacements(_olds, inputs)
         return CheckResult(inputs, [CheckFailure(path, reason) for path, reason in failures])
+
+    def _refused_replacements(self, olds: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:
+        """A change that would replace the cluster (delete all its nodes) without
+        policy.allow_replacement fails here, as a check failure naming the property: the engine
+        shows it as a plain validation error before anything runs, rather than a traceback."""
+        if unknown_paths(props.settings_inputs(inputs)) or Settings.from_inputs(inputs).policy.allow_replacement:
+            return []
+        found = changes.spec_replacements(props.spec_value(olds), props.spec_value(inputs))
+        found += changes.location_replacements(Location.from_outputs(olds.get("location")), self._locate(inputs))
+        return [
+            (r.key, f"{r.reason}: this replaces the cluster (all its nodes are deleted, then it is created again). "
+                    "Set policy={'allow_replacement': True} on the resource to allow it, or undo the change.")
+            for r in found
+            if r.certain
+        ]
 
     def _show_creation(self, inputs: dict[str, Any]) -> None:
         """A new resource: the engine calls no diff, so the creation plan is shown from here.

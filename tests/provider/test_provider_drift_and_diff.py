@@ -92,8 +92,10 @@ def test_what_the_service_cannot_change_is_a_replacement(engine, sim, change, ke
     changed = copy.deepcopy(slurm_spec())
     change(changed)
 
-    with pytest.raises(ProviderError, match="allow_replacement"):
-        engine.diff(arn, outputs, props(changed))
+    # refused at check: the engine shows a validation error naming the property, before any call
+    failures = engine.check(props(changed), outputs).failures
+    assert [f.property for f in failures] == [key]
+    assert "replaces the cluster" in failures[0].reason and "allow_replacement" in failures[0].reason
 
     diff = engine.diff(arn, outputs, props(changed, policy={"allow_replacement": True}))
     assert key in diff.replaces
