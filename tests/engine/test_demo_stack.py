@@ -267,7 +267,8 @@ def test_5_replacement_shows_in_the_preview(project: EngineProject, world: World
     refused = project.run("preview", check=False)
     project.run("config", "rm", "clusterName")
     assert refused.returncode != 0, refused.describe()
-    assert "would be replaced" in refused.output and "allow_replacement" in refused.output, refused.describe()
+    assert "replaces the cluster" in refused.output and "allow_replacement" in refused.output, refused.describe()
+    assert "Traceback" not in refused.output, "a refused replacement is a check failure, not a crash"
 
     project.write_program(REPLACEABLE_PROGRAM)
     project.config_set("subnet", NEW_SUBNET)
