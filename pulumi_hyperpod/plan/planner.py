@@ -23,14 +23,18 @@ import hashlib
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from .. import servicemodel
+from ..cost.estimate import with_cost
 from ..observe import ClusterState, GroupState
 from ..spec import ClusterSpec, InstanceGroupSpec
 from . import compare, victims as victim_rules
 from .model import GroupChange, Plan, Refusal, Step, Victim
 from .policy import Policy
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..cost.prices import PriceTable
 
 BUSY_GROUP_STATUSES = frozenset({"Creating", "Updating"})
 
@@ -58,8 +62,15 @@ def fingerprint(observed: ClusterState | None) -> str | None:
     return hashlib.sha256(json.dumps(data, separators=(",", ":")).encode()).hexdigest()[:16]
 
 
-def plan(desired: ClusterSpec | None, observed: ClusterState | None, policy: Policy | None = None) -> Plan:
+def plan(desired: ClusterSpec | None, observed: ClusterState | None, policy: Policy | None = None, *,
+         prices: "PriceTable | Mapping[str, Any] | None" = None, region: str | None = None) -> Plan:
+    """`prices`: a PriceTable, or a dict merged over the shipped list prices (the default);
+    `region`: where the cluster is when `observed` (whose ARN says it) is None — default us-west-2."""
     policy = policy or Policy()
+    return with_cost(_plan(desired, observed, policy), desired, observed, policy, prices, region)
+
+
+def _plan(desired: ClusterSpec | None, observed: ClusterState | None, policy: Policy) -> Plan:
     if desired is None:
         return _delete_plan(observed)
     if observed is None:
