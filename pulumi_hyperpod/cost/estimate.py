@@ -1,0 +1,355 @@
+"""What a plan costs per hour: before, after and the change, per instance group and for the cluster.
+
+A pure function of (plan, desired, observed, price table, region), attached to every Plan as
+`plan.extras["cost"]` by `with_cost` — the one call `plan()` makes at its end.
+
+How a group is priced:
+- before: the observed TargetCount. Launched instances are priced by their own type (a flexible
+  group's per-type counts come from DescribeCluster's InstanceTypeDetails); capacity still
+  pending is priced at the first type of the priority order, the one expected to be provisioned.
+- after: existing instances stay what they are (minus the plan's victims); new capacity is priced
+  at the desired priority order's first type. A flexible group also states its range: the new
+  capacity all of the cheapest type .. all of the dearest.
+- the change is counted per instance type, so an unpriced group that does not change does not
+  make the cluster's change unknown. A type with no price is "price unknown", never zero.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Mapping
+
+from .prices import PriceTable, as_price_table
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..observe import ClusterState, GroupState
+    from ..plan.model import Plan, Victim
+    from ..plan.policy import Policy
+    from ..spec import ClusterSpec, InstanceGroupSpec
+
+DEFAULT_REGION = "us-west-2"
+UNKNOWN_TYPE = "(unknown type)"
+BUDGET_RULE = "max-hourly-cost-increase"
+_ARN_REGION = re.compile(r"^arn:[^:]+:sagemaker:([^:]+):")
+
+
+def region_of(observed: "ClusterState | None", region: str | None = None) -> str:
+    """The cluster's region: its ARN says it; else the `region` given; else us-west-2."""
+    match = _ARN_REGION.match(observed.arn or "") if observed is not None else None
+    return match.group(1) if match else (region or DEFAULT_REGION)
+
+
+def with_cost(
+    plan: "Plan",
+    desired: "ClusterSpec | None",
+    observed: "ClusterState | None",
+    policy: "Policy",
+    prices: "PriceTable | Mapping[str, Any] | None" = None,
+    region: str | None = None,
+) -> "Plan":
+    """The plan with its cost section, refused when it raises the hourly cost past the budget."""
+    cost = plan_cost(plan, desired, observed, as_price_table(prices), region)
+    refusal = budget_refusal(cost, policy.max_hourly_cost_increase)
+    refusals = plan.refusals + ((refusal,) if refusal is not None else ())
+    return dataclasses.replace(plan, refusals=refusals, extras={**plan.extras, "cost": cost})
+
+
+# ---- one group -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Mix:
+    """A group's instances: launched ones by type, and capacity pending at the priority order."""
+
+    launched: Mapping[str, int]
+    pending: int
+    priority: tuple[str, ...]
+
+    @property
+    def count(self) -> int:
+        return sum(self.launched.values()) + self.pending
+
+    def expected(self) -> dict[str, int]:
+        counts = dict(self.launched)
+        if self.pending:
+            first = self.priority[0] if self.priority else UNKNOWN_TYPE
+            counts[first] = counts.get(first, 0) + self.pending
+        return {t: c for t, c in counts.items() if c}
+
+
+_NONE = _Mix({}, 0, ())
+
+
+def _trim(launched: dict[str, int], limit: int, priority: tuple[str, ...]) -> dict[str, int]:
+    """At most `limit` instances: types outside the priority order go first, then the last ones."""
+    excess = sum(launched.values()) - limit
+    order = sorted(launched, key=lambda t: (t in priority, -priority.index(t) if t in priority else 0))
+    for name in order:
+        if excess <= 0:
+            break
+        taken = min(launched[name], excess)
+        launched[name] -= taken
+        excess -= taken
+    return {t: c for t, c in launched.items() if c > 0}
+
+
+def _observed_mix(have: "GroupState", observed: "ClusterState") -> _Mix:
+    details = have.described.get("InstanceTypeDetails")
+    if details:
+        launched = {d["InstanceType"]: int(d.get("CurrentCount") or 0) for d in details}
+    elif have.instance_type:
+        launched = {have.instance_type: have.current_count}
+    else:  # a flexible group described without per-type counts: count its nodes
+        launched = {}
+        for node in observed.nodes_of(have.name):
+            if node.launched and node.status != "ShuttingDown":
+                key = node.instance_type or UNKNOWN_TYPE
+                launched[key] = launched.get(key, 0) + 1
+    launched = _trim(launched, have.target_count, have.instance_types)
+    return _Mix(launched, max(have.target_count - sum(launched.values()), 0), have.instance_types)
+
+
+def _after_mix(want: "InstanceGroupSpec", before: _Mix, victims: list["Victim"], observed: "ClusterState") -> _Mix:
+    launched = dict(before.launched)
+    removed = [v for v in victims if not v.logical]
+    if removed and len(launched) == 1:
+        only = next(iter(launched))
+        launched[only] -= len(removed)
+    elif removed:
+        types = {n.instance_id: n.instance_type for n in observed.nodes_of(want.name) if n.instance_id}
+        for victim in removed:
+            name = types.get(victim.node_id)
+            if name in launched:
+                launched[name] -= 1
+    launched = _trim({t: c for t, c in launched.items() if c > 0}, want.instance_count, want.instance_types)
+    return _Mix(launched, max(want.instance_count - sum(launched.values()), 0), want.instance_types)
+
+
+@dataclass
+class _Priced:
+    entry: dict[str, Any]
+    known_delta: float  # the change over the priced types only
+    unknown_increase: bool  # an unpriced type's count goes up: the change has no upper bound
+    low: float | None
+    high: float | None
+
+
+def _price(counts: Mapping[str, int], table: PriceTable, region: str) -> tuple[float | None, float, set[str]]:
+    total, unknown = 0.0, set()
+    for name, count in counts.items():
+        per_hour = table.per_hour(name, region) if name != UNKNOWN_TYPE else None
+        if per_hour is None:
+            unknown.add(name)
+        else:
+            total += per_hour * count
+    return (None if unknown else total), total, unknown
+
+
+def _range(after: _Mix, table: PriceTable, region: str) -> tuple[float | None, float | None, set[str]]:
+    launched, _, unknown = _price(after.launched, table, region)
+    options = [table.per_hour(name, region) for name in after.priority]
+    unknown |= {name for name, per_hour in zip(after.priority, options) if per_hour is None}
+    if launched is None or not options or any(p is None for p in options):
+        return None, None, unknown
+    return launched + after.pending * min(options), launched + after.pending * max(options), unknown
+
+
+def _group(name: str, action: str, before: _Mix, after: _Mix, flexible: bool, table: PriceTable, region: str) -> _Priced:
+    before_counts, after_counts = before.expected(), after.expected()
+    before_cost, _, before_unknown = _price(before_counts, table, region)
+    after_cost, _, after_unknown = _price(after_counts, table, region)
+    diff = {t: after_counts.get(t, 0) - before_counts.get(t, 0) for t in sorted(set(before_counts) | set(after_counts))}
+    diff = {t: d for t, d in diff.items() if d}
+    delta, known_delta, delta_unknown = _price(diff, table, region)
+    unknown = before_unknown | after_unknown | delta_unknown
+    entry: dict[str, Any] = {
+        "group": name,
+        "action": action,
+        "instance_types": list(after.priority or before.priority),
+        "before_count": before.count,
+        "after_count": after.count,
+        "before_instances": before_counts,
+        "after_instances": after_counts,
+        "before_per_hour": _round(before_cost),
+        "after_per_hour": _round(after_cost),
+        "delta_per_hour": _round(delta),
+    }
+    low = high = after_cost
+    if flexible:
+        low, high, range_unknown = _range(after, table, region) if after.count else (0.0, 0.0, set())
+        unknown |= range_unknown
+        entry["range"] = [_round(low), _round(high)] if low is not None else None
+    entry["unknown"] = sorted(unknown)
+    unknown_increase = any(d > 0 and t in delta_unknown for t, d in diff.items())
+    return _Priced(entry, known_delta, unknown_increase, low, high)
+
+
+# ---- the plan ------------------------------------------------------------------------------------
+def plan_cost(
+    plan: "Plan",
+    desired: "ClusterSpec | None",
+    observed: "ClusterState | None",
+    table: PriceTable,
+    region: str | None = None,
+) -> dict[str, Any]:
+    """The plan's cost section: JSON-able, with the human lines the renderers print."""
+    region = region_of(observed, region)
+    victims: dict[str, list[Victim]] = {}
+    for victim in plan.victims:
+        victims.setdefault(victim.group, []).append(victim)
+    priced: list[_Priced] = []
+    for change in plan.groups:
+        have = observed.group(change.group) if observed is not None else None
+        want = desired.group(change.group) if desired is not None else None
+        before = _observed_mix(have, observed) if have is not None else _NONE
+        if want is None:
+            after = _NONE
+        elif have is None or plan.action == "replace":
+            after = _Mix({}, want.instance_count, want.instance_types)
+        else:
+            after = _after_mix(want, before, victims.get(change.group, []), observed)
+        flexible = (want is not None and want.instance_requirements is not None) or bool(have is not None and have.described.get("InstanceRequirements"))
+        priced.append(_group(change.group, change.action, before, after, flexible, table, region))
+    groups = [p.entry for p in priced]
+    cluster = {key: _sum(g[key] for g in groups) for key in ("before_per_hour", "after_per_hour", "delta_per_hour")}
+    if any("range" in g for g in groups):
+        cluster["range"] = [_sum(p.low for p in priced), _sum(p.high for p in priced)]
+    if cluster["delta_per_hour"] is None and not any(p.unknown_increase for p in priced):
+        cluster["delta_at_most"] = _round(sum(p.known_delta for p in priced))
+    unknown = sorted({t for g in groups for t in g["unknown"]})
+    involved = sorted({t for g in groups for t in (*g["before_instances"], *g["after_instances"], *g["instance_types"])} - set(unknown))
+    known_prices = {}
+    for name in involved:
+        price = table.price(name, region)
+        if price is not None:
+            known_prices[name] = {"per_hour": price.per_hour, "source": price.source}
+    cost: dict[str, Any] = {
+        "currency": table.currency,
+        "region": region,
+        "prices_from": table.describe(),
+        "prices": known_prices,
+        "groups": groups,
+        "cluster": cluster,
+        "unknown_types": unknown,
+    }
+    cost["lines"] = cost_lines(cost)
+    return cost
+
+
+def budget_refusal(cost: Mapping[str, Any], limit: float | None):
+    """A Refusal when the plan raises the hourly cost by more than `limit`, or it cannot be told."""
+    if limit is None:
+        return None
+    from ..plan.model import Refusal
+
+    cluster = cost["cluster"]
+    delta = cluster["delta_per_hour"]
+    budget = f"policy.max_hourly_cost_increase ({_usd(limit)}/h)"
+    if delta is None:
+        at_most = cluster.get("delta_at_most")
+        if at_most is not None and at_most <= limit:
+            return None  # only unpriced groups shrink: the increase is at most the priced part
+        missing = ", ".join(cost["unknown_types"])
+        return Refusal(
+            BUDGET_RULE,
+            f"the hourly cost increase cannot be checked against {budget}: no price for {missing} in "
+            f"{cost['region']}; add it (a $HYPERPOD_PRICES file or the prices setting) or remove the limit",
+        )
+    if delta <= limit:
+        return None
+    before, after = cluster["before_per_hour"], cluster["after_per_hour"]
+    if before is not None and after is not None:
+        change = f"from {_usd(before)}/h to {_usd(after)}/h ({_signed(delta)}/h)"
+    else:
+        change = f"by {_signed(delta)}/h (some unchanged groups have no price)"
+    return Refusal(BUDGET_RULE, f"this plan raises the cluster's cost {change}, more than {budget}")
+
+
+# ---- the lines people read -----------------------------------------------------------------------
+def cost_lines(cost: Mapping[str, Any]) -> list[str]:
+    groups = cost["groups"]
+    if not groups:
+        return []
+    cluster = cost["cluster"]
+    rows = [("group", "before", "after", "change", "instances")]
+    extra: dict[int, str] = {}
+    for g in groups:
+        detail, flexible = _detail(g, cost)
+        rows.append((g["group"], _money(g["before_per_hour"]), _money(g["after_per_hour"]), _change(g["delta_per_hour"]), detail))
+        if flexible:
+            extra[len(rows) - 1] = flexible
+    note = ""
+    if cluster["delta_per_hour"] is None and cluster.get("delta_at_most") is not None:
+        note = f"change at most {_signed(cluster['delta_at_most'])}"
+    rows.append(("cluster", _money(cluster["before_per_hour"]), _money(cluster["after_per_hour"]), _change(cluster["delta_per_hour"]), note))
+    low, high = cluster.get("range") or (0.0, 0.0)
+    if low is None or high is None:
+        extra[len(rows) - 1] = "range unknown"
+    elif low != high:
+        extra[len(rows) - 1] = f"range {_usd(low)} – {_usd(high)} by the flexible groups' types"
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    lines = [f"Cost per hour ({cost['currency']}, on-demand, {cost['region']}):"]
+    for index, (name, before, after, change, detail) in enumerate(rows):
+        lines.append(f"  {name:<{widths[0]}}  {before:>{widths[1]}} → {after:<{widths[2]}}  {change:>{widths[3]}}  {detail}".rstrip())
+        if index in extra:
+            lines.append(f"  {'':<{widths[0]}}  {extra[index]}")
+    if cost["unknown_types"]:
+        lines.append(f"  price unknown: {', '.join(cost['unknown_types'])} in {cost['region']} "
+                     "(add it with a $HYPERPOD_PRICES file or the prices setting)")
+    lines.append(f"  prices: {cost['prices_from']}; list prices, not your bill: check them before approving")
+    return lines
+
+
+def _detail(group: Mapping[str, Any], cost: Mapping[str, Any]) -> tuple[str, str]:
+    """The instances a group's cost is made of, and for a flexible group its priority and range."""
+    counts = group["after_instances"] or group["before_instances"]
+    prices = cost["prices"]
+    parts = []
+    for name, count in counts.items():
+        price = prices.get(name)
+        parts.append(f"{count} × {name} @ {_rate(price['per_hour'])}" if price else f"{count} × {name} (price unknown)")
+    text = " + ".join(parts) or "0 instances"
+    if not group["after_instances"] and group["before_instances"]:
+        text = f"removes {text}"
+    flexible = ""
+    if "range" in group and group["after_count"]:
+        bounds = group["range"]
+        span = "range unknown" if not bounds else "" if bounds[0] == bounds[1] else f"range {_usd(bounds[0])} – {_usd(bounds[1])}"
+        flexible = f"by priority {' > '.join(group['instance_types'])}" + (f": {span}" if span else "")
+    return text, flexible
+
+
+def _change(delta: float | None) -> str:
+    return "price unknown" if delta is None else _signed(delta)
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 6)
+
+
+def _sum(values) -> float | None:
+    total = 0.0
+    for value in values:
+        if value is None:
+            return None
+        total += value
+    return round(total, 6)
+
+
+def _usd(value: float) -> str:
+    return f"-${-value:,.2f}" if value < 0 else f"${value:,.2f}"
+
+
+def _signed(value: float) -> str:
+    return f"+{_usd(value)}" if value > 0 else (_usd(value) if value < 0 else "±$0.00")
+
+
+def _money(value: float | None) -> str:
+    return "price unknown" if value is None else _usd(value)
+
+
+def _rate(per_hour: float) -> str:
+    text = f"{per_hour:,.4f}".rstrip("0")
+    if len(text.split(".")[1]) < 2:
+        text = f"{per_hour:,.2f}"
+    return f"${text}/h"
