@@ -63,6 +63,29 @@ def limit(structure: str, *path: str, key: str = "max") -> int:
     return member_shape(structure, *path).metadata[key]
 
 
+# Limits the API reference states in words, which the model's numbers alone do not carry:
+# - BatchAddClusterNodes.NodesToAdd: "up to 5 instance groups in a single request, with a maximum of
+#   50 nodes total across all instance groups";
+# - BatchDeleteClusterNodes.NodeIds: "If you need to delete more than 99 instances, contact Support";
+# - BatchDeleteClusterNodes.NodeLogicalIds: "up to 50 NodeLogicalIds … NodeLogicalIds, InstanceIds,
+#   or both, with a combined maximum of 50 identifiers".
+_DOCUMENTED = {"add_total": 50, "delete_ids": 99, "delete_logical_ids": 50, "delete_combined": 50}
+
+
+def api_limits() -> dict[str, int]:
+    """Per-call limits: the service model's numbers (STYLE.md: behaviour from data), tightened by
+    what its documentation states in words; a botocore upgrade that lowers a number still wins."""
+    model = {
+        "add_increment": limit("AddClusterNodeSpecification", "IncrementTargetCountBy"),
+        "add_entries": limit("BatchAddClusterNodesRequest", "NodesToAdd"),
+        "add_total": limit("AddClusterNodeSpecification", "IncrementTargetCountBy"),
+        "delete_ids": limit("BatchDeleteClusterNodesRequest", "NodeIds"),
+        "delete_logical_ids": limit("BatchDeleteClusterNodesRequest", "NodeLogicalIds"),
+        "delete_combined": limit("BatchDeleteClusterNodesRequest", "NodeLogicalIds"),
+    }
+    return {key: min(value, _DOCUMENTED.get(key, value)) for key, value in model.items()}
+
+
 def enum(structure: str, *path: str) -> list[str]:
     return list(member_shape(structure, *path).enum)
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping
 
 from .. import servicemodel
+from ..servicemodel import api_limits
 from ..cost.estimate import with_cost
 from ..observe import ClusterState, GroupState
 from ..spec import ClusterSpec, InstanceGroupSpec
@@ -39,14 +40,42 @@ if TYPE_CHECKING:  # pragma: no cover
 BUSY_GROUP_STATUSES = frozenset({"Creating", "Updating"})
 
 
-def api_limits() -> dict[str, int]:
-    """Per-call limits, read from the service model (STYLE.md: behaviour from data)."""
-    return {
-        "add_increment": servicemodel.limit("AddClusterNodeSpecification", "IncrementTargetCountBy"),
-        "add_entries": servicemodel.limit("BatchAddClusterNodesRequest", "NodesToAdd"),
-        "delete_ids": servicemodel.limit("BatchDeleteClusterNodesRequest", "NodeIds"),
-        "delete_logical_ids": servicemodel.limit("BatchDeleteClusterNodesRequest", "NodeLogicalIds"),
-    }
+def pack_adds(increments: list[tuple[str, int]], limits: dict[str, int]) -> list[list[dict[str, Any]]]:
+    """Scale-outs (group, nodes) into BatchAddClusterNodes requests: each call at most
+    `add_entries` entries and `add_total` nodes; greedy filling is optimal for one total cap."""
+    calls: list[list[dict[str, Any]]] = []
+    current: list[dict[str, Any]] = []
+    room = limits["add_total"]
+    for name, count in increments:
+        while count > 0:
+            if room == 0 or len(current) == limits["add_entries"]:
+                calls.append(current)
+                current, room = [], limits["add_total"]
+            chunk = min(count, room, limits["add_increment"])
+            current.append({"InstanceGroupName": name, "IncrementTargetCountBy": chunk})
+            room -= chunk
+            count -= chunk
+    if current:
+        calls.append(current)
+    return calls
+
+
+def pack_deletes(ids: list[Victim], logical: list[Victim], limits: dict[str, int], id_cap: int) -> list[tuple[list[Victim], list[Victim]]]:
+    """Victims into BatchDeleteClusterNodes requests, fewest calls: logical ids go in calls of at
+    most `delete_combined` identifiers, topped up with instance ids; the remaining instance ids in
+    calls of `id_cap` (≤ 99)."""
+    combined = min(limits["delete_combined"], id_cap)
+    logical_size = min(limits["delete_logical_ids"], combined)
+    calls: list[tuple[list[Victim], list[Victim]]] = []
+    ids = list(ids)
+    for start in range(0, len(logical), logical_size):
+        chunk = logical[start : start + logical_size]
+        top_up, ids = ids[: combined - len(chunk)], ids[combined - len(chunk) :]
+        calls.append((top_up, chunk))
+    size = min(id_cap, limits["delete_ids"])
+    for start in range(0, len(ids), size):
+        calls.append((ids[start : start + size], []))
+    return calls
 
 
 def fingerprint(observed: ClusterState | None) -> str | None:
@@ -321,47 +350,35 @@ class _Updater:
     def _batch_add_blocked(self) -> bool:
         return any((self.observed.group(name).status or "") in BUSY_GROUP_STATUSES for name in self.scale_out)
 
-    def _add_entries(self) -> list[dict[str, Any]]:
-        entries = []
-        for name in (g.name for g in self.desired.instance_groups if g.name in self.scale_out):
-            remaining = self.scale_out[name]
-            while remaining > 0:
-                chunk = min(remaining, self.limits["add_increment"])
-                entries.append({"InstanceGroupName": name, "IncrementTargetCountBy": chunk})
-                remaining -= chunk
-        return entries
+    def _add_calls(self) -> list[list[dict[str, Any]]]:
+        order = [(g.name, self.scale_out[g.name]) for g in self.desired.instance_groups if g.name in self.scale_out]
+        return pack_adds(order, self.limits)
 
     def _batch_add_calls(self) -> int:
-        return math.ceil(len(self._add_entries()) / self.limits["add_entries"])
+        return len(self._add_calls())
 
     def _add_steps(self) -> list[Step]:
-        entries = self._add_entries()
-        size = self.limits["add_entries"]
         steps = []
-        for start in range(0, len(entries), size):
-            batch = entries[start : start + size]
+        for batch in self._add_calls():
             reasons = []
             for entry in batch:
-                have = self.observed.group(entry["InstanceGroupName"])
-                reasons.append(f"{entry['InstanceGroupName']} {have.target_count} → {have.target_count + self.scale_out[entry['InstanceGroupName']]}: +{entry['IncrementTargetCountBy']} nodes")
+                name = entry["InstanceGroupName"]
+                have = self.observed.group(name)
+                reasons.append(f"{name} {have.target_count} → {have.target_count + self.scale_out[name]}: +{entry['IncrementTargetCountBy']} nodes")
             steps.append(Step("BatchAddClusterNodes", {"ClusterName": self.desired.name, "NodesToAdd": batch}, tuple(reasons)))
         return steps
 
     def _delete_steps(self) -> list[Step]:
         by_id = [v for v in self.victims if not v.logical]
         by_logical = [v for v in self.victims if v.logical]
-        id_size = min(self.policy.max_nodes_per_delete_call, self.limits["delete_ids"])
-        logical_size = min(self.policy.max_nodes_per_delete_call, self.limits["delete_logical_ids"])
-        calls = max(math.ceil(len(by_id) / id_size), math.ceil(len(by_logical) / logical_size))
+        calls = pack_deletes(by_id, by_logical, self.limits, self.policy.max_nodes_per_delete_call)
         steps = []
-        for index in range(calls):
-            ids = by_id[index * id_size : (index + 1) * id_size]
-            logical = by_logical[index * logical_size : (index + 1) * logical_size]
+        for index, (ids, logical) in enumerate(calls):
             request: dict[str, Any] = {"ClusterName": self.desired.name}
             if ids:
                 request["NodeIds"] = [v.node_id for v in ids]
             if logical:
                 request["NodeLogicalIds"] = [v.node_id for v in logical]
-            reasons = tuple(self.delete_reasons) if index == 0 else (f"continued: call {index + 1} of {calls}",)
+            reasons = tuple(self.delete_reasons) if index == 0 else (f"continued: call {index + 1} of {len(calls)}",)
             steps.append(Step("BatchDeleteClusterNodes", request, reasons, tuple(ids + logical)))
         return steps

@@ -218,7 +218,10 @@ def _minimum_calls(p: Plan, desired: ClusterSpec, observed) -> int:
     """The fewest calls for this change, counted independently of how the planner builds steps."""
     ids = sum(1 for v in p.victims if not v.logical)
     logical = sum(1 for v in p.victims if v.logical)
-    deletes = max(math.ceil(ids / 99), math.ceil(logical / 99))
+    # logical ids travel in calls of ≤ 50 identifiers (topped up with instance ids); the rest of
+    # the instance ids in calls of ≤ 99
+    logical_calls = math.ceil(logical / 50)
+    deletes = logical_calls + math.ceil(max(ids - (logical_calls * 50 - logical), 0) / 99)
     structural = any(desired.group(g.name) is None for g in observed.groups) or any(observed.group(g.name) is None for g in desired.instance_groups)
     growth = {g.name: g.instance_count - observed.group(g.name).target_count for g in desired.instance_groups if observed.group(g.name) and g.instance_count > observed.group(g.name).target_count}
     cancels = any("cancel" in r for s in p.steps for r in s.reasons)
@@ -239,10 +242,11 @@ def test_plan_properties(pair):
         assert victim.node_id not in controllers, "a Controller node was named"
         assert victim.node_id not in policy.protected_node_ids, "a protected node was named"
     for step in first.steps:
-        assert len(step.request.get("NodeIds", [])) <= 99
-        assert len(step.request.get("NodeLogicalIds", [])) <= LIMITS["delete_logical_ids"]
-        assert len(step.request.get("NodesToAdd", [])) <= LIMITS["add_entries"]
-        assert all(e["IncrementTargetCountBy"] <= LIMITS["add_increment"] for e in step.request.get("NodesToAdd", []))
+        ids, logical = step.request.get("NodeIds", []), step.request.get("NodeLogicalIds", [])
+        assert len(ids) <= 99 and len(logical) <= 50
+        assert not logical or len(ids) + len(logical) <= 50, "the API allows 50 identifiers in all when logical ids are given"
+        adds = step.request.get("NodesToAdd", [])
+        assert len(adds) <= 5 and sum(e["IncrementTargetCountBy"] for e in adds) <= 50, "≤ 5 groups and ≤ 50 nodes per BatchAdd"
     if first.refused:
         assert all(r.rule == "not-enough-removable" for r in first.refusals)
         return
@@ -264,3 +268,23 @@ def test_a_group_already_being_deleted_is_not_deleted_again():
     p = plan(spec, deleting)
     assert p.steps == () and "old-workers: already being deleted" in p.notes
     assert plan(slurm_spec(workers=2, extra_groups=[group("old-workers", 2, "Compute", "old")]), deleting).refusals[0].rule == "group-deleting"
+
+
+def test_documented_limits_split_the_batches():
+    """The API reference: BatchAdd ≤ 5 groups and ≤ 50 nodes per call; BatchDelete ≤ 99 ids, and
+    ≤ 50 identifiers in all when logical ids are named."""
+    from pulumi_hyperpod.plan.planner import pack_adds, pack_deletes
+    from pulumi_hyperpod.plan import Victim
+
+    calls = pack_adds([("a", 30), ("b", 30), ("c", 5)], LIMITS)
+    assert [[(e["InstanceGroupName"], e["IncrementTargetCountBy"]) for e in c] for c in calls] == [[("a", 30), ("b", 20)], [("b", 10), ("c", 5)]]
+    ids = [Victim("g", f"i-{n:017x}", False, "Running", "") for n in range(120)]
+    logical = [Victim("g", f"g-{n}", True, "Pending", "") for n in range(60)]
+    packed = pack_deletes(ids, logical, LIMITS, 99)
+    assert [(len(i), len(lg)) for i, lg in packed] == [(0, 50), (40, 10), (80, 0)]
+
+
+def test_a_big_continuous_scale_out_is_one_update_not_many_adds():
+    p = plan(slurm_spec(workers=64), observed_from(slurm_spec(workers=2)))
+    assert ops(p) == ["UpdateCluster"]  # +62 would take two BatchAdd calls
+    assert ops(plan(slurm_spec(workers=52), observed_from(slurm_spec(workers=2)))) == ["BatchAddClusterNodes"]

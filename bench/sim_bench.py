@@ -1,0 +1,135 @@
+"""HyperPod simulator benchmarks (plain script: `.venv/bin/python bench/sim_bench.py`).
+
+1. Scale: a 10,000-node Continuous create to InService through a real boto3 client and the
+   in-memory Simulator (virtual clock advanced in 60 s steps), median wall seconds of 5 runs
+   (target < 2 s); plus paging all 10,000 nodes through the ListClusterNodes paginator.
+2. The seeds' headline, simulated: virtual time until a 16-node training group is usable when
+   only 12 instances are free now and 4 more free up after 2 hours — Continuous provisioning
+   (partial capacity accepted, the rest retried) versus all-or-nothing (the create fails; an
+   operator deletes and retries every 15 minutes). Median over 5 seeds with launch jitter.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pulumi_hyperpod.client import connect  # noqa: E402
+from pulumi_hyperpod.fake import Simulator  # noqa: E402
+
+ROLE = "arn:aws:iam::111122223333:role/hyperpod"
+LIFECYCLE = {"SourceS3Uri": "s3://bucket/lifecycle/src/", "OnCreate": "on_create.sh"}
+VPC = {"SecurityGroupIds": ["sg-12345678"], "Subnets": ["subnet-aaaa1111", "subnet-bbbb2222"]}
+RUNS = 5
+
+
+def _group(name: str, count: int, instance_type: str, **extra) -> dict:
+    return {"InstanceGroupName": name, "InstanceType": instance_type, "InstanceCount": count,
+            "LifeCycleConfig": dict(LIFECYCLE), "ExecutionRole": ROLE, **extra}
+
+
+# -- 1. scale --------------------------------------------------------------------------------------
+def ten_thousand_nodes() -> tuple[float, float]:
+    """(seconds from CreateCluster to InService, seconds to page every node)."""
+    sim = Simulator(seed=1)
+    client = connect(backend="fake", simulator=sim)
+    started = time.perf_counter()
+    client.create_cluster(
+        ClusterName="ten-k", NodeProvisioningMode="Continuous", VpcConfig=VPC,
+        Orchestrator={"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/ten-k"}},
+        # ClusterInstanceCount allows at most 6,758 per group: two groups of 5,000, all required (MinCount).
+        InstanceGroups=[_group(f"gpu-{i}", 5000, "ml.p5.48xlarge", MinInstanceCount=5000) for i in range(2)],
+    )
+    while client.describe_cluster(ClusterName="ten-k")["ClusterStatus"] != "InService":
+        sim.advance(60)
+    in_service = time.perf_counter() - started
+    started = time.perf_counter()
+    nodes = sum(len(page["ClusterNodeSummaries"])
+                for page in client.get_paginator("list_cluster_nodes").paginate(ClusterName="ten-k"))
+    listed = time.perf_counter() - started
+    assert nodes == 10_000, nodes
+    return in_service, listed
+
+
+# -- 2. headline -----------------------------------------------------------------------------------
+def _scenario(seed: int) -> dict:
+    return {"capacity": [{"instance_type": "ml.p5.48xlarge", "available": 12}],
+            "capacity_changes": [{"at": 2 * 3600, "instance_type": "ml.p5.48xlarge", "add": 4}],
+            "timing": {"jitter_seconds": 30}}
+
+
+def _request(continuous: bool) -> dict:
+    groups = [_group("controller", 1, "ml.m5.xlarge", SlurmConfig={"NodeType": "Controller"}),
+              _group("training", 16, "ml.p5.48xlarge", SlurmConfig={"NodeType": "Compute",
+                                                                    "PartitionNames": ["train"]})]
+    request = {"ClusterName": "train-16", "InstanceGroups": groups, "VpcConfig": VPC,
+               "Orchestrator": {"Slurm": {}}}
+    if continuous:
+        request["NodeProvisioningMode"] = "Continuous"
+    return request
+
+
+def _usable(client) -> int:
+    for group in client.describe_cluster(ClusterName="train-16")["InstanceGroups"]:
+        if group["InstanceGroupName"] == "training":
+            return group["CurrentCount"]
+    return 0
+
+
+def continuous_until_usable(seed: int) -> tuple[float, float]:
+    """(virtual hours until 12 nodes are usable, until all 16 are)."""
+    sim = Simulator(seed=seed, scenario=_scenario(seed))
+    client = sim.client()
+    start = sim.now()
+    client.create_cluster(**_request(continuous=True))
+    first = None
+    while _usable(client) < 16:
+        sim.advance(30)
+        if first is None and _usable(client) >= 12:
+            first = sim.now()
+    return (first - start).total_seconds() / 3600, (sim.now() - start).total_seconds() / 3600
+
+
+def all_or_nothing_until_usable(seed: int, retry_gap: float = 900) -> tuple[float, int]:
+    """(virtual hours until all 16 are usable, create attempts) for an operator retrying on failure."""
+    sim = Simulator(seed=seed, scenario=_scenario(seed))
+    client = sim.client()
+    start, attempts = sim.now(), 0
+    while attempts < 100:
+        attempts += 1
+        client.create_cluster(**_request(continuous=False))
+        while (status := client.describe_cluster(ClusterName="train-16")["ClusterStatus"]) == "Creating":
+            sim.advance(30)
+        if status == "InService":
+            return (sim.now() - start).total_seconds() / 3600, attempts
+        client.delete_cluster(ClusterName="train-16")
+        while any(c["ClusterName"] == "train-16" for c in client.list_clusters()["ClusterSummaries"]):
+            sim.advance(30)
+        sim.advance(retry_gap)
+    raise RuntimeError("all-or-nothing create never succeeded in 100 attempts")
+
+
+def main() -> None:
+    ten_thousand_nodes()  # warm-up: botocore loads the sagemaker model once per process
+    runs = [ten_thousand_nodes() for _ in range(RUNS)]
+    print(f"10,000-node Continuous create → InService (boto3 + in-memory simulator): median "
+          f"{statistics.median(r[0] for r in runs):.2f} s wall over {RUNS} runs (target < 2 s); "
+          f"paging all 10,000 nodes (100 ListClusterNodes pages): median {statistics.median(r[1] for r in runs):.2f} s")
+
+    started = time.perf_counter()
+    continuous = [continuous_until_usable(seed) for seed in range(RUNS)]
+    classic = [all_or_nothing_until_usable(seed) for seed in range(RUNS)]
+    print("16-node training group, 12 p5 free now + 4 more after 2 h (virtual time, median of "
+          f"{RUNS} seeds; {time.perf_counter() - started:.2f} s wall for all 10 simulations):")
+    print(f"  Continuous:     12 nodes usable after {statistics.median(c[0] for c in continuous) * 60:.0f} min, "
+          f"all 16 after {statistics.median(c[1] for c in continuous):.2f} h")
+    print(f"  all-or-nothing: all 16 usable after {statistics.median(c[0] for c in classic):.2f} h "
+          f"({statistics.median(c[1] for c in classic):.0f} create attempts, retry every 15 min; nothing usable before)")
+
+
+if __name__ == "__main__":
+    main()

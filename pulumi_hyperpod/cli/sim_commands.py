@@ -1,0 +1,208 @@
+"""CLI commands around the simulator and the metering/event views: `hyperpod fake reset|show`,
+`hyperpod events NAME`, `hyperpod sinfo NAME`, `hyperpod cost NAME [--since ISO]`.
+
+The main `hyperpod` group registers `COMMANDS`; its `--backend/--region/--profile` options arrive
+in `ctx.obj`. `events` and `cost` work against AWS too (events through the ListClusterEvents
+paginator; cost from pulumi_hyperpod.cost: metering on the simulator, estimated on AWS).
+`sinfo` and `fake` are simulator-only.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import json
+import sys
+from typing import Any, Callable, Optional
+
+import click
+from botocore.exceptions import BotoCoreError, ClientError
+from rich.console import Console
+from rich.table import Table
+
+from ..client import connect
+from ..cost import cost_report
+from ..fake.simulator import Simulator
+from ..fake.store import delete_world
+
+
+def _console(stderr: bool = False) -> Console:
+    """A console per use, so it writes to whatever stdout/stderr (and COLUMNS) is current."""
+    return Console(stderr=stderr)
+
+
+def _options(ctx: click.Context) -> dict:
+    options = dict(ctx.obj or {})
+    options.setdefault("backend", "aws")
+    options.setdefault("region", None)
+    options.setdefault("profile", None)
+    return options
+
+
+def _client(ctx: click.Context) -> Any:
+    options = _options(ctx)
+    return connect(backend=options["backend"], region=options["region"], profile=options["profile"])
+
+
+def _emit_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, sort_keys=True, default=str))
+
+
+def _errors(command: Callable) -> Callable:
+    """A problem the user can act on is one line on stderr and exit code 1, not a traceback."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except ClientError as error:
+            detail = error.response.get("Error", {})
+            message = f"{error.operation_name}: {detail.get('Code')}: {detail.get('Message')}"
+        except (BotoCoreError, LookupError, ValueError, OSError) as error:
+            message = str(error)
+        _console(stderr=True).print(f"[red]error:[/red] {message}", markup=True, highlight=False)
+        sys.exit(1)
+
+    return wrapper
+
+
+def _when(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, dt.datetime):
+        return value.astimezone(dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+    return str(value)
+
+
+def _parse_since(since: Optional[str]) -> Optional[dt.datetime]:
+    if since is None:
+        return None
+    try:
+        moment = dt.datetime.fromisoformat(since.replace("Z", "+00:00"))
+    except ValueError:
+        raise click.BadParameter(f"{since!r} is not an ISO 8601 time (e.g. 2026-01-01T00:00:00Z)", param_hint="--since")
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
+
+
+# -- hyperpod fake ---------------------------------------------------------------------------------
+@click.group("fake")
+def fake() -> None:
+    """The simulator's persistent world ($HYPERPOD_FAKE_STATE, default .hyperpod/fake.sqlite)."""
+
+
+@fake.command("reset")
+@click.option("--yes", "-y", is_flag=True, help="Really delete the simulated world.")
+@_errors
+def reset(yes: bool) -> None:
+    """Delete the simulated world (clusters, nodes, events, billing, recorded calls)."""
+    path = Simulator.default_path()
+    if not yes:
+        raise click.UsageError(f"this deletes the simulated world at {path}; pass --yes to confirm")
+    if delete_world(path):
+        _console().print(f"deleted the simulated world at {path}")
+    else:
+        _console().print(f"no simulated world at {path}; nothing to delete")
+
+
+@fake.command("show")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@_errors
+def show(as_json: bool) -> None:
+    """Clusters, statuses and counts of the simulated world, and its virtual time."""
+    overview = Simulator.open_default().overview()
+    if as_json:
+        return _emit_json(overview)
+    speed = f"{overview['speed']:g}x real time" if overview["speed"] is not None else "manual"
+    _console().print(f"world: {overview['path']}   virtual time: {_when(overview['virtual_time'])} UTC   speed: {speed}")
+    table = Table("cluster", "region", "status", "mode", "orchestrator", "groups (current/target, min)")
+    for cluster in overview["clusters"]:
+        groups = ", ".join(f"{g['name']} {g['status']} {g['current']}/{g['target']}"
+                           + (f" min {g['min']}" if g["min"] else "") for g in cluster["groups"])
+        table.add_row(cluster["name"], cluster["region"], cluster["status"], cluster["mode"],
+                      cluster["orchestrator"], groups)
+    _console().print(table if overview["clusters"] else "no clusters")
+
+
+# -- hyperpod events -------------------------------------------------------------------------------
+@click.command("events")
+@click.argument("name")
+@click.option("--group", "group", help="Only events of this instance group.")
+@click.option("--node", "node", help="Only events of this instance id.")
+@click.option("--resource-type", type=click.Choice(["Cluster", "InstanceGroup", "Instance"]))
+@click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True, help="The most recent N events.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.pass_context
+@_errors
+def events(ctx: click.Context, name: str, group: Optional[str], node: Optional[str], resource_type: Optional[str],
+           limit: int, as_json: bool) -> None:
+    """Cluster events (Continuous-mode clusters), oldest first, via the ListClusterEvents paginator."""
+    query: dict[str, Any] = {"ClusterName": name, "SortOrder": "Descending"}
+    for key, value in (("InstanceGroupName", group), ("NodeId", node), ("ResourceType", resource_type)):
+        if value:
+            query[key] = value
+    paginator = _client(ctx).get_paginator("list_cluster_events")
+    items = [event for page in paginator.paginate(**query, PaginationConfig={"MaxItems": limit})
+             for event in page.get("Events", [])][::-1]
+    if as_json:
+        return _emit_json(items)
+    table = Table("time (UTC)", "level", "resource", "group", "instance", "description")
+    colours = {"Error": "red", "Warn": "yellow"}
+    for event in items:
+        level = event.get("EventLevel", "")
+        table.add_row(_when(event["EventTime"]), f"[{colours[level]}]{level}[/]" if level in colours else level,
+                      event["ResourceType"], event.get("InstanceGroupName", ""), event.get("InstanceId", ""),
+                      event.get("Description", ""))
+    _console().print(table if items else f"no events for {name}")
+
+
+# -- hyperpod sinfo --------------------------------------------------------------------------------
+@click.command("sinfo")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.option("--plain", is_flag=True, help="Print exactly like Slurm's sinfo.")
+@click.pass_context
+@_errors
+def sinfo(ctx: click.Context, name: str, as_json: bool, plain: bool) -> None:
+    """Slurm partitions and nodes as `sinfo` shows them (simulator only)."""
+    options = _options(ctx)
+    if options["backend"] != "fake":
+        raise click.UsageError("sinfo is simulator-only (use --backend fake); on AWS, run sinfo on the cluster's "
+                               "controller or login node")
+    sim = Simulator.open_default()
+    rows = sim.sinfo_rows(name, options["region"])
+    if as_json:
+        return _emit_json(rows)
+    if plain:
+        return click.echo(sim.sinfo(name, options["region"]), nl=False)
+    table = Table("PARTITION", "AVAIL", "TIMELIMIT", "NODES", "STATE", "NODELIST")
+    for row in rows:
+        table.add_row(row["partition"] + ("*" if row["default"] else ""), row["avail"], row["timelimit"],
+                      str(row["nodes"]), row["state"], ",".join(row["nodelist"]))
+    _console().print(table)
+
+
+# -- hyperpod cost ---------------------------------------------------------------------------------
+@click.command("cost")
+@click.argument("name")
+@click.option("--since", help="Only usage after this ISO 8601 time.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@click.pass_context
+@_errors
+def cost(ctx: click.Context, name: str, since: Optional[str], as_json: bool) -> None:
+    """Instance-hours and money per instance group and per instance.
+
+    Simulator: its instance-level metering (billing starts with the lifecycle script, stops at
+    termination; failed launches are free). AWS: ESTIMATED from each node's LaunchTime and the
+    cluster's termination events. Prices: the shipped list-price table (pulumi_hyperpod/data/
+    prices.yaml) with $HYPERPOD_PRICES layered on; a type without a price says "price unknown".
+    """
+    options = _options(ctx)
+    start = _parse_since(since)
+    source = Simulator.open_default() if options["backend"] == "fake" else _client(ctx)
+    report = cost_report(source, name, since=start, region=options["region"])
+    if as_json:
+        return _emit_json(report.to_dict())
+    _console().print(report.render())
+
+
+COMMANDS = [fake, events, sinfo, cost]

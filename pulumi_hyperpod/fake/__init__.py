@@ -1,0 +1,17 @@
+"""An embedded simulator of the SageMaker HyperPod service, behind a real boto3 client.
+
+    sim = Simulator(seed=0, scenario={"capacity": [...]})
+    client = sim.client()            # real boto3 `sagemaker` client, answered at `before-send`
+    client.create_cluster(...)
+    sim.advance(600)                 # virtual time
+
+Layout: `world.py`/`model.py` (state), `provisioning.py` + `reconcile.py` (time-driven rules),
+`operations.py`/`node_operations.py` (one function per API operation), `wire.py` (HTTP/JSON),
+`store.py` (memory or SQLite), `slurm.py`, `billing.py`, `events.py`, `scenario.py`, `clock.py`.
+"""
+
+from .errors import ServiceError
+from .scenario import Scenario, load_scenario
+from .simulator import Simulator
+
+__all__ = ["Simulator", "Scenario", "ServiceError", "load_scenario"]

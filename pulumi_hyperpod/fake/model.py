@@ -1,0 +1,182 @@
+"""The simulated service's state: clusters, instance groups and nodes.
+
+Plain dataclasses with JSON-ready fields (times are float epoch seconds) so the SQLite store can
+persist them row by row. They know nothing of HTTP; the rules that move them live in
+`provisioning.py` and `reconcile.py`.
+
+A `Node` is a *logical* slot (its NodeLogicalId never changes); the EC2 instance behind it may be
+replaced. `phase` is the simulator's finer state; `status` is what the API shows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, Optional
+
+# Node phases (internal) -----------------------------------------------------------------------
+WAITING = "waiting"  # no instance yet: waiting for capacity, a retry, or the controller
+BOOTING = "booting"  # EC2 instance launched, booting
+LIFECYCLE = "lifecycle"  # lifecycle script running (billed from here on)
+HEALTHCHECK = "healthcheck"  # OnStartDeepHealthChecks running
+RUNNING = "running"
+FAILED = "failed"  # unhealthy or lifecycle failure; replaced when `due` is set
+TERMINATING = "terminating"  # ShuttingDown; removed when `due` passes
+
+LIVE_PHASES = (WAITING, BOOTING, LIFECYCLE, HEALTHCHECK, RUNNING, FAILED)
+
+# Roles of Slurm instance groups
+CONTROLLER, LOGIN, COMPUTE = "Controller", "Login", "Compute"
+
+
+@dataclass
+class Node:
+    logical_id: str
+    group: str
+    created_at: float
+    op_id: Optional[str] = None
+    seq: int = 0  # creation order within the cluster (kept across reloads)
+    phase: str = WAITING
+    status: str = "Pending"
+    message: str = ""
+    instance_id: Optional[str] = None
+    instance_type: Optional[str] = None
+    az: Optional[str] = None
+    subnet: Optional[str] = None
+    ip: Optional[str] = None
+    launch_time: Optional[float] = None
+    due: Optional[float] = None
+    retryable: bool = True
+    registered: bool = False  # has joined Slurm (ran its lifecycle script to the end once)
+    built_with: Optional[dict] = None
+    want_types: Optional[list] = None  # BatchAddClusterNodes targeting
+    want_azs: Optional[list] = None
+    attempts: int = 0
+    capacity_key: Optional[list] = None  # [instance_type, az or None] held from a finite pool
+    billing_open: bool = False
+
+    @property
+    def live(self) -> bool:
+        return self.phase != TERMINATING
+
+    @property
+    def launched(self) -> bool:
+        return self.instance_id is not None
+
+    def to_row(self) -> dict:
+        return dict(self.__dict__)
+
+    @classmethod
+    def from_row(cls, row: dict) -> "Node":
+        return cls(**row)
+
+
+@dataclass
+class InstanceGroup:
+    name: str
+    spec: dict  # the ClusterInstanceGroupSpecification last accepted (InstanceCount etc. included)
+    target: int
+    min_count: int
+    status: str
+    role: Optional[str]  # Controller | Login | Compute for Slurm, None for EKS
+    partitions: list
+    created_at: float
+    last_good: Optional[list] = None  # [target, min] when last InService (MinCount rollback)
+    min_deadline: Optional[float] = None
+    retry_at: Optional[float] = None
+    current_types: Optional[list] = None  # flexible groups: types in effect (Desired is in spec)
+    deleting: bool = False
+    new_in_op: bool = False  # created by the running all-or-nothing operation
+
+    @property
+    def flexible(self) -> bool:
+        return "InstanceRequirements" in self.spec
+
+    @property
+    def instance_types(self) -> list[str]:
+        """Candidate types in provisioning priority order."""
+        if self.flexible:
+            return list(self.spec["InstanceRequirements"]["InstanceTypes"])
+        return [self.spec["InstanceType"]]
+
+    def to_row(self) -> dict:
+        return dict(self.__dict__)
+
+    @classmethod
+    def from_row(cls, row: dict) -> "InstanceGroup":
+        return cls(**row)
+
+
+@dataclass
+class Cluster:
+    id: str
+    name: str
+    arn: str
+    region: str
+    created_at: float
+    orchestrator: str  # "Slurm" | "Eks"
+    continuous: bool
+    config: dict  # cluster-level request fields: VpcConfig, Orchestrator, NodeRecovery, Tags, ...
+    status: str = "Creating"
+    failure_message: Optional[str] = None
+    groups: dict = field(default_factory=dict)  # name -> InstanceGroup, in creation order
+    nodes: dict = field(default_factory=dict)  # logical id -> Node
+    subnet_azs: dict = field(default_factory=dict)  # subnet id -> [availability zone, index]
+    controller_ready: bool = False  # a controller has been healthy once (Slurm priority gate)
+    operation: Optional[dict] = None  # the running all-or-nothing create/update
+    slurm_conf: Optional[dict] = None  # {"lines": user lines, None = managed block, "partition_params"}
+    due: Optional[float] = None  # cluster-level timer (deletion completes)
+    node_seq: int = 0
+    event_seq: int = 0
+    events: list = field(default_factory=list)
+    by_instance: dict = field(default_factory=dict)  # instance id -> logical id (derived)
+
+    # -- queries -------------------------------------------------------------------------------
+    def add_node(self, node: Node) -> None:
+        self.node_seq += 1
+        node.seq = self.node_seq
+        self.nodes[node.logical_id] = node
+
+    def group_nodes(self, name: str) -> list[Node]:
+        return [node for node in self.nodes.values() if node.group == name]
+
+    def nodes_by_group(self) -> dict[str, list[Node]]:
+        grouped: dict[str, list[Node]] = {name: [] for name in self.groups}
+        for node in self.nodes.values():
+            grouped.setdefault(node.group, []).append(node)
+        return grouped
+
+    def node(self, node_id: str) -> Optional[Node]:
+        """By instance id or logical id."""
+        lid = self.by_instance.get(node_id, node_id)
+        return self.nodes.get(lid)
+
+    def groups_with_role(self, role: str) -> list[InstanceGroup]:
+        return [group for group in self.groups.values() if group.role == role]
+
+    def iter_live_nodes(self) -> Iterator[Node]:
+        return (node for node in self.nodes.values() if node.live)
+
+    @property
+    def node_recovery(self) -> str:
+        return self.config.get("NodeRecovery", "Automatic")
+
+    # -- persistence ---------------------------------------------------------------------------
+    def header_row(self) -> dict:
+        """Everything but nodes and events (stored in their own tables)."""
+        row = {k: v for k, v in self.__dict__.items() if k not in ("nodes", "events", "by_instance")}
+        row["groups"] = [group.to_row() for group in self.groups.values()]  # a list keeps their order
+        return row
+
+    @classmethod
+    def from_rows(cls, header: dict, nodes: list[dict], events: list[dict]) -> "Cluster":
+        data = dict(header)
+        data["groups"] = {row["name"]: InstanceGroup.from_row(row) for row in data["groups"]}
+        cluster = cls(**data)
+        ordered = sorted(nodes, key=lambda row: row["seq"])
+        cluster.nodes = {row["logical_id"]: Node.from_row(row) for row in ordered}
+        cluster.events = events
+        cluster.by_instance = {
+            node.instance_id: node.logical_id for node in cluster.nodes.values() if node.instance_id
+        }
+        return cluster
+

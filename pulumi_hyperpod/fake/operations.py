@@ -1,0 +1,344 @@
+"""SageMaker cluster operations: one function per API operation, validate first, then mutate.
+
+Each function takes the world, the caller's region and the decoded request, and returns the
+response dict (or raises a ServiceError). Validation always completes before the first change so
+an error never leaves half an operation behind. Node- and event-level operations are in
+`node_operations.py`; `OPERATIONS` at the bottom is the service's table for the wire layer.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Callable, Optional
+
+from .. import servicemodel
+from . import ids, pagination, provisioning as prov, reconcile, validation, views
+from .clock import to_seconds
+from .errors import ConflictException, ValidationException
+from .model import CONTROLLER, LOGIN, Cluster, InstanceGroup, Node
+from .world import World
+
+BUSY = ("Creating", "Updating", "RollingBack", "SystemUpdating")
+
+
+# -- helpers --------------------------------------------------------------------------------------
+def new_nodes(world: World, cluster: Cluster, group: InstanceGroup, count: int, op_id: Optional[str],
+              want_types: Optional[list] = None, want_azs: Optional[list] = None) -> list[Node]:
+    message = reconcile.waiting_message(cluster, group)
+    nodes = []
+    for _ in range(count):
+        node = Node(ids.new_uuid(world.rng), group.name, world.now, op_id, message=message,
+                    want_types=want_types, want_azs=want_azs)
+        cluster.add_node(node)
+        nodes.append(node)
+    world.touch(cluster)
+    return nodes
+
+
+def _min_count(spec: dict, role: Optional[str], continuous: bool, creating: bool) -> int:
+    """MinInstanceCount, defaulting to 1 for Slurm controller/login groups at creation (seed 000)."""
+    if spec.get("MinInstanceCount") is not None:
+        return spec["MinInstanceCount"]
+    if continuous and creating and role in (CONTROLLER, LOGIN):
+        return min(1, spec["InstanceCount"])
+    return 0
+
+
+def _add_group(world: World, cluster: Cluster, spec: dict, role: Optional[str], partitions: list,
+               op_id: str, creating: bool) -> InstanceGroup:
+    minimum = _min_count(spec, role, cluster.continuous, creating)
+    group = InstanceGroup(
+        name=spec["InstanceGroupName"], spec=copy.deepcopy(spec), target=spec["InstanceCount"],
+        min_count=minimum, status="Creating", role=role, partitions=partitions, created_at=world.now,
+        new_in_op=not cluster.continuous and not creating,
+    )
+    if group.flexible:
+        group.current_types = group.instance_types
+    cluster.groups[group.name] = group
+    prov.assign_subnets(world, cluster, list((spec.get("OverrideVpcConfig") or {}).get("Subnets") or []))
+    if cluster.continuous:
+        if minimum > 0:
+            world.schedule_deadline(cluster, group.name, world.now + world.scenario.timing.min_count_timeout_seconds)
+        else:
+            group.status, group.last_good = "InService", [group.target, 0]
+    new_nodes(world, cluster, group, group.target, op_id)
+    world.emit(cluster, "Info", "InstanceGroup", f"InstanceGroup {group.name} create started successfully in "
+               f"Cluster {cluster.name}", group=group.name, op_id=op_id)
+    return group
+
+
+def _roles(world: World, cluster_kind: str, groups: list[dict]) -> dict[str, tuple[Optional[str], list]]:
+    if cluster_kind == "Eks":
+        return {g["InstanceGroupName"]: (None, []) for g in groups}
+    if any("SlurmConfig" in g for g in groups):
+        return {g["InstanceGroupName"]: ((g.get("SlurmConfig") or {}).get("NodeType", "Compute"),
+                                         list((g.get("SlurmConfig") or {}).get("PartitionNames") or []))
+                for g in groups}
+    return validation.legacy_roles(world.scenario, groups)
+
+
+def _unique_cluster_id(world: World) -> str:
+    while True:
+        cid = ids.cluster_id(world.rng)
+        if cid not in world.clusters:
+            return cid
+
+
+# -- operations -----------------------------------------------------------------------------------
+def create_cluster(world: World, region: str, params: dict) -> dict:
+    validation.check_model("CreateCluster", params)
+    name = params["ClusterName"]
+    if params.get("RestrictedInstanceGroups"):
+        raise ValidationException.field("RestrictedInstanceGroups", "restricted instance groups are not "
+                                        "simulated by the HyperPod simulator")
+    groups = params.get("InstanceGroups") or []
+    if not groups:
+        raise ValidationException.field("InstanceGroups", "at least one instance group is required")
+    if any(cluster.name == name for cluster in world.clusters_in(region)):
+        raise ValidationException(f"Cluster {name} already exists. Choose a different name.")
+    kind = validation.orchestrator_kind(params.get("Orchestrator"))
+    continuous = params.get("NodeProvisioningMode") == "Continuous"
+    problems = validation.group_rules(groups, continuous=continuous, orchestrator=kind, creating=True)
+    problems += validation.slurm_strategy_rules(params.get("Orchestrator"), continuous)
+    validation.raise_if(problems)
+    roles = _roles(world, kind, groups)
+    if kind == "Slurm":
+        problems = validation.slurm_topology_rules([roles[g["InstanceGroupName"]][0] for g in groups])
+        for index, group in enumerate(groups):
+            if roles[group["InstanceGroupName"]][0] == CONTROLLER and group["InstanceCount"] < 1:
+                problems.append(validation.Violation(f"InstanceGroups[{index}].InstanceCount",
+                                                     "the controller group needs at least 1 instance"))
+        validation.raise_if(problems)
+
+    cid = _unique_cluster_id(world)
+    op_id = ids.new_uuid(world.rng)
+    config = {key: copy.deepcopy(value) for key, value in params.items()
+              if key not in ("ClusterName", "InstanceGroups", "NodeProvisioningMode")}
+    cluster = Cluster(cid, name, ids.cluster_arn(region, world.scenario.account_id, cid), region, world.now,
+                      kind, continuous, config)
+    if not continuous:
+        cluster.operation = {"kind": "create", "id": op_id}
+    prov.assign_subnets(world, cluster, list((params.get("VpcConfig") or {}).get("Subnets") or []))
+    world.add_cluster(cluster)
+    world.emit(cluster, "Info", "Cluster", f"Cluster {name} create started successfully", op_id=op_id)
+    for spec in groups:
+        role, partitions = roles[spec["InstanceGroupName"]]
+        _add_group(world, cluster, spec, role, partitions, op_id, creating=True)
+    return {"ClusterArn": cluster.arn}
+
+
+def describe_cluster(world: World, region: str, params: dict) -> dict:
+    validation.check_model("DescribeCluster", params)
+    return views.describe_cluster(world.find_cluster(region, params["ClusterName"]))
+
+
+def list_clusters(world: World, region: str, params: dict) -> dict:
+    validation.check_model("ListClusters", params)
+    after = to_seconds(params["CreationTimeAfter"]) if params.get("CreationTimeAfter") is not None else None
+    before = to_seconds(params["CreationTimeBefore"]) if params.get("CreationTimeBefore") is not None else None
+    clusters = [
+        cluster for cluster in world.clusters_in(region)
+        if (not params.get("NameContains") or params["NameContains"] in cluster.name)
+        and (after is None or cluster.created_at > after)
+        and (before is None or cluster.created_at < before)
+        and (not params.get("TrainingPlanArn") or any(
+            g.spec.get("TrainingPlanArn") == params["TrainingPlanArn"] for g in cluster.groups.values()))
+    ]
+    by_name = params.get("SortBy") == "NAME"
+    keys = [((c.name, c.created_at) if by_name else (c.created_at, c.name)) for c in clusters]
+    order = sorted(range(len(clusters)), key=keys.__getitem__)
+    chosen, token = pagination.page(
+        [clusters[i] for i in order], [keys[i] for i in order],
+        descending=params.get("SortOrder") == "Descending", max_results=params.get("MaxResults"),
+        token=params.get("NextToken"),
+    )
+    response: dict = {"ClusterSummaries": [views.cluster_summary(cluster) for cluster in chosen]}
+    if token:
+        response["NextToken"] = token
+    return response
+
+
+def _writable(cluster: Cluster, operation: str) -> None:
+    if cluster.status == "Deleting":
+        raise ConflictException(f"Cluster {cluster.name} is being deleted; {operation} is not allowed.")
+    if cluster.status == "Failed":
+        raise ConflictException(f"Cluster {cluster.name} is in Failed status; delete it and create it again.")
+    if not cluster.continuous and cluster.status in BUSY:
+        raise ConflictException(f"Cluster {cluster.name} is {cluster.status}; wait for it to be InService before "
+                                f"calling {operation} (or use NodeProvisioningMode Continuous).")
+
+
+IMMUTABLE_ON_UPDATE = {
+    "NodeProvisioningMode": "cannot be unset or changed: Continuous is the only mode UpdateCluster accepts, and a "
+                            "Continuous cluster cannot leave it; omit the field to keep the cluster's mode, or "
+                            "create a new cluster",
+    "VpcConfig": "cannot be changed on an existing cluster; create a new cluster",
+}
+
+
+def update_cluster(world: World, region: str, params: dict) -> dict:
+    problems = [
+        validation.Violation(problem.path, IMMUTABLE_ON_UPDATE[problem.path])
+        if problem.path in IMMUTABLE_ON_UPDATE else problem
+        for problem in servicemodel.violations("UpdateCluster", params)
+    ]
+    validation.raise_if(problems)
+    cluster = world.find_cluster(region, params["ClusterName"])
+    _writable(cluster, "UpdateCluster")
+    if params.get("RestrictedInstanceGroups"):
+        raise ValidationException.field("RestrictedInstanceGroups", "restricted instance groups are not "
+                                        "simulated by the HyperPod simulator")
+    continuous = cluster.continuous or params.get("NodeProvisioningMode") == "Continuous"
+    specs = params.get("InstanceGroups") or []
+    problems = validation.update_rules(cluster, params, continuous)
+    problems += validation.group_rules(specs, continuous=continuous, orchestrator=cluster.orchestrator,
+                                       creating=False)
+    merged = {name: group.spec for name, group in cluster.groups.items() if not group.deleting}
+    for name in params.get("InstanceGroupsToDelete") or []:
+        merged.pop(name, None)
+    merged.update({spec["InstanceGroupName"]: spec for spec in specs})
+    problems += validation.group_limit_rules(len(merged))
+    validation.raise_if(problems)
+    new_specs = [spec for spec in specs if spec["InstanceGroupName"] not in cluster.groups]
+    roles = _update_roles(world, cluster, new_specs, list(merged.values()), continuous)
+
+    op_id = ids.new_uuid(world.rng)
+    world.touch(cluster)
+    if continuous and not cluster.continuous:
+        cluster.continuous = True
+    for key in ("NodeRecovery", "TieredStorageConfig", "ClusterRole", "AutoScaling", "Orchestrator"):
+        if key in params:
+            cluster.config[key] = copy.deepcopy(params[key])
+    if cluster.continuous:
+        _update_continuous(world, cluster, params, specs, roles, op_id)
+    else:
+        _update_all_or_nothing(world, cluster, params, specs, roles, op_id)
+    world.emit(cluster, "Info", "Cluster", f"Cluster {cluster.name} update started successfully", op_id=op_id)
+    return {"ClusterArn": cluster.arn}
+
+
+def _update_roles(world: World, cluster: Cluster, new_specs: list[dict], merged: list[dict],
+                  continuous: bool) -> dict:
+    if cluster.orchestrator == "Eks":
+        return {spec["InstanceGroupName"]: (None, []) for spec in new_specs}
+    if any("SlurmConfig" in spec for spec in merged):
+        roles = {spec["InstanceGroupName"]: (spec["SlurmConfig"]["NodeType"],
+                                             list(spec["SlurmConfig"].get("PartitionNames") or []))
+                 for spec in merged if "SlurmConfig" in spec}
+        validation.raise_if(validation.slurm_topology_rules([role for role, _ in roles.values()]))
+        return roles
+    legacy = validation.legacy_roles(world.scenario, [g.spec for g in cluster.groups.values()] + new_specs)
+    return {spec["InstanceGroupName"]: legacy[spec["InstanceGroupName"]] for spec in new_specs}
+
+
+def _apply_spec(group: InstanceGroup, spec: dict, roles: dict) -> None:
+    """Record configuration changes; nodes launched from now on are built with them.
+
+    A group's Slurm node type never changes, so a spec that leaves SlurmConfig out keeps the old one.
+    """
+    previous = group.spec.get("SlurmConfig")
+    group.spec = copy.deepcopy(spec)
+    if previous is not None and "SlurmConfig" not in group.spec:
+        group.spec["SlurmConfig"] = previous
+    if group.name in roles and roles[group.name][0] is not None:
+        group.partitions = roles[group.name][1]
+
+
+def _update_continuous(world: World, cluster: Cluster, params: dict, specs: list[dict], roles: dict,
+                       op_id: str) -> None:
+    timeout = world.scenario.timing.min_count_timeout_seconds
+    for spec in specs:
+        group = cluster.groups.get(spec["InstanceGroupName"])
+        if group is None:
+            role, partitions = roles[spec["InstanceGroupName"]]
+            _add_group(world, cluster, spec, role, partitions, op_id, creating=False)
+            continue
+        old_min = group.min_count
+        _apply_spec(group, spec, roles)
+        _retarget(world, cluster, group, spec["InstanceCount"], op_id, "Scale-in requested by UpdateCluster")
+        group.min_count = spec.get("MinInstanceCount", old_min if old_min <= group.target else group.target)
+        current = sum(1 for node in cluster.group_nodes(group.name) if node.phase == "running")
+        if group.status in ("Creating", "Updating"):
+            if group.min_count != old_min:  # the timeout restarts with each MinCount update
+                world.schedule_deadline(cluster, group.name, world.now + timeout)
+        elif group.min_count > current:
+            group.status = "Updating"
+            world.schedule_deadline(cluster, group.name, world.now + timeout)
+        else:
+            group.last_good = [group.target, group.min_count]
+        world.emit(cluster, "Info", "InstanceGroup", f"InstanceGroup {group.name} update started successfully in "
+                   f"Cluster {cluster.name}", group=group.name, op_id=op_id,
+                   metadata={"InstanceGroupScaling": {"InstanceCount": current, "TargetCount": group.target,
+                                                      "MinCount": group.min_count}})
+    for name in params.get("InstanceGroupsToDelete") or []:
+        reconcile.delete_group(world, cluster, name)
+
+
+def _retarget(world: World, cluster: Cluster, group: InstanceGroup, target: int, op_id: str, reason: str) -> None:
+    live = [node for node in cluster.group_nodes(group.name) if node.live]
+    if target > len(live):
+        new_nodes(world, cluster, group, target - len(live), op_id)
+    else:
+        for victim in prov.choose_victims(live, len(live) - target):
+            prov.terminate(world, cluster, victim, reason)
+    group.target = target
+
+
+def _update_all_or_nothing(world: World, cluster: Cluster, params: dict, specs: list[dict], roles: dict,
+                           op_id: str) -> None:
+    snapshot = {name: {"spec": copy.deepcopy(g.spec), "target": g.target, "min_count": g.min_count}
+                for name, g in cluster.groups.items()}
+    op = {"kind": "update", "id": op_id, "snapshot": snapshot, "scale_in": {},
+          "delete_groups": list(params.get("InstanceGroupsToDelete") or [])}
+    cluster.operation, cluster.status = op, "Updating"
+    for spec in specs:
+        group = cluster.groups.get(spec["InstanceGroupName"])
+        if group is None:
+            role, partitions = roles[spec["InstanceGroupName"]]
+            _add_group(world, cluster, spec, role, partitions, op_id, creating=False)
+            continue
+        _apply_spec(group, spec, roles)
+        live = [node for node in cluster.group_nodes(group.name) if node.live]
+        if spec["InstanceCount"] > len(live):
+            new_nodes(world, cluster, group, spec["InstanceCount"] - len(live), op_id)
+        elif spec["InstanceCount"] < len(live):
+            op["scale_in"][group.name] = len(live) - spec["InstanceCount"]  # applied once additions succeed
+        group.target, group.status = spec["InstanceCount"], "Updating"
+
+
+def delete_cluster(world: World, region: str, params: dict) -> dict:
+    validation.check_model("DeleteCluster", params)
+    cluster = world.find_cluster(region, params["ClusterName"])
+    if cluster.status == "Deleting":
+        raise ConflictException(f"Cluster {cluster.name} is already being deleted.")
+    cluster.status, cluster.operation = "Deleting", None
+    for group in cluster.groups.values():
+        group.status = "Deleting"
+        world.schedule_retry(cluster, group.name, None)
+        world.schedule_deadline(cluster, group.name, None)
+    for node in list(cluster.nodes.values()):
+        prov.terminate(world, cluster, node, "Cluster is being deleted")
+    world.schedule_cluster(cluster, world.now + world.scenario.timing.terminate_seconds)
+    world.emit(cluster, "Info", "Cluster", f"Cluster {cluster.name} delete started successfully")
+    return {"ClusterArn": cluster.arn}
+
+
+def _operations() -> dict[str, Callable[[World, str, dict], dict]]:
+    from . import node_operations as nodes
+
+    return {
+        "CreateCluster": create_cluster,
+        "DescribeCluster": describe_cluster,
+        "ListClusters": list_clusters,
+        "UpdateCluster": update_cluster,
+        "DeleteCluster": delete_cluster,
+        "ListClusterNodes": nodes.list_cluster_nodes,
+        "DescribeClusterNode": nodes.describe_cluster_node,
+        "BatchAddClusterNodes": nodes.batch_add_cluster_nodes,
+        "BatchDeleteClusterNodes": nodes.batch_delete_cluster_nodes,
+        "ListClusterEvents": nodes.list_cluster_events,
+        "DescribeClusterEvent": nodes.describe_cluster_event,
+    }
+
+
+OPERATIONS = _operations()

@@ -1,0 +1,155 @@
+"""The scenario: everything about the simulated world that is not an API call.
+
+Capacity, fault rates, timing and speed are data so that a test (or `$HYPERPOD_FAKE_SCENARIO`)
+can describe "12 p5 instances now, 4 more after two hours" without touching code. Every field has
+a default, so `{}` is a valid scenario: unlimited capacity, no faults, realistic-ish timing.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Optional
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Timing(_Strict):
+    """Virtual seconds each step takes; the defaults make a Slurm create take ~10 virtual minutes."""
+
+    launch_seconds: float = Field(90, ge=0, description="EC2 launch until the lifecycle script starts")
+    lifecycle_seconds: float = Field(210, ge=0, description="lifecycle script (OnCreate) run time")
+    deep_health_check_seconds: float = Field(1200, ge=0)
+    terminate_seconds: float = Field(60, ge=0, description="ShuttingDown until the node is gone")
+    retry_interval_seconds: float = Field(300, gt=0, description="Continuous mode: async launch retry")
+    min_count_timeout_seconds: float = Field(3 * 3600, gt=0, description="MinCount rollback timeout")
+    client_token_ttl_seconds: float = Field(8 * 3600, gt=0, description="BatchAddClusterNodes ClientToken")
+    jitter_seconds: float = Field(0, ge=0, description="uniform extra launch/lifecycle time, whole seconds")
+    max_launch_attempts: int = Field(3, ge=1, description="all-or-nothing: replacements before failing")
+
+
+class FaultRates(_Strict):
+    """Probabilities per launch; None in an override means "inherit"."""
+
+    launch_failure_rate: Optional[float] = Field(None, ge=0, le=1, description="instance comes up unhealthy")
+    lifecycle_failure_rate: Optional[float] = Field(None, ge=0, le=1, description="lifecycle script fails")
+
+
+class Faults(_Strict):
+    launch_failure_rate: float = Field(0.0, ge=0, le=1)
+    lifecycle_failure_rate: float = Field(0.0, ge=0, le=1)
+    throttle_rate: float = Field(0.0, ge=0, le=1, description="requests answered ThrottlingException")
+    server_error_rate: float = Field(0.0, ge=0, le=1, description="requests answered 500/503")
+    per_group: dict[str, FaultRates] = Field(default_factory=dict)
+    per_instance_type: dict[str, FaultRates] = Field(default_factory=dict)
+
+    def rate(self, kind: str, group: str, instance_type: str | None) -> float:
+        """The most specific rate: per group, then per instance type, then the global one."""
+        for override in (self.per_group.get(group), self.per_instance_type.get(instance_type or "")):
+            value = getattr(override, kind, None) if override else None
+            if value is not None:
+                return value
+        return getattr(self, kind)
+
+
+class CapacityPool(_Strict):
+    """Free instances of a type; `availability_zone` None means one pool shared by every AZ."""
+
+    instance_type: str
+    availability_zone: Optional[str] = None
+    available: int = Field(ge=0)
+
+
+class CapacityChange(_Strict):
+    """At `at`, set a pool's free count (`available`) or grow/shrink it (`add`, e.g. "4 more")."""
+
+    at: float = Field(ge=0, description="virtual seconds after the world was created")
+    instance_type: str
+    availability_zone: Optional[str] = None
+    available: Optional[int] = Field(None, ge=0)
+    add: Optional[int] = None
+
+    @model_validator(mode="after")
+    def _one_of(self) -> "CapacityChange":
+        if (self.available is None) == (self.add is None):
+            raise ValueError("give exactly one of available (new free count) or add (change of the free count)")
+        return self
+
+
+class WorkerGroup(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    instance_group_name: str
+    partition_name: str
+
+
+class ProvisioningParameters(BaseModel):
+    """The legacy `provisioning_parameters.json` a lifecycle S3 prefix holds (other keys allowed)."""
+
+    model_config = ConfigDict(extra="allow")
+    controller_group: Optional[str] = None
+    login_group: Optional[str] = None
+    worker_groups: list[WorkerGroup] = Field(default_factory=list)
+
+
+class SlurmSettings(_Strict):
+    default_partition: Optional[str] = Field("dev", description="partition holding every compute node")
+
+
+class Scenario(_Strict):
+    account_id: str = Field("123456789012", pattern=r"^\d{12}$")
+    speed: float = Field(600, ge=0, description="virtual seconds per real second (persistent worlds)")
+    timing: Timing = Field(default_factory=Timing)
+    availability_zones: Optional[list[str]] = Field(None, description="default: <region>a, b, c")
+    subnets: dict[str, str] = Field(default_factory=dict, description="subnet id -> availability zone")
+    capacity: list[CapacityPool] = Field(default_factory=list)
+    capacity_changes: list[CapacityChange] = Field(default_factory=list)
+    faults: Faults = Field(default_factory=Faults)
+    provisioning_parameters: dict[str, ProvisioningParameters] = Field(default_factory=dict)
+    slurm: SlurmSettings = Field(default_factory=SlurmSettings)
+
+    @field_validator("capacity_changes")
+    @classmethod
+    def _sorted(cls, changes: list[CapacityChange]) -> list[CapacityChange]:
+        return sorted(changes, key=lambda change: change.at)
+
+    def zones(self, region: str) -> list[str]:
+        return list(self.availability_zones or [f"{region}{letter}" for letter in "abc"])
+
+    def provisioning_parameters_for(self, s3_uri: str | None) -> ProvisioningParameters | None:
+        if not s3_uri:
+            return None
+        wanted = s3_uri.rstrip("/")
+        for uri, params in self.provisioning_parameters.items():
+            if uri.rstrip("/") == wanted:
+                return params
+        return None
+
+
+def load_scenario(source: "Scenario | dict[str, Any] | str | Path | None") -> Scenario:
+    """A Scenario from a dict, a YAML/JSON file path, or None (all defaults).
+
+    Errors name the offending key, e.g. `scenario timing.launch_seconds: Input should be ...`.
+    """
+    if source is None:
+        return Scenario()
+    if isinstance(source, Scenario):
+        return source
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        text = path.read_text()
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        data = data or {}
+    else:
+        data = source
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in item['loc'])}: {item['msg']}" for item in error.errors()
+        )
+        raise ValueError(f"invalid simulator scenario: {problems}") from None

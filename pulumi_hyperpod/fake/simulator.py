@@ -1,0 +1,243 @@
+"""`Simulator`: the public face of the HyperPod simulator.
+
+It owns a world (in memory, or in SQLite shared across processes), hands out real boto3 clients
+with its handler on `before-send`, and offers the out-of-band controls tests and the CLI need
+(advance the clock, inject failures and capacity, read slurm.conf/sinfo/billing).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterator, Optional
+
+import boto3
+import botocore.session
+from botocore.configprovider import ConstantProvider
+
+from . import billing as metering
+from . import ids, provisioning as prov, reconcile, slurm, wire
+from .clock import ManualClock, to_datetime, to_seconds
+from .errors import ResourceNotFound
+from .model import Cluster
+from .scenario import Scenario, load_scenario
+from .store import MemoryStore, SqliteStore
+from .world import World
+
+STATE_ENV = "HYPERPOD_FAKE_STATE"
+SCENARIO_ENV = "HYPERPOD_FAKE_SCENARIO"
+DEFAULT_STATE = Path(".hyperpod") / "fake.sqlite"
+
+# Fixed dummy credentials: a simulator client never reads (or could leak) the machine's real ones.
+DUMMY_ACCESS_KEY, DUMMY_SECRET_KEY = "HYPERPODSIMULATOR000", "hyperpod-simulator-dummy-secret"
+
+_client_lock = threading.Lock()
+
+
+@lru_cache(maxsize=1)
+def _boto3_session() -> boto3.session.Session:
+    """One shared session with dummy credentials and no profile or config files from this machine."""
+    session = botocore.session.Session()
+    store = session.get_component("config_store")
+    for name, value in (("profile", None), ("config_file", os.devnull), ("credentials_file", os.devnull)):
+        store.set_config_provider(name, ConstantProvider(value))
+    session.set_credentials(DUMMY_ACCESS_KEY, DUMMY_SECRET_KEY)
+    return boto3.session.Session(botocore_session=session)
+
+
+class Simulator:
+    """A simulated SageMaker HyperPod service.
+
+    `path` None keeps the world in memory (virtual clock moves only with `advance()`); a path
+    keeps it in SQLite, where virtual time runs at the scenario's `speed` × real time.
+    `scenario` is a dict, a YAML/JSON file path, or None (defaults); for an existing SQLite world
+    the scenario stored at its creation is kept.
+    """
+
+    def __init__(self, path: "str | Path | None" = None, seed: int = 0,
+                 scenario: "dict | str | Path | Scenario | None" = None) -> None:
+        self.path = Path(path) if path is not None else None
+        loaded = load_scenario(scenario)
+        if self.path is None:
+            self._store: "MemoryStore | SqliteStore" = MemoryStore(World(loaded, seed, ManualClock()))
+        else:
+            self._store = SqliteStore(self.path, seed, loaded)
+
+    # -- construction ----------------------------------------------------------------------------
+    @staticmethod
+    def default_path() -> Path:
+        return Path(os.environ.get(STATE_ENV) or Path.cwd() / DEFAULT_STATE)
+
+    @classmethod
+    def open_default(cls) -> "Simulator":
+        """The persistent world at $HYPERPOD_FAKE_STATE (default .hyperpod/fake.sqlite here)."""
+        return cls(cls.default_path(), scenario=os.environ.get(SCENARIO_ENV) or None)
+
+    @contextlib.contextmanager
+    def _world(self) -> Iterator[World]:
+        """One transaction on the world, caught up to now first."""
+        with self._store.transaction() as world:
+            reconcile.catch_up(world, max(world.now, world.clock.now()))
+            yield world
+
+    # -- clients -----------------------------------------------------------------------------------
+    def client(self, service: str = "sagemaker", region: Optional[str] = "us-west-2", config: Any = None) -> Any:
+        """A real boto3 client whose requests this simulator answers."""
+        with _client_lock:
+            client = _boto3_session().client(service, region_name=region or "us-west-2", config=config)
+        return self.attach(client)
+
+    def attach(self, client: Any) -> Any:
+        """Answer an existing client's requests (botocore's `before-send`, as moto does)."""
+        model = client.meta.service_model
+        service_id = model.service_id.hyphenize()
+        region = client.meta.region_name
+
+        def handle(request: Any, **_: Any) -> Any:
+            return self._handle(model.service_name, model.protocol, region, request)
+
+        def observe(http_response: Any = None, parsed: Optional[dict] = None, model: Any = None, **_: Any) -> None:
+            if http_response is not None and http_response.status_code < 300 and parsed is not None:
+                wire.notify(model.name, parsed)
+
+        client.meta.events.register(f"before-send.{service_id}", handle, unique_id=f"hyperpod-sim-{id(self)}")
+        client.meta.events.register(f"after-call.{service_id}", observe, unique_id=f"hyperpod-sim-obs-{id(self)}")
+        return client
+
+    def _handle(self, service: str, protocol: str, region: str, request: Any) -> Any:
+        if service not in wire.SERVICES and protocol not in wire.JSON_PROTOCOLS:
+            raise wire.NotSimulatedError(f"The HyperPod simulator does not simulate the {service} service.")
+        operation, params = wire.decode(request)
+        with self._world() as world:
+            self._store.record_call(operation, params)
+            status, payload = wire.dispatch(world, service, operation, region, params)
+            request_id = ids.request_id(world.fault_rng)
+        return wire.encode(request.url, status, payload, request_id)
+
+    # -- time ------------------------------------------------------------------------------------
+    def advance(self, seconds: float):
+        """Move virtual time forward and run everything due by then; returns the new time."""
+        with self._store.transaction() as world:
+            world.clock.advance(seconds)
+            reconcile.catch_up(world, max(world.now, world.clock.now()))
+            return to_datetime(world.now)
+
+    def now(self):
+        with self._world() as world:
+            return to_datetime(world.now)
+
+    # -- calls -------------------------------------------------------------------------------------
+    @property
+    def calls(self) -> list[tuple[str, dict]]:
+        """(operation, request params) of every request received, throttled retries included."""
+        return self._store.calls()
+
+    def reset_calls(self) -> None:
+        self._store.reset_calls()
+
+    @property
+    def scenario(self) -> Scenario:
+        with self._world() as world:
+            return world.scenario
+
+    # -- lookups -----------------------------------------------------------------------------------
+    @staticmethod
+    def _cluster(world: World, name: str, region: Optional[str] = None) -> Cluster:
+        matches = [
+            cluster for cluster in world.clusters.values()
+            if (name in (cluster.name, cluster.arn)) and (region is None or cluster.region == region)
+        ]
+        if len(matches) > 1:
+            raise ValueError(f"cluster {name} exists in several regions ({', '.join(c.region for c in matches)}); "
+                             "pass region=")
+        if not matches:
+            raise ResourceNotFound(f"Cluster {name} not found in the simulator.")
+        return matches[0]
+
+    # -- Slurm -------------------------------------------------------------------------------------
+    def slurm_conf(self, name: str, region: Optional[str] = None) -> str:
+        with self._world() as world:
+            cluster = self._require_slurm(world, name, region)
+            return slurm.render(cluster, world.scenario)
+
+    def edit_slurm_conf(self, name: str, text: str, region: Optional[str] = None) -> None:
+        """A user's manual edit of slurm.conf; HyperPod keeps it and merges its own lines."""
+        with self._world() as world:
+            cluster = self._require_slurm(world, name, region)
+            slurm.edit(cluster, world.scenario, text)
+            world.touch(cluster)
+
+    def sinfo_rows(self, name: str, region: Optional[str] = None) -> list[dict]:
+        with self._world() as world:
+            return slurm.sinfo_rows(self._require_slurm(world, name, region), world.scenario)
+
+    def sinfo(self, name: str, region: Optional[str] = None) -> str:
+        return slurm.sinfo_text(self.sinfo_rows(name, region))
+
+    def _require_slurm(self, world: World, name: str, region: Optional[str]) -> Cluster:
+        cluster = self._cluster(world, name, region)
+        if cluster.orchestrator != "Slurm":
+            raise ValueError(f"cluster {cluster.name} is orchestrated by EKS; it has no slurm.conf or sinfo")
+        return cluster
+
+    # -- metering ----------------------------------------------------------------------------------
+    def billing(self, name: str, since: "Any | None" = None, region: Optional[str] = None) -> dict:
+        """Per-instance billing records and per-group totals (also for a deleted cluster)."""
+        with self._world() as world:
+            try:
+                cluster = self._cluster(world, name, region)
+                cluster_id, arn = cluster.id, cluster.arn
+            except ResourceNotFound:
+                records = [r for r in world.billing.values() if r["cluster_name"] == name]
+                if not records:
+                    raise
+                cluster_id, arn = max(records, key=lambda r: r["start"])["cluster_id"], None
+            records = [record for record in world.billing.values() if record["cluster_id"] == cluster_id]
+            summary = metering.summarize(records, world.now, to_seconds(since) if since is not None else None)
+            return {"cluster_name": name, "cluster_arn": arn, **summary}
+
+    # -- out-of-band controls ----------------------------------------------------------------------
+    def fail_node(self, cluster: str, node_id: str, retryable: bool = True, region: Optional[str] = None) -> None:
+        """Mark a node unhealthy (instance id or logical id); retryable failures get replaced."""
+        with self._world() as world:
+            target = self._cluster(world, cluster, region)
+            node = target.node(node_id)
+            if node is None or not node.launched or not node.live:
+                raise ValueError(f"node {node_id} of cluster {target.name} has no running instance to fail")
+            prov.fail_node(world, target, node, f"Instance {node.instance_id} failed health checks (injected "
+                           f"{'retryable' if retryable else 'non-retryable'} failure).", retryable=retryable)
+            reconcile.reconcile_pending(world)
+
+    def set_capacity(self, instance_type: str, az: Optional[str], available: int) -> None:
+        """Set the free instances of a type in an AZ (None: the pool shared by every AZ)."""
+        with self._world() as world:
+            world.capacity.set(instance_type, az, available)
+
+    def node_build_configs(self, name: str, region: Optional[str] = None) -> list[dict]:
+        """The group configuration each node was built with (None for never-launched nodes)."""
+        with self._world() as world:
+            cluster = self._cluster(world, name, region)
+            return [{"NodeLogicalId": node.logical_id, "InstanceId": node.instance_id,
+                     "InstanceGroupName": node.group, "BuiltWith": node.built_with}
+                    for node in sorted(cluster.nodes.values(), key=lambda n: (n.created_at, n.logical_id))]
+
+    def overview(self) -> dict:
+        """Clusters, statuses and counts for `hyperpod fake show`."""
+        with self._world() as world:
+            clusters = []
+            for cluster in sorted(world.clusters.values(), key=lambda c: (c.created_at, c.name)):
+                grouped = cluster.nodes_by_group()
+                clusters.append({
+                    "name": cluster.name, "region": cluster.region, "arn": cluster.arn, "status": cluster.status,
+                    "orchestrator": cluster.orchestrator,
+                    "mode": "Continuous" if cluster.continuous else "all-or-nothing",
+                    "groups": [{"name": g.name, "status": g.status, "target": g.target, "min": g.min_count,
+                                "current": sum(1 for n in grouped.get(g.name, []) if n.phase == "running")}
+                               for g in cluster.groups.values()],
+                })
+            speed = getattr(world.clock, "speed", None)
+            return {"path": str(self.path) if self.path else None, "virtual_time": to_datetime(world.now),
+                    "speed": speed, "clusters": clusters}

@@ -1,0 +1,273 @@
+"""Where a world lives: in memory, or in SQLite shared by several processes.
+
+SQLite layout: one row per cluster (groups included), one per node, one per event, one per
+billing record, one per received call, and small world-level values in `meta`. Every request is
+one `BEGIN IMMEDIATE` transaction (writers queue on the busy timeout). A process keeps its last
+loaded world and reloads only when `meta.version` shows that another process committed; saving
+writes only rows whose JSON changed in clusters the transaction touched, so paging through a
+2,000-node cluster does not rewrite 2,000 rows per request.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Iterator, Optional
+
+from .clock import AnchoredClock, clock_from_state
+from .model import Cluster
+from .scenario import Scenario
+from .world import World, rng_state, set_rng_state
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS clusters (id TEXT PRIMARY KEY, data TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS nodes (cluster_id TEXT NOT NULL, logical_id TEXT NOT NULL, data TEXT NOT NULL,
+                                  PRIMARY KEY (cluster_id, logical_id));
+CREATE TABLE IF NOT EXISTS events (cluster_id TEXT NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL,
+                                   PRIMARY KEY (cluster_id, seq));
+CREATE TABLE IF NOT EXISTS billing (instance_id TEXT PRIMARY KEY, cluster_id TEXT NOT NULL, data TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS calls (seq INTEGER PRIMARY KEY AUTOINCREMENT, operation TEXT NOT NULL,
+                                  params TEXT NOT NULL);
+"""
+
+
+def _dumps(value) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+def world_meta(world: World) -> dict[str, str]:
+    return {
+        "seed": _dumps(world.seed),
+        "scenario": _dumps(world.scenario.model_dump(mode="json")),
+        "rng": _dumps(rng_state(world.rng)),
+        "fault_rng": _dumps(rng_state(world.fault_rng)),
+        "clock": _dumps(world.clock.state()),
+        "now": _dumps(world.now),
+        "start": _dumps(world.start),
+        "capacity": _dumps(world.capacity.to_row()),
+        "capacity_cursor": _dumps(world.capacity_cursor),
+        "tokens": _dumps(world.tokens),
+    }
+
+
+class MemoryStore:
+    """The in-memory world: no persistence, calls kept in a list."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+        self._calls: list[tuple[str, dict]] = []
+        self.lock = threading.RLock()
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[World]:
+        with self.lock:
+            yield self.world
+            self.world.dirty.clear()
+            self.world.removed.clear()
+            self.world.billing_dirty.clear()
+
+    def record_call(self, operation: str, params: dict) -> None:
+        self._calls.append((operation, params))
+
+    def calls(self) -> list[tuple[str, dict]]:
+        return list(self._calls)
+
+    def reset_calls(self) -> None:
+        self._calls.clear()
+
+
+class SqliteStore:
+    def __init__(self, path: "str | Path", seed: int, scenario: Scenario) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not self.path.exists():
+            fd = os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600)  # the world may hold account ids
+            os.close(fd)
+        os.chmod(self.path, 0o600)
+        self.conn = sqlite3.connect(str(self.path), timeout=30, isolation_level=None, check_same_thread=False)
+        self.conn.execute("PRAGMA busy_timeout = 30000")
+        self.conn.execute("PRAGMA journal_mode = WAL")
+        self.conn.execute("PRAGMA synchronous = NORMAL")
+        self.lock = threading.RLock()
+        self.world: Optional[World] = None
+        self._version = -1
+        self._reset_snapshots()
+        with self.lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in SCHEMA.strip().split(";"):
+                    if statement.strip():
+                        self.conn.execute(statement)
+                if self._meta("seed") is None:
+                    now = time.time()
+                    world = World(scenario, seed, AnchoredClock(now, now, scenario.speed))
+                    self._write_all(world)
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+
+    def _reset_snapshots(self) -> None:
+        self._meta_snap: dict[str, str] = {}
+        self._cluster_snap: dict[str, str] = {}
+        self._node_snap: dict[str, dict[str, str]] = {}
+        self._events_saved: dict[str, int] = {}
+
+    def _meta(self, key: str) -> Optional[str]:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def _db_version(self) -> int:
+        value = self._meta("version")
+        return int(value) if value is not None else 0
+
+    # -- transactions --------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[World]:
+        with self.lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                if self.world is None or self._db_version() != self._version:
+                    self._load()
+                yield self.world
+                self._save(self.world)
+                self.conn.execute("COMMIT")
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                self.world = None  # the in-memory copy may be half-changed: reload next time
+                raise
+
+    def _load(self) -> None:
+        meta = {key: json.loads(value) for key, value in self.conn.execute("SELECT key, value FROM meta")}
+        world = World(Scenario.model_validate(meta["scenario"]), meta["seed"], clock_from_state(meta["clock"]))
+        set_rng_state(world.rng, meta["rng"])
+        set_rng_state(world.fault_rng, meta["fault_rng"])
+        world.now, world.start = meta["now"], meta["start"]
+        world.capacity.pools = meta["capacity"]
+        world.capacity_cursor = meta["capacity_cursor"]
+        world.tokens = meta["tokens"]
+        self._reset_snapshots()
+        nodes: dict[str, list[dict]] = {}
+        for cluster_id, logical_id, data in self.conn.execute("SELECT cluster_id, logical_id, data FROM nodes"):
+            nodes.setdefault(cluster_id, []).append(json.loads(data))
+            self._node_snap.setdefault(cluster_id, {})[logical_id] = data
+        events: dict[str, list[dict]] = {}
+        for cluster_id, data in self.conn.execute("SELECT cluster_id, data FROM events ORDER BY cluster_id, seq"):
+            events.setdefault(cluster_id, []).append(json.loads(data))
+        for cluster_id, data in self.conn.execute("SELECT id, data FROM clusters"):
+            cluster = Cluster.from_rows(json.loads(data), nodes.get(cluster_id, []), events.get(cluster_id, []))
+            world.clusters[cluster_id] = cluster
+            self._cluster_snap[cluster_id] = data
+            self._events_saved[cluster_id] = len(cluster.events)
+        for instance_id, data in self.conn.execute("SELECT instance_id, data FROM billing"):
+            world.billing[instance_id] = json.loads(data)
+        world.rebuild_heap()
+        self._meta_snap = {key: _dumps(value) for key, value in meta.items() if key != "version"}
+        self.world = world
+        self._version = int(meta.get("version", 0))
+
+    def _write_all(self, world: World) -> None:
+        world.dirty.update(world.clusters)
+        world.billing_dirty.update(world.billing)
+        self._save(world)
+        self.world, self._version = None, -1  # next transaction loads it like any other process would
+
+    def _save(self, world: World) -> None:
+        execute = self.conn.execute
+        changed = False
+        for key, value in world_meta(world).items():
+            if self._meta_snap.get(key) != value:
+                execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+                self._meta_snap[key] = value
+                changed = True
+        for cluster_id in sorted(world.removed):
+            for table, column in (("clusters", "id"), ("nodes", "cluster_id"), ("events", "cluster_id")):
+                execute(f"DELETE FROM {table} WHERE {column} = ?", (cluster_id,))
+            self._cluster_snap.pop(cluster_id, None)
+            self._node_snap.pop(cluster_id, None)
+            self._events_saved.pop(cluster_id, None)
+            changed = True
+        for cluster_id in sorted(world.dirty):
+            cluster = world.clusters.get(cluster_id)
+            if cluster is not None:
+                changed |= self._save_cluster(cluster)
+        for instance_id in sorted(world.billing_dirty):
+            record = world.billing[instance_id]
+            execute("INSERT OR REPLACE INTO billing (instance_id, cluster_id, data) VALUES (?, ?, ?)",
+                    (instance_id, record["cluster_id"], _dumps(record)))
+            changed = True
+        world.dirty.clear()
+        world.removed.clear()
+        world.billing_dirty.clear()
+        if changed:
+            self._version = max(self._version, self._db_version()) + 1
+            execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('version', ?)", (str(self._version),))
+
+    def _save_cluster(self, cluster: Cluster) -> bool:
+        execute = self.conn.execute
+        changed = False
+        header = _dumps(cluster.header_row())
+        if self._cluster_snap.get(cluster.id) != header:
+            execute("INSERT OR REPLACE INTO clusters (id, data) VALUES (?, ?)", (cluster.id, header))
+            self._cluster_snap[cluster.id] = header
+            changed = True
+        snap = self._node_snap.setdefault(cluster.id, {})
+        rows = []
+        for logical_id, node in cluster.nodes.items():
+            data = _dumps(node.to_row())
+            if snap.get(logical_id) != data:
+                rows.append((cluster.id, logical_id, data))
+                snap[logical_id] = data
+        if rows:
+            self.conn.executemany("INSERT OR REPLACE INTO nodes (cluster_id, logical_id, data) VALUES (?, ?, ?)", rows)
+            changed = True
+        gone = [logical_id for logical_id in snap if logical_id not in cluster.nodes]
+        if gone:
+            self.conn.executemany("DELETE FROM nodes WHERE cluster_id = ? AND logical_id = ?",
+                                  [(cluster.id, logical_id) for logical_id in gone])
+            for logical_id in gone:
+                del snap[logical_id]
+            changed = True
+        saved = self._events_saved.get(cluster.id, 0)
+        if len(cluster.events) > saved:
+            self.conn.executemany("INSERT OR REPLACE INTO events (cluster_id, seq, data) VALUES (?, ?, ?)",
+                                  [(cluster.id, event["seq"], _dumps(event)) for event in cluster.events[saved:]])
+            self._events_saved[cluster.id] = len(cluster.events)
+            changed = True
+        return changed
+
+    # -- calls ---------------------------------------------------------------------------------
+    def record_call(self, operation: str, params: dict) -> None:
+        self.conn.execute("INSERT INTO calls (operation, params) VALUES (?, ?)", (operation, _dumps(params)))
+
+    def calls(self) -> list[tuple[str, dict]]:
+        with self.lock:
+            rows = self.conn.execute("SELECT operation, params FROM calls ORDER BY seq").fetchall()
+        return [(operation, json.loads(params)) for operation, params in rows]
+
+    def reset_calls(self) -> None:
+        with self.lock:
+            self.conn.execute("DELETE FROM calls")
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def delete_world(path: "str | Path") -> bool:
+    """Remove a SQLite world and its WAL files; True when something was there."""
+    found = False
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        candidate = Path(str(path) + suffix)
+        if candidate.exists():
+            candidate.unlink()
+            found = True
+    return found
+
+
+__all__ = ["MemoryStore", "SqliteStore", "delete_world"]

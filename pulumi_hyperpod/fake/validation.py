@@ -1,0 +1,190 @@
+"""Server-side request validation: botocore's model rules, then the service's cross-field rules.
+
+botocore only checks types and required members client-side; like the real service, the
+simulator checks patterns, ranges and enums (`servicemodel.violations`) and the documented
+cross-field rules, and answers ValidationException naming each field path and rule.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+from .. import servicemodel
+from ..servicemodel import Violation
+from .errors import ValidationException
+from .model import COMPUTE, CONTROLLER, LOGIN, Cluster
+from .scenario import Scenario
+
+
+def check_model(operation: str, params: dict) -> None:
+    problems = servicemodel.violations(operation, params)
+    if problems:
+        raise ValidationException.from_violations(problems)
+
+
+def raise_if(problems: Iterable[Violation]) -> None:
+    problems = list(problems)
+    if problems:
+        raise ValidationException.from_violations(problems)
+
+
+def orchestrator_kind(orchestrator: Optional[dict], path: str = "Orchestrator") -> str:
+    """"Slurm" (also when absent) or "Eks"; exactly one may be given."""
+    if orchestrator is None:
+        return "Slurm"
+    given = [key for key in ("Eks", "Slurm") if orchestrator.get(key) is not None]
+    if len(given) != 1:
+        raise ValidationException.field(path, "must specify exactly one orchestrator configuration: Eks or "
+                                        f"Slurm; got {', '.join(given) or 'none'}")
+    return given[0]
+
+
+def group_rules(
+    groups: list[dict],
+    *,
+    continuous: bool,
+    orchestrator: str,
+    creating: bool,
+    path: str = "InstanceGroups",
+) -> list[Violation]:
+    """Rules for each group of a CreateCluster/UpdateCluster request."""
+    problems: list[Violation] = []
+    seen: set[str] = set()
+    for index, group in enumerate(groups):
+        where = f"{path}[{index}]"
+        name = group.get("InstanceGroupName")
+        if name in seen:
+            problems.append(Violation(f"{where}.InstanceGroupName", f"duplicate instance group name {name!r}; "
+                                      "instance group names must be unique"))
+        seen.add(name)
+        has_type, has_requirements = "InstanceType" in group, "InstanceRequirements" in group
+        if has_type == has_requirements:
+            rule = ("InstanceType and InstanceRequirements are mutually exclusive; set only one" if has_type
+                    else "one of InstanceType or InstanceRequirements is required")
+            problems.append(Violation(where, rule))
+        if has_requirements:
+            types = group["InstanceRequirements"].get("InstanceTypes") or []
+            if len(set(types)) != len(types):
+                problems.append(Violation(f"{where}.InstanceRequirements.InstanceTypes",
+                                          "must not list an instance type twice"))
+        minimum = group.get("MinInstanceCount")
+        if minimum is not None:
+            if not continuous:
+                problems.append(Violation(f"{where}.MinInstanceCount", "is only supported when "
+                                          "NodeProvisioningMode is Continuous"))
+            elif minimum > group.get("InstanceCount", 0):
+                problems.append(Violation(f"{where}.MinInstanceCount", "must be between 0 and InstanceCount "
+                                          f"({group.get('InstanceCount')}) inclusive; got {minimum}"))
+        slurm = group.get("SlurmConfig")
+        if orchestrator == "Eks" and slurm is not None:
+            problems.append(Violation(f"{where}.SlurmConfig", "is only valid for Slurm-orchestrated clusters"))
+        if orchestrator == "Slurm" and continuous and slurm is None:
+            problems.append(Violation(f"{where}.SlurmConfig", "is required on every instance group of a Slurm "
+                                      "cluster in Continuous mode (provisioning_parameters.json is not supported)"))
+    return problems
+
+
+def slurm_topology_rules(node_types: list[str], path: str = "InstanceGroups") -> list[Violation]:
+    """Exactly one Controller group and at most one Login group (SlurmConfig clusters)."""
+    problems = []
+    controllers, logins = node_types.count(CONTROLLER), node_types.count(LOGIN)
+    if controllers != 1:
+        problems.append(Violation(path, f"a Slurm cluster needs exactly one instance group with SlurmConfig "
+                                  f"NodeType Controller; found {controllers}"))
+    if logins > 1:
+        problems.append(Violation(path, f"a Slurm cluster can have at most one instance group with SlurmConfig "
+                                  f"NodeType Login; found {logins}"))
+    return problems
+
+
+def slurm_strategy_rules(orchestrator: Optional[dict], continuous: bool) -> list[Violation]:
+    strategy = ((orchestrator or {}).get("Slurm") or {}).get("SlurmConfigStrategy")
+    if continuous and strategy is not None:
+        return [Violation("Orchestrator.Slurm.SlurmConfigStrategy", "is not supported in Continuous mode "
+                          "(slurm.conf is managed in merge mode); remove it")]
+    return []
+
+
+def group_limit_rules(count: int) -> list[Violation]:
+    maximum = servicemodel.limit("CreateClusterRequest", "InstanceGroups")
+    if count > maximum:
+        return [Violation("InstanceGroups", f"a cluster can have at most {maximum} instance groups; "
+                          f"this request would make {count}")]
+    return []
+
+
+def legacy_roles(scenario: Scenario, groups: list[dict]) -> dict[str, tuple[str, list[str]]]:
+    """Roles for Slurm groups without SlurmConfig, from provisioning_parameters.json (seed 004).
+
+    The scenario maps a lifecycle SourceS3Uri to that file's content; without one, the first
+    group is the controller and every other group is compute in a partition named after it.
+    """
+    params = None
+    for group in groups:
+        params = scenario.provisioning_parameters_for((group.get("LifeCycleConfig") or {}).get("SourceS3Uri"))
+        if params:
+            break
+    names = [group["InstanceGroupName"] for group in groups]
+    if params is None:
+        return {name: (CONTROLLER if i == 0 else COMPUTE, [] if i == 0 else [name]) for i, name in enumerate(names)}
+    roles: dict[str, tuple[str, list[str]]] = {}
+    workers = {worker.instance_group_name: worker.partition_name for worker in params.worker_groups}
+    for name in names:
+        if name == params.controller_group:
+            roles[name] = (CONTROLLER, [])
+        elif name == params.login_group:
+            roles[name] = (LOGIN, [])
+        else:
+            roles[name] = (COMPUTE, [workers.get(name, name)])
+    if params.controller_group not in names:
+        raise ValidationException.field("InstanceGroups", f"provisioning_parameters.json names controller_group "
+                                        f"{params.controller_group!r}, which is not an instance group")
+    return roles
+
+
+def update_rules(cluster: Cluster, params: dict, continuous: bool) -> list[Violation]:
+    """What UpdateCluster cannot change in place."""
+    problems = []
+    if "VpcConfig" in params:
+        problems.append(Violation("VpcConfig", "cannot be changed on an existing cluster; create a new cluster"))
+    orchestrator = params.get("Orchestrator")
+    if orchestrator is not None:
+        kind = orchestrator_kind(orchestrator)
+        if kind != cluster.orchestrator:
+            problems.append(Violation("Orchestrator", f"cannot change the orchestrator from {cluster.orchestrator} "
+                                      f"to {kind} in place; create a new cluster"))
+        elif kind == "Eks":
+            before = (cluster.config.get("Orchestrator") or {}).get("Eks", {}).get("ClusterArn")
+            if orchestrator["Eks"].get("ClusterArn") != before:
+                problems.append(Violation("Orchestrator.Eks.ClusterArn", "cannot be changed in place"))
+    problems += slurm_strategy_rules(orchestrator, continuous)
+    to_delete = params.get("InstanceGroupsToDelete") or []
+    updated = {group["InstanceGroupName"] for group in params.get("InstanceGroups") or []}
+    for index, name in enumerate(to_delete):
+        where = f"InstanceGroupsToDelete[{index}]"
+        group = cluster.groups.get(name)
+        if group is None or group.deleting:
+            problems.append(Violation(where, f"instance group {name!r} does not exist in cluster {cluster.name}"))
+        elif group.role == CONTROLLER:
+            problems.append(Violation(where, f"{name!r} is the controller group of this Slurm cluster and cannot "
+                                      "be deleted"))
+        if name in updated:
+            problems.append(Violation(where, f"{name!r} is also listed in InstanceGroups"))
+    for index, group in enumerate(params.get("InstanceGroups") or []):
+        existing = cluster.groups.get(group["InstanceGroupName"])
+        if existing is None:
+            continue
+        where = f"InstanceGroups[{index}]"
+        if existing.deleting:
+            problems.append(Violation(where, f"instance group {existing.name!r} is being deleted"))
+        if ("InstanceType" in group) != (not existing.flexible) or (
+            "InstanceType" in group and group["InstanceType"] != existing.spec.get("InstanceType")
+        ):
+            problems.append(Violation(f"{where}.InstanceType", f"the instance type of existing group "
+                                      f"{existing.name!r} cannot be changed (was "
+                                      f"{existing.spec.get('InstanceType') or 'InstanceRequirements'})"))
+        before = (existing.spec.get("SlurmConfig") or {}).get("NodeType")
+        after = (group.get("SlurmConfig") or {}).get("NodeType")
+        if before and after and before != after:
+            problems.append(Violation(f"{where}.SlurmConfig.NodeType", f"cannot change from {before} to {after}"))
+    return problems

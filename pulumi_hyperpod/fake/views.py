@@ -1,0 +1,194 @@
+"""World objects → response shapes (moto's `responses.py` serialisation half).
+
+Which request fields echo back in DescribeCluster is read from botocore's model: a group-spec
+member is copied when ClusterInstanceGroupDetails has a member of that name, except the few the
+service reports differently (counts, flexible types, image ids, Kubernetes and patch configs).
+Timestamps stay float epoch seconds; the wire layer sends them as JSON numbers.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from .. import servicemodel
+from . import ids
+from .model import FAILED, RUNNING, Cluster, InstanceGroup, Node
+
+_TRANSLATED = {"InstanceCount", "MinInstanceCount", "InstanceRequirements", "ImageId", "ImageReleaseVersion",
+               "KubernetesConfig", "AutoPatchConfig", "InstanceGroupName"}
+
+
+@lru_cache(maxsize=None)
+def _members(shape_name: str) -> frozenset[str]:
+    return frozenset(servicemodel.shape(shape_name).members)
+
+
+def _copy(source: dict, shape_name: str, skip: set[str] = frozenset()) -> dict:
+    allowed = _members(shape_name)
+    return {key: value for key, value in source.items() if key in allowed and key not in skip
+            and value is not None}
+
+
+def group_counts(nodes: list[Node]) -> dict[str, Any]:
+    running = [node for node in nodes if node.phase == RUNNING]
+    per_type: dict[str, int] = {}
+    for node in running:
+        per_type[node.instance_type] = per_type.get(node.instance_type, 0) + 1
+    settling = any(node.phase not in (RUNNING, FAILED) for node in nodes)
+    return {"current": len(running), "per_type": per_type, "settling": settling}
+
+
+def group_details(cluster: Cluster, group: InstanceGroup, nodes: list[Node]) -> dict:
+    counts = group_counts(nodes)
+    spec = group.spec
+    item: dict[str, Any] = {
+        "CurrentCount": counts["current"],
+        "TargetCount": group.target,
+        "InstanceGroupName": group.name,
+        "Status": group.status,
+    }
+    if cluster.continuous:
+        item["MinCount"] = group.min_count
+    item.update(_copy(spec, "ClusterInstanceGroupDetails", _TRANSLATED))
+    if group.flexible:
+        item["InstanceRequirements"] = {
+            "CurrentInstanceTypes": list(group.current_types or group.instance_types),
+            "DesiredInstanceTypes": group.instance_types,
+        }
+        details = []
+        for instance_type in group.instance_types:
+            detail = {"InstanceType": instance_type, "CurrentCount": counts["per_type"].get(instance_type, 0)}
+            if spec.get("ThreadsPerCore"):
+                detail["ThreadsPerCore"] = spec["ThreadsPerCore"]
+            details.append(detail)
+        item["InstanceTypeDetails"] = details
+    if spec.get("ImageId"):
+        item["CurrentImageId"] = item["DesiredImageId"] = spec["ImageId"]
+    if spec.get("ImageReleaseVersion"):
+        item["CurrentImageReleaseVersion"] = item["DesiredImageReleaseVersion"] = spec["ImageReleaseVersion"]
+    kubernetes = spec.get("KubernetesConfig")
+    if kubernetes:
+        item["KubernetesConfig"] = _kubernetes(kubernetes)
+    patch = spec.get("AutoPatchConfig")
+    if patch:
+        converted = {k: v for k, v in patch.items() if k != "PatchSchedule"}
+        if patch.get("PatchSchedule"):
+            converted["CurrentPatchSchedule"] = converted["DesiredPatchSchedule"] = patch["PatchSchedule"]
+        item["AutoPatchConfig"] = converted
+    if counts["settling"] or counts["current"] != group.target:
+        item["ActiveOperations"] = {"Scaling": 1}
+    return item
+
+
+def _kubernetes(config: dict) -> dict:
+    out = {}
+    if config.get("Labels") is not None:
+        out["CurrentLabels"] = out["DesiredLabels"] = config["Labels"]
+    if config.get("Taints") is not None:
+        out["CurrentTaints"] = out["DesiredTaints"] = config["Taints"]
+    return out
+
+
+def describe_cluster(cluster: Cluster) -> dict:
+    grouped = cluster.nodes_by_group()
+    item: dict[str, Any] = {
+        "ClusterArn": cluster.arn,
+        "ClusterName": cluster.name,
+        "ClusterStatus": cluster.status,
+        "CreationTime": cluster.created_at,
+        "InstanceGroups": [group_details(cluster, g, grouped.get(g.name, [])) for g in cluster.groups.values()],
+    }
+    if cluster.failure_message:
+        item["FailureMessage"] = cluster.failure_message
+    item.update(_copy(cluster.config, "DescribeClusterResponse", {"AutoScaling", "InstanceGroups"}))
+    item["Orchestrator"] = cluster.config.get("Orchestrator") or {"Slurm": {}}
+    item["NodeRecovery"] = cluster.node_recovery
+    if cluster.continuous:
+        item["NodeProvisioningMode"] = "Continuous"
+    scaling = cluster.config.get("AutoScaling")
+    if scaling:
+        item["AutoScaling"] = {**scaling, "Status": "InService"}
+    return item
+
+
+def cluster_summary(cluster: Cluster) -> dict:
+    item = {
+        "ClusterArn": cluster.arn,
+        "ClusterName": cluster.name,
+        "CreationTime": cluster.created_at,
+        "ClusterStatus": cluster.status,
+    }
+    plans = [g.spec["TrainingPlanArn"] for g in cluster.groups.values() if g.spec.get("TrainingPlanArn")]
+    if plans:
+        item["TrainingPlanArns"] = plans
+    return item
+
+
+def _status(node: Node) -> dict:
+    status = {"Status": node.status}
+    if node.message:
+        status["Message"] = node.message
+    return status
+
+
+def _instance_type(cluster: Cluster, node: Node) -> str:
+    if node.instance_type:
+        return node.instance_type
+    group = cluster.groups.get(node.group)
+    if node.want_types:
+        return node.want_types[0]
+    return group.instance_types[0] if group else "ml.m5.large"
+
+
+def node_summary(cluster: Cluster, node: Node) -> dict:
+    item = {
+        "InstanceGroupName": node.group,
+        "InstanceId": node.instance_id or "",
+        "NodeLogicalId": node.logical_id,
+        "InstanceType": _instance_type(cluster, node),
+        "LaunchTime": node.launch_time if node.launch_time is not None else node.created_at,
+        "InstanceStatus": _status(node),
+    }
+    if node.ip:
+        item["PrivateDnsHostname"] = ids.dns_hostname(node.ip, cluster.region)
+    return item
+
+
+def node_details(cluster: Cluster, node: Node) -> dict:
+    group = cluster.groups.get(node.group)
+    spec = group.spec if group else {}
+    built = node.built_with or {key: spec.get(key) for key in ("LifeCycleConfig", "ThreadsPerCore",
+                                                                "InstanceStorageConfigs", "ImageId")}
+    item: dict[str, Any] = {
+        "InstanceGroupName": node.group,
+        "InstanceId": node.instance_id or "",
+        "NodeLogicalId": node.logical_id,
+        "InstanceStatus": _status(node),
+        "InstanceType": _instance_type(cluster, node),
+        "LaunchTime": node.launch_time if node.launch_time is not None else node.created_at,
+        "CapacityType": "OnDemand",
+    }
+    item.update(_copy(built, "ClusterNodeDetails"))
+    if spec.get("OverrideVpcConfig"):
+        item["OverrideVpcConfig"] = spec["OverrideVpcConfig"]
+    if built.get("ImageId"):
+        item["CurrentImageId"] = item["DesiredImageId"] = built["ImageId"]
+    if node.ip:
+        item["PrivatePrimaryIp"] = node.ip
+        item["PrivateDnsHostname"] = ids.dns_hostname(node.ip, cluster.region)
+    if node.az:
+        item["Placement"] = {"AvailabilityZone": node.az, "AvailabilityZoneId": ids.availability_zone_id(node.az)}
+    if spec.get("KubernetesConfig"):
+        item["KubernetesConfig"] = _kubernetes(spec["KubernetesConfig"])
+    if spec.get("NetworkInterface"):
+        item["NetworkInterface"] = spec["NetworkInterface"]
+    return item
+
+
+def listed(node: Node, include_logical: bool) -> bool:
+    """ListClusterNodes shows never-launched nodes only with IncludeNodeLogicalIds=true."""
+    return include_logical or node.launched
+
+
+__all__ = ["describe_cluster", "cluster_summary", "node_summary", "node_details", "listed"]

@@ -1,0 +1,117 @@
+"""The wire: botocore's prepared HTTP request in, `AWSResponse` out (moto's responses.py role).
+
+The simulator sits on a real client's `before-send` event, so botocore serialises the request,
+and parses, raises and retries the answer exactly as it would for AWS. This module only speaks the
+AWS JSON 1.1 protocol (`X-Amz-Target: SageMaker.<Op>`, JSON body, `{"__type", "message"}` errors)
+and injects the scenario's wire faults; the operations themselves never see HTTP.
+
+Adding a simulated service is one module with an `OPERATIONS` table plus one line in `SERVICES`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Optional
+
+from botocore.awsrequest import AWSResponse
+
+from . import reconcile
+from .errors import InternalFailure, ServiceError, ServiceUnavailable, ThrottlingException, UnknownOperation
+from .operations import OPERATIONS as SAGEMAKER_OPERATIONS
+from .world import World
+
+Operation = Callable[[World, str, dict], dict]
+
+# service name (botocore's, e.g. "sagemaker", "service-quotas") -> operation name -> implementation
+SERVICES: dict[str, dict[str, Operation]] = {"sagemaker": SAGEMAKER_OPERATIONS}
+
+# Called with (operation, parsed response) after every successful call of a simulator client;
+# the conformance tests use it to validate every response against botocore's output shapes.
+OBSERVERS: list[Callable[[str, dict], None]] = []
+
+JSON_PROTOCOLS = ("json", "rest-json")
+
+
+class NotSimulatedError(RuntimeError):
+    """A service the simulator does not answer, whose protocol cannot carry a JSON error."""
+
+
+class _RawBody:
+    """What AWSResponse.content reads: a `stream()` of the body bytes."""
+
+    def __init__(self, body: bytes) -> None:
+        self._body = body
+
+    def stream(self, **_: Any):
+        yield self._body
+
+    def read(self, *_: Any, **__: Any) -> bytes:
+        return self._body
+
+
+def decode(request: Any) -> tuple[str, dict]:
+    """(operation name, params) of a botocore AWSPreparedRequest using the JSON protocol."""
+    target = request.headers.get("X-Amz-Target") or b""
+    if isinstance(target, bytes):
+        target = target.decode()
+    operation = target.rpartition(".")[2]
+    body = request.body or b"{}"
+    if hasattr(body, "read"):
+        body = body.read()
+    if isinstance(body, bytes):
+        body = body.decode() or "{}"
+    return operation, json.loads(body)
+
+
+def encode(url: str, status: int, payload: dict, request_id: str) -> AWSResponse:
+    body = json.dumps(payload, separators=(",", ":")).encode()
+    headers = {
+        "x-amzn-RequestId": request_id,
+        "Content-Type": "application/x-amz-json-1.1",
+        "Content-Length": str(len(body)),
+    }
+    return AWSResponse(url, status, headers, _RawBody(body))
+
+
+def error_payload(error: ServiceError) -> dict:
+    return {"__type": error.code, "message": error.message}
+
+
+def _fault(world: World) -> Optional[ServiceError]:
+    faults, rng = world.scenario.faults, world.fault_rng
+    if faults.throttle_rate and rng.random() < faults.throttle_rate:
+        return ThrottlingException("Rate exceeded")
+    if faults.server_error_rate and rng.random() < faults.server_error_rate:
+        if rng.random() < 0.5:
+            return InternalFailure("We encountered an internal error. Please try again.")
+        return ServiceUnavailable("Service is temporarily unavailable. Please try again.")
+    return None
+
+
+def dispatch(world: World, service: str, operation: str, region: str, params: dict) -> tuple[int, dict]:
+    """Run one request against the world (already caught up to now): (HTTP status, JSON payload)."""
+    try:
+        operations = SERVICES.get(service)
+        if operations is None:
+            raise UnknownOperation(f"The HyperPod simulator does not simulate the {service} service "
+                                   f"(operation {operation}); simulated services: {', '.join(SERVICES)}.")
+        handler = operations.get(operation)
+        if handler is None:
+            raise UnknownOperation(f"{operation} is not simulated by the HyperPod simulator; simulated "
+                                   f"{service} operations: {', '.join(operations)}.")
+        fault = _fault(world)
+        if fault is not None:
+            raise fault
+        result = handler(world, region, params)
+        reconcile.reconcile_pending(world)
+        return 200, result
+    except ServiceError as error:
+        reconcile.reconcile_pending(world)
+        return error.status, error_payload(error)
+
+
+def notify(operation: str, parsed: dict) -> None:
+    if OBSERVERS:
+        body = {key: value for key, value in parsed.items() if key != "ResponseMetadata"}
+        for observer in list(OBSERVERS):
+            observer(operation, body)

@@ -1,0 +1,223 @@
+"""The world: every cluster, the clock, capacity, billing, the RNG and the timer queue.
+
+No HTTP here (moto's `models.py` role). Time-driven behaviour is a heap of timers; a timer is
+valid only while the object's own due field still equals it, so rescheduling or deleting simply
+leaves a stale entry behind. The heap is an index, rebuilt from the objects after loading, which
+is why the store never persists it.
+"""
+
+from __future__ import annotations
+
+import heapq
+import random
+from typing import Any, Callable, Optional
+
+from . import ids
+from .capacity import CapacityPools
+from .clock import AnchoredClock, ManualClock
+from .errors import ResourceNotFound
+from .model import Cluster, Node
+from .scenario import Scenario
+
+# Timer kinds
+NODE, RETRY, DEADLINE, CAPACITY, CLUSTER = "node", "retry", "deadline", "capacity", "cluster"
+
+
+def rng_state(rng: random.Random) -> list:
+    version, internal, gauss = rng.getstate()
+    return [version, list(internal), gauss]
+
+
+def set_rng_state(rng: random.Random, state: list) -> None:
+    rng.setstate((state[0], tuple(state[1]), state[2]))
+
+
+class World:
+    def __init__(self, scenario: Scenario, seed: int, clock: "ManualClock | AnchoredClock") -> None:
+        self.scenario = scenario
+        self.seed = seed
+        self.rng = random.Random(seed)
+        # Wire faults draw from their own stream (also derived from the seed), so a throttled
+        # retry does not shift the ids and outcomes of the provisioning that follows.
+        self.fault_rng = random.Random(f"{seed}:wire")
+        self.clock = clock
+        self.now: float = clock.now()
+        self.start: float = self.now
+        self.clusters: dict[str, Cluster] = {}
+        self.capacity = CapacityPools.from_scenario(scenario)
+        self.capacity_cursor = 0
+        self.tokens: dict[str, dict] = {}
+        self.billing: dict[str, dict] = {}
+        self.heap: list[tuple] = []
+        self.dirty: set[str] = set()  # cluster ids whose rows must be saved
+        self.to_reconcile: set[str] = set()
+        self.removed: set[str] = set()  # cluster ids deleted since the last save
+        self.billing_dirty: set[str] = set()  # billing records (instance ids) changed since the last save
+        # Transient (never persisted): a revision per cluster, bumped by touch(), keys read caches
+        # such as ListClusterNodes' sorted listing so paging a 10k-node cluster is not O(N) per page.
+        self.revisions: dict[str, int] = {}
+        self.cache: dict[tuple, tuple[int, Any]] = {}
+        self.schedule_capacity_change()
+
+    # -- timers --------------------------------------------------------------------------------
+    def push(self, kind: str, cluster_id: str, ref: Any, due: float) -> None:
+        """Timers due at the same instant run in (kind, cluster, ref) order, never in push order, so a
+        process that rebuilt its heap from the database makes the same RNG draws as one that did not."""
+        heapq.heappush(self.heap, (due, kind, cluster_id, ref))
+
+    def schedule_node(self, cluster: Cluster, node: Node, due: Optional[float]) -> None:
+        node.due = due
+        if due is not None:
+            self.push(NODE, cluster.id, node.logical_id, due)
+
+    def schedule_retry(self, cluster: Cluster, group_name: str, due: Optional[float]) -> None:
+        cluster.groups[group_name].retry_at = due
+        if due is not None:
+            self.push(RETRY, cluster.id, group_name, due)
+
+    def schedule_deadline(self, cluster: Cluster, group_name: str, due: Optional[float]) -> None:
+        cluster.groups[group_name].min_deadline = due
+        if due is not None:
+            self.push(DEADLINE, cluster.id, group_name, due)
+
+    def schedule_cluster(self, cluster: Cluster, due: Optional[float]) -> None:
+        cluster.due = due
+        if due is not None:
+            self.push(CLUSTER, cluster.id, "", due)
+
+    def schedule_capacity_change(self) -> None:
+        changes = self.scenario.capacity_changes
+        if self.capacity_cursor < len(changes):
+            change = changes[self.capacity_cursor]
+            self.push(CAPACITY, "", str(self.capacity_cursor), self.start + change.at)
+
+    def rebuild_heap(self) -> None:
+        self.heap = []
+        for cluster in self.clusters.values():
+            if cluster.due is not None:
+                self.push(CLUSTER, cluster.id, "", cluster.due)
+            for node in cluster.nodes.values():
+                if node.due is not None:
+                    self.push(NODE, cluster.id, node.logical_id, node.due)
+            for group in cluster.groups.values():
+                if group.retry_at is not None:
+                    self.push(RETRY, cluster.id, group.name, group.retry_at)
+                if group.min_deadline is not None:
+                    self.push(DEADLINE, cluster.id, group.name, group.min_deadline)
+        self.schedule_capacity_change()
+
+    def is_current(self, entry: tuple) -> bool:
+        due, kind, cluster_id, ref = entry
+        if kind == CAPACITY:
+            return int(ref) == self.capacity_cursor
+        cluster = self.clusters.get(cluster_id)
+        if cluster is None:
+            return False
+        if kind == CLUSTER:
+            return cluster.due == due
+        if kind == NODE:
+            node = cluster.nodes.get(ref)
+            return node is not None and node.due == due
+        group = cluster.groups.get(ref)
+        if group is None:
+            return False
+        return (group.retry_at if kind == RETRY else group.min_deadline) == due
+
+    # -- clusters ------------------------------------------------------------------------------
+    def touch(self, cluster: Cluster) -> None:
+        """Mark a cluster changed: saved at commit, re-evaluated by the reconciler."""
+        self.dirty.add(cluster.id)
+        self.to_reconcile.add(cluster.id)
+        self.revisions[cluster.id] = self.revisions.get(cluster.id, 0) + 1
+
+    def cached(self, cluster: Cluster, key: tuple, compute: Callable[[], Any]) -> Any:
+        """`compute()` memoised until the cluster is next touched."""
+        revision = self.revisions.get(cluster.id, 0)
+        hit = self.cache.get((cluster.id,) + key)
+        if hit is not None and hit[0] == revision:
+            return hit[1]
+        if len(self.cache) > 64:
+            self.cache.clear()
+        value = compute()
+        self.cache[(cluster.id,) + key] = (revision, value)
+        return value
+
+    def add_cluster(self, cluster: Cluster) -> None:
+        self.clusters[cluster.id] = cluster
+        self.touch(cluster)
+
+    def remove_cluster(self, cluster: Cluster) -> None:
+        self.clusters.pop(cluster.id, None)
+        self.removed.add(cluster.id)
+        self.dirty.discard(cluster.id)
+        self.to_reconcile.discard(cluster.id)
+
+    def find_cluster(self, region: str, name_or_arn: str) -> Cluster:
+        """By name or ARN, in the caller's region; ResourceNotFound names what was asked for."""
+        if name_or_arn.startswith("arn:"):
+            cid = name_or_arn.rsplit("/", 1)[-1]
+            cluster = self.clusters.get(cid)
+            if cluster is not None and cluster.arn == name_or_arn and cluster.region == region:
+                return cluster
+        else:
+            for cluster in self.clusters.values():
+                if cluster.name == name_or_arn and cluster.region == region:
+                    return cluster
+        raise ResourceNotFound(f"Cluster {name_or_arn} not found in {region}.")
+
+    def clusters_in(self, region: str) -> list[Cluster]:
+        return [cluster for cluster in self.clusters.values() if cluster.region == region]
+
+    # -- events and billing ----------------------------------------------------------------------
+    def emit(
+        self,
+        cluster: Cluster,
+        level: str,
+        resource_type: str,
+        description: str,
+        *,
+        group: Optional[str] = None,
+        node: Optional[Node] = None,
+        op_id: Optional[str] = None,
+        metadata: Optional[dict] = None,
+    ) -> None:
+        """Record a cluster event. The service keeps events for Continuous clusters only."""
+        if not cluster.continuous:
+            return
+        cluster.event_seq += 1
+        event = {
+            "seq": cluster.event_seq,
+            "EventId": ids.new_uuid(self.rng),
+            "InstanceGroupName": group or (node.group if node else None),
+            "InstanceId": node.instance_id if node is not None and node.instance_id else None,
+            "ResourceType": resource_type,
+            "EventTime": self.now,
+            "Description": description,
+            "EventLevel": level,
+            "OperationId": op_id or (node.op_id if node is not None else None),
+            "Metadata": metadata or {},
+        }
+        cluster.events.append(event)
+        self.dirty.add(cluster.id)
+
+    def open_billing(self, cluster: Cluster, node: Node) -> None:
+        self.billing[node.instance_id] = {
+            "instance_id": node.instance_id,
+            "cluster_id": cluster.id,
+            "cluster_name": cluster.name,
+            "node_logical_id": node.logical_id,
+            "instance_group": node.group,
+            "instance_type": node.instance_type,
+            "availability_zone": node.az,
+            "start": self.now,
+            "end": None,
+        }
+        node.billing_open = True
+        self.billing_dirty.add(node.instance_id)
+
+    def close_billing(self, node: Node) -> None:
+        record = self.billing.get(node.instance_id or "")
+        if record is not None and record["end"] is None:
+            record["end"] = self.now
+            self.billing_dirty.add(record["instance_id"])
+        node.billing_open = False

@@ -1,0 +1,88 @@
+"""Fixtures for the simulator's tests.
+
+Every successful response a simulator client receives in this session is validated on the spot
+against botocore's output shape for its operation (`CONFORMANCE`); `test_sim_zz_conformance.py`
+asserts on the tally at the end of the run.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import pytest  # noqa: E402
+
+from pulumi_hyperpod import servicemodel  # noqa: E402
+from pulumi_hyperpod.client import connect  # noqa: E402
+from pulumi_hyperpod.fake import Simulator, wire  # noqa: E402
+
+
+class ConformanceTally:
+    """Counts checked responses per operation and keeps every violation found."""
+
+    def __init__(self) -> None:
+        self.by_operation: dict[str, int] = {}
+        self.failures: list[tuple[str, str]] = []
+
+    def __call__(self, operation: str, body: dict) -> None:
+        problems = servicemodel.violations(servicemodel.output_shape(operation), body, check_required=True)
+        self.by_operation[operation] = self.by_operation.get(operation, 0) + 1
+        self.failures.extend((operation, str(problem)) for problem in problems)
+
+    @property
+    def total(self) -> int:
+        return sum(self.by_operation.values())
+
+
+CONFORMANCE = ConformanceTally()
+wire.OBSERVERS.append(CONFORMANCE)
+
+
+@pytest.fixture
+def conformance() -> ConformanceTally:
+    return CONFORMANCE
+
+
+@pytest.fixture
+def sim() -> Simulator:
+    return Simulator(seed=7)
+
+
+@pytest.fixture
+def client(sim: Simulator):
+    """The production path: pulumi_hyperpod.client.connect with the simulator behind it."""
+    return connect(backend="fake", simulator=sim, region="us-west-2")
+
+
+@pytest.fixture
+def make_sim():
+    """Simulator factory for scenario tests: make_sim(scenario, seed=...) -> (sim, client)."""
+
+    def factory(scenario: dict | None = None, seed: int = 7, region: str = "us-west-2"):
+        simulator = Simulator(seed=seed, scenario=scenario)
+        return simulator, connect(backend="fake", simulator=simulator, region=region)
+
+    return factory
+
+
+@pytest.fixture
+def retry_sleeps(monkeypatch) -> list[float]:
+    """botocore's retry backoff sleeps, recorded instead of slept (the retries themselves are real)."""
+    import botocore.endpoint
+
+    sleeps: list[float] = []
+
+    class _Time:
+        sleep = staticmethod(sleeps.append)
+
+        def __getattr__(self, name):
+            import time
+
+            return getattr(time, name)
+
+    monkeypatch.setattr(botocore.endpoint, "time", _Time())
+    return sleeps

@@ -1,0 +1,75 @@
+"""Conformance: every response the simulator returned in this session validates against botocore's
+output shape for its operation (named `zz` so it runs after the other scenario files).
+
+The observer in conftest.py checks each successful response as it is received; this file adds a
+scenario that exercises every simulated operation and the rarely used request fields that
+DescribeCluster echoes back, then asserts on the whole tally.
+"""
+
+from __future__ import annotations
+
+from pulumi_hyperpod.fake.operations import OPERATIONS
+from sim_helpers import EKS_ARN, eks_request, events_of, group, nodes_of, seed000_request, slurm_group
+
+
+def _everything(make_sim) -> None:
+    sim, client = make_sim({"capacity": [{"instance_type": "ml.p5.48xlarge", "available": 2}]})
+    rich = group(
+        "rich", 2, "ml.g5.xlarge", ThreadsPerCore=1, ImageId="ami-0123456789abcdef0",
+        InstanceStorageConfigs=[{"EbsVolumeConfig": {"VolumeSizeInGB": 100}}],
+        OnStartDeepHealthChecks=["InstanceStress", "InstanceConnectivity"],
+        OverrideVpcConfig={"SecurityGroupIds": ["sg-87654321"], "Subnets": ["subnet-other1"]},
+        KubernetesConfig={"Labels": {"team": "ml"}, "Taints": [{"Key": "gpu", "Value": "true", "Effect": "NoSchedule"}]},
+        ScheduledUpdateConfig={"ScheduleExpression": "cron(0 3 ? * SUN *)"},
+        AutoPatchConfig={"PatchingStrategy": "WhenIdle"},
+        TrainingPlanArn="arn:aws:sagemaker:us-west-2:111122223333:training-plan/plan-abcdefghijklmnop",
+        NetworkInterface={"InterfaceType": "efa"}, CapacityRequirements={"OnDemand": {}},
+        MinInstanceCount=1,
+    )
+    flexible = group("flex", 3, InstanceRequirements={"InstanceTypes": ["ml.p5.48xlarge", "ml.p4d.24xlarge"]})
+    request = eks_request("every-op", [rich, flexible])
+    request.update(Tags=[{"Key": "team", "Value": "ml"}], NodeRecovery="Automatic",
+                   TieredStorageConfig={"Mode": "Enable", "InstanceMemoryAllocationPercentage": 20},
+                   ClusterRole="arn:aws:iam::111122223333:role/autoscaler",
+                   AutoScaling={"Mode": "Enable", "AutoScalerType": "Karpenter"})
+    client.create_cluster(**request)
+    client.create_cluster(**seed000_request("slurm-too", workers=3))
+    pending = nodes_of(client, "every-op", include_logical=True)
+    client.describe_cluster_node(ClusterName="every-op", NodeLogicalId=pending[0]["NodeLogicalId"])
+    client.describe_cluster(ClusterName="every-op")
+    sim.advance(1600)
+    client.describe_cluster(ClusterName="every-op")
+    client.list_clusters(SortBy="NAME")
+    launched = nodes_of(client, "every-op")
+    client.describe_cluster_node(ClusterName="every-op", NodeId=launched[0]["InstanceId"])
+    client.update_cluster(ClusterName="every-op", InstanceGroups=[
+        {**flexible, "InstanceCount": 4, "InstanceRequirements": {"InstanceTypes": ["ml.p4d.24xlarge"]}},
+        group("added", 1, MinInstanceCount=1)])
+    client.batch_add_cluster_nodes(ClusterName="every-op", ClientToken="t-1", NodesToAdd=[
+        {"InstanceGroupName": "flex", "IncrementTargetCountBy": 1, "InstanceTypes": ["ml.p4d.24xlarge"],
+         "AvailabilityZones": ["us-west-2a"]},
+        {"InstanceGroupName": "ghost", "IncrementTargetCountBy": 1}])
+    waiting = [n for n in nodes_of(client, "every-op", include_logical=True) if n["InstanceId"] == ""]
+    client.batch_delete_cluster_nodes(ClusterName="every-op", NodeIds=[launched[-1]["InstanceId"], "i-0000000000000dead"],
+                                      NodeLogicalIds=[n["NodeLogicalId"] for n in waiting[:1]] + ["ghost-node"])
+    events = events_of(client, "every-op")
+    for event in events[:: max(1, len(events) // 10)]:
+        client.describe_cluster_event(ClusterName="every-op", EventId=event["EventId"])
+    sim.advance(600)
+    client.update_cluster(ClusterName="slurm-too", InstanceGroups=[
+        slurm_group("worker-gpu-a", "Compute", 1, "ml.p5.48xlarge", ["gpu-training"])],
+        Orchestrator={"Slurm": {}})
+    client.delete_cluster(ClusterName="every-op")
+    client.describe_cluster(ClusterName="every-op")
+    client.list_cluster_nodes(ClusterName="every-op", IncludeNodeLogicalIds=True)
+    assert EKS_ARN in str(client.describe_cluster(ClusterName="every-op")["Orchestrator"])
+
+
+def test_every_simulator_response_matches_botocores_output_shapes(make_sim, conformance):
+    _everything(make_sim)
+    covered = sorted(conformance.by_operation)
+    print(f"\nconformance: {conformance.total} responses across {len(covered)} operations checked against "
+          f"botocore's output shapes: " + ", ".join(f"{op}={conformance.by_operation[op]}" for op in covered))
+    assert conformance.total > 0
+    assert set(OPERATIONS) <= set(covered), f"not exercised: {sorted(set(OPERATIONS) - set(covered))}"
+    assert conformance.failures == [], "\n".join(f"{op}: {problem}" for op, problem in conformance.failures[:20])
