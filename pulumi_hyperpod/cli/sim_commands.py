@@ -10,17 +10,14 @@ paginator; cost from pulumi_hyperpod.cost: metering on the simulator, estimated 
 from __future__ import annotations
 
 import datetime as dt
-import functools
-import json
-import sys
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import click
-from botocore.exceptions import BotoCoreError, ClientError
 from rich.console import Console
 from rich.table import Table
 
 from ..client import connect
+from .common import client_from, emit_json, handle_errors
 from ..cost import cost_report
 from ..fake.simulator import Simulator
 from ..fake.store import delete_world
@@ -40,30 +37,7 @@ def _options(ctx: click.Context) -> dict:
 
 
 def _client(ctx: click.Context) -> Any:
-    options = _options(ctx)
-    return connect(backend=options["backend"], region=options["region"], profile=options["profile"])
-
-
-def _emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, sort_keys=True, default=str))
-
-
-def _errors(command: Callable) -> Callable:
-    """A problem the user can act on is one line on stderr and exit code 1, not a traceback."""
-
-    @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return command(*args, **kwargs)
-        except ClientError as error:
-            detail = error.response.get("Error", {})
-            message = f"{error.operation_name}: {detail.get('Code')}: {detail.get('Message')}"
-        except (BotoCoreError, LookupError, ValueError, OSError) as error:
-            message = str(error)
-        _console(stderr=True).print(f"[red]error:[/red] {message}", markup=True, highlight=False)
-        sys.exit(1)
-
-    return wrapper
+    return client_from(ctx) if ctx.obj else connect()
 
 
 def _when(value: Any) -> str:
@@ -92,7 +66,7 @@ def fake() -> None:
 
 @fake.command("reset")
 @click.option("--yes", "-y", is_flag=True, help="Really delete the simulated world.")
-@_errors
+@handle_errors
 def reset(yes: bool) -> None:
     """Delete the simulated world (clusters, nodes, events, billing, recorded calls)."""
     path = Simulator.default_path()
@@ -106,12 +80,12 @@ def reset(yes: bool) -> None:
 
 @fake.command("show")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-@_errors
+@handle_errors
 def show(as_json: bool) -> None:
     """Clusters, statuses and counts of the simulated world, and its virtual time."""
     overview = Simulator.open_default().overview()
     if as_json:
-        return _emit_json(overview)
+        return emit_json(overview)
     speed = f"{overview['speed']:g}x real time" if overview["speed"] is not None else "manual"
     _console().print(f"world: {overview['path']}   virtual time: {_when(overview['virtual_time'])} UTC   speed: {speed}")
     table = Table("cluster", "region", "status", "mode", "orchestrator", "groups (current/target, min)")
@@ -132,7 +106,7 @@ def show(as_json: bool) -> None:
 @click.option("--limit", type=click.IntRange(min=1), default=100, show_default=True, help="The most recent N events.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_context
-@_errors
+@handle_errors
 def events(ctx: click.Context, name: str, group: Optional[str], node: Optional[str], resource_type: Optional[str],
            limit: int, as_json: bool) -> None:
     """Cluster events (Continuous-mode clusters), oldest first, via the ListClusterEvents paginator."""
@@ -144,7 +118,7 @@ def events(ctx: click.Context, name: str, group: Optional[str], node: Optional[s
     items = [event for page in paginator.paginate(**query, PaginationConfig={"MaxItems": limit})
              for event in page.get("Events", [])][::-1]
     if as_json:
-        return _emit_json(items)
+        return emit_json(items)
     table = Table("time (UTC)", "level", "resource", "group", "instance", "description")
     colours = {"Error": "red", "Warn": "yellow"}
     for event in items:
@@ -161,7 +135,7 @@ def events(ctx: click.Context, name: str, group: Optional[str], node: Optional[s
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option("--plain", is_flag=True, help="Print exactly like Slurm's sinfo.")
 @click.pass_context
-@_errors
+@handle_errors
 def sinfo(ctx: click.Context, name: str, as_json: bool, plain: bool) -> None:
     """Slurm partitions and nodes as `sinfo` shows them (simulator only)."""
     options = _options(ctx)
@@ -171,7 +145,7 @@ def sinfo(ctx: click.Context, name: str, as_json: bool, plain: bool) -> None:
     sim = Simulator.open_default()
     rows = sim.sinfo_rows(name, options["region"])
     if as_json:
-        return _emit_json(rows)
+        return emit_json(rows)
     if plain:
         return click.echo(sim.sinfo(name, options["region"]), nl=False)
     table = Table("PARTITION", "AVAIL", "TIMELIMIT", "NODES", "STATE", "NODELIST")
@@ -187,7 +161,7 @@ def sinfo(ctx: click.Context, name: str, as_json: bool, plain: bool) -> None:
 @click.option("--since", help="Only usage after this ISO 8601 time.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_context
-@_errors
+@handle_errors
 def cost(ctx: click.Context, name: str, since: Optional[str], as_json: bool) -> None:
     """Instance-hours and money per instance group and per instance.
 
@@ -201,7 +175,7 @@ def cost(ctx: click.Context, name: str, since: Optional[str], as_json: bool) -> 
     source = Simulator.open_default() if options["backend"] == "fake" else _client(ctx)
     report = cost_report(source, name, since=start, region=options["region"])
     if as_json:
-        return _emit_json(report.to_dict())
+        return emit_json(report.to_dict())
     _console().print(report.render())
 
 

@@ -21,11 +21,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping
 
-from .. import servicemodel
 from ..servicemodel import api_limits
 from ..cost.estimate import with_cost
 from ..observe import ClusterState, GroupState

@@ -119,6 +119,6 @@ def test_cost_on_aws_is_estimated_from_launch_times(sim, client, monkeypatch):
     assert report["groups"]["a"]["instances"] == 2
     assert report["groups"]["a"]["instance_hours"] == pytest.approx(2 * (2 + 300 / 3600))
     assert report["total_instance_hours"] == pytest.approx(3 * (2 + 300 / 3600))
-    monkeypatch.setattr(sim_commands, "connect", lambda **_: client)
+    monkeypatch.setattr("pulumi_hyperpod.cli.common.connect", lambda **_: client)
     result = run("--backend", "aws", "cost", "est", "--json")
     assert json.loads(result.output)["source"] == "estimated from ListClusterNodes LaunchTime and ListClusterEvents"
