@@ -14,6 +14,7 @@ from ..apply import ApplyError, PlanRefused, WAIT_POLICIES, apply as run_apply
 from ..client import BACKENDS, default_poll_seconds
 from ..observe import ClusterState, observe
 from ..plan import Plan, plan as make_plan, plan_renderable
+from ..preflight import preflight, skipped
 from ..spec import ClusterSpec
 from .common import EXIT_ERROR, EXIT_REFUSED, client_from, emit_json, err, handle_errors, load_policy, out
 
@@ -40,6 +41,19 @@ def _policy_options(command):
     return click.option("--protect", multiple=True, metavar="NODE_ID", help="Never remove this node (repeatable).")(command)
 
 
+def _preflight_option(command):
+    return click.option("--no-preflight", is_flag=True,
+                        help="Skip the preflight checks (service quotas, lifecycle consistency of a scale-out).")(command)
+
+
+def _checked(ctx: click.Context, the_plan: Plan, spec: ClusterSpec, observed: ClusterState | None, policy, client,
+             no_preflight: bool) -> Plan:
+    """The plan with its preflight section: read from the account, unless asked not to."""
+    if no_preflight:
+        return skipped(the_plan, "--no-preflight: service quotas and node build configurations were not read")
+    return preflight(the_plan, spec, observed, sagemaker=client, quotas=client_from(ctx, "service-quotas"), policy=policy)
+
+
 def _show_plan(the_plan: Plan, as_json: bool) -> None:
     if as_json:
         click.echo(the_plan.to_json())
@@ -47,11 +61,8 @@ def _show_plan(the_plan: Plan, as_json: bool) -> None:
         out.print(plan_renderable(the_plan))
 
 
-def _observed(ctx: click.Context, name: str, snapshot: str | None) -> ClusterState | None:
-    if snapshot:
-        data = json.loads(Path(snapshot).read_text(encoding="utf-8"))
-        return ClusterState.from_snapshot(data)
-    return observe(client_from(ctx), name)
+def _snapshot(path: str) -> ClusterState:
+    return ClusterState.from_snapshot(json.loads(Path(path).read_text(encoding="utf-8")))
 
 
 @main.command("plan")
@@ -61,13 +72,21 @@ def _observed(ctx: click.Context, name: str, snapshot: str | None) -> ClusterSta
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable plan (format hyperpod-plan/1).")
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Also save the plan as JSON.")
 @_policy_options
+@_preflight_option
 @click.pass_context
 @handle_errors
-def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, protect):
-    """Show what apply would do. Exit 2 when a guard refuses the plan."""
+def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, protect, no_preflight):
+    """Show what apply would do, with the preflight checks. Exit 2 when a guard refuses the plan."""
     spec = ClusterSpec.from_file(spec_file)
     policy = load_policy(policy_file, protect)
-    the_plan = make_plan(spec, _observed(ctx, spec.name, snapshot), policy)
+    if snapshot:
+        the_plan = skipped(make_plan(spec, _snapshot(snapshot), policy),
+                           "planned offline from a snapshot (--observed): no API call, so service quotas and node "
+                           "build configurations were not read")
+    else:
+        client = client_from(ctx)
+        observed = observe(client, spec.name)
+        the_plan = _checked(ctx, make_plan(spec, observed, policy), spec, observed, policy, client, no_preflight)
     _show_plan(the_plan, as_json)
     if out_file:
         Path(out_file).write_text(the_plan.to_json(), encoding="utf-8")
@@ -83,14 +102,16 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
 @click.option("--timeout", type=float, default=1800.0, show_default=True, help="Seconds to wait at most.")
 @click.option("--json", "as_json", is_flag=True, help="Print the plan and the result as JSON.")
 @_policy_options
+@_preflight_option
 @click.pass_context
 @handle_errors
-def apply_command(ctx, spec_file, yes, wait_policy, timeout, as_json, policy_file, protect):
-    """Plan, confirm, and apply the spec; then wait as --wait says."""
+def apply_command(ctx, spec_file, yes, wait_policy, timeout, as_json, policy_file, protect, no_preflight):
+    """Plan, check (preflight), confirm, and apply the spec; then wait as --wait says."""
     spec = ClusterSpec.from_file(spec_file)
     policy = load_policy(policy_file, protect)
     client = client_from(ctx)
-    the_plan = make_plan(spec, observe(client, spec.name), policy)
+    observed = observe(client, spec.name)
+    the_plan = _checked(ctx, make_plan(spec, observed, policy), spec, observed, policy, client, no_preflight)
     if not as_json:
         _show_plan(the_plan, False)
     if the_plan.refused:

@@ -96,6 +96,20 @@ class ProvisioningParameters(BaseModel):
     worker_groups: list[WorkerGroup] = Field(default_factory=list)
 
 
+class QuotaValue(_Strict):
+    """An applied Service Quotas value (service `sagemaker`), named by its name or its code."""
+
+    quota_name: Optional[str] = Field(None, description='e.g. "ml.p5.48xlarge for cluster usage"')
+    quota_code: Optional[str] = Field(None, pattern=r"^L-[0-9A-F]{8}$")
+    value: float = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _named(self) -> "QuotaValue":
+        if (self.quota_name is None) == (self.quota_code is None):
+            raise ValueError("give exactly one of quota_name or quota_code")
+        return self
+
+
 class SlurmSettings(_Strict):
     default_partition: Optional[str] = Field("dev", description="partition holding every compute node")
 
@@ -111,6 +125,8 @@ class Scenario(_Strict):
     faults: Faults = Field(default_factory=Faults)
     provisioning_parameters: dict[str, ProvisioningParameters] = Field(default_factory=dict)
     slurm: SlurmSettings = Field(default_factory=SlurmSettings)
+    quotas: list[QuotaValue] = Field(default_factory=list, description="applied Service Quotas values")
+    quotas_access_denied: bool = Field(False, description="Service Quotas answers AccessDeniedException")
 
     @field_validator("capacity_changes")
     @classmethod

@@ -101,7 +101,7 @@ class Simulator:
 
         def observe(http_response: Any = None, parsed: Optional[dict] = None, model: Any = None, **_: Any) -> None:
             if http_response is not None and http_response.status_code < 300 and parsed is not None:
-                wire.notify(model.name, parsed)
+                wire.notify(model.name, parsed, model.service_model.service_name)
 
         client.meta.events.register(f"before-send.{service_id}", handle, unique_id=f"hyperpod-sim-{id(self)}")
         client.meta.events.register(f"after-call.{service_id}", observe, unique_id=f"hyperpod-sim-obs-{id(self)}")

@@ -18,16 +18,17 @@ from botocore.awsrequest import AWSResponse
 from . import reconcile
 from .errors import InternalFailure, ServiceError, ServiceUnavailable, ThrottlingException, UnknownOperation
 from .operations import OPERATIONS as SAGEMAKER_OPERATIONS
+from .quotas import OPERATIONS as QUOTA_OPERATIONS
 from .world import World
 
 Operation = Callable[[World, str, dict], dict]
 
 # service name (botocore's, e.g. "sagemaker", "service-quotas") -> operation name -> implementation
-SERVICES: dict[str, dict[str, Operation]] = {"sagemaker": SAGEMAKER_OPERATIONS}
+SERVICES: dict[str, dict[str, Operation]] = {"sagemaker": SAGEMAKER_OPERATIONS, "service-quotas": QUOTA_OPERATIONS}
 
-# Called with (operation, parsed response) after every successful call of a simulator client;
-# the conformance tests use it to validate every response against botocore's output shapes.
-OBSERVERS: list[Callable[[str, dict], None]] = []
+# Called with (operation, parsed response, service) after every successful call of a simulator
+# client; the conformance tests use it to validate every response against botocore's output shapes.
+OBSERVERS: list[Callable[[str, dict, str], None]] = []
 
 JSON_PROTOCOLS = ("json", "rest-json")
 
@@ -110,8 +111,8 @@ def dispatch(world: World, service: str, operation: str, region: str, params: di
         return error.status, error_payload(error)
 
 
-def notify(operation: str, parsed: dict) -> None:
+def notify(operation: str, parsed: dict, service: str = "sagemaker") -> None:
     if OBSERVERS:
         body = {key: value for key, value in parsed.items() if key != "ResponseMetadata"}
         for observer in list(OBSERVERS):
-            observer(operation, body)
+            observer(operation, body, service)

@@ -27,11 +27,12 @@ from pulumi.dynamic import (
 from ..apply import ApplyError, PlanRefused, Progress, apply, wait
 from ..observe import ClusterState, observe
 from ..plan import Plan, plan, plan_text
+from ..preflight import preflight
 from . import changes, props
 from .console import say
 from .settings import Defaults, Location, Settings
 from .unknowns import unknown_paths
-from .worlds import Clock, open_backend
+from .worlds import Clock, open_backend, open_quotas
 
 
 class ProviderError(Exception):
@@ -132,7 +133,8 @@ class ClusterProvider(ResourceProvider):
         if observed is None:
             say(f"cluster {name} no longer exists in {location} (deleted outside Pulumi): it will be created again", name)
             return Plan(cluster_name=name, action="create", replacements=("the cluster no longer exists",))
-        result = plan(props.spec_of(news), observed, settings.policy)
+        spec = props.spec_of(news)
+        result = self._preflight(plan(spec, observed, settings.policy), spec, settings, observed, client, location)
         if inputs_changed or not result.empty:
             say(plan_text(result), name)
         return result
@@ -161,8 +163,10 @@ class ClusterProvider(ResourceProvider):
             )
         if observed is not None:
             say(f"adopting {observed.arn} ({observed.status})", spec.name)
-        result = plan(spec, observed, settings.policy)
-        if observed is not None:
+        result = self._preflight(plan(spec, observed, settings.policy), spec, settings, observed, client, location)
+        if observed is None:
+            say("\n".join(result.extras["preflight"]["lines"]), spec.name)  # check's creation plan had no preflight
+        else:
             say(plan_text(result), spec.name)  # check showed a creation plan; this is the real one
             if result.replacements:
                 raise ProviderError(
@@ -199,7 +203,7 @@ class ClusterProvider(ResourceProvider):
                 f"cluster {spec.name} no longer exists in {location} (deleted outside Pulumi?). "
                 "Run `pulumi refresh`, then `pulumi up` creates it again."
             )
-        result = plan(spec, observed, settings.policy)
+        result = self._preflight(plan(spec, observed, settings.policy), spec, settings, observed, client, location)
         if result.replacements:
             raise ProviderError(
                 f"cluster {spec.name} cannot change in place ({'; '.join(result.replacements)}); "
@@ -303,6 +307,12 @@ class ClusterProvider(ResourceProvider):
         self._apply(client, clock, deletion, settings, deadline)
 
     # ---- helpers -------------------------------------------------------------------------
+    def _preflight(self, the_plan: Plan, spec, settings: Settings, observed: ClusterState | None, client, location: Location) -> Plan:
+        """Quotas and lifecycle consistency, read before anything is applied: a quota refusal
+        stops create/update (apply refuses a refused plan) with the numbers."""
+        return preflight(the_plan, spec, observed, sagemaker=client, quotas=open_quotas(location, self.simulator),
+                         policy=settings.policy)
+
     def _locate(self, bag: dict[str, Any]) -> Location:
         return Settings.from_inputs(bag).locate(self.defaults)
 

@@ -70,6 +70,12 @@ def open_backend(location: Location, simulator: str | None = None) -> tuple[Any,
     return client, Clock()
 
 
+def open_quotas(location: Location, simulator: str | None = None) -> Any:
+    """A service-quotas client for the location (preflight), built like the sagemaker one."""
+    world = registered(simulator) if location.backend == "fake" and simulator is not None else None
+    return connect(location.backend, location.region, location.profile, simulator=world, service="service-quotas")
+
+
 def _virtual_now(world: Any) -> Callable[[], float]:
     """The simulator's virtual time, in seconds (it reports a datetime)."""
     return lambda: world.now().timestamp()

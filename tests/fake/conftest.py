@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import botocore.session  # noqa: E402
 import pytest  # noqa: E402
 
 from pulumi_hyperpod import servicemodel  # noqa: E402
@@ -28,8 +29,13 @@ class ConformanceTally:
         self.by_operation: dict[str, int] = {}
         self.failures: list[tuple[str, str]] = []
 
-    def __call__(self, operation: str, body: dict) -> None:
-        problems = servicemodel.violations(servicemodel.output_shape(operation), body, check_required=True)
+    def __call__(self, operation: str, body: dict, service: str = "sagemaker") -> None:
+        if service == servicemodel.SERVICE:
+            shape = servicemodel.output_shape(operation)
+        else:  # another simulated service (service-quotas): its own botocore model
+            shape = botocore.session.get_session().get_service_model(service).operation_model(operation).output_shape
+            operation = f"{service}:{operation}"
+        problems = servicemodel.violations(shape, body, check_required=True)
         self.by_operation[operation] = self.by_operation.get(operation, 0) + 1
         self.failures.extend((operation, str(problem)) for problem in problems)
 

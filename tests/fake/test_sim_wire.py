@@ -54,8 +54,8 @@ def test_unsimulated_operation_and_services_answer_clearly(sim):
     assert error.value.response["Error"]["Code"] == "UnknownOperationException"
     assert "ListTrainingJobs is not simulated" in error.value.response["Error"]["Message"]
     with pytest.raises(ClientError) as error:
-        sim.client(service="service-quotas").list_services()
-    assert "does not simulate the service-quotas service" in error.value.response["Error"]["Message"]
+        sim.client(service="logs").describe_log_groups()
+    assert "does not simulate the logs service" in error.value.response["Error"]["Message"]
     with pytest.raises(NotSimulatedError, match="does not simulate the ec2 service"):
         sim.client(service="ec2").describe_instances()
 
