@@ -281,4 +281,21 @@ class _Run:
                 self.result.outcome = "unreachable"
                 self.result.failures.append(str(error))
         self.result.state = None if deleted else observe(self.client, self.name)
+        self._check_targets()
         return self.result
+
+    def _check_targets(self) -> None:
+        """Never a silent success: an all-or-nothing update the service rolled back (no capacity,
+        failing lifecycle scripts) ends InService at the old counts, which every waiter accepts."""
+        state = self.result.state
+        if state is None or not self.plan.steps or self.plan.action == "delete" or self.result.failures:
+            return  # (failures already say the run fell short)
+        for change in self.plan.groups:
+            if change.action not in ("create", "grow", "shrink") or change.target_after is None:
+                continue
+            have = state.group(change.group)
+            if have is not None and have.target_count != change.target_after:
+                self.result.failures.append(
+                    f"{change.group}: TargetCount is {have.target_count}, the plan asked for {change.target_after} "
+                    f"(the service did not keep the change; cluster {state.status}"
+                    f"{': ' + state.failure_message if state.failure_message else ''})")

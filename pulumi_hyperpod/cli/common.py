@@ -19,7 +19,7 @@ from ..spec import SpecError, parse_document
 EXIT_OK, EXIT_ERROR, EXIT_REFUSED = 0, 1, 2
 
 out = Console(soft_wrap=False)
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True)  # never split a field path or a message across lines
 
 
 def client_from(ctx: click.Context, service: str = "sagemaker") -> Any:
@@ -63,7 +63,7 @@ def handle_errors(command: Callable) -> Callable:
             err.print(f"[red]error:[/red] {error.operation_name}: {detail.get('Code')}: {detail.get('Message')}", markup=True, highlight=False)
         except BotoCoreError as error:
             err.print(f"[red]error:[/red] {error}", markup=True, highlight=False)
-        except (OSError, ValueError) as error:
+        except (OSError, ValueError, LookupError) as error:
             err.print(f"[red]error:[/red] {error}", markup=True, highlight=False)
         sys.exit(EXIT_ERROR)
 

@@ -7,7 +7,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from .. import servicemodel
-from .state import ClusterState
+from .state import GONE, ClusterState
 
 NOT_FOUND_CODES = frozenset({"ResourceNotFound", "ResourceNotFoundException"})
 
@@ -20,14 +20,38 @@ def is_not_found(error: ClientError) -> bool:
 
 
 def observe(client: Any, name: str) -> ClusterState | None:
-    """DescribeCluster plus every page of ListClusterNodes; None when there is no such cluster."""
-    try:
-        describe = client.describe_cluster(ClusterName=name)
-    except ClientError as error:
-        if is_not_found(error):
-            return None
-        raise
-    return ClusterState.from_api(describe, list_nodes(client, name))
+    """DescribeCluster plus every page of ListClusterNodes; None when there is no such cluster.
+
+    The two reads are not one snapshot: a scale-out by someone else landing between them shows
+    its new nodes under the old TargetCount, and a plan made from that would add them a second
+    time. So a group listing more live nodes than its TargetCount is checked with a second
+    DescribeCluster, and read again when the counts moved (a consistent state costs nothing extra).
+    """
+    for _ in range(3):
+        try:
+            describe = client.describe_cluster(ClusterName=name)
+        except ClientError as error:
+            if is_not_found(error):
+                return None
+            raise
+        state = ClusterState.from_api(describe, list_nodes(client, name))
+        if not _more_nodes_than_targets(state):
+            return state
+        try:
+            again = client.describe_cluster(ClusterName=name)
+        except ClientError:
+            return state
+        if _targets(again) == _targets(describe):
+            return state
+    return state
+
+
+def _targets(describe: dict[str, Any]) -> list[tuple[Any, Any]]:
+    return sorted((g.get("InstanceGroupName"), g.get("TargetCount")) for g in describe.get("InstanceGroups") or [])
+
+
+def _more_nodes_than_targets(state: ClusterState) -> bool:
+    return any(sum(1 for n in state.nodes_of(g.name) if n.status not in GONE) > g.target_count for g in state.groups)
 
 
 def list_nodes(client: Any, name: str) -> list[dict[str, Any]]:

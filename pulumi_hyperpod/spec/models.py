@@ -205,21 +205,63 @@ class ClusterSpec(_Model):
         return {key: value for key, value in request.items() if key in members}
 
 
+class _DuplicateKey(Exception):
+    pass
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            raise _DuplicateKey(key)
+        data[key] = value
+    return data
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """safe_load, except that a key given twice in one mapping is an error, not "the last wins"."""
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        if isinstance(node, yaml.MappingNode):
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                try:
+                    duplicate = key in seen
+                    seen.add(key)
+                except TypeError:  # an unhashable key: the base class reports it
+                    continue
+                if duplicate and key != "<<":
+                    raise yaml.constructor.ConstructorError(None, None, f"the key {key!r} appears twice in one mapping",
+                                                            key_node.start_mark)
+        return super().construct_mapping(node, deep)
+
+
 def parse_document(text: str, suffix: str = "") -> Any:
-    """JSON or YAML text to data; YAML is a superset of JSON, so it is the fallback for both."""
+    """JSON or YAML text to data; YAML is a superset of JSON, so it is the fallback for both.
+
+    A key given twice in one object is refused (both parsers would silently keep the last one), and
+    so is nesting too deep to parse (a RecursionError otherwise).
+    """
     if not text.strip():
         raise SpecError([servicemodel.Violation("", "the file is empty")])
     if suffix.lower() == ".json":
         try:
-            return json.loads(text)
+            return json.loads(text, object_pairs_hook=_no_duplicate_keys)
         except json.JSONDecodeError as error:
             raise SpecError([servicemodel.Violation("", f"not valid JSON: {error.msg} at line {error.lineno} column {error.colno}")]) from None
+        except _DuplicateKey as error:
+            raise SpecError([servicemodel.Violation("", f"not valid JSON: the key {error.args[0]!r} appears twice in one object")]) from None
+        except RecursionError:
+            raise SpecError([servicemodel.Violation("", "not valid JSON: nested too deeply")]) from None
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader: no Python tags
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
         raise SpecError([servicemodel.Violation("", f"not valid YAML or JSON{where}: {getattr(error, 'problem', error)}")]) from None
+    except RecursionError:
+        raise SpecError([servicemodel.Violation("", "not valid YAML or JSON: nested too deeply")]) from None
 
 
 def _unique(problems: list[servicemodel.Violation]) -> list[servicemodel.Violation]:

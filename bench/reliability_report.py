@@ -1,0 +1,111 @@
+"""Reliability figures: the fault loop over a fixed seed set, and the bad-input corpus.
+
+    .venv/bin/python bench/reliability_report.py [--scenarios 200] [--seed 2026]
+
+Prints: scenarios run, faults injected, converged, unreachable-reported, nodes lost (must be 0),
+unplanned deletions (must be 0), invariant violations, bad inputs rejected / total. Exits 1 when a
+must-be-zero figure is not zero.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.reliability.faultloop import check, random_params, run  # noqa: E402
+
+
+def fault_loop(scenarios: int, seed: int) -> dict:
+    rng = random.Random(seed)
+    figures = {"scenarios run": 0, "faults injected": 0, "fault kinds": {}, "busy retries (Conflict/BatchAdd)": 0,
+               "BatchAdd requests / distinct tokens": [0, 0], "converged": 0, "converged, capacity pending (reported)": 0,
+               "unreachable-reported": 0, "nodes lost": 0, "unplanned deletions": 0, "controller deletions": 0,
+               "invariant violations": 0}
+    violations = []
+    for index in range(scenarios):
+        params = random_params(rng, seed + index)
+        out = run(params)
+        figures["scenarios run"] += 1
+        figures["faults injected"] += params.faults
+        for kind, on in (("throttling", params.throttle_rate), ("server errors", params.server_error_rate),
+                         ("lifecycle failures", params.lifecycle_failure_rate),
+                         ("capacity shortage", params.capacity is not None), ("concurrent update", params.conflict)):
+            if on:
+                figures["fault kinds"][kind] = figures["fault kinds"].get(kind, 0) + 1
+        figures["busy retries (Conflict/BatchAdd)"] += out.retries
+        figures["BatchAdd requests / distinct tokens"][0] += out.add_requests
+        figures["BatchAdd requests / distinct tokens"][1] += out.add_tokens
+        if out.converged and not out.capacity_pending:
+            figures["converged"] += 1
+        elif out.converged:
+            figures["converged, capacity pending (reported)"] += 1
+        elif out.reported:
+            figures["unreachable-reported"] += 1
+        figures["nodes lost"] += len(out.lost)
+        figures["unplanned deletions"] += max(len(out.unplanned) - out.rechosen, 0)
+        figures["controller deletions"] += len(set(out.deleted) & out.controller_ids)
+        try:
+            check(out)
+        except AssertionError as error:
+            figures["invariant violations"] += 1
+            violations.append(str(error)[:300])
+    return {"figures": figures, "violations": violations}
+
+
+def bad_inputs() -> tuple[int, int]:
+    from click.testing import CliRunner
+
+    from pulumi_hyperpod.cli import main
+    from pulumi_hyperpod.fake import Simulator
+
+    corpus = ROOT / "tests" / "badinput"
+    expected = json.loads((corpus / "expected.json").read_text())
+    with tempfile.TemporaryDirectory() as tmp:
+        state = Path(tmp) / "fake.sqlite"
+        sim = Simulator(state)
+        rejected = 0
+        for name, (path, rule) in sorted(expected.items()):
+            result = CliRunner().invoke(main, ["--backend", "fake", "plan", "-f", str(corpus / "corpus" / name)],
+                                        env={"HYPERPOD_FAKE_STATE": str(state)})
+            text = result.output
+            named = any(path in line and rule.lower() in line.lower() for line in text.splitlines())
+            if result.exit_code == 1 and named and "Traceback" not in text:
+                rejected += 1
+        assert sim.calls == [], "a bad input reached the simulator"
+    return rejected, len(expected)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scenarios", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=2026)
+    args = parser.parse_args()
+    started = time.monotonic()
+    loop = fault_loop(args.scenarios, args.seed)
+    rejected, total = bad_inputs()
+    f = loop["figures"]
+    width = 42
+    print(f"reliability report (seed {args.seed}, {time.monotonic() - started:.1f}s)")
+    for key, value in f.items():
+        if key == "fault kinds":
+            value = ", ".join(f"{k} {v}" for k, v in sorted(value.items()))
+        elif isinstance(value, list):
+            value = " / ".join(map(str, value))
+        print(f"  {key:<{width}} {value}")
+    print(f"  {'bad inputs rejected / total':<{width}} {rejected} / {total}")
+    for violation in loop["violations"][:10]:
+        print(f"  violation: {violation}")
+    bad = f["nodes lost"] or f["unplanned deletions"] or f["controller deletions"] or f["invariant violations"] or rejected != total
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

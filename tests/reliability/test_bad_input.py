@@ -1,0 +1,101 @@
+"""The bad-input corpus (tests/badinput/): every file is rejected with a message naming the field
+and the rule, with zero API calls — through the CLI (plan and apply) and through the provider."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from pulumi.runtime import rpc
+
+from pulumi_hyperpod.cli import main
+from pulumi_hyperpod.fake import Simulator
+from pulumi_hyperpod.provider import ClusterProvider, register_simulator, unregister_simulator
+from pulumi_hyperpod.provider.resource import ClusterArgs, build_spec
+from pulumi_hyperpod.spec import SpecError, parse_document
+
+BADINPUT = Path(__file__).resolve().parents[1] / "badinput"
+EXPECTED: dict[str, list[str]] = json.loads((BADINPUT / "expected.json").read_text())
+FILES = sorted(EXPECTED)
+
+
+def test_corpus_is_complete():
+    on_disk = sorted(p.name for p in (BADINPUT / "corpus").iterdir())
+    assert on_disk == FILES, "re-run tests/badinput/make_corpus.py"
+    assert len(FILES) >= 200
+    assert {Path(f).suffix for f in FILES} == {".json", ".yaml"}
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    state = tmp_path_factory.mktemp("badinput") / "fake.sqlite"
+    sim = Simulator(state)
+    mp = pytest.MonkeyPatch()
+    mp.setenv("HYPERPOD_FAKE_STATE", str(state))
+    yield sim
+    mp.undo()
+    assert sim.calls == [], "a bad input reached the (simulated) service"
+
+
+def mentions(text: str, path: str, rule: str) -> bool:
+    return any(path in line and rule.lower() in line.lower() for line in text.splitlines())
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_cli_rejects_with_field_and_rule(world, name):
+    path, rule = EXPECTED[name]
+    spec = str(BADINPUT / "corpus" / name)
+    runner = CliRunner()
+    for args in (["plan", "-f", spec], ["apply", "-f", spec, "--yes"], ["plan", "-f", spec, "--json"]):
+        result = runner.invoke(main, ["--backend", "fake", *args])
+        output = result.output + (result.stderr if result.stderr_bytes is not None else "")
+        assert result.exit_code == 1, (args, result.exit_code, output)
+        assert "Traceback" not in output, output
+        assert result.exception is None or isinstance(result.exception, SystemExit), output
+        assert mentions(output, path, rule), (path, rule, output)
+    assert world.calls == []
+
+
+def _wire(props: dict) -> dict:
+    async def encode():
+        return await rpc.serialize_properties(props, {})
+
+    loop = asyncio.new_event_loop()
+    try:
+        return rpc.deserialize_properties(loop.run_until_complete(encode()), True)
+    finally:
+        loop.close()
+
+
+@pytest.fixture(scope="module")
+def provider():
+    sim = Simulator(seed=1)
+    register_simulator("badinput-world", sim)
+    yield ClusterProvider(simulator="badinput-world")
+    unregister_simulator("badinput-world")
+    assert sim.calls == []
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_provider_rejects_with_field_and_rule(provider, name):
+    path, rule = EXPECTED[name]
+    file = BADINPUT / "corpus" / name
+    try:
+        data = parse_document(file.read_bytes().decode("utf-8"), file.suffix)
+    except (SpecError, UnicodeDecodeError) as error:
+        # not a document at all: the program's spec_file= fails before the engine sees a property
+        with pytest.raises(SpecError) as raised:
+            build_spec(ClusterArgs(spec_file=str(file)))
+        assert mentions(str(raised.value), path, rule), str(raised.value)
+        return
+    result = provider.check({}, _wire({"spec": data, "backend": "fake"}))
+    failures = [(f.property, f.reason) for f in result.failures]
+    assert failures, f"{name} passed check"
+    if not isinstance(data, dict):  # `spec=None` is a missing spec, `spec=42` not an object
+        assert failures[0][0] == "spec" and ("object" in failures[0][1] or "required" in failures[0][1]), failures
+        return
+    assert any(path in prop and rule.lower() in f"{prop}: {reason}".lower() for prop, reason in failures), failures
+    assert all(prop == "spec" or prop.startswith("spec.") for prop, _ in failures), failures

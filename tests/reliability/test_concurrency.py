@@ -1,0 +1,162 @@
+"""Two `hyperpod apply` processes on one cluster at the same time (one SQLite world).
+
+Continuous mode: both are accepted and the cluster converges — the same scale-out planned twice
+against the same cluster is one scale-out (same ClientToken), never two. All-or-nothing: the second
+gets ConflictException while the first's UpdateCluster runs, waits for InService and retries (or
+fails with a clear message). Either way the world stays readable and consistent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pulumi_hyperpod import ClusterSpec, Policy, apply, connect, observe, plan
+from pulumi_hyperpod.fake import Simulator
+from pulumi_hyperpod.observe.state import GONE
+
+from .test_crash_resume import NAME, SCENARIO, spec_dict
+
+ROOT = Path(__file__).resolve().parents[2]
+HYPERPOD = [sys.executable, "-c", "from pulumi_hyperpod.cli import main; main()"]
+# the crash driver pauses after planning, before its first call: both processes have observed the
+# same cluster and planned the same change before either sends it — the overlap the CLI leaves to luck
+OVERLAPPING = [sys.executable, "-m", "tests.reliability.crash_driver"]
+
+
+def _world(tmp_path: Path, continuous: bool) -> tuple[Path, Path]:
+    path = tmp_path / "fake.sqlite"
+    sim = Simulator(path, seed=11, scenario=SCENARIO)
+    client = connect(backend="fake", simulator=sim)
+    result = apply(client, plan(ClusterSpec.from_dict(spec_dict(continuous, 2, 1)), None, Policy()),
+                   wait="Target", timeout=120, poll_seconds=0.05)
+    assert result.ok, result.failures
+    spec_file = tmp_path / "desired.json"
+    spec_file.write_text(json.dumps(spec_dict(continuous, 6, 3)))
+    return path, spec_file
+
+
+def _both(path: Path, spec_file: Path, tmp_path: Path, runner: str = "cli") -> list[subprocess.CompletedProcess]:
+    env = {**os.environ, "HYPERPOD_FAKE_STATE": str(path), "HYPERPOD_POLL_SECONDS": "0.05", "COLUMNS": "200",
+           "PYTHONPATH": str(ROOT)}
+    if runner == "cli":
+        args = [*HYPERPOD, "--backend", "fake", "apply", "-f", str(spec_file), "--yes", "--wait", "Target", "--timeout", "60"]
+    else:
+        args = [*OVERLAPPING, str(spec_file), "1.0", "0"]
+    procs = [subprocess.Popen(args, cwd=ROOT if runner != "cli" else tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    results = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        results.append(subprocess.CompletedProcess(proc.args, proc.returncode, out, err))
+    return results
+
+
+def _assert_world_consistent(path: Path, spec_file: Path) -> None:
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    sim = Simulator(path)
+    client = connect(backend="fake", simulator=sim)
+    state = observe(client, NAME)
+    for group in ClusterSpec.from_file(spec_file).to_api()["InstanceGroups"]:
+        have = state.group(group["InstanceGroupName"])
+        live = [n for n in state.nodes_of(have.name) if n.status not in GONE]
+        assert have.target_count == have.current_count == len(live) == group["InstanceCount"], have
+    assert plan(ClusterSpec.from_file(spec_file), state, Policy()).empty
+    assert sim.overview()["clusters"][0]["status"] == "InService"
+
+
+@pytest.mark.parametrize("runner", ["cli", "overlapping"])
+@pytest.mark.parametrize("continuous", [True, False], ids=["continuous", "all-or-nothing"])
+def test_two_applies_at_once(tmp_path, continuous, runner):
+    path, spec_file = _world(tmp_path, continuous)
+    start = len(Simulator(path).calls)
+    results = _both(path, spec_file, tmp_path, runner)
+    for result in results:
+        assert "Traceback" not in result.stdout + result.stderr, result.stderr
+    codes = sorted(r.returncode for r in results)
+    if continuous:
+        assert codes == [0, 0], [r.stderr for r in results]
+    else:
+        # the second waited and retried (exit 0), or said clearly why not (exit 1)
+        assert codes[0] == 0 and codes[1] in (0, 1), [r.stderr for r in results]
+        for result in results:
+            if result.returncode == 1:
+                text = result.stdout + result.stderr
+                assert "error" in text and "re-run" in text, text
+    _assert_world_consistent(path, spec_file)
+    calls = Simulator(path).calls[start:]
+    # a scale-out asked twice is applied once: every BatchAdd beyond the first reuses its token
+    tokens = {r["ClientToken"] for op, r in calls if op == "BatchAddClusterNodes"}
+    assert len(tokens) <= 1, tokens
+    assert not [r for op, r in calls if op == "BatchDeleteClusterNodes"], "a concurrent apply removed nodes"
+
+
+def test_a_scale_out_landing_between_describe_and_list_is_not_added_twice():
+    """Deterministic interleaving: another apply's BatchAddClusterNodes lands between this observe's
+    DescribeCluster and its ListClusterNodes. The torn read (old TargetCount, new nodes) must not
+    become a second scale-out."""
+    sim = Simulator(seed=1)
+    other = connect(backend="fake", simulator=sim)
+    apply(other, plan(ClusterSpec.from_dict(spec_dict(True, 2, 1)), None), wait="Target", timeout=7200,
+          poll_seconds=60, sleep=sim.advance)
+    desired = ClusterSpec.from_dict(spec_dict(True, 6, 1))
+    mine = connect(backend="fake", simulator=sim)
+    interleaved = []
+
+    def the_other_apply_lands(**_):
+        if not interleaved:
+            interleaved.append(apply(other, plan(desired, observe(other, NAME)), wait="none").calls)
+
+    mine.meta.events.register("after-call.sagemaker.DescribeCluster", the_other_apply_lands)
+    state = observe(mine, NAME)
+    assert interleaved == [["BatchAddClusterNodes"]]
+    assert plan(desired, state).empty
+    assert observe(other, NAME).group("big").target_count == 6
+
+
+@pytest.mark.parametrize("continuous", [True, False], ids=["continuous", "all-or-nothing"])
+def test_two_provider_updates_at_once(continuous):
+    """The provider server calls one provider from several threads: two updates of one cluster at
+    once both end in a consistent state (outputs that say what is there) or one fails clearly."""
+    import concurrent.futures
+
+    from pulumi_hyperpod.provider import ClusterProvider, register_simulator, unregister_simulator
+
+    from .test_security import _wire
+
+    sim = Simulator(seed=3, scenario={"timing": {"launch_seconds": 10, "lifecycle_seconds": 20}})
+    register_simulator("concurrency-world", sim)
+    try:
+        provider = ClusterProvider(simulator="concurrency-world")
+        checked = provider.check({}, _wire({"spec": spec_dict(continuous, 2, 1), "backend": "fake", "wait": "Target"}))
+        created = provider.create(_wire(checked.inputs))
+        news = _wire(provider.check(created.outs, _wire({"spec": spec_dict(continuous, 5, 3), "backend": "fake",
+                                                         "wait": "Target"})).inputs)
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            futures = [pool.submit(provider.update, created.id, _wire(created.outs), news) for _ in range(2)]
+        outcomes = []
+        for future in futures:
+            try:
+                outcomes.append(future.result().outs)
+            except Exception as error:  # a clear failure is allowed; a crash is not
+                assert "Traceback" not in str(error) and str(error), repr(error)
+                outcomes.append(None)
+        assert any(outs is not None for outs in outcomes)
+        for outs in filter(None, outcomes):
+            assert outs["groups"]["big"]["target_count"] == 5 and outs["groups"]["other"]["target_count"] == 3, outs
+            json.dumps(outs, default=str)
+        state = observe(connect(backend="fake", simulator=sim), NAME)
+        assert {g.name: g.target_count for g in state.groups} == {"controller": 1, "login": 1, "big": 5, "other": 3}
+        assert {g.name: len([n for n in state.nodes_of(g.name) if n.status not in GONE]) for g in state.groups}[
+            "big"] == 5
+        adds = [r for op, r in sim.calls if op == "BatchAddClusterNodes"]
+        assert len({r["ClientToken"] for r in adds}) <= 1
+    finally:
+        unregister_simulator("concurrency-world")
