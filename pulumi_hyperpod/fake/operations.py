@@ -244,14 +244,22 @@ def _apply_spec(group: InstanceGroup, spec: dict, roles: dict) -> None:
         group.partitions = roles[group.name][1]
 
 
+def _existing_or_added(world: World, cluster: Cluster, spec: dict, roles: dict, op_id: str) -> InstanceGroup | None:
+    """The group an UpdateCluster entry names; a name the cluster does not have yet adds a new
+    group (None: it needs no further update)."""
+    group = cluster.groups.get(spec["InstanceGroupName"])
+    if group is None:
+        role, partitions = roles[spec["InstanceGroupName"]]
+        _add_group(world, cluster, spec, role, partitions, op_id, creating=False)
+    return group
+
+
 def _update_continuous(world: World, cluster: Cluster, params: dict, specs: list[dict], roles: dict,
                        op_id: str) -> None:
     timeout = world.scenario.timing.min_count_timeout_seconds
     for spec in specs:
-        group = cluster.groups.get(spec["InstanceGroupName"])
+        group = _existing_or_added(world, cluster, spec, roles, op_id)
         if group is None:
-            role, partitions = roles[spec["InstanceGroupName"]]
-            _add_group(world, cluster, spec, role, partitions, op_id, creating=False)
             continue
         old_min = group.min_count
         _apply_spec(group, spec, roles)
@@ -292,10 +300,8 @@ def _update_all_or_nothing(world: World, cluster: Cluster, params: dict, specs: 
           "delete_groups": list(params.get("InstanceGroupsToDelete") or [])}
     cluster.operation, cluster.status = op, "Updating"
     for spec in specs:
-        group = cluster.groups.get(spec["InstanceGroupName"])
+        group = _existing_or_added(world, cluster, spec, roles, op_id)
         if group is None:
-            role, partitions = roles[spec["InstanceGroupName"]]
-            _add_group(world, cluster, spec, role, partitions, op_id, creating=False)
             continue
         _apply_spec(group, spec, roles)
         live = [node for node in cluster.group_nodes(group.name) if node.live]

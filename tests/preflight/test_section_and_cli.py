@@ -4,7 +4,6 @@ simulator's persistent world (seed 004's cluster, with quotas in the world's sce
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -12,10 +11,10 @@ from click.testing import CliRunner
 from pulumi_hyperpod.cli import main
 from pulumi_hyperpod.fake import Simulator
 from pulumi_hyperpod.plan import Plan, plan_text
+from tests.support.cli import SPECS, hyperpod, use_fake_world
 
 from .conftest import LIFECYCLE_V2, g5_quota, spec
 
-SPECS = Path(__file__).resolve().parents[2] / "examples" / "specs"
 SEED004 = "leo-stg-hyperpod-cluster"
 
 
@@ -42,17 +41,9 @@ def test_the_section_is_in_the_table_and_the_json(make_world):
 def world(tmp_path, monkeypatch):
     scenario = tmp_path / "scenario.json"
     scenario.write_text(json.dumps({"quotas": [g5_quota(2)]}))
-    monkeypatch.setenv("HYPERPOD_FAKE_STATE", str(tmp_path / "fake.sqlite"))
     monkeypatch.setenv("HYPERPOD_FAKE_SCENARIO", str(scenario))
-    monkeypatch.setenv("HYPERPOD_POLL_SECONDS", "0.05")
-    monkeypatch.chdir(tmp_path)
+    use_fake_world(monkeypatch, tmp_path)
     return tmp_path
-
-
-def hyperpod(*args: str, code: int = 0) -> str:
-    result = CliRunner().invoke(main, ["--backend", "fake", *args], catch_exceptions=False)
-    assert result.exit_code == code, f"exit {result.exit_code}:\n{result.output}"
-    return result.output
 
 
 def test_cli_refuses_the_seed_004_scale_out_past_the_quota(world):

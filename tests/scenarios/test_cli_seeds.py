@@ -13,24 +13,14 @@ from click.testing import CliRunner
 
 from pulumi_hyperpod.cli import main
 from pulumi_hyperpod.fake import Simulator
+from tests.support.cli import SPECS, hyperpod, use_fake_world
 
-SPECS = Path(__file__).resolve().parents[2] / "examples" / "specs"
 SEED004 = "leo-stg-hyperpod-cluster"
 
 
 @pytest.fixture
 def world(tmp_path, monkeypatch):
-    state = tmp_path / "fake.sqlite"
-    monkeypatch.setenv("HYPERPOD_FAKE_STATE", str(state))
-    monkeypatch.setenv("HYPERPOD_POLL_SECONDS", "0.05")
-    monkeypatch.chdir(tmp_path)
-    return state
-
-
-def hyperpod(*args: str, code: int = 0) -> str:
-    result = CliRunner().invoke(main, ["--backend", "fake", *args], catch_exceptions=False)
-    assert result.exit_code == code, f"exit {result.exit_code}:\n{result.output}"
-    return result.output
+    return use_fake_world(monkeypatch, tmp_path)
 
 
 def test_seed_004_scale_out_then_scale_in_with_sinfo(world, tmp_path):

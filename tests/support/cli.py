@@ -1,0 +1,28 @@
+"""The `hyperpod` CLI on a persistent simulator world in a temp dir, as several suites drive it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from pulumi_hyperpod.cli import main
+
+SPECS = Path(__file__).resolve().parents[2] / "examples" / "specs"
+
+
+def use_fake_world(monkeypatch, directory: Path) -> Path:
+    """Point the CLI (and `Simulator.open_default()`) at a fresh SQLite world under `directory`,
+    polling fast, with `directory` as the working directory. Returns the world's path."""
+    state = directory / "fake.sqlite"
+    monkeypatch.setenv("HYPERPOD_FAKE_STATE", str(state))
+    monkeypatch.setenv("HYPERPOD_POLL_SECONDS", "0.05")
+    monkeypatch.chdir(directory)
+    return state
+
+
+def hyperpod(*args: str, code: int = 0) -> str:
+    """`hyperpod --backend fake ARGS`; asserts the exit code and returns the output."""
+    result = CliRunner().invoke(main, ["--backend", "fake", *args], catch_exceptions=False)
+    assert result.exit_code == code, f"exit {result.exit_code}:\n{result.output}"
+    return result.output
