@@ -1,0 +1,92 @@
+"""`hyperpod status | nodes | snapshot | delete NAME`: reading and removing one cluster."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+from rich.table import Table
+
+from ..observe import ClusterState, observe
+from ..plan import plan as make_plan
+from .common import client_from, emit_json, handle_errors, out
+from .plan_commands import _run_with_progress, _show_plan
+from .tables import status_table
+
+
+def _require(state: ClusterState | None, name: str) -> ClusterState:
+    if state is None:
+        raise ValueError(f"no cluster named {name!r}")
+    return state
+
+
+@click.command("status")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@handle_errors
+def status_command(ctx, name, as_json):
+    """Cluster status and per-group counts."""
+    state = _require(observe(client_from(ctx), name), name)
+    if as_json:
+        emit_json({"name": state.name, "arn": state.arn, "status": state.status, "failure_message": state.failure_message,
+                   "node_provisioning_mode": state.node_provisioning_mode,
+                   "groups": [{"name": g.name, "node_type": g.node_type, "status": g.status, "current": g.current_count,
+                               "target": g.target_count, "min": g.min_count, "instance_types": list(g.instance_types)} for g in state.groups],
+                   "nodes": len(state.nodes)})
+    else:
+        out.print(status_table(state))
+
+
+@click.command("nodes")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@handle_errors
+def nodes_command(ctx, name, as_json):
+    """Every node: instance id, logical id, group, type, status, launch time."""
+    state = _require(observe(client_from(ctx), name), name)
+    rows = [{"instance_id": n.instance_id, "logical_id": n.logical_id, "group": n.group, "instance_type": n.instance_type,
+             "status": n.status, "launch_time": n.launch_time.isoformat() if n.launch_time else None, "message": n.message} for n in state.nodes]
+    if as_json:
+        emit_json(rows)
+        return
+    table = Table(title=f"{name}: {len(rows)} nodes", title_justify="left")
+    for column in ("instance id", "logical id", "group", "type", "status", "launched"):
+        table.add_column(column)
+    for r in rows:
+        table.add_row(r["instance_id"] or "-", r["logical_id"] or "-", r["group"], r["instance_type"] or "-", r["status"], r["launch_time"] or "-")
+    out.print(table)
+
+
+@click.command("snapshot")
+@click.argument("name")
+@click.pass_context
+@handle_errors
+def snapshot_command(ctx, name):
+    """Print DescribeCluster + ListClusterNodes as JSON, for `plan --observed` in a pipeline."""
+    click.echo(_require(observe(client_from(ctx), name), name).to_json())
+
+
+@click.command("delete")
+@click.argument("name")
+@click.option("--yes", "-y", is_flag=True, help="Delete without asking.")
+@click.option("--timeout", type=float, default=1800.0, show_default=True)
+@click.pass_context
+@handle_errors
+def delete_command(ctx, name, yes, timeout):
+    """Delete the cluster and wait until it is gone."""
+    client = client_from(ctx)
+    the_plan = make_plan(None, observe(client, name))
+    _show_plan(the_plan, False)
+    if the_plan.empty:
+        return
+    if not yes:
+        if not sys.stdin.isatty():
+            raise click.UsageError("refusing to delete without confirmation: pass --yes")
+        click.confirm(f"Delete cluster {name}?", abort=True)
+    _run_with_progress(ctx, client, the_plan, None, "none", timeout, quiet=False)
+    out.print(f"cluster {name} deleted")
+
+
+COMMANDS = (status_command, nodes_command, snapshot_command, delete_command)
