@@ -5,9 +5,11 @@
     client.create_cluster(...)
     sim.advance(600)                 # virtual time
 
-Layout: `world.py`/`model.py` (state), `provisioning.py` + `reconcile.py` (time-driven rules),
-`operations.py`/`node_operations.py` (one function per API operation), `wire.py` (HTTP/JSON),
-`store.py` (memory or SQLite), `slurm.py`, `billing.py`, `events.py`, `scenario.py`, `clock.py`.
+Layout (imports point down this list, never back): `wire.py` (HTTP/JSON) → `sagemaker.py` (the
+operation table) → `operations.py`/`node_operations.py` (one function per API operation) →
+`mutations.py` (shared write steps) → `provisioning.py` + `reconcile.py` (time-driven rules) →
+`world.py`/`model.py` (state); beside them `store.py` (memory or SQLite), `slurm.py`, `billing.py`,
+`events.py`, `scenario.py`, `clock.py`.
 """
 
 from .errors import ServiceError

@@ -21,7 +21,7 @@ from . import pagination, provisioning as prov, validation, views
 from .clock import to_seconds
 from .errors import ResourceLimitExceeded, ResourceNotFound, ValidationException
 from .model import CONTROLLER, Cluster, Node
-from .operations import _writable, new_nodes
+from .mutations import new_nodes, require_writable
 from .world import World
 
 
@@ -96,7 +96,7 @@ def batch_add_cluster_nodes(world: World, region: str, params: dict) -> dict:
         raise ValidationException(f"BatchAddClusterNodes is only supported for clusters whose NodeProvisioningMode "
                                   f"is Continuous; cluster {cluster.name} uses all-or-nothing provisioning "
                                   "(use UpdateCluster).")
-    _writable(cluster, "BatchAddClusterNodes")
+    require_writable(cluster, "BatchAddClusterNodes")
     token = params.get("ClientToken")
     key = f"{cluster.id}/{token}" if token else None
     for stale in [k for k, record in world.tokens.items() if record["expires"] <= world.now]:
@@ -200,7 +200,7 @@ def batch_delete_cluster_nodes(world: World, region: str, params: dict) -> dict:
     if logical and ids + logical > limits["delete_combined"]:
         raise ValidationException.field("NodeLogicalIds", f"at most {limits['delete_combined']} identifiers in all when NodeLogicalIds are given; got {ids + logical}")
     cluster = world.find_cluster(region, params["ClusterName"])
-    _writable(cluster, "BatchDeleteClusterNodes")
+    require_writable(cluster, "BatchDeleteClusterNodes")
     response: dict = {}
     for field, failed_field, ok_field, id_field in (
         ("NodeIds", "Failed", "Successful", "NodeId"),

@@ -3,38 +3,24 @@
 Each function takes the world, the caller's region and the decoded request, and returns the
 response dict (or raises a ServiceError). Validation always completes before the first change so
 an error never leaves half an operation behind. Node- and event-level operations are in
-`node_operations.py`; `OPERATIONS` at the bottom is the service's table for the wire layer.
+`node_operations.py`; `sagemaker.py` holds the service's table for the wire layer.
 """
 
 from __future__ import annotations
 
 import copy
-from typing import Callable, Optional
+from typing import Optional
 
 from .. import servicemodel
 from . import ids, pagination, provisioning as prov, reconcile, validation, views
 from .clock import to_seconds
 from .errors import ConflictException, ValidationException
-from .model import CONTROLLER, LOGIN, Cluster, InstanceGroup, Node
+from .model import CONTROLLER, LOGIN, Cluster, InstanceGroup
+from .mutations import new_nodes, require_writable
 from .world import World
-
-BUSY = ("Creating", "Updating", "RollingBack", "SystemUpdating")
 
 
 # -- helpers --------------------------------------------------------------------------------------
-def new_nodes(world: World, cluster: Cluster, group: InstanceGroup, count: int, op_id: Optional[str],
-              want_types: Optional[list] = None, want_azs: Optional[list] = None) -> list[Node]:
-    message = reconcile.waiting_message(cluster, group)
-    nodes = []
-    for _ in range(count):
-        node = Node(ids.new_uuid(world.rng), group.name, world.now, op_id, message=message,
-                    want_types=want_types, want_azs=want_azs)
-        cluster.add_node(node)
-        nodes.append(node)
-    world.touch(cluster)
-    return nodes
-
-
 def _min_count(spec: dict, role: Optional[str], continuous: bool, creating: bool) -> int:
     """MinInstanceCount, defaulting to 1 for Slurm controller/login groups at creation (seed 000)."""
     if spec.get("MinInstanceCount") is not None:
@@ -158,20 +144,10 @@ def list_clusters(world: World, region: str, params: dict) -> dict:
     return response
 
 
-def _writable(cluster: Cluster, operation: str) -> None:
-    if cluster.status == "Deleting":
-        raise ConflictException(f"Cluster {cluster.name} is being deleted; {operation} is not allowed.")
-    if cluster.status == "Failed":
-        raise ConflictException(f"Cluster {cluster.name} is in Failed status; delete it and create it again.")
-    if not cluster.continuous and cluster.status in BUSY:
-        raise ConflictException(f"Cluster {cluster.name} is {cluster.status}; wait for it to be InService before "
-                                f"calling {operation} (or use NodeProvisioningMode Continuous).")
-
-
 IMMUTABLE_ON_UPDATE = {
-    "NodeProvisioningMode": "cannot be unset or changed: Continuous is the only mode UpdateCluster accepts, and a "
-                            "Continuous cluster cannot leave it; omit the field to keep the cluster's mode, or "
-                            "create a new cluster",
+    "NodeProvisioningMode": "cannot be unset or changed: Continuous is the only value UpdateCluster accepts (it "
+                            "restates a Continuous cluster's mode), and a Continuous cluster cannot leave it; omit "
+                            "the field to keep the cluster's mode, or create a new cluster",
     "VpcConfig": "cannot be changed on an existing cluster; create a new cluster",
 }
 
@@ -184,13 +160,14 @@ def update_cluster(world: World, region: str, params: dict) -> dict:
     ]
     validation.raise_if(problems)
     cluster = world.find_cluster(region, params["ClusterName"])
-    _writable(cluster, "UpdateCluster")
+    require_writable(cluster, "UpdateCluster")
     if params.get("RestrictedInstanceGroups"):
         raise ValidationException.field("RestrictedInstanceGroups", "restricted instance groups are not "
                                         "simulated by the HyperPod simulator")
-    continuous = cluster.continuous or params.get("NodeProvisioningMode") == "Continuous"
+    continuous = cluster.continuous
     specs = params.get("InstanceGroups") or []
-    problems = validation.update_rules(cluster, params, continuous)
+    problems = _mode_rules(cluster, params)
+    problems += validation.update_rules(cluster, params, continuous)
     problems += validation.group_rules(specs, continuous=continuous, orchestrator=cluster.orchestrator,
                                        creating=False)
     merged = {name: group.spec for name, group in cluster.groups.items() if not group.deleting}
@@ -204,8 +181,6 @@ def update_cluster(world: World, region: str, params: dict) -> dict:
 
     op_id = ids.new_uuid(world.rng)
     world.touch(cluster)
-    if continuous and not cluster.continuous:
-        cluster.continuous = True
     for key in ("NodeRecovery", "TieredStorageConfig", "ClusterRole", "AutoScaling", "Orchestrator"):
         if key in params:
             cluster.config[key] = copy.deepcopy(params[key])
@@ -215,6 +190,18 @@ def update_cluster(world: World, region: str, params: dict) -> dict:
         _update_all_or_nothing(world, cluster, params, specs, roles, op_id)
     world.emit(cluster, "Info", "Cluster", f"Cluster {cluster.name} update started successfully", op_id=op_id)
     return {"ClusterArn": cluster.arn}
+
+
+def _mode_rules(cluster: Cluster, params: dict) -> list[validation.Violation]:
+    """An existing cluster keeps its provisioning mode. The AWS page on Slurm continuous provisioning:
+    "Existing clusters using the previous scaling model cannot be migrated to continuous provisioning at
+    this time"; so UpdateCluster's NodeProvisioningMode can only restate a Continuous cluster's mode."""
+    if params.get("NodeProvisioningMode") == "Continuous" and not cluster.continuous:
+        return [validation.Violation("NodeProvisioningMode", f"cluster {cluster.name} uses all-or-nothing "
+                                     "provisioning, and existing clusters cannot be migrated to Continuous "
+                                     "provisioning; omit NodeProvisioningMode to update it as it is, or create a "
+                                     "new cluster with NodeProvisioningMode Continuous")]
+    return []
 
 
 def _update_roles(world: World, cluster: Cluster, new_specs: list[dict], merged: list[dict],
@@ -327,24 +314,3 @@ def delete_cluster(world: World, region: str, params: dict) -> dict:
     world.schedule_cluster(cluster, world.now + world.scenario.timing.terminate_seconds)
     world.emit(cluster, "Info", "Cluster", f"Cluster {cluster.name} delete started successfully")
     return {"ClusterArn": cluster.arn}
-
-
-def _operations() -> dict[str, Callable[[World, str, dict], dict]]:
-    from . import node_operations as nodes
-
-    return {
-        "CreateCluster": create_cluster,
-        "DescribeCluster": describe_cluster,
-        "ListClusters": list_clusters,
-        "UpdateCluster": update_cluster,
-        "DeleteCluster": delete_cluster,
-        "ListClusterNodes": nodes.list_cluster_nodes,
-        "DescribeClusterNode": nodes.describe_cluster_node,
-        "BatchAddClusterNodes": nodes.batch_add_cluster_nodes,
-        "BatchDeleteClusterNodes": nodes.batch_delete_cluster_nodes,
-        "ListClusterEvents": nodes.list_cluster_events,
-        "DescribeClusterEvent": nodes.describe_cluster_event,
-    }
-
-
-OPERATIONS = _operations()

@@ -180,9 +180,12 @@ def update_rules(cluster: Cluster, params: dict, continuous: bool) -> list[Viola
         if ("InstanceType" in group) != (not existing.flexible) or (
             "InstanceType" in group and group["InstanceType"] != existing.spec.get("InstanceType")
         ):
+            was = (existing.spec.get("InstanceType") or "InstanceRequirements "
+                   + str(existing.spec.get("InstanceRequirements", {}).get("InstanceTypes")))
             problems.append(Violation(f"{where}.InstanceType", f"the instance type of existing group "
-                                      f"{existing.name!r} cannot be changed (was "
-                                      f"{existing.spec.get('InstanceType') or 'InstanceRequirements'})"))
+                                      f"{existing.name!r} cannot be changed: to update an existing instance group, "
+                                      f"specify the instance type you initially assigned to the group ({was}); "
+                                      "for another type, add a new instance group"))
         before = (existing.spec.get("SlurmConfig") or {}).get("NodeType")
         after = (group.get("SlurmConfig") or {}).get("NodeType")
         if before and after and before != after:

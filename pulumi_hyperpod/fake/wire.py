@@ -17,7 +17,7 @@ from botocore.awsrequest import AWSResponse
 
 from . import reconcile
 from .errors import InternalFailure, ServiceError, ServiceUnavailable, ThrottlingException, UnknownOperation
-from .operations import OPERATIONS as SAGEMAKER_OPERATIONS
+from .sagemaker import OPERATIONS as SAGEMAKER_OPERATIONS
 from .quotas import OPERATIONS as QUOTA_OPERATIONS
 from .world import World
 

@@ -8,7 +8,7 @@ DescribeCluster echoes back, then asserts on the whole tally.
 
 from __future__ import annotations
 
-from pulumi_hyperpod.fake.operations import OPERATIONS
+from pulumi_hyperpod.fake.sagemaker import OPERATIONS
 from sim_helpers import EKS_ARN, eks_request, events_of, group, nodes_of, seed000_request, slurm_group
 
 

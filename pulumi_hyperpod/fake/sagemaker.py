@@ -1,0 +1,27 @@
+"""The simulated `sagemaker` service: operation name → implementation, for the wire layer.
+
+The only module that knows every operation module; they import only layers below them
+(`mutations`, `provisioning`, `reconcile`, `world`), never each other.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from . import node_operations as nodes
+from . import operations as clusters
+from .world import World
+
+OPERATIONS: dict[str, Callable[[World, str, dict], dict]] = {
+    "CreateCluster": clusters.create_cluster,
+    "DescribeCluster": clusters.describe_cluster,
+    "ListClusters": clusters.list_clusters,
+    "UpdateCluster": clusters.update_cluster,
+    "DeleteCluster": clusters.delete_cluster,
+    "ListClusterNodes": nodes.list_cluster_nodes,
+    "DescribeClusterNode": nodes.describe_cluster_node,
+    "BatchAddClusterNodes": nodes.batch_add_cluster_nodes,
+    "BatchDeleteClusterNodes": nodes.batch_delete_cluster_nodes,
+    "ListClusterEvents": nodes.list_cluster_events,
+    "DescribeClusterEvent": nodes.describe_cluster_event,
+}

@@ -1,0 +1,68 @@
+"""The simulator's modules import one way (DESIGN.md: layers point one way): no import cycle among
+pulumi_hyperpod/fake/*.py, counting imports inside functions too (a lazy import is still a cycle)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+FAKE = Path(__file__).resolve().parents[2] / "pulumi_hyperpod" / "fake"
+
+
+def _imports(path: Path) -> set[str]:
+    """Sibling modules of pulumi_hyperpod.fake that a module imports, anywhere in its body."""
+    found: set[str] = set()
+    siblings = {p.stem for p in FAKE.glob("*.py")}
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            if node.module:
+                found.add(node.module.split(".")[0])
+            else:
+                found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pulumi_hyperpod.fake."):
+            found.add(node.module.split(".")[2])
+    return {name for name in found if name in siblings and name != path.stem}
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(name: str) -> list[str] | None:
+        state[name] = 1
+        stack.append(name)
+        for target in sorted(graph.get(name, ())):
+            if state.get(target) == 1:
+                return stack[stack.index(target):] + [target]
+            if not state.get(target):
+                found = visit(target)
+                if found:
+                    return found
+        stack.pop()
+        state[name] = 2
+        return None
+
+    for name in sorted(graph):
+        if not state.get(name):
+            found = visit(name)
+            if found:
+                return found
+    return None
+
+
+def test_the_simulator_has_no_import_cycle():
+    graph = {path.stem: _imports(path) for path in FAKE.glob("*.py") if path.stem != "__init__"}
+    assert _cycle(graph) is None, " → ".join(_cycle(graph) or [])
+
+
+def test_the_cycle_check_can_fail():
+    assert _cycle({"operations": {"node_operations"}, "node_operations": {"operations"}}) == [
+        "node_operations", "operations", "node_operations"]
+
+
+@pytest.mark.parametrize("module", ["operations", "node_operations"])
+def test_operation_modules_do_not_import_each_other(module):
+    other = {"operations": "node_operations", "node_operations": "operations"}[module]
+    assert other not in _imports(FAKE / f"{module}.py")
