@@ -10,18 +10,19 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-import boto3
-from botocore.config import Config
-
 if TYPE_CHECKING:  # pragma: no cover
+    from botocore.config import Config
+
     from .fake import Simulator
 
 BACKENDS = ("aws", "fake")
 DEFAULT_REGION = "us-west-2"
 
 
-def client_config(retry_mode: str = "standard", max_attempts: int | None = None) -> Config:
+def client_config(retry_mode: str = "standard", max_attempts: int | None = None) -> "Config":
     """botocore's own retry modes (standard or adaptive) instead of hand-written retry loops."""
+    from botocore.config import Config  # boto3/botocore load only when a client is made
+
     attempts = max_attempts or int(os.environ.get("HYPERPOD_MAX_ATTEMPTS", "8"))
     return Config(retries={"mode": retry_mode, "max_attempts": attempts}, user_agent_extra="pulumi-hyperpod")
 
@@ -58,5 +59,10 @@ def connect(
 
         world = simulator if simulator is not None else Simulator.open_default()
         return world.client(service=service, region=region or DEFAULT_REGION, config=config)
-    session = boto3.session.Session(profile_name=profile, region_name=region)
+    import boto3.session
+
+    from .sessions import new_botocore_session
+
+    session = boto3.session.Session(botocore_session=new_botocore_session(), profile_name=profile, region_name=region)
     return session.client(service, config=config)
+

@@ -32,8 +32,14 @@ class Violation:
 
 
 @lru_cache(maxsize=1)
+def botocore_session():
+    """The process's botocore session; clients share its loader, so each model file is read once."""
+    return botocore.session.get_session()
+
+
+@lru_cache(maxsize=1)
 def service_model():
-    return botocore.session.get_session().get_service_model(SERVICE)
+    return botocore_session().get_service_model(SERVICE)
 
 
 def input_shape(operation: str):

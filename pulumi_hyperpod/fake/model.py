@@ -11,7 +11,7 @@ replaced. `phase` is the simulator's finer state; `status` is what the API shows
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 # Node phases (internal) -----------------------------------------------------------------------
 WAITING = "waiting"  # no instance yet: waiting for capacity, a retry, or the controller
@@ -106,6 +106,46 @@ class InstanceGroup:
         return cls(**row)
 
 
+class EventLog:
+    """A cluster's events in order. A persistent world reads the stored ones only when something iterates
+    them (ListClusterEvents, DescribeClusterEvent): a 5,000-node cluster has tens of thousands, and most
+    requests never look. New events are appended in memory until the store saves them."""
+
+    def __init__(self, events: Optional[list] = None, *, stored: int = 0,
+                 loader: Optional[Callable[[], list]] = None) -> None:
+        self._loaded: Optional[list] = list(events or []) if loader is None else None
+        self._stored = stored  # events in the store, not loaded yet (loader given)
+        self._pending: list = []  # appended while not loaded
+        self._loader = loader
+
+    def append(self, event: dict) -> None:
+        (self._pending if self._loaded is None else self._loaded).append(event)
+
+    def _all(self) -> list:
+        if self._loaded is None:
+            self._loaded = list(self._loader()) + self._pending if self._loader else list(self._pending)
+            self._pending = []
+        return self._loaded
+
+    def __iter__(self) -> Iterator[dict]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._loaded) if self._loaded is not None else self._stored + len(self._pending)
+
+    def since(self, index: int) -> list:
+        """Events from position `index` on (what the store has not saved yet), without loading the rest."""
+        if self._loaded is None and index >= self._stored:
+            return self._pending[index - self._stored:]
+        return self._all()[index:]
+
+    def saved(self) -> None:
+        """The store now holds every event: pending ones are read back by the loader if ever needed."""
+        if self._loaded is None:
+            self._stored += len(self._pending)
+            self._pending = []
+
+
 @dataclass
 class Cluster:
     id: str
@@ -127,7 +167,7 @@ class Cluster:
     due: Optional[float] = None  # cluster-level timer (deletion completes)
     node_seq: int = 0
     event_seq: int = 0
-    events: list = field(default_factory=list)
+    events: EventLog = field(default_factory=EventLog)
     by_instance: dict = field(default_factory=dict)  # instance id -> logical id (derived)
 
     # -- queries -------------------------------------------------------------------------------
@@ -168,13 +208,13 @@ class Cluster:
         return row
 
     @classmethod
-    def from_rows(cls, header: dict, nodes: list[dict], events: list[dict]) -> "Cluster":
+    def from_rows(cls, header: dict, nodes: list[dict], events: "EventLog | list[dict]") -> "Cluster":
         data = dict(header)
         data["groups"] = {row["name"]: InstanceGroup.from_row(row) for row in data["groups"]}
         cluster = cls(**data)
         ordered = sorted(nodes, key=lambda row: row["seq"])
         cluster.nodes = {row["logical_id"]: Node.from_row(row) for row in ordered}
-        cluster.events = events
+        cluster.events = events if isinstance(events, EventLog) else EventLog(events)
         cluster.by_instance = {
             node.instance_id: node.logical_id for node in cluster.nodes.values() if node.instance_id
         }

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any, Iterator, Optional
 
 import boto3
-import botocore.session
 from botocore.configprovider import ConstantProvider
 
+from ..sessions import new_botocore_session
 from . import billing as metering
 from . import ids, provisioning as prov, reconcile, slurm, wire
 from .clock import ManualClock, to_datetime, to_seconds
@@ -35,12 +35,14 @@ DEFAULT_STATE = Path(".hyperpod") / "fake.sqlite"
 DUMMY_ACCESS_KEY, DUMMY_SECRET_KEY = "HYPERPODSIMULATOR000", "hyperpod-simulator-dummy-secret"
 
 _client_lock = threading.Lock()
+_shared_lock = threading.Lock()
+_SHARED: dict[tuple[int, str], "Simulator"] = {}
 
 
 @lru_cache(maxsize=1)
 def _boto3_session() -> boto3.session.Session:
     """One shared session with dummy credentials and no profile or config files from this machine."""
-    session = botocore.session.Session()
+    session = new_botocore_session()  # the process's one model loader; fast timestamps
     store = session.get_component("config_store")
     for name, value in (("profile", None), ("config_file", os.devnull), ("credentials_file", os.devnull)):
         store.set_config_provider(name, ConstantProvider(value))
@@ -74,7 +76,19 @@ class Simulator:
     @classmethod
     def open_default(cls) -> "Simulator":
         """The persistent world at $HYPERPOD_FAKE_STATE (default .hyperpod/fake.sqlite here)."""
-        return cls(cls.default_path(), scenario=os.environ.get(SCENARIO_ENV) or None)
+        return cls.shared(cls.default_path(), scenario=os.environ.get(SCENARIO_ENV) or None)
+
+    @classmethod
+    def shared(cls, path: "str | Path", scenario: "dict | str | Path | Scenario | None" = None) -> "Simulator":
+        """This process's one Simulator of the SQLite world at `path`, shared by every client of that world:
+        one connection and one loaded world, so a write through one client does not make the others reload
+        it. A new one when the file was deleted or replaced (`hyperpod fake reset`) or after a fork."""
+        key = (os.getpid(), str(Path(path).resolve()))
+        with _shared_lock:
+            simulator = _SHARED.get(key)
+            if simulator is None or not simulator._store.is_current():
+                simulator = _SHARED[key] = cls(key[1], scenario=scenario)
+            return simulator
 
     @contextlib.contextmanager
     def _world(self) -> Iterator[World]:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Iterator, Optional
 
 from .clock import AnchoredClock, clock_from_state
-from .model import Cluster
+from .model import Cluster, EventLog
 from .scenario import Scenario
 from .world import World, rng_state, set_rng_state
 
@@ -91,6 +91,7 @@ class SqliteStore:
             os.close(fd)
         os.chmod(self.path, 0o600)
         self.conn = sqlite3.connect(str(self.path), timeout=30, isolation_level=None, check_same_thread=False)
+        self._identity = _identity(self.path)
         self.conn.execute("PRAGMA busy_timeout = 30000")
         self.conn.execute("PRAGMA journal_mode = WAL")
         self.conn.execute("PRAGMA synchronous = NORMAL")
@@ -157,11 +158,10 @@ class SqliteStore:
         for cluster_id, logical_id, data in self.conn.execute("SELECT cluster_id, logical_id, data FROM nodes"):
             nodes.setdefault(cluster_id, []).append(json.loads(data))
             self._node_snap.setdefault(cluster_id, {})[logical_id] = data
-        events: dict[str, list[dict]] = {}
-        for cluster_id, data in self.conn.execute("SELECT cluster_id, data FROM events ORDER BY cluster_id, seq"):
-            events.setdefault(cluster_id, []).append(json.loads(data))
+        counts = dict(self.conn.execute("SELECT cluster_id, COUNT(*) FROM events GROUP BY cluster_id"))
         for cluster_id, data in self.conn.execute("SELECT id, data FROM clusters"):
-            cluster = Cluster.from_rows(json.loads(data), nodes.get(cluster_id, []), events.get(cluster_id, []))
+            events = EventLog(stored=counts.get(cluster_id, 0), loader=self._event_loader(cluster_id))
+            cluster = Cluster.from_rows(json.loads(data), nodes.get(cluster_id, []), events)
             world.clusters[cluster_id] = cluster
             self._cluster_snap[cluster_id] = data
             self._events_saved[cluster_id] = len(cluster.events)
@@ -171,6 +171,13 @@ class SqliteStore:
         self._meta_snap = {key: _dumps(value) for key, value in meta.items() if key != "version"}
         self.world = world
         self._version = int(meta.get("version", 0))
+
+    def _event_loader(self, cluster_id: str):
+        """Reads a cluster's stored events when first needed (always inside a transaction of this store)."""
+        def load() -> list[dict]:
+            rows = self.conn.execute("SELECT data FROM events WHERE cluster_id = ? ORDER BY seq", (cluster_id,))
+            return [json.loads(data) for (data,) in rows]
+        return load
 
     def _write_all(self, world: World) -> None:
         world.dirty.update(world.clusters)
@@ -185,7 +192,9 @@ class SqliteStore:
             if self._meta_snap.get(key) != value:
                 execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
                 self._meta_snap[key] = value
-                changed = True
+                # Time passing with nothing due changes only `now`, which every process derives from the shared
+                # clock anyway: no new version, so the other processes do not reload the world for it.
+                changed = changed or key != "now"
         for cluster_id in sorted(world.removed):
             for table, column in (("clusters", "id"), ("nodes", "cluster_id"), ("events", "cluster_id")):
                 execute(f"DELETE FROM {table} WHERE {column} = ?", (cluster_id,))
@@ -237,8 +246,9 @@ class SqliteStore:
         saved = self._events_saved.get(cluster.id, 0)
         if len(cluster.events) > saved:
             self.conn.executemany("INSERT OR REPLACE INTO events (cluster_id, seq, data) VALUES (?, ?, ?)",
-                                  [(cluster.id, event["seq"], _dumps(event)) for event in cluster.events[saved:]])
+                                  [(cluster.id, event["seq"], _dumps(event)) for event in cluster.events.since(saved)])
             self._events_saved[cluster.id] = len(cluster.events)
+            cluster.events.saved()
             changed = True
         return changed
 
@@ -255,8 +265,20 @@ class SqliteStore:
         with self.lock:
             self.conn.execute("DELETE FROM calls")
 
+    def is_current(self) -> bool:
+        """Still the file at `path` (not deleted or replaced since, e.g. by `hyperpod fake reset`)."""
+        return _identity(self.path) == self._identity
+
     def close(self) -> None:
         self.conn.close()
+
+
+def _identity(path: Path) -> Optional[tuple[int, int]]:
+    try:
+        status = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return status.st_dev, status.st_ino
 
 
 def delete_world(path: "str | Path") -> bool:
