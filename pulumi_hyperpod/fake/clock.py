@@ -3,18 +3,22 @@
 The world keeps time as float epoch seconds (cheap to compare, trivially JSON) and only turns it
 into datetimes at the API edge. Two clocks:
 
-- `ManualClock` (in-memory worlds): starts at a fixed epoch and moves only with `advance()`, so a
-  test that simulates three hours runs in milliseconds and always sees the same timestamps.
-- `AnchoredClock` (persistent worlds): virtual = virtual_anchor + speed × (real − real_anchor).
-  The anchors live in the database, so the Pulumi provider, the CLI and a test in three processes
-  agree on "now" without talking to each other.
+- `ManualClock` (in-memory worlds, and persistent worlds with scenario `speed: 0`): moves only with
+  `advance()`, so a test that simulates three hours runs in milliseconds and always sees the same
+  timestamps.
+- `WallClock` (persistent worlds): the wall clock plus a `lead` — how far the world has been fast-
+  forwarded. Nobody waiting, the world follows real time, so a cluster created an hour ago shows an
+  hour of events and an hour of billing. Someone waiting on it moves it ahead: `advance()` (also
+  `hyperpod fake advance`), and a client polling (`PollTracker`): the real time between a client's
+  repeated identical reads runs at the scenario's `speed`. The lead lives in the database, so the
+  Pulumi provider, the CLI and a test in three processes agree on "now" without talking.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import time
-from typing import Callable
+from typing import Callable, Hashable, Optional
 
 EPOCH = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 EPOCH_SECONDS = EPOCH.timestamp()
@@ -39,8 +43,9 @@ def to_seconds(value: "dt.datetime | float | int | str") -> float:
 class ManualClock:
     """Moves only when told to."""
 
-    def __init__(self, now: float = EPOCH_SECONDS) -> None:
+    def __init__(self, now: float = EPOCH_SECONDS, real_time: Callable[[], float] = time.time) -> None:
         self._now = now
+        self.real_time = real_time
 
     def now(self) -> float:
         return self._now
@@ -48,41 +53,87 @@ class ManualClock:
     def advance(self, seconds: float) -> None:
         self._now += seconds
 
+    def fast_forward(self, real_seconds: float) -> None:
+        """A waiting client does not move a manual clock: only `advance()` does."""
+
+    @property
+    def lead(self) -> Optional[float]:
+        return None
+
     def state(self) -> dict:
         return {"kind": "manual", "now": self._now}
 
 
-class AnchoredClock:
-    """Runs at `speed` × real time from shared anchors; `advance()` shifts the virtual anchor."""
+class WallClock:
+    """Real time plus `lead` seconds; waiting on the world runs it at `speed` × real time."""
 
-    def __init__(
-        self,
-        virtual_anchor: float,
-        real_anchor: float,
-        speed: float,
-        real_time: Callable[[], float] = time.time,
-    ) -> None:
-        self.virtual_anchor = virtual_anchor
-        self.real_anchor = real_anchor
+    def __init__(self, lead: float, speed: float, real_time: Callable[[], float] = time.time) -> None:
+        self._lead = lead
         self.speed = speed
-        self._real_time = real_time
+        self.real_time = real_time
 
     def now(self) -> float:
-        return self.virtual_anchor + (self._real_time() - self.real_anchor) * self.speed
+        return self.real_time() + self._lead
 
     def advance(self, seconds: float) -> None:
-        self.virtual_anchor += seconds
+        self._lead += seconds
+
+    def fast_forward(self, real_seconds: float) -> None:
+        """`real_seconds` someone spent waiting on the world pass at `speed` (the wall clock already gave 1×)."""
+        if real_seconds > 0 and self.speed > 1:
+            self._lead += real_seconds * (self.speed - 1)
+
+    @property
+    def lead(self) -> float:
+        """Seconds the world is ahead of the wall clock."""
+        return self._lead
 
     def state(self) -> dict:
-        return {
-            "kind": "anchored",
-            "virtual_anchor": self.virtual_anchor,
-            "real_anchor": self.real_anchor,
-            "speed": self.speed,
-        }
+        return {"kind": "wall", "lead": self._lead, "speed": self.speed}
 
 
-def clock_from_state(state: dict) -> "ManualClock | AnchoredClock":
-    if state.get("kind") == "anchored":
-        return AnchoredClock(state["virtual_anchor"], state["real_anchor"], state["speed"])
-    return ManualClock(state["now"])
+def clock_from_state(state: dict, real_time: Callable[[], float] = time.time) -> "ManualClock | WallClock":
+    kind = state.get("kind")
+    if kind == "wall":
+        return WallClock(state["lead"], state["speed"], real_time)
+    if kind == "anchored":  # worlds made before the wall clock: keep their "now", then follow real time
+        if not state["speed"]:
+            return ManualClock(state["virtual_anchor"], real_time)
+        now = real_time()
+        virtual = state["virtual_anchor"] + (now - state["real_anchor"]) * state["speed"]
+        return WallClock(virtual - now, state["speed"], real_time)
+    return ManualClock(state["now"], real_time)
+
+
+def new_persistent_clock(speed: float, real_time: Callable[[], float] = time.time) -> "ManualClock | WallClock":
+    """The clock of a new persistent world: the wall clock, or frozen at the current time for `speed: 0`."""
+    return WallClock(0.0, speed, real_time) if speed else ManualClock(real_time(), real_time)
+
+
+class PollTracker:
+    """Tells which of one client's requests are polls and how long the client waited between them.
+
+    A poll is a read the same client already sent, identical (operation and parameters, NextToken
+    included) — what a waiter does. The real time since that earlier request counts as waiting unless
+    it was already counted (pages of one listing, or two polled reads, never count a second twice) or
+    is longer than `window` (a client silent that long was not polling: say, a Pulumi provider that
+    reads again an hour later).
+    """
+
+    MAX_KEYS = 1024
+
+    def __init__(self, window: float) -> None:
+        self.window = window
+        self._seen: dict[Hashable, float] = {}
+        self._counted_until: Optional[float] = None
+
+    def waited(self, key: Hashable, real_now: float) -> float:
+        previous = self._seen.get(key)
+        if len(self._seen) >= self.MAX_KEYS:
+            self._seen.clear()
+        self._seen[key] = real_now
+        if previous is None or real_now - previous > self.window:
+            return 0.0
+        start = max(previous, self._counted_until if self._counted_until is not None else previous)
+        self._counted_until = max(real_now, self._counted_until or real_now)
+        return max(0.0, real_now - start)

@@ -116,7 +116,11 @@ class SlurmSettings(_Strict):
 
 class Scenario(_Strict):
     account_id: str = Field("123456789012", pattern=r"^\d{12}$")
-    speed: float = Field(600, ge=0, description="virtual seconds per real second (persistent worlds)")
+    speed: float = Field(600, ge=0, description="persistent worlds: virtual seconds per real second while a "
+                         "client waits on the world (polls); otherwise it follows the wall clock. 0: frozen, only "
+                         "advance() moves it")
+    poll_window_seconds: float = Field(2, gt=0, description="a repeated identical read within this many real "
+                                       "seconds is a client polling (waiting on the world)")
     timing: Timing = Field(default_factory=Timing)
     availability_zones: Optional[list[str]] = Field(None, description="default: <region>a, b, c")
     subnets: dict[str, str] = Field(default_factory=dict, description="subnet id -> availability zone")

@@ -8,11 +8,14 @@ with its handler on `before-send`, and offers the out-of-band controls tests and
 from __future__ import annotations
 
 import contextlib
+import functools
+import json
 import os
 import threading
+import time
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import boto3
 from botocore.configprovider import ConstantProvider
@@ -20,7 +23,7 @@ from botocore.configprovider import ConstantProvider
 from ..sessions import new_botocore_session
 from . import billing as metering
 from . import ids, provisioning as prov, reconcile, slurm, wire
-from .clock import ManualClock, to_datetime, to_seconds
+from .clock import ManualClock, PollTracker, to_datetime, to_seconds
 from .errors import ResourceNotFound
 from .model import Cluster
 from .scenario import Scenario, load_scenario
@@ -30,6 +33,7 @@ from .world import World
 STATE_ENV = "HYPERPOD_FAKE_STATE"
 SCENARIO_ENV = "HYPERPOD_FAKE_SCENARIO"
 DEFAULT_STATE = Path(".hyperpod") / "fake.sqlite"
+READS = ("Describe", "List", "Get")  # operations that only read: repeating one is polling
 
 # Fixed dummy credentials: a simulator client never reads (or could leak) the machine's real ones.
 DUMMY_ACCESS_KEY, DUMMY_SECRET_KEY = "HYPERPODSIMULATOR000", "hyperpod-simulator-dummy-secret"
@@ -54,19 +58,21 @@ class Simulator:
     """A simulated SageMaker HyperPod service.
 
     `path` None keeps the world in memory (virtual clock moves only with `advance()`); a path
-    keeps it in SQLite, where virtual time runs at the scenario's `speed` × real time.
-    `scenario` is a dict, a YAML/JSON file path, or None (defaults); for an existing SQLite world
-    the scenario stored at its creation is kept.
+    keeps it in SQLite, where the world follows the wall clock and runs at the scenario's `speed`
+    only while someone waits on it (`advance()`, or a client polling; see clock.py). `real_time`
+    replaces the wall clock (tests). `scenario` is a dict, a YAML/JSON file path, or None
+    (defaults); for an existing SQLite world the scenario stored at its creation is kept.
     """
 
     def __init__(self, path: "str | Path | None" = None, seed: int = 0,
-                 scenario: "dict | str | Path | Scenario | None" = None) -> None:
+                 scenario: "dict | str | Path | Scenario | None" = None, *,
+                 real_time: Callable[[], float] = time.time) -> None:
         self.path = Path(path) if path is not None else None
         loaded = load_scenario(scenario)
         if self.path is None:
             self._store: "MemoryStore | SqliteStore" = MemoryStore(World(loaded, seed, ManualClock()))
         else:
-            self._store = SqliteStore(self.path, seed, loaded)
+            self._store = SqliteStore(self.path, seed, loaded, real_time)
 
     # -- construction ----------------------------------------------------------------------------
     @staticmethod
@@ -91,9 +97,12 @@ class Simulator:
             return simulator
 
     @contextlib.contextmanager
-    def _world(self) -> Iterator[World]:
-        """One transaction on the world, caught up to now first."""
+    def _world(self, waited: Optional[Callable[[float], float]] = None) -> Iterator[World]:
+        """One transaction on the world, caught up to now first. `waited(real now)`: the real seconds a
+        polling client waited since its last poll, which the world fast-forwards through first."""
         with self._store.transaction() as world:
+            if waited is not None:
+                world.clock.fast_forward(waited(world.clock.real_time()))
             reconcile.catch_up(world, max(world.now, world.clock.now()))
             yield world
 
@@ -109,9 +118,10 @@ class Simulator:
         model = client.meta.service_model
         service_id = model.service_id.hyphenize()
         region = client.meta.region_name
+        polls = PollTracker(self.scenario.poll_window_seconds)
 
         def handle(request: Any, **_: Any) -> Any:
-            return self._handle(model.service_name, model.protocol, region, request)
+            return self._handle(model.service_name, model.protocol, region, request, polls)
 
         def observe(http_response: Any = None, parsed: Optional[dict] = None, model: Any = None, **_: Any) -> None:
             if http_response is not None and http_response.status_code < 300 and parsed is not None:
@@ -121,11 +131,15 @@ class Simulator:
         client.meta.events.register(f"after-call.{service_id}", observe, unique_id=f"hyperpod-sim-obs-{id(self)}")
         return client
 
-    def _handle(self, service: str, protocol: str, region: str, request: Any) -> Any:
+    def _handle(self, service: str, protocol: str, region: str, request: Any, polls: PollTracker) -> Any:
         if service not in wire.SERVICES and protocol not in wire.JSON_PROTOCOLS:
             raise wire.NotSimulatedError(f"The HyperPod simulator does not simulate the {service} service.")
         operation, params = wire.decode(request)
-        with self._world() as world:
+        waited = None
+        if operation.startswith(READS):  # a repeated identical read is a client waiting on the world
+            key = (service, region, operation, json.dumps(params, sort_keys=True, default=str))
+            waited = functools.partial(polls.waited, key)
+        with self._world(waited) as world:
             self._store.record_call(operation, params)
             status, payload = wire.dispatch(world, service, operation, region, params)
             request_id = ids.request_id(world.fault_rng)
@@ -142,6 +156,11 @@ class Simulator:
     def now(self):
         with self._world() as world:
             return to_datetime(world.now)
+
+    def lead(self) -> Optional[float]:
+        """Seconds a persistent world is ahead of the wall clock (None: a manual clock)."""
+        with self._world() as world:
+            return world.clock.lead
 
     # -- calls -------------------------------------------------------------------------------------
     @property
@@ -254,4 +273,4 @@ class Simulator:
                 })
             speed = getattr(world.clock, "speed", None)
             return {"path": str(self.path) if self.path else None, "virtual_time": to_datetime(world.now),
-                    "speed": speed, "clusters": clusters}
+                    "speed": speed, "ahead_of_wall_clock_seconds": world.clock.lead, "clusters": clusters}

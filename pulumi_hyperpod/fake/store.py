@@ -17,9 +17,9 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
-from .clock import AnchoredClock, clock_from_state
+from .clock import clock_from_state, new_persistent_clock
 from .model import Cluster, EventLog
 from .scenario import Scenario
 from .world import World, rng_state, set_rng_state
@@ -83,8 +83,10 @@ class MemoryStore:
 
 
 class SqliteStore:
-    def __init__(self, path: "str | Path", seed: int, scenario: Scenario) -> None:
+    def __init__(self, path: "str | Path", seed: int, scenario: Scenario,
+                 real_time: Callable[[], float] = time.time) -> None:
         self.path = Path(path)
+        self.real_time = real_time
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if not self.path.exists():
             fd = os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600)  # the world may hold account ids
@@ -106,8 +108,7 @@ class SqliteStore:
                     if statement.strip():
                         self.conn.execute(statement)
                 if self._meta("seed") is None:
-                    now = time.time()
-                    world = World(scenario, seed, AnchoredClock(now, now, scenario.speed))
+                    world = World(scenario, seed, new_persistent_clock(scenario.speed, real_time))
                     self._write_all(world)
                 self.conn.execute("COMMIT")
             except BaseException:
@@ -146,7 +147,7 @@ class SqliteStore:
 
     def _load(self) -> None:
         meta = {key: json.loads(value) for key, value in self.conn.execute("SELECT key, value FROM meta")}
-        world = World(Scenario.model_validate(meta["scenario"]), meta["seed"], clock_from_state(meta["clock"]))
+        world = World(Scenario.model_validate(meta["scenario"]), meta["seed"], clock_from_state(meta["clock"], self.real_time))
         set_rng_state(world.rng, meta["rng"])
         set_rng_state(world.fault_rng, meta["fault_rng"])
         world.now, world.start = meta["now"], meta["start"]

@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional
 
 from . import ids
 from .capacity import CapacityPools
-from .clock import AnchoredClock, ManualClock
+from .clock import ManualClock, WallClock
 from .errors import ResourceNotFound
 from .model import Cluster, Node
 from .scenario import Scenario
@@ -33,7 +33,7 @@ def set_rng_state(rng: random.Random, state: list) -> None:
 
 
 class World:
-    def __init__(self, scenario: Scenario, seed: int, clock: "ManualClock | AnchoredClock") -> None:
+    def __init__(self, scenario: Scenario, seed: int, clock: "ManualClock | WallClock") -> None:
         self.scenario = scenario
         self.seed = seed
         self.rng = random.Random(seed)
