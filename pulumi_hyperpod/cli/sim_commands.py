@@ -86,8 +86,11 @@ def show(as_json: bool) -> None:
     overview = Simulator.open_default().overview()
     if as_json:
         return emit_json(overview)
-    speed = f"{overview['speed']:g}x real time" if overview["speed"] is not None else "manual"
-    _console().print(f"world: {overview['path']}   virtual time: {_when(overview['virtual_time'])} UTC   speed: {speed}")
+    ahead = overview.get("ahead_of_wall_clock_seconds")
+    clock = (f"follows the wall clock ({ahead / 3600:.2f} h ahead), {overview['speed']:g}x while waited on"
+             if ahead is not None else "frozen (moves only with `hyperpod fake advance`)")
+    _console().print(f"world: {overview['path']}   virtual time: {_when(overview['virtual_time'])} UTC   clock: {clock}",
+                     markup=False)
     table = Table("cluster", "region", "status", "mode", "orchestrator", "groups (current/target, min)")
     for cluster in overview["clusters"]:
         groups = ", ".join(f"{g['name']} {g['status']} {g['current']}/{g['target']}"
@@ -95,6 +98,21 @@ def show(as_json: bool) -> None:
         table.add_row(cluster["name"], cluster["region"], cluster["status"], cluster["mode"],
                       cluster["orchestrator"], groups)
     _console().print(table if overview["clusters"] else "no clusters")
+
+
+@fake.command("advance")
+@click.argument("duration")
+@handle_errors
+def advance(duration: str) -> None:
+    """Fast-forward the persistent world by DURATION (90s, 15m, 3h, 1h30m): everything due by then runs."""
+    from ..fake.clock import parse_duration
+
+    seconds = parse_duration(duration)
+    sim = Simulator.open_default()
+    now = sim.advance(seconds)
+    lead = sim.lead()
+    ahead = f", {lead / 3600:.2f} h ahead of the wall clock" if lead is not None else ""
+    _console().print(f"advanced {seconds:g} s: virtual time {_when(now)} UTC{ahead}", markup=False)
 
 
 # -- hyperpod events -------------------------------------------------------------------------------

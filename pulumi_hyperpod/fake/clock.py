@@ -137,3 +137,21 @@ class PollTracker:
         start = max(previous, self._counted_until if self._counted_until is not None else previous)
         self._counted_until = max(real_now, self._counted_until or real_now)
         return max(0.0, real_now - start)
+
+
+_UNITS = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0}
+
+
+def parse_duration(text: str) -> float:
+    """Seconds in a duration such as `90`, `90s`, `15m`, `3h`, `1h30m` or `2d`; positive, or ValueError."""
+    import re
+
+    cleaned = text.strip().lower()
+    parts = re.findall(r"(\d+(?:\.\d+)?)([dhms]?)", cleaned)
+    if not cleaned or "".join(number + unit for number, unit in parts) != cleaned or (
+            len(parts) > 1 and not all(unit for _, unit in parts)):
+        raise ValueError(f"duration {text!r} is not like 90s, 15m, 3h or 1h30m")
+    seconds = sum(float(number) * _UNITS[unit or "s"] for number, unit in parts)
+    if seconds <= 0:
+        raise ValueError(f"duration {text!r} must be longer than zero")
+    return seconds

@@ -48,7 +48,7 @@ def run(*args: str):
 
 def test_commands_are_exported_for_the_main_group():
     assert [c.name for c in sim_commands.COMMANDS] == ["fake", "events", "sinfo", "cost"]
-    assert set(sim_commands.fake.commands) == {"reset", "show"}
+    assert set(sim_commands.fake.commands) == {"reset", "show", "advance"}
 
 
 def test_fake_show_lists_clusters_counts_and_virtual_time(world):
@@ -63,6 +63,29 @@ def test_fake_show_lists_clusters_counts_and_virtual_time(world):
                                             "min": 0, "current": 2}
     table = run("fake", "show")
     assert "my-training-cluster" in table.output and "worker-gpu-a InService 2/2" in table.output
+
+
+def test_fake_advance_fast_forwards_the_world(world):
+    before = world.now()
+    result = run("fake", "advance", "1h30m")
+    assert result.exit_code == 0 and "advanced 5400 s" in result.output
+    assert (world.now() - before).total_seconds() == 5400
+    shown = run("fake", "show")
+    assert "frozen" in shown.output, "a speed-0 world says its clock only moves when advanced"
+    for bad in ("soon", "0s", "0.0m", "3x", "1h-5m"):
+        refused = CliRunner().invoke(hyperpod, ["fake", "advance", bad])
+        assert refused.exit_code == 1 and "duration" in refused.output, bad
+    assert (world.now() - before).total_seconds() == 5400, "a refused duration moves nothing"
+
+
+def test_fake_show_says_how_far_a_live_world_is_ahead(tmp_path, monkeypatch):
+    path = tmp_path / "live" / "fake.sqlite"
+    monkeypatch.setenv("HYPERPOD_FAKE_STATE", str(path))
+    monkeypatch.setenv("COLUMNS", "240")
+    Simulator(path).advance(2 * 3600)
+    data = json.loads(run("fake", "show", "--json").output)
+    assert data["speed"] == 600 and 7200 <= data["ahead_of_wall_clock_seconds"] < 7300
+    assert "2.00 h ahead" in run("fake", "show").output
 
 
 def test_fake_reset_needs_yes_then_deletes(world, tmp_path):
