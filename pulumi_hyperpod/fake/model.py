@@ -20,9 +20,14 @@ LIFECYCLE = "lifecycle"  # lifecycle script running (billed from here on)
 HEALTHCHECK = "healthcheck"  # OnStartDeepHealthChecks running
 RUNNING = "running"
 FAILED = "failed"  # unhealthy or lifecycle failure; replaced when `due` is set
+LOST = "lost"  # NotFound: the EC2 instance vanished outside HyperPod; replaced when `due` is set
+UPDATING = "updating"  # SystemUpdating: UpdateClusterSoftware patching this instance
+DETACHING = "detaching"  # DetachInProgress: MoveClusterNodes hands it to another group when `due` passes
 TERMINATING = "terminating"  # ShuttingDown; removed when `due` passes
+# (AttachInProgress is the LIFECYCLE phase of a node that a move brought in: the target's scripts run.)
 
-LIVE_PHASES = (WAITING, BOOTING, LIFECYCLE, HEALTHCHECK, RUNNING, FAILED)
+LIVE_PHASES = (WAITING, BOOTING, LIFECYCLE, HEALTHCHECK, RUNNING, FAILED, LOST, UPDATING)
+UNHEALTHY_PHASES = (FAILED, LOST)
 
 # Roles of Slurm instance groups
 CONTROLLER, LOGIN, COMPUTE = "Controller", "Login", "Compute"
@@ -53,10 +58,13 @@ class Node:
     attempts: int = 0
     capacity_key: Optional[list] = None  # [instance_type, az or None] held from a finite pool
     billing_open: bool = False
+    billing_key: Optional[str] = None  # the open billing record (instance id, unless moved between clusters)
+    move: Optional[dict] = None  # MoveClusterNodes in progress: target cluster id and group
 
     @property
     def live(self) -> bool:
-        return self.phase != TERMINATING
+        """Part of its group: not shutting down, and not leaving it for another group."""
+        return self.phase not in (TERMINATING, DETACHING)
 
     @property
     def launched(self) -> bool:
@@ -164,6 +172,7 @@ class Cluster:
     controller_ready: bool = False  # a controller has been healthy once (Slurm priority gate)
     operation: Optional[dict] = None  # the running all-or-nothing create/update
     slurm_conf: Optional[dict] = None  # {"lines": user lines, None = managed block, "partition_params"}
+    software_update: Optional[dict] = None  # the running UpdateClusterSoftware (rolling_update.py)
     due: Optional[float] = None  # cluster-level timer (deletion completes)
     node_seq: int = 0
     event_seq: int = 0

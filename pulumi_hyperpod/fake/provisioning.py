@@ -19,11 +19,15 @@ from . import ids
 from .model import (
     BOOTING,
     CONTROLLER,
+    DETACHING,
     FAILED,
     HEALTHCHECK,
     LIFECYCLE,
+    LOST,
     RUNNING,
     TERMINATING,
+    UNHEALTHY_PHASES,
+    UPDATING,
     WAITING,
     Cluster,
     InstanceGroup,
@@ -170,8 +174,14 @@ def on_node_timer(world: World, cluster: Cluster, node: Node) -> None:
     world.touch(cluster)
     if node.phase == TERMINATING:
         _finish_termination(world, cluster, node)
+    elif node.phase == DETACHING:
+        hand_off(world, cluster, node)
     elif group is None:
         return
+    elif node.phase == UPDATING:
+        _finish_software_update(world, cluster, node)
+    elif node.phase == LOST:
+        replace(world, cluster, node)
     elif node.phase == BOOTING:
         rate = faults.rate("launch_failure_rate", group.name, node.instance_type)
         if rate and world.rng.random() < rate:
@@ -214,6 +224,16 @@ def _become_running(world: World, cluster: Cluster, group: InstanceGroup, node: 
                f"and IG {group.name} completed successfully", node=node)
 
 
+def _finish_software_update(world: World, cluster: Cluster, node: Node) -> None:
+    image = (cluster.software_update or {}).get("image")
+    if image:
+        node.built_with = {**(node.built_with or {}), "ImageId": image}
+    node.phase, node.status, node.message = RUNNING, "Running", ""
+    world.emit(cluster, "Info", "Instance", f"Software update of EC2 Instance {node.instance_id} in Cluster "
+               f"{cluster.name} and IG {node.group} completed successfully", node=node,
+               op_id=(cluster.software_update or {}).get("id"))
+
+
 # -- failures -------------------------------------------------------------------------------------
 def fail_node(
     world: World, cluster: Cluster, node: Node, reason: str, *, retryable: bool, lifecycle: bool = False
@@ -233,6 +253,22 @@ def fail_node(
         world.schedule_node(cluster, node, world.now + world.scenario.timing.retry_interval_seconds)
     else:
         world.schedule_node(cluster, node, None)
+
+
+def lose_instance(world: World, cluster: Cluster, node: Node, reason: str) -> None:
+    """The EC2 instance vanished outside HyperPod (terminated from EC2, reclaimed): the node is NotFound.
+    Billing stops with the instance; automatic node recovery (or Continuous mode) puts a new one in."""
+    world.close_billing(node)
+    world.capacity.release(node.capacity_key)
+    node.capacity_key = None
+    node.phase, node.status, node.message = LOST, "NotFound", reason
+    world.touch(cluster)
+    world.emit(cluster, "Error", "Instance", f"EC2 Instance {node.instance_id} in Cluster {cluster.name} and IG "
+               f"{node.group} was not found", node=node,
+               metadata={"Instance": {"FailureMessage": reason, "NodeLogicalId": node.logical_id}})
+    auto = cluster.continuous or cluster.node_recovery == "Automatic"
+    due = world.now + world.scenario.timing.retry_interval_seconds if auto and cluster.status != "Deleting" else None
+    world.schedule_node(cluster, node, due)
 
 
 def replace(world: World, cluster: Cluster, node: Node) -> None:
@@ -261,7 +297,8 @@ def release_instance(world: World, cluster: Cluster, node: Node) -> None:
 def terminate(world: World, cluster: Cluster, node: Node, reason: str) -> None:
     """Scale-in, deletion, rollback: a never-launched node just disappears; others shut down."""
     world.touch(cluster)
-    if not node.launched:
+    if not node.launched or node.phase == LOST:  # no instance to shut down
+        release_instance(world, cluster, node)
         cluster.nodes.pop(node.logical_id, None)
         return
     if node.phase == TERMINATING:
@@ -279,10 +316,11 @@ def _finish_termination(world: World, cluster: Cluster, node: Node) -> None:
 
 
 def choose_victims(nodes: list[Node], count: int) -> list[Node]:
-    """The service's scale-in choice: unhealthy first, then never-launched, then the newest."""
+    """The service's scale-in choice: unhealthy (Failure, NotFound) first, then never-launched, then the newest.
+    Nodes leaving the group (DetachInProgress) are not in it any more."""
 
     def rank(node: Node) -> tuple:
-        if node.phase == FAILED:
+        if node.phase in UNHEALTHY_PHASES:
             return (0, -(node.launch_time or node.created_at), -node.seq)
         if node.phase == WAITING:
             return (1, -node.created_at, -node.seq)
@@ -293,3 +331,42 @@ def choose_victims(nodes: list[Node], count: int) -> list[Node]:
 
 def is_up(node: Node) -> bool:
     return node.phase == RUNNING
+
+
+# -- MoveClusterNodes -----------------------------------------------------------------------------
+def hand_off(world: World, source: Cluster, node: Node) -> None:
+    """Detached: the node joins its target group, keeping its instance, ids, IP and capacity, and runs the
+    target's lifecycle scripts (AttachInProgress). A target gone meanwhile: it stays where it was."""
+    move = node.move or {}
+    node.move = None
+    target = world.clusters.get(move.get("cluster", ""))
+    group = target.groups.get(move.get("group", "")) if target is not None else None
+    if target is None or group is None or group.deleting or target.status in ("Deleting", "Failed"):
+        home = source.groups.get(move.get("source_group", ""))
+        if home is None or home.deleting:
+            node.phase = RUNNING
+            return terminate(world, source, node, "Move cancelled: the target and the source group are gone")
+        home.target += 1
+        home.spec = {**home.spec, "InstanceCount": home.target}
+        node.phase, node.status, node.message = RUNNING, "Running", "Move cancelled: the target group is gone"
+        world.emit(source, "Warn", "Instance", f"Move of EC2 Instance {node.instance_id} cancelled: target instance "
+                   f"group {move.get('group')} is gone", node=node)
+        return
+    world.close_billing(node)
+    source.nodes.pop(node.logical_id, None)
+    source.by_instance.pop(node.instance_id, None)
+    world.emit(source, "Info", "Instance", f"EC2 Instance {node.instance_id} detached from Cluster {source.name} "
+               f"and IG {move.get('source_group')}; moving to Cluster {target.name} and IG {group.name}", node=node)
+    node.group, node.op_id = group.name, None
+    node.phase, node.status = LIFECYCLE, "AttachInProgress"
+    node.message = f"Attaching to instance group {group.name}: running its lifecycle scripts"
+    node.built_with = {key: group.spec.get(key) for key in BUILD_KEYS}
+    group.target += 1
+    group.spec = {**group.spec, "InstanceCount": group.target}
+    target.add_node(node)
+    target.by_instance[node.instance_id] = node.logical_id
+    world.open_billing(target, node)
+    world.touch(target)
+    world.schedule_node(target, node, world.now + _duration(world, world.scenario.timing.lifecycle_seconds))
+    world.emit(target, "Info", "Instance", f"EC2 Instance {node.instance_id} attach to Cluster {target.name} and IG "
+               f"{group.name} started", node=node, metadata={"Instance": {"NodeLogicalId": node.logical_id}})

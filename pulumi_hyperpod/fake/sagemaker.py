@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from . import node_operations as nodes
+from . import moves, node_operations as nodes, software
 from . import operations as clusters
 from .world import World
 
@@ -24,4 +24,6 @@ OPERATIONS: dict[str, Callable[[World, str, dict], dict]] = {
     "BatchDeleteClusterNodes": nodes.batch_delete_cluster_nodes,
     "ListClusterEvents": nodes.list_cluster_events,
     "DescribeClusterEvent": nodes.describe_cluster_event,
+    "UpdateClusterSoftware": software.update_cluster_software,
+    "MoveClusterNodes": moves.move_cluster_nodes,
 }

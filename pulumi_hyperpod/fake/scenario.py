@@ -26,6 +26,9 @@ class Timing(_Strict):
     lifecycle_seconds: float = Field(210, ge=0, description="lifecycle script (OnCreate) run time")
     deep_health_check_seconds: float = Field(1200, ge=0)
     terminate_seconds: float = Field(60, ge=0, description="ShuttingDown until the node is gone")
+    software_update_seconds: float = Field(900, ge=0, description="UpdateClusterSoftware: patching one instance "
+                                           "(SystemUpdating)")
+    detach_seconds: float = Field(120, ge=0, description="MoveClusterNodes: DetachInProgress until the hand-off")
     retry_interval_seconds: float = Field(300, gt=0, description="Continuous mode: async launch retry")
     min_count_timeout_seconds: float = Field(3 * 3600, gt=0, description="MinCount rollback timeout")
     client_token_ttl_seconds: float = Field(8 * 3600, gt=0, description="BatchAddClusterNodes ClientToken")

@@ -244,6 +244,18 @@ class Simulator:
                            f"{'retryable' if retryable else 'non-retryable'} failure).", retryable=retryable)
             reconcile.reconcile_pending(world)
 
+    def lose_instance(self, cluster: str, node_id: str, region: Optional[str] = None) -> None:
+        """The node's EC2 instance vanishes outside HyperPod (terminated from EC2, reclaimed): it shows
+        NotFound; automatic node recovery (or Continuous mode) replaces it after the retry interval."""
+        with self._world() as world:
+            target = self._cluster(world, cluster, region)
+            node = target.node(node_id)
+            if node is None or not node.launched or not node.live or node.phase == "lost":
+                raise ValueError(f"node {node_id} of cluster {target.name} has no instance to lose")
+            prov.lose_instance(world, target, node, f"EC2 instance {node.instance_id} was not found: it was "
+                               "terminated outside SageMaker HyperPod (injected).")
+            reconcile.reconcile_pending(world)
+
     def set_capacity(self, instance_type: str, az: Optional[str], available: int) -> None:
         """Set the free instances of a type in an AZ (None: the pool shared by every AZ)."""
         with self._world() as world:

@@ -201,7 +201,12 @@ class World:
         self.dirty.add(cluster.id)
 
     def open_billing(self, cluster: Cluster, node: Node) -> None:
-        self.billing[node.instance_id] = {
+        key, moves = node.instance_id, 0
+        while key in self.billing:  # the instance was billed before, in another group (MoveClusterNodes)
+            moves += 1
+            key = f"{node.instance_id}#{moves}"
+        node.billing_key = key
+        self.billing[key] = {
             "instance_id": node.instance_id,
             "cluster_id": cluster.id,
             "cluster_name": cluster.name,
@@ -213,11 +218,12 @@ class World:
             "end": None,
         }
         node.billing_open = True
-        self.billing_dirty.add(node.instance_id)
+        self.billing_dirty.add(key)
 
     def close_billing(self, node: Node) -> None:
-        record = self.billing.get(node.instance_id or "")
+        key = node.billing_key or node.instance_id or ""
+        record = self.billing.get(key)
         if record is not None and record["end"] is None:
             record["end"] = self.now
-            self.billing_dirty.add(record["instance_id"])
+            self.billing_dirty.add(key)
         node.billing_open = False

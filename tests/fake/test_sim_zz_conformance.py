@@ -59,10 +59,45 @@ def _everything(make_sim) -> None:
     client.update_cluster(ClusterName="slurm-too", InstanceGroups=[
         slurm_group("worker-gpu-a", "Compute", 1, "ml.p5.48xlarge", ["gpu-training"])],
         Orchestrator={"Slurm": {}})
+    _software_and_moves(sim, client)
     client.delete_cluster(ClusterName="every-op")
     client.describe_cluster(ClusterName="every-op")
     client.list_cluster_nodes(ClusterName="every-op", IncludeNodeLogicalIds=True)
     assert EKS_ARN in str(client.describe_cluster(ClusterName="every-op")["Orchestrator"])
+
+
+def _software_and_moves(sim, client) -> None:
+    """UpdateClusterSoftware (SystemUpdating), MoveClusterNodes (Detach/AttachInProgress), a lost instance."""
+    for name in ("move-a", "move-b"):
+        client.create_cluster(**eks_request(name, [group("pool", 3, "ml.g5.xlarge")]))
+    sim.advance(1200)
+    arns = {name: client.describe_cluster(ClusterName=name)["ClusterArn"] for name in ("move-a", "move-b")}
+    nodes = nodes_of(client, "move-a")
+    client.move_cluster_nodes(SourceClusterArn=arns["move-a"], SourceInstanceGroupName="pool",
+                              TargetClusterArn=arns["move-b"], TargetInstanceGroupName="pool", ClientToken="m-1",
+                              NodeIds=[nodes[0]["InstanceId"], "i-0123456789abcdef0"])
+    client.move_cluster_nodes(SourceClusterArn=arns["move-a"], SourceInstanceGroupName="pool",
+                              TargetClusterArn=arns["move-b"], TargetInstanceGroupName="pool", InstanceCount=1)
+    client.move_cluster_nodes(SourceClusterArn=arns["move-a"], SourceInstanceGroupName="pool",
+                              TargetClusterArn=arns["move-b"], TargetInstanceGroupName="pool",
+                              NodeLogicalIds=[nodes[0]["NodeLogicalId"]])
+    client.describe_cluster_node(ClusterName="move-a", NodeId=nodes[0]["InstanceId"])
+    nodes_of(client, "move-a", include_logical=True)
+    sim.advance(150)
+    nodes_of(client, "move-b", include_logical=True)
+    client.update_cluster_software(ClusterName="move-b", InstanceGroups=[{"InstanceGroupName": "pool",
+                                                                          "ImageReleaseVersion": "2026.1.15"}],
+                                   ImageId="ami-0123456789abcdef0", DeploymentConfig={
+                                       "RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "CAPACITY_PERCENTAGE",
+                                                                                    "Value": 50}},
+                                       "WaitIntervalInSeconds": 60})
+    client.describe_cluster(ClusterName="move-b")
+    nodes_of(client, "move-b")
+    sim.lose_instance("move-a", nodes_of(client, "move-a")[0]["InstanceId"])
+    nodes_of(client, "move-a")
+    sim.advance(3600)
+    client.describe_cluster(ClusterName="move-b")
+    client.describe_cluster_node(ClusterName="move-b", NodeId=nodes_of(client, "move-b")[0]["InstanceId"])
 
 
 def test_every_simulator_response_matches_botocores_output_shapes(make_sim, conformance):
