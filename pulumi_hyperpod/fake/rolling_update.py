@@ -56,8 +56,10 @@ def progress(world: World, cluster: Cluster) -> None:
     if any(node.phase == UPDATING for node in cluster.nodes.values()):
         return
     if update["next_at"] is None:  # a batch just finished
+        if not update["pending"]:
+            return _finish(world, cluster)
         update["next_at"] = world.now + update["wait"]
-        if update["wait"] > 0 and update["pending"]:
+        if update["wait"] > 0:
             world.schedule_cluster(cluster, update["next_at"])
     if world.now < update["next_at"]:
         return
