@@ -13,7 +13,10 @@ from typing import Any
 
 from .. import servicemodel
 from . import ids
-from .model import FAILED, RUNNING, Cluster, InstanceGroup, Node
+from .model import BOOTING, DETACHING, HEALTHCHECK, LIFECYCLE, RUNNING, TERMINATING, WAITING, Cluster, InstanceGroup, Node
+
+# Nodes on their way into or out of a group: the group has a scaling operation in progress.
+SCALING_PHASES = (WAITING, BOOTING, LIFECYCLE, HEALTHCHECK, DETACHING, TERMINATING)
 
 _TRANSLATED = {"InstanceCount", "MinInstanceCount", "InstanceRequirements", "ImageId", "ImageReleaseVersion",
                "KubernetesConfig", "AutoPatchConfig", "InstanceGroupName"}
@@ -35,7 +38,7 @@ def group_counts(nodes: list[Node]) -> dict[str, Any]:
     per_type: dict[str, int] = {}
     for node in running:
         per_type[node.instance_type] = per_type.get(node.instance_type, 0) + 1
-    settling = any(node.phase not in (RUNNING, FAILED) for node in nodes)
+    settling = any(node.phase in SCALING_PHASES for node in nodes)
     return {"current": len(running), "per_type": per_type, "settling": settling}
 
 
