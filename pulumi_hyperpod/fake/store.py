@@ -41,19 +41,34 @@ def _dumps(value) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
 
-def world_meta(world: World) -> dict[str, str]:
+def _meta_fingerprints(world: World) -> dict[str, object]:
+    """Cheap stand-ins for each meta value: equal fingerprint, equal JSON, so a save dumps only what changed.
+    Token records are only ever added or expired, never changed in place: key and expiry identify them."""
     return {
-        "seed": _dumps(world.seed),
-        "scenario": _dumps(world.scenario.model_dump(mode="json")),
-        "rng": _dumps(rng_state(world.rng)),
-        "fault_rng": _dumps(rng_state(world.fault_rng)),
-        "clock": _dumps(world.clock.state()),
-        "now": _dumps(world.now),
-        "start": _dumps(world.start),
-        "capacity": _dumps(world.capacity.to_row()),
-        "capacity_cursor": _dumps(world.capacity_cursor),
-        "tokens": _dumps(world.tokens),
+        "seed": world.seed, "scenario": id(world.scenario), "rng": world.rng.getstate(),
+        "fault_rng": world.fault_rng.getstate(), "clock": world.clock.state(), "now": world.now,
+        "start": world.start, "capacity": tuple(sorted(world.capacity.pools.items())),
+        "capacity_cursor": world.capacity_cursor,
+        "tokens": frozenset((key, record["expires"]) for key, record in world.tokens.items()),
     }
+
+
+_META = {
+    "seed": lambda world: world.seed,
+    "scenario": lambda world: world.scenario.model_dump(mode="json"),
+    "rng": lambda world: rng_state(world.rng),
+    "fault_rng": lambda world: rng_state(world.fault_rng),
+    "clock": lambda world: world.clock.state(),
+    "now": lambda world: world.now,
+    "start": lambda world: world.start,
+    "capacity": lambda world: world.capacity.to_row(),
+    "capacity_cursor": lambda world: world.capacity_cursor,
+    "tokens": lambda world: world.tokens,
+}
+
+
+def world_meta(world: World, keys=None) -> dict[str, str]:
+    return {key: _dumps(_META[key](world)) for key in (keys if keys is not None else _META)}
 
 
 class MemoryStore:
@@ -117,6 +132,7 @@ class SqliteStore:
 
     def _reset_snapshots(self) -> None:
         self._meta_snap: dict[str, str] = {}
+        self._meta_fingerprints: Optional[dict[str, object]] = None
         self._cluster_snap: dict[str, str] = {}
         self._node_snap: dict[str, dict[str, str]] = {}
         self._events_saved: dict[str, int] = {}
@@ -189,7 +205,10 @@ class SqliteStore:
     def _save(self, world: World) -> None:
         execute = self.conn.execute
         changed = False
-        for key, value in world_meta(world).items():
+        fingerprints, before = _meta_fingerprints(world), self._meta_fingerprints or {}
+        changed_keys = [key for key, value in fingerprints.items() if key not in before or before[key] != value]
+        self._meta_fingerprints = fingerprints
+        for key, value in world_meta(world, changed_keys).items():
             if self._meta_snap.get(key) != value:
                 execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
                 self._meta_snap[key] = value
