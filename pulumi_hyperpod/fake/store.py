@@ -16,6 +16,7 @@ import os
 import sqlite3
 import threading
 import time
+import uuid
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
@@ -125,6 +126,8 @@ class SqliteStore:
                 if self._meta("seed") is None:
                     world = World(scenario, seed, new_persistent_clock(scenario.speed, real_time))
                     self._write_all(world)
+                    self.conn.execute("INSERT INTO meta (key, value) VALUES ('world_id', ?)", (_dumps(uuid.uuid4().hex),))
+                self._world_id = self._meta("world_id")
                 self.conn.execute("COMMIT")
             except BaseException:
                 self.conn.execute("ROLLBACK")
@@ -287,7 +290,15 @@ class SqliteStore:
 
     def is_current(self) -> bool:
         """Still the file at `path` (not deleted or replaced since, e.g. by `hyperpod fake reset`)."""
-        return _identity(self.path) == self._identity
+        if _identity(self.path) != self._identity:
+            return False
+        try:  # inode numbers are reused: a new world at the same path is told apart by its id
+            uri = self.path.resolve().as_uri() + "?mode=ro"
+            with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=5)) as conn:
+                row = conn.execute("SELECT value FROM meta WHERE key = 'world_id'").fetchone()
+        except sqlite3.Error:
+            return False
+        return (row[0] if row else None) == self._world_id
 
     def close(self) -> None:
         self.conn.close()

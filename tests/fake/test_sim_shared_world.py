@@ -102,3 +102,15 @@ def test_timestamps_parse_to_the_same_instant_as_botocore(value):
     ours, theirs = parse_timestamp(value), botocore_parse_timestamp(value)
     assert ours == theirs and ours.utcoffset() == theirs.utcoffset()
     assert ours.tzinfo is not None and isinstance(ours, dt.datetime)
+
+
+def test_a_new_world_at_the_same_path_is_never_mistaken_for_the_old_one(world, monkeypatch):
+    """Inode numbers are reused; the world id written at creation tells the worlds apart."""
+    first = Simulator.open_default()
+    connect("fake").create_cluster(**eks_request("old", [group("a", 1)]))
+    identity = first._store._identity
+    assert delete_world(world)
+    Simulator(world, scenario=FROZEN)
+    monkeypatch.setattr("pulumi_hyperpod.fake.store._identity", lambda path: identity)  # same inode, say
+    assert Simulator.open_default() is not first
+    assert connect("fake").list_clusters()["ClusterSummaries"] == []
