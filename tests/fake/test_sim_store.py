@@ -1,4 +1,4 @@
-"""Persistent worlds: SQLite shared by processes, transactional, quick to page, real-time clock."""
+"""Persistent worlds: SQLite shared by processes, transactional, quick to page, wall clock (test_sim_clock.py)."""
 
 from __future__ import annotations
 
@@ -74,7 +74,8 @@ def test_default_state_is_under_the_working_directory(tmp_path, monkeypatch):
     assert Simulator.default_path() == tmp_path / ".hyperpod" / "fake.sqlite"
 
 
-def test_persistent_worlds_run_at_speed_times_real_time(tmp_path):
+def test_a_client_polling_a_persistent_world_sees_it_run_at_speed(tmp_path):
+    """Real time, no injected clock: the paginator's repeated listing is a client waiting (clock.py)."""
     sim = Simulator(tmp_path / "live.sqlite", scenario={"speed": 2000})
     client = sim.client()
     start = sim.now()
