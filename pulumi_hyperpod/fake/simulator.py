@@ -238,7 +238,7 @@ class Simulator:
         with self._world() as world:
             target = self._cluster(world, cluster, region)
             node = target.node(node_id)
-            if node is None or not node.launched or not node.live:
+            if node is None or not node.launched or not node.live or node.phase == "lost":
                 raise ValueError(f"node {node_id} of cluster {target.name} has no running instance to fail")
             prov.fail_node(world, target, node, f"Instance {node.instance_id} failed health checks (injected "
                            f"{'retryable' if retryable else 'non-retryable'} failure).", retryable=retryable)
