@@ -28,7 +28,9 @@ def client_config(retry_mode: str = "standard", max_attempts: int | None = None)
 
 
 def default_poll_seconds(backend: str) -> float:
-    """How often a wait polls: the waiter model's delay on AWS; the simulator's time runs faster."""
+    """How often a wait polls: the waiter model's delay on AWS. A persistent simulator world runs at its
+    scenario's speed while a client polls it (0.2 s of polling is two virtual minutes at 600x), so short
+    polls keep a simulated wait short in real time."""
     override = os.environ.get("HYPERPOD_POLL_SECONDS")
     if override:
         return float(override)
