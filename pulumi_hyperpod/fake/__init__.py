@@ -6,10 +6,11 @@
     sim.advance(600)                 # virtual time
 
 Layout (imports point down this list, never back): `wire.py` (HTTP/JSON) → `sagemaker.py` (the
-operation table) → `operations.py`/`node_operations.py` (one function per API operation) →
-`mutations.py` (shared write steps) → `provisioning.py` + `reconcile.py` (time-driven rules) →
-`world.py`/`model.py` (state); beside them `store.py` (memory or SQLite), `slurm.py`, `billing.py`,
-`events.py`, `scenario.py`, `clock.py`.
+operation table) → `operations.py`/`node_operations.py`/`software.py`/`moves.py` (one function per
+API operation) → `mutations.py` (shared write steps) → `reconcile.py` + `rolling_update.py` +
+`provisioning.py` (time-driven rules) → `world.py`/`model.py` (state); beside them `store.py`
+(memory or SQLite), `clock.py` (virtual time; the persistent world's wall clock and polls),
+`slurm.py`, `billing.py`, `events.py`, `scenario.py`.
 """
 
 from .errors import ServiceError
