@@ -76,7 +76,10 @@ class World:
         return [node for page in pages for node in page["ClusterNodeSummaries"]]
 
     def node_ids(self, name: str, group: str) -> set[str]:
-        return {n["InstanceId"] for n in self.nodes(name) if n["InstanceGroupName"] == group and n.get("InstanceId")}
+        """Nodes in the group; ShuttingDown ones are leaving it (the world follows the wall clock, so a
+        removed node stays listed as ShuttingDown for the termination time)."""
+        return {n["InstanceId"] for n in self.nodes(name) if n["InstanceGroupName"] == group and n.get("InstanceId")
+                and n["InstanceStatus"]["Status"] != "ShuttingDown"}
 
     def wait_running(self, name: str, group: str, count: int, timeout: float = 90) -> set[str]:
         """Until `count` nodes of the group run (virtual time follows the wall clock)."""
