@@ -17,15 +17,16 @@ from rich.console import Console
 from rich.table import Table
 
 from ..client import connect
-from .common import client_from, emit_json, handle_errors
+from .common import cell, check_cluster_name, client_from, emit_json, handle_errors, make_console, print_line
 from ..cost import cost_report
 from ..fake.simulator import Simulator
 from ..fake.store import delete_world
 
 
 def _console(stderr: bool = False) -> Console:
-    """A console per use, so it writes to whatever stdout/stderr (and COLUMNS) is current."""
-    return Console(stderr=stderr)
+    """A console per use, so it writes to whatever stdout/stderr (and COLUMNS) is current; wide
+    when piped (a CI log), so rows are not wrapped at 80 columns."""
+    return make_console(stderr=stderr)
 
 
 def _options(ctx: click.Context) -> dict:
@@ -73,9 +74,9 @@ def reset(yes: bool) -> None:
     if not yes:
         raise click.UsageError(f"this deletes the simulated world at {path}; pass --yes to confirm")
     if delete_world(path):
-        _console().print(f"deleted the simulated world at {path}")
+        print_line(f"deleted the simulated world at {path}", console=_console())
     else:
-        _console().print(f"no simulated world at {path}; nothing to delete")
+        print_line(f"no simulated world at {path}; nothing to delete", console=_console())
 
 
 @fake.command("show")
@@ -87,14 +88,16 @@ def show(as_json: bool) -> None:
     if as_json:
         return emit_json(overview)
     speed = f"{overview['speed']:g}x real time" if overview["speed"] is not None else "manual"
-    _console().print(f"world: {overview['path']}   virtual time: {_when(overview['virtual_time'])} UTC   speed: {speed}")
+    console = _console()
+    print_line(f"world: {overview['path']}   virtual time: {_when(overview['virtual_time'])} UTC   speed: {speed}",
+               console=console)
     table = Table("cluster", "region", "status", "mode", "orchestrator", "groups (current/target, min)")
     for cluster in overview["clusters"]:
         groups = ", ".join(f"{g['name']} {g['status']} {g['current']}/{g['target']}"
                            + (f" min {g['min']}" if g["min"] else "") for g in cluster["groups"])
-        table.add_row(cluster["name"], cluster["region"], cluster["status"], cluster["mode"],
-                      cluster["orchestrator"], groups)
-    _console().print(table if overview["clusters"] else "no clusters")
+        table.add_row(*(cell(v) for v in (cluster["name"], cluster["region"], cluster["status"], cluster["mode"],
+                                          cluster["orchestrator"], groups)))
+    console.print(table if overview["clusters"] else cell("no clusters"))
 
 
 # -- hyperpod events -------------------------------------------------------------------------------
@@ -110,7 +113,7 @@ def show(as_json: bool) -> None:
 def events(ctx: click.Context, name: str, group: Optional[str], node: Optional[str], resource_type: Optional[str],
            limit: int, as_json: bool) -> None:
     """Cluster events (Continuous-mode clusters), oldest first, via the ListClusterEvents paginator."""
-    query: dict[str, Any] = {"ClusterName": name, "SortOrder": "Descending"}
+    query: dict[str, Any] = {"ClusterName": check_cluster_name(name), "SortOrder": "Descending"}
     for key, value in (("InstanceGroupName", group), ("NodeId", node), ("ResourceType", resource_type)):
         if value:
             query[key] = value
@@ -120,13 +123,14 @@ def events(ctx: click.Context, name: str, group: Optional[str], node: Optional[s
     if as_json:
         return emit_json(items)
     table = Table("time (UTC)", "level", "resource", "group", "instance", "description")
+    for column in table.columns[:5]:
+        column.no_wrap = True
     colours = {"Error": "red", "Warn": "yellow"}
     for event in items:
         level = event.get("EventLevel", "")
-        table.add_row(_when(event["EventTime"]), f"[{colours[level]}]{level}[/]" if level in colours else level,
-                      event["ResourceType"], event.get("InstanceGroupName", ""), event.get("InstanceId", ""),
-                      event.get("Description", ""))
-    _console().print(table if items else f"no events for {name}")
+        table.add_row(cell(_when(event["EventTime"])), cell(level, colours.get(level, "")), cell(event["ResourceType"]),
+                      cell(event.get("InstanceGroupName")), cell(event.get("InstanceId")), cell(event.get("Description")))
+    _console().print(table if items else cell(f"no events for {name}"))
 
 
 # -- hyperpod sinfo --------------------------------------------------------------------------------
@@ -143,15 +147,15 @@ def sinfo(ctx: click.Context, name: str, as_json: bool, plain: bool) -> None:
         raise click.UsageError("sinfo is simulator-only (use --backend fake); on AWS, run sinfo on the cluster's "
                                "controller or login node")
     sim = Simulator.open_default()
-    rows = sim.sinfo_rows(name, options["region"])
+    rows = sim.sinfo_rows(check_cluster_name(name), options["region"])
     if as_json:
         return emit_json(rows)
     if plain:
         return click.echo(sim.sinfo(name, options["region"]), nl=False)
     table = Table("PARTITION", "AVAIL", "TIMELIMIT", "NODES", "STATE", "NODELIST")
     for row in rows:
-        table.add_row(row["partition"] + ("*" if row["default"] else ""), row["avail"], row["timelimit"],
-                      str(row["nodes"]), row["state"], ",".join(row["nodelist"]))
+        table.add_row(*(cell(v) for v in (row["partition"] + ("*" if row["default"] else ""), row["avail"],
+                                          row["timelimit"], row["nodes"], row["state"], ",".join(row["nodelist"]))))
     _console().print(table)
 
 
@@ -173,7 +177,7 @@ def cost(ctx: click.Context, name: str, since: Optional[str], as_json: bool) -> 
     options = _options(ctx)
     start = _parse_since(since)
     source = Simulator.open_default() if options["backend"] == "fake" else _client(ctx)
-    report = cost_report(source, name, since=start, region=options["region"])
+    report = cost_report(source, check_cluster_name(name), since=start, region=options["region"])
     if as_json:
         return emit_json(report.to_dict())
     _console().print(report.render())
