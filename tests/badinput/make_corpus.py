@@ -64,7 +64,119 @@ def m_min_above_count(spec):
     w = worker_index(spec)
     g = groups_of(spec)[w]
     g["MinInstanceCount"] = g["InstanceCount"] + 1
+    if spec.get("NodeProvisioningMode") != "Continuous":  # the first rule it breaks
+        return f"InstanceGroups[{w}].MinInstanceCount", "NodeProvisioningMode is Continuous"
     return f"InstanceGroups[{w}].MinInstanceCount", "between 0 and InstanceCount"
+
+
+def m_min_without_continuous(spec):
+    if spec.get("NodeProvisioningMode") == "Continuous":
+        return None
+    w = worker_index(spec)
+    groups_of(spec)[w]["MinInstanceCount"] = 1
+    return f"InstanceGroups[{w}].MinInstanceCount", "NodeProvisioningMode is Continuous"
+
+
+def m_both_spellings_groups(spec):
+    spec["instance_groups"] = copy.deepcopy(groups_of(spec)[:1])
+    return "InstanceGroups", "'instance_groups'"
+
+
+def m_both_spellings_name(spec):
+    spec["cluster_name"] = "another-cluster"
+    return "ClusterName", "'cluster_name'"
+
+
+def m_both_spellings_nested(spec):
+    w = worker_index(spec)
+    groups_of(spec)[w]["instance_count"] = 2
+    return f"InstanceGroups[{w}].InstanceCount", "'instance_count'"
+
+
+def m_both_spellings_deep(spec):
+    w = worker_index(spec)
+    lifecycle = groups_of(spec)[w]["LifeCycleConfig"]
+    lifecycle["source_s3_uri"] = "s3://another-bucket/lifecycle/"
+    return f"InstanceGroups[{w}].LifeCycleConfig.SourceS3Uri", "'source_s3_uri'"
+
+
+def m_markup_unknown_key(spec):
+    spec["[/bogus]"] = 1
+    return "[/bogus]", "not a known field"
+
+
+def m_markup_tag(spec):
+    spec["Tags"] = [{"Key": "team[/bogus]", "Value": "ml"}]
+    return "Tags[0].Key", "'team[/bogus]' does not match the pattern ([\\p{L}"
+
+
+def m_empty_orchestrator(spec):
+    spec["Orchestrator"] = {}
+    return "Orchestrator", "exactly one orchestrator"
+
+
+def m_both_orchestrators(spec):
+    spec["Orchestrator"] = {"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/my-eks"}, "Slurm": {}}
+    return "Orchestrator", "exactly one orchestrator"
+
+
+def m_controller_zero(spec):
+    c = role_index(spec, "Controller")
+    if c is None:
+        return None
+    groups_of(spec)[c]["InstanceCount"] = 0
+    if "MinInstanceCount" in groups_of(spec)[c]:
+        groups_of(spec)[c]["MinInstanceCount"] = 0
+    return f"InstanceGroups[{c}].InstanceCount", "at least 1 instance"
+
+
+def m_partitions_on_controller(spec):
+    c = role_index(spec, "Controller")
+    if c is None:
+        return None
+    groups_of(spec)[c]["SlurmConfig"]["PartitionNames"] = ["gpu"]
+    return f"InstanceGroups[{c}].SlurmConfig.PartitionNames", "only Compute groups"
+
+
+def m_kubernetes_on_slurm(spec):
+    if not is_slurm(spec):
+        return None
+    w = worker_index(spec)
+    groups_of(spec)[w]["KubernetesConfig"] = {"Labels": {"team": "ml"}}
+    return f"InstanceGroups[{w}].KubernetesConfig", "EKS-orchestrated"
+
+
+def m_slurm_config_on_eks(spec):
+    if is_slurm(spec):
+        return None
+    w = worker_index(spec)
+    groups_of(spec)[w]["SlurmConfig"] = {"NodeType": "Compute"}
+    return f"InstanceGroups[{w}].SlurmConfig", "Slurm-orchestrated"
+
+
+def m_type_and_requirements(spec):
+    w = worker_index(spec)
+    g = groups_of(spec)[w]
+    g.setdefault("InstanceType", "ml.c5.xlarge")
+    g["InstanceRequirements"] = {"InstanceTypes": ["ml.c5.xlarge"]}
+    return f"InstanceGroups[{w}]", "mutually exclusive"
+
+
+def m_neither_type(spec):
+    w = worker_index(spec)
+    groups_of(spec)[w].pop("InstanceType", None)
+    groups_of(spec)[w].pop("InstanceRequirements", None)
+    return f"InstanceGroups[{w}]", "one of InstanceType or InstanceRequirements is required"
+
+
+def m_duplicate_flexible_type(spec):
+    w = worker_index(spec)
+    g = groups_of(spec)[w]
+    if "InstanceRequirements" not in g:
+        return None
+    types = g["InstanceRequirements"]["InstanceTypes"]
+    types.append(types[0])
+    return f"InstanceGroups[{w}].InstanceRequirements.InstanceTypes", "listed more than once"
 
 
 def m_min_negative(spec):
@@ -249,8 +361,8 @@ MUTATIONS: dict[str, tuple[Mutation, str, str]] = {
     "group-name-spaces": (m_group_name("worker group", "pattern"), "", ""),
     "group-name-too-long": (m_group_name("g" * 64, "characters"), "", ""),
     "group-name-unicode": (m_group_name("wörker", "pattern"), "", ""),
-    "role-not-arn": (m_role("my-role", "pattern"), "", ""),
-    "role-s3-arn": (m_role("arn:aws:s3:::bucket", "pattern"), "", ""),
+    "role-not-arn": (m_role("my-role-that-is-not-an-arn", "pattern"), "", ""),
+    "role-s3-arn": (m_role("arn:aws:s3:::my-training-bucket", "pattern"), "", ""),
     "role-bad-account": (m_role("arn:aws:iam::12:role/r", "pattern"), "", ""),
     "role-number": (m_role(42, "string"), "", ""),
     "role-huge": (m_role("arn:aws:iam::111122223333:role/" + "r" * 5000, "characters"), "", ""),
@@ -274,6 +386,29 @@ MUTATIONS: dict[str, tuple[Mutation, str, str]] = {
     "volume-size-huge": (m_volume_huge, "", ""),
     "spec-is-a-list": (m_spec_is_list, "", ""),
     "spec-is-a-string": (m_spec_is_string, "", ""),
+    # issue 12: siblings of each class found in the outside test round
+    "min-without-continuous": (m_min_without_continuous, "", ""),
+    "both-spellings-instance-groups": (m_both_spellings_groups, "", ""),
+    "both-spellings-cluster-name": (m_both_spellings_name, "", ""),
+    "both-spellings-instance-count": (m_both_spellings_nested, "", ""),
+    "both-spellings-lifecycle-uri": (m_both_spellings_deep, "", ""),
+    "cluster-name-markup": (m_name_pattern("a[/bogus]", "'a[/bogus]' does not match the pattern [a-zA-Z0-9](-*[a-zA-Z0-9])*"), "", ""),
+    "cluster-name-markup-style": (m_name_pattern("[bold red]x", "'[bold red]x' does not match"), "", ""),
+    "cluster-name-long-and-bad": (m_name_pattern("!" * 5000, "must have at most 63 characters; has 5000"), "", ""),
+    "group-name-markup": (m_group_name("g[/bogus]", "'g[/bogus]' does not match the pattern"), "", ""),
+    "unknown-key-markup": (m_markup_unknown_key, "", ""),
+    "tag-key-markup": (m_markup_tag, "", ""),
+    "count-string-digits": (set_worker("InstanceCount", "010", "InstanceCount", "whole number"), "", ""),
+    "empty-orchestrator": (m_empty_orchestrator, "", ""),
+    "both-orchestrators": (m_both_orchestrators, "", ""),
+    "controller-zero": (m_controller_zero, "", ""),
+    "partitions-on-controller": (m_partitions_on_controller, "", ""),
+    "kubernetes-config-on-slurm": (m_kubernetes_on_slurm, "", ""),
+    "slurm-config-on-eks": (m_slurm_config_on_eks, "", ""),
+    "type-and-requirements": (m_type_and_requirements, "", ""),
+    "neither-type-nor-requirements": (m_neither_type, "", ""),
+    "duplicate-flexible-type": (m_duplicate_flexible_type, "", ""),
+    "role-too-short": (m_role("arn:aws:iam::1:r", "characters"), "", ""),
 }
 
 # Raw-text defects: (name, suffix, text builder from the seed's JSON text, path, rule); a builder may
@@ -286,7 +421,45 @@ def _duplicate_key_yaml(text: str) -> str:
     return "ClusterName: first-name\n" + yaml.safe_dump(json.loads(text), sort_keys=False)
 
 
+def _worker_count_as(raw: str) -> Callable[[str], str]:
+    """The seed as YAML with the worker group's InstanceCount written as `raw`, unquoted."""
+    def build(text: str) -> str:
+        spec = json.loads(text)
+        groups_of(spec)[worker_index(spec)]["InstanceCount"] = "__COUNT__"
+        return yaml.safe_dump(spec, sort_keys=False).replace("'__COUNT__'", raw).replace("__COUNT__", raw)
+    return build
+
+
+def _alias_bomb(text: str) -> str:
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    for level in range(1, 9):
+        previous, name = chr(ord("a") + level - 1), chr(ord("a") + level)
+        lines.append(f"{name}: &{name} [{', '.join([f'*{previous}'] * 10)}]")
+    return "\n".join(lines) + "\n" + yaml.safe_dump(json.loads(text), sort_keys=False)
+
+
+def _nested_moderately(text: str) -> str:
+    spec = json.loads(text)
+    deep: Any = "x"
+    for _ in range(80):
+        deep = {"k": deep}
+    spec["Tags"] = [{"Key": "k", "Value": deep}]
+    return json.dumps(spec)
+
+
 TEXT_DEFECTS: dict[str, tuple[str, Callable[[str], "str | bytes"], str, str]] = {
+    "yaml11-octal-count": (".yaml", _worker_count_as("010"), "", "ambiguous"),
+    "yaml11-octal-nine": (".yaml", _worker_count_as("09"), "", "ambiguous"),
+    "yaml11-sexagesimal-count": (".yaml", _worker_count_as("1:20"), "InstanceCount", "whole number"),
+    "yaml11-binary-count": (".yaml", _worker_count_as("0b11"), "InstanceCount", "whole number"),
+    "yaml11-underscore-count": (".yaml", _worker_count_as("1_000"), "InstanceCount", "whole number"),
+    "yaml-inf-count": (".yaml", _worker_count_as(".inf"), "InstanceCount", "whole number"),
+    "yaml-nan-count": (".yaml", _worker_count_as(".nan"), "InstanceCount", "whole number"),
+    "yaml11-yes-count": (".yaml", _worker_count_as("yes"), "InstanceCount", "whole number"),
+    "yaml-alias-bomb": (".yaml", _alias_bomb, "", "aliases expand"),
+    "yaml-recursive-alias": (".yaml", lambda text: "a: &a [*a]\n", "", "refers to a node that contains it"),
+    "nested-deeper-than-limit": (".json", _nested_moderately, "", "nested too deeply"),
+    "binary-file": (".json", lambda text: b"\x00\x01\x02" + text.encode(), "", "binary"),
     "empty-file": (".json", lambda text: "", "", "empty"),
     "whitespace-only": (".yaml", lambda text: "  \n\t\n", "", "empty"),
     "truncated-json": (".json", lambda text: text[: len(text) // 2], "", "not valid JSON"),
