@@ -164,14 +164,23 @@ class _Report(ValidationErrors):
 
 
 def _unknown_rule(path: str, key: Any, allowed: list[str], params: Any):
-    # `to_model_keys` keeps a second spelling of a member (`instance_groups` beside `InstanceGroups`)
-    # as written, so it lands here: name both keys instead of calling it unknown.
-    if isinstance(key, str):
-        folded = key.replace("_", "").replace("-", "").lower()
-        twin = next((name for name in allowed if name.lower() == folded), None)
-        if twin is not None:
-            return (_join(path, twin), f"is given twice, as {twin!r} and as {key!r}; keep one of the two keys")
     return (_join(path, str(key)), f"is not a known field (allowed: {', '.join(allowed)})")
+
+
+def fold(key: str) -> str:
+    """A key with case, `_` and `-` ignored: `instance_groups`, `InstanceGroups`, `instance-groups`
+    all name the member InstanceGroups."""
+    return key.replace("_", "").replace("-", "").lower()
+
+
+def _spellings(shape, params: dict) -> dict[str, list[str]]:
+    """Members that `params` names more than once, each with the keys as written."""
+    members = {fold(name): name for name in shape.members}
+    found: dict[str, list[str]] = {}
+    for key in params:
+        if isinstance(key, str) and fold(key) in members:
+            found.setdefault(members[fold(key)], []).append(key)
+    return {name: keys for name, keys in found.items() if len(keys) > 1}
 
 
 _TYPE_WORDS = {"int": "a whole number", "str": "a string", "bool": "true or false", "dict": "an object",
@@ -194,11 +203,30 @@ class _ServiceRules(ParamValidator):
         super()._validate(params, shape, errors, name)
 
     def _validate_structure(self, params, shape, errors, name):
-        if isinstance(params, dict) and errors.check_required:
-            for member in shape.required_members:
-                if member in params and params[member] is None:
-                    errors.report(name, "missing required field", required_name=member)
+        if isinstance(params, dict):
+            params = self._one_spelling_each(params, shape, errors, name)
+            if errors.check_required:
+                for member in shape.required_members:
+                    if member in params and params[member] is None:
+                        errors.report(name, "missing required field", required_name=member)
         super()._validate_structure(params, shape, errors, name)
+
+    @staticmethod
+    def _one_spelling_each(params: dict, shape, errors, name) -> dict:
+        """A member given twice (`InstanceGroups` and `instance_groups`, which `spec.keys` keeps as
+        written) is one problem naming both keys; the first spelling is validated on."""
+        conflicts = _spellings(shape, params)
+        if not conflicts:
+            return params
+        params = dict(params)
+        for member, keys in conflicts.items():
+            shown = " and as ".join(repr(key) for key in keys)
+            errors.add(_join(_path(name), member), f"is given twice, as {shown}; keep one of the two keys")
+            first = params[keys[0]]
+            for key in keys:
+                del params[key]
+            params[member] = first
+        return params
 
     def _validate_string(self, param, shape, errors, name):
         errors.unit = "characters"

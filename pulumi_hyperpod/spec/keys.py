@@ -13,9 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-
-def _fold(name: str) -> str:
-    return name.replace("_", "").replace("-", "").lower()
+from ..servicemodel import fold as _fold
 
 
 @lru_cache(maxsize=256)
@@ -30,13 +28,15 @@ def _empty_means_unset(parent, name: str, member, item: Any) -> bool:
 
 
 def _claims(index: dict[str, str], value: dict) -> dict[Any, str]:
-    """Which key of `value` takes which member's name: the model's own spelling first, else the
-    first spelling given; a second spelling of the same member keeps its own key."""
+    """Which key of `value` takes which member's name: the only spelling given is renamed; of two
+    spellings of one member, only the model's own is (the other stays as written, and with two
+    non-model spellings both do), so validation can name exactly the keys the user wrote."""
     spellings: dict[str, list[Any]] = {}
     for key in value:
         if isinstance(key, str) and _fold(key) in index:
             spellings.setdefault(index[_fold(key)], []).append(key)
-    return {(name if name in keys else keys[0]): name for name, keys in spellings.items()}
+    return {(keys[0] if len(keys) == 1 else name): name for name, keys in spellings.items()
+            if len(keys) == 1 or name in keys}
 
 
 def to_model_keys(shape, value: Any) -> Any:
