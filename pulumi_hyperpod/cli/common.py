@@ -139,7 +139,7 @@ def _validated_policy(data: dict, source: str) -> Policy:
 
 
 def _policy_violation(problem: dict) -> servicemodel.Violation:
-    path = ".".join(str(part) for part in problem["loc"])
+    path = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in problem["loc"]).lstrip(".")
     if problem["type"] == "extra_forbidden":
         return servicemodel.Violation(path, f"is not a known field (allowed: {', '.join(Policy.model_fields)})")
     message = problem["msg"]
