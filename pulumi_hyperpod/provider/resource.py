@@ -10,7 +10,6 @@ resources (an IAM role's ARN, a bucket's URI).
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
 import pulumi
@@ -18,7 +17,7 @@ from pulumi.dynamic import Resource
 
 from .. import servicemodel
 from ..plan import Policy
-from ..spec import ClusterSpec, SpecError, read_document
+from ..spec import ClusterSpec, read_document
 from ..spec.keys import to_model_keys
 from .provider import ClusterProvider
 from .settings import SETTING_KEYS, policy_inputs

@@ -58,8 +58,8 @@ def _nodes(data):
 
 BREAKAGES = {
     "another cluster": (lambda d: _describe(d).update(ClusterName="someone-elses-cluster"),
-                        "DescribeCluster.ClusterName: the snapshot is of cluster 'someone-elses-cluster'; the spec names "
-                        f"'{NAME}'"),
+                        ("DescribeCluster.ClusterName: the snapshot is of cluster 'someone-elses-cluster'; the spec names "
+                         f"'{NAME}'")),
     "negative count": (lambda d: _groups(d)[1].update(CurrentCount=-1),
                        "DescribeCluster.InstanceGroups[1].CurrentCount: must be at least 0; got -1"),
     "fractional count": (lambda d: _groups(d)[1].update(TargetCount=1.5),
@@ -75,8 +75,8 @@ BREAKAGES = {
     "unknown node status": (lambda d: _nodes(d)[0]["InstanceStatus"].update(Status="Zombie"),
                             "ClusterNodeSummaries[0].InstanceStatus.Status: must be one of Running, Failure"),
     "node of no group": (lambda d: _nodes(d)[0].update(InstanceGroupName="ghost-group"),
-                         "ClusterNodeSummaries[0].InstanceGroupName: 'ghost-group' is not a group of cluster "
-                         f"{NAME} (groups: leo-stg-compute-ig, leo-stg-head-ig)"),
+                         ("ClusterNodeSummaries[0].InstanceGroupName: 'ghost-group' is not a group of cluster "
+                          f"{NAME} (groups: leo-stg-compute-ig, leo-stg-head-ig)")),
     "duplicate node id": (lambda d: _nodes(d).append(copy.deepcopy(_nodes(d)[0])),
                           "ClusterNodeSummaries[0].InstanceId: "),
     "duplicate group": (lambda d: _groups(d).append(copy.deepcopy(_groups(d)[0])),
