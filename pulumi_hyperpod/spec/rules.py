@@ -142,7 +142,7 @@ def _min_count_rules(group: dict[str, Any], where: str, continuous: bool) -> Ite
         yield Violation(f"{where}.MinInstanceCount", "is only supported when NodeProvisioningMode is Continuous "
                                                      "(0, the default, is the only value other clusters take)")
     elif _is_int(count) and minimum > count:
-        yield Violation(f"{where}.MinInstanceCount", f"must be between 0 and InstanceCount ({count}) inclusive; "
+        yield Violation(f"{where}.MinInstanceCount", f"must be between 0 and InstanceCount ({count}); "
                                                      f"got {minimum}")
 
 
