@@ -104,13 +104,15 @@ def _describe(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def violations(shape_or_operation, params: Any, path: str = "", *, check_required: bool = True) -> list[Violation]:
+def violations(shape_or_operation, params: Any, path: str = "", *, check_required: bool = True,
+               allow_unknown: bool = False) -> list[Violation]:
     """Every way `params` breaks the model's rules for the shape (or an operation's input).
 
     botocore's own `ParamValidator` walks the value (types, required and unknown members, tagged
     unions, `min`); `_ServiceRules` adds what only the service checks (`max`, enums, patterns).
     Each field stops at its first broken rule, so an over-long string is never matched against a
-    pattern (a 10 MB ClusterName is refused on its length, in microseconds).
+    pattern (a 10 MB ClusterName is refused on its length, in microseconds). `allow_unknown` is for
+    responses, which a newer service version may give members this model does not know.
     """
     target = shape_or_operation
     if isinstance(shape_or_operation, str):
@@ -119,7 +121,7 @@ def violations(shape_or_operation, params: Any, path: str = "", *, check_require
             target = input_shape(shape_or_operation)
         else:
             target = shape(shape_or_operation)
-    report = _Report(check_required)
+    report = _Report(check_required, allow_unknown)
     _ServiceRules()._validate(params, target, report, path)
     return report.violations
 
@@ -132,9 +134,10 @@ _PATTERN_LENGTH_LIMIT = 4096
 class _Report(ValidationErrors):
     """botocore's error collector, keeping our wording: one Violation (path, rule) per problem."""
 
-    def __init__(self, check_required: bool):
+    def __init__(self, check_required: bool, allow_unknown: bool = False):
         super().__init__()
         self.check_required = check_required
+        self.allow_unknown = allow_unknown  # responses: a newer service (or AWS CLI) adds members
         self.violations: list[Violation] = []
         self.unit = "characters"  # what a length counts; set by the validator before botocore checks a size
 
@@ -151,6 +154,8 @@ class _Report(ValidationErrors):
         if reason == "missing required field":
             return (_join(path, details["required_name"]), "is required") if self.check_required else None
         if reason == "unknown field":
+            if self.allow_unknown:
+                return None
             return _unknown_rule(path, details["unknown_param"], details["valid_names"], details.get("user_params"))
         if reason == "invalid type":
             return _type_rule(details["param"], details["valid_types"])

@@ -93,8 +93,12 @@ def snapshot_violations(describe: dict, summaries: list, cluster_name: str | Non
                         nodes_path: str = "ClusterNodeSummaries") -> list[Violation]:
     """Shapes first (botocore's output shapes); consistency only on well-formed data."""
     listing_shape = servicemodel.output_shape("ListClusterNodes").members["ClusterNodeSummaries"]
-    problems = servicemodel.violations(servicemodel.output_shape("DescribeCluster"), describe, "DescribeCluster")
-    problems += [p for p in servicemodel.violations(listing_shape, summaries, nodes_path) if not _not_launched(p, summaries, nodes_path)]
+    # Members this botocore does not know are left alone, as botocore's response parser does: the
+    # AWS CLI that wrote the file may be newer than the model read here.
+    problems = servicemodel.violations(servicemodel.output_shape("DescribeCluster"), describe, "DescribeCluster",
+                                       allow_unknown=True)
+    problems += [p for p in servicemodel.violations(listing_shape, summaries, nodes_path, allow_unknown=True)
+                 if not _not_launched(p, summaries, nodes_path)]
     if problems:
         return problems
     return _consistency(describe, summaries, cluster_name, nodes_path)

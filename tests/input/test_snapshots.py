@@ -85,7 +85,6 @@ BREAKAGES = {
                        "Format: 'hyperpod-snapshot/99' is not a snapshot format this version reads (hyperpod-snapshot/1)"),
     "no format": (lambda d: d.pop("Format"), "Format: is required with ClusterNodeSummaries"),
     "unknown top-level key": (lambda d: d.update(Extra=1), "Extra: is not a known field"),
-    "unknown member": (lambda d: _describe(d).update(ClusterNmae="x"), "DescribeCluster.ClusterNmae: is not a known field"),
     "missing status": (lambda d: _describe(d).pop("ClusterStatus"), "DescribeCluster.ClusterStatus: is required"),
     "no describe": (lambda d: d.pop("DescribeCluster"), "DescribeCluster: is required"),
     "nodes not a list": (lambda d: d.update(ClusterNodeSummaries={"a": 1}), "ClusterNodeSummaries: must be a list, got dict"),
@@ -133,6 +132,13 @@ def test_the_aws_cli_output_combined(saved, tmp_path):
     combined["ListClusterNodes"]["NextToken"] = "more"
     result = _plan_with(tmp_path, combined, "partial.json")
     assert result.code == 1 and "ListClusterNodes.NextToken: the listing is incomplete" in result.output
+
+
+def test_members_a_newer_service_adds_are_left_alone(saved):
+    data = copy.deepcopy(saved)
+    _describe(data)["SomeFutureMember"] = {"x": 1}
+    _nodes(data)[0]["AnotherNewMember"] = "y"
+    assert ClusterState.from_snapshot(data).name == NAME
 
 
 def test_from_snapshot_checks_too(saved):
