@@ -19,6 +19,12 @@ import yaml
 HERE = Path(__file__).resolve().parent
 SEEDS = HERE.parents[1] / "examples" / "specs"
 CORPUS = HERE / "corpus"
+# Policies and snapshots (`--policy`, `--observed`) have corpora of their own, checked with the
+# seed 004 spec; the snapshot corpus is made from base-snapshot.json, a `hyperpod snapshot` of
+# seed 004's one-node cluster.
+POLICY_CORPUS = HERE / "corpus-policy"
+SNAPSHOT_CORPUS = HERE / "corpus-snapshot"
+BASE_SNAPSHOT = HERE / "base-snapshot.json"
 
 
 def groups_of(spec: dict) -> list[dict]:
@@ -476,7 +482,127 @@ TEXT_DEFECTS: dict[str, tuple[str, Callable[[str], "str | bytes"], str, str]] = 
 }
 
 
+# (file name, content, path fragment, rule fragment); the message must name the file as well.
+POLICY_DEFECTS: list[tuple[str, "str | bytes", str, str]] = [
+    ("unknown-field.yaml", "max_scale_in_fractoin: 0.5\n", "max_scale_in_fractoin", "not a known field"),
+    ("unknown-markup-field.yaml", "'[/bogus]': 1\n", "[/bogus]", "not a known field"),
+    ("fraction-above-one.yaml", "max_scale_in_fraction: 1.5\n", "max_scale_in_fraction", "less than or equal to 1"),
+    ("fraction-negative.json", '{"max_scale_in_fraction": -0.1}', "max_scale_in_fraction", "greater than or equal to 0"),
+    ("fraction-nan.yaml", "max_scale_in_fraction: .nan\n", "max_scale_in_fraction", "finite"),
+    ("fraction-string.yaml", "max_scale_in_fraction: '0.5'\n", "max_scale_in_fraction", "valid number"),
+    ("delete-call-zero.yaml", "max_nodes_per_delete_call: 0\n", "max_nodes_per_delete_call", "greater than or equal to 1"),
+    ("delete-call-float.yaml", "max_nodes_per_delete_call: 2.5\n", "max_nodes_per_delete_call", "valid integer"),
+    ("delete-call-octal.yaml", "max_nodes_per_delete_call: 010\n", "", "ambiguous"),
+    ("delete-call-underscore.yaml", "max_nodes_per_delete_call: 1_0\n", "max_nodes_per_delete_call", "valid integer"),
+    ("cost-negative.yaml", "max_hourly_cost_increase: -5\n", "max_hourly_cost_increase", "greater than or equal to 0"),
+    ("yes-boolean.yaml", "allow_replacement: yes\n", "allow_replacement", "valid boolean"),
+    ("on-boolean.yaml", "allow_login_scale_in: on\n", "allow_login_scale_in", "valid boolean"),
+    ("number-boolean.json", '{"allow_controller_scale_in": 1}', "allow_controller_scale_in", "valid boolean"),
+    ("protect-string.yaml", "protected_node_ids: i-0123\n", "protected_node_ids", "valid array"),
+    ("protect-numbers.yaml", "protected_node_ids: [i-1, 7]\n", "protected_node_ids[1]", "valid string"),
+    ("margin-above-one.yaml", "quota_warning_margin: 2\n", "quota_warning_margin", "less than or equal to 1"),
+    ("syntax-error.yaml", "max_scale_in_fraction: [0.5\n", "", "not valid YAML"),
+    ("syntax-error.json", '{"max_scale_in_fraction": }', "", "not valid JSON"),
+    ("duplicate-key.yaml", "allow_replacement: true\nallow_replacement: false\n", "", "appears twice"),
+    ("a-list.yaml", "- allow_replacement\n", "", "a policy file is an object"),
+    ("a-string.json", '"allow_replacement"', "", "a policy file is an object"),
+    ("empty.yaml", "", "", "empty"),
+    ("binary.json", b"\x00\x01{}", "", "binary"),
+    ("alias-bomb.yaml", "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 10)}]\n" for i in range(8)), "", "aliases expand"),
+    ("python-tag.yaml", '!!python/object/apply:os.system ["echo pwned"]\n', "", "constructor"),
+]
+
+
+def _snapshot_defects(base: dict) -> list[tuple[str, Any, str, str]]:
+    def changed(edit: Callable[[dict], None]) -> dict:
+        data = copy.deepcopy(base)
+        edit(data)
+        return data
+
+    describe = lambda d: d["DescribeCluster"]  # noqa: E731
+    group = lambda d, i: d["DescribeCluster"]["InstanceGroups"][i]  # noqa: E731
+    node = lambda d, i: d["ClusterNodeSummaries"][i]  # noqa: E731
+    return [
+        ("another-cluster.json", changed(lambda d: describe(d).update(ClusterName="someone-elses")),
+         "DescribeCluster.ClusterName", "the spec names"),
+        ("negative-current.json", changed(lambda d: group(d, 1).update(CurrentCount=-1)),
+         "DescribeCluster.InstanceGroups[1].CurrentCount", "at least 0"),
+        ("negative-target.json", changed(lambda d: group(d, 1).update(TargetCount=-3)),
+         "DescribeCluster.InstanceGroups[1].TargetCount", "at least 0"),
+        ("fractional-target.json", changed(lambda d: group(d, 1).update(TargetCount=2.5)),
+         "DescribeCluster.InstanceGroups[1].TargetCount", "whole number"),
+        ("string-target.json", changed(lambda d: group(d, 1).update(TargetCount="2")),
+         "DescribeCluster.InstanceGroups[1].TargetCount", "whole number"),
+        ("bool-min.json", changed(lambda d: group(d, 1).update(MinCount=False)),
+         "DescribeCluster.InstanceGroups[1].MinCount", "whole number"),
+        ("huge-target.json", changed(lambda d: group(d, 1).update(TargetCount=10 ** 9)),
+         "DescribeCluster.InstanceGroups[1].TargetCount", "at most"),
+        ("unknown-cluster-status.json", changed(lambda d: describe(d).update(ClusterStatus="Happy")),
+         "DescribeCluster.ClusterStatus", "must be one of"),
+        ("unknown-group-status.json", changed(lambda d: group(d, 0).update(Status="Sleeping")),
+         "DescribeCluster.InstanceGroups[0].Status", "must be one of"),
+        ("unknown-node-status.json", changed(lambda d: node(d, 0)["InstanceStatus"].update(Status="Zombie")),
+         "ClusterNodeSummaries[0].InstanceStatus.Status", "must be one of"),
+        ("markup-node-status.json", changed(lambda d: node(d, 0)["InstanceStatus"].update(Status="[/bogus]")),
+         "ClusterNodeSummaries[0].InstanceStatus.Status", "'[/bogus]'"),
+        ("unknown-mode.json", changed(lambda d: describe(d).update(NodeProvisioningMode="Sometimes")),
+         "DescribeCluster.NodeProvisioningMode", "Continuous"),
+        ("node-of-no-group.json", changed(lambda d: node(d, 1).update(InstanceGroupName="ghost")),
+         "ClusterNodeSummaries[1].InstanceGroupName", "is not a group of cluster"),
+        ("duplicate-instance-id.json", changed(lambda d: d["ClusterNodeSummaries"].append(copy.deepcopy(node(d, 0)))),
+         "ClusterNodeSummaries[2].InstanceId", "listed more than once"),
+        ("duplicate-group.json", changed(lambda d: describe(d)["InstanceGroups"].append(copy.deepcopy(group(d, 0)))),
+         "DescribeCluster.InstanceGroups[2].InstanceGroupName", "listed more than once"),
+        ("unknown-format.json", changed(lambda d: d.update(Format="hyperpod-snapshot/2")), "Format", "not a snapshot format"),
+        ("no-format.json", changed(lambda d: d.pop("Format")), "Format", "is required"),
+        ("unknown-top-level.json", changed(lambda d: d.update(Nodes=[])), "Nodes", "not a known field"),
+        ("no-describe.json", changed(lambda d: d.pop("DescribeCluster")), "DescribeCluster", "is required"),
+        ("describe-not-object.json", changed(lambda d: d.update(DescribeCluster=[])), "DescribeCluster", "must be an object"),
+        ("no-arn.json", changed(lambda d: describe(d).pop("ClusterArn")), "DescribeCluster.ClusterArn", "is required"),
+        ("nodes-not-list.json", changed(lambda d: d.update(ClusterNodeSummaries="none")), "ClusterNodeSummaries", "must be a list"),
+        ("nodes-twice.json", changed(lambda d: d.update(ListClusterNodes={"ClusterNodeSummaries": []})),
+         "ClusterNodeSummaries", "give the nodes once"),
+        ("bad-launch-time.json", changed(lambda d: node(d, 0).update(LaunchTime="yesterday")),
+         "ClusterNodeSummaries[0].LaunchTime", "timestamp"),
+        ("incomplete-listing.json", {"DescribeCluster": base["DescribeCluster"],
+                                     "ListClusterNodes": {"ClusterNodeSummaries": base["ClusterNodeSummaries"], "NextToken": "x"}},
+         "ListClusterNodes.NextToken", "incomplete"),
+        ("a-list.json", [base], "", "a snapshot is an object"),
+        ("empty.json", "", "", "empty"),
+        ("truncated.json", json.dumps(base)[:200], "", "not valid JSON"),
+        ("yaml-octal.yaml", yaml.safe_dump(changed(lambda d: group(d, 1).update(TargetCount="__N__"))).replace("'__N__'", "010").replace("__N__", "010"),
+         "", "ambiguous"),
+    ]
+
+
+def _write(directory: Path, name: str, content: Any) -> None:
+    file = directory / name
+    if isinstance(content, bytes):
+        file.write_bytes(content)
+    elif isinstance(content, str):
+        file.write_text(content, encoding="utf-8")
+    else:
+        file.write_text(json.dumps(content, indent=2) + "\n", encoding="utf-8")
+
+
+def make_side_corpus(directory: Path, defects: list) -> int:
+    directory.mkdir(exist_ok=True)
+    for old in directory.iterdir():
+        old.unlink()
+    expected = {}
+    for name, content, path, rule in defects:
+        _write(directory, name, content)
+        expected[name] = [path, rule]
+    (directory.parent / f"expected-{directory.name.split('-')[1]}.json").write_text(
+        json.dumps(expected, indent=1, sort_keys=True) + "\n")
+    return len(expected)
+
+
 def main() -> None:
+    policies = make_side_corpus(POLICY_CORPUS, POLICY_DEFECTS)
+    snapshots = make_side_corpus(SNAPSHOT_CORPUS, _snapshot_defects(json.loads(BASE_SNAPSHOT.read_text())))
+    print(f"{policies} bad policies, {snapshots} bad snapshots")
     CORPUS.mkdir(exist_ok=True)
     for old in CORPUS.iterdir():
         old.unlink()
