@@ -276,8 +276,8 @@ class _ServiceRules(ParamValidator):
         errors.unit = "items"
         before = len(errors.violations)
         range_check(name, len(param), shape, "invalid length", errors)
-        if len(errors.violations) == before:
-            self._too_big(len(param), shape, errors, name, "items")
+        if len(errors.violations) != before or self._too_big(len(param), shape, errors, name, "items"):
+            return  # a list over its limit is one problem, not one per item
         for index, item in enumerate(param):
             self._validate(item, shape.member, errors, f"{name}[{index}]")
 
@@ -288,8 +288,8 @@ class _ServiceRules(ParamValidator):
         errors.unit = "entries"
         before = len(errors.violations)
         range_check(name, len(param), shape, "invalid length", errors)
-        if len(errors.violations) == before:
-            self._too_big(len(param), shape, errors, name, "entries")
+        if len(errors.violations) != before or self._too_big(len(param), shape, errors, name, "entries"):
+            return
         for key, value in param.items():
             where = f"{name}[{key!r}]"
             self._validate(key, shape.key, errors, where)

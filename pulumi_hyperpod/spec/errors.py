@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from ..servicemodel import Violation
 
+SHOWN = 50  # problems listed one per line; the rest are counted
+
 
 class InputError(Exception):
     """Input that breaks one or more rules. Raised before any API call is made.
@@ -24,9 +26,13 @@ class InputError(Exception):
         super().__init__(self._render())
 
     def lines(self) -> list[str]:
-        """One self-contained line per problem: where (file, field path) and the rule."""
+        """One self-contained line per problem: where (file, field path) and the rule; at most
+        `SHOWN` of them, so a file with ten thousand unknown keys does not flood a terminal."""
         where = self.source or self.kind
-        return [f"{where}: {violation}" for violation in self.violations]
+        lines = [f"{where}: {violation}" for violation in self.violations[:SHOWN]]
+        if len(self.violations) > SHOWN:
+            lines.append(f"{where}: {len(self.violations) - SHOWN} more problems not shown")
+        return lines
 
     def _render(self) -> str:
         count = len(self.violations)

@@ -90,3 +90,20 @@ def test_aliases_a_person_writes_are_fine():
 def test_self_reference_and_deep_nesting(text, suffix):
     with pytest.raises(SpecError):
         parse_document(text, suffix)
+
+
+def test_a_list_over_its_limit_is_one_problem_not_one_per_item():
+    groups = [{"InstanceGroupName": "g", "InstanceCount": "x"}] * 100_000
+    started = time.perf_counter()
+    problems = servicemodel.violations("CreateCluster", {"ClusterName": "c", "InstanceGroups": groups})
+    assert time.perf_counter() - started < 1.0
+    assert [str(p) for p in problems] == ["InstanceGroups: must have at most 100 items; has 100000"]
+
+
+def test_thousands_of_problems_print_fifty_lines_and_a_count(world, tmp_path):
+    data = _seed()
+    data.update({f"Unknown{i}": i for i in range(5000)})
+    (tmp_path / "spec.json").write_text(json.dumps(data))
+    result = run("plan", "-f", str(tmp_path / "spec.json"))
+    assert result.code == 1
+    assert len(result.lines()) == 51 and result.lines()[-1].endswith("4950 more problems not shown")
