@@ -9,15 +9,17 @@ paginator; cost from pulumi_hyperpod.cost: metering on the simulator, estimated 
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 import click
 from rich.console import Console
 from rich.table import Table
 
 from ..client import connect
-from .common import cell, check_cluster_name, client_from, emit_json, handle_errors, make_console, print_line
+from .common import (ClusterNotFound, cell, check_cluster_name, client_from, emit_json, handle_errors, make_console,
+                     print_line, region_of)
 from ..cost import cost_report
 from ..fake.simulator import Simulator
 from ..fake.store import delete_world
@@ -39,6 +41,33 @@ def _options(ctx: click.Context) -> dict:
 
 def _client(ctx: click.Context) -> Any:
     return client_from(ctx) if ctx.obj else connect()
+
+
+@contextlib.contextmanager
+def _cluster_named(name: str, region: str) -> Iterator[None]:
+    """A cluster that is not there is "no cluster NAME in REGION", as `status` and `delete` say."""
+    from botocore.exceptions import ClientError
+
+    from ..fake.errors import ResourceNotFound
+    from ..observe import is_not_found
+
+    try:
+        yield
+    except ClientError as error:
+        if is_not_found(error):
+            raise ClusterNotFound(name, region) from None
+        raise
+    except ResourceNotFound:
+        raise ClusterNotFound(name, region) from None
+
+
+def _region(ctx: click.Context, client: Any = None) -> str:
+    from ..client import DEFAULT_REGION
+
+    options = _options(ctx)
+    if client is not None:
+        return region_of(client)
+    return options["region"] or (DEFAULT_REGION if options["backend"] == "fake" else "the current region")
 
 
 def _when(value: Any) -> str:
@@ -117,9 +146,11 @@ def events(ctx: click.Context, name: str, group: Optional[str], node: Optional[s
     for key, value in (("InstanceGroupName", group), ("NodeId", node), ("ResourceType", resource_type)):
         if value:
             query[key] = value
-    paginator = _client(ctx).get_paginator("list_cluster_events")
-    items = [event for page in paginator.paginate(**query, PaginationConfig={"MaxItems": limit})
-             for event in page.get("Events", [])][::-1]
+    client = _client(ctx)
+    paginator = client.get_paginator("list_cluster_events")
+    with _cluster_named(name, _region(ctx, client)):
+        items = [event for page in paginator.paginate(**query, PaginationConfig={"MaxItems": limit})
+                 for event in page.get("Events", [])][::-1]
     if as_json:
         return emit_json(items)
     table = Table("time (UTC)", "level", "resource", "group", "instance", "description")
@@ -147,11 +178,12 @@ def sinfo(ctx: click.Context, name: str, as_json: bool, plain: bool) -> None:
         raise click.UsageError("sinfo is simulator-only (use --backend fake); on AWS, run sinfo on the cluster's "
                                "controller or login node")
     sim = Simulator.open_default()
-    rows = sim.sinfo_rows(check_cluster_name(name), options["region"])
-    if as_json:
-        return emit_json(rows)
-    if plain:
-        return click.echo(sim.sinfo(name, options["region"]), nl=False)
+    with _cluster_named(name, _region(ctx)):
+        rows = sim.sinfo_rows(check_cluster_name(name), options["region"])
+        if as_json:
+            return emit_json(rows)
+        if plain:
+            return click.echo(sim.sinfo(name, options["region"]), nl=False)
     table = Table("PARTITION", "AVAIL", "TIMELIMIT", "NODES", "STATE", "NODELIST")
     for row in rows:
         table.add_row(*(cell(v) for v in (row["partition"] + ("*" if row["default"] else ""), row["avail"],
@@ -177,7 +209,8 @@ def cost(ctx: click.Context, name: str, since: Optional[str], as_json: bool) -> 
     options = _options(ctx)
     start = _parse_since(since)
     source = Simulator.open_default() if options["backend"] == "fake" else _client(ctx)
-    report = cost_report(source, check_cluster_name(name), since=start, region=options["region"])
+    with _cluster_named(name, _region(ctx, None if options["backend"] == "fake" else source)):
+        report = cost_report(source, check_cluster_name(name), since=start, region=options["region"])
     if as_json:
         return emit_json(report.to_dict())
     _console().print(report.render())

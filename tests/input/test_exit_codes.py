@@ -10,7 +10,8 @@ import pytest
 from tests.input.helpers import SPECS, run
 
 
-@pytest.mark.parametrize("command", [["delete", "--yes"], ["status"], ["nodes"], ["snapshot"], ["status", "--json"]])
+@pytest.mark.parametrize("command", [["delete", "--yes"], ["status"], ["nodes"], ["snapshot"], ["status", "--json"],
+                                     ["events"], ["sinfo"], ["cost"], ["cost", "--json"]])
 def test_a_cluster_that_does_not_exist(world, command):
     result = run(command[0], "ghost", *command[1:])
     assert result.code == 1
