@@ -88,11 +88,18 @@ def emit_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, sort_keys=True, default=str))
 
 
+class ArgumentError(InputError):
+    """A command-line argument that breaks the model's rules (one line, exit 1)."""
+
+    kind = "argument"
+
+
 def check_cluster_name(name: str) -> str:
-    """A NAME argument checked against the model (DescribeCluster's ClusterName) before any call."""
-    problems = servicemodel.violations(servicemodel.input_shape("DescribeCluster").members["ClusterName"], name, "NAME")
+    """A NAME argument checked against the model (DescribeCluster's ClusterName: a name or an ARN)
+    before any call: `error: NAME: 'a[/b]' does not match the pattern …`."""
+    problems = servicemodel.violations(servicemodel.input_shape("DescribeCluster").members["ClusterName"], name)
     if problems:
-        raise click.BadParameter(problems[0].rule, param_hint="NAME")
+        raise ArgumentError(problems[:1], source="NAME")
     return name
 
 
