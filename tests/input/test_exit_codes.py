@@ -82,3 +82,12 @@ def test_a_directory_for_policy_and_observed(world, tmp_path):
 def _write(path, content: bytes):
     path.write_bytes(content)
     return path
+
+
+def test_no_confirmation_without_a_terminal_is_exit_1(world):
+    """A usage error raised inside a command (no --yes and no terminal to ask on) exits 1 too."""
+    assert run("apply", "-f", str(SPECS / "seed004-initial.json"), "--yes", "--wait", "none").code == 0
+    result = run("delete", "leo-stg-hyperpod-cluster")
+    assert result.code == 1 and "pass --yes" in result.output
+    result = run("apply", "-f", str(SPECS / "seed004-scale-out.json"))
+    assert result.code == 1 and "pass --yes" in result.output
