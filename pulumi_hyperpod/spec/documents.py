@@ -123,7 +123,8 @@ def _parse_yaml(text: str) -> Any:
         node = loader.get_single_node()
         if node is None:
             return None
-        _check_aliases(node)
+        if "*" in text:  # every alias is written `*name`; without one there is nothing to expand
+            _check_aliases(node)
         return loader.construct_document(node)
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
