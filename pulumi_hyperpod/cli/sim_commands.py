@@ -84,7 +84,7 @@ def _parse_since(since: Optional[str]) -> Optional[dt.datetime]:
     try:
         moment = dt.datetime.fromisoformat(since.replace("Z", "+00:00"))
     except ValueError:
-        raise click.BadParameter(f"{since!r} is not an ISO 8601 time (e.g. 2026-01-01T00:00:00Z)", param_hint="--since")
+        raise click.BadParameter(f"{since!r} is not an ISO 8601 time (e.g. 2026-01-01T00:00:00Z)", param_hint="--since") from None
     return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
 
 
