@@ -213,7 +213,11 @@ def cost(ctx: click.Context, name: str, since: Optional[str], as_json: bool) -> 
         report = cost_report(source, check_cluster_name(name), since=start, region=options["region"])
     if as_json:
         return emit_json(report.to_dict())
-    _console().print(report.render())
+    table = report.render()
+    # Title and caption carry user text (the --region, the $HYPERPOD_PRICES path): never markup.
+    table.title = cell(table.title) if isinstance(table.title, str) else table.title
+    table.caption = cell(table.caption) if isinstance(table.caption, str) else table.caption
+    _console().print(table)
 
 
 COMMANDS = [fake, events, sinfo, cost]

@@ -93,3 +93,14 @@ def test_a_failure_message_in_the_status_table(world, monkeypatch):
     result = run("status", "c")
     assert result.code == 0, result.output
     assert "quota [/x] exceeded" in result.output
+
+
+def test_a_prices_file_path_in_the_cost_caption(world, tmp_path, monkeypatch):
+    assert run("apply", "-f", str(SPECS / "seed004-initial.json"), "--yes", "--wait", "none").code == 0
+    (tmp_path / "p[").mkdir()
+    prices = tmp_path / "p[" / "x]prices.yaml"  # the path holds `[/x]`
+    prices.write_text("{}\n")
+    monkeypatch.setenv("HYPERPOD_PRICES", str(prices))
+    result = run("cost", "leo-stg-hyperpod-cluster")
+    assert result.code == 0, result.output
+    assert "p[/x]prices.yaml" in result.output.replace("\n", "")
