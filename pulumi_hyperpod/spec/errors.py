@@ -41,10 +41,6 @@ class InputError(Exception):
         header = f"{count} problems in the {self.kind}{f' {self.source}' if self.source else ''}:"
         return "\n".join([header, *self.lines()])
 
-    def with_source(self, source: str) -> "InputError":
-        """The same problems, attributed to the file they came from."""
-        return type(self)(self.violations, source=source)
-
     def as_dicts(self) -> list[dict[str, str]]:
         return [{"path": v.path, "rule": v.rule} for v in self.violations]
 
