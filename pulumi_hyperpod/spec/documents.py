@@ -112,6 +112,12 @@ def _parse_json(text: str) -> Any:
         raise refuse(f"the key {error.args[0]!r} appears twice in one object") from None
     except RecursionError:
         raise refuse(f"nested too deeply (more than {MAX_DEPTH} levels)") from None
+    except ValueError as error:  # Python's guard on huge integers ("Exceeds the limit (4300 digits)")
+        raise refuse(_number_rule(error)) from None
+
+
+def _number_rule(error: ValueError) -> str:
+    return f"a number too long to read ({str(error).split(':')[0]})"
 
 
 def _parse_yaml(text: str) -> Any:
@@ -132,6 +138,8 @@ def _parse_yaml(text: str) -> Any:
         raise refuse(f"{where}: {getattr(error, 'problem', None) or error}") from None
     except RecursionError:
         raise refuse(f": nested too deeply (more than {MAX_DEPTH} levels)") from None
+    except ValueError as error:
+        raise refuse(f": {_number_rule(error)}") from None
     finally:
         loader.dispose()
 

@@ -156,7 +156,8 @@ class ClusterSpec(_Model):
             raise SpecError([servicemodel.Violation("", f"a cluster spec is an object; got {type(data).__name__}")])
         request = to_model_keys(servicemodel.input_shape("CreateCluster"), data)
         problems = servicemodel.violations("CreateCluster", request)
-        problems += list(spec_rules(request))
+        broken = {problem.path for problem in problems}  # a field's first broken rule is the one reported
+        problems += [problem for problem in spec_rules(request) if problem.path not in broken]
         if problems:
             raise SpecError(_unique(problems))
         return request

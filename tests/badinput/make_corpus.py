@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any, Callable
 
@@ -466,6 +467,9 @@ TEXT_DEFECTS: dict[str, tuple[str, Callable[[str], "str | bytes"], str, str]] = 
     "yaml-recursive-alias": (".yaml", lambda text: "a: &a [*a]\n", "", "refers to a node that contains it"),
     "nested-deeper-than-limit": (".json", _nested_moderately, "", "nested too deeply"),
     "binary-file": (".json", lambda text: b"\x00\x01\x02" + text.encode(), "", "binary"),
+    "huge-number-json": (".json", lambda text: re.sub(r'"InstanceCount": [0-9]+', '"InstanceCount": ' + "1" * 5000, text, count=1),
+                         "", "a number too long to read"),
+    "huge-number-yaml": (".yaml", _worker_count_as("9" * 5000), "", "a number too long to read"),
     "empty-file": (".json", lambda text: "", "", "empty"),
     "whitespace-only": (".yaml", lambda text: "  \n\t\n", "", "empty"),
     "truncated-json": (".json", lambda text: text[: len(text) // 2], "", "not valid JSON"),

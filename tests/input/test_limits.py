@@ -107,3 +107,11 @@ def test_thousands_of_problems_print_fifty_lines_and_a_count(world, tmp_path):
     result = run("plan", "-f", str(tmp_path / "spec.json"))
     assert result.code == 1
     assert len(result.lines()) == 51 and result.lines()[-1].endswith("4950 more problems not shown")
+
+
+def test_a_field_the_model_refuses_gets_no_second_rule():
+    data = json.loads((SPECS / "seed000-create-cluster.json").read_text())
+    data["InstanceGroups"][0]["InstanceCount"] = 7000  # the controller: over the model's max, and not 1
+    with pytest.raises(SpecError) as raised:
+        ClusterSpec.from_dict(data)
+    assert [str(v) for v in raised.value.violations] == ["InstanceGroups[0].InstanceCount: must be at most 6758; got 7000"]
