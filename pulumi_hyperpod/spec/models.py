@@ -155,9 +155,7 @@ class ClusterSpec(_Model):
         if not isinstance(data, dict):
             raise SpecError([servicemodel.Violation("", f"a cluster spec is an object; got {type(data).__name__}")])
         request = to_model_keys(servicemodel.input_shape("CreateCluster"), data)
-        problems = servicemodel.violations("CreateCluster", request)
-        broken = {problem.path for problem in problems}  # a field's first broken rule is the one reported
-        problems += [problem for problem in spec_rules(request) if problem.path not in broken]
+        problems = _first_per_field(servicemodel.violations("CreateCluster", request), spec_rules(request))
         if problems:
             raise SpecError(_unique(problems))
         return request
@@ -197,6 +195,15 @@ class ClusterSpec(_Model):
         request = super().to_api()
         members = servicemodel.input_shape(operation).members
         return {key: value for key, value in request.items() if key in members}
+
+
+def _first_per_field(model: list[servicemodel.Violation], rules: list[servicemodel.Violation]) -> list[servicemodel.Violation]:
+    """One problem per field: the model's first, except that a documented rule explains a field
+    the model only calls unknown (InstanceGroupsToDelete in a desired spec) better."""
+    explained = {p.path for p in rules}
+    kept = [p for p in model if not (p.path in explained and p.rule.startswith("is not a known field"))]
+    broken = {p.path for p in kept}
+    return kept + [p for p in rules if p.path not in broken]
 
 
 def _unique(problems: list[servicemodel.Violation]) -> list[servicemodel.Violation]:
