@@ -5,9 +5,10 @@ from __future__ import annotations
 import click
 
 from ..client import BACKENDS
+from .common import HyperpodGroup
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=HyperpodGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--backend", type=click.Choice(BACKENDS), default="aws", envvar="HYPERPOD_BACKEND", show_default=True,
               help="aws: the real service (boto3 credentials). fake: the embedded simulator (.hyperpod/fake.sqlite).")
 @click.option("--region", envvar="AWS_REGION", default=None, help="AWS region (default: boto3's, or us-west-2 for fake).")

@@ -9,15 +9,19 @@ from rich.table import Table
 
 from ..observe import ClusterState, observe
 from ..plan import plan as make_plan
-from .common import client_from, emit_json, handle_errors, out
+from .common import (ClusterNotFound, cell, check_cluster_name, client_from, emit_json, handle_errors, out, print_line,
+                     region_of)
 from .plan_commands import _run_with_progress, _show_plan
 from .tables import status_table
 
 
-def _require(state: ClusterState | None, name: str) -> ClusterState:
+def _observed(ctx: click.Context, name: str) -> tuple[object, ClusterState]:
+    """The client and the cluster NAME; exit 1 with "no cluster NAME in REGION" when there is none."""
+    client = client_from(ctx)
+    state = observe(client, check_cluster_name(name))
     if state is None:
-        raise ValueError(f"no cluster named {name!r}")
-    return state
+        raise ClusterNotFound(name, region_of(client))
+    return client, state
 
 
 @click.command("status")
@@ -27,7 +31,7 @@ def _require(state: ClusterState | None, name: str) -> ClusterState:
 @handle_errors
 def status_command(ctx, name, as_json):
     """Cluster status and per-group counts."""
-    state = _require(observe(client_from(ctx), name), name)
+    _, state = _observed(ctx, name)
     if as_json:
         emit_json({"name": state.name, "arn": state.arn, "status": state.status, "failure_message": state.failure_message,
                    "node_provisioning_mode": state.node_provisioning_mode,
@@ -45,17 +49,17 @@ def status_command(ctx, name, as_json):
 @handle_errors
 def nodes_command(ctx, name, as_json):
     """Every node: instance id, logical id, group, type, status, launch time."""
-    state = _require(observe(client_from(ctx), name), name)
+    _, state = _observed(ctx, name)
     rows = [{"instance_id": n.instance_id, "logical_id": n.logical_id, "group": n.group, "instance_type": n.instance_type,
              "status": n.status, "launch_time": n.launch_time.isoformat() if n.launch_time else None, "message": n.message} for n in state.nodes]
     if as_json:
         emit_json(rows)
         return
-    table = Table(title=f"{name}: {len(rows)} nodes", title_justify="left")
+    table = Table(title=cell(f"{name}: {len(rows)} nodes"), title_justify="left")
     for column in ("instance id", "logical id", "group", "type", "status", "launched"):
-        table.add_column(column)
+        table.add_column(column, no_wrap=column in ("instance id", "logical id", "launched"))
     for r in rows:
-        table.add_row(r["instance_id"] or "-", r["logical_id"] or "-", r["group"], r["instance_type"] or "-", r["status"], r["launch_time"] or "-")
+        table.add_row(*(cell(r[key]) for key in ("instance_id", "logical_id", "group", "instance_type", "status", "launch_time")))
     out.print(table)
 
 
@@ -65,7 +69,7 @@ def nodes_command(ctx, name, as_json):
 @handle_errors
 def snapshot_command(ctx, name):
     """Print DescribeCluster + ListClusterNodes as JSON, for `plan --observed` in a pipeline."""
-    click.echo(_require(observe(client_from(ctx), name), name).to_json())
+    click.echo(_observed(ctx, name)[1].to_json())
 
 
 @click.command("delete")
@@ -75,9 +79,9 @@ def snapshot_command(ctx, name):
 @click.pass_context
 @handle_errors
 def delete_command(ctx, name, yes, timeout):
-    """Delete the cluster and wait until it is gone."""
-    client = client_from(ctx)
-    the_plan = make_plan(None, observe(client, name))
+    """Delete the cluster and wait until it is gone. Exit 1 when there is no such cluster."""
+    client, state = _observed(ctx, name)
+    the_plan = make_plan(None, state)
     _show_plan(the_plan, False)
     if the_plan.empty:
         return
@@ -86,7 +90,7 @@ def delete_command(ctx, name, yes, timeout):
             raise click.UsageError("refusing to delete without confirmation: pass --yes")
         click.confirm(f"Delete cluster {name}?", abort=True)
     _run_with_progress(ctx, client, the_plan, None, "none", timeout, quiet=False)
-    out.print(f"cluster {name} deleted")
+    print_line(f"cluster {name} deleted")
 
 
 COMMANDS = (status_command, nodes_command, snapshot_command, delete_command)

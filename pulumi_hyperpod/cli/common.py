@@ -1,70 +1,202 @@
-"""What every command shares: the backend options, output, and turning errors into exit codes."""
+"""What every command shares: the backend options, output, and turning errors into exit codes.
+
+Two rules every command follows through the helpers here:
+- Text a user or the service wrote (file names, cluster and group names, tags, error messages) is
+  never read as rich markup: print it with `print_error` / `print_line`, put it in tables as
+  `cell(...)`, or pass `rich.text.Text` objects. `[/x]` then prints as `[/x]`.
+- Exit codes: 0 ok, 1 error (bad input, usage errors included), 2 only "refused by a guard".
+  `handle_errors` turns errors raised by a command into one line each and exit 1; `HyperpodGroup`
+  makes click's own usage errors (bad option, `-f DIRECTORY`) exit 1 instead of click's 2.
+"""
 
 from __future__ import annotations
 
 import functools
 import json
+import math
 import sys
-from pathlib import Path
 from typing import Any, Callable
 
 import click
 from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
+from rich.text import Text
 
+from .. import servicemodel
 from ..client import connect
 from ..plan import Policy
-from ..spec import SpecError, parse_document
+from ..spec import InputError, PolicyError, read_document
 
 EXIT_OK, EXIT_ERROR, EXIT_REFUSED = 0, 1, 2
 
-out = Console(soft_wrap=False)
-err = Console(stderr=True, soft_wrap=True)  # never split a field path or a message across lines
+# Width of a table printed to a pipe or a file (a CI log): rich would wrap at 80 columns, splitting
+# every long event description or ARN over several lines. Tables only take the width they need.
+PIPED_WIDTH = 400
 
 
+class _Console(Console):
+    """A rich Console that, when not writing to a terminal and no $COLUMNS is set, lays out
+    `PIPED_WIDTH` columns instead of 80; decided at each print, so redirected streams count."""
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        size = super().size
+        if self._width is None and not self.is_terminal and not self._environ.get("COLUMNS"):
+            return ConsoleDimensions(PIPED_WIDTH, size.height)
+        return size
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        Console.size.fset(self, new_size)
+
+
+def make_console(stderr: bool = False, **options: Any) -> Console:
+    return _Console(stderr=stderr, **options)
+
+
+out = make_console(soft_wrap=False)
+err = make_console(stderr=True, soft_wrap=True)  # never split a field path or a message across lines
+
+
+# ---- printing user and service text --------------------------------------------------------------
+def cell(value: Any, style: str = "") -> Text:
+    """A table cell (or title) showing `value` exactly: never parsed as markup."""
+    return Text("-" if value is None or value == "" else str(value), style=style)
+
+
+def print_line(message: str, *, console: Console | None = None, style: str = "") -> None:
+    """One line of plain text (no markup, no highlighting)."""
+    (console or out).print(Text(message, style=style), highlight=False)
+
+
+def print_error(message: str, label: str = "error") -> None:
+    """`label: message` on stderr, the label in red; the message printed exactly as given."""
+    err.print(Text.assemble((f"{label}:", "red"), " ", message), highlight=False)
+
+
+# ---- backend, JSON, names --------------------------------------------------------------------------
 def client_from(ctx: click.Context, service: str = "sagemaker") -> Any:
     options = ctx.obj
     return connect(backend=options["backend"], region=options["region"], profile=options["profile"], service=service)
+
+
+def region_of(client: Any) -> str:
+    return getattr(getattr(client, "meta", None), "region_name", None) or "the current region"
 
 
 def emit_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, sort_keys=True, default=str))
 
 
+class ArgumentError(InputError):
+    """A command-line argument that breaks the model's rules (one line, exit 1)."""
+
+    kind = "argument"
+
+
+def check_cluster_name(name: str) -> str:
+    """A NAME argument checked against the model (DescribeCluster's ClusterName: a name or an ARN)
+    before any call: `error: NAME: 'a[/b]' does not match the pattern …`."""
+    problems = servicemodel.violations(servicemodel.input_shape("DescribeCluster").members["ClusterName"], name)
+    if problems:
+        raise ArgumentError(problems[:1], source="NAME")
+    return name
+
+
+class ClusterNotFound(LookupError):
+    """The named cluster does not exist in the region (exit 1)."""
+
+    def __init__(self, name: str, region: str):
+        super().__init__(f"no cluster {name} in {region}")
+
+
+# ---- policy files ----------------------------------------------------------------------------------
 def load_policy(path: str | None, protect: tuple[str, ...] = ()) -> Policy:
-    data: dict[str, Any] = {}
-    if path:
-        loaded = parse_document(Path(path).read_text(encoding="utf-8"), Path(path).suffix)
-        if not isinstance(loaded, dict):
-            raise click.UsageError(f"{path}: a policy file is an object (keys: {', '.join(Policy.model_fields)})")
-        data = loaded
+    """The policy from `path` (YAML/JSON) plus `--protect` ids; any problem is a PolicyError naming
+    the file and the field, one line each."""
+    source = path or "--protect"
+    data: Any = read_document(path, PolicyError) if path else {}
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise PolicyError([servicemodel.Violation("", f"a policy file is an object with the keys "
+                                                      f"{', '.join(Policy.model_fields)}; got {type(data).__name__}")],
+                          source=source)
     if protect:
-        data["protected_node_ids"] = sorted(set(data.get("protected_node_ids") or ()) | set(protect))
+        given = data.get("protected_node_ids") or []
+        if not isinstance(given, list):
+            raise PolicyError([servicemodel.Violation("protected_node_ids", f"must be a list of node ids, got "
+                                                                            f"{type(given).__name__}")], source=source)
+        data = {**data, "protected_node_ids": sorted({str(x) for x in given} | set(protect))}
+    return _validated_policy(data, source)
+
+
+def _validated_policy(data: dict, source: str) -> Policy:
+    import pydantic
+
+    # Strict: `allow_replacement: "yes"` is a string, not True (YAML 1.2, see README "Specs").
+    # Through JSON, so a list is a valid frozenset in strict mode.
+    if any(isinstance(v, float) and not math.isfinite(v) for v in data.values()):
+        bad = next(k for k, v in data.items() if isinstance(v, float) and not math.isfinite(v))
+        raise PolicyError([servicemodel.Violation(str(bad), f"must be a finite number, got {data[bad]}")], source=source)
     try:
-        return Policy.model_validate(data)
-    except Exception as error:  # pydantic.ValidationError: show it as a usage problem
-        raise click.UsageError(f"policy: {error}") from None
+        return Policy.model_validate_json(json.dumps(data, default=str), strict=True)
+    except pydantic.ValidationError as error:
+        raise PolicyError([_policy_violation(problem) for problem in error.errors()], source=source) from None
 
 
+def _policy_violation(problem: dict) -> servicemodel.Violation:
+    path = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in problem["loc"]).lstrip(".")
+    if problem["type"] == "extra_forbidden":
+        return servicemodel.Violation(path, f"is not a known field (allowed: {', '.join(Policy.model_fields)})")
+    message = problem["msg"]
+    rule = message[0].lower() + message[1:] if message else problem["type"]
+    got = repr(problem.get("input"))
+    return servicemodel.Violation(path, f"{rule}; got {got if len(got) <= 60 else got[:57] + '...'}")
+
+
+# ---- errors and exit codes --------------------------------------------------------------------------
 def handle_errors(command: Callable) -> Callable:
-    """Errors a user can act on become one clear message and exit code 1, never a traceback."""
+    """Errors a user can act on become one clear line each and exit code 1, never a traceback."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
-        except SpecError as error:
-            err.print(f"[red]error:[/red] {error}", markup=True, highlight=False)
+        except InputError as error:
+            for line in error.lines():
+                print_error(line)
         except NoCredentialsError:
-            err.print("[red]error:[/red] no AWS credentials found (set AWS_PROFILE or use --profile); "
-                      "to try without AWS, use --backend fake", markup=True)
+            print_error("no AWS credentials found (set AWS_PROFILE or use --profile); to try without AWS, use --backend fake")
         except ClientError as error:
             detail = error.response.get("Error", {})
-            err.print(f"[red]error:[/red] {error.operation_name}: {detail.get('Code')}: {detail.get('Message')}", markup=True, highlight=False)
+            print_error(f"{error.operation_name}: {detail.get('Code')}: {detail.get('Message')}")
         except BotoCoreError as error:
-            err.print(f"[red]error:[/red] {error}", markup=True, highlight=False)
+            print_error(str(error))
         except (OSError, ValueError, LookupError) as error:
-            err.print(f"[red]error:[/red] {error}", markup=True, highlight=False)
+            print_error(str(error))
         sys.exit(EXIT_ERROR)
 
     return wrapper
+
+
+def _exit_one(error: click.UsageError) -> click.UsageError:
+    error.exit_code = EXIT_ERROR
+    return error
+
+
+class HyperpodGroup(click.Group):
+    """The `hyperpod` group: click's usage errors (unknown option, `-f DIRECTORY`, a missing
+    argument) exit 1 like every other error; 2 is reserved for "refused by a guard"."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except click.UsageError as error:
+            raise _exit_one(error) from None
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as error:
+            raise _exit_one(error) from None

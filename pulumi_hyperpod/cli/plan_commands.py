@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -11,7 +10,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ..apply import ApplyError, PlanRefused, WAIT_POLICIES, apply as run_apply
 from ..client import default_poll_seconds
-from ..observe import ClusterState, observe
+from ..observe import ClusterState, load_snapshot, observe
 from ..plan import Plan, plan as make_plan, plan_renderable
 from ..preflight import preflight, skipped
 from ..spec import ClusterSpec
@@ -49,8 +48,8 @@ def _show_plan(the_plan: Plan, as_json: bool) -> None:
         out.print(plan_renderable(the_plan))
 
 
-def _snapshot(path: str) -> ClusterState:
-    return ClusterState.from_snapshot(json.loads(Path(path).read_text(encoding="utf-8")))
+def _snapshot(path: str, cluster_name: str | None = None) -> ClusterState:
+    return load_snapshot(path, cluster_name)  # checked: shapes, consistency, the spec's cluster (observe/snapshot.py)
 
 
 @click.command("plan")
@@ -68,7 +67,7 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
     spec = ClusterSpec.from_file(spec_file)
     policy = load_policy(policy_file, protect)
     if snapshot:
-        the_plan = skipped(make_plan(spec, _snapshot(snapshot), policy),
+        the_plan = skipped(make_plan(spec, _snapshot(snapshot, spec.name), policy),
                            "planned offline from a snapshot (--observed): no API call, so service quotas and node "
                            "build configurations were not read")
     else:

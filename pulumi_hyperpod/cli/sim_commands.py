@@ -9,23 +9,26 @@ paginator; cost from pulumi_hyperpod.cost: metering on the simulator, estimated 
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 import click
 from rich.console import Console
 from rich.table import Table
 
 from ..client import connect
-from .common import client_from, emit_json, handle_errors
+from .common import (ClusterNotFound, cell, check_cluster_name, client_from, emit_json, handle_errors, make_console,
+                     print_line, region_of)
 from ..cost import cost_report
 from ..fake.simulator import Simulator
 from ..fake.store import delete_world
 
 
 def _console(stderr: bool = False) -> Console:
-    """A console per use, so it writes to whatever stdout/stderr (and COLUMNS) is current."""
-    return Console(stderr=stderr)
+    """A console per use, so it writes to whatever stdout/stderr (and COLUMNS) is current; wide
+    when piped (a CI log), so rows are not wrapped at 80 columns."""
+    return make_console(stderr=stderr)
 
 
 def _options(ctx: click.Context) -> dict:
@@ -38,6 +41,33 @@ def _options(ctx: click.Context) -> dict:
 
 def _client(ctx: click.Context) -> Any:
     return client_from(ctx) if ctx.obj else connect()
+
+
+@contextlib.contextmanager
+def _cluster_named(name: str, region: str) -> Iterator[None]:
+    """A cluster that is not there is "no cluster NAME in REGION", as `status` and `delete` say."""
+    from botocore.exceptions import ClientError
+
+    from ..fake.errors import ResourceNotFound
+    from ..observe import is_not_found
+
+    try:
+        yield
+    except ClientError as error:
+        if is_not_found(error):
+            raise ClusterNotFound(name, region) from None
+        raise
+    except ResourceNotFound:
+        raise ClusterNotFound(name, region) from None
+
+
+def _region(ctx: click.Context, client: Any = None) -> str:
+    from ..client import DEFAULT_REGION
+
+    options = _options(ctx)
+    if client is not None:
+        return region_of(client)
+    return options["region"] or (DEFAULT_REGION if options["backend"] == "fake" else "the current region")
 
 
 def _when(value: Any) -> str:
@@ -54,7 +84,7 @@ def _parse_since(since: Optional[str]) -> Optional[dt.datetime]:
     try:
         moment = dt.datetime.fromisoformat(since.replace("Z", "+00:00"))
     except ValueError:
-        raise click.BadParameter(f"{since!r} is not an ISO 8601 time (e.g. 2026-01-01T00:00:00Z)", param_hint="--since")
+        raise click.BadParameter(f"{since!r} is not an ISO 8601 time (e.g. 2026-01-01T00:00:00Z)", param_hint="--since") from None
     return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
 
 
@@ -73,9 +103,9 @@ def reset(yes: bool) -> None:
     if not yes:
         raise click.UsageError(f"this deletes the simulated world at {path}; pass --yes to confirm")
     if delete_world(path):
-        _console().print(f"deleted the simulated world at {path}")
+        print_line(f"deleted the simulated world at {path}", console=_console())
     else:
-        _console().print(f"no simulated world at {path}; nothing to delete")
+        print_line(f"no simulated world at {path}; nothing to delete", console=_console())
 
 
 @fake.command("show")
@@ -89,15 +119,16 @@ def show(as_json: bool) -> None:
     ahead = overview.get("ahead_of_wall_clock_seconds")
     clock = (f"follows the wall clock ({ahead / 3600:.2f} h ahead), {overview['speed']:g}x while waited on"
              if ahead is not None else "frozen (moves only with `hyperpod fake advance`)")
-    _console().print(f"world: {overview['path']}   virtual time: {_when(overview['virtual_time'])} UTC   clock: {clock}",
-                     markup=False)
+    console = _console()
+    print_line(f"world: {overview['path']}   virtual time: {_when(overview['virtual_time'])} UTC   clock: {clock}",
+               console=console)
     table = Table("cluster", "region", "status", "mode", "orchestrator", "groups (current/target, min)")
     for cluster in overview["clusters"]:
         groups = ", ".join(f"{g['name']} {g['status']} {g['current']}/{g['target']}"
                            + (f" min {g['min']}" if g["min"] else "") for g in cluster["groups"])
-        table.add_row(cluster["name"], cluster["region"], cluster["status"], cluster["mode"],
-                      cluster["orchestrator"], groups)
-    _console().print(table if overview["clusters"] else "no clusters")
+        table.add_row(*(cell(v) for v in (cluster["name"], cluster["region"], cluster["status"], cluster["mode"],
+                                          cluster["orchestrator"], groups)))
+    console.print(table if overview["clusters"] else cell("no clusters"))
 
 
 @fake.command("advance")
@@ -112,7 +143,7 @@ def advance(duration: str) -> None:
     now = sim.advance(seconds)
     lead = sim.lead()
     ahead = f", {lead / 3600:.2f} h ahead of the wall clock" if lead is not None else ""
-    _console().print(f"advanced {seconds:g} s: virtual time {_when(now)} UTC{ahead}", markup=False)
+    print_line(f"advanced {seconds:g} s: virtual time {_when(now)} UTC{ahead}", console=_console())
 
 
 # -- hyperpod events -------------------------------------------------------------------------------
@@ -128,23 +159,26 @@ def advance(duration: str) -> None:
 def events(ctx: click.Context, name: str, group: Optional[str], node: Optional[str], resource_type: Optional[str],
            limit: int, as_json: bool) -> None:
     """Cluster events (Continuous-mode clusters), oldest first, via the ListClusterEvents paginator."""
-    query: dict[str, Any] = {"ClusterName": name, "SortOrder": "Descending"}
+    query: dict[str, Any] = {"ClusterName": check_cluster_name(name), "SortOrder": "Descending"}
     for key, value in (("InstanceGroupName", group), ("NodeId", node), ("ResourceType", resource_type)):
         if value:
             query[key] = value
-    paginator = _client(ctx).get_paginator("list_cluster_events")
-    items = [event for page in paginator.paginate(**query, PaginationConfig={"MaxItems": limit})
-             for event in page.get("Events", [])][::-1]
+    client = _client(ctx)
+    paginator = client.get_paginator("list_cluster_events")
+    with _cluster_named(name, _region(ctx, client)):
+        items = [event for page in paginator.paginate(**query, PaginationConfig={"MaxItems": limit})
+                 for event in page.get("Events", [])][::-1]
     if as_json:
         return emit_json(items)
     table = Table("time (UTC)", "level", "resource", "group", "instance", "description")
+    for column in table.columns[:5]:
+        column.no_wrap = True
     colours = {"Error": "red", "Warn": "yellow"}
     for event in items:
         level = event.get("EventLevel", "")
-        table.add_row(_when(event["EventTime"]), f"[{colours[level]}]{level}[/]" if level in colours else level,
-                      event["ResourceType"], event.get("InstanceGroupName", ""), event.get("InstanceId", ""),
-                      event.get("Description", ""))
-    _console().print(table if items else f"no events for {name}")
+        table.add_row(cell(_when(event["EventTime"])), cell(level, colours.get(level, "")), cell(event["ResourceType"]),
+                      cell(event.get("InstanceGroupName")), cell(event.get("InstanceId")), cell(event.get("Description")))
+    _console().print(table if items else cell(f"no events for {name}"))
 
 
 # -- hyperpod sinfo --------------------------------------------------------------------------------
@@ -161,15 +195,16 @@ def sinfo(ctx: click.Context, name: str, as_json: bool, plain: bool) -> None:
         raise click.UsageError("sinfo is simulator-only (use --backend fake); on AWS, run sinfo on the cluster's "
                                "controller or login node")
     sim = Simulator.open_default()
-    rows = sim.sinfo_rows(name, options["region"])
-    if as_json:
-        return emit_json(rows)
-    if plain:
-        return click.echo(sim.sinfo(name, options["region"]), nl=False)
+    with _cluster_named(name, _region(ctx)):
+        rows = sim.sinfo_rows(check_cluster_name(name), options["region"])
+        if as_json:
+            return emit_json(rows)
+        if plain:
+            return click.echo(sim.sinfo(name, options["region"]), nl=False)
     table = Table("PARTITION", "AVAIL", "TIMELIMIT", "NODES", "STATE", "NODELIST")
     for row in rows:
-        table.add_row(row["partition"] + ("*" if row["default"] else ""), row["avail"], row["timelimit"],
-                      str(row["nodes"]), row["state"], ",".join(row["nodelist"]))
+        table.add_row(*(cell(v) for v in (row["partition"] + ("*" if row["default"] else ""), row["avail"],
+                                          row["timelimit"], row["nodes"], row["state"], ",".join(row["nodelist"]))))
     _console().print(table)
 
 
@@ -191,10 +226,15 @@ def cost(ctx: click.Context, name: str, since: Optional[str], as_json: bool) -> 
     options = _options(ctx)
     start = _parse_since(since)
     source = Simulator.open_default() if options["backend"] == "fake" else _client(ctx)
-    report = cost_report(source, name, since=start, region=options["region"])
+    with _cluster_named(name, _region(ctx, None if options["backend"] == "fake" else source)):
+        report = cost_report(source, check_cluster_name(name), since=start, region=options["region"])
     if as_json:
         return emit_json(report.to_dict())
-    _console().print(report.render())
+    table = report.render()
+    # Title and caption carry user text (the --region, the $HYPERPOD_PRICES path): never markup.
+    table.title = cell(table.title) if isinstance(table.title, str) else table.title
+    table.caption = cell(table.caption) if isinstance(table.caption, str) else table.caption
+    _console().print(table)
 
 
 COMMANDS = [fake, events, sinfo, cost]

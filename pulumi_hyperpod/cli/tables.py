@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from rich.table import Table
+from rich.text import Text
 
 from ..observe import ClusterState
 
 
 def status_table(state: ClusterState) -> Table:
-    table = Table(title=f"{state.name} [{state.status}]" + (f" — {state.failure_message}" if state.failure_message else ""), title_justify="left")
+    table = Table(title=Text(f"{state.name} [{state.status}]" + (f" — {state.failure_message}" if state.failure_message else "")), title_justify="left")
     for column in ("group", "type", "status", "current", "target", "min", "instance types"):
         table.add_column(column)
     for g in state.groups:

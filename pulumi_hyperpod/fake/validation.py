@@ -1,8 +1,12 @@
 """Server-side request validation: botocore's model rules, then the service's cross-field rules.
 
 botocore only checks types and required members client-side; like the real service, the
-simulator checks patterns, ranges and enums (`servicemodel.violations`) and the documented
-cross-field rules, and answers ValidationException naming each field path and rule.
+simulator checks patterns, ranges and enums (`servicemodel.violations`, built on botocore's own
+ParamValidator) and the documented cross-field rules, and answers ValidationException naming each
+field path and rule. The cross-field rules are the spec's (`spec/rules.py`): one source, so a spec
+that passes locally is a request the simulator accepts, and the other way round
+(tests/input/test_one_rule_source.py runs both over the bad-input corpus). What is left here needs
+the simulated world: the cluster as it is (update rules) and the lifecycle bundle (legacy roles).
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from typing import Iterable, Optional
 
 from .. import servicemodel
 from ..servicemodel import Violation
+from ..spec import rules
 from .errors import ValidationException
 from .model import COMPUTE, CONTROLLER, LOGIN, Cluster
 from .scenario import Scenario
@@ -30,13 +35,8 @@ def raise_if(problems: Iterable[Violation]) -> None:
 
 def orchestrator_kind(orchestrator: Optional[dict], path: str = "Orchestrator") -> str:
     """"Slurm" (also when absent) or "Eks"; exactly one may be given."""
-    if orchestrator is None:
-        return "Slurm"
-    given = [key for key in ("Eks", "Slurm") if orchestrator.get(key) is not None]
-    if len(given) != 1:
-        raise ValidationException.field(path, "must specify exactly one orchestrator configuration: Eks or "
-                                        f"Slurm; got {', '.join(given) or 'none'}")
-    return given[0]
+    raise_if(rules.orchestrator_rules(orchestrator, path))
+    return rules.orchestrator_kind({"Orchestrator": orchestrator})
 
 
 def group_rules(
@@ -47,62 +47,17 @@ def group_rules(
     creating: bool,
     path: str = "InstanceGroups",
 ) -> list[Violation]:
-    """Rules for each group of a CreateCluster/UpdateCluster request."""
-    problems: list[Violation] = []
-    seen: set[str] = set()
-    for index, group in enumerate(groups):
-        where = f"{path}[{index}]"
-        name = group.get("InstanceGroupName")
-        if name in seen:
-            problems.append(Violation(f"{where}.InstanceGroupName", f"duplicate instance group name {name!r}; "
-                                      "instance group names must be unique"))
-        seen.add(name)
-        has_type, has_requirements = "InstanceType" in group, "InstanceRequirements" in group
-        if has_type == has_requirements:
-            rule = ("InstanceType and InstanceRequirements are mutually exclusive; set only one" if has_type
-                    else "one of InstanceType or InstanceRequirements is required")
-            problems.append(Violation(where, rule))
-        if has_requirements:
-            types = group["InstanceRequirements"].get("InstanceTypes") or []
-            if len(set(types)) != len(types):
-                problems.append(Violation(f"{where}.InstanceRequirements.InstanceTypes",
-                                          "must not list an instance type twice"))
-        minimum = group.get("MinInstanceCount")
-        if minimum is not None:
-            if not continuous:
-                problems.append(Violation(f"{where}.MinInstanceCount", "is only supported when "
-                                          "NodeProvisioningMode is Continuous"))
-            elif minimum > group.get("InstanceCount", 0):
-                problems.append(Violation(f"{where}.MinInstanceCount", "must be between 0 and InstanceCount "
-                                          f"({group.get('InstanceCount')}) inclusive; got {minimum}"))
-        slurm = group.get("SlurmConfig")
-        if orchestrator == "Eks" and slurm is not None:
-            problems.append(Violation(f"{where}.SlurmConfig", "is only valid for Slurm-orchestrated clusters"))
-        if orchestrator == "Slurm" and continuous and slurm is None:
-            problems.append(Violation(f"{where}.SlurmConfig", "is required on every instance group of a Slurm "
-                                      "cluster in Continuous mode (provisioning_parameters.json is not supported)"))
-    return problems
+    """Rules for each group of a CreateCluster/UpdateCluster request (`spec.rules.group_rules`)."""
+    return rules.group_rules(groups, continuous=continuous, kind=orchestrator, creating=creating, path=path)
 
 
 def slurm_topology_rules(node_types: list[str], path: str = "InstanceGroups") -> list[Violation]:
-    """Exactly one Controller group and at most one Login group (SlurmConfig clusters)."""
-    problems = []
-    controllers, logins = node_types.count(CONTROLLER), node_types.count(LOGIN)
-    if controllers != 1:
-        problems.append(Violation(path, f"a Slurm cluster needs exactly one instance group with SlurmConfig "
-                                  f"NodeType Controller; found {controllers}"))
-    if logins > 1:
-        problems.append(Violation(path, f"a Slurm cluster can have at most one instance group with SlurmConfig "
-                                  f"NodeType Login; found {logins}"))
-    return problems
+    """Exactly one Controller group and at most one Login group (`spec.rules.slurm_topology_rules`)."""
+    return rules.slurm_topology_rules(enumerate(node_types), path)
 
 
 def slurm_strategy_rules(orchestrator: Optional[dict], continuous: bool) -> list[Violation]:
-    strategy = ((orchestrator or {}).get("Slurm") or {}).get("SlurmConfigStrategy")
-    if continuous and strategy is not None:
-        return [Violation("Orchestrator.Slurm.SlurmConfigStrategy", "is not supported in Continuous mode "
-                          "(slurm.conf is managed in merge mode); remove it")]
-    return []
+    return rules.strategy_rules(orchestrator, continuous)
 
 
 def group_limit_rules(count: int) -> list[Violation]:

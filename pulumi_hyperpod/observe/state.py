@@ -126,12 +126,19 @@ class ClusterState:
         }
 
     @classmethod
-    def from_snapshot(cls, data: Mapping[str, Any]) -> "ClusterState":
-        if not isinstance(data, Mapping) or "DescribeCluster" not in data:
-            raise ValueError("not a hyperpod snapshot: expected an object with DescribeCluster and ClusterNodeSummaries")
-        describe = _parse_times(dict(data["DescribeCluster"]), ("CreationTime",))
-        summaries = [_parse_times(dict(s), ("LaunchTime", "LastSoftwareUpdateTime")) for s in data.get("ClusterNodeSummaries") or []]
-        return cls.from_api(describe, summaries)
+    def from_snapshot(cls, data: Mapping[str, Any], source: str | None = None, cluster_name: str | None = None) -> "ClusterState":
+        """A saved snapshot (either form `observe.snapshot` reads), checked against the service's
+        output shapes and for consistency first: a SnapshotError names each problem's field."""
+        from .snapshot import snapshot_state  # it builds on this module
+
+        return snapshot_state(data, source=source, cluster_name=cluster_name)
+
+    @classmethod
+    def from_snapshot_parts(cls, describe: Mapping[str, Any], summaries: list[Mapping[str, Any]]) -> "ClusterState":
+        """A state from already-checked DescribeCluster and ClusterNodeSummaries JSON."""
+        describe = _parse_times(dict(describe), ("CreationTime",))
+        nodes = [_parse_times(dict(s), ("LaunchTime", "LastSoftwareUpdateTime")) for s in summaries]
+        return cls.from_api(describe, nodes)
 
     def to_json(self) -> str:
         return json.dumps(self.to_snapshot(), indent=2, sort_keys=True)

@@ -10,7 +10,6 @@ resources (an IAM role's ARN, a bucket's URI).
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from pathlib import Path
 from typing import Any, Mapping, Optional, Sequence
 
 import pulumi
@@ -18,7 +17,7 @@ from pulumi.dynamic import Resource
 
 from .. import servicemodel
 from ..plan import Policy
-from ..spec import ClusterSpec, SpecError, parse_document
+from ..spec import ClusterSpec, read_document
 from ..spec.keys import to_model_keys
 from .provider import ClusterProvider
 from .settings import SETTING_KEYS, policy_inputs
@@ -121,15 +120,7 @@ def build_spec(args: ClusterArgs) -> pulumi.Input[dict]:
     elif args.spec is not None:
         base = args.spec
     if args.spec_file is not None:
-        path = Path(args.spec_file)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:  # the same clear error as the CLI's, not a traceback
-            raise SpecError([servicemodel.Violation("", f"cannot read the file: {error}")], source=str(path)) from None
-        try:
-            loaded = parse_document(text, path.suffix)
-        except SpecError as error:
-            raise SpecError(error.violations, source=str(path)) from None
+        loaded = read_document(args.spec_file)  # the CLI's reader: same limits, same one-line errors
         base = {**_spelled(shape, base), **_spelled(shape, loaded)} if isinstance(base, Mapping) else loaded
     overrides = {name: getattr(args, name) for name in SPEC_FIELDS if getattr(args, name) is not None}
     if isinstance(overrides.get("tags"), Mapping):

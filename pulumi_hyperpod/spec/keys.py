@@ -2,7 +2,10 @@
 
 The service model decides the canonical name of every member (`VolumeSizeInGB`, `OnCreate`…), so a
 snake_case key is matched to the member whose name is the same letters without underscores. Keys
-that match no member are kept as written, so validation can name them as unknown.
+that match no member are kept as written, so validation can name them as unknown. When one object
+spells a member twice (`InstanceGroups` and `instance_groups`), neither silently wins: the model's
+spelling (or else the first) takes the member's name, the other stays as written, and validation
+refuses the pair, naming both keys.
 """
 
 from __future__ import annotations
@@ -10,9 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-
-def _fold(name: str) -> str:
-    return name.replace("_", "").replace("-", "").lower()
+from ..servicemodel import fold as _fold
 
 
 @lru_cache(maxsize=256)
@@ -26,6 +27,18 @@ def _empty_means_unset(parent, name: str, member, item: Any) -> bool:
     return item == "" and member.type_name == "string" and member.metadata.get("min", 0) > 0 and name not in parent.required_members
 
 
+def _claims(index: dict[str, str], value: dict) -> dict[Any, str]:
+    """Which key of `value` takes which member's name: the only spelling given is renamed; of two
+    spellings of one member, only the model's own is (the other stays as written, and with two
+    non-model spellings both do), so validation can name exactly the keys the user wrote."""
+    spellings: dict[str, list[Any]] = {}
+    for key in value:
+        if isinstance(key, str) and _fold(key) in index:
+            spellings.setdefault(index[_fold(key)], []).append(key)
+    return {(keys[0] if len(keys) == 1 else name): name for name, keys in spellings.items()
+            if len(keys) == 1 or name in keys}
+
+
 def to_model_keys(shape, value: Any) -> Any:
     """`value` with every structure key spelled as the service model spells it (and empty
     optional strings dropped, see `_empty_means_unset`)."""
@@ -34,9 +47,10 @@ def to_model_keys(shape, value: Any) -> Any:
     kind = shape.type_name
     if kind == "structure" and isinstance(value, dict):
         index = _member_index(shape)
+        claimed = _claims(index, value)
         result: dict[str, Any] = {}
         for key, item in value.items():
-            name = index.get(_fold(key), key) if isinstance(key, str) else key
+            name = claimed.get(key, key)
             member = shape.members.get(name)
             if member is not None and _empty_means_unset(shape, name, member, item):
                 continue

@@ -1,26 +1,27 @@
 """The desired cluster: pydantic models in the shape CreateCluster / UpdateCluster take.
 
 Validation happens in one place, before pydantic parses anything: keys are spelled the model's way
-(`keys.to_model_keys`), every limit of the service model is checked (`servicemodel.violations`),
-then the documented cross-field rules (`rules.cluster_rules`). All problems are reported together
-in one SpecError, each with its field path. Nested members the planner does not reason about
+(`keys.to_model_keys`; a field given in two spellings is refused), every rule of the service model
+is checked (`servicemodel.violations`, botocore's ParamValidator plus max/enum/pattern), then the
+documented cross-field rules (`rules.spec_rules`, the same functions the simulator uses). All
+problems are reported together in one SpecError, each with its field path. Files are read by
+`documents.read_document` (size limit, YAML 1.2). Nested members the planner does not reason about
 (storage, scheduled updates, Kubernetes labels…) stay plain dicts — already checked against the
 model — so a botocore upgrade that adds a member needs no change here.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .. import servicemodel
+from .documents import read_document
 from .errors import SpecError
 from .keys import to_model_keys
-from .rules import CONTINUOUS, cluster_rules, orchestrator_kind
+from .rules import CONTINUOUS, orchestrator_kind, spec_rules
 
 # extra="allow": the service model has already rejected unknown keys, and members a newer botocore
 # adds (AutoPatchConfig, ImageReleaseVersion…) pass through to the request unchanged.
@@ -154,8 +155,7 @@ class ClusterSpec(_Model):
         if not isinstance(data, dict):
             raise SpecError([servicemodel.Violation("", f"a cluster spec is an object; got {type(data).__name__}")])
         request = to_model_keys(servicemodel.input_shape("CreateCluster"), data)
-        problems = servicemodel.violations("CreateCluster", request)
-        problems += list(cluster_rules(request))
+        problems = _first_per_field(servicemodel.violations("CreateCluster", request), spec_rules(request))
         if problems:
             raise SpecError(_unique(problems))
         return request
@@ -170,17 +170,9 @@ class ClusterSpec(_Model):
 
     @classmethod
     def from_file(cls, path: str | Path) -> "ClusterSpec":
-        """JSON or YAML, in the AWS CLI's `--cli-input-json` form (PascalCase) or snake_case."""
-        path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            raise SpecError([servicemodel.Violation("", f"cannot read the file: {error}")], source=str(path)) from None
-        try:
-            data = parse_document(text, path.suffix)
-        except SpecError as error:
-            raise SpecError(error.violations, source=str(path)) from None
-        return cls.from_dict(data, source=str(path))
+        """JSON or YAML (1.2), in the AWS CLI's `--cli-input-json` form (PascalCase) or snake_case;
+        see `documents.read_document` for the limits on the file itself."""
+        return cls.from_dict(read_document(path, SpecError), source=str(path))
 
     # ---- views -------------------------------------------------------------------------------
     @property
@@ -205,63 +197,13 @@ class ClusterSpec(_Model):
         return {key: value for key, value in request.items() if key in members}
 
 
-class _DuplicateKey(Exception):
-    pass
-
-
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    data: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in data:
-            raise _DuplicateKey(key)
-        data[key] = value
-    return data
-
-
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """safe_load, except that a key given twice in one mapping is an error, not "the last wins"."""
-
-    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
-        if isinstance(node, yaml.MappingNode):
-            seen: set[Any] = set()
-            for key_node, _ in node.value:
-                key = self.construct_object(key_node, deep=deep)
-                try:
-                    duplicate = key in seen
-                    seen.add(key)
-                except TypeError:  # an unhashable key: the base class reports it
-                    continue
-                if duplicate and key != "<<":
-                    raise yaml.constructor.ConstructorError(None, None, f"the key {key!r} appears twice in one mapping",
-                                                            key_node.start_mark)
-        return super().construct_mapping(node, deep)
-
-
-def parse_document(text: str, suffix: str = "") -> Any:
-    """JSON or YAML text to data; YAML is a superset of JSON, so it is the fallback for both.
-
-    A key given twice in one object is refused (both parsers would silently keep the last one), and
-    so is nesting too deep to parse (a RecursionError otherwise).
-    """
-    if not text.strip():
-        raise SpecError([servicemodel.Violation("", "the file is empty")])
-    if suffix.lower() == ".json":
-        try:
-            return json.loads(text, object_pairs_hook=_no_duplicate_keys)
-        except json.JSONDecodeError as error:
-            raise SpecError([servicemodel.Violation("", f"not valid JSON: {error.msg} at line {error.lineno} column {error.colno}")]) from None
-        except _DuplicateKey as error:
-            raise SpecError([servicemodel.Violation("", f"not valid JSON: the key {error.args[0]!r} appears twice in one object")]) from None
-        except RecursionError:
-            raise SpecError([servicemodel.Violation("", "not valid JSON: nested too deeply")]) from None
-    try:
-        return yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader: no Python tags
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
-        raise SpecError([servicemodel.Violation("", f"not valid YAML or JSON{where}: {getattr(error, 'problem', error)}")]) from None
-    except RecursionError:
-        raise SpecError([servicemodel.Violation("", "not valid YAML or JSON: nested too deeply")]) from None
+def _first_per_field(model: list[servicemodel.Violation], rules: list[servicemodel.Violation]) -> list[servicemodel.Violation]:
+    """One problem per field: the model's first, except that a documented rule explains a field
+    the model only calls unknown (InstanceGroupsToDelete in a desired spec) better."""
+    explained = {p.path for p in rules}
+    kept = [p for p in model if not (p.path in explained and p.rule.startswith("is not a known field"))]
+    broken = {p.path for p in kept}
+    return kept + [p for p in rules if p.path not in broken]
 
 
 def _unique(problems: list[servicemodel.Violation]) -> list[servicemodel.Violation]:

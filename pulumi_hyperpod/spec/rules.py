@@ -1,17 +1,29 @@
 """The documented rules the service model cannot express (seeds 000 and 001, the API reference).
 
-Each rule looks at the request-shaped dict (model key spelling) and yields Violations with the
-field path, so a user sees `InstanceGroups[2].MinInstanceCount: …` and knows what to change.
+One source for both sides: the spec checks a desired cluster with them before any call
+(`spec_rules`), and the simulator answers ValidationException with the very same functions
+(`fake/validation.py` calls `create_cluster_rules`, `group_rules`, `slurm_topology_rules`…), so the
+two can never disagree. Every rule takes plain request-shaped dicts (the model's key spelling) and
+yields Violations with the field path: `InstanceGroups[2].MinInstanceCount: …`.
+
+Decisions, with their sources:
+- `MinInstanceCount` above 0 needs `NodeProvisioningMode: Continuous` (seed 000: "MinCount only
+  applies to clusters with NodeProvisioningMode Continuous"); 0 is accepted everywhere, because it is
+  the documented default ("setting MinInstanceCount to 0 (the default) keeps the standard
+  behaviour") and the model's minimum.
+- The Controller group needs at least one instance at creation, and exactly one in Continuous mode
+  (seed 000: multi-head controllers are not supported with continuous provisioning).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from ..servicemodel import Violation
 
 CONTINUOUS = "Continuous"
+CONTROLLER, LOGIN, COMPUTE = "Controller", "Login", "Compute"
 
 
 def is_continuous(request: dict[str, Any]) -> bool:
@@ -21,107 +33,161 @@ def is_continuous(request: dict[str, Any]) -> bool:
 def orchestrator_kind(request: dict[str, Any]) -> str:
     """"Eks" or "Slurm" — a cluster without an Orchestrator is a Slurm cluster."""
     orchestrator = request.get("Orchestrator") or {}
-    return "Eks" if isinstance(orchestrator, dict) and "Eks" in orchestrator else "Slurm"
+    return "Eks" if isinstance(orchestrator, dict) and orchestrator.get("Eks") is not None else "Slurm"
 
 
-def _groups(request: dict[str, Any]) -> list[tuple[int, dict[str, Any]]]:
-    groups = request.get("InstanceGroups") or []
-    return [(i, g) for i, g in enumerate(groups) if isinstance(g, dict)] if isinstance(groups, list) else []
-
-
-def _node_type(group: dict[str, Any]) -> str | None:
+def node_type(group: dict[str, Any]) -> str | None:
     slurm = group.get("SlurmConfig")
     return slurm.get("NodeType") if isinstance(slurm, dict) else None
 
 
-def cluster_rules(request: dict[str, Any]) -> Iterator[Violation]:
-    continuous = is_continuous(request)
-    kind = orchestrator_kind(request)
-    groups = _groups(request)
-    orchestrator = request.get("Orchestrator")
-
-    if isinstance(orchestrator, dict) and "Eks" in orchestrator and "Slurm" in orchestrator:
-        yield Violation("Orchestrator", "give either Eks or Slurm, not both")
-    if request.get("InstanceGroupsToDelete") is not None:
-        yield Violation(
-            "InstanceGroupsToDelete",
-            "is not part of a desired spec: remove the group from InstanceGroups and the plan deletes it",
-        )
-    strategy = (orchestrator or {}).get("Slurm", {}) if isinstance(orchestrator, dict) else {}
-    if continuous and isinstance(strategy, dict) and strategy.get("SlurmConfigStrategy") is not None:
-        yield Violation(
-            "Orchestrator.Slurm.SlurmConfigStrategy",
-            "is not supported with NodeProvisioningMode Continuous (continuous provisioning manages "
-            "slurm.conf in merge mode only); remove it",
-        )
-
-    names = Counter(g.get("InstanceGroupName") for _, g in groups)
-    for index, group in groups:
-        name = group.get("InstanceGroupName")
-        if name is not None and names[name] > 1:
-            yield Violation(f"InstanceGroups[{index}].InstanceGroupName", f"{name!r} is used by more than one group; names must be unique")
-    yield from _group_rules(groups, continuous, kind)
-    if kind == "Slurm":
-        yield from _slurm_topology(groups, continuous)
-
-
-def _group_rules(groups, continuous: bool, kind: str) -> Iterator[Violation]:
-    for index, group in groups:
-        at = f"InstanceGroups[{index}]"
-        has_type = group.get("InstanceType") is not None
-        has_requirements = group.get("InstanceRequirements") is not None
-        if has_type == has_requirements:
-            yield Violation(
-                at,
-                "give exactly one of InstanceType (a fixed type) or InstanceRequirements.InstanceTypes (a flexible group)",
-            )
-        count, minimum = group.get("InstanceCount"), group.get("MinInstanceCount")
-        if _is_int(minimum) and minimum > 0 and not continuous:
-            yield Violation(f"{at}.MinInstanceCount", "is only supported with NodeProvisioningMode Continuous")
-        if _is_int(minimum) and _is_int(count) and minimum > count:
-            yield Violation(f"{at}.MinInstanceCount", f"must be between 0 and InstanceCount ({count}); got {minimum}")
-        requirements = group.get("InstanceRequirements")
-        if isinstance(requirements, dict) and isinstance(requirements.get("InstanceTypes"), list):
-            types = requirements["InstanceTypes"]
-            for dup in sorted({t for t in types if types.count(t) > 1}, key=str):
-                yield Violation(f"{at}.InstanceRequirements.InstanceTypes", f"{dup!r} is listed more than once")
-        if kind == "Eks" and group.get("SlurmConfig") is not None:
-            yield Violation(f"{at}.SlurmConfig", "only applies to Slurm clusters; this cluster is orchestrated by EKS")
-        if kind == "Slurm" and group.get("KubernetesConfig") is not None:
-            yield Violation(f"{at}.KubernetesConfig", "only applies to EKS clusters; this cluster is orchestrated by Slurm")
-
-
-def _slurm_topology(groups, continuous: bool) -> Iterator[Violation]:
-    with_config = [(i, g) for i, g in groups if g.get("SlurmConfig") is not None]
-    if continuous:
-        for index, group in groups:
-            if group.get("SlurmConfig") is None:
-                yield Violation(
-                    f"InstanceGroups[{index}].SlurmConfig",
-                    "is required on every group of a Slurm cluster in Continuous mode "
-                    "(NodeType, and PartitionNames for compute groups); provisioning_parameters.json is not used",
-                )
-    if not with_config:
-        return
-    controllers = [(i, g) for i, g in with_config if _node_type(g) == "Controller"]
-    logins = [(i, g) for i, g in with_config if _node_type(g) == "Login"]
-    if len(controllers) != 1:
-        where = ", ".join(f"InstanceGroups[{i}]" for i, _ in controllers) or "none"
-        yield Violation("InstanceGroups", f"a Slurm cluster needs exactly one group with SlurmConfig.NodeType Controller; found {len(controllers)} ({where})")
-    if len(logins) > 1:
-        where = ", ".join(f"InstanceGroups[{i}]" for i, _ in logins)
-        yield Violation("InstanceGroups", f"a Slurm cluster has at most one Login group; found {len(logins)} ({where})")
-    for index, group in controllers:
-        if continuous and _is_int(group.get("InstanceCount")) and group["InstanceCount"] != 1:
-            yield Violation(
-                f"InstanceGroups[{index}].InstanceCount",
-                f"the Controller group runs exactly 1 node in Continuous mode (multi-head controllers are not supported); got {group['InstanceCount']}",
-            )
-    for index, group in with_config:
-        partitions = group["SlurmConfig"].get("PartitionNames") if isinstance(group["SlurmConfig"], dict) else None
-        if partitions and _node_type(group) in ("Controller", "Login"):
-            yield Violation(f"InstanceGroups[{index}].SlurmConfig.PartitionNames", f"only Compute groups belong to partitions; this group is a {_node_type(group)} group")
-
-
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _groups(value: Any) -> list[tuple[int, dict[str, Any]]]:
+    return [(i, g) for i, g in enumerate(value) if isinstance(g, dict)] if isinstance(value, list) else []
+
+
+# ---- whole requests --------------------------------------------------------------------------------
+def create_cluster_rules(request: dict[str, Any]) -> list[Violation]:
+    """What the service checks on a CreateCluster request beyond the model (and the simulator does)."""
+    continuous = is_continuous(request)
+    kind = orchestrator_kind(request)
+    groups = request.get("InstanceGroups")
+    problems = list(orchestrator_rules(request.get("Orchestrator")))
+    problems += strategy_rules(request.get("Orchestrator"), continuous)
+    problems += group_rules(groups, continuous=continuous, kind=kind, creating=True)
+    if kind == "Slurm":
+        roles = [(index, node_type(group)) for index, group in _groups(groups) if group.get("SlurmConfig") is not None]
+        if roles:
+            problems += slurm_topology_rules(roles)
+    return problems
+
+
+def spec_rules(request: dict[str, Any]) -> list[Violation]:
+    """A desired cluster: the CreateCluster rules, and what a desired state cannot say."""
+    problems = create_cluster_rules(request)
+    if request.get("InstanceGroupsToDelete") is not None:
+        problems.append(Violation(
+            "InstanceGroupsToDelete",
+            "is not part of a desired spec: remove the group from InstanceGroups and the plan deletes it",
+        ))
+    return problems
+
+
+# ---- the parts ------------------------------------------------------------------------------------
+def orchestrator_rules(orchestrator: Any, path: str = "Orchestrator") -> list[Violation]:
+    """Exactly one of Eks or Slurm, when an Orchestrator is given at all."""
+    if not isinstance(orchestrator, dict):
+        return []
+    given = [key for key in ("Eks", "Slurm") if orchestrator.get(key) is not None]
+    if len(given) == 1:
+        return []
+    return [Violation(path, "must specify exactly one orchestrator configuration: Eks or Slurm; got "
+                            f"{', '.join(given) or 'none'}")]
+
+
+def strategy_rules(orchestrator: Any, continuous: bool) -> list[Violation]:
+    slurm = orchestrator.get("Slurm") if isinstance(orchestrator, dict) else None
+    if continuous and isinstance(slurm, dict) and slurm.get("SlurmConfigStrategy") is not None:
+        return [Violation("Orchestrator.Slurm.SlurmConfigStrategy",
+                          "is not supported in Continuous mode (continuous provisioning manages slurm.conf in "
+                          "merge mode only); remove it")]
+    return []
+
+
+def group_rules(groups: Any, *, continuous: bool, kind: str, creating: bool,
+                path: str = "InstanceGroups") -> list[Violation]:
+    """Rules for the groups of a CreateCluster or UpdateCluster request."""
+    problems: list[Violation] = []
+    pairs = _groups(groups)
+    names = Counter(g.get("InstanceGroupName") for _, g in pairs)
+    for index, group in pairs:
+        where = f"{path}[{index}]"
+        name = group.get("InstanceGroupName")
+        if isinstance(name, str) and names[name] > 1:
+            problems.append(Violation(f"{where}.InstanceGroupName", f"duplicate instance group name {name!r}: used by "
+                                      "more than one group; names must be unique"))
+        problems += _instance_type_rules(group, where)
+        problems += _min_count_rules(group, where, continuous)
+        problems += _orchestrator_member_rules(group, where, kind, continuous)
+        if creating:
+            problems += _controller_size_rules(group, where, continuous)
+    return problems
+
+
+def _instance_type_rules(group: dict[str, Any], where: str) -> Iterator[Violation]:
+    has_type, has_requirements = group.get("InstanceType") is not None, group.get("InstanceRequirements") is not None
+    if has_type and has_requirements:
+        yield Violation(where, "InstanceType and InstanceRequirements are mutually exclusive; give exactly one of "
+                               "InstanceType (a fixed type) or InstanceRequirements.InstanceTypes (a flexible group)")
+    elif not has_type and not has_requirements:
+        yield Violation(where, "one of InstanceType or InstanceRequirements is required; give exactly one of "
+                               "InstanceType (a fixed type) or InstanceRequirements.InstanceTypes (a flexible group)")
+    requirements = group.get("InstanceRequirements")
+    types = requirements.get("InstanceTypes") if isinstance(requirements, dict) else None
+    if isinstance(types, list):
+        counts = Counter(t for t in types if isinstance(t, str))
+        for duplicate in sorted(t for t, n in counts.items() if n > 1):
+            yield Violation(f"{where}.InstanceRequirements.InstanceTypes",
+                            f"{duplicate!r} is listed more than once; list each instance type once")
+
+
+def _min_count_rules(group: dict[str, Any], where: str, continuous: bool) -> Iterator[Violation]:
+    count, minimum = group.get("InstanceCount"), group.get("MinInstanceCount")
+    if not _is_int(minimum):
+        return
+    if minimum > 0 and not continuous:
+        yield Violation(f"{where}.MinInstanceCount", "is only supported when NodeProvisioningMode is Continuous "
+                                                     "(0, the default, is the only value other clusters take)")
+    elif _is_int(count) and minimum > count:
+        yield Violation(f"{where}.MinInstanceCount", f"must be between 0 and InstanceCount ({count}); "
+                                                     f"got {minimum}")
+
+
+def _orchestrator_member_rules(group: dict[str, Any], where: str, kind: str, continuous: bool) -> Iterator[Violation]:
+    slurm = group.get("SlurmConfig")
+    if kind == "Eks" and slurm is not None:
+        yield Violation(f"{where}.SlurmConfig", "is only valid for Slurm-orchestrated clusters; this cluster is "
+                                                "orchestrated by EKS")
+    if kind == "Slurm" and group.get("KubernetesConfig") is not None:
+        yield Violation(f"{where}.KubernetesConfig", "is only valid for EKS-orchestrated clusters; this cluster is "
+                                                     "orchestrated by Slurm")
+    if kind == "Slurm" and continuous and slurm is None:
+        yield Violation(f"{where}.SlurmConfig", "is required on every instance group of a Slurm cluster in Continuous "
+                                                "mode (NodeType, and PartitionNames for compute groups); "
+                                                "provisioning_parameters.json is not used")
+    role = node_type(group)
+    partitions = slurm.get("PartitionNames") if isinstance(slurm, dict) else None
+    if kind == "Slurm" and partitions and role in (CONTROLLER, LOGIN):
+        yield Violation(f"{where}.SlurmConfig.PartitionNames", f"only Compute groups belong to partitions; this group "
+                                                               f"is a {role} group")
+
+
+def _controller_size_rules(group: dict[str, Any], where: str, continuous: bool) -> Iterator[Violation]:
+    count = group.get("InstanceCount")
+    if node_type(group) != CONTROLLER or not _is_int(count):
+        return
+    if count < 1:
+        yield Violation(f"{where}.InstanceCount", "the controller group needs at least 1 instance")
+    elif continuous and count != 1:
+        yield Violation(f"{where}.InstanceCount", "the Controller group runs exactly 1 node in Continuous mode "
+                                                  f"(multi-head controllers are not supported); got {count}")
+
+
+def slurm_topology_rules(roles: Iterable[tuple[int, str | None]], path: str = "InstanceGroups") -> list[Violation]:
+    """Exactly one Controller group and at most one Login group; `roles` is (group index, node type)."""
+    roles = list(roles)
+    controllers = [index for index, role in roles if role == CONTROLLER]
+    logins = [index for index, role in roles if role == LOGIN]
+    problems = []
+    if len(controllers) != 1:
+        where = ", ".join(f"{path}[{i}]" for i in controllers) or "none"
+        problems.append(Violation(path, "a Slurm cluster needs exactly one instance group with SlurmConfig NodeType "
+                                        f"Controller; found {len(controllers)} ({where})"))
+    if len(logins) > 1:
+        where = ", ".join(f"{path}[{i}]" for i in logins)
+        problems.append(Violation(path, "a Slurm cluster can have at most one instance group with SlurmConfig NodeType "
+                                        f"Login; found {len(logins)} ({where})"))
+    return problems

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any, Callable
 
@@ -19,6 +20,12 @@ import yaml
 HERE = Path(__file__).resolve().parent
 SEEDS = HERE.parents[1] / "examples" / "specs"
 CORPUS = HERE / "corpus"
+# Policies and snapshots (`--policy`, `--observed`) have corpora of their own, checked with the
+# seed 004 spec; the snapshot corpus is made from base-snapshot.json, a `hyperpod snapshot` of
+# seed 004's one-node cluster.
+POLICY_CORPUS = HERE / "corpus-policy"
+SNAPSHOT_CORPUS = HERE / "corpus-snapshot"
+BASE_SNAPSHOT = HERE / "base-snapshot.json"
 
 
 def groups_of(spec: dict) -> list[dict]:
@@ -64,7 +71,119 @@ def m_min_above_count(spec):
     w = worker_index(spec)
     g = groups_of(spec)[w]
     g["MinInstanceCount"] = g["InstanceCount"] + 1
+    if spec.get("NodeProvisioningMode") != "Continuous":  # the first rule it breaks
+        return f"InstanceGroups[{w}].MinInstanceCount", "NodeProvisioningMode is Continuous"
     return f"InstanceGroups[{w}].MinInstanceCount", "between 0 and InstanceCount"
+
+
+def m_min_without_continuous(spec):
+    if spec.get("NodeProvisioningMode") == "Continuous":
+        return None
+    w = worker_index(spec)
+    groups_of(spec)[w]["MinInstanceCount"] = 1
+    return f"InstanceGroups[{w}].MinInstanceCount", "NodeProvisioningMode is Continuous"
+
+
+def m_both_spellings_groups(spec):
+    spec["instance_groups"] = copy.deepcopy(groups_of(spec)[:1])
+    return "InstanceGroups", "'instance_groups'"
+
+
+def m_both_spellings_name(spec):
+    spec["cluster_name"] = "another-cluster"
+    return "ClusterName", "'cluster_name'"
+
+
+def m_both_spellings_nested(spec):
+    w = worker_index(spec)
+    groups_of(spec)[w]["instance_count"] = 2
+    return f"InstanceGroups[{w}].InstanceCount", "'instance_count'"
+
+
+def m_both_spellings_deep(spec):
+    w = worker_index(spec)
+    lifecycle = groups_of(spec)[w]["LifeCycleConfig"]
+    lifecycle["source_s3_uri"] = "s3://another-bucket/lifecycle/"
+    return f"InstanceGroups[{w}].LifeCycleConfig.SourceS3Uri", "'source_s3_uri'"
+
+
+def m_markup_unknown_key(spec):
+    spec["[/bogus]"] = 1
+    return "[/bogus]", "not a known field"
+
+
+def m_markup_tag(spec):
+    spec["Tags"] = [{"Key": "team[/bogus]", "Value": "ml"}]
+    return "Tags[0].Key", "'team[/bogus]' does not match the pattern ([\\p{L}"
+
+
+def m_empty_orchestrator(spec):
+    spec["Orchestrator"] = {}
+    return "Orchestrator", "exactly one orchestrator"
+
+
+def m_both_orchestrators(spec):
+    spec["Orchestrator"] = {"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/my-eks"}, "Slurm": {}}
+    return "Orchestrator", "exactly one orchestrator"
+
+
+def m_controller_zero(spec):
+    c = role_index(spec, "Controller")
+    if c is None:
+        return None
+    groups_of(spec)[c]["InstanceCount"] = 0
+    if "MinInstanceCount" in groups_of(spec)[c]:
+        groups_of(spec)[c]["MinInstanceCount"] = 0
+    return f"InstanceGroups[{c}].InstanceCount", "at least 1 instance"
+
+
+def m_partitions_on_controller(spec):
+    c = role_index(spec, "Controller")
+    if c is None:
+        return None
+    groups_of(spec)[c]["SlurmConfig"]["PartitionNames"] = ["gpu"]
+    return f"InstanceGroups[{c}].SlurmConfig.PartitionNames", "only Compute groups"
+
+
+def m_kubernetes_on_slurm(spec):
+    if not is_slurm(spec):
+        return None
+    w = worker_index(spec)
+    groups_of(spec)[w]["KubernetesConfig"] = {"Labels": {"team": "ml"}}
+    return f"InstanceGroups[{w}].KubernetesConfig", "EKS-orchestrated"
+
+
+def m_slurm_config_on_eks(spec):
+    if is_slurm(spec):
+        return None
+    w = worker_index(spec)
+    groups_of(spec)[w]["SlurmConfig"] = {"NodeType": "Compute"}
+    return f"InstanceGroups[{w}].SlurmConfig", "Slurm-orchestrated"
+
+
+def m_type_and_requirements(spec):
+    w = worker_index(spec)
+    g = groups_of(spec)[w]
+    g.setdefault("InstanceType", "ml.c5.xlarge")
+    g["InstanceRequirements"] = {"InstanceTypes": ["ml.c5.xlarge"]}
+    return f"InstanceGroups[{w}]", "mutually exclusive"
+
+
+def m_neither_type(spec):
+    w = worker_index(spec)
+    groups_of(spec)[w].pop("InstanceType", None)
+    groups_of(spec)[w].pop("InstanceRequirements", None)
+    return f"InstanceGroups[{w}]", "one of InstanceType or InstanceRequirements is required"
+
+
+def m_duplicate_flexible_type(spec):
+    w = worker_index(spec)
+    g = groups_of(spec)[w]
+    if "InstanceRequirements" not in g:
+        return None
+    types = g["InstanceRequirements"]["InstanceTypes"]
+    types.append(types[0])
+    return f"InstanceGroups[{w}].InstanceRequirements.InstanceTypes", "listed more than once"
 
 
 def m_min_negative(spec):
@@ -249,8 +368,8 @@ MUTATIONS: dict[str, tuple[Mutation, str, str]] = {
     "group-name-spaces": (m_group_name("worker group", "pattern"), "", ""),
     "group-name-too-long": (m_group_name("g" * 64, "characters"), "", ""),
     "group-name-unicode": (m_group_name("wörker", "pattern"), "", ""),
-    "role-not-arn": (m_role("my-role", "pattern"), "", ""),
-    "role-s3-arn": (m_role("arn:aws:s3:::bucket", "pattern"), "", ""),
+    "role-not-arn": (m_role("my-role-that-is-not-an-arn", "pattern"), "", ""),
+    "role-s3-arn": (m_role("arn:aws:s3:::my-training-bucket", "pattern"), "", ""),
     "role-bad-account": (m_role("arn:aws:iam::12:role/r", "pattern"), "", ""),
     "role-number": (m_role(42, "string"), "", ""),
     "role-huge": (m_role("arn:aws:iam::111122223333:role/" + "r" * 5000, "characters"), "", ""),
@@ -274,6 +393,29 @@ MUTATIONS: dict[str, tuple[Mutation, str, str]] = {
     "volume-size-huge": (m_volume_huge, "", ""),
     "spec-is-a-list": (m_spec_is_list, "", ""),
     "spec-is-a-string": (m_spec_is_string, "", ""),
+    # issue 12: siblings of each class found in the outside test round
+    "min-without-continuous": (m_min_without_continuous, "", ""),
+    "both-spellings-instance-groups": (m_both_spellings_groups, "", ""),
+    "both-spellings-cluster-name": (m_both_spellings_name, "", ""),
+    "both-spellings-instance-count": (m_both_spellings_nested, "", ""),
+    "both-spellings-lifecycle-uri": (m_both_spellings_deep, "", ""),
+    "cluster-name-markup": (m_name_pattern("a[/bogus]", "'a[/bogus]' does not match the pattern [a-zA-Z0-9](-*[a-zA-Z0-9])*"), "", ""),
+    "cluster-name-markup-style": (m_name_pattern("[bold red]x", "'[bold red]x' does not match"), "", ""),
+    "cluster-name-long-and-bad": (m_name_pattern("!" * 5000, "must have at most 63 characters; has 5000"), "", ""),
+    "group-name-markup": (m_group_name("g[/bogus]", "'g[/bogus]' does not match the pattern"), "", ""),
+    "unknown-key-markup": (m_markup_unknown_key, "", ""),
+    "tag-key-markup": (m_markup_tag, "", ""),
+    "count-string-digits": (set_worker("InstanceCount", "010", "InstanceCount", "whole number"), "", ""),
+    "empty-orchestrator": (m_empty_orchestrator, "", ""),
+    "both-orchestrators": (m_both_orchestrators, "", ""),
+    "controller-zero": (m_controller_zero, "", ""),
+    "partitions-on-controller": (m_partitions_on_controller, "", ""),
+    "kubernetes-config-on-slurm": (m_kubernetes_on_slurm, "", ""),
+    "slurm-config-on-eks": (m_slurm_config_on_eks, "", ""),
+    "type-and-requirements": (m_type_and_requirements, "", ""),
+    "neither-type-nor-requirements": (m_neither_type, "", ""),
+    "duplicate-flexible-type": (m_duplicate_flexible_type, "", ""),
+    "role-too-short": (m_role("arn:aws:iam::1:r", "characters"), "", ""),
 }
 
 # Raw-text defects: (name, suffix, text builder from the seed's JSON text, path, rule); a builder may
@@ -286,7 +428,48 @@ def _duplicate_key_yaml(text: str) -> str:
     return "ClusterName: first-name\n" + yaml.safe_dump(json.loads(text), sort_keys=False)
 
 
+def _worker_count_as(raw: str) -> Callable[[str], str]:
+    """The seed as YAML with the worker group's InstanceCount written as `raw`, unquoted."""
+    def build(text: str) -> str:
+        spec = json.loads(text)
+        groups_of(spec)[worker_index(spec)]["InstanceCount"] = "__COUNT__"
+        return yaml.safe_dump(spec, sort_keys=False).replace("'__COUNT__'", raw).replace("__COUNT__", raw)
+    return build
+
+
+def _alias_bomb(text: str) -> str:
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    for level in range(1, 9):
+        previous, name = chr(ord("a") + level - 1), chr(ord("a") + level)
+        lines.append(f"{name}: &{name} [{', '.join([f'*{previous}'] * 10)}]")
+    return "\n".join(lines) + "\n" + yaml.safe_dump(json.loads(text), sort_keys=False)
+
+
+def _nested_moderately(text: str) -> str:
+    spec = json.loads(text)
+    deep: Any = "x"
+    for _ in range(80):
+        deep = {"k": deep}
+    spec["Tags"] = [{"Key": "k", "Value": deep}]
+    return json.dumps(spec)
+
+
 TEXT_DEFECTS: dict[str, tuple[str, Callable[[str], "str | bytes"], str, str]] = {
+    "yaml11-octal-count": (".yaml", _worker_count_as("010"), "", "ambiguous"),
+    "yaml11-octal-nine": (".yaml", _worker_count_as("09"), "", "ambiguous"),
+    "yaml11-sexagesimal-count": (".yaml", _worker_count_as("1:20"), "InstanceCount", "whole number"),
+    "yaml11-binary-count": (".yaml", _worker_count_as("0b11"), "InstanceCount", "whole number"),
+    "yaml11-underscore-count": (".yaml", _worker_count_as("1_000"), "InstanceCount", "whole number"),
+    "yaml-inf-count": (".yaml", _worker_count_as(".inf"), "InstanceCount", "whole number"),
+    "yaml-nan-count": (".yaml", _worker_count_as(".nan"), "InstanceCount", "whole number"),
+    "yaml11-yes-count": (".yaml", _worker_count_as("yes"), "InstanceCount", "whole number"),
+    "yaml-alias-bomb": (".yaml", _alias_bomb, "", "aliases expand"),
+    "yaml-recursive-alias": (".yaml", lambda text: "a: &a [*a]\n", "", "refers to a node that contains it"),
+    "nested-deeper-than-limit": (".json", _nested_moderately, "", "nested too deeply"),
+    "binary-file": (".json", lambda text: b"\x00\x01\x02" + text.encode(), "", "binary"),
+    "huge-number-json": (".json", lambda text: re.sub(r'"InstanceCount": [0-9]+', '"InstanceCount": ' + "1" * 5000, text, count=1),
+                         "", "a number too long to read"),
+    "huge-number-yaml": (".yaml", _worker_count_as("9" * 5000), "", "a number too long to read"),
     "empty-file": (".json", lambda text: "", "", "empty"),
     "whitespace-only": (".yaml", lambda text: "  \n\t\n", "", "empty"),
     "truncated-json": (".json", lambda text: text[: len(text) // 2], "", "not valid JSON"),
@@ -303,7 +486,127 @@ TEXT_DEFECTS: dict[str, tuple[str, Callable[[str], "str | bytes"], str, str]] = 
 }
 
 
+# (file name, content, path fragment, rule fragment); the message must name the file as well.
+POLICY_DEFECTS: list[tuple[str, "str | bytes", str, str]] = [
+    ("unknown-field.yaml", "max_scale_in_fractoin: 0.5\n", "max_scale_in_fractoin", "not a known field"),
+    ("unknown-markup-field.yaml", "'[/bogus]': 1\n", "[/bogus]", "not a known field"),
+    ("fraction-above-one.yaml", "max_scale_in_fraction: 1.5\n", "max_scale_in_fraction", "less than or equal to 1"),
+    ("fraction-negative.json", '{"max_scale_in_fraction": -0.1}', "max_scale_in_fraction", "greater than or equal to 0"),
+    ("fraction-nan.yaml", "max_scale_in_fraction: .nan\n", "max_scale_in_fraction", "finite"),
+    ("fraction-string.yaml", "max_scale_in_fraction: '0.5'\n", "max_scale_in_fraction", "valid number"),
+    ("delete-call-zero.yaml", "max_nodes_per_delete_call: 0\n", "max_nodes_per_delete_call", "greater than or equal to 1"),
+    ("delete-call-float.yaml", "max_nodes_per_delete_call: 2.5\n", "max_nodes_per_delete_call", "valid integer"),
+    ("delete-call-octal.yaml", "max_nodes_per_delete_call: 010\n", "", "ambiguous"),
+    ("delete-call-underscore.yaml", "max_nodes_per_delete_call: 1_0\n", "max_nodes_per_delete_call", "valid integer"),
+    ("cost-negative.yaml", "max_hourly_cost_increase: -5\n", "max_hourly_cost_increase", "greater than or equal to 0"),
+    ("yes-boolean.yaml", "allow_replacement: yes\n", "allow_replacement", "valid boolean"),
+    ("on-boolean.yaml", "allow_login_scale_in: on\n", "allow_login_scale_in", "valid boolean"),
+    ("number-boolean.json", '{"allow_controller_scale_in": 1}', "allow_controller_scale_in", "valid boolean"),
+    ("protect-string.yaml", "protected_node_ids: i-0123\n", "protected_node_ids", "valid array"),
+    ("protect-numbers.yaml", "protected_node_ids: [i-1, 7]\n", "protected_node_ids[1]", "valid string"),
+    ("margin-above-one.yaml", "quota_warning_margin: 2\n", "quota_warning_margin", "less than or equal to 1"),
+    ("syntax-error.yaml", "max_scale_in_fraction: [0.5\n", "", "not valid YAML"),
+    ("syntax-error.json", '{"max_scale_in_fraction": }', "", "not valid JSON"),
+    ("duplicate-key.yaml", "allow_replacement: true\nallow_replacement: false\n", "", "appears twice"),
+    ("a-list.yaml", "- allow_replacement\n", "", "a policy file is an object"),
+    ("a-string.json", '"allow_replacement"', "", "a policy file is an object"),
+    ("empty.yaml", "", "", "empty"),
+    ("binary.json", b"\x00\x01{}", "", "binary"),
+    ("alias-bomb.yaml", "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 10)}]\n" for i in range(8)), "", "aliases expand"),
+    ("python-tag.yaml", '!!python/object/apply:os.system ["echo pwned"]\n', "", "constructor"),
+]
+
+
+def _snapshot_defects(base: dict) -> list[tuple[str, Any, str, str]]:
+    def changed(edit: Callable[[dict], None]) -> dict:
+        data = copy.deepcopy(base)
+        edit(data)
+        return data
+
+    describe = lambda d: d["DescribeCluster"]  # noqa: E731
+    group = lambda d, i: d["DescribeCluster"]["InstanceGroups"][i]  # noqa: E731
+    node = lambda d, i: d["ClusterNodeSummaries"][i]  # noqa: E731
+    return [
+        ("another-cluster.json", changed(lambda d: describe(d).update(ClusterName="someone-elses")),
+         "DescribeCluster.ClusterName", "the spec names"),
+        ("negative-current.json", changed(lambda d: group(d, 1).update(CurrentCount=-1)),
+         "DescribeCluster.InstanceGroups[1].CurrentCount", "at least 0"),
+        ("negative-target.json", changed(lambda d: group(d, 1).update(TargetCount=-3)),
+         "DescribeCluster.InstanceGroups[1].TargetCount", "at least 0"),
+        ("fractional-target.json", changed(lambda d: group(d, 1).update(TargetCount=2.5)),
+         "DescribeCluster.InstanceGroups[1].TargetCount", "whole number"),
+        ("string-target.json", changed(lambda d: group(d, 1).update(TargetCount="2")),
+         "DescribeCluster.InstanceGroups[1].TargetCount", "whole number"),
+        ("bool-min.json", changed(lambda d: group(d, 1).update(MinCount=False)),
+         "DescribeCluster.InstanceGroups[1].MinCount", "whole number"),
+        ("huge-target.json", changed(lambda d: group(d, 1).update(TargetCount=10 ** 9)),
+         "DescribeCluster.InstanceGroups[1].TargetCount", "at most"),
+        ("unknown-cluster-status.json", changed(lambda d: describe(d).update(ClusterStatus="Happy")),
+         "DescribeCluster.ClusterStatus", "must be one of"),
+        ("unknown-group-status.json", changed(lambda d: group(d, 0).update(Status="Sleeping")),
+         "DescribeCluster.InstanceGroups[0].Status", "must be one of"),
+        ("unknown-node-status.json", changed(lambda d: node(d, 0)["InstanceStatus"].update(Status="Zombie")),
+         "ClusterNodeSummaries[0].InstanceStatus.Status", "must be one of"),
+        ("markup-node-status.json", changed(lambda d: node(d, 0)["InstanceStatus"].update(Status="[/bogus]")),
+         "ClusterNodeSummaries[0].InstanceStatus.Status", "'[/bogus]'"),
+        ("unknown-mode.json", changed(lambda d: describe(d).update(NodeProvisioningMode="Sometimes")),
+         "DescribeCluster.NodeProvisioningMode", "Continuous"),
+        ("node-of-no-group.json", changed(lambda d: node(d, 1).update(InstanceGroupName="ghost")),
+         "ClusterNodeSummaries[1].InstanceGroupName", "is not a group of cluster"),
+        ("duplicate-instance-id.json", changed(lambda d: d["ClusterNodeSummaries"].append(copy.deepcopy(node(d, 0)))),
+         "ClusterNodeSummaries[2].InstanceId", "listed more than once"),
+        ("duplicate-group.json", changed(lambda d: describe(d)["InstanceGroups"].append(copy.deepcopy(group(d, 0)))),
+         "DescribeCluster.InstanceGroups[2].InstanceGroupName", "listed more than once"),
+        ("unknown-format.json", changed(lambda d: d.update(Format="hyperpod-snapshot/2")), "Format", "not a snapshot format"),
+        ("no-format.json", changed(lambda d: d.pop("Format")), "Format", "is required"),
+        ("unknown-top-level.json", changed(lambda d: d.update(Nodes=[])), "Nodes", "not a known field"),
+        ("no-describe.json", changed(lambda d: d.pop("DescribeCluster")), "DescribeCluster", "is required"),
+        ("describe-not-object.json", changed(lambda d: d.update(DescribeCluster=[])), "DescribeCluster", "must be an object"),
+        ("no-arn.json", changed(lambda d: describe(d).pop("ClusterArn")), "DescribeCluster.ClusterArn", "is required"),
+        ("nodes-not-list.json", changed(lambda d: d.update(ClusterNodeSummaries="none")), "ClusterNodeSummaries", "must be a list"),
+        ("nodes-twice.json", changed(lambda d: d.update(ListClusterNodes={"ClusterNodeSummaries": []})),
+         "ClusterNodeSummaries", "give the nodes once"),
+        ("bad-launch-time.json", changed(lambda d: node(d, 0).update(LaunchTime="yesterday")),
+         "ClusterNodeSummaries[0].LaunchTime", "timestamp"),
+        ("incomplete-listing.json", {"DescribeCluster": base["DescribeCluster"],
+                                     "ListClusterNodes": {"ClusterNodeSummaries": base["ClusterNodeSummaries"], "NextToken": "x"}},
+         "ListClusterNodes.NextToken", "incomplete"),
+        ("a-list.json", [base], "", "a snapshot is an object"),
+        ("empty.json", "", "", "empty"),
+        ("truncated.json", json.dumps(base)[:200], "", "not valid JSON"),
+        ("yaml-octal.yaml", yaml.safe_dump(changed(lambda d: group(d, 1).update(TargetCount="__N__"))).replace("'__N__'", "010").replace("__N__", "010"),
+         "", "ambiguous"),
+    ]
+
+
+def _write(directory: Path, name: str, content: Any) -> None:
+    file = directory / name
+    if isinstance(content, bytes):
+        file.write_bytes(content)
+    elif isinstance(content, str):
+        file.write_text(content, encoding="utf-8")
+    else:
+        file.write_text(json.dumps(content, indent=2) + "\n", encoding="utf-8")
+
+
+def make_side_corpus(directory: Path, defects: list) -> int:
+    directory.mkdir(exist_ok=True)
+    for old in directory.iterdir():
+        old.unlink()
+    expected = {}
+    for name, content, path, rule in defects:
+        _write(directory, name, content)
+        expected[name] = [path, rule]
+    (directory.parent / f"expected-{directory.name.split('-')[1]}.json").write_text(
+        json.dumps(expected, indent=1, sort_keys=True) + "\n")
+    return len(expected)
+
+
 def main() -> None:
+    policies = make_side_corpus(POLICY_CORPUS, POLICY_DEFECTS)
+    snapshots = make_side_corpus(SNAPSHOT_CORPUS, _snapshot_defects(json.loads(BASE_SNAPSHOT.read_text())))
+    print(f"{policies} bad policies, {snapshots} bad snapshots")
     CORPUS.mkdir(exist_ok=True)
     for old in CORPUS.iterdir():
         old.unlink()

@@ -102,7 +102,7 @@ def test_min_count_needs_continuous_mode():
     data = base()
     del data["NodeProvisioningMode"]
     data["InstanceGroups"][2]["MinInstanceCount"] = 2
-    rejects(data, "InstanceGroups[2].MinInstanceCount", "only supported with NodeProvisioningMode Continuous")
+    rejects(data, "InstanceGroups[2].MinInstanceCount", "only supported when NodeProvisioningMode is Continuous")
 
 
 def test_controller_and_login_default_min_count_to_one_in_continuous_mode():
@@ -115,13 +115,13 @@ def test_controller_and_login_default_min_count_to_one_in_continuous_mode():
 def test_continuous_slurm_needs_slurm_config_on_every_group():
     data = base()
     del data["InstanceGroups"][2]["SlurmConfig"]
-    rejects(data, "InstanceGroups[2].SlurmConfig", "required on every group")
+    rejects(data, "InstanceGroups[2].SlurmConfig", "required on every instance group")
 
 
 def test_exactly_one_controller():
     data = base()
     data["InstanceGroups"][1]["SlurmConfig"]["NodeType"] = "Controller"
-    rejects(data, "InstanceGroups", "exactly one group with SlurmConfig.NodeType Controller; found 2")
+    rejects(data, "InstanceGroups", "exactly one instance group with SlurmConfig NodeType Controller; found 2")
     data = base()
     data["InstanceGroups"] = data["InstanceGroups"][1:]
     rejects(data, "InstanceGroups", "found 0")
@@ -130,7 +130,7 @@ def test_exactly_one_controller():
 def test_at_most_one_login_group():
     data = base()
     data["InstanceGroups"].append(group("login2", 1, "Login"))
-    rejects(data, "InstanceGroups", "at most one Login group")
+    rejects(data, "InstanceGroups", "at most one instance group with SlurmConfig NodeType Login")
 
 
 def test_partition_names_at_most_one():

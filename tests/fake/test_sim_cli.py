@@ -116,7 +116,7 @@ def test_sinfo_table_plain_json_and_simulator_only(world):
     aws = CliRunner().invoke(hyperpod, ["--backend", "aws", "sinfo", "leo"])
     assert aws.exit_code == 2 and "simulator-only" in aws.output
     missing = CliRunner().invoke(hyperpod, ["sinfo", "nope"])
-    assert missing.exit_code == 1 and "nope not found" in missing.output
+    assert missing.exit_code == 1 and "no cluster nope in" in missing.output
 
 
 def test_cost_from_simulator_metering(world):

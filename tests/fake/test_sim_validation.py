@@ -41,7 +41,7 @@ def _with_groups(request: dict, groups: list) -> dict:
 
 CREATE_CASES = {
     "min above count": (_seed000(g2={"MinInstanceCount": 3}),
-                        "InstanceGroups[2].MinInstanceCount: must be between 0 and InstanceCount (2) inclusive; got 3"),
+                        "InstanceGroups[2].MinInstanceCount: must be between 0 and InstanceCount (2); got 3"),
     "min without continuous": (eks_request("x", [group("a", 2, MinInstanceCount=1)], continuous=False),
                                "InstanceGroups[0].MinInstanceCount: is only supported when NodeProvisioningMode is Continuous"),
     "strategy in continuous": ({**seed000_request(), "Orchestrator": {"Slurm": {"SlurmConfigStrategy": "Merge"}}},

@@ -22,7 +22,7 @@ def test_bad_spec_and_settings_fail_with_paths_and_no_api_call(engine, sim):
     found = dict(failures(result))
     assert found["spec.InstanceGroups[1].MinInstanceCount"] == "must be between 0 and InstanceCount (2); got 5"
     assert "exactly 1 node in Continuous mode" in found["spec.InstanceGroups[0].InstanceCount"]
-    assert "not supported with NodeProvisioningMode Continuous" in found["spec.Orchestrator.Slurm.SlurmConfigStrategy"]
+    assert "not supported in Continuous mode" in found["spec.Orchestrator.Slurm.SlurmConfigStrategy"]
     assert found["backend"] == "must be one of aws, fake; got 'azure'"
     assert found["wait"].startswith("must be one of none, InService, MinCount, Target")
     assert "30 minutes" in found["timeout"]

@@ -1,5 +1,7 @@
 """The bad-input corpus (tests/badinput/): every file is rejected with a message naming the field
-and the rule, with zero API calls — through the CLI (plan and apply) and through the provider."""
+and the rule, with zero API calls — through the CLI (plan and apply) and through the provider.
+Policy files (`--policy`) and snapshots (`--observed`) have corpora of their own, held to the same
+standard: exit 1, one line naming the file, the field and the rule."""
 
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ from pulumi_hyperpod.spec import SpecError, parse_document
 BADINPUT = Path(__file__).resolve().parents[1] / "badinput"
 EXPECTED: dict[str, list[str]] = json.loads((BADINPUT / "expected.json").read_text())
 FILES = sorted(EXPECTED)
+SIDE = {kind: json.loads((BADINPUT / f"expected-{kind}.json").read_text()) for kind in ("policy", "snapshot")}
+SEED_SPEC = Path(__file__).resolve().parents[2] / "examples" / "specs" / "seed004-initial.json"
 
 
 def test_corpus_is_complete():
@@ -27,6 +31,12 @@ def test_corpus_is_complete():
     assert on_disk == FILES, "re-run tests/badinput/make_corpus.py"
     assert len(FILES) >= 200
     assert {Path(f).suffix for f in FILES} == {".json", ".yaml"}
+
+
+def test_side_corpora_are_complete():
+    for kind, expected in SIDE.items():
+        assert sorted(p.name for p in (BADINPUT / f"corpus-{kind}").iterdir()) == sorted(expected), kind
+        assert len(expected) >= 25
 
 
 @pytest.fixture(scope="module")
@@ -59,6 +69,20 @@ def test_cli_rejects_with_field_and_rule(world, name):
     assert world.calls == []
 
 
+@pytest.mark.parametrize("kind, name", [(kind, name) for kind in SIDE for name in sorted(SIDE[kind])])
+def test_bad_policies_and_snapshots_are_one_line_naming_file_field_and_rule(world, kind, name):
+    path, rule = SIDE[kind][name]
+    file = BADINPUT / f"corpus-{kind}" / name
+    option = "--policy" if kind == "policy" else "--observed"
+    result = CliRunner().invoke(main, ["--backend", "fake", "plan", "-f", str(SEED_SPEC), option, str(file)])
+    output = result.output
+    assert result.exit_code == 1, (result.exit_code, output)
+    assert "Traceback" not in output and (result.exception is None or isinstance(result.exception, SystemExit)), output
+    assert any(str(file) in line and path in line and rule.lower() in line.lower() for line in output.splitlines()), output
+    assert all(line.startswith(f"error: {file}: ") for line in output.splitlines()), output
+    assert world.calls == []
+
+
 def _wire(props: dict) -> dict:
     async def encode():
         return await rpc.serialize_properties(props, {})
@@ -85,7 +109,7 @@ def test_provider_rejects_with_field_and_rule(provider, name):
     file = BADINPUT / "corpus" / name
     try:
         data = parse_document(file.read_bytes().decode("utf-8"), file.suffix)
-    except (SpecError, UnicodeDecodeError) as error:
+    except (SpecError, UnicodeDecodeError):
         # not a document at all: the program's spec_file= fails before the engine sees a property
         with pytest.raises(SpecError) as raised:
             build_spec(ClusterArgs(spec_file=str(file)))
