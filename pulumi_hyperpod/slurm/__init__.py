@@ -19,7 +19,7 @@ _EXPORTS = {
     "check_references": ".references",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = list(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:

@@ -9,7 +9,7 @@ training-cluster spec (seed 002) uses get their documented values checked one by
 from __future__ import annotations
 
 import re
-from typing import Iterator, Mapping
+from collections.abc import Iterator, Mapping
 
 from ..servicemodel import Violation
 from .conf_table import CANONICAL, KIND, OBSOLETE

@@ -8,7 +8,7 @@ spec sits in the caller's document when it gives one.
 from __future__ import annotations
 
 import difflib
-from typing import Iterable
+from collections.abc import Iterable
 
 from ..servicemodel import Violation
 from .spec import SlurmSpec, SlurmSpecError

@@ -12,9 +12,10 @@ node pools / instance groups.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Literal, Mapping
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -124,7 +125,7 @@ class SlurmSpec(BaseModel):
 
     # ---- construction ----------------------------------------------------------------------
     @classmethod
-    def from_dict(cls, data: Any, source: str | None = None) -> "SlurmSpec":
+    def from_dict(cls, data: Any, source: str | None = None) -> SlurmSpec:
         """The `slurmSpec` block itself, or a document holding it (`orchestratorSpec.slurmSpec`)."""
         data, prefix = _unwrap(data)
         try:
@@ -133,7 +134,7 @@ class SlurmSpec(BaseModel):
             raise SlurmSpecError([_prefixed(v, prefix) for v in error.violations], source=source) from None
 
     @classmethod
-    def from_file(cls, path: str | Path) -> "SlurmSpec":
+    def from_file(cls, path: str | Path) -> SlurmSpec:
         """JSON or YAML; a key given twice in one object is refused."""
         from ..spec.models import parse_document
 

@@ -9,7 +9,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pulumi_hyperpod.slurm import SlurmSpec, SlurmSpecError, check_references, reference_violations
+from pulumi_hyperpod.slurm import (
+    SlurmSpec,
+    SlurmSpecError,
+    check_references,
+    reference_violations,
+)
 from pulumi_hyperpod.spec import SpecError
 
 SEED = Path(__file__).parent / "data" / "seed002_slurm_spec.json"
