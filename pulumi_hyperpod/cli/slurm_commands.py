@@ -1,0 +1,127 @@
+"""`hyperpod slurm render | check`: a Slurm spec (seed 002) rendered for a HyperPod cluster.
+
+Offline: nothing here calls AWS. `render` writes the lifecycle bundle and the completed cluster spec
+and says what goes where; `check` validates the two specs together.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.table import Table
+from rich.text import Text
+
+from .common import emit_json, handle_errors, out
+
+
+def _load(cluster_path: str, slurm_path: str, slurm_config: bool | None, lifecycle_uri: str | None):
+    from ..slurm.render import render_hyperpod
+    from ..slurm.spec import SlurmSpec
+    from ..spec import SpecError, parse_document
+
+    slurm = SlurmSpec.from_file(slurm_path)
+    path = Path(cluster_path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise SpecError([_violation("", f"cannot read the file: {error}")], source=cluster_path) from None
+    try:
+        data = parse_document(text, path.suffix)
+    except SpecError as error:
+        raise SpecError(error.violations, source=cluster_path) from None
+    if not isinstance(data, dict):
+        raise SpecError([_violation("", f"a cluster spec is an object; got {type(data).__name__}")], source=cluster_path)
+    return render_hyperpod(data, slurm, lifecycle_uri=lifecycle_uri, slurm_config=slurm_config,
+                           source=f"{cluster_path} with {slurm_path}")
+
+
+def _violation(path: str, rule: str):
+    from ..servicemodel import Violation
+
+    return Violation(path, rule)
+
+
+_PURPOSE = {
+    "on_create.sh": "LifeCycleConfig.OnCreate of every group: runs slurm_spec_hook.py",
+    "slurm_spec_hook.py": "on every node: mounts the home, installs prolog/epilog; on the controller: slurm.conf",
+    "provisioning_parameters.json": "roles and shared storage, in base-config's format",
+    "slurm-spec.conf": "slurm.conf include (controller): the config lines, Prolog/Epilog globs",
+    "slurm-spec.json": "the Slurm spec, its default partition and home storage",
+}
+
+
+def _purpose(path: str) -> str:
+    if path.startswith(("prolog.d/", "epilog.d/")):
+        kind = path.split(".", 1)[0]
+        return f"a job {kind}, installed in /opt/slurm/etc/{kind}.d on every node"
+    return _PURPOSE.get(path, "")
+
+
+@click.group("slurm")
+def slurm_group() -> None:
+    """A Slurm spec (partitions, login pool, shared home, slurm.conf, prolog/epilog) on HyperPod."""
+
+
+@slurm_group.command("render")
+@click.option("-f", "--file", "cluster_path", required=True, help="Cluster spec (AWS CLI JSON or YAML).")
+@click.option("--slurm", "slurm_path", required=True, help="Slurm spec (seed 002's slurmSpec block), JSON or YAML.")
+@click.option("--out", "out_dir", required=True, help="Directory to write the bundle and cluster spec to.")
+@click.option("--lifecycle-uri", default=None, help="s3://bucket/prefix/ the bundle will be uploaded to; "
+              "written into every group's LifeCycleConfig.")
+@click.option("--slurm-config/--provisioning-parameters", "slurm_config", default=None,
+              help="How HyperPod learns the roles (default: SlurmConfig for Continuous clusters or where the "
+                   "cluster spec already uses it, else provisioning_parameters.json).")
+@click.option("--json", "as_json", is_flag=True)
+@handle_errors
+def render_command(cluster_path, slurm_path, out_dir, lifecycle_uri, slurm_config, as_json):
+    """Write the lifecycle bundle (OUT/lifecycle/) and the completed cluster spec (OUT/cluster.json)."""
+    rendering = _load(cluster_path, slurm_path, slurm_config, lifecycle_uri)
+    root = Path(out_dir)
+    bundle_dir = root / "lifecycle"
+    rendering.write(bundle_dir)
+    cluster_file = root / "cluster.json"
+    cluster_file.write_text(json.dumps(rendering.cluster_spec, indent=2) + "\n", encoding="utf-8")
+    if as_json:
+        emit_json({"mode": rendering.mode, "roles": rendering.role_names(), "digest": rendering.digest,
+                   "lifecycle_dir": str(bundle_dir), "cluster_spec": str(cluster_file), "files": sorted(rendering.files),
+                   "partitions": {name: role.partition for name, role in rendering.roles.items() if role.partition}})
+        return
+    _print_rendering(rendering, bundle_dir, cluster_file, lifecycle_uri)
+
+
+def _print_rendering(rendering, bundle_dir: Path, cluster_file: Path, lifecycle_uri: str | None) -> None:
+    roles = Table(title="Slurm roles", title_justify="left")
+    for column in ("instance group", "role", "partition", "given by"):
+        roles.add_column(column)
+    given_by = "SlurmConfig (cluster.json)" if rendering.mode == "SlurmConfig" else "provisioning_parameters.json"
+    for role in rendering.roles.values():
+        roles.add_row(Text(role.group), role.node_type, Text(role.partition or "-"), given_by)
+    out.print(roles)
+    files = Table(title=f"Lifecycle bundle: {bundle_dir}", title_justify="left")
+    files.add_column("file")
+    files.add_column("what it is for")
+    for path in sorted(rendering.files):
+        files.add_row(Text(path), _purpose(path))
+    out.print(files)
+    out.print(Text(f"cluster spec: {cluster_file}"))
+    if lifecycle_uri:
+        out.print(Text(f"upload: aws s3 sync {bundle_dir}/ {lifecycle_uri.rstrip('/')}/ (every group's LifeCycleConfig "
+                       "points there)"))
+    else:
+        out.print(Text(f"upload {bundle_dir}/ to S3 (content-addressed prefix {rendering.prefix}) and set every group's "
+                       "LifeCycleConfig.SourceS3Uri to it, OnCreate on_create.sh (or re-run with --lifecycle-uri)"))
+
+
+@slurm_group.command("check")
+@click.option("-f", "--file", "cluster_path", required=True, help="Cluster spec (AWS CLI JSON or YAML).")
+@click.option("--slurm", "slurm_path", required=True, help="Slurm spec, JSON or YAML.")
+@handle_errors
+def check_command(cluster_path, slurm_path):
+    """Validate a Slurm spec against a cluster spec; exit 1 naming every problem."""
+    rendering = _load(cluster_path, slurm_path, None, None)
+    out.print(Text(f"ok: {len(rendering.roles)} groups, roles by {rendering.mode}"))
+
+
+COMMANDS = (slurm_group,)
