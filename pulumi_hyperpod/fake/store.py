@@ -53,6 +53,7 @@ def world_meta(world: World) -> dict[str, str]:
         "capacity": _dumps(world.capacity.to_row()),
         "capacity_cursor": _dumps(world.capacity_cursor),
         "tokens": _dumps(world.tokens),
+        "s3": _dumps(world.s3),
     }
 
 
@@ -152,6 +153,7 @@ class SqliteStore:
         world.capacity.pools = meta["capacity"]
         world.capacity_cursor = meta["capacity_cursor"]
         world.tokens = meta["tokens"]
+        world.s3 = meta.get("s3", {})
         self._reset_snapshots()
         nodes: dict[str, list[dict]] = {}
         for cluster_id, logical_id, data in self.conn.execute("SELECT cluster_id, logical_id, data FROM nodes"):
