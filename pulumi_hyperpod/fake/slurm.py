@@ -16,7 +16,7 @@ hook sets `Default=YES` there on the controller), and its slurm.conf lines show 
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import Any
 
 from . import ids, s3
 from .model import COMPUTE, CONTROLLER, FAILED, RUNNING, Cluster, Node
@@ -78,13 +78,20 @@ def partitions(cluster: Cluster, scenario: Scenario, world: Any = None) -> list[
 # ---- the lifecycle bundle --------------------------------------------------------------------------
 
 def _bundle_uris(cluster: Cluster) -> list[str]:
-    """Lifecycle URIs of the groups, the controller's first (the hook configures slurm.conf there)."""
+    """Where the controller's slurm.conf settings come from: the bundle the running controller node
+    was built with — lifecycle scripts run at node creation, so a later LifeCycleConfig change
+    reaches only new nodes (seed 004) — or, before a controller runs, the groups' bundles."""
+    built = [((node.built_with or {}).get("LifeCycleConfig") or {}).get("SourceS3Uri")
+             for group in cluster.groups_with_role(CONTROLLER) for node in cluster.group_nodes(group.name)
+             if node.phase == RUNNING]
+    if built:
+        return [uri for uri in built[:1] if uri]
     groups = sorted(cluster.groups.values(), key=lambda g: g.role != CONTROLLER)
     uris = [(g.spec.get("LifeCycleConfig") or {}).get("SourceS3Uri") for g in groups]
     return list(dict.fromkeys(uri for uri in uris if uri))
 
 
-def _bundle_json(world: Any, uri: str, name: str) -> Optional[dict]:
+def _bundle_json(world: Any, uri: str, name: str) -> dict | None:
     content = s3.bundle_file(world, uri, name)
     if content is None:
         return None
@@ -95,7 +102,7 @@ def _bundle_json(world: Any, uri: str, name: str) -> Optional[dict]:
     return data if isinstance(data, dict) else None
 
 
-def bundle_spec(world: Any, cluster: Cluster) -> Optional[dict]:
+def bundle_spec(world: Any, cluster: Cluster) -> dict | None:
     """The cluster's `slurm-spec.json` (written by `hyperpod slurm render`), if uploaded."""
     for uri in _bundle_uris(cluster):
         spec = _bundle_json(world, uri, "slurm-spec.json")
@@ -104,7 +111,7 @@ def bundle_spec(world: Any, cluster: Cluster) -> Optional[dict]:
     return None
 
 
-def _bundle_include(world: Any, cluster: Cluster) -> Optional[tuple[str, list[str]]]:
+def _bundle_include(world: Any, cluster: Cluster) -> tuple[str, list[str]] | None:
     for uri in _bundle_uris(cluster):
         content = s3.bundle_file(world, uri, "slurm-spec.conf")
         if content is not None:
@@ -196,7 +203,7 @@ def _without_include(lines: list[str]) -> list[str]:
 def edit(cluster: Cluster, scenario: Scenario, text: str, world: Any = None) -> None:
     """A user's manual edit: keep their lines, take back the managed ones (merge mode)."""
     managed = {name for name, _, _ in partitions(cluster, scenario, world)}
-    kept: list[Optional[str]] = []
+    kept: list[str | None] = []
     overrides: dict[str, dict[str, str]] = {}
     for line in _without_include(text.splitlines()):
         words = line.split()

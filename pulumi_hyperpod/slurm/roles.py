@@ -15,9 +15,10 @@ and the planner then refuses to scale any group to 0 (DESIGN.md principle 6: unk
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from ..servicemodel import Violation
 from ..spec.errors import SpecError

@@ -13,7 +13,12 @@ from pulumi_hyperpod.plan import plan
 from pulumi_hyperpod.slurm import SlurmSpec
 from pulumi_hyperpod.slurm.render import render_hyperpod
 from pulumi_hyperpod.slurm.roles import (
-    LifecycleError, apply_roles, parse_provisioning_parameters, provisioning_parameters_key, read_lifecycle_dir, resolve,
+    LifecycleError,
+    apply_roles,
+    parse_provisioning_parameters,
+    provisioning_parameters_key,
+    read_lifecycle_dir,
+    resolve,
     resolve_roles,
 )
 from pulumi_hyperpod.slurm.upload import upload_bundle
