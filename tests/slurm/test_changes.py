@@ -102,3 +102,23 @@ def test_to_dict_is_plain_data():
 
     data = diff_slurm(spec(config=config(PreemptMode="CANCEL")), spec()).to_dict()
     assert json.loads(json.dumps(data))["changes"][0]["text"] == "~ PreemptMode: CANCEL → REQUEUE"
+
+
+def test_the_running_clusters_spec_is_read_back_from_its_bundle(tmp_path):
+    from pulumi_hyperpod.client import connect
+    from pulumi_hyperpod.fake import Simulator
+    from pulumi_hyperpod.slurm.observed import read_bundle_spec, read_dir_spec
+    from pulumi_hyperpod.slurm.render import render_hyperpod
+    from pulumi_hyperpod.slurm.upload import upload_bundle
+    from tests.slurm.helpers import example_cluster
+
+    before = spec(config=config(PreemptMode="CANCEL"))
+    rendering = render_hyperpod(example_cluster(), before)
+    rendering.write(tmp_path)
+    assert read_dir_spec(tmp_path) == before
+    s3 = connect("fake", simulator=Simulator(seed=3), service="s3")
+    uri = f"s3://bundles-bucket/{rendering.prefix}"
+    upload_bundle(s3, rendering.files, uri, create_bucket=True)
+    observed = read_bundle_spec(s3, uri)
+    assert [str(c) for c in diff_slurm(observed, spec()).changes] == ["~ PreemptMode: CANCEL → REQUEUE"]
+    assert read_bundle_spec(s3, "s3://bundles-bucket/other/") is None
