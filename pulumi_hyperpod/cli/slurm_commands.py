@@ -1,7 +1,10 @@
-"""`hyperpod slurm render | check`: a Slurm spec (seed 002) rendered for a HyperPod cluster.
+"""`hyperpod slurm render | check | roles | diff`: a Slurm spec (seed 002) on a HyperPod cluster.
 
-Offline: nothing here calls AWS. `render` writes the lifecycle bundle and the completed cluster spec
-and says what goes where; `check` validates the two specs together.
+`render` and `check` are offline: `render` writes the lifecycle bundle and the completed cluster
+spec and says what goes where; `check` validates the two specs together. `roles NAME` shows the
+Slurm role of every group of a running cluster (SlurmConfig, else the provisioning_parameters.json
+of its lifecycle bundle in S3 or `--lifecycle DIR`). `diff NAME --slurm FILE` shows, per key, what
+changing the cluster's Slurm spec would take (exit 2 when a change is refused).
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import click
 from rich.table import Table
 from rich.text import Text
 
-from .common import emit_json, handle_errors, out
+from .common import EXIT_REFUSED, client_from, emit_json, handle_errors, out
 
 
 def _load(cluster_path: str, slurm_path: str, slurm_config: bool | None, lifecycle_uri: str | None):
@@ -122,6 +125,79 @@ def check_command(cluster_path, slurm_path):
     """Validate a Slurm spec against a cluster spec; exit 1 naming every problem."""
     rendering = _load(cluster_path, slurm_path, None, None)
     out.print(Text(f"ok: {len(rendering.roles)} groups, roles by {rendering.mode}"))
+
+
+def _observed(ctx, name: str):
+    from ..observe import observe
+
+    state = observe(client_from(ctx), name)
+    if state is None:
+        raise ValueError(f"no cluster named {name!r}")
+    return state
+
+
+@slurm_group.command("roles")
+@click.argument("name")
+@click.option("--lifecycle", "lifecycle_dir", default=None, help="A local lifecycle bundle directory (or its "
+              "provisioning_parameters.json) instead of reading the groups' LifeCycleConfig.SourceS3Uri from S3.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@handle_errors
+def roles_command(ctx, name, lifecycle_dir, as_json):
+    """The Slurm role of every instance group of cluster NAME, and where it comes from."""
+    from ..slurm.roles import resolve
+
+    state = _observed(ctx, name)
+    s3 = None if lifecycle_dir else client_from(ctx, service="s3")
+    resolution = resolve(state, s3_client=s3, lifecycle_dir=lifecycle_dir)
+    if as_json:
+        emit_json({"roles": resolution.roles, "source": resolution.source, "notes": list(resolution.notes)})
+        return
+    table = Table(title=f"{name}: Slurm roles" + (f" (from {resolution.source})" if resolution.source else ""), title_justify="left")
+    table.add_column("instance group")
+    table.add_column("role")
+    for group in state.groups:
+        role = (resolution.roles or {}).get(group.name) or "unknown"
+        table.add_row(Text(group.name), role)
+    out.print(table)
+    for note in resolution.notes:
+        out.print(Text(f"note: {note}"))
+
+
+@slurm_group.command("diff")
+@click.argument("name")
+@click.option("--slurm", "slurm_path", required=True, help="The Slurm spec you want, JSON or YAML.")
+@click.option("--lifecycle", "lifecycle_dir", default=None, help="The cluster's current bundle as a local directory "
+              "(default: read from the controller group's LifeCycleConfig.SourceS3Uri).")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@handle_errors
+def diff_command(ctx, name, slurm_path, lifecycle_dir, as_json):
+    """What changing cluster NAME's Slurm spec takes, per key (exit 2 when a change is refused)."""
+    import sys
+
+    from ..slurm.changes import diff_slurm, render_changes
+    from ..slurm.observed import controller_bundle_uri, read_bundle_spec, read_dir_spec
+    from ..slurm.spec import SlurmSpec
+
+    wanted = SlurmSpec.from_file(slurm_path)
+    state = _observed(ctx, name)
+    if lifecycle_dir:
+        current, where = read_dir_spec(lifecycle_dir), lifecycle_dir
+    else:
+        where = controller_bundle_uri(state)
+        current = read_bundle_spec(client_from(ctx, service="s3"), where) if where else None
+    if current is None:
+        raise ValueError(f"cluster {name}'s lifecycle bundle ({where or 'no SourceS3Uri'}) has no slurm-spec.json, so its "
+                         "current Slurm spec is unknown; render the bundle with `hyperpod slurm render` or pass --lifecycle DIR")
+    mode = "SlurmConfig" if any(g.node_type for g in state.groups) else "provisioning_parameters"
+    changes = diff_slurm(current, wanted, mode=mode)
+    if as_json:
+        emit_json(changes.to_dict())
+    else:
+        out.print(render_changes(changes))
+    if changes.refusals:
+        sys.exit(EXIT_REFUSED)
 
 
 COMMANDS = (slurm_group,)

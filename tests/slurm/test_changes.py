@@ -122,3 +122,28 @@ def test_the_running_clusters_spec_is_read_back_from_its_bundle(tmp_path):
     observed = read_bundle_spec(s3, uri)
     assert [str(c) for c in diff_slurm(observed, spec()).changes] == ["~ PreemptMode: CANCEL → REQUEUE"]
     assert read_bundle_spec(s3, "s3://bundles-bucket/other/") is None
+
+
+def test_cli_diff_against_the_running_clusters_bundle(tmp_path, monkeypatch):
+    import json as jsonlib
+
+    from pulumi_hyperpod.client import connect
+    from pulumi_hyperpod.fake import Simulator
+    from pulumi_hyperpod.slurm.render import render_hyperpod
+    from pulumi_hyperpod.slurm.upload import upload_bundle
+    from tests.slurm.helpers import example_cluster
+    from tests.support.cli import hyperpod, use_fake_world
+
+    use_fake_world(monkeypatch, tmp_path)
+    sim = Simulator.open_default()
+    uri = "s3://bundles-bucket/a4/"
+    rendering = render_hyperpod(example_cluster(), spec(), lifecycle_uri=uri)
+    upload_bundle(connect("fake", simulator=sim, service="s3"), rendering.files, uri, create_bucket=True)
+    connect("fake", simulator=sim).create_cluster(**rendering.cluster_spec)
+    wanted = tmp_path / "wanted.json"
+    wanted.write_text(jsonlib.dumps({**example_slurm(), "config": config(PreemptMode="CANCEL")}))
+    output = hyperpod("slurm", "diff", "a4-training", "--slurm", str(wanted), "--json")
+    assert jsonlib.loads(output)["changes"][0]["text"] == "~ PreemptMode: REQUEUE → CANCEL"
+    wanted.write_text(jsonlib.dumps({**example_slurm(), "home_directory_storage": "fs-0fedcba9876543210.fsx.us-west-2.amazonaws.com:/fsx"}))
+    refused = hyperpod("slurm", "diff", "a4-training", "--slurm", str(wanted), code=2)
+    assert "refused: home_directory_storage" in refused

@@ -180,3 +180,21 @@ def test_legacy_cluster_roles_unknown_without_a_readable_bundle(world):
     resolution = resolve(desired, observed, s3_client=s3)
     assert resolution.roles is None and "scaling a group to 0 is refused" in resolution.notes[-1]
     assert apply_roles(observed, resolution.roles) is observed
+
+
+# ---- CLI -----------------------------------------------------------------------------------------
+
+def test_cli_roles_of_a_legacy_cluster_from_its_bundle_in_s3(tmp_path, monkeypatch):
+    from tests.support.cli import hyperpod, use_fake_world
+
+    use_fake_world(monkeypatch, tmp_path)
+    sim = Simulator.open_default()
+    sagemaker, s3 = connect("fake", simulator=sim), connect("fake", simulator=sim, service="s3")
+    upload_legacy_bundle(s3)
+    sagemaker.create_cluster(**legacy_cluster(uri=URI))
+    data = json.loads(hyperpod("slurm", "roles", "legacy", "--json"))
+    assert data["roles"] == {"login-group": "Login", "controller-machine": "Controller", "worker-group-1": "Compute"}
+    assert data["source"] == URI
+    s3.delete_object(Bucket="lifecycle-bucket", Key="base-config/provisioning_parameters.json")
+    output = hyperpod("slurm", "roles", "legacy")
+    assert "unknown" in output and "--lifecycle DIR" in output
