@@ -88,8 +88,19 @@ class HyperPodRendering:
         return {name: role.node_type for name, role in self.roles.items()}
 
     def write(self, directory: str | Path) -> list[Path]:
-        """Write the bundle under `directory` (created); returns the files written."""
+        """Write the bundle under `directory` (created); returns the files written.
+
+        A directory already holding other files is refused: uploaded with the bundle, a stale
+        script (say a prolog since removed from the spec) would still be installed.
+        """
         root = Path(directory)
+        if root.exists():
+            extra = sorted(p.relative_to(root).as_posix() for p in root.rglob("*")
+                           if p.is_file() and p.relative_to(root).as_posix() not in self.files)
+            if extra:
+                shown = ", ".join(extra[:5]) + (f" and {len(extra) - 5} more" if len(extra) > 5 else "")
+                raise FileExistsError(f"{root} already holds files that are not part of this bundle ({shown}); "
+                                      "write to an empty directory")
         written = []
         for path, content in sorted(self.files.items()):
             target = root / path

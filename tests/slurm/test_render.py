@@ -205,3 +205,12 @@ def test_cli_render_bad_input_exits_1_naming_file_and_field(tmp_path):
                       str(tmp_path / "o"), code=1)
     assert "slurm.login_node_pool_id: 'logn' is not an instance group" in output and str(bad) in output
     assert not (tmp_path / "o").exists()
+
+
+def test_writing_over_a_directory_with_other_files_is_refused(tmp_path):
+    rendering = render_hyperpod(example_cluster(), slurm())
+    rendering.write(tmp_path)
+    rendering.write(tmp_path)  # the same bundle again: fine
+    fewer = render_hyperpod(example_cluster(), slurm(prolog_bash_scripts=["echo one"]))
+    with pytest.raises(FileExistsError, match="prolog.d/98-prolog-2.sh"):
+        fewer.write(tmp_path)

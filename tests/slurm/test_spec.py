@@ -196,7 +196,7 @@ def test_keys_are_case_insensitive_like_slurmctld_and_canonicalized():
     ("PreemptExemptTime", "10m"), ("PreemptExemptTime", "1:2:3:4"), ("AccountingStorageEnforce", "limits,everything"),
     ("PriorityWeightAge", "-1"), ("PriorityWeightAge", "4294967296"), ("PriorityWeightFairshare", "1.5"),
     ("PriorityWeightTRES", "CPU"), ("MaxJobCount", "lots"), ("BatchStartTimeout", "65536"),
-    ("DisableRootJobs", "maybe"), ("MaxJobCount", "1 # comment"), ("MaxJobCount", "1\nNodeName=x"), ("MaxJobCount", ""),
+    ("DisableRootJobs", "maybe"), ("MaxJobCount", "1 # comment"), ("SchedulerParameters", "bf_continue SlurmctldHost=x"), ("MaxJobCount", "1\nNodeName=x"), ("MaxJobCount", ""),
 ])
 def test_bad_values_are_refused(key, value):
     found = one_problem(minimal(config={key: value}))
