@@ -194,10 +194,11 @@ def resolve(*specs: Any, s3_client: Any = None, lifecycle_dir: str | Path | None
     raise LifecycleError; anything merely unavailable leaves roles None with a note saying how
     to state them.
     """
+    present = [spec for spec in specs if spec is not None]
+    if any(getattr(spec, "orchestrator_kind", "Slurm") == "Eks" for spec in present):
+        return RoleResolution({}, None, ("an EKS cluster: Slurm roles do not apply",))
     groups: dict[str, tuple[str | None, str | None]] = {}
-    for spec in specs:
-        if spec is None:
-            continue
+    for spec in present:
         for name, node_type, uri in _groups(spec):
             known_type, known_uri = groups.get(name, (None, None))
             groups[name] = (known_type or node_type, known_uri or uri)

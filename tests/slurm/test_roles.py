@@ -198,3 +198,27 @@ def test_cli_roles_of_a_legacy_cluster_from_its_bundle_in_s3(tmp_path, monkeypat
     s3.delete_object(Bucket="lifecycle-bucket", Key="base-config/provisioning_parameters.json")
     output = hyperpod("slurm", "roles", "legacy")
     assert "unknown" in output and "--lifecycle DIR" in output
+
+
+def test_eks_clusters_need_no_slurm_roles():
+    request = json.loads((__import__("pathlib").Path(__file__).resolve().parents[2] / "examples/specs/seed001-eks-continuous.json").read_text())
+    resolution = resolve(ClusterSpec.from_dict(request), s3_client=object())  # S3 is not touched
+    assert resolution.roles == {} and "EKS" in resolution.notes[0]
+
+
+def test_with_the_planners_roles_argument_both_with_and_without_the_bundle(world):
+    """Once plan() takes `roles` (the core's change), the reader's roles drive the guards directly:
+    the controller guard with the bundle readable, the unknown-roles guard without it."""
+    import inspect
+
+    if "roles" not in inspect.signature(plan).parameters:
+        pytest.skip("plan() does not take roles on this branch yet (the core adds it; the lead merges)")
+    _, sagemaker, s3 = _legacy_cluster_running(world)
+    desired = ClusterSpec.from_dict(legacy_cluster(uri=URI, counts=(1, 0, 2)))
+    observed = observe(sagemaker, "legacy")
+    roles = resolve_roles(desired, s3_client=s3, observed=observed)
+    assert [r.rule for r in plan(desired, observed, roles=roles).refusals] == ["controller-scale-in"]
+    s3.delete_object(Bucket="lifecycle-bucket", Key="base-config/provisioning_parameters.json")
+    unknown = resolve_roles(desired, s3_client=s3, observed=observed)
+    assert unknown is None
+    assert "slurm-roles-unknown" in [r.rule for r in plan(desired, observed, roles=unknown).refusals]
