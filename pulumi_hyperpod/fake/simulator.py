@@ -177,6 +177,11 @@ class Simulator:
         with self._world() as world:
             return slurm.sinfo_rows(self._require_slurm(world, name, region), world.scenario, world)
 
+    def slurm_roles(self, name: str, region: Optional[str] = None) -> list[dict]:
+        """The controller and login groups with their running nodes' hostnames."""
+        with self._world() as world:
+            return slurm.role_rows(self._require_slurm(world, name, region))
+
     def sinfo(self, name: str, region: Optional[str] = None) -> str:
         return slurm.sinfo_text(self.sinfo_rows(name, region))
 

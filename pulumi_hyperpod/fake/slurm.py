@@ -19,7 +19,7 @@ import json
 from typing import Any
 
 from . import ids, s3
-from .model import COMPUTE, CONTROLLER, FAILED, RUNNING, Cluster, Node
+from .model import COMPUTE, CONTROLLER, FAILED, LOGIN, RUNNING, Cluster, Node
 from .scenario import ProvisioningParameters, Scenario
 
 INCLUDE_PATH = "/opt/slurm/etc/slurm-spec.conf"
@@ -243,6 +243,17 @@ def sinfo_rows(cluster: Cluster, scenario: Scenario, world: Any = None) -> list[
                 "nodes": len(members), "state": state,
                 "nodelist": [ids.short_hostname(node.ip) for node in members],
             })
+    return rows
+
+
+def role_rows(cluster: Cluster) -> list[dict]:
+    """The controller and login groups and their running nodes' hostnames (sinfo lists neither)."""
+    rows = []
+    for role in (CONTROLLER, LOGIN):
+        for group in cluster.groups_with_role(role):
+            hosts = [ids.short_hostname(node.ip) for node in sorted(cluster.group_nodes(group.name), key=_ip_key)
+                     if node.phase == RUNNING and node.ip]
+            rows.append({"role": role, "group": group.name, "hosts": hosts})
     return rows
 
 

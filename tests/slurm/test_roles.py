@@ -145,6 +145,8 @@ def test_the_simulator_takes_a_legacy_clusters_roles_and_partitions_from_the_upl
     groups = {g["InstanceGroupName"]: g for g in sagemaker.describe_cluster(ClusterName="legacy")["InstanceGroups"]}
     assert all("SlurmConfig" not in g for g in groups.values())  # the roles are only in the bundle
     assert "Include /opt/slurm/etc/slurm-spec.conf" in sim.slurm_conf("legacy")
+    roles = {(r["role"], r["group"], len(r["hosts"])) for r in sim.slurm_roles("legacy")}
+    assert roles == {("Controller", "controller-machine", 1), ("Login", "login-group", 1)}
 
 
 def test_legacy_cluster_planned_down_to_0_controller_nodes_is_refused(world):
@@ -159,8 +161,8 @@ def test_legacy_cluster_planned_down_to_0_controller_nodes_is_refused(world):
     refused = plan(desired, apply_roles(observed, roles))
     assert [(r.rule, r.group) for r in refused.refusals] == [("controller-scale-in", "controller-machine")]
     assert refused.refused
-    # without the roles the planner would not know controller-machine is the controller
-    assert not plan(desired, observed).refused
+    # without the roles the planner cannot know controller-machine is the controller
+    assert "controller-scale-in" not in [r.rule for r in plan(desired, observed).refusals]
 
 
 def test_legacy_cluster_roles_from_a_lifecycle_directory(world, tmp_path):
