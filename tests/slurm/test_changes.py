@@ -147,3 +147,27 @@ def test_cli_diff_against_the_running_clusters_bundle(tmp_path, monkeypatch):
     wanted.write_text(jsonlib.dumps({**example_slurm(), "home_directory_storage": "fs-0fedcba9876543210.fsx.us-west-2.amazonaws.com:/fsx"}))
     refused = hyperpod("slurm", "diff", "a4-training", "--slurm", str(wanted), code=2)
     assert "refused: home_directory_storage" in refused
+
+
+def test_the_plan_section_reads_the_running_spec_and_compares(tmp_path):
+    from pulumi_hyperpod.client import connect
+    from pulumi_hyperpod.fake import Simulator
+    from pulumi_hyperpod.observe import observe
+    from pulumi_hyperpod.slurm.render import render_hyperpod
+    from pulumi_hyperpod.slurm.section import slurm_section
+    from pulumi_hyperpod.slurm.upload import upload_bundle
+    from tests.slurm.helpers import example_cluster
+
+    sim = Simulator(seed=5)
+    sagemaker, s3 = connect("fake", simulator=sim), connect("fake", simulator=sim, service="s3")
+    uri = "s3://bundles-bucket/a4/"
+    rendering = render_hyperpod(example_cluster(), spec(), lifecycle_uri=uri)
+    upload_bundle(s3, rendering.files, uri, create_bucket=True)
+    sagemaker.create_cluster(**rendering.cluster_spec)
+    state = observe(sagemaker, "a4-training")
+    section = slurm_section(spec(config=config(PreemptMode="CANCEL")), state, s3_client=s3)
+    assert section.source == uri and [str(c) for c in section.changes.changes] == ["~ PreemptMode: REQUEUE → CANCEL"]
+    assert "~ PreemptMode: REQUEUE → CANCEL" in section.text(400)
+    unknown = slurm_section(spec(), state)
+    assert unknown.changes is None and "no S3 client" in unknown.notes[0]
+    assert slurm_section(spec(), None).changes.empty
