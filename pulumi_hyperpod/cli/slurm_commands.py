@@ -62,7 +62,19 @@ def _purpose(path: str) -> str:
     return _PURPOSE.get(path, "")
 
 
-@click.group("slurm")
+class _UsageErrorsExitOne(click.Group):
+    """Usage errors (a missing --slurm, an unknown option) exit 1 like every other error; exit 2
+    means "refused by a guard" only."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as error:
+            error.exit_code = 1
+            raise
+
+
+@click.group("slurm", cls=_UsageErrorsExitOne)
 def slurm_group() -> None:
     """A Slurm spec (partitions, login pool, shared home, slurm.conf, prolog/epilog) on HyperPod."""
 

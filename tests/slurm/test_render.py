@@ -214,3 +214,11 @@ def test_writing_over_a_directory_with_other_files_is_refused(tmp_path):
     fewer = render_hyperpod(example_cluster(), slurm(prolog_bash_scripts=["echo one"]))
     with pytest.raises(FileExistsError, match="prolog.d/98-prolog-2.sh"):
         fewer.write(tmp_path)
+
+
+def test_cli_usage_errors_exit_1(tmp_path):
+    from tests.slurm.helpers import EXAMPLE
+
+    output = hyperpod("slurm", "render", "-f", str(EXAMPLE / "cluster.json"), "--out", str(tmp_path), code=1)
+    assert "--slurm" in output
+    hyperpod("slurm", "render", "--bogus", code=1)
