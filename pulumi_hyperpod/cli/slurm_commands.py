@@ -19,7 +19,7 @@ from rich.text import Text
 from .common import EXIT_REFUSED, client_from, emit_json, handle_errors, out
 
 
-def _load(cluster_path: str, slurm_path: str, slurm_config: bool | None, lifecycle_uri: str | None):
+def _load(cluster_path: str, slurm_path: str, slurm_config: bool | None, lifecycle_uri: str | None, base_dir: str | None = None):
     from ..slurm.render import render_hyperpod
     from ..slurm.spec import SlurmSpec
     from ..spec import SpecError, parse_document
@@ -37,7 +37,7 @@ def _load(cluster_path: str, slurm_path: str, slurm_config: bool | None, lifecyc
     if not isinstance(data, dict):
         raise SpecError([_violation("", f"a cluster spec is an object; got {type(data).__name__}")], source=cluster_path)
     return render_hyperpod(data, slurm, lifecycle_uri=lifecycle_uri, slurm_config=slurm_config,
-                           source=f"{cluster_path} with {slurm_path}")
+                           source=f"{cluster_path} with {slurm_path}", base_dir=base_dir)
 
 
 def _violation(path: str, rule: str):
@@ -52,6 +52,7 @@ _PURPOSE = {
     "provisioning_parameters.json": "roles and shared storage, in base-config's format",
     "slurm-spec.conf": "slurm.conf include (controller): the config lines, Prolog/Epilog globs",
     "slurm-spec.json": "the Slurm spec, its default partition and home storage",
+    "on_create_base.sh": "the base lifecycle scripts' on_create.sh, run first by on_create.sh",
 }
 
 
@@ -59,7 +60,7 @@ def _purpose(path: str) -> str:
     if path.startswith(("prolog.d/", "epilog.d/")):
         kind = path.split(".", 1)[0]
         return f"a job {kind}, installed in /opt/slurm/etc/{kind}.d on every node"
-    return _PURPOSE.get(path, "")
+    return _PURPOSE.get(path, "from the base lifecycle scripts")
 
 
 class _UsageErrorsExitOne(click.Group):
@@ -88,11 +89,13 @@ def slurm_group() -> None:
 @click.option("--slurm-config/--provisioning-parameters", "slurm_config", default=None,
               help="How HyperPod learns the roles (default: SlurmConfig for Continuous clusters or where the "
                    "cluster spec already uses it, else provisioning_parameters.json).")
+@click.option("--base", "base_dir", default=None, help="Lifecycle scripts to build on (e.g. base-config): copied in, "
+              "their on_create.sh run first (as on_create_base.sh).")
 @click.option("--json", "as_json", is_flag=True)
 @handle_errors
-def render_command(cluster_path, slurm_path, out_dir, lifecycle_uri, slurm_config, as_json):
+def render_command(cluster_path, slurm_path, out_dir, lifecycle_uri, slurm_config, base_dir, as_json):
     """Write the lifecycle bundle (OUT/lifecycle/) and the completed cluster spec (OUT/cluster.json)."""
-    rendering = _load(cluster_path, slurm_path, slurm_config, lifecycle_uri)
+    rendering = _load(cluster_path, slurm_path, slurm_config, lifecycle_uri, base_dir)
     root = Path(out_dir)
     bundle_dir = root / "lifecycle"
     rendering.write(bundle_dir)

@@ -7,7 +7,8 @@ With a Slurm spec (`SlurmClusterArgs.slurm`, seed 002) the spec decides the part
 default partition, the shared home, the slurm.conf parameters and the job prolog/epilog: the
 component renders it for HyperPod (pulumi_hyperpod.slurm.render), uploads the lifecycle bundle
 under a content-addressed prefix — pulumi-aws objects on AWS, the simulator's S3 through boto3 on
-the simulator — and points every group's LifeCycleConfig at it.
+the simulator — and points every group's LifeCycleConfig at it. `lifecycle.scripts_dir` then names
+lifecycle scripts the bundle builds on (e.g. aws-samples' base-config; their on_create.sh runs first).
 """
 
 from __future__ import annotations
@@ -56,11 +57,11 @@ class SlurmCluster(HyperPodComponent):
         from ..slurm.render import ON_CREATE, render_hyperpod
         from . import bundle, support
 
-        if args.lifecycle.s3_uri is not None or args.lifecycle.scripts_dir is not None:
+        if args.lifecycle.s3_uri is not None:
             raise ValueError("lifecycle: with a Slurm spec the component writes and uploads the lifecycle bundle itself; "
-                             "leave lifecycle.s3_uri and lifecycle.scripts_dir unset")
+                             "leave lifecycle.s3_uri unset (lifecycle.scripts_dir: scripts the bundle builds on)")
         slurm = _slurm_spec(args)
-        rendering = render_hyperpod(_skeleton(args), slurm, source=f"SlurmCluster {name}")
+        rendering = render_hyperpod(_skeleton(args), slurm, source=f"SlurmCluster {name}", base_dir=args.lifecycle.scripts_dir)
         if (args.connection.backend or "aws") == "fake":
             lifecycle_uri = bundle.simulator_bundle(name, rendering.files, rendering.prefix, args.connection, parent=self)
         else:

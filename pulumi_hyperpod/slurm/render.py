@@ -14,6 +14,8 @@ bundle (a consistent provisioning_parameters.json is harmless where SlurmConfig 
     slurm-spec.conf              the `config` lines and the Prolog/Epilog globs (included by slurm.conf)
     slurm-spec.json              the Slurm spec itself, with its default partition and parsed home
     prolog.d/, epilog.d/         the job scripts, named so slurmd runs them in the spec's order
+    on_create_base.sh, …         with `base_dir`: the lifecycle scripts it builds on (their own
+                                 on_create.sh renamed, run first)
 
 Pure: the same specs give the same bytes, so the bundle's digest can name its S3 prefix.
 """
@@ -51,12 +53,18 @@ PROVISIONING_PARAMETERS = "provisioning_parameters.json"
 INCLUDE = "slurm-spec.conf"
 SPEC_FILE = "slurm-spec.json"
 
+BASE_ON_CREATE = "on_create_base.sh"
+
 _ON_CREATE_TEXT = """#!/bin/bash
 # Lifecycle entry point written by `hyperpod slurm render` (pulumi-hyperpod): installs the Slurm spec
 # on this node. HyperPod runs it as LifeCycleConfig.OnCreate on every node it creates.
 set -euo pipefail
 cd "$(dirname "$0")"
 mkdir -p /var/log/provision
+if [[ -f on_create_base.sh ]]; then
+  # the lifecycle scripts this bundle was built on (their on_create.sh, renamed), first
+  bash on_create_base.sh "$@"
+fi
 python3 -u slurm_spec_hook.py "$@" 2>&1 | tee -a /var/log/provision/slurm-spec.log
 exit "${PIPESTATUS[0]}"
 """
@@ -106,7 +114,7 @@ class HyperPodRendering:
             target = root / path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(content)
-            if path.endswith(".sh") or path == HOOK:
+            if path.endswith((".sh", ".py")):
                 target.chmod(0o755)
             written.append(target)
         return written
@@ -161,13 +169,16 @@ def _declared_role(slurm: SlurmSpec, name: Any) -> dict[str, Any] | None:
 
 
 def render_hyperpod(cluster: ClusterSpec | dict, slurm: SlurmSpec, *, lifecycle_uri: str | None = None,
-                    slurm_config: bool | None = None, source: str | None = None) -> HyperPodRendering:
+                    slurm_config: bool | None = None, source: str | None = None,
+                    base_dir: str | Path | None = None) -> HyperPodRendering:
     """Check `slurm` against `cluster` (SlurmSpecError naming every problem) and render both parts.
 
     `cluster` is a ClusterSpec or its request dict (then groups may lack the SlurmConfig the Slurm
     spec implies, see `load_cluster`). `slurm_config` None decides by `uses_slurm_config`;
     `lifecycle_uri` (where the bundle will be) becomes every group's LifeCycleConfig.SourceS3Uri,
-    with OnCreate `on_create.sh`.
+    with OnCreate `on_create.sh`. `base_dir`: lifecycle scripts to build on (say aws-samples'
+    base-config): copied into the bundle, their on_create.sh renamed on_create_base.sh and run first,
+    their provisioning_parameters.json replaced by the one the Slurm spec gives.
     """
     if not _is_cluster_spec(cluster):
         cluster = load_cluster(cluster, slurm, slurm_config=slurm_config, source=source)
@@ -183,7 +194,7 @@ def render_hyperpod(cluster: ClusterSpec | dict, slurm: SlurmSpec, *, lifecycle_
         mode="SlurmConfig" if use_config else "provisioning_parameters",
         roles=roles,
         cluster_spec=_cluster_request(cluster, roles, use_config, lifecycle_uri),
-        files=bundle_files(cluster, slurm, roles),
+        files={**base_files(base_dir, source), **bundle_files(cluster, slurm, roles)} if base_dir else bundle_files(cluster, slurm, roles),
     )
 
 
@@ -214,6 +225,29 @@ def _cluster_request(cluster: ClusterSpec, roles: dict[str, GroupRole], use_conf
 
 
 # ---- the bundle ----------------------------------------------------------------------------------
+
+def base_files(base_dir: str | Path, source: str | None = None) -> dict[str, bytes]:
+    """The files of a lifecycle scripts folder to build the bundle on (see `render_hyperpod`)."""
+    from ..servicemodel import Violation
+
+    root = Path(base_dir)
+    if not root.is_dir():
+        raise SlurmSpecError([Violation("", f"lifecycle scripts folder {root} does not exist")], source=source)
+    ours = {HOOK, INCLUDE, SPEC_FILE, BASE_ON_CREATE, "prolog.d", "epilog.d"}
+    files: dict[str, bytes] = {}
+    clashes = []
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        relative = path.relative_to(root).as_posix()
+        if relative.split("/", 1)[0] in ours:
+            clashes.append(relative)
+        elif relative == PROVISIONING_PARAMETERS:
+            continue  # the Slurm spec's roles replace it
+        else:
+            files[BASE_ON_CREATE if relative == ON_CREATE else relative] = path.read_bytes()
+    if clashes:
+        raise SlurmSpecError([Violation("", f"{root} has files the Slurm bundle writes itself: {', '.join(clashes)}")], source=source)
+    return files
+
 
 def bundle_files(cluster: ClusterSpec, slurm: SlurmSpec, roles: dict[str, GroupRole]) -> dict[str, bytes]:
     files = {

@@ -79,7 +79,7 @@ def test_lower_camel_dict_spec_and_the_component_names_controller_and_login(mock
 
 
 @pytest.mark.parametrize("overrides,message", [
-    ({"lifecycle": LifecycleArgs(s3_uri="s3://b/x/")}, "leave lifecycle.s3_uri and lifecycle.scripts_dir unset"),
+    ({"lifecycle": LifecycleArgs(s3_uri="s3://b/x/")}, "leave lifecycle.s3_uri unset"),
     ({"compute": [ComputeGroupArgs("a4", 2, instance_type="ml.p6-b200.48xlarge", partitions=["other"])]}, "disagree with the Slurm spec"),
     ({"login": InstanceGroupArgs("logon", 1, instance_type="ml.m5.xlarge")}, "slurm.login_node_pool_id is 'login' but the login group is 'logon'"),
     ({"compute": [ComputeGroupArgs("b200", 2, instance_type="ml.p6-b200.48xlarge")]}, "'a4' is not an instance group"),
@@ -107,3 +107,11 @@ def test_the_upload_provider_writes_the_bundle_into_the_simulators_s3(tmp_path, 
     body = s3.get_object(Bucket="sagemaker-hyperpod-a4", Key=rendering.prefix + "provisioning_parameters.json")["Body"].read()
     assert json.loads(body)["controller_group"] == "controller"
     assert provider.diff("id", inputs, {**inputs, "uri": uri.replace(rendering.prefix, "slurm-bundles/x/")}).replaces == ["uri"]
+
+
+def test_base_lifecycle_scripts_are_built_on(mocks, tmp_path):
+    (tmp_path / "on_create.sh").write_text("#!/bin/bash\necho base\n")
+    (tmp_path / "lifecycle_script.py").write_text("print('base')\n")
+    run(lambda: SlurmCluster("a4", args("aws", lifecycle=LifecycleArgs(scripts_dir=str(tmp_path)))), "arn")
+    keys = {state["key"].split("/", 2)[2] for _, state in registered(mocks)["aws:s3/bucketObjectv2:BucketObjectv2"]}
+    assert {"on_create_base.sh", "lifecycle_script.py", "on_create.sh", "slurm_spec_hook.py"} <= keys

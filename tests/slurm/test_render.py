@@ -222,3 +222,23 @@ def test_cli_usage_errors_exit_1(tmp_path):
     output = hyperpod("slurm", "render", "-f", str(EXAMPLE / "cluster.json"), "--out", str(tmp_path), code=1)
     assert "--slurm" in output
     hyperpod("slurm", "render", "--bogus", code=1)
+
+
+def test_a_bundle_built_on_base_config_runs_its_on_create_first(tmp_path):
+    base = tmp_path / "base-config"
+    (base / "utils").mkdir(parents=True)
+    (base / "on_create.sh").write_text("#!/bin/bash\npython3 -u lifecycle_script.py\n")
+    (base / "lifecycle_script.py").write_text("print('base-config')\n")
+    (base / "utils" / "motd.sh").write_text("echo motd\n")
+    (base / "provisioning_parameters.json").write_text('{"controller_group": "old"}')
+    rendering = render_hyperpod(example_cluster(), slurm(), base_dir=base)
+    assert rendering.files["on_create_base.sh"].startswith(b"#!/bin/bash\npython3")
+    assert rendering.files["utils/motd.sh"] == b"echo motd\n"
+    assert json.loads(rendering.files["provisioning_parameters.json"])["controller_group"] == "controller"
+    assert b"bash on_create_base.sh" in rendering.files["on_create.sh"]
+    assert rendering.digest != render_hyperpod(example_cluster(), slurm()).digest
+    (base / "slurm_spec_hook.py").write_text("")
+    with pytest.raises(SlurmSpecError, match="files the Slurm bundle writes itself: slurm_spec_hook.py"):
+        render_hyperpod(example_cluster(), slurm(), base_dir=base)
+    with pytest.raises(SlurmSpecError, match="does not exist"):
+        render_hyperpod(example_cluster(), slurm(), base_dir=tmp_path / "missing")
