@@ -194,7 +194,7 @@ def render_hyperpod(cluster: ClusterSpec | dict, slurm: SlurmSpec, *, lifecycle_
         mode="SlurmConfig" if use_config else "provisioning_parameters",
         roles=roles,
         cluster_spec=_cluster_request(cluster, roles, use_config, lifecycle_uri),
-        files={**base_files(base_dir, source), **bundle_files(cluster, slurm, roles)} if base_dir else bundle_files(cluster, slurm, roles),
+        files={**(base_files(base_dir, source) if base_dir else {}), **bundle_files(cluster, slurm, roles)},
     )
 
 
