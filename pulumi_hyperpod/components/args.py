@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any
 
 import pulumi
 
@@ -15,25 +16,25 @@ class InstanceGroupArgs:
 
     name: str
     count: pulumi.Input[int] = 1
-    instance_type: Optional[str] = None
-    instance_types: Optional[Sequence[str]] = None
-    min_count: Optional[pulumi.Input[int]] = None  # MinInstanceCount (Continuous mode only)
-    threads_per_core: Optional[int] = None
-    volume_size_gb: Optional[int] = None  # an extra EBS volume per node
-    extra: Optional[Mapping[str, Any]] = None  # any other group member, in API or snake_case spelling
+    instance_type: str | None = None
+    instance_types: Sequence[str] | None = None
+    min_count: pulumi.Input[int] | None = None  # MinInstanceCount (Continuous mode only)
+    threads_per_core: int | None = None
+    volume_size_gb: int | None = None  # an extra EBS volume per node
+    extra: Mapping[str, Any] | None = None  # any other group member, in API or snake_case spelling
 
 
 @dataclass
 class ComputeGroupArgs(InstanceGroupArgs):
     """A Slurm compute group and the partitions its nodes join (default: one named after it)."""
 
-    partitions: Optional[Sequence[str]] = None
+    partitions: Sequence[str] | None = None
 
 
 @dataclass
 class EksGroupArgs(InstanceGroupArgs):
-    labels: Optional[Mapping[str, str]] = None
-    taints: Optional[Sequence[Mapping[str, str]]] = None  # [{"Key":…, "Value":…, "Effect": "NoSchedule"}]
+    labels: Mapping[str, str] | None = None
+    taints: Sequence[Mapping[str, str]] | None = None  # [{"Key":…, "Value":…, "Effect": "NoSchedule"}]
 
 
 @dataclass
@@ -47,8 +48,8 @@ class LifecycleArgs:
     """Where the nodes' lifecycle scripts are: an existing `s3_uri`, or a local `scripts_dir` that
     the component uploads to a bucket it creates (pulumi-aws)."""
 
-    s3_uri: Optional[pulumi.Input[str]] = None
-    scripts_dir: Optional[str] = None
+    s3_uri: pulumi.Input[str] | None = None
+    scripts_dir: str | None = None
     on_create: str = "on_create.sh"
 
 
@@ -56,13 +57,13 @@ class LifecycleArgs:
 class ConnectionArgs:
     """How the provider reaches the cluster and how long it waits (see docs/provider.md)."""
 
-    backend: Optional[str] = None  # "aws" (default) or "fake"
-    region: Optional[str] = None
-    profile: Optional[str] = None
-    policy: Optional[Any] = None  # Policy or dict
-    wait: Optional[str] = None
-    timeout: Optional[float] = None
-    adopt: Optional[bool] = None
+    backend: str | None = None  # "aws" (default) or "fake"
+    region: str | None = None
+    profile: str | None = None
+    policy: Any | None = None  # Policy or dict
+    wait: str | None = None
+    timeout: float | None = None
+    adopt: bool | None = None
 
 
 @dataclass
@@ -70,14 +71,18 @@ class SlurmClusterArgs:
     cluster_name: pulumi.Input[str]
     controller: InstanceGroupArgs
     compute: Sequence[ComputeGroupArgs]
-    login: Optional[InstanceGroupArgs] = None
+    login: InstanceGroupArgs | None = None
     lifecycle: LifecycleArgs = field(default_factory=LifecycleArgs)
-    execution_role_arn: Optional[pulumi.Input[str]] = None  # None: the component creates one
-    vpc: Optional[VpcArgs] = None
+    execution_role_arn: pulumi.Input[str] | None = None  # None: the component creates one
+    vpc: VpcArgs | None = None
     continuous: bool = True
-    node_recovery: Optional[str] = None  # "Automatic" | "None"
-    tags: Optional[Mapping[str, str]] = None
+    node_recovery: str | None = None  # "Automatic" | "None"
+    tags: Mapping[str, str] | None = None
     connection: ConnectionArgs = field(default_factory=ConnectionArgs)
+    # The Slurm spec (seed 002: partitions, login pool, shared home, slurm.conf, prolog/epilog): a
+    # SlurmSpec, its dict, or a JSON/YAML file path. Given, it decides the partitions and the
+    # component uploads its lifecycle bundle (`lifecycle` must then be left empty).
+    slurm: Any | None = None
 
 
 @dataclass
@@ -87,10 +92,10 @@ class EksClusterArgs:
     instance_groups: Sequence[EksGroupArgs]
     vpc: VpcArgs
     lifecycle: LifecycleArgs = field(default_factory=LifecycleArgs)
-    execution_role_arn: Optional[pulumi.Input[str]] = None  # None: the component creates one
+    execution_role_arn: pulumi.Input[str] | None = None  # None: the component creates one
     continuous: bool = True
     autoscaling: bool = False  # Karpenter: AutoScaling {Mode: Enable, AutoScalerType: Karpenter}
-    cluster_role_arn: Optional[pulumi.Input[str]] = None  # for autoscaling; None: created when needed
-    node_recovery: Optional[str] = None
-    tags: Optional[Mapping[str, str]] = None
+    cluster_role_arn: pulumi.Input[str] | None = None  # for autoscaling; None: created when needed
+    node_recovery: str | None = None
+    tags: Mapping[str, str] | None = None
     connection: ConnectionArgs = field(default_factory=ConnectionArgs)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional
+from collections.abc import Mapping
+from typing import Any
 
 import pulumi
 
@@ -43,11 +44,11 @@ def group_spec(
     return spec
 
 
-def vpc_spec(vpc: Optional[VpcArgs]) -> Optional[dict[str, Any]]:
+def vpc_spec(vpc: VpcArgs | None) -> dict[str, Any] | None:
     return None if vpc is None else {"SecurityGroupIds": vpc.security_group_ids, "Subnets": vpc.subnets}
 
 
-def tags_spec(tags: Optional[Mapping[str, str]]) -> Optional[list[dict[str, str]]]:
+def tags_spec(tags: Mapping[str, str] | None) -> list[dict[str, str]] | None:
     return None if not tags else [{"Key": k, "Value": v} for k, v in sorted(tags.items())]
 
 

@@ -7,8 +7,6 @@ A flexible group lists several instance types in priority order (seed 001, Insta
 
 from __future__ import annotations
 
-from typing import Optional
-
 import pulumi
 
 from . import support
@@ -19,9 +17,9 @@ KARPENTER = {"Mode": "Enable", "AutoScalerType": "Karpenter"}
 
 
 class EksCluster(HyperPodComponent):
-    cluster_role_arn: Optional[pulumi.Output[str]]
+    cluster_role_arn: pulumi.Output[str] | None
 
-    def __init__(self, name: str, args: EksClusterArgs, opts: Optional[pulumi.ResourceOptions] = None) -> None:
+    def __init__(self, name: str, args: EksClusterArgs, opts: pulumi.ResourceOptions | None = None) -> None:
         super().__init__("hyperpod:index:EksCluster", name, None, opts)
         lifecycle_uri, role_arn = self._supporting(name, args.lifecycle, args.execution_role_arn, vpc=True)
         on_create = args.lifecycle.on_create

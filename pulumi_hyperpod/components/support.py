@@ -1,6 +1,9 @@
 """The AWS resources a HyperPod cluster needs, created with pulumi-aws when the caller has none:
 the lifecycle-scripts bucket (filled from a local folder), the nodes' execution role, and the
 role HyperPod assumes for Karpenter autoscaling. Each is a child of the component.
+
+pulumi_aws is imported inside each function: a program on the simulator makes no AWS resource
+and should not pay for importing the AWS SDK (a Pulumi preview starts the program twice).
 """
 
 from __future__ import annotations
@@ -10,7 +13,6 @@ import mimetypes
 from pathlib import Path
 
 import pulumi
-import pulumi_aws as aws
 
 # The managed policy a HyperPod node's execution role needs (SageMaker developer guide,
 # "IAM role for SageMaker HyperPod"). It reads lifecycle scripts from buckets named sagemaker-*.
@@ -44,6 +46,8 @@ def _trust(service: str) -> str:
 
 def lifecycle_bucket(name: str, scripts_dir: str, parent: pulumi.Resource) -> pulumi.Output[str]:
     """A bucket holding every file of `scripts_dir`; returns the S3 URI of the scripts' folder."""
+    import pulumi_aws as aws
+
     folder = Path(scripts_dir)
     if not folder.is_dir():
         raise ValueError(f"lifecycle scripts folder {folder} does not exist")
@@ -76,6 +80,8 @@ def lifecycle_bucket(name: str, scripts_dir: str, parent: pulumi.Resource) -> pu
 
 def execution_role(name: str, parent: pulumi.Resource, vpc: bool) -> pulumi.Output[str]:
     """The nodes' role: AmazonSageMakerClusterInstanceRolePolicy, plus the VPC permissions."""
+    import pulumi_aws as aws
+
     opts = pulumi.ResourceOptions(parent=parent)
     role = aws.iam.Role(f"{name}-execution", assume_role_policy=_trust("sagemaker.amazonaws.com"), opts=opts)
     aws.iam.RolePolicyAttachment(f"{name}-execution", role=role.name, policy_arn=CLUSTER_INSTANCE_POLICY, opts=opts)
@@ -91,6 +97,8 @@ def execution_role(name: str, parent: pulumi.Resource, vpc: bool) -> pulumi.Outp
 
 def autoscaling_role(name: str, parent: pulumi.Resource) -> pulumi.Output[str]:
     """The role HyperPod assumes to add and remove nodes for Karpenter (ClusterRole)."""
+    import pulumi_aws as aws
+
     opts = pulumi.ResourceOptions(parent=parent)
     role = aws.iam.Role(f"{name}-autoscaling", assume_role_policy=_trust("hyperpod.sagemaker.amazonaws.com"), opts=opts)
     aws.iam.RolePolicy(

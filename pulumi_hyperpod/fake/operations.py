@@ -12,7 +12,7 @@ import copy
 from typing import Optional
 
 from .. import servicemodel
-from . import ids, pagination, provisioning as prov, reconcile, validation, views
+from . import ids, pagination, provisioning as prov, reconcile, slurm, validation, views
 from .clock import to_seconds
 from .errors import ConflictException, ValidationException
 from .model import CONTROLLER, LOGIN, Cluster, InstanceGroup
@@ -60,7 +60,7 @@ def _roles(world: World, cluster_kind: str, groups: list[dict]) -> dict[str, tup
         return {g["InstanceGroupName"]: ((g.get("SlurmConfig") or {}).get("NodeType", "Compute"),
                                          list((g.get("SlurmConfig") or {}).get("PartitionNames") or []))
                 for g in groups}
-    return validation.legacy_roles(world.scenario, groups)
+    return validation.legacy_roles(slurm.scenario_with_bundles(world, groups), groups)
 
 
 def _unique_cluster_id(world: World) -> str:
@@ -214,7 +214,8 @@ def _update_roles(world: World, cluster: Cluster, new_specs: list[dict], merged:
                  for spec in merged if "SlurmConfig" in spec}
         validation.raise_if(validation.slurm_topology_rules([role for role, _ in roles.values()]))
         return roles
-    legacy = validation.legacy_roles(world.scenario, [g.spec for g in cluster.groups.values()] + new_specs)
+    known = [g.spec for g in cluster.groups.values()] + new_specs
+    legacy = validation.legacy_roles(slurm.scenario_with_bundles(world, known), known)
     return {spec["InstanceGroupName"]: legacy[spec["InstanceGroupName"]] for spec in new_specs}
 
 

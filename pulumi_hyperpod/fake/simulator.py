@@ -22,7 +22,7 @@ from botocore.configprovider import ConstantProvider
 
 from ..sessions import new_botocore_session
 from . import billing as metering
-from . import ids, provisioning as prov, reconcile, slurm, wire
+from . import ids, provisioning as prov, reconcile, s3, slurm, wire
 from .clock import ManualClock, PollTracker, to_datetime, to_seconds
 from .errors import ResourceNotFound
 from .model import Cluster
@@ -132,6 +132,9 @@ class Simulator:
         return client
 
     def _handle(self, service: str, protocol: str, region: str, request: Any, polls: PollTracker) -> Any:
+        if service == "s3":  # lifecycle bundles (fake/s3.py): REST-XML, not the JSON wire
+            with self._world() as world:
+                return s3.answer(world, region, request)
         if service not in wire.SERVICES and protocol not in wire.JSON_PROTOCOLS:
             raise wire.NotSimulatedError(f"The HyperPod simulator does not simulate the {service} service.")
         operation, params = wire.decode(request)
@@ -194,18 +197,23 @@ class Simulator:
     def slurm_conf(self, name: str, region: Optional[str] = None) -> str:
         with self._world() as world:
             cluster = self._require_slurm(world, name, region)
-            return slurm.render(cluster, world.scenario)
+            return slurm.render(cluster, world.scenario, world)
 
     def edit_slurm_conf(self, name: str, text: str, region: Optional[str] = None) -> None:
         """A user's manual edit of slurm.conf; HyperPod keeps it and merges its own lines."""
         with self._world() as world:
             cluster = self._require_slurm(world, name, region)
-            slurm.edit(cluster, world.scenario, text)
+            slurm.edit(cluster, world.scenario, text, world)
             world.touch(cluster)
 
     def sinfo_rows(self, name: str, region: Optional[str] = None) -> list[dict]:
         with self._world() as world:
-            return slurm.sinfo_rows(self._require_slurm(world, name, region), world.scenario)
+            return slurm.sinfo_rows(self._require_slurm(world, name, region), world.scenario, world)
+
+    def slurm_roles(self, name: str, region: Optional[str] = None) -> list[dict]:
+        """The controller and login groups with their running nodes' hostnames."""
+        with self._world() as world:
+            return slurm.role_rows(self._require_slurm(world, name, region))
 
     def sinfo(self, name: str, region: Optional[str] = None) -> str:
         return slurm.sinfo_text(self.sinfo_rows(name, region))

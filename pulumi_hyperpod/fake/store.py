@@ -51,6 +51,7 @@ def _meta_fingerprints(world: World) -> dict[str, object]:
         "start": world.start, "capacity": tuple(sorted(world.capacity.pools.items())),
         "capacity_cursor": world.capacity_cursor,
         "tokens": frozenset((key, record["expires"]) for key, record in world.tokens.items()),
+        "s3": _dumps(world.s3),
     }
 
 
@@ -65,6 +66,7 @@ _META = {
     "capacity": lambda world: world.capacity.to_row(),
     "capacity_cursor": lambda world: world.capacity_cursor,
     "tokens": lambda world: world.tokens,
+    "s3": lambda world: world.s3,
 }
 
 
@@ -173,6 +175,7 @@ class SqliteStore:
         world.capacity.pools = meta["capacity"]
         world.capacity_cursor = meta["capacity_cursor"]
         world.tokens = meta["tokens"]
+        world.s3 = meta.get("s3", {})
         self._reset_snapshots()
         nodes: dict[str, list[dict]] = {}
         for cluster_id, logical_id, data in self.conn.execute("SELECT cluster_id, logical_id, data FROM nodes"):

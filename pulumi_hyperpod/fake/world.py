@@ -48,6 +48,7 @@ class World:
         self.capacity_cursor = 0
         self.tokens: dict[str, dict] = {}
         self.billing: dict[str, dict] = {}
+        self.s3: dict[str, dict] = {}  # bucket -> {"region", "created", "objects"} (fake/s3.py)
         self.heap: list[tuple] = []
         self.dirty: set[str] = set()  # cluster ids whose rows must be saved
         self.to_reconcile: set[str] = set()

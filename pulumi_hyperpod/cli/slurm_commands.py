@@ -1,0 +1,218 @@
+"""`hyperpod slurm render | check | roles | diff`: a Slurm spec (seed 002) on a HyperPod cluster.
+
+`render` and `check` are offline: `render` writes the lifecycle bundle and the completed cluster
+spec and says what goes where; `check` validates the two specs together. `roles NAME` shows the
+Slurm role of every group of a running cluster (SlurmConfig, else the provisioning_parameters.json
+of its lifecycle bundle in S3 or `--lifecycle DIR`). `diff NAME --slurm FILE` shows, per key, what
+changing the cluster's Slurm spec would take (exit 2 when a change is refused).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.table import Table
+from rich.text import Text
+
+from .common import EXIT_REFUSED, client_from, emit_json, handle_errors, out
+
+
+def _load(cluster_path: str, slurm_path: str, slurm_config: bool | None, lifecycle_uri: str | None, base_dir: str | None = None):
+    from ..slurm.render import render_hyperpod
+    from ..slurm.spec import SlurmSpec
+    from ..spec import SpecError, parse_document
+
+    slurm = SlurmSpec.from_file(slurm_path)
+    path = Path(cluster_path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise SpecError([_violation("", f"cannot read the file: {error}")], source=cluster_path) from None
+    try:
+        data = parse_document(text, path.suffix)
+    except SpecError as error:
+        raise SpecError(error.violations, source=cluster_path) from None
+    if not isinstance(data, dict):
+        raise SpecError([_violation("", f"a cluster spec is an object; got {type(data).__name__}")], source=cluster_path)
+    return render_hyperpod(data, slurm, lifecycle_uri=lifecycle_uri, slurm_config=slurm_config,
+                           source=f"{cluster_path} with {slurm_path}", base_dir=base_dir)
+
+
+def _violation(path: str, rule: str):
+    from ..servicemodel import Violation
+
+    return Violation(path, rule)
+
+
+_PURPOSE = {
+    "on_create.sh": "LifeCycleConfig.OnCreate of every group: runs slurm_spec_hook.py",
+    "slurm_spec_hook.py": "on every node: mounts the home, installs prolog/epilog; on the controller: slurm.conf",
+    "provisioning_parameters.json": "roles and shared storage, in base-config's format",
+    "slurm-spec.conf": "slurm.conf include (controller): the config lines, Prolog/Epilog globs",
+    "slurm-spec.json": "the Slurm spec, its default partition and home storage",
+    "on_create_base.sh": "the base lifecycle scripts' on_create.sh, run first by on_create.sh",
+}
+
+
+def _purpose(path: str) -> str:
+    if path.startswith(("prolog.d/", "epilog.d/")):
+        kind = path.split(".", 1)[0]
+        return f"a job {kind}, installed in /opt/slurm/etc/{kind}.d on every node"
+    return _PURPOSE.get(path, "from the base lifecycle scripts")
+
+
+class _UsageErrorsExitOne(click.Group):
+    """Usage errors (a missing --slurm, an unknown option) exit 1 like every other error; exit 2
+    means "refused by a guard" only."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as error:
+            error.exit_code = 1
+            raise
+
+
+@click.group("slurm", cls=_UsageErrorsExitOne)
+def slurm_group() -> None:
+    """A Slurm spec (partitions, login pool, shared home, slurm.conf, prolog/epilog) on HyperPod."""
+
+
+@slurm_group.command("render")
+@click.option("-f", "--file", "cluster_path", required=True, help="Cluster spec (AWS CLI JSON or YAML).")
+@click.option("--slurm", "slurm_path", required=True, help="Slurm spec (seed 002's slurmSpec block), JSON or YAML.")
+@click.option("--out", "out_dir", required=True, help="Directory to write the bundle and cluster spec to.")
+@click.option("--lifecycle-uri", default=None, help="s3://bucket/prefix/ the bundle will be uploaded to; "
+              "written into every group's LifeCycleConfig.")
+@click.option("--slurm-config/--provisioning-parameters", "slurm_config", default=None,
+              help="How HyperPod learns the roles (default: SlurmConfig for Continuous clusters or where the "
+                   "cluster spec already uses it, else provisioning_parameters.json).")
+@click.option("--base", "base_dir", default=None, help="Lifecycle scripts to build on (e.g. base-config): copied in, "
+              "their on_create.sh run first (as on_create_base.sh).")
+@click.option("--json", "as_json", is_flag=True)
+@handle_errors
+def render_command(cluster_path, slurm_path, out_dir, lifecycle_uri, slurm_config, base_dir, as_json):
+    """Write the lifecycle bundle (OUT/lifecycle/) and the completed cluster spec (OUT/cluster.json)."""
+    rendering = _load(cluster_path, slurm_path, slurm_config, lifecycle_uri, base_dir)
+    root = Path(out_dir)
+    bundle_dir = root / "lifecycle"
+    rendering.write(bundle_dir)
+    cluster_file = root / "cluster.json"
+    cluster_file.write_text(json.dumps(rendering.cluster_spec, indent=2) + "\n", encoding="utf-8")
+    if as_json:
+        emit_json({"mode": rendering.mode, "roles": rendering.role_names(), "digest": rendering.digest,
+                   "lifecycle_dir": str(bundle_dir), "cluster_spec": str(cluster_file), "files": sorted(rendering.files),
+                   "partitions": {name: role.partition for name, role in rendering.roles.items() if role.partition}})
+        return
+    _print_rendering(rendering, bundle_dir, cluster_file, lifecycle_uri)
+
+
+def _print_rendering(rendering, bundle_dir: Path, cluster_file: Path, lifecycle_uri: str | None) -> None:
+    roles = Table(title="Slurm roles", title_justify="left")
+    for column in ("instance group", "role", "partition", "given by"):
+        roles.add_column(column)
+    given_by = "SlurmConfig (cluster.json)" if rendering.mode == "SlurmConfig" else "provisioning_parameters.json"
+    for role in rendering.roles.values():
+        roles.add_row(Text(role.group), role.node_type, Text(role.partition or "-"), given_by)
+    out.print(roles)
+    files = Table(title=f"Lifecycle bundle: {bundle_dir}", title_justify="left")
+    files.add_column("file")
+    files.add_column("what it is for")
+    for path in sorted(rendering.files):
+        files.add_row(Text(path), _purpose(path))
+    out.print(files)
+    out.print(Text(f"cluster spec: {cluster_file}"))
+    if lifecycle_uri:
+        out.print(Text(f"upload: aws s3 sync {bundle_dir}/ {lifecycle_uri.rstrip('/')}/ (every group's LifeCycleConfig "
+                       "points there)"))
+    else:
+        out.print(Text(f"upload {bundle_dir}/ to S3 (content-addressed prefix {rendering.prefix}) and set every group's "
+                       "LifeCycleConfig.SourceS3Uri to it, OnCreate on_create.sh (or re-run with --lifecycle-uri)"))
+
+
+@slurm_group.command("check")
+@click.option("-f", "--file", "cluster_path", required=True, help="Cluster spec (AWS CLI JSON or YAML).")
+@click.option("--slurm", "slurm_path", required=True, help="Slurm spec, JSON or YAML.")
+@handle_errors
+def check_command(cluster_path, slurm_path):
+    """Validate a Slurm spec against a cluster spec; exit 1 naming every problem."""
+    rendering = _load(cluster_path, slurm_path, None, None)
+    out.print(Text(f"ok: {len(rendering.roles)} groups, roles by {rendering.mode}"))
+
+
+def _observed(ctx, name: str):
+    from ..observe import observe
+
+    state = observe(client_from(ctx), name)
+    if state is None:
+        raise ValueError(f"no cluster named {name!r}")
+    return state
+
+
+@slurm_group.command("roles")
+@click.argument("name")
+@click.option("--lifecycle", "lifecycle_dir", default=None, help="A local lifecycle bundle directory (or its "
+              "provisioning_parameters.json) instead of reading the groups' LifeCycleConfig.SourceS3Uri from S3.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@handle_errors
+def roles_command(ctx, name, lifecycle_dir, as_json):
+    """The Slurm role of every instance group of cluster NAME, and where it comes from."""
+    from ..slurm.roles import resolve
+
+    state = _observed(ctx, name)
+    s3 = None if lifecycle_dir else client_from(ctx, service="s3")
+    resolution = resolve(state, s3_client=s3, lifecycle_dir=lifecycle_dir)
+    if as_json:
+        emit_json({"roles": resolution.roles, "source": resolution.source, "notes": list(resolution.notes)})
+        return
+    table = Table(title=f"{name}: Slurm roles" + (f" (from {resolution.source})" if resolution.source else ""), title_justify="left")
+    table.add_column("instance group")
+    table.add_column("role")
+    for group in state.groups:
+        role = (resolution.roles or {}).get(group.name) or "unknown"
+        table.add_row(Text(group.name), role)
+    out.print(table)
+    for note in resolution.notes:
+        out.print(Text(f"note: {note}"))
+
+
+@slurm_group.command("diff")
+@click.argument("name")
+@click.option("--slurm", "slurm_path", required=True, help="The Slurm spec you want, JSON or YAML.")
+@click.option("--lifecycle", "lifecycle_dir", default=None, help="The cluster's current bundle as a local directory "
+              "(default: read from the controller group's LifeCycleConfig.SourceS3Uri).")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@handle_errors
+def diff_command(ctx, name, slurm_path, lifecycle_dir, as_json):
+    """What changing cluster NAME's Slurm spec takes, per key (exit 2 when a change is refused)."""
+    import sys
+
+    from ..slurm.changes import diff_slurm, render_changes
+    from ..slurm.observed import controller_bundle_uri, read_bundle_spec, read_dir_spec
+    from ..slurm.spec import SlurmSpec
+
+    wanted = SlurmSpec.from_file(slurm_path)
+    state = _observed(ctx, name)
+    if lifecycle_dir:
+        current, where = read_dir_spec(lifecycle_dir), lifecycle_dir
+    else:
+        where = controller_bundle_uri(state)
+        current = read_bundle_spec(client_from(ctx, service="s3"), where) if where else None
+    if current is None:
+        raise ValueError(f"cluster {name}'s lifecycle bundle ({where or 'no SourceS3Uri'}) has no slurm-spec.json, so its "
+                         "current Slurm spec is unknown; render the bundle with `hyperpod slurm render` or pass --lifecycle DIR")
+    mode = "SlurmConfig" if any(g.node_type for g in state.groups) else "provisioning_parameters"
+    changes = diff_slurm(current, wanted, mode=mode)
+    if as_json:
+        emit_json(changes.to_dict())
+    else:
+        out.print(render_changes(changes))
+    if changes.refusals:
+        sys.exit(EXIT_REFUSED)
+
+
+COMMANDS = (slurm_group,)

@@ -1,0 +1,63 @@
+"""The Slurm section of a plan: the running cluster's Slurm spec (read from its bundle) against
+the one wanted, as typed changes — what the pipeline adds to a Plan (`Plan.extras["slurm"]`).
+
+The only reading here is the bundle (S3 through a boto3 client, or a local directory); the
+comparison itself is `changes.diff_slurm`, pure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .changes import SlurmChanges, changes_text, diff_slurm
+from .spec import SlurmSpec
+
+
+@dataclass(frozen=True)
+class SlurmSection:
+    changes: SlurmChanges | None  # None: the running cluster's Slurm spec is not known
+    source: str | None = None  # where the running spec was read
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def refused(self) -> bool:
+        return bool(self.changes and self.changes.refusals)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"source": self.source, "notes": list(self.notes),
+                "changes": self.changes.to_dict() if self.changes is not None else None}
+
+    def text(self, width: int = 160) -> str:
+        lines = [changes_text(self.changes, width).rstrip()] if self.changes is not None else []
+        lines += [f"note: {note}" for note in self.notes]
+        return "\n".join(lines) + "\n"
+
+
+def slurm_section(wanted: SlurmSpec, observed: Any, *, s3_client: Any = None,
+                  lifecycle_dir: str | Path | None = None) -> SlurmSection:
+    """Compare `wanted` with the Slurm spec of the observed cluster (a ClusterState; None: the
+    cluster does not exist yet, so everything is new and there is nothing to change)."""
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    from .observed import controller_bundle_uri, read_bundle_spec, read_dir_spec
+
+    if observed is None:
+        return SlurmSection(SlurmChanges("SlurmConfig"), None, ("a new cluster: its Slurm spec is created with it",))
+    mode = "SlurmConfig" if any(getattr(g, "node_type", None) for g in observed.groups) else "provisioning_parameters"
+    if lifecycle_dir is not None:
+        current, source = read_dir_spec(lifecycle_dir), str(lifecycle_dir)
+    else:
+        source = controller_bundle_uri(observed)
+        if source is None or s3_client is None:
+            why = "no lifecycle SourceS3Uri" if source is None else "no S3 client to read it with"
+            return SlurmSection(None, source, (f"the cluster's current Slurm spec is unknown ({why}); Slurm changes are not shown",))
+        try:
+            current = read_bundle_spec(s3_client, source)
+        except (ClientError, BotoCoreError) as error:
+            return SlurmSection(None, source, (f"could not read the cluster's Slurm spec from {source}: {error}",))
+    if current is None:
+        return SlurmSection(None, source, (f"the bundle at {source} has no slurm-spec.json (not written by hyperpod slurm "
+                                           "render); Slurm changes are not shown",))
+    return SlurmSection(diff_slurm(current, wanted, mode=mode), source)
