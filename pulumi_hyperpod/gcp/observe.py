@@ -51,8 +51,8 @@ class GcpClusterState:
         return sum(len(p.nodes) for p in self.pools)
 
     def fingerprint(self) -> str:
-        """What a saved plan was computed against: the configuration and the cluster state."""
-        text = json.dumps({"state": self.state, "body": self.body}, sort_keys=True)
+        """What a plan was computed against: the configuration (not the transient state)."""
+        text = json.dumps(self.body, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     @classmethod
