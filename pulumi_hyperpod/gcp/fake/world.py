@@ -190,7 +190,7 @@ class GcpWorld:
             members = [n for n in cluster["nodes"] if n["pool"] == pool_id]
             extra = len(members) - targets.get(pool_id, 0)
             if extra > 0:
-                for node in sorted(members, key=lambda n: n["created"], reverse=True)[:extra]:
+                for node in sorted(members, key=lambda n: (n["created"], n["instance_id"]), reverse=True)[:extra]:
                     node["state"], node["leaving"], node["updated"] = "UPDATING", True, self.now
             elif extra < 0:
                 self._add_nodes(cluster, pool_id, -extra)
