@@ -78,21 +78,23 @@ def cost_section(before: list[PoolCount], after: list[PoolCount], location: str)
     old, old_unknown = hourly(before, location, table)
     new, new_unknown = hourly(after, location, table)
     lines = []
+    delta: float | None = 0.0
     for pool in _changed(before, after):
         was = next((p.count for p in before if p.pool == pool.pool), 0)
         price = table.hourly(pool.machine_type, pool.provisioning_model, location)
-        delta = pool.count - was
         if price is None:
+            delta = None
             lines.append(f"cost: pool {pool.pool} {was} → {pool.count} × {pool.machine_type}: price unknown "
                          f"(no list price for it in {location}; see data/gcp_prices.yaml)")
         else:
             lines.append(f"cost: pool {pool.pool} {was} → {pool.count} × {pool.machine_type} at ${price:.4f}/h: "
-                         f"{delta * price:+.2f} USD/h")
+                         f"{(pool.count - was) * price:+.2f} USD/h")
+            delta = None if delta is None else delta + (pool.count - was) * price
     total = (f"${old:.2f}/h" if old is not None else "unknown") + " → " + (f"${new:.2f}/h" if new is not None else "unknown")
     if before or after:
         lines.append(f"cost: cluster {total} (list prices checked {table.checked}; unknown: "
                      f"{', '.join(sorted(set(old_unknown) | set(new_unknown))) or 'none'})")
-    delta = None if old is None or new is None else round(new - old, 6)
+    delta = None if delta is None else round(delta, 6)  # the change is known when every changed pool has a price
     return {"currency": "USD", "before": old, "after": new, "delta": delta,
             "unknown": sorted(set(old_unknown) | set(new_unknown)),
             "unknown_increase": _unknown_increase(before, after, location, table), "lines": lines}
