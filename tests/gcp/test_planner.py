@@ -44,7 +44,7 @@ def test_no_change_after_create_although_the_service_filled_defaults(running, do
 
 
 def test_preempt_mode_and_a4_growth_are_one_patch(running, doc):
-    slurm(doc)["config"]["PreemptMode"] = "OFF"
+    slurm(doc)["config"]["PreemptMode"] = "CANCEL"
     a4(doc)["scaling_spec"] = {"min_node_count": 4, "max_node_count": 4}
     the_plan = plan(spec(doc), running)
     assert the_plan.calls() == {"PatchModelDevelopmentCluster": 1}
@@ -54,13 +54,13 @@ def test_preempt_mode_and_a4_growth_are_one_patch(running, doc):
     assert set(body) == {"node_pools", "orchestrator_spec"}
     assert [p["id"] for p in body["node_pools"]] == ["login", "a4"]  # the repeated field whole
     assert body["node_pools"][0]["node_image"] == running.pool_body("login")["node_image"]  # defaults kept
-    assert body["orchestrator_spec"]["slurm_spec"]["config"]["PreemptMode"] == "OFF"
+    assert body["orchestrator_spec"]["slurm_spec"]["config"]["PreemptMode"] == "CANCEL"
     assert len(body["orchestrator_spec"]["slurm_spec"]["config"]) == 7  # the map is replaced whole
     rows = {g.group: g for g in the_plan.groups}
     assert (rows["a4"].action, rows["a4"].target_before, rows["a4"].target_after, rows["a4"].delta) == ("grow", 2, 4, 2)
-    assert rows["slurm"].config_changes == ("~ PreemptMode: REQUEUE → OFF",)
+    assert rows["slurm"].config_changes == ("~ PreemptMode: REQUEUE → CANCEL",)
     text = plan_text(the_plan)
-    assert "PreemptMode: REQUEUE → OFF" in text and "orchestrator_spec.slurm_spec.config" in text
+    assert "PreemptMode: REQUEUE → CANCEL" in text and "orchestrator_spec.slurm_spec.config" in text
     assert "price unknown" in text  # a4-highgpu-8g has no list price in the table
 
 
@@ -160,14 +160,14 @@ def test_delete_plan(running):
 
 
 def test_plans_are_pure_and_round_trip(running, doc):
-    slurm(doc)["config"]["PreemptMode"] = "OFF"
+    slurm(doc)["config"]["PreemptMode"] = "CANCEL"
     first, second = plan(spec(doc), running), plan(spec(doc), running)
     assert first.to_json() == second.to_json()
     assert Plan.from_dict(first.to_dict()).to_json() == first.to_json()
 
 
 def test_apply_refuses_a_plan_whose_cluster_moved(client, running, doc):
-    slurm(doc)["config"]["PreemptMode"] = "OFF"
+    slurm(doc)["config"]["PreemptMode"] = "CANCEL"
     stale = plan(spec(doc), running)
     doc["display_name"] = "someone-else"
     apply(client, plan(spec(doc), running))

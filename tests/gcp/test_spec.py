@@ -95,8 +95,18 @@ def test_login_pool_must_exist_and_have_a_node(doc):
 def test_partitions_reference_pools_and_the_default_a_partition(doc):
     slurm(doc)["partitions"].append({"id": "cpu", "node_pool_ids": ["cpu"]})
     slurm(doc)["default_partition_id"] = "gpu"
-    assert paths(doc) == ["orchestrator_spec.slurm_spec.partitions[1].node_pool_ids[0]",
-                          "orchestrator_spec.slurm_spec.default_partition_id"]
+    assert paths(doc) == ["orchestrator_spec.slurm_spec.default_partition_id"]
+    slurm(doc)["default_partition_id"] = "cpu"
+    (path, rule), = violations(doc)
+    assert path == "orchestrator_spec.slurm_spec.partitions[1].node_pool_ids[0]" and "'cpu' is not a node pool" in rule
+
+
+def test_shared_slurm_rules_apply(doc):
+    slurm(doc)["config"]["PreemptMode"] = "OFF"  # not with PreemptType=preempt/partition_prio
+    assert paths(doc) == ["orchestrator_spec.slurm_spec.config.PreemptMode"]
+    slurm(doc)["config"]["PreemptMode"] = "REQUEUE"
+    slurm(doc)["controller_node_pool_id"] = "login"  # the service runs the controller itself
+    assert paths(doc) == ["orchestrator_spec.slurm_spec.controller_node_pool_id"]
 
 
 def test_home_directory_storage_is_a_filestore_name(doc):
