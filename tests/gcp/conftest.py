@@ -37,3 +37,20 @@ def slurm(doc: dict) -> dict:
 
 def a4(doc: dict) -> dict:
     return next(p for p in doc["node_pools"] if p["id"] == "a4")
+
+
+# ---- the engine flow (test_engine_gcp.py): a failed step skips the steps after it ---------------
+_FAILED: dict[str, str] = {}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and item.get_closest_marker("engine") and call.when in ("setup", "call"):
+        _FAILED.setdefault(str(item.path), item.name)
+
+
+def pytest_runtest_setup(item) -> None:
+    if item.get_closest_marker("engine") and str(item.path) in _FAILED:
+        pytest.skip(f"an earlier step of this flow failed: {_FAILED[str(item.path)]}")
