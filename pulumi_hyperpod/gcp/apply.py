@@ -8,8 +8,9 @@ PROVISIONING or UPDATING is waited for first (the service refuses updates then, 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from ..plan.model import Plan, Step
 from .client import GcpApiError, GcpClient, OperationTimeout

@@ -56,7 +56,7 @@ class GcpClusterState:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     @classmethod
-    def from_api(cls, resource: dict[str, Any]) -> "GcpClusterState":
+    def from_api(cls, resource: dict[str, Any]) -> GcpClusterState:
         snake = keys.to_snake(resource)
         status = snake.get("cluster_status") or {}
         body = {k: v for k, v in snake.items() if k not in OUTPUT_ONLY}

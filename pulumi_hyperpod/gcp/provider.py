@@ -10,11 +10,21 @@ holds nothing (no client, session or credential): each method connects for itsel
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping, Optional
+from typing import Any
 
 import pulumi
-from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, Resource, ResourceProvider, UpdateResult
+from pulumi.dynamic import (
+    CheckFailure,
+    CheckResult,
+    CreateResult,
+    DiffResult,
+    ReadResult,
+    Resource,
+    ResourceProvider,
+    UpdateResult,
+)
 
 from ..plan import plan_text
 from ..plan.policy import Policy
@@ -189,7 +199,7 @@ class GcpClusterProvider(ResourceProvider):
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         from .observe import observe
 
-        backend, policy, timeout, wait = _settings(props)
+        backend, policy, timeout, _wait = _settings(props)  # a delete always waits: the engine's contract
         client = _client(backend)
         observed = observe(client, id_)
         if observed is not None:
@@ -205,10 +215,10 @@ class GcpTrainingCluster(Resource, module="hyperpod", name="GcpTrainingCluster")
     node_count: pulumi.Output[int]
     spec: pulumi.Output[dict]
 
-    def __init__(self, resource_name: str, spec: Optional[pulumi.Input[Mapping[str, Any]]] = None,
-                 spec_file: Optional[str] = None, backend: Optional[str] = None,
-                 policy: Optional[Mapping[str, Any]] = None, timeout: Optional[float] = None,
-                 wait: Optional[bool] = None, opts: Optional[pulumi.ResourceOptions] = None) -> None:
+    def __init__(self, resource_name: str, spec: pulumi.Input[Mapping[str, Any]] | None = None,
+                 spec_file: str | None = None, backend: str | None = None,
+                 policy: Mapping[str, Any] | None = None, timeout: float | None = None,
+                 wait: bool | None = None, opts: pulumi.ResourceOptions | None = None) -> None:
         if spec_file is not None:
             from .spec import read_document
 

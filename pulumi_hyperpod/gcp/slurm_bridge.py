@@ -66,7 +66,7 @@ def violations(slurm: dict[str, Any], pool_ids: set[str]) -> list[tuple[str, str
     except ValidationError as error:
         for e in error.errors():
             path = ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in e["loc"]).replace(".[", "[")
-            if not any(path == r or path.startswith(r + ".") or path.startswith(r + "[") for r in reported):
+            if not any(path == r or path.startswith((r + ".", r + "[")) for r in reported):
                 found.append((path, "unknown field" if e["type"] == "extra_forbidden" else (
                     "required" if e["type"] == "missing" else e["msg"])))
         return found

@@ -124,7 +124,7 @@ class ClusterSpec(_Model):
     # ---- loading ------------------------------------------------------------------------------
     @classmethod
     def from_document(cls, data: Any, source: str | None = None, project: str | None = None,
-                      location: str | None = None) -> "ClusterSpec":
+                      location: str | None = None) -> ClusterSpec:
         if not isinstance(data, dict):
             raise GcpSpecError([("", "a cluster spec is a JSON object")], source)
         try:
@@ -146,7 +146,7 @@ class ClusterSpec(_Model):
         return spec
 
     @classmethod
-    def from_file(cls, path: str | Path, project: str | None = None, location: str | None = None) -> "ClusterSpec":
+    def from_file(cls, path: str | Path, project: str | None = None, location: str | None = None) -> ClusterSpec:
         path = Path(path)
         return cls.from_document(read_document(path), str(path), project, location)
 
@@ -156,14 +156,14 @@ def read_document(path: Path) -> Any:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         raise GcpSpecError([("", f"cannot read the file: {error}")], str(path)) from None
-    try:
-        if path.suffix.lower() in (".yaml", ".yml"):
-            import yaml
+    import yaml
 
-            return yaml.safe_load(text)
-        return json.loads(text)
-    except Exception as error:  # json/yaml syntax: one line with the position
-        raise GcpSpecError([("", f"not valid {'YAML' if path.suffix.lower() in ('.yaml', '.yml') else 'JSON'}: {error}")], str(path)) from None
+    is_yaml = path.suffix.lower() in (".yaml", ".yml")
+    try:
+        return yaml.safe_load(text) if is_yaml else json.loads(text)
+    except (ValueError, yaml.YAMLError) as error:  # syntax: one line with the position
+        where = " ".join(str(error).split())
+        raise GcpSpecError([("", f"not valid {'YAML' if is_yaml else 'JSON'}: {where}")], str(path)) from None
 
 
 def _loc(loc: tuple) -> str:
@@ -208,11 +208,11 @@ def _pool_violations(pool: NodePool) -> list[tuple[str, str]]:
     found = []
     scaling = pool.scaling_spec
     if scaling.min_node_count != scaling.max_node_count:
-        found.append(("scaling_spec", f"min_node_count ({scaling.min_node_count}) must equal max_node_count "
-                                      f"({scaling.max_node_count}): training-cluster node pools have a fixed size"))
+        found.append(("scaling_spec", (f"min_node_count ({scaling.min_node_count}) must equal max_node_count "
+                                       f"({scaling.max_node_count}): training-cluster node pools have a fixed size")))
     if pool.machine_spec.machine_type.startswith("a4x-") and scaling.max_node_count % A4X_BLOCK:
-        found.append(("scaling_spec.max_node_count", f"an A4X pool's node count must be a multiple of {A4X_BLOCK} "
-                                                     f"(NVLink domains), got {scaling.max_node_count}"))
+        found.append(("scaling_spec.max_node_count", (f"an A4X pool's node count must be a multiple of {A4X_BLOCK} "
+                                                      f"(NVLink domains), got {scaling.max_node_count}")))
     affinity = pool.machine_spec.reservation_affinity
     model = pool.provisioning_model
     if model == "RESERVATION" and affinity is None:
@@ -220,8 +220,8 @@ def _pool_violations(pool: NodePool) -> list[tuple[str, str]]:
     if model in ("ON_DEMAND", "SPOT", "FLEX_START") and affinity is not None:
         found.append(("machine_spec.reservation_affinity", f"must not be set when provisioning_model is {model}"))
     if model is None and affinity is None and _is_gpu(pool.machine_spec.machine_type):
-        found.append(("provisioning_model", "a GPU node pool needs provisioning_model (or a reservation_affinity, "
-                                            "which means RESERVATION)"))
+        found.append(("provisioning_model", ("a GPU node pool needs provisioning_model (or a reservation_affinity, "
+                                             "which means RESERVATION)")))
     if affinity is not None and affinity.reservation_affinity_type == "SPECIFIC_RESERVATION" and not affinity.values:
         found.append(("machine_spec.reservation_affinity.values", "SPECIFIC_RESERVATION names the reservation in values"))
     if pool.flex_start_max_duration is not None and model != "FLEX_START":

@@ -12,7 +12,6 @@ from click.testing import CliRunner
 
 from pulumi_hyperpod.cli import main
 from pulumi_hyperpod.gcp.fake import default_path
-
 from tests.support.cli import use_fake_world
 
 from .conftest import EXAMPLE, NAME

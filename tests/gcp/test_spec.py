@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pulumi_hyperpod.gcp import keys
 from pulumi_hyperpod.gcp.spec import ClusterSpec, GcpSpecError

@@ -28,7 +28,7 @@ class GcpSimulator:
     """`path` None: an in-memory world; else a SQLite world other processes can open too.
     `tick`: virtual seconds each request moves the clock (default 60; $HYPERPOD_GCP_FAKE_TICK)."""
 
-    def __init__(self, path: "str | Path | None" = None, tick: float | None = None) -> None:
+    def __init__(self, path: str | Path | None = None, tick: float | None = None) -> None:
         if tick is None and os.environ.get(TICK_ENV):
             tick = float(os.environ[TICK_ENV])
         self.path = Path(path) if path is not None else None
@@ -36,7 +36,7 @@ class GcpSimulator:
         self.adapter = SimulatorAdapter(self._store.transaction)
 
     @classmethod
-    def open_default(cls) -> "GcpSimulator":
+    def open_default(cls) -> GcpSimulator:
         return cls(default_path())
 
     def session(self) -> Any:

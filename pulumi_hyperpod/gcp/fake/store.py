@@ -6,8 +6,8 @@ import contextlib
 import json
 import sqlite3
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 from .world import GcpWorld, empty_world
 

@@ -16,7 +16,8 @@ import datetime as dt
 from typing import Any
 
 from .. import keys, names
-from ..slurm_bridge import IMMUTABLE_FIELDS as SLURM_IMMUTABLE, MUTABLE_FIELDS as SLURM_MUTABLE
+from ..slurm_bridge import IMMUTABLE_FIELDS as SLURM_IMMUTABLE
+from ..slurm_bridge import MUTABLE_FIELDS as SLURM_MUTABLE
 from ..spec import ClusterSpec, GcpSpecError
 from .errors import RpcError, invalid
 
