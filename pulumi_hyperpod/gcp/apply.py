@@ -15,6 +15,7 @@ from typing import Any
 from ..plan.model import Plan, Step
 from .client import GcpApiError, GcpClient, OperationTimeout
 from .observe import GcpClusterState, observe
+from .plan_build import fingerprint_of
 from .planner import CREATE, DELETE, PATCH, WAITABLE_STATES
 
 Progress = Callable[[str], None]
@@ -99,7 +100,7 @@ def _ready(client: GcpClient, the_plan: Plan, name: str, deadline: float, say: P
             raise OperationTimeout(f"{name} ({state.state})", 0)
         say(f"waiting: the cluster is {state.state}")
         client.sleep(client.poll_seconds)
-    if the_plan.observed_fingerprint and state.fingerprint() != the_plan.observed_fingerprint:
+    if the_plan.observed_fingerprint and fingerprint_of(state) != the_plan.observed_fingerprint:
         raise PlanRefused(f"the cluster {name} changed since the plan was made (its configuration is not the one "
                           "the plan was computed against): plan again")
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
 
 PRICES_ENV = "HYPERPOD_GCP_PRICES"
 _MODEL_SECTION = {"ON_DEMAND": "on_demand", "RESERVATION": "on_demand", None: "on_demand",
@@ -72,40 +71,44 @@ def hourly(pools: list[PoolCount], location: str, table: PriceTable) -> tuple[fl
     return (None if unknown else round(total, 6)), sorted(set(unknown))
 
 
-def cost_section(before: list[PoolCount], after: list[PoolCount], location: str) -> dict[str, Any]:
-    """The plan's `cost` section: totals, the change, and the lines a reader sees."""
+def estimate(before: list[PoolCount], after: list[PoolCount], location: str):
+    """The plan's cost: each pool before/after at its list price, the cluster's totals, and the
+    change (known when every pool whose count changes has a price)."""
+    from .plan_build import GcpCost, PoolCost
+
     table = price_table()
     old, old_unknown = hourly(before, location, table)
     new, new_unknown = hourly(after, location, table)
-    lines = []
+    was = {p.pool: p for p in before}
+    now = {p.pool: p for p in after}
+    pools, lines = [], []
     delta: float | None = 0.0
-    for pool in _changed(before, after):
-        was = next((p.count for p in before if p.pool == pool.pool), 0)
-        price = table.hourly(pool.machine_type, pool.provisioning_model, location)
+    for pool_id in [*now, *(p for p in was if p not in now)]:
+        one = now.get(pool_id) or was[pool_id]
+        count_before = was[pool_id].count if pool_id in was else 0
+        count_after = now[pool_id].count if pool_id in now else 0
+        price = table.hourly(one.machine_type, one.provisioning_model, location)
+        action = "create" if pool_id not in was else "delete" if pool_id not in now else (
+            "grow" if count_after > count_before else "shrink" if count_after < count_before else "unchanged")
+        pools.append(PoolCost(pool_id, action, one.machine_type, count_before, count_after, price))
+        if count_after == count_before:
+            continue
         if price is None:
             delta = None
-            lines.append(f"cost: pool {pool.pool} {was} → {pool.count} × {pool.machine_type}: price unknown "
+            lines.append(f"cost: pool {pool_id} {count_before} → {count_after} × {one.machine_type}: price unknown "
                          f"(no list price for it in {location}; see data/gcp_prices.yaml)")
         else:
-            lines.append(f"cost: pool {pool.pool} {was} → {pool.count} × {pool.machine_type} at ${price:.4f}/h: "
-                         f"{(pool.count - was) * price:+.2f} USD/h")
-            delta = None if delta is None else delta + (pool.count - was) * price
+            change = (count_after - count_before) * price
+            delta = None if delta is None else delta + change
+            lines.append(f"cost: pool {pool_id} {count_before} → {count_after} × {one.machine_type} at ${price:.4f}/h: "
+                         f"{change:+.2f} USD/h")
+    unknown = tuple(sorted(set(old_unknown) | set(new_unknown)))
     total = (f"${old:.2f}/h" if old is not None else "unknown") + " → " + (f"${new:.2f}/h" if new is not None else "unknown")
     if before or after:
-        lines.append(f"cost: cluster {total} (list prices checked {table.checked}; unknown: "
-                     f"{', '.join(sorted(set(old_unknown) | set(new_unknown))) or 'none'})")
-    delta = None if delta is None else round(delta, 6)  # the change is known when every changed pool has a price
-    return {"currency": "USD", "before": old, "after": new, "delta": delta,
-            "unknown": sorted(set(old_unknown) | set(new_unknown)),
-            "unknown_increase": _unknown_increase(before, after, location, table), "lines": lines}
-
-
-def _changed(before: list[PoolCount], after: list[PoolCount]) -> list[PoolCount]:
-    was = {p.pool: p.count for p in before}
-    changed = [p for p in after if was.get(p.pool, 0) != p.count]
-    gone = {p.pool for p in after}
-    changed += [PoolCount(p.pool, p.machine_type, p.provisioning_model, 0) for p in before if p.pool not in gone]
-    return changed
+        lines.append(f"cost: cluster {total} (list prices checked {table.checked}; unknown: {', '.join(unknown) or 'none'})")
+    return GcpCost(currency="USD", region=location, prices_from=f"data/gcp_prices.yaml (checked {table.checked})",
+                   pools=tuple(pools), before=old, after=new, delta=None if delta is None else round(delta, 6),
+                   unknown=unknown, unknown_increase=_unknown_increase(before, after, location, table), lines=tuple(lines))
 
 
 def _unknown_increase(before: list[PoolCount], after: list[PoolCount], location: str, table: PriceTable) -> bool:

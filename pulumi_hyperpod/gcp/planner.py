@@ -15,7 +15,7 @@ from typing import Any
 
 from ..plan.model import GroupChange, Plan, Refusal, Step
 from ..plan.policy import Policy
-from . import compare, cost
+from . import compare, cost, plan_build
 from .observe import GcpClusterState
 from .spec import ClusterSpec
 
@@ -30,9 +30,9 @@ def plan(desired: ClusterSpec | None, observed: GcpClusterState | None, policy: 
     if observed is None:
         return _create_plan(desired, policy)
     if observed.state in ("STOPPING",):
-        return Plan(desired.name, "update", refusals=(Refusal("cluster_state", f"the cluster is {observed.state} (being "
-                    "deleted); wait until it is gone, then apply again to create it"),),
-                    observed_fingerprint=observed.fingerprint())
+        return plan_build.make(desired.name, "update", state=observed, refusals=(Refusal(
+            "cluster_state", f"the cluster is {observed.state} (being deleted); wait until it is gone, then apply "
+                             "again to create it"),))
     found = compare.differences(desired, observed)
     if found.replacements:
         return _replace_plan(desired, observed, found, policy)
@@ -56,21 +56,20 @@ def _create_plan(desired: ClusterSpec, policy: Policy) -> Plan:
     groups += (_slurm_row("create", tuple(compare.slurm_change_lines("config", {}, desired.slurm.get("config")))),)
     pools = ", ".join(f"{p.id}: {p.count} × {p.machine_spec.machine_type}" for p in desired.node_pools)
     step = create_step(desired, f"no cluster {desired.name}: create it with node pools {pools}")
-    section = cost.cost_section([], _counts(desired), desired.resource_name().location)
-    the_plan = Plan(desired.name, "create", steps=(step,), groups=groups, extras={"cost": section})
+    section = cost.estimate([], _counts(desired), desired.resource_name().location)
+    the_plan = plan_build.make(desired.name, "create", steps=(step,), groups=groups, cost=section)
     return _cost_guard(the_plan, section, policy)
 
 
 def _delete_plan(observed: GcpClusterState | None, policy: Policy) -> Plan:
     if observed is None:
-        return Plan("", "none", notes=("there is no cluster: nothing to delete",))
+        return plan_build.make("", "none", notes=("there is no cluster: nothing to delete",))
     groups = tuple(GroupChange(p.id, "delete", node_type=p.machine_type, target_before=p.target, current=p.running)
                    for p in observed.pools)
     step = delete_step(observed.name, f"delete the cluster and its {observed.node_count} node(s)")
     location = observed.name.split("/")[3]
-    section = cost.cost_section(_observed_counts(observed), [], location)
-    return Plan(observed.name, "delete", steps=(step,), groups=groups, extras={"cost": section},
-                observed_fingerprint=observed.fingerprint())
+    section = cost.estimate(_observed_counts(observed), [], location)
+    return plan_build.make(observed.name, "delete", steps=(step,), groups=groups, cost=section, state=observed)
 
 
 def _replace_plan(desired: ClusterSpec, observed: GcpClusterState, found: compare.Differences, policy: Policy) -> Plan:
@@ -84,9 +83,9 @@ def _replace_plan(desired: ClusterSpec, observed: GcpClusterState, found: compar
                    for p in observed.pools)
     groups += tuple(GroupChange(p.id, "create", node_type=p.machine_spec.machine_type, target_after=p.count)
                     for p in desired.node_pools)
-    section = cost.cost_section(_observed_counts(observed), _counts(desired), desired.resource_name().location)
-    return Plan(desired.name, "replace", steps=steps, groups=groups, replacements=found.replacements,
-                refusals=refusals, extras={"cost": section}, observed_fingerprint=observed.fingerprint())
+    section = cost.estimate(_observed_counts(observed), _counts(desired), desired.resource_name().location)
+    return plan_build.make(desired.name, "replace", steps=steps, groups=groups, replacements=found.replacements,
+                           refusals=refusals, cost=section, state=observed)
 
 
 # ---- update ------------------------------------------------------------------------------------
@@ -94,19 +93,17 @@ def _update_plan(desired: ClusterSpec, observed: GcpClusterState, found: compare
     groups = _pool_rows(desired, observed, found) + ((_slurm_row("configure", found.slurm_lines),) if found.slurm_lines else ())
     notes = _scale_in_notes(groups)
     if not found.mask:
-        return Plan(desired.name, "none", groups=groups, observed_fingerprint=observed.fingerprint(),
-                    notes=_state_notes(observed))
+        return plan_build.make(desired.name, "none", groups=groups, state=observed, notes=_state_notes(observed))
     request = {"name": observed.name, "updateMask": ",".join(found.mask), "body": patch_body(desired, observed, found.mask)}
     step = Step(PATCH, request, _reasons(found, groups))
     location = desired.resource_name().location
-    section = cost.cost_section(_observed_counts(observed), _counts(desired), location)
+    section = cost.estimate(_observed_counts(observed), _counts(desired), location)
     refusals = _scale_in_refusals(groups, observed, desired, policy)
     if observed.state == "ERROR":
         refusals += (Refusal("cluster_state", f"the cluster is in ERROR ({observed.detail or 'no detail'}); the "
                                               "service does not take updates in that state"),)
-    the_plan = Plan(desired.name, "update", steps=(step,), groups=groups, refusals=refusals,
-                    notes=notes + _state_notes(observed), observed_fingerprint=observed.fingerprint(),
-                    extras={"cost": section})
+    the_plan = plan_build.make(desired.name, "update", steps=(step,), groups=groups, refusals=refusals,
+                               notes=notes + _state_notes(observed), state=observed, cost=section)
     return _cost_guard(the_plan, section, policy)
 
 
@@ -214,19 +211,18 @@ def _state_notes(observed: GcpClusterState) -> tuple[str, ...]:
     return ()
 
 
-def _cost_guard(the_plan: Plan, section: dict[str, Any], policy: Policy) -> Plan:
+def _cost_guard(the_plan: Plan, section: plan_build.GcpCost, policy: Policy) -> Plan:
     limit = policy.max_hourly_cost_increase
     if limit is None:
         return the_plan
-    delta = section.get("delta")
-    if delta is not None and delta > limit:
-        reason = f"the plan raises the cluster's cost by ${delta:.2f}/h, more than the policy's ${limit:.2f}/h"
-    elif section.get("unknown_increase"):
-        reason = (f"a pool with no known price grows ({', '.join(section['unknown'])}): the cost increase cannot be "
+    if section.delta is not None and section.delta > limit:
+        reason = f"the plan raises the cluster's cost by ${section.delta:.2f}/h, more than the policy's ${limit:.2f}/h"
+    elif section.unknown_increase:
+        reason = (f"a pool with no known price grows ({', '.join(section.unknown)}): the cost increase cannot be "
                   f"checked against the policy's ${limit:.2f}/h")
     else:
         return the_plan
-    return Plan(**{**the_plan.__dict__, "refusals": the_plan.refusals + (Refusal("max_hourly_cost_increase", reason),)})
+    return plan_build.refuse(the_plan, Refusal("max_hourly_cost_increase", reason))
 
 
 def _counts(desired: ClusterSpec) -> list[cost.PoolCount]:
