@@ -1,0 +1,67 @@
+"""examples/gcp-training-cluster under Pulumi's mocks: the program declares one GcpTrainingCluster
+whose inputs the real provider `check` accepts (offline backend by default), and the stack config
+reaches the spec."""
+
+from __future__ import annotations
+
+import runpy
+
+import pulumi
+import pytest
+from pulumi.runtime.mocks import MockMonitor
+
+from pulumi_hyperpod.gcp.provider import GcpClusterProvider
+
+from .conftest import EXAMPLE
+
+GCP_TYPE = "pulumi-python:dynamic/hyperpod:GcpTrainingCluster"
+
+
+class Mocks(pulumi.runtime.Mocks):
+    def __init__(self) -> None:
+        self.checks = []
+
+    def new_resource(self, args):
+        if args.typ == GCP_TYPE:
+            result = GcpClusterProvider().check({}, dict(args.inputs))
+            self.checks.append(result)
+            return "llmtrain", {**result.inputs, "state": "RUNNING"}
+        return f"{args.name}-id", dict(args.inputs)
+
+    def call(self, args):
+        return {}, None
+
+
+@pytest.mark.parametrize("config, a4_count, preempt", [({}, 2, "REQUEUE"), ({"a4Nodes": "4", "preemptMode": "CANCEL"}, 4, "CANCEL")])
+def test_example_declares_a_valid_cluster(monkeypatch, config, a4_count, preempt):
+    mocks = Mocks()
+    monitor = MockMonitor(mocks)
+    pulumi.runtime.set_mocks(mocks, project="gcp-training-cluster", stack="dev", preview=False, monitor=monitor)
+    pulumi.runtime.set_all_config({f"gcp-training-cluster:{k}": v for k, v in config.items()}, [])
+    monkeypatch.chdir(EXAMPLE.parent)
+
+    @pulumi.runtime.test
+    def program():
+        runpy.run_path(str(EXAMPLE.parent / "__main__.py"), run_name="__main__")
+
+    try:
+        program()
+    finally:
+        pulumi.runtime.set_all_config({}, [])
+    (result,) = mocks.checks
+    assert not result.failures, [(f.property, f.reason) for f in result.failures]
+    assert result.inputs["backend"] == "fake"
+    spec = result.inputs["spec"]
+    a4 = next(p for p in spec["node_pools"] if p["id"] == "a4")
+    assert a4["scaling_spec"] == {"min_node_count": a4_count, "max_node_count": a4_count}
+    assert spec["orchestratorSpec"]["slurmSpec"]["config"]["PreemptMode"] == preempt
+
+
+def test_check_names_the_bad_field():
+    provider = GcpClusterProvider()
+    import json
+
+    spec = json.loads(EXAMPLE.read_text())
+    spec["node_pools"][1]["scaling_spec"]["min_node_count"] = 1
+    result = provider.check({}, {"spec": spec, "backend": "fake", "policy": {}})
+    assert [(f.property, "must equal" in f.reason) for f in result.failures] == [("spec.node_pools[1].scaling_spec", True)]
