@@ -48,6 +48,28 @@ class WireSlurmSpec(_Wire):
     scheduling: dict[str, Any] | None = None
 
 
+def normalized(slurm: Any) -> Any:
+    """Whole numbers in the slurm.conf maps as strings (YAML writes `PriorityWeightAge: 1000`; the
+    API's maps are string → string, and the shared SlurmSpec accepts them the same way)."""
+    if not isinstance(slurm, dict):
+        return slurm
+    result = dict(slurm)
+    result["config"] = _strings(slurm.get("config"))
+    for name in ("partitions", "node_sets"):
+        if isinstance(slurm.get(name), list):
+            result[name] = [{**item, "config": _strings(item.get("config"))} if isinstance(item, dict) and "config" in item
+                            else item for item in slurm[name]]
+    if slurm.get("config") is None and "config" not in slurm:
+        del result["config"]
+    return result
+
+
+def _strings(config: Any) -> Any:
+    if not isinstance(config, dict):
+        return config
+    return {k: str(v) if isinstance(v, int) and not isinstance(v, bool) else v for k, v in config.items()}
+
+
 SHARED_FIELDS = ("partitions", "default_partition_id", "login_node_pool_id", "home_directory_storage", "config",
                  "prolog_bash_scripts", "epilog_bash_scripts")
 

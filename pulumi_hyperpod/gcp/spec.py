@@ -136,6 +136,9 @@ class ClusterSpec(_Model):
                 snake["name"] = names.parse_name(snake["name"], project, location).full
             except ValueError as error:
                 raise GcpSpecError([("name", str(error).removeprefix("name: "))], source) from None
+        orchestrator = snake.get("orchestrator_spec")
+        if isinstance(orchestrator, dict) and "slurm_spec" in orchestrator:
+            snake["orchestrator_spec"] = {**orchestrator, "slurm_spec": slurm_bridge.normalized(orchestrator["slurm_spec"])}
         try:
             spec = cls.model_validate(snake)
         except ValidationError as error:
