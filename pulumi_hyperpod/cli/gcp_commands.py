@@ -152,7 +152,10 @@ def plan_command(ctx, spec_file, as_json, out_file, policy_file, protect):
 
 
 @gcp_group.command("apply")
-@_spec_option
+@click.option("-f", "--file", "spec_file", type=click.Path(dir_okay=False),
+              help="Cluster spec: the modelDevelopmentClusters REST body (JSON or YAML), with `name`.")
+@click.option("--plan", "plan_file", type=click.Path(dir_okay=False),
+              help="Apply a plan saved by `hyperpod gcp plan --out` exactly (refused if the cluster moved since).")
 @click.option("--yes", "-y", is_flag=True, help="Apply without asking.")
 @click.option("--no-wait", is_flag=True, help="Return once the calls are accepted; do not wait on the operations.")
 @click.option("--timeout", type=float, default=7200.0, show_default=True, help="Seconds to wait at most.")
@@ -160,9 +163,16 @@ def plan_command(ctx, spec_file, as_json, out_file, policy_file, protect):
 @_policy_options
 @click.pass_context
 @_handle
-def apply_command(ctx, spec_file, yes, no_wait, timeout, as_json, policy_file, protect):
-    """Plan, confirm, apply; then wait on the long-running operations."""
-    client, the_plan = _make_plan(ctx, spec_file, policy_file, protect)
+def apply_command(ctx, spec_file, plan_file, yes, no_wait, timeout, as_json, policy_file, protect):
+    """Plan (or load a saved plan), confirm, apply; then wait on the long-running operations."""
+    if bool(spec_file) == bool(plan_file):
+        raise click.UsageError("give -f SPEC (plan now) or --plan FILE (a saved plan), not both")
+    if plan_file:
+        if policy_file or protect:
+            raise click.UsageError("--policy/--protect apply when planning; a saved plan keeps the guards it was made with")
+        client, the_plan = _client(ctx), _saved_plan(plan_file)
+    else:
+        client, the_plan = _make_plan(ctx, spec_file, policy_file, protect)
     if not as_json:
         _show(the_plan, False)
     if the_plan.refused:
@@ -185,6 +195,23 @@ def apply_command(ctx, spec_file, yes, no_wait, timeout, as_json, policy_file, p
         _out().print(f"outcome: {result.outcome}; calls: {', '.join(result.calls) or 'none'}", highlight=False)
         if result.state is not None:
             _out().print(_status_table(result.state))
+
+
+def _saved_plan(path: str):
+    from ..gcp.planner import CREATE, DELETE, PATCH
+    from ..plan import Plan
+
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise ValueError(f"{path}: cannot read the saved plan: {error}") from None
+    try:
+        the_plan = Plan.from_dict(data) if isinstance(data, dict) else None
+    except (KeyError, TypeError, ValueError) as error:
+        raise ValueError(f"{path}: not a saved plan: {error}") from None
+    if the_plan is None or any(step.operation not in (CREATE, PATCH, DELETE) for step in the_plan.steps):
+        raise ValueError(f"{path}: not a saved GCP training-cluster plan (use `hyperpod gcp plan --out`)")
+    return the_plan
 
 
 def _confirm(yes: bool, question: str) -> None:

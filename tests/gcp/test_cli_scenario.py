@@ -102,3 +102,23 @@ def test_list_and_bare_names(spec_file):
     assert listed == [{"name": NAME, "state": "RUNNING", "node_count": 3}]
     assert json.loads(gcp("--project", "my-project", "--location", "us-central1", "status", "--name", "llmtrain",
                           "--json"))["state"] == "RUNNING"
+
+
+def test_a_saved_plan_is_applied_exactly_or_refused_when_the_cluster_moved(spec_file, tmp_path):
+    saved = tmp_path / "create.json"
+    gcp("plan", "-f", str(spec_file), "--out", str(saved))
+    gcp("apply", "--plan", str(saved), "--yes")
+    assert json.loads(gcp("status", "-f", str(spec_file), "--json"))["state"] == "RUNNING"
+    assert "refused" in gcp("apply", "--plan", str(saved), "--yes", code=2)  # the cluster exists now
+
+    edit(spec_file, lambda d: d.update(display_name="first"))
+    first = tmp_path / "first.json"
+    gcp("plan", "-f", str(spec_file), "--out", str(first))
+    edit(spec_file, lambda d: d.update(display_name="second"))
+    gcp("apply", "-f", str(spec_file), "--yes")  # someone else changed the cluster meanwhile
+    out = gcp("apply", "--plan", str(first), "--yes", code=2)
+    assert "changed since the plan was made" in out.replace("\n", " ")
+    assert json.loads(gcp("status", "-f", str(spec_file), "--json"))["state"] == "RUNNING"
+
+    gcp("apply", "--plan", str(spec_file), "--yes", code=1)  # a spec is not a saved plan
+    gcp("apply", "-f", str(spec_file), "--plan", str(first), code=1)
