@@ -43,7 +43,7 @@ def apply(client: GcpClient, the_plan: Plan, *, wait: bool = True, timeout: floa
           progress: Progress | None = None) -> ApplyResult:
     if the_plan.refused:
         raise PlanRefused("; ".join(f"[{r.rule}] {r.reason}" for r in the_plan.refusals))
-    say = progress or (lambda _message: None)
+    say = _once(progress)
     deadline = client.monotonic() + timeout
     result = ApplyResult("done")
     for step in the_plan.steps:
@@ -56,6 +56,18 @@ def apply(client: GcpClient, the_plan: Plan, *, wait: bool = True, timeout: floa
     if not wait and the_plan.steps:
         result.outcome = "started"
     return result
+
+
+def _once(progress: Progress | None) -> Progress:
+    """The progress callback, without repeats of the message it just had (a poll with no news)."""
+    last: list[str] = []
+
+    def say(message: str) -> None:
+        if progress is not None and message not in last:
+            progress(message)
+        last[:] = [message]
+
+    return say
 
 
 def _run(client: GcpClient, the_plan: Plan, step: Step, wait: bool, deadline: float, say: Progress,

@@ -69,6 +69,11 @@ def _outputs(inputs: Mapping[str, Any], state) -> dict[str, Any]:
             "state": status.get("state"), "pools": status.get("pools") or {}, "node_count": status.get("node_count", 0)}
 
 
+def _label(name: str) -> str:
+    """The cluster id, for the `[hyperpod ID]` prefix of the provider's lines (the plan names it in full)."""
+    return name.rsplit("/", 1)[-1]
+
+
 def _as_observed(spec: ClusterSpec):
     """The old spec as if it were the cluster: for diff's pure comparison (the same rules as the planner)."""
     from .observe import GcpClusterState, PoolState
@@ -100,7 +105,7 @@ class GcpClusterProvider(ResourceProvider):
         if not olds and not failures:
             from .planner import plan
 
-            say(plan_text(plan(spec, None, policy)), spec.name)
+            say(plan_text(plan(spec, None, policy)), _label(spec.name))
         return CheckResult(news, failures)
 
     def _replacements(self, olds: Mapping[str, Any], spec: ClusterSpec) -> list[str]:
@@ -127,7 +132,7 @@ class GcpClusterProvider(ResourceProvider):
             if live is not None and live.replacements:
                 replacements = list(live.replacements)
         else:
-            say("replace: " + "; ".join(replacements), spec.name)
+            say("replace: " + "; ".join(replacements), _label(spec.name))
         return DiffResult(changes=changed or bool(replacements), replaces=["spec"] if replacements else [],
                           delete_before_replace=True)
 
@@ -139,10 +144,10 @@ class GcpClusterProvider(ResourceProvider):
         try:
             observed = observe(_client(backend), spec.name)
         except Exception as error:  # noqa: BLE001 - a preview without access still shows the diff
-            say(f"could not read {spec.name} to plan against it: {error}", spec.name)
+            say(f"could not read {spec.name} to plan against it: {error}", _label(spec.name))
             return None
         result = plan(spec, observed, policy)
-        say(plan_text(result), spec.name)
+        say(plan_text(result), _label(spec.name))
         return result
 
     # ---- create / update -----------------------------------------------------------------
@@ -178,7 +183,7 @@ class GcpClusterProvider(ResourceProvider):
             raise ProviderError(f"{name} cannot change in place ({'; '.join(the_plan.replacements)}); run "
                                 "`pulumi preview` again: the change is a replacement")
         try:
-            result = apply(client, the_plan, wait=wait, timeout=timeout, progress=lambda message: say(message, name))
+            result = apply(client, the_plan, wait=wait, timeout=timeout, progress=lambda message: say(message, _label(name)))
         except PlanRefused as refused:
             raise ProviderError(f"{name}: refused: {refused}") from None
         except ApplyError as error:
