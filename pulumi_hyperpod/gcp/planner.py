@@ -93,15 +93,16 @@ def _update_plan(desired: ClusterSpec, observed: GcpClusterState, found: compare
     groups = _pool_rows(desired, observed, found) + ((_slurm_row("configure", found.slurm_lines),) if found.slurm_lines else ())
     notes = _scale_in_notes(groups)
     if not found.mask:
-        return plan_build.make(desired.name, "none", groups=groups, state=observed, notes=_state_notes(observed))
+        refusals = (_error_refusal(observed),) if observed.state == "ERROR" else ()
+        return plan_build.make(desired.name, "none", groups=groups, state=observed, notes=_state_notes(observed),
+                               refusals=refusals)
     request = {"name": observed.name, "updateMask": ",".join(found.mask), "body": patch_body(desired, observed, found.mask)}
     step = Step(PATCH, request, _reasons(found, groups))
     location = desired.resource_name().location
     section = cost.estimate(_observed_counts(observed), _counts(desired), location)
     refusals = _scale_in_refusals(groups, observed, desired, policy)
     if observed.state == "ERROR":
-        refusals += (Refusal("cluster_state", f"the cluster is in ERROR ({observed.detail or 'no detail'}); the "
-                                              "service does not take updates in that state"),)
+        refusals += (_error_refusal(observed),)
     the_plan = plan_build.make(desired.name, "update", steps=(step,), groups=groups, refusals=refusals,
                                notes=notes + _state_notes(observed), state=observed, cost=section)
     return _cost_guard(the_plan, section, policy)
@@ -203,6 +204,11 @@ def _scale_in_refusals(groups: tuple[GroupChange, ...], observed: GcpClusterStat
             refusals.append(Refusal("protected_nodes", f"pool {g.group} shrinks and Google Cloud chooses the nodes "
                                     f"that go: protected node(s) {', '.join(protected)} could be among them", g.group))
     return tuple(refusals)
+
+
+def _error_refusal(observed: GcpClusterState) -> Refusal:
+    return Refusal("cluster_state", f"the cluster is in ERROR ({observed.detail or 'no detail'}): it does not take "
+                                    "updates; delete it (`hyperpod gcp delete`) and apply again to create it anew")
 
 
 def _state_notes(observed: GcpClusterState) -> tuple[str, ...]:

@@ -158,8 +158,26 @@ class GcpClusterProvider(ResourceProvider):
         client = _client(backend)
         if observe(client, spec.name) is not None:
             raise ProviderError(f"a cluster {spec.name} already exists; import it or choose another cluster id")
-        state = self._apply(client, spec, None, policy, timeout, wait)
+        try:
+            state = self._apply(client, spec, None, policy, timeout, wait)
+        except ProviderError as error:
+            self._undo_failed_create(client, spec.name, policy, timeout, error)
+            raise
         return CreateResult(spec.name, _outputs(inputs, state))
+
+    def _undo_failed_create(self, client, name: str, policy: Policy, timeout: float, error: ProviderError) -> None:
+        """A create leaves a working cluster or none (the engine's contract): a cluster the failed
+        create left in ERROR is deleted before the error is reported."""
+        from .observe import observe
+
+        observed = observe(client, name)
+        if observed is None or observed.state != "ERROR":
+            return
+        say(f"the create failed ({error}); deleting the cluster it left in ERROR", _label(name))
+        try:
+            self._apply(client, None, observed, policy, timeout, True)
+        except ProviderError as cleanup:
+            raise ProviderError(f"{error}; deleting the failed cluster did not finish either: {cleanup}") from None
 
     def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         from .observe import observe

@@ -65,3 +65,25 @@ def test_check_names_the_bad_field():
     spec["node_pools"][1]["scaling_spec"]["min_node_count"] = 1
     result = provider.check({}, {"spec": spec, "backend": "fake", "policy": {}})
     assert [(f.property, "must equal" in f.reason) for f in result.failures] == [("spec.node_pools[1].scaling_spec", True)]
+
+
+def test_a_failed_create_leaves_no_cluster(tmp_path, monkeypatch):
+    """The provider's create on a world without enough A4 capacity: the error names it, and the
+    cluster the failed create left in ERROR is deleted (a create leaves a working cluster or none)."""
+    import json
+
+    from pulumi_hyperpod.gcp.client import connect
+    from pulumi_hyperpod.gcp.fake import GcpSimulator
+    from pulumi_hyperpod.gcp.observe import observe
+    from pulumi_hyperpod.gcp.provider import ProviderError
+
+    from .conftest import NAME
+
+    world = tmp_path / "gcp.sqlite"
+    GcpSimulator(world, capacity={"a4-highgpu-8g": 1})  # creates the world with its capacity
+    monkeypatch.setenv("HYPERPOD_GCP_FAKE_STATE", str(world))
+    monkeypatch.setenv("HYPERPOD_POLL_SECONDS", "0")
+    inputs = {"spec": json.loads(EXAMPLE.read_text()), "backend": "fake", "policy": {}, "timeout": 600, "wait": True}
+    with pytest.raises(ProviderError, match="RESOURCE_EXHAUSTED"):
+        GcpClusterProvider().create(inputs)
+    assert observe(connect("fake", simulator=GcpSimulator(world), poll_seconds=0), NAME) is None

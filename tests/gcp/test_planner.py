@@ -174,3 +174,18 @@ def test_apply_refuses_a_plan_whose_cluster_moved(client, running, doc):
     apply(client, plan(spec(doc), running))
     with pytest.raises(PlanRefused, match="changed since the plan was made"):
         apply(client, stale)
+
+
+def test_a_cluster_in_error_is_refused_and_named(doc):
+    from pulumi_hyperpod.gcp.apply import ApplyError
+    from pulumi_hyperpod.gcp.client import connect
+    from pulumi_hyperpod.gcp.fake import GcpSimulator
+
+    client = connect("fake", simulator=GcpSimulator(capacity={"a4-highgpu-8g": 1}), poll_seconds=0)
+    with pytest.raises(ApplyError, match="RESOURCE_EXHAUSTED") as caught:
+        apply(client, plan(spec(doc), None))
+    assert caught.value.done == ["CreateModelDevelopmentCluster"]
+    again = plan(spec(doc), observe(client, NAME))
+    assert [r.rule for r in again.refusals] == ["cluster_state"] and "hyperpod gcp delete" in again.refusals[0].reason
+    apply(client, plan(None, observe(client, NAME)))
+    assert observe(client, NAME) is None

@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from pulumi_hyperpod.gcp.client import GcpApiError, OperationTimeout, connect
+from pulumi_hyperpod.gcp.client import (
+    GcpApiError,
+    OperationFailed,
+    OperationTimeout,
+    connect,
+)
 from pulumi_hyperpod.gcp.fake import GcpSimulator
 from pulumi_hyperpod.gcp.keys import to_camel
 from pulumi_hyperpod.gcp.observe import observe
@@ -157,3 +162,26 @@ def test_two_simulators_on_one_file_share_the_world(tmp_path, doc):
     create(first, doc)
     second = connect("fake", simulator=GcpSimulator(path), poll_seconds=0)
     assert observe(second, NAME).state == "RUNNING"
+
+
+def test_not_enough_capacity_fails_a_create_into_error(doc):
+    client = connect("fake", simulator=GcpSimulator(capacity={"a4-highgpu-8g": 1}), poll_seconds=0)
+    operation = create(client, doc, wait=False)
+    with pytest.raises(OperationFailed, match="RESOURCE_EXHAUSTED.*a4-highgpu-8g capacity.*need 2 node\\(s\\), 1 available"):
+        client.wait_operation(operation, 3600)
+    state = observe(client, NAME)
+    assert state.state == "ERROR" and "capacity" in state.detail
+    assert [n[2] for n in state.pool("a4").nodes] == ["ERROR", "ERROR"] and state.pool("login").running == 1
+
+
+def test_not_enough_capacity_rolls_an_update_back(doc):
+    client = connect("fake", simulator=GcpSimulator(capacity={"a4-highgpu-8g": 3}), poll_seconds=0)
+    create(client, doc)
+    body = ClusterSpec.from_document(doc).body()
+    body["node_pools"][1]["scaling_spec"] = {"min_node_count": 4, "max_node_count": 4}
+    operation = client.patch_cluster(NAME, ["node_pools"], {"node_pools": body["node_pools"]})
+    with pytest.raises(OperationFailed, match="RESOURCE_EXHAUSTED"):
+        client.wait_operation(operation, 3600)
+    state = observe(client, NAME)
+    assert state.state == "RUNNING" and "rolled back" in state.detail
+    assert (state.pool("a4").target, state.pool("a4").running, len(state.pool("a4").nodes)) == (2, 2, 2)

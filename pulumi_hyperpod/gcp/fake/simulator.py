@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from .wire import SimulatorAdapter
 
 STATE_ENV = "HYPERPOD_GCP_FAKE_STATE"
 TICK_ENV = "HYPERPOD_GCP_FAKE_TICK"
+CAPACITY_ENV = "HYPERPOD_GCP_FAKE_CAPACITY"  # JSON: {"a4-highgpu-8g": 4}, for a new world
 
 
 def default_path() -> Path:
@@ -26,13 +28,18 @@ def default_path() -> Path:
 
 class GcpSimulator:
     """`path` None: an in-memory world; else a SQLite world other processes can open too.
-    `tick`: virtual seconds each request moves the clock (default 60; $HYPERPOD_GCP_FAKE_TICK)."""
+    `tick`: virtual seconds each request moves the clock (default 60; $HYPERPOD_GCP_FAKE_TICK).
+    `capacity`: machine type → the most nodes of it there are (default unlimited;
+    $HYPERPOD_GCP_FAKE_CAPACITY, JSON); an operation that needs more fails with RESOURCE_EXHAUSTED."""
 
-    def __init__(self, path: str | Path | None = None, tick: float | None = None) -> None:
+    def __init__(self, path: str | Path | None = None, tick: float | None = None,
+                 capacity: dict[str, int] | None = None) -> None:
         if tick is None and os.environ.get(TICK_ENV):
             tick = float(os.environ[TICK_ENV])
+        if capacity is None and os.environ.get(CAPACITY_ENV):
+            capacity = {str(k): int(v) for k, v in json.loads(os.environ[CAPACITY_ENV]).items()}
         self.path = Path(path) if path is not None else None
-        self._store = MemoryStore(tick) if self.path is None else SqliteStore(self.path, tick)
+        self._store = MemoryStore(tick, capacity) if self.path is None else SqliteStore(self.path, tick, capacity)
         self.adapter = SimulatorAdapter(self._store.transaction)
 
     @classmethod

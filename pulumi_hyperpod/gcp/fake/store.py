@@ -13,8 +13,8 @@ from .world import GcpWorld, empty_world
 
 
 class MemoryStore:
-    def __init__(self, tick: float | None = None) -> None:
-        self._world = GcpWorld(empty_world(tick) if tick is not None else None)
+    def __init__(self, tick: float | None = None, capacity: dict[str, int] | None = None) -> None:
+        self._world = GcpWorld(empty_world(*(() if tick is None else (tick,)), capacity=capacity))
         self._lock = threading.Lock()
 
     @contextlib.contextmanager
@@ -27,12 +27,14 @@ class SqliteStore:
     """The whole world as one JSON document in table `gcp_world`; a write transaction
     (BEGIN IMMEDIATE) per request, so concurrent processes see one consistent history."""
 
-    def __init__(self, path: Path, tick: float | None = None) -> None:
+    def __init__(self, path: Path, tick: float | None = None, capacity: dict[str, int] | None = None) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._tick = tick
-        with self._connect() as db:
+        with contextlib.closing(self._connect()) as db:
             db.execute("CREATE TABLE IF NOT EXISTS gcp_world (id INTEGER PRIMARY KEY CHECK (id = 1), data TEXT NOT NULL)")
+            # a new world starts with its settings (tick, capacity); an existing one keeps its own
+            initial = empty_world(*(() if tick is None else (tick,)), capacity=capacity)
+            db.execute("INSERT OR IGNORE INTO gcp_world (id, data) VALUES (1, ?)", (json.dumps(initial, sort_keys=True),))
 
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(self.path, timeout=60, isolation_level=None)
@@ -43,7 +45,7 @@ class SqliteStore:
         try:
             db.execute("BEGIN IMMEDIATE")
             row = db.execute("SELECT data FROM gcp_world WHERE id = 1").fetchone()
-            world = GcpWorld(json.loads(row[0]) if row else empty_world(*(() if self._tick is None else (self._tick,))))
+            world = GcpWorld(json.loads(row[0]) if row else empty_world())
             yield world
             db.execute("INSERT OR REPLACE INTO gcp_world (id, data) VALUES (1, ?)", (json.dumps(world.data, sort_keys=True),))
             db.execute("COMMIT")

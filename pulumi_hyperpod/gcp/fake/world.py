@@ -49,8 +49,10 @@ def timestamp(seconds: float) -> str:
     return dt.datetime.fromtimestamp(seconds, tz=dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def empty_world(tick: float = TICK_SECONDS) -> dict[str, Any]:
-    return {"format": "hyperpod-gcp-world/1", "now": EPOCH, "tick": tick, "seq": 0, "clusters": {}, "operations": {}}
+def empty_world(tick: float = TICK_SECONDS, capacity: dict[str, int] | None = None) -> dict[str, Any]:
+    """`capacity`: machine type → the most nodes of it the world has (absent: unlimited)."""
+    return {"format": "hyperpod-gcp-world/1", "now": EPOCH, "tick": tick, "seq": 0, "clusters": {}, "operations": {},
+            "capacity": dict(capacity or {})}
 
 
 class GcpWorld:
@@ -127,6 +129,7 @@ class GcpWorld:
         paths = _mask_paths(update_mask)
         incoming = _snake_body(body)
         old = cluster["body"]
+        cluster["before"] = {"body": old, "nodes": [n["instance_id"] for n in cluster["nodes"]]}  # for a rollback
         new = copy.deepcopy(old)
         for path in paths:
             _set_path(new, path, _get_path(incoming, path))
@@ -168,7 +171,12 @@ class GcpWorld:
             op["response"] = {"@type": "type.googleapis.com/google.protobuf.Empty"}
             del self.data["clusters"][op["cluster"]]
             return
+        short = self._shortage(cluster)
+        if short is not None:
+            self._fail(op, cluster, short)
+            return
         cluster["nodes"] = [n for n in cluster["nodes"] if not n.get("leaving")]
+        cluster.pop("before", None)
         for node in cluster["nodes"]:
             if node["state"] != "RUNNING":
                 node["state"], node["updated"] = "RUNNING", op["due"]
@@ -176,6 +184,47 @@ class GcpWorld:
         cluster["start_time"] = cluster["start_time"] or op["due"]
         cluster.pop("operation", None)
         op["response"] = {"@type": TYPE_PREFIX + "ModelDevelopmentCluster", **self._view(cluster)}
+
+    # ---- capacity: a machine type's nodes across the world, at most `capacity[type]` --------------
+    def _shortage(self, cluster: dict[str, Any]) -> tuple[str, int, int] | None:
+        """(machine type, nodes wanted, nodes available) when this cluster's pools do not fit."""
+        capacity = self.data.get("capacity") or {}
+        if not capacity:
+            return None
+        types = {p["id"]: p["machine_spec"]["machine_type"] for p in cluster["body"]["node_pools"]}
+        for machine_type, limit in sorted(capacity.items()):
+            mine = sum(1 for n in cluster["nodes"] if not n.get("leaving") and types.get(n["pool"]) == machine_type)
+            others = sum(
+                1 for other in self.data["clusters"].values() if other is not cluster and other["state"] != "ERROR"
+                for n in other["nodes"] if not n.get("leaving")
+                and {p["id"]: p["machine_spec"]["machine_type"] for p in other["body"]["node_pools"]}.get(n["pool"]) == machine_type)
+            if mine and mine + others > limit:
+                return machine_type, mine, max(limit - others, 0)
+        return None
+
+    def _fail(self, op: dict[str, Any], cluster: dict[str, Any], short: tuple[str, int, int]) -> None:
+        """Not enough capacity: a create leaves the cluster in ERROR; an update is rolled back."""
+        machine_type, wanted, available = short
+        message = (f"Not enough {machine_type} capacity in {cluster['name'].split('/')[3]}: the node pools need "
+                   f"{wanted} node(s), {available} available.")
+        op["error"] = {"code": 8, "message": message}  # RESOURCE_EXHAUSTED
+        cluster.pop("operation", None)
+        cluster["update_time"] = op["due"]
+        if op["kind"] == "create":
+            types = {p["id"]: p["machine_spec"]["machine_type"] for p in cluster["body"]["node_pools"]}
+            for node in cluster["nodes"]:
+                node["state"] = "ERROR" if types.get(node["pool"]) == machine_type else "RUNNING"
+                node["updated"] = op["due"]
+            cluster["state"], cluster["detail"] = "ERROR", message
+            return
+        before = cluster.pop("before")
+        cluster["body"] = before["body"]
+        kept = set(before["nodes"])
+        cluster["nodes"] = [n for n in cluster["nodes"] if n["instance_id"] in kept]
+        for node in cluster["nodes"]:
+            node.pop("leaving", None)
+            node["state"], node["updated"] = "RUNNING", op["due"]
+        cluster["state"], cluster["detail"] = "RUNNING", f"The last update was rolled back: {message}"
 
     def _add_nodes(self, cluster: dict[str, Any], pool_id: str, count: int) -> None:
         cluster_id = cluster["name"].rsplit("/", 1)[1]
