@@ -31,13 +31,24 @@ class Differences:
 
 
 def covered(desired: Any, observed: Any) -> bool:
-    """Every value the spec sets equals the observed one (dicts compared on the spec's keys)."""
+    """Every value the spec sets equals the observed one (dicts compared on the spec's keys).
+
+    proto3 JSON leaves out fields at their zero value (false, 0, "", empty lists and maps), so an
+    absent observed field equals a spec's zero value (`enable_public_ips: false`, a pool of 0)."""
+    if observed is None and _zero(desired):
+        return True
     if isinstance(desired, dict):
         return isinstance(observed, dict) and all(covered(v, observed.get(k)) for k, v in desired.items())
     if isinstance(desired, (list, tuple)):
         return isinstance(observed, (list, tuple)) and len(desired) == len(observed) and all(
             covered(d, o) for d, o in zip(desired, observed))
     return desired == observed
+
+
+def _zero(value: Any) -> bool:
+    if isinstance(value, dict):
+        return all(_zero(v) for v in value.values())
+    return value is None or value is False or value == 0 or value == "" or value in ([], ())
 
 
 def _empty(value: Any) -> bool:

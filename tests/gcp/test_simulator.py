@@ -47,6 +47,8 @@ def test_create_provisions_then_runs(client, doc):
     resource = client.get_cluster(NAME)
     assert resource["startTime"] and resource["runtimeSpec"]["serviceAccount"].endswith("gserviceaccount.com")
     assert resource["clusterStatus"]["nodesStatus"][0]["nodePoolType"] == "NODE_POOL_TYPE_LOGIN"
+    # proto3 JSON: a field at its zero value is left out (a4's enable_public_ips is false)
+    assert resource["nodePools"][0]["enablePublicIps"] is True and "enablePublicIps" not in resource["nodePools"][1]
 
 
 def test_create_twice_is_already_exists(client, doc):

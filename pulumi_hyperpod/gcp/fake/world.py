@@ -279,7 +279,7 @@ class GcpWorld:
         return _with_defaults(spec.body(), names.parse_name(name))
 
     def _view(self, cluster: dict[str, Any]) -> dict[str, Any]:
-        body = keys.to_camel(cluster["body"])
+        body = keys.to_camel(_proto3(cluster["body"]))
         view: dict[str, Any] = {"name": cluster["name"], **body, "createTime": timestamp(cluster["create_time"]),
                                 "updateTime": timestamp(cluster["update_time"])}
         if cluster["start_time"] is not None:
@@ -307,6 +307,17 @@ class GcpWorld:
 
 
 # ---- helpers -----------------------------------------------------------------------------------
+def _proto3(value: Any) -> Any:
+    """As proto3 JSON prints a message: fields at their zero value (false, 0, "", [], {}) left out."""
+    if isinstance(value, dict):
+        kept = {k: _proto3(v) for k, v in value.items()}
+        return {k: v for k, v in kept.items() if not (v is False or v == 0 and not isinstance(v, bool) and isinstance(v, int)
+                                                       or v in ("", [], {}) or v is None)}
+    if isinstance(value, list):
+        return [_proto3(item) for item in value]
+    return value
+
+
 def _snake_body(body: Any) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise invalid("", "the request body must be a ModelDevelopmentCluster JSON object")
