@@ -80,9 +80,7 @@ def _run(client: GcpClient, the_plan: Plan, step: Step, wait: bool, deadline: fl
         say(f"{CREATE} {name}")
         operation = client.create_cluster(request["parent"], request["modelDevelopmentClusterId"], request["body"])
     elif step.operation == PATCH:
-        _ready(client, the_plan, request["name"], deadline, say)
-        say(f"{PATCH} {request['name']} (updateMask={request['updateMask']})")
-        operation = client.patch_cluster(request["name"], request["updateMask"].split(","), request["body"])
+        operation = _patch(client, the_plan, request, deadline, say)
     elif step.operation == DELETE:
         _ready(client, the_plan, request["name"], deadline, say, allow_missing=True)
         say(f"{DELETE} {request['name']}")
@@ -95,6 +93,21 @@ def _run(client: GcpClient, the_plan: Plan, step: Step, wait: bool, deadline: fl
         verb = step.operation.replace("ModelDevelopmentCluster", "")
         client.wait_operation(operation, max(deadline - client.monotonic(), 0.0), verb.lower(),
                               progress=lambda p: say(str(p)))
+
+
+def _patch(client: GcpClient, the_plan: Plan, request: dict[str, Any], deadline: float, say: Progress) -> dict[str, Any]:
+    """PATCH once the cluster is RUNNING and as planned. Another writer can start an update between
+    that check and the call (FAILED_PRECONDITION): then wait and check again — which refuses if it
+    changed the configuration — rather than fail."""
+    while True:
+        _ready(client, the_plan, request["name"], deadline, say)
+        say(f"{PATCH} {request['name']} (updateMask={request['updateMask']})")
+        try:
+            return client.patch_cluster(request["name"], request["updateMask"].split(","), request["body"])
+        except GcpApiError as error:
+            if error.status != "FAILED_PRECONDITION" or client.monotonic() >= deadline:
+                raise
+            say(f"the cluster started changing meanwhile ({error.message}): waiting, then checking it again")
 
 
 def _ready(client: GcpClient, the_plan: Plan, name: str, deadline: float, say: Progress,
