@@ -121,8 +121,10 @@ def _value_violations(key: str, value: str, path: str) -> list[Violation]:
         return [Violation(path, "must be one line (slurm.conf is line-based)")]
     if "#" in value:
         return [Violation(path, "cannot contain '#': it starts a comment in slurm.conf and would cut the value short")]
-    if value != value.strip():
-        return [Violation(path, "has leading or trailing spaces; remove them")]
+    if any(ch.isspace() for ch in value):
+        # slurm.conf separates parameters by whitespace: "1 SlurmctldHost=x" would be two parameters.
+        return [Violation(path, "cannot contain spaces: slurm.conf separates parameters by whitespace, so the rest "
+                                "would be read as another parameter")]
     special = _SPECIAL.get(key)
     if special is not None:
         rule = special(value)

@@ -1,0 +1,74 @@
+"""The Slurm spec a running HyperPod cluster was given: the `slurm-spec.json` of the lifecycle
+bundle its groups point at (written by `hyperpod slurm render` / the SlurmCluster component).
+
+The "before" side of `changes.diff_slurm`. Read through a boto3 `s3` client (AWS or the
+simulator) or from a local bundle directory; None when the bundle has no Slurm spec (a bundle
+this tool did not write) — then Slurm changes cannot be shown, which the caller says.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..servicemodel import Violation
+from .render import SPEC_FILE
+from .roles import LifecycleError, split_s3_uri
+from .spec import SlurmSpec, SlurmSpecError
+
+
+def spec_from_document(data: Any, source: str) -> SlurmSpec:
+    """A SlurmSpec from the content of a bundle's slurm-spec.json."""
+    if not isinstance(data, dict) or not isinstance(data.get("spec"), dict):
+        raise LifecycleError([Violation("spec", "is missing: not a slurm-spec.json written by hyperpod slurm render")], source=source)
+    try:
+        return SlurmSpec.from_dict(data["spec"], source=source)
+    except SlurmSpecError as error:
+        raise LifecycleError(error.violations, source=source) from None
+
+
+def read_bundle_spec(s3_client: Any, uri: str) -> SlurmSpec | None:
+    """The Slurm spec under an s3:// bundle prefix; None when the bundle has none."""
+    from botocore.exceptions import ClientError
+
+    bucket, prefix = split_s3_uri(uri)
+    key = f"{prefix.strip('/')}/{SPEC_FILE}" if prefix.strip("/") else SPEC_FILE
+    try:
+        body = s3_client.get_object(Bucket=bucket, Key=key)["Body"].read()
+    except ClientError as error:
+        if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
+            return None
+        raise
+    location = f"s3://{bucket}/{key}"
+    try:
+        return spec_from_document(json.loads(body.decode("utf-8")), location)
+    except (UnicodeDecodeError, ValueError) as error:
+        if isinstance(error, LifecycleError):
+            raise
+        raise LifecycleError([Violation("", f"not valid JSON: {error}")], source=location) from None
+
+
+def read_dir_spec(path: str | Path) -> SlurmSpec | None:
+    file = Path(path) / SPEC_FILE
+    if not file.exists():
+        return None
+    try:
+        return spec_from_document(json.loads(file.read_text(encoding="utf-8")), str(file))
+    except (UnicodeDecodeError, ValueError) as error:
+        if isinstance(error, LifecycleError):
+            raise
+        raise LifecycleError([Violation("", f"not valid JSON: {error}")], source=str(file)) from None
+
+
+def controller_bundle_uri(state: Any) -> str | None:
+    """The lifecycle URI of the controller group of an observed ClusterState (or of any group
+    when no group says it is the controller)."""
+    groups = list(getattr(state, "groups", ()) or ())
+    ordered = sorted(groups, key=lambda g: getattr(g, "node_type", None) != "Controller")
+    for group in ordered:
+        described = getattr(group, "described", None) or {}
+        uri = (described.get("LifeCycleConfig") or {}).get("SourceS3Uri")
+        if uri:
+            return uri
+    return None

@@ -1,0 +1,293 @@
+"""A Slurm spec rendered for HyperPod: the groups' SlurmConfig and a lifecycle bundle.
+
+Roles reach HyperPod one of two ways. Clusters that use `SlurmConfig` (every Continuous-mode
+cluster, seed 000; any cluster whose spec already gives a group SlurmConfig) get NodeType and
+PartitionNames written into each group. The rest ("legacy" clusters) get their roles from the
+bundle's `provisioning_parameters.json`, in the format of aws-samples/awsome-distributed-training
+LifecycleScripts/base-config (`controller_group`, `login_group`, `worker_groups[{instance_group_name,
+partition_name}]`, `fsx_dns_name`/`fsx_mountname` or `fsx_openzfs_dns_name`). Both get the same
+bundle (a consistent provisioning_parameters.json is harmless where SlurmConfig rules):
+
+    on_create.sh                 LifeCycleConfig.OnCreate: runs slurm_spec_hook.py on every node
+    slurm_spec_hook.py           mounts the home, installs prolog/epilog, configures the controller
+    provisioning_parameters.json roles and shared storage (base-config format)
+    slurm-spec.conf              the `config` lines and the Prolog/Epilog globs (included by slurm.conf)
+    slurm-spec.json              the Slurm spec itself, with its default partition and parsed home
+    prolog.d/, epilog.d/         the job scripts, named so slurmd runs them in the spec's order
+
+Pure: the same specs give the same bytes, so the bundle's digest can name its S3 prefix.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .hyperpod import (
+    COMPUTE,
+    CONTROLLER,
+    LOGIN,
+    GroupRole,
+    group_roles,
+    hyperpod_violations,
+    spec_violations,
+)
+from .hyperpod import no_role_violation as _no_role
+from .references import reference_violations
+from .spec import SlurmSpec, SlurmSpecError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..spec import ClusterSpec
+
+SLURM_ETC = "/opt/slurm/etc"
+ON_CREATE = "on_create.sh"
+HOOK = "slurm_spec_hook.py"
+PROVISIONING_PARAMETERS = "provisioning_parameters.json"
+INCLUDE = "slurm-spec.conf"
+SPEC_FILE = "slurm-spec.json"
+
+_ON_CREATE_TEXT = """#!/bin/bash
+# Lifecycle entry point written by `hyperpod slurm render` (pulumi-hyperpod): installs the Slurm spec
+# on this node. HyperPod runs it as LifeCycleConfig.OnCreate on every node it creates.
+set -euo pipefail
+cd "$(dirname "$0")"
+mkdir -p /var/log/provision
+python3 -u slurm_spec_hook.py "$@" 2>&1 | tee -a /var/log/provision/slurm-spec.log
+exit "${PIPESTATUS[0]}"
+"""
+
+
+@dataclass(frozen=True)
+class HyperPodRendering:
+    """What a Slurm spec becomes on one HyperPod cluster."""
+
+    mode: str  # "SlurmConfig" | "provisioning_parameters": how HyperPod learns the roles
+    roles: dict[str, GroupRole]
+    cluster_spec: dict[str, Any]  # the CreateCluster request with SlurmConfig / LifeCycleConfig filled in
+    files: dict[str, bytes] = field(repr=False)  # bundle path -> content
+
+    @property
+    def digest(self) -> str:
+        """sha256 over the bundle's paths and contents: the same bundle, the same digest."""
+        h = hashlib.sha256()
+        for path in sorted(self.files):
+            h.update(path.encode() + b"\0" + hashlib.sha256(self.files[path]).digest())
+        return h.hexdigest()
+
+    @property
+    def prefix(self) -> str:
+        """A content-addressed S3 key prefix for the bundle."""
+        return f"slurm-bundles/{self.digest[:16]}/"
+
+    def role_names(self) -> dict[str, str]:
+        return {name: role.node_type for name, role in self.roles.items()}
+
+    def write(self, directory: str | Path) -> list[Path]:
+        """Write the bundle under `directory` (created); returns the files written.
+
+        A directory already holding other files is refused: uploaded with the bundle, a stale
+        script (say a prolog since removed from the spec) would still be installed.
+        """
+        root = Path(directory)
+        if root.exists():
+            extra = sorted(p.relative_to(root).as_posix() for p in root.rglob("*")
+                           if p.is_file() and p.relative_to(root).as_posix() not in self.files)
+            if extra:
+                shown = ", ".join(extra[:5]) + (f" and {len(extra) - 5} more" if len(extra) > 5 else "")
+                raise FileExistsError(f"{root} already holds files that are not part of this bundle ({shown}); "
+                                      "write to an empty directory")
+        written = []
+        for path, content in sorted(self.files.items()):
+            target = root / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(content)
+            if path.endswith(".sh") or path == HOOK:
+                target.chmod(0o755)
+            written.append(target)
+        return written
+
+
+def uses_slurm_config(cluster: ClusterSpec | dict) -> bool:
+    """Continuous clusters must (seed 000); a cluster already giving SlurmConfig does."""
+    if isinstance(cluster, dict):
+        groups = [g for g in cluster.get("InstanceGroups") or [] if isinstance(g, dict)]
+        return cluster.get("NodeProvisioningMode") == "Continuous" or any("SlurmConfig" in g for g in groups)
+    return cluster.continuous or any(g.slurm_config is not None for g in cluster.instance_groups)
+
+
+def load_cluster(data: ClusterSpec | dict, slurm: SlurmSpec, *, slurm_config: bool | None = None,
+                 source: str | None = None) -> ClusterSpec:
+    """The cluster spec, with SlurmConfig filled in from the Slurm spec on groups that lack it when
+    the cluster takes roles from SlurmConfig (a Continuous cluster spec is only valid with them)."""
+    from .. import servicemodel
+    from ..spec import ClusterSpec
+    from ..spec.keys import to_model_keys
+
+    if isinstance(data, ClusterSpec):
+        data = data.to_api()
+    request = to_model_keys(servicemodel.input_shape("CreateCluster"), copy.deepcopy(data))
+    groups = request.get("InstanceGroups") if isinstance(request, dict) else None
+    groups = [g for g in groups if isinstance(g, dict)] if isinstance(groups, list) else []
+    # Names first: a misspelt pool in the Slurm spec is the problem to report, not the
+    # SlurmConfig it therefore could not fill in.
+    problems = reference_violations(slurm, [g.get("InstanceGroupName") for g in groups], kind="instance group", prefix="slurm")
+    problems += spec_violations(slurm)
+    if isinstance(request, dict) and (uses_slurm_config(request) if slurm_config is None else slurm_config):
+        for index, group in enumerate(groups):
+            if "SlurmConfig" in group:
+                continue
+            config = _declared_role(slurm, group.get("InstanceGroupName"))
+            if config is not None:
+                group["SlurmConfig"] = config
+            elif not problems:
+                problems.append(_no_role(index, group.get("InstanceGroupName")))
+    if problems:
+        raise SlurmSpecError(problems, source=source)
+    return ClusterSpec.from_dict(request, source=source)
+
+
+def _declared_role(slurm: SlurmSpec, name: Any) -> dict[str, Any] | None:
+    if name is not None and name == slurm.controller_node_pool_id:
+        return {"NodeType": CONTROLLER}
+    if name is not None and name == slurm.login_node_pool_id:
+        return {"NodeType": LOGIN}
+    partitions = slurm.partitions_of(name) if isinstance(name, str) else ()
+    return {"NodeType": COMPUTE, "PartitionNames": list(partitions)} if partitions else None
+
+
+def render_hyperpod(cluster: ClusterSpec | dict, slurm: SlurmSpec, *, lifecycle_uri: str | None = None,
+                    slurm_config: bool | None = None, source: str | None = None) -> HyperPodRendering:
+    """Check `slurm` against `cluster` (SlurmSpecError naming every problem) and render both parts.
+
+    `cluster` is a ClusterSpec or its request dict (then groups may lack the SlurmConfig the Slurm
+    spec implies, see `load_cluster`). `slurm_config` None decides by `uses_slurm_config`;
+    `lifecycle_uri` (where the bundle will be) becomes every group's LifeCycleConfig.SourceS3Uri,
+    with OnCreate `on_create.sh`.
+    """
+    if not _is_cluster_spec(cluster):
+        cluster = load_cluster(cluster, slurm, slurm_config=slurm_config, source=source)
+    problems = hyperpod_violations(cluster, slurm)
+    if problems:
+        raise SlurmSpecError(problems, source=source)
+    roles = group_roles(cluster, slurm)
+    use_config = uses_slurm_config(cluster) if slurm_config is None else slurm_config
+    if cluster.continuous and not use_config:
+        raise SlurmSpecError([_violation("NodeProvisioningMode", "is Continuous, which takes roles from SlurmConfig only "
+                                         "(provisioning_parameters.json is not supported); render with SlurmConfig")], source=source)
+    return HyperPodRendering(
+        mode="SlurmConfig" if use_config else "provisioning_parameters",
+        roles=roles,
+        cluster_spec=_cluster_request(cluster, roles, use_config, lifecycle_uri),
+        files=bundle_files(cluster, slurm, roles),
+    )
+
+
+def _is_cluster_spec(value: Any) -> bool:
+    from ..spec import ClusterSpec
+
+    return isinstance(value, ClusterSpec)
+
+
+def _violation(path: str, rule: str):
+    from ..servicemodel import Violation
+
+    return Violation(path, rule)
+
+
+def _cluster_request(cluster: ClusterSpec, roles: dict[str, GroupRole], use_config: bool, lifecycle_uri: str | None) -> dict:
+    request = copy.deepcopy(cluster.to_api())
+    for group in request.get("InstanceGroups", []):
+        role = roles[group["InstanceGroupName"]]
+        if use_config:
+            config: dict[str, Any] = {"NodeType": role.node_type}
+            if role.partition:
+                config["PartitionNames"] = [role.partition]
+            group["SlurmConfig"] = config
+        if lifecycle_uri is not None:
+            group["LifeCycleConfig"] = {**group.get("LifeCycleConfig", {}), "SourceS3Uri": lifecycle_uri, "OnCreate": ON_CREATE}
+    return request
+
+
+# ---- the bundle ----------------------------------------------------------------------------------
+
+def bundle_files(cluster: ClusterSpec, slurm: SlurmSpec, roles: dict[str, GroupRole]) -> dict[str, bytes]:
+    files = {
+        ON_CREATE: _ON_CREATE_TEXT.encode(),
+        HOOK: resources.files(__package__).joinpath("hook.py").read_bytes(),
+        PROVISIONING_PARAMETERS: _json(provisioning_parameters(cluster, slurm, roles)),
+        INCLUDE: include_text(slurm).encode(),
+        SPEC_FILE: _json(spec_document(slurm)),
+    }
+    files.update(_scripts("prolog", slurm.prolog_bash_scripts))
+    files.update(_scripts("epilog", slurm.epilog_bash_scripts))
+    return files
+
+
+def provisioning_parameters(cluster: ClusterSpec, slurm: SlurmSpec, roles: dict[str, GroupRole]) -> dict[str, Any]:
+    """base-config's provisioning_parameters.json for these roles (group order as in the cluster)."""
+    ordered = [roles[g.name] for g in cluster.instance_groups if g.name in roles]
+    params: dict[str, Any] = {"version": "1.0.0", "workload_manager": "slurm"}
+    params["controller_group"] = next(r.group for r in ordered if r.node_type == CONTROLLER)
+    login = [r.group for r in ordered if r.node_type == LOGIN]
+    if login:
+        params["login_group"] = login[0]
+    params["worker_groups"] = [{"instance_group_name": r.group, "partition_name": r.partition}
+                               for r in ordered if r.node_type == COMPUTE]
+    storage = slurm.home_storage
+    if storage is not None and storage.kind == "fsx_lustre":
+        params["fsx_dns_name"], params["fsx_mountname"] = storage.address, storage.mount_name
+    elif storage is not None and storage.kind == "fsx_openzfs":
+        params["fsx_openzfs_dns_name"] = storage.address
+    return params
+
+
+def include_text(slurm: SlurmSpec) -> str:
+    """The slurm.conf include: the spec's parameters (sorted, so reordering the spec changes nothing)."""
+    lines = [
+        "# Written by `hyperpod slurm render` (pulumi-hyperpod) from the Slurm spec; do not edit here.",
+        f"# Included from {SLURM_ETC}/slurm.conf on the controller. Default partition: {slurm.default_partition}",
+        "# (set as Default=YES on its PartitionName line, which HyperPod manages in merge mode).",
+    ]
+    lines += [f"{key}={slurm.config[key]}" for key in sorted(slurm.config)]
+    if slurm.prolog_bash_scripts:
+        lines.append(f"Prolog={SLURM_ETC}/prolog.d/*")
+    if slurm.epilog_bash_scripts:
+        lines.append(f"Epilog={SLURM_ETC}/epilog.d/*")
+    return "\n".join(lines) + "\n"
+
+
+def spec_document(slurm: SlurmSpec) -> dict[str, Any]:
+    storage = slurm.home_storage
+    return {
+        "spec": slurm.to_dict(),
+        "default_partition": slurm.default_partition,
+        "home_storage": None if storage is None else {"kind": storage.kind, "address": storage.address,
+                                                      "mount_name": storage.mount_name},
+    }
+
+
+def script_names(kind: str, count: int) -> list[str]:
+    """slurmd runs a glob's scripts in reverse alphabetical order (slurm.conf(5), Prolog), so the
+    first script gets the highest number: list order is run order."""
+    return [f"{kind}.d/{99 - index:02d}-{kind}-{index + 1}.sh" for index in range(count)]
+
+
+def _scripts(kind: str, scripts: tuple[str, ...]) -> dict[str, bytes]:
+    if len(scripts) > 99:
+        raise SlurmSpecError([_violation(f"{kind}_bash_scripts", f"at most 99 {kind} scripts; got {len(scripts)}")])
+    return {name: _executable(text).encode() for name, text in zip(script_names(kind, len(scripts)), scripts)}
+
+
+def _executable(text: str) -> str:
+    """slurmd executes the file itself: a script without a #! line gets bash's."""
+    text = text if text.endswith("\n") else text + "\n"
+    return text if text.startswith("#!") else "#!/bin/bash\n" + text
+
+
+def _json(data: Any) -> bytes:
+    return (json.dumps(data, indent=2, sort_keys=False) + "\n").encode()
