@@ -136,14 +136,25 @@ def _make_plan(ctx, spec_file, policy_file, protect):
 
 @gcp_group.command("plan")
 @_spec_option
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable plan (format hyperpod-plan/1).")
+@click.option("--observed", "snapshot", type=click.Path(dir_okay=False),
+              help="Plan against a saved cluster (`hyperpod gcp snapshot`, the GET response) instead of the live one: no API call.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable plan (the shared plan format).")
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Also save the plan as JSON.")
 @_policy_options
 @click.pass_context
 @_handle
-def plan_command(ctx, spec_file, as_json, out_file, policy_file, protect):
+def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, protect):
     """Show what apply would do. Exit 2 when a guard refuses the plan."""
-    _client_unused, the_plan = _make_plan(ctx, spec_file, policy_file, protect)
+    if snapshot:
+        from ..gcp.planner import plan
+
+        spec = _spec(ctx, spec_file)
+        observed = _snapshot(snapshot)
+        if observed is not None and observed.name != spec.name:
+            raise ValueError(f"{snapshot}: the snapshot is of {observed.name}, the spec is {spec.name}")
+        the_plan = plan(spec, observed, _policy(policy_file, protect))
+    else:
+        _client_unused, the_plan = _make_plan(ctx, spec_file, policy_file, protect)
     _show(the_plan, as_json)
     if out_file:
         Path(out_file).write_text(the_plan.to_json(), encoding="utf-8")
@@ -195,6 +206,36 @@ def apply_command(ctx, spec_file, plan_file, yes, no_wait, timeout, as_json, pol
         _out().print(f"outcome: {result.outcome}; calls: {', '.join(result.calls) or 'none'}", highlight=False)
         if result.state is not None:
             _out().print(_status_table(result.state))
+
+
+def _snapshot(path: str):
+    """A GET response saved by `hyperpod gcp snapshot` (`{}`: there was no cluster)."""
+    from ..gcp.observe import GcpClusterState
+
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise ValueError(f"{path}: cannot read the snapshot: {error}") from None
+    if data == {}:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not isinstance(data.get("nodePools", data.get("node_pools")), list):
+        raise ValueError(f"{path}: not a saved cluster (the JSON a GET of modelDevelopmentClusters returns)")  # noqa: TRY004 - bad input, one message like the others
+    try:
+        return GcpClusterState.from_api(data)
+    except (KeyError, TypeError, AttributeError, ValueError) as error:
+        raise ValueError(f"{path}: not a saved cluster: {error!r}") from None
+
+
+@gcp_group.command("snapshot")
+@click.option("-f", "--file", "spec_file", type=click.Path(dir_okay=False), help="The cluster's spec (for its name).")
+@click.option("--name", help="Full resource name, or a bare id with --project/--location.")
+@click.pass_context
+@_handle
+def snapshot_command(ctx, spec_file, name):
+    """Print the cluster as the service returns it (GET), for `plan --observed`; `{}` when there is none."""
+    full = _name_of(ctx, spec_file, name)
+    resource = _client(ctx).find_cluster(full)
+    click.echo(json.dumps(resource or {}, indent=2, sort_keys=True))
 
 
 def _saved_plan(path: str):

@@ -122,3 +122,18 @@ def test_a_saved_plan_is_applied_exactly_or_refused_when_the_cluster_moved(spec_
 
     gcp("apply", "--plan", str(spec_file), "--yes", code=1)  # a spec is not a saved plan
     gcp("apply", "-f", str(spec_file), "--plan", str(first), code=1)
+
+
+def test_offline_plan_from_a_snapshot(spec_file, tmp_path):
+    snapshot = tmp_path / "cluster.json"
+    snapshot.write_text(gcp("snapshot", "-f", str(spec_file)))
+    assert json.loads(snapshot.read_text()) == {}
+    assert "CreateModelDevelopmentCluster" in gcp("plan", "-f", str(spec_file), "--observed", str(snapshot))
+    gcp("apply", "-f", str(spec_file), "--yes")
+    snapshot.write_text(gcp("snapshot", "-f", str(spec_file)))
+    edit(spec_file, lambda d: d["node_pools"][1].update(scaling_spec={"min_node_count": 3, "max_node_count": 3}))
+    offline = json.loads(gcp("plan", "-f", str(spec_file), "--observed", str(snapshot), "--json"))
+    live = json.loads(gcp("plan", "-f", str(spec_file), "--json"))
+    assert offline["steps"] == live["steps"] and offline["steps"][0]["request"]["updateMask"] == "node_pools"
+    snapshot.write_text("[1, 2]")
+    gcp("plan", "-f", str(spec_file), "--observed", str(snapshot), code=1)
