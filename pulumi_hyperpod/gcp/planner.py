@@ -64,6 +64,9 @@ def _create_plan(desired: ClusterSpec, policy: Policy) -> Plan:
 def _delete_plan(observed: GcpClusterState | None, policy: Policy) -> Plan:
     if observed is None:
         return plan_build.make("", "none", notes=("there is no cluster: nothing to delete",))
+    if observed.state == "STOPPING":
+        return plan_build.make(observed.name, "none", state=observed,
+                               notes=("the cluster is already being deleted (STOPPING): nothing to call",))
     groups = tuple(GroupChange(p.id, "delete", node_type=p.machine_type, target_before=p.target, current=p.running)
                    for p in observed.pools)
     step = delete_step(observed.name, f"delete the cluster and its {observed.node_count} node(s)")

@@ -42,13 +42,24 @@ class ProviderError(Exception):
     """A failure the user can act on; the message says what to do."""
 
 
+class SettingError(ProviderError):
+    def __init__(self, prop: str, message: str) -> None:
+        super().__init__(message)
+        self.prop = prop
+
+
 def _settings(inputs: Mapping[str, Any]) -> tuple[str, Policy, float, bool]:
     backend = inputs.get("backend") or "gcp"
     if backend not in ("gcp", "fake"):
-        raise ProviderError(f"backend must be gcp or fake; got {backend!r}")
-    policy = Policy.model_validate(inputs.get("policy") or {})
-    timeout = float(inputs.get("timeout") or DEFAULT_TIMEOUT)
-    return backend, policy, timeout, inputs.get("wait") is not False
+        raise SettingError("backend", f"backend must be gcp or fake; got {backend!r}")
+    try:
+        policy = Policy.model_validate(inputs.get("policy") or {})
+    except ValueError as error:  # pydantic's ValidationError
+        raise SettingError("policy", " ".join(str(error).split())) from None
+    timeout = inputs.get("timeout")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
+        raise SettingError("timeout", f"timeout is a number of seconds above 0; got {timeout!r}")
+    return backend, policy, float(timeout or DEFAULT_TIMEOUT), inputs.get("wait") is not False
 
 
 def _spec(inputs: Mapping[str, Any]) -> ClusterSpec:
@@ -94,8 +105,8 @@ class GcpClusterProvider(ResourceProvider):
             _backend, policy, _timeout, _wait = _settings(news)
         except GcpSpecError as error:
             return CheckResult(news, [CheckFailure(f"spec.{path}" if path else "spec", rule) for path, rule in error.violations])
-        except (ProviderError, ValueError) as error:
-            return CheckResult(news, [CheckFailure("policy", str(error))])
+        except SettingError as error:
+            return CheckResult(news, [CheckFailure(error.prop, str(error))])
         failures = []
         if olds and "spec" in olds and not policy.allow_replacement:
             for reason in self._replacements(olds, spec):
@@ -109,6 +120,8 @@ class GcpClusterProvider(ResourceProvider):
         return CheckResult(news, failures)
 
     def _replacements(self, olds: Mapping[str, Any], spec: ClusterSpec) -> list[str]:
+        if not isinstance(olds.get("spec"), Mapping):
+            return []  # nothing to compare with (an import, say): the live plan decides
         try:
             old = _spec(olds)
         except GcpSpecError:

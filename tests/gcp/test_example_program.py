@@ -87,3 +87,12 @@ def test_a_failed_create_leaves_no_cluster(tmp_path, monkeypatch):
     with pytest.raises(ProviderError, match="RESOURCE_EXHAUSTED"):
         GcpClusterProvider().create(inputs)
     assert observe(connect("fake", simulator=GcpSimulator(world), poll_seconds=0), NAME) is None
+
+
+@pytest.mark.parametrize("setting, value", [("backend", "aws"), ("policy", {"max_scale_in_fraction": 2}), ("timeout", "soon")])
+def test_check_names_the_bad_setting(setting, value):
+    import json
+
+    inputs = {"spec": json.loads(EXAMPLE.read_text()), "backend": "fake", "policy": {}, setting: value}
+    result = GcpClusterProvider().check({}, inputs)
+    assert [f.property for f in result.failures] == [setting]

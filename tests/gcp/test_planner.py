@@ -189,3 +189,11 @@ def test_a_cluster_in_error_is_refused_and_named(doc):
     assert [r.rule for r in again.refusals] == ["cluster_state"] and "hyperpod gcp delete" in again.refusals[0].reason
     apply(client, plan(None, observe(client, NAME)))
     assert observe(client, NAME) is None
+
+
+def test_deleting_a_cluster_already_stopping_calls_nothing(client, running):
+    client.delete_cluster(NAME)
+    stopping = observe(client, NAME)
+    assert stopping.state == "STOPPING"
+    the_plan = plan(None, stopping)
+    assert the_plan.empty and "already being deleted" in the_plan.notes[0]
