@@ -17,7 +17,13 @@ import yaml
 from pulumi_hyperpod.gcp.client import connect
 from pulumi_hyperpod.gcp.fake import GcpSimulator
 from pulumi_hyperpod.gcp.observe import observe
-from tests.engine.conftest import STACK, EngineProject, engine_env, repo_venv
+from tests.engine.conftest import (
+    STACK,
+    EngineProject,
+    decoded_providers,
+    engine_env,
+    repo_venv,
+)
 
 pytestmark = pytest.mark.engine
 
@@ -58,6 +64,9 @@ def test_1_up_creates_the_cluster(project, world):
     assert state.state == "RUNNING" and {p.id: p.running for p in state.pools} == {"login": 1, "a4": 2}
     outputs = json.loads(project.run("stack", "output", "--json").stdout)
     assert outputs["state"] == "RUNNING" and outputs["nodeCount"] == 3 and outputs["name"] == NAME
+    export = project.export()
+    for blob in decoded_providers(export) + [json.dumps(export).encode()]:  # no session or credential kept
+        assert b"AuthorizedSession" not in blob and b"Credentials" not in blob and b"access_token" not in blob
     again = project.run("preview", "--expect-no-changes", check=False)
     assert again.returncode == 0, "preview right after `up` is not empty\n" + again.describe()
 
