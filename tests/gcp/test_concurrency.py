@@ -1,5 +1,9 @@
-"""Two appliers on one SQLite world (as two processes would be): the same planned change is made
-once — the second waits out UPDATING, sees the configuration moved, and refuses."""
+"""Two appliers on one SQLite world (as two processes would be).
+
+The resource has no etag, so a window remains between apply's last read and its PATCH: two
+appliers of the same plan can both send it (the same body: idempotent). What holds in every
+interleaving: no call fails, the cluster ends as planned, and re-planning is empty; and when the
+other writer's update has begun (FAILED_PRECONDITION) apply waits, checks again and refuses."""
 
 from __future__ import annotations
 
@@ -42,7 +46,7 @@ def test_patch_refused_while_updating_waits_and_checks_again(client, doc):
     assert observe(client, NAME).pool("a4").target == 3
 
 
-def test_one_change_planned_twice_is_made_once(tmp_path, doc):
+def test_one_change_planned_twice_converges(tmp_path, doc):
     path = tmp_path / "gcp.sqlite"
     clients = [connect("fake", simulator=GcpSimulator(path), poll_seconds=0) for _ in range(2)]
     apply(clients[0], plan(ClusterSpec.from_document(doc), None))
@@ -58,7 +62,7 @@ def test_one_change_planned_twice_is_made_once(tmp_path, doc):
             outcomes.append("+".join(apply(client, the_plan).calls))
         except PlanRefused as refused:
             outcomes.append(f"refused: {refused}")
-        except ApplyError as error:  # would mean a second PATCH went out: the assertion below fails
+        except ApplyError as error:  # a failed call: the assertion below fails
             outcomes.append(f"error: {error}")
 
     threads = [threading.Thread(target=run, args=pair) for pair in zip(clients, plans)]
@@ -66,7 +70,8 @@ def test_one_change_planned_twice_is_made_once(tmp_path, doc):
         thread.start()
     for thread in threads:
         thread.join(60)
-    assert sorted(o.split(":")[0] for o in outcomes) == ["PatchModelDevelopmentCluster", "refused"], outcomes
+    kinds = sorted(o.split(":")[0] for o in outcomes)
+    assert kinds in (["PatchModelDevelopmentCluster", "refused"], ["PatchModelDevelopmentCluster"] * 2), outcomes
     state = observe(clients[1], NAME)
     assert state.state == "RUNNING" and (state.pool("a4").target, state.pool("a4").running) == (3, 3)
     assert plan(spec, state).empty
