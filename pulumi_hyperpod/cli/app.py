@@ -21,9 +21,9 @@ def main(ctx: click.Context, backend: str, region: str | None, profile: str | No
 
 
 def _register_commands() -> None:
-    from . import cluster_commands, plan_commands, sim_commands, slurm_commands
+    from . import cluster_commands, gcp_commands, plan_commands, sim_commands, slurm_commands
 
-    for module in (plan_commands, cluster_commands, sim_commands, slurm_commands):
+    for module in (plan_commands, cluster_commands, sim_commands, slurm_commands, gcp_commands):
         for command in module.COMMANDS:
             main.add_command(command)
 

@@ -10,8 +10,10 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-Operation = Literal["CreateCluster", "UpdateCluster", "BatchDeleteClusterNodes", "BatchAddClusterNodes", "DeleteCluster"]
-DESTRUCTIVE = frozenset({"BatchDeleteClusterNodes", "DeleteCluster"})
+Operation = Literal["CreateCluster", "UpdateCluster", "BatchDeleteClusterNodes", "BatchAddClusterNodes", "DeleteCluster",
+                    # GCP training clusters (pulumi_hyperpod/gcp): the REST methods of modelDevelopmentClusters
+                    "CreateModelDevelopmentCluster", "PatchModelDevelopmentCluster", "DeleteModelDevelopmentCluster"]
+DESTRUCTIVE = frozenset({"BatchDeleteClusterNodes", "DeleteCluster", "DeleteModelDevelopmentCluster"})
 PLAN_FORMAT = "hyperpod-plan/1"
 
 

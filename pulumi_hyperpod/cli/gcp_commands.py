@@ -1,0 +1,387 @@
+"""`hyperpod gcp plan | apply | status | delete | list`: Google Cloud training clusters (seed 002).
+
+The same flow as HyperPod's commands — spec → observe → plan → (save | apply) — over the
+modelDevelopmentClusters REST API (`--backend gcp`, Application Default Credentials) or its
+simulator (`--backend fake`, .hyperpod/gcp-fake.sqlite). Exit codes: 0 ok, 1 error, 2 refused.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+EXIT_ERROR, EXIT_REFUSED = 1, 2
+
+
+class _Group(click.Group):
+    """Usage errors (a missing -f, a bad choice) exit 1 here: 2 means "refused by a guard"."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as error:
+            _err().print(f"[red]error:[/red] {_escape(error.format_message())}", markup=True, highlight=False)
+            ctx.exit(EXIT_ERROR)
+
+
+def _out():
+    from .common import out
+
+    return out
+
+
+def _err():
+    from .common import err
+
+    return err
+
+
+def _escape(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+def _handle(command: Callable) -> Callable:
+    """Errors a user can act on: one line and exit 1, never a traceback."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from ..gcp.apply import ApplyError, PlanRefused
+        from ..gcp.client import CredentialsMissing, GcpApiError, OperationTimeout
+
+        try:
+            return command(*args, **kwargs)
+        except PlanRefused as error:
+            _err().print(f"[red]refused:[/red] {_escape(str(error))}", markup=True, highlight=False)
+            sys.exit(EXIT_REFUSED)
+        except ApplyError as error:
+            _err().print(f"[red]error:[/red] {_escape(str(error))} (calls made: {', '.join(error.done) or 'none'}); "
+                         "re-run the same command: it plans again from what is there now", markup=True, highlight=False)
+        except (GcpApiError, OperationTimeout, CredentialsMissing, OSError, ValueError, LookupError) as error:
+            _err().print(f"[red]error:[/red] {_escape(str(error))}", markup=True, highlight=False)
+        sys.exit(EXIT_ERROR)
+
+    return wrapper
+
+
+@click.group("gcp", cls=_Group)
+@click.option("--backend", type=click.Choice(("gcp", "fake")), envvar="HYPERPOD_GCP_BACKEND", default=None,
+              help="gcp: the real service (Application Default Credentials). fake: the simulator "
+                   "(.hyperpod/gcp-fake.sqlite). Default: fake when `hyperpod --backend fake`, else gcp.")
+@click.option("--project", envvar="GOOGLE_CLOUD_PROJECT", default=None, help="Project, when the spec's name is a bare id.")
+@click.option("--location", envvar="HYPERPOD_GCP_LOCATION", default=None, help="Region, when the spec's name is a bare id.")
+@click.pass_context
+def gcp_group(ctx: click.Context, backend: str | None, project: str | None, location: str | None) -> None:
+    """Google Cloud training clusters (Vertex AI / Gemini Enterprise Agent Platform, Slurm)."""
+    parent = ctx.obj or {}
+    chosen = backend or ("fake" if parent.get("backend") == "fake" else "gcp")
+    ctx.obj = {**parent, "gcp_backend": chosen, "project": project, "location": location}
+
+
+def _spec_option(command):
+    return click.option("-f", "--file", "spec_file", required=True, type=click.Path(dir_okay=False),
+                        help="Cluster spec: the modelDevelopmentClusters REST body (JSON or YAML), with `name`.")(command)
+
+
+def _policy_options(command):
+    command = click.option("--policy", "policy_file", type=click.Path(exists=True, dir_okay=False),
+                           help="Policy file (YAML/JSON): the same guards as HyperPod's.")(command)
+    return click.option("--protect", multiple=True, metavar="NODE",
+                        help="Refuse a shrink of the pool holding this node (instance id or name; repeatable).")(command)
+
+
+def _client(ctx: click.Context):
+    from ..gcp.client import connect
+
+    return connect(ctx.obj["gcp_backend"])
+
+
+def _spec(ctx: click.Context, spec_file: str):
+    from ..gcp.spec import ClusterSpec
+
+    return ClusterSpec.from_file(spec_file, ctx.obj.get("project"), ctx.obj.get("location"))
+
+
+def _policy(policy_file: str | None, protect: tuple[str, ...]):
+    from .common import load_policy
+
+    return load_policy(policy_file, protect)
+
+
+def _show(the_plan, as_json: bool) -> None:
+    from ..plan import plan_renderable
+
+    if as_json:
+        click.echo(the_plan.to_json())
+    else:
+        _out().print(plan_renderable(the_plan))
+
+
+def _make_plan(ctx, spec_file, policy_file, protect):
+    from ..gcp.observe import observe
+    from ..gcp.planner import plan
+
+    spec = _spec(ctx, spec_file)
+    policy = _policy(policy_file, protect)
+    client = _client(ctx)
+    return client, plan(spec, observe(client, spec.name), policy)
+
+
+@gcp_group.command("plan")
+@_spec_option
+@click.option("--observed", "snapshot", type=click.Path(dir_okay=False),
+              help="Plan against a saved cluster (`hyperpod gcp snapshot`, the GET response) instead of the live one: no API call.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable plan (the shared plan format).")
+@click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Also save the plan as JSON.")
+@_policy_options
+@click.pass_context
+@_handle
+def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, protect):
+    """Show what apply would do. Exit 2 when a guard refuses the plan."""
+    if snapshot:
+        from ..gcp.planner import plan
+
+        spec = _spec(ctx, spec_file)
+        observed = _snapshot(snapshot)
+        if observed is not None and observed.name != spec.name:
+            raise ValueError(f"{snapshot}: the snapshot is of {observed.name}, the spec is {spec.name}")
+        the_plan = plan(spec, observed, _policy(policy_file, protect))
+    else:
+        _client_unused, the_plan = _make_plan(ctx, spec_file, policy_file, protect)
+    _show(the_plan, as_json)
+    if out_file:
+        Path(out_file).write_text(the_plan.to_json(), encoding="utf-8")
+    if the_plan.refused:
+        sys.exit(EXIT_REFUSED)
+
+
+@gcp_group.command("apply")
+@click.option("-f", "--file", "spec_file", type=click.Path(dir_okay=False),
+              help="Cluster spec: the modelDevelopmentClusters REST body (JSON or YAML), with `name`.")
+@click.option("--plan", "plan_file", type=click.Path(dir_okay=False),
+              help="Apply a plan saved by `hyperpod gcp plan --out` exactly (refused if the cluster moved since).")
+@click.option("--yes", "-y", is_flag=True, help="Apply without asking.")
+@click.option("--no-wait", is_flag=True, help="Return once the calls are accepted; do not wait on the operations.")
+@click.option("--timeout", type=float, default=7200.0, show_default=True, help="Seconds to wait at most.")
+@click.option("--json", "as_json", is_flag=True, help="Print the plan and the result as JSON.")
+@_policy_options
+@click.pass_context
+@_handle
+def apply_command(ctx, spec_file, plan_file, yes, no_wait, timeout, as_json, policy_file, protect):
+    """Plan (or load a saved plan), confirm, apply; then wait on the long-running operations."""
+    if bool(spec_file) == bool(plan_file):
+        raise click.UsageError("give -f SPEC (plan now) or --plan FILE (a saved plan), not both")
+    if plan_file:
+        if policy_file or protect:
+            raise click.UsageError("--policy/--protect apply when planning; a saved plan keeps the guards it was made with")
+        client, the_plan = _client(ctx), _saved_plan(plan_file)
+    else:
+        client, the_plan = _make_plan(ctx, spec_file, policy_file, protect)
+    if not as_json:
+        _show(the_plan, False)
+    if the_plan.refused:
+        if as_json:
+            click.echo(json.dumps({"plan": the_plan.to_dict(), "result": None}, indent=2, sort_keys=True))
+        _err().print("[red]refused:[/red] nothing was changed.", markup=True)
+        sys.exit(EXIT_REFUSED)
+    if the_plan.empty:
+        if as_json:
+            click.echo(json.dumps({"plan": the_plan.to_dict(), "result": {"outcome": "done", "calls": []}}, indent=2, sort_keys=True))
+        return
+    _confirm(yes, "Apply this plan?")
+    result = _apply(client, the_plan, not no_wait, timeout, quiet=as_json)
+    from ..gcp.apply import status_of
+
+    if as_json:
+        click.echo(json.dumps({"plan": the_plan.to_dict(), "result": {"outcome": result.outcome, "calls": result.calls,
+                                                                     "status": status_of(result.state)}}, indent=2, sort_keys=True))
+    else:
+        _out().print(f"outcome: {result.outcome}; calls: {', '.join(result.calls) or 'none'}", highlight=False)
+        if result.state is not None:
+            _out().print(_status_table(result.state))
+
+
+def _snapshot(path: str):
+    """A GET response saved by `hyperpod gcp snapshot` (`{}`: there was no cluster)."""
+    from ..gcp.observe import GcpClusterState
+
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise ValueError(f"{path}: cannot read the snapshot: {error}") from None
+    if data == {}:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not isinstance(data.get("nodePools", data.get("node_pools")), list):
+        raise ValueError(f"{path}: not a saved cluster (the JSON a GET of modelDevelopmentClusters returns)")  # noqa: TRY004 - bad input, one message like the others
+    try:
+        return GcpClusterState.from_api(data)
+    except (KeyError, TypeError, AttributeError, ValueError) as error:
+        raise ValueError(f"{path}: not a saved cluster: {error!r}") from None
+
+
+@gcp_group.command("snapshot")
+@click.option("-f", "--file", "spec_file", type=click.Path(dir_okay=False), help="The cluster's spec (for its name).")
+@click.option("--name", help="Full resource name, or a bare id with --project/--location.")
+@click.pass_context
+@_handle
+def snapshot_command(ctx, spec_file, name):
+    """Print the cluster as the service returns it (GET), for `plan --observed`; `{}` when there is none."""
+    full = _name_of(ctx, spec_file, name)
+    resource = _client(ctx).find_cluster(full)
+    click.echo(json.dumps(resource or {}, indent=2, sort_keys=True))
+
+
+def _saved_plan(path: str):
+    from ..gcp.planner import CREATE, DELETE, PATCH
+    from ..plan import Plan
+
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise ValueError(f"{path}: cannot read the saved plan: {error}") from None
+    try:
+        the_plan = Plan.from_dict(data) if isinstance(data, dict) else None
+    except (KeyError, TypeError, ValueError) as error:
+        raise ValueError(f"{path}: not a saved plan: {error}") from None
+    if the_plan is None or any(step.operation not in (CREATE, PATCH, DELETE) for step in the_plan.steps):
+        raise ValueError(f"{path}: not a saved GCP training-cluster plan (use `hyperpod gcp plan --out`)")
+    return the_plan
+
+
+def _confirm(yes: bool, question: str) -> None:
+    if yes:
+        return
+    if not sys.stdin.isatty():
+        raise click.UsageError("refusing to change the cluster without confirmation: pass --yes (no terminal to ask on)")
+    click.confirm(question, abort=True)
+
+
+def _apply(client, the_plan, wait: bool, timeout: float, quiet: bool):
+    from ..gcp.apply import apply
+
+    last: list[str] = []
+
+    def progress(message: str) -> None:
+        if not quiet and message not in last[-1:]:  # a poll that says the same again is not news
+            _err().print(f"• {message}", highlight=False, markup=False)
+        last.append(message)
+
+    return apply(client, the_plan, wait=wait, timeout=timeout, progress=progress)
+
+
+def _status_table(state):
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title=Text(f"{state.name} [{state.state}]"), title_justify="left")
+    for column in ("pool", "machine type", "model", "target", "running", "other nodes"):
+        table.add_column(column)
+    for pool in state.pools:
+        others: dict[str, int] = {}
+        for _id, _name, node_state in pool.nodes:
+            if node_state != "RUNNING":
+                others[node_state] = others.get(node_state, 0) + 1
+        table.add_row(Text(pool.id), Text(pool.machine_type), Text(pool.provisioning_model or "-"), str(pool.target),
+                      str(pool.running), ", ".join(f"{n} {s}" for s, n in sorted(others.items())) or "-")
+    return table
+
+
+def _name_of(ctx, spec_file: str | None, name: str | None) -> str:
+    from ..gcp.names import parse_name
+
+    if spec_file:
+        return _spec(ctx, spec_file).name
+    if name:
+        return parse_name(name, ctx.obj.get("project"), ctx.obj.get("location")).full
+    raise click.UsageError("give -f SPEC or --name NAME")
+
+
+@gcp_group.command("status")
+@click.option("-f", "--file", "spec_file", type=click.Path(dir_okay=False), help="The cluster's spec (for its name).")
+@click.option("--name", help="Full resource name, or a bare id with --project/--location.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@_handle
+def status_command(ctx, spec_file, name, as_json):
+    """The cluster's state and each pool's nodes."""
+    from ..gcp.apply import status_of
+    from ..gcp.observe import observe
+
+    full = _name_of(ctx, spec_file, name)
+    state = observe(_client(ctx), full)
+    if as_json:
+        click.echo(json.dumps(status_of(state), indent=2, sort_keys=True))
+    elif state is None:
+        _out().print(_text(f"no cluster {full}"))
+    else:
+        _out().print(_status_table(state))
+    if state is None:
+        sys.exit(EXIT_ERROR)
+
+
+def _text(text: str):
+    from rich.text import Text
+
+    return Text(text)
+
+
+@gcp_group.command("delete")
+@click.option("-f", "--file", "spec_file", type=click.Path(dir_okay=False), help="The cluster's spec (for its name).")
+@click.option("--name", help="Full resource name, or a bare id with --project/--location.")
+@click.option("--yes", "-y", is_flag=True, help="Delete without asking.")
+@click.option("--no-wait", is_flag=True, help="Return once the delete is accepted.")
+@click.option("--timeout", type=float, default=7200.0, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@_handle
+def delete_command(ctx, spec_file, name, yes, no_wait, timeout, as_json):
+    """Delete the cluster (every node goes) and wait until it is gone."""
+    from ..gcp.observe import observe
+    from ..gcp.planner import plan
+
+    full = _name_of(ctx, spec_file, name)
+    client = _client(ctx)
+    the_plan = plan(None, observe(client, full))
+    if not as_json:
+        _show(the_plan, False)
+    if the_plan.empty:
+        if as_json:
+            click.echo(json.dumps({"plan": the_plan.to_dict(), "result": {"outcome": "done", "calls": []}}, indent=2, sort_keys=True))
+        return
+    _confirm(yes, "Delete this cluster?")
+    result = _apply(client, the_plan, not no_wait, timeout, quiet=as_json)
+    if as_json:
+        click.echo(json.dumps({"plan": the_plan.to_dict(), "result": {"outcome": result.outcome, "calls": result.calls}},
+                              indent=2, sort_keys=True))
+    else:
+        _out().print(f"outcome: {result.outcome}; calls: {', '.join(result.calls)}", highlight=False)
+
+
+@gcp_group.command("list")
+@click.option("--page-size", type=click.IntRange(1, 1000), default=None, help="Clusters per page (pageSize).")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@_handle
+def list_command(ctx, page_size, as_json):
+    """The clusters in --project / --location (every page)."""
+    project, location = ctx.obj.get("project"), ctx.obj.get("location")
+    if not project or not location:
+        raise click.UsageError("list needs --project and --location")
+    from ..gcp.observe import GcpClusterState
+
+    clusters = [GcpClusterState.from_api(c) for c in _client(ctx).list_clusters(f"projects/{project}/locations/{location}", page_size)]
+    if as_json:
+        click.echo(json.dumps([{"name": c.name, "state": c.state, "node_count": c.node_count} for c in clusters], indent=2))
+        return
+    for cluster in clusters:
+        _out().print(_text(f"{cluster.name}  {cluster.state}  {cluster.node_count} node(s)"))
+
+
+COMMANDS = (gcp_group,)

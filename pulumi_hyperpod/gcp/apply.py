@@ -1,0 +1,145 @@
+"""apply(client, plan, …): execute a GCP plan's steps exactly, then wait on each long-running
+operation with a deadline and progress.
+
+Before every write the cluster is read again: a PATCH or DELETE goes out only when the cluster's
+configuration is still the one the plan was computed against (else: plan again); a cluster still
+PROVISIONING or UPDATING is waited for first (the service refuses updates then, FAILED_PRECONDITION).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..plan.model import Plan, Step
+from .client import GcpApiError, GcpClient, OperationTimeout
+from .observe import GcpClusterState, observe
+from .plan_build import fingerprint_of
+from .planner import CREATE, DELETE, PATCH, WAITABLE_STATES
+
+Progress = Callable[[str], None]
+
+
+class PlanRefused(Exception):
+    """The plan has refusals, or the cluster moved since the plan was made; nothing was called."""
+
+
+class ApplyError(Exception):
+    def __init__(self, message: str, done: list[str]) -> None:
+        super().__init__(message)
+        self.done = done
+
+
+@dataclass
+class ApplyResult:
+    outcome: str  # done | started (wait=False)
+    calls: list[str] = field(default_factory=list)
+    state: GcpClusterState | None = None
+    messages: list[str] = field(default_factory=list)
+
+
+def apply(client: GcpClient, the_plan: Plan, *, wait: bool = True, timeout: float = 7200.0,
+          progress: Progress | None = None) -> ApplyResult:
+    if the_plan.refused:
+        raise PlanRefused("; ".join(f"[{r.rule}] {r.reason}" for r in the_plan.refusals))
+    say = _once(progress)
+    deadline = client.monotonic() + timeout
+    result = ApplyResult("done")
+    for step in the_plan.steps:
+        try:
+            _run(client, the_plan, step, wait, deadline, say, result)
+        except (GcpApiError, OperationTimeout) as error:
+            raise ApplyError(str(error), result.calls) from None
+    if the_plan.steps and the_plan.action != "delete":
+        result.state = observe(client, the_plan.cluster_name)
+    if not wait and the_plan.steps:
+        result.outcome = "started"
+    return result
+
+
+def _once(progress: Progress | None) -> Progress:
+    """The progress callback, without repeats of the message it just had (a poll with no news)."""
+    last: list[str] = []
+
+    def say(message: str) -> None:
+        if progress is not None and message not in last:
+            progress(message)
+        last[:] = [message]
+
+    return say
+
+
+def _run(client: GcpClient, the_plan: Plan, step: Step, wait: bool, deadline: float, say: Progress,
+         result: ApplyResult) -> None:
+    request = step.request
+    if step.operation == CREATE:
+        name = f"{request['parent']}/modelDevelopmentClusters/{request['modelDevelopmentClusterId']}"
+        if the_plan.action != "replace" and client.find_cluster(name) is not None:
+            raise PlanRefused(f"a cluster {name} exists now but did not when the plan was made: plan again")
+        say(f"{CREATE} {name}")
+        operation = client.create_cluster(request["parent"], request["modelDevelopmentClusterId"], request["body"])
+    elif step.operation == PATCH:
+        operation = _patch(client, the_plan, request, deadline, say)
+    elif step.operation == DELETE:
+        _ready(client, the_plan, request["name"], deadline, say, allow_missing=True)
+        say(f"{DELETE} {request['name']}")
+        operation = client.delete_cluster(request["name"])
+    else:
+        raise ApplyError(f"{step.operation} is not a call of this cloud", result.calls)
+    result.calls.append(step.operation)
+    # a replacement must see the delete finish before it creates; otherwise wait as asked
+    if wait or (step.operation == DELETE and the_plan.action == "replace"):
+        verb = step.operation.replace("ModelDevelopmentCluster", "")
+        client.wait_operation(operation, max(deadline - client.monotonic(), 0.0), verb.lower(),
+                              progress=lambda p: say(str(p)))
+
+
+def _patch(client: GcpClient, the_plan: Plan, request: dict[str, Any], deadline: float, say: Progress) -> dict[str, Any]:
+    """PATCH once the cluster is RUNNING and as planned. Another writer can start an update between
+    that check and the call (FAILED_PRECONDITION): then wait and check again — which refuses if it
+    changed the configuration — rather than fail."""
+    while True:
+        _ready(client, the_plan, request["name"], deadline, say)
+        say(f"{PATCH} {request['name']} (updateMask={request['updateMask']})")
+        try:
+            return client.patch_cluster(request["name"], request["updateMask"].split(","), request["body"])
+        except GcpApiError as error:
+            if error.status != "FAILED_PRECONDITION" or client.monotonic() >= deadline:
+                raise
+            say(f"the cluster started changing meanwhile ({error.message}): waiting, then checking it again")
+
+
+def _ready(client: GcpClient, the_plan: Plan, name: str, deadline: float, say: Progress,
+           allow_missing: bool = False) -> None:
+    """Wait out PROVISIONING/UPDATING; then the configuration must still be the planned one."""
+    while True:
+        state = observe(client, name)
+        if state is None:
+            if allow_missing:
+                return
+            raise PlanRefused(f"the cluster {name} is gone since the plan was made: plan again")
+        if state.state not in WAITABLE_STATES:
+            break
+        if client.monotonic() >= deadline:
+            raise OperationTimeout(f"{name} ({state.state})", 0)
+        say(f"waiting: the cluster is {state.state}")
+        client.sleep(client.poll_seconds)
+    if the_plan.observed_fingerprint and fingerprint_of(state) != the_plan.observed_fingerprint:
+        raise PlanRefused(f"the cluster {name} changed since the plan was made (its configuration is not the one "
+                          "the plan was computed against): plan again")
+
+
+def status_of(state: GcpClusterState | None) -> dict[str, Any]:
+    """A JSON-able status: the cluster state and each pool's nodes by state."""
+    if state is None:
+        return {"exists": False}
+    pools = {}
+    for pool in state.pools:
+        by_state: dict[str, int] = {}
+        for _id, _name, node_state in pool.nodes:
+            by_state[node_state] = by_state.get(node_state, 0) + 1
+        pools[pool.id] = {"machine_type": pool.machine_type, "target": pool.target, "nodes": by_state,
+                          "provisioning_model": pool.provisioning_model}
+    return {"exists": True, "name": state.name, "state": state.state, "detail": state.detail, "pools": pools,
+            "node_count": state.node_count}

@@ -1,0 +1,144 @@
+"""Desired vs observed, field by field: which update-mask paths change, which changes the API
+cannot make in place (replacement), and the per-key lines a reviewer reads.
+
+Fields the service fills in when the spec leaves them out (boot disk, node image, zone,
+provisioning model, subnetwork, service account — Terraform's default_from_api) are compared only
+when the spec sets them: leaving a field out means "whatever the service chose", not a change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .observe import GcpClusterState
+from .slurm_bridge import MUTABLE_FIELDS as SLURM_MUTABLE
+from .spec import ClusterSpec
+
+SLURM_PREFIX = "orchestrator_spec.slurm_spec."
+POOL_IMMUTABLE = ("machine_spec", "provisioning_model", "confidential_instance_config")
+# absent in the spec = "the service decides" for these slurm fields (their shape is not documented)
+SLURM_SERVICE_DEFAULTED = ("accounting", "scheduling")
+
+
+@dataclass(frozen=True)
+class Differences:
+    mask: tuple[str, ...]  # update-mask paths, in a stable order
+    replacements: tuple[str, ...]  # why the cluster cannot be changed in place
+    slurm_lines: tuple[str, ...]  # "~ PreemptMode: REQUEUE → OFF"
+    pool_lines: dict[str, tuple[str, ...]]  # pool id → "boot_disk.boot_disk_size_gb: 100 → 200"
+    top_lines: tuple[str, ...]  # display_name, labels, lustre_export_config
+
+
+def covered(desired: Any, observed: Any) -> bool:
+    """Every value the spec sets equals the observed one (dicts compared on the spec's keys).
+
+    proto3 JSON leaves out fields at their zero value (false, 0, "", empty lists and maps), so an
+    absent observed field equals a spec's zero value (`enable_public_ips: false`, a pool of 0)."""
+    if observed is None and _zero(desired):
+        return True
+    if isinstance(desired, dict):
+        return isinstance(observed, dict) and all(covered(v, observed.get(k)) for k, v in desired.items())
+    if isinstance(desired, (list, tuple)):
+        return isinstance(observed, (list, tuple)) and len(desired) == len(observed) and all(
+            covered(d, o) for d, o in zip(desired, observed))
+    return desired == observed
+
+
+def _zero(value: Any) -> bool:
+    if isinstance(value, dict):
+        return all(_zero(v) for v in value.values())
+    return value is None or value is False or value == 0 or value == "" or value in ([], ())
+
+
+def _empty(value: Any) -> bool:
+    return value is None or value == {} or value == [] or value == ()
+
+
+def differences(desired: ClusterSpec, observed: GcpClusterState) -> Differences:
+    body = desired.body()
+    mask: list[str] = []
+    replacements: list[str] = []
+    top: list[str] = []
+    for field in ("display_name", "labels", "lustre_export_config"):
+        if field in body and body[field] != observed.body.get(field):
+            mask.append(field)
+            top.append(f"~ {field}: {_short(observed.body.get(field))} → {_short(body[field])}")
+    if "network" in body and not covered(body["network"], observed.body.get("network")):
+        replacements.append(f"network changes ({_short(observed.body.get('network'))} → {_short(body['network'])}): "
+                            "the network of a cluster is immutable")
+    if "runtime_spec" in body and not covered(body["runtime_spec"], observed.body.get("runtime_spec")):
+        replacements.append("runtime_spec.service_account changes: it is immutable")
+
+    pool_lines, pools_changed = _pools(body["node_pools"], observed, replacements)
+    if pools_changed:
+        mask.append("node_pools")
+
+    slurm_lines: list[str] = []
+    want, have = desired.slurm, observed.slurm
+    if want.get("home_directory_storage") != have.get("home_directory_storage"):
+        replacements.append(f"orchestrator_spec.slurm_spec.home_directory_storage changes "
+                            f"({have.get('home_directory_storage')} → {want.get('home_directory_storage')}): it is immutable")
+    for field in SLURM_MUTABLE:
+        if field in SLURM_SERVICE_DEFAULTED and field not in want:
+            continue
+        new, old = want.get(field), have.get(field)
+        if _empty(new) and _empty(old) or new == old:
+            continue
+        mask.append(SLURM_PREFIX + field)
+        slurm_lines += slurm_change_lines(field, old, new)
+    return Differences(tuple(mask), tuple(replacements), tuple(slurm_lines), pool_lines, tuple(top))
+
+
+def _pools(wanted: list[dict[str, Any]], observed: GcpClusterState,
+           replacements: list[str]) -> tuple[dict[str, tuple[str, ...]], bool]:
+    lines: dict[str, tuple[str, ...]] = {}
+    changed = [p.get("id") for p in wanted] != [p.get("id") for p in observed.body.get("node_pools") or ()]
+    for pool in wanted:
+        have = observed.pool_body(pool["id"])
+        if have is None:
+            lines[pool["id"]] = ("+ new node pool",)
+            changed = True
+            continue
+        found = []
+        for field, value in pool.items():
+            if field == "id" or covered(value, have.get(field)):
+                continue
+            if field in POOL_IMMUTABLE:
+                replacements.append(f"node pool {pool['id']}: {field} changes ({_short(have.get(field))} → "
+                                    f"{_short(value)}): it is immutable")
+                continue
+            changed = True
+            if field != "scaling_spec":
+                found.append(f"~ {field}: {_short(have.get(field))} → {_short(value)}")
+        lines[pool["id"]] = tuple(found)
+    return lines, changed
+
+
+def slurm_change_lines(field: str, old: Any, new: Any) -> list[str]:
+    """Per-key lines for the slurm.conf `config` map; one line for the other fields."""
+    if field == "config":
+        old, new = old or {}, new or {}
+        lines = [f"~ {k}: {old[k]} → {new[k]}" for k in sorted(new) if k in old and old[k] != new[k]]
+        lines += [f"+ {k}: {new[k]}" for k in sorted(new) if k not in old]
+        lines += [f"- {k} (was {old[k]})" for k in sorted(old) if k not in new]
+        return lines
+    if field in ("prolog_bash_scripts", "epilog_bash_scripts"):
+        return [f"~ {field}: {len(old or ())} → {len(new or ())} script(s), contents changed"
+                if len(old or ()) == len(new or ()) else f"~ {field}: {len(old or ())} → {len(new or ())} script(s)"]
+    if field == "partitions":
+        return [f"~ partitions: {_partitions(old)} → {_partitions(new)}"]
+    return [f"~ {field}: {_short(old)} → {_short(new)}"]
+
+
+def _partitions(value: Any) -> str:
+    if not value:
+        return "(none)"
+    return ", ".join(f"{p.get('id')}[{'+'.join(p.get('node_pool_ids') or ())}]" for p in value)
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    if value is None:
+        return "(unset)"
+    text = value if isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

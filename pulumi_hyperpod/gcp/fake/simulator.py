@@ -1,0 +1,61 @@
+"""`GcpSimulator`: a world plus the sessions that talk to it."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from .store import MemoryStore, SqliteStore
+from .wire import SimulatorAdapter
+
+STATE_ENV = "HYPERPOD_GCP_FAKE_STATE"
+TICK_ENV = "HYPERPOD_GCP_FAKE_TICK"
+CAPACITY_ENV = "HYPERPOD_GCP_FAKE_CAPACITY"  # JSON: {"a4-highgpu-8g": 4}, for a new world
+
+
+def default_path() -> Path:
+    """$HYPERPOD_GCP_FAKE_STATE, else gcp-fake.sqlite beside the HyperPod world
+    ($HYPERPOD_FAKE_STATE, default .hyperpod/fake.sqlite): one directory holds both clouds."""
+    explicit = os.environ.get(STATE_ENV)
+    if explicit:
+        return Path(explicit)
+    hyperpod = os.environ.get("HYPERPOD_FAKE_STATE")
+    base = Path(hyperpod) if hyperpod else Path.cwd() / ".hyperpod" / "fake.sqlite"
+    return base.with_name("gcp-fake.sqlite")
+
+
+class GcpSimulator:
+    """`path` None: an in-memory world; else a SQLite world other processes can open too.
+    `tick`: virtual seconds each request moves the clock (default 60; $HYPERPOD_GCP_FAKE_TICK).
+    `capacity`: machine type → the most nodes of it there are (default unlimited;
+    $HYPERPOD_GCP_FAKE_CAPACITY, JSON); an operation that needs more fails with RESOURCE_EXHAUSTED."""
+
+    def __init__(self, path: str | Path | None = None, tick: float | None = None,
+                 capacity: dict[str, int] | None = None) -> None:
+        if tick is None and os.environ.get(TICK_ENV):
+            tick = float(os.environ[TICK_ENV])
+        if capacity is None and os.environ.get(CAPACITY_ENV):
+            capacity = {str(k): int(v) for k, v in json.loads(os.environ[CAPACITY_ENV]).items()}
+        self.path = Path(path) if path is not None else None
+        self._store = MemoryStore(tick, capacity) if self.path is None else SqliteStore(self.path, tick, capacity)
+        self.adapter = SimulatorAdapter(self._store.transaction)
+
+    @classmethod
+    def open_default(cls) -> GcpSimulator:
+        return cls(default_path())
+
+    def session(self) -> Any:
+        """google-auth's AuthorizedSession (anonymous credentials: nothing of this machine's is
+        read or sent) with this simulator mounted for every https URL."""
+        from google.auth.credentials import AnonymousCredentials
+        from google.auth.transport.requests import AuthorizedSession
+
+        session = AuthorizedSession(AnonymousCredentials())
+        session.mount("https://", self.adapter)
+        return session
+
+    def world(self):
+        """One transaction on the world (for tests and `hyperpod gcp sim` style inspection)."""
+        return self._store.transaction()

@@ -1,0 +1,114 @@
+"""Building a shared `Plan` from the GCP planner's pieces: the one place that knows the Plan's shape.
+
+The shared Plan model is being reshaped on the core branch (typed `cost`/`basis` sections instead
+of `extras` and a stored `observed_fingerprint`). This module builds either shape from the same
+GCP data, so the planner, apply and the tests do not depend on which one is merged:
+
+- the cost goes to `extras["cost"]` (with its text lines) or to a typed `CostSection`;
+- what the plan was computed against goes to `observed_fingerprint` (a hash of the cluster's
+  configuration) or to a `Basis` (the cluster's name, that hash, each pool's target and minimum),
+  whose fingerprint is then the plan's.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from ..plan.model import Plan, Refusal
+
+_FIELDS = {f.name for f in dataclasses.fields(Plan)}
+TYPED_SECTIONS = "cost" in _FIELDS and "extras" not in _FIELDS
+
+
+@dataclass(frozen=True)
+class PoolCost:
+    pool: str
+    action: str
+    machine_type: str
+    before: int
+    after: int
+    price: float | None  # USD per node-hour; None: price unknown
+
+
+@dataclass(frozen=True)
+class GcpCost:
+    currency: str
+    region: str
+    prices_from: str
+    pools: tuple[PoolCost, ...]
+    before: float | None
+    after: float | None
+    delta: float | None  # known when every changed pool has a price
+    unknown: tuple[str, ...]
+    unknown_increase: bool
+    lines: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["lines"] = list(self.lines)
+        return data
+
+
+def make(cluster_name: str, action: str, *, steps=(), groups=(), replacements=(), refusals=(), notes=(),
+         state: Any = None, cost: GcpCost | None = None) -> Plan:
+    common = {"cluster_name": cluster_name, "action": action, "steps": tuple(steps), "groups": tuple(groups),
+              "replacements": tuple(replacements), "notes": tuple(notes)}
+    if TYPED_SECTIONS:
+        the_plan = Plan(**common, basis=_basis(state), cost=_typed_cost(cost))
+        return the_plan.refuse(*refusals) if refusals else the_plan
+    return Plan(**common, refusals=tuple(refusals), observed_fingerprint=state.fingerprint() if state is not None else None,
+                extras={"cost": cost.as_dict()} if cost is not None else {})
+
+
+def refuse(the_plan: Plan, *refusals: Refusal) -> Plan:
+    if hasattr(the_plan, "refuse"):
+        return the_plan.refuse(*refusals)
+    return dataclasses.replace(the_plan, refusals=the_plan.refusals + tuple(refusals))
+
+
+def fingerprint_of(state: Any) -> str | None:
+    """What `plan.observed_fingerprint` is for a plan made against `state`."""
+    if state is None:
+        return None
+    return _basis(state).fingerprint() if TYPED_SECTIONS else state.fingerprint()
+
+
+def cost_delta(the_plan: Plan) -> float | None:
+    if TYPED_SECTIONS:
+        return the_plan.cost.cluster.delta_per_hour if the_plan.cost is not None else None
+    return (the_plan.extras.get("cost") or {}).get("delta")
+
+
+def _basis(state: Any):
+    if state is None:
+        return None
+    from ..plan.basis import Basis, GroupBasis
+
+    groups = []
+    for pool in state.pools:
+        body = state.pool_body(pool.id) or {}
+        minimum = int((body.get("scaling_spec") or {}).get("min_node_count") or 0)
+        groups.append(GroupBasis(pool.id, pool.target, minimum, pool.target, None))
+    return Basis(arn=state.name, status=f"configuration {state.fingerprint()}", groups=tuple(groups))
+
+
+def _typed_cost(cost: GcpCost | None):
+    if cost is None:
+        return None
+    from ..plan.sections import ClusterCost, CostSection, GroupCost, PriceUsed
+
+    prices = {p.machine_type: PriceUsed(p.price, "gcp list price") for p in cost.pools if p.price is not None}
+    groups = tuple(
+        GroupCost(group=p.pool, action=p.action, instance_types=(p.machine_type,), before_count=p.before,
+                  after_count=p.after, before_instances={p.machine_type: p.before} if p.before else {},
+                  after_instances={p.machine_type: p.after} if p.after else {},
+                  before_per_hour=None if p.price is None else p.price * p.before,
+                  after_per_hour=None if p.price is None else p.price * p.after,
+                  delta_per_hour=None if p.price is None else p.price * (p.after - p.before),
+                  unknown=() if p.price is not None else (p.machine_type,))
+        for p in cost.pools)
+    return CostSection(currency=cost.currency, region=cost.region, prices_from=cost.prices_from, prices=prices,
+                       groups=groups, cluster=ClusterCost(cost.before, cost.after, cost.delta),
+                       unknown_types=cost.unknown)

@@ -1,0 +1,56 @@
+"""Shared pieces: seed 002's cluster (examples/gcp-training-cluster/cluster.json) and a client on
+an in-memory simulator (the real AuthorizedSession with the simulator as its transport)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from pulumi_hyperpod.gcp.client import connect
+from pulumi_hyperpod.gcp.fake import GcpSimulator
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "gcp-training-cluster" / "cluster.json"
+NAME = "projects/my-project/locations/us-central1/modelDevelopmentClusters/llmtrain"
+
+
+@pytest.fixture
+def doc() -> dict:
+    return copy.deepcopy(json.loads(EXAMPLE.read_text()))
+
+
+@pytest.fixture
+def sim() -> GcpSimulator:
+    return GcpSimulator()
+
+
+@pytest.fixture
+def client(sim):
+    return connect("fake", simulator=sim, poll_seconds=0)
+
+
+def slurm(doc: dict) -> dict:
+    return doc["orchestratorSpec"]["slurmSpec"]
+
+
+def a4(doc: dict) -> dict:
+    return next(p for p in doc["node_pools"] if p["id"] == "a4")
+
+
+# ---- the engine flow (test_engine_gcp.py): a failed step skips the steps after it ---------------
+_FAILED: dict[str, str] = {}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and item.get_closest_marker("engine") and call.when in ("setup", "call"):
+        _FAILED.setdefault(str(item.path), item.name)
+
+
+def pytest_runtest_setup(item) -> None:
+    if item.get_closest_marker("engine") and str(item.path) in _FAILED:
+        pytest.skip(f"an earlier step of this flow failed: {_FAILED[str(item.path)]}")
