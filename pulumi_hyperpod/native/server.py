@@ -72,7 +72,7 @@ def user_message(error: BaseException) -> str:
     """What the user reads: the message of an error they can act on; a traceback only for a bug."""
     from botocore.exceptions import BotoCoreError, ClientError
 
-    if isinstance(error, (core.ProviderError, core.SpecError, ValueError, LookupError, ClientError, BotoCoreError)):
+    if isinstance(error, (core.ProviderError, core.SpecError, ValueError, ClientError, BotoCoreError)):
         return str(error)
     return "".join(traceback.format_exception(type(error), error, error.__traceback__)).rstrip()
 
