@@ -67,6 +67,14 @@ def set_output(sink: Callable[[str], None] | None) -> None:
     console.set_sink(sink)
 
 
+def say(text: str, cluster: str | None) -> None:
+    console.say(text, cluster)
+
+
+def cluster_name(bag: Mapping[str, Any]) -> str | None:
+    return props.cluster_name(bag)
+
+
 def merged_spec(fields: Mapping[str, Any]) -> Any:
     """`spec`, `spec_file` and the snake_case spec fields merged into one spec, as the dynamic
     `Cluster` does in the program (`resource.build_spec`). Raises SpecError for an unreadable file."""

@@ -32,6 +32,8 @@ from pulumi.provider.experimental.provider import (
     DiffResponse,
     GetSchemaRequest,
     GetSchemaResponse,
+    PropertyDiff,
+    PropertyDiffKind,
     Provider,
     ReadRequest,
     ReadResponse,
@@ -97,6 +99,14 @@ class HyperpodProvider(Provider):
         news = wire.bag_from_wire(request.new_inputs)
         changes, replaces, delete_first = await self._run(core.diff, self._core, request.resource_id, olds, news)
         detailed = wire.detailed_diff(olds, news, replaces, changes)
+        if wire.DYNAMIC_STATE_KEY in olds and not replaces:
+            # The state came from the dynamic Cluster (a migration by alias, docs/native-provider.md):
+            # an update with the same plan writes it again in this provider's form.
+            name = core.cluster_name(news) or request.resource_id
+            core.say("state written by the dynamic provider (pulumi-python:dynamic/hyperpod:Cluster): this update "
+                     "rewrites it in the native provider's form; the cluster itself changes only as its plan says", name)
+            changes = True
+            detailed.setdefault("spec", PropertyDiff(PropertyDiffKind.UPDATE, False))
         return DiffResponse(
             changes=changes or bool(replaces),
             replaces=[wire.path_to_wire(p) for p in replaces],

@@ -29,6 +29,8 @@ SETTING_INPUTS: tuple[str, ...] = tuple(core.SETTING_KEYS)
 # What `check` keeps (the spec folded into one canonical `spec`), so what the state's inputs hold.
 STORED_INPUTS: tuple[str, ...] = ("spec", *SETTING_INPUTS)
 OUTPUTS: tuple[str, ...] = tuple(core.OUTPUTS)
+# The dynamic provider's pickled provider, in a state the dynamic Cluster wrote.
+DYNAMIC_STATE_KEY = "__provider"
 # Nested objects whose keys are renamed too (the spec is not: it is the AWS form on both sides).
 _RENAMED_MEMBERS = ("policy", "location")
 
@@ -95,7 +97,7 @@ def bag_from_wire(properties: Mapping[str, PropertyValue]) -> dict[str, Any]:
     """An engine property map (inputs or state) as a dynamic-provider bag (snake_case keys)."""
     bag: dict[str, Any] = {}
     for key, value in properties.items():
-        name = snake(key)
+        name = key if key.startswith("__") else snake(key)
         python = to_python(value)
         if name in _RENAMED_MEMBERS:
             python = _rename_keys(python, snake)
