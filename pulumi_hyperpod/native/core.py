@@ -34,9 +34,11 @@ __all__ = [
     "create",
     "delete",
     "diff",
+    "is_unknown",
     "merged_spec",
     "new_provider",
     "observe_by_id",
+    "plain",
     "read",
     "set_output",
     "settings_inputs",
@@ -122,6 +124,11 @@ def observe_by_id(provider: ClusterProvider, id_: str, region: str | None) -> tu
 def locate(provider: ClusterProvider, region: str | None = None) -> Location:
     """Where a cluster with no settings of its own lives: the provider's configuration."""
     return Settings(region=region).locate(provider.defaults)
+
+
+def plain(value: Any) -> Any:
+    """A bag value as the core reads it: secrets unwrapped, integral doubles as ints, no nulls."""
+    return props.plain(value)
 
 
 def settings_inputs(bag: Mapping[str, Any]) -> dict[str, Any]:

@@ -14,8 +14,7 @@ from typing import Any, Optional
 
 import pulumi
 
-from ..provider.resource import OUTPUTS, SPEC_FIELDS
-from ..provider.settings import SETTING_KEYS
+from .core import OUTPUTS, SETTING_KEYS, SPEC_FIELDS
 
 TYPE = "hyperpod:index:Cluster"
 INPUTS = ("spec", "spec_file", *SPEC_FIELDS, *SETTING_KEYS)

@@ -208,3 +208,19 @@ def test_6_sdks_generate_from_the_schema(yaml_project: EngineProject, language: 
     text = source.read_text()
     assert "hyperpod:index:Cluster" in text and "nodeCount" in text.replace("NodeCount", "nodeCount"), text[:2000]
     print(f"gen-sdk {language}: {len(generated)} files in {time.monotonic() - started:.1f}s")
+
+
+# ---- 7. no credentials -----------------------------------------------------------------------
+def test_7_no_credentials_in_state_or_output(yaml_project: EngineProject, flow: dict[str, Any]) -> None:
+    """The provider process had the (fake) AWS credentials in its environment: none reached the
+    state (exports), the commands' output or the files under the test's engine home and backend."""
+    from .test_demo_stack import _hits
+
+    projects = [yaml_project, flow["import_project"]]
+    problems = [f"{' '.join(r.args)}: {h}" for p in projects for r in p.results for h in _hits(r.output)]
+    problems += [f"stack export: {h}" for p in projects for text in p.exports for h in _hits(text)]
+    assert any(p.exports for p in projects), "no state was scanned"
+    base: Path = yaml_project.root.parent
+    for path in sorted(p for p in base.rglob("*") if p.is_file() and "sdk-" not in str(p)):
+        problems += [f"{path.relative_to(base)}: {h}" for h in _hits(path.read_bytes().decode("latin-1"))]
+    assert not problems, "credential-like strings found:\n" + "\n".join(problems[:40])
