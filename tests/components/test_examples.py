@@ -15,7 +15,7 @@ from pulumi.runtime.mocks import MockMonitor
 from .conftest import CLUSTER_TYPE, HyperPodMocks, registered
 
 ROOT = Path(__file__).resolve().parents[2]
-PROGRAMS = [ROOT] + sorted(p for p in (ROOT / "examples").iterdir() if (p / "Pulumi.yaml").exists())
+PROGRAMS = [ROOT] + sorted(p for p in (ROOT / "examples").iterdir() if (p / "__main__.py").exists())  # Python programs (yaml-cluster: tests/engine)
 EXPECTED_CLUSTERS = {"platform-two-clusters": 2}  # the others declare one
 
 
