@@ -17,15 +17,27 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from typing import Callable
 
 _LOCK = threading.Lock()
 PREFIX = "hyperpod"
+# A host with a channel of its own installs it here (the native provider: the engine's log, since
+# the engine hides a native plugin's stdout and stderr). It receives each block of lines, prefixed.
+_SINK: Callable[[str], None] | None = None
+
+
+def set_sink(sink: Callable[[str], None] | None) -> None:
+    global _SINK
+    _SINK = sink
 
 
 def say(text: str, cluster: str | None = None) -> None:
     header = f"[{PREFIX}{' ' + cluster if cluster else ''}] "
     lines = [line.rstrip() for line in text.splitlines() if line.strip()] or [""]
     block = "\n".join(header + line for line in lines) + "\n"
+    if _SINK is not None:
+        _SINK(block.rstrip("\n"))
+        return
     mode = os.environ.get("HYPERPOD_PROVIDER_OUTPUT", "stderr")
     if mode == "log":
         import pulumi

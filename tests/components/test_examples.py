@@ -15,9 +15,9 @@ from pulumi.runtime.mocks import MockMonitor
 from .conftest import CLUSTER_TYPE, HyperPodMocks, registered
 
 ROOT = Path(__file__).resolve().parents[2]
-# examples/gcp-training-cluster declares a GCP cluster, not a HyperPod one: tests/gcp covers it
+# Python programs that declare HyperPod clusters (examples/gcp-training-cluster: tests/gcp; yaml-cluster: tests/engine)
 PROGRAMS = [ROOT] + sorted(p for p in (ROOT / "examples").iterdir()
-                           if (p / "Pulumi.yaml").exists() and p.name != "gcp-training-cluster")
+                           if (p / "__main__.py").exists() and p.name != "gcp-training-cluster")
 EXPECTED_CLUSTERS = {"platform-two-clusters": 2}  # the others declare one
 
 

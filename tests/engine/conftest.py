@@ -205,3 +205,26 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if item.get_closest_marker("engine") and str(item.path) in _FAILED:
         pytest.skip(f"an earlier step of this flow failed: {_FAILED[str(item.path)]}")
+
+
+# ---- the native provider (hyperpod:index:Cluster) ------------------------------------------------
+PLUGIN_DIR = REPO / "plugin"
+
+
+def copy_yaml_project(source: Path, dest: Path) -> None:
+    """A YAML project (`examples/yaml-cluster`) with its `plugins.providers` path made absolute:
+    the engine runs this repository's `plugin/pulumi-resource-hyperpod`."""
+    dest.mkdir(parents=True, exist_ok=True)
+    project = yaml.safe_load((source / "Pulumi.yaml").read_text())
+    for plugin in (project.get("plugins") or {}).get("providers") or []:
+        if plugin.get("name") == "hyperpod":
+            plugin["path"] = str(PLUGIN_DIR)
+    (dest / "Pulumi.yaml").write_text(yaml.safe_dump(project, sort_keys=False))
+
+
+def require_yaml_host(pulumi: str) -> None:
+    """The YAML language host scripts/install-pulumi builds beside `pulumi`: missing means the
+    install is incomplete, which is a failure, not a reason to skip."""
+    host = Path(pulumi).resolve().parent / "pulumi-language-yaml"
+    if not host.exists() and shutil.which("pulumi-language-yaml") is None:
+        pytest.fail(f"no pulumi-language-yaml beside {pulumi}: run scripts/install (scripts/install-pulumi builds it)")

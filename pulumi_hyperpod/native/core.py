@@ -1,0 +1,157 @@
+"""The native provider's one door into the dynamic provider: every decision is made behind it.
+
+The native provider (`hyperpod:index:Cluster`) must behave exactly like the dynamic `Cluster`:
+same checks, same plan in the preview, same guards, same waits. So it does not wire observe →
+plan → preflight → apply itself; it calls the functions the dynamic provider calls, through this
+module only. When the dynamic provider moves onto the shared pipeline, this module is the one
+place to re-point.
+
+Everything here speaks the dynamic provider's language: property bags with snake_case keys,
+secrets as `rpc` secret wrappers, values not known yet as the `rpc.UNKNOWN` sentinel. `wire.py`
+translates the gRPC property maps to and from it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+from ..observe import ClusterState, observe
+from ..provider import console, props
+from ..provider.provider import ClusterProvider, ProviderError
+from ..provider.resource import OUTPUTS, SPEC_FIELDS, ClusterArgs, build_spec
+from ..provider.settings import SETTING_KEYS, Location, Settings, check_settings
+from ..provider.unknowns import is_unknown
+from ..provider.worlds import open_backend
+from ..spec import SpecError
+
+__all__ = [
+    "OUTPUTS",
+    "SETTING_KEYS",
+    "SPEC_FIELDS",
+    "ProviderError",
+    "SpecError",
+    "check",
+    "create",
+    "delete",
+    "diff",
+    "is_unknown",
+    "merged_spec",
+    "new_provider",
+    "observe_by_id",
+    "plain",
+    "read",
+    "set_output",
+    "settings_inputs",
+    "spec_canonical",
+    "state_outputs",
+    "update",
+]
+
+
+def new_provider(config: Mapping[str, str] | None = None, simulator: str | None = None) -> ClusterProvider:
+    """A configured provider. `config` uses the dynamic provider's stack-config keys
+    (`hyperpod:backend`, `hyperpod:region`, `hyperpod:profile`); `simulator` is the name of an
+    in-memory simulator registered with `provider.worlds` (tests)."""
+    provider = ClusterProvider(simulator=simulator)
+    provider.configure(_ConfigureRequest(dict(config or {})))
+    return provider
+
+
+class _ConfigureRequest:
+    """What `ClusterProvider.configure` reads (the dynamic SDK's ConfigureRequest has `.config`)."""
+
+    def __init__(self, config: dict[str, str]) -> None:
+        self.config = config
+
+
+def set_output(sink: Callable[[str], None] | None) -> None:
+    """Where the provider's plans and progress lines go (`console.say`)."""
+    console.set_sink(sink)
+
+
+def say(text: str, cluster: str | None) -> None:
+    console.say(text, cluster)
+
+
+def cluster_name(bag: Mapping[str, Any]) -> str | None:
+    return props.cluster_name(bag)
+
+
+def merged_spec(fields: Mapping[str, Any]) -> Any:
+    """`spec`, `spec_file` and the snake_case spec fields merged into one spec, as the dynamic
+    `Cluster` does in the program (`resource.build_spec`). Raises SpecError for an unreadable file."""
+    return build_spec(ClusterArgs(**{k: v for k, v in fields.items() if v is not None}))
+
+
+def check(provider: ClusterProvider, olds: dict[str, Any], news: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    result = provider.check(olds, news)
+    return dict(result.inputs or {}), [(f.property, f.reason) for f in result.failures or []]
+
+
+def diff(provider: ClusterProvider, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> tuple[bool, list[str], bool]:
+    """(changes, replaced property paths, delete before replace)."""
+    result = provider.diff(id_, olds, news)
+    return bool(result.changes), list(result.replaces or []), bool(result.delete_before_replace)
+
+
+def create(provider: ClusterProvider, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    result = provider.create(inputs)
+    return result.id, dict(result.outs or {})
+
+
+def update(provider: ClusterProvider, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> dict[str, Any]:
+    return dict(provider.update(id_, olds, news).outs or {})
+
+
+def read(provider: ClusterProvider, id_: str, bag: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, Any] | None]:
+    """(id, outputs, inputs); an empty id: the cluster is gone."""
+    result = provider.read(id_, bag)
+    return result.id or "", dict(result.outs or {}), (dict(result.inputs) if result.inputs is not None else None)
+
+
+def delete(provider: ClusterProvider, id_: str, bag: dict[str, Any]) -> None:
+    provider.delete(id_, bag)
+
+
+def observe_by_id(provider: ClusterProvider, id_: str, region: str | None) -> tuple[ClusterState | None, Location]:
+    """The cluster an import id names (a name or an ARN), where the provider's configuration
+    (or the ARN's region) says it lives."""
+    location = locate(provider, region)
+    client, _ = open_backend(location, provider.simulator)
+    return observe(client, id_), location
+
+
+def locate(provider: ClusterProvider, region: str | None = None) -> Location:
+    """Where a cluster with no settings of its own lives: the provider's configuration."""
+    return Settings(region=region).locate(provider.defaults)
+
+
+def plain(value: Any) -> Any:
+    """A bag value as the core reads it: secrets unwrapped, integral doubles as ints, no nulls."""
+    return props.plain(value)
+
+
+def settings_inputs(bag: Mapping[str, Any]) -> dict[str, Any]:
+    return props.settings_inputs(bag)
+
+
+def default_settings() -> dict[str, Any]:
+    """The settings part of the inputs when nothing is set (what `check` stores for an empty program)."""
+    inputs, _ = check_settings({}, is_unknown)
+    return inputs
+
+
+def state_outputs(state: ClusterState, location: Location) -> dict[str, Any]:
+    return props.state_outputs(state, location)
+
+
+def spec_canonical(raw: Any) -> tuple[Any, list[tuple[str, str]]]:
+    return props.canonical_spec(raw)
+
+
+def group_from_described(group: Any) -> dict[str, Any]:
+    return props._group_from_described(group)  # noqa: SLF001 - the same translation refresh uses
+
+
+def effective_min(group: Mapping[str, Any], continuous: bool) -> int:
+    return props._effective_min(group, continuous)  # noqa: SLF001 - the same default refresh uses
