@@ -9,20 +9,19 @@ call is made) and the simulator (which answers ValidationException like the real
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import botocore.session
-from botocore.validate import ParamValidator, ValidationErrors, range_check
 import regex  # botocore patterns use \p{L}-style classes, which `re` does not know
+from botocore.validate import ParamValidator, ValidationErrors, range_check
 
 SERVICE = "sagemaker"
 
 
-@dataclass(frozen=True)
-class Violation:
-    """One broken rule: where (a field path such as `InstanceGroups[2].MinInstanceCount`) and why."""
+class Violation(NamedTuple):
+    """One broken rule: where (a field path such as `InstanceGroups[2].MinInstanceCount`) and why.
+    A named pair, so callers may unpack it as `(path, rule)`."""
 
     path: str
     rule: str
@@ -148,7 +147,7 @@ class _Report(ValidationErrors):
         self.unit = "characters"  # what a length counts; set by the validator before botocore checks a size
 
     def report(self, name, reason, **details):
-        path = name[1:] if name.startswith(".") else name
+        path = name.removeprefix(".")
         rule = self._rule(path, reason, details)
         if rule is not None:
             self.violations.append(Violation(*rule) if isinstance(rule, tuple) else Violation(path, rule))
@@ -320,7 +319,7 @@ class _ServiceRules(ParamValidator):
 
 
 def _path(name: str) -> str:
-    return name[1:] if name.startswith(".") else name
+    return name.removeprefix(".")
 
 
 def _enum_rule(allowed: list[str], value: str) -> str:

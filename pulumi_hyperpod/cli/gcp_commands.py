@@ -16,18 +16,7 @@ from typing import Any
 
 import click
 
-EXIT_ERROR, EXIT_REFUSED = 1, 2
-
-
-class _Group(click.Group):
-    """Usage errors (a missing -f, a bad choice) exit 1 here: 2 means "refused by a guard"."""
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except click.UsageError as error:
-            _err().print(f"[red]error:[/red] {_escape(error.format_message())}", markup=True, highlight=False)
-            ctx.exit(EXIT_ERROR)
+from .common import EXIT_ERROR, EXIT_REFUSED, HyperpodGroup, handle_errors, print_error
 
 
 def _out():
@@ -49,9 +38,11 @@ def _escape(text: str) -> str:
 
 
 def _handle(command: Callable) -> Callable:
-    """Errors a user can act on: one line and exit 1, never a traceback."""
+    """GCP's own errors as one line and exit 1 (a guard's refusal: exit 2); everything else —
+    bad input, files, names — goes through the shared `handle_errors`, as for HyperPod."""
 
     @functools.wraps(command)
+    @handle_errors
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         from ..gcp.apply import ApplyError, PlanRefused
         from ..gcp.client import CredentialsMissing, GcpApiError, OperationTimeout
@@ -59,19 +50,19 @@ def _handle(command: Callable) -> Callable:
         try:
             return command(*args, **kwargs)
         except PlanRefused as error:
-            _err().print(f"[red]refused:[/red] {_escape(str(error))}", markup=True, highlight=False)
+            print_error(str(error), label="refused")
             sys.exit(EXIT_REFUSED)
         except ApplyError as error:
-            _err().print(f"[red]error:[/red] {_escape(str(error))} (calls made: {', '.join(error.done) or 'none'}); "
-                         "re-run the same command: it plans again from what is there now", markup=True, highlight=False)
-        except (GcpApiError, OperationTimeout, CredentialsMissing, OSError, ValueError, LookupError) as error:
-            _err().print(f"[red]error:[/red] {_escape(str(error))}", markup=True, highlight=False)
+            print_error(f"{error} (calls made: {', '.join(error.done) or 'none'}); "
+                        "re-run the same command: it plans again from what is there now")
+        except (GcpApiError, OperationTimeout, CredentialsMissing) as error:
+            print_error(str(error))
         sys.exit(EXIT_ERROR)
 
     return wrapper
 
 
-@click.group("gcp", cls=_Group)
+@click.group("gcp", cls=HyperpodGroup)
 @click.option("--backend", type=click.Choice(("gcp", "fake")), envvar="HYPERPOD_GCP_BACKEND", default=None,
               help="gcp: the real service (Application Default Credentials). fake: the simulator "
                    "(.hyperpod/gcp-fake.sqlite). Default: fake when `hyperpod --backend fake`, else gcp.")

@@ -22,18 +22,11 @@ from .common import EXIT_REFUSED, client_from, emit_json, handle_errors, out
 def _load(cluster_path: str, slurm_path: str, slurm_config: bool | None, lifecycle_uri: str | None, base_dir: str | None = None):
     from ..slurm.render import render_hyperpod
     from ..slurm.spec import SlurmSpec
-    from ..spec import SpecError, parse_document
+    from ..spec import SpecError
+    from ..spec.documents import read_document
 
     slurm = SlurmSpec.from_file(slurm_path)
-    path = Path(cluster_path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise SpecError([_violation("", f"cannot read the file: {error}")], source=cluster_path) from None
-    try:
-        data = parse_document(text, path.suffix)
-    except SpecError as error:
-        raise SpecError(error.violations, source=cluster_path) from None
+    data = read_document(cluster_path, SpecError)
     if not isinstance(data, dict):
         raise SpecError([_violation("", f"a cluster spec is an object; got {type(data).__name__}")], source=cluster_path)
     return render_hyperpod(data, slurm, lifecycle_uri=lifecycle_uri, slurm_config=slurm_config,

@@ -256,9 +256,10 @@ class GcpTrainingCluster(Resource, module="hyperpod", name="GcpTrainingCluster")
                  policy: Mapping[str, Any] | None = None, timeout: float | None = None,
                  wait: bool | None = None, opts: pulumi.ResourceOptions | None = None) -> None:
         if spec_file is not None:
-            from .spec import read_document
+            from ..spec.documents import read_document
+            from .spec import GcpSpecError
 
-            loaded = read_document(Path(spec_file))
+            loaded = read_document(Path(spec_file), GcpSpecError)
             spec = {**loaded, **(spec or {})} if isinstance(loaded, dict) else loaded
         if spec is None:
             raise TypeError("GcpTrainingCluster needs spec= (the REST body) or spec_file=")

@@ -9,26 +9,28 @@ pool references (the shared Slurm spec, see slurm_bridge.py).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..servicemodel import Violation
+from ..spec.documents import read_document
+from ..spec.errors import InputError
 from . import keys, names, slurm_bridge
 
 ProvisioningModel = Literal["ON_DEMAND", "RESERVATION", "SPOT", "FLEX_START"]
 A4X_BLOCK = 18  # A4X capacity comes in fixed 18-node NVLink domains (training-clusters compute-resources page)
 
 
-class GcpSpecError(ValueError):
-    """Bad input: every violation as `path: rule`, with the file it came from."""
+class GcpSpecError(InputError):
+    """Bad input in a GCP cluster spec: every violation as `path: rule`, with the file it came from —
+    the same error family (and the same one-line-per-problem output) as a HyperPod spec's."""
 
-    def __init__(self, violations: list[tuple[str, str]], source: str | None = None) -> None:
-        self.violations = violations
-        self.source = source
-        text = "; ".join(f"{path}: {rule}" if path else rule for path, rule in violations)
-        super().__init__(f"{source}: {text}" if source else text)
+    kind = "GCP cluster spec"
+
+    def __init__(self, violations: list, source: str | None = None) -> None:
+        super().__init__([v if isinstance(v, Violation) else Violation(*v) for v in violations], source=source)
 
 
 class _Model(BaseModel):
@@ -151,22 +153,7 @@ class ClusterSpec(_Model):
     @classmethod
     def from_file(cls, path: str | Path, project: str | None = None, location: str | None = None) -> ClusterSpec:
         path = Path(path)
-        return cls.from_document(read_document(path), str(path), project, location)
-
-
-def read_document(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise GcpSpecError([("", f"cannot read the file: {error}")], str(path)) from None
-    import yaml
-
-    is_yaml = path.suffix.lower() in (".yaml", ".yml")
-    try:
-        return yaml.safe_load(text) if is_yaml else json.loads(text)
-    except (ValueError, yaml.YAMLError) as error:  # syntax: one line with the position
-        where = " ".join(str(error).split())
-        raise GcpSpecError([("", f"not valid {'YAML' if is_yaml else 'JSON'}: {where}")], str(path)) from None
+        return cls.from_document(read_document(path, GcpSpecError), str(path), project, location)
 
 
 def _loc(loc: tuple) -> str:

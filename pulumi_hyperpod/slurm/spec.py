@@ -27,6 +27,8 @@ from .conf import canonical_key, config_violations, key_violation
 class SlurmSpecError(SpecError):
     """A Slurm spec that breaks one or more rules (a SpecError, so callers can catch both alike)."""
 
+    kind = "Slurm spec"
+
     def _render(self) -> str:
         where = f" in {self.source}" if self.source else ""
         count = len(self.violations)
@@ -135,18 +137,11 @@ class SlurmSpec(BaseModel):
 
     @classmethod
     def from_file(cls, path: str | Path) -> SlurmSpec:
-        """JSON or YAML; a key given twice in one object is refused."""
-        from ..spec.models import parse_document
+        """JSON or YAML (the same reader, limits and YAML 1.2 meaning as a cluster spec)."""
+        from ..spec.documents import read_document
 
         path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            raise SlurmSpecError([Violation("", f"cannot read the file: {error}")], source=str(path)) from None
-        try:
-            data = parse_document(text, path.suffix)
-        except SpecError as error:
-            raise SlurmSpecError(error.violations, source=str(path)) from None
+        data = read_document(path, SlurmSpecError)
         return cls.from_dict(data, source=str(path))
 
     # ---- views -------------------------------------------------------------------------------

@@ -28,6 +28,11 @@ MiB = 1024 * 1024
 # 100 groups, so it gets more room.
 MAX_BYTES = {"cluster spec": 5 * MiB, "policy": 5 * MiB, "snapshot": 64 * MiB}
 SUFFIXES = (".json", ".yaml", ".yml")
+
+
+def max_bytes(kind: str) -> int:
+    """The size limit of a kind of file; every other spec (Slurm, GCP) is limited like a cluster spec."""
+    return MAX_BYTES.get(kind, MAX_BYTES["cluster spec"])
 MAX_DEPTH = 64  # a cluster spec is ~8 levels deep
 _MIN_EXPANSION_ALLOWED = 100_000  # nodes an alias-using YAML may expand to, at least
 _EXPANSION_FACTOR = 10  # … or this many times the nodes written
@@ -53,7 +58,7 @@ def _read_text(path: Path, kind: str) -> str:
     if path.suffix.lower() not in SUFFIXES:
         raise refuse(f"a {kind} file is JSON or YAML: its name ends in .json, .yaml or .yml "
                      f"(got {path.suffix or 'no extension'!r})")
-    limit = MAX_BYTES[kind]
+    limit = max_bytes(kind)
     try:
         with path.open("rb") as handle:
             raw = handle.read(limit + 1)
@@ -75,8 +80,8 @@ def _read_text(path: Path, kind: str) -> str:
 
 def parse_document(text: str, suffix: str = "", kind: str = "cluster spec") -> Any:
     """JSON (`.json`) or YAML 1.2 text to data. Raises SpecError (a subclass of InputError)."""
-    if len(text) > MAX_BYTES[kind]:
-        raise SpecError([Violation("", f"the document is larger than {MAX_BYTES[kind] // MiB} MiB, the most a {kind} may be")])
+    if len(text) > max_bytes(kind):
+        raise SpecError([Violation("", f"the document is larger than {max_bytes(kind) // MiB} MiB, the most a {kind} may be")])
     if not text.strip():
         raise SpecError([Violation("", "the file is empty")])
     if suffix.lower() == ".json":

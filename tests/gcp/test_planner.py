@@ -9,7 +9,7 @@ from pulumi_hyperpod.gcp import plan_build
 from pulumi_hyperpod.gcp.apply import PlanRefused, apply
 from pulumi_hyperpod.gcp.observe import observe
 from pulumi_hyperpod.gcp.planner import plan
-from pulumi_hyperpod.gcp.spec import ClusterSpec
+from pulumi_hyperpod.gcp.spec import ClusterSpec, GcpSpecError
 from pulumi_hyperpod.plan import Plan, Policy, plan_text
 
 from .conftest import NAME, a4, slurm
@@ -123,7 +123,7 @@ def test_guards(running, doc):
     login_doc = dict(doc)
     login_doc["node_pools"] = [dict(doc["node_pools"][0], scaling_spec={"min_node_count": 0, "max_node_count": 0}),
                                doc["node_pools"][1]]
-    with pytest.raises(ValueError):  # the login pool needs a node: a spec error before any plan
+    with pytest.raises(GcpSpecError):  # the login pool needs a node: a spec error before any plan
         spec(login_doc)
 
 
