@@ -197,11 +197,15 @@ def sinfo(ctx: click.Context, name: str, as_json: bool, plain: bool) -> None:
     sim = Simulator.open_default()
     with _cluster_named(name, _region(ctx)):
         rows = sim.sinfo_rows(check_cluster_name(name), options["region"])
+        roles = sim.slurm_roles(name, options["region"])
         if as_json:
             return emit_json(rows)
         if plain:
             return click.echo(sim.sinfo(name, options["region"]), nl=False)
-    table = Table("PARTITION", "AVAIL", "TIMELIMIT", "NODES", "STATE", "NODELIST")
+    # sinfo lists neither the controller nor the login nodes: a caption says where they are
+    caption = "; ".join(f"{r['role'].lower()}: {r['group']} ({', '.join(r['hosts']) or 'no node running'})" for r in roles)
+    table = Table("PARTITION", "AVAIL", "TIMELIMIT", "NODES", "STATE", "NODELIST", caption=cell(caption) if caption else None,
+                  caption_justify="left")
     for row in rows:
         table.add_row(*(cell(v) for v in (row["partition"] + ("*" if row["default"] else ""), row["avail"],
                                           row["timelimit"], row["nodes"], row["state"], ",".join(row["nodelist"]))))
