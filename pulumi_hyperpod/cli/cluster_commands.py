@@ -8,7 +8,7 @@ import click
 from rich.table import Table
 
 from ..observe import ClusterState, observe
-from ..plan import plan as make_plan
+from .. import pipeline
 from .common import client_from, emit_json, handle_errors, out
 from .plan_commands import _run_with_progress, _show_plan
 from .tables import status_table
@@ -77,7 +77,7 @@ def snapshot_command(ctx, name):
 def delete_command(ctx, name, yes, timeout):
     """Delete the cluster and wait until it is gone."""
     client = client_from(ctx)
-    the_plan = make_plan(None, observe(client, name))
+    the_plan = pipeline.deletion(client, name).plan
     _show_plan(the_plan, False)
     if the_plan.empty:
         return

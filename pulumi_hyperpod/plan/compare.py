@@ -70,6 +70,11 @@ def group_immutable_changes(desired: InstanceGroupSpec, observed: GroupState) ->
     problems = []
     if desired.node_type is not None and observed.node_type is not None and desired.node_type != observed.node_type:
         problems.append(f"SlurmConfig.NodeType {observed.node_type} → {desired.node_type}")
+    if desired.instance_type is not None and observed.instance_type and not observed.described.get("InstanceRequirements") \
+            and desired.instance_type != observed.instance_type:
+        # "Updating SageMaker HyperPod cluster configuration" (update-cluster): to update an existing
+        # instance group, specify the instance type initially assigned to it
+        problems.append(f"InstanceType {observed.instance_type} → {desired.instance_type} (UpdateCluster takes only the type the group was created with)")
     if desired.instance_requirements is not None and observed.instance_type and not observed.described.get("InstanceRequirements"):
         problems.append("a fixed-type group cannot become a flexible group (InstanceRequirements)")
     if desired.instance_type is not None and observed.described.get("InstanceRequirements"):
@@ -95,6 +100,9 @@ def replacement_reasons(desired: ClusterSpec, observed: ClusterState) -> list[st
             reasons.append("Orchestrator.Eks.ClusterArn (the EKS cluster) cannot change after creation")
     if observed.continuous and not desired.continuous:
         reasons.append("NodeProvisioningMode cannot leave Continuous once set")
+    if desired.continuous and not observed.continuous:
+        # AWS, continuous provisioning for Slurm: existing clusters cannot be migrated to it
+        reasons.append("an existing cluster cannot be switched to NodeProvisioningMode Continuous (only a new cluster can use it)")
     return reasons
 
 

@@ -84,6 +84,9 @@ def spec_replacements(old: Any, new: Any) -> list[Replacement]:
             found.append(Replacement("spec.NodeProvisioningMode", reason, certain=False))
         elif mode != CONTINUOUS:
             found.append(Replacement("spec.NodeProvisioningMode", "NodeProvisioningMode cannot leave Continuous once set"))
+    elif mode == CONTINUOUS:
+        found.append(Replacement("spec.NodeProvisioningMode",
+                                 "an existing cluster cannot be switched to NodeProvisioningMode Continuous (only a new cluster can use it)"))
     return found
 
 
