@@ -26,7 +26,7 @@ from ..observe import ClusterState, GroupState
 from ..servicemodel import api_limits
 from ..spec import ClusterSpec, InstanceGroupSpec
 from . import compare, victims as victim_rules
-from .basis import Basis, fingerprint
+from .basis import Basis
 from .model import GroupChange, Plan, Refusal, Step, Victim
 from .policy import Policy
 

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from pulumi_hyperpod import ClusterSpec, Policy, apply, connect, observe, pipeline, plan
+from pulumi_hyperpod import Policy, apply, connect, observe, pipeline, plan
 from pulumi_hyperpod.apply import ConcurrentChange, PlanStale
 from pulumi_hyperpod.cost import PRICES_ENV
 from pulumi_hyperpod.fake import Simulator
