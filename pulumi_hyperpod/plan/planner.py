@@ -6,12 +6,18 @@ The decision table (also in the README):
 |-------------------------------------------|----------------------------------------|
 | no cluster yet                            | CreateCluster                          |
 | desired is None (destroy)                 | DeleteCluster                          |
-| VpcConfig, Orchestrator, leaving Continuous, Failed cluster | replacement: DeleteCluster + CreateCluster, refused unless policy.allow_replacement |
+| VpcConfig, Orchestrator, leaving or entering Continuous, Failed cluster | replacement: DeleteCluster + CreateCluster, refused unless policy.allow_replacement |
+| InstanceType, NodeType, fixed ↔ flexible of an existing group | refused: a new group with a new name |
 | group config, new group, MinCount, cluster settings | one UpdateCluster (listing only the groups that change) |
 | removed group                             | that UpdateCluster's InstanceGroupsToDelete |
 | scale-out, all-or-nothing mode            | UpdateCluster (InstanceCount)          |
 | scale-out, Continuous mode                | folded into the UpdateCluster when one is needed anyway, or when the group is Creating/Updating (BatchAdd is rejected then), or when BatchAddClusterNodes would take more calls than one UpdateCluster; otherwise BatchAddClusterNodes (≤ 50 per entry, ≤ 5 entries per call) |
 | scale-in (any mode)                       | BatchDeleteClusterNodes naming the victims (≤ 99 per call); pending launches with no node to name: UpdateCluster lowers the count |
+| scale-in of a Creating/Updating group     | UpdateCluster lowers the count (BatchDelete is blocked then; seed 000) |
+
+Guards refuse (a refused plan lists no steps): protected nodes in any step, the Slurm controller and
+login groups, max_scale_in_fraction, replacement, and on a Slurm cluster whose roles are not known
+(no SlurmConfig.NodeType, no `roles`), deleting a group or scaling one to 0.
 
 Order: UpdateCluster, then BatchDeleteClusterNodes, then BatchAddClusterNodes — so a lowered
 MinCount is in place before nodes go, and scale-outs never wait behind deletions.
