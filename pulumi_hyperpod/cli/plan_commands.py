@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Mapping
 
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -15,6 +16,7 @@ from .. import pipeline
 from ..apply import WAIT_POLICIES, ApplyError, ConcurrentChange, PlanRefused, PlanStale
 from ..client import default_poll_seconds
 from ..observe import ClusterState
+from ..pipeline.saved import SavedPlanError
 from ..plan import PLAN_FORMAT, Plan, plan_renderable
 from ..spec import ClusterSpec
 from .common import EXIT_ERROR, EXIT_REFUSED, client_from, emit_json, err, handle_errors, load_policy, out
@@ -59,13 +61,17 @@ def _snapshot(path: str) -> ClusterState:
     return ClusterState.from_snapshot(json.loads(Path(path).read_text(encoding="utf-8")))
 
 
-def _prepare(ctx, spec: ClusterSpec, policy, snapshot: str | None, no_preflight: bool) -> pipeline.Prepared:
+def _prepare(ctx, spec: ClusterSpec, policy, snapshot: str | None, no_preflight: bool,
+             roles: Mapping[str, str] | None = None) -> pipeline.Prepared:
+    """`roles`: Slurm roles by group name for clusters whose groups do not state SlurmConfig.NodeType
+    (read from a lifecycle bundle by the Slurm layer)."""
     if snapshot:
-        return pipeline.prepare(None, spec, policy=policy, observed=_snapshot(snapshot), region=ctx.obj.get("region"),
+        return pipeline.prepare(None, spec, policy=policy, roles=roles, observed=_snapshot(snapshot), region=ctx.obj.get("region"),
                                 skip_preflight=OFFLINE)
     client = client_from(ctx)
     quotas = None if no_preflight else client_from(ctx, "service-quotas")
-    return pipeline.prepare(client, spec, policy=policy, quotas=quotas, skip_preflight=NO_PREFLIGHT if no_preflight else None)
+    return pipeline.prepare(client, spec, policy=policy, roles=roles, quotas=quotas,
+                            skip_preflight=NO_PREFLIGHT if no_preflight else None)
 
 
 @click.command("plan")
@@ -86,7 +92,10 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
     prepared = _prepare(ctx, spec, policy, snapshot, no_preflight)
     _show_plan(prepared.plan, as_json)
     if out_file:
-        pipeline.save(prepared, out_file)
+        try:
+            pipeline.save(prepared, out_file)
+        except OSError as error:
+            fail(f"{out_file}: the plan cannot be saved ({error.strerror or error})")
         if not as_json:
             err.print(Text(f"plan saved to {out_file}: apply it with `hyperpod apply --plan {out_file}`"), highlight=False)
     if prepared.plan.refused:
@@ -117,7 +126,10 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
     if plan_file:
         if policy_file or protect or no_preflight:
             fail("--policy, --protect and --no-preflight are part of a saved plan; make the plan again to change them")
-        prepared = pipeline.load(plan_file)
+        try:
+            prepared = pipeline.load(plan_file)
+        except SavedPlanError as error:
+            fail(str(error))
     else:
         spec = ClusterSpec.from_file(spec_file)
         prepared = _prepare(ctx, spec, load_policy(policy_file, protect), None, no_preflight)

@@ -12,7 +12,7 @@ def status_table(state: ClusterState) -> Table:
     title = f"{state.name} [{state.status}]" + (f" — {state.failure_message}" if state.failure_message else "")
     table = Table(title=Text(title), title_justify="left")
     for column in ("group", "type", "status", "current", "target", "min", "instance types"):
-        table.add_column(column)
+        table.add_column(column, overflow="fold")  # a name is never shown shortened to "…"
     for g in state.groups:
         cells = (g.name, g.node_type or "-", g.status or "-", str(g.current_count), str(g.target_count), str(g.min_count), ", ".join(g.instance_types))
         table.add_row(*(Text(cell) for cell in cells))

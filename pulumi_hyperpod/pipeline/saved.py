@@ -68,12 +68,16 @@ def load(path: str | Path) -> Any:
 
     where = str(path)
     file = Path(path)
+    if not file.exists():
+        raise SavedPlanError(f"{where}: no such file (save a plan with `hyperpod plan -f SPEC --out {where}`)")
     if file.is_dir():
         raise SavedPlanError(f"{where}: is a directory, not a saved plan file")
     if file.stat().st_size > MAX_BYTES:
         raise SavedPlanError(f"{where}: larger than {MAX_BYTES // (1024 * 1024)} MB, not a saved plan")
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise SavedPlanError(f"{where}: cannot be read ({error.strerror or error})") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise SavedPlanError(f"{where}: not a saved plan (not JSON: {error})") from None
     if not isinstance(data, dict) or "plan" not in data or "format" not in data:

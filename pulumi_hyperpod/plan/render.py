@@ -34,7 +34,8 @@ def _table(title: str | None, columns: Iterable[str], right: Iterable[str] = ())
     table = Table(title=Text(title) if title else None, title_justify="left")
     aligned = set(right)
     for column in columns:
-        table.add_column(Text(column), justify="right" if column in aligned else "left")
+        # fold rather than cut: a name or an id is never shown shortened to "…"
+        table.add_column(Text(column), justify="right" if column in aligned else "left", overflow="fold")
     return table
 
 

@@ -155,3 +155,16 @@ def test_a_refused_saved_plan_lists_no_call_and_is_not_applied(world):
     assert "API calls" not in text and "nothing will be changed" in text
     assert run("apply", "--plan", "p.json", "--yes").exit_code == 2
     assert ClusterSpec.from_dict(json.loads((world / "p.json").read_text())["spec"]).group("leo-stg-compute-ig") is None
+
+
+def test_paths_with_brackets_are_printed_as_written(world):
+    """User text is never read as rich markup (issue 12, item 1): a plan file named like markup."""
+    out = CliRunner().invoke(main, ["--backend", "fake", "plan", "-f", str(SPECS / "seed004-scale-out.json"),
+                                                    "--out", "[bold]p[red].json"])
+    assert out.exit_code == 0 and (world / "[bold]p[red].json").exists()
+    assert "plan saved to [bold]p[red].json" in out.stderr
+    missing = run("apply", "--plan", "nope[/bogus].json", "--yes")
+    assert missing.exit_code == 1 and "nope[/bogus].json: no such file" in missing.output
+    assert "MarkupError" not in missing.output and "Traceback" not in missing.output
+    unwritable = run("plan", "-f", str(SPECS / "seed004-scale-out.json"), "--out", str(world / "no-dir" / "[b]p.json"))
+    assert unwritable.exit_code == 1 and "[b]p.json: the plan cannot be saved" in unwritable.output

@@ -33,7 +33,10 @@ def test_refresh_shows_an_out_of_band_scale_in_and_the_next_preview_restores_it(
     capsys.readouterr()
     diff = engine.diff(arn, refreshed, props(slurm_spec(workers=3)))
     assert diff.changes is True and diff.replaces == []
-    assert "2 → 3" in capsys.readouterr().err
+    preview = capsys.readouterr().err
+    assert "2 → 3" in preview
+    # the plan's tables, drawn from its typed sections: groups, steps, cost, preflight
+    assert "Steps (in order)" in preview and "Cost per hour" in preview and "Preflight:" in preview
 
     restored = engine.update(arn, refreshed, props(slurm_spec(workers=3), wait="Target"))
     assert restored["groups"]["workers"]["current_count"] == 3
