@@ -196,8 +196,10 @@ class _Run:
                 raise PlanStale(self.plan, changes)
         for index, step in enumerate(self.plan.steps):
             self.say(f"step {index + 1}/{len(self.plan.steps)}: {step.operation} — {'; '.join(step.reasons[:2])}")
-            # the first call was just checked (check_fresh), or the caller vouched for the plan
-            verify = index > 0 and self.plan.steps[index - 1].operation != "DeleteCluster"
+            # every call is checked right before it is sent, the first too: time passes between the
+            # freshness check and the first call (a progress display, a confirmation), and another
+            # apply may land in it. After a DeleteCluster there is no cluster to compare.
+            verify = index == 0 and self.plan.basis is not None or index > 0 and self.plan.steps[index - 1].operation != "DeleteCluster"
             try:
                 getattr(self, f"_{xform_name(step.operation)}")(index, step, verify)
             except ClientError as error:

@@ -43,7 +43,7 @@ def test_scale_out_sends_one_batch_add_with_a_client_token(stubbed):
     client, stubber = stubbed
     before, after = observed_from(slurm_spec(workers=2)), observed_from(slurm_spec(workers=5))
     p = plan(slurm_spec(workers=5), before)
-    observes(stubber, before)  # the plan is still fresh
+    observes(stubber, before, 2)  # the plan is still fresh; nobody moved the cluster right before the call
     stubber.add_response("batch_add_cluster_nodes", {"Successful": [{"NodeLogicalId": f"worker-gpu-a-n{i}", "InstanceGroupName": "worker-gpu-a", "Status": "Pending"} for i in range(3)], "Failed": []},
                          {"ClusterName": "my-training-cluster", "ClientToken": token(p), "NodesToAdd": [{"InstanceGroupName": "worker-gpu-a", "IncrementTargetCountBy": 3}]})
     for _ in range(2):  # apply checks the target moved, then observes the result
@@ -59,7 +59,7 @@ def test_an_add_answered_from_the_idempotency_cache_is_asked_again(stubbed):
     before, after = observed_from(slurm_spec(workers=1)), observed_from(slurm_spec(workers=3))
     p = plan(slurm_spec(workers=3), before)
     replay = {"Successful": [{"NodeLogicalId": "worker-gpu-a-old", "InstanceGroupName": "worker-gpu-a", "Status": "Pending"}], "Failed": []}
-    observes(stubber, before)  # fresh
+    observes(stubber, before, 2)  # fresh; unmoved right before the call
     stubber.add_response("batch_add_cluster_nodes", replay, {"ClusterName": "my-training-cluster", "ClientToken": token(p, 0), "NodesToAdd": ANY})
     observes(stubber, before, 2)  # the target did not move; nobody else moved it either
     stubber.add_response("batch_add_cluster_nodes", replay, {"ClusterName": "my-training-cluster", "ClientToken": token(p, 1), "NodesToAdd": ANY})
@@ -119,6 +119,7 @@ def test_conflict_waits_for_in_service_then_retries(stubbed):
     client, stubber = stubbed
     legacy_before, legacy_after = observed_from(slurm_spec(workers=1, continuous=False)), observed_from(slurm_spec(workers=3, continuous=False))
     p = plan(slurm_spec(workers=3, continuous=False), legacy_before)
+    observes(stubber, legacy_before)  # unmoved right before the call
     stubber.add_client_error("update_cluster", "ConflictException", "cluster is Updating", expected_params=p.steps[0].request)
     stubber.add_response("describe_cluster", {**describe(legacy_before), "ClusterStatus": "Updating"}, {"ClusterName": "my-training-cluster"})
     stubber.add_response("describe_cluster", describe(legacy_before), {"ClusterName": "my-training-cluster"})
@@ -135,6 +136,7 @@ def test_wait_policy_times_out_with_the_status_instead_of_hanging(stubbed):
     client, stubber = stubbed
     state = observed_from(slurm_spec(workers=4), counts={"worker-gpu-a": 1}, pending={"worker-gpu-a": 3})
     p = plan(slurm_spec(workers=5), observed_from(slurm_spec(workers=4)))
+    observes(stubber, state)  # unmoved right before the call (the same targets; nodes still coming)
     stubber.add_response("batch_add_cluster_nodes", {"Successful": [], "Failed": []}, {"ClusterName": "my-training-cluster", "ClientToken": ANY, "NodesToAdd": ANY})
     for _ in range(4):  # polls at 0, 30 and 60 s, then the final observation
         stubber.add_response("describe_cluster", describe(state), {"ClusterName": "my-training-cluster"})

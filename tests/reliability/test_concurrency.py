@@ -45,15 +45,19 @@ def _world(tmp_path: Path, continuous: bool) -> tuple[Path, Path]:
     return path, spec_file
 
 
-def _both(path: Path, spec_file: Path, tmp_path: Path, runner: str = "cli") -> list[subprocess.CompletedProcess]:
+def _both(path: Path, spec_file: Path | list[Path], tmp_path: Path, runner: str = "cli") -> list[subprocess.CompletedProcess]:
     env = {**os.environ, "HYPERPOD_FAKE_STATE": str(path), "HYPERPOD_POLL_SECONDS": "0.05", "COLUMNS": "200",
            "PYTHONPATH": str(ROOT)}
-    if runner == "cli":
-        args = [*HYPERPOD, "--backend", "fake", "apply", "-f", str(spec_file), "--yes", "--wait", "Target", "--timeout", "60"]
-    else:
-        args = [*OVERLAPPING, str(spec_file), "1.0", "0"]
-    procs = [subprocess.Popen(args, cwd=ROOT if runner != "cli" else tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for _ in range(2)]
+    files = spec_file if isinstance(spec_file, list) else [spec_file, spec_file]
+
+    def args(file: Path) -> list[str]:
+        if runner == "cli":
+            return [*HYPERPOD, "--backend", "fake", "apply", "-f", str(file), "--yes", "--wait", "Target", "--timeout", "60"]
+        return [*OVERLAPPING, str(file), "1.0", "0"]
+
+    procs = [subprocess.Popen(args(file), cwd=ROOT if runner != "cli" else tmp_path, env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+             for file in files]
     results = []
     for proc in procs:
         out, err = proc.communicate(timeout=120)
@@ -162,6 +166,34 @@ def test_two_provider_updates_at_once(continuous):
         unregister_simulator("concurrency-world")
 
 
+@pytest.mark.parametrize("order", [(4, 20), (20, 4)], ids=["4-first", "20-first"])
+@pytest.mark.parametrize("continuous", [True, False], ids=["continuous", "all-or-nothing"])
+def test_two_processes_with_targets_4_and_20_one_wins_the_other_stops(tmp_path, continuous, order):
+    """The issue's reproduction with real processes: both plan from the same cluster (the driver
+    pauses after its checks, before its first call), then both send. One wins; the other stops
+    with exit 1 naming the change — never 22, never `done` for a cluster at the other's target.
+    (All-or-nothing at this simulator speed: both UpdateClusters may land, the last one wins, and
+    the first writer's final check says its target was changed.)"""
+    path, _ = _world(tmp_path, continuous)
+    files = []
+    for target in order:
+        file = tmp_path / f"target-{target}.json"
+        file.write_text(json.dumps(spec_dict(continuous, target, 1)))
+        files.append(file)
+    start = len(Simulator(path).calls)
+    results = _both(path, files, tmp_path, "overlapping")
+    for result in results:
+        assert "Traceback" not in result.stdout + result.stderr, result.stderr
+    winners = [target for target, result in zip(order, results) if result.returncode == 0]
+    assert len(winners) == 1, [(r.returncode, r.stdout[-500:]) for r in results]
+    loser = next(r for r in results if r.returncode != 0)
+    # stopped before its call, or (its call landed first, then the other's) not reported done
+    assert loser.returncode == 1 and "another writer" in loser.stdout and "TargetCount" in loser.stdout, loser.stdout
+    state = observe(connect(backend="fake", simulator=Simulator(path)), NAME)
+    assert state.group("big").target_count == winners[0]
+    assert not [r for op, r in Simulator(path).calls[start:] if op == "BatchDeleteClusterNodes"], "a node was removed"
+
+
 def test_every_interleaving_of_two_applies_with_different_targets_has_one_winner():
     trials = all_trials()
     figures = summary(trials)
@@ -178,7 +210,8 @@ def test_the_window_between_the_check_and_the_call_is_closed_by_the_token_and_th
     continuous add collides on the ClientToken, the all-or-nothing update on ConflictException;
     both end in a clean stop naming the change, never in 22 nodes."""
     for continuous in (True, False):
-        trial = run_trial(continuous, outer_target=4, point=2)  # calls 0-1: DescribeCluster + ListClusterNodes
+        # calls 0-1: the freshness check; 2-3: the check right before the call; 4: the call itself
+        trial = run_trial(continuous, outer_target=4, point=4)
         assert trial.ok, trial.problems
         assert trial.winners == [20] and trial.final_target == 20
         assert any("another writer" in m and "TargetCount 2 → 20" in m for m in trial.messages), trial.messages
