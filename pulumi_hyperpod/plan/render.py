@@ -60,7 +60,7 @@ def plan_renderable(plan: Plan) -> Any:
     for note in plan.notes:
         parts.append(Text(f"note: {note}", style="cyan"))
     if plan.cost is not None and plan.cost.groups:
-        parts.append(cost_renderable(plan.cost))
+        parts.append(cost_renderable(plan.cost, if_allowed=plan.refused))
     if plan.preflight is not None:
         parts.append(preflight_renderable(plan.preflight, plan))
     if plan.refused:
@@ -93,12 +93,13 @@ def _groups(plan: Plan) -> Table:
 
 
 # ---- cost ------------------------------------------------------------------------------------------
-def cost_renderable(cost: CostSection) -> Any:
-    table = _table(f"Cost per hour ({cost.currency}, on-demand, {cost.region})", ("group", "before", "after", "change", "instances"),
-                   right=("before", "after", "change"))
-    for g in cost.groups:
+def cost_renderable(cost: CostSection, if_allowed: bool = False) -> Any:
+    """`if_allowed`: the plan is refused, so the "after" is what it would cost were it allowed."""
+    title = f"Cost per hour ({cost.currency}, on-demand, {cost.region})" + (" if the refused plan were allowed" if if_allowed else "")
+    table = _table(title, ("group", "before", "after", "change", "instances"), right=("before", "after", "change"))
+    for index, g in enumerate(cost.groups):
         table.add_row(_t(g.group), _t(money(g.before_per_hour)), _t(money(g.after_per_hour)), _t(_change(g.delta_per_hour)),
-                      _t(_instances(g, cost)))
+                      _t(_instances(g, cost)), end_section=index == len(cost.groups) - 1)
     cluster = cost.cluster
     note = ""
     if cluster.delta_per_hour is None and cluster.delta_at_most is not None:
@@ -110,7 +111,7 @@ def cost_renderable(cost: CostSection) -> Any:
         elif low != high:
             note = "; ".join(filter(None, (note, f"range {usd(low)} – {usd(high)} by the flexible groups' types")))
     table.add_row(_t("cluster", "bold"), _t(money(cluster.before_per_hour)), _t(money(cluster.after_per_hour)),
-                  _t(_change(cluster.delta_per_hour)), _t(note), end_section=True)
+                  _t(_change(cluster.delta_per_hour)), _t(note))
     lines: list[Any] = [table]
     if cost.unknown_types:
         lines.append(Text(f"price unknown: {', '.join(cost.unknown_types)} in {cost.region} "
