@@ -57,10 +57,18 @@ class ApplyError(Exception):
 class PlanStale(Exception):
     """The cluster changed since the plan was made, in what the plan depends on. Nothing was called."""
 
-    def __init__(self, plan: Plan, changes: list[str]):
+    def __init__(self, plan: Plan, changes: list[str], now: ClusterState | None = None):
         self.plan, self.changes = plan, changes
+        hint = ""
+        if now is not None and _at_targets(plan, now):
+            hint = " (the cluster is at this plan's targets already: was the plan applied before?)"
         super().__init__(f"cluster {plan.cluster_name} changed since the plan was made: " + "; ".join(changes)
-                         + ". Nothing was changed; make the plan again")
+                         + f". Nothing was changed{hint}; make the plan again")
+
+
+def _at_targets(plan: Plan, now: ClusterState) -> bool:
+    resized = [g for g in plan.groups if g.action in ("create", "grow", "shrink") and g.target_after is not None]
+    return bool(resized) and all(now.group(g.group) is not None and now.group(g.group).target_count == g.target_after for g in resized)
 
 
 class ConcurrentChange(ApplyError):
@@ -191,9 +199,10 @@ class _Run:
     # ---- the run -----------------------------------------------------------------------------
     def execute(self, wait_policy: str, check_fresh: bool) -> ApplyResult:
         if check_fresh:
-            changes = stale_reasons(self.plan, observe(self.client, self.name))
+            now = observe(self.client, self.name)
+            changes = stale_reasons(self.plan, now)
             if changes:
-                raise PlanStale(self.plan, changes)
+                raise PlanStale(self.plan, changes, now)
         for index, step in enumerate(self.plan.steps):
             self.say(f"step {index + 1}/{len(self.plan.steps)}: {step.operation} — {'; '.join(step.reasons[:2])}")
             # every call is checked right before it is sent, the first too: time passes between the

@@ -61,6 +61,8 @@ def test_seed_004_plan_out_then_apply_plan_reaches_three_compute_nodes(world):
 
     assert "outcome: done" in applied
     assert compute_nodes() == 3
+    again = run("apply", "--plan", "p.json", "--yes")  # a saved plan is applied once
+    assert again.exit_code == 1 and "TargetCount 1 → 3" in again.output and "was the plan applied before?" in again.output
 
 
 def test_seed_004_a_change_between_plan_and_apply_is_named_and_nothing_is_touched(world):
