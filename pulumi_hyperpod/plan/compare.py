@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from deepdiff import DeepDiff
-
 from ..observe import ClusterState, GroupState
 from ..spec import ClusterSpec, InstanceGroupSpec
 
@@ -36,6 +34,8 @@ _UNORDERED = frozenset({"OnStartDeepHealthChecks", "OverrideVpcConfig", "VpcConf
 def same(observed: Any, desired: Any, unordered: bool = False) -> bool:
     if observed == desired:  # the fast path: most members of most groups are unchanged
         return True
+    from deepdiff import DeepDiff  # heavy: loaded only when a member differs (DESIGN: import where used)
+
     return not DeepDiff(observed, desired, ignore_order=unordered)
 
 
@@ -82,6 +82,17 @@ def group_immutable_changes(desired: InstanceGroupSpec, observed: GroupState) ->
     return problems
 
 
+def provisioning_mode_change(was_continuous: bool, continuous: bool) -> str | None:
+    """NodeProvisioningMode cannot change on an existing cluster, either way: the one rule the
+    planner (desired vs observed) and the provider's diff (old vs new inputs) both apply."""
+    if was_continuous and not continuous:
+        return "NodeProvisioningMode cannot leave Continuous once set"
+    if continuous and not was_continuous:
+        # AWS, continuous provisioning for Slurm: existing clusters cannot be migrated to it
+        return "an existing cluster cannot be switched to NodeProvisioningMode Continuous (only a new cluster can use it)"
+    return None
+
+
 def replacement_reasons(desired: ClusterSpec, observed: ClusterState) -> list[str]:
     """Cluster-level changes the service cannot make in place."""
     reasons: list[str] = []
@@ -98,11 +109,9 @@ def replacement_reasons(desired: ClusterSpec, observed: ClusterState) -> list[st
         want_arn = want["Orchestrator"]["Eks"]["ClusterArn"]
         if have_arn and have_arn != want_arn:
             reasons.append("Orchestrator.Eks.ClusterArn (the EKS cluster) cannot change after creation")
-    if observed.continuous and not desired.continuous:
-        reasons.append("NodeProvisioningMode cannot leave Continuous once set")
-    if desired.continuous and not observed.continuous:
-        # AWS, continuous provisioning for Slurm: existing clusters cannot be migrated to it
-        reasons.append("an existing cluster cannot be switched to NodeProvisioningMode Continuous (only a new cluster can use it)")
+    mode = provisioning_mode_change(observed.continuous, desired.continuous)
+    if mode:
+        reasons.append(mode)
     return reasons
 
 

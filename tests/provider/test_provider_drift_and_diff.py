@@ -105,6 +105,16 @@ def test_what_the_service_cannot_change_is_a_replacement(engine, sim, change, ke
     assert diff.changes is True and diff.delete_before_replace is True
 
 
+def test_switching_an_existing_cluster_to_continuous_is_a_replacement(engine, sim):
+    """AWS: existing clusters cannot be migrated to continuous provisioning (issue 12, item 15)."""
+    arn, outputs = engine.create(props(slurm_spec(continuous=False)))
+    failures = engine.check(props(slurm_spec(continuous=True)), outputs).failures
+    assert [f.property for f in failures] == ["spec.NodeProvisioningMode"]
+    assert "cannot be switched to NodeProvisioningMode Continuous" in failures[0].reason
+    diff = engine.diff(arn, outputs, props(slurm_spec(continuous=True), policy={"allow_replacement": True}))
+    assert "spec.NodeProvisioningMode" in diff.replaces
+
+
 def test_moving_region_is_a_replacement(engine, sim):
     arn, outputs = engine.create(props(slurm_spec()))
     diff = engine.diff(arn, outputs, props(slurm_spec(), region="eu-west-1", policy={"allow_replacement": True}))
