@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 import os
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pulumi_hyperpod import ClusterSpec, Plan, Policy, plan
+from pulumi_hyperpod.plan.basis import Expectation, stale_reasons
 from pulumi_hyperpod.plan import api_limits
 
 from .effects import apply_effect
@@ -257,7 +260,14 @@ def test_plan_properties(pair):
                 assert any(n.key in policy.protected_node_ids for n in observed.nodes_of(refusal.group))
         return
     assert len(first.steps) == _minimum_calls(first, desired, observed)
+    assert stale_reasons(first, observed) == [], "a plan is fresh against what it was made from"
     after = apply_effect(observed, first)
+    # what apply checks before each call tracks the plan's own effect: no other writer is seen
+    expected = Expectation.from_basis(first.basis)
+    for done, step in enumerate(first.steps, 1):
+        expected.after(step, {}, [(v.group, v.node_id) for v in step.victims])
+        partway = apply_effect(observed, dataclasses.replace(first, steps=first.steps[:done]))
+        assert expected.moved(partway) == [], (done, expected.moved(partway))
     for g in desired.instance_groups:
         assert after.group(g.name).target_count == g.instance_count, f"{g.name} did not reach its target"
     assert {g.name for g in after.groups} == {g.name for g in desired.instance_groups}
