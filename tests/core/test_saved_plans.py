@@ -170,3 +170,16 @@ def test_paths_with_brackets_are_printed_as_written(world):
     assert "MarkupError" not in missing.output and "Traceback" not in missing.output
     unwritable = run("plan", "-f", str(SPECS / "seed004-scale-out.json"), "--out", str(world / "no-dir" / "[b]p.json"))
     assert unwritable.exit_code == 1 and "[b]p.json: the plan cannot be saved" in unwritable.output
+
+
+def test_a_plan_made_offline_from_a_snapshot_is_applied_later_with_json(world):
+    """The CI story: review a plan made from `hyperpod snapshot` with no API call, apply it later."""
+    (world / "one-node.json").write_text(hyperpod("snapshot", SEED004))
+    start = len(Simulator.open_default().calls)
+    hyperpod("plan", "-f", str(SPECS / "seed004-scale-out.json"), "--observed", "one-node.json", "--out", "p.json")
+    assert Simulator.open_default().calls[start:] == []
+
+    result = json.loads(hyperpod("apply", "--plan", "p.json", "--yes", "--json", "--wait", "Target", "--timeout", "600"))
+
+    assert result["plan"]["format"] == PLAN_FORMAT and result["result"]["outcome"] == "done"
+    assert result["result"]["calls"] == ["UpdateCluster"] and compute_nodes() == 3
