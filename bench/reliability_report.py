@@ -4,8 +4,8 @@
 
 Prints: scenarios run, faults injected, converged, unreachable-reported, nodes lost (must be 0),
 unplanned deletions (must be 0), invariant violations, bad inputs rejected / total, and the
-concurrency line: two applies (targets 4 and 20) interleaved at every API call of the first, both
-orders, both provisioning modes — trials, winners, clean refusals, nodes lost (must be 0). Exits 1
+concurrency line: two applies (targets 4 and 20 from 2, and 8 and 6 from 10) interleaved at every
+API call of the first, both orders, both provisioning modes — trials, winners, clean refusals, nodes lost (must be 0). Exits 1
 when a must-be-zero figure is not zero.
 """
 
@@ -105,7 +105,7 @@ def main() -> int:
             value = " / ".join(map(str, value))
         print(f"  {key:<{width}} {value}")
     print(f"  {'bad inputs rejected / total':<{width}} {rejected} / {total}")
-    print(f"  {'concurrent applies (targets 4 and 20)':<{width}} trials {concurrency['trials']}, winners {concurrency['winners']}, "
+    print(f"  {'concurrent applies (4|20 from 2, 8|6 from 10)':<{width}} trials {concurrency['trials']}, winners {concurrency['winners']}, "
           f"clean refusals {concurrency['clean refusals']}, nodes lost {concurrency['nodes lost']}")
     for violation in loop["violations"][:10]:
         print(f"  violation: {violation}")

@@ -299,6 +299,10 @@ class _Run:
         state = self.verify_unmoved()  # observed anyway to re-check the victims: the check is free
         if state is None:
             raise ApplyError(f"cluster {self.name} disappeared before the scale-in", self.result.calls)
+        # DescribeCluster and ListClusterNodes are two reads: another writer's scale-in landing
+        # between them shows its victims ShuttingDown under the old TargetCount, and choosing
+        # again from that would remove nodes neither plan named. The counts are read once more.
+        self._counts_unmoved()
         victims = self._revalidate(state, index, step)
         if not victims:
             self.say("nothing left to remove: the chosen nodes are already gone")
@@ -314,12 +318,25 @@ class _Run:
         accepted = set(response.get("Successful") or []) | set(response.get("SuccessfulNodeLogicalIds") or [])
         self.expected.after(step, response, [(v.group, v.node_id) for v in victims if v.node_id in accepted])
         self.say(f"removing {len(accepted)} node(s)")
+        if len(accepted) < len(victims):
+            # a node named here was already going: another writer's scale-in may have landed
+            # between the check and this call (BatchDeleteClusterNodes takes no token to collide on)
+            self.verify_unmoved()
         for failure in (response.get("Failed") or []) + (response.get("FailedNodeLogicalIds") or []):
             node = failure.get("NodeId") or failure.get("NodeLogicalId")
             if failure.get("Code") == "NodeIdNotFound":
                 self.say(f"{node}: already gone")
                 continue
             self.result.failures.append(f"BatchDeleteClusterNodes {node}: {failure.get('Code')} ({failure.get('Message', '')})")
+
+    def _counts_unmoved(self) -> None:
+        try:
+            describe = self.client.describe_cluster(ClusterName=self.name)
+        except ClientError:
+            return  # the next observation (or the call itself) reports it
+        moved = self.expected.moved(ClusterState.from_api(describe, []))
+        if moved:
+            raise ConcurrentChange(self.name, moved, list(self.result.calls))
 
     def _revalidate(self, state: ClusterState, index: int, step: Step) -> list[Victim]:
         """The step's victims, re-chosen where the node changed since the plan was made; each once."""

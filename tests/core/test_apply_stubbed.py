@@ -82,6 +82,7 @@ def test_victim_that_changed_state_is_chosen_again(stubbed):
     moved = observed_from(slurm_spec(workers=3), statuses={node_id(2, 2): "Failure"})
     stubber.add_response("describe_cluster", describe(moved), {"ClusterName": "my-training-cluster"})
     stubber.add_response("list_cluster_nodes", nodes(moved), {"ClusterName": "my-training-cluster", "IncludeNodeLogicalIds": True})
+    stubber.add_response("describe_cluster", describe(moved), {"ClusterName": "my-training-cluster"})  # the counts, read again
     stubber.add_response("batch_delete_cluster_nodes", {"Successful": [node_id(2, 2)]}, {"ClusterName": "my-training-cluster", "NodeIds": [node_id(2, 2)]})
     stubber.add_response("describe_cluster", describe(observed_from(slurm_spec(workers=2))), {"ClusterName": "my-training-cluster"})
     stubber.add_response("list_cluster_nodes", nodes(observed_from(slurm_spec(workers=2))), {"ClusterName": "my-training-cluster", "IncludeNodeLogicalIds": True})
@@ -105,11 +106,12 @@ def test_partial_delete_failures_are_reported(stubbed):
     before = observed_from(slurm_spec(workers=3))
     p = plan(slurm_spec(workers=1), before)
     observes(stubber, before, 2)  # fresh; then the check before the delete
+    stubber.add_response("describe_cluster", describe(before), {"ClusterName": "my-training-cluster"})  # the counts, read again
     stubber.add_response("batch_delete_cluster_nodes",
                          {"Successful": [node_id(2, 2)], "Failed": [{"Code": "NodeIdInUse", "Message": "node is running a job", "NodeId": node_id(2, 1)}]},
                          {"ClusterName": "my-training-cluster", "NodeIds": ANY})
-    stubber.add_response("describe_cluster", describe(before), {"ClusterName": "my-training-cluster"})
-    stubber.add_response("list_cluster_nodes", nodes(before), {"ClusterName": "my-training-cluster", "IncludeNodeLogicalIds": True})
+    after = observed_from(slurm_spec(workers=2))  # one node went: TargetCount 2, nobody else moved it
+    observes(stubber, after, 2)  # a named node was refused: checked again for another writer; then the end
     result = apply(client, p, wait="none")
     assert not result.ok
     assert result.failures == [f"BatchDeleteClusterNodes {node_id(2, 1)}: NodeIdInUse (node is running a job)"]
