@@ -208,7 +208,8 @@ class _Run:
             # every call is checked right before it is sent, the first too: time passes between the
             # freshness check and the first call (a progress display, a confirmation), and another
             # apply may land in it. After a DeleteCluster there is no cluster to compare.
-            verify = index == 0 and self.plan.basis is not None or index > 0 and self.plan.steps[index - 1].operation != "DeleteCluster"
+            after_delete = index > 0 and self.plan.steps[index - 1].operation == "DeleteCluster"
+            verify = self.plan.basis is not None and not after_delete
             try:
                 getattr(self, f"_{xform_name(step.operation)}")(index, step, verify)
             except ClientError as error:
