@@ -96,7 +96,7 @@ def main() -> int:
     rejected, total = bad_inputs()
     concurrency = summary(all_trials(args.seed))
     f = loop["figures"]
-    width = 42
+    width = 46
     print(f"reliability report (seed {args.seed}, {time.monotonic() - started:.1f}s)")
     for key, value in f.items():
         if key == "fault kinds":
@@ -105,8 +105,8 @@ def main() -> int:
             value = " / ".join(map(str, value))
         print(f"  {key:<{width}} {value}")
     print(f"  {'bad inputs rejected / total':<{width}} {rejected} / {total}")
-    print(f"  {'concurrent applies (4|20 from 2, 8|6 from 10)':<{width}} trials {concurrency['trials']}, winners {concurrency['winners']}, "
-          f"clean refusals {concurrency['clean refusals']}, nodes lost {concurrency['nodes lost']}")
+    print(f"  {'concurrent applies (4|20 from 2, 8|6 from 10)':<{width}} trials {concurrency['trials']}, "
+          f"winners {concurrency['winners']}, clean refusals {concurrency['clean refusals']}, nodes lost {concurrency['nodes lost']}")
     for violation in loop["violations"][:10]:
         print(f"  violation: {violation}")
     bad = f["nodes lost"] or f["unplanned deletions"] or f["controller deletions"] or f["invariant violations"] or rejected != total
