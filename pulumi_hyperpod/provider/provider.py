@@ -97,7 +97,8 @@ class ClusterProvider(ResourceProvider):
             say(_not_known_text(unknown, []), name)
             return
         spec = props.spec_of(inputs)
-        text = plan_text(pipeline.make_plan(spec, None, Settings.from_inputs(inputs).policy, region=self._region_or_none(inputs)))
+        settings = Settings.from_inputs(inputs)
+        text = plan_text(pipeline.make_plan(spec, None, settings.policy, roles=settings.roles, region=self._region_or_none(inputs)))
         if inputs.get("adopt"):
             text += f"adopt: if a cluster named {spec.name} exists it is taken over and planned against instead\n"
         say(text, spec.name)
@@ -308,8 +309,8 @@ class ClusterProvider(ResourceProvider):
         """The pipeline against the observed cluster: plan, cost, and the preflight (quotas and
         lifecycle consistency, read before anything is applied: a quota refusal stops create/update
         with the numbers)."""
-        return pipeline.prepare(client, spec, policy=settings.policy, observed=observed, region=location.region,
-                                quotas=open_quotas(location, self.simulator)).plan
+        return pipeline.prepare(client, spec, policy=settings.policy, roles=settings.roles, observed=observed,
+                                region=location.region, quotas=open_quotas(location, self.simulator)).plan
 
     def _region_or_none(self, inputs: dict[str, Any]) -> str | None:
         try:
