@@ -91,13 +91,20 @@ def load(path: str | Path) -> Any:
     if data.get("tool_version") != _version():
         raise SavedPlanError(f"{where}: made by pulumi-hyperpod {data.get('tool_version')}, this is {_version()}; "
                              "make the plan again with this version")
+    from pydantic import ValidationError
+
     try:
         the_plan = Plan.from_dict(data["plan"])
-        policy = Policy.model_validate(data.get("policy") or {})
+        try:
+            policy = Policy.model_validate(data.get("policy") or {})
+        except ValidationError as error:
+            first = error.errors()[0]
+            where_in = ".".join(str(part) for part in first["loc"])
+            raise ValueError(f"policy.{where_in}: {first['msg']}") from None
         desired = ClusterSpec.from_dict(data["spec"], source=where) if data.get("spec") is not None else None
     except SpecError:
         raise
-    except (KeyError, TypeError, ValueError) as error:
+    except (AttributeError, KeyError, TypeError, ValueError) as error:
         raise SavedPlanError(f"{where}: not a valid saved plan ({type(error).__name__}: {error})") from None
     if the_plan.observed_fingerprint != data.get("observed_fingerprint"):
         raise SavedPlanError(f"{where}: the plan's observed state does not match its fingerprint; make the plan again")

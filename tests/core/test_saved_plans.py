@@ -95,6 +95,8 @@ def test_a_saved_plan_that_was_edited_is_refused(world):
 @pytest.mark.parametrize("field, value, message", [
     ("format", "hyperpod-plan/1", "plan format 'hyperpod-plan/1', this version reads hyperpod-plan/2"),
     ("tool_version", "0.0.1", "made by pulumi-hyperpod 0.0.1"),
+    ("plan", [], "not a valid saved plan"),
+    ("policy", {"max_scale_in_fraction": 7}, "not a valid saved plan"),
 ])
 def test_a_saved_plan_of_another_format_or_version_is_refused(world, field, value, message):
     from pulumi_hyperpod.pipeline.saved import _digest
