@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -127,8 +128,8 @@ def apply(
     writer moves the cluster mid-apply, ApplyError when a call fails for good."""
     if wait not in WAIT_POLICIES:
         raise ValueError(f"wait must be one of {', '.join(WAIT_POLICIES)}; got {wait!r}")
-    if not timeout > 0:
-        raise ValueError(f"timeout must be more than 0 seconds; got {timeout!r}")
+    if not (timeout > 0 and math.isfinite(timeout)):
+        raise ValueError(f"timeout must be more than 0 seconds (and finite); got {timeout!r}")
     if plan.refused:
         raise PlanRefused(plan)
     run = _Run(client, plan, policy or Policy(), timeout, poll_seconds, progress, sleep, monotonic)

@@ -4,6 +4,7 @@ save | apply) with a terminal around it. The stages themselves are composed in `
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Mapping
@@ -120,8 +121,8 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
     if bool(spec_file) == bool(plan_file):
         fail("give either -f SPEC (plan now and apply) or --plan PLAN.json (apply a saved plan), not both" if spec_file
              else "nothing to apply: give -f SPEC, or --plan PLAN.json saved by `hyperpod plan --out`")
-    if not timeout > 0:
-        fail(f"--timeout must be more than 0 seconds (got {timeout:g})")
+    if not (timeout > 0 and math.isfinite(timeout)):
+        fail(f"--timeout must be a number of seconds more than 0 (got {timeout:g})")
     client = client_from(ctx)
     if plan_file:
         if policy_file or protect or no_preflight:

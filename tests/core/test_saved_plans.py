@@ -135,10 +135,12 @@ def test_apply_without_yes_and_without_a_terminal_exits_1(world):
     assert mutating_calls_since(start) == []
 
 
-@pytest.mark.parametrize("timeout", ["0", "-5"])
+@pytest.mark.parametrize("timeout", ["0", "-5", "nan", "inf"])
 def test_a_timeout_of_zero_or_less_is_refused(world, timeout):
+    start = len(Simulator.open_default().calls)
     result = run("apply", "-f", str(SPECS / "seed004-scale-out.json"), "--yes", "--timeout", timeout)
-    assert result.exit_code == 1 and "--timeout must be more than 0 seconds" in result.output
+    assert result.exit_code == 1 and "--timeout must be a number of seconds more than 0" in result.output
+    assert Simulator.open_default().calls[start:] == []
 
 
 def test_a_refused_saved_plan_lists_no_call_and_is_not_applied(world):
