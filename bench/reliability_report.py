@@ -3,8 +3,10 @@
     .venv/bin/python bench/reliability_report.py [--scenarios 200] [--seed 2026]
 
 Prints: scenarios run, faults injected, converged, unreachable-reported, nodes lost (must be 0),
-unplanned deletions (must be 0), invariant violations, bad inputs rejected / total. Exits 1 when a
-must-be-zero figure is not zero.
+unplanned deletions (must be 0), invariant violations, bad inputs rejected / total, and the
+concurrency line: two applies (targets 4 and 20 from 2, and 8 and 6 from 10) interleaved at every
+API call of the first, both orders, both provisioning modes — trials, winners, clean refusals, nodes lost (must be 0). Exits 1
+when a must-be-zero figure is not zero.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from tests.reliability.concurrency_trials import all_trials, summary  # noqa: E402
 from tests.reliability.faultloop import check, random_params, run  # noqa: E402
 
 
@@ -91,8 +94,9 @@ def main() -> int:
     started = time.monotonic()
     loop = fault_loop(args.scenarios, args.seed)
     rejected, total = bad_inputs()
+    concurrency = summary(all_trials(args.seed))
     f = loop["figures"]
-    width = 42
+    width = 46
     print(f"reliability report (seed {args.seed}, {time.monotonic() - started:.1f}s)")
     for key, value in f.items():
         if key == "fault kinds":
@@ -101,9 +105,12 @@ def main() -> int:
             value = " / ".join(map(str, value))
         print(f"  {key:<{width}} {value}")
     print(f"  {'bad inputs rejected / total':<{width}} {rejected} / {total}")
+    print(f"  {'concurrent applies (4|20 from 2, 8|6 from 10)':<{width}} trials {concurrency['trials']}, "
+          f"winners {concurrency['winners']}, clean refusals {concurrency['clean refusals']}, nodes lost {concurrency['nodes lost']}")
     for violation in loop["violations"][:10]:
         print(f"  violation: {violation}")
     bad = f["nodes lost"] or f["unplanned deletions"] or f["controller deletions"] or f["invariant violations"] or rejected != total
+    bad = bad or concurrency["nodes lost"] or concurrency["problems"] or concurrency["winners"] != concurrency["trials"]
     return 1 if bad else 0
 
 

@@ -1,17 +1,27 @@
 """apply(): executes a Plan's steps in order, idempotently, then waits as the policy asks.
 
-- BatchAddClusterNodes carries a ClientToken derived from the plan and the step, so a retry of the
-  same plan (botocore's retries, or a re-run after a crash) never adds twice.
-- Before every destructive step the cluster is observed again; a victim whose state changed is
-  re-chosen by the planner's own rules, never deleted blindly.
+- Fresh plans only (`check_fresh`, on by default): the cluster is observed first and the plan is
+  refused (`PlanStale`) when what it depends on changed since it was made (`plan.basis`).
+- Optimistic concurrency: before every mutating call the cluster is observed again and must be
+  where the plan plus the steps already done left it (targets, MinCounts, which groups exist).
+  When another writer moved it, apply stops (`ConcurrentChange`) naming the change. The service's
+  own progress (capacity arriving, nodes launching or failing) is not another writer.
+- BatchAddClusterNodes carries a ClientToken derived from the cluster and the counts the step
+  starts from, not from the request: a retry of the same step (botocore's retries, or a re-run
+  after a crash) never adds twice, and two writers adding different counts from the same starting
+  point collide on the token (idempotency mismatch) instead of both landing.
+- A victim whose state changed since the plan is re-chosen by the planner's own rules, never
+  deleted blindly; never a protected node, never a node named twice.
 - ConflictException (an all-or-nothing cluster still Updating) waits for InService and retries,
-  within the deadline.
+  within the deadline — after checking again that nobody else moved the cluster.
+- Waiting is part of apply, even when no call is needed (a re-run after a crash keeps waiting).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -20,9 +30,9 @@ from botocore import xform_name
 from botocore.exceptions import ClientError
 
 from ..observe import ClusterState, observe
-from ..observe.state import GONE
 from ..plan import Plan, Policy, Step, Victim
 from ..plan import victims as victim_rules
+from ..plan.basis import Expectation, stale_reasons
 from .progress import Progress
 from .waiters import WAIT_POLICIES, WaitFailed, WaitTimedOut, wait
 
@@ -45,6 +55,33 @@ class ApplyError(Exception):
         self.done = done
 
 
+class PlanStale(Exception):
+    """The cluster changed since the plan was made, in what the plan depends on. Nothing was called."""
+
+    def __init__(self, plan: Plan, changes: list[str], now: ClusterState | None = None):
+        self.plan, self.changes = plan, changes
+        hint = ""
+        if now is not None and _at_targets(plan, now):
+            hint = " (the cluster is at this plan's targets already: was the plan applied before?)"
+        super().__init__(f"cluster {plan.cluster_name} changed since the plan was made: " + "; ".join(changes)
+                         + f". Nothing was changed{hint}; make the plan again")
+
+
+def _at_targets(plan: Plan, now: ClusterState) -> bool:
+    resized = [g for g in plan.groups if g.action in ("create", "grow", "shrink") and g.target_after is not None]
+    return bool(resized) and all(now.group(g.group) is not None and now.group(g.group).target_count == g.target_after for g in resized)
+
+
+class ConcurrentChange(ApplyError):
+    """Another writer moved the cluster while this plan was being applied: apply stopped."""
+
+    def __init__(self, name: str, changes: list[str], done: list[str]):
+        self.changes = changes
+        already = f" after {len(done)} call(s) of this plan ({', '.join(done)})" if done else "; no call of this plan was made"
+        super().__init__(f"cluster {name} was changed by another writer: " + "; ".join(changes)
+                         + f". Stopped{already}; look at the cluster, then plan again", done)
+
+
 @dataclass
 class ApplyResult:
     cluster_name: str
@@ -59,8 +96,13 @@ class ApplyResult:
         return self.outcome == "done" and not self.failures
 
 
-def client_token(plan: Plan, index: int, step: Step, attempt: int = 0) -> str:
-    material = json.dumps([plan.observed_fingerprint, index, step.request, attempt], sort_keys=True, default=str)
+def client_token(plan: Plan, step: Step, expected: Expectation, attempt: int = 0) -> str:
+    """Derived from the cluster and the TargetCounts the step starts from, never from the request:
+    the same step from the same counts is one request, and two different adds from the same counts
+    (two writers) collide on the token rather than both landing."""
+    groups = sorted({e["InstanceGroupName"] for e in step.request.get("NodesToAdd") or ()})
+    arn = plan.basis.arn if plan.basis is not None else plan.cluster_name
+    material = json.dumps([arn, [(g, expected.targets.get(g)) for g in groups], attempt], sort_keys=True, default=str)
     return hashlib.sha256(material.encode()).hexdigest()[:32]
 
 
@@ -75,13 +117,23 @@ def apply(
     progress: Callable[[Progress], Any] | None = None,
     sleep: Callable[[float], Any] = time.sleep,
     monotonic: Callable[[], float] = time.monotonic,
+    check_fresh: bool = True,
 ) -> ApplyResult:
+    """Run `plan`'s steps, then wait as `wait` says, for at most `timeout` seconds.
+
+    `check_fresh` (default True): observe the cluster first and raise PlanStale, calling nothing,
+    when it changed since the plan was made in what the plan depends on. Pass False only for a plan
+    you know is current (it was made from a snapshot you trust, say); the checks before every
+    later call still run. Raises PlanRefused for a refused plan, ConcurrentChange when another
+    writer moves the cluster mid-apply, ApplyError when a call fails for good."""
     if wait not in WAIT_POLICIES:
         raise ValueError(f"wait must be one of {', '.join(WAIT_POLICIES)}; got {wait!r}")
+    if not (timeout > 0 and math.isfinite(timeout)):
+        raise ValueError(f"timeout must be more than 0 seconds (and finite); got {timeout!r}")
     if plan.refused:
         raise PlanRefused(plan)
     run = _Run(client, plan, policy or Policy(), timeout, poll_seconds, progress, sleep, monotonic)
-    return run.execute(wait)
+    return run.execute(wait, check_fresh)
 
 
 class _Run:
@@ -93,6 +145,8 @@ class _Run:
         self._progress = progress
         self.result = ApplyResult(plan.cluster_name)
         self.name = plan.cluster_name
+        self.expected = Expectation.from_basis(plan.basis)
+        self.checked_at_step: int | None = None  # the step index whose pre-call check already ran
 
     # ---- helpers -----------------------------------------------------------------------------
     def say(self, message: str, phase: str = "call") -> None:
@@ -116,10 +170,21 @@ class _Run:
             phase=phase,
         )
 
-    def call(self, operation: str, request: dict[str, Any]) -> dict[str, Any]:
-        """One API call; a ConflictException waits for the cluster to settle and tries again."""
+    def verify_unmoved(self) -> ClusterState | None:
+        """Observe: the cluster must be where the plan and the steps done so far left it."""
+        state = observe(self.client, self.name)
+        moved = self.expected.moved(state)
+        if moved:
+            raise ConcurrentChange(self.name, moved, list(self.result.calls))
+        return state
+
+    def call(self, operation: str, request: dict[str, Any], verify: bool = True) -> dict[str, Any]:
+        """One mutating call, after checking nobody else moved the cluster; a ConflictException
+        waits for the cluster to settle, checks again, and tries again."""
         method = getattr(self.client, xform_name(operation))
         while True:
+            if verify:
+                self.verify_unmoved()
             try:
                 response = method(**request)
                 self.result.calls.append(operation)
@@ -130,13 +195,24 @@ class _Run:
                     raise
                 self.say(f"{operation}: cluster busy ({error.response['Error'].get('Message', '')}); waiting for InService", "retry")
                 self._wait("ClusterInService", "retry")
+                verify = True
 
     # ---- the run -----------------------------------------------------------------------------
-    def execute(self, wait_policy: str) -> ApplyResult:
+    def execute(self, wait_policy: str, check_fresh: bool) -> ApplyResult:
+        if check_fresh:
+            now = observe(self.client, self.name)
+            changes = stale_reasons(self.plan, now)
+            if changes:
+                raise PlanStale(self.plan, changes, now)
         for index, step in enumerate(self.plan.steps):
             self.say(f"step {index + 1}/{len(self.plan.steps)}: {step.operation} — {'; '.join(step.reasons[:2])}")
+            # every call is checked right before it is sent, the first too: time passes between the
+            # freshness check and the first call (a progress display, a confirmation), and another
+            # apply may land in it. After a DeleteCluster there is no cluster to compare.
+            after_delete = index > 0 and self.plan.steps[index - 1].operation == "DeleteCluster"
+            verify = self.plan.basis is not None and not after_delete
             try:
-                getattr(self, f"_{xform_name(step.operation)}")(index, step)
+                getattr(self, f"_{xform_name(step.operation)}")(index, step, verify)
             except ClientError as error:
                 err = error.response.get("Error", {})
                 raise ApplyError(f"{step.operation} failed: {err.get('Code')}: {err.get('Message')}", self.result.calls) from error
@@ -144,35 +220,50 @@ class _Run:
                 raise ApplyError(str(error), self.result.calls) from error
         return self._finish(wait_policy)
 
-    def _create_cluster(self, index: int, step: Step) -> None:
-        response = self.call("CreateCluster", step.request)
+    def _create_cluster(self, index: int, step: Step, verify: bool) -> None:
+        response = self.call("CreateCluster", step.request, verify=False)  # an existing cluster answers ResourceInUse
+        self.expected.after(step, response)
         self.say(f"created {response.get('ClusterArn')}")
 
-    def _update_cluster(self, index: int, step: Step) -> None:
-        self.call("UpdateCluster", step.request)
+    def _update_cluster(self, index: int, step: Step, verify: bool) -> None:
+        response = self.call("UpdateCluster", step.request, verify)
+        self.expected.after(step, response)
 
-    def _delete_cluster(self, index: int, step: Step) -> None:
-        self.call("DeleteCluster", step.request)
+    def _delete_cluster(self, index: int, step: Step, verify: bool) -> None:
+        self.call("DeleteCluster", step.request, verify)
+        self.expected.after(step)
         replacing = any(s.operation == "CreateCluster" for s in self.plan.steps[index + 1 :])
         if replacing or self.plan.action == "delete":
             self._wait("ClusterDeleted")
             self.say(f"cluster {self.name} deleted")
 
-    def _batch_add_cluster_nodes(self, index: int, step: Step) -> None:
+    def _batch_add_cluster_nodes(self, index: int, step: Step, verify: bool) -> None:
         request = dict(step.request)
+        start = Expectation(dict(self.expected.targets), dict(self.expected.mins), set(self.expected.loose_min))
         for attempt in range(50):
-            request["ClientToken"] = client_token(self.plan, index, step, attempt)
-            response = self.call("BatchAddClusterNodes", request)
+            request["ClientToken"] = client_token(self.plan, step, start, attempt)
+            try:
+                response = self.call("BatchAddClusterNodes", request, verify or attempt > 0)
+            except ClientError as error:
+                if not _token_mismatch(error):
+                    raise
+                # The token is in use for another add from the same counts: another writer's add
+                # (the counts moved: stop), or an earlier run's that was undone since (ask again).
+                self.verify_unmoved()
+                self.say("the client token was used by an earlier, different request; asking again with a new one", "retry")
+                continue
             added = len(response.get("Successful") or [])
             if added:
                 self.say(f"asked for {added} node(s)")
-            if added and not self._targets_moved(step, request):
+            if added and not self._targets_moved(step, request, start):
                 # The service answered from its idempotency cache: the same token was used by an
                 # earlier run that saw the very same cluster (scale 1 → 3 → 1 → 3). Ask again with
                 # a new token; a genuine first request always moves TargetCount.
                 self.say("the add was answered from an earlier request with the same token; asking again", "retry")
                 continue
             retry = [f for f in response.get("Failed") or [] if f.get("ErrorCode") in RETRYABLE_ADD_ERRORS]
+            landed = [e for e in request["NodesToAdd"] if e["InstanceGroupName"] not in {f.get("InstanceGroupName") for f in response.get("Failed") or []}]
+            self.expected.after(Step("BatchAddClusterNodes", {"NodesToAdd": landed}))
             for failure in response.get("Failed") or []:
                 if failure.get("ErrorCode") not in RETRYABLE_ADD_ERRORS:
                     self.result.failures.append(f"BatchAddClusterNodes {failure['InstanceGroupName']}: {failure['ErrorCode']} ({failure.get('Message', '')}), {failure['FailedCount']} node(s) not added")
@@ -185,20 +276,19 @@ class _Run:
             self.say(f"{', '.join(sorted(groups))} busy (Creating/Updating); retrying when InService", "retry")
             self._wait_groups_settled(groups)
             request["NodesToAdd"] = [e for e in step.request["NodesToAdd"] if e["InstanceGroupName"] in groups]
+            start = Expectation(dict(self.expected.targets), dict(self.expected.mins), set(self.expected.loose_min))
         self.result.failures.append("BatchAddClusterNodes: the target counts did not move after 50 attempts")
 
-    def _targets_moved(self, step: Step, request: dict[str, Any]) -> bool:
-        """Did TargetCount reach at least what the plan expected for every group this call grew?"""
+    def _targets_moved(self, step: Step, request: dict[str, Any], start: Expectation) -> bool:
+        """Did TargetCount reach at least what this call asked for, in every group it grew?"""
         expected: dict[str, int] = {}
-        before = {g.group: g.target_before or 0 for g in self.plan.groups}
-        for entry in step.request["NodesToAdd"]:
+        for entry in request["NodesToAdd"]:
             name = entry["InstanceGroupName"]
-            expected[name] = expected.get(name, before.get(name, 0)) + entry["IncrementTargetCountBy"]
+            expected[name] = expected.get(name, start.targets.get(name, 0)) + entry["IncrementTargetCountBy"]
         state = observe(self.client, self.name)
         if state is None:
             return True  # nothing to compare with; the final observation reports it
-        names = {e["InstanceGroupName"] for e in request["NodesToAdd"]}
-        return all(state.group(n) is None or state.group(n).target_count >= expected[n] for n in names)
+        return all(state.group(n) is None or state.group(n).target_count >= expected[n] for n in expected)
 
     def _wait_groups_settled(self, groups: set[str]) -> None:
         while self.remaining() > 0:
@@ -207,10 +297,14 @@ class _Run:
                 return
             self.sleep(min(self.poll_seconds if self.poll_seconds is not None else 30.0, self.remaining()))
 
-    def _batch_delete_cluster_nodes(self, index: int, step: Step) -> None:
-        state = observe(self.client, self.name)
+    def _batch_delete_cluster_nodes(self, index: int, step: Step, verify: bool) -> None:
+        state = self.verify_unmoved()  # observed anyway to re-check the victims: the check is free
         if state is None:
             raise ApplyError(f"cluster {self.name} disappeared before the scale-in", self.result.calls)
+        # DescribeCluster and ListClusterNodes are two reads: another writer's scale-in landing
+        # between them shows its victims ShuttingDown under the old TargetCount, and choosing
+        # again from that would remove nodes neither plan named. The counts are read once more.
+        self._counts_unmoved()
         victims = self._revalidate(state, index, step)
         if not victims:
             self.say("nothing left to remove: the chosen nodes are already gone")
@@ -222,9 +316,14 @@ class _Run:
             request["NodeIds"] = ids
         if logical:
             request["NodeLogicalIds"] = logical
-        response = self.call("BatchDeleteClusterNodes", request)
-        removed = len(response.get("Successful") or []) + len(response.get("SuccessfulNodeLogicalIds") or [])
-        self.say(f"removing {removed} node(s)")
+        response = self.call("BatchDeleteClusterNodes", request, verify=False)  # observed just above
+        accepted = set(response.get("Successful") or []) | set(response.get("SuccessfulNodeLogicalIds") or [])
+        self.expected.after(step, response, [(v.group, v.node_id) for v in victims if v.node_id in accepted])
+        self.say(f"removing {len(accepted)} node(s)")
+        if len(accepted) < len(victims):
+            # a node named here was already going: another writer's scale-in may have landed
+            # between the check and this call (BatchDeleteClusterNodes takes no token to collide on)
+            self.verify_unmoved()
         for failure in (response.get("Failed") or []) + (response.get("FailedNodeLogicalIds") or []):
             node = failure.get("NodeId") or failure.get("NodeLogicalId")
             if failure.get("Code") == "NodeIdNotFound":
@@ -232,37 +331,43 @@ class _Run:
                 continue
             self.result.failures.append(f"BatchDeleteClusterNodes {node}: {failure.get('Code')} ({failure.get('Message', '')})")
 
+    def _counts_unmoved(self) -> None:
+        try:
+            describe = self.client.describe_cluster(ClusterName=self.name)
+        except ClientError:
+            return  # the next observation (or the call itself) reports it
+        moved = self.expected.moved(ClusterState.from_api(describe, []))
+        if moved:
+            raise ConcurrentChange(self.name, moved, list(self.result.calls))
+
     def _revalidate(self, state: ClusterState, index: int, step: Step) -> list[Victim]:
-        """The step's victims, re-chosen where the node changed since the plan was made."""
-        planned_after = {g.group: g.target_after for g in self.plan.groups}
+        """The step's victims, re-chosen where the node changed since the plan was made; each once."""
         later = [v for s in self.plan.steps[index + 1 :] for v in s.victims]
         named_elsewhere = {v.node_id for v in later}
         keep: list[Victim] = []
         by_group: dict[str, list[Victim]] = {}
         for victim in step.victims:
-            by_group.setdefault(victim.group, []).append(victim)
+            planned = by_group.setdefault(victim.group, [])
+            if all(v.node_id != victim.node_id for v in planned):
+                planned.append(victim)
         for group, planned in by_group.items():
             have = state.group(group)
             if have is None:
                 continue
-            later_here = sum(1 for v in later if v.group == group)
-            target_after = planned_after.get(group)
-            need = len(planned) if target_after is None else min(len(planned), have.target_count - target_after - later_here)
-            if need <= 0:
-                continue
+            node_type = next((g.node_type for g in self.plan.groups if g.group == group), None) or have.node_type
             unchanged = []
             for victim in planned:
                 node = state.node(victim.node_id)
-                if node is not None and node.status == victim.status and node.status not in GONE:
+                if node is not None and node.status == victim.status and node.status not in victim_rules.LEAVING:
                     unchanged.append(victim)
                 else:
                     now = "gone" if node is None else node.status
                     self.say(f"{victim.node_id}: was {victim.status}, now {now}; choosing again")
-            chosen = unchanged[:need]
-            if len(chosen) < need:
+            chosen = [v for v in unchanged if v.node_id not in self.policy.protected_node_ids]
+            if len(chosen) < len(planned):
                 exclude = {v.node_id for v in chosen} | named_elsewhere
-                candidates = victim_rules.removable(state.nodes_of(group), have.node_type, self.policy.protected_node_ids, exclude)
-                chosen += victim_rules.choose(candidates, need - len(chosen))
+                candidates = victim_rules.removable(state.nodes_of(group), node_type, self.policy.protected_node_ids, exclude)
+                chosen += victim_rules.choose(candidates, len(planned) - len(chosen))
             keep.extend(chosen)
         return keep
 
@@ -270,13 +375,19 @@ class _Run:
     def _finish(self, wait_policy: str) -> ApplyResult:
         waiter = WAIT_POLICIES[wait_policy]
         deleted = self.plan.action == "delete"
-        if waiter is not None and not deleted and self.plan.steps:
+        exists = self.plan.basis is not None or self.plan.steps
+        if waiter is not None and not deleted and exists:
             try:
                 self._wait(waiter)
                 self.say(f"cluster {self.name}: {wait_policy} reached", "wait")
             except WaitTimedOut as error:
-                self.result.outcome = "waiting" if error.response.get("ClusterStatus") not in (None, "Failed") else "timeout"
-                self.say(f"{error}; the cluster keeps provisioning (status {error.response.get('ClusterStatus')})", "wait")
+                self.result.outcome = "waiting" if _waiting_for_capacity(error.response) else "timeout"
+                if self.result.outcome == "waiting":
+                    self.say(f"{error}; the Continuous cluster keeps provisioning as capacity arrives "
+                             f"(status {error.response.get('ClusterStatus')})", "wait")
+                else:
+                    self.result.failures.append(f"{error} (cluster {error.response.get('ClusterStatus')}); "
+                                                "the deadline passed before the cluster reached it")
             except WaitFailed as error:
                 self.result.outcome = "unreachable"
                 self.result.failures.append(str(error))
@@ -286,7 +397,8 @@ class _Run:
 
     def _check_targets(self) -> None:
         """Never a silent success: an all-or-nothing update the service rolled back (no capacity,
-        failing lifecycle scripts) ends InService at the old counts, which every waiter accepts."""
+        failing lifecycle scripts) ends InService at the old counts, which every waiter accepts; and
+        another writer may have moved a count after this plan's last call."""
         state = self.result.state
         if state is None or not self.plan.steps or self.plan.action == "delete" or self.result.failures:
             return  # (failures already say the run fell short)
@@ -297,5 +409,18 @@ class _Run:
             if have is not None and have.target_count != change.target_after:
                 self.result.failures.append(
                     f"{change.group}: TargetCount is {have.target_count}, the plan asked for {change.target_after} "
-                    f"(the service did not keep the change; cluster {state.status}"
+                    f"(the service did not keep the change, or another writer changed it; cluster {state.status}"
                     f"{': ' + state.failure_message if state.failure_message else ''})")
+
+
+def _token_mismatch(error: ClientError) -> bool:
+    detail = error.response.get("Error", {})
+    message = (detail.get("Message") or "").lower()
+    return detail.get("Code") in ("ValidationException", "IdempotentParameterMismatch") and "token" in message and (
+        "idempoten" in message or "already used" in message)
+
+
+def _waiting_for_capacity(response: dict[str, Any]) -> bool:
+    """The documented end of a wait at its deadline: a Continuous cluster (it keeps provisioning as
+    capacity arrives, seed 000) that is not Failed. Anything else short of its target is an error."""
+    return response.get("NodeProvisioningMode") == "Continuous" and response.get("ClusterStatus") not in (None, "Failed", "Deleting")

@@ -8,7 +8,7 @@ import click
 from rich.table import Table
 
 from ..observe import ClusterState, observe
-from ..plan import plan as make_plan
+from .. import pipeline
 from .common import (ClusterNotFound, cell, check_cluster_name, client_from, emit_json, handle_errors, out, print_line,
                      region_of)
 from .plan_commands import _run_with_progress, _show_plan
@@ -81,7 +81,7 @@ def snapshot_command(ctx, name):
 def delete_command(ctx, name, yes, timeout):
     """Delete the cluster and wait until it is gone. Exit 1 when there is no such cluster."""
     client, state = _observed(ctx, name)
-    the_plan = make_plan(None, state)
+    the_plan = pipeline.deletion(client, name, observed=state).plan
     _show_plan(the_plan, False)
     if the_plan.empty:
         return

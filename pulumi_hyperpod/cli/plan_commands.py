@@ -1,26 +1,37 @@
-"""`hyperpod plan` and `hyperpod apply`: spec → observe → plan → preflight → (save | apply)."""
+"""`hyperpod plan` and `hyperpod apply`: the pipeline (spec → observe → plan → cost → preflight →
+save | apply) with a terminal around it. The stages themselves are composed in `pipeline`."""
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
+from typing import Mapping
 
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
-from ..apply import ApplyError, PlanRefused, WAIT_POLICIES, apply as run_apply
+from .. import pipeline
+from ..apply import WAIT_POLICIES, ApplyError, ConcurrentChange, PlanRefused, PlanStale
 from ..client import default_poll_seconds
-from ..observe import ClusterState, load_snapshot, observe
-from ..plan import Plan, plan as make_plan, plan_renderable
-from ..preflight import preflight, skipped
+from ..observe import ClusterState, load_snapshot
+from ..pipeline.saved import SavedPlanError
+from ..plan import PLAN_FORMAT, Plan, plan_renderable
 from ..spec import ClusterSpec
-from .tables import status_table
 from .common import EXIT_ERROR, EXIT_REFUSED, client_from, emit_json, err, handle_errors, load_policy, out
+from .tables import status_table
+
+OFFLINE = ("planned offline from a snapshot (--observed): no API call, so service quotas and node build "
+           "configurations were not read")
+NO_PREFLIGHT = "--no-preflight: service quotas and node build configurations were not read"
 
 
-def _spec_option(command):
-    return click.option("-f", "--file", "spec_file", required=True, type=click.Path(dir_okay=False),
-                        help="Cluster spec: JSON or YAML, the AWS CLI --cli-input-json form or snake_case.")(command)
+def _spec_option(required: bool):
+    def decorate(command):
+        return click.option("-f", "--file", "spec_file", required=required, type=click.Path(dir_okay=False),
+                            help="Cluster spec: JSON or YAML, the AWS CLI --cli-input-json form or snake_case.")(command)
+    return decorate
 
 
 def _policy_options(command):
@@ -33,12 +44,10 @@ def _preflight_option(command):
                         help="Skip the preflight checks (service quotas, lifecycle consistency of a scale-out).")(command)
 
 
-def _checked(ctx: click.Context, the_plan: Plan, spec: ClusterSpec, observed: ClusterState | None, policy, client,
-             no_preflight: bool) -> Plan:
-    """The plan with its preflight section: read from the account, unless asked not to."""
-    if no_preflight:
-        return skipped(the_plan, "--no-preflight: service quotas and node build configurations were not read")
-    return preflight(the_plan, spec, observed, sagemaker=client, quotas=client_from(ctx, "service-quotas"), policy=policy)
+def fail(message: str, code: int = EXIT_ERROR) -> None:
+    """One line on stderr (user text printed as written, never as markup), then exit."""
+    err.print(Text.assemble(("error: ", "red"), message), highlight=False)
+    sys.exit(code)
 
 
 def _show_plan(the_plan: Plan, as_json: bool) -> None:
@@ -52,76 +61,98 @@ def _snapshot(path: str, cluster_name: str | None = None) -> ClusterState:
     return load_snapshot(path, cluster_name)  # checked: shapes, consistency, the spec's cluster (observe/snapshot.py)
 
 
+def _prepare(ctx, spec: ClusterSpec, policy, snapshot: str | None, no_preflight: bool,
+             roles: Mapping[str, str] | None = None) -> pipeline.Prepared:
+    """`roles`: Slurm roles by group name for clusters whose groups do not state SlurmConfig.NodeType
+    (read from a lifecycle bundle by the Slurm layer)."""
+    if snapshot:
+        return pipeline.prepare(None, spec, policy=policy, roles=roles, observed=_snapshot(snapshot, spec.name), region=ctx.obj.get("region"),
+                                skip_preflight=OFFLINE)
+    client = client_from(ctx)
+    quotas = None if no_preflight else client_from(ctx, "service-quotas")
+    return pipeline.prepare(client, spec, policy=policy, roles=roles, quotas=quotas,
+                            skip_preflight=NO_PREFLIGHT if no_preflight else None)
+
+
 @click.command("plan")
-@_spec_option
+@_spec_option(required=True)
 @click.option("--observed", "snapshot", type=click.Path(exists=True, dir_okay=False),
               help="Plan against a saved snapshot (hyperpod snapshot) instead of the live cluster: no API call.")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable plan (format hyperpod-plan/1).")
-@click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Also save the plan as JSON.")
+@click.option("--json", "as_json", is_flag=True, help=f"Machine-readable plan (format {PLAN_FORMAT}).")
+@click.option("--out", "out_file", type=click.Path(dir_okay=False),
+              help="Save the plan for `hyperpod apply --plan FILE` (with the spec, policy and observed state it was made from).")
 @_policy_options
 @_preflight_option
 @click.pass_context
 @handle_errors
 def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, protect, no_preflight):
-    """Show what apply would do, with the preflight checks. Exit 2 when a guard refuses the plan."""
+    """Show what apply would do, with its cost and the preflight checks. Exit 2 when a guard refuses the plan."""
     spec = ClusterSpec.from_file(spec_file)
     policy = load_policy(policy_file, protect)
-    if snapshot:
-        the_plan = skipped(make_plan(spec, _snapshot(snapshot, spec.name), policy),
-                           "planned offline from a snapshot (--observed): no API call, so service quotas and node "
-                           "build configurations were not read")
-    else:
-        client = client_from(ctx)
-        observed = observe(client, spec.name)
-        the_plan = _checked(ctx, make_plan(spec, observed, policy), spec, observed, policy, client, no_preflight)
-    _show_plan(the_plan, as_json)
+    prepared = _prepare(ctx, spec, policy, snapshot, no_preflight)
+    _show_plan(prepared.plan, as_json)
     if out_file:
-        Path(out_file).write_text(the_plan.to_json(), encoding="utf-8")
-    if the_plan.refused:
+        try:
+            pipeline.save(prepared, out_file)
+        except OSError as error:
+            fail(f"{out_file}: the plan cannot be saved ({error.strerror or error})")
+        if not as_json:
+            err.print(Text(f"plan saved to {out_file}: apply it with `hyperpod apply --plan {out_file}`"), highlight=False)
+    if prepared.plan.refused:
         sys.exit(EXIT_REFUSED)
 
 
 @click.command("apply")
-@_spec_option
+@_spec_option(required=False)
+@click.option("--plan", "plan_file", type=click.Path(dir_okay=False),
+              help="Apply a plan saved by `hyperpod plan --out` exactly, or refuse when the cluster changed since (instead of -f).")
 @click.option("--yes", "-y", is_flag=True, help="Apply without asking.")
 @click.option("--wait", "wait_policy", type=click.Choice(list(WAIT_POLICIES)), default="InService", show_default=True,
-              help="What to wait for after the calls.")
-@click.option("--timeout", type=float, default=1800.0, show_default=True, help="Seconds to wait at most.")
+              help="What to wait for after the calls (also when no call is needed).")
+@click.option("--timeout", type=float, default=1800.0, show_default=True, help="Seconds to wait at most (more than 0).")
 @click.option("--json", "as_json", is_flag=True, help="Print the plan and the result as JSON.")
 @_policy_options
 @_preflight_option
 @click.pass_context
 @handle_errors
-def apply_command(ctx, spec_file, yes, wait_policy, timeout, as_json, policy_file, protect, no_preflight):
-    """Plan, check (preflight), confirm, and apply the spec; then wait as --wait says."""
-    spec = ClusterSpec.from_file(spec_file)
-    policy = load_policy(policy_file, protect)
+def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json, policy_file, protect, no_preflight):
+    """Plan (or load a saved plan), confirm, and apply; then wait as --wait says."""
+    if bool(spec_file) == bool(plan_file):
+        fail("give either -f SPEC (plan now and apply) or --plan PLAN.json (apply a saved plan), not both" if spec_file
+             else "nothing to apply: give -f SPEC, or --plan PLAN.json saved by `hyperpod plan --out`")
+    if not (timeout > 0 and math.isfinite(timeout)):
+        fail(f"--timeout must be a number of seconds more than 0 (got {timeout:g})")
     client = client_from(ctx)
-    observed = observe(client, spec.name)
-    the_plan = _checked(ctx, make_plan(spec, observed, policy), spec, observed, policy, client, no_preflight)
+    if plan_file:
+        if policy_file or protect or no_preflight:
+            fail("--policy, --protect and --no-preflight are part of a saved plan; make the plan again to change them")
+        try:
+            prepared = pipeline.load(plan_file)
+        except SavedPlanError as error:
+            fail(str(error))
+    else:
+        spec = ClusterSpec.from_file(spec_file)
+        prepared = _prepare(ctx, spec, load_policy(policy_file, protect), None, no_preflight)
+    the_plan = prepared.plan
     if not as_json:
         _show_plan(the_plan, False)
     if the_plan.refused:
         if as_json:
             emit_json({"plan": the_plan.to_dict(), "result": None})
-        err.print("[red]refused:[/red] nothing was changed.", markup=True)
+        err.print(Text("refused: nothing was changed.", style="red"))
         sys.exit(EXIT_REFUSED)
-    if the_plan.empty:
-        if as_json:
-            emit_json({"plan": the_plan.to_dict(), "result": {"outcome": "done", "calls": []}})
-        return
-    if not yes:
+    if not the_plan.empty and not yes:
         if not sys.stdin.isatty():
-            raise click.UsageError("refusing to apply without confirmation: pass --yes (no terminal to ask on)")
+            fail("refusing to apply without confirmation: pass --yes (there is no terminal to ask on)")
         click.confirm("Apply this plan?", abort=True)
-    result = _run_with_progress(ctx, client, the_plan, policy, wait_policy, timeout, quiet=as_json)
+    result = _run_with_progress(ctx, client, the_plan, prepared.policy, wait_policy, timeout, quiet=as_json)
     if as_json:
         emit_json({"plan": the_plan.to_dict(), "result": {"outcome": result.outcome, "calls": result.calls,
                                                           "failures": result.failures, "messages": result.messages}})
     else:
         for failure in result.failures:
-            err.print(f"[red]failed:[/red] {failure}", markup=True, highlight=False)
-        out.print(f"outcome: {result.outcome}; calls: {', '.join(result.calls) or 'none'}")
+            err.print(Text.assemble(("failed: ", "red"), failure), highlight=False)
+        out.print(Text(f"outcome: {result.outcome}; calls: {', '.join(result.calls) or 'none'}"))
         if result.state is not None:
             out.print(status_table(result.state))
     if result.failures or result.outcome in ("unreachable", "timeout"):
@@ -130,7 +161,7 @@ def apply_command(ctx, spec_file, yes, wait_policy, timeout, as_json, policy_fil
 
 def _run_with_progress(ctx, client, the_plan, policy, wait_policy, timeout, quiet: bool):
     poll = default_poll_seconds(ctx.obj["backend"])
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    columns = (TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=err, transient=True, disable=quiet) as bar:
         task = bar.add_task("applying", total=None)
 
@@ -139,16 +170,23 @@ def _run_with_progress(ctx, client, the_plan, policy, wait_policy, timeout, quie
             bar.update(task, description=str(event)[:100], completed=current, total=target or None)
             # step and retry messages are printed once; polls only move the bar
             if event.phase in ("call", "retry") and not event.groups and not quiet:
-                bar.console.print(f"• {event.message}", highlight=False)
+                bar.console.print(Text(f"• {event.message}"), highlight=False)
 
         try:
-            return run_apply(client, the_plan, policy=policy, wait=wait_policy, timeout=timeout, poll_seconds=poll, progress=on_progress)
+            return pipeline.execute(client, the_plan, policy=policy, wait=wait_policy, timeout=timeout, poll_seconds=poll,
+                                    progress=on_progress)
         except PlanRefused as error:
-            err.print(f"[red]refused:[/red] {error}", markup=True)
+            err.print(Text.assemble(("refused: ", "red"), str(error)), highlight=False)
             sys.exit(EXIT_REFUSED)
+        except PlanStale as error:
+            err.print(Text.assemble(("stale plan: ", "red"), str(error)), highlight=False)
+            sys.exit(EXIT_ERROR)
+        except ConcurrentChange as error:
+            err.print(Text.assemble(("error: ", "red"), str(error)), highlight=False)
+            sys.exit(EXIT_ERROR)
         except ApplyError as error:
-            err.print(f"[red]error:[/red] {error} (calls made: {', '.join(error.done) or 'none'}); "
-                      "re-run the same command: it plans again from what is there now", markup=True, highlight=False)
+            err.print(Text.assemble(("error: ", "red"), f"{error} (calls made: {', '.join(error.done) or 'none'}); "
+                                    "re-run the same command: it plans again from what is there now"), highlight=False)
             sys.exit(EXIT_ERROR)
 
 

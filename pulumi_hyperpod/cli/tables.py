@@ -1,4 +1,4 @@
-"""Tables several commands print."""
+"""Tables several commands print. Cells are `Text`: names are printed as written, never as markup."""
 
 from __future__ import annotations
 
@@ -9,9 +9,11 @@ from ..observe import ClusterState
 
 
 def status_table(state: ClusterState) -> Table:
-    table = Table(title=Text(f"{state.name} [{state.status}]" + (f" — {state.failure_message}" if state.failure_message else "")), title_justify="left")
+    title = f"{state.name} [{state.status}]" + (f" — {state.failure_message}" if state.failure_message else "")
+    table = Table(title=Text(title), title_justify="left")
     for column in ("group", "type", "status", "current", "target", "min", "instance types"):
-        table.add_column(column)
+        table.add_column(column, overflow="fold")  # a name is never shown shortened to "…"
     for g in state.groups:
-        table.add_row(g.name, g.node_type or "-", g.status or "-", str(g.current_count), str(g.target_count), str(g.min_count), ", ".join(g.instance_types))
+        cells = (g.name, g.node_type or "-", g.status or "-", str(g.current_count), str(g.target_count), str(g.min_count), ", ".join(g.instance_types))
+        table.add_row(*(Text(cell) for cell in cells))
     return table

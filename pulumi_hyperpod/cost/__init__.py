@@ -1,7 +1,7 @@
 """What a cluster costs: list prices, the hourly cost of a plan, and metered usage.
 
 - `prices`: the shipped price table (`data/prices.yaml`) and the user's overrides over it.
-- `estimate`: before/after/change per hour of a Plan (`plan.extras["cost"]`), the budget guard.
+- `estimate`: before/after/change per hour of a Plan (the typed `plan.cost` section), the budget guard.
 - `metering`: instance-hours and money per group and instance, from the simulator's metering or
   estimated on AWS from ListClusterNodes and ListClusterEvents.
 """

@@ -1,7 +1,8 @@
 """What a plan costs per hour: before, after and the change, per instance group and for the cluster.
 
-A pure function of (plan, desired, observed, price table, region), attached to every Plan as
-`plan.extras["cost"]` by `with_cost` — the one call `plan()` makes at its end.
+A pure function of (plan, desired, observed, price table, region): `plan_cost` returns the typed
+`CostSection`; `with_cost` attaches it as `plan.cost` (and the budget guard's refusal). The
+pipeline calls it after `plan()`, which knows nothing of prices.
 
 How a group is priced:
 - before: the observed TargetCount. Launched instances are priced by their own type (a flexible
@@ -21,11 +22,13 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
 
+from ..plan.model import Plan, Refusal, Victim
+from ..plan.sections import ClusterCost, CostSection, GroupCost, PriceUsed
+from ..plan.money import signed, usd
 from .prices import PriceTable, as_price_table
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..observe import ClusterState, GroupState
-    from ..plan.model import Plan, Victim
     from ..plan.policy import Policy
     from ..spec import ClusterSpec, InstanceGroupSpec
 
@@ -51,9 +54,9 @@ def with_cost(
 ) -> "Plan":
     """The plan with its cost section, refused when it raises the hourly cost past the budget."""
     cost = plan_cost(plan, desired, observed, as_price_table(prices), region)
+    priced = dataclasses.replace(plan, cost=cost)
     refusal = budget_refusal(cost, policy.max_hourly_cost_increase)
-    refusals = plan.refusals + ((refusal,) if refusal is not None else ())
-    return dataclasses.replace(plan, refusals=refusals, extras={**plan.extras, "cost": cost})
+    return priced.refuse(refusal) if refusal is not None else priced
 
 
 # ---- one group -----------------------------------------------------------------------------------
@@ -127,7 +130,7 @@ def _after_mix(want: "InstanceGroupSpec", before: _Mix, victims: list["Victim"],
 
 @dataclass
 class _Priced:
-    entry: dict[str, Any]
+    entry: GroupCost
     known_delta: float  # the change over the priced types only
     unknown_increase: bool  # an unpriced type's count goes up: the change has no upper bound
     low: float | None
@@ -162,24 +165,27 @@ def _group(name: str, action: str, before: _Mix, after: _Mix, flexible: bool, ta
     diff = {t: d for t, d in diff.items() if d}
     delta, known_delta, delta_unknown = _price(diff, table, region)
     unknown = before_unknown | after_unknown | delta_unknown
-    entry: dict[str, Any] = {
-        "group": name,
-        "action": action,
-        "instance_types": list(after.priority or before.priority),
-        "before_count": before.count,
-        "after_count": after.count,
-        "before_instances": before_counts,
-        "after_instances": after_counts,
-        "before_per_hour": _round(before_cost),
-        "after_per_hour": _round(after_cost),
-        "delta_per_hour": _round(delta),
-    }
     low = high = after_cost
+    price_range = None
     if flexible:
         low, high, range_unknown = _range(after, table, region) if after.count else (0.0, 0.0, set())
         unknown |= range_unknown
-        entry["range"] = [_round(low), _round(high)] if low is not None else None
-    entry["unknown"] = sorted(unknown)
+        price_range = (_round(low), _round(high)) if low is not None else None
+    entry = GroupCost(
+        group=name,
+        action=action,
+        instance_types=tuple(after.priority or before.priority),
+        before_count=before.count,
+        after_count=after.count,
+        before_instances=before_counts,
+        after_instances=after_counts,
+        before_per_hour=_round(before_cost),
+        after_per_hour=_round(after_cost),
+        delta_per_hour=_round(delta),
+        unknown=tuple(sorted(unknown)),
+        flexible=flexible,
+        range=price_range,
+    )
     unknown_increase = any(d > 0 and t in delta_unknown for t, d in diff.items())
     return _Priced(entry, known_delta, unknown_increase, low, high)
 
@@ -191,8 +197,8 @@ def plan_cost(
     observed: "ClusterState | None",
     table: PriceTable,
     region: str | None = None,
-) -> dict[str, Any]:
-    """The plan's cost section: JSON-able, with the human lines the renderers print."""
+) -> CostSection:
+    """The plan's cost section (typed data; `plan.render` draws it)."""
     region = region_of(observed, region)
     victims: dict[str, list[Victim]] = {}
     for victim in plan.victims:
@@ -211,118 +217,56 @@ def plan_cost(
         flexible = (want is not None and want.instance_requirements is not None) or bool(have is not None and have.described.get("InstanceRequirements"))
         priced.append(_group(change.group, change.action, before, after, flexible, table, region))
     groups = [p.entry for p in priced]
-    cluster = {key: _sum(g[key] for g in groups) for key in ("before_per_hour", "after_per_hour", "delta_per_hour")}
-    if any("range" in g for g in groups):
-        cluster["range"] = [_sum(p.low for p in priced), _sum(p.high for p in priced)]
-    if cluster["delta_per_hour"] is None and not any(p.unknown_increase for p in priced):
-        cluster["delta_at_most"] = _round(sum(p.known_delta for p in priced))
-    unknown = sorted({t for g in groups for t in g["unknown"]})
-    involved = sorted({t for g in groups for t in (*g["before_instances"], *g["after_instances"], *g["instance_types"])} - set(unknown))
+    totals = {key: _sum(getattr(g, key) for g in groups) for key in ("before_per_hour", "after_per_hour", "delta_per_hour")}
+    cluster_range = (_sum(p.low for p in priced), _sum(p.high for p in priced)) if any(g.flexible for g in groups) else None
+    at_most = None
+    if totals["delta_per_hour"] is None and not any(p.unknown_increase for p in priced):
+        at_most = _round(sum(p.known_delta for p in priced))
+    unknown = sorted({t for g in groups for t in g.unknown})
+    involved = sorted({t for g in groups for t in (*g.before_instances, *g.after_instances, *g.instance_types)} - set(unknown))
     known_prices = {}
     for name in involved:
         price = table.price(name, region)
         if price is not None:
-            known_prices[name] = {"per_hour": price.per_hour, "source": price.source}
-    cost: dict[str, Any] = {
-        "currency": table.currency,
-        "region": region,
-        "prices_from": table.describe(),
-        "prices": known_prices,
-        "groups": groups,
-        "cluster": cluster,
-        "unknown_types": unknown,
-    }
-    cost["lines"] = cost_lines(cost)
-    return cost
+            known_prices[name] = PriceUsed(price.per_hour, price.source)
+    return CostSection(
+        currency=table.currency,
+        region=region,
+        prices_from=table.describe(),
+        prices=known_prices,
+        groups=tuple(groups),
+        cluster=ClusterCost(delta_at_most=at_most, range=cluster_range, **totals),
+        unknown_types=tuple(unknown),
+    )
 
 
-def budget_refusal(cost: Mapping[str, Any], limit: float | None):
+def budget_refusal(cost: CostSection, limit: float | None) -> Refusal | None:
     """A Refusal when the plan raises the hourly cost by more than `limit`, or it cannot be told."""
     if limit is None:
         return None
-    from ..plan.model import Refusal
-
-    cluster = cost["cluster"]
-    delta = cluster["delta_per_hour"]
-    budget = f"policy.max_hourly_cost_increase ({_usd(limit)}/h)"
+    cluster = cost.cluster
+    delta = cluster.delta_per_hour
+    budget = f"policy.max_hourly_cost_increase ({usd(limit)}/h)"
     if delta is None:
-        at_most = cluster.get("delta_at_most")
-        if at_most is not None and at_most <= limit:
+        if cluster.delta_at_most is not None and cluster.delta_at_most <= limit:
             return None  # only unpriced groups shrink: the increase is at most the priced part
-        missing = ", ".join(cost["unknown_types"])
+        missing = ", ".join(cost.unknown_types)
         return Refusal(
             BUDGET_RULE,
             f"the hourly cost increase cannot be checked against {budget}: no price for {missing} in "
-            f"{cost['region']}; add it (a $HYPERPOD_PRICES file or the prices setting) or remove the limit",
+            f"{cost.region}; add it (a $HYPERPOD_PRICES file or the prices setting) or remove the limit",
         )
     if delta <= limit:
         return None
-    before, after = cluster["before_per_hour"], cluster["after_per_hour"]
+    before, after = cluster.before_per_hour, cluster.after_per_hour
     if before is not None and after is not None:
-        change = f"from {_usd(before)}/h to {_usd(after)}/h ({_signed(delta)}/h)"
+        change = f"from {usd(before)}/h to {usd(after)}/h ({signed(delta)}/h)"
     else:
-        change = f"by {_signed(delta)}/h (some unchanged groups have no price)"
+        change = f"by {signed(delta)}/h (some unchanged groups have no price)"
     return Refusal(BUDGET_RULE, f"this plan raises the cluster's cost {change}, more than {budget}")
 
 
-# ---- the lines people read -----------------------------------------------------------------------
-def cost_lines(cost: Mapping[str, Any]) -> list[str]:
-    groups = cost["groups"]
-    if not groups:
-        return []
-    cluster = cost["cluster"]
-    rows = [("group", "before", "after", "change", "instances")]
-    extra: dict[int, str] = {}
-    for g in groups:
-        detail, flexible = _detail(g, cost)
-        rows.append((g["group"], _money(g["before_per_hour"]), _money(g["after_per_hour"]), _change(g["delta_per_hour"]), detail))
-        if flexible:
-            extra[len(rows) - 1] = flexible
-    note = ""
-    if cluster["delta_per_hour"] is None and cluster.get("delta_at_most") is not None:
-        note = f"change at most {_signed(cluster['delta_at_most'])}"
-    rows.append(("cluster", _money(cluster["before_per_hour"]), _money(cluster["after_per_hour"]), _change(cluster["delta_per_hour"]), note))
-    low, high = cluster.get("range") or (0.0, 0.0)
-    if low is None or high is None:
-        extra[len(rows) - 1] = "range unknown"
-    elif low != high:
-        extra[len(rows) - 1] = f"range {_usd(low)} – {_usd(high)} by the flexible groups' types"
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    lines = [f"Cost per hour ({cost['currency']}, on-demand, {cost['region']}):"]
-    for index, (name, before, after, change, detail) in enumerate(rows):
-        lines.append(f"  {name:<{widths[0]}}  {before:>{widths[1]}} → {after:<{widths[2]}}  {change:>{widths[3]}}  {detail}".rstrip())
-        if index in extra:
-            lines.append(f"  {'':<{widths[0]}}  {extra[index]}")
-    if cost["unknown_types"]:
-        lines.append(f"  price unknown: {', '.join(cost['unknown_types'])} in {cost['region']} "
-                     "(add it with a $HYPERPOD_PRICES file or the prices setting)")
-    lines.append(f"  prices: {cost['prices_from']}; list prices, not your bill: check them before approving")
-    return lines
-
-
-def _detail(group: Mapping[str, Any], cost: Mapping[str, Any]) -> tuple[str, str]:
-    """The instances a group's cost is made of, and for a flexible group its priority and range."""
-    counts = group["after_instances"] or group["before_instances"]
-    prices = cost["prices"]
-    parts = []
-    for name, count in counts.items():
-        price = prices.get(name)
-        parts.append(f"{count} × {name} @ {_rate(price['per_hour'])}" if price else f"{count} × {name} (price unknown)")
-    text = " + ".join(parts) or "0 instances"
-    if not group["after_instances"] and group["before_instances"]:
-        text = f"removes {text}"
-    flexible = ""
-    if "range" in group and group["after_count"]:
-        bounds = group["range"]
-        span = "range unknown" if not bounds else "" if bounds[0] == bounds[1] else f"range {_usd(bounds[0])} – {_usd(bounds[1])}"
-        flexible = f"by priority {' > '.join(group['instance_types'])}" + (f": {span}" if span else "")
-    return text, flexible
-
-
-def _change(delta: float | None) -> str:
-    return "price unknown" if delta is None else _signed(delta)
-
-
+# ---- numbers -------------------------------------------------------------------------------------
 def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
@@ -334,22 +278,3 @@ def _sum(values) -> float | None:
             return None
         total += value
     return round(total, 6)
-
-
-def _usd(value: float) -> str:
-    return f"-${-value:,.2f}" if value < 0 else f"${value:,.2f}"
-
-
-def _signed(value: float) -> str:
-    return f"+{_usd(value)}" if value > 0 else (_usd(value) if value < 0 else "±$0.00")
-
-
-def _money(value: float | None) -> str:
-    return "price unknown" if value is None else _usd(value)
-
-
-def _rate(per_hour: float) -> str:
-    text = f"{per_hour:,.4f}".rstrip("0")
-    if len(text.split(".")[1]) < 2:
-        text = f"{per_hour:,.2f}"
-    return f"${text}/h"

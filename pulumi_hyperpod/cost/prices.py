@@ -150,7 +150,7 @@ def load_prices(path: str | Path | None = None, overrides: Mapping[str, Any] | N
 
 
 def as_price_table(prices: "PriceTable | Mapping[str, Any] | str | Path | None") -> PriceTable:
-    """What `plan(prices=…)` and `cost_report(prices=…)` accept, as a table."""
+    """What `pipeline.make_plan(prices=…)` and `cost_report(prices=…)` accept, as a table."""
     if prices is None:
         return default_prices()
     if isinstance(prices, PriceTable):

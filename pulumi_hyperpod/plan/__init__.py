@@ -1,8 +1,28 @@
-"""Turning desired vs observed into ordered API steps (plan)."""
+"""Turning desired vs observed into ordered API steps (plan). Pure: no I/O, no prices.
 
-from .model import GroupChange, Plan, Refusal, Step, Victim
-from .planner import api_limits, fingerprint, plan
+Rendering (`plan_renderable`, `plan_text`) imports rich, so it is loaded only when asked for:
+a Pulumi preview starts two Python processes and should not pay for it at import time.
+"""
+
+from typing import Any
+
+from .basis import Basis, fingerprint
+from .model import PLAN_FORMAT, GroupChange, Plan, Refusal, Step, Victim
+from .planner import api_limits, plan
 from .policy import Policy
-from .render import plan_renderable, plan_text
+from .sections import CostSection, PreflightSection
 
-__all__ = ["GroupChange", "Plan", "Policy", "Refusal", "Step", "Victim", "api_limits", "fingerprint", "plan", "plan_renderable", "plan_text"]
+__all__ = ["PLAN_FORMAT", "Basis", "CostSection", "GroupChange", "Plan", "Policy", "PreflightSection", "Refusal", "Step", "Victim",
+           "api_limits", "fingerprint", "plan", "plan_renderable", "plan_text"]
+
+
+def plan_renderable(plan: Plan) -> Any:
+    from .render import plan_renderable as render
+
+    return render(plan)
+
+
+def plan_text(plan: Plan, width: int = 110) -> str:
+    from .render import plan_text as render
+
+    return render(plan, width)

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from deepdiff import DeepDiff
-
 from ..observe import ClusterState, GroupState
 from ..spec import ClusterSpec, InstanceGroupSpec
 
@@ -36,6 +34,8 @@ _UNORDERED = frozenset({"OnStartDeepHealthChecks", "OverrideVpcConfig", "VpcConf
 def same(observed: Any, desired: Any, unordered: bool = False) -> bool:
     if observed == desired:  # the fast path: most members of most groups are unchanged
         return True
+    from deepdiff import DeepDiff  # heavy: loaded only when a member differs (DESIGN: import where used)
+
     return not DeepDiff(observed, desired, ignore_order=unordered)
 
 
@@ -70,11 +70,27 @@ def group_immutable_changes(desired: InstanceGroupSpec, observed: GroupState) ->
     problems = []
     if desired.node_type is not None and observed.node_type is not None and desired.node_type != observed.node_type:
         problems.append(f"SlurmConfig.NodeType {observed.node_type} → {desired.node_type}")
+    if desired.instance_type is not None and observed.instance_type and not observed.described.get("InstanceRequirements") \
+            and desired.instance_type != observed.instance_type:
+        # "Updating SageMaker HyperPod cluster configuration" (update-cluster): to update an existing
+        # instance group, specify the instance type initially assigned to it
+        problems.append(f"InstanceType {observed.instance_type} → {desired.instance_type} (UpdateCluster takes only the type the group was created with)")
     if desired.instance_requirements is not None and observed.instance_type and not observed.described.get("InstanceRequirements"):
         problems.append("a fixed-type group cannot become a flexible group (InstanceRequirements)")
     if desired.instance_type is not None and observed.described.get("InstanceRequirements"):
         problems.append("a flexible group cannot become a fixed-type group (InstanceType)")
     return problems
+
+
+def provisioning_mode_change(was_continuous: bool, continuous: bool) -> str | None:
+    """NodeProvisioningMode cannot change on an existing cluster, either way: the one rule the
+    planner (desired vs observed) and the provider's diff (old vs new inputs) both apply."""
+    if was_continuous and not continuous:
+        return "NodeProvisioningMode cannot leave Continuous once set"
+    if continuous and not was_continuous:
+        # AWS, continuous provisioning for Slurm: existing clusters cannot be migrated to it
+        return "an existing cluster cannot be switched to NodeProvisioningMode Continuous (only a new cluster can use it)"
+    return None
 
 
 def replacement_reasons(desired: ClusterSpec, observed: ClusterState) -> list[str]:
@@ -93,8 +109,9 @@ def replacement_reasons(desired: ClusterSpec, observed: ClusterState) -> list[st
         want_arn = want["Orchestrator"]["Eks"]["ClusterArn"]
         if have_arn and have_arn != want_arn:
             reasons.append("Orchestrator.Eks.ClusterArn (the EKS cluster) cannot change after creation")
-    if observed.continuous and not desired.continuous:
-        reasons.append("NodeProvisioningMode cannot leave Continuous once set")
+    mode = provisioning_mode_change(observed.continuous, desired.continuous)
+    if mode:
+        reasons.append(mode)
     return reasons
 
 

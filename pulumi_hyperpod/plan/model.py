@@ -7,14 +7,18 @@ exactly these steps, never re-deriving them halfway.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+import dataclasses
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
+
+from .basis import Basis
+from .sections import CostSection, PreflightSection
 
 Operation = Literal["CreateCluster", "UpdateCluster", "BatchDeleteClusterNodes", "BatchAddClusterNodes", "DeleteCluster",
                     # GCP training clusters (pulumi_hyperpod/gcp): the REST methods of modelDevelopmentClusters
                     "CreateModelDevelopmentCluster", "PatchModelDevelopmentCluster", "DeleteModelDevelopmentCluster"]
 DESTRUCTIVE = frozenset({"BatchDeleteClusterNodes", "DeleteCluster", "DeleteModelDevelopmentCluster"})
-PLAN_FORMAT = "hyperpod-plan/1"
+PLAN_FORMAT = "hyperpod-plan/2"
 
 
 @dataclass(frozen=True)
@@ -78,8 +82,21 @@ class Plan:
     replacements: tuple[str, ...] = ()  # why the cluster cannot be changed in place
     refusals: tuple[Refusal, ...] = ()
     notes: tuple[str, ...] = ()
-    observed_fingerprint: str | None = None  # the state this plan was computed against
-    extras: dict[str, Any] = field(default_factory=dict)  # sections later stages add (cost, preflight)
+    basis: Basis | None = None  # the cluster as observed when the plan was made (None: no cluster)
+    cost: CostSection | None = None  # added by the cost stage (pure)
+    preflight: PreflightSection | None = None  # added by the preflight stage (reads the account)
+
+    @property
+    def observed_fingerprint(self) -> str | None:
+        """A short hash of the basis: what the client tokens and a saved plan's summary name."""
+        return self.basis.fingerprint() if self.basis is not None else None
+
+    def refuse(self, *refusals: Refusal) -> "Plan":
+        """The plan with more refusals. A refused plan lists no calls: its steps are dropped, so
+        nothing downstream (rendering, JSON `calls`, apply) can mistake it for something to run."""
+        if not refusals:
+            return self
+        return dataclasses.replace(self, refusals=self.refusals + tuple(refusals), steps=())
 
     @property
     def empty(self) -> bool:
@@ -94,6 +111,8 @@ class Plan:
         return tuple(v for step in self.steps for v in step.victims)
 
     def calls(self) -> dict[str, int]:
+        if self.refused:
+            return {}
         counts: dict[str, int] = {}
         for step in self.steps:
             counts[step.operation] = counts.get(step.operation, 0) + 1
@@ -103,6 +122,7 @@ class Plan:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["format"] = PLAN_FORMAT
+        data["observed_fingerprint"] = self.observed_fingerprint
         data["empty"] = self.empty
         data["refused"] = self.refused
         data["calls"] = self.calls()
@@ -116,7 +136,7 @@ class Plan:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Plan":
         if data.get("format") != PLAN_FORMAT:
-            raise ValueError(f"not a saved plan (format {data.get('format')!r}, expected {PLAN_FORMAT})")
+            raise ValueError(f"plan format {data.get('format')!r} is not {PLAN_FORMAT}, the one this version reads; make the plan again")
         steps = tuple(
             Step(
                 operation=s["operation"],
@@ -138,6 +158,7 @@ class Plan:
             replacements=tuple(data.get("replacements") or ()),
             refusals=tuple(Refusal(**r) for r in data.get("refusals") or ()),
             notes=tuple(data.get("notes") or ()),
-            observed_fingerprint=data.get("observed_fingerprint"),
-            extras=dict(data.get("extras") or {}),
+            basis=Basis.from_dict(data["basis"]) if data.get("basis") else None,
+            cost=CostSection.from_dict(data["cost"]) if data.get("cost") else None,
+            preflight=PreflightSection.from_dict(data["preflight"]) if data.get("preflight") else None,
         )

@@ -6,12 +6,18 @@ The decision table (also in the README):
 |-------------------------------------------|----------------------------------------|
 | no cluster yet                            | CreateCluster                          |
 | desired is None (destroy)                 | DeleteCluster                          |
-| VpcConfig, Orchestrator, leaving Continuous, Failed cluster | replacement: DeleteCluster + CreateCluster, refused unless policy.allow_replacement |
+| VpcConfig, Orchestrator, leaving or entering Continuous, Failed cluster | replacement: DeleteCluster + CreateCluster, refused unless policy.allow_replacement |
+| InstanceType, NodeType, fixed ↔ flexible of an existing group | refused: a new group with a new name |
 | group config, new group, MinCount, cluster settings | one UpdateCluster (listing only the groups that change) |
 | removed group                             | that UpdateCluster's InstanceGroupsToDelete |
 | scale-out, all-or-nothing mode            | UpdateCluster (InstanceCount)          |
 | scale-out, Continuous mode                | folded into the UpdateCluster when one is needed anyway, or when the group is Creating/Updating (BatchAdd is rejected then), or when BatchAddClusterNodes would take more calls than one UpdateCluster; otherwise BatchAddClusterNodes (≤ 50 per entry, ≤ 5 entries per call) |
 | scale-in (any mode)                       | BatchDeleteClusterNodes naming the victims (≤ 99 per call); pending launches with no node to name: UpdateCluster lowers the count |
+| scale-in of a Creating/Updating group     | UpdateCluster lowers the count (BatchDelete is blocked then; seed 000) |
+
+Guards refuse (a refused plan lists no steps): protected nodes in any step, the Slurm controller and
+login groups, max_scale_in_fraction, replacement, and on a Slurm cluster whose roles are not known
+(no SlurmConfig.NodeType, no `roles`), deleting a group or scaling one to 0.
 
 Order: UpdateCluster, then BatchDeleteClusterNodes, then BatchAddClusterNodes — so a lowered
 MinCount is in place before nodes go, and scale-outs never wait behind deletions.
@@ -19,21 +25,16 @@ MinCount is in place before nodes go, and scale-outs never wait behind deletions
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 
-from ..servicemodel import api_limits
-from ..cost.estimate import with_cost
 from ..observe import ClusterState, GroupState
+from ..servicemodel import api_limits
 from ..spec import ClusterSpec, InstanceGroupSpec
 from . import compare, victims as victim_rules
+from .basis import Basis
 from .model import GroupChange, Plan, Refusal, Step, Victim
 from .policy import Policy
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..cost.prices import PriceTable
 
 BUSY_GROUP_STATUSES = frozenset({"Creating", "Updating"})
 
@@ -76,30 +77,20 @@ def pack_deletes(ids: list[Victim], logical: list[Victim], limits: dict[str, int
     return calls
 
 
-def fingerprint(observed: ClusterState | None) -> str | None:
-    """What a plan was computed against; a saved plan is stale when this has moved."""
-    if observed is None:
-        return None
-    data = [
-        observed.arn,
-        observed.status,
-        sorted((g.name, g.target_count, g.min_count) for g in observed.groups),
-        sorted((n.key, n.status) for n in observed.nodes),
-    ]
-    return hashlib.sha256(json.dumps(data, separators=(",", ":")).encode()).hexdigest()[:16]
-
-
 def plan(desired: ClusterSpec | None, observed: ClusterState | None, policy: Policy | None = None, *,
-         prices: "PriceTable | Mapping[str, Any] | None" = None, region: str | None = None) -> Plan:
-    """`prices`: a PriceTable, or a dict merged over the shipped list prices (the default);
-    `region`: where the cluster is when `observed` (whose ARN says it) is None — default us-west-2."""
-    policy = policy or Policy()
-    return with_cost(_plan(desired, observed, policy), desired, observed, policy, prices, region)
+         roles: Mapping[str, str] | None = None) -> Plan:
+    """The plan that takes `observed` to `desired` (None: delete the cluster). Pure.
+
+    `roles`: instance group name → Slurm role ("Controller" | "Login" | "Compute"), for clusters whose
+    groups do not say it in SlurmConfig.NodeType (legacy Slurm clusters configured by the lifecycle
+    scripts' provisioning_parameters.json). A group's role is its NodeType, else `roles[name]`.
+    Cost and preflight are later stages (`pipeline`)."""
+    return _plan(desired, observed, policy or Policy(), dict(roles or {}))
 
 
-def _plan(desired: ClusterSpec | None, observed: ClusterState | None, policy: Policy) -> Plan:
+def _plan(desired: ClusterSpec | None, observed: ClusterState | None, policy: Policy, roles: dict[str, str]) -> Plan:
     if desired is None:
-        return _delete_plan(observed)
+        return _delete_plan(observed, policy)
     if observed is None:
         return _create_plan(desired)
     if observed.status == "Deleting":
@@ -107,12 +98,12 @@ def _plan(desired: ClusterSpec | None, observed: ClusterState | None, policy: Po
             cluster_name=desired.name,
             action="none",
             refusals=(Refusal("cluster-deleting", f"cluster {desired.name} is being deleted; wait until it is gone, then plan again"),),
-            observed_fingerprint=fingerprint(observed),
+            basis=Basis.of(observed),
         )
     reasons = compare.replacement_reasons(desired, observed)
     if reasons:
-        return _replace_plan(desired, observed, reasons, policy)
-    return _Updater(desired, observed, policy).build()
+        return _replace_plan(desired, observed, reasons, policy, roles)
+    return _Updater(desired, observed, policy, roles).build()
 
 
 def _create_plan(desired: ClusterSpec) -> Plan:
@@ -133,7 +124,19 @@ def _create_plan(desired: ClusterSpec) -> Plan:
     return Plan(cluster_name=desired.name, action="create", steps=(step,), groups=groups)
 
 
-def _delete_plan(observed: ClusterState | None) -> Plan:
+def _protected_nodes(nodes, policy: Policy) -> list[str]:
+    """The protected nodes among `nodes` (by instance or logical id)."""
+    guarded = policy.protected_node_ids
+    return sorted(n.key for n in nodes if n.key and (n.instance_id in guarded or (n.logical_id is not None and n.logical_id in guarded)))
+
+
+def _protected_refusal(what: str, keys: list[str], group: str | None = None) -> Refusal:
+    shown = ", ".join(keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
+    return Refusal("protected-node", f"{what} would remove protected node(s) {shown}; a protected node is never removed "
+                                     "(take it out of policy.protected_node_ids / --protect first)", group)
+
+
+def _delete_plan(observed: ClusterState | None, policy: Policy) -> Plan:
     if observed is None:
         return Plan(cluster_name="", action="none")
     groups = tuple(
@@ -141,32 +144,37 @@ def _delete_plan(observed: ClusterState | None) -> Plan:
         for g in observed.groups
     )
     step = Step("DeleteCluster", {"ClusterName": observed.name}, (f"delete cluster {observed.name} and its {len(observed.nodes)} nodes",))
-    return Plan(cluster_name=observed.name, action="delete", steps=(step,), groups=groups, observed_fingerprint=fingerprint(observed))
+    deletion = Plan(cluster_name=observed.name, action="delete", steps=(step,), groups=groups, basis=Basis.of(observed))
+    protected = _protected_nodes(observed.nodes, policy)
+    return deletion.refuse(_protected_refusal(f"deleting cluster {observed.name}", protected)) if protected else deletion
 
 
-def _replace_plan(desired: ClusterSpec, observed: ClusterState, reasons: list[str], policy: Policy) -> Plan:
+def _replace_plan(desired: ClusterSpec, observed: ClusterState, reasons: list[str], policy: Policy, roles: dict[str, str]) -> Plan:
     steps = (
         Step("DeleteCluster", {"ClusterName": observed.name}, ("replace: delete the current cluster",)),
         Step("CreateCluster", desired.to_api("CreateCluster"), ("replace: create it again from the desired spec",)),
     )
-    refusals: tuple[Refusal, ...] = ()
+    refusals: list[Refusal] = []
     if not policy.allow_replacement:
-        refusals = (
+        refusals.append(
             Refusal(
                 "replacement",
                 f"cluster {observed.name} must be replaced ({'; '.join(reasons)}), which deletes all "
                 f"{len(observed.nodes)} nodes; set policy.allow_replacement to allow it",
-            ),
+            )
         )
-    return Plan(
+    protected = _protected_nodes(observed.nodes, policy)
+    if protected:
+        refusals.append(_protected_refusal(f"replacing cluster {observed.name}", protected))
+    replacement = Plan(
         cluster_name=desired.name,
         action="replace",
         steps=steps,
-        groups=_Updater(desired, observed, policy).group_changes(),
+        groups=_Updater(desired, observed, policy, roles).group_changes(),
         replacements=tuple(reasons),
-        refusals=refusals,
-        observed_fingerprint=fingerprint(observed),
+        basis=Basis.of(observed),
     )
+    return replacement.refuse(*refusals)
 
 
 @dataclass
@@ -174,6 +182,7 @@ class _Updater:
     desired: ClusterSpec
     observed: ClusterState
     policy: Policy
+    roles: dict[str, str] = field(default_factory=dict)
     limits: dict[str, int] = field(default_factory=api_limits)
 
     def __post_init__(self) -> None:
@@ -186,6 +195,18 @@ class _Updater:
         self.delete_reasons: list[str] = []
 
     # ---- per group ---------------------------------------------------------------------------
+    def role(self, name: str) -> str | None:
+        """A group's Slurm role: its SlurmConfig.NodeType (desired, else as described), else `roles`."""
+        want, have = self.desired.group(name), self.observed.group(name)
+        return (want.node_type if want is not None else None) or (have.node_type if have is not None else None) or self.roles.get(name)
+
+    def unknown_roles(self) -> list[str]:
+        """Groups of a Slurm cluster whose role nothing states (legacy clusters: lifecycle scripts decide)."""
+        if self.desired.orchestrator_kind != "Slurm":
+            return []
+        names = dict.fromkeys([g.name for g in self.desired.instance_groups] + [g.name for g in self.observed.groups])
+        return [name for name in names if self.role(name) is None]
+
     def group_changes(self) -> tuple[GroupChange, ...]:
         changes = []
         continuous = self.desired.continuous
@@ -193,7 +214,7 @@ class _Updater:
             have = self.observed.group(want.name)
             if have is None:
                 changes.append(
-                    GroupChange(want.name, "create", want.node_type, None, want.instance_count, None, None, want.effective_min_count(continuous), want.instance_types)
+                    GroupChange(want.name, "create", self.role(want.name), None, want.instance_count, None, None, want.effective_min_count(continuous), want.instance_types)
                 )
                 continue
             config = compare.group_config_changes(want, have)
@@ -201,12 +222,12 @@ class _Updater:
             action = "grow" if delta > 0 else "shrink" if delta < 0 else ("configure" if config or self._min_change(want, have) is not None else "unchanged")
             min_after = want.min_instance_count if want.min_instance_count is not None else have.min_count
             changes.append(
-                GroupChange(want.name, action, want.node_type or have.node_type, have.target_count, want.instance_count, have.current_count, have.min_count, min_after, want.instance_types, tuple(config))
+                GroupChange(want.name, action, self.role(want.name), have.target_count, want.instance_count, have.current_count, have.min_count, min_after, want.instance_types, tuple(config))
             )
         wanted = {g.name for g in self.desired.instance_groups}
         for have in self.observed.groups:
             if have.name not in wanted:
-                changes.append(GroupChange(have.name, "delete", have.node_type, have.target_count, None, have.current_count, have.min_count, None, have.instance_types))
+                changes.append(GroupChange(have.name, "delete", self.role(have.name), have.target_count, None, have.current_count, have.min_count, None, have.instance_types))
         return tuple(changes)
 
     def _min_change(self, want: InstanceGroupSpec, have: GroupState) -> int | None:
@@ -219,21 +240,42 @@ class _Updater:
         cluster_changes = compare.cluster_config_changes(self.desired, self.observed)
         for member in cluster_changes:
             self.update_reasons.append(f"cluster setting {member} changes")
+        unknown = self.unknown_roles()
         for change in groups:
+            if unknown and self._empties(change):
+                self.refusals.append(self._roles_unknown(change, unknown))
+                continue
             self._plan_group(change)
         steps = self._steps(cluster_changes)
         pending = [g for g in self.observed.groups if g.pending and self.desired.group(g.name) is not None]
         for g in pending:
             self.notes.append(f"{g.name}: {g.current_count}/{g.target_count} running, {g.pending} pending capacity (not drift)")
         action = "update" if steps else "none"
-        return Plan(
+        updated = Plan(
             cluster_name=self.desired.name,
             action=action,
             steps=tuple(steps),
             groups=groups,
-            refusals=tuple(self.refusals),
             notes=tuple(self.notes),
-            observed_fingerprint=fingerprint(self.observed),
+            basis=Basis.of(self.observed),
+        )
+        return updated.refuse(*self.refusals)
+
+    def _empties(self, change: GroupChange) -> bool:
+        """Deletes a group (not one already going), or scales one that has nodes to 0."""
+        if change.action == "delete":
+            return self.observed.group(change.group).status != "Deleting"
+        return change.action == "shrink" and change.target_after == 0
+
+    def _roles_unknown(self, change: GroupChange, unknown: list[str]) -> Refusal:
+        doing = f"deleting group {change.group}" if change.action == "delete" else f"scaling {change.group} to 0"
+        return Refusal(
+            "slurm-roles-unknown",
+            f"{doing} is refused: cluster {self.desired.name} is a Slurm cluster and the role of {', '.join(unknown)} is not known "
+            "(no SlurmConfig.NodeType), so this could remove the Slurm controller or the login nodes. State the roles: "
+            "SlurmConfig.NodeType on each group in the spec, or the lifecycle bundle's provisioning_parameters.json "
+            "(--lifecycle DIR)",
+            change.group,
         )
 
     def _plan_group(self, change: GroupChange) -> None:
@@ -253,6 +295,7 @@ class _Updater:
         immutable = compare.group_immutable_changes(want, have)
         if immutable:
             self.refusals.append(Refusal("immutable-group-field", f"{name}: {'; '.join(immutable)} cannot change in place; add a group with a new name and remove this one", name))
+            return
         if change.config_changes:
             self._list_in_update(want, have)
             self.update_reasons.append(f"{name}: {', '.join(change.config_changes)} change (existing nodes keep how they were built)")
@@ -280,22 +323,28 @@ class _Updater:
         if node_type == "Login" and not self.policy.allow_login_scale_in and change.target_before:
             self.refusals.append(Refusal("login-scale-in", f"deleting {name} removes the Login nodes users connect through; set policy.allow_login_scale_in to allow it", name))
             return
+        protected = _protected_nodes(self.observed.nodes_of(name), self.policy)
+        if protected:
+            self.refusals.append(_protected_refusal(f"deleting group {name} (removed from the spec, or renamed)", protected, name))
+            return
         if change.target_before and self.policy.max_scale_in_fraction < 1.0:
             self.refusals.append(Refusal("max-scale-in-fraction", f"deleting {name} removes all {change.target_before} of its nodes, more than policy.max_scale_in_fraction ({self.policy.max_scale_in_fraction:.0%})", name))
             return
         self.update_reasons.append(f"{name}: group removed with its {change.target_before or 0} nodes (InstanceGroupsToDelete)")
 
     def _plan_scale_in(self, want: InstanceGroupSpec, have: GroupState, count: int) -> None:
-        name, node_type = want.name, want.node_type or have.node_type
+        name, node_type = want.name, self.role(want.name)
         fraction = count / have.target_count if have.target_count else 1.0
+        protected = _protected_nodes(self.observed.nodes_of(name), self.policy)
         if node_type == "Controller":
             if not self.policy.allow_controller_scale_in:
                 self.refusals.append(Refusal("controller-scale-in", f"{name}: removing {count} Controller node(s) is refused; set policy.allow_controller_scale_in to allow it", name))
                 return
+            if protected:  # the service chooses which controller goes: it could be a protected one
+                self.refusals.append(_protected_refusal(f"{name}: lowering the Controller count (the service chooses which node goes)", protected, name))
+                return
             # Controller nodes are never named: the service chooses, through the count.
-            entry = self.update_groups.setdefault(name, want.to_api())
-            entry["InstanceCount"] = want.instance_count
-            self.update_reasons.append(f"{name}: {have.target_count} → {want.instance_count} (the service chooses which controller goes)")
+            self._lower_count(want, have, f"{name}: {have.target_count} → {want.instance_count} (the service chooses which controller goes)")
             return
         if node_type == "Login" and not self.policy.allow_login_scale_in:
             self.refusals.append(Refusal("login-scale-in", f"{name}: removing {count} Login node(s) is refused; set policy.allow_login_scale_in to allow it", name))
@@ -303,21 +352,36 @@ class _Updater:
         if fraction > self.policy.max_scale_in_fraction:
             self.refusals.append(Refusal("max-scale-in-fraction", f"{name}: removing {count} of {have.target_count} nodes ({fraction:.0%}) is more than policy.max_scale_in_fraction ({self.policy.max_scale_in_fraction:.0%})", name))
             return
+        if (have.status or "") in BUSY_GROUP_STATUSES:
+            # BatchDeleteClusterNodes is blocked while the group is Creating/Updating (seed 000); its
+            # counts can still change through UpdateCluster, and the service chooses which nodes go.
+            if protected:
+                self.refusals.append(_protected_refusal(f"{name}: lowering the count of a {have.status} group (the service chooses which nodes go)", protected, name))
+                return
+            self._lower_count(want, have, f"{name} {have.target_count} → {want.instance_count}: -{count} nodes through UpdateCluster "
+                                          f"(the group is {have.status}: BatchDeleteClusterNodes is blocked until it is InService; "
+                                          "the service chooses which nodes go)")
+            return
         nodes = self.observed.nodes_of(name)
         candidates = victim_rules.removable(nodes, node_type, self.policy.protected_node_ids)
         chosen = victim_rules.choose(candidates, count)
         missing = count - len(chosen)
         if missing:
-            unlisted = max(have.target_count - sum(1 for n in nodes if n.status not in ("ShuttingDown",)), 0)
+            unlisted = max(have.target_count - sum(1 for n in nodes if n.status not in victim_rules.LEAVING), 0)
             if missing > unlisted:
-                protected = sum(1 for n in nodes if n.key in self.policy.protected_node_ids)
-                self.refusals.append(Refusal("not-enough-removable", f"{name}: {count} nodes must go but only {len(chosen) + unlisted} can be removed ({protected} protected)", name))
+                held = victim_rules.held_back(nodes, self.policy.protected_node_ids)
+                self.refusals.append(Refusal("not-enough-removable", f"{name}: {count} nodes must go but only {len(chosen) + unlisted} can be removed ({held})", name))
                 return
             entry = self.update_groups.setdefault(name, want.to_api())
             entry["InstanceCount"] = have.target_count - missing
             self.update_reasons.append(f"{name}: cancel {missing} pending launch(es) that have no node to name yet")
         self.victims.extend(chosen)
         self.delete_reasons.append(f"{name} {have.target_count} → {want.instance_count}: -{count} nodes")
+
+    def _lower_count(self, want: InstanceGroupSpec, have: GroupState, reason: str) -> None:
+        entry = self.update_groups.setdefault(want.name, want.to_api())
+        entry["InstanceCount"] = want.instance_count
+        self.update_reasons.append(reason)
 
     # ---- steps -------------------------------------------------------------------------------
     def _steps(self, cluster_changes: dict[str, Any]) -> list[Step]:

@@ -1,8 +1,22 @@
-"""Which nodes a scale-in removes: unhealthy first, then never-launched, then the newest.
+"""Which nodes a scale-in removes, for every ClusterInstanceStatus the service model defines.
 
-The same order the service uses for a MinCount rollback (seed 000, "自动回滚行为"), so a scale-in
-costs the least running work. Never a Controller node, never a protected node. Pure: apply calls it
-again on a fresh observation when a chosen node changed state in the meantime.
+The order is the one the service uses for a MinCount rollback (seed 000, "自动回滚行为"), so a
+scale-in costs the least running work; each of the model's nine statuses has its place:
+
+| tier | statuses                              | why                                                     |
+|------|---------------------------------------|---------------------------------------------------------|
+| 0    | Failure, NotFound                     | doing no work: removed first                            |
+| 1    | Pending (or no instance yet)          | never launched, waiting for capacity                    |
+| 2    | DeepHealthCheckInProgress             | launched, not serving yet (health checks)               |
+| 3    | Running                               | serving: the newest go first                            |
+| —    | ShuttingDown, DetachInProgress        | already leaving the cluster: never named, not counted   |
+| —    | AttachInProgress, SystemUpdating      | the service is acting on them: never named; they count  |
+|      |                                       | as present, so a scale-in that needs them is refused    |
+|      |                                       | (`not-enough-removable`) until they settle              |
+
+A status the model does not know (a newer service) is never named either: unknown is not safe.
+Never a Controller node, never a protected node. Pure: apply calls it again on a fresh observation
+when a chosen node changed state in the meantime.
 """
 
 from __future__ import annotations
@@ -10,47 +24,83 @@ from __future__ import annotations
 import datetime as dt
 from typing import Iterable, Sequence
 
-from ..observe.state import GONE, UNHEALTHY, NodeState
+from ..observe.state import NodeState
 from .model import Victim
 
 _EPOCH = dt.datetime.min.replace(tzinfo=dt.timezone.utc)
 
+TIERS: dict[str, int] = {"Failure": 0, "NotFound": 0, "Pending": 1, "DeepHealthCheckInProgress": 2, "Running": 3}
+LEAVING = frozenset({"ShuttingDown", "DetachInProgress"})  # going already: neither named nor counted as present
+BUSY = frozenset({"AttachInProgress", "SystemUpdating"})  # the service is acting on them: never named
+STATUSES = frozenset(TIERS) | LEAVING | BUSY  # the nine values of ClusterInstanceStatus (a test reads the model)
+_WHY = {
+    0: "unhealthy nodes are removed first",
+    1: "never launched (waiting for capacity): removed before any running node",
+    2: "still in deep health checks, not serving yet: removed before running nodes",
+    3: "the newest nodes go first",
+}
+
+
+def _blocked(node: NodeState, blocked: set[str]) -> bool:
+    return node.instance_id in blocked or (node.logical_id is not None and node.logical_id in blocked)
+
 
 def removable(nodes: Iterable[NodeState], node_type: str | None, protected: Iterable[str], exclude: Iterable[str] = ()) -> list[NodeState]:
-    """Nodes a plan may name: not a Controller's, not protected, not already going."""
+    """Nodes a plan may name: not a Controller's, not protected, in a status with a tier, listed once."""
     if node_type == "Controller":
         return []
     blocked = set(protected) | set(exclude)
-    return [
-        n
-        for n in nodes
-        if n.key and n.status not in GONE and n.instance_id not in blocked and (n.logical_id is None or n.logical_id not in blocked)
-    ]
+    seen: set[str] = set()
+    chosen = []
+    for node in nodes:
+        if not node.key or node.key in seen or _tier(node) is None or _blocked(node, blocked):
+            continue
+        seen.add(node.key)  # a listing that names a node twice must never make a request that names it twice
+        chosen.append(node)
+    return chosen
+
+
+def held_back(nodes: Iterable[NodeState], protected: Iterable[str]) -> str:
+    """Why nodes of a group cannot be named, in words (for a `not-enough-removable` refusal)."""
+    guarded = set(protected)
+    counts: dict[str, int] = {}
+    for node in nodes:
+        if node.status in LEAVING:
+            continue
+        if _blocked(node, guarded):
+            counts["protected"] = counts.get("protected", 0) + 1
+        elif _tier(node) is None:
+            counts[node.status] = counts.get(node.status, 0) + 1
+    if not counts:
+        return "0 protected"
+    return ", ".join(f"{count} {what}" for what, count in sorted(counts.items())) + (
+        "; nodes the service is acting on are never named: plan again when they settle" if set(counts) - {"protected"} else "")
+
+
+def _tier(node: NodeState) -> int | None:
+    if not node.launched and node.status not in LEAVING | BUSY:
+        return 1  # a logical id only: nothing runs on it yet, whatever the status says
+    return TIERS.get(node.status)
 
 
 def _rank(node: NodeState) -> tuple:
-    if node.status in UNHEALTHY:
-        tier = 0
-    elif not node.launched:
-        tier = 1
-    else:
-        tier = 2
     # newest first inside a tier; the id breaks ties so the choice never depends on list order
     launched = node.launch_time or _EPOCH
-    return (tier, -launched.timestamp(), node.key)
+    return (_tier(node), -launched.timestamp(), node.key)
 
 
 def _reason(node: NodeState) -> str:
-    if node.status in UNHEALTHY:
+    tier = _tier(node)
+    if tier == 0:
         detail = f" ({node.message})" if node.message else ""
-        return f"{node.status}{detail}: unhealthy nodes are removed first"
-    if not node.launched:
-        return "never launched (waiting for capacity): removed before any running node"
+        return f"{node.status}{detail}: {_WHY[0]}"
+    if tier in (1, 2):
+        return _WHY[tier] if tier == 1 else f"{node.status}: {_WHY[2]}"
     when = node.launch_time.strftime("%Y-%m-%d %H:%M:%SZ") if node.launch_time else "unknown"
-    return f"{node.status}, launched {when}: the newest nodes go first"
+    return f"{node.status}, launched {when}: {_WHY[3]}"
 
 
 def choose(nodes: Sequence[NodeState], count: int) -> list[Victim]:
     """The `count` best nodes to remove among `nodes` (already filtered by `removable`)."""
-    ordered = sorted(nodes, key=_rank)[: max(count, 0)]
+    ordered = sorted(removable(nodes, None, ()), key=_rank)[: max(count, 0)]
     return [Victim(group=n.group, node_id=n.key, logical=not n.launched, status=n.status, reason=_reason(n)) for n in ordered]

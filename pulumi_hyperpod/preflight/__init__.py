@@ -5,7 +5,7 @@ between the pure `plan()` and `apply()`).
   warned when near one, noted when they cannot be read);
 - `consistency`: a scale-out whose new nodes would be built differently from the group's
   existing ones (a lifecycle-script change, seed 004);
-- `section`: `plan.extras["preflight"]` — the checks, warnings and every refusal in one place.
+- `section`: `plan.preflight` — the checks, the warnings and the verdict, as typed data.
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from ..cost.estimate import region_of
-from ..plan import Plan, Policy
+from ..plan.model import Plan
+from ..plan.policy import Policy
+from ..plan.sections import PreflightSection, QuotaSection
 from .consistency import SAMPLE, check_consistency
 from .quotas import RULE, check_quotas
 from .section import section
@@ -41,17 +43,17 @@ def preflight(
     policy = policy or Policy()
     refusals, warnings, findings = [], [], []
     if desired is None or not _adds_instances(plan):
-        quota_part: dict[str, Any] = {"status": "not-needed"}
+        quota_part = QuotaSection(status="not-needed")
     else:
         region = region_of(observed, getattr(getattr(sagemaker, "meta", None), "region_name", None))
         quota_part, refusals, warnings = check_quotas(plan, desired, observed, sagemaker, quotas, policy, region)
-        if quota_part["status"] == "unreadable":
-            warnings.append(f"service quotas not checked: they could not be read ({quota_part['error']}); "
+        if quota_part.status == "unreadable":
+            warnings.append(f"service quotas not checked: they could not be read ({quota_part.error}); "
                             "check them in the Service Quotas console before applying")
         if observed is not None:
             findings = check_consistency(plan, desired, observed, sagemaker, sample)
-            warnings += [finding["message"] for finding in findings]
-    checked = dataclasses.replace(plan, refusals=plan.refusals + tuple(refusals))
+            warnings += [finding.message for finding in findings]
+    checked = plan.refuse(*refusals)
     return _with_section(checked, section(checked, quota_part, findings, warnings))
 
 
@@ -64,5 +66,5 @@ def _adds_instances(plan: Plan) -> bool:
     return plan.action == "create" or any((g.target_after or 0) > (g.target_before or 0) for g in plan.groups)
 
 
-def _with_section(plan: Plan, data: dict[str, Any]) -> Plan:
-    return dataclasses.replace(plan, extras={**plan.extras, "preflight": data})
+def _with_section(plan: Plan, data: PreflightSection) -> Plan:
+    return dataclasses.replace(plan, preflight=data)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from ..plan.compare import same
+from ..plan.sections import ConsistencyFinding
 from ..spec import BUILD_FIELDS
 from .quotas import describe_error
 
@@ -33,7 +34,7 @@ ADVICE = ("a node runs its lifecycle script once, when it is created, so one gro
           "(or run the new script on them) so every node has the same configuration")
 
 
-def check_consistency(plan: "Plan", desired: "ClusterSpec", observed: "ClusterState", sagemaker: Any, sample: int = SAMPLE) -> list[dict[str, Any]]:
+def check_consistency(plan: "Plan", desired: "ClusterSpec", observed: "ClusterState", sagemaker: Any, sample: int = SAMPLE) -> list[ConsistencyFinding]:
     """One finding per growing group whose existing nodes were built differently from its new ones."""
     if plan.action != "update":
         return []
@@ -44,7 +45,7 @@ def check_consistency(plan: "Plan", desired: "ClusterSpec", observed: "ClusterSt
             continue
         finding = _group(change, want.build_config(), observed, sagemaker, sample)
         if finding is not None:
-            findings.append(finding)
+            findings.append(ConsistencyFinding.from_dict(finding))
     return findings
 
 

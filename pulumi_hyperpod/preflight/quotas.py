@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from ..plan import Refusal
+from ..plan.model import Refusal
+from ..plan.sections import QuotaSection
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..observe import ClusterState
@@ -153,8 +154,15 @@ def _add(counts: dict[str, int], key: str, count: int) -> None:
 # ---- checking --------------------------------------------------------------------------------------
 def check_quotas(
     plan: "Plan", desired: "ClusterSpec", observed: "ClusterState | None", sagemaker: Any, quotas: Any, policy: "Policy", region: str
-) -> tuple[dict[str, Any], list[Refusal], list[str]]:
+) -> tuple[QuotaSection, list[Refusal], list[str]]:
     """The quota part of the section, the refusals, and the warnings."""
+    section, refusals, warnings = _check_quotas(plan, desired, observed, sagemaker, quotas, policy, region)
+    return QuotaSection.from_dict(section), refusals, warnings
+
+
+def _check_quotas(
+    plan: "Plan", desired: "ClusterSpec", observed: "ClusterState | None", sagemaker: Any, quotas: Any, policy: "Policy", region: str
+) -> tuple[dict[str, Any], list[Refusal], list[str]]:
     fresh = observed is None or plan.action == "replace"
     before = described_usage(observed.describe) if observed is not None else {}
     after, flexible = planned_usage(desired, observed, fresh)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from ..plan.compare import provisioning_mode_change
 from ..spec.rules import CONTINUOUS, orchestrator_kind
 from .settings import Location
 from .unknowns import is_unknown, unknown_paths
@@ -78,12 +79,13 @@ def spec_replacements(old: Any, new: Any) -> list[Replacement]:
         reason = "Orchestrator.Eks.ClusterArn (the EKS cluster) cannot change after creation"
         found.append(Replacement("spec.Orchestrator", reason))
     mode = new.get("NodeProvisioningMode")
-    if old.get("NodeProvisioningMode") == CONTINUOUS:
-        if is_unknown(mode):
-            reason = "NodeProvisioningMode is not known yet; a cluster cannot leave Continuous mode"
-            found.append(Replacement("spec.NodeProvisioningMode", reason, certain=False))
-        elif mode != CONTINUOUS:
-            found.append(Replacement("spec.NodeProvisioningMode", "NodeProvisioningMode cannot leave Continuous once set"))
+    if is_unknown(mode) and old.get("NodeProvisioningMode") == CONTINUOUS:
+        reason = "NodeProvisioningMode is not known yet; a cluster cannot leave Continuous mode"
+        found.append(Replacement("spec.NodeProvisioningMode", reason, certain=False))
+    elif not is_unknown(mode):
+        reason = provisioning_mode_change(old.get("NodeProvisioningMode") == CONTINUOUS, mode == CONTINUOUS)
+        if reason:
+            found.append(Replacement("spec.NodeProvisioningMode", reason))
     return found
 
 

@@ -24,14 +24,26 @@ from pulumi.dynamic import (
     UpdateResult,
 )
 
-from ..apply import ApplyError, PlanRefused, Progress, apply, wait
+from .. import pipeline
+from ..apply import ApplyError, PlanRefused, PlanStale, Progress, wait
 from ..observe import ClusterState, observe
-from ..plan import Plan, plan, plan_text
-from ..preflight import preflight
+from ..plan import Plan, plan_text
 from . import changes, props
 from .console import say
 from .settings import Defaults, Location, Settings
 from .unknowns import unknown_paths
+
+
+def render_text(renderable: Any) -> str:
+    from ..plan.render import render_text as text
+
+    return text(renderable)
+
+
+def preflight_renderable(section: Any, the_plan: Plan) -> Any:
+    from ..plan.render import preflight_renderable as render
+
+    return render(section, the_plan)
 from .worlds import Clock, open_backend, open_quotas
 
 
@@ -85,7 +97,8 @@ class ClusterProvider(ResourceProvider):
             say(_not_known_text(unknown, []), name)
             return
         spec = props.spec_of(inputs)
-        text = plan_text(plan(spec, None))
+        settings = Settings.from_inputs(inputs)
+        text = plan_text(pipeline.make_plan(spec, None, settings.policy, roles=settings.roles, region=self._region_or_none(inputs)))
         if inputs.get("adopt"):
             text += f"adopt: if a cluster named {spec.name} exists it is taken over and planned against instead\n"
         say(text, spec.name)
@@ -134,7 +147,7 @@ class ClusterProvider(ResourceProvider):
             say(f"cluster {name} no longer exists in {location} (deleted outside Pulumi): it will be created again", name)
             return Plan(cluster_name=name, action="create", replacements=("the cluster no longer exists",))
         spec = props.spec_of(news)
-        result = self._preflight(plan(spec, observed, settings.policy), spec, settings, observed, client, location)
+        result = self._prepare(spec, settings, observed, client, location)
         if inputs_changed or not result.empty:
             say(plan_text(result), name)
         return result
@@ -163,9 +176,9 @@ class ClusterProvider(ResourceProvider):
             )
         if observed is not None:
             say(f"adopting {observed.arn} ({observed.status})", spec.name)
-        result = self._preflight(plan(spec, observed, settings.policy), spec, settings, observed, client, location)
+        result = self._prepare(spec, settings, observed, client, location)
         if observed is None:
-            say("\n".join(result.extras["preflight"]["lines"]), spec.name)  # check's creation plan had no preflight
+            say(render_text(preflight_renderable(result.preflight, result)), spec.name)  # check's creation plan had no preflight
         else:
             say(plan_text(result), spec.name)  # check showed a creation plan; this is the real one
             if result.replacements:
@@ -186,9 +199,10 @@ class ClusterProvider(ResourceProvider):
         message = f"cluster {state.name} failed to create: {state.failure_message or 'no reason given'}"
         say(message + "; deleting it (see `hyperpod events` for the details)", state.name)
         try:
-            apply(client, plan(None, state), policy=settings.policy, timeout=_remaining(clock, deadline),
-                  sleep=clock.sleep, monotonic=clock.monotonic, poll_seconds=clock.poll_seconds)
-        except ApplyError as error:
+            pipeline.execute(client, pipeline.make_plan(None, state, settings.policy), policy=settings.policy,
+                             timeout=max(_remaining(clock, deadline), 1.0), sleep=clock.sleep, monotonic=clock.monotonic,
+                             poll_seconds=clock.poll_seconds)
+        except (ApplyError, PlanStale, PlanRefused) as error:
             raise ProviderError(f"{message}; deleting it did not finish: {error}") from None
         raise ProviderError(message)
 
@@ -203,34 +217,16 @@ class ClusterProvider(ResourceProvider):
                 f"cluster {spec.name} no longer exists in {location} (deleted outside Pulumi?). "
                 "Run `pulumi refresh`, then `pulumi up` creates it again."
             )
-        result = self._preflight(plan(spec, observed, settings.policy), spec, settings, observed, client, location)
+        result = self._prepare(spec, settings, observed, client, location)
         if result.replacements:
             raise ProviderError(
                 f"cluster {spec.name} cannot change in place ({'; '.join(result.replacements)}); "
                 "run `pulumi preview` again: the change is a replacement"
             )
+        # apply checks every resized group reached the TargetCount the plan asked for (a call
+        # accepted but not kept, or another writer): a failure, so no spec the cluster is not in is stored
         state = self._apply(client, clock, result, settings, deadline, fail_on_failures=True) or observed
-        self._verify(result, state)
         return UpdateResult(props.outputs(news, state, location))
-
-    def _verify(self, the_plan: Plan, state: ClusterState) -> None:
-        """Every group the plan resized must now have the TargetCount it asked for. If not, a call
-        was accepted but did not take (say, a deduplicated client token), and reporting success
-        would store a spec the cluster is not in. (Only counts: a group deletion, for one, is
-        rightly still under way when the cluster is InService again.)"""
-        missed = []
-        for change in the_plan.groups:
-            if change.action not in ("grow", "shrink", "create") or change.target_after is None:
-                continue
-            have = state.group(change.group)
-            now = have.target_count if have is not None else None
-            if now != change.target_after:
-                missed.append(f"{change.group} TargetCount is {now}, the plan asked for {change.target_after}")
-        if missed:
-            raise ProviderError(
-                f"cluster {the_plan.cluster_name} does not match the spec after the update: {'; '.join(missed)}. "
-                "Run `pulumi up` again."
-            )
 
     def _apply(
         self, client, clock: Clock, the_plan: Plan, settings: Settings, deadline: float, fail_on_failures: bool = False
@@ -238,12 +234,12 @@ class ClusterProvider(ResourceProvider):
         """Apply as planned. The table was shown by check or diff; each step is reported as it runs."""
         name = the_plan.cluster_name
         try:
-            result = apply(
+            result = pipeline.execute(
                 client,
                 the_plan,
                 policy=settings.policy,
                 wait=settings.wait,
-                timeout=_remaining(clock, deadline),
+                timeout=max(_remaining(clock, deadline), 1.0),
                 progress=_reporter(name),
                 sleep=clock.sleep,
                 monotonic=clock.monotonic,
@@ -251,6 +247,8 @@ class ClusterProvider(ResourceProvider):
             )
         except PlanRefused as refused:
             raise ProviderError(f"cluster {name}: {refused}") from None
+        except PlanStale as stale:
+            raise ProviderError(f"{stale}: run `pulumi up` again") from None
         except ApplyError as error:
             done = f" (calls made: {', '.join(error.done)})" if error.done else ""
             raise ProviderError(f"cluster {name}: {error}{done}; run `pulumi up` again to continue") from None
@@ -302,16 +300,23 @@ class ClusterProvider(ResourceProvider):
             except Exception as error:  # noqa: BLE001 - WaitTimedOut / WaitFailed, reported as one
                 raise ProviderError(f"cluster {name}: {error}; run the command again to keep waiting") from None
             return
-        deletion = plan(None, state, settings.policy)
+        deletion = pipeline.make_plan(None, state, settings.policy)
         say(plan_text(deletion), name)  # no diff runs before a delete: this is the only place to show it
         self._apply(client, clock, deletion, settings, deadline)
 
     # ---- helpers -------------------------------------------------------------------------
-    def _preflight(self, the_plan: Plan, spec, settings: Settings, observed: ClusterState | None, client, location: Location) -> Plan:
-        """Quotas and lifecycle consistency, read before anything is applied: a quota refusal
-        stops create/update (apply refuses a refused plan) with the numbers."""
-        return preflight(the_plan, spec, observed, sagemaker=client, quotas=open_quotas(location, self.simulator),
-                         policy=settings.policy)
+    def _prepare(self, spec, settings: Settings, observed: ClusterState | None, client, location: Location) -> Plan:
+        """The pipeline against the observed cluster: plan, cost, and the preflight (quotas and
+        lifecycle consistency, read before anything is applied: a quota refusal stops create/update
+        with the numbers)."""
+        return pipeline.prepare(client, spec, policy=settings.policy, roles=settings.roles, observed=observed,
+                                region=location.region, quotas=open_quotas(location, self.simulator)).plan
+
+    def _region_or_none(self, inputs: dict[str, Any]) -> str | None:
+        try:
+            return self._locate(inputs).region
+        except Exception:  # noqa: BLE001 - pricing a preview needs no valid location
+            return None
 
     def _locate(self, bag: dict[str, Any]) -> Location:
         return Settings.from_inputs(bag).locate(self.defaults)

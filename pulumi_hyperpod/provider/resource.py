@@ -66,6 +66,7 @@ class ClusterArgs:
     wait: Optional[str] = None  # none | InService (default) | MinCount | Target
     timeout: Optional[float] = None  # seconds, default 1200, at most 1680
     adopt: Optional[bool] = None  # take over an existing cluster of that name
+    roles: Optional[Mapping[str, str]] = None  # Slurm role by group ("Controller"|"Login"|"Compute") where NodeType is not set
 
 
 class Cluster(Resource, module="hyperpod", name="Cluster"):

@@ -11,7 +11,7 @@ Nothing here holds a client or a credential: a profile is a name, resolved by bo
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 import boto3
@@ -28,7 +28,8 @@ ENGINE_CALL_LIMIT = 30 * 60
 MAX_TIMEOUT = 28 * 60
 DEFAULT_TIMEOUT = 20 * 60
 DEFAULT_WAIT = "InService"
-SETTING_KEYS = ("backend", "region", "profile", "policy", "wait", "timeout", "adopt")
+SETTING_KEYS = ("backend", "region", "profile", "policy", "wait", "timeout", "adopt", "roles")
+SLURM_ROLES = ("Controller", "Login", "Compute")
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,7 @@ class Settings:
     wait: str = DEFAULT_WAIT
     timeout: float = DEFAULT_TIMEOUT
     adopt: bool = False
+    roles: Mapping[str, str] = field(default_factory=dict)  # Slurm role by group, for groups without NodeType
 
     @classmethod
     def from_inputs(cls, inputs: Mapping[str, Any]) -> "Settings":
@@ -103,6 +105,7 @@ class Settings:
             wait=inputs.get("wait") or DEFAULT_WAIT,
             timeout=float(inputs.get("timeout") or DEFAULT_TIMEOUT),
             adopt=bool(inputs.get("adopt")),
+            roles=dict(inputs.get("roles") or {}),
         )
 
     def locate(self, defaults: Defaults) -> Location:
@@ -182,6 +185,18 @@ def check_settings(news: Mapping[str, Any], is_unknown) -> tuple[dict[str, Any],
     if adopt is not None and not is_unknown(adopt) and not isinstance(adopt, bool):
         failures.append(("adopt", f"must be true or false, got {adopt!r}"))
     inputs["adopt"] = bool(adopt) if not is_unknown(adopt) else adopt
+
+    roles = news.get("roles")
+    if is_unknown(roles):
+        inputs["roles"] = roles
+    elif roles is not None:
+        if not isinstance(roles, Mapping):
+            failures.append(("roles", f"must be an object of instance group name → Slurm role, got {type(roles).__name__}"))
+        else:
+            for group, role in roles.items():
+                if role not in SLURM_ROLES and not is_unknown(role):
+                    failures.append((f"roles.{group}", f"must be one of {', '.join(SLURM_ROLES)}; got {role!r}"))
+            inputs["roles"] = dict(sorted(roles.items()))
 
     policy = news.get("policy")
     if is_unknown(policy):

@@ -67,6 +67,7 @@ def apply_effect(observed: ClusterState, plan: Plan) -> ClusterState:
                 summaries.remove(s)
                 group = groups[s["InstanceGroupName"]]
                 group["TargetCount"] -= 1
+                group["MinCount"] = min(group.get("MinCount", 0), group["TargetCount"])  # as the simulator does
                 if s.get("InstanceId"):
                     group["CurrentCount"] -= 1
         elif step.operation == "BatchAddClusterNodes":

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pulumi_hyperpod import ClusterSpec, Plan, Policy, plan
+from pulumi_hyperpod.plan.basis import Expectation, stale_reasons
 from pulumi_hyperpod.plan import api_limits
 
 from .effects import apply_effect
@@ -137,9 +139,10 @@ def test_immutable_changes_are_replacement():
     api = spec.to_api()
     api["VpcConfig"] = {"SecurityGroupIds": ["sg-99999999"], "Subnets": ["subnet-12345678"]}
     p = plan(ClusterSpec.from_dict(api), observed_from(spec))
-    assert p.action == "replace" and ops(p) == ["DeleteCluster", "CreateCluster"]
+    assert p.action == "replace" and ops(p) == []  # refused: no call is listed
     assert p.refused and "VpcConfig" in p.replacements[0]
-    assert not plan(ClusterSpec.from_dict(api), observed_from(spec), Policy(allow_replacement=True)).refused
+    allowed = plan(ClusterSpec.from_dict(api), observed_from(spec), Policy(allow_replacement=True))
+    assert not allowed.refused and ops(allowed) == ["DeleteCluster", "CreateCluster"]
     legacy = ClusterSpec.from_dict({k: v for k, v in spec.to_api().items() if k != "NodeProvisioningMode"} | {"InstanceGroups": [{k: v for k, v in g.items()} for g in spec.to_api()["InstanceGroups"]]})
     assert "Continuous" in plan(legacy, observed_from(spec)).replacements[0]
 
@@ -248,10 +251,22 @@ def test_plan_properties(pair):
         adds = step.request.get("NodesToAdd", [])
         assert len(adds) <= 5 and sum(e["IncrementTargetCountBy"] for e in adds) <= 50, "≤ 5 groups and ≤ 50 nodes per BatchAdd"
     if first.refused:
-        assert all(r.rule == "not-enough-removable" for r in first.refusals)
+        assert first.steps == () and first.calls() == {}, "a refused plan lists no calls"
+        assert all(r.rule in ("not-enough-removable", "protected-node") for r in first.refusals), first.refusals
+        for refusal in first.refusals:
+            if refusal.rule == "protected-node":  # only a group deletion removes nodes without naming them
+                assert desired.group(refusal.group) is None
+                assert any(n.key in policy.protected_node_ids for n in observed.nodes_of(refusal.group))
         return
     assert len(first.steps) == _minimum_calls(first, desired, observed)
+    assert stale_reasons(first, observed) == [], "a plan is fresh against what it was made from"
     after = apply_effect(observed, first)
+    # what apply checks before each call tracks the plan's own effect: no other writer is seen
+    expected = Expectation.from_basis(first.basis)
+    for done, step in enumerate(first.steps, 1):
+        expected.after(step, {}, [(v.group, v.node_id) for v in step.victims])
+        partway = apply_effect(observed, dataclasses.replace(first, steps=first.steps[:done]))
+        assert expected.moved(partway) == [], (done, expected.moved(partway))
     for g in desired.instance_groups:
         assert after.group(g.name).target_count == g.instance_count, f"{g.name} did not reach its target"
     assert {g.name for g in after.groups} == {g.name for g in desired.instance_groups}

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pulumi_hyperpod import ClusterSpec, Plan, Policy, apply, connect, observe, plan
+from pulumi_hyperpod import ClusterSpec, Plan, Policy, apply, connect, observe
+from pulumi_hyperpod.pipeline import make_plan as plan  # plan() is pure: the pipeline adds the cost
 from pulumi_hyperpod.cost import PRICES_ENV, PriceTable
 from pulumi_hyperpod.cost.prices import _defaults
 from pulumi_hyperpod.fake import Simulator
@@ -26,7 +27,11 @@ def shipped_prices_only(monkeypatch):
 
 
 def cost(p: Plan) -> dict:
-    return p.extras["cost"]
+    return json.loads(json.dumps(p.cost.to_dict()))  # the JSON form: what `plan --json` prints
+
+
+def totals(c: dict) -> dict:
+    return {k: c["cluster"][k] for k in ("before_per_hour", "after_per_hour", "delta_per_hour")}
 
 
 def by_group(p: Plan) -> dict:
@@ -41,11 +46,12 @@ def test_seed_000_create_shows_sixteen_p5_per_hour_in_the_preview_text():
     workers = by_group(p)["worker-gpu-a"]
     assert workers["after_instances"] == {"ml.p5.48xlarge": 16}
     assert workers["after_per_hour"] == pytest.approx(16 * P5)
-    assert c["cluster"] == {"before_per_hour": 0.0, "after_per_hour": pytest.approx(16 * P5 + 2 * 0.23), "delta_per_hour": pytest.approx(16 * P5 + 2 * 0.23)}
+    assert totals(c) == {"before_per_hour": 0.0, "after_per_hour": pytest.approx(16 * P5 + 2 * 0.23), "delta_per_hour": pytest.approx(16 * P5 + 2 * 0.23)}
     text = plan_text(p)  # what `pulumi preview` prints (the provider uses plan_text)
-    assert "Cost per hour (USD, on-demand, us-west-2):" in text
+    assert "Cost per hour (USD, on-demand, us-west-2)" in text
     assert "16 × ml.p5.48xlarge @ $63.296/h" in text
-    assert "$0.00 → $1,013.20  +$1,013.20" in text
+    [row] = [line for line in text.splitlines() if "cluster" in line and "$1,013.20" in line]
+    assert row.index("$0.00") < row.index("$1,013.20") < row.index("+$1,013.20")
     assert "list prices, not your bill" in text
 
 
@@ -61,7 +67,7 @@ def test_seed_004_scale_out_one_to_three_g5_costs_two_more_instances():
     assert cost(p)["cluster"]["delta_per_hour"] == pytest.approx(2 * G5)
     text = plan_text(p)
     assert "3 × ml.g5.xlarge @ $1.41/h" in text and "+$2.82" in text
-    assert json.loads(p.to_json())["extras"]["cost"]["cluster"]["delta_per_hour"] == pytest.approx(2.82)
+    assert json.loads(p.to_json())["cost"]["cluster"]["delta_per_hour"] == pytest.approx(2.82)
 
 
 def test_flexible_group_is_priced_by_its_priority_order_with_the_range():
@@ -164,7 +170,7 @@ def test_delete_plan_costs_nothing_after():
     have = observed(spec(group("workers", 3, "ml.g5.xlarge")))
     p = plan(None, have, Policy(max_hourly_cost_increase=0))
     assert not p.refused
-    assert cost(p)["cluster"] == pytest.approx({"before_per_hour": 3 * G5, "after_per_hour": 0.0, "delta_per_hour": -3 * G5})
+    assert totals(cost(p)) == pytest.approx({"before_per_hour": 3 * G5, "after_per_hour": 0.0, "delta_per_hour": -3 * G5})
     assert "removes 3 × ml.g5.xlarge" in plan_text(p)
 
 
@@ -173,5 +179,6 @@ def test_cost_is_plain_data_and_the_same_every_time():
     first, second = plan(desired, None), plan(desired, None)
     assert first.to_json() == second.to_json()
     again = Plan.from_dict(json.loads(first.to_json()))
-    assert again.extras["cost"] == json.loads(first.to_json())["extras"]["cost"]
+    assert again.cost == first.cost, "the typed section survives the JSON round trip"
+    assert again == first
     assert plan_text(again) == plan_text(first)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
@@ -29,6 +30,11 @@ def spec(name: str = "demo", workers: int = 1, lifecycle: dict | None = None, wo
 
     workers_group = {**group("workers", workers, worker_type), **worker}
     return ClusterSpec.from_dict({"ClusterName": name, "InstanceGroups": [group("head", 1, "ml.m5.large"), workers_group]})
+
+
+def json_section(the_plan) -> dict[str, Any]:
+    """The plan's preflight section in its JSON form (what `plan --json` prints)."""
+    return json.loads(json.dumps(the_plan.preflight.to_dict()))
 
 
 class World:

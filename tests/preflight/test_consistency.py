@@ -3,7 +3,7 @@ differently from the existing ones — the plan of that scale-out warns, with th
 
 from __future__ import annotations
 
-from .conftest import LIFECYCLE, LIFECYCLE_V2, spec
+from .conftest import LIFECYCLE, LIFECYCLE_V2, json_section, spec
 
 
 def test_a_lifecycle_change_then_a_scale_out_warns_with_old_and_new_counts(make_world):
@@ -16,7 +16,7 @@ def test_a_lifecycle_change_then_a_scale_out_warns_with_old_and_new_counts(make_
 
     the_plan = world.checked(spec(workers=5, lifecycle=LIFECYCLE_V2))  # the group already says v2: only the nodes know
 
-    [finding] = the_plan.extras["preflight"]["consistency"]
+    [finding] = json_section(the_plan)["consistency"]
     assert finding["group"] == "workers" and finding["fields"] == ["LifeCycleConfig"]
     assert finding["changed_by_this_plan"] == []
     assert (finding["old_nodes"], finding["new_nodes"], finding["is_sample"]) == (2, 3, False)
@@ -24,7 +24,7 @@ def test_a_lifecycle_change_then_a_scale_out_warns_with_old_and_new_counts(make_
     assert "2 existing node(s) were built with the old configuration, the 3 node(s) this plan adds" in finding["message"]
     assert "separate instance group (a separate Slurm partition)" in finding["message"] and "replace the old nodes" in finding["message"]
     assert world.calls("DescribeClusterNode") == 2
-    assert not the_plan.refused and the_plan.extras["preflight"]["verdict"] == "warnings"
+    assert not the_plan.refused and json_section(the_plan)["verdict"] == "warnings"
 
 
 def test_a_plan_that_changes_the_script_and_grows_the_group_warns(make_world):
@@ -33,7 +33,7 @@ def test_a_plan_that_changes_the_script_and_grows_the_group_warns(make_world):
 
     the_plan = world.checked(spec(workers=4, lifecycle=LIFECYCLE_V2))
 
-    [finding] = the_plan.extras["preflight"]["consistency"]
+    [finding] = json_section(the_plan)["consistency"]
     assert finding["changed_by_this_plan"] == ["LifeCycleConfig"]
     assert (finding["old_nodes"], finding["new_nodes"]) == (3, 1)
 
@@ -44,7 +44,7 @@ def test_a_role_change_is_judged_from_the_group_since_nodes_do_not_report_it(mak
 
     the_plan = world.checked(spec(workers=3, ExecutionRole="arn:aws:iam::111122223333:role/another-role"))
 
-    [finding] = the_plan.extras["preflight"]["consistency"]
+    [finding] = json_section(the_plan)["consistency"]
     assert finding["fields"] == ["ExecutionRole"] and (finding["old_nodes"], finding["new_nodes"]) == (2, 1)
 
 
@@ -56,7 +56,7 @@ def test_a_large_group_is_sampled_oldest_and_newest_and_says_so(make_world):
 
     the_plan = world.checked(spec(workers=8, lifecycle=LIFECYCLE_V2), sample=4)
 
-    [finding] = the_plan.extras["preflight"]["consistency"]
+    [finding] = json_section(the_plan)["consistency"]
     assert finding["is_sample"] and finding["sampled"] == 4 and finding["existing_nodes"] == 6
     assert "4 of the 4 nodes sampled (oldest and newest of 6)" in finding["message"]
     assert world.calls("DescribeClusterNode") == 4
@@ -68,5 +68,5 @@ def test_a_scale_out_of_alike_nodes_is_quiet(make_world):
 
     the_plan = world.checked(spec(workers=4))
 
-    assert the_plan.extras["preflight"]["consistency"] == []
-    assert the_plan.extras["preflight"]["verdict"] == "ok"
+    assert json_section(the_plan)["consistency"] == []
+    assert json_section(the_plan)["verdict"] == "ok"

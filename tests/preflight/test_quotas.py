@@ -3,13 +3,13 @@ weeks — so the plan says so before anything is applied, with the numbers."""
 
 from __future__ import annotations
 
-from pulumi_hyperpod.plan import Policy
+from pulumi_hyperpod.plan import Policy, plan_text
 
-from .conftest import G5, g5_quota, spec
+from .conftest import G5, g5_quota, json_section, spec
 
 
 def _check(the_plan, instance_type=None, code=None):
-    checks = the_plan.extras["preflight"]["quotas"]["checks"]
+    checks = json_section(the_plan)["quotas"]["checks"]
     return next(c for c in checks if (instance_type and c["instance_type"] == instance_type) or (code and c["quota_code"] == code))
 
 
@@ -30,8 +30,8 @@ def test_a_scale_out_past_the_instance_type_quota_is_refused_with_the_numbers(ma
     assert "lower the count" in refusal.reason and "flexible group" in refusal.reason
     check = _check(the_plan, G5)
     assert (check["quota"], check["in_use"], check["after"], check["status"], check["source"]) == (4, 3, 5, "over", "applied")
-    assert the_plan.extras["preflight"]["quotas"]["clusters_counted"] == ["other-team"]
-    assert the_plan.extras["preflight"]["verdict"] == "refused"
+    assert json_section(the_plan)["quotas"]["clusters_counted"] == ["other-team"]
+    assert json_section(the_plan)["verdict"] == "refused"
 
 
 def test_near_the_quota_warns_and_still_applies(make_world):
@@ -42,11 +42,11 @@ def test_near_the_quota_warns_and_still_applies(make_world):
 
     assert not the_plan.refused
     assert _check(the_plan, G5)["status"] == "near"
-    [warning] = the_plan.extras["preflight"]["warnings"]
+    [warning] = json_section(the_plan)["warnings"]
     assert "would be at 100% of the quota (4 in us-west-2)" in warning and "request an increase" in warning
-    assert the_plan.extras["preflight"]["verdict"] == "warnings"
+    assert json_section(the_plan)["verdict"] == "warnings"
     relaxed = world.checked(spec("demo", workers=4), policy=Policy(quota_warning_margin=1.0))
-    assert relaxed.extras["preflight"]["warnings"] == [] and relaxed.extras["preflight"]["verdict"] == "ok"
+    assert json_section(relaxed)["warnings"] == [] and json_section(relaxed)["verdict"] == "ok"
 
 
 def test_cluster_wide_quotas_by_code_and_aws_defaults_where_nothing_is_applied(make_world):
@@ -84,11 +84,12 @@ def test_unreadable_quotas_are_said_and_the_plan_goes_on(make_world):
     the_plan = world.checked(spec("demo", workers=5))
 
     assert not the_plan.refused
-    quotas = the_plan.extras["preflight"]["quotas"]
+    quotas = json_section(the_plan)["quotas"]
     assert quotas["status"] == "unreadable" and "AccessDeniedException" in quotas["error"]
-    assert any("could not be read" in line and "not checked" in line for line in the_plan.extras["preflight"]["lines"])
-    assert the_plan.extras["preflight"]["verdict"] == "warnings"
-    assert world.checked(spec("demo"), quotas=None).extras["preflight"]["quotas"]["status"] == "unreadable"
+    assert any("could not be read" in line and "not checked" in line for line in json_section(the_plan)["warnings"])
+    assert "could not be read" in plan_text(the_plan)
+    assert json_section(the_plan)["verdict"] == "warnings"
+    assert json_section(world.checked(spec("demo"), quotas=None))["quotas"]["status"] == "unreadable"
 
 
 def test_a_plan_that_adds_no_instances_reads_no_quota(make_world):
@@ -98,5 +99,5 @@ def test_a_plan_that_adds_no_instances_reads_no_quota(make_world):
 
     the_plan = world.checked(spec("demo", workers=2))
 
-    assert not the_plan.refused and the_plan.extras["preflight"]["quotas"] == {"status": "not-needed"}
+    assert not the_plan.refused and json_section(the_plan)["quotas"]["status"] == "not-needed"
     assert world.calls("ListServiceQuotas", "ListAWSDefaultServiceQuotas", "ListClusters", "DescribeClusterNode") == 0

@@ -31,10 +31,10 @@ def test_the_section_is_in_the_table_and_the_json(make_world):
     assert "ml.g5.xlarge for cluster usage" in preflight and "OVER +3" in preflight
     assert "lifecycle consistency: workers: LifeCycleConfig differs" in preflight
     assert "verdict: REFUSED (1: service-quota)" in preflight
-    data = json.loads(the_plan.to_json())["extras"]["preflight"]
-    assert data["verdict"] == "refused" and data["refusals"][0]["rule"] == "service-quota"
-    assert {"quotas", "consistency", "warnings", "lines"} <= set(data)
-    assert Plan.from_dict(json.loads(the_plan.to_json())).extras["preflight"] == data  # a saved plan keeps it
+    data = json.loads(the_plan.to_json())["preflight"]
+    assert data["verdict"] == "refused" and data["refused_by"] == ["service-quota"]
+    assert {"quotas", "consistency", "warnings"} <= set(data) and "lines" not in data  # data, rendered at the edges
+    assert Plan.from_dict(json.loads(the_plan.to_json())).preflight == the_plan.preflight  # a saved plan keeps it
 
 
 @pytest.fixture
@@ -53,7 +53,7 @@ def test_cli_refuses_the_seed_004_scale_out_past_the_quota(world):
     text = hyperpod("plan", "-f", str(SPECS / "seed004-scale-out.json"), code=2)  # 1 → 3 ml.g5.xlarge, quota 2
     assert "REFUSED [service-quota]" in text and "OVER +2" in text
     plan = json.loads(hyperpod("plan", "-f", str(SPECS / "seed004-scale-out.json"), "--json", code=2))
-    [check] = [c for c in plan["extras"]["preflight"]["quotas"]["checks"] if c["instance_type"] == "ml.g5.xlarge"]
+    [check] = [c for c in plan["preflight"]["quotas"]["checks"] if c["instance_type"] == "ml.g5.xlarge"]
     assert (check["quota"], check["in_use"], check["after"]) == (2, 1, 3)
 
     before = len(Simulator.open_default().calls)

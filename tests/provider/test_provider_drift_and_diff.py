@@ -33,7 +33,10 @@ def test_refresh_shows_an_out_of_band_scale_in_and_the_next_preview_restores_it(
     capsys.readouterr()
     diff = engine.diff(arn, refreshed, props(slurm_spec(workers=3)))
     assert diff.changes is True and diff.replaces == []
-    assert "2 → 3" in capsys.readouterr().err
+    preview = capsys.readouterr().err
+    assert "2 → 3" in preview
+    # the plan's tables, drawn from its typed sections: groups, steps, cost, preflight
+    assert "Steps (in order)" in preview and "Cost per hour" in preview and "Preflight:" in preview
 
     restored = engine.update(arn, refreshed, props(slurm_spec(workers=3), wait="Target"))
     assert restored["groups"]["workers"]["current_count"] == 3
@@ -100,6 +103,16 @@ def test_what_the_service_cannot_change_is_a_replacement(engine, sim, change, ke
     diff = engine.diff(arn, outputs, props(changed, policy={"allow_replacement": True}))
     assert key in diff.replaces
     assert diff.changes is True and diff.delete_before_replace is True
+
+
+def test_switching_an_existing_cluster_to_continuous_is_a_replacement(engine, sim):
+    """AWS: existing clusters cannot be migrated to continuous provisioning (issue 12, item 15)."""
+    arn, outputs = engine.create(props(slurm_spec(continuous=False)))
+    failures = engine.check(props(slurm_spec(continuous=True)), outputs).failures
+    assert [f.property for f in failures] == ["spec.NodeProvisioningMode"]
+    assert "cannot be switched to NodeProvisioningMode Continuous" in failures[0].reason
+    diff = engine.diff(arn, outputs, props(slurm_spec(continuous=True), policy={"allow_replacement": True}))
+    assert "spec.NodeProvisioningMode" in diff.replaces
 
 
 def test_moving_region_is_a_replacement(engine, sim):

@@ -19,7 +19,7 @@ import botocore.retries.standard
 from botocore.exceptions import BotoCoreError, ClientError
 
 from pulumi_hyperpod import ClusterSpec, Policy, apply, connect, observe, plan
-from pulumi_hyperpod.apply import ApplyError
+from pulumi_hyperpod.apply import ApplyError, PlanStale
 from pulumi_hyperpod.fake import Simulator
 from pulumi_hyperpod.observe.state import GONE
 
@@ -101,6 +101,7 @@ class Outcome:
     add_requests: int = 0
     add_tokens: int = 0
     unplanned: set[str] = field(default_factory=set)
+    lowered: dict[str, int] = field(default_factory=dict)  # group → nodes a plan let the service choose (busy-group scale-in)
     capacity_pending: dict[str, int] = field(default_factory=dict)
     retries: int = 0  # ConflictException waits and BatchAdd entries refused while a group was busy
 
@@ -181,12 +182,13 @@ def _run(p: Params) -> Outcome:
                         out.controller_ids |= {n.instance_id for n in state.nodes_of(group.name) if n.instance_id}
             the_plan = plan(desired, state, Policy())
             out.planned_victims |= {v.node_id for v in the_plan.victims}
+            _count_lowerings(out, the_plan, state)
             result = apply(client, the_plan, wait="Target", timeout=2 * 3600, poll_seconds=60,
                            sleep=clock.sleep, monotonic=clock.monotonic)
             out.rechosen += sum("choosing again" in m for m in result.messages)
             out.retries += sum(("cluster busy" in m) or ("retrying when InService" in m) for m in result.messages)
             round_report = list(result.failures) + ([f"outcome {result.outcome}"] if result.outcome != "done" else [])
-        except (ApplyError, ClientError, BotoCoreError) as error:
+        except (ApplyError, PlanStale, ClientError, BotoCoreError) as error:
             result = None
             round_report = [f"{type(error).__name__}: {error}"]
         out.reported += round_report
@@ -219,8 +221,35 @@ def _run(p: Params) -> Outcome:
             out.add_requests += 1
     out.add_tokens = len({r.get("ClientToken") for o, r in calls if o == "BatchAddClusterNodes"})
     out.unplanned = set(out.deleted) - out.planned_victims
-    out.lost = out.initial_nodes - _live(final) - set(out.deleted)
+    out.lost = _lost(out, start, final)
     return out
+
+
+def _count_lowerings(out: Outcome, the_plan, state) -> None:
+    """A scale-in of a Creating/Updating group lowers its count through UpdateCluster and the service
+    chooses which nodes go (issue 12, item 13): that many nodes of that group go by plan, unnamed."""
+    for step in the_plan.steps:
+        if step.operation != "UpdateCluster" or state is None:
+            continue
+        for entry in step.request.get("InstanceGroups") or ():
+            have = state.group(entry["InstanceGroupName"])
+            if have is not None and entry["InstanceCount"] < have.target_count and any("the service chooses" in r for r in step.reasons):
+                out.lowered[have.name] = out.lowered.get(have.name, 0) + have.target_count - entry["InstanceCount"]
+
+
+def _lost(out: Outcome, start, final) -> set[str]:
+    """Nodes gone that no plan removed: neither named in a BatchDelete nor within a planned lowering."""
+    gone = sorted(out.initial_nodes - _live(final) - set(out.deleted))
+    group_of = {n.instance_id: n.group for n in start.nodes if n.instance_id}
+    allowance = dict(out.lowered)
+    lost = set()
+    for node in gone:
+        group = group_of.get(node)
+        if allowance.get(group, 0) > 0:
+            allowance[group] -= 1
+        else:
+            lost.add(node)
+    return lost
 
 
 def setup_client(sim: Simulator):

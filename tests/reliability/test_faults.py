@@ -65,7 +65,9 @@ def test_named_fault_scenarios(p):
     out = run(p)
     check(out)
     if p.capacity == 0 and not p.continuous:
-        assert not out.converged and any("TargetCount is 1, the plan asked for 4" in r for r in out.reported), out.reported
+        # rolled back (TargetCount back at 1), or still rolling back at the deadline: an error either way
+        assert not out.converged and any("TargetCount is 1, the plan asked for 4" in r or "the deadline passed" in r
+                                         for r in out.reported), out.reported
     if p.capacity == 1 and p.continuous:
         assert out.converged and out.capacity_pending and any("waiting" in r for r in out.reported)
     if p.conflict and not p.continuous:

@@ -1,0 +1,147 @@
+"""The one pipeline: spec + observed → plan → cost → preflight → (save | apply).
+
+Every front end (the `hyperpod` CLI, the Pulumi dynamic provider, and the providers and clouds
+built on them) calls these functions and wires no stage itself:
+
+- `make_plan(desired, observed, policy, *, roles, prices, region)` — plan → cost. Pure.
+- `check(plan, desired, observed, *, sagemaker, quotas, policy, skip)` — preflight (reads the
+  account), or a section saying why it was skipped.
+- `prepare(sagemaker, desired, *, ...)` — observe (unless a snapshot is given) → make_plan → check.
+- `deletion(sagemaker, name, *, policy)` — the plan that deletes a cluster.
+- `save(prepared, path)` / `load(path)` — a saved plan file (`pipeline.saved`).
+- `execute(client, plan, *, policy, wait, timeout, check_fresh, ...)` — apply.
+
+`roles` flows from here into `plan()`: instance group name → "Controller" | "Login" | "Compute",
+for Slurm clusters whose groups do not state SlurmConfig.NodeType (the lifecycle scripts'
+provisioning_parameters.json decides them); a saved plan keeps them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+from ..observe import ClusterState, observe
+from ..plan import Plan, Policy, plan
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..apply import ApplyResult, Progress
+    from ..cost.prices import PriceTable
+    from ..spec import ClusterSpec
+
+OBSERVE = object()  # prepare(): observe the live cluster (the default), rather than a given state
+
+__all__ = ["OBSERVE", "Prepared", "check", "deletion", "execute", "load", "make_plan", "prepare", "save"]
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A plan with what it was made from: what `save` writes and `execute` needs."""
+
+    plan: Plan
+    desired: "ClusterSpec | None"
+    observed: ClusterState | None
+    policy: Policy
+    roles: Mapping[str, str] = field(default_factory=dict)
+
+
+def make_plan(
+    desired: "ClusterSpec | None",
+    observed: ClusterState | None,
+    policy: Policy | None = None,
+    *,
+    roles: Mapping[str, str] | None = None,
+    prices: "PriceTable | Mapping[str, Any] | None" = None,
+    region: str | None = None,
+) -> Plan:
+    """plan() then its cost section (and the budget guard). `prices`: a PriceTable, or a mapping
+    merged over the shipped list prices; None reads the shipped table and $HYPERPOD_PRICES.
+    `region`: where the cluster is when `observed` (whose ARN says it) is None."""
+    from ..cost.estimate import with_cost
+
+    policy = policy or Policy()
+    return with_cost(plan(desired, observed, policy, roles=roles), desired, observed, policy, prices, region)
+
+
+def check(
+    the_plan: Plan,
+    desired: "ClusterSpec | None",
+    observed: ClusterState | None,
+    *,
+    sagemaker: Any = None,
+    quotas: Any = None,
+    policy: Policy | None = None,
+    skip: str | None = None,
+) -> Plan:
+    """The preflight stage: service quotas and lifecycle consistency read through `sagemaker` and
+    `quotas` (a service-quotas client; None: reported as not readable). `skip`: the reason the
+    checks are not run (offline, asked not to) — the section says it instead."""
+    from .. import preflight
+
+    if skip is not None or sagemaker is None:
+        return preflight.skipped(the_plan, skip or "no client to read the account with")
+    return preflight.preflight(the_plan, desired, observed, sagemaker=sagemaker, quotas=quotas, policy=policy)
+
+
+def prepare(
+    sagemaker: Any,
+    desired: "ClusterSpec",
+    *,
+    policy: Policy | None = None,
+    roles: Mapping[str, str] | None = None,
+    prices: "PriceTable | Mapping[str, Any] | None" = None,
+    region: str | None = None,
+    quotas: Any = None,
+    observed: Any = OBSERVE,
+    skip_preflight: str | None = None,
+) -> Prepared:
+    """observe → plan → cost → preflight. `observed`: a ClusterState (a snapshot) or None (no
+    cluster) to plan against instead of observing; `sagemaker` may then be None (offline)."""
+    policy = policy or Policy()
+    state = observe(sagemaker, desired.name) if observed is OBSERVE else observed
+    region = region or getattr(getattr(sagemaker, "meta", None), "region_name", None)
+    the_plan = make_plan(desired, state, policy, roles=roles, prices=prices, region=region)
+    the_plan = check(the_plan, desired, state, sagemaker=sagemaker, quotas=quotas, policy=policy, skip=skip_preflight)
+    return Prepared(the_plan, desired, state, policy, dict(roles or {}))
+
+
+def deletion(sagemaker: Any, name: str, *, policy: Policy | None = None, observed: Any = OBSERVE) -> Prepared:
+    """The plan that deletes cluster `name` (action "none" when there is no such cluster); `observed`:
+    the cluster as the caller already read it (default: read it now)."""
+    policy = policy or Policy()
+    state = observe(sagemaker, name) if observed is OBSERVE else observed
+    return Prepared(plan(None, state, policy), None, state, policy)
+
+
+def execute(
+    client: Any,
+    the_plan: Plan,
+    *,
+    policy: Policy | None = None,
+    wait: str = "InService",
+    timeout: float = 1800.0,
+    poll_seconds: float | None = None,
+    progress: "Callable[[Progress], Any] | None" = None,
+    sleep: Callable[[float], Any] | None = None,
+    monotonic: Callable[[], float] | None = None,
+    check_fresh: bool = True,
+) -> "ApplyResult":
+    """Apply the plan (see `apply.apply`): refused plans raise PlanRefused, stale ones PlanStale."""
+    import time
+
+    from ..apply import apply
+
+    return apply(client, the_plan, policy=policy, wait=wait, timeout=timeout, poll_seconds=poll_seconds, progress=progress,
+                 sleep=sleep or time.sleep, monotonic=monotonic or time.monotonic, check_fresh=check_fresh)
+
+
+def save(prepared: Prepared, path: str) -> None:
+    from .saved import save as write
+
+    write(prepared, path)
+
+
+def load(path: str) -> Prepared:
+    from .saved import load as read
+
+    return read(path)

@@ -1,0 +1,45 @@
+"""Slurm roles through the provider (issue 12, item 7): a legacy Slurm cluster (no SlurmConfig,
+roles in the lifecycle scripts) is not emptied while its roles are unknown; `roles=` states them."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from .conftest import VPC, group
+
+ROLES = {"controller-machine": "Controller", "login-group": "Login", "worker-group-1": "Compute"}
+
+
+def legacy(workers: int, controllers: int = 1) -> dict:
+    groups = []
+    for name, count, kind in (("controller-machine", controllers, "Controller"), ("login-group", 1, "Login"),
+                              ("worker-group-1", workers, "Compute")):
+        g = group(name, count, kind)
+        del g["SlurmConfig"]  # the lifecycle scripts' provisioning_parameters.json decides the roles
+        groups.append(g)
+    return {"ClusterName": "legacy-cluster", "InstanceGroups": groups, "VpcConfig": copy.deepcopy(VPC)}
+
+
+def props(spec: dict, **settings) -> dict:
+    return {"spec": spec, "backend": "fake", "wait": "Target", **settings}
+
+
+def test_a_legacy_cluster_is_not_emptied_while_its_roles_are_unknown(engine, sim):
+    arn, outputs = engine.create(props(legacy(2)))
+    with pytest.raises(Exception, match="slurm-roles-unknown"):
+        engine.update(arn, outputs, props(legacy(0)))
+    emptied = engine.update(arn, outputs, props(legacy(0), roles=ROLES))
+    assert emptied["groups"]["worker-group-1"]["target_count"] == 0
+
+
+def test_with_roles_the_controller_guard_applies(engine, sim):
+    arn, outputs = engine.create(props(legacy(1), roles=ROLES))
+    with pytest.raises(Exception, match="controller-scale-in"):
+        engine.update(arn, outputs, props(legacy(1, controllers=0), roles=ROLES))
+
+
+def test_roles_are_checked(engine):
+    failures = engine.check(props(legacy(1), roles={"controller-machine": "Head"})).failures
+    assert [(f.property, "one of Controller, Login, Compute" in f.reason) for f in failures] == [("roles.controller-machine", True)]
