@@ -7,7 +7,6 @@ import copy
 import pytest
 
 from pulumi_hyperpod import connect, observe
-from pulumi_hyperpod.provider import ProviderError
 
 from .conftest import slurm_spec
 

@@ -9,7 +9,6 @@ pausing between steps so that the kill lands between step k and step k+1 determi
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import shutil
