@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import sys
-from typing import Mapping
 
 import click
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -61,16 +60,46 @@ def _snapshot(path: str, cluster_name: str | None = None) -> ClusterState:
 
 
 def _prepare(ctx, spec: ClusterSpec, policy, snapshot: str | None, no_preflight: bool,
-             roles: Mapping[str, str] | None = None) -> pipeline.Prepared:
-    """`roles`: Slurm roles by group name for clusters whose groups do not state SlurmConfig.NodeType
-    (read from a lifecycle bundle by the Slurm layer)."""
+             lifecycle: str | None = None) -> pipeline.Prepared:
+    """`lifecycle`: a local lifecycle bundle whose provisioning_parameters.json gives the Slurm roles of
+    groups without SlurmConfig.NodeType; without it they are read from the groups' SourceS3Uri."""
     if snapshot:
-        return pipeline.prepare(None, spec, policy=policy, roles=roles, observed=_snapshot(snapshot, spec.name), region=ctx.obj.get("region"),
-                                skip_preflight=OFFLINE)
+        return pipeline.prepare(None, spec, policy=policy, observed=_snapshot(snapshot, spec.name), region=ctx.obj.get("region"),
+                                skip_preflight=OFFLINE, lifecycle_dir=lifecycle)
     client = client_from(ctx)
     quotas = None if no_preflight else client_from(ctx, "service-quotas")
-    return pipeline.prepare(client, spec, policy=policy, roles=roles, quotas=quotas,
+    return pipeline.prepare(client, spec, policy=policy, quotas=quotas, s3=client_from(ctx, "s3"), lifecycle_dir=lifecycle,
                             skip_preflight=NO_PREFLIGHT if no_preflight else None)
+
+
+def _is_gcp(spec_file: str, lifecycle: str | None) -> bool:
+    """Whether -f names a Google Cloud training-cluster spec (pulumi_hyperpod/gcp), from its shape."""
+    from ..gcp.detect import detect_cloud
+    from ..spec import SpecError
+    from ..spec.documents import read_document
+
+    if detect_cloud(read_document(spec_file, SpecError)) != "gcp":
+        return False
+    if lifecycle:
+        fail("--lifecycle is for HyperPod Slurm clusters; this spec is a Google Cloud training cluster")
+    return True
+
+
+def _in_gcp(ctx: click.Context, command: str, **params) -> None:
+    """Run `hyperpod gcp COMMAND` with these parameters (its group options at their defaults: the
+    backend follows `hyperpod --backend`)."""
+    from . import gcp_commands
+
+    group = gcp_commands.gcp_group
+    with click.Context(group, info_name="gcp", parent=ctx) as gcp_ctx:
+        gcp_ctx.invoke(group.callback, backend=None, project=None, location=None)
+        gcp_ctx.invoke(group.commands[command], **params)
+
+
+def _lifecycle_option(command):
+    return click.option("--lifecycle", "lifecycle", type=click.Path(file_okay=False), metavar="DIR",
+                        help="Lifecycle bundle (provisioning_parameters.json) stating the Slurm roles of groups without "
+                             "SlurmConfig; default: read from the groups' LifeCycleConfig.SourceS3Uri.")(command)
 
 
 @click.command("plan")
@@ -82,13 +111,18 @@ def _prepare(ctx, spec: ClusterSpec, policy, snapshot: str | None, no_preflight:
               help="Save the plan for `hyperpod apply --plan FILE` (with the spec, policy and observed state it was made from).")
 @_policy_options
 @_preflight_option
+@_lifecycle_option
 @click.pass_context
 @handle_errors
-def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, protect, no_preflight):
-    """Show what apply would do, with its cost and the preflight checks. Exit 2 when a guard refuses the plan."""
+def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, protect, no_preflight, lifecycle):
+    """Show what apply would do, with its cost and the preflight checks. Exit 2 when a guard refuses the plan.
+    A Google Cloud training-cluster spec (-f gcp-cluster.json) is planned as `hyperpod gcp plan` does."""
+    if _is_gcp(spec_file, lifecycle):
+        return _in_gcp(ctx, "plan", spec_file=spec_file, snapshot=snapshot, as_json=as_json, out_file=out_file,
+                       policy_file=policy_file, protect=protect)
     spec = ClusterSpec.from_file(spec_file)
     policy = load_policy(policy_file, protect)
-    prepared = _prepare(ctx, spec, policy, snapshot, no_preflight)
+    prepared = _prepare(ctx, spec, policy, snapshot, no_preflight, lifecycle)
     _show_plan(prepared.plan, as_json)
     if out_file:
         try:
@@ -112,10 +146,14 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
 @click.option("--json", "as_json", is_flag=True, help="Print the plan and the result as JSON.")
 @_policy_options
 @_preflight_option
+@_lifecycle_option
 @click.pass_context
 @handle_errors
-def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json, policy_file, protect, no_preflight):
+def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json, policy_file, protect, no_preflight, lifecycle):
     """Plan (or load a saved plan), confirm, and apply; then wait as --wait says."""
+    if spec_file and not plan_file and _is_gcp(spec_file, lifecycle):
+        return _in_gcp(ctx, "apply", spec_file=spec_file, yes=yes, no_wait=wait_policy == "none", timeout=timeout,
+                       as_json=as_json, policy_file=policy_file, protect=protect)
     if bool(spec_file) == bool(plan_file):
         fail("give either -f SPEC (plan now and apply) or --plan PLAN.json (apply a saved plan), not both" if spec_file
              else "nothing to apply: give -f SPEC, or --plan PLAN.json saved by `hyperpod plan --out`")
@@ -123,15 +161,15 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
         fail(f"--timeout must be a number of seconds more than 0 (got {timeout:g})")
     client = client_from(ctx)
     if plan_file:
-        if policy_file or protect or no_preflight:
-            fail("--policy, --protect and --no-preflight are part of a saved plan; make the plan again to change them")
+        if policy_file or protect or no_preflight or lifecycle:
+            fail("--policy, --protect, --no-preflight and --lifecycle are part of a saved plan; make the plan again to change them")
         try:
             prepared = pipeline.load(plan_file)
         except SavedPlanError as error:
             fail(str(error))
     else:
         spec = ClusterSpec.from_file(spec_file)
-        prepared = _prepare(ctx, spec, load_policy(policy_file, protect), None, no_preflight)
+        prepared = _prepare(ctx, spec, load_policy(policy_file, protect), None, no_preflight, lifecycle)
     the_plan = prepared.plan
     if not as_json:
         _show_plan(the_plan, False)

@@ -6,7 +6,8 @@ built on them) calls these functions and wires no stage itself:
 - `make_plan(desired, observed, policy, *, roles, prices, region)` — plan → cost. Pure.
 - `check(plan, desired, observed, *, sagemaker, quotas, policy, skip)` — preflight (reads the
   account), or a section saying why it was skipped.
-- `prepare(sagemaker, desired, *, ...)` — observe (unless a snapshot is given) → make_plan → check.
+- `prepare(sagemaker, desired, *, ...)` — observe (unless a snapshot is given) → Slurm roles from
+  the lifecycle bundle (unless given) → make_plan → check.
 - `deletion(sagemaker, name, *, policy)` — the plan that deletes a cluster.
 - `save(prepared, path)` / `load(path)` — a saved plan file (`pipeline.saved`).
 - `execute(client, plan, *, policy, wait, timeout, check_fresh, ...)` — apply.
@@ -18,6 +19,7 @@ provisioning_parameters.json decides them); a saved plan keeps them.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
@@ -94,15 +96,34 @@ def prepare(
     quotas: Any = None,
     observed: Any = OBSERVE,
     skip_preflight: str | None = None,
+    s3: Any = None,
+    lifecycle_dir: str | None = None,
 ) -> Prepared:
-    """observe → plan → cost → preflight. `observed`: a ClusterState (a snapshot) or None (no
-    cluster) to plan against instead of observing; `sagemaker` may then be None (offline)."""
+    """observe → (Slurm roles) → plan → cost → preflight. `observed`: a ClusterState (a snapshot) or
+    None (no cluster) to plan against instead of observing; `sagemaker` may then be None (offline).
+
+    `roles` not given: groups without SlurmConfig.NodeType take their role from the lifecycle bundle
+    — `lifecycle_dir`, else each group's LifeCycleConfig.SourceS3Uri read through `s3` — and a role
+    that cannot be learnt stays unknown (the planner then refuses to scale a group to 0)."""
     policy = policy or Policy()
     state = observe(sagemaker, desired.name) if observed is OBSERVE else observed
     region = region or getattr(getattr(sagemaker, "meta", None), "region_name", None)
+    notes: tuple[str, ...] = ()
+    if not roles and (state is not None or lifecycle_dir is not None):
+        roles, notes = _learnt_roles(desired, state, s3, lifecycle_dir)
     the_plan = make_plan(desired, state, policy, roles=roles, prices=prices, region=region)
+    if notes:
+        the_plan = dataclasses.replace(the_plan, notes=the_plan.notes + notes)
     the_plan = check(the_plan, desired, state, sagemaker=sagemaker, quotas=quotas, policy=policy, skip=skip_preflight)
     return Prepared(the_plan, desired, state, policy, dict(roles or {}))
+
+
+def _learnt_roles(desired: "ClusterSpec", state: Any, s3: Any, lifecycle_dir: str | None) -> tuple[dict | None, tuple[str, ...]]:
+    """Slurm roles from the lifecycle bundle (pulumi_hyperpod/slurm/roles.py), with its notes."""
+    from ..slurm.roles import resolve
+
+    resolution = resolve(desired, state, s3_client=s3, lifecycle_dir=lifecycle_dir)
+    return resolution.roles, tuple(resolution.notes)
 
 
 def deletion(sagemaker: Any, name: str, *, policy: Policy | None = None, observed: Any = OBSERVE) -> Prepared:

@@ -137,3 +137,17 @@ def test_offline_plan_from_a_snapshot(spec_file, tmp_path):
     assert offline["steps"] == live["steps"] and offline["steps"][0]["request"]["updateMask"] == "node_pools"
     snapshot.write_text("[1, 2]")
     gcp("plan", "-f", str(spec_file), "--observed", str(snapshot), code=1)
+
+
+def test_the_top_level_plan_and_apply_detect_a_gcp_spec(spec_file):
+    """`hyperpod plan|apply -f gcp-cluster.json` (no `gcp`): the cloud comes from the file's shape."""
+    def top(*args: str, code: int = 0) -> str:
+        result = CliRunner().invoke(main, ["--backend", "fake", *args], catch_exceptions=False)
+        assert result.exit_code == code, f"exit {result.exit_code}:\n{result.output}"
+        return result.output
+
+    assert "1 × CreateModelDevelopmentCluster" in top("plan", "-f", str(spec_file))
+    top("apply", "-f", str(spec_file), "--yes")
+    assert json.loads(gcp("status", "-f", str(spec_file), "--json"))["state"] == "RUNNING"
+    assert json.loads(top("plan", "-f", str(spec_file), "--json"))["steps"] == []
+    assert "--lifecycle is for HyperPod" in top("plan", "-f", str(spec_file), "--lifecycle", str(spec_file.parent), code=1)

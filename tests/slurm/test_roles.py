@@ -224,3 +224,34 @@ def test_with_the_planners_roles_argument_both_with_and_without_the_bundle(world
     unknown = resolve_roles(desired, s3_client=s3, observed=observed)
     assert unknown is None
     assert "slurm-roles-unknown" in [r.rule for r in plan(desired, observed, roles=unknown).refusals]
+
+
+def test_cli_legacy_cluster_to_0_controllers_is_refused_with_and_without_the_bundle(tmp_path, monkeypatch):
+    """Issue 13's done-when, through `hyperpod plan`: roles read from the bundle in S3 (the
+    controller guard), from --lifecycle DIR (the same), and unknown once the bundle is gone
+    (slurm-roles-unknown) — exit 2 every time, nothing changed."""
+    from tests.support.cli import hyperpod, use_fake_world
+
+    use_fake_world(monkeypatch, tmp_path)
+    sim = Simulator.open_default()
+    sagemaker, s3 = connect("fake", simulator=sim), connect("fake", simulator=sim, service="s3")
+    upload_legacy_bundle(s3)
+    sagemaker.create_cluster(**legacy_cluster(uri=URI))
+    sim.advance(3600)
+    lowered = tmp_path / "lowered.json"
+    lowered.write_text(json.dumps(legacy_cluster(uri=URI, counts=(1, 0, 2))))
+
+    from_s3 = hyperpod("plan", "-f", str(lowered), "--json", code=2)
+    assert [(r["rule"], r["group"]) for r in json.loads(from_s3)["refusals"]] == [("controller-scale-in", "controller-machine")]
+
+    bundle = tmp_path / "bundle"
+    render_hyperpod(legacy_cluster(uri=URI), SlurmSpec.from_dict(LEGACY_SLURM)).write(bundle)
+    s3.delete_object(Bucket="lifecycle-bucket", Key="base-config/provisioning_parameters.json")
+    unknown = json.loads(hyperpod("plan", "-f", str(lowered), "--json", code=2))
+    assert [r["rule"] for r in unknown["refusals"]] == ["slurm-roles-unknown"]
+    assert any("provisioning_parameters.json" in note for note in unknown["notes"])
+
+    from_dir = json.loads(hyperpod("plan", "-f", str(lowered), "--lifecycle", str(bundle), "--json", code=2))
+    assert [r["rule"] for r in from_dir["refusals"]] == ["controller-scale-in"]
+    hyperpod("apply", "-f", str(lowered), "--yes", code=2)
+    assert sagemaker.describe_cluster(ClusterName="legacy")["InstanceGroups"][1]["TargetCount"] == 1
