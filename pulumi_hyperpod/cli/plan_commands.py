@@ -60,16 +60,22 @@ def _snapshot(path: str, cluster_name: str | None = None) -> ClusterState:
 
 
 def _prepare(ctx, spec: ClusterSpec, policy, snapshot: str | None, no_preflight: bool,
-             lifecycle: str | None = None) -> pipeline.Prepared:
+             lifecycle: str | None = None, slurm_file: str | None = None) -> pipeline.Prepared:
     """`lifecycle`: a local lifecycle bundle whose provisioning_parameters.json gives the Slurm roles of
-    groups without SlurmConfig.NodeType; without it they are read from the groups' SourceS3Uri."""
+    groups without SlurmConfig.NodeType; without it they are read from the groups' SourceS3Uri.
+    `slurm_file`: a Slurm spec whose changes against the cluster's bundle the plan shows per key."""
+    slurm = None
+    if slurm_file:
+        from ..slurm.spec import SlurmSpec
+
+        slurm = SlurmSpec.from_file(slurm_file)
     if snapshot:
         return pipeline.prepare(None, spec, policy=policy, observed=_snapshot(snapshot, spec.name), region=ctx.obj.get("region"),
-                                skip_preflight=OFFLINE, lifecycle_dir=lifecycle)
+                                skip_preflight=OFFLINE, lifecycle_dir=lifecycle, slurm=slurm)
     client = client_from(ctx)
     quotas = None if no_preflight else client_from(ctx, "service-quotas")
     return pipeline.prepare(client, spec, policy=policy, quotas=quotas, s3=client_from(ctx, "s3"), lifecycle_dir=lifecycle,
-                            skip_preflight=NO_PREFLIGHT if no_preflight else None)
+                            slurm=slurm, skip_preflight=NO_PREFLIGHT if no_preflight else None)
 
 
 def _is_gcp(spec_file: str, lifecycle: str | None) -> bool:
@@ -81,7 +87,7 @@ def _is_gcp(spec_file: str, lifecycle: str | None) -> bool:
     if detect_cloud(read_document(spec_file, SpecError)) != "gcp":
         return False
     if lifecycle:
-        fail("--lifecycle is for HyperPod Slurm clusters; this spec is a Google Cloud training cluster")
+        fail("--lifecycle and --slurm are for HyperPod clusters; this spec is a Google Cloud training cluster (its Slurm spec is its orchestrator_spec)")
     return True
 
 
@@ -97,6 +103,9 @@ def _in_gcp(ctx: click.Context, command: str, **params) -> None:
 
 
 def _lifecycle_option(command):
+    command = click.option("--slurm", "slurm_file", type=click.Path(dir_okay=False), metavar="SLURM_SPEC",
+                           help="A Slurm spec (seed 002's slurm_spec): the plan shows its changes against the cluster's "
+                                "lifecycle bundle per key, with what each takes; a change made only by replacement is refused.")(command)
     return click.option("--lifecycle", "lifecycle", type=click.Path(file_okay=False), metavar="DIR",
                         help="Lifecycle bundle (provisioning_parameters.json) stating the Slurm roles of groups without "
                              "SlurmConfig; default: read from the groups' LifeCycleConfig.SourceS3Uri.")(command)
@@ -114,15 +123,15 @@ def _lifecycle_option(command):
 @_lifecycle_option
 @click.pass_context
 @handle_errors
-def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, protect, no_preflight, lifecycle):
+def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, protect, no_preflight, lifecycle, slurm_file):
     """Show what apply would do, with its cost and the preflight checks. Exit 2 when a guard refuses the plan.
     A Google Cloud training-cluster spec (-f gcp-cluster.json) is planned as `hyperpod gcp plan` does."""
-    if _is_gcp(spec_file, lifecycle):
+    if _is_gcp(spec_file, lifecycle or slurm_file):
         return _in_gcp(ctx, "plan", spec_file=spec_file, snapshot=snapshot, as_json=as_json, out_file=out_file,
                        policy_file=policy_file, protect=protect)
     spec = ClusterSpec.from_file(spec_file)
     policy = load_policy(policy_file, protect)
-    prepared = _prepare(ctx, spec, policy, snapshot, no_preflight, lifecycle)
+    prepared = _prepare(ctx, spec, policy, snapshot, no_preflight, lifecycle, slurm_file)
     _show_plan(prepared.plan, as_json)
     if out_file:
         try:
@@ -149,9 +158,10 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
 @_lifecycle_option
 @click.pass_context
 @handle_errors
-def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json, policy_file, protect, no_preflight, lifecycle):
+def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json, policy_file, protect, no_preflight, lifecycle,
+                  slurm_file):
     """Plan (or load a saved plan), confirm, and apply; then wait as --wait says."""
-    if spec_file and not plan_file and _is_gcp(spec_file, lifecycle):
+    if spec_file and not plan_file and _is_gcp(spec_file, lifecycle or slurm_file):
         return _in_gcp(ctx, "apply", spec_file=spec_file, yes=yes, no_wait=wait_policy == "none", timeout=timeout,
                        as_json=as_json, policy_file=policy_file, protect=protect)
     if bool(spec_file) == bool(plan_file):
@@ -161,15 +171,16 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
         fail(f"--timeout must be a number of seconds more than 0 (got {timeout:g})")
     client = client_from(ctx)
     if plan_file:
-        if policy_file or protect or no_preflight or lifecycle:
-            fail("--policy, --protect, --no-preflight and --lifecycle are part of a saved plan; make the plan again to change them")
+        if policy_file or protect or no_preflight or lifecycle or slurm_file:
+            fail("--policy, --protect, --no-preflight, --lifecycle and --slurm are part of a saved plan; make the plan again to "
+                 "change them")
         try:
             prepared = pipeline.load(plan_file)
         except SavedPlanError as error:
             fail(str(error))
     else:
         spec = ClusterSpec.from_file(spec_file)
-        prepared = _prepare(ctx, spec, load_policy(policy_file, protect), None, no_preflight, lifecycle)
+        prepared = _prepare(ctx, spec, load_policy(policy_file, protect), None, no_preflight, lifecycle, slurm_file)
     the_plan = prepared.plan
     if not as_json:
         _show_plan(the_plan, False)

@@ -98,13 +98,18 @@ def prepare(
     skip_preflight: str | None = None,
     s3: Any = None,
     lifecycle_dir: str | None = None,
+    slurm: Any = None,
 ) -> Prepared:
     """observe → (Slurm roles) → plan → cost → preflight. `observed`: a ClusterState (a snapshot) or
     None (no cluster) to plan against instead of observing; `sagemaker` may then be None (offline).
 
     `roles` not given: groups without SlurmConfig.NodeType take their role from the lifecycle bundle
     — `lifecycle_dir`, else each group's LifeCycleConfig.SourceS3Uri read through `s3` — and a role
-    that cannot be learnt stays unknown (the planner then refuses to scale a group to 0)."""
+    that cannot be learnt stays unknown (the planner then refuses to scale a group to 0).
+
+    `slurm`: the Slurm spec wanted (pulumi_hyperpod.slurm.SlurmSpec); its changes against the
+    running cluster's bundle become the plan's Slurm section, and a change HyperPod cannot make in
+    place a refusal."""
     policy = policy or Policy()
     state = observe(sagemaker, desired.name) if observed is OBSERVE else observed
     region = region or getattr(getattr(sagemaker, "meta", None), "region_name", None)
@@ -114,8 +119,21 @@ def prepare(
     the_plan = make_plan(desired, state, policy, roles=roles, prices=prices, region=region)
     if notes:
         the_plan = dataclasses.replace(the_plan, notes=the_plan.notes + notes)
+    if slurm is not None:
+        the_plan = _with_slurm(the_plan, slurm, state, s3, lifecycle_dir)
     the_plan = check(the_plan, desired, state, sagemaker=sagemaker, quotas=quotas, policy=policy, skip=skip_preflight)
     return Prepared(the_plan, desired, state, policy, dict(roles or {}))
+
+
+def _with_slurm(the_plan: Plan, wanted: Any, state: Any, s3: Any, lifecycle_dir: str | None) -> Plan:
+    """The plan with its Slurm section: the wanted Slurm spec against the one in the cluster's bundle."""
+    from ..plan import Refusal
+    from ..slurm.section import slurm_section
+
+    section = slurm_section(wanted, state, s3_client=s3, lifecycle_dir=lifecycle_dir)
+    the_plan = dataclasses.replace(the_plan, slurm=section)
+    refused = section.changes.refusals if section.changes is not None else ()
+    return the_plan.refuse(*(Refusal("slurm-change", f"{change}: {change.refused}") for change in refused))
 
 
 def _learnt_roles(desired: "ClusterSpec", state: Any, s3: Any, lifecycle_dir: str | None) -> tuple[dict | None, tuple[str, ...]]:

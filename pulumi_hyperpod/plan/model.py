@@ -9,10 +9,13 @@ from __future__ import annotations
 import json
 import dataclasses
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .basis import Basis
 from .sections import CostSection, PreflightSection
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..slurm.section import SlurmSection
 
 Operation = Literal["CreateCluster", "UpdateCluster", "BatchDeleteClusterNodes", "BatchAddClusterNodes", "DeleteCluster",
                     # GCP training clusters (pulumi_hyperpod/gcp): the REST methods of modelDevelopmentClusters
@@ -85,6 +88,7 @@ class Plan:
     basis: Basis | None = None  # the cluster as observed when the plan was made (None: no cluster)
     cost: CostSection | None = None  # added by the cost stage (pure)
     preflight: PreflightSection | None = None  # added by the preflight stage (reads the account)
+    slurm: "SlurmSection | None" = None  # Slurm changes (pulumi_hyperpod/slurm/section.py), when a Slurm spec is given
 
     @property
     def observed_fingerprint(self) -> str | None:
@@ -126,6 +130,7 @@ class Plan:
         data["empty"] = self.empty
         data["refused"] = self.refused
         data["calls"] = self.calls()
+        data["slurm"] = self.slurm.to_dict() if self.slurm is not None else None
         for group, change in zip(data["groups"], self.groups):
             group["delta"] = change.delta
         return data
@@ -161,4 +166,13 @@ class Plan:
             basis=Basis.from_dict(data["basis"]) if data.get("basis") else None,
             cost=CostSection.from_dict(data["cost"]) if data.get("cost") else None,
             preflight=PreflightSection.from_dict(data["preflight"]) if data.get("preflight") else None,
+            slurm=_slurm_section(data.get("slurm")),
         )
+
+
+def _slurm_section(data: dict[str, Any] | None) -> "SlurmSection | None":
+    if not data:
+        return None
+    from ..slurm.section import SlurmSection
+
+    return SlurmSection.from_dict(data)

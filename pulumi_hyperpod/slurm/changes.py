@@ -31,6 +31,8 @@ and running jobs must be restarted or reconfigured for a change in SwitchType".
 
 from __future__ import annotations
 
+import dataclasses
+
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -120,6 +122,14 @@ class SlurmChanges:
     def to_dict(self) -> dict[str, Any]:
         return {"mode": self.mode, "changes": [c.__dict__ | {"text": str(c)} for c in self.changes],
                 "partition_updates": {g: list(p) for g, p in self.partition_updates.items()}, "steps": self.steps()}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "SlurmChanges":
+        """The inverse of `to_dict` (a saved plan's Slurm section); derived members are recomputed."""
+        names = {f.name for f in dataclasses.fields(SlurmChange)}
+        changes = tuple(SlurmChange(**{k: v for k, v in c.items() if k in names}) for c in data.get("changes") or ())
+        updates = {g: tuple(p) for g, p in (data.get("partition_updates") or {}).items()}
+        return cls(data["mode"], changes, updates)
 
 
 def diff_slurm(before: SlurmSpec | None, after: SlurmSpec, *, mode: Mode = "SlurmConfig") -> SlurmChanges:

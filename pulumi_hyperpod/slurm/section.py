@@ -1,5 +1,5 @@
 """The Slurm section of a plan: the running cluster's Slurm spec (read from its bundle) against
-the one wanted, as typed changes — what the pipeline adds to a Plan (`Plan.extras["slurm"]`).
+the one wanted, as typed changes — what the pipeline adds to a Plan (`Plan.slurm`).
 
 The only reading here is the bundle (S3 through a boto3 client, or a local directory); the
 comparison itself is `changes.diff_slurm`, pure.
@@ -28,6 +28,15 @@ class SlurmSection:
     def to_dict(self) -> dict[str, Any]:
         return {"source": self.source, "notes": list(self.notes),
                 "changes": self.changes.to_dict() if self.changes is not None else None}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "SlurmSection":
+        changes = SlurmChanges.from_dict(data["changes"]) if data.get("changes") is not None else None
+        return cls(changes, data.get("source"), tuple(data.get("notes") or ()))
+
+    @property
+    def empty(self) -> bool:
+        return self.changes is None or self.changes.empty
 
     def text(self, width: int = 160) -> str:
         lines = [changes_text(self.changes, width).rstrip()] if self.changes is not None else []

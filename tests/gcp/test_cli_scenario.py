@@ -150,4 +150,4 @@ def test_the_top_level_plan_and_apply_detect_a_gcp_spec(spec_file):
     top("apply", "-f", str(spec_file), "--yes")
     assert json.loads(gcp("status", "-f", str(spec_file), "--json"))["state"] == "RUNNING"
     assert json.loads(top("plan", "-f", str(spec_file), "--json"))["steps"] == []
-    assert "--lifecycle is for HyperPod" in top("plan", "-f", str(spec_file), "--lifecycle", str(spec_file.parent), code=1)
+    assert "--lifecycle and --slurm are for HyperPod" in top("plan", "-f", str(spec_file), "--lifecycle", str(spec_file.parent), code=1)

@@ -171,3 +171,38 @@ def test_the_plan_section_reads_the_running_spec_and_compares(tmp_path):
     unknown = slurm_section(spec(), state)
     assert unknown.changes is None and "no S3 client" in unknown.notes[0]
     assert slurm_section(spec(), None).changes.empty
+
+
+def test_cli_plan_with_a_slurm_spec_shows_each_key_and_refuses_what_needs_a_new_cluster(tmp_path, monkeypatch):
+    """`hyperpod plan -f CLUSTER --slurm SLURM_SPEC`: the Slurm section per key (also in --json and a
+    saved plan); a change HyperPod cannot make in place is a refusal (exit 2)."""
+    import json as jsonlib
+
+    from pulumi_hyperpod.client import connect
+    from pulumi_hyperpod.fake import Simulator
+    from pulumi_hyperpod.slurm.render import render_hyperpod
+    from pulumi_hyperpod.slurm.upload import upload_bundle
+    from tests.slurm.helpers import example_cluster
+    from tests.support.cli import hyperpod, use_fake_world
+
+    use_fake_world(monkeypatch, tmp_path)
+    sim = Simulator.open_default()
+    uri = "s3://bundles-bucket/a4/"
+    rendering = render_hyperpod(example_cluster(), spec(), lifecycle_uri=uri)
+    upload_bundle(connect("fake", simulator=sim, service="s3"), rendering.files, uri, create_bucket=True)
+    connect("fake", simulator=sim).create_cluster(**rendering.cluster_spec)
+    cluster = tmp_path / "cluster.json"
+    cluster.write_text(jsonlib.dumps(rendering.cluster_spec))
+    wanted = tmp_path / "wanted.json"
+    wanted.write_text(jsonlib.dumps({**example_slurm(), "config": config(PreemptMode="CANCEL")}))
+
+    shown = hyperpod("plan", "-f", str(cluster), "--slurm", str(wanted), "--no-preflight")
+    assert "~ PreemptMode: REQUEUE → CANCEL" in shown and "Slurm changes" in shown
+    data = jsonlib.loads(hyperpod("plan", "-f", str(cluster), "--slurm", str(wanted), "--json", "--out", str(tmp_path / "p.json")))
+    assert [c["text"] for c in data["slurm"]["changes"]["changes"]] == ["~ PreemptMode: REQUEUE → CANCEL"]
+    saved = jsonlib.loads((tmp_path / "p.json").read_text())["plan"]["slurm"]
+    assert saved["changes"]["changes"][0]["key"] == "PreemptMode"
+
+    wanted.write_text(jsonlib.dumps({**example_slurm(), "home_directory_storage": "fs-0fedcba9876543210.fsx.us-west-2.amazonaws.com:/fsx"}))
+    refused = jsonlib.loads(hyperpod("plan", "-f", str(cluster), "--slurm", str(wanted), "--json", code=2))
+    assert [r["rule"] for r in refused["refusals"]] == ["slurm-change"] and refused["steps"] == []
