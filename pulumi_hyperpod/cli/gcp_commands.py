@@ -82,7 +82,7 @@ def _spec_option(command):
 
 
 def _policy_options(command):
-    command = click.option("--policy", "policy_file", type=click.Path(exists=True, dir_okay=False),
+    command = click.option("--policy", "policy_file", type=click.Path(),
                            help="Policy file (YAML/JSON): the same guards as HyperPod's.")(command)
     return click.option("--protect", multiple=True, metavar="NODE",
                         help="Refuse a shrink of the pool holding this node (instance id or name; repeatable).")(command)
@@ -180,7 +180,7 @@ def apply_command(ctx, spec_file, plan_file, yes, no_wait, timeout, as_json, pol
     if the_plan.refused:
         if as_json:
             click.echo(json.dumps({"plan": the_plan.to_dict(), "result": None}, indent=2, sort_keys=True))
-        _err().print("[red]refused:[/red] nothing was changed.", markup=True)
+        print_error("nothing was changed.", label="refused")
         sys.exit(EXIT_REFUSED)
     if the_plan.empty:
         if as_json:

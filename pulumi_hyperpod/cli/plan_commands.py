@@ -33,7 +33,8 @@ def _spec_option(required: bool):
 
 
 def _policy_options(command):
-    command = click.option("--policy", "policy_file", type=click.Path(exists=True, dir_okay=False), help="Policy file (YAML/JSON).")(command)
+    # no click.Path checks: the file reader says what is wrong with a path in one line (exit 1)
+    command = click.option("--policy", "policy_file", type=click.Path(), help="Policy file (YAML/JSON).")(command)
     return click.option("--protect", multiple=True, metavar="NODE_ID", help="Never remove this node (repeatable).")(command)
 
 
@@ -113,7 +114,7 @@ def _lifecycle_option(command):
 
 @click.command("plan")
 @_spec_option(required=True)
-@click.option("--observed", "snapshot", type=click.Path(exists=True, dir_okay=False),
+@click.option("--observed", "snapshot", type=click.Path(),
               help="Plan against a saved snapshot (hyperpod snapshot) instead of the live cluster: no API call.")
 @click.option("--json", "as_json", is_flag=True, help=f"Machine-readable plan (format {PLAN_FORMAT}).")
 @click.option("--out", "out_file", type=click.Path(dir_okay=False),

@@ -16,6 +16,8 @@ termination; a failed launch is never billed. Two sources:
 
 from __future__ import annotations
 
+from rich.text import Text
+
 import datetime as dt
 import re
 from dataclasses import dataclass
@@ -155,19 +157,20 @@ class CostReport:
             by_group.setdefault(item.group, []).append(item)
         for name, usage in self.groups.items():
             types = ", ".join(sorted({i.instance_type or "?" for i in by_group[name]}))
-            table.add_row(f"[b]{name}[/b]", types, f"{usage.instances} instance(s)", f"[b]{usage.hours:.2f}[/b]", "",
-                          f"[b]{_cost(usage.cost, usage.priced_cost)}[/b]", end_section=not per_instance)
+            table.add_row(*_cells(name, types, f"{usage.instances} instance(s)", f"{usage.hours:.2f}", "",
+                                  _cost(usage.cost, usage.priced_cost), bold=(0, 3, 5)), end_section=not per_instance)
             if per_instance:
                 for index, item in enumerate(by_group[name]):
-                    table.add_row(f"  {item.instance_id}", item.instance_type or "?", _span(item.billing_start, item.billing_end),
-                                  f"{item.hours:.2f}", _rate(item.per_hour), _cost(item.cost), end_section=index == len(by_group[name]) - 1)
-        table.add_row("[b]total[/b]", "", f"{len(self.instances)} instance(s)", f"[b]{self.total_hours:.2f}[/b]", "",
-                      f"[b]{_cost(self.total_cost, self.priced_cost)}[/b]")
+                    table.add_row(*_cells(f"  {item.instance_id}", item.instance_type or "?", _span(item.billing_start, item.billing_end),
+                                          f"{item.hours:.2f}", _rate(item.per_hour), _cost(item.cost)),
+                                  end_section=index == len(by_group[name]) - 1)
+        table.add_row(*_cells("total", "", f"{len(self.instances)} instance(s)", f"{self.total_hours:.2f}", "",
+                              _cost(self.total_cost, self.priced_cost), bold=(0, 3, 5)))
         caption = list(self.notes)
         if self.unknown_types:
             caption.append(f"price unknown: {', '.join(self.unknown_types)} in {self.region}")
         caption.append(f"prices: {self.prices_from} (list prices, not your bill)")
-        table.caption = "\n".join(caption)
+        table.caption = Text("\n".join(caption))
         table.caption_justify = "left"
         return table
 
@@ -324,3 +327,8 @@ def _cost(value: float | None, priced: float | None = None) -> str:
     if value is not None:
         return f"${value:,.2f}"
     return f"≥ ${priced:,.2f} + price unknown" if priced else "price unknown"
+
+
+def _cells(*values: str, bold: tuple[int, ...] = ()) -> list[Text]:
+    """Table cells printed exactly as given (names and ids are never read as markup)."""
+    return [Text(value, style="bold" if index in bold else "") for index, value in enumerate(values)]

@@ -75,8 +75,12 @@ def test_the_global_options_too(world):
 
 def test_a_directory_for_policy_and_observed(world, tmp_path):
     spec = str(SPECS / "seed004-initial.json")
-    assert run("plan", "-f", spec, "--policy", str(tmp_path)).code == 1
-    assert run("plan", "-f", spec, "--observed", str(tmp_path)).code == 1
+    for option in ("--policy", "--observed"):
+        for path in (tmp_path, tmp_path / "missing.json"):
+            result = run("plan", "-f", spec, option, str(path))
+            # one line naming the file, from the file reader (not click's multi-line usage block)
+            assert result.code == 1 and str(path) in result.output, result.output
+            assert "Usage:" not in result.output, result.output
 
 
 def _write(path, content: bytes):
