@@ -14,7 +14,7 @@ from typing import Any
 
 from ..servicemodel import Violation
 from .render import SPEC_FILE
-from .roles import LifecycleError, split_s3_uri
+from .roles import LifecycleError, get_object_or_none, split_s3_uri
 from .spec import SlurmSpec, SlurmSpecError
 
 
@@ -30,16 +30,11 @@ def spec_from_document(data: Any, source: str) -> SlurmSpec:
 
 def read_bundle_spec(s3_client: Any, uri: str) -> SlurmSpec | None:
     """The Slurm spec under an s3:// bundle prefix; None when the bundle has none."""
-    from botocore.exceptions import ClientError
-
     bucket, prefix = split_s3_uri(uri)
     key = f"{prefix.strip('/')}/{SPEC_FILE}" if prefix.strip("/") else SPEC_FILE
-    try:
-        body = s3_client.get_object(Bucket=bucket, Key=key)["Body"].read()
-    except ClientError as error:
-        if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
-            return None
-        raise
+    body = get_object_or_none(s3_client, bucket, key)
+    if body is None:
+        return None
     location = f"s3://{bucket}/{key}"
     try:
         return spec_from_document(json.loads(body.decode("utf-8")), location)

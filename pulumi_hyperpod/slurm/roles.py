@@ -137,21 +137,28 @@ def provisioning_parameters_key(uri: str) -> tuple[str, str]:
     return bucket, (prefix.rstrip("/") + "/" + FILE_NAME) if prefix.strip("/") else FILE_NAME
 
 
+def get_object_or_none(s3_client: Any, bucket: str, key: str) -> bytes | None:
+    """The object's bytes; None when there is no such key (other S3 errors raise ClientError)."""
+    from botocore.exceptions import ClientError
+
+    try:
+        return s3_client.get_object(Bucket=bucket, Key=key)["Body"].read()
+    except ClientError as error:
+        if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
+            return None
+        raise
+
+
 def read_s3(s3_client: Any, uri: str) -> ProvisioningRoles | None:
     """From S3 through a boto3 `s3` client; None when the bundle has no provisioning_parameters.json.
 
     Other S3 errors (access denied, no such bucket) raise botocore's ClientError: the caller says
     roles are unknown and why.
     """
-    from botocore.exceptions import ClientError
-
     bucket, key = provisioning_parameters_key(uri)
-    try:
-        body = s3_client.get_object(Bucket=bucket, Key=key)["Body"].read()
-    except ClientError as error:
-        if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
-            return None
-        raise
+    body = get_object_or_none(s3_client, bucket, key)
+    if body is None:
+        return None
     location = f"s3://{bucket}/{key}"
     try:
         text = body.decode("utf-8")

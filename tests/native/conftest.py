@@ -18,24 +18,9 @@ from pulumi_hyperpod.native.provider import HyperpodProvider
 from pulumi_hyperpod.native.server import marshal_map
 from pulumi_hyperpod.provider import register_simulator, unregister_simulator
 
-ROLE = "arn:aws:iam::111122223333:role/iam-role-for-cluster"
-LIFECYCLE = {"SourceS3Uri": "s3://amzn-s3-demo-bucket/lifecycle-scripts/src/", "OnCreate": "on_create.sh"}
-VPC = {"SecurityGroupIds": ["sg-12345678"], "Subnets": ["subnet-12345678"]}
+from tests.provider.conftest import VPC, group  # the same cluster builders as the dynamic provider
+
 _names = itertools.count()
-
-
-def group(name: str, count: int, node_type: str, partition: str | None = None) -> dict[str, Any]:
-    g: dict[str, Any] = {
-        "InstanceGroupName": name,
-        "InstanceType": "ml.m5.xlarge" if node_type != "Compute" else "ml.g5.xlarge",
-        "InstanceCount": count,
-        "LifeCycleConfig": dict(LIFECYCLE),
-        "ExecutionRole": ROLE,
-        "SlurmConfig": {"NodeType": node_type},
-    }
-    if partition:
-        g["SlurmConfig"]["PartitionNames"] = [partition]
-    return g
 
 
 def slurm_spec(workers: int = 1, name: str = "native-cluster") -> dict[str, Any]:
