@@ -75,7 +75,7 @@ def _prepare(ctx, spec: ClusterSpec, policy, snapshot: str | None, no_preflight:
                                 skip_preflight=OFFLINE, lifecycle_dir=lifecycle, slurm=slurm)
     client = client_from(ctx)
     quotas = None if no_preflight else client_from(ctx, "service-quotas")
-    return pipeline.prepare(client, spec, policy=policy, quotas=quotas, s3=client_from(ctx, "s3"), lifecycle_dir=lifecycle,
+    return pipeline.prepare(client, spec, policy=policy, quotas=quotas, s3=lambda: client_from(ctx, "s3"), lifecycle_dir=lifecycle,
                             slurm=slurm, skip_preflight=NO_PREFLIGHT if no_preflight else None)
 
 

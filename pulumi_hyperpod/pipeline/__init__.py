@@ -104,7 +104,8 @@ def prepare(
     None (no cluster) to plan against instead of observing; `sagemaker` may then be None (offline).
 
     `roles` not given: groups without SlurmConfig.NodeType take their role from the lifecycle bundle
-    — `lifecycle_dir`, else each group's LifeCycleConfig.SourceS3Uri read through `s3` — and a role
+    — `lifecycle_dir`, else each group's LifeCycleConfig.SourceS3Uri read through `s3` (a client, or
+    a function returning one when a bundle has to be read) — and a role
     that cannot be learnt stays unknown (the planner then refuses to scale a group to 0).
 
     `slurm`: the Slurm spec wanted (pulumi_hyperpod.slurm.SlurmSpec); its changes against the

@@ -44,7 +44,7 @@ def preflight_renderable(section: Any, the_plan: Plan) -> Any:
     from ..plan.render import preflight_renderable as render
 
     return render(section, the_plan)
-from .worlds import Clock, open_backend, open_quotas
+from .worlds import Clock, open_backend, open_service
 
 
 class ProviderError(Exception):
@@ -310,7 +310,8 @@ class ClusterProvider(ResourceProvider):
         lifecycle consistency, read before anything is applied: a quota refusal stops create/update
         with the numbers)."""
         return pipeline.prepare(client, spec, policy=settings.policy, roles=settings.roles, observed=observed,
-                                region=location.region, quotas=open_quotas(location, self.simulator)).plan
+                                region=location.region, quotas=open_service(location, "service-quotas", self.simulator),
+                                s3=lambda: open_service(location, "s3", self.simulator)).plan
 
     def _region_or_none(self, inputs: dict[str, Any]) -> str | None:
         try:

@@ -70,10 +70,11 @@ def open_backend(location: Location, simulator: str | None = None) -> tuple[Any,
     return client, Clock()
 
 
-def open_quotas(location: Location, simulator: str | None = None) -> Any:
-    """A service-quotas client for the location (preflight), built like the sagemaker one."""
+def open_service(location: Location, service: str, simulator: str | None = None) -> Any:
+    """A client of another service for the location, built like the sagemaker one: service-quotas
+    (preflight), s3 (the lifecycle bundle that states a legacy Slurm cluster's roles)."""
     world = registered(simulator) if location.backend == "fake" and simulator is not None else None
-    return connect(location.backend, location.region, location.profile, simulator=world, service="service-quotas")
+    return connect(location.backend, location.region, location.profile, simulator=world, service=service)
 
 
 def _virtual_now(world: Any) -> Callable[[], float]:

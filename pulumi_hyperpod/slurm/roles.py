@@ -197,7 +197,8 @@ def resolve(*specs: Any, s3_client: Any = None, lifecycle_dir: str | Path | None
     """Roles of every group of `specs` (a ClusterSpec and/or the observed ClusterState).
 
     SlurmConfig.NodeType wins; the rest come from `lifecycle_dir` when given, else from each
-    group's LifeCycleConfig.SourceS3Uri through `s3_client`. Malformed provisioning parameters
+    group's LifeCycleConfig.SourceS3Uri through `s3_client` (a boto3 s3 client, or a function
+    returning one, called only when a bundle has to be read). Malformed provisioning parameters
     raise LifecycleError; anything merely unavailable leaves roles None with a note saying how
     to state them.
     """
@@ -234,6 +235,8 @@ def _from_s3(s3_client: Any, roles: dict[str, str], missing: list[str], groups: 
     uris = list(dict.fromkeys(groups[name][1] for name in missing if groups[name][1]))
     if not uris:
         return RoleResolution(None, None, (_unknown(missing, "their LifeCycleConfig has no SourceS3Uri"),))
+    if callable(s3_client):  # a factory: the client (and S3's service model) only when a bundle is read
+        s3_client = s3_client()
     notes: list[str] = []
     for uri in uris:
         try:

@@ -62,6 +62,8 @@ def slurm_section(wanted: SlurmSpec, observed: Any, *, s3_client: Any = None,
         if source is None or s3_client is None:
             why = "no lifecycle SourceS3Uri" if source is None else "no S3 client to read it with"
             return SlurmSection(None, source, (f"the cluster's current Slurm spec is unknown ({why}); Slurm changes are not shown",))
+        if callable(s3_client):  # a factory (see roles.resolve): the client only when the bundle is read
+            s3_client = s3_client()
         try:
             current = read_bundle_spec(s3_client, source)
         except (ClientError, BotoCoreError) as error:
