@@ -77,7 +77,7 @@ def gcp_group(ctx: click.Context, backend: str | None, project: str | None, loca
 
 
 def _spec_option(command):
-    return click.option("-f", "--file", "spec_file", required=True, type=click.Path(dir_okay=False),
+    return click.option("-f", "--file", "spec_file", required=True, type=click.Path(),
                         help="Cluster spec: the modelDevelopmentClusters REST body (JSON or YAML), with `name`.")(command)
 
 
@@ -127,10 +127,10 @@ def _make_plan(ctx, spec_file, policy_file, protect):
 
 @gcp_group.command("plan")
 @_spec_option
-@click.option("--observed", "snapshot", type=click.Path(dir_okay=False),
+@click.option("--observed", "snapshot", type=click.Path(),
               help="Plan against a saved cluster (`hyperpod gcp snapshot`, the GET response) instead of the live one: no API call.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable plan (the shared plan format).")
-@click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Also save the plan as JSON.")
+@click.option("--out", "out_file", type=click.Path(), help="Also save the plan as JSON.")
 @_policy_options
 @click.pass_context
 @_handle
@@ -154,9 +154,9 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
 
 
 @gcp_group.command("apply")
-@click.option("-f", "--file", "spec_file", type=click.Path(dir_okay=False),
+@click.option("-f", "--file", "spec_file", type=click.Path(),
               help="Cluster spec: the modelDevelopmentClusters REST body (JSON or YAML), with `name`.")
-@click.option("--plan", "plan_file", type=click.Path(dir_okay=False),
+@click.option("--plan", "plan_file", type=click.Path(),
               help="Apply a plan saved by `hyperpod gcp plan --out` exactly (refused if the cluster moved since).")
 @click.option("--yes", "-y", is_flag=True, help="Apply without asking.")
 @click.option("--no-wait", is_flag=True, help="Return once the calls are accepted; do not wait on the operations.")
@@ -218,7 +218,7 @@ def _snapshot(path: str):
 
 
 @gcp_group.command("snapshot")
-@click.option("-f", "--file", "spec_file", type=click.Path(dir_okay=False), help="The cluster's spec (for its name).")
+@click.option("-f", "--file", "spec_file", type=click.Path(), help="The cluster's spec (for its name).")
 @click.option("--name", help="Full resource name, or a bare id with --project/--location.")
 @click.pass_context
 @_handle
@@ -295,7 +295,7 @@ def _name_of(ctx, spec_file: str | None, name: str | None) -> str:
 
 
 @gcp_group.command("status")
-@click.option("-f", "--file", "spec_file", type=click.Path(dir_okay=False), help="The cluster's spec (for its name).")
+@click.option("-f", "--file", "spec_file", type=click.Path(), help="The cluster's spec (for its name).")
 @click.option("--name", help="Full resource name, or a bare id with --project/--location.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
@@ -324,7 +324,7 @@ def _text(text: str):
 
 
 @gcp_group.command("delete")
-@click.option("-f", "--file", "spec_file", type=click.Path(dir_okay=False), help="The cluster's spec (for its name).")
+@click.option("-f", "--file", "spec_file", type=click.Path(), help="The cluster's spec (for its name).")
 @click.option("--name", help="Full resource name, or a bare id with --project/--location.")
 @click.option("--yes", "-y", is_flag=True, help="Delete without asking.")
 @click.option("--no-wait", is_flag=True, help="Return once the delete is accepted.")

@@ -27,7 +27,7 @@ NO_PREFLIGHT = "--no-preflight: service quotas and node build configurations wer
 
 def _spec_option(required: bool):
     def decorate(command):
-        return click.option("-f", "--file", "spec_file", required=required, type=click.Path(dir_okay=False),
+        return click.option("-f", "--file", "spec_file", required=required, type=click.Path(),
                             help="Cluster spec: JSON or YAML, the AWS CLI --cli-input-json form or snake_case.")(command)
     return decorate
 
@@ -104,10 +104,10 @@ def _in_gcp(ctx: click.Context, command: str, **params) -> None:
 
 
 def _lifecycle_option(command):
-    command = click.option("--slurm", "slurm_file", type=click.Path(dir_okay=False), metavar="SLURM_SPEC",
+    command = click.option("--slurm", "slurm_file", type=click.Path(), metavar="SLURM_SPEC",
                            help="A Slurm spec (seed 002's slurm_spec): the plan shows its changes against the cluster's "
                                 "lifecycle bundle per key, with what each takes; a change made only by replacement is refused.")(command)
-    return click.option("--lifecycle", "lifecycle", type=click.Path(file_okay=False), metavar="DIR",
+    return click.option("--lifecycle", "lifecycle", type=click.Path(), metavar="DIR",
                         help="Lifecycle bundle (provisioning_parameters.json) stating the Slurm roles of groups without "
                              "SlurmConfig; default: read from the groups' LifeCycleConfig.SourceS3Uri.")(command)
 
@@ -117,7 +117,7 @@ def _lifecycle_option(command):
 @click.option("--observed", "snapshot", type=click.Path(),
               help="Plan against a saved snapshot (hyperpod snapshot) instead of the live cluster: no API call.")
 @click.option("--json", "as_json", is_flag=True, help=f"Machine-readable plan (format {PLAN_FORMAT}).")
-@click.option("--out", "out_file", type=click.Path(dir_okay=False),
+@click.option("--out", "out_file", type=click.Path(),
               help="Save the plan for `hyperpod apply --plan FILE` (with the spec, policy and observed state it was made from).")
 @_policy_options
 @_preflight_option
@@ -147,7 +147,7 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
 
 @click.command("apply")
 @_spec_option(required=False)
-@click.option("--plan", "plan_file", type=click.Path(dir_okay=False),
+@click.option("--plan", "plan_file", type=click.Path(),
               help="Apply a plan saved by `hyperpod plan --out` exactly, or refuse when the cluster changed since (instead of -f).")
 @click.option("--yes", "-y", is_flag=True, help="Apply without asking.")
 @click.option("--wait", "wait_policy", type=click.Choice(list(WAIT_POLICIES)), default="InService", show_default=True,

@@ -30,13 +30,14 @@ def test_a_cluster_that_does_not_exist(world, command):
     (lambda d: _write(d / "spec.txt", (SPECS / "seed004-initial.json").read_bytes()), "ends in .json, .yaml or .yml"),
     (lambda d: _write(d / "spec", (SPECS / "seed004-initial.json").read_bytes()), "ends in .json, .yaml or .yml"),
 ])
-@pytest.mark.parametrize("command", [["plan"], ["apply", "--yes"]])
+@pytest.mark.parametrize("command", [["plan", "-f"], ["apply", "--yes", "-f"], ["gcp", "plan", "-f"], ["plan", "-f", str(SPECS / "seed004-initial.json"), "--slurm"]])
 def test_spec_files_that_cannot_be_read(world, tmp_path, make, words, command):
     (tmp_path / "not-a-dir.json").write_text("{}")
     path = make(tmp_path)
-    result = run(command[0], "-f", str(path), *command[1:])
+    result = run(*command, str(path))
     assert result.code == 1, result.output
     assert words in result.output and str(path) in result.output, result.output
+    assert len(result.lines()) == 1, result.output  # one line from the file reader, never click's usage block
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
