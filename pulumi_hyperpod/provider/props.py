@@ -10,6 +10,7 @@ small state.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Mapping
 
 from pulumi.runtime import rpc
@@ -137,7 +138,11 @@ def outputs(inputs: Mapping[str, Any], state: ClusterState, location: Location) 
     return {**settings_inputs(inputs), "spec": inputs["spec"], **state_outputs(state, location)}
 
 
-_GROUP_MEMBERS = tuple(servicemodel.shape("ClusterInstanceGroupSpecification").members)
+@lru_cache(maxsize=1)
+def _group_members() -> frozenset[str]:
+    """The members of a group in CreateCluster — read when first needed (a `pulumi refresh` that
+    found a group added outside Pulumi), not at import."""
+    return frozenset(servicemodel.shape("ClusterInstanceGroupSpecification").members)
 
 
 def observed_spec(spec: Mapping[str, Any], state: ClusterState) -> dict[str, Any]:
@@ -183,7 +188,7 @@ def _effective_min(group: Mapping[str, Any], continuous: bool) -> int:
 def _group_from_described(have) -> dict[str, Any]:
     described = dict(have.described)
     skip = ("InstanceRequirements", "InstanceCount", "MinInstanceCount")
-    entry = {k: v for k, v in described.items() if k in _GROUP_MEMBERS and k not in skip}
+    entry = {k: v for k, v in described.items() if k in _group_members() and k not in skip}
     entry["InstanceGroupName"] = have.name
     entry["InstanceCount"] = have.target_count
     if have.min_count:

@@ -11,7 +11,7 @@ and builds every client inside the method that needs it.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from pulumi.dynamic import (
     CheckFailure,
@@ -25,13 +25,18 @@ from pulumi.dynamic import (
 )
 
 from .. import pipeline
-from ..apply import ApplyError, PlanRefused, PlanStale, Progress, wait
 from ..observe import ClusterState, observe
 from ..plan import Plan, plan_text
 from . import changes, props
 from .console import say
 from .settings import Defaults, Location, Settings
 from .unknowns import unknown_paths
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..apply import Progress
+
+# apply (and what it imports) loads only in create/update/delete: check and diff, all a preview
+# runs, never apply anything.
 
 
 def render_text(renderable: Any) -> str:
@@ -196,6 +201,8 @@ class ClusterProvider(ResourceProvider):
     def _undo_failed_create(self, client, clock: Clock, state: ClusterState, settings: Settings, deadline: float) -> None:
         """A create either leaves a working cluster or none (the engine's contract): a Failed new
         cluster is deleted before the error is reported."""
+        from ..apply import ApplyError, PlanRefused, PlanStale
+
         message = f"cluster {state.name} failed to create: {state.failure_message or 'no reason given'}"
         say(message + "; deleting it (see `hyperpod events` for the details)", state.name)
         try:
@@ -232,6 +239,8 @@ class ClusterProvider(ResourceProvider):
         self, client, clock: Clock, the_plan: Plan, settings: Settings, deadline: float, fail_on_failures: bool = False
     ) -> ClusterState | None:
         """Apply as planned. The table was shown by check or diff; each step is reported as it runs."""
+        from ..apply import ApplyError, PlanRefused, PlanStale
+
         name = the_plan.cluster_name
         try:
             result = pipeline.execute(
@@ -294,6 +303,8 @@ class ClusterProvider(ResourceProvider):
             return
         if state.status == "Deleting":
             say(f"cluster {name} is already being deleted; waiting until it is gone", name)
+            from ..apply import wait
+
             try:
                 wait(client, name, "ClusterDeleted", timeout=_remaining(clock, deadline), poll_seconds=clock.poll_seconds,
                      sleep=clock.sleep, monotonic=clock.monotonic, progress=_reporter(name))
@@ -322,12 +333,12 @@ class ClusterProvider(ResourceProvider):
         return Settings.from_inputs(bag).locate(self.defaults)
 
 
-def _reporter(name: str) -> Callable[[Progress], None]:
+def _reporter(name: str) -> Callable[["Progress"], None]:
     """Progress lines for one call; a poll that saw nothing new is not repeated (a 20-minute wait
     would otherwise print 40 identical lines into the Pulumi output)."""
     last: list[Any] = [None]
 
-    def report(progress: Progress) -> None:
+    def report(progress: "Progress") -> None:
         polled = progress.phase in ("wait", "retry") and progress.groups
         key = (progress.phase, progress.cluster_status, progress.groups) if polled else None
         if key is not None and key == last[0]:

@@ -18,7 +18,7 @@ import boto3
 from botocore.exceptions import BotoCoreError
 from pydantic import ValidationError
 
-from ..apply import WAIT_POLICIES
+from ..apply.waiters import WAIT_POLICIES
 from ..client import BACKENDS, DEFAULT_REGION
 from ..plan import Policy
 
