@@ -16,13 +16,14 @@ __all__ = ["PLAN_FORMAT", "Basis", "CostSection", "GroupChange", "Plan", "Policy
            "api_limits", "fingerprint", "plan", "plan_renderable", "plan_text"]
 
 
-def plan_renderable(plan: Plan) -> Any:
+def plan_renderable(plan: Plan, victims_shown: int | None = 20) -> Any:
+    """`victims_shown`: rows of the removed-nodes table, the rest counted (None: all)."""
     from .render import plan_renderable as render
 
-    return render(plan)
+    return render(plan, victims_shown)
 
 
-def plan_text(plan: Plan, width: int = 110) -> str:
+def plan_text(plan: Plan, width: int = 110, victims_shown: int | None = 20) -> str:
     from .render import plan_text as render
 
-    return render(plan, width)
+    return render(plan, width, victims_shown)
