@@ -40,7 +40,7 @@ _EXPORTS = {
 # kept (the function is looked up on first access, so `apply.waiters` does not load the executor).
 _SHADOWED = frozenset({"apply", "observe", "plan"})
 
-__all__ = sorted(_EXPORTS)
+__all__ = ["ApplyResult", "ClusterSpec", "ClusterState", "Plan", "Policy", "SpecError", "apply", "connect", "observe", "plan"]
 __version__ = "0.1.0"
 
 

@@ -31,7 +31,19 @@ _EXPORTS = {
     "unregister_simulator": ".worlds",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "Cluster",
+    "ClusterArgs",
+    "ClusterProvider",
+    "DEFAULT_TIMEOUT",
+    "Defaults",
+    "Location",
+    "MAX_TIMEOUT",
+    "ProviderError",
+    "Settings",
+    "register_simulator",
+    "unregister_simulator",
+]
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -11,16 +11,19 @@ small state.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from pulumi.runtime import rpc
 
 from .. import servicemodel
-from ..observe import ClusterState
-from ..spec import ClusterSpec, SpecError
+from ..spec.errors import SpecError
 from ..spec.keys import to_model_keys
 from .settings import SETTING_KEYS, Location, check_settings
 from .unknowns import is_unknown, under, unknown_paths
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..observe import ClusterState
+    from ..spec import ClusterSpec
 
 
 def plain(value: Any) -> Any:
@@ -75,6 +78,8 @@ def _canonical(raw: Any) -> tuple[Any, list[tuple[str, str]]]:
     request = to_model_keys(servicemodel.input_shape("CreateCluster"), plain(raw))
     unknown = unknown_paths(request)
     try:
+        from ..spec.models import ClusterSpec  # the models load with the first spec checked
+
         return ClusterSpec.from_dict(request).to_api(), []
     except SpecError as error:
         problems = [v for v in error.violations if not (unknown and under(v.path, unknown))]
@@ -94,8 +99,10 @@ def settings_inputs(bag: Mapping[str, Any]) -> dict[str, Any]:
     return {key: bag[key] for key in SETTING_KEYS if key in bag}
 
 
-def spec_of(bag: Mapping[str, Any]) -> ClusterSpec:
+def spec_of(bag: Mapping[str, Any]) -> "ClusterSpec":
     """The spec of checked, fully known inputs."""
+    from ..spec.models import ClusterSpec
+
     return ClusterSpec.from_dict(plain(bag["spec"]))
 
 

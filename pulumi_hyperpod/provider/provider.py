@@ -24,9 +24,6 @@ from pulumi.dynamic import (
     UpdateResult,
 )
 
-from .. import pipeline
-from ..observe import ClusterState, observe
-from ..plan import Plan, plan_text
 from . import changes, props
 from .console import say
 from .settings import Defaults, Location, Settings
@@ -34,9 +31,30 @@ from .unknowns import unknown_paths
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..apply import Progress
+    from ..observe import ClusterState
+    from ..plan import Plan
 
-# apply (and what it imports) loads only in create/update/delete: check and diff, all a preview
-# runs, never apply anything.
+# The pipeline (observe, plan, cost, preflight) loads at the first call that needs it, and apply
+# only in create/update/delete: the program process, which imports this module to pickle the
+# provider, runs none of it, and a preview (check + diff) never applies anything.
+
+
+def _pipeline() -> Any:
+    from .. import pipeline
+
+    return pipeline
+
+
+def observe(client: Any, name: str) -> "ClusterState | None":
+    from ..observe import observe as read
+
+    return read(client, name)
+
+
+def plan_text(the_plan: "Plan") -> str:
+    from ..plan import plan_text as text
+
+    return text(the_plan)
 
 
 def render_text(renderable: Any) -> str:
@@ -45,7 +63,7 @@ def render_text(renderable: Any) -> str:
     return text(renderable)
 
 
-def preflight_renderable(section: Any, the_plan: Plan) -> Any:
+def preflight_renderable(section: Any, the_plan: "Plan") -> Any:
     from ..plan.render import preflight_renderable as render
 
     return render(section, the_plan)
@@ -103,7 +121,7 @@ class ClusterProvider(ResourceProvider):
             return
         spec = props.spec_of(inputs)
         settings = Settings.from_inputs(inputs)
-        text = plan_text(pipeline.make_plan(spec, None, settings.policy, roles=settings.roles, region=self._region_or_none(inputs)))
+        text = plan_text(_pipeline().make_plan(spec, None, settings.policy, roles=settings.roles, region=self._region_or_none(inputs)))
         if inputs.get("adopt"):
             text += f"adopt: if a cluster named {spec.name} exists it is taken over and planned against instead\n"
         say(text, spec.name)
@@ -150,6 +168,8 @@ class ClusterProvider(ResourceProvider):
             return None
         if observed is None:
             say(f"cluster {name} no longer exists in {location} (deleted outside Pulumi): it will be created again", name)
+            from ..plan import Plan
+
             return Plan(cluster_name=name, action="create", replacements=("the cluster no longer exists",))
         spec = props.spec_of(news)
         result = self._prepare(spec, settings, observed, client, location)
@@ -206,7 +226,7 @@ class ClusterProvider(ResourceProvider):
         message = f"cluster {state.name} failed to create: {state.failure_message or 'no reason given'}"
         say(message + "; deleting it (see `hyperpod events` for the details)", state.name)
         try:
-            pipeline.execute(client, pipeline.make_plan(None, state, settings.policy), policy=settings.policy,
+            _pipeline().execute(client, _pipeline().make_plan(None, state, settings.policy), policy=settings.policy,
                              timeout=max(_remaining(clock, deadline), 1.0), sleep=clock.sleep, monotonic=clock.monotonic,
                              poll_seconds=clock.poll_seconds)
         except (ApplyError, PlanStale, PlanRefused) as error:
@@ -243,7 +263,7 @@ class ClusterProvider(ResourceProvider):
 
         name = the_plan.cluster_name
         try:
-            result = pipeline.execute(
+            result = _pipeline().execute(
                 client,
                 the_plan,
                 policy=settings.policy,
@@ -311,7 +331,7 @@ class ClusterProvider(ResourceProvider):
             except Exception as error:  # noqa: BLE001 - WaitTimedOut / WaitFailed, reported as one
                 raise ProviderError(f"cluster {name}: {error}; run the command again to keep waiting") from None
             return
-        deletion = pipeline.make_plan(None, state, settings.policy)
+        deletion = _pipeline().make_plan(None, state, settings.policy)
         say(plan_text(deletion), name)  # no diff runs before a delete: this is the only place to show it
         self._apply(client, clock, deletion, settings, deadline)
 
@@ -320,7 +340,7 @@ class ClusterProvider(ResourceProvider):
         """The pipeline against the observed cluster: plan, cost, and the preflight (quotas and
         lifecycle consistency, read before anything is applied: a quota refusal stops create/update
         with the numbers)."""
-        return pipeline.prepare(client, spec, policy=settings.policy, roles=settings.roles, observed=observed,
+        return _pipeline().prepare(client, spec, policy=settings.policy, roles=settings.roles, observed=observed,
                                 region=location.region, quotas=open_quotas(location, self.simulator)).plan
 
     def _region_or_none(self, inputs: dict[str, Any]) -> str | None:
