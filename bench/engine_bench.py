@@ -1,16 +1,28 @@
-"""`pulumi preview` of the demo stack vs the same project with an empty program: median seconds.
+"""`pulumi preview` of the demo stack vs the same project with an empty program, at 2, 1,000 and
+5,000 nodes: paired runs, medians; the provider process's import time; preview output bytes.
 
 What the provider adds to a preview (the dynamic provider's process start, check, diff with a live
 observe + plan against the simulator) over the engine's and the Python language host's own cost.
 Each side is a tmp copy of the root demo project with its own PULUMI_HOME, file backend and
-simulator world; each is `pulumi up`'d once (the demo: a live cluster, so the preview diffs
-against it), then previewed RUNS times with nothing to change.
+simulator world, and Python's bytecode cache on (as for an installed package). The demo is `pulumi up`'d at each size in turn (controller + N-1 workers: a live
+cluster, so the preview diffs against it), then previewed RUNS times with nothing to change, each
+run paired with a preview of the empty program (the same machine load for both halves of a pair).
 
+At each size it also measures:
+- the provider process's import time: a fresh interpreter importing what the engine's dynamic
+  provider host imports (`pulumi.dynamic`, dill), then `dill.loads` of the provider pickled in the
+  state — what `check` does first (median seconds);
+- preview output bytes: the no-change preview's, and a scale-in preview's (every worker but one
+  removed; 2 nodes: the one worker) — the victims table is the part that grows with the cluster.
+
+Targets (issue 16): demo / empty ≤ 1.5× at 2 nodes (no worse than 2.0×), ≤ 2.0× at 5,000 nodes.
 Run: source scripts/env.sh && python bench/engine_bench.py   (needs `pulumi` on PATH)
+     ENGINE_BENCH_RUNS=3 (previews per size, default 5); ENGINE_BENCH_SIZES=2,1000 (default 2,1000,5000)
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import statistics
@@ -24,7 +36,20 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 RUNS = int(os.environ.get("ENGINE_BENCH_RUNS", "5"))
+SIZES = [int(size) for size in os.environ.get("ENGINE_BENCH_SIZES", "2,1000,5000").split(",")]
 EMPTY_PROGRAM = '"""An empty Pulumi program: the engine and language host alone."""\n'
+
+# What a dynamic provider process does before `check` can run: the engine's host
+# (`python -m pulumi.dynamic`) imports pulumi.dynamic and dill, then unpickles the provider.
+PROVIDER_IMPORT = """
+import base64, sys, time
+started = time.perf_counter()
+import dill, pulumi.dynamic
+host = time.perf_counter()
+dill.loads(base64.b64decode(sys.stdin.read()))
+done = time.perf_counter()
+print(host - started, done - host)
+"""
 
 
 def venv() -> Path:
@@ -32,65 +57,128 @@ def venv() -> Path:
     return candidate if (candidate / "bin" / "python").exists() else Path(sys.prefix)
 
 
-def make_project(base: Path, program: str | None) -> tuple[Path, dict[str, str]]:
+class Project:
     """A copy of the demo project (virtualenv made absolute) in base/project; `program` replaces
     __main__.py when given. Its own engine home, backend and simulator world."""
-    root = base / "project"
-    root.mkdir(parents=True)
-    project = yaml.safe_load((REPO / "Pulumi.yaml").read_text())
-    runtime = project.get("runtime")
-    runtime = dict({"name": runtime} if isinstance(runtime, str) else runtime or {"name": "python"})
-    runtime["options"] = {**(runtime.get("options") or {}), "virtualenv": str(venv())}
-    project["runtime"] = runtime
-    project.pop("backend", None)
-    (root / "Pulumi.yaml").write_text(yaml.safe_dump(project, sort_keys=False))
-    if program is None:
-        shutil.copy(REPO / "__main__.py", root / "__main__.py")
-    else:
-        (root / "__main__.py").write_text(program)
-    for name in ("home", "state", "world"):
-        (base / name).mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PULUMI_", "HYPERPOD_"))}
-    env.update(
-        PULUMI_HOME=str(base / "home"),
-        PULUMI_BACKEND_URL=f"file://{base / 'state'}",
-        PULUMI_CONFIG_PASSPHRASE="engine-bench",
-        PULUMI_SKIP_UPDATE_CHECK="true",
-        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION="true",
-        HYPERPOD_FAKE_STATE=str(base / "world" / "fake.sqlite"),
-    )
-    return root, env
+
+    def __init__(self, base: Path, program: str | None) -> None:
+        self.root = base / "project"
+        self.root.mkdir(parents=True)
+        project = yaml.safe_load((REPO / "Pulumi.yaml").read_text())
+        runtime = project.get("runtime")
+        runtime = dict({"name": runtime} if isinstance(runtime, str) else runtime or {"name": "python"})
+        runtime["options"] = {**(runtime.get("options") or {}), "virtualenv": str(venv())}
+        project["runtime"] = runtime
+        project.pop("backend", None)
+        (self.root / "Pulumi.yaml").write_text(yaml.safe_dump(project, sort_keys=False))
+        if program is None:
+            shutil.copy(REPO / "__main__.py", self.root / "__main__.py")
+        else:
+            (self.root / "__main__.py").write_text(program)
+        for name in ("home", "state", "world"):
+            (base / name).mkdir()
+        # PYTHONDONTWRITEBYTECODE is dropped: a user's installed package has its bytecode cached,
+        # and recompiling every module in both Python processes of every preview is not what they pay.
+        self.env = {k: v for k, v in os.environ.items()
+                    if not k.startswith(("PULUMI_", "HYPERPOD_")) and k != "PYTHONDONTWRITEBYTECODE"}
+        self.env.update(
+            PULUMI_HOME=str(base / "home"),
+            PULUMI_BACKEND_URL=f"file://{base / 'state'}",
+            PULUMI_CONFIG_PASSPHRASE="engine-bench",
+            PULUMI_SKIP_UPDATE_CHECK="true",
+            PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION="true",
+            HYPERPOD_FAKE_STATE=str(base / "world" / "fake.sqlite"),
+        )
+        self.pulumi("stack", "init", "dev")
+
+    def pulumi(self, *args: str) -> tuple[float, str]:
+        """Seconds taken and the output (stdout + stderr, what a user sees)."""
+        started = time.perf_counter()
+        proc = subprocess.run(["pulumi", *args, "--non-interactive", "--color", "never"], cwd=self.root,
+                              env=self.env, capture_output=True, text=True)
+        elapsed = time.perf_counter() - started
+        if proc.returncode != 0:
+            sys.exit(f"pulumi {' '.join(args)} failed in {self.root} (exit {proc.returncode}):\n"
+                     f"{proc.stdout}\n{proc.stderr}")
+        return elapsed, proc.stdout + proc.stderr
+
+    def config(self, key: str, value: str) -> None:
+        subprocess.run(["pulumi", "config", "set", key, value], cwd=self.root, env=self.env, check=True,
+                       capture_output=True)
+
+    def preview(self) -> tuple[float, str]:
+        return self.pulumi("preview", "--expect-no-changes")
+
+    def pickled_provider(self) -> str:
+        proc = subprocess.run(["pulumi", "stack", "export"], cwd=self.root, env=self.env, check=True,
+                              capture_output=True, text=True)
+        for resource in json.loads(proc.stdout)["deployment"].get("resources") or []:
+            value = (resource.get("inputs") or {}).get("__provider")
+            if isinstance(value, str):
+                return value
+        sys.exit("no dynamic provider in the demo's state")
 
 
-def pulumi(root: Path, env: dict[str, str], *args: str) -> float:
-    started = time.perf_counter()
-    proc = subprocess.run(["pulumi", *args, "--non-interactive", "--color", "never"], cwd=root, env=env,
-                          capture_output=True, text=True)
-    elapsed = time.perf_counter() - started
-    if proc.returncode != 0:
-        sys.exit(f"pulumi {' '.join(args)} failed in {root} (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
-    return elapsed
+def provider_import(project: Project) -> tuple[float, float]:
+    """Median seconds: the provider host's own imports, then `dill.loads` of the provider."""
+    pickled = project.pickled_provider()
+    python = venv() / "bin" / "python"
+    host, loads = [], []
+    for _ in range(RUNS):
+        proc = subprocess.run([str(python), "-c", PROVIDER_IMPORT], input=pickled, env=project.env,
+                              capture_output=True, text=True, check=True)
+        first, second = proc.stdout.split()
+        host.append(float(first))
+        loads.append(float(second))
+    return statistics.median(host), statistics.median(loads)
 
 
-def measure(label: str, program: str | None, base: Path) -> list[float]:
-    root, env = make_project(base, program)
-    pulumi(root, env, "stack", "init", "dev")
-    setup = pulumi(root, env, "up", "--yes", "--skip-preview")
-    timings = [pulumi(root, env, "preview", "--expect-no-changes") for _ in range(RUNS)]
-    print(f"{label:>14}: median {statistics.median(timings):.2f} s over {RUNS} previews "
-          f"(min {min(timings):.2f}, max {max(timings):.2f}; first `up` {setup:.2f} s)")
-    pulumi(root, env, "destroy", "--yes", "--skip-preview")
-    return timings
+def size_label(nodes: int) -> str:
+    return f"{nodes:,} nodes"
 
 
 def main() -> None:
     if shutil.which("pulumi") is None:
         sys.exit("no `pulumi` on PATH: run scripts/install, then `source scripts/env.sh`")
+    print(f"engine bench: {RUNS} paired previews per size, sizes {', '.join(f'{n:,}' for n in SIZES)}")
+    rows = []
     with tempfile.TemporaryDirectory(prefix="engine-bench-") as tmp:
-        empty = measure("empty program", EMPTY_PROGRAM, Path(tmp) / "empty")
-        demo = measure("demo stack", None, Path(tmp) / "demo")
-    ratio = statistics.median(demo) / statistics.median(empty)
-    print(f"demo / empty: {ratio:.2f}x  (+{statistics.median(demo) - statistics.median(empty):.2f} s per preview)")
+        empty = Project(Path(tmp) / "empty", EMPTY_PROGRAM)
+        empty.pulumi("up", "--yes", "--skip-preview")
+        demo = Project(Path(tmp) / "demo", None)
+        for nodes in SIZES:
+            workers = max(nodes - 1, 1)
+            demo.config("workerCount", str(workers))
+            setup, _ = demo.pulumi("up", "--yes", "--skip-preview")
+            pairs = []
+            for _ in range(RUNS):
+                empty_seconds, _ = empty.preview()
+                demo_seconds, output = demo.preview()
+                pairs.append((empty_seconds, demo_seconds))
+            quiet_bytes = len(output.encode())
+            demo.config("workerCount", str(1 if workers > 1 else 0))
+            scale_in_seconds, scale_in = demo.pulumi("preview")
+            demo.config("workerCount", str(workers))
+            host, loads = provider_import(demo)
+            empty_median = statistics.median(e for e, _ in pairs)
+            demo_median = statistics.median(d for _, d in pairs)
+            ratio = statistics.median(d / e for e, d in pairs)
+            rows.append((nodes, ratio))
+            print(f"\n{size_label(nodes)} (first `up` {setup:.2f} s)")
+            print(f"  preview, empty program : median {empty_median:.2f} s "
+                  f"(min {min(e for e, _ in pairs):.2f}, max {max(e for e, _ in pairs):.2f})")
+            print(f"  preview, demo stack    : median {demo_median:.2f} s "
+                  f"(min {min(d for _, d in pairs):.2f}, max {max(d for _, d in pairs):.2f})")
+            print(f"  demo / empty           : {ratio:.2f}x (median of {RUNS} paired ratios; "
+                  f"+{demo_median - empty_median:.2f} s per preview)")
+            print(f"  provider process       : host imports {host * 1000:.0f} ms + dill.loads (check's "
+                  f"imports) {loads * 1000:.0f} ms")
+            print(f"  preview output         : {quiet_bytes:,} bytes with no change; {len(scale_in.encode()):,} "
+                  f"bytes for a scale-in to {1 if workers > 1 else 0} worker(s) ({scale_in_seconds:.2f} s)")
+        demo.pulumi("destroy", "--yes", "--skip-preview")
+        empty.pulumi("destroy", "--yes", "--skip-preview")
+    print("\ndemo / empty: " + ", ".join(f"{size_label(n)} {r:.2f}x" for n, r in rows)
+          + "   (targets: <= 1.5x at 2 nodes, <= 2.0x at 5,000)")
 
 
 if __name__ == "__main__":

@@ -6,9 +6,24 @@
   estimated on AWS from ListClusterNodes and ListClusterEvents.
 """
 
-from .estimate import BUDGET_RULE, budget_refusal, plan_cost, region_of, with_cost
-from .metering import CostReport, GroupUsage, InstanceUsage, cost_report
-from .prices import PRICES_ENV, Price, PriceTable, PriceTableError, as_price_table, default_prices, load_prices, shipped_prices
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .estimate import BUDGET_RULE, budget_refusal, plan_cost, region_of, with_cost
+    from .metering import CostReport, GroupUsage, InstanceUsage, cost_report
+    from .prices import PRICES_ENV, Price, PriceTable, PriceTableError, as_price_table, default_prices, load_prices, shipped_prices
+
+# Loaded on first use (PEP 562): pricing a plan (estimate) does not import metering's rich tables.
+_EXPORTS = {
+    **dict.fromkeys(["BUDGET_RULE", "budget_refusal", "plan_cost", "region_of", "with_cost"], ".estimate"),
+    **dict.fromkeys(["CostReport", "GroupUsage", "InstanceUsage", "cost_report"], ".metering"),
+    **dict.fromkeys(["PRICES_ENV", "Price", "PriceTable", "PriceTableError", "as_price_table", "default_prices",
+                     "load_prices", "shipped_prices"], ".prices"),
+}
 
 __all__ = [
     "BUDGET_RULE",
@@ -29,3 +44,5 @@ __all__ = [
     "shipped_prices",
     "with_cost",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -1,7 +1,26 @@
-"""Reading the cluster as it is (observe)."""
+"""Reading the cluster as it is (observe).
 
-from .reader import is_not_found, list_nodes, observe
-from .snapshot import load_snapshot
-from .state import ClusterState, GroupState, NodeState
+Names load on first use (PEP 562): `ClusterState` alone does not pull in the reader and the
+service model.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_exports
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .reader import is_not_found, list_nodes, observe
+    from .snapshot import load_snapshot
+    from .state import ClusterState, GroupState, NodeState
+
+_EXPORTS = {
+    **dict.fromkeys(["is_not_found", "list_nodes", "observe"], ".reader"),
+    "load_snapshot": ".snapshot",
+    **dict.fromkeys(["ClusterState", "GroupState", "NodeState"], ".state"),
+}
 
 __all__ = ["ClusterState", "GroupState", "NodeState", "is_not_found", "list_nodes", "load_snapshot", "observe"]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -4,25 +4,44 @@ Rendering (`plan_renderable`, `plan_text`) imports rich, so it is loaded only wh
 a Pulumi preview starts two Python processes and should not pay for it at import time.
 """
 
-from typing import Any
+from __future__ import annotations
 
-from .basis import Basis, fingerprint
-from .model import PLAN_FORMAT, GroupChange, Plan, Refusal, Step, Victim
-from .planner import api_limits, plan
-from .policy import Policy
-from .sections import CostSection, PreflightSection
+from typing import TYPE_CHECKING, Any
+
+from .._lazy import lazy_exports
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .basis import Basis, fingerprint
+    from .model import PLAN_FORMAT, GroupChange, Plan, Refusal, Step, Victim
+    from .planner import api_limits, plan
+    from .policy import Policy
+    from .sections import CostSection, PreflightSection
+
+# Loaded on first use (PEP 562): `Policy` alone (the provider's settings, the program's resource
+# arguments) does not pull in the planner, observe and the service model.
+_EXPORTS = {
+    **dict.fromkeys(["Basis", "fingerprint"], ".basis"),
+    **dict.fromkeys(["PLAN_FORMAT", "GroupChange", "Plan", "Refusal", "Step", "Victim"], ".model"),
+    **dict.fromkeys(["api_limits", "plan"], ".planner"),
+    "Policy": ".policy",
+    **dict.fromkeys(["CostSection", "PreflightSection"], ".sections"),
+}
 
 __all__ = ["PLAN_FORMAT", "Basis", "CostSection", "GroupChange", "Plan", "Policy", "PreflightSection", "Refusal", "Step", "Victim",
            "api_limits", "fingerprint", "plan", "plan_renderable", "plan_text"]
 
 
-def plan_renderable(plan: Plan) -> Any:
+def plan_renderable(plan: "Plan", victims_shown: int | None = 20) -> Any:
+    """`victims_shown`: rows of the removed-nodes table, the rest counted (None: all)."""
     from .render import plan_renderable as render
 
-    return render(plan)
+    return render(plan, victims_shown)
 
 
-def plan_text(plan: Plan, width: int = 110) -> str:
+def plan_text(plan: "Plan", width: int = 110, victims_shown: int | None = 20) -> str:
     from .render import plan_text as render
 
-    return render(plan, width)
+    return render(plan, width, victims_shown)
+
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -8,10 +8,11 @@ their order, because order is provisioning priority (seed 001).
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-from ..observe import ClusterState, GroupState
-from ..spec import ClusterSpec, InstanceGroupSpec
+if TYPE_CHECKING:  # pragma: no cover
+    from ..observe import ClusterState, GroupState
+    from ..spec import ClusterSpec, InstanceGroupSpec
 
 # group member in the spec → how DescribeCluster reports it
 _GROUP_MEMBERS: dict[str, tuple[str, ...]] = {

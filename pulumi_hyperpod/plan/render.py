@@ -39,7 +39,15 @@ def _table(title: str | None, columns: Iterable[str], right: Iterable[str] = ())
     return table
 
 
-def plan_renderable(plan: Plan) -> Any:
+# A scale-in of thousands of nodes would print thousands of rows (a Pulumi preview shows each line
+# twice: as it comes and in the diagnostics); the table shows the first ones, in the order they go,
+# and says how many more there are and where the full list is.
+VICTIMS_SHOWN = 20
+VICTIMS_ELSEWHERE = "`hyperpod plan --json` lists them all"
+
+
+def plan_renderable(plan: Plan, victims_shown: int | None = VICTIMS_SHOWN) -> Any:
+    """`victims_shown`: rows of the removed-nodes table (None: all of them)."""
     parts: list[Any] = [Text(f"Plan for cluster {plan.cluster_name or '(none)'}: {plan.action}", style="bold")]
     if plan.groups:
         parts.append(_groups(plan))
@@ -48,11 +56,15 @@ def plan_renderable(plan: Plan) -> Any:
         for index, step in enumerate(plan.steps, 1):
             steps.add_row(_t(index), _t(step.operation), _t("\n".join(step.reasons)))
         parts.append(steps)
-    if plan.victims:
+    removed = plan.victims
+    if removed:
         victims = _table("Nodes that would be removed", ("node", "group", "status", "why"))
-        for v in plan.victims:
+        shown = removed if victims_shown is None else removed[:victims_shown]
+        for v in shown:
             victims.add_row(_t(v.node_id + (" (logical id)" if v.logical else "")), _t(v.group), _t(v.status), _t(v.reason))
         parts.append(victims)
+        if len(shown) < len(removed):
+            parts.append(Text(f"… and {len(removed) - len(shown):,} more: {VICTIMS_ELSEWHERE}"))
     for reason in plan.replacements:
         parts.append(Text(f"REPLACE: {reason}", style="bold red"))
     for refusal in plan.refusals:
@@ -214,6 +226,6 @@ def render_text(renderable: Any, width: int = 110) -> str:
     return buffer.getvalue().rstrip() + "\n"
 
 
-def plan_text(plan: Plan, width: int = 110) -> str:
+def plan_text(plan: Plan, width: int = 110, victims_shown: int | None = VICTIMS_SHOWN) -> str:
     """The plan's tables as plain text."""
-    return render_text(plan_renderable(plan), width)
+    return render_text(plan_renderable(plan, victims_shown), width)

@@ -10,16 +10,20 @@ small state.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Mapping
 
 from pulumi.runtime import rpc
 
 from .. import servicemodel
-from ..observe import ClusterState
-from ..spec import ClusterSpec, SpecError
+from ..spec.errors import SpecError
 from ..spec.keys import to_model_keys
 from .settings import SETTING_KEYS, Location, check_settings
 from .unknowns import is_unknown, under, unknown_paths
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..observe import ClusterState
+    from ..spec import ClusterSpec
 
 
 def plain(value: Any) -> Any:
@@ -74,6 +78,8 @@ def _canonical(raw: Any) -> tuple[Any, list[tuple[str, str]]]:
     request = to_model_keys(servicemodel.input_shape("CreateCluster"), plain(raw))
     unknown = unknown_paths(request)
     try:
+        from ..spec.models import ClusterSpec  # the models load with the first spec checked
+
         return ClusterSpec.from_dict(request).to_api(), []
     except SpecError as error:
         problems = [v for v in error.violations if not (unknown and under(v.path, unknown))]
@@ -93,8 +99,10 @@ def settings_inputs(bag: Mapping[str, Any]) -> dict[str, Any]:
     return {key: bag[key] for key in SETTING_KEYS if key in bag}
 
 
-def spec_of(bag: Mapping[str, Any]) -> ClusterSpec:
+def spec_of(bag: Mapping[str, Any]) -> "ClusterSpec":
     """The spec of checked, fully known inputs."""
+    from ..spec.models import ClusterSpec
+
     return ClusterSpec.from_dict(plain(bag["spec"]))
 
 
@@ -137,7 +145,11 @@ def outputs(inputs: Mapping[str, Any], state: ClusterState, location: Location) 
     return {**settings_inputs(inputs), "spec": inputs["spec"], **state_outputs(state, location)}
 
 
-_GROUP_MEMBERS = tuple(servicemodel.shape("ClusterInstanceGroupSpecification").members)
+@lru_cache(maxsize=1)
+def _group_members() -> frozenset[str]:
+    """The members of a group in CreateCluster — read when first needed (a `pulumi refresh` that
+    found a group added outside Pulumi), not at import."""
+    return frozenset(servicemodel.shape("ClusterInstanceGroupSpecification").members)
 
 
 def observed_spec(spec: Mapping[str, Any], state: ClusterState) -> dict[str, Any]:
@@ -183,7 +195,7 @@ def _effective_min(group: Mapping[str, Any], continuous: bool) -> int:
 def _group_from_described(have) -> dict[str, Any]:
     described = dict(have.described)
     skip = ("InstanceRequirements", "InstanceCount", "MinInstanceCount")
-    entry = {k: v for k, v in described.items() if k in _GROUP_MEMBERS and k not in skip}
+    entry = {k: v for k, v in described.items() if k in _group_members() and k not in skip}
     entry["InstanceGroupName"] = have.name
     entry["InstanceCount"] = have.target_count
     if have.min_count:

@@ -11,7 +11,7 @@ and builds every client inside the method that needs it.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from pulumi.dynamic import (
     CheckFailure,
@@ -24,14 +24,37 @@ from pulumi.dynamic import (
     UpdateResult,
 )
 
-from .. import pipeline
-from ..apply import ApplyError, PlanRefused, PlanStale, Progress, wait
-from ..observe import ClusterState, observe
-from ..plan import Plan, plan_text
 from . import changes, props
 from .console import say
 from .settings import Defaults, Location, Settings
 from .unknowns import unknown_paths
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..apply import Progress
+    from ..observe import ClusterState
+    from ..plan import Plan
+
+# The pipeline (observe, plan, cost, preflight) loads at the first call that needs it, and apply
+# only in create/update/delete: the program process, which imports this module to pickle the
+# provider, runs none of it, and a preview (check + diff) never applies anything.
+
+
+def _pipeline() -> Any:
+    from .. import pipeline
+
+    return pipeline
+
+
+def observe(client: Any, name: str) -> "ClusterState | None":
+    from ..observe import observe as read
+
+    return read(client, name)
+
+
+def plan_text(the_plan: "Plan") -> str:
+    from ..plan import plan_text as text
+
+    return text(the_plan)
 
 
 def render_text(renderable: Any) -> str:
@@ -40,7 +63,7 @@ def render_text(renderable: Any) -> str:
     return text(renderable)
 
 
-def preflight_renderable(section: Any, the_plan: Plan) -> Any:
+def preflight_renderable(section: Any, the_plan: "Plan") -> Any:
     from ..plan.render import preflight_renderable as render
 
     return render(section, the_plan)
@@ -98,7 +121,7 @@ class ClusterProvider(ResourceProvider):
             return
         spec = props.spec_of(inputs)
         settings = Settings.from_inputs(inputs)
-        text = plan_text(pipeline.make_plan(spec, None, settings.policy, roles=settings.roles, region=self._region_or_none(inputs)))
+        text = plan_text(_pipeline().make_plan(spec, None, settings.policy, roles=settings.roles, region=self._region_or_none(inputs)))
         if inputs.get("adopt"):
             text += f"adopt: if a cluster named {spec.name} exists it is taken over and planned against instead\n"
         say(text, spec.name)
@@ -145,6 +168,8 @@ class ClusterProvider(ResourceProvider):
             return None
         if observed is None:
             say(f"cluster {name} no longer exists in {location} (deleted outside Pulumi): it will be created again", name)
+            from ..plan import Plan
+
             return Plan(cluster_name=name, action="create", replacements=("the cluster no longer exists",))
         spec = props.spec_of(news)
         result = self._prepare(spec, settings, observed, client, location)
@@ -196,10 +221,12 @@ class ClusterProvider(ResourceProvider):
     def _undo_failed_create(self, client, clock: Clock, state: ClusterState, settings: Settings, deadline: float) -> None:
         """A create either leaves a working cluster or none (the engine's contract): a Failed new
         cluster is deleted before the error is reported."""
+        from ..apply import ApplyError, PlanRefused, PlanStale
+
         message = f"cluster {state.name} failed to create: {state.failure_message or 'no reason given'}"
         say(message + "; deleting it (see `hyperpod events` for the details)", state.name)
         try:
-            pipeline.execute(client, pipeline.make_plan(None, state, settings.policy), policy=settings.policy,
+            _pipeline().execute(client, _pipeline().make_plan(None, state, settings.policy), policy=settings.policy,
                              timeout=max(_remaining(clock, deadline), 1.0), sleep=clock.sleep, monotonic=clock.monotonic,
                              poll_seconds=clock.poll_seconds)
         except (ApplyError, PlanStale, PlanRefused) as error:
@@ -232,9 +259,11 @@ class ClusterProvider(ResourceProvider):
         self, client, clock: Clock, the_plan: Plan, settings: Settings, deadline: float, fail_on_failures: bool = False
     ) -> ClusterState | None:
         """Apply as planned. The table was shown by check or diff; each step is reported as it runs."""
+        from ..apply import ApplyError, PlanRefused, PlanStale
+
         name = the_plan.cluster_name
         try:
-            result = pipeline.execute(
+            result = _pipeline().execute(
                 client,
                 the_plan,
                 policy=settings.policy,
@@ -294,13 +323,15 @@ class ClusterProvider(ResourceProvider):
             return
         if state.status == "Deleting":
             say(f"cluster {name} is already being deleted; waiting until it is gone", name)
+            from ..apply import wait
+
             try:
                 wait(client, name, "ClusterDeleted", timeout=_remaining(clock, deadline), poll_seconds=clock.poll_seconds,
                      sleep=clock.sleep, monotonic=clock.monotonic, progress=_reporter(name))
             except Exception as error:  # noqa: BLE001 - WaitTimedOut / WaitFailed, reported as one
                 raise ProviderError(f"cluster {name}: {error}; run the command again to keep waiting") from None
             return
-        deletion = pipeline.make_plan(None, state, settings.policy)
+        deletion = _pipeline().make_plan(None, state, settings.policy)
         say(plan_text(deletion), name)  # no diff runs before a delete: this is the only place to show it
         self._apply(client, clock, deletion, settings, deadline)
 
@@ -309,9 +340,9 @@ class ClusterProvider(ResourceProvider):
         """The pipeline against the observed cluster: plan, cost, and the preflight (quotas and
         lifecycle consistency, read before anything is applied: a quota refusal stops create/update
         with the numbers)."""
-        return pipeline.prepare(client, spec, policy=settings.policy, roles=settings.roles, observed=observed,
-                                region=location.region, quotas=open_service(location, "service-quotas", self.simulator),
-                                s3=lambda: open_service(location, "s3", self.simulator)).plan
+        return _pipeline().prepare(client, spec, policy=settings.policy, roles=settings.roles, observed=observed,
+                                   region=location.region, quotas=open_service(location, "service-quotas", self.simulator),
+                                   s3=lambda: open_service(location, "s3", self.simulator)).plan
 
     def _region_or_none(self, inputs: dict[str, Any]) -> str | None:
         try:
@@ -323,12 +354,12 @@ class ClusterProvider(ResourceProvider):
         return Settings.from_inputs(bag).locate(self.defaults)
 
 
-def _reporter(name: str) -> Callable[[Progress], None]:
+def _reporter(name: str) -> Callable[["Progress"], None]:
     """Progress lines for one call; a poll that saw nothing new is not repeated (a 20-minute wait
     would otherwise print 40 identical lines into the Pulumi output)."""
     last: list[Any] = [None]
 
-    def report(progress: Progress) -> None:
+    def report(progress: "Progress") -> None:
         polled = progress.phase in ("wait", "retry") and progress.groups
         key = (progress.phase, progress.cluster_status, progress.groups) if polled else None
         if key is not None and key == last[0]:

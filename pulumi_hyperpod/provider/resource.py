@@ -9,6 +9,7 @@ resources (an IAM role's ARN, a bucket's URI).
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, fields
 from typing import Any, Mapping, Optional, Sequence
 
@@ -16,8 +17,8 @@ import pulumi
 from pulumi.dynamic import Resource
 
 from .. import servicemodel
-from ..plan import Policy
-from ..spec import ClusterSpec, read_document
+from ..plan.policy import Policy
+from ..spec.documents import read_document
 from ..spec.keys import to_model_keys
 from .provider import ClusterProvider
 from .settings import SETTING_KEYS, policy_inputs
@@ -116,7 +117,7 @@ def build_spec(args: ClusterArgs) -> pulumi.Input[dict]:
     """One spec dict from spec=, spec_file= and the snake_case fields (later wins)."""
     shape = servicemodel.input_shape("CreateCluster")
     base: Any = {}
-    if isinstance(args.spec, ClusterSpec):
+    if _is_cluster_spec(args.spec):
         base = args.spec.to_api()
     elif args.spec is not None:
         base = args.spec
@@ -130,6 +131,13 @@ def build_spec(args: ClusterArgs) -> pulumi.Input[dict]:
     if isinstance(base, pulumi.Output):
         return pulumi.Output.all(base, pulumi.Output.from_input(overrides)).apply(lambda both: {**_spelled(shape, both[0]), **both[1]})
     return {**_spelled(shape, base), **overrides}
+
+
+def _is_cluster_spec(value: Any) -> bool:
+    """A ClusterSpec exists only once its module is loaded: a program passing dicts (the
+    components) does not import the spec models for this check."""
+    models = sys.modules.get(__name__.rsplit(".", 2)[0] + ".spec.models")
+    return models is not None and isinstance(value, models.ClusterSpec)
 
 
 def _spelled(shape, data: Any) -> Any:

@@ -14,13 +14,11 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-import boto3
-from botocore.exceptions import BotoCoreError
 from pydantic import ValidationError
 
-from ..apply import WAIT_POLICIES
+from ..apply.waiters import WAIT_POLICIES
 from ..client import BACKENDS, DEFAULT_REGION
-from ..plan import Policy
+from ..plan.policy import Policy
 
 # The engine gives up on a provider call after 30 minutes (and dynamic providers ignore
 # `custom_timeouts`), so every wait is bounded by the provider's own clock, well inside that.
@@ -123,6 +121,9 @@ def _boto_region(profile: str | None) -> str:
     for variable in ("AWS_REGION", "AWS_DEFAULT_REGION"):
         if os.environ.get(variable):
             return os.environ[variable]
+    import boto3.session
+    from botocore.exceptions import BotoCoreError
+
     try:
         region = boto3.session.Session(profile_name=profile).region_name
     except BotoCoreError:

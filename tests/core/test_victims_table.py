@@ -1,0 +1,45 @@
+"""The removed-nodes table in the human output is capped (issue 16); the plan itself, its JSON and
+a saved plan keep every victim."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from pulumi_hyperpod import Policy, plan
+from pulumi_hyperpod.plan import Plan, plan_text
+from pulumi_hyperpod.plan.render import VICTIMS_SHOWN
+
+from .factories import node_id, observed_from, slurm_spec
+
+NODE = re.compile(r"\bi-[0-9a-f]{17}\b")
+ANY_SCALE_IN = Policy(max_scale_in_fraction=1.0)
+
+
+def scale_in(workers: int, to: int) -> Plan:
+    return plan(slurm_spec(workers=to), observed_from(slurm_spec(workers=workers)), ANY_SCALE_IN)
+
+
+def test_a_large_scale_in_shows_the_first_victims_and_counts_the_rest():
+    p = scale_in(1_200, 100)
+    assert len(p.victims) == 1_100 and not p.refused
+    text = plan_text(p)
+    assert NODE.findall(text) == [v.node_id for v in p.victims[:VICTIMS_SHOWN]]  # the first ones, in order
+    assert "… and 1,080 more: `hyperpod plan --json` lists them all" in text
+    assert len(text) < 12_000  # grows with the groups, not with the nodes
+
+
+def test_the_json_and_the_full_table_keep_every_victim():
+    p = scale_in(300, 10)
+    listed = [v["node_id"] for step in json.loads(p.to_json())["steps"] for v in step.get("victims", [])]
+    assert listed == [v.node_id for v in p.victims] and len(listed) == 290
+    everything = plan_text(p, victims_shown=None)
+    assert NODE.findall(everything) == listed and "more:" not in everything
+
+
+def test_up_to_the_cap_the_table_is_whole_with_no_count_line():
+    p = scale_in(VICTIMS_SHOWN + 1, 1)
+    assert len(p.victims) == VICTIMS_SHOWN
+    text = plan_text(p)
+    assert NODE.findall(text) == [v.node_id for v in p.victims] and "more:" not in text
+    assert node_id(2, VICTIMS_SHOWN) in text  # the newest goes first

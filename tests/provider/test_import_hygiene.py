@@ -1,0 +1,83 @@
+"""What a Pulumi preview's two Python processes import (issue 16): each module costs start-up and
+exit time in both, so the program (which imports the components to declare the resource) and the
+provider process (which unpickles `ClusterProvider` before `check`) load no more than they run.
+
+Checked in fresh interpreters by `sys.modules`, never by timing: robust on a loaded machine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+# What neither process needs before it does real work: rendering (rich), the apply executor, deep
+# comparison, the AWS SDK for Pulumi, the CLI, and the planner/observe/cost/preflight/simulator
+# stack (the provider loads those in check/diff, the program never).
+NEVER_AT_IMPORT = (
+    "rich", "deepdiff", "pulumi_aws", "click",
+    "pulumi_hyperpod.apply.executor", "pulumi_hyperpod.cli", "pulumi_hyperpod.pipeline",
+    "pulumi_hyperpod.plan.planner", "pulumi_hyperpod.plan.render", "pulumi_hyperpod.observe.reader",
+    "pulumi_hyperpod.cost.estimate", "pulumi_hyperpod.cost.metering", "pulumi_hyperpod.preflight",
+    "pulumi_hyperpod.fake", "pulumi_hyperpod.spec.models",
+)
+
+REPORT = """
+import json, sys
+loaded = sorted(name for name in {watched!r} if name in sys.modules)
+servicemodel = sys.modules.get("pulumi_hyperpod.servicemodel")
+model_loaded = bool(servicemodel and servicemodel.service_model.cache_info().currsize)
+print(json.dumps({{"loaded": loaded, "service_model": model_loaded, "modules": sorted(sys.modules)}}))
+"""
+
+
+def run(code: str, stdin: bytes | None = None) -> dict:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))}
+    proc = subprocess.run([sys.executable, "-c", code + REPORT.format(watched=NEVER_AT_IMPORT)], input=stdin,
+                          capture_output=True, env=env, cwd=REPO, timeout=120)
+    assert proc.returncode == 0, proc.stderr.decode()
+    return json.loads(proc.stdout.decode().splitlines()[-1])
+
+
+def test_importing_the_package_loads_none_of_it():
+    found = run("import pulumi_hyperpod")
+    ours = [name for name in found["modules"] if name.startswith("pulumi_hyperpod.") and name != "pulumi_hyperpod._lazy"]
+    assert ours == [] and "botocore" not in found["modules"] and "pydantic" not in found["modules"]
+
+
+def test_the_public_names_still_resolve_and_the_functions_win_over_their_subpackages():
+    found = run(
+        "import pulumi_hyperpod.plan.model, pulumi_hyperpod.apply.waiters, pulumi_hyperpod.observe.state\n"
+        "from pulumi_hyperpod import ClusterSpec, ClusterState, Plan, Policy, SpecError, ApplyResult, apply, connect, observe, plan\n"
+        "import pulumi_hyperpod\n"
+        "assert all(callable(f) and f.__name__ == n for f, n in ((apply, 'apply'), (observe, 'observe'), (plan, 'plan')))\n"
+        "assert pulumi_hyperpod.plan is plan and pulumi_hyperpod.apply is apply and pulumi_hyperpod.observe is observe\n"
+        "assert Plan.__module__ == 'pulumi_hyperpod.plan.model' and ClusterSpec.__name__ == 'ClusterSpec'\n"
+        "from pulumi_hyperpod.provider import Cluster, ClusterProvider, Settings, register_simulator\n"
+    )
+    assert "pulumi_hyperpod.apply.executor" in found["loaded"]  # `apply` was asked for: now it is there
+
+
+@pytest.mark.parametrize("module", ["pulumi_hyperpod.provider", "pulumi_hyperpod.components"])
+def test_the_program_side_imports_only_what_declaring_a_cluster_needs(module):
+    found = run(f"import {module}\nimport pulumi_hyperpod.provider.resource")
+    assert found["loaded"] == []
+    assert not found["service_model"]  # read when the first spec is converted, not at import
+
+
+def test_unpickling_the_provider_loads_only_its_module():
+    """What the provider process's `check` does first: dill.loads of the provider in the state."""
+    pickled = subprocess.run(
+        [sys.executable, "-c", "import dill, pickle, sys\nfrom pulumi_hyperpod.provider.provider import ClusterProvider\n"
+                               "sys.stdout.buffer.write(dill.dumps(ClusterProvider(), protocol=pickle.DEFAULT_PROTOCOL, recurse=True))"],
+        capture_output=True, check=True, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
+    ).stdout
+    found = run("import dill, sys, pulumi.dynamic\nprovider = dill.loads(sys.stdin.buffer.read())\n"
+                "assert type(provider).__name__ == 'ClusterProvider'", stdin=pickled)
+    assert found["loaded"] == [] and not found["service_model"]
