@@ -37,6 +37,13 @@ def default_poll_seconds(backend: str) -> float:
     return 0.2 if backend == "fake" else 30.0
 
 
+def poll_seconds_for(client: Any) -> float | None:
+    """How often a wait on `client` polls when the caller does not say: the simulator's short poll for a
+    client `connect(backend="fake")` made (its persistent world runs at speed only while polled), else
+    None: the waiter model's delay, as on AWS."""
+    return default_poll_seconds("fake") if getattr(client.meta, "hyperpod_simulated", False) else None
+
+
 def connect(
     backend: str = "aws",
     region: str | None = None,
@@ -60,7 +67,11 @@ def connect(
         from .fake import Simulator
 
         world = simulator if simulator is not None else Simulator.open_default()
-        return world.client(service=service, region=region or DEFAULT_REGION, config=config)
+        client = world.client(service=service, region=region or DEFAULT_REGION, config=config)
+        # a persistent world runs at speed only while polled: waits on it poll fast (poll_seconds_for);
+        # an in-memory world's clock moves only when told (tests pass sleep=sim.advance)
+        client.meta.hyperpod_simulated = world.path is not None
+        return client
     import boto3.session
 
     from .sessions import new_botocore_session

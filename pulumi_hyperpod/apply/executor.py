@@ -121,7 +121,9 @@ def apply(
 ) -> ApplyResult:
     """Run `plan`'s steps, then wait as `wait` says, for at most `timeout` seconds.
 
-    `check_fresh` (default True): observe the cluster first and raise PlanStale, calling nothing,
+    `poll_seconds`: how often waits poll (default: the waiter model's delay on AWS, 0.2 s on a
+    simulator client from `connect(backend="fake")`, whose persistent world runs at speed only while
+    polled). `check_fresh` (default True): observe the cluster first and raise PlanStale, calling nothing,
     when it changed since the plan was made in what the plan depends on. Pass False only for a plan
     you know is current (it was made from a snapshot you trust, say); the checks before every
     later call still run. Raises PlanRefused for a refused plan, ConcurrentChange when another
@@ -132,6 +134,10 @@ def apply(
         raise ValueError(f"timeout must be more than 0 seconds (and finite); got {timeout!r}")
     if plan.refused:
         raise PlanRefused(plan)
+    if poll_seconds is None:
+        from ..client import poll_seconds_for
+
+        poll_seconds = poll_seconds_for(client)
     run = _Run(client, plan, policy or Policy(), timeout, poll_seconds, progress, sleep, monotonic)
     return run.execute(wait, check_fresh)
 
