@@ -25,6 +25,8 @@ from xml.sax.saxutils import escape
 
 from botocore.awsrequest import AWSResponse
 
+from .body import RawBody
+
 _NS = "http://s3.amazonaws.com/doc/2006-03-01/"
 _BUCKET_NAME = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
 _MAX_KEYS = 1000
@@ -34,17 +36,6 @@ class S3Error(Exception):
     def __init__(self, status: int, code: str, message: str, **extra: str) -> None:
         super().__init__(message)
         self.status, self.code, self.message, self.extra = status, code, message, extra
-
-
-class _Body:
-    def __init__(self, body: bytes) -> None:
-        self._body = body
-
-    def stream(self, **_: Any):
-        yield self._body
-
-    def read(self, *_: Any, **__: Any) -> bytes:
-        return self._body
 
 
 # ---- the wire ------------------------------------------------------------------------------------
@@ -57,7 +48,7 @@ def answer(world: Any, region: str, request: Any) -> AWSResponse:
         status, headers = error.status, {"Content-Type": "application/xml"}
         body = b"" if request.method == "HEAD" else _error_xml(error)
     headers = {"x-amz-request-id": _request_id(world), "Content-Length": str(len(body)), **headers}
-    return AWSResponse(request.url, status, headers, _Body(body))
+    return AWSResponse(request.url, status, headers, RawBody(body))
 
 
 def _request_id(world: Any) -> str:

@@ -16,6 +16,7 @@ from typing import Any, Callable, Optional
 from botocore.awsrequest import AWSResponse
 
 from . import reconcile
+from .body import RawBody
 from .errors import InternalFailure, ServiceError, ServiceUnavailable, ThrottlingException, UnknownOperation
 from .sagemaker import OPERATIONS as SAGEMAKER_OPERATIONS
 from .quotas import OPERATIONS as QUOTA_OPERATIONS
@@ -35,19 +36,6 @@ JSON_PROTOCOLS = ("json", "rest-json")
 
 class NotSimulatedError(RuntimeError):
     """A service the simulator does not answer, whose protocol cannot carry a JSON error."""
-
-
-class _RawBody:
-    """What AWSResponse.content reads: a `stream()` of the body bytes."""
-
-    def __init__(self, body: bytes) -> None:
-        self._body = body
-
-    def stream(self, **_: Any):
-        yield self._body
-
-    def read(self, *_: Any, **__: Any) -> bytes:
-        return self._body
 
 
 def decode(request: Any) -> tuple[str, dict]:
@@ -71,7 +59,7 @@ def encode(url: str, status: int, payload: dict, request_id: str) -> AWSResponse
         "Content-Type": "application/x-amz-json-1.1",
         "Content-Length": str(len(body)),
     }
-    return AWSResponse(url, status, headers, _RawBody(body))
+    return AWSResponse(url, status, headers, RawBody(body))
 
 
 def error_payload(error: ServiceError) -> dict:

@@ -127,19 +127,9 @@ def test_the_running_clusters_spec_is_read_back_from_its_bundle(tmp_path):
 def test_cli_diff_against_the_running_clusters_bundle(tmp_path, monkeypatch):
     import json as jsonlib
 
-    from pulumi_hyperpod.client import connect
-    from pulumi_hyperpod.fake import Simulator
-    from pulumi_hyperpod.slurm.render import render_hyperpod
-    from pulumi_hyperpod.slurm.upload import upload_bundle
-    from tests.slurm.helpers import example_cluster
-    from tests.support.cli import hyperpod, use_fake_world
+    from tests.support.cli import hyperpod
 
-    use_fake_world(monkeypatch, tmp_path)
-    sim = Simulator.open_default()
-    uri = "s3://bundles-bucket/a4/"
-    rendering = render_hyperpod(example_cluster(), spec(), lifecycle_uri=uri)
-    upload_bundle(connect("fake", simulator=sim, service="s3"), rendering.files, uri, create_bucket=True)
-    connect("fake", simulator=sim).create_cluster(**rendering.cluster_spec)
+    _running_example_with_its_bundle(tmp_path, monkeypatch)
     wanted = tmp_path / "wanted.json"
     wanted.write_text(jsonlib.dumps({**example_slurm(), "config": config(PreemptMode="CANCEL")}))
     output = hyperpod("slurm", "diff", "a4-training", "--slurm", str(wanted), "--json")
@@ -178,19 +168,9 @@ def test_cli_plan_with_a_slurm_spec_shows_each_key_and_refuses_what_needs_a_new_
     saved plan); a change HyperPod cannot make in place is a refusal (exit 2)."""
     import json as jsonlib
 
-    from pulumi_hyperpod.client import connect
-    from pulumi_hyperpod.fake import Simulator
-    from pulumi_hyperpod.slurm.render import render_hyperpod
-    from pulumi_hyperpod.slurm.upload import upload_bundle
-    from tests.slurm.helpers import example_cluster
-    from tests.support.cli import hyperpod, use_fake_world
+    from tests.support.cli import hyperpod
 
-    use_fake_world(monkeypatch, tmp_path)
-    sim = Simulator.open_default()
-    uri = "s3://bundles-bucket/a4/"
-    rendering = render_hyperpod(example_cluster(), spec(), lifecycle_uri=uri)
-    upload_bundle(connect("fake", simulator=sim, service="s3"), rendering.files, uri, create_bucket=True)
-    connect("fake", simulator=sim).create_cluster(**rendering.cluster_spec)
+    rendering = _running_example_with_its_bundle(tmp_path, monkeypatch)
     cluster = tmp_path / "cluster.json"
     cluster.write_text(jsonlib.dumps(rendering.cluster_spec))
     wanted = tmp_path / "wanted.json"
@@ -206,3 +186,22 @@ def test_cli_plan_with_a_slurm_spec_shows_each_key_and_refuses_what_needs_a_new_
     wanted.write_text(jsonlib.dumps({**example_slurm(), "home_directory_storage": "fs-0fedcba9876543210.fsx.us-west-2.amazonaws.com:/fsx"}))
     refused = jsonlib.loads(hyperpod("plan", "-f", str(cluster), "--slurm", str(wanted), "--json", code=2))
     assert [r["rule"] for r in refused["refusals"]] == ["slurm-change"] and refused["steps"] == []
+
+
+def _running_example_with_its_bundle(tmp_path, monkeypatch):
+    """The example cluster running on a persistent simulator world, its bundle uploaded to the
+    simulator's S3 under its LifeCycleConfig; returns the rendering."""
+    from pulumi_hyperpod.client import connect
+    from pulumi_hyperpod.fake import Simulator
+    from pulumi_hyperpod.slurm.render import render_hyperpod
+    from pulumi_hyperpod.slurm.upload import upload_bundle
+    from tests.slurm.helpers import example_cluster
+    from tests.support.cli import use_fake_world
+
+    use_fake_world(monkeypatch, tmp_path)
+    sim = Simulator.open_default()
+    uri = "s3://bundles-bucket/a4/"
+    rendering = render_hyperpod(example_cluster(), spec(), lifecycle_uri=uri)
+    upload_bundle(connect("fake", simulator=sim, service="s3"), rendering.files, uri, create_bucket=True)
+    connect("fake", simulator=sim).create_cluster(**rendering.cluster_spec)
+    return rendering
