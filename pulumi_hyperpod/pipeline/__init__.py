@@ -76,7 +76,7 @@ def check(
     skip: str | None = None,
 ) -> Plan:
     """The preflight stage: service quotas and lifecycle consistency read through `sagemaker` and
-    `quotas` (a service-quotas client; None: reported as not readable). `skip`: the reason the
+    `quotas` (a service-quotas client or a function returning one; None: reported as not readable). `skip`: the reason the
     checks are not run (offline, asked not to) — the section says it instead."""
     from .. import preflight
 

@@ -38,10 +38,10 @@ def plan_renderable(plan: "Plan", victims_shown: int | None = 20) -> Any:
     return render(plan, victims_shown)
 
 
-def plan_text(plan: "Plan", width: int = 110, victims_shown: int | None = 20) -> str:
-    from .render import plan_text as render
+def plan_text(plan: "Plan", width: int = 110, victims_shown: int | None = 20, victims_elsewhere: str | None = None) -> str:
+    from .render import VICTIMS_ELSEWHERE, plan_text as render
 
-    return render(plan, width, victims_shown)
+    return render(plan, width, victims_shown, victims_elsewhere or VICTIMS_ELSEWHERE)
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

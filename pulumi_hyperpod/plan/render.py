@@ -46,8 +46,9 @@ VICTIMS_SHOWN = 20
 VICTIMS_ELSEWHERE = "`hyperpod plan --json` lists them all"
 
 
-def plan_renderable(plan: Plan, victims_shown: int | None = VICTIMS_SHOWN) -> Any:
-    """`victims_shown`: rows of the removed-nodes table (None: all of them)."""
+def plan_renderable(plan: Plan, victims_shown: int | None = VICTIMS_SHOWN, victims_elsewhere: str = VICTIMS_ELSEWHERE) -> Any:
+    """`victims_shown`: rows of the removed-nodes table (None: all of them); `victims_elsewhere`:
+    where the rest are listed."""
     parts: list[Any] = [Text(f"Plan for cluster {plan.cluster_name or '(none)'}: {plan.action}", style="bold")]
     if plan.groups:
         parts.append(_groups(plan))
@@ -64,7 +65,7 @@ def plan_renderable(plan: Plan, victims_shown: int | None = VICTIMS_SHOWN) -> An
             victims.add_row(_t(v.node_id + (" (logical id)" if v.logical else "")), _t(v.group), _t(v.status), _t(v.reason))
         parts.append(victims)
         if len(shown) < len(removed):
-            parts.append(Text(f"… and {len(removed) - len(shown):,} more: {VICTIMS_ELSEWHERE}"))
+            parts.append(Text(f"… and {len(removed) - len(shown):,} more: {victims_elsewhere}"))
     for reason in plan.replacements:
         parts.append(Text(f"REPLACE: {reason}", style="bold red"))
     for refusal in plan.refusals:
@@ -226,6 +227,7 @@ def render_text(renderable: Any, width: int = 110) -> str:
     return buffer.getvalue().rstrip() + "\n"
 
 
-def plan_text(plan: Plan, width: int = 110, victims_shown: int | None = VICTIMS_SHOWN) -> str:
+def plan_text(plan: Plan, width: int = 110, victims_shown: int | None = VICTIMS_SHOWN,
+              victims_elsewhere: str = VICTIMS_ELSEWHERE) -> str:
     """The plan's tables as plain text."""
-    return render_text(plan_renderable(plan, victims_shown), width)
+    return render_text(plan_renderable(plan, victims_shown, victims_elsewhere), width)

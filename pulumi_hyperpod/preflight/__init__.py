@@ -39,13 +39,16 @@ def preflight(
     sample: int = SAMPLE,
 ) -> Plan:
     """The plan with its preflight section and any quota refusal added. `quotas` is a boto3
-    `service-quotas` client (None: quotas are reported as not readable)."""
+    `service-quotas` client, or a function returning one, called only when the plan adds instances
+    (None: quotas are reported as not readable)."""
     policy = policy or Policy()
     refusals, warnings, findings = [], [], []
     if desired is None or not _adds_instances(plan):
         quota_part = QuotaSection(status="not-needed")
     else:
         region = region_of(observed, getattr(getattr(sagemaker, "meta", None), "region_name", None))
+        if callable(quotas):  # a factory: no client (nor its service model) for a plan that adds nothing
+            quotas = quotas()
         quota_part, refusals, warnings = check_quotas(plan, desired, observed, sagemaker, quotas, policy, region)
         if quota_part.status == "unreadable":
             warnings.append(f"service quotas not checked: they could not be read ({quota_part.error}); "

@@ -24,8 +24,9 @@ from pulumi.dynamic import (
     UpdateResult,
 )
 
-from . import changes, props
+from . import changes, process, props
 from .console import say
+from .process import in_flight
 from .settings import Defaults, Location, Settings
 from .unknowns import unknown_paths
 
@@ -52,9 +53,20 @@ def observe(client: Any, name: str) -> "ClusterState | None":
 
 
 def plan_text(the_plan: "Plan") -> str:
+    """The plan as the preview shows it; a removed-nodes table too long to print in full is listed
+    whole in a file the text names (provider/victims.py)."""
     from ..plan import plan_text as text
+    from ..plan.render import VICTIMS_SHOWN
 
-    return text(the_plan)
+    if len(the_plan.victims) <= VICTIMS_SHOWN:
+        return text(the_plan)
+    from .victims import write_victims
+
+    path = write_victims(the_plan)
+    if path is None:
+        return text(the_plan)
+    # the path on a line of its own, after the tables: never wrapped, so it can be copied whole
+    return text(the_plan, victims_elsewhere="the file named below lists them all") + f"removed nodes, all {len(the_plan.victims):,}: {path}\n"
 
 
 def render_text(renderable: Any) -> str:
@@ -86,8 +98,10 @@ class ClusterProvider(ResourceProvider):
 
     def configure(self, req: ConfigureRequest) -> None:
         self.defaults = Defaults.from_config(req.config)
+        process.install()  # the engine configures a provider only in its host process
 
     # ---- check ---------------------------------------------------------------------------
+    @in_flight
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         inputs, failures = props.check_inputs(news)
         if not failures and not _olds:
@@ -127,6 +141,7 @@ class ClusterProvider(ResourceProvider):
         say(text, spec.name)
 
     # ---- diff ----------------------------------------------------------------------------
+    @in_flight
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         name = props.cluster_name(news) or props.cluster_name(olds) or _id
         unknown = unknown_paths(news)
@@ -188,6 +203,7 @@ class ClusterProvider(ResourceProvider):
         )
 
     # ---- create --------------------------------------------------------------------------
+    @in_flight
     def create(self, inputs: dict[str, Any]) -> CreateResult:
         settings, spec, location = Settings.from_inputs(inputs), props.spec_of(inputs), self._locate(inputs)
         client, clock = open_backend(location, self.simulator)
@@ -234,6 +250,7 @@ class ClusterProvider(ResourceProvider):
         raise ProviderError(message)
 
     # ---- update --------------------------------------------------------------------------
+    @in_flight
     def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         settings, spec, location = Settings.from_inputs(news), props.spec_of(news), self._locate(news)
         client, clock = open_backend(location, self.simulator)
@@ -295,6 +312,7 @@ class ClusterProvider(ResourceProvider):
         return result.state
 
     # ---- read ----------------------------------------------------------------------------
+    @in_flight
     def read(self, id_: str, bag: dict[str, Any]) -> ReadResult:
         name = props.cluster_name(bag)
         if name is None:
@@ -309,6 +327,7 @@ class ClusterProvider(ResourceProvider):
         return ReadResult(state.arn, {**inputs, **props.state_outputs(state, location)}, inputs)
 
     # ---- delete --------------------------------------------------------------------------
+    @in_flight
     def delete(self, _id: str, bag: dict[str, Any]) -> None:
         name = props.cluster_name(bag)
         if name is None:
@@ -341,7 +360,7 @@ class ClusterProvider(ResourceProvider):
         lifecycle consistency, read before anything is applied: a quota refusal stops create/update
         with the numbers)."""
         return _pipeline().prepare(client, spec, policy=settings.policy, roles=settings.roles, observed=observed,
-                                   region=location.region, quotas=open_service(location, "service-quotas", self.simulator),
+                                   region=location.region, quotas=lambda: open_service(location, "service-quotas", self.simulator),
                                    s3=lambda: open_service(location, "s3", self.simulator)).plan
 
     def _region_or_none(self, inputs: dict[str, Any]) -> str | None:

@@ -16,26 +16,30 @@ from typing import Any, Mapping, Optional, Sequence
 import pulumi
 from pulumi.dynamic import Resource
 
-from .. import servicemodel
-from ..plan.policy import Policy
-from ..spec.documents import read_document
-from ..spec.keys import to_model_keys
+from ..servicemodel import fold
 from .provider import ClusterProvider
 from .settings import SETTING_KEYS, policy_inputs
 
-SPEC_FIELDS = (
-    "cluster_name",
-    "instance_groups",
-    "restricted_instance_groups",
-    "vpc_config",
-    "tags",
-    "orchestrator",
-    "node_recovery",
-    "tiered_storage_config",
-    "node_provisioning_mode",
-    "cluster_role",
-    "auto_scaling",
-)
+# The program imports this module to declare a cluster: it loads neither botocore and the service
+# model, nor pydantic, nor a YAML parser. The spec is merged here by top-level field (the fields given
+# as arguments in the model's spelling); the provider's `check` spells every other key as the model
+# does, and validates (props.canonical_spec): the state holds the canonical spec, as before.
+
+# The snake_case spec fields and the CreateCluster members they set (a test holds this to the model).
+SPEC_MEMBERS = {
+    "cluster_name": "ClusterName",
+    "instance_groups": "InstanceGroups",
+    "restricted_instance_groups": "RestrictedInstanceGroups",
+    "vpc_config": "VpcConfig",
+    "tags": "Tags",
+    "orchestrator": "Orchestrator",
+    "node_recovery": "NodeRecovery",
+    "tiered_storage_config": "TieredStorageConfig",
+    "node_provisioning_mode": "NodeProvisioningMode",
+    "cluster_role": "ClusterRole",
+    "auto_scaling": "AutoScaling",
+}
+SPEC_FIELDS = tuple(SPEC_MEMBERS)
 OUTPUTS = (
     "cluster_name", "arn", "status", "failure_message", "continuous", "orchestrator", "groups",
     "node_count", "target_count", "pending_count", "location",
@@ -99,7 +103,7 @@ class Cluster(Resource, module="hyperpod", name="Cluster"):
         for key in SETTING_KEYS:
             value = getattr(merged, key)
             if value is not None:
-                props[key] = policy_inputs(value) if isinstance(value, Policy) else value
+                props[key] = policy_inputs(value) if _is_policy(value) else value
         super().__init__(ClusterProvider(), resource_name, props, opts)
 
 
@@ -114,23 +118,38 @@ def _merge_args(args: Optional[ClusterArgs], kwargs: dict[str, Any]) -> ClusterA
 
 
 def build_spec(args: ClusterArgs) -> pulumi.Input[dict]:
-    """One spec dict from spec=, spec_file= and the snake_case fields (later wins)."""
-    shape = servicemodel.input_shape("CreateCluster")
+    """One spec dict from spec=, spec_file= and the snake_case fields (later wins, per top-level field)."""
     base: Any = {}
     if _is_cluster_spec(args.spec):
         base = args.spec.to_api()
     elif args.spec is not None:
         base = args.spec
     if args.spec_file is not None:
-        loaded = read_document(args.spec_file)  # the CLI's reader: same limits, same one-line errors
-        base = {**_spelled(shape, base), **_spelled(shape, loaded)} if isinstance(base, Mapping) else loaded
-    overrides = {name: getattr(args, name) for name in SPEC_FIELDS if getattr(args, name) is not None}
-    if isinstance(overrides.get("tags"), Mapping):
-        overrides["tags"] = [{"Key": k, "Value": v} for k, v in overrides["tags"].items()]
-    overrides = _spelled(shape, overrides)
+        from ..spec.documents import read_document  # the CLI's reader: same limits, same one-line errors
+
+        loaded = read_document(args.spec_file)
+        base = _later_wins(base, loaded) if isinstance(base, Mapping) else loaded
+    overrides = {member: getattr(args, name) for name, member in SPEC_MEMBERS.items() if getattr(args, name) is not None}
+    if isinstance(overrides.get("Tags"), Mapping):
+        overrides["Tags"] = [{"Key": k, "Value": v} for k, v in overrides["Tags"].items()]
     if isinstance(base, pulumi.Output):
-        return pulumi.Output.all(base, pulumi.Output.from_input(overrides)).apply(lambda both: {**_spelled(shape, both[0]), **both[1]})
-    return {**_spelled(shape, base), **overrides}
+        return pulumi.Output.all(base, pulumi.Output.from_input(overrides)).apply(lambda both: _later_wins(*both))
+    return _later_wins(base, overrides)
+
+
+def _later_wins(*sources: Any) -> Any:
+    """The sources merged per top-level field, a later source replacing every spelling of a field
+    the earlier ones gave (`cluster_name=` replaces a spec's `ClusterName`). Keys name the same field
+    when they `fold` alike, as `check` matches them to the model's members. Within one source, keys
+    stay as written, so a field spelled twice there is refused by `check`, naming both."""
+    merged: dict[Any, Any] = {}
+    for source in sources:
+        if not isinstance(source, Mapping):
+            return source  # not an object: `check` says so
+        given = {fold(key) if isinstance(key, str) else key for key in source}
+        merged = {key: value for key, value in merged.items() if (fold(key) if isinstance(key, str) else key) not in given}
+        merged.update(source)
+    return merged
 
 
 def _is_cluster_spec(value: Any) -> bool:
@@ -140,5 +159,7 @@ def _is_cluster_spec(value: Any) -> bool:
     return models is not None and isinstance(value, models.ClusterSpec)
 
 
-def _spelled(shape, data: Any) -> Any:
-    return to_model_keys(shape, data) if isinstance(data, Mapping) else data
+def _is_policy(value: Any) -> bool:
+    """A Policy instance exists only once pydantic and its module are loaded (as `_is_cluster_spec`)."""
+    policy = sys.modules.get(__name__.rsplit(".", 2)[0] + ".plan.policy")
+    return policy is not None and isinstance(value, policy.Policy)

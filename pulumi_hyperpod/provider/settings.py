@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-from pydantic import ValidationError
-
-from ..apply.waiters import WAIT_POLICIES
 from ..client import BACKENDS, DEFAULT_REGION
-from ..plan.policy import Policy
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..plan.policy import Policy
+
+# The program process imports this module (through the resource) to declare a cluster; pydantic (the
+# Policy model) and botocore (the waiters) load in the provider process, with the first check.
 
 # The engine gives up on a provider call after 30 minutes (and dynamic providers ignore
 # `custom_timeouts`), so every wait is bounded by the provider's own clock, well inside that.
@@ -86,7 +88,7 @@ class Settings:
     backend: str | None = None
     region: str | None = None
     profile: str | None = None
-    policy: Policy = Policy()
+    policy: Policy = field(default_factory=lambda: _policy({}))
     wait: str = DEFAULT_WAIT
     timeout: float = DEFAULT_TIMEOUT
     adopt: bool = False
@@ -99,7 +101,7 @@ class Settings:
             backend=inputs.get("backend") or None,
             region=inputs.get("region") or None,
             profile=inputs.get("profile") or None,
-            policy=Policy.model_validate(inputs.get("policy") or {}),
+            policy=_policy(inputs.get("policy") or {}),
             wait=inputs.get("wait") or DEFAULT_WAIT,
             timeout=float(inputs.get("timeout") or DEFAULT_TIMEOUT),
             adopt=bool(inputs.get("adopt")),
@@ -136,6 +138,12 @@ def _boto_region(profile: str | None) -> str:
     return region
 
 
+def _policy(data: Mapping[str, Any]) -> "Policy":
+    from ..plan.policy import Policy
+
+    return Policy.model_validate(data)
+
+
 def policy_inputs(policy: Policy) -> dict[str, Any]:
     """The policy as stored in the inputs: only what differs from the defaults, sorted, so the
     same policy always serializes the same way."""
@@ -147,6 +155,10 @@ def policy_inputs(policy: Policy) -> dict[str, Any]:
 
 def check_settings(news: Mapping[str, Any], is_unknown) -> tuple[dict[str, Any], list[tuple[str, str]]]:
     """The settings part of the inputs, canonical, and the failures as (property, reason)."""
+    from pydantic import ValidationError
+
+    from ..apply.waiters import WAIT_POLICIES
+
     inputs: dict[str, Any] = {}
     failures: list[tuple[str, str]] = []
 
@@ -206,7 +218,7 @@ def check_settings(news: Mapping[str, Any], is_unknown) -> tuple[dict[str, Any],
         failures.append(("policy", f"must be an object of Policy fields, got {type(policy).__name__}"))
     else:
         try:
-            inputs["policy"] = policy_inputs(Policy.model_validate(dict(policy or {})))
+            inputs["policy"] = policy_inputs(_policy(dict(policy or {})))
         except ValidationError as error:
             for problem in error.errors():
                 where = ".".join(str(part) for part in problem["loc"])

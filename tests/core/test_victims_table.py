@@ -43,3 +43,36 @@ def test_up_to_the_cap_the_table_is_whole_with_no_count_line():
     text = plan_text(p)
     assert NODE.findall(text) == [v.node_id for v in p.victims] and "more:" not in text
     assert node_id(2, VICTIMS_SHOWN) in text  # the newest goes first
+
+
+def test_a_preview_names_a_file_holding_every_victim_in_order(tmp_path, monkeypatch):
+    """The provider's text (what `pulumi preview` shows): the file it names lists them all."""
+    from pulumi_hyperpod.provider import provider
+
+    monkeypatch.chdir(tmp_path)  # the engine runs the provider in the project's directory
+    p = scale_in(1_200, 100)
+    text = provider.plan_text(p)
+    assert "… and 1,080 more: the file named below lists them all" in text
+    named = re.search(r"^removed nodes, all 1,100: (\S+)$", text, re.MULTILINE)
+    assert named, text
+    written = json.loads(open(named.group(1)).read())
+    assert named.group(1) == str(tmp_path / ".hyperpod" / "plans" / f"{p.cluster_name}-victims.json")
+    assert written["count"] == 1_100 and [v["node_id"] for v in written["victims"]] == [v.node_id for v in p.victims]
+    assert NODE.findall(text) == [v.node_id for v in p.victims[:VICTIMS_SHOWN]]
+
+
+def test_an_unwritable_directory_leaves_the_preview_pointing_at_the_json(tmp_path, monkeypatch):
+    from pulumi_hyperpod.provider import provider
+
+    (tmp_path / ".hyperpod").write_text("")  # a file where the directory would be
+    monkeypatch.chdir(tmp_path)
+    text = provider.plan_text(scale_in(1_200, 100))
+    assert "… and 1,080 more: `hyperpod plan --json` lists them all" in text
+
+
+def test_a_small_scale_in_writes_no_file(tmp_path, monkeypatch):
+    from pulumi_hyperpod.provider import provider
+
+    monkeypatch.chdir(tmp_path)
+    provider.plan_text(scale_in(VICTIMS_SHOWN + 1, 1))
+    assert not (tmp_path / ".hyperpod").exists()

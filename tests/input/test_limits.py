@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from pulumi_hyperpod import servicemodel
+from pulumi_hyperpod import servicemodel, servicerules
 from pulumi_hyperpod.spec import MAX_BYTES, ClusterSpec, SpecError, parse_document
 from tests.input.helpers import SPECS, run
 
@@ -42,7 +42,7 @@ def test_each_field_stops_at_its_first_broken_rule():
 def test_the_validator_is_botocore_s_param_validator():
     from botocore.validate import ParamValidator
 
-    assert issubclass(servicemodel._ServiceRules, ParamValidator)
+    assert issubclass(servicerules._ServiceRules, ParamValidator)
     # a tagged union, checked by botocore's own code
     problems = servicemodel.violations("ClusterInstanceStorageConfig", {"EbsVolumeConfig": {"VolumeSizeInGB": 10},
                                                                         "FsxLustreConfig": {}})

@@ -64,3 +64,30 @@ def test_unknown_arguments_are_a_type_error():
 
     with pytest.raises(TypeError, match="instance_group"):
         Cluster("demo", instance_group=[])
+
+
+def test_the_snake_case_fields_name_createcluster_members():
+    """The program spells the fields it is given without loading the model; the model decides."""
+    from pulumi_hyperpod import servicemodel
+    from pulumi_hyperpod.provider.resource import SPEC_MEMBERS
+
+    members = servicemodel.input_shape("CreateCluster").members
+    for name, member in SPEC_MEMBERS.items():
+        assert member in members and servicemodel.fold(name) == servicemodel.fold(member), name
+
+
+def test_a_later_source_replaces_every_spelling_of_a_field_and_check_spells_the_rest(tmp_path):
+    from pulumi_hyperpod.provider.resource import build_spec
+    from pulumi_hyperpod.provider.props import canonical_spec
+
+    spec = {**slurm_spec(), "cluster_name": "from-spec"}
+    del spec["ClusterName"]
+    merged = build_spec(ClusterArgs(spec=spec, cluster_name="from-field"))
+    assert merged["ClusterName"] == "from-field" and "cluster_name" not in merged
+    without_vpc = {k: v for k, v in slurm_spec().items() if k != "VpcConfig"}
+    nested = build_spec(ClusterArgs(spec={**without_vpc, "vpc_config": {"subnets": ["subnet-1"], "security_group_ids": ["sg-1"]}}))
+    canonical, failures = canonical_spec(nested)
+    assert failures == [] and canonical["VpcConfig"] == {"Subnets": ["subnet-1"], "SecurityGroupIds": ["sg-1"]}
+    twice = build_spec(ClusterArgs(spec={**slurm_spec(), "cluster_name": "other"}))  # one source, two spellings
+    _, failures = canonical_spec(twice)
+    assert any("given twice" in reason for _, reason in failures), failures

@@ -1,0 +1,85 @@
+"""The provider process's exit: at once when the engine closes an idle provider.
+
+When a preview or an update ends, the engine interrupts each provider process (SIGINT) and waits for
+it to exit. Python then tears down every module the provider loaded (botocore, the service model,
+pydantic, grpc…): 0.2–0.3 s that every `pulumi preview` paid after its work was done. A provider
+with no call in flight has nothing left to do or to save, so once the host's own shutdown reaches
+`atexit` it leaves with `os._exit(0)`, output flushed. A call still running (an apply the engine
+is cancelling) gets the normal, complete shutdown, as does a process leaving on an error.
+
+Installed only in the dynamic provider's host process (`python -m pulumi.dynamic`, which leaves only
+by that interrupt or by an unhandled error), never in a process that merely imports the provider (a
+test run, a program, the native plugin).
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import logging
+import os
+import sys
+import threading
+from typing import Any, Callable, TypeVar
+
+HOSTS = frozenset({"pulumi.dynamic.__main__"})  # the SDK's dynamic provider host, `python -m pulumi.dynamic`
+
+_lock = threading.Lock()
+_in_flight = 0
+_installed = False
+
+Call = TypeVar("Call", bound=Callable[..., Any])
+
+
+def is_provider_host() -> bool:
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    return getattr(spec, "name", None) in HOSTS
+
+
+def install() -> None:
+    """Exit at once at the end of an idle provider host process; a no-op anywhere else, and the
+    second time."""
+    global _installed
+    with _lock:
+        if _installed or not is_provider_host():
+            return
+        _installed = True
+    # Registered after the host's own handlers (grpc's, logging's), so it runs before them.
+    atexit.register(_exit_if_idle)
+
+
+def in_flight(call: Call) -> Call:
+    """Counts a provider call as in flight while it runs."""
+
+    @functools.wraps(call)
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        global _in_flight
+        with _lock:
+            _in_flight += 1
+        try:
+            return call(*args, **kwargs)
+        finally:
+            with _lock:
+                _in_flight -= 1
+
+    return counted  # type: ignore[return-value]
+
+
+def idle() -> bool:
+    with _lock:
+        return _in_flight == 0
+
+
+def _exit_if_idle() -> None:
+    # An exception that ended the main module (sys.last_exc / last_type set by the interpreter) keeps
+    # its exit status and the normal shutdown.
+    if not idle() or hasattr(sys, "last_type") or hasattr(sys, "last_exc"):
+        return
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - a closed pipe: nothing left to say
+            pass
+    os._exit(0)

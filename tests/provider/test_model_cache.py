@@ -1,0 +1,88 @@
+"""botocore's models kept parsed between processes (modelcache.py): the same data as botocore's own
+loading, every time, whatever state the cache is in."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import botocore.loaders
+import pytest
+
+from pulumi_hyperpod.modelcache import MIN_BYTES, CachingLoader, cache_dir, caching_loader
+
+
+def botocore_loader(*extra: str) -> botocore.loaders.Loader:
+    return botocore.loaders.Loader(extra_search_paths=list(extra))
+
+
+def entries(directory: Path) -> list[Path]:
+    return sorted(p for p in directory.iterdir() if not p.name.startswith(".")) if directory.exists() else []
+
+
+def test_models_and_service_lists_are_botocores_own_cold_and_warm(tmp_path):
+    for _ in range(2):  # the first loader fills the cache, the second reads it
+        ours = CachingLoader(directory=tmp_path)
+        assert ours.load_service_model("sagemaker", "service-2") == botocore_loader().load_service_model("sagemaker", "service-2")
+        assert ours.load_data("endpoints") == botocore_loader().load_data("endpoints")
+        assert ours.list_available_services("service-2") == botocore_loader().list_available_services("service-2")
+    # the two large files and the service list, nothing for the small files
+    assert len(entries(tmp_path)) == 3
+
+
+def test_a_corrupt_or_truncated_entry_is_read_again_from_botocore(tmp_path):
+    CachingLoader(directory=tmp_path).load_service_model("sagemaker", "service-2")
+    for entry in entries(tmp_path):
+        entry.write_bytes(entry.read_bytes()[:100])
+    model = CachingLoader(directory=tmp_path).load_service_model("sagemaker", "service-2")
+    assert model == botocore_loader().load_service_model("sagemaker", "service-2")
+
+
+def test_an_unwritable_cache_changes_nothing(tmp_path):
+    blocked = tmp_path / "file-not-dir"
+    blocked.write_text("")
+    ours = CachingLoader(directory=blocked / "cache")
+    assert ours.load_service_model("sagemaker", "service-2")["metadata"]["serviceId"] == "SageMaker"
+
+
+def test_a_changed_file_is_parsed_again(tmp_path):
+    models = tmp_path / "models" / "example" / "2020-01-01"
+    models.mkdir(parents=True)
+    document = {"version": "2.0", "metadata": {"serviceId": "Example"}, "operations": {}, "shapes": {},
+                "documentation": "x" * MIN_BYTES}
+    (models / "service-2.json").write_text(json.dumps(document))
+    cache = tmp_path / "cache"
+    assert CachingLoader([str(tmp_path / "models")], directory=cache).load_service_model("example", "service-2")["metadata"]["serviceId"] == "Example"
+    document["metadata"]["serviceId"] = "Changed"
+    (models / "service-2.json").write_text(json.dumps(document))
+    os.utime(models / "service-2.json", ns=(1, 1))  # another time and size: another entry
+    assert CachingLoader([str(tmp_path / "models")], directory=cache).load_service_model("example", "service-2")["metadata"]["serviceId"] == "Changed"
+
+
+def test_a_model_added_to_a_search_path_is_listed(tmp_path):
+    models = tmp_path / "models"
+    models.mkdir()
+    cache = tmp_path / "cache"
+    before = CachingLoader([str(models)], directory=cache).list_available_services("service-2")
+    (models / "example" / "2020-01-01").mkdir(parents=True)
+    (models / "example" / "2020-01-01" / "service-2.json").write_text("{}")
+    after = CachingLoader([str(models)], directory=cache).list_available_services("service-2")
+    assert "example" not in before and "example" in after
+
+
+def test_the_switch_and_the_place(tmp_path, monkeypatch):
+    monkeypatch.setenv("PULUMI_HYPERPOD_CACHE", str(tmp_path))
+    assert cache_dir() == tmp_path / f"botocore-{botocore.__version__}"
+    monkeypatch.setenv("PULUMI_HYPERPOD_MODEL_CACHE", "0")
+    assert cache_dir() is None
+    loader = caching_loader(None)
+    assert loader.load_service_model("sagemaker", "service-2")["metadata"]["serviceId"] == "SageMaker"
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("data_path", [None, "~/extra-models"])
+def test_the_session_data_path_is_kept(data_path, monkeypatch):
+    assert caching_loader(data_path).search_paths[-1] == botocore.loaders.Loader.BUILTIN_DATA_PATH
+    if data_path:
+        assert caching_loader(data_path).search_paths[0] == os.path.expanduser(data_path)

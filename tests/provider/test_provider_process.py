@@ -1,0 +1,76 @@
+"""The provider host's exit (provider/process.py): at once when idle, the normal shutdown otherwise.
+
+Each case is a fresh interpreter standing in for the host (HOSTS widened to `python -c`): a handler
+registered before `install()` runs after ours, so it shows whether the rest of the shutdown ran.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+HOST = """
+import atexit, sys, threading, time
+from pulumi_hyperpod.provider import process
+atexit.register(lambda: print("normal shutdown", flush=True))
+process.HOSTS = frozenset({None})  # `python -c` has no __main__ spec: stand in for the host
+process.install()
+process.install()  # a second configure installs nothing more
+print("work done")  # not flushed yet: the exit must flush it
+"""
+
+
+def host(body: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-c", HOST + body], capture_output=True, text=True, env=env, timeout=60)
+
+
+def test_an_idle_host_exits_at_once_with_its_output_flushed():
+    done = host("")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["work done"]  # the rest of the shutdown was skipped
+
+
+def test_a_call_in_flight_gets_the_normal_shutdown():
+    done = host(
+        "started = threading.Event()\n"
+        "@process.in_flight\n"
+        "def apply():\n"
+        "    started.set(); time.sleep(3600)\n"
+        "threading.Thread(target=apply, daemon=True).start()\n"
+        "started.wait()\n"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["work done", "normal shutdown"]
+
+
+def test_an_unhandled_error_keeps_its_status_and_the_normal_shutdown():
+    done = host("raise RuntimeError('boom')\n")
+    assert done.returncode == 1 and "boom" in done.stderr
+    assert done.stdout.splitlines() == ["work done", "normal shutdown"]
+
+
+def test_a_calls_count_is_released_when_it_fails():
+    from pulumi_hyperpod.provider import process
+
+    @process.in_flight
+    def fails():
+        raise ValueError("no")
+
+    try:
+        fails()
+    except ValueError:
+        pass
+    assert process.idle()
+
+
+def test_nothing_is_installed_outside_the_host():
+    from pulumi_hyperpod.provider import process
+
+    assert not process.is_provider_host()  # pytest's __main__ is not the dynamic provider host
+    process.install()
+    assert not process._installed
