@@ -81,3 +81,47 @@ def test_unpickling_the_provider_loads_only_its_module():
     found = run("import dill, sys, pulumi.dynamic\nprovider = dill.loads(sys.stdin.buffer.read())\n"
                 "assert type(provider).__name__ == 'ClusterProvider'", stdin=pickled)
     assert found["loaded"] == [] and not found["service_model"]
+
+
+# What the program process never needs to declare a cluster: the provider's `check` spells and
+# validates the spec in its own process.
+PROGRAM_NEVER = ("botocore", "boto3", "pydantic", "regex", "pulumi_hyperpod.servicerules", "pulumi_hyperpod.spec.documents")
+
+DECLARE_DEMO = """
+import sys, pulumi
+from pulumi.runtime.mocks import MockMonitor
+
+class Mocks(pulumi.runtime.Mocks):
+    def new_resource(self, args):
+        return args.name + "-id", dict(args.inputs)
+    def call(self, args):
+        return {}, None
+
+mocks = Mocks()
+pulumi.runtime.set_mocks(mocks, project="demo", stack="dev", preview=True, monitor=MockMonitor(mocks))
+from pulumi_hyperpod.components import (ComputeGroupArgs, ConnectionArgs, InstanceGroupArgs, LifecycleArgs,
+                                        SlurmCluster, SlurmClusterArgs, VpcArgs)
+
+@pulumi.runtime.test
+def declared():
+    cluster = SlurmCluster("demo", SlurmClusterArgs(
+        cluster_name="demo-cluster",
+        controller=InstanceGroupArgs("controller", 1, instance_type="ml.m5.xlarge"),
+        compute=[ComputeGroupArgs("workers", 2, instance_type="ml.g5.xlarge", partitions=["dev"])],
+        lifecycle=LifecycleArgs(s3_uri="s3://bucket/lifecycle/"),
+        execution_role_arn="arn:aws:iam::111122223333:role/x",
+        vpc=VpcArgs(subnets=["subnet-0123456789abcdef0"], security_group_ids=["sg-0123456789abcdef0"]),
+        connection=ConnectionArgs(backend="fake")))
+    return cluster.arn
+
+declared()
+print(sorted(m for m in NEVER if m in sys.modules))
+"""
+
+
+def test_declaring_the_demo_cluster_loads_no_botocore_pydantic_or_model():
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))}
+    proc = subprocess.run([sys.executable, "-c", f"NEVER = {PROGRAM_NEVER!r}\n" + DECLARE_DEMO], capture_output=True,
+                          text=True, env=env, cwd=REPO, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "[]"
