@@ -5,7 +5,10 @@ it to exit. Python then tears down every module the provider loaded (botocore, t
 pydantic, grpc…): 0.2–0.3 s that every `pulumi preview` paid after its work was done. A provider
 with no call in flight has nothing left to do or to save, so once the host's own shutdown reaches
 `atexit` it leaves with `os._exit(0)`, output flushed. A call still running (an apply the engine
-is cancelling) gets the normal, complete shutdown, as does a process leaving on an error.
+is cancelling) gets the normal, complete shutdown, as does a process leaving on an error, and a
+process in which a call failed (a check refused, a diff or an apply raised): then the engine is
+stopping the deployment while the program may still be waiting on it, and the program's own
+shutdown, racing a provider gone at once, printed a gRPC traceback under the engine's error.
 
 Installed only in the dynamic provider's host process (`python -m pulumi.dynamic`, which leaves only
 by that interrupt or by an unhandled error), never in a process that merely imports the provider (a
@@ -26,6 +29,7 @@ HOSTS = frozenset({"pulumi.dynamic.__main__"})  # the SDK's dynamic provider hos
 
 _lock = threading.Lock()
 _in_flight = 0
+_failed = False
 _installed = False
 
 Call = TypeVar("Call", bound=Callable[..., Any])
@@ -59,6 +63,9 @@ def in_flight(call: Call) -> Call:
             _in_flight += 1
         try:
             return call(*args, **kwargs)
+        except BaseException:
+            failed()
+            raise
         finally:
             with _lock:
                 _in_flight -= 1
@@ -66,9 +73,17 @@ def in_flight(call: Call) -> Call:
     return counted  # type: ignore[return-value]
 
 
-def idle() -> bool:
+def failed() -> None:
+    """A call failed (or answered with failures): this process leaves by the normal shutdown."""
+    global _failed
     with _lock:
-        return _in_flight == 0
+        _failed = True
+
+
+def idle() -> bool:
+    """No call in flight and none failed: nothing is left to do or to report."""
+    with _lock:
+        return _in_flight == 0 and not _failed
 
 
 def _exit_if_idle() -> None:

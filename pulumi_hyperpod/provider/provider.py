@@ -108,6 +108,8 @@ class ClusterProvider(ResourceProvider):
             self._show_creation(inputs)
         if not failures and _olds:
             failures = self._refused_replacements(_olds, inputs)
+        if failures:
+            process.failed()  # the engine stops the deployment: the host shuts down normally
         return CheckResult(inputs, [CheckFailure(path, reason) for path, reason in failures])
 
     def _refused_replacements(self, olds: dict[str, Any], inputs: dict[str, Any]) -> list[tuple[str, str]]:

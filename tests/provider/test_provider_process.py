@@ -54,9 +54,10 @@ def test_an_unhandled_error_keeps_its_status_and_the_normal_shutdown():
     assert done.stdout.splitlines() == ["work done", "normal shutdown"]
 
 
-def test_a_calls_count_is_released_when_it_fails():
+def test_a_calls_count_is_released_when_it_fails(monkeypatch):
     from pulumi_hyperpod.provider import process
 
+    monkeypatch.setattr(process, "_failed", False)
     @process.in_flight
     def fails():
         raise ValueError("no")
@@ -65,7 +66,7 @@ def test_a_calls_count_is_released_when_it_fails():
         fails()
     except ValueError:
         pass
-    assert process.idle()
+    assert process._in_flight == 0 and process._failed
 
 
 def test_nothing_is_installed_outside_the_host():
@@ -74,3 +75,25 @@ def test_nothing_is_installed_outside_the_host():
     assert not process.is_provider_host()  # pytest's __main__ is not the dynamic provider host
     process.install()
     assert not process._installed
+
+
+def test_a_failed_call_gets_the_normal_shutdown():
+    done = host(
+        "@process.in_flight\n"
+        "def diff():\n"
+        "    raise ValueError('refused')\n"
+        "try:\n"
+        "    diff()\n"
+        "except ValueError:\n"
+        "    pass\n"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["work done", "normal shutdown"]
+
+
+def test_a_check_with_failures_marks_the_process(monkeypatch):
+    from pulumi_hyperpod.provider import ClusterProvider, process
+
+    monkeypatch.setattr(process, "_failed", False)
+    ClusterProvider().check({}, {"spec": {"ClusterName": ""}, "backend": "fake"})
+    assert not process.idle()
