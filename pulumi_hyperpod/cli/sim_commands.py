@@ -1,8 +1,8 @@
 """CLI commands around the simulator and the metering/event views: `hyperpod fake reset|show`,
 `hyperpod events NAME`, `hyperpod sinfo NAME`, `hyperpod cost NAME [--since ISO]`.
 
-The main `hyperpod` group registers `COMMANDS`; its `--backend/--region/--profile` options arrive
-in `ctx.obj`. `events` and `cost` work against AWS too (events through the ListClusterEvents
+`COMMANDS` are the main `hyperpod` group's (app.COMMANDS names each, loaded when run); its
+`--backend/--region/--profile` options arrive in `ctx.obj`. `events` and `cost` work against AWS too (events through the ListClusterEvents
 paginator; cost from pulumi_hyperpod.cost: metering on the simulator, estimated on AWS).
 `sinfo` and `fake` are simulator-only.
 """
