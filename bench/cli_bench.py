@@ -77,7 +77,7 @@ def _run(args: list[str], env: dict[str, str], cwd: Path, importtime: bool = Fal
     """(wall seconds, stderr) of one new `hyperpod ARGS` process; it must exit 0."""
     command = [sys.executable, *(["-X", "importtime"] if importtime else []), "-c", code, *args]
     started = time.perf_counter()
-    done = subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(command, check=False, env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
     elapsed = time.perf_counter() - started
     if code is CLI_TIMED:
         done.stderr += f"\nended at {time.time()}"

@@ -50,7 +50,7 @@ def hyperpod(*args: str, world: Path | None = None) -> tuple[int, str, set[str]]
            "COLUMNS": "100"}
     if world is not None:
         env["HYPERPOD_FAKE_STATE"] = str(world)
-    proc = subprocess.run([sys.executable, "-c", DRIVER, *args], capture_output=True, text=True, env=env,
+    proc = subprocess.run([sys.executable, "-c", DRIVER, *args], check=False, capture_output=True, text=True, env=env,
                           cwd=world.parent if world else REPO, timeout=120)
     report = json.loads(proc.stderr.strip().splitlines()[-1])
     return report["code"], proc.stdout, set(report["modules"])
@@ -98,7 +98,7 @@ def test_plan_runs_with_its_own_module_only(tmp_path):
 
 
 def test_an_unknown_command_is_a_one_line_usage_error_exit_1():
-    code, output, modules = hyperpod("planx")
+    code, _output, modules = hyperpod("planx")
     assert code == 1
     assert loaded(modules, COMMAND_MODULES) == []
 
@@ -218,7 +218,7 @@ def test_the_garbage_collector_is_frozen_only_when_the_process_ends(tmp_path):
             "from pulumi_hyperpod.cli import main\n"
             "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
             "print('frozen before exit:', gc.get_freeze_count() > 0, file=sys.stderr)\n")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+    proc = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHONPATH": str(REPO)})
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.splitlines()[-2:] == ["frozen before exit: False", "frozen at exit: True"]
