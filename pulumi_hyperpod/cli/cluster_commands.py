@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
-from rich.table import Table
 
-from ..observe import ClusterState, observe
-from .. import pipeline
-from .common import (ClusterNotFound, cell, check_cluster_name, client_from, emit_json, handle_errors, out, print_line,
-                     region_of)
-from .plan_commands import _run_with_progress, _show_plan
-from .tables import status_table
+from . import common
+from .common import ClusterNotFound, cell, check_cluster_name, client_from, emit_json, handle_errors, print_line, region_of
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..observe import ClusterState
+
+
+def observe(client: object, name: str) -> ClusterState | None:
+    """`observe.observe`, imported when a command runs (a module attribute: tests replace it)."""
+    from ..observe import observe as read
+
+    return read(client, name)
 
 
 def _observed(ctx: click.Context, name: str) -> tuple[object, ClusterState]:
@@ -39,7 +45,9 @@ def status_command(ctx, name, as_json):
                                "target": g.target_count, "min": g.min_count, "instance_types": list(g.instance_types)} for g in state.groups],
                    "nodes": len(state.nodes)})
     else:
-        out.print(status_table(state))
+        from .tables import status_table
+
+        common.out.print(status_table(state))
 
 
 @click.command("nodes")
@@ -55,12 +63,14 @@ def nodes_command(ctx, name, as_json):
     if as_json:
         emit_json(rows)
         return
+    from rich.table import Table
+
     table = Table(title=cell(f"{name}: {len(rows)} nodes"), title_justify="left")
     for column in ("instance id", "logical id", "group", "type", "status", "launched"):
         table.add_column(column, no_wrap=column in ("instance id", "logical id", "launched"))
     for r in rows:
         table.add_row(*(cell(r[key]) for key in ("instance_id", "logical_id", "group", "instance_type", "status", "launch_time")))
-    out.print(table)
+    common.out.print(table)
 
 
 @click.command("snapshot")
@@ -80,6 +90,9 @@ def snapshot_command(ctx, name):
 @handle_errors
 def delete_command(ctx, name, yes, timeout):
     """Delete the cluster and wait until it is gone. Exit 1 when there is no such cluster."""
+    from .. import pipeline
+    from .plan_commands import _run_with_progress, _show_plan
+
     client, state = _observed(ctx, name)
     the_plan = pipeline.deletion(client, name, observed=state).plan
     _show_plan(the_plan, False)

@@ -15,17 +15,22 @@ import functools
 import json
 import math
 import sys
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import click
-from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
-from rich.console import Console, ConsoleDimensions
-from rich.text import Text
 
-from .. import servicemodel
 from ..client import connect
-from ..plan import Policy
-from ..spec import InputError, PolicyError, read_document
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.console import Console
+    from rich.text import Text
+
+    from ..plan import Policy
+    from ..servicemodel import Violation
+
+# Heavy modules (rich, botocore, pydantic, the service model, the spec and plan packages) are
+# imported in the functions that use them, so that a command (or its --help) pays only for what it
+# runs; tests/cli_startup checks which modules `hyperpod --help` and friends load.
 
 EXIT_OK, EXIT_ERROR, EXIT_REFUSED = 0, 1, 2
 
@@ -34,44 +39,75 @@ EXIT_OK, EXIT_ERROR, EXIT_REFUSED = 0, 1, 2
 PIPED_WIDTH = 400
 
 
-class _Console(Console):
-    """A rich Console that, when not writing to a terminal and no $COLUMNS is set, lays out
-    `PIPED_WIDTH` columns instead of 80; decided at each print, so redirected streams count."""
+@functools.cache
+def _console_class() -> type[Console]:
+    from rich.console import Console, ConsoleDimensions
 
-    @property
-    def size(self) -> ConsoleDimensions:
-        size = super().size
-        if self._width is None and not self.is_terminal and not self._environ.get("COLUMNS"):
-            return ConsoleDimensions(PIPED_WIDTH, size.height)
-        return size
+    class _Console(Console):
+        """A rich Console that, when not writing to a terminal and no $COLUMNS is set, lays out
+        `PIPED_WIDTH` columns instead of 80; decided at each print, so redirected streams count."""
 
-    @size.setter
-    def size(self, new_size: tuple[int, int]) -> None:
-        Console.size.fset(self, new_size)
+        @property
+        def size(self) -> ConsoleDimensions:
+            size = super().size
+            if self._width is None and not self.is_terminal and not self._environ.get("COLUMNS"):
+                return ConsoleDimensions(PIPED_WIDTH, size.height)
+            return size
+
+        @size.setter
+        def size(self, new_size: tuple[int, int]) -> None:
+            Console.size.fset(self, new_size)
+
+    return _Console
 
 
 def make_console(stderr: bool = False, **options: Any) -> Console:
-    return _Console(stderr=stderr, **options)
+    return _console_class()(stderr=stderr, **options)
 
 
-out = make_console(soft_wrap=False)
-err = make_console(stderr=True, soft_wrap=True)  # never split a field path or a message across lines
+# The shared consoles `common.out` and `common.err`, made on first use (module __getattr__ below).
+# A console without a file writes to whatever sys.stdout/sys.stderr is current at each print.
+_SHARED_CONSOLES = {
+    "out": {"soft_wrap": False},
+    "err": {"stderr": True, "soft_wrap": True},  # never split a field path or a message across lines
+}
+
+
+def _shared_console(name: str) -> Console:
+    console = globals().get(name)
+    if console is None:
+        console = globals()[name] = make_console(**_SHARED_CONSOLES[name])
+    return console
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SHARED_CONSOLES:
+        return _shared_console(name)
+    if name == "ArgumentError":
+        return _argument_error()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # ---- printing user and service text --------------------------------------------------------------
 def cell(value: Any, style: str = "") -> Text:
     """A table cell (or title) showing `value` exactly: never parsed as markup."""
+    from rich.text import Text
+
     return Text("-" if value is None or value == "" else str(value), style=style)
 
 
 def print_line(message: str, *, console: Console | None = None, style: str = "") -> None:
     """One line of plain text (no markup, no highlighting)."""
-    (console or out).print(Text(message, style=style), highlight=False)
+    from rich.text import Text
+
+    (console or _shared_console("out")).print(Text(message, style=style), highlight=False)
 
 
 def print_error(message: str, label: str = "error") -> None:
     """`label: message` on stderr, the label in red; the message printed exactly as given."""
-    err.print(Text.assemble((f"{label}:", "red"), " ", message), highlight=False)
+    from rich.text import Text
+
+    _shared_console("err").print(Text.assemble((f"{label}:", "red"), " ", message), highlight=False)
 
 
 # ---- backend, JSON, names --------------------------------------------------------------------------
@@ -88,18 +124,28 @@ def emit_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, sort_keys=True, default=str))
 
 
-class ArgumentError(InputError):
-    """A command-line argument that breaks the model's rules (one line, exit 1)."""
+@functools.cache
+def _argument_error() -> type:
+    """`ArgumentError`, an InputError (whose module loads the service model: made on first use)."""
+    from ..spec.errors import InputError
 
-    kind = "argument"
+    class ArgumentError(InputError):
+        """A command-line argument that breaks the model's rules (one line, exit 1)."""
+
+        kind = "argument"
+
+    ArgumentError.__module__ = __name__
+    return ArgumentError
 
 
 def check_cluster_name(name: str) -> str:
     """A NAME argument checked against the model (DescribeCluster's ClusterName: a name or an ARN)
     before any call: `error: NAME: 'a[/b]' does not match the pattern …`."""
+    from .. import servicemodel
+
     problems = servicemodel.violations(servicemodel.input_shape("DescribeCluster").members["ClusterName"], name)
     if problems:
-        raise ArgumentError(problems[:1], source="NAME")
+        raise _argument_error()(problems[:1], source="NAME")
     return name
 
 
@@ -114,6 +160,10 @@ class ClusterNotFound(LookupError):
 def load_policy(path: str | None, protect: tuple[str, ...] = ()) -> Policy:
     """The policy from `path` (YAML/JSON) plus `--protect` ids; any problem is a PolicyError naming
     the file and the field, one line each."""
+    from .. import servicemodel
+    from ..plan import Policy
+    from ..spec import PolicyError, read_document
+
     source = path or "--protect"
     data: Any = read_document(path, PolicyError) if path else {}
     if data is None:
@@ -134,6 +184,10 @@ def load_policy(path: str | None, protect: tuple[str, ...] = ()) -> Policy:
 def _validated_policy(data: dict, source: str) -> Policy:
     import pydantic
 
+    from .. import servicemodel
+    from ..plan import Policy
+    from ..spec import PolicyError
+
     # Strict: `allow_replacement: "yes"` is a string, not True (YAML 1.2, see README "Specs").
     # Through JSON, so a list is a valid frozenset in strict mode.
     if any(isinstance(v, float) and not math.isfinite(v) for v in data.values()):
@@ -145,7 +199,10 @@ def _validated_policy(data: dict, source: str) -> Policy:
         raise PolicyError([_policy_violation(problem) for problem in error.errors()], source=source) from None
 
 
-def _policy_violation(problem: dict) -> servicemodel.Violation:
+def _policy_violation(problem: dict) -> Violation:
+    from .. import servicemodel
+    from ..plan import Policy
+
     path = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in problem["loc"]).lstrip(".")
     if problem["type"] == "extra_forbidden":
         return servicemodel.Violation(path, f"is not a known field (allowed: {', '.join(Policy.model_fields)})")
@@ -163,21 +220,39 @@ def handle_errors(command: Callable) -> Callable:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
-        except InputError as error:
-            for line in error.lines():
+        except Exception as error:  # noqa: BLE001 - anything not listed in `_error_lines` is raised again
+            lines = _error_lines(error)
+            if lines is None:
+                raise
+            for line in lines:
                 print_error(line)
-        except NoCredentialsError:
-            print_error("no AWS credentials found (set AWS_PROFILE or use --profile); to try without AWS, use --backend fake")
-        except ClientError as error:
-            detail = error.response.get("Error", {})
-            print_error(f"{error.operation_name}: {detail.get('Code')}: {detail.get('Message')}")
-        except BotoCoreError as error:
-            print_error(str(error))
-        except (OSError, ValueError, LookupError) as error:
-            print_error(str(error))
         sys.exit(EXIT_ERROR)
 
     return wrapper
+
+
+def _error_lines(error: Exception) -> list[str] | None:
+    """The lines `handle_errors` prints for `error`, or None when it is not one a user can act on.
+
+    Checked in this order: bad input (InputError), no credentials, a service error, another
+    botocore error, then OSError/ValueError/LookupError. The classes are looked up in sys.modules,
+    not imported: an error of a module that was never imported cannot have been raised, and
+    importing botocore just to say so would cost every command its import."""
+    errors = sys.modules.get("pulumi_hyperpod.spec.errors")
+    if errors is not None and isinstance(error, errors.InputError):
+        return list(error.lines())
+    botocore = sys.modules.get("botocore.exceptions")
+    if botocore is not None:
+        if isinstance(error, botocore.NoCredentialsError):
+            return ["no AWS credentials found (set AWS_PROFILE or use --profile); to try without AWS, use --backend fake"]
+        if isinstance(error, botocore.ClientError):
+            detail = error.response.get("Error", {})
+            return [f"{error.operation_name}: {detail.get('Code')}: {detail.get('Message')}"]
+        if isinstance(error, botocore.BotoCoreError):
+            return [str(error)]
+    if isinstance(error, (OSError, ValueError, LookupError)):
+        return [str(error)]
+    return None
 
 
 def _exit_one(error: click.UsageError) -> click.UsageError:

@@ -5,20 +5,25 @@ from __future__ import annotations
 
 import math
 import sys
+from typing import TYPE_CHECKING
 
 import click
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.text import Text
 
-from .. import pipeline
-from ..apply import WAIT_POLICIES, ApplyError, ConcurrentChange, PlanRefused, PlanStale
-from ..client import default_poll_seconds
-from ..observe import ClusterState, load_snapshot
-from ..pipeline.saved import SavedPlanError
-from ..plan import PLAN_FORMAT, Plan, plan_renderable
-from ..spec import ClusterSpec
-from .common import EXIT_ERROR, EXIT_REFUSED, client_from, emit_json, err, handle_errors, load_policy, out
-from .tables import status_table
+from ..plan.model import PLAN_FORMAT  # no third-party import: the --json help names the format
+from . import common
+from .common import EXIT_ERROR, EXIT_REFUSED, client_from, emit_json, handle_errors, load_policy
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .. import pipeline
+    from ..observe import ClusterState
+    from ..plan import Plan
+    from ..spec import ClusterSpec
+
+# The pipeline, the apply executor, the planner, rich and botocore are imported in the commands
+# that run them (`hyperpod plan --help` loads none of them). The --wait choices are written here
+# for the same reason (apply.waiters imports botocore's waiters and their docs, ~0.1 s);
+# tests/cli_startup checks they are the keys of pulumi_hyperpod.apply.waiters.WAIT_POLICIES.
+WAIT_CHOICES = ("none", "InService", "MinCount", "Target")
 
 OFFLINE = ("planned offline from a snapshot (--observed): no API call, so service quotas and node build "
            "configurations were not read")
@@ -45,7 +50,9 @@ def _preflight_option(command):
 
 def fail(message: str, code: int = EXIT_ERROR) -> None:
     """One line on stderr (user text printed as written, never as markup), then exit."""
-    err.print(Text.assemble(("error: ", "red"), message), highlight=False)
+    from rich.text import Text
+
+    common.err.print(Text.assemble(("error: ", "red"), message), highlight=False)
     sys.exit(code)
 
 
@@ -53,10 +60,14 @@ def _show_plan(the_plan: Plan, as_json: bool) -> None:
     if as_json:
         click.echo(the_plan.to_json())
     else:
-        out.print(plan_renderable(the_plan))
+        from ..plan import plan_renderable
+
+        common.out.print(plan_renderable(the_plan))
 
 
 def _snapshot(path: str, cluster_name: str | None = None) -> ClusterState:
+    from ..observe import load_snapshot
+
     return load_snapshot(path, cluster_name)  # checked: shapes, consistency, the spec's cluster (observe/snapshot.py)
 
 
@@ -65,6 +76,8 @@ def _prepare(ctx, spec: ClusterSpec, policy, snapshot: str | None, no_preflight:
     """`lifecycle`: a local lifecycle bundle whose provisioning_parameters.json gives the Slurm roles of
     groups without SlurmConfig.NodeType; without it they are read from the groups' SourceS3Uri.
     `slurm_file`: a Slurm spec whose changes against the cluster's bundle the plan shows per key."""
+    from .. import pipeline
+
     slurm = None
     if slurm_file:
         from ..slurm.spec import SlurmSpec
@@ -127,6 +140,11 @@ def _lifecycle_option(command):
 def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, protect, no_preflight, lifecycle, slurm_file):
     """Show what apply would do, with its cost and the preflight checks. Exit 2 when a guard refuses the plan.
     A Google Cloud training-cluster spec (-f gcp-cluster.json) is planned as `hyperpod gcp plan` does."""
+    from rich.text import Text
+
+    from .. import pipeline
+    from ..spec import ClusterSpec
+
     if _is_gcp(spec_file, lifecycle or slurm_file):
         return _in_gcp(ctx, "plan", spec_file=spec_file, snapshot=snapshot, as_json=as_json, out_file=out_file,
                        policy_file=policy_file, protect=protect)
@@ -140,7 +158,7 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
         except OSError as error:
             fail(f"{out_file}: the plan cannot be saved ({error.strerror or error})")
         if not as_json:
-            err.print(Text(f"plan saved to {out_file}: apply it with `hyperpod apply --plan {out_file}`"), highlight=False)
+            common.err.print(Text(f"plan saved to {out_file}: apply it with `hyperpod apply --plan {out_file}`"), highlight=False)
     if prepared.plan.refused:
         sys.exit(EXIT_REFUSED)
 
@@ -150,7 +168,7 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
 @click.option("--plan", "plan_file", type=click.Path(),
               help="Apply a plan saved by `hyperpod plan --out` exactly, or refuse when the cluster changed since (instead of -f).")
 @click.option("--yes", "-y", is_flag=True, help="Apply without asking.")
-@click.option("--wait", "wait_policy", type=click.Choice(list(WAIT_POLICIES)), default="InService", show_default=True,
+@click.option("--wait", "wait_policy", type=click.Choice(WAIT_CHOICES), default="InService", show_default=True,
               help="What to wait for after the calls (also when no call is needed).")
 @click.option("--timeout", type=float, default=1800.0, show_default=True, help="Seconds to wait at most (more than 0).")
 @click.option("--json", "as_json", is_flag=True, help="Print the plan and the result as JSON.")
@@ -162,6 +180,13 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
 def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json, policy_file, protect, no_preflight, lifecycle,
                   slurm_file):
     """Plan (or load a saved plan), confirm, and apply; then wait as --wait says."""
+    from rich.text import Text
+
+    from .. import pipeline
+    from ..pipeline.saved import SavedPlanError
+    from ..spec import ClusterSpec
+    from .tables import status_table
+
     if spec_file and not plan_file and _is_gcp(spec_file, lifecycle or slurm_file):
         return _in_gcp(ctx, "apply", spec_file=spec_file, yes=yes, no_wait=wait_policy == "none", timeout=timeout,
                        as_json=as_json, policy_file=policy_file, protect=protect)
@@ -188,7 +213,7 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
     if the_plan.refused:
         if as_json:
             emit_json({"plan": the_plan.to_dict(), "result": None})
-        err.print(Text("refused: nothing was changed.", style="red"))
+        common.err.print(Text("refused: nothing was changed.", style="red"))
         sys.exit(EXIT_REFUSED)
     if not the_plan.empty and not yes:
         if not sys.stdin.isatty():
@@ -200,15 +225,23 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
                                                           "failures": result.failures, "messages": result.messages}})
     else:
         for failure in result.failures:
-            err.print(Text.assemble(("failed: ", "red"), failure), highlight=False)
-        out.print(Text(f"outcome: {result.outcome}; calls: {', '.join(result.calls) or 'none'}"))
+            common.err.print(Text.assemble(("failed: ", "red"), failure), highlight=False)
+        common.out.print(Text(f"outcome: {result.outcome}; calls: {', '.join(result.calls) or 'none'}"))
         if result.state is not None:
-            out.print(status_table(result.state))
+            common.out.print(status_table(result.state))
     if result.failures or result.outcome in ("unreachable", "timeout"):
         sys.exit(EXIT_ERROR)
 
 
 def _run_with_progress(ctx, client, the_plan, policy, wait_policy, timeout, quiet: bool):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.text import Text
+
+    from .. import pipeline
+    from ..apply import ApplyError, ConcurrentChange, PlanRefused, PlanStale
+    from ..client import default_poll_seconds
+
+    err = common.err
     poll = default_poll_seconds(ctx.obj["backend"])
     columns = (TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=err, transient=True, disable=quiet) as bar:

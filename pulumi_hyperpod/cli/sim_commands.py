@@ -1,8 +1,8 @@
 """CLI commands around the simulator and the metering/event views: `hyperpod fake reset|show`,
 `hyperpod events NAME`, `hyperpod sinfo NAME`, `hyperpod cost NAME [--since ISO]`.
 
-The main `hyperpod` group registers `COMMANDS`; its `--backend/--region/--profile` options arrive
-in `ctx.obj`. `events` and `cost` work against AWS too (events through the ListClusterEvents
+`COMMANDS` are the main `hyperpod` group's (app.COMMANDS names each, loaded when run); its
+`--backend/--region/--profile` options arrive in `ctx.obj`. `events` and `cost` work against AWS too (events through the ListClusterEvents
 paginator; cost from pulumi_hyperpod.cost: metering on the simulator, estimated on AWS).
 `sinfo` and `fake` are simulator-only.
 """
@@ -11,18 +11,23 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-from typing import Any, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 import click
-from rich.console import Console
-from rich.table import Table
 
-from ..client import connect
 from .common import (ClusterNotFound, cell, check_cluster_name, client_from, emit_json, handle_errors, make_console,
                      print_line, region_of)
-from ..cost import cost_report
-from ..fake.simulator import Simulator
-from ..fake.store import delete_world
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.console import Console
+
+# The simulator, the cost reports, rich and botocore are imported in the commands that use them.
+
+
+def _simulator():
+    from ..fake.simulator import Simulator
+
+    return Simulator
 
 
 def _console(stderr: bool = False) -> Console:
@@ -40,6 +45,8 @@ def _options(ctx: click.Context) -> dict:
 
 
 def _client(ctx: click.Context) -> Any:
+    from ..client import connect
+
     return client_from(ctx) if ctx.obj else connect()
 
 
@@ -99,7 +106,9 @@ def fake() -> None:
 @handle_errors
 def reset(yes: bool) -> None:
     """Delete the simulated world (clusters, nodes, events, billing, recorded calls)."""
-    path = Simulator.default_path()
+    from ..fake.store import delete_world
+
+    path = _simulator().default_path()
     if not yes:
         raise click.UsageError(f"this deletes the simulated world at {path}; pass --yes to confirm")
     if delete_world(path):
@@ -113,7 +122,9 @@ def reset(yes: bool) -> None:
 @handle_errors
 def show(as_json: bool) -> None:
     """Clusters, statuses and counts of the simulated world, and its virtual time."""
-    overview = Simulator.open_default().overview()
+    from rich.table import Table
+
+    overview = _simulator().open_default().overview()
     if as_json:
         return emit_json(overview)
     ahead = overview.get("ahead_of_wall_clock_seconds")
@@ -139,7 +150,7 @@ def advance(duration: str) -> None:
     from ..fake.clock import parse_duration
 
     seconds = parse_duration(duration)
-    sim = Simulator.open_default()
+    sim = _simulator().open_default()
     now = sim.advance(seconds)
     lead = sim.lead()
     ahead = f", {lead / 3600:.2f} h ahead of the wall clock" if lead is not None else ""
@@ -170,6 +181,8 @@ def events(ctx: click.Context, name: str, group: Optional[str], node: Optional[s
                  for event in page.get("Events", [])][::-1]
     if as_json:
         return emit_json(items)
+    from rich.table import Table
+
     table = Table("time (UTC)", "level", "resource", "group", "instance", "description")
     for column in table.columns[:5]:
         column.no_wrap = True
@@ -194,7 +207,7 @@ def sinfo(ctx: click.Context, name: str, as_json: bool, plain: bool) -> None:
     if options["backend"] != "fake":
         raise click.UsageError("sinfo is simulator-only (use --backend fake); on AWS, run sinfo on the cluster's "
                                "controller or login node")
-    sim = Simulator.open_default()
+    sim = _simulator().open_default()
     with _cluster_named(name, _region(ctx)):
         rows = sim.sinfo_rows(check_cluster_name(name), options["region"])
         roles = sim.slurm_roles(name, options["region"])
@@ -203,6 +216,8 @@ def sinfo(ctx: click.Context, name: str, as_json: bool, plain: bool) -> None:
         if plain:
             return click.echo(sim.sinfo(name, options["region"]), nl=False)
     # sinfo lists neither the controller nor the login nodes: a caption says where they are
+    from rich.table import Table
+
     caption = "; ".join(f"{r['role'].lower()}: {r['group']} ({', '.join(r['hosts']) or 'no node running'})" for r in roles)
     table = Table("PARTITION", "AVAIL", "TIMELIMIT", "NODES", "STATE", "NODELIST", caption=cell(caption) if caption else None,
                   caption_justify="left")
@@ -227,9 +242,11 @@ def cost(ctx: click.Context, name: str, since: Optional[str], as_json: bool) -> 
     cluster's termination events. Prices: the shipped list-price table (pulumi_hyperpod/data/
     prices.yaml) with $HYPERPOD_PRICES layered on; a type without a price says "price unknown".
     """
+    from ..cost import cost_report
+
     options = _options(ctx)
     start = _parse_since(since)
-    source = Simulator.open_default() if options["backend"] == "fake" else _client(ctx)
+    source = _simulator().open_default() if options["backend"] == "fake" else _client(ctx)
     with _cluster_named(name, _region(ctx, None if options["backend"] == "fake" else source)):
         report = cost_report(source, check_cluster_name(name), since=start, region=options["region"])
     if as_json:

@@ -13,10 +13,9 @@ import json
 from pathlib import Path
 
 import click
-from rich.table import Table
-from rich.text import Text
 
-from .common import EXIT_REFUSED, client_from, emit_json, handle_errors, out
+from . import common
+from .common import EXIT_REFUSED, client_from, emit_json, handle_errors
 
 
 def _load(cluster_path: str, slurm_path: str, slurm_config: bool | None, lifecycle_uri: str | None, base_dir: str | None = None):
@@ -103,6 +102,10 @@ def render_command(cluster_path, slurm_path, out_dir, lifecycle_uri, slurm_confi
 
 
 def _print_rendering(rendering, bundle_dir: Path, cluster_file: Path, lifecycle_uri: str | None) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    out = common.out
     roles = Table(title="Slurm roles", title_justify="left")
     for column in ("instance group", "role", "partition", "given by"):
         roles.add_column(column)
@@ -131,8 +134,10 @@ def _print_rendering(rendering, bundle_dir: Path, cluster_file: Path, lifecycle_
 @handle_errors
 def check_command(cluster_path, slurm_path):
     """Validate a Slurm spec against a cluster spec; exit 1 naming every problem."""
+    from rich.text import Text
+
     rendering = _load(cluster_path, slurm_path, None, None)
-    out.print(Text(f"ok: {len(rendering.roles)} groups, roles by {rendering.mode}"))
+    common.out.print(Text(f"ok: {len(rendering.roles)} groups, roles by {rendering.mode}"))
 
 
 def _observed(ctx, name: str):
@@ -153,6 +158,9 @@ def _observed(ctx, name: str):
 @handle_errors
 def roles_command(ctx, name, lifecycle_dir, as_json):
     """The Slurm role of every instance group of cluster NAME, and where it comes from."""
+    from rich.table import Table
+    from rich.text import Text
+
     from ..slurm.roles import resolve
 
     state = _observed(ctx, name)
@@ -167,9 +175,9 @@ def roles_command(ctx, name, lifecycle_dir, as_json):
     for group in state.groups:
         role = (resolution.roles or {}).get(group.name) or "unknown"
         table.add_row(Text(group.name), role)
-    out.print(table)
+    common.out.print(table)
     for note in resolution.notes:
-        out.print(Text(f"note: {note}"))
+        common.out.print(Text(f"note: {note}"))
 
 
 @slurm_group.command("diff")
@@ -203,7 +211,7 @@ def diff_command(ctx, name, slurm_path, lifecycle_dir, as_json):
     if as_json:
         emit_json(changes.to_dict())
     else:
-        out.print(render_changes(changes))
+        common.out.print(render_changes(changes))
     if changes.refusals:
         sys.exit(EXIT_REFUSED)
 

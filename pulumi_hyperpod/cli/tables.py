@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING
 
-from ..observe import ClusterState
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.table import Table
+
+    from ..observe import ClusterState
 
 
 def status_table(state: ClusterState) -> Table:
+    from rich.table import Table
+    from rich.text import Text
+
     title = f"{state.name} [{state.status}]" + (f" — {state.failure_message}" if state.failure_message else "")
     table = Table(title=Text(title), title_justify="left")
     for column in ("group", "type", "status", "current", "target", "min", "instance types"):
