@@ -87,7 +87,8 @@ def _prepare(ctx, spec: ClusterSpec, policy, snapshot: str | None, no_preflight:
         return pipeline.prepare(None, spec, policy=policy, observed=_snapshot(snapshot, spec.name), region=ctx.obj.get("region"),
                                 skip_preflight=OFFLINE, lifecycle_dir=lifecycle, slurm=slurm)
     client = client_from(ctx)
-    quotas = None if no_preflight else client_from(ctx, "service-quotas")
+    # made only for a plan that adds instances (preflight calls it): no second client otherwise
+    quotas = None if no_preflight else (lambda: client_from(ctx, "service-quotas"))
     return pipeline.prepare(client, spec, policy=policy, quotas=quotas, s3=lambda: client_from(ctx, "s3"), lifecycle_dir=lifecycle,
                             slurm=slurm, skip_preflight=NO_PREFLIGHT if no_preflight else None)
 
