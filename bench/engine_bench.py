@@ -9,9 +9,9 @@ cluster, so the preview diffs against it), then previewed RUNS times with nothin
 run paired with a preview of the empty program (the same machine load for both halves of a pair).
 
 At each size it also measures:
-- the provider process's import time: a fresh interpreter importing what the engine's dynamic
-  provider host imports (`pulumi.dynamic`, dill), then `dill.loads` of the provider pickled in the
-  state — what `check` does first (median seconds);
+- the provider process, phase by phase in a fresh interpreter: the engine's host imports
+  (`pulumi.dynamic`, dill, grpc), unpickling the provider from the state, `check` and `diff` (each
+  with the imports it is the first to need; median seconds);
 - preview output bytes: the no-change preview's, and a scale-in preview's (every worker but one
   removed; 2 nodes: the one worker) — the victims table is the part that grows with the cluster.
 
@@ -39,16 +39,27 @@ RUNS = int(os.environ.get("ENGINE_BENCH_RUNS", "5"))
 SIZES = [int(size) for size in os.environ.get("ENGINE_BENCH_SIZES", "2,1000,5000").split(",")]
 EMPTY_PROGRAM = '"""An empty Pulumi program: the engine and language host alone."""\n'
 
-# What a dynamic provider process does before `check` can run: the engine's host
-# (`python -m pulumi.dynamic`) imports pulumi.dynamic and dill, then unpickles the provider.
-PROVIDER_IMPORT = """
-import base64, sys, time
+# What the dynamic provider process does in a no-change preview, phase by phase, in a fresh
+# interpreter: the engine's host (`python -m pulumi.dynamic`) imports pulumi.dynamic, dill and grpc;
+# `check` unpickles the provider from the state and checks the inputs; `diff` observes the cluster and
+# plans. Each phase's seconds include the imports it is the first to need.
+PROVIDER_PROCESS = """
+import base64, json, sys, time
 started = time.perf_counter()
-import dill, pulumi.dynamic
+import dill, grpc, pulumi.dynamic
+from pulumi.dynamic import Config, ConfigureRequest
+from pulumi.runtime import proto
 host = time.perf_counter()
-dill.loads(base64.b64decode(sys.stdin.read()))
-done = time.perf_counter()
-print(host - started, done - host)
+resource = json.loads(sys.stdin.read())
+provider = dill.loads(base64.b64decode(resource["inputs"]["__provider"]))
+provider.configure(ConfigureRequest(config=Config(raw_config={}, project_name="bench")))
+loaded = time.perf_counter()
+checked = provider.check(dict(resource["outputs"]), dict(resource["inputs"]))
+check = time.perf_counter()
+result = provider.diff(resource["id"], dict(resource["outputs"]), checked.inputs)
+diff = time.perf_counter()
+assert not result.changes, "the bench stack changed under the bench"
+print(host - started, loaded - host, check - loaded, diff - check)
 """
 
 
@@ -109,28 +120,26 @@ class Project:
     def preview(self) -> tuple[float, str]:
         return self.pulumi("preview", "--expect-no-changes")
 
-    def pickled_provider(self) -> str:
+    def cluster_resource(self) -> str:
+        """The Cluster resource in the state (id, inputs with the pickled provider, outputs), as JSON."""
         proc = subprocess.run(["pulumi", "stack", "export"], cwd=self.root, env=self.env, check=True,
                               capture_output=True, text=True)
         for resource in json.loads(proc.stdout)["deployment"].get("resources") or []:
-            value = (resource.get("inputs") or {}).get("__provider")
-            if isinstance(value, str):
-                return value
+            if isinstance((resource.get("inputs") or {}).get("__provider"), str):
+                return json.dumps({key: resource.get(key) for key in ("id", "inputs", "outputs")})
         sys.exit("no dynamic provider in the demo's state")
 
 
-def provider_import(project: Project) -> tuple[float, float]:
-    """Median seconds: the provider host's own imports, then `dill.loads` of the provider."""
-    pickled = project.pickled_provider()
+def provider_process(project: Project) -> list[float]:
+    """Median seconds of each phase of the provider process: host imports, unpickle, check, diff."""
+    resource = project.cluster_resource()
     python = venv() / "bin" / "python"
-    host, loads = [], []
+    runs = []
     for _ in range(RUNS):
-        proc = subprocess.run([str(python), "-c", PROVIDER_IMPORT], input=pickled, env=project.env,
+        proc = subprocess.run([str(python), "-c", PROVIDER_PROCESS], input=resource, env=project.env, cwd=project.root,
                               capture_output=True, text=True, check=True)
-        first, second = proc.stdout.split()
-        host.append(float(first))
-        loads.append(float(second))
-    return statistics.median(host), statistics.median(loads)
+        runs.append([float(x) for x in proc.stdout.split()])
+    return [statistics.median(run[i] for run in runs) for i in range(4)]
 
 
 def size_label(nodes: int) -> str:
@@ -159,7 +168,7 @@ def main() -> None:
             demo.config("workerCount", str(1 if workers > 1 else 0))
             scale_in_seconds, scale_in = demo.pulumi("preview")
             demo.config("workerCount", str(workers))
-            host, loads = provider_import(demo)
+            host, loads, check, diff = provider_process(demo)
             empty_median = statistics.median(e for e, _ in pairs)
             demo_median = statistics.median(d for _, d in pairs)
             ratio = statistics.median(d / e for e, d in pairs)
@@ -171,8 +180,8 @@ def main() -> None:
                   f"(min {min(d for _, d in pairs):.2f}, max {max(d for _, d in pairs):.2f})")
             print(f"  demo / empty           : {ratio:.2f}x (median of {RUNS} paired ratios; "
                   f"+{demo_median - empty_median:.2f} s per preview)")
-            print(f"  provider process       : host imports {host * 1000:.0f} ms + dill.loads (check's "
-                  f"imports) {loads * 1000:.0f} ms")
+            print(f"  provider process       : host imports {host * 1000:.0f} ms, unpickle {loads * 1000:.0f} ms, "
+                  f"check {check * 1000:.0f} ms, diff (observe + plan) {diff * 1000:.0f} ms (fresh process, medians)")
             print(f"  preview output         : {quiet_bytes:,} bytes with no change; {len(scale_in.encode()):,} "
                   f"bytes for a scale-in to {1 if workers > 1 else 0} worker(s) ({scale_in_seconds:.2f} s)")
         demo.pulumi("destroy", "--yes", "--skip-preview")
