@@ -226,10 +226,10 @@ class Cluster:
 
     def __getattr__(self, name: str):
         # Only called for attributes not set: `nodes` and `by_instance` of a cluster whose nodes are deferred.
-        load = self.__dict__.pop("_load_nodes", None) if name in ("nodes", "by_instance") else None
+        load = self.__dict__.get("_load_nodes") if name in ("nodes", "by_instance") else None
         if load is None:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        load(self)
+        load(self)  # calls set_nodes, which drops the loader
         return self.__dict__[name]
 
     @property
