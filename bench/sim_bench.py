@@ -195,13 +195,58 @@ def plan_timings(path: Path) -> tuple[float, float]:
     return statistics.median(fresh), statistics.median(warm[1:])
 
 
-def main() -> None:
+OBSERVE_SCRIPT = """
+import json, sys, time
+started = time.perf_counter()
+from pulumi_hyperpod.client import connect
+from pulumi_hyperpod.observe import observe
+imported = time.perf_counter()
+state = observe(connect("fake"), "big")
+observed = time.perf_counter()
+assert state is not None and len(state.nodes) == 5000, state
+print(json.dumps({"imports": imported - started, "observe": observed - imported}))
+"""
+
+
+def fresh_observe_timings(path: Path, runs: int = RUNS) -> tuple[float, float]:
+    """(median s of connect + observe of the 5,000-node cluster in a fresh process: store open, DescribeCluster,
+    every ListClusterNodes page; median s of that whole process, interpreter start-up and imports included)."""
+    env = {**os.environ, "HYPERPOD_FAKE_STATE": str(path), "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    inside, whole = [], []
+    for _ in range(runs):
+        started = time.perf_counter()
+        done = subprocess.run([sys.executable, "-c", OBSERVE_SCRIPT], env=env, capture_output=True, text=True)
+        whole.append(time.perf_counter() - started)
+        assert done.returncode == 0, done.stderr[-2000:]
+        inside.append(json.loads(done.stdout.strip().splitlines()[-1])["observe"])
+    return statistics.median(inside), statistics.median(whole)
+
+
+SECTIONS = ("scale", "headline", "shared", "observe", "plan")
+
+
+def main(sections: "tuple[str, ...]" = SECTIONS) -> None:
+    unknown = [name for name in sections if name not in SECTIONS]
+    if unknown:
+        raise SystemExit(f"unknown section {unknown[0]!r}; sections: {', '.join(SECTIONS)}")
+    if "scale" in sections:
+        scale()
+    if "headline" in sections:
+        headline()
+    if {"shared", "observe", "plan"} & set(sections):
+        with tempfile.TemporaryDirectory() as directory:
+            big(Path(directory), sections)
+
+
+def scale() -> None:
     ten_thousand_nodes()  # warm-up: botocore loads the sagemaker model once per process
     runs = [ten_thousand_nodes() for _ in range(RUNS)]
     print(f"10,000-node Continuous create → InService (boto3 + in-memory simulator): median "
           f"{statistics.median(r[0] for r in runs):.2f} s wall over {RUNS} runs (target < 2 s); "
           f"paging all 10,000 nodes (100 ListClusterNodes pages): median {statistics.median(r[1] for r in runs):.2f} s")
 
+
+def headline() -> None:
     started = time.perf_counter()
     continuous = [continuous_until_usable(seed) for seed in range(RUNS)]
     classic = [all_or_nothing_until_usable(seed) for seed in range(RUNS)]
@@ -212,15 +257,24 @@ def main() -> None:
     print(f"  all-or-nothing: all 16 usable after {statistics.median(c[0] for c in classic):.2f} h "
           f"({statistics.median(c[1] for c in classic):.0f} create attempts, retry every 15 min; nothing usable before)")
 
-    with tempfile.TemporaryDirectory() as directory:
-        path = big_world(Path(directory))
+
+
+def big(directory: Path, sections: "tuple[str, ...]") -> None:
+    path = big_world(directory)
+    if "observe" in sections:  # first: the world as big_world() left it
+        inside, whole = fresh_observe_timings(path)
+        print(f"observe of the 5,000-node cluster in a fresh process (store open + DescribeCluster + 50 "
+              f"ListClusterNodes pages, clients included): median {inside:.2f} s; the whole process "
+              f"{whole:.2f} s (start-up and imports included)")
+    if "shared" in sections:
         shared = clients_share_the_world(path)
         print(f"5,000-node SQLite world, two clients (sagemaker + service-quotas): median {shared * 1000:.0f} ms "
               "for a read after the other client's write")
+    if "plan" in sections:
         fresh, warm = plan_timings(path)
         print(f"`hyperpod --backend fake plan` on the 5,000-node cluster: median {fresh:.2f} s as a new process "
               f"(start-up included), {warm:.2f} s for the plan itself in a warm process (target < 1 s)")
 
 
 if __name__ == "__main__":
-    main()
+    main(tuple(sys.argv[1:]) or SECTIONS)
