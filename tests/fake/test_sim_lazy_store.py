@@ -133,9 +133,8 @@ def test_a_cluster_read_after_another_process_wrote_is_read_from_the_new_world(t
     listing = _listing(reader.client(), "b")
     assert len(listing) == 6 and {status for _, _, status, _, _ in listing} == {"Running"}
     assert reader.billing("b")["groups"]["gb"]["instances"] == 6
-    with reader._store.transaction():
-        with pytest.raises(RuntimeError, match="outside the transaction"):
-            stale.nodes  # noqa: B018 - a cluster of the world before the reload
+    with reader._store.transaction(), pytest.raises(RuntimeError, match="outside the transaction"):
+        stale.nodes  # noqa: B018 - a cluster of the world before the reload
 
 
 def test_a_world_written_before_nodes_were_deferred_still_loads_and_runs(tmp_path):
