@@ -168,3 +168,20 @@ def test_saving_a_cluster_whose_nodes_were_never_read_leaves_its_node_rows_alone
     assert not b.nodes_loaded, "saved without reading its nodes"
     assert reader._store.conn.execute("SELECT cluster_id, logical_id, data FROM nodes ORDER BY 1, 2").fetchall() == before
     assert len(_listing(Simulator(path).client(), "b")) == 4
+
+
+def test_after_a_rolled_back_transaction_the_world_is_read_again_and_its_old_clusters_refuse(tmp_path):
+    path = tmp_path / "w.sqlite"
+    _two_clusters(path)
+    sim = Simulator(path)
+    with pytest.raises(KeyError), sim._store.transaction() as world:
+        a = next(cluster for cluster in world.clusters.values() if cluster.name == "a")
+        b = next(cluster for cluster in world.clusters.values() if cluster.name == "b")
+        for node in a.nodes.values():
+            node.status = "Failure"  # a half-done change, then the request fails
+        world.dirty.add(a.id)
+        raise KeyError("boom")
+    assert {status for _, _, status, _, _ in _listing(sim.client(), "a")} == {"Running"}, "rolled back"
+    with sim._store.transaction(), pytest.raises(RuntimeError, match="outside the transaction"):
+        b.nodes  # noqa: B018 - deferred in the world the rollback dropped
+    assert len(_listing(sim.client(), "b")) == 4
