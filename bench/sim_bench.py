@@ -13,6 +13,10 @@
 4. `hyperpod --backend fake plan` (preflight included) against a 5,000-node simulated cluster: the whole
    command in a fresh process (interpreter start-up included) and the plan itself in-process
    (CliRunner, warm imports) — medians of 5 runs; target < 1 s for the plan itself.
+5. observe of the 5,000-node cluster in a fresh process: imports done first, then client, store open,
+   DescribeCluster and the 50 ListClusterNodes pages (wall and CPU seconds), and the whole process.
+
+Sections can be chosen: `bench/sim_bench.py observe plan` (scale, headline, shared, observe, plan).
 
 Before/after the one-store-per-world and one-loader-per-process change (issue 16), the same bench on
 one machine (2 shared cores, loaded), three paired rounds, medians — `python /tmp/paired.py` style:
@@ -22,6 +26,20 @@ run this file with PYTHONPATH at the old tree, then at this one, alternately:
   `hyperpod --backend fake plan`, new process:          4.78 s → 3.68 s  (the rest is import time)
   10,000-node create → InService, in-memory:            1.46 s → 1.59 s  (unchanged: within noise)
   paging 10,000 nodes:                                  1.24 s → 0.92 s  (fast epoch timestamps)
+
+Before/after reading a cluster's nodes and the billing records on first use (fake/store.py), the same
+way (old tree: a copy of this file in it; three paired rounds of `observe plan`, medians; the machine
+shared with two other benchmarking sessions, so single runs vary by ±30 %):
+  observe, fresh process (store open + DescribeCluster + 50 pages):  0.96 s → 0.76 s  (CPU 0.83 → 0.69 s)
+  `hyperpod --backend fake plan`, new process:                       1.98 s → 1.43 s
+  `hyperpod --backend fake plan`, plan itself (warm):                0.42 s → 0.30 s
+  10,000-node create → InService / paging 10,000 nodes (4 rounds):   0.64 / 0.35 s → 0.57 / 0.30 s (unchanged)
+20 alternating pairs of the observe process alone: CPU 0.70 → 0.58 s, wall 0.92 → 0.79 s (median paired
+difference 0.12 s CPU, 0.16 s wall). Where the fresh observe's CPU goes now (new tree): client creation
+0.21 s (botocore: the sagemaker model, endpoint rules), decoding the cluster's 5,000 node rows on the
+first DescribeCluster 0.13 s, DescribeCluster + 50 pages 0.35 s, of which botocore (response parsing,
+request building and signing) takes about two thirds and the simulator's handler under a third (30 %:
+validation, the sorted listing once, 5,000 summaries, JSON encoding, one SQLite transaction per page).
 """
 
 from __future__ import annotations
@@ -195,13 +213,62 @@ def plan_timings(path: Path) -> tuple[float, float]:
     return statistics.median(fresh), statistics.median(warm[1:])
 
 
-def main() -> None:
+OBSERVE_SCRIPT = """
+import json, sys, time
+started = time.perf_counter()
+from pulumi_hyperpod.client import connect
+from pulumi_hyperpod.observe import observe
+import pulumi_hyperpod.fake.simulator, pulumi_hyperpod.observe.reader  # imports: counted in the whole process only
+imported, cpu = time.perf_counter(), time.process_time()
+state = observe(connect("fake"), "big")
+observed, cpu = time.perf_counter(), time.process_time() - cpu
+assert state is not None and len(state.nodes) == 5000, state
+print(json.dumps({"imports": imported - started, "observe": observed - imported, "cpu": cpu}))
+"""
+
+
+def fresh_observe_timings(path: Path, runs: int = RUNS) -> tuple[float, float, float]:
+    """Medians, in a fresh process, of connect + observe of the 5,000-node cluster (store open, DescribeCluster,
+    every ListClusterNodes page): wall s, CPU s (steadier on a shared machine); and wall s of the whole process
+    (interpreter start-up and imports included)."""
+    env = {**os.environ, "HYPERPOD_FAKE_STATE": str(path), "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    inside, cpu, whole = [], [], []
+    for _ in range(runs):
+        started = time.perf_counter()
+        done = subprocess.run([sys.executable, "-c", OBSERVE_SCRIPT], env=env, capture_output=True, text=True)
+        whole.append(time.perf_counter() - started)
+        assert done.returncode == 0, done.stderr[-2000:]
+        figures = json.loads(done.stdout.strip().splitlines()[-1])
+        inside.append(figures["observe"])
+        cpu.append(figures["cpu"])
+    return statistics.median(inside), statistics.median(cpu), statistics.median(whole)
+
+
+SECTIONS = ("scale", "headline", "shared", "observe", "plan")
+
+
+def main(sections: "tuple[str, ...]" = SECTIONS) -> None:
+    unknown = [name for name in sections if name not in SECTIONS]
+    if unknown:
+        raise SystemExit(f"unknown section {unknown[0]!r}; sections: {', '.join(SECTIONS)}")
+    if "scale" in sections:
+        scale()
+    if "headline" in sections:
+        headline()
+    if {"shared", "observe", "plan"} & set(sections):
+        with tempfile.TemporaryDirectory() as directory:
+            big(Path(directory), sections)
+
+
+def scale() -> None:
     ten_thousand_nodes()  # warm-up: botocore loads the sagemaker model once per process
     runs = [ten_thousand_nodes() for _ in range(RUNS)]
     print(f"10,000-node Continuous create → InService (boto3 + in-memory simulator): median "
           f"{statistics.median(r[0] for r in runs):.2f} s wall over {RUNS} runs (target < 2 s); "
           f"paging all 10,000 nodes (100 ListClusterNodes pages): median {statistics.median(r[1] for r in runs):.2f} s")
 
+
+def headline() -> None:
     started = time.perf_counter()
     continuous = [continuous_until_usable(seed) for seed in range(RUNS)]
     classic = [all_or_nothing_until_usable(seed) for seed in range(RUNS)]
@@ -212,15 +279,24 @@ def main() -> None:
     print(f"  all-or-nothing: all 16 usable after {statistics.median(c[0] for c in classic):.2f} h "
           f"({statistics.median(c[1] for c in classic):.0f} create attempts, retry every 15 min; nothing usable before)")
 
-    with tempfile.TemporaryDirectory() as directory:
-        path = big_world(Path(directory))
+
+
+def big(directory: Path, sections: "tuple[str, ...]") -> None:
+    path = big_world(directory)
+    if "observe" in sections:  # first: the world as big_world() left it
+        inside, cpu, whole = fresh_observe_timings(path)
+        print(f"observe of the 5,000-node cluster in a fresh process (store open + DescribeCluster + 50 "
+              f"ListClusterNodes pages, client made, imports done): median {inside:.2f} s ({cpu:.2f} s CPU); the whole "
+              f"process {whole:.2f} s (start-up and imports included)")
+    if "shared" in sections:
         shared = clients_share_the_world(path)
         print(f"5,000-node SQLite world, two clients (sagemaker + service-quotas): median {shared * 1000:.0f} ms "
               "for a read after the other client's write")
+    if "plan" in sections:
         fresh, warm = plan_timings(path)
         print(f"`hyperpod --backend fake plan` on the 5,000-node cluster: median {fresh:.2f} s as a new process "
               f"(start-up included), {warm:.2f} s for the plan itself in a warm process (target < 1 s)")
 
 
 if __name__ == "__main__":
-    main()
+    main(tuple(sys.argv[1:]) or SECTIONS)

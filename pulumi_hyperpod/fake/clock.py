@@ -122,8 +122,8 @@ class PollTracker:
 
     MAX_KEYS = 1024
 
-    def __init__(self, window: float) -> None:
-        self.window = window
+    def __init__(self, window: Optional[float]) -> None:
+        self.window = window  # None until known: the simulator sets it from the world's scenario
         self._seen: dict[Hashable, float] = {}
         self._counted_until: Optional[float] = None
 

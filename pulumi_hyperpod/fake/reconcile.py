@@ -18,7 +18,7 @@ import heapq
 
 from . import provisioning as prov, rolling_update
 from .model import CONTROLLER, FAILED, LOGIN, RUNNING, TERMINATING, WAITING, Cluster, InstanceGroup, Node
-from .world import CAPACITY, CLUSTER, DEADLINE, NODE, RETRY, World
+from .world import CAPACITY, CLUSTER, DEADLINE, LOAD, NODE, RETRY, World
 
 SETTLING = ("waiting", "booting", "lifecycle", "healthcheck")
 
@@ -49,6 +49,9 @@ def _dispatch(world: World, entry: tuple) -> None:
         world.schedule_capacity_change()
         return
     cluster = world.clusters[cluster_id]
+    if kind == LOAD:  # reading the nodes puts their timers on the heap; nothing changed
+        cluster.nodes  # noqa: B018
+        return
     world.touch(cluster)
     if kind == NODE:
         prov.on_node_timer(world, cluster, cluster.nodes[ref])

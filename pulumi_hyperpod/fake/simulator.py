@@ -54,6 +54,12 @@ def _boto3_session() -> boto3.session.Session:
     return boto3.session.Session(botocore_session=session)
 
 
+def _waited(polls: PollTracker, key: Any, world: World) -> float:
+    if polls.window is None:
+        polls.window = world.scenario.poll_window_seconds
+    return polls.waited(key, world.clock.real_time())
+
+
 class Simulator:
     """A simulated SageMaker HyperPod service.
 
@@ -97,12 +103,12 @@ class Simulator:
             return simulator
 
     @contextlib.contextmanager
-    def _world(self, waited: Optional[Callable[[float], float]] = None) -> Iterator[World]:
-        """One transaction on the world, caught up to now first. `waited(real now)`: the real seconds a
+    def _world(self, waited: Optional[Callable[[World], float]] = None) -> Iterator[World]:
+        """One transaction on the world, caught up to now first. `waited(world)`: the real seconds a
         polling client waited since its last poll, which the world fast-forwards through first."""
         with self._store.transaction() as world:
             if waited is not None:
-                world.clock.fast_forward(waited(world.clock.real_time()))
+                world.clock.fast_forward(waited(world))
             reconcile.catch_up(world, max(world.now, world.clock.now()))
             yield world
 
@@ -118,7 +124,7 @@ class Simulator:
         model = client.meta.service_model
         service_id = model.service_id.hyphenize()
         region = client.meta.region_name
-        polls = PollTracker(self.scenario.poll_window_seconds)
+        polls = PollTracker(None)  # the scenario's window, read in the client's first transaction
 
         def handle(request: Any, **_: Any) -> Any:
             return self._handle(model.service_name, model.protocol, region, request, polls)
@@ -141,7 +147,7 @@ class Simulator:
         waited = None
         if operation.startswith(READS):  # a repeated identical read is a client waiting on the world
             key = (service, region, operation, json.dumps(params, sort_keys=True, default=str))
-            waited = functools.partial(polls.waited, key)
+            waited = functools.partial(_waited, polls, key)
         with self._world(waited) as world:
             self._store.record_call(operation, params)
             status, payload = wire.dispatch(world, service, operation, region, params)

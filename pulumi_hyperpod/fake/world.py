@@ -21,6 +21,10 @@ from .scenario import Scenario
 
 # Timer kinds
 NODE, RETRY, DEADLINE, CAPACITY, CLUSTER = "node", "retry", "deadline", "capacity", "cluster"
+# A cluster whose nodes are not read yet (Cluster.defer_nodes) has one timer at its earliest node timer: due, it
+# reads the nodes, which puts their own timers on the heap. "load" sorts before "node", so at any instant the node
+# timers are on the heap before the first of them runs, in the order a process that read them earlier runs them.
+LOAD = "load"
 
 
 def rng_state(rng: random.Random) -> list:
@@ -47,7 +51,8 @@ class World:
         self.capacity = CapacityPools.from_scenario(scenario)
         self.capacity_cursor = 0
         self.tokens: dict[str, dict] = {}
-        self.billing: dict[str, dict] = {}
+        self._billing: Optional[dict[str, dict]] = {}
+        self._billing_loader: Optional[Callable[[], dict[str, dict]]] = None
         self.s3: dict[str, dict] = {}  # bucket -> {"region", "created", "objects"} (fake/s3.py)
         self.heap: list[tuple] = []
         self.dirty: set[str] = set()  # cluster ids whose rows must be saved
@@ -97,15 +102,22 @@ class World:
         for cluster in self.clusters.values():
             if cluster.due is not None:
                 self.push(CLUSTER, cluster.id, "", cluster.due)
-            for node in cluster.nodes.values():
-                if node.due is not None:
-                    self.push(NODE, cluster.id, node.logical_id, node.due)
+            if cluster.nodes_loaded:
+                self.schedule_nodes(cluster)
+            elif cluster.next_node_due() is not None:
+                self.push(LOAD, cluster.id, "", cluster.next_node_due())
             for group in cluster.groups.values():
                 if group.retry_at is not None:
                     self.push(RETRY, cluster.id, group.name, group.retry_at)
                 if group.min_deadline is not None:
                     self.push(DEADLINE, cluster.id, group.name, group.min_deadline)
         self.schedule_capacity_change()
+
+    def schedule_nodes(self, cluster: Cluster) -> None:
+        """Put the timers of a cluster's nodes on the heap (once: after loading, or when they are first read)."""
+        for node in cluster.nodes.values():
+            if node.due is not None:
+                self.push(NODE, cluster.id, node.logical_id, node.due)
 
     def is_current(self, entry: tuple) -> bool:
         due, kind, cluster_id, ref = entry
@@ -116,6 +128,8 @@ class World:
             return False
         if kind == CLUSTER:
             return cluster.due == due
+        if kind == LOAD:
+            return not cluster.nodes_loaded
         if kind == NODE:
             node = cluster.nodes.get(ref)
             return node is not None and node.due == due
@@ -170,6 +184,17 @@ class World:
         return [cluster for cluster in self.clusters.values() if cluster.region == region]
 
     # -- events and billing ----------------------------------------------------------------------
+    @property
+    def billing(self) -> dict[str, dict]:
+        """Every billing record by key (instance id). A persistent world reads them on first use: most
+        requests never look, and a 5,000-node world has 5,000 of them."""
+        if self._billing is None:
+            self._billing = self._billing_loader()
+        return self._billing
+
+    def defer_billing(self, load: Callable[[], dict[str, dict]]) -> None:
+        self._billing, self._billing_loader = None, load
+
     def emit(
         self,
         cluster: Cluster,
