@@ -104,25 +104,38 @@ def import_figures(stderr: str) -> tuple[int, float, float]:
     return modules, total / 1e6, cli / 1e6
 
 
-def big_world(path: Path, spec: Path) -> None:
-    """A frozen simulated world with one InService 5,000-node cluster, and a spec that shrinks a group."""
-    sys.path.insert(0, str(HERE))
-    from pulumi_hyperpod.fake import Simulator
+# Run with PYTHONPATH at the tree measured: each tree's simulator writes the world in its own format.
+BIG_WORLD = """
+import json, sys
+from pulumi_hyperpod.fake import Simulator
 
-    def group(name: str, count: int, instance_type: str) -> dict:
-        return {"InstanceGroupName": name, "InstanceType": instance_type, "InstanceCount": count,
-                "LifeCycleConfig": {"SourceS3Uri": "s3://bucket/lifecycle/src/", "OnCreate": "on_create.sh"},
-                "ExecutionRole": "arn:aws:iam::111122223333:role/hyperpod"}
+path, spec, big = sys.argv[1], sys.argv[2], int(sys.argv[3])
 
-    request = {"ClusterName": "big", "NodeProvisioningMode": "Continuous",
-               "VpcConfig": {"SecurityGroupIds": ["sg-12345678"], "Subnets": ["subnet-aaaa1111", "subnet-bbbb2222"]},
-               "Orchestrator": {"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/big"}},
-               "InstanceGroups": [group("gpu", BIG - 8, "ml.p5.48xlarge"), group("cpu", 8, "ml.m5.xlarge")]}
-    sim = Simulator(path, scenario={"speed": 0})
-    sim.client().create_cluster(**request)
-    sim.advance(1800)
-    request["InstanceGroups"][1]["InstanceCount"] = 6  # a scale-in: victims chosen among the nodes
-    spec.write_text(json.dumps(request), encoding="utf-8")
+
+def group(name, count, instance_type):
+    return {"InstanceGroupName": name, "InstanceType": instance_type, "InstanceCount": count,
+            "LifeCycleConfig": {"SourceS3Uri": "s3://bucket/lifecycle/src/", "OnCreate": "on_create.sh"},
+            "ExecutionRole": "arn:aws:iam::111122223333:role/hyperpod"}
+
+
+request = {"ClusterName": "big", "NodeProvisioningMode": "Continuous",
+           "VpcConfig": {"SecurityGroupIds": ["sg-12345678"], "Subnets": ["subnet-aaaa1111", "subnet-bbbb2222"]},
+           "Orchestrator": {"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/big"}},
+           "InstanceGroups": [group("gpu", big - 8, "ml.p5.48xlarge"), group("cpu", 8, "ml.m5.xlarge")]}
+sim = Simulator(path, scenario={"speed": 0})
+sim.client().create_cluster(**request)
+sim.advance(1800)
+request["InstanceGroups"][1]["InstanceCount"] = 6  # a scale-in: victims chosen among the nodes
+open(spec, "w", encoding="utf-8").write(json.dumps(request))
+"""
+
+
+def big_world(tree: Path, path: Path, spec: Path) -> None:
+    """A frozen simulated world with one InService 5,000-node cluster, written by `tree`'s own
+    simulator, and a spec that shrinks a group."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, "-c", BIG_WORLD, str(path), str(spec), str(BIG)], check=True, cwd=path.parent,
+                   env={**os.environ, "PYTHONPATH": str(tree)})
 
 
 def measure(trees: dict[str, Path], runs: int, bytecode: bool, big: bool) -> dict[str, dict[str, list[float]]]:
@@ -130,10 +143,11 @@ def measure(trees: dict[str, Path], runs: int, bytecode: bool, big: bool) -> dic
     with tempfile.TemporaryDirectory() as directory:
         scratch = Path(directory)
         empty = scratch / "empty"
-        big_path, big_spec = scratch / "big" / "fake.sqlite", scratch / "big" / "spec.json"
+        worlds = {label: (scratch / f"big-{index}" / "fake.sqlite", scratch / f"big-{index}" / "spec.json")
+                  for index, label in enumerate(trees)}
         if big:
-            big_path.parent.mkdir()
-            big_world(big_path, big_spec)
+            for label, tree in trees.items():
+                big_world(tree, *worlds[label])
         cases = {
             "hyperpod --help": ["--help"],
             "hyperpod --version": ["--version"],
@@ -144,6 +158,7 @@ def measure(trees: dict[str, Path], runs: int, bytecode: bool, big: bool) -> dic
             _run(["--help"], env, scratch)
             _run(["--backend", "fake", "plan", "-f", str(SPEC)], env, scratch)
             if big:
+                big_path, big_spec = worlds[label]
                 _run(["--backend", "fake", "plan", "-f", str(big_spec)], {**env, "HYPERPOD_FAKE_STATE": str(big_path)}, scratch)
         for _ in range(runs):
             for label, env in envs.items():  # alternating: paired runs
@@ -156,6 +171,7 @@ def measure(trees: dict[str, Path], runs: int, bytecode: bool, big: bool) -> dic
                 mine.setdefault("plan: import time, all modules (s)", []).append(total)
                 mine.setdefault("plan: import of pulumi_hyperpod.cli (s)", []).append(cli)
                 if big:
+                    big_path, big_spec = worlds[label]
                     elapsed, stderr = _run(["--backend", "fake", "plan", "-f", str(big_spec)],
                                            {**env, "HYPERPOD_FAKE_STATE": str(big_path)}, scratch, code=CLI_TIMED)
                     stamps = {line.split()[0]: float(line.split()[-1]) for line in stderr.splitlines()
