@@ -1,4 +1,5 @@
-"""The provider process's exit: at once when the engine closes an idle provider.
+"""The provider host process: its exit, at once when the engine closes an idle provider; and the
+cyclic garbage collector, paused while a preview's check or diff runs.
 
 When a preview or an update ends, the engine interrupts each provider process (SIGINT) and waits for
 it to exit. Python then tears down every module the provider loaded (botocore, the service model,
@@ -10,6 +11,12 @@ process in which a call failed (a check refused, a diff or an apply raised): the
 stopping the deployment while the program may still be waiting on it, and the program's own
 shutdown, racing a provider gone at once, printed a gRPC traceback under the engine's error.
 
+`check` and `diff` load most of what the provider imports and, at 5,000 nodes, build hundreds of
+thousands of objects; the collector then walks every object alive (the service model included) again
+and again, about 15 % of a preview's provider time. They are short and bounded, so the collector is
+paused while any of them runs and resumed after (create, update and delete, which wait for minutes,
+keep it running).
+
 Installed only in the dynamic provider's host process (`python -m pulumi.dynamic`, which leaves only
 by that interrupt or by an unhandled error), never in a process that merely imports the provider (a
 test run, a program, the native plugin).
@@ -19,6 +26,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import gc
 import logging
 import os
 import sys
@@ -31,6 +39,7 @@ _lock = threading.Lock()
 _in_flight = 0
 _failed = False
 _installed = False
+_paused = 0
 
 Call = TypeVar("Call", bound=Callable[..., Any])
 
@@ -71,6 +80,30 @@ def in_flight(call: Call) -> Call:
                 _in_flight -= 1
 
     return counted  # type: ignore[return-value]
+
+
+def gc_paused(call: Call) -> Call:
+    """In the host, the cyclic garbage collector paused while the call runs (calls run on the
+    server's threads, and the collector is the process's: it resumes when the last one returns)."""
+
+    @functools.wraps(call)
+    def paused(*args: Any, **kwargs: Any) -> Any:
+        global _paused
+        if not _installed:
+            return call(*args, **kwargs)
+        with _lock:
+            _paused += 1
+            if _paused == 1:
+                gc.disable()
+        try:
+            return call(*args, **kwargs)
+        finally:
+            with _lock:
+                _paused -= 1
+                if _paused == 0:
+                    gc.enable()
+
+    return paused  # type: ignore[return-value]
 
 
 def failed() -> None:

@@ -26,7 +26,7 @@ from pulumi.dynamic import (
 
 from . import changes, process, props
 from .console import say
-from .process import in_flight
+from .process import gc_paused, in_flight
 from .settings import Defaults, Location, Settings
 from .unknowns import unknown_paths
 
@@ -102,6 +102,7 @@ class ClusterProvider(ResourceProvider):
 
     # ---- check ---------------------------------------------------------------------------
     @in_flight
+    @gc_paused
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         inputs, failures = props.check_inputs(news)
         if not failures and not _olds:
@@ -144,6 +145,7 @@ class ClusterProvider(ResourceProvider):
 
     # ---- diff ----------------------------------------------------------------------------
     @in_flight
+    @gc_paused
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         name = props.cluster_name(news) or props.cluster_name(olds) or _id
         unknown = unknown_paths(news)

@@ -97,3 +97,33 @@ def test_a_check_with_failures_marks_the_process(monkeypatch):
     monkeypatch.setattr(process, "_failed", False)
     ClusterProvider().check({}, {"spec": {"ClusterName": ""}, "backend": "fake"})
     assert not process.idle()
+
+
+def test_the_collector_pauses_during_check_and_diff_in_the_host_only():
+    done = host(
+        "import gc\n"
+        "seen = []\n"
+        "@process.gc_paused\n"
+        "def diff(inner=None):\n"
+        "    seen.append(gc.isenabled())\n"
+        "    if inner: inner()\n"
+        "    seen.append(gc.isenabled())\n"
+        "diff(lambda: diff())  # nested (as two threads would overlap): resumed only after the last\n"
+        "try:\n"
+        "    diff(lambda: 1 / 0)\n"
+        "except ZeroDivisionError:\n"
+        "    pass\n"
+        "print(seen, gc.isenabled())\n"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["work done", "[False, False, False, False, False] True"]
+
+
+def test_outside_the_host_the_collector_is_left_alone():
+    import gc
+
+    from pulumi_hyperpod.provider import process
+
+    seen = []
+    process.gc_paused(lambda: seen.append(gc.isenabled()))()
+    assert seen == [True] and gc.isenabled()
