@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from .. import collector
 from ..plan.model import PLAN_FORMAT  # no third-party import: the --json help names the format
 from . import common
 from .common import EXIT_ERROR, EXIT_REFUSED, client_from, emit_json, handle_errors, load_policy
@@ -149,10 +150,11 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
     if _is_gcp(spec_file, lifecycle or slurm_file):
         return _in_gcp(ctx, "plan", spec_file=spec_file, snapshot=snapshot, as_json=as_json, out_file=out_file,
                        policy_file=policy_file, protect=protect)
-    spec = ClusterSpec.from_file(spec_file)
-    policy = load_policy(policy_file, protect)
-    prepared = _prepare(ctx, spec, policy, snapshot, no_preflight, lifecycle, slurm_file)
-    _show_plan(prepared.plan, as_json)
+    with collector.paused():  # a read, a plan and its tables: short and bounded
+        spec = ClusterSpec.from_file(spec_file)
+        policy = load_policy(policy_file, protect)
+        prepared = _prepare(ctx, spec, policy, snapshot, no_preflight, lifecycle, slurm_file)
+        _show_plan(prepared.plan, as_json)
     if out_file:
         try:
             pipeline.save(prepared, out_file)

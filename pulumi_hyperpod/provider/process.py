@@ -26,12 +26,13 @@ from __future__ import annotations
 
 import atexit
 import functools
-import gc
 import logging
 import os
 import sys
 import threading
 from typing import Any, Callable, TypeVar
+
+from .. import collector
 
 HOSTS = frozenset({"pulumi.dynamic.__main__"})  # the SDK's dynamic provider host, `python -m pulumi.dynamic`
 
@@ -39,7 +40,6 @@ _lock = threading.Lock()
 _in_flight = 0
 _failed = False
 _installed = False
-_paused = 0
 
 Call = TypeVar("Call", bound=Callable[..., Any])
 
@@ -83,25 +83,14 @@ def in_flight(call: Call) -> Call:
 
 
 def gc_paused(call: Call) -> Call:
-    """In the host, the cyclic garbage collector paused while the call runs (calls run on the
-    server's threads, and the collector is the process's: it resumes when the last one returns)."""
+    """In the host, the cyclic garbage collector paused while the call runs (`collector.paused`)."""
 
     @functools.wraps(call)
     def paused(*args: Any, **kwargs: Any) -> Any:
-        global _paused
         if not _installed:
             return call(*args, **kwargs)
-        with _lock:
-            _paused += 1
-            if _paused == 1:
-                gc.disable()
-        try:
+        with collector.paused():
             return call(*args, **kwargs)
-        finally:
-            with _lock:
-                _paused -= 1
-                if _paused == 0:
-                    gc.enable()
 
     return paused  # type: ignore[return-value]
 

@@ -127,3 +127,22 @@ def test_outside_the_host_the_collector_is_left_alone():
     seen = []
     process.gc_paused(lambda: seen.append(gc.isenabled()))()
     assert seen == [True] and gc.isenabled()
+
+
+def test_the_collector_resumes_only_if_it_was_running():
+    import gc
+
+    from pulumi_hyperpod import collector
+
+    gc.disable()
+    try:
+        with collector.paused():
+            pass
+        assert not gc.isenabled()  # someone else had it off: left off
+    finally:
+        gc.enable()
+    with collector.paused():
+        with collector.paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()  # the outer user is still working
+    assert gc.isenabled()
