@@ -169,50 +169,48 @@ class _ServiceRules(ParamValidator):
                 errors.add(_path(name), f"{_describe(param)} does not match the pattern {pattern}")
 
     def _validate_integer(self, param, shape, errors, name):
-        if isinstance(param, bool):  # a bool is an int to Python, never to the service
-            errors.report(name, "invalid type", param=param, valid_types=["<class 'int'>"])
-            return
-        if self._passes(super()._validate_integer, param, shape, errors, name):
-            self._too_big(param, shape, errors, name, None)
+        self._number(super()._validate_integer, "int", param, shape, errors, name)
 
     _validate_long = _validate_integer
 
     def _validate_double(self, param, shape, errors, name):
-        if isinstance(param, bool):
-            errors.report(name, "invalid type", param=param, valid_types=["<class 'float'>"])
-            return
-        if self._passes(super()._validate_double, param, shape, errors, name):
-            self._too_big(param, shape, errors, name, None)
+        self._number(super()._validate_double, "float", param, shape, errors, name)
 
     _validate_float = _validate_double
+
+    def _number(self, check, python_type: str, param, shape, errors, name):
+        if isinstance(param, bool):  # a bool is an int to Python, never to the service
+            errors.report(name, "invalid type", param=param, valid_types=[f"<class '{python_type}'>"])
+            return
+        if self._passes(check, param, shape, errors, name):
+            self._too_big(param, shape, errors, name, None)
 
     def _validate_list(self, param, shape, errors, name):
         # botocore skips the items of a list of unconstrained scalars (type only); the service checks
         # their max/enum/pattern too, so every item is validated here.
-        if not isinstance(param, (list, tuple)):
-            errors.report(name, "invalid type", param=param, valid_types=["<class 'list'>"])
-            return
-        errors.unit = "items"
-        before = len(errors.violations)
-        range_check(name, len(param), shape, "invalid length", errors)
-        if len(errors.violations) != before or self._too_big(len(param), shape, errors, name, "items"):
+        if not self._container_fits(param, (list, tuple), "list", "items", shape, errors, name):
             return  # a list over its limit is one problem, not one per item
         for index, item in enumerate(param):
             self._validate(item, shape.member, errors, f"{name}[{index}]")
 
     def _validate_map(self, param, shape, errors, name):
-        if not isinstance(param, dict):
-            errors.report(name, "invalid type", param=param, valid_types=["<class 'dict'>"])
-            return
-        errors.unit = "entries"
-        before = len(errors.violations)
-        range_check(name, len(param), shape, "invalid length", errors)
-        if len(errors.violations) != before or self._too_big(len(param), shape, errors, name, "entries"):
+        if not self._container_fits(param, dict, "dict", "entries", shape, errors, name):
             return
         for key, value in param.items():
             where = f"{name}[{key!r}]"
             self._validate(key, shape.key, errors, where)
             self._validate(value, shape.value, errors, where)
+
+    def _container_fits(self, param, types, python_type: str, unit: str, shape, errors, name) -> bool:
+        """The right type and within its size limits (each one problem, reported); then its
+        members are checked."""
+        if not isinstance(param, types):
+            errors.report(name, "invalid type", param=param, valid_types=[f"<class '{python_type}'>"])
+            return False
+        errors.unit = unit
+        before = len(errors.violations)
+        range_check(name, len(param), shape, "invalid length", errors)
+        return len(errors.violations) == before and not self._too_big(len(param), shape, errors, name, unit)
 
     @staticmethod
     def _passes(check, param, shape, errors, name) -> bool:

@@ -179,24 +179,35 @@ def apply_command(ctx, spec_file, plan_file, yes, no_wait, timeout, as_json, pol
         _show(the_plan, False)
     if the_plan.refused:
         if as_json:
-            click.echo(json.dumps({"plan": the_plan.to_dict(), "result": None}, indent=2, sort_keys=True))
+            _emit(the_plan, None)
         print_error("nothing was changed.", label="refused")
         sys.exit(EXIT_REFUSED)
-    if the_plan.empty:
-        if as_json:
-            click.echo(json.dumps({"plan": the_plan.to_dict(), "result": {"outcome": "done", "calls": []}}, indent=2, sort_keys=True))
+    result = _confirmed_apply(client, the_plan, "Apply this plan?", yes=yes, no_wait=no_wait, timeout=timeout, as_json=as_json)
+    if result is None:
         return
-    _confirm(yes, "Apply this plan?")
-    result = _apply(client, the_plan, not no_wait, timeout, quiet=as_json)
     from ..gcp.apply import status_of
 
     if as_json:
-        click.echo(json.dumps({"plan": the_plan.to_dict(), "result": {"outcome": result.outcome, "calls": result.calls,
-                                                                     "status": status_of(result.state)}}, indent=2, sort_keys=True))
+        _emit(the_plan, {"outcome": result.outcome, "calls": result.calls, "status": status_of(result.state)})
     else:
         _out().print(f"outcome: {result.outcome}; calls: {', '.join(result.calls) or 'none'}", highlight=False)
         if result.state is not None:
             _out().print(_status_table(result.state))
+
+
+def _emit(the_plan, result) -> None:
+    """The plan and what became of it, as `--json` prints them."""
+    click.echo(json.dumps({"plan": the_plan.to_dict(), "result": result}, indent=2, sort_keys=True))
+
+
+def _confirmed_apply(client, the_plan, question: str, *, yes: bool, no_wait: bool, timeout: float, as_json: bool):
+    """Ask, then apply the plan; None when there is nothing to do (said in JSON with --json)."""
+    if the_plan.empty:
+        if as_json:
+            _emit(the_plan, {"outcome": "done", "calls": []})
+        return None
+    _confirm(yes, question)
+    return _apply(client, the_plan, not no_wait, timeout, quiet=as_json)
 
 
 def _snapshot(path: str):
@@ -342,15 +353,11 @@ def delete_command(ctx, spec_file, name, yes, no_wait, timeout, as_json):
     the_plan = plan(None, observe(client, full))
     if not as_json:
         _show(the_plan, False)
-    if the_plan.empty:
-        if as_json:
-            click.echo(json.dumps({"plan": the_plan.to_dict(), "result": {"outcome": "done", "calls": []}}, indent=2, sort_keys=True))
+    result = _confirmed_apply(client, the_plan, "Delete this cluster?", yes=yes, no_wait=no_wait, timeout=timeout, as_json=as_json)
+    if result is None:
         return
-    _confirm(yes, "Delete this cluster?")
-    result = _apply(client, the_plan, not no_wait, timeout, quiet=as_json)
     if as_json:
-        click.echo(json.dumps({"plan": the_plan.to_dict(), "result": {"outcome": result.outcome, "calls": result.calls}},
-                              indent=2, sort_keys=True))
+        _emit(the_plan, {"outcome": result.outcome, "calls": result.calls})
     else:
         _out().print(f"outcome: {result.outcome}; calls: {', '.join(result.calls)}", highlight=False)
 

@@ -250,10 +250,7 @@ class Simulator:
     def fail_node(self, cluster: str, node_id: str, retryable: bool = True, region: Optional[str] = None) -> None:
         """Mark a node unhealthy (instance id or logical id); retryable failures get replaced."""
         with self._world() as world:
-            target = self._cluster(world, cluster, region)
-            node = target.node(node_id)
-            if node is None or not node.launched or not node.live or node.phase == "lost":
-                raise ValueError(f"node {node_id} of cluster {target.name} has no running instance to fail")
+            target, node = self._instance(world, cluster, node_id, region, "has no running instance to fail")
             prov.fail_node(world, target, node, f"Instance {node.instance_id} failed health checks (injected "
                            f"{'retryable' if retryable else 'non-retryable'} failure).", retryable=retryable)
             reconcile.reconcile_pending(world)
@@ -262,14 +259,20 @@ class Simulator:
         """The node's EC2 instance vanishes outside HyperPod (terminated from EC2, reclaimed): it shows
         NotFound; automatic node recovery (or Continuous mode) replaces it after the retry interval."""
         with self._world() as world:
-            target = self._cluster(world, cluster, region)
-            node = target.node(node_id)
-            if node is None or not node.launched or not node.live or node.phase == "lost":
-                raise ValueError(f"node {node_id} of cluster {target.name} has no instance to lose")
+            target, node = self._instance(world, cluster, node_id, region, "has no instance to lose")
             prov.lose_instance(world, target, node, f"EC2 instance {node.instance_id} was not found: it was "
                                "terminated outside SageMaker HyperPod (injected).")
             reconcile.reconcile_pending(world)
 
+
+    def _instance(self, world, cluster: str, node_id: str, region: Optional[str], missing: str):
+        """The cluster and its node `node_id` that has a live, launched instance; else ValueError
+        ("node … of cluster … {missing}")."""
+        target = self._cluster(world, cluster, region)
+        node = target.node(node_id)
+        if node is None or not node.launched or not node.live or node.phase == "lost":
+            raise ValueError(f"node {node_id} of cluster {target.name} {missing}")
+        return target, node
     def set_capacity(self, instance_type: str, az: Optional[str], available: int) -> None:
         """Set the free instances of a type in an AZ (None: the pool shared by every AZ)."""
         with self._world() as world:

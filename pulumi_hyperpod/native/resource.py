@@ -14,6 +14,7 @@ from typing import Any, Optional
 
 import pulumi
 
+from ..provider.resource import ClusterOutputs
 from .core import OUTPUTS, SETTING_KEYS, SPEC_FIELDS
 
 TYPE = "hyperpod:index:Cluster"
@@ -32,21 +33,8 @@ def _snake(name: str) -> str:
     return re.sub(r"([A-Z])", lambda m: "_" + m.group(1).lower(), name)
 
 
-class NativeCluster(pulumi.CustomResource):
+class NativeCluster(pulumi.CustomResource, ClusterOutputs):
     """A SageMaker HyperPod cluster managed by the native `hyperpod` provider."""
-
-    cluster_name: pulumi.Output[str]
-    arn: pulumi.Output[str]
-    status: pulumi.Output[str]
-    failure_message: pulumi.Output[Optional[str]]
-    continuous: pulumi.Output[bool]
-    orchestrator: pulumi.Output[str]
-    groups: pulumi.Output[dict]
-    node_count: pulumi.Output[int]
-    target_count: pulumi.Output[int]
-    pending_count: pulumi.Output[int]
-    location: pulumi.Output[dict]
-    spec: pulumi.Output[dict]
 
     def __init__(self, resource_name: str, opts: Optional[pulumi.ResourceOptions] = None, **args: Any) -> None:
         unknown = sorted(set(args) - set(INPUTS))

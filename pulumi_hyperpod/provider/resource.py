@@ -40,10 +40,6 @@ SPEC_MEMBERS = {
     "auto_scaling": "AutoScaling",
 }
 SPEC_FIELDS = tuple(SPEC_MEMBERS)
-OUTPUTS = (
-    "cluster_name", "arn", "status", "failure_message", "continuous", "orchestrator", "groups",
-    "node_count", "target_count", "pending_count", "location",
-)  # fmt: skip
 
 
 @dataclass
@@ -74,8 +70,8 @@ class ClusterArgs:
     roles: Optional[Mapping[str, str]] = None  # Slurm role by group ("Controller"|"Login"|"Compute") where NodeType is not set
 
 
-class Cluster(Resource, module="hyperpod", name="Cluster"):
-    """A SageMaker HyperPod cluster, planned and applied by pulumi-hyperpod."""
+class ClusterOutputs:
+    """What a cluster resource outputs: the dynamic `Cluster` and the native `NativeCluster` alike."""
 
     cluster_name: pulumi.Output[str]
     arn: pulumi.Output[str]
@@ -89,6 +85,14 @@ class Cluster(Resource, module="hyperpod", name="Cluster"):
     pending_count: pulumi.Output[int]
     location: pulumi.Output[dict]
     spec: pulumi.Output[dict]
+
+
+# The outputs the provider fills in (the spec is the checked input, echoed).
+OUTPUTS = tuple(name for name in ClusterOutputs.__annotations__ if name != "spec")
+
+
+class Cluster(Resource, ClusterOutputs, module="hyperpod", name="Cluster"):
+    """A SageMaker HyperPod cluster, planned and applied by pulumi-hyperpod."""
 
     def __init__(
         self,

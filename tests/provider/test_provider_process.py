@@ -29,6 +29,12 @@ def host(body: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", HOST + body], capture_output=True, text=True, env=env, timeout=60)
 
 
+def printed(done: subprocess.CompletedProcess, *lines: str) -> None:
+    """The stand-in host exited 0 having printed exactly `lines`."""
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == list(lines)
+
+
 def test_an_idle_host_exits_at_once_with_its_output_flushed():
     done = host("")
     assert done.returncode == 0, done.stderr
@@ -44,8 +50,7 @@ def test_a_call_in_flight_gets_the_normal_shutdown():
         "threading.Thread(target=apply, daemon=True).start()\n"
         "started.wait()\n"
     )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["work done", "normal shutdown"]
+    printed(done, "work done", "normal shutdown")
 
 
 def test_an_unhandled_error_keeps_its_status_and_the_normal_shutdown():
@@ -87,8 +92,7 @@ def test_a_failed_call_gets_the_normal_shutdown():
         "except ValueError:\n"
         "    pass\n"
     )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["work done", "normal shutdown"]
+    printed(done, "work done", "normal shutdown")
 
 
 def test_a_check_with_failures_marks_the_process(monkeypatch):
@@ -115,8 +119,7 @@ def test_the_collector_pauses_during_check_and_diff_in_the_host_only():
         "    pass\n"
         "print(seen, gc.isenabled())\n"
     )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines() == ["work done", "[False, False, False, False, False] True"]
+    printed(done, "work done", "[False, False, False, False, False] True")
 
 
 def test_outside_the_host_the_collector_is_left_alone():
