@@ -8,7 +8,10 @@ those two results kept on disk: botocore still decides what is loaded and from w
 saves the parsing and the listing.
 
 - A parsed file is stored as `marshal` data (plain dicts keep the order the OrderedDicts had; loading
-  marshal data runs no code), keyed by the file's path, size and modification time.
+  marshal data runs no code), keyed by the file's path, size and modification time. An entry
+  replaces the older entries of the same path (a reinstalled botocore, a file edited in
+  ~/.aws/models), so the cache holds one parse per model file, not one per version of it; so
+  does a service list.
 - A service list is keyed by the search paths (botocore's own data by botocore's version; the
   entries of any other path, such as ~/.aws/models, with their modification times).
 - Entries are written whole (a temporary file, then renamed). Any trouble with the cache (unwritable,
@@ -58,7 +61,8 @@ def _read(directory: Path | None, key: str) -> Any:
         return _MISSING
 
 
-def _write(directory: Path | None, key: str, value: Any) -> None:
+def _write(directory: Path | None, key: str, value: Any, replaces: str | None = None) -> None:
+    """`replaces`: a key prefix; the other entries starting with it are removed once this one is in."""
     if directory is None:
         return
     try:
@@ -72,6 +76,10 @@ def _write(directory: Path | None, key: str, value: Any) -> None:
         except BaseException:
             os.unlink(temporary)
             raise
+        if replaces:
+            for stale in directory.glob(replaces + "*"):
+                if stale.name != key:
+                    stale.unlink(missing_ok=True)  # another process may have removed it first
     except (OSError, ValueError):
         pass  # the cache is a shortcut: botocore has the data anyway
 
@@ -98,14 +106,16 @@ class CachingFileLoader(JSONFileLoader):
             return None
         if status.st_size < MIN_BYTES:
             return super()._load_file(full_path, open_method)
-        key = _key("file", os.path.abspath(full_path), status.st_size, status.st_mtime_ns)
+        # "<path>-<version of the file>": a new version of a file replaces the entries of the old one
+        place = _key("file", os.path.abspath(full_path))[:16] + "-"
+        key = place + _key(status.st_size, status.st_mtime_ns)[:16]
         cached = _read(self.directory, key)
         if cached is not _MISSING:
             return cached
         data = super()._load_file(full_path, open_method)
         if isinstance(data, OrderedDict):
             data = _plain(data)
-            _write(self.directory, key, data)
+            _write(self.directory, key, data, replaces=place)
         return data
 
 
@@ -120,13 +130,14 @@ class CachingLoader(Loader):
         memo = ("list_available_services", type_name)  # botocore's own per-instance cache key
         if memo in self._cache:
             return self._cache[memo]
-        key = _key("services", type_name, [_location(path) for path in self.search_paths])
+        place = _key("services", type_name, self.search_paths)[:16] + "-"
+        key = place + _key([_location(path) for path in self.search_paths])[:16]
         cached = _read(self.directory, key)
         if isinstance(cached, list):
             self._cache[memo] = cached
             return cached
         services = super().list_available_services(type_name)
-        _write(self.directory, key, list(services))
+        _write(self.directory, key, list(services), replaces=place)
         return services
 
 

@@ -58,6 +58,14 @@ def test_a_changed_file_is_parsed_again(tmp_path):
     (models / "service-2.json").write_text(json.dumps(document))
     os.utime(models / "service-2.json", ns=(1, 1))  # another time and size: another entry
     assert CachingLoader([str(tmp_path / "models")], directory=cache).load_service_model("example", "service-2")["metadata"]["serviceId"] == "Changed"
+    # the new parse replaced the old one: one entry for the file, one for the service list
+    assert len(entries(cache)) == 2
+    # the entries of another search path are kept beside them
+    other = tmp_path / "other" / "example" / "2020-01-01"
+    other.mkdir(parents=True)
+    (other / "service-2.json").write_text(json.dumps(document))
+    assert CachingLoader([str(tmp_path / "other")], directory=cache).load_service_model("example", "service-2")["metadata"]["serviceId"] == "Changed"
+    assert len(entries(cache)) == 4
 
 
 def test_a_model_added_to_a_search_path_is_listed(tmp_path):
@@ -69,6 +77,7 @@ def test_a_model_added_to_a_search_path_is_listed(tmp_path):
     (models / "example" / "2020-01-01" / "service-2.json").write_text("{}")
     after = CachingLoader([str(models)], directory=cache).list_available_services("service-2")
     assert "example" not in before and "example" in after
+    assert len(entries(cache)) == 1  # the new list replaced the old one
 
 
 def test_the_switch_and_the_place(tmp_path, monkeypatch):
