@@ -15,6 +15,13 @@ At each size it also measures:
 - preview output bytes: the no-change preview's, and a scale-in preview's (every worker but one
   removed; 2 nodes: the one worker) — the victims table is the part that grows with the cluster.
 
+At the first size each run also previews two floors, so that all four previews of a run share the
+machine's load: a dynamic provider that does nothing (what `pulumi.dynamic`'s host and the engine's
+provider calls cost by themselves), and the same provider doing only the work no preview of a
+HyperPod cluster can skip: importing pydantic and loading the sagemaker model in `check`
+(validation), making a boto3 sagemaker client in `diff` (the observe); no call is made. The demo's
+ratio is read against them.
+
 Targets (issue 16): demo / empty ≤ 1.5× at 2 nodes (no worse than 2.0×), ≤ 2.0× at 5,000 nodes.
 Run: source scripts/env.sh && python bench/engine_bench.py   (needs `pulumi` on PATH)
      ENGINE_BENCH_RUNS=3 (previews per size, default 5); ENGINE_BENCH_SIZES=2,1000 (default 2,1000,5000)
@@ -46,6 +53,48 @@ EMPTY_PROGRAM = '"""An empty Pulumi program: the engine and language host alone.
 # 6 s). With a handler set here, the processes started from this one get SIGINT's default again.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+# The floors: one dynamic resource whose provider does nothing, or only the imports and the client
+# every preview of a cluster needs. The model and the client come through pulumi_hyperpod's botocore
+# session, and the process leaves as the demo's does (provider/process.py), so the floor has the
+# model cache and the fast exit the demo has.
+FLOOR_PROGRAM = """\"\"\"A dynamic provider that does {work}.\"\"\"
+from pulumi.dynamic import CheckResult, CreateResult, DiffResult, Resource, ResourceProvider
+
+WORK = {work!r}
+
+
+class Floor(ResourceProvider):
+    def configure(self, req):
+        from pulumi_hyperpod.provider import process
+        process.install()  # the same exit as the demo's provider: at once, when the engine closes it idle
+
+    def check(self, olds, news):
+        if WORK == "the unavoidable work":
+            import pydantic
+            from pulumi_hyperpod import servicemodel
+            servicemodel.service_model()
+        return CheckResult(news, [])
+
+    def diff(self, _id, olds, news):
+        if WORK == "the unavoidable work":
+            import boto3
+            from pulumi_hyperpod import servicemodel
+            boto3.Session(botocore_session=servicemodel.botocore_session()).client("sagemaker", region_name="us-west-2")
+        return DiffResult(changes=False)
+
+    def create(self, props):
+        return CreateResult("floor", props)
+
+
+class FloorResource(Resource):
+    def __init__(self, name):
+        super().__init__(Floor(), name, {{"size": 1}})
+
+
+FloorResource("floor")
+"""
+FLOORS = {"no-op dynamic provider": "nothing", "+ model, pydantic, client": "the unavoidable work"}
 
 # What the dynamic provider process does in a no-change preview, phase by phase, in a fresh
 # interpreter: the engine's host (`python -m pulumi.dynamic`) imports pulumi.dynamic, dill and grpc;
@@ -162,6 +211,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="engine-bench-") as tmp:
         empty = Project(Path(tmp) / "empty", EMPTY_PROGRAM)
         empty.pulumi("up", "--yes", "--skip-preview")
+        floors = {label: Project(Path(tmp) / f"floor-{index}", FLOOR_PROGRAM.format(work=work))
+                  for index, (label, work) in enumerate(FLOORS.items())}
+        for floor in floors.values():
+            floor.pulumi("up", "--yes", "--skip-preview")
+        floor_ratios: dict[str, list[float]] = {label: [] for label in FLOORS}
         demo = Project(Path(tmp) / "demo", None)
         for nodes in SIZES:
             workers = max(nodes - 1, 1)
@@ -172,6 +226,9 @@ def main() -> None:
                 empty_seconds, _ = empty.preview()
                 demo_seconds, output = demo.preview()
                 pairs.append((empty_seconds, demo_seconds))
+                if nodes == SIZES[0]:  # the floors, in the same runs as the first size
+                    for label, floor in floors.items():
+                        floor_ratios[label].append(floor.preview()[0] / empty_seconds)
             quiet_bytes = len(output.encode())
             demo.config("workerCount", str(1 if workers > 1 else 0))
             scale_in_seconds, scale_in = demo.pulumi("preview")
@@ -188,14 +245,20 @@ def main() -> None:
                   f"(min {min(d for _, d in pairs):.2f}, max {max(d for _, d in pairs):.2f})")
             print(f"  demo / empty           : {ratio:.2f}x (median of {RUNS} paired ratios; "
                   f"+{demo_median - empty_median:.2f} s per preview)")
+            if nodes == SIZES[0]:
+                for label in FLOORS:
+                    print(f"  floor / empty          : {statistics.median(floor_ratios[label]):.2f}x, {label} "
+                          "(same runs)")
             print(f"  provider process       : host imports {host * 1000:.0f} ms, unpickle {loads * 1000:.0f} ms, "
                   f"check {check * 1000:.0f} ms, diff (observe + plan) {diff * 1000:.0f} ms (fresh process, medians)")
             print(f"  preview output         : {quiet_bytes:,} bytes with no change; {len(scale_in.encode()):,} "
                   f"bytes for a scale-in to {1 if workers > 1 else 0} worker(s) ({scale_in_seconds:.2f} s)")
-        demo.pulumi("destroy", "--yes", "--skip-preview")
-        empty.pulumi("destroy", "--yes", "--skip-preview")
+        for project in (demo, empty, *floors.values()):
+            project.pulumi("destroy", "--yes", "--skip-preview")
     print("\ndemo / empty: " + ", ".join(f"{size_label(n)} {r:.2f}x" for n, r in rows)
           + "   (targets: <= 1.5x at 2 nodes, <= 2.0x at 5,000)")
+    print("floors / empty (at the first size): " + ", ".join(
+        f"{label} {statistics.median(values):.2f}x" for label, values in floor_ratios.items()))
 
 
 if __name__ == "__main__":

@@ -80,6 +80,8 @@ def _write(directory: Path | None, key: str, value: Any, replaces: str | None = 
             for stale in directory.glob(replaces + "*"):
                 if stale.name != key:
                     stale.unlink(missing_ok=True)  # another process may have removed it first
+            for legacy in directory.glob("?" * 32):  # the entries named before "<path>-<version>"
+                legacy.unlink(missing_ok=True)
     except (OSError, ValueError):
         pass  # the cache is a shortcut: botocore has the data anyway
 

@@ -68,6 +68,14 @@ def test_a_changed_file_is_parsed_again(tmp_path):
     assert len(entries(cache)) == 4
 
 
+def test_entries_named_the_old_way_are_removed_by_the_next_write(tmp_path):
+    legacy = tmp_path / ("0123456789abcdef" * 2)
+    legacy.write_bytes(b"an entry of the format before")
+    CachingLoader(directory=tmp_path).load_service_model("sagemaker", "service-2")
+    assert not legacy.exists()
+    assert all("-" in entry.name for entry in entries(tmp_path))
+
+
 def test_a_model_added_to_a_search_path_is_listed(tmp_path):
     models = tmp_path / "models"
     models.mkdir()
