@@ -32,6 +32,7 @@ def write_victims(the_plan: "Plan", base: Path | None = None) -> Path | None:
     path = victims_path(the_plan.cluster_name or "cluster", base)
     document = {"cluster": the_plan.cluster_name, "count": len(the_plan.victims),
                 "victims": [asdict(victim) for victim in the_plan.victims]}
+    temporary = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".victims-")
@@ -39,5 +40,7 @@ def write_victims(the_plan: "Plan", base: Path | None = None) -> Path | None:
             json.dump(document, out, indent=1)
         os.replace(temporary, path)
     except OSError:
+        if temporary is not None:
+            Path(temporary).unlink(missing_ok=True)  # a full disk leaves no half-written file behind
         return None
     return path
