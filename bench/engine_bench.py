@@ -199,6 +199,11 @@ def provider_process(project: Project) -> list[float]:
     return [statistics.median(run[i] for run in runs) for i in range(4)]
 
 
+def spread(ratios: list[float]) -> str:
+    """The lowest and highest of a size's paired ratios: how far one median can be trusted here."""
+    return f"{min(ratios):.2f}-{max(ratios):.2f}"
+
+
 def size_label(nodes: int) -> str:
     return f"{nodes:,} nodes"
 
@@ -236,19 +241,20 @@ def main() -> None:
             host, loads, check, diff = provider_process(demo)
             empty_median = statistics.median(e for e, _ in pairs)
             demo_median = statistics.median(d for _, d in pairs)
-            ratio = statistics.median(d / e for e, d in pairs)
+            ratios = [d / e for e, d in pairs]
+            ratio = statistics.median(ratios)
             rows.append((nodes, ratio))
             print(f"\n{size_label(nodes)} (first `up` {setup:.2f} s)")
             print(f"  preview, empty program : median {empty_median:.2f} s "
                   f"(min {min(e for e, _ in pairs):.2f}, max {max(e for e, _ in pairs):.2f})")
             print(f"  preview, demo stack    : median {demo_median:.2f} s "
                   f"(min {min(d for _, d in pairs):.2f}, max {max(d for _, d in pairs):.2f})")
-            print(f"  demo / empty           : {ratio:.2f}x (median of {RUNS} paired ratios; "
+            print(f"  demo / empty           : {ratio:.2f}x (median of {RUNS} paired ratios, {spread(ratios)}; "
                   f"+{demo_median - empty_median:.2f} s per preview)")
             if nodes == SIZES[0]:
                 for label in FLOORS:
-                    print(f"  floor / empty          : {statistics.median(floor_ratios[label]):.2f}x, {label} "
-                          "(same runs)")
+                    print(f"  floor / empty          : {statistics.median(floor_ratios[label]):.2f}x "
+                          f"({spread(floor_ratios[label])}), {label} (same runs)")
             print(f"  provider process       : host imports {host * 1000:.0f} ms, unpickle {loads * 1000:.0f} ms, "
                   f"check {check * 1000:.0f} ms, diff (observe + plan) {diff * 1000:.0f} ms (fresh process, medians)")
             print(f"  preview output         : {quiet_bytes:,} bytes with no change; {len(scale_in.encode()):,} "
