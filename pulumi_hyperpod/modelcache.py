@@ -27,13 +27,14 @@ import hashlib
 import marshal
 import os
 import sys
-import tempfile
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
 import botocore
 from botocore.loaders import JSONFileLoader, Loader
+
+from .files import write_whole
 
 # Smaller files parse faster than a cache entry is found: only the large models are kept.
 MIN_BYTES = 64 * 1024
@@ -68,14 +69,7 @@ def _write(directory: Path | None, key: str, value: Any, replaces: str | None = 
     try:
         data = marshal.dumps(value)
         directory.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-")
-        try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(data)
-            os.replace(temporary, directory / key)
-        except BaseException:
-            os.unlink(temporary)
-            raise
+        write_whole(directory / key, data, mode=0o600)
         if replaces:
             for stale in directory.glob(replaces + "*"):
                 if stale.name != key:

@@ -148,7 +148,9 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
         _client_unused, the_plan = _make_plan(ctx, spec_file, policy_file, protect)
     _show(the_plan, as_json)
     if out_file:
-        Path(out_file).write_text(the_plan.to_json(), encoding="utf-8")
+        from ..files import write_whole
+
+        write_whole(out_file, the_plan.to_json())
     if the_plan.refused:
         sys.exit(EXIT_REFUSED)
 

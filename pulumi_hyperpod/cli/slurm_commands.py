@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from ..files import write_whole
 from . import common
 from .common import EXIT_REFUSED, client_from, emit_json, handle_errors
 
@@ -92,7 +93,7 @@ def render_command(cluster_path, slurm_path, out_dir, lifecycle_uri, slurm_confi
     bundle_dir = root / "lifecycle"
     rendering.write(bundle_dir)
     cluster_file = root / "cluster.json"
-    cluster_file.write_text(json.dumps(rendering.cluster_spec, indent=2) + "\n", encoding="utf-8")
+    write_whole(cluster_file, json.dumps(rendering.cluster_spec, indent=2) + "\n")
     if as_json:
         emit_json({"mode": rendering.mode, "roles": rendering.role_names(), "digest": rendering.digest,
                    "lifecycle_dir": str(bundle_dir), "cluster_spec": str(cluster_file), "files": sorted(rendering.files),

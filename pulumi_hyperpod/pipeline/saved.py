@@ -58,7 +58,10 @@ def document(prepared: Any) -> dict[str, Any]:
 
 
 def save(prepared: Any, path: str | Path) -> None:
-    Path(path).write_text(json.dumps(document(prepared), indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
+    """Written whole or not at all: a failed save leaves the file that was there."""
+    from ..files import write_whole
+
+    write_whole(path, json.dumps(document(prepared), indent=2, sort_keys=True, default=str) + "\n")
 
 
 def load(path: str | Path) -> Any:

@@ -10,11 +10,11 @@ cannot be written leaves the preview pointing at `hyperpod plan --json`.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from ..files import write_whole
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..plan import Plan
@@ -32,15 +32,9 @@ def write_victims(the_plan: "Plan", base: Path | None = None) -> Path | None:
     path = victims_path(the_plan.cluster_name or "cluster", base)
     document = {"cluster": the_plan.cluster_name, "count": len(the_plan.victims),
                 "victims": [asdict(victim) for victim in the_plan.victims]}
-    temporary = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".victims-")
-        with os.fdopen(handle, "w") as out:
-            json.dump(document, out, indent=1)
-        os.replace(temporary, path)
+        write_whole(path, json.dumps(document, indent=1))
     except OSError:
-        if temporary is not None:
-            Path(temporary).unlink(missing_ok=True)  # a full disk leaves no half-written file behind
         return None
     return path

@@ -5,6 +5,7 @@ edited, is of another format, or made by another version."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from click.testing import CliRunner
@@ -187,3 +188,24 @@ def test_a_plan_made_offline_from_a_snapshot_is_applied_later_with_json(world):
 
     assert result["plan"]["format"] == PLAN_FORMAT and result["result"]["outcome"] == "done"
     assert result["result"]["calls"] == ["UpdateCluster"] and compute_nodes() == 3
+
+
+def test_a_plan_out_that_cannot_be_written_is_one_line_naming_the_file_and_keeps_the_old_one(world):
+    missing = run("plan", "-f", str(SPECS / "seed004-scale-out.json"), "--out", "no-such-dir/p.json")
+    assert missing.exit_code == 1
+    assert missing.output.strip().splitlines()[-1] == (
+        "error: no-such-dir/p.json: the plan cannot be saved (No such file or directory)")
+    assert ".tmp" not in missing.output
+
+    hyperpod("plan", "-f", str(SPECS / "seed004-scale-out.json"), "--out", "p.json")
+    before = (world / "p.json").read_text()
+    (world / "p.json").chmod(0o444)
+    world.chmod(0o555)  # a directory the new plan cannot be written into
+    try:
+        refused = run("plan", "-f", str(SPECS / "seed004-initial.json"), "--out", "p.json")
+    finally:
+        world.chmod(0o755)
+    if os.geteuid() != 0:  # root writes anywhere
+        assert refused.exit_code == 1 and "p.json" in refused.output and ".tmp" not in refused.output
+        assert (world / "p.json").read_text() == before
+    assert [p.name for p in world.iterdir() if p.name.endswith(".tmp")] == []

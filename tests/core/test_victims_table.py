@@ -80,12 +80,13 @@ def test_a_small_scale_in_writes_no_file(tmp_path, monkeypatch):
 
 def test_a_write_that_fails_midway_leaves_no_file_behind(tmp_path, monkeypatch):
     """A full disk (or any error after the temporary file exists): no partial list, no stray file."""
+    from pulumi_hyperpod import files
     from pulumi_hyperpod.provider import victims
 
     def full_disk(*_args, **_kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(victims.json, "dump", full_disk)
+    monkeypatch.setattr(files.os, "replace", full_disk)
     assert victims.write_victims(scale_in(1_200, 100), base=tmp_path) is None
     plans = tmp_path / ".hyperpod" / "plans"
     assert plans.is_dir() and list(plans.iterdir()) == []
