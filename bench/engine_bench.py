@@ -19,7 +19,7 @@ At the first size each run also previews two floors, so that all four previews o
 machine's load: a dynamic provider that does nothing (what `pulumi.dynamic`'s host and the engine's
 provider calls cost by themselves), and the same provider doing only the work no preview of a
 HyperPod cluster can skip: importing pydantic and loading the sagemaker model in `check`
-(validation), making a boto3 sagemaker client in `diff` (the observe); no call is made. The demo's
+(validation), making a botocore sagemaker client in `diff` (the observe); no call is made. The demo's
 ratio is read against them.
 
 Targets (issue 16): demo / empty ≤ 1.5× at 2 nodes (no worse than 2.0×), ≤ 2.0× at 5,000 nodes.
@@ -78,9 +78,8 @@ class Floor(ResourceProvider):
 
     def diff(self, _id, olds, news):
         if WORK == "the unavoidable work":
-            import boto3
             from pulumi_hyperpod import servicemodel
-            boto3.Session(botocore_session=servicemodel.botocore_session()).client("sagemaker", region_name="us-west-2")
+            servicemodel.botocore_session().create_client("sagemaker", region_name="us-west-2")
         return DiffResult(changes=False)
 
     def create(self, props):

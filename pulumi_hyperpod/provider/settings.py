@@ -123,11 +123,11 @@ def _boto_region(profile: str | None) -> str:
     for variable in ("AWS_REGION", "AWS_DEFAULT_REGION"):
         if os.environ.get(variable):
             return os.environ[variable]
-    import boto3.session
+    import botocore.session
     from botocore.exceptions import BotoCoreError
 
     try:
-        region = boto3.session.Session(profile_name=profile).region_name
+        region = botocore.session.Session(profile=profile).get_config_variable("region")
     except BotoCoreError:
         region = None
     if not region:

@@ -92,9 +92,9 @@ def test_events_are_read_from_the_store_only_when_asked_and_never_twice(world):
 def test_clients_share_the_process_model_loader():
     shared = servicemodel.botocore_session().get_component("data_loader")
     assert new_botocore_session().get_component("data_loader") is shared
-    from pulumi_hyperpod.fake.simulator import _boto3_session
+    from pulumi_hyperpod.fake.simulator import _botocore_session
 
-    assert _boto3_session()._session.get_component("data_loader") is shared
+    assert _botocore_session().get_component("data_loader") is shared
 
 
 @pytest.mark.parametrize("value", [0, 1767225600, 1767225600.25, "2026-01-01T00:00:00Z", "1767225600"])

@@ -125,3 +125,19 @@ def test_declaring_the_demo_cluster_loads_no_botocore_pydantic_or_model():
                           text=True, env=env, cwd=REPO, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize("backend", ["fake", "aws"])
+def test_making_a_client_loads_neither_boto3_nor_s3transfer(backend, tmp_path):
+    """Clients are botocore's client class (what `boto3.client` returns), made by botocore itself:
+    boto3 brings s3transfer along, 0.05-0.15 s of every process that makes a client."""
+    found = run(
+        "import os\n"
+        f"os.environ['HYPERPOD_FAKE_STATE'] = {str(tmp_path / 'fake.sqlite')!r}\n"
+        "from pulumi_hyperpod.client import connect\n"
+        f"client = connect({backend!r}, 'us-west-2')\n"
+        "assert type(client).__module__ == 'botocore.client' and type(client).__name__ == 'SageMaker'\n"
+        "assert client.meta.region_name == 'us-west-2' and client.can_paginate('list_cluster_nodes')\n"
+    )
+    assert "botocore" in found["modules"]
+    assert "boto3" not in found["modules"] and "s3transfer" not in found["modules"]
