@@ -34,18 +34,18 @@ _EXPORTS = {
     "observe": ".observe",
     "plan": ".plan",
 }
-# Functions named like the subpackage that defines them: `pulumi_hyperpod.plan` is the function
-# (as when this file imported it eagerly), even after the subpackage `pulumi_hyperpod.plan` is
-# imported: the import system then sets the parent's attribute to the subpackage, which is not
-# kept (the function is looked up on first access, so `apply.waiters` does not load the executor).
-_SHADOWED = frozenset({"apply", "observe", "plan"})
+# `apply`, `observe` and `plan` are subpackages that are callable as their function (see
+# `_lazy.callable_package`): `pulumi_hyperpod.plan(spec, observed, policy)` plans, and
+# `import pulumi_hyperpod.plan.model` still resolves through the same name.
+_CALLABLE_PACKAGES = frozenset({"apply", "observe", "plan"})
 
 __all__ = ["ApplyResult", "ClusterSpec", "ClusterState", "Plan", "Policy", "SpecError", "apply", "connect", "observe", "plan"]
 __version__ = "0.1.0"
 
 
 def _export(name: str) -> Any:
-    return getattr(importlib.import_module(_EXPORTS[name], __name__), name)
+    module = importlib.import_module(_EXPORTS[name], __name__)
+    return module if name in _CALLABLE_PACKAGES else getattr(module, name)
 
 
 class _Package(types.ModuleType):
@@ -55,12 +55,6 @@ class _Package(types.ModuleType):
         value = _export(name)
         types.ModuleType.__setattr__(self, name, value)
         return value
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in _SHADOWED and isinstance(value, types.ModuleType) and value.__name__ == f"{__name__}.{name}":
-            self.__dict__.pop(name, None)  # the function is resolved on first access, not now
-            return
-        types.ModuleType.__setattr__(self, name, value)
 
     def __dir__(self) -> list[str]:
         return sorted(set(super().__dir__()) | set(_EXPORTS))

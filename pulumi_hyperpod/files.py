@@ -5,11 +5,16 @@ Each is written to a temporary file beside it and renamed over it, so a reader (
 --plan`, a later process) finds the old file or the new one, never a truncated one, and a failure
 (a full disk, a read-only directory) leaves what was there. Errors name the file asked for, not the
 temporary one.
+
+And files a user names to be read (`read_bounded`): regular files only, at most a size limit, so
+/dev/zero, a named pipe or a huge file is refused at once instead of read forever.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -47,3 +52,39 @@ def _mode_for(target: Path, mode: int | None) -> int:
     umask = os.umask(0o022)  # read it: os has no getter; put back at once
     os.umask(umask)
     return 0o666 & ~umask
+
+
+def read_bounded(path: "str | os.PathLike[str]", limit: int) -> bytes:
+    """At most `limit + 1` bytes of the regular file `path` (more than `limit` tells the caller it is
+    too large). OSError as `open` raises it (FileNotFoundError, PermissionError...), and
+    NotARegularFile for a directory, a device (/dev/zero) or a pipe, which would never end or block."""
+    # O_NONBLOCK for the open only: opening a FIFO without a writer would wait forever
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise NotARegularFile(errno.EINVAL, "not a regular file (a directory, device or pipe)", str(path))
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=True) as handle:
+            fd = -1
+            return handle.read(limit + 1)
+    finally:
+        if fd != -1:
+            os.close(fd)
+
+
+class NotARegularFile(OSError):
+    """A path to read that is not a regular file."""
+
+
+def why_unwritable(path: "str | os.PathLike[str]") -> str | None:
+    """Why `write_whole(path, …)` would fail for where the file goes, or None: checked before the
+    work whose result it saves (the calls that make a plan), not after."""
+    target = Path(path)
+    if target.is_dir():
+        return "is a directory"
+    parent = target.parent
+    if not parent.is_dir():
+        return f"no such directory {str(parent)!r}"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"cannot write in {str(parent)!r}: permission denied"
+    return None

@@ -13,6 +13,7 @@ import regex  # botocore patterns use \p{L}-style classes, which `re` does not k
 from botocore.validate import ParamValidator, ValidationErrors, range_check
 
 from .servicemodel import Violation, fold, input_shape, service_model, shape
+from .terminal import shown
 
 
 @lru_cache(maxsize=512)
@@ -94,7 +95,9 @@ class _Report(ValidationErrors):
 
 
 def _unknown_rule(path: str, key: Any, allowed: list[str], params: Any):
-    return (_join(path, str(key)), f"is not a known field (allowed: {', '.join(allowed)})")
+    # the key is the user's own text: escaped here, so every reader of the path (CLI, provider
+    # check failures the Pulumi CLI prints) shows `\x1b` rather than sending it to a terminal
+    return (_join(path, shown(str(key), one_line=True)), f"is not a known field (allowed: {', '.join(allowed)})")
 
 
 def _spellings(shape, params: dict) -> dict[str, list[str]]:
@@ -129,6 +132,11 @@ class _ServiceRules(ParamValidator):
     def _validate_structure(self, params, shape, errors, name):
         if isinstance(params, dict):
             params = self._one_spelling_each(params, shape, errors, name)
+            if shape.is_tagged_union and params and all(value is None for value in params.values()):
+                # botocore counts the keys of a union; a key set to null sets nothing
+                errors.add(_path(name), f"must set exactly one of {', '.join(shape.members)}; "
+                                        f"{', '.join(map(str, params))} is null")
+                return
             if errors.check_required:
                 for member in shape.required_members:
                     if member in params and params[member] is None:
@@ -191,6 +199,9 @@ class _ServiceRules(ParamValidator):
         if not self._container_fits(param, (list, tuple), "list", "items", shape, errors, name):
             return  # a list over its limit is one problem, not one per item
         for index, item in enumerate(param):
+            if item is None:  # null as a member means "not set"; as an item it is a hole in the list
+                errors.add(f"{_path(name)}[{index}]", "is null; remove the item or give a value")
+                continue
             self._validate(item, shape.member, errors, f"{name}[{index}]")
 
     def _validate_map(self, param, shape, errors, name):

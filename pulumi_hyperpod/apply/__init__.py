@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_exports
+from .._lazy import callable_package, lazy_exports
 
 if TYPE_CHECKING:  # pragma: no cover
     from .executor import ApplyError, ApplyResult, ConcurrentChange, PlanRefused, PlanStale, apply, client_token
@@ -24,3 +24,4 @@ _EXPORTS = {
 __all__ = ["ApplyError", "ApplyResult", "ConcurrentChange", "PlanRefused", "PlanStale", "Progress", "WAIT_POLICIES", "WaitFailed", "WaitTimedOut", "apply", "client_token", "wait"]
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+callable_package(__name__, "apply")  # `pulumi_hyperpod.apply(...)` is `apply.apply(...)`

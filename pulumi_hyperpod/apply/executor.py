@@ -27,12 +27,14 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from botocore import xform_name
-from botocore.exceptions import ClientError
+from botocore.exceptions import BotoCoreError, ClientError
 
 from ..observe import ClusterState, observe
 from ..plan import Plan, Policy, Step, Victim
 from ..plan import victims as victim_rules
 from ..plan.basis import Expectation, stale_reasons
+from ..plan.integrity import step_problems
+from ..plan.planner import api_limits, pack_deletes
 from .progress import Progress
 from .waiters import WAIT_POLICIES, WaitFailed, WaitTimedOut, wait
 
@@ -205,6 +207,9 @@ class _Run:
 
     # ---- the run -----------------------------------------------------------------------------
     def execute(self, wait_policy: str, check_fresh: bool) -> ApplyResult:
+        problems = step_problems(self.plan)
+        if problems:  # before any call: a plan whose steps are not its own is never run
+            raise ApplyError(f"plan for cluster {self.name} cannot be applied: {'; '.join(problems)}", [])
         if check_fresh:
             now = observe(self.client, self.name)
             changes = stale_reasons(self.plan, now)
@@ -224,6 +229,9 @@ class _Run:
                 raise ApplyError(f"{step.operation} failed: {err.get('Code')}: {err.get('Message')}", self.result.calls) from error
             except (WaitFailed, WaitTimedOut) as error:
                 raise ApplyError(str(error), self.result.calls) from error
+            except BotoCoreError as error:  # refused by the client before sending, or never answered
+                one_line = " ".join(str(error).split())  # botocore's validation report spans lines
+                raise ApplyError(f"{step.operation} failed: {one_line}", self.result.calls) from error
         return self._finish(wait_policy)
 
     def _create_cluster(self, index: int, step: Step, verify: bool) -> None:
@@ -315,14 +323,22 @@ class _Run:
         if not victims:
             self.say("nothing left to remove: the chosen nodes are already gone")
             return
-        request: dict[str, Any] = {"ClusterName": step.request["ClusterName"]}
-        ids = [v.node_id for v in victims if not v.logical]
-        logical = [v.node_id for v in victims if v.logical]
-        if ids:
-            request["NodeIds"] = ids
-        if logical:
-            request["NodeLogicalIds"] = logical
-        response = self.call("BatchDeleteClusterNodes", request, verify=False)  # observed just above
+        # Re-chosen victims may mix instance ids with logical ids where the plan had only one kind:
+        # split them again within the request limits (50 identifiers in all once logical ids are in).
+        ids = [v for v in victims if not v.logical]
+        logical = [v for v in victims if v.logical]
+        calls = pack_deletes(ids, logical, api_limits(), self.policy.max_nodes_per_delete_call)
+        for number, (by_id, by_logical) in enumerate(calls):
+            request: dict[str, Any] = {"ClusterName": step.request["ClusterName"]}
+            if by_id:
+                request["NodeIds"] = [v.node_id for v in by_id]
+            if by_logical:
+                request["NodeLogicalIds"] = [v.node_id for v in by_logical]
+            # the first call was observed just above; later ones are checked like any other call
+            self._delete_nodes(step, request, by_id + by_logical, verify=number > 0)
+
+    def _delete_nodes(self, step: Step, request: dict[str, Any], victims: list[Victim], verify: bool) -> None:
+        response = self.call("BatchDeleteClusterNodes", request, verify=verify)
         accepted = set(response.get("Successful") or []) | set(response.get("SuccessfulNodeLogicalIds") or [])
         self.expected.after(step, response, [(v.group, v.node_id) for v in victims if v.node_id in accepted])
         self.say(f"removing {len(accepted)} node(s)")

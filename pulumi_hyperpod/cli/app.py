@@ -102,9 +102,11 @@ class _Listing(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--backend", type=click.Choice(BACKENDS), default="aws", envvar="HYPERPOD_BACKEND", show_default=True,
+              show_envvar=True,
               help="aws: the real service (boto3 credentials). fake: the embedded simulator (.hyperpod/fake.sqlite).")
-@click.option("--region", envvar="AWS_REGION", default=None, help="AWS region (default: boto3's, or us-west-2 for fake).")
-@click.option("--profile", envvar="AWS_PROFILE", default=None, help="AWS named profile.")
+@click.option("--region", envvar="AWS_REGION", show_envvar=True, default=None,
+              help="AWS region (default: boto3's, or us-west-2 for fake).")
+@click.option("--profile", envvar="AWS_PROFILE", show_envvar=True, default=None, help="AWS named profile.")
 @click.version_option(package_name="pulumi-hyperpod")
 @click.pass_context
 def main(ctx: click.Context, backend: str, region: str | None, profile: str | None) -> None:

@@ -93,6 +93,7 @@ def delete_command(ctx, name, yes, timeout):
     from .. import pipeline
     from .plan_commands import _run_with_progress, _show_plan
 
+    common.check_timeout(timeout)
     client, state = _observed(ctx, name)
     the_plan = pipeline.deletion(client, name, observed=state).plan
     _show_plan(the_plan, False)

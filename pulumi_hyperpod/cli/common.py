@@ -15,11 +15,12 @@ import functools
 import json
 import math
 import sys
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import click
 
 from ..client import connect
+from ..terminal import shown
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -42,6 +43,7 @@ PIPED_WIDTH = 400
 @functools.cache
 def _console_class() -> type[Console]:
     from rich.console import Console, ConsoleDimensions
+    from rich.segment import Segment
 
     class _Console(Console):
         """A rich Console that, when not writing to a terminal and no $COLUMNS is set, lays out
@@ -57,6 +59,12 @@ def _console_class() -> type[Console]:
         @size.setter
         def size(self, new_size: tuple[int, int]) -> None:
             Console.size.fset(self, new_size)
+
+        def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+            # the last step before the terminal: what any cell, title or message carries is escaped
+            return super()._render_buffer(
+                segment if segment.control or not segment.text else Segment(shown(segment.text), segment.style)
+                for segment in buffer)
 
     return _Console
 
@@ -107,7 +115,7 @@ def print_error(message: str, label: str = "error") -> None:
     """`label: message` on stderr, the label in red; the message printed exactly as given."""
     from rich.text import Text
 
-    _shared_console("err").print(Text.assemble((f"{label}:", "red"), " ", message), highlight=False)
+    _shared_console("err").print(Text.assemble((f"{label}:", "red"), " ", shown(message, one_line=True)), highlight=False)
 
 
 # ---- backend, JSON, names --------------------------------------------------------------------------
@@ -154,6 +162,14 @@ class ClusterNotFound(LookupError):
 
     def __init__(self, name: str, region: str):
         super().__init__(f"no cluster {name} in {region}")
+
+
+def check_timeout(timeout: float) -> float:
+    """`--timeout`, checked before any call: a finite number of seconds above 0 (else ValueError,
+    which `handle_errors` prints as one line, exit 1)."""
+    if not (timeout > 0 and math.isfinite(timeout)):
+        raise ValueError(f"--timeout must be a number of seconds more than 0 (got {timeout:g})")
+    return timeout
 
 
 # ---- policy files ----------------------------------------------------------------------------------
@@ -206,6 +222,8 @@ def _policy_violation(problem: dict) -> Violation:
     path = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in problem["loc"]).lstrip(".")
     if problem["type"] == "extra_forbidden":
         return servicemodel.Violation(path, f"is not a known field (allowed: {', '.join(Policy.model_fields)})")
+    if problem["type"] == "value_error":  # a validator's own sentence names the value already
+        return servicemodel.Violation(path, str(problem["ctx"]["error"]))
     message = problem["msg"]
     rule = message[0].lower() + message[1:] if message else problem["type"]
     got = repr(problem.get("input"))

@@ -16,6 +16,7 @@ from typing import Any
 
 import click
 
+from . import common
 from .common import EXIT_ERROR, EXIT_REFUSED, HyperpodGroup, handle_errors, print_error
 
 
@@ -44,14 +45,19 @@ def _handle(command: Callable) -> Callable:
     @functools.wraps(command)
     @handle_errors
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from ..gcp.apply import ApplyError, PlanRefused
+        from ..gcp.apply import ApplyError, PlanInvalid, PlanRefused, PlanStale
         from ..gcp.client import CredentialsMissing, GcpApiError, OperationTimeout
+        from ..pipeline.saved import SavedPlanError
 
         try:
             return command(*args, **kwargs)
+        except PlanStale as error:  # the cluster moved: an error to re-plan, not a guard's refusal
+            print_error(str(error), label="refused")
         except PlanRefused as error:
             print_error(str(error), label="refused")
             sys.exit(EXIT_REFUSED)
+        except (PlanInvalid, SavedPlanError) as error:
+            print_error(str(error))
         except ApplyError as error:
             print_error(f"{error} (calls made: {', '.join(error.done) or 'none'}); "
                         "re-run the same command: it plans again from what is there now")
@@ -68,12 +74,16 @@ def _handle(command: Callable) -> Callable:
                    "(.hyperpod/gcp-fake.sqlite). Default: fake when `hyperpod --backend fake`, else gcp.")
 @click.option("--project", envvar="GOOGLE_CLOUD_PROJECT", default=None, help="Project, when the spec's name is a bare id.")
 @click.option("--location", envvar="HYPERPOD_GCP_LOCATION", default=None, help="Region, when the spec's name is a bare id.")
+@click.option("--cluster-id", default=None,
+              help="The cluster id, for a spec with no `name` (Google's create bodies: the id is a query parameter) "
+                   "or a name ending in `modelDevelopmentClusters/`.")
 @click.pass_context
-def gcp_group(ctx: click.Context, backend: str | None, project: str | None, location: str | None) -> None:
+def gcp_group(ctx: click.Context, backend: str | None, project: str | None, location: str | None,
+              cluster_id: str | None = None) -> None:  # None when `hyperpod plan|apply -f` (plan_commands._in_gcp) calls this
     """Google Cloud training clusters (Vertex AI / Gemini Enterprise Agent Platform, Slurm)."""
     parent = ctx.obj or {}
     chosen = backend or ("fake" if parent.get("backend") == "fake" else "gcp")
-    ctx.obj = {**parent, "gcp_backend": chosen, "project": project, "location": location}
+    ctx.obj = {**parent, "gcp_backend": chosen, "project": project, "location": location, "cluster_id": cluster_id}
 
 
 def _spec_option(command):
@@ -97,7 +107,7 @@ def _client(ctx: click.Context):
 def _spec(ctx: click.Context, spec_file: str):
     from ..gcp.spec import ClusterSpec
 
-    return ClusterSpec.from_file(spec_file, ctx.obj.get("project"), ctx.obj.get("location"))
+    return ClusterSpec.from_file(spec_file, ctx.obj.get("project"), ctx.obj.get("location"), ctx.obj.get("cluster_id"))
 
 
 def _policy(policy_file: str | None, protect: tuple[str, ...]):
@@ -148,9 +158,9 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
         _client_unused, the_plan = _make_plan(ctx, spec_file, policy_file, protect)
     _show(the_plan, as_json)
     if out_file:
-        from ..files import write_whole
+        from ..gcp.saved import save
 
-        write_whole(out_file, the_plan.to_json())
+        save(the_plan, out_file)
     if the_plan.refused:
         sys.exit(EXIT_REFUSED)
 
@@ -171,10 +181,12 @@ def apply_command(ctx, spec_file, plan_file, yes, no_wait, timeout, as_json, pol
     """Plan (or load a saved plan), confirm, apply; then wait on the long-running operations."""
     if bool(spec_file) == bool(plan_file):
         raise click.UsageError("give -f SPEC (plan now) or --plan FILE (a saved plan), not both")
+    common.check_timeout(timeout)
     if plan_file:
         if policy_file or protect:
             raise click.UsageError("--policy/--protect apply when planning; a saved plan keeps the guards it was made with")
-        client, the_plan = _client(ctx), _saved_plan(plan_file)
+        the_plan = _saved_plan(plan_file)
+        client = _client(ctx)
     else:
         client, the_plan = _make_plan(ctx, spec_file, policy_file, protect)
     if not as_json:
@@ -243,19 +255,13 @@ def snapshot_command(ctx, spec_file, name):
 
 
 def _saved_plan(path: str):
-    from ..gcp.planner import CREATE, DELETE, PATCH
-    from ..plan import Plan
+    """A plan saved by `gcp plan --out`: format, version, integrity and size checked (gcp/saved.py),
+    and its steps checked against its own cluster and action — all before any call."""
+    from ..gcp.apply import check_steps
+    from ..gcp.saved import load
 
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as error:
-        raise ValueError(f"{path}: cannot read the saved plan: {error}") from None
-    try:
-        the_plan = Plan.from_dict(data) if isinstance(data, dict) else None
-    except (KeyError, TypeError, ValueError) as error:
-        raise ValueError(f"{path}: not a saved plan: {error}") from None
-    if the_plan is None or any(step.operation not in (CREATE, PATCH, DELETE) for step in the_plan.steps):
-        raise ValueError(f"{path}: not a saved GCP training-cluster plan (use `hyperpod gcp plan --out`)")
+    the_plan = load(path)
+    check_steps(the_plan)
     return the_plan
 
 
@@ -350,9 +356,14 @@ def delete_command(ctx, spec_file, name, yes, no_wait, timeout, as_json):
     from ..gcp.observe import observe
     from ..gcp.planner import plan
 
+    common.check_timeout(timeout)
     full = _name_of(ctx, spec_file, name)
     client = _client(ctx)
-    the_plan = plan(None, observe(client, full))
+    observed = observe(client, full)
+    if observed is None:  # as `hyperpod delete` of a missing cluster: an error, not "no changes"
+        print_error(f"no cluster {full}: nothing to delete (check the name, --project and --location)")
+        sys.exit(EXIT_ERROR)
+    the_plan = plan(None, observed)
     if not as_json:
         _show(the_plan, False)
     result = _confirmed_apply(client, the_plan, "Delete this cluster?", yes=yes, no_wait=no_wait, timeout=timeout, as_json=as_json)

@@ -3,7 +3,6 @@ save | apply) with a terminal around it. The stages themselves are composed in `
 
 from __future__ import annotations
 
-import math
 import sys
 from typing import TYPE_CHECKING
 
@@ -12,6 +11,7 @@ import click
 from .. import collector
 from ..plan.model import PLAN_FORMAT  # no third-party import: the --json help names the format
 from . import common
+from ..files import why_unwritable
 from .common import EXIT_ERROR, EXIT_REFUSED, client_from, emit_json, handle_errors, load_policy
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -51,9 +51,7 @@ def _preflight_option(command):
 
 def fail(message: str, code: int = EXIT_ERROR) -> None:
     """One line on stderr (user text printed as written, never as markup), then exit."""
-    from rich.text import Text
-
-    common.err.print(Text.assemble(("error: ", "red"), message), highlight=False)
+    common.print_error(message)
     sys.exit(code)
 
 
@@ -150,6 +148,9 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
     if _is_gcp(spec_file, lifecycle or slurm_file):
         return _in_gcp(ctx, "plan", spec_file=spec_file, snapshot=snapshot, as_json=as_json, out_file=out_file,
                        policy_file=policy_file, protect=protect)
+    unwritable = why_unwritable(out_file) if out_file else None
+    if unwritable:  # before the calls that make the plan
+        fail(f"{out_file}: the plan cannot be saved ({unwritable})")
     with collector.paused():  # a read, a plan and its tables: short and bounded
         spec = ClusterSpec.from_file(spec_file)
         policy = load_policy(policy_file, protect)
@@ -196,8 +197,7 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
     if bool(spec_file) == bool(plan_file):
         fail("give either -f SPEC (plan now and apply) or --plan PLAN.json (apply a saved plan), not both" if spec_file
              else "nothing to apply: give -f SPEC, or --plan PLAN.json saved by `hyperpod plan --out`")
-    if not (timeout > 0 and math.isfinite(timeout)):
-        fail(f"--timeout must be a number of seconds more than 0 (got {timeout:g})")
+    common.check_timeout(timeout)
     client = client_from(ctx)
     if plan_file:
         if policy_file or protect or no_preflight or lifecycle or slurm_file:

@@ -142,8 +142,12 @@ class PollTracker:
 _UNITS = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0}
 
 
+MAX_DURATION = 365 * 86400
+
+
 def parse_duration(text: str) -> float:
-    """Seconds in a duration such as `90`, `90s`, `15m`, `3h`, `1h30m` or `2d`; positive, or ValueError."""
+    """Seconds in a duration such as `90`, `90s`, `15m`, `3h`, `1h30m` or `2d`; positive and at most
+    a year (`MAX_DURATION`), or ValueError."""
     import re
 
     cleaned = text.strip().lower()
@@ -154,4 +158,6 @@ def parse_duration(text: str) -> float:
     seconds = sum(float(number) * _UNITS[unit or "s"] for number, unit in parts)
     if seconds <= 0:
         raise ValueError(f"duration {text!r} must be longer than zero")
+    if seconds > MAX_DURATION:  # virtual time is a datetime: it ends in the year 9999
+        raise ValueError(f"duration {text!r} must be at most 365d")
     return seconds

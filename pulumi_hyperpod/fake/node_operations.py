@@ -14,10 +14,11 @@ Choices where the service leaves room, documented here because callers depend on
 from __future__ import annotations
 
 import json
+from collections import Counter
 
 from .. import servicemodel
 from . import events as cluster_events
-from . import pagination, provisioning as prov, validation, views
+from . import pagination, provisioning as prov, quota_usage, validation, views
 from .clock import to_seconds
 from .errors import ResourceLimitExceeded, ResourceNotFound, ValidationException
 from .model import CONTROLLER, Cluster, Node
@@ -53,7 +54,7 @@ def list_cluster_nodes(world: World, region: str, params: dict) -> dict:
         descending=params.get("SortOrder") == "Descending", max_results=params.get("MaxResults"),
         token=params.get("NextToken"),
     )
-    response: dict = {"ClusterNodeSummaries": [views.node_summary(cluster, node) for node in chosen]}
+    response: dict = {"ClusterNodeSummaries": [views.node_summary(cluster, node, include) for node in chosen]}
     if token:
         response["NextToken"] = token
     return response
@@ -110,13 +111,19 @@ def batch_add_cluster_nodes(world: World, region: str, params: dict) -> dict:
 
     maximum = servicemodel.limit("ClusterInstanceGroupSpecification", "InstanceCount")
     planned: dict[str, int] = {}
-    for entry in params["NodesToAdd"]:
+    usage = quota_usage.cluster_usage(cluster)
+    for index, entry in enumerate(params["NodesToAdd"]):
         group = cluster.groups.get(entry["InstanceGroupName"])
-        if group is not None:
+        if group is not None and not group.deleting:
+            if group.role == CONTROLLER and cluster.orchestrator == "Slurm":
+                raise ValidationException.field(f"NodesToAdd[{index}].InstanceGroupName", validation.SINGLE_CONTROLLER)
             planned[group.name] = planned.get(group.name, group.target) + entry["IncrementTargetCountBy"]
             if planned[group.name] > maximum:
                 raise ResourceLimitExceeded(f"Instance group {group.name} would have {planned[group.name]} "
                                             f"instances; the maximum is {maximum}.")
+            grows = None if group.flexible else group.instance_types[0]
+            usage[group.name] = usage[group.name] + Counter({grows: entry["IncrementTargetCountBy"]})
+    quota_usage.check(world, region, cluster.name, usage)
     successful, failed = [], []
     for entry in params["NodesToAdd"]:
         outcome = _add_entry(world, cluster, entry)

@@ -12,7 +12,7 @@ import copy
 from typing import Optional
 
 from .. import servicemodel
-from . import ids, pagination, provisioning as prov, reconcile, slurm, validation, views
+from . import ids, pagination, provisioning as prov, quota_usage, reconcile, slurm, validation, views
 from .clock import to_seconds
 from .errors import ConflictException, ValidationException
 from .model import CONTROLLER, LOGIN, Cluster, InstanceGroup
@@ -79,14 +79,17 @@ def create_cluster(world: World, region: str, params: dict) -> dict:
                                         "simulated by the HyperPod simulator")
     groups = params.get("InstanceGroups") or []
     if not groups:
-        raise ValidationException.field("InstanceGroups", "at least one instance group is required")
+        raise ValidationException.field("InstanceGroups", validation.NO_GROUPS)
     if any(cluster.name == name for cluster in world.clusters_in(region)):
         raise ValidationException(f"Cluster {name} already exists. Choose a different name.")
     kind = validation.orchestrator_kind(params.get("Orchestrator"))
     continuous = params.get("NodeProvisioningMode") == "Continuous"
-    problems = validation.group_rules(groups, continuous=continuous, orchestrator=kind, creating=True)
+    problems = validation.group_rules(groups, continuous=continuous, orchestrator=kind)
     problems += validation.slurm_strategy_rules(params.get("Orchestrator"), continuous)
+    problems += validation.fsx_vpc_rules(groups, has_vpc=params.get("VpcConfig") is not None)
+    problems += validation.tag_rules(params.get("Tags"))
     validation.raise_if(problems)
+    quota_usage.check(world, region, name, {g["InstanceGroupName"]: quota_usage.spec_usage(g) for g in groups})
     roles = _roles(world, kind, groups)
     if kind == "Slurm":
         problems = validation.slurm_topology_rules([roles[g["InstanceGroupName"]][0] for g in groups])
@@ -168,14 +171,17 @@ def update_cluster(world: World, region: str, params: dict) -> dict:
     specs = params.get("InstanceGroups") or []
     problems = _mode_rules(cluster, params)
     problems += validation.update_rules(cluster, params, continuous)
-    problems += validation.group_rules(specs, continuous=continuous, orchestrator=cluster.orchestrator,
-                                       creating=False)
+    problems += validation.group_rules(specs, continuous=continuous, orchestrator=cluster.orchestrator)
     merged = {name: group.spec for name, group in cluster.groups.items() if not group.deleting}
     for name in params.get("InstanceGroupsToDelete") or []:
         merged.pop(name, None)
     merged.update({spec["InstanceGroupName"]: spec for spec in specs})
     problems += validation.group_limit_rules(len(merged))
     validation.raise_if(problems)
+    usage = quota_usage.cluster_usage(cluster)
+    quota_usage.check(world, region, cluster.name, quota_usage.with_changes(
+        usage, {spec["InstanceGroupName"]: quota_usage.spec_usage(spec, usage.get(spec["InstanceGroupName"])) for spec in specs},
+        params.get("InstanceGroupsToDelete") or ()))
     new_specs = [spec for spec in specs if spec["InstanceGroupName"] not in cluster.groups]
     roles = _update_roles(world, cluster, new_specs, list(merged.values()), continuous)
 
@@ -257,7 +263,9 @@ def _update_continuous(world: World, cluster: Cluster, params: dict, specs: list
         if group.status in ("Creating", "Updating"):
             if group.min_count != old_min:  # the timeout restarts with each MinCount update
                 world.schedule_deadline(cluster, group.name, world.now + timeout)
-        elif group.min_count > current:
+        elif group.min_count != old_min and group.min_count > current:
+            # seed 000: an existing group goes Updating when its MinCount is *modified* and not yet
+            # met; restating the same MinCount (a plain scale-out) leaves it InService
             group.status = "Updating"
             world.schedule_deadline(cluster, group.name, world.now + timeout)
         else:

@@ -60,6 +60,16 @@ def _applied(world: World) -> dict[str, float]:
     return {quota.quota_code or by_name.get(quota.quota_name, _code(quota.quota_name)): quota.value for quota in world.scenario.quotas}
 
 
+def value(world: World, code: str) -> float:
+    """The quota in effect: the scenario's applied value, else the AWS default."""
+    applied = _applied(world)
+    return applied[code] if code in applied else defaults()[code][1]
+
+
+def type_quota_code(instance_type: str) -> str:
+    return _code(type_quota_name(instance_type))
+
+
 def _name(world: World, code: str) -> str:
     known = defaults().get(code)
     if known:

@@ -313,11 +313,14 @@ def _creating_to_in_service(world: World, cluster: Cluster, grouped: dict) -> No
     if cluster.status != "Creating" or not cluster.continuous:
         return  # all-or-nothing creates complete through their operation
     if cluster.orchestrator == "Slurm":
-        ready = all(
-            any(_up(grouped.get(group.name, [])) for group in cluster.groups_with_role(role))
-            for role in (CONTROLLER, LOGIN)
-            if cluster.groups_with_role(role)
-        )
+        # Seed 000: InService once one controller node is up, and one login node when a login
+        # group is specified. A login group that asks for no instances cannot supply one, so it
+        # does not hold the cluster in Creating.
+        ready = True
+        for role in (CONTROLLER, LOGIN):
+            groups = [group for group in cluster.groups_with_role(role) if role == CONTROLLER or group.target > 0]
+            if groups and not any(_up(grouped.get(group.name, [])) for group in groups):
+                ready = False
     else:
         ready = all(group.status == "InService" for group in cluster.groups.values())
     if ready:

@@ -25,7 +25,7 @@ from . import ids, provisioning as prov, reconcile, s3, slurm, wire
 from .clock import ManualClock, PollTracker, to_datetime, to_seconds
 from .errors import ResourceNotFound
 from .model import Cluster
-from .scenario import Scenario, load_scenario
+from .scenario import QuotaValue, Scenario, load_scenario
 from .store import MemoryStore, SqliteStore
 from .world import World
 
@@ -274,6 +274,14 @@ class Simulator:
         if node is None or not node.launched or not node.live or node.phase == "lost":
             raise ValueError(f"node {node_id} of cluster {target.name} {missing}")
         return target, node
+    def set_quota(self, value: float, *, name: Optional[str] = None, code: Optional[str] = None) -> None:
+        """The account's applied Service Quotas value changes (an increase granted, or a quota lowered
+        below what already runs), by quota name or code; calls from then on are checked against it."""
+        with self._world() as world:
+            quota = QuotaValue(quota_name=name, quota_code=code, value=value)
+            kept = [q for q in world.scenario.quotas if (q.quota_name, q.quota_code) != (name, code)]
+            world.scenario = world.scenario.model_copy(update={"quotas": [*kept, quota]})
+
     def set_capacity(self, instance_type: str, az: Optional[str], available: int) -> None:
         """Set the free instances of a type in an AZ (None: the pool shared by every AZ)."""
         with self._world() as world:

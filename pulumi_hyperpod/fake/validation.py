@@ -16,6 +16,7 @@ from typing import Iterable, Optional
 from .. import servicemodel
 from ..servicemodel import Violation
 from ..spec import rules
+from ..spec.rules import NO_GROUPS, SINGLE_CONTROLLER, fsx_vpc_rules, tag_rules  # noqa: F401  (used by the operations)
 from .errors import ValidationException
 from .model import COMPUTE, CONTROLLER, LOGIN, Cluster
 from .scenario import Scenario
@@ -44,11 +45,10 @@ def group_rules(
     *,
     continuous: bool,
     orchestrator: str,
-    creating: bool,
     path: str = "InstanceGroups",
 ) -> list[Violation]:
     """Rules for each group of a CreateCluster/UpdateCluster request (`spec.rules.group_rules`)."""
-    return rules.group_rules(groups, continuous=continuous, kind=orchestrator, creating=creating, path=path)
+    return rules.group_rules(groups, continuous=continuous, kind=orchestrator, path=path)
 
 
 def slurm_topology_rules(node_types: list[str], path: str = "InstanceGroups") -> list[Violation]:

@@ -144,15 +144,18 @@ def _instance_type(cluster: Cluster, node: Node) -> str:
     return group.instance_types[0] if group else "ml.m5.large"
 
 
-def node_summary(cluster: Cluster, node: Node) -> dict:
+def node_summary(cluster: Cluster, node: Node, include_logical: bool) -> dict:
+    """`include_logical`: the request's IncludeNodeLogicalIds; the model documents NodeLogicalId as
+    "only included when IncludeNodeLogicalIds is set to True"."""
     item = {
         "InstanceGroupName": node.group,
         "InstanceId": node.instance_id or "",
-        "NodeLogicalId": node.logical_id,
         "InstanceType": _instance_type(cluster, node),
         "LaunchTime": node.launch_time if node.launch_time is not None else node.created_at,
         "InstanceStatus": _status(node),
     }
+    if include_logical:
+        item["NodeLogicalId"] = node.logical_id
     if node.ip:
         item["PrivateDnsHostname"] = ids.dns_hostname(node.ip, cluster.region)
     return item

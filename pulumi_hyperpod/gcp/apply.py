@@ -22,7 +22,20 @@ Progress = Callable[[str], None]
 
 
 class PlanRefused(Exception):
-    """The plan has refusals, or the cluster moved since the plan was made; nothing was called."""
+    """The plan has refusals (a guard said no: exit 2); nothing was called."""
+
+
+class PlanStale(PlanRefused):
+    """The cluster moved since the plan was made: an error (exit 1), not a guard; plan again."""
+
+
+class PlanInvalid(ValueError):
+    """The plan's steps do not fit the plan (another cluster, a call its action does not make):
+    a hand-edited or corrupt plan. Checked before any call."""
+
+
+# the calls each kind of plan makes, in order (planner.py)
+STEPS_OF_ACTION = {"create": (CREATE,), "update": (PATCH,), "delete": (DELETE,), "replace": (DELETE, CREATE), "none": ()}
 
 
 class ApplyError(Exception):
@@ -43,6 +56,7 @@ def apply(client: GcpClient, the_plan: Plan, *, wait: bool = True, timeout: floa
           progress: Progress | None = None) -> ApplyResult:
     if the_plan.refused:
         raise PlanRefused("; ".join(f"[{r.rule}] {r.reason}" for r in the_plan.refusals))
+    check_steps(the_plan)
     say = _once(progress)
     deadline = client.monotonic() + timeout
     result = ApplyResult("done")
@@ -56,6 +70,36 @@ def apply(client: GcpClient, the_plan: Plan, *, wait: bool = True, timeout: floa
     if not wait and the_plan.steps:
         result.outcome = "started"
     return result
+
+
+def check_steps(the_plan: Plan) -> None:
+    """Every step acts on the plan's own cluster and is a call its action makes — a saved plan's
+    hash only detects edits (anyone can recompute it), so this is checked before any call too."""
+    operations = tuple(step.operation for step in the_plan.steps)
+    expected = STEPS_OF_ACTION.get(the_plan.action)
+    if expected is None or operations != expected:
+        raise PlanInvalid(f"the calls of {the_plan.action!r} plans are {', '.join(expected or ()) or 'none'}; "
+                          f"this one has {', '.join(operations) or 'none'}: make the plan again")
+    for index, step in enumerate(the_plan.steps):
+        target = _target(step)
+        if target != the_plan.cluster_name:
+            raise PlanInvalid(f"step {index + 1} ({step.operation}) acts on {target!r}, not on the plan's cluster "
+                              f"{the_plan.cluster_name!r}: make the plan again")
+    if the_plan.action in ("update", "delete", "replace") and not the_plan.observed_fingerprint:
+        raise PlanInvalid("the plan does not say which configuration of the cluster it was made against: make it again")
+
+
+def _target(step: Step) -> str | None:
+    request = step.request if isinstance(step.request, dict) else {}
+    if step.operation == CREATE:
+        parent, cluster_id = request.get("parent"), request.get("modelDevelopmentClusterId")
+        if not isinstance(parent, str) or not isinstance(cluster_id, str) or not isinstance(request.get("body"), dict):
+            return None
+        return f"{parent}/modelDevelopmentClusters/{cluster_id}"
+    if step.operation == PATCH and not (isinstance(request.get("updateMask"), str) and isinstance(request.get("body"), dict)):
+        return None
+    name = request.get("name")
+    return name if isinstance(name, str) else None
 
 
 def _once(progress: Progress | None) -> Progress:
@@ -76,7 +120,7 @@ def _run(client: GcpClient, the_plan: Plan, step: Step, wait: bool, deadline: fl
     if step.operation == CREATE:
         name = f"{request['parent']}/modelDevelopmentClusters/{request['modelDevelopmentClusterId']}"
         if the_plan.action != "replace" and client.find_cluster(name) is not None:
-            raise PlanRefused(f"a cluster {name} exists now but did not when the plan was made: plan again")
+            raise PlanStale(f"a cluster {name} exists now but did not when the plan was made: plan again")
         say(f"{CREATE} {name}")
         operation = client.create_cluster(request["parent"], request["modelDevelopmentClusterId"], request["body"])
     elif step.operation == PATCH:
@@ -118,7 +162,7 @@ def _ready(client: GcpClient, the_plan: Plan, name: str, deadline: float, say: P
         if state is None:
             if allow_missing:
                 return
-            raise PlanRefused(f"the cluster {name} is gone since the plan was made: plan again")
+            raise PlanStale(f"the cluster {name} is gone since the plan was made: plan again")
         if state.state not in WAITABLE_STATES:
             break
         if client.monotonic() >= deadline:
@@ -126,7 +170,7 @@ def _ready(client: GcpClient, the_plan: Plan, name: str, deadline: float, say: P
         say(f"waiting: the cluster is {state.state}")
         client.sleep(client.poll_seconds)
     if the_plan.observed_fingerprint and fingerprint_of(state) != the_plan.observed_fingerprint:
-        raise PlanRefused(f"the cluster {name} changed since the plan was made (its configuration is not the one "
+        raise PlanStale(f"the cluster {name} changed since the plan was made (its configuration is not the one "
                           "the plan was computed against): plan again")
 
 

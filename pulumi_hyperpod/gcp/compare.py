@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .keys import MAP_FIELDS
+from .limits import CONTROL_OR_NEWLINE
 from .observe import GcpClusterState
 from .slurm_bridge import MUTABLE_FIELDS as SLURM_MUTABLE
 from .spec import ClusterSpec
@@ -30,29 +32,55 @@ class Differences:
     top_lines: tuple[str, ...]  # display_name, labels, lustre_export_config
 
 
-def covered(desired: Any, observed: Any) -> bool:
-    """Every value the spec sets equals the observed one (dicts compared on the spec's keys).
+def covered(desired: Any, observed: Any, path: str = "") -> bool:
+    """Every value the spec sets equals the observed one, at every nesting level.
 
     proto3 JSON leaves out fields at their zero value (false, 0, "", empty lists and maps), so an
-    absent observed field equals a spec's zero value (`enable_public_ips: false`, a pool of 0)."""
-    if observed is None and _zero(desired):
+    absent field equals its zero value, on either side. A message (dict) is compared on the spec's
+    keys only — the service fills in the rest; a map (`labels`, slurm.conf `config`) is user data
+    that the spec replaces whole, so it is compared on the keys of both."""
+    if observed is None and _zero(desired) or desired is None and _zero(observed):
         return True
     if isinstance(desired, dict):
-        return isinstance(observed, dict) and all(covered(v, observed.get(k)) for k, v in desired.items())
+        if not isinstance(observed, dict):
+            return False
+        names = set(desired) | (set(observed) if _is_map(path) else set())
+        return all(covered(desired.get(k), observed.get(k), _child(path, k)) for k in names)
     if isinstance(desired, (list, tuple)):
         return isinstance(observed, (list, tuple)) and len(desired) == len(observed) and all(
-            covered(d, o) for d, o in zip(desired, observed))
-    return desired == observed
+            covered(d, o, f"{path}[{i}]") for i, (d, o) in enumerate(zip(desired, observed)))
+    return desired == observed and type(desired) is type(observed)
+
+
+def change_lines(path: str, desired: Any, observed: Any) -> list[str]:
+    """One line per leaf that differs, named by its full path (`scheduling.priority_weight_age:
+    1000 → 2000`), so a reviewer sees what changes rather than two truncated objects."""
+    if covered(desired, observed, path):
+        return []
+    if isinstance(desired, dict) and isinstance(observed, dict):
+        names = sorted(desired) + (sorted(k for k in observed if k not in desired) if _is_map(path) else [])
+        return [line for k in names for line in change_lines(_child(path, k), desired.get(k), observed.get(k))]
+    if isinstance(desired, (list, tuple)) and isinstance(observed, (list, tuple)) and len(desired) == len(observed):
+        return [line for i, (d, o) in enumerate(zip(desired, observed)) for line in change_lines(f"{path}[{i}]", d, o)]
+    if observed is None or _zero(observed):
+        return [f"+ {path}: {_short(desired)}"]
+    if desired is None or _zero(desired) and not isinstance(desired, (int, float)):
+        return [f"- {path} (was {_short(observed)})"]
+    return [f"~ {path}: {_short(observed)} → {_short(desired)}"]
+
+
+def _is_map(path: str) -> bool:
+    return path.rsplit(".", 1)[-1] in MAP_FIELDS
+
+
+def _child(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else str(key)
 
 
 def _zero(value: Any) -> bool:
     if isinstance(value, dict):
         return all(_zero(v) for v in value.values())
-    return value is None or value is False or value == 0 or value == "" or value in ([], ())
-
-
-def _empty(value: Any) -> bool:
-    return value is None or value == {} or value == [] or value == ()
+    return value is None or value is False or (value == 0 and not isinstance(value, bool)) or value == "" or value in ([], ())
 
 
 def differences(desired: ClusterSpec, observed: GcpClusterState) -> Differences:
@@ -61,9 +89,9 @@ def differences(desired: ClusterSpec, observed: GcpClusterState) -> Differences:
     replacements: list[str] = []
     top: list[str] = []
     for field in ("display_name", "labels", "lustre_export_config"):
-        if field in body and body[field] != observed.body.get(field):
+        if field in body and not covered(body[field], observed.body.get(field), field):
             mask.append(field)
-            top.append(f"~ {field}: {_short(observed.body.get(field))} → {_short(body[field])}")
+            top += change_lines(field, body[field], observed.body.get(field))
     if "network" in body and not covered(body["network"], observed.body.get("network")):
         replacements.append(f"network changes ({_short(observed.body.get('network'))} → {_short(body['network'])}): "
                             "the network of a cluster is immutable")
@@ -83,7 +111,7 @@ def differences(desired: ClusterSpec, observed: GcpClusterState) -> Differences:
         if field in SLURM_SERVICE_DEFAULTED and field not in want:
             continue
         new, old = want.get(field), have.get(field)
-        if _empty(new) and _empty(old) or new == old:
+        if covered(new, old, field):
             continue
         mask.append(SLURM_PREFIX + field)
         slurm_lines += slurm_change_lines(field, old, new)
@@ -102,15 +130,15 @@ def _pools(wanted: list[dict[str, Any]], observed: GcpClusterState,
             continue
         found = []
         for field, value in pool.items():
-            if field == "id" or covered(value, have.get(field)):
+            if field == "id" or covered(value, have.get(field), field):
                 continue
             if field in POOL_IMMUTABLE:
-                replacements.append(f"node pool {pool['id']}: {field} changes ({_short(have.get(field))} → "
-                                    f"{_short(value)}): it is immutable")
+                what = "; ".join(line.lstrip("~+- ") for line in change_lines(field, value, have.get(field)))
+                replacements.append(f"node pool {pool['id']}: {what}: it is immutable")
                 continue
             changed = True
             if field != "scaling_spec":
-                found.append(f"~ {field}: {_short(have.get(field))} → {_short(value)}")
+                found += change_lines(field, value, have.get(field))
         lines[pool["id"]] = tuple(found)
     return lines, changed
 
@@ -128,7 +156,7 @@ def slurm_change_lines(field: str, old: Any, new: Any) -> list[str]:
                 if len(old or ()) == len(new or ()) else f"~ {field}: {len(old or ())} → {len(new or ())} script(s)"]
     if field == "partitions":
         return [f"~ partitions: {_partitions(old)} → {_partitions(new)}"]
-    return [f"~ {field}: {_short(old)} → {_short(new)}"]
+    return change_lines(field, new, old)
 
 
 def _partitions(value: Any) -> str:
@@ -141,4 +169,6 @@ def _short(value: Any, limit: int = 60) -> str:
     if value is None:
         return "(unset)"
     text = value if isinstance(value, str) else repr(value)
+    if CONTROL_OR_NEWLINE.search(text):  # a value read back from the service reaches the terminal escaped
+        text = repr(text)[1:-1]
     return text if len(text) <= limit else text[: limit - 1] + "…"

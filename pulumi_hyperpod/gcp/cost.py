@@ -23,6 +23,12 @@ class PriceTable:
     sections: dict[str, dict[str, float]]
     applies_in: tuple[str, ...]
     checked: str
+    override: str | None = None  # the $HYPERPOD_GCP_PRICES file layered over the shipped table
+
+    @property
+    def source(self) -> str:
+        shipped = f"data/gcp_prices.yaml (checked {self.checked})"
+        return f"{shipped} + {self.override} (${PRICES_ENV})" if self.override else shipped
 
     def hourly(self, machine_type: str, provisioning_model: str | None, location: str) -> float | None:
         if self.applies_in and location not in self.applies_in:
@@ -42,7 +48,7 @@ def _load(override: str | None) -> PriceTable:
             base[key] = {**base.get(key, {}), **value} if isinstance(value, dict) and isinstance(base.get(key), dict) else value
     sections = {name: {k: float(v["usd"] if isinstance(v, dict) else v) for k, v in (base.get(name) or {}).items()}
                 for name in ("on_demand", "spot", "flex_start")}
-    return PriceTable(sections, tuple(base.get("applies_in") or ()), str(base.get("checked") or ""))
+    return PriceTable(sections, tuple(base.get("applies_in") or ()), str(base.get("checked") or ""), override)
 
 
 def price_table() -> PriceTable:
@@ -96,7 +102,7 @@ def estimate(before: list[PoolCount], after: list[PoolCount], location: str):
         if price is None:
             delta = None
             lines.append(f"cost: pool {pool_id} {count_before} → {count_after} × {one.machine_type}: price unknown "
-                         f"(no list price for it in {location}; see data/gcp_prices.yaml)")
+                         f"(no list price for it in {location}; add it with a ${PRICES_ENV} file)")
         else:
             change = (count_after - count_before) * price
             delta = None if delta is None else delta + change
@@ -106,7 +112,7 @@ def estimate(before: list[PoolCount], after: list[PoolCount], location: str):
     total = (f"${old:.2f}/h" if old is not None else "unknown") + " → " + (f"${new:.2f}/h" if new is not None else "unknown")
     if before or after:
         lines.append(f"cost: cluster {total} (list prices checked {table.checked}; unknown: {', '.join(unknown) or 'none'})")
-    return GcpCost(currency="USD", region=location, prices_from=f"data/gcp_prices.yaml (checked {table.checked})",
+    return GcpCost(currency="USD", region=location, prices_from=table.source,
                    pools=tuple(pools), before=old, after=new, delta=None if delta is None else round(delta, 6),
                    unknown=unknown, unknown_increase=_unknown_increase(before, after, location, table), lines=tuple(lines))
 

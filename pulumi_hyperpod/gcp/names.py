@@ -54,6 +54,24 @@ def parse_name(name: str, project: str | None = None, location: str | None = Non
     return ClusterName(project or "", location or "", name)
 
 
+def with_cluster_id(name: object, cluster_id: str | None) -> object:
+    """The spec's `name` completed by `--cluster-id`. Google's create requests carry the id as the
+    `modelDevelopmentClusterId` query parameter, so their bodies have no `name` (or, on the
+    flex-start page, `projects/P/locations/L/modelDevelopmentClusters/` with an empty id)."""
+    if name is None and cluster_id:
+        return cluster_id  # a bare id: --project/--location complete it
+    if isinstance(name, str) and name.endswith(f"/{COLLECTION}/") and cluster_id:
+        return name + cluster_id
+    if isinstance(name, str) and cluster_id and not name.endswith("/"):
+        if name.rsplit("/", 1)[-1] != cluster_id:
+            raise ValueError(f"the name's cluster id is {name.rsplit('/', 1)[-1]!r} but --cluster-id is {cluster_id!r}")
+        return name
+    if name is None or (isinstance(name, str) and name.endswith("/")):
+        raise ValueError("no cluster id: give `name` (projects/PROJECT/locations/REGION/"
+                         f"{COLLECTION}/ID) or --cluster-id ID (with --project/--location when `name` is absent)")
+    return name
+
+
 def id_problem(cluster_id: str, slurm: bool) -> str | None:
     """Why `cluster_id` is not a valid modelDevelopmentClusterId, or None."""
     if slurm and not SLURM_CLUSTER_ID.match(cluster_id):

@@ -1,13 +1,9 @@
 """Building a shared `Plan` from the GCP planner's pieces: the one place that knows the Plan's shape.
 
-The shared Plan model is being reshaped on the core branch (typed `cost`/`basis` sections instead
-of `extras` and a stored `observed_fingerprint`). This module builds either shape from the same
-GCP data, so the planner, apply and the tests do not depend on which one is merged:
-
-- the cost goes to `extras["cost"]` (with its text lines) or to a typed `CostSection`;
-- what the plan was computed against goes to `observed_fingerprint` (a hash of the cluster's
-  configuration) or to a `Basis` (the cluster's name, that hash, each pool's target and minimum),
-  whose fingerprint is then the plan's.
+The cost goes to the plan's typed `CostSection` (`cost` in `gcp plan --json`); what the plan was
+computed against goes to a `Basis` (the cluster's name, a hash of its configuration, each pool's
+target and minimum), whose fingerprint is the plan's `observed_fingerprint`. The `extras` branch
+below is kept for a Plan model without typed sections.
 """
 
 from __future__ import annotations
@@ -98,6 +94,7 @@ def _typed_cost(cost: GcpCost | None):
     if cost is None:
         return None
     from ..plan.sections import ClusterCost, CostSection, GroupCost, PriceUsed
+    from .cost import PRICES_ENV
 
     prices = {p.machine_type: PriceUsed(p.price, "gcp list price") for p in cost.pools if p.price is not None}
     groups = tuple(
@@ -111,4 +108,4 @@ def _typed_cost(cost: GcpCost | None):
         for p in cost.pools)
     return CostSection(currency=cost.currency, region=cost.region, prices_from=cost.prices_from, prices=prices,
                        groups=groups, cluster=ClusterCost(cost.before, cost.after, cost.delta),
-                       unknown_types=cost.unknown)
+                       unknown_types=cost.unknown, add_prices=f"a ${PRICES_ENV} file")

@@ -28,6 +28,7 @@ from pulumi.dynamic import (
 
 from ..plan import plan_text
 from ..plan.policy import Policy
+from ..provider import errors as provider_errors, process
 from ..provider.console import say
 from ..provider.unknowns import unknown_paths
 from . import compare
@@ -38,8 +39,8 @@ OUTPUTS = ("name", "state", "pools", "node_count")
 DEFAULT_TIMEOUT = 7200.0
 
 
-class ProviderError(Exception):
-    """A failure the user can act on; the message says what to do."""
+class ProviderError(provider_errors.ProviderError):
+    """A failure the user can act on; the message says what to do (shown without a traceback)."""
 
 
 class SettingError(ProviderError):
@@ -63,7 +64,19 @@ def _settings(inputs: Mapping[str, Any]) -> tuple[str, Policy, float, bool]:
 
 
 def _spec(inputs: Mapping[str, Any]) -> ClusterSpec:
-    return ClusterSpec.from_document(json.loads(json.dumps(inputs["spec"])))
+    return ClusterSpec.from_document(_whole_numbers(json.loads(json.dumps(inputs["spec"]))))
+
+
+def _whole_numbers(value: Any) -> Any:
+    """Pulumi's property bags carry every number as a float (protobuf Struct): 2.0 back to 2, so the
+    spec's strict integer fields see what the program wrote. 2.5 stays 2.5 (and is refused)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list):
+        return [_whole_numbers(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _whole_numbers(item) for key, item in value.items()}
+    return value
 
 
 def _client(backend: str):
@@ -95,6 +108,11 @@ def _as_observed(spec: ClusterSpec):
 
 class GcpClusterProvider(ResourceProvider):
     serialize_as_secret_always = False
+
+    def configure(self, req: Any) -> None:
+        # the engine configures a provider only in its host process: teach the host to report
+        # errors the user can act on by their message, as the HyperPod provider does
+        provider_errors.install(process.host_module())
 
     # ---- check ---------------------------------------------------------------------------
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:

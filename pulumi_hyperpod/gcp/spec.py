@@ -10,17 +10,28 @@ pool references (the shared Slurm spec, see slurm_bridge.py).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    ValidationError,
+)
 
 from ..servicemodel import Violation
 from ..spec.documents import read_document
 from ..spec.errors import InputError
-from . import keys, names, slurm_bridge
+from . import keys, limits, names, rules, slurm_bridge
+from .limits import MAX_TEXT
 
 ProvisioningModel = Literal["ON_DEMAND", "RESERVATION", "SPOT", "FLEX_START"]
-A4X_BLOCK = 18  # A4X capacity comes in fixed 18-node NVLink domains (training-clusters compute-resources page)
+AcceleratorType = Literal[limits.ACCELERATOR_TYPES]  # type: ignore[valid-type]
+# strict scalars: "2", 2.0 and true are not counts, "false" is not a boolean (the service refuses them)
+NodeCount = Annotated[StrictInt, Field(ge=0, le=limits.MAX_POOL_NODES)]
+Text = Annotated[str, Field(max_length=MAX_TEXT)]
 
 
 class GcpSpecError(InputError):
@@ -39,22 +50,24 @@ class _Model(BaseModel):
 
 class ReservationAffinity(_Model):
     reservation_affinity_type: Literal["NO_RESERVATION", "ANY_RESERVATION", "SPECIFIC_RESERVATION"]
-    key: str | None = None
-    values: tuple[str, ...] = ()
+    key: str | None = Field(default=None, pattern=limits.RESERVATION_KEY.pattern)
+    values: tuple[Annotated[str, Field(pattern=limits.RESERVATION.pattern)], ...] = Field(default=(), max_length=100)
 
 
 class MachineSpec(_Model):
-    machine_type: str = Field(min_length=1)
+    machine_type: str = Field(min_length=1, max_length=63, pattern=limits.MACHINE_TYPE.pattern)
+    accelerator_type: AcceleratorType | None = None
+    accelerator_count: Annotated[StrictInt, Field(ge=1, le=limits.MAX_ACCELERATORS)] | None = None
     reservation_affinity: ReservationAffinity | None = None
 
 
 class ScalingSpec(_Model):
-    min_node_count: int = Field(ge=0)
-    max_node_count: int = Field(ge=0)
+    min_node_count: NodeCount
+    max_node_count: NodeCount
 
 
 class BootDisk(_Model):
-    boot_disk_size_gb: int | None = Field(default=None, ge=10)
+    boot_disk_size_gb: Annotated[StrictInt, Field(ge=limits.MIN_BOOT_DISK_GB, le=limits.MAX_BOOT_DISK_GB)] | None = None
     boot_disk_type: Literal["pd-ssd", "pd-standard", "hyperdisk-balanced"] | None = None
 
 
@@ -63,19 +76,19 @@ class ConfidentialInstanceConfig(_Model):
 
 
 class NodePool(_Model):
-    id: str = Field(min_length=1, max_length=63)
+    id: str = Field(min_length=1, max_length=63, pattern=limits.POOL_ID.pattern)
     machine_spec: MachineSpec
     scaling_spec: ScalingSpec
-    zone: str | None = None
-    enable_public_ips: bool | None = None
+    zone: str | None = Field(default=None, pattern=limits.ZONE.pattern)
+    enable_public_ips: StrictBool | None = None
     boot_disk: BootDisk | None = None
     provisioning_model: ProvisioningModel | None = None
-    node_image: str | None = None
-    startup_script: str | None = None
-    filestores: tuple[str, ...] | None = None
-    lustres: tuple[str, ...] | None = None
+    node_image: str | None = Field(default=None, pattern=limits.IMAGE.pattern)
+    startup_script: str | None = Field(default=None, max_length=limits.MAX_STARTUP_SCRIPT)
+    filestores: tuple[Annotated[str, Field(pattern=limits.STORAGE_INSTANCE.pattern)], ...] | None = Field(default=None, max_length=10)
+    lustres: tuple[Annotated[str, Field(pattern=limits.STORAGE_INSTANCE.pattern)], ...] | None = Field(default=None, max_length=10)
     labels: dict[str, str] | None = None
-    flex_start_max_duration: str | None = None
+    flex_start_max_duration: str | None = Field(default=None, pattern=limits.DURATION.pattern)
     confidential_instance_config: ConfidentialInstanceConfig | None = None
 
     @property
@@ -84,8 +97,8 @@ class NodePool(_Model):
 
 
 class Network(_Model):
-    network: str = Field(min_length=1)
-    subnetwork: str | None = None
+    network: str = Field(min_length=1, max_length=MAX_TEXT, pattern=limits.NETWORK.pattern)
+    subnetwork: str | None = Field(default=None, max_length=MAX_TEXT, pattern=limits.SUBNETWORK.pattern)
 
 
 class OrchestratorSpec(_Model):
@@ -93,16 +106,16 @@ class OrchestratorSpec(_Model):
 
 
 class RuntimeSpec(_Model):
-    service_account: str | None = None
+    service_account: str | None = Field(default=None, max_length=MAX_TEXT, pattern=limits.SERVICE_ACCOUNT.pattern)
 
 
 class ClusterSpec(_Model):
     """One training cluster. `name` is the full resource name (or a bare id plus --project/--location)."""
 
-    name: str = Field(min_length=1)
+    name: Text = Field(min_length=1)
     display_name: str | None = Field(default=None, max_length=128)
     network: Network | None = None
-    node_pools: tuple[NodePool, ...] = Field(min_length=1)
+    node_pools: tuple[NodePool, ...] = Field(min_length=1, max_length=limits.MAX_NODE_POOLS)
     orchestrator_spec: OrchestratorSpec
     labels: dict[str, str] | None = None
     lustre_export_config: dict[str, Any] | None = None
@@ -126,13 +139,21 @@ class ClusterSpec(_Model):
     # ---- loading ------------------------------------------------------------------------------
     @classmethod
     def from_document(cls, data: Any, source: str | None = None, project: str | None = None,
-                      location: str | None = None) -> ClusterSpec:
+                      location: str | None = None, cluster_id: str | None = None) -> ClusterSpec:
         if not isinstance(data, dict):
             raise GcpSpecError([("", "a cluster spec is a JSON object")], source)
         try:
             snake = keys.to_snake(data)
         except keys.SpellingError as error:
             raise GcpSpecError([(error.path, error.rule)], source) from None
+        problems = rules.document_violations(snake)
+        if problems:
+            raise GcpSpecError(problems, source)
+        if cluster_id is not None or "name" not in snake or str(snake.get("name")).endswith("/"):
+            try:
+                snake["name"] = names.with_cluster_id(snake.get("name"), cluster_id)
+            except ValueError as error:
+                raise GcpSpecError([("name", str(error))], source) from None
         if "name" in snake and isinstance(snake["name"], str):
             try:
                 snake["name"] = names.parse_name(snake["name"], project, location).full
@@ -145,15 +166,16 @@ class ClusterSpec(_Model):
             spec = cls.model_validate(snake)
         except ValidationError as error:
             raise GcpSpecError([(_loc(e["loc"]), _message(e)) for e in error.errors()], source) from None
-        problems = rule_violations(spec)
+        problems = rules.rule_violations(spec)
         if problems:
             raise GcpSpecError(problems, source)
         return spec
 
     @classmethod
-    def from_file(cls, path: str | Path, project: str | None = None, location: str | None = None) -> ClusterSpec:
+    def from_file(cls, path: str | Path, project: str | None = None, location: str | None = None,
+                  cluster_id: str | None = None) -> ClusterSpec:
         path = Path(path)
-        return cls.from_document(read_document(path, GcpSpecError), str(path), project, location)
+        return cls.from_document(read_document(path, GcpSpecError), str(path), project, location, cluster_id)
 
 
 def _loc(loc: tuple) -> str:
@@ -169,55 +191,3 @@ def _message(error: dict) -> str:
     if error["type"] == "missing":
         return "required"
     return error["msg"]
-
-
-# ---- the documented rules beyond types ---------------------------------------------------------
-def rule_violations(spec: ClusterSpec) -> list[tuple[str, str]]:
-    found: list[tuple[str, str]] = []
-    name = spec.resource_name()
-    problem = names.id_problem(name.cluster_id, slurm=True) or names.location_problem(name)
-    if problem:
-        found.append(("name", problem))
-    seen: set[str] = set()
-    for index, pool in enumerate(spec.node_pools):
-        found += [(f"node_pools[{index}].{path}", rule) for path, rule in _pool_violations(pool)]
-        if pool.id in seen:
-            found.append((f"node_pools[{index}].id", f"node pool id {pool.id!r} is used twice"))
-        seen.add(pool.id)
-    found += [(f"orchestrator_spec.slurm_spec{'.' + path if path else ''}", rule)
-              for path, rule in slurm_bridge.violations(spec.slurm, seen)]
-    login = spec.slurm.get("login_node_pool_id")
-    login_pool = spec.pool(login) if isinstance(login, str) else None
-    if login_pool is not None and login_pool.count < 1:
-        index = spec.node_pools.index(login_pool)
-        found.append((f"node_pools[{index}].scaling_spec.max_node_count", "the login node pool needs at least one node"))
-    return found
-
-
-def _pool_violations(pool: NodePool) -> list[tuple[str, str]]:
-    found = []
-    scaling = pool.scaling_spec
-    if scaling.min_node_count != scaling.max_node_count:
-        found.append(("scaling_spec", (f"min_node_count ({scaling.min_node_count}) must equal max_node_count "
-                                       f"({scaling.max_node_count}): training-cluster node pools have a fixed size")))
-    if pool.machine_spec.machine_type.startswith("a4x-") and scaling.max_node_count % A4X_BLOCK:
-        found.append(("scaling_spec.max_node_count", (f"an A4X pool's node count must be a multiple of {A4X_BLOCK} "
-                                                      f"(NVLink domains), got {scaling.max_node_count}")))
-    affinity = pool.machine_spec.reservation_affinity
-    model = pool.provisioning_model
-    if model == "RESERVATION" and affinity is None:
-        found.append(("machine_spec.reservation_affinity", "required when provisioning_model is RESERVATION"))
-    if model in ("ON_DEMAND", "SPOT", "FLEX_START") and affinity is not None:
-        found.append(("machine_spec.reservation_affinity", f"must not be set when provisioning_model is {model}"))
-    if model is None and affinity is None and _is_gpu(pool.machine_spec.machine_type):
-        found.append(("provisioning_model", ("a GPU node pool needs provisioning_model (or a reservation_affinity, "
-                                             "which means RESERVATION)")))
-    if affinity is not None and affinity.reservation_affinity_type == "SPECIFIC_RESERVATION" and not affinity.values:
-        found.append(("machine_spec.reservation_affinity.values", "SPECIFIC_RESERVATION names the reservation in values"))
-    if pool.flex_start_max_duration is not None and model != "FLEX_START":
-        found.append(("flex_start_max_duration", "only applies when provisioning_model is FLEX_START"))
-    return found
-
-
-def _is_gpu(machine_type: str) -> bool:
-    return machine_type.split("-")[0] in {"a2", "a3", "a4", "a4x", "g2", "g4"}

@@ -15,19 +15,27 @@ import argparse
 import asyncio
 import contextvars
 import sys
-import traceback
-from typing import Any, Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
 
 import grpc
 from google.protobuf import empty_pb2, struct_pb2
 from pulumi.provider.experimental import provider as sdk
 from pulumi.provider.experimental.property_value import Computed, PropertyValue
 from pulumi.provider.experimental.server import ProviderServicer
-from pulumi.runtime._grpc_settings import _GRPC_CHANNEL_OPTIONS
 from pulumi.runtime import rpc
-from pulumi.runtime.proto import engine_pb2, engine_pb2_grpc, provider_pb2, provider_pb2_grpc
+from pulumi.runtime._grpc_settings import _GRPC_CHANNEL_OPTIONS
+from pulumi.runtime.proto import (
+    engine_pb2,
+    engine_pb2_grpc,
+    provider_pb2,
+    provider_pb2_grpc,
+)
 
 from .. import __version__
+from ..provider.errors import (
+    user_message,  # the dynamic provider's rule: one line, a traceback for a bug
+)
 from . import core
 from .provider import HyperpodProvider
 
@@ -58,7 +66,7 @@ def marshal(value: PropertyValue) -> struct_pb2.Value:
         return value.marshal()
     if value.is_secret:
         return struct_pb2.Value(struct_value=struct_pb2.Struct(fields={
-            rpc._special_sig_key: struct_pb2.Value(string_value=rpc._special_secret_sig),  # noqa: SLF001 - the wire's secret marker
+            rpc._special_sig_key: struct_pb2.Value(string_value=rpc._special_secret_sig),
             "value": result,
         }))
     return result
@@ -66,15 +74,6 @@ def marshal(value: PropertyValue) -> struct_pb2.Value:
 
 def marshal_map(properties: Mapping[str, PropertyValue]) -> struct_pb2.Struct:
     return struct_pb2.Struct(fields={k: marshal(v) for k, v in properties.items()})
-
-
-def user_message(error: BaseException) -> str:
-    """What the user reads: the message of an error they can act on; a traceback only for a bug."""
-    from botocore.exceptions import BotoCoreError, ClientError
-
-    if isinstance(error, (core.ProviderError, core.SpecError, ValueError, ClientError, BotoCoreError)):
-        return str(error)
-    return "".join(traceback.format_exception(type(error), error, error.__traceback__)).rstrip()
 
 
 class EngineLog:
@@ -97,7 +96,7 @@ class HyperpodServicer(ProviderServicer):
         token = CURRENT_URN.set(urn)
         try:
             return await fn()
-        except Exception as error:  # noqa: BLE001 - every failure goes back to the engine as a message
+        except Exception as error:
             await context.abort(grpc.StatusCode.UNKNOWN, user_message(error))
         finally:
             CURRENT_URN.reset(token)

@@ -21,7 +21,9 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..files import read_bounded
 from ..plan import PLAN_FORMAT, Plan, Policy
+from ..plan.integrity import step_problems
 
 MAX_BYTES = 64 * 1024 * 1024  # a plan of thousands of nodes is a few MB
 
@@ -75,10 +77,11 @@ def load(path: str | Path) -> Any:
         raise SavedPlanError(f"{where}: no such file (save a plan with `hyperpod plan -f SPEC --out {where}`)")
     if file.is_dir():
         raise SavedPlanError(f"{where}: is a directory, not a saved plan file")
-    if file.stat().st_size > MAX_BYTES:
-        raise SavedPlanError(f"{where}: larger than {MAX_BYTES // (1024 * 1024)} MB, not a saved plan")
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
+        raw = read_bounded(file, MAX_BYTES)
+        if len(raw) > MAX_BYTES:
+            raise SavedPlanError(f"{where}: larger than {MAX_BYTES // (1024 * 1024)} MB, not a saved plan")
+        data = json.loads(raw.decode("utf-8"))
     except OSError as error:
         raise SavedPlanError(f"{where}: cannot be read ({error.strerror or error})") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
@@ -111,4 +114,10 @@ def load(path: str | Path) -> Any:
         raise SavedPlanError(f"{where}: not a valid saved plan ({type(error).__name__}: {error})") from None
     if the_plan.observed_fingerprint != data.get("observed_fingerprint"):
         raise SavedPlanError(f"{where}: the plan's observed state does not match its fingerprint; make the plan again")
+    names = {data.get("cluster_name"), the_plan.cluster_name} | ({desired.name} if desired is not None else set())
+    if len(names) != 1:
+        raise SavedPlanError(f"{where}: names more than one cluster ({', '.join(sorted(map(str, names)))}); make the plan again")
+    problems = step_problems(the_plan, desired.to_api("CreateCluster") if desired is not None else None)
+    if problems:
+        raise SavedPlanError(f"{where}: not a plan this tool made ({problems[0]}); make the plan again")
     return Prepared(the_plan, desired, None, policy, dict(data.get("roles") or {}))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._lazy import lazy_exports
+from .._lazy import callable_package, lazy_exports
 
 if TYPE_CHECKING:  # pragma: no cover
     from .basis import Basis, fingerprint
@@ -45,3 +45,4 @@ def plan_text(plan: "Plan", width: int = 110, victims_shown: int | None = 20, vi
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+callable_package(__name__, "plan")  # `pulumi_hyperpod.plan(...)` is `plan.plan(...)`

@@ -130,6 +130,17 @@ def _protected_nodes(nodes, policy: Policy) -> list[str]:
     return sorted(n.key for n in nodes if n.key and (n.instance_id in guarded or (n.logical_id is not None and n.logical_id in guarded)))
 
 
+def _unmatched_protection(observed: ClusterState, policy: Policy) -> list[str]:
+    """A note for protected ids that name no node of this cluster, when the plan removes nodes:
+    a policy may list several clusters' nodes, but a mistyped id protects nothing."""
+    known = {node_id for node in observed.nodes for node_id in (node.instance_id, node.logical_id) if node_id}
+    unmatched = sorted(policy.protected_node_ids - known)
+    if not unmatched:
+        return []
+    return [f"protected node id(s) {', '.join(unmatched)} match no node of cluster {observed.name}: "
+            "they protect nothing here (check them if they were meant for this cluster)"]
+
+
 def _protected_refusal(what: str, keys: list[str], group: str | None = None) -> Refusal:
     shown = ", ".join(keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
     return Refusal("protected-node", f"{what} would remove protected node(s) {shown}; a protected node is never removed "
@@ -250,6 +261,8 @@ class _Updater:
         pending = [g for g in self.observed.groups if g.pending and self.desired.group(g.name) is not None]
         for g in pending:
             self.notes.append(f"{g.name}: {g.current_count}/{g.target_count} running, {g.pending} pending capacity (not drift)")
+        if any(change.action in ("shrink", "delete") for change in groups):
+            self.notes.extend(_unmatched_protection(self.observed, self.policy))
         action = "update" if steps else "none"
         updated = Plan(
             cluster_name=self.desired.name,

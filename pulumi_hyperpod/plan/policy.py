@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+import re
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+# botocore's sagemaker model: ClusterNodeId and ClusterNodeLogicalId (tests/core/test_policy_ids.py
+# checks these against the model; copied so that a Policy does not load the model)
+INSTANCE_ID = re.compile(r"i-[a-f0-9]{8}(?:[a-f0-9]{9})?")
+LOGICAL_ID = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9\-]*[a-zA-Z0-9]")
 
 
 class Policy(BaseModel):
@@ -25,7 +32,7 @@ class Policy(BaseModel):
         default=False, description="Allow a plan that deletes and re-creates the cluster for a change the service cannot make in place."
     )
     max_nodes_per_delete_call: int = Field(
-        default=99, ge=1, description="Nodes named in one BatchDeleteClusterNodes call (the API reference allows 99)."
+        default=99, ge=1, le=99, description="Nodes named in one BatchDeleteClusterNodes call (the API reference allows 99)."
     )
     max_hourly_cost_increase: float | None = Field(
         default=None, ge=0.0, description="Refuse a plan that raises the cluster's hourly cost by more than this (USD)."
@@ -33,3 +40,16 @@ class Policy(BaseModel):
     quota_warning_margin: float = Field(
         default=0.9, ge=0.0, le=1.0, description="Warn when a plan would use more than this share of a service quota."
     )
+
+    @field_validator("protected_node_ids")
+    @classmethod
+    def _node_ids(cls, ids: frozenset[str]) -> frozenset[str]:
+        """A protected id that is not a node id protects nothing: a typo here would let the very
+        node it meant to keep be removed, so it is refused rather than ignored."""
+        for node_id in sorted(ids):
+            if node_id[:2].lower() == "i-" and not INSTANCE_ID.fullmatch(node_id):
+                raise ValueError(f"{node_id!r} is not an instance id (i- and 8 or 17 lower-case hex digits)")
+            if not INSTANCE_ID.fullmatch(node_id) and not LOGICAL_ID.fullmatch(node_id):
+                raise ValueError(f"{node_id!r} is neither an instance id (i-0123456789abcdef0) nor a node logical id "
+                                 "(letters, digits and inner dashes)")
+        return ids

@@ -13,6 +13,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
+from ..terminal import shown
 from .model import Plan
 from .money import money, rate, signed, usd
 from .sections import CostSection, GroupCost, PreflightSection, QuotaSection
@@ -133,7 +134,7 @@ def cost_renderable(cost: CostSection, if_allowed: bool = False) -> Any:
     lines: list[Any] = [table]
     if cost.unknown_types:
         lines.append(Text(f"price unknown: {', '.join(cost.unknown_types)} in {cost.region} "
-                          "(add it with a $HYPERPOD_PRICES file or the prices setting)"))
+                          f"(add it with {cost.add_prices})"))
     lines.append(Text(f"prices: {cost.prices_from}; list prices, not your bill: check them before approving", style="dim"))
     return Group(*lines)
 
@@ -224,7 +225,7 @@ def render_text(renderable: Any, width: int = 110) -> str:
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, no_color=True, color_system=None, force_terminal=False, legacy_windows=False)
     console.print(renderable)
-    return buffer.getvalue().rstrip() + "\n"
+    return shown(buffer.getvalue().rstrip()) + "\n"  # plain text for a log or a preview: no control codes
 
 
 def plan_text(plan: Plan, width: int = 110, victims_shown: int | None = VICTIMS_SHOWN,

@@ -74,6 +74,7 @@ class CostSection:
     groups: tuple[GroupCost, ...]
     cluster: ClusterCost
     unknown_types: tuple[str, ...] = ()
+    add_prices: str = "a $HYPERPOD_PRICES file or the prices setting"  # how to give a missing price
 
     def group(self, name: str) -> GroupCost | None:
         return next((g for g in self.groups if g.group == name), None)
@@ -91,6 +92,7 @@ class CostSection:
             groups=tuple(GroupCost.from_dict(g) for g in data.get("groups") or ()),
             cluster=ClusterCost.from_dict(data["cluster"]),
             unknown_types=_tuple(data.get("unknown_types")),
+            **({"add_prices": data["add_prices"]} if data.get("add_prices") else {}),
         )
 
 

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .provider import ClusterProvider, ProviderError
+    from .errors import ProviderError
+    from .provider import ClusterProvider
     from .resource import Cluster, ClusterArgs
     from .settings import DEFAULT_TIMEOUT, MAX_TIMEOUT, Defaults, Location, Settings
     from .worlds import register_simulator, unregister_simulator
@@ -25,7 +26,7 @@ _EXPORTS = {
     "Defaults": ".settings",
     "Location": ".settings",
     "MAX_TIMEOUT": ".settings",
-    "ProviderError": ".provider",
+    "ProviderError": ".errors",
     "Settings": ".settings",
     "register_simulator": ".worlds",
     "unregister_simulator": ".worlds",

@@ -30,6 +30,7 @@ import logging
 import os
 import sys
 import threading
+from types import ModuleType
 from typing import Any, Callable, TypeVar
 
 from .. import collector
@@ -45,9 +46,14 @@ Call = TypeVar("Call", bound=Callable[..., Any])
 
 
 def is_provider_host() -> bool:
+    return host_module() is not None
+
+
+def host_module() -> ModuleType | None:
+    """The dynamic provider host's module, when this process is that host."""
     main = sys.modules.get("__main__")
     spec = getattr(main, "__spec__", None)
-    return getattr(spec, "name", None) in HOSTS
+    return main if getattr(spec, "name", None) in HOSTS else None
 
 
 def install() -> None:

@@ -24,8 +24,9 @@ from pulumi.dynamic import (
     UpdateResult,
 )
 
-from . import changes, process, props
+from . import changes, errors, process, props
 from .console import say
+from .errors import ProviderError
 from .process import gc_paused, in_flight
 from .settings import Defaults, Location, Settings
 from .unknowns import unknown_paths
@@ -82,10 +83,6 @@ def preflight_renderable(section: Any, the_plan: "Plan") -> Any:
 from .worlds import Clock, open_backend, open_service
 
 
-class ProviderError(Exception):
-    """A failure the user can act on; the message says what to do."""
-
-
 class ClusterProvider(ResourceProvider):
     # Nothing secret is captured (a test proves it), so the serialized provider is kept in plain
     # text unless a secret Output was captured; no secrets provider is needed to run offline.
@@ -99,6 +96,7 @@ class ClusterProvider(ResourceProvider):
     def configure(self, req: ConfigureRequest) -> None:
         self.defaults = Defaults.from_config(req.config)
         process.install()  # the engine configures a provider only in its host process
+        errors.install(process.host_module())  # errors the user can act on: their message, no traceback
 
     # ---- check ---------------------------------------------------------------------------
     @in_flight

@@ -36,6 +36,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..terminal import shown
 from .spec import SlurmSpec
 
 Kind = Literal["config", "partition", "default_partition", "login_pool", "controller_pool", "home", "prolog", "epilog"]
@@ -284,4 +285,4 @@ def changes_text(changes: SlurmChanges, width: int = 160) -> str:
 
     buffer = StringIO()
     Console(file=buffer, width=width, no_color=True, color_system=None).print(render_changes(changes))
-    return buffer.getvalue()
+    return shown(buffer.getvalue())

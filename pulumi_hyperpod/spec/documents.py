@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from ..files import read_bounded
 from ..servicemodel import Violation
 from .errors import InputError, SpecError
 
@@ -60,8 +61,7 @@ def _read_text(path: Path, kind: str) -> str:
                      f"(got {path.suffix or 'no extension'!r})")
     limit = max_bytes(kind)
     try:
-        with path.open("rb") as handle:
-            raw = handle.read(limit + 1)
+        raw = read_bounded(path, limit)
     except FileNotFoundError:
         raise refuse("no such file") from None
     except PermissionError:

@@ -21,10 +21,15 @@ def _member_index(shape) -> dict[str, str]:
     return {_fold(name): name for name in shape.members}
 
 
+# Members the AWS documentation itself writes as "" to mean "not set": `"TrainingPlanArn": ""` for
+# "no training plan" (seed 001), which no request could carry. Any other empty string is checked as
+# written (an empty `OnCreate` is the model's "at least 1 character", not a way to remove it).
+DOCUMENTED_EMPTY = frozenset({"TrainingPlanArn"})
+
+
 def _empty_means_unset(parent, name: str, member, item: Any) -> bool:
-    """An empty string for an optional member that cannot be empty means "not set": the AWS docs
-    write `"TrainingPlanArn": ""` for "no training plan" (seed 001), which no request could carry."""
-    return item == "" and member.type_name == "string" and member.metadata.get("min", 0) > 0 and name not in parent.required_members
+    return (item == "" and name in DOCUMENTED_EMPTY and member.type_name == "string"
+            and member.metadata.get("min", 0) > 0 and name not in parent.required_members)
 
 
 def _claims(index: dict[str, str], value: dict) -> dict[Any, str]:

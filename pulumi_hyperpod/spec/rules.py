@@ -11,8 +11,14 @@ Decisions, with their sources:
   applies to clusters with NodeProvisioningMode Continuous"); 0 is accepted everywhere, because it is
   the documented default ("setting MinInstanceCount to 0 (the default) keeps the standard
   behaviour") and the model's minimum.
-- The Controller group needs at least one instance at creation, and exactly one in Continuous mode
-  (seed 000: multi-head controllers are not supported with continuous provisioning).
+- The Controller group needs at least one instance, and exactly one in Continuous mode (seed 000:
+  multi-head controllers are not supported with continuous provisioning), at creation and on every
+  update (UpdateCluster, and BatchAddClusterNodes, which cannot add to it).
+- FSx storage (FsxLustreConfig, FsxOpenZfsConfig) needs a custom VPC: the cluster's VpcConfig or the
+  group's OverrideVpcConfig (AWS CLI getting-started guide, its list of validation errors).
+- Tags: each key once, and no key with the reserved `aws:` prefix (AWS tagging rules).
+- A cluster has at least one instance group (the model's `min: 1` on InstanceGroups and
+  RestrictedInstanceGroups, which are each optional on their own).
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ from ..servicemodel import Violation
 
 CONTINUOUS = "Continuous"
 CONTROLLER, LOGIN, COMPUTE = "Controller", "Login", "Compute"
+NO_GROUPS = "a cluster needs at least one instance group (InstanceGroups, or RestrictedInstanceGroups on EKS); got none"
+SINGLE_CONTROLLER = "the Controller group runs exactly 1 node in Continuous mode (multi-head controllers are not supported)"
 
 
 def is_continuous(request: dict[str, Any]) -> bool:
@@ -57,7 +65,11 @@ def create_cluster_rules(request: dict[str, Any]) -> list[Violation]:
     groups = request.get("InstanceGroups")
     problems = list(orchestrator_rules(request.get("Orchestrator")))
     problems += strategy_rules(request.get("Orchestrator"), continuous)
-    problems += group_rules(groups, continuous=continuous, kind=kind, creating=True)
+    if not groups and not request.get("RestrictedInstanceGroups"):
+        problems.append(Violation("InstanceGroups", NO_GROUPS))
+    problems += group_rules(groups, continuous=continuous, kind=kind)
+    problems += fsx_vpc_rules(groups, has_vpc=request.get("VpcConfig") is not None)
+    problems += tag_rules(request.get("Tags"))
     if kind == "Slurm":
         roles = [(index, node_type(group)) for index, group in _groups(groups) if group.get("SlurmConfig") is not None]
         if roles:
@@ -97,7 +109,7 @@ def strategy_rules(orchestrator: Any, continuous: bool) -> list[Violation]:
     return []
 
 
-def group_rules(groups: Any, *, continuous: bool, kind: str, creating: bool,
+def group_rules(groups: Any, *, continuous: bool, kind: str,
                 path: str = "InstanceGroups") -> list[Violation]:
     """Rules for the groups of a CreateCluster or UpdateCluster request."""
     problems: list[Violation] = []
@@ -112,8 +124,7 @@ def group_rules(groups: Any, *, continuous: bool, kind: str, creating: bool,
         problems += _instance_type_rules(group, where)
         problems += _min_count_rules(group, where, continuous)
         problems += _orchestrator_member_rules(group, where, kind, continuous)
-        if creating:
-            problems += _controller_size_rules(group, where, continuous)
+        problems += _controller_size_rules(group, where, continuous)
     return problems
 
 
@@ -172,8 +183,43 @@ def _controller_size_rules(group: dict[str, Any], where: str, continuous: bool) 
     if count < 1:
         yield Violation(f"{where}.InstanceCount", "the controller group needs at least 1 instance")
     elif continuous and count != 1:
-        yield Violation(f"{where}.InstanceCount", "the Controller group runs exactly 1 node in Continuous mode "
-                                                  f"(multi-head controllers are not supported); got {count}")
+        yield Violation(f"{where}.InstanceCount", f"{SINGLE_CONTROLLER}; got {count}")
+
+
+def tag_rules(tags: Any, path: str = "Tags") -> list[Violation]:
+    """AWS tagging rules: each key once per resource, and the `aws:` prefix is reserved for AWS use."""
+    pairs = _groups(tags)
+    counts = Counter(tag.get("Key") for _, tag in pairs)
+    problems = []
+    for index, tag in pairs:
+        key = tag.get("Key")
+        if not isinstance(key, str):
+            continue
+        if key.lower().startswith("aws:"):
+            problems.append(Violation(f"{path}[{index}].Key", f"{key!r}: the aws: prefix is reserved for AWS use"))
+        elif counts[key] > 1:
+            problems.append(Violation(f"{path}[{index}].Key", f"duplicate tag key {key!r}: give each key once"))
+    return problems
+
+
+FSX = ("FsxLustreConfig", "FsxOpenZfsConfig")
+
+
+def fsx_vpc_rules(groups: Any, *, has_vpc: bool, path: str = "InstanceGroups") -> list[Violation]:
+    """FSx file systems mount only in a custom VPC (AWS CLI getting-started guide: "FSx configurations
+    are only supported for Custom VPC"; "If using FSx, you must specify a Custom VPC configuration")."""
+    problems = []
+    for index, group in _groups(groups):
+        if has_vpc or group.get("OverrideVpcConfig") is not None:
+            continue
+        storage = group.get("InstanceStorageConfigs")
+        for slot, config in enumerate(storage if isinstance(storage, list) else []):
+            kind = next((key for key in FSX if isinstance(config, dict) and config.get(key) is not None), None)
+            if kind:
+                problems.append(Violation(f"{path}[{index}].InstanceStorageConfigs[{slot}].{kind}",
+                                          "FSx configurations are only supported for a custom VPC: give the cluster "
+                                          "a VpcConfig (Subnets and SecurityGroupIds)"))
+    return problems
 
 
 def slurm_topology_rules(roles: Iterable[tuple[int, str | None]], path: str = "InstanceGroups") -> list[Violation]:

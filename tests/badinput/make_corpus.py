@@ -327,6 +327,74 @@ def m_volume_huge(spec):
     return f"InstanceGroups[{w}].InstanceStorageConfigs[0].EbsVolumeConfig.VolumeSizeInGB", "at most"
 
 
+def m_groups_key_missing(spec):
+    del spec["InstanceGroups"]
+    return "InstanceGroups", "at least one instance group"
+
+
+def m_groups_null(spec):
+    spec["InstanceGroups"] = None
+    return "InstanceGroups", "at least one instance group"
+
+
+def m_group_null(spec):
+    spec["InstanceGroups"].append(None)
+    return f"InstanceGroups[{len(spec['InstanceGroups']) - 1}]", "is null"
+
+
+def m_security_group_null(spec):
+    spec.setdefault("VpcConfig", {"Subnets": ["subnet-12345678"]})["SecurityGroupIds"] = [None]
+    return "VpcConfig.SecurityGroupIds[0]", "is null"
+
+
+def m_tag_null(spec):
+    spec["Tags"] = [None]
+    return "Tags[0]", "is null"
+
+
+def m_storage_null(spec):
+    w = worker_index(spec)
+    groups_of(spec)[w]["InstanceStorageConfigs"] = [None]
+    return f"InstanceGroups[{w}].InstanceStorageConfigs[0]", "is null"
+
+
+def m_ebs_null(spec):
+    w = worker_index(spec)
+    groups_of(spec)[w]["InstanceStorageConfigs"] = [{"EbsVolumeConfig": None}]
+    return f"InstanceGroups[{w}].InstanceStorageConfigs[0]", "exactly one of EbsVolumeConfig"
+
+
+def m_on_create_empty(spec):
+    w = worker_index(spec)
+    groups_of(spec)[w]["LifeCycleConfig"]["OnCreate"] = ""
+    return f"InstanceGroups[{w}].LifeCycleConfig.OnCreate", "at least 1 character"
+
+
+def m_control_key(spec):
+    spec["\u001b]0;pwned\u0007x\nerror: forged"] = 1
+    return "\\x1b]0;pwned\\x07x\\nerror: forged", "not a known field"
+
+
+def m_fsx_without_vpc(spec):
+    spec.pop("VpcConfig", None)
+    for group in groups_of(spec):
+        group.pop("OverrideVpcConfig", None)
+    w = worker_index(spec)
+    groups_of(spec)[w]["InstanceStorageConfigs"] = [{"FsxLustreConfig": {
+        "DnsName": "fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com", "MountName": "abcdefgh", "MountPath": "/fsx"}}]
+    return f"InstanceGroups[{w}].InstanceStorageConfigs[0].FsxLustreConfig", "only supported for a custom VPC"
+
+
+def m_tag_duplicate(spec):
+    spec["Tags"] = [{"Key": "team", "Value": "ml"}, {"Key": "team", "Value": "infra"}]
+    return "Tags[0].Key", "duplicate tag key 'team'"
+
+
+def m_tag_reserved(spec):
+    spec["Tags"] = [{"Key": "aws:cloudformation:stack-name", "Value": "x"}]
+    return "Tags[0].Key", "the aws: prefix is reserved"
+
+
 def m_spec_is_list(spec):
     return "__replace__", [spec]
 
@@ -416,6 +484,19 @@ MUTATIONS: dict[str, tuple[Mutation, str, str]] = {
     "neither-type-nor-requirements": (m_neither_type, "", ""),
     "duplicate-flexible-type": (m_duplicate_flexible_type, "", ""),
     "role-too-short": (m_role("arn:aws:iam::1:r", "characters"), "", ""),
+    # the second outside test round: nulls inside lists and unions, empty strings, control characters
+    "instance-groups-key-missing": (m_groups_key_missing, "", ""),
+    "instance-groups-null": (m_groups_null, "", ""),
+    "group-null-item": (m_group_null, "", ""),
+    "security-group-null-item": (m_security_group_null, "", ""),
+    "tag-null-item": (m_tag_null, "", ""),
+    "storage-config-null-item": (m_storage_null, "", ""),
+    "ebs-volume-config-null": (m_ebs_null, "", ""),
+    "on-create-empty": (m_on_create_empty, "", ""),
+    "unknown-key-control-characters": (m_control_key, "", ""),
+    "fsx-without-vpc": (m_fsx_without_vpc, "", ""),
+    "tag-key-duplicate": (m_tag_duplicate, "", ""),
+    "tag-key-aws-prefix": (m_tag_reserved, "", ""),
 }
 
 # Raw-text defects: (name, suffix, text builder from the seed's JSON text, path, rule); a builder may
@@ -504,6 +585,12 @@ POLICY_DEFECTS: list[tuple[str, "str | bytes", str, str]] = [
     ("number-boolean.json", '{"allow_controller_scale_in": 1}', "allow_controller_scale_in", "valid boolean"),
     ("protect-string.yaml", "protected_node_ids: i-0123\n", "protected_node_ids", "valid array"),
     ("protect-numbers.yaml", "protected_node_ids: [i-1, 7]\n", "protected_node_ids[1]", "valid string"),
+    ("protect-short-instance-id.yaml", "protected_node_ids: [i-0123456789abcdef]\n", "protected_node_ids", "is not an instance id"),
+    ("protect-upper-instance-id.yaml", "protected_node_ids: [I-0123456789ABCDEF0]\n", "protected_node_ids", "is not an instance id"),
+    ("protect-empty-id.yaml", "protected_node_ids: ['']\n", "protected_node_ids", "neither an instance id"),
+    ("protect-padded-id.yaml", "protected_node_ids: [' i-0123456789abcdef0']\n", "protected_node_ids", "neither an instance id"),
+    ("protect-markup-id.yaml", "protected_node_ids: ['[bold]x[/]']\n", "protected_node_ids", "'[bold]x[/]' is neither"),
+    ("delete-call-over-api-limit.yaml", "max_nodes_per_delete_call: 100\n", "max_nodes_per_delete_call", "less than or equal to 99"),
     ("margin-above-one.yaml", "quota_warning_margin: 2\n", "quota_warning_margin", "less than or equal to 1"),
     ("syntax-error.yaml", "max_scale_in_fraction: [0.5\n", "", "not valid YAML"),
     ("syntax-error.json", '{"max_scale_in_fraction": }', "", "not valid JSON"),

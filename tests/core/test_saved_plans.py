@@ -193,8 +193,8 @@ def test_a_plan_made_offline_from_a_snapshot_is_applied_later_with_json(world):
 def test_a_plan_out_that_cannot_be_written_is_one_line_naming_the_file_and_keeps_the_old_one(world):
     missing = run("plan", "-f", str(SPECS / "seed004-scale-out.json"), "--out", "no-such-dir/p.json")
     assert missing.exit_code == 1
-    assert missing.output.strip().splitlines()[-1] == (
-        "error: no-such-dir/p.json: the plan cannot be saved (No such file or directory)")
+    assert missing.output.strip().splitlines() == [  # said before any call, not after the plan is made
+        "error: no-such-dir/p.json: the plan cannot be saved (no such directory 'no-such-dir')"]
     assert ".tmp" not in missing.output
 
     hyperpod("plan", "-f", str(SPECS / "seed004-scale-out.json"), "--out", "p.json")
@@ -209,3 +209,46 @@ def test_a_plan_out_that_cannot_be_written_is_one_line_naming_the_file_and_keeps
         assert refused.exit_code == 1 and "p.json" in refused.output and ".tmp" not in refused.output
         assert (world / "p.json").read_text() == before
     assert [p.name for p in world.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def _resealed(path, edit) -> None:
+    """`edit` the saved plan's body and recompute its hash, as anyone who can write the file can."""
+    from pulumi_hyperpod.pipeline.saved import _digest
+
+    data = json.loads(path.read_text())
+    edit(data)
+    body = {k: v for k, v in data.items() if k != "integrity"}
+    path.write_text(json.dumps({**body, "integrity": _digest(body)}))
+
+
+def _delete_other(data):
+    data["plan"]["steps"][0] = {"operation": "DeleteCluster", "request": {"ClusterName": "my-training-cluster"},
+                                "reasons": ["looks harmless"], "victims": []}
+
+
+def _retarget(data):
+    data["plan"]["steps"][0]["request"]["ClusterName"] = "my-training-cluster"
+
+
+def _rename_everywhere(data):
+    data["cluster_name"] = data["plan"]["cluster_name"] = "my-training-cluster"
+
+
+@pytest.mark.parametrize("edit, message", [
+    (_delete_other, "an update plan makes no DeleteCluster call"),
+    (_retarget, "acts on cluster 'my-training-cluster', the plan is for 'leo-stg-hyperpod-cluster'"),
+    (_rename_everywhere, "names more than one cluster"),
+])
+def test_a_resealed_plan_whose_steps_are_not_its_own_is_refused_before_any_call(world, edit, message):
+    """The hash only detects edits; a step must still fit the plan's own cluster and action."""
+    other = json.loads((SPECS / "seed000-create-cluster.json").read_text())
+    hyperpod("apply", "-f", str(SPECS / "seed000-create-cluster.json"), "--yes", "--wait", "none")
+    hyperpod("plan", "-f", str(SPECS / "seed004-scale-out.json"), "--out", "p.json")
+    _resealed(world / "p.json", edit)
+    start = len(Simulator.open_default().calls)
+
+    result = run("apply", "--plan", "p.json", "--yes")
+
+    assert result.exit_code == 1 and message in result.output, result.output
+    assert mutating_calls_since(start) == []
+    assert observe(connect(backend="fake", simulator=Simulator.open_default()), other["ClusterName"]).status != "Deleting"

@@ -218,6 +218,21 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 # ---- the native provider (hyperpod:index:Cluster) ------------------------------------------------
 PLUGIN_DIR = REPO / "plugin"
 
+# `group` and `spec` for test programs: a Slurm cluster of a controller and `workers` compute nodes
+SPEC_HELPERS = '''def group(name, count, node_type):
+    return {"InstanceGroupName": name, "InstanceType": "ml.m5.xlarge", "InstanceCount": count,
+            "LifeCycleConfig": {"SourceS3Uri": "s3://sagemaker-demo-lifecycle/lifecycle-scripts/src/", "OnCreate": "on_create.sh"},
+            "ExecutionRole": "arn:aws:iam::111122223333:role/demo-hyperpod-execution", "SlurmConfig": {"NodeType": node_type}}
+
+def spec(name, workers):
+    return {"ClusterName": name, "InstanceGroups": [group("controller", 1, "Controller"), group("workers", workers, "Compute")],
+            "VpcConfig": {"SecurityGroupIds": ["sg-0123456789abcdef0"], "Subnets": ["subnet-0123456789abcdef0"]}}
+'''
+
+
+def with_spec_helpers(program: str) -> str:
+    return program.replace("@@SPEC_HELPERS@@\n", SPEC_HELPERS)
+
 
 def copy_yaml_project(source: Path, dest: Path) -> None:
     """A YAML project (`examples/yaml-cluster`) with its `plugins.providers` path made absolute:

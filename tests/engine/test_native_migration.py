@@ -17,7 +17,7 @@ import pytest
 
 import pulumi_hyperpod
 
-from .conftest import PLUGIN_DIR, STACK, EngineProject, copy_demo_project, engine_env
+from .conftest import PLUGIN_DIR, STACK, EngineProject, copy_demo_project, engine_env, with_spec_helpers
 from .test_demo_stack import World, provider_lines
 
 pytestmark = pytest.mark.engine
@@ -31,14 +31,7 @@ import pulumi
 from pulumi_hyperpod.provider import Cluster
 from pulumi_hyperpod.native.resource import NativeCluster
 
-def group(name, count, node_type):
-    return {"InstanceGroupName": name, "InstanceType": "ml.m5.xlarge", "InstanceCount": count,
-            "LifeCycleConfig": {"SourceS3Uri": "s3://sagemaker-demo-lifecycle/lifecycle-scripts/src/", "OnCreate": "on_create.sh"},
-            "ExecutionRole": "arn:aws:iam::111122223333:role/demo-hyperpod-execution", "SlurmConfig": {"NodeType": node_type}}
-
-def spec(name, workers):
-    return {"ClusterName": name, "InstanceGroups": [group("controller", 1, "Controller"), group("workers", workers, "Compute")],
-            "VpcConfig": {"SecurityGroupIds": ["sg-0123456789abcdef0"], "Subnets": ["subnet-0123456789abcdef0"]}}
+@@SPEC_HELPERS@@
 
 STAGE = "{stage}"
 if STAGE == "dynamic":
@@ -52,6 +45,12 @@ else:
                          opts=pulumi.ResourceOptions(import_="{beta_arn}" or None))
 pulumi.export("alpha", alpha.arn)
 pulumi.export("betaWorkers", beta.groups["workers"])
+# the same snake_case outputs on both classes
+pulumi.export("alphaOutputs", {"node_count": alpha.node_count, "target_count": alpha.target_count,
+                               "pending_count": alpha.pending_count, "cluster_name": alpha.cluster_name,
+                               "status": alpha.status, "continuous": alpha.continuous,
+                               "orchestrator": alpha.orchestrator, "location": alpha.location,
+                               "policy": alpha.policy})
 '''
 
 
@@ -68,7 +67,7 @@ def world(project: EngineProject) -> World:
 
 
 def write(project: EngineProject, stage: str, beta_arn: str = "") -> None:
-    program = PROGRAM.replace("{stage}", stage).replace("{dynamic_type}", DYNAMIC_TYPE).replace("{beta_arn}", beta_arn)
+    program = with_spec_helpers(PROGRAM).replace("{stage}", stage).replace("{dynamic_type}", DYNAMIC_TYPE).replace("{beta_arn}", beta_arn)
     project.write_program(program)
 
 
@@ -115,6 +114,11 @@ def test_migration_from_the_dynamic_to_the_native_cluster(project: EngineProject
     assert all("__provider" not in r["outputs"] and "clusterName" in r["outputs"] for r in native), json.dumps(native)[:3000]
     outputs = json.loads(project.run("stack", "output", "--json").stdout)
     assert outputs["alpha"] == before["migrate-alpha"][0] and outputs["betaWorkers"]["target_count"] == 1, outputs
+    assert outputs["alphaOutputs"] == {
+        "node_count": 3, "target_count": 3, "pending_count": 0, "cluster_name": "migrate-alpha", "status": "InService",
+        "continuous": False, "orchestrator": "Slurm", "location": {"backend": "fake", "region": "us-west-2"},
+        "policy": {"max_scale_in_fraction": 0.5},
+    }, outputs
 
     empty = project.run("preview", "--expect-no-changes", check=False)
     assert empty.returncode == 0, "the preview after the migration is not empty\n" + empty.describe()

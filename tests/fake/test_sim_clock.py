@@ -163,3 +163,12 @@ def test_poll_tracker_counts_each_real_second_once():
     assert tracker.waited("a", 1.0) == 1.0
     assert tracker.waited("b", 1.5) == 0.5, "only the half second after a's poll"
     assert tracker.waited("a", 5.0) == 0, "4 s since the last identical read: not a poll"
+
+
+@pytest.mark.parametrize("text", ["99999999999999999h", "366d", "8761h"])
+def test_a_duration_past_a_year_is_refused_not_overflowed(text):
+    from pulumi_hyperpod.fake.clock import parse_duration
+
+    with pytest.raises(ValueError, match="must be at most 365d"):
+        parse_duration(text)
+    assert parse_duration("365d") == 365 * 86400

@@ -104,7 +104,7 @@ def test_software_update_waits_for_min_count_and_names_unknown_groups(make_sim):
 def test_a_vanished_instance_is_not_found_then_replaced(sim, client):
     client.create_cluster(**eks_request("lost", [group("a", 2)]))
     sim.advance(1200)
-    node = nodes_of(client, "lost")[0]
+    node = nodes_of(client, "lost", True)[0]
     sim.lose_instance("lost", node["InstanceId"])
     assert _status(client, "lost", node["InstanceId"]) == "NotFound"
     assert groups_of(client, "lost")["a"]["CurrentCount"] == 1
@@ -133,7 +133,7 @@ def test_move_cluster_nodes_detaches_then_attaches(sim, client):
     client.create_cluster(**eks_request("target", [group("pool", 1, "ml.g5.xlarge"), group("cpu", 1)]))
     sim.advance(1200)
     arns = {name: client.describe_cluster(ClusterName=name)["ClusterArn"] for name in ("source", "target")}
-    moving = nodes_of(client, "source")[0]
+    moving = nodes_of(client, "source", True)[0]
     ask = dict(SourceClusterArn=arns["source"], SourceInstanceGroupName="pool", TargetClusterArn=arns["target"],
                TargetInstanceGroupName="pool")
     answer = client.move_cluster_nodes(**ask, NodeIds=[moving["InstanceId"], "i-0123456789abcdef0"], ClientToken="mv")
@@ -148,7 +148,7 @@ def test_move_cluster_nodes_detaches_then_attaches(sim, client):
     sim.advance(121)
     assert moving["InstanceId"] not in {n["InstanceId"] for n in nodes_of(client, "source")}
     assert _status(client, "target", moving["InstanceId"]) == "AttachInProgress"
-    arrived = [n for n in nodes_of(client, "target") if n["InstanceId"] == moving["InstanceId"]][0]
+    arrived = [n for n in nodes_of(client, "target", True) if n["InstanceId"] == moving["InstanceId"]][0]
     assert arrived["NodeLogicalId"] == moving["NodeLogicalId"], "the node keeps its ids"
     assert arrived["PrivateDnsHostname"] == moving["PrivateDnsHostname"], "and its IP address"
     sim.advance(300)

@@ -21,7 +21,7 @@ def test_identifiers_follow_the_service_formats(make_sim):
     assert ARN.match(arn)
     sim.advance(300)
     logical_pattern = re.compile(servicemodel.shape("ClusterNodeLogicalId").metadata["pattern"])
-    for node in nodes_of(client, "fmt"):
+    for node in nodes_of(client, "fmt", True):
         assert INSTANCE.match(node["InstanceId"]) and UUID.match(node["NodeLogicalId"])
         assert logical_pattern.fullmatch(node["NodeLogicalId"])
         details = client.describe_cluster_node(ClusterName="fmt", NodeId=node["InstanceId"])["NodeDetails"]
@@ -38,7 +38,7 @@ def test_same_seed_same_world_other_seed_other_ids(make_sim):
         sim, client = make_sim(seed=seed)
         arn = client.create_cluster(**eks_request("det", [group("a", 2)]))["ClusterArn"]
         sim.advance(300)
-        return arn, [(n["InstanceId"], n["NodeLogicalId"], n["PrivateDnsHostname"]) for n in nodes_of(client, "det")]
+        return arn, [(n["InstanceId"], n["NodeLogicalId"], n["PrivateDnsHostname"]) for n in nodes_of(client, "det", True)]
 
     assert run(1) == run(1)
     assert run(1) != run(2)
@@ -87,7 +87,7 @@ def test_paging_stays_consistent_when_nodes_disappear_between_pages(sim, big):
 
 
 def test_batch_delete_reports_per_node_outcomes_and_lowers_target_count(sim, big):
-    nodes = nodes_of(big, "big")
+    nodes = nodes_of(big, "big", True)
     alpha = [n for n in nodes if n["InstanceGroupName"] == "alpha"]
     answer = big.batch_delete_cluster_nodes(
         ClusterName="big", NodeIds=[alpha[0]["InstanceId"], "i-0000000000000dead", alpha[0]["InstanceId"]],

@@ -77,7 +77,7 @@ def test_partial_capacity_accepted_and_the_rest_retried_async(make_sim):
 def test_controller_retryable_failure_is_replaced_until_up_while_workers_stay_usable(sim, client):
     client.create_cluster(**seed000_request(workers=4))
     sim.advance(300)
-    controller = nodes_of(client, NAME)[0]
+    controller = nodes_of(client, NAME, True)[0]
     sim.advance(10)
     sim.fail_node(NAME, controller["InstanceId"], retryable=True)
     sim.advance(290)  # t = 600: login and workers are up, the controller is not
@@ -85,7 +85,7 @@ def test_controller_retryable_failure_is_replaced_until_up_while_workers_stay_us
     assert statuses(client, NAME, "login-group") == ["Running"]
     assert cluster_status(client, NAME) == "Creating", "not InService until the controller is healthy"
     advance_until(sim, lambda: cluster_status(client, NAME) == "InService")
-    replaced = [n for n in nodes_of(client, NAME) if n["InstanceGroupName"] == "controller-group"]
+    replaced = [n for n in nodes_of(client, NAME, True) if n["InstanceGroupName"] == "controller-group"]
     assert replaced[0]["NodeLogicalId"] == controller["NodeLogicalId"]
     assert replaced[0]["InstanceId"] != controller["InstanceId"], "a new instance behind the same logical node"
 

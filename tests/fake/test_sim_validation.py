@@ -75,7 +75,7 @@ CREATE_CASES = {
                            "Orchestrator: must specify exactly one orchestrator configuration"),
     "slurm config on eks": (eks_request("x", [slurm_group("a", "Compute", 1)]),
                             "InstanceGroups[0].SlurmConfig: is only valid for Slurm-orchestrated clusters"),
-    "no groups": ({"ClusterName": "x"}, "InstanceGroups: at least one instance group is required"),
+    "no groups": ({"ClusterName": "x"}, "InstanceGroups: a cluster needs at least one instance group"),
     "bad name": (eks_request("bad_name", [group("a", 1)]), "ClusterName: 'bad_name' does not match the pattern"),
     "controller needs an instance": (_seed000(g0={"InstanceCount": 0, "MinInstanceCount": 0}),
                                      "InstanceGroups[0].InstanceCount: the controller group needs at least 1 instance"),

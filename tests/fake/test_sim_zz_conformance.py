@@ -72,7 +72,7 @@ def _software_and_moves(sim, client) -> None:
         client.create_cluster(**eks_request(name, [group("pool", 3, "ml.g5.xlarge")]))
     sim.advance(1200)
     arns = {name: client.describe_cluster(ClusterName=name)["ClusterArn"] for name in ("move-a", "move-b")}
-    nodes = nodes_of(client, "move-a")
+    nodes = nodes_of(client, "move-a", True)
     client.move_cluster_nodes(SourceClusterArn=arns["move-a"], SourceInstanceGroupName="pool",
                               TargetClusterArn=arns["move-b"], TargetInstanceGroupName="pool", ClientToken="m-1",
                               NodeIds=[nodes[0]["InstanceId"], "i-0123456789abcdef0"])

@@ -109,14 +109,14 @@ def test_a_saved_plan_is_applied_exactly_or_refused_when_the_cluster_moved(spec_
     gcp("plan", "-f", str(spec_file), "--out", str(saved))
     gcp("apply", "--plan", str(saved), "--yes")
     assert json.loads(gcp("status", "-f", str(spec_file), "--json"))["state"] == "RUNNING"
-    assert "refused" in gcp("apply", "--plan", str(saved), "--yes", code=2)  # the cluster exists now
+    assert "refused" in gcp("apply", "--plan", str(saved), "--yes", code=1)  # stale: the cluster exists now
 
     edit(spec_file, lambda d: d.update(display_name="first"))
     first = tmp_path / "first.json"
     gcp("plan", "-f", str(spec_file), "--out", str(first))
     edit(spec_file, lambda d: d.update(display_name="second"))
     gcp("apply", "-f", str(spec_file), "--yes")  # someone else changed the cluster meanwhile
-    out = gcp("apply", "--plan", str(first), "--yes", code=2)
+    out = gcp("apply", "--plan", str(first), "--yes", code=1)  # stale: an error (1), not a guard (2)
     assert "changed since the plan was made" in out.replace("\n", " ")
     assert json.loads(gcp("status", "-f", str(spec_file), "--json"))["state"] == "RUNNING"
 

@@ -77,8 +77,8 @@ def test_bare_id_needs_project_and_location(doc):
     doc["name"] = "llmtrain"
     (path, rule), = violations(doc)
     assert path == "name" and "--project and --location" in rule
-    spec = ClusterSpec.from_document(doc, project="p1", location="europe-west4")
-    assert spec.name == "projects/p1/locations/europe-west4/modelDevelopmentClusters/llmtrain"
+    spec = ClusterSpec.from_document(doc, project="p1", location="us-central1")
+    assert spec.name == "projects/p1/locations/us-central1/modelDevelopmentClusters/llmtrain"
 
 
 def test_name_and_flags_must_agree(doc):

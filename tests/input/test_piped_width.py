@@ -32,7 +32,7 @@ def test_events_keep_each_description_on_its_line(cluster):
 def test_nodes_keep_each_node_on_its_line(cluster):
     from pulumi_hyperpod.fake import Simulator
 
-    nodes = Simulator.open_default().client().list_cluster_nodes(ClusterName=cluster)["ClusterNodeSummaries"]
+    nodes = Simulator.open_default().client().list_cluster_nodes(ClusterName=cluster, IncludeNodeLogicalIds=True)["ClusterNodeSummaries"]
     output = run("nodes", cluster).output
     for node in nodes:
         line = next(line for line in output.splitlines() if node["InstanceId"] in line)

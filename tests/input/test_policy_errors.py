@@ -49,9 +49,18 @@ def test_several_problems_one_line_each(world, tmp_path):
 def test_protect_merges_with_the_file(world, tmp_path):
     from pulumi_hyperpod.cli.common import load_policy
 
-    (tmp_path / "policy.yaml").write_text("protected_node_ids: [i-1]\n")
-    assert load_policy(str(tmp_path / "policy.yaml"), ("i-2",)).protected_node_ids == {"i-1", "i-2"}
-    assert load_policy(None, ("i-2",)).protected_node_ids == {"i-2"}
+    one, two = "i-0123456789abcdef0", "4f1c2d3e-aaaa-bbbb-cccc-0123456789ab"  # an instance id, a logical id
+    (tmp_path / "policy.yaml").write_text(f"protected_node_ids: [{one}]\n")
+    assert load_policy(str(tmp_path / "policy.yaml"), (two,)).protected_node_ids == {one, two}
+    assert load_policy(None, (two,)).protected_node_ids == {two}
+
+
+def test_a_mistyped_protected_id_is_refused_not_ignored(world):
+    """A protected id one digit short would protect nothing, and the node it meant to keep could go."""
+    result = run("plan", "-f", str(SPECS / "seed004-initial.json"), "--protect", "i-08557716aa7502a8")
+    assert result.code == 1
+    assert result.output.strip().splitlines() == [
+        "error: --protect: protected_node_ids: 'i-08557716aa7502a8' is not an instance id (i- and 8 or 17 lower-case hex digits)"]
 
 
 def test_spec_errors_are_one_line_each_too(world, tmp_path):

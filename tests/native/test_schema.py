@@ -95,7 +95,7 @@ def test_real_outputs_conform_to_the_schema(harness) -> None:
     every required property is there."""
     from pulumi.provider.experimental.provider import CheckRequest, CreateRequest
 
-    inputs = {"spec": slurm_spec(2), "policy": {"max_scale_in_fraction": 0.5, "protected_node_ids": ["i-0abc"]}, "wait": "InService"}
+    inputs = {"spec": slurm_spec(2), "policy": {"max_scale_in_fraction": 0.5, "protected_node_ids": ["i-0123abcd"]}, "wait": "InService"}
     checked = run(harness.provider.check(CheckRequest(harness.urn, {}, on_wire(inputs), b"")))
     assert not checked.failures
     created = run(harness.provider.create(CreateRequest(harness.urn, checked.inputs, 0, False)))

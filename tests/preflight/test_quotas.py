@@ -93,8 +93,9 @@ def test_unreadable_quotas_are_said_and_the_plan_goes_on(make_world):
 
 
 def test_a_plan_that_adds_no_instances_reads_no_quota(make_world):
-    world = make_world({"quotas": [g5_quota(1)]})
-    world.build(spec("demo", workers=3))  # already over: a scale-in must not be refused for it
+    world = make_world()
+    world.build(spec("demo", workers=3))
+    world.sim.set_quota(1, name=g5_quota(1)["quota_name"])  # lowered since: a scale-in must not be refused for it
     world.sim.reset_calls()
 
     the_plan = world.checked(spec("demo", workers=2))

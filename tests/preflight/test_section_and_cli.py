@@ -78,8 +78,11 @@ def test_cli_apply_no_preflight_skips_the_checks(world):
     hyperpod("apply", "-f", str(SPECS / "seed004-initial.json"), "--yes", "--timeout", "60")
     before = len(Simulator.open_default().calls)
 
-    out = hyperpod("apply", "-f", str(SPECS / "seed004-scale-out.json"), "--yes", "--no-preflight", "--timeout", "60")
+    out = hyperpod("apply", "-f", str(SPECS / "seed004-scale-out.json"), "--yes", "--no-preflight", "--timeout", "60",
+                   code=1)
 
-    assert "skipped: --no-preflight" in out and "outcome:" in out
+    # no quota was read, so nothing refused the plan here: the service itself refuses the call
+    assert "skipped: --no-preflight" in out
+    assert "UpdateCluster failed: ResourceLimitExceeded: The account-level service limit 'ml.g5.xlarge for cluster usage' is 2" in out
     called = [op for op, _ in Simulator.open_default().calls[before:]]
     assert "UpdateCluster" in called and "ListServiceQuotas" not in called

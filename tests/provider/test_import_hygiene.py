@@ -51,17 +51,31 @@ def test_importing_the_package_loads_none_of_it():
     assert ours == [] and "botocore" not in found["modules"] and "pydantic" not in found["modules"]
 
 
-def test_the_public_names_still_resolve_and_the_functions_win_over_their_subpackages():
+def test_the_public_names_still_resolve_and_apply_observe_plan_are_callable_subpackages():
     found = run(
         "import pulumi_hyperpod.plan.model, pulumi_hyperpod.apply.waiters, pulumi_hyperpod.observe.state\n"
         "from pulumi_hyperpod import ClusterSpec, ClusterState, Plan, Policy, SpecError, ApplyResult, apply, connect, observe, plan\n"
-        "import pulumi_hyperpod\n"
-        "assert all(callable(f) and f.__name__ == n for f, n in ((apply, 'apply'), (observe, 'observe'), (plan, 'plan')))\n"
+        "import inspect, pulumi_hyperpod\n"
         "assert pulumi_hyperpod.plan is plan and pulumi_hyperpod.apply is apply and pulumi_hyperpod.observe is observe\n"
+        "assert [m.__name__ for m in (apply, observe, plan)] == ['pulumi_hyperpod.apply', 'pulumi_hyperpod.observe', 'pulumi_hyperpod.plan']\n"
+        "assert all(callable(m) for m in (apply, observe, plan))\n"
+        "assert list(inspect.signature(plan).parameters)[:3] == ['desired', 'observed', 'policy']\n"
+        "assert list(inspect.signature(observe).parameters)[:2] == ['client', 'name']\n"
         "assert Plan.__module__ == 'pulumi_hyperpod.plan.model' and ClusterSpec.__name__ == 'ClusterSpec'\n"
         "from pulumi_hyperpod.provider import Cluster, ClusterProvider, Settings, register_simulator\n"
     )
-    assert "pulumi_hyperpod.apply.executor" in found["loaded"]  # `apply` was asked for: now it is there
+    assert "pulumi_hyperpod.apply.executor" in found["loaded"]  # `apply`'s signature was asked for: now it is there
+
+
+@pytest.mark.parametrize("path", ["pulumi_hyperpod.observe.reader", "pulumi_hyperpod.plan.render", "pulumi_hyperpod.apply.executor"])
+def test_dotted_paths_through_the_callable_names_resolve(path):
+    """`import a.b.c as m`, mock.patch and pkgutil.resolve_name walk attributes from the top: a
+    function standing in the subpackage's place made all three fail."""
+    run(f"import {path} as module\n"
+        f"import pkgutil, sys\nfrom unittest import mock\n"
+        f"assert module is sys.modules[{path!r}]\n"
+        f"assert pkgutil.resolve_name({path!r}) is module\n"
+        f"with mock.patch({path + '.__doc__'!r}, 'patched'):\n    assert module.__doc__ == 'patched'\n")
 
 
 @pytest.mark.parametrize("module", ["pulumi_hyperpod.provider", "pulumi_hyperpod.components"])

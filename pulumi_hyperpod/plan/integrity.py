@@ -1,0 +1,44 @@
+"""What a plan's steps may be, whoever wrote the file it came from: every step acts on the plan's
+own cluster, only with the operations its action takes, and each scale-in names exactly the nodes
+its victims list. A saved plan's hash detects edits but anyone can recompute it; this check keeps
+an edited step from reaching another cluster or turning an update into a deletion."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .model import Plan
+
+# the operations each action's steps are made of (planner.py), in the order they may come
+OPERATIONS = {
+    "create": ("CreateCluster",),
+    "update": ("UpdateCluster", "BatchAddClusterNodes", "BatchDeleteClusterNodes"),
+    "replace": ("DeleteCluster", "CreateCluster"),
+    "delete": ("DeleteCluster",),
+    "none": (),
+}
+
+
+def step_problems(plan: Plan, create_request: dict[str, Any] | None = None) -> list[str]:
+    """Why the steps cannot be this plan's; empty when they can. `create_request`: the CreateCluster
+    request the plan's spec makes, which a create step must be."""
+    allowed = OPERATIONS.get(plan.action, ())
+    problems = []
+    for number, step in enumerate(plan.steps, 1):
+        where = f"step {number} ({step.operation})"
+        if step.operation not in allowed:
+            article = "an" if plan.action[0] in "aeiou" else "a"
+            problems.append(f"{where}: {article} {plan.action} plan makes no {step.operation} call")
+            continue
+        if step.request.get("ClusterName") != plan.cluster_name:
+            problems.append(f"{where}: acts on cluster {step.request.get('ClusterName')!r}, the plan is for "
+                            f"{plan.cluster_name!r}")
+        if step.operation == "BatchDeleteClusterNodes":
+            named = list(step.request.get("NodeIds") or []) + list(step.request.get("NodeLogicalIds") or [])
+            if sorted(named) != sorted(victim.node_id for victim in step.victims):
+                problems.append(f"{where}: the nodes it names are not the nodes its victims list says go")
+        if step.operation == "CreateCluster" and create_request is not None and step.request != create_request:
+            problems.append(f"{where}: its request is not the one the plan's spec makes")
+    if plan.action == "replace" and [step.operation for step in plan.steps] != list(OPERATIONS["replace"]):
+        problems.append("a replace plan deletes the cluster, then creates it: exactly those two steps")
+    return problems
