@@ -53,6 +53,7 @@ def connect(
     retry_mode: str = "standard",
     max_attempts: int | None = None,
     service: str = "sagemaker",
+    endpoint_url: str | None = None,
 ) -> Any:
     """A client for `service` ("sagemaker", or "service-quotas" for preflight checks): botocore's
     client class, the object `boto3.client(service)` returns, made without importing boto3.
@@ -60,9 +61,13 @@ def connect(
     backend="aws": credentials come from the usual boto3/botocore chain (environment, profile, role).
     backend="fake": the simulator answers; `simulator` is an in-process world, else the persistent
     world at $HYPERPOD_FAKE_STATE (default `.hyperpod/fake.sqlite` in the working directory).
+    `endpoint_url` (backend="aws"): where the calls go instead of AWS, e.g. `hyperpod fake serve`.
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
+    if endpoint_url and backend == "fake":
+        raise ValueError("--endpoint-url sends the calls over HTTP (--backend aws); --backend fake answers them in "
+                         "this process: give one or the other")
     config = client_config(retry_mode, max_attempts)
     if backend == "fake":
         from .fake import Simulator
@@ -80,5 +85,5 @@ def connect(
         session.set_config_variable("profile", profile)
     # botocore's create_client is what boto3's Session.client calls; boto3 adds nothing to these
     # services' clients, and importing it (with s3transfer) costs every process 0.15 s
-    return session.create_client(service, region_name=region, config=config)
+    return session.create_client(service, region_name=region, config=config, endpoint_url=endpoint_url or None)
 

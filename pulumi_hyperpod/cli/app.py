@@ -28,6 +28,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                "Cluster events (Continuous-mode clusters), oldest first, via the ListClusterEvents paginator."),
     "fake": ("sim_commands", "fake", "The simulator's persistent world ($HYPERPOD_FAKE_STATE, default .hyperpod/fake.sqlite)."),
     "gcp": ("gcp_commands", "gcp_group", "Google Cloud training clusters (Vertex AI / Gemini Enterprise Agent Platform, Slurm)."),
+    "list": ("list_commands", "list_command",
+             "The clusters in the region: name, status, orchestrator, groups, nodes running/target, age."),
     "nodes": ("cluster_commands", "nodes_command", "Every node: instance id, logical id, group, type, status, launch time."),
     "plan": ("plan_commands", "plan_command", "Show what apply would do, with its cost and the preflight checks."),
     "sinfo": ("sim_commands", "sinfo", "Slurm partitions and nodes as `sinfo` shows them (simulator only)."),
@@ -36,6 +38,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "snapshot": ("cluster_commands", "snapshot_command",
                  "Print DescribeCluster + ListClusterNodes as JSON, for `plan --observed` in a pipeline."),
     "status": ("cluster_commands", "status_command", "Cluster status and per-group counts."),
+    "timeline": ("timeline_commands", "timeline_command",
+                 "Draw target, current and usable nodes per instance group over time, from the cluster's events."),
 }
 
 
@@ -107,9 +111,12 @@ class _Listing(click.Group):
 @click.option("--region", envvar="AWS_REGION", show_envvar=True, default=None,
               help="AWS region (default: boto3's, or us-west-2 for fake).")
 @click.option("--profile", envvar="AWS_PROFILE", show_envvar=True, default=None, help="AWS named profile.")
+@click.option("--endpoint-url", default=None, metavar="URL",
+              help="Send every AWS call (SageMaker, Service Quotas, S3) to this URL, e.g. `hyperpod fake serve`'s "
+                   "(--backend aws). botocore's AWS_ENDPOINT_URL(_SAGEMAKER) variables work too.")
 @click.version_option(package_name="pulumi-hyperpod")
 @click.pass_context
-def main(ctx: click.Context, backend: str, region: str | None, profile: str | None) -> None:
+def main(ctx: click.Context, backend: str, region: str | None, profile: str | None, endpoint_url: str | None = None) -> None:
     """Plan and apply Amazon SageMaker HyperPod clusters declaratively."""
-    ctx.obj = {"backend": backend, "region": region, "profile": profile}
+    ctx.obj = {"backend": backend, "region": region, "profile": profile, "endpoint_url": endpoint_url}
 

@@ -4,7 +4,8 @@ Two rules every command follows through the helpers here:
 - Text a user or the service wrote (file names, cluster and group names, tags, error messages) is
   never read as rich markup: print it with `print_error` / `print_line`, put it in tables as
   `cell(...)`, or pass `rich.text.Text` objects. `[/x]` then prints as `[/x]`.
-- Exit codes: 0 ok, 1 error (bad input, usage errors included), 2 only "refused by a guard".
+- Exit codes: 0 ok, 1 error (bad input, usage errors included), 2 only "refused by a guard";
+  3 only from `plan --detailed-exitcode`: "the plan has changes" (Terraform's 2, which is taken here).
   `handle_errors` turns errors raised by a command into one line each and exit 1; `HyperpodGroup`
   makes click's own usage errors (bad option, `-f DIRECTORY`) exit 1 instead of click's 2.
 """
@@ -34,6 +35,18 @@ if TYPE_CHECKING:  # pragma: no cover
 # runs; tests/cli_startup checks which modules `hyperpod --help` and friends load.
 
 EXIT_OK, EXIT_ERROR, EXIT_REFUSED = 0, 1, 2
+EXIT_CHANGES = 3  # `plan --detailed-exitcode`: the plan would change something (and no guard refused it)
+DETAILED_EXITCODE_HELP = ("Exit 3 when the plan has changes, 0 when there are none (for CI); "
+                          "errors still exit 1 and a refused plan 2.")
+
+
+def exit_for_plan(the_plan: Any, detailed: bool) -> None:
+    """End `plan`: exit 2 when a guard refused it, 3 with `--detailed-exitcode` when it changes
+    something, else return (exit 0). Both clouds' plan commands end here."""
+    if the_plan.refused:
+        sys.exit(EXIT_REFUSED)
+    if detailed and not the_plan.empty:
+        sys.exit(EXIT_CHANGES)
 
 # Width of a table printed to a pipe or a file (a CI log): rich would wrap at 80 columns, splitting
 # every long event description or ARN over several lines. Tables only take the width they need.
@@ -121,7 +134,8 @@ def print_error(message: str, label: str = "error") -> None:
 # ---- backend, JSON, names --------------------------------------------------------------------------
 def client_from(ctx: click.Context, service: str = "sagemaker") -> Any:
     options = ctx.obj
-    return connect(backend=options["backend"], region=options["region"], profile=options["profile"], service=service)
+    return connect(backend=options["backend"], region=options["region"], profile=options["profile"], service=service,
+                   endpoint_url=options.get("endpoint_url"))
 
 
 def region_of(client: Any) -> str:

@@ -141,11 +141,12 @@ def _make_plan(ctx, spec_file, policy_file, protect):
               help="Plan against a saved cluster (`hyperpod gcp snapshot`, the GET response) instead of the live one: no API call.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable plan (the shared plan format).")
 @click.option("--out", "out_file", type=click.Path(), help="Also save the plan as JSON.")
+@click.option("--detailed-exitcode", "detailed_exitcode", is_flag=True, help=common.DETAILED_EXITCODE_HELP)
 @_policy_options
 @click.pass_context
 @_handle
-def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, protect):
-    """Show what apply would do. Exit 2 when a guard refuses the plan."""
+def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, protect, detailed_exitcode=False):
+    """Show what apply would do. Exit 2 when a guard refuses the plan (with --detailed-exitcode, 3 when it has changes)."""
     if snapshot:
         from ..gcp.planner import plan
 
@@ -161,8 +162,7 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
         from ..gcp.saved import save
 
         save(the_plan, out_file)
-    if the_plan.refused:
-        sys.exit(EXIT_REFUSED)
+    common.exit_for_plan(the_plan, detailed_exitcode)
 
 
 @gcp_group.command("apply")
@@ -381,18 +381,21 @@ def delete_command(ctx, spec_file, name, yes, no_wait, timeout, as_json):
 @click.pass_context
 @_handle
 def list_command(ctx, page_size, as_json):
-    """The clusters in --project / --location (every page)."""
+    """The clusters in --project / --location (every page): name, state, orchestrator, pools, nodes, age."""
     project, location = ctx.obj.get("project"), ctx.obj.get("location")
     if not project or not location:
         raise click.UsageError("list needs --project and --location")
-    from ..gcp.observe import GcpClusterState
+    import datetime as dt
 
-    clusters = [GcpClusterState.from_api(c) for c in _client(ctx).list_clusters(f"projects/{project}/locations/{location}", page_size)]
+    from .list_commands import gcp_row, print_rows
+
+    parent = f"projects/{project}/locations/{location}"
+    now = dt.datetime.now(dt.timezone.utc)
+    rows = [gcp_row(resource, now) for resource in _client(ctx).list_clusters(parent, page_size)]
     if as_json:
-        click.echo(json.dumps([{"name": c.name, "state": c.state, "node_count": c.node_count} for c in clusters], indent=2))
+        click.echo(json.dumps(rows, indent=2, sort_keys=True))
         return
-    for cluster in clusters:
-        _out().print(_text(f"{cluster.name}  {cluster.state}  {cluster.node_count} node(s)"))
+    print_rows(rows, f"training clusters in {parent}", f"no clusters in {parent}")
 
 
 COMMANDS = (gcp_group,)

@@ -132,13 +132,16 @@ def _lifecycle_option(command):
 @click.option("--json", "as_json", is_flag=True, help=f"Machine-readable plan (format {PLAN_FORMAT}).")
 @click.option("--out", "out_file", type=click.Path(),
               help="Save the plan for `hyperpod apply --plan FILE` (with the spec, policy and observed state it was made from).")
+@click.option("--detailed-exitcode", "detailed_exitcode", is_flag=True, help=common.DETAILED_EXITCODE_HELP)
 @_policy_options
 @_preflight_option
 @_lifecycle_option
 @click.pass_context
 @handle_errors
-def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, protect, no_preflight, lifecycle, slurm_file):
-    """Show what apply would do, with its cost and the preflight checks. Exit 2 when a guard refuses the plan.
+def plan_command(ctx, spec_file, snapshot, as_json, out_file, detailed_exitcode, policy_file, protect, no_preflight, lifecycle,
+                 slurm_file):
+    """Show what apply would do, with its cost and the preflight checks. Exit 2 when a guard refuses the plan
+    (with --detailed-exitcode, 3 when it has changes).
     A Google Cloud training-cluster spec (-f gcp-cluster.json) is planned as `hyperpod gcp plan` does."""
     from rich.text import Text
 
@@ -147,7 +150,7 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
 
     if _is_gcp(spec_file, lifecycle or slurm_file):
         return _in_gcp(ctx, "plan", spec_file=spec_file, snapshot=snapshot, as_json=as_json, out_file=out_file,
-                       policy_file=policy_file, protect=protect)
+                       policy_file=policy_file, protect=protect, detailed_exitcode=detailed_exitcode)
     unwritable = why_unwritable(out_file) if out_file else None
     if unwritable:  # before the calls that make the plan
         fail(f"{out_file}: the plan cannot be saved ({unwritable})")
@@ -163,8 +166,7 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
             fail(f"{out_file}: the plan cannot be saved ({error.strerror or error})")
         if not as_json:
             common.err.print(Text(f"plan saved to {out_file}: apply it with `hyperpod apply --plan {out_file}`"), highlight=False)
-    if prepared.plan.refused:
-        sys.exit(EXIT_REFUSED)
+    common.exit_for_plan(prepared.plan, detailed_exitcode)
 
 
 @click.command("apply")

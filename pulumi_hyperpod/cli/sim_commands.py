@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import sys
 from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 import click
@@ -155,6 +156,30 @@ def advance(duration: str) -> None:
     lead = sim.lead()
     ahead = f", {lead / 3600:.2f} h ahead of the wall clock" if lead is not None else ""
     print_line(f"advanced {seconds:g} s: virtual time {_when(now)} UTC{ahead}", console=_console())
+
+
+@fake.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. The endpoint checks no signature: keep it on the loopback address.")
+@click.option("--port", type=click.IntRange(0, 65535), default=4566, show_default=True, help="Port (0: any free port).")
+@click.option("--stop-after", type=float, default=None, metavar="SECONDS",
+              help="Stop by itself after this many seconds (default: run until interrupted).")
+@click.option("--quiet", is_flag=True, help="Do not log each request on stderr.")
+@handle_errors
+def serve(host: str, port: int, stop_after: Optional[float], quiet: bool) -> None:
+    """Answer SageMaker, Service Quotas, S3 and Google's training-cluster REST on HOST:PORT, over the
+    persistent simulated worlds (the AWS CLI, boto3, `hyperpod --endpoint-url URL` all see one world)."""
+    from ..simserver import serve as run
+
+    if stop_after is not None and not stop_after > 0:
+        raise ValueError(f"--stop-after must be a number of seconds more than 0 (got {stop_after:g})")
+
+    def ready(server) -> None:
+        # one line on stdout, flushed, so a script can read the URL (with --port 0, the chosen port)
+        click.echo(f"serving the simulated world {_simulator().default_path()} at {server.url}")
+        sys.stdout.flush()
+
+    run(host, port, stop_after=stop_after, quiet=quiet, ready=ready)
 
 
 # -- hyperpod events -------------------------------------------------------------------------------

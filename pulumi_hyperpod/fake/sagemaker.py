@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from . import moves, node_operations as nodes, software
+from . import moves, node_operations as nodes, software, tagging
 from . import operations as clusters
 from .world import World
 
@@ -26,4 +26,5 @@ OPERATIONS: dict[str, Callable[[World, str, dict], dict]] = {
     "DescribeClusterEvent": nodes.describe_cluster_event,
     "UpdateClusterSoftware": software.update_cluster_software,
     "MoveClusterNodes": moves.move_cluster_nodes,
+    **tagging.OPERATIONS,  # AddTags, ListTags, DeleteTags on clusters
 }

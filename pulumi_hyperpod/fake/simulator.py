@@ -138,6 +138,13 @@ class Simulator:
         client.meta.events.register(f"after-call.{service_id}", observe, unique_id=f"hyperpod-sim-obs-{id(self)}")
         return client
 
+    def answer(self, service: str, region: str, request: Any, polls: PollTracker) -> Any:
+        """One request that came over HTTP rather than through a client's `before-send` (`hyperpod fake
+        serve`): the same dispatcher, the AWSResponse the client would have got. `request` has the
+        `url`, `method`, `headers` and `body` of a botocore AWSPreparedRequest; `polls` is the
+        caller's, so a client repeating a read moves the world as it does in process."""
+        return self._handle(service, "rest-xml" if service == "s3" else "json", region, request, polls)
+
     def _handle(self, service: str, protocol: str, region: str, request: Any, polls: PollTracker) -> Any:
         if service == "s3":  # lifecycle bundles (fake/s3.py): REST-XML, not the JSON wire
             with self._world() as world:

@@ -1,0 +1,129 @@
+"""`hyperpod list` (HyperPod clusters in a region) and the table `hyperpod gcp list` shares with it.
+
+One row per cluster: name, status, orchestrator, instance groups (node pools), nodes running of the
+target, and age. HyperPod: every page of ListClusters (botocore's paginator), then DescribeCluster
+for each (the summary carries neither the orchestrator nor the counts). Google Cloud: every page of
+the modelDevelopmentClusters list, which carries both.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, Iterable, Optional
+
+import click
+
+from .common import cell, client_from, emit_json, handle_errors, make_console, region_of
+
+COLUMNS = ("name", "status", "orchestrator", "groups", "nodes", "age")
+
+
+def age_text(seconds: Optional[float]) -> str:
+    """`3d4h`, `2h13m`, `5m`, `40s`: the two largest units."""
+    if seconds is None:
+        return "-"
+    seconds = max(0, int(seconds))
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return f"{days}d{hours}h"
+    if hours:
+        return f"{hours}h{minutes}m"
+    return f"{minutes}m" if minutes else f"{secs}s"
+
+
+def _age(created: Optional[dt.datetime], now: dt.datetime) -> Optional[float]:
+    return None if created is None else max(0.0, (now - created).total_seconds())
+
+
+def aws_row(summary: dict, described: Optional[dict], now: dt.datetime) -> dict[str, Any]:
+    """A ListClusters summary (and its DescribeCluster, None when it went in between) as a row."""
+    groups = (described or {}).get("InstanceGroups") or []
+    orchestrator = next(iter((described or {}).get("Orchestrator") or {}), None) if described else None
+    created = summary.get("CreationTime")
+    return {
+        "name": summary["ClusterName"], "arn": summary["ClusterArn"],
+        "status": (described or {}).get("ClusterStatus") or summary["ClusterStatus"],
+        "orchestrator": orchestrator, "groups": len(groups),
+        "nodes_current": sum(g.get("CurrentCount", 0) for g in groups),
+        "nodes_target": sum(g.get("TargetCount", g.get("CurrentCount", 0)) for g in groups),
+        "created": created.isoformat() if created else None, "age_seconds": _age(created, now),
+    }
+
+
+def aws_rows(client: Any, name_contains: Optional[str] = None, now: Optional[dt.datetime] = None) -> list[dict]:
+    """Every HyperPod cluster of the client's region, oldest first."""
+    from botocore.exceptions import ClientError
+
+    from ..observe import is_not_found
+
+    now = now or dt.datetime.now(dt.timezone.utc)
+    query = {"SortBy": "CREATION_TIME", "SortOrder": "Ascending", **({"NameContains": name_contains} if name_contains else {})}
+    rows = []
+    for page in client.get_paginator("list_clusters").paginate(**query):
+        for summary in page.get("ClusterSummaries", []):
+            try:
+                described = client.describe_cluster(ClusterName=summary["ClusterArn"])
+            except ClientError as error:  # a cluster deleted between the list and the describe
+                if not is_not_found(error):
+                    raise
+                described = None
+            rows.append(aws_row(summary, described, now))
+    return rows
+
+
+def gcp_row(resource: dict, now: dt.datetime) -> dict[str, Any]:
+    """A modelDevelopmentClusters resource (the REST form) as a row."""
+    from ..gcp.observe import GcpClusterState
+
+    state = GcpClusterState.from_api(resource)
+    created = _parse_time(resource.get("createTime") or resource.get("create_time"))
+    return {
+        "name": state.name, "status": state.state,
+        "orchestrator": "Slurm" if state.body.get("orchestrator_spec", {}).get("slurm_spec") is not None else None,
+        "groups": len(state.pools),
+        "nodes_current": sum(1 for pool in state.pools for node in pool.nodes if node[2] == "RUNNING"),
+        "nodes_target": sum(pool.target for pool in state.pools),
+        "created": created.isoformat() if created else None, "age_seconds": _age(created, now),
+        "node_count": state.node_count, "state": state.state,  # the keys `gcp list --json` had first
+    }
+
+
+def _parse_time(value: Any) -> Optional[dt.datetime]:
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
+
+
+def print_rows(rows: Iterable[dict], title: str, empty: str) -> None:
+    from rich.table import Table
+
+    rows = list(rows)
+    table = Table(*COLUMNS, title=cell(title), title_justify="left")
+    for row in rows:
+        table.add_row(cell(row["name"]), cell(row["status"]), cell(row["orchestrator"]), cell(row["groups"]),
+                      cell(f"{row['nodes_current']}/{row['nodes_target']}"), cell(age_text(row["age_seconds"])))
+    make_console().print(table if rows else cell(empty))
+
+
+@click.command("list")
+@click.option("--name-contains", default=None, help="Only clusters whose name contains this text.")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output (every cluster, with its ARN).")
+@click.pass_context
+@handle_errors
+def list_command(ctx: click.Context, name_contains: Optional[str], as_json: bool) -> None:
+    """The clusters in the region: name, status, orchestrator, groups, nodes running/target, age.
+    Google Cloud training clusters: `hyperpod gcp --project P --location L list`."""
+    client = client_from(ctx)
+    rows = aws_rows(client, name_contains)
+    if as_json:
+        return emit_json(rows)
+    print_rows(rows, f"HyperPod clusters in {region_of(client)}", f"no clusters in {region_of(client)}")
+
+
+COMMANDS = (list_command,)

@@ -1,0 +1,85 @@
+"""`hyperpod timeline NAME --out FILE.svg|png`: target, current and usable nodes per group over time.
+
+Read from the cluster (simulated or real): DescribeCluster, every ListClusterEvents page (oldest
+first), and DescribeClusterEvent for the instance-group events (their EventDetails carry the
+TargetCount). Drawn by pulumi_hyperpod.timeline.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, Optional
+
+import click
+
+from .common import ClusterNotFound, check_cluster_name, client_from, emit_json, handle_errors, print_line, region_of
+
+
+def read_events(client: Any, name: str, max_events: int) -> list[dict]:
+    """The cluster's events oldest first (at most `max_events`, the oldest kept), instance-group
+    events with their EventDetails."""
+    paginator = client.get_paginator("list_cluster_events")
+    events = [event for page in paginator.paginate(ClusterName=name, SortOrder="Ascending",
+                                                   PaginationConfig={"MaxItems": max_events})
+              for event in page.get("Events", [])]
+    for event in events:
+        if event.get("ResourceType") == "InstanceGroup":
+            detail = client.describe_cluster_event(ClusterName=name, EventId=event["EventId"])
+            event["EventDetails"] = (detail.get("EventDetails") or {})
+    return events
+
+
+def read_panels(client: Any, name: str, group: Optional[str] = None, max_events: int = 10000,
+                now: Optional[dt.datetime] = None) -> tuple[dict, list]:
+    """(DescribeCluster, one timeline.Panel per group) of cluster `name`."""
+    from botocore.exceptions import ClientError
+
+    from ..observe import is_not_found
+    from ..timeline import panels_from_events
+
+    try:
+        described = client.describe_cluster(ClusterName=name)
+        events = read_events(client, name, max_events)
+    except ClientError as error:
+        if is_not_found(error):
+            raise ClusterNotFound(name, region_of(client)) from None
+        raise
+    if group is not None and group not in {g["InstanceGroupName"] for g in described.get("InstanceGroups") or []}:
+        raise LookupError(f"cluster {name} has no instance group {group}")
+    if not events:
+        raise LookupError(f"cluster {name} has no events to draw: the service keeps events for clusters in "
+                          "NodeProvisioningMode Continuous only")
+    moment = now or dt.datetime.now(dt.timezone.utc)
+    moment = max(moment, max(event["EventTime"] for event in events))  # a simulated world may run ahead
+    return described, panels_from_events(described, events, moment, group)
+
+
+@click.command("timeline")
+@click.argument("name")
+@click.option("--out", "out_file", required=True, type=click.Path(), metavar="FILE.svg|FILE.png",
+              help="Where to draw it; PNG needs the optional cairosvg package.")
+@click.option("--group", default=None, help="Only this instance group.")
+@click.option("--max-events", type=click.IntRange(min=1), default=10000, show_default=True,
+              help="Read at most this many events (the oldest).")
+@click.option("--json", "as_json", is_flag=True, help="Also print the series as JSON.")
+@click.pass_context
+@handle_errors
+def timeline_command(ctx: click.Context, name: str, out_file: str, group: Optional[str], max_events: int,
+                     as_json: bool) -> None:
+    """Draw target, current and usable nodes per instance group over time, from the cluster's events."""
+    from ..timeline import render_svg
+    from ..timeline.files import picture_format, write_picture
+
+    check_cluster_name(name)
+    picture_format(out_file)  # a wrong --out is said before any call
+    described, panels = read_panels(client_from(ctx), name, group, max_events)
+    created = described.get("CreationTime")
+    since = f"since {created.astimezone(dt.timezone.utc):%Y-%m-%d %H:%M} UTC" if created else ""
+    write_picture(out_file, render_svg(f"{name}: nodes per instance group", panels,
+                                       f"{described.get('ClusterStatus', '')} {since}; from the cluster's events"))
+    if as_json:
+        return emit_json([panel.to_dict() for panel in panels])
+    print_line(f"wrote {out_file}: {len(panels)} group(s)")
+
+
+COMMANDS = (timeline_command,)
