@@ -24,8 +24,9 @@ def read_events(client: Any, name: str, max_events: int) -> list[dict]:
               for event in page.get("Events", [])]
     for event in events:
         if event.get("ResourceType") == "InstanceGroup":
-            detail = client.describe_cluster_event(ClusterName=name, EventId=event["EventId"])
-            event["EventDetails"] = (detail.get("EventDetails") or {})
+            # DescribeClusterEvent's EventDetails is the whole event; its own EventDetails the metadata
+            detail = client.describe_cluster_event(ClusterName=name, EventId=event["EventId"]).get("EventDetails") or {}
+            event["EventDetails"] = detail.get("EventDetails") or {}
     return events
 
 

@@ -49,7 +49,9 @@ def _add_group(world: World, cluster: Cluster, spec: dict, role: Optional[str], 
             group.status, group.last_good = "InService", [group.target, 0]
     new_nodes(world, cluster, group, group.target, op_id)
     world.emit(cluster, "Info", "InstanceGroup", f"InstanceGroup {group.name} create started successfully in "
-               f"Cluster {cluster.name}", group=group.name, op_id=op_id)
+               f"Cluster {cluster.name}", group=group.name, op_id=op_id,
+               metadata={"InstanceGroupScaling": {"InstanceCount": 0, "TargetCount": group.target,
+                                                  "MinCount": group.min_count}})
     return group
 
 

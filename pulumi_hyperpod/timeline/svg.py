@@ -12,7 +12,7 @@ from xml.sax.saxutils import escape
 
 from .series import Panel, Point
 
-WIDTH, LEFT, RIGHT, TOP, PANEL_HEIGHT, GAP, NOTE_LINE = 960, 64, 180, 56, 190, 64, 15
+WIDTH, LEFT, RIGHT, TOP, PANEL_HEIGHT, GAP, NOTE_LINE = 1000, 64, 215, 56, 190, 64, 15
 SERIES = (  # (field, label, colour, stroke width, dash)
     ("usable", "usable (jobs can run)", "#2a9d3f", 3.5, ""),
     ("current", "current (instances exist)", "#e07b10", 2.0, ""),
@@ -26,7 +26,7 @@ def _time_step(span: float) -> int:
 
 
 def _time_label(seconds: float, step: int) -> str:
-    if step < 3600:
+    if step < 1800:
         return f"{seconds / 60:g} min"
     if step < 86400:
         return f"{seconds / 3600:g} h"
