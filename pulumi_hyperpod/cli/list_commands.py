@@ -52,8 +52,9 @@ def aws_row(summary: dict, described: Optional[dict], now: dt.datetime) -> dict[
     }
 
 
-def aws_rows(client: Any, name_contains: Optional[str] = None, now: Optional[dt.datetime] = None) -> list[dict]:
-    """Every HyperPod cluster of the client's region, oldest first."""
+def aws_rows(client: Any, name_contains: Optional[str] = None, now: Optional[dt.datetime] = None,
+             page_size: Optional[int] = None) -> list[dict]:
+    """Every HyperPod cluster of the client's region, oldest first (`page_size` clusters a ListClusters page)."""
     from botocore.exceptions import ClientError
 
     from ..observe import is_not_found
@@ -61,7 +62,8 @@ def aws_rows(client: Any, name_contains: Optional[str] = None, now: Optional[dt.
     now = now or dt.datetime.now(dt.timezone.utc)
     query = {"SortBy": "CREATION_TIME", "SortOrder": "Ascending", **({"NameContains": name_contains} if name_contains else {})}
     rows = []
-    for page in client.get_paginator("list_clusters").paginate(**query):
+    paging = {"PaginationConfig": {"PageSize": page_size}} if page_size else {}
+    for page in client.get_paginator("list_clusters").paginate(**query, **paging):
         for summary in page.get("ClusterSummaries", []):
             try:
                 described = client.describe_cluster(ClusterName=summary["ClusterArn"])

@@ -99,7 +99,8 @@ def test_usage_errors_exit_1(spec_file):
 def test_list_and_bare_names(spec_file):
     gcp("apply", "-f", str(spec_file), "--yes")
     listed = json.loads(gcp("--project", "my-project", "--location", "us-central1", "list", "--json"))
-    assert listed == [{"name": NAME, "state": "RUNNING", "node_count": 3}]
+    assert [{k: row[k] for k in ("name", "state", "node_count")} for row in listed] == [
+        {"name": NAME, "state": "RUNNING", "node_count": 3}]
     assert json.loads(gcp("--project", "my-project", "--location", "us-central1", "status", "--name", "llmtrain",
                           "--json"))["state"] == "RUNNING"
 
