@@ -55,6 +55,16 @@ def read_panels(client: Any, name: str, group: Optional[str] = None, max_events:
     return described, panels_from_events(described, events, moment, group)
 
 
+def _world_now(ctx: click.Context) -> Optional[dt.datetime]:
+    """The simulated world's own time with --backend fake (it runs ahead of the wall clock); else None:
+    now is the wall clock."""
+    if (ctx.obj or {}).get("backend") != "fake":
+        return None
+    from ..fake.simulator import Simulator
+
+    return Simulator.open_default().now()
+
+
 @click.command("timeline")
 @click.argument("name")
 @click.option("--out", "out_file", required=True, type=click.Path(), metavar="FILE.svg|FILE.png",
@@ -73,7 +83,7 @@ def timeline_command(ctx: click.Context, name: str, out_file: str, group: Option
 
     check_cluster_name(name)
     picture_format(out_file)  # a wrong --out is said before any call
-    described, panels = read_panels(client_from(ctx), name, group, max_events)
+    described, panels = read_panels(client_from(ctx), name, group, max_events, now=_world_now(ctx))
     created = described.get("CreationTime")
     since = f"since {created.astimezone(dt.timezone.utc):%Y-%m-%d %H:%M} UTC" if created else ""
     write_picture(out_file, render_svg(f"{name}: nodes per instance group", panels,
