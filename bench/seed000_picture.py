@@ -13,7 +13,6 @@ Writes docs/img/seed000-headline.svg by default (the README shows it).
 
 from __future__ import annotations
 
-import datetime as dt
 import sys
 from pathlib import Path
 
@@ -99,7 +98,7 @@ def main(out: Path) -> None:
         first_full = next((p.seconds for p in panel.points if p.usable >= ASKED), None)
         first_any = next((p.seconds for p in panel.points if p.usable > 0), None)
         print(f"{panel.title}: first usable node at {_hours(first_any)}, all {ASKED} at {_hours(first_full)}")
-    print(f"wrote {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out} at {dt.datetime.now():%H:%M:%S}")
+    print(f"wrote {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}")
 
 
 def _hours(seconds: float | None) -> str:
