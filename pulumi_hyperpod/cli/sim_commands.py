@@ -174,6 +174,10 @@ def serve(host: str, port: int, stop_after: Optional[float], quiet: bool) -> Non
     if stop_after is not None and not stop_after > 0:
         raise ValueError(f"--stop-after must be a number of seconds more than 0 (got {stop_after:g})")
 
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        print_line(f"warning: listening on {host}: anyone who reaches it can change the simulated world (no "
+                   "signature is checked)", console=_console(stderr=True))
+
     def ready(server) -> None:
         # one line on stdout, flushed, so a script can read the URL (with --port 0, the chosen port)
         click.echo(f"serving the simulated world {_simulator().default_path()} at {server.url}")

@@ -17,6 +17,7 @@ from requests.structures import CaseInsensitiveDict
 from pulumi_hyperpod.cli import main
 from pulumi_hyperpod.client import connect
 from pulumi_hyperpod.fake import Simulator
+from pulumi_hyperpod.gcp.client import GcpClient
 from pulumi_hyperpod.gcp.fake import GcpSimulator
 from pulumi_hyperpod.simserver import SimulatorServer, Worlds, aws_route
 from tests.support.cli import SPECS
@@ -94,6 +95,8 @@ def test_google_rest_reaches_the_gcp_world(served):
         assert world.get(name)["name"] == name
     missing = requests.get(f"{url}/v1beta1/{parent}/modelDevelopmentClusters/none", timeout=10)
     assert missing.status_code == 404 and missing.json()["error"]["status"] == "NOT_FOUND"
+    over_rest = GcpClient(requests.Session(), endpoint=url, poll_seconds=0)  # the tool's own REST client
+    assert [c["name"] for c in over_rest.list_clusters(parent)] == [name]
 
 
 @pytest.mark.parametrize("headers, route", [
