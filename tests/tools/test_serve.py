@@ -134,3 +134,12 @@ def test_the_cli_plans_and_applies_through_endpoint_url(served, monkeypatch):
     assert [op for op, _ in sim.calls if not op.startswith(("Describe", "List", "Get"))] == ["CreateCluster"]
     both = runner.invoke(main, ["--backend", "fake", "--endpoint-url", url, "list"])
     assert both.exit_code == 1 and "one or the other" in both.output
+
+
+def test_botocores_service_endpoint_variable_reaches_the_endpoint_too(served, monkeypatch):
+    url, sim, _gcp = served
+    monkeypatch.setenv("AWS_ENDPOINT_URL_SAGEMAKER", url)
+    client = connect(backend="aws", region="us-west-2", max_attempts=1)
+    assert client.meta.endpoint_url == url
+    assert client.list_clusters()["ClusterSummaries"] == []
+    assert ("ListClusters", {}) in [(op, params) for op, params in sim.calls]

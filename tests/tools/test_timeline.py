@@ -4,17 +4,20 @@ headline picture the README shows (bench/seed000_picture.py)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import importlib.util
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pulumi_hyperpod.cli.timeline_commands import read_panels
 from pulumi_hyperpod.client import connect
 from pulumi_hyperpod.fake import Simulator
-from pulumi_hyperpod.timeline import Panel, Point, render_svg
+from pulumi_hyperpod.timeline import Panel, Point, panels_from_events, render_svg
 from pulumi_hyperpod.timeline.series import instance_phase
 from tests.fake.sim_helpers import seed000_request
 from tests.support.cli import SPECS, hyperpod, use_fake_world
@@ -77,6 +80,38 @@ def test_each_instance_sentence_moves_its_instance_to_one_state(event, phase):
     assert instance_phase(event) == phase
 
 
+SENTENCES = {
+    "provisioned": "EC2 Instance {i} successfully provisioned in Cluster c and IG g",
+    "usable": "Instance create {i} in Cluster c and IG g completed successfully",
+    "failed": "EC2 Instance {i} in Cluster c and IG g failed health checks",
+    "gone": "Termination of EC2 Instance {i} is currently in progress in Cluster c and IG g",
+    "lost": "EC2 Instance {i} in Cluster c and IG g was not found",
+}
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.sampled_from(sorted(SENTENCES)), st.integers(0, 300)), max_size=40),
+       st.integers(0, 8))
+def test_any_event_sequence_gives_counts_that_never_go_negative_and_usable_never_exceeds_current(steps, target_now):
+    start = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+    moment, events = start, []
+    for instance, kind, gap in steps:
+        moment += dt.timedelta(seconds=gap)
+        events.append({"InstanceGroupName": "g", "InstanceId": f"i-{instance}", "ResourceType": "Instance",
+                       "EventTime": moment, "EventLevel": "Error" if kind in ("failed", "lost") else "Info",
+                       "Description": SENTENCES[kind].format(i=f"i-{instance}")})
+    described = {"CreationTime": start, "InstanceGroups": [{"InstanceGroupName": "g", "TargetCount": target_now,
+                                                            "CurrentCount": 0}]}
+    [panel] = panels_from_events(described, events, moment + dt.timedelta(seconds=60))
+    assert all(0 <= p.usable <= p.current <= 6 for p in panel.points)
+    assert [p.seconds for p in panel.points] == sorted({p.seconds for p in panel.points})
+    assert panel.points[-1].target == target_now and panel.end >= panel.points[-1].seconds
+    alive = {}
+    for event in events:  # the last word on each instance decides whether it counts now
+        alive[event["InstanceId"]] = instance_phase(event)
+    assert panel.points[-1].current == sum(state in ("provisioned", "usable", "failed") for state in alive.values())
+
+
 def test_the_svg_is_well_formed_and_shows_text_as_written():
     panel = Panel("<group & [bold]>", (Point(0, 4, 0, 0), Point(600, 4, 3, 3), Point(4000, 4, 4, 4)), 5000,
                   ("a note with <tags>",))
@@ -103,8 +138,13 @@ def test_the_cli_draws_a_continuous_cluster_and_says_why_it_cannot_draw_others(t
     hyperpod("apply", "-f", str(SPECS / "seed004-initial.json"), "--yes", "--wait", "none")
     assert "NodeProvisioningMode is Continuous" in hyperpod("timeline", "leo-stg-hyperpod-cluster", "--out", str(out), code=1)
     assert "no cluster nothing-here" in hyperpod("timeline", "nothing-here", "--out", str(out), code=1)
-    if importlib.util.find_spec("cairosvg") is None:
-        assert "pulumi-hyperpod[png]" in hyperpod("timeline", "my-training-cluster", "--out", str(tmp_path / "t.png"), code=1)
+    png = tmp_path / "t.png"
+    if importlib.util.find_spec("cairosvg") is None:  # the optional extra
+        assert "pulumi-hyperpod[png]" in hyperpod("timeline", "my-training-cluster", "--out", str(png), code=1)
+        assert not png.exists()
+    else:
+        hyperpod("timeline", "my-training-cluster", "--out", str(png))
+        assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
 
 
 def test_the_seed_000_headline_continuous_is_usable_hours_before_all_or_nothing(tmp_path):
