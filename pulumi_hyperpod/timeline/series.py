@@ -144,7 +144,7 @@ def _panel(name: str, group: _Group, described: dict, end: float) -> Panel:
                          "running now (events older than the service keeps, or not yet listed)")
     else:
         group.target, notes = 0, ["the group is gone"]
-    group.record(end)
-    if not group.points:
+    if not group.points:  # a group without events: drawn from the start at what DescribeCluster says
         group.points.append(Point(0.0, group.target, 0, 0))
+    group.record(end)
     return Panel(name, tuple(group.points), end, tuple(notes))
