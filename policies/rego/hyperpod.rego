@@ -33,9 +33,15 @@ allow if count(deny) == 0
 violation(code, group, message, nodes) := {"code": code, "group": group, "message": message, "nodes": nodes}
 
 # ---- input -------------------------------------------------------------------------------------
-deny contains violation("not-a-plan", null, sprintf("input format %v is not hyperpod-plan/2 (hyperpod plan --json)", [object.get(plan, "format", null)]), []) if {
+deny contains violation("not-a-plan", null, not_a_plan_why, []) if {
 	object.get(plan, "format", null) != "hyperpod-plan/2"
 }
+
+# The native provider's preview returns {"format": "hyperpod-plan-unknown/1", "unknown": why} when it
+# cannot make the plan (inputs not known yet, the cluster unreadable): unknown is not safe.
+not_a_plan_why := sprintf("no plan could be made: %s", [plan.unknown]) if {
+	is_string(plan.unknown)
+} else := sprintf("input format %v is not hyperpod-plan/2 (hyperpod plan --json)", [object.get(plan, "format", null)])
 
 # ---- scale-in share ----------------------------------------------------------------------------
 # A group that shrinks, or is deleted, loses more than max_scale_in_fraction of its nodes.
@@ -95,7 +101,7 @@ deny contains violation("cost-increase", null, msg, []) if {
 deny contains violation("cost-unknown", null, msg, []) if {
 	is_number(params.max_hourly_cost_increase)
 	adds_capacity
-	not is_number(cost_delta)
+	not cost_known
 	msg := sprintf(
 		"the cost of this plan is not known (%s), so the ceiling of %v/hour cannot be checked",
 		[cost_unknown_why, params.max_hourly_cost_increase],
@@ -110,6 +116,8 @@ cost_delta := d if {
 	d := plan.cost.cluster.delta_at_most
 	is_number(d)
 }
+
+cost_known if is_number(cost_delta)
 
 adds_capacity if plan.action in {"create", "replace"}
 
