@@ -29,6 +29,8 @@ def test_a_scale_out_under_the_cost_ceiling_is_allowed_and_over_it_denied(opa, p
 def test_a_scale_in_of_two_thirds_is_denied_and_of_one_third_allowed(opa, plans, tmp_path) -> None:
     two_thirds = plans.plan(plans.spec(1))
     assert len(victims(two_thirds)) == 2
+    # every victim carries its reason as a stable code beside the sentence: all three run, the newest go
+    assert {v["code"] for step in json.loads(two_thirds)["steps"] for v in step["victims"]} == {"newest"}
     [violation] = evaluate(opa, two_thirds)
     assert violation == {"code": "scale-in-share", "group": "leo-stg-compute-ig", "nodes": [],
                          "message": "leo-stg-compute-ig: removes 2 of 3 nodes (67%), more than the allowed share (50%)"}
