@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 
-from .conftest import CLUSTER, REGO, codes, evaluate, victims
+from .conftest import CLUSTER, REGO, REPO, codes, evaluate, victims
 
 NO_CEILING = {"max_hourly_cost_increase": None}
 
@@ -85,3 +85,18 @@ def test_a_saved_plan_is_judged_as_the_printed_one(opa, plans) -> None:
 def test_input_that_is_not_a_plan_is_denied(opa, plans) -> None:
     [violation] = evaluate(opa, plans.cli("status", CLUSTER, "--json"))
     assert violation["code"] == "not-a-plan"
+
+
+def test_a_google_cloud_plan_is_judged_by_the_same_rules(opa, plans, tmp_path) -> None:
+    spec = json.loads((REPO / "examples" / "gcp-training-cluster" / "cluster.json").read_text())
+    plans.cli("gcp", "apply", "-f", str(plans.write(spec)), "--yes")  # node pool a4: 2 nodes
+
+    def pool_plan(nodes: int) -> str:
+        spec["node_pools"][1]["scaling_spec"] = {"min_node_count": nodes, "max_node_count": nodes}
+        return plans.cli("gcp", "plan", "-f", str(plans.write(spec)), "--json")
+
+    assert evaluate(opa, pool_plan(1)) == []  # half the pool: at the share, allowed
+    assert codes(evaluate(opa, pool_plan(0))) == {"scale-in-share"}
+    [violation] = evaluate(opa, pool_plan(6))  # no list price for a4-highgpu-8g: unknown is not safe
+    assert violation["code"] == "cost-unknown" and "a4-highgpu-8g" in violation["message"]
+    assert evaluate(opa, pool_plan(6), NO_CEILING, tmp_path) == []
