@@ -29,8 +29,8 @@ RULES: list[tuple[str, str, frozenset[str], dict[str, dict[str, Any]]]] = [
     ("hyperpod-protected-nodes", "No plan removes, or lets the service choose to remove, a protected node.",
      frozenset({"protected-node"}), {"protected_node_ids": {"type": "array", "items": {"type": "string"}}}),
     ("hyperpod-tool-refusal", "No plan the tool's own guards refused.", frozenset({"tool-refusal"}), {}),
-    ("hyperpod-plan-known", "A cluster that changes has a plan: one that cannot be made is not taken as compliant.",
-     frozenset({"not-a-plan"}), {}),
+    ("hyperpod-plan-known", "A cluster that changes has a plan, judged with valid parameters: neither an unknown plan "
+     "nor a mistaken parameter is taken as compliant.", frozenset({"not-a-plan", "bad-parameter"}), {}),
 ]
 
 

@@ -43,6 +43,52 @@ not_a_plan_why := sprintf("no plan could be made: %s", [plan.unknown]) if {
 	is_string(plan.unknown)
 } else := sprintf("input format %v is not hyperpod-plan/2 (hyperpod plan --json)", [object.get(plan, "format", null)])
 
+# ---- parameters --------------------------------------------------------------------------------
+# A mistyped parameter would silently leave its default in force (a protected node unprotected):
+# every parameter given must be one of `defaults`, of the right type.
+deny contains violation("bad-parameter", null, sprintf("data.hyperpod.params.%s: not a parameter (parameters: %s)", [key, concat(", ", sort(object.keys(defaults)))]), []) if {
+	some key, _ in given
+	not key in object.keys(defaults)
+}
+
+deny contains violation("bad-parameter", null, sprintf("data.hyperpod.params.%s: %s", [key, rule]), []) if {
+	some key, rule in parameter_rules
+	key in object.keys(given)
+	not parameter_ok(key, given[key])
+}
+
+parameter_rules := {
+	"max_scale_in_fraction": "must be a number from 0 to 1",
+	"allow_replacement": "must be true or false",
+	"allow_cluster_deletion": "must be true or false",
+	"max_hourly_cost_increase": "must be a number of at least 0, or null for no ceiling",
+	"protected_node_ids": "must be a list of node ids (strings)",
+	"deny_refused_plans": "must be true or false",
+}
+
+parameter_ok("max_scale_in_fraction", v) if {
+	is_number(v)
+	v >= 0
+	v <= 1
+}
+
+parameter_ok(key, v) if {
+	key in {"allow_replacement", "allow_cluster_deletion", "deny_refused_plans"}
+	is_boolean(v)
+}
+
+parameter_ok("max_hourly_cost_increase", v) if is_null(v)
+
+parameter_ok("max_hourly_cost_increase", v) if {
+	is_number(v)
+	v >= 0
+}
+
+parameter_ok("protected_node_ids", v) if {
+	is_array(v)
+	every id in v { is_string(id) }
+}
+
 # ---- scale-in share ----------------------------------------------------------------------------
 # A group that shrinks, or is deleted, loses more than max_scale_in_fraction of its nodes.
 deny contains violation("scale-in-share", g.group, msg, []) if {

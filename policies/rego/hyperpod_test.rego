@@ -111,3 +111,16 @@ test_an_unknown_plan_is_denied if {
 	codes(plan.deny) == {"not-a-plan"} with input as {"format": "hyperpod-plan-unknown/1", "unknown": "inputs not known"}
 	codes(plan.deny) == {"not-a-plan"} with input as {"hello": "world"}
 }
+
+test_a_mistyped_or_mistaken_parameter_is_denied if {
+	typo := plan.deny with input as base with data.hyperpod.params as {"protected_node_id": ["i-0aaaaaaaaaaaaaaa1"]}
+	[v] := [v | some v in typo]
+	v.code == "bad-parameter"
+	contains(v.message, "data.hyperpod.params.protected_node_id: not a parameter")
+	wrong := plan.deny with input as base with data.hyperpod.params as {"max_scale_in_fraction": "half", "protected_node_ids": "i-0aaaaaaaaaaaaaaa1"}
+	{v.message | some v in wrong} == {
+		"data.hyperpod.params.max_scale_in_fraction: must be a number from 0 to 1",
+		"data.hyperpod.params.protected_node_ids: must be a list of node ids (strings)",
+	}
+	plan.allow with input as base with data.hyperpod.params as {"max_hourly_cost_increase": null, "allow_replacement": true}
+}
