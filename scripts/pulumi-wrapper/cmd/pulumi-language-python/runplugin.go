@@ -45,12 +45,16 @@ func (h *pythonLanguageHost) RunPlugin(
 		return errors.New("RunPlugin: attaching a debugger is not supported by the pulumi-hyperpod python language host")
 	}
 	analyzer := req.GetKind() == string(apitype.AnalyzerPlugin)
+	name := req.GetName()
+	if name == "" { // the engine sends no name for a local policy pack
+		name = info.GetProgramDirectory()
+	}
 	tc, err := resolveToolchain(info)
 	if err != nil {
 		return err
 	}
 	if err := tc.ValidateVenv(ctx); err != nil {
-		return fmt.Errorf("plugin %s: %w", req.GetName(), err)
+		return fmt.Errorf("plugin %s: %w", name, err)
 	}
 
 	var args []string
@@ -62,7 +66,7 @@ func (h *pythonLanguageHost) RunPlugin(
 		mainPy := filepath.Join(info.GetProgramDirectory(), "__main__.py")
 		if _, err := os.Stat(mainPy); err != nil {
 			return fmt.Errorf("plugin %s: no __main__.py in %s (plugins packaged for pulumi.run.plugin are not supported by "+
-				"the pulumi-hyperpod python language host)", req.GetName(), info.GetProgramDirectory())
+				"the pulumi-hyperpod python language host)", name, info.GetProgramDirectory())
 		}
 		args = append([]string{info.GetProgramDirectory()}, req.GetArgs()...)
 	}
@@ -105,7 +109,7 @@ func (h *pythonLanguageHost) RunPlugin(
 	}
 	cmd.Env = append(cmd.Env, req.GetEnv()...)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	logging.V(5).Infof("RunPlugin %s: %s (in %s)", req.GetName(), cmd.String(), cmd.Dir)
+	logging.V(5).Infof("RunPlugin %s: %s (in %s)", name, cmd.String(), cmd.Dir)
 
 	if err := runPlugin(ctx, cmd, proxy); err != nil {
 		var exitErr *exec.ExitError
@@ -115,12 +119,12 @@ func (h *pythonLanguageHost) RunPlugin(
 					Output: &pulumirpc.RunPluginResponse_Exitcode{Exitcode: int32(ws.ExitStatus())},
 				})
 			}
-			return fmt.Errorf("plugin %s exited unexpectedly: %w", req.GetName(), exitErr)
+			return fmt.Errorf("plugin %s exited unexpectedly: %w", name, exitErr)
 		}
 		if proxy != nil {
 			proxy.Abort(err)
 		}
-		return fmt.Errorf("could not run plugin %s: %w", req.GetName(), err)
+		return fmt.Errorf("could not run plugin %s: %w", name, err)
 	}
 	return closer.Close()
 }
