@@ -369,15 +369,16 @@ class ClusterProvider(ResourceProvider):
         unknown = unknown_paths(news)
         if unknown:
             raise PlanUnknown(f"inputs not known until other resources are created: {', '.join(p or '(all inputs)' for p in unknown)}")
-        settings, spec, location = Settings.from_inputs(news), props.spec_of(news), self._locate(news)
+        settings, spec = Settings.from_inputs(news), props.spec_of(news)
         try:
+            location = self._locate(news)
             client, _ = open_backend(location, self.simulator)
             observed = observe(client, spec.name)
+            if observed is None:
+                return _pipeline().make_plan(spec, None, settings.policy, roles=settings.roles, region=location.region)
+            return self._prepare(spec, settings, observed, client, location)
         except Exception as error:  # noqa: BLE001 - reported in the plan output, never as safe
-            raise PlanUnknown(f"could not read cluster {spec.name} in {location}: {error}") from None
-        if observed is None:
-            return _pipeline().make_plan(spec, None, settings.policy, roles=settings.roles, region=location.region)
-        return self._prepare(spec, settings, observed, client, location)
+            raise PlanUnknown(f"could not plan cluster {spec.name}: {error}") from None
 
     # ---- helpers -------------------------------------------------------------------------
     def _prepare(self, spec, settings: Settings, observed: ClusterState | None, client, location: Location) -> Plan:

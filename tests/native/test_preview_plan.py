@@ -69,3 +69,16 @@ def test_the_plan_is_secret_when_an_input_is(harness) -> None:
     preview = run(harness.provider.create(CreateRequest(harness.urn, inputs, 0, True)))
     assert preview.properties["plan"].is_secret
     assert plan_output(preview.properties)["action"] == "create"
+
+
+def test_a_cluster_that_cannot_be_read_gives_an_unknown_document(harness, monkeypatch) -> None:
+    inputs = checked(harness, {}, {"spec": slurm_spec(2, name="preview-unreadable")})
+
+    def unreachable(*_args, **_kwargs):
+        raise ConnectionError("could not connect to the endpoint URL")
+
+    monkeypatch.setattr("pulumi_hyperpod.provider.provider.observe", unreachable)
+    preview = run(harness.provider.create(CreateRequest(harness.urn, inputs, 0, True)))
+    document = plan_output(preview.properties)
+    assert document["format"] == PLAN_UNKNOWN_FORMAT
+    assert document["unknown"] == "could not plan cluster preview-unreadable: could not connect to the endpoint URL"
