@@ -34,14 +34,18 @@ violation(code, group, message, nodes) := {"code": code, "group": group, "messag
 
 # ---- input -------------------------------------------------------------------------------------
 deny contains violation("not-a-plan", null, not_a_plan_why, []) if {
-	object.get(plan, "format", null) != "hyperpod-plan/2"
+	not object.get(plan, "format", null) in known_formats
 }
 
 # The native provider's preview returns {"format": "hyperpod-plan-unknown/1", "unknown": why} when it
 # cannot make the plan (inputs not known yet, the cluster unreadable): unknown is not safe.
 not_a_plan_why := sprintf("no plan could be made: %s", [plan.unknown]) if {
 	is_string(plan.unknown)
-} else := sprintf("input format %v is not hyperpod-plan/2 (hyperpod plan --json)", [object.get(plan, "format", null)])
+} else := sprintf("input format %v is not one these rules were written for (%s: hyperpod plan --json)", [object.get(plan, "format", null), concat(", ", known_formats)])
+
+# The plan formats the rules read. A newer format is denied until the rules are checked against it
+# (tests/policies fails when the tool writes a format not listed here).
+known_formats := {"hyperpod-plan/2"}
 
 # ---- parameters --------------------------------------------------------------------------------
 # A mistyped parameter would silently leave its default in force (a protected node unprotected):

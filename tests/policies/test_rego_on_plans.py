@@ -100,3 +100,11 @@ def test_a_google_cloud_plan_is_judged_by_the_same_rules(opa, plans, tmp_path) -
     [violation] = evaluate(opa, pool_plan(6))  # no list price for a4-highgpu-8g: unknown is not safe
     assert violation["code"] == "cost-unknown" and "a4-highgpu-8g" in violation["message"]
     assert evaluate(opa, pool_plan(6), NO_CEILING, tmp_path) == []
+
+
+def test_the_rules_know_the_plan_format_the_tool_writes(opa) -> None:
+    from pulumi_hyperpod.plan.model import PLAN_FORMAT
+
+    done = subprocess.run([opa, "eval", "--format", "raw", "-d", str(REGO), "data.hyperpod.plan.known_formats"],
+                          capture_output=True, text=True, timeout=60, check=True)
+    assert PLAN_FORMAT in json.loads(done.stdout), "a new plan format: check policies/rego against it, then list it in known_formats"
