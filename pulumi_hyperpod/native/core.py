@@ -17,15 +17,17 @@ from typing import Any, Callable, Mapping
 
 from ..observe import ClusterState, observe
 from ..provider import console, props
-from ..provider.provider import ClusterProvider, ProviderError
+from ..provider.provider import ClusterProvider, PlanUnknown, ProviderError
 from ..provider.resource import OUTPUTS, SPEC_FIELDS, ClusterArgs, build_spec
 from ..provider.settings import SETTING_KEYS, Location, Settings, check_settings
 from ..provider.unknowns import is_unknown
 from ..provider.worlds import open_backend
 from ..spec import SpecError
+from .resource import PREVIEW_OUTPUTS
 
 __all__ = [
     "OUTPUTS",
+    "PREVIEW_OUTPUTS",
     "SETTING_KEYS",
     "SPEC_FIELDS",
     "ProviderError",
@@ -34,11 +36,13 @@ __all__ = [
     "create",
     "delete",
     "diff",
+    "has_secret",
     "is_unknown",
     "merged_spec",
     "new_provider",
     "observe_by_id",
     "plain",
+    "preview_plan",
     "read",
     "set_output",
     "settings_inputs",
@@ -46,6 +50,10 @@ __all__ = [
     "state_outputs",
     "update",
 ]
+
+
+# The `format` of the document `plan` holds when no plan can be made (policies deny it: unknown is not safe).
+PLAN_UNKNOWN_FORMAT = "hyperpod-plan-unknown/1"
 
 
 def new_provider(config: Mapping[str, str] | None = None, simulator: str | None = None) -> ClusterProvider:
@@ -103,6 +111,18 @@ def update(provider: ClusterProvider, id_: str, olds: dict[str, Any], news: dict
     return dict(provider.update(id_, olds, news).outs or {})
 
 
+def preview_plan(provider: ClusterProvider, news: dict[str, Any]) -> str:
+    """The `plan` output of a preview: the plan JSON (`hyperpod plan --json`'s form) a create or
+    update with `news` would run now, or, when none can be made, a document saying why
+    (`format` PLAN_UNKNOWN_FORMAT, `cluster_name`, `unknown`)."""
+    import json
+
+    try:
+        return provider.preview_plan(news).to_json()
+    except PlanUnknown as why:
+        return json.dumps({"format": PLAN_UNKNOWN_FORMAT, "cluster_name": props.cluster_name(news), "unknown": str(why)})
+
+
 def read(provider: ClusterProvider, id_: str, bag: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, Any] | None]:
     """(id, outputs, inputs); an empty id: the cluster is gone."""
     result = provider.read(id_, bag)
@@ -129,6 +149,10 @@ def locate(provider: ClusterProvider, region: str | None = None) -> Location:
 def plain(value: Any) -> Any:
     """A bag value as the core reads it: secrets unwrapped, integral doubles as ints, no nulls."""
     return props.plain(value)
+
+
+def has_secret(bag: Mapping[str, Any]) -> bool:
+    return props.has_secret(bag)
 
 
 def settings_inputs(bag: Mapping[str, Any]) -> dict[str, Any]:

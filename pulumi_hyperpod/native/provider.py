@@ -119,16 +119,23 @@ class HyperpodProvider(Provider):
     async def create(self, request: CreateRequest) -> CreateResponse:
         inputs = wire.bag_from_wire(request.properties)
         if request.preview:
-            return CreateResponse(None, {**request.properties, **_computed_outputs()})
+            return CreateResponse(None, {**request.properties, **_computed_outputs(), **await self._preview_outputs(inputs)})
         id_, outputs = await self._run(core.create, self._core, inputs)
         return CreateResponse(id_, wire.bag_to_wire(outputs))
 
     async def update(self, request: UpdateRequest) -> UpdateResponse:
         if request.preview:
-            return UpdateResponse({**request.olds, **request.news})
+            news = wire.bag_from_wire(request.news)
+            return UpdateResponse({**request.olds, **request.news, **await self._preview_outputs(news)})
         olds, news = wire.bag_from_wire(request.olds), wire.bag_from_wire(request.news)
         outputs = await self._run(core.update, self._core, request.resource_id, olds, news)
         return UpdateResponse(wire.bag_to_wire(outputs))
+
+    async def _preview_outputs(self, inputs: dict[str, Any]) -> dict[str, PropertyValue]:
+        """`plan`: what the preview's plan is, for policy packs, which see a resource's outputs in
+        a preview and nothing a provider prints (policies/README.md). Secret when an input is."""
+        text = await self._run(core.preview_plan, self._core, inputs)
+        return {"plan": PropertyValue(text).with_secret(core.has_secret(inputs))}
 
     # ---- read (refresh, import) ------------------------------------------------------------
     async def read(self, request: ReadRequest) -> ReadResponse:

@@ -29,8 +29,10 @@ from ..provider.settings import SETTING_KEYS
 
 TYPE = "hyperpod:index:Cluster"
 INPUTS = ("spec", "spec_file", *SPEC_FIELDS, *SETTING_KEYS)
+# Outputs only a preview fills in: `plan`, the plan JSON the update would run (policies/README.md).
+PREVIEW_OUTPUTS = ("plan",)
 # Every property of the resource in schema.json (tests/native/test_resource.py holds them to it).
-PROPERTIES = ("spec", *SETTING_KEYS, *OUTPUTS)
+PROPERTIES = ("spec", *SETTING_KEYS, *OUTPUTS, *PREVIEW_OUTPUTS)
 # Integer outputs: the wire carries numbers as doubles; the getter's type makes them ints again.
 _INTEGERS = ("node_count", "target_count", "pending_count")
 

@@ -33,6 +33,9 @@ class Victim:
     logical: bool
     status: str
     reason: str
+    # why this node, as a stable code for tools and policies (the reason is its sentence):
+    # unhealthy | never-launched | health-checks | newest (plan/victims.py)
+    code: str = ""
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ TIERS: dict[str, int] = {"Failure": 0, "NotFound": 0, "Pending": 1, "DeepHealthC
 LEAVING = frozenset({"ShuttingDown", "DetachInProgress"})  # going already: neither named nor counted as present
 BUSY = frozenset({"AttachInProgress", "SystemUpdating"})  # the service is acting on them: never named
 STATUSES = frozenset(TIERS) | LEAVING | BUSY  # the nine values of ClusterInstanceStatus (a test reads the model)
+CODES = {0: "unhealthy", 1: "never-launched", 2: "health-checks", 3: "newest"}  # Victim.code, by tier
 _WHY = {
     0: "unhealthy nodes are removed first",
     1: "never launched (waiting for capacity): removed before any running node",
@@ -103,4 +104,5 @@ def _reason(node: NodeState) -> str:
 def choose(nodes: Sequence[NodeState], count: int) -> list[Victim]:
     """The `count` best nodes to remove among `nodes` (already filtered by `removable`)."""
     ordered = sorted(removable(nodes, None, ()), key=_rank)[: max(count, 0)]
-    return [Victim(group=n.group, node_id=n.key, logical=not n.launched, status=n.status, reason=_reason(n)) for n in ordered]
+    return [Victim(group=n.group, node_id=n.key, logical=not n.launched, status=n.status, reason=_reason(n),
+                   code=CODES[_tier(n)]) for n in ordered]

@@ -83,6 +83,10 @@ def preflight_renderable(section: Any, the_plan: "Plan") -> Any:
 from .worlds import Clock, open_backend, open_service
 
 
+class PlanUnknown(Exception):
+    """The plan a preview would show cannot be made yet, and why."""
+
+
 class ClusterProvider(ResourceProvider):
     # Nothing secret is captured (a test proves it), so the serialized provider is kept in plain
     # text unless a secret Output was captured; no secrets provider is needed to run offline.
@@ -355,6 +359,26 @@ class ClusterProvider(ResourceProvider):
         deletion = _pipeline().make_plan(None, state, settings.policy)
         say(plan_text(deletion), name)  # no diff runs before a delete: this is the only place to show it
         self._apply(client, clock, deletion, settings, deadline)
+
+    # ---- preview -------------------------------------------------------------------------
+    def preview_plan(self, news: dict[str, Any]) -> "Plan":
+        """The plan a create or update with `news` would run if it ran now: what the native
+        provider's preview returns as its `plan` output, for policy packs (policies/README.md).
+        Reads the cluster, changes nothing, prints nothing (check and diff showed it). Raises
+        PlanUnknown when it cannot be made (inputs not known yet, the cluster unreadable)."""
+        unknown = unknown_paths(news)
+        if unknown:
+            raise PlanUnknown(f"inputs not known until other resources are created: {', '.join(p or '(all inputs)' for p in unknown)}")
+        settings, spec = Settings.from_inputs(news), props.spec_of(news)
+        try:
+            location = self._locate(news)
+            client, _ = open_backend(location, self.simulator)
+            observed = observe(client, spec.name)
+            if observed is None:
+                return _pipeline().make_plan(spec, None, settings.policy, roles=settings.roles, region=location.region)
+            return self._prepare(spec, settings, observed, client, location)
+        except Exception as error:  # noqa: BLE001 - reported in the plan output, never as safe
+            raise PlanUnknown(f"could not plan cluster {spec.name}: {error}") from None
 
     # ---- helpers -------------------------------------------------------------------------
     def _prepare(self, spec, settings: Settings, observed: ClusterState | None, client, location: Location) -> Plan:

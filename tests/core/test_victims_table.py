@@ -90,3 +90,10 @@ def test_a_write_that_fails_midway_leaves_no_file_behind(tmp_path, monkeypatch):
     assert victims.write_victims(scale_in(1_200, 100), base=tmp_path) is None
     plans = tmp_path / ".hyperpod" / "plans"
     assert plans.is_dir() and list(plans.iterdir()) == []
+
+
+def test_every_tier_has_a_stable_code_beside_its_sentence() -> None:
+    from pulumi_hyperpod.plan.victims import CODES, TIERS
+
+    assert set(CODES) == set(TIERS.values())
+    assert sorted(CODES.values()) == ["health-checks", "never-launched", "newest", "unhealthy"]

@@ -12,6 +12,7 @@ import pulumi_hyperpod
 from pulumi_hyperpod.native import CLUSTER_TYPE, PACKAGE, wire
 from pulumi_hyperpod.native.provider import CONFIG_KEYS, schema
 from pulumi_hyperpod.native.resource import INPUTS as NATIVE_CLUSTER_INPUTS
+from pulumi_hyperpod.native.resource import PREVIEW_OUTPUTS
 from pulumi_hyperpod.plan import Policy
 from pulumi_hyperpod.provider import ClusterArgs
 from pulumi_hyperpod.provider.resource import OUTPUTS
@@ -37,7 +38,7 @@ def test_inputs_are_the_dynamic_clusters_arguments() -> None:
 
 
 def test_properties_are_what_check_stores_and_the_outputs() -> None:
-    assert set(CLUSTER["properties"]) == {wire.camel(k) for k in ("spec", *SETTING_KEYS, *OUTPUTS)}
+    assert set(CLUSTER["properties"]) == {wire.camel(k) for k in ("spec", *SETTING_KEYS, *OUTPUTS, *PREVIEW_OUTPUTS)}
     assert set(CLUSTER["required"]) <= set(CLUSTER["properties"])
 
 

@@ -15,9 +15,9 @@
 // empty: plugins are never acquired automatically in our offline setup; the
 // dynamic-provider plugin `pulumi-python` is resolved from PATH by the
 // engine), Run, GetPluginInfo, InstallDependencies, About,
-// GetProgramDependencies, RuntimeOptionsPrompts (none).
+// GetProgramDependencies, RuntimeOptionsPrompts (none), RunPlugin (Python
+// policy packs and plugins with a __main__.py: runplugin.go).
 // Not implemented (the engine treats Unimplemented as "not supported"):
-// RunPlugin (Python policy packs / Python-authored provider plugins),
 // codegen (GenerateProject/Package/Program), Pack, Link, Template.
 package main
 
@@ -42,8 +42,6 @@ import (
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"github.com/pulumi/pulumi/sdk/v3/python/toolchain"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
 	"google.golang.org/protobuf/types/known/structpb"
 )
@@ -368,11 +366,4 @@ func (h *pythonLanguageHost) GetProgramDependencies(
 		out = append(out, &pulumirpc.DependencyInfo{Name: d.Name, Version: d.Version})
 	}
 	return &pulumirpc.GetProgramDependenciesResponse{Dependencies: out}, nil
-}
-
-func (h *pythonLanguageHost) RunPlugin(
-	*pulumirpc.RunPluginRequest, pulumirpc.LanguageRuntime_RunPluginServer,
-) error {
-	return status.Error(codes.Unimplemented,
-		"RunPlugin is not supported by the pulumi-hyperpod python language host")
 }

@@ -1,0 +1,126 @@
+# Unit tests of the rules on small hand-made plans (`opa test policies/rego`); the scenario tests
+# in tests/policies/ run them on plans `hyperpod plan --json` made on the simulator.
+package hyperpod.plan_test
+
+import data.hyperpod.plan
+
+base := {
+	"format": "hyperpod-plan/2",
+	"cluster_name": "c",
+	"action": "update",
+	"refused": false,
+	"refusals": [],
+	"replacements": [],
+	"steps": [],
+	"groups": [],
+	"basis": {"nodes": [
+		{"key": "i-0aaaaaaaaaaaaaaa1", "group": "workers", "status": "Running"},
+		{"key": "i-0aaaaaaaaaaaaaaa2", "group": "workers", "status": "Running"},
+		{"key": "i-0ccccccccccccccc1", "group": "controller", "status": "Running"},
+	]},
+	"cost": {"currency": "USD", "unknown_types": [], "cluster": {"delta_per_hour": 0, "delta_at_most": null}},
+}
+
+shrink(before, after) := {"group": "workers", "action": "shrink", "target_before": before, "target_after": after}
+
+codes(result) := {v.code | some v in result}
+
+test_an_empty_plan_is_allowed if {
+	plan.allow with input as base
+}
+
+test_a_scale_in_above_the_share_is_denied if {
+	codes(plan.deny) == {"scale-in-share"} with input as object.union(base, {"groups": [shrink(4, 1)]})
+}
+
+test_a_scale_in_at_the_share_is_allowed if {
+	plan.allow with input as object.union(base, {"groups": [shrink(4, 2)]})
+		with data.hyperpod.params as {"max_scale_in_fraction": 0.5}
+}
+
+test_deleting_a_group_removes_all_its_nodes if {
+	deleted := {"group": "workers", "action": "delete", "target_before": 2, "target_after": null}
+	codes(plan.deny) == {"scale-in-share"} with input as object.union(base, {"groups": [deleted]})
+		with data.hyperpod.params as {"max_scale_in_fraction": 0.9}
+}
+
+test_a_named_protected_victim_is_denied if {
+	step := {"operation": "BatchDeleteClusterNodes", "victims": [{"group": "workers", "node_id": "i-0aaaaaaaaaaaaaaa2", "reason": "newest"}]}
+	result := plan.deny with input as object.union(base, {"groups": [shrink(2, 1)], "steps": [step]})
+		with data.hyperpod.params as {"max_scale_in_fraction": 1, "protected_node_ids": ["i-0aaaaaaaaaaaaaaa2"]}
+	[v] := [v | some v in result]
+	v.code == "protected-node"
+	v.nodes == ["i-0aaaaaaaaaaaaaaa2"]
+}
+
+test_a_count_the_service_fulfils_in_a_group_with_a_protected_node_is_denied if {
+	# UpdateCluster lowers the count: no victims named, the service chooses
+	step := {"operation": "UpdateCluster", "victims": []}
+	result := plan.deny with input as object.union(base, {"groups": [shrink(2, 1)], "steps": [step]})
+		with data.hyperpod.params as {"max_scale_in_fraction": 1, "protected_node_ids": ["i-0aaaaaaaaaaaaaaa1"]}
+	codes(result) == {"protected-node"}
+}
+
+test_a_protected_node_in_another_group_does_not_matter if {
+	step := {"operation": "UpdateCluster", "victims": []}
+	plan.allow with input as object.union(base, {"groups": [shrink(2, 1)], "steps": [step]})
+		with data.hyperpod.params as {"max_scale_in_fraction": 1, "protected_node_ids": ["i-0ccccccccccccccc1"]}
+}
+
+test_a_replacement_is_denied_unless_allowed if {
+	replace := object.union(base, {"action": "replace", "replacements": ["VpcConfig cannot change after creation"]})
+	codes(plan.deny) == {"replacement"} with input as replace
+	plan.allow with input as replace with data.hyperpod.params as {"allow_replacement": true}
+}
+
+test_deleting_the_cluster_is_denied_and_names_protected_nodes if {
+	result := plan.deny with input as object.union(base, {"action": "delete"})
+		with data.hyperpod.params as {"protected_node_ids": ["i-0ccccccccccccccc1"]}
+	codes(result) == {"cluster-deletion", "protected-node"}
+}
+
+test_the_cost_ceiling if {
+	grow := {"group": "workers", "action": "grow", "target_before": 2, "target_after": 4}
+	dearer := object.union(base, {"groups": [grow], "cost": {"cluster": {"delta_per_hour": 12.5}}})
+	codes(plan.deny) == {"cost-increase"} with input as dearer with data.hyperpod.params as {"max_hourly_cost_increase": 10}
+	plan.allow with input as dearer with data.hyperpod.params as {"max_hourly_cost_increase": 20}
+	plan.allow with input as dearer # no ceiling by default
+}
+
+test_an_unknown_cost_is_not_under_the_ceiling if {
+	grow := {"group": "workers", "action": "grow", "target_before": 2, "target_after": 4}
+	unpriced := object.union(base, {"groups": [grow], "cost": {"unknown_types": ["ml.x.new"], "cluster": {"delta_per_hour": null}}})
+	result := plan.deny with input as unpriced with data.hyperpod.params as {"max_hourly_cost_increase": 10}
+	[v] := [v | some v in result]
+	v.code == "cost-unknown"
+	contains(v.message, "ml.x.new")
+}
+
+test_a_saved_plan_is_read_through_its_plan_member if {
+	saved := {"format": "hyperpod-plan/2", "spec": {}, "plan": object.union(base, {"groups": [shrink(4, 1)]})}
+	codes(plan.deny) == {"scale-in-share"} with input as saved
+}
+
+test_the_tools_refusals_are_reported if {
+	refused := object.union(base, {"refused": true, "refusals": [{"rule": "controller-group", "reason": "no", "group": "controller"}]})
+	codes(plan.deny) == {"tool-refusal"} with input as refused
+	plan.allow with input as refused with data.hyperpod.params as {"deny_refused_plans": false}
+}
+
+test_an_unknown_plan_is_denied if {
+	codes(plan.deny) == {"not-a-plan"} with input as {"format": "hyperpod-plan-unknown/1", "unknown": "inputs not known"}
+	codes(plan.deny) == {"not-a-plan"} with input as {"hello": "world"}
+}
+
+test_a_mistyped_or_mistaken_parameter_is_denied if {
+	typo := plan.deny with input as base with data.hyperpod.params as {"protected_node_id": ["i-0aaaaaaaaaaaaaaa1"]}
+	[v] := [v | some v in typo]
+	v.code == "bad-parameter"
+	contains(v.message, "data.hyperpod.params.protected_node_id: not a parameter")
+	wrong := plan.deny with input as base with data.hyperpod.params as {"max_scale_in_fraction": "half", "protected_node_ids": "i-0aaaaaaaaaaaaaaa1"}
+	{v.message | some v in wrong} == {
+		"data.hyperpod.params.max_scale_in_fraction: must be a number from 0 to 1",
+		"data.hyperpod.params.protected_node_ids: must be a list of node ids (strings)",
+	}
+	plan.allow with input as base with data.hyperpod.params as {"max_hourly_cost_increase": null, "allow_replacement": true}
+}
