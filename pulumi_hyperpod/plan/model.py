@@ -19,7 +19,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 Operation = Literal["CreateCluster", "UpdateCluster", "BatchDeleteClusterNodes", "BatchAddClusterNodes", "DeleteCluster",
                     # GCP training clusters (pulumi_hyperpod/gcp): the REST methods of modelDevelopmentClusters
-                    "CreateModelDevelopmentCluster", "PatchModelDevelopmentCluster", "DeleteModelDevelopmentCluster"]
+                    "CreateModelDevelopmentCluster", "PatchModelDevelopmentCluster", "DeleteModelDevelopmentCluster",
+                    # not an API call: cordon/drain nodes in the orchestrator before a scale-in (plan/drain_step.py)
+                    "DrainNodes"]
 DESTRUCTIVE = frozenset({"BatchDeleteClusterNodes", "DeleteCluster", "DeleteModelDevelopmentCluster"})
 PLAN_FORMAT = "hyperpod-plan/2"
 
