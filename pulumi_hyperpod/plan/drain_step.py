@@ -53,7 +53,7 @@ def _wait(victim: Victim, view: "WorkloadView | None", mode: str, timeout: float
     if work.idle:
         return 0.0, "idle: nothing to wait for"
     if work.blocking_budgets:
-        return None, f"{work.describe()}: the eviction waits for PodDisruptionBudget {', '.join(work.blocking_budgets)}, up to the deadline"
+        return None, f"{work.describe()}: the eviction waits for the budget, up to the deadline"
     pods_only = not work.jobs and all(pod.end_time is None for pod in work.pods)
     if pods_only:
         return 0.0, f"{work.describe()}: evicted through the Eviction API"

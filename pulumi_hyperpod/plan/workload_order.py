@@ -41,7 +41,7 @@ _WHY = {
     ENDS: "the work that ends soonest goes first",
     ENDLESS: "its work has no end known: chosen after idle nodes and work that ends",
     UNKNOWN: "its workload is unknown (the orchestrator lists no node for it): chosen after every node whose work is known",
-    BUDGETED: "a PodDisruptionBudget allows its pods no disruption now: chosen last; a drain waits for the budget",
+    BUDGETED: "chosen last: a drain waits until the budget allows the eviction",
 }
 
 

@@ -101,8 +101,7 @@ class NodeWorkload:
             parts.append(f"{count} pod{'s' if count > 1 else ''} of {owner}")
         budgets = self.protecting_budgets
         if budgets:
-            blocked = self.blocking_budgets
-            state = f", allowing no disruption now: {', '.join(blocked)}" if blocked else ""
+            state = " (no disruption allowed now)" if self.blocking_budgets else ""
             parts.append(f"protected by PodDisruptionBudget {', '.join(budgets)}{state}")
         return "; ".join(parts)
 
