@@ -88,7 +88,7 @@ def _reason(node: NodeState, policy: "Policy", view: "WorkloadView | None") -> s
     if policy.scale_in_order in ("oldest", "newest") and tier not in (0, 1):
         when = node.launch_time.strftime("%Y-%m-%d %H:%M:%SZ") if node.launch_time else "unknown"
         base = f"{node.status}, launched {when}: the {policy.scale_in_order} nodes go first"
-    if view is None or not node.launched:
+    if view is None or tier in (0, 1):  # doing no work: nothing runs there to describe
         return listed + base
     work = view.node(node.instance_id)
     if policy.scale_in_order == "workload" and tier == 3:

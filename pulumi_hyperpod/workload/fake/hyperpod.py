@@ -55,10 +55,17 @@ def kube_nodes(cluster: Cluster) -> dict[str, dict[str, str]]:
 
 
 def _node_name(cluster: Cluster, node: str, orchestrator: str) -> str:
-    """A node given by instance id, logical id or orchestrator name → the orchestrator's name."""
+    """A node given by instance id, logical id, orchestrator name, or GROUP:N (the group's N-th running
+    node in creation order, from 1: for demos) → the orchestrator's name."""
     names = slurm_names(cluster) if orchestrator == "Slurm" else {eks_node_name(n.instance_id): n for n in _running(cluster)}
     if node in names:
         return node
+    group, _, number = node.rpartition(":")
+    if group and number.isdigit():
+        members = sorted((record.seq, record.logical_id, name) for name, record in names.items() if record.group == group)
+        if not 1 <= int(number) <= len(members):
+            raise ValueError(f"{node}: group {group} of cluster {cluster.name} has {len(members)} running node(s)")
+        return members[int(number) - 1][2]
     for name, record in names.items():
         if node in (record.instance_id, record.logical_id):
             return name
