@@ -10,7 +10,8 @@ health checks: plan/victims.py's tiers 0–2). Among the rest:
 | state    | newest first (the order before workloads were read)                                      |
 | newest   | newest launch first; oldest: oldest launch first (Cluster API's Newest / Oldest)         |
 | workload | drained already by an interrupted scale-in; HyperPod marked for replacement; idle; work  |
-|          | that ends soonest (a job's time limit, a Job pod's deadline); work with no end known;    |
+|          | that ends soonest (a job's time limit, a Job pod's deadline); work with no end known,    |
+|          | the fewest jobs/pods first;                                                              |
 |          | workload unknown (the view does not list the node); pods a PodDisruptionBudget allows no |
 |          | disruption to now — always said in the reason. Ties: newest first. No view: as `state`.  |
 """
@@ -77,7 +78,10 @@ def _key(node: NodeState, policy: "Policy", view: "WorkloadView | None") -> tupl
         return (first, 2, 0, _FAR, -_launched(node), node.key)
     if order == "workload" and view is not None:
         work = view.node(node.instance_id)
-        return (first, 3, workload_rank(work), (work.ends_by() if work is not None else None) or _FAR, -_launched(node), node.key)
+        rank = workload_rank(work)
+        # soonest end first among work that ends; the least work first among the rest
+        detail = work.ends_by().timestamp() if rank == ENDS else (len(work.jobs) + len(work.pods) if work is not None else 0)
+        return (first, 3, rank, detail, -_launched(node), node.key)
     return (first, 3, 0, _FAR, -_launched(node), node.key)
 
 
