@@ -13,8 +13,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from .model import WorkloadView
 
 
-class WorkloadError(Exception):
-    """The workload could not be read or acted on; one line saying what and where."""
+class WorkloadError(ValueError):
+    """The workload could not be read or acted on; one line saying what and where (a ValueError: the
+    CLI prints it as one line, exit 1)."""
 
 
 @runtime_checkable
