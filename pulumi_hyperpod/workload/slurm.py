@@ -3,8 +3,8 @@ the user gives (`ssh head-node`, an SSM line), or read from files saved from the
 apply needs (`scontrol update nodename=… state=DRAIN reason=…`).
 
 A prefix is split like a shell line; the Slurm command is appended as its last arguments, or, where
-the prefix has a `{}`, put there as one shell-quoted string (for tools that take the remote command
-as one argument: `aws ssm start-session … --parameters command={}` style lines).
+a word of the prefix has a `{}`, put there as one shell-quoted string (for tools that take the
+remote command as one argument: `bash -c {}`, `… --parameters command={}`).
 """
 
 from __future__ import annotations
@@ -42,8 +42,9 @@ class CommandRunner:
 
     def argv(self, command: Sequence[str]) -> list[str]:
         words = shlex.split(self.prefix) if self.prefix else []
-        if "{}" in words:
-            return [shlex.join(command) if word == "{}" else word for word in words]
+        if any("{}" in word for word in words):
+            line = shlex.join(command)
+            return [word.replace("{}", line) for word in words]
         return words + list(command)
 
     def __call__(self, command: Sequence[str]) -> str:

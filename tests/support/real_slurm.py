@@ -130,27 +130,29 @@ class RealSlurm:
     def stop(self) -> None:
         """Cancel every job (a job's slurmstepd outlives its slurmd), then end the daemons this started."""
         if self._started:
-            jobs = subprocess.run(["squeue", "-h", "-o", "%i"], env=self.env, capture_output=True, text=True, timeout=30)
-            ids = jobs.stdout.split()
+            # finished jobs stay listed for MinJobAge: only the ones still holding a node count
+            active = ["squeue", "-h", "-t", "PENDING,RUNNING,COMPLETING,SUSPENDED,CONFIGURING", "-o", "%i"]
+            ids = subprocess.run(active, env=self.env, capture_output=True, text=True, timeout=30).stdout.split()
             if ids:
                 subprocess.run(["scancel", *ids], env=self.env, capture_output=True, timeout=30)
                 deadline = time.monotonic() + 15
                 while time.monotonic() < deadline and subprocess.run(
-                        ["squeue", "-h", "-o", "%i"], env=self.env, capture_output=True, text=True, timeout=30).stdout.strip():
+                        active, env=self.env, capture_output=True, text=True, timeout=30).stdout.strip():
                     time.sleep(0.3)
-        for pid_file in reversed(self._started):
+        pids = []
+        for pid_file in reversed(self._started):  # all at once: each daemon takes ~2 s to exit
             try:
                 pid = int(pid_file.read_text().strip())
+                os.kill(pid, signal.SIGTERM)
+                pids.append(pid)
             except (OSError, ValueError):
                 continue
-            try:
-                os.kill(pid, signal.SIGTERM)
-            except ProcessLookupError:
-                continue
-            for _ in range(50):
+        deadline = time.monotonic() + 15
+        for pid in pids:
+            while time.monotonic() < deadline:
                 try:
                     os.kill(pid, 0)
                 except ProcessLookupError:
                     break
-                time.sleep(0.1)
+                time.sleep(0.05)
         self._started.clear()

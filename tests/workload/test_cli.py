@@ -56,3 +56,14 @@ def test_apply_with_drain_drains_waits_for_the_job_and_deletes(slurm_world) -> N
 def test_a_node_that_is_not_there_is_one_line_and_exit_1(slurm_world) -> None:
     out = hyperpod("fake", "workload", "submit", "workload-demo", "--node", "workers:9", "--runs", "1h", code=1)
     assert "group workers of cluster workload-demo has 4 running node(s)" in out
+
+
+def test_a_saved_drain_plan_is_applied_exactly_with_the_workload_given_at_apply(slurm_world) -> None:
+    hyperpod("plan", "-f", str(SPECS / "workload-slurm-1.json"), "--read-workload", "--policy",
+             str(SPECS / "workload-drain-policy.yaml"), "--out", "p.json")
+    saved = json.loads((slurm_world / "p.json").read_text())
+    assert [s["operation"] for s in saved["plan"]["steps"]] == ["DrainNodes", "BatchDeleteClusterNodes"]
+    out = hyperpod("apply", "--plan", "p.json", "--yes", "--wait", "none", code=1)  # no source to drain through
+    assert "no workload source was given" in out
+    out = hyperpod("apply", "--plan", "p.json", "--read-workload", "--yes", "--wait", "none")
+    assert "removing 3 node(s)" in out

@@ -95,3 +95,15 @@ def test_a_drain_step_naming_a_node_no_step_removes_is_not_this_tools_plan() -> 
                                                                             {"NodeId": node_id(2, 0), "Name": "x", "Group": "worker-gpu-a"}]})
     problems = step_problems(dataclasses.replace(the_plan, steps=(forged, *the_plan.steps[1:])))
     assert problems == ["step 1 (DrainNodes): it drains nodes no later step of the plan removes"]
+
+
+def test_a_node_hyperpod_marked_for_replacement_goes_before_idle_ones() -> None:
+    state = observed_from(slurm_spec(workers=3))
+    view = WorkloadView("Eks", EPOCH, (
+        NodeWorkload(node_id(2, 0), "hyperpod-a", health="UnschedulablePendingReplacement", jobs=(Job("1"),)),
+        NodeWorkload(node_id(2, 1), "hyperpod-b"),
+        NodeWorkload(node_id(2, 2), "hyperpod-c"),
+    ))
+    nodes = rules.removable(state.nodes_of("worker-gpu-a"), "Compute", ())
+    chosen = workload_order.choose(nodes, 1, Policy(), view)
+    assert [v.node_id for v in chosen] == [node_id(2, 0)] and "HyperPod marked it for replacement" in chosen[0].reason

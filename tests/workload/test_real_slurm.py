@@ -62,7 +62,7 @@ def test_real_squeue_and_sinfo_feed_the_plan_and_a_real_drain_waits_for_a_real_j
     nodes = workers(client, "real")
     busy = [names[n["InstanceId"]] for n in nodes[:2]]  # the two a state-ordered scale-in would take
     long_job = slurm.sbatch(busy[0], 600, time_limit_minutes=30, name="pretrain")
-    short_job = slurm.sbatch(busy[1], 6, time_limit_minutes=1, name="eval")
+    short_job = slurm.sbatch(busy[1], 3, time_limit_minutes=1, name="eval")
     _wait_running(slurm, 2)
     source = SlurmWorkload(runner=CommandRunner(env={"SLURM_CONF": str(slurm.conf)}))
 
