@@ -51,5 +51,6 @@ def eks_api_client(session: Any, eks_cluster_arn: str) -> Any:
 
     configuration.api_key_prefix = {"authorization": "Bearer"}
     configuration.api_key = {}
+    refresh(configuration)  # the client sends the header only when a key is there; the hook keeps it fresh
     configuration.refresh_api_key_hook = refresh
     return client.ApiClient(configuration)

@@ -3,6 +3,8 @@ drain, a scale-in that needs a busy node drains it, waits for its job, then dele
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from pulumi_hyperpod import pipeline
@@ -146,3 +148,68 @@ def test_the_simulated_slurm_answers_like_slurm_22_05(busy_cluster) -> None:
     assert all(j["job_state"] == "RUNNING" and j["end_time"] > j["start_time"] for j in queue["jobs"])
     with pytest.raises(Exception, match="reason"):
         runner(["scontrol", "update", f"nodename={json.loads(runner(['sinfo', '--json']))['nodes'][0]['name']}", "state=DRAIN"])
+
+
+def test_cordon_marks_the_nodes_drained_and_deletes_at_once_without_waiting(busy_cluster) -> None:
+    sim, client, request, nodes, jobs = busy_cluster
+    source = workload_source(sim, "train")
+    policy = Policy(drain="cordon", remove_first=frozenset({nodes[1]["InstanceId"]}))
+    prepared = pipeline.prepare(client, scaled(request, 3), policy=policy, workload=source, skip_preflight="test")
+    assert prepared.plan.steps[0].request["ExpectedWaitSeconds"] == 0
+    before = sim.now()
+    result = pipeline.execute(client, prepared.plan, policy=policy, workload=source, poll_seconds=60, sleep=sim.advance,
+                              wait="none")
+    assert result.ok and not any(m.startswith("waiting: ") for m in result.messages)
+    assert (sim.now() - before).total_seconds() < 60  # no wait for bob's 30-minute job
+    assert [c[-2:] for c in source.runner.commands if c[0] == "scontrol"][0][0] == "state=DRAIN"
+
+
+def test_a_crash_mid_drain_resumes_on_the_next_run_and_keeps_the_first_deadline(busy_cluster) -> None:
+    sim, client, request, nodes, jobs = busy_cluster
+    source = workload_source(sim, "train")
+    bob = nodes[1]["InstanceId"]
+    policy = Policy(drain="drain", drain_timeout=2400, remove_first=frozenset({bob}))
+    prepared = pipeline.prepare(client, scaled(request, 3), policy=policy, workload=source, skip_preflight="test")
+
+    class Crash(Exception):
+        pass
+
+    def crash_after_ten_minutes(seconds: float) -> None:
+        sim.advance(seconds)
+        if sim.now() >= started + dt.timedelta(minutes=10):
+            raise Crash()
+
+    started = sim.now()
+    with pytest.raises(Crash):
+        pipeline.execute(client, prepared.plan, policy=policy, workload=source, poll_seconds=60, sleep=crash_after_ten_minutes)
+    assert all(n["InstanceStatus"]["Status"] == "Running" for n in workers(client, "train"))  # nothing deleted yet
+    again = pipeline.prepare(client, scaled(request, 3), policy=policy.model_copy(update={"remove_first": frozenset()}),
+                             workload=source, skip_preflight="test")
+    assert [v.node_id for v in again.plan.victims] == [bob]
+    assert 1150 <= again.plan.steps[0].request["ExpectedWaitSeconds"] <= 1200  # 20 of bob's 30 minutes are left
+    result = pipeline.execute(client, again.plan, policy=policy, workload=source, poll_seconds=60, sleep=sim.advance)
+    assert result.ok and any("resuming the drain that started" in m for m in result.messages)
+    assert bob not in {n["InstanceId"] for n in workers(client, "train") if n["InstanceStatus"]["Status"] == "Running"}
+
+
+def test_the_deadline_of_a_resumed_drain_is_counted_from_the_first_run(busy_cluster) -> None:
+    sim, client, request, nodes, jobs = busy_cluster
+    source = workload_source(sim, "train")
+    bob = nodes[1]["InstanceId"]
+    policy = Policy(drain="drain", drain_timeout=1500, remove_first=frozenset({bob}))  # 25 min < bob's 30
+    prepared = pipeline.prepare(client, scaled(request, 3), policy=policy, workload=source, skip_preflight="test")
+    started = sim.now()
+
+    def stop_after_ten_minutes(seconds: float) -> None:
+        sim.advance(seconds)
+        if sim.now() >= started + dt.timedelta(minutes=10):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        pipeline.execute(client, prepared.plan, policy=policy, workload=source, poll_seconds=60, sleep=stop_after_ten_minutes)
+    again = pipeline.prepare(client, scaled(request, 3), policy=policy, workload=source, skip_preflight="test")
+    with pytest.raises(DrainTimedOut) as stopped:
+        pipeline.execute(client, again.plan, policy=policy, workload=source, poll_seconds=60, sleep=sim.advance)
+    deadline = (started.replace(microsecond=0) + dt.timedelta(seconds=1500)).strftime("%Y-%m-%d %H:%M:%SZ")
+    assert f"drain deadline {deadline} passed" in str(stopped.value)
+    assert sim.now() < started + dt.timedelta(minutes=27)  # not 10 + 25 minutes
