@@ -42,10 +42,10 @@ def eks_api_client(session: Any, eks_cluster_arn: str) -> Any:
     with tempfile.NamedTemporaryFile("wb", suffix=".crt", delete=False) as ca:
         ca.write(base64.b64decode(cluster["certificateAuthority"]["data"]))
     configuration.ssl_ca_cert = ca.name
-    issued = [0.0]
+    issued: list[float | None] = [None]
 
     def refresh(config: Any) -> None:
-        if time.monotonic() - issued[0] >= REFRESH_AFTER:
+        if issued[0] is None or time.monotonic() - issued[0] >= REFRESH_AFTER:
             config.api_key["authorization"] = eks_token(session, name, region)
             issued[0] = time.monotonic()
 
