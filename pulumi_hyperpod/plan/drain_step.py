@@ -9,7 +9,6 @@ Its request is the plan's record of what apply will do (apply/drain.py reads it)
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 from typing import TYPE_CHECKING, Sequence
 
@@ -41,7 +40,7 @@ def _minutes(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def _wait(victim: Victim, view: "WorkloadView | None", mode: str, timeout: float) -> tuple[float | None, str]:
+def _wait(victim: Victim, view: "WorkloadView | None", mode: str) -> tuple[float | None, str]:
     """(expected seconds, None for unknown/up to the deadline; what runs there in words)."""
     if mode == "cordon":
         return 0.0, "cordoned, then deleted at once (running work ends with the node)"
@@ -72,7 +71,7 @@ def drain_steps(state: ClusterState, cluster_name: str, victims: Sequence[Victim
     nodes, reasons, waits = [], [], []
     for victim in launched:
         name = node_name(state, victim)
-        seconds, what = _wait(victim, view, policy.drain, policy.drain_timeout)
+        seconds, what = _wait(victim, view, policy.drain)
         waits.append(seconds)
         expected = "up to the deadline" if seconds is None else f"≈ {_minutes(min(seconds, policy.drain_timeout))}"
         nodes.append({"NodeId": victim.node_id, "Name": name, "Group": victim.group})

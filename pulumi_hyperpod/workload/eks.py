@@ -128,7 +128,7 @@ class EksWorkload:
         matched, unmatched = [], []
         for node in nodes:
             name, labels = node["metadata"]["name"], node["metadata"].get("labels") or {}
-            instance = eks_instance_id(name, labels)
+            instance = eks_instance_id(name)
             if instance is None or instance not in ours:
                 if instance is not None:
                     unmatched.append(name)  # another HyperPod cluster's node in the same EKS cluster

@@ -15,8 +15,6 @@
 from __future__ import annotations
 
 import re
-from typing import Mapping
-
 from ..observe import ClusterState
 
 EKS_NODE_PREFIX = "hyperpod-"
@@ -35,7 +33,7 @@ def slurm_names(state: ClusterState) -> dict[str, str]:
     return names
 
 
-def eks_instance_id(node_name: str, labels: Mapping[str, str] | None = None) -> str | None:
+def eks_instance_id(node_name: str) -> str | None:
     """The instance id of a HyperPod Kubernetes node (None: not a HyperPod node)."""
     if node_name.startswith(EKS_NODE_PREFIX):
         candidate = node_name[len(EKS_NODE_PREFIX):]
