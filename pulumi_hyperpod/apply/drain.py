@@ -76,7 +76,7 @@ def drain(run: "_Run", step: Step) -> None:
         raise ApplyError(f"{', '.join(nameless)}: no orchestrator node name known (no PrivateDnsHostname); it cannot be "
                          "drained: plan again, or set policy.drain to none", run.result.calls)
     _drain_names(run, source, {n["Name"]: n["NodeId"] for n in nodes}, request["Mode"], float(request["TimeoutSeconds"]),
-                 request.get("AtDeadline", "stop"))
+                 request.get("AtDeadline", "stop"), request.get("Orchestrator"))
 
 
 def drain_rechosen(run: "_Run", victims: Iterable[Victim]) -> None:
@@ -97,11 +97,15 @@ def drain_rechosen(run: "_Run", victims: Iterable[Victim]) -> None:
     _drain_names(run, run.workload, names, policy.drain, policy.drain_timeout, policy.drain_deadline)
 
 
-def _drain_names(run: "_Run", source: Any, names: dict[str, str], mode: str, timeout: float, at_deadline: str) -> None:
+def _drain_names(run: "_Run", source: Any, names: dict[str, str], mode: str, timeout: float, at_deadline: str,
+                 orchestrator: str | None = None) -> None:
     from ..workload.slurm import drain_reason
 
     began = run.monotonic()
     view = _read(run, source)
+    if orchestrator and view.orchestrator != orchestrator:
+        raise ApplyError(f"the plan drains {orchestrator} nodes and the workload given is {view.orchestrator}'s",
+                         run.result.calls)
     current = {name: view.node(instance) for name, instance in names.items()}
     resumed = [w.drain_started for w in current.values() if w is not None and w.ours and w.drain_started is not None]
     started = min(resumed) if resumed else _now(source)
