@@ -23,6 +23,7 @@ Operation = Literal["CreateCluster", "UpdateCluster", "BatchDeleteClusterNodes",
                     # not an API call: cordon/drain nodes in the orchestrator before a scale-in (plan/drain_step.py)
                     "DrainNodes"]
 DESTRUCTIVE = frozenset({"BatchDeleteClusterNodes", "DeleteCluster", "DeleteModelDevelopmentCluster"})
+NOT_API_CALLS = frozenset({"DrainNodes"})  # steps done in the orchestrator, not calls to the cloud's API
 PLAN_FORMAT = "hyperpod-plan/2"
 
 
@@ -121,7 +122,8 @@ class Plan:
             return {}
         counts: dict[str, int] = {}
         for step in self.steps:
-            counts[step.operation] = counts.get(step.operation, 0) + 1
+            if step.operation not in NOT_API_CALLS:
+                counts[step.operation] = counts.get(step.operation, 0) + 1
         return counts
 
     # ---- serialization ------------------------------------------------------------------------

@@ -32,7 +32,7 @@ def test_the_preview_names_the_two_idle_nodes_and_says_what_runs_on_each(busy_cl
     victims = prepared.plan.victims
     assert sorted(v.node_id for v in victims) == sorted(n["InstanceId"] for n in nodes[2:])
     assert all(v.reason.startswith("idle: ") for v in victims)
-    assert "DrainNodes" not in prepared.plan.calls()  # policy.drain defaults to none
+    assert [s.operation for s in prepared.plan.steps] == ["BatchDeleteClusterNodes"]  # policy.drain defaults to none
 
 
 def test_state_order_would_take_the_busy_newest_nodes_and_say_what_they_run(busy_cluster) -> None:
@@ -67,6 +67,7 @@ def test_a_drain_that_needs_a_busy_node_drains_it_waits_for_its_job_then_deletes
     prepared = pipeline.prepare(client, scaled(request, 1), policy=policy, workload=source, skip_preflight="test")
     the_plan = prepared.plan
     assert [s.operation for s in the_plan.steps] == ["DrainNodes", "BatchDeleteClusterNodes"]
+    assert the_plan.calls() == {"BatchDeleteClusterNodes": 1}  # the drain is no API call
     drain = the_plan.steps[0]
     bob = nodes[1]["InstanceId"]
     assert {n["NodeId"] for n in drain.request["Nodes"]} == {nodes[2]["InstanceId"], nodes[3]["InstanceId"], bob}
