@@ -64,13 +64,19 @@ def _act(run: "_Run", what: str, call, *args):
         raise ApplyError(f"{what} failed: {error}", run.result.calls) from error
 
 
+def no_source(plan: Any) -> ApplyError:
+    count = sum(len(step.request.get("Nodes") or ()) for step in plan.steps if step.operation == "DrainNodes")
+    return ApplyError(f"the plan drains {count} node(s) before deleting them, and no workload source was given "
+                      "(--read-workload: Slurm on the head node or through --workload-command, EKS with an EKS token or "
+                      "--kubeconfig); nothing was called", [])
+
+
 def drain(run: "_Run", step: Step) -> None:
     request = step.request
     nodes = request.get("Nodes") or []
     source = getattr(run, "workload", None)
     if source is None:
-        raise ApplyError(f"the plan drains {len(nodes)} node(s) before deleting them, and no workload source was given "
-                         "(Slurm: run on the head node or give --slurm-command; EKS: give --kubeconfig)", run.result.calls)
+        raise no_source(run.plan)
     nameless = [n["NodeId"] for n in nodes if not n.get("Name")]
     if nameless:
         raise ApplyError(f"{', '.join(nameless)}: no orchestrator node name known (no PrivateDnsHostname); it cannot be "

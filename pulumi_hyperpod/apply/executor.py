@@ -142,6 +142,10 @@ def apply(
         from ..client import poll_seconds_for
 
         poll_seconds = poll_seconds_for(client)
+    if workload is None and any(step.operation == "DrainNodes" for step in plan.steps):
+        from .drain import no_source  # before any call: an UpdateCluster may come before the drain
+
+        raise no_source(plan)
     run = _Run(client, plan, policy or Policy(), timeout, poll_seconds, progress, sleep, monotonic)
     run.workload = workload
     return run.execute(wait, check_fresh)
