@@ -54,7 +54,7 @@ class CommandRunner:
                                   env={**os.environ, **self.env}, stdin=subprocess.DEVNULL)
         except FileNotFoundError:
             raise WorkloadError(f"{argv[0]}: command not found (Slurm's commands run on the head node: give "
-                                "--slurm-command 'ssh HEAD' or save their --json output to files)") from None
+                                "--workload-command 'ssh HEAD' or save their --json output to files)") from None
         except subprocess.TimeoutExpired:
             raise WorkloadError(f"{shlex.join(argv)}: no answer in {self.timeout:.0f}s") from None
         if done.returncode != 0:
