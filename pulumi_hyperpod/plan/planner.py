@@ -20,7 +20,8 @@ login groups, max_scale_in_fraction, replacement, and on a Slurm cluster whose r
 (no SlurmConfig.NodeType, no `roles`), deleting a group or scaling one to 0.
 
 Order: UpdateCluster, then BatchDeleteClusterNodes, then BatchAddClusterNodes — so a lowered
-MinCount is in place before nodes go, and scale-outs never wait behind deletions.
+MinCount is in place before nodes go, and scale-outs never wait behind deletions. With policy.drain,
+a DrainNodes step (plan/drain_step.py) comes right before the BatchDeleteClusterNodes steps.
 """
 
 from __future__ import annotations
