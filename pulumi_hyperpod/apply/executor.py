@@ -120,6 +120,7 @@ def apply(
     sleep: Callable[[float], Any] = time.sleep,
     monotonic: Callable[[], float] = time.monotonic,
     check_fresh: bool = True,
+    workload: Any = None,
 ) -> ApplyResult:
     """Run `plan`'s steps, then wait as `wait` says, for at most `timeout` seconds.
 
@@ -129,7 +130,8 @@ def apply(
     when it changed since the plan was made in what the plan depends on. Pass False only for a plan
     you know is current (it was made from a snapshot you trust, say); the checks before every
     later call still run. Raises PlanRefused for a refused plan, ConcurrentChange when another
-    writer moves the cluster mid-apply, ApplyError when a call fails for good."""
+    writer moves the cluster mid-apply, ApplyError when a call fails for good. `workload`: the
+    orchestrator (a pulumi_hyperpod.workload source) a DrainNodes step drains through (apply/drain.py)."""
     if wait not in WAIT_POLICIES:
         raise ValueError(f"wait must be one of {', '.join(WAIT_POLICIES)}; got {wait!r}")
     if not (timeout > 0 and math.isfinite(timeout)):
@@ -140,7 +142,12 @@ def apply(
         from ..client import poll_seconds_for
 
         poll_seconds = poll_seconds_for(client)
+    if workload is None and any(step.operation == "DrainNodes" for step in plan.steps):
+        from .drain import no_source  # before any call: an UpdateCluster may come before the drain
+
+        raise no_source(plan)
     run = _Run(client, plan, policy or Policy(), timeout, poll_seconds, progress, sleep, monotonic)
+    run.workload = workload
     return run.execute(wait, check_fresh)
 
 
@@ -251,6 +258,11 @@ class _Run:
             self._wait("ClusterDeleted")
             self.say(f"cluster {self.name} deleted")
 
+    def _drain_nodes(self, index: int, step: Step, verify: bool) -> None:
+        from .drain import drain  # no API call: the orchestrator's nodes (apply/drain.py)
+
+        drain(self, step)
+
     def _batch_add_cluster_nodes(self, index: int, step: Step, verify: bool) -> None:
         request = dict(step.request)
         start = Expectation(dict(self.expected.targets), dict(self.expected.mins), set(self.expected.loose_min))
@@ -320,6 +332,10 @@ class _Run:
         # again from that would remove nodes neither plan named. The counts are read once more.
         self._counts_unmoved()
         victims = self._revalidate(state, index, step)
+        if any(s.operation == "DrainNodes" for s in self.plan.steps[:index]):
+            from .drain import drain_rechosen
+
+            drain_rechosen(self, victims)
         if not victims:
             self.say("nothing left to remove: the chosen nodes are already gone")
             return

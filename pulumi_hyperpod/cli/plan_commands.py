@@ -13,6 +13,7 @@ from ..plan.model import PLAN_FORMAT  # no third-party import: the --json help n
 from . import common
 from ..files import why_unwritable
 from .common import EXIT_ERROR, EXIT_REFUSED, client_from, emit_json, handle_errors, load_policy
+from .workload_commands import wants_workload, workload_options, workload_source
 
 if TYPE_CHECKING:  # pragma: no cover
     from .. import pipeline
@@ -71,7 +72,7 @@ def _snapshot(path: str, cluster_name: str | None = None) -> ClusterState:
 
 
 def _prepare(ctx, spec: ClusterSpec, policy, snapshot: str | None, no_preflight: bool,
-             lifecycle: str | None = None, slurm_file: str | None = None) -> pipeline.Prepared:
+             lifecycle: str | None = None, slurm_file: str | None = None, workload=None) -> pipeline.Prepared:
     """`lifecycle`: a local lifecycle bundle whose provisioning_parameters.json gives the Slurm roles of
     groups without SlurmConfig.NodeType; without it they are read from the groups' SourceS3Uri.
     `slurm_file`: a Slurm spec whose changes against the cluster's bundle the plan shows per key."""
@@ -84,12 +85,12 @@ def _prepare(ctx, spec: ClusterSpec, policy, snapshot: str | None, no_preflight:
         slurm = SlurmSpec.from_file(slurm_file)
     if snapshot:
         return pipeline.prepare(None, spec, policy=policy, observed=_snapshot(snapshot, spec.name), region=ctx.obj.get("region"),
-                                skip_preflight=OFFLINE, lifecycle_dir=lifecycle, slurm=slurm)
+                                skip_preflight=OFFLINE, lifecycle_dir=lifecycle, slurm=slurm, workload=workload)
     client = client_from(ctx)
     # made only for a plan that adds instances (preflight calls it): no second client otherwise
     quotas = None if no_preflight else (lambda: client_from(ctx, "service-quotas"))
     return pipeline.prepare(client, spec, policy=policy, quotas=quotas, s3=lambda: client_from(ctx, "s3"), lifecycle_dir=lifecycle,
-                            slurm=slurm, skip_preflight=NO_PREFLIGHT if no_preflight else None)
+                            slurm=slurm, skip_preflight=NO_PREFLIGHT if no_preflight else None, workload=workload)
 
 
 def _is_gcp(spec_file: str, lifecycle: str | None) -> bool:
@@ -103,6 +104,12 @@ def _is_gcp(spec_file: str, lifecycle: str | None) -> bool:
     if lifecycle:
         fail("--lifecycle and --slurm are for HyperPod clusters; this spec is a Google Cloud training cluster (its Slurm spec is its orchestrator_spec)")
     return True
+
+
+def _no_workload_on_gcp(*given) -> None:
+    if wants_workload(*given):
+        fail("--workload, --read-workload, --workload-command and --kubeconfig are for HyperPod clusters; this spec is a "
+             "Google Cloud training cluster")
 
 
 def _in_gcp(ctx: click.Context, command: str, **params) -> None:
@@ -136,10 +143,11 @@ def _lifecycle_option(command):
 @_policy_options
 @_preflight_option
 @_lifecycle_option
+@workload_options
 @click.pass_context
 @handle_errors
 def plan_command(ctx, spec_file, snapshot, as_json, out_file, detailed_exitcode, policy_file, protect, no_preflight, lifecycle,
-                 slurm_file):
+                 slurm_file, workload_files, read_workload, workload_command, kubeconfig, kube_context):
     """Show what apply would do, with its cost and the preflight checks. Exit 2 when a guard refuses the plan
     (with --detailed-exitcode, 3 when it has changes).
     A Google Cloud training-cluster spec (-f gcp-cluster.json) is planned as `hyperpod gcp plan` does."""
@@ -149,6 +157,7 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, detailed_exitcode,
     from ..spec import ClusterSpec
 
     if _is_gcp(spec_file, lifecycle or slurm_file):
+        _no_workload_on_gcp(workload_files, read_workload, workload_command, kubeconfig)
         return _in_gcp(ctx, "plan", spec_file=spec_file, snapshot=snapshot, as_json=as_json, out_file=out_file,
                        policy_file=policy_file, protect=protect, detailed_exitcode=detailed_exitcode)
     unwritable = why_unwritable(out_file) if out_file else None
@@ -157,7 +166,8 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, detailed_exitcode,
     with collector.paused():  # a read, a plan and its tables: short and bounded
         spec = ClusterSpec.from_file(spec_file)
         policy = load_policy(policy_file, protect)
-        prepared = _prepare(ctx, spec, policy, snapshot, no_preflight, lifecycle, slurm_file)
+        workload = workload_source(ctx, spec.name, workload_files, read_workload, workload_command, kubeconfig, kube_context)
+        prepared = _prepare(ctx, spec, policy, snapshot, no_preflight, lifecycle, slurm_file, workload)
         _show_plan(prepared.plan, as_json)
     if out_file:
         try:
@@ -181,10 +191,11 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, detailed_exitcode,
 @_policy_options
 @_preflight_option
 @_lifecycle_option
+@workload_options
 @click.pass_context
 @handle_errors
 def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json, policy_file, protect, no_preflight, lifecycle,
-                  slurm_file):
+                  slurm_file, workload_files, read_workload, workload_command, kubeconfig, kube_context):
     """Plan (or load a saved plan), confirm, and apply; then wait as --wait says."""
     from rich.text import Text
 
@@ -194,6 +205,7 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
     from .tables import status_table
 
     if spec_file and not plan_file and _is_gcp(spec_file, lifecycle or slurm_file):
+        _no_workload_on_gcp(workload_files, read_workload, workload_command, kubeconfig)
         return _in_gcp(ctx, "apply", spec_file=spec_file, yes=yes, no_wait=wait_policy == "none", timeout=timeout,
                        as_json=as_json, policy_file=policy_file, protect=protect)
     if bool(spec_file) == bool(plan_file):
@@ -209,9 +221,13 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
             prepared = pipeline.load(plan_file)
         except SavedPlanError as error:
             fail(str(error))
+        if workload_files:
+            fail("--workload files were read when the plan was made; to drain, give --read-workload or --workload-command")
+        workload = workload_source(ctx, prepared.plan.cluster_name, (), read_workload, workload_command, kubeconfig, kube_context)
     else:
         spec = ClusterSpec.from_file(spec_file)
-        prepared = _prepare(ctx, spec, load_policy(policy_file, protect), None, no_preflight, lifecycle, slurm_file)
+        workload = workload_source(ctx, spec.name, workload_files, read_workload, workload_command, kubeconfig, kube_context)
+        prepared = _prepare(ctx, spec, load_policy(policy_file, protect), None, no_preflight, lifecycle, slurm_file, workload)
     the_plan = prepared.plan
     if not as_json:
         _show_plan(the_plan, False)
@@ -224,7 +240,7 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
         if not sys.stdin.isatty():
             fail("refusing to apply without confirmation: pass --yes (there is no terminal to ask on)")
         click.confirm("Apply this plan?", abort=True)
-    result = _run_with_progress(ctx, client, the_plan, prepared.policy, wait_policy, timeout, quiet=as_json)
+    result = _run_with_progress(ctx, client, the_plan, prepared.policy, wait_policy, timeout, quiet=as_json, workload=workload)
     if as_json:
         emit_json({"plan": the_plan.to_dict(), "result": {"outcome": result.outcome, "calls": result.calls,
                                                           "failures": result.failures, "messages": result.messages}})
@@ -238,7 +254,7 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
         sys.exit(EXIT_ERROR)
 
 
-def _run_with_progress(ctx, client, the_plan, policy, wait_policy, timeout, quiet: bool):
+def _run_with_progress(ctx, client, the_plan, policy, wait_policy, timeout, quiet: bool, workload=None):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.text import Text
 
@@ -261,7 +277,7 @@ def _run_with_progress(ctx, client, the_plan, policy, wait_policy, timeout, quie
 
         try:
             return pipeline.execute(client, the_plan, policy=policy, wait=wait_policy, timeout=timeout, poll_seconds=poll,
-                                    progress=on_progress)
+                                    progress=on_progress, workload=workload)
         except PlanRefused as error:
             err.print(Text.assemble(("refused: ", "red"), str(error)), highlight=False)
             sys.exit(EXIT_REFUSED)

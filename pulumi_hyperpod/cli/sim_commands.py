@@ -287,4 +287,8 @@ def cost(ctx: click.Context, name: str, since: Optional[str], as_json: bool) -> 
     _console().print(table)
 
 
+from .workload_commands import workload_group  # noqa: E402  (click only)
+
+fake.add_command(workload_group)
+
 COMMANDS = [fake, events, sinfo, cost]

@@ -57,6 +57,7 @@ def _meta_fingerprints(world: World) -> dict[str, object]:
         "capacity_cursor": world.capacity_cursor,
         "tokens": frozenset((key, record["expires"]) for key, record in world.tokens.items()),
         "s3": _dumps(world.s3),
+        "workloads": _dumps(world.workloads),
     }
 
 
@@ -72,6 +73,7 @@ _META = {
     "capacity_cursor": lambda world: world.capacity_cursor,
     "tokens": lambda world: world.tokens,
     "s3": lambda world: world.s3,
+    "workloads": lambda world: world.workloads,
 }
 
 
@@ -188,6 +190,7 @@ class SqliteStore:
         world.capacity_cursor = meta["capacity_cursor"]
         world.tokens = meta["tokens"]
         world.s3 = meta.get("s3", {})
+        world.workloads = meta.get("workloads", {})
         self._reset_snapshots()
         counts = dict(self.conn.execute("SELECT cluster_id, COUNT(*) FROM events GROUP BY cluster_id"))
         load_nodes = self._node_loader(world, generation)

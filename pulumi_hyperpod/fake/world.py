@@ -54,6 +54,7 @@ class World:
         self._billing: Optional[dict[str, dict]] = {}
         self._billing_loader: Optional[Callable[[], dict[str, dict]]] = None
         self.s3: dict[str, dict] = {}  # bucket -> {"region", "created", "objects"} (fake/s3.py)
+        self.workloads: dict[str, dict] = {}  # cluster id -> its Slurm jobs / Kubernetes objects (workload/fake/hyperpod.py)
         self.heap: list[tuple] = []
         self.dirty: set[str] = set()  # cluster ids whose rows must be saved
         self.to_reconcile: set[str] = set()

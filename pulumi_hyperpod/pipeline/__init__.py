@@ -55,6 +55,7 @@ def make_plan(
     roles: Mapping[str, str] | None = None,
     prices: "PriceTable | Mapping[str, Any] | None" = None,
     region: str | None = None,
+    workload: Any = None,
 ) -> Plan:
     """plan() then its cost section (and the budget guard). `prices`: a PriceTable, or a mapping
     merged over the shipped list prices; None reads the shipped table and $HYPERPOD_PRICES.
@@ -62,7 +63,7 @@ def make_plan(
     from ..cost.estimate import with_cost
 
     policy = policy or Policy()
-    return with_cost(plan(desired, observed, policy, roles=roles), desired, observed, policy, prices, region)
+    return with_cost(plan(desired, observed, policy, roles=roles, workload=workload), desired, observed, policy, prices, region)
 
 
 def check(
@@ -99,6 +100,7 @@ def prepare(
     s3: Any = None,
     lifecycle_dir: str | None = None,
     slurm: Any = None,
+    workload: Any = None,
 ) -> Prepared:
     """observe → (Slurm roles) → plan → cost → preflight. `observed`: a ClusterState (a snapshot) or
     None (no cluster) to plan against instead of observing; `sagemaker` may then be None (offline).
@@ -110,20 +112,36 @@ def prepare(
 
     `slurm`: the Slurm spec wanted (pulumi_hyperpod.slurm.SlurmSpec); its changes against the
     running cluster's bundle become the plan's Slurm section, and a change HyperPod cannot make in
-    place a refusal."""
+    place a refusal.
+
+    `workload`: a pulumi_hyperpod.workload source (or a WorkloadView already read): what runs on each
+    node, read once here and given to the planner as data."""
     policy = policy or Policy()
     state = observe(sagemaker, desired.name) if observed is OBSERVE else observed
+    view = _workload_view(workload, state)
     region = region or getattr(getattr(sagemaker, "meta", None), "region_name", None)
     notes: tuple[str, ...] = ()
     if not roles and (state is not None or lifecycle_dir is not None):
         roles, notes = _learnt_roles(desired, state, s3, lifecycle_dir)
-    the_plan = make_plan(desired, state, policy, roles=roles, prices=prices, region=region)
+    the_plan = make_plan(desired, state, policy, roles=roles, prices=prices, region=region, workload=view)
+    if view is not None and view.unmatched:
+        notes = notes + (f"{view.orchestrator} nodes no HyperPod node matches (not weighed): {', '.join(view.unmatched[:10])}"
+                         + (f" and {len(view.unmatched) - 10} more" if len(view.unmatched) > 10 else ""),)
     if notes:
         the_plan = dataclasses.replace(the_plan, notes=the_plan.notes + notes)
     if slurm is not None:
         the_plan = _with_slurm(the_plan, slurm, state, s3, lifecycle_dir)
     the_plan = check(the_plan, desired, state, sagemaker=sagemaker, quotas=quotas, policy=policy, skip=skip_preflight)
     return Prepared(the_plan, desired, state, policy, dict(roles or {}))
+
+
+def _workload_view(workload: Any, state: Any) -> Any:
+    """A WorkloadView from a source (read now against `state`) or as given; None without a cluster."""
+    if workload is None or state is None:
+        return None
+    from ..workload.model import WorkloadView
+
+    return workload if isinstance(workload, WorkloadView) else workload.read(state)
 
 
 def _with_slurm(the_plan: Plan, wanted: Any, state: Any, s3: Any, lifecycle_dir: str | None) -> Plan:
@@ -165,6 +183,7 @@ def execute(
     sleep: Callable[[float], Any] | None = None,
     monotonic: Callable[[], float] | None = None,
     check_fresh: bool = True,
+    workload: Any = None,
 ) -> "ApplyResult":
     """Apply the plan (see `apply.apply`): refused plans raise PlanRefused, stale ones PlanStale."""
     import time
@@ -172,7 +191,7 @@ def execute(
     from ..apply import apply
 
     return apply(client, the_plan, policy=policy, wait=wait, timeout=timeout, poll_seconds=poll_seconds, progress=progress,
-                 sleep=sleep or time.sleep, monotonic=monotonic or time.monotonic, check_fresh=check_fresh)
+                 sleep=sleep or time.sleep, monotonic=monotonic or time.monotonic, check_fresh=check_fresh, workload=workload)
 
 
 def save(prepared: Prepared, path: str) -> None:

@@ -12,7 +12,7 @@ from .model import Plan
 # the operations each action's steps are made of (planner.py), in the order they may come
 OPERATIONS = {
     "create": ("CreateCluster",),
-    "update": ("UpdateCluster", "BatchAddClusterNodes", "BatchDeleteClusterNodes"),
+    "update": ("UpdateCluster", "DrainNodes", "BatchAddClusterNodes", "BatchDeleteClusterNodes"),
     "replace": ("DeleteCluster", "CreateCluster"),
     "delete": ("DeleteCluster",),
     "none": (),
@@ -37,6 +37,11 @@ def step_problems(plan: Plan, create_request: dict[str, Any] | None = None) -> l
             named = list(step.request.get("NodeIds") or []) + list(step.request.get("NodeLogicalIds") or [])
             if sorted(named) != sorted(victim.node_id for victim in step.victims):
                 problems.append(f"{where}: the nodes it names are not the nodes its victims list says go")
+        if step.operation == "DrainNodes":
+            deleted = {victim.node_id for later in plan.steps[number:] for victim in later.victims}
+            drained = {node.get("NodeId") for node in step.request.get("Nodes") or ()}
+            if not drained <= deleted:
+                problems.append(f"{where}: it drains nodes no later step of the plan removes")
         if step.operation == "CreateCluster" and create_request is not None and step.request != create_request:
             problems.append(f"{where}: its request is not the one the plan's spec makes")
     if plan.action == "replace" and [step.operation for step in plan.steps] != list(OPERATIONS["replace"]):

@@ -19,8 +19,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 Operation = Literal["CreateCluster", "UpdateCluster", "BatchDeleteClusterNodes", "BatchAddClusterNodes", "DeleteCluster",
                     # GCP training clusters (pulumi_hyperpod/gcp): the REST methods of modelDevelopmentClusters
-                    "CreateModelDevelopmentCluster", "PatchModelDevelopmentCluster", "DeleteModelDevelopmentCluster"]
+                    "CreateModelDevelopmentCluster", "PatchModelDevelopmentCluster", "DeleteModelDevelopmentCluster",
+                    # not an API call: cordon/drain nodes in the orchestrator before a scale-in (plan/drain_step.py)
+                    "DrainNodes"]
 DESTRUCTIVE = frozenset({"BatchDeleteClusterNodes", "DeleteCluster", "DeleteModelDevelopmentCluster"})
+NOT_API_CALLS = frozenset({"DrainNodes"})  # steps done in the orchestrator, not calls to the cloud's API
 PLAN_FORMAT = "hyperpod-plan/2"
 
 
@@ -122,7 +125,8 @@ class Plan:
             return {}
         counts: dict[str, int] = {}
         for step in self.steps:
-            counts[step.operation] = counts.get(step.operation, 0) + 1
+            if step.operation not in NOT_API_CALLS:
+                counts[step.operation] = counts.get(step.operation, 0) + 1
         return counts
 
     # ---- serialization ------------------------------------------------------------------------

@@ -20,7 +20,8 @@ login groups, max_scale_in_fraction, replacement, and on a Slurm cluster whose r
 (no SlurmConfig.NodeType, no `roles`), deleting a group or scaling one to 0.
 
 Order: UpdateCluster, then BatchDeleteClusterNodes, then BatchAddClusterNodes — so a lowered
-MinCount is in place before nodes go, and scale-outs never wait behind deletions.
+MinCount is in place before nodes go, and scale-outs never wait behind deletions. With policy.drain,
+a DrainNodes step (plan/drain_step.py) comes right before the BatchDeleteClusterNodes steps.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from typing import Any, Mapping
 from ..observe import ClusterState, GroupState
 from ..servicemodel import api_limits
 from ..spec import ClusterSpec, InstanceGroupSpec
-from . import compare, victims as victim_rules
+from . import compare, victims as victim_rules, workload_order
+from .drain_step import drain_steps
 from .basis import Basis
 from .model import GroupChange, Plan, Refusal, Step, Victim
 from .policy import Policy
@@ -78,17 +80,20 @@ def pack_deletes(ids: list[Victim], logical: list[Victim], limits: dict[str, int
 
 
 def plan(desired: ClusterSpec | None, observed: ClusterState | None, policy: Policy | None = None, *,
-         roles: Mapping[str, str] | None = None) -> Plan:
+         roles: Mapping[str, str] | None = None, workload: Any = None) -> Plan:
     """The plan that takes `observed` to `desired` (None: delete the cluster). Pure.
 
     `roles`: instance group name → Slurm role ("Controller" | "Login" | "Compute"), for clusters whose
     groups do not say it in SlurmConfig.NodeType (legacy Slurm clusters configured by the lifecycle
     scripts' provisioning_parameters.json). A group's role is its NodeType, else `roles[name]`.
+    `workload`: what runs on each node (a pulumi_hyperpod.workload.WorkloadView, read before planning):
+    victims by policy.scale_in_order, and the DrainNodes step's expected wait (plan/workload_order.py).
     Cost and preflight are later stages (`pipeline`)."""
-    return _plan(desired, observed, policy or Policy(), dict(roles or {}))
+    return _plan(desired, observed, policy or Policy(), dict(roles or {}), workload)
 
 
-def _plan(desired: ClusterSpec | None, observed: ClusterState | None, policy: Policy, roles: dict[str, str]) -> Plan:
+def _plan(desired: ClusterSpec | None, observed: ClusterState | None, policy: Policy, roles: dict[str, str],
+          workload: Any = None) -> Plan:
     if desired is None:
         return _delete_plan(observed, policy)
     if observed is None:
@@ -103,7 +108,7 @@ def _plan(desired: ClusterSpec | None, observed: ClusterState | None, policy: Po
     reasons = compare.replacement_reasons(desired, observed)
     if reasons:
         return _replace_plan(desired, observed, reasons, policy, roles)
-    return _Updater(desired, observed, policy, roles).build()
+    return _Updater(desired, observed, policy, roles, workload=workload).build()
 
 
 def _create_plan(desired: ClusterSpec) -> Plan:
@@ -195,6 +200,7 @@ class _Updater:
     policy: Policy
     roles: dict[str, str] = field(default_factory=dict)
     limits: dict[str, int] = field(default_factory=api_limits)
+    workload: Any = None  # a WorkloadView, or None (not read)
 
     def __post_init__(self) -> None:
         self.refusals: list[Refusal] = []
@@ -377,7 +383,7 @@ class _Updater:
             return
         nodes = self.observed.nodes_of(name)
         candidates = victim_rules.removable(nodes, node_type, self.policy.protected_node_ids)
-        chosen = victim_rules.choose(candidates, count)
+        chosen = workload_order.choose(candidates, count, self.policy, self.workload)
         missing = count - len(chosen)
         if missing:
             unlisted = max(have.target_count - sum(1 for n in nodes if n.status not in victim_rules.LEAVING), 0)
@@ -417,6 +423,7 @@ class _Updater:
                 request["InstanceGroupsToDelete"] = deletable
             request.update(cluster_changes)
             steps.append(Step("UpdateCluster", request, tuple(self.update_reasons)))
+        steps.extend(drain_steps(self.observed, self.desired.name, self.victims, self.policy, self.workload))
         steps.extend(self._delete_steps())
         if not fold:
             steps.extend(self._add_steps())

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 # botocore's sagemaker model: ClusterNodeId and ClusterNodeLogicalId (tests/core/test_policy_ids.py
 # checks these against the model; copied so that a Policy does not load the model)
@@ -41,7 +42,28 @@ class Policy(BaseModel):
         default=0.9, ge=0.0, le=1.0, description="Warn when a plan would use more than this share of a service quota."
     )
 
-    @field_validator("protected_node_ids")
+    # scale-in by workload and drain before delete (docs/workloads.md; plan/workload_order.py, apply/drain.py)
+    scale_in_order: Literal["workload", "state", "oldest", "newest"] = Field(
+        default="workload", description="Which removable nodes a scale-in names first: workload (idle, then the work "
+        "that ends soonest; by state where no workload was read), state (unhealthy, never launched, newest), oldest, newest.")
+    remove_first: frozenset[str] = Field(
+        default=frozenset(), description="Instance or logical ids a scale-in names before any other (Cluster API's "
+        "delete-machine annotation); never a protected one.")
+    drain: Literal["none", "cordon", "drain"] = Field(
+        default="none", description="Before deleting nodes: none; cordon (no new work lands; Slurm DRAIN, Kubernetes "
+        "cordon), then delete; drain (cordon, evict pods through the Eviction API, wait for the work to end), then delete.")
+    drain_timeout: float = Field(default=3600.0, gt=0, le=7 * 86400, description="Seconds a drain waits for the work to end.")
+    drain_deadline: Literal["stop", "delete"] = Field(
+        default="stop", description="At drain_timeout: stop (exit 1, the nodes left drained and named) or delete them anyway.")
+
+    @model_validator(mode="after")
+    def _first_not_protected(self) -> "Policy":
+        both = sorted(self.remove_first & self.protected_node_ids)
+        if both:
+            raise ValueError(f"remove_first and protected_node_ids both name {', '.join(both)}: a node cannot be kept and removed first")
+        return self
+
+    @field_validator("protected_node_ids", "remove_first")
     @classmethod
     def _node_ids(cls, ids: frozenset[str]) -> frozenset[str]:
         """A protected id that is not a node id protects nothing: a typo here would let the very

@@ -1,0 +1,110 @@
+"""Victims by policy.scale_in_order, and by what runs on each node when a workload view is given.
+
+Pure, like the planner: the workload (pulumi_hyperpod/workload) is data read before planning.
+In every order, nodes listed in `policy.remove_first` go first (Cluster API's delete-machine
+annotation), then nodes doing no work for HyperPod (Failure/NotFound, never launched, still in deep
+health checks: plan/victims.py's tiers 0–2). Among the rest:
+
+| order    | serving nodes, first to last                                                             |
+|----------|------------------------------------------------------------------------------------------|
+| state    | newest first (the order before workloads were read)                                      |
+| newest   | newest launch first; oldest: oldest launch first (Cluster API's Newest / Oldest)         |
+| workload | drained already by an interrupted scale-in; HyperPod marked for replacement; idle; work  |
+|          | that ends soonest (a job's time limit, a Job pod's deadline); work with no end known,    |
+|          | the fewest jobs/pods first;                                                              |
+|          | workload unknown (the view does not list the node); pods a PodDisruptionBudget allows no |
+|          | disruption to now — always said in the reason. Ties: newest first. No view: as `state`.  |
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING, Sequence
+
+from ..observe.state import NodeState
+from . import victims as rules
+from .model import Victim
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..workload.model import NodeWorkload, WorkloadView
+    from .policy import Policy
+
+_EPOCH = dt.datetime.min.replace(tzinfo=dt.timezone.utc)
+_FAR = dt.datetime.max.replace(tzinfo=dt.timezone.utc)
+REPLACEMENT_HEALTH = frozenset({"UnschedulablePendingReplacement", "UnschedulablePendingReboot"})
+
+# workload ranks of a serving node
+OURS, MARKED, IDLE, ENDS, ENDLESS, UNKNOWN, BUDGETED = range(7)
+_WHY = {
+    OURS: "drained already for a scale-in (an interrupted apply): it goes first again",
+    MARKED: "HyperPod marked it for replacement or reboot",
+    IDLE: "idle nodes go first",
+    ENDS: "the work that ends soonest goes first",
+    ENDLESS: "its work has no end known: chosen after idle nodes and work that ends",
+    UNKNOWN: "its workload is unknown (the orchestrator lists no node for it): chosen after every node whose work is known",
+    BUDGETED: "chosen last: a drain waits until the budget allows the eviction",
+}
+
+
+def _launched(node: NodeState) -> float:
+    return (node.launch_time or _EPOCH).timestamp()
+
+
+def workload_rank(work: "NodeWorkload | None") -> int:
+    if work is None:
+        return UNKNOWN
+    if work.ours:
+        return OURS
+    if work.health in REPLACEMENT_HEALTH:
+        return MARKED
+    if work.blocking_budgets:
+        return BUDGETED
+    if work.idle:
+        return IDLE
+    return ENDS if work.ends_by() is not None else ENDLESS
+
+
+def _listed(node: NodeState, policy: "Policy") -> bool:
+    return node.instance_id in policy.remove_first or (node.logical_id or "") in policy.remove_first
+
+
+def _key(node: NodeState, policy: "Policy", view: "WorkloadView | None") -> tuple:
+    first, tier, order = (0 if _listed(node, policy) else 1), rules._tier(node), policy.scale_in_order
+    if tier in (0, 1):  # doing no work (unhealthy, never launched): first in every order
+        return (first, tier, 0, _FAR, -_launched(node), node.key)
+    if order in ("oldest", "newest"):
+        return (first, 2, 0, _FAR, _launched(node) if order == "oldest" else -_launched(node), node.key)
+    if tier == 2:  # still in deep health checks: before serving nodes
+        return (first, 2, 0, _FAR, -_launched(node), node.key)
+    if order == "workload" and view is not None:
+        work = view.node(node.instance_id)
+        rank = workload_rank(work)
+        # soonest end first among work that ends; the least work first among the rest
+        detail = work.ends_by().timestamp() if rank == ENDS else (len(work.jobs) + len(work.pods) if work is not None else 0)
+        return (first, 3, rank, detail, -_launched(node), node.key)
+    return (first, 3, 0, _FAR, -_launched(node), node.key)
+
+
+def _reason(node: NodeState, policy: "Policy", view: "WorkloadView | None") -> str:
+    listed = "listed in policy.remove_first; " if _listed(node, policy) else ""
+    base = rules._reason(node)
+    tier = rules._tier(node)
+    if policy.scale_in_order in ("oldest", "newest") and tier not in (0, 1):
+        when = node.launch_time.strftime("%Y-%m-%d %H:%M:%SZ") if node.launch_time else "unknown"
+        base = f"{node.status}, launched {when}: the {policy.scale_in_order} nodes go first"
+    if view is None or tier in (0, 1):  # doing no work: nothing runs there to describe
+        return listed + base
+    work = view.node(node.instance_id)
+    if policy.scale_in_order == "workload" and tier == 3:
+        rank = workload_rank(work)
+        what = work.describe() if work is not None else "workload unknown"
+        return f"{listed}{what}: {_WHY[rank]}"
+    what = work.describe() if work is not None else "workload unknown"
+    return f"{listed}{base}; runs: {what}"
+
+
+def choose(nodes: Sequence[NodeState], count: int, policy: "Policy", view: "WorkloadView | None" = None) -> list[Victim]:
+    """The `count` nodes to remove among `nodes` (already filtered by `victims.removable`)."""
+    ordered = sorted(rules.removable(nodes, None, ()), key=lambda n: _key(n, policy, view))[: max(count, 0)]
+    return [Victim(group=n.group, node_id=n.key, logical=not n.launched, status=n.status, reason=_reason(n, policy, view))
+            for n in ordered]
