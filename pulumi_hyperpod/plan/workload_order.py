@@ -103,8 +103,29 @@ def _reason(node: NodeState, policy: "Policy", view: "WorkloadView | None") -> s
     return f"{listed}{base}; runs: {what}"
 
 
+_RANK_CODES = {OURS: "drained-already", MARKED: "marked-for-replacement", IDLE: "idle", ENDS: "work-ends-soonest",
+               ENDLESS: "work-without-end", UNKNOWN: "workload-unknown", BUDGETED: "disruption-budget"}
+
+
+def _code(node: NodeState, policy: "Policy", view: "WorkloadView | None") -> str:
+    """Victim.code: the stable word a policy matches on (plan/victims.py's CODES, and the workload ranks)."""
+    if _listed(node, policy):
+        return "remove-first"
+    tier = rules._tier(node)
+    if tier in (0, 1):
+        return rules.CODES[tier]
+    if policy.scale_in_order in ("oldest", "newest"):
+        return policy.scale_in_order
+    if tier == 2:
+        return rules.CODES[tier]
+    if policy.scale_in_order == "workload" and view is not None:
+        return _RANK_CODES[workload_rank(view.node(node.instance_id))]
+    return rules.CODES[tier]
+
+
 def choose(nodes: Sequence[NodeState], count: int, policy: "Policy", view: "WorkloadView | None" = None) -> list[Victim]:
     """The `count` nodes to remove among `nodes` (already filtered by `victims.removable`)."""
     ordered = sorted(rules.removable(nodes, None, ()), key=lambda n: _key(n, policy, view))[: max(count, 0)]
-    return [Victim(group=n.group, node_id=n.key, logical=not n.launched, status=n.status, reason=_reason(n, policy, view))
+    return [Victim(group=n.group, node_id=n.key, logical=not n.launched, status=n.status, reason=_reason(n, policy, view),
+                   code=_code(n, policy, view))
             for n in ordered]
