@@ -53,7 +53,7 @@ def group_details(cluster: Cluster, group: InstanceGroup, nodes: list[Node]) -> 
     }
     if cluster.continuous:
         item["MinCount"] = group.min_count
-    item.update(_copy(spec, "ClusterInstanceGroupDetails", _TRANSLATED))
+    item.update(described_spec(spec))
     if group.flexible:
         item["InstanceRequirements"] = {
             "CurrentInstanceTypes": list(group.current_types or group.instance_types),
@@ -66,6 +66,16 @@ def group_details(cluster: Cluster, group: InstanceGroup, nodes: list[Node]) -> 
                 detail["ThreadsPerCore"] = spec["ThreadsPerCore"]
             details.append(detail)
         item["InstanceTypeDetails"] = details
+    if counts["settling"] or counts["current"] != group.target:
+        item["ActiveOperations"] = {"Scaling": 1}
+    return item
+
+
+def described_spec(spec: dict) -> dict:
+    """A group specification as DescribeCluster reports it: members of the same name copied, the
+    image, Kubernetes and patch members under their Current/Desired names (counts and flexible
+    types are the caller's: they depend on the nodes)."""
+    item = _copy(spec, "ClusterInstanceGroupDetails", _TRANSLATED)
     if spec.get("ImageId"):
         item["CurrentImageId"] = item["DesiredImageId"] = spec["ImageId"]
     if spec.get("ImageReleaseVersion"):
@@ -79,8 +89,6 @@ def group_details(cluster: Cluster, group: InstanceGroup, nodes: list[Node]) -> 
         if patch.get("PatchSchedule"):
             converted["CurrentPatchSchedule"] = converted["DesiredPatchSchedule"] = patch["PatchSchedule"]
         item["AutoPatchConfig"] = converted
-    if counts["settling"] or counts["current"] != group.target:
-        item["ActiveOperations"] = {"Scaling": 1}
     return item
 
 

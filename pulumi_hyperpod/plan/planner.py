@@ -31,8 +31,10 @@ from typing import Any, Mapping
 from ..observe import ClusterState, GroupState
 from ..servicemodel import api_limits
 from ..spec import ClusterSpec, InstanceGroupSpec
+from ..spec.models import BUILD_FIELDS
 from . import compare, victims as victim_rules
 from .basis import Basis
+from .members import MemberChange
 from .model import GroupChange, Plan, Refusal, Step, Victim
 from .policy import Policy
 
@@ -86,6 +88,26 @@ def plan(desired: ClusterSpec | None, observed: ClusterState | None, policy: Pol
     scripts' provisioning_parameters.json). A group's role is its NodeType, else `roles[name]`.
     Cost and preflight are later stages (`pipeline`)."""
     return _plan(desired, observed, policy or Policy(), dict(roles or {}))
+
+
+def autoscaling_refusals(desired: ClusterSpec, observed: ClusterState) -> list[Refusal]:
+    """ClusterRole cannot change while autoscaling is on (AWS, HyperPod autoscaling with Karpenter)."""
+    scaling = (observed.describe.get("AutoScaling") or {}).get("Mode")
+    have, want = observed.describe.get("ClusterRole"), desired.cluster_role
+    if scaling == "Enable" and want is not None and have is not None and want != have:
+        return [Refusal("autoscaling-cluster-role", f"ClusterRole {have} → {want} cannot change while AutoScaling Mode is "
+                                                    "Enable; disable autoscaling first, then change the role")]
+    return []
+
+
+def member_line(change: MemberChange) -> str:
+    """A member change as a plan line; the software members say how existing nodes get it."""
+    line = change.line()
+    if change.change == "UpdateClusterSoftware":
+        return f"{line} (UpdateCluster sets it for nodes launched from now on; existing nodes get it through an UpdateClusterSoftware rollout)"
+    if change.member in BUILD_FIELDS:
+        return f"{line} (existing nodes keep how they were built)"
+    return line
 
 
 def _plan(desired: ClusterSpec | None, observed: ClusterState | None, policy: Policy, roles: dict[str, str]) -> Plan:
@@ -229,11 +251,12 @@ class _Updater:
                 )
                 continue
             config = compare.group_config_changes(want, have)
-            delta = want.instance_count - have.target_count
+            wanted = have.target_count if self._count_owner(have) else want.instance_count  # an autoscaler's count is its own
+            delta = wanted - have.target_count
             action = "grow" if delta > 0 else "shrink" if delta < 0 else ("configure" if config or self._min_change(want, have) is not None else "unchanged")
             min_after = want.min_instance_count if want.min_instance_count is not None else have.min_count
             changes.append(
-                GroupChange(want.name, action, self.role(want.name), have.target_count, want.instance_count, have.current_count, have.min_count, min_after, want.instance_types, tuple(config))
+                GroupChange(want.name, action, self.role(want.name), have.target_count, wanted, have.current_count, have.min_count, min_after, want.instance_types, tuple(config))
             )
         wanted = {g.name for g in self.desired.instance_groups}
         for have in self.observed.groups:
@@ -251,6 +274,7 @@ class _Updater:
         cluster_changes = compare.cluster_config_changes(self.desired, self.observed)
         for member in cluster_changes:
             self.update_reasons.append(f"cluster setting {member} changes")
+        self.refusals.extend(autoscaling_refusals(self.desired, self.observed))
         unknown = self.unknown_roles()
         for change in groups:
             if unknown and self._empties(change):
@@ -305,13 +329,22 @@ class _Updater:
         if have.status == "Deleting":
             self.refusals.append(Refusal("group-deleting", f"{name} is still being deleted; wait until it is gone, then plan again to create it anew", name))
             return
-        immutable = compare.group_immutable_changes(want, have)
+        member_changes = compare.group_member_changes(want, have)
+        immutable = compare.group_immutable_changes(want, have) + [c.line() for c in member_changes if c.refused]
         if immutable:
             self.refusals.append(Refusal("immutable-group-field", f"{name}: {'; '.join(immutable)} cannot change in place; add a group with a new name and remove this one", name))
             return
-        if change.config_changes:
+        applied = [c for c in member_changes if not c.refused]
+        if applied:
             self._list_in_update(want, have)
-            self.update_reasons.append(f"{name}: {', '.join(change.config_changes)} change (existing nodes keep how they were built)")
+            self.update_reasons.extend(f"{name}: {member_line(c)}" for c in applied)
+        owner = self._count_owner(have)
+        if owner and want.instance_count != have.target_count:
+            self.notes.append(f"{name}: {have.target_count} now, spec {want.instance_count}, owned by {owner} "
+                              "(AutoScaling Mode Enable): shown, not reconciled")
+        if have.described.get("TrainingPlanArn") and change.delta > 0:
+            self.notes.append(f"{name}: capacity comes from training plan {have.described['TrainingPlanArn']}; "
+                              "its reserved instances bound how far the group can grow")
         if self._min_change(want, have) is not None:
             self._list_in_update(want, have)
             self.update_reasons.append(f"{name}: MinCount {have.min_count} → {want.min_instance_count}")
@@ -321,9 +354,25 @@ class _Updater:
             self._plan_scale_in(want, have, -change.delta)
 
     def _list_in_update(self, want: InstanceGroupSpec, have: GroupState) -> None:
-        entry = want.to_api()
+        entry = compare.group_entry(want, have)
         entry["InstanceCount"] = have.target_count  # counts move in their own steps (below)
         self.update_groups.setdefault(want.name, entry)
+
+    def _entry(self, name: str) -> dict[str, Any]:
+        """The group's UpdateCluster entry: the whole specification (kept members copied from the cluster)."""
+        want, have = self.desired.group(name), self.observed.group(name)
+        if name not in self.update_groups:
+            self.update_groups[name] = compare.group_entry(want, have) if have is not None else want.to_api()
+        return self.update_groups[name]
+
+    def _count_owner(self, have: GroupState) -> str | None:
+        """Who owns the group's count when it is not the spec: the autoscaler of a cluster with
+        AutoScaling Mode Enable (AWS, HyperPod autoscaling with Karpenter), as long as the spec keeps it on."""
+        observed = (self.observed.describe.get("AutoScaling") or {}).get("Mode")
+        wanted = self.desired.auto_scaling.mode if self.desired.auto_scaling is not None else observed
+        if observed == "Enable" and wanted == "Enable":
+            return (self.observed.describe.get("AutoScaling") or {}).get("AutoScalerType") or "Karpenter"
+        return None
 
     def _plan_group_deletion(self, change: GroupChange) -> None:
         name, node_type = change.group, change.node_type
@@ -385,14 +434,14 @@ class _Updater:
                 held = victim_rules.held_back(nodes, self.policy.protected_node_ids)
                 self.refusals.append(Refusal("not-enough-removable", f"{name}: {count} nodes must go but only {len(chosen) + unlisted} can be removed ({held})", name))
                 return
-            entry = self.update_groups.setdefault(name, want.to_api())
+            entry = self._entry(name)
             entry["InstanceCount"] = have.target_count - missing
             self.update_reasons.append(f"{name}: cancel {missing} pending launch(es) that have no node to name yet")
         self.victims.extend(chosen)
         self.delete_reasons.append(f"{name} {have.target_count} → {want.instance_count}: -{count} nodes")
 
     def _lower_count(self, want: InstanceGroupSpec, have: GroupState, reason: str) -> None:
-        entry = self.update_groups.setdefault(want.name, want.to_api())
+        entry = self._entry(want.name)
         entry["InstanceCount"] = want.instance_count
         self.update_reasons.append(reason)
 
@@ -406,7 +455,7 @@ class _Updater:
         if fold:
             for name, count in self.scale_out.items():
                 have = self.observed.group(name)
-                entry = self.update_groups.setdefault(name, self.desired.group(name).to_api())
+                entry = self._entry(name)
                 entry["InstanceCount"] = have.target_count + count
                 self.update_reasons.append(f"{name} {have.target_count} → {have.target_count + count}: +{count} nodes")
         if self.update_groups or cluster_changes or deletable:
