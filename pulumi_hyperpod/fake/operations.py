@@ -88,6 +88,7 @@ def create_cluster(world: World, region: str, params: dict) -> dict:
     problems += validation.slurm_strategy_rules(params.get("Orchestrator"), continuous)
     problems += validation.fsx_vpc_rules(groups, has_vpc=params.get("VpcConfig") is not None)
     problems += validation.tag_rules(params.get("Tags"))
+    problems += validation.autoscaling_rules(params)
     validation.raise_if(problems)
     quota_usage.check(world, region, name, {g["InstanceGroupName"]: quota_usage.spec_usage(g) for g in groups})
     roles = _roles(world, kind, groups)
@@ -177,6 +178,7 @@ def update_cluster(world: World, region: str, params: dict) -> dict:
         merged.pop(name, None)
     merged.update({spec["InstanceGroupName"]: spec for spec in specs})
     problems += validation.group_limit_rules(len(merged))
+    problems += validation.autoscaling_update_rules(cluster, params)
     validation.raise_if(problems)
     usage = quota_usage.cluster_usage(cluster)
     quota_usage.check(world, region, cluster.name, quota_usage.with_changes(

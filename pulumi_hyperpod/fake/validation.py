@@ -16,7 +16,7 @@ from typing import Iterable, Optional
 from .. import members, servicemodel
 from ..servicemodel import Violation
 from ..spec import rules
-from ..spec.rules import NO_GROUPS, SINGLE_CONTROLLER, fsx_vpc_rules, tag_rules  # noqa: F401  (used by the operations)
+from ..spec.rules import NO_GROUPS, SINGLE_CONTROLLER, autoscaling_rules, fsx_vpc_rules, tag_rules  # noqa: F401  (used by the operations)
 from .errors import ValidationException
 from .model import COMPUTE, CONTROLLER, LOGIN, Cluster
 from .scenario import Scenario
@@ -171,3 +171,17 @@ def _get(data: dict, parts: tuple[str, ...]):
     for part in parts:
         data = data.get(part) if isinstance(data, dict) else None
     return data
+
+
+def autoscaling_update_rules(cluster: Cluster, params: dict) -> list[Violation]:
+    """The autoscaling rules on the cluster as the update leaves it, and ClusterRole fixed while
+    autoscaling is on (AWS, HyperPod autoscaling with Karpenter)."""
+    after = {**cluster.config, **{k: v for k, v in params.items() if k in ("AutoScaling", "ClusterRole", "NodeRecovery")}}
+    after["NodeProvisioningMode"] = "Continuous" if cluster.continuous else None
+    problems = list(autoscaling_rules(after))
+    scaling_on = (cluster.config.get("AutoScaling") or {}).get("Mode") == "Enable"
+    role = params.get("ClusterRole")
+    if scaling_on and role is not None and cluster.config.get("ClusterRole") not in (None, role):
+        problems.append(Violation("ClusterRole", "cannot change while AutoScaling Mode is Enable; disable autoscaling "
+                                  "first"))
+    return problems
