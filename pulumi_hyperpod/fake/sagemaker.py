@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from . import moves, node_operations as nodes, software
+from . import moves, node_operations as nodes, software, tags
 from . import operations as clusters
 from .world import World
 
@@ -26,4 +26,7 @@ OPERATIONS: dict[str, Callable[[World, str, dict], dict]] = {
     "DescribeClusterEvent": nodes.describe_cluster_event,
     "UpdateClusterSoftware": software.update_cluster_software,
     "MoveClusterNodes": moves.move_cluster_nodes,
+    "AddTags": tags.add_tags,
+    "DeleteTags": tags.delete_tags,
+    "ListTags": tags.list_tags,
 }

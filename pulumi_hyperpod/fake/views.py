@@ -76,6 +76,8 @@ def described_spec(spec: dict) -> dict:
     image, Kubernetes and patch members under their Current/Desired names (counts and flexible
     types are the caller's: they depend on the nodes)."""
     item = _copy(spec, "ClusterInstanceGroupDetails", _TRANSLATED)
+    if spec.get("TrainingPlanArn"):
+        item["TrainingPlanStatus"] = "Active"  # the simulator's training plans are always in their window
     if spec.get("ImageId"):
         item["CurrentImageId"] = item["DesiredImageId"] = spec["ImageId"]
     if spec.get("ImageReleaseVersion"):
@@ -90,6 +92,11 @@ def described_spec(spec: dict) -> dict:
             converted["CurrentPatchSchedule"] = converted["DesiredPatchSchedule"] = patch["PatchSchedule"]
         item["AutoPatchConfig"] = converted
     return item
+
+
+def capacity_type(spec: dict) -> str:
+    """Spot when the group asks for it (CapacityRequirements.Spot), else OnDemand, the service's default."""
+    return "Spot" if (spec.get("CapacityRequirements") or {}).get("Spot") is not None else "OnDemand"
 
 
 def _kubernetes(config: dict) -> dict:
@@ -181,7 +188,7 @@ def node_details(cluster: Cluster, node: Node) -> dict:
         "InstanceStatus": _status(node),
         "InstanceType": _instance_type(cluster, node),
         "LaunchTime": node.launch_time if node.launch_time is not None else node.created_at,
-        "CapacityType": "OnDemand",
+        "CapacityType": capacity_type(spec),
     }
     item.update(_copy(built, "ClusterNodeDetails"))
     if spec.get("OverrideVpcConfig"):

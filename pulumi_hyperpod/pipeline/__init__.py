@@ -113,6 +113,10 @@ def prepare(
     place a refusal."""
     policy = policy or Policy()
     state = observe(sagemaker, desired.name) if observed is OBSERVE else observed
+    if state is not None and state.tags is None and desired.tags is not None and sagemaker is not None:
+        from ..observe.reader import read_tags  # only a spec that manages tags pays for ListTags
+
+        state = read_tags(sagemaker, state)
     region = region or getattr(getattr(sagemaker, "meta", None), "region_name", None)
     notes: tuple[str, ...] = ()
     if not roles and (state is not None or lifecycle_dir is not None):

@@ -35,6 +35,7 @@ from ..spec.models import BUILD_FIELDS
 from . import compare, victims as victim_rules
 from .basis import Basis
 from .members import MemberChange
+from .tags import tag_steps
 from .model import GroupChange, Plan, Refusal, Step, Victim
 from .policy import Policy
 
@@ -282,6 +283,9 @@ class _Updater:
                 continue
             self._plan_group(change)
         steps = self._steps(cluster_changes)
+        tagging, tag_notes = tag_steps(self.desired, self.observed)
+        steps.extend(tagging)
+        self.notes.extend(tag_notes)
         pending = [g for g in self.observed.groups if g.pending and self.desired.group(g.name) is not None]
         for g in pending:
             self.notes.append(f"{g.name}: {g.current_count}/{g.target_count} running, {g.pending} pending capacity (not drift)")
