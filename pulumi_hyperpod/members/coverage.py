@@ -59,3 +59,14 @@ def _resolves(shapes: tuple[str, ...], parts: tuple[str, ...]) -> bool:
 def stale() -> list[str]:
     """Rows naming a member the model does not have."""
     return sorted(f"{m.scope}:{m.path}" for m in MEMBERS if not _resolves(SHAPES[m.scope], m.parts))
+
+
+# where each scope's members are read back
+DESCRIBED: dict[Scope, str] = {"cluster": "DescribeClusterResponse", "group": "ClusterInstanceGroupDetails",
+                               "restricted-group": "ClusterRestrictedInstanceGroupDetails"}
+
+
+def unread() -> list[str]:
+    """Rows read with DescribeCluster whose reported path DescribeCluster's output shape lacks."""
+    return sorted(f"{m.scope}:{m.path}" for m in MEMBERS
+                  if m.read == "DescribeCluster" and not _resolves((DESCRIBED[m.scope],), m.reported))
