@@ -53,8 +53,14 @@ class MemberChange:
 
 
 def _short(value: Any) -> str:
-    text = repr(value) if not isinstance(value, str) else value
-    return text if len(text) <= 80 else text[:77] + "..."
+    """A value for a plan line: strings whole (the model bounds them, an ARN cut short names nothing),
+    structures as JSON, cut at 160 characters."""
+    if isinstance(value, str):
+        return value
+    import json
+
+    text = json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= 160 else text[:157] + "..."
 
 
 # ---- reading values ------------------------------------------------------------------------------
