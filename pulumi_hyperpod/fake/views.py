@@ -88,7 +88,7 @@ def described_spec(spec: dict) -> dict:
     patch = spec.get("AutoPatchConfig")
     if patch:
         converted = {k: v for k, v in patch.items() if k != "PatchSchedule"}
-        if patch.get("PatchSchedule"):
+        if patch.get("PatchSchedule") is not None:  # an empty schedule is still one
             converted["CurrentPatchSchedule"] = converted["DesiredPatchSchedule"] = patch["PatchSchedule"]
         item["AutoPatchConfig"] = converted
     return item

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import json
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping
 
@@ -57,8 +58,6 @@ def _short(value: Any) -> str:
     structures as JSON, cut at 160 characters."""
     if isinstance(value, str):
         return value
-    import json
-
     text = json.dumps(value, sort_keys=True, default=str)
     return text if len(text) <= 160 else text[:157] + "..."
 
@@ -85,9 +84,12 @@ def observed_value(row: Member, described: Mapping[str, Any]) -> Any:
     if row.path == "AutoPatchConfig" and isinstance(value, Mapping):
         value = {k: v for k, v in value.items() if k not in ("CurrentPatchSchedule", "DesiredPatchSchedule")} | (
             {"PatchSchedule": value["DesiredPatchSchedule"]} if value.get("DesiredPatchSchedule") is not None else {})
-    if value is not None and row.path in _DEFAULTS and _normal(value) == _normal(_DEFAULTS[row.path]):
-        return None
-    return value
+    return None if is_default(row.path, value) else value
+
+
+def is_default(path: str, value: Any) -> bool:
+    """The value the service has when the member is not set (CapacityRequirements OnDemand): the same as not set."""
+    return value is not None and path in _DEFAULTS and _normal(value) == _normal(_DEFAULTS[path])
 
 
 def _normal(value: Any, unordered: bool = False) -> Any:
@@ -103,7 +105,7 @@ def _normal(value: Any, unordered: bool = False) -> Any:
         return {k: _normal(v) for k, v in value.items() if v is not None}
     if isinstance(value, (list, tuple)):
         items = [_normal(v) for v in value]
-        return sorted(items, key=repr) if unordered else items
+        return sorted(items, key=lambda item: json.dumps(item, sort_keys=True, default=str)) if unordered else items
     return value
 
 
@@ -120,6 +122,7 @@ def group_member_changes(want: Mapping[str, Any], described: Mapping[str, Any], 
         if row.path in _OWN_RULES:
             continue
         desired, observed = get(want, row.parts), observed_value(row, described)
+        desired = None if is_default(row.path, desired) else desired
         if desired is None:
             if row.omitted == "kept" or observed is None:
                 continue
