@@ -35,6 +35,10 @@ def group_member_changes(desired: InstanceGroupSpec, observed: GroupState) -> li
     """Every member of the group whose value the plan changes, each with the member table's verdict
     (`plan/members.py`): set after creation, changed, or removed because the spec leaves it out."""
     changes = members.group_member_changes(desired.to_api(), observed.described, desired.name)
+    if desired.node_type is not None and observed.node_type is None and not observed.described.get("SlurmConfig"):
+        # a legacy group (roles from provisioning_parameters.json) given its role: the migration to
+        # API-driven Slurm (AWS, "Migrating to API-driven Slurm configuration") sets it on every group
+        changes.append(MemberChange(desired.name, "SlurmConfig.NodeType", "UpdateCluster", "set", None, desired.node_type))
     if desired.instance_requirements is not None and tuple(desired.instance_requirements.instance_types) != observed.instance_types:
         changes.append(MemberChange(desired.name, "InstanceRequirements.InstanceTypes", "UpdateCluster", "change",
                                     list(observed.instance_types), list(desired.instance_requirements.instance_types)))

@@ -126,3 +126,14 @@ def test_an_accounting_database_added_later_is_an_update_of_the_orchestrator():
     p = plan(spec, observed_from(slurm_spec(workers=2)))
     [step] = p.steps
     assert step.request["Orchestrator"]["Slurm"]["AccountingDatabase"] == database
+
+
+def test_a_migration_to_api_driven_slurm_lists_every_group_the_controller_included():
+    def cluster(with_roles: bool) -> ClusterSpec:
+        groups = [group("head", 1, "Controller" if with_roles else None), group("compute", 2, "Compute" if with_roles else None, "p1")]
+        return ClusterSpec.from_dict({"ClusterName": "legacy", "InstanceGroups": groups})
+
+    p = plan(cluster(True), observed_from(cluster(False)))
+    [step] = p.steps
+    assert [g["InstanceGroupName"] for g in step.request["InstanceGroups"]] == ["head", "compute"]
+    assert "head: SlurmConfig.NodeType set to Controller" in step.reasons
