@@ -130,7 +130,8 @@ def test_an_accounting_database_added_later_is_an_update_of_the_orchestrator():
 
 def test_a_migration_to_api_driven_slurm_lists_every_group_the_controller_included():
     def cluster(with_roles: bool) -> ClusterSpec:
-        groups = [group("head", 1, "Controller" if with_roles else None), group("compute", 2, "Compute" if with_roles else None, "p1")]
+        groups = [group("head", 1, "Controller" if with_roles else None, InstanceType="ml.m5.xlarge"),
+                  group("compute", 2, "Compute" if with_roles else None, "p1", InstanceType="ml.p5.48xlarge")]
         return ClusterSpec.from_dict({"ClusterName": "legacy", "InstanceGroups": groups})
 
     p = plan(cluster(True), observed_from(cluster(False)))
