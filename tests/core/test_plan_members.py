@@ -138,3 +138,16 @@ def test_a_migration_to_api_driven_slurm_lists_every_group_the_controller_includ
     [step] = p.steps
     assert [g["InstanceGroupName"] for g in step.request["InstanceGroups"]] == ["head", "compute"]
     assert "head: SlurmConfig.NodeType set to Controller" in step.reasons
+
+
+def test_a_tag_step_names_the_plan_s_own_cluster_or_the_plan_is_not_run():
+    from pulumi_hyperpod.plan import Plan
+    from pulumi_hyperpod.plan.integrity import step_problems
+
+    spec = ClusterSpec.from_dict({**slurm_spec(workers=2).to_api(), "Tags": [{"Key": "team", "Value": "ml"}]})
+    p = plan(spec, dataclasses.replace(observed_from(slurm_spec(workers=2)), tags=()))
+    loaded = Plan.from_dict(p.to_dict())
+    assert loaded == p and step_problems(loaded) == []
+    elsewhere = dataclasses.replace(p, steps=(dataclasses.replace(p.steps[0], request={**p.steps[0].request,
+                                    "ResourceArn": "arn:aws:sagemaker:us-west-2:111122223333:cluster/zzzzzzzzzzzz"}),))
+    assert step_problems(elsewhere) == ["step 1 (AddTags): tags resource 'arn:aws:sagemaker:us-west-2:111122223333:cluster/zzzzzzzzzzzz', not the plan's cluster"]

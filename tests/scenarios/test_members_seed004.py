@@ -67,6 +67,16 @@ def test_each_member_added_to_seed_004_s_cluster_is_a_plan_line_and_the_training
     removal = json_plan("-f", str(SPECS / "seed004-initial.json"))
     assert any(line.startswith("leo-stg-compute-ig: TrainingPlanArn removed") for line in lines(removal))
 
+    tagged = write(tmp_path / "tagged.json", {**additions["TrainingPlanArn"], "Tags": [{"Key": "team", "Value": "ml"}]})
+    hyperpod("plan", "-f", tagged, "--out", str(tmp_path / "tags-plan.json"))
+    hyperpod("apply", "--plan", str(tmp_path / "tags-plan.json"), "--yes", "--timeout", "60")  # a saved plan's tag step
+    sagemaker = connect(backend="fake", simulator=Simulator.open_default(), region="us-west-2")
+    arn = sagemaker.describe_cluster(ClusterName=SEED004)["ClusterArn"]
+    assert sagemaker.list_tags(ResourceArn=arn)["Tags"] == [{"Key": "team", "Value": "ml"}]
+    assert json_plan("-f", tagged)["empty"]
+    retagged = json_plan("-f", write(tmp_path / "retagged.json", {**additions["TrainingPlanArn"], "Tags": [{"Key": "env", "Value": "prod"}]}))
+    assert [s["operation"] for s in retagged["steps"]] == ["AddTags", "DeleteTags"]
+
 
 def eks(count: int, autoscaling: bool = False, **extra: object) -> dict:
     spec = {"ClusterName": "eks-ml", "Orchestrator": {"Eks": {"ClusterArn": EKS}}, "NodeProvisioningMode": "Continuous",
