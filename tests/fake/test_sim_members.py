@@ -79,3 +79,13 @@ def test_autoscaling_needs_eks_continuous_a_cluster_role_and_automatic_recovery(
     with pytest.raises(botocore.exceptions.ClientError, match="ClusterRole: cannot change while AutoScaling Mode is Enable"):
         client.update_cluster(ClusterName="auto", ClusterRole="arn:aws:iam::111122223333:role/other")
     assert EKS_ARN in describe(client, "auto")["Orchestrator"]["Eks"]["ClusterArn"]
+
+
+def test_a_training_plan_group_launches_only_the_plan_s_reserved_instances(make_sim):
+    plan_arn = "arn:aws:sagemaker:us-west-2:111122223333:training-plan/plan-abcdefghijklmnopqrstuvwxyz"
+    sim, client = make_sim({"training_plans": {plan_arn: {"instance_type": "ml.c5.xlarge", "count": 2}}})
+    client.create_cluster(**eks_request("reserved", [group("planned", 3, TrainingPlanArn=plan_arn), group("free", 3)]))
+    sim.advance(3600)
+    described = groups_of(client, "reserved")
+    assert (described["planned"]["CurrentCount"], described["planned"]["TargetCount"]) == (2, 3)
+    assert described["free"]["CurrentCount"] == 3  # the on-demand pool is another pool
