@@ -151,3 +151,8 @@ def test_a_tag_step_names_the_plan_s_own_cluster_or_the_plan_is_not_run():
     elsewhere = dataclasses.replace(p, steps=(dataclasses.replace(p.steps[0], request={**p.steps[0].request,
                                     "ResourceArn": "arn:aws:sagemaker:us-west-2:111122223333:cluster/zzzzzzzzzzzz"}),))
     assert step_problems(elsewhere) == ["step 1 (AddTags): tags resource 'arn:aws:sagemaker:us-west-2:111122223333:cluster/zzzzzzzzzzzz', not the plan's cluster"]
+
+
+def test_a_growing_training_plan_group_says_its_capacity_is_the_plan_s():
+    p = plan(with_worker(TrainingPlanArn=TRAINING_PLAN, InstanceCount=4), observed_from(with_worker(TrainingPlanArn=TRAINING_PLAN)))
+    assert f"worker-gpu-a: capacity comes from training plan {TRAINING_PLAN}; its reserved instances bound how far the group can grow" in p.notes
