@@ -62,6 +62,19 @@ def _short(value: Any) -> str:
     return text if len(text) <= 160 else text[:157] + "..."
 
 
+def member_line(change: MemberChange) -> str:
+    """A member change as a plan line; the software members say how existing nodes get it."""
+    from ..spec.models import BUILD_FIELDS
+
+    line = change.line()
+    if change.change == "UpdateClusterSoftware":
+        return (f"{line} (UpdateCluster sets it for nodes launched from now on; existing nodes get it through an "
+                "UpdateClusterSoftware rollout)")
+    if change.member in BUILD_FIELDS:
+        return f"{line} (existing nodes keep how they were built)"
+    return line
+
+
 # ---- reading values ------------------------------------------------------------------------------
 def get(data: Mapping[str, Any] | None, parts: tuple[str, ...]) -> Any:
     current: Any = data

@@ -33,10 +33,10 @@ from typing import Any, Mapping
 from ..observe import ClusterState, GroupState
 from ..servicemodel import api_limits
 from ..spec import ClusterSpec, InstanceGroupSpec
-from ..spec.models import BUILD_FIELDS
 from . import compare, victims as victim_rules
 from .basis import Basis
-from .members import MemberChange
+from .members import member_line
+from .ownership import autoscaling_refusals, count_owner
 from .tags import tag_steps
 from .model import GroupChange, Plan, Refusal, Step, Victim
 from .policy import Policy
@@ -91,26 +91,6 @@ def plan(desired: ClusterSpec | None, observed: ClusterState | None, policy: Pol
     scripts' provisioning_parameters.json). A group's role is its NodeType, else `roles[name]`.
     Cost and preflight are later stages (`pipeline`)."""
     return _plan(desired, observed, policy or Policy(), dict(roles or {}))
-
-
-def autoscaling_refusals(desired: ClusterSpec, observed: ClusterState) -> list[Refusal]:
-    """ClusterRole cannot change while autoscaling is on (AWS, HyperPod autoscaling with Karpenter)."""
-    scaling = (observed.describe.get("AutoScaling") or {}).get("Mode")
-    have, want = observed.describe.get("ClusterRole"), desired.cluster_role
-    if scaling == "Enable" and want is not None and have is not None and want != have:
-        return [Refusal("autoscaling-cluster-role", f"ClusterRole {have} → {want} cannot change while AutoScaling Mode is "
-                                                    "Enable; disable autoscaling first, then change the role")]
-    return []
-
-
-def member_line(change: MemberChange) -> str:
-    """A member change as a plan line; the software members say how existing nodes get it."""
-    line = change.line()
-    if change.change == "UpdateClusterSoftware":
-        return f"{line} (UpdateCluster sets it for nodes launched from now on; existing nodes get it through an UpdateClusterSoftware rollout)"
-    if change.member in BUILD_FIELDS:
-        return f"{line} (existing nodes keep how they were built)"
-    return line
 
 
 def _plan(desired: ClusterSpec | None, observed: ClusterState | None, policy: Policy, roles: dict[str, str]) -> Plan:
@@ -254,7 +234,7 @@ class _Updater:
                 )
                 continue
             config = compare.group_config_changes(want, have)
-            wanted = have.target_count if self._count_owner(have) else want.instance_count  # an autoscaler's count is its own
+            wanted = have.target_count if count_owner(self.desired, self.observed) else want.instance_count  # an autoscaler's count is its own
             delta = wanted - have.target_count
             action = "grow" if delta > 0 else "shrink" if delta < 0 else ("configure" if config or self._min_change(want, have) is not None else "unchanged")
             min_after = want.min_instance_count if want.min_instance_count is not None else have.min_count
@@ -344,7 +324,7 @@ class _Updater:
         if applied:
             self._list_in_update(want, have)
             self.update_reasons.extend(f"{name}: {member_line(c)}" for c in applied)
-        owner = self._count_owner(have)
+        owner = count_owner(self.desired, self.observed)
         if owner and want.instance_count != have.target_count:
             self.notes.append(f"{name}: {have.target_count} now, spec {want.instance_count}, owned by {owner} "
                               "(AutoScaling Mode Enable): shown, not reconciled")
@@ -371,14 +351,6 @@ class _Updater:
             self.update_groups[name] = compare.group_entry(want, have) if have is not None else want.to_api()
         return self.update_groups[name]
 
-    def _count_owner(self, have: GroupState) -> str | None:
-        """Who owns the group's count when it is not the spec: the autoscaler of a cluster with
-        AutoScaling Mode Enable (AWS, HyperPod autoscaling with Karpenter), as long as the spec keeps it on."""
-        observed = (self.observed.describe.get("AutoScaling") or {}).get("Mode")
-        wanted = self.desired.auto_scaling.mode if self.desired.auto_scaling is not None else observed
-        if observed == "Enable" and wanted == "Enable":
-            return (self.observed.describe.get("AutoScaling") or {}).get("AutoScalerType") or "Karpenter"
-        return None
 
     def _plan_group_deletion(self, change: GroupChange) -> None:
         name, node_type = change.group, change.node_type
