@@ -351,7 +351,6 @@ class _Updater:
             self.update_groups[name] = compare.group_entry(want, have) if have is not None else want.to_api()
         return self.update_groups[name]
 
-
     def _plan_group_deletion(self, change: GroupChange) -> None:
         name, node_type = change.group, change.node_type
         if self.observed.group(name).status == "Deleting":
