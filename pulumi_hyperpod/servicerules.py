@@ -170,7 +170,7 @@ class _ServiceRules(ParamValidator):
             errors.add(_path(name), _enum_rule(shape.enum, param))
             return
         pattern = shape.metadata.get("pattern")
-        if pattern and param:
+        if pattern:  # an empty string too: most patterns need one character (VpcConfig Subnets [""])
             if "max" not in shape.metadata and len(param) > _PATTERN_LENGTH_LIMIT:
                 errors.add(_path(name), f"must have at most {_PATTERN_LENGTH_LIMIT} characters; has {len(param)}")
             elif not _compiled(pattern).fullmatch(param):

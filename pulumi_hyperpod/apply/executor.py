@@ -250,6 +250,12 @@ class _Run:
         response = self.call("UpdateCluster", step.request, verify)
         self.expected.after(step, response)
 
+    def _add_tags(self, index: int, step: Step, verify: bool) -> None:
+        self.call("AddTags", step.request, verify)
+
+    def _delete_tags(self, index: int, step: Step, verify: bool) -> None:
+        self.call("DeleteTags", step.request, verify)
+
     def _delete_cluster(self, index: int, step: Step, verify: bool) -> None:
         self.call("DeleteCluster", step.request, verify)
         self.expected.after(step)

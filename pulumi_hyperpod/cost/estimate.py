@@ -13,6 +13,10 @@ How a group is priced:
   capacity all of the cheapest type .. all of the dearest.
 - the change is counted per instance type, so an unpriced group that does not change does not
   make the cluster's change unknown. A type with no price is "price unknown", never zero.
+- capacity that is not on-demand is priced as what it is: a Spot group's instances are
+  `ml.g5.xlarge (Spot)` and a training plan's `ml.g5.xlarge (training plan)` (paid up front with
+  the plan), each with its own price entry or "price unknown" — never the on-demand price. Launched
+  instances keep the capacity they were launched with; new capacity takes the spec's.
 """
 
 from __future__ import annotations
@@ -96,7 +100,35 @@ def _trim(launched: dict[str, int], limit: int, priority: tuple[str, ...]) -> di
     return {t: c for t, c in launched.items() if c > 0}
 
 
+SPOT, TRAINING_PLAN = "Spot", "training plan"
+
+
+def capacity_kind(group: Mapping[str, Any]) -> str | None:
+    """How a group's instances are bought, from its spec or its DescribeCluster entry: Spot
+    (CapacityRequirements.Spot), a training plan (TrainingPlanArn), or None for on-demand."""
+    if group.get("TrainingPlanArn"):
+        return TRAINING_PLAN
+    if ((group.get("CapacityRequirements") or {}).get("Spot")) is not None:
+        return SPOT
+    return None
+
+
+def priced_as(instance_type: str, kind: str | None) -> str:
+    """The price key of an instance type bought as `kind`: `ml.g5.xlarge (Spot)`."""
+    return instance_type if kind is None or instance_type == UNKNOWN_TYPE else f"{instance_type} ({kind})"
+
+
+def _kinded(mix: _Mix, kind: str | None) -> _Mix:
+    if kind is None:
+        return mix
+    return _Mix({priced_as(t, kind): c for t, c in mix.launched.items()}, mix.pending, tuple(priced_as(t, kind) for t in mix.priority))
+
+
 def _observed_mix(have: "GroupState", observed: "ClusterState") -> _Mix:
+    return _kinded(_observed_types(have, observed), capacity_kind(have.described))
+
+
+def _observed_types(have: "GroupState", observed: "ClusterState") -> _Mix:
     details = have.described.get("InstanceTypeDetails")
     if details:
         launched = {d["InstanceType"]: int(d.get("CurrentCount") or 0) for d in details}
@@ -112,20 +144,24 @@ def _observed_mix(have: "GroupState", observed: "ClusterState") -> _Mix:
     return _Mix(launched, max(have.target_count - sum(launched.values()), 0), have.instance_types)
 
 
-def _after_mix(want: "InstanceGroupSpec", before: _Mix, victims: list["Victim"], observed: "ClusterState") -> _Mix:
+def _after_mix(want: "InstanceGroupSpec", before: _Mix, victims: list["Victim"], observed: "ClusterState",
+               kind: str | None = None) -> _Mix:
     launched = dict(before.launched)
     removed = [v for v in victims if not v.logical]
     if removed and len(launched) == 1:
         only = next(iter(launched))
         launched[only] -= len(removed)
     elif removed:
-        types = {n.instance_id: n.instance_type for n in observed.nodes_of(want.name) if n.instance_id}
+        have = observed.group(want.name)
+        was = capacity_kind(have.described) if have is not None else None
+        types = {n.instance_id: priced_as(n.instance_type or UNKNOWN_TYPE, was) for n in observed.nodes_of(want.name) if n.instance_id}
         for victim in removed:
             name = types.get(victim.node_id)
             if name in launched:
                 launched[name] -= 1
-    launched = _trim({t: c for t, c in launched.items() if c > 0}, want.instance_count, want.instance_types)
-    return _Mix(launched, max(want.instance_count - sum(launched.values()), 0), want.instance_types)
+    priority = tuple(priced_as(t, kind) for t in want.instance_types)
+    launched = _trim({t: c for t, c in launched.items() if c > 0}, want.instance_count, priority)
+    return _Mix(launched, max(want.instance_count - sum(launched.values()), 0), priority)
 
 
 @dataclass
@@ -208,12 +244,13 @@ def plan_cost(
         have = observed.group(change.group) if observed is not None else None
         want = desired.group(change.group) if desired is not None else None
         before = _observed_mix(have, observed) if have is not None else _NONE
+        kind = capacity_kind(want.to_api()) if want is not None else None
         if want is None:
             after = _NONE
         elif have is None or plan.action == "replace":
-            after = _Mix({}, want.instance_count, want.instance_types)
+            after = _kinded(_Mix({}, want.instance_count, want.instance_types), kind)
         else:
-            after = _after_mix(want, before, victims.get(change.group, []), observed)
+            after = _after_mix(want, before, victims.get(change.group, []), observed, kind)
         flexible = (want is not None and want.instance_requirements is not None) or bool(have is not None and have.described.get("InstanceRequirements"))
         priced.append(_group(change.group, change.action, before, after, flexible, table, region))
     groups = [p.entry for p in priced]

@@ -14,6 +14,11 @@ from .scenario import Scenario
 ANY_AZ = "*"
 
 
+def reserved(instance_type: str, training_plan: str) -> str:
+    """The pool of a training plan's reserved instances of a type (not the on-demand pool)."""
+    return f"{instance_type}@{training_plan}"
+
+
 def _key(instance_type: str, az: Optional[str]) -> str:
     return f"{instance_type}|{az or ANY_AZ}"
 
@@ -27,6 +32,8 @@ class CapacityPools:
         pools = cls()
         for pool in scenario.capacity:
             pools.set(pool.instance_type, pool.availability_zone, pool.available)
+        for arn, plan in scenario.training_plans.items():
+            pools.set(reserved(plan.instance_type, arn), None, plan.count)
         return pools
 
     def set(self, instance_type: str, az: Optional[str], available: int) -> None:

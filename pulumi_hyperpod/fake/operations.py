@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 from typing import Optional
 
-from .. import servicemodel
+from .. import members, servicemodel
 from . import ids, pagination, provisioning as prov, quota_usage, reconcile, slurm, validation, views
 from .clock import to_seconds
 from .errors import ConflictException, ValidationException
@@ -90,6 +90,7 @@ def create_cluster(world: World, region: str, params: dict) -> dict:
     problems += validation.slurm_strategy_rules(params.get("Orchestrator"), continuous)
     problems += validation.fsx_vpc_rules(groups, has_vpc=params.get("VpcConfig") is not None)
     problems += validation.tag_rules(params.get("Tags"))
+    problems += validation.autoscaling_rules(params)
     validation.raise_if(problems)
     quota_usage.check(world, region, name, {g["InstanceGroupName"]: quota_usage.spec_usage(g) for g in groups})
     roles = _roles(world, kind, groups)
@@ -179,6 +180,7 @@ def update_cluster(world: World, region: str, params: dict) -> dict:
         merged.pop(name, None)
     merged.update({spec["InstanceGroupName"]: spec for spec in specs})
     problems += validation.group_limit_rules(len(merged))
+    problems += validation.autoscaling_update_rules(cluster, params)
     validation.raise_if(problems)
     usage = quota_usage.cluster_usage(cluster)
     quota_usage.check(world, region, cluster.name, quota_usage.with_changes(
@@ -227,17 +229,42 @@ def _update_roles(world: World, cluster: Cluster, new_specs: list[dict], merged:
     return {spec["InstanceGroupName"]: legacy[spec["InstanceGroupName"]] for spec in new_specs}
 
 
+# Members an UpdateCluster entry may leave out and the group keeps (the member table's `kept` rule):
+# create-only members, the image, the Slurm role and partitions. Every other member is the entry's.
+_KEPT = tuple(m.parts for m in members.rows("group") if m.omitted == "kept"
+              and m.path not in ("InstanceGroupName", "InstanceCount", "MinInstanceCount"))
+
+
 def _apply_spec(group: InstanceGroup, spec: dict, roles: dict) -> None:
     """Record configuration changes; nodes launched from now on are built with them.
 
-    A group's Slurm node type never changes, so a spec that leaves SlurmConfig out keeps the old one.
+    The entry is the group's whole specification: a member it leaves out is removed, except those the
+    member table keeps (a group's Slurm node type never changes, so leaving SlurmConfig out keeps it).
     """
-    previous = group.spec.get("SlurmConfig")
+    previous = group.spec
     group.spec = copy.deepcopy(spec)
-    if previous is not None and "SlurmConfig" not in group.spec:
-        group.spec["SlurmConfig"] = previous
+    for parts in _KEPT:
+        if parts == ("InstanceType",) and "InstanceRequirements" in group.spec:
+            continue
+        if parts[0] == "InstanceRequirements" and "InstanceType" in group.spec:
+            continue
+        old = _get(previous, parts)
+        if old is not None and _get(group.spec, parts) is None:
+            _put(group.spec, parts, old)
     if group.name in roles and roles[group.name][0] is not None:
         group.partitions = roles[group.name][1]
+
+
+def _get(data: dict, parts: tuple[str, ...]):
+    for part in parts:
+        data = data.get(part) if isinstance(data, dict) else None
+    return data
+
+
+def _put(data: dict, parts: tuple[str, ...], value) -> None:
+    for part in parts[:-1]:
+        data = data.setdefault(part, {})
+    data[parts[-1]] = copy.deepcopy(value)
 
 
 def _existing_or_added(world: World, cluster: Cluster, spec: dict, roles: dict, op_id: str) -> InstanceGroup | None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Optional
 
 from . import ids
+from .capacity import reserved
 from .model import (
     BOOTING,
     CONTROLLER,
@@ -127,9 +128,13 @@ def launch_waiting(world: World, cluster: Cluster, group: InstanceGroup) -> list
 def try_launch(world: World, cluster: Cluster, group: InstanceGroup, node: Node, batch: LaunchBatch) -> bool:
     zones = batch.zones if not node.want_azs else [az for az in batch.zones if az in node.want_azs]
     ordered = batch.zones_by_balance(zones)
+    plan = world.scenario.training_plans.get(group.spec.get("TrainingPlanArn") or "")
     for instance_type in candidate_types(group, node):
+        if plan is not None and instance_type != plan.instance_type:
+            continue  # a training plan reserves one type: the group's nodes come from it or not at all
+        pool = reserved(instance_type, group.spec["TrainingPlanArn"]) if plan is not None else instance_type
         for az in ordered:
-            launched, held = world.capacity.take(instance_type, az)
+            launched, held = world.capacity.take(pool, az)
             if launched:
                 _launch(world, cluster, group, node, instance_type, az, held, batch)
                 return True

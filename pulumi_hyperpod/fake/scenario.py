@@ -68,6 +68,13 @@ class CapacityPool(_Strict):
     available: int = Field(ge=0)
 
 
+class TrainingPlanCapacity(_Strict):
+    """A training plan's reserved instances: a group with this TrainingPlanArn launches only these."""
+
+    instance_type: str
+    count: int = Field(ge=0)
+
+
 class CapacityChange(_Strict):
     """At `at`, set a pool's free count (`available`) or grow/shrink it (`add`, e.g. "4 more")."""
 
@@ -129,6 +136,8 @@ class Scenario(_Strict):
     subnets: dict[str, str] = Field(default_factory=dict, description="subnet id -> availability zone")
     capacity: list[CapacityPool] = Field(default_factory=list)
     capacity_changes: list[CapacityChange] = Field(default_factory=list)
+    training_plans: dict[str, TrainingPlanCapacity] = Field(default_factory=dict, description="training plan ARN -> "
+                                                            "its reserved capacity; a plan not listed is unlimited")
     faults: Faults = Field(default_factory=Faults)
     provisioning_parameters: dict[str, ProvisioningParameters] = Field(default_factory=dict)
     slurm: SlurmSettings = Field(default_factory=SlurmSettings)

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
-from .. import servicemodel
+from .. import members, servicemodel
 from ..servicemodel import Violation
 from ..spec import rules
-from ..spec.rules import NO_GROUPS, SINGLE_CONTROLLER, fsx_vpc_rules, tag_rules  # noqa: F401  (used by the operations)
+from ..spec.rules import NO_GROUPS, SINGLE_CONTROLLER, autoscaling_rules, fsx_vpc_rules, tag_rules  # noqa: F401  (used by the operations)
 from .errors import ValidationException
 from .model import COMPUTE, CONTROLLER, LOGIN, Cluster
 from .scenario import Scenario
@@ -141,8 +141,47 @@ def update_rules(cluster: Cluster, params: dict, continuous: bool) -> list[Viola
                                       f"{existing.name!r} cannot be changed: to update an existing instance group, "
                                       f"specify the instance type you initially assigned to the group ({was}); "
                                       "for another type, add a new instance group"))
+        problems += create_only_rules(existing.name, existing.spec, group, where)
         before = (existing.spec.get("SlurmConfig") or {}).get("NodeType")
         after = (group.get("SlurmConfig") or {}).get("NodeType")
         if before and after and before != after:
             problems.append(Violation(f"{where}.SlurmConfig.NodeType", f"cannot change from {before} to {after}"))
+    return problems
+
+
+# Create-only group members the member table lists ("new group name"), beyond InstanceType and the
+# Slurm NodeType, which have their own messages above.
+_CREATE_ONLY = tuple(m for m in members.rows("group") if m.change == "new group name"
+                     and m.path not in ("InstanceType", "SlurmConfig.NodeType"))
+
+
+def create_only_rules(name: str, before: dict, entry: dict, where: str) -> list[Violation]:
+    """A create-only member given with another value than the group was created with (CloudFormation's
+    createOnlyProperties for AWS::SageMaker::Cluster); left out, the group keeps its value."""
+    problems = []
+    for member in _CREATE_ONLY:
+        wanted = _get(entry, member.parts)
+        if wanted is not None and wanted != _get(before, member.parts):
+            problems.append(Violation(f"{where}.{member.path}", f"cannot be changed on existing instance group {name!r} "
+                                      "(it is set when the group is created); add a new instance group instead"))
+    return problems
+
+
+def _get(data: dict, parts: tuple[str, ...]):
+    for part in parts:
+        data = data.get(part) if isinstance(data, dict) else None
+    return data
+
+
+def autoscaling_update_rules(cluster: Cluster, params: dict) -> list[Violation]:
+    """The autoscaling rules on the cluster as the update leaves it, and ClusterRole fixed while
+    autoscaling is on (AWS, HyperPod autoscaling with Karpenter)."""
+    after = {**cluster.config, **{k: v for k, v in params.items() if k in ("AutoScaling", "ClusterRole", "NodeRecovery")}}
+    after["NodeProvisioningMode"] = "Continuous" if cluster.continuous else None
+    problems = list(autoscaling_rules(after))
+    scaling_on = (cluster.config.get("AutoScaling") or {}).get("Mode") == "Enable"
+    role = params.get("ClusterRole")
+    if scaling_on and role is not None and cluster.config.get("ClusterRole") not in (None, role):
+        problems.append(Violation("ClusterRole", "cannot change while AutoScaling Mode is Enable; disable autoscaling "
+                                  "first"))
     return problems

@@ -53,7 +53,7 @@ def group_details(cluster: Cluster, group: InstanceGroup, nodes: list[Node]) -> 
     }
     if cluster.continuous:
         item["MinCount"] = group.min_count
-    item.update(_copy(spec, "ClusterInstanceGroupDetails", _TRANSLATED))
+    item.update(described_spec(spec))
     if group.flexible:
         item["InstanceRequirements"] = {
             "CurrentInstanceTypes": list(group.current_types or group.instance_types),
@@ -66,6 +66,18 @@ def group_details(cluster: Cluster, group: InstanceGroup, nodes: list[Node]) -> 
                 detail["ThreadsPerCore"] = spec["ThreadsPerCore"]
             details.append(detail)
         item["InstanceTypeDetails"] = details
+    if counts["settling"] or counts["current"] != group.target:
+        item["ActiveOperations"] = {"Scaling": 1}
+    return item
+
+
+def described_spec(spec: dict) -> dict:
+    """A group specification as DescribeCluster reports it: members of the same name copied, the
+    image, Kubernetes and patch members under their Current/Desired names (counts and flexible
+    types are the caller's: they depend on the nodes)."""
+    item = _copy(spec, "ClusterInstanceGroupDetails", _TRANSLATED)
+    if spec.get("TrainingPlanArn"):
+        item["TrainingPlanStatus"] = "Active"  # the simulator's training plans are always in their window
     if spec.get("ImageId"):
         item["CurrentImageId"] = item["DesiredImageId"] = spec["ImageId"]
     if spec.get("ImageReleaseVersion"):
@@ -76,12 +88,15 @@ def group_details(cluster: Cluster, group: InstanceGroup, nodes: list[Node]) -> 
     patch = spec.get("AutoPatchConfig")
     if patch:
         converted = {k: v for k, v in patch.items() if k != "PatchSchedule"}
-        if patch.get("PatchSchedule"):
+        if patch.get("PatchSchedule") is not None:  # an empty schedule is still one
             converted["CurrentPatchSchedule"] = converted["DesiredPatchSchedule"] = patch["PatchSchedule"]
         item["AutoPatchConfig"] = converted
-    if counts["settling"] or counts["current"] != group.target:
-        item["ActiveOperations"] = {"Scaling": 1}
     return item
+
+
+def capacity_type(spec: dict) -> str:
+    """Spot when the group asks for it (CapacityRequirements.Spot), else OnDemand, the service's default."""
+    return "Spot" if (spec.get("CapacityRequirements") or {}).get("Spot") is not None else "OnDemand"
 
 
 def _kubernetes(config: dict) -> dict:
@@ -173,7 +188,7 @@ def node_details(cluster: Cluster, node: Node) -> dict:
         "InstanceStatus": _status(node),
         "InstanceType": _instance_type(cluster, node),
         "LaunchTime": node.launch_time if node.launch_time is not None else node.created_at,
-        "CapacityType": "OnDemand",
+        "CapacityType": capacity_type(spec),
     }
     item.update(_copy(built, "ClusterNodeDetails"))
     if spec.get("OverrideVpcConfig"):

@@ -46,6 +46,15 @@ def observe(client: Any, name: str) -> ClusterState | None:
     return state
 
 
+def read_tags(client: Any, state: ClusterState) -> ClusterState:
+    """The state with the cluster's tags (every page of ListTags): DescribeCluster does not report them."""
+    import dataclasses
+
+    pages = client.get_paginator("list_tags").paginate(ResourceArn=state.arn)
+    tags = tuple(sorted((tag["Key"], tag.get("Value", "")) for page in pages for tag in page.get("Tags") or ()))
+    return dataclasses.replace(state, tags=tags)
+
+
 def _targets(describe: dict[str, Any]) -> list[tuple[Any, Any]]:
     return sorted((g.get("InstanceGroupName"), g.get("TargetCount")) for g in describe.get("InstanceGroups") or [])
 

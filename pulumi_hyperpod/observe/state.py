@@ -68,6 +68,8 @@ class ClusterState:
     node_provisioning_mode: str | None = None
     describe: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     node_summaries: tuple[Mapping[str, Any], ...] = field(default=(), compare=False, repr=False)
+    # the cluster's tags as ListTags reports them (key, value); None: not read (DescribeCluster has no tags)
+    tags: tuple[tuple[str, str], ...] | None = field(default=None, compare=False, repr=False)
 
     # ---- views ---------------------------------------------------------------------------------
     @property

@@ -118,6 +118,10 @@ def prepare(
     node, read once here and given to the planner as data."""
     policy = policy or Policy()
     state = observe(sagemaker, desired.name) if observed is OBSERVE else observed
+    if state is not None and state.tags is None and desired.tags is not None and sagemaker is not None:
+        from ..observe.reader import read_tags  # only a spec that manages tags pays for ListTags
+
+        state = read_tags(sagemaker, state)
     view = _workload_view(workload, state)
     region = region or getattr(getattr(sagemaker, "meta", None), "region_name", None)
     notes: tuple[str, ...] = ()

@@ -1,35 +1,26 @@
 """Desired vs observed configuration: what changed, what can change in place, what cannot.
 
-Only members the desired spec sets are compared: a spec that leaves a member out (seed 004's
-update_cluster.json has no VpcConfig) keeps what the cluster has. Lists whose order means nothing
-(subnets, security groups, health checks) compare as sets; InstanceTypes of a flexible group keep
-their order, because order is provisioning priority (seed 001).
+Every member is compared as the member table says (`pulumi_hyperpod.members`, `plan/members.py`):
+a group member the spec leaves out is removed or kept by the table's rule for it, and a cluster
+member UpdateCluster takes is left as it is when the spec leaves it out (seed 004's
+update_cluster.json has no VpcConfig). Lists whose order means nothing (subnets, security groups,
+health checks) compare as sets; InstanceTypes of a flexible group keep their order, because order
+is provisioning priority (seed 001).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
+from . import members
+from ..members import rows
+from .members import MemberChange
+
 if TYPE_CHECKING:  # pragma: no cover
     from ..observe import ClusterState, GroupState
     from ..spec import ClusterSpec, InstanceGroupSpec
 
-# group member in the spec → how DescribeCluster reports it
-_GROUP_MEMBERS: dict[str, tuple[str, ...]] = {
-    "InstanceType": ("InstanceType",),
-    "LifeCycleConfig": ("LifeCycleConfig",),
-    "ExecutionRole": ("ExecutionRole",),
-    "ThreadsPerCore": ("ThreadsPerCore",),
-    "InstanceStorageConfigs": ("InstanceStorageConfigs",),
-    "OnStartDeepHealthChecks": ("OnStartDeepHealthChecks",),
-    "TrainingPlanArn": ("TrainingPlanArn",),
-    "OverrideVpcConfig": ("OverrideVpcConfig",),
-    "ScheduledUpdateConfig": ("ScheduledUpdateConfig",),
-    "ImageId": ("DesiredImageId", "CurrentImageId"),
-    "CapacityRequirements": ("CapacityRequirements",),
-    "NetworkInterface": ("NetworkInterface",),
-}
-_UNORDERED = frozenset({"OnStartDeepHealthChecks", "OverrideVpcConfig", "VpcConfig", "InstanceStorageConfigs"})
+_UNORDERED = frozenset({"VpcConfig"})
 
 
 def same(observed: Any, desired: Any, unordered: bool = False) -> bool:
@@ -40,30 +31,28 @@ def same(observed: Any, desired: Any, unordered: bool = False) -> bool:
     return not DeepDiff(observed, desired, ignore_order=unordered)
 
 
-def group_config_changes(desired: InstanceGroupSpec, observed: GroupState) -> list[str]:
-    """Members of the group whose desired value differs from what the cluster reports."""
-    want = desired.to_api()
-    have = observed.described
-    changes: list[str] = []
-    for member, reported_as in _GROUP_MEMBERS.items():
-        if member not in want:
-            continue
-        current = next((have[key] for key in reported_as if key in have), None)
-        if current is None and member not in ("InstanceType", "LifeCycleConfig", "ExecutionRole"):
-            continue  # the service does not report it back; nothing to compare against
-        if not same(current, want[member], member in _UNORDERED):
-            changes.append(member)
+def group_member_changes(desired: InstanceGroupSpec, observed: GroupState) -> list[MemberChange]:
+    """Every member of the group whose value the plan changes, each with the member table's verdict
+    (`plan/members.py`): set after creation, changed, or removed because the spec leaves it out."""
+    changes = members.group_member_changes(desired.to_api(), observed.described, desired.name)
+    if desired.node_type is not None and observed.node_type is None and not observed.described.get("SlurmConfig"):
+        # a legacy group (roles from provisioning_parameters.json) given its role: the migration to
+        # API-driven Slurm (AWS, "Migrating to API-driven Slurm configuration") sets it on every group
+        changes.append(MemberChange(desired.name, "SlurmConfig.NodeType", "UpdateCluster", "set", None, desired.node_type))
     if desired.instance_requirements is not None and tuple(desired.instance_requirements.instance_types) != observed.instance_types:
-        changes.append("InstanceRequirements.InstanceTypes")
-    if desired.slurm_config is not None and desired.slurm_config.partition_names is not None:
-        if tuple(desired.slurm_config.partition_names) != observed.partition_names:
-            changes.append("SlurmConfig.PartitionNames")
-    kubernetes = desired.kubernetes_config or {}
-    described_k8s = have.get("KubernetesConfig") or {}
-    for member, reported in (("Labels", "DesiredLabels"), ("Taints", "DesiredTaints")):
-        if member in kubernetes and not same(described_k8s.get(reported), kubernetes[member], True):
-            changes.append(f"KubernetesConfig.{member}")
+        changes.append(MemberChange(desired.name, "InstanceRequirements.InstanceTypes", "UpdateCluster", "change",
+                                    list(observed.instance_types), list(desired.instance_requirements.instance_types)))
     return changes
+
+
+def group_config_changes(desired: InstanceGroupSpec, observed: GroupState) -> list[str]:
+    """Members of the group whose desired value differs from what the cluster has."""
+    return [change.member for change in group_member_changes(desired, observed)]
+
+
+def group_entry(desired: InstanceGroupSpec, observed: GroupState) -> dict[str, Any]:
+    """The UpdateCluster entry for an existing group: its whole specification (`members.complete_entry`)."""
+    return members.complete_entry(desired.to_api(), observed.described)
 
 
 def group_immutable_changes(desired: InstanceGroupSpec, observed: GroupState) -> list[str]:
@@ -124,12 +113,11 @@ def cluster_config_changes(desired: ClusterSpec, observed: ClusterState) -> dict
     for member in ("NodeRecovery", "ClusterRole", "TieredStorageConfig", "NodeProvisioningMode", "RestrictedInstanceGroups"):
         if member in want and not same(described.get(member), want[member]):
             changes[member] = want[member]
-    if "AutoScaling" in want:
-        have = {k: v for k, v in (described.get("AutoScaling") or {}).items() if k in ("Mode", "AutoScalerType")}
-        if not same(have, want["AutoScaling"]):
-            changes["AutoScaling"] = want["AutoScaling"]
-    strategy = ((want.get("Orchestrator") or {}).get("Slurm") or {}).get("SlurmConfigStrategy")
-    have_strategy = ((described.get("Orchestrator") or {}).get("Slurm") or {}).get("SlurmConfigStrategy")
-    if strategy is not None and strategy != have_strategy:
-        changes["Orchestrator"] = want["Orchestrator"]
+    for row in rows("cluster"):  # structures whose parts the table lists: a part the spec gives and the cluster lacks
+        top = row.parts[0]
+        if row.change != "UpdateCluster" or len(row.parts) == 1 or top not in want:
+            continue
+        desired_part = members.get(want, row.parts)
+        if desired_part is not None and not same(members.get(described, row.parts), desired_part):
+            changes[top] = want[top]
     return changes

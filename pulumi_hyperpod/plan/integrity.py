@@ -12,11 +12,12 @@ from .model import Plan
 # the operations each action's steps are made of (planner.py), in the order they may come
 OPERATIONS = {
     "create": ("CreateCluster",),
-    "update": ("UpdateCluster", "DrainNodes", "BatchAddClusterNodes", "BatchDeleteClusterNodes"),
+    "update": ("UpdateCluster", "DrainNodes", "BatchAddClusterNodes", "BatchDeleteClusterNodes", "AddTags", "DeleteTags"),
     "replace": ("DeleteCluster", "CreateCluster"),
     "delete": ("DeleteCluster",),
     "none": (),
 }
+TAGGING = frozenset({"AddTags", "DeleteTags"})  # name the cluster by its ARN (ResourceArn), not ClusterName
 
 
 def step_problems(plan: Plan, create_request: dict[str, Any] | None = None) -> list[str]:
@@ -29,6 +30,10 @@ def step_problems(plan: Plan, create_request: dict[str, Any] | None = None) -> l
         if step.operation not in allowed:
             article = "an" if plan.action[0] in "aeiou" else "a"
             problems.append(f"{where}: {article} {plan.action} plan makes no {step.operation} call")
+            continue
+        if step.operation in TAGGING:
+            if plan.basis is None or step.request.get("ResourceArn") != plan.basis.arn:
+                problems.append(f"{where}: tags resource {step.request.get('ResourceArn')!r}, not the plan's cluster")
             continue
         if step.request.get("ClusterName") != plan.cluster_name:
             problems.append(f"{where}: acts on cluster {step.request.get('ClusterName')!r}, the plan is for "

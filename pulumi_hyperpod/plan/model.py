@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..slurm.section import SlurmSection
 
 Operation = Literal["CreateCluster", "UpdateCluster", "BatchDeleteClusterNodes", "BatchAddClusterNodes", "DeleteCluster",
+                    "AddTags", "DeleteTags",  # cluster tags (plan/tags.py)
                     # GCP training clusters (pulumi_hyperpod/gcp): the REST methods of modelDevelopmentClusters
                     "CreateModelDevelopmentCluster", "PatchModelDevelopmentCluster", "DeleteModelDevelopmentCluster",
                     # not an API call: cordon/drain nodes in the orchestrator before a scale-in (plan/drain_step.py)

@@ -7,8 +7,10 @@ The decision table (also in the README):
 | no cluster yet                            | CreateCluster                          |
 | desired is None (destroy)                 | DeleteCluster                          |
 | VpcConfig, Orchestrator, leaving or entering Continuous, Failed cluster | replacement: DeleteCluster + CreateCluster, refused unless policy.allow_replacement |
-| InstanceType, NodeType, fixed ↔ flexible of an existing group | refused: a new group with a new name |
-| group config, new group, MinCount, cluster settings | one UpdateCluster (listing only the groups that change) |
+| InstanceType, ExecutionRole, ThreadsPerCore, OverrideVpcConfig, NodeType, fixed ↔ flexible of an existing group | refused: a new group with a new name |
+| group config, new group, MinCount, cluster settings | one UpdateCluster (listing only the groups that change, each entry the group's whole specification: members.py) |
+| cluster Tags                              | AddTags / DeleteTags (tags.py)         |
+| counts of an autoscaled cluster's groups  | none: shown as the autoscaler's        |
 | removed group                             | that UpdateCluster's InstanceGroupsToDelete |
 | scale-out, all-or-nothing mode            | UpdateCluster (InstanceCount)          |
 | scale-out, Continuous mode                | folded into the UpdateCluster when one is needed anyway, or when the group is Creating/Updating (BatchAdd is rejected then), or when BatchAddClusterNodes would take more calls than one UpdateCluster; otherwise BatchAddClusterNodes (≤ 50 per entry, ≤ 5 entries per call) |
@@ -35,6 +37,9 @@ from ..spec import ClusterSpec, InstanceGroupSpec
 from . import compare, victims as victim_rules, workload_order
 from .drain_step import drain_steps
 from .basis import Basis
+from .members import member_line
+from .ownership import autoscaling_refusals, count_owner
+from .tags import tag_steps
 from .model import GroupChange, Plan, Refusal, Step, Victim
 from .policy import Policy
 
@@ -235,11 +240,12 @@ class _Updater:
                 )
                 continue
             config = compare.group_config_changes(want, have)
-            delta = want.instance_count - have.target_count
+            wanted = have.target_count if count_owner(self.desired, self.observed) else want.instance_count  # an autoscaler's count is its own
+            delta = wanted - have.target_count
             action = "grow" if delta > 0 else "shrink" if delta < 0 else ("configure" if config or self._min_change(want, have) is not None else "unchanged")
             min_after = want.min_instance_count if want.min_instance_count is not None else have.min_count
             changes.append(
-                GroupChange(want.name, action, self.role(want.name), have.target_count, want.instance_count, have.current_count, have.min_count, min_after, want.instance_types, tuple(config))
+                GroupChange(want.name, action, self.role(want.name), have.target_count, wanted, have.current_count, have.min_count, min_after, want.instance_types, tuple(config))
             )
         wanted = {g.name for g in self.desired.instance_groups}
         for have in self.observed.groups:
@@ -257,6 +263,7 @@ class _Updater:
         cluster_changes = compare.cluster_config_changes(self.desired, self.observed)
         for member in cluster_changes:
             self.update_reasons.append(f"cluster setting {member} changes")
+        self.refusals.extend(autoscaling_refusals(self.desired, self.observed))
         unknown = self.unknown_roles()
         for change in groups:
             if unknown and self._empties(change):
@@ -264,6 +271,9 @@ class _Updater:
                 continue
             self._plan_group(change)
         steps = self._steps(cluster_changes)
+        tagging, tag_notes = tag_steps(self.desired, self.observed)
+        steps.extend(tagging)
+        self.notes.extend(tag_notes)
         pending = [g for g in self.observed.groups if g.pending and self.desired.group(g.name) is not None]
         for g in pending:
             self.notes.append(f"{g.name}: {g.current_count}/{g.target_count} running, {g.pending} pending capacity (not drift)")
@@ -311,13 +321,22 @@ class _Updater:
         if have.status == "Deleting":
             self.refusals.append(Refusal("group-deleting", f"{name} is still being deleted; wait until it is gone, then plan again to create it anew", name))
             return
-        immutable = compare.group_immutable_changes(want, have)
+        member_changes = compare.group_member_changes(want, have)
+        immutable = compare.group_immutable_changes(want, have) + [c.line() for c in member_changes if c.refused]
         if immutable:
             self.refusals.append(Refusal("immutable-group-field", f"{name}: {'; '.join(immutable)} cannot change in place; add a group with a new name and remove this one", name))
             return
-        if change.config_changes:
+        applied = [c for c in member_changes if not c.refused]
+        if applied:
             self._list_in_update(want, have)
-            self.update_reasons.append(f"{name}: {', '.join(change.config_changes)} change (existing nodes keep how they were built)")
+            self.update_reasons.extend(f"{name}: {member_line(c)}" for c in applied)
+        owner = count_owner(self.desired, self.observed)
+        if owner and want.instance_count != have.target_count:
+            self.notes.append(f"{name}: {have.target_count} now, spec {want.instance_count}, owned by {owner} "
+                              "(AutoScaling Mode Enable): shown, not reconciled")
+        if have.described.get("TrainingPlanArn") and change.delta > 0:
+            self.notes.append(f"{name}: capacity comes from training plan {have.described['TrainingPlanArn']}; "
+                              "its reserved instances bound how far the group can grow")
         if self._min_change(want, have) is not None:
             self._list_in_update(want, have)
             self.update_reasons.append(f"{name}: MinCount {have.min_count} → {want.min_instance_count}")
@@ -327,9 +346,16 @@ class _Updater:
             self._plan_scale_in(want, have, -change.delta)
 
     def _list_in_update(self, want: InstanceGroupSpec, have: GroupState) -> None:
-        entry = want.to_api()
+        entry = compare.group_entry(want, have)
         entry["InstanceCount"] = have.target_count  # counts move in their own steps (below)
         self.update_groups.setdefault(want.name, entry)
+
+    def _entry(self, name: str) -> dict[str, Any]:
+        """The group's UpdateCluster entry: the whole specification (kept members copied from the cluster)."""
+        want, have = self.desired.group(name), self.observed.group(name)
+        if name not in self.update_groups:
+            self.update_groups[name] = compare.group_entry(want, have) if have is not None else want.to_api()
+        return self.update_groups[name]
 
     def _plan_group_deletion(self, change: GroupChange) -> None:
         name, node_type = change.group, change.node_type
@@ -391,14 +417,14 @@ class _Updater:
                 held = victim_rules.held_back(nodes, self.policy.protected_node_ids)
                 self.refusals.append(Refusal("not-enough-removable", f"{name}: {count} nodes must go but only {len(chosen) + unlisted} can be removed ({held})", name))
                 return
-            entry = self.update_groups.setdefault(name, want.to_api())
+            entry = self._entry(name)
             entry["InstanceCount"] = have.target_count - missing
             self.update_reasons.append(f"{name}: cancel {missing} pending launch(es) that have no node to name yet")
         self.victims.extend(chosen)
         self.delete_reasons.append(f"{name} {have.target_count} → {want.instance_count}: -{count} nodes")
 
     def _lower_count(self, want: InstanceGroupSpec, have: GroupState, reason: str) -> None:
-        entry = self.update_groups.setdefault(want.name, want.to_api())
+        entry = self._entry(want.name)
         entry["InstanceCount"] = want.instance_count
         self.update_reasons.append(reason)
 
@@ -412,7 +438,7 @@ class _Updater:
         if fold:
             for name, count in self.scale_out.items():
                 have = self.observed.group(name)
-                entry = self.update_groups.setdefault(name, self.desired.group(name).to_api())
+                entry = self._entry(name)
                 entry["InstanceCount"] = have.target_count + count
                 self.update_reasons.append(f"{name} {have.target_count} → {have.target_count + count}: +{count} nodes")
         if self.update_groups or cluster_changes or deletable:

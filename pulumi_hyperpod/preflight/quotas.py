@@ -6,6 +6,11 @@ region; "Maximum number instances allowed per SageMaker HyperPod cluster" (L-2CE
 "Total number of instances allowed across SageMaker HyperPod clusters" (L-3308CCC7). Per-type
 quotas are matched by name: their codes differ per type and are not derivable from it.
 
+Capacity that is not on-demand is counted apart, never against the on-demand quota: a Spot group's
+instances against "<instance type> for spot cluster usage" (matched by name; when the account has no
+such quota the check says "not checked"), a training plan's against nothing per type — the plan
+reserved them (ReservedCapacity) — but both count toward the per-cluster and across-clusters totals.
+
 Values: ListServiceQuotas (applied), else ListAWSDefaultServiceQuotas (the AWS default). Usage:
 every cluster of the region (ListClusters + DescribeCluster) by TargetCount — what each will run —
 with the planned cluster counted at its planned target. A flexible group's launched instances
@@ -38,8 +43,21 @@ _ALIASES = {"maximum number of instances allowed per sagemaker hyperpod cluster"
 UNKNOWN_TYPE = "(unknown type)"
 
 
-def type_quota_name(instance_type: str) -> str:
+def type_quota_name(instance_type: str) -> str | None:
+    """The per-type quota an instance key counts against (cost.estimate.priced_as keys: `ml.g5.xlarge
+    (Spot)`); None for a training plan's instances, which its reservation covers."""
+    base, _, kind = instance_type.partition(" (")
+    if kind == "Spot)":
+        return f"{base} for spot cluster usage"
+    if kind:
+        return None
     return f"{instance_type} for cluster usage"
+
+
+def _kind_key(instance_type: str, group: Mapping[str, Any]) -> str:
+    from ..cost.estimate import capacity_kind, priced_as  # one rule for how capacity is bought
+
+    return priced_as(instance_type, capacity_kind(group))
 
 
 def describe_error(error: Exception) -> str:
@@ -95,16 +113,16 @@ def described_usage(describe: Mapping[str, Any]) -> dict[str, int]:
     for group in describe.get("InstanceGroups") or ():
         target = group.get("TargetCount", group.get("CurrentCount")) or 0
         if group.get("InstanceType"):
-            _add(counts, group["InstanceType"], target)
+            _add(counts, _kind_key(group["InstanceType"], group), target)
             continue
         launched = 0
         for detail in group.get("InstanceTypeDetails") or ():
             count = int(detail.get("CurrentCount") or 0)
-            _add(counts, detail["InstanceType"], count)
+            _add(counts, _kind_key(detail["InstanceType"], group), count)
             launched += count
         requirements = group.get("InstanceRequirements") or {}
         types = requirements.get("DesiredInstanceTypes") or requirements.get("CurrentInstanceTypes") or [UNKNOWN_TYPE]
-        _add(counts, types[0], max(target - launched, 0))
+        _add(counts, _kind_key(types[0], group), max(target - launched, 0))
     return {t: c for t, c in counts.items() if c}
 
 
@@ -132,17 +150,18 @@ def planned_usage(desired: "ClusterSpec", observed: "ClusterState | None", fresh
     fixed: dict[str, int] = {}
     flexible: list[tuple[str, int, tuple[str, ...]]] = []
     for group in desired.instance_groups:
+        api = group.to_api()
         if group.instance_type:
-            _add(fixed, group.instance_type, group.instance_count)
+            _add(fixed, _kind_key(group.instance_type, api), group.instance_count)
             continue
         have = observed.group(group.name) if observed is not None and not fresh else None
         room = group.instance_count
         for detail in (have.described.get("InstanceTypeDetails") or ()) if have is not None else ():
             kept = min(int(detail.get("CurrentCount") or 0), room)
-            _add(fixed, detail["InstanceType"], kept)
+            _add(fixed, _kind_key(detail["InstanceType"], api), kept)
             room -= kept
         if room:
-            flexible.append((group.name, room, group.instance_types))
+            flexible.append((group.name, room, tuple(_kind_key(t, api) for t in group.instance_types)))
     return fixed, flexible
 
 
@@ -176,13 +195,13 @@ def _check_quotas(
         section["clusters_error"] = f"other clusters not counted: {describe_error(error)}"
     section["clusters_counted"], section["clusters_skipped"] = counted, skipped
     types = sorted(set(after) | set(before) | {t for _, _, ts in flexible for t in ts})
-    wanted = [(type_quota_name(t), None) for t in types if t != UNKNOWN_TYPE] + [(PER_CLUSTER[1], PER_CLUSTER[0]), (ACROSS_CLUSTERS[1], ACROSS_CLUSTERS[0])]
+    wanted = [(type_quota_name(t), None) for t in types if t != UNKNOWN_TYPE and type_quota_name(t)] + [(PER_CLUSTER[1], PER_CLUSTER[0]), (ACROSS_CLUSTERS[1], ACROSS_CLUSTERS[0])]
     try:
         table = read_quotas(quotas, wanted)
     except (ClientError, BotoCoreError) as error:
         return {**section, "status": "unreadable", "error": describe_error(error)}, [], []
 
-    limits = {t: table.find(type_quota_name(t)) for t in types}
+    limits = {t: table.find(type_quota_name(t)) if type_quota_name(t) else None for t in types}
     used = {t: others.get(t, 0) + after.get(t, 0) for t in types}
     refusals: list[Refusal] = []
     for group, pending, priority in flexible:  # new capacity lands on the first type with room
@@ -201,7 +220,10 @@ def _check_quotas(
         in_use = others.get(t, 0) + before.get(t, 0)
         if not in_use and not used[t]:
             continue
-        groups = [g.name for g in desired.instance_groups if g.instance_type == t or t in g.instance_types]
+        groups = [g.name for g in desired.instance_groups
+                  if t in {_kind_key(i, g.to_api()) for i in g.instance_types}]
+        if type_quota_name(t) is None:  # a training plan's reserved instances: no per-type quota applies
+            continue
         section["checks"].append(_check(type_quota_name(t), limits.get(t), in_use, used[t], t, groups))
     total_before, total_after = sum(before.values()), sum(after.values()) + sum(p for _, p, _ in flexible)
     section["checks"].append(_check(PER_CLUSTER[1], table.find(PER_CLUSTER[1], PER_CLUSTER[0]), total_before, total_after, None, []))

@@ -70,6 +70,7 @@ def create_cluster_rules(request: dict[str, Any]) -> list[Violation]:
     problems += group_rules(groups, continuous=continuous, kind=kind)
     problems += fsx_vpc_rules(groups, has_vpc=request.get("VpcConfig") is not None)
     problems += tag_rules(request.get("Tags"))
+    problems += autoscaling_rules(request)
     if kind == "Slurm":
         roles = [(index, node_type(group)) for index, group in _groups(groups) if group.get("SlurmConfig") is not None]
         if roles:
@@ -200,6 +201,27 @@ def tag_rules(tags: Any, path: str = "Tags") -> list[Violation]:
         elif counts[key] > 1:
             problems.append(Violation(f"{path}[{index}].Key", f"duplicate tag key {key!r}: give each key once"))
     return problems
+
+
+def autoscaling_rules(request: dict[str, Any]) -> list[Violation]:
+    """AutoScaling Mode Enable (Karpenter) needs an EKS cluster in Continuous mode, a ClusterRole for the
+    autoscaler to assume, and NodeRecovery Automatic (AWS, HyperPod autoscaling with Karpenter; the
+    model's ClusterRole: "the cluster role for the autoscaler to assume"). `request` is the cluster as
+    it will be: a CreateCluster request, or the cluster's settings with an UpdateCluster's on top."""
+    scaling = request.get("AutoScaling")
+    if not isinstance(scaling, dict) or scaling.get("Mode") != "Enable":
+        return []
+    needs = []
+    if orchestrator_kind(request) != "Eks":
+        needs.append(("Orchestrator", "an EKS orchestrator (Orchestrator.Eks)"))
+    if not is_continuous(request):
+        needs.append(("NodeProvisioningMode", "NodeProvisioningMode Continuous"))
+    if not request.get("ClusterRole"):
+        needs.append(("ClusterRole", "a ClusterRole for the autoscaler to assume"))
+    if request.get("NodeRecovery", "Automatic") != "Automatic":
+        needs.append(("NodeRecovery", "NodeRecovery Automatic"))
+    return [Violation("AutoScaling.Mode", f"Enable needs {what}; give {path} or set AutoScaling Mode Disable")
+            for path, what in needs]
 
 
 FSX = ("FsxLustreConfig", "FsxOpenZfsConfig")

@@ -6,6 +6,7 @@ import datetime as dt
 from typing import Any
 
 from pulumi_hyperpod import ClusterSpec, ClusterState
+from pulumi_hyperpod.fake.views import described_spec
 
 EPOCH = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 ARN = "arn:aws:sagemaker:us-west-2:111122223333:cluster/abcde1234567"
@@ -59,7 +60,10 @@ def observed_from(spec: ClusterSpec, *, counts: dict[str, int] | None = None, st
     for gi, g in enumerate(api["InstanceGroups"]):
         running = counts.get(g["InstanceGroupName"], g["InstanceCount"])
         waiting = pending.get(g["InstanceGroupName"], 0)
-        d = {k: v for k, v in g.items() if k not in ("InstanceCount", "MinInstanceCount")}
+        d = {"InstanceGroupName": g["InstanceGroupName"], **described_spec(g)}  # as DescribeCluster reports the group (image, Kubernetes, patch members renamed)
+        if "InstanceRequirements" in g:
+            d["InstanceRequirements"] = {"CurrentInstanceTypes": g["InstanceRequirements"]["InstanceTypes"],
+                                         "DesiredInstanceTypes": g["InstanceRequirements"]["InstanceTypes"]}
         d.update(CurrentCount=running, TargetCount=running + waiting, MinCount=mins.get(g["InstanceGroupName"], g.get("MinInstanceCount", 0)), Status="InService")
         described_groups.append(d)
         for k in range(running):

@@ -113,14 +113,13 @@ def test_configuration_changes_are_recorded_and_nodes_remember_what_built_them(s
     client.create_cluster(ClusterName=NAME, InstanceGroups=seed004_groups(1))
     advance_until(sim, lambda: cluster_status(client, NAME) == "InService")
     groups = seed004_groups(2)
-    groups[1]["LifeCycleConfig"]["OnCreate"] = "on_create_v2.sh"
-    groups[1]["ThreadsPerCore"] = 1
+    groups[1]["LifeCycleConfig"]["OnCreate"] = "on_create_v2.sh"  # ThreadsPerCore is create-only (test_sim_members.py)
     client.update_cluster(ClusterName=NAME, InstanceGroups=groups)
     advance_until(sim, lambda: cluster_status(client, NAME) == "InService")
     assert groups_of(client, NAME)["leo-stg-compute-ig"]["LifeCycleConfig"]["OnCreate"] == "on_create_v2.sh"
     built = [(b["BuiltWith"]["LifeCycleConfig"]["OnCreate"], b["BuiltWith"]["ThreadsPerCore"])
              for b in sim.node_build_configs(NAME) if b["InstanceGroupName"] == "leo-stg-compute-ig"]
-    assert built == [("on_create.sh", 2), ("on_create_v2.sh", 1)]
+    assert built == [("on_create.sh", 2), ("on_create_v2.sh", 2)]
     assert set(sim.node_build_configs(NAME)[0]["BuiltWith"]) == {
         "LifeCycleConfig", "ExecutionRole", "ThreadsPerCore", "InstanceStorageConfigs", "ImageId"}
 

@@ -38,14 +38,16 @@ def test_a_plan_that_changes_the_script_and_grows_the_group_warns(make_world):
     assert (finding["old_nodes"], finding["new_nodes"]) == (3, 1)
 
 
-def test_a_role_change_is_judged_from_the_group_since_nodes_do_not_report_it(make_world):
+def test_a_role_change_is_refused_in_place_so_no_mixed_roles_arise(make_world):
+    # ExecutionRole is create-only (CloudFormation's createOnlyProperties; docs/members.md): a group
+    # never runs nodes of two roles, the plan refuses and says to add a group under a new name
     world = make_world()
     world.build(spec(workers=2))
 
     the_plan = world.checked(spec(workers=3, ExecutionRole="arn:aws:iam::111122223333:role/another-role"))
 
-    [finding] = json_section(the_plan)["consistency"]
-    assert finding["fields"] == ["ExecutionRole"] and (finding["old_nodes"], finding["new_nodes"]) == (2, 1)
+    [refusal] = the_plan.refusals
+    assert refusal.rule == "immutable-group-field" and "ExecutionRole" in refusal.reason and "new name" in refusal.reason
 
 
 def test_a_large_group_is_sampled_oldest_and_newest_and_says_so(make_world):

@@ -34,7 +34,7 @@ ROLE = "arn:aws:iam::111122223333:role/iam-role-for-cluster"
 NAME = "crash-cluster"
 
 
-def spec_dict(continuous: bool, big: int, other: int, login_threads: int = 1) -> dict:
+def spec_dict(continuous: bool, big: int, other: int, login_checks: int = 1) -> dict:
     def group(name, count, node_type, itype="ml.m5.xlarge", **extra):
         return {"InstanceGroupName": name, "InstanceType": itype, "InstanceCount": count, "ExecutionRole": ROLE,
                 "LifeCycleConfig": {"SourceS3Uri": "s3://bucket/lifecycle/", "OnCreate": "on_create.sh"},
@@ -43,7 +43,8 @@ def spec_dict(continuous: bool, big: int, other: int, login_threads: int = 1) ->
     data = {"ClusterName": NAME, "Orchestrator": {"Slurm": {}},
             "VpcConfig": {"SecurityGroupIds": ["sg-12345678"], "Subnets": ["subnet-12345678"]},
             "InstanceGroups": [group("controller", 1, "Controller"),
-                               group("login", 1, "Login", ThreadsPerCore=login_threads),
+                               # a config change UpdateCluster makes in place (ThreadsPerCore is create-only)
+                               group("login", 1, "Login", OnStartDeepHealthChecks=["InstanceStress", "InstanceConnectivity"][:login_checks]),
                                group("big", big, "Compute", "ml.g5.xlarge"),
                                group("other", other, "Compute", "ml.g5.xlarge")]}
     if continuous:

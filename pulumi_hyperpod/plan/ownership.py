@@ -1,0 +1,36 @@
+"""Who owns what the spec does not: an autoscaler's counts, and the rules that come with it.
+
+With AutoScaling Mode Enable (Karpenter), a group's count is the autoscaler's: the plan shows it
+("5 now, spec 3, owned by Karpenter") and never moves it back (AWS, HyperPod autoscaling with
+Karpenter). The autoscaler assumes the ClusterRole, which cannot change while autoscaling is on.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .model import Refusal
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..observe import ClusterState
+    from ..spec import ClusterSpec
+
+
+def count_owner(desired: "ClusterSpec", observed: "ClusterState") -> str | None:
+    """The autoscaler owning the groups' counts (its type, Karpenter by default), when the cluster
+    has autoscaling on and the spec keeps it on; None: the spec owns them."""
+    scaling = observed.describe.get("AutoScaling") or {}
+    wanted = desired.auto_scaling.mode if desired.auto_scaling is not None else scaling.get("Mode")
+    if scaling.get("Mode") == "Enable" and wanted == "Enable":
+        return scaling.get("AutoScalerType") or "Karpenter"
+    return None
+
+
+def autoscaling_refusals(desired: "ClusterSpec", observed: "ClusterState") -> list[Refusal]:
+    """ClusterRole cannot change while autoscaling is on."""
+    scaling = (observed.describe.get("AutoScaling") or {}).get("Mode")
+    have, want = observed.describe.get("ClusterRole"), desired.cluster_role
+    if scaling == "Enable" and want is not None and have is not None and want != have:
+        return [Refusal("autoscaling-cluster-role", f"ClusterRole {have} → {want} cannot change while AutoScaling Mode is "
+                                                    "Enable; disable autoscaling first, then change the role")]
+    return []
