@@ -125,6 +125,19 @@ def _lifecycle_option(command):
                              "SlurmConfig; default: read from the groups' LifeCycleConfig.SourceS3Uri.")(command)
 
 
+def _target(ctx, client=None) -> dict:
+    """Where plans are made and applied: the backend, and the region (--region, else the client's;
+    a plan made from a cluster takes the region and account from its ARN)."""
+    region = ctx.obj.get("region")
+    if region is None and client is not None:
+        region = getattr(client.meta, "region_name", None)
+    if region is None and ctx.obj["backend"] == "fake":
+        from ..client import DEFAULT_REGION
+
+        region = DEFAULT_REGION
+    return {"backend": ctx.obj["backend"], "region": region}
+
+
 @click.command("plan")
 @_spec_option(required=True)
 @click.option("--observed", "snapshot", type=click.Path(),
@@ -158,7 +171,7 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
         _show_plan(prepared.plan, as_json)
     if out_file:
         try:
-            pipeline.save(prepared, out_file)
+            pipeline.save(prepared, out_file, target=_target(ctx, None if snapshot else client_from(ctx)))
         except OSError as error:
             fail(f"{out_file}: the plan cannot be saved ({error.strerror or error})")
         if not as_json:
@@ -204,7 +217,7 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
             fail("--policy, --protect, --no-preflight, --lifecycle and --slurm are part of a saved plan; make the plan again to "
                  "change them")
         try:
-            prepared = pipeline.load(plan_file)
+            prepared = pipeline.load(plan_file, target=_target(ctx, client))
         except SavedPlanError as error:
             fail(str(error))
     else:
@@ -222,7 +235,8 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
         if not sys.stdin.isatty():
             fail("refusing to apply without confirmation: pass --yes (there is no terminal to ask on)")
         click.confirm("Apply this plan?", abort=True)
-    result = _run_with_progress(ctx, client, the_plan, prepared.policy, wait_policy, timeout, quiet=as_json)
+    result = _run_with_progress(ctx, client, the_plan, prepared.policy, wait_policy, timeout, quiet=as_json,
+                                roles=prepared.roles)
     if as_json:
         emit_json({"plan": the_plan.to_dict(), "result": {"outcome": result.outcome, "calls": result.calls,
                                                           "failures": result.failures, "messages": result.messages}})
@@ -236,7 +250,7 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
         sys.exit(EXIT_ERROR)
 
 
-def _run_with_progress(ctx, client, the_plan, policy, wait_policy, timeout, quiet: bool):
+def _run_with_progress(ctx, client, the_plan, policy, wait_policy, timeout, quiet: bool, roles=None):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.text import Text
 
@@ -259,7 +273,7 @@ def _run_with_progress(ctx, client, the_plan, policy, wait_policy, timeout, quie
 
         try:
             return pipeline.execute(client, the_plan, policy=policy, wait=wait_policy, timeout=timeout, poll_seconds=poll,
-                                    progress=on_progress)
+                                    progress=on_progress, roles=roles)
         except PlanRefused as error:
             err.print(Text.assemble(("refused: ", "red"), str(error)), highlight=False)
             sys.exit(EXIT_REFUSED)

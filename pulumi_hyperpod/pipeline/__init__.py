@@ -165,6 +165,7 @@ def execute(
     sleep: Callable[[float], Any] | None = None,
     monotonic: Callable[[], float] | None = None,
     check_fresh: bool = True,
+    roles: Mapping[str, str] | None = None,
 ) -> "ApplyResult":
     """Apply the plan (see `apply.apply`): refused plans raise PlanRefused, stale ones PlanStale."""
     import time
@@ -172,16 +173,17 @@ def execute(
     from ..apply import apply
 
     return apply(client, the_plan, policy=policy, wait=wait, timeout=timeout, poll_seconds=poll_seconds, progress=progress,
-                 sleep=sleep or time.sleep, monotonic=monotonic or time.monotonic, check_fresh=check_fresh)
+                 sleep=sleep or time.sleep, monotonic=monotonic or time.monotonic, check_fresh=check_fresh,
+                 roles=dict(roles or {}))
 
 
-def save(prepared: Prepared, path: str) -> None:
+def save(prepared: Prepared, path: str, *, target: Mapping[str, Any] | None = None) -> None:
     from .saved import save as write
 
-    write(prepared, path)
+    write(prepared, path, target=target)
 
 
-def load(path: str) -> Prepared:
+def load(path: str, *, target: Mapping[str, Any] | None = None) -> Prepared:
     from .saved import load as read
 
-    return read(path)
+    return read(path, target=target)
