@@ -146,6 +146,12 @@ def _make_plan(ctx, spec_file, policy_file, protect):
 @_handle
 def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, protect):
     """Show what apply would do. Exit 2 when a guard refuses the plan."""
+    if out_file:  # before any call; never an input file, never a device, FIFO or symlink (files.py)
+        from ..files import why_unwritable
+
+        unwritable = why_unwritable(out_file, [path for path in (spec_file, snapshot, policy_file) if path])
+        if unwritable:
+            raise ValueError(f"{out_file}: the plan cannot be saved ({unwritable})")
     if snapshot:
         from ..gcp.planner import plan
 

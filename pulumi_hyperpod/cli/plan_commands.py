@@ -161,7 +161,8 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
     if _is_gcp(spec_file, lifecycle or slurm_file):
         return _in_gcp(ctx, "plan", spec_file=spec_file, snapshot=snapshot, as_json=as_json, out_file=out_file,
                        policy_file=policy_file, protect=protect)
-    unwritable = why_unwritable(out_file) if out_file else None
+    inputs = [path for path in (spec_file, snapshot, policy_file, slurm_file) if path]
+    unwritable = why_unwritable(out_file, inputs) if out_file else None
     if unwritable:  # before the calls that make the plan
         fail(f"{out_file}: the plan cannot be saved ({unwritable})")
     with collector.paused():  # a read, a plan and its tables: short and bounded
@@ -171,7 +172,7 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
         _show_plan(prepared.plan, as_json)
     if out_file:
         try:
-            pipeline.save(prepared, out_file, target=_target(ctx, None if snapshot else client_from(ctx)))
+            pipeline.save(prepared, out_file, target=_target(ctx, None if snapshot else client_from(ctx)), inputs=inputs)
         except OSError as error:
             fail(f"{out_file}: the plan cannot be saved ({error.strerror or error})")
         if not as_json:

@@ -177,10 +177,11 @@ def execute(
                  roles=dict(roles or {}))
 
 
-def save(prepared: Prepared, path: str, *, target: Mapping[str, Any] | None = None) -> None:
+def save(prepared: Prepared, path: str, *, target: Mapping[str, Any] | None = None, inputs: Any = ()) -> None:
+    """`inputs`: the files the plan was made from, which the plan file must not overwrite."""
     from .saved import save as write
 
-    write(prepared, path, target=target)
+    write(prepared, path, target=target, inputs=inputs)
 
 
 def load(path: str, *, target: Mapping[str, Any] | None = None) -> Prepared:

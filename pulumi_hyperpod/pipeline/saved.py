@@ -84,12 +84,12 @@ def plan_target(the_plan: Plan, *, backend: str | None = None, region: str | Non
     return {"cloud": cloud, "backend": backend, "region": region, "account": account}
 
 
-def save(prepared: Any, path: str | Path, *, target: Mapping[str, Any] | None = None) -> None:
+def save(prepared: Any, path: str | Path, *, target: Mapping[str, Any] | None = None, inputs: Any = ()) -> None:
     """Written whole or not at all: a failed save leaves the file that was there. `target`: the
     backend and region the plan was made with (`plan_target`'s keywords)."""
     from ..files import write_whole
 
-    write_whole(path, json.dumps(document(prepared, target), indent=2, sort_keys=True, default=str) + "\n")
+    write_whole(path, json.dumps(document(prepared, target), indent=2, sort_keys=True, default=str) + "\n", inputs=inputs)
 
 
 def load(path: str | Path, *, target: Mapping[str, Any] | None = None) -> Any:
