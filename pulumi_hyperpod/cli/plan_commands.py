@@ -235,7 +235,11 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
     if not the_plan.empty and not yes:
         if not sys.stdin.isatty():
             fail("refusing to apply without confirmation: pass --yes (there is no terminal to ask on)")
-        click.confirm("Apply this plan?", abort=True)
+        if as_json:  # the plan is always shown before the question; stdout stays one JSON document
+            from ..plan import plan_renderable
+
+            common.err.print(plan_renderable(the_plan))
+        click.confirm("Apply this plan?", abort=True, err=as_json)
     result = _run_with_progress(ctx, client, the_plan, prepared.policy, wait_policy, timeout, quiet=as_json,
                                 roles=prepared.roles)
     if as_json:
