@@ -11,7 +11,6 @@ import functools
 import json
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import click
@@ -234,10 +233,13 @@ def _snapshot(path: str):
     """A GET response saved by `hyperpod gcp snapshot` (`{}`: there was no cluster)."""
     from ..gcp.observe import GcpClusterState
 
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as error:
-        raise ValueError(f"{path}: cannot read the snapshot: {error}") from None
+    from ..spec import SnapshotError
+    from ..spec.documents import read_document
+
+    try:  # the one reader: a regular file, size and depth limits, a key given twice refused
+        data = read_document(path, SnapshotError)
+    except SnapshotError as error:
+        raise ValueError(f"cannot read the snapshot: {' '.join(error.lines())}") from None
     if data == {}:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not isinstance(data.get("nodePools", data.get("node_pools")), list):

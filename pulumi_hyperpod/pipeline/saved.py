@@ -35,7 +35,7 @@ from ..files import read_bounded
 from ..plan import PLAN_FORMAT, Plan, Policy
 from ..plan.integrity import step_problems
 
-MAX_BYTES = 64 * 1024 * 1024  # a plan of thousands of nodes is a few MB
+MAX_BYTES = 64 * 1024 * 1024  # a plan of thousands of nodes is a few MB (spec/documents.py MAX_BYTES["saved plan"])
 
 
 class SavedPlanError(ValueError):
@@ -92,10 +92,20 @@ def save(prepared: Any, path: str | Path, *, target: Mapping[str, Any] | None = 
     write_whole(path, json.dumps(document(prepared, target), indent=2, sort_keys=True, default=str) + "\n", inputs=inputs)
 
 
+def _saved_plan_error() -> type:
+    from ..spec.errors import InputError
+
+    class SavedPlanInput(InputError):
+        kind = "saved plan"
+
+    return SavedPlanInput
+
+
 def load(path: str | Path, *, target: Mapping[str, Any] | None = None) -> Any:
     """The Prepared plan in `path`, or SavedPlanError naming the file and what is wrong. `target`:
     where it is to be applied (cloud, backend, region; None values are not compared)."""
-    from ..spec import ClusterSpec, SpecError
+    from ..spec import ClusterSpec, InputError, SpecError
+    from ..spec.documents import read_object_document
     from . import Prepared
 
     where = str(path)
@@ -108,11 +118,12 @@ def load(path: str | Path, *, target: Mapping[str, Any] | None = None) -> Any:
         raw = read_bounded(file, MAX_BYTES)
         if len(raw) > MAX_BYTES:
             raise SavedPlanError(f"{where}: larger than {MAX_BYTES // (1024 * 1024)} MB, not a saved plan")
-        data = json.loads(raw.decode("utf-8"))
+        data = read_object_document(raw, where, _saved_plan_error(), ".json")  # the one reader: depth, keys twice
     except OSError as error:
         raise SavedPlanError(f"{where}: cannot be read ({error.strerror or error})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise SavedPlanError(f"{where}: not a saved plan (not JSON: {error})") from None
+    except InputError as error:
+        rule = "; ".join(str(v.rule) for v in error.violations[:1])
+        raise SavedPlanError(f"{where}: not a saved plan ({rule})") from None
     if not isinstance(data, dict) or "plan" not in data or "format" not in data:
         raise SavedPlanError(f"{where}: not a saved plan (no format/plan); make one with `hyperpod plan -f SPEC --out {where}`")
     if data["format"] != PLAN_FORMAT:

@@ -28,7 +28,8 @@ MiB = 1024 * 1024
 # A spec of 100 groups is ~200 KB; a snapshot lists every node (~500 bytes each) of up to
 # 100 groups, so it gets more room.
 MAX_BYTES = {"cluster spec": 5 * MiB, "policy": 5 * MiB, "snapshot": 64 * MiB,
-             "lifecycle parameters": 1 * MiB}  # provisioning_parameters.json: a few hundred bytes
+             "lifecycle parameters": 1 * MiB,  # provisioning_parameters.json: a few hundred bytes
+             "saved plan": 64 * MiB}  # a plan of thousands of nodes, with the snapshot it was made from
 SUFFIXES = (".json", ".yaml", ".yml")
 
 

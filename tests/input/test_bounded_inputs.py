@@ -83,3 +83,26 @@ def test_a_good_file_still_reads(tmp_path, s3):
 
     for found in (read_lifecycle_dir(tmp_path), read_s3(s3, URI)):
         assert found.roles_for(["controller-machine", "login-group"]) == {"controller-machine": "Controller", "login-group": "Login"}
+
+
+# ---- through the CLI: one line, no traceback -------------------------------------------------------
+@pytest.mark.parametrize("args", [("apply", "--plan", "deep.json", "--yes"),
+                                  ("gcp", "plan", "-f", "gcp-cluster.json", "--observed", "deep.json"),
+                                  ("plan", "-f", "spec.json", "--lifecycle", "bundle")])
+def test_deeply_nested_json_is_one_line_naming_the_file(world, tmp_path, args):
+    import shutil
+
+    from tests.gcp.conftest import EXAMPLE
+    from tests.input.helpers import SPECS, run
+
+    (tmp_path / "deep.json").write_text(DEEP)
+    (tmp_path / "bundle").mkdir()
+    (tmp_path / "bundle" / FILE_NAME).write_text(DEEP)
+    shutil.copy(EXAMPLE, tmp_path / "gcp-cluster.json")
+    shutil.copy(SPECS / "seed004-initial.json", tmp_path / "spec.json")
+
+    result = run(*args)
+
+    errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert result.code == 1 and len(errors) == 1, result.output
+    assert "nested too deeply" in errors[0] and ("deep.json" in errors[0] or FILE_NAME in errors[0])
