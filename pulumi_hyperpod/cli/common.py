@@ -157,6 +157,8 @@ def check_cluster_name(name: str) -> str:
     before any call: `error: NAME: 'a[/b]' does not match the pattern …`."""
     from .. import servicemodel
 
+    if not name.strip():  # the model's min is 0, but no cluster has an empty name
+        raise _argument_error()([servicemodel.Violation("", "is empty; give the cluster's name or ARN")], source="NAME")
     problems = servicemodel.violations(servicemodel.input_shape("DescribeCluster").members["ClusterName"], name)
     if problems:
         raise _argument_error()(problems[:1], source="NAME")
