@@ -98,6 +98,19 @@ class _Guard:
             elif role == "Login" and not self.policy.allow_login_scale_in:
                 refusals.append(Refusal(RULE, f"{node_id} is a Login node ({group}); set policy.allow_login_scale_in to allow "
                                               "removing it", group))
+        return refusals + self.emptied(named)
+
+    def emptied(self, named: list[str]) -> list[Refusal]:
+        """On a Slurm cluster, every node of a group whose role nothing states: it could be the controller."""
+        if self.state.orchestrator_kind != "Slurm":
+            return []
+        groups = {node.group for node in map(self.state.node, named) if node is not None}
+        refusals = []
+        for group in sorted(groups - {g for g in groups if self.role(g)}):
+            live = {n.key for n in self.state.nodes_of(group) if n.status not in ("ShuttingDown", "DetachInProgress")}
+            if live and live <= set(named):
+                refusals.append(Refusal(RULE, f"removing every node of {group}, whose Slurm role is not known: it could be the "
+                                              "controller or the login nodes", group))
         return refusals
 
     def update(self, request: Mapping[str, Any], targets: dict[str, int]) -> list[Refusal]:

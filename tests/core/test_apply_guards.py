@@ -178,3 +178,26 @@ def test_victims_re_chosen_after_an_earlier_step_are_net_of_the_nodes_it_removed
     assert len(named) == len(set(named)) == 2
     left = [n for n in observe(client, "gx").nodes_of("workers") if n.status not in ("ShuttingDown", "DetachInProgress")]
     assert len(left) >= 2
+
+
+def test_every_node_of_a_group_whose_role_is_unknown_is_not_removed():
+    """A legacy Slurm cluster (no SlurmConfig.NodeType, no roles): naming every node of a group
+    could remove the controller; apply refuses it whatever the plan says."""
+    sim = Simulator(seed=5)
+    client = connect(backend="fake", simulator=sim, max_attempts=1)
+    data = slurm_spec(2).to_api("CreateCluster")
+    data["ClusterName"] = "legacy"
+    del data["Orchestrator"]
+    del data["NodeProvisioningMode"]
+    for group in data["InstanceGroups"]:
+        group.pop("SlurmConfig", None)
+    spec = ClusterSpec.from_dict(data)
+    apply(client, plan(spec, None), wait="Target", timeout=6 * 3600, sleep=sim.advance, monotonic=lambda: sim.now().timestamp())
+    state = observe(client, "legacy")
+    sim.reset_calls()
+    head = _victim(state, "controller")
+
+    with pytest.raises(PlanRefused, match="not known"):
+        _run(sim, client, _with_steps(plan(spec, state), _delete(state, head)))
+
+    assert _sent(sim) == []
