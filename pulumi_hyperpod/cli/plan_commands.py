@@ -212,6 +212,9 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
         fail("give either -f SPEC (plan now and apply) or --plan PLAN.json (apply a saved plan), not both" if spec_file
              else "nothing to apply: give -f SPEC, or --plan PLAN.json saved by `hyperpod plan --out`")
     common.check_timeout(timeout)
+    from ..client import default_poll_seconds
+
+    default_poll_seconds(ctx.obj["backend"])  # $HYPERPOD_POLL_SECONDS checked before any call, not at the first wait
     client = client_from(ctx)
     if plan_file:
         if policy_file or protect or no_preflight or lifecycle or slurm_file:

@@ -42,7 +42,7 @@ def _price_file_error() -> type:
     from ..spec.errors import InputError
 
     class PriceFileError(InputError):
-        kind = "price file"
+        kind = "price"
 
     return PriceFileError
 
