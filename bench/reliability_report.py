@@ -5,8 +5,10 @@
 Prints: scenarios run, faults injected, converged, unreachable-reported, nodes lost (must be 0),
 unplanned deletions (must be 0), invariant violations, bad inputs rejected / total, and the
 concurrency line: two applies (targets 4 and 20 from 2, and 8 and 6 from 10) interleaved at every
-API call of the first, both orders, both provisioning modes — trials, winners, clean refusals, nodes lost (must be 0). Exits 1
-when a must-be-zero figure is not zero.
+API call of the first, both orders, both provisioning modes — trials, winners, clean refusals, nodes lost (must be 0);
+and the saved-plan tamper line: a reviewed plan file edited and resealed in every way of
+tests/reliability/tamper_trials.py, then applied — tried, refused (must be all), nodes lost (must be 0).
+Exits 1 when a must-be-zero figure is not zero.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.reliability.concurrency_trials import all_trials, summary  # noqa: E402
 from tests.reliability.faultloop import check, random_params, run  # noqa: E402
+from tests.reliability import tamper_trials  # noqa: E402
 
 
 def fault_loop(scenarios: int, seed: int) -> dict:
@@ -95,6 +98,7 @@ def main() -> int:
     loop = fault_loop(args.scenarios, args.seed)
     rejected, total = bad_inputs()
     concurrency = summary(all_trials(args.seed))
+    tamper = tamper_trials.summary(tamper_trials.all_trials())
     f = loop["figures"]
     width = 46
     print(f"reliability report (seed {args.seed}, {time.monotonic() - started:.1f}s)")
@@ -107,10 +111,13 @@ def main() -> int:
     print(f"  {'bad inputs rejected / total':<{width}} {rejected} / {total}")
     print(f"  {'concurrent applies (4|20 from 2, 8|6 from 10)':<{width}} trials {concurrency['trials']}, "
           f"winners {concurrency['winners']}, clean refusals {concurrency['clean refusals']}, nodes lost {concurrency['nodes lost']}")
+    print(f"  {'saved-plan tamper (edited, resealed, applied)':<{width}} tried {tamper['tried']}, refused {tamper['refused']}, "
+          f"nodes lost {tamper['nodes lost']}")
     for violation in loop["violations"][:10]:
         print(f"  violation: {violation}")
     bad = f["nodes lost"] or f["unplanned deletions"] or f["controller deletions"] or f["invariant violations"] or rejected != total
     bad = bad or concurrency["nodes lost"] or concurrency["problems"] or concurrency["winners"] != concurrency["trials"]
+    bad = bad or tamper["nodes lost"] or tamper["refused"] != tamper["tried"]
     return 1 if bad else 0
 
 
