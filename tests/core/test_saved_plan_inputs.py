@@ -181,3 +181,21 @@ def test_a_plan_made_on_the_simulator_is_refused_against_aws(world, monkeypatch)
 
     assert result.exit_code == 1, result.output
     assert "backend fake" in result.output and "aws" in result.output
+
+
+def test_a_plan_for_a_cluster_in_another_account_is_refused_naming_it():
+    """The same cluster name in another account (or region): the saved ARN says where the plan is for."""
+    import dataclasses
+
+    from pulumi_hyperpod.plan.basis import stale_reasons
+    from tests.core.factories import observed_from, slurm_spec
+    from pulumi_hyperpod import plan
+
+    here = observed_from(slurm_spec(workers=2))
+    the_plan = plan(slurm_spec(workers=3), here)
+    other = here.arn.replace(here.arn.split(":")[4], "999999999999")
+    moved = dataclasses.replace(here, arn=other)
+
+    [reason] = stale_reasons(the_plan, moved)
+
+    assert "another account or region" in reason and "999999999999" in reason
