@@ -11,7 +11,10 @@
   after a crash) never adds twice, and two writers adding different counts from the same starting
   point collide on the token (idempotency mismatch) instead of both landing.
 - A victim whose state changed since the plan is re-chosen by the planner's own rules, never
-  deleted blindly; never a protected node, never a node named twice.
+  deleted blindly; never a protected node, never a node named twice, never one another step names
+  or this run removed already.
+- Whatever the Plan says, the policy's guards are checked again before the first call and right
+  before each call on the cluster as just observed (apply/guards.py): a breach is PlanRefused.
 - ConflictException (an all-or-nothing cluster still Updating) waits for InService and retries,
   within the deadline — after checking again that nobody else moved the cluster.
 - Waiting is part of apply, even when no call is needed (a re-run after a crash keeps waiting).
