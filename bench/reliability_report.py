@@ -146,7 +146,7 @@ def main() -> int:
             value = " / ".join(map(str, value))
         print(f"  {key:<{width}} {value}")
     print(f"  {'bad inputs rejected / total':<{width}} {rejected} / {total}")
-    print(f"  {'other bad files (prices, lifecycle, saved plans)':<{width}} {other_rejected} / {other_total}")
+    print(f"  {'bad price, lifecycle, plan files rejected':<{width}} {other_rejected} / {other_total}")
     print(f"  {'concurrent applies (4|20 from 2, 8|6 from 10)':<{width}} trials {concurrency['trials']}, "
           f"winners {concurrency['winners']}, clean refusals {concurrency['clean refusals']}, nodes lost {concurrency['nodes lost']}")
     print(f"  {'saved-plan tamper (edited, resealed, applied)':<{width}} tried {tamper['tried']}, refused {tamper['refused']}, "
