@@ -3,10 +3,13 @@
     .venv/bin/python bench/reliability_report.py [--scenarios 200] [--seed 2026]
 
 Prints: scenarios run, faults injected, converged, unreachable-reported, nodes lost (must be 0),
-unplanned deletions (must be 0), invariant violations, bad inputs rejected / total, and the
+unplanned deletions (must be 0), invariant violations, bad inputs rejected / total (specs; then
+price files, lifecycle parameters and saved plans), and the
 concurrency line: two applies (targets 4 and 20 from 2, and 8 and 6 from 10) interleaved at every
-API call of the first, both orders, both provisioning modes — trials, winners, clean refusals, nodes lost (must be 0). Exits 1
-when a must-be-zero figure is not zero.
+API call of the first, both orders, both provisioning modes — trials, winners, clean refusals, nodes lost (must be 0);
+and the saved-plan tamper line: a reviewed plan file edited and resealed in every way of
+tests/reliability/tamper_trials.py, then applied — tried, refused (must be all), nodes lost (must be 0).
+Exits 1 when a must-be-zero figure is not zero.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.reliability.concurrency_trials import all_trials, summary  # noqa: E402
 from tests.reliability.faultloop import check, random_params, run  # noqa: E402
+from tests.reliability import tamper_trials  # noqa: E402
 
 
 def fault_loop(scenarios: int, seed: int) -> dict:
@@ -86,6 +90,41 @@ def bad_inputs() -> tuple[int, int]:
     return rejected, len(expected)
 
 
+def other_inputs() -> tuple[int, int]:
+    """Price files, lifecycle parameters and saved plans of tests/badinput/corpus-*: one line naming the
+    file and the rule, exit 1, no API call."""
+    import os
+
+    from click.testing import CliRunner
+
+    from pulumi_hyperpod.cli import main as cli
+    from pulumi_hyperpod.cost import prices
+    from pulumi_hyperpod.fake import Simulator
+
+    corpus = ROOT / "tests" / "badinput"
+    spec, snapshot = ROOT / "examples" / "specs" / "seed004-initial.json", corpus / "base-snapshot.json"
+    rejected = total = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        state = Path(tmp) / "fake.sqlite"
+        sim = Simulator(state)
+        for kind in ("prices", "lifecycle", "plan"):
+            for name, (path, rule) in sorted(json.loads((corpus / f"expected-{kind}.json").read_text()).items()):
+                file = str(corpus / f"corpus-{kind}" / name)
+                env = {"HYPERPOD_FAKE_STATE": str(state), "HYPERPOD_PRICES": file if kind == "prices" else ""}
+                args = {"prices": ["plan", "-f", str(spec), "--observed", str(snapshot)],
+                        "lifecycle": ["plan", "-f", str(spec), "--observed", str(snapshot), "--lifecycle", file],
+                        "plan": ["apply", "--plan", file, "--yes"]}[kind]
+                prices._defaults.cache_clear()
+                result = CliRunner().invoke(cli, ["--backend", "fake", *args], env={**os.environ, **env})
+                errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+                total += 1
+                if result.exit_code == 1 and len(errors) == 1 and file in errors[0] and path in errors[0] \
+                        and rule.lower() in errors[0].lower():
+                    rejected += 1
+        assert sim.calls == [], "a bad input reached the simulator"
+    return rejected, total
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenarios", type=int, default=200)
@@ -94,7 +133,9 @@ def main() -> int:
     started = time.monotonic()
     loop = fault_loop(args.scenarios, args.seed)
     rejected, total = bad_inputs()
+    other_rejected, other_total = other_inputs()
     concurrency = summary(all_trials(args.seed))
+    tamper = tamper_trials.summary(tamper_trials.all_trials())
     f = loop["figures"]
     width = 46
     print(f"reliability report (seed {args.seed}, {time.monotonic() - started:.1f}s)")
@@ -105,12 +146,16 @@ def main() -> int:
             value = " / ".join(map(str, value))
         print(f"  {key:<{width}} {value}")
     print(f"  {'bad inputs rejected / total':<{width}} {rejected} / {total}")
+    print(f"  {'bad price, lifecycle, plan files rejected':<{width}} {other_rejected} / {other_total}")
     print(f"  {'concurrent applies (4|20 from 2, 8|6 from 10)':<{width}} trials {concurrency['trials']}, "
           f"winners {concurrency['winners']}, clean refusals {concurrency['clean refusals']}, nodes lost {concurrency['nodes lost']}")
+    print(f"  {'saved-plan tamper (edited, resealed, applied)':<{width}} tried {tamper['tried']}, refused {tamper['refused']}, "
+          f"nodes lost {tamper['nodes lost']}")
     for violation in loop["violations"][:10]:
         print(f"  violation: {violation}")
     bad = f["nodes lost"] or f["unplanned deletions"] or f["controller deletions"] or f["invariant violations"] or rejected != total
     bad = bad or concurrency["nodes lost"] or concurrency["problems"] or concurrency["winners"] != concurrency["trials"]
+    bad = bad or tamper["nodes lost"] or tamper["refused"] != tamper["tried"] or other_rejected != other_total
     return 1 if bad else 0
 
 

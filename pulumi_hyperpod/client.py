@@ -7,7 +7,6 @@ as in production.
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -23,7 +22,9 @@ def client_config(retry_mode: str = "standard", max_attempts: int | None = None)
     """botocore's own retry modes (standard or adaptive) instead of hand-written retry loops."""
     from botocore.config import Config  # boto3/botocore load only when a client is made
 
-    attempts = max_attempts or int(os.environ.get("HYPERPOD_MAX_ATTEMPTS", "8"))
+    from . import envvars
+
+    attempts = max_attempts or int(envvars.number("HYPERPOD_MAX_ATTEMPTS", 8, integer=True, minimum=1))
     return Config(retries={"mode": retry_mode, "max_attempts": attempts}, user_agent_extra="pulumi-hyperpod")
 
 
@@ -31,10 +32,9 @@ def default_poll_seconds(backend: str) -> float:
     """How often a wait polls: the waiter model's delay on AWS. A persistent simulator world runs at its
     scenario's speed while a client polls it (0.2 s of polling is two virtual minutes at 600x), so short
     polls keep a simulated wait short in real time."""
-    override = os.environ.get("HYPERPOD_POLL_SECONDS")
-    if override:
-        return float(override)
-    return 0.2 if backend == "fake" else 30.0
+    from . import envvars
+
+    return envvars.number("HYPERPOD_POLL_SECONDS", 0.2 if backend == "fake" else 30.0, above=True)
 
 
 def poll_seconds_for(client: Any) -> float | None:

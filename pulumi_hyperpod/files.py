@@ -6,6 +6,12 @@ Each is written to a temporary file beside it and renamed over it, so a reader (
 (a full disk, a read-only directory) leaves what was there. Errors name the file asked for, not the
 temporary one.
 
+Written only where asked: the path is a regular file (replaced) or a new path. A directory, a
+device (/dev/stdout, /dev/null), a FIFO, a socket or a symbolic link is refused (`UnsafeTarget`),
+never replaced — a rename would put a regular file in its place, and as root that is the system's
+/dev/stdout. A symlink is not followed either: the file written is the one named. And never one of
+the command's own input files (`inputs`: `plan -f X --out X`), under any name (hard links too).
+
 And files a user names to be read (`read_bounded`): regular files only, at most a size limit, so
 /dev/zero, a named pipe or a huge file is refused at once instead of read forever.
 """
@@ -17,12 +23,21 @@ import os
 import stat
 import tempfile
 from pathlib import Path
+from typing import Iterable
 
 
-def write_whole(path: "str | os.PathLike[str]", content: "str | bytes", mode: int | None = None) -> Path:
+class UnsafeTarget(OSError):
+    """A path to write that is not a regular file or a new path, or is an input: refused, untouched."""
+
+
+def write_whole(path: "str | os.PathLike[str]", content: "str | bytes", mode: int | None = None, *,
+                inputs: "Iterable[str | os.PathLike[str]]" = ()) -> Path:
     """`content` (text as UTF-8) into `path`, atomically; the path. The file keeps the mode of the one
-    it replaces; a new one gets `mode`, or what `open` would give it (0o666 less the umask)."""
+    it replaces; a new one gets `mode`, or what `open` would give it (0o666 less the umask).
+    UnsafeTarget when `path` is not a regular file or a new path, or is one of `inputs`."""
     target = Path(path)
+    inputs = tuple(inputs)
+    _refuse_unsafe(target, inputs)
     data = content.encode("utf-8") if isinstance(content, str) else content
     temporary = None
     try:
@@ -30,6 +45,7 @@ def write_whole(path: "str | os.PathLike[str]", content: "str | bytes", mode: in
         with os.fdopen(handle, "wb") as out:
             out.write(data)
         os.chmod(temporary, _mode_for(target, mode))
+        _refuse_unsafe(target, inputs)  # again at the last moment: the path may have changed meanwhile
         os.replace(temporary, target)
     except OSError as error:
         if temporary is not None:
@@ -40,6 +56,37 @@ def write_whole(path: "str | os.PathLike[str]", content: "str | bytes", mode: in
             Path(temporary).unlink(missing_ok=True)
         raise
     return target
+
+
+def unsafe_reason(path: "str | os.PathLike[str]", inputs: "Iterable[str | os.PathLike[str]]" = ()) -> str | None:
+    """Why `path` may not be written (what is there is not a regular file, or it is an input), or None."""
+    try:
+        found = os.lstat(path)
+    except FileNotFoundError:
+        return None  # a new path
+    except OSError:
+        return None  # the write itself reports it (a missing directory, permission)
+    kind = _KINDS.get(stat.S_IFMT(found.st_mode))
+    if kind is not None:
+        return f"is {kind}, not a regular file: refused, never replaced"
+    for given in inputs:
+        try:
+            same = os.path.samefile(path, given)
+        except OSError:
+            continue
+        if same:
+            return f"is the input file {os.fspath(given)}: refused, never overwritten (write to another path)"
+    return None
+
+
+_KINDS = {stat.S_IFDIR: "a directory", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device", stat.S_IFIFO: "a named pipe (FIFO)",
+          stat.S_IFSOCK: "a socket", stat.S_IFLNK: "a symbolic link (written files never follow one)"}
+
+
+def _refuse_unsafe(target: Path, inputs: tuple) -> None:
+    reason = unsafe_reason(target, inputs)
+    if reason is not None:
+        raise UnsafeTarget(errno.EEXIST, reason, str(target))
 
 
 def _mode_for(target: Path, mode: int | None) -> int:
@@ -76,12 +123,13 @@ class NotARegularFile(OSError):
     """A path to read that is not a regular file."""
 
 
-def why_unwritable(path: "str | os.PathLike[str]") -> str | None:
-    """Why `write_whole(path, …)` would fail for where the file goes, or None: checked before the
-    work whose result it saves (the calls that make a plan), not after."""
+def why_unwritable(path: "str | os.PathLike[str]", inputs: "Iterable[str | os.PathLike[str]]" = ()) -> str | None:
+    """Why `write_whole(path, …, inputs=inputs)` would fail for where the file goes, or None: checked
+    before the work whose result it saves (the calls that make a plan), not after."""
     target = Path(path)
-    if target.is_dir():
-        return "is a directory"
+    reason = unsafe_reason(target, tuple(inputs))
+    if reason is not None:
+        return reason
     parent = target.parent
     if not parent.is_dir():
         return f"no such directory {str(parent)!r}"

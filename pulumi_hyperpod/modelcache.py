@@ -34,10 +34,11 @@ from typing import Any
 import botocore
 from botocore.loaders import JSONFileLoader, Loader
 
-from .files import write_whole
+from .files import read_bounded, write_whole
 
 # Smaller files parse faster than a cache entry is found: only the large models are kept.
 MIN_BYTES = 64 * 1024
+MAX_ENTRY_BYTES = 256 * 1024 * 1024  # the largest parsed model is a few MB
 _MISSING = object()
 
 
@@ -57,7 +58,10 @@ def _read(directory: Path | None, key: str) -> Any:
     if directory is None:
         return _MISSING
     try:
-        return marshal.loads((directory / key).read_bytes())
+        # a regular file of bounded size, like every input (files.read_bounded): a FIFO or a link to
+        # /dev/zero in the cache is a miss, not a hang or an endless read
+        data = read_bounded(directory / key, MAX_ENTRY_BYTES)
+        return marshal.loads(data) if len(data) <= MAX_ENTRY_BYTES else _MISSING
     except (OSError, EOFError, ValueError, TypeError):
         return _MISSING
 

@@ -11,7 +11,10 @@
   after a crash) never adds twice, and two writers adding different counts from the same starting
   point collide on the token (idempotency mismatch) instead of both landing.
 - A victim whose state changed since the plan is re-chosen by the planner's own rules, never
-  deleted blindly; never a protected node, never a node named twice.
+  deleted blindly; never a protected node, never a node named twice, never one another step names
+  or this run removed already.
+- Whatever the Plan says, the policy's guards are checked again before the first call and right
+  before each call on the cluster as just observed (apply/guards.py): a breach is PlanRefused.
 - ConflictException (an all-or-nothing cluster still Updating) waits for InService and retries,
   within the deadline — after checking again that nobody else moved the cluster.
 - Waiting is part of apply, even when no call is needed (a re-run after a crash keeps waiting).
@@ -35,6 +38,7 @@ from ..plan import victims as victim_rules
 from ..plan.basis import Expectation, stale_reasons
 from ..plan.integrity import step_problems
 from ..plan.planner import api_limits, pack_deletes
+from . import guards
 from .progress import Progress
 from .waiters import WAIT_POLICIES, WaitFailed, WaitTimedOut, wait
 
@@ -121,6 +125,7 @@ def apply(
     monotonic: Callable[[], float] = time.monotonic,
     check_fresh: bool = True,
     workload: Any = None,
+    roles: "dict[str, str] | None" = None,
 ) -> ApplyResult:
     """Run `plan`'s steps, then wait as `wait` says, for at most `timeout` seconds.
 
@@ -131,7 +136,10 @@ def apply(
     you know is current (it was made from a snapshot you trust, say); the checks before every
     later call still run. Raises PlanRefused for a refused plan, ConcurrentChange when another
     writer moves the cluster mid-apply, ApplyError when a call fails for good. `workload`: the
-    orchestrator (a pulumi_hyperpod.workload source) a DrainNodes step drains through (apply/drain.py)."""
+    orchestrator (a pulumi_hyperpod.workload source) a DrainNodes step drains through (apply/drain.py).
+
+    `roles`: the Slurm roles the plan was made with (group → Controller/Login/Compute), for the
+    guards apply checks again before each call (apply/guards.py); a PlanRefused names a breach."""
     if wait not in WAIT_POLICIES:
         raise ValueError(f"wait must be one of {', '.join(WAIT_POLICIES)}; got {wait!r}")
     if not (timeout > 0 and math.isfinite(timeout)):
@@ -148,6 +156,7 @@ def apply(
         raise no_source(plan)
     run = _Run(client, plan, policy or Policy(), timeout, poll_seconds, progress, sleep, monotonic)
     run.workload = workload
+    run.roles = dict(roles or {})
     return run.execute(wait, check_fresh)
 
 
@@ -162,6 +171,9 @@ class _Run:
         self.name = plan.cluster_name
         self.expected = Expectation.from_basis(plan.basis)
         self.checked_at_step: int | None = None  # the step index whose pre-call check already ran
+        self.roles: dict[str, str] = {}
+        self.last_state: ClusterState | None = None  # the latest observation, for the guards
+        self.removed: set[str] = set()  # nodes this run's deletes were accepted for
 
     # ---- helpers -----------------------------------------------------------------------------
     def say(self, message: str, phase: str = "call") -> None:
@@ -188,10 +200,18 @@ class _Run:
     def verify_unmoved(self) -> ClusterState | None:
         """Observe: the cluster must be where the plan and the steps done so far left it."""
         state = observe(self.client, self.name)
+        self.last_state = state
         moved = self.expected.moved(state)
         if moved:
             raise ConcurrentChange(self.name, moved, list(self.result.calls))
         return state
+
+    def guard(self, operation: str, request: dict[str, Any]) -> None:
+        """The policy's guards on this call, on the cluster as last observed (apply/guards.py)."""
+        refusals = guards.step_refusals(operation, request, self.last_state, self.policy, roles=self.roles,
+                                        plan=self.plan, targets=self.expected.targets)
+        if refusals:
+            raise PlanRefused(self.plan.refuse(*refusals))
 
     def call(self, operation: str, request: dict[str, Any], verify: bool = True) -> dict[str, Any]:
         """One mutating call, after checking nobody else moved the cluster; a ConflictException
@@ -200,6 +220,7 @@ class _Run:
         while True:
             if verify:
                 self.verify_unmoved()
+            self.guard(operation, request)
             try:
                 response = method(**request)
                 self.result.calls.append(operation)
@@ -217,8 +238,11 @@ class _Run:
         problems = step_problems(self.plan)
         if problems:  # before any call: a plan whose steps are not its own is never run
             raise ApplyError(f"plan for cluster {self.name} cannot be applied: {'; '.join(problems)}", [])
+        refusals = guards.plan_refusals(self.plan, self.policy)
+        if refusals:
+            raise PlanRefused(self.plan.refuse(*refusals))
         if check_fresh:
-            now = observe(self.client, self.name)
+            now = self.last_state = observe(self.client, self.name)
             changes = stale_reasons(self.plan, now)
             if changes:
                 raise PlanStale(self.plan, changes, now)
@@ -362,6 +386,7 @@ class _Run:
     def _delete_nodes(self, step: Step, request: dict[str, Any], victims: list[Victim], verify: bool) -> None:
         response = self.call("BatchDeleteClusterNodes", request, verify=verify)
         accepted = set(response.get("Successful") or []) | set(response.get("SuccessfulNodeLogicalIds") or [])
+        self.removed |= accepted
         self.expected.after(step, response, [(v.group, v.node_id) for v in victims if v.node_id in accepted])
         self.say(f"removing {len(accepted)} node(s)")
         if len(accepted) < len(victims):
@@ -386,8 +411,9 @@ class _Run:
 
     def _revalidate(self, state: ClusterState, index: int, step: Step) -> list[Victim]:
         """The step's victims, re-chosen where the node changed since the plan was made; each once."""
-        later = [v for s in self.plan.steps[index + 1 :] for v in s.victims]
-        named_elsewhere = {v.node_id for v in later}
+        # net of every other step's victims, later ones and earlier ones, and of what this run removed
+        others = [v for number, s in enumerate(self.plan.steps) if number != index for v in s.victims]
+        named_elsewhere = {v.node_id for v in others} | self.removed
         keep: list[Victim] = []
         by_group: dict[str, list[Victim]] = {}
         for victim in step.victims:

@@ -51,6 +51,10 @@ def exit_for_plan(the_plan: Any, detailed: bool) -> None:
 # Width of a table printed to a pipe or a file (a CI log): rich would wrap at 80 columns, splitting
 # every long event description or ARN over several lines. Tables only take the width they need.
 PIPED_WIDTH = 400
+# The narrowest layout: $COLUMNS=0 (or a terminal that reports 0 columns) made rich print nothing at
+# all, plans and errors alike, and 20 columns printed tables of blank cells. Below this width the
+# lines wrap on the terminal instead, but every word is printed.
+MIN_WIDTH = 60
 
 
 @functools.cache
@@ -67,6 +71,8 @@ def _console_class() -> type[Console]:
             size = super().size
             if self._width is None and not self.is_terminal and not self._environ.get("COLUMNS"):
                 return ConsoleDimensions(PIPED_WIDTH, size.height)
+            if size.width < MIN_WIDTH:
+                return ConsoleDimensions(MIN_WIDTH, max(size.height, 1))
             return size
 
         @size.setter
@@ -165,6 +171,8 @@ def check_cluster_name(name: str) -> str:
     before any call: `error: NAME: 'a[/b]' does not match the pattern …`."""
     from .. import servicemodel
 
+    if not name.strip():  # the model's min is 0, but no cluster has an empty name
+        raise _argument_error()([servicemodel.Violation("", "is empty; give the cluster's name or ARN")], source="NAME")
     problems = servicemodel.violations(servicemodel.input_shape("DescribeCluster").members["ClusterName"], name)
     if problems:
         raise _argument_error()(problems[:1], source="NAME")

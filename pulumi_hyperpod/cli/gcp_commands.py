@@ -11,7 +11,6 @@ import functools
 import json
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import click
@@ -147,6 +146,12 @@ def _make_plan(ctx, spec_file, policy_file, protect):
 @_handle
 def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, protect, detailed_exitcode=False):
     """Show what apply would do. Exit 2 when a guard refuses the plan (with --detailed-exitcode, 3 when it has changes)."""
+    if out_file:  # before any call; never an input file, never a device, FIFO or symlink (files.py)
+        from ..files import why_unwritable
+
+        unwritable = why_unwritable(out_file, [path for path in (spec_file, snapshot, policy_file) if path])
+        if unwritable:
+            raise ValueError(f"{out_file}: the plan cannot be saved ({unwritable})")
     if snapshot:
         from ..gcp.planner import plan
 
@@ -228,10 +233,13 @@ def _snapshot(path: str):
     """A GET response saved by `hyperpod gcp snapshot` (`{}`: there was no cluster)."""
     from ..gcp.observe import GcpClusterState
 
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as error:
-        raise ValueError(f"{path}: cannot read the snapshot: {error}") from None
+    from ..spec import SnapshotError
+    from ..spec.documents import read_document
+
+    try:  # the one reader: a regular file, size and depth limits, a key given twice refused
+        data = read_document(path, SnapshotError)
+    except SnapshotError as error:
+        raise ValueError(f"cannot read the snapshot: {' '.join(error.lines())}") from None
     if data == {}:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not isinstance(data.get("nodePools", data.get("node_pools")), list):

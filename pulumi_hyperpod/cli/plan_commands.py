@@ -132,6 +132,19 @@ def _lifecycle_option(command):
                              "SlurmConfig; default: read from the groups' LifeCycleConfig.SourceS3Uri.")(command)
 
 
+def _target(ctx, client=None) -> dict:
+    """Where plans are made and applied: the backend, and the region (--region, else the client's;
+    a plan made from a cluster takes the region and account from its ARN)."""
+    region = ctx.obj.get("region")
+    if region is None and client is not None:
+        region = getattr(client.meta, "region_name", None)
+    if region is None and ctx.obj["backend"] == "fake":
+        from ..client import DEFAULT_REGION
+
+        region = DEFAULT_REGION
+    return {"backend": ctx.obj["backend"], "region": region}
+
+
 @click.command("plan")
 @_spec_option(required=True)
 @click.option("--observed", "snapshot", type=click.Path(),
@@ -160,7 +173,8 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, detailed_exitcode,
         _no_workload_on_gcp(workload_files, read_workload, workload_command, kubeconfig)
         return _in_gcp(ctx, "plan", spec_file=spec_file, snapshot=snapshot, as_json=as_json, out_file=out_file,
                        policy_file=policy_file, protect=protect, detailed_exitcode=detailed_exitcode)
-    unwritable = why_unwritable(out_file) if out_file else None
+    inputs = [path for path in (spec_file, snapshot, policy_file, slurm_file) if path]
+    unwritable = why_unwritable(out_file, inputs) if out_file else None
     if unwritable:  # before the calls that make the plan
         fail(f"{out_file}: the plan cannot be saved ({unwritable})")
     with collector.paused():  # a read, a plan and its tables: short and bounded
@@ -171,7 +185,7 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, detailed_exitcode,
         _show_plan(prepared.plan, as_json)
     if out_file:
         try:
-            pipeline.save(prepared, out_file)
+            pipeline.save(prepared, out_file, target=_target(ctx, None if snapshot else client_from(ctx)), inputs=inputs)
         except OSError as error:
             fail(f"{out_file}: the plan cannot be saved ({error.strerror or error})")
         if not as_json:
@@ -212,13 +226,16 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
         fail("give either -f SPEC (plan now and apply) or --plan PLAN.json (apply a saved plan), not both" if spec_file
              else "nothing to apply: give -f SPEC, or --plan PLAN.json saved by `hyperpod plan --out`")
     common.check_timeout(timeout)
+    from ..client import default_poll_seconds
+
+    default_poll_seconds(ctx.obj["backend"])  # $HYPERPOD_POLL_SECONDS checked before any call, not at the first wait
     client = client_from(ctx)
     if plan_file:
         if policy_file or protect or no_preflight or lifecycle or slurm_file:
             fail("--policy, --protect, --no-preflight, --lifecycle and --slurm are part of a saved plan; make the plan again to "
                  "change them")
         try:
-            prepared = pipeline.load(plan_file)
+            prepared = pipeline.load(plan_file, target=_target(ctx, client))
         except SavedPlanError as error:
             fail(str(error))
         if workload_files:
@@ -239,8 +256,13 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
     if not the_plan.empty and not yes:
         if not sys.stdin.isatty():
             fail("refusing to apply without confirmation: pass --yes (there is no terminal to ask on)")
-        click.confirm("Apply this plan?", abort=True)
-    result = _run_with_progress(ctx, client, the_plan, prepared.policy, wait_policy, timeout, quiet=as_json, workload=workload)
+        if as_json:  # the plan is always shown before the question; stdout stays one JSON document
+            from ..plan import plan_renderable
+
+            common.err.print(plan_renderable(the_plan))
+        click.confirm("Apply this plan?", abort=True, err=as_json)
+    result = _run_with_progress(ctx, client, the_plan, prepared.policy, wait_policy, timeout, quiet=as_json,
+                                workload=workload, roles=prepared.roles)
     if as_json:
         emit_json({"plan": the_plan.to_dict(), "result": {"outcome": result.outcome, "calls": result.calls,
                                                           "failures": result.failures, "messages": result.messages}})
@@ -254,7 +276,7 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
         sys.exit(EXIT_ERROR)
 
 
-def _run_with_progress(ctx, client, the_plan, policy, wait_policy, timeout, quiet: bool, workload=None):
+def _run_with_progress(ctx, client, the_plan, policy, wait_policy, timeout, quiet: bool, workload=None, roles=None):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.text import Text
 
@@ -277,7 +299,7 @@ def _run_with_progress(ctx, client, the_plan, policy, wait_policy, timeout, quie
 
         try:
             return pipeline.execute(client, the_plan, policy=policy, wait=wait_policy, timeout=timeout, poll_seconds=poll,
-                                    progress=on_progress, workload=workload)
+                                    progress=on_progress, workload=workload, roles=roles)
         except PlanRefused as error:
             err.print(Text.assemble(("refused: ", "red"), str(error)), highlight=False)
             sys.exit(EXIT_REFUSED)

@@ -35,6 +35,18 @@ class PriceTableError(ValueError):
     """A price file or dict that cannot be used; the message names where and what to do."""
 
 
+@lru_cache(maxsize=1)
+def _price_file_error() -> type:
+    """The InputError of a price file (its kind names it; its size limit is a spec's), made on first
+    use: spec.errors loads the service model, which pricing a plan does not need otherwise."""
+    from ..spec.errors import InputError
+
+    class PriceFileError(InputError):
+        kind = "price"
+
+    return PriceFileError
+
+
 @dataclass(frozen=True)
 class Price:
     per_hour: float
@@ -73,13 +85,18 @@ class PriceTable:
 
     @classmethod
     def from_file(cls, path: str | Path) -> "PriceTable":
+        """A price file, read as every input is (spec/documents.py): JSON or YAML 1.2 (`010` refused
+        as ambiguous, `1:20` text), a regular file only, size and depth limits."""
+        from ..spec.documents import read_document
+        from ..spec.errors import InputError
+
         path = Path(path)
+        if not os.path.lexists(path):
+            raise PriceTableError(f"{path}: cannot read the price file: no such file")
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as error:
-            raise PriceTableError(f"{path}: cannot read the price file: {error}") from None
-        except yaml.YAMLError as error:
-            raise PriceTableError(f"{path}: not valid YAML or JSON: {error}") from None
+            data = read_document(path, _price_file_error())
+        except InputError as error:
+            raise PriceTableError(" ".join(error.lines())) from None
         return cls.from_data(data, origin=str(path))
 
     def merged(self, other: "PriceTable | Mapping[str, Any] | None", origin: str = "prices setting") -> "PriceTable":
@@ -137,7 +154,12 @@ def shipped_prices() -> PriceTable:
 @lru_cache(maxsize=8)
 def _defaults(env_path: str | None) -> PriceTable:
     table = shipped_prices()
-    return table.merged(PriceTable.from_file(env_path)) if env_path else table
+    if not env_path:
+        return table
+    try:
+        return table.merged(PriceTable.from_file(env_path))
+    except PriceTableError as error:  # say where the path came from: no command line names it
+        raise PriceTableError(f"${PRICES_ENV}: {error}") from None
 
 
 def default_prices() -> PriceTable:

@@ -155,6 +155,9 @@ def parse_duration(text: str) -> float:
     if not cleaned or "".join(number + unit for number, unit in parts) != cleaned or (
             len(parts) > 1 and not all(unit for _, unit in parts)):
         raise ValueError(f"duration {text!r} is not like 90s, 15m, 3h or 1h30m")
+    units = [unit or "s" for _, unit in parts]
+    if units != sorted(set(units), key=lambda unit: -_UNITS[unit]):  # `1h1h` is a typo, not 2 h
+        raise ValueError(f"duration {text!r}: give each unit once each, largest first (like 1d2h30m15s)")
     seconds = sum(float(number) * _UNITS[unit or "s"] for number, unit in parts)
     if seconds <= 0:
         raise ValueError(f"duration {text!r} must be longer than zero")

@@ -7,11 +7,9 @@ a default, so `{}` is a valid scenario: unlimited capacity, no faults, realistic
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Optional
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 
@@ -172,10 +170,14 @@ def load_scenario(source: "Scenario | dict[str, Any] | str | Path | None") -> Sc
     if isinstance(source, Scenario):
         return source
     if isinstance(source, (str, Path)):
-        path = Path(source)
-        text = path.read_text()
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-        data = data or {}
+        from ..spec.documents import read_document
+        from ..spec.errors import InputError
+
+        class ScenarioError(InputError):
+            kind = "simulator scenario"
+
+        # the one reader (spec/documents.py): a regular file, JSON or YAML 1.2, size and depth limits
+        data = read_document(source, ScenarioError) or {}
     else:
         data = source
     try:

@@ -84,12 +84,25 @@ class Simulator:
     # -- construction ----------------------------------------------------------------------------
     @staticmethod
     def default_path() -> Path:
-        return Path(os.environ.get(STATE_ENV) or Path.cwd() / DEFAULT_STATE)
+        from ..envvars import world_path
+
+        return world_path(STATE_ENV, Path.cwd() / DEFAULT_STATE)  # a bad value: one error naming the variable
 
     @classmethod
     def open_default(cls) -> "Simulator":
         """The persistent world at $HYPERPOD_FAKE_STATE (default .hyperpod/fake.sqlite here)."""
-        return cls.shared(cls.default_path(), scenario=os.environ.get(SCENARIO_ENV) or None)
+        from ..envvars import EnvError, input_file
+        from ..spec.errors import InputError
+
+        path = cls.default_path()
+        scenario = input_file(SCENARIO_ENV)
+        try:
+            return cls.shared(path, scenario=scenario)
+        except (InputError, ValueError) as error:
+            if scenario is None or isinstance(error, EnvError):
+                raise
+            lines = error.lines() if isinstance(error, InputError) else [str(error)]
+            raise EnvError(SCENARIO_ENV, scenario, " ".join(lines)) from None
 
     @classmethod
     def shared(cls, path: "str | Path", scenario: "dict | str | Path | Scenario | None" = None) -> "Simulator":

@@ -203,9 +203,10 @@ def _raise(call: str, http_status: int, error: dict[str, Any], violations: list[
 
 # ---- connecting --------------------------------------------------------------------------------
 def default_poll_seconds(backend: str) -> float:
-    override = os.environ.get("HYPERPOD_POLL_SECONDS")
-    if override:
-        return float(override)
+    from .. import envvars
+
+    if os.environ.get("HYPERPOD_POLL_SECONDS", "").strip():
+        return envvars.number("HYPERPOD_POLL_SECONDS", 30.0, above=True)
     return 0.0 if backend == "fake" else 30.0  # the simulator's clock moves per request, not per second
 
 

@@ -188,6 +188,7 @@ def execute(
     monotonic: Callable[[], float] | None = None,
     check_fresh: bool = True,
     workload: Any = None,
+    roles: Mapping[str, str] | None = None,
 ) -> "ApplyResult":
     """Apply the plan (see `apply.apply`): refused plans raise PlanRefused, stale ones PlanStale."""
     import time
@@ -195,16 +196,18 @@ def execute(
     from ..apply import apply
 
     return apply(client, the_plan, policy=policy, wait=wait, timeout=timeout, poll_seconds=poll_seconds, progress=progress,
-                 sleep=sleep or time.sleep, monotonic=monotonic or time.monotonic, check_fresh=check_fresh, workload=workload)
+                 sleep=sleep or time.sleep, monotonic=monotonic or time.monotonic, check_fresh=check_fresh,
+                 workload=workload, roles=dict(roles or {}))
 
 
-def save(prepared: Prepared, path: str) -> None:
+def save(prepared: Prepared, path: str, *, target: Mapping[str, Any] | None = None, inputs: Any = ()) -> None:
+    """`inputs`: the files the plan was made from, which the plan file must not overwrite."""
     from .saved import save as write
 
-    write(prepared, path)
+    write(prepared, path, target=target, inputs=inputs)
 
 
-def load(path: str) -> Prepared:
+def load(path: str, *, target: Mapping[str, Any] | None = None) -> Prepared:
     from .saved import load as read
 
-    return read(path)
+    return read(path, target=target)

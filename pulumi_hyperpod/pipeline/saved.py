@@ -3,20 +3,30 @@
 The file (JSON, format `hyperpod-plan/2`):
 
     {"format": "hyperpod-plan/2", "tool_version": "...", "cluster_name": "...",
+     "target": {"cloud": "aws", "backend": "aws" | "fake", "region": "...", "account": "..." | null},
      "spec": {...CreateCluster form...} | null, "policy": {...}, "roles": {...},
+     "observed": {...a `hyperpod snapshot` of the cluster...} | null,
      "observed_fingerprint": "..." | null, "plan": {...the plan, as `plan --json` prints it...},
      "integrity": "sha256:..."}
 
 `integrity` is the SHA-256 of everything else (canonical JSON): a file edited after it was saved is
-refused, so what is applied is exactly what was reviewed. It detects edits, it does not
-authenticate: anyone who can write the file can recompute it. A file of another format, or made
-by another version of the tool (whose planner may decide differently), is refused too: make the
-plan again.
+refused. It detects edits, it does not authenticate: anyone who can write the file can recompute
+it. So the file is not trusted for what it says the plan does: a saved plan is its inputs. `load`
+makes the plan again from the spec, policy, roles and observed cluster the file saved (`plan()` is
+pure) and accepts the file only when the plan it holds is that plan, step for step (action,
+requests, victims, groups, basis); one the inputs make refused is returned refused. What is
+applied is what those inputs make — and apply checks the policy's guards again on every call
+(apply/guards.py). `target` names where the plan was made; `load(..., target=)` refuses it
+anywhere else (another region, account or backend), before any call. A file of another format, or
+made by another version of the tool (whose planner may decide differently), is refused too: make
+the plan again.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import itertools
 import json
 from pathlib import Path
 from typing import Any, Mapping
@@ -25,7 +35,7 @@ from ..files import read_bounded
 from ..plan import PLAN_FORMAT, Plan, Policy
 from ..plan.integrity import step_problems
 
-MAX_BYTES = 64 * 1024 * 1024  # a plan of thousands of nodes is a few MB
+MAX_BYTES = 64 * 1024 * 1024  # a plan of thousands of nodes is a few MB (spec/documents.py MAX_BYTES["saved plan"])
 
 
 class SavedPlanError(ValueError):
@@ -43,32 +53,59 @@ def _digest(body: Mapping[str, Any]) -> str:
     return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def document(prepared: Any) -> dict[str, Any]:
-    """The saved form of a Prepared plan."""
+def document(prepared: Any, target: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The saved form of a Prepared plan; `target`: where it was made (see `plan_target`)."""
     the_plan: Plan = prepared.plan
+    observed = prepared.observed
     body: dict[str, Any] = {
         "format": PLAN_FORMAT,
         "tool_version": _version(),
         "cluster_name": the_plan.cluster_name,
+        "target": plan_target(the_plan, **dict(target or {})),
         "spec": prepared.desired.to_api("CreateCluster") if prepared.desired is not None else None,
         "policy": json.loads(prepared.policy.model_dump_json()),
         "roles": dict(prepared.roles or {}),
+        "observed": observed.to_snapshot() if observed is not None else None,
         "observed_fingerprint": the_plan.observed_fingerprint,
         "plan": json.loads(the_plan.to_json()),
     }
     return {**body, "integrity": _digest(body)}
 
 
-def save(prepared: Any, path: str | Path) -> None:
-    """Written whole or not at all: a failed save leaves the file that was there."""
+def plan_target(the_plan: Plan, *, backend: str | None = None, region: str | None = None,
+                account: str | None = None, cloud: str = "aws") -> dict[str, Any]:
+    """Where a plan is for: its cloud, backend, region and account. The observed cluster's ARN says
+    the region and account when there is one; `region` (the client's) otherwise."""
+    arn = the_plan.basis.arn if the_plan.basis is not None else ""
+    parts = arn.split(":")
+    if len(parts) > 4 and parts[3]:
+        region = parts[3]
+        account = parts[4] or account
+    return {"cloud": cloud, "backend": backend, "region": region, "account": account}
+
+
+def save(prepared: Any, path: str | Path, *, target: Mapping[str, Any] | None = None, inputs: Any = ()) -> None:
+    """Written whole or not at all: a failed save leaves the file that was there. `target`: the
+    backend and region the plan was made with (`plan_target`'s keywords)."""
     from ..files import write_whole
 
-    write_whole(path, json.dumps(document(prepared), indent=2, sort_keys=True, default=str) + "\n")
+    write_whole(path, json.dumps(document(prepared, target), indent=2, sort_keys=True, default=str) + "\n", inputs=inputs)
 
 
-def load(path: str | Path) -> Any:
-    """The Prepared plan in `path`, or SavedPlanError naming the file and what is wrong."""
-    from ..spec import ClusterSpec, SpecError
+def _saved_plan_error() -> type:
+    from ..spec.errors import InputError
+
+    class SavedPlanInput(InputError):
+        kind = "saved plan"
+
+    return SavedPlanInput
+
+
+def load(path: str | Path, *, target: Mapping[str, Any] | None = None) -> Any:
+    """The Prepared plan in `path`, or SavedPlanError naming the file and what is wrong. `target`:
+    where it is to be applied (cloud, backend, region; None values are not compared)."""
+    from ..spec import ClusterSpec, InputError, SpecError
+    from ..spec.documents import read_object_document
     from . import Prepared
 
     where = str(path)
@@ -81,11 +118,12 @@ def load(path: str | Path) -> Any:
         raw = read_bounded(file, MAX_BYTES)
         if len(raw) > MAX_BYTES:
             raise SavedPlanError(f"{where}: larger than {MAX_BYTES // (1024 * 1024)} MB, not a saved plan")
-        data = json.loads(raw.decode("utf-8"))
+        data = read_object_document(raw, where, _saved_plan_error(), ".json")  # the one reader: depth, keys twice
     except OSError as error:
         raise SavedPlanError(f"{where}: cannot be read ({error.strerror or error})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise SavedPlanError(f"{where}: not a saved plan (not JSON: {error})") from None
+    except InputError as error:
+        rule = "; ".join(str(v.rule) for v in error.violations[:1])
+        raise SavedPlanError(f"{where}: not a saved plan ({rule})") from None
     if not isinstance(data, dict) or "plan" not in data or "format" not in data:
         raise SavedPlanError(f"{where}: not a saved plan (no format/plan); make one with `hyperpod plan -f SPEC --out {where}`")
     if data["format"] != PLAN_FORMAT:
@@ -120,4 +158,81 @@ def load(path: str | Path) -> Any:
     problems = step_problems(the_plan, desired.to_api("CreateCluster") if desired is not None else None)
     if problems:
         raise SavedPlanError(f"{where}: not a plan this tool made ({problems[0]}); make the plan again")
-    return Prepared(the_plan, desired, None, policy, dict(data.get("roles") or {}))
+    _check_target(where, data.get("target"), target)
+    roles = _roles(where, data.get("roles"))
+    observed = _observed(where, data.get("observed"), the_plan)
+    again = _made_again(desired, observed, policy, roles, data.get("target"))
+    if again.refused and not the_plan.refused:
+        # what the saved inputs make now is refused (a guard the file's plan does not show): refused
+        return Prepared(dataclasses.replace(again, preflight=the_plan.preflight), desired, observed, policy, roles)
+    if not the_plan.refused:
+        difference = plan_difference(the_plan, again)
+        if difference:
+            raise SavedPlanError(f"{where}: not the plan its spec, policy, roles and observed cluster make ({difference}); "
+                                 "make the plan again")
+    return Prepared(the_plan, desired, observed, policy, roles)
+
+
+def _check_target(where: str, saved: Any, wanted: Mapping[str, Any] | None) -> None:
+    if not isinstance(saved, Mapping):
+        raise SavedPlanError(f"{where}: not a valid saved plan (no target: the cloud, region and backend it is for)")
+    for key in ("cloud", "backend", "region", "account"):
+        here = (wanted or {}).get(key)
+        if here is not None and saved.get(key) is not None and saved.get(key) != here:
+            raise SavedPlanError(f"{where}: the plan was made for {key} {saved.get(key)}, this is {key} {here}; "
+                                 f"apply it with the {key} it was made for, or make the plan again here")
+
+
+def _roles(where: str, roles: Any) -> dict[str, str]:
+    if roles is None:
+        return {}
+    if not isinstance(roles, Mapping) or not all(isinstance(k, str) and v in ("Controller", "Login", "Compute")
+                                                 for k, v in roles.items()):
+        raise SavedPlanError(f"{where}: not a valid saved plan (roles: group name to Controller, Login or Compute)")
+    return dict(roles)
+
+
+def _observed(where: str, snapshot: Any, the_plan: Plan) -> Any:
+    """The saved observation, checked like any snapshot; its basis must be the plan's."""
+    from ..observe import ClusterState
+    from ..plan.basis import Basis
+    from ..spec import InputError
+
+    if snapshot is None:
+        if the_plan.basis is not None:
+            raise SavedPlanError(f"{where}: not a valid saved plan (a plan made from a cluster, without the cluster it saw)")
+        return None
+    try:
+        state = ClusterState.from_snapshot(snapshot, source=f"{where}: observed", cluster_name=the_plan.cluster_name)
+    except InputError as error:
+        raise SavedPlanError(" ".join(error.lines())) from None
+    if the_plan.basis is None or Basis.of(state) != the_plan.basis:
+        raise SavedPlanError(f"{where}: the observed cluster it saved is not the one its plan was made from; make the plan again")
+    return state
+
+
+def _made_again(desired: Any, observed: Any, policy: Policy, roles: Mapping[str, str], target: Any) -> Plan:
+    from ..plan import plan as make
+    from . import make_plan
+
+    if desired is None:
+        return make(None, observed, policy)
+    region = target.get("region") if isinstance(target, Mapping) else None
+    return make_plan(desired, observed, policy, roles=roles, region=region)
+
+
+def plan_difference(saved: Plan, again: Plan) -> str | None:
+    """The first way `saved` is not `again` in what apply acts on, in words; None when it is."""
+    if saved.action != again.action:
+        return f"its action is {saved.action}, they make {again.action}"
+    for number, (mine, theirs) in enumerate(itertools.zip_longest(saved.steps, again.steps), 1):
+        if mine != theirs:
+            what = mine.operation if mine is not None else "none"
+            return f"step {number} ({what}) is not the step they make ({theirs.operation if theirs is not None else 'none'})"
+    if saved.groups != again.groups:
+        return "its group changes are not theirs"
+    if saved.replacements != again.replacements:
+        return "its replacement reasons are not theirs"
+    if saved.basis != again.basis:
+        return "its basis is not the observed cluster"
+    return None

@@ -96,6 +96,10 @@ def stale_reasons(plan: "Plan", now: "ClusterState | None") -> list[str]:
     if now is None:
         return [f"cluster {plan.cluster_name} no longer exists"]
     if now.arn != basis.arn:
+        elsewhere = _place(now.arn) != _place(basis.arn)
+        if elsewhere:  # the same name in another account or region: not this plan's cluster at all
+            return [f"cluster {plan.cluster_name} here is {now.arn}; the plan was made for {basis.arn} "
+                    "(another account or region)"]
         return [f"cluster {plan.cluster_name} was deleted and created again ({basis.arn} → {now.arn})"]
     reasons = []
     if now.status != basis.status and now.status in ("Deleting", "Failed"):
@@ -104,6 +108,11 @@ def stale_reasons(plan: "Plan", now: "ClusterState | None") -> list[str]:
     reasons += expected.moved(now)
     reasons += _node_changes(plan, basis, now)
     return reasons
+
+
+def _place(arn: str) -> tuple[str, ...]:
+    """(region, account) of an ARN."""
+    return tuple(arn.split(":")[3:5])
 
 
 def _node_changes(plan: "Plan", basis: Basis, now: "ClusterState") -> list[str]:

@@ -8,11 +8,11 @@ this tool did not write) — then Slurm changes cannot be shown, which the calle
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from ..servicemodel import Violation
+from ..spec.documents import max_bytes, read_document, read_object_document
 from .render import SPEC_FILE
 from .roles import LifecycleError, get_object_or_none, split_s3_uri
 from .spec import SlurmSpec, SlurmSpecError
@@ -32,28 +32,26 @@ def read_bundle_spec(s3_client: Any, uri: str) -> SlurmSpec | None:
     """The Slurm spec under an s3:// bundle prefix; None when the bundle has none."""
     bucket, prefix = split_s3_uri(uri)
     key = f"{prefix.strip('/')}/{SPEC_FILE}" if prefix.strip("/") else SPEC_FILE
-    body = get_object_or_none(s3_client, bucket, key)
+    body = get_object_or_none(s3_client, bucket, key, limit=max_bytes(SlurmSpecError.kind))
     if body is None:
         return None
     location = f"s3://{bucket}/{key}"
-    try:
-        return spec_from_document(json.loads(body.decode("utf-8")), location)
-    except (UnicodeDecodeError, ValueError) as error:
-        if isinstance(error, LifecycleError):
-            raise
-        raise LifecycleError([Violation("", f"not valid JSON: {error}")], source=location) from None
+    try:  # the one reader's rules (spec/documents.py): size, UTF-8, depth, a key given twice
+        data = read_object_document(body, location, SlurmSpecError)
+    except SlurmSpecError as error:
+        raise LifecycleError(error.violations, source=location) from None
+    return spec_from_document(data, location)
 
 
 def read_dir_spec(path: str | Path) -> SlurmSpec | None:
     file = Path(path) / SPEC_FILE
     if not file.exists():
         return None
-    try:
-        return spec_from_document(json.loads(file.read_text(encoding="utf-8")), str(file))
-    except (UnicodeDecodeError, ValueError) as error:
-        if isinstance(error, LifecycleError):
-            raise
-        raise LifecycleError([Violation("", f"not valid JSON: {error}")], source=str(file)) from None
+    try:  # a regular file only, with the spec's limits (spec/documents.py)
+        data = read_document(file, SlurmSpecError)
+    except SlurmSpecError as error:
+        raise LifecycleError(error.violations, source=str(file)) from None
+    return spec_from_document(data, str(file))
 
 
 def controller_bundle_uri(state: Any) -> str | None:

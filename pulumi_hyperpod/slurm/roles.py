@@ -14,7 +14,8 @@ and the planner then refuses to scale any group to 0 (DESIGN.md principle 6: unk
 
 from __future__ import annotations
 
-import json
+import contextlib
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,8 @@ FILE_NAME = "provisioning_parameters.json"
 
 class LifecycleError(SpecError):
     """A provisioning_parameters.json that cannot be read as roles (bad input: nothing is called)."""
+
+    kind = "lifecycle parameters"  # its size limit (spec/documents.py MAX_BYTES)
 
     def _render(self) -> str:
         where = f" in {self.source}" if self.source else ""
@@ -112,13 +115,15 @@ def _worker_groups(value: Any, problems: list[Violation]) -> dict[str, str]:
 
 def read_lifecycle_dir(path: str | Path) -> ProvisioningRoles:
     """From a local bundle directory (or the provisioning_parameters.json file itself)."""
+    from ..spec.documents import read_document
+
     path = Path(path)
     file = path / FILE_NAME if path.is_dir() else path
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise LifecycleError([Violation("", f"cannot read {FILE_NAME}: {error}")], source=str(file)) from None
-    return parse_provisioning_parameters(_json(text, str(file)), source=str(file))
+    if not os.path.lexists(file):
+        raise LifecycleError([Violation("", f"cannot read {FILE_NAME}: no such file")], source=str(file))
+    # the one reader (spec/documents.py): a regular file only (not a FIFO, not /dev/zero), size and
+    # depth limits, a key given twice refused
+    return parse_provisioning_parameters(read_document(file, LifecycleError), source=str(file))
 
 
 def split_s3_uri(uri: str) -> tuple[str, str]:
@@ -137,12 +142,22 @@ def provisioning_parameters_key(uri: str) -> tuple[str, str]:
     return bucket, (prefix.rstrip("/") + "/" + FILE_NAME) if prefix.strip("/") else FILE_NAME
 
 
-def get_object_or_none(s3_client: Any, bucket: str, key: str) -> bytes | None:
-    """The object's bytes; None when there is no such key (other S3 errors raise ClientError)."""
+def get_object_or_none(s3_client: Any, bucket: str, key: str, limit: int | None = None) -> bytes | None:
+    """The object's bytes, at most `limit + 1` of them (more than `limit` tells the caller it is too
+    large; default: the lifecycle parameters' limit); None when there is no such key (other S3
+    errors raise ClientError)."""
     from botocore.exceptions import ClientError
 
+    from ..spec.documents import max_bytes
+
+    limit = max_bytes(LifecycleError.kind) if limit is None else limit
     try:
-        return s3_client.get_object(Bucket=bucket, Key=key)["Body"].read()
+        body = s3_client.get_object(Bucket=bucket, Key=key)["Body"]
+        try:
+            return body.read(limit + 1)
+        finally:
+            with contextlib.suppress(AttributeError, OSError):  # the rest is never read (the simulator's body has no close)
+                body.close()
     except ClientError as error:
         if error.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
             return None
@@ -159,20 +174,10 @@ def read_s3(s3_client: Any, uri: str) -> ProvisioningRoles | None:
     body = get_object_or_none(s3_client, bucket, key)
     if body is None:
         return None
+    from ..spec.documents import read_object_document
+
     location = f"s3://{bucket}/{key}"
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError:
-        raise LifecycleError([Violation("", "is not UTF-8 text")], source=location) from None
-    return parse_provisioning_parameters(_json(text, location), source=location)
-
-
-def _json(text: str, source: str) -> Any:
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        raise LifecycleError([Violation("", f"not valid JSON: {error.msg} at line {error.lineno} column {error.colno}")],
-                             source=source) from None
+    return parse_provisioning_parameters(read_object_document(body, location, LifecycleError), source=location)
 
 
 # ---- resolution ----------------------------------------------------------------------------------

@@ -27,7 +27,9 @@ from .errors import InputError, SpecError
 MiB = 1024 * 1024
 # A spec of 100 groups is ~200 KB; a snapshot lists every node (~500 bytes each) of up to
 # 100 groups, so it gets more room.
-MAX_BYTES = {"cluster spec": 5 * MiB, "policy": 5 * MiB, "snapshot": 64 * MiB}
+MAX_BYTES = {"cluster spec": 5 * MiB, "policy": 5 * MiB, "snapshot": 64 * MiB,
+             "lifecycle parameters": 1 * MiB,  # provisioning_parameters.json: a few hundred bytes
+             "saved plan": 64 * MiB}  # a plan of thousands of nodes, with the snapshot it was made from
 SUFFIXES = (".json", ".yaml", ".yml")
 
 
@@ -48,6 +50,34 @@ def read_document(path: str | Path, error: type[InputError] = SpecError) -> Any:
     except InputError as problem:
         raise error(problem.violations, source=source) from None
     return data
+
+
+def read_object_document(raw: bytes, source: str, error: type[InputError] = SpecError, suffix: str = ".json") -> Any:
+    """The parsed content of bytes read from elsewhere (an S3 object, read with at most
+    `max_bytes(error.kind) + 1` bytes): the same rules as a file; any problem raises `error` naming `source`."""
+    try:
+        return parse_document(_text(raw, error.kind), suffix, kind=error.kind)
+    except InputError as problem:
+        raise error(problem.violations, source=source) from None
+
+
+def _text(raw: bytes, kind: str) -> str:
+    def refuse(rule: str):
+        return InputError([Violation("", rule)])
+
+    limit = max_bytes(kind)
+    if len(raw) > limit:
+        raise refuse(f"larger than {_size(limit)}, the most a {kind} file may be")
+    if b"\x00" in raw:
+        raise refuse("cannot read it: it is binary, not JSON or YAML text")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as problem:
+        raise refuse(f"cannot read it: not UTF-8 text (byte {problem.start})") from None
+
+
+def _size(limit: int) -> str:
+    return f"{limit // MiB} MiB" if limit >= MiB else f"{limit} bytes"
 
 
 def _read_text(path: Path, kind: str) -> str:

@@ -26,6 +26,12 @@ CORPUS = HERE / "corpus"
 POLICY_CORPUS = HERE / "corpus-policy"
 SNAPSHOT_CORPUS = HERE / "corpus-snapshot"
 BASE_SNAPSHOT = HERE / "base-snapshot.json"
+# Files read with the same rules as a spec (spec/documents.py), each with a corpus of its own:
+# price files ($HYPERPOD_PRICES), lifecycle provisioning parameters (--lifecycle FILE) and saved
+# plans (apply --plan FILE). Environment values: expected-env.json (variable, value, rule).
+PRICES_CORPUS = HERE / "corpus-prices"
+LIFECYCLE_CORPUS = HERE / "corpus-lifecycle"
+PLAN_CORPUS = HERE / "corpus-plan"
 
 
 def groups_of(spec: dict) -> list[dict]:
@@ -605,6 +611,73 @@ POLICY_DEFECTS: list[tuple[str, "str | bytes", str, str]] = [
 ]
 
 
+DEEP = "[" * 5000 + "]" * 5000
+
+PRICE_DEFECTS: list[tuple[str, "str | bytes", str, str]] = [
+    ("yaml-octal.yaml", "ml.p5.48xlarge: 010\n", "", "ambiguous"),
+    ("yaml-sexagesimal.yaml", "ml.p5.48xlarge: 1:20\n", "ml.p5.48xlarge", "a number of USD per hour"),
+    ("yaml-underscore.yaml", "ml.p5.48xlarge: 1_000\n", "ml.p5.48xlarge", "a number of USD per hour"),
+    ("yaml-binary-number.yaml", "ml.p5.48xlarge: 0b11\n", "ml.p5.48xlarge", "a number of USD per hour"),
+    ("yes-price.yaml", "ml.p5.48xlarge: yes\n", "ml.p5.48xlarge", "a number of USD per hour"),
+    ("string-price.json", '{"ml.p5.48xlarge": "12"}', "ml.p5.48xlarge", "a number of USD per hour"),
+    ("negative.json", '{"ml.p5.48xlarge": -1}', "ml.p5.48xlarge", "0 or more"),
+    ("negative-regional.yaml", "regions:\n  us-west-2:\n    ml.p5.48xlarge: -3\n", "regions.us-west-2.ml.p5.48xlarge", "0 or more"),
+    ("a-list.json", '["ml.p5.48xlarge"]', "", "a mapping"),
+    ("unknown-key.yaml", "price: {}\n", "", "unknown key 'price'"),
+    ("key-twice.json", '{"ml.p5.48xlarge": 1, "ml.p5.48xlarge": 2}', "", "appears twice"),
+    ("nested-too-deep.json", DEEP, "", "nested too deeply"),
+    ("binary.json", b"\x00\x01{}", "", "binary"),
+    ("empty.yaml", "", "", "empty"),
+    ("not-yaml.txt", "ml.p5.48xlarge: 1\n", "", "ends in .json, .yaml or .yml"),
+]
+
+LIFECYCLE_DEFECTS: list[tuple[str, "str | bytes", str, str]] = [
+    ("nested-too-deep.json", DEEP, "", "nested too deeply"),
+    ("key-twice.json", '{"controller_group": "a", "controller_group": "b", "worker_groups": []}', "", "appears twice"),
+    ("not-json.json", "{not json", "", "not valid JSON"),
+    ("binary.json", b"\x00\x01{}", "", "binary"),
+    ("empty.json", "", "", "empty"),
+    ("no-controller.json", '{"login_group": "x", "worker_groups": []}', "controller_group", "required"),
+]
+
+
+def _plan_defects() -> list[tuple[str, Any, str, str]]:
+    """Files `apply --plan` refuses before any call. Resealed tampering (a hash recomputed) is
+    tests/reliability/tamper_trials.py: it needs a live cluster to show that nothing moved."""
+    return [
+        ("nested-too-deep.json", DEEP, "", "nested too deeply"),
+        ("not-json.json", "{not json", "", "not valid JSON"),
+        ("key-twice.json", '{"format": "hyperpod-plan/2", "format": "hyperpod-plan/2"}', "", "appears twice"),
+        ("binary.json", b"\x00\x01{}", "", "binary"),
+        ("empty.json", "", "", "empty"),
+        ("not-a-plan.json", {"hello": 1}, "", "not a saved plan"),
+        ("a-list.json", [1, 2], "", "not a saved plan"),
+        ("old-format.json", {"format": "hyperpod-plan/1", "plan": {}}, "", "plan format 'hyperpod-plan/1'"),
+        ("edited.json", {"format": "hyperpod-plan/2", "plan": {}, "cluster_name": "x", "integrity": "sha256:0"}, "",
+         "integrity check failed"),
+    ]
+
+
+# (label, variable, value, rule fragment): `{dir}` is a directory, `{notes}` a text file, `{fifo}` a FIFO
+ENV_DEFECTS: list[tuple[str, str, str, str]] = [
+    ("fake-state-directory", "HYPERPOD_FAKE_STATE", "{dir}", "is a directory"),
+    ("fake-state-dev-null", "HYPERPOD_FAKE_STATE", "/dev/null", "not a regular file"),
+    ("fake-state-not-a-database", "HYPERPOD_FAKE_STATE", "{notes}", "not a simulator database"),
+    ("fake-state-fifo", "HYPERPOD_FAKE_STATE", "{fifo}", "not a regular file"),
+    ("scenario-missing", "HYPERPOD_FAKE_SCENARIO", "{dir}/no-such.yaml", "cannot be read"),
+    ("scenario-directory", "HYPERPOD_FAKE_SCENARIO", "{dir}", "not a regular file"),
+    ("prices-missing", "HYPERPOD_PRICES", "{dir}/no-such.yaml", "no such file"),
+    ("prices-directory", "HYPERPOD_PRICES", "{dir}", "is a directory"),
+    ("prices-fifo", "HYPERPOD_PRICES", "{fifo}", "not a regular file"),
+    ("max-attempts-word", "HYPERPOD_MAX_ATTEMPTS", "lots", "whole number"),
+    ("max-attempts-zero", "HYPERPOD_MAX_ATTEMPTS", "0", "at least 1"),
+    ("poll-seconds-word", "HYPERPOD_POLL_SECONDS", "soon", "must be a number"),
+    ("poll-seconds-negative", "HYPERPOD_POLL_SECONDS", "-1", "more than 0"),
+    ("poll-seconds-inf", "HYPERPOD_POLL_SECONDS", "inf", "more than 0"),
+    ("region-spaces", "AWS_REGION", "us west 2", "not a region name"),
+]
+
+
 def _snapshot_defects(base: dict) -> list[tuple[str, Any, str, str]]:
     def changed(edit: Callable[[dict], None]) -> dict:
         data = copy.deepcopy(base)
@@ -693,7 +766,13 @@ def make_side_corpus(directory: Path, defects: list) -> int:
 def main() -> None:
     policies = make_side_corpus(POLICY_CORPUS, POLICY_DEFECTS)
     snapshots = make_side_corpus(SNAPSHOT_CORPUS, _snapshot_defects(json.loads(BASE_SNAPSHOT.read_text())))
-    print(f"{policies} bad policies, {snapshots} bad snapshots")
+    prices = make_side_corpus(PRICES_CORPUS, PRICE_DEFECTS)
+    lifecycles = make_side_corpus(LIFECYCLE_CORPUS, LIFECYCLE_DEFECTS)
+    plans = make_side_corpus(PLAN_CORPUS, _plan_defects())
+    (HERE / "expected-env.json").write_text(json.dumps({label: [variable, value, rule] for label, variable, value, rule in ENV_DEFECTS},
+                                                       indent=1, sort_keys=True) + "\n")
+    print(f"{policies} bad policies, {snapshots} bad snapshots, {prices} bad price files, {lifecycles} bad lifecycle "
+          f"parameters, {plans} bad saved plans, {len(ENV_DEFECTS)} bad environment values")
     CORPUS.mkdir(exist_ok=True)
     for old in CORPUS.iterdir():
         old.unlink()

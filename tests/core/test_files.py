@@ -71,3 +71,59 @@ def test_a_missing_directory_is_named_as_the_file_asked_for(tmp_path):
     with pytest.raises(FileNotFoundError) as raised:
         files.write_whole(target, "x")
     assert raised.value.filename == str(target)
+
+
+# ---- written only where asked ----------------------------------------------------------------------
+def _device(path) -> None:
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, 3))  # a /dev/null of our own
+    except (PermissionError, OSError) as error:
+        pytest.skip(f"cannot make a device node here: {error}")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory", "device", "symlink", "dangling symlink"])
+def test_what_is_not_a_regular_file_is_refused_and_never_replaced(tmp_path, kind):
+    target = tmp_path / "out.json"
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("someone else's file")
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "directory":
+        target.mkdir()
+    elif kind == "device":
+        _device(target)
+    elif kind == "symlink":
+        target.symlink_to(elsewhere)
+    else:
+        target.symlink_to(tmp_path / "nowhere.json")
+    before = os.lstat(target)
+
+    with pytest.raises(files.UnsafeTarget) as raised:
+        files.write_whole(target, "a plan")
+
+    after = os.lstat(target)
+    assert (after.st_ino, after.st_mode) == (before.st_ino, before.st_mode)  # the very same thing is there
+    assert elsewhere.read_text() == "someone else's file" and leftovers(tmp_path) == []
+    assert raised.value.filename == str(target) and "refused" in str(raised.value)
+    assert files.why_unwritable(target) is not None
+
+
+def test_the_input_file_is_never_the_output(tmp_path):
+    spec = tmp_path / "spec.json"
+    spec.write_text("{}")
+    link = tmp_path / "same.json"
+    os.link(spec, link)  # the same file under another name
+
+    for target in (spec, tmp_path / "." / "spec.json", link):
+        with pytest.raises(files.UnsafeTarget, match="input"):
+            files.write_whole(target, "a plan", inputs=[spec])
+        assert "input" in files.why_unwritable(target, inputs=[str(spec)])
+    assert spec.read_text() == "{}"
+
+
+def test_a_regular_file_or_a_new_path_is_written(tmp_path):
+    assert files.why_unwritable(tmp_path / "new.json", inputs=[tmp_path / "spec.json"]) is None
+    files.write_whole(tmp_path / "new.json", "x", inputs=[tmp_path / "spec.json"])
+    (tmp_path / "old.json").write_text("old")
+    files.write_whole(tmp_path / "old.json", "new")
+    assert (tmp_path / "old.json").read_text() == "new"

@@ -65,7 +65,8 @@ def test_files_over_the_limit_are_refused_before_parsing(world, tmp_path, kind, 
 
 
 def test_the_documented_limits():
-    assert MAX_BYTES == {"cluster spec": 5 * MiB, "policy": 5 * MiB, "snapshot": 64 * MiB}
+    assert MAX_BYTES == {"cluster spec": 5 * MiB, "policy": 5 * MiB, "snapshot": 64 * MiB, "lifecycle parameters": 1 * MiB,
+                         "saved plan": 64 * MiB}
 
 
 def test_an_alias_bomb_is_refused_at_once():

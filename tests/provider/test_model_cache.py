@@ -103,3 +103,27 @@ def test_the_session_data_path_is_kept(data_path, monkeypatch):
     assert caching_loader(data_path).search_paths[-1] == botocore.loaders.Loader.BUILTIN_DATA_PATH
     if data_path:
         assert caching_loader(data_path).search_paths[0] == os.path.expanduser(data_path)
+
+
+def test_an_entry_that_is_a_pipe_or_a_device_is_not_read(tmp_path):
+    """A cache entry replaced by a FIFO or a link to /dev/zero is read like any input: a regular
+    file of bounded size, else botocore's own copy is used (no hang, no endless read)."""
+    import threading
+
+    CachingLoader(directory=tmp_path).load_service_model("sagemaker", "service-2")
+    first, *rest = entries(tmp_path)
+    first.unlink()
+    os.mkfifo(first)
+    for entry in rest:
+        entry.unlink()
+        entry.symlink_to("/dev/zero")
+    loaded: list = []
+    reader = threading.Thread(target=lambda: loaded.append(CachingLoader(directory=tmp_path).load_service_model("sagemaker", "service-2")),
+                              daemon=True)
+    reader.start()
+    reader.join(30)
+    if reader.is_alive():
+        with open(first, "wb"):
+            pass
+        pytest.fail("reading a cache entry waited on a pipe or read without end")
+    assert loaded and loaded[0] == botocore_loader().load_service_model("sagemaker", "service-2")

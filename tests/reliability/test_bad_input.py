@@ -83,6 +83,74 @@ def test_bad_policies_and_snapshots_are_one_line_naming_file_field_and_rule(worl
     assert world.calls == []
 
 
+# ---- files read by the one reader, and environment values (issue 24) -------------------------------
+READ_ALIKE = {kind: json.loads((BADINPUT / f"expected-{kind}.json").read_text()) for kind in ("prices", "lifecycle", "plan")}
+ENV = json.loads((BADINPUT / "expected-env.json").read_text())
+SNAPSHOT = BADINPUT / "base-snapshot.json"
+
+
+def test_read_alike_corpora_are_complete():
+    for kind, expected in READ_ALIKE.items():
+        assert sorted(p.name for p in (BADINPUT / f"corpus-{kind}").iterdir()) == sorted(expected), kind
+        assert len(expected) >= 6
+    assert len(ENV) >= 12
+
+
+def _invocation(kind: str, file: Path) -> tuple[list[str], dict[str, str]]:
+    offline = ["plan", "-f", str(SEED_SPEC), "--observed", str(SNAPSHOT)]  # no API call: the file is the only input
+    if kind == "prices":
+        return offline, {"HYPERPOD_PRICES": str(file)}
+    if kind == "lifecycle":
+        return offline + ["--lifecycle", str(file)], {}
+    return ["apply", "--plan", str(file), "--yes"], {}
+
+
+@pytest.mark.parametrize("kind, name", [(kind, name) for kind in READ_ALIKE for name in sorted(READ_ALIKE[kind])])
+def test_price_files_lifecycle_parameters_and_saved_plans_are_one_line_naming_the_file(world, kind, name, monkeypatch):
+    path, rule = READ_ALIKE[kind][name]
+    file = BADINPUT / f"corpus-{kind}" / name
+    args, env = _invocation(kind, file)
+    for variable, value in env.items():
+        monkeypatch.setenv(variable, value)
+    from pulumi_hyperpod.cost import prices
+
+    prices._defaults.cache_clear()
+    result = CliRunner().invoke(main, ["--backend", "fake", *args])
+    output = result.output
+    assert result.exit_code == 1, (result.exit_code, output)
+    assert "Traceback" not in output and (result.exception is None or isinstance(result.exception, SystemExit)), output
+    errors = [line for line in output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, output
+    assert str(file) in errors[0] and path in errors[0] and rule.lower() in errors[0].lower(), output
+    assert world.calls == []
+
+
+@pytest.mark.parametrize("label", sorted(ENV))
+def test_bad_environment_values_are_one_line_naming_the_variable(world, label, tmp_path, monkeypatch):
+    import os
+
+    variable, value, rule = ENV[label]
+    (tmp_path / "notes.txt").write_text("not a database\n")
+    if "{fifo}" in value:
+        os.mkfifo(tmp_path / "fifo.yaml")
+    value = value.replace("{dir}", str(tmp_path)).replace("{notes}", str(tmp_path / "notes.txt")).replace("{fifo}", str(tmp_path / "fifo.yaml"))
+    monkeypatch.setenv(variable, value)
+    from pulumi_hyperpod.cost import prices
+
+    prices._defaults.cache_clear()
+    args = ["status", "leo-stg-hyperpod-cluster"] if variable != "HYPERPOD_PRICES" else \
+        ["plan", "-f", str(SEED_SPEC), "--observed", str(SNAPSHOT)]
+    if variable == "HYPERPOD_POLL_SECONDS":
+        args = ["apply", "-f", str(SEED_SPEC), "--yes"]
+    result = CliRunner().invoke(main, ["--backend", "fake", *args])
+    output = result.output
+    assert result.exit_code == 1 and "Traceback" not in output, output
+    errors = [line for line in output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and variable in errors[0] and rule in errors[0], output
+    assert world.calls == []
+    assert (tmp_path / "notes.txt").read_text() == "not a database\n"
+
+
 def _wire(props: dict) -> dict:
     async def encode():
         return await rpc.serialize_properties(props, {})

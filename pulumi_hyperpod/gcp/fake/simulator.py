@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -18,12 +17,23 @@ CAPACITY_ENV = "HYPERPOD_GCP_FAKE_CAPACITY"  # JSON: {"a4-highgpu-8g": 4}, for a
 def default_path() -> Path:
     """$HYPERPOD_GCP_FAKE_STATE, else gcp-fake.sqlite beside the HyperPod world
     ($HYPERPOD_FAKE_STATE, default .hyperpod/fake.sqlite): one directory holds both clouds."""
-    explicit = os.environ.get(STATE_ENV)
-    if explicit:
-        return Path(explicit)
+    from ...envvars import world_path
+
+    if os.environ.get(STATE_ENV):
+        return world_path(STATE_ENV, Path())  # a bad value: one error naming the variable
     hyperpod = os.environ.get("HYPERPOD_FAKE_STATE")
     base = Path(hyperpod) if hyperpod else Path.cwd() / ".hyperpod" / "fake.sqlite"
     return base.with_name("gcp-fake.sqlite")
+
+
+def _capacity_from_env() -> dict[str, int]:
+    from ...envvars import EnvError, json_value
+
+    data = json_value(CAPACITY_ENV)
+    if not isinstance(data, dict) or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in data.values()):
+        raise EnvError(CAPACITY_ENV, os.environ[CAPACITY_ENV], 'must be a JSON object of machine type to a node count, '
+                                                             'e.g. {"a4-highgpu-8g": 4}')
+    return {str(k): v for k, v in data.items()}
 
 
 class GcpSimulator:
@@ -35,9 +45,11 @@ class GcpSimulator:
     def __init__(self, path: str | Path | None = None, tick: float | None = None,
                  capacity: dict[str, int] | None = None) -> None:
         if tick is None and os.environ.get(TICK_ENV):
-            tick = float(os.environ[TICK_ENV])
+            from ...envvars import number
+
+            tick = number(TICK_ENV, 60.0)
         if capacity is None and os.environ.get(CAPACITY_ENV):
-            capacity = {str(k): int(v) for k, v in json.loads(os.environ[CAPACITY_ENV]).items()}
+            capacity = _capacity_from_env()
         self.path = Path(path) if path is not None else None
         self._store = MemoryStore(tick, capacity) if self.path is None else SqliteStore(self.path, tick, capacity)
         self.adapter = SimulatorAdapter(self._store.transaction)
