@@ -45,6 +45,8 @@ class Prepared:
     observed: ClusterState | None
     policy: Policy
     roles: Mapping[str, str] = field(default_factory=dict)
+    # the workload view the plan was ranked with (pulumi_hyperpod.workload.WorkloadView), saved with it
+    workload: Any = None
 
 
 def make_plan(
@@ -136,7 +138,7 @@ def prepare(
     if slurm is not None:
         the_plan = _with_slurm(the_plan, slurm, state, s3, lifecycle_dir)
     the_plan = check(the_plan, desired, state, sagemaker=sagemaker, quotas=quotas, policy=policy, skip=skip_preflight)
-    return Prepared(the_plan, desired, state, policy, dict(roles or {}))
+    return Prepared(the_plan, desired, state, policy, dict(roles or {}), view)
 
 
 def _workload_view(workload: Any, state: Any) -> Any:

@@ -6,13 +6,15 @@ The file (JSON, format `hyperpod-plan/2`):
      "target": {"cloud": "aws", "backend": "aws" | "fake", "region": "...", "account": "..." | null},
      "spec": {...CreateCluster form...} | null, "policy": {...}, "roles": {...},
      "observed": {...a `hyperpod snapshot` of the cluster...} | null,
-     "observed_fingerprint": "..." | null, "plan": {...the plan, as `plan --json` prints it...},
-     "integrity": "sha256:..."}
+     "observed_fingerprint": "..." | null,
+     "observed_tags": [[key, value], ...] | null (ListTags, when the spec manages tags),
+     "workload": {...the workload view the victims were ranked with...} | null,
+     "plan": {...the plan, as `plan --json` prints it...}, "integrity": "sha256:..."}
 
 `integrity` is the SHA-256 of everything else (canonical JSON): a file edited after it was saved is
 refused. It detects edits, it does not authenticate: anyone who can write the file can recompute
 it. So the file is not trusted for what it says the plan does: a saved plan is its inputs. `load`
-makes the plan again from the spec, policy, roles and observed cluster the file saved (`plan()` is
+makes the plan again from the spec, policy, roles, observed cluster (and tags, workload) the file saved (`plan()` is
 pure) and accepts the file only when the plan it holds is that plan, step for step (action,
 requests, victims, groups, basis); one the inputs make refused is returned refused. What is
 applied is what those inputs make — and apply checks the policy's guards again on every call
@@ -67,6 +69,10 @@ def document(prepared: Any, target: Mapping[str, Any] | None = None) -> dict[str
         "roles": dict(prepared.roles or {}),
         "observed": observed.to_snapshot() if observed is not None else None,
         "observed_fingerprint": the_plan.observed_fingerprint,
+        # ListTags' answer and the workload view are inputs of the plan too (AddTags/DeleteTags steps,
+        # victims ranked by what runs on them, DrainNodes): apply makes the plan again from them
+        "observed_tags": [list(pair) for pair in observed.tags] if observed is not None and observed.tags is not None else None,
+        "workload": prepared.workload.to_dict() if getattr(prepared, "workload", None) is not None else None,
         "plan": json.loads(the_plan.to_json()),
     }
     return {**body, "integrity": _digest(body)}
@@ -160,17 +166,40 @@ def load(path: str | Path, *, target: Mapping[str, Any] | None = None) -> Any:
         raise SavedPlanError(f"{where}: not a plan this tool made ({problems[0]}); make the plan again")
     _check_target(where, data.get("target"), target)
     roles = _roles(where, data.get("roles"))
-    observed = _observed(where, data.get("observed"), the_plan)
-    again = _made_again(desired, observed, policy, roles, data.get("target"))
+    observed = _with_tags(where, _observed(where, data.get("observed"), the_plan), data.get("observed_tags"))
+    view = _workload(where, data.get("workload"))
+    again = _made_again(desired, observed, policy, roles, data.get("target"), view)
     if again.refused and not the_plan.refused:
         # what the saved inputs make now is refused (a guard the file's plan does not show): refused
-        return Prepared(dataclasses.replace(again, preflight=the_plan.preflight), desired, observed, policy, roles)
+        return Prepared(dataclasses.replace(again, preflight=the_plan.preflight), desired, observed, policy, roles, view)
     if not the_plan.refused:
         difference = plan_difference(the_plan, again)
         if difference:
             raise SavedPlanError(f"{where}: not the plan its spec, policy, roles and observed cluster make ({difference}); "
                                  "make the plan again")
-    return Prepared(the_plan, desired, observed, policy, roles)
+    return Prepared(the_plan, desired, observed, policy, roles, view)
+
+
+def _with_tags(where: str, observed: Any, tags: Any) -> Any:
+    """The saved observation with the tags ListTags reported when the plan was made (None: not read)."""
+    if tags is None or observed is None:
+        return observed
+    if not isinstance(tags, list) or not all(isinstance(pair, list) and len(pair) == 2 and all(isinstance(part, str) for part in pair)
+                                             for pair in tags):
+        raise SavedPlanError(f"{where}: not a valid saved plan (observed_tags: a list of [key, value] strings)")
+    return dataclasses.replace(observed, tags=tuple((key, value) for key, value in tags))
+
+
+def _workload(where: str, data: Any) -> Any:
+    """The workload view the plan was ranked with, or None."""
+    if data is None:
+        return None
+    from ..workload.model import WorkloadView
+
+    try:
+        return WorkloadView.from_dict(data)
+    except (AttributeError, KeyError, TypeError, ValueError) as error:
+        raise SavedPlanError(f"{where}: not a valid saved plan (workload: {type(error).__name__}: {error})") from None
 
 
 def _check_target(where: str, saved: Any, wanted: Mapping[str, Any] | None) -> None:
@@ -211,14 +240,15 @@ def _observed(where: str, snapshot: Any, the_plan: Plan) -> Any:
     return state
 
 
-def _made_again(desired: Any, observed: Any, policy: Policy, roles: Mapping[str, str], target: Any) -> Plan:
+def _made_again(desired: Any, observed: Any, policy: Policy, roles: Mapping[str, str], target: Any,
+                workload: Any = None) -> Plan:
     from ..plan import plan as make
     from . import make_plan
 
     if desired is None:
         return make(None, observed, policy)
     region = target.get("region") if isinstance(target, Mapping) else None
-    return make_plan(desired, observed, policy, roles=roles, region=region)
+    return make_plan(desired, observed, policy, roles=roles, region=region, workload=workload)
 
 
 def plan_difference(saved: Plan, again: Plan) -> str | None:
