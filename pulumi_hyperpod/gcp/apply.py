@@ -140,28 +140,32 @@ def _run(client: GcpClient, the_plan: Plan, step: Step, wait: bool, deadline: fl
 
 
 def _patch(client: GcpClient, the_plan: Plan, request: dict[str, Any], deadline: float, say: Progress) -> dict[str, Any]:
-    """PATCH once the cluster is RUNNING and as planned. Another writer can start an update between
-    that check and the call (FAILED_PRECONDITION): then wait and check again — which refuses if it
-    changed the configuration — rather than fail."""
+    """Read, check, write: PATCH once the cluster is RUNNING and as planned, carrying the etag of the
+    version just checked, so the service refuses the write (ABORTED) if another writer changed the
+    cluster between the check and the call. Another writer's update in flight (FAILED_PRECONDITION)
+    or a lost etag race (ABORTED): wait and check again — which refuses if the configuration is no
+    longer the planned one — rather than fail, and never write over it."""
     while True:
-        _ready(client, the_plan, request["name"], deadline, say)
+        state = _ready(client, the_plan, request["name"], deadline, say)
+        body = {**request["body"], "etag": state.etag} if state is not None and state.etag else request["body"]
         say(f"{PATCH} {request['name']} (updateMask={request['updateMask']})")
         try:
-            return client.patch_cluster(request["name"], request["updateMask"].split(","), request["body"])
+            return client.patch_cluster(request["name"], request["updateMask"].split(","), body)
         except GcpApiError as error:
-            if error.status != "FAILED_PRECONDITION" or client.monotonic() >= deadline:
+            if error.status not in ("FAILED_PRECONDITION", "ABORTED") or client.monotonic() >= deadline:
                 raise
-            say(f"the cluster started changing meanwhile ({error.message}): waiting, then checking it again")
+            say(f"the cluster changed meanwhile ({error.message}): waiting, then checking it again")
 
 
 def _ready(client: GcpClient, the_plan: Plan, name: str, deadline: float, say: Progress,
-           allow_missing: bool = False) -> None:
-    """Wait out PROVISIONING/UPDATING; then the configuration must still be the planned one."""
+           allow_missing: bool = False) -> GcpClusterState | None:
+    """Wait out PROVISIONING/UPDATING; then the configuration must still be the planned one (the
+    state read is returned: its etag goes with the write)."""
     while True:
         state = observe(client, name)
         if state is None:
             if allow_missing:
-                return
+                return None
             raise PlanStale(f"the cluster {name} is gone since the plan was made: plan again")
         if state.state not in WAITABLE_STATES:
             break
@@ -172,6 +176,7 @@ def _ready(client: GcpClient, the_plan: Plan, name: str, deadline: float, say: P
     if the_plan.observed_fingerprint and fingerprint_of(state) != the_plan.observed_fingerprint:
         raise PlanStale(f"the cluster {name} changed since the plan was made (its configuration is not the one "
                           "the plan was computed against): plan again")
+    return state
 
 
 def status_of(state: GcpClusterState | None) -> dict[str, Any]:

@@ -42,7 +42,7 @@ def test_patch_refused_while_updating_waits_and_checks_again(client, doc):
         assert "changed since the plan was made" in str(refused)
     else:
         raise AssertionError("a second PATCH went out")
-    assert any("started changing meanwhile" in m for m in messages)
+    assert any("changed meanwhile" in m for m in messages)
     assert observe(client, NAME).pool("a4").target == 3
 
 

@@ -62,9 +62,10 @@ def test_check_names_the_bad_field():
     import json
 
     spec = json.loads(EXAMPLE.read_text())
-    spec["node_pools"][1]["scaling_spec"]["min_node_count"] = 1
+    spec["node_pools"][1]["scaling_spec"]["min_node_count"] = 3
     result = provider.check({}, {"spec": spec, "backend": "fake", "policy": {}})
-    assert [(f.property, "must equal" in f.reason) for f in result.failures] == [("spec.node_pools[1].scaling_spec", True)]
+    assert [(f.property, "is above" in f.reason) for f in result.failures] == [
+        ("spec.node_pools[1].scaling_spec.min_node_count", True)]
 
 
 def test_a_failed_create_leaves_no_cluster(tmp_path, monkeypatch):
