@@ -32,8 +32,13 @@ class Immutable:
     after: Any
     rule: str  # why it cannot change
 
+    def values(self) -> str:
+        """Both values in full (up to a few hundred characters): a resource path cut at 60 hides
+        the very part that changed."""
+        return f"{_short(self.before, 300)} → {_short(self.after, 300)}"
+
     def __str__(self) -> str:
-        return f"{self.path}: {_short(self.before)} → {_short(self.after)} ({self.rule})"
+        return f"{self.path}: {self.values()} ({self.rule})"
 
 
 @dataclass(frozen=True)

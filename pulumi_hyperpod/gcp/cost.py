@@ -146,13 +146,15 @@ def estimate(before: list[PoolCount], after: list[PoolCount], location: str):
         price = table.hourly(one.machine_type, one.provisioning_model, location)
         action = "create" if pool_id not in was else "delete" if pool_id not in now else (
             "grow" if count_after > count_before else "shrink" if count_after < count_before else "unchanged")
-        pools.append(PoolCost(pool_id, action, one.machine_type, count_before, count_after, price))
         old_one = was.get(pool_id)
         if old_one is not None and pool_id in now and (old_one.machine_type, old_one.provisioning_model) != (
                 one.machine_type, one.provisioning_model):
             # a swapped pool (planner: an immutable pool change): its old nodes at their price go, the new ones come
+            pools.append(PoolCost(pool_id, "replace", one.machine_type, count_before, count_after, price, old_one.machine_type,
+                                  table.hourly(old_one.machine_type, old_one.provisioning_model, location)))
             delta = _swap_line(lines, delta, old_one, one, table, location)
             continue
+        pools.append(PoolCost(pool_id, action, one.machine_type, count_before, count_after, price))
         if count_after == count_before:
             continue
         if price is None:
