@@ -126,13 +126,27 @@ def _show(the_plan, as_json: bool) -> None:
 
 
 def _make_plan(ctx, spec_file, policy_file, protect):
+    client, _inputs, the_plan = _plan_with_inputs(ctx, spec_file, policy_file, protect)
+    return client, the_plan
+
+
+def _plan_with_inputs(ctx, spec_file, policy_file, protect, snapshot=None):
+    """(client or None, the inputs a saved plan keeps, the plan): against `snapshot` (no call) or the live cluster."""
     from ..gcp.observe import observe
     from ..gcp.planner import plan
 
     spec = _spec(ctx, spec_file)
     policy = _policy(policy_file, protect)
-    client = _client(ctx)
-    return client, plan(spec, observe(client, spec.name), policy)
+    if snapshot:
+        client = None
+        observed = _snapshot(snapshot)
+        if observed is not None and observed.name != spec.name:
+            raise ValueError(f"{snapshot}: the snapshot is of {observed.name}, the spec is {spec.name}")
+    else:
+        client = _client(ctx)
+        observed = observe(client, spec.name)
+    inputs = {"spec": spec, "observed": observed, "policy": policy, "backend": ctx.obj["gcp_backend"]}
+    return client, inputs, plan(spec, observed, policy)
 
 
 @gcp_group.command("plan")
@@ -146,21 +160,12 @@ def _make_plan(ctx, spec_file, policy_file, protect):
 @_handle
 def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, protect):
     """Show what apply would do. Exit 2 when a guard refuses the plan."""
-    if snapshot:
-        from ..gcp.planner import plan
-
-        spec = _spec(ctx, spec_file)
-        observed = _snapshot(snapshot)
-        if observed is not None and observed.name != spec.name:
-            raise ValueError(f"{snapshot}: the snapshot is of {observed.name}, the spec is {spec.name}")
-        the_plan = plan(spec, observed, _policy(policy_file, protect))
-    else:
-        _client_unused, the_plan = _make_plan(ctx, spec_file, policy_file, protect)
+    _client_unused, inputs, the_plan = _plan_with_inputs(ctx, spec_file, policy_file, protect, snapshot)
     _show(the_plan, as_json)
     if out_file:
         from ..gcp.saved import save
 
-        save(the_plan, out_file)
+        save(the_plan, out_file, **inputs)
     if the_plan.refused:
         sys.exit(EXIT_REFUSED)
 
@@ -185,7 +190,7 @@ def apply_command(ctx, spec_file, plan_file, yes, no_wait, timeout, as_json, pol
     if plan_file:
         if policy_file or protect:
             raise click.UsageError("--policy/--protect apply when planning; a saved plan keeps the guards it was made with")
-        the_plan = _saved_plan(plan_file)
+        the_plan = _saved_plan(plan_file, ctx.obj["gcp_backend"])
         client = _client(ctx)
     else:
         client, the_plan = _make_plan(ctx, spec_file, policy_file, protect)
@@ -254,13 +259,14 @@ def snapshot_command(ctx, spec_file, name):
     click.echo(json.dumps(resource or {}, indent=2, sort_keys=True))
 
 
-def _saved_plan(path: str):
-    """A plan saved by `gcp plan --out`: format, version, integrity and size checked (gcp/saved.py),
-    and its steps checked against its own cluster and action — all before any call."""
+def _saved_plan(path: str, backend: str):
+    """A plan saved by `gcp plan --out`: format, version, integrity, size and backend checked, the
+    plan re-derived from its saved inputs and required to be the same (gcp/saved.py), and its
+    steps checked against its own cluster and action — all before any call."""
     from ..gcp.apply import check_steps
     from ..gcp.saved import load
 
-    the_plan = load(path)
+    the_plan = load(path, backend)
     check_steps(the_plan)
     return the_plan
 

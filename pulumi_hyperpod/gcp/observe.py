@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import keys
@@ -42,6 +42,8 @@ class GcpClusterState:
     body: dict[str, Any]  # the resource's configurable fields, snake_case (server defaults included)
     pools: tuple[PoolState, ...]
     etag: str | None = None  # the resource's version, when the service gives one: sent back with a PATCH
+    # the GET response itself: what a saved plan keeps as the observation it was made from
+    resource: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
     @property
     def slurm(self) -> dict[str, Any]:
@@ -82,7 +84,7 @@ class GcpClusterState:
         )
         return cls(name=resource["name"], state=status.get("state") or "STATE_UNSPECIFIED",
                    detail=status.get("detail") or "", body=body, pools=pools,
-                   etag=snake.get("etag") if isinstance(snake.get("etag"), str) else None)
+                   etag=snake.get("etag") if isinstance(snake.get("etag"), str) else None, resource=resource)
 
 
 def observe(client: Any, name: str) -> GcpClusterState | None:
