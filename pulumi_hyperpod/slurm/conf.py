@@ -95,11 +95,11 @@ def config_violations(config: Mapping[str, str], path: str = "config",
     return problems
 
 
-def key_violation(key: str, path: str) -> Violation | None:
-    """Why `key` cannot be set in `config`, or None when it can."""
+def key_violation(key: str, path: str, suggest: bool = True) -> Violation | None:
+    """Why `key` cannot be set in `config`, or None when it can (`suggest`: with a "did you mean")."""
     name = canonical_key(key)
     if name is None:
-        return Violation(path, f"{key!r} is not a slurm.conf parameter{_suggest(key)}")
+        return Violation(path, f"{key!r} is not a slurm.conf parameter{_suggest(key) if suggest else ''}")
     if name in OBSOLETE:
         return Violation(path, f"{name} is obsolete: Slurm no longer documents it, and setting it does not do what its name says")
     if name in PLATFORM_OWNED:
@@ -110,6 +110,8 @@ def key_violation(key: str, path: str) -> Violation | None:
 def _suggest(key: str) -> str:
     import difflib
 
+    if len(key) > 64:  # difflib's cost grows with the text: no parameter name is this long
+        return ""
     close = difflib.get_close_matches(key.lower(), list(CANONICAL), n=1, cutoff=0.75)
     return f" (did you mean {CANONICAL[close[0]]}?)" if close else ""
 
