@@ -99,25 +99,12 @@ class HyperPodRendering:
         """Write the bundle under `directory` (created); returns the files written.
 
         A directory already holding other files is refused: uploaded with the bundle, a stale
-        script (say a prolog since removed from the spec) would still be installed.
+        script (say a prolog since removed from the spec) would still be installed. A symbolic
+        link in it is refused too: the bundle is never written through one (bundle_files.py).
         """
-        root = Path(directory)
-        if root.exists():
-            extra = sorted(p.relative_to(root).as_posix() for p in root.rglob("*")
-                           if p.is_file() and p.relative_to(root).as_posix() not in self.files)
-            if extra:
-                shown = ", ".join(extra[:5]) + (f" and {len(extra) - 5} more" if len(extra) > 5 else "")
-                raise FileExistsError(f"{root} already holds files that are not part of this bundle ({shown}); "
-                                      "write to an empty directory")
-        written = []
-        for path, content in sorted(self.files.items()):
-            target = root / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(content)
-            if path.endswith((".sh", ".py")):
-                target.chmod(0o755)
-            written.append(target)
-        return written
+        from .bundle_files import write_bundle
+
+        return write_bundle(directory, self.files)
 
 
 def uses_slurm_config(cluster: ClusterSpec | dict) -> bool:
@@ -230,20 +217,25 @@ def base_files(base_dir: str | Path, source: str | None = None) -> dict[str, byt
     """The files of a lifecycle scripts folder to build the bundle on (see `render_hyperpod`)."""
     from ..servicemodel import Violation
 
+    from .bundle_files import BaseFolderError, read_base
+
     root = Path(base_dir)
     if not root.is_dir():
         raise SlurmSpecError([Violation("", f"lifecycle scripts folder {root} does not exist")], source=source)
     ours = {HOOK, INCLUDE, SPEC_FILE, BASE_ON_CREATE, "prolog.d", "epilog.d"}
     files: dict[str, bytes] = {}
     clashes = []
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        relative = path.relative_to(root).as_posix()
+    try:
+        found = read_base(root)  # links followed only inside the folder
+    except BaseFolderError as error:
+        raise SlurmSpecError([Violation("", str(error))], source=source) from None
+    for relative, content in sorted(found.items()):
         if relative.split("/", 1)[0] in ours:
             clashes.append(relative)
         elif relative == PROVISIONING_PARAMETERS:
             continue  # the Slurm spec's roles replace it
         else:
-            files[BASE_ON_CREATE if relative == ON_CREATE else relative] = path.read_bytes()
+            files[BASE_ON_CREATE if relative == ON_CREATE else relative] = content
     if clashes:
         raise SlurmSpecError([Violation("", f"{root} has files the Slurm bundle writes itself: {', '.join(clashes)}")], source=source)
     return files
