@@ -133,8 +133,7 @@ def _with_slurm(the_plan: Plan, wanted: Any, state: Any, s3: Any, lifecycle_dir:
 
     section = slurm_section(wanted, state, s3_client=s3, lifecycle_dir=lifecycle_dir)
     the_plan = dataclasses.replace(the_plan, slurm=section)
-    refused = section.changes.refusals if section.changes is not None else ()
-    return the_plan.refuse(*(Refusal("slurm-change", f"{change}: {change.refused}") for change in refused))
+    return the_plan.refuse(*(Refusal(rule, reason) for rule, reason in section.refusals()))
 
 
 def _learnt_roles(desired: "ClusterSpec", state: Any, s3: Any, lifecycle_dir: str | None) -> tuple[dict | None, tuple[str, ...]]:
