@@ -232,18 +232,17 @@ def _confirmed_apply(client, the_plan, question: str, *, yes: bool, no_wait: boo
 def _snapshot(path: str):
     """A GET response saved by `hyperpod gcp snapshot` (`{}`: there was no cluster)."""
     from ..gcp.observe import GcpClusterState
+    from ..spec.documents import read_document
+    from ..spec.errors import SnapshotError
 
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as error:
-        raise ValueError(f"{path}: cannot read the snapshot: {error}") from None
+    data = read_document(Path(path), SnapshotError)  # bounded: size, depth, YAML 1.2, one error naming the file
     if data == {}:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not isinstance(data.get("nodePools", data.get("node_pools")), list):
         raise ValueError(f"{path}: not a saved cluster (the JSON a GET of modelDevelopmentClusters returns)")  # noqa: TRY004 - bad input, one message like the others
     try:
         return GcpClusterState.from_api(data)
-    except (KeyError, TypeError, AttributeError, ValueError) as error:
+    except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as error:
         raise ValueError(f"{path}: not a saved cluster: {error!r}") from None
 
 

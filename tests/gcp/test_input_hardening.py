@@ -89,3 +89,31 @@ def test_a_negative_price_cannot_pass_the_cost_guard(world, tmp_path, monkeypatc
     world.write_text(json.dumps(doc))
     code, output = gcp("apply", "-f", str(world), "--yes", "--policy", str(policy))
     assert code == 1 and "0 or more" in output
+
+
+# ---- item 12: the GCP simulator's settings and --observed, one line, no traceback ------------------
+@pytest.mark.parametrize("variable, value, words", [
+    ("HYPERPOD_GCP_FAKE_STATE", "/dev/null", "not a regular file"),
+    ("HYPERPOD_GCP_FAKE_STATE", "{tmp}", "not a regular file"),
+    ("HYPERPOD_GCP_FAKE_STATE", "{tmp}/not-a-db.sqlite", "not the Google Cloud simulator's world"),
+    ("HYPERPOD_GCP_FAKE_TICK", "soon", "$HYPERPOD_GCP_FAKE_TICK"),
+    ("HYPERPOD_GCP_FAKE_TICK", "-5", "$HYPERPOD_GCP_FAKE_TICK"),
+    ("HYPERPOD_GCP_FAKE_CAPACITY", "[1, 2]", "$HYPERPOD_GCP_FAKE_CAPACITY"),
+    ("HYPERPOD_GCP_FAKE_CAPACITY", '{"a4-highgpu-8g": "many"}', "$HYPERPOD_GCP_FAKE_CAPACITY"),
+])
+def test_a_bad_simulator_setting_is_one_line_naming_it(tmp_path, monkeypatch, variable, value, words):
+    use_fake_world(monkeypatch, tmp_path)
+    (tmp_path / "not-a-db.sqlite").write_text("hello, not a database\n")
+    monkeypatch.setenv(variable, value.replace("{tmp}", str(tmp_path)))
+    code, output = gcp("status", "--name", NAME)
+    assert code == 1 and words in output and "Traceback" not in output, output
+    assert len(output.strip().splitlines()) == 1
+    assert (tmp_path / "not-a-db.sqlite").read_text() == "hello, not a database\n"
+
+
+def test_a_deeply_nested_observed_file_is_one_line(tmp_path, monkeypatch):
+    use_fake_world(monkeypatch, tmp_path)
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    code, output = gcp("plan", "-f", str(EXAMPLE), "--observed", str(deep))
+    assert code == 1 and str(deep) in output and "Traceback" not in output, output
