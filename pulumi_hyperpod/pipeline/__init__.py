@@ -118,9 +118,10 @@ def prepare(
     if not roles and (state is not None or lifecycle_dir is not None):
         roles, notes = _learnt_roles(desired, state, s3, lifecycle_dir)
     the_plan = make_plan(desired, state, policy, roles=roles, prices=prices, region=region)
-    from ..slurm.migration import with_migration  # a legacy Slurm cluster moved to SlurmConfig: the whole migration said
+    if state is not None and state.groups and not any(g.node_type for g in state.groups):
+        from ..slurm.migration import with_migration  # a legacy Slurm cluster moved to SlurmConfig: the whole migration said
 
-    the_plan = with_migration(the_plan, desired, state)
+        the_plan = with_migration(the_plan, desired, state)
     if notes:
         the_plan = dataclasses.replace(the_plan, notes=the_plan.notes + notes)
     if slurm is not None:
