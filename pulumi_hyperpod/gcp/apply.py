@@ -147,6 +147,8 @@ def _patch(client: GcpClient, the_plan: Plan, request: dict[str, Any], deadline:
     longer the planned one — rather than fail, and never write over it."""
     while True:
         state = _ready(client, the_plan, request["name"], deadline, say)
+        if state is not None:
+            _removals_shown(the_plan, request, state)
         body = {**request["body"], "etag": state.etag} if state is not None and state.etag else request["body"]
         say(f"{PATCH} {request['name']} (updateMask={request['updateMask']})")
         try:
@@ -155,6 +157,37 @@ def _patch(client: GcpClient, the_plan: Plan, request: dict[str, Any], deadline:
             if error.status not in ("FAILED_PRECONDITION", "ABORTED") or client.monotonic() >= deadline:
                 raise
             say(f"the cluster changed meanwhile ({error.message}): waiting, then checking it again")
+
+
+def _removals_shown(the_plan: Plan, request: dict[str, Any], state: GcpClusterState) -> None:
+    """Whatever a Plan object says, the PATCH about to go out removes no node the plan's rows do
+    not show: a pool left out is a `delete` row, a pool sent with other immutable fields a `replace`
+    row, a smaller max_node_count a `shrink` row to that count. Checked on the live cluster, so a
+    hand-built or edited plan cannot take nodes its reviewer did not see go."""
+    from .compare import POOL_IMMUTABLE, covered
+
+    if "node_pools" not in str(request.get("updateMask", "")).split(","):
+        return
+    sent = {p.get("id"): p for p in request["body"].get("node_pools") or () if isinstance(p, dict)}
+    rows = {g.group: g for g in the_plan.groups}
+    for pool in state.pools:
+        new = sent.get(pool.id)
+        row = rows.get(pool.id)
+        have = state.pool_body(pool.id) or {}
+        if new is None:
+            expected, what = "delete", "removes the pool"
+        elif any(f in new and not covered(new[f], have.get(f), f) for f in POOL_IMMUTABLE):
+            expected, what = "replace", "swaps the pool (every node goes)"
+        else:
+            target = int((new.get("scaling_spec") or {}).get("max_node_count") or 0)
+            if target >= len(pool.nodes) and target >= pool.target:
+                continue
+            expected, what = "shrink", f"lowers max_node_count to {target}"
+            if row is not None and row.action in ("shrink", "replace") and row.target_after == target:
+                continue
+        if row is None or row.action != expected:
+            raise PlanInvalid(f"the PATCH {what} of {pool.id!r}, which the plan's rows do not show "
+                              f"({row.action if row else 'no row'}): make the plan again")
 
 
 def _ready(client: GcpClient, the_plan: Plan, name: str, deadline: float, say: Progress,

@@ -193,3 +193,27 @@ def test_hyperpod_apply_of_a_gcp_saved_plan_names_the_gcp_command(world):
     result = CliRunner().invoke(main, ["--backend", "fake", "apply", "--plan", str(world / "plan.json"), "--yes"])
     assert result.exit_code == 1
     assert f"hyperpod gcp apply --plan {world / 'plan.json'}" in result.output.replace("\n", "")
+
+
+def test_apply_refuses_a_plan_object_whose_patch_removes_nodes_its_rows_do_not_show(world):
+    """Whatever a Plan object says (built by hand, edited in memory): the PATCH is checked against the
+    live cluster and the plan's own rows before it goes out."""
+    import dataclasses
+
+    from pulumi_hyperpod.gcp.apply import apply
+    from pulumi_hyperpod.gcp.client import connect
+
+    the_plan = load(world / "plan.json")
+    step = the_plan.steps[0]
+    live = json.loads(gcp("snapshot", "--name", NAME))
+    pools = [{"id": p["id"], "machine_spec": {"machine_type": p["machineSpec"]["machineType"],
+                                              **({"reservation_affinity": {"reservation_affinity_type": "SPECIFIC_RESERVATION",
+                                                 "values": p["machineSpec"]["reservationAffinity"]["values"]}}
+                                                 if "reservationAffinity" in p["machineSpec"] else {})},
+              "scaling_spec": {"min_node_count": 1, "max_node_count": 1}} for p in live["nodePools"]]
+    forged_step = dataclasses.replace(step, request={**step.request, "updateMask": "display_name,node_pools",
+                                                     "body": {**step.request["body"], "node_pools": pools}})
+    forged = dataclasses.replace(the_plan, steps=(forged_step,))
+    with pytest.raises(PlanInvalid, match="which the plan's rows do not show"):
+        apply(connect("fake"), forged)
+    assert json.loads(gcp("status", "--name", NAME, "--json"))["node_count"] == 3
