@@ -77,6 +77,8 @@ def change_lines(path: str, desired: Any, observed: Any) -> list[str]:
     1000 → 2000`), so a reviewer sees what changes rather than two truncated objects."""
     if covered(desired, observed, path):
         return []
+    if isinstance(desired, dict) and desired and observed is None:
+        observed = {}  # a new object (say a partition's config): shown key by key, as a changed one is
     if isinstance(desired, dict) and isinstance(observed, dict):
         names = sorted(desired) + (sorted(k for k in observed if k not in desired) if _is_map(path) else [])
         return [line for k in names for line in change_lines(_child(path, k), desired.get(k), observed.get(k))]
@@ -189,7 +191,7 @@ def slurm_change_lines(field: str, old: Any, new: Any) -> list[str]:
     if field in ("prolog_bash_scripts", "epilog_bash_scripts"):
         return [f"~ {field}: {len(old or ())} → {len(new or ())} script(s), contents changed"
                 if len(old or ()) == len(new or ()) else f"~ {field}: {len(old or ())} → {len(new or ())} script(s)"]
-    if field == "partitions":
+    if field == "partitions" and _partitions(old) != _partitions(new):
         return [f"~ partitions: {_partitions(old)} → {_partitions(new)}"]
     return change_lines(field, new, old)
 

@@ -127,3 +127,13 @@ def test_a_refused_cluster_replacement_names_each_field_with_both_values(running
            "projects/my-project/global/networks/other" in refusal.reason
     assert "network.subnetwork" not in refusal.reason  # only what changes
     assert "allow_replacement: true" in refusal.reason and "--policy" in refusal.reason
+
+
+def test_a_partitions_own_config_change_is_shown_by_key(running, doc):
+    from .conftest import slurm
+
+    slurm(doc)["partitions"][0]["config"] = {"MaxTime": "2-00:00:00"}
+    the_plan = plan(spec(doc), running)
+    assert the_plan.steps[0].request["updateMask"] == "orchestrator_spec.slurm_spec.partitions"
+    lines = next(g for g in the_plan.groups if g.group == "slurm").config_changes
+    assert lines == ("+ partitions[0].config.MaxTime: 2-00:00:00",)
