@@ -29,8 +29,9 @@ def is_migration(desired: Any, observed: Any) -> bool:
     return any(group.slurm_config is not None for group in desired.instance_groups)
 
 
-def migration_notes(desired: Any, observed: Any) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
-    """(notes, refusals as (rule, reason)) for a migration; empty when it is none."""
+def migration_notes(desired: Any, observed: Any, steps: Any = ()) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """(notes, refusals as (rule, reason)) for a migration; empty when it is none. `steps`: the plan's
+    steps — every group must be in its UpdateCluster, or the migration is refused as incomplete."""
     if not is_migration(desired, observed):
         return (), ()
     missing = [g.name for g in desired.instance_groups if g.slurm_config is None]
@@ -39,6 +40,14 @@ def migration_notes(desired: Any, observed: Any) -> tuple[tuple[str, ...], tuple
             f"moving to API-driven Slurm configuration ({GUIDE}) gives every group SlurmConfig, the controller's "
             f"NodeType included; {', '.join(missing)} has none: render the cluster spec with "
             "`hyperpod slurm render --slurm-config` or add SlurmConfig to every group")),)
+    sent = {g.get("InstanceGroupName") for step in steps if step.operation == "UpdateCluster"
+            for g in (step.request.get("InstanceGroups") or ()) if isinstance(g, dict) and "SlurmConfig" in g}
+    left_out = [f"{g.name} (NodeType {g.slurm_config.node_type})" for g in desired.instance_groups if g.name not in sent]
+    if left_out:
+        return (), (("slurm-migration", (
+            f"moving to API-driven Slurm configuration ({GUIDE}) gives every group its SlurmConfig in the update; "
+            f"this plan's UpdateCluster leaves out {', '.join(left_out)}, which would be left without its role: "
+            "not applied")),)
     roles = ", ".join(f"{g.name} → {g.slurm_config.node_type}"
                       + (f" [{', '.join(g.slurm_config.partition_names)}]" if g.slurm_config.partition_names else "")
                       for g in desired.instance_groups)
@@ -64,7 +73,7 @@ def _parameters_object(group: Any) -> str | None:
 
 def with_migration(the_plan: Any, desired: Any, observed: Any) -> Any:
     """The plan with the migration's notes (and its refusal, if only some groups are migrated)."""
-    notes, refusals = migration_notes(desired, observed)
+    notes, refusals = migration_notes(desired, observed, the_plan.steps)
     if not notes and not refusals:
         return the_plan
     from ..plan import Refusal
