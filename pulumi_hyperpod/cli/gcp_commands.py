@@ -390,7 +390,12 @@ def list_command(ctx, page_size, as_json):
     project, location = ctx.obj.get("project"), ctx.obj.get("location")
     if not project or not location:
         raise click.UsageError("list needs --project and --location")
+    from ..gcp.names import ClusterName, location_problem
     from ..gcp.observe import GcpClusterState
+
+    problem = location_problem(ClusterName(project, location, "x"))  # both go into the URL: checked first
+    if problem:
+        raise ValueError(f"--project/--location: {problem}")
 
     clusters = [GcpClusterState.from_api(c) for c in _client(ctx).list_clusters(f"projects/{project}/locations/{location}", page_size)]
     if as_json:

@@ -117,3 +117,11 @@ def test_a_deeply_nested_observed_file_is_one_line(tmp_path, monkeypatch):
     deep.write_text("[" * 100_000 + "]" * 100_000)
     code, output = gcp("plan", "-f", str(EXAMPLE), "--observed", str(deep))
     assert code == 1 and str(deep) in output and "Traceback" not in output, output
+
+
+@pytest.mark.parametrize("project, location", [("p?x", "us-central1"), ("my-project", "us-central1#a"),
+                                               ("my-project", "us-central1/modelDevelopmentClusters")])
+def test_list_checks_project_and_location_before_the_url(tmp_path, monkeypatch, project, location):
+    use_fake_world(monkeypatch, tmp_path)
+    code, output = gcp("--project", project, "--location", location, "list")
+    assert code == 1 and "--project/--location" in output and "Traceback" not in output, output
