@@ -303,7 +303,8 @@ def _status_table(state):
         for _id, _name, node_state in pool.nodes:
             if node_state != "RUNNING":
                 others[node_state] = others.get(node_state, 0) + 1
-        table.add_row(Text(pool.id), Text(pool.machine_type), Text(pool.provisioning_model or "-"), str(pool.target),
+        target = f"{pool.minimum}-{pool.target} (autoscaled)" if pool.autoscaled else str(pool.target)
+        table.add_row(Text(pool.id), Text(pool.machine_type), Text(pool.provisioning_model or "-"), target,
                       str(pool.running), ", ".join(f"{n} {s}" for s, n in sorted(others.items())) or "-")
     return table
 

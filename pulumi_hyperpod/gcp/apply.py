@@ -222,6 +222,7 @@ def status_of(state: GcpClusterState | None) -> dict[str, Any]:
         for _id, _name, node_state in pool.nodes:
             by_state[node_state] = by_state.get(node_state, 0) + 1
         pools[pool.id] = {"machine_type": pool.machine_type, "target": pool.target, "nodes": by_state,
-                          "provisioning_model": pool.provisioning_model}
+                          "provisioning_model": pool.provisioning_model,
+                          "min_node_count": pool.target if pool.minimum is None else pool.minimum}
     return {"exists": True, "name": state.name, "state": state.state, "detail": state.detail, "pools": pools,
             "node_count": state.node_count}

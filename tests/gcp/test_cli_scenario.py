@@ -64,7 +64,8 @@ def test_seed_002_create_change_and_converge(spec_file):
     assert result["result"]["calls"] == ["PatchModelDevelopmentCluster"]
     assert result["result"]["status"]["state"] == "RUNNING"
     assert result["result"]["status"]["pools"]["a4"] == {
-        "machine_type": "a4-highgpu-8g", "target": 4, "nodes": {"RUNNING": 4}, "provisioning_model": "RESERVATION"}
+        "machine_type": "a4-highgpu-8g", "target": 4, "nodes": {"RUNNING": 4}, "provisioning_model": "RESERVATION",
+        "min_node_count": 4}
     again = json.loads(gcp("plan", "-f", str(spec_file), "--json"))
     assert again["empty"] and again["steps"] == []
     assert "No changes" in gcp("plan", "-f", str(spec_file))
