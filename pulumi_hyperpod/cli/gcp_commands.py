@@ -125,13 +125,27 @@ def _show(the_plan, as_json: bool) -> None:
 
 
 def _make_plan(ctx, spec_file, policy_file, protect):
+    client, _inputs, the_plan = _plan_with_inputs(ctx, spec_file, policy_file, protect)
+    return client, the_plan
+
+
+def _plan_with_inputs(ctx, spec_file, policy_file, protect, snapshot=None):
+    """(client or None, the inputs a saved plan keeps, the plan): against `snapshot` (no call) or the live cluster."""
     from ..gcp.observe import observe
     from ..gcp.planner import plan
 
     spec = _spec(ctx, spec_file)
     policy = _policy(policy_file, protect)
-    client = _client(ctx)
-    return client, plan(spec, observe(client, spec.name), policy)
+    if snapshot:
+        client = None
+        observed = _snapshot(snapshot)
+        if observed is not None and observed.name != spec.name:
+            raise ValueError(f"{snapshot}: the snapshot is of {observed.name}, the spec is {spec.name}")
+    else:
+        client = _client(ctx)
+        observed = observe(client, spec.name)
+    inputs = {"spec": spec, "observed": observed, "policy": policy, "backend": ctx.obj["gcp_backend"]}
+    return client, inputs, plan(spec, observed, policy)
 
 
 @gcp_group.command("plan")
@@ -152,21 +166,12 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
         unwritable = why_unwritable(out_file, [path for path in (spec_file, snapshot, policy_file) if path])
         if unwritable:
             raise ValueError(f"{out_file}: the plan cannot be saved ({unwritable})")
-    if snapshot:
-        from ..gcp.planner import plan
-
-        spec = _spec(ctx, spec_file)
-        observed = _snapshot(snapshot)
-        if observed is not None and observed.name != spec.name:
-            raise ValueError(f"{snapshot}: the snapshot is of {observed.name}, the spec is {spec.name}")
-        the_plan = plan(spec, observed, _policy(policy_file, protect))
-    else:
-        _client_unused, the_plan = _make_plan(ctx, spec_file, policy_file, protect)
+    _client_unused, inputs, the_plan = _plan_with_inputs(ctx, spec_file, policy_file, protect, snapshot)
     _show(the_plan, as_json)
     if out_file:
         from ..gcp.saved import save
 
-        save(the_plan, out_file)
+        save(the_plan, out_file, **inputs)
     common.exit_for_plan(the_plan, detailed_exitcode)
 
 
@@ -190,7 +195,7 @@ def apply_command(ctx, spec_file, plan_file, yes, no_wait, timeout, as_json, pol
     if plan_file:
         if policy_file or protect:
             raise click.UsageError("--policy/--protect apply when planning; a saved plan keeps the guards it was made with")
-        the_plan = _saved_plan(plan_file)
+        the_plan = _saved_plan(plan_file, ctx.obj["gcp_backend"])
         client = _client(ctx)
     else:
         client, the_plan = _make_plan(ctx, spec_file, policy_file, protect)
@@ -232,21 +237,17 @@ def _confirmed_apply(client, the_plan, question: str, *, yes: bool, no_wait: boo
 def _snapshot(path: str):
     """A GET response saved by `hyperpod gcp snapshot` (`{}`: there was no cluster)."""
     from ..gcp.observe import GcpClusterState
-
-    from ..spec import SnapshotError
     from ..spec.documents import read_document
+    from ..spec.errors import SnapshotError
 
-    try:  # the one reader: a regular file, size and depth limits, a key given twice refused
-        data = read_document(path, SnapshotError)
-    except SnapshotError as error:
-        raise ValueError(f"cannot read the snapshot: {' '.join(error.lines())}") from None
+    data = read_document(Path(path), SnapshotError)  # bounded: size, depth, YAML 1.2, one error naming the file
     if data == {}:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not isinstance(data.get("nodePools", data.get("node_pools")), list):
         raise ValueError(f"{path}: not a saved cluster (the JSON a GET of modelDevelopmentClusters returns)")  # noqa: TRY004 - bad input, one message like the others
     try:
         return GcpClusterState.from_api(data)
-    except (KeyError, TypeError, AttributeError, ValueError) as error:
+    except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as error:
         raise ValueError(f"{path}: not a saved cluster: {error!r}") from None
 
 
@@ -262,13 +263,14 @@ def snapshot_command(ctx, spec_file, name):
     click.echo(json.dumps(resource or {}, indent=2, sort_keys=True))
 
 
-def _saved_plan(path: str):
-    """A plan saved by `gcp plan --out`: format, version, integrity and size checked (gcp/saved.py),
-    and its steps checked against its own cluster and action — all before any call."""
+def _saved_plan(path: str, backend: str):
+    """A plan saved by `gcp plan --out`: format, version, integrity, size and backend checked, the
+    plan re-derived from its saved inputs and required to be the same (gcp/saved.py), and its
+    steps checked against its own cluster and action — all before any call."""
     from ..gcp.apply import check_steps
     from ..gcp.saved import load
 
-    the_plan = load(path)
+    the_plan = load(path, backend)
     check_steps(the_plan)
     return the_plan
 
@@ -306,7 +308,8 @@ def _status_table(state):
         for _id, _name, node_state in pool.nodes:
             if node_state != "RUNNING":
                 others[node_state] = others.get(node_state, 0) + 1
-        table.add_row(Text(pool.id), Text(pool.machine_type), Text(pool.provisioning_model or "-"), str(pool.target),
+        target = f"{pool.minimum}-{pool.target} (autoscaled)" if pool.autoscaled else str(pool.target)
+        table.add_row(Text(pool.id), Text(pool.machine_type), Text(pool.provisioning_model or "-"), target,
                       str(pool.running), ", ".join(f"{n} {s}" for s, n in sorted(others.items())) or "-")
     return table
 
@@ -395,8 +398,12 @@ def list_command(ctx, page_size, as_json):
         raise click.UsageError("list needs --project and --location")
     import datetime as dt
 
+    from ..gcp.names import ClusterName, location_problem
     from .list_commands import gcp_row, print_rows
 
+    problem = location_problem(ClusterName(project, location, "x"))  # both go into the URL: checked first
+    if problem:
+        raise ValueError(f"--project/--location: {problem}")
     parent = f"projects/{project}/locations/{location}"
     now = dt.datetime.now(dt.timezone.utc)
     rows = [gcp_row(resource, now) for resource in _client(ctx).list_clusters(parent, page_size)]

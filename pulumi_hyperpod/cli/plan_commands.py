@@ -80,9 +80,12 @@ def _prepare(ctx, spec: ClusterSpec, policy, snapshot: str | None, no_preflight:
 
     slurm = None
     if slurm_file:
+        from ..slurm import check_references
         from ..slurm.spec import SlurmSpec
 
         slurm = SlurmSpec.from_file(slurm_file)
+        # partitions name groups of the cluster planned, as `slurm check` requires: before any call
+        check_references(slurm, [g.name for g in spec.instance_groups], kind="instance group", source=slurm_file)
     if snapshot:
         return pipeline.prepare(None, spec, policy=policy, observed=_snapshot(snapshot, spec.name), region=ctx.obj.get("region"),
                                 skip_preflight=OFFLINE, lifecycle_dir=lifecycle, slurm=slurm, workload=workload)

@@ -197,16 +197,24 @@ def diff_command(ctx, name, slurm_path, lifecycle_dir, as_json):
     from ..slurm.observed import controller_bundle_uri, read_bundle_spec, read_dir_spec
     from ..slurm.spec import SlurmSpec
 
+    from ..slurm import check_references
+
     wanted = SlurmSpec.from_file(slurm_path)
     state = _observed(ctx, name)
+    # partitions must name groups the cluster has, as `slurm check` requires of a cluster spec
+    check_references(wanted, [g.name for g in state.groups], kind="instance group", source=slurm_path)
     if lifecycle_dir:
         current, where = read_dir_spec(lifecycle_dir), lifecycle_dir
     else:
         where = controller_bundle_uri(state)
         current = read_bundle_spec(client_from(ctx, service="s3"), where) if where else None
-    if current is None:
-        raise ValueError(f"cluster {name}'s lifecycle bundle ({where or 'no SourceS3Uri'}) has no slurm-spec.json, so its "
-                         "current Slurm spec is unknown; render the bundle with `hyperpod slurm render` or pass --lifecycle DIR")
+    if current is None:  # unknown is not safe: exit 2, nothing compared is said to be unchanged
+        from ..cli.common import print_error
+
+        print_error(f"cluster {name}'s lifecycle bundle ({where or 'no SourceS3Uri'}) has no slurm-spec.json, so its "
+                    "current Slurm spec is unknown and no change can be shown or checked; render the bundle with "
+                    "`hyperpod slurm render` or pass --lifecycle DIR", label="refused")
+        sys.exit(EXIT_REFUSED)
     mode = "SlurmConfig" if any(g.node_type for g in state.groups) else "provisioning_parameters"
     changes = diff_slurm(current, wanted, mode=mode)
     if as_json:

@@ -140,28 +140,65 @@ def _run(client: GcpClient, the_plan: Plan, step: Step, wait: bool, deadline: fl
 
 
 def _patch(client: GcpClient, the_plan: Plan, request: dict[str, Any], deadline: float, say: Progress) -> dict[str, Any]:
-    """PATCH once the cluster is RUNNING and as planned. Another writer can start an update between
-    that check and the call (FAILED_PRECONDITION): then wait and check again — which refuses if it
-    changed the configuration — rather than fail."""
+    """Read, check, write: PATCH once the cluster is RUNNING and as planned, carrying the etag of the
+    version just checked, so the service refuses the write (ABORTED) if another writer changed the
+    cluster between the check and the call. Another writer's update in flight (FAILED_PRECONDITION)
+    or a lost etag race (ABORTED): wait and check again — which refuses if the configuration is no
+    longer the planned one — rather than fail, and never write over it."""
     while True:
-        _ready(client, the_plan, request["name"], deadline, say)
+        state = _ready(client, the_plan, request["name"], deadline, say)
+        if state is not None:
+            _removals_shown(the_plan, request, state)
+        body = {**request["body"], "etag": state.etag} if state is not None and state.etag else request["body"]
         say(f"{PATCH} {request['name']} (updateMask={request['updateMask']})")
         try:
-            return client.patch_cluster(request["name"], request["updateMask"].split(","), request["body"])
+            return client.patch_cluster(request["name"], request["updateMask"].split(","), body)
         except GcpApiError as error:
-            if error.status != "FAILED_PRECONDITION" or client.monotonic() >= deadline:
+            if error.status not in ("FAILED_PRECONDITION", "ABORTED") or client.monotonic() >= deadline:
                 raise
-            say(f"the cluster started changing meanwhile ({error.message}): waiting, then checking it again")
+            say(f"the cluster changed meanwhile ({error.message}): waiting, then checking it again")
+
+
+def _removals_shown(the_plan: Plan, request: dict[str, Any], state: GcpClusterState) -> None:
+    """Whatever a Plan object says, the PATCH about to go out removes no node the plan's rows do
+    not show: a pool left out is a `delete` row, a pool sent with other immutable fields a `replace`
+    row, a smaller max_node_count a `shrink` row to that count. Checked on the live cluster, so a
+    hand-built or edited plan cannot take nodes its reviewer did not see go."""
+    from .compare import POOL_IMMUTABLE, covered
+
+    if "node_pools" not in str(request.get("updateMask", "")).split(","):
+        return
+    sent = {p.get("id"): p for p in request["body"].get("node_pools") or () if isinstance(p, dict)}
+    rows = {g.group: g for g in the_plan.groups}
+    for pool in state.pools:
+        new = sent.get(pool.id)
+        row = rows.get(pool.id)
+        have = state.pool_body(pool.id) or {}
+        if new is None:
+            expected, what = "delete", "removes the pool"
+        elif any(f in new and not covered(new[f], have.get(f), f) for f in POOL_IMMUTABLE):
+            expected, what = "replace", "swaps the pool (every node goes)"
+        else:
+            target = int((new.get("scaling_spec") or {}).get("max_node_count") or 0)
+            if target >= len(pool.nodes) and target >= pool.target:
+                continue
+            expected, what = "shrink", f"lowers max_node_count to {target}"
+            if row is not None and row.action in ("shrink", "replace") and row.target_after == target:
+                continue
+        if row is None or row.action != expected:
+            raise PlanInvalid(f"the PATCH {what} of {pool.id!r}, which the plan's rows do not show "
+                              f"({row.action if row else 'no row'}): make the plan again")
 
 
 def _ready(client: GcpClient, the_plan: Plan, name: str, deadline: float, say: Progress,
-           allow_missing: bool = False) -> None:
-    """Wait out PROVISIONING/UPDATING; then the configuration must still be the planned one."""
+           allow_missing: bool = False) -> GcpClusterState | None:
+    """Wait out PROVISIONING/UPDATING; then the configuration must still be the planned one (the
+    state read is returned: its etag goes with the write)."""
     while True:
         state = observe(client, name)
         if state is None:
             if allow_missing:
-                return
+                return None
             raise PlanStale(f"the cluster {name} is gone since the plan was made: plan again")
         if state.state not in WAITABLE_STATES:
             break
@@ -172,6 +209,7 @@ def _ready(client: GcpClient, the_plan: Plan, name: str, deadline: float, say: P
     if the_plan.observed_fingerprint and fingerprint_of(state) != the_plan.observed_fingerprint:
         raise PlanStale(f"the cluster {name} changed since the plan was made (its configuration is not the one "
                           "the plan was computed against): plan again")
+    return state
 
 
 def status_of(state: GcpClusterState | None) -> dict[str, Any]:
@@ -184,6 +222,7 @@ def status_of(state: GcpClusterState | None) -> dict[str, Any]:
         for _id, _name, node_state in pool.nodes:
             by_state[node_state] = by_state.get(node_state, 0) + 1
         pools[pool.id] = {"machine_type": pool.machine_type, "target": pool.target, "nodes": by_state,
-                          "provisioning_model": pool.provisioning_model}
+                          "provisioning_model": pool.provisioning_model,
+                          "min_node_count": pool.target if pool.minimum is None else pool.minimum}
     return {"exists": True, "name": state.name, "state": state.state, "detail": state.detail, "pools": pools,
             "node_count": state.node_count}

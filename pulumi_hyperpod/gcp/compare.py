@@ -24,12 +24,32 @@ SLURM_SERVICE_DEFAULTED = ("accounting", "scheduling")
 
 
 @dataclass(frozen=True)
+class Immutable:
+    """One immutable field that changes: the cluster cannot take it in place."""
+
+    path: str  # the spec's field path, e.g. network.network
+    before: Any
+    after: Any
+    rule: str  # why it cannot change
+
+    def values(self) -> str:
+        """Both values in full (up to a few hundred characters): a resource path cut at 60 hides
+        the very part that changed."""
+        return f"{_short(self.before, 300)} → {_short(self.after, 300)}"
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.values()} ({self.rule})"
+
+
+@dataclass(frozen=True)
 class Differences:
     mask: tuple[str, ...]  # update-mask paths, in a stable order
     replacements: tuple[str, ...]  # why the cluster cannot be changed in place
     slurm_lines: tuple[str, ...]  # "~ PreemptMode: REQUEUE → OFF"
     pool_lines: dict[str, tuple[str, ...]]  # pool id → "boot_disk.boot_disk_size_gb: 100 → 200"
     top_lines: tuple[str, ...]  # display_name, labels, lustre_export_config
+    immutable: tuple[Immutable, ...] = ()  # the replacements, field by field
+    swapped: tuple[str, ...] = ()  # pools whose immutable fields change: swapped inside the node_pools PATCH
 
 
 def covered(desired: Any, observed: Any, path: str = "") -> bool:
@@ -57,6 +77,8 @@ def change_lines(path: str, desired: Any, observed: Any) -> list[str]:
     1000 → 2000`), so a reviewer sees what changes rather than two truncated objects."""
     if covered(desired, observed, path):
         return []
+    if isinstance(desired, dict) and desired and observed is None:
+        observed = {}  # a new object (say a partition's config): shown key by key, as a changed one is
     if isinstance(desired, dict) and isinstance(observed, dict):
         names = sorted(desired) + (sorted(k for k in observed if k not in desired) if _is_map(path) else [])
         return [line for k in names for line in change_lines(_child(path, k), desired.get(k), observed.get(k))]
@@ -86,27 +108,27 @@ def _zero(value: Any) -> bool:
 def differences(desired: ClusterSpec, observed: GcpClusterState) -> Differences:
     body = desired.body()
     mask: list[str] = []
-    replacements: list[str] = []
+    immutable: list[Immutable] = []
     top: list[str] = []
     for field in ("display_name", "labels", "lustre_export_config"):
         if field in body and not covered(body[field], observed.body.get(field), field):
             mask.append(field)
             top += change_lines(field, body[field], observed.body.get(field))
-    if "network" in body and not covered(body["network"], observed.body.get("network")):
-        replacements.append(f"network changes ({_short(observed.body.get('network'))} → {_short(body['network'])}): "
-                            "the network of a cluster is immutable")
-    if "runtime_spec" in body and not covered(body["runtime_spec"], observed.body.get("runtime_spec")):
-        replacements.append("runtime_spec.service_account changes: it is immutable")
+    for field, rule in (("network", "the network of a cluster is immutable"),
+                        ("runtime_spec", "the runtime spec (service account) of a cluster is immutable")):
+        if field in body and not covered(body[field], observed.body.get(field)):
+            immutable += _immutable_leaves(field, body[field], observed.body.get(field), rule)
 
-    pool_lines, pools_changed = _pools(body["node_pools"], observed, replacements)
+    pool_lines, pools_changed, swapped = _pools(body["node_pools"], observed)
     if pools_changed:
         mask.append("node_pools")
 
     slurm_lines: list[str] = []
     want, have = desired.slurm, observed.slurm
     if want.get("home_directory_storage") != have.get("home_directory_storage"):
-        replacements.append(f"orchestrator_spec.slurm_spec.home_directory_storage changes "
-                            f"({have.get('home_directory_storage')} → {want.get('home_directory_storage')}): it is immutable")
+        immutable.append(Immutable("orchestrator_spec.slurm_spec.home_directory_storage", have.get("home_directory_storage"),
+                                   want.get("home_directory_storage"), "the home directory storage is immutable"))
+    replacements = [str(item) for item in immutable]
     for field in SLURM_MUTABLE:
         if field in SLURM_SERVICE_DEFAULTED and field not in want:
             continue
@@ -115,12 +137,27 @@ def differences(desired: ClusterSpec, observed: GcpClusterState) -> Differences:
             continue
         mask.append(SLURM_PREFIX + field)
         slurm_lines += slurm_change_lines(field, old, new)
-    return Differences(tuple(mask), tuple(replacements), tuple(slurm_lines), pool_lines, tuple(top))
+    return Differences(tuple(mask), tuple(replacements), tuple(slurm_lines), pool_lines, tuple(top), tuple(immutable),
+                       tuple(swapped))
 
 
-def _pools(wanted: list[dict[str, Any]], observed: GcpClusterState,
-           replacements: list[str]) -> tuple[dict[str, tuple[str, ...]], bool]:
+def _immutable_leaves(path: str, desired: Any, observed: Any, rule: str) -> list[Immutable]:
+    """One Immutable per leaf that differs, named by its full path (network.subnetwork), so an
+    error names the field and shows both values rather than two whole objects cut short."""
+    if isinstance(desired, dict) and isinstance(observed, dict):
+        return [leaf for key in sorted(desired) for leaf in
+                (_immutable_leaves(_child(path, key), desired[key], observed.get(key), rule)
+                 if not covered(desired[key], observed.get(key), _child(path, key)) else [])]
+    return [Immutable(path, observed, desired, rule)]
+
+
+def _pools(wanted: list[dict[str, Any]], observed: GcpClusterState) -> tuple[dict[str, tuple[str, ...]], bool, list[str]]:
+    """Per pool, the lines a reviewer reads. A pool whose immutable fields change (machine spec,
+    reservation, provisioning model) is swapped: node_pools is patchable, so the PATCH that
+    carries the new pool under the same id replaces that pool alone — every node of it deleted and
+    created anew — not the cluster."""
     lines: dict[str, tuple[str, ...]] = {}
+    swapped: list[str] = []
     changed = [p.get("id") for p in wanted] != [p.get("id") for p in observed.body.get("node_pools") or ()]
     for pool in wanted:
         have = observed.pool_body(pool["id"])
@@ -129,18 +166,18 @@ def _pools(wanted: list[dict[str, Any]], observed: GcpClusterState,
             changed = True
             continue
         found = []
+        immutable = [f for f in POOL_IMMUTABLE if f in pool and not covered(pool[f], have.get(f), f)]
+        if immutable:
+            swapped.append(pool["id"])
+            found += [f"swap (immutable) {line.lstrip('~+- ')}" for f in immutable for line in change_lines(f, pool[f], have.get(f))]
         for field, value in pool.items():
-            if field == "id" or covered(value, have.get(field), field):
+            if field == "id" or field in immutable or covered(value, have.get(field), field):
                 continue
-            if field in POOL_IMMUTABLE:
-                what = "; ".join(line.lstrip("~+- ") for line in change_lines(field, value, have.get(field)))
-                replacements.append(f"node pool {pool['id']}: {what}: it is immutable")
-                continue
-            changed = True
             if field != "scaling_spec":
                 found += change_lines(field, value, have.get(field))
+        changed = changed or bool(found) or not covered(pool.get("scaling_spec"), have.get("scaling_spec"), "scaling_spec")
         lines[pool["id"]] = tuple(found)
-    return lines, changed
+    return lines, changed, swapped
 
 
 def slurm_change_lines(field: str, old: Any, new: Any) -> list[str]:
@@ -154,7 +191,7 @@ def slurm_change_lines(field: str, old: Any, new: Any) -> list[str]:
     if field in ("prolog_bash_scripts", "epilog_bash_scripts"):
         return [f"~ {field}: {len(old or ())} → {len(new or ())} script(s), contents changed"
                 if len(old or ()) == len(new or ()) else f"~ {field}: {len(old or ())} → {len(new or ())} script(s)"]
-    if field == "partitions":
+    if field == "partitions" and _partitions(old) != _partitions(new):
         return [f"~ partitions: {_partitions(old)} → {_partitions(new)}"]
     return change_lines(field, new, old)
 

@@ -13,6 +13,9 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+from ..servicemodel import Violation
+from ..spec.errors import InputError
+
 PRICES_ENV = "HYPERPOD_GCP_PRICES"
 _MODEL_SECTION = {"ON_DEMAND": "on_demand", "RESERVATION": "on_demand", None: "on_demand",
                   "SPOT": "spot", "FLEX_START": "flex_start"}
@@ -37,17 +40,64 @@ class PriceTable:
         return section.get(machine_type)
 
 
+class GcpPricesError(InputError):
+    """A $HYPERPOD_GCP_PRICES file that is not a price table: every problem with its field path,
+    the variable and the file named."""
+
+    kind = "price file"
+
+
+SECTIONS = ("on_demand", "spot", "flex_start")
+
+
+def _override(path: str) -> dict:
+    """The $HYPERPOD_GCP_PRICES file, read like every other input (size, depth, YAML 1.2: spec/documents.py)
+    and checked: a price is a number of USD per node-hour, 0 or more (a negative one would let a
+    scale-out pass the cost guard)."""
+    from ..spec.documents import read_document
+
+    source = f"${PRICES_ENV} ({path})"
+    try:
+        extra = read_document(Path(path), GcpPricesError)
+    except GcpPricesError as error:
+        raise GcpPricesError(error.violations, source=source) from None
+    if extra is None:
+        return {}
+    if not isinstance(extra, dict):
+        raise GcpPricesError([Violation("", f"a price file is a mapping (on_demand: {{MACHINE_TYPE: USD}}, …); "
+                                            f"got a {type(extra).__name__}")], source=source)
+    problems = []
+    for name in SECTIONS:
+        section = extra.get(name)
+        if section is None:
+            continue
+        if not isinstance(section, dict):
+            problems.append(Violation(name, f"a mapping of machine type to USD per node-hour; got a {type(section).__name__}"))
+            continue
+        for machine_type, value in section.items():
+            price = value.get("usd") if isinstance(value, dict) else value
+            if isinstance(price, bool) or not isinstance(price, (int, float)) or not price >= 0 or price == float("inf"):
+                problems.append(Violation(f"{name}.{machine_type}", f"a price is a number of USD per node-hour, 0 or more "
+                                                                    f"(or {{usd: NUMBER}}); got {price!r}"))
+    applies = extra.get("applies_in")
+    if applies is not None and not (isinstance(applies, list) and all(isinstance(r, str) for r in applies)):
+        problems.append(Violation("applies_in", "a list of regions"))
+    if problems:
+        raise GcpPricesError(problems, source=source)
+    return extra
+
+
 @lru_cache(maxsize=4)
 def _load(override: str | None) -> PriceTable:
     import yaml
 
     base = yaml.safe_load(resources.files("pulumi_hyperpod").joinpath("data/gcp_prices.yaml").read_text(encoding="utf-8"))
     if override:
-        extra = yaml.safe_load(Path(override).read_text(encoding="utf-8")) or {}
+        extra = _override(override)
         for key, value in extra.items():
             base[key] = {**base.get(key, {}), **value} if isinstance(value, dict) and isinstance(base.get(key), dict) else value
     sections = {name: {k: float(v["usd"] if isinstance(v, dict) else v) for k, v in (base.get(name) or {}).items()}
-                for name in ("on_demand", "spot", "flex_start")}
+                for name in SECTIONS}
     return PriceTable(sections, tuple(base.get("applies_in") or ()), str(base.get("checked") or ""), override)
 
 
@@ -96,6 +146,14 @@ def estimate(before: list[PoolCount], after: list[PoolCount], location: str):
         price = table.hourly(one.machine_type, one.provisioning_model, location)
         action = "create" if pool_id not in was else "delete" if pool_id not in now else (
             "grow" if count_after > count_before else "shrink" if count_after < count_before else "unchanged")
+        old_one = was.get(pool_id)
+        if old_one is not None and pool_id in now and (old_one.machine_type, old_one.provisioning_model) != (
+                one.machine_type, one.provisioning_model):
+            # a swapped pool (planner: an immutable pool change): its old nodes at their price go, the new ones come
+            pools.append(PoolCost(pool_id, "replace", one.machine_type, count_before, count_after, price, old_one.machine_type,
+                                  table.hourly(old_one.machine_type, old_one.provisioning_model, location)))
+            delta = _swap_line(lines, delta, old_one, one, table, location)
+            continue
         pools.append(PoolCost(pool_id, action, one.machine_type, count_before, count_after, price))
         if count_after == count_before:
             continue
@@ -117,8 +175,26 @@ def estimate(before: list[PoolCount], after: list[PoolCount], location: str):
                    unknown=unknown, unknown_increase=_unknown_increase(before, after, location, table), lines=tuple(lines))
 
 
+def _swap_line(lines: list[str], delta: float | None, old: PoolCount, new: PoolCount, table: PriceTable,
+               location: str) -> float | None:
+    old_price = table.hourly(old.machine_type, old.provisioning_model, location)
+    new_price = table.hourly(new.machine_type, new.provisioning_model, location)
+    what = f"cost: pool {new.pool} swapped: {old.count} × {old.machine_type} → {new.count} × {new.machine_type}"
+    if old_price is None or new_price is None:
+        lines.append(f"{what}: price unknown (add it with a ${PRICES_ENV} file)")
+        return None
+    change = new.count * new_price - old.count * old_price
+    lines.append(f"{what}: {change:+.2f} USD/h")
+    return None if delta is None else delta + change
+
+
 def _unknown_increase(before: list[PoolCount], after: list[PoolCount], location: str, table: PriceTable) -> bool:
     """An unpriced pool grows: the cost change has no upper bound that can be shown."""
-    was = {p.pool: p.count for p in before}
-    return any(p.count > was.get(p.pool, 0) and table.hourly(p.machine_type, p.provisioning_model, location) is None
-               for p in after)
+    was = {p.pool: p for p in before}
+
+    def grows(p: PoolCount) -> bool:
+        old = was.get(p.pool)
+        swapped = old is not None and (old.machine_type, old.provisioning_model) != (p.machine_type, p.provisioning_model)
+        return p.count > (0 if old is None or swapped else old.count)
+
+    return any(grows(p) and table.hourly(p.machine_type, p.provisioning_model, location) is None for p in after)

@@ -44,14 +44,23 @@ def parse_name(name: str, project: str | None = None, location: str | None = Non
             raise ValueError(f"name: the name says project {found.project!r} but --project is {project!r}")
         if location and location != found.location:
             raise ValueError(f"name: the name says location {found.location!r} but --location is {location!r}")
-        return found
+        return _checked(found)
     if "/" in name:
         raise ValueError(f"name: {name!r} is not projects/PROJECT/locations/REGION/{COLLECTION}/ID nor a bare cluster id")
     missing = [flag for flag, value in (("--project", project), ("--location", location)) if not value]
     if missing:
         raise ValueError(f"name: {name!r} is a bare cluster id; give {' and '.join(missing)} "
                          f"or the full name projects/PROJECT/locations/REGION/{COLLECTION}/{name}")
-    return ClusterName(project or "", location or "", name)
+    return _checked(ClusterName(project or "", location or "", name))
+
+
+def _checked(name: ClusterName) -> ClusterName:
+    """Every part of a name matches its pattern before it is put in a URL: `llmtrain?x` or `a#b`
+    would otherwise reach the service as the query or fragment of another cluster's URL."""
+    problem = id_problem(name.cluster_id, slurm=False) or location_problem(name)
+    if problem:
+        raise ValueError(f"name: {problem}")
+    return name
 
 
 def with_cluster_id(name: object, cluster_id: str | None) -> object:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from . import keys
 
-OUTPUT_ONLY = ("name", "create_time", "update_time", "start_time", "cluster_status", "cluster_events", "runtime")
+OUTPUT_ONLY = ("name", "create_time", "update_time", "start_time", "cluster_status", "cluster_events", "runtime", "etag")
 
 
 @dataclass(frozen=True)
@@ -19,6 +19,12 @@ class PoolState:
     provisioning_model: str | None
     target: int  # scaling_spec.max_node_count: the size the service keeps the pool at
     nodes: tuple[tuple[str, str, str], ...]  # (instance id, instance name, node state)
+    minimum: int | None = None  # scaling_spec.min_node_count (None: as target)
+
+    @property
+    def autoscaled(self) -> bool:
+        """min_node_count < max_node_count: the service sizes the pool within the range."""
+        return self.minimum is not None and self.minimum < self.target
 
     @property
     def running(self) -> int:
@@ -35,6 +41,9 @@ class GcpClusterState:
     detail: str
     body: dict[str, Any]  # the resource's configurable fields, snake_case (server defaults included)
     pools: tuple[PoolState, ...]
+    etag: str | None = None  # the resource's version, when the service gives one: sent back with a PATCH
+    # the GET response itself: what a saved plan keeps as the observation it was made from
+    resource: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
     @property
     def slurm(self) -> dict[str, Any]:
@@ -69,11 +78,13 @@ class GcpClusterState:
                 target=int((pool.get("scaling_spec") or {}).get("max_node_count") or 0),
                 nodes=tuple((n.get("instance_id", ""), n.get("instance_name", ""), n.get("node_state", ""))
                             for n in nodes if n.get("node_pool_id") == pool["id"]),
+                minimum=int((pool.get("scaling_spec") or {}).get("min_node_count") or 0),
             )
             for pool in body.get("node_pools") or ()
         )
         return cls(name=resource["name"], state=status.get("state") or "STATE_UNSPECIFIED",
-                   detail=status.get("detail") or "", body=body, pools=pools)
+                   detail=status.get("detail") or "", body=body, pools=pools,
+                   etag=snake.get("etag") if isinstance(snake.get("etag"), str) else None, resource=resource)
 
 
 def observe(client: Any, name: str) -> GcpClusterState | None:

@@ -26,6 +26,17 @@ class PoolCost:
     before: int
     after: int
     price: float | None  # USD per node-hour; None: price unknown
+    # a swapped pool (an immutable pool change): what its nodes were, and their price
+    machine_type_before: str | None = None
+    price_before: float | None = None
+
+    @property
+    def old_type(self) -> str:
+        return self.machine_type_before or self.machine_type
+
+    @property
+    def old_price(self) -> float | None:
+        return self.price_before if self.machine_type_before else self.price
 
 
 @dataclass(frozen=True)
@@ -97,14 +108,20 @@ def _typed_cost(cost: GcpCost | None):
     from .cost import PRICES_ENV
 
     prices = {p.machine_type: PriceUsed(p.price, "gcp list price") for p in cost.pools if p.price is not None}
+    prices.update({p.old_type: PriceUsed(p.old_price, "gcp list price") for p in cost.pools if p.old_price is not None})
+
+    def per_hour(price: float | None, count: int) -> float | None:
+        return None if price is None else price * count
+
     groups = tuple(
-        GroupCost(group=p.pool, action=p.action, instance_types=(p.machine_type,), before_count=p.before,
-                  after_count=p.after, before_instances={p.machine_type: p.before} if p.before else {},
+        GroupCost(group=p.pool, action=p.action, instance_types=tuple(dict.fromkeys((p.old_type, p.machine_type))),
+                  before_count=p.before, after_count=p.after,
+                  before_instances={p.old_type: p.before} if p.before else {},
                   after_instances={p.machine_type: p.after} if p.after else {},
-                  before_per_hour=None if p.price is None else p.price * p.before,
-                  after_per_hour=None if p.price is None else p.price * p.after,
-                  delta_per_hour=None if p.price is None else p.price * (p.after - p.before),
-                  unknown=() if p.price is not None else (p.machine_type,))
+                  before_per_hour=per_hour(p.old_price, p.before), after_per_hour=per_hour(p.price, p.after),
+                  delta_per_hour=None if p.price is None or p.old_price is None else p.price * p.after - p.old_price * p.before,
+                  unknown=tuple(dict.fromkeys(t for t, price in ((p.old_type, p.old_price), (p.machine_type, p.price))
+                                              if price is None)))
         for p in cost.pools)
     return CostSection(currency=cost.currency, region=cost.region, prices_from=cost.prices_from, prices=prices,
                        groups=groups, cluster=ClusterCost(cost.before, cost.after, cost.delta),

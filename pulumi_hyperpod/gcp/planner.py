@@ -2,7 +2,9 @@
 
 Create is one CreateModelDevelopmentCluster; a change is one PatchModelDevelopmentCluster with the
 smallest update mask (repeated fields — node_pools, partitions, scripts — sent whole, as the API
-replaces them whole); delete is one DeleteModelDevelopmentCluster. Immutable fields make a
+replaces them whole); delete is one DeleteModelDevelopmentCluster. An immutable field of one pool
+(its machine spec, reservation, provisioning model) swaps that pool inside the node_pools PATCH,
+guarded like any removal (every node of the pool goes); an immutable field of the cluster makes a
 replacement (delete, then create), refused unless policy.allow_replacement. A pool that shrinks is
 a count change: the service chooses which nodes go, so the plan says so instead of naming them,
 and a guard refuses it when a protected node could be among them.
@@ -78,10 +80,11 @@ def _delete_plan(observed: GcpClusterState | None, policy: Policy) -> Plan:
 def _replace_plan(desired: ClusterSpec, observed: GcpClusterState, found: compare.Differences, policy: Policy) -> Plan:
     steps = (delete_step(observed.name, "replace: delete the cluster (every node goes)"),
              create_step(desired, "replace: create it again with the new immutable fields"))
+    fields = "; ".join(str(item) for item in found.immutable) or "; ".join(found.replacements)
     refusals = () if policy.allow_replacement else (Refusal(
-        "replacement", "the spec changes fields the service cannot change in place; that deletes every node of "
-                       "the cluster and creates it again. Set allow_replacement in the policy to allow it, or undo "
-                       "the change"),)
+        "replacement", f"{fields}: the service cannot change this in place; that deletes every node of the cluster "
+                       "and creates it again. To allow it set `allow_replacement: true` in the --policy file, or "
+                       "undo the change"),)
     groups = tuple(GroupChange(p.id, "delete", node_type=p.machine_type, target_before=p.target, current=p.running)
                    for p in observed.pools)
     groups += tuple(GroupChange(p.id, "create", node_type=p.machine_spec.machine_type, target_after=p.count)
@@ -94,10 +97,10 @@ def _replace_plan(desired: ClusterSpec, observed: GcpClusterState, found: compar
 # ---- update ------------------------------------------------------------------------------------
 def _update_plan(desired: ClusterSpec, observed: GcpClusterState, found: compare.Differences, policy: Policy) -> Plan:
     groups = _pool_rows(desired, observed, found) + ((_slurm_row("configure", found.slurm_lines),) if found.slurm_lines else ())
-    notes = _scale_in_notes(groups)
+    notes = _scale_in_notes(groups, observed)
     if not found.mask:
         refusals = (_error_refusal(observed),) if observed.state == "ERROR" else ()
-        return plan_build.make(desired.name, "none", groups=groups, state=observed, notes=_state_notes(observed),
+        return plan_build.make(desired.name, "none", groups=groups, state=observed, notes=notes + _state_notes(observed),
                                refusals=refusals)
     request = {"name": observed.name, "updateMask": ",".join(found.mask), "body": patch_body(desired, observed, found.mask)}
     step = Step(PATCH, request, _reasons(found, groups))
@@ -116,9 +119,12 @@ def patch_body(desired: ClusterSpec, observed: GcpClusterState, mask: tuple[str,
     has (so its defaults are kept, not reset) with the spec's fields over it."""
     wanted = desired.body()
     body: dict[str, Any] = {}
+    swapped = set(compare.differences(desired, observed).swapped) if "node_pools" in mask else set()
     for path in mask:
         if path == "node_pools":
-            body["node_pools"] = [_merge(copy.deepcopy(observed.pool_body(p["id"]) or {}), p) for p in wanted["node_pools"]]
+            # a swapped pool is sent as the spec has it: nothing of the pool it replaces is carried over
+            body["node_pools"] = [copy.deepcopy(p) if p["id"] in swapped else
+                                  _merge(copy.deepcopy(observed.pool_body(p["id"]) or {}), p) for p in wanted["node_pools"]]
         elif path.startswith(compare.SLURM_PREFIX):
             field = path[len(compare.SLURM_PREFIX):]
             value = desired.slurm.get(field)
@@ -146,9 +152,11 @@ def _pool_rows(desired: ClusterSpec, observed: GcpClusterState, found: compare.D
                                     min_after=pool.scaling_spec.min_node_count))
             continue
         before_min = int(((observed.pool_body(pool.id) or {}).get("scaling_spec") or {}).get("min_node_count") or 0)
-        action = "grow" if pool.count > have.target else "shrink" if pool.count < have.target else (
-            "configure" if found.pool_lines.get(pool.id) else "unchanged")
-        rows.append(GroupChange(pool.id, action, node_type=have.machine_type, target_before=have.target,
+        action = "replace" if pool.id in found.swapped else "grow" if pool.count > have.target else (
+            "shrink" if pool.count < have.target else
+            "configure" if found.pool_lines.get(pool.id) or before_min != pool.scaling_spec.min_node_count else "unchanged")
+        node_type = pool.machine_spec.machine_type if action == "replace" else have.machine_type
+        rows.append(GroupChange(pool.id, action, node_type=node_type, target_before=have.target,
                                 target_after=pool.count, current=have.running, min_before=before_min,
                                 min_after=pool.scaling_spec.min_node_count,
                                 config_changes=found.pool_lines.get(pool.id, ())))
@@ -169,6 +177,9 @@ def _reasons(found: compare.Differences, groups: tuple[GroupChange, ...]) -> tup
             continue
         if g.action in ("grow", "shrink"):
             reasons.append(f"node_pools: {g.group} {g.target_before} → {g.target_after} node(s) ({g.delta:+d})")
+        elif g.action == "replace":
+            reasons.append(f"node_pools: swap pool {g.group} (an immutable field changes): its node(s) are deleted and "
+                           f"{g.target_after} × {g.node_type} created in their place; the other pools are untouched")
         elif g.action in ("create", "delete"):
             reasons.append(f"node_pools: {g.action} pool {g.group}")
         reasons += [f"node_pools: {g.group} {line}" for line in g.config_changes if g.action != "create"]
@@ -176,27 +187,48 @@ def _reasons(found: compare.Differences, groups: tuple[GroupChange, ...]) -> tup
     return tuple(reasons)
 
 
-def _scale_in_notes(groups: tuple[GroupChange, ...]) -> tuple[str, ...]:
+def nodes_lost(g: GroupChange, observed: GcpClusterState) -> tuple[int, int]:
+    """(nodes the change removes at most, nodes the pool has): a swap or a delete removes every node;
+    a shrink removes what is above the new max_node_count — of an autoscaled pool (min < max), only
+    the nodes it has now count, not its maximum."""
+    pool = observed.pool(g.group)
+    present = len(pool.nodes) if pool is not None and pool.autoscaled else (g.target_before or 0)
+    if g.action in ("delete", "replace"):
+        return present, present
+    if g.action == "shrink":
+        return max(present - (g.target_after or 0), 0), present
+    return 0, present
+
+
+def _scale_in_notes(groups: tuple[GroupChange, ...], observed: GcpClusterState) -> tuple[str, ...]:
     notes = []
     for g in groups:
-        removed = (g.target_before or 0) - (g.target_after or 0)
+        removed, _present = nodes_lost(g, observed)
         if g.action in ("shrink", "delete") and removed > 0:
             notes.append(f"pool {g.group} loses {removed} node(s): Google Cloud chooses which ones (the API takes a "
                          "node count, not node names), so this plan cannot name them")
+        if g.action == "replace" and removed > 0:
+            notes.append(f"pool {g.group} is swapped: all {removed} of its node(s) are deleted and created anew")
+    for pool in observed.pools:
+        if pool.autoscaled:
+            notes.append(f"pool {pool.id} autoscales between {pool.minimum} and {pool.target} node(s) (has {len(pool.nodes)} "
+                         "now): its node count is the service's, within that range; the plan changes only the range, "
+                         "and its cost is shown at max_node_count (the most it can cost)")
     return tuple(notes)
 
 
 def _scale_in_refusals(groups: tuple[GroupChange, ...], observed: GcpClusterState, desired: ClusterSpec,
                        policy: Policy) -> tuple[Refusal, ...]:
+    """The guards of any removal: a shrink, a pool deleted, a pool swapped (every node of it goes)."""
     refusals = []
     login = desired.slurm.get("login_node_pool_id")
     for g in groups:
-        removed = (g.target_before or 0) - (g.target_after or 0)
-        if g.action not in ("shrink", "delete") or removed <= 0:
+        removed, present = nodes_lost(g, observed)
+        if g.action not in ("shrink", "delete", "replace") or removed <= 0:
             continue
-        fraction = removed / (g.target_before or 1)
+        fraction = removed / (present or 1)
         if fraction > policy.max_scale_in_fraction:
-            refusals.append(Refusal("max_scale_in_fraction", f"pool {g.group} would lose {removed} of {g.target_before} "
+            refusals.append(Refusal("max_scale_in_fraction", f"pool {g.group} would lose {removed} of {present} "
                                     f"nodes ({fraction:.0%}), more than the policy's {policy.max_scale_in_fraction:.0%}", g.group))
         if g.group == login and not policy.allow_login_scale_in:
             refusals.append(Refusal("login_scale_in", f"pool {g.group} is the Slurm login pool; set "
@@ -204,8 +236,10 @@ def _scale_in_refusals(groups: tuple[GroupChange, ...], observed: GcpClusterStat
         pool = observed.pool(g.group)
         protected = sorted(n for n in policy.protected_node_ids if pool is not None and pool.holds(n))
         if protected:
-            refusals.append(Refusal("protected_nodes", f"pool {g.group} shrinks and Google Cloud chooses the nodes "
-                                    f"that go: protected node(s) {', '.join(protected)} could be among them", g.group))
+            refusals.append(Refusal("protected_nodes", f"pool {g.group} is swapped: every node of it goes, protected "
+                                    f"node(s) {', '.join(protected)} included" if g.action == "replace" else
+                                    f"pool {g.group} shrinks and Google Cloud chooses the nodes that go: protected "
+                                    f"node(s) {', '.join(protected)} could be among them", g.group))
     return tuple(refusals)
 
 

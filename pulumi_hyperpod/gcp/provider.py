@@ -102,7 +102,8 @@ def _as_observed(spec: ClusterSpec):
     """The old spec as if it were the cluster: for diff's pure comparison (the same rules as the planner)."""
     from .observe import GcpClusterState, PoolState
 
-    pools = tuple(PoolState(p.id, p.machine_spec.machine_type, p.provisioning_model, p.count, ()) for p in spec.node_pools)
+    pools = tuple(PoolState(p.id, p.machine_spec.machine_type, p.provisioning_model, p.count, (), p.scaling_spec.min_node_count)
+                  for p in spec.node_pools)
     return GcpClusterState(spec.name, "RUNNING", "", spec.body(), pools)
 
 
@@ -127,17 +128,19 @@ class GcpClusterProvider(ResourceProvider):
             return CheckResult(news, [CheckFailure(error.prop, str(error))])
         failures = []
         if olds and "spec" in olds and not policy.allow_replacement:
-            for reason in self._replacements(olds, spec):
-                failures.append(CheckFailure("spec", f"{reason}: this replaces the cluster (every node is deleted, then "
-                                                     "it is created again). Set policy={'allow_replacement': True} to allow it, "
-                                                     "or undo the change."))
+            # named by its field path: Pulumi then prints the path, not the whole spec's value
+            for item in self._immutable(olds, spec):
+                failures.append(CheckFailure(f"spec.{item.path}", (
+                    f"{item.values()}: {item.rule}; this replaces the cluster (every node is deleted, then it is "
+                    "created again). To allow it set the resource's policy allow_replacement (the example program: "
+                    "`pulumi config set allowReplacement true`), or undo the change.")))
         if not olds and not failures:
             from .planner import plan
 
             say(plan_text(plan(spec, None, policy)), _label(spec.name))
         return CheckResult(news, failures)
 
-    def _replacements(self, olds: Mapping[str, Any], spec: ClusterSpec) -> list[str]:
+    def _immutable(self, olds: Mapping[str, Any], spec: ClusterSpec) -> list[compare.Immutable]:
         if not isinstance(olds.get("spec"), Mapping):
             return []  # nothing to compare with (an import, say): the live plan decides
         try:
@@ -145,8 +148,11 @@ class GcpClusterProvider(ResourceProvider):
         except GcpSpecError:
             return []
         if old.name != spec.name:
-            return [f"the cluster's name changes ({old.name} → {spec.name})"]
-        return list(compare.differences(spec, _as_observed(old)).replacements)
+            return [compare.Immutable("name", old.name, spec.name, "the cluster's name (project, region, id) is immutable")]
+        return list(compare.differences(spec, _as_observed(old)).immutable)
+
+    def _replacements(self, olds: Mapping[str, Any], spec: ClusterSpec) -> list[str]:
+        return [str(item) for item in self._immutable(olds, spec)]
 
     # ---- diff ----------------------------------------------------------------------------
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:

@@ -101,9 +101,9 @@ def _in_region(zone_or_region: str, region: str) -> bool:
 def _pool_violations(pool: NodePool, region: str) -> list[tuple[str, str]]:
     found = _placement_violations(pool, region) + _label_violations("labels", pool.labels)
     scaling = pool.scaling_spec
-    if scaling.min_node_count != scaling.max_node_count:
-        found.append(("scaling_spec", (f"min_node_count ({scaling.min_node_count}) must equal max_node_count "
-                                       f"({scaling.max_node_count}): training-cluster node pools have a fixed size")))
+    if scaling.min_node_count > scaling.max_node_count:
+        found.append(("scaling_spec.min_node_count", (f"min_node_count ({scaling.min_node_count}) is above max_node_count "
+                                                      f"({scaling.max_node_count}): the pool scales between the two")))
     machine = pool.machine_spec
     if machine.machine_type.startswith("a4x-") and scaling.max_node_count % A4X_BLOCK:
         found.append(("scaling_spec.max_node_count", (f"an A4X pool's node count must be a multiple of {A4X_BLOCK} "

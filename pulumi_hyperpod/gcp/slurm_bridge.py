@@ -110,11 +110,15 @@ def _shared_violations(slurm: dict[str, Any], pool_ids: set[str]) -> list[tuple[
 
 
 def _gcp_only_violations(wire: WireSlurmSpec, pool_ids: set[str]) -> list[tuple[str, str]]:
+    """A partition's and a node set's own config are checked as strictly as the top-level one
+    (slurm/conf_sections.py): they become parameters of slurm.conf lines too."""
+    from ..slurm.conf_sections import section_config_violations
+
     found = []
     for i, partition in enumerate(wire.partitions):
-        if partition.config and any(key.lower() == "default" for key in partition.config):
-            found.append((f"partitions[{i}].config", "Default is set with default_partition_id, not in a partition's config"))
+        found += [(v.path, v.rule) for v in section_config_violations(partition.config or {}, f"partitions[{i}].config", "partition")]
     for i, node_set in enumerate(wire.node_sets or ()):
         if node_set.node_pool_id not in pool_ids:
             found.append((f"node_sets[{i}].node_pool_id", f"{node_set.node_pool_id!r} is not a node pool of the cluster"))
+        found += [(v.path, v.rule) for v in section_config_violations(node_set.config or {}, f"node_sets[{i}].config", "node")]
     return found

@@ -2,7 +2,7 @@
 
 Field names are the API's (snake_case here; lowerCamel is accepted on input, see keys.py). The
 documented rules are checked before any call and every error names the field path:
-cluster id pattern (no hyphens with a slurm_spec), min_node_count == max_node_count, A4X pools in
+cluster id pattern (no hyphens with a slurm_spec), min_node_count <= max_node_count, A4X pools in
 18-node blocks, provisioning model vs reservation affinity, the login pool, the Slurm partitions'
 pool references (the shared Slurm spec, see slurm_bridge.py).
 """
@@ -24,12 +24,13 @@ from pydantic import (
 from ..servicemodel import Violation
 from ..spec.documents import read_document
 from ..spec.errors import InputError
-from . import keys, limits, names, rules, slurm_bridge
+from . import keys, limits, names, proto3, rules, slurm_bridge
 from .limits import MAX_TEXT
 
 ProvisioningModel = Literal["ON_DEMAND", "RESERVATION", "SPOT", "FLEX_START"]
 AcceleratorType = Literal[limits.ACCELERATOR_TYPES]  # type: ignore[valid-type]
-# strict scalars: "2", 2.0 and true are not counts, "false" is not a boolean (the service refuses them)
+# strict scalars: 2.0 and true are not counts, "yes" is not a boolean (the service refuses them); the
+# string forms proto3 JSON accepts ("2", "true") are read as such first (proto3.py)
 NodeCount = Annotated[StrictInt, Field(ge=0, le=limits.MAX_POOL_NODES)]
 Text = Annotated[str, Field(max_length=MAX_TEXT)]
 
@@ -149,6 +150,7 @@ class ClusterSpec(_Model):
         problems = rules.document_violations(snake)
         if problems:
             raise GcpSpecError(problems, source)
+        snake = proto3.scalars(snake)
         if cluster_id is not None or "name" not in snake or str(snake.get("name")).endswith("/"):
             try:
                 snake["name"] = names.with_cluster_id(snake.get("name"), cluster_id)
@@ -190,4 +192,8 @@ def _message(error: dict) -> str:
         return "unknown field (see the ModelDevelopmentCluster REST reference)"
     if error["type"] == "missing":
         return "required"
+    if error["type"] in ("bool_type", "bool_parsing"):
+        return f"must be true or false (or the string \"true\" / \"false\", as proto3 JSON allows); got {error.get('input')!r}"
+    if error["type"] in ("int_type", "int_parsing", "int_from_float"):
+        return f"must be a whole number (or its decimal string, as proto3 JSON allows); got {error.get('input')!r}"
     return error["msg"]

@@ -133,6 +133,10 @@ def prepare(
     if view is not None and view.unmatched:
         notes = notes + (f"{view.orchestrator} nodes no HyperPod node matches (not weighed): {', '.join(view.unmatched[:10])}"
                          + (f" and {len(view.unmatched) - 10} more" if len(view.unmatched) > 10 else ""),)
+    if state is not None and state.groups and not any(g.node_type for g in state.groups):
+        from ..slurm.migration import with_migration  # a legacy Slurm cluster moved to SlurmConfig: the whole migration said
+
+        the_plan = with_migration(the_plan, desired, state)
     if notes:
         the_plan = dataclasses.replace(the_plan, notes=the_plan.notes + notes)
     if slurm is not None:
@@ -157,8 +161,7 @@ def _with_slurm(the_plan: Plan, wanted: Any, state: Any, s3: Any, lifecycle_dir:
 
     section = slurm_section(wanted, state, s3_client=s3, lifecycle_dir=lifecycle_dir)
     the_plan = dataclasses.replace(the_plan, slurm=section)
-    refused = section.changes.refusals if section.changes is not None else ()
-    return the_plan.refuse(*(Refusal("slurm-change", f"{change}: {change.refused}") for change in refused))
+    return the_plan.refuse(*(Refusal(rule, reason) for rule, reason in section.refusals()))
 
 
 def _learnt_roles(desired: "ClusterSpec", state: Any, s3: Any, lifecycle_dir: str | None) -> tuple[dict | None, tuple[str, ...]]:

@@ -132,6 +132,8 @@ def load(path: str | Path, *, target: Mapping[str, Any] | None = None) -> Any:
         raise SavedPlanError(f"{where}: not a saved plan ({rule})") from None
     if not isinstance(data, dict) or "plan" not in data or "format" not in data:
         raise SavedPlanError(f"{where}: not a saved plan (no format/plan); make one with `hyperpod plan -f SPEC --out {where}`")
+    if str(data["format"]).startswith("hyperpod-gcp-saved-plan/"):  # gcp/saved.py: made by `hyperpod gcp plan --out`
+        raise SavedPlanError(f"{where}: a Google Cloud saved plan; apply it with `hyperpod gcp apply --plan {where}`")
     if data["format"] != PLAN_FORMAT:
         raise SavedPlanError(f"{where}: plan format {data['format']!r}, this version reads {PLAN_FORMAT}; make the plan again")
     body = {k: v for k, v in data.items() if k != "integrity"}

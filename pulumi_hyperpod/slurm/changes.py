@@ -158,7 +158,7 @@ def _config(before: SlurmSpec, after: SlurmSpec) -> list[SlurmChange]:
 
 
 def _pool_partition(spec: SlurmSpec) -> dict[str, tuple[str, ...]]:
-    return {pool: spec.partitions_of(pool) for pool in spec.compute_pools()}
+    return spec.pool_partitions()
 
 
 def _partitions(before: SlurmSpec, after: SlurmSpec, mode: Mode) -> list[SlurmChange]:

@@ -65,7 +65,7 @@ _PRIORITY_WEIGHTS = ("PriorityWeightAge", "PriorityWeightAssoc", "PriorityWeight
                      "PriorityWeightJobSize", "PriorityWeightPartition", "PriorityWeightQOS")
 # slurm.conf(5), PreemptExemptTime: "minutes", "minutes:seconds", "hours:minutes:seconds",
 # "days-hours", "days-hours:minutes", "days-hours:minutes:seconds"; -1 disables it.
-_DURATION = re.compile(r"-1|\d+(:\d+){0,2}|\d+-\d+(:\d+){0,2}")
+DURATION = re.compile(r"-1|\d+(:\d+){0,2}|\d+-\d+(:\d+){0,2}")
 _TRES_WEIGHTS = re.compile(r"[A-Za-z][\w/:.-]*=-?\d+(\.\d+)?(,[A-Za-z][\w/:.-]*=-?\d+(\.\d+)?)*")
 _ENFORCE = {"1", "associations", "2", "limits", "safe", "wckeys", "qos", "all", "nojobs", "nosteps"}
 _PREEMPT_TYPES = ("preempt/partition_prio", "preempt/qos", "preempt/none")
@@ -95,11 +95,11 @@ def config_violations(config: Mapping[str, str], path: str = "config",
     return problems
 
 
-def key_violation(key: str, path: str) -> Violation | None:
-    """Why `key` cannot be set in `config`, or None when it can."""
+def key_violation(key: str, path: str, suggest: bool = True) -> Violation | None:
+    """Why `key` cannot be set in `config`, or None when it can (`suggest`: with a "did you mean")."""
     name = canonical_key(key)
     if name is None:
-        return Violation(path, f"{key!r} is not a slurm.conf parameter{_suggest(key)}")
+        return Violation(path, f"{key!r} is not a slurm.conf parameter{_suggest(key) if suggest else ''}")
     if name in OBSOLETE:
         return Violation(path, f"{name} is obsolete: Slurm no longer documents it, and setting it does not do what its name says")
     if name in PLATFORM_OWNED:
@@ -110,21 +110,37 @@ def key_violation(key: str, path: str) -> Violation | None:
 def _suggest(key: str) -> str:
     import difflib
 
+    if len(key) > 64:  # difflib's cost grows with the text: no parameter name is this long
+        return ""
     close = difflib.get_close_matches(key.lower(), list(CANONICAL), n=1, cutoff=0.75)
     return f" (did you mean {CANONICAL[close[0]]}?)" if close else ""
 
 
-def _value_violations(key: str, value: str, path: str) -> list[Violation]:
+def line_violation(value: str) -> str | None:
+    """Why `value` cannot sit on a slurm.conf line as one parameter's value, or None. The same rules
+    hold for every config map (top level, a partition's, a node set's)."""
     if value == "":
-        return [Violation(path, "is empty; remove the key to keep Slurm's default")]
+        return "is empty; remove the key to keep Slurm's default"
     if any(ch in value for ch in "\n\r\x00"):
-        return [Violation(path, "must be one line (slurm.conf is line-based)")]
+        return "must be one line (slurm.conf is line-based)"
     if "#" in value:
-        return [Violation(path, "cannot contain '#': it starts a comment in slurm.conf and would cut the value short")]
+        return "cannot contain '#': it starts a comment in slurm.conf and would cut the value short"
+    if value.endswith("\\"):
+        # slurm.conf's parser joins a line ending in a backslash with the next one: the following
+        # parameter (say Prolog=) would vanish into this value
+        return ("cannot end with '\\': slurm.conf reads it as a line continuation, joining the next "
+                "line (the next parameter) into this value")
     if any(ch.isspace() for ch in value):
         # slurm.conf separates parameters by whitespace: "1 SlurmctldHost=x" would be two parameters.
-        return [Violation(path, "cannot contain spaces: slurm.conf separates parameters by whitespace, so the rest "
-                                "would be read as another parameter")]
+        return ("cannot contain spaces: slurm.conf separates parameters by whitespace, so the rest "
+                "would be read as another parameter")
+    return None
+
+
+def _value_violations(key: str, value: str, path: str) -> list[Violation]:
+    line = line_violation(value)
+    if line:
+        return [Violation(path, line)]
     special = _SPECIAL.get(key)
     if special is not None:
         rule = special(value)
@@ -135,13 +151,13 @@ def _value_violations(key: str, value: str, path: str) -> list[Violation]:
 
 def _by_kind(kind: str, value: str) -> str | None:
     if kind in _UINT_MAX:
-        return _unsigned(value, _UINT_MAX[kind], allow_k=kind != "uint16")
+        return unsigned_violation(value, _UINT_MAX[kind], allow_k=kind != "uint16")
     if kind == "boolean" and value.lower() not in _BOOLEAN:
         return f"must be YES or NO (or true/false, up/down, 1/0); got {value!r}"
     return None
 
 
-def _unsigned(value: str, maximum: int, allow_k: bool = True) -> str | None:
+def unsigned_violation(value: str, maximum: int, allow_k: bool = True) -> str | None:
     if value.upper() in ("UNLIMITED", "INFINITE"):
         return None
     match = _NUMBER.fullmatch(value)
@@ -189,7 +205,7 @@ def _preempt_mode(value: str) -> str | None:
 
 
 def _exempt_time(value: str) -> str | None:
-    if _DURATION.fullmatch(value):
+    if DURATION.fullmatch(value):
         return None
     return ("must be a time: minutes, minutes:seconds, hours:minutes:seconds, days-hours, days-hours:minutes "
             f"or days-hours:minutes:seconds (-1 disables it); got {value!r}")
@@ -221,7 +237,7 @@ _SPECIAL = {
 
 def _cross_key(config: Mapping[str, str], at) -> Iterator[Violation]:
     """Rules between keys that slurmctld checks at start-up (read_config.c)."""
-    weights = {key: config[key] for key in _PRIORITY_WEIGHTS if key in config and _unsigned(config[key], 0xFFFFFFFF) is None}
+    weights = {key: config[key] for key in _PRIORITY_WEIGHTS if key in config and unsigned_violation(config[key], 0xFFFFFFFF) is None}
     total = sum(_as_int(value) for value in weights.values())
     if total > 0xFFFFFFFF:
         yield Violation(", ".join(at(key) for key in weights), f"the priority weights add up to {total}, more than 4294967295: job priorities would overflow")

@@ -74,6 +74,17 @@ def own_group(resource_config_path, address):
     return None
 
 
+def params_from_roles(roles):
+    """provisioning_parameters.json's role fields from slurm-spec.json's `roles` (group -> NodeType)."""
+    params = {}
+    for group, node_type in roles.items():
+        if node_type == "Controller":
+            params["controller_group"] = group
+        elif node_type == "Login":
+            params["login_group"] = group
+    return params
+
+
 def role_of(group, params):
     if group is not None and group == params.get("controller_group"):
         return "controller"
@@ -87,6 +98,15 @@ def mount_home(node, spec):
     if not home:
         return
     kind, address, mount_name = home["kind"], home["address"], home.get("mount_name")
+    if home.get("mounted_by") == "InstanceStorageConfigs":
+        # HyperPod mounted the file system itself (OpenZFS on /home, Lustre on /fsx): only the
+        # Lustre home directory is bound onto /home here
+        log("home storage mounted by HyperPod (InstanceStorageConfigs)")
+        if kind == "fsx_lustre":
+            os.makedirs(node.path("/fsx/home"), exist_ok=True)
+            if not node.probe("mountpoint", "-q", "/home"):
+                node.run("mount", "--bind", "/fsx/home", "/home")
+        return
     if kind == "fsx_openzfs":
         if not node.probe("mountpoint", "-q", "/home"):
             node.run("mount", "-t", "nfs", "-o", "nfsvers=4.2", address + ":/fsx", "/home")
@@ -166,10 +186,14 @@ def main(argv=None):
     parser.add_argument("--wait-seconds", type=float, default=60)
     args = parser.parse_args(argv)
     node = Node(args.root, args.dry_run)
-    with open(os.path.join(args.bundle, "provisioning_parameters.json")) as handle:
-        params = json.load(handle)
     with open(os.path.join(args.bundle, "slurm-spec.json")) as handle:
         spec = json.load(handle)
+    legacy = os.path.join(args.bundle, "provisioning_parameters.json")
+    if os.path.exists(legacy):
+        with open(legacy) as handle:
+            params = json.load(handle)
+    else:  # an API-driven cluster: the roles the SlurmConfig of each group says, as rendered
+        params = params_from_roles(spec.get("roles") or {})
     resource_config = os.environ.get("SAGEMAKER_RESOURCE_CONFIG_PATH") or node.path(RESOURCE_CONFIG)
     group = own_group(resource_config, args.address or own_address()) if os.path.exists(resource_config) else None
     role = role_of(group, params)

@@ -70,14 +70,15 @@ def spec_violations(slurm: SlurmSpec, *, prefix: str = "slurm") -> list[Violatio
 def group_roles(cluster: ClusterSpec, slurm: SlurmSpec) -> dict[str, GroupRole]:
     """group name -> its role under this Slurm spec (call after `hyperpod_violations` is empty)."""
     controller = controller_group(cluster, slurm)
+    partitions = slurm.pool_partitions()
     roles = {}
     for group in cluster.instance_groups:
         if group.name == controller:
             roles[group.name] = GroupRole(group.name, CONTROLLER)
         elif group.name == slurm.login_node_pool_id:
             roles[group.name] = GroupRole(group.name, LOGIN)
-        elif slurm.partitions_of(group.name):
-            roles[group.name] = GroupRole(group.name, COMPUTE, slurm.partitions_of(group.name)[0])
+        elif partitions.get(group.name):
+            roles[group.name] = GroupRole(group.name, COMPUTE, partitions[group.name][0])
     return roles
 
 
@@ -89,10 +90,10 @@ def no_role_violation(index: int, name: object) -> Violation:
 def _partition_limits(slurm: SlurmSpec, at) -> list[Violation]:
     limit = max_partitions_per_group()
     problems = []
-    for pool in slurm.compute_pools():
-        partitions = slurm.partitions_of(pool)
+    referenced = slurm.referenced_pools()
+    for pool, partitions in slurm.pool_partitions().items():
         if len(partitions) > limit:
-            problems.append(Violation(at(slurm.referenced_pools()[pool]), (
+            problems.append(Violation(at(referenced[pool]), (
                 f"instance group {pool!r} is in {len(partitions)} partitions ({', '.join(partitions)}); on HyperPod a group "
                 f"belongs to at most {limit} (SlurmConfig.PartitionNames, provisioning_parameters.json worker_groups)")))
     return problems

@@ -11,7 +11,7 @@ import difflib
 from collections.abc import Iterable
 
 from ..servicemodel import Violation
-from .spec import SlurmSpec, SlurmSpecError
+from .spec import SUGGESTIONS, SlurmSpec, SlurmSpecError
 
 
 def reference_violations(spec: SlurmSpec, pools: Iterable[str], *, kind: str = "node pool",
@@ -22,11 +22,14 @@ def reference_violations(spec: SlurmSpec, pools: Iterable[str], *, kind: str = "
     GCP), so the message speaks the user's words.
     """
     known = list(dict.fromkeys(pools))
+    members = set(known)
     problems = []
     for pool, path in spec.referenced_pools().items():
-        if pool not in known:
+        if pool not in members:
             where = f"{prefix}.{path}" if prefix else path
-            problems.append(Violation(where, f"{pool!r} is not {_article(kind)} {kind} of the cluster{_near(pool, known, kind)}"))
+            # "did you mean" (a fuzzy match over every pool) only for as many names as an error shows
+            hint = _near(pool, known, kind) if len(problems) < SUGGESTIONS else ""
+            problems.append(Violation(where, f"{pool!r} is not {_article(kind)} {kind} of the cluster{hint}"))
     return problems
 
 

@@ -6,11 +6,13 @@ PartitionNames written into each group. The rest ("legacy" clusters) get their r
 bundle's `provisioning_parameters.json`, in the format of aws-samples/awsome-distributed-training
 LifecycleScripts/base-config (`controller_group`, `login_group`, `worker_groups[{instance_group_name,
 partition_name}]`, `fsx_dns_name`/`fsx_mountname` or `fsx_openzfs_dns_name`). Both get the same
-bundle (a consistent provisioning_parameters.json is harmless where SlurmConfig rules):
+bundle, except that an API-driven (SlurmConfig) cluster gets no provisioning_parameters.json and its
+FSx home goes into every group's InstanceStorageConfigs (AWS "Migrating to API-driven Slurm
+configuration"), which HyperPod mounts:
 
     on_create.sh                 LifeCycleConfig.OnCreate: runs slurm_spec_hook.py on every node
     slurm_spec_hook.py           mounts the home, installs prolog/epilog, configures the controller
-    provisioning_parameters.json roles and shared storage (base-config format)
+    provisioning_parameters.json roles and shared storage (base-config format; legacy clusters only)
     slurm-spec.conf              the `config` lines and the Prolog/Epilog globs (included by slurm.conf)
     slurm-spec.json              the Slurm spec itself, with its default partition and parsed home
     prolog.d/, epilog.d/         the job scripts, named so slurmd runs them in the spec's order
@@ -99,25 +101,12 @@ class HyperPodRendering:
         """Write the bundle under `directory` (created); returns the files written.
 
         A directory already holding other files is refused: uploaded with the bundle, a stale
-        script (say a prolog since removed from the spec) would still be installed.
+        script (say a prolog since removed from the spec) would still be installed. A symbolic
+        link in it is refused too: the bundle is never written through one (bundle_files.py).
         """
-        root = Path(directory)
-        if root.exists():
-            extra = sorted(p.relative_to(root).as_posix() for p in root.rglob("*")
-                           if p.is_file() and p.relative_to(root).as_posix() not in self.files)
-            if extra:
-                shown = ", ".join(extra[:5]) + (f" and {len(extra) - 5} more" if len(extra) > 5 else "")
-                raise FileExistsError(f"{root} already holds files that are not part of this bundle ({shown}); "
-                                      "write to an empty directory")
-        written = []
-        for path, content in sorted(self.files.items()):
-            target = root / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(content)
-            if path.endswith((".sh", ".py")):
-                target.chmod(0o755)
-            written.append(target)
-        return written
+        from .bundle_files import write_bundle
+
+        return write_bundle(directory, self.files)
 
 
 def uses_slurm_config(cluster: ClusterSpec | dict) -> bool:
@@ -190,11 +179,17 @@ def render_hyperpod(cluster: ClusterSpec | dict, slurm: SlurmSpec, *, lifecycle_
     if cluster.continuous and not use_config:
         raise SlurmSpecError([_violation("NodeProvisioningMode", "is Continuous, which takes roles from SlurmConfig only "
                                          "(provisioning_parameters.json is not supported); render with SlurmConfig")], source=source)
+    storage = platform_storage(slurm) if use_config else None
+    if use_config and slurm.home_storage is not None and storage is None:
+        raise SlurmSpecError([_violation("slurm.home_directory_storage", (
+            "an API-driven cluster (SlurmConfig) mounts FSx through InstanceStorageConfigs, whose DnsName must match "
+            f"{_fsx_dns_pattern()}: give the file system's DNS name"))], source=source)
     return HyperPodRendering(
         mode="SlurmConfig" if use_config else "provisioning_parameters",
         roles=roles,
-        cluster_spec=_cluster_request(cluster, roles, use_config, lifecycle_uri),
-        files={**(base_files(base_dir, source) if base_dir else {}), **bundle_files(cluster, slurm, roles)},
+        cluster_spec=_cluster_request(cluster, roles, use_config, lifecycle_uri, storage),
+        files={**(base_files(base_dir, source) if base_dir else {}),
+               **bundle_files(cluster, slurm, roles, api_driven=use_config)},
     )
 
 
@@ -210,7 +205,36 @@ def _violation(path: str, rule: str):
     return Violation(path, rule)
 
 
-def _cluster_request(cluster: ClusterSpec, roles: dict[str, GroupRole], use_config: bool, lifecycle_uri: str | None) -> dict:
+# Where an API-driven cluster has HyperPod mount the home file system (InstanceStorageConfigs);
+# the hook then only binds Lustre's /fsx/home onto /home, as it does when it mounts Lustre itself.
+LUSTRE_MOUNT_PATH, OPENZFS_MOUNT_PATH = "/fsx", "/home"
+
+
+def platform_storage(slurm: SlurmSpec) -> dict[str, Any] | None:
+    """The home file system as an InstanceStorageConfigs entry (API-driven clusters: AWS "Migrating
+    to API-driven Slurm configuration" — FSx is mounted from the API payload, not a lifecycle
+    script); None when there is no FSx home or its address is not a DnsName the model accepts."""
+    import regex
+
+    storage = slurm.home_storage
+    if storage is None or storage.kind not in ("fsx_lustre", "fsx_openzfs"):
+        return None
+    if not regex.fullmatch(_fsx_dns_pattern(), storage.address):
+        return None
+    if storage.kind == "fsx_lustre":
+        return {"FsxLustreConfig": {"DnsName": storage.address, "MountName": storage.mount_name,
+                                    "MountPath": LUSTRE_MOUNT_PATH}}
+    return {"FsxOpenZfsConfig": {"DnsName": storage.address, "MountPath": OPENZFS_MOUNT_PATH}}
+
+
+def _fsx_dns_pattern() -> str:
+    from ..servicemodel import member_shape
+
+    return member_shape("ClusterFsxLustreConfig", "DnsName").metadata["pattern"]
+
+
+def _cluster_request(cluster: ClusterSpec, roles: dict[str, GroupRole], use_config: bool, lifecycle_uri: str | None,
+                     storage: dict[str, Any] | None = None) -> dict:
     request = copy.deepcopy(cluster.to_api())
     for group in request.get("InstanceGroups", []):
         role = roles[group["InstanceGroupName"]]
@@ -219,6 +243,10 @@ def _cluster_request(cluster: ClusterSpec, roles: dict[str, GroupRole], use_conf
             if role.partition:
                 config["PartitionNames"] = [role.partition]
             group["SlurmConfig"] = config
+        if storage is not None:
+            kind = next(iter(storage))
+            kept = [c for c in group.get("InstanceStorageConfigs") or [] if kind not in c]  # one home mount, the spec's
+            group["InstanceStorageConfigs"] = [*kept, copy.deepcopy(storage)]
         if lifecycle_uri is not None:
             group["LifeCycleConfig"] = {**group.get("LifeCycleConfig", {}), "SourceS3Uri": lifecycle_uri, "OnCreate": ON_CREATE}
     return request
@@ -230,33 +258,43 @@ def base_files(base_dir: str | Path, source: str | None = None) -> dict[str, byt
     """The files of a lifecycle scripts folder to build the bundle on (see `render_hyperpod`)."""
     from ..servicemodel import Violation
 
+    from .bundle_files import BaseFolderError, read_base
+
     root = Path(base_dir)
     if not root.is_dir():
         raise SlurmSpecError([Violation("", f"lifecycle scripts folder {root} does not exist")], source=source)
     ours = {HOOK, INCLUDE, SPEC_FILE, BASE_ON_CREATE, "prolog.d", "epilog.d"}
     files: dict[str, bytes] = {}
     clashes = []
-    for path in sorted(p for p in root.rglob("*") if p.is_file()):
-        relative = path.relative_to(root).as_posix()
+    try:
+        found = read_base(root)  # links followed only inside the folder
+    except BaseFolderError as error:
+        raise SlurmSpecError([Violation("", str(error))], source=source) from None
+    for relative, content in sorted(found.items()):
         if relative.split("/", 1)[0] in ours:
             clashes.append(relative)
         elif relative == PROVISIONING_PARAMETERS:
             continue  # the Slurm spec's roles replace it
         else:
-            files[BASE_ON_CREATE if relative == ON_CREATE else relative] = path.read_bytes()
+            files[BASE_ON_CREATE if relative == ON_CREATE else relative] = content
     if clashes:
         raise SlurmSpecError([Violation("", f"{root} has files the Slurm bundle writes itself: {', '.join(clashes)}")], source=source)
     return files
 
 
-def bundle_files(cluster: ClusterSpec, slurm: SlurmSpec, roles: dict[str, GroupRole]) -> dict[str, bytes]:
+def bundle_files(cluster: ClusterSpec, slurm: SlurmSpec, roles: dict[str, GroupRole],
+                 api_driven: bool = False) -> dict[str, bytes]:
+    """The bundle. An API-driven cluster (roles in SlurmConfig, FSx in InstanceStorageConfigs) gets
+    no provisioning_parameters.json: AWS's migration guide removes it, and a stale one must not
+    contradict the API; the hook then takes each group's role from slurm-spec.json."""
     files = {
         ON_CREATE: _ON_CREATE_TEXT.encode(),
         HOOK: resources.files(__package__).joinpath("hook.py").read_bytes(),
-        PROVISIONING_PARAMETERS: _json(provisioning_parameters(cluster, slurm, roles)),
         INCLUDE: include_text(slurm).encode(),
-        SPEC_FILE: _json(spec_document(slurm)),
+        SPEC_FILE: _json(spec_document(slurm, roles, platform_mounts=api_driven and platform_storage(slurm) is not None)),
     }
+    if not api_driven:
+        files[PROVISIONING_PARAMETERS] = _json(provisioning_parameters(cluster, slurm, roles))
     files.update(_scripts("prolog", slurm.prolog_bash_scripts))
     files.update(_scripts("epilog", slurm.epilog_bash_scripts))
     return files
@@ -295,14 +333,19 @@ def include_text(slurm: SlurmSpec) -> str:
     return "\n".join(lines) + "\n"
 
 
-def spec_document(slurm: SlurmSpec) -> dict[str, Any]:
+def spec_document(slurm: SlurmSpec, roles: dict[str, GroupRole] | None = None,
+                  platform_mounts: bool = False) -> dict[str, Any]:
+    """slurm-spec.json: the spec, its default partition, the home storage (`mounted_by`:
+    "InstanceStorageConfigs" when HyperPod mounts it) and each group's role (for the hook, when
+    there is no provisioning_parameters.json)."""
     storage = slurm.home_storage
-    return {
-        "spec": slurm.to_dict(),
-        "default_partition": slurm.default_partition,
-        "home_storage": None if storage is None else {"kind": storage.kind, "address": storage.address,
-                                                      "mount_name": storage.mount_name},
-    }
+    home = None if storage is None else {"kind": storage.kind, "address": storage.address, "mount_name": storage.mount_name}
+    if home is not None and platform_mounts:
+        home["mounted_by"] = "InstanceStorageConfigs"
+    document: dict[str, Any] = {"spec": slurm.to_dict(), "default_partition": slurm.default_partition, "home_storage": home}
+    if roles:
+        document["roles"] = {name: role.node_type for name, role in roles.items()}
+    return document
 
 
 def script_names(kind: str, count: int) -> list[str]:

@@ -38,6 +38,16 @@ class SlurmSection:
     def empty(self) -> bool:
         return self.changes is None or self.changes.empty
 
+    def refusals(self) -> list[tuple[str, str]]:
+        """(rule, reason) for each change HyperPod cannot make in place and, when the running
+        cluster's Slurm spec could not be read, for that: unknown is not safe, so a plan that was
+        asked to check Slurm changes and could not is refused, never shown as "no changes"."""
+        if self.changes is None:
+            why = "; ".join(self.notes) or "the cluster's current Slurm spec could not be read"
+            return [("slurm-unknown", f"{why}: the Slurm changes cannot be shown or checked; give the cluster's "
+                                      "current bundle with --lifecycle DIR, or plan without --slurm")]
+        return [("slurm-change", f"{change}: {change.refused}") for change in self.changes.refusals]
+
     def text(self, width: int = 160) -> str:
         lines = [changes_text(self.changes, width).rstrip()] if self.changes is not None else []
         lines += [f"note: {note}" for note in self.notes]

@@ -12,6 +12,7 @@ node pools / instance groups.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from ..servicemodel import Violation
 from ..spec.errors import SpecError
 from .conf import canonical_key, config_violations, key_violation
+
+SUGGESTIONS = 50  # "did you mean" for at most this many keys (errors show 50 lines: spec/errors.py SHOWN)
 
 
 class SlurmSpecError(SpecError):
@@ -157,6 +160,15 @@ class SlurmSpec(BaseModel):
     def partitions_of(self, pool: str) -> tuple[str, ...]:
         return tuple(p.id for p in self.partitions if pool in p.node_pool_ids)
 
+    def pool_partitions(self) -> dict[str, tuple[str, ...]]:
+        """pool -> the partitions naming it, in one pass: for callers that ask about every pool
+        (asking `partitions_of` per pool would be quadratic in a large spec)."""
+        found: dict[str, list[str]] = {}
+        for partition in self.partitions:
+            for pool in dict.fromkeys(partition.node_pool_ids):
+                found.setdefault(pool, []).append(partition.id)
+        return {pool: tuple(ids) for pool, ids in found.items()}
+
     def compute_pools(self) -> tuple[str, ...]:
         """Every node pool some partition names, in first-mention order."""
         return tuple(dict.fromkeys(pool for p in self.partitions for pool in p.node_pool_ids))
@@ -251,6 +263,8 @@ def _fold_keys(data: dict, names: dict[str, str], at: str) -> tuple[dict[str, An
 def _close_field(key: Any, spellings: Mapping[str, str]) -> str:
     import difflib
 
+    if len(str(key)) > 64:  # difflib's cost grows with the text: no field name is this long
+        return f"; fields are {', '.join(sorted(set(spellings.values())))}"
     close = difflib.get_close_matches(str(key), list(spellings), n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else f"; fields are {', '.join(sorted(set(spellings.values())))}"
 
@@ -309,7 +323,8 @@ def _pool_list(value: Any, where: str, problems: list[Violation]) -> list[Any]:
         return []
     for index, pool in enumerate(value):
         _name(pool, f"{where}[{index}]", problems)
-    for dup in sorted({p for p in value if isinstance(p, str) and value.count(p) > 1}):
+    counts = Counter(p for p in value if isinstance(p, str))  # one pass: a list of 20,000 pools stays fast
+    for dup in sorted(p for p, count in counts.items() if count > 1):
         problems.append(Violation(where, f"{dup!r} is listed more than once"))
     return value
 
@@ -320,12 +335,15 @@ def _config(value: Any, where: str, problems: list[Violation]) -> dict[str, str]
         return {}
     config: dict[str, str] = {}
     written: dict[str, str] = {}
+    suggested = 0
     for key, item in value.items():
         at = f"{where}.{key}"
         if not isinstance(key, str):
             problems.append(Violation(at, "a slurm.conf parameter name is a string"))
             continue
-        refused = key_violation(key, at)
+        # a "did you mean" costs a fuzzy match over ~500 names: only for as many keys as are shown
+        refused = key_violation(key, at, suggest=suggested < SUGGESTIONS)
+        suggested += refused is not None
         if refused:
             problems.append(refused)
             continue
@@ -366,11 +384,12 @@ def _cross_field(spec: dict[str, Any], written: dict[str, str]) -> Iterator[Viol
     partitions = spec.get("partitions") or []
     ids = [p.get("id") for p in partitions]
     where = written.get("partitions", "partitions")
+    first: dict[str, int] = {}
     for index, pid in enumerate(ids):
-        if isinstance(pid, str) and ids.index(pid) != index:
-            yield Violation(f"{where}[{index}].id", f"{pid!r} is already the id of {where}[{ids.index(pid)}]; partition ids must be unique")
+        if isinstance(pid, str) and first.setdefault(pid, index) != index:
+            yield Violation(f"{where}[{index}].id", f"{pid!r} is already the id of {where}[{first[pid]}]; partition ids must be unique")
     default = spec.get("default_partition_id")
-    if isinstance(default, str) and ids and default not in ids:
+    if isinstance(default, str) and ids and default not in first:
         yield Violation(written["default_partition_id"], f"{default!r} is not one of the partitions ({', '.join(map(repr, dict.fromkeys(ids)))})")
     pools = {pool: f"{where}[{i}]" for i, p in enumerate(partitions) for pool in p.get("node_pool_ids", []) if isinstance(pool, str)}
     for name, role in (("login_node_pool_id", "login"), ("controller_node_pool_id", "controller")):

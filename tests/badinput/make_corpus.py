@@ -740,6 +740,70 @@ def _snapshot_defects(base: dict) -> list[tuple[str, Any, str, str]]:
     ]
 
 
+# ---- Google Cloud specs and Slurm specs (issues 23/24): corpora of their own ----------------------
+GCP_CORPUS = HERE / "corpus-gcp"
+SLURM_CORPUS = HERE / "corpus-slurm"
+GCP_BASE = HERE.parents[1] / "examples" / "gcp-training-cluster" / "cluster.json"
+SLURM_BASE = HERE.parents[1] / "examples" / "slurm-training-cluster" / "slurm.json"
+_SS = "orchestrator_spec.slurm_spec"
+
+
+def _gcp_defects(base: dict) -> list[tuple[str, Any, str, str]]:
+    def changed(edit: Callable[[dict], None]) -> dict:
+        data = copy.deepcopy(base)
+        edit(data)
+        return data
+
+    slurm = lambda d: d["orchestratorSpec"]["slurmSpec"]  # noqa: E731
+    a4 = lambda d: d["node_pools"][1]  # noqa: E731
+    return [
+        ("config-trailing-backslash.json", changed(lambda d: slurm(d)["config"].update(SchedulerParameters="bf_continue\\")),
+         f"{_SS}.config.SchedulerParameters", "line continuation"),
+        ("config-newline.json", changed(lambda d: slurm(d)["config"].update(SchedulerParameters="a\nProlog=/x")),
+         f"{_SS}.config.SchedulerParameters", "control character"),
+        ("config-hash.json", changed(lambda d: slurm(d)["config"].update(SchedulerParameters="a#b")),
+         f"{_SS}.config.SchedulerParameters", "'#'"),
+        ("partition-config-backslash.json", changed(lambda d: slurm(d)["partitions"][0].update(config={"MaxTime": "1-0\\"})),
+         f"{_SS}.partitions[0].config.MaxTime", "line continuation"),
+        ("partition-config-unknown-key.json", changed(lambda d: slurm(d)["partitions"][0].update(config={"MaxTme": "10"})),
+         f"{_SS}.partitions[0].config.MaxTme", "not a parameter of a partition"),
+        ("partition-config-nodes.json", changed(lambda d: slurm(d)["partitions"][0].update(config={"Nodes": "ALL"})),
+         f"{_SS}.partitions[0].config.Nodes", "node_pool_ids"),
+        ("partition-config-bad-time.json", changed(lambda d: slurm(d)["partitions"][0].update(config={"MaxTime": "forever"})),
+         f"{_SS}.partitions[0].config.MaxTime", "must be a time"),
+        ("node-set-config-hash.json", changed(lambda d: slurm(d).update(node_sets=[{"node_pool_id": "a4", "config": {"Features": "a#b"}}])),
+         f"{_SS}.node_sets[0].config.Features", "'#'"),
+        ("node-set-config-owned.json", changed(lambda d: slurm(d).update(node_sets=[{"node_pool_id": "a4", "config": {"NodeAddr": "x"}}])),
+         f"{_SS}.node_sets[0].config.NodeAddr", "cannot be set here"),
+        ("bool-as-yes.json", changed(lambda d: a4(d).update(enable_public_ips="yes")), "node_pools[1].enable_public_ips", "true or false"),
+        ("count-as-float-string.json", changed(lambda d: a4(d)["scaling_spec"].update(max_node_count="2.0")),
+         "node_pools[1].scaling_spec.max_node_count", "whole number"),
+        ("min-above-max.json", changed(lambda d: a4(d).update(scaling_spec={"min_node_count": 3, "max_node_count": 2})),
+         "node_pools[1].scaling_spec.min_node_count", "is above max_node_count"),
+        ("name-with-query.json", changed(lambda d: d.update(name=d["name"] + "?x")), "name", "must match"),
+        ("name-with-fragment.json", changed(lambda d: d.update(name=d["name"] + "#x")), "name", "must match"),
+    ]
+
+
+def _slurm_defects(base: dict) -> list[tuple[str, Any, str, str]]:
+    def changed(edit: Callable[[dict], None]) -> dict:
+        data = copy.deepcopy(base)
+        edit(data)
+        return data
+
+    return [
+        ("config-trailing-backslash.json", changed(lambda d: d["config"].update(SchedulerParameters="bf_continue\\")),
+         "config.SchedulerParameters", "line continuation"),
+        ("config-newline.json", changed(lambda d: d["config"].update(SchedulerParameters="a\nProlog=/x")),
+         "config.SchedulerParameters", "one line"),
+        ("config-hash.json", changed(lambda d: d["config"].update(SchedulerParameters="a#b")), "config.SchedulerParameters", "'#'"),
+        ("config-backslash.yaml", yaml.safe_dump(changed(lambda d: d["config"].update(SchedulerParameters="x\\"))),
+         "config.SchedulerParameters", "line continuation"),
+        ("pool-twice.json", changed(lambda d: d["partitions"][0].update(node_pool_ids=["a4", "a4"])),
+         "partitions[0].node_pool_ids", "more than once"),
+    ]
+
+
 def _write(directory: Path, name: str, content: Any) -> None:
     file = directory / name
     if isinstance(content, bytes):
@@ -773,6 +837,9 @@ def main() -> None:
                                                        indent=1, sort_keys=True) + "\n")
     print(f"{policies} bad policies, {snapshots} bad snapshots, {prices} bad price files, {lifecycles} bad lifecycle "
           f"parameters, {plans} bad saved plans, {len(ENV_DEFECTS)} bad environment values")
+    gcp = make_side_corpus(GCP_CORPUS, _gcp_defects(json.loads(GCP_BASE.read_text())))
+    slurm = make_side_corpus(SLURM_CORPUS, _slurm_defects(json.loads(SLURM_BASE.read_text())))
+    print(f"{gcp} bad Google Cloud specs, {slurm} bad Slurm specs")
     CORPUS.mkdir(exist_ok=True)
     for old in CORPUS.iterdir():
         old.unlink()

@@ -104,8 +104,8 @@ def test_the_upload_provider_writes_the_bundle_into_the_simulators_s3(tmp_path, 
     provider.create(inputs)
     provider.create(inputs)  # idempotent: the bucket exists already
     s3 = connect("fake", simulator=Simulator.open_default(), service="s3")
-    body = s3.get_object(Bucket="sagemaker-hyperpod-a4", Key=rendering.prefix + "provisioning_parameters.json")["Body"].read()
-    assert json.loads(body)["controller_group"] == "controller"
+    body = s3.get_object(Bucket="sagemaker-hyperpod-a4", Key=rendering.prefix + "slurm-spec.json")["Body"].read()
+    assert json.loads(body)["roles"]["controller"] == "Controller"
     assert provider.diff("id", inputs, {**inputs, "uri": uri.replace(rendering.prefix, "slurm-bundles/x/")}).replaces == ["uri"]
 
 

@@ -64,7 +64,8 @@ def test_seed_002_create_change_and_converge(spec_file):
     assert result["result"]["calls"] == ["PatchModelDevelopmentCluster"]
     assert result["result"]["status"]["state"] == "RUNNING"
     assert result["result"]["status"]["pools"]["a4"] == {
-        "machine_type": "a4-highgpu-8g", "target": 4, "nodes": {"RUNNING": 4}, "provisioning_model": "RESERVATION"}
+        "machine_type": "a4-highgpu-8g", "target": 4, "nodes": {"RUNNING": 4}, "provisioning_model": "RESERVATION",
+        "min_node_count": 4}
     again = json.loads(gcp("plan", "-f", str(spec_file), "--json"))
     assert again["empty"] and again["steps"] == []
     assert "No changes" in gcp("plan", "-f", str(spec_file))
@@ -74,10 +75,10 @@ def test_seed_002_create_change_and_converge(spec_file):
 
 
 def test_bad_spec_is_one_line_naming_file_and_path(spec_file):
-    edit(spec_file, lambda d: d["node_pools"][1].update(scaling_spec={"min_node_count": 1, "max_node_count": 3}))
+    edit(spec_file, lambda d: d["node_pools"][1].update(scaling_spec={"min_node_count": 3, "max_node_count": 1}))
     result = CliRunner().invoke(main, ["--backend", "fake", "gcp", "plan", "-f", str(spec_file)])
     assert result.exit_code == 1
-    assert f"error: {spec_file}: node_pools[1].scaling_spec: min_node_count (1) must equal" in result.output.replace("\n", "")
+    assert f"error: {spec_file}: node_pools[1].scaling_spec.min_node_count: min_node_count (3) is above" in result.output.replace("\n", "")
     assert not default_path().exists() or "llmtrain" not in default_path().read_bytes().decode("latin-1")
 
 

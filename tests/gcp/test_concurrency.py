@@ -1,9 +1,10 @@
 """Two appliers on one SQLite world (as two processes would be).
 
-The resource has no etag, so a window remains between apply's last read and its PATCH: two
-appliers of the same plan can both send it (the same body: idempotent). What holds in every
-interleaving: no call fails, the cluster ends as planned, and re-planning is empty; and when the
-other writer's update has begun (FAILED_PRECONDITION) apply waits, checks again and refuses."""
+apply reads, checks and writes: each PATCH carries the etag of the version it checked, so the
+service refuses it (ABORTED) when another writer changed the cluster after the check — the window
+between apply's last read and its PATCH is closed, whatever the timing. Two appliers of the same
+plan may both send it (the same body: idempotent); two appliers of different plans never both
+succeed: the later one is refused and the cluster is as the first left it."""
 
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ def test_patch_refused_while_updating_waits_and_checks_again(client, doc):
         assert "changed since the plan was made" in str(refused)
     else:
         raise AssertionError("a second PATCH went out")
-    assert any("started changing meanwhile" in m for m in messages)
+    assert any("changed meanwhile" in m for m in messages)
     assert observe(client, NAME).pool("a4").target == 3
 
 
@@ -75,3 +76,58 @@ def test_one_change_planned_twice_converges(tmp_path, doc):
     state = observe(clients[1], NAME)
     assert state.state == "RUNNING" and (state.pool("a4").target, state.pool("a4").running) == (3, 3)
     assert plan(spec, state).empty
+
+
+def test_the_other_writers_finished_update_between_our_check_and_our_patch_is_caught(tmp_path, doc):
+    """The interleaving of issue 24 (a4 taken 6 → 1 by a plan that said 2 → 1): the other writer's
+    whole update — PATCH and its operation — lands after our check. The etag catches it."""
+    path = tmp_path / "gcp.sqlite"
+    ours_client, theirs_client = (connect("fake", simulator=GcpSimulator(path), poll_seconds=0) for _ in range(2))
+    apply(ours_client, plan(ClusterSpec.from_document(doc), None))
+    a4(doc)["scaling_spec"] = {"min_node_count": 1, "max_node_count": 1}
+    ours = plan(ClusterSpec.from_document(doc), observe(ours_client, NAME))
+    a4(doc)["scaling_spec"] = {"min_node_count": 6, "max_node_count": 6}
+    theirs = plan(ClusterSpec.from_document(doc), observe(theirs_client, NAME))
+    real_patch = ours_client.patch_cluster
+
+    def their_update_lands_first(*args, **kwargs):
+        ours_client.patch_cluster = real_patch
+        apply(theirs_client, theirs)  # done and RUNNING again before our call goes out
+        return real_patch(*args, **kwargs)
+
+    ours_client.patch_cluster = their_update_lands_first
+    try:
+        apply(ours_client, ours)
+    except PlanRefused as refused:
+        assert "changed since the plan was made" in str(refused)
+    else:
+        raise AssertionError("our PATCH went out over the other writer's update")
+    assert observe(ours_client, NAME).pool("a4").target == 6
+
+
+def test_two_appliers_of_different_plans_never_both_succeed(tmp_path, doc):
+    path = tmp_path / "gcp.sqlite"
+    clients = [connect("fake", simulator=GcpSimulator(path), poll_seconds=0) for _ in range(2)]
+    apply(clients[0], plan(ClusterSpec.from_document(doc), None))
+    plans = []
+    for client, count in zip(clients, (6, 1)):
+        a4(doc)["scaling_spec"] = {"min_node_count": count, "max_node_count": count}
+        plans.append(plan(ClusterSpec.from_document(doc), observe(client, NAME)))
+    outcomes: dict[int, str] = {}
+    start = threading.Barrier(2)
+
+    def run(index):
+        start.wait()
+        try:
+            outcomes[index] = "+".join(apply(clients[index], plans[index]).calls)
+        except PlanRefused as refused:
+            outcomes[index] = f"refused: {refused}"
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    done = [i for i, o in outcomes.items() if o == "PatchModelDevelopmentCluster"]
+    assert len(done) == 1 and len(outcomes) == 2, outcomes
+    assert observe(clients[0], NAME).pool("a4").target == (6, 1)[done[0]]

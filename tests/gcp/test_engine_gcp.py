@@ -98,6 +98,11 @@ def test_3_an_immutable_change_is_refused_before_anything_runs(project, world):
     finally:
         spec_path.write_text(original)
     assert preview.returncode != 0 and "replaces the cluster" in preview.output, preview.describe()
+    # issue 31: the field's path, both values whole, the example's own knob — and not the whole spec
+    failure = next(line for line in preview.output.splitlines() if "replaces the cluster" in line)
+    assert "spec.network.network" in failure and "pulumi config set allowReplacement true" in failure
+    assert "projects/my-project/global/networks/training-net → projects/my-project/global/networks/other" in failure
+    assert "node_pools" not in failure and "prolog" not in failure
     assert world().body["network"]["network"].endswith("/training-net")
 
 

@@ -62,9 +62,10 @@ def test_check_names_the_bad_field():
     import json
 
     spec = json.loads(EXAMPLE.read_text())
-    spec["node_pools"][1]["scaling_spec"]["min_node_count"] = 1
+    spec["node_pools"][1]["scaling_spec"]["min_node_count"] = 3
     result = provider.check({}, {"spec": spec, "backend": "fake", "policy": {}})
-    assert [(f.property, "must equal" in f.reason) for f in result.failures] == [("spec.node_pools[1].scaling_spec", True)]
+    assert [(f.property, "is above" in f.reason) for f in result.failures] == [
+        ("spec.node_pools[1].scaling_spec.min_node_count", True)]
 
 
 def test_a_failed_create_leaves_no_cluster(tmp_path, monkeypatch):
@@ -96,3 +97,35 @@ def test_check_names_the_bad_setting(setting, value):
     inputs = {"spec": json.loads(EXAMPLE.read_text()), "backend": "fake", "policy": {}, setting: value}
     result = GcpClusterProvider().check({}, inputs)
     assert [f.property for f in result.failures] == [setting]
+
+
+def test_a_refused_replacement_names_the_field_path_both_values_and_the_config_knob():
+    """Issue 31: the failure is on `spec.network.network` (Pulumi then prints the path, not the
+    whole spec), shows both values whole and suggests the example's own knob."""
+    import json
+
+    provider = GcpClusterProvider()
+    old = json.loads(EXAMPLE.read_text())
+    new = json.loads(EXAMPLE.read_text())
+    new["network"]["network"] = "projects/my-project/global/networks/other-training-network"
+    result = provider.check({"spec": old, "backend": "fake", "policy": {}}, {"spec": new, "backend": "fake", "policy": {}})
+    [failure] = result.failures
+    assert failure.property == "spec.network.network"
+    assert ("projects/my-project/global/networks/training-net → "
+            "projects/my-project/global/networks/other-training-network") in failure.reason
+    assert "pulumi config set allowReplacement true" in failure.reason
+    assert len(failure.reason) < 600
+    allowed = provider.check({"spec": old, "backend": "fake", "policy": {}},
+                             {"spec": new, "backend": "fake", "policy": {"allow_replacement": True}})
+    assert allowed.failures == []
+
+
+def test_a_pool_machine_change_is_no_replacement_in_check():
+    import json
+
+    provider = GcpClusterProvider()
+    old = json.loads(EXAMPLE.read_text())
+    new = json.loads(EXAMPLE.read_text())
+    new["node_pools"][0]["machine_spec"]["machine_type"] = "n2-standard-16"
+    assert provider.check({"spec": old, "backend": "fake", "policy": {}},
+                          {"spec": new, "backend": "fake", "policy": {}}).failures == []

@@ -41,7 +41,7 @@ def test_accelerators_are_accepted_sent_and_read_back(client):
 
 @pytest.mark.parametrize(("field", "value"), [("accelerator_type", "NVIDIA_B300X"), ("accelerator_count", 0),
                                               ("accelerator_count", limits.MAX_ACCELERATORS + 1),
-                                              ("accelerator_count", "8"), ("accelerator_count", True)])
+                                              ("accelerator_count", "8.0"), ("accelerator_count", True)])
 def test_bad_accelerators_name_the_field(doc, field, value):
     a4(doc)["machine_spec"].update(accelerator_type="NVIDIA_B200", accelerator_count=8)
     a4(doc)["machine_spec"][field] = value
@@ -81,8 +81,9 @@ def test_the_simulator_refuses_a_huge_pool_instead_of_allocating(client, sim, do
     (lambda d: d.update(network=None), "network"),
     (lambda d: d.update(labels={"Team": "a"}), "labels.Team"),
     (lambda d: d.update(labels={"team": "x" * 64}), "labels.team"),
-    (lambda d: a4(d).update(enable_public_ips="false"), "node_pools[1].enable_public_ips"),
-    (lambda d: a4(d)["scaling_spec"].update(min_node_count="2", max_node_count="2"), "node_pools[1].scaling_spec.min_node_count"),
+    (lambda d: a4(d).update(enable_public_ips="no"), "node_pools[1].enable_public_ips"),
+    (lambda d: a4(d).update(enable_public_ips="True"), "node_pools[1].enable_public_ips"),
+    (lambda d: a4(d)["scaling_spec"].update(min_node_count="2.0", max_node_count="2"), "node_pools[1].scaling_spec.min_node_count"),
     (lambda d: a4(d)["scaling_spec"].update(min_node_count=True, max_node_count=True), "node_pools[1].scaling_spec.min_node_count"),
     (lambda d: d.update(display_name="a\x1b[31mb"), "display_name"),
     (lambda d: a4(d)["machine_spec"]["reservation_affinity"].update(values=["[red]r"]),
@@ -91,6 +92,24 @@ def test_the_simulator_refuses_a_huge_pool_instead_of_allocating(client, sim, do
 def test_values_the_service_would_reject_name_their_path(doc, change, path):
     change(doc)
     assert path in paths(doc)
+
+
+def test_proto3_json_string_forms_of_bools_and_integers_are_read_as_such(doc):
+    """Google's pages write `"enable_public_ips": "true"`; proto3 JSON accepts a bool as "true" and a
+    32/64-bit integer as a decimal string: the spec reads them as the service does."""
+    a4(doc).update(enable_public_ips="true")
+    a4(doc)["scaling_spec"].update(min_node_count="0", max_node_count="2")
+    a4(doc)["boot_disk"]["boot_disk_size_gb"] = "300"
+    body = ClusterSpec.from_document(doc).body()["node_pools"][1]
+    assert body["enable_public_ips"] is True
+    assert body["scaling_spec"] == {"min_node_count": 0, "max_node_count": 2}
+    assert body["boot_disk"]["boot_disk_size_gb"] == 300
+
+
+def test_a_bad_boolean_is_one_problem_saying_what_is_accepted(doc):
+    a4(doc).update(enable_public_ips="yes")
+    [(path, rule)] = violations(doc)
+    assert path == "node_pools[1].enable_public_ips" and '"true"' in rule and "'yes'" in rule
 
 
 def test_pool_ids_differing_only_in_case_are_refused(doc):

@@ -90,7 +90,6 @@ def test_the_simulator_accepts_every_planned_patch(client, running, doc):
 
 @pytest.mark.parametrize("change, words", [
     (lambda d: d["network"].update(network="projects/my-project/global/networks/other"), "network"),
-    (lambda d: a4(d)["machine_spec"].update(machine_type="a4-highgpu-8g-lssd"), "node pool a4: machine_spec"),
     (lambda d: slurm(d).update(home_directory_storage="projects/my-project/locations/us-central1-a/instances/h2"),
      "home_directory_storage"),
 ])

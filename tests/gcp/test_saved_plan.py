@@ -72,7 +72,7 @@ def test_an_edited_saved_plan_is_refused(world):
 def test_a_rehashed_plan_cannot_delete_another_cluster(world):
     _rewrite(world / "plan.json", _into_delete_of_victim, rehash=True)
     out = gcp("apply", "--plan", str(world / "plan.json"), "--yes", code=1)
-    assert "the calls of 'update' plans are PatchModelDevelopmentCluster" in out.replace("\n", " ")
+    assert "not the ones its saved inputs (spec, policy, observed cluster) give" in out.replace("\n", " ")
     assert _victim_exists()
 
 
@@ -81,7 +81,8 @@ def test_a_rehashed_step_on_another_cluster_is_refused(world):
         data["plan"]["steps"][0]["request"]["name"] = OTHER
 
     _rewrite(world / "plan.json", retarget, rehash=True)
-    assert "not on the plan's cluster" in gcp("apply", "--plan", str(world / "plan.json"), "--yes", code=1).replace("\n", " ")
+    out = gcp("apply", "--plan", str(world / "plan.json"), "--yes", code=1).replace("\n", " ")
+    assert "not the ones its saved inputs" in out
 
 
 def test_the_saved_plan_applies_when_untouched(world):
@@ -135,3 +136,84 @@ def test_a_bad_timeout_changes_nothing(tmp_path, monkeypatch, timeout):
 def test_deleting_a_missing_cluster_is_an_error(tmp_path, monkeypatch):
     use_fake_world(monkeypatch, tmp_path)
     assert "no cluster" in gcp("delete", "--name", NAME, "--yes", code=1)
+
+
+# ---- issue 24 item 2: a saved plan is its inputs ---------------------------------------------------
+def _own(data) -> str:
+    return data["cluster_name"]
+
+
+@pytest.mark.parametrize("edit", [
+    lambda d: d["plan"].update(action="delete", steps=[{"operation": "DeleteModelDevelopmentCluster",
+                                                        "request": {"name": _own(d)}, "reasons": ["x"], "victims": []}]),
+    lambda d: d["plan"]["steps"].append({"operation": "DeleteModelDevelopmentCluster", "request": {"name": _own(d)},
+                                         "reasons": ["x"], "victims": []}),
+    lambda d: d["plan"]["steps"][0]["request"].update(updateMask="node_pools"),
+    lambda d: d["plan"]["steps"][0]["request"]["body"].update(node_pools=[]),
+])
+def test_a_rehashed_edit_of_the_plan_is_refused_by_re_deriving_it(world, edit):
+    _rewrite(world / "plan.json", edit, rehash=True)
+    out = gcp("apply", "--plan", str(world / "plan.json"), "--yes", code=1).replace("\n", " ")
+    assert "not the ones its saved inputs" in out
+    status = json.loads(gcp("status", "--name", NAME, "--json"))
+    assert status["exists"] and status["node_count"] == 3 and status["state"] == "RUNNING"
+
+
+def test_edited_inputs_that_no_longer_match_the_cluster_are_refused_before_the_write(world):
+    """Inputs edited consistently with the steps (a smaller a4 pool, re-planned into the file) still
+    fail: the saved observation must be the live cluster's configuration."""
+    def shrink(data):
+        observed = data["inputs"]["observed"]
+        observed["displayName"] = "someone else's"
+    _rewrite(world / "plan.json", shrink, rehash=True)
+    out = gcp("apply", "--plan", str(world / "plan.json"), "--yes", code=1).replace("\n", " ")
+    assert "not the ones its saved inputs" in out or "changed since the plan was made" in out
+    assert json.loads(gcp("status", "--name", NAME, "--json"))["node_count"] == 3
+
+
+def test_a_plan_without_inputs_is_refused(world):
+    _rewrite(world / "plan.json", lambda d: d.pop("inputs"), rehash=True)
+    assert "no saved inputs" in gcp("apply", "--plan", str(world / "plan.json"), "--yes", code=1).replace("\n", " ")
+
+
+def test_a_plan_made_for_another_backend_is_refused(world):
+    _rewrite(world / "plan.json", lambda d: d.update(backend="gcp"), rehash=True)
+    out = gcp("apply", "--plan", str(world / "plan.json"), "--yes", code=1).replace("\n", " ")
+    assert "made against the 'gcp' backend" in out
+
+
+def test_a_saved_create_plan_applies(tmp_path, monkeypatch):
+    use_fake_world(monkeypatch, tmp_path)
+    gcp("plan", "-f", str(EXAMPLE), "--out", str(tmp_path / "create.json"))
+    gcp("apply", "--plan", str(tmp_path / "create.json"), "--yes")
+    assert json.loads(gcp("status", "--name", NAME, "--json"))["exists"]
+
+
+def test_hyperpod_apply_of_a_gcp_saved_plan_names_the_gcp_command(world):
+    result = CliRunner().invoke(main, ["--backend", "fake", "apply", "--plan", str(world / "plan.json"), "--yes"])
+    assert result.exit_code == 1
+    assert f"hyperpod gcp apply --plan {world / 'plan.json'}" in result.output.replace("\n", "")
+
+
+def test_apply_refuses_a_plan_object_whose_patch_removes_nodes_its_rows_do_not_show(world):
+    """Whatever a Plan object says (built by hand, edited in memory): the PATCH is checked against the
+    live cluster and the plan's own rows before it goes out."""
+    import dataclasses
+
+    from pulumi_hyperpod.gcp.apply import apply
+    from pulumi_hyperpod.gcp.client import connect
+
+    the_plan = load(world / "plan.json")
+    step = the_plan.steps[0]
+    live = json.loads(gcp("snapshot", "--name", NAME))
+    pools = [{"id": p["id"], "machine_spec": {"machine_type": p["machineSpec"]["machineType"],
+                                              **({"reservation_affinity": {"reservation_affinity_type": "SPECIFIC_RESERVATION",
+                                                 "values": p["machineSpec"]["reservationAffinity"]["values"]}}
+                                                 if "reservationAffinity" in p["machineSpec"] else {})},
+              "scaling_spec": {"min_node_count": 1, "max_node_count": 1}} for p in live["nodePools"]]
+    forged_step = dataclasses.replace(step, request={**step.request, "updateMask": "display_name,node_pools",
+                                                     "body": {**step.request["body"], "node_pools": pools}})
+    forged = dataclasses.replace(the_plan, steps=(forged_step,))
+    with pytest.raises(PlanInvalid, match="which the plan's rows do not show"):
+        apply(connect("fake"), forged)
+    assert json.loads(gcp("status", "--name", NAME, "--json"))["node_count"] == 3

@@ -60,11 +60,11 @@ def test_create_twice_is_already_exists(client, doc):
 def test_invalid_body_names_the_field(client, doc):
     a4(doc)["scaling_spec"] = {"min_node_count": 2, "max_node_count": 2}
     body = to_camel(ClusterSpec.from_document(doc).body())
-    body["nodePools"][1]["scalingSpec"]["minNodeCount"] = 1
+    body["nodePools"][1]["scalingSpec"]["minNodeCount"] = 3
     error = api_error(lambda: client.create_cluster(PARENT, "llmtrain", body))
     assert error.status == "INVALID_ARGUMENT" and error.http_status == 400
-    assert error.field_violations[0][0] == "node_pools[1].scaling_spec"
-    assert "node_pools[1].scaling_spec" in str(error)
+    assert error.field_violations[0][0] == "node_pools[1].scaling_spec.min_node_count"
+    assert "node_pools[1].scaling_spec.min_node_count" in str(error)
 
 
 def test_bad_cluster_id_is_invalid(client, doc):
@@ -91,12 +91,42 @@ def test_mask_rules(client, doc, mask, words):
     assert error.field_violations[0][0] == "update_mask"
 
 
-def test_an_existing_pools_machine_spec_cannot_change(client, doc):
+def test_a_pool_with_a_new_machine_spec_is_swapped_alone(client, doc):
+    """node_pools is patchable: a pool sent under its id with another machine spec replaces that
+    pool (its nodes deleted and created anew); the other pools keep their nodes."""
     create(client, doc)
+    before = observe(client, NAME)
+    login_nodes = {n[0] for n in before.pool("login").nodes}
+    a4_nodes = {n[0] for n in before.pool("a4").nodes}
     pools = to_camel(ClusterSpec.from_document(doc).body())["nodePools"]
-    pools[1]["machineSpec"]["machineType"] = "a3-megagpu-8g"
-    error = api_error(lambda: client.patch_cluster(NAME, ["node_pools"], {"nodePools": pools}))
-    assert error.field_violations[0][0] == "node_pools[1].machine_spec" and "immutable" in error.message
+    pools[1]["machineSpec"] = {"machineType": "a3-megagpu-8g"}
+    pools[1]["provisioningModel"] = "ON_DEMAND"
+    client.wait_operation(client.patch_cluster(NAME, ["node_pools"], {"nodePools": pools}), 3600)
+    after = observe(client, NAME)
+    assert after.pool("a4").machine_type == "a3-megagpu-8g" and after.pool("a4").provisioning_model == "ON_DEMAND"
+    assert len(after.pool("a4").nodes) == 2 and not {n[0] for n in after.pool("a4").nodes} & a4_nodes
+    assert {n[0] for n in after.pool("login").nodes} == login_nodes
+
+
+def test_an_autoscaled_pool_starts_at_its_minimum_and_stays_in_range(client, doc):
+    a4(doc)["scaling_spec"] = {"min_node_count": 1, "max_node_count": 3}
+    create(client, doc)
+    assert len(observe(client, NAME).pool("a4").nodes) == 1
+    body = ClusterSpec.from_document(doc).body()
+    body["node_pools"][1]["scaling_spec"] = {"min_node_count": 2, "max_node_count": 4}
+    client.wait_operation(client.patch_cluster(NAME, ["node_pools"], {"node_pools": body["node_pools"]}), 3600)
+    pool = observe(client, NAME).pool("a4")
+    assert len(pool.nodes) == 2 and pool.target == 4 and pool.minimum == 2 and pool.autoscaled
+
+
+def test_a_patch_with_a_stale_etag_is_aborted_and_changes_nothing(client, doc):
+    create(client, doc)
+    stale = observe(client, NAME).etag
+    client.wait_operation(client.patch_cluster(NAME, ["display_name"], {"display_name": "first"}), 3600)
+    assert observe(client, NAME).etag != stale
+    error = api_error(lambda: client.patch_cluster(NAME, ["display_name"], {"display_name": "second", "etag": stale}))
+    assert error.status == "ABORTED" and "read it again" in error.message
+    assert observe(client, NAME).body["display_name"] == "first"
 
 
 def test_patch_updates_then_runs_and_the_service_picks_who_leaves(client, doc):

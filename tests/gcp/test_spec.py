@@ -52,10 +52,16 @@ def test_unknown_field_is_named(doc):
                                 "unknown field (see the ModelDevelopmentCluster REST reference)")]
 
 
-def test_min_must_equal_max(doc):
-    a4(doc)["scaling_spec"] = {"min_node_count": 1, "max_node_count": 4}
+def test_min_may_not_be_above_max(doc):
+    a4(doc)["scaling_spec"] = {"min_node_count": 4, "max_node_count": 1}
     (path, rule), = violations(doc)
-    assert path == "node_pools[1].scaling_spec" and "must equal" in rule
+    assert path == "node_pools[1].scaling_spec.min_node_count" and "is above" in rule
+
+
+def test_an_autoscaling_range_is_a_valid_pool(doc):
+    """Google's flex-start example: min 0, max 2 — the service's autoscaling range."""
+    a4(doc)["scaling_spec"] = {"min_node_count": 0, "max_node_count": 2}
+    assert ClusterSpec.from_document(doc).pool("a4").scaling_spec.min_node_count == 0
 
 
 def test_a4x_pools_come_in_blocks_of_18(doc):
@@ -126,12 +132,12 @@ def test_provisioning_model_and_reservation_affinity(doc):
 
 
 def test_errors_name_the_file(tmp_path, doc):
-    a4(doc)["scaling_spec"] = {"min_node_count": 1, "max_node_count": 4}
+    a4(doc)["scaling_spec"] = {"min_node_count": 4, "max_node_count": 1}
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(doc))
     with pytest.raises(GcpSpecError) as caught:
         ClusterSpec.from_file(path)
-    assert str(caught.value).startswith(f"{path}: node_pools[1].scaling_spec: ")
+    assert str(caught.value).startswith(f"{path}: node_pools[1].scaling_spec.min_node_count: ")
     path.write_text("{not json")
     with pytest.raises(GcpSpecError, match="not valid JSON"):
         ClusterSpec.from_file(path)

@@ -44,14 +44,15 @@ def test_spellings_roundtrip_and_rendering_agrees_with_itself(data, continuous):
         cluster["NodeProvisioningMode"] = "Continuous"
     one, two = render_hyperpod(cluster, spec), render_hyperpod(json.loads(json.dumps(cluster)), spec)
     assert one.files == two.files and one.digest == two.digest
-    params = json.loads(one.files["provisioning_parameters.json"])
-    assert params["controller_group"] == spec.controller_node_pool_id and params["login_group"] == spec.login_node_pool_id
-    assert {w["instance_group_name"]: w["partition_name"] for w in params["worker_groups"]} == {
-        pool: spec.partitions_of(pool)[0] for pool in spec.compute_pools()}
     assert json.loads(one.files["slurm-spec.json"])["default_partition"] == spec.default_partition
-    if continuous:
+    expected = {pool: spec.partitions_of(pool)[0] for pool in spec.compute_pools()}
+    if continuous:  # API-driven: roles in SlurmConfig, no provisioning_parameters.json
+        assert "provisioning_parameters.json" not in one.files
         configs = {g["InstanceGroupName"]: g["SlurmConfig"] for g in one.cluster_spec["InstanceGroups"]}
-        assert {name: c.get("PartitionNames", [None])[0] for name, c in configs.items() if c["NodeType"] == "Compute"} == {
-            w["instance_group_name"]: w["partition_name"] for w in params["worker_groups"]}
+        assert {name: c.get("PartitionNames", [None])[0] for name, c in configs.items() if c["NodeType"] == "Compute"} == expected
+        assert json.loads(one.files["slurm-spec.json"])["roles"] == {n: c["NodeType"] for n, c in configs.items()}
     else:
+        params = json.loads(one.files["provisioning_parameters.json"])
+        assert params["controller_group"] == spec.controller_node_pool_id and params["login_group"] == spec.login_node_pool_id
+        assert {w["instance_group_name"]: w["partition_name"] for w in params["worker_groups"]} == expected
         assert all("SlurmConfig" not in g for g in one.cluster_spec["InstanceGroups"])

@@ -52,9 +52,37 @@ def test_a_legacy_cluster_gets_its_roles_in_provisioning_parameters_in_base_conf
         "fsx_openzfs_dns_name": "fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com"}
 
 
-def test_lustre_home_is_fsx_dns_name_and_mountname():
-    params = json.loads(render_hyperpod(example_cluster(), slurm()).files["provisioning_parameters.json"])
+def test_a_legacy_clusters_lustre_home_is_fsx_dns_name_and_mountname():
+    spec = SlurmSpec.from_dict({"partitions": [{"id": "partition-1", "node_pool_ids": ["worker-group-1"]}],
+                                "login_node_pool_id": "login-group", "controller_node_pool_id": "controller-machine",
+                                "home_directory_storage": "fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com@tcp:/abcdefgh"})
+    params = json.loads(render_hyperpod(legacy_cluster(), spec).files["provisioning_parameters.json"])
     assert (params["fsx_dns_name"], params["fsx_mountname"]) == ("fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com", "abcdefgh")
+
+
+def test_an_api_driven_cluster_gets_fsx_in_instance_storage_configs_and_no_provisioning_parameters():
+    """Issue 23: AWS's API-driven Slurm configuration mounts FSx from the API payload
+    (InstanceStorageConfigs) and needs no provisioning_parameters.json."""
+    rendering = render_hyperpod(example_cluster(), slurm())
+    assert rendering.mode == "SlurmConfig" and "provisioning_parameters.json" not in rendering.files
+    lustre = {"FsxLustreConfig": {"DnsName": "fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com", "MountName": "abcdefgh",
+                                  "MountPath": "/fsx"}}
+    for group in rendering.cluster_spec["InstanceGroups"]:
+        assert group["InstanceStorageConfigs"].count(lustre) == 1
+    ClusterSpec.from_dict(rendering.cluster_spec)  # valid against the model
+    again = render_hyperpod(rendering.cluster_spec, slurm())  # rendering its own output: one mount, not two
+    assert again.cluster_spec == rendering.cluster_spec
+    document = json.loads(rendering.files["slurm-spec.json"])
+    assert document["home_storage"]["mounted_by"] == "InstanceStorageConfigs"
+    assert document["roles"] == {"controller": "Controller", "login": "Login", "a4": "Compute"}
+    openzfs = render_hyperpod(example_cluster(), slurm(home_directory_storage="fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com:/fsx"))
+    assert openzfs.cluster_spec["InstanceGroups"][0]["InstanceStorageConfigs"][-1] == {
+        "FsxOpenZfsConfig": {"DnsName": "fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com", "MountPath": "/home"}}
+
+
+def test_an_api_driven_home_must_be_a_dns_name_the_model_accepts():
+    with pytest.raises(SlurmSpecError, match="InstanceStorageConfigs, whose DnsName must match"):
+        render_hyperpod(example_cluster(), slurm(home_directory_storage="files.example.com@tcp:/abcdefgh"))
 
 
 def test_slurm_config_already_in_the_cluster_spec_must_agree():
@@ -167,7 +195,9 @@ def test_hook_on_the_controller_includes_the_spec_and_marks_the_default_partitio
     assert "PartitionName=dev Nodes=ALL MaxTime=INFINITE State=UP Default=NO" in conf
     assert "PartitionName=a4 Nodes=ip-10-1-0-20 MaxTime=INFINITE State=UP Default=YES" in conf
     assert (root / "opt/slurm/etc/slurm-spec.conf").read_text().count("PreemptMode=REQUEUE") == 1
-    assert "+ mount -t lustre -o relatime,flock fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com@tcp:/abcdefgh /fsx" in output
+    # API-driven: HyperPod mounted Lustre on /fsx (InstanceStorageConfigs); the hook only binds the home
+    assert "home storage mounted by HyperPod (InstanceStorageConfigs)" in output
+    assert "mount -t lustre" not in output and "+ mount --bind /fsx/home /home" in output
     assert "controller node" in output
     assert "? systemctl is-active --quiet slurmctld" in output  # reconfigures only a running slurmctld
 
@@ -187,10 +217,12 @@ def test_cli_render_writes_the_bundle_and_says_what_goes_where(tmp_path):
 
     output = hyperpod("slurm", "render", "-f", str(EXAMPLE / "cluster.json"), "--slurm", str(EXAMPLE / "slurm.json"),
                       "--out", str(tmp_path / "out"), "--lifecycle-uri", "s3://bucket/slurm/")
-    assert "provisioning_parameters.json" in output and "aws s3 sync" in output
+    assert "provisioning_parameters.json" not in output and "aws s3 sync" in output
     assert (tmp_path / "out/lifecycle/on_create.sh").exists()
     cluster = json.loads((tmp_path / "out/cluster.json").read_text())
     assert cluster["InstanceGroups"][2]["SlurmConfig"] == {"NodeType": "Compute", "PartitionNames": ["a4"]}
+    assert cluster["InstanceGroups"][2]["InstanceStorageConfigs"][-1]["FsxLustreConfig"]["MountPath"] == "/fsx"
+    assert not (tmp_path / "out/lifecycle/provisioning_parameters.json").exists()
     data = json.loads(hyperpod("slurm", "render", "-f", str(EXAMPLE / "cluster.json"), "--slurm", str(EXAMPLE / "slurm.json"),
                                "--out", str(tmp_path / "out2"), "--json"))
     assert data["roles"] == {"controller": "Controller", "login": "Login", "a4": "Compute"}
@@ -234,7 +266,7 @@ def test_a_bundle_built_on_base_config_runs_its_on_create_first(tmp_path):
     rendering = render_hyperpod(example_cluster(), slurm(), base_dir=base)
     assert rendering.files["on_create_base.sh"].startswith(b"#!/bin/bash\npython3")
     assert rendering.files["utils/motd.sh"] == b"echo motd\n"
-    assert json.loads(rendering.files["provisioning_parameters.json"])["controller_group"] == "controller"
+    assert "provisioning_parameters.json" not in rendering.files  # the base's is dropped: the cluster is API-driven
     assert b"bash on_create_base.sh" in rendering.files["on_create.sh"]
     assert rendering.digest != render_hyperpod(example_cluster(), slurm()).digest
     (base / "slurm_spec_hook.py").write_text("")
@@ -242,3 +274,20 @@ def test_a_bundle_built_on_base_config_runs_its_on_create_first(tmp_path):
         render_hyperpod(example_cluster(), slurm(), base_dir=base)
     with pytest.raises(SlurmSpecError, match="does not exist"):
         render_hyperpod(example_cluster(), slurm(), base_dir=tmp_path / "missing")
+
+
+def test_hook_on_a_legacy_cluster_mounts_lustre_itself(tmp_path):
+    spec = SlurmSpec.from_dict({"partitions": [{"id": "partition-1", "node_pool_ids": ["worker-group-1"]}],
+                                "login_node_pool_id": "login-group", "controller_node_pool_id": "controller-machine",
+                                "home_directory_storage": "fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com@tcp:/abcdefgh"})
+    bundle = tmp_path / "bundle"
+    render_hyperpod(legacy_cluster(), spec).write(bundle)
+    root = tmp_path / "root"
+    (root / "opt/ml/config").mkdir(parents=True)
+    (root / "opt/ml/config/resource_config.json").write_text(json.dumps({"InstanceGroups": [
+        {"Name": "worker-group-1", "Instances": [{"CustomerIpAddress": "10.1.0.20"}]}]}))
+    result = subprocess.run([sys.executable, str(bundle / "slurm_spec_hook.py"), "--root", str(root), "--dry-run",
+                             "--address", "10.1.0.20", "--wait-seconds", "0"], capture_output=True, text=True,
+                            env={"PATH": "/usr/bin:/bin"})
+    assert result.returncode == 0, result.stderr
+    assert "+ mount -t lustre -o relatime,flock fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com@tcp:/abcdefgh /fsx" in result.stdout

@@ -26,16 +26,6 @@ def default_path() -> Path:
     return base.with_name("gcp-fake.sqlite")
 
 
-def _capacity_from_env() -> dict[str, int]:
-    from ...envvars import EnvError, json_value
-
-    data = json_value(CAPACITY_ENV)
-    if not isinstance(data, dict) or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in data.values()):
-        raise EnvError(CAPACITY_ENV, os.environ[CAPACITY_ENV], 'must be a JSON object of machine type to a node count, '
-                                                             'e.g. {"a4-highgpu-8g": 4}')
-    return {str(k): v for k, v in data.items()}
-
-
 class GcpSimulator:
     """`path` None: an in-memory world; else a SQLite world other processes can open too.
     `tick`: virtual seconds each request moves the clock (default 60; $HYPERPOD_GCP_FAKE_TICK).
@@ -45,13 +35,11 @@ class GcpSimulator:
     def __init__(self, path: str | Path | None = None, tick: float | None = None,
                  capacity: dict[str, int] | None = None) -> None:
         if tick is None and os.environ.get(TICK_ENV):
-            from ...envvars import number
-
-            tick = number(TICK_ENV, 60.0)
+            tick = _tick_from_env(os.environ[TICK_ENV])
         if capacity is None and os.environ.get(CAPACITY_ENV):
-            capacity = _capacity_from_env()
+            capacity = _capacity_from_env(os.environ[CAPACITY_ENV])
         self.path = Path(path) if path is not None else None
-        self._store = MemoryStore(tick, capacity) if self.path is None else SqliteStore(self.path, tick, capacity)
+        self._store = MemoryStore(tick, capacity) if self.path is None else _sqlite_store(self.path, tick, capacity)
         self.adapter = SimulatorAdapter(self._store.transaction)
 
     @classmethod
@@ -71,3 +59,46 @@ class GcpSimulator:
     def world(self):
         """One transaction on the world (for tests and `hyperpod gcp sim` style inspection)."""
         return self._store.transaction()
+
+
+class SimulatorSettingError(ValueError):
+    """A simulator setting (an environment variable) that cannot be used: one line naming it."""
+
+
+def _tick_from_env(text: str) -> float:
+    try:
+        tick = float(text)
+    except ValueError:
+        tick = float("nan")
+    if not 0 < tick < 86400 * 365:
+        raise SimulatorSettingError(f"${TICK_ENV}: {text[:40]!r} is not a number of virtual seconds above 0")
+    return tick
+
+
+def _capacity_from_env(text: str) -> dict[str, int]:
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        data = None
+    if not isinstance(data, dict) or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in data.values()):
+        raise SimulatorSettingError(f"${CAPACITY_ENV}: a JSON object of machine type to a node count (0 or more), "
+                                    'e.g. {"a4-highgpu-8g": 4}')
+    return {str(k): v for k, v in data.items()}
+
+
+def _sqlite_store(path: Path, tick: float | None, capacity: dict[str, int] | None) -> SqliteStore:
+    """The world's file, or one line naming it and $HYPERPOD_GCP_FAKE_STATE (a directory, a device or
+    a file that is not this simulator's database is not a world)."""
+    import sqlite3
+
+    if path.exists() and not path.is_file():
+        raise SimulatorSettingError(f"{path} (${STATE_ENV} or beside $HYPERPOD_FAKE_STATE): not a regular file; "
+                                    "give the path of the simulator's SQLite file")
+    try:
+        store = SqliteStore(path, tick, capacity)
+        with store.transaction() as world:
+            world.data["clusters"]  # noqa: B018 - a readable world, not just a database
+    except (sqlite3.DatabaseError, OSError, KeyError, TypeError, ValueError) as error:
+        raise SimulatorSettingError(f"{path} (${STATE_ENV} or beside $HYPERPOD_FAKE_STATE): not the Google Cloud "
+                                    f"simulator's world ({type(error).__name__}: {str(error)[:80]})") from None
+    return store

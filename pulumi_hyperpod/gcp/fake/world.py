@@ -111,8 +111,11 @@ class GcpWorld:
         name = f"{parent}/{names.COLLECTION}/{cluster_id}"
         if name in self.data["clusters"]:
             raise RpcError("ALREADY_EXISTS", f"ModelDevelopmentCluster {name} already exists.")
-        stored = self._validated(name, _snake_body(body))
-        pools = {p["id"]: p["scaling_spec"]["max_node_count"] for p in stored["node_pools"]}
+        incoming = _snake_body(body)
+        incoming.pop("etag", None)
+        stored = self._validated(name, incoming)
+        # an autoscaled pool (min < max) starts at its minimum; the service grows it within the range
+        pools = {p["id"]: p["scaling_spec"]["min_node_count"] for p in stored["node_pools"]}
         cluster = {"name": name, "body": stored, "state": "PROVISIONING", "create_time": self.now,
                    "update_time": self.now, "start_time": None, "nodes": [], "deleting": False,
                    "detail": "Provisioning the cluster's node pools and the Slurm controller."}
@@ -128,19 +131,30 @@ class GcpWorld:
                                                   "it can be updated when it is RUNNING.")
         paths = _mask_paths(update_mask)
         incoming = _snake_body(body)
+        etag = incoming.pop("etag", None)
+        if etag is not None and etag != _etag(cluster):
+            # read-check-write (AIP-154): the client read another version than the one there now
+            raise RpcError("ABORTED", f"ModelDevelopmentCluster {name} was changed since it was read (etag {etag!r} is "
+                                      f"not the current {_etag(cluster)!r}): read it again, then retry.")
         old = cluster["body"]
-        cluster["before"] = {"body": old, "nodes": [n["instance_id"] for n in cluster["nodes"]]}  # for a rollback
         new = copy.deepcopy(old)
         for path in paths:
             _set_path(new, path, _get_path(incoming, path))
+        swapped: list[str] = []
         if "node_pools" in paths:
-            new["node_pools"] = self._merged_pools(old["node_pools"], new.get("node_pools") or [])
+            new["node_pools"], swapped = self._merged_pools(old["node_pools"], new.get("node_pools") or [])
         stored = self._validated(name, new)
+        cluster["before"] = {"body": old, "nodes": [n["instance_id"] for n in cluster["nodes"]]}  # for a rollback
         cluster["body"] = stored
         cluster["state"] = "UPDATING"
         cluster["update_time"] = self.now
         cluster["detail"] = "Applying the update."
-        self._resize(cluster, {p["id"]: p["scaling_spec"]["max_node_count"] for p in stored["node_pools"]})
+        cluster["version"] = cluster.get("version", 0) + 1
+        for node in cluster["nodes"]:
+            if node["pool"] in swapped:
+                node["state"], node["leaving"], node["updated"] = "UPDATING", True, self.now
+        self._resize(cluster, {p["id"]: (p["scaling_spec"]["min_node_count"], p["scaling_spec"]["max_node_count"])
+                               for p in stored["node_pools"]})
         return self._start("update", cluster, UPDATE_SECONDS)
 
     def delete(self, name: str) -> dict[str, Any]:
@@ -234,32 +248,34 @@ class GcpWorld:
                                      "instance_name": f"{cluster_id}-{pool_id}-{seq:04d}", "state": "PREPARING",
                                      "created": self.now, "updated": self.now})
 
-    def _resize(self, cluster: dict[str, Any], targets: dict[str, int]) -> None:
-        """The service picks the nodes a shrink removes (the newest first); callers cannot name them."""
-        for pool_id in {n["pool"] for n in cluster["nodes"]} | set(targets):
-            members = [n for n in cluster["nodes"] if n["pool"] == pool_id]
-            extra = len(members) - targets.get(pool_id, 0)
+    def _resize(self, cluster: dict[str, Any], bounds: dict[str, tuple[int, int]]) -> None:
+        """Each pool's nodes into its [min, max] range (a fixed pool: min == max). The service picks
+        the nodes a shrink removes (the newest first); callers cannot name them."""
+        for pool_id in {n["pool"] for n in cluster["nodes"]} | set(bounds):
+            members = [n for n in cluster["nodes"] if n["pool"] == pool_id and not n.get("leaving")]
+            low, high = bounds.get(pool_id, (0, 0))
+            extra = len(members) - high
             if extra > 0:
                 for node in sorted(members, key=lambda n: (n["created"], n["instance_id"]), reverse=True)[:extra]:
                     node["state"], node["leaving"], node["updated"] = "UPDATING", True, self.now
-            elif extra < 0:
-                self._add_nodes(cluster, pool_id, -extra)
+            elif len(members) < low:
+                self._add_nodes(cluster, pool_id, low - len(members))
 
-    def _merged_pools(self, old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """node_pools is replaced whole; an existing pool's immutable fields must not change, and the
-        server's defaults fill what the request leaves out."""
+    def _merged_pools(self, old: list[dict[str, Any]], new: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+        """node_pools is replaced whole; the server's defaults fill what the request leaves out of an
+        existing pool. A pool whose immutable fields (machine spec, reservation, provisioning model)
+        differ is swapped: the pool of that id is replaced, its nodes deleted and created anew — the
+        same as removing it and adding a pool of that id in one request. (pools swapped, by id)"""
         before = {p["id"]: p for p in old}
-        merged = []
-        for index, pool in enumerate(new):
+        merged, swapped = [], []
+        for pool in new:
             previous = before.get(pool.get("id"))
-            if previous is not None:
-                for field in POOL_IMMUTABLE:
-                    if field in pool and pool[field] != previous.get(field):
-                        raise invalid(f"node_pools[{index}].{field}", f"immutable: node pool {pool['id']!r} has "
-                                                                      f"{previous.get(field)!r}")
+            if previous is not None and any(f in pool and pool[f] != previous.get(f) for f in POOL_IMMUTABLE):
+                swapped.append(pool["id"])
+            elif previous is not None:
                 pool = {**{k: previous[k] for k in POOL_IMMUTABLE if k in previous}, **pool}
             merged.append(pool)
-        return merged
+        return merged, swapped
 
     # ---- views -------------------------------------------------------------------------------
     def _cluster(self, name: str) -> dict[str, Any]:
@@ -281,7 +297,7 @@ class GcpWorld:
     def _view(self, cluster: dict[str, Any]) -> dict[str, Any]:
         body = keys.to_camel(_proto3(cluster["body"]))
         view: dict[str, Any] = {"name": cluster["name"], **body, "createTime": timestamp(cluster["create_time"]),
-                                "updateTime": timestamp(cluster["update_time"])}
+                                "updateTime": timestamp(cluster["update_time"]), "etag": _etag(cluster)}
         if cluster["start_time"] is not None:
             view["startTime"] = timestamp(cluster["start_time"])
         login = cluster["body"]["orchestrator_spec"]["slurm_spec"].get("login_node_pool_id")
@@ -307,6 +323,11 @@ class GcpWorld:
 
 
 # ---- helpers -----------------------------------------------------------------------------------
+def _etag(cluster: dict[str, Any]) -> str:
+    """The resource's version (AIP-154 etag): it changes with every accepted update."""
+    return f'W/"{cluster["name"].rsplit("/", 1)[-1]}-{cluster.get("version", 0)}"'
+
+
 def _proto3(value: Any) -> Any:
     """As proto3 JSON prints a message: fields at their zero value (false, 0, "", [], {}) left out."""
     if isinstance(value, dict):
