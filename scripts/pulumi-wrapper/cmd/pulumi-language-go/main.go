@@ -4,8 +4,8 @@
 // (github.com/pulumi/pulumi/sdk/go/pulumi-language-go/v3), which the Go module registry reachable
 // here does not serve, so scripts/install-pulumi builds this one instead. It speaks
 // pulumirpc.LanguageRuntime and runs a program the way upstream does: `go build` compiles the
-// program (the module cache and build cache as usual, so a rebuild only relinks) into a temporary
-// binary, which runs with the settings in the environment the Go SDK reads (PULUMI_MONITOR,
+// program (the module cache and build cache as usual) into a binary kept per program under
+// $PULUMI_HYPERPOD_CACHE (default ~/.cache/pulumi-hyperpod)/go-programs, which runs with the settings in the environment the Go SDK reads (PULUMI_MONITOR,
 // PULUMI_ENGINE, PULUMI_PROJECT, PULUMI_STACK, PULUMI_DRY_RUN, PULUMI_PARALLEL, PULUMI_CONFIG, …).
 //
 // Runtime options (Pulumi.yaml `runtime.options`): binary (a prebuilt program to run instead of
@@ -22,6 +22,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -103,6 +105,27 @@ func goCommand(ctx context.Context, dir string, args ...string) ([]byte, error) 
 	return out, nil
 }
 
+// outputPath is where the program's binary is built: a fixed path per program directory and
+// build target under the cache directory, not a fresh temporary file, because `go build` skips
+// the link when the binary already there has the build ID it would produce (seconds saved on
+// every preview of an unchanged program).
+func outputPath(programDir, target string) (string, error) {
+	root := os.Getenv("PULUMI_HYPERPOD_CACHE")
+	if root == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return "", fmt.Errorf("no cache directory for the Go program's binary: %w", err)
+		}
+		root = filepath.Join(dir, "pulumi-hyperpod")
+	}
+	sum := sha256.Sum256([]byte(programDir + "\x00" + target))
+	dir := filepath.Join(root, "go-programs", hex.EncodeToString(sum[:8]))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "program"), nil
+}
+
 func (h *goHost) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.RunResponse, error) {
 	info := req.GetInfo()
 	opts := langhost.Options(info)
@@ -121,14 +144,11 @@ func (h *goHost) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc
 		program = filepath.Join(programDir, program)
 	}
 	if program == "" {
-		tmp, err := os.MkdirTemp("", "pulumi-go.")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(tmp)
-		program = filepath.Join(tmp, "program")
 		if target == "" {
 			target = "."
+		}
+		if program, err = outputPath(programDir, target); err != nil {
+			return nil, err
 		}
 		g, err := goTool()
 		if err != nil {
