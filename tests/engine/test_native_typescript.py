@@ -1,0 +1,94 @@
+"""examples/typescript-cluster under the real engine, on the simulator, through this project's
+Node.js language host (scripts/pulumi-wrapper/cmd/pulumi-language-nodejs) and the TypeScript SDK
+in sdk/nodejs: `pulumi install` (npm) and `tsc --noEmit`, `pulumi about` (the host's runtime and
+the program's dependencies), then seed 004's walk (tests/engine/native_walk.py): preview and
+create 1 compute node, a scale-out preview naming 1 → 3, a scale-in preview naming the two
+victims, destroy.
+
+npm needs the registry it is set up for (no internet otherwise); its own cache makes a repeat
+install take seconds."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from . import native_walk as walk
+from .conftest import PLUGIN_DIR, REPO, EngineProject, engine_env
+from .test_demo_stack import World
+
+pytestmark = pytest.mark.engine
+
+EXAMPLE = REPO / "examples" / "typescript-cluster"
+FILES = ["package.json", ".npmrc", "tsconfig.json", "index.ts"]
+
+
+def require_host(pulumi: str, name: str) -> None:
+    """The language host scripts/install-pulumi builds beside `pulumi`: missing means the
+    install is incomplete, which is a failure, not a reason to skip."""
+    if not (Path(pulumi).resolve().parent / name).exists() and shutil.which(name) is None:
+        pytest.fail(f"no {name} beside {pulumi}: run scripts/install (scripts/install-pulumi builds it)")
+
+
+@pytest.fixture(scope="module")
+def project(pulumi_cli: str, tmp_path_factory: pytest.TempPathFactory) -> EngineProject:
+    require_host(pulumi_cli, "pulumi-language-nodejs")
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        pytest.fail("node and npm are needed for TypeScript programs (Node.js 20 or later)")
+    base = tmp_path_factory.mktemp("native-typescript")
+    root = base / "project"
+    walk.copy_example(EXAMPLE, root, FILES)
+    manifest = json.loads((root / "package.json").read_text())
+    manifest["dependencies"]["@pulumi-hyperpod/hyperpod"] = f"file:{REPO / 'sdk' / 'nodejs' / 'bin'}"
+    (root / "package.json").write_text(json.dumps(manifest, indent=4))
+    project = EngineProject(root=root, env=engine_env(base))
+    # what scripts/install does: the plugin in the engine's plugin cache (`pulumi install` checks it)
+    project.run("plugin", "install", "resource", "hyperpod", walk.plugin_version(), "--file",
+                str(PLUGIN_DIR / "pulumi-resource-hyperpod"))
+    return project
+
+
+@pytest.fixture(scope="module")
+def world(project: EngineProject) -> World:
+    return World(project)
+
+
+def test_0_install_typecheck_and_about(project: EngineProject) -> None:
+    project.run("install", timeout=600)  # the host's InstallDependencies: npm install
+    installed = json.loads((project.root / "node_modules" / "@pulumi-hyperpod" / "hyperpod" / "package.json").read_text())
+    assert installed["version"] == walk.plugin_version() and installed["pulumi"]["name"] == "hyperpod"
+    assert not (project.root / "node_modules" / "@pulumi-hyperpod" / "hyperpod").is_symlink(), "the SDK is linked, not installed"
+
+    tsc = subprocess.run([str(project.root / "node_modules" / ".bin" / "tsc"), "--noEmit", "-p", "."],
+                         cwd=project.root, capture_output=True, text=True, timeout=300)
+    assert tsc.returncode == 0, f"tsc --noEmit:\n{tsc.stdout}{tsc.stderr}"
+
+    walk.about_names_the_runtime_and_the_sdk(project, "nodejs", "@pulumi-hyperpod/hyperpod")
+
+
+def test_1_preview_and_create(project: EngineProject, world: World) -> None:
+    walk.preview_and_create(project, world)
+
+
+def test_2_scale_out_preview_names_the_new_count(project: EngineProject, world: World) -> None:
+    walk.scale_out(project, world)
+
+
+def test_3_scale_in_preview_names_the_victims(project: EngineProject, world: World) -> None:
+    walk.scale_in(project, world)
+
+
+def test_4_destroy(project: EngineProject, world: World) -> None:
+    walk.destroy(project, world)
+
+
+def test_5_a_failing_program_fails_the_update(project: EngineProject) -> None:
+    """A TypeScript type error stops the preview with the compiler's message and a non-zero exit."""
+    (project.root / "index.ts").write_text((project.root / "index.ts").read_text() + "\nconst broken: number = 'text';\n")
+    preview = project.run("preview", check=False)
+    assert preview.returncode != 0, preview.describe()
+    assert "TS2322" in preview.output or "not assignable" in preview.output, preview.describe()
