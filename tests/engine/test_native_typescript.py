@@ -3,7 +3,7 @@ Node.js language host (scripts/pulumi-wrapper/cmd/pulumi-language-nodejs) and th
 in sdk/nodejs: `pulumi install` (npm) and `tsc --noEmit`, `pulumi about` (the host's runtime and
 the program's dependencies), then seed 004's walk (tests/engine/native_walk.py): preview and
 create 1 compute node, a scale-out preview naming 1 → 3, a scale-in preview naming the two
-victims, destroy.
+victims, a TypeScript policy pack (the host's RunPlugin), destroy.
 
 npm needs the registry it is set up for (no internet otherwise); its own cache makes a repeat
 install take seconds."""
@@ -82,11 +82,59 @@ def test_3_scale_in_preview_names_the_victims(project: EngineProject, world: Wor
     walk.scale_in(project, world)
 
 
-def test_4_destroy(project: EngineProject, world: World) -> None:
+POLICY_PACK = {
+    "PulumiPolicy.yaml": "runtime: nodejs\ndescription: hyperpod cluster policies\n",
+    "package.json": json.dumps({"name": "hyperpod-policies", "version": "0.1.0", "private": True, "main": "index.ts",
+                                "dependencies": {"@pulumi/policy": "^1.21.0", "@pulumi/pulumi": "^3.274.0"}}),
+    "index.ts": """import { PolicyPack } from "@pulumi/policy";
+
+new PolicyPack("hyperpod-policies", {
+    policies: [{
+        name: "at-most-two-per-group",
+        description: "No instance group above 2 instances.",
+        enforcementLevel: "mandatory",
+        validateResource: (args, reportViolation) => {
+            if (args.type !== "hyperpod:index:Cluster") { return; }
+            for (const group of args.props.spec?.InstanceGroups ?? []) {
+                if (group.InstanceCount > 2) {
+                    reportViolation(`group ${group.InstanceGroupName} asks for ${group.InstanceCount} instances`);
+                }
+            }
+        },
+    }],
+});
+""",
+}
+
+
+def test_4_a_typescript_policy_pack_runs(project: EngineProject) -> None:
+    """`pulumi preview --policy-pack DIR` with a TypeScript pack: the host's RunPlugin runs it with
+    the SDK's run-policy-pack; it passes the declared cluster, and refuses 3 compute nodes."""
+    pack = project.root.parent / "policy-pack"
+    pack.mkdir()
+    for name, text in POLICY_PACK.items():
+        (pack / name).write_text(text)
+    npm = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefer-offline"], cwd=pack,
+                         capture_output=True, text=True, timeout=600)
+    assert npm.returncode == 0, npm.stdout + npm.stderr
+
+    passed = project.run("preview", "--policy-pack", str(pack))
+    assert "hyperpod-policies@v0.1.0" in passed.stdout and "at-most-two-per-group" not in passed.stdout, passed.describe()
+    project.config_set("computeCount", "3")
+    try:
+        refused = project.run("preview", "--policy-pack", str(pack), check=False)
+    finally:
+        project.config_set("computeCount", "1")
+    assert refused.returncode != 0, refused.describe()
+    assert "[mandatory]  at-most-two-per-group" in refused.stdout, refused.describe()
+    assert "group leo-stg-compute-ig asks for 3 instances" in refused.stdout, refused.describe()
+
+
+def test_5_destroy(project: EngineProject, world: World) -> None:
     walk.destroy(project, world)
 
 
-def test_5_a_failing_program_fails_the_update(project: EngineProject) -> None:
+def test_6_a_failing_program_fails_the_update(project: EngineProject) -> None:
     """A TypeScript type error stops the preview with the compiler's message and a non-zero exit."""
     (project.root / "index.ts").write_text((project.root / "index.ts").read_text() + "\nconst broken: number = 'text';\n")
     preview = project.run("preview", check=False)

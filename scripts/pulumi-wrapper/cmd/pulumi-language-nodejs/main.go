@@ -15,13 +15,15 @@
 // Implemented: Handshake, Run, GetRequiredPlugins/GetRequiredPackages (the installed packages
 // whose package.json "pulumi" block or pulumi-plugin.json names a resource plugin),
 // InstallDependencies, GetProgramDependencies, About, GetPluginInfo, RuntimeOptionsPrompts
-// (none), GeneratePackage (`pulumi package gen-sdk`). Not implemented (Unimplemented):
-// RunPlugin (Node.js policy packs and providers), GenerateProject/GenerateProgram, Pack, Link.
+// (none), GeneratePackage (`pulumi package gen-sdk`), RunPlugin (TypeScript/JavaScript policy
+// packs through the SDK's `cmd/run-policy-pack`, other plugins through `cmd/run-plugin`).
+// Not implemented (Unimplemented): GenerateProject/GenerateProgram, Pack, Link.
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -40,8 +42,13 @@ import (
 	"google.golang.org/protobuf/types/known/emptypb"
 )
 
-// The SDK's program runner, resolved like `require.resolve("@pulumi/pulumi/cmd/run")` would.
-var runnerPath = filepath.Join("node_modules", "@pulumi", "pulumi", "cmd", "run")
+// The SDK's runners (programs, policy packs, other plugins), resolved from the program's directory
+// the way `require.resolve("@pulumi/pulumi/cmd/run")` would.
+var (
+	runnerPath    = filepath.Join("node_modules", "@pulumi", "pulumi", "cmd", "run")
+	policyRunPath = filepath.Join("node_modules", "@pulumi", "pulumi", "cmd", "run-policy-pack")
+	pluginRunPath = filepath.Join("node_modules", "@pulumi", "pulumi", "cmd", "run-plugin")
+)
 
 func main() {
 	tracing, engineAddress := langhost.Flags()
@@ -333,4 +340,54 @@ func (h *nodeHost) GeneratePackage(
 	ctx context.Context, req *pulumirpc.GeneratePackageRequest,
 ) (*pulumirpc.GeneratePackageResponse, error) {
 	return langhost.GeneratePackage(ctx, "nodejs", req)
+}
+
+// RunPlugin runs a plugin written in TypeScript or JavaScript: a policy pack (kind "analyzer",
+// `pulumi preview --policy-pack DIR` with `runtime: nodejs` in PulumiPolicy.yaml) through the SDK's
+// run-policy-pack with the engine's address, anything else through run-plugin. Its output is
+// streamed to the engine, then its exit code.
+func (h *nodeHost) RunPlugin(req *pulumirpc.RunPluginRequest, server pulumirpc.LanguageRuntime_RunPluginServer) error {
+	info := req.GetInfo()
+	opts := langhost.Options(info)
+	dir := langhost.ProgramDirectory(info, req.GetPwd())
+	typescript, err := langhost.BoolOption(opts, "typescript", true)
+	if err != nil {
+		return err
+	}
+	nodeargs, err := langhost.StringOption(opts, "nodeargs")
+	if err != nil {
+		return err
+	}
+	runPath := pluginRunPath
+	if req.GetKind() == "analyzer" {
+		runPath = policyRunPath
+	}
+	runner := searchUp(dir, runPath)
+	if runner == "" {
+		return fmt.Errorf("the Pulumi Node.js SDK (@pulumi/pulumi) is not installed for the plugin in %s: run `npm install` there", dir)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return errors.New("node is not on PATH: Node.js plugins need Node.js installed")
+	}
+	args := append(strings.Fields(nodeargs), runner)
+	if req.GetKind() == "analyzer" {
+		args = append(args, req.GetArgs()...) // <engine address>, then the pack
+		args = append(args, dir)
+	} else {
+		args = append(args, dir)
+		args = append(args, req.GetArgs()...)
+	}
+	cmd := exec.CommandContext(server.Context(), node, args...)
+	cmd.Env = req.GetEnv()
+	if len(cmd.Env) == 0 {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(cmd.Env, "PULUMI_NODEJS_TYPESCRIPT="+strconv.FormatBool(typescript))
+	cmd.Dir = dir // @pulumi/policy reads the pack's version from ./package.json
+	if req.GetKind() != "analyzer" && req.GetPwd() != "" {
+		cmd.Dir = req.GetPwd()
+	}
+	logging.V(5).Infof("language host running plugin: %s %s", node, strings.Join(args, " "))
+	return langhost.RunPluginProcess(cmd, server)
 }

@@ -258,3 +258,43 @@ func PluginsFromPackages(pkgs []*pulumirpc.PackageDependency) []*pulumirpc.Plugi
 	}
 	return out
 }
+
+// PluginWriter sends what a plugin process writes to the engine as RunPlugin output, as it comes
+// (an analyzer's first stdout line is the port the engine dials).
+type PluginWriter struct {
+	Mu     *sync.Mutex
+	Send   func(*pulumirpc.RunPluginResponse) error
+	Stderr bool
+}
+
+func (w PluginWriter) Write(p []byte) (int, error) {
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
+	b := append([]byte(nil), p...)
+	resp := &pulumirpc.RunPluginResponse{Output: &pulumirpc.RunPluginResponse_Stdout{Stdout: b}}
+	if w.Stderr {
+		resp = &pulumirpc.RunPluginResponse{Output: &pulumirpc.RunPluginResponse_Stderr{Stderr: b}}
+	}
+	if err := w.Send(resp); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// RunPluginProcess runs cmd with its output streamed to the engine, then sends its exit code.
+func RunPluginProcess(cmd *exec.Cmd, server pulumirpc.LanguageRuntime_RunPluginServer) error {
+	mu := &sync.Mutex{}
+	cmd.Stdout = PluginWriter{Mu: mu, Send: server.Send}
+	cmd.Stderr = PluginWriter{Mu: mu, Send: server.Send, Stderr: true}
+	code := int32(0)
+	if err := cmd.Run(); err != nil {
+		var exitErr *exec.ExitError
+		if !errors.As(err, &exitErr) {
+			return fmt.Errorf("could not start the plugin %s: %w", cmd.Path, err)
+		}
+		code = int32(exitErr.ExitCode())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return server.Send(&pulumirpc.RunPluginResponse{Output: &pulumirpc.RunPluginResponse_Exitcode{Exitcode: code}})
+}
