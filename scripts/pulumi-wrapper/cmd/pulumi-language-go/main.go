@@ -14,8 +14,10 @@
 // Implemented: Handshake, Run, GetRequiredPlugins/GetRequiredPackages (the packages the program
 // imports whose directory holds a pulumi-plugin.json naming a resource plugin),
 // InstallDependencies (`go mod download`), GetProgramDependencies (`go list -m`), About,
-// GetPluginInfo, RuntimeOptionsPrompts (none), GeneratePackage (`pulumi package gen-sdk`).
-// Not implemented (Unimplemented): RunPlugin, GenerateProject/GenerateProgram, Pack, Link.
+// GetPluginInfo, RuntimeOptionsPrompts (none), GeneratePackage (`pulumi package gen-sdk`),
+// RunPlugin (a plugin written in Go, from its source directory: built like a program, then run
+// with the engine's arguments and environment).
+// Not implemented (Unimplemented): GenerateProject/GenerateProgram, Pack, Link.
 package main
 
 import (
@@ -126,6 +128,36 @@ func outputPath(programDir, target string) (string, error) {
 	return filepath.Join(dir, "program"), nil
 }
 
+// build is the binary to run for the program in dir: the `binary` option's, else `go build` of
+// target (default ".") into outputPath. Compiler errors go to errOut, for the user to read.
+func build(ctx context.Context, dir, binary, target string, errOut io.Writer) (string, error) {
+	if binary != "" {
+		if !filepath.IsAbs(binary) {
+			binary = filepath.Join(dir, binary)
+		}
+		return binary, nil
+	}
+	if target == "" {
+		target = "."
+	}
+	program, err := outputPath(dir, target)
+	if err != nil {
+		return "", err
+	}
+	g, err := goTool()
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.CommandContext(ctx, g, "build", "-o", program, target)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = errOut, errOut
+	logging.V(5).Infof("language host building: go build -o %s %s (in %s)", program, target, dir)
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("unable to build the Go program in %s: %w", dir, err)
+	}
+	return program, nil
+}
+
 func (h *goHost) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.RunResponse, error) {
 	info := req.GetInfo()
 	opts := langhost.Options(info)
@@ -139,29 +171,9 @@ func (h *goHost) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc
 		return &pulumirpc.RunResponse{Error: err.Error()}, nil
 	}
 
-	program := binary
-	if program != "" && !filepath.IsAbs(program) {
-		program = filepath.Join(programDir, program)
-	}
-	if program == "" {
-		if target == "" {
-			target = "."
-		}
-		if program, err = outputPath(programDir, target); err != nil {
-			return nil, err
-		}
-		g, err := goTool()
-		if err != nil {
-			return &pulumirpc.RunResponse{Error: err.Error()}, nil
-		}
-		build := exec.CommandContext(ctx, g, "build", "-o", program, target)
-		build.Dir = programDir
-		// Compiler errors are the user's to read: they go to the update's diagnostics.
-		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		logging.V(5).Infof("language host building: go build -o %s %s (in %s)", program, target, programDir)
-		if err := build.Run(); err != nil {
-			return &pulumirpc.RunResponse{Error: fmt.Sprintf("unable to build the Go program in %s: %v", programDir, err)}, nil
-		}
+	program, err := build(ctx, programDir, binary, target, os.Stderr)
+	if err != nil {
+		return &pulumirpc.RunResponse{Error: err.Error()}, nil
 	}
 
 	env, err := langhost.ConfigEnv(req)
@@ -339,4 +351,36 @@ func (h *goHost) GeneratePackage(
 	ctx context.Context, req *pulumirpc.GeneratePackageRequest,
 ) (*pulumirpc.GeneratePackageResponse, error) {
 	return langhost.GeneratePackage(ctx, "go", req)
+}
+
+// RunPlugin runs a plugin written in Go (a provider or policy pack whose PulumiPlugin.yaml or
+// PulumiPolicy.yaml says `runtime: go`): built from its directory like a program, then run with
+// the engine's arguments and environment, its output streamed to the engine, then its exit code.
+func (h *goHost) RunPlugin(req *pulumirpc.RunPluginRequest, server pulumirpc.LanguageRuntime_RunPluginServer) error {
+	info := req.GetInfo()
+	opts := langhost.Options(info)
+	dir := langhost.ProgramDirectory(info, req.GetPwd())
+	binary, err := langhost.StringOption(opts, "binary")
+	if err != nil {
+		return err
+	}
+	target, err := langhost.StringOption(opts, "buildTarget")
+	if err != nil {
+		return err
+	}
+	var buildOutput bytes.Buffer
+	program, err := build(server.Context(), dir, binary, target, &buildOutput)
+	if err != nil {
+		return fmt.Errorf("%w\n%s", err, strings.TrimSpace(buildOutput.String()))
+	}
+	cmd := exec.CommandContext(server.Context(), program, req.GetArgs()...)
+	cmd.Env = req.GetEnv()
+	if len(cmd.Env) == 0 {
+		cmd.Env = os.Environ()
+	}
+	cmd.Dir = dir
+	if req.GetPwd() != "" {
+		cmd.Dir = req.GetPwd()
+	}
+	return langhost.RunPluginProcess(cmd, server)
 }
