@@ -140,3 +140,15 @@ def test_6_a_failing_program_fails_the_update(project: EngineProject) -> None:
     preview = project.run("preview", check=False)
     assert preview.returncode != 0, preview.describe()
     assert "TS2322" in preview.output or "not assignable" in preview.output, preview.describe()
+
+
+def test_7_a_program_without_its_sdk_installed_is_refused_with_the_fix(project: EngineProject) -> None:
+    """No node_modules: the preview fails before running anything, naming the directory and `npm install`."""
+    bare = project.root.parent / "not-installed"
+    walk.copy_example(EXAMPLE, bare, FILES)
+    other = EngineProject(root=bare, env=project.env)
+    other.run("stack", "init", "bare")
+    preview = other.run("preview", check=False)
+    assert preview.returncode != 0, preview.describe()
+    assert f"the Pulumi Node.js SDK (@pulumi/pulumi) is not installed for {bare}" in preview.output, preview.describe()
+    assert "run `npm install`" in preview.output, preview.describe()
