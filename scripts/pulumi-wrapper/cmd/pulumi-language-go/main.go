@@ -121,11 +121,34 @@ func outputPath(programDir, target string) (string, error) {
 		root = filepath.Join(dir, "pulumi-hyperpod")
 	}
 	sum := sha256.Sum256([]byte(programDir + "\x00" + target))
-	dir := filepath.Join(root, "go-programs", hex.EncodeToString(sum[:8]))
+	programs := filepath.Join(root, "go-programs")
+	dir := filepath.Join(programs, hex.EncodeToString(sum[:8]))
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
+	if err := os.WriteFile(filepath.Join(dir, "source"), []byte(programDir), 0o600); err != nil {
+		return "", err
+	}
+	pruneGone(programs)
 	return filepath.Join(dir, "program"), nil
+}
+
+// pruneGone removes the kept binaries of programs whose directory no longer exists (a deleted
+// checkout, a test's temporary project): each entry records its program directory in `source`.
+func pruneGone(programs string) {
+	entries, err := os.ReadDir(programs)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		source, err := os.ReadFile(filepath.Join(programs, e.Name(), "source"))
+		if err != nil {
+			continue // being created by another run, or not ours
+		}
+		if _, err := os.Stat(string(source)); errors.Is(err, os.ErrNotExist) {
+			_ = os.RemoveAll(filepath.Join(programs, e.Name()))
+		}
+	}
 }
 
 // build is the binary to run for the program in dir: the `binary` option's, else `go build` of
