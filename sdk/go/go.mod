@@ -1,0 +1,5 @@
+module pulumi-hyperpod.local/sdk/go
+
+go 1.25
+
+require github.com/pulumi/pulumi/sdk/v3 v3.269.0
