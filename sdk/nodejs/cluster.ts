@@ -91,6 +91,10 @@ export class Cluster extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly pendingCount: pulumi.Output<number>;
     /**
+     * In a preview: the plan JSON (`hyperpod plan --json`, format hyperpod-plan/2) the create or update would run now, or, when no plan can be made, a document of format hyperpod-plan-unknown/1 saying why. For policy packs (policies/README.md); not set after an update.
+     */
+    declare public /*out*/ readonly plan: pulumi.Output<string | undefined>;
+    /**
      * What a plan may do to the running cluster; guards refuse the rest with the reason.
      */
     declare public readonly policy: pulumi.Output<outputs.Policy>;
@@ -166,6 +170,7 @@ export class Cluster extends pulumi.CustomResource {
             resourceInputs["location"] = undefined /*out*/;
             resourceInputs["nodeCount"] = undefined /*out*/;
             resourceInputs["pendingCount"] = undefined /*out*/;
+            resourceInputs["plan"] = undefined /*out*/;
             resourceInputs["status"] = undefined /*out*/;
             resourceInputs["targetCount"] = undefined /*out*/;
         } else {
@@ -180,6 +185,7 @@ export class Cluster extends pulumi.CustomResource {
             resourceInputs["nodeCount"] = undefined /*out*/;
             resourceInputs["orchestrator"] = undefined /*out*/;
             resourceInputs["pendingCount"] = undefined /*out*/;
+            resourceInputs["plan"] = undefined /*out*/;
             resourceInputs["policy"] = undefined /*out*/;
             resourceInputs["profile"] = undefined /*out*/;
             resourceInputs["region"] = undefined /*out*/;

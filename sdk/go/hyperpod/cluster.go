@@ -37,6 +37,8 @@ type Cluster struct {
 	Orchestrator pulumi.StringOutput `pulumi:"orchestrator"`
 	// Nodes asked for and not there yet.
 	PendingCount pulumi.IntOutput `pulumi:"pendingCount"`
+	// In a preview: the plan JSON (`hyperpod plan --json`, format hyperpod-plan/2) the create or update would run now, or, when no plan can be made, a document of format hyperpod-plan-unknown/1 saying why. For policy packs (policies/README.md); not set after an update.
+	Plan pulumi.StringPtrOutput `pulumi:"plan"`
 	// What a plan may do to the running cluster; guards refuse the rest with the reason.
 	Policy PolicyOutput `pulumi:"policy"`
 	// The AWS profile (a name; credentials are read by boto3 at call time, never stored). Default: the provider config hyperpod:profile.
@@ -283,6 +285,11 @@ func (o ClusterOutput) Orchestrator() pulumi.StringOutput {
 // Nodes asked for and not there yet.
 func (o ClusterOutput) PendingCount() pulumi.IntOutput {
 	return o.ApplyT(func(v *Cluster) pulumi.IntOutput { return v.PendingCount }).(pulumi.IntOutput)
+}
+
+// In a preview: the plan JSON (`hyperpod plan --json`, format hyperpod-plan/2) the create or update would run now, or, when no plan can be made, a document of format hyperpod-plan-unknown/1 saying why. For policy packs (policies/README.md); not set after an update.
+func (o ClusterOutput) Plan() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Cluster) pulumi.StringPtrOutput { return v.Plan }).(pulumi.StringPtrOutput)
 }
 
 // What a plan may do to the running cluster; guards refuse the rest with the reason.

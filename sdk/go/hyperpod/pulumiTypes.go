@@ -124,6 +124,12 @@ type Policy struct {
 	AllowLoginScaleIn *bool `pulumi:"allowLoginScaleIn"`
 	// Allow a change that deletes and re-creates the cluster.
 	AllowReplacement *bool `pulumi:"allowReplacement"`
+	// Before deleting nodes: none, cordon or drain (docs/workloads.md).
+	Drain *string `pulumi:"drain"`
+	// At drainTimeout: stop (the nodes left drained and named) or delete them anyway.
+	DrainDeadline *string `pulumi:"drainDeadline"`
+	// Seconds a drain waits for the work on its nodes to end.
+	DrainTimeout *float64 `pulumi:"drainTimeout"`
 	// Refuse a plan that raises the hourly cost by more than this (USD).
 	MaxHourlyCostIncrease *float64 `pulumi:"maxHourlyCostIncrease"`
 	// Nodes named in one BatchDeleteClusterNodes call (at most 99).
@@ -134,6 +140,10 @@ type Policy struct {
 	ProtectedNodeIds []string `pulumi:"protectedNodeIds"`
 	// Warn when a plan would use more than this share of a service quota.
 	QuotaWarningMargin *float64 `pulumi:"quotaWarningMargin"`
+	// Instance or logical ids a scale-in names before any other.
+	RemoveFirst []string `pulumi:"removeFirst"`
+	// Which nodes a scale-in names first: workload, state, oldest or newest (docs/workloads.md).
+	ScaleInOrder *string `pulumi:"scaleInOrder"`
 }
 
 // PolicyInput is an input type that accepts PolicyArgs and PolicyOutput values.
@@ -155,6 +165,12 @@ type PolicyArgs struct {
 	AllowLoginScaleIn pulumi.BoolPtrInput `pulumi:"allowLoginScaleIn"`
 	// Allow a change that deletes and re-creates the cluster.
 	AllowReplacement pulumi.BoolPtrInput `pulumi:"allowReplacement"`
+	// Before deleting nodes: none, cordon or drain (docs/workloads.md).
+	Drain pulumi.StringPtrInput `pulumi:"drain"`
+	// At drainTimeout: stop (the nodes left drained and named) or delete them anyway.
+	DrainDeadline pulumi.StringPtrInput `pulumi:"drainDeadline"`
+	// Seconds a drain waits for the work on its nodes to end.
+	DrainTimeout pulumi.Float64PtrInput `pulumi:"drainTimeout"`
 	// Refuse a plan that raises the hourly cost by more than this (USD).
 	MaxHourlyCostIncrease pulumi.Float64PtrInput `pulumi:"maxHourlyCostIncrease"`
 	// Nodes named in one BatchDeleteClusterNodes call (at most 99).
@@ -165,6 +181,10 @@ type PolicyArgs struct {
 	ProtectedNodeIds pulumi.StringArrayInput `pulumi:"protectedNodeIds"`
 	// Warn when a plan would use more than this share of a service quota.
 	QuotaWarningMargin pulumi.Float64PtrInput `pulumi:"quotaWarningMargin"`
+	// Instance or logical ids a scale-in names before any other.
+	RemoveFirst pulumi.StringArrayInput `pulumi:"removeFirst"`
+	// Which nodes a scale-in names first: workload, state, oldest or newest (docs/workloads.md).
+	ScaleInOrder pulumi.StringPtrInput `pulumi:"scaleInOrder"`
 }
 
 func (PolicyArgs) ElementType() reflect.Type {
@@ -260,6 +280,21 @@ func (o PolicyOutput) AllowReplacement() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v Policy) *bool { return v.AllowReplacement }).(pulumi.BoolPtrOutput)
 }
 
+// Before deleting nodes: none, cordon or drain (docs/workloads.md).
+func (o PolicyOutput) Drain() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v Policy) *string { return v.Drain }).(pulumi.StringPtrOutput)
+}
+
+// At drainTimeout: stop (the nodes left drained and named) or delete them anyway.
+func (o PolicyOutput) DrainDeadline() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v Policy) *string { return v.DrainDeadline }).(pulumi.StringPtrOutput)
+}
+
+// Seconds a drain waits for the work on its nodes to end.
+func (o PolicyOutput) DrainTimeout() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v Policy) *float64 { return v.DrainTimeout }).(pulumi.Float64PtrOutput)
+}
+
 // Refuse a plan that raises the hourly cost by more than this (USD).
 func (o PolicyOutput) MaxHourlyCostIncrease() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v Policy) *float64 { return v.MaxHourlyCostIncrease }).(pulumi.Float64PtrOutput)
@@ -283,6 +318,16 @@ func (o PolicyOutput) ProtectedNodeIds() pulumi.StringArrayOutput {
 // Warn when a plan would use more than this share of a service quota.
 func (o PolicyOutput) QuotaWarningMargin() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v Policy) *float64 { return v.QuotaWarningMargin }).(pulumi.Float64PtrOutput)
+}
+
+// Instance or logical ids a scale-in names before any other.
+func (o PolicyOutput) RemoveFirst() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v Policy) []string { return v.RemoveFirst }).(pulumi.StringArrayOutput)
+}
+
+// Which nodes a scale-in names first: workload, state, oldest or newest (docs/workloads.md).
+func (o PolicyOutput) ScaleInOrder() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v Policy) *string { return v.ScaleInOrder }).(pulumi.StringPtrOutput)
 }
 
 type PolicyPtrOutput struct{ *pulumi.OutputState }
@@ -339,6 +384,36 @@ func (o PolicyPtrOutput) AllowReplacement() pulumi.BoolPtrOutput {
 	}).(pulumi.BoolPtrOutput)
 }
 
+// Before deleting nodes: none, cordon or drain (docs/workloads.md).
+func (o PolicyPtrOutput) Drain() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Policy) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Drain
+	}).(pulumi.StringPtrOutput)
+}
+
+// At drainTimeout: stop (the nodes left drained and named) or delete them anyway.
+func (o PolicyPtrOutput) DrainDeadline() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Policy) *string {
+		if v == nil {
+			return nil
+		}
+		return v.DrainDeadline
+	}).(pulumi.StringPtrOutput)
+}
+
+// Seconds a drain waits for the work on its nodes to end.
+func (o PolicyPtrOutput) DrainTimeout() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v *Policy) *float64 {
+		if v == nil {
+			return nil
+		}
+		return v.DrainTimeout
+	}).(pulumi.Float64PtrOutput)
+}
+
 // Refuse a plan that raises the hourly cost by more than this (USD).
 func (o PolicyPtrOutput) MaxHourlyCostIncrease() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *Policy) *float64 {
@@ -387,6 +462,26 @@ func (o PolicyPtrOutput) QuotaWarningMargin() pulumi.Float64PtrOutput {
 		}
 		return v.QuotaWarningMargin
 	}).(pulumi.Float64PtrOutput)
+}
+
+// Instance or logical ids a scale-in names before any other.
+func (o PolicyPtrOutput) RemoveFirst() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v *Policy) []string {
+		if v == nil {
+			return nil
+		}
+		return v.RemoveFirst
+	}).(pulumi.StringArrayOutput)
+}
+
+// Which nodes a scale-in names first: workload, state, oldest or newest (docs/workloads.md).
+func (o PolicyPtrOutput) ScaleInOrder() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Policy) *string {
+		if v == nil {
+			return nil
+		}
+		return v.ScaleInOrder
+	}).(pulumi.StringPtrOutput)
 }
 
 func init() {

@@ -73,6 +73,10 @@ export declare class Cluster extends pulumi.CustomResource {
      */
     readonly pendingCount: pulumi.Output<number>;
     /**
+     * In a preview: the plan JSON (`hyperpod plan --json`, format hyperpod-plan/2) the create or update would run now, or, when no plan can be made, a document of format hyperpod-plan-unknown/1 saying why. For policy packs (policies/README.md); not set after an update.
+     */
+    readonly plan: pulumi.Output<string | undefined>;
+    /**
      * What a plan may do to the running cluster; guards refuse the rest with the reason.
      */
     readonly policy: pulumi.Output<outputs.Policy>;

@@ -113,6 +113,7 @@ class Cluster extends pulumi.CustomResource {
             resourceInputs["location"] = undefined /*out*/;
             resourceInputs["nodeCount"] = undefined /*out*/;
             resourceInputs["pendingCount"] = undefined /*out*/;
+            resourceInputs["plan"] = undefined /*out*/;
             resourceInputs["status"] = undefined /*out*/;
             resourceInputs["targetCount"] = undefined /*out*/;
         }
@@ -128,6 +129,7 @@ class Cluster extends pulumi.CustomResource {
             resourceInputs["nodeCount"] = undefined /*out*/;
             resourceInputs["orchestrator"] = undefined /*out*/;
             resourceInputs["pendingCount"] = undefined /*out*/;
+            resourceInputs["plan"] = undefined /*out*/;
             resourceInputs["policy"] = undefined /*out*/;
             resourceInputs["profile"] = undefined /*out*/;
             resourceInputs["region"] = undefined /*out*/;

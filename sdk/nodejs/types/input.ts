@@ -22,6 +22,18 @@ export interface PolicyArgs {
      */
     allowReplacement?: pulumi.Input<boolean | undefined>;
     /**
+     * Before deleting nodes: none, cordon or drain (docs/workloads.md).
+     */
+    drain?: pulumi.Input<string | undefined>;
+    /**
+     * At drainTimeout: stop (the nodes left drained and named) or delete them anyway.
+     */
+    drainDeadline?: pulumi.Input<string | undefined>;
+    /**
+     * Seconds a drain waits for the work on its nodes to end.
+     */
+    drainTimeout?: pulumi.Input<number | undefined>;
+    /**
      * Refuse a plan that raises the hourly cost by more than this (USD).
      */
     maxHourlyCostIncrease?: pulumi.Input<number | undefined>;
@@ -41,4 +53,12 @@ export interface PolicyArgs {
      * Warn when a plan would use more than this share of a service quota.
      */
     quotaWarningMargin?: pulumi.Input<number | undefined>;
+    /**
+     * Instance or logical ids a scale-in names before any other.
+     */
+    removeFirst?: pulumi.Input<pulumi.Input<string>[] | undefined>;
+    /**
+     * Which nodes a scale-in names first: workload, state, oldest or newest (docs/workloads.md).
+     */
+    scaleInOrder?: pulumi.Input<string | undefined>;
 }

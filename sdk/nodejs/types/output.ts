@@ -43,6 +43,18 @@ export interface Policy {
      */
     allowReplacement?: boolean;
     /**
+     * Before deleting nodes: none, cordon or drain (docs/workloads.md).
+     */
+    drain?: string;
+    /**
+     * At drainTimeout: stop (the nodes left drained and named) or delete them anyway.
+     */
+    drainDeadline?: string;
+    /**
+     * Seconds a drain waits for the work on its nodes to end.
+     */
+    drainTimeout?: number;
+    /**
      * Refuse a plan that raises the hourly cost by more than this (USD).
      */
     maxHourlyCostIncrease?: number;
@@ -62,5 +74,13 @@ export interface Policy {
      * Warn when a plan would use more than this share of a service quota.
      */
     quotaWarningMargin?: number;
+    /**
+     * Instance or logical ids a scale-in names before any other.
+     */
+    removeFirst?: string[];
+    /**
+     * Which nodes a scale-in names first: workload, state, oldest or newest (docs/workloads.md).
+     */
+    scaleInOrder?: string;
 }
 
