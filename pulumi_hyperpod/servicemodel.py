@@ -13,20 +13,11 @@ a cluster): the session and the model load with the first lookup, once per proce
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any
+
+from .core.errors import Violation  # the neutral (path, rule) pair; the model checks produce them
 
 SERVICE = "sagemaker"
-
-
-class Violation(NamedTuple):
-    """One broken rule: where (a field path such as `InstanceGroups[2].MinInstanceCount`) and why.
-    A named pair, so callers may unpack it as `(path, rule)`."""
-
-    path: str
-    rule: str
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.rule}" if self.path else self.rule
 
 
 @lru_cache(maxsize=1)

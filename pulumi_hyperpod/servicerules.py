@@ -12,7 +12,8 @@ from typing import Any
 import regex  # botocore patterns use \p{L}-style classes, which `re` does not know
 from botocore.validate import ParamValidator, ValidationErrors, range_check
 
-from .servicemodel import Violation, fold, input_shape, service_model, shape
+from .core.errors import Violation
+from .servicemodel import fold, input_shape, service_model, shape
 from .terminal import shown
 
 

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from rich.text import Text
 
     from ..plan import Policy
-    from ..servicemodel import Violation
+    from ..core.errors import Violation
 
 # Heavy modules (rich, botocore, pydantic, the service model, the spec and plan packages) are
 # imported in the functions that use them, so that a command (or its --help) pays only for what it
@@ -155,7 +155,7 @@ def emit_json(data: Any) -> None:
 @functools.cache
 def _argument_error() -> type:
     """`ArgumentError`, an InputError (whose module loads the service model: made on first use)."""
-    from ..spec.errors import InputError
+    from ..core.errors import InputError
 
     class ArgumentError(InputError):
         """A command-line argument that breaks the model's rules (one line, exit 1)."""
@@ -278,7 +278,7 @@ def _error_lines(error: Exception) -> list[str] | None:
     botocore error, then OSError/ValueError/LookupError. The classes are looked up in sys.modules,
     not imported: an error of a module that was never imported cannot have been raised, and
     importing botocore just to say so would cost every command its import."""
-    errors = sys.modules.get("pulumi_hyperpod.spec.errors")
+    errors = sys.modules.get("pulumi_hyperpod.core.errors")
     if errors is not None and isinstance(error, errors.InputError):
         return list(error.lines())
     botocore = sys.modules.get("botocore.exceptions")

@@ -237,8 +237,8 @@ def _confirmed_apply(client, the_plan, question: str, *, yes: bool, no_wait: boo
 def _snapshot(path: str):
     """A GET response saved by `hyperpod gcp snapshot` (`{}`: there was no cluster)."""
     from ..gcp.observe import GcpClusterState
-    from ..spec.documents import read_document
-    from ..spec.errors import SnapshotError
+    from ..core.documents import read_document
+    from ..core.errors import SnapshotError
 
     data = read_document(Path(path), SnapshotError)  # bounded: size, depth, YAML 1.2, one error naming the file
     if data == {}:

@@ -100,7 +100,7 @@ def _is_gcp(spec_file: str, lifecycle: str | None) -> bool:
     """Whether -f names a Google Cloud training-cluster spec (pulumi_hyperpod/gcp), from its shape."""
     from ..gcp.detect import detect_cloud
     from ..spec import SpecError
-    from ..spec.documents import read_document
+    from ..core.documents import read_document
 
     if detect_cloud(read_document(spec_file, SpecError)) != "gcp":
         return False

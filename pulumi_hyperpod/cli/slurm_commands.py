@@ -23,7 +23,7 @@ def _load(cluster_path: str, slurm_path: str, slurm_config: bool | None, lifecyc
     from ..slurm.render import render_hyperpod
     from ..slurm.spec import SlurmSpec
     from ..spec import SpecError
-    from ..spec.documents import read_document
+    from ..core.documents import read_document
 
     slurm = SlurmSpec.from_file(slurm_path)
     data = read_document(cluster_path, SpecError)
@@ -34,7 +34,7 @@ def _load(cluster_path: str, slurm_path: str, slurm_config: bool | None, lifecyc
 
 
 def _violation(path: str, rule: str):
-    from ..servicemodel import Violation
+    from ..core.errors import Violation
 
     return Violation(path, rule)
 

@@ -38,8 +38,8 @@ class PriceTableError(ValueError):
 @lru_cache(maxsize=1)
 def _price_file_error() -> type:
     """The InputError of a price file (its kind names it; its size limit is a spec's), made on first
-    use: spec.errors loads the service model, which pricing a plan does not need otherwise."""
-    from ..spec.errors import InputError
+    use: core.errors loads the service model, which pricing a plan does not need otherwise."""
+    from ..core.errors import InputError
 
     class PriceFileError(InputError):
         kind = "price"
@@ -87,8 +87,8 @@ class PriceTable:
     def from_file(cls, path: str | Path) -> "PriceTable":
         """A price file, read as every input is (spec/documents.py): JSON or YAML 1.2 (`010` refused
         as ambiguous, `1:20` text), a regular file only, size and depth limits."""
-        from ..spec.documents import read_document
-        from ..spec.errors import InputError
+        from ..core.documents import read_document
+        from ..core.errors import InputError
 
         path = Path(path)
         if not os.path.lexists(path):

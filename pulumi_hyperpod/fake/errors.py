@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ..servicemodel import Violation
+from ..core.errors import Violation
 
 
 class ServiceError(Exception):

@@ -170,8 +170,8 @@ def load_scenario(source: "Scenario | dict[str, Any] | str | Path | None") -> Sc
     if isinstance(source, Scenario):
         return source
     if isinstance(source, (str, Path)):
-        from ..spec.documents import read_document
-        from ..spec.errors import InputError
+        from ..core.documents import read_document
+        from ..core.errors import InputError
 
         class ScenarioError(InputError):
             kind = "simulator scenario"

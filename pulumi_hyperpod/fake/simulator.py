@@ -92,7 +92,7 @@ class Simulator:
     def open_default(cls) -> "Simulator":
         """The persistent world at $HYPERPOD_FAKE_STATE (default .hyperpod/fake.sqlite here)."""
         from ..envvars import EnvError, input_file
-        from ..spec.errors import InputError
+        from ..core.errors import InputError
 
         path = cls.default_path()
         scenario = input_file(SCENARIO_ENV)

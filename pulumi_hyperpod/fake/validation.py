@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Iterable, Optional
 
 from .. import members, servicemodel
-from ..servicemodel import Violation
+from ..core.errors import Violation
 from ..spec import rules
 from ..spec.rules import NO_GROUPS, SINGLE_CONTROLLER, autoscaling_rules, fsx_vpc_rules, tag_rules  # noqa: F401  (used by the operations)
 from .errors import ValidationException

@@ -13,8 +13,8 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from ..servicemodel import Violation
-from ..spec.errors import InputError
+from ..core.errors import Violation
+from ..core.errors import InputError
 
 PRICES_ENV = "HYPERPOD_GCP_PRICES"
 _MODEL_SECTION = {"ON_DEMAND": "on_demand", "RESERVATION": "on_demand", None: "on_demand",
@@ -54,7 +54,7 @@ def _override(path: str) -> dict:
     """The $HYPERPOD_GCP_PRICES file, read like every other input (size, depth, YAML 1.2: spec/documents.py)
     and checked: a price is a number of USD per node-hour, 0 or more (a negative one would let a
     scale-out pass the cost guard)."""
-    from ..spec.documents import read_document
+    from ..core.documents import read_document
 
     source = f"${PRICES_ENV} ({path})"
     try:

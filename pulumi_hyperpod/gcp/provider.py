@@ -280,7 +280,7 @@ class GcpTrainingCluster(Resource, module="hyperpod", name="GcpTrainingCluster")
                  policy: Mapping[str, Any] | None = None, timeout: float | None = None,
                  wait: bool | None = None, opts: pulumi.ResourceOptions | None = None) -> None:
         if spec_file is not None:
-            from ..spec.documents import read_document
+            from ..core.documents import read_document
             from .spec import GcpSpecError
 
             loaded = read_document(Path(spec_file), GcpSpecError)

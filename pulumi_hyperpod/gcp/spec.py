@@ -21,9 +21,9 @@ from pydantic import (
     ValidationError,
 )
 
-from ..servicemodel import Violation
-from ..spec.documents import read_document
-from ..spec.errors import InputError
+from ..core.errors import Violation
+from ..core.documents import read_document
+from ..core.errors import InputError
 from . import keys, limits, names, proto3, rules, slurm_bridge
 from .limits import MAX_TEXT
 

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .. import servicemodel
-from ..servicemodel import Violation
-from ..spec.documents import read_document
-from ..spec.errors import SnapshotError
+from ..core.errors import Violation
+from ..core.documents import read_document
+from ..core.errors import SnapshotError
 from .state import SNAPSHOT_FORMAT, ClusterState
 
 FORMATS = (SNAPSHOT_FORMAT,)

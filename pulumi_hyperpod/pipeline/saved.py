@@ -99,7 +99,7 @@ def save(prepared: Any, path: str | Path, *, target: Mapping[str, Any] | None = 
 
 
 def _saved_plan_error() -> type:
-    from ..spec.errors import InputError
+    from ..core.errors import InputError
 
     class SavedPlanInput(InputError):
         kind = "saved plan"
@@ -111,7 +111,7 @@ def load(path: str | Path, *, target: Mapping[str, Any] | None = None) -> Any:
     """The Prepared plan in `path`, or SavedPlanError naming the file and what is wrong. `target`:
     where it is to be applied (cloud, backend, region; None values are not compared)."""
     from ..spec import ClusterSpec, InputError, SpecError
-    from ..spec.documents import read_object_document
+    from ..core.documents import read_object_document
     from . import Prepared
 
     where = str(path)

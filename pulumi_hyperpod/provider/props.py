@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from pulumi.runtime import rpc
 
 from .. import servicemodel
-from ..spec.errors import SpecError
+from ..core.errors import SpecError
 from ..spec.keys import to_model_keys
 from .settings import SETTING_KEYS, Location, check_settings
 from .unknowns import is_unknown, under, unknown_paths

@@ -129,7 +129,7 @@ def build_spec(args: ClusterArgs) -> pulumi.Input[dict]:
     elif args.spec is not None:
         base = args.spec
     if args.spec_file is not None:
-        from ..spec.documents import read_document  # the CLI's reader: same limits, same one-line errors
+        from ..core.documents import read_document  # the CLI's reader: same limits, same one-line errors
 
         loaded = read_document(args.spec_file)
         base = _later_wins(base, loaded) if isinstance(base, Mapping) else loaded

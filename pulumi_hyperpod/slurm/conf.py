@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 
-from ..servicemodel import Violation
+from ..core.errors import Violation
 from .conf_table import CANONICAL, KIND, OBSOLETE
 
 # Parameters the platform writes itself (HyperPod's agent, or the GCP service): setting them in

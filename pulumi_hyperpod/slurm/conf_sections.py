@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..servicemodel import Violation
+from ..core.errors import Violation
 from .conf import line_violation, preempt_mode_parts, unsigned_violation
 
 _TIME = ("a time: minutes, minutes:seconds, hours:minutes:seconds, days-hours, days-hours:minutes, "

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..servicemodel import Violation, member_shape
+from ..core.errors import Violation
+from ..servicemodel import member_shape
 from .references import reference_violations
 from .spec import SlurmSpec
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..servicemodel import Violation
-from ..spec.documents import max_bytes, read_document, read_object_document
+from ..core.errors import Violation
+from ..core.documents import max_bytes, read_document, read_object_document
 from .render import SPEC_FILE
 from .roles import LifecycleError, get_object_or_none, split_s3_uri
 from .spec import SlurmSpec, SlurmSpecError

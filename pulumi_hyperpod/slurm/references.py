@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-from ..servicemodel import Violation
+from ..core.errors import Violation
 from .spec import SUGGESTIONS, SlurmSpec, SlurmSpecError
 
 

@@ -200,7 +200,7 @@ def _is_cluster_spec(value: Any) -> bool:
 
 
 def _violation(path: str, rule: str):
-    from ..servicemodel import Violation
+    from ..core.errors import Violation
 
     return Violation(path, rule)
 
@@ -256,7 +256,7 @@ def _cluster_request(cluster: ClusterSpec, roles: dict[str, GroupRole], use_conf
 
 def base_files(base_dir: str | Path, source: str | None = None) -> dict[str, bytes]:
     """The files of a lifecycle scripts folder to build the bundle on (see `render_hyperpod`)."""
-    from ..servicemodel import Violation
+    from ..core.errors import Violation
 
     from .bundle_files import BaseFolderError, read_base
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..servicemodel import Violation
-from ..spec.errors import SpecError
+from ..core.errors import Violation
+from ..core.errors import SpecError
 
 CONTROLLER, LOGIN, COMPUTE = "Controller", "Login", "Compute"
 FILE_NAME = "provisioning_parameters.json"
@@ -115,7 +115,7 @@ def _worker_groups(value: Any, problems: list[Violation]) -> dict[str, str]:
 
 def read_lifecycle_dir(path: str | Path) -> ProvisioningRoles:
     """From a local bundle directory (or the provisioning_parameters.json file itself)."""
-    from ..spec.documents import read_document
+    from ..core.documents import read_document
 
     path = Path(path)
     file = path / FILE_NAME if path.is_dir() else path
@@ -148,7 +148,7 @@ def get_object_or_none(s3_client: Any, bucket: str, key: str, limit: int | None 
     errors raise ClientError)."""
     from botocore.exceptions import ClientError
 
-    from ..spec.documents import max_bytes
+    from ..core.documents import max_bytes
 
     limit = max_bytes(LifecycleError.kind) if limit is None else limit
     try:
@@ -174,7 +174,7 @@ def read_s3(s3_client: Any, uri: str) -> ProvisioningRoles | None:
     body = get_object_or_none(s3_client, bucket, key)
     if body is None:
         return None
-    from ..spec.documents import read_object_document
+    from ..core.documents import read_object_document
 
     location = f"s3://{bucket}/{key}"
     return parse_provisioning_parameters(read_object_document(body, location, LifecycleError), source=location)

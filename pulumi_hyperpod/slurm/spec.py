@@ -20,8 +20,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..servicemodel import Violation
-from ..spec.errors import SpecError
+from ..core.errors import Violation
+from ..core.errors import SpecError
 from .conf import canonical_key, config_violations, key_violation
 
 SUGGESTIONS = 50  # "did you mean" for at most this many keys (errors show 50 lines: spec/errors.py SHOWN)
@@ -141,7 +141,7 @@ class SlurmSpec(BaseModel):
     @classmethod
     def from_file(cls, path: str | Path) -> SlurmSpec:
         """JSON or YAML (the same reader, limits and YAML 1.2 meaning as a cluster spec)."""
-        from ..spec.documents import read_document
+        from ..core.documents import read_document
 
         path = Path(path)
         data = read_document(path, SlurmSpecError)

@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_exports
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .documents import MAX_BYTES, parse_document, read_document
-    from .errors import InputError, PolicyError, SnapshotError, SpecError
+    from ..core.documents import MAX_BYTES, parse_document, read_document
+    from ..core.errors import InputError, PolicyError, SnapshotError, SpecError
     from .models import BUILD_FIELDS, ClusterSpec, InstanceGroupSpec
 
 _EXPORTS = {
-    **dict.fromkeys(["MAX_BYTES", "parse_document", "read_document"], ".documents"),
-    **dict.fromkeys(["InputError", "PolicyError", "SnapshotError", "SpecError"], ".errors"),
+    **dict.fromkeys(["MAX_BYTES", "parse_document", "read_document"], "..core.documents"),
+    **dict.fromkeys(["InputError", "PolicyError", "SnapshotError", "SpecError"], "..core.errors"),
     **dict.fromkeys(["BUILD_FIELDS", "ClusterSpec", "InstanceGroupSpec"], ".models"),
 }
 

@@ -18,8 +18,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .. import servicemodel
-from .documents import read_document
-from .errors import SpecError
+from ..core.documents import read_document
+from ..core.errors import SpecError
 from .keys import to_model_keys
 from .rules import CONTINUOUS, orchestrator_kind, spec_rules
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterable, Iterator
 
-from ..servicemodel import Violation
+from ..core.errors import Violation
 
 CONTINUOUS = "Continuous"
 CONTROLLER, LOGIN, COMPUTE = "Controller", "Login", "Compute"

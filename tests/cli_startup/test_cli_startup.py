@@ -179,7 +179,7 @@ def _client_error():
 
 
 def _input_error():
-    from pulumi_hyperpod.servicemodel import Violation
+    from pulumi_hyperpod.core.errors import Violation
     from pulumi_hyperpod.spec import SpecError
 
     return SpecError([Violation("InstanceGroups[0].InstanceCount", "must be at least 0")], source="spec.json")

@@ -99,7 +99,7 @@ def test_unpickling_the_provider_loads_only_its_module():
 
 # What the program process never needs to declare a cluster: the provider's `check` spells and
 # validates the spec in its own process.
-PROGRAM_NEVER = ("botocore", "boto3", "pydantic", "regex", "pulumi_hyperpod.servicerules", "pulumi_hyperpod.spec.documents")
+PROGRAM_NEVER = ("botocore", "boto3", "pydantic", "regex", "pulumi_hyperpod.servicerules", "pulumi_hyperpod.core.documents")
 
 DECLARE_DEMO = """
 import sys, pulumi

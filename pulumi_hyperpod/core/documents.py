@@ -21,8 +21,7 @@ from typing import Any
 import yaml
 
 from ..files import read_bounded
-from ..servicemodel import Violation
-from .errors import InputError, SpecError
+from .errors import InputError, SpecError, Violation
 
 MiB = 1024 * 1024
 # A spec of 100 groups is ~200 KB; a snapshot lists every node (~500 bytes each) of up to

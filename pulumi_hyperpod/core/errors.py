@@ -1,12 +1,26 @@
 """The errors bad input raises: every broken rule, each with its field path and the file it came from.
 
+Neutral (docs/DESIGN.md, "The core"): both clouds, the Slurm layer and every front end share them.
+
 One family for every file a user hands us (cluster spec, policy, snapshot), so every front end
 reports them the same way: one line per problem, `FILE: FIELD.PATH: rule`.
 """
 
 from __future__ import annotations
 
-from ..servicemodel import Violation
+from typing import NamedTuple
+
+
+class Violation(NamedTuple):
+    """One broken rule: where (a field path such as `InstanceGroups[2].MinInstanceCount`) and why.
+    A named pair, so callers may unpack it as `(path, rule)`."""
+
+    path: str
+    rule: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.rule}" if self.path else self.rule
+
 
 SHOWN = 50  # problems listed one per line; the rest are counted
 
