@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -41,65 +40,24 @@ from ..plan.planner import api_limits, pack_deletes
 from . import guards
 from .progress import Progress
 from .waiters import WAIT_POLICIES, WaitFailed, WaitTimedOut, wait
+from ..core.contract import (  # noqa: F401 - the one apply contract (core/contract.py), exported here too
+    ApplyError, ApplyOptions, ApplyResult, ConcurrentChange, PlanRefused, PlanStale)
 
 # BatchAdd failures that mean "not now" rather than "never".
 RETRYABLE_ADD_ERRORS = frozenset({"InvalidInstanceGroupStatus"})
 
 
-class PlanRefused(Exception):
-    def __init__(self, plan: Plan):
-        self.plan = plan
-        lines = [f"[{r.rule}] {r.reason}" for r in plan.refusals]
-        super().__init__("the plan is refused by policy:\n  " + "\n  ".join(lines))
-
-
-class ApplyError(Exception):
-    """A call failed in a way retries cannot fix; `done` says which steps had already run."""
-
-    def __init__(self, message: str, done: list[str]):
-        super().__init__(message)
-        self.done = done
-
-
-class PlanStale(Exception):
-    """The cluster changed since the plan was made, in what the plan depends on. Nothing was called."""
-
-    def __init__(self, plan: Plan, changes: list[str], now: ClusterState | None = None):
-        self.plan, self.changes = plan, changes
-        hint = ""
-        if now is not None and _at_targets(plan, now):
-            hint = " (the cluster is at this plan's targets already: was the plan applied before?)"
-        super().__init__(f"cluster {plan.cluster_name} changed since the plan was made: " + "; ".join(changes)
-                         + f". Nothing was changed{hint}; make the plan again")
+def _stale(plan: Plan, changes: list[str], now: ClusterState | None = None) -> PlanStale:
+    """The contract's PlanStale, with a hint when the cluster is at the plan's targets already."""
+    hint = ""
+    if now is not None and _at_targets(plan, now):
+        hint = " (the cluster is at this plan's targets already: was the plan applied before?)"
+    return PlanStale(plan, changes, hint)
 
 
 def _at_targets(plan: Plan, now: ClusterState) -> bool:
     resized = [g for g in plan.groups if g.action in ("create", "grow", "shrink") and g.target_after is not None]
     return bool(resized) and all(now.group(g.group) is not None and now.group(g.group).target_count == g.target_after for g in resized)
-
-
-class ConcurrentChange(ApplyError):
-    """Another writer moved the cluster while this plan was being applied: apply stopped."""
-
-    def __init__(self, name: str, changes: list[str], done: list[str]):
-        self.changes = changes
-        already = f" after {len(done)} call(s) of this plan ({', '.join(done)})" if done else "; no call of this plan was made"
-        super().__init__(f"cluster {name} was changed by another writer: " + "; ".join(changes)
-                         + f". Stopped{already}; look at the cluster, then plan again", done)
-
-
-@dataclass
-class ApplyResult:
-    cluster_name: str
-    outcome: str = "done"  # done | waiting | timeout | unreachable
-    state: ClusterState | None = None
-    calls: list[str] = field(default_factory=list)
-    messages: list[str] = field(default_factory=list)
-    failures: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return self.outcome == "done" and not self.failures
 
 
 def client_token(plan: Plan, step: Step, expected: Expectation, attempt: int = 0) -> str:
@@ -126,6 +84,7 @@ def apply(
     check_fresh: bool = True,
     workload: Any = None,
     roles: "dict[str, str] | None" = None,
+    options: ApplyOptions | None = None,
 ) -> ApplyResult:
     """Run `plan`'s steps, then wait as `wait` says, for at most `timeout` seconds.
 
@@ -139,11 +98,14 @@ def apply(
     orchestrator (a pulumi_hyperpod.workload source) a DrainNodes step drains through (apply/drain.py).
 
     `roles`: the Slurm roles the plan was made with (group → Controller/Login/Compute), for the
-    guards apply checks again before each call (apply/guards.py); a PlanRefused names a breach."""
-    if wait not in WAIT_POLICIES:
-        raise ValueError(f"wait must be one of {', '.join(WAIT_POLICIES)}; got {wait!r}")
-    if not (timeout > 0 and math.isfinite(timeout)):
-        raise ValueError(f"timeout must be more than 0 seconds (and finite); got {timeout!r}")
+    guards apply checks again before each call (apply/guards.py); a PlanRefused names a breach.
+    `options` (core/contract.ApplyOptions), when given, replaces wait/timeout/poll_seconds/
+    check_fresh/progress."""
+    if options is None:  # the keywords are the ApplyOptions' fields (core/contract.py checks them)
+        options = ApplyOptions(wait=wait, timeout=timeout, poll_seconds=poll_seconds, check_fresh=check_fresh,
+                               progress=progress)
+    wait, timeout, poll_seconds, check_fresh, progress = (options.wait, options.timeout, options.poll_seconds,
+                                                           options.check_fresh, options.progress)
     if plan.refused:
         raise PlanRefused(plan)
     if poll_seconds is None:
@@ -245,7 +207,7 @@ class _Run:
             now = self.last_state = observe(self.client, self.name)
             changes = stale_reasons(self.plan, now)
             if changes:
-                raise PlanStale(self.plan, changes, now)
+                raise _stale(self.plan, changes, now)
         for index, step in enumerate(self.plan.steps):
             self.say(f"step {index + 1}/{len(self.plan.steps)}: {step.operation} — {'; '.join(step.reasons[:2])}")
             # every call is checked right before it is sent, the first too: time passes between the

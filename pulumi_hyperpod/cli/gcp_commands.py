@@ -44,7 +44,7 @@ def _handle(command: Callable) -> Callable:
     @functools.wraps(command)
     @handle_errors
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from ..gcp.apply import ApplyError, PlanInvalid, PlanRefused, PlanStale
+        from ..core.contract import ApplyError, PlanInvalid, PlanRefused, PlanStale
         from ..gcp.client import CredentialsMissing, GcpApiError, OperationTimeout
         from ..pipeline.saved import SavedPlanError
 
@@ -240,7 +240,7 @@ def _snapshot(path: str):
     from ..core.documents import read_document
     from ..core.errors import SnapshotError
 
-    data = read_document(Path(path), SnapshotError)  # bounded: size, depth, YAML 1.2, one error naming the file
+    data = read_document(path, SnapshotError)  # bounded: size, depth, YAML 1.2, one error naming the file
     if data == {}:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not isinstance(data.get("nodePools", data.get("node_pools")), list):
@@ -293,7 +293,9 @@ def _apply(client, the_plan, wait: bool, timeout: float, quiet: bool):
             _err().print(f"• {message}", highlight=False, markup=False)
         last.append(message)
 
-    return apply(client, the_plan, wait=wait, timeout=timeout, progress=progress)
+    from ..core.contract import ApplyOptions
+
+    return apply(client, the_plan, ApplyOptions(wait="InService" if wait else "none", timeout=timeout, progress=progress))
 
 
 def _status_table(state):

@@ -9,9 +9,10 @@ PROVISIONING or UPDATING is waited for first (the service refuses updates then, 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.contract import (  # noqa: F401 - the one apply contract (core/contract.py), exported here too
+    ApplyError, ApplyOptions, ApplyResult, PlanInvalid, PlanRefused, PlanStale)
 from ..plan.model import Plan, Step
 from .client import GcpApiError, GcpClient, OperationTimeout
 from .observe import GcpClusterState, observe
@@ -21,45 +22,24 @@ from .planner import CREATE, DELETE, PATCH, WAITABLE_STATES
 Progress = Callable[[str], None]
 
 
-class PlanRefused(Exception):
-    """The plan has refusals (a guard said no: exit 2); nothing was called."""
-
-
-class PlanStale(PlanRefused):
-    """The cluster moved since the plan was made: an error (exit 1), not a guard; plan again."""
-
-
-class PlanInvalid(ValueError):
-    """The plan's steps do not fit the plan (another cluster, a call its action does not make):
-    a hand-edited or corrupt plan. Checked before any call."""
-
-
 # the calls each kind of plan makes, in order (planner.py)
 STEPS_OF_ACTION = {"create": (CREATE,), "update": (PATCH,), "delete": (DELETE,), "replace": (DELETE, CREATE), "none": ()}
 
 
-class ApplyError(Exception):
-    def __init__(self, message: str, done: list[str]) -> None:
-        super().__init__(message)
-        self.done = done
+DEFAULT_TIMEOUT = 7200.0  # a GPU pool's provisioning takes long
 
 
-@dataclass
-class ApplyResult:
-    outcome: str  # done | started (wait=False)
-    calls: list[str] = field(default_factory=list)
-    state: GcpClusterState | None = None
-    messages: list[str] = field(default_factory=list)
-
-
-def apply(client: GcpClient, the_plan: Plan, *, wait: bool = True, timeout: float = 7200.0,
-          progress: Progress | None = None) -> ApplyResult:
+def apply(client: GcpClient, the_plan: Plan, options: ApplyOptions | None = None) -> ApplyResult:
+    """Run the plan's calls; wait on their operations unless `options.wait` is "none" (every other
+    value waits for the operation, which ends when the cluster is RUNNING with its pools)."""
+    options = options or ApplyOptions(timeout=DEFAULT_TIMEOUT)
     if the_plan.refused:
-        raise PlanRefused("; ".join(f"[{r.rule}] {r.reason}" for r in the_plan.refusals))
+        raise PlanRefused(the_plan)
     check_steps(the_plan)
-    say = _once(progress)
-    deadline = client.monotonic() + timeout
-    result = ApplyResult("done")
+    say = _once(options.progress)
+    wait = options.waits
+    deadline = client.monotonic() + options.timeout
+    result = ApplyResult(the_plan.cluster_name)
     for step in the_plan.steps:
         try:
             _run(client, the_plan, step, wait, deadline, say, result)
@@ -120,7 +100,7 @@ def _run(client: GcpClient, the_plan: Plan, step: Step, wait: bool, deadline: fl
     if step.operation == CREATE:
         name = f"{request['parent']}/modelDevelopmentClusters/{request['modelDevelopmentClusterId']}"
         if the_plan.action != "replace" and client.find_cluster(name) is not None:
-            raise PlanStale(f"a cluster {name} exists now but did not when the plan was made: plan again")
+            raise PlanStale(the_plan, [f"a cluster {name} exists now but did not when the plan was made"])
         say(f"{CREATE} {name}")
         operation = client.create_cluster(request["parent"], request["modelDevelopmentClusterId"], request["body"])
     elif step.operation == PATCH:
@@ -199,7 +179,7 @@ def _ready(client: GcpClient, the_plan: Plan, name: str, deadline: float, say: P
         if state is None:
             if allow_missing:
                 return None
-            raise PlanStale(f"the cluster {name} is gone since the plan was made: plan again")
+            raise PlanStale(the_plan, [f"the cluster {name} is gone"])
         if state.state not in WAITABLE_STATES:
             break
         if client.monotonic() >= deadline:
@@ -207,8 +187,7 @@ def _ready(client: GcpClient, the_plan: Plan, name: str, deadline: float, say: P
         say(f"waiting: the cluster is {state.state}")
         client.sleep(client.poll_seconds)
     if the_plan.observed_fingerprint and fingerprint_of(state) != the_plan.observed_fingerprint:
-        raise PlanStale(f"the cluster {name} changed since the plan was made (its configuration is not the one "
-                          "the plan was computed against): plan again")
+        raise PlanStale(the_plan, ["its configuration is not the one the plan was computed against"])
     return state
 
 

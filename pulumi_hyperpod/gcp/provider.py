@@ -49,7 +49,7 @@ class SettingError(ProviderError):
         self.prop = prop
 
 
-def _settings(inputs: Mapping[str, Any]) -> tuple[str, Policy, float, bool]:
+def _settings(inputs: Mapping[str, Any]) -> tuple[str, Policy, float, str]:
     backend = inputs.get("backend") or "gcp"
     if backend not in ("gcp", "fake"):
         raise SettingError("backend", f"backend must be gcp or fake; got {backend!r}")
@@ -60,7 +60,20 @@ def _settings(inputs: Mapping[str, Any]) -> tuple[str, Policy, float, bool]:
     timeout = inputs.get("timeout")
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
         raise SettingError("timeout", f"timeout is a number of seconds above 0; got {timeout!r}")
-    return backend, policy, float(timeout or DEFAULT_TIMEOUT), inputs.get("wait") is not False
+    return backend, policy, float(timeout or DEFAULT_TIMEOUT), _wait(inputs.get("wait"))
+
+
+def _wait(value: Any) -> str:
+    """The contract's wait vocabulary (core/contract.WAITS); true/false, as before, mean InService/none."""
+    from ..core.contract import WAITS
+
+    if value is None or value is True:
+        return "InService"
+    if value is False:
+        return "none"
+    if value not in WAITS:
+        raise SettingError("wait", f"wait must be one of {', '.join(WAITS)} (or true/false); got {str(value)[:40]!r}")
+    return value
 
 
 def _spec(inputs: Mapping[str, Any]) -> ClusterSpec:
@@ -212,7 +225,7 @@ class GcpClusterProvider(ResourceProvider):
             return
         say(f"the create failed ({error}); deleting the cluster it left in ERROR", _label(name))
         try:
-            self._apply(client, None, observed, policy, timeout, True)
+            self._apply(client, None, observed, policy, timeout, "InService")
         except ProviderError as cleanup:
             raise ProviderError(f"{error}; deleting the failed cluster did not finish either: {cleanup}") from None
 
@@ -228,8 +241,9 @@ class GcpClusterProvider(ResourceProvider):
         state = self._apply(client, spec, observed, policy, timeout, wait)
         return UpdateResult(_outputs(news, state))
 
-    def _apply(self, client, spec: ClusterSpec | None, observed, policy: Policy, timeout: float, wait: bool):
-        from .apply import ApplyError, PlanRefused, apply
+    def _apply(self, client, spec: ClusterSpec | None, observed, policy: Policy, timeout: float, wait: str):
+        from ..core.contract import ApplyError, ApplyOptions, PlanRefused, PlanStale
+        from .apply import apply
         from .planner import plan
 
         the_plan = plan(spec, observed, policy)
@@ -238,8 +252,9 @@ class GcpClusterProvider(ResourceProvider):
             raise ProviderError(f"{name} cannot change in place ({'; '.join(the_plan.replacements)}); run "
                                 "`pulumi preview` again: the change is a replacement")
         try:
-            result = apply(client, the_plan, wait=wait, timeout=timeout, progress=lambda message: say(message, _label(name)))
-        except PlanRefused as refused:
+            result = apply(client, the_plan, ApplyOptions(wait=wait, timeout=timeout,
+                                                          progress=lambda message: say(message, _label(name))))
+        except (PlanRefused, PlanStale) as refused:
             raise ProviderError(f"{name}: refused: {refused}") from None
         except ApplyError as error:
             raise ProviderError(f"{name}: {error} (calls made: {', '.join(error.done) or 'none'}); run `pulumi up` "
@@ -263,7 +278,7 @@ class GcpClusterProvider(ResourceProvider):
         client = _client(backend)
         observed = observe(client, id_)
         if observed is not None:
-            self._apply(client, None, observed, policy, timeout, True)
+            self._apply(client, None, observed, policy, timeout, "InService")
 
 
 class GcpTrainingCluster(Resource, module="hyperpod", name="GcpTrainingCluster"):
@@ -278,7 +293,7 @@ class GcpTrainingCluster(Resource, module="hyperpod", name="GcpTrainingCluster")
     def __init__(self, resource_name: str, spec: pulumi.Input[Mapping[str, Any]] | None = None,
                  spec_file: str | None = None, backend: str | None = None,
                  policy: Mapping[str, Any] | None = None, timeout: float | None = None,
-                 wait: bool | None = None, opts: pulumi.ResourceOptions | None = None) -> None:
+                 wait: bool | str | None = None, opts: pulumi.ResourceOptions | None = None) -> None:
         if spec_file is not None:
             from ..core.documents import read_document
             from .spec import GcpSpecError

@@ -28,6 +28,7 @@ from ..plan import Plan, Policy, plan
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..apply import ApplyResult, Progress
+    from ..core.contract import ApplyOptions
     from ..cost.prices import PriceTable
     from ..spec import ClusterSpec
 
@@ -194,15 +195,20 @@ def execute(
     check_fresh: bool = True,
     workload: Any = None,
     roles: Mapping[str, str] | None = None,
+    options: "ApplyOptions | None" = None,
 ) -> "ApplyResult":
-    """Apply the plan (see `apply.apply`): refused plans raise PlanRefused, stale ones PlanStale."""
+    """Apply the plan (see `apply.apply`): refused plans raise PlanRefused, stale ones PlanStale.
+    `options` (core/contract.ApplyOptions) replaces wait/timeout/poll_seconds/progress/check_fresh."""
     import time
 
     from ..apply import apply
+    from ..core.contract import ApplyOptions
 
-    return apply(client, the_plan, policy=policy, wait=wait, timeout=timeout, poll_seconds=poll_seconds, progress=progress,
-                 sleep=sleep or time.sleep, monotonic=monotonic or time.monotonic, check_fresh=check_fresh,
-                 workload=workload, roles=dict(roles or {}))
+    if options is None:
+        options = ApplyOptions(wait=wait, timeout=timeout, poll_seconds=poll_seconds, check_fresh=check_fresh,
+                               progress=progress)
+    return apply(client, the_plan, policy=policy, options=options, sleep=sleep or time.sleep,
+                 monotonic=monotonic or time.monotonic, workload=workload, roles=dict(roles or {}))
 
 
 def save(prepared: Prepared, path: str, *, target: Mapping[str, Any] | None = None, inputs: Any = ()) -> None:

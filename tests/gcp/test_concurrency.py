@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import threading
 
-from pulumi_hyperpod.gcp.apply import ApplyError, PlanRefused, apply
+from pulumi_hyperpod.core.contract import ApplyError, ApplyOptions, PlanRefused, PlanStale
+from pulumi_hyperpod.gcp.apply import apply
 from pulumi_hyperpod.gcp.client import connect
 from pulumi_hyperpod.gcp.fake import GcpSimulator
 from pulumi_hyperpod.gcp.observe import observe
@@ -38,8 +39,8 @@ def test_patch_refused_while_updating_waits_and_checks_again(client, doc):
     client.patch_cluster = patch_after_the_other_writer
     messages: list[str] = []
     try:
-        apply(client, ours, progress=messages.append)
-    except PlanRefused as refused:
+        apply(client, ours, ApplyOptions(progress=messages.append))
+    except (PlanRefused, PlanStale) as refused:  # PlanStale: the cluster moved (core/contract.py)
         assert "changed since the plan was made" in str(refused)
     else:
         raise AssertionError("a second PATCH went out")
@@ -61,7 +62,7 @@ def test_one_change_planned_twice_converges(tmp_path, doc):
         start.wait()
         try:
             outcomes.append("+".join(apply(client, the_plan).calls))
-        except PlanRefused as refused:
+        except (PlanRefused, PlanStale) as refused:  # PlanStale: the cluster moved (core/contract.py)
             outcomes.append(f"refused: {refused}")
         except ApplyError as error:  # a failed call: the assertion below fails
             outcomes.append(f"error: {error}")
@@ -98,7 +99,7 @@ def test_the_other_writers_finished_update_between_our_check_and_our_patch_is_ca
     ours_client.patch_cluster = their_update_lands_first
     try:
         apply(ours_client, ours)
-    except PlanRefused as refused:
+    except (PlanRefused, PlanStale) as refused:  # PlanStale: the cluster moved (core/contract.py)
         assert "changed since the plan was made" in str(refused)
     else:
         raise AssertionError("our PATCH went out over the other writer's update")
@@ -120,7 +121,7 @@ def test_two_appliers_of_different_plans_never_both_succeed(tmp_path, doc):
         start.wait()
         try:
             outcomes[index] = "+".join(apply(clients[index], plans[index]).calls)
-        except PlanRefused as refused:
+        except (PlanRefused, PlanStale) as refused:  # PlanStale: the cluster moved (core/contract.py)
             outcomes[index] = f"refused: {refused}"
 
     threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]

@@ -83,7 +83,7 @@ def test_a_failed_create_leaves_no_cluster(tmp_path, monkeypatch):
     world = tmp_path / "gcp.sqlite"
     GcpSimulator(world, capacity={"a4-highgpu-8g": 1})  # creates the world with its capacity
     monkeypatch.setenv("HYPERPOD_GCP_FAKE_STATE", str(world))
-    monkeypatch.setenv("HYPERPOD_POLL_SECONDS", "0")
+    monkeypatch.setenv("HYPERPOD_POLL_SECONDS", "0.001")
     inputs = {"spec": json.loads(EXAMPLE.read_text()), "backend": "fake", "policy": {}, "timeout": 600, "wait": True}
     with pytest.raises(ProviderError, match="RESOURCE_EXHAUSTED"):
         GcpClusterProvider().create(inputs)

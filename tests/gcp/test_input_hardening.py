@@ -27,7 +27,7 @@ def gcp(*args: str) -> tuple[int, str]:
 @pytest.fixture
 def world(tmp_path, monkeypatch):
     use_fake_world(monkeypatch, tmp_path)
-    monkeypatch.setenv("HYPERPOD_POLL_SECONDS", "0")  # the simulator's clock moves per request
+    monkeypatch.setenv("HYPERPOD_POLL_SECONDS", "0.001")  # the simulator's clock moves per request
     monkeypatch.setenv("COLUMNS", "200")
     spec = tmp_path / "cluster.json"
     shutil.copy(EXAMPLE, spec)
@@ -94,7 +94,7 @@ def test_a_negative_price_cannot_pass_the_cost_guard(world, tmp_path, monkeypatc
 # ---- item 12: the GCP simulator's settings and --observed, one line, no traceback ------------------
 @pytest.mark.parametrize("variable, value, words", [
     ("HYPERPOD_GCP_FAKE_STATE", "/dev/null", "not a regular file"),
-    ("HYPERPOD_GCP_FAKE_STATE", "{tmp}", "not a regular file"),
+    ("HYPERPOD_GCP_FAKE_STATE", "{tmp}", "is a directory"),
     ("HYPERPOD_GCP_FAKE_STATE", "{tmp}/not-a-db.sqlite", "not the Google Cloud simulator's world"),
     ("HYPERPOD_GCP_FAKE_TICK", "soon", "$HYPERPOD_GCP_FAKE_TICK"),
     ("HYPERPOD_GCP_FAKE_TICK", "-5", "$HYPERPOD_GCP_FAKE_TICK"),

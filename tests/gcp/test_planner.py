@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from pulumi_hyperpod.gcp import plan_build
-from pulumi_hyperpod.gcp.apply import PlanRefused, apply
+from pulumi_hyperpod.core.contract import PlanRefused, PlanStale
+from pulumi_hyperpod.gcp.apply import apply
 from pulumi_hyperpod.gcp.observe import observe
 from pulumi_hyperpod.gcp.planner import plan
 from pulumi_hyperpod.gcp.spec import ClusterSpec, GcpSpecError
@@ -171,8 +172,9 @@ def test_apply_refuses_a_plan_whose_cluster_moved(client, running, doc):
     stale = plan(spec(doc), running)
     doc["display_name"] = "someone-else"
     apply(client, plan(spec(doc), running))
-    with pytest.raises(PlanRefused, match="changed since the plan was made"):
+    with pytest.raises(PlanStale, match="changed since the plan was made") as stale_error:
         apply(client, stale)
+    assert not isinstance(stale_error.value, PlanRefused)  # the contract: stale is an error to re-plan, not a guard
 
 
 def test_a_cluster_in_error_is_refused_and_named(doc):

@@ -1,0 +1,114 @@
+"""The apply contract, the same for every cloud (docs/DESIGN.md, "The apply contract").
+
+- One family of exceptions. `PlanRefused`: a guard said no (exit 2), nothing was called.
+  `PlanStale`: the cluster moved since the plan was made (exit 1: make the plan again), nothing was
+  called; it is NOT a kind of PlanRefused, on either cloud (a stale plan is an error to re-plan,
+  not a guard's verdict). `PlanInvalid`: a plan whose steps do not fit it (hand-edited, corrupt),
+  checked before any call. `ApplyError`: a call failed for good, `done` names the calls already
+  made; `ConcurrentChange` is the ApplyError of another writer moving the cluster mid-apply.
+- One `ApplyResult`: the cluster, the outcome (`OUTCOMES`), the observed state after, the calls.
+- One `wait` vocabulary (`WAITS`) and one `ApplyOptions` instead of keywords forwarded through
+  every layer.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..plan.model import Plan
+
+# What apply waits for once its calls are accepted. AWS maps each to a botocore waiter
+# (apply/waiters.py); GCP waits on the long-running operation for every value but "none" (the
+# operation ends when the cluster is RUNNING with its pools at their counts).
+WAITS: tuple[str, ...] = ("none", "InService", "MinCount", "Target")
+
+# done: every call made and waited for as asked | started: calls accepted, not waited for (wait
+# "none") | waiting: the deadline came while the service waits for capacity | timeout | unreachable
+OUTCOMES: tuple[str, ...] = ("done", "started", "waiting", "timeout", "unreachable")
+
+
+class PlanRefused(Exception):
+    """The plan has refusals (a guard said no): nothing was called. Exit 2."""
+
+    def __init__(self, plan: "Plan", detail: str | None = None) -> None:
+        self.plan = plan
+        lines = [f"[{r.rule}] {r.reason}" for r in plan.refusals]
+        super().__init__(detail or "the plan is refused by policy:\n  " + "\n  ".join(lines))
+
+
+class PlanStale(Exception):
+    """The cluster changed since the plan was made, in what the plan depends on. Nothing was called;
+    make the plan again. Exit 1."""
+
+    def __init__(self, plan: "Plan", changes: Sequence[str], hint: str = "") -> None:
+        self.plan, self.changes = plan, list(changes)
+        super().__init__(f"cluster {plan.cluster_name} changed since the plan was made: " + "; ".join(self.changes)
+                         + f". Nothing was changed{hint}; make the plan again")
+
+
+class PlanInvalid(ValueError):
+    """The plan's steps do not fit the plan (another cluster, a call its action does not make): a
+    hand-edited or corrupt plan. Checked before any call."""
+
+
+class ApplyError(Exception):
+    """A call failed in a way retries cannot fix; `done` says which calls had already been made."""
+
+    def __init__(self, message: str, done: list[str]) -> None:
+        super().__init__(message)
+        self.done = done
+
+
+class ConcurrentChange(ApplyError):
+    """Another writer moved the cluster while this plan was being applied: apply stopped."""
+
+    def __init__(self, name: str, changes: list[str], done: list[str]) -> None:
+        self.changes = changes
+        already = f" after {len(done)} call(s) of this plan ({', '.join(done)})" if done else "; no call of this plan was made"
+        super().__init__(f"cluster {name} was changed by another writer: " + "; ".join(changes)
+                         + f". Stopped{already}; look at the cluster, then plan again", done)
+
+
+@dataclass
+class ApplyResult:
+    """What became of a plan. `state`: the cloud's observed cluster after the calls (None: deleted,
+    or not read)."""
+
+    cluster_name: str
+    outcome: str = "done"  # one of OUTCOMES
+    state: Any = None
+    calls: list[str] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.outcome in ("done", "started") and not self.failures
+
+
+@dataclass(frozen=True)
+class ApplyOptions:
+    """How to apply: what to wait for, for how long, how often to poll, whom to tell.
+
+    `check_fresh`: observe first and raise PlanStale, calling nothing, when the cluster moved since
+    the plan was made. `progress` receives each message (a cloud's Progress or a string)."""
+
+    wait: str = "InService"
+    timeout: float = 1800.0
+    poll_seconds: float | None = None
+    check_fresh: bool = True
+    progress: Callable[[Any], Any] | None = None
+
+    def __post_init__(self) -> None:
+        if self.wait not in WAITS:
+            raise ValueError(f"wait must be one of {', '.join(WAITS)}; got {self.wait!r}")
+        if not (isinstance(self.timeout, (int, float)) and self.timeout > 0 and math.isfinite(self.timeout)):
+            raise ValueError(f"timeout must be more than 0 seconds (and finite); got {self.timeout!r}")
+
+    @property
+    def waits(self) -> bool:
+        return self.wait != "none"
