@@ -130,10 +130,11 @@ def _make_plan(ctx, spec_file, policy_file, protect):
 
 
 def _plan_with_inputs(ctx, spec_file, policy_file, protect, snapshot=None):
-    """(client or None, the inputs a saved plan keeps, the plan): against `snapshot` (no call) or the live cluster."""
-    from ..gcp.observe import observe
-    from ..gcp.planner import plan
+    """(client or None, the inputs a saved plan keeps, the plan): against `snapshot` (no call) or the
+    live cluster, through the one pipeline (core/cloud.prepare: read → plan → preflight)."""
+    from ..core import cloud
 
+    gcp = cloud.get("gcp")
     spec = _spec(ctx, spec_file)
     policy = _policy(policy_file, protect)
     if snapshot:
@@ -143,9 +144,11 @@ def _plan_with_inputs(ctx, spec_file, policy_file, protect, snapshot=None):
             raise ValueError(f"{snapshot}: the snapshot is of {observed.name}, the spec is {spec.name}")
     else:
         client = _client(ctx)
-        observed = observe(client, spec.name)
+        observed = gcp.read(client, spec.name)
+    prepared = cloud.prepare(gcp, client, spec, policy, observed=observed,
+                             skip_preflight="offline: planned from a snapshot" if snapshot else None)
     inputs = {"spec": spec, "observed": observed, "policy": policy, "backend": ctx.obj["gcp_backend"]}
-    return client, inputs, plan(spec, observed, policy)
+    return client, inputs, prepared.plan
 
 
 @gcp_group.command("plan")

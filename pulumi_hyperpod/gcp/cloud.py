@@ -1,0 +1,68 @@
+"""Google Cloud training clusters behind the `Cloud` interface (core/cloud.py).
+
+read is `observe` (GET), plan is the pure planner with its cost (gcp/planner.py), apply is
+`gcp.apply.apply` under the one contract (core/contract.py). Preflight: the Google Cloud checks
+(regional quotas, machine types offered in the zone, named reservations) are not written yet;
+the plan's preflight section says so rather than showing an "ok" nobody checked.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..core.contract import ApplyOptions, ApplyResult
+    from ..plan.model import Plan
+    from ..plan.policy import Policy
+
+NOT_CHECKED = "Google Cloud preflight checks (quotas, machine types, reservations) are not implemented: not checked"
+
+
+class GcpCloud:
+    name = "gcp"
+    title = "Google Cloud training clusters"
+
+    def owns(self, document: Any) -> bool:
+        from .detect import detect_cloud
+
+        return detect_cloud(document) == "gcp"
+
+    def connect(self, backend: str) -> Any:
+        from .client import connect
+
+        return connect("fake" if backend == "fake" else "gcp")
+
+    def load_spec(self, path: str, **context: Any) -> Any:
+        from .spec import ClusterSpec
+
+        return ClusterSpec.from_file(path, context.get("project"), context.get("location"), context.get("cluster_id"))
+
+    def read(self, client: Any, name: str) -> Any:
+        from .observe import observe
+
+        return observe(client, name)
+
+    def plan(self, desired: Any, observed: Any, policy: "Policy", **context: Any) -> "Plan":
+        from .planner import plan
+
+        return plan(desired, observed, policy)
+
+    def preflight(self, plan: "Plan", desired: Any, observed: Any, client: Any) -> "Plan":
+        from ..preflight.section import section
+
+        return dataclasses.replace(plan, preflight=section(plan, None, [], [], skipped=NOT_CHECKED))
+
+    def apply(self, client: Any, plan: "Plan", options: "ApplyOptions") -> "ApplyResult":
+        from .apply import apply
+
+        return apply(client, plan, options)
+
+    def import_(self, client: Any, name: str) -> Any:
+        state = self.read(client, name)
+        if state is None:
+            raise LookupError(f"no cluster {name} to import")
+        return state
+
+
+GCP = GcpCloud()
