@@ -43,7 +43,6 @@ What the start-up saved, the plan now spends importing the pipeline (servicemode
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import statistics

@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from botocore import xform_name

@@ -61,7 +61,7 @@ def read_object_document(raw: bytes, source: str, error: type[InputError] = Spec
 
 
 def _text(raw: bytes, kind: str) -> str:
-    def refuse(rule: str):
+    def refuse(rule: str) -> InputError:
         return InputError([Violation("", rule)])
 
     limit = max_bytes(kind)
@@ -80,7 +80,7 @@ def _size(limit: int) -> str:
 
 
 def _read_text(path: Path, kind: str) -> str:
-    def refuse(rule: str):
+    def refuse(rule: str) -> InputError:
         return InputError([Violation("", rule)])
 
     if path.is_dir():
@@ -135,7 +135,7 @@ def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _parse_json(text: str) -> Any:
-    def refuse(rule: str):
+    def refuse(rule: str) -> InputError:
         return SpecError([Violation("", f"not valid JSON: {rule}")])
 
     try:
@@ -155,7 +155,7 @@ def _number_rule(error: ValueError) -> str:
 
 
 def _parse_yaml(text: str) -> Any:
-    def refuse(rule: str):
+    def refuse(rule: str) -> InputError:
         return SpecError([Violation("", f"not valid YAML or JSON{rule}")])
 
     loader = _Yaml12Loader(text)
@@ -227,7 +227,7 @@ def _refusal(node: yaml.Node, rule: str) -> yaml.YAMLError:
 
 
 # ---- YAML 1.2 core schema ------------------------------------------------------------------------
-_Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when present: ~10x faster
+_Base: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when present: ~10x faster
 
 # The core schema's regular expressions (YAML 1.2.2, 10.3.2); PyYAML matches from the start, so
 # they are anchored at both ends.
@@ -237,11 +237,11 @@ _BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
 _NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
 
 
-class _Yaml12Loader(_Base):
+class _Yaml12Loader(_Base):  # type: ignore[misc]  # libyaml or pure Python, chosen at import
     """A safe loader (no Python tags) that reads plain scalars as YAML 1.2's core schema does,
     refuses a key given twice in one mapping, and keeps merge keys (`<<: *defaults`)."""
 
-    yaml_implicit_resolvers: dict = {}
+    yaml_implicit_resolvers: dict[str, Any] = {}
 
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:
         if isinstance(node, yaml.MappingNode):
@@ -283,7 +283,7 @@ class _Yaml12Loader(_Base):
         return float(value)
 
     def construct_yaml_bool(self, node: yaml.ScalarNode) -> bool:
-        return self.construct_scalar(node).lower() == "true"
+        return str(self.construct_scalar(node)).lower() == "true"
 
 
 _Yaml12Loader.add_implicit_resolver("tag:yaml.org,2002:bool", _BOOL, list("tTfF"))

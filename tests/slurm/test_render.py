@@ -67,8 +67,8 @@ def test_an_api_driven_cluster_gets_fsx_in_instance_storage_configs_and_no_provi
     assert rendering.mode == "SlurmConfig" and "provisioning_parameters.json" not in rendering.files
     lustre = {"FsxLustreConfig": {"DnsName": "fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com", "MountName": "abcdefgh",
                                   "MountPath": "/fsx"}}
-    for group in rendering.cluster_spec["InstanceGroups"]:
-        assert group["InstanceStorageConfigs"].count(lustre) == 1
+    for instance_group in rendering.cluster_spec["InstanceGroups"]:
+        assert instance_group["InstanceStorageConfigs"].count(lustre) == 1
     ClusterSpec.from_dict(rendering.cluster_spec)  # valid against the model
     again = render_hyperpod(rendering.cluster_spec, slurm())  # rendering its own output: one mount, not two
     assert again.cluster_spec == rendering.cluster_spec
