@@ -2,7 +2,7 @@
 # title: hyperpod plan policies
 # description: |
 #   Rules over the plan JSON of `hyperpod plan --json` (or a plan saved with `--out`), format
-#   hyperpod-plan/2. Each rule adds a violation to `deny`: {code, group, message, nodes}. The
+#   hyperpod-plan/3. Each rule adds a violation to `deny`: {code, group, message, nodes}. The
 #   parameters come from data.hyperpod.params (policies/params.json is an example); a parameter
 #   not given takes its value from `defaults` below. See policies/README.md.
 package hyperpod.plan
@@ -45,7 +45,7 @@ not_a_plan_why := sprintf("no plan could be made: %s", [plan.unknown]) if {
 
 # The plan formats the rules read. A newer format is denied until the rules are checked against it
 # (tests/policies fails when the tool writes a format not listed here).
-known_formats := {"hyperpod-plan/2"}
+known_formats := {"hyperpod-plan/3"}
 
 # ---- parameters --------------------------------------------------------------------------------
 # A mistyped parameter would silently leave its default in force (a protected node unprotected):

@@ -5,7 +5,7 @@ package hyperpod.plan_test
 import data.hyperpod.plan
 
 base := {
-	"format": "hyperpod-plan/2",
+	"format": "hyperpod-plan/3",
 	"cluster_name": "c",
 	"action": "update",
 	"refused": false,
@@ -97,7 +97,7 @@ test_an_unknown_cost_is_not_under_the_ceiling if {
 }
 
 test_a_saved_plan_is_read_through_its_plan_member if {
-	saved := {"format": "hyperpod-plan/2", "spec": {}, "plan": object.union(base, {"groups": [shrink(4, 1)]})}
+	saved := {"format": "hyperpod-plan/3", "spec": {}, "plan": object.union(base, {"groups": [shrink(4, 1)]})}
 	codes(plan.deny) == {"scale-in-share"} with input as saved
 }
 

@@ -64,7 +64,7 @@ def client_token(plan: Plan, step: Step, expected: Expectation, attempt: int = 0
     the same step from the same counts is one request, and two different adds from the same counts
     (two writers) collide on the token rather than both landing."""
     groups = sorted({e["InstanceGroupName"] for e in step.request.get("NodesToAdd") or ()})
-    arn = plan.basis.arn if plan.basis is not None else plan.cluster_name
+    arn = plan.basis.identity if plan.basis is not None else plan.cluster_name
     material = json.dumps([arn, [(g, expected.targets.get(g)) for g in groups], attempt], sort_keys=True, default=str)
     return hashlib.sha256(material.encode()).hexdigest()[:32]
 
@@ -280,7 +280,7 @@ class _Run:
                 continue
             retry = [f for f in response.get("Failed") or [] if f.get("ErrorCode") in RETRYABLE_ADD_ERRORS]
             landed = [e for e in request["NodesToAdd"] if e["InstanceGroupName"] not in {f.get("InstanceGroupName") for f in response.get("Failed") or []}]
-            self.expected.after(Step("BatchAddClusterNodes", {"NodesToAdd": landed}))
+            self.expected.after(Step("BatchAddClusterNodes", {"NodesToAdd": landed}, kind="add-nodes"))
             for failure in response.get("Failed") or []:
                 if failure.get("ErrorCode") not in RETRYABLE_ADD_ERRORS:
                     self.result.failures.append(f"BatchAddClusterNodes {failure['InstanceGroupName']}: {failure['ErrorCode']} ({failure.get('Message', '')}), {failure['FailedCount']} node(s) not added")

@@ -2,8 +2,8 @@
 
 The cost goes to the plan's typed `CostSection` (`cost` in `gcp plan --json`); what the plan was
 computed against goes to a `Basis` (the cluster's name, a hash of its configuration, each pool's
-target and minimum), whose fingerprint is the plan's `observed_fingerprint`. The `extras` branch
-below is kept for a Plan model without typed sections.
+target and minimum, and a hash of the whole configuration: the PATCH is checked against all of
+it), whose fingerprint is the plan's `observed_fingerprint`.
 """
 
 from __future__ import annotations
@@ -12,11 +12,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
-from ..plan.model import Plan, Refusal
-
-_FIELDS = {f.name for f in dataclasses.fields(Plan)}
-TYPED_SECTIONS = "cost" in _FIELDS and "extras" not in _FIELDS
-
+from ..plan.model import Plan
 
 @dataclass(frozen=True)
 class PoolCost:
@@ -60,32 +56,20 @@ class GcpCost:
 
 def make(cluster_name: str, action: str, *, steps=(), groups=(), replacements=(), refusals=(), notes=(),
          state: Any = None, cost: GcpCost | None = None) -> Plan:
-    common = {"cluster_name": cluster_name, "action": action, "steps": tuple(steps), "groups": tuple(groups),
-              "replacements": tuple(replacements), "notes": tuple(notes)}
-    if TYPED_SECTIONS:
-        the_plan = Plan(**common, basis=_basis(state), cost=_typed_cost(cost))
-        return the_plan.refuse(*refusals) if refusals else the_plan
-    return Plan(**common, refusals=tuple(refusals), observed_fingerprint=state.fingerprint() if state is not None else None,
-                extras={"cost": cost.as_dict()} if cost is not None else {})
-
-
-def refuse(the_plan: Plan, *refusals: Refusal) -> Plan:
-    if hasattr(the_plan, "refuse"):
-        return the_plan.refuse(*refusals)
-    return dataclasses.replace(the_plan, refusals=the_plan.refusals + tuple(refusals))
+    the_plan = Plan(cluster_name=cluster_name, action=action, steps=tuple(steps), groups=tuple(groups),
+                    replacements=tuple(replacements), notes=tuple(notes), basis=_basis(state), cost=_typed_cost(cost))
+    return the_plan.refuse(*refusals) if refusals else the_plan
 
 
 def fingerprint_of(state: Any) -> str | None:
     """What `plan.observed_fingerprint` is for a plan made against `state`."""
     if state is None:
         return None
-    return _basis(state).fingerprint() if TYPED_SECTIONS else state.fingerprint()
+    return _basis(state).fingerprint()
 
 
 def cost_delta(the_plan: Plan) -> float | None:
-    if TYPED_SECTIONS:
-        return the_plan.cost.cluster.delta_per_hour if the_plan.cost is not None else None
-    return (the_plan.extras.get("cost") or {}).get("delta")
+    return the_plan.cost.cluster.delta_per_hour if the_plan.cost is not None else None
 
 
 def _basis(state: Any):
@@ -98,7 +82,7 @@ def _basis(state: Any):
         body = state.pool_body(pool.id) or {}
         minimum = int((body.get("scaling_spec") or {}).get("min_node_count") or 0)
         groups.append(GroupBasis(pool.id, pool.target, minimum, pool.target, None))
-    return Basis(arn=state.name, status=f"configuration {state.fingerprint()}", groups=tuple(groups))
+    return Basis(identity=state.name, state=state.state, groups=tuple(groups), configuration=state.fingerprint())
 
 
 def _typed_cost(cost: GcpCost | None):

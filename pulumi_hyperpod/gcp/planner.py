@@ -42,14 +42,14 @@ def plan(desired: ClusterSpec | None, observed: GcpClusterState | None, policy: 
 
 
 # ---- create / delete / replace -----------------------------------------------------------------
-def create_step(desired: ClusterSpec, reason: str) -> Step:
+def create_step(desired: ClusterSpec, reason: str, code: str = "absent") -> Step:
     name = desired.resource_name()
     request = {"parent": name.parent, "modelDevelopmentClusterId": name.cluster_id, "body": desired.body()}
-    return Step(CREATE, request, (reason,))
+    return Step(CREATE, request, (reason,), kind="create-cluster", codes=(code,))
 
 
-def delete_step(name: str, reason: str) -> Step:
-    return Step(DELETE, {"name": name}, (reason,))
+def delete_step(name: str, reason: str, code: str = "not-desired") -> Step:
+    return Step(DELETE, {"name": name}, (reason,), kind="delete-cluster", codes=(code,))
 
 
 def _create_plan(desired: ClusterSpec, policy: Policy) -> Plan:
@@ -78,8 +78,8 @@ def _delete_plan(observed: GcpClusterState | None, policy: Policy) -> Plan:
 
 
 def _replace_plan(desired: ClusterSpec, observed: GcpClusterState, found: compare.Differences, policy: Policy) -> Plan:
-    steps = (delete_step(observed.name, "replace: delete the cluster (every node goes)"),
-             create_step(desired, "replace: create it again with the new immutable fields"))
+    steps = (delete_step(observed.name, "replace: delete the cluster (every node goes)", "cannot-update-in-place"),
+             create_step(desired, "replace: create it again with the new immutable fields", "cannot-update-in-place"))
     fields = "; ".join(str(item) for item in found.immutable) or "; ".join(found.replacements)
     refusals = () if policy.allow_replacement else (Refusal(
         "replacement", f"{fields}: the service cannot change this in place; that deletes every node of the cluster "
@@ -103,7 +103,8 @@ def _update_plan(desired: ClusterSpec, observed: GcpClusterState, found: compare
         return plan_build.make(desired.name, "none", groups=groups, state=observed, notes=notes + _state_notes(observed),
                                refusals=refusals)
     request = {"name": observed.name, "updateMask": ",".join(found.mask), "body": patch_body(desired, observed, found.mask)}
-    step = Step(PATCH, request, _reasons(found, groups))
+    step = Step(PATCH, request, _reasons(found, groups), kind="update-cluster",
+                codes=tuple(f"changed:{field}" for field in found.mask))
     location = desired.resource_name().location
     section = cost.estimate(_observed_counts(observed), _counts(desired), location)
     refusals = _scale_in_refusals(groups, observed, desired, policy)
@@ -265,7 +266,7 @@ def _cost_guard(the_plan: Plan, section: plan_build.GcpCost, policy: Policy) -> 
                   f"checked against the policy's ${limit:.2f}/h")
     else:
         return the_plan
-    return plan_build.refuse(the_plan, Refusal("max_hourly_cost_increase", reason))
+    return the_plan.refuse(Refusal("max_hourly_cost_increase", reason))
 
 
 def _counts(desired: ClusterSpec) -> list[cost.PoolCount]:

@@ -82,7 +82,7 @@ def plan_target(the_plan: Plan, *, backend: str | None = None, region: str | Non
                 account: str | None = None, cloud: str = "aws") -> dict[str, Any]:
     """Where a plan is for: its cloud, backend, region and account. The observed cluster's ARN says
     the region and account when there is one; `region` (the client's) otherwise."""
-    arn = the_plan.basis.arn if the_plan.basis is not None else ""
+    arn = the_plan.basis.identity if the_plan.basis is not None else ""
     parts = arn.split(":")
     if len(parts) > 4 and parts[3]:
         region = parts[3]

@@ -44,16 +44,28 @@ class NodeBasis:
 
 @dataclass(frozen=True)
 class Basis:
-    arn: str
-    status: str
+    """What a plan was computed against, in neutral words (every cloud fills the same fields):
+
+    - `identity`: which cluster exactly — an ARN on AWS, the full resource name on Google Cloud
+      (a cluster deleted and created again under the same name has another ARN);
+    - `state`: the cluster's lifecycle state as the cloud reports it (InService, RUNNING, …);
+    - `configuration`: a hash of the cluster's configuration, for a cloud whose writes are checked
+      against the whole configuration (Google Cloud); None when groups and nodes say it all (AWS);
+    - `groups`: each instance group / node pool: target, minimum, current count, status;
+    - `nodes`: the nodes the plan's choices depend on (AWS: every node, for scale-in victims).
+    """
+
+    identity: str
+    state: str
     groups: tuple[GroupBasis, ...]
     nodes: tuple[NodeBasis, ...] = ()
+    configuration: str | None = None
 
     @classmethod
     def of(cls, state: "ClusterState") -> "Basis":
         return cls(
-            arn=state.arn,
-            status=state.status,
+            identity=state.arn,
+            state=state.status,
             groups=tuple(GroupBasis(g.name, g.target_count, g.min_count, g.current_count, g.status) for g in state.groups),
             nodes=tuple(NodeBasis(n.key, n.group, n.status) for n in state.nodes if n.key),
         )
@@ -62,21 +74,24 @@ class Basis:
         return next((g for g in self.groups if g.name == name), None)
 
     def fingerprint(self) -> str:
-        data = [
-            self.arn,
-            self.status,
+        data: list[Any] = [
+            self.identity,
+            self.state,
             sorted((g.name, g.target, g.min) for g in self.groups),
             sorted((n.key, n.status) for n in self.nodes),
         ]
+        if self.configuration is not None:
+            data.append(self.configuration)
         return hashlib.sha256(json.dumps(data, separators=(",", ":")).encode()).hexdigest()[:16]
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "Basis":
         return cls(
-            arn=data["arn"],
-            status=data["status"],
+            identity=data["identity"],
+            state=data["state"],
             groups=tuple(GroupBasis(**g) for g in data.get("groups") or ()),
             nodes=tuple(NodeBasis(**n) for n in data.get("nodes") or ()),
+            configuration=data.get("configuration"),
         )
 
 
@@ -95,15 +110,15 @@ def stale_reasons(plan: "Plan", now: "ClusterState | None") -> list[str]:
         return []
     if now is None:
         return [f"cluster {plan.cluster_name} no longer exists"]
-    if now.arn != basis.arn:
-        elsewhere = _place(now.arn) != _place(basis.arn)
+    if now.arn != basis.identity:
+        elsewhere = _place(now.arn) != _place(basis.identity)
         if elsewhere:  # the same name in another account or region: not this plan's cluster at all
-            return [f"cluster {plan.cluster_name} here is {now.arn}; the plan was made for {basis.arn} "
+            return [f"cluster {plan.cluster_name} here is {now.arn}; the plan was made for {basis.identity} "
                     "(another account or region)"]
-        return [f"cluster {plan.cluster_name} was deleted and created again ({basis.arn} → {now.arn})"]
+        return [f"cluster {plan.cluster_name} was deleted and created again ({basis.identity} → {now.arn})"]
     reasons = []
-    if now.status != basis.status and now.status in ("Deleting", "Failed"):
-        reasons.append(f"the cluster is now {now.status} (was {basis.status})")
+    if now.status != basis.state and now.status in ("Deleting", "Failed"):
+        reasons.append(f"the cluster is now {now.status} (was {basis.state})")
     expected = Expectation.from_basis(basis)
     reasons += expected.moved(now)
     reasons += _node_changes(plan, basis, now)

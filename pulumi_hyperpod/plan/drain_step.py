@@ -87,4 +87,4 @@ def drain_steps(state: ClusterState, cluster_name: str, victims: Sequence[Victim
         "TimeoutSeconds": policy.drain_timeout, "AtDeadline": policy.drain_deadline, "Nodes": nodes,
         "ExpectedWaitSeconds": None if expected_all is None else math.ceil(expected_all),
     }
-    return [Step("DrainNodes", request, (summary, *reasons))]
+    return [Step("DrainNodes", request, (summary, *reasons), kind="drain", codes=("scale-in",))]

@@ -32,7 +32,7 @@ def step_problems(plan: Plan, create_request: dict[str, Any] | None = None) -> l
             problems.append(f"{where}: {article} {plan.action} plan makes no {step.operation} call")
             continue
         if step.operation in TAGGING:
-            if plan.basis is None or step.request.get("ResourceArn") != plan.basis.arn:
+            if plan.basis is None or step.request.get("ResourceArn") != plan.basis.identity:
                 problems.append(f"{where}: tags resource {step.request.get('ResourceArn')!r}, not the plan's cluster")
             continue
         if step.request.get("ClusterName") != plan.cluster_name:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import dataclasses
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from .basis import Basis
@@ -17,15 +17,15 @@ from .sections import CostSection, PreflightSection
 if TYPE_CHECKING:  # pragma: no cover
     from ..slurm.section import SlurmSection
 
-Operation = Literal["CreateCluster", "UpdateCluster", "BatchDeleteClusterNodes", "BatchAddClusterNodes", "DeleteCluster",
-                    "AddTags", "DeleteTags",  # cluster tags (plan/tags.py)
-                    # GCP training clusters (pulumi_hyperpod/gcp): the REST methods of modelDevelopmentClusters
-                    "CreateModelDevelopmentCluster", "PatchModelDevelopmentCluster", "DeleteModelDevelopmentCluster",
-                    # not an API call: cordon/drain nodes in the orchestrator before a scale-in (plan/drain_step.py)
-                    "DrainNodes"]
-DESTRUCTIVE = frozenset({"BatchDeleteClusterNodes", "DeleteCluster", "DeleteModelDevelopmentCluster"})
-NOT_API_CALLS = frozenset({"DrainNodes"})  # steps done in the orchestrator, not calls to the cloud's API
-PLAN_FORMAT = "hyperpod-plan/2"
+# The call a step makes, as its cloud names it ("UpdateCluster", "PatchModelDevelopmentCluster",
+# or "DrainNodes", done in the orchestrator): each cloud's planner lists its own.
+Operation = str
+# What a step does, the same words for every cloud: renderers, policies and apply's checks read this.
+StepKind = Literal["create-cluster", "update-cluster", "delete-cluster", "add-nodes", "remove-nodes", "tag", "untag",
+                   "drain"]
+DESTRUCTIVE_KINDS = frozenset({"delete-cluster", "remove-nodes"})
+NOT_API_CALLS = frozenset({"drain"})  # kinds of steps done in the orchestrator, not calls to the cloud's API
+PLAN_FORMAT = "hyperpod-plan/3"  # CHANGELOG.md: the history of the format
 
 
 @dataclass(frozen=True)
@@ -64,14 +64,20 @@ class GroupChange:
 
 @dataclass(frozen=True)
 class Step:
+    """One call, exactly as it will be made, with why: `reasons` in words for people, `codes` as
+    stable codes beside them for tools and policies (Terraform's ActionReason), and `kind`, what the
+    call does in words every cloud shares."""
+
     operation: Operation
     request: dict[str, Any]
     reasons: tuple[str, ...] = ()
     victims: tuple[Victim, ...] = ()
+    kind: StepKind = field(kw_only=True)
+    codes: tuple[str, ...] = field(default=(), kw_only=True)
 
     @property
     def destructive(self) -> bool:
-        return self.operation in DESTRUCTIVE
+        return self.kind in DESTRUCTIVE_KINDS
 
 
 @dataclass(frozen=True)
@@ -126,7 +132,7 @@ class Plan:
             return {}
         counts: dict[str, int] = {}
         for step in self.steps:
-            if step.operation not in NOT_API_CALLS:
+            if step.kind not in NOT_API_CALLS:
                 counts[step.operation] = counts.get(step.operation, 0) + 1
         return counts
 
@@ -156,6 +162,8 @@ class Plan:
                 request=s["request"],
                 reasons=tuple(s.get("reasons") or ()),
                 victims=tuple(Victim(**v) for v in s.get("victims") or ()),
+                kind=s["kind"],
+                codes=tuple(s.get("codes") or ()),
             )
             for s in data.get("steps") or ()
         )

@@ -130,7 +130,8 @@ def _create_plan(desired: ClusterSpec) -> Plan:
     )
     total = sum(g.instance_count for g in desired.instance_groups)
     mode = "Continuous" if desired.continuous else "all-or-nothing"
-    step = Step("CreateCluster", desired.to_api("CreateCluster"), (f"create cluster {desired.name}: {len(groups)} groups, {total} nodes, {mode} provisioning",))
+    step = Step("CreateCluster", desired.to_api("CreateCluster"), (f"create cluster {desired.name}: {len(groups)} groups, {total} nodes, {mode} provisioning",),
+                kind="create-cluster", codes=("absent",))
     return Plan(cluster_name=desired.name, action="create", steps=(step,), groups=groups)
 
 
@@ -164,7 +165,8 @@ def _delete_plan(observed: ClusterState | None, policy: Policy) -> Plan:
         GroupChange(group=g.name, action="delete", node_type=g.node_type, target_before=g.target_count, current=g.current_count, min_before=g.min_count)
         for g in observed.groups
     )
-    step = Step("DeleteCluster", {"ClusterName": observed.name}, (f"delete cluster {observed.name} and its {len(observed.nodes)} nodes",))
+    step = Step("DeleteCluster", {"ClusterName": observed.name}, (f"delete cluster {observed.name} and its {len(observed.nodes)} nodes",),
+                kind="delete-cluster", codes=("not-desired",))
     deletion = Plan(cluster_name=observed.name, action="delete", steps=(step,), groups=groups, basis=Basis.of(observed))
     protected = _protected_nodes(observed.nodes, policy)
     return deletion.refuse(_protected_refusal(f"deleting cluster {observed.name}", protected)) if protected else deletion
@@ -172,8 +174,10 @@ def _delete_plan(observed: ClusterState | None, policy: Policy) -> Plan:
 
 def _replace_plan(desired: ClusterSpec, observed: ClusterState, reasons: list[str], policy: Policy, roles: dict[str, str]) -> Plan:
     steps = (
-        Step("DeleteCluster", {"ClusterName": observed.name}, ("replace: delete the current cluster",)),
-        Step("CreateCluster", desired.to_api("CreateCluster"), ("replace: create it again from the desired spec",)),
+        Step("DeleteCluster", {"ClusterName": observed.name}, ("replace: delete the current cluster",),
+             kind="delete-cluster", codes=("cannot-update-in-place",)),
+        Step("CreateCluster", desired.to_api("CreateCluster"), ("replace: create it again from the desired spec",),
+             kind="create-cluster", codes=("cannot-update-in-place",)),
     )
     refusals: list[Refusal] = []
     if not policy.allow_replacement:
@@ -448,7 +452,8 @@ class _Updater:
             if deletable:
                 request["InstanceGroupsToDelete"] = deletable
             request.update(cluster_changes)
-            steps.append(Step("UpdateCluster", request, tuple(self.update_reasons)))
+            steps.append(Step("UpdateCluster", request, tuple(self.update_reasons), kind="update-cluster",
+                              codes=update_codes(request)))
         steps.extend(drain_steps(self.observed, self.desired.name, self.victims, self.policy, self.workload))
         steps.extend(self._delete_steps())
         if not fold:
@@ -473,7 +478,8 @@ class _Updater:
                 name = entry["InstanceGroupName"]
                 have = self.observed.group(name)
                 reasons.append(f"{name} {have.target_count} → {have.target_count + self.scale_out[name]}: +{entry['IncrementTargetCountBy']} nodes")
-            steps.append(Step("BatchAddClusterNodes", {"ClusterName": self.desired.name, "NodesToAdd": batch}, tuple(reasons)))
+            steps.append(Step("BatchAddClusterNodes", {"ClusterName": self.desired.name, "NodesToAdd": batch}, tuple(reasons),
+                              kind="add-nodes", codes=("grow",)))
         return steps
 
     def _delete_steps(self) -> list[Step]:
@@ -488,5 +494,18 @@ class _Updater:
             if logical:
                 request["NodeLogicalIds"] = [v.node_id for v in logical]
             reasons = tuple(self.delete_reasons) if index == 0 else (f"continued: call {index + 1} of {len(calls)}",)
-            steps.append(Step("BatchDeleteClusterNodes", request, reasons, tuple(ids + logical)))
+            steps.append(Step("BatchDeleteClusterNodes", request, reasons, tuple(ids + logical), kind="remove-nodes",
+                              codes=("shrink", *dict.fromkeys(v.code for v in ids + logical if v.code))))
         return steps
+
+
+def update_codes(request: dict[str, Any]) -> tuple[str, ...]:
+    """Why an UpdateCluster is made, as codes: groups created or changed, groups deleted, cluster settings."""
+    codes = []
+    if request.get("InstanceGroups"):
+        codes.append("group-settings")
+    if request.get("InstanceGroupsToDelete"):
+        codes.append("groups-deleted")
+    if set(request) - {"ClusterName", "InstanceGroups", "InstanceGroupsToDelete"}:
+        codes.append("cluster-settings")
+    return tuple(codes)

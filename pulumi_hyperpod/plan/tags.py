@@ -34,9 +34,11 @@ def tag_steps(desired: "ClusterSpec", observed: "ClusterState") -> tuple[list[St
         chunk = added[start:start + BATCH]
         reasons = tuple(f"tag {key}: {have[key]!r} → {value!r}" if key in have else f"tag {key} = {value!r} added"
                         for key, value in chunk)
-        steps.append(Step("AddTags", {"ResourceArn": observed.arn, "Tags": [{"Key": k, "Value": v} for k, v in chunk]}, reasons))
+        steps.append(Step("AddTags", {"ResourceArn": observed.arn, "Tags": [{"Key": k, "Value": v} for k, v in chunk]}, reasons,
+                          kind="tag", codes=("tags-differ",)))
     for start in range(0, len(removed), BATCH):
         chunk = removed[start:start + BATCH]
         steps.append(Step("DeleteTags", {"ResourceArn": observed.arn, "TagKeys": chunk},
-                          tuple(f"tag {key} removed (the spec's Tags do not list it)" for key in chunk)))
+                          tuple(f"tag {key} removed (the spec's Tags do not list it)" for key in chunk),
+                          kind="untag", codes=("tags-differ",)))
     return steps, []

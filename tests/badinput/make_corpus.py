@@ -647,13 +647,13 @@ def _plan_defects() -> list[tuple[str, Any, str, str]]:
     return [
         ("nested-too-deep.json", DEEP, "", "nested too deeply"),
         ("not-json.json", "{not json", "", "not valid JSON"),
-        ("key-twice.json", '{"format": "hyperpod-plan/2", "format": "hyperpod-plan/2"}', "", "appears twice"),
+        ("key-twice.json", '{"format": "hyperpod-plan/3", "format": "hyperpod-plan/3"}', "", "appears twice"),
         ("binary.json", b"\x00\x01{}", "", "binary"),
         ("empty.json", "", "", "empty"),
         ("not-a-plan.json", {"hello": 1}, "", "not a saved plan"),
         ("a-list.json", [1, 2], "", "not a saved plan"),
         ("old-format.json", {"format": "hyperpod-plan/1", "plan": {}}, "", "plan format 'hyperpod-plan/1'"),
-        ("edited.json", {"format": "hyperpod-plan/2", "plan": {}, "cluster_name": "x", "integrity": "sha256:0"}, "",
+        ("edited.json", {"format": "hyperpod-plan/3", "plan": {}, "cluster_name": "x", "integrity": "sha256:0"}, "",
          "integrity check failed"),
     ]
 

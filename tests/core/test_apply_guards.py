@@ -60,7 +60,7 @@ def _with_steps(the_plan: Plan, *steps: Step) -> Plan:
 
 def _delete(state, *victims: Victim) -> Step:
     return Step("BatchDeleteClusterNodes", {"ClusterName": state.name, "NodeIds": [v.node_id for v in victims]},
-                ("edited",), victims)
+                ("edited",), victims, kind="remove-nodes")
 
 
 def test_a_login_node_named_as_a_victim_is_refused_and_nothing_is_sent(running):
@@ -115,7 +115,7 @@ def test_an_update_that_deletes_the_login_group_is_refused(running):
     sim, client = running
     state = observe(client, "gx")
     base = plan(slurm_spec(3, login=2), state)
-    inserted = Step("UpdateCluster", {"ClusterName": "gx", "InstanceGroupsToDelete": ["login"]}, ("looks harmless",))
+    inserted = Step("UpdateCluster", {"ClusterName": "gx", "InstanceGroupsToDelete": ["login"]}, ("looks harmless",), kind="update-cluster")
 
     with pytest.raises(PlanRefused, match="login"):
         _run(sim, client, _with_steps(base, inserted, *base.steps))
@@ -129,7 +129,7 @@ def test_an_update_that_lowers_the_controller_count_is_refused_unless_allowed(ru
     state = observe(client, "gx")
     base = plan(slurm_spec(4, login=2), state)
     entry = slurm_spec(4).group("controller").to_api()
-    lowered = Step("UpdateCluster", {"ClusterName": "gx", "InstanceGroups": [{**entry, "InstanceCount": 0}]}, ("edited",))
+    lowered = Step("UpdateCluster", {"ClusterName": "gx", "InstanceGroups": [{**entry, "InstanceCount": 0}]}, ("edited",), kind="update-cluster")
 
     with pytest.raises(PlanRefused, match="controller"):
         _run(sim, client, _with_steps(base, lowered))
@@ -154,7 +154,7 @@ def test_a_step_made_twice_is_refused(running):
     sim, client = running
     state = observe(client, "gx")
     base = plan(slurm_spec(4, login=2), state)
-    update = Step("UpdateCluster", {"ClusterName": "gx", "InstanceGroups": [slurm_spec(5).group("workers").to_api()]}, ("edited",))
+    update = Step("UpdateCluster", {"ClusterName": "gx", "InstanceGroups": [slurm_spec(5).group("workers").to_api()]}, ("edited",), kind="update-cluster")
 
     with pytest.raises(PlanRefused, match="twice"):
         _run(sim, client, _with_steps(base, update, update))

@@ -62,11 +62,14 @@ def test_roles_flow_from_the_pipeline_into_the_plan_and_the_saved_file(tmp_path)
 def test_plan_json_round_trip_keeps_every_section():
     p = pipeline.prepare(None, slurm_spec(workers=1), observed=observed_from(slurm_spec(workers=3)), skip_preflight="offline").plan
     data = json.loads(p.to_json())
-    assert data["format"] == "hyperpod-plan/2"
+    assert data["format"] == "hyperpod-plan/3"
     assert {"basis", "cost", "preflight", "observed_fingerprint", "calls", "steps", "groups"} <= set(data)
+    assert {"identity", "state", "configuration", "groups", "nodes"} == set(data["basis"])  # neutral words (CHANGELOG /3)
+    assert all(step["kind"] in ("update-cluster", "remove-nodes", "drain") and step["codes"] for step in data["steps"])
     assert Plan.from_dict(data) == p
-    with pytest.raises(ValueError, match="hyperpod-plan/1"):
-        Plan.from_dict({**data, "format": "hyperpod-plan/1"})
+    for older in ("hyperpod-plan/1", "hyperpod-plan/2"):
+        with pytest.raises(ValueError, match=f"{older}.*make the plan again"):
+            Plan.from_dict({**data, "format": older})
 
 
 def test_python_apply_refuses_a_stale_plan_by_default_and_names_the_change():

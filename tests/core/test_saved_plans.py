@@ -94,7 +94,7 @@ def test_a_saved_plan_that_was_edited_is_refused(world):
 
 
 @pytest.mark.parametrize("field, value, message", [
-    ("format", "hyperpod-plan/1", "plan format 'hyperpod-plan/1', this version reads hyperpod-plan/2"),
+    ("format", "hyperpod-plan/1", "plan format 'hyperpod-plan/1', this version reads hyperpod-plan/3"),
     ("tool_version", "0.0.1", "made by pulumi-hyperpod 0.0.1"),
     ("plan", [], "not a valid saved plan"),
     ("policy", {"max_scale_in_fraction": 7}, "not a valid saved plan"),
@@ -223,7 +223,7 @@ def _resealed(path, edit) -> None:
 
 def _delete_other(data):
     data["plan"]["steps"][0] = {"operation": "DeleteCluster", "request": {"ClusterName": "my-training-cluster"},
-                                "reasons": ["looks harmless"], "victims": []}
+                                "reasons": ["looks harmless"], "victims": [], "kind": "delete-cluster"}
 
 
 def _retarget(data):

@@ -96,7 +96,7 @@ def test_check_steps_refuses_a_delete_in_a_create_plan(world):
 
     from pulumi_hyperpod.plan.model import Step
 
-    forged = dataclasses.replace(the_plan, action="create", steps=(Step("DeleteModelDevelopmentCluster", {"name": NAME}, ("x",)),))
+    forged = dataclasses.replace(the_plan, action="create", steps=(Step("DeleteModelDevelopmentCluster", {"name": NAME}, ("x",), kind="delete-cluster"),))
     with pytest.raises(PlanInvalid):
         check_steps(forged)
 
@@ -145,9 +145,9 @@ def _own(data) -> str:
 
 @pytest.mark.parametrize("edit", [
     lambda d: d["plan"].update(action="delete", steps=[{"operation": "DeleteModelDevelopmentCluster",
-                                                        "request": {"name": _own(d)}, "reasons": ["x"], "victims": []}]),
+                                                        "request": {"name": _own(d)}, "reasons": ["x"], "victims": [], "kind": "delete-cluster"}]),
     lambda d: d["plan"]["steps"].append({"operation": "DeleteModelDevelopmentCluster", "request": {"name": _own(d)},
-                                         "reasons": ["x"], "victims": []}),
+                                         "reasons": ["x"], "victims": [], "kind": "delete-cluster"}),
     lambda d: d["plan"]["steps"][0]["request"].update(updateMask="node_pools"),
     lambda d: d["plan"]["steps"][0]["request"]["body"].update(node_pools=[]),
 ])

@@ -48,7 +48,7 @@ def test_a_whole_migration_is_noted_with_every_group_the_software_step_and_the_s
     desired, state = migrated(), running_legacy_cluster()
     planned = plan_of(ClusterSpec.from_dict(copy.deepcopy(SEED004)), state)  # a plan with no migration in it
     whole = dataclasses.replace(planned, steps=(Step("UpdateCluster", {"ClusterName": NAME, "InstanceGroups": [
-        {"InstanceGroupName": g.name, "SlurmConfig": {"NodeType": g.slurm_config.node_type}} for g in desired.instance_groups]}),))
+        {"InstanceGroupName": g.name, "SlurmConfig": {"NodeType": g.slurm_config.node_type}} for g in desired.instance_groups]}, kind="update-cluster"),))
     the_plan = with_migration(whole, desired, state)
     notes = " | ".join(the_plan.notes)
     assert "leo-stg-head-ig → Controller" in notes and "leo-stg-compute-ig → Compute [dev]" in notes
