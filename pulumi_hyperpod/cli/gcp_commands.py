@@ -46,7 +46,7 @@ def _handle(command: Callable) -> Callable:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         from ..core.contract import ApplyError, PlanInvalid, PlanRefused, PlanStale
         from ..gcp.client import CredentialsMissing, GcpApiError, OperationTimeout
-        from ..pipeline.saved import SavedPlanError
+        from ..core.planfile import SavedPlanError
 
         try:
             return command(*args, **kwargs)

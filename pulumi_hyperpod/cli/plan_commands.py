@@ -126,6 +126,14 @@ def _in_gcp(ctx: click.Context, command: str, **params) -> None:
         gcp_ctx.invoke(group.commands[command], **params)
 
 
+def _plan_file_cloud(path: str) -> str | None:
+    """The cloud a saved plan file is for (one format, `hyperpod-plan/3`, for every cloud); None when
+    unreadable (the AWS loader then says what is wrong)."""
+    from ..core.planfile import cloud_of
+
+    return cloud_of(path)
+
+
 def _lifecycle_option(command):
     command = click.option("--slurm", "slurm_file", type=click.Path(), metavar="SLURM_SPEC",
                            help="A Slurm spec (seed 002's slurm_spec): the plan shows its changes against the cluster's "
@@ -217,14 +225,15 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
     from rich.text import Text
 
     from .. import pipeline
-    from ..pipeline.saved import SavedPlanError
+    from ..core.planfile import SavedPlanError
     from ..spec import ClusterSpec
     from .tables import status_table
 
-    if spec_file and not plan_file and _is_gcp(spec_file, lifecycle or slurm_file):
+    gcp_plan = bool(plan_file) and not spec_file and _plan_file_cloud(plan_file) == "gcp"
+    if gcp_plan or (spec_file and not plan_file and _is_gcp(spec_file, lifecycle or slurm_file)):
         _no_workload_on_gcp(workload_files, read_workload, workload_command, kubeconfig)
-        return _in_gcp(ctx, "apply", spec_file=spec_file, yes=yes, no_wait=wait_policy == "none", timeout=timeout,
-                       as_json=as_json, policy_file=policy_file, protect=protect)
+        return _in_gcp(ctx, "apply", spec_file=spec_file, plan_file=plan_file, yes=yes, no_wait=wait_policy == "none",
+                       timeout=timeout, as_json=as_json, policy_file=policy_file, protect=protect)
     if bool(spec_file) == bool(plan_file):
         fail("give either -f SPEC (plan now and apply) or --plan PLAN.json (apply a saved plan), not both" if spec_file
              else "nothing to apply: give -f SPEC, or --plan PLAN.json saved by `hyperpod plan --out`")

@@ -1,15 +1,16 @@
-"""Saved GCP plans: `hyperpod gcp plan --out PLAN.json`, applied later by `gcp apply --plan PLAN.json`.
+"""Saved GCP plans: `hyperpod plan --out PLAN.json` (or `hyperpod gcp plan --out`), applied later by
+`hyperpod apply --plan PLAN.json` (or `hyperpod gcp apply --plan`).
 
-A saved plan is its inputs. The file (JSON):
+A saved plan is its inputs. The file is core/planfile.py's (format `hyperpod-plan/3`, the envelope
+every cloud shares); what Google Cloud saves in it:
 
-    {"format": "hyperpod-gcp-saved-plan/2", "tool_version": "...", "cloud": "gcp", "backend": "gcp"|"fake",
+    {"format": "hyperpod-plan/3", "tool_version": "...", "cloud": "gcp", "backend": "gcp"|"fake",
      "project": "...", "location": "...", "cluster_name": "...", "observed_fingerprint": "..." | null,
      "inputs": {"spec": {...the spec, snake_case, with its full name...}, "policy": {...},
                 "observed": {...the GET response the plan was made from...} | null},
      "plan": {...as `gcp plan --json` prints it...}, "integrity": "sha256:..."}
 
-The hash (pipeline/saved.py's digest, size limit and error class) detects an edit, but anyone can
-recompute it; so `load` also re-derives the plan from the saved inputs with the pure planner and
+The hash (core/planfile.py) detects an edit, but anyone can recompute it; so `load` also re-derives the plan from the saved inputs with the pure planner and
 requires the same action and steps — an edited `action: delete`, an inserted or retargeted step
 is refused — and returns the re-derived plan, whose guards are the planner's own. Apply then
 checks the live cluster is still the saved observation (its fingerprint) before every write. A
@@ -22,12 +23,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..files import read_bounded
-from ..pipeline.saved import MAX_BYTES, SavedPlanError, _digest, _version
-from ..plan.model import PLAN_FORMAT, Plan
+from ..core import planfile
+from ..core.planfile import SavedPlanError
+from ..plan.model import Plan
 
-FORMAT = "hyperpod-gcp-saved-plan/2"
-OLDER_FORMATS = ("hyperpod-gcp-saved-plan/1",)
+__all__ = ["SavedPlanError", "document", "load", "save"]
 
 
 def document(the_plan: Plan, *, spec: Any, observed: Any, policy: Any, backend: str) -> dict[str, Any]:
@@ -35,41 +35,24 @@ def document(the_plan: Plan, *, spec: Any, observed: Any, policy: Any, backend: 
     name = spec.resource_name()
     inputs = {"spec": {"name": spec.name, **spec.body()}, "policy": policy.model_dump(mode="json"),
               "observed": observed.resource if observed is not None else None}
-    body = {"format": FORMAT, "tool_version": _version(), "cloud": "gcp", "backend": backend, "project": name.project,
+    body = {"backend": backend, "project": name.project,
             "location": name.location, "cluster_name": the_plan.cluster_name,
             "observed_fingerprint": the_plan.observed_fingerprint, "inputs": inputs, "plan": json.loads(the_plan.to_json())}
-    return {**body, "integrity": _digest(body)}
+    return planfile.seal("gcp", body)
 
 
 def save(the_plan: Plan, path: str | Path, *, spec: Any, observed: Any, policy: Any, backend: str) -> None:
     """Written whole or not at all (files.write_whole)."""
-    from ..files import write_whole
-
     if observed is not None and observed.resource is None:
         raise SavedPlanError(f"{path}: the observation this plan was made from is not known; it cannot be saved")
-    write_whole(path, json.dumps(document(the_plan, spec=spec, observed=observed, policy=policy, backend=backend),
-                                 indent=2, sort_keys=True) + "\n")
+    planfile.write(path, document(the_plan, spec=spec, observed=observed, policy=policy, backend=backend))
 
 
 def load(path: str | Path, backend: str | None = None) -> Plan:
     """The plan saved in `path`, re-derived from its inputs; or SavedPlanError naming the file and
     what is wrong. `backend`: the one apply runs against (a plan made for another is refused)."""
     where = str(path)
-    data = _parse(where, _read_bounded(where))
-    if not isinstance(data, dict) or "format" not in data or "plan" not in data:
-        raise SavedPlanError(f"{where}: not a saved plan (no format/plan); make one with `hyperpod gcp plan -f SPEC --out {where}`")
-    if data["format"] == PLAN_FORMAT:
-        raise SavedPlanError(f"{where}: a HyperPod (AWS) saved plan; apply it with `hyperpod apply --plan {where}`")
-    if data["format"] in OLDER_FORMATS:
-        raise SavedPlanError(f"{where}: made by an older version (without the inputs it was made from); make the plan again")
-    if data["format"] != FORMAT:
-        raise SavedPlanError(f"{where}: plan format {str(data['format'])[:80]!r}, this version reads {FORMAT}; make the plan again")
-    if data.get("integrity") != _digest({k: v for k, v in data.items() if k != "integrity"}):
-        raise SavedPlanError(f"{where}: the file was changed after it was saved (integrity check failed); a saved plan "
-                             "is applied exactly as reviewed: make the plan again")
-    if data.get("tool_version") != _version():
-        raise SavedPlanError(f"{where}: made by pulumi-hyperpod {str(data.get('tool_version'))[:40]!r}, this is "
-                             f"{_version()}; make the plan again with this version")
+    data = planfile.read(path, cloud="gcp")  # the envelope: size, reader, format, integrity, version, cloud
     if backend is not None and data.get("backend") != backend:
         raise SavedPlanError(f"{where}: made against the {str(data.get('backend'))[:20]!r} backend, applied against "
                              f"{backend!r}: make the plan again with --backend {backend}")
@@ -120,23 +103,3 @@ def _essence(the_plan: Plan) -> Any:
     data = json.loads(the_plan.to_json())
     return (data.get("cluster_name"), the_plan.observed_fingerprint, data.get("action"), data.get("steps"),
             sorted(r.rule for r in the_plan.refusals))
-
-
-def _read_bounded(where: str) -> bytes:
-    """At most MAX_BYTES + 1 bytes of a regular file (`files.read_bounded`)."""
-    try:
-        raw = read_bounded(where, MAX_BYTES)
-    except FileNotFoundError:
-        raise SavedPlanError(f"{where}: no such file (save a plan with `hyperpod gcp plan -f SPEC --out {where}`)") from None
-    except OSError as error:
-        raise SavedPlanError(f"{where}: cannot be read ({error.strerror or error})") from None
-    if len(raw) > MAX_BYTES:
-        raise SavedPlanError(f"{where}: larger than {MAX_BYTES // (1024 * 1024)} MB, not a saved plan")
-    return raw
-
-
-def _parse(where: str, raw: bytes) -> Any:
-    try:
-        return json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise SavedPlanError(f"{where}: not a saved plan (not JSON: {type(error).__name__})") from None

@@ -1,8 +1,9 @@
-"""Saved plans: `hyperpod plan --out PLAN.json`, applied later by `hyperpod apply --plan PLAN.json`.
+"""Saved HyperPod plans: `hyperpod plan --out PLAN.json`, applied later by `hyperpod apply --plan PLAN.json`.
 
-The file (JSON, format `hyperpod-plan/2`):
+The file is core/planfile.py's (format `hyperpod-plan/3`, the same envelope for every cloud: size,
+reader, format, integrity, tool version, cloud); what AWS saves in it:
 
-    {"format": "hyperpod-plan/2", "tool_version": "...", "cluster_name": "...",
+    {"format": "hyperpod-plan/3", "tool_version": "...", "cloud": "aws", "cluster_name": "...",
      "target": {"cloud": "aws", "backend": "aws" | "fake", "region": "...", "account": "..." | null},
      "spec": {...CreateCluster form...} | null, "policy": {...}, "roles": {...},
      "observed": {...a `hyperpod snapshot` of the cluster...} | null,
@@ -27,32 +28,17 @@ the plan again.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import itertools
 import json
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..files import read_bounded
-from ..plan import PLAN_FORMAT, Plan, Policy
+from ..core import planfile
+from ..core.planfile import SavedPlanError
+from ..plan import Plan, Policy
 from ..plan.integrity import step_problems
 
-MAX_BYTES = 64 * 1024 * 1024  # a plan of thousands of nodes is a few MB (spec/documents.py MAX_BYTES["saved plan"])
-
-
-class SavedPlanError(ValueError):
-    """A saved plan file that cannot be applied; the message names the file and says why."""
-
-
-def _version() -> str:
-    from .. import __version__
-
-    return __version__
-
-
-def _digest(body: Mapping[str, Any]) -> str:
-    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), default=str)
-    return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+__all__ = ["SavedPlanError", "document", "load", "plan_difference", "plan_target", "save"]
 
 
 def document(prepared: Any, target: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -60,8 +46,6 @@ def document(prepared: Any, target: Mapping[str, Any] | None = None) -> dict[str
     the_plan: Plan = prepared.plan
     observed = prepared.observed
     body: dict[str, Any] = {
-        "format": PLAN_FORMAT,
-        "tool_version": _version(),
         "cluster_name": the_plan.cluster_name,
         "target": plan_target(the_plan, **dict(target or {})),
         "spec": prepared.desired.to_api("CreateCluster") if prepared.desired is not None else None,
@@ -75,7 +59,7 @@ def document(prepared: Any, target: Mapping[str, Any] | None = None) -> dict[str
         "workload": prepared.workload.to_dict() if getattr(prepared, "workload", None) is not None else None,
         "plan": json.loads(the_plan.to_json()),
     }
-    return {**body, "integrity": _digest(body)}
+    return planfile.seal("aws", body)
 
 
 def plan_target(the_plan: Plan, *, backend: str | None = None, region: str | None = None,
@@ -93,56 +77,17 @@ def plan_target(the_plan: Plan, *, backend: str | None = None, region: str | Non
 def save(prepared: Any, path: str | Path, *, target: Mapping[str, Any] | None = None, inputs: Any = ()) -> None:
     """Written whole or not at all: a failed save leaves the file that was there. `target`: the
     backend and region the plan was made with (`plan_target`'s keywords)."""
-    from ..files import write_whole
-
-    write_whole(path, json.dumps(document(prepared, target), indent=2, sort_keys=True, default=str) + "\n", inputs=inputs)
-
-
-def _saved_plan_error() -> type:
-    from ..core.errors import InputError
-
-    class SavedPlanInput(InputError):
-        kind = "saved plan"
-
-    return SavedPlanInput
+    planfile.write(path, document(prepared, target), inputs=inputs)
 
 
 def load(path: str | Path, *, target: Mapping[str, Any] | None = None) -> Any:
     """The Prepared plan in `path`, or SavedPlanError naming the file and what is wrong. `target`:
     where it is to be applied (cloud, backend, region; None values are not compared)."""
-    from ..spec import ClusterSpec, InputError, SpecError
-    from ..core.documents import read_object_document
+    from ..spec import ClusterSpec, SpecError
     from . import Prepared
 
     where = str(path)
-    file = Path(path)
-    if not file.exists():
-        raise SavedPlanError(f"{where}: no such file (save a plan with `hyperpod plan -f SPEC --out {where}`)")
-    if file.is_dir():
-        raise SavedPlanError(f"{where}: is a directory, not a saved plan file")
-    try:
-        raw = read_bounded(file, MAX_BYTES)
-        if len(raw) > MAX_BYTES:
-            raise SavedPlanError(f"{where}: larger than {MAX_BYTES // (1024 * 1024)} MB, not a saved plan")
-        data = read_object_document(raw, where, _saved_plan_error(), ".json")  # the one reader: depth, keys twice
-    except OSError as error:
-        raise SavedPlanError(f"{where}: cannot be read ({error.strerror or error})") from None
-    except InputError as error:
-        rule = "; ".join(str(v.rule) for v in error.violations[:1])
-        raise SavedPlanError(f"{where}: not a saved plan ({rule})") from None
-    if not isinstance(data, dict) or "plan" not in data or "format" not in data:
-        raise SavedPlanError(f"{where}: not a saved plan (no format/plan); make one with `hyperpod plan -f SPEC --out {where}`")
-    if str(data["format"]).startswith("hyperpod-gcp-saved-plan/"):  # gcp/saved.py: made by `hyperpod gcp plan --out`
-        raise SavedPlanError(f"{where}: a Google Cloud saved plan; apply it with `hyperpod gcp apply --plan {where}`")
-    if data["format"] != PLAN_FORMAT:
-        raise SavedPlanError(f"{where}: plan format {data['format']!r}, this version reads {PLAN_FORMAT}; make the plan again")
-    body = {k: v for k, v in data.items() if k != "integrity"}
-    if data.get("integrity") != _digest(body):
-        raise SavedPlanError(f"{where}: the file was changed after it was saved (integrity check failed); "
-                             "a saved plan is applied exactly as reviewed: make the plan again")
-    if data.get("tool_version") != _version():
-        raise SavedPlanError(f"{where}: made by pulumi-hyperpod {data.get('tool_version')}, this is {_version()}; "
-                             "make the plan again with this version")
+    data = planfile.read(path, cloud="aws")  # the envelope: size, reader, format, integrity, version, cloud
     from pydantic import ValidationError
 
     try:

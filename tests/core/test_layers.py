@@ -40,8 +40,6 @@ RULES = [
 KNOWN = {
     # the Google Cloud dynamic provider is a front end kept in the cloud's folder; it belongs in provider/
     "gcp.provider imports provider", "gcp.provider imports provider.console", "gcp.provider imports provider.unknowns",
-    # the GCP plan file borrows the AWS one's digest and size limit until both use one plan-file module
-    "gcp.saved imports pipeline.saved",
 }
 
 

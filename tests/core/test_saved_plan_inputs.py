@@ -49,7 +49,7 @@ def mutating_calls_since(start: int) -> list[str]:
 
 
 def reseal(path, edit) -> None:
-    from pulumi_hyperpod.pipeline.saved import _digest
+    from pulumi_hyperpod.core.planfile import digest as _digest
 
     data = json.loads(path.read_text())
     edit(data)

@@ -100,7 +100,7 @@ def test_a_saved_plan_that_was_edited_is_refused(world):
     ("policy", {"max_scale_in_fraction": 7}, "not a valid saved plan"),
 ])
 def test_a_saved_plan_of_another_format_or_version_is_refused(world, field, value, message):
-    from pulumi_hyperpod.pipeline.saved import _digest
+    from pulumi_hyperpod.core.planfile import digest as _digest
 
     hyperpod("plan", "-f", str(SPECS / "seed004-scale-out.json"), "--out", "p.json")
     saved = json.loads((world / "p.json").read_text())
@@ -213,7 +213,7 @@ def test_a_plan_out_that_cannot_be_written_is_one_line_naming_the_file_and_keeps
 
 def _resealed(path, edit) -> None:
     """`edit` the saved plan's body and recompute its hash, as anyone who can write the file can."""
-    from pulumi_hyperpod.pipeline.saved import _digest
+    from pulumi_hyperpod.core.planfile import digest as _digest
 
     data = json.loads(path.read_text())
     edit(data)

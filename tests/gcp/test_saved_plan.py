@@ -14,7 +14,8 @@ from click.testing import CliRunner
 from pulumi_hyperpod.cli import main
 from pulumi_hyperpod.gcp.apply import PlanInvalid, check_steps
 from pulumi_hyperpod.gcp.saved import load
-from pulumi_hyperpod.pipeline.saved import MAX_BYTES, _digest
+from pulumi_hyperpod.core.planfile import MAX_BYTES
+from pulumi_hyperpod.core.planfile import digest as _digest
 from pulumi_hyperpod.plan.model import PLAN_FORMAT
 from tests.support.cli import use_fake_world
 
@@ -189,10 +190,19 @@ def test_a_saved_create_plan_applies(tmp_path, monkeypatch):
     assert json.loads(gcp("status", "--name", NAME, "--json"))["exists"]
 
 
-def test_hyperpod_apply_of_a_gcp_saved_plan_names_the_gcp_command(world):
+def test_hyperpod_apply_applies_a_gcp_saved_plan_one_format_for_both_clouds(world):
+    data = json.loads((world / "plan.json").read_text())
+    assert (data["format"], data["cloud"]) == ("hyperpod-plan/3", "gcp")  # CHANGELOG: one format, the cloud inside
     result = CliRunner().invoke(main, ["--backend", "fake", "apply", "--plan", str(world / "plan.json"), "--yes"])
-    assert result.exit_code == 1
-    assert f"hyperpod gcp apply --plan {world / 'plan.json'}" in result.output.replace("\n", "")
+    assert result.exit_code == 0, result.output
+    assert "PatchModelDevelopmentCluster" in result.output
+
+
+@pytest.mark.parametrize("older", ["hyperpod-gcp-saved-plan/1", "hyperpod-gcp-saved-plan/2", "hyperpod-plan/2"])
+def test_a_plan_file_of_an_older_format_is_refused_make_it_again(world, older):
+    _rewrite(world / "plan.json", lambda d: d.update(format=older), rehash=True)
+    out = gcp("apply", "--plan", str(world / "plan.json"), "--yes", code=1).replace("\n", " ")
+    assert f"plan format '{older}', this version reads hyperpod-plan/3; make the plan again" in out
 
 
 def test_apply_refuses_a_plan_object_whose_patch_removes_nodes_its_rows_do_not_show(world):

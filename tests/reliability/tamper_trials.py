@@ -181,7 +181,7 @@ def _world(directory: Path) -> _World:
 
 
 def _reseal(path: Path, data: dict) -> None:
-    from pulumi_hyperpod.pipeline.saved import _digest
+    from pulumi_hyperpod.core.planfile import digest as _digest
 
     body = {k: v for k, v in data.items() if k != "integrity"}
     path.write_text(json.dumps({**body, "integrity": _digest(body)}))

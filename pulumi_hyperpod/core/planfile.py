@@ -1,0 +1,113 @@
+"""The saved-plan file, one format for every cloud: `hyperpod-plan/3` (CHANGELOG.md has its history).
+
+    {"format": "hyperpod-plan/3", "tool_version": "...", "cloud": "aws" | "gcp",
+     "cluster_name": "...", "observed_fingerprint": "..." | null,
+     ...what the cloud saves: the inputs the plan was made from (spec, policy, observation, …)
+        and where it is for (backend, region/project, account)...,
+     "plan": {...the plan, as `hyperpod plan --json` prints it...}, "integrity": "sha256:..."}
+
+This module is the envelope, the same for both clouds: the size bound, the one JSON reader (depth,
+keys given twice), the format, the integrity hash, the tool version and the cloud. A file of any
+other format — the older `hyperpod-plan/1`, `/2` and `hyperpod-gcp-saved-plan/1`, `/2` included —
+is refused: make the plan again. `integrity` detects edits; it does not authenticate (anyone can
+recompute it), so each cloud's loader (pipeline/saved.py, gcp/saved.py) then makes the plan again
+from the saved inputs and accepts the file only when it is that plan.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..plan.model import PLAN_FORMAT
+from .errors import InputError
+
+FORMAT = PLAN_FORMAT  # the file's format is the plan's
+MAX_BYTES = 64 * 1024 * 1024  # a plan of thousands of nodes, with the observation it was made from, is a few MB
+TITLES = {"aws": "HyperPod (AWS)", "gcp": "Google Cloud"}
+
+
+class SavedPlanError(ValueError):
+    """A saved plan file that cannot be applied; the message names the file and says why."""
+
+
+class _SavedPlanInput(InputError):
+    kind = "saved plan"
+
+
+def tool_version() -> str:
+    from .. import __version__
+
+    return str(__version__)
+
+
+def digest(body: Mapping[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of everything but the hash itself."""
+    canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), default=str)
+    return "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def seal(cloud: str, body: Mapping[str, Any]) -> dict[str, Any]:
+    """The file's whole content: the envelope's fields, the cloud's `body`, then the hash."""
+    sealed = {"format": FORMAT, "tool_version": tool_version(), "cloud": cloud, **body}
+    return {**sealed, "integrity": digest(sealed)}
+
+
+def write(path: str | Path, document: Mapping[str, Any], *, inputs: Any = ()) -> None:
+    """Written whole or not at all (files.write_whole); never over one of the plan's `inputs`."""
+    from ..files import write_whole
+
+    write_whole(path, json.dumps(document, indent=2, sort_keys=True, default=str) + "\n", inputs=inputs)
+
+
+def read(path: str | Path, *, cloud: str | None = None) -> dict[str, Any]:
+    """The checked content of a saved plan file, or SavedPlanError naming the file and what is wrong.
+    `cloud`: the one the caller applies to (a plan for another cloud is refused, saying which)."""
+    from ..files import read_bounded
+    from .documents import read_object_document
+
+    where = str(path)
+    file = Path(path)
+    if not file.exists():
+        raise SavedPlanError(f"{where}: no such file (save a plan with `hyperpod plan -f SPEC --out {where}`)")
+    if file.is_dir():
+        raise SavedPlanError(f"{where}: is a directory, not a saved plan file")
+    try:
+        raw = read_bounded(file, MAX_BYTES)
+        if len(raw) > MAX_BYTES:
+            raise SavedPlanError(f"{where}: larger than {MAX_BYTES // (1024 * 1024)} MB, not a saved plan")
+        data = read_object_document(raw, where, _SavedPlanInput, ".json")  # the one reader: depth, keys twice
+    except OSError as error:
+        raise SavedPlanError(f"{where}: cannot be read ({error.strerror or error})") from None
+    except InputError as error:
+        rule = "; ".join(str(v.rule) for v in error.violations[:1])
+        raise SavedPlanError(f"{where}: not a saved plan ({rule})") from None
+    if not isinstance(data, dict) or "plan" not in data or "format" not in data:
+        raise SavedPlanError(f"{where}: not a saved plan (no format/plan); make one with `hyperpod plan -f SPEC --out {where}`")
+    if data["format"] != FORMAT:
+        raise SavedPlanError(f"{where}: plan format {str(data['format'])[:80]!r}, this version reads {FORMAT}; "
+                             "make the plan again")
+    if data.get("integrity") != digest({k: v for k, v in data.items() if k != "integrity"}):
+        raise SavedPlanError(f"{where}: the file was changed after it was saved (integrity check failed); "
+                             "a saved plan is applied exactly as reviewed: make the plan again")
+    if data.get("tool_version") != tool_version():
+        raise SavedPlanError(f"{where}: made by pulumi-hyperpod {str(data.get('tool_version'))[:40]}, this is "
+                             f"{tool_version()}; make the plan again with this version")
+    if data.get("cloud") not in TITLES:
+        raise SavedPlanError(f"{where}: not a valid saved plan (cloud {str(data.get('cloud'))[:20]!r})")
+    if cloud is not None and data["cloud"] != cloud:
+        raise SavedPlanError(f"{where}: a {TITLES[data['cloud']]} plan, applied as a {TITLES[cloud]} one; "
+                             f"apply it with `hyperpod apply --plan {where}`")
+    return data
+
+
+def cloud_of(path: str | Path) -> str | None:
+    """The cloud a saved plan file says it is for, or None when the file says nothing readable
+    (the loader then gives the error)."""
+    try:
+        return str(read(path)["cloud"])
+    except SavedPlanError:
+        return None
