@@ -1,6 +1,6 @@
 """pulumi-hyperpod: declarative Amazon SageMaker HyperPod clusters.
 
-The flow (DESIGN.md): spec → observe → plan → apply → client.
+The flow (docs/DESIGN.md, "The flow"): spec → observe → plan → apply → client.
 
 The public names below are loaded on first use (PEP 562): a Pulumi preview starts two Python
 processes, and the dynamic provider's, which unpickles `provider.ClusterProvider`, should not

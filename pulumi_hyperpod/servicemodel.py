@@ -1,6 +1,6 @@
 """botocore's `sagemaker` service model as the contract.
 
-Limits, enums and patterns are read from the model, never copied into our code (STYLE.md:
+Limits, enums and patterns are read from the model, never copied into our code (docs/DESIGN.md,
 behaviour from data). botocore itself only checks types and required members client-side; the
 service checks the rest. `violations()` is that server-side check, shared by the spec (before any
 call is made) and the simulator (which answers ValidationException like the real service); it is
@@ -75,7 +75,7 @@ _DOCUMENTED = {"add_total": 50, "delete_ids": 99, "delete_logical_ids": 50, "del
 
 
 def api_limits() -> dict[str, int]:
-    """Per-call limits: the service model's numbers (STYLE.md: behaviour from data), tightened by
+    """Per-call limits: the service model's numbers (docs/DESIGN.md: behaviour from data), tightened by
     what its documentation states in words; a botocore upgrade that lowers a number still wins."""
     model = {
         "add_increment": limit("AddClusterNodeSpecification", "IncrementTargetCountBy"),

@@ -1,4 +1,4 @@
-"""Waits as botocore waiter models (STYLE.md), driven by a loop that adds what botocore's
+"""Waits as botocore waiter models (docs/DESIGN.md, "Patterns we borrow"), driven by a loop that adds what botocore's
 `Waiter.wait` lacks: a deadline instead of an attempt count, an injectable sleep (virtual time in
 tests) and a progress callback on every poll. The acceptors themselves are botocore's.
 """

@@ -1,4 +1,4 @@
-"""A Plan is data: ordered steps, each the exact API request with its reasons (STYLE.md: Terraform).
+"""A Plan is data: ordered steps, each the exact API request with its reasons (docs/DESIGN.md, "Patterns we borrow": Terraform).
 
 It can be printed, compared, serialized and asserted on before anything runs, and `apply` executes
 exactly these steps, never re-deriving them halfway.

@@ -3,7 +3,7 @@
 (`plan.render`), never stored as text.
 
 They live here, beside the Plan, so `cost/` and `preflight/` import `plan/` and never the other
-way round: the layers point one way (DESIGN.md).
+way round: the layers point one way (docs/DESIGN.md, "Layers").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The Pulumi dynamic provider: check / diff / create / update / read / delete over the core.
 
-Thin (DESIGN.md): check = spec validation; diff = input comparison plus the live plan printed
+Thin (docs/DESIGN.md, "Front ends"): check = spec validation; diff = input comparison plus the live plan printed
 for the preview; create/update = observe → plan → apply; read = observe; delete = DeleteCluster
 and wait. Decisions live in `plan`; this module only translates (props.py) and reports.
 

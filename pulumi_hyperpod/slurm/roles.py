@@ -9,7 +9,7 @@ group that is neither as compute; `worker_groups` gives their partitions).
 Readers here take that file from a dict, a local bundle directory, or S3 (the group's
 `LifeCycleConfig.SourceS3Uri`, through a boto3 `s3` client — the simulator answers it too).
 `resolve_roles` combines them; when roles stay unknown it returns None and says why in its notes,
-and the planner then refuses to scale any group to 0 (DESIGN.md principle 6: unknown is not safe).
+and the planner then refuses to scale any group to 0 (docs/DESIGN.md, principle 6: unknown is not safe).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The simulator's modules import one way (DESIGN.md: layers point one way): no import cycle among
+"""The simulator's modules import one way (docs/DESIGN.md, "Layers"): no import cycle among
 pulumi_hyperpod/fake/*.py, counting imports inside functions too (a lazy import is still a cycle)."""
 
 from __future__ import annotations
