@@ -1,8 +1,9 @@
 """Fixtures for the simulator's tests.
 
-Every successful response a simulator client receives in this session is validated on the spot
-against botocore's output shape for its operation (`CONFORMANCE`); `test_sim_zz_conformance.py`
-asserts on the tally at the end of the run.
+Every successful response a simulator client receives is validated on the spot against botocore's
+output shape for its operation (`CONFORMANCE`), and the test that received a non-conforming one
+fails (`_responses_conform`, after each test). `test_sim_conformance.py` runs a scenario touching
+every simulated operation with a tally of its own (`conformance`): no test depends on the order.
 """
 
 from __future__ import annotations
@@ -48,9 +49,22 @@ CONFORMANCE = ConformanceTally()
 wire.OBSERVERS.append(CONFORMANCE)
 
 
+@pytest.fixture(autouse=True)
+def _responses_conform():
+    """The responses this test received conform (whatever ran before it)."""
+    before = len(CONFORMANCE.failures)
+    yield
+    new = CONFORMANCE.failures[before:]
+    assert not new, "responses not matching botocore's output shapes:\n" + "\n".join(f"{op}: {p}" for op, p in new[:20])
+
+
 @pytest.fixture
-def conformance() -> ConformanceTally:
-    return CONFORMANCE
+def conformance():
+    """A tally of the responses received during this test only."""
+    tally = ConformanceTally()
+    wire.OBSERVERS.append(tally)
+    yield tally
+    wire.OBSERVERS.remove(tally)
 
 
 @pytest.fixture

@@ -209,12 +209,8 @@ def test_eks_clusters_need_no_slurm_roles():
 
 
 def test_with_the_planners_roles_argument_both_with_and_without_the_bundle(world):
-    """Once plan() takes `roles` (the core's change), the reader's roles drive the guards directly:
-    the controller guard with the bundle readable, the unknown-roles guard without it."""
-    import inspect
-
-    if "roles" not in inspect.signature(plan).parameters:
-        pytest.skip("plan() does not take roles on this branch yet (the core adds it; the lead merges)")
+    """The reader's roles drive plan()'s guards directly: the controller guard with the bundle
+    readable, the unknown-roles guard without it."""
     _, sagemaker, s3 = _legacy_cluster_running(world)
     desired = ClusterSpec.from_dict(legacy_cluster(uri=URI, counts=(1, 0, 2)))
     observed = observe(sagemaker, "legacy")
