@@ -44,10 +44,10 @@ class AwsCloud:
 
         return make_plan(desired, observed, policy, **context)
 
-    def preflight(self, plan: "Plan", desired: Any, observed: Any, client: Any) -> "Plan":
+    def preflight(self, plan: "Plan", desired: Any, observed: Any, client: Any, policy: "Policy") -> "Plan":
         from ..pipeline import check
 
-        return check(plan, desired, observed, sagemaker=client)
+        return check(plan, desired, observed, sagemaker=client, policy=policy)
 
     def apply(self, client: Any, plan: "Plan", options: "ApplyOptions") -> "ApplyResult":
         from ..apply import apply

@@ -5,7 +5,7 @@ plans a change to it, applies a plan and imports an existing one, each over type
 
     read(client, name)                          → the cloud's observed cluster, or None
     plan(desired, observed, policy, **context)  → a Plan (pure: planner rules, then its cost)
-    preflight(plan, desired, observed, client)  → the Plan with its preflight section (reads the account)
+    preflight(plan, desired, observed, client, policy) → the Plan with its preflight section (reads the account)
     apply(client, plan, options)                → ApplyResult (core/contract.py: one contract)
     import_(client, name)                       → the observed cluster (an error when there is none)
 
@@ -52,7 +52,7 @@ class Cloud(Protocol):
 
     def plan(self, desired: Any, observed: Any, policy: "Policy", **context: Any) -> "Plan": ...
 
-    def preflight(self, plan: "Plan", desired: Any, observed: Any, client: Any) -> "Plan": ...
+    def preflight(self, plan: "Plan", desired: Any, observed: Any, client: Any, policy: "Policy") -> "Plan": ...
 
     def apply(self, client: Any, plan: "Plan", options: "ApplyOptions") -> "ApplyResult": ...
 
@@ -110,7 +110,7 @@ def prepare(cloud: Cloud, client: Any, desired: Any, policy: "Policy", *, observ
     state = cloud.read(client, desired.name) if observed is OBSERVE else observed
     the_plan = cloud.plan(desired, state, policy, **context)
     if skip_preflight is None and client is not None:
-        the_plan = cloud.preflight(the_plan, desired, state, client)
+        the_plan = cloud.preflight(the_plan, desired, state, client, policy)
     else:
         from ..preflight.section import section  # neutral: the section's shape, no check
 

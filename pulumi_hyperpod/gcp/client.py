@@ -20,6 +20,8 @@ from . import keys, names
 API_VERSION = "v1beta1"
 ENDPOINT_ENV = "HYPERPOD_GCP_ENDPOINT"  # e.g. a Private Service Connect endpoint; {location} is filled in
 DEFAULT_ENDPOINT = "https://{location}-aiplatform.googleapis.com"
+COMPUTE_ENDPOINT_ENV = "HYPERPOD_GCP_COMPUTE_ENDPOINT"  # Compute Engine's (the preflight's reads)
+COMPUTE_ENDPOINT = "https://compute.googleapis.com/compute/v1"
 SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
 BACKENDS = ("gcp", "fake")
 _RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
@@ -75,15 +77,19 @@ class GcpClient:
         return f"{self.endpoint.format(location=location).rstrip('/')}/{API_VERSION}/{resource}"
 
     # ---- one call ----------------------------------------------------------------------------
+    def compute_url(self, resource: str) -> str:
+        base = COMPUTE_ENDPOINT if self.backend == "fake" else os.environ.get(COMPUTE_ENDPOINT_ENV) or COMPUTE_ENDPOINT
+        return f"{base.rstrip('/')}/{resource}"
+
     def _call(self, method: str, resource: str, *, params: dict[str, Any] | None = None,
-              body: dict[str, Any] | None = None) -> dict[str, Any]:
+              body: dict[str, Any] | None = None, url: str | None = None) -> dict[str, Any]:
         import requests
 
         call = f"{method} {resource}"
         attempts = 4 if method == "GET" else 1  # only reads are retried blindly
         for attempt in range(attempts):
             try:
-                response = self.session.request(method, self.url(resource), params=params,
+                response = self.session.request(method, url or self.url(resource), params=params,
                                                 json=keys.to_camel(body) if body is not None else None, timeout=60)
             except requests.RequestException as error:
                 if attempt + 1 < attempts:
@@ -130,6 +136,22 @@ class GcpClient:
 
     def get_operation(self, name: str) -> dict[str, Any]:
         return self._call("GET", name)
+
+    # ---- Compute Engine: what a preflight reads ----------------------------------------------------
+    def get_region(self, project: str, region: str) -> dict[str, Any]:
+        """compute/v1 regions.get: the region's quotas (metric, limit, usage)."""
+        resource = f"projects/{project}/regions/{region}"
+        return self._call("GET", resource, url=self.compute_url(resource))
+
+    def get_machine_type(self, project: str, zone: str, machine_type: str) -> dict[str, Any]:
+        """compute/v1 machineTypes.get: NOT_FOUND when the zone does not offer the type."""
+        resource = f"projects/{project}/zones/{zone}/machineTypes/{machine_type}"
+        return self._call("GET", resource, url=self.compute_url(resource))
+
+    def get_reservation(self, project: str, zone: str, name: str) -> dict[str, Any]:
+        """compute/v1 reservations.get."""
+        resource = f"projects/{project}/zones/{zone}/reservations/{name}"
+        return self._call("GET", resource, url=self.compute_url(resource))
 
     # ---- long-running operations -------------------------------------------------------------
     def wait_operation(self, operation: dict[str, Any], timeout: float, verb: str = "operation",

@@ -1,23 +1,18 @@
 """Google Cloud training clusters behind the `Cloud` interface (core/cloud.py).
 
 read is `observe` (GET), plan is the pure planner with its cost (gcp/planner.py), apply is
-`gcp.apply.apply` under the one contract (core/contract.py). Preflight: the Google Cloud checks
-(regional quotas, machine types offered in the zone, named reservations) are not written yet;
-the plan's preflight section says so rather than showing an "ok" nobody checked.
+`gcp.apply.apply` under the one contract (core/contract.py), preflight reads Compute Engine
+(gcp/preflight.py: machine type offered in the zone, named reservation, regional quotas).
 """
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.contract import ApplyOptions, ApplyResult
     from ..plan.model import Plan
     from ..plan.policy import Policy
-
-NOT_CHECKED = "Google Cloud preflight checks (quotas, machine types, reservations) are not implemented: not checked"
-
 
 class GcpCloud:
     name = "gcp"
@@ -48,10 +43,10 @@ class GcpCloud:
 
         return plan(desired, observed, policy)
 
-    def preflight(self, plan: "Plan", desired: Any, observed: Any, client: Any) -> "Plan":
-        from ..preflight.section import section
+    def preflight(self, plan: "Plan", desired: Any, observed: Any, client: Any, policy: "Policy") -> "Plan":
+        from .preflight import preflight
 
-        return dataclasses.replace(plan, preflight=section(plan, None, [], [], skipped=NOT_CHECKED))
+        return preflight(plan, desired, observed, client, policy)
 
     def apply(self, client: Any, plan: "Plan", options: "ApplyOptions") -> "ApplyResult":
         from .apply import apply

@@ -205,8 +205,8 @@ def _quota_parts(quotas: QuotaSection) -> list[Any]:
         parts.append(Text(f"  {quotas.clusters_error}"))
     if quotas.clusters_skipped:
         parts.append(Text(f"  not counted: {', '.join(quotas.clusters_skipped)}"))
-    title = (f"Service quotas in {quotas.region} (applied, else AWS default; this cluster as planned + "
-             f"{len(quotas.clusters_counted)} other(s))")
+    title = quotas.title or (f"Service quotas in {quotas.region} (applied, else AWS default; this cluster as planned + "
+                             f"{len(quotas.clusters_counted)} other(s))")
     table = _table(title, ("quota", "limit", "in use", "after", "status"), right=("limit", "in use", "after"))
     for check in quotas.checks:
         label = _QUOTA_SHORT.get(check.quota_code or "", check.quota_name)

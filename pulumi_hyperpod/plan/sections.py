@@ -124,6 +124,7 @@ class QuotaSection:
     clusters_skipped: tuple[str, ...] = ()
     clusters_error: str | None = None
     error: str | None = None
+    title: str | None = None  # what the checks are, in the cloud's words (None: HyperPod's service quotas)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "QuotaSection":

@@ -7,6 +7,10 @@ Routes (the real service's, under https://{location}-aiplatform.googleapis.com/v
     PATCH  {name}?updateMask=a,b                                          → Operation
     DELETE {name}                                                         → Operation
     GET    {name}/operations/{id}                                         → Operation
+and Compute Engine's reads a preflight makes (https://compute.googleapis.com/compute/v1/, compute.py):
+    GET    projects/P/regions/R                     → Region (its quotas: limit and usage)
+    GET    projects/P/zones/Z/machineTypes/M        → MachineType (vCPUs, accelerators)
+    GET    projects/P/zones/Z/reservations/N        → Reservation
 Errors are google.rpc.Status JSON bodies with the matching HTTP status.
 """
 
@@ -30,6 +34,9 @@ _COLLECTION = re.compile(rf"^/v1beta1/(?P<parent>{_PARENT})/modelDevelopmentClus
 _CLUSTER = re.compile(rf"^/v1beta1/(?P<name>{_PARENT}/modelDevelopmentClusters/[^/]+)$")
 _OPERATION = re.compile(rf"^/v1beta1/(?P<name>{_PARENT}/modelDevelopmentClusters/[^/]+/operations/[^/]+)$")
 _HOST = re.compile(r"^(?P<location>[a-z]+-[a-z]+[0-9]+)-aiplatform\.googleapis\.com$")
+COMPUTE_HOST = "compute.googleapis.com"
+_REGION = re.compile(r"^/compute/v1/projects/(?P<project>[^/]+)/regions/(?P<region>[^/]+)$")
+_ZONAL = re.compile(r"^/compute/v1/projects/(?P<project>[^/]+)/zones/(?P<zone>[^/]+)/(?P<kind>machineTypes|reservations)/(?P<name>[^/]+)$")
 
 
 class SimulatorAdapter(BaseAdapter):
@@ -57,6 +64,8 @@ class SimulatorAdapter(BaseAdapter):
 
 
 def _route(world: GcpWorld, method: str, host: str, path: str, query: dict[str, str], raw: Any) -> dict[str, Any]:
+    if host == COMPUTE_HOST:
+        return _compute(world, method, path)
     host_match = _HOST.match(host)
     location = host_match["location"] if host_match else None
     for pattern in (_OPERATION, _CLUSTER, _COLLECTION):
@@ -82,6 +91,23 @@ def _route(world: GcpWorld, method: str, host: str, path: str, query: dict[str, 
             cluster_id = query.get("modelDevelopmentClusterId") or query.get("model_development_cluster_id")
             return world.create(target, cluster_id, _json(raw))
         raise RpcError("UNIMPLEMENTED", f"{method} {path} is not a method of this service.")
+    raise RpcError("NOT_FOUND", f"The requested URL {path} was not found on this server.")
+
+
+def _compute(world: GcpWorld, method: str, path: str) -> dict[str, Any]:
+    from .compute import Compute
+
+    if method != "GET":
+        raise RpcError("UNIMPLEMENTED", f"{method} {path}: the simulator answers Compute Engine's reads only.")
+    compute = Compute(world.data)
+    region = _REGION.match(path)
+    if region:
+        return compute.region(region["project"], region["region"])
+    zonal = _ZONAL.match(path)
+    if zonal and zonal["kind"] == "machineTypes":
+        return compute.machine_type(zonal["project"], zonal["zone"], zonal["name"])
+    if zonal:
+        return compute.reservation(zonal["project"], zonal["zone"], zonal["name"])
     raise RpcError("NOT_FOUND", f"The requested URL {path} was not found on this server.")
 
 
