@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pulumi
 
-from pulumi_hyperpod.gcp.provider import GcpTrainingCluster
+from pulumi_hyperpod.provider.gcp import GcpTrainingCluster
 
 config = pulumi.Config()
 spec = copy.deepcopy(json.loads((Path(__file__).parent / "cluster.json").read_text()))

@@ -10,7 +10,7 @@ import pulumi
 import pytest
 from pulumi.runtime.mocks import MockMonitor
 
-from pulumi_hyperpod.gcp.provider import GcpClusterProvider
+from pulumi_hyperpod.provider.gcp import GcpClusterProvider
 
 from .conftest import EXAMPLE
 
@@ -76,7 +76,7 @@ def test_a_failed_create_leaves_no_cluster(tmp_path, monkeypatch):
     from pulumi_hyperpod.gcp.client import connect
     from pulumi_hyperpod.gcp.fake import GcpSimulator
     from pulumi_hyperpod.gcp.observe import observe
-    from pulumi_hyperpod.gcp.provider import ProviderError
+    from pulumi_hyperpod.provider.gcp import ProviderError
 
     from .conftest import NAME
 
