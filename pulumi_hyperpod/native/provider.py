@@ -43,7 +43,7 @@ from pulumi.provider.experimental.provider import (
 
 from pulumi.runtime import rpc
 
-from . import core, importing, wire
+from . import core, gcp, importing, wire
 from .core import is_unknown
 
 SCHEMA_PATH = Path(__file__).with_name("schema.json")
@@ -63,6 +63,7 @@ class HyperpodProvider(Provider):
     def __init__(self, simulator: str | None = None) -> None:
         self._simulator = simulator
         self._core = core.new_provider(simulator=simulator)
+        self._gcp = gcp.GcpResource()  # hyperpod:index:GcpTrainingCluster (native/gcp.py)
 
     async def _run(self, fn: Callable[..., Any], *args: Any) -> Any:
         return await asyncio.to_thread(fn, *args)
@@ -72,13 +73,20 @@ class HyperpodProvider(Provider):
         return GetSchemaResponse(schema=schema_text())
 
     async def configure(self, request: ConfigureRequest) -> ConfigureResponse:
-        self._core = core.new_provider(provider_config(request.variables, request.args), simulator=self._simulator)
+        config = provider_config(request.variables, request.args)
+        self._core = core.new_provider(config, simulator=self._simulator)
+        self._gcp = gcp.GcpResource(config)
         return ConfigureResponse(accept_secrets=True, supports_preview=True, accept_resources=False, accept_outputs=False)
 
     # ---- check -----------------------------------------------------------------------------
     async def check(self, request: CheckRequest) -> CheckResponse:
         news = wire.bag_from_wire(request.new_inputs)
         olds = wire.bag_from_wire(request.old_inputs)
+        if gcp.is_gcp(request.urn):
+            inputs, failures = await self._run(self._gcp.check, olds, news)
+            if failures:
+                return CheckResponse(request.new_inputs, [CheckFailure(wire.path_to_wire(p), r) for p, r in failures])
+            return CheckResponse(wire.bag_to_wire(inputs), [])
         unknown = wire.unknown_inputs(news)
         if unknown:
             known = ", ".join(sorted(wire.camel(k) for k in (*wire.SPEC_INPUTS, *wire.SETTING_INPUTS)))
@@ -97,6 +105,10 @@ class HyperpodProvider(Provider):
     async def diff(self, request: DiffRequest) -> DiffResponse:
         olds = wire.bag_from_wire(request.old_state)
         news = wire.bag_from_wire(request.new_inputs)
+        if gcp.is_gcp(request.urn):
+            changes, replaces, delete_first = await self._run(self._gcp.diff, request.resource_id, olds, news)
+            return DiffResponse(changes=changes or bool(replaces), replaces=[wire.path_to_wire(p) for p in replaces],
+                                delete_before_replace=delete_first)
         changes, replaces, delete_first = await self._run(core.diff, self._core, request.resource_id, olds, news)
         detailed = wire.detailed_diff(olds, news, replaces, changes)
         if wire.DYNAMIC_STATE_KEY in olds and not replaces:
@@ -118,12 +130,22 @@ class HyperpodProvider(Provider):
     # ---- create / update -------------------------------------------------------------------
     async def create(self, request: CreateRequest) -> CreateResponse:
         inputs = wire.bag_from_wire(request.properties)
+        if gcp.is_gcp(request.urn):
+            if request.preview:
+                return CreateResponse(None, {**request.properties, **{wire.camel(n): PropertyValue.computed() for n in gcp.OUTPUTS}})
+            id_, outputs = await self._run(self._gcp.create, inputs)
+            return CreateResponse(id_, wire.bag_to_wire(outputs))
         if request.preview:
             return CreateResponse(None, {**request.properties, **_computed_outputs(), **await self._preview_outputs(inputs)})
         id_, outputs = await self._run(core.create, self._core, inputs)
         return CreateResponse(id_, wire.bag_to_wire(outputs))
 
     async def update(self, request: UpdateRequest) -> UpdateResponse:
+        if gcp.is_gcp(request.urn):
+            if request.preview:
+                return UpdateResponse({**request.olds, **request.news})
+            olds, news = wire.bag_from_wire(request.olds), wire.bag_from_wire(request.news)
+            return UpdateResponse(wire.bag_to_wire(await self._run(self._gcp.update, request.resource_id, olds, news)))
         if request.preview:
             news = wire.bag_from_wire(request.news)
             return UpdateResponse({**request.olds, **request.news, **await self._preview_outputs(news)})
@@ -139,6 +161,12 @@ class HyperpodProvider(Provider):
 
     # ---- read (refresh, import) ------------------------------------------------------------
     async def read(self, request: ReadRequest) -> ReadResponse:
+        if gcp.is_gcp(request.urn):
+            bag = {**wire.bag_from_wire(request.inputs), **wire.bag_from_wire(request.properties)}
+            id_, outputs, inputs = await self._run(self._gcp.read, request.resource_id, bag)
+            if not id_:
+                return ReadResponse(None)
+            return ReadResponse(id_, wire.bag_to_wire(outputs), wire.bag_to_wire(inputs if inputs is not None else bag))
         if not request.properties and not request.inputs:
             found = await self._run(importing.imported, self._core, request.resource_id)
             if found is None:
@@ -153,6 +181,9 @@ class HyperpodProvider(Provider):
 
     # ---- delete ----------------------------------------------------------------------------
     async def delete(self, request: DeleteRequest) -> None:
+        if gcp.is_gcp(request.urn):
+            await self._run(self._gcp.delete, request.resource_id, wire.bag_from_wire(request.properties))
+            return
         await self._run(core.delete, self._core, request.resource_id, wire.bag_from_wire(request.properties))
 
 

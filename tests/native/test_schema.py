@@ -28,7 +28,7 @@ JSON_TYPES = {"string": str, "boolean": bool, "integer": int, "number": (int, fl
 def test_package_identity() -> None:
     assert SCHEMA["name"] == PACKAGE
     assert SCHEMA["version"] == pulumi_hyperpod.__version__
-    assert set(SCHEMA["resources"]) == {CLUSTER_TYPE}
+    assert set(SCHEMA["resources"]) == {CLUSTER_TYPE, "hyperpod:index:GcpTrainingCluster"}  # tests/native/test_gcp.py
 
 
 def test_inputs_are_the_dynamic_clusters_arguments() -> None:

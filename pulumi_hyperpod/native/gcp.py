@@ -1,0 +1,105 @@
+"""`hyperpod:index:GcpTrainingCluster`: the native provider's Google Cloud resource, a thin adapter
+over Google Cloud's dynamic provider (provider/gcp.py), which goes through the one pipeline
+(core/cloud.prepare) and the one apply contract. The same checks, plan, preflight, guards and waits
+as `GcpTrainingCluster` in a Python program, for any Pulumi language.
+
+Inputs: `spec` (the REST body, snake_case or camelCase) and/or `specFile` (a JSON or YAML file,
+read at every check: editing the file is a change), `backend` ("gcp" or "fake"; default: "fake"
+when the provider's hyperpod:backend is "fake", else "gcp"), `policy`, `timeout`, `wait` (the
+contract's vocabulary). Outputs: `name`, `state`, `pools`, `nodeCount`. Import:
+`pulumi import hyperpod:index:GcpTrainingCluster NAME projects/P/locations/L/modelDevelopmentClusters/ID`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+TYPE = "hyperpod:index:GcpTrainingCluster"
+INPUTS = ("spec", "spec_file", "backend", "policy", "timeout", "wait")
+OUTPUTS = ("name", "state", "pools", "node_count")
+
+
+def is_gcp(urn: str) -> bool:
+    """Whether an engine URN names this resource type (`urn:pulumi:STACK::PROJECT::[PARENT$]TYPE::NAME`)."""
+    parts = urn.split("::")
+    return len(parts) >= 3 and parts[2].rsplit("$", 1)[-1] == TYPE
+
+
+class GcpResource:
+    """The resource's CRUD in the dynamic provider's bag form (snake_case keys); `wire` translates."""
+
+    def __init__(self, config: Mapping[str, str] | None = None) -> None:
+        from ..provider.gcp import GcpClusterProvider
+
+        self.dynamic = GcpClusterProvider()
+        self.default_backend = "fake" if (config or {}).get("hyperpod:backend") == "fake" else "gcp"
+
+    def _bag(self, bag: Mapping[str, Any]) -> dict[str, Any]:
+        """The dynamic provider's inputs: the spec file read and merged under `spec`, the backend defaulted."""
+        from ..core.documents import read_document
+        from ..gcp.spec import GcpSpecError
+
+        inputs = {k: bag[k] for k in INPUTS if bag.get(k) is not None}
+        inputs.setdefault("backend", self.default_backend)
+        spec_file = inputs.get("spec_file")
+        if isinstance(spec_file, str):
+            loaded = read_document(spec_file, GcpSpecError)
+            if isinstance(loaded, dict) and isinstance(inputs.get("spec"), dict):
+                loaded = {**loaded, **inputs["spec"]}
+            inputs["spec"] = loaded if "spec" not in inputs or isinstance(loaded, dict) else inputs["spec"]
+        return inputs
+
+    def check(self, olds: dict[str, Any], news: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        from ..core.errors import InputError
+
+        unknown = sorted(k for k in news if k not in INPUTS and not k.startswith("__"))
+        if unknown:
+            return news, [(k, f"is not an input of {TYPE} (inputs: {', '.join(INPUTS)})") for k in unknown]
+        try:
+            inputs = self._bag(news)
+        except InputError as error:
+            return news, [("spec_file", str(error))]
+        if "spec" not in inputs:
+            return news, [("spec", "give spec (the REST body) or spec_file")]
+        result = self.dynamic.check(self._bag(olds) if olds.get("spec") or olds.get("spec_file") else {}, inputs)
+        return dict(result.inputs or {}), [(f.property, f.reason) for f in result.failures or []]
+
+    def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> tuple[bool, list[str], bool]:
+        result = self.dynamic.diff(id_, {k: olds.get(k) for k in INPUTS if k in olds}, self._bag(news))
+        return bool(result.changes), list(result.replaces or []), bool(result.delete_before_replace)
+
+    def create(self, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        result = self.dynamic.create(self._bag(inputs))
+        return result.id, {**_kept(inputs), **dict(result.outs or {})}
+
+    def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> dict[str, Any]:
+        return {**_kept(news), **dict(self.dynamic.update(id_, olds, self._bag(news)).outs or {})}
+
+    def read(self, id_: str, bag: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, Any] | None]:
+        """(id, outputs, inputs); an empty id: the cluster is gone. With no bag (an import), the
+        inputs are the cluster as the service returns it."""
+        from ..gcp.client import connect
+        from ..gcp.observe import observe
+
+        if not bag:
+            state = observe(connect(self.default_backend), id_)
+            if state is None:
+                return "", {}, None
+            body = {k: v for k, v in state.body.items() if k not in ("name", "etag")}
+            inputs = {"spec": {"name": state.name, **body}, "backend": self.default_backend}
+            result = self.dynamic.read(id_, inputs)
+            return result.id or "", {**inputs, **dict(result.outs or {})}, inputs
+        inputs = {k: bag[k] for k in INPUTS if bag.get(k) is not None}
+        inputs.setdefault("backend", self.default_backend)
+        result = self.dynamic.read(id_, inputs)
+        return result.id or "", {**_kept(bag), **dict(result.outs or {})}, None
+
+    def delete(self, id_: str, bag: dict[str, Any]) -> None:
+        inputs = {k: bag[k] for k in INPUTS if bag.get(k) is not None}
+        inputs.setdefault("backend", self.default_backend)
+        self.dynamic.delete(id_, inputs)
+
+
+def _kept(bag: Mapping[str, Any]) -> dict[str, Any]:
+    """The inputs the state keeps as written (the spec file's name, not only its content)."""
+    return {k: bag[k] for k in ("spec_file",) if bag.get(k) is not None}
