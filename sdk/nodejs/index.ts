@@ -10,6 +10,11 @@ export type Cluster = import("./cluster").Cluster;
 export const Cluster: typeof import("./cluster").Cluster = null as any;
 utilities.lazyLoad(exports, ["Cluster"], () => require("./cluster"));
 
+export { GcpTrainingClusterArgs } from "./gcpTrainingCluster";
+export type GcpTrainingCluster = import("./gcpTrainingCluster").GcpTrainingCluster;
+export const GcpTrainingCluster: typeof import("./gcpTrainingCluster").GcpTrainingCluster = null as any;
+utilities.lazyLoad(exports, ["GcpTrainingCluster"], () => require("./gcpTrainingCluster"));
+
 export { ProviderArgs } from "./provider";
 export type Provider = import("./provider").Provider;
 export const Provider: typeof import("./provider").Provider = null as any;
@@ -31,6 +36,8 @@ const _module = {
         switch (type) {
             case "hyperpod:index:Cluster":
                 return new Cluster(name, <any>undefined, { urn })
+            case "hyperpod:index:GcpTrainingCluster":
+                return new GcpTrainingCluster(name, <any>undefined, { urn })
             default:
                 throw new Error(`unknown resource type ${type}`);
         }

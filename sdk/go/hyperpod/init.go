@@ -23,6 +23,8 @@ func (m *module) Construct(ctx *pulumi.Context, name, typ, urn string) (r pulumi
 	switch typ {
 	case "hyperpod:index:Cluster":
 		r = &Cluster{}
+	case "hyperpod:index:GcpTrainingCluster":
+		r = &GcpTrainingCluster{}
 	default:
 		return nil, fmt.Errorf("unknown resource type: %s", typ)
 	}

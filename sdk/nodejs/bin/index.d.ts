@@ -1,6 +1,9 @@
 export { ClusterArgs } from "./cluster";
 export type Cluster = import("./cluster").Cluster;
 export declare const Cluster: typeof import("./cluster").Cluster;
+export { GcpTrainingClusterArgs } from "./gcpTrainingCluster";
+export type GcpTrainingCluster = import("./gcpTrainingCluster").GcpTrainingCluster;
+export declare const GcpTrainingCluster: typeof import("./gcpTrainingCluster").GcpTrainingCluster;
 export { ProviderArgs } from "./provider";
 export type Provider = import("./provider").Provider;
 export declare const Provider: typeof import("./provider").Provider;

@@ -35,11 +35,13 @@ var __importStar = (this && this.__importStar) || (function () {
     };
 })();
 Object.defineProperty(exports, "__esModule", { value: true });
-exports.types = exports.config = exports.Provider = exports.Cluster = void 0;
+exports.types = exports.config = exports.Provider = exports.GcpTrainingCluster = exports.Cluster = void 0;
 const pulumi = __importStar(require("@pulumi/pulumi"));
 const utilities = __importStar(require("./utilities"));
 exports.Cluster = null;
 utilities.lazyLoad(exports, ["Cluster"], () => require("./cluster"));
+exports.GcpTrainingCluster = null;
+utilities.lazyLoad(exports, ["GcpTrainingCluster"], () => require("./gcpTrainingCluster"));
 exports.Provider = null;
 utilities.lazyLoad(exports, ["Provider"], () => require("./provider"));
 // Export sub-modules:
@@ -53,6 +55,8 @@ const _module = {
         switch (type) {
             case "hyperpod:index:Cluster":
                 return new exports.Cluster(name, undefined, { urn });
+            case "hyperpod:index:GcpTrainingCluster":
+                return new exports.GcpTrainingCluster(name, undefined, { urn });
             default:
                 throw new Error(`unknown resource type ${type}`);
         }
