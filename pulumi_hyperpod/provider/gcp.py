@@ -260,6 +260,10 @@ class GcpClusterProvider(ResourceProvider):
             the_plan = cloud.get("gcp").plan(None, observed, policy)
         else:
             the_plan = _prepare(client, spec, policy, observed).plan
+            if observed is None and the_plan.preflight is not None:  # check's creation plan had no preflight
+                from ..plan.render import preflight_renderable, render_text
+
+                say(render_text(preflight_renderable(the_plan.preflight, the_plan)), _label(the_plan.cluster_name))
         name = the_plan.cluster_name
         if the_plan.replacements and spec is not None and observed is not None:
             raise ProviderError(f"{name} cannot change in place ({'; '.join(the_plan.replacements)}); run "
