@@ -12,7 +12,8 @@ from .model import Plan
 # the operations each action's steps are made of (planner.py), in the order they may come
 OPERATIONS = {
     "create": ("CreateCluster",),
-    "update": ("UpdateCluster", "BatchAddClusterNodes", "BatchDeleteClusterNodes"),
+    "update": ("UpdateCluster", "BatchAddClusterNodes", "BatchDeleteClusterNodes",
+               "UpdateClusterSoftware", "BatchRebootClusterNodes", "BatchReplaceClusterNodes"),
     "replace": ("DeleteCluster", "CreateCluster"),
     "delete": ("DeleteCluster",),
     "none": (),

@@ -18,9 +18,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..slurm.section import SlurmSection
 
 Operation = Literal["CreateCluster", "UpdateCluster", "BatchDeleteClusterNodes", "BatchAddClusterNodes", "DeleteCluster",
+                    # node lifecycle (plan/software.py, plan/repair.py)
+                    "UpdateClusterSoftware", "BatchRebootClusterNodes", "BatchReplaceClusterNodes",
                     # GCP training clusters (pulumi_hyperpod/gcp): the REST methods of modelDevelopmentClusters
                     "CreateModelDevelopmentCluster", "PatchModelDevelopmentCluster", "DeleteModelDevelopmentCluster"]
-DESTRUCTIVE = frozenset({"BatchDeleteClusterNodes", "DeleteCluster", "DeleteModelDevelopmentCluster"})
+DESTRUCTIVE = frozenset({"BatchDeleteClusterNodes", "DeleteCluster", "DeleteModelDevelopmentCluster",
+                         "BatchReplaceClusterNodes"})  # a replacement destroys the instance's volumes
 PLAN_FORMAT = "hyperpod-plan/2"
 
 
@@ -61,6 +64,9 @@ class Step:
     request: dict[str, Any]
     reasons: tuple[str, ...] = ()
     victims: tuple[Victim, ...] = ()
+    # UpdateClusterSoftware: the nodes of each rolling batch, in the order the service takes them
+    # (one batch holding every node where the orchestrator has no batches: Slurm)
+    batches: tuple[tuple[str, ...], ...] = ()
 
     @property
     def destructive(self) -> bool:
@@ -148,6 +154,7 @@ class Plan:
                 request=s["request"],
                 reasons=tuple(s.get("reasons") or ()),
                 victims=tuple(Victim(**v) for v in s.get("victims") or ()),
+                batches=tuple(tuple(batch) for batch in s.get("batches") or ()),
             )
             for s in data.get("steps") or ()
         )

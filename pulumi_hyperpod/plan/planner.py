@@ -31,7 +31,7 @@ from typing import Any, Mapping
 from ..observe import ClusterState, GroupState
 from ..servicemodel import api_limits
 from ..spec import ClusterSpec, InstanceGroupSpec
-from . import compare, victims as victim_rules
+from . import compare, repair, software, victims as victim_rules
 from .basis import Basis
 from .model import GroupChange, Plan, Refusal, Step, Victim
 from .policy import Policy
@@ -204,6 +204,7 @@ class _Updater:
         self.scale_out: dict[str, int] = {}  # group → nodes to add
         self.victims: list[Victim] = []
         self.delete_reasons: list[str] = []
+        self.kept_nodes: set[str] = set()  # nodes a repair takes care of: never scale-in victims (build)
 
     # ---- per group ---------------------------------------------------------------------------
     def role(self, name: str) -> str | None:
@@ -228,7 +229,7 @@ class _Updater:
                     GroupChange(want.name, "create", self.role(want.name), None, want.instance_count, None, None, want.effective_min_count(continuous), want.instance_types)
                 )
                 continue
-            config = compare.group_config_changes(want, have)
+            config = [c for c in compare.group_config_changes(want, have) if c not in software.IMAGE_MEMBERS]  # a rollout moves images
             delta = want.instance_count - have.target_count
             action = "grow" if delta > 0 else "shrink" if delta < 0 else ("configure" if config or self._min_change(want, have) is not None else "unchanged")
             min_after = want.min_instance_count if want.min_instance_count is not None else have.min_count
@@ -247,6 +248,11 @@ class _Updater:
         return want.min_instance_count
 
     def build(self) -> Plan:
+        # node lifecycle (software.py, repair.py): rollouts and repairs, and the nodes they keep out of scale-ins
+        self.rollouts = software.plan_rollouts(self.desired, self.observed, self.policy, self.role)
+        self.repairs = repair.plan_repairs(self.observed, self.policy, self.role)
+        self.kept_nodes = self.repairs.replaced | set(self.policy.reboot_node_ids) | (
+            {n.key for n in self.observed.nodes if n.status == "Failure"} if self.policy.failed_nodes != "delete" else set())
         groups = self.group_changes()
         cluster_changes = compare.cluster_config_changes(self.desired, self.observed)
         for member in cluster_changes:
@@ -258,6 +264,7 @@ class _Updater:
                 continue
             self._plan_group(change)
         steps = self._steps(cluster_changes)
+        steps += self._lifecycle_steps(steps)
         pending = [g for g in self.observed.groups if g.pending and self.desired.group(g.name) is not None]
         for g in pending:
             self.notes.append(f"{g.name}: {g.current_count}/{g.target_count} running, {g.pending} pending capacity (not drift)")
@@ -376,7 +383,7 @@ class _Updater:
                                           "the service chooses which nodes go)")
             return
         nodes = self.observed.nodes_of(name)
-        candidates = victim_rules.removable(nodes, node_type, self.policy.protected_node_ids)
+        candidates = victim_rules.removable(nodes, node_type, self.policy.protected_node_ids, self.kept_nodes)
         chosen = victim_rules.choose(candidates, count)
         missing = count - len(chosen)
         if missing:
@@ -397,6 +404,15 @@ class _Updater:
         self.update_reasons.append(reason)
 
     # ---- steps -------------------------------------------------------------------------------
+    def _lifecycle_steps(self, steps: list[Step]) -> list[Step]:
+        """Rollouts and repairs after the count steps (plan/software.py, plan/repair.py)."""
+        for step in steps:
+            if step.operation == "UpdateCluster":
+                software.hold_images(step.request, self.observed, self.rollouts.groups)
+        self.refusals += self.rollouts.refusals + self.repairs.refusals
+        self.notes += self.rollouts.notes + self.repairs.notes
+        return self.rollouts.steps + self.repairs.steps
+
     def _steps(self, cluster_changes: dict[str, Any]) -> list[Step]:
         deleted_groups = [g.name for g in self.observed.groups if self.desired.group(g.name) is None and g.status != "Deleting"]
         deletable = [name for name in deleted_groups if not any(r.group == name for r in self.refusals)]

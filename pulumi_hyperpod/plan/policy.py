@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -41,7 +42,38 @@ class Policy(BaseModel):
         default=0.9, ge=0.0, le=1.0, description="Warn when a plan would use more than this share of a service quota."
     )
 
-    @field_validator("protected_node_ids")
+    # ---- node lifecycle (docs/lifecycle.md) --------------------------------------------------
+    software_deployment: dict[str, Any] | None = Field(
+        default=None, description="UpdateClusterSoftware DeploymentConfig for rollouts the plan makes (the model's "
+                                  "DeploymentConfiguration: RollingUpdatePolicy, WaitIntervalInSeconds, "
+                                  "AutoRollbackConfiguration); default: the group's ScheduledUpdateConfig.DeploymentConfig.")
+    max_unavailable_fraction: float = Field(
+        default=1.0, ge=0.0, le=1.0,
+        description="Largest share of a group's nodes a rollout, reboot or replacement may take down at once (1.0 = no limit).")
+    allow_login_disruption: bool = Field(
+        default=False, description="Allow a rollout, reboot or replacement to take Slurm Login nodes down.")
+    failed_nodes: Literal["delete", "replace", "leave"] = Field(
+        default="delete", description="Nodes in Failure: removed first on scale-in (delete), replaced with "
+                                      "BatchReplaceClusterNodes (replace), or left where they are and named (leave).")
+    replace_node_ids: frozenset[str] = Field(
+        default=frozenset(), description="Nodes (instance or logical ids) this plan replaces with BatchReplaceClusterNodes (--replace).")
+    reboot_node_ids: frozenset[str] = Field(
+        default=frozenset(), description="Nodes (instance or logical ids) this plan reboots with BatchRebootClusterNodes (--reboot).")
+
+    @field_validator("software_deployment")
+    @classmethod
+    def _deployment(cls, config: dict[str, Any] | None) -> dict[str, Any] | None:
+        """Checked against botocore's DeploymentConfiguration shape, so a bad one fails before any call."""
+        if config is None:
+            return None
+        from .. import servicemodel
+
+        problems = servicemodel.violations("DeploymentConfiguration", config)
+        if problems:
+            raise ValueError("; ".join(str(p) for p in problems))
+        return config
+
+    @field_validator("protected_node_ids", "replace_node_ids", "reboot_node_ids")
     @classmethod
     def _node_ids(cls, ids: frozenset[str]) -> frozenset[str]:
         """A protected id that is not a node id protects nothing: a typo here would let the very
