@@ -35,6 +35,7 @@ from ..plan import victims as victim_rules
 from ..plan.basis import Expectation, stale_reasons
 from ..plan.integrity import step_problems
 from ..plan.planner import api_limits, pack_deletes
+from . import lifecycle
 from .progress import Progress
 from .waiters import WAIT_POLICIES, WaitFailed, WaitTimedOut, wait
 
@@ -250,6 +251,16 @@ class _Run:
         if replacing or self.plan.action == "delete":
             self._wait("ClusterDeleted")
             self.say(f"cluster {self.name} deleted")
+
+    # node lifecycle steps (apply/lifecycle.py)
+    def _update_cluster_software(self, index: int, step: Step, verify: bool) -> None:
+        lifecycle.update_cluster_software(self, step, verify)
+
+    def _batch_reboot_cluster_nodes(self, index: int, step: Step, verify: bool) -> None:
+        lifecycle.batch_repair(self, step, verify)
+
+    def _batch_replace_cluster_nodes(self, index: int, step: Step, verify: bool) -> None:
+        lifecycle.batch_repair(self, step, verify)
 
     def _batch_add_cluster_nodes(self, index: int, step: Step, verify: bool) -> None:
         request = dict(step.request)

@@ -24,9 +24,10 @@ LOST = "lost"  # NotFound: the EC2 instance vanished outside HyperPod; replaced 
 UPDATING = "updating"  # SystemUpdating: UpdateClusterSoftware patching this instance
 DETACHING = "detaching"  # DetachInProgress: MoveClusterNodes hands it to another group when `due` passes
 TERMINATING = "terminating"  # ShuttingDown; removed when `due` passes
+REBOOTING = "rebooting"  # BatchRebootClusterNodes: restarting (Pending); Running again when `due` passes
 # (AttachInProgress is the LIFECYCLE phase of a node that a move brought in: the target's scripts run.)
 
-LIVE_PHASES = (WAITING, BOOTING, LIFECYCLE, HEALTHCHECK, RUNNING, FAILED, LOST, UPDATING)
+LIVE_PHASES = (WAITING, BOOTING, LIFECYCLE, HEALTHCHECK, RUNNING, FAILED, LOST, UPDATING, REBOOTING)
 UNHEALTHY_PHASES = (FAILED, LOST)
 
 # Roles of Slurm instance groups

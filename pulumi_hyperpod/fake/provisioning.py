@@ -28,6 +28,7 @@ from .model import (
     TERMINATING,
     UNHEALTHY_PHASES,
     UPDATING,
+    REBOOTING,
     WAITING,
     Cluster,
     InstanceGroup,
@@ -180,6 +181,8 @@ def on_node_timer(world: World, cluster: Cluster, node: Node) -> None:
         return
     elif node.phase == UPDATING:
         _finish_software_update(world, cluster, node)
+    elif node.phase == REBOOTING:
+        _become_running(world, cluster, group, node, "reboot")
     elif node.phase == LOST:
         replace(world, cluster, node)
     elif node.phase == BOOTING:
@@ -216,11 +219,11 @@ def on_node_timer(world: World, cluster: Cluster, node: Node) -> None:
         replace(world, cluster, node)
 
 
-def _become_running(world: World, cluster: Cluster, group: InstanceGroup, node: Node) -> None:
+def _become_running(world: World, cluster: Cluster, group: InstanceGroup, node: Node, what: str = "create") -> None:
     node.phase, node.status, node.message, node.registered = RUNNING, "Running", "", True
     if group.role == CONTROLLER:
         cluster.controller_ready = True
-    world.emit(cluster, "Info", "Instance", f"Instance create {node.instance_id} in Cluster {cluster.name} "
+    world.emit(cluster, "Info", "Instance", f"Instance {what} {node.instance_id} in Cluster {cluster.name} "
                f"and IG {group.name} completed successfully", node=node)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from . import moves, node_operations as nodes, software
+from . import moves, node_operations as nodes, repair, software
 from . import operations as clusters
 from .world import World
 
@@ -26,4 +26,6 @@ OPERATIONS: dict[str, Callable[[World, str, dict], dict]] = {
     "DescribeClusterEvent": nodes.describe_cluster_event,
     "UpdateClusterSoftware": software.update_cluster_software,
     "MoveClusterNodes": moves.move_cluster_nodes,
+    "BatchRebootClusterNodes": repair.batch_reboot_cluster_nodes,
+    "BatchReplaceClusterNodes": repair.batch_replace_cluster_nodes,
 }

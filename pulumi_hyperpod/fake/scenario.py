@@ -28,6 +28,7 @@ class Timing(_Strict):
     terminate_seconds: float = Field(60, ge=0, description="ShuttingDown until the node is gone")
     software_update_seconds: float = Field(900, ge=0, description="UpdateClusterSoftware: patching one instance "
                                            "(SystemUpdating)")
+    reboot_seconds: float = Field(300, ge=0, description="BatchRebootClusterNodes: restarting until Running again")
     detach_seconds: float = Field(120, ge=0, description="MoveClusterNodes: DetachInProgress until the hand-off")
     retry_interval_seconds: float = Field(300, gt=0, description="Continuous mode: async launch retry")
     min_count_timeout_seconds: float = Field(3 * 3600, gt=0, description="MinCount rollback timeout")

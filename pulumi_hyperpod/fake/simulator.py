@@ -21,7 +21,7 @@ from botocore.configprovider import ConstantProvider
 
 from ..sessions import new_botocore_session
 from . import billing as metering
-from . import ids, provisioning as prov, reconcile, s3, slurm, wire
+from . import ids, provisioning as prov, reconcile, rolling_update, s3, slurm, wire
 from .clock import ManualClock, PollTracker, to_datetime, to_seconds
 from .errors import ResourceNotFound
 from .model import Cluster
@@ -265,6 +265,11 @@ class Simulator:
                                "terminated outside SageMaker HyperPod (injected).")
             reconcile.reconcile_pending(world)
 
+    def fire_alarm(self, cluster: str, alarm_name: str, region: Optional[str] = None) -> bool:
+        """A CloudWatch alarm goes into ALARM: a software update naming it in AutoRollbackConfiguration is
+        rolled back (rolling_update.alarm). True when it rolled one back."""
+        with self._world() as world:
+            return rolling_update.alarm(world, self._cluster(world, cluster, region), alarm_name)
 
     def _instance(self, world, cluster: str, node_id: str, region: Optional[str], missing: str):
         """The cluster and its node `node_id` that has a live, launched instance; else ValueError

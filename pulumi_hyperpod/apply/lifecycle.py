@@ -1,0 +1,106 @@
+"""Applying node-lifecycle steps: UpdateClusterSoftware, BatchRebootClusterNodes, BatchReplaceClusterNodes.
+
+- A rollout is followed to its end before the next step (the service takes no other software update,
+  and an all-or-nothing cluster no other write, while it runs): the cluster is SystemUpdating until
+  every batch is done. Then the groups must run the image asked for; one that does not (an alarm
+  rolled the update back, say) is a failure naming the cluster's last event about it.
+- A repair re-reads the nodes it names right before the call: a node gone since the plan is skipped
+  and said so; the per-node failures the service reports are failures of the run. A replacement is
+  followed until the new instances are Running (lifecycle scripts and deep health checks included) or
+  fail, within the deadline.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..observe import observe
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..plan import Step
+    from .executor import _Run
+
+SETTLED = frozenset({"Running", "Failure"})
+
+
+def update_cluster_software(run: "_Run", step: "Step", verify: bool) -> None:
+    run.call("UpdateClusterSoftware", step.request, verify)
+    nodes = sum(len(batch) for batch in step.batches)
+    run.say(f"software update started: {nodes} node(s) in {len(step.batches)} batch(es)")
+    run._wait("ClusterInService")
+    state = observe(run.client, run.name)
+    if state is None:
+        return
+    wanted = step.request.get("ImageId")
+    for entry in step.request.get("InstanceGroups") or ():
+        group = state.group(entry["InstanceGroupName"])
+        if group is None:
+            continue
+        runs = {"ImageId": group.described.get("CurrentImageId"), "ImageReleaseVersion": group.described.get("CurrentImageReleaseVersion")}
+        asked = {"ImageId": wanted, "ImageReleaseVersion": entry.get("ImageReleaseVersion")}
+        short = [f"{member} is {runs[member]}, not {value}" for member, value in asked.items() if value and runs[member] != value]
+        if short:
+            run.result.failures.append(f"UpdateClusterSoftware {group.name}: {'; '.join(short)} after the update "
+                                       f"({_last_software_event(run) or 'the service gave no reason'})")
+    if not run.result.failures:
+        run.say("software update completed")
+
+
+def _last_software_event(run: "_Run") -> str | None:
+    try:
+        events = run.client.list_cluster_events(ClusterName=run.name, ResourceType="Cluster", SortOrder="Descending",
+                                                MaxResults=20).get("Events") or []
+    except Exception:  # events exist only on Continuous clusters; the failure stands without one
+        return None
+    return next((e.get("Description") for e in events if "software update" in (e.get("Description") or "")), None)
+
+
+def batch_repair(run: "_Run", step: "Step", verify: bool) -> None:
+    """BatchRebootClusterNodes / BatchReplaceClusterNodes on the nodes still there."""
+    state = run.verify_unmoved() if verify else observe(run.client, run.name)
+    request: dict[str, Any] = {"ClusterName": step.request["ClusterName"]}
+    followed: list[str] = []
+    for field in ("NodeIds", "NodeLogicalIds"):
+        present = []
+        for node_id in step.request.get(field) or ():
+            node = state.node(node_id) if state is not None else None
+            if node is None or node.status == "ShuttingDown":
+                run.say(f"{node_id}: gone since the plan was made; not {_verb(step)}ed")
+                continue
+            present.append(node_id)
+            followed.append(node.logical_id or node_id)
+        if present:
+            request[field] = present
+    if len(request) == 1:
+        return
+    response = run.call(step.operation, request, verify=False)
+    done = list(response.get("Successful") or []) + list(response.get("SuccessfulNodeLogicalIds") or [])
+    run.say(f"{_verb(step)}ing {len(done)} node(s)")
+    for failure in (response.get("Failed") or []) + (response.get("FailedNodeLogicalIds") or []):
+        node = failure.get("NodeId") or failure.get("NodeLogicalId")
+        run.result.failures.append(f"{step.operation} {node}: {failure.get('ErrorCode')} ({failure.get('Message', '')})")
+    if step.operation == "BatchReplaceClusterNodes" and done:
+        _follow_replacements(run, [f for f in followed if f])
+
+
+def _verb(step: "Step") -> str:
+    return "replac" if step.operation == "BatchReplaceClusterNodes" else "reboot"
+
+
+def _follow_replacements(run: "_Run", logical_ids: list[str]) -> None:
+    """Until each replaced node has a new instance that is Running or failed (lifecycle scripts run again)."""
+    while run.remaining() > 0:
+        state = observe(run.client, run.name)
+        if state is None:
+            return
+        nodes = [state.node(key) for key in logical_ids]
+        if all(node is not None and node.status in SETTLED and node.instance_id for node in nodes):
+            for node in nodes:
+                if node.status == "Failure":
+                    run.result.failures.append(f"replacement of {node.logical_id} ({node.group}) failed: "
+                                               f"{node.message or 'no reason given'}")
+                else:
+                    run.say(f"{node.logical_id}: new instance {node.instance_id} Running")
+            return
+        run.sleep(min(run.poll_seconds if run.poll_seconds is not None else 30.0, run.remaining()))
+    run.result.failures.append("the replaced nodes were not Running by the deadline")
