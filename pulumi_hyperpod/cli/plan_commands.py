@@ -40,6 +40,11 @@ def _spec_option(required: bool):
 
 def _policy_options(command):
     # no click.Path checks: the file reader says what is wrong with a path in one line (exit 1)
+    command = click.option("--reboot", multiple=True, metavar="NODE_ID",
+                           help="Reboot this node (BatchRebootClusterNodes), once, in this plan (repeatable).")(command)
+    command = click.option("--replace", multiple=True, metavar="NODE_ID",
+                           help="Replace this node with a new instance (BatchReplaceClusterNodes; its volumes are destroyed), "
+                                "once, in this plan (repeatable).")(command)
     command = click.option("--policy", "policy_file", type=click.Path(), help="Policy file (YAML/JSON).")(command)
     return click.option("--protect", multiple=True, metavar="NODE_ID", help="Never remove this node (repeatable).")(command)
 
@@ -137,7 +142,8 @@ def _lifecycle_option(command):
 @_lifecycle_option
 @click.pass_context
 @handle_errors
-def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, protect, no_preflight, lifecycle, slurm_file):
+def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, protect, no_preflight, lifecycle, slurm_file,
+                 replace=(), reboot=()):
     """Show what apply would do, with its cost and the preflight checks. Exit 2 when a guard refuses the plan.
     A Google Cloud training-cluster spec (-f gcp-cluster.json) is planned as `hyperpod gcp plan` does."""
     from rich.text import Text
@@ -153,7 +159,7 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
         fail(f"{out_file}: the plan cannot be saved ({unwritable})")
     with collector.paused():  # a read, a plan and its tables: short and bounded
         spec = ClusterSpec.from_file(spec_file)
-        policy = load_policy(policy_file, protect)
+        policy = load_policy(policy_file, protect, replace=replace, reboot=reboot)
         prepared = _prepare(ctx, spec, policy, snapshot, no_preflight, lifecycle, slurm_file)
         _show_plan(prepared.plan, as_json)
     if out_file:
@@ -182,7 +188,7 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
 @click.pass_context
 @handle_errors
 def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json, policy_file, protect, no_preflight, lifecycle,
-                  slurm_file):
+                  slurm_file, replace=(), reboot=()):
     """Plan (or load a saved plan), confirm, and apply; then wait as --wait says."""
     from rich.text import Text
 
@@ -200,16 +206,17 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
     common.check_timeout(timeout)
     client = client_from(ctx)
     if plan_file:
-        if policy_file or protect or no_preflight or lifecycle or slurm_file:
-            fail("--policy, --protect, --no-preflight, --lifecycle and --slurm are part of a saved plan; make the plan again to "
-                 "change them")
+        if policy_file or protect or no_preflight or lifecycle or slurm_file or replace or reboot:
+            fail("--policy, --protect, --replace, --reboot, --no-preflight, --lifecycle and --slurm are part of a saved plan; "
+                 "make the plan again to change them")
         try:
             prepared = pipeline.load(plan_file)
         except SavedPlanError as error:
             fail(str(error))
     else:
         spec = ClusterSpec.from_file(spec_file)
-        prepared = _prepare(ctx, spec, load_policy(policy_file, protect), None, no_preflight, lifecycle, slurm_file)
+        prepared = _prepare(ctx, spec, load_policy(policy_file, protect, replace=replace, reboot=reboot), None, no_preflight,
+                            lifecycle, slurm_file)
     the_plan = prepared.plan
     if not as_json:
         _show_plan(the_plan, False)

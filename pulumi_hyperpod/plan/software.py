@@ -129,13 +129,18 @@ def _plan_call(desired, observed, policy, role, image, groups, result: Rollouts)
         batches = [nodes[i : i + size] for i in range(0, len(nodes), size)]
         wait = int((deployment or {}).get("WaitIntervalInSeconds") or 0)
         alarms = [a["AlarmName"] for a in (deployment or {}).get("AutoRollbackConfiguration") or ()]
-        reasons.append(f"{len(batches)} batch(es) of at most {size} node(s) (DeploymentConfig: {source})"
-                       + (f", {wait} s between batches (≥ {wait * max(len(batches) - 1, 0)} s of waits in all)" if wait else "")
-                       + (f"; rolled back if alarm {', '.join(alarms)} fires" if alarms else ""))
+        if nodes:
+            reasons.append(f"{len(batches)} batch(es) of at most {size} node(s) (DeploymentConfig: {source})"
+                           + (f", {wait} s between batches (≥ {wait * max(len(batches) - 1, 0)} s of waits in all)" if wait and len(batches) > 1 else "")
+                           + (f"; rolled back if alarm {', '.join(alarms)} fires" if alarms else ""))
         for number, batch in enumerate(batches, 1):
             reasons.append(f"batch {number}: " + ", ".join(f"{n.instance_id} ({n.group})" for n in batch))
     if not nodes:
         reasons.append("no Running node to patch: nodes launched from now on get the new image")
+    others = [n.key for name in names for n in observed.nodes_of(name) if n.status not in ("Running", "ShuttingDown")]
+    if others:
+        result.notes.append(f"{len(others)} node(s) of {', '.join(names)} not Running ({', '.join(others[:5])}"
+                            f"{' …' if len(others) > 5 else ''}) are not in the rollout: the service patches Running nodes only")
     refusals = _guards(observed, policy, role, names, batches, slurm)
     if refusals:
         result.refusals.extend(refusals)
