@@ -1,0 +1,108 @@
+"""Node lifecycle in the simulator: UpdateClusterSoftware per orchestrator (EKS in batches, Slurm all at
+once), a rollback alarm, BatchRebootClusterNodes and BatchReplaceClusterNodes (per-node errors, the
+Slurm controller rule, the per-call limit), through the real botocore client."""
+
+from __future__ import annotations
+
+import botocore.exceptions
+import pytest
+
+from sim_helpers import eks_request, events_of, group, groups_of, nodes_of, seed000_request
+
+NEW_AMI = "ami-0fedcba9876543210"
+
+
+def _eks(make_sim, count=8, **extra):
+    sim, client = make_sim()
+    client.create_cluster(**eks_request("eks", [group("pool", count, "ml.g5.xlarge", ImageId="ami-0123456789abcdef0", **extra)]))
+    sim.advance(1800)
+    return sim, client
+
+
+def _statuses(client, name):
+    return {n["InstanceId"]: n["InstanceStatus"]["Status"] for n in nodes_of(client, name)}
+
+
+def test_an_eks_software_update_patches_the_oldest_nodes_first_in_batches_of_the_deployment_config(make_sim):
+    sim, client = _eks(make_sim)
+    order = [n["InstanceId"] for n in sorted(nodes_of(client, "eks"), key=lambda n: (n["LaunchTime"], n["InstanceId"]))]
+    client.update_cluster_software(ClusterName="eks", ImageId=NEW_AMI, DeploymentConfig={
+        "RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "INSTANCE_COUNT", "Value": 3}}, "WaitIntervalInSeconds": 60})
+    sim.advance(1)
+    updating = sorted(i for i, s in _statuses(client, "eks").items() if s == "SystemUpdating")
+    assert updating == sorted(order[:3])
+    sim.advance(900 + 61)
+    assert sorted(i for i, s in _statuses(client, "eks").items() if s == "SystemUpdating") == sorted(order[3:6])
+    sim.advance(4 * 3600)
+    assert client.describe_cluster(ClusterName="eks")["ClusterStatus"] == "InService"
+    assert groups_of(client, "eks")["pool"]["CurrentImageId"] == NEW_AMI
+
+
+def test_a_slurm_software_update_patches_every_node_at_once_and_refuses_rolling_batches(make_sim):
+    sim, client = make_sim()
+    client.create_cluster(**seed000_request("slurm", workers=4, worker_type="ml.g5.xlarge"))
+    sim.advance(3600)
+    with pytest.raises(botocore.exceptions.ClientError, match="supported only for clusters orchestrated by Amazon EKS"):
+        client.update_cluster_software(ClusterName="slurm", DeploymentConfig={
+            "RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "INSTANCE_COUNT", "Value": 1}}})
+    client.update_cluster_software(ClusterName="slurm", ImageId=NEW_AMI)
+    sim.advance(1)
+    assert set(_statuses(client, "slurm").values()) == {"SystemUpdating"}
+    sim.advance(901)
+    assert set(_statuses(client, "slurm").values()) == {"Running"}
+    assert all(g["CurrentImageId"] == NEW_AMI for g in groups_of(client, "slurm").values())
+
+
+def test_an_alarm_named_in_auto_rollback_rolls_the_update_back_and_the_groups_keep_their_image(make_sim):
+    sim, client = _eks(make_sim, count=4)
+    client.update_cluster_software(ClusterName="eks", ImageId=NEW_AMI, DeploymentConfig={
+        "RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "INSTANCE_COUNT", "Value": 2}},
+        "AutoRollbackConfiguration": [{"AlarmName": "gpu-health"}]})
+    sim.advance(1000)
+    assert sim.fire_alarm("eks", "other-alarm") is False
+    assert sim.fire_alarm("eks", "gpu-health") is True
+    sim.advance(60)
+    assert client.describe_cluster(ClusterName="eks")["ClusterStatus"] == "InService"
+    assert groups_of(client, "eks")["pool"]["CurrentImageId"] == "ami-0123456789abcdef0"
+    assert set(_statuses(client, "eks").values()) == {"Running"}
+    assert any("rolled back" in e["Description"] for e in events_of(client, "eks"))
+
+
+def test_a_reboot_keeps_the_instance_and_brings_a_failed_node_back_without_running_lifecycle_scripts(make_sim):
+    sim, client = _eks(make_sim, count=2)
+    target = nodes_of(client, "eks")[0]["InstanceId"]
+    sim.fail_node("eks", target, retryable=False)
+    response = client.batch_reboot_cluster_nodes(ClusterName="eks", NodeIds=[target, "i-0000000000000dead"])
+    assert response["Successful"] == [target]
+    assert response["Failed"][0]["ErrorCode"] == "InstanceIdNotFound"
+    assert _statuses(client, "eks")[target] == "Pending"
+    sim.advance(301)
+    assert _statuses(client, "eks")[target] == "Running"
+    lifecycle_runs = [e for e in events_of(client, "eks") if target in e["Description"] and "lifecycle script" in e["Description"]]
+    assert len(lifecycle_runs) == 1  # the one at creation only
+
+
+def test_a_replace_gives_a_new_instance_that_runs_its_lifecycle_scripts_again(make_sim):
+    sim, client = _eks(make_sim, count=2)
+    old = nodes_of(client, "eks", include_logical=True)[0]
+    response = client.batch_replace_cluster_nodes(ClusterName="eks", NodeIds=[old["InstanceId"]])
+    assert response["Successful"] == [old["InstanceId"]]
+    sim.advance(1200)
+    same_slot = next(n for n in nodes_of(client, "eks", True) if n["NodeLogicalId"] == old["NodeLogicalId"])
+    assert same_slot["InstanceId"] not in ("", old["InstanceId"]) and same_slot["InstanceStatus"]["Status"] == "Running"
+    descriptions = [e["Description"] for e in events_of(client, "eks")]
+    assert any("volumes are deleted" in d and old["InstanceId"] in d for d in descriptions)
+    assert any(f"lifecycle script execution for EC2 Instance {same_slot['InstanceId']} has Succeeded" in d for d in descriptions)
+
+
+def test_a_slurm_controller_cannot_be_replaced_and_more_than_the_model_allows_is_refused(make_sim):
+    sim, client = make_sim()
+    client.create_cluster(**seed000_request("slurm", workers=2, worker_type="ml.g5.xlarge"))
+    sim.advance(3600)
+    controller = next(n for n in nodes_of(client, "slurm") if n["InstanceGroupName"] == "controller-group")
+    response = client.batch_replace_cluster_nodes(ClusterName="slurm", NodeIds=[controller["InstanceId"]])
+    assert response["Failed"][0]["ErrorCode"] == "InvalidInstanceStatus"
+    assert "controller" in response["Failed"][0]["Message"]
+    many = [f"i-{n:017x}" for n in range(26)]
+    with pytest.raises(botocore.exceptions.ClientError, match="at most 25"):
+        client.batch_replace_cluster_nodes(ClusterName="slurm", NodeIds=many)
