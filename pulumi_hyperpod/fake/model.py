@@ -61,6 +61,7 @@ class Node:
     billing_open: bool = False
     billing_key: Optional[str] = None  # the open billing record (instance id, unless moved between clusters)
     move: Optional[dict] = None  # MoveClusterNodes in progress: target cluster id and group
+    health_check: Optional[str] = None  # the StartClusterHealthCheck operation checking it now (cluster_operations.py)
 
     @property
     def live(self) -> bool:
@@ -181,6 +182,7 @@ class Cluster:
     operation: Optional[dict] = None  # the running all-or-nothing create/update
     slurm_conf: Optional[dict] = None  # {"lines": user lines, None = managed block, "partition_params"}
     software_update: Optional[dict] = None  # the running UpdateClusterSoftware (rolling_update.py)
+    cluster_operations: list = field(default_factory=list)  # ListClusterOperations records (cluster_operations.py)
     due: Optional[float] = None  # cluster-level timer (deletion completes)
     node_seq: int = 0
     event_seq: int = 0

@@ -42,11 +42,13 @@ class FaultRates(_Strict):
 
     launch_failure_rate: Optional[float] = Field(None, ge=0, le=1, description="instance comes up unhealthy")
     lifecycle_failure_rate: Optional[float] = Field(None, ge=0, le=1, description="lifecycle script fails")
+    deep_health_check_failure_rate: Optional[float] = Field(None, ge=0, le=1, description="a deep health check fails")
 
 
 class Faults(_Strict):
     launch_failure_rate: float = Field(0.0, ge=0, le=1)
     lifecycle_failure_rate: float = Field(0.0, ge=0, le=1)
+    deep_health_check_failure_rate: float = Field(0.0, ge=0, le=1, description="StartClusterHealthCheck: a node fails")
     throttle_rate: float = Field(0.0, ge=0, le=1, description="requests answered ThrottlingException")
     server_error_rate: float = Field(0.0, ge=0, le=1, description="requests answered 500/503")
     per_group: dict[str, FaultRates] = Field(default_factory=dict)

@@ -106,3 +106,42 @@ def test_a_slurm_controller_cannot_be_replaced_and_more_than_the_model_allows_is
     many = [f"i-{n:017x}" for n in range(26)]
     with pytest.raises(botocore.exceptions.ClientError, match="at most 25"):
         client.batch_replace_cluster_nodes(ClusterName="slurm", NodeIds=many)
+
+
+def test_a_deep_health_check_is_an_operation_followed_to_done_and_a_failing_node_is_recovered(make_sim):
+    sim, client = make_sim({"faults": {"per_group": {"pool": {"deep_health_check_failure_rate": 1.0}}}})
+    client.create_cluster(**eks_request("eks", [group("pool", 2, "ml.g5.xlarge"), group("other", 1, "ml.g5.xlarge")]))
+    sim.advance(1800)
+    pool_target = next(n["InstanceId"] for n in nodes_of(client, "eks") if n["InstanceGroupName"] == "pool")
+    client.start_cluster_health_check(ClusterName="eks", DeepHealthCheckConfigurations=[
+        {"InstanceGroupName": "pool", "InstanceIds": [pool_target], "DeepHealthChecks": ["InstanceStress"]}])
+    [summary] = client.list_cluster_operations(ClusterName="eks", Type="DeepHealthCheck")["ClusterOperationSummaries"]
+    assert summary["Status"] == "InProgress"
+    assert _statuses(client, "eks")[pool_target] == "DeepHealthCheckInProgress"
+    detail = client.describe_cluster_operation(ClusterName="eks", OperationId=summary["OperationId"])
+    assert detail["DeepHealthCheckDetails"] == [{"InstanceGroupName": "pool", "InstanceIds": [pool_target],
+                                                 "DeepHealthChecks": ["InstanceStress"]}]
+    sim.advance(1201)
+    assert client.describe_cluster_operation(ClusterName="eks", OperationId=summary["OperationId"])["Status"] == "Done"
+    assert _statuses(client, "eks")[pool_target] == "Failure"
+    with pytest.raises(botocore.exceptions.ClientError, match="not a Running instance"):
+        client.start_cluster_health_check(ClusterName="eks", DeepHealthCheckConfigurations=[
+            {"InstanceGroupName": "other", "InstanceIds": ["i-0000000000000dead"], "DeepHealthChecks": ["InstanceStress"]}])
+
+
+def test_scaling_writes_are_listed_as_operations_with_their_counts_and_supersede_each_other(make_sim):
+    sim, client = make_sim()
+    client.create_cluster(**eks_request("eks", [group("pool", 2, "ml.g5.xlarge")]))
+    sim.advance(1800)
+    client.batch_add_cluster_nodes(ClusterName="eks", NodesToAdd=[{"InstanceGroupName": "pool", "IncrementTargetCountBy": 2}])
+    [first] = client.list_cluster_operations(ClusterName="eks")["ClusterOperationSummaries"]
+    assert (first["Type"], first["Status"]) == ("Scaling", "InProgress")
+    detail = client.describe_cluster_operation(ClusterName="eks", OperationId=first["OperationId"])
+    [scaling] = detail["ScalingDetails"]
+    assert (scaling["Original"]["TargetCount"], scaling["Desired"]["TargetCount"]) == (2, 4)
+    sim.advance(1800)
+    assert client.describe_cluster_operation(ClusterName="eks", OperationId=first["OperationId"])["Status"] == "Done"
+    client.batch_add_cluster_nodes(ClusterName="eks", NodesToAdd=[{"InstanceGroupName": "pool", "IncrementTargetCountBy": 1}])
+    client.batch_add_cluster_nodes(ClusterName="eks", NodesToAdd=[{"InstanceGroupName": "pool", "IncrementTargetCountBy": 1}])
+    listed = client.list_cluster_operations(ClusterName="eks", SortOrder="Descending", MaxResults=2)
+    assert [s["Status"] for s in listed["ClusterOperationSummaries"]] == ["InProgress", "Superseded"] and listed["NextToken"]
