@@ -28,6 +28,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
                "Cluster events (Continuous-mode clusters), oldest first, via the ListClusterEvents paginator."),
     "fake": ("sim_commands", "fake", "The simulator's persistent world ($HYPERPOD_FAKE_STATE, default .hyperpod/fake.sqlite)."),
     "gcp": ("gcp_commands", "gcp_group", "Google Cloud training clusters (Vertex AI / Gemini Enterprise Agent Platform, Slurm)."),
+    "health-check": ("health_commands", "health_check_command",
+                     "Run deep health checks (StartClusterHealthCheck) and follow the operation to its end."),
     "nodes": ("cluster_commands", "nodes_command", "Every node: instance id, logical id, group, type, status, launch time."),
     "plan": ("plan_commands", "plan_command", "Show what apply would do, with its cost and the preflight checks."),
     "sinfo": ("sim_commands", "sinfo", "Slurm partitions and nodes as `sinfo` shows them (simulator only)."),

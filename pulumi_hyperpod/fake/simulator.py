@@ -265,6 +265,13 @@ class Simulator:
                                "terminated outside SageMaker HyperPod (injected).")
             reconcile.reconcile_pending(world)
 
+    def set_fault_rate(self, kind: str, rate: float) -> None:
+        """Set a global fault rate of the scenario (`Faults`: launch_failure_rate, lifecycle_failure_rate,
+        deep_health_check_failure_rate…) from now on."""
+        with self._world() as world:
+            faults = world.scenario.faults.model_validate({**world.scenario.faults.model_dump(), kind: rate})
+            world.scenario = world.scenario.model_copy(update={"faults": faults})
+
     def fire_alarm(self, cluster: str, alarm_name: str, region: Optional[str] = None) -> bool:
         """A CloudWatch alarm goes into ALARM: a software update naming it in AutoRollbackConfiguration is
         rolled back (rolling_update.alarm). True when it rolled one back."""

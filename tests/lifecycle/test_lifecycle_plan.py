@@ -258,3 +258,19 @@ def test_cli_replace_of_a_failed_worker_applies_and_replace_of_the_controller_ex
     assert "calls: BatchReplaceClusterNodes" in hyperpod("apply", "--plan", "replace.json", "--yes", "--timeout", "120")
     refused = hyperpod("plan", "-f", spec, "--replace", controller, code=2)
     assert "controller-replace" in refused and "cannot be replaced" in refused
+
+
+def test_cli_health_check_follows_the_operation_to_done_and_exits_1_when_a_node_fails(tmp_path, monkeypatch):
+    import json
+
+    from tests.support.cli import SPECS, hyperpod, use_fake_world
+
+    use_fake_world(monkeypatch, tmp_path)
+    hyperpod("apply", "-f", str(SPECS / "eks-rollout.json"), "--yes", "--wait", "Target", "--timeout", "120")
+    result = json.loads(hyperpod("health-check", "eks-rollout", "--group", "gpu-workers", "--json"))
+    assert result["status"] == "Done" and len(result["nodes"]) == 8 and result["failed"] == []
+    Simulator.open_default().set_fault_rate("deep_health_check_failure_rate", 1.0)  # every check from now on fails
+    one = sorted(result["nodes"])[0]
+    failed = json.loads(hyperpod("health-check", "eks-rollout", "--nodes", one, "--json", code=1))
+    assert failed["failed"] == [one] and "Deep health check failed" in failed["messages"][one]
+    assert "no such instance group" in hyperpod("health-check", "eks-rollout", "--group", "nope", code=1)
