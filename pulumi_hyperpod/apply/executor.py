@@ -197,6 +197,7 @@ class _Run:
             try:
                 response = method(**request)
                 self.result.calls.append(operation)
+                lifecycle.note_operation(self, operation)
                 return response
             except ClientError as error:
                 code = error.response.get("Error", {}).get("Code")
@@ -425,6 +426,7 @@ class _Run:
                 self.result.outcome = "unreachable"
                 self.result.failures.append(str(error))
         self.result.state = None if deleted else observe(self.client, self.name)
+        lifecycle.report_operations(self)
         self._check_targets()
         return self.result
 

@@ -104,3 +104,34 @@ def _follow_replacements(run: "_Run", logical_ids: list[str]) -> None:
             return
         run.sleep(min(run.poll_seconds if run.poll_seconds is not None else 30.0, run.remaining()))
     run.result.failures.append("the replaced nodes were not Running by the deadline")
+
+
+# ---- the service's own record of scaling (ListClusterOperations / DescribeClusterOperation) --------------
+SCALING_CALLS = frozenset({"UpdateCluster", "BatchAddClusterNodes", "BatchDeleteClusterNodes"})
+
+
+def note_operation(run: "_Run", operation: str) -> None:
+    """After a scaling call: the Scaling operation the service recorded for it, named in the progress."""
+    if operation not in SCALING_CALLS:
+        return
+    try:
+        page = run.client.list_cluster_operations(ClusterName=run.name, Type="Scaling", SortOrder="Descending", MaxResults=1)
+    except Exception:  # an API without the operations list (older regions, a stubbed client): nothing to follow
+        return
+    for summary in page.get("ClusterOperationSummaries") or ():
+        ids = run.__dict__.setdefault("operation_ids", [])
+        if summary["OperationId"] not in ids:
+            ids.append(summary["OperationId"])
+            run.say(f"{operation}: service operation {summary['OperationId']} ({summary['Status']})")
+
+
+def report_operations(run: "_Run") -> None:
+    """At the end: each followed operation's status and per-group counts, from DescribeClusterOperation."""
+    for operation_id in run.__dict__.get("operation_ids", ()):
+        try:
+            detail = run.client.describe_cluster_operation(ClusterName=run.name, OperationId=operation_id)
+        except Exception:  # the cluster is gone (a delete) or the record expired: nothing left to show
+            continue
+        groups = ", ".join(f"{d['InstanceGroupName']} {d.get('Original', {}).get('TargetCount')} → "
+                           f"{d.get('Desired', {}).get('TargetCount')} ({d.get('Status')})" for d in detail.get("ScalingDetails") or ())
+        run.say(f"service operation {operation_id}: {detail['Status']}" + (f"; {groups}" if groups else ""))
