@@ -230,6 +230,7 @@ class _Updater:
                 )
                 continue
             config = [c for c in compare.group_config_changes(want, have) if c not in software.IMAGE_MEMBERS]  # a rollout moves images
+            config += software.rollout_labels(want, have)
             delta = want.instance_count - have.target_count
             action = "grow" if delta > 0 else "shrink" if delta < 0 else ("configure" if config or self._min_change(want, have) is not None else "unchanged")
             min_after = want.min_instance_count if want.min_instance_count is not None else have.min_count
@@ -316,9 +317,10 @@ class _Updater:
         if immutable:
             self.refusals.append(Refusal("immutable-group-field", f"{name}: {'; '.join(immutable)} cannot change in place; add a group with a new name and remove this one", name))
             return
-        if change.config_changes:
+        config_changes = [c for c in change.config_changes if not c.endswith(software.ROLLOUT)]  # rollouts: software.py
+        if config_changes:
             self._list_in_update(want, have)
-            self.update_reasons.append(f"{name}: {', '.join(change.config_changes)} change (existing nodes keep how they were built)")
+            self.update_reasons.append(f"{name}: {', '.join(config_changes)} change (existing nodes keep how they were built)")
         if self._min_change(want, have) is not None:
             self._list_in_update(want, have)
             self.update_reasons.append(f"{name}: MinCount {have.min_count} → {want.min_instance_count}")

@@ -28,6 +28,7 @@ from .policy import Policy
 
 # group member in the spec → how DescribeCluster reports the image the group's nodes run now
 IMAGE_MEMBERS = {"ImageId": "CurrentImageId", "ImageReleaseVersion": "CurrentImageReleaseVersion"}
+ROLLOUT = " (UpdateClusterSoftware)"  # how a group's change column names a member a rollout moves
 DEFAULT_IMAGE = "default"  # the model's ImageId pattern: an AMI id or "default" (the HyperPod public AMI)
 
 
@@ -56,6 +57,11 @@ def image_changes(want: InstanceGroupSpec, have: GroupState) -> dict[str, tuple[
         if current != wanted:
             changes[member] = (current, wanted)
     return changes
+
+
+def rollout_labels(want: InstanceGroupSpec, have: GroupState) -> list[str]:
+    """The group's image members a rollout moves, as the plan's group table names them."""
+    return [member + ROLLOUT for member in image_changes(want, have)]
 
 
 def rollout_order(nodes: tuple[NodeState, ...] | list[NodeState]) -> list[NodeState]:
