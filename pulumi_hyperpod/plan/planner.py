@@ -14,6 +14,8 @@ The decision table (also in the README):
 | scale-out, Continuous mode                | folded into the UpdateCluster when one is needed anyway, or when the group is Creating/Updating (BatchAdd is rejected then), or when BatchAddClusterNodes would take more calls than one UpdateCluster; otherwise BatchAddClusterNodes (≤ 50 per entry, ≤ 5 entries per call) |
 | scale-in (any mode)                       | BatchDeleteClusterNodes naming the victims (≤ 99 per call); pending launches with no node to name: UpdateCluster lowers the count |
 | scale-in of a Creating/Updating group     | UpdateCluster lowers the count (BatchDelete is blocked then; seed 000) |
+| a group's ImageId / ImageReleaseVersion   | UpdateClusterSoftware, after the count steps (software.py: batches on EKS, all at once on Slurm) |
+| --replace / --reboot, failed_nodes=replace | BatchReplaceClusterNodes / BatchRebootClusterNodes, last (repair.py: ≤ 25 per call, never a Slurm controller) |
 
 Guards refuse (a refused plan lists no steps): protected nodes in any step, the Slurm controller and
 login groups, max_scale_in_fraction, replacement, and on a Slurm cluster whose roles are not known
