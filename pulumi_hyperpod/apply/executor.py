@@ -225,7 +225,11 @@ class _Run:
             after_delete = index > 0 and self.plan.steps[index - 1].operation == "DeleteCluster"
             verify = self.plan.basis is not None and not after_delete
             try:
-                getattr(self, f"_{xform_name(step.operation)}")(index, step, verify)
+                handler = getattr(self, f"_{xform_name(step.operation)}")
+                if step.canary:  # a canary scale-out: its nodes must pass before the next step (apply/lifecycle.py)
+                    lifecycle.canary(self, handler, index, step, verify)
+                else:
+                    handler(index, step, verify)
             except ClientError as error:
                 err = error.response.get("Error", {})
                 raise ApplyError(f"{step.operation} failed: {err.get('Code')}: {err.get('Message')}", self.result.calls) from error

@@ -135,3 +135,45 @@ def report_operations(run: "_Run") -> None:
         groups = ", ".join(f"{d['InstanceGroupName']} {d.get('Original', {}).get('TargetCount')} → "
                            f"{d.get('Desired', {}).get('TargetCount')} ({d.get('Status')})" for d in detail.get("ScalingDetails") or ())
         run.say(f"service operation {operation_id}: {detail['Status']}" + (f"; {groups}" if groups else ""))
+
+
+# ---- canary scale-out (plan/canary.py) -------------------------------------------------------------
+def canary(run: "_Run", handler, index: int, step: "Step", verify: bool) -> None:
+    """Add the canary nodes, then wait until each runs (lifecycle scripts and deep health checks passed).
+    A canary in Failure stops the apply (ApplyError) before the rest is added: the nodes obtained stay."""
+    from .executor import ApplyError
+
+    groups = {e["InstanceGroupName"] for e in step.request["NodesToAdd"]}
+    before = observe(run.client, run.name)
+    known = {n.logical_id for n in before.nodes} if before is not None else set()
+    handler(index, step, verify)
+    wanted = sum(e["IncrementTargetCountBy"] for e in step.request["NodesToAdd"])
+    run.say(f"canary: waiting for {wanted} new node(s) of {', '.join(sorted(groups))} to pass lifecycle scripts and health checks")
+    while run.remaining() > 0:
+        state = observe(run.client, run.name)
+        new = [n for n in (state.nodes if state is not None else ()) if n.group in groups and n.logical_id not in known]
+        failed = [n for n in new if n.status == "Failure"]
+        if failed:
+            node = failed[0]
+            event = _node_event(run, node.instance_id)
+            raise ApplyError(f"canary node {node.instance_id or node.logical_id} ({node.group}) failed: "
+                             f"{node.message or 'no reason given'}" + (f" — event: {event}" if event else "")
+                             + f". Stopped before adding the rest; the {len(new) - len(failed)} other new node(s) are kept",
+                             list(run.result.calls))
+        if len(new) >= wanted and all(n.status == "Running" for n in new):
+            run.say(f"canary passed: {', '.join(n.instance_id or n.logical_id for n in new)} Running")
+            return
+        run.sleep(min(run.poll_seconds if run.poll_seconds is not None else 30.0, run.remaining()))
+    raise ApplyError("the canary nodes were not Running by the deadline; the rest was not added", list(run.result.calls))
+
+
+def _node_event(run: "_Run", instance_id: str | None) -> str | None:
+    """The node's latest Error event (its lifecycle script's failure, say); None where there are no events."""
+    if not instance_id:
+        return None
+    try:
+        events = run.client.list_cluster_events(ClusterName=run.name, NodeId=instance_id, SortOrder="Descending",
+                                                MaxResults=20).get("Events") or []
+    except Exception:  # events exist only on Continuous clusters
+        return None
+    return next((e.get("Description") for e in events if e.get("EventLevel") == "Error"), None)

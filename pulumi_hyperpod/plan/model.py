@@ -67,6 +67,9 @@ class Step:
     # UpdateClusterSoftware: the nodes of each rolling batch, in the order the service takes them
     # (one batch holding every node where the orchestrator has no batches: Slurm)
     batches: tuple[tuple[str, ...], ...] = ()
+    # BatchAddClusterNodes of a canary scale-out: apply waits for these nodes to run (lifecycle scripts,
+    # deep health checks) before the next step, and stops on a failure (plan/canary.py)
+    canary: bool = False
 
     @property
     def destructive(self) -> bool:
@@ -155,6 +158,7 @@ class Plan:
                 reasons=tuple(s.get("reasons") or ()),
                 victims=tuple(Victim(**v) for v in s.get("victims") or ()),
                 batches=tuple(tuple(batch) for batch in s.get("batches") or ()),
+                canary=bool(s.get("canary")),
             )
             for s in data.get("steps") or ()
         )

@@ -33,7 +33,7 @@ from typing import Any, Mapping
 from ..observe import ClusterState, GroupState
 from ..servicemodel import api_limits
 from ..spec import ClusterSpec, InstanceGroupSpec
-from . import compare, repair, software, victims as victim_rules
+from . import canary, compare, repair, software, victims as victim_rules
 from .basis import Basis
 from .model import GroupChange, Plan, Refusal, Step, Victim
 from .policy import Policy
@@ -267,6 +267,8 @@ class _Updater:
                 continue
             self._plan_group(change)
         steps = self._steps(cluster_changes)
+        steps, canary_notes = canary.canary_steps(steps, self.policy.canary_nodes, self.limits, self.desired.name)
+        self.notes += canary_notes
         steps += self._lifecycle_steps(steps)
         pending = [g for g in self.observed.groups if g.pending and self.desired.group(g.name) is not None]
         for g in pending:

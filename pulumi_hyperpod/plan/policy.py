@@ -55,6 +55,10 @@ class Policy(BaseModel):
     failed_nodes: Literal["delete", "replace", "leave"] = Field(
         default="delete", description="Nodes in Failure: removed first on scale-in (delete), replaced with "
                                       "BatchReplaceClusterNodes (replace), or left where they are and named (leave).")
+    canary_nodes: int | None = Field(
+        default=None, ge=1, le=50,
+        description="Canary scale-out: a group growing by more than this adds this many nodes first, waits until their "
+                    "lifecycle scripts and deep health checks pass, then adds the rest; a canary failure stops the apply.")
     replace_node_ids: frozenset[str] = Field(
         default=frozenset(), description="Nodes (instance or logical ids) this plan replaces with BatchReplaceClusterNodes (--replace).")
     reboot_node_ids: frozenset[str] = Field(

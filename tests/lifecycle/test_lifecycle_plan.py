@@ -274,3 +274,28 @@ def test_cli_health_check_follows_the_operation_to_done_and_exits_1_when_a_node_
     failed = json.loads(hyperpod("health-check", "eks-rollout", "--nodes", one, "--json", code=1))
     assert failed["failed"] == [one] and "Deep health check failed" in failed["messages"][one]
     assert "no such instance group" in hyperpod("health-check", "eks-rollout", "--group", "nope", code=1)
+
+
+def test_a_canary_scale_out_adds_k_nodes_first_and_the_rest_once_they_pass(world):
+    _up(world, eks(count=2))
+    policy = Policy(canary_nodes=2)
+    the_plan = _prepare(world, eks(count=10), policy).plan
+    assert [(s.operation, s.canary, s.request["NodesToAdd"][0]["IncrementTargetCountBy"]) for s in the_plan.steps] == [
+        ("BatchAddClusterNodes", True, 2), ("BatchAddClusterNodes", False, 6)]
+    result = _apply(world, Plan.from_dict(the_plan.to_dict()), policy)
+    assert result.ok and any(m.startswith("canary passed") for m in result.messages)
+    assert observe(world[1], "eks8").group("workers").target_count == 10
+
+
+def test_a_failing_canary_stops_the_scale_out_keeps_its_nodes_and_shows_the_lifecycle_event(world):
+    from pulumi_hyperpod.apply import ApplyError
+
+    sim, client = world
+    _up(world, eks(count=2))
+    sim.set_fault_rate("lifecycle_failure_rate", 1.0)
+    policy = Policy(canary_nodes=2)
+    with pytest.raises(ApplyError, match=r"canary node i-[0-9a-f]+ \(workers\) failed: Lifecycle script on_create.sh failed.*"
+                                         r"event: Instance lifecycle script execution .* has Failed"):
+        _apply(world, _prepare(world, eks(count=10), policy).plan, policy)
+    assert observe(client, "eks8").group("workers").target_count == 4  # the canary's capacity is kept, the rest not asked for
+    assert [op for op, _ in sim.calls if op == "BatchAddClusterNodes"] == ["BatchAddClusterNodes"]
