@@ -103,6 +103,7 @@ class InstanceGroup:
     current_types: Optional[list] = None  # flexible groups: types in effect (Desired is in spec)
     deleting: bool = False
     new_in_op: bool = False  # created by the running all-or-nothing operation
+    patch: Optional[dict] = None  # scheduled / automatic patching: the release due and when (patching.py)
 
     @property
     def flexible(self) -> bool:

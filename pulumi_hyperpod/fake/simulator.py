@@ -272,6 +272,17 @@ class Simulator:
             faults = world.scenario.faults.model_validate({**world.scenario.faults.model_dump(), kind: rate})
             world.scenario = world.scenario.model_copy(update={"faults": faults})
 
+    def publish_image_release(self, version: str) -> None:
+        """A new HyperPod AMI release (ImageReleaseVersion) comes out now: groups with ScheduledUpdateConfig
+        or AutoPatchConfig are patched to it on their schedule (fake/patching.py)."""
+        with self._world() as world:
+            world.scenario = world.scenario.model_copy(update={"image_release": version, "image_released_at": world.now})
+            for cluster in list(world.clusters.values()):
+                for group in cluster.groups.values():
+                    group.patch = None
+                world.schedule_cluster(cluster, world.now)
+                world.touch(cluster)
+
     def fire_alarm(self, cluster: str, alarm_name: str, region: Optional[str] = None) -> bool:
         """A CloudWatch alarm goes into ALARM: a software update naming it in AutoRollbackConfiguration is
         rolled back (rolling_update.alarm). True when it rolled one back."""

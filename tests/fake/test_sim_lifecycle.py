@@ -145,3 +145,50 @@ def test_scaling_writes_are_listed_as_operations_with_their_counts_and_supersede
     client.batch_add_cluster_nodes(ClusterName="eks", NodesToAdd=[{"InstanceGroupName": "pool", "IncrementTargetCountBy": 1}])
     listed = client.list_cluster_operations(ClusterName="eks", SortOrder="Descending", MaxResults=2)
     assert [s["Status"] for s in listed["ClusterOperationSummaries"]] == ["InProgress", "Superseded"] and listed["NextToken"]
+
+
+def _release(client, name="eks"):
+    return groups_of(client, name)["pool"].get("CurrentImageReleaseVersion")
+
+
+def test_a_new_release_is_applied_at_the_groups_scheduled_update_time(make_sim):
+    import datetime as dt
+
+    sim, client = _eks(make_sim, count=2, ScheduledUpdateConfig={"ScheduleExpression": "cron(0 3 ? * SUN *)"})
+    sim.publish_image_release("2026.12.1")
+    now = sim.now()
+    sunday_3am = (now + dt.timedelta(days=(6 - now.weekday()) % 7)).replace(hour=3, minute=0, second=0, microsecond=0)
+    if sunday_3am <= now:
+        sunday_3am += dt.timedelta(days=7)
+    sim.advance((sunday_3am - now).total_seconds() - 60)
+    assert _release(client) is None and set(_statuses(client, "eks").values()) == {"Running"}
+    sim.advance(120)
+    assert set(_statuses(client, "eks").values()) == {"SystemUpdating"}
+    sim.advance(1000)
+    assert _release(client) == "2026.12.1"
+    assert any("scheduled update to HyperPod AMI release 2026.12.1" in e["Description"] for e in events_of(client, "eks"))
+
+
+def test_automatic_patching_applies_a_release_after_the_patch_delay_in_batches(make_sim):
+    sim, client = _eks(make_sim, count=4, AutoPatchConfig={"PatchingStrategy": "WhenIdle", "DeploymentConfig": {
+        "RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "INSTANCE_COUNT", "Value": 2}}}})
+    sim.publish_image_release("2026.12.1")
+    sim.advance(86400 - 60)
+    assert _release(client) is None
+    sim.advance(120)
+    assert sorted(_statuses(client, "eks").values()) == ["Running", "Running", "SystemUpdating", "SystemUpdating"]
+    sim.advance(3600)
+    assert _release(client) == "2026.12.1"
+
+
+def test_aws_cron_expressions_name_their_next_time():
+    import datetime as dt
+
+    from pulumi_hyperpod.fake.patching import next_fire
+
+    monday = dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc).timestamp()
+    assert dt.datetime.fromtimestamp(next_fire("cron(0 3 ? * SUN *)", monday), dt.timezone.utc) == \
+        dt.datetime(2026, 12, 6, 3, tzinfo=dt.timezone.utc)
+    assert dt.datetime.fromtimestamp(next_fire("cron(30 1 ? * 2 *)", monday), dt.timezone.utc) == \
+        dt.datetime(2026, 12, 7, 1, 30, tzinfo=dt.timezone.utc)  # 2 = MON in AWS cron
+    assert next_fire("rate(5 minutes)", monday) is None
