@@ -272,6 +272,21 @@ class Simulator:
             faults = world.scenario.faults.model_validate({**world.scenario.faults.model_dump(), kind: rate})
             world.scenario = world.scenario.model_copy(update={"faults": faults})
 
+    def interrupt_spot(self, cluster: str, node_id: str, region: Optional[str] = None) -> None:
+        """EC2 reclaims a Spot instance of a group with CapacityRequirements.Spot: a warning event, then
+        the instance is gone (NotFound) and the service puts a new one in (as for a lost instance)."""
+        with self._world() as world:
+            target, node = self._instance(world, cluster, node_id, region, "has no instance to interrupt")
+            group = target.groups.get(node.group)
+            if group is None or "Spot" not in (group.spec.get("CapacityRequirements") or {}):
+                raise ValueError(f"node {node_id} of cluster {target.name} is not a Spot instance "
+                                 "(its group has no CapacityRequirements.Spot)")
+            world.emit(target, "Warn", "Instance", f"EC2 Spot Instance interruption notice for {node.instance_id} in "
+                       f"Cluster {target.name} and IG {node.group}: the instance is reclaimed in two minutes", node=node)
+            prov.lose_instance(world, target, node, f"Spot instance {node.instance_id} was reclaimed by EC2 "
+                               "(Spot interruption).")
+            reconcile.reconcile_pending(world)
+
     def publish_image_release(self, version: str) -> None:
         """A new HyperPod AMI release (ImageReleaseVersion) comes out now: groups with ScheduledUpdateConfig
         or AutoPatchConfig are patched to it on their schedule (fake/patching.py)."""

@@ -173,7 +173,7 @@ def node_details(cluster: Cluster, node: Node) -> dict:
         "InstanceStatus": _status(node),
         "InstanceType": _instance_type(cluster, node),
         "LaunchTime": node.launch_time if node.launch_time is not None else node.created_at,
-        "CapacityType": "OnDemand",
+        "CapacityType": "Spot" if "Spot" in (spec.get("CapacityRequirements") or {}) else "OnDemand",
     }
     item.update(_copy(built, "ClusterNodeDetails"))
     if spec.get("OverrideVpcConfig"):

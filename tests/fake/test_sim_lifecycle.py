@@ -192,3 +192,22 @@ def test_aws_cron_expressions_name_their_next_time():
     assert dt.datetime.fromtimestamp(next_fire("cron(30 1 ? * 2 *)", monday), dt.timezone.utc) == \
         dt.datetime(2026, 12, 7, 1, 30, tzinfo=dt.timezone.utc)  # 2 = MON in AWS cron
     assert next_fire("rate(5 minutes)", monday) is None
+
+
+def test_a_spot_interruption_takes_the_instance_and_the_service_puts_a_new_one_in(make_sim):
+    sim, client = make_sim()
+    client.create_cluster(**eks_request("eks", [group("spot", 2, "ml.g5.xlarge", CapacityRequirements={"Spot": {}}),
+                                                group("steady", 1, "ml.g5.xlarge")]))
+    sim.advance(1800)
+    spot = next(n for n in nodes_of(client, "eks", True) if n["InstanceGroupName"] == "spot")
+    detail = client.describe_cluster_node(ClusterName="eks", NodeId=spot["InstanceId"])["NodeDetails"]
+    assert detail["CapacityType"] == "Spot"
+    steady = next(n for n in nodes_of(client, "eks") if n["InstanceGroupName"] == "steady")
+    with pytest.raises(ValueError, match="not a Spot instance"):
+        sim.interrupt_spot("eks", steady["InstanceId"])
+    sim.interrupt_spot("eks", spot["InstanceId"])
+    assert _statuses(client, "eks")[spot["InstanceId"]] == "NotFound"
+    assert any(e["EventLevel"] == "Warn" and "Spot Instance interruption" in e["Description"] for e in events_of(client, "eks"))
+    sim.advance(1200)
+    slot = next(n for n in nodes_of(client, "eks", True) if n["NodeLogicalId"] == spot["NodeLogicalId"])
+    assert slot["InstanceId"] not in ("", spot["InstanceId"]) and slot["InstanceStatus"]["Status"] == "Running"
