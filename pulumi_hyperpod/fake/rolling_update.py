@@ -31,8 +31,10 @@ def start(world: World, cluster: Cluster, groups: list[dict], deployment: Option
         policy = None  # no rolling batches on Slurm: every node at once
     cluster.software_update = {
         "id": op_id, "groups": names, "image": image if image and image != "default" else None,
-        "release_versions": {entry["InstanceGroupName"]: entry["ImageReleaseVersion"]
-                             for entry in groups if entry.get("ImageReleaseVersion")},
+        # a group named without ImageReleaseVersion (and no custom ImageId) moves to the latest release
+        "release_versions": {entry["InstanceGroupName"]: entry.get("ImageReleaseVersion") or world.scenario.image_release
+                             for entry in groups if entry.get("ImageReleaseVersion")
+                             or (world.scenario.image_release and not (image and image != "default"))},
         "pending": [node.logical_id for node in nodes], "batch": _batch_size(policy, len(nodes)),
         "wait": float((deployment or {}).get("WaitIntervalInSeconds") or 0), "next_at": world.now,
         "status_before": cluster.status,

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import Callable
 
-from . import cluster_operations, moves, node_operations as nodes, repair, software
+from . import cluster_operations, moves, node_operations as nodes, patching, repair, software
 from . import operations as clusters
 from .world import World
 
 OPERATIONS: dict[str, Callable[[World, str, dict], dict]] = {
     "CreateCluster": clusters.create_cluster,
-    "DescribeCluster": clusters.describe_cluster,
+    "DescribeCluster": patching.with_image_status(clusters.describe_cluster),
     "ListClusters": clusters.list_clusters,
     "UpdateCluster": cluster_operations.recording_scaling(clusters.update_cluster),
     "DeleteCluster": clusters.delete_cluster,

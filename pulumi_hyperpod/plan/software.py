@@ -43,10 +43,22 @@ class Rollouts:
     groups: set[str] = field(default_factory=set)
 
 
+LATEST = "latest"
+OUTDATED = frozenset({"UpdateAvailable", "SecurityUpdateRequired"})  # the model's ImageVersionStatus values behind
+
+
 def image_changes(want: InstanceGroupSpec, have: GroupState) -> dict[str, tuple[str | None, str]]:
-    """member → (running now, wanted) for the image members the spec sets and the group does not run."""
+    """member → (running now, wanted) for the image members the spec sets and the group does not run.
+    A spec without ImageReleaseVersion (and no custom ImageId) asks for the latest release (the model:
+    "If omitted, the latest available version is used"): a group the service reports behind it
+    (ImageVersionStatus UpdateAvailable / SecurityUpdateRequired) moves to it — unless the group is
+    patched by the service itself (AutoPatchConfig, ScheduledUpdateConfig)."""
     api = want.to_api()
     changes = {}
+    custom = api.get("ImageId") not in (None, DEFAULT_IMAGE)
+    managed = "AutoPatchConfig" in api or "ScheduledUpdateConfig" in api
+    if "ImageReleaseVersion" not in api and not custom and not managed and have.described.get("ImageVersionStatus") in OUTDATED:
+        changes["ImageReleaseVersion"] = (have.described.get("CurrentImageReleaseVersion"), LATEST)
     for member, reported in IMAGE_MEMBERS.items():
         wanted = api.get(member)
         if wanted is None:
@@ -57,6 +69,11 @@ def image_changes(want: InstanceGroupSpec, have: GroupState) -> dict[str, tuple[
         if current != wanted:
             changes[member] = (current, wanted)
     return changes
+
+
+def have_status(observed: ClusterState, name: str) -> str:
+    group = observed.group(name)
+    return f"ImageVersionStatus {group.described.get('ImageVersionStatus')}" if group is not None else ""
 
 
 def rollout_labels(want: InstanceGroupSpec, have: GroupState) -> list[str]:
@@ -112,10 +129,11 @@ def _plan_call(desired, observed, policy, role, image, groups, result: Rollouts)
     reasons = []
     for want, changes in groups:
         entry: dict[str, Any] = {"InstanceGroupName": want.name}
-        if "ImageReleaseVersion" in changes:
-            entry["ImageReleaseVersion"] = changes["ImageReleaseVersion"][1]
+        if "ImageReleaseVersion" in changes and changes["ImageReleaseVersion"][1] != LATEST:
+            entry["ImageReleaseVersion"] = changes["ImageReleaseVersion"][1]  # without it: the latest release
         request["InstanceGroups"].append(entry)
-        moves = ", ".join(f"{member} {before or '(default)'} → {after}" for member, (before, after) in changes.items())
+        moves = ", ".join(f"{member} {before or '(default)'} → {after}" + (f" ({have_status(observed, want.name)})" if after == LATEST else "")
+                          for member, (before, after) in changes.items())
         reasons.append(f"{want.name}: {moves}: the running nodes are patched in place (UpdateClusterSoftware)")
     if image is not None:
         request["ImageId"] = image

@@ -299,3 +299,19 @@ def test_a_failing_canary_stops_the_scale_out_keeps_its_nodes_and_shows_the_life
         _apply(world, _prepare(world, eks(count=10), policy).plan, policy)
     assert observe(client, "eks8").group("workers").target_count == 4  # the canary's capacity is kept, the rest not asked for
     assert [op for op, _ in sim.calls if op == "BatchAddClusterNodes"] == ["BatchAddClusterNodes"]
+
+
+def test_the_first_plan_after_a_new_release_moves_a_group_that_asks_for_the_latest(world):
+    sim, client = world
+    latest = eks()
+    del latest["InstanceGroups"][0]["ImageId"]  # no ImageId, no ImageReleaseVersion: the latest release
+    _up(world, latest)
+    assert _prepare(world, latest).plan.empty
+    sim.publish_image_release("2026.12.1")
+    the_plan = _prepare(world, latest).plan
+    [step] = the_plan.steps
+    assert step.request == {"ClusterName": "eks8", "InstanceGroups": [{"InstanceGroupName": "workers"}]}
+    assert any("ImageReleaseVersion (default) → latest (ImageVersionStatus UpdateAvailable)" in r for r in step.reasons)
+    assert _apply(world, the_plan).ok
+    assert observe(client, "eks8").group("workers").described["ImageVersionStatus"] == "UpToDate"
+    assert _prepare(world, latest).plan.empty
