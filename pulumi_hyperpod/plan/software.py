@@ -104,6 +104,10 @@ def plan_rollouts(desired: ClusterSpec, observed: ClusterState, policy: Policy, 
         if have is None or have.status == "Deleting":
             continue  # a new group is built with its image
         changes = image_changes(want, have)
+        if changes and "SystemUpdating" in (have.status, observed.status):
+            result.notes.append(f"{want.name}: a software update is running ({observed.status}); its image is compared "
+                                "again once it ends, not rolled out a second time")
+            continue
         if changes:
             image = changes["ImageId"][1] if "ImageId" in changes else None
             calls.setdefault(image, []).append((want, changes))

@@ -315,3 +315,13 @@ def test_the_first_plan_after_a_new_release_moves_a_group_that_asks_for_the_late
     assert _apply(world, the_plan).ok
     assert observe(client, "eks8").group("workers").described["ImageVersionStatus"] == "UpToDate"
     assert _prepare(world, latest).plan.empty
+
+
+def test_a_rollout_already_running_is_not_planned_a_second_time(world):
+    sim, client = world
+    _up(world, eks())
+    [step] = _prepare(world, eks(image=NEW)).plan.steps
+    client.update_cluster_software(**step.request)
+    sim.advance(10)
+    during = _prepare(world, eks(image=NEW)).plan
+    assert during.steps == () and any("a software update is running" in note for note in during.notes)
