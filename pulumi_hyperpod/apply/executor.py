@@ -156,6 +156,7 @@ class _Run:
         self.name = plan.cluster_name
         self.expected = Expectation.from_basis(plan.basis)
         self.checked_at_step: int | None = None  # the step index whose pre-call check already ran
+        self.operation_ids: list[str] = []  # the service's Scaling operations this run started (apply/lifecycle.py)
 
     # ---- helpers -----------------------------------------------------------------------------
     def say(self, message: str, phase: str = "call") -> None:

@@ -119,15 +119,14 @@ def note_operation(run: "_Run", operation: str) -> None:
     except Exception:  # an API without the operations list (older regions, a stubbed client): nothing to follow
         return
     for summary in page.get("ClusterOperationSummaries") or ():
-        ids = run.__dict__.setdefault("operation_ids", [])
-        if summary["OperationId"] not in ids:
-            ids.append(summary["OperationId"])
+        if summary["OperationId"] not in run.operation_ids:
+            run.operation_ids.append(summary["OperationId"])
             run.say(f"{operation}: service operation {summary['OperationId']} ({summary['Status']})")
 
 
 def report_operations(run: "_Run") -> None:
     """At the end: each followed operation's status and per-group counts, from DescribeClusterOperation."""
-    for operation_id in run.__dict__.get("operation_ids", ()):
+    for operation_id in run.operation_ids:
         try:
             detail = run.client.describe_cluster_operation(ClusterName=run.name, OperationId=operation_id)
         except Exception:  # the cluster is gone (a delete) or the record expired: nothing left to show
