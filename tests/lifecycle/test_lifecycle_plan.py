@@ -325,3 +325,13 @@ def test_a_rollout_already_running_is_not_planned_a_second_time(world):
     sim.advance(10)
     during = _prepare(world, eks(image=NEW)).plan
     assert during.steps == () and any("a software update is running" in note for note in during.notes)
+
+
+def test_apply_names_the_services_scaling_operation_and_reports_how_it_ended(world):
+    _up(world, eks(count=2))
+    result = _apply(world, _prepare(world, eks(count=5)).plan)
+    assert result.ok and result.calls == ["BatchAddClusterNodes"]
+    started = [m for m in result.messages if m.startswith("BatchAddClusterNodes: service operation ")]
+    ended = [m for m in result.messages if m.startswith("service operation ")]
+    assert len(started) == 1 and started[0].endswith("(InProgress)")
+    assert len(ended) == 1 and ended[0].endswith(": Done; workers 2 → 5 (Done)")
