@@ -329,7 +329,9 @@ def test_a_rollout_already_running_is_not_planned_a_second_time(world):
 
 def test_apply_names_the_services_scaling_operation_and_reports_how_it_ended(world):
     _up(world, eks(count=2))
-    result = _apply(world, _prepare(world, eks(count=5)).plan)
+    sim, client = world
+    result = pipeline.execute(client, _prepare(world, eks(count=5)).plan, wait="Target", timeout=8 * 3600, poll_seconds=30,
+                              sleep=sim.advance, monotonic=lambda: sim.now().timestamp())
     assert result.ok and result.calls == ["BatchAddClusterNodes"]
     started = [m for m in result.messages if m.startswith("BatchAddClusterNodes: service operation ")]
     ended = [m for m in result.messages if m.startswith("service operation ")]
