@@ -337,3 +337,19 @@ def test_apply_names_the_services_scaling_operation_and_reports_how_it_ended(wor
     ended = [m for m in result.messages if m.startswith("service operation ")]
     assert len(started) == 1 and started[0].endswith("(InProgress)")
     assert len(ended) == 1 and ended[0].endswith(": Done; workers 2 → 5 (Done)")
+
+
+def test_a_saved_repair_step_edited_to_name_another_node_is_never_run(world):
+    import dataclasses
+
+    from pulumi_hyperpod.apply import ApplyError
+
+    _up(world, slurm())
+    worker = _fail_a_worker(world)
+    policy = Policy(replace_node_ids=frozenset({worker}))
+    the_plan = _prepare(world, slurm(), policy).plan
+    [step] = the_plan.steps
+    edited = dataclasses.replace(the_plan, steps=(dataclasses.replace(step, request={**step.request, "NodeIds": ["i-0123456789abcdef0"]}),))
+    with pytest.raises(ApplyError, match="names node\\(s\\) i-0123456789abcdef0 the plan was not made against"):
+        _apply(world, edited, policy)
+    assert [op for op, _ in world[0].calls if op == "BatchReplaceClusterNodes"] == []
