@@ -41,6 +41,11 @@ def _spec_option(required: bool):
 
 def _policy_options(command):
     # no click.Path checks: the file reader says what is wrong with a path in one line (exit 1)
+    command = click.option("--reboot", multiple=True, metavar="NODE_ID",
+                           help="Reboot this node (BatchRebootClusterNodes), once, in this plan (repeatable).")(command)
+    command = click.option("--replace", multiple=True, metavar="NODE_ID",
+                           help="Replace this node with a new instance (BatchReplaceClusterNodes; its volumes are destroyed), "
+                                "once, in this plan (repeatable).")(command)
     command = click.option("--policy", "policy_file", type=click.Path(), help="Policy file (YAML/JSON).")(command)
     return click.option("--protect", multiple=True, metavar="NODE_ID", help="Never remove this node (repeatable).")(command)
 
@@ -162,10 +167,16 @@ def _target(ctx, client=None) -> dict:
 @workload_options
 @click.pass_context
 @handle_errors
+<<<<<<< HEAD
 def plan_command(ctx, spec_file, snapshot, as_json, out_file, detailed_exitcode, policy_file, protect, no_preflight, lifecycle,
                  slurm_file, workload_files, read_workload, workload_command, kubeconfig, kube_context):
     """Show what apply would do, with its cost and the preflight checks. Exit 2 when a guard refuses the plan
     (with --detailed-exitcode, 3 when it has changes).
+=======
+def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, protect, no_preflight, lifecycle, slurm_file,
+                 replace=(), reboot=()):
+    """Show what apply would do, with its cost and the preflight checks. Exit 2 when a guard refuses the plan.
+>>>>>>> hp-f26
     A Google Cloud training-cluster spec (-f gcp-cluster.json) is planned as `hyperpod gcp plan` does."""
     from rich.text import Text
 
@@ -182,9 +193,14 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, detailed_exitcode,
         fail(f"{out_file}: the plan cannot be saved ({unwritable})")
     with collector.paused():  # a read, a plan and its tables: short and bounded
         spec = ClusterSpec.from_file(spec_file)
+<<<<<<< HEAD
         policy = load_policy(policy_file, protect)
         workload = workload_source(ctx, spec.name, workload_files, read_workload, workload_command, kubeconfig, kube_context)
         prepared = _prepare(ctx, spec, policy, snapshot, no_preflight, lifecycle, slurm_file, workload)
+=======
+        policy = load_policy(policy_file, protect, replace=replace, reboot=reboot)
+        prepared = _prepare(ctx, spec, policy, snapshot, no_preflight, lifecycle, slurm_file)
+>>>>>>> hp-f26
         _show_plan(prepared.plan, as_json)
     if out_file:
         try:
@@ -212,7 +228,11 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, detailed_exitcode,
 @click.pass_context
 @handle_errors
 def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json, policy_file, protect, no_preflight, lifecycle,
+<<<<<<< HEAD
                   slurm_file, workload_files, read_workload, workload_command, kubeconfig, kube_context):
+=======
+                  slurm_file, replace=(), reboot=()):
+>>>>>>> hp-f26
     """Plan (or load a saved plan), confirm, and apply; then wait as --wait says."""
     from rich.text import Text
 
@@ -234,9 +254,9 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
     default_poll_seconds(ctx.obj["backend"])  # $HYPERPOD_POLL_SECONDS checked before any call, not at the first wait
     client = client_from(ctx)
     if plan_file:
-        if policy_file or protect or no_preflight or lifecycle or slurm_file:
-            fail("--policy, --protect, --no-preflight, --lifecycle and --slurm are part of a saved plan; make the plan again to "
-                 "change them")
+        if policy_file or protect or no_preflight or lifecycle or slurm_file or replace or reboot:
+            fail("--policy, --protect, --replace, --reboot, --no-preflight, --lifecycle and --slurm are part of a saved plan; "
+                 "make the plan again to change them")
         try:
             prepared = pipeline.load(plan_file, target=_target(ctx, client))
         except SavedPlanError as error:
@@ -246,8 +266,13 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
         workload = workload_source(ctx, prepared.plan.cluster_name, (), read_workload, workload_command, kubeconfig, kube_context)
     else:
         spec = ClusterSpec.from_file(spec_file)
+<<<<<<< HEAD
         workload = workload_source(ctx, spec.name, workload_files, read_workload, workload_command, kubeconfig, kube_context)
         prepared = _prepare(ctx, spec, load_policy(policy_file, protect), None, no_preflight, lifecycle, slurm_file, workload)
+=======
+        prepared = _prepare(ctx, spec, load_policy(policy_file, protect, replace=replace, reboot=reboot), None, no_preflight,
+                            lifecycle, slurm_file)
+>>>>>>> hp-f26
     the_plan = prepared.plan
     if not as_json:
         _show_plan(the_plan, False)

@@ -19,11 +19,14 @@ if TYPE_CHECKING:  # pragma: no cover
 
 Operation = Literal["CreateCluster", "UpdateCluster", "BatchDeleteClusterNodes", "BatchAddClusterNodes", "DeleteCluster",
                     "AddTags", "DeleteTags",  # cluster tags (plan/tags.py)
+                    # node lifecycle (plan/software.py, plan/repair.py)
+                    "UpdateClusterSoftware", "BatchRebootClusterNodes", "BatchReplaceClusterNodes",
                     # GCP training clusters (pulumi_hyperpod/gcp): the REST methods of modelDevelopmentClusters
                     "CreateModelDevelopmentCluster", "PatchModelDevelopmentCluster", "DeleteModelDevelopmentCluster",
                     # not an API call: cordon/drain nodes in the orchestrator before a scale-in (plan/drain_step.py)
                     "DrainNodes"]
-DESTRUCTIVE = frozenset({"BatchDeleteClusterNodes", "DeleteCluster", "DeleteModelDevelopmentCluster"})
+DESTRUCTIVE = frozenset({"BatchDeleteClusterNodes", "DeleteCluster", "DeleteModelDevelopmentCluster",
+                         "BatchReplaceClusterNodes"})  # a replacement destroys the instance's volumes
 NOT_API_CALLS = frozenset({"DrainNodes"})  # steps done in the orchestrator, not calls to the cloud's API
 PLAN_FORMAT = "hyperpod-plan/2"
 
@@ -68,6 +71,12 @@ class Step:
     request: dict[str, Any]
     reasons: tuple[str, ...] = ()
     victims: tuple[Victim, ...] = ()
+    # UpdateClusterSoftware: the nodes of each rolling batch, in the order the service takes them
+    # (one batch holding every node where the orchestrator has no batches: Slurm)
+    batches: tuple[tuple[str, ...], ...] = ()
+    # BatchAddClusterNodes of a canary scale-out: apply waits for these nodes to run (lifecycle scripts,
+    # deep health checks) before the next step, and stops on a failure (plan/canary.py)
+    canary: bool = False
 
     @property
     def destructive(self) -> bool:
@@ -156,6 +165,8 @@ class Plan:
                 request=s["request"],
                 reasons=tuple(s.get("reasons") or ()),
                 victims=tuple(Victim(**v) for v in s.get("victims") or ()),
+                batches=tuple(tuple(batch) for batch in s.get("batches") or ()),
+                canary=bool(s.get("canary")),
             )
             for s in data.get("steps") or ()
         )
