@@ -167,16 +167,10 @@ def _target(ctx, client=None) -> dict:
 @workload_options
 @click.pass_context
 @handle_errors
-<<<<<<< HEAD
 def plan_command(ctx, spec_file, snapshot, as_json, out_file, detailed_exitcode, policy_file, protect, no_preflight, lifecycle,
-                 slurm_file, workload_files, read_workload, workload_command, kubeconfig, kube_context):
+                 slurm_file, workload_files, read_workload, workload_command, kubeconfig, kube_context, replace=(), reboot=()):
     """Show what apply would do, with its cost and the preflight checks. Exit 2 when a guard refuses the plan
     (with --detailed-exitcode, 3 when it has changes).
-=======
-def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, protect, no_preflight, lifecycle, slurm_file,
-                 replace=(), reboot=()):
-    """Show what apply would do, with its cost and the preflight checks. Exit 2 when a guard refuses the plan.
->>>>>>> hp-f26
     A Google Cloud training-cluster spec (-f gcp-cluster.json) is planned as `hyperpod gcp plan` does."""
     from rich.text import Text
 
@@ -193,14 +187,9 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
         fail(f"{out_file}: the plan cannot be saved ({unwritable})")
     with collector.paused():  # a read, a plan and its tables: short and bounded
         spec = ClusterSpec.from_file(spec_file)
-<<<<<<< HEAD
-        policy = load_policy(policy_file, protect)
+        policy = load_policy(policy_file, protect, replace=replace, reboot=reboot)
         workload = workload_source(ctx, spec.name, workload_files, read_workload, workload_command, kubeconfig, kube_context)
         prepared = _prepare(ctx, spec, policy, snapshot, no_preflight, lifecycle, slurm_file, workload)
-=======
-        policy = load_policy(policy_file, protect, replace=replace, reboot=reboot)
-        prepared = _prepare(ctx, spec, policy, snapshot, no_preflight, lifecycle, slurm_file)
->>>>>>> hp-f26
         _show_plan(prepared.plan, as_json)
     if out_file:
         try:
@@ -228,11 +217,7 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
 @click.pass_context
 @handle_errors
 def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json, policy_file, protect, no_preflight, lifecycle,
-<<<<<<< HEAD
-                  slurm_file, workload_files, read_workload, workload_command, kubeconfig, kube_context):
-=======
-                  slurm_file, replace=(), reboot=()):
->>>>>>> hp-f26
+                  slurm_file, workload_files, read_workload, workload_command, kubeconfig, kube_context, replace=(), reboot=()):
     """Plan (or load a saved plan), confirm, and apply; then wait as --wait says."""
     from rich.text import Text
 
@@ -266,13 +251,9 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
         workload = workload_source(ctx, prepared.plan.cluster_name, (), read_workload, workload_command, kubeconfig, kube_context)
     else:
         spec = ClusterSpec.from_file(spec_file)
-<<<<<<< HEAD
         workload = workload_source(ctx, spec.name, workload_files, read_workload, workload_command, kubeconfig, kube_context)
-        prepared = _prepare(ctx, spec, load_policy(policy_file, protect), None, no_preflight, lifecycle, slurm_file, workload)
-=======
         prepared = _prepare(ctx, spec, load_policy(policy_file, protect, replace=replace, reboot=reboot), None, no_preflight,
-                            lifecycle, slurm_file)
->>>>>>> hp-f26
+                            lifecycle, slurm_file, workload)
     the_plan = prepared.plan
     if not as_json:
         _show_plan(the_plan, False)
