@@ -22,7 +22,7 @@ from pathlib import Path
 from .blocks import PYTHON, Block
 
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-BLOCK_TIMEOUT = 300.0
+BLOCK_TIMEOUT = 240.0
 
 
 @dataclass

@@ -3,9 +3,10 @@
 A doc file is one session: its blocks run in order in one scratch copy of the repository
 (`session.scratch_copy`), so a block may use what an earlier block of the same file made (a stack,
 a cluster in the simulator's world, a file it wrote) — but each block starts in a fresh shell from
-the repository root, with nothing sourced and no variable set, as a reader pasting it would. The
-first block that fails ends the file's test, naming the block and showing its output; a block
-that cannot run fails, it is never skipped. The rules (blocks.py, docs/CONTRIBUTING-docs.md):
+the repository root, with nothing sourced and no variable set, as a reader pasting it would. Every
+block of the file runs (a reader goes on too); the test fails naming each block that failed, with
+its output. A block that cannot run fails, it is never skipped. The rules (blocks.py,
+docs/CONTRIBUTING-docs.md):
 
 - a shell block runs with `bash -e -o pipefail`: every command must succeed unless the doc writes
   what it expects (`cmd || echo "exit $?"`), and its ```text block, if any, must be found in its
@@ -29,12 +30,17 @@ pytestmark = pytest.mark.docs
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = runnable_blocks(REPO)
+SHOWN_LINES = 80  # of a failed block's output, the last
 
 
 def _show(outcome: Outcome, root: Path) -> str:
     code = "\n".join("    " + line for line in outcome.block.code.splitlines())
+    lines = outcome.output.rstrip().splitlines()
+    if len(lines) > SHOWN_LINES:
+        lines = [f"[... {len(lines) - SHOWN_LINES} lines before]"] + lines[-SHOWN_LINES:]
+    output = "\n".join(lines)
     return (f"{outcome.block.where(REPO)} ({outcome.block.lang}, exit {outcome.returncode}, "
-            f"{outcome.seconds:.1f}s):\n{code}\n--- output ---\n{outcome.output.rstrip()}")
+            f"{outcome.seconds:.1f}s):\n{code}\n--- output ---\n{output}")
 
 
 def verdict(outcome: Outcome) -> str | None:
@@ -63,12 +69,16 @@ def verdict(outcome: Outcome) -> str | None:
 def test_doc_runs_as_written(doc: Path, tmp_path: Path, newcomer_home: Path) -> None:
     root = scratch_copy(REPO, tmp_path / "repo")
     started = time.monotonic()
+    failures: list[str] = []
     ran = 0
     try:
         for block in DOCS[doc]:
             outcome = run_block(block, root, newcomer_home)
             ran += 1
             problem = verdict(outcome)
-            assert problem is None, f"{problem}\n{_show(outcome, root)}"
+            print(f"{block.where(REPO)}: {problem or 'ok'} ({outcome.seconds:.1f}s)")
+            if problem:
+                failures.append(f"{problem}\n{_show(outcome, root)}")
     finally:
         RAN.append((str(doc.relative_to(REPO)), ran, time.monotonic() - started))
+    assert not failures, f"{len(failures)} of {ran} blocks do not run as the doc says:\n\n" + "\n\n".join(failures)
