@@ -11,6 +11,7 @@ Pulumi login), a UTF-8 locale, and none of the project's variables.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from .blocks import PYTHON, Block
 
+_INSTALLS = re.compile(r"^[^#\n]*\bscripts/install(-pulumi)?\b", re.MULTILINE)
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 BLOCK_TIMEOUT = 240.0
 
@@ -43,6 +45,8 @@ def scratch_copy(repo: Path, dest: Path) -> Path:
     """The working tree's files (tracked and new, not ignored) under `dest`, `.venv` linked."""
     dest.mkdir(parents=True)
     for name in tracked_files(repo):
+        if name == ".venv":  # a linked venv (.gitignore's `.venv/` matches a directory only)
+            continue
         source = repo / name
         if not source.exists():  # deleted in the working tree, not yet committed
             continue
@@ -89,6 +93,9 @@ def run_block(block: Block, root: Path, home: Path, timeout: float = BLOCK_TIMEO
     block, as a reader would stop there), Python blocks with the repository's `.venv/bin/python`."""
     if block.program_dir is not None:
         return _run_program(block, root, home, timeout)
+    if _INSTALLS.search(block.code):
+        return Outcome(block, 1, "[docs test: a block must not run scripts/install: it would reinstall the shared "
+                                 ".venv from the scratch copy (bash scripts/demo installs only what is missing)]", 0.0)
     if block.lang in PYTHON:
         argv = [str(root / ".venv" / "bin" / "python"), "-c", block.code]
     else:
