@@ -5,7 +5,9 @@ ones: no `.hyperpod/` world, no `state/`, no stacks), with the repository's `.ve
 running the docs never dirties the checkout and every file starts from a clean tree. Each block
 runs in a new `bash` (no profile, no rc file) or `.venv/bin/python`, from the scratch root, with the
 environment of a fresh login: a minimal PATH, a fresh HOME (no ~/.aws, no gcloud credentials, no
-Pulumi login), a UTF-8 locale, and none of the project's variables.
+Pulumi login; only the engine cache scripts/install built is linked in), a UTF-8 locale, and none
+of the project's variables. The `.venv` is the repository's own, so a block may not run
+scripts/install (it would reinstall the package from the scratch copy): such a block fails.
 """
 
 from __future__ import annotations
@@ -115,7 +117,6 @@ def _run(block: Block, argv: list[str], root: Path, home: Path, timeout: float) 
         output, _ = proc.communicate()
         output += f"\n[docs test: killed after {timeout:.0f}s]"
     return Outcome(block, proc.returncode, output, time.monotonic() - started)
-
 
 
 def _run_program(block: Block, root: Path, home: Path, timeout: float) -> Outcome:
