@@ -101,6 +101,23 @@ def _prepare(ctx, spec: ClusterSpec, policy, snapshot: str | None, no_preflight:
                             slurm=slurm, skip_preflight=NO_PREFLIGHT if no_preflight else None, workload=workload)
 
 
+def _load_spec(spec_file: str, slurm_file: str | None) -> ClusterSpec:
+    """The cluster spec. With --slurm, groups without SlurmConfig get their role from the Slurm spec,
+    as `slurm render` fills them in: a cluster.json written for render plans as it is."""
+    from ..spec import ClusterSpec, SpecError
+
+    if not slurm_file:
+        return ClusterSpec.from_file(spec_file)
+    from ..slurm.render import load_cluster
+    from ..slurm.spec import SlurmSpec
+    from ..spec.documents import read_document
+
+    data = read_document(spec_file, SpecError)
+    if not isinstance(data, dict):
+        return ClusterSpec.from_file(spec_file)  # the spec's own one-line error
+    return load_cluster(data, SlurmSpec.from_file(slurm_file), source=spec_file)
+
+
 def _is_gcp(spec_file: str, lifecycle: str | None) -> bool:
     """Whether -f names a Google Cloud training-cluster spec (pulumi_hyperpod/gcp), from its shape."""
     from ..gcp.detect import detect_cloud
@@ -186,7 +203,7 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, detailed_exitcode,
     if unwritable:  # before the calls that make the plan
         fail(f"{out_file}: the plan cannot be saved ({unwritable})")
     with collector.paused():  # a read, a plan and its tables: short and bounded
-        spec = ClusterSpec.from_file(spec_file)
+        spec = _load_spec(spec_file, slurm_file)
         policy = load_policy(policy_file, protect, replace=replace, reboot=reboot)
         workload = workload_source(ctx, spec.name, workload_files, read_workload, workload_command, kubeconfig, kube_context)
         prepared = _prepare(ctx, spec, policy, snapshot, no_preflight, lifecycle, slurm_file, workload)
@@ -250,7 +267,7 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
             fail("--workload files were read when the plan was made; to drain, give --read-workload or --workload-command")
         workload = workload_source(ctx, prepared.plan.cluster_name, (), read_workload, workload_command, kubeconfig, kube_context)
     else:
-        spec = ClusterSpec.from_file(spec_file)
+        spec = _load_spec(spec_file, slurm_file)
         workload = workload_source(ctx, spec.name, workload_files, read_workload, workload_command, kubeconfig, kube_context)
         prepared = _prepare(ctx, spec, load_policy(policy_file, protect, replace=replace, reboot=reboot), None, no_preflight,
                             lifecycle, slurm_file, workload)

@@ -214,6 +214,30 @@ def alarm(cluster: str, alarm_name: str) -> None:
                                           else f"no running software update of {cluster} names it"), console=_console())
 
 
+@fake.command("capacity")
+@click.argument("instance_type")
+@click.argument("count")
+@click.option("--zone", help="One availability zone (default: the pool every zone of the region shares).")
+@handle_errors
+def capacity(instance_type: str, count: str, zone: Optional[str]) -> None:
+    """A capacity shortage: the world has COUNT free INSTANCE_TYPE instances from now on (launches
+    beyond them fail: all-or-nothing groups fail, Continuous mode retries); COUNT `unlimited` lifts it."""
+    from ..servicemodel import enum
+
+    if instance_type not in enum("ClusterInstanceGroupSpecification", "InstanceType"):
+        raise click.UsageError(f"INSTANCE_TYPE: {instance_type!r} is not a HyperPod instance type (ClusterInstanceType)")
+    if count == "unlimited":
+        available = None
+    elif count.isdigit():
+        available = int(count)
+    else:
+        raise click.UsageError(f"COUNT: {count!r} is not a whole number >= 0 or `unlimited`")
+    _simulator().open_default().set_capacity(instance_type, zone, available)
+    where = f"in {zone}" if zone else "in every zone"
+    print_line(f"{instance_type} {where}: " + ("unlimited" if available is None else f"{available} free"),
+               console=_console())
+
+
 # -- hyperpod events -------------------------------------------------------------------------------
 @click.command("events")
 @click.argument("name")

@@ -340,10 +340,14 @@ class Simulator:
             kept = [q for q in world.scenario.quotas if (q.quota_name, q.quota_code) != (name, code)]
             world.scenario = world.scenario.model_copy(update={"quotas": [*kept, quota]})
 
-    def set_capacity(self, instance_type: str, az: Optional[str], available: int) -> None:
-        """Set the free instances of a type in an AZ (None: the pool shared by every AZ)."""
+    def set_capacity(self, instance_type: str, az: Optional[str], available: Optional[int]) -> None:
+        """Set the free instances of a type in an AZ (None: the pool shared by every AZ); `available`
+        None makes the pair unlimited again."""
         with self._world() as world:
-            world.capacity.set(instance_type, az, available)
+            if available is None:
+                world.capacity.unlimit(instance_type, az)
+            else:
+                world.capacity.set(instance_type, az, available)
 
     def node_build_configs(self, name: str, region: Optional[str] = None) -> list[dict]:
         """The group configuration each node was built with (None for never-launched nodes)."""
