@@ -66,9 +66,14 @@ def _console_class() -> type[Console]:
         """A rich Console that, when not writing to a terminal and no $COLUMNS is set, lays out
         `PIPED_WIDTH` columns instead of 80; decided at each print, so redirected streams count."""
 
+        fixed_width = False  # a width the caller gave; otherwise $COLUMNS is read at each print, not once
+
         @property
         def size(self) -> ConsoleDimensions:
             size = super().size
+            columns = self._environ.get("COLUMNS", "").strip()
+            if not self.fixed_width and columns.isdigit():  # the shared consoles outlive a change of $COLUMNS
+                return ConsoleDimensions(max(int(columns), MIN_WIDTH), max(size.height, 1))
             if self._width is None and not self.is_terminal and not self._environ.get("COLUMNS"):
                 return ConsoleDimensions(PIPED_WIDTH, size.height)
             if size.width < MIN_WIDTH:
@@ -89,7 +94,9 @@ def _console_class() -> type[Console]:
 
 
 def make_console(stderr: bool = False, **options: Any) -> Console:
-    return _console_class()(stderr=stderr, **options)
+    console = _console_class()(stderr=stderr, **options)
+    console.fixed_width = options.get("width") is not None
+    return console
 
 
 # The shared consoles `common.out` and `common.err`, made on first use (module __getattr__ below).

@@ -94,8 +94,8 @@ def test_a_negative_price_cannot_pass_the_cost_guard(world, tmp_path, monkeypatc
 # ---- item 12: the GCP simulator's settings and --observed, one line, no traceback ------------------
 @pytest.mark.parametrize("variable, value, words", [
     ("HYPERPOD_GCP_FAKE_STATE", "/dev/null", "not a regular file"),
-    ("HYPERPOD_GCP_FAKE_STATE", "{tmp}", "not a regular file"),
-    ("HYPERPOD_GCP_FAKE_STATE", "{tmp}/not-a-db.sqlite", "not the Google Cloud simulator's world"),
+    ("HYPERPOD_GCP_FAKE_STATE", "{tmp}", "is a directory"),
+    ("HYPERPOD_GCP_FAKE_STATE", "{tmp}/not-a-db.sqlite", "is not a simulator database"),
     ("HYPERPOD_GCP_FAKE_TICK", "soon", "$HYPERPOD_GCP_FAKE_TICK"),
     ("HYPERPOD_GCP_FAKE_TICK", "-5", "$HYPERPOD_GCP_FAKE_TICK"),
     ("HYPERPOD_GCP_FAKE_CAPACITY", "[1, 2]", "$HYPERPOD_GCP_FAKE_CAPACITY"),
