@@ -4,8 +4,8 @@ Runs offline: the cluster lives in the simulator's persistent world (.hyperpod/f
 with the `hyperpod` CLI), and the lifecycle-scripts URI and execution role are plain literals, so
 no AWS resource is created. Try:
 
-    pulumi up                                 # controller + 1 worker
-    pulumi config set workerCount 3           # then `pulumi preview`: the scale-out plan
+    pulumi up --yes                           # controller + 1 worker
+    pulumi config set workerCount 3           # then `pulumi preview`: the scale-out plan; `pulumi up --yes`
     pulumi config set workerCount 1           # then `pulumi preview`: which nodes would go, and why
 """
 

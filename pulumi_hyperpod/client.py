@@ -34,7 +34,7 @@ def default_poll_seconds(backend: str) -> float:
     polls keep a simulated wait short in real time."""
     from . import envvars
 
-    return envvars.number("HYPERPOD_POLL_SECONDS", 0.2 if backend == "fake" else 30.0, above=True)
+    return envvars.number("HYPERPOD_POLL_SECONDS", 0.2 if backend == "fake" else 30.0)  # 0: no pause between polls
 
 
 def poll_seconds_for(client: Any) -> float | None:

@@ -12,5 +12,8 @@ export PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true
 export PULUMI_HOME="${PULUMI_HOME:-$root/.hyperpod/pulumi-home}"
 # the same place Pulumi.yaml names (./state), so plain `pulumi` in the repo finds the stacks too
 export PULUMI_BACKEND_URL="${PULUMI_BACKEND_URL:-file://$root/state}"
+# one simulated world for everything run from this shell — the CLI, Python, the Pulumi providers of the
+# root demo and of every example — wherever it runs from (without it: .hyperpod/ of the working directory)
+export HYPERPOD_FAKE_STATE="${HYPERPOD_FAKE_STATE:-$root/.hyperpod/fake.sqlite}"
 export PULUMI_CONFIG_PASSPHRASE="${PULUMI_CONFIG_PASSPHRASE-hyperpod-demo}"
 mkdir -p "$PULUMI_HOME" "${PULUMI_BACKEND_URL#file://}"

@@ -37,6 +37,7 @@ from ..plan.basis import Expectation, stale_reasons
 from ..plan.integrity import step_problems
 from ..plan.planner import api_limits, pack_deletes
 from . import guards
+from . import lifecycle
 from .progress import Progress
 from .waiters import WAIT_POLICIES, WaitFailed, WaitTimedOut, wait
 from ..core.contract import (  # noqa: F401 - the one apply contract (core/contract.py), exported here too
@@ -135,6 +136,7 @@ class _Run:
         self.roles: dict[str, str] = {}
         self.last_state: ClusterState | None = None  # the latest observation, for the guards
         self.removed: set[str] = set()  # nodes this run's deletes were accepted for
+        self.operation_ids: list[str] = []  # the service's Scaling operations this run started (apply/lifecycle.py)
 
     # ---- helpers -----------------------------------------------------------------------------
     def say(self, message: str, phase: str = "call") -> None:
@@ -185,6 +187,7 @@ class _Run:
             try:
                 response = method(**request)
                 self.result.calls.append(operation)
+                lifecycle.note_operation(self, operation)
                 return response
             except ClientError as error:
                 code = error.response.get("Error", {}).get("Code")
@@ -215,7 +218,11 @@ class _Run:
             after_delete = index > 0 and self.plan.steps[index - 1].operation == "DeleteCluster"
             verify = self.plan.basis is not None and not after_delete
             try:
-                getattr(self, f"_{xform_name(step.operation)}")(index, step, verify)
+                handler = getattr(self, f"_{xform_name(step.operation)}")
+                if step.canary:  # a canary scale-out: its nodes must pass before the next step (apply/lifecycle.py)
+                    lifecycle.canary(self, handler, index, step, verify)
+                else:
+                    handler(index, step, verify)
             except ClientError as error:
                 err = error.response.get("Error", {})
                 raise ApplyError(f"{step.operation} failed: {err.get('Code')}: {err.get('Message')}", self.result.calls) from error
@@ -253,6 +260,16 @@ class _Run:
         from .drain import drain  # no API call: the orchestrator's nodes (apply/drain.py)
 
         drain(self, step)
+
+    # node lifecycle steps (apply/lifecycle.py)
+    def _update_cluster_software(self, index: int, step: Step, verify: bool) -> None:
+        lifecycle.update_cluster_software(self, step, verify)
+
+    def _batch_reboot_cluster_nodes(self, index: int, step: Step, verify: bool) -> None:
+        lifecycle.batch_repair(self, step, verify)
+
+    def _batch_replace_cluster_nodes(self, index: int, step: Step, verify: bool) -> None:
+        lifecycle.batch_repair(self, step, verify)
 
     def _batch_add_cluster_nodes(self, index: int, step: Step, verify: bool) -> None:
         request = dict(step.request)
@@ -423,6 +440,7 @@ class _Run:
                 self.result.outcome = "unreachable"
                 self.result.failures.append(str(error))
         self.result.state = None if deleted else observe(self.client, self.name)
+        lifecycle.report_operations(self)
         self._check_targets()
         return self.result
 

@@ -33,6 +33,8 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "gcp": ("gcp_commands", "gcp_group", "Google Cloud training clusters (Vertex AI / Gemini Enterprise Agent Platform, Slurm)."),
     "list": ("list_commands", "list_command",
              "The clusters in the region: name, status, orchestrator, groups, nodes running/target, age."),
+    "health-check": ("health_commands", "health_check_command",
+                     "Run deep health checks (StartClusterHealthCheck) and follow the operation to its end."),
     "nodes": ("cluster_commands", "nodes_command", "Every node: instance id, logical id, group, type, status, launch time."),
     "plan": ("plan_commands", "plan_command", "Show what apply would do, with its cost and the preflight checks."),
     "sinfo": ("sim_commands", "sinfo", "Slurm partitions and nodes as `sinfo` shows them (simulator only)."),

@@ -66,9 +66,14 @@ def _console_class() -> type[Console]:
         """A rich Console that, when not writing to a terminal and no $COLUMNS is set, lays out
         `PIPED_WIDTH` columns instead of 80; decided at each print, so redirected streams count."""
 
+        fixed_width = False  # a width the caller gave; otherwise $COLUMNS is read at each print, not once
+
         @property
         def size(self) -> ConsoleDimensions:
             size = super().size
+            columns = self._environ.get("COLUMNS", "").strip()
+            if not self.fixed_width and columns.isdigit():  # the shared consoles outlive a change of $COLUMNS
+                return ConsoleDimensions(max(int(columns), MIN_WIDTH), max(size.height, 1))
             if self._width is None and not self.is_terminal and not self._environ.get("COLUMNS"):
                 return ConsoleDimensions(PIPED_WIDTH, size.height)
             if size.width < MIN_WIDTH:
@@ -89,7 +94,9 @@ def _console_class() -> type[Console]:
 
 
 def make_console(stderr: bool = False, **options: Any) -> Console:
-    return _console_class()(stderr=stderr, **options)
+    console = _console_class()(stderr=stderr, **options)
+    console.fixed_width = options.get("width") is not None
+    return console
 
 
 # The shared consoles `common.out` and `common.err`, made on first use (module __getattr__ below).
@@ -195,14 +202,15 @@ def check_timeout(timeout: float) -> float:
 
 
 # ---- policy files ----------------------------------------------------------------------------------
-def load_policy(path: str | None, protect: tuple[str, ...] = ()) -> Policy:
-    """The policy from `path` (YAML/JSON) plus `--protect` ids; any problem is a PolicyError naming
-    the file and the field, one line each."""
+def load_policy(path: str | None, protect: tuple[str, ...] = (), *, replace: tuple[str, ...] = (),
+                reboot: tuple[str, ...] = ()) -> Policy:
+    """The policy from `path` (YAML/JSON) plus `--protect`, `--replace` and `--reboot` ids; any problem
+    is a PolicyError naming the file and the field, one line each."""
     from .. import servicemodel
     from ..plan import Policy
     from ..spec import PolicyError, read_document
 
-    source = path or "--protect"
+    source = path or ("--protect" if protect else "--replace" if replace else "--reboot")
     data: Any = read_document(path, PolicyError) if path else {}
     if data is None:
         data = {}
@@ -210,12 +218,14 @@ def load_policy(path: str | None, protect: tuple[str, ...] = ()) -> Policy:
         raise PolicyError([servicemodel.Violation("", f"a policy file is an object with the keys "
                                                       f"{', '.join(Policy.model_fields)}; got {type(data).__name__}")],
                           source=source)
-    if protect:
-        given = data.get("protected_node_ids") or []
+    for key, ids in (("protected_node_ids", protect), ("replace_node_ids", replace), ("reboot_node_ids", reboot)):
+        if not ids:
+            continue
+        given = data.get(key) or []
         if not isinstance(given, list):
-            raise PolicyError([servicemodel.Violation("protected_node_ids", f"must be a list of node ids, got "
-                                                                            f"{type(given).__name__}")], source=source)
-        data = {**data, "protected_node_ids": sorted({str(x) for x in given} | set(protect))}
+            raise PolicyError([servicemodel.Violation(key, f"must be a list of node ids, got "
+                                                           f"{type(given).__name__}")], source=source)
+        data = {**data, key: sorted({str(x) for x in given} | set(ids))}
     return _validated_policy(data, source)
 
 

@@ -41,6 +41,11 @@ def _spec_option(required: bool):
 
 def _policy_options(command):
     # no click.Path checks: the file reader says what is wrong with a path in one line (exit 1)
+    command = click.option("--reboot", multiple=True, metavar="NODE_ID",
+                           help="Reboot this node (BatchRebootClusterNodes), once, in this plan (repeatable).")(command)
+    command = click.option("--replace", multiple=True, metavar="NODE_ID",
+                           help="Replace this node with a new instance (BatchReplaceClusterNodes; its volumes are destroyed), "
+                                "once, in this plan (repeatable).")(command)
     command = click.option("--policy", "policy_file", type=click.Path(), help="Policy file (YAML/JSON).")(command)
     return click.option("--protect", multiple=True, metavar="NODE_ID", help="Never remove this node (repeatable).")(command)
 
@@ -94,6 +99,23 @@ def _prepare(ctx, spec: ClusterSpec, policy, snapshot: str | None, no_preflight:
     quotas = None if no_preflight else (lambda: client_from(ctx, "service-quotas"))
     return pipeline.prepare(client, spec, policy=policy, quotas=quotas, s3=lambda: client_from(ctx, "s3"), lifecycle_dir=lifecycle,
                             slurm=slurm, skip_preflight=NO_PREFLIGHT if no_preflight else None, workload=workload)
+
+
+def _load_spec(spec_file: str, slurm_file: str | None) -> ClusterSpec:
+    """The cluster spec. With --slurm, groups without SlurmConfig get their role from the Slurm spec,
+    as `slurm render` fills them in: a cluster.json written for render plans as it is."""
+    from ..spec import ClusterSpec, SpecError
+
+    if not slurm_file:
+        return ClusterSpec.from_file(spec_file)
+    from ..slurm.render import load_cluster
+    from ..slurm.spec import SlurmSpec
+    from ..spec.documents import read_document
+
+    data = read_document(spec_file, SpecError)
+    if not isinstance(data, dict):
+        return ClusterSpec.from_file(spec_file)  # the spec's own one-line error
+    return load_cluster(data, SlurmSpec.from_file(slurm_file), source=spec_file)
 
 
 def _is_gcp(spec_file: str, lifecycle: str | None) -> bool:
@@ -171,14 +193,13 @@ def _target(ctx, client=None) -> dict:
 @click.pass_context
 @handle_errors
 def plan_command(ctx, spec_file, snapshot, as_json, out_file, detailed_exitcode, policy_file, protect, no_preflight, lifecycle,
-                 slurm_file, workload_files, read_workload, workload_command, kubeconfig, kube_context):
+                 slurm_file, workload_files, read_workload, workload_command, kubeconfig, kube_context, replace=(), reboot=()):
     """Show what apply would do, with its cost and the preflight checks. Exit 2 when a guard refuses the plan
     (with --detailed-exitcode, 3 when it has changes).
     A Google Cloud training-cluster spec (-f gcp-cluster.json) is planned as `hyperpod gcp plan` does."""
     from rich.text import Text
 
     from .. import pipeline
-    from ..spec import ClusterSpec
 
     if _is_gcp(spec_file, lifecycle or slurm_file):
         _no_workload_on_gcp(workload_files, read_workload, workload_command, kubeconfig)
@@ -189,8 +210,8 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, detailed_exitcode,
     if unwritable:  # before the calls that make the plan
         fail(f"{out_file}: the plan cannot be saved ({unwritable})")
     with collector.paused():  # a read, a plan and its tables: short and bounded
-        spec = ClusterSpec.from_file(spec_file)
-        policy = load_policy(policy_file, protect)
+        spec = _load_spec(spec_file, slurm_file)
+        policy = load_policy(policy_file, protect, replace=replace, reboot=reboot)
         workload = workload_source(ctx, spec.name, workload_files, read_workload, workload_command, kubeconfig, kube_context)
         prepared = _prepare(ctx, spec, policy, snapshot, no_preflight, lifecycle, slurm_file, workload)
         _show_plan(prepared.plan, as_json)
@@ -220,13 +241,12 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, detailed_exitcode,
 @click.pass_context
 @handle_errors
 def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json, policy_file, protect, no_preflight, lifecycle,
-                  slurm_file, workload_files, read_workload, workload_command, kubeconfig, kube_context):
+                  slurm_file, workload_files, read_workload, workload_command, kubeconfig, kube_context, replace=(), reboot=()):
     """Plan (or load a saved plan), confirm, and apply; then wait as --wait says."""
     from rich.text import Text
 
     from .. import pipeline
     from ..core.planfile import SavedPlanError
-    from ..spec import ClusterSpec
     from .tables import status_table
 
     gcp_plan = bool(plan_file) and not spec_file and _plan_file_cloud(plan_file) == "gcp"
@@ -243,9 +263,9 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
     default_poll_seconds(ctx.obj["backend"])  # $HYPERPOD_POLL_SECONDS checked before any call, not at the first wait
     client = client_from(ctx)
     if plan_file:
-        if policy_file or protect or no_preflight or lifecycle or slurm_file:
-            fail("--policy, --protect, --no-preflight, --lifecycle and --slurm are part of a saved plan; make the plan again to "
-                 "change them")
+        if policy_file or protect or no_preflight or lifecycle or slurm_file or replace or reboot:
+            fail("--policy, --protect, --replace, --reboot, --no-preflight, --lifecycle and --slurm are part of a saved plan; "
+                 "make the plan again to change them")
         try:
             prepared = pipeline.load(plan_file, target=_target(ctx, client))
         except SavedPlanError as error:
@@ -254,9 +274,10 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
             fail("--workload files were read when the plan was made; to drain, give --read-workload or --workload-command")
         workload = workload_source(ctx, prepared.plan.cluster_name, (), read_workload, workload_command, kubeconfig, kube_context)
     else:
-        spec = ClusterSpec.from_file(spec_file)
+        spec = _load_spec(spec_file, slurm_file)
         workload = workload_source(ctx, spec.name, workload_files, read_workload, workload_command, kubeconfig, kube_context)
-        prepared = _prepare(ctx, spec, load_policy(policy_file, protect), None, no_preflight, lifecycle, slurm_file, workload)
+        prepared = _prepare(ctx, spec, load_policy(policy_file, protect, replace=replace, reboot=reboot), None, no_preflight,
+                            lifecycle, slurm_file, workload)
     the_plan = prepared.plan
     if not as_json:
         _show_plan(the_plan, False)

@@ -186,6 +186,58 @@ def serve(host: str, port: int, stop_after: Optional[float], quiet: bool) -> Non
     run(host, port, stop_after=stop_after, quiet=quiet, ready=ready)
 
 
+@fake.command("fail-node")
+@click.argument("cluster")
+@click.argument("node_id")
+@click.option("--retryable", is_flag=True, help="A failure the service recovers from by itself (Continuous mode, or "
+                                                "NodeRecovery Automatic); default: the node stays in Failure.")
+@handle_errors
+def fail_node(cluster: str, node_id: str, retryable: bool) -> None:
+    """Inject a failure: the node (instance or logical id) goes to Failure, as a failed health check would."""
+    sim = _simulator().open_default()
+    try:
+        sim.fail_node(cluster, node_id, retryable=retryable)
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    print_line(f"{node_id} of cluster {cluster}: Failure ({'retryable' if retryable else 'not retryable'})", console=_console())
+
+
+@fake.command("alarm")
+@click.argument("cluster")
+@click.argument("alarm_name")
+@handle_errors
+def alarm(cluster: str, alarm_name: str) -> None:
+    """A CloudWatch alarm goes into ALARM: a running software update that names it in its
+    AutoRollbackConfiguration is rolled back."""
+    rolled_back = _simulator().open_default().fire_alarm(cluster, alarm_name)
+    print_line(f"alarm {alarm_name}: " + ("the software update of " + cluster + " was rolled back" if rolled_back
+                                          else f"no running software update of {cluster} names it"), console=_console())
+
+
+@fake.command("capacity")
+@click.argument("instance_type")
+@click.argument("count")
+@click.option("--zone", help="One availability zone (default: the pool every zone of the region shares).")
+@handle_errors
+def capacity(instance_type: str, count: str, zone: Optional[str]) -> None:
+    """A capacity shortage: the world has COUNT free INSTANCE_TYPE instances from now on (launches
+    beyond them fail: all-or-nothing groups fail, Continuous mode retries); COUNT `unlimited` lifts it."""
+    from ..servicemodel import enum
+
+    if instance_type not in enum("ClusterInstanceGroupSpecification", "InstanceType"):
+        raise click.UsageError(f"INSTANCE_TYPE: {instance_type!r} is not a HyperPod instance type (ClusterInstanceType)")
+    if count == "unlimited":
+        available = None
+    elif count.isdigit():
+        available = int(count)
+    else:
+        raise click.UsageError(f"COUNT: {count!r} is not a whole number >= 0 or `unlimited`")
+    _simulator().open_default().set_capacity(instance_type, zone, available)
+    where = f"in {zone}" if zone else "in every zone"
+    print_line(f"{instance_type} {where}: " + ("unlimited" if available is None else f"{available} free"),
+               console=_console())
+
+
 # -- hyperpod events -------------------------------------------------------------------------------
 @click.command("events")
 @click.argument("name")

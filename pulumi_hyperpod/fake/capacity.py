@@ -39,6 +39,10 @@ class CapacityPools:
     def set(self, instance_type: str, az: Optional[str], available: int) -> None:
         self.pools[_key(instance_type, az)] = max(0, int(available))
 
+    def unlimit(self, instance_type: str, az: Optional[str]) -> None:
+        """The pair becomes unlimited again (a shortage lifted)."""
+        self.pools.pop(_key(instance_type, az), None)
+
     def add(self, instance_type: str, az: Optional[str], count: int) -> None:
         """Grow (or shrink) a pool; growing an unlimited pair makes no sense, so it stays unlimited."""
         key = _key(instance_type, az)

@@ -24,9 +24,10 @@ LOST = "lost"  # NotFound: the EC2 instance vanished outside HyperPod; replaced 
 UPDATING = "updating"  # SystemUpdating: UpdateClusterSoftware patching this instance
 DETACHING = "detaching"  # DetachInProgress: MoveClusterNodes hands it to another group when `due` passes
 TERMINATING = "terminating"  # ShuttingDown; removed when `due` passes
+REBOOTING = "rebooting"  # BatchRebootClusterNodes: restarting (Pending); Running again when `due` passes
 # (AttachInProgress is the LIFECYCLE phase of a node that a move brought in: the target's scripts run.)
 
-LIVE_PHASES = (WAITING, BOOTING, LIFECYCLE, HEALTHCHECK, RUNNING, FAILED, LOST, UPDATING)
+LIVE_PHASES = (WAITING, BOOTING, LIFECYCLE, HEALTHCHECK, RUNNING, FAILED, LOST, UPDATING, REBOOTING)
 UNHEALTHY_PHASES = (FAILED, LOST)
 
 # Roles of Slurm instance groups
@@ -60,6 +61,7 @@ class Node:
     billing_open: bool = False
     billing_key: Optional[str] = None  # the open billing record (instance id, unless moved between clusters)
     move: Optional[dict] = None  # MoveClusterNodes in progress: target cluster id and group
+    health_check: Optional[str] = None  # the StartClusterHealthCheck operation checking it now (cluster_operations.py)
 
     @property
     def live(self) -> bool:
@@ -101,6 +103,7 @@ class InstanceGroup:
     current_types: Optional[list] = None  # flexible groups: types in effect (Desired is in spec)
     deleting: bool = False
     new_in_op: bool = False  # created by the running all-or-nothing operation
+    patch: Optional[dict] = None  # scheduled / automatic patching: the release due and when (patching.py)
 
     @property
     def flexible(self) -> bool:
@@ -180,6 +183,7 @@ class Cluster:
     operation: Optional[dict] = None  # the running all-or-nothing create/update
     slurm_conf: Optional[dict] = None  # {"lines": user lines, None = managed block, "partition_params"}
     software_update: Optional[dict] = None  # the running UpdateClusterSoftware (rolling_update.py)
+    cluster_operations: list = field(default_factory=list)  # ListClusterOperations records (cluster_operations.py)
     due: Optional[float] = None  # cluster-level timer (deletion completes)
     node_seq: int = 0
     event_seq: int = 0

@@ -29,6 +29,7 @@ from .model import (
     TERMINATING,
     UNHEALTHY_PHASES,
     UPDATING,
+    REBOOTING,
     WAITING,
     Cluster,
     InstanceGroup,
@@ -185,6 +186,8 @@ def on_node_timer(world: World, cluster: Cluster, node: Node) -> None:
         return
     elif node.phase == UPDATING:
         _finish_software_update(world, cluster, node)
+    elif node.phase == REBOOTING:
+        _become_running(world, cluster, group, node, "reboot")
     elif node.phase == LOST:
         replace(world, cluster, node)
     elif node.phase == BOOTING:
@@ -215,18 +218,34 @@ def on_node_timer(world: World, cluster: Cluster, node: Node) -> None:
             world.schedule_node(cluster, node, world.now + timing.deep_health_check_seconds)
         else:
             _become_running(world, cluster, group, node)
+    elif node.phase == HEALTHCHECK and node.health_check:
+        _finish_health_check(world, cluster, group, node)
     elif node.phase == HEALTHCHECK:
         _become_running(world, cluster, group, node)
     elif node.phase == FAILED:
         replace(world, cluster, node)
 
 
-def _become_running(world: World, cluster: Cluster, group: InstanceGroup, node: Node) -> None:
+def _become_running(world: World, cluster: Cluster, group: InstanceGroup, node: Node, what: str = "create") -> None:
     node.phase, node.status, node.message, node.registered = RUNNING, "Running", "", True
     if group.role == CONTROLLER:
         cluster.controller_ready = True
-    world.emit(cluster, "Info", "Instance", f"Instance create {node.instance_id} in Cluster {cluster.name} "
+    world.emit(cluster, "Info", "Instance", f"Instance {what} {node.instance_id} in Cluster {cluster.name} "
                f"and IG {group.name} completed successfully", node=node)
+
+
+def _finish_health_check(world: World, cluster: Cluster, group: InstanceGroup, node: Node) -> None:
+    """StartClusterHealthCheck on a running node: it passes (Running again) or fails, and the service
+    recovers the unhealthy node itself (its documentation: rebooted or replaced)."""
+    op_id, node.health_check = node.health_check, None
+    rate = world.scenario.faults.rate("deep_health_check_failure_rate", group.name, node.instance_type)
+    if rate and world.rng.random() < rate:
+        fail_node(world, cluster, node, f"Deep health check failed on instance {node.instance_id} "
+                  "(InstanceStress: GPU errors).", retryable=True)
+        return
+    node.phase, node.status, node.message = RUNNING, "Running", ""
+    world.emit(cluster, "Info", "Instance", f"Deep health check of EC2 Instance {node.instance_id} in Cluster "
+               f"{cluster.name} and IG {group.name} passed", node=node, op_id=op_id)
 
 
 def _finish_software_update(world: World, cluster: Cluster, node: Node) -> None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import heapq
 
-from . import provisioning as prov, rolling_update
+from . import patching, provisioning as prov, rolling_update
 from .model import CONTROLLER, FAILED, LOGIN, RUNNING, TERMINATING, WAITING, Cluster, InstanceGroup, Node
 from .world import CAPACITY, CLUSTER, DEADLINE, LOAD, NODE, RETRY, World
 
@@ -111,6 +111,7 @@ def reconcile(world: World, cluster: Cluster) -> None:
     _settle_instance_types(cluster, grouped)
     _creating_to_in_service(world, cluster, grouped)
     rolling_update.progress(world, cluster)
+    patching.progress(world, cluster)
 
 
 def _may_launch(cluster: Cluster, group: InstanceGroup) -> bool:

@@ -8,23 +8,28 @@ from __future__ import annotations
 
 from typing import Callable
 
-from . import moves, node_operations as nodes, software, tagging
+from . import cluster_operations, moves, node_operations as nodes, patching, repair, software, tagging
 from . import operations as clusters
 from .world import World
 
 OPERATIONS: dict[str, Callable[[World, str, dict], dict]] = {
     "CreateCluster": clusters.create_cluster,
-    "DescribeCluster": clusters.describe_cluster,
+    "DescribeCluster": patching.with_image_status(clusters.describe_cluster),
     "ListClusters": clusters.list_clusters,
-    "UpdateCluster": clusters.update_cluster,
+    "UpdateCluster": cluster_operations.recording_scaling(clusters.update_cluster),
     "DeleteCluster": clusters.delete_cluster,
     "ListClusterNodes": nodes.list_cluster_nodes,
     "DescribeClusterNode": nodes.describe_cluster_node,
-    "BatchAddClusterNodes": nodes.batch_add_cluster_nodes,
-    "BatchDeleteClusterNodes": nodes.batch_delete_cluster_nodes,
+    "BatchAddClusterNodes": cluster_operations.recording_scaling(nodes.batch_add_cluster_nodes),
+    "BatchDeleteClusterNodes": cluster_operations.recording_scaling(nodes.batch_delete_cluster_nodes),
     "ListClusterEvents": nodes.list_cluster_events,
     "DescribeClusterEvent": nodes.describe_cluster_event,
     "UpdateClusterSoftware": software.update_cluster_software,
     "MoveClusterNodes": moves.move_cluster_nodes,
     **tagging.OPERATIONS,  # AddTags, ListTags, DeleteTags on clusters
+    "BatchRebootClusterNodes": repair.batch_reboot_cluster_nodes,
+    "BatchReplaceClusterNodes": repair.batch_replace_cluster_nodes,
+    "StartClusterHealthCheck": cluster_operations.start_cluster_health_check,
+    "ListClusterOperations": cluster_operations.list_cluster_operations,
+    "DescribeClusterOperation": cluster_operations.describe_cluster_operation,
 }

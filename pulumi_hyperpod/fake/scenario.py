@@ -26,6 +26,9 @@ class Timing(_Strict):
     terminate_seconds: float = Field(60, ge=0, description="ShuttingDown until the node is gone")
     software_update_seconds: float = Field(900, ge=0, description="UpdateClusterSoftware: patching one instance "
                                            "(SystemUpdating)")
+    reboot_seconds: float = Field(300, ge=0, description="BatchRebootClusterNodes: restarting until Running again")
+    auto_patch_delay_seconds: float = Field(86400, ge=0, description="AutoPatchConfig without a PatchSchedule: a new "
+                                            "release is applied this long after it comes out (NextPatchDate)")
     detach_seconds: float = Field(120, ge=0, description="MoveClusterNodes: DetachInProgress until the hand-off")
     retry_interval_seconds: float = Field(300, gt=0, description="Continuous mode: async launch retry")
     min_count_timeout_seconds: float = Field(3 * 3600, gt=0, description="MinCount rollback timeout")
@@ -39,11 +42,13 @@ class FaultRates(_Strict):
 
     launch_failure_rate: Optional[float] = Field(None, ge=0, le=1, description="instance comes up unhealthy")
     lifecycle_failure_rate: Optional[float] = Field(None, ge=0, le=1, description="lifecycle script fails")
+    deep_health_check_failure_rate: Optional[float] = Field(None, ge=0, le=1, description="a deep health check fails")
 
 
 class Faults(_Strict):
     launch_failure_rate: float = Field(0.0, ge=0, le=1)
     lifecycle_failure_rate: float = Field(0.0, ge=0, le=1)
+    deep_health_check_failure_rate: float = Field(0.0, ge=0, le=1, description="StartClusterHealthCheck: a node fails")
     throttle_rate: float = Field(0.0, ge=0, le=1, description="requests answered ThrottlingException")
     server_error_rate: float = Field(0.0, ge=0, le=1, description="requests answered 500/503")
     per_group: dict[str, FaultRates] = Field(default_factory=dict)
@@ -141,6 +146,10 @@ class Scenario(_Strict):
     slurm: SlurmSettings = Field(default_factory=SlurmSettings)
     quotas: list[QuotaValue] = Field(default_factory=list, description="applied Service Quotas values")
     quotas_access_denied: bool = Field(False, description="Service Quotas answers AccessDeniedException")
+    image_release: Optional[str] = Field(None, pattern=r"^[0-9]+\.[0-9]+\.[0-9]+$", description="the newest HyperPod "
+                                         "AMI release (ImageReleaseVersion): groups with ScheduledUpdateConfig or "
+                                         "AutoPatchConfig are patched to it on their schedule (patching.py)")
+    image_released_at: Optional[float] = Field(None, description="when image_release came out (epoch seconds)")
 
     @field_validator("capacity_changes")
     @classmethod

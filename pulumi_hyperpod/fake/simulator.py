@@ -21,7 +21,7 @@ from botocore.configprovider import ConstantProvider
 
 from ..sessions import new_botocore_session
 from . import billing as metering
-from . import ids, provisioning as prov, reconcile, s3, slurm, wire
+from . import ids, provisioning as prov, reconcile, rolling_update, s3, slurm, wire
 from .clock import ManualClock, PollTracker, to_datetime, to_seconds
 from .errors import ResourceNotFound
 from .model import Cluster
@@ -285,6 +285,44 @@ class Simulator:
                                "terminated outside SageMaker HyperPod (injected).")
             reconcile.reconcile_pending(world)
 
+    def set_fault_rate(self, kind: str, rate: float) -> None:
+        """Set a global fault rate of the scenario (`Faults`: launch_failure_rate, lifecycle_failure_rate,
+        deep_health_check_failure_rate…) from now on."""
+        with self._world() as world:
+            faults = world.scenario.faults.model_validate({**world.scenario.faults.model_dump(), kind: rate})
+            world.scenario = world.scenario.model_copy(update={"faults": faults})
+
+    def interrupt_spot(self, cluster: str, node_id: str, region: Optional[str] = None) -> None:
+        """EC2 reclaims a Spot instance of a group with CapacityRequirements.Spot: a warning event, then
+        the instance is gone (NotFound) and the service puts a new one in (as for a lost instance)."""
+        with self._world() as world:
+            target, node = self._instance(world, cluster, node_id, region, "has no instance to interrupt")
+            group = target.groups.get(node.group)
+            if group is None or "Spot" not in (group.spec.get("CapacityRequirements") or {}):
+                raise ValueError(f"node {node_id} of cluster {target.name} is not a Spot instance "
+                                 "(its group has no CapacityRequirements.Spot)")
+            world.emit(target, "Warn", "Instance", f"EC2 Spot Instance interruption notice for {node.instance_id} in "
+                       f"Cluster {target.name} and IG {node.group}: the instance is reclaimed in two minutes", node=node)
+            prov.lose_instance(world, target, node, f"Spot instance {node.instance_id} was reclaimed by EC2 "
+                               "(Spot interruption).")
+            reconcile.reconcile_pending(world)
+
+    def publish_image_release(self, version: str) -> None:
+        """A new HyperPod AMI release (ImageReleaseVersion) comes out now: groups with ScheduledUpdateConfig
+        or AutoPatchConfig are patched to it on their schedule (fake/patching.py)."""
+        with self._world() as world:
+            world.scenario = world.scenario.model_copy(update={"image_release": version, "image_released_at": world.now})
+            for cluster in list(world.clusters.values()):
+                for group in cluster.groups.values():
+                    group.patch = None
+                world.schedule_cluster(cluster, world.now)
+                world.touch(cluster)
+
+    def fire_alarm(self, cluster: str, alarm_name: str, region: Optional[str] = None) -> bool:
+        """A CloudWatch alarm goes into ALARM: a software update naming it in AutoRollbackConfiguration is
+        rolled back (rolling_update.alarm). True when it rolled one back."""
+        with self._world() as world:
+            return rolling_update.alarm(world, self._cluster(world, cluster, region), alarm_name)
 
     def _instance(self, world, cluster: str, node_id: str, region: Optional[str], missing: str):
         """The cluster and its node `node_id` that has a live, launched instance; else ValueError
@@ -302,10 +340,14 @@ class Simulator:
             kept = [q for q in world.scenario.quotas if (q.quota_name, q.quota_code) != (name, code)]
             world.scenario = world.scenario.model_copy(update={"quotas": [*kept, quota]})
 
-    def set_capacity(self, instance_type: str, az: Optional[str], available: int) -> None:
-        """Set the free instances of a type in an AZ (None: the pool shared by every AZ)."""
+    def set_capacity(self, instance_type: str, az: Optional[str], available: Optional[int]) -> None:
+        """Set the free instances of a type in an AZ (None: the pool shared by every AZ); `available`
+        None makes the pair unlimited again."""
         with self._world() as world:
-            world.capacity.set(instance_type, az, available)
+            if available is None:
+                world.capacity.unlimit(instance_type, az)
+            else:
+                world.capacity.set(instance_type, az, available)
 
     def node_build_configs(self, name: str, region: Optional[str] = None) -> list[dict]:
         """The group configuration each node was built with (None for never-launched nodes)."""

@@ -9,7 +9,7 @@ has not reached its MinCount yet (seed 000: "UpdateClusterSoftware … 被阻止
 from __future__ import annotations
 
 from . import ids, rolling_update, validation
-from .errors import ConflictException
+from .errors import ConflictException, ValidationException
 from .mutations import require_writable
 from .world import World
 
@@ -18,6 +18,9 @@ def update_cluster_software(world: World, region: str, params: dict) -> dict:
     validation.check_model("UpdateClusterSoftware", params)
     cluster = world.find_cluster(region, params["ClusterName"])
     require_writable(cluster, "UpdateClusterSoftware")
+    if cluster.orchestrator == "Slurm" and params.get("DeploymentConfig"):
+        raise ValidationException.field("DeploymentConfig", "rolling updates (DeploymentConfig) are supported only for "
+                                        "clusters orchestrated by Amazon EKS; a Slurm cluster's nodes are all updated at once")
     if cluster.software_update is not None:
         raise ConflictException(f"Cluster {cluster.name} is already updating its software; wait for it to be "
                                 "InService before calling UpdateClusterSoftware again.")

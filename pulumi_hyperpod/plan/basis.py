@@ -133,6 +133,7 @@ def _place(arn: str) -> tuple[str, ...]:
 def _node_changes(plan: "Plan", basis: Basis, now: "ClusterState") -> list[str]:
     """Nodes in the groups the plan removes nodes from: the victims were chosen among exactly these."""
     shrinking = {v.group for v in plan.victims} | {g.group for g in plan.groups if g.action in ("shrink", "delete")}
+    shrinking |= _lifecycle_groups(plan, basis)
     if plan.action in ("replace", "delete"):
         return []  # every node goes either way
     reasons = []
@@ -152,6 +153,14 @@ def _node_changes(plan: "Plan", basis: Basis, now: "ClusterState") -> list[str]:
         if len(changed) > 5:
             reasons.append(f"{group}: {len(changed) - 5} more node(s) changed state")
     return reasons
+
+
+def _lifecycle_groups(plan: "Plan", basis: Basis) -> set[str]:
+    """Groups whose nodes a reboot, a replacement or a rollout names: planned against exactly these nodes."""
+    named = {node_id for step in plan.steps for field in ("NodeIds", "NodeLogicalIds") for node_id in step.request.get(field) or ()
+             if step.operation in ("BatchRebootClusterNodes", "BatchReplaceClusterNodes")}
+    named |= {node_id for step in plan.steps for batch in step.batches for node_id in batch}
+    return {n.group for n in basis.nodes if n.key in named}
 
 
 def _count(items: list, noun: str) -> str:

@@ -12,7 +12,8 @@ from .model import Plan
 # the operations each action's steps are made of (planner.py), in the order they may come
 OPERATIONS = {
     "create": ("CreateCluster",),
-    "update": ("UpdateCluster", "DrainNodes", "BatchAddClusterNodes", "BatchDeleteClusterNodes", "AddTags", "DeleteTags"),
+    "update": ("UpdateCluster", "DrainNodes", "BatchAddClusterNodes", "BatchDeleteClusterNodes",
+               "UpdateClusterSoftware", "BatchRebootClusterNodes", "BatchReplaceClusterNodes", "AddTags", "DeleteTags"),
     "replace": ("DeleteCluster", "CreateCluster"),
     "delete": ("DeleteCluster",),
     "none": (),
@@ -47,8 +48,18 @@ def step_problems(plan: Plan, create_request: dict[str, Any] | None = None) -> l
             drained = {node.get("NodeId") for node in step.request.get("Nodes") or ()}
             if not drained <= deleted:
                 problems.append(f"{where}: it drains nodes no later step of the plan removes")
+        if step.operation in ("BatchRebootClusterNodes", "BatchReplaceClusterNodes", "UpdateClusterSoftware"):
+            problems += _unknown_nodes(plan, step, where)
         if step.operation == "CreateCluster" and create_request is not None and step.request != create_request:
             problems.append(f"{where}: its request is not the one the plan's spec makes")
     if plan.action == "replace" and [step.operation for step in plan.steps] != list(OPERATIONS["replace"]):
         problems.append("a replace plan deletes the cluster, then creates it: exactly those two steps")
     return problems
+
+
+def _unknown_nodes(plan: Plan, step, where: str) -> list[str]:
+    """A reboot, replacement or rollout names only nodes of the cluster the plan was made against."""
+    known = {node.key for node in plan.basis.nodes} if plan.basis is not None else set()
+    named = [*(step.request.get("NodeIds") or ()), *(step.request.get("NodeLogicalIds") or ()), *(i for b in step.batches for i in b)]
+    strangers = sorted(set(named) - known)
+    return [f"{where}: names node(s) {', '.join(strangers[:5])} the plan was not made against"] if strangers else []

@@ -22,8 +22,9 @@ if TYPE_CHECKING:  # pragma: no cover
 Operation = str
 # What a step does, the same words for every cloud: renderers, policies and apply's checks read this.
 StepKind = Literal["create-cluster", "update-cluster", "delete-cluster", "add-nodes", "remove-nodes", "tag", "untag",
-                   "drain"]
-DESTRUCTIVE_KINDS = frozenset({"delete-cluster", "remove-nodes"})
+                   "drain", "update-software", "reboot-nodes", "replace-nodes"]
+# a replacement destroys the instance's volumes
+DESTRUCTIVE_KINDS = frozenset({"delete-cluster", "remove-nodes", "replace-nodes"})
 NOT_API_CALLS = frozenset({"drain"})  # kinds of steps done in the orchestrator, not calls to the cloud's API
 PLAN_FORMAT = "hyperpod-plan/3"  # CHANGELOG.md: the history of the format
 
@@ -72,6 +73,12 @@ class Step:
     request: dict[str, Any]
     reasons: tuple[str, ...] = ()
     victims: tuple[Victim, ...] = ()
+    # UpdateClusterSoftware: the nodes of each rolling batch, in the order the service takes them
+    # (one batch holding every node where the orchestrator has no batches: Slurm)
+    batches: tuple[tuple[str, ...], ...] = ()
+    # BatchAddClusterNodes of a canary scale-out: apply waits for these nodes to run (lifecycle scripts,
+    # deep health checks) before the next step, and stops on a failure (plan/canary.py)
+    canary: bool = False
     kind: StepKind = field(kw_only=True)
     codes: tuple[str, ...] = field(default=(), kw_only=True)
 
@@ -162,6 +169,8 @@ class Plan:
                 request=s["request"],
                 reasons=tuple(s.get("reasons") or ()),
                 victims=tuple(Victim(**v) for v in s.get("victims") or ()),
+                batches=tuple(tuple(batch) for batch in s.get("batches") or ()),
+                canary=bool(s.get("canary")),
                 kind=s["kind"],
                 codes=tuple(s.get("codes") or ()),
             )

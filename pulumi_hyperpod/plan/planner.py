@@ -16,6 +16,8 @@ The decision table (also in the README):
 | scale-out, Continuous mode                | folded into the UpdateCluster when one is needed anyway, or when the group is Creating/Updating (BatchAdd is rejected then), or when BatchAddClusterNodes would take more calls than one UpdateCluster; otherwise BatchAddClusterNodes (≤ 50 per entry, ≤ 5 entries per call) |
 | scale-in (any mode)                       | BatchDeleteClusterNodes naming the victims (≤ 99 per call); pending launches with no node to name: UpdateCluster lowers the count |
 | scale-in of a Creating/Updating group     | UpdateCluster lowers the count (BatchDelete is blocked then; seed 000) |
+| a group's ImageId / ImageReleaseVersion   | UpdateClusterSoftware, after the count steps (software.py: batches on EKS, all at once on Slurm) |
+| --replace / --reboot, failed_nodes=replace | BatchReplaceClusterNodes / BatchRebootClusterNodes, last (repair.py: ≤ 25 per call, never a Slurm controller) |
 
 Guards refuse (a refused plan lists no steps): protected nodes in any step, the Slurm controller and
 login groups, max_scale_in_fraction, replacement, and on a Slurm cluster whose roles are not known
@@ -34,7 +36,7 @@ from typing import Any, Mapping
 from ..observe import ClusterState, GroupState
 from ..servicemodel import api_limits
 from ..spec import ClusterSpec, InstanceGroupSpec
-from . import compare, victims as victim_rules, workload_order
+from . import canary, compare, repair, software, victims as victim_rules, workload_order
 from .drain_step import drain_steps
 from .basis import Basis
 from .members import member_line
@@ -219,6 +221,7 @@ class _Updater:
         self.scale_out: dict[str, int] = {}  # group → nodes to add
         self.victims: list[Victim] = []
         self.delete_reasons: list[str] = []
+        self.kept_nodes: set[str] = set()  # nodes a repair takes care of: never scale-in victims (build)
 
     # ---- per group ---------------------------------------------------------------------------
     def role(self, name: str) -> str | None:
@@ -243,7 +246,8 @@ class _Updater:
                     GroupChange(want.name, "create", self.role(want.name), None, want.instance_count, None, None, want.effective_min_count(continuous), want.instance_types)
                 )
                 continue
-            config = compare.group_config_changes(want, have)
+            config = [c for c in compare.group_config_changes(want, have) if c not in software.IMAGE_MEMBERS]  # a rollout moves images
+            config += software.rollout_labels(want, have)
             wanted = have.target_count if count_owner(self.desired, self.observed) else want.instance_count  # an autoscaler's count is its own
             delta = wanted - have.target_count
             action = "grow" if delta > 0 else "shrink" if delta < 0 else ("configure" if config or self._min_change(want, have) is not None else "unchanged")
@@ -263,6 +267,11 @@ class _Updater:
         return want.min_instance_count
 
     def build(self) -> Plan:
+        # node lifecycle (software.py, repair.py): rollouts and repairs, and the nodes they keep out of scale-ins
+        self.rollouts = software.plan_rollouts(self.desired, self.observed, self.policy, self.role)
+        self.repairs = repair.plan_repairs(self.observed, self.policy, self.role)
+        self.kept_nodes = self.repairs.replaced | set(self.policy.reboot_node_ids) | (
+            {n.key for n in self.observed.nodes if n.status == "Failure"} if self.policy.failed_nodes != "delete" else set())
         groups = self.group_changes()
         cluster_changes = compare.cluster_config_changes(self.desired, self.observed)
         for member in cluster_changes:
@@ -276,6 +285,9 @@ class _Updater:
             self._plan_group(change)
         steps = self._steps(cluster_changes)
         tagging, tag_notes = tag_steps(self.desired, self.observed)
+        steps, canary_notes = canary.canary_steps(steps, self.policy.canary_nodes, self.limits, self.desired.name)
+        self.notes += canary_notes
+        steps += self._lifecycle_steps(steps)
         steps.extend(tagging)
         self.notes.extend(tag_notes)
         pending = [g for g in self.observed.groups if g.pending and self.desired.group(g.name) is not None]
@@ -330,7 +342,8 @@ class _Updater:
         if immutable:
             self.refusals.append(Refusal("immutable-group-field", f"{name}: {'; '.join(immutable)} cannot change in place; add a group with a new name and remove this one", name))
             return
-        applied = [c for c in member_changes if not c.refused]
+        # the image members move through an UpdateClusterSoftware rollout (plan/software.py), not UpdateCluster
+        applied = [c for c in member_changes if not c.refused and c.member not in software.IMAGE_MEMBERS]
         if applied:
             self._list_in_update(want, have)
             self.update_reasons.extend(f"{name}: {member_line(c)}" for c in applied)
@@ -412,7 +425,7 @@ class _Updater:
                                           "the service chooses which nodes go)")
             return
         nodes = self.observed.nodes_of(name)
-        candidates = victim_rules.removable(nodes, node_type, self.policy.protected_node_ids)
+        candidates = victim_rules.removable(nodes, node_type, self.policy.protected_node_ids, self.kept_nodes)
         chosen = workload_order.choose(candidates, count, self.policy, self.workload)
         missing = count - len(chosen)
         if missing:
@@ -433,6 +446,15 @@ class _Updater:
         self.update_reasons.append(reason)
 
     # ---- steps -------------------------------------------------------------------------------
+    def _lifecycle_steps(self, steps: list[Step]) -> list[Step]:
+        """Rollouts and repairs after the count steps (plan/software.py, plan/repair.py)."""
+        for step in steps:
+            if step.operation == "UpdateCluster":
+                software.hold_images(step.request, self.observed, self.rollouts.groups)
+        self.refusals += self.rollouts.refusals + self.repairs.refusals
+        self.notes += self.rollouts.notes + self.repairs.notes
+        return self.rollouts.steps + self.repairs.steps
+
     def _steps(self, cluster_changes: dict[str, Any]) -> list[Step]:
         deleted_groups = [g.name for g in self.observed.groups if self.desired.group(g.name) is None and g.status != "Deleting"]
         deletable = [name for name in deleted_groups if not any(r.group == name for r in self.refusals)]

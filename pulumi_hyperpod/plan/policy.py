@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -63,7 +63,42 @@ class Policy(BaseModel):
             raise ValueError(f"remove_first and protected_node_ids both name {', '.join(both)}: a node cannot be kept and removed first")
         return self
 
-    @field_validator("protected_node_ids", "remove_first")
+    # ---- node lifecycle (docs/lifecycle.md) --------------------------------------------------
+    software_deployment: dict[str, Any] | None = Field(
+        default=None, description="UpdateClusterSoftware DeploymentConfig for rollouts the plan makes (the model's "
+                                  "DeploymentConfiguration: RollingUpdatePolicy, WaitIntervalInSeconds, "
+                                  "AutoRollbackConfiguration); default: the group's ScheduledUpdateConfig.DeploymentConfig.")
+    max_unavailable_fraction: float = Field(
+        default=1.0, ge=0.0, le=1.0,
+        description="Largest share of a group's nodes a rollout, reboot or replacement may take down at once (1.0 = no limit).")
+    allow_login_disruption: bool = Field(
+        default=False, description="Allow a rollout, reboot or replacement to take Slurm Login nodes down.")
+    failed_nodes: Literal["delete", "replace", "leave"] = Field(
+        default="delete", description="Nodes in Failure: removed first on scale-in (delete), replaced with "
+                                      "BatchReplaceClusterNodes (replace), or left where they are and named (leave).")
+    canary_nodes: int | None = Field(
+        default=None, ge=1, le=50,
+        description="Canary scale-out: a group growing by more than this adds this many nodes first, waits until their "
+                    "lifecycle scripts and deep health checks pass, then adds the rest; a canary failure stops the apply.")
+    replace_node_ids: frozenset[str] = Field(
+        default=frozenset(), description="Nodes (instance or logical ids) this plan replaces with BatchReplaceClusterNodes (--replace).")
+    reboot_node_ids: frozenset[str] = Field(
+        default=frozenset(), description="Nodes (instance or logical ids) this plan reboots with BatchRebootClusterNodes (--reboot).")
+
+    @field_validator("software_deployment")
+    @classmethod
+    def _deployment(cls, config: dict[str, Any] | None) -> dict[str, Any] | None:
+        """Checked against botocore's DeploymentConfiguration shape, so a bad one fails before any call."""
+        if config is None:
+            return None
+        from .. import servicemodel
+
+        problems = servicemodel.violations("DeploymentConfiguration", config)
+        if problems:
+            raise ValueError("; ".join(str(p) for p in problems))
+        return config
+
+    @field_validator("protected_node_ids", "remove_first", "replace_node_ids", "reboot_node_ids")
     @classmethod
     def _node_ids(cls, ids: frozenset[str]) -> frozenset[str]:
         """A protected id that is not a node id protects nothing: a typo here would let the very

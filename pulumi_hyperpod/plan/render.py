@@ -73,7 +73,7 @@ def plan_renderable(plan: Plan, victims_shown: int | None = VICTIMS_SHOWN, victi
         parts.append(Text(f"REFUSED [{refusal.rule}]: {refusal.reason}", style="bold red"))
     for note in plan.notes:
         parts.append(Text(f"note: {note}", style="cyan"))
-    if plan.slurm is not None and (not plan.slurm.empty or plan.slurm.notes):
+    if plan.slurm is not None:  # asked for (--slurm): say what was found, "no changes" included
         parts.append(Text("Slurm changes (per key: what it takes on HyperPod, which nodes get it when)", style="bold"))
         parts.append(Text(plan.slurm.text().rstrip("\n")))
     if plan.cost is not None and plan.cost.groups:

@@ -112,6 +112,18 @@ def cluster_name(bag: Mapping[str, Any]) -> str | None:
     return name if isinstance(name, str) and not is_unknown(name) else None
 
 
+def running_instance_types(state: ClusterState, group: Any) -> list[str]:
+    """The types the group's nodes run on — for a flexible group, which of its types the service
+    found capacity for — in the group's priority order; [] while none runs. Nodes leaving or
+    unhealthy are not counted."""
+    from ..observe.state import GONE, UNHEALTHY
+
+    running = {n.instance_type for n in state.nodes
+               if n.group == group.name and n.launched and n.instance_type and n.status not in GONE | UNHEALTHY}
+    ordered = [t for t in group.instance_types if t in running]
+    return ordered + sorted(running.difference(ordered))
+
+
 def state_outputs(state: ClusterState, location: Location) -> dict[str, Any]:
     groups = {
         g.name: {
@@ -120,7 +132,7 @@ def state_outputs(state: ClusterState, location: Location) -> dict[str, Any]:
             "min_count": g.min_count,
             "status": g.status or "",
             "node_type": g.node_type or "",
-            "instance_types": list(g.instance_types),
+            "instance_types": running_instance_types(state, g),
         }
         for g in state.groups
     }

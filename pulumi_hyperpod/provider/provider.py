@@ -167,7 +167,7 @@ class ClusterProvider(ResourceProvider):
             self._refuse_replacement(news, [r.reason for r in replacements], name)
             say(_replacement_text(replacements), name)  # the new cluster's plan: check prints it
         else:
-            live = self._live_plan(news, new_location, name, inputs_changed=changed)
+            live = self._live_plan(news, new_location, name, inputs_changed=changed, olds=olds)
             if live is not None:
                 changed = changed or bool(live.steps)
                 if live.replacements:
@@ -177,10 +177,11 @@ class ClusterProvider(ResourceProvider):
         keys = list(dict.fromkeys(r.key for r in replacements))
         return DiffResult(changes=changed or bool(keys), replaces=keys, delete_before_replace=True)
 
-    def _live_plan(self, news: dict[str, Any], location: Location, name: str, inputs_changed: bool) -> Plan | None:
+    def _live_plan(self, news: dict[str, Any], location: Location, name: str, inputs_changed: bool,
+                   olds: dict[str, Any] | None = None) -> Plan | None:
         """Observe the cluster and show the plan, as `hyperpod plan` would print it — unless
         nothing changed and there is nothing to do (a stack of many clusters stays readable)."""
-        settings = Settings.from_inputs(news)
+        settings = Settings.from_inputs(news).acting_once(olds)
         try:
             client, _ = open_backend(location, self.simulator)
             observed = observe(client, name)
@@ -258,7 +259,7 @@ class ClusterProvider(ResourceProvider):
     # ---- update --------------------------------------------------------------------------
     @in_flight
     def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
-        settings, spec, location = Settings.from_inputs(news), props.spec_of(news), self._locate(news)
+        settings, spec, location = Settings.from_inputs(news).acting_once(_olds), props.spec_of(news), self._locate(news)
         client, clock = open_backend(location, self.simulator)
         deadline = clock.monotonic() + settings.timeout
         observed = observe(client, spec.name)

@@ -108,6 +108,21 @@ class Settings:
             roles=dict(inputs.get("roles") or {}),
         )
 
+    def acting_once(self, olds: Mapping[str, Any] | None) -> "Settings":
+        """The settings with policy.replace_node_ids / reboot_node_ids reduced to the ids the previous
+        inputs did not have: like pulumi-command's `triggers`, a repair acts once per new value, and an
+        unchanged value (a node already replaced or rebooted) does nothing more (docs/lifecycle.md)."""
+        before = _policy((olds or {}).get("policy") or {}) if olds else None
+        if before is None:
+            return self
+        import dataclasses
+
+        policy = self.policy.model_copy(update={
+            "replace_node_ids": self.policy.replace_node_ids - before.replace_node_ids,
+            "reboot_node_ids": self.policy.reboot_node_ids - before.reboot_node_ids,
+        })
+        return dataclasses.replace(self, policy=policy)
+
     def locate(self, defaults: Defaults) -> Location:
         backend = self.backend or defaults.backend or "aws"
         profile = self.profile or defaults.profile
@@ -148,8 +163,9 @@ def policy_inputs(policy: Policy) -> dict[str, Any]:
     """The policy as stored in the inputs: only what differs from the defaults, sorted, so the
     same policy always serializes the same way."""
     data = policy.model_dump(mode="json", exclude_defaults=True)
-    if "protected_node_ids" in data:
-        data["protected_node_ids"] = sorted(data["protected_node_ids"])
+    for key in ("protected_node_ids", "replace_node_ids", "reboot_node_ids"):
+        if key in data:
+            data[key] = sorted(data[key])
     return data
 
 

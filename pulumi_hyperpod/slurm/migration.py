@@ -72,7 +72,10 @@ def _parameters_object(group: Any) -> str | None:
 
 
 def with_migration(the_plan: Any, desired: Any, observed: Any) -> Any:
-    """The plan with the migration's notes (and its refusal, if only some groups are migrated)."""
+    """The plan with the migration's notes (and its refusal, if only some groups are migrated). Only an
+    update migrates: a replacement creates the cluster anew, API-driven from the start."""
+    if the_plan.action in ("create", "replace", "delete"):
+        return the_plan
     notes, refusals = migration_notes(desired, observed, the_plan.steps)
     if not notes and not refusals:
         return the_plan

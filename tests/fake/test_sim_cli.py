@@ -48,7 +48,7 @@ def run(*args: str):
 
 def test_commands_are_exported_for_the_main_group():
     assert [c.name for c in sim_commands.COMMANDS] == ["fake", "events", "sinfo", "cost"]
-    assert set(sim_commands.fake.commands) == {"reset", "show", "advance", "serve", "workload"}
+    assert set(sim_commands.fake.commands) == {"reset", "show", "advance", "serve", "workload", "fail-node", "alarm", "capacity"}
 
 
 def test_fake_show_lists_clusters_counts_and_virtual_time(world):

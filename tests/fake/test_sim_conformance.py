@@ -98,11 +98,31 @@ def _software_and_moves(sim, client) -> None:
                                        "WaitIntervalInSeconds": 60})
     client.describe_cluster(ClusterName="move-b")
     nodes_of(client, "move-b")
+    _repairs(sim, client)
     sim.lose_instance("move-a", nodes_of(client, "move-a")[0]["InstanceId"])
     nodes_of(client, "move-a")
     sim.advance(3600)
     client.describe_cluster(ClusterName="move-b")
     client.describe_cluster_node(ClusterName="move-b", NodeId=nodes_of(client, "move-b")[0]["InstanceId"])
+
+
+def _repairs(sim, client) -> None:
+    """BatchRebootClusterNodes and BatchReplaceClusterNodes, with per-node failures of both id kinds."""
+    nodes = [n for n in nodes_of(client, "move-a", True) if n["InstanceId"]]
+    client.batch_reboot_cluster_nodes(ClusterName="move-a", NodeIds=[nodes[0]["InstanceId"], "i-0000000000000dead"],
+                                      NodeLogicalIds=["ghost-node"])
+    client.batch_replace_cluster_nodes(ClusterName="move-a", NodeIds=[nodes[-1]["InstanceId"]],
+                                       NodeLogicalIds=[nodes[0]["NodeLogicalId"], "ghost-node"])
+    sim.advance(400)
+    running = [n for n in nodes_of(client, "move-a") if n["InstanceStatus"]["Status"] == "Running"]
+    client.start_cluster_health_check(ClusterName="move-a", DeepHealthCheckConfigurations=[
+        {"InstanceGroupName": "pool", "InstanceIds": [running[0]["InstanceId"]],
+         "DeepHealthChecks": ["InstanceStress", "InstanceConnectivity"]}])
+    client.batch_add_cluster_nodes(ClusterName="move-a", NodesToAdd=[{"InstanceGroupName": "pool", "IncrementTargetCountBy": 1}])
+    for summary in client.list_cluster_operations(ClusterName="move-a", MaxResults=1, SortOrder="Descending")["ClusterOperationSummaries"]:
+        client.describe_cluster_operation(ClusterName="move-a", OperationId=summary["OperationId"])
+    for summary in client.list_cluster_operations(ClusterName="move-a", Type="DeepHealthCheck")["ClusterOperationSummaries"]:
+        client.describe_cluster_operation(ClusterName="move-a", OperationId=summary["OperationId"])
 
 
 def test_every_simulator_response_matches_botocores_output_shapes(make_sim, conformance):

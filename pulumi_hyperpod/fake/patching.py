@@ -1,0 +1,133 @@
+"""Scheduled and automatic patching on the simulator's clock.
+
+When a new HyperPod AMI release comes out (`Simulator.publish_image_release`, scenario `image_release`),
+a group that is not on it yet is patched (an UpdateClusterSoftware run by the service, `rolling_update`):
+- with `ScheduledUpdateConfig`: at the next time its `ScheduleExpression` names after the release
+  (AWS cron: `cron(minutes hours day-of-month month day-of-week year)`, day-of-week 1-7 = SUN-SAT), with
+  its `DeploymentConfig`;
+- with `AutoPatchConfig`: at its `PatchSchedule.NextPatchDate` when given, else
+  `timing.auto_patch_delay_seconds` after the release (the service sets NextPatchDate when it detects a
+  patch), with its `DeploymentConfig`. Every instance is treated as idle (the simulator runs no jobs),
+  so WhenIdle, WhenAllIdle and DrainFirst patch alike.
+One update runs at a time: a group due while another update runs goes next. An alarm of the update's
+AutoRollbackConfiguration rolls it back (`rolling_update.alarm`), and the group waits for its next time.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Optional
+
+from . import ids, rolling_update
+from .model import Cluster, InstanceGroup
+from .world import World
+
+_AWS_CRON = re.compile(r"^cron\((.+)\)$")
+
+
+def next_fire(expression: str, after: float) -> Optional[float]:
+    """The first time after `after` (epoch seconds) an AWS cron expression names; None when it cannot be read."""
+    from croniter import croniter  # loaded only by a world with scheduled patching
+
+    match = _AWS_CRON.match(expression.strip())
+    fields = match.group(1).split() if match else []
+    if len(fields) != 6:
+        return None
+    minutes, hours, day, month, weekday, year = fields
+    weekday = re.sub(r"\d+", lambda m: str(int(m.group()) - 1) if 1 <= int(m.group()) <= 7 else m.group(), weekday)
+    try:
+        schedule = croniter(" ".join([minutes, hours, day.replace("?", "*"), month, weekday.replace("?", "*")]),
+                            dt.datetime.fromtimestamp(after, dt.timezone.utc))
+        for _ in range(366):
+            fire = schedule.get_next(dt.datetime)
+            if year in ("*", "?") or str(fire.year) in year.split(","):
+                return fire.timestamp()
+    except (ValueError, KeyError):
+        return None
+    return None
+
+
+def _due(world: World, group: InstanceGroup, release: str) -> Optional[float]:
+    released = world.scenario.image_released_at or world.now
+    if group.patch and group.patch.get("release") == release:
+        return group.patch.get("due")
+    scheduled = group.spec.get("ScheduledUpdateConfig") or {}
+    auto = group.spec.get("AutoPatchConfig") or {}
+    due = None
+    if scheduled.get("ScheduleExpression"):
+        due = next_fire(scheduled["ScheduleExpression"], max(released, group.created_at))
+    elif auto:
+        date = (auto.get("PatchSchedule") or {}).get("NextPatchDate")
+        due = _seconds(date) if date is not None else released + world.scenario.timing.auto_patch_delay_seconds
+    group.patch = {"release": release, "due": due}
+    return due
+
+
+def _seconds(value) -> float:
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, dt.datetime):
+        return value.timestamp()
+    return dt.datetime.fromisoformat(str(value).replace("Z", "+00:00")).timestamp()
+
+
+def progress(world: World, cluster: Cluster) -> None:
+    """Start the patch of the groups whose time came; schedule the cluster for the next one."""
+    release = world.scenario.image_release
+    if release is None or cluster.status in ("Deleting", "Failed", "Creating"):
+        return
+    waiting: list[tuple[float, InstanceGroup]] = []
+    for group in cluster.groups.values():
+        if group.deleting or not (group.spec.get("ScheduledUpdateConfig") or group.spec.get("AutoPatchConfig")):
+            continue
+        if group.spec.get("ImageReleaseVersion") == release:
+            continue
+        due = _due(world, group, release)
+        if due is not None:
+            waiting.append((due, group))
+    if not waiting:
+        return
+    ready = [group for due, group in waiting if due <= world.now]
+    if ready and cluster.software_update is None and cluster.status == "InService":
+        return _start(world, cluster, ready, release)
+    upcoming = min(due for due, _ in waiting)
+    when = max(upcoming, world.now + 60)  # a group due now while another update runs: look again in a minute
+    if cluster.due is None or cluster.due <= world.now or cluster.due > when:
+        world.schedule_cluster(cluster, when)
+
+
+def _start(world: World, cluster: Cluster, groups: list[InstanceGroup], release: str) -> None:
+    config = groups[0].spec.get("ScheduledUpdateConfig") or groups[0].spec.get("AutoPatchConfig") or {}
+    deployment = config.get("DeploymentConfig") if cluster.orchestrator != "Slurm" else None
+    for group in groups:
+        group.patch = None
+    how = "scheduled update" if groups[0].spec.get("ScheduledUpdateConfig") else "automatic patching"
+    world.emit(cluster, "Info", "Cluster", f"Cluster {cluster.name}: {how} to HyperPod AMI release {release} starting "
+               f"for {', '.join(g.name for g in groups)}")
+    rolling_update.start(world, cluster, [{"InstanceGroupName": g.name, "ImageReleaseVersion": release} for g in groups],
+                         deployment, None, ids.new_uuid(world.rng))
+    rolling_update.progress(world, cluster)  # the first batch now: this reconcile pass has run the update's step already
+
+
+def with_image_status(describe):
+    """DescribeCluster with each group's ImageVersionStatus once a HyperPod AMI release is published:
+    UpToDate on it (or created after it without a version: the latest is used), else UpdateAvailable.
+    Groups on a custom ImageId report none."""
+
+    def run(world: World, region: str, params: dict) -> dict:
+        response = describe(world, region, params)
+        release = world.scenario.image_release
+        if release is None:
+            return response
+        cluster = world.find_cluster(region, params["ClusterName"])
+        for item in response.get("InstanceGroups") or ():
+            group = cluster.groups.get(item["InstanceGroupName"])
+            if group is None or group.spec.get("ImageId") not in (None, "default"):
+                continue
+            version = group.spec.get("ImageReleaseVersion")
+            fresh = version == release or (version is None and group.created_at >= (world.scenario.image_released_at or 0))
+            item["ImageVersionStatus"] = "UpToDate" if fresh else "UpdateAvailable"
+        return response
+
+    return run

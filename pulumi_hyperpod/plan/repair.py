@@ -1,0 +1,129 @@
+"""Node repair as planned steps: BatchRebootClusterNodes and BatchReplaceClusterNodes.
+
+What is repaired: the nodes named by policy.replace_node_ids / reboot_node_ids (`--replace`,
+`--reboot`), and with policy.failed_nodes == "replace" every node in Failure. Each call names at
+most the model's limit of nodes (NodeIds / NodeLogicalIds: 25); logical ids only on Continuous
+clusters (the model's documentation), instance ids otherwise.
+
+Guarded like a scale-in (a refused plan lists no steps): a node must exist; a Slurm controller is
+never replaced (the model's documentation for BatchReplaceClusterNodes.NodeIds: "you cannot replace
+instances that are configured as Slurm controller nodes"); protected nodes are never taken down;
+Login nodes only with policy.allow_login_disruption; at most policy.max_unavailable_fraction of a
+group at once. A replacement says that it destroys the node's volumes, root and secondary. Pure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from .. import servicemodel
+from ..observe import ClusterState, NodeState
+from .model import Refusal, Step
+from .policy import Policy
+
+CONTROLLER_RULE = ("a Slurm controller node cannot be replaced (BatchReplaceClusterNodes, the service model: \"you cannot "
+                   "replace instances that are configured as Slurm controller nodes\")")
+VOLUMES = "its instance volumes (root and secondary) are destroyed: data on them is lost"
+
+
+@dataclass
+class Repairs:
+    steps: list[Step] = field(default_factory=list)
+    refusals: list[Refusal] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    replaced: set[str] = field(default_factory=set)  # node keys a replacement takes care of (not scale-in victims)
+
+
+def per_call(operation: str) -> int:
+    """Nodes per call, from the model (NodeIds and NodeLogicalIds share it)."""
+    return min(servicemodel.limit(f"{operation}Request", "NodeIds"), servicemodel.limit(f"{operation}Request", "NodeLogicalIds"))
+
+
+def plan_repairs(observed: ClusterState, policy: Policy, role: Callable[[str], str | None]) -> Repairs:
+    result = Repairs()
+    replace = list(policy.replace_node_ids)
+    if policy.failed_nodes == "replace":
+        failed = [n for n in observed.nodes if n.status == "Failure" and n.key]
+        for node in failed:
+            if role(node.group) == "Controller" and observed.orchestrator_kind == "Slurm":
+                result.notes.append(f"{node.key} ({node.group}) is in Failure; {CONTROLLER_RULE}: left as it is")
+            elif node.key not in replace and node.instance_id not in replace and node.logical_id not in replace:
+                replace.append(node.key)
+    _plan(observed, policy, role, "BatchReplaceClusterNodes", sorted(replace), result)
+    _plan(observed, policy, role, "BatchRebootClusterNodes", sorted(policy.reboot_node_ids), result)
+    if policy.failed_nodes == "leave":
+        failed = [n.key for n in observed.nodes if n.status == "Failure" and n.key]
+        if failed:
+            result.notes.append(f"{len(failed)} node(s) in Failure left as they are (policy.failed_nodes: leave): "
+                                + ", ".join(failed[:10]) + (" …" if len(failed) > 10 else ""))
+    return result
+
+
+def _plan(observed: ClusterState, policy: Policy, role, operation: str, wanted: list[str], result: Repairs) -> None:
+    if not wanted:
+        return
+    verb = "replace" if operation == "BatchReplaceClusterNodes" else "reboot"
+    nodes: list[NodeState] = []
+    for node_id in wanted:
+        node = observed.node(node_id)
+        refusal = _refusal(observed, policy, role, verb, node_id, node)
+        if refusal is not None:
+            result.refusals.append(refusal)
+        elif node not in nodes:
+            nodes.append(node)
+    result.refusals.extend(_share_refusals(observed, policy, verb, nodes))
+    if result.refusals:
+        return
+    if verb == "replace":
+        result.replaced.update(n.key for n in nodes)
+    size = per_call(operation)
+    for start in range(0, len(nodes), size):
+        chunk = nodes[start : start + size]
+        request: dict[str, Any] = {"ClusterName": observed.name}
+        ids = [n.instance_id for n in chunk if n.instance_id]
+        logical = [n.logical_id for n in chunk if not n.instance_id]
+        if ids:
+            request["NodeIds"] = ids
+        if logical:
+            request["NodeLogicalIds"] = logical
+        reasons = [f"{verb} {n.key} ({n.group}, {n.status})" + (f": {VOLUMES}" if verb == "replace" else "") for n in chunk]
+        if verb == "replace":
+            reasons.append("new instances with the same configuration; their lifecycle scripts run again")
+        failed = all(n.status == "Failure" for n in chunk) and policy.failed_nodes == "replace"
+        result.steps.append(Step(operation, request, tuple(reasons), kind=f"{verb}-nodes",
+                                 codes=("failed-node" if failed else f"{verb}-requested",)))
+
+
+def _refusal(observed: ClusterState, policy: Policy, role, verb: str, node_id: str, node: NodeState | None) -> Refusal | None:
+    if node is None:
+        return Refusal("unknown-node", f"--{verb} {node_id}: no such node in cluster {observed.name}")
+    group = node.group
+    if node.status == "ShuttingDown":
+        return Refusal("node-leaving", f"--{verb} {node_id}: the node is ShuttingDown", group)
+    if verb == "replace" and observed.orchestrator_kind == "Slurm" and role(group) == "Controller":
+        return Refusal("controller-replace", f"--replace {node_id}: {node_id} is in {group}, the Slurm Controller group; "
+                                             f"{CONTROLLER_RULE}", group)
+    if node_id in policy.protected_node_ids or node.instance_id in policy.protected_node_ids or (node.logical_id or "") in policy.protected_node_ids:
+        return Refusal("protected-node", f"--{verb} {node_id}: the node is protected; a protected node is never taken down "
+                                         "by a plan (take it out of policy.protected_node_ids / --protect first)", group)
+    if role(group) == "Login" and not policy.allow_login_disruption:
+        return Refusal("login-disruption", f"--{verb} {node_id}: {group} holds the Login nodes users connect through; set "
+                                           "policy.allow_login_disruption to allow it", group)
+    if not node.instance_id and not observed.continuous:
+        return Refusal("not-launched", f"--{verb} {node_id}: the node has no instance yet, and NodeLogicalIds are only taken "
+                                       "on Continuous clusters", group)
+    return None
+
+
+def _share_refusals(observed: ClusterState, policy: Policy, verb: str, nodes: list[NodeState]) -> list[Refusal]:
+    refusals = []
+    for group in sorted({n.group for n in nodes}):
+        have = observed.group(group)
+        size = max(have.target_count if have else 0, len(observed.nodes_of(group)), 1)
+        count = sum(1 for n in nodes if n.group == group)
+        if count / size > policy.max_unavailable_fraction:
+            refusals.append(Refusal("max-unavailable-fraction", f"{group}: to {verb} {count} of its {size} nodes at once "
+                                                                f"({count / size:.0%}) is more than policy.max_unavailable_fraction "
+                                                                f"({policy.max_unavailable_fraction:.0%})", group))
+    return refusals

@@ -1,0 +1,223 @@
+"""Software rollouts: a group's ImageId or ImageReleaseVersion changing becomes an UpdateClusterSoftware step.
+
+UpdateCluster records a new image only for nodes launched from then on; the running nodes move to it
+through UpdateClusterSoftware, which patches them in rolling batches on EKS (DeploymentConfig:
+MaximumBatchSize as a count or a percentage of the nodes being updated, WaitIntervalInSeconds between
+batches, AutoRollbackConfiguration alarms). On Slurm there are no batches: every node is patched at
+once (AWS, "Update the SageMaker HyperPod platform software of a cluster": rolling updates are for
+EKS clusters), so the plan says so and sends no DeploymentConfig.
+
+The batches shown are the ones the service runs: the Running nodes of the groups the call names,
+oldest launch first (launch time, then group and instance id), `MaximumBatchSize` at a time.
+
+Guards (a refused plan lists no steps): a protected node is never taken down; Slurm Login nodes only
+with policy.allow_login_disruption; no batch may take down more than policy.max_unavailable_fraction
+of a group's nodes. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..observe import ClusterState, GroupState, NodeState
+from ..spec import ClusterSpec, InstanceGroupSpec
+from .model import Refusal, Step
+from .policy import Policy
+
+# group member in the spec → how DescribeCluster reports the image the group's nodes run now
+IMAGE_MEMBERS = {"ImageId": "CurrentImageId", "ImageReleaseVersion": "CurrentImageReleaseVersion"}
+ROLLOUT = " (UpdateClusterSoftware)"  # how a group's change column names a member a rollout moves
+DEFAULT_IMAGE = "default"  # the model's ImageId pattern: an AMI id or "default" (the HyperPod public AMI)
+
+
+@dataclass
+class Rollouts:
+    """What the planner folds in: steps, refusals, notes, and the groups whose image the steps move
+    (their UpdateCluster entry keeps the image they run until the rollout moves them)."""
+
+    steps: list[Step] = field(default_factory=list)
+    refusals: list[Refusal] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    groups: set[str] = field(default_factory=set)
+
+
+LATEST = "latest"
+OUTDATED = frozenset({"UpdateAvailable", "SecurityUpdateRequired"})  # the model's ImageVersionStatus values behind
+
+
+def image_changes(want: InstanceGroupSpec, have: GroupState) -> dict[str, tuple[str | None, str]]:
+    """member → (running now, wanted) for the image members the spec sets and the group does not run.
+    A spec without ImageReleaseVersion (and no custom ImageId) asks for the latest release (the model:
+    "If omitted, the latest available version is used"): a group the service reports behind it
+    (ImageVersionStatus UpdateAvailable / SecurityUpdateRequired) moves to it — unless the group is
+    patched by the service itself (AutoPatchConfig, ScheduledUpdateConfig)."""
+    api = want.to_api()
+    changes = {}
+    custom = api.get("ImageId") not in (None, DEFAULT_IMAGE)
+    managed = "AutoPatchConfig" in api or "ScheduledUpdateConfig" in api
+    if "ImageReleaseVersion" not in api and not custom and not managed and have.described.get("ImageVersionStatus") in OUTDATED:
+        changes["ImageReleaseVersion"] = (have.described.get("CurrentImageReleaseVersion"), LATEST)
+    for member, reported in IMAGE_MEMBERS.items():
+        wanted = api.get(member)
+        if wanted is None:
+            continue
+        current = have.described.get(reported)
+        if member == "ImageId" and current is None and wanted == DEFAULT_IMAGE:
+            continue  # a group built from the default image reports none
+        if current != wanted:
+            changes[member] = (current, wanted)
+    return changes
+
+
+def have_status(observed: ClusterState, name: str) -> str:
+    group = observed.group(name)
+    return f"ImageVersionStatus {group.described.get('ImageVersionStatus')}" if group is not None else ""
+
+
+def rollout_labels(want: InstanceGroupSpec, have: GroupState) -> list[str]:
+    """The group's image members a rollout moves, as the plan's group table names them."""
+    return [member + ROLLOUT for member in image_changes(want, have)]
+
+
+def rollout_order(nodes: tuple[NodeState, ...] | list[NodeState]) -> list[NodeState]:
+    """The Running nodes in the order UpdateClusterSoftware patches them: oldest launch first."""
+    running = [n for n in nodes if n.status == "Running" and n.instance_id]
+    return sorted(running, key=lambda n: (n.launch_time.timestamp() if n.launch_time else 0.0, n.group, n.instance_id or ""))
+
+
+def batch_size(policy: dict[str, Any] | None, total: int) -> int:
+    """MaximumBatchSize as the service applies it: a count, or a percentage of the nodes being updated."""
+    if not policy:
+        return max(total, 1)
+    if policy["Type"] == "INSTANCE_COUNT":
+        return max(int(policy["Value"]), 1)
+    return max(math.ceil(total * min(int(policy["Value"]), 100) / 100), 1)
+
+
+def plan_rollouts(desired: ClusterSpec, observed: ClusterState, policy: Policy, role: Callable[[str], str | None]) -> Rollouts:
+    result = Rollouts()
+    calls: dict[str | None, list[tuple[InstanceGroupSpec, dict[str, tuple[str | None, str]]]]] = {}
+    for want in desired.instance_groups:
+        have = observed.group(want.name)
+        if have is None or have.status == "Deleting":
+            continue  # a new group is built with its image
+        changes = image_changes(want, have)
+        if changes and "SystemUpdating" in (have.status, observed.status):
+            result.notes.append(f"{want.name}: a software update is running ({observed.status}); its image is compared "
+                                "again once it ends, not rolled out a second time")
+            continue
+        if changes:
+            image = changes["ImageId"][1] if "ImageId" in changes else None
+            calls.setdefault(image, []).append((want, changes))
+            result.groups.add(want.name)
+    for image, groups in calls.items():
+        _plan_call(desired, observed, policy, role, image, groups, result)
+    return result
+
+
+def _deployment(policy: Policy, groups: list[InstanceGroupSpec]) -> tuple[dict[str, Any] | None, str]:
+    if policy.software_deployment is not None:
+        return policy.software_deployment, "policy.software_deployment"
+    configs = [((g.scheduled_update_config or {}).get("DeploymentConfig"), g.name) for g in groups]
+    given = [c for c, _ in configs if c]
+    if given and all(c == given[0] for c, _ in configs):
+        return given[0], f"ScheduledUpdateConfig.DeploymentConfig of {', '.join(n for _, n in configs)}"
+    return None, "none given: the service patches every node at once"
+
+
+def _plan_call(desired, observed, policy, role, image, groups, result: Rollouts) -> None:
+    names = [want.name for want, _ in groups]
+    request: dict[str, Any] = {"ClusterName": desired.name, "InstanceGroups": []}
+    reasons = []
+    for want, changes in groups:
+        entry: dict[str, Any] = {"InstanceGroupName": want.name}
+        if "ImageReleaseVersion" in changes and changes["ImageReleaseVersion"][1] != LATEST:
+            entry["ImageReleaseVersion"] = changes["ImageReleaseVersion"][1]  # without it: the latest release
+        request["InstanceGroups"].append(entry)
+        moves = ", ".join(f"{member} {before or '(default)'} → {after}" + (f" ({have_status(observed, want.name)})" if after == LATEST else "")
+                          for member, (before, after) in changes.items())
+        reasons.append(f"{want.name}: {moves}: the running nodes are patched in place (UpdateClusterSoftware)")
+    if image is not None:
+        request["ImageId"] = image
+    nodes = rollout_order([n for name in names for n in observed.nodes_of(name)])
+    slurm = desired.orchestrator_kind == "Slurm"
+    deployment, source = _deployment(policy, [want for want, _ in groups])
+    if slurm:
+        batches = [nodes] if nodes else []
+        if deployment is not None:
+            reasons.append(f"Slurm: no rolling batches (DeploymentConfig from {source} is not sent)")
+        reasons.append(f"all nodes at once: {len(nodes)} node(s) SystemUpdating together"
+                       + _controller_place(nodes, role))
+    else:
+        if deployment is not None:
+            request["DeploymentConfig"] = deployment
+        size = batch_size((deployment or {}).get("RollingUpdatePolicy", {}).get("MaximumBatchSize"), len(nodes))
+        batches = [nodes[i : i + size] for i in range(0, len(nodes), size)]
+        wait = int((deployment or {}).get("WaitIntervalInSeconds") or 0)
+        alarms = [a["AlarmName"] for a in (deployment or {}).get("AutoRollbackConfiguration") or ()]
+        if nodes:
+            reasons.append(f"{len(batches)} batch(es) of at most {size} node(s) (DeploymentConfig: {source})"
+                           + (f", {wait} s between batches (≥ {wait * max(len(batches) - 1, 0)} s of waits in all)" if wait and len(batches) > 1 else "")
+                           + (f"; rolled back if alarm {', '.join(alarms)} fires" if alarms else ""))
+        for number, batch in enumerate(batches, 1):
+            reasons.append(f"batch {number}: " + ", ".join(f"{n.instance_id} ({n.group})" for n in batch))
+    if not nodes:
+        reasons.append("no Running node to patch: nodes launched from now on get the new image")
+    others = [n.key for name in names for n in observed.nodes_of(name) if n.status not in ("Running", "ShuttingDown")]
+    if others:
+        result.notes.append(f"{len(others)} node(s) of {', '.join(names)} not Running ({', '.join(others[:5])}"
+                            f"{' …' if len(others) > 5 else ''}) are not in the rollout: the service patches Running nodes only")
+    refusals = _guards(observed, policy, role, names, batches, slurm)
+    if refusals:
+        result.refusals.extend(refusals)
+        return
+    result.steps.append(Step("UpdateClusterSoftware", request, tuple(reasons),
+                             batches=tuple(tuple(n.instance_id for n in batch) for batch in batches),
+                             kind="update-software", codes=("image-differs",)))
+
+
+def _controller_place(nodes: list[NodeState], role) -> str:
+    controllers = [n.instance_id for n in nodes if role(n.group) == "Controller"]
+    return f", the controller {', '.join(controllers)} among them (Slurm is down until it is back)" if controllers else ""
+
+
+def _guards(observed: ClusterState, policy: Policy, role, names: list[str], batches: list[list[NodeState]], slurm: bool) -> list[Refusal]:
+    refusals = []
+    nodes = [n for batch in batches for n in batch]
+    guarded = policy.protected_node_ids
+    protected = sorted(n.instance_id for n in nodes if n.instance_id in guarded or (n.logical_id or "") in guarded)
+    if protected:
+        refusals.append(Refusal("protected-node", f"the software rollout would take protected node(s) {', '.join(protected)} "
+                                                  "down; a protected node is never taken down by a plan (take it out of "
+                                                  "policy.protected_node_ids / --protect first)"))
+    login = sorted({n.group for n in nodes if role(n.group) == "Login"})
+    if login and not policy.allow_login_disruption:
+        refusals.append(Refusal("login-disruption", f"the software rollout takes the Login nodes of {', '.join(login)} down"
+                                                    f"{' (Slurm: all nodes at once)' if slurm else ''}; set "
+                                                    "policy.allow_login_disruption to allow it", login[0]))
+    for name in names:
+        have = observed.group(name)
+        size = len([n for n in observed.nodes_of(name) if n.status not in ("ShuttingDown",)]) or (have.target_count if have else 0)
+        worst = max((sum(1 for n in batch if n.group == name) for batch in batches), default=0)
+        if size and worst / size > policy.max_unavailable_fraction:
+            how = "all nodes at once (Slurm has no rolling batches)" if slurm else f"{worst} of its {size} nodes in one batch"
+            refusals.append(Refusal("max-unavailable-fraction", f"{name}: the software rollout takes {how} ({worst / size:.0%}) "
+                                                                f"down, more than policy.max_unavailable_fraction "
+                                                                f"({policy.max_unavailable_fraction:.0%}); set a smaller "
+                                                                "MaximumBatchSize in policy.software_deployment", name))
+    return refusals
+
+
+def hold_images(request: dict[str, Any], observed: ClusterState, groups: set[str]) -> None:
+    """An UpdateCluster entry of a group whose image a rollout moves keeps the image the group runs:
+    the rollout, not UpdateCluster, moves it (and UpdateCluster would set it for new nodes first)."""
+    for entry in request.get("InstanceGroups") or ():
+        have = observed.group(entry["InstanceGroupName"])
+        if entry["InstanceGroupName"] not in groups or have is None:
+            continue
+        for member, reported in IMAGE_MEMBERS.items():
+            entry.pop(member, None)
+            if have.described.get(reported) is not None:
+                entry[member] = have.described[reported]
