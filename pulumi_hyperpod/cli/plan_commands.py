@@ -110,7 +110,7 @@ def _load_spec(spec_file: str, slurm_file: str | None) -> ClusterSpec:
         return ClusterSpec.from_file(spec_file)
     from ..slurm.render import load_cluster
     from ..slurm.spec import SlurmSpec
-    from ..spec.documents import read_document
+    from ..core.documents import read_document
 
     data = read_document(spec_file, SpecError)
     if not isinstance(data, dict):
