@@ -236,7 +236,7 @@ def _validated_policy(data: dict, source: str) -> Policy:
     from ..plan import Policy
     from ..spec import PolicyError
 
-    # Strict: `allow_replacement: "yes"` is a string, not True (YAML 1.2, see README "Specs").
+    # Strict: `allow_replacement: "yes"` is a string, not True (YAML 1.2, see docs/specs.md).
     # Through JSON, so a list is a valid frozenset in strict mode.
     if any(isinstance(v, float) and not math.isfinite(v) for v in data.values()):
         bad = next(k for k, v in data.items() if isinstance(v, float) and not math.isfinite(v))

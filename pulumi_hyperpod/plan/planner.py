@@ -1,6 +1,6 @@
 """plan(desired, observed, policy) -> Plan. Pure: no I/O, no clock, no randomness.
 
-The decision table (also in the README):
+The decision table (also in docs/plans.md):
 
 | change                                    | call                                   |
 |-------------------------------------------|----------------------------------------|
