@@ -72,13 +72,13 @@ class Floor(ResourceProvider):
     def check(self, olds, news):
         if WORK == "the unavoidable work":
             import pydantic
-            from pulumi_hyperpod import servicemodel
+            from pulumi_hyperpod.aws import servicemodel
             servicemodel.service_model()
         return CheckResult(news, [])
 
     def diff(self, _id, olds, news):
         if WORK == "the unavoidable work":
-            from pulumi_hyperpod import servicemodel
+            from pulumi_hyperpod.aws import servicemodel
             servicemodel.botocore_session().create_client("sagemaker", region_name="us-west-2")
         return DiffResult(changes=False)
 

@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pulumi_hyperpod import ClusterSpec, ClusterState  # noqa: E402
-from pulumi_hyperpod.pipeline import make_plan as plan  # noqa: E402
+from pulumi_hyperpod.aws.pipeline import make_plan as plan  # noqa: E402
 from pulumi_hyperpod.plan.basis import stale_reasons  # noqa: E402
 
 GROUPS, NODES = 100, 20_000

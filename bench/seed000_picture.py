@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from sim_bench import _request, _scenario  # noqa: E402  (the headline's scenario and request: one source)
 
 from pulumi_hyperpod.cli.timeline_commands import read_panels  # noqa: E402
-from pulumi_hyperpod.fake import Simulator  # noqa: E402
+from pulumi_hyperpod.aws.fake import Simulator  # noqa: E402
 from pulumi_hyperpod.timeline import Panel, Point, render_svg  # noqa: E402
 from pulumi_hyperpod.timeline.files import write_picture  # noqa: E402
 

@@ -55,8 +55,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pulumi_hyperpod.client import connect  # noqa: E402
-from pulumi_hyperpod.fake import Simulator  # noqa: E402
+from pulumi_hyperpod.aws.client import connect  # noqa: E402
+from pulumi_hyperpod.aws.fake import Simulator  # noqa: E402
 
 ROLE = "arn:aws:iam::111122223333:role/hyperpod"
 LIFECYCLE = {"SourceS3Uri": "s3://bucket/lifecycle/src/", "OnCreate": "on_create.sh"}
@@ -216,9 +216,9 @@ def plan_timings(path: Path) -> tuple[float, float]:
 OBSERVE_SCRIPT = """
 import json, sys, time
 started = time.perf_counter()
-from pulumi_hyperpod.client import connect
-from pulumi_hyperpod.observe import observe
-import pulumi_hyperpod.fake.simulator, pulumi_hyperpod.observe.reader  # imports: counted in the whole process only
+from pulumi_hyperpod.aws.client import connect
+from pulumi_hyperpod.aws.observe import observe
+import pulumi_hyperpod.aws.fake.simulator, pulumi_hyperpod.aws.observe.reader  # imports: counted in the whole process only
 imported, cpu = time.perf_counter(), time.process_time()
 state = observe(connect("fake"), "big")
 observed, cpu = time.perf_counter(), time.process_time() - cpu

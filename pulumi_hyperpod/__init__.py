@@ -1,6 +1,7 @@
 """pulumi-hyperpod: declarative Amazon SageMaker HyperPod clusters.
 
-The flow (docs/DESIGN.md, "The flow"): spec → observe → plan → apply → client.
+The flow (docs/DESIGN.md, "The flow"): spec → observe → plan → apply → client. The names below
+are HyperPod's (pulumi_hyperpod.aws); every cloud is reached through pulumi_hyperpod.core.cloud.
 
 The public names below are loaded on first use (PEP 562): a Pulumi preview starts two Python
 processes, and the dynamic provider's, which unpickles `provider.ClusterProvider`, should not
@@ -15,37 +16,39 @@ import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .apply import ApplyResult, apply
-    from .client import connect
-    from .observe import ClusterState, observe
+    from .aws.apply import ApplyResult, apply
+    from .aws.client import connect
+    from .aws.observe import ClusterState, observe
     from .plan import Plan, Policy, plan
-    from .spec import ClusterSpec, SpecError
+    from .aws.spec import ClusterSpec, SpecError
 
 # public name → the submodule that defines it
 _EXPORTS = {
-    "ApplyResult": ".apply",
-    "ClusterSpec": ".spec",
-    "ClusterState": ".observe",
+    "ApplyResult": ".aws.apply",
+    "ClusterSpec": ".aws.spec",
+    "ClusterState": ".aws.observe",
     "Plan": ".plan",
     "Policy": ".plan",
-    "SpecError": ".spec",
-    "apply": ".apply",
-    "connect": ".client",
-    "observe": ".observe",
+    "SpecError": ".aws.spec",
+    "apply": ".aws.apply",
+    "connect": ".aws.client",
+    "observe": ".aws.observe",
     "plan": ".plan",
+    "pipeline": ".aws.pipeline",  # a module: pipeline.prepare, pipeline.save, …
 }
 # `apply`, `observe` and `plan` are subpackages that are callable as their function (see
 # `_lazy.callable_package`): `pulumi_hyperpod.plan(spec, observed, policy)` plans, and
 # `import pulumi_hyperpod.plan.model` still resolves through the same name.
 _CALLABLE_PACKAGES = frozenset({"apply", "observe", "plan"})
+_MODULES = frozenset({"pipeline"})
 
-__all__ = ["ApplyResult", "ClusterSpec", "ClusterState", "Plan", "Policy", "SpecError", "apply", "connect", "observe", "plan"]
+__all__ = ["ApplyResult", "ClusterSpec", "ClusterState", "Plan", "Policy", "SpecError", "apply", "connect", "observe", "pipeline", "plan"]
 __version__ = "0.1.0"
 
 
 def _export(name: str) -> Any:
     module = importlib.import_module(_EXPORTS[name], __name__)
-    return module if name in _CALLABLE_PACKAGES else getattr(module, name)
+    return module if name in _CALLABLE_PACKAGES | _MODULES else getattr(module, name)
 
 
 class _Package(types.ModuleType):

@@ -33,7 +33,7 @@ def callable_package(package: str, function: str) -> None:
     """Make `package` callable as its own `function`: `pulumi_hyperpod.plan(...)` calls
     `pulumi_hyperpod.plan.plan(...)`. The name is then the subpackage and the function at once, so
     dotted paths through it resolve (`import pulumi_hyperpod.plan.model as m`, `mock.patch(
-    "pulumi_hyperpod.observe.reader.list_nodes")`), which a function in the subpackage's place broke."""
+    "pulumi_hyperpod.aws.observe.reader.list_nodes")`), which a function in the subpackage's place broke."""
 
     class CallablePackage(types.ModuleType):
         def __call__(self, *args: Any, **kwargs: Any) -> Any:

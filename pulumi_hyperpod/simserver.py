@@ -29,7 +29,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Optional
 from urllib.parse import urlsplit
 
-from .client import DEFAULT_REGION
+from .aws.client import DEFAULT_REGION
 
 # SigV4 signing names → botocore service names (only the services the simulator answers)
 SIGNING_NAMES = {"sagemaker": "sagemaker", "servicequotas": "service-quotas", "s3": "s3"}
@@ -69,7 +69,7 @@ class Worlds:
 
     def hyperpod(self) -> Any:
         if self._hyperpod is None:
-            from .fake.simulator import Simulator
+            from .aws.fake.simulator import Simulator
 
             self._hyperpod = Simulator.open_default()
         return self._hyperpod
@@ -89,7 +89,7 @@ class Worlds:
             return self._answer_aws(request)
 
     def _answer_aws(self, request: ServedRequest) -> tuple[int, dict[str, str], bytes]:
-        from .fake.clock import PollTracker
+        from .aws.fake.clock import PollTracker
 
         if self._polls is None:  # one tracker for the endpoint: a client repeating a read is waiting
             self._polls = PollTracker(None)

@@ -25,32 +25,32 @@ class AwsCloud:
         return detect_cloud(document) == "hyperpod"
 
     def connect(self, backend: str) -> Any:
-        from ..client import connect
+        from .client import connect
 
         return connect(backend)
 
     def load_spec(self, path: str, **context: Any) -> Any:
-        from ..spec import ClusterSpec
+        from .spec import ClusterSpec
 
         return ClusterSpec.from_file(path)
 
     def read(self, client: Any, name: str) -> Any:
-        from ..observe import observe
+        from .observe import observe
 
         return observe(client, name)
 
     def plan(self, desired: Any, observed: Any, policy: "Policy", **context: Any) -> "Plan":
-        from ..pipeline import make_plan
+        from .pipeline import make_plan
 
         return make_plan(desired, observed, policy, **context)
 
     def preflight(self, plan: "Plan", desired: Any, observed: Any, client: Any, policy: "Policy") -> "Plan":
-        from ..pipeline import check
+        from .pipeline import check
 
         return check(plan, desired, observed, sagemaker=client, policy=policy)
 
     def apply(self, client: Any, plan: "Plan", options: "ApplyOptions") -> "ApplyResult":
-        from ..apply import apply
+        from .apply import apply
 
         return apply(client, plan, options=options)
 

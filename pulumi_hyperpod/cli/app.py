@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from ..client import BACKENDS
+from ..aws.client import BACKENDS
 
 REGION_NAME = re.compile(r"(?![0-9]+$)(?!-)[a-zA-Z0-9-]{1,63}(?<!-)")  # botocore.utils.validate_region_name
 from .common import HyperpodGroup

@@ -11,12 +11,12 @@ from . import common
 from .common import ClusterNotFound, cell, check_cluster_name, client_from, emit_json, handle_errors, print_line, region_of
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..observe import ClusterState
+    from ..aws.observe import ClusterState
 
 
 def observe(client: object, name: str) -> ClusterState | None:
     """`observe.observe`, imported when a command runs (a module attribute: tests replace it)."""
-    from ..observe import observe as read
+    from ..aws.observe import observe as read
 
     return read(client, name)
 
@@ -90,7 +90,7 @@ def snapshot_command(ctx, name):
 @handle_errors
 def delete_command(ctx, name, yes, timeout):
     """Delete the cluster and wait until it is gone. Exit 1 when there is no such cluster."""
-    from .. import pipeline
+    from ..aws import pipeline
     from .plan_commands import _run_with_progress, _show_plan
 
     common.check_timeout(timeout)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import click
 
-from ..client import connect
+from ..aws.client import connect
 from ..terminal import shown
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -176,7 +176,7 @@ def _argument_error() -> type:
 def check_cluster_name(name: str) -> str:
     """A NAME argument checked against the model (DescribeCluster's ClusterName: a name or an ARN)
     before any call: `error: NAME: 'a[/b]' does not match the pattern …`."""
-    from .. import servicemodel
+    from ..aws import servicemodel
 
     if not name.strip():  # the model's min is 0, but no cluster has an empty name
         raise _argument_error()([servicemodel.Violation("", "is empty; give the cluster's name or ARN")], source="NAME")
@@ -206,9 +206,9 @@ def load_policy(path: str | None, protect: tuple[str, ...] = (), *, replace: tup
                 reboot: tuple[str, ...] = ()) -> Policy:
     """The policy from `path` (YAML/JSON) plus `--protect`, `--replace` and `--reboot` ids; any problem
     is a PolicyError naming the file and the field, one line each."""
-    from .. import servicemodel
+    from ..aws import servicemodel
     from ..plan import Policy
-    from ..spec import PolicyError, read_document
+    from ..aws.spec import PolicyError, read_document
 
     source = path or ("--protect" if protect else "--replace" if replace else "--reboot")
     data: Any = read_document(path, PolicyError) if path else {}
@@ -232,9 +232,9 @@ def load_policy(path: str | None, protect: tuple[str, ...] = (), *, replace: tup
 def _validated_policy(data: dict, source: str) -> Policy:
     import pydantic
 
-    from .. import servicemodel
+    from ..aws import servicemodel
     from ..plan import Policy
-    from ..spec import PolicyError
+    from ..aws.spec import PolicyError
 
     # Strict: `allow_replacement: "yes"` is a string, not True (YAML 1.2, see docs/specs.md).
     # Through JSON, so a list is a valid frozenset in strict mode.
@@ -248,7 +248,7 @@ def _validated_policy(data: dict, source: str) -> Policy:
 
 
 def _policy_violation(problem: dict) -> Violation:
-    from .. import servicemodel
+    from ..aws import servicemodel
     from ..plan import Policy
 
     path = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in problem["loc"]).lstrip(".")

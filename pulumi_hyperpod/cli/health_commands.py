@@ -24,9 +24,9 @@ CHECKS = ("InstanceStress", "InstanceConnectivity", "MultiNodeTrainingValidation
 @handle_errors
 def health_check_command(ctx, name, group, nodes, checks, timeout, as_json):
     """Run deep health checks (StartClusterHealthCheck) and follow the operation to its end. Exit 1 when a node fails."""
-    from ..apply.health import HealthCheckError, configurations, run_health_check
-    from ..client import default_poll_seconds
-    from ..observe import observe
+    from ..aws.apply.health import HealthCheckError, configurations, run_health_check
+    from ..aws.client import default_poll_seconds
+    from ..aws.observe import observe
 
     common.check_timeout(timeout)
     client = client_from(ctx)

@@ -57,7 +57,7 @@ def aws_rows(client: Any, name_contains: Optional[str] = None, now: Optional[dt.
     """Every HyperPod cluster of the client's region, oldest first (`page_size` clusters a ListClusters page)."""
     from botocore.exceptions import ClientError
 
-    from ..observe import is_not_found
+    from ..aws.observe import is_not_found
 
     now = now or dt.datetime.now(dt.timezone.utc)
     query = {"SortBy": "CREATION_TIME", "SortOrder": "Ascending", **({"NameContains": name_contains} if name_contains else {})}

@@ -16,15 +16,15 @@ from .common import EXIT_ERROR, EXIT_REFUSED, client_from, emit_json, handle_err
 from .workload_commands import wants_workload, workload_options, workload_source
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .. import pipeline
-    from ..observe import ClusterState
+    from ..aws import pipeline
+    from ..aws.observe import ClusterState
     from ..plan import Plan
-    from ..spec import ClusterSpec
+    from ..aws.spec import ClusterSpec
 
 # The pipeline, the apply executor, the planner, rich and botocore are imported in the commands
 # that run them (`hyperpod plan --help` loads none of them). The --wait choices are written here
 # for the same reason (apply.waiters imports botocore's waiters and their docs, ~0.1 s);
-# tests/cli_startup checks they are the keys of pulumi_hyperpod.apply.waiters.WAIT_POLICIES.
+# tests/cli_startup checks they are the keys of pulumi_hyperpod.aws.apply.waiters.WAIT_POLICIES.
 WAIT_CHOICES = ("none", "InService", "MinCount", "Target")
 
 OFFLINE = ("planned offline from a snapshot (--observed): no API call, so service quotas and node build "
@@ -71,7 +71,7 @@ def _show_plan(the_plan: Plan, as_json: bool) -> None:
 
 
 def _snapshot(path: str, cluster_name: str | None = None) -> ClusterState:
-    from ..observe import load_snapshot
+    from ..aws.observe import load_snapshot
 
     return load_snapshot(path, cluster_name)  # checked: shapes, consistency, the spec's cluster (observe/snapshot.py)
 
@@ -81,7 +81,7 @@ def _prepare(ctx, spec: ClusterSpec, policy, snapshot: str | None, no_preflight:
     """`lifecycle`: a local lifecycle bundle whose provisioning_parameters.json gives the Slurm roles of
     groups without SlurmConfig.NodeType; without it they are read from the groups' SourceS3Uri.
     `slurm_file`: a Slurm spec whose changes against the cluster's bundle the plan shows per key."""
-    from .. import pipeline
+    from ..aws import pipeline
 
     slurm = None
     if slurm_file:
@@ -104,7 +104,7 @@ def _prepare(ctx, spec: ClusterSpec, policy, snapshot: str | None, no_preflight:
 def _load_spec(spec_file: str, slurm_file: str | None) -> ClusterSpec:
     """The cluster spec. With --slurm, groups without SlurmConfig get their role from the Slurm spec,
     as `slurm render` fills them in: a cluster.json written for render plans as it is."""
-    from ..spec import ClusterSpec, SpecError
+    from ..aws.spec import ClusterSpec, SpecError
 
     if not slurm_file:
         return ClusterSpec.from_file(spec_file)
@@ -121,7 +121,7 @@ def _load_spec(spec_file: str, slurm_file: str | None) -> ClusterSpec:
 def _is_gcp(spec_file: str, lifecycle: str | None) -> bool:
     """Whether -f names a Google Cloud training-cluster spec (pulumi_hyperpod/gcp), from its shape."""
     from ..gcp.detect import detect_cloud
-    from ..spec import SpecError
+    from ..aws.spec import SpecError
     from ..core.documents import read_document
 
     if detect_cloud(read_document(spec_file, SpecError)) != "gcp":
@@ -172,7 +172,7 @@ def _target(ctx, client=None) -> dict:
     if region is None and client is not None:
         region = getattr(client.meta, "region_name", None)
     if region is None and ctx.obj["backend"] == "fake":
-        from ..client import DEFAULT_REGION
+        from ..aws.client import DEFAULT_REGION
 
         region = DEFAULT_REGION
     return {"backend": ctx.obj["backend"], "region": region}
@@ -199,7 +199,7 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, detailed_exitcode,
     A Google Cloud training-cluster spec (-f gcp-cluster.json) is planned as `hyperpod gcp plan` does."""
     from rich.text import Text
 
-    from .. import pipeline
+    from ..aws import pipeline
 
     if _is_gcp(spec_file, lifecycle or slurm_file):
         _no_workload_on_gcp(workload_files, read_workload, workload_command, kubeconfig)
@@ -245,7 +245,7 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
     """Plan (or load a saved plan), confirm, and apply; then wait as --wait says."""
     from rich.text import Text
 
-    from .. import pipeline
+    from ..aws import pipeline
     from ..core.planfile import SavedPlanError
     from .tables import status_table
 
@@ -258,7 +258,7 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
         fail("give either -f SPEC (plan now and apply) or --plan PLAN.json (apply a saved plan), not both" if spec_file
              else "nothing to apply: give -f SPEC, or --plan PLAN.json saved by `hyperpod plan --out`")
     common.check_timeout(timeout)
-    from ..client import default_poll_seconds
+    from ..aws.client import default_poll_seconds
 
     default_poll_seconds(ctx.obj["backend"])  # $HYPERPOD_POLL_SECONDS checked before any call, not at the first wait
     client = client_from(ctx)
@@ -313,9 +313,9 @@ def _run_with_progress(ctx, client, the_plan, policy, wait_policy, timeout, quie
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.text import Text
 
-    from .. import pipeline
-    from ..apply import ApplyError, ConcurrentChange, PlanRefused, PlanStale
-    from ..client import default_poll_seconds
+    from ..aws import pipeline
+    from ..aws.apply import ApplyError, ConcurrentChange, PlanRefused, PlanStale
+    from ..aws.client import default_poll_seconds
 
     err = common.err
     poll = default_poll_seconds(ctx.obj["backend"])

@@ -3,7 +3,7 @@
 
 `COMMANDS` are the main `hyperpod` group's (app.COMMANDS names each, loaded when run); its
 `--backend/--region/--profile` options arrive in `ctx.obj`. `events` and `cost` work against AWS too (events through the ListClusterEvents
-paginator; cost from pulumi_hyperpod.cost: metering on the simulator, estimated on AWS).
+paginator; cost from pulumi_hyperpod.aws.cost: metering on the simulator, estimated on AWS).
 `sinfo` and `fake` are simulator-only.
 """
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def _simulator():
-    from ..fake.simulator import Simulator
+    from ..aws.fake.simulator import Simulator
 
     return Simulator
 
@@ -46,7 +46,7 @@ def _options(ctx: click.Context) -> dict:
 
 
 def _client(ctx: click.Context) -> Any:
-    from ..client import connect
+    from ..aws.client import connect
 
     return client_from(ctx) if ctx.obj else connect()
 
@@ -56,8 +56,8 @@ def _cluster_named(name: str, region: str) -> Iterator[None]:
     """A cluster that is not there is "no cluster NAME in REGION", as `status` and `delete` say."""
     from botocore.exceptions import ClientError
 
-    from ..fake.errors import ResourceNotFound
-    from ..observe import is_not_found
+    from ..aws.fake.errors import ResourceNotFound
+    from ..aws.observe import is_not_found
 
     try:
         yield
@@ -70,7 +70,7 @@ def _cluster_named(name: str, region: str) -> Iterator[None]:
 
 
 def _region(ctx: click.Context, client: Any = None) -> str:
-    from ..client import DEFAULT_REGION
+    from ..aws.client import DEFAULT_REGION
 
     options = _options(ctx)
     if client is not None:
@@ -107,7 +107,7 @@ def fake() -> None:
 @handle_errors
 def reset(yes: bool) -> None:
     """Delete the simulated world (clusters, nodes, events, billing, recorded calls)."""
-    from ..fake.store import delete_world
+    from ..aws.fake.store import delete_world
 
     path = _simulator().default_path()
     if not yes:
@@ -148,7 +148,7 @@ def show(as_json: bool) -> None:
 @handle_errors
 def advance(duration: str) -> None:
     """Fast-forward the persistent world by DURATION (90s, 15m, 3h, 1h30m): everything due by then runs."""
-    from ..fake.clock import parse_duration
+    from ..aws.fake.clock import parse_duration
 
     seconds = parse_duration(duration)
     sim = _simulator().open_default()
@@ -222,7 +222,7 @@ def alarm(cluster: str, alarm_name: str) -> None:
 def capacity(instance_type: str, count: str, zone: Optional[str]) -> None:
     """A capacity shortage: the world has COUNT free INSTANCE_TYPE instances from now on (launches
     beyond them fail: all-or-nothing groups fail, Continuous mode retries); COUNT `unlimited` lifts it."""
-    from ..servicemodel import enum
+    from ..aws.servicemodel import enum
 
     if instance_type not in enum("ClusterInstanceGroupSpecification", "InstanceType"):
         raise click.UsageError(f"INSTANCE_TYPE: {instance_type!r} is not a HyperPod instance type (ClusterInstanceType)")
@@ -323,7 +323,7 @@ def cost(ctx: click.Context, name: str, since: Optional[str], as_json: bool) -> 
     cluster's termination events. Prices: the shipped list-price table (pulumi_hyperpod/data/
     prices.yaml) with $HYPERPOD_PRICES layered on; a type without a price says "price unknown".
     """
-    from ..cost import cost_report
+    from ..aws.cost import cost_report
 
     options = _options(ctx)
     start = _parse_since(since)

@@ -22,7 +22,7 @@ from .common import EXIT_REFUSED, client_from, emit_json, handle_errors
 def _load(cluster_path: str, slurm_path: str, slurm_config: bool | None, lifecycle_uri: str | None, base_dir: str | None = None):
     from ..slurm.render import render_hyperpod
     from ..slurm.spec import SlurmSpec
-    from ..spec import SpecError
+    from ..aws.spec import SpecError
     from ..core.documents import read_document
 
     slurm = SlurmSpec.from_file(slurm_path)
@@ -142,7 +142,7 @@ def check_command(cluster_path, slurm_path):
 
 
 def _observed(ctx, name: str):
-    from ..observe import observe
+    from ..aws.observe import observe
 
     state = observe(client_from(ctx), name)
     if state is None:
@@ -209,7 +209,7 @@ def diff_command(ctx, name, slurm_path, lifecycle_dir, as_json):
         where = controller_bundle_uri(state)
         current = read_bundle_spec(client_from(ctx, service="s3"), where) if where else None
     if current is None:  # unknown is not safe: exit 2, nothing compared is said to be unchanged
-        from ..cli.common import print_error
+        from .common import print_error
 
         print_error(f"cluster {name}'s lifecycle bundle ({where or 'no SourceS3Uri'}) has no slurm-spec.json, so its "
                     "current Slurm spec is unknown and no change can be shown or checked; render the bundle with "

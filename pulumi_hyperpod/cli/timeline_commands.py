@@ -35,7 +35,7 @@ def read_panels(client: Any, name: str, group: Optional[str] = None, max_events:
     """(DescribeCluster, one timeline.Panel per group) of cluster `name`."""
     from botocore.exceptions import ClientError
 
-    from ..observe import is_not_found
+    from ..aws.observe import is_not_found
     from ..timeline import panels_from_events
 
     try:
@@ -60,7 +60,7 @@ def _world_now(ctx: click.Context) -> Optional[dt.datetime]:
     now is the wall clock."""
     if (ctx.obj or {}).get("backend") != "fake":
         return None
-    from ..fake.simulator import Simulator
+    from ..aws.fake.simulator import Simulator
 
     return Simulator.open_default().now()
 

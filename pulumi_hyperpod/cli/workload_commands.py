@@ -47,14 +47,14 @@ def workload_source(ctx: click.Context, cluster: str, files: tuple[str, ...], re
         return _FilesWorkload(files)
     options = ctx.obj or {}
     if options.get("backend") == "fake" and not command and not kubeconfig:
-        from ..fake.simulator import Simulator
+        from ..aws.fake.simulator import Simulator
         from ..workload.fake.hyperpod import workload_source as simulated
 
         return simulated(Simulator.open_default(), cluster)
     from ..workload.live import LiveWorkload
 
     def session() -> Any:
-        from ..sessions import new_botocore_session
+        from ..aws.sessions import new_botocore_session
 
         made = new_botocore_session()
         if options.get("profile"):
@@ -95,7 +95,7 @@ def workload_group() -> None:
 
 
 def _sim() -> Any:
-    from ..fake.simulator import Simulator
+    from ..aws.fake.simulator import Simulator
 
     return Simulator.open_default()
 
@@ -103,7 +103,7 @@ def _sim() -> Any:
 def _seconds(value: str | None, option: str) -> float | None:
     if value is None:
         return None
-    from ..fake.clock import parse_duration
+    from ..aws.fake.clock import parse_duration
 
     try:
         return parse_duration(value)

@@ -7,9 +7,9 @@ from typing import Any
 
 import pulumi
 
-from .. import servicemodel
+from ..aws import servicemodel
 from ..provider import Cluster, ClusterArgs
-from ..spec.keys import to_model_keys
+from ..aws.spec.keys import to_model_keys
 from . import support
 from .args import ConnectionArgs, InstanceGroupArgs, LifecycleArgs, VpcArgs
 

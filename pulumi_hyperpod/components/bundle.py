@@ -54,7 +54,7 @@ class _BundleUploadProvider(ResourceProvider):
 
 
 def _client(props: Mapping[str, Any]) -> Any:
-    from ..client import connect
+    from ..aws.client import connect
 
     return connect(props.get("backend") or "aws", props.get("region"), props.get("profile"), service="s3")
 

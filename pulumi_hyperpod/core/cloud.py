@@ -112,7 +112,7 @@ def prepare(cloud: Cloud, client: Any, desired: Any, policy: "Policy", *, observ
     if skip_preflight is None and client is not None:
         the_plan = cloud.preflight(the_plan, desired, state, client, policy)
     else:
-        from ..preflight.section import section  # neutral: the section's shape, no check
+        from .preflight import section  # neutral: the section's shape, no check
 
         reason = skip_preflight or "no client to read the account with"
         the_plan = dataclasses.replace(the_plan, preflight=section(the_plan, None, [], [], skipped=reason))

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..plan.model import Plan, Refusal
 from ..plan.sections import QuotaCheck, QuotaSection
-from ..preflight.section import section
+from ..core.preflight import section
 from .client import GcpApiError
 from .names import gpu_quota_metric
 

@@ -6,7 +6,7 @@ A botocore release that adds a member to CreateCluster, UpdateCluster or a group
 
 from __future__ import annotations
 
-from .. import servicemodel
+from ..aws import servicemodel
 from .table import CONTAINERS, MEMBERS, Scope
 
 # scope → the model shapes whose members it covers

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from ..observe import ClusterState, observe
+from ..aws.observe import ClusterState, observe
 from ..provider import console, props
 from ..provider.provider import ClusterProvider, PlanUnknown, ProviderError
 from ..provider.resource import OUTPUTS, SPEC_FIELDS, ClusterArgs, build_spec
 from ..provider.settings import SETTING_KEYS, Location, Settings, check_settings
 from ..provider.unknowns import is_unknown
 from ..provider.worlds import open_backend
-from ..spec import SpecError
+from ..aws.spec import SpecError
 from .resource import PREVIEW_OUTPUTS
 
 __all__ = [

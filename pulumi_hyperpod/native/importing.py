@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import servicemodel
-from ..observe import ClusterState
+from ..aws import servicemodel
+from ..aws.observe import ClusterState
 from . import core
 
 # Service defaults DescribeCluster reports for a request that left the member out.

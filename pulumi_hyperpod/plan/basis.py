@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..observe import ClusterState
+    from ..aws.observe import ClusterState
     from .model import Plan, Step
 
 

@@ -17,8 +17,8 @@ from ..members import rows
 from .members import MemberChange
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..observe import ClusterState, GroupState
-    from ..spec import ClusterSpec, InstanceGroupSpec
+    from ..aws.observe import ClusterState, GroupState
+    from ..aws.spec import ClusterSpec, InstanceGroupSpec
 
 _UNORDERED = frozenset({"VpcConfig"})
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Sequence
 
-from ..observe import ClusterState
+from ..aws.observe import ClusterState
 from .model import Step, Victim
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 from .model import Refusal
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..observe import ClusterState
-    from ..spec import ClusterSpec
+    from ..aws.observe import ClusterState
+    from ..aws.spec import ClusterSpec
 
 
 def count_owner(desired: "ClusterSpec", observed: "ClusterState") -> str | None:

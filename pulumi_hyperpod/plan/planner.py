@@ -33,9 +33,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from ..observe import ClusterState, GroupState
-from ..servicemodel import api_limits
-from ..spec import ClusterSpec, InstanceGroupSpec
+from ..aws.observe import ClusterState, GroupState
+from ..aws.servicemodel import api_limits
+from ..aws.spec import ClusterSpec, InstanceGroupSpec
 from . import canary, compare, repair, software, victims as victim_rules, workload_order
 from .drain_step import drain_steps
 from .basis import Basis

@@ -91,7 +91,7 @@ class Policy(BaseModel):
         """Checked against botocore's DeploymentConfiguration shape, so a bad one fails before any call."""
         if config is None:
             return None
-        from .. import servicemodel
+        from ..aws import servicemodel
 
         problems = servicemodel.violations("DeploymentConfiguration", config)
         if problems:

@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .. import servicemodel
-from ..observe import ClusterState, NodeState
+from ..aws import servicemodel
+from ..aws.observe import ClusterState, NodeState
 from .model import Refusal, Step
 from .policy import Policy
 

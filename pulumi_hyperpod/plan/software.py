@@ -21,8 +21,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..observe import ClusterState, GroupState, NodeState
-from ..spec import ClusterSpec, InstanceGroupSpec
+from ..aws.observe import ClusterState, GroupState, NodeState
+from ..aws.spec import ClusterSpec, InstanceGroupSpec
 from .model import Refusal, Step
 from .policy import Policy
 

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 from .model import Step
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..observe import ClusterState
-    from ..spec import ClusterSpec
+    from ..aws.observe import ClusterState
+    from ..aws.spec import ClusterSpec
 
 BATCH = 50  # AddTags Tags and DeleteTags TagKeys: at most 50 (the model's max)
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Iterable, Sequence
 
-from ..observe.state import NodeState
+from ..aws.observe.state import NodeState
 from .model import Victim
 
 _EPOCH = dt.datetime.min.replace(tzinfo=dt.timezone.utc)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING, Sequence
 
-from ..observe.state import NodeState
+from ..aws.observe.state import NodeState
 from . import victims as rules
 from .model import Victim
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ..plan.compare import provisioning_mode_change
-from ..spec.rules import CONTINUOUS, orchestrator_kind
+from ..aws.spec.rules import CONTINUOUS, orchestrator_kind
 from .settings import Location
 from .unknowns import is_unknown, unknown_paths
 

@@ -15,15 +15,15 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from pulumi.runtime import rpc
 
-from .. import servicemodel
+from ..aws import servicemodel
 from ..core.errors import SpecError
-from ..spec.keys import to_model_keys
+from ..aws.spec.keys import to_model_keys
 from .settings import SETTING_KEYS, Location, check_settings
 from .unknowns import is_unknown, under, unknown_paths
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..observe import ClusterState
-    from ..spec import ClusterSpec
+    from ..aws.observe import ClusterState
+    from ..aws.spec import ClusterSpec
 
 
 def plain(value: Any) -> Any:
@@ -78,7 +78,7 @@ def _canonical(raw: Any) -> tuple[Any, list[tuple[str, str]]]:
     request = to_model_keys(servicemodel.input_shape("CreateCluster"), plain(raw))
     unknown = unknown_paths(request)
     try:
-        from ..spec.models import ClusterSpec  # the models load with the first spec checked
+        from ..aws.spec.models import ClusterSpec  # the models load with the first spec checked
 
         return ClusterSpec.from_dict(request).to_api(), []
     except SpecError as error:
@@ -101,7 +101,7 @@ def settings_inputs(bag: Mapping[str, Any]) -> dict[str, Any]:
 
 def spec_of(bag: Mapping[str, Any]) -> "ClusterSpec":
     """The spec of checked, fully known inputs."""
-    from ..spec.models import ClusterSpec
+    from ..aws.spec.models import ClusterSpec
 
     return ClusterSpec.from_dict(plain(bag["spec"]))
 
@@ -116,7 +116,7 @@ def running_instance_types(state: ClusterState, group: Any) -> list[str]:
     """The types the group's nodes run on — for a flexible group, which of its types the service
     found capacity for — in the group's priority order; [] while none runs. Nodes leaving or
     unhealthy are not counted."""
-    from ..observe.state import GONE, UNHEALTHY
+    from ..aws.observe.state import GONE, UNHEALTHY
 
     running = {n.instance_type for n in state.nodes
                if n.group == group.name and n.launched and n.instance_type and n.status not in GONE | UNHEALTHY}

@@ -32,8 +32,8 @@ from .settings import Defaults, Location, Settings
 from .unknowns import unknown_paths
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..apply import Progress
-    from ..observe import ClusterState
+    from ..aws.apply import Progress
+    from ..aws.observe import ClusterState
     from ..plan import Plan
 
 # The pipeline (observe, plan, cost, preflight) loads at the first call that needs it, and apply
@@ -42,13 +42,13 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def _pipeline() -> Any:
-    from .. import pipeline
+    from ..aws import pipeline
 
     return pipeline
 
 
 def observe(client: Any, name: str) -> "ClusterState | None":
-    from ..observe import observe as read
+    from ..aws.observe import observe as read
 
     return read(client, name)
 
@@ -244,7 +244,7 @@ class ClusterProvider(ResourceProvider):
     def _undo_failed_create(self, client, clock: Clock, state: ClusterState, settings: Settings, deadline: float) -> None:
         """A create either leaves a working cluster or none (the engine's contract): a Failed new
         cluster is deleted before the error is reported."""
-        from ..apply import ApplyError, PlanRefused, PlanStale
+        from ..aws.apply import ApplyError, PlanRefused, PlanStale
 
         message = f"cluster {state.name} failed to create: {state.failure_message or 'no reason given'}"
         say(message + "; deleting it (see `hyperpod events` for the details)", state.name)
@@ -283,7 +283,7 @@ class ClusterProvider(ResourceProvider):
         self, client, clock: Clock, the_plan: Plan, settings: Settings, deadline: float, fail_on_failures: bool = False
     ) -> ClusterState | None:
         """Apply as planned. The table was shown by check or diff; each step is reported as it runs."""
-        from ..apply import ApplyError, PlanRefused, PlanStale
+        from ..aws.apply import ApplyError, PlanRefused, PlanStale
 
         name = the_plan.cluster_name
         try:
@@ -349,7 +349,7 @@ class ClusterProvider(ResourceProvider):
             return
         if state.status == "Deleting":
             say(f"cluster {name} is already being deleted; waiting until it is gone", name)
-            from ..apply import wait
+            from ..aws.apply import wait
 
             try:
                 wait(client, name, "ClusterDeleted", timeout=_remaining(clock, deadline), poll_seconds=clock.poll_seconds,

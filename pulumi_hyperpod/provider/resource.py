@@ -16,7 +16,7 @@ from typing import Any, Mapping, Optional, Sequence
 import pulumi
 from pulumi.dynamic import Resource
 
-from ..servicemodel import fold
+from ..aws.servicemodel import fold
 from .provider import ClusterProvider
 from .settings import SETTING_KEYS, policy_inputs
 

@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping
 
-from ..client import BACKENDS, DEFAULT_REGION
+from ..aws.client import BACKENDS, DEFAULT_REGION
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..plan.policy import Policy
@@ -173,7 +173,7 @@ def check_settings(news: Mapping[str, Any], is_unknown) -> tuple[dict[str, Any],
     """The settings part of the inputs, canonical, and the failures as (property, reason)."""
     from pydantic import ValidationError
 
-    from ..apply.waiters import WAIT_POLICIES
+    from ..aws.apply.waiters import WAIT_POLICIES
 
     inputs: dict[str, Any] = {}
     failures: list[tuple[str, str]] = []

@@ -17,11 +17,11 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
-from ..client import connect
+from ..aws.client import connect
 from .settings import Location
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..fake import Simulator
+    from ..aws.fake import Simulator
 
 _SIMULATORS: dict[str, "Simulator"] = {}
 _LOCK = threading.Lock()

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..core.errors import Violation
-from ..servicemodel import member_shape
+from ..aws.servicemodel import member_shape
 from .references import reference_violations
 from .spec import SlurmSpec
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..spec import ClusterSpec
+    from ..aws.spec import ClusterSpec
 
 CONTROLLER, LOGIN, COMPUTE = "Controller", "Login", "Compute"
 

@@ -46,7 +46,7 @@ from .references import reference_violations
 from .spec import SlurmSpec, SlurmSpecError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..spec import ClusterSpec
+    from ..aws.spec import ClusterSpec
 
 SLURM_ETC = "/opt/slurm/etc"
 ON_CREATE = "on_create.sh"
@@ -121,9 +121,9 @@ def load_cluster(data: ClusterSpec | dict, slurm: SlurmSpec, *, slurm_config: bo
                  source: str | None = None) -> ClusterSpec:
     """The cluster spec, with SlurmConfig filled in from the Slurm spec on groups that lack it when
     the cluster takes roles from SlurmConfig (a Continuous cluster spec is only valid with them)."""
-    from .. import servicemodel
-    from ..spec import ClusterSpec
-    from ..spec.keys import to_model_keys
+    from ..aws import servicemodel
+    from ..aws.spec import ClusterSpec
+    from ..aws.spec.keys import to_model_keys
 
     if isinstance(data, ClusterSpec):
         data = data.to_api()
@@ -194,7 +194,7 @@ def render_hyperpod(cluster: ClusterSpec | dict, slurm: SlurmSpec, *, lifecycle_
 
 
 def _is_cluster_spec(value: Any) -> bool:
-    from ..spec import ClusterSpec
+    from ..aws.spec import ClusterSpec
 
     return isinstance(value, ClusterSpec)
 
@@ -228,7 +228,7 @@ def platform_storage(slurm: SlurmSpec) -> dict[str, Any] | None:
 
 
 def _fsx_dns_pattern() -> str:
-    from ..servicemodel import member_shape
+    from ..aws.servicemodel import member_shape
 
     return member_shape("ClusterFsxLustreConfig", "DnsName").metadata["pattern"]
 

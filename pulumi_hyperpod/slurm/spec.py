@@ -59,7 +59,7 @@ _CONFIG = ConfigDict(frozen=True, extra="forbid")
 
 def _partition_name_rule() -> tuple[str, int]:
     """HyperPod's PartitionName rule, read from botocore's model (ClusterPartitionName)."""
-    from ..servicemodel import shape
+    from ..aws.servicemodel import shape
 
     meta = shape("ClusterPartitionName").metadata
     return meta["pattern"], meta.get("max", 1024)

@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from ..observe import ClusterState
+from ..aws.observe import ClusterState
 from .match import HEALTH_LABEL, eks_instance_id
 from .model import NodeWorkload, Pod, WorkloadView
 from .slurm import drain_started

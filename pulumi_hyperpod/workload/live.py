@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable, Sequence
 from .source import WorkloadError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..observe import ClusterState
+    from ..aws.observe import ClusterState
     from .model import WorkloadView
 
 

@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import re
-from ..observe import ClusterState
+from ..aws.observe import ClusterState
 
 EKS_NODE_PREFIX = "hyperpod-"
 CLUSTER_LABEL = "sagemaker.amazonaws.com/cluster-name"

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Sequence
 
-from ..observe import ClusterState
+from ..aws.observe import ClusterState
 from . import slurm_json
 from .match import slurm_names
 from .model import DRAIN_MARK, Job, NodeWorkload, WorkloadView

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol, Sequence, runtime_checkable
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..observe import ClusterState
+    from ..aws.observe import ClusterState
     from .model import WorkloadView
 
 

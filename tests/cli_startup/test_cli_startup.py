@@ -38,9 +38,9 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stder
 
 # Nothing of these is needed to show help: the service model and botocore, rich, pydantic, YAML,
 # deep comparison, the pipeline and its stages, the simulator, the GCP and Slurm packages.
-HEAVY = ("botocore", "boto3", "rich", "pydantic", "yaml", "deepdiff", "regex", "pulumi_hyperpod.servicemodel",
-         "pulumi_hyperpod.spec", "pulumi_hyperpod.pipeline", "pulumi_hyperpod.observe", "pulumi_hyperpod.apply",
-         "pulumi_hyperpod.cost", "pulumi_hyperpod.preflight", "pulumi_hyperpod.fake", "pulumi_hyperpod.gcp",
+HEAVY = ("botocore", "boto3", "rich", "pydantic", "yaml", "deepdiff", "regex", "pulumi_hyperpod.aws.servicemodel",
+         "pulumi_hyperpod.aws.spec", "pulumi_hyperpod.aws.pipeline", "pulumi_hyperpod.aws.observe", "pulumi_hyperpod.aws.apply",
+         "pulumi_hyperpod.aws.cost", "pulumi_hyperpod.aws.preflight", "pulumi_hyperpod.aws.fake", "pulumi_hyperpod.gcp",
          "pulumi_hyperpod.slurm", "pulumi_hyperpod.plan.planner", "pulumi_hyperpod.plan.render")
 
 
@@ -92,8 +92,8 @@ def test_plan_runs_with_its_own_module_only(tmp_path):
     assert code == 0, output
     assert "CreateCluster" in output
     assert loaded(modules, COMMAND_MODULES) == ["pulumi_hyperpod.cli.plan_commands"]
-    assert "pulumi_hyperpod.pipeline" in modules and "rich.console" in modules  # it did run: the check can fail
-    assert loaded(modules, ("pulumi_hyperpod.apply", "rich.progress", "rich.live", "deepdiff", "pulumi_hyperpod.gcp.client",
+    assert "pulumi_hyperpod.aws.pipeline" in modules and "rich.console" in modules  # it did run: the check can fail
+    assert loaded(modules, ("pulumi_hyperpod.aws.apply", "rich.progress", "rich.live", "deepdiff", "pulumi_hyperpod.gcp.client",
                             "pulumi_hyperpod.gcp.spec", "pulumi_hyperpod.slurm")) == []
 
 
@@ -145,7 +145,7 @@ def test_the_lazy_help_is_the_eager_help(width):
 
 
 def test_the_wait_choices_are_the_wait_policies():
-    from pulumi_hyperpod.apply.waiters import WAIT_POLICIES
+    from pulumi_hyperpod.aws.apply.waiters import WAIT_POLICIES
     from pulumi_hyperpod.cli.plan_commands import WAIT_CHOICES
 
     assert WAIT_CHOICES == tuple(WAIT_POLICIES)
@@ -180,7 +180,7 @@ def _client_error():
 
 def _input_error():
     from pulumi_hyperpod.core.errors import Violation
-    from pulumi_hyperpod.spec import SpecError
+    from pulumi_hyperpod.aws.spec import SpecError
 
     return SpecError([Violation("InstanceGroups[0].InstanceCount", "must be at least 0")], source="spec.json")
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from pulumi_hyperpod import ClusterSpec, apply, connect, observe, plan
-from pulumi_hyperpod.apply import ApplyError
-from pulumi_hyperpod.fake import Simulator
+from pulumi_hyperpod.aws.apply import ApplyError
+from pulumi_hyperpod.aws.fake import Simulator
 from pulumi_hyperpod.plan import Plan
 
 ROLE = "arn:aws:iam::111122223333:role/hp"

@@ -10,8 +10,8 @@ import dataclasses
 import pytest
 
 from pulumi_hyperpod import ClusterSpec, apply, connect, observe, plan
-from pulumi_hyperpod.apply import PlanRefused
-from pulumi_hyperpod.fake import Simulator
+from pulumi_hyperpod.aws.apply import PlanRefused
+from pulumi_hyperpod.aws.fake import Simulator
 from pulumi_hyperpod.plan import Plan, Policy, Step, Victim
 
 ROLE = "arn:aws:iam::111122223333:role/hp"

@@ -7,7 +7,7 @@ import pytest
 from botocore.stub import ANY, Stubber
 
 from pulumi_hyperpod import apply, plan
-from pulumi_hyperpod.apply import ConcurrentChange, PlanRefused, client_token
+from pulumi_hyperpod.aws.apply import ConcurrentChange, PlanRefused, client_token
 from pulumi_hyperpod.plan.basis import Expectation
 
 from .factories import observed_from, node_id, slurm_spec

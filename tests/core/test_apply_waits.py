@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from pulumi_hyperpod import ClusterSpec, apply, connect, observe, plan
 from pulumi_hyperpod.cli import main
-from pulumi_hyperpod.fake import Simulator
+from pulumi_hyperpod.aws.fake import Simulator
 from tests.support.cli import use_fake_world
 
 from .factories import slurm_spec

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import botocore.model
 
-from pulumi_hyperpod import servicemodel
+from pulumi_hyperpod.aws import servicemodel
 from pulumi_hyperpod.members import CHANGES, MEMBERS, coverage, counts
 from pulumi_hyperpod.members.docs import render
 

@@ -14,9 +14,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from pulumi_hyperpod import ClusterSpec, apply, connect, observe, plan, servicemodel
-from pulumi_hyperpod.fake import Simulator
-from pulumi_hyperpod.spec import SpecError
+from pulumi_hyperpod import ClusterSpec, apply, connect, observe, plan
+from pulumi_hyperpod.aws import servicemodel
+from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.aws.spec import SpecError
 from pulumi_hyperpod.members import rows
 from pulumi_hyperpod.plan.members import is_default, same
 from tests.support.model_values import values

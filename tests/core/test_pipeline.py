@@ -10,9 +10,9 @@ import sys
 import pytest
 
 from pulumi_hyperpod import Policy, apply, connect, observe, pipeline, plan
-from pulumi_hyperpod.apply import ConcurrentChange, PlanStale
-from pulumi_hyperpod.cost import PRICES_ENV
-from pulumi_hyperpod.fake import Simulator
+from pulumi_hyperpod.aws.apply import ConcurrentChange, PlanStale
+from pulumi_hyperpod.aws.cost import PRICES_ENV
+from pulumi_hyperpod.aws.fake import Simulator
 from pulumi_hyperpod.plan import Plan
 
 from .factories import observed_from, slurm_spec
@@ -28,7 +28,7 @@ def test_plan_is_pure_it_reads_no_price_and_carries_no_cost(monkeypatch, tmp_pat
 
 def test_the_plan_package_does_not_import_cost_or_preflight():
     code = ("import sys; import pulumi_hyperpod.plan; "
-            "print(sorted(m for m in sys.modules if m.startswith(('pulumi_hyperpod.cost', 'pulumi_hyperpod.preflight', 'rich'))))")
+            "print(sorted(m for m in sys.modules if m.startswith(('pulumi_hyperpod.aws.cost', 'pulumi_hyperpod.aws.preflight', 'rich'))))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "[]"
 

@@ -10,7 +10,7 @@ import pytest
 from pulumi_hyperpod import ClusterSpec, ClusterState, Policy, plan
 from pulumi_hyperpod.plan import plan_text
 from pulumi_hyperpod.plan import victims as victim_rules
-from pulumi_hyperpod.servicemodel import shape
+from pulumi_hyperpod.aws.servicemodel import shape
 
 from .factories import group, node_id, observed_from, slurm_spec
 

@@ -8,7 +8,7 @@ import pytest
 
 from pulumi_hyperpod import Policy, plan
 from pulumi_hyperpod.plan.policy import INSTANCE_ID, LOGICAL_ID
-from pulumi_hyperpod.servicemodel import shape
+from pulumi_hyperpod.aws.servicemodel import shape
 
 from .factories import node_id, observed_from, slurm_spec
 

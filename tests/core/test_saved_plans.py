@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from pulumi_hyperpod import ClusterSpec, connect, observe
 from pulumi_hyperpod.cli import main
-from pulumi_hyperpod.fake import Simulator
+from pulumi_hyperpod.aws.fake import Simulator
 from pulumi_hyperpod.plan import PLAN_FORMAT
 from tests.support.cli import SPECS, hyperpod, use_fake_world
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import regex
 
-from pulumi_hyperpod import servicemodel
-from pulumi_hyperpod.spec import ClusterSpec, SpecError
+from pulumi_hyperpod.aws import servicemodel
+from pulumi_hyperpod.aws.spec import ClusterSpec, SpecError
 
 from .factories import slurm_spec
 

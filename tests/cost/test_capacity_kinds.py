@@ -4,7 +4,7 @@ on-demand: their own price key (`ml.p5.48xlarge (Spot)`), else "price unknown"; 
 from __future__ import annotations
 
 from pulumi_hyperpod import ClusterSpec, Policy, pipeline
-from pulumi_hyperpod.preflight.quotas import planned_usage, type_quota_name
+from pulumi_hyperpod.aws.preflight.quotas import planned_usage, type_quota_name
 
 from tests.core.factories import observed_from, slurm_spec
 

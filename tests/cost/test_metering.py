@@ -12,9 +12,9 @@ from rich.console import Console
 from rich.table import Table
 
 from pulumi_hyperpod import ClusterSpec, apply, connect, observe, plan
-from pulumi_hyperpod.cost import PRICES_ENV, PriceTable, cost_report
-from pulumi_hyperpod.cost.prices import _defaults
-from pulumi_hyperpod.fake import Simulator
+from pulumi_hyperpod.aws.cost import PRICES_ENV, PriceTable, cost_report
+from pulumi_hyperpod.aws.cost.prices import _defaults
+from pulumi_hyperpod.aws.fake import Simulator
 
 from .helpers import group, spec
 

@@ -10,14 +10,14 @@ import pytest
 from click.testing import CliRunner
 
 from pulumi_hyperpod.cli import main
-from pulumi_hyperpod.cost import PRICES_ENV, PriceTableError, default_prices, load_prices
+from pulumi_hyperpod.aws.cost import PRICES_ENV, PriceTableError, default_prices, load_prices
 from tests.support.cli import SPECS, use_fake_world
 
 
 @pytest.fixture(autouse=True)
 def _fresh(monkeypatch):
     monkeypatch.delenv(PRICES_ENV, raising=False)
-    from pulumi_hyperpod.cost import prices
+    from pulumi_hyperpod.aws.cost import prices
 
     prices._defaults.cache_clear()
     yield

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from pulumi_hyperpod import servicemodel
-from pulumi_hyperpod.cost import PRICES_ENV, PriceTable, PriceTableError, as_price_table, default_prices, load_prices, shipped_prices
-from pulumi_hyperpod.cost.prices import _defaults
+from pulumi_hyperpod.aws import servicemodel
+from pulumi_hyperpod.aws.cost import PRICES_ENV, PriceTable, PriceTableError, as_price_table, default_prices, load_prices, shipped_prices
+from pulumi_hyperpod.aws.cost.prices import _defaults
 
 
 @pytest.fixture(autouse=True)

@@ -18,9 +18,9 @@ if str(ROOT) not in sys.path:
 import botocore.session  # noqa: E402
 import pytest  # noqa: E402
 
-from pulumi_hyperpod import servicemodel  # noqa: E402
-from pulumi_hyperpod.client import connect  # noqa: E402
-from pulumi_hyperpod.fake import Simulator, wire  # noqa: E402
+from pulumi_hyperpod.aws import servicemodel  # noqa: E402
+from pulumi_hyperpod.aws.client import connect  # noqa: E402
+from pulumi_hyperpod.aws.fake import Simulator, wire  # noqa: E402
 
 
 class ConformanceTally:
@@ -74,7 +74,7 @@ def sim() -> Simulator:
 
 @pytest.fixture
 def client(sim: Simulator):
-    """The production path: pulumi_hyperpod.client.connect with the simulator behind it."""
+    """The production path: pulumi_hyperpod.aws.client.connect with the simulator behind it."""
     return connect(backend="fake", simulator=sim, region="us-west-2")
 
 

@@ -1,5 +1,5 @@
 """The simulator's modules import one way (docs/DESIGN.md, "Layers"): no import cycle among
-pulumi_hyperpod/fake/*.py, counting imports inside functions too (a lazy import is still a cycle)."""
+pulumi_hyperpod/aws/fake/*.py, counting imports inside functions too (a lazy import is still a cycle)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-FAKE = Path(__file__).resolve().parents[2] / "pulumi_hyperpod" / "fake"
+FAKE = Path(__file__).resolve().parents[2] / "pulumi_hyperpod" / "aws" / "fake"
 
 
 def _imports(path: Path) -> set[str]:
-    """Sibling modules of pulumi_hyperpod.fake that a module imports, anywhere in its body."""
+    """Sibling modules of pulumi_hyperpod.aws.fake that a module imports, anywhere in its body."""
     found: set[str] = set()
     siblings = {p.stem for p in FAKE.glob("*.py")}
     for node in ast.walk(ast.parse(path.read_text())):
@@ -21,7 +21,7 @@ def _imports(path: Path) -> set[str]:
                 found.add(node.module.split(".")[0])
             else:
                 found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pulumi_hyperpod.fake."):
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pulumi_hyperpod.aws.fake."):
             found.add(node.module.split(".")[2])
     return {name for name in found if name in siblings and name != path.stem}
 

@@ -184,7 +184,7 @@ def test_automatic_patching_applies_a_release_after_the_patch_delay_in_batches(m
 def test_aws_cron_expressions_name_their_next_time():
     import datetime as dt
 
-    from pulumi_hyperpod.fake.patching import next_fire
+    from pulumi_hyperpod.aws.fake.patching import next_fire
 
     monday = dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc).timestamp()
     assert dt.datetime.fromtimestamp(next_fire("cron(0 3 ? * SUN *)", monday), dt.timezone.utc) == \

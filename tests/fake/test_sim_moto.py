@@ -18,8 +18,8 @@ import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
 
-from pulumi_hyperpod import servicemodel
-from pulumi_hyperpod.fake import Simulator
+from pulumi_hyperpod.aws import servicemodel
+from pulumi_hyperpod.aws.fake import Simulator
 
 # moto insists on SourceS3Uri under s3://sagemaker-…, one of its own instance types, and ThreadsPerCore.
 REQUEST = {

@@ -10,9 +10,9 @@ import inspect
 import pytest
 from botocore.exceptions import ClientError
 
-from pulumi_hyperpod import servicemodel
-from pulumi_hyperpod.fake.model import FAILED, LOST, RUNNING, WAITING, Node
-from pulumi_hyperpod.fake.provisioning import choose_victims
+from pulumi_hyperpod.aws import servicemodel
+from pulumi_hyperpod.aws.fake.model import FAILED, LOST, RUNNING, WAITING, Node
+from pulumi_hyperpod.aws.fake.provisioning import choose_victims
 from sim_helpers import (advance_until, cluster_status, eks_request, events_of, group, groups_of, nodes_of,
                          seed004_groups, SEED004_SCENARIO, statuses)
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from pulumi_hyperpod import servicemodel
+from pulumi_hyperpod.aws import servicemodel
 from sim_helpers import eks_request, group, groups_of, nodes_of, seed004_groups, statuses
 
 ARN = re.compile(r"^arn:aws:sagemaker:us-west-2:123456789012:cluster/[a-z0-9]{12}$")

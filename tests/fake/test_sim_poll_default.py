@@ -5,8 +5,8 @@ while someone polls it, so the AWS waiter delay (30 s) would turn a simulated wa
 from __future__ import annotations
 
 from pulumi_hyperpod import ClusterSpec, apply, connect, pipeline
-from pulumi_hyperpod.client import poll_seconds_for
-from pulumi_hyperpod.fake import Simulator
+from pulumi_hyperpod.aws.client import poll_seconds_for
+from pulumi_hyperpod.aws.fake import Simulator
 
 from tests.support.cli import SPECS
 

@@ -11,8 +11,8 @@ import threading
 
 import pytest
 
-from pulumi_hyperpod.client import connect
-from pulumi_hyperpod.fake import Simulator
+from pulumi_hyperpod.aws.client import connect
+from pulumi_hyperpod.aws.fake import Simulator
 from pulumi_hyperpod.slurm.roles import FILE_NAME, LifecycleError, read_lifecycle_dir, read_s3
 from pulumi_hyperpod.slurm.upload import upload_bundle
 

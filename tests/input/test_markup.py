@@ -84,7 +84,7 @@ def test_a_service_error_message_is_printed_as_sent(world, tmp_path, monkeypatch
 def test_a_failure_message_in_the_status_table(world, monkeypatch):
     """Text the service returns (a FailureMessage) goes into tables as it is."""
     from pulumi_hyperpod.cli import cluster_commands
-    from pulumi_hyperpod.observe import ClusterState
+    from pulumi_hyperpod.aws.observe import ClusterState
 
     state = ClusterState.from_api({"ClusterName": "c", "ClusterArn": "arn:aws:sagemaker:us-west-2:1:cluster/c",
                                    "ClusterStatus": "Failed", "FailureMessage": "quota [/x] exceeded",

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from pulumi_hyperpod import servicemodel
-from pulumi_hyperpod.fake import Simulator, operations
-from pulumi_hyperpod.fake.errors import ValidationException
-from pulumi_hyperpod.spec import ClusterSpec, SpecError, parse_document
-from pulumi_hyperpod.spec.keys import to_model_keys
+from pulumi_hyperpod.aws import servicemodel
+from pulumi_hyperpod.aws.fake import Simulator, operations
+from pulumi_hyperpod.aws.fake.errors import ValidationException
+from pulumi_hyperpod.aws.spec import ClusterSpec, SpecError, parse_document
+from pulumi_hyperpod.aws.spec.keys import to_model_keys
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "badinput" / "corpus"
@@ -90,7 +90,7 @@ def test_min_instance_count_zero_without_continuous_is_accepted_by_both():
 
 
 def test_the_simulator_has_no_copy_of_the_rules():
-    source = (ROOT / "pulumi_hyperpod" / "fake" / "validation.py").read_text()
+    source = (ROOT / "pulumi_hyperpod" / "aws" / "fake" / "validation.py").read_text()
     for words in ("MinInstanceCount", "mutually exclusive", "SlurmConfigStrategy", "exactly one orchestrator"):
         assert words not in source, f"{words!r}: a rule is written in fake/validation.py again; it belongs in spec/rules.py"
 

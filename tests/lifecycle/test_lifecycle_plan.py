@@ -11,11 +11,11 @@ import copy
 import pytest
 
 from pulumi_hyperpod import pipeline
-from pulumi_hyperpod.client import connect
-from pulumi_hyperpod.fake import Simulator
-from pulumi_hyperpod.observe import observe
+from pulumi_hyperpod.aws.client import connect
+from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.aws.observe import observe
 from pulumi_hyperpod.plan import Plan, Policy
-from pulumi_hyperpod.spec import ClusterSpec
+from pulumi_hyperpod.aws.spec import ClusterSpec
 
 OLD, NEW = "ami-0123456789abcdef0", "ami-0fedcba9876543210"
 ROLE = "arn:aws:iam::111122223333:role/hyperpod-execution"
@@ -229,7 +229,7 @@ def test_a_saved_repair_plan_is_stale_once_the_node_it_names_was_replaced(world)
     policy = Policy(replace_node_ids=frozenset({worker}))
     the_plan = _prepare(world, slurm(), policy).plan
     _apply(world, the_plan, policy)
-    from pulumi_hyperpod.apply import PlanStale
+    from pulumi_hyperpod.aws.apply import PlanStale
 
     with pytest.raises(PlanStale, match=f"{worker}"):
         _apply(world, the_plan, policy)
@@ -288,7 +288,7 @@ def test_a_canary_scale_out_adds_k_nodes_first_and_the_rest_once_they_pass(world
 
 
 def test_a_failing_canary_stops_the_scale_out_keeps_its_nodes_and_shows_the_lifecycle_event(world):
-    from pulumi_hyperpod.apply import ApplyError
+    from pulumi_hyperpod.aws.apply import ApplyError
 
     sim, client = world
     _up(world, eks(count=2))
@@ -342,7 +342,7 @@ def test_apply_names_the_services_scaling_operation_and_reports_how_it_ended(wor
 def test_a_saved_repair_step_edited_to_name_another_node_is_never_run(world):
     import dataclasses
 
-    from pulumi_hyperpod.apply import ApplyError
+    from pulumi_hyperpod.aws.apply import ApplyError
 
     _up(world, slurm())
     worker = _fail_a_worker(world)

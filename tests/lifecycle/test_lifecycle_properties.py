@@ -9,8 +9,8 @@ import datetime as dt
 
 from hypothesis import given, settings, strategies as st
 
-from pulumi_hyperpod.fake import rolling_update
-from pulumi_hyperpod.observe import ClusterState, GroupState, NodeState
+from pulumi_hyperpod.aws.fake import rolling_update
+from pulumi_hyperpod.aws.observe import ClusterState, GroupState, NodeState
 from pulumi_hyperpod.plan import Policy
 from pulumi_hyperpod.plan.repair import per_call, plan_repairs
 from pulumi_hyperpod.plan.software import batch_size, rollout_order

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from pulumi_hyperpod import ClusterSpec, apply, connect, observe, plan
-from pulumi_hyperpod.fake import Simulator
-from pulumi_hyperpod.preflight import preflight
+from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.aws.preflight import preflight
 
 ROLE = "arn:aws:iam::111122223333:role/iam-role-for-cluster"
 LIFECYCLE = {"SourceS3Uri": "s3://amzn-s3-demo-bucket/lifecycle-scripts/v1/", "OnCreate": "on_create.sh"}

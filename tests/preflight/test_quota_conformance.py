@@ -7,10 +7,10 @@ import botocore.session
 import pytest
 from botocore.exceptions import ClientError
 
-from pulumi_hyperpod import servicemodel
-from pulumi_hyperpod.client import connect
-from pulumi_hyperpod.fake import Simulator, wire
-from pulumi_hyperpod.fake.quotas import OPERATIONS
+from pulumi_hyperpod.aws import servicemodel
+from pulumi_hyperpod.aws.client import connect
+from pulumi_hyperpod.aws.fake import Simulator, wire
+from pulumi_hyperpod.aws.fake.quotas import OPERATIONS
 
 from .conftest import g5_quota
 

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from pulumi_hyperpod.cli import main
-from pulumi_hyperpod.fake import Simulator
+from pulumi_hyperpod.aws.fake import Simulator
 from pulumi_hyperpod.plan import Plan, plan_text
 from tests.support.cli import SPECS, hyperpod, use_fake_world
 

@@ -66,7 +66,7 @@ def simulator_name():
 
 @pytest.fixture
 def sim(simulator_name):
-    from pulumi_hyperpod.fake import Simulator
+    from pulumi_hyperpod.aws.fake import Simulator
     from pulumi_hyperpod.provider import register_simulator, unregister_simulator
 
     world = Simulator(seed=7)

@@ -22,16 +22,16 @@ REPO = Path(__file__).resolve().parents[2]
 # stack (the provider loads those in check/diff, the program never).
 NEVER_AT_IMPORT = (
     "rich", "deepdiff", "pulumi_aws", "click",
-    "pulumi_hyperpod.apply.executor", "pulumi_hyperpod.cli", "pulumi_hyperpod.pipeline",
-    "pulumi_hyperpod.plan.planner", "pulumi_hyperpod.plan.render", "pulumi_hyperpod.observe.reader",
-    "pulumi_hyperpod.cost.estimate", "pulumi_hyperpod.cost.metering", "pulumi_hyperpod.preflight",
-    "pulumi_hyperpod.fake", "pulumi_hyperpod.spec.models",
+    "pulumi_hyperpod.aws.apply.executor", "pulumi_hyperpod.cli", "pulumi_hyperpod.aws.pipeline",
+    "pulumi_hyperpod.plan.planner", "pulumi_hyperpod.plan.render", "pulumi_hyperpod.aws.observe.reader",
+    "pulumi_hyperpod.aws.cost.estimate", "pulumi_hyperpod.aws.cost.metering", "pulumi_hyperpod.aws.preflight",
+    "pulumi_hyperpod.aws.fake", "pulumi_hyperpod.aws.spec.models",
 )
 
 REPORT = """
 import json, sys
 loaded = sorted(name for name in {watched!r} if name in sys.modules)
-servicemodel = sys.modules.get("pulumi_hyperpod.servicemodel")
+servicemodel = sys.modules.get("pulumi_hyperpod.aws.servicemodel")
 model_loaded = bool(servicemodel and servicemodel.service_model.cache_info().currsize)
 print(json.dumps({{"loaded": loaded, "service_model": model_loaded, "modules": sorted(sys.modules)}}))
 """
@@ -53,21 +53,21 @@ def test_importing_the_package_loads_none_of_it():
 
 def test_the_public_names_still_resolve_and_apply_observe_plan_are_callable_subpackages():
     found = run(
-        "import pulumi_hyperpod.plan.model, pulumi_hyperpod.apply.waiters, pulumi_hyperpod.observe.state\n"
+        "import pulumi_hyperpod.plan.model, pulumi_hyperpod.aws.apply.waiters, pulumi_hyperpod.aws.observe.state\n"
         "from pulumi_hyperpod import ClusterSpec, ClusterState, Plan, Policy, SpecError, ApplyResult, apply, connect, observe, plan\n"
         "import inspect, pulumi_hyperpod\n"
-        "assert pulumi_hyperpod.plan is plan and pulumi_hyperpod.apply is apply and pulumi_hyperpod.observe is observe\n"
-        "assert [m.__name__ for m in (apply, observe, plan)] == ['pulumi_hyperpod.apply', 'pulumi_hyperpod.observe', 'pulumi_hyperpod.plan']\n"
+        "assert pulumi_hyperpod.plan is plan and pulumi_hyperpod.aws.apply is apply and pulumi_hyperpod.aws.observe is observe\n"
+        "assert [m.__name__ for m in (apply, observe, plan)] == ['pulumi_hyperpod.aws.apply', 'pulumi_hyperpod.aws.observe', 'pulumi_hyperpod.plan']\n"
         "assert all(callable(m) for m in (apply, observe, plan))\n"
         "assert list(inspect.signature(plan).parameters)[:3] == ['desired', 'observed', 'policy']\n"
         "assert list(inspect.signature(observe).parameters)[:2] == ['client', 'name']\n"
         "assert Plan.__module__ == 'pulumi_hyperpod.plan.model' and ClusterSpec.__name__ == 'ClusterSpec'\n"
         "from pulumi_hyperpod.provider import Cluster, ClusterProvider, Settings, register_simulator\n"
     )
-    assert "pulumi_hyperpod.apply.executor" in found["loaded"]  # `apply`'s signature was asked for: now it is there
+    assert "pulumi_hyperpod.aws.apply.executor" in found["loaded"]  # `apply`'s signature was asked for: now it is there
 
 
-@pytest.mark.parametrize("path", ["pulumi_hyperpod.observe.reader", "pulumi_hyperpod.plan.render", "pulumi_hyperpod.apply.executor"])
+@pytest.mark.parametrize("path", ["pulumi_hyperpod.aws.observe.reader", "pulumi_hyperpod.plan.render", "pulumi_hyperpod.aws.apply.executor"])
 def test_dotted_paths_through_the_callable_names_resolve(path):
     """`import a.b.c as m`, mock.patch and pkgutil.resolve_name walk attributes from the top: a
     function standing in the subpackage's place made all three fail."""
@@ -99,7 +99,7 @@ def test_unpickling_the_provider_loads_only_its_module():
 
 # What the program process never needs to declare a cluster: the provider's `check` spells and
 # validates the spec in its own process.
-PROGRAM_NEVER = ("botocore", "boto3", "pydantic", "regex", "pulumi_hyperpod.servicerules", "pulumi_hyperpod.core.documents")
+PROGRAM_NEVER = ("botocore", "boto3", "pydantic", "regex", "pulumi_hyperpod.aws.servicerules", "pulumi_hyperpod.core.documents")
 
 DECLARE_DEMO = """
 import sys, pulumi
@@ -148,7 +148,7 @@ def test_making_a_client_loads_neither_boto3_nor_s3transfer(backend, tmp_path):
     found = run(
         "import os\n"
         f"os.environ['HYPERPOD_FAKE_STATE'] = {str(tmp_path / 'fake.sqlite')!r}\n"
-        "from pulumi_hyperpod.client import connect\n"
+        "from pulumi_hyperpod.aws.client import connect\n"
         f"client = connect({backend!r}, 'us-west-2')\n"
         "assert type(client).__module__ == 'botocore.client' and type(client).__name__ == 'SageMaker'\n"
         "assert client.meta.region_name == 'us-west-2' and client.can_paginate('list_cluster_nodes')\n"

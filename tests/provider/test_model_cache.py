@@ -10,7 +10,7 @@ from pathlib import Path
 import botocore.loaders
 import pytest
 
-from pulumi_hyperpod.modelcache import MIN_BYTES, CachingLoader, cache_dir, caching_loader
+from pulumi_hyperpod.aws.modelcache import MIN_BYTES, CachingLoader, cache_dir, caching_loader
 
 
 def botocore_loader(*extra: str) -> botocore.loaders.Loader:

@@ -68,7 +68,7 @@ def test_unknown_arguments_are_a_type_error():
 
 def test_the_snake_case_fields_name_createcluster_members():
     """The program spells the fields it is given without loading the model; the model decides."""
-    from pulumi_hyperpod import servicemodel
+    from pulumi_hyperpod.aws import servicemodel
     from pulumi_hyperpod.provider.resource import SPEC_MEMBERS
 
     members = servicemodel.input_shape("CreateCluster").members

@@ -50,7 +50,7 @@ def test_roles_are_read_from_the_lifecycle_bundle_in_s3(engine, sim):
     (the simulator answers S3), so the controller guard holds for a legacy cluster."""
     import json
 
-    from pulumi_hyperpod.client import connect
+    from pulumi_hyperpod.aws.client import connect
 
     s3 = connect("fake", simulator=sim, service="s3")
     uri = legacy(1)["InstanceGroups"][0]["LifeCycleConfig"]["SourceS3Uri"]

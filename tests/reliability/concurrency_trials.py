@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from pulumi_hyperpod import ClusterSpec, Policy, apply, connect, observe, plan
-from pulumi_hyperpod.apply import ApplyError, ConcurrentChange, PlanStale
-from pulumi_hyperpod.fake import Simulator
-from pulumi_hyperpod.observe.state import GONE
+from pulumi_hyperpod.aws.apply import ApplyError, ConcurrentChange, PlanStale
+from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.aws.observe.state import GONE
 
 from .test_crash_resume import NAME, spec_dict
 

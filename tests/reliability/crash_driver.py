@@ -11,7 +11,7 @@ import sys
 import time
 
 from pulumi_hyperpod import ClusterSpec, Policy, apply, connect, observe, plan
-from pulumi_hyperpod.apply import ApplyError
+from pulumi_hyperpod.aws.apply import ApplyError
 
 
 def main(spec_file: str, pause: float, wait_pause: float) -> None:

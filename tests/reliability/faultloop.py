@@ -19,9 +19,9 @@ import botocore.retries.standard
 from botocore.exceptions import BotoCoreError, ClientError
 
 from pulumi_hyperpod import ClusterSpec, Policy, apply, connect, observe, plan
-from pulumi_hyperpod.apply import ApplyError, PlanStale
-from pulumi_hyperpod.fake import Simulator
-from pulumi_hyperpod.observe.state import GONE
+from pulumi_hyperpod.aws.apply import ApplyError, PlanStale
+from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.aws.observe.state import GONE
 
 ROLE = "arn:aws:iam::111122223333:role/iam-role-for-cluster"
 LIFECYCLE = {"SourceS3Uri": "s3://amzn-s3-demo-bucket/lifecycle-scripts/src/", "OnCreate": "on_create.sh"}

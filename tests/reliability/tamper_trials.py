@@ -163,7 +163,7 @@ EDITS: dict[str, Edit] = {
 
 def _world(directory: Path) -> _World:
     from pulumi_hyperpod import ClusterSpec, apply, connect, observe, pipeline
-    from pulumi_hyperpod.fake import Simulator
+    from pulumi_hyperpod.aws.fake import Simulator
     from pulumi_hyperpod.plan import Policy
 
     sim = Simulator(seed=24)
@@ -189,8 +189,8 @@ def _reseal(path: Path, data: dict) -> None:
 
 def run_trial(label: str, edit: Edit) -> Trial:
     from pulumi_hyperpod import observe, pipeline
-    from pulumi_hyperpod.apply import ApplyError, PlanRefused, PlanStale
-    from pulumi_hyperpod.pipeline.saved import SavedPlanError
+    from pulumi_hyperpod.aws.apply import ApplyError, PlanRefused, PlanStale
+    from pulumi_hyperpod.aws.pipeline.saved import SavedPlanError
 
     trial = Trial(label)
     with tempfile.TemporaryDirectory() as directory:

@@ -14,10 +14,10 @@ from click.testing import CliRunner
 from pulumi.runtime import rpc
 
 from pulumi_hyperpod.cli import main
-from pulumi_hyperpod.fake import Simulator
+from pulumi_hyperpod.aws.fake import Simulator
 from pulumi_hyperpod.provider import ClusterProvider, register_simulator, unregister_simulator
 from pulumi_hyperpod.provider.resource import ClusterArgs, build_spec
-from pulumi_hyperpod.spec import SpecError, parse_document
+from pulumi_hyperpod.aws.spec import SpecError, parse_document
 
 BADINPUT = Path(__file__).resolve().parents[1] / "badinput"
 EXPECTED: dict[str, list[str]] = json.loads((BADINPUT / "expected.json").read_text())
@@ -112,7 +112,7 @@ def test_price_files_lifecycle_parameters_and_saved_plans_are_one_line_naming_th
     args, env = _invocation(kind, file)
     for variable, value in env.items():
         monkeypatch.setenv(variable, value)
-    from pulumi_hyperpod.cost import prices
+    from pulumi_hyperpod.aws.cost import prices
 
     prices._defaults.cache_clear()
     result = CliRunner().invoke(main, ["--backend", "fake", *args])
@@ -135,7 +135,7 @@ def test_bad_environment_values_are_one_line_naming_the_variable(world, label, t
         os.mkfifo(tmp_path / "fifo.yaml")
     value = value.replace("{dir}", str(tmp_path)).replace("{notes}", str(tmp_path / "notes.txt")).replace("{fifo}", str(tmp_path / "fifo.yaml"))
     monkeypatch.setenv(variable, value)
-    from pulumi_hyperpod.cost import prices
+    from pulumi_hyperpod.aws.cost import prices
 
     prices._defaults.cache_clear()
     args = ["status", "leo-stg-hyperpod-cluster"] if variable != "HYPERPOD_PRICES" else \

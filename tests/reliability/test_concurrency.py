@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from pulumi_hyperpod import ClusterSpec, Policy, apply, connect, observe, plan
-from pulumi_hyperpod.fake import Simulator
-from pulumi_hyperpod.observe.state import GONE
+from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.aws.observe.state import GONE
 
 from .concurrency_trials import SCALE_IN, TARGETS, all_trials, run_trial, summary
 from .test_crash_resume import NAME, SCENARIO, spec_dict
@@ -233,7 +233,7 @@ def test_the_services_own_progress_is_not_another_writer():
 
 
 def test_a_node_listed_twice_is_named_once():
-    from pulumi_hyperpod.observe import ClusterState
+    from pulumi_hyperpod.aws.observe import ClusterState
 
     sim = Simulator(seed=4)
     client = connect(backend="fake", simulator=sim)

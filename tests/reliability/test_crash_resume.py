@@ -23,8 +23,8 @@ from click.testing import CliRunner
 
 from pulumi_hyperpod import ClusterSpec, Policy, apply, connect, observe, plan
 from pulumi_hyperpod.cli import main
-from pulumi_hyperpod.fake import Simulator
-from pulumi_hyperpod.observe.state import GONE
+from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.aws.observe.state import GONE
 
 ROOT = Path(__file__).resolve().parents[2]
 MUTATING = ("CreateCluster", "UpdateCluster", "BatchDeleteClusterNodes", "BatchAddClusterNodes", "DeleteCluster")

@@ -105,8 +105,8 @@ def test_to_dict_is_plain_data():
 
 
 def test_the_running_clusters_spec_is_read_back_from_its_bundle(tmp_path):
-    from pulumi_hyperpod.client import connect
-    from pulumi_hyperpod.fake import Simulator
+    from pulumi_hyperpod.aws.client import connect
+    from pulumi_hyperpod.aws.fake import Simulator
     from pulumi_hyperpod.slurm.observed import read_bundle_spec, read_dir_spec
     from pulumi_hyperpod.slurm.render import render_hyperpod
     from pulumi_hyperpod.slurm.upload import upload_bundle
@@ -140,9 +140,9 @@ def test_cli_diff_against_the_running_clusters_bundle(tmp_path, monkeypatch):
 
 
 def test_the_plan_section_reads_the_running_spec_and_compares(tmp_path):
-    from pulumi_hyperpod.client import connect
-    from pulumi_hyperpod.fake import Simulator
-    from pulumi_hyperpod.observe import observe
+    from pulumi_hyperpod.aws.client import connect
+    from pulumi_hyperpod.aws.fake import Simulator
+    from pulumi_hyperpod.aws.observe import observe
     from pulumi_hyperpod.slurm.render import render_hyperpod
     from pulumi_hyperpod.slurm.section import slurm_section
     from pulumi_hyperpod.slurm.upload import upload_bundle
@@ -191,8 +191,8 @@ def test_cli_plan_with_a_slurm_spec_shows_each_key_and_refuses_what_needs_a_new_
 def _running_example_with_its_bundle(tmp_path, monkeypatch):
     """The example cluster running on a persistent simulator world, its bundle uploaded to the
     simulator's S3 under its LifeCycleConfig; returns the rendering."""
-    from pulumi_hyperpod.client import connect
-    from pulumi_hyperpod.fake import Simulator
+    from pulumi_hyperpod.aws.client import connect
+    from pulumi_hyperpod.aws.fake import Simulator
     from pulumi_hyperpod.slurm.render import render_hyperpod
     from pulumi_hyperpod.slurm.upload import upload_bundle
     from tests.slurm.helpers import example_cluster

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from pulumi_hyperpod.client import connect
-from pulumi_hyperpod.fake import Simulator
-from pulumi_hyperpod.observe import observe
+from pulumi_hyperpod.aws.client import connect
+from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.aws.observe import observe
 from pulumi_hyperpod.plan import plan
 from pulumi_hyperpod.slurm import SlurmSpec
 from pulumi_hyperpod.slurm.render import render_hyperpod
@@ -22,7 +22,7 @@ from pulumi_hyperpod.slurm.roles import (
     resolve_roles,
 )
 from pulumi_hyperpod.slurm.upload import upload_bundle
-from pulumi_hyperpod.spec import ClusterSpec
+from pulumi_hyperpod.aws.spec import ClusterSpec
 from tests.slurm.helpers import LEGACY_PARAMS, legacy_cluster
 
 URI = "s3://lifecycle-bucket/base-config/"

@@ -10,8 +10,8 @@ import shutil
 import pytest
 
 from pulumi_hyperpod.cli.list_commands import age_text, aws_rows
-from pulumi_hyperpod.client import connect
-from pulumi_hyperpod.fake import Simulator
+from pulumi_hyperpod.aws.client import connect
+from pulumi_hyperpod.aws.fake import Simulator
 from tests.fake.sim_helpers import eks_request, group, seed000_request
 from tests.support.cli import SPECS, hyperpod, use_fake_world
 

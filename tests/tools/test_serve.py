@@ -15,8 +15,8 @@ from click.testing import CliRunner
 from requests.structures import CaseInsensitiveDict
 
 from pulumi_hyperpod.cli import main
-from pulumi_hyperpod.client import connect
-from pulumi_hyperpod.fake import Simulator
+from pulumi_hyperpod.aws.client import connect
+from pulumi_hyperpod.aws.fake import Simulator
 from pulumi_hyperpod.gcp.client import GcpClient
 from pulumi_hyperpod.gcp.fake import GcpSimulator
 from pulumi_hyperpod.simserver import SimulatorServer, Worlds, aws_route

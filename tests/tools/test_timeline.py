@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pulumi_hyperpod.cli.timeline_commands import read_panels
-from pulumi_hyperpod.client import connect
-from pulumi_hyperpod.fake import Simulator
+from pulumi_hyperpod.aws.client import connect
+from pulumi_hyperpod.aws.fake import Simulator
 from pulumi_hyperpod.timeline import Panel, Point, panels_from_events, render_svg
 from pulumi_hyperpod.timeline.series import instance_phase
 from tests.fake.sim_helpers import seed000_request

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from pulumi_hyperpod.fake.simulator import Simulator
+from pulumi_hyperpod.aws.fake.simulator import Simulator
 from pulumi_hyperpod.workload.fake.hyperpod import SimulatedSlurm
 from tests.support.cli import SPECS, hyperpod, use_fake_world
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from pulumi_hyperpod import pipeline
-from pulumi_hyperpod.apply.drain import DrainTimedOut
+from pulumi_hyperpod.aws.apply.drain import DrainTimedOut
 from pulumi_hyperpod.plan import Policy, plan_text
 from pulumi_hyperpod.workload.fake.hyperpod import add_pdb, kube_state, run_pods, workload_source
 

@@ -8,7 +8,7 @@ import datetime as dt
 import pytest
 
 from pulumi_hyperpod import pipeline
-from pulumi_hyperpod.apply.drain import DrainTimedOut
+from pulumi_hyperpod.aws.apply.drain import DrainTimedOut
 from pulumi_hyperpod.plan import Policy, plan_text
 from pulumi_hyperpod.workload.fake.hyperpod import SimulatedSlurm, submit_job, workload_source
 

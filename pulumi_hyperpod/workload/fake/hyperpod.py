@@ -19,9 +19,9 @@ import json
 import shlex
 from typing import Any, Iterator, Mapping, Sequence
 
-from ...fake import ids
-from ...fake.clock import to_datetime
-from ...fake.model import RUNNING, Cluster
+from ...aws.fake import ids
+from ...aws.fake.clock import to_datetime
+from ...aws.fake.model import RUNNING, Cluster
 from ..match import CLUSTER_LABEL, HEALTH_LABEL, eks_node_name
 from ..source import WorkloadError
 from .kube import KubeState, KubeTransport, api_client

@@ -1,0 +1,164 @@
+"""The policy's guards, checked again on each call apply sends, whatever the Plan object says.
+
+The planner refuses what the policy forbids; but a Plan is data, and data can be edited (a saved plan
+resealed with a recomputed hash, a Plan built by hand, a program's bug). So the executor asks here,
+before the first call and again right before each mutating call on the cluster as just observed:
+
+- never a Controller node named for removal (the service chooses which controller goes, through
+  the count, and only when the policy allows it); never a Controller group deleted;
+- never a Login node or the Login group unless policy.allow_login_scale_in;
+- never a protected node: not named, not in a deleted group, not in a cluster being deleted, not
+  in a group whose count is lowered by more than the launches it still has pending (the service
+  would choose which node goes);
+- on a Slurm cluster, never a group emptied whose role nothing states (unknown is not safe);
+- no node named twice in one plan, no UpdateCluster/CreateCluster/DeleteCluster made twice;
+- a replacement only when policy.allow_replacement.
+
+A node's role is taken from every source there is — the live cluster's SlurmConfig.NodeType, the
+roles learnt from the lifecycle bundle, the plan's own group table — and the strictest wins, so an
+edited plan can add a guard but never take one away. Pure: the executor does the observing.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Mapping
+
+from ..observe import ClusterState
+from ...plan import Plan, Policy, Refusal
+
+RULE = "apply-guard"
+_ONCE = ("CreateCluster", "UpdateCluster", "DeleteCluster")  # the planner makes each at most once
+_STRICTNESS = {"Controller": 2, "Login": 1}
+
+
+def plan_refusals(plan: Plan, policy: Policy) -> list[Refusal]:
+    """What no state can make right: a node named twice, a step made twice, a replacement not allowed."""
+    refusals = []
+    named = Counter(node for step in plan.steps if step.operation == "BatchDeleteClusterNodes" for node in _named(step.request))
+    twice = sorted(node for node, times in named.items() if times > 1)
+    if twice:
+        refusals.append(Refusal(RULE, f"node(s) {_shown(twice)} are named for removal more than once; a plan names each node once"))
+    guarded = sorted(node for node in named if node in policy.protected_node_ids)
+    if guarded:  # refused, not quietly swapped for another node: the plan said these go
+        refusals.append(Refusal(RULE, f"protected node(s) {_shown(guarded)} are named for removal; a protected node is never removed"))
+    made = Counter(step.operation for step in plan.steps if step.operation in _ONCE)
+    for operation, times in sorted(made.items()):
+        if times > 1:
+            refusals.append(Refusal(RULE, f"{operation} is made twice ({times} times); a plan makes it once at most"))
+    if plan.action == "replace" and not policy.allow_replacement:
+        refusals.append(Refusal(RULE, f"replacing cluster {plan.cluster_name} deletes all its nodes; set policy.allow_replacement to allow it"))
+    return refusals
+
+
+def step_refusals(operation: str, request: Mapping[str, Any], state: ClusterState | None, policy: Policy, *,
+                  roles: Mapping[str, str] | None = None, plan: Plan | None = None,
+                  targets: Mapping[str, int] | None = None) -> list[Refusal]:
+    """Why this call may not be sent to the cluster as `state` shows it; [] when it may. `targets`:
+    the TargetCounts the cluster has before this call (what a lowered InstanceCount is measured from)."""
+    if state is None:
+        return []
+    guard = _Guard(state, policy, dict(roles or {}), plan)
+    if operation == "BatchDeleteClusterNodes":
+        return guard.removal(_named(request))
+    if operation == "UpdateCluster":
+        return guard.update(request, dict(targets or {}))
+    if operation == "DeleteCluster":
+        protected = guard.protected(state.nodes)
+        return [Refusal(RULE, f"deleting cluster {state.name} would remove protected node(s) {_shown(protected)}")] if protected else []
+    return []
+
+
+class _Guard:
+    def __init__(self, state: ClusterState, policy: Policy, roles: dict[str, str], plan: Plan | None):
+        self.state, self.policy, self.roles = state, policy, roles
+        self.planned = {g.group: g.node_type for g in (plan.groups if plan is not None else ()) if g.node_type}
+
+    def role(self, group: str) -> str | None:
+        have = self.state.group(group)
+        said = [have.node_type if have is not None else None, self.roles.get(group), self.planned.get(group)]
+        known = [role for role in said if role]
+        return max(known, key=lambda role: _STRICTNESS.get(role, 0)) if known else None
+
+    def protected(self, nodes) -> list[str]:
+        guarded = self.policy.protected_node_ids
+        return sorted(n.key for n in nodes if n.key and (n.instance_id in guarded or (n.logical_id or "") in guarded))
+
+    def removal(self, named: list[str]) -> list[Refusal]:
+        refusals = []
+        for node_id in named:
+            node = self.state.node(node_id)
+            group = node.group if node is not None else None
+            role = self.role(group) if group is not None else None
+            if node_id in self.policy.protected_node_ids or (node is not None and self.protected([node])):
+                refusals.append(Refusal(RULE, f"{node_id} is a protected node; a protected node is never removed", group))
+            elif role == "Controller":
+                refusals.append(Refusal(RULE, f"{node_id} is a Slurm Controller node ({group}); controller nodes are never named "
+                                              "for removal", group))
+            elif role == "Login" and not self.policy.allow_login_scale_in:
+                refusals.append(Refusal(RULE, f"{node_id} is a Login node ({group}); set policy.allow_login_scale_in to allow "
+                                              "removing it", group))
+        return refusals + self.emptied(named)
+
+    def emptied(self, named: list[str]) -> list[Refusal]:
+        """On a Slurm cluster, every node of a group whose role nothing states: it could be the controller."""
+        if self.state.orchestrator_kind != "Slurm":
+            return []
+        groups = {node.group for node in map(self.state.node, named) if node is not None}
+        refusals = []
+        for group in sorted(groups - {g for g in groups if self.role(g)}):
+            live = {n.key for n in self.state.nodes_of(group) if n.status not in ("ShuttingDown", "DetachInProgress")}
+            if live and live <= set(named):
+                refusals.append(Refusal(RULE, f"removing every node of {group}, whose Slurm role is not known: it could be the "
+                                              "controller or the login nodes", group))
+        return refusals
+
+    def update(self, request: Mapping[str, Any], targets: dict[str, int]) -> list[Refusal]:
+        refusals = [refusal for name in request.get("InstanceGroupsToDelete") or () for refusal in self.group_deletion(name)]
+        for entry in request.get("InstanceGroups") or ():
+            name = entry.get("InstanceGroupName")
+            before = targets.get(name)
+            if before is None or entry.get("InstanceCount") is None or entry["InstanceCount"] >= before:
+                continue
+            refusals += self.lowered(name, before, entry["InstanceCount"])
+        return refusals
+
+    def group_deletion(self, name: str) -> list[Refusal]:
+        role, have = self.role(name), self.state.group(name)
+        if have is None or have.status == "Deleting":
+            return []
+        if role == "Controller":
+            return [Refusal(RULE, f"deleting group {name}: it is the Slurm Controller group", name)]
+        if role == "Login" and have.target_count and not self.policy.allow_login_scale_in:
+            return [Refusal(RULE, f"deleting group {name} removes the Login nodes; set policy.allow_login_scale_in to allow it", name)]
+        if role is None and self.state.orchestrator_kind == "Slurm":
+            return [Refusal(RULE, f"deleting group {name}: its Slurm role is not known, it could be the controller or the login nodes", name)]
+        protected = self.protected(self.state.nodes_of(name))
+        if protected:
+            return [Refusal(RULE, f"deleting group {name} would remove protected node(s) {_shown(protected)}", name)]
+        return []
+
+    def lowered(self, name: str, before: int, after: int) -> list[Refusal]:
+        role = self.role(name)
+        if role == "Controller" and not self.policy.allow_controller_scale_in:
+            return [Refusal(RULE, f"{name}: lowering the Controller count {before} → {after}; set policy.allow_controller_scale_in "
+                                  "to allow it", name)]
+        if role == "Login" and not self.policy.allow_login_scale_in:
+            return [Refusal(RULE, f"{name}: lowering the Login count {before} → {after}; set policy.allow_login_scale_in to allow it", name)]
+        if after == 0 and role is None and self.state.orchestrator_kind == "Slurm":
+            return [Refusal(RULE, f"{name}: scaling to 0 a group whose Slurm role is not known", name)]
+        nodes = [n for n in self.state.nodes_of(name) if n.status not in ("ShuttingDown", "DetachInProgress")]
+        pending = max(before - len(nodes), 0)  # launches with no node yet: lowering those names no node
+        protected = self.protected(nodes)
+        if protected and before - after > pending:
+            return [Refusal(RULE, f"{name}: lowering the count {before} → {after} lets the service choose which nodes go, and the "
+                                  f"group has protected node(s) {_shown(protected)}", name)]
+        return []
+
+
+def _named(request: Mapping[str, Any]) -> list[str]:
+    return [str(node) for node in list(request.get("NodeIds") or []) + list(request.get("NodeLogicalIds") or [])]
+
+
+def _shown(ids: list[str], most: int = 5) -> str:
+    return ", ".join(ids[:most]) + (f" and {len(ids) - most} more" if len(ids) > most else "")

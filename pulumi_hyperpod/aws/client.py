@@ -1,0 +1,89 @@
+"""The one way to get a client: always a real botocore `sagemaker` client (the one boto3 hands out).
+
+The backend only decides what answers it: AWS, or the simulator attached at botocore's HTTP layer
+(`before-send`), so serialization, pagination, error parsing and retries are the same code in tests
+as in production.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from botocore.config import Config
+
+    from .fake import Simulator
+
+BACKENDS = ("aws", "fake")
+DEFAULT_REGION = "us-west-2"
+
+
+def client_config(retry_mode: str = "standard", max_attempts: int | None = None) -> "Config":
+    """botocore's own retry modes (standard or adaptive) instead of hand-written retry loops."""
+    from botocore.config import Config  # boto3/botocore load only when a client is made
+
+    from .. import envvars
+
+    attempts = max_attempts or int(envvars.number("HYPERPOD_MAX_ATTEMPTS", 8, integer=True, minimum=1))
+    return Config(retries={"mode": retry_mode, "max_attempts": attempts}, user_agent_extra="pulumi-hyperpod")
+
+
+def default_poll_seconds(backend: str) -> float:
+    """How often a wait polls: the waiter model's delay on AWS. A persistent simulator world runs at its
+    scenario's speed while a client polls it (0.2 s of polling is two virtual minutes at 600x), so short
+    polls keep a simulated wait short in real time."""
+    from .. import envvars
+
+    return envvars.number("HYPERPOD_POLL_SECONDS", 0.2 if backend == "fake" else 30.0)  # 0: no pause between polls
+
+
+def poll_seconds_for(client: Any) -> float | None:
+    """How often a wait on `client` polls when the caller does not say: the simulator's short poll for a
+    client `connect(backend="fake")` made (its persistent world runs at speed only while polled), else
+    None: the waiter model's delay, as on AWS."""
+    return default_poll_seconds("fake") if getattr(client.meta, "hyperpod_simulated", False) else None
+
+
+def connect(
+    backend: str = "aws",
+    region: str | None = None,
+    profile: str | None = None,
+    *,
+    simulator: "Simulator | None" = None,
+    retry_mode: str = "standard",
+    max_attempts: int | None = None,
+    service: str = "sagemaker",
+    endpoint_url: str | None = None,
+) -> Any:
+    """A client for `service` ("sagemaker", or "service-quotas" for preflight checks): botocore's
+    client class, the object `boto3.client(service)` returns, made without importing boto3.
+
+    backend="aws": credentials come from the usual boto3/botocore chain (environment, profile, role).
+    backend="fake": the simulator answers; `simulator` is an in-process world, else the persistent
+    world at $HYPERPOD_FAKE_STATE (default `.hyperpod/fake.sqlite` in the working directory).
+    `endpoint_url` (backend="aws"): where the calls go instead of AWS, e.g. `hyperpod fake serve`.
+    """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
+    if endpoint_url and backend == "fake":
+        raise ValueError("--endpoint-url sends the calls over HTTP (--backend aws); --backend fake answers them in "
+                         "this process: give one or the other")
+    config = client_config(retry_mode, max_attempts)
+    if backend == "fake":
+        from .fake import Simulator
+
+        world = simulator if simulator is not None else Simulator.open_default()
+        client = world.client(service=service, region=region or DEFAULT_REGION, config=config)
+        # a persistent world runs at speed only while polled: waits on it poll fast (poll_seconds_for);
+        # an in-memory world's clock moves only when told (tests pass sleep=sim.advance)
+        client.meta.hyperpod_simulated = world.path is not None
+        return client
+    from .sessions import new_botocore_session
+
+    session = new_botocore_session()
+    if profile:
+        session.set_config_variable("profile", profile)
+    # botocore's create_client is what boto3's Session.client calls; boto3 adds nothing to these
+    # services' clients, and importing it (with s3transfer) costs every process 0.15 s
+    return session.create_client(service, region_name=region, config=config, endpoint_url=endpoint_url or None)
+

@@ -1,0 +1,27 @@
+"""Reading the cluster as it is (observe).
+
+Names load on first use (PEP 562): `ClusterState` alone does not pull in the reader and the
+service model.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..._lazy import callable_package, lazy_exports
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .reader import is_not_found, list_nodes, observe
+    from .snapshot import load_snapshot
+    from .state import ClusterState, GroupState, NodeState
+
+_EXPORTS = {
+    **dict.fromkeys(["is_not_found", "list_nodes", "observe"], ".reader"),
+    "load_snapshot": ".snapshot",
+    **dict.fromkeys(["ClusterState", "GroupState", "NodeState"], ".state"),
+}
+
+__all__ = ["ClusterState", "GroupState", "NodeState", "is_not_found", "list_nodes", "load_snapshot", "observe"]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+callable_package(__name__, "observe")  # `pulumi_hyperpod.aws.observe(...)` is `observe.observe(...)`

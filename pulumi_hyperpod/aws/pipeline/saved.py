@@ -1,0 +1,215 @@
+"""Saved HyperPod plans: `hyperpod plan --out PLAN.json`, applied later by `hyperpod apply --plan PLAN.json`.
+
+The file is core/planfile.py's (format `hyperpod-plan/3`, the same envelope for every cloud: size,
+reader, format, integrity, tool version, cloud); what AWS saves in it:
+
+    {"format": "hyperpod-plan/3", "tool_version": "...", "cloud": "aws", "cluster_name": "...",
+     "target": {"cloud": "aws", "backend": "aws" | "fake", "region": "...", "account": "..." | null},
+     "spec": {...CreateCluster form...} | null, "policy": {...}, "roles": {...},
+     "observed": {...a `hyperpod snapshot` of the cluster...} | null,
+     "observed_fingerprint": "..." | null,
+     "observed_tags": [[key, value], ...] | null (ListTags, when the spec manages tags),
+     "workload": {...the workload view the victims were ranked with...} | null,
+     "plan": {...the plan, as `plan --json` prints it...}, "integrity": "sha256:..."}
+
+`integrity` is the SHA-256 of everything else (canonical JSON): a file edited after it was saved is
+refused. It detects edits, it does not authenticate: anyone who can write the file can recompute
+it. So the file is not trusted for what it says the plan does: a saved plan is its inputs. `load`
+makes the plan again from the spec, policy, roles, observed cluster (and tags, workload) the file saved (`plan()` is
+pure) and accepts the file only when the plan it holds is that plan, step for step (action,
+requests, victims, groups, basis); one the inputs make refused is returned refused. What is
+applied is what those inputs make — and apply checks the policy's guards again on every call
+(apply/guards.py). `target` names where the plan was made; `load(..., target=)` refuses it
+anywhere else (another region, account or backend), before any call. A file of another format, or
+made by another version of the tool (whose planner may decide differently), is refused too: make
+the plan again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+from pathlib import Path
+from typing import Any, Mapping
+
+from ...core import planfile
+from ...core.planfile import SavedPlanError
+from ...plan import Plan, Policy
+from ...plan.integrity import step_problems
+
+__all__ = ["SavedPlanError", "document", "load", "plan_difference", "plan_target", "save"]
+
+
+def document(prepared: Any, target: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The saved form of a Prepared plan; `target`: where it was made (see `plan_target`)."""
+    the_plan: Plan = prepared.plan
+    observed = prepared.observed
+    body: dict[str, Any] = {
+        "cluster_name": the_plan.cluster_name,
+        "target": plan_target(the_plan, **dict(target or {})),
+        "spec": prepared.desired.to_api("CreateCluster") if prepared.desired is not None else None,
+        "policy": json.loads(prepared.policy.model_dump_json()),
+        "roles": dict(prepared.roles or {}),
+        "observed": observed.to_snapshot() if observed is not None else None,
+        "observed_fingerprint": the_plan.observed_fingerprint,
+        # ListTags' answer and the workload view are inputs of the plan too (AddTags/DeleteTags steps,
+        # victims ranked by what runs on them, DrainNodes): apply makes the plan again from them
+        "observed_tags": [list(pair) for pair in observed.tags] if observed is not None and observed.tags is not None else None,
+        "workload": prepared.workload.to_dict() if getattr(prepared, "workload", None) is not None else None,
+        "plan": json.loads(the_plan.to_json()),
+    }
+    return planfile.seal("aws", body)
+
+
+def plan_target(the_plan: Plan, *, backend: str | None = None, region: str | None = None,
+                account: str | None = None, cloud: str = "aws") -> dict[str, Any]:
+    """Where a plan is for: its cloud, backend, region and account. The observed cluster's ARN says
+    the region and account when there is one; `region` (the client's) otherwise."""
+    arn = the_plan.basis.identity if the_plan.basis is not None else ""
+    parts = arn.split(":")
+    if len(parts) > 4 and parts[3]:
+        region = parts[3]
+        account = parts[4] or account
+    return {"cloud": cloud, "backend": backend, "region": region, "account": account}
+
+
+def save(prepared: Any, path: str | Path, *, target: Mapping[str, Any] | None = None, inputs: Any = ()) -> None:
+    """Written whole or not at all: a failed save leaves the file that was there. `target`: the
+    backend and region the plan was made with (`plan_target`'s keywords)."""
+    planfile.write(path, document(prepared, target), inputs=inputs)
+
+
+def load(path: str | Path, *, target: Mapping[str, Any] | None = None) -> Any:
+    """The Prepared plan in `path`, or SavedPlanError naming the file and what is wrong. `target`:
+    where it is to be applied (cloud, backend, region; None values are not compared)."""
+    from ..spec import ClusterSpec, SpecError
+    from . import Prepared
+
+    where = str(path)
+    data = planfile.read(path, cloud="aws")  # the envelope: size, reader, format, integrity, version, cloud
+    from pydantic import ValidationError
+
+    try:
+        the_plan = Plan.from_dict(data["plan"])
+        try:
+            policy = Policy.model_validate(data.get("policy") or {})
+        except ValidationError as error:
+            first = error.errors()[0]
+            where_in = ".".join(str(part) for part in first["loc"])
+            raise ValueError(f"policy.{where_in}: {first['msg']}") from None
+        desired = ClusterSpec.from_dict(data["spec"], source=where) if data.get("spec") is not None else None
+    except SpecError:
+        raise
+    except (AttributeError, KeyError, TypeError, ValueError) as error:
+        raise SavedPlanError(f"{where}: not a valid saved plan ({type(error).__name__}: {error})") from None
+    if the_plan.observed_fingerprint != data.get("observed_fingerprint"):
+        raise SavedPlanError(f"{where}: the plan's observed state does not match its fingerprint; make the plan again")
+    names = {data.get("cluster_name"), the_plan.cluster_name} | ({desired.name} if desired is not None else set())
+    if len(names) != 1:
+        raise SavedPlanError(f"{where}: names more than one cluster ({', '.join(sorted(map(str, names)))}); make the plan again")
+    problems = step_problems(the_plan, desired.to_api("CreateCluster") if desired is not None else None)
+    if problems:
+        raise SavedPlanError(f"{where}: not a plan this tool made ({problems[0]}); make the plan again")
+    _check_target(where, data.get("target"), target)
+    roles = _roles(where, data.get("roles"))
+    observed = _with_tags(where, _observed(where, data.get("observed"), the_plan), data.get("observed_tags"))
+    view = _workload(where, data.get("workload"))
+    again = _made_again(desired, observed, policy, roles, data.get("target"), view)
+    if again.refused and not the_plan.refused:
+        # what the saved inputs make now is refused (a guard the file's plan does not show): refused
+        return Prepared(dataclasses.replace(again, preflight=the_plan.preflight), desired, observed, policy, roles, view)
+    if not the_plan.refused:
+        difference = plan_difference(the_plan, again)
+        if difference:
+            raise SavedPlanError(f"{where}: not the plan its spec, policy, roles and observed cluster make ({difference}); "
+                                 "make the plan again")
+    return Prepared(the_plan, desired, observed, policy, roles, view)
+
+
+def _with_tags(where: str, observed: Any, tags: Any) -> Any:
+    """The saved observation with the tags ListTags reported when the plan was made (None: not read)."""
+    if tags is None or observed is None:
+        return observed
+    if not isinstance(tags, list) or not all(isinstance(pair, list) and len(pair) == 2 and all(isinstance(part, str) for part in pair)
+                                             for pair in tags):
+        raise SavedPlanError(f"{where}: not a valid saved plan (observed_tags: a list of [key, value] strings)")
+    return dataclasses.replace(observed, tags=tuple((key, value) for key, value in tags))
+
+
+def _workload(where: str, data: Any) -> Any:
+    """The workload view the plan was ranked with, or None."""
+    if data is None:
+        return None
+    from ...workload.model import WorkloadView
+
+    try:
+        return WorkloadView.from_dict(data)
+    except (AttributeError, KeyError, TypeError, ValueError) as error:
+        raise SavedPlanError(f"{where}: not a valid saved plan (workload: {type(error).__name__}: {error})") from None
+
+
+def _check_target(where: str, saved: Any, wanted: Mapping[str, Any] | None) -> None:
+    if not isinstance(saved, Mapping):
+        raise SavedPlanError(f"{where}: not a valid saved plan (no target: the cloud, region and backend it is for)")
+    for key in ("cloud", "backend", "region", "account"):
+        here = (wanted or {}).get(key)
+        if here is not None and saved.get(key) is not None and saved.get(key) != here:
+            raise SavedPlanError(f"{where}: the plan was made for {key} {saved.get(key)}, this is {key} {here}; "
+                                 f"apply it with the {key} it was made for, or make the plan again here")
+
+
+def _roles(where: str, roles: Any) -> dict[str, str]:
+    if roles is None:
+        return {}
+    if not isinstance(roles, Mapping) or not all(isinstance(k, str) and v in ("Controller", "Login", "Compute")
+                                                 for k, v in roles.items()):
+        raise SavedPlanError(f"{where}: not a valid saved plan (roles: group name to Controller, Login or Compute)")
+    return dict(roles)
+
+
+def _observed(where: str, snapshot: Any, the_plan: Plan) -> Any:
+    """The saved observation, checked like any snapshot; its basis must be the plan's."""
+    from ..observe import ClusterState
+    from ...plan.basis import Basis
+    from ..spec import InputError
+
+    if snapshot is None:
+        if the_plan.basis is not None:
+            raise SavedPlanError(f"{where}: not a valid saved plan (a plan made from a cluster, without the cluster it saw)")
+        return None
+    try:
+        state = ClusterState.from_snapshot(snapshot, source=f"{where}: observed", cluster_name=the_plan.cluster_name)
+    except InputError as error:
+        raise SavedPlanError(" ".join(error.lines())) from None
+    if the_plan.basis is None or Basis.of(state) != the_plan.basis:
+        raise SavedPlanError(f"{where}: the observed cluster it saved is not the one its plan was made from; make the plan again")
+    return state
+
+
+def _made_again(desired: Any, observed: Any, policy: Policy, roles: Mapping[str, str], target: Any,
+                workload: Any = None) -> Plan:
+    from ...plan import plan as make
+    from . import make_plan
+
+    if desired is None:
+        return make(None, observed, policy)
+    region = target.get("region") if isinstance(target, Mapping) else None
+    return make_plan(desired, observed, policy, roles=roles, region=region, workload=workload)
+
+
+def plan_difference(saved: Plan, again: Plan) -> str | None:
+    """The first way `saved` is not `again` in what apply acts on, in words; None when it is."""
+    if saved.action != again.action:
+        return f"its action is {saved.action}, they make {again.action}"
+    for number, (mine, theirs) in enumerate(itertools.zip_longest(saved.steps, again.steps), 1):
+        if mine != theirs:
+            what = mine.operation if mine is not None else "none"
+            return f"step {number} ({what}) is not the step they make ({theirs.operation if theirs is not None else 'none'})"
+    if saved.groups != again.groups:
+        return "its group changes are not theirs"
+    if saved.replacements != again.replacements:
+        return "its replacement reasons are not theirs"
+    if saved.basis != again.basis:
+        return "its basis is not the observed cluster"
+    return None

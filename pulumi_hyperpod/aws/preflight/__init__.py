@@ -1,0 +1,73 @@
+"""Preflight: what can be known before a plan is applied, read from the account (the I/O stage
+between the pure `plan()` and `apply()`).
+
+- `quotas`: the plan against the account's Service Quotas for HyperPod (refused when over one,
+  warned when near one, noted when they cannot be read);
+- `consistency`: a scale-out whose new nodes would be built differently from the group's
+  existing ones (a lifecycle-script change, seed 004);
+- `section`: `plan.preflight` — the checks, the warnings and the verdict, as typed data.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from ..cost.estimate import region_of
+from ...plan.model import Plan
+from ...plan.policy import Policy
+from ...plan.sections import PreflightSection, QuotaSection
+from .consistency import SAMPLE, check_consistency
+from .quotas import RULE, check_quotas
+from ...core.preflight import section
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..observe import ClusterState
+    from ..spec import ClusterSpec
+
+__all__ = ["RULE", "SAMPLE", "preflight", "skipped"]
+
+
+def preflight(
+    plan: Plan,
+    desired: "ClusterSpec | None",
+    observed: "ClusterState | None",
+    *,
+    sagemaker: Any,
+    quotas: Any = None,
+    policy: Policy | None = None,
+    sample: int = SAMPLE,
+) -> Plan:
+    """The plan with its preflight section and any quota refusal added. `quotas` is a boto3
+    `service-quotas` client, or a function returning one, called only when the plan adds instances
+    (None: quotas are reported as not readable)."""
+    policy = policy or Policy()
+    refusals, warnings, findings = [], [], []
+    if desired is None or not _adds_instances(plan):
+        quota_part = QuotaSection(status="not-needed")
+    else:
+        region = region_of(observed, getattr(getattr(sagemaker, "meta", None), "region_name", None))
+        if callable(quotas):  # a factory: no client (nor its service model) for a plan that adds nothing
+            quotas = quotas()
+        quota_part, refusals, warnings = check_quotas(plan, desired, observed, sagemaker, quotas, policy, region)
+        if quota_part.status == "unreadable":
+            warnings.append(f"service quotas not checked: they could not be read ({quota_part.error}); "
+                            "check them in the Service Quotas console before applying")
+        if observed is not None:
+            findings = check_consistency(plan, desired, observed, sagemaker, sample)
+            warnings += [finding.message for finding in findings]
+    checked = plan.refuse(*refusals)
+    return _with_section(checked, section(checked, quota_part, findings, warnings))
+
+
+def skipped(plan: Plan, reason: str) -> Plan:
+    """The plan with a preflight section that says why nothing was read (offline, or asked not to)."""
+    return _with_section(plan, section(plan, None, [], [], skipped=reason))
+
+
+def _adds_instances(plan: Plan) -> bool:
+    return plan.action == "create" or any((g.target_after or 0) > (g.target_before or 0) for g in plan.groups)
+
+
+def _with_section(plan: Plan, data: PreflightSection) -> Plan:
+    return dataclasses.replace(plan, preflight=data)

@@ -1,0 +1,107 @@
+"""botocore's `sagemaker` service model as the contract.
+
+Limits, enums and patterns are read from the model, never copied into our code (docs/DESIGN.md,
+behaviour from data). botocore itself only checks types and required members client-side; the
+service checks the rest. `violations()` is that server-side check, shared by the spec (before any
+call is made) and the simulator (which answers ValidationException like the real service); it is
+built on botocore's ParamValidator in `servicerules`.
+
+Importing this module loads neither botocore nor the model (a Pulumi program imports it to declare
+a cluster): the session and the model load with the first lookup, once per process.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from ..core.errors import Violation  # the neutral (path, rule) pair; the model checks produce them
+
+SERVICE = "sagemaker"
+
+
+@lru_cache(maxsize=1)
+def botocore_session():
+    """The process's botocore session; clients share its loader, so each model file is read once."""
+    import botocore.session  # loaded with the first model lookup: importing this module costs nothing
+
+    from .modelcache import caching_loader
+
+    session = botocore.session.get_session()
+    # botocore's loader for the session's data path, with parsed models kept between processes
+    session.register_component("data_loader", caching_loader(session.get_config_variable("data_path")))
+    return session
+
+
+@lru_cache(maxsize=1)
+def service_model():
+    return botocore_session().get_service_model(SERVICE)
+
+
+def input_shape(operation: str):
+    return service_model().operation_model(operation).input_shape
+
+
+def output_shape(operation: str):
+    return service_model().operation_model(operation).output_shape
+
+
+def shape(name: str):
+    return service_model().shape_for(name)
+
+
+def member_shape(structure: str, *path: str):
+    """The shape at `structure.member.member…` (lists step into their member)."""
+    current = shape(structure)
+    for name in path:
+        if current.type_name == "list":
+            current = current.member
+        current = current.members[name]
+    return current
+
+
+def limit(structure: str, *path: str, key: str = "max") -> int:
+    """A numeric limit of the model, e.g. limit("BatchAddClusterNodesRequest", "NodesToAdd")."""
+    return member_shape(structure, *path).metadata[key]
+
+
+# Limits the API reference states in words, which the model's numbers alone do not carry:
+# - BatchAddClusterNodes.NodesToAdd: "up to 5 instance groups in a single request, with a maximum of
+#   50 nodes total across all instance groups";
+# - BatchDeleteClusterNodes.NodeIds: "If you need to delete more than 99 instances, contact Support";
+# - BatchDeleteClusterNodes.NodeLogicalIds: "up to 50 NodeLogicalIds … NodeLogicalIds, InstanceIds,
+#   or both, with a combined maximum of 50 identifiers".
+_DOCUMENTED = {"add_total": 50, "delete_ids": 99, "delete_logical_ids": 50, "delete_combined": 50}
+
+
+def api_limits() -> dict[str, int]:
+    """Per-call limits: the service model's numbers (docs/DESIGN.md: behaviour from data), tightened by
+    what its documentation states in words; a botocore upgrade that lowers a number still wins."""
+    model = {
+        "add_increment": limit("AddClusterNodeSpecification", "IncrementTargetCountBy"),
+        "add_entries": limit("BatchAddClusterNodesRequest", "NodesToAdd"),
+        "add_total": limit("AddClusterNodeSpecification", "IncrementTargetCountBy"),
+        "delete_ids": limit("BatchDeleteClusterNodesRequest", "NodeIds"),
+        "delete_logical_ids": limit("BatchDeleteClusterNodesRequest", "NodeLogicalIds"),
+        "delete_combined": limit("BatchDeleteClusterNodesRequest", "NodeLogicalIds"),
+    }
+    return {key: min(value, _DOCUMENTED.get(key, value)) for key, value in model.items()}
+
+
+def enum(structure: str, *path: str) -> list[str]:
+    return list(member_shape(structure, *path).enum)
+
+
+def violations(shape_or_operation, params: Any, path: str = "", *, check_required: bool = True,
+               allow_unknown: bool = False) -> list[Violation]:
+    """Every way `params` breaks the model's rules for the shape (or an operation's input): see
+    `servicerules.violations`."""
+    from .servicerules import violations as check
+
+    return check(shape_or_operation, params, path, check_required=check_required, allow_unknown=allow_unknown)
+
+
+def fold(key: str) -> str:
+    """A key with case, `_` and `-` ignored: `instance_groups`, `InstanceGroups`, `instance-groups`
+    all name the member InstanceGroups."""
+    return key.replace("_", "").replace("-", "").lower()

@@ -1,0 +1,27 @@
+"""The desired cluster (spec): models, loading, validation.
+
+Names load on first use (PEP 562): the errors or the document reader alone do not pull in the
+models and the service model.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..._lazy import lazy_exports
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...core.documents import MAX_BYTES, parse_document, read_document
+    from ...core.errors import InputError, PolicyError, SnapshotError, SpecError
+    from .models import BUILD_FIELDS, ClusterSpec, InstanceGroupSpec
+
+_EXPORTS = {
+    **dict.fromkeys(["MAX_BYTES", "parse_document", "read_document"], "...core.documents"),
+    **dict.fromkeys(["InputError", "PolicyError", "SnapshotError", "SpecError"], "...core.errors"),
+    **dict.fromkeys(["BUILD_FIELDS", "ClusterSpec", "InstanceGroupSpec"], ".models"),
+}
+
+__all__ = ["BUILD_FIELDS", "MAX_BYTES", "ClusterSpec", "InputError", "InstanceGroupSpec", "PolicyError", "SnapshotError",
+           "SpecError", "parse_document", "read_document"]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
