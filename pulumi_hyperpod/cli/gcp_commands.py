@@ -287,7 +287,9 @@ def _confirm(yes: bool, question: str) -> None:
 
 
 def _apply(client, the_plan, wait: bool, timeout: float, quiet: bool):
-    from ..gcp.apply import apply
+    """Apply through the cloud (core/cloud.execute) under the one contract (core/contract.py)."""
+    from ..core import cloud
+    from ..core.contract import ApplyOptions
 
     last: list[str] = []
 
@@ -296,9 +298,8 @@ def _apply(client, the_plan, wait: bool, timeout: float, quiet: bool):
             _err().print(f"• {message}", highlight=False, markup=False)
         last.append(message)
 
-    from ..core.contract import ApplyOptions
-
-    return apply(client, the_plan, ApplyOptions(wait="InService" if wait else "none", timeout=timeout, progress=progress))
+    options = ApplyOptions(wait="InService" if wait else "none", timeout=timeout, progress=progress)
+    return cloud.execute(cloud.get("gcp"), client, the_plan, options)
 
 
 def _status_table(state):

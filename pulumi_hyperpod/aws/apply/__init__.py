@@ -11,17 +11,19 @@ from typing import TYPE_CHECKING
 from ..._lazy import callable_package, lazy_exports
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .executor import ApplyError, ApplyResult, ConcurrentChange, PlanRefused, PlanStale, apply, client_token
+    from .executor import ApplyError, ApplyOptions, ApplyResult, ConcurrentChange, PlanRefused, PlanStale, apply, client_token
     from .progress import Progress
     from .waiters import WAIT_POLICIES, WaitFailed, WaitTimedOut, wait
 
 _EXPORTS = {
-    **dict.fromkeys(["ApplyError", "ApplyResult", "ConcurrentChange", "PlanRefused", "PlanStale", "apply", "client_token"], ".executor"),
+    # the contract's types (core/contract.py), named here too
+    **dict.fromkeys(["ApplyError", "ApplyOptions", "ApplyResult", "ConcurrentChange", "PlanRefused", "PlanStale", "apply",
+                     "client_token"], ".executor"),
     "Progress": ".progress",
     **dict.fromkeys(["WAIT_POLICIES", "WaitFailed", "WaitTimedOut", "wait"], ".waiters"),
 }
 
-__all__ = ["ApplyError", "ApplyResult", "ConcurrentChange", "PlanRefused", "PlanStale", "Progress", "WAIT_POLICIES", "WaitFailed", "WaitTimedOut", "apply", "client_token", "wait"]
+__all__ = ["ApplyError", "ApplyOptions", "ApplyResult", "ConcurrentChange", "PlanRefused", "PlanStale", "Progress", "WAIT_POLICIES", "WaitFailed", "WaitTimedOut", "apply", "client_token", "wait"]
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 callable_package(__name__, "apply")  # `pulumi_hyperpod.aws.apply(...)` is `apply.apply(...)`
