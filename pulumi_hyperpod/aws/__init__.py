@@ -1,5 +1,6 @@
-"""Amazon SageMaker HyperPod as a `Cloud` (core/cloud.py): `aws.cloud.AWS`.
-
-Its parts still live in their stage folders (spec/, observe/, plan/planner.py, cost/, preflight/,
-apply/, fake/); this package is the one object that puts them behind the interface.
+"""Amazon SageMaker HyperPod as a `Cloud` (core/cloud.py): `aws.cloud.AWS`, and its stages —
+`spec/`, `observe/`, `cost/`, `preflight/`, `apply/` composed by `pipeline/`, the client
+(`client.py`) and botocore's service model (`servicemodel.py`, `servicerules.py`) — with its
+simulator behind botocore (`fake/`). The planner rules are in `plan/planner.py` beside the neutral
+Plan model (docs/DESIGN.md, "A cloud").
 """
