@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -183,31 +184,31 @@ func ProgramDependencies(deps []plugin.DependencyInfo, err error) (*pulumirpc.Ge
 	return &pulumirpc.GetProgramDependenciesResponse{Dependencies: out}, nil
 }
 
-// StreamWriter sends what a child process writes to the engine as InstallDependencies output.
-type StreamWriter struct {
-	Mu     *sync.Mutex
-	Send   func(*pulumirpc.InstallDependenciesResponse) error
-	Stderr bool
+// messageWriter sends each chunk a child process writes to the engine as it comes, as one message
+// made by wrap; writers sharing mu never send at once (a gRPC stream must not be sent on
+// concurrently).
+type messageWriter[M any] struct {
+	mu   *sync.Mutex
+	send func(M) error
+	wrap func([]byte) M
 }
 
-func (w StreamWriter) Write(p []byte) (int, error) {
-	w.Mu.Lock()
-	defer w.Mu.Unlock()
-	b := append([]byte(nil), p...)
-	resp := &pulumirpc.InstallDependenciesResponse{Stdout: b}
-	if w.Stderr {
-		resp = &pulumirpc.InstallDependenciesResponse{Stderr: b}
-	}
-	if err := w.Send(resp); err != nil {
+func (w messageWriter[M]) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.send(w.wrap(append([]byte(nil), p...))); err != nil {
 		return 0, err
 	}
 	return len(p), nil
 }
 
 // Streams are a stdout/stderr pair for InstallDependencies.
-func Streams(server pulumirpc.LanguageRuntime_InstallDependenciesServer) (StreamWriter, StreamWriter) {
+func Streams(server pulumirpc.LanguageRuntime_InstallDependenciesServer) (stdout, stderr io.Writer) {
+	type msg = *pulumirpc.InstallDependenciesResponse
 	mu := &sync.Mutex{}
-	return StreamWriter{Mu: mu, Send: server.Send}, StreamWriter{Mu: mu, Send: server.Send, Stderr: true}
+	stdout = messageWriter[msg]{mu, server.Send, func(b []byte) msg { return &pulumirpc.InstallDependenciesResponse{Stdout: b} }}
+	stderr = messageWriter[msg]{mu, server.Send, func(b []byte) msg { return &pulumirpc.InstallDependenciesResponse{Stderr: b} }}
+	return stdout, stderr
 }
 
 // PackageFromPluginJSON is the resource plugin a package's pulumi-plugin.json (or package.json
@@ -245,33 +246,17 @@ func PluginsFromPackages(pkgs []*pulumirpc.PackageDependency) []*pulumirpc.Plugi
 	return out
 }
 
-// PluginWriter sends what a plugin process writes to the engine as RunPlugin output, as it comes
-// (an analyzer's first stdout line is the port the engine dials).
-type PluginWriter struct {
-	Mu     *sync.Mutex
-	Send   func(*pulumirpc.RunPluginResponse) error
-	Stderr bool
-}
-
-func (w PluginWriter) Write(p []byte) (int, error) {
-	w.Mu.Lock()
-	defer w.Mu.Unlock()
-	b := append([]byte(nil), p...)
-	resp := &pulumirpc.RunPluginResponse{Output: &pulumirpc.RunPluginResponse_Stdout{Stdout: b}}
-	if w.Stderr {
-		resp = &pulumirpc.RunPluginResponse{Output: &pulumirpc.RunPluginResponse_Stderr{Stderr: b}}
-	}
-	if err := w.Send(resp); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
 // RunPluginProcess runs cmd with its output streamed to the engine, then sends its exit code.
 func RunPluginProcess(cmd *exec.Cmd, server pulumirpc.LanguageRuntime_RunPluginServer) error {
+	// Output goes to the engine as it comes: an analyzer's first stdout line is the port it dials.
+	type msg = *pulumirpc.RunPluginResponse
 	mu := &sync.Mutex{}
-	cmd.Stdout = PluginWriter{Mu: mu, Send: server.Send}
-	cmd.Stderr = PluginWriter{Mu: mu, Send: server.Send, Stderr: true}
+	cmd.Stdout = messageWriter[msg]{mu, server.Send, func(b []byte) msg {
+		return &pulumirpc.RunPluginResponse{Output: &pulumirpc.RunPluginResponse_Stdout{Stdout: b}}
+	}}
+	cmd.Stderr = messageWriter[msg]{mu, server.Send, func(b []byte) msg {
+		return &pulumirpc.RunPluginResponse{Output: &pulumirpc.RunPluginResponse_Stderr{Stderr: b}}
+	}}
 	code := int32(0)
 	if err := cmd.Run(); err != nil {
 		var exitErr *exec.ExitError
