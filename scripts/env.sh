@@ -6,6 +6,10 @@ PATH="$root/.venv/bin:$PATH"
 if [ -f "$root/.venv/pulumi-bin-dir" ]; then
   PATH="$(cat "$root/.venv/pulumi-bin-dir"):$PATH"
 fi
+# the Go toolchain, where this machine keeps it outside PATH (Go programs, examples/go-cluster)
+if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
+  PATH="$PATH:/usr/local/go/bin"
+fi
 export PATH
 export PULUMI_SKIP_UPDATE_CHECK=true
 export PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true

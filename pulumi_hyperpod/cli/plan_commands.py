@@ -115,7 +115,12 @@ def _load_spec(spec_file: str, slurm_file: str | None) -> ClusterSpec:
     data = read_document(spec_file, SpecError)
     if not isinstance(data, dict):
         return ClusterSpec.from_file(spec_file)  # the spec's own one-line error
-    return load_cluster(data, SlurmSpec.from_file(slurm_file), source=spec_file)
+    from ..slurm.spec import SlurmSpecError
+
+    try:
+        return load_cluster(data, SlurmSpec.from_file(slurm_file), source=spec_file)
+    except SlurmSpecError as error:  # a partition or role the Slurm spec gets wrong: named in that file
+        raise SlurmSpecError(error.violations, source=slurm_file) from None
 
 
 def _is_gcp(spec_file: str, lifecycle: str | None) -> bool:

@@ -25,7 +25,9 @@ _OWN_RULES = frozenset({"InstanceGroupName", "InstanceCount", "MinInstanceCount"
 # Lists whose order means nothing (InstanceTypes keep theirs: provisioning priority, seed 001)
 _UNORDERED = frozenset({"OnStartDeepHealthChecks", "OverrideVpcConfig", "InstanceStorageConfigs", "KubernetesConfig.Taints"})
 # What the service reports for a member never set: the same as not set
-_DEFAULTS: dict[str, Any] = {"CapacityRequirements": {"OnDemand": {}}}
+# the value the service has when the member is not set: the same as not set. ImageId "default" is the
+# HyperPod public AMI a group without ImageId runs (the model's ImageId pattern; plan/software.py)
+_DEFAULTS: dict[str, Any] = {"CapacityRequirements": {"OnDemand": {}}, "ImageId": "default"}
 
 
 @dataclass(frozen=True)

@@ -672,8 +672,8 @@ ENV_DEFECTS: list[tuple[str, str, str, str]] = [
     ("max-attempts-word", "HYPERPOD_MAX_ATTEMPTS", "lots", "whole number"),
     ("max-attempts-zero", "HYPERPOD_MAX_ATTEMPTS", "0", "at least 1"),
     ("poll-seconds-word", "HYPERPOD_POLL_SECONDS", "soon", "must be a number"),
-    ("poll-seconds-negative", "HYPERPOD_POLL_SECONDS", "-1", "more than 0"),
-    ("poll-seconds-inf", "HYPERPOD_POLL_SECONDS", "inf", "more than 0"),
+    ("poll-seconds-negative", "HYPERPOD_POLL_SECONDS", "-1", "at least 0"),
+    ("poll-seconds-inf", "HYPERPOD_POLL_SECONDS", "inf", "at least 0"),
     ("region-spaces", "AWS_REGION", "us west 2", "not a region name"),
 ]
 

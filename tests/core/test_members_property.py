@@ -68,7 +68,8 @@ def converges(client, wanted: ClusterSpec, member) -> None:
     if first.refused:
         assert all(r.rule == "immutable-group-field" for r in first.refusals) and member.change == "new group name"
         return
-    apply(client, first, wait="none", timeout=60)
+    # a software member moves through an UpdateClusterSoftware rollout, which converges when it ends
+    apply(client, first, wait="InService" if member.change == "UpdateClusterSoftware" else "none", timeout=60)
     again = plan(wanted, observe(client, "property"))
     assert again.empty, (member.path, [r for s in again.steps for r in s.reasons])
 

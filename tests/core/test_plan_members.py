@@ -55,7 +55,9 @@ def test_members_never_compared_before_are_now_each_a_line():
              "ImageReleaseVersion": "1.2.3"}
     for member, value in added.items():
         p = plan(with_worker(**{member: value}), observed_from(slurm_spec(workers=2)))
-        assert [s.operation for s in p.steps] == ["UpdateCluster"], member
+        # the image members move through a rollout (plan/software.py), the rest through UpdateCluster
+        operation = "UpdateClusterSoftware" if member == "ImageReleaseVersion" else "UpdateCluster"
+        assert [s.operation for s in p.steps] == [operation], member
         assert any(member in reason for reason in reasons(p)), (member, reasons(p))
 
 
@@ -92,8 +94,9 @@ def test_create_only_members_are_refused_naming_them_and_kept_when_left_out():
 
 def test_an_image_change_is_a_line_naming_the_software_rollout():
     p = plan(with_worker(ImageId="ami-0123456789abcdef0"), observed_from(with_worker(ImageId="ami-0fedcba9876543210")))
-    [line] = reasons(p)
-    assert "ImageId ami-0fedcba9876543210 → ami-0123456789abcdef0" in line and "UpdateClusterSoftware" in line
+    [step] = p.steps
+    assert step.operation == "UpdateClusterSoftware" and step.request["ImageId"] == "ami-0123456789abcdef0"
+    assert "ImageId ami-0fedcba9876543210 → ami-0123456789abcdef0" in step.reasons[0]
 
 
 def test_an_autoscaled_group_keeps_the_autoscaler_s_nodes_and_the_plan_says_whose_they_are():

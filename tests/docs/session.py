@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .blocks import PYTHON, Block
 
-_INSTALLS = re.compile(r"^[^#\n]*\bscripts/install(-pulumi)?\b", re.MULTILINE)
+_INSTALLS = re.compile(r"^[^#\n]*\bscripts/install(-pulumi)?(?![\w-])", re.MULTILINE)  # not install-opa
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 BLOCK_TIMEOUT = 240.0
 
@@ -66,6 +66,11 @@ def newcomer_home(base: Path) -> Path:
     (home / ".cache").mkdir(parents=True)
     cache = Path(os.environ.get("PULUMI_HYPERPOD_CACHE") or Path.home() / ".cache" / "pulumi-hyperpod")
     (home / ".cache" / "pulumi-hyperpod").symlink_to(cache)
+    # the Go and npm caches a newcomer's own machine has once scripts/install and a first build ran:
+    # linked, so a Go or TypeScript example does not download every module again in each docs run
+    for kept in ("go", ".npm", ".cache/go-build"):
+        if (Path.home() / kept).is_dir():
+            (home / kept).symlink_to(Path.home() / kept)
     return home
 
 

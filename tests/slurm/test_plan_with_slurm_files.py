@@ -22,8 +22,10 @@ def test_the_example_files_plan_and_apply_as_they_are(tmp_path, monkeypatch):
     assert roles == {"controller": {"NodeType": "Controller"}, "login": {"NodeType": "Login"},
                      "a4": {"NodeType": "Compute", "PartitionNames": ["a4"]}}
     hyperpod("apply", "-f", CLUSTER, "--slurm", SLURM, "--yes", "--wait", "none")
-    again = hyperpod("plan", "-f", CLUSTER, "--slurm", SLURM)
-    assert "Slurm changes" in again  # asked for with --slurm: the section is there, "no changes" or not
+    # the running cluster's bundle was never uploaded to the (simulated) S3 bucket: its Slurm spec
+    # cannot be read, so the Slurm changes are unknown, which is a refusal, never "safe to apply"
+    again = hyperpod("plan", "-f", CLUSTER, "--slurm", SLURM, code=2)
+    assert "Slurm changes" in again and "slurm-unknown" in again
 
 
 def test_without_slurm_the_cluster_file_is_still_refused_naming_the_field(tmp_path, monkeypatch):

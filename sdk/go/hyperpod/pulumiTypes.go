@@ -120,30 +120,44 @@ func (o LocationOutput) Region() pulumi.StringOutput {
 type Policy struct {
 	// Allow shrinking or deleting a Slurm Controller group.
 	AllowControllerScaleIn *bool `pulumi:"allowControllerScaleIn"`
+	// Allow a rollout, reboot or replacement to take Slurm Login nodes down.
+	AllowLoginDisruption *bool `pulumi:"allowLoginDisruption"`
 	// Allow removing Login nodes or the Login group.
 	AllowLoginScaleIn *bool `pulumi:"allowLoginScaleIn"`
 	// Allow a change that deletes and re-creates the cluster.
 	AllowReplacement *bool `pulumi:"allowReplacement"`
+	// Canary scale-out: a group growing by more than this adds this many nodes first, then the rest once they pass.
+	CanaryNodes *int `pulumi:"canaryNodes"`
 	// Before deleting nodes: none, cordon or drain (docs/workloads.md).
 	Drain *string `pulumi:"drain"`
 	// At drainTimeout: stop (the nodes left drained and named) or delete them anyway.
 	DrainDeadline *string `pulumi:"drainDeadline"`
 	// Seconds a drain waits for the work on its nodes to end.
 	DrainTimeout *float64 `pulumi:"drainTimeout"`
+	// Nodes in Failure: delete (scale-in victims first, the default), replace, or leave.
+	FailedNodes *string `pulumi:"failedNodes"`
 	// Refuse a plan that raises the hourly cost by more than this (USD).
 	MaxHourlyCostIncrease *float64 `pulumi:"maxHourlyCostIncrease"`
 	// Nodes named in one BatchDeleteClusterNodes call (at most 99).
 	MaxNodesPerDeleteCall *int `pulumi:"maxNodesPerDeleteCall"`
 	// Largest share of a group's nodes one plan may remove (1.0 = no limit).
 	MaxScaleInFraction *float64 `pulumi:"maxScaleInFraction"`
+	// Largest share of a group's nodes a rollout, reboot or replacement may take down at once (1.0 = no limit).
+	MaxUnavailableFraction *float64 `pulumi:"maxUnavailableFraction"`
 	// Instance or logical ids a scale-in must never remove.
 	ProtectedNodeIds []string `pulumi:"protectedNodeIds"`
 	// Warn when a plan would use more than this share of a service quota.
 	QuotaWarningMargin *float64 `pulumi:"quotaWarningMargin"`
+	// Nodes to reboot with BatchRebootClusterNodes; acts once per new id (like triggers).
+	RebootNodeIds []string `pulumi:"rebootNodeIds"`
 	// Instance or logical ids a scale-in names before any other.
 	RemoveFirst []string `pulumi:"removeFirst"`
+	// Nodes to replace with BatchReplaceClusterNodes; acts once per new id (like triggers).
+	ReplaceNodeIds []string `pulumi:"replaceNodeIds"`
 	// Which nodes a scale-in names first: workload, state, oldest or newest (docs/workloads.md).
 	ScaleInOrder *string `pulumi:"scaleInOrder"`
+	// UpdateClusterSoftware DeploymentConfig for rollouts the plan makes (the AWS form: RollingUpdatePolicy, WaitIntervalInSeconds, AutoRollbackConfiguration). Default: the group's ScheduledUpdateConfig.DeploymentConfig.
+	SoftwareDeployment map[string]interface{} `pulumi:"softwareDeployment"`
 }
 
 // PolicyInput is an input type that accepts PolicyArgs and PolicyOutput values.
@@ -161,30 +175,44 @@ type PolicyInput interface {
 type PolicyArgs struct {
 	// Allow shrinking or deleting a Slurm Controller group.
 	AllowControllerScaleIn pulumi.BoolPtrInput `pulumi:"allowControllerScaleIn"`
+	// Allow a rollout, reboot or replacement to take Slurm Login nodes down.
+	AllowLoginDisruption pulumi.BoolPtrInput `pulumi:"allowLoginDisruption"`
 	// Allow removing Login nodes or the Login group.
 	AllowLoginScaleIn pulumi.BoolPtrInput `pulumi:"allowLoginScaleIn"`
 	// Allow a change that deletes and re-creates the cluster.
 	AllowReplacement pulumi.BoolPtrInput `pulumi:"allowReplacement"`
+	// Canary scale-out: a group growing by more than this adds this many nodes first, then the rest once they pass.
+	CanaryNodes pulumi.IntPtrInput `pulumi:"canaryNodes"`
 	// Before deleting nodes: none, cordon or drain (docs/workloads.md).
 	Drain pulumi.StringPtrInput `pulumi:"drain"`
 	// At drainTimeout: stop (the nodes left drained and named) or delete them anyway.
 	DrainDeadline pulumi.StringPtrInput `pulumi:"drainDeadline"`
 	// Seconds a drain waits for the work on its nodes to end.
 	DrainTimeout pulumi.Float64PtrInput `pulumi:"drainTimeout"`
+	// Nodes in Failure: delete (scale-in victims first, the default), replace, or leave.
+	FailedNodes pulumi.StringPtrInput `pulumi:"failedNodes"`
 	// Refuse a plan that raises the hourly cost by more than this (USD).
 	MaxHourlyCostIncrease pulumi.Float64PtrInput `pulumi:"maxHourlyCostIncrease"`
 	// Nodes named in one BatchDeleteClusterNodes call (at most 99).
 	MaxNodesPerDeleteCall pulumi.IntPtrInput `pulumi:"maxNodesPerDeleteCall"`
 	// Largest share of a group's nodes one plan may remove (1.0 = no limit).
 	MaxScaleInFraction pulumi.Float64PtrInput `pulumi:"maxScaleInFraction"`
+	// Largest share of a group's nodes a rollout, reboot or replacement may take down at once (1.0 = no limit).
+	MaxUnavailableFraction pulumi.Float64PtrInput `pulumi:"maxUnavailableFraction"`
 	// Instance or logical ids a scale-in must never remove.
 	ProtectedNodeIds pulumi.StringArrayInput `pulumi:"protectedNodeIds"`
 	// Warn when a plan would use more than this share of a service quota.
 	QuotaWarningMargin pulumi.Float64PtrInput `pulumi:"quotaWarningMargin"`
+	// Nodes to reboot with BatchRebootClusterNodes; acts once per new id (like triggers).
+	RebootNodeIds pulumi.StringArrayInput `pulumi:"rebootNodeIds"`
 	// Instance or logical ids a scale-in names before any other.
 	RemoveFirst pulumi.StringArrayInput `pulumi:"removeFirst"`
+	// Nodes to replace with BatchReplaceClusterNodes; acts once per new id (like triggers).
+	ReplaceNodeIds pulumi.StringArrayInput `pulumi:"replaceNodeIds"`
 	// Which nodes a scale-in names first: workload, state, oldest or newest (docs/workloads.md).
 	ScaleInOrder pulumi.StringPtrInput `pulumi:"scaleInOrder"`
+	// UpdateClusterSoftware DeploymentConfig for rollouts the plan makes (the AWS form: RollingUpdatePolicy, WaitIntervalInSeconds, AutoRollbackConfiguration). Default: the group's ScheduledUpdateConfig.DeploymentConfig.
+	SoftwareDeployment pulumi.MapInput `pulumi:"softwareDeployment"`
 }
 
 func (PolicyArgs) ElementType() reflect.Type {
@@ -270,6 +298,11 @@ func (o PolicyOutput) AllowControllerScaleIn() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v Policy) *bool { return v.AllowControllerScaleIn }).(pulumi.BoolPtrOutput)
 }
 
+// Allow a rollout, reboot or replacement to take Slurm Login nodes down.
+func (o PolicyOutput) AllowLoginDisruption() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v Policy) *bool { return v.AllowLoginDisruption }).(pulumi.BoolPtrOutput)
+}
+
 // Allow removing Login nodes or the Login group.
 func (o PolicyOutput) AllowLoginScaleIn() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v Policy) *bool { return v.AllowLoginScaleIn }).(pulumi.BoolPtrOutput)
@@ -278,6 +311,11 @@ func (o PolicyOutput) AllowLoginScaleIn() pulumi.BoolPtrOutput {
 // Allow a change that deletes and re-creates the cluster.
 func (o PolicyOutput) AllowReplacement() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v Policy) *bool { return v.AllowReplacement }).(pulumi.BoolPtrOutput)
+}
+
+// Canary scale-out: a group growing by more than this adds this many nodes first, then the rest once they pass.
+func (o PolicyOutput) CanaryNodes() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v Policy) *int { return v.CanaryNodes }).(pulumi.IntPtrOutput)
 }
 
 // Before deleting nodes: none, cordon or drain (docs/workloads.md).
@@ -295,6 +333,11 @@ func (o PolicyOutput) DrainTimeout() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v Policy) *float64 { return v.DrainTimeout }).(pulumi.Float64PtrOutput)
 }
 
+// Nodes in Failure: delete (scale-in victims first, the default), replace, or leave.
+func (o PolicyOutput) FailedNodes() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v Policy) *string { return v.FailedNodes }).(pulumi.StringPtrOutput)
+}
+
 // Refuse a plan that raises the hourly cost by more than this (USD).
 func (o PolicyOutput) MaxHourlyCostIncrease() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v Policy) *float64 { return v.MaxHourlyCostIncrease }).(pulumi.Float64PtrOutput)
@@ -310,6 +353,11 @@ func (o PolicyOutput) MaxScaleInFraction() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v Policy) *float64 { return v.MaxScaleInFraction }).(pulumi.Float64PtrOutput)
 }
 
+// Largest share of a group's nodes a rollout, reboot or replacement may take down at once (1.0 = no limit).
+func (o PolicyOutput) MaxUnavailableFraction() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v Policy) *float64 { return v.MaxUnavailableFraction }).(pulumi.Float64PtrOutput)
+}
+
 // Instance or logical ids a scale-in must never remove.
 func (o PolicyOutput) ProtectedNodeIds() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v Policy) []string { return v.ProtectedNodeIds }).(pulumi.StringArrayOutput)
@@ -320,14 +368,29 @@ func (o PolicyOutput) QuotaWarningMargin() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v Policy) *float64 { return v.QuotaWarningMargin }).(pulumi.Float64PtrOutput)
 }
 
+// Nodes to reboot with BatchRebootClusterNodes; acts once per new id (like triggers).
+func (o PolicyOutput) RebootNodeIds() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v Policy) []string { return v.RebootNodeIds }).(pulumi.StringArrayOutput)
+}
+
 // Instance or logical ids a scale-in names before any other.
 func (o PolicyOutput) RemoveFirst() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v Policy) []string { return v.RemoveFirst }).(pulumi.StringArrayOutput)
 }
 
+// Nodes to replace with BatchReplaceClusterNodes; acts once per new id (like triggers).
+func (o PolicyOutput) ReplaceNodeIds() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v Policy) []string { return v.ReplaceNodeIds }).(pulumi.StringArrayOutput)
+}
+
 // Which nodes a scale-in names first: workload, state, oldest or newest (docs/workloads.md).
 func (o PolicyOutput) ScaleInOrder() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v Policy) *string { return v.ScaleInOrder }).(pulumi.StringPtrOutput)
+}
+
+// UpdateClusterSoftware DeploymentConfig for rollouts the plan makes (the AWS form: RollingUpdatePolicy, WaitIntervalInSeconds, AutoRollbackConfiguration). Default: the group's ScheduledUpdateConfig.DeploymentConfig.
+func (o PolicyOutput) SoftwareDeployment() pulumi.MapOutput {
+	return o.ApplyT(func(v Policy) map[string]interface{} { return v.SoftwareDeployment }).(pulumi.MapOutput)
 }
 
 type PolicyPtrOutput struct{ *pulumi.OutputState }
@@ -364,6 +427,16 @@ func (o PolicyPtrOutput) AllowControllerScaleIn() pulumi.BoolPtrOutput {
 	}).(pulumi.BoolPtrOutput)
 }
 
+// Allow a rollout, reboot or replacement to take Slurm Login nodes down.
+func (o PolicyPtrOutput) AllowLoginDisruption() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *Policy) *bool {
+		if v == nil {
+			return nil
+		}
+		return v.AllowLoginDisruption
+	}).(pulumi.BoolPtrOutput)
+}
+
 // Allow removing Login nodes or the Login group.
 func (o PolicyPtrOutput) AllowLoginScaleIn() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *Policy) *bool {
@@ -382,6 +455,16 @@ func (o PolicyPtrOutput) AllowReplacement() pulumi.BoolPtrOutput {
 		}
 		return v.AllowReplacement
 	}).(pulumi.BoolPtrOutput)
+}
+
+// Canary scale-out: a group growing by more than this adds this many nodes first, then the rest once they pass.
+func (o PolicyPtrOutput) CanaryNodes() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *Policy) *int {
+		if v == nil {
+			return nil
+		}
+		return v.CanaryNodes
+	}).(pulumi.IntPtrOutput)
 }
 
 // Before deleting nodes: none, cordon or drain (docs/workloads.md).
@@ -414,6 +497,16 @@ func (o PolicyPtrOutput) DrainTimeout() pulumi.Float64PtrOutput {
 	}).(pulumi.Float64PtrOutput)
 }
 
+// Nodes in Failure: delete (scale-in victims first, the default), replace, or leave.
+func (o PolicyPtrOutput) FailedNodes() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Policy) *string {
+		if v == nil {
+			return nil
+		}
+		return v.FailedNodes
+	}).(pulumi.StringPtrOutput)
+}
+
 // Refuse a plan that raises the hourly cost by more than this (USD).
 func (o PolicyPtrOutput) MaxHourlyCostIncrease() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *Policy) *float64 {
@@ -444,6 +537,16 @@ func (o PolicyPtrOutput) MaxScaleInFraction() pulumi.Float64PtrOutput {
 	}).(pulumi.Float64PtrOutput)
 }
 
+// Largest share of a group's nodes a rollout, reboot or replacement may take down at once (1.0 = no limit).
+func (o PolicyPtrOutput) MaxUnavailableFraction() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v *Policy) *float64 {
+		if v == nil {
+			return nil
+		}
+		return v.MaxUnavailableFraction
+	}).(pulumi.Float64PtrOutput)
+}
+
 // Instance or logical ids a scale-in must never remove.
 func (o PolicyPtrOutput) ProtectedNodeIds() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *Policy) []string {
@@ -464,6 +567,16 @@ func (o PolicyPtrOutput) QuotaWarningMargin() pulumi.Float64PtrOutput {
 	}).(pulumi.Float64PtrOutput)
 }
 
+// Nodes to reboot with BatchRebootClusterNodes; acts once per new id (like triggers).
+func (o PolicyPtrOutput) RebootNodeIds() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v *Policy) []string {
+		if v == nil {
+			return nil
+		}
+		return v.RebootNodeIds
+	}).(pulumi.StringArrayOutput)
+}
+
 // Instance or logical ids a scale-in names before any other.
 func (o PolicyPtrOutput) RemoveFirst() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *Policy) []string {
@@ -471,6 +584,16 @@ func (o PolicyPtrOutput) RemoveFirst() pulumi.StringArrayOutput {
 			return nil
 		}
 		return v.RemoveFirst
+	}).(pulumi.StringArrayOutput)
+}
+
+// Nodes to replace with BatchReplaceClusterNodes; acts once per new id (like triggers).
+func (o PolicyPtrOutput) ReplaceNodeIds() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v *Policy) []string {
+		if v == nil {
+			return nil
+		}
+		return v.ReplaceNodeIds
 	}).(pulumi.StringArrayOutput)
 }
 
@@ -482,6 +605,16 @@ func (o PolicyPtrOutput) ScaleInOrder() pulumi.StringPtrOutput {
 		}
 		return v.ScaleInOrder
 	}).(pulumi.StringPtrOutput)
+}
+
+// UpdateClusterSoftware DeploymentConfig for rollouts the plan makes (the AWS form: RollingUpdatePolicy, WaitIntervalInSeconds, AutoRollbackConfiguration). Default: the group's ScheduledUpdateConfig.DeploymentConfig.
+func (o PolicyPtrOutput) SoftwareDeployment() pulumi.MapOutput {
+	return o.ApplyT(func(v *Policy) map[string]interface{} {
+		if v == nil {
+			return nil
+		}
+		return v.SoftwareDeployment
+	}).(pulumi.MapOutput)
 }
 
 func init() {

@@ -35,6 +35,10 @@ export interface Policy {
      */
     allowControllerScaleIn?: boolean;
     /**
+     * Allow a rollout, reboot or replacement to take Slurm Login nodes down.
+     */
+    allowLoginDisruption?: boolean;
+    /**
      * Allow removing Login nodes or the Login group.
      */
     allowLoginScaleIn?: boolean;
@@ -42,6 +46,10 @@ export interface Policy {
      * Allow a change that deletes and re-creates the cluster.
      */
     allowReplacement?: boolean;
+    /**
+     * Canary scale-out: a group growing by more than this adds this many nodes first, then the rest once they pass.
+     */
+    canaryNodes?: number;
     /**
      * Before deleting nodes: none, cordon or drain (docs/workloads.md).
      */
@@ -55,6 +63,10 @@ export interface Policy {
      */
     drainTimeout?: number;
     /**
+     * Nodes in Failure: delete (scale-in victims first, the default), replace, or leave.
+     */
+    failedNodes?: string;
+    /**
      * Refuse a plan that raises the hourly cost by more than this (USD).
      */
     maxHourlyCostIncrease?: number;
@@ -67,6 +79,10 @@ export interface Policy {
      */
     maxScaleInFraction?: number;
     /**
+     * Largest share of a group's nodes a rollout, reboot or replacement may take down at once (1.0 = no limit).
+     */
+    maxUnavailableFraction?: number;
+    /**
      * Instance or logical ids a scale-in must never remove.
      */
     protectedNodeIds?: string[];
@@ -75,12 +91,24 @@ export interface Policy {
      */
     quotaWarningMargin?: number;
     /**
+     * Nodes to reboot with BatchRebootClusterNodes; acts once per new id (like triggers).
+     */
+    rebootNodeIds?: string[];
+    /**
      * Instance or logical ids a scale-in names before any other.
      */
     removeFirst?: string[];
     /**
+     * Nodes to replace with BatchReplaceClusterNodes; acts once per new id (like triggers).
+     */
+    replaceNodeIds?: string[];
+    /**
      * Which nodes a scale-in names first: workload, state, oldest or newest (docs/workloads.md).
      */
     scaleInOrder?: string;
+    /**
+     * UpdateClusterSoftware DeploymentConfig for rollouts the plan makes (the AWS form: RollingUpdatePolicy, WaitIntervalInSeconds, AutoRollbackConfiguration). Default: the group's ScheduledUpdateConfig.DeploymentConfig.
+     */
+    softwareDeployment?: {[key: string]: any};
 }
 

@@ -41,40 +41,19 @@ import (
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/logging"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/version"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
-	"google.golang.org/protobuf/types/known/emptypb"
 )
 
 func main() {
-	tracing, engineAddress := langhost.Flags()
-	host := &goHost{tracing: tracing}
-	host.engine.Set(engineAddress)
+	host := &goHost{SDKGenerator: langhost.SDKGenerator{Language: "go"}}
+	host.RequiredPackages = requiredPackages
+	host.ParseFlags("binary", "buildTarget")
 	langhost.Serve(host)
 }
 
 type goHost struct {
-	pulumirpc.UnimplementedLanguageRuntimeServer
-
-	tracing string
-	engine  langhost.EngineAddress
-}
-
-func (h *goHost) Handshake(
-	_ context.Context, req *pulumirpc.LanguageHandshakeRequest,
-) (*pulumirpc.LanguageHandshakeResponse, error) {
-	h.engine.Set(req.GetEngineAddress())
-	return &pulumirpc.LanguageHandshakeResponse{}, nil
-}
-
-func (h *goHost) GetPluginInfo(context.Context, *emptypb.Empty) (*pulumirpc.PluginInfo, error) {
-	return &pulumirpc.PluginInfo{Version: version.Version}, nil
-}
-
-func (h *goHost) RuntimeOptionsPrompts(
-	context.Context, *pulumirpc.RuntimeOptionsRequest,
-) (*pulumirpc.RuntimeOptionsResponse, error) {
-	return &pulumirpc.RuntimeOptionsResponse{}, nil
+	langhost.Base
+	langhost.SDKGenerator
 }
 
 func goTool() (string, error) {
@@ -181,15 +160,20 @@ func build(ctx context.Context, dir, binary, target string, errOut io.Writer) (s
 	return program, nil
 }
 
+// buildOptions are the runtime options that say what to run: binary (prebuilt) and buildTarget.
+func buildOptions(info *pulumirpc.ProgramInfo) (binary, target string, err error) {
+	opts := langhost.Options(info)
+	if binary, err = langhost.StringOption(opts, "binary"); err != nil {
+		return "", "", err
+	}
+	target, err = langhost.StringOption(opts, "buildTarget")
+	return binary, target, err
+}
+
 func (h *goHost) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.RunResponse, error) {
 	info := req.GetInfo()
-	opts := langhost.Options(info)
 	programDir := langhost.ProgramDirectory(info, req.GetPwd())
-	binary, err := langhost.StringOption(opts, "binary")
-	if err != nil {
-		return &pulumirpc.RunResponse{Error: err.Error()}, nil
-	}
-	target, err := langhost.StringOption(opts, "buildTarget")
+	binary, target, err := buildOptions(info)
 	if err != nil {
 		return &pulumirpc.RunResponse{Error: err.Error()}, nil
 	}
@@ -199,34 +183,28 @@ func (h *goHost) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc
 		return &pulumirpc.RunResponse{Error: err.Error()}, nil
 	}
 
-	env, err := langhost.ConfigEnv(req)
+	env, err := langhost.ConfigEnv(nil, req)
 	if err != nil {
 		return nil, err
 	}
-	env = append(os.Environ(), env...)
 	set := func(k, v string) {
 		if v != "" {
 			env = append(env, k+"="+v)
 		}
 	}
 	set("PULUMI_MONITOR", req.GetMonitorAddress())
-	set("PULUMI_ENGINE", h.engine.Get())
+	set("PULUMI_ENGINE", h.Engine.Get())
 	set("PULUMI_ORGANIZATION", req.GetOrganization())
 	set("PULUMI_PROJECT", req.GetProject())
 	set("PULUMI_STACK", req.GetStack())
 	set("PULUMI_ROOT_DIRECTORY", info.GetRootDirectory())
 	set("PULUMI_DRY_RUN", strconv.FormatBool(req.GetDryRun()))
 	set("PULUMI_PARALLEL", strconv.Itoa(int(req.GetParallel())))
-	set("PULUMI_TRACING", h.tracing)
+	set("PULUMI_TRACING", h.Tracing)
 
 	cmd := exec.CommandContext(ctx, program, req.GetArgs()...)
 	cmd.Env = env
-	cmd.Dir = programDir
-	if req.GetPwd() != "" {
-		cmd.Dir = req.GetPwd()
-	}
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	return langhost.Outcome(cmd.Run(), "the Go program"), nil
+	return langhost.RunProgram(cmd, req, programDir, "the Go program"), nil
 }
 
 // goPackage is the part of `go list -json` output read here.
@@ -283,27 +261,6 @@ func requiredPackages(ctx context.Context, info *pulumirpc.ProgramInfo) ([]*pulu
 	}
 	sort.Slice(pkgs, func(i, j int) bool { return pkgs[i].Name < pkgs[j].Name })
 	return pkgs, nil
-}
-
-func (h *goHost) GetRequiredPackages(
-	ctx context.Context, req *pulumirpc.GetRequiredPackagesRequest,
-) (*pulumirpc.GetRequiredPackagesResponse, error) {
-	pkgs, err := requiredPackages(ctx, req.GetInfo())
-	if err != nil {
-		return nil, err
-	}
-	return &pulumirpc.GetRequiredPackagesResponse{Packages: pkgs}, nil
-}
-
-//nolint:staticcheck // deprecated in the protocol but still called by engines
-func (h *goHost) GetRequiredPlugins(
-	ctx context.Context, req *pulumirpc.GetRequiredPluginsRequest,
-) (*pulumirpc.GetRequiredPluginsResponse, error) {
-	pkgs, err := requiredPackages(ctx, req.GetInfo())
-	if err != nil {
-		return nil, err
-	}
-	return &pulumirpc.GetRequiredPluginsResponse{Plugins: langhost.PluginsFromPackages(pkgs)}, nil
 }
 
 // InstallDependencies downloads the modules go.mod requires (`go mod download`); it does not
@@ -370,24 +327,13 @@ func (h *goHost) About(ctx context.Context, _ *pulumirpc.AboutRequest) (*pulumir
 	}, nil
 }
 
-func (h *goHost) GeneratePackage(
-	ctx context.Context, req *pulumirpc.GeneratePackageRequest,
-) (*pulumirpc.GeneratePackageResponse, error) {
-	return langhost.GeneratePackage(ctx, "go", req)
-}
-
 // RunPlugin runs a plugin written in Go (a provider or policy pack whose PulumiPlugin.yaml or
 // PulumiPolicy.yaml says `runtime: go`): built from its directory like a program, then run with
 // the engine's arguments and environment, its output streamed to the engine, then its exit code.
 func (h *goHost) RunPlugin(req *pulumirpc.RunPluginRequest, server pulumirpc.LanguageRuntime_RunPluginServer) error {
 	info := req.GetInfo()
-	opts := langhost.Options(info)
 	dir := langhost.ProgramDirectory(info, req.GetPwd())
-	binary, err := langhost.StringOption(opts, "binary")
-	if err != nil {
-		return err
-	}
-	target, err := langhost.StringOption(opts, "buildTarget")
+	binary, target, err := buildOptions(info)
 	if err != nil {
 		return err
 	}
@@ -397,10 +343,7 @@ func (h *goHost) RunPlugin(req *pulumirpc.RunPluginRequest, server pulumirpc.Lan
 		return fmt.Errorf("%w\n%s", err, strings.TrimSpace(buildOutput.String()))
 	}
 	cmd := exec.CommandContext(server.Context(), program, req.GetArgs()...)
-	cmd.Env = req.GetEnv()
-	if len(cmd.Env) == 0 {
-		cmd.Env = os.Environ()
-	}
+	cmd.Env = langhost.PluginEnv(req)
 	cmd.Dir = dir
 	if req.GetPwd() != "" {
 		cmd.Dir = req.GetPwd()

@@ -36,10 +36,8 @@ import (
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/logging"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/version"
 	"github.com/pulumi/pulumi/sdk/v3/nodejs/npm"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
-	"google.golang.org/protobuf/types/known/emptypb"
 )
 
 // The SDK's runners (programs, policy packs, other plugins), resolved from the program's directory
@@ -51,34 +49,15 @@ var (
 )
 
 func main() {
-	tracing, engineAddress := langhost.Flags()
-	host := &nodeHost{tracing: tracing}
-	host.engine.Set(engineAddress)
+	host := &nodeHost{SDKGenerator: langhost.SDKGenerator{Language: "nodejs"}}
+	host.RequiredPackages = requiredPackages
+	host.ParseFlags("typescript", "tsconfig", "nodeargs", "packagemanager")
 	langhost.Serve(host)
 }
 
 type nodeHost struct {
-	pulumirpc.UnimplementedLanguageRuntimeServer
-
-	tracing string
-	engine  langhost.EngineAddress
-}
-
-func (h *nodeHost) Handshake(
-	_ context.Context, req *pulumirpc.LanguageHandshakeRequest,
-) (*pulumirpc.LanguageHandshakeResponse, error) {
-	h.engine.Set(req.GetEngineAddress())
-	return &pulumirpc.LanguageHandshakeResponse{}, nil
-}
-
-func (h *nodeHost) GetPluginInfo(context.Context, *emptypb.Empty) (*pulumirpc.PluginInfo, error) {
-	return &pulumirpc.PluginInfo{Version: version.Version}, nil
-}
-
-func (h *nodeHost) RuntimeOptionsPrompts(
-	context.Context, *pulumirpc.RuntimeOptionsRequest,
-) (*pulumirpc.RuntimeOptionsResponse, error) {
-	return &pulumirpc.RuntimeOptionsResponse{}, nil
+	langhost.Base
+	langhost.SDKGenerator
 }
 
 // searchUp is the first dir/rel at or above dir that exists, "" when none (Node's module resolution).
@@ -124,27 +103,21 @@ func (h *nodeHost) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumir
 		return &pulumirpc.RunResponse{Error: "node is not on PATH: Node.js programs need Node.js installed"}, nil
 	}
 
-	args := strings.Fields(nodeargs)
-	args = append(args, runner)
-	add := func(k, v string) {
-		if v != "" {
-			args = append(args, "--"+k, v)
-		}
-	}
-	add("monitor", req.GetMonitorAddress())
-	add("engine", h.engine.Get())
-	add("organization", req.GetOrganization())
-	add("project", req.GetProject())
-	add("stack", req.GetStack())
-	add("root-directory", info.GetRootDirectory())
-	add("pwd", req.GetPwd())
+	args := langhost.RunnerArgs(append(strings.Fields(nodeargs), runner))
+	args.Add("monitor", req.GetMonitorAddress())
+	args.Add("engine", h.Engine.Get())
+	args.Add("organization", req.GetOrganization())
+	args.Add("project", req.GetProject())
+	args.Add("stack", req.GetStack())
+	args.Add("root-directory", info.GetRootDirectory())
+	args.Add("pwd", req.GetPwd())
 	if req.GetDryRun() {
 		args = append(args, "--dry-run")
 	}
 	if req.GetParallel() > 1 {
-		add("parallel", strconv.Itoa(int(req.GetParallel())))
+		args.Add("parallel", strconv.Itoa(int(req.GetParallel())))
 	}
-	add("tracing", h.tracing)
+	args.Add("tracing", h.Tracing)
 	entry := info.GetEntryPoint()
 	if entry == "" {
 		entry = "." // the runner then takes package.json's main (or exports), else index.{ts,js}
@@ -155,11 +128,10 @@ func (h *nodeHost) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumir
 	args = append(args, entry)
 	args = append(args, req.GetArgs()...)
 
-	env, err := langhost.ConfigEnv(req)
+	env, err := langhost.ConfigEnv(nil, req)
 	if err != nil {
 		return nil, err
 	}
-	env = append(os.Environ(), env...)
 	env = append(env, "PULUMI_NODEJS_TYPESCRIPT="+strconv.FormatBool(typescript))
 	if tsconfig != "" {
 		env = append(env, "PULUMI_NODEJS_TSCONFIG_PATH="+tsconfig)
@@ -167,22 +139,15 @@ func (h *nodeHost) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumir
 
 	cmd := exec.CommandContext(ctx, node, args...)
 	cmd.Env = env
-	cmd.Dir = programDir
-	if req.GetPwd() != "" {
-		cmd.Dir = req.GetPwd()
-	}
-	// Program output goes to our stdout/stderr, which the engine streams into the update's diagnostics.
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	logging.V(5).Infof("language host launching: %s %s", node, strings.Join(args, " "))
-	return langhost.Outcome(cmd.Run(), "the Node.js program"), nil
+	return langhost.RunProgram(cmd, req, programDir, "the Node.js program"), nil
 }
 
 // requiredPackages reads every installed package at or above the program's node_modules (hoisted
 // transitive dependencies included, @scoped ones too) and keeps those naming a resource plugin.
-func requiredPackages(programDir string) ([]*pulumirpc.PackageDependency, error) {
+func requiredPackages(_ context.Context, info *pulumirpc.ProgramInfo) ([]*pulumirpc.PackageDependency, error) {
 	seen := map[string]bool{}
 	var out []*pulumirpc.PackageDependency
-	for dir := programDir; ; {
+	for dir := langhost.ProgramDirectory(info, ""); ; {
 		modules := filepath.Join(dir, "node_modules")
 		if entries, err := os.ReadDir(modules); err == nil {
 			for _, e := range entries {
@@ -248,27 +213,6 @@ func packageDependency(pkgDir string) (*pulumirpc.PackageDependency, error) {
 	return langhost.PackageFromPluginJSON(pluginJSON, name, manifest.Version), nil
 }
 
-func (h *nodeHost) GetRequiredPackages(
-	_ context.Context, req *pulumirpc.GetRequiredPackagesRequest,
-) (*pulumirpc.GetRequiredPackagesResponse, error) {
-	pkgs, err := requiredPackages(langhost.ProgramDirectory(req.GetInfo(), ""))
-	if err != nil {
-		return nil, err
-	}
-	return &pulumirpc.GetRequiredPackagesResponse{Packages: pkgs}, nil
-}
-
-//nolint:staticcheck // deprecated in the protocol but still called by engines
-func (h *nodeHost) GetRequiredPlugins(
-	_ context.Context, req *pulumirpc.GetRequiredPluginsRequest,
-) (*pulumirpc.GetRequiredPluginsResponse, error) {
-	pkgs, err := requiredPackages(langhost.ProgramDirectory(req.GetInfo(), ""))
-	if err != nil {
-		return nil, err
-	}
-	return &pulumirpc.GetRequiredPluginsResponse{Plugins: langhost.PluginsFromPackages(pkgs)}, nil
-}
-
 func packageManager(info *pulumirpc.ProgramInfo) (npm.PackageManagerType, error) {
 	name, err := langhost.StringOption(langhost.Options(info), "packagemanager")
 	if err != nil || name == "" {
@@ -309,15 +253,7 @@ func (h *nodeHost) GetProgramDependencies(
 	if err != nil {
 		return nil, err
 	}
-	deps, err := manager.ListPackages(ctx, dir, req.GetTransitiveDependencies())
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*pulumirpc.DependencyInfo, 0, len(deps))
-	for _, d := range deps {
-		out = append(out, &pulumirpc.DependencyInfo{Name: d.Name, Version: d.Version})
-	}
-	return &pulumirpc.GetProgramDependenciesResponse{Dependencies: out}, nil
+	return langhost.ProgramDependencies(manager.ListPackages(ctx, dir, req.GetTransitiveDependencies()))
 }
 
 func (h *nodeHost) About(ctx context.Context, req *pulumirpc.AboutRequest) (*pulumirpc.AboutResponse, error) {
@@ -334,12 +270,6 @@ func (h *nodeHost) About(ctx context.Context, req *pulumirpc.AboutRequest) (*pul
 		Version:    strings.TrimPrefix(strings.TrimSpace(string(out)), "v"),
 		Metadata:   map[string]string{"languageHost": "pulumi-hyperpod nodejs host"},
 	}, nil
-}
-
-func (h *nodeHost) GeneratePackage(
-	ctx context.Context, req *pulumirpc.GeneratePackageRequest,
-) (*pulumirpc.GeneratePackageResponse, error) {
-	return langhost.GeneratePackage(ctx, "nodejs", req)
 }
 
 // RunPlugin runs a plugin written in TypeScript or JavaScript: a policy pack (kind "analyzer",
@@ -379,11 +309,7 @@ func (h *nodeHost) RunPlugin(req *pulumirpc.RunPluginRequest, server pulumirpc.L
 		args = append(args, req.GetArgs()...)
 	}
 	cmd := exec.CommandContext(server.Context(), node, args...)
-	cmd.Env = req.GetEnv()
-	if len(cmd.Env) == 0 {
-		cmd.Env = os.Environ()
-	}
-	cmd.Env = append(cmd.Env, "PULUMI_NODEJS_TYPESCRIPT="+strconv.FormatBool(typescript))
+	cmd.Env = append(langhost.PluginEnv(req), "PULUMI_NODEJS_TYPESCRIPT="+strconv.FormatBool(typescript))
 	cmd.Dir = dir // @pulumi/policy reads the pack's version from ./package.json
 	if req.GetKind() != "analyzer" && req.GetPwd() != "" {
 		cmd.Dir = req.GetPwd()

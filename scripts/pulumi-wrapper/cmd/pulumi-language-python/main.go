@@ -23,7 +23,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -32,47 +31,24 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 
+	"pulumi-hyperpod.local/pulumi-wrapper/internal/langhost"
+
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/cmdutil"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/util/logging"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/version"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 	"github.com/pulumi/pulumi/sdk/v3/python/toolchain"
-	"google.golang.org/grpc"
-	"google.golang.org/protobuf/types/known/emptypb"
-	"google.golang.org/protobuf/types/known/structpb"
 )
 
-const (
-	execScriptName = "pulumi-language-python-exec"
-	// Exit code used by the exec script to say "an actionable error was already shown to the user".
-	bailExitCode = 32
-)
+const execScriptName = "pulumi-language-python-exec"
 
 func main() {
-	tracing := flag.String("tracing", "", "Emit tracing to a Zipkin-compatible tracing endpoint")
 	givenExec := flag.String("use-executor", "", "Use this program instead of the exec script next to this binary")
-	// Logging flags the engine passes with -v / --logflow (read by logging.InitLogging via flag.CommandLine);
-	// some of them are already registered by imported packages. Also accept, and ignore, flags other tools pass
-	// to language hosts: runtime options come from RunRequest.Info instead.
-	for _, name := range []string{"logtostderr", "logflow"} {
-		if flag.Lookup(name) == nil {
-			_ = flag.Bool(name, false, "logging")
-		}
-	}
-	for _, name := range []string{"v", "root", "virtualenv", "toolchain", "typechecker"} {
-		if flag.Lookup(name) == nil {
-			_ = flag.String(name, "", "ignored")
-		}
-	}
-	flag.Parse()
-	logging.InitLogging(false, 0, false)
+	host := &pythonLanguageHost{}
+	host.ParseFlags("virtualenv", "toolchain", "typechecker")
 
-	execPath := *givenExec
-	if execPath == "" {
+	host.exec = *givenExec
+	if host.exec == "" {
 		self, err := os.Executable()
 		if err != nil {
 			cmdutil.Exit(fmt.Errorf("could not determine current executable: %w", err))
@@ -80,81 +56,19 @@ func main() {
 		if resolved, err := filepath.EvalSymlinks(self); err == nil {
 			self = resolved
 		}
-		execPath = filepath.Join(filepath.Dir(self), execScriptName)
-		if _, err := os.Stat(execPath); err != nil {
-			cmdutil.Exit(fmt.Errorf("missing executor %s: %w", execPath, err))
+		host.exec = filepath.Join(filepath.Dir(self), execScriptName)
+		if _, err := os.Stat(host.exec); err != nil {
+			cmdutil.Exit(fmt.Errorf("missing executor %s: %w", host.exec, err))
 		}
 	}
-
-	var engineAddress string
-	if args := flag.Args(); len(args) > 0 {
-		engineAddress = args[0]
-	}
-
-	host := &pythonLanguageHost{exec: execPath, engineAddress: engineAddress, tracing: *tracing}
-	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
-		Init: func(srv *grpc.Server) error {
-			pulumirpc.RegisterLanguageRuntimeServer(srv, host)
-			return nil
-		},
-	})
-	if err != nil {
-		cmdutil.Exit(fmt.Errorf("could not start language host RPC server: %w", err))
-	}
-	// The engine reads the port from our first stdout line.
-	fmt.Printf("%d\n", handle.Port)
-	if err := <-handle.Done; err != nil {
-		cmdutil.Exit(fmt.Errorf("language host RPC stopped serving: %w", err))
-	}
+	langhost.Serve(host)
 }
 
+// pythonLanguageHost leaves GetRequiredPackages empty (langhost.Base without RequiredPackages).
 type pythonLanguageHost struct {
-	pulumirpc.UnimplementedLanguageRuntimeServer
+	langhost.Base
 
-	exec          string
-	tracing       string
-	mu            sync.Mutex
-	engineAddress string
-}
-
-func (h *pythonLanguageHost) engine() string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.engineAddress
-}
-
-func (h *pythonLanguageHost) Handshake(
-	ctx context.Context, req *pulumirpc.LanguageHandshakeRequest,
-) (*pulumirpc.LanguageHandshakeResponse, error) {
-	h.mu.Lock()
-	if req.GetEngineAddress() != "" {
-		h.engineAddress = req.GetEngineAddress()
-	}
-	h.mu.Unlock()
-	return &pulumirpc.LanguageHandshakeResponse{}, nil
-}
-
-func (h *pythonLanguageHost) GetPluginInfo(context.Context, *emptypb.Empty) (*pulumirpc.PluginInfo, error) {
-	return &pulumirpc.PluginInfo{Version: version.Version}, nil
-}
-
-//nolint:staticcheck // deprecated in the protocol but still called by engines
-func (h *pythonLanguageHost) GetRequiredPlugins(
-	context.Context, *pulumirpc.GetRequiredPluginsRequest,
-) (*pulumirpc.GetRequiredPluginsResponse, error) {
-	return &pulumirpc.GetRequiredPluginsResponse{}, nil
-}
-
-func (h *pythonLanguageHost) GetRequiredPackages(
-	context.Context, *pulumirpc.GetRequiredPackagesRequest,
-) (*pulumirpc.GetRequiredPackagesResponse, error) {
-	return &pulumirpc.GetRequiredPackagesResponse{}, nil
-}
-
-func (h *pythonLanguageHost) RuntimeOptionsPrompts(
-	context.Context, *pulumirpc.RuntimeOptionsRequest,
-) (*pulumirpc.RuntimeOptionsResponse, error) {
-	return &pulumirpc.RuntimeOptionsResponse{}, nil
+	exec string
 }
 
 // resolveToolchain maps Pulumi.yaml `runtime.options` (virtualenv, toolchain) onto the SDK's toolchain resolver.
@@ -163,7 +77,7 @@ func resolveToolchain(info *pulumirpc.ProgramInfo) (toolchain.Toolchain, error) 
 	if info != nil {
 		opts.Root = info.GetRootDirectory()
 		opts.ProgramDir = info.GetProgramDirectory()
-		m := structOptions(info.GetOptions())
+		m := langhost.Options(info)
 		if v, ok := m["virtualenv"].(string); ok {
 			opts.Virtualenv = v
 		}
@@ -194,13 +108,6 @@ func resolveToolchain(info *pulumirpc.ProgramInfo) (toolchain.Toolchain, error) 
 	return toolchain.ResolveToolchain(opts)
 }
 
-func structOptions(s *structpb.Struct) map[string]any {
-	if s == nil {
-		return map[string]any{}
-	}
-	return s.AsMap()
-}
-
 func (h *pythonLanguageHost) Run(ctx context.Context, req *pulumirpc.RunRequest) (*pulumirpc.RunResponse, error) {
 	tc, err := resolveToolchain(req.GetInfo())
 	if err != nil {
@@ -210,24 +117,19 @@ func (h *pythonLanguageHost) Run(ctx context.Context, req *pulumirpc.RunRequest)
 		return &pulumirpc.RunResponse{Error: err.Error()}, nil
 	}
 
-	args := []string{"-u", h.exec}
-	add := func(k, v string) {
-		if v != "" {
-			args = append(args, "--"+k, v)
-		}
-	}
-	add("monitor", req.GetMonitorAddress())
-	add("engine", h.engine())
-	add("project", req.GetProject())
-	add("stack", req.GetStack())
-	add("pwd", req.GetPwd())
-	add("dry_run", strconv.FormatBool(req.GetDryRun()))
-	add("parallel", strconv.Itoa(int(req.GetParallel())))
-	add("tracing", h.tracing)
-	add("organization", req.GetOrganization())
+	args := langhost.RunnerArgs{"-u", h.exec}
+	args.Add("monitor", req.GetMonitorAddress())
+	args.Add("engine", h.Engine.Get())
+	args.Add("project", req.GetProject())
+	args.Add("stack", req.GetStack())
+	args.Add("pwd", req.GetPwd())
+	args.Add("dry_run", strconv.FormatBool(req.GetDryRun()))
+	args.Add("parallel", strconv.Itoa(int(req.GetParallel())))
+	args.Add("tracing", h.Tracing)
+	args.Add("organization", req.GetOrganization())
 	program := req.GetProgram() //nolint:staticcheck
 	if info := req.GetInfo(); info != nil {
-		add("root_directory", info.GetRootDirectory())
+		args.Add("root_directory", info.GetRootDirectory())
 		entry := info.GetEntryPoint()
 		if entry == "" {
 			entry = "."
@@ -247,37 +149,15 @@ func (h *pythonLanguageHost) Run(ctx context.Context, req *pulumirpc.RunRequest)
 	if err != nil {
 		return nil, err
 	}
-	env := cmd.Env
-	if env == nil {
-		env = os.Environ()
+	if cmd.Env, err = langhost.ConfigEnv(cmd.Env, req); err != nil {
+		return nil, err
 	}
-	if cfg := req.GetConfig(); len(cfg) > 0 {
-		b, err := json.Marshal(cfg)
-		if err != nil {
-			return nil, fmt.Errorf("failed to serialize configuration: %w", err)
-		}
-		env = append(env, "PULUMI_CONFIG="+string(b))
-	}
-	if keys := req.GetConfigSecretKeys(); len(keys) > 0 {
-		b, err := json.Marshal(keys)
-		if err != nil {
-			return nil, fmt.Errorf("failed to serialize secret config keys: %w", err)
-		}
-		env = append(env, "PULUMI_CONFIG_SECRET_KEYS="+string(b))
-	}
-	cmd.Env = env
-	if req.GetPwd() != "" {
-		cmd.Dir = req.GetPwd()
-	}
-	// Program output goes to our stdout/stderr, which the engine streams into the update's diagnostics.
-	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-	logging.V(5).Infof("language host launching: %s %s", cmd.Path, strings.Join(cmd.Args[1:], " "))
-
-	if err := cmd.Run(); err != nil {
+	// Not langhost.Outcome: the Python host keeps its own wording of these answers.
+	if err := langhost.Launch(cmd, req); err != nil {
 		var exitErr *exec.ExitError
 		if errors.As(err, &exitErr) {
 			if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok {
-				if ws.ExitStatus() == bailExitCode {
+				if ws.ExitStatus() == langhost.BailExitCode {
 					return &pulumirpc.RunResponse{Bail: true}, nil
 				}
 				return &pulumirpc.RunResponse{
@@ -293,45 +173,17 @@ func (h *pythonLanguageHost) Run(ctx context.Context, req *pulumirpc.RunRequest)
 	return &pulumirpc.RunResponse{}, nil
 }
 
-type streamWriter struct {
-	mu     *sync.Mutex
-	send   func(*pulumirpc.InstallDependenciesResponse) error
-	stderr bool
-}
-
-func (w streamWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	b := append([]byte(nil), p...)
-	resp := &pulumirpc.InstallDependenciesResponse{Stdout: b}
-	if w.stderr {
-		resp = &pulumirpc.InstallDependenciesResponse{Stderr: b}
-	}
-	if err := w.send(resp); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
 func (h *pythonLanguageHost) InstallDependencies(
 	req *pulumirpc.InstallDependenciesRequest, server pulumirpc.LanguageRuntime_InstallDependenciesServer,
 ) error {
-	info := req.GetInfo()
-	if info == nil && req.GetDirectory() != "" { //nolint:staticcheck
-		info = &pulumirpc.ProgramInfo{RootDirectory: req.GetDirectory(), ProgramDirectory: req.GetDirectory()} //nolint:staticcheck
-	}
+	info := langhost.InfoFromInstallRequest(req)
 	tc, err := resolveToolchain(info)
 	if err != nil {
 		return err
 	}
-	cwd := info.GetProgramDirectory()
-	if cwd == "" {
-		cwd = info.GetRootDirectory()
-	}
-	mu := &sync.Mutex{}
-	stdout := streamWriter{mu: mu, send: server.Send}
-	stderr := streamWriter{mu: mu, send: server.Send, stderr: true}
-	return tc.InstallDependencies(server.Context(), cwd, req.GetUseLanguageVersionTools(), true, stdout, stderr)
+	stdout, stderr := langhost.Streams(server)
+	dir := langhost.ProgramDirectory(info, "")
+	return tc.InstallDependencies(server.Context(), dir, req.GetUseLanguageVersionTools(), true, stdout, stderr)
 }
 
 func (h *pythonLanguageHost) About(ctx context.Context, req *pulumirpc.AboutRequest) (*pulumirpc.AboutResponse, error) {
@@ -357,13 +209,5 @@ func (h *pythonLanguageHost) GetProgramDependencies(
 	if err != nil {
 		return nil, err
 	}
-	deps, err := tc.ListPackages(ctx, req.GetTransitiveDependencies())
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*pulumirpc.DependencyInfo, 0, len(deps))
-	for _, d := range deps {
-		out = append(out, &pulumirpc.DependencyInfo{Name: d.Name, Version: d.Version})
-	}
-	return &pulumirpc.GetProgramDependenciesResponse{Dependencies: out}, nil
+	return langhost.ProgramDependencies(tc.ListPackages(ctx, req.GetTransitiveDependencies()))
 }

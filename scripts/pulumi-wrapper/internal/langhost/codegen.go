@@ -13,6 +13,17 @@ import (
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
 )
 
+// SDKGenerator, embedded in a host, answers GeneratePackage with GeneratePackage for Language.
+type SDKGenerator struct {
+	Language string // "nodejs" or "go"
+}
+
+func (g SDKGenerator) GeneratePackage(
+	ctx context.Context, req *pulumirpc.GeneratePackageRequest,
+) (*pulumirpc.GeneratePackageResponse, error) {
+	return GeneratePackage(ctx, g.Language, req)
+}
+
 // GeneratePackage answers `pulumi package gen-sdk --language nodejs|go`: it runs the very
 // generators the upstream hosts call (pkg/v3/codegen/nodejs and .../codegen/go at the engine's
 // version) with the schema loader the engine serves, and writes the files under req.Directory.

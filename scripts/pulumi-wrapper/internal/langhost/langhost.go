@@ -1,14 +1,16 @@
-// Package langhost holds what pulumi-hyperpod's Node.js and Go language hosts share: the gRPC
-// serving and flag handling every host needs, the mapping of a program's exit to a RunResponse,
-// streaming a child's output into InstallDependencies, plugin discovery from pulumi-plugin.json
-// files, and SDK generation (GeneratePackage) with the engine's own TypeScript and Go generators.
+// Package langhost holds what pulumi-hyperpod's language hosts (Python, Node.js, Go) share: the
+// gRPC serving, flag handling and language-neutral RPCs every host needs (base.go), runtime
+// options, the stack configuration in a program's environment, streaming a child's output into
+// InstallDependencies; and for the Node.js and Go hosts the running of a program and the mapping
+// of its exit to a RunResponse, plugin discovery from pulumi-plugin.json files, running a plugin,
+// and SDK generation (GeneratePackage) with the engine's own TypeScript and Go generators.
 package langhost
 
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -16,79 +18,14 @@ import (
 	"syscall"
 
 	"github.com/pulumi/pulumi/sdk/v3/go/common/resource/plugin"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/util/cmdutil"
 	"github.com/pulumi/pulumi/sdk/v3/go/common/util/logging"
-	"github.com/pulumi/pulumi/sdk/v3/go/common/util/rpcutil"
 	pulumirpc "github.com/pulumi/pulumi/sdk/v3/proto/go"
-	"google.golang.org/grpc"
 	"google.golang.org/protobuf/types/known/structpb"
 )
 
 // BailExitCode is what the SDKs' runners exit with after they have shown the user an actionable
 // error themselves: the engine then adds no message of its own.
 const BailExitCode = 32
-
-// Flags parses the command line the engine gives a language host: logging flags (-v, --logflow,
-// --logtostderr), --tracing, runtime options some tools pass as flags (ignored: options come from
-// RunRequest.Info), and the engine's address as the first argument.
-func Flags() (tracing, engineAddress string) {
-	t := flag.String("tracing", "", "Emit tracing to a Zipkin-compatible tracing endpoint")
-	for _, name := range []string{"logtostderr", "logflow"} {
-		if flag.Lookup(name) == nil {
-			_ = flag.Bool(name, false, "logging")
-		}
-	}
-	for _, name := range []string{"v", "root", "binary", "buildTarget", "typescript", "nodeargs", "packagemanager", "tsconfig"} {
-		if flag.Lookup(name) == nil {
-			_ = flag.String(name, "", "ignored")
-		}
-	}
-	flag.Parse()
-	logging.InitLogging(false, 0, false)
-	if args := flag.Args(); len(args) > 0 {
-		engineAddress = args[0]
-	}
-	return *t, engineAddress
-}
-
-// Serve registers the host, prints its port as the first stdout line (the engine reads it) and
-// serves until the engine stops it.
-func Serve(host pulumirpc.LanguageRuntimeServer) {
-	handle, err := rpcutil.ServeWithOptions(rpcutil.ServeOptions{
-		Init: func(srv *grpc.Server) error {
-			pulumirpc.RegisterLanguageRuntimeServer(srv, host)
-			return nil
-		},
-	})
-	if err != nil {
-		cmdutil.Exit(fmt.Errorf("could not start language host RPC server: %w", err))
-	}
-	fmt.Printf("%d\n", handle.Port)
-	if err := <-handle.Done; err != nil {
-		cmdutil.Exit(fmt.Errorf("language host RPC stopped serving: %w", err))
-	}
-}
-
-// EngineAddress is the engine's address, from the command line or the handshake (newer engines).
-type EngineAddress struct {
-	mu   sync.Mutex
-	addr string
-}
-
-func (e *EngineAddress) Set(addr string) {
-	if addr == "" {
-		return
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.addr = addr
-}
-
-func (e *EngineAddress) Get() string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.addr
-}
 
 // Options are the project's `runtime.options` from Pulumi.yaml.
 func Options(info *pulumirpc.ProgramInfo) map[string]any {
@@ -176,10 +113,12 @@ func Outcome(err error, what string) *pulumirpc.RunResponse {
 	return &pulumirpc.RunResponse{Error: fmt.Sprintf("could not start %s: %v", what, err)}
 }
 
-// ConfigEnv is the stack configuration as the SDKs read it: PULUMI_CONFIG (a JSON map) and
-// PULUMI_CONFIG_SECRET_KEYS (a JSON list).
-func ConfigEnv(req *pulumirpc.RunRequest) ([]string, error) {
-	var env []string
+// ConfigEnv is env (this process's environment when nil) with the stack configuration as the
+// SDKs read it: PULUMI_CONFIG (a JSON map) and PULUMI_CONFIG_SECRET_KEYS (a JSON list).
+func ConfigEnv(env []string, req *pulumirpc.RunRequest) ([]string, error) {
+	if env == nil {
+		env = os.Environ()
+	}
 	if cfg := req.GetConfig(); len(cfg) > 0 {
 		b, err := json.Marshal(cfg)
 		if err != nil {
@@ -197,31 +136,79 @@ func ConfigEnv(req *pulumirpc.RunRequest) ([]string, error) {
 	return env, nil
 }
 
-// StreamWriter sends what a child process writes to the engine as InstallDependencies output.
-type StreamWriter struct {
-	Mu     *sync.Mutex
-	Send   func(*pulumirpc.InstallDependenciesResponse) error
-	Stderr bool
+// RunProgram runs a program's process in the engine's working directory, else programDir (Launch),
+// and answers with its Outcome; what names the program in the answer.
+func RunProgram(cmd *exec.Cmd, req *pulumirpc.RunRequest, programDir, what string) *pulumirpc.RunResponse {
+	cmd.Dir = programDir
+	return Outcome(Launch(cmd, req), what)
 }
 
-func (w StreamWriter) Write(p []byte) (int, error) {
-	w.Mu.Lock()
-	defer w.Mu.Unlock()
-	b := append([]byte(nil), p...)
-	resp := &pulumirpc.InstallDependenciesResponse{Stdout: b}
-	if w.Stderr {
-		resp = &pulumirpc.InstallDependenciesResponse{Stderr: b}
+// Launch runs a program's process, in the engine's working directory when the request names one,
+// with its output on ours, which the engine streams into the update's diagnostics.
+func Launch(cmd *exec.Cmd, req *pulumirpc.RunRequest) error {
+	if req.GetPwd() != "" {
+		cmd.Dir = req.GetPwd()
 	}
-	if err := w.Send(resp); err != nil {
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	logging.V(5).Infof("language host launching: %s %s", cmd.Path, strings.Join(cmd.Args[1:], " "))
+	return cmd.Run()
+}
+
+// PluginEnv is the environment the engine gives a plugin, else this process's.
+func PluginEnv(req *pulumirpc.RunPluginRequest) []string {
+	if env := req.GetEnv(); len(env) > 0 {
+		return env
+	}
+	return os.Environ()
+}
+
+// RunnerArgs are the command line of an SDK's program runner: `--name value` flags.
+type RunnerArgs []string
+
+// Add appends `--name value`, only when value is not empty.
+func (a *RunnerArgs) Add(name, value string) {
+	if value != "" {
+		*a = append(*a, "--"+name, value)
+	}
+}
+
+// ProgramDependencies answers GetProgramDependencies with what an SDK's package manager listed.
+func ProgramDependencies(deps []plugin.DependencyInfo, err error) (*pulumirpc.GetProgramDependenciesResponse, error) {
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*pulumirpc.DependencyInfo, 0, len(deps))
+	for _, d := range deps {
+		out = append(out, &pulumirpc.DependencyInfo{Name: d.Name, Version: d.Version})
+	}
+	return &pulumirpc.GetProgramDependenciesResponse{Dependencies: out}, nil
+}
+
+// messageWriter sends each chunk a child process writes to the engine as it comes, as one message
+// made by wrap; writers sharing mu never send at once (a gRPC stream must not be sent on
+// concurrently).
+type messageWriter[M any] struct {
+	mu   *sync.Mutex
+	send func(M) error
+	wrap func([]byte) M
+}
+
+func (w messageWriter[M]) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err := w.send(w.wrap(append([]byte(nil), p...))); err != nil {
 		return 0, err
 	}
 	return len(p), nil
 }
 
 // Streams are a stdout/stderr pair for InstallDependencies.
-func Streams(server pulumirpc.LanguageRuntime_InstallDependenciesServer) (StreamWriter, StreamWriter) {
+func Streams(server pulumirpc.LanguageRuntime_InstallDependenciesServer) (stdout, stderr io.Writer) {
+	type msg = *pulumirpc.InstallDependenciesResponse
 	mu := &sync.Mutex{}
-	return StreamWriter{Mu: mu, Send: server.Send}, StreamWriter{Mu: mu, Send: server.Send, Stderr: true}
+	stdout = messageWriter[msg]{mu, server.Send, func(b []byte) msg { return &pulumirpc.InstallDependenciesResponse{Stdout: b} }}
+	stderr = messageWriter[msg]{mu, server.Send, func(b []byte) msg { return &pulumirpc.InstallDependenciesResponse{Stderr: b} }}
+	return stdout, stderr
 }
 
 // PackageFromPluginJSON is the resource plugin a package's pulumi-plugin.json (or package.json
@@ -259,33 +246,17 @@ func PluginsFromPackages(pkgs []*pulumirpc.PackageDependency) []*pulumirpc.Plugi
 	return out
 }
 
-// PluginWriter sends what a plugin process writes to the engine as RunPlugin output, as it comes
-// (an analyzer's first stdout line is the port the engine dials).
-type PluginWriter struct {
-	Mu     *sync.Mutex
-	Send   func(*pulumirpc.RunPluginResponse) error
-	Stderr bool
-}
-
-func (w PluginWriter) Write(p []byte) (int, error) {
-	w.Mu.Lock()
-	defer w.Mu.Unlock()
-	b := append([]byte(nil), p...)
-	resp := &pulumirpc.RunPluginResponse{Output: &pulumirpc.RunPluginResponse_Stdout{Stdout: b}}
-	if w.Stderr {
-		resp = &pulumirpc.RunPluginResponse{Output: &pulumirpc.RunPluginResponse_Stderr{Stderr: b}}
-	}
-	if err := w.Send(resp); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
 // RunPluginProcess runs cmd with its output streamed to the engine, then sends its exit code.
 func RunPluginProcess(cmd *exec.Cmd, server pulumirpc.LanguageRuntime_RunPluginServer) error {
+	// Output goes to the engine as it comes: an analyzer's first stdout line is the port it dials.
+	type msg = *pulumirpc.RunPluginResponse
 	mu := &sync.Mutex{}
-	cmd.Stdout = PluginWriter{Mu: mu, Send: server.Send}
-	cmd.Stderr = PluginWriter{Mu: mu, Send: server.Send, Stderr: true}
+	cmd.Stdout = messageWriter[msg]{mu, server.Send, func(b []byte) msg {
+		return &pulumirpc.RunPluginResponse{Output: &pulumirpc.RunPluginResponse_Stdout{Stdout: b}}
+	}}
+	cmd.Stderr = messageWriter[msg]{mu, server.Send, func(b []byte) msg {
+		return &pulumirpc.RunPluginResponse{Output: &pulumirpc.RunPluginResponse_Stderr{Stderr: b}}
+	}}
 	code := int32(0)
 	if err := cmd.Run(); err != nil {
 		var exitErr *exec.ExitError
