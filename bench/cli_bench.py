@@ -56,8 +56,10 @@ HERE = Path(__file__).resolve().parents[1]
 SPEC = HERE / "examples" / "specs" / "seed000-create-cluster.json"
 CLI = "import sys; from pulumi_hyperpod.cli import main; sys.exit(main())"
 # The same, saying (last line on stderr) when the command returned: the rest is the interpreter's exit.
-CLI_TIMED = ("import sys, time\nfrom pulumi_hyperpod.cli import main\ntry:\n    main()\nexcept SystemExit as done:\n"
-             "    code = done.code\nelse:\n    code = 0\nprint('returned at', time.time(), file=sys.stderr)\nsys.exit(code)")
+CLI_TIMED = (
+    "import sys, time\nfrom pulumi_hyperpod.cli import main\ntry:\n    main()\nexcept SystemExit as done:\n"
+    "    code = done.code\nelse:\n    code = 0\nprint('returned at', time.time(), file=sys.stderr)\nsys.exit(code)"
+)
 BIG = 5_000
 
 
@@ -133,8 +135,12 @@ def big_world(tree: Path, path: Path, spec: Path) -> None:
     """A frozen simulated world with one InService 5,000-node cluster, written by `tree`'s own
     simulator, and a spec that shrinks a group."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-c", BIG_WORLD, str(path), str(spec), str(BIG)], check=True, cwd=path.parent,
-                   env={**os.environ, "PYTHONPATH": str(tree)})
+    subprocess.run(
+        [sys.executable, "-c", BIG_WORLD, str(path), str(spec), str(BIG)],
+        check=True,
+        cwd=path.parent,
+        env={**os.environ, "PYTHONPATH": str(tree)},
+    )
 
 
 def measure(trees: dict[str, Path], runs: int, bytecode: bool, big: bool) -> dict[str, dict[str, list[float]]]:
@@ -142,8 +148,9 @@ def measure(trees: dict[str, Path], runs: int, bytecode: bool, big: bool) -> dic
     with tempfile.TemporaryDirectory() as directory:
         scratch = Path(directory)
         empty = scratch / "empty"
-        worlds = {label: (scratch / f"big-{index}" / "fake.sqlite", scratch / f"big-{index}" / "spec.json")
-                  for index, label in enumerate(trees)}
+        worlds = {
+            label: (scratch / f"big-{index}" / "fake.sqlite", scratch / f"big-{index}" / "spec.json") for index, label in enumerate(trees)
+        }
         if big:
             for label, tree in trees.items():
                 big_world(tree, *worlds[label])
@@ -171,10 +178,17 @@ def measure(trees: dict[str, Path], runs: int, bytecode: bool, big: bool) -> dic
                 mine.setdefault("plan: import of pulumi_hyperpod.cli (s)", []).append(cli)
                 if big:
                     big_path, big_spec = worlds[label]
-                    elapsed, stderr = _run(["--backend", "fake", "plan", "-f", str(big_spec)],
-                                           {**env, "HYPERPOD_FAKE_STATE": str(big_path)}, scratch, code=CLI_TIMED)
-                    stamps = {line.split()[0]: float(line.split()[-1]) for line in stderr.splitlines()
-                              if line.startswith(("returned at ", "ended at "))}
+                    elapsed, stderr = _run(
+                        ["--backend", "fake", "plan", "-f", str(big_spec)],
+                        {**env, "HYPERPOD_FAKE_STATE": str(big_path)},
+                        scratch,
+                        code=CLI_TIMED,
+                    )
+                    stamps = {
+                        line.split()[0]: float(line.split()[-1])
+                        for line in stderr.splitlines()
+                        if line.startswith(("returned at ", "ended at "))
+                    }
                     returned, ended = stamps["returned"], stamps["ended"]
                     mine.setdefault(f"hyperpod --backend fake plan, {BIG:,} nodes (s)", []).append(elapsed)
                     mine.setdefault("  of which the exit after the command (s)", []).append(ended - returned)
@@ -191,8 +205,10 @@ def main() -> None:
     trees = {"before": options.before.resolve()} if options.before else {}
     trees["after" if options.before else "this tree"] = HERE
     figures = measure(trees, options.runs, not options.no_bytecode, options.big)
-    print(f"medians of {options.runs} runs ({'bytecode cached' if not options.no_bytecode else 'no bytecode'}; "
-          f"{', '.join(f'{label}: {tree}' for label, tree in trees.items())})")
+    print(
+        f"medians of {options.runs} runs ({'bytecode cached' if not options.no_bytecode else 'no bytecode'}; "
+        f"{', '.join(f'{label}: {tree}' for label, tree in trees.items())})"
+    )
     labels = list(trees)
     for name in figures[labels[0]]:
         values = [statistics.median(figures[label][name]) for label in labels]

@@ -146,8 +146,7 @@ class Project:
             (base / name).mkdir()
         # PYTHONDONTWRITEBYTECODE is dropped: a user's installed package has its bytecode cached,
         # and recompiling every module in both Python processes of every preview is not what they pay.
-        self.env = {k: v for k, v in os.environ.items()
-                    if not k.startswith(("PULUMI_", "HYPERPOD_")) and k != "PYTHONDONTWRITEBYTECODE"}
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("PULUMI_", "HYPERPOD_")) and k != "PYTHONDONTWRITEBYTECODE"}
         self.env.update(
             PULUMI_HOME=str(base / "home"),
             PULUMI_BACKEND_URL=f"file://{base / 'state'}",
@@ -161,25 +160,23 @@ class Project:
     def pulumi(self, *args: str) -> tuple[float, str]:
         """Seconds taken and the output (stdout + stderr, what a user sees)."""
         started = time.perf_counter()
-        proc = subprocess.run(["pulumi", *args, "--non-interactive", "--color", "never"], cwd=self.root,
-                              env=self.env, capture_output=True, text=True)
+        proc = subprocess.run(
+            ["pulumi", *args, "--non-interactive", "--color", "never"], cwd=self.root, env=self.env, capture_output=True, text=True
+        )
         elapsed = time.perf_counter() - started
         if proc.returncode != 0:
-            sys.exit(f"pulumi {' '.join(args)} failed in {self.root} (exit {proc.returncode}):\n"
-                     f"{proc.stdout}\n{proc.stderr}")
+            sys.exit(f"pulumi {' '.join(args)} failed in {self.root} (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
         return elapsed, proc.stdout + proc.stderr
 
     def config(self, key: str, value: str) -> None:
-        subprocess.run(["pulumi", "config", "set", key, value], cwd=self.root, env=self.env, check=True,
-                       capture_output=True)
+        subprocess.run(["pulumi", "config", "set", key, value], cwd=self.root, env=self.env, check=True, capture_output=True)
 
     def preview(self) -> tuple[float, str]:
         return self.pulumi("preview", "--expect-no-changes")
 
     def cluster_resource(self) -> str:
         """The Cluster resource in the state (id, inputs with the pickled provider, outputs), as JSON."""
-        proc = subprocess.run(["pulumi", "stack", "export"], cwd=self.root, env=self.env, check=True,
-                              capture_output=True, text=True)
+        proc = subprocess.run(["pulumi", "stack", "export"], cwd=self.root, env=self.env, check=True, capture_output=True, text=True)
         for resource in json.loads(proc.stdout)["deployment"].get("resources") or []:
             if isinstance((resource.get("inputs") or {}).get("__provider"), str):
                 return json.dumps({key: resource.get(key) for key in ("id", "inputs", "outputs")})
@@ -192,8 +189,15 @@ def provider_process(project: Project) -> list[float]:
     python = venv() / "bin" / "python"
     runs = []
     for _ in range(RUNS):
-        proc = subprocess.run([str(python), "-c", PROVIDER_PROCESS], input=resource, env=project.env, cwd=project.root,
-                              capture_output=True, text=True, check=True)
+        proc = subprocess.run(
+            [str(python), "-c", PROVIDER_PROCESS],
+            input=resource,
+            env=project.env,
+            cwd=project.root,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         runs.append([float(x) for x in proc.stdout.split()])
     return [statistics.median(run[i] for run in runs) for i in range(4)]
 
@@ -215,8 +219,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="engine-bench-") as tmp:
         empty = Project(Path(tmp) / "empty", EMPTY_PROGRAM)
         empty.pulumi("up", "--yes", "--skip-preview")
-        floors = {label: Project(Path(tmp) / f"floor-{index}", FLOOR_PROGRAM.format(work=work))
-                  for index, (label, work) in enumerate(FLOORS.items())}
+        floors = {
+            label: Project(Path(tmp) / f"floor-{index}", FLOOR_PROGRAM.format(work=work))
+            for index, (label, work) in enumerate(FLOORS.items())
+        }
         for floor in floors.values():
             floor.pulumi("up", "--yes", "--skip-preview")
         floor_ratios: dict[str, list[float]] = {label: [] for label in FLOORS}
@@ -244,26 +250,41 @@ def main() -> None:
             ratio = statistics.median(ratios)
             rows.append((nodes, ratio))
             print(f"\n{size_label(nodes)} (first `up` {setup:.2f} s)")
-            print(f"  preview, empty program : median {empty_median:.2f} s "
-                  f"(min {min(e for e, _ in pairs):.2f}, max {max(e for e, _ in pairs):.2f})")
-            print(f"  preview, demo stack    : median {demo_median:.2f} s "
-                  f"(min {min(d for _, d in pairs):.2f}, max {max(d for _, d in pairs):.2f})")
-            print(f"  demo / empty           : {ratio:.2f}x (median of {RUNS} paired ratios, {spread(ratios)}; "
-                  f"+{demo_median - empty_median:.2f} s per preview)")
+            print(
+                f"  preview, empty program : median {empty_median:.2f} s "
+                f"(min {min(e for e, _ in pairs):.2f}, max {max(e for e, _ in pairs):.2f})"
+            )
+            print(
+                f"  preview, demo stack    : median {demo_median:.2f} s "
+                f"(min {min(d for _, d in pairs):.2f}, max {max(d for _, d in pairs):.2f})"
+            )
+            print(
+                f"  demo / empty           : {ratio:.2f}x (median of {RUNS} paired ratios, {spread(ratios)}; "
+                f"+{demo_median - empty_median:.2f} s per preview)"
+            )
             if nodes == SIZES[0]:
                 for label in FLOORS:
-                    print(f"  floor / empty          : {statistics.median(floor_ratios[label]):.2f}x "
-                          f"({spread(floor_ratios[label])}), {label} (same runs)")
-            print(f"  provider process       : host imports {host * 1000:.0f} ms, unpickle {loads * 1000:.0f} ms, "
-                  f"check {check * 1000:.0f} ms, diff (observe + plan) {diff * 1000:.0f} ms (fresh process, medians)")
-            print(f"  preview output         : {quiet_bytes:,} bytes with no change; {len(scale_in.encode()):,} "
-                  f"bytes for a scale-in to {1 if workers > 1 else 0} worker(s) ({scale_in_seconds:.2f} s)")
+                    print(
+                        f"  floor / empty          : {statistics.median(floor_ratios[label]):.2f}x "
+                        f"({spread(floor_ratios[label])}), {label} (same runs)"
+                    )
+            print(
+                f"  provider process       : host imports {host * 1000:.0f} ms, unpickle {loads * 1000:.0f} ms, "
+                f"check {check * 1000:.0f} ms, diff (observe + plan) {diff * 1000:.0f} ms (fresh process, medians)"
+            )
+            print(
+                f"  preview output         : {quiet_bytes:,} bytes with no change; {len(scale_in.encode()):,} "
+                f"bytes for a scale-in to {1 if workers > 1 else 0} worker(s) ({scale_in_seconds:.2f} s)"
+            )
         for project in (demo, empty, *floors.values()):
             project.pulumi("destroy", "--yes", "--skip-preview")
-    print("\ndemo / empty: " + ", ".join(f"{size_label(n)} {r:.2f}x" for n, r in rows)
-          + "   (targets: <= 1.5x at 2 nodes, <= 2.0x at 5,000)")
-    print("floors / empty (at the first size): " + ", ".join(
-        f"{label} {statistics.median(values):.2f}x" for label, values in floor_ratios.items()))
+    print(
+        "\ndemo / empty: " + ", ".join(f"{size_label(n)} {r:.2f}x" for n, r in rows) + "   (targets: <= 1.5x at 2 nodes, <= 2.0x at 5,000)"
+    )
+    print(
+        "floors / empty (at the first size): "
+        + ", ".join(f"{label} {statistics.median(values):.2f}x" for label, values in floor_ratios.items())
+    )
 
 
 if __name__ == "__main__":

@@ -53,8 +53,9 @@ class Project:
 
     def __init__(self, example: str, root: Path, env: dict[str, str], name: str) -> None:
         source = REPO / "examples" / example
-        shutil.copytree(source, root, ignore=shutil.ignore_patterns("node_modules", "Pulumi.*.yaml", "package-lock.json",
-                                                                     "README.md", ".hyperpod"))
+        shutil.copytree(
+            source, root, ignore=shutil.ignore_patterns("node_modules", "Pulumi.*.yaml", "package-lock.json", "README.md", ".hyperpod")
+        )
         project = yaml.safe_load((source / "Pulumi.yaml").read_text())
         project["name"] = name
         for provider in (project.get("plugins") or {}).get("providers") or []:
@@ -71,8 +72,9 @@ class Project:
 
     def pulumi(self, *args: str) -> float:
         started = time.perf_counter()
-        proc = subprocess.run(["pulumi", *args, "--non-interactive", "--color", "never"], cwd=self.root,
-                              env=self.env, capture_output=True, text=True)
+        proc = subprocess.run(
+            ["pulumi", *args, "--non-interactive", "--color", "never"], cwd=self.root, env=self.env, capture_output=True, text=True
+        )
         elapsed = time.perf_counter() - started
         if proc.returncode != 0:
             sys.exit(f"pulumi {' '.join(args)} failed in {self.root} (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
@@ -86,9 +88,14 @@ def language_env(base: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PULUMI_", "HYPERPOD_"))}
     for name in ("home", "state", "world"):
         (base / name).mkdir(parents=True)
-    env.update(PULUMI_HOME=str(base / "home"), PULUMI_BACKEND_URL=f"file://{base / 'state'}",
-               PULUMI_CONFIG_PASSPHRASE="lang-bench", PULUMI_SKIP_UPDATE_CHECK="true",
-               PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION="true", HYPERPOD_FAKE_STATE=str(base / "world" / "fake.sqlite"))
+    env.update(
+        PULUMI_HOME=str(base / "home"),
+        PULUMI_BACKEND_URL=f"file://{base / 'state'}",
+        PULUMI_CONFIG_PASSPHRASE="lang-bench",
+        PULUMI_SKIP_UPDATE_CHECK="true",
+        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION="true",
+        HYPERPOD_FAKE_STATE=str(base / "world" / "fake.sqlite"),
+    )
     return env
 
 
@@ -99,8 +106,7 @@ def pair(language: str, base: Path) -> tuple[Project, Project]:
     program = Project(example, base / "program", env, f"bench-{language}-program")
     empty = Project(example, base / "empty", env, f"bench-{language}-empty")
     if language == "typescript":
-        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefer-offline"], cwd=program.root, check=True,
-                       capture_output=True)
+        subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefer-offline"], cwd=program.root, check=True, capture_output=True)
         (empty.root / "node_modules").symlink_to(program.root / "node_modules", target_is_directory=True)
         (empty.root / "index.ts").write_text(EMPTY_TS)
     elif language == "go":
@@ -127,12 +133,18 @@ def main() -> None:
             ratios = [p / e for e, p in pairs]
             e_med, p_med = statistics.median(e for e, _ in pairs), statistics.median(p for _, p in pairs)
             print(f"\n{language}")
-            print(f"  preview, empty program   : median {e_med:.2f} s (min {min(e for e, _ in pairs):.2f}, "
-                  f"max {max(e for e, _ in pairs):.2f})")
-            print(f"  preview, cluster program : median {p_med:.2f} s (min {min(p for _, p in pairs):.2f}, "
-                  f"max {max(p for _, p in pairs):.2f})")
-            print(f"  program / empty          : {statistics.median(ratios):.2f}x (median of {RUNS} paired ratios, "
-                  f"{min(ratios):.2f}-{max(ratios):.2f}; +{p_med - e_med:.2f} s per preview)")
+            print(
+                f"  preview, empty program   : median {e_med:.2f} s (min {min(e for e, _ in pairs):.2f}, "
+                f"max {max(e for e, _ in pairs):.2f})"
+            )
+            print(
+                f"  preview, cluster program : median {p_med:.2f} s (min {min(p for _, p in pairs):.2f}, "
+                f"max {max(p for _, p in pairs):.2f})"
+            )
+            print(
+                f"  program / empty          : {statistics.median(ratios):.2f}x (median of {RUNS} paired ratios, "
+                f"{min(ratios):.2f}-{max(ratios):.2f}; +{p_med - e_med:.2f} s per preview)"
+            )
 
 
 if __name__ == "__main__":

@@ -31,9 +31,22 @@ def build() -> tuple[ClusterSpec, ClusterState]:
     groups, described, nodes = [], [], []
     for gi in range(GROUPS):
         name = f"g{gi:03d}"
-        spec = {"InstanceGroupName": name, "InstanceType": "ml.p5.48xlarge", "InstanceCount": per, "ExecutionRole": ROLE,
-                "LifeCycleConfig": {"SourceS3Uri": "s3://bucket/lc/", "OnCreate": "on_create.sh"}}
-        described.append({**{k: v for k, v in spec.items() if k != "InstanceCount"}, "CurrentCount": per, "TargetCount": per, "MinCount": 0, "Status": "InService"})
+        spec = {
+            "InstanceGroupName": name,
+            "InstanceType": "ml.p5.48xlarge",
+            "InstanceCount": per,
+            "ExecutionRole": ROLE,
+            "LifeCycleConfig": {"SourceS3Uri": "s3://bucket/lc/", "OnCreate": "on_create.sh"},
+        }
+        described.append(
+            {
+                **{k: v for k, v in spec.items() if k != "InstanceCount"},
+                "CurrentCount": per,
+                "TargetCount": per,
+                "MinCount": 0,
+                "Status": "InService",
+            }
+        )
         want = dict(spec)
         if gi < 30:
             want["InstanceCount"] = per + 40
@@ -43,12 +56,31 @@ def build() -> tuple[ClusterSpec, ClusterState]:
             want["LifeCycleConfig"] = {"SourceS3Uri": "s3://bucket/lc-v2/", "OnCreate": "on_create.sh"}
         groups.append(want)
         for k in range(per):
-            nodes.append({"InstanceGroupName": name, "InstanceId": f"i-{gi:08x}{k:09x}", "InstanceType": "ml.p5.48xlarge",
-                          "LaunchTime": EPOCH + dt.timedelta(seconds=k), "InstanceStatus": {"Status": "Failure" if k % 97 == 0 else "Running"}})
-    desired = ClusterSpec.from_dict({"ClusterName": "bench", "NodeProvisioningMode": "Continuous",
-                                     "Orchestrator": {"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/bench"}}, "InstanceGroups": groups})
-    describe = {"ClusterArn": "arn:aws:sagemaker:us-west-2:111122223333:cluster/abcdefabcdef", "ClusterName": "bench", "ClusterStatus": "InService",
-                "NodeProvisioningMode": "Continuous", "Orchestrator": {"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/bench"}}, "InstanceGroups": described}
+            nodes.append(
+                {
+                    "InstanceGroupName": name,
+                    "InstanceId": f"i-{gi:08x}{k:09x}",
+                    "InstanceType": "ml.p5.48xlarge",
+                    "LaunchTime": EPOCH + dt.timedelta(seconds=k),
+                    "InstanceStatus": {"Status": "Failure" if k % 97 == 0 else "Running"},
+                }
+            )
+    desired = ClusterSpec.from_dict(
+        {
+            "ClusterName": "bench",
+            "NodeProvisioningMode": "Continuous",
+            "Orchestrator": {"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/bench"}},
+            "InstanceGroups": groups,
+        }
+    )
+    describe = {
+        "ClusterArn": "arn:aws:sagemaker:us-west-2:111122223333:cluster/abcdefabcdef",
+        "ClusterName": "bench",
+        "ClusterStatus": "InService",
+        "NodeProvisioningMode": "Continuous",
+        "Orchestrator": {"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/bench"}},
+        "InstanceGroups": described,
+    }
     return desired, ClusterState.from_api(describe, nodes)
 
 
@@ -67,7 +99,9 @@ def main(runs: int = 15) -> None:
     started = time.perf_counter()
     stale_reasons(result, observed)
     check_ms = (time.perf_counter() - started) * 1000
-    print(f"plan() + cost: {GROUPS} groups, {len(observed.nodes)} nodes, {len(result.steps)} steps ({result.calls()}), {len(result.victims)} victims")
+    print(
+        f"plan() + cost: {GROUPS} groups, {len(observed.nodes)} nodes, {len(result.steps)} steps ({result.calls()}), {len(result.victims)} victims"
+    )
     print(f"median {statistics.median(timings):.1f} ms over {runs} runs (min {min(timings):.1f}, max {max(timings):.1f}); target < 100 ms")
     print(f"peak memory during plan() + cost: {peak / 2**20:.1f} MB (tracemalloc); target < 150 MB")
     print(f"freshness check of the plan against the cluster (apply, before any call): {check_ms:.1f} ms")

@@ -32,19 +32,33 @@ from tests.reliability import tamper_trials  # noqa: E402
 
 def fault_loop(scenarios: int, seed: int) -> dict:
     rng = random.Random(seed)
-    figures = {"scenarios run": 0, "faults injected": 0, "fault kinds": {}, "busy retries (Conflict/BatchAdd)": 0,
-               "BatchAdd requests / distinct tokens": [0, 0], "converged": 0, "converged, capacity pending (reported)": 0,
-               "unreachable-reported": 0, "nodes lost": 0, "unplanned deletions": 0, "controller deletions": 0,
-               "invariant violations": 0}
+    figures = {
+        "scenarios run": 0,
+        "faults injected": 0,
+        "fault kinds": {},
+        "busy retries (Conflict/BatchAdd)": 0,
+        "BatchAdd requests / distinct tokens": [0, 0],
+        "converged": 0,
+        "converged, capacity pending (reported)": 0,
+        "unreachable-reported": 0,
+        "nodes lost": 0,
+        "unplanned deletions": 0,
+        "controller deletions": 0,
+        "invariant violations": 0,
+    }
     violations = []
     for index in range(scenarios):
         params = random_params(rng, seed + index)
         out = run(params)
         figures["scenarios run"] += 1
         figures["faults injected"] += params.faults
-        for kind, on in (("throttling", params.throttle_rate), ("server errors", params.server_error_rate),
-                         ("lifecycle failures", params.lifecycle_failure_rate),
-                         ("capacity shortage", params.capacity is not None), ("concurrent update", params.conflict)):
+        for kind, on in (
+            ("throttling", params.throttle_rate),
+            ("server errors", params.server_error_rate),
+            ("lifecycle failures", params.lifecycle_failure_rate),
+            ("capacity shortage", params.capacity is not None),
+            ("concurrent update", params.conflict),
+        ):
             if on:
                 figures["fault kinds"][kind] = figures["fault kinds"].get(kind, 0) + 1
         figures["busy retries (Conflict/BatchAdd)"] += out.retries
@@ -80,8 +94,9 @@ def bad_inputs() -> tuple[int, int]:
         sim = Simulator(state)
         rejected = 0
         for name, (path, rule) in sorted(expected.items()):
-            result = CliRunner().invoke(main, ["--backend", "fake", "plan", "-f", str(corpus / "corpus" / name)],
-                                        env={"HYPERPOD_FAKE_STATE": str(state)})
+            result = CliRunner().invoke(
+                main, ["--backend", "fake", "plan", "-f", str(corpus / "corpus" / name)], env={"HYPERPOD_FAKE_STATE": str(state)}
+            )
             text = result.output
             named = any(path in line and rule.lower() in line.lower() for line in text.splitlines())
             if result.exit_code == 1 and named and "Traceback" not in text:
@@ -111,15 +126,22 @@ def other_inputs() -> tuple[int, int]:
             for name, (path, rule) in sorted(json.loads((corpus / f"expected-{kind}.json").read_text()).items()):
                 file = str(corpus / f"corpus-{kind}" / name)
                 env = {"HYPERPOD_FAKE_STATE": str(state), "HYPERPOD_PRICES": file if kind == "prices" else ""}
-                args = {"prices": ["plan", "-f", str(spec), "--observed", str(snapshot)],
-                        "lifecycle": ["plan", "-f", str(spec), "--observed", str(snapshot), "--lifecycle", file],
-                        "plan": ["apply", "--plan", file, "--yes"]}[kind]
+                args = {
+                    "prices": ["plan", "-f", str(spec), "--observed", str(snapshot)],
+                    "lifecycle": ["plan", "-f", str(spec), "--observed", str(snapshot), "--lifecycle", file],
+                    "plan": ["apply", "--plan", file, "--yes"],
+                }[kind]
                 prices._defaults.cache_clear()
                 result = CliRunner().invoke(cli, ["--backend", "fake", *args], env={**os.environ, **env})
                 errors = [line for line in result.output.splitlines() if line.startswith("error:")]
                 total += 1
-                if result.exit_code == 1 and len(errors) == 1 and file in errors[0] and path in errors[0] \
-                        and rule.lower() in errors[0].lower():
+                if (
+                    result.exit_code == 1
+                    and len(errors) == 1
+                    and file in errors[0]
+                    and path in errors[0]
+                    and rule.lower() in errors[0].lower()
+                ):
                     rejected += 1
         assert sim.calls == [], "a bad input reached the simulator"
     return rejected, total
@@ -147,10 +169,14 @@ def main() -> int:
         print(f"  {key:<{width}} {value}")
     print(f"  {'bad inputs rejected / total':<{width}} {rejected} / {total}")
     print(f"  {'bad price, lifecycle, plan files rejected':<{width}} {other_rejected} / {other_total}")
-    print(f"  {'concurrent applies (4|20 from 2, 8|6 from 10)':<{width}} trials {concurrency['trials']}, "
-          f"winners {concurrency['winners']}, clean refusals {concurrency['clean refusals']}, nodes lost {concurrency['nodes lost']}")
-    print(f"  {'saved-plan tamper (edited, resealed, applied)':<{width}} tried {tamper['tried']}, refused {tamper['refused']}, "
-          f"nodes lost {tamper['nodes lost']}")
+    print(
+        f"  {'concurrent applies (4|20 from 2, 8|6 from 10)':<{width}} trials {concurrency['trials']}, "
+        f"winners {concurrency['winners']}, clean refusals {concurrency['clean refusals']}, nodes lost {concurrency['nodes lost']}"
+    )
+    print(
+        f"  {'saved-plan tamper (edited, resealed, applied)':<{width}} tried {tamper['tried']}, refused {tamper['refused']}, "
+        f"nodes lost {tamper['nodes lost']}"
+    )
     for violation in loop["violations"][:10]:
         print(f"  violation: {violation}")
     bad = f["nodes lost"] or f["unplanned deletions"] or f["controller deletions"] or f["invariant violations"] or rejected != total

@@ -53,8 +53,12 @@ def _sample(client) -> tuple[int, int]:
     groups = client.describe_cluster(ClusterName=NAME)["InstanceGroups"]
     usable = next(g["CurrentCount"] for g in groups if g["InstanceGroupName"] == GROUP)
     pages = client.get_paginator("list_cluster_nodes").paginate(ClusterName=NAME, InstanceGroupNameContains=GROUP)
-    existing = sum(1 for page in pages for node in page["ClusterNodeSummaries"]
-                   if node["InstanceGroupName"] == GROUP and node["InstanceStatus"]["Status"] != "Pending")
+    existing = sum(
+        1
+        for page in pages
+        for node in page["ClusterNodeSummaries"]
+        if node["InstanceGroupName"] == GROUP and node["InstanceStatus"]["Status"] != "Pending"
+    )
     return existing, usable
 
 
@@ -83,16 +87,21 @@ def all_or_nothing(seed: int = 0) -> Panel:
         if not points or (points[-1].current, points[-1].usable) != (point.current, point.usable):
             points.append(point)
         sim.advance(STEP)
-    note = (f"sampled every {STEP} s (no events in this mode); the failed create deleted and retried "
-            f"{RETRY_GAP // 60} min later: {attempts} attempts")
+    note = (
+        f"sampled every {STEP} s (no events in this mode); the failed create deleted and retried "
+        f"{RETRY_GAP // 60} min later: {attempts} attempts"
+    )
     return Panel("all-or-nothing (sampled)", tuple(points), HORIZON, (note,))
 
 
 def main(out: Path) -> None:
     panels = [continuous(), all_or_nothing()]
     out.parent.mkdir(parents=True, exist_ok=True)
-    svg = render_svg(f"{ASKED} × ml.p5.48xlarge asked: 12 free now, 4 more after 2 h", panels,
-                     "seed 000's capacity shortage, simulated (in-memory world, seed 0, virtual time)")
+    svg = render_svg(
+        f"{ASKED} × ml.p5.48xlarge asked: 12 free now, 4 more after 2 h",
+        panels,
+        "seed 000's capacity shortage, simulated (in-memory world, seed 0, virtual time)",
+    )
     write_picture(str(out), svg)
     for panel in panels:
         first_full = next((p.seconds for p in panel.points if p.usable >= ASKED), None)

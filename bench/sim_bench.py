@@ -65,8 +65,14 @@ RUNS = 5
 
 
 def _group(name: str, count: int, instance_type: str, **extra) -> dict:
-    return {"InstanceGroupName": name, "InstanceType": instance_type, "InstanceCount": count,
-            "LifeCycleConfig": dict(LIFECYCLE), "ExecutionRole": ROLE, **extra}
+    return {
+        "InstanceGroupName": name,
+        "InstanceType": instance_type,
+        "InstanceCount": count,
+        "LifeCycleConfig": dict(LIFECYCLE),
+        "ExecutionRole": ROLE,
+        **extra,
+    }
 
 
 # -- 1. scale --------------------------------------------------------------------------------------
@@ -76,7 +82,9 @@ def ten_thousand_nodes() -> tuple[float, float]:
     client = connect(backend="fake", simulator=sim)
     started = time.perf_counter()
     client.create_cluster(
-        ClusterName="ten-k", NodeProvisioningMode="Continuous", VpcConfig=VPC,
+        ClusterName="ten-k",
+        NodeProvisioningMode="Continuous",
+        VpcConfig=VPC,
         Orchestrator={"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/ten-k"}},
         # ClusterInstanceCount allows at most 6,758 per group: two groups of 5,000, all required (MinCount).
         InstanceGroups=[_group(f"gpu-{i}", 5000, "ml.p5.48xlarge", MinInstanceCount=5000) for i in range(2)],
@@ -85,8 +93,7 @@ def ten_thousand_nodes() -> tuple[float, float]:
         sim.advance(60)
     in_service = time.perf_counter() - started
     started = time.perf_counter()
-    nodes = sum(len(page["ClusterNodeSummaries"])
-                for page in client.get_paginator("list_cluster_nodes").paginate(ClusterName="ten-k"))
+    nodes = sum(len(page["ClusterNodeSummaries"]) for page in client.get_paginator("list_cluster_nodes").paginate(ClusterName="ten-k"))
     listed = time.perf_counter() - started
     assert nodes == 10_000, nodes
     return in_service, listed
@@ -94,17 +101,19 @@ def ten_thousand_nodes() -> tuple[float, float]:
 
 # -- 2. headline -----------------------------------------------------------------------------------
 def _scenario(seed: int) -> dict:
-    return {"capacity": [{"instance_type": "ml.p5.48xlarge", "available": 12}],
-            "capacity_changes": [{"at": 2 * 3600, "instance_type": "ml.p5.48xlarge", "add": 4}],
-            "timing": {"jitter_seconds": 30}}
+    return {
+        "capacity": [{"instance_type": "ml.p5.48xlarge", "available": 12}],
+        "capacity_changes": [{"at": 2 * 3600, "instance_type": "ml.p5.48xlarge", "add": 4}],
+        "timing": {"jitter_seconds": 30},
+    }
 
 
 def _request(continuous: bool) -> dict:
-    groups = [_group("controller", 1, "ml.m5.xlarge", SlurmConfig={"NodeType": "Controller"}),
-              _group("training", 16, "ml.p5.48xlarge", SlurmConfig={"NodeType": "Compute",
-                                                                    "PartitionNames": ["train"]})]
-    request = {"ClusterName": "train-16", "InstanceGroups": groups, "VpcConfig": VPC,
-               "Orchestrator": {"Slurm": {}}}
+    groups = [
+        _group("controller", 1, "ml.m5.xlarge", SlurmConfig={"NodeType": "Controller"}),
+        _group("training", 16, "ml.p5.48xlarge", SlurmConfig={"NodeType": "Compute", "PartitionNames": ["train"]}),
+    ]
+    request = {"ClusterName": "train-16", "InstanceGroups": groups, "VpcConfig": VPC, "Orchestrator": {"Slurm": {}}}
     if continuous:
         request["NodeProvisioningMode"] = "Continuous"
     return request
@@ -155,9 +164,13 @@ BIG = 5000
 
 
 def _big_request() -> dict:
-    return {"ClusterName": "big", "NodeProvisioningMode": "Continuous", "VpcConfig": VPC,
-            "Orchestrator": {"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/big"}},
-            "InstanceGroups": [_group("gpu", BIG - 8, "ml.p5.48xlarge"), _group("cpu", 8, "ml.m5.xlarge")]}
+    return {
+        "ClusterName": "big",
+        "NodeProvisioningMode": "Continuous",
+        "VpcConfig": VPC,
+        "Orchestrator": {"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/big"}},
+        "InstanceGroups": [_group("gpu", BIG - 8, "ml.p5.48xlarge"), _group("cpu", 8, "ml.m5.xlarge")],
+    }
 
 
 def big_world(directory: Path) -> Path:
@@ -191,8 +204,16 @@ def plan_timings(path: Path) -> tuple[float, float]:
     request["InstanceGroups"][1]["InstanceCount"] = 6  # a scale-in: victims chosen among the nodes
     spec.write_text(json.dumps(request))
     env = {**os.environ, "HYPERPOD_FAKE_STATE": str(path), "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    command = [sys.executable, "-c", "import sys; from pulumi_hyperpod.cli import main; sys.exit(main())",
-               "--backend", "fake", "plan", "-f", str(spec)]
+    command = [
+        sys.executable,
+        "-c",
+        "import sys; from pulumi_hyperpod.cli import main; sys.exit(main())",
+        "--backend",
+        "fake",
+        "plan",
+        "-f",
+        str(spec),
+    ]
     fresh = []
     for _ in range(RUNS):
         started = time.perf_counter()
@@ -263,39 +284,52 @@ def main(sections: "tuple[str, ...]" = SECTIONS) -> None:
 def scale() -> None:
     ten_thousand_nodes()  # warm-up: botocore loads the sagemaker model once per process
     runs = [ten_thousand_nodes() for _ in range(RUNS)]
-    print(f"10,000-node Continuous create → InService (boto3 + in-memory simulator): median "
-          f"{statistics.median(r[0] for r in runs):.2f} s wall over {RUNS} runs (target < 2 s); "
-          f"paging all 10,000 nodes (100 ListClusterNodes pages): median {statistics.median(r[1] for r in runs):.2f} s")
+    print(
+        f"10,000-node Continuous create → InService (boto3 + in-memory simulator): median "
+        f"{statistics.median(r[0] for r in runs):.2f} s wall over {RUNS} runs (target < 2 s); "
+        f"paging all 10,000 nodes (100 ListClusterNodes pages): median {statistics.median(r[1] for r in runs):.2f} s"
+    )
 
 
 def headline() -> None:
     started = time.perf_counter()
     continuous = [continuous_until_usable(seed) for seed in range(RUNS)]
     classic = [all_or_nothing_until_usable(seed) for seed in range(RUNS)]
-    print("16-node training group, 12 p5 free now + 4 more after 2 h (virtual time, median of "
-          f"{RUNS} seeds; {time.perf_counter() - started:.2f} s wall for all 10 simulations):")
-    print(f"  Continuous:     12 nodes usable after {statistics.median(c[0] for c in continuous) * 60:.0f} min, "
-          f"all 16 after {statistics.median(c[1] for c in continuous):.2f} h")
-    print(f"  all-or-nothing: all 16 usable after {statistics.median(c[0] for c in classic):.2f} h "
-          f"({statistics.median(c[1] for c in classic):.0f} create attempts, retry every 15 min; nothing usable before)")
-
+    print(
+        "16-node training group, 12 p5 free now + 4 more after 2 h (virtual time, median of "
+        f"{RUNS} seeds; {time.perf_counter() - started:.2f} s wall for all 10 simulations):"
+    )
+    print(
+        f"  Continuous:     12 nodes usable after {statistics.median(c[0] for c in continuous) * 60:.0f} min, "
+        f"all 16 after {statistics.median(c[1] for c in continuous):.2f} h"
+    )
+    print(
+        f"  all-or-nothing: all 16 usable after {statistics.median(c[0] for c in classic):.2f} h "
+        f"({statistics.median(c[1] for c in classic):.0f} create attempts, retry every 15 min; nothing usable before)"
+    )
 
 
 def big(directory: Path, sections: "tuple[str, ...]") -> None:
     path = big_world(directory)
     if "observe" in sections:  # first: the world as big_world() left it
         inside, cpu, whole = fresh_observe_timings(path)
-        print(f"observe of the 5,000-node cluster in a fresh process (store open + DescribeCluster + 50 "
-              f"ListClusterNodes pages, client made, imports done): median {inside:.2f} s ({cpu:.2f} s CPU); the whole "
-              f"process {whole:.2f} s (start-up and imports included)")
+        print(
+            f"observe of the 5,000-node cluster in a fresh process (store open + DescribeCluster + 50 "
+            f"ListClusterNodes pages, client made, imports done): median {inside:.2f} s ({cpu:.2f} s CPU); the whole "
+            f"process {whole:.2f} s (start-up and imports included)"
+        )
     if "shared" in sections:
         shared = clients_share_the_world(path)
-        print(f"5,000-node SQLite world, two clients (sagemaker + service-quotas): median {shared * 1000:.0f} ms "
-              "for a read after the other client's write")
+        print(
+            f"5,000-node SQLite world, two clients (sagemaker + service-quotas): median {shared * 1000:.0f} ms "
+            "for a read after the other client's write"
+        )
     if "plan" in sections:
         fresh, warm = plan_timings(path)
-        print(f"`hyperpod --backend fake plan` on the 5,000-node cluster: median {fresh:.2f} s as a new process "
-              f"(start-up included), {warm:.2f} s for the plan itself in a warm process (target < 1 s)")
+        print(
+            f"`hyperpod --backend fake plan` on the 5,000-node cluster: median {fresh:.2f} s as a new process "
+            f"(start-up included), {warm:.2f} s for the plan itself in a warm process (target < 1 s)"
+        )
 
 
 if __name__ == "__main__":

@@ -25,8 +25,10 @@ def shapes(scale: int) -> dict[str, dict]:
     return {
         "one partition, many pools": {"partitions": [{"id": "p", "node_pool_ids": [f"group-{j}" for j in range(scale)]}]},
         "many partitions": {"partitions": [{"id": f"p{i}", "node_pool_ids": [f"group-{i}"]} for i in range(scale // 2)]},
-        "unknown config keys": {"partitions": [{"id": "p", "node_pool_ids": ["group-0"]}],
-                                "config": {f"NotAParameter{j}": "1" for j in range(scale // 2)}},
+        "unknown config keys": {
+            "partitions": [{"id": "p", "node_pool_ids": ["group-0"]}],
+            "config": {f"NotAParameter{j}": "1" for j in range(scale // 2)},
+        },
     }
 
 

@@ -36,8 +36,7 @@ class EnvError(ValueError):
         self.name = name
 
 
-def number(name: str, default: float, *, integer: bool = False, minimum: float = 0.0,
-           above: bool = False) -> float:
+def number(name: str, default: float, *, integer: bool = False, minimum: float = 0.0, above: bool = False) -> float:
     """A finite number at least `minimum` (more than it when `above`), or `default` when unset or empty."""
     value = os.environ.get(name, "").strip()
     if not value:

@@ -30,8 +30,9 @@ class UnsafeTarget(OSError):
     """A path to write that is not a regular file or a new path, or is an input: refused, untouched."""
 
 
-def write_whole(path: "str | os.PathLike[str]", content: "str | bytes", mode: int | None = None, *,
-                inputs: "Iterable[str | os.PathLike[str]]" = ()) -> Path:
+def write_whole(
+    path: "str | os.PathLike[str]", content: "str | bytes", mode: int | None = None, *, inputs: "Iterable[str | os.PathLike[str]]" = ()
+) -> Path:
     """`content` (text as UTF-8) into `path`, atomically; the path. The file keeps the mode of the one
     it replaces; a new one gets `mode`, or what `open` would give it (0o666 less the umask).
     UnsafeTarget when `path` is not a regular file or a new path, or is one of `inputs`."""
@@ -79,8 +80,14 @@ def unsafe_reason(path: "str | os.PathLike[str]", inputs: "Iterable[str | os.Pat
     return None
 
 
-_KINDS = {stat.S_IFDIR: "a directory", stat.S_IFCHR: "a device", stat.S_IFBLK: "a device", stat.S_IFIFO: "a named pipe (FIFO)",
-          stat.S_IFSOCK: "a socket", stat.S_IFLNK: "a symbolic link (written files never follow one)"}
+_KINDS = {
+    stat.S_IFDIR: "a directory",
+    stat.S_IFCHR: "a device",
+    stat.S_IFBLK: "a device",
+    stat.S_IFIFO: "a named pipe (FIFO)",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFLNK: "a symbolic link (written files never follow one)",
+}
 
 
 def _refuse_unsafe(target: Path, inputs: tuple) -> None:

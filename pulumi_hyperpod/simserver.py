@@ -169,8 +169,7 @@ class _Handler(BaseHTTPRequestHandler):
 class SimulatorServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, address: tuple[str, int], worlds: Worlds,
-                 log: Callable[[str], None] = lambda line: None) -> None:
+    def __init__(self, address: tuple[str, int], worlds: Worlds, log: Callable[[str], None] = lambda line: None) -> None:
         super().__init__(address, _Handler)
         self.worlds, self.log = worlds, log
 
@@ -180,8 +179,14 @@ class SimulatorServer(ThreadingHTTPServer):
         return f"http://{host}:{port}"
 
 
-def serve(host: str, port: int, *, stop_after: Optional[float] = None, quiet: bool = False,
-          ready: Callable[[SimulatorServer], None] = lambda server: None) -> None:
+def serve(
+    host: str,
+    port: int,
+    *,
+    stop_after: Optional[float] = None,
+    quiet: bool = False,
+    ready: Callable[[SimulatorServer], None] = lambda server: None,
+) -> None:
     """Listen on host:port (0: a free port) until interrupted or `stop_after` seconds have passed."""
 
     def log(line: str) -> None:

@@ -51,7 +51,9 @@ def slurm(entry: dict) -> SlurmCluster:
             cluster_name=entry["name"],
             controller=InstanceGroupArgs("controller", 1, instance_type=entry.get("controllerType", "ml.m5.xlarge")),
             login=InstanceGroupArgs("login", 1, instance_type="ml.m5.xlarge") if entry.get("login") else None,
-            compute=[ComputeGroupArgs(partition, partitions=[partition], **group_fields(spec)) for partition, spec in entry["partitions"].items()],
+            compute=[
+                ComputeGroupArgs(partition, partitions=[partition], **group_fields(spec)) for partition, spec in entry["partitions"].items()
+            ],
             lifecycle=lifecycle,
             execution_role_arn=shared["executionRoleArn"],
             vpc=vpc,

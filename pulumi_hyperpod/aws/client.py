@@ -66,8 +66,9 @@ def connect(
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
     if endpoint_url and backend == "fake":
-        raise ValueError("--endpoint-url sends the calls over HTTP (--backend aws); --backend fake answers them in "
-                         "this process: give one or the other")
+        raise ValueError(
+            "--endpoint-url sends the calls over HTTP (--backend aws); --backend fake answers them in this process: give one or the other"
+        )
     config = client_config(retry_mode, max_attempts)
     if backend == "fake":
         from .fake import Simulator
@@ -86,4 +87,3 @@ def connect(
     # botocore's create_client is what boto3's Session.client calls; boto3 adds nothing to these
     # services' clients, and importing it (with s3transfer) costs every process 0.15 s
     return session.create_client(service, region_name=region, config=config, endpoint_url=endpoint_url or None)
-

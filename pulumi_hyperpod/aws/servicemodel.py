@@ -92,8 +92,9 @@ def enum(structure: str, *path: str) -> list[str]:
     return list(member_shape(structure, *path).enum)
 
 
-def violations(shape_or_operation, params: Any, path: str = "", *, check_required: bool = True,
-               allow_unknown: bool = False) -> list[Violation]:
+def violations(
+    shape_or_operation, params: Any, path: str = "", *, check_required: bool = True, allow_unknown: bool = False
+) -> list[Violation]:
     """Every way `params` breaks the model's rules for the shape (or an operation's input): see
     `servicerules.violations`."""
     from .servicerules import violations as check

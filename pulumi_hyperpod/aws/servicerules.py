@@ -31,8 +31,9 @@ def _describe(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def violations(shape_or_operation, params: Any, path: str = "", *, check_required: bool = True,
-               allow_unknown: bool = False) -> list[Violation]:
+def violations(
+    shape_or_operation, params: Any, path: str = "", *, check_required: bool = True, allow_unknown: bool = False
+) -> list[Violation]:
     """Every way `params` breaks the model's rules for the shape (or an operation's input).
 
     botocore's own `ParamValidator` walks the value (types, required and unknown members, tagged
@@ -111,8 +112,14 @@ def _spellings(shape, params: dict) -> dict[str, list[str]]:
     return {name: keys for name, keys in found.items() if len(keys) > 1}
 
 
-_TYPE_WORDS = {"int": "a whole number", "str": "a string", "bool": "true or false", "dict": "an object",
-               "list": "a list", "datetime": "a timestamp"}
+_TYPE_WORDS = {
+    "int": "a whole number",
+    "str": "a string",
+    "bool": "true or false",
+    "dict": "an object",
+    "list": "a list",
+    "datetime": "a timestamp",
+}
 
 
 def _type_rule(value: Any, valid_types: list[str]) -> str:
@@ -135,8 +142,7 @@ class _ServiceRules(ParamValidator):
             params = self._one_spelling_each(params, shape, errors, name)
             if shape.is_tagged_union and params and all(value is None for value in params.values()):
                 # botocore counts the keys of a union; a key set to null sets nothing
-                errors.add(_path(name), f"must set exactly one of {', '.join(shape.members)}; "
-                                        f"{', '.join(map(str, params))} is null")
+                errors.add(_path(name), f"must set exactly one of {', '.join(shape.members)}; {', '.join(map(str, params))} is null")
                 return
             if errors.check_required:
                 for member in shape.required_members:

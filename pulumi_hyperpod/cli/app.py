@@ -25,26 +25,35 @@ from .common import HyperpodGroup
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "apply": ("plan_commands", "apply_command", "Plan (or load a saved plan), confirm, and apply; then wait as --wait says."),
     "cost": ("sim_commands", "cost", "Instance-hours and money per instance group and per instance."),
-    "delete": ("cluster_commands", "delete_command",
-               "Delete the cluster and wait until it is gone. Exit 1 when there is no such cluster."),
-    "events": ("sim_commands", "events",
-               "Cluster events (Continuous-mode clusters), oldest first, via the ListClusterEvents paginator."),
+    "delete": ("cluster_commands", "delete_command", "Delete the cluster and wait until it is gone. Exit 1 when there is no such cluster."),
+    "events": ("sim_commands", "events", "Cluster events (Continuous-mode clusters), oldest first, via the ListClusterEvents paginator."),
     "fake": ("sim_commands", "fake", "The simulator's persistent world ($HYPERPOD_FAKE_STATE, default .hyperpod/fake.sqlite)."),
     "gcp": ("gcp_commands", "gcp_group", "Google Cloud training clusters (Vertex AI / Gemini Enterprise Agent Platform, Slurm)."),
-    "list": ("list_commands", "list_command",
-             "The clusters in the region: name, status, orchestrator, groups, nodes running/target, age."),
-    "health-check": ("health_commands", "health_check_command",
-                     "Run deep health checks (StartClusterHealthCheck) and follow the operation to its end."),
+    "list": ("list_commands", "list_command", "The clusters in the region: name, status, orchestrator, groups, nodes running/target, age."),
+    "health-check": (
+        "health_commands",
+        "health_check_command",
+        "Run deep health checks (StartClusterHealthCheck) and follow the operation to its end.",
+    ),
     "nodes": ("cluster_commands", "nodes_command", "Every node: instance id, logical id, group, type, status, launch time."),
     "plan": ("plan_commands", "plan_command", "Show what apply would do, with its cost and the preflight checks."),
     "sinfo": ("sim_commands", "sinfo", "Slurm partitions and nodes as `sinfo` shows them (simulator only)."),
-    "slurm": ("slurm_commands", "slurm_group",
-              "A Slurm spec (partitions, login pool, shared home, slurm.conf, prolog/epilog) on HyperPod."),
-    "snapshot": ("cluster_commands", "snapshot_command",
-                 "Print DescribeCluster + ListClusterNodes as JSON, for `plan --observed` in a pipeline."),
+    "slurm": (
+        "slurm_commands",
+        "slurm_group",
+        "A Slurm spec (partitions, login pool, shared home, slurm.conf, prolog/epilog) on HyperPod.",
+    ),
+    "snapshot": (
+        "cluster_commands",
+        "snapshot_command",
+        "Print DescribeCluster + ListClusterNodes as JSON, for `plan --observed` in a pipeline.",
+    ),
     "status": ("cluster_commands", "status_command", "Cluster status and per-group counts."),
-    "timeline": ("timeline_commands", "timeline_command",
-                 "Draw target, current and usable nodes per instance group over time, from the cluster's events."),
+    "timeline": (
+        "timeline_commands",
+        "timeline_command",
+        "Draw target, current and usable nodes per instance group over time, from the cluster's events.",
+    ),
 }
 
 
@@ -76,8 +85,9 @@ class LazyGroup(HyperpodGroup):
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """The command list from the summaries, not the modules: a stand-in command per lazy name,
         so click shortens each summary to the terminal exactly as it would the real help."""
-        listed = _Listing({name: self.commands.get(name) or click.Command(name, help=COMMANDS[name][2])
-                           for name in self.list_commands(ctx)})
+        listed = _Listing(
+            {name: self.commands.get(name) or click.Command(name, help=COMMANDS[name][2]) for name in self.list_commands(ctx)}
+        )
         click.Group.format_commands(listed, ctx, formatter)
 
 
@@ -110,15 +120,24 @@ class _Listing(click.Group):
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--backend", type=click.Choice(BACKENDS), default="aws", envvar="HYPERPOD_BACKEND", show_default=True,
-              show_envvar=True,
-              help="aws: the real service (boto3 credentials). fake: the embedded simulator (.hyperpod/fake.sqlite).")
-@click.option("--region", envvar="AWS_REGION", show_envvar=True, default=None,
-              help="AWS region (default: boto3's, or us-west-2 for fake).")
+@click.option(
+    "--backend",
+    type=click.Choice(BACKENDS),
+    default="aws",
+    envvar="HYPERPOD_BACKEND",
+    show_default=True,
+    show_envvar=True,
+    help="aws: the real service (boto3 credentials). fake: the embedded simulator (.hyperpod/fake.sqlite).",
+)
+@click.option("--region", envvar="AWS_REGION", show_envvar=True, default=None, help="AWS region (default: boto3's, or us-west-2 for fake).")
 @click.option("--profile", envvar="AWS_PROFILE", show_envvar=True, default=None, help="AWS named profile.")
-@click.option("--endpoint-url", default=None, metavar="URL",
-              help="Send every AWS call (SageMaker, Service Quotas, S3) to this URL, e.g. `hyperpod fake serve`'s "
-                   "(--backend aws). botocore's AWS_ENDPOINT_URL(_SAGEMAKER) variables work too.")
+@click.option(
+    "--endpoint-url",
+    default=None,
+    metavar="URL",
+    help="Send every AWS call (SageMaker, Service Quotas, S3) to this URL, e.g. `hyperpod fake serve`'s "
+    "(--backend aws). botocore's AWS_ENDPOINT_URL(_SAGEMAKER) variables work too.",
+)
 @click.version_option(package_name="pulumi-hyperpod")
 @click.pass_context
 def main(ctx: click.Context, backend: str, region: str | None, profile: str | None, endpoint_url: str | None = None) -> None:
@@ -130,4 +149,3 @@ def main(ctx: click.Context, backend: str, region: str | None, profile: str | No
         print_error(f"--region / $AWS_REGION: {region!r} is not a region name (letters, digits and inner dashes, e.g. us-west-2)")
         ctx.exit(EXIT_ERROR)
     ctx.obj = {"backend": backend, "region": region, "profile": profile, "endpoint_url": endpoint_url}
-

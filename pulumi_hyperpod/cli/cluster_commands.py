@@ -39,11 +39,28 @@ def status_command(ctx, name, as_json):
     """Cluster status and per-group counts."""
     _, state = _observed(ctx, name)
     if as_json:
-        emit_json({"name": state.name, "arn": state.arn, "status": state.status, "failure_message": state.failure_message,
-                   "node_provisioning_mode": state.node_provisioning_mode,
-                   "groups": [{"name": g.name, "node_type": g.node_type, "status": g.status, "current": g.current_count,
-                               "target": g.target_count, "min": g.min_count, "instance_types": list(g.instance_types)} for g in state.groups],
-                   "nodes": len(state.nodes)})
+        emit_json(
+            {
+                "name": state.name,
+                "arn": state.arn,
+                "status": state.status,
+                "failure_message": state.failure_message,
+                "node_provisioning_mode": state.node_provisioning_mode,
+                "groups": [
+                    {
+                        "name": g.name,
+                        "node_type": g.node_type,
+                        "status": g.status,
+                        "current": g.current_count,
+                        "target": g.target_count,
+                        "min": g.min_count,
+                        "instance_types": list(g.instance_types),
+                    }
+                    for g in state.groups
+                ],
+                "nodes": len(state.nodes),
+            }
+        )
     else:
         from .tables import status_table
 
@@ -58,8 +75,18 @@ def status_command(ctx, name, as_json):
 def nodes_command(ctx, name, as_json):
     """Every node: instance id, logical id, group, type, status, launch time."""
     _, state = _observed(ctx, name)
-    rows = [{"instance_id": n.instance_id, "logical_id": n.logical_id, "group": n.group, "instance_type": n.instance_type,
-             "status": n.status, "launch_time": n.launch_time.isoformat() if n.launch_time else None, "message": n.message} for n in state.nodes]
+    rows = [
+        {
+            "instance_id": n.instance_id,
+            "logical_id": n.logical_id,
+            "group": n.group,
+            "instance_type": n.instance_type,
+            "status": n.status,
+            "launch_time": n.launch_time.isoformat() if n.launch_time else None,
+            "message": n.message,
+        }
+        for n in state.nodes
+    ]
     if as_json:
         emit_json(rows)
         return

@@ -36,8 +36,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 EXIT_OK, EXIT_ERROR, EXIT_REFUSED = 0, 1, 2
 EXIT_CHANGES = 3  # `plan --detailed-exitcode`: the plan would change something (and no guard refused it)
-DETAILED_EXITCODE_HELP = ("Exit 3 when the plan has changes, 0 when there are none (for CI); "
-                          "errors still exit 1 and a refused plan 2.")
+DETAILED_EXITCODE_HELP = "Exit 3 when the plan has changes, 0 when there are none (for CI); errors still exit 1 and a refused plan 2."
 
 
 def exit_for_plan(the_plan: Any, detailed: bool) -> None:
@@ -47,6 +46,7 @@ def exit_for_plan(the_plan: Any, detailed: bool) -> None:
         sys.exit(EXIT_REFUSED)
     if detailed and not the_plan.empty:
         sys.exit(EXIT_CHANGES)
+
 
 # Width of a table printed to a pipe or a file (a CI log): rich would wrap at 80 columns, splitting
 # every long event description or ARN over several lines. Tables only take the width they need.
@@ -87,8 +87,8 @@ def _console_class() -> type[Console]:
         def _render_buffer(self, buffer: Iterable[Segment]) -> str:
             # the last step before the terminal: what any cell, title or message carries is escaped
             return super()._render_buffer(
-                segment if segment.control or not segment.text else Segment(shown(segment.text), segment.style)
-                for segment in buffer)
+                segment if segment.control or not segment.text else Segment(shown(segment.text), segment.style) for segment in buffer
+            )
 
     return _Console
 
@@ -147,8 +147,13 @@ def print_error(message: str, label: str = "error") -> None:
 # ---- backend, JSON, names --------------------------------------------------------------------------
 def client_from(ctx: click.Context, service: str = "sagemaker") -> Any:
     options = ctx.obj
-    return connect(backend=options["backend"], region=options["region"], profile=options["profile"], service=service,
-                   endpoint_url=options.get("endpoint_url"))
+    return connect(
+        backend=options["backend"],
+        region=options["region"],
+        profile=options["profile"],
+        service=service,
+        endpoint_url=options.get("endpoint_url"),
+    )
 
 
 def region_of(client: Any) -> str:
@@ -202,8 +207,7 @@ def check_timeout(timeout: float) -> float:
 
 
 # ---- policy files ----------------------------------------------------------------------------------
-def load_policy(path: str | None, protect: tuple[str, ...] = (), *, replace: tuple[str, ...] = (),
-                reboot: tuple[str, ...] = ()) -> Policy:
+def load_policy(path: str | None, protect: tuple[str, ...] = (), *, replace: tuple[str, ...] = (), reboot: tuple[str, ...] = ()) -> Policy:
     """The policy from `path` (YAML/JSON) plus `--protect`, `--replace` and `--reboot` ids; any problem
     is a PolicyError naming the file and the field, one line each."""
     from ..aws import servicemodel
@@ -215,16 +219,20 @@ def load_policy(path: str | None, protect: tuple[str, ...] = (), *, replace: tup
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise PolicyError([servicemodel.Violation("", f"a policy file is an object with the keys "
-                                                      f"{', '.join(Policy.model_fields)}; got {type(data).__name__}")],
-                          source=source)
+        raise PolicyError(
+            [
+                servicemodel.Violation(
+                    "", f"a policy file is an object with the keys {', '.join(Policy.model_fields)}; got {type(data).__name__}"
+                )
+            ],
+            source=source,
+        )
     for key, ids in (("protected_node_ids", protect), ("replace_node_ids", replace), ("reboot_node_ids", reboot)):
         if not ids:
             continue
         given = data.get(key) or []
         if not isinstance(given, list):
-            raise PolicyError([servicemodel.Violation(key, f"must be a list of node ids, got "
-                                                           f"{type(given).__name__}")], source=source)
+            raise PolicyError([servicemodel.Violation(key, f"must be a list of node ids, got {type(given).__name__}")], source=source)
         data = {**data, key: sorted({str(x) for x in given} | set(ids))}
     return _validated_policy(data, source)
 

@@ -58,8 +58,9 @@ def _handle(command: Callable) -> Callable:
         except (PlanInvalid, SavedPlanError) as error:
             print_error(str(error))
         except ApplyError as error:
-            print_error(f"{error} (calls made: {', '.join(error.done) or 'none'}); "
-                        "re-run the same command: it plans again from what is there now")
+            print_error(
+                f"{error} (calls made: {', '.join(error.done) or 'none'}); re-run the same command: it plans again from what is there now"
+            )
         except (GcpApiError, OperationTimeout, CredentialsMissing) as error:
             print_error(str(error))
         sys.exit(EXIT_ERROR)
@@ -68,17 +69,26 @@ def _handle(command: Callable) -> Callable:
 
 
 @click.group("gcp", cls=HyperpodGroup)
-@click.option("--backend", type=click.Choice(("gcp", "fake")), envvar="HYPERPOD_GCP_BACKEND", default=None,
-              help="gcp: the real service (Application Default Credentials). fake: the simulator "
-                   "(.hyperpod/gcp-fake.sqlite). Default: fake when `hyperpod --backend fake`, else gcp.")
+@click.option(
+    "--backend",
+    type=click.Choice(("gcp", "fake")),
+    envvar="HYPERPOD_GCP_BACKEND",
+    default=None,
+    help="gcp: the real service (Application Default Credentials). fake: the simulator "
+    "(.hyperpod/gcp-fake.sqlite). Default: fake when `hyperpod --backend fake`, else gcp.",
+)
 @click.option("--project", envvar="GOOGLE_CLOUD_PROJECT", default=None, help="Project, when the spec's name is a bare id.")
 @click.option("--location", envvar="HYPERPOD_GCP_LOCATION", default=None, help="Region, when the spec's name is a bare id.")
-@click.option("--cluster-id", default=None,
-              help="The cluster id, for a spec with no `name` (Google's create bodies: the id is a query parameter) "
-                   "or a name ending in `modelDevelopmentClusters/`.")
+@click.option(
+    "--cluster-id",
+    default=None,
+    help="The cluster id, for a spec with no `name` (Google's create bodies: the id is a query parameter) "
+    "or a name ending in `modelDevelopmentClusters/`.",
+)
 @click.pass_context
-def gcp_group(ctx: click.Context, backend: str | None, project: str | None, location: str | None,
-              cluster_id: str | None = None) -> None:  # None when `hyperpod plan|apply -f` (plan_commands._in_gcp) calls this
+def gcp_group(
+    ctx: click.Context, backend: str | None, project: str | None, location: str | None, cluster_id: str | None = None
+) -> None:  # None when `hyperpod plan|apply -f` (plan_commands._in_gcp) calls this
     """Google Cloud training clusters (Vertex AI / Gemini Enterprise Agent Platform, Slurm)."""
     parent = ctx.obj or {}
     chosen = backend or ("fake" if parent.get("backend") == "fake" else "gcp")
@@ -86,15 +96,23 @@ def gcp_group(ctx: click.Context, backend: str | None, project: str | None, loca
 
 
 def _spec_option(command):
-    return click.option("-f", "--file", "spec_file", required=True, type=click.Path(),
-                        help="Cluster spec: the modelDevelopmentClusters REST body (JSON or YAML), with `name`.")(command)
+    return click.option(
+        "-f",
+        "--file",
+        "spec_file",
+        required=True,
+        type=click.Path(),
+        help="Cluster spec: the modelDevelopmentClusters REST body (JSON or YAML), with `name`.",
+    )(command)
 
 
 def _policy_options(command):
-    command = click.option("--policy", "policy_file", type=click.Path(),
-                           help="Policy file (YAML/JSON): the same guards as HyperPod's.")(command)
-    return click.option("--protect", multiple=True, metavar="NODE",
-                        help="Refuse a shrink of the pool holding this node (instance id or name; repeatable).")(command)
+    command = click.option("--policy", "policy_file", type=click.Path(), help="Policy file (YAML/JSON): the same guards as HyperPod's.")(
+        command
+    )
+    return click.option(
+        "--protect", multiple=True, metavar="NODE", help="Refuse a shrink of the pool holding this node (instance id or name; repeatable)."
+    )(command)
 
 
 def _client(ctx: click.Context):
@@ -145,16 +163,21 @@ def _plan_with_inputs(ctx, spec_file, policy_file, protect, snapshot=None):
     else:
         client = _client(ctx)
         observed = gcp.read(client, spec.name)
-    prepared = cloud.prepare(gcp, client, spec, policy, observed=observed,
-                             skip_preflight="offline: planned from a snapshot" if snapshot else None)
+    prepared = cloud.prepare(
+        gcp, client, spec, policy, observed=observed, skip_preflight="offline: planned from a snapshot" if snapshot else None
+    )
     inputs = {"spec": spec, "observed": observed, "policy": policy, "backend": ctx.obj["gcp_backend"]}
     return client, inputs, prepared.plan
 
 
 @gcp_group.command("plan")
 @_spec_option
-@click.option("--observed", "snapshot", type=click.Path(),
-              help="Plan against a saved cluster (`hyperpod gcp snapshot`, the GET response) instead of the live one: no API call.")
+@click.option(
+    "--observed",
+    "snapshot",
+    type=click.Path(),
+    help="Plan against a saved cluster (`hyperpod gcp snapshot`, the GET response) instead of the live one: no API call.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable plan (the shared plan format).")
 @click.option("--out", "out_file", type=click.Path(), help="Also save the plan as JSON.")
 @click.option("--detailed-exitcode", "detailed_exitcode", is_flag=True, help=common.DETAILED_EXITCODE_HELP)
@@ -179,10 +202,15 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
 
 
 @gcp_group.command("apply")
-@click.option("-f", "--file", "spec_file", type=click.Path(),
-              help="Cluster spec: the modelDevelopmentClusters REST body (JSON or YAML), with `name`.")
-@click.option("--plan", "plan_file", type=click.Path(),
-              help="Apply a plan saved by `hyperpod gcp plan --out` exactly (refused if the cluster moved since).")
+@click.option(
+    "-f", "--file", "spec_file", type=click.Path(), help="Cluster spec: the modelDevelopmentClusters REST body (JSON or YAML), with `name`."
+)
+@click.option(
+    "--plan",
+    "plan_file",
+    type=click.Path(),
+    help="Apply a plan saved by `hyperpod gcp plan --out` exactly (refused if the cluster moved since).",
+)
 @click.option("--yes", "-y", is_flag=True, help="Apply without asking.")
 @click.option("--no-wait", is_flag=True, help="Return once the calls are accepted; do not wait on the operations.")
 @click.option("--timeout", type=float, default=7200.0, show_default=True, help="Seconds to wait at most.")
@@ -246,7 +274,11 @@ def _snapshot(path: str):
     data = read_document(path, SnapshotError)  # bounded: size, depth, YAML 1.2, one error naming the file
     if data == {}:
         return None
-    if not isinstance(data, dict) or not isinstance(data.get("name"), str) or not isinstance(data.get("nodePools", data.get("node_pools")), list):
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("name"), str)
+        or not isinstance(data.get("nodePools", data.get("node_pools")), list)
+    ):
         raise ValueError(f"{path}: not a saved cluster (the JSON a GET of modelDevelopmentClusters returns)")  # noqa: TRY004 - bad input, one message like the others
     try:
         return GcpClusterState.from_api(data)
@@ -315,8 +347,14 @@ def _status_table(state):
             if node_state != "RUNNING":
                 others[node_state] = others.get(node_state, 0) + 1
         target = f"{pool.minimum}-{pool.target} (autoscaled)" if pool.autoscaled else str(pool.target)
-        table.add_row(Text(pool.id), Text(pool.machine_type), Text(pool.provisioning_model or "-"), target,
-                      str(pool.running), ", ".join(f"{n} {s}" for s, n in sorted(others.items())) or "-")
+        table.add_row(
+            Text(pool.id),
+            Text(pool.machine_type),
+            Text(pool.provisioning_model or "-"),
+            target,
+            str(pool.running),
+            ", ".join(f"{n} {s}" for s, n in sorted(others.items())) or "-",
+        )
     return table
 
 

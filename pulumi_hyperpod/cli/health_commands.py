@@ -16,8 +16,13 @@ CHECKS = ("InstanceStress", "InstanceConnectivity", "MultiNodeTrainingValidation
 @click.argument("name")
 @click.option("--group", "group", help="Only this instance group (default: every group).")
 @click.option("--nodes", "nodes", multiple=True, metavar="INSTANCE_ID", help="Only these nodes (repeatable).")
-@click.option("--check", "checks", multiple=True, type=click.Choice(CHECKS),
-              help="A deep health check to run (repeatable; default: InstanceStress and InstanceConnectivity).")
+@click.option(
+    "--check",
+    "checks",
+    multiple=True,
+    type=click.Choice(CHECKS),
+    help="A deep health check to run (repeatable; default: InstanceStress and InstanceConnectivity).",
+)
 @click.option("--timeout", type=float, default=7200.0, show_default=True, help="Seconds to follow the check at most.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable result.")
 @click.pass_context
@@ -39,17 +44,32 @@ def health_check_command(ctx, name, group, nodes, checks, timeout, as_json):
         common.print_error(str(error))
         sys.exit(EXIT_ERROR)
     poll = default_poll_seconds(ctx.obj["backend"]) or 30.0
-    result = run_health_check(client, state, configs, timeout=timeout, poll_seconds=poll,
-                              progress=None if as_json else (lambda message: print_line(f"• {message}", console=common.err)))
+    result = run_health_check(
+        client,
+        state,
+        configs,
+        timeout=timeout,
+        poll_seconds=poll,
+        progress=None if as_json else (lambda message: print_line(f"• {message}", console=common.err)),
+    )
     if as_json:
-        emit_json({"operation_id": result.operation_id, "status": result.status, "nodes": result.nodes,
-                   "messages": result.messages, "failed": result.failed})
+        emit_json(
+            {
+                "operation_id": result.operation_id,
+                "status": result.status,
+                "nodes": result.nodes,
+                "messages": result.messages,
+                "failed": result.failed,
+            }
+        )
     else:
         for node_id, status in result.nodes.items():
             detail = f" ({result.messages[node_id]})" if node_id in result.messages and status != "Running" else ""
             print_line(f"{node_id}: {'passed' if status == 'Running' else status}{detail}")
-        print_line(f"operation {result.operation_id or '(not listed)'}: {result.status}; "
-                   f"{len(result.nodes) - len(result.failed)} passed, {len(result.failed)} failed")
+        print_line(
+            f"operation {result.operation_id or '(not listed)'}: {result.status}; "
+            f"{len(result.nodes) - len(result.failed)} passed, {len(result.failed)} failed"
+        )
     if result.failed or result.status == "InProgress":
         sys.exit(EXIT_ERROR)
 

@@ -43,17 +43,21 @@ def aws_row(summary: dict, described: Optional[dict], now: dt.datetime) -> dict[
     orchestrator = next(iter((described or {}).get("Orchestrator") or {}), None) if described else None
     created = summary.get("CreationTime")
     return {
-        "name": summary["ClusterName"], "arn": summary["ClusterArn"],
+        "name": summary["ClusterName"],
+        "arn": summary["ClusterArn"],
         "status": (described or {}).get("ClusterStatus") or summary["ClusterStatus"],
-        "orchestrator": orchestrator, "groups": len(groups),
+        "orchestrator": orchestrator,
+        "groups": len(groups),
         "nodes_current": sum(g.get("CurrentCount", 0) for g in groups),
         "nodes_target": sum(g.get("TargetCount", g.get("CurrentCount", 0)) for g in groups),
-        "created": created.isoformat() if created else None, "age_seconds": _age(created, now),
+        "created": created.isoformat() if created else None,
+        "age_seconds": _age(created, now),
     }
 
 
-def aws_rows(client: Any, name_contains: Optional[str] = None, now: Optional[dt.datetime] = None,
-             page_size: Optional[int] = None) -> list[dict]:
+def aws_rows(
+    client: Any, name_contains: Optional[str] = None, now: Optional[dt.datetime] = None, page_size: Optional[int] = None
+) -> list[dict]:
     """Every HyperPod cluster of the client's region, oldest first (`page_size` clusters a ListClusters page)."""
     from botocore.exceptions import ClientError
 
@@ -82,13 +86,16 @@ def gcp_row(resource: dict, now: dt.datetime) -> dict[str, Any]:
     state = GcpClusterState.from_api(resource)
     created = _parse_time(resource.get("createTime") or resource.get("create_time"))
     return {
-        "name": state.name, "status": state.state,
+        "name": state.name,
+        "status": state.state,
         "orchestrator": "Slurm" if state.body.get("orchestrator_spec", {}).get("slurm_spec") is not None else None,
         "groups": len(state.pools),
         "nodes_current": sum(1 for pool in state.pools for node in pool.nodes if node[2] == "RUNNING"),
         "nodes_target": sum(pool.target for pool in state.pools),
-        "created": created.isoformat() if created else None, "age_seconds": _age(created, now),
-        "node_count": state.node_count, "state": state.state,  # the keys `gcp list --json` had first
+        "created": created.isoformat() if created else None,
+        "age_seconds": _age(created, now),
+        "node_count": state.node_count,
+        "state": state.state,  # the keys `gcp list --json` had first
     }
 
 
@@ -108,8 +115,14 @@ def print_rows(rows: Iterable[dict], title: str, empty: str) -> None:
     rows = list(rows)
     table = Table(*COLUMNS, title=cell(title), title_justify="left")
     for row in rows:
-        table.add_row(cell(row["name"]), cell(row["status"]), cell(row["orchestrator"]), cell(row["groups"]),
-                      cell(f"{row['nodes_current']}/{row['nodes_target']}"), cell(age_text(row["age_seconds"])))
+        table.add_row(
+            cell(row["name"]),
+            cell(row["status"]),
+            cell(row["orchestrator"]),
+            cell(row["groups"]),
+            cell(f"{row['nodes_current']}/{row['nodes_target']}"),
+            cell(age_text(row["age_seconds"])),
+        )
     make_console().print(table if rows else cell(empty))
 
 

@@ -27,32 +27,44 @@ if TYPE_CHECKING:  # pragma: no cover
 # tests/cli_startup checks they are the keys of pulumi_hyperpod.aws.apply.waiters.WAIT_POLICIES.
 WAIT_CHOICES = ("none", "InService", "MinCount", "Target")
 
-OFFLINE = ("planned offline from a snapshot (--observed): no API call, so service quotas and node build "
-           "configurations were not read")
+OFFLINE = "planned offline from a snapshot (--observed): no API call, so service quotas and node build configurations were not read"
 NO_PREFLIGHT = "--no-preflight: service quotas and node build configurations were not read"
 
 
 def _spec_option(required: bool):
     def decorate(command):
-        return click.option("-f", "--file", "spec_file", required=required, type=click.Path(),
-                            help="Cluster spec: JSON or YAML, the AWS CLI --cli-input-json form or snake_case.")(command)
+        return click.option(
+            "-f",
+            "--file",
+            "spec_file",
+            required=required,
+            type=click.Path(),
+            help="Cluster spec: JSON or YAML, the AWS CLI --cli-input-json form or snake_case.",
+        )(command)
+
     return decorate
 
 
 def _policy_options(command):
     # no click.Path checks: the file reader says what is wrong with a path in one line (exit 1)
-    command = click.option("--reboot", multiple=True, metavar="NODE_ID",
-                           help="Reboot this node (BatchRebootClusterNodes), once, in this plan (repeatable).")(command)
-    command = click.option("--replace", multiple=True, metavar="NODE_ID",
-                           help="Replace this node with a new instance (BatchReplaceClusterNodes; its volumes are destroyed), "
-                                "once, in this plan (repeatable).")(command)
+    command = click.option(
+        "--reboot", multiple=True, metavar="NODE_ID", help="Reboot this node (BatchRebootClusterNodes), once, in this plan (repeatable)."
+    )(command)
+    command = click.option(
+        "--replace",
+        multiple=True,
+        metavar="NODE_ID",
+        help="Replace this node with a new instance (BatchReplaceClusterNodes; its volumes are destroyed), "
+        "once, in this plan (repeatable).",
+    )(command)
     command = click.option("--policy", "policy_file", type=click.Path(), help="Policy file (YAML/JSON).")(command)
     return click.option("--protect", multiple=True, metavar="NODE_ID", help="Never remove this node (repeatable).")(command)
 
 
 def _preflight_option(command):
-    return click.option("--no-preflight", is_flag=True,
-                        help="Skip the preflight checks (service quotas, lifecycle consistency of a scale-out).")(command)
+    return click.option(
+        "--no-preflight", is_flag=True, help="Skip the preflight checks (service quotas, lifecycle consistency of a scale-out)."
+    )(command)
 
 
 def fail(message: str, code: int = EXIT_ERROR) -> None:
@@ -76,8 +88,16 @@ def _snapshot(path: str, cluster_name: str | None = None) -> ClusterState:
     return load_snapshot(path, cluster_name)  # checked: shapes, consistency, the spec's cluster (observe/snapshot.py)
 
 
-def _prepare(ctx, spec: ClusterSpec, policy, snapshot: str | None, no_preflight: bool,
-             lifecycle: str | None = None, slurm_file: str | None = None, workload=None) -> pipeline.Prepared:
+def _prepare(
+    ctx,
+    spec: ClusterSpec,
+    policy,
+    snapshot: str | None,
+    no_preflight: bool,
+    lifecycle: str | None = None,
+    slurm_file: str | None = None,
+    workload=None,
+) -> pipeline.Prepared:
     """`lifecycle`: a local lifecycle bundle whose provisioning_parameters.json gives the Slurm roles of
     groups without SlurmConfig.NodeType; without it they are read from the groups' SourceS3Uri.
     `slurm_file`: a Slurm spec whose changes against the cluster's bundle the plan shows per key."""
@@ -92,13 +112,31 @@ def _prepare(ctx, spec: ClusterSpec, policy, snapshot: str | None, no_preflight:
         # partitions name groups of the cluster planned, as `slurm check` requires: before any call
         check_references(slurm, [g.name for g in spec.instance_groups], kind="instance group", source=slurm_file)
     if snapshot:
-        return pipeline.prepare(None, spec, policy=policy, observed=_snapshot(snapshot, spec.name), region=ctx.obj.get("region"),
-                                skip_preflight=OFFLINE, lifecycle_dir=lifecycle, slurm=slurm, workload=workload)
+        return pipeline.prepare(
+            None,
+            spec,
+            policy=policy,
+            observed=_snapshot(snapshot, spec.name),
+            region=ctx.obj.get("region"),
+            skip_preflight=OFFLINE,
+            lifecycle_dir=lifecycle,
+            slurm=slurm,
+            workload=workload,
+        )
     client = client_from(ctx)
     # made only for a plan that adds instances (preflight calls it): no second client otherwise
     quotas = None if no_preflight else (lambda: client_from(ctx, "service-quotas"))
-    return pipeline.prepare(client, spec, policy=policy, quotas=quotas, s3=lambda: client_from(ctx, "s3"), lifecycle_dir=lifecycle,
-                            slurm=slurm, skip_preflight=NO_PREFLIGHT if no_preflight else None, workload=workload)
+    return pipeline.prepare(
+        client,
+        spec,
+        policy=policy,
+        quotas=quotas,
+        s3=lambda: client_from(ctx, "s3"),
+        lifecycle_dir=lifecycle,
+        slurm=slurm,
+        skip_preflight=NO_PREFLIGHT if no_preflight else None,
+        workload=workload,
+    )
 
 
 def _load_spec(spec_file: str, slurm_file: str | None) -> ClusterSpec:
@@ -132,14 +170,18 @@ def _is_gcp(spec_file: str, lifecycle: str | None) -> bool:
     if detect_cloud(read_document(spec_file, SpecError)) != "gcp":
         return False
     if lifecycle:
-        fail("--lifecycle and --slurm are for HyperPod clusters; this spec is a Google Cloud training cluster (its Slurm spec is its orchestrator_spec)")
+        fail(
+            "--lifecycle and --slurm are for HyperPod clusters; this spec is a Google Cloud training cluster (its Slurm spec is its orchestrator_spec)"
+        )
     return True
 
 
 def _no_workload_on_gcp(*given) -> None:
     if wants_workload(*given):
-        fail("--workload, --read-workload, --workload-command and --kubeconfig are for HyperPod clusters; this spec is a "
-             "Google Cloud training cluster")
+        fail(
+            "--workload, --read-workload, --workload-command and --kubeconfig are for HyperPod clusters; this spec is a "
+            "Google Cloud training cluster"
+        )
 
 
 def _in_gcp(ctx: click.Context, command: str, **params) -> None:
@@ -162,12 +204,22 @@ def _plan_file_cloud(path: str) -> str | None:
 
 
 def _lifecycle_option(command):
-    command = click.option("--slurm", "slurm_file", type=click.Path(), metavar="SLURM_SPEC",
-                           help="A Slurm spec (seed 002's slurm_spec): the plan shows its changes against the cluster's "
-                                "lifecycle bundle per key, with what each takes; a change made only by replacement is refused.")(command)
-    return click.option("--lifecycle", "lifecycle", type=click.Path(), metavar="DIR",
-                        help="Lifecycle bundle (provisioning_parameters.json) stating the Slurm roles of groups without "
-                             "SlurmConfig; default: read from the groups' LifeCycleConfig.SourceS3Uri.")(command)
+    command = click.option(
+        "--slurm",
+        "slurm_file",
+        type=click.Path(),
+        metavar="SLURM_SPEC",
+        help="A Slurm spec (seed 002's slurm_spec): the plan shows its changes against the cluster's "
+        "lifecycle bundle per key, with what each takes; a change made only by replacement is refused.",
+    )(command)
+    return click.option(
+        "--lifecycle",
+        "lifecycle",
+        type=click.Path(),
+        metavar="DIR",
+        help="Lifecycle bundle (provisioning_parameters.json) stating the Slurm roles of groups without "
+        "SlurmConfig; default: read from the groups' LifeCycleConfig.SourceS3Uri.",
+    )(command)
 
 
 def _target(ctx, client=None) -> dict:
@@ -185,11 +237,19 @@ def _target(ctx, client=None) -> dict:
 
 @click.command("plan")
 @_spec_option(required=True)
-@click.option("--observed", "snapshot", type=click.Path(),
-              help="Plan against a saved snapshot (hyperpod snapshot) instead of the live cluster: no API call.")
+@click.option(
+    "--observed",
+    "snapshot",
+    type=click.Path(),
+    help="Plan against a saved snapshot (hyperpod snapshot) instead of the live cluster: no API call.",
+)
 @click.option("--json", "as_json", is_flag=True, help=f"Machine-readable plan (format {PLAN_FORMAT}).")
-@click.option("--out", "out_file", type=click.Path(),
-              help="Save the plan for `hyperpod apply --plan FILE` (with the spec, policy and observed state it was made from).")
+@click.option(
+    "--out",
+    "out_file",
+    type=click.Path(),
+    help="Save the plan for `hyperpod apply --plan FILE` (with the spec, policy and observed state it was made from).",
+)
 @click.option("--detailed-exitcode", "detailed_exitcode", is_flag=True, help=common.DETAILED_EXITCODE_HELP)
 @_policy_options
 @_preflight_option
@@ -197,8 +257,26 @@ def _target(ctx, client=None) -> dict:
 @workload_options
 @click.pass_context
 @handle_errors
-def plan_command(ctx, spec_file, snapshot, as_json, out_file, detailed_exitcode, policy_file, protect, no_preflight, lifecycle,
-                 slurm_file, workload_files, read_workload, workload_command, kubeconfig, kube_context, replace=(), reboot=()):
+def plan_command(
+    ctx,
+    spec_file,
+    snapshot,
+    as_json,
+    out_file,
+    detailed_exitcode,
+    policy_file,
+    protect,
+    no_preflight,
+    lifecycle,
+    slurm_file,
+    workload_files,
+    read_workload,
+    workload_command,
+    kubeconfig,
+    kube_context,
+    replace=(),
+    reboot=(),
+):
     """Show what apply would do, with its cost and the preflight checks. Exit 2 when a guard refuses the plan
     (with --detailed-exitcode, 3 when it has changes).
     A Google Cloud training-cluster spec (-f gcp-cluster.json) is planned as `hyperpod gcp plan` does."""
@@ -208,8 +286,17 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, detailed_exitcode,
 
     if _is_gcp(spec_file, lifecycle or slurm_file):
         _no_workload_on_gcp(workload_files, read_workload, workload_command, kubeconfig)
-        return _in_gcp(ctx, "plan", spec_file=spec_file, snapshot=snapshot, as_json=as_json, out_file=out_file,
-                       policy_file=policy_file, protect=protect, detailed_exitcode=detailed_exitcode)
+        return _in_gcp(
+            ctx,
+            "plan",
+            spec_file=spec_file,
+            snapshot=snapshot,
+            as_json=as_json,
+            out_file=out_file,
+            policy_file=policy_file,
+            protect=protect,
+            detailed_exitcode=detailed_exitcode,
+        )
     inputs = [path for path in (spec_file, snapshot, policy_file, slurm_file) if path]
     unwritable = why_unwritable(out_file, inputs) if out_file else None
     if unwritable:  # before the calls that make the plan
@@ -232,11 +319,21 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, detailed_exitcode,
 
 @click.command("apply")
 @_spec_option(required=False)
-@click.option("--plan", "plan_file", type=click.Path(),
-              help="Apply a plan saved by `hyperpod plan --out` exactly, or refuse when the cluster changed since (instead of -f).")
+@click.option(
+    "--plan",
+    "plan_file",
+    type=click.Path(),
+    help="Apply a plan saved by `hyperpod plan --out` exactly, or refuse when the cluster changed since (instead of -f).",
+)
 @click.option("--yes", "-y", is_flag=True, help="Apply without asking.")
-@click.option("--wait", "wait_policy", type=click.Choice(WAIT_CHOICES), default="InService", show_default=True,
-              help="What to wait for after the calls (also when no call is needed).")
+@click.option(
+    "--wait",
+    "wait_policy",
+    type=click.Choice(WAIT_CHOICES),
+    default="InService",
+    show_default=True,
+    help="What to wait for after the calls (also when no call is needed).",
+)
 @click.option("--timeout", type=float, default=1800.0, show_default=True, help="Seconds to wait at most (more than 0).")
 @click.option("--json", "as_json", is_flag=True, help="Print the plan and the result as JSON.")
 @_policy_options
@@ -245,8 +342,27 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, detailed_exitcode,
 @workload_options
 @click.pass_context
 @handle_errors
-def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json, policy_file, protect, no_preflight, lifecycle,
-                  slurm_file, workload_files, read_workload, workload_command, kubeconfig, kube_context, replace=(), reboot=()):
+def apply_command(
+    ctx,
+    spec_file,
+    plan_file,
+    yes,
+    wait_policy,
+    timeout,
+    as_json,
+    policy_file,
+    protect,
+    no_preflight,
+    lifecycle,
+    slurm_file,
+    workload_files,
+    read_workload,
+    workload_command,
+    kubeconfig,
+    kube_context,
+    replace=(),
+    reboot=(),
+):
     """Plan (or load a saved plan), confirm, and apply; then wait as --wait says."""
     from rich.text import Text
 
@@ -257,11 +373,24 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
     gcp_plan = bool(plan_file) and not spec_file and _plan_file_cloud(plan_file) == "gcp"
     if gcp_plan or (spec_file and not plan_file and _is_gcp(spec_file, lifecycle or slurm_file)):
         _no_workload_on_gcp(workload_files, read_workload, workload_command, kubeconfig)
-        return _in_gcp(ctx, "apply", spec_file=spec_file, plan_file=plan_file, yes=yes, no_wait=wait_policy == "none",
-                       timeout=timeout, as_json=as_json, policy_file=policy_file, protect=protect)
+        return _in_gcp(
+            ctx,
+            "apply",
+            spec_file=spec_file,
+            plan_file=plan_file,
+            yes=yes,
+            no_wait=wait_policy == "none",
+            timeout=timeout,
+            as_json=as_json,
+            policy_file=policy_file,
+            protect=protect,
+        )
     if bool(spec_file) == bool(plan_file):
-        fail("give either -f SPEC (plan now and apply) or --plan PLAN.json (apply a saved plan), not both" if spec_file
-             else "nothing to apply: give -f SPEC, or --plan PLAN.json saved by `hyperpod plan --out`")
+        fail(
+            "give either -f SPEC (plan now and apply) or --plan PLAN.json (apply a saved plan), not both"
+            if spec_file
+            else "nothing to apply: give -f SPEC, or --plan PLAN.json saved by `hyperpod plan --out`"
+        )
     common.check_timeout(timeout)
     from ..aws.client import default_poll_seconds
 
@@ -269,8 +398,10 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
     client = client_from(ctx)
     if plan_file:
         if policy_file or protect or no_preflight or lifecycle or slurm_file or replace or reboot:
-            fail("--policy, --protect, --replace, --reboot, --no-preflight, --lifecycle and --slurm are part of a saved plan; "
-                 "make the plan again to change them")
+            fail(
+                "--policy, --protect, --replace, --reboot, --no-preflight, --lifecycle and --slurm are part of a saved plan; "
+                "make the plan again to change them"
+            )
         try:
             prepared = pipeline.load(plan_file, target=_target(ctx, client))
         except SavedPlanError as error:
@@ -281,8 +412,16 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
     else:
         spec = _load_spec(spec_file, slurm_file)
         workload = workload_source(ctx, spec.name, workload_files, read_workload, workload_command, kubeconfig, kube_context)
-        prepared = _prepare(ctx, spec, load_policy(policy_file, protect, replace=replace, reboot=reboot), None, no_preflight,
-                            lifecycle, slurm_file, workload)
+        prepared = _prepare(
+            ctx,
+            spec,
+            load_policy(policy_file, protect, replace=replace, reboot=reboot),
+            None,
+            no_preflight,
+            lifecycle,
+            slurm_file,
+            workload,
+        )
     the_plan = prepared.plan
     if not as_json:
         _show_plan(the_plan, False)
@@ -299,11 +438,16 @@ def apply_command(ctx, spec_file, plan_file, yes, wait_policy, timeout, as_json,
 
             common.err.print(plan_renderable(the_plan))
         click.confirm("Apply this plan?", abort=True, err=as_json)
-    result = _run_with_progress(ctx, client, the_plan, prepared.policy, wait_policy, timeout, quiet=as_json,
-                                workload=workload, roles=prepared.roles)
+    result = _run_with_progress(
+        ctx, client, the_plan, prepared.policy, wait_policy, timeout, quiet=as_json, workload=workload, roles=prepared.roles
+    )
     if as_json:
-        emit_json({"plan": the_plan.to_dict(), "result": {"outcome": result.outcome, "calls": result.calls,
-                                                          "failures": result.failures, "messages": result.messages}})
+        emit_json(
+            {
+                "plan": the_plan.to_dict(),
+                "result": {"outcome": result.outcome, "calls": result.calls, "failures": result.failures, "messages": result.messages},
+            }
+        )
     else:
         for failure in result.failures:
             common.err.print(Text.assemble(("failed: ", "red"), failure), highlight=False)
@@ -336,8 +480,17 @@ def _run_with_progress(ctx, client, the_plan, policy, wait_policy, timeout, quie
                 bar.console.print(Text(f"• {event.message}"), highlight=False)
 
         try:
-            return pipeline.execute(client, the_plan, policy=policy, wait=wait_policy, timeout=timeout, poll_seconds=poll,
-                                    progress=on_progress, workload=workload, roles=roles)
+            return pipeline.execute(
+                client,
+                the_plan,
+                policy=policy,
+                wait=wait_policy,
+                timeout=timeout,
+                poll_seconds=poll,
+                progress=on_progress,
+                workload=workload,
+                roles=roles,
+            )
         except PlanRefused as error:
             err.print(Text.assemble(("refused: ", "red"), str(error)), highlight=False)
             sys.exit(EXIT_REFUSED)
@@ -348,8 +501,14 @@ def _run_with_progress(ctx, client, the_plan, policy, wait_policy, timeout, quie
             err.print(Text.assemble(("error: ", "red"), str(error)), highlight=False)
             sys.exit(EXIT_ERROR)
         except ApplyError as error:
-            err.print(Text.assemble(("error: ", "red"), f"{error} (calls made: {', '.join(error.done) or 'none'}); "
-                                    "re-run the same command: it plans again from what is there now"), highlight=False)
+            err.print(
+                Text.assemble(
+                    ("error: ", "red"),
+                    f"{error} (calls made: {', '.join(error.done) or 'none'}); "
+                    "re-run the same command: it plans again from what is there now",
+                ),
+                highlight=False,
+            )
             sys.exit(EXIT_ERROR)
 
 

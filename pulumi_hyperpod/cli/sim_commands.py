@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 import click
 
-from .common import (ClusterNotFound, cell, check_cluster_name, client_from, emit_json, handle_errors, make_console,
-                     print_line, region_of)
+from .common import ClusterNotFound, cell, check_cluster_name, client_from, emit_json, handle_errors, make_console, print_line, region_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -129,17 +128,21 @@ def show(as_json: bool) -> None:
     if as_json:
         return emit_json(overview)
     ahead = overview.get("ahead_of_wall_clock_seconds")
-    clock = (f"follows the wall clock ({ahead / 3600:.2f} h ahead), {overview['speed']:g}x while waited on"
-             if ahead is not None else "frozen (moves only with `hyperpod fake advance`)")
+    clock = (
+        f"follows the wall clock ({ahead / 3600:.2f} h ahead), {overview['speed']:g}x while waited on"
+        if ahead is not None
+        else "frozen (moves only with `hyperpod fake advance`)"
+    )
     console = _console()
-    print_line(f"world: {overview['path']}   virtual time: {_when(overview['virtual_time'])} UTC   clock: {clock}",
-               console=console)
+    print_line(f"world: {overview['path']}   virtual time: {_when(overview['virtual_time'])} UTC   clock: {clock}", console=console)
     table = Table("cluster", "region", "status", "mode", "orchestrator", "groups (current/target, min)")
     for cluster in overview["clusters"]:
-        groups = ", ".join(f"{g['name']} {g['status']} {g['current']}/{g['target']}"
-                           + (f" min {g['min']}" if g["min"] else "") for g in cluster["groups"])
-        table.add_row(*(cell(v) for v in (cluster["name"], cluster["region"], cluster["status"], cluster["mode"],
-                                          cluster["orchestrator"], groups)))
+        groups = ", ".join(
+            f"{g['name']} {g['status']} {g['current']}/{g['target']}" + (f" min {g['min']}" if g["min"] else "") for g in cluster["groups"]
+        )
+        table.add_row(
+            *(cell(v) for v in (cluster["name"], cluster["region"], cluster["status"], cluster["mode"], cluster["orchestrator"], groups))
+        )
     console.print(table if overview["clusters"] else cell("no clusters"))
 
 
@@ -159,11 +162,20 @@ def advance(duration: str) -> None:
 
 
 @fake.command("serve")
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on. The endpoint checks no signature: keep it on the loopback address.")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on. The endpoint checks no signature: keep it on the loopback address.",
+)
 @click.option("--port", type=click.IntRange(0, 65535), default=4566, show_default=True, help="Port (0: any free port).")
-@click.option("--stop-after", type=float, default=None, metavar="SECONDS",
-              help="Stop by itself after this many seconds (default: run until interrupted).")
+@click.option(
+    "--stop-after",
+    type=float,
+    default=None,
+    metavar="SECONDS",
+    help="Stop by itself after this many seconds (default: run until interrupted).",
+)
 @click.option("--quiet", is_flag=True, help="Do not log each request on stderr.")
 @handle_errors
 def serve(host: str, port: int, stop_after: Optional[float], quiet: bool) -> None:
@@ -175,8 +187,10 @@ def serve(host: str, port: int, stop_after: Optional[float], quiet: bool) -> Non
         raise ValueError(f"--stop-after must be a number of seconds more than 0 (got {stop_after:g})")
 
     if host not in ("127.0.0.1", "localhost", "::1"):
-        print_line(f"warning: listening on {host}: anyone who reaches it can change the simulated world (no "
-                   "signature is checked)", console=_console(stderr=True))
+        print_line(
+            f"warning: listening on {host}: anyone who reaches it can change the simulated world (no signature is checked)",
+            console=_console(stderr=True),
+        )
 
     def ready(server) -> None:
         # one line on stdout, flushed, so a script can read the URL (with --port 0, the chosen port)
@@ -189,8 +203,11 @@ def serve(host: str, port: int, stop_after: Optional[float], quiet: bool) -> Non
 @fake.command("fail-node")
 @click.argument("cluster")
 @click.argument("node_id")
-@click.option("--retryable", is_flag=True, help="A failure the service recovers from by itself (Continuous mode, or "
-                                                "NodeRecovery Automatic); default: the node stays in Failure.")
+@click.option(
+    "--retryable",
+    is_flag=True,
+    help="A failure the service recovers from by itself (Continuous mode, or NodeRecovery Automatic); default: the node stays in Failure.",
+)
 @handle_errors
 def fail_node(cluster: str, node_id: str, retryable: bool) -> None:
     """Inject a failure: the node (instance or logical id) goes to Failure, as a failed health check would."""
@@ -210,8 +227,13 @@ def alarm(cluster: str, alarm_name: str) -> None:
     """A CloudWatch alarm goes into ALARM: a running software update that names it in its
     AutoRollbackConfiguration is rolled back."""
     rolled_back = _simulator().open_default().fire_alarm(cluster, alarm_name)
-    print_line(f"alarm {alarm_name}: " + ("the software update of " + cluster + " was rolled back" if rolled_back
-                                          else f"no running software update of {cluster} names it"), console=_console())
+    print_line(
+        f"alarm {alarm_name}: "
+        + (
+            "the software update of " + cluster + " was rolled back" if rolled_back else f"no running software update of {cluster} names it"
+        ),
+        console=_console(),
+    )
 
 
 @fake.command("capacity")
@@ -234,8 +256,7 @@ def capacity(instance_type: str, count: str, zone: Optional[str]) -> None:
         raise click.UsageError(f"COUNT: {count!r} is not a whole number >= 0 or `unlimited`")
     _simulator().open_default().set_capacity(instance_type, zone, available)
     where = f"in {zone}" if zone else "in every zone"
-    print_line(f"{instance_type} {where}: " + ("unlimited" if available is None else f"{available} free"),
-               console=_console())
+    print_line(f"{instance_type} {where}: " + ("unlimited" if available is None else f"{available} free"), console=_console())
 
 
 # -- hyperpod events -------------------------------------------------------------------------------
@@ -248,8 +269,9 @@ def capacity(instance_type: str, count: str, zone: Optional[str]) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_context
 @handle_errors
-def events(ctx: click.Context, name: str, group: Optional[str], node: Optional[str], resource_type: Optional[str],
-           limit: int, as_json: bool) -> None:
+def events(
+    ctx: click.Context, name: str, group: Optional[str], node: Optional[str], resource_type: Optional[str], limit: int, as_json: bool
+) -> None:
     """Cluster events (Continuous-mode clusters), oldest first, via the ListClusterEvents paginator."""
     query: dict[str, Any] = {"ClusterName": check_cluster_name(name), "SortOrder": "Descending"}
     for key, value in (("InstanceGroupName", group), ("NodeId", node), ("ResourceType", resource_type)):
@@ -258,8 +280,9 @@ def events(ctx: click.Context, name: str, group: Optional[str], node: Optional[s
     client = _client(ctx)
     paginator = client.get_paginator("list_cluster_events")
     with _cluster_named(name, _region(ctx, client)):
-        items = [event for page in paginator.paginate(**query, PaginationConfig={"MaxItems": limit})
-                 for event in page.get("Events", [])][::-1]
+        items = [event for page in paginator.paginate(**query, PaginationConfig={"MaxItems": limit}) for event in page.get("Events", [])][
+            ::-1
+        ]
     if as_json:
         return emit_json(items)
     from rich.table import Table
@@ -270,8 +293,14 @@ def events(ctx: click.Context, name: str, group: Optional[str], node: Optional[s
     colours = {"Error": "red", "Warn": "yellow"}
     for event in items:
         level = event.get("EventLevel", "")
-        table.add_row(cell(_when(event["EventTime"])), cell(level, colours.get(level, "")), cell(event["ResourceType"]),
-                      cell(event.get("InstanceGroupName")), cell(event.get("InstanceId")), cell(event.get("Description")))
+        table.add_row(
+            cell(_when(event["EventTime"])),
+            cell(level, colours.get(level, "")),
+            cell(event["ResourceType"]),
+            cell(event.get("InstanceGroupName")),
+            cell(event.get("InstanceId")),
+            cell(event.get("Description")),
+        )
     _console().print(table if items else cell(f"no events for {name}"))
 
 
@@ -286,8 +315,7 @@ def sinfo(ctx: click.Context, name: str, as_json: bool, plain: bool) -> None:
     """Slurm partitions and nodes as `sinfo` shows them (simulator only)."""
     options = _options(ctx)
     if options["backend"] != "fake":
-        raise click.UsageError("sinfo is simulator-only (use --backend fake); on AWS, run sinfo on the cluster's "
-                               "controller or login node")
+        raise click.UsageError("sinfo is simulator-only (use --backend fake); on AWS, run sinfo on the cluster's controller or login node")
     sim = _simulator().open_default()
     with _cluster_named(name, _region(ctx)):
         rows = sim.sinfo_rows(check_cluster_name(name), options["region"])
@@ -300,11 +328,23 @@ def sinfo(ctx: click.Context, name: str, as_json: bool, plain: bool) -> None:
     from rich.table import Table
 
     caption = "; ".join(f"{r['role'].lower()}: {r['group']} ({', '.join(r['hosts']) or 'no node running'})" for r in roles)
-    table = Table("PARTITION", "AVAIL", "TIMELIMIT", "NODES", "STATE", "NODELIST", caption=cell(caption) if caption else None,
-                  caption_justify="left")
+    table = Table(
+        "PARTITION", "AVAIL", "TIMELIMIT", "NODES", "STATE", "NODELIST", caption=cell(caption) if caption else None, caption_justify="left"
+    )
     for row in rows:
-        table.add_row(*(cell(v) for v in (row["partition"] + ("*" if row["default"] else ""), row["avail"],
-                                          row["timelimit"], row["nodes"], row["state"], ",".join(row["nodelist"]))))
+        table.add_row(
+            *(
+                cell(v)
+                for v in (
+                    row["partition"] + ("*" if row["default"] else ""),
+                    row["avail"],
+                    row["timelimit"],
+                    row["nodes"],
+                    row["state"],
+                    ",".join(row["nodelist"]),
+                )
+            )
+        )
     _console().print(table)
 
 

@@ -29,8 +29,9 @@ def _load(cluster_path: str, slurm_path: str, slurm_config: bool | None, lifecyc
     data = read_document(cluster_path, SpecError)
     if not isinstance(data, dict):
         raise SpecError([_violation("", f"a cluster spec is an object; got {type(data).__name__}")], source=cluster_path)
-    return render_hyperpod(data, slurm, lifecycle_uri=lifecycle_uri, slurm_config=slurm_config,
-                           source=f"{cluster_path} with {slurm_path}", base_dir=base_dir)
+    return render_hyperpod(
+        data, slurm, lifecycle_uri=lifecycle_uri, slurm_config=slurm_config, source=f"{cluster_path} with {slurm_path}", base_dir=base_dir
+    )
 
 
 def _violation(path: str, rule: str):
@@ -77,13 +78,22 @@ def slurm_group() -> None:
 @click.option("-f", "--file", "cluster_path", required=True, help="Cluster spec (AWS CLI JSON or YAML).")
 @click.option("--slurm", "slurm_path", required=True, help="Slurm spec (seed 002's slurmSpec block), JSON or YAML.")
 @click.option("--out", "out_dir", required=True, help="Directory to write the bundle and cluster spec to.")
-@click.option("--lifecycle-uri", default=None, help="s3://bucket/prefix/ the bundle will be uploaded to; "
-              "written into every group's LifeCycleConfig.")
-@click.option("--slurm-config/--provisioning-parameters", "slurm_config", default=None,
-              help="How HyperPod learns the roles (default: SlurmConfig for Continuous clusters or where the "
-                   "cluster spec already uses it, else provisioning_parameters.json).")
-@click.option("--base", "base_dir", default=None, help="Lifecycle scripts to build on (e.g. base-config): copied in, "
-              "their on_create.sh run first (as on_create_base.sh).")
+@click.option(
+    "--lifecycle-uri", default=None, help="s3://bucket/prefix/ the bundle will be uploaded to; written into every group's LifeCycleConfig."
+)
+@click.option(
+    "--slurm-config/--provisioning-parameters",
+    "slurm_config",
+    default=None,
+    help="How HyperPod learns the roles (default: SlurmConfig for Continuous clusters or where the "
+    "cluster spec already uses it, else provisioning_parameters.json).",
+)
+@click.option(
+    "--base",
+    "base_dir",
+    default=None,
+    help="Lifecycle scripts to build on (e.g. base-config): copied in, their on_create.sh run first (as on_create_base.sh).",
+)
 @click.option("--json", "as_json", is_flag=True)
 @handle_errors
 def render_command(cluster_path, slurm_path, out_dir, lifecycle_uri, slurm_config, base_dir, as_json):
@@ -95,9 +105,17 @@ def render_command(cluster_path, slurm_path, out_dir, lifecycle_uri, slurm_confi
     cluster_file = root / "cluster.json"
     write_whole(cluster_file, json.dumps(rendering.cluster_spec, indent=2) + "\n")
     if as_json:
-        emit_json({"mode": rendering.mode, "roles": rendering.role_names(), "digest": rendering.digest,
-                   "lifecycle_dir": str(bundle_dir), "cluster_spec": str(cluster_file), "files": sorted(rendering.files),
-                   "partitions": {name: role.partition for name, role in rendering.roles.items() if role.partition}})
+        emit_json(
+            {
+                "mode": rendering.mode,
+                "roles": rendering.role_names(),
+                "digest": rendering.digest,
+                "lifecycle_dir": str(bundle_dir),
+                "cluster_spec": str(cluster_file),
+                "files": sorted(rendering.files),
+                "partitions": {name: role.partition for name, role in rendering.roles.items() if role.partition},
+            }
+        )
         return
     _print_rendering(rendering, bundle_dir, cluster_file, lifecycle_uri)
 
@@ -122,11 +140,14 @@ def _print_rendering(rendering, bundle_dir: Path, cluster_file: Path, lifecycle_
     out.print(files)
     out.print(Text(f"cluster spec: {cluster_file}"))
     if lifecycle_uri:
-        out.print(Text(f"upload: aws s3 sync {bundle_dir}/ {lifecycle_uri.rstrip('/')}/ (every group's LifeCycleConfig "
-                       "points there)"))
+        out.print(Text(f"upload: aws s3 sync {bundle_dir}/ {lifecycle_uri.rstrip('/')}/ (every group's LifeCycleConfig points there)"))
     else:
-        out.print(Text(f"upload {bundle_dir}/ to S3 (content-addressed prefix {rendering.prefix}) and set every group's "
-                       "LifeCycleConfig.SourceS3Uri to it, OnCreate on_create.sh (or re-run with --lifecycle-uri)"))
+        out.print(
+            Text(
+                f"upload {bundle_dir}/ to S3 (content-addressed prefix {rendering.prefix}) and set every group's "
+                "LifeCycleConfig.SourceS3Uri to it, OnCreate on_create.sh (or re-run with --lifecycle-uri)"
+            )
+        )
 
 
 @slurm_group.command("check")
@@ -152,8 +173,13 @@ def _observed(ctx, name: str):
 
 @slurm_group.command("roles")
 @click.argument("name")
-@click.option("--lifecycle", "lifecycle_dir", default=None, help="A local lifecycle bundle directory (or its "
-              "provisioning_parameters.json) instead of reading the groups' LifeCycleConfig.SourceS3Uri from S3.")
+@click.option(
+    "--lifecycle",
+    "lifecycle_dir",
+    default=None,
+    help="A local lifecycle bundle directory (or its "
+    "provisioning_parameters.json) instead of reading the groups' LifeCycleConfig.SourceS3Uri from S3.",
+)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @handle_errors
@@ -184,8 +210,12 @@ def roles_command(ctx, name, lifecycle_dir, as_json):
 @slurm_group.command("diff")
 @click.argument("name")
 @click.option("--slurm", "slurm_path", required=True, help="The Slurm spec you want, JSON or YAML.")
-@click.option("--lifecycle", "lifecycle_dir", default=None, help="The cluster's current bundle as a local directory "
-              "(default: read from the controller group's LifeCycleConfig.SourceS3Uri).")
+@click.option(
+    "--lifecycle",
+    "lifecycle_dir",
+    default=None,
+    help="The cluster's current bundle as a local directory (default: read from the controller group's LifeCycleConfig.SourceS3Uri).",
+)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @handle_errors
@@ -211,9 +241,12 @@ def diff_command(ctx, name, slurm_path, lifecycle_dir, as_json):
     if current is None:  # unknown is not safe: exit 2, nothing compared is said to be unchanged
         from .common import print_error
 
-        print_error(f"cluster {name}'s lifecycle bundle ({where or 'no SourceS3Uri'}) has no slurm-spec.json, so its "
-                    "current Slurm spec is unknown and no change can be shown or checked; render the bundle with "
-                    "`hyperpod slurm render` or pass --lifecycle DIR", label="refused")
+        print_error(
+            f"cluster {name}'s lifecycle bundle ({where or 'no SourceS3Uri'}) has no slurm-spec.json, so its "
+            "current Slurm spec is unknown and no change can be shown or checked; render the bundle with "
+            "`hyperpod slurm render` or pass --lifecycle DIR",
+            label="refused",
+        )
         sys.exit(EXIT_REFUSED)
     mode = "SlurmConfig" if any(g.node_type for g in state.groups) else "provisioning_parameters"
     changes = diff_slurm(current, wanted, mode=mode)

@@ -19,6 +19,14 @@ def status_table(state: ClusterState) -> Table:
     for column in ("group", "type", "status", "current", "target", "min", "instance types"):
         table.add_column(column, overflow="fold")  # a name is never shown shortened to "…"
     for g in state.groups:
-        cells = (g.name, g.node_type or "-", g.status or "-", str(g.current_count), str(g.target_count), str(g.min_count), ", ".join(g.instance_types))
+        cells = (
+            g.name,
+            g.node_type or "-",
+            g.status or "-",
+            str(g.current_count),
+            str(g.target_count),
+            str(g.min_count),
+            ", ".join(g.instance_types),
+        )
         table.add_row(*(Text(cell) for cell in cells))
     return table

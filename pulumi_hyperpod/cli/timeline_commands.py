@@ -19,9 +19,11 @@ def read_events(client: Any, name: str, max_events: int) -> list[dict]:
     """The cluster's events oldest first (at most `max_events`, the oldest kept), instance-group
     events with their EventDetails."""
     paginator = client.get_paginator("list_cluster_events")
-    events = [event for page in paginator.paginate(ClusterName=name, SortOrder="Ascending",
-                                                   PaginationConfig={"MaxItems": max_events})
-              for event in page.get("Events", [])]
+    events = [
+        event
+        for page in paginator.paginate(ClusterName=name, SortOrder="Ascending", PaginationConfig={"MaxItems": max_events})
+        for event in page.get("Events", [])
+    ]
     for event in events:
         if event.get("ResourceType") == "InstanceGroup":
             # DescribeClusterEvent's EventDetails is the whole event; its own EventDetails the metadata
@@ -30,8 +32,9 @@ def read_events(client: Any, name: str, max_events: int) -> list[dict]:
     return events
 
 
-def read_panels(client: Any, name: str, group: Optional[str] = None, max_events: int = 10000,
-                now: Optional[dt.datetime] = None) -> tuple[dict, list]:
+def read_panels(
+    client: Any, name: str, group: Optional[str] = None, max_events: int = 10000, now: Optional[dt.datetime] = None
+) -> tuple[dict, list]:
     """(DescribeCluster, one timeline.Panel per group) of cluster `name`."""
     from botocore.exceptions import ClientError
 
@@ -48,8 +51,9 @@ def read_panels(client: Any, name: str, group: Optional[str] = None, max_events:
     if group is not None and group not in {g["InstanceGroupName"] for g in described.get("InstanceGroups") or []}:
         raise LookupError(f"cluster {name} has no instance group {group}")
     if not events:
-        raise LookupError(f"cluster {name} has no events to draw: the service keeps events for clusters in "
-                          "NodeProvisioningMode Continuous only")
+        raise LookupError(
+            f"cluster {name} has no events to draw: the service keeps events for clusters in NodeProvisioningMode Continuous only"
+        )
     moment = now or dt.datetime.now(dt.timezone.utc)
     moment = max(moment, max(event["EventTime"] for event in events))  # a simulated world may run ahead
     return described, panels_from_events(described, events, moment, group)
@@ -67,16 +71,22 @@ def _world_now(ctx: click.Context) -> Optional[dt.datetime]:
 
 @click.command("timeline")
 @click.argument("name")
-@click.option("--out", "out_file", required=True, type=click.Path(), metavar="FILE.svg|FILE.png",
-              help="Where to draw it; PNG needs the optional cairosvg package.")
+@click.option(
+    "--out",
+    "out_file",
+    required=True,
+    type=click.Path(),
+    metavar="FILE.svg|FILE.png",
+    help="Where to draw it; PNG needs the optional cairosvg package.",
+)
 @click.option("--group", default=None, help="Only this instance group.")
-@click.option("--max-events", type=click.IntRange(min=1), default=10000, show_default=True,
-              help="Read at most this many events (the oldest).")
+@click.option(
+    "--max-events", type=click.IntRange(min=1), default=10000, show_default=True, help="Read at most this many events (the oldest)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Also print the series as JSON.")
 @click.pass_context
 @handle_errors
-def timeline_command(ctx: click.Context, name: str, out_file: str, group: Optional[str], max_events: int,
-                     as_json: bool) -> None:
+def timeline_command(ctx: click.Context, name: str, out_file: str, group: Optional[str], max_events: int, as_json: bool) -> None:
     """Draw target, current and usable nodes per instance group over time, from the cluster's events."""
     from ..timeline import render_svg
     from ..timeline.files import picture_format, write_picture
@@ -86,8 +96,10 @@ def timeline_command(ctx: click.Context, name: str, out_file: str, group: Option
     described, panels = read_panels(client_from(ctx), name, group, max_events, now=_world_now(ctx))
     created = described.get("CreationTime")
     since = f"since {created.astimezone(dt.timezone.utc):%Y-%m-%d %H:%M} UTC" if created else ""
-    write_picture(out_file, render_svg(f"{name}: nodes per instance group", panels,
-                                       f"{described.get('ClusterStatus', '')} {since}; from the cluster's events"))
+    write_picture(
+        out_file,
+        render_svg(f"{name}: nodes per instance group", panels, f"{described.get('ClusterStatus', '')} {since}; from the cluster's events"),
+    )
     if as_json:
         return emit_json([panel.to_dict() for panel in panels])
     print_line(f"wrote {out_file}: {len(panels)} group(s)")

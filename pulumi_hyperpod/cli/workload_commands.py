@@ -16,33 +16,55 @@ from .common import cell, emit_json, handle_errors, make_console, print_line
 
 def workload_options(command):
     """--workload FILE…, --read-workload, --workload-command, --kubeconfig, --kube-context."""
-    command = click.option("--kube-context", "kube_context", metavar="NAME", help="The kubeconfig context (default: its current one).")(command)
-    command = click.option("--kubeconfig", "kubeconfig", type=click.Path(), metavar="PATH",
-                           help="EKS: read pods and budgets (and drain) with this kubeconfig; implies --read-workload.")(command)
-    command = click.option("--workload-command", "workload_command", metavar="PREFIX",
-                           help="Slurm: run squeue/sinfo/scontrol through this command line (`ssh head-node`; a `{}` "
-                                "takes the command as one argument); implies --read-workload.")(command)
-    command = click.option("--read-workload", "read_workload", is_flag=True,
-                           help="Read what runs on each node from the orchestrator (Slurm here, EKS with an EKS token "
-                                "made from your AWS credentials; the simulator's on --backend fake).")(command)
-    return click.option("--workload", "workload_files", multiple=True, type=click.Path(), metavar="FILE",
-                        help="Saved `squeue --json` (and `sinfo --json` / `scontrol show nodes --json`) outputs: "
-                             "victims by what runs there (repeatable).")(command)
+    command = click.option("--kube-context", "kube_context", metavar="NAME", help="The kubeconfig context (default: its current one).")(
+        command
+    )
+    command = click.option(
+        "--kubeconfig",
+        "kubeconfig",
+        type=click.Path(),
+        metavar="PATH",
+        help="EKS: read pods and budgets (and drain) with this kubeconfig; implies --read-workload.",
+    )(command)
+    command = click.option(
+        "--workload-command",
+        "workload_command",
+        metavar="PREFIX",
+        help="Slurm: run squeue/sinfo/scontrol through this command line (`ssh head-node`; a `{}` "
+        "takes the command as one argument); implies --read-workload.",
+    )(command)
+    command = click.option(
+        "--read-workload",
+        "read_workload",
+        is_flag=True,
+        help="Read what runs on each node from the orchestrator (Slurm here, EKS with an EKS token "
+        "made from your AWS credentials; the simulator's on --backend fake).",
+    )(command)
+    return click.option(
+        "--workload",
+        "workload_files",
+        multiple=True,
+        type=click.Path(),
+        metavar="FILE",
+        help="Saved `squeue --json` (and `sinfo --json` / `scontrol show nodes --json`) outputs: victims by what runs there (repeatable).",
+    )(command)
 
 
 def wants_workload(files: tuple[str, ...], read: bool, command: str | None, kubeconfig: str | None) -> bool:
     return bool(files or read or command or kubeconfig)
 
 
-def workload_source(ctx: click.Context, cluster: str, files: tuple[str, ...], read: bool, command: str | None,
-                    kubeconfig: str | None, context: str | None) -> Any:
+def workload_source(
+    ctx: click.Context, cluster: str, files: tuple[str, ...], read: bool, command: str | None, kubeconfig: str | None, context: str | None
+) -> Any:
     """The source the options name (None: none). Files are read against the observed cluster by
     the pipeline (they need its private DNS names); `read` on the simulator is its own workload."""
     if not wants_workload(files, read, command, kubeconfig):
         return None
     if files and (read or command or kubeconfig):
-        raise click.UsageError("give either --workload FILE (saved outputs) or a live source (--read-workload, "
-                               "--workload-command, --kubeconfig), not both")
+        raise click.UsageError(
+            "give either --workload FILE (saved outputs) or a live source (--read-workload, --workload-command, --kubeconfig), not both"
+        )
     if files:
         return _FilesWorkload(files)
     options = ctx.obj or {}
@@ -80,8 +102,10 @@ class _FilesWorkload:
     def cordon(self, names: Any, reason: str) -> None:
         from ..workload.source import WorkloadError
 
-        raise WorkloadError(f"the workload was read from {', '.join(self.paths)}, which cannot drain nodes: give "
-                            "--read-workload or --workload-command to drain")
+        raise WorkloadError(
+            f"the workload was read from {', '.join(self.paths)}, which cannot drain nodes: give "
+            "--read-workload or --workload-command to drain"
+        )
 
     def evict(self, names: Any) -> list[str]:
         self.cordon(names, "")
@@ -123,8 +147,9 @@ def submit(cluster: str, node: str, runs: str, time_limit: str | None, user: str
     """A Slurm job on a node of a simulated Slurm cluster."""
     from ..workload.fake.hyperpod import submit_job
 
-    job = submit_job(_sim(), cluster, node, _seconds(runs, "--runs"), user=user, name=job_name,
-                     time_limit_seconds=_seconds(time_limit, "--time-limit"))
+    job = submit_job(
+        _sim(), cluster, node, _seconds(runs, "--runs"), user=user, name=job_name, time_limit_seconds=_seconds(time_limit, "--time-limit")
+    )
     print_line(f"job {job} ({user}) on {node}", console=make_console())
 
 
@@ -144,8 +169,17 @@ def pods(cluster: str, node: str, owner: str, count: int, namespace: str, runs: 
     kind, _, name = owner.partition("/")
     if kind.lower() not in kinds or not name:
         raise click.BadParameter(f"{owner!r} is not KIND/NAME with KIND one of {', '.join(kinds)}", param_hint="--owner")
-    made = run_pods(_sim(), cluster, node, namespace=namespace, owner_kind=kinds[kind.lower()], owner_name=name, count=count,
-                    seconds=_seconds(runs, "--runs"), labels={"app": name})
+    made = run_pods(
+        _sim(),
+        cluster,
+        node,
+        namespace=namespace,
+        owner_kind=kinds[kind.lower()],
+        owner_name=name,
+        count=count,
+        seconds=_seconds(runs, "--runs"),
+        labels={"app": name},
+    )
     print_line(f"{len(made)} pod(s) of {kind.lower()} {name} on {node}: {', '.join(made)}", console=make_console())
 
 
@@ -167,8 +201,15 @@ def pdb(cluster: str, name: str, app: str, min_available: str | None, max_unavai
     def amount(value: str | None) -> int | str | None:
         return None if value is None else (value if value.endswith("%") else int(value))
 
-    add_pdb(_sim(), cluster, name, {"app": app}, namespace=namespace, min_available=amount(min_available),
-            max_unavailable=amount(max_unavailable))
+    add_pdb(
+        _sim(),
+        cluster,
+        name,
+        {"app": app},
+        namespace=namespace,
+        min_available=amount(min_available),
+        max_unavailable=amount(max_unavailable),
+    )
     print_line(f"PodDisruptionBudget {namespace}/{name} selects app={app}", console=make_console())
 
 

@@ -98,12 +98,14 @@ class HyperPodComponent(pulumi.ComponentResource):
         self.node_count = self.cluster.node_count
         self.execution_role_arn = pulumi.Output.from_input(role_arn)
         self.lifecycle_s3_uri = pulumi.Output.from_input(lifecycle_uri)
-        self.register_outputs({
-            "cluster_name": self.cluster_name,
-            "arn": self.arn,
-            "status": self.status,
-            "groups": self.groups,
-            "node_count": self.node_count,
-            "execution_role_arn": self.execution_role_arn,
-            "lifecycle_s3_uri": self.lifecycle_s3_uri,
-        })
+        self.register_outputs(
+            {
+                "cluster_name": self.cluster_name,
+                "arn": self.arn,
+                "status": self.status,
+                "groups": self.groups,
+                "node_count": self.node_count,
+                "execution_role_arn": self.execution_role_arn,
+                "lifecycle_s3_uri": self.lifecycle_s3_uri,
+            }
+        )

@@ -40,8 +40,7 @@ class _BundleUploadProvider(ResourceProvider):
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         keys = ("uri", "files", "backend", "region", "profile")
         changed = any(olds.get(key) != news.get(key) for key in keys)
-        return DiffResult(changes=changed, replaces=["uri"] if olds.get("uri") != news.get("uri") else [],
-                          delete_before_replace=False)
+        return DiffResult(changes=changed, replaces=["uri"] if olds.get("uri") != news.get("uri") else [], delete_before_replace=False)
 
     def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         _upload(news)
@@ -71,17 +70,31 @@ class BundleUpload(pulumi.dynamic.Resource, module="hyperpod", name="LifecycleBu
 
     uri: pulumi.Output[str]
 
-    def __init__(self, name: str, files: Mapping[str, bytes], uri: str, backend: str, region: str | None,
-                 profile: str | None, opts: pulumi.ResourceOptions | None = None) -> None:
-        props = {"uri": uri, "files": {path: base64.b64encode(content).decode() for path, content in sorted(files.items())},
-                 "backend": backend, "region": region, "profile": profile}
+    def __init__(
+        self,
+        name: str,
+        files: Mapping[str, bytes],
+        uri: str,
+        backend: str,
+        region: str | None,
+        profile: str | None,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        props = {
+            "uri": uri,
+            "files": {path: base64.b64encode(content).decode() for path, content in sorted(files.items())},
+            "backend": backend,
+            "region": region,
+            "profile": profile,
+        }
         super().__init__(_BundleUploadProvider(), name, props, opts)
 
 
 def simulator_bundle(name: str, files: Mapping[str, bytes], prefix: str, connection: Any, parent: pulumi.Resource) -> pulumi.Output[str]:
     uri = f"s3://{simulator_bucket_name(name)}/{prefix}"
-    upload = BundleUpload(f"{name}-slurm-bundle", files, uri, "fake", connection.region, connection.profile,
-                          opts=pulumi.ResourceOptions(parent=parent))
+    upload = BundleUpload(
+        f"{name}-slurm-bundle", files, uri, "fake", connection.region, connection.profile, opts=pulumi.ResourceOptions(parent=parent)
+    )
     return upload.uri
 
 
@@ -90,16 +103,29 @@ def aws_bundle(name: str, files: Mapping[str, bytes], prefix: str, parent: pulum
 
     opts = pulumi.ResourceOptions(parent=parent)
     bucket = aws.s3.Bucket(f"{name}-slurm-bundle", bucket_prefix=BUCKET_PREFIX, force_destroy=True, opts=opts)
-    aws.s3.BucketPublicAccessBlock(f"{name}-slurm-bundle", bucket=bucket.id, block_public_acls=True, block_public_policy=True,
-                                   ignore_public_acls=True, restrict_public_buckets=True, opts=opts)
+    aws.s3.BucketPublicAccessBlock(
+        f"{name}-slurm-bundle",
+        bucket=bucket.id,
+        block_public_acls=True,
+        block_public_policy=True,
+        ignore_public_acls=True,
+        restrict_public_buckets=True,
+        opts=opts,
+    )
     objects = []
     for path, content in sorted(files.items()):
         # One resource per file path; its key carries the digest, so a new bundle replaces the
         # objects (created before the old ones go, Pulumi's default) under a new prefix.
-        objects.append(aws.s3.BucketObjectv2(f"{name}-slurm-{path}", bucket=bucket.id, key=prefix + path,
-                                             content_base64=base64.b64encode(content).decode(),
-                                             content_type="application/json" if path.endswith(".json") else "text/plain",
-                                             opts=opts))
+        objects.append(
+            aws.s3.BucketObjectv2(
+                f"{name}-slurm-{path}",
+                bucket=bucket.id,
+                key=prefix + path,
+                content_base64=base64.b64encode(content).decode(),
+                content_type="application/json" if path.endswith(".json") else "text/plain",
+                opts=opts,
+            )
+        )
     # The URI resolves only once every object is written, so the cluster is never pointed at a
     # bundle still being uploaded.
     return pulumi.Output.all(bucket.bucket, *[o.id for o in objects]).apply(lambda values: f"s3://{values[0]}/{prefix}")

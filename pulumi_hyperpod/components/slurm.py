@@ -58,16 +58,21 @@ class SlurmCluster(HyperPodComponent):
         from . import bundle, support
 
         if args.lifecycle.s3_uri is not None:
-            raise ValueError("lifecycle: with a Slurm spec the component writes and uploads the lifecycle bundle itself; "
-                             "leave lifecycle.s3_uri unset (lifecycle.scripts_dir: scripts the bundle builds on)")
+            raise ValueError(
+                "lifecycle: with a Slurm spec the component writes and uploads the lifecycle bundle itself; "
+                "leave lifecycle.s3_uri unset (lifecycle.scripts_dir: scripts the bundle builds on)"
+            )
         slurm = _slurm_spec(args)
         rendering = render_hyperpod(_skeleton(args), slurm, source=f"SlurmCluster {name}", base_dir=args.lifecycle.scripts_dir)
         if (args.connection.backend or "aws") == "fake":
             lifecycle_uri = bundle.simulator_bundle(name, rendering.files, rendering.prefix, args.connection, parent=self)
         else:
             lifecycle_uri = bundle.aws_bundle(name, rendering.files, rendering.prefix, parent=self)
-        role_arn = args.execution_role_arn if args.execution_role_arn is not None else \
-            support.execution_role(name, parent=self, vpc=args.vpc is not None)
+        role_arn = (
+            args.execution_role_arn
+            if args.execution_role_arn is not None
+            else support.execution_role(name, parent=self, vpc=args.vpc is not None)
+        )
         groups = []
         for group in [args.controller, *([args.login] if args.login else []), *args.compute]:
             role = rendering.roles[group.name]
@@ -95,8 +100,9 @@ def _slurm_spec(args: SlurmClusterArgs):
     if slurm.controller_node_pool_id is None:
         updates["controller_node_pool_id"] = args.controller.name
     elif slurm.controller_node_pool_id != args.controller.name:
-        raise ValueError(f"slurm.controller_node_pool_id is {slurm.controller_node_pool_id!r} but the controller group is "
-                         f"{args.controller.name!r}")
+        raise ValueError(
+            f"slurm.controller_node_pool_id is {slurm.controller_node_pool_id!r} but the controller group is {args.controller.name!r}"
+        )
     login = args.login.name if args.login is not None else None
     if slurm.login_node_pool_id is None and login is not None:
         updates["login_node_pool_id"] = login
@@ -104,8 +110,10 @@ def _slurm_spec(args: SlurmClusterArgs):
         raise ValueError(f"slurm.login_node_pool_id is {slurm.login_node_pool_id!r} but the login group is {login!r}")
     for compute in args.compute:
         if compute.partitions and tuple(compute.partitions) != slurm.partitions_of(compute.name):
-            raise ValueError(f"compute group {compute.name!r}: partitions {list(compute.partitions)} disagree with the Slurm "
-                             f"spec ({list(slurm.partitions_of(compute.name))}); give partitions in one place")
+            raise ValueError(
+                f"compute group {compute.name!r}: partitions {list(compute.partitions)} disagree with the Slurm "
+                f"spec ({list(slurm.partitions_of(compute.name))}); give partitions in one place"
+            )
     return SlurmSpec.from_dict({**slurm.to_dict(), **updates}) if updates else slurm
 
 
@@ -113,8 +121,15 @@ def _skeleton(args: SlurmClusterArgs) -> dict:
     """The cluster as far as the Slurm checks need it: group names, the mode. Counts, types and
     roles may still be unknown (Pulumi Inputs) here and do not change the bundle."""
     names = [args.controller.name, *([args.login.name] if args.login else []), *(c.name for c in args.compute)]
-    groups = [{"InstanceGroupName": n, "InstanceType": "ml.m5.xlarge", "InstanceCount": 1,
-               "ExecutionRole": "arn:aws:iam::000000000000:role/placeholder"} for n in names]
+    groups = [
+        {
+            "InstanceGroupName": n,
+            "InstanceType": "ml.m5.xlarge",
+            "InstanceCount": 1,
+            "ExecutionRole": "arn:aws:iam::000000000000:role/placeholder",
+        }
+        for n in names
+    ]
     request = {"ClusterName": "skeleton", "Orchestrator": {"Slurm": {}}, "InstanceGroups": groups}
     if args.continuous:
         request["NodeProvisioningMode"] = "Continuous"

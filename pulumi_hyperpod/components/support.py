@@ -38,10 +38,12 @@ _VPC_ACTIONS = [
 
 
 def _trust(service: str) -> str:
-    return json.dumps({
-        "Version": "2012-10-17",
-        "Statement": [{"Effect": "Allow", "Principal": {"Service": service}, "Action": "sts:AssumeRole"}],
-    })
+    return json.dumps(
+        {
+            "Version": "2012-10-17",
+            "Statement": [{"Effect": "Allow", "Principal": {"Service": service}, "Action": "sts:AssumeRole"}],
+        }
+    )
 
 
 def lifecycle_bucket(name: str, scripts_dir: str, parent: pulumi.Resource) -> pulumi.Output[str]:
@@ -104,15 +106,19 @@ def autoscaling_role(name: str, parent: pulumi.Resource) -> pulumi.Output[str]:
     aws.iam.RolePolicy(
         f"{name}-autoscaling",
         role=role.id,
-        policy=json.dumps({
-            "Version": "2012-10-17",
-            "Statement": [{
-                "Effect": "Allow",
-                "Action": ["sagemaker:BatchAddClusterNodes", "sagemaker:BatchDeleteClusterNodes"],
-                "Resource": "arn:aws:sagemaker:*:*:cluster/*",
-                "Condition": {"StringEquals": {"aws:ResourceAccount": "${aws:PrincipalAccount}"}},
-            }],
-        }),
+        policy=json.dumps(
+            {
+                "Version": "2012-10-17",
+                "Statement": [
+                    {
+                        "Effect": "Allow",
+                        "Action": ["sagemaker:BatchAddClusterNodes", "sagemaker:BatchDeleteClusterNodes"],
+                        "Resource": "arn:aws:sagemaker:*:*:cluster/*",
+                        "Condition": {"StringEquals": {"aws:ResourceAccount": "${aws:PrincipalAccount}"}},
+                    }
+                ],
+            }
+        ),
         opts=opts,
     )
     return role.arn

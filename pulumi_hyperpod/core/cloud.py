@@ -102,8 +102,9 @@ class Prepared:
 OBSERVE = object()  # prepare(): read the live cluster (the default) rather than a given observation
 
 
-def prepare(cloud: Cloud, client: Any, desired: Any, policy: "Policy", *, observed: Any = OBSERVE,
-            skip_preflight: str | None = None, **context: Any) -> Prepared:
+def prepare(
+    cloud: Cloud, client: Any, desired: Any, policy: "Policy", *, observed: Any = OBSERVE, skip_preflight: str | None = None, **context: Any
+) -> Prepared:
     """The pipeline, the same for every cloud: read → plan (+ cost) → preflight. `observed`: a
     given observation (a snapshot, or None for no cluster) instead of reading; `skip_preflight`:
     why the account is not read (the plan's preflight section says it)."""
@@ -125,5 +126,3 @@ def execute(cloud: Cloud, client: Any, prepared: Prepared | "Plan", options: "Ap
 
     the_plan = prepared.plan if isinstance(prepared, Prepared) else prepared
     return cloud.apply(client, the_plan, options or ApplyOptions())
-
-

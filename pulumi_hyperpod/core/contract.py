@@ -46,8 +46,11 @@ class PlanStale(Exception):
 
     def __init__(self, plan: "Plan", changes: Sequence[str], hint: str = "") -> None:
         self.plan, self.changes = plan, list(changes)
-        super().__init__(f"cluster {plan.cluster_name} changed since the plan was made: " + "; ".join(self.changes)
-                         + f". Nothing was changed{hint}; make the plan again")
+        super().__init__(
+            f"cluster {plan.cluster_name} changed since the plan was made: "
+            + "; ".join(self.changes)
+            + f". Nothing was changed{hint}; make the plan again"
+        )
 
 
 class PlanInvalid(ValueError):
@@ -69,8 +72,12 @@ class ConcurrentChange(ApplyError):
     def __init__(self, name: str, changes: list[str], done: list[str]) -> None:
         self.changes = changes
         already = f" after {len(done)} call(s) of this plan ({', '.join(done)})" if done else "; no call of this plan was made"
-        super().__init__(f"cluster {name} was changed by another writer: " + "; ".join(changes)
-                         + f". Stopped{already}; look at the cluster, then plan again", done)
+        super().__init__(
+            f"cluster {name} was changed by another writer: "
+            + "; ".join(changes)
+            + f". Stopped{already}; look at the cluster, then plan again",
+            done,
+        )
 
 
 @dataclass

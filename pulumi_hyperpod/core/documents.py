@@ -26,15 +26,21 @@ from .errors import InputError, SpecError, Violation
 MiB = 1024 * 1024
 # A spec of 100 groups is ~200 KB; a snapshot lists every node (~500 bytes each) of up to
 # 100 groups, so it gets more room.
-MAX_BYTES = {"cluster spec": 5 * MiB, "policy": 5 * MiB, "snapshot": 64 * MiB,
-             "lifecycle parameters": 1 * MiB,  # provisioning_parameters.json: a few hundred bytes
-             "saved plan": 64 * MiB}  # a plan of thousands of nodes, with the snapshot it was made from
+MAX_BYTES = {
+    "cluster spec": 5 * MiB,
+    "policy": 5 * MiB,
+    "snapshot": 64 * MiB,
+    "lifecycle parameters": 1 * MiB,  # provisioning_parameters.json: a few hundred bytes
+    "saved plan": 64 * MiB,
+}  # a plan of thousands of nodes, with the snapshot it was made from
 SUFFIXES = (".json", ".yaml", ".yml")
 
 
 def max_bytes(kind: str) -> int:
     """The size limit of a kind of file; every other spec (Slurm, GCP) is limited like a cluster spec."""
     return MAX_BYTES.get(kind, MAX_BYTES["cluster spec"])
+
+
 MAX_DEPTH = 64  # a cluster spec is ~8 levels deep
 _MIN_EXPANSION_ALLOWED = 100_000  # nodes an alias-using YAML may expand to, at least
 _EXPANSION_FACTOR = 10  # … or this many times the nodes written
@@ -86,8 +92,7 @@ def _read_text(path: Path, kind: str) -> str:
     if path.is_dir():
         raise refuse(f"is a directory; give the {kind} file itself")
     if path.suffix.lower() not in SUFFIXES:
-        raise refuse(f"a {kind} file is JSON or YAML: its name ends in .json, .yaml or .yml "
-                     f"(got {path.suffix or 'no extension'!r})")
+        raise refuse(f"a {kind} file is JSON or YAML: its name ends in .json, .yaml or .yml (got {path.suffix or 'no extension'!r})")
     limit = max_bytes(kind)
     try:
         raw = read_bounded(path, limit)
@@ -218,8 +223,7 @@ def _check_aliases(root: yaml.Node) -> None:
     total = size(root, 1)
     allowed = max(_MIN_EXPANSION_ALLOWED, _EXPANSION_FACTOR * len(written))
     if total > allowed:
-        raise _refusal(root, f"aliases expand the document to {total} values ({len(written)} written); "
-                             "write the values out instead")
+        raise _refusal(root, f"aliases expand the document to {total} values ({len(written)} written); write the values out instead")
 
 
 def _refusal(node: yaml.Node, rule: str) -> yaml.YAMLError:
@@ -256,8 +260,9 @@ class _Yaml12Loader(_Base):  # type: ignore[misc]  # libyaml or pure Python, cho
                 except TypeError:  # an unhashable key: the base class reports it
                     continue
                 if duplicate:
-                    raise yaml.constructor.ConstructorError(None, None, f"the key {key!r} appears twice in one mapping",
-                                                            key_node.start_mark)
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"the key {key!r} appears twice in one mapping", key_node.start_mark
+                    )
         return super().construct_mapping(node, deep)
 
     def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
@@ -270,8 +275,12 @@ class _Yaml12Loader(_Base):  # type: ignore[misc]  # libyaml or pure Python, cho
         if len(digits) > 1 and digits.startswith("0"):
             octal = f"the octal number {int(value, 8)}" if set(digits) <= set("01234567") else "text"
             raise yaml.constructor.ConstructorError(
-                None, None, f"the number {value} is ambiguous: YAML 1.1 reads it as {octal}, YAML 1.2 as "
-                f"{int(value)}; write {int(value)} (or quote it for text)", node.start_mark)
+                None,
+                None,
+                f"the number {value} is ambiguous: YAML 1.1 reads it as {octal}, YAML 1.2 as "
+                f"{int(value)}; write {int(value)} (or quote it for text)",
+                node.start_mark,
+            )
         return int(value)
 
     def construct_yaml_float(self, node: yaml.ScalarNode) -> float:

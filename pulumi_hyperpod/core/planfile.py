@@ -88,19 +88,23 @@ def read(path: str | Path, *, cloud: str | None = None) -> dict[str, Any]:
     if not isinstance(data, dict) or "plan" not in data or "format" not in data:
         raise SavedPlanError(f"{where}: not a saved plan (no format/plan); make one with `hyperpod plan -f SPEC --out {where}`")
     if data["format"] != FORMAT:
-        raise SavedPlanError(f"{where}: plan format {str(data['format'])[:80]!r}, this version reads {FORMAT}; "
-                             "make the plan again")
+        raise SavedPlanError(f"{where}: plan format {str(data['format'])[:80]!r}, this version reads {FORMAT}; make the plan again")
     if data.get("integrity") != digest({k: v for k, v in data.items() if k != "integrity"}):
-        raise SavedPlanError(f"{where}: the file was changed after it was saved (integrity check failed); "
-                             "a saved plan is applied exactly as reviewed: make the plan again")
+        raise SavedPlanError(
+            f"{where}: the file was changed after it was saved (integrity check failed); "
+            "a saved plan is applied exactly as reviewed: make the plan again"
+        )
     if data.get("tool_version") != tool_version():
-        raise SavedPlanError(f"{where}: made by pulumi-hyperpod {str(data.get('tool_version'))[:40]}, this is "
-                             f"{tool_version()}; make the plan again with this version")
+        raise SavedPlanError(
+            f"{where}: made by pulumi-hyperpod {str(data.get('tool_version'))[:40]}, this is "
+            f"{tool_version()}; make the plan again with this version"
+        )
     if data.get("cloud") not in TITLES:
         raise SavedPlanError(f"{where}: not a valid saved plan (cloud {str(data.get('cloud'))[:20]!r})")
     if cloud is not None and data["cloud"] != cloud:
-        raise SavedPlanError(f"{where}: a {TITLES[data['cloud']]} plan, applied as a {TITLES[cloud]} one; "
-                             f"apply it with `hyperpod apply --plan {where}`")
+        raise SavedPlanError(
+            f"{where}: a {TITLES[data['cloud']]} plan, applied as a {TITLES[cloud]} one; apply it with `hyperpod apply --plan {where}`"
+        )
     return data
 
 

@@ -15,8 +15,9 @@ def verdict(plan: Plan, warnings: Sequence[str]) -> str:
     return "warnings" if warnings else "ok"
 
 
-def section(plan: Plan, quotas: QuotaSection | None, consistency: Sequence[ConsistencyFinding], warnings: Sequence[str],
-            skipped: str | None = None) -> PreflightSection:
+def section(
+    plan: Plan, quotas: QuotaSection | None, consistency: Sequence[ConsistencyFinding], warnings: Sequence[str], skipped: str | None = None
+) -> PreflightSection:
     return PreflightSection(
         verdict=verdict(plan, warnings),
         skipped=skipped,

@@ -12,7 +12,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.contract import (  # noqa: F401 - the one apply contract (core/contract.py), exported here too
-    ApplyError, ApplyOptions, ApplyResult, PlanInvalid, PlanRefused, PlanStale)
+    ApplyError,
+    ApplyOptions,
+    ApplyResult,
+    PlanInvalid,
+    PlanRefused,
+    PlanStale,
+)
 from ..plan.model import Plan, Step
 from .client import GcpApiError, GcpClient, OperationTimeout
 from .observe import GcpClusterState, observe
@@ -58,13 +64,17 @@ def check_steps(the_plan: Plan) -> None:
     operations = tuple(step.operation for step in the_plan.steps)
     expected = STEPS_OF_ACTION.get(the_plan.action)
     if expected is None or operations != expected:
-        raise PlanInvalid(f"the calls of {the_plan.action!r} plans are {', '.join(expected or ()) or 'none'}; "
-                          f"this one has {', '.join(operations) or 'none'}: make the plan again")
+        raise PlanInvalid(
+            f"the calls of {the_plan.action!r} plans are {', '.join(expected or ()) or 'none'}; "
+            f"this one has {', '.join(operations) or 'none'}: make the plan again"
+        )
     for index, step in enumerate(the_plan.steps):
         target = _target(step)
         if target != the_plan.cluster_name:
-            raise PlanInvalid(f"step {index + 1} ({step.operation}) acts on {target!r}, not on the plan's cluster "
-                              f"{the_plan.cluster_name!r}: make the plan again")
+            raise PlanInvalid(
+                f"step {index + 1} ({step.operation}) acts on {target!r}, not on the plan's cluster "
+                f"{the_plan.cluster_name!r}: make the plan again"
+            )
     if the_plan.action in ("update", "delete", "replace") and not the_plan.observed_fingerprint:
         raise PlanInvalid("the plan does not say which configuration of the cluster it was made against: make it again")
 
@@ -94,8 +104,7 @@ def _once(progress: Progress | None) -> Progress:
     return say
 
 
-def _run(client: GcpClient, the_plan: Plan, step: Step, wait: bool, deadline: float, say: Progress,
-         result: ApplyResult) -> None:
+def _run(client: GcpClient, the_plan: Plan, step: Step, wait: bool, deadline: float, say: Progress, result: ApplyResult) -> None:
     request = step.request
     if step.operation == CREATE:
         name = f"{request['parent']}/modelDevelopmentClusters/{request['modelDevelopmentClusterId']}"
@@ -115,8 +124,7 @@ def _run(client: GcpClient, the_plan: Plan, step: Step, wait: bool, deadline: fl
     # a replacement must see the delete finish before it creates; otherwise wait as asked
     if wait or (step.operation == DELETE and the_plan.action == "replace"):
         verb = step.operation.replace("ModelDevelopmentCluster", "")
-        client.wait_operation(operation, max(deadline - client.monotonic(), 0.0), verb.lower(),
-                              progress=lambda p: say(str(p)))
+        client.wait_operation(operation, max(deadline - client.monotonic(), 0.0), verb.lower(), progress=lambda p: say(str(p)))
 
 
 def _patch(client: GcpClient, the_plan: Plan, request: dict[str, Any], deadline: float, say: Progress) -> dict[str, Any]:
@@ -166,12 +174,15 @@ def _removals_shown(the_plan: Plan, request: dict[str, Any], state: GcpClusterSt
             if row is not None and row.action in ("shrink", "replace") and row.target_after == target:
                 continue
         if row is None or row.action != expected:
-            raise PlanInvalid(f"the PATCH {what} of {pool.id!r}, which the plan's rows do not show "
-                              f"({row.action if row else 'no row'}): make the plan again")
+            raise PlanInvalid(
+                f"the PATCH {what} of {pool.id!r}, which the plan's rows do not show "
+                f"({row.action if row else 'no row'}): make the plan again"
+            )
 
 
-def _ready(client: GcpClient, the_plan: Plan, name: str, deadline: float, say: Progress,
-           allow_missing: bool = False) -> GcpClusterState | None:
+def _ready(
+    client: GcpClient, the_plan: Plan, name: str, deadline: float, say: Progress, allow_missing: bool = False
+) -> GcpClusterState | None:
     """Wait out PROVISIONING/UPDATING; then the configuration must still be the planned one (the
     state read is returned: its etag goes with the write)."""
     while True:
@@ -200,8 +211,18 @@ def status_of(state: GcpClusterState | None) -> dict[str, Any]:
         by_state: dict[str, int] = {}
         for _id, _name, node_state in pool.nodes:
             by_state[node_state] = by_state.get(node_state, 0) + 1
-        pools[pool.id] = {"machine_type": pool.machine_type, "target": pool.target, "nodes": by_state,
-                          "provisioning_model": pool.provisioning_model,
-                          "min_node_count": pool.target if pool.minimum is None else pool.minimum}
-    return {"exists": True, "name": state.name, "state": state.state, "detail": state.detail, "pools": pools,
-            "node_count": state.node_count}
+        pools[pool.id] = {
+            "machine_type": pool.machine_type,
+            "target": pool.target,
+            "nodes": by_state,
+            "provisioning_model": pool.provisioning_model,
+            "min_node_count": pool.target if pool.minimum is None else pool.minimum,
+        }
+    return {
+        "exists": True,
+        "name": state.name,
+        "state": state.state,
+        "detail": state.detail,
+        "pools": pools,
+        "node_count": state.node_count,
+    }

@@ -30,8 +30,9 @@ _RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 class GcpApiError(Exception):
     """A google.rpc.Status from the service, with the call it answered."""
 
-    def __init__(self, call: str, http_status: int, status: str, message: str,
-                 field_violations: list[tuple[str, str]] | None = None) -> None:
+    def __init__(
+        self, call: str, http_status: int, status: str, message: str, field_violations: list[tuple[str, str]] | None = None
+    ) -> None:
         self.call, self.http_status, self.status, self.message = call, http_status, status, message
         self.field_violations = field_violations or []
         fields = "".join(f"; {f}: {d}" for f, d in self.field_violations if f and f not in message)
@@ -44,8 +45,10 @@ class OperationFailed(GcpApiError):
 
 class OperationTimeout(TimeoutError):
     def __init__(self, operation: str, seconds: float) -> None:
-        super().__init__(f"operation {operation} was not done after {seconds:g}s; it goes on in the service: "
-                         "re-run the command later, it plans again from what is there")
+        super().__init__(
+            f"operation {operation} was not done after {seconds:g}s; it goes on in the service: "
+            "re-run the command later, it plans again from what is there"
+        )
         self.operation = operation
 
 
@@ -81,23 +84,31 @@ class GcpClient:
         base = COMPUTE_ENDPOINT if self.backend == "fake" else os.environ.get(COMPUTE_ENDPOINT_ENV) or COMPUTE_ENDPOINT
         return f"{base.rstrip('/')}/{resource}"
 
-    def _call(self, method: str, resource: str, *, params: dict[str, Any] | None = None,
-              body: dict[str, Any] | None = None, url: str | None = None) -> dict[str, Any]:
+    def _call(
+        self,
+        method: str,
+        resource: str,
+        *,
+        params: dict[str, Any] | None = None,
+        body: dict[str, Any] | None = None,
+        url: str | None = None,
+    ) -> dict[str, Any]:
         import requests
 
         call = f"{method} {resource}"
         attempts = 4 if method == "GET" else 1  # only reads are retried blindly
         for attempt in range(attempts):
             try:
-                response = self.session.request(method, url or self.url(resource), params=params,
-                                                json=keys.to_camel(body) if body is not None else None, timeout=60)
+                response = self.session.request(
+                    method, url or self.url(resource), params=params, json=keys.to_camel(body) if body is not None else None, timeout=60
+                )
             except requests.RequestException as error:
                 if attempt + 1 < attempts:
-                    self.sleep(min(2 ** attempt, 8))
+                    self.sleep(min(2**attempt, 8))
                     continue
                 raise GcpApiError(call, 0, "UNAVAILABLE", f"no answer from the service: {error}") from None
             if response.status_code in _RETRY_STATUS and attempt + 1 < attempts:
-                self.sleep(min(2 ** attempt, 8))
+                self.sleep(min(2**attempt, 8))
                 continue
             return _payload(call, response)
         raise AssertionError("unreachable")
@@ -154,8 +165,13 @@ class GcpClient:
         return self._call("GET", resource, url=self.compute_url(resource))
 
     # ---- long-running operations -------------------------------------------------------------
-    def wait_operation(self, operation: dict[str, Any], timeout: float, verb: str = "operation",
-                       progress: Callable[[OperationProgress], None] | None = None) -> dict[str, Any]:
+    def wait_operation(
+        self,
+        operation: dict[str, Any],
+        timeout: float,
+        verb: str = "operation",
+        progress: Callable[[OperationProgress], None] | None = None,
+    ) -> dict[str, Any]:
         """Poll `…/operations/ID` until done or the deadline; the finished operation, or
         OperationFailed with its google.rpc.Status, or OperationTimeout."""
         name = operation["name"]
@@ -178,10 +194,24 @@ class GcpClient:
 
 
 # ---- helpers -----------------------------------------------------------------------------------
-_CODE_NAMES = {1: "CANCELLED", 2: "UNKNOWN", 3: "INVALID_ARGUMENT", 4: "DEADLINE_EXCEEDED", 5: "NOT_FOUND",
-               6: "ALREADY_EXISTS", 7: "PERMISSION_DENIED", 8: "RESOURCE_EXHAUSTED", 9: "FAILED_PRECONDITION",
-               10: "ABORTED", 11: "OUT_OF_RANGE", 12: "UNIMPLEMENTED", 13: "INTERNAL", 14: "UNAVAILABLE",
-               15: "DATA_LOSS", 16: "UNAUTHENTICATED"}
+_CODE_NAMES = {
+    1: "CANCELLED",
+    2: "UNKNOWN",
+    3: "INVALID_ARGUMENT",
+    4: "DEADLINE_EXCEEDED",
+    5: "NOT_FOUND",
+    6: "ALREADY_EXISTS",
+    7: "PERMISSION_DENIED",
+    8: "RESOURCE_EXHAUSTED",
+    9: "FAILED_PRECONDITION",
+    10: "ABORTED",
+    11: "OUT_OF_RANGE",
+    12: "UNIMPLEMENTED",
+    13: "INTERNAL",
+    14: "UNAVAILABLE",
+    15: "DATA_LOSS",
+    16: "UNAUTHENTICATED",
+}
 
 
 def _code_name(code: Any) -> str:
@@ -212,9 +242,12 @@ def _payload(call: str, response: Any) -> dict[str, Any]:
     if not isinstance(error, dict):
         text = (response.text or "").strip().splitlines()
         raise GcpApiError(call, response.status_code, "UNKNOWN", text[0][:200] if text else response.reason or "error")
-    violations = [(v.get("field", ""), v.get("description", ""))
-                  for detail in error.get("details") or () if isinstance(detail, dict)
-                  for v in detail.get("fieldViolations") or ()]
+    violations = [
+        (v.get("field", ""), v.get("description", ""))
+        for detail in error.get("details") or ()
+        if isinstance(detail, dict)
+        for v in detail.get("fieldViolations") or ()
+    ]
     return _raise(call, response.status_code, error, violations)
 
 
@@ -257,9 +290,11 @@ def authorized_session() -> Any:
     try:
         credentials, _project = google.auth.default(scopes=list(SCOPES))
     except DefaultCredentialsError:
-        raise CredentialsMissing("no Google Cloud credentials found (Application Default Credentials): run "
-                                 "`gcloud auth application-default login` or set GOOGLE_APPLICATION_CREDENTIALS; "
-                                 "to try without Google Cloud, use --backend fake") from None
+        raise CredentialsMissing(
+            "no Google Cloud credentials found (Application Default Credentials): run "
+            "`gcloud auth application-default login` or set GOOGLE_APPLICATION_CREDENTIALS; "
+            "to try without Google Cloud, use --backend fake"
+        ) from None
     return AuthorizedSession(credentials)
 
 

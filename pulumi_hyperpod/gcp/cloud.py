@@ -14,6 +14,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..plan.model import Plan
     from ..plan.policy import Policy
 
+
 class GcpCloud:
     name = "gcp"
     title = "Google Cloud training clusters"

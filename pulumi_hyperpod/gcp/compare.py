@@ -67,8 +67,11 @@ def covered(desired: Any, observed: Any, path: str = "") -> bool:
         names = set(desired) | (set(observed) if _is_map(path) else set())
         return all(covered(desired.get(k), observed.get(k), _child(path, k)) for k in names)
     if isinstance(desired, (list, tuple)):
-        return isinstance(observed, (list, tuple)) and len(desired) == len(observed) and all(
-            covered(d, o, f"{path}[{i}]") for i, (d, o) in enumerate(zip(desired, observed)))
+        return (
+            isinstance(observed, (list, tuple))
+            and len(desired) == len(observed)
+            and all(covered(d, o, f"{path}[{i}]") for i, (d, o) in enumerate(zip(desired, observed)))
+        )
     return desired == observed and type(desired) is type(observed)
 
 
@@ -114,8 +117,10 @@ def differences(desired: ClusterSpec, observed: GcpClusterState) -> Differences:
         if field in body and not covered(body[field], observed.body.get(field), field):
             mask.append(field)
             top += change_lines(field, body[field], observed.body.get(field))
-    for field, rule in (("network", "the network of a cluster is immutable"),
-                        ("runtime_spec", "the runtime spec (service account) of a cluster is immutable")):
+    for field, rule in (
+        ("network", "the network of a cluster is immutable"),
+        ("runtime_spec", "the runtime spec (service account) of a cluster is immutable"),
+    ):
         if field in body and not covered(body[field], observed.body.get(field)):
             immutable += _immutable_leaves(field, body[field], observed.body.get(field), rule)
 
@@ -126,8 +131,14 @@ def differences(desired: ClusterSpec, observed: GcpClusterState) -> Differences:
     slurm_lines: list[str] = []
     want, have = desired.slurm, observed.slurm
     if want.get("home_directory_storage") != have.get("home_directory_storage"):
-        immutable.append(Immutable("orchestrator_spec.slurm_spec.home_directory_storage", have.get("home_directory_storage"),
-                                   want.get("home_directory_storage"), "the home directory storage is immutable"))
+        immutable.append(
+            Immutable(
+                "orchestrator_spec.slurm_spec.home_directory_storage",
+                have.get("home_directory_storage"),
+                want.get("home_directory_storage"),
+                "the home directory storage is immutable",
+            )
+        )
     replacements = [str(item) for item in immutable]
     for field in SLURM_MUTABLE:
         if field in SLURM_SERVICE_DEFAULTED and field not in want:
@@ -137,17 +148,22 @@ def differences(desired: ClusterSpec, observed: GcpClusterState) -> Differences:
             continue
         mask.append(SLURM_PREFIX + field)
         slurm_lines += slurm_change_lines(field, old, new)
-    return Differences(tuple(mask), tuple(replacements), tuple(slurm_lines), pool_lines, tuple(top), tuple(immutable),
-                       tuple(swapped))
+    return Differences(tuple(mask), tuple(replacements), tuple(slurm_lines), pool_lines, tuple(top), tuple(immutable), tuple(swapped))
 
 
 def _immutable_leaves(path: str, desired: Any, observed: Any, rule: str) -> list[Immutable]:
     """One Immutable per leaf that differs, named by its full path (network.subnetwork), so an
     error names the field and shows both values rather than two whole objects cut short."""
     if isinstance(desired, dict) and isinstance(observed, dict):
-        return [leaf for key in sorted(desired) for leaf in
-                (_immutable_leaves(_child(path, key), desired[key], observed.get(key), rule)
-                 if not covered(desired[key], observed.get(key), _child(path, key)) else [])]
+        return [
+            leaf
+            for key in sorted(desired)
+            for leaf in (
+                _immutable_leaves(_child(path, key), desired[key], observed.get(key), rule)
+                if not covered(desired[key], observed.get(key), _child(path, key))
+                else []
+            )
+        ]
     return [Immutable(path, observed, desired, rule)]
 
 
@@ -189,8 +205,11 @@ def slurm_change_lines(field: str, old: Any, new: Any) -> list[str]:
         lines += [f"- {k} (was {old[k]})" for k in sorted(old) if k not in new]
         return lines
     if field in ("prolog_bash_scripts", "epilog_bash_scripts"):
-        return [f"~ {field}: {len(old or ())} → {len(new or ())} script(s), contents changed"
-                if len(old or ()) == len(new or ()) else f"~ {field}: {len(old or ())} → {len(new or ())} script(s)"]
+        return [
+            f"~ {field}: {len(old or ())} → {len(new or ())} script(s), contents changed"
+            if len(old or ()) == len(new or ())
+            else f"~ {field}: {len(old or ())} → {len(new or ())} script(s)"
+        ]
     if field == "partitions" and _partitions(old) != _partitions(new):
         return [f"~ partitions: {_partitions(old)} → {_partitions(new)}"]
     return change_lines(field, new, old)

@@ -17,8 +17,7 @@ from ..core.errors import Violation
 from ..core.errors import InputError
 
 PRICES_ENV = "HYPERPOD_GCP_PRICES"
-_MODEL_SECTION = {"ON_DEMAND": "on_demand", "RESERVATION": "on_demand", None: "on_demand",
-                  "SPOT": "spot", "FLEX_START": "flex_start"}
+_MODEL_SECTION = {"ON_DEMAND": "on_demand", "RESERVATION": "on_demand", None: "on_demand", "SPOT": "spot", "FLEX_START": "flex_start"}
 
 
 @dataclass(frozen=True)
@@ -64,8 +63,9 @@ def _override(path: str) -> dict:
     if extra is None:
         return {}
     if not isinstance(extra, dict):
-        raise GcpPricesError([Violation("", f"a price file is a mapping (on_demand: {{MACHINE_TYPE: USD}}, …); "
-                                            f"got a {type(extra).__name__}")], source=source)
+        raise GcpPricesError(
+            [Violation("", f"a price file is a mapping (on_demand: {{MACHINE_TYPE: USD}}, …); got a {type(extra).__name__}")], source=source
+        )
     problems = []
     for name in SECTIONS:
         section = extra.get(name)
@@ -77,8 +77,11 @@ def _override(path: str) -> dict:
         for machine_type, value in section.items():
             price = value.get("usd") if isinstance(value, dict) else value
             if isinstance(price, bool) or not isinstance(price, (int, float)) or not price >= 0 or price == float("inf"):
-                problems.append(Violation(f"{name}.{machine_type}", f"a price is a number of USD per node-hour, 0 or more "
-                                                                    f"(or {{usd: NUMBER}}); got {price!r}"))
+                problems.append(
+                    Violation(
+                        f"{name}.{machine_type}", f"a price is a number of USD per node-hour, 0 or more (or {{usd: NUMBER}}); got {price!r}"
+                    )
+                )
     applies = extra.get("applies_in")
     if applies is not None and not (isinstance(applies, list) and all(isinstance(r, str) for r in applies)):
         problems.append(Violation("applies_in", "a list of regions"))
@@ -96,8 +99,7 @@ def _load(override: str | None) -> PriceTable:
         extra = _override(override)
         for key, value in extra.items():
             base[key] = {**base.get(key, {}), **value} if isinstance(value, dict) and isinstance(base.get(key), dict) else value
-    sections = {name: {k: float(v["usd"] if isinstance(v, dict) else v) for k, v in (base.get(name) or {}).items()}
-                for name in SECTIONS}
+    sections = {name: {k: float(v["usd"] if isinstance(v, dict) else v) for k, v in (base.get(name) or {}).items()} for name in SECTIONS}
     return PriceTable(sections, tuple(base.get("applies_in") or ()), str(base.get("checked") or ""), override)
 
 
@@ -121,7 +123,10 @@ def hourly(pools: list[PoolCount], location: str, table: PriceTable) -> tuple[fl
             continue
         price = table.hourly(pool.machine_type, pool.provisioning_model, location)
         if price is None:
-            unknown.append(f"{pool.machine_type}" + (f" ({pool.provisioning_model})" if pool.provisioning_model not in (None, "ON_DEMAND", "RESERVATION") else ""))
+            unknown.append(
+                f"{pool.machine_type}"
+                + (f" ({pool.provisioning_model})" if pool.provisioning_model not in (None, "ON_DEMAND", "RESERVATION") else "")
+            )
         else:
             total += price * pool.count
     return (None if unknown else round(total, 6)), sorted(set(unknown))
@@ -144,14 +149,32 @@ def estimate(before: list[PoolCount], after: list[PoolCount], location: str):
         count_before = was[pool_id].count if pool_id in was else 0
         count_after = now[pool_id].count if pool_id in now else 0
         price = table.hourly(one.machine_type, one.provisioning_model, location)
-        action = "create" if pool_id not in was else "delete" if pool_id not in now else (
-            "grow" if count_after > count_before else "shrink" if count_after < count_before else "unchanged")
+        action = (
+            "create"
+            if pool_id not in was
+            else "delete"
+            if pool_id not in now
+            else ("grow" if count_after > count_before else "shrink" if count_after < count_before else "unchanged")
+        )
         old_one = was.get(pool_id)
-        if old_one is not None and pool_id in now and (old_one.machine_type, old_one.provisioning_model) != (
-                one.machine_type, one.provisioning_model):
+        if (
+            old_one is not None
+            and pool_id in now
+            and (old_one.machine_type, old_one.provisioning_model) != (one.machine_type, one.provisioning_model)
+        ):
             # a swapped pool (planner: an immutable pool change): its old nodes at their price go, the new ones come
-            pools.append(PoolCost(pool_id, "replace", one.machine_type, count_before, count_after, price, old_one.machine_type,
-                                  table.hourly(old_one.machine_type, old_one.provisioning_model, location)))
+            pools.append(
+                PoolCost(
+                    pool_id,
+                    "replace",
+                    one.machine_type,
+                    count_before,
+                    count_after,
+                    price,
+                    old_one.machine_type,
+                    table.hourly(old_one.machine_type, old_one.provisioning_model, location),
+                )
+            )
             delta = _swap_line(lines, delta, old_one, one, table, location)
             continue
         pools.append(PoolCost(pool_id, action, one.machine_type, count_before, count_after, price))
@@ -159,24 +182,33 @@ def estimate(before: list[PoolCount], after: list[PoolCount], location: str):
             continue
         if price is None:
             delta = None
-            lines.append(f"cost: pool {pool_id} {count_before} → {count_after} × {one.machine_type}: price unknown "
-                         f"(no list price for it in {location}; add it with a ${PRICES_ENV} file)")
+            lines.append(
+                f"cost: pool {pool_id} {count_before} → {count_after} × {one.machine_type}: price unknown "
+                f"(no list price for it in {location}; add it with a ${PRICES_ENV} file)"
+            )
         else:
             change = (count_after - count_before) * price
             delta = None if delta is None else delta + change
-            lines.append(f"cost: pool {pool_id} {count_before} → {count_after} × {one.machine_type} at ${price:.4f}/h: "
-                         f"{change:+.2f} USD/h")
+            lines.append(f"cost: pool {pool_id} {count_before} → {count_after} × {one.machine_type} at ${price:.4f}/h: {change:+.2f} USD/h")
     unknown = tuple(sorted(set(old_unknown) | set(new_unknown)))
     total = (f"${old:.2f}/h" if old is not None else "unknown") + " → " + (f"${new:.2f}/h" if new is not None else "unknown")
     if before or after:
         lines.append(f"cost: cluster {total} (list prices checked {table.checked}; unknown: {', '.join(unknown) or 'none'})")
-    return GcpCost(currency="USD", region=location, prices_from=table.source,
-                   pools=tuple(pools), before=old, after=new, delta=None if delta is None else round(delta, 6),
-                   unknown=unknown, unknown_increase=_unknown_increase(before, after, location, table), lines=tuple(lines))
+    return GcpCost(
+        currency="USD",
+        region=location,
+        prices_from=table.source,
+        pools=tuple(pools),
+        before=old,
+        after=new,
+        delta=None if delta is None else round(delta, 6),
+        unknown=unknown,
+        unknown_increase=_unknown_increase(before, after, location, table),
+        lines=tuple(lines),
+    )
 
 
-def _swap_line(lines: list[str], delta: float | None, old: PoolCount, new: PoolCount, table: PriceTable,
-               location: str) -> float | None:
+def _swap_line(lines: list[str], delta: float | None, old: PoolCount, new: PoolCount, table: PriceTable, location: str) -> float | None:
     old_price = table.hourly(old.machine_type, old.provisioning_model, location)
     new_price = table.hourly(new.machine_type, new.provisioning_model, location)
     what = f"cost: pool {new.pool} swapped: {old.count} × {old.machine_type} → {new.count} × {new.machine_type}"

@@ -9,7 +9,7 @@ _HYPERPOD_KEYS = frozenset({"ClusterName", "InstanceGroups", "cluster_name", "in
 
 
 def detect_cloud(document: Any) -> Literal["hyperpod", "gcp"]:
-    """"gcp" for a modelDevelopmentClusters body (node_pools / orchestrator_spec, or a
+    """ "gcp" for a modelDevelopmentClusters body (node_pools / orchestrator_spec, or a
     projects/…/modelDevelopmentClusters/… name), else "hyperpod" (whose loader gives the errors)."""
     if not isinstance(document, dict):
         return "hyperpod"

@@ -11,10 +11,24 @@ import re
 
 # Vertex AI AcceleratorType (google.cloud.aiplatform.v1beta1.AcceleratorType), without UNSPECIFIED.
 ACCELERATOR_TYPES = (
-    "NVIDIA_TESLA_K80", "NVIDIA_TESLA_P100", "NVIDIA_TESLA_V100", "NVIDIA_TESLA_P4", "NVIDIA_TESLA_T4",
-    "NVIDIA_TESLA_A100", "NVIDIA_A100_80GB", "NVIDIA_L4", "NVIDIA_H100_80GB", "NVIDIA_H100_MEGA_80GB",
-    "NVIDIA_H200_141GB", "NVIDIA_B200", "NVIDIA_GB200", "NVIDIA_RTX_PRO_6000",
-    "TPU_V2", "TPU_V3", "TPU_V4_POD", "TPU_V5_LITEPOD",
+    "NVIDIA_TESLA_K80",
+    "NVIDIA_TESLA_P100",
+    "NVIDIA_TESLA_V100",
+    "NVIDIA_TESLA_P4",
+    "NVIDIA_TESLA_T4",
+    "NVIDIA_TESLA_A100",
+    "NVIDIA_A100_80GB",
+    "NVIDIA_L4",
+    "NVIDIA_H100_80GB",
+    "NVIDIA_H100_MEGA_80GB",
+    "NVIDIA_H200_141GB",
+    "NVIDIA_B200",
+    "NVIDIA_GB200",
+    "NVIDIA_RTX_PRO_6000",
+    "TPU_V2",
+    "TPU_V3",
+    "TPU_V4_POD",
+    "TPU_V5_LITEPOD",
 )
 MAX_ACCELERATORS = 16  # the most GPUs one Compute Engine VM has (a2-megagpu-16g)
 # Not documented for training clusters: GKE's per-zone node pool limit, as a conservative bound.
@@ -35,8 +49,10 @@ ZONE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]$")
 PROJECT = r"[a-z0-9][a-z0-9.:-]{0,62}"
 NETWORK = re.compile(rf"^(projects/{PROJECT}/global/networks/)?{RFC1035}$")
 SUBNETWORK = re.compile(rf"^(projects/{PROJECT}/regions/(?P<region>[a-z]+-[a-z]+[0-9]+)/subnetworks/)?{RFC1035}$")
-RESERVATION = re.compile(rf"^(projects/{PROJECT}/zones/[a-z]+-[a-z]+[0-9]+-[a-z]/reservations/)?{RFC1035}"
-                         r"(/reservationBlocks/[-a-z0-9]+)?$")
+RESERVATION = re.compile(
+    rf"^(projects/{PROJECT}/zones/[a-z]+-[a-z]+[0-9]+-[a-z]/reservations/)?{RFC1035}"
+    r"(/reservationBlocks/[-a-z0-9]+)?$"
+)
 RESERVATION_KEY = re.compile(r"^[a-z0-9][a-z0-9./_-]{0,254}$")
 STORAGE_INSTANCE = re.compile(rf"^projects/{PROJECT}/locations/[a-z0-9-]+/instances/{RFC1035}$")
 IMAGE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/-]{0,1023}$")

@@ -49,8 +49,10 @@ def parse_name(name: str, project: str | None = None, location: str | None = Non
         raise ValueError(f"name: {name!r} is not projects/PROJECT/locations/REGION/{COLLECTION}/ID nor a bare cluster id")
     missing = [flag for flag, value in (("--project", project), ("--location", location)) if not value]
     if missing:
-        raise ValueError(f"name: {name!r} is a bare cluster id; give {' and '.join(missing)} "
-                         f"or the full name projects/PROJECT/locations/REGION/{COLLECTION}/{name}")
+        raise ValueError(
+            f"name: {name!r} is a bare cluster id; give {' and '.join(missing)} "
+            f"or the full name projects/PROJECT/locations/REGION/{COLLECTION}/{name}"
+        )
     return _checked(ClusterName(project or "", location or "", name))
 
 
@@ -76,16 +78,20 @@ def with_cluster_id(name: object, cluster_id: str | None) -> object:
             raise ValueError(f"the name's cluster id is {name.rsplit('/', 1)[-1]!r} but --cluster-id is {cluster_id!r}")
         return name
     if name is None or (isinstance(name, str) and name.endswith("/")):
-        raise ValueError("no cluster id: give `name` (projects/PROJECT/locations/REGION/"
-                         f"{COLLECTION}/ID) or --cluster-id ID (with --project/--location when `name` is absent)")
+        raise ValueError(
+            "no cluster id: give `name` (projects/PROJECT/locations/REGION/"
+            f"{COLLECTION}/ID) or --cluster-id ID (with --project/--location when `name` is absent)"
+        )
     return name
 
 
 def id_problem(cluster_id: str, slurm: bool) -> str | None:
     """Why `cluster_id` is not a valid modelDevelopmentClusterId, or None."""
     if slurm and not SLURM_CLUSTER_ID.match(cluster_id):
-        return (f"cluster id {cluster_id!r} must be 1-10 characters, a lowercase letter then lowercase letters or "
-                "digits (no hyphens with a slurm_spec): ^[a-z][a-z0-9]{0,9}$")
+        return (
+            f"cluster id {cluster_id!r} must be 1-10 characters, a lowercase letter then lowercase letters or "
+            "digits (no hyphens with a slurm_spec): ^[a-z][a-z0-9]{0,9}$"
+        )
     if not CLUSTER_ID.match(cluster_id):
         return f"cluster id {cluster_id!r} must match ^[a-z]([a-z0-9-]{{0,8}}[a-z0-9])?$ (1-10 characters)"
     return None
@@ -106,4 +112,3 @@ def gpu_quota_metric(accelerator: str, spot: bool = False) -> str:
 
     base = re.sub(r"-[0-9]+gb$", "", accelerator).upper().replace("-", "_") + "_GPUS"
     return f"PREEMPTIBLE_{base}" if spot else base
-

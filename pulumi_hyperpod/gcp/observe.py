@@ -76,15 +76,24 @@ class GcpClusterState:
                 machine_type=(pool.get("machine_spec") or {}).get("machine_type", ""),
                 provisioning_model=pool.get("provisioning_model"),
                 target=int((pool.get("scaling_spec") or {}).get("max_node_count") or 0),
-                nodes=tuple((n.get("instance_id", ""), n.get("instance_name", ""), n.get("node_state", ""))
-                            for n in nodes if n.get("node_pool_id") == pool["id"]),
+                nodes=tuple(
+                    (n.get("instance_id", ""), n.get("instance_name", ""), n.get("node_state", ""))
+                    for n in nodes
+                    if n.get("node_pool_id") == pool["id"]
+                ),
                 minimum=int((pool.get("scaling_spec") or {}).get("min_node_count") or 0),
             )
             for pool in body.get("node_pools") or ()
         )
-        return cls(name=resource["name"], state=status.get("state") or "STATE_UNSPECIFIED",
-                   detail=status.get("detail") or "", body=body, pools=pools,
-                   etag=snake.get("etag") if isinstance(snake.get("etag"), str) else None, resource=resource)
+        return cls(
+            name=resource["name"],
+            state=status.get("state") or "STATE_UNSPECIFIED",
+            detail=status.get("detail") or "",
+            body=body,
+            pools=pools,
+            etag=snake.get("etag") if isinstance(snake.get("etag"), str) else None,
+            resource=resource,
+        )
 
 
 def observe(client: Any, name: str) -> GcpClusterState | None:

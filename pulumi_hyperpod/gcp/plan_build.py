@@ -14,6 +14,7 @@ from typing import Any
 
 from ..plan.model import Plan
 
+
 @dataclass(frozen=True)
 class PoolCost:
     pool: str
@@ -54,10 +55,28 @@ class GcpCost:
         return data
 
 
-def make(cluster_name: str, action: str, *, steps=(), groups=(), replacements=(), refusals=(), notes=(),
-         state: Any = None, cost: GcpCost | None = None) -> Plan:
-    the_plan = Plan(cluster_name=cluster_name, action=action, steps=tuple(steps), groups=tuple(groups),
-                    replacements=tuple(replacements), notes=tuple(notes), basis=_basis(state), cost=_typed_cost(cost))
+def make(
+    cluster_name: str,
+    action: str,
+    *,
+    steps=(),
+    groups=(),
+    replacements=(),
+    refusals=(),
+    notes=(),
+    state: Any = None,
+    cost: GcpCost | None = None,
+) -> Plan:
+    the_plan = Plan(
+        cluster_name=cluster_name,
+        action=action,
+        steps=tuple(steps),
+        groups=tuple(groups),
+        replacements=tuple(replacements),
+        notes=tuple(notes),
+        basis=_basis(state),
+        cost=_typed_cost(cost),
+    )
     return the_plan.refuse(*refusals) if refusals else the_plan
 
 
@@ -98,15 +117,28 @@ def _typed_cost(cost: GcpCost | None):
         return None if price is None else price * count
 
     groups = tuple(
-        GroupCost(group=p.pool, action=p.action, instance_types=tuple(dict.fromkeys((p.old_type, p.machine_type))),
-                  before_count=p.before, after_count=p.after,
-                  before_instances={p.old_type: p.before} if p.before else {},
-                  after_instances={p.machine_type: p.after} if p.after else {},
-                  before_per_hour=per_hour(p.old_price, p.before), after_per_hour=per_hour(p.price, p.after),
-                  delta_per_hour=None if p.price is None or p.old_price is None else p.price * p.after - p.old_price * p.before,
-                  unknown=tuple(dict.fromkeys(t for t, price in ((p.old_type, p.old_price), (p.machine_type, p.price))
-                                              if price is None)))
-        for p in cost.pools)
-    return CostSection(currency=cost.currency, region=cost.region, prices_from=cost.prices_from, prices=prices,
-                       groups=groups, cluster=ClusterCost(cost.before, cost.after, cost.delta),
-                       unknown_types=cost.unknown, add_prices=f"a ${PRICES_ENV} file")
+        GroupCost(
+            group=p.pool,
+            action=p.action,
+            instance_types=tuple(dict.fromkeys((p.old_type, p.machine_type))),
+            before_count=p.before,
+            after_count=p.after,
+            before_instances={p.old_type: p.before} if p.before else {},
+            after_instances={p.machine_type: p.after} if p.after else {},
+            before_per_hour=per_hour(p.old_price, p.before),
+            after_per_hour=per_hour(p.price, p.after),
+            delta_per_hour=None if p.price is None or p.old_price is None else p.price * p.after - p.old_price * p.before,
+            unknown=tuple(dict.fromkeys(t for t, price in ((p.old_type, p.old_price), (p.machine_type, p.price)) if price is None)),
+        )
+        for p in cost.pools
+    )
+    return CostSection(
+        currency=cost.currency,
+        region=cost.region,
+        prices_from=cost.prices_from,
+        prices=prices,
+        groups=groups,
+        cluster=ClusterCost(cost.before, cost.after, cost.delta),
+        unknown_types=cost.unknown,
+        add_prices=f"a ${PRICES_ENV} file",
+    )

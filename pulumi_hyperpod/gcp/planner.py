@@ -32,9 +32,17 @@ def plan(desired: ClusterSpec | None, observed: GcpClusterState | None, policy: 
     if observed is None:
         return _create_plan(desired, policy)
     if observed.state in ("STOPPING",):
-        return plan_build.make(desired.name, "update", state=observed, refusals=(Refusal(
-            "cluster_state", f"the cluster is {observed.state} (being deleted); wait until it is gone, then apply "
-                             "again to create it"),))
+        return plan_build.make(
+            desired.name,
+            "update",
+            state=observed,
+            refusals=(
+                Refusal(
+                    "cluster_state",
+                    f"the cluster is {observed.state} (being deleted); wait until it is gone, then apply again to create it",
+                ),
+            ),
+        )
     found = compare.differences(desired, observed)
     if found.replacements:
         return _replace_plan(desired, observed, found, policy)
@@ -53,8 +61,10 @@ def delete_step(name: str, reason: str, code: str = "not-desired") -> Step:
 
 
 def _create_plan(desired: ClusterSpec, policy: Policy) -> Plan:
-    groups = tuple(GroupChange(p.id, "create", node_type=p.machine_spec.machine_type, target_after=p.count,
-                               min_after=p.scaling_spec.min_node_count) for p in desired.node_pools)
+    groups = tuple(
+        GroupChange(p.id, "create", node_type=p.machine_spec.machine_type, target_after=p.count, min_after=p.scaling_spec.min_node_count)
+        for p in desired.node_pools
+    )
     groups += (_slurm_row("create", tuple(compare.slurm_change_lines("config", {}, desired.slurm.get("config")))),)
     pools = ", ".join(f"{p.id}: {p.count} × {p.machine_spec.machine_type}" for p in desired.node_pools)
     step = create_step(desired, f"no cluster {desired.name}: create it with node pools {pools}")
@@ -67,10 +77,10 @@ def _delete_plan(observed: GcpClusterState | None, policy: Policy) -> Plan:
     if observed is None:
         return plan_build.make("", "none", notes=("there is no cluster: nothing to delete",))
     if observed.state == "STOPPING":
-        return plan_build.make(observed.name, "none", state=observed,
-                               notes=("the cluster is already being deleted (STOPPING): nothing to call",))
-    groups = tuple(GroupChange(p.id, "delete", node_type=p.machine_type, target_before=p.target, current=p.running)
-                   for p in observed.pools)
+        return plan_build.make(
+            observed.name, "none", state=observed, notes=("the cluster is already being deleted (STOPPING): nothing to call",)
+        )
+    groups = tuple(GroupChange(p.id, "delete", node_type=p.machine_type, target_before=p.target, current=p.running) for p in observed.pools)
     step = delete_step(observed.name, f"delete the cluster and its {observed.node_count} node(s)")
     location = observed.name.split("/")[3]
     section = cost.estimate(_observed_counts(observed), [], location)
@@ -78,20 +88,36 @@ def _delete_plan(observed: GcpClusterState | None, policy: Policy) -> Plan:
 
 
 def _replace_plan(desired: ClusterSpec, observed: GcpClusterState, found: compare.Differences, policy: Policy) -> Plan:
-    steps = (delete_step(observed.name, "replace: delete the cluster (every node goes)", "cannot-update-in-place"),
-             create_step(desired, "replace: create it again with the new immutable fields", "cannot-update-in-place"))
+    steps = (
+        delete_step(observed.name, "replace: delete the cluster (every node goes)", "cannot-update-in-place"),
+        create_step(desired, "replace: create it again with the new immutable fields", "cannot-update-in-place"),
+    )
     fields = "; ".join(str(item) for item in found.immutable) or "; ".join(found.replacements)
-    refusals = () if policy.allow_replacement else (Refusal(
-        "replacement", f"{fields}: the service cannot change this in place; that deletes every node of the cluster "
-                       "and creates it again. To allow it set `allow_replacement: true` in the --policy file, or "
-                       "undo the change"),)
-    groups = tuple(GroupChange(p.id, "delete", node_type=p.machine_type, target_before=p.target, current=p.running)
-                   for p in observed.pools)
-    groups += tuple(GroupChange(p.id, "create", node_type=p.machine_spec.machine_type, target_after=p.count)
-                    for p in desired.node_pools)
+    refusals = (
+        ()
+        if policy.allow_replacement
+        else (
+            Refusal(
+                "replacement",
+                f"{fields}: the service cannot change this in place; that deletes every node of the cluster "
+                "and creates it again. To allow it set `allow_replacement: true` in the --policy file, or "
+                "undo the change",
+            ),
+        )
+    )
+    groups = tuple(GroupChange(p.id, "delete", node_type=p.machine_type, target_before=p.target, current=p.running) for p in observed.pools)
+    groups += tuple(GroupChange(p.id, "create", node_type=p.machine_spec.machine_type, target_after=p.count) for p in desired.node_pools)
     section = cost.estimate(_observed_counts(observed), _counts(desired), desired.resource_name().location)
-    return plan_build.make(desired.name, "replace", steps=steps, groups=groups, replacements=found.replacements,
-                           refusals=refusals, cost=section, state=observed)
+    return plan_build.make(
+        desired.name,
+        "replace",
+        steps=steps,
+        groups=groups,
+        replacements=found.replacements,
+        refusals=refusals,
+        cost=section,
+        state=observed,
+    )
 
 
 # ---- update ------------------------------------------------------------------------------------
@@ -100,18 +126,24 @@ def _update_plan(desired: ClusterSpec, observed: GcpClusterState, found: compare
     notes = _scale_in_notes(groups, observed)
     if not found.mask:
         refusals = (_error_refusal(observed),) if observed.state == "ERROR" else ()
-        return plan_build.make(desired.name, "none", groups=groups, state=observed, notes=notes + _state_notes(observed),
-                               refusals=refusals)
+        return plan_build.make(desired.name, "none", groups=groups, state=observed, notes=notes + _state_notes(observed), refusals=refusals)
     request = {"name": observed.name, "updateMask": ",".join(found.mask), "body": patch_body(desired, observed, found.mask)}
-    step = Step(PATCH, request, _reasons(found, groups), kind="update-cluster",
-                codes=tuple(f"changed:{field}" for field in found.mask))
+    step = Step(PATCH, request, _reasons(found, groups), kind="update-cluster", codes=tuple(f"changed:{field}" for field in found.mask))
     location = desired.resource_name().location
     section = cost.estimate(_observed_counts(observed), _counts(desired), location)
     refusals = _scale_in_refusals(groups, observed, desired, policy)
     if observed.state == "ERROR":
         refusals += (_error_refusal(observed),)
-    the_plan = plan_build.make(desired.name, "update", steps=(step,), groups=groups, refusals=refusals,
-                               notes=notes + _state_notes(observed), state=observed, cost=section)
+    the_plan = plan_build.make(
+        desired.name,
+        "update",
+        steps=(step,),
+        groups=groups,
+        refusals=refusals,
+        notes=notes + _state_notes(observed),
+        state=observed,
+        cost=section,
+    )
     return _cost_guard(the_plan, section, policy)
 
 
@@ -124,10 +156,12 @@ def patch_body(desired: ClusterSpec, observed: GcpClusterState, mask: tuple[str,
     for path in mask:
         if path == "node_pools":
             # a swapped pool is sent as the spec has it: nothing of the pool it replaces is carried over
-            body["node_pools"] = [copy.deepcopy(p) if p["id"] in swapped else
-                                  _merge(copy.deepcopy(observed.pool_body(p["id"]) or {}), p) for p in wanted["node_pools"]]
+            body["node_pools"] = [
+                copy.deepcopy(p) if p["id"] in swapped else _merge(copy.deepcopy(observed.pool_body(p["id"]) or {}), p)
+                for p in wanted["node_pools"]
+            ]
         elif path.startswith(compare.SLURM_PREFIX):
-            field = path[len(compare.SLURM_PREFIX):]
+            field = path[len(compare.SLURM_PREFIX) :]
             value = desired.slurm.get(field)
             body.setdefault("orchestrator_spec", {}).setdefault("slurm_spec", {})[field] = copy.deepcopy(value)
         else:
@@ -149,20 +183,49 @@ def _pool_rows(desired: ClusterSpec, observed: GcpClusterState, found: compare.D
     for pool in desired.node_pools:
         have = observed.pool(pool.id)
         if have is None:
-            rows.append(GroupChange(pool.id, "create", node_type=pool.machine_spec.machine_type, target_after=pool.count,
-                                    min_after=pool.scaling_spec.min_node_count))
+            rows.append(
+                GroupChange(
+                    pool.id,
+                    "create",
+                    node_type=pool.machine_spec.machine_type,
+                    target_after=pool.count,
+                    min_after=pool.scaling_spec.min_node_count,
+                )
+            )
             continue
         before_min = int(((observed.pool_body(pool.id) or {}).get("scaling_spec") or {}).get("min_node_count") or 0)
-        action = "replace" if pool.id in found.swapped else "grow" if pool.count > have.target else (
-            "shrink" if pool.count < have.target else
-            "configure" if found.pool_lines.get(pool.id) or before_min != pool.scaling_spec.min_node_count else "unchanged")
+        action = (
+            "replace"
+            if pool.id in found.swapped
+            else "grow"
+            if pool.count > have.target
+            else (
+                "shrink"
+                if pool.count < have.target
+                else "configure"
+                if found.pool_lines.get(pool.id) or before_min != pool.scaling_spec.min_node_count
+                else "unchanged"
+            )
+        )
         node_type = pool.machine_spec.machine_type if action == "replace" else have.machine_type
-        rows.append(GroupChange(pool.id, action, node_type=node_type, target_before=have.target,
-                                target_after=pool.count, current=have.running, min_before=before_min,
-                                min_after=pool.scaling_spec.min_node_count,
-                                config_changes=found.pool_lines.get(pool.id, ())))
-    rows += [GroupChange(p.id, "delete", node_type=p.machine_type, target_before=p.target, current=p.running)
-             for p in observed.pools if desired.pool(p.id) is None]
+        rows.append(
+            GroupChange(
+                pool.id,
+                action,
+                node_type=node_type,
+                target_before=have.target,
+                target_after=pool.count,
+                current=have.running,
+                min_before=before_min,
+                min_after=pool.scaling_spec.min_node_count,
+                config_changes=found.pool_lines.get(pool.id, ()),
+            )
+        )
+    rows += [
+        GroupChange(p.id, "delete", node_type=p.machine_type, target_before=p.target, current=p.running)
+        for p in observed.pools
+        if desired.pool(p.id) is None
+    ]
     return tuple(rows)
 
 
@@ -179,8 +242,10 @@ def _reasons(found: compare.Differences, groups: tuple[GroupChange, ...]) -> tup
         if g.action in ("grow", "shrink"):
             reasons.append(f"node_pools: {g.group} {g.target_before} → {g.target_after} node(s) ({g.delta:+d})")
         elif g.action == "replace":
-            reasons.append(f"node_pools: swap pool {g.group} (an immutable field changes): its node(s) are deleted and "
-                           f"{g.target_after} × {g.node_type} created in their place; the other pools are untouched")
+            reasons.append(
+                f"node_pools: swap pool {g.group} (an immutable field changes): its node(s) are deleted and "
+                f"{g.target_after} × {g.node_type} created in their place; the other pools are untouched"
+            )
         elif g.action in ("create", "delete"):
             reasons.append(f"node_pools: {g.action} pool {g.group}")
         reasons += [f"node_pools: {g.group} {line}" for line in g.config_changes if g.action != "create"]
@@ -206,20 +271,25 @@ def _scale_in_notes(groups: tuple[GroupChange, ...], observed: GcpClusterState) 
     for g in groups:
         removed, _present = nodes_lost(g, observed)
         if g.action in ("shrink", "delete") and removed > 0:
-            notes.append(f"pool {g.group} loses {removed} node(s): Google Cloud chooses which ones (the API takes a "
-                         "node count, not node names), so this plan cannot name them")
+            notes.append(
+                f"pool {g.group} loses {removed} node(s): Google Cloud chooses which ones (the API takes a "
+                "node count, not node names), so this plan cannot name them"
+            )
         if g.action == "replace" and removed > 0:
             notes.append(f"pool {g.group} is swapped: all {removed} of its node(s) are deleted and created anew")
     for pool in observed.pools:
         if pool.autoscaled:
-            notes.append(f"pool {pool.id} autoscales between {pool.minimum} and {pool.target} node(s) (has {len(pool.nodes)} "
-                         "now): its node count is the service's, within that range; the plan changes only the range, "
-                         "and its cost is shown at max_node_count (the most it can cost)")
+            notes.append(
+                f"pool {pool.id} autoscales between {pool.minimum} and {pool.target} node(s) (has {len(pool.nodes)} "
+                "now): its node count is the service's, within that range; the plan changes only the range, "
+                "and its cost is shown at max_node_count (the most it can cost)"
+            )
     return tuple(notes)
 
 
-def _scale_in_refusals(groups: tuple[GroupChange, ...], observed: GcpClusterState, desired: ClusterSpec,
-                       policy: Policy) -> tuple[Refusal, ...]:
+def _scale_in_refusals(
+    groups: tuple[GroupChange, ...], observed: GcpClusterState, desired: ClusterSpec, policy: Policy
+) -> tuple[Refusal, ...]:
     """The guards of any removal: a shrink, a pool deleted, a pool swapped (every node of it goes)."""
     refusals = []
     login = desired.slurm.get("login_node_pool_id")
@@ -229,24 +299,44 @@ def _scale_in_refusals(groups: tuple[GroupChange, ...], observed: GcpClusterStat
             continue
         fraction = removed / (present or 1)
         if fraction > policy.max_scale_in_fraction:
-            refusals.append(Refusal("max_scale_in_fraction", f"pool {g.group} would lose {removed} of {present} "
-                                    f"nodes ({fraction:.0%}), more than the policy's {policy.max_scale_in_fraction:.0%}", g.group))
+            refusals.append(
+                Refusal(
+                    "max_scale_in_fraction",
+                    f"pool {g.group} would lose {removed} of {present} "
+                    f"nodes ({fraction:.0%}), more than the policy's {policy.max_scale_in_fraction:.0%}",
+                    g.group,
+                )
+            )
         if g.group == login and not policy.allow_login_scale_in:
-            refusals.append(Refusal("login_scale_in", f"pool {g.group} is the Slurm login pool; set "
-                                    "allow_login_scale_in in the policy to shrink it", g.group))
+            refusals.append(
+                Refusal(
+                    "login_scale_in",
+                    f"pool {g.group} is the Slurm login pool; set allow_login_scale_in in the policy to shrink it",
+                    g.group,
+                )
+            )
         pool = observed.pool(g.group)
         protected = sorted(n for n in policy.protected_node_ids if pool is not None and pool.holds(n))
         if protected:
-            refusals.append(Refusal("protected_nodes", f"pool {g.group} is swapped: every node of it goes, protected "
-                                    f"node(s) {', '.join(protected)} included" if g.action == "replace" else
-                                    f"pool {g.group} shrinks and Google Cloud chooses the nodes that go: protected "
-                                    f"node(s) {', '.join(protected)} could be among them", g.group))
+            refusals.append(
+                Refusal(
+                    "protected_nodes",
+                    f"pool {g.group} is swapped: every node of it goes, protected node(s) {', '.join(protected)} included"
+                    if g.action == "replace"
+                    else f"pool {g.group} shrinks and Google Cloud chooses the nodes that go: protected "
+                    f"node(s) {', '.join(protected)} could be among them",
+                    g.group,
+                )
+            )
     return tuple(refusals)
 
 
 def _error_refusal(observed: GcpClusterState) -> Refusal:
-    return Refusal("cluster_state", f"the cluster is in ERROR ({observed.detail or 'no detail'}): it does not take "
-                                    "updates; delete it (`hyperpod gcp delete`) and apply again to create it anew")
+    return Refusal(
+        "cluster_state",
+        f"the cluster is in ERROR ({observed.detail or 'no detail'}): it does not take "
+        "updates; delete it (`hyperpod gcp delete`) and apply again to create it anew",
+    )
 
 
 def _state_notes(observed: GcpClusterState) -> tuple[str, ...]:
@@ -262,8 +352,10 @@ def _cost_guard(the_plan: Plan, section: plan_build.GcpCost, policy: Policy) -> 
     if section.delta is not None and section.delta > limit:
         reason = f"the plan raises the cluster's cost by ${section.delta:.2f}/h, more than the policy's ${limit:.2f}/h"
     elif section.unknown_increase:
-        reason = (f"a pool with no known price grows ({', '.join(section.unknown)}): the cost increase cannot be "
-                  f"checked against the policy's ${limit:.2f}/h")
+        reason = (
+            f"a pool with no known price grows ({', '.join(section.unknown)}): the cost increase cannot be "
+            f"checked against the policy's ${limit:.2f}/h"
+        )
     else:
         return the_plan
     return the_plan.refuse(Refusal("max_hourly_cost_increase", reason))

@@ -66,8 +66,11 @@ def _adds(plan: Plan, desired: "ClusterSpec | None") -> list[tuple["NodePool", i
         pool = desired.pool(row.group)
         if pool is None or row.action not in ADDING:
             continue
-        new = (row.target_after or 0) if row.action == "replace" or plan.action == "replace" else \
-            (row.target_after or 0) - (row.target_before or 0)
+        new = (
+            (row.target_after or 0)
+            if row.action == "replace" or plan.action == "replace"
+            else (row.target_after or 0) - (row.target_before or 0)
+        )
         if new > 0:
             found.append((pool, new))
     return found
@@ -82,12 +85,17 @@ def _machine_type(client: Any, project: str, pool: "NodePool", refusals: list[Re
         return dict(client.get_machine_type(project, pool.zone, machine_type))
     except GcpApiError as error:
         if error.status == "NOT_FOUND":
-            refusals.append(Refusal(MACHINE_TYPE_RULE, f"{pool.id}: zone {pool.zone} does not offer machine type "
-                                                       f"{machine_type}; choose a zone that does (gcloud compute "
-                                                       "machine-types list) or another machine type", pool.id))
+            refusals.append(
+                Refusal(
+                    MACHINE_TYPE_RULE,
+                    f"{pool.id}: zone {pool.zone} does not offer machine type "
+                    f"{machine_type}; choose a zone that does (gcloud compute "
+                    "machine-types list) or another machine type",
+                    pool.id,
+                )
+            )
         else:
-            warnings.append(f"{pool.id}: machine type {machine_type} in {pool.zone} not checked ({error.status}: "
-                            f"{error.message[:120]})")
+            warnings.append(f"{pool.id}: machine type {machine_type} in {pool.zone} not checked ({error.status}: {error.message[:120]})")
         return None
 
 
@@ -108,15 +116,29 @@ def _reservations(client: Any, project: str, pool: "NodePool", refusals: list[Re
             client.get_reservation(*where)
         except GcpApiError as error:
             if error.status == "NOT_FOUND":
-                refusals.append(Refusal(RESERVATION_RULE, f"{pool.id}: reservation projects/{where[0]}/zones/{where[1]}/"
-                                                          f"reservations/{where[2]} does not exist; create it, or name "
-                                                          "one that does", pool.id))
+                refusals.append(
+                    Refusal(
+                        RESERVATION_RULE,
+                        f"{pool.id}: reservation projects/{where[0]}/zones/{where[1]}/"
+                        f"reservations/{where[2]} does not exist; create it, or name "
+                        "one that does",
+                        pool.id,
+                    )
+                )
             else:
                 warnings.append(f"{pool.id}: reservation {value} not checked ({error.status}: {error.message[:120]})")
 
 
-def _quotas(client: Any, project: str, region: str, adds: list[tuple["NodePool", int]], shapes: dict[str, dict[str, Any]],
-            margin: float, refusals: list[Refusal], warnings: list[str]) -> QuotaSection:
+def _quotas(
+    client: Any,
+    project: str,
+    region: str,
+    adds: list[tuple["NodePool", int]],
+    shapes: dict[str, dict[str, Any]],
+    margin: float,
+    refusals: list[Refusal],
+    warnings: list[str],
+) -> QuotaSection:
     needs: dict[str, tuple[int, list[str], list[str]]] = {}  # metric → (amount, pools, machine types)
 
     def need(metric: str, amount: int, pool: "NodePool") -> None:
@@ -131,15 +153,20 @@ def _quotas(client: Any, project: str, region: str, adds: list[tuple["NodePool",
         need("CPUS", cpus, pool)
         need(pool.machine_spec.machine_type.split("-")[0].upper() + "_CPUS", cpus, pool)
         for accelerator in shape.get("accelerators") or ():
-            need(gpu_quota_metric(str(accelerator.get("guestAcceleratorType")), pool.provisioning_model == "SPOT"),
-                 int(accelerator.get("guestAcceleratorCount") or 0) * count, pool)
+            need(
+                gpu_quota_metric(str(accelerator.get("guestAcceleratorType")), pool.provisioning_model == "SPOT"),
+                int(accelerator.get("guestAcceleratorCount") or 0) * count,
+                pool,
+            )
     if not needs:
         return QuotaSection(status="not-needed", region=region)
     try:
         listed = {q["metric"]: q for q in client.get_region(project, region).get("quotas") or ()}
     except GcpApiError as error:
-        warnings.append(f"regional quotas in {region} not checked: they could not be read ({error.status}: "
-                        f"{error.message[:120]}); check them (IAM & Admin → Quotas) before applying")
+        warnings.append(
+            f"regional quotas in {region} not checked: they could not be read ({error.status}: "
+            f"{error.message[:120]}); check them (IAM & Admin → Quotas) before applying"
+        )
         return QuotaSection(status="unreadable", region=region, error=f"{error.status}: {error.message[:200]}")
     checks = []
     for metric, (amount, pools, types) in sorted(needs.items()):
@@ -148,23 +175,40 @@ def _quotas(client: Any, project: str, region: str, adds: list[tuple["NodePool",
             continue  # the family has no quota of its own in this region: CPUS counts it
         in_use = int(float(quota.get("usage") or 0)) if quota else 0
         limit = float(quota["limit"]) if quota and quota.get("limit") is not None else None
-        check = QuotaCheck(quota_name=metric, quota_code=None, quota=limit, source="region quota",
-                           instance_type=", ".join(dict.fromkeys(types)), groups=tuple(dict.fromkeys(pools)),
-                           in_use=in_use, after=in_use + amount, adds=amount,
-                           status=_status(limit, in_use, amount, margin))
+        check = QuotaCheck(
+            quota_name=metric,
+            quota_code=None,
+            quota=limit,
+            source="region quota",
+            instance_type=", ".join(dict.fromkeys(types)),
+            groups=tuple(dict.fromkeys(pools)),
+            in_use=in_use,
+            after=in_use + amount,
+            adds=amount,
+            status=_status(limit, in_use, amount, margin),
+        )
         checks.append(check)
         pools_text = ", ".join(check.groups)
         if check.status == "over":
-            refusals.append(Refusal(QUOTA_RULE, f"{metric} in {region}: {in_use:g} in use + {amount} for {pools_text} = "
-                                                f"{check.after:g}, above the quota of {limit:g}; request an increase "
-                                                "(IAM & Admin → Quotas) or lower the count",
-                                    pools[0] if len(check.groups) == 1 else None))
+            refusals.append(
+                Refusal(
+                    QUOTA_RULE,
+                    f"{metric} in {region}: {in_use:g} in use + {amount} for {pools_text} = "
+                    f"{check.after:g}, above the quota of {limit:g}; request an increase "
+                    "(IAM & Admin → Quotas) or lower the count",
+                    pools[0] if len(check.groups) == 1 else None,
+                )
+            )
         elif check.status in ("near", "over-already"):
             warnings.append(f"{metric} in {region}: {check.after:g} of {limit:g} after this plan ({pools_text})")
         elif check.status == "unknown":
             warnings.append(f"{metric}: no such quota listed for {region}; {amount} more needed by {pools_text}, not checked")
-    return QuotaSection(status="checked", region=region, checks=tuple(checks),
-                        title=f"Regional quotas in {region} (Compute Engine: the project's usage + this plan)")
+    return QuotaSection(
+        status="checked",
+        region=region,
+        checks=tuple(checks),
+        title=f"Regional quotas in {region} (Compute Engine: the project's usage + this plan)",
+    )
 
 
 def _reserved(pool: "NodePool") -> bool:

@@ -57,8 +57,9 @@ def rule_violations(spec: ClusterSpec) -> list[tuple[str, str]]:
             found.append((f"node_pools[{index}].id", f"node pool id {pool.id!r} {twice}"))
         seen.setdefault(folded, pool.id)
     pool_ids = {p.id for p in spec.node_pools}
-    found += [(f"orchestrator_spec.slurm_spec{'.' + path if path else ''}", rule)
-              for path, rule in slurm_bridge.violations(spec.slurm, pool_ids)]
+    found += [
+        (f"orchestrator_spec.slurm_spec{'.' + path if path else ''}", rule) for path, rule in slurm_bridge.violations(spec.slurm, pool_ids)
+    ]
     login = spec.slurm.get("login_node_pool_id")
     login_pool = spec.pool(login) if isinstance(login, str) else None
     if login_pool is not None and login_pool.count < 1:
@@ -77,11 +78,14 @@ def _label_violations(path: str, labels: dict[str, str] | None) -> list[tuple[st
         found.append((path, f"at most {limits.MAX_LABELS} labels, got {len(labels)}"))
     for key, value in labels.items():
         if not limits.LABEL_KEY.match(key):
-            found.append((f"{path}.{key}", ("a label key is 1-63 lowercase letters, digits, _ or -, starting with a "
-                                            "lowercase letter: ^[a-z][a-z0-9_-]{0,62}$")))
+            found.append(
+                (
+                    f"{path}.{key}",
+                    ("a label key is 1-63 lowercase letters, digits, _ or -, starting with a lowercase letter: ^[a-z][a-z0-9_-]{0,62}$"),
+                )
+            )
         elif not limits.LABEL_VALUE.match(value):
-            found.append((f"{path}.{key}", ("a label value is at most 63 lowercase letters, digits, _ or -: "
-                                            "^[a-z0-9_-]{0,63}$")))
+            found.append((f"{path}.{key}", ("a label value is at most 63 lowercase letters, digits, _ or -: ^[a-z0-9_-]{0,63}$")))
     return found
 
 
@@ -89,8 +93,12 @@ def _network_violations(spec: ClusterSpec, region: str) -> list[tuple[str, str]]
     subnetwork = spec.network.subnetwork if spec.network is not None else None
     match = limits.SUBNETWORK.match(subnetwork or "")
     if match and match["region"] and match["region"] != region:
-        return [("network.subnetwork", (f"the subnetwork is in {match['region']}, the cluster in {region}: "
-                                        "use a subnetwork of the cluster's region"))]
+        return [
+            (
+                "network.subnetwork",
+                (f"the subnetwork is in {match['region']}, the cluster in {region}: use a subnetwork of the cluster's region"),
+            )
+        ]
     return []
 
 
@@ -102,12 +110,23 @@ def _pool_violations(pool: NodePool, region: str) -> list[tuple[str, str]]:
     found = _placement_violations(pool, region) + _label_violations("labels", pool.labels)
     scaling = pool.scaling_spec
     if scaling.min_node_count > scaling.max_node_count:
-        found.append(("scaling_spec.min_node_count", (f"min_node_count ({scaling.min_node_count}) is above max_node_count "
-                                                      f"({scaling.max_node_count}): the pool scales between the two")))
+        found.append(
+            (
+                "scaling_spec.min_node_count",
+                (
+                    f"min_node_count ({scaling.min_node_count}) is above max_node_count "
+                    f"({scaling.max_node_count}): the pool scales between the two"
+                ),
+            )
+        )
     machine = pool.machine_spec
     if machine.machine_type.startswith("a4x-") and scaling.max_node_count % A4X_BLOCK:
-        found.append(("scaling_spec.max_node_count", (f"an A4X pool's node count must be a multiple of {A4X_BLOCK} "
-                                                      f"(NVLink domains), got {scaling.max_node_count}")))
+        found.append(
+            (
+                "scaling_spec.max_node_count",
+                (f"an A4X pool's node count must be a multiple of {A4X_BLOCK} (NVLink domains), got {scaling.max_node_count}"),
+            )
+        )
     if (machine.accelerator_type is None) != (machine.accelerator_count is None):
         found.append(("machine_spec", "accelerator_type and accelerator_count go together: set both or neither"))
     found += _provisioning_violations(pool)
@@ -121,13 +140,21 @@ def _placement_violations(pool: NodePool, region: str) -> list[tuple[str, str]]:
     affinity = pool.machine_spec.reservation_affinity
     for i, value in enumerate(affinity.values if affinity is not None else ()):
         if value.startswith("projects/") and not _in_region(value.split("/")[3], region):
-            found.append((f"machine_spec.reservation_affinity.values[{i}]",
-                          f"the reservation is in zone {value.split('/')[3]}, not in the cluster's region {region}"))
+            found.append(
+                (
+                    f"machine_spec.reservation_affinity.values[{i}]",
+                    f"the reservation is in zone {value.split('/')[3]}, not in the cluster's region {region}",
+                )
+            )
     if pool.flex_start_max_duration is not None:
         seconds = int(limits.DURATION.match(pool.flex_start_max_duration)["seconds"])
         if not 0 < seconds <= limits.MAX_FLEX_START_SECONDS:
-            found.append(("flex_start_max_duration", (f"between 1s and {limits.MAX_FLEX_START_SECONDS}s (seven days), "
-                                                      f"got {pool.flex_start_max_duration}")))
+            found.append(
+                (
+                    "flex_start_max_duration",
+                    (f"between 1s and {limits.MAX_FLEX_START_SECONDS}s (seven days), got {pool.flex_start_max_duration}"),
+                )
+            )
     return found
 
 
@@ -140,8 +167,9 @@ def _provisioning_violations(pool: NodePool) -> list[tuple[str, str]]:
     if model in ("ON_DEMAND", "SPOT", "FLEX_START") and affinity is not None:
         found.append(("machine_spec.reservation_affinity", f"must not be set when provisioning_model is {model}"))
     if model is None and affinity is None and _is_gpu(pool.machine_spec.machine_type):
-        found.append(("provisioning_model", ("a GPU node pool needs provisioning_model (or a reservation_affinity, "
-                                             "which means RESERVATION)")))
+        found.append(
+            ("provisioning_model", ("a GPU node pool needs provisioning_model (or a reservation_affinity, which means RESERVATION)"))
+        )
     if affinity is not None and affinity.reservation_affinity_type == "SPECIFIC_RESERVATION" and not affinity.values:
         found.append(("machine_spec.reservation_affinity.values", "SPECIFIC_RESERVATION names the reservation in values"))
     if pool.flex_start_max_duration is not None and model != "FLEX_START":

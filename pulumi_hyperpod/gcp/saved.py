@@ -33,11 +33,20 @@ __all__ = ["SavedPlanError", "document", "load", "save"]
 def document(the_plan: Plan, *, spec: Any, observed: Any, policy: Any, backend: str) -> dict[str, Any]:
     """The file's content: the plan and the inputs it was made from (spec, policy, observation)."""
     name = spec.resource_name()
-    inputs = {"spec": {"name": spec.name, **spec.body()}, "policy": policy.model_dump(mode="json"),
-              "observed": observed.resource if observed is not None else None}
-    body = {"backend": backend, "project": name.project,
-            "location": name.location, "cluster_name": the_plan.cluster_name,
-            "observed_fingerprint": the_plan.observed_fingerprint, "inputs": inputs, "plan": json.loads(the_plan.to_json())}
+    inputs = {
+        "spec": {"name": spec.name, **spec.body()},
+        "policy": policy.model_dump(mode="json"),
+        "observed": observed.resource if observed is not None else None,
+    }
+    body = {
+        "backend": backend,
+        "project": name.project,
+        "location": name.location,
+        "cluster_name": the_plan.cluster_name,
+        "observed_fingerprint": the_plan.observed_fingerprint,
+        "inputs": inputs,
+        "plan": json.loads(the_plan.to_json()),
+    }
     return planfile.seal("gcp", body)
 
 
@@ -54,8 +63,10 @@ def load(path: str | Path, backend: str | None = None) -> Plan:
     where = str(path)
     data = planfile.read(path, cloud="gcp")  # the envelope: size, reader, format, integrity, version, cloud
     if backend is not None and data.get("backend") != backend:
-        raise SavedPlanError(f"{where}: made against the {str(data.get('backend'))[:20]!r} backend, applied against "
-                             f"{backend!r}: make the plan again with --backend {backend}")
+        raise SavedPlanError(
+            f"{where}: made against the {str(data.get('backend'))[:20]!r} backend, applied against "
+            f"{backend!r}: make the plan again with --backend {backend}"
+        )
     try:
         saved = Plan.from_dict(data["plan"])
     except (AttributeError, KeyError, TypeError, ValueError) as error:
@@ -64,8 +75,10 @@ def load(path: str | Path, backend: str | None = None) -> Plan:
         raise SavedPlanError(f"{where}: the plan's cluster or observed state does not match the file's; make the plan again")
     rederived = _rederive(where, data)
     if _essence(rederived) != _essence(saved):
-        raise SavedPlanError(f"{where}: the plan's action or steps are not the ones its saved inputs (spec, policy, "
-                             "observed cluster) give — the file was edited after it was made; make the plan again")
+        raise SavedPlanError(
+            f"{where}: the plan's action or steps are not the ones its saved inputs (spec, policy, "
+            "observed cluster) give — the file was edited after it was made; make the plan again"
+        )
     return rederived
 
 
@@ -101,5 +114,10 @@ def _essence(the_plan: Plan) -> Any:
     (call, request, reasons) and which guards refused. Cost figures may differ (prices come from
     the environment); a guard that now refuses is kept by returning the re-derived plan."""
     data = json.loads(the_plan.to_json())
-    return (data.get("cluster_name"), the_plan.observed_fingerprint, data.get("action"), data.get("steps"),
-            sorted(r.rule for r in the_plan.refusals))
+    return (
+        data.get("cluster_name"),
+        the_plan.observed_fingerprint,
+        data.get("action"),
+        data.get("steps"),
+        sorted(r.rule for r in the_plan.refusals),
+    )

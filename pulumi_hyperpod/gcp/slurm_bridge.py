@@ -15,8 +15,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 # Update-mask paths the API accepts under orchestrator_spec.slurm_spec (ModelDevelopmentCluster.yaml,
 # update_mask_fields); home_directory_storage is immutable.
-MUTABLE_FIELDS = ("accounting", "config", "default_partition_id", "epilog_bash_scripts", "login_node_pool_id",
-                  "node_sets", "partitions", "prolog_bash_scripts", "scheduling")
+MUTABLE_FIELDS = (
+    "accounting",
+    "config",
+    "default_partition_id",
+    "epilog_bash_scripts",
+    "login_node_pool_id",
+    "node_sets",
+    "partitions",
+    "prolog_bash_scripts",
+    "scheduling",
+)
 IMMUTABLE_FIELDS = ("home_directory_storage",)
 
 
@@ -57,8 +66,10 @@ def normalized(slurm: Any) -> Any:
     result["config"] = _strings(slurm.get("config"))
     for name in ("partitions", "node_sets"):
         if isinstance(slurm.get(name), list):
-            result[name] = [{**item, "config": _strings(item.get("config"))} if isinstance(item, dict) and "config" in item
-                            else item for item in slurm[name]]
+            result[name] = [
+                {**item, "config": _strings(item.get("config"))} if isinstance(item, dict) and "config" in item else item
+                for item in slurm[name]
+            ]
     if slurm.get("config") is None and "config" not in slurm:
         del result["config"]
     return result
@@ -70,8 +81,15 @@ def _strings(config: Any) -> Any:
     return {k: str(v) if isinstance(v, int) and not isinstance(v, bool) else v for k, v in config.items()}
 
 
-SHARED_FIELDS = ("partitions", "default_partition_id", "login_node_pool_id", "home_directory_storage", "config",
-                 "prolog_bash_scripts", "epilog_bash_scripts")
+SHARED_FIELDS = (
+    "partitions",
+    "default_partition_id",
+    "login_node_pool_id",
+    "home_directory_storage",
+    "config",
+    "prolog_bash_scripts",
+    "epilog_bash_scripts",
+)
 
 
 def violations(slurm: dict[str, Any], pool_ids: set[str]) -> list[tuple[str, str]]:
@@ -89,8 +107,9 @@ def violations(slurm: dict[str, Any], pool_ids: set[str]) -> list[tuple[str, str
         for e in error.errors():
             path = ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in e["loc"]).replace(".[", "[")
             if not any(path == r or path.startswith((r + ".", r + "[")) for r in reported):
-                found.append((path, "unknown field" if e["type"] == "extra_forbidden" else (
-                    "required" if e["type"] == "missing" else e["msg"])))
+                found.append(
+                    (path, "unknown field" if e["type"] == "extra_forbidden" else ("required" if e["type"] == "missing" else e["msg"]))
+                )
         return found
     return found + _gcp_only_violations(wire, pool_ids)
 
@@ -100,8 +119,7 @@ def _shared_violations(slurm: dict[str, Any], pool_ids: set[str]) -> list[tuple[
 
     shared = {k: v for k, v in slurm.items() if k in SHARED_FIELDS}
     if isinstance(shared.get("partitions"), list):  # a partition's own config is this API's, not the shared model's
-        shared["partitions"] = [{k: v for k, v in p.items() if k != "config"} if isinstance(p, dict) else p
-                                for p in shared["partitions"]]
+        shared["partitions"] = [{k: v for k, v in p.items() if k != "config"} if isinstance(p, dict) else p for p in shared["partitions"]]
     try:
         spec = SlurmSpec.from_dict(shared)
     except SlurmSpecError as error:

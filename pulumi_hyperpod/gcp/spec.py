@@ -139,8 +139,9 @@ class ClusterSpec(_Model):
 
     # ---- loading ------------------------------------------------------------------------------
     @classmethod
-    def from_document(cls, data: Any, source: str | None = None, project: str | None = None,
-                      location: str | None = None, cluster_id: str | None = None) -> ClusterSpec:
+    def from_document(
+        cls, data: Any, source: str | None = None, project: str | None = None, location: str | None = None, cluster_id: str | None = None
+    ) -> ClusterSpec:
         if not isinstance(data, dict):
             raise GcpSpecError([("", "a cluster spec is a JSON object")], source)
         try:
@@ -174,8 +175,9 @@ class ClusterSpec(_Model):
         return spec
 
     @classmethod
-    def from_file(cls, path: str | Path, project: str | None = None, location: str | None = None,
-                  cluster_id: str | None = None) -> ClusterSpec:
+    def from_file(
+        cls, path: str | Path, project: str | None = None, location: str | None = None, cluster_id: str | None = None
+    ) -> ClusterSpec:
         path = Path(path)
         return cls.from_document(read_document(path, GcpSpecError), str(path), project, location, cluster_id)
 
@@ -193,7 +195,7 @@ def _message(error: dict) -> str:
     if error["type"] == "missing":
         return "required"
     if error["type"] in ("bool_type", "bool_parsing"):
-        return f"must be true or false (or the string \"true\" / \"false\", as proto3 JSON allows); got {error.get('input')!r}"
+        return f'must be true or false (or the string "true" / "false", as proto3 JSON allows); got {error.get("input")!r}'
     if error["type"] in ("int_type", "int_parsing", "int_from_float"):
         return f"must be a whole number (or its decimal string, as proto3 JSON allows); got {error.get('input')!r}"
     return error["msg"]

@@ -62,11 +62,15 @@ def stale() -> list[str]:
 
 
 # where each scope's members are read back
-DESCRIBED: dict[Scope, str] = {"cluster": "DescribeClusterResponse", "group": "ClusterInstanceGroupDetails",
-                               "restricted-group": "ClusterRestrictedInstanceGroupDetails"}
+DESCRIBED: dict[Scope, str] = {
+    "cluster": "DescribeClusterResponse",
+    "group": "ClusterInstanceGroupDetails",
+    "restricted-group": "ClusterRestrictedInstanceGroupDetails",
+}
 
 
 def unread() -> list[str]:
     """Rows read with DescribeCluster whose reported path DescribeCluster's output shape lacks."""
-    return sorted(f"{m.scope}:{m.path}" for m in MEMBERS
-                  if m.read == "DescribeCluster" and not _resolves((DESCRIBED[m.scope],), m.reported))
+    return sorted(
+        f"{m.scope}:{m.path}" for m in MEMBERS if m.read == "DescribeCluster" and not _resolves((DESCRIBED[m.scope],), m.reported)
+    )

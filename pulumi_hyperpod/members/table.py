@@ -36,29 +36,48 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Change = Literal["UpdateCluster", "UpdateClusterSoftware", "AddTags/DeleteTags", "new group name", "replacement",
-                 "counts", "identity", "refused"]
+Change = Literal[
+    "UpdateCluster", "UpdateClusterSoftware", "AddTags/DeleteTags", "new group name", "replacement", "counts", "identity", "refused"
+]
 Scope = Literal["cluster", "group", "restricted-group"]
 Omitted = Literal["cleared", "kept"]
-CHANGES: tuple[Change, ...] = ("UpdateCluster", "UpdateClusterSoftware", "AddTags/DeleteTags", "new group name",
-                               "replacement", "counts", "identity", "refused")
+CHANGES: tuple[Change, ...] = (
+    "UpdateCluster",
+    "UpdateClusterSoftware",
+    "AddTags/DeleteTags",
+    "new group name",
+    "replacement",
+    "counts",
+    "identity",
+    "refused",
+)
 
 # Sources, cited by the rows
-CFN = ("CloudFormation resource schema AWS::SageMaker::Cluster, createOnlyProperties "
-       "(/properties/InstanceGroups/*/{ExecutionRole,InstanceType,ThreadsPerCore,OverrideVpcConfig}, "
-       "/properties/VpcConfig, /properties/Orchestrator)")
-UPDATE_GUIDE = ("AWS, \"Updating SageMaker HyperPod cluster configuration\" (update-cluster): to update an existing "
-                "group, specify the instance type initially assigned to it")
-TRAINING_PLAN_GUIDE = ("AWS, \"Update a SageMaker HyperPod cluster on training plans\": add, update or remove a "
-                       "training plan by updating the instance group with update-cluster")
+CFN = (
+    "CloudFormation resource schema AWS::SageMaker::Cluster, createOnlyProperties "
+    "(/properties/InstanceGroups/*/{ExecutionRole,InstanceType,ThreadsPerCore,OverrideVpcConfig}, "
+    "/properties/VpcConfig, /properties/Orchestrator)"
+)
+UPDATE_GUIDE = (
+    'AWS, "Updating SageMaker HyperPod cluster configuration" (update-cluster): to update an existing '
+    "group, specify the instance type initially assigned to it"
+)
+TRAINING_PLAN_GUIDE = (
+    'AWS, "Update a SageMaker HyperPod cluster on training plans": add, update or remove a '
+    "training plan by updating the instance group with update-cluster"
+)
 MODEL = "botocore sagemaker model: UpdateCluster's ClusterInstanceGroupSpecification takes it"
-AUTOSCALING_GUIDE = ("AWS, HyperPod autoscaling with Karpenter: EKS orchestration, Continuous provisioning, ClusterRole "
-                     "and NodeRecovery Automatic required; ClusterRole cannot change while autoscaling is enabled")
+AUTOSCALING_GUIDE = (
+    "AWS, HyperPod autoscaling with Karpenter: EKS orchestration, Continuous provisioning, ClusterRole "
+    "and NodeRecovery Automatic required; ClusterRole cannot change while autoscaling is enabled"
+)
 SEED000 = "seed 000 (continuous provisioning, MinCount)"
 SEED001 = "seed 001 (flexible instance groups: InstanceTypes in priority order)"
 TAGGING = "AddTags / DeleteTags / ListTags (SageMaker API reference): tags are not in DescribeCluster"
-SOFTWARE = ("AWS, \"Update the SageMaker HyperPod platform software\": UpdateClusterSoftware rolls a new image out to "
-            "existing nodes; the group's desired image applies to nodes launched later")
+SOFTWARE = (
+    'AWS, "Update the SageMaker HyperPod platform software": UpdateClusterSoftware rolls a new image out to '
+    "existing nodes; the group's desired image applies to nodes launched later"
+)
 
 
 @dataclass(frozen=True)
@@ -95,78 +114,168 @@ def _group_rows(scope: Scope) -> list[Member]:
         return Member(scope, path, change, omitted, source, reported, note=note)
 
     return [
-        row("InstanceGroupName", "identity", "kept", "a new name is a new group; a group left out of the spec is deleted "
-            "(InstanceGroupsToDelete)"),
-        row("InstanceCount", "counts", "kept", "the count planner (plan/planner.py); " + SEED000, ("TargetCount",),
-            "owned by Karpenter when AutoScaling Mode is Enable: shown, never reconciled"),
-        row("MinInstanceCount", "UpdateCluster", "kept", SEED000 + ": an update that leaves it out keeps the group's MinCount",
-            ("MinCount",)),
+        row(
+            "InstanceGroupName",
+            "identity",
+            "kept",
+            "a new name is a new group; a group left out of the spec is deleted (InstanceGroupsToDelete)",
+        ),
+        row(
+            "InstanceCount",
+            "counts",
+            "kept",
+            "the count planner (plan/planner.py); " + SEED000,
+            ("TargetCount",),
+            "owned by Karpenter when AutoScaling Mode is Enable: shown, never reconciled",
+        ),
+        row(
+            "MinInstanceCount",
+            "UpdateCluster",
+            "kept",
+            SEED000 + ": an update that leaves it out keeps the group's MinCount",
+            ("MinCount",),
+        ),
         row("InstanceType", "new group name", "kept", UPDATE_GUIDE + "; " + CFN),
-        row("InstanceRequirements.InstanceTypes", "UpdateCluster", "kept", SEED001 + "; a fixed group cannot become "
-            "flexible or the other way (new group name)", ("InstanceRequirements", "DesiredInstanceTypes")),
-        row("LifeCycleConfig", "UpdateCluster", "cleared", "AWS, \"Updating SageMaker HyperPod cluster configuration\": "
-            "the lifecycle entrypoint script and its path can change; existing nodes keep how they were built"),
+        row(
+            "InstanceRequirements.InstanceTypes",
+            "UpdateCluster",
+            "kept",
+            SEED001 + "; a fixed group cannot become flexible or the other way (new group name)",
+            ("InstanceRequirements", "DesiredInstanceTypes"),
+        ),
+        row(
+            "LifeCycleConfig",
+            "UpdateCluster",
+            "cleared",
+            'AWS, "Updating SageMaker HyperPod cluster configuration": '
+            "the lifecycle entrypoint script and its path can change; existing nodes keep how they were built",
+        ),
         row("ExecutionRole", "new group name", "kept", CFN),
         row("ThreadsPerCore", "new group name", "kept", CFN + "; left out, the service's choice at creation stays"),
         row("InstanceStorageConfigs", "UpdateCluster", "cleared", MODEL + "; nodes launched later get the new storage"),
         row("OnStartDeepHealthChecks", "UpdateCluster", "cleared", MODEL),
-        row("TrainingPlanArn", "UpdateCluster", "cleared", TRAINING_PLAN_GUIDE,
-            note="the training plan's reserved capacity bounds the group (ListClusters TrainingPlanArn)"),
+        row(
+            "TrainingPlanArn",
+            "UpdateCluster",
+            "cleared",
+            TRAINING_PLAN_GUIDE,
+            note="the training plan's reserved capacity bounds the group (ListClusters TrainingPlanArn)",
+        ),
         row("OverrideVpcConfig", "new group name", "kept", CFN),
         row("ScheduledUpdateConfig", "UpdateCluster", "cleared", MODEL),
-        row("EnvironmentConfig", "UpdateCluster", "cleared", "botocore sagemaker model: UpdateCluster's "
-            "ClusterRestrictedInstanceGroupSpecification takes it"),
+        row(
+            "EnvironmentConfig",
+            "UpdateCluster",
+            "cleared",
+            "botocore sagemaker model: UpdateCluster's ClusterRestrictedInstanceGroupSpecification takes it",
+        ),
         row("ImageId", "UpdateClusterSoftware", "kept", SOFTWARE, ("DesiredImageId",)),
         row("ImageReleaseVersion", "UpdateClusterSoftware", "kept", SOFTWARE, ("DesiredImageReleaseVersion",)),
-        row("AutoPatchConfig", "UpdateCluster", "cleared", MODEL + "; DescribeCluster reports PatchSchedule as "
-            "DesiredPatchSchedule"),
-        row("KubernetesConfig.Labels", "UpdateCluster", "cleared", MODEL + "; DescribeCluster reports DesiredLabels",
-            ("KubernetesConfig", "DesiredLabels")),
-        row("KubernetesConfig.Taints", "UpdateCluster", "cleared", MODEL + "; DescribeCluster reports DesiredTaints",
-            ("KubernetesConfig", "DesiredTaints")),
-        row("SlurmConfig.NodeType", "new group name", "kept", "a group's Slurm role never changes (AWS, \"Migrating to "
-            "API-driven Slurm configuration\": the role is set when SlurmConfig is first given)"),
-        row("SlurmConfig.PartitionNames", "UpdateCluster", "kept", MODEL + "; left out with SlurmConfig, the group keeps "
-            "its partitions"),
-        row("CapacityRequirements", "UpdateCluster", "cleared", MODEL + "; nodes launched later use the new capacity "
-            "type (Spot or OnDemand, the default)"),
+        row("AutoPatchConfig", "UpdateCluster", "cleared", MODEL + "; DescribeCluster reports PatchSchedule as DesiredPatchSchedule"),
+        row(
+            "KubernetesConfig.Labels",
+            "UpdateCluster",
+            "cleared",
+            MODEL + "; DescribeCluster reports DesiredLabels",
+            ("KubernetesConfig", "DesiredLabels"),
+        ),
+        row(
+            "KubernetesConfig.Taints",
+            "UpdateCluster",
+            "cleared",
+            MODEL + "; DescribeCluster reports DesiredTaints",
+            ("KubernetesConfig", "DesiredTaints"),
+        ),
+        row(
+            "SlurmConfig.NodeType",
+            "new group name",
+            "kept",
+            "a group's Slurm role never changes (AWS, \"Migrating to "
+            'API-driven Slurm configuration": the role is set when SlurmConfig is first given)',
+        ),
+        row("SlurmConfig.PartitionNames", "UpdateCluster", "kept", MODEL + "; left out with SlurmConfig, the group keeps its partitions"),
+        row(
+            "CapacityRequirements",
+            "UpdateCluster",
+            "cleared",
+            MODEL + "; nodes launched later use the new capacity type (Spot or OnDemand, the default)",
+        ),
         row("NetworkInterface", "UpdateCluster", "cleared", MODEL),
     ]
 
 
 def _cluster_rows() -> list[Member]:
-    def row(path: str, change: Change, omitted: Omitted, source: str, reported: tuple[str, ...] = (), read: str = "DescribeCluster",
-            note: str = "") -> Member:
+    def row(
+        path: str,
+        change: Change,
+        omitted: Omitted,
+        source: str,
+        reported: tuple[str, ...] = (),
+        read: str = "DescribeCluster",
+        note: str = "",
+    ) -> Member:
         return Member("cluster", path, change, omitted, source, reported, read, note)
 
     return [
         row("ClusterName", "identity", "kept", "a new name is a new cluster"),
         row("VpcConfig", "replacement", "kept", CFN),
-        row("Tags", "AddTags/DeleteTags", "kept", TAGGING + "; left out of the spec, the cluster's tags are not managed",
-            read="ListTags"),
+        row("Tags", "AddTags/DeleteTags", "kept", TAGGING + "; left out of the spec, the cluster's tags are not managed", read="ListTags"),
         row("Orchestrator.Eks.ClusterArn", "replacement", "kept", CFN + "; AWS: the EKS cluster cannot change after creation"),
-        row("Orchestrator.Slurm.SlurmConfigStrategy", "UpdateCluster", "kept", "botocore sagemaker model: UpdateCluster "
-            "takes Orchestrator.Slurm"),
-        row("Orchestrator.Slurm.AccountingDatabase", "UpdateCluster", "kept", "botocore sagemaker model: UpdateCluster "
-            "takes Orchestrator.Slurm"),
+        row(
+            "Orchestrator.Slurm.SlurmConfigStrategy",
+            "UpdateCluster",
+            "kept",
+            "botocore sagemaker model: UpdateCluster takes Orchestrator.Slurm",
+        ),
+        row(
+            "Orchestrator.Slurm.AccountingDatabase",
+            "UpdateCluster",
+            "kept",
+            "botocore sagemaker model: UpdateCluster takes Orchestrator.Slurm",
+        ),
         row("NodeRecovery", "UpdateCluster", "kept", "botocore sagemaker model (UpdateCluster)"),
         row("TieredStorageConfig", "UpdateCluster", "kept", "botocore sagemaker model (UpdateCluster)"),
-        row("NodeProvisioningMode", "replacement", "cleared", "AWS, continuous provisioning: existing clusters cannot be "
-            "migrated to it, and a Continuous cluster cannot leave it"),
+        row(
+            "NodeProvisioningMode",
+            "replacement",
+            "cleared",
+            "AWS, continuous provisioning: existing clusters cannot be migrated to it, and a Continuous cluster cannot leave it",
+        ),
         row("ClusterRole", "UpdateCluster", "kept", "botocore sagemaker model (UpdateCluster); " + AUTOSCALING_GUIDE),
         row("AutoScaling.Mode", "UpdateCluster", "kept", AUTOSCALING_GUIDE),
         row("AutoScaling.AutoScalerType", "UpdateCluster", "kept", AUTOSCALING_GUIDE),
-        row("RestrictedInstanceGroupsConfig", "replacement", "kept", "botocore sagemaker model: CreateCluster takes it, "
-            "UpdateCluster does not"),
-        row("InstanceGroupsToDelete", "refused", "kept", "not part of a desired spec: the plan deletes a group the spec "
-            "leaves out", read="not readable"),
+        row(
+            "RestrictedInstanceGroupsConfig",
+            "replacement",
+            "kept",
+            "botocore sagemaker model: CreateCluster takes it, UpdateCluster does not",
+        ),
+        row(
+            "InstanceGroupsToDelete",
+            "refused",
+            "kept",
+            "not part of a desired spec: the plan deletes a group the spec leaves out",
+            read="not readable",
+        ),
     ]
 
 
 # The members a restricted group (EKS, SageMaker-managed) has; the model's ClusterRestrictedInstanceGroupSpecification
-_RESTRICTED = frozenset({"InstanceGroupName", "InstanceCount", "InstanceType", "ExecutionRole", "ThreadsPerCore",
-                         "InstanceStorageConfigs", "OnStartDeepHealthChecks", "TrainingPlanArn", "OverrideVpcConfig",
-                         "ScheduledUpdateConfig", "EnvironmentConfig"})
+_RESTRICTED = frozenset(
+    {
+        "InstanceGroupName",
+        "InstanceCount",
+        "InstanceType",
+        "ExecutionRole",
+        "ThreadsPerCore",
+        "InstanceStorageConfigs",
+        "OnStartDeepHealthChecks",
+        "TrainingPlanArn",
+        "OverrideVpcConfig",
+        "ScheduledUpdateConfig",
+        "EnvironmentConfig",
+    }
+)
 MEMBERS: tuple[Member, ...] = tuple(
     _cluster_rows()
     + [m for m in _group_rows("group") if m.path != "EnvironmentConfig"]

@@ -90,7 +90,9 @@ class HyperpodProvider(Provider):
         unknown = wire.unknown_inputs(news)
         if unknown:
             known = ", ".join(sorted(wire.camel(k) for k in (*wire.SPEC_INPUTS, *wire.SETTING_INPUTS)))
-            return CheckResponse(request.new_inputs, [CheckFailure(k, f"is not an input of hyperpod:index:Cluster (inputs: {known})") for k in unknown])
+            return CheckResponse(
+                request.new_inputs, [CheckFailure(k, f"is not an input of hyperpod:index:Cluster (inputs: {known})") for k in unknown]
+            )
         try:
             spec = fold_spec({k: news[k] for k in wire.SPEC_INPUTS if k in news})
         except core.SpecError as error:
@@ -107,16 +109,20 @@ class HyperpodProvider(Provider):
         news = wire.bag_from_wire(request.new_inputs)
         if gcp.is_gcp(request.urn):
             changes, replaces, delete_first = await self._run(self._gcp.diff, request.resource_id, olds, news)
-            return DiffResponse(changes=changes or bool(replaces), replaces=[wire.path_to_wire(p) for p in replaces],
-                                delete_before_replace=delete_first)
+            return DiffResponse(
+                changes=changes or bool(replaces), replaces=[wire.path_to_wire(p) for p in replaces], delete_before_replace=delete_first
+            )
         changes, replaces, delete_first = await self._run(core.diff, self._core, request.resource_id, olds, news)
         detailed = wire.detailed_diff(olds, news, replaces, changes)
         if wire.DYNAMIC_STATE_KEY in olds and not replaces:
             # The state came from the dynamic Cluster (a migration by alias, docs/native-provider.md):
             # an update with the same plan writes it again in this provider's form.
             name = core.cluster_name(news) or request.resource_id
-            core.say("state written by the dynamic provider (pulumi-python:dynamic/hyperpod:Cluster): this update "
-                     "rewrites it in the native provider's form; the cluster itself changes only as its plan says", name)
+            core.say(
+                "state written by the dynamic provider (pulumi-python:dynamic/hyperpod:Cluster): this update "
+                "rewrites it in the native provider's form; the cluster itself changes only as its plan says",
+                name,
+            )
             changes = True
             detailed.setdefault("spec", PropertyDiff(PropertyDiffKind.UPDATE, False))
         return DiffResponse(

@@ -65,10 +65,14 @@ def marshal(value: PropertyValue) -> struct_pb2.Value:
     else:
         return value.marshal()
     if value.is_secret:
-        return struct_pb2.Value(struct_value=struct_pb2.Struct(fields={
-            rpc._special_sig_key: struct_pb2.Value(string_value=rpc._special_secret_sig),
-            "value": result,
-        }))
+        return struct_pb2.Value(
+            struct_value=struct_pb2.Struct(
+                fields={
+                    rpc._special_sig_key: struct_pb2.Value(string_value=rpc._special_secret_sig),
+                    "value": result,
+                }
+            )
+        )
     return result
 
 
@@ -104,19 +108,25 @@ class HyperpodServicer(ProviderServicer):
     async def Configure(self, request, context):
         async def run():
             resp = await self._provider.configure(
-                sdk.ConfigureRequest(dict(request.variables), PropertyValue.unmarshal_map(request.args),
-                                     request.acceptSecrets, request.acceptResources)
+                sdk.ConfigureRequest(
+                    dict(request.variables), PropertyValue.unmarshal_map(request.args), request.acceptSecrets, request.acceptResources
+                )
             )
-            return provider_pb2.ConfigureResponse(acceptSecrets=resp.accept_secrets, acceptResources=resp.accept_resources,
-                                                  acceptOutputs=resp.accept_outputs, supportsPreview=resp.supports_preview)
+            return provider_pb2.ConfigureResponse(
+                acceptSecrets=resp.accept_secrets,
+                acceptResources=resp.accept_resources,
+                acceptOutputs=resp.accept_outputs,
+                supportsPreview=resp.supports_preview,
+            )
 
         return await self._call("", context, run)
 
     async def Check(self, request, context):
         async def run():
             resp = await self._provider.check(
-                sdk.CheckRequest(request.urn, PropertyValue.unmarshal_map(request.olds),
-                                 PropertyValue.unmarshal_map(request.news), request.randomSeed)
+                sdk.CheckRequest(
+                    request.urn, PropertyValue.unmarshal_map(request.olds), PropertyValue.unmarshal_map(request.news), request.randomSeed
+                )
             )
             failures = [provider_pb2.CheckFailure(property=f.property, reason=f.reason) for f in resp.failures or []]
             inputs = marshal_map(resp.inputs) if resp.inputs is not None else None
@@ -127,15 +137,25 @@ class HyperpodServicer(ProviderServicer):
     async def Diff(self, request, context):
         async def run():
             resp = await self._provider.diff(
-                sdk.DiffRequest(request.urn, request.id, PropertyValue.unmarshal_map(request.olds),
-                                PropertyValue.unmarshal_map(request.news), list(request.ignoreChanges))
+                sdk.DiffRequest(
+                    request.urn,
+                    request.id,
+                    PropertyValue.unmarshal_map(request.olds),
+                    PropertyValue.unmarshal_map(request.news),
+                    list(request.ignoreChanges),
+                )
             )
             changes = provider_pb2.DiffResponse.DIFF_SOME if resp.changes else provider_pb2.DiffResponse.DIFF_NONE
             return provider_pb2.DiffResponse(
-                replaces=resp.replaces, stables=resp.stables, deleteBeforeReplace=resp.delete_before_replace,
-                changes=changes, diffs=resp.diffs, hasDetailedDiff=True,
-                detailedDiff={k: provider_pb2.PropertyDiff(kind=_KINDS[v.kind], inputDiff=v.input_diff)
-                              for k, v in resp.detailed_diff.items()},
+                replaces=resp.replaces,
+                stables=resp.stables,
+                deleteBeforeReplace=resp.delete_before_replace,
+                changes=changes,
+                diffs=resp.diffs,
+                hasDetailedDiff=True,
+                detailedDiff={
+                    k: provider_pb2.PropertyDiff(kind=_KINDS[v.kind], inputDiff=v.input_diff) for k, v in resp.detailed_diff.items()
+                },
             )
 
         return await self._call(request.urn, context, run)
@@ -152,9 +172,15 @@ class HyperpodServicer(ProviderServicer):
     async def Update(self, request, context):
         async def run():
             resp = await self._provider.update(
-                sdk.UpdateRequest(request.urn, request.id, PropertyValue.unmarshal_map(request.olds),
-                                  PropertyValue.unmarshal_map(request.news), timeout=request.timeout,
-                                  ignore_changes=list(request.ignoreChanges), preview=request.preview)
+                sdk.UpdateRequest(
+                    request.urn,
+                    request.id,
+                    PropertyValue.unmarshal_map(request.olds),
+                    PropertyValue.unmarshal_map(request.news),
+                    timeout=request.timeout,
+                    ignore_changes=list(request.ignoreChanges),
+                    preview=request.preview,
+                )
             )
             return provider_pb2.UpdateResponse(properties=marshal_map(resp.properties))
 
@@ -163,13 +189,13 @@ class HyperpodServicer(ProviderServicer):
     async def Read(self, request, context):
         async def run():
             resp = await self._provider.read(
-                sdk.ReadRequest(request.urn, request.id, PropertyValue.unmarshal_map(request.properties),
-                                PropertyValue.unmarshal_map(request.inputs))
+                sdk.ReadRequest(
+                    request.urn, request.id, PropertyValue.unmarshal_map(request.properties), PropertyValue.unmarshal_map(request.inputs)
+                )
             )
             if not resp.resource_id:
                 return provider_pb2.ReadResponse(id="")  # no properties: gone / does not exist
-            return provider_pb2.ReadResponse(id=resp.resource_id, properties=marshal_map(resp.properties),
-                                             inputs=marshal_map(resp.inputs))
+            return provider_pb2.ReadResponse(id=resp.resource_id, properties=marshal_map(resp.properties), inputs=marshal_map(resp.inputs))
 
         return await self._call(request.urn, context, run)
 

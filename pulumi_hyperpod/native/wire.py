@@ -137,9 +137,7 @@ def path_to_wire(path: str) -> str:
 _SET_LISTS = {"SecurityGroupIds", "Subnets", "Tags", "protected_node_ids"}
 
 
-def detailed_diff(
-    olds: Mapping[str, Any], news: Mapping[str, Any], replaces: Iterable[str], changes: bool
-) -> dict[str, PropertyDiff]:
+def detailed_diff(olds: Mapping[str, Any], news: Mapping[str, Any], replaces: Iterable[str], changes: bool) -> dict[str, PropertyDiff]:
     """Per property path: what changed between the stored inputs and the new ones, and whether it
     forces a replacement (a path at, under or over one of `replaces`). Instance groups are matched
     by name and unordered lists (subnets, security groups, tags) compared as sets, as the
@@ -184,10 +182,7 @@ def _walk(old: Any, new: Any, path: str, key: str, found: dict[str, PropertyDiff
 
 def _walk_groups(old: list, new: list, path: str, found: dict[str, PropertyDiffKind]) -> None:
     def by_name(groups: list) -> dict[str, tuple[int, Any]]:
-        return {
-            (g.get("InstanceGroupName") if isinstance(g, Mapping) else None) or f"#{i}": (i, g)
-            for i, g in enumerate(groups)
-        }
+        return {(g.get("InstanceGroupName") if isinstance(g, Mapping) else None) or f"#{i}": (i, g) for i, g in enumerate(groups)}
 
     olds, news = by_name(old), by_name(new)
     for name, (i, group) in news.items():

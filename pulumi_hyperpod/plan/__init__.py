@@ -27,8 +27,23 @@ _EXPORTS = {
     **dict.fromkeys(["CostSection", "PreflightSection"], ".sections"),
 }
 
-__all__ = ["PLAN_FORMAT", "Basis", "CostSection", "GroupChange", "Plan", "Policy", "PreflightSection", "Refusal", "Step", "Victim",
-           "api_limits", "fingerprint", "plan", "plan_renderable", "plan_text"]
+__all__ = [
+    "PLAN_FORMAT",
+    "Basis",
+    "CostSection",
+    "GroupChange",
+    "Plan",
+    "Policy",
+    "PreflightSection",
+    "Refusal",
+    "Step",
+    "Victim",
+    "api_limits",
+    "fingerprint",
+    "plan",
+    "plan_renderable",
+    "plan_text",
+]
 
 
 def plan_renderable(plan: "Plan", victims_shown: int | None = 20) -> Any:

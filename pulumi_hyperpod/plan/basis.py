@@ -113,8 +113,7 @@ def stale_reasons(plan: "Plan", now: "ClusterState | None") -> list[str]:
     if now.arn != basis.identity:
         elsewhere = _place(now.arn) != _place(basis.identity)
         if elsewhere:  # the same name in another account or region: not this plan's cluster at all
-            return [f"cluster {plan.cluster_name} here is {now.arn}; the plan was made for {basis.identity} "
-                    "(another account or region)"]
+            return [f"cluster {plan.cluster_name} here is {now.arn}; the plan was made for {basis.identity} (another account or region)"]
         return [f"cluster {plan.cluster_name} was deleted and created again ({basis.identity} → {now.arn})"]
     reasons = []
     if now.status != basis.state and now.status in ("Deleting", "Failed"):
@@ -157,8 +156,13 @@ def _node_changes(plan: "Plan", basis: Basis, now: "ClusterState") -> list[str]:
 
 def _lifecycle_groups(plan: "Plan", basis: Basis) -> set[str]:
     """Groups whose nodes a reboot, a replacement or a rollout names: planned against exactly these nodes."""
-    named = {node_id for step in plan.steps for field in ("NodeIds", "NodeLogicalIds") for node_id in step.request.get(field) or ()
-             if step.operation in ("BatchRebootClusterNodes", "BatchReplaceClusterNodes")}
+    named = {
+        node_id
+        for step in plan.steps
+        for field in ("NodeIds", "NodeLogicalIds")
+        for node_id in step.request.get(field) or ()
+        if step.operation in ("BatchRebootClusterNodes", "BatchReplaceClusterNodes")
+    }
     named |= {node_id for step in plan.steps for batch in step.batches for node_id in batch}
     return {n.group for n in basis.nodes if n.key in named}
 

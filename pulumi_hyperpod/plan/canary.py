@@ -24,8 +24,14 @@ def canary_steps(steps: list[Step], canary: int | None, limits: dict[str, int], 
     growing = [n for n, d in _growth(steps).items() if d > canary]
     if not adds:
         folded = [e["InstanceGroupName"] for s in steps if s.operation == "UpdateCluster" for e in s.request.get("InstanceGroups") or ()]
-        return steps, ([f"canary scale-out (policy.canary_nodes {canary}) applies to BatchAddClusterNodes only: "
-                        f"the scale-out in this plan's UpdateCluster ({', '.join(folded)}) grows in one step"] if folded else [])
+        return steps, (
+            [
+                f"canary scale-out (policy.canary_nodes {canary}) applies to BatchAddClusterNodes only: "
+                f"the scale-out in this plan's UpdateCluster ({', '.join(folded)}) grows in one step"
+            ]
+            if folded
+            else []
+        )
     if not growing:
         return steps, []
     from .planner import pack_adds
@@ -33,15 +39,28 @@ def canary_steps(steps: list[Step], canary: int | None, limits: dict[str, int], 
     totals = _growth(steps)
     first = [{"InstanceGroupName": name, "IncrementTargetCountBy": canary} for name in growing]
     rest = [(name, count - canary if name in growing else count) for name, count in totals.items()]
-    reasons = tuple(f"{name}: canary +{canary} first; the other {totals[name] - canary} after their lifecycle scripts "
-                    "and deep health checks pass" for name in growing)
+    reasons = tuple(
+        f"{name}: canary +{canary} first; the other {totals[name] - canary} after their lifecycle scripts and deep health checks pass"
+        for name in growing
+    )
     out = [s for s in steps if s.operation != "BatchAddClusterNodes"]
-    out.append(Step("BatchAddClusterNodes", {"ClusterName": cluster, "NodesToAdd": first}, reasons, canary=True,
-                    kind="add-nodes", codes=("grow", "canary")))
+    out.append(
+        Step(
+            "BatchAddClusterNodes",
+            {"ClusterName": cluster, "NodesToAdd": first},
+            reasons,
+            canary=True,
+            kind="add-nodes",
+            codes=("grow", "canary"),
+        )
+    )
     for batch in pack_adds([(n, c) for n, c in rest if c > 0], limits):
         why = tuple(f"{e['InstanceGroupName']}: +{e['IncrementTargetCountBy']} after the canary" for e in batch)
-        out.append(Step("BatchAddClusterNodes", {"ClusterName": cluster, "NodesToAdd": batch}, why, kind="add-nodes",
-                        codes=("grow", "after-canary")))
+        out.append(
+            Step(
+                "BatchAddClusterNodes", {"ClusterName": cluster, "NodesToAdd": batch}, why, kind="add-nodes", codes=("grow", "after-canary")
+            )
+        )
     return out, []
 
 

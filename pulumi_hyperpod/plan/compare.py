@@ -40,8 +40,16 @@ def group_member_changes(desired: InstanceGroupSpec, observed: GroupState) -> li
         # API-driven Slurm (AWS, "Migrating to API-driven Slurm configuration") sets it on every group
         changes.append(MemberChange(desired.name, "SlurmConfig.NodeType", "UpdateCluster", "set", None, desired.node_type))
     if desired.instance_requirements is not None and tuple(desired.instance_requirements.instance_types) != observed.instance_types:
-        changes.append(MemberChange(desired.name, "InstanceRequirements.InstanceTypes", "UpdateCluster", "change",
-                                    list(observed.instance_types), list(desired.instance_requirements.instance_types)))
+        changes.append(
+            MemberChange(
+                desired.name,
+                "InstanceRequirements.InstanceTypes",
+                "UpdateCluster",
+                "change",
+                list(observed.instance_types),
+                list(desired.instance_requirements.instance_types),
+            )
+        )
     return changes
 
 
@@ -60,11 +68,17 @@ def group_immutable_changes(desired: InstanceGroupSpec, observed: GroupState) ->
     problems = []
     if desired.node_type is not None and observed.node_type is not None and desired.node_type != observed.node_type:
         problems.append(f"SlurmConfig.NodeType {observed.node_type} → {desired.node_type}")
-    if desired.instance_type is not None and observed.instance_type and not observed.described.get("InstanceRequirements") \
-            and desired.instance_type != observed.instance_type:
+    if (
+        desired.instance_type is not None
+        and observed.instance_type
+        and not observed.described.get("InstanceRequirements")
+        and desired.instance_type != observed.instance_type
+    ):
         # "Updating SageMaker HyperPod cluster configuration" (update-cluster): to update an existing
         # instance group, specify the instance type initially assigned to it
-        problems.append(f"InstanceType {observed.instance_type} → {desired.instance_type} (UpdateCluster takes only the type the group was created with)")
+        problems.append(
+            f"InstanceType {observed.instance_type} → {desired.instance_type} (UpdateCluster takes only the type the group was created with)"
+        )
     if desired.instance_requirements is not None and observed.instance_type and not observed.described.get("InstanceRequirements"):
         problems.append("a fixed-type group cannot become a flexible group (InstanceRequirements)")
     if desired.instance_type is not None and observed.described.get("InstanceRequirements"):

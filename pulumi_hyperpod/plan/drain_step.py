@@ -62,8 +62,9 @@ def _wait(victim: Victim, view: "WorkloadView | None", mode: str) -> tuple[float
     return max((ends - view.observed_at).total_seconds(), 0.0), work.describe()
 
 
-def drain_steps(state: ClusterState, cluster_name: str, victims: Sequence[Victim], policy: "Policy",
-                view: "WorkloadView | None") -> list[Step]:
+def drain_steps(
+    state: ClusterState, cluster_name: str, victims: Sequence[Victim], policy: "Policy", view: "WorkloadView | None"
+) -> list[Step]:
     """One DrainNodes step for the launched victims (none when policy.drain is none or none launched)."""
     launched = [v for v in victims if not v.logical]
     if policy.drain == "none" or not launched:
@@ -79,12 +80,18 @@ def drain_steps(state: ClusterState, cluster_name: str, victims: Sequence[Victim
     known = [w for w in waits if w is not None]
     expected_all = None if len(known) < len(waits) else min(max(known, default=0.0), policy.drain_timeout)
     then = "then stop, leaving them drained" if policy.drain_deadline == "stop" else "then delete them anyway"
-    summary = (f"{policy.drain} {len(nodes)} node(s) before deleting them: expected wait "
-               f"{'up to the deadline' if expected_all is None else _minutes(expected_all)} "
-               f"(deadline {_minutes(policy.drain_timeout)}, {then})")
+    summary = (
+        f"{policy.drain} {len(nodes)} node(s) before deleting them: expected wait "
+        f"{'up to the deadline' if expected_all is None else _minutes(expected_all)} "
+        f"(deadline {_minutes(policy.drain_timeout)}, {then})"
+    )
     request = {
-        "ClusterName": cluster_name, "Orchestrator": state.orchestrator_kind, "Mode": policy.drain,
-        "TimeoutSeconds": policy.drain_timeout, "AtDeadline": policy.drain_deadline, "Nodes": nodes,
+        "ClusterName": cluster_name,
+        "Orchestrator": state.orchestrator_kind,
+        "Mode": policy.drain,
+        "TimeoutSeconds": policy.drain_timeout,
+        "AtDeadline": policy.drain_deadline,
+        "Nodes": nodes,
         "ExpectedWaitSeconds": None if expected_all is None else math.ceil(expected_all),
     }
     return [Step("DrainNodes", request, (summary, *reasons), kind="drain", codes=("scale-in",))]

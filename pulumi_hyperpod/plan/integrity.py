@@ -12,8 +12,17 @@ from .model import Plan
 # the operations each action's steps are made of (planner.py), in the order they may come
 OPERATIONS = {
     "create": ("CreateCluster",),
-    "update": ("UpdateCluster", "DrainNodes", "BatchAddClusterNodes", "BatchDeleteClusterNodes",
-               "UpdateClusterSoftware", "BatchRebootClusterNodes", "BatchReplaceClusterNodes", "AddTags", "DeleteTags"),
+    "update": (
+        "UpdateCluster",
+        "DrainNodes",
+        "BatchAddClusterNodes",
+        "BatchDeleteClusterNodes",
+        "UpdateClusterSoftware",
+        "BatchRebootClusterNodes",
+        "BatchReplaceClusterNodes",
+        "AddTags",
+        "DeleteTags",
+    ),
     "replace": ("DeleteCluster", "CreateCluster"),
     "delete": ("DeleteCluster",),
     "none": (),
@@ -37,8 +46,7 @@ def step_problems(plan: Plan, create_request: dict[str, Any] | None = None) -> l
                 problems.append(f"{where}: tags resource {step.request.get('ResourceArn')!r}, not the plan's cluster")
             continue
         if step.request.get("ClusterName") != plan.cluster_name:
-            problems.append(f"{where}: acts on cluster {step.request.get('ClusterName')!r}, the plan is for "
-                            f"{plan.cluster_name!r}")
+            problems.append(f"{where}: acts on cluster {step.request.get('ClusterName')!r}, the plan is for {plan.cluster_name!r}")
         if step.operation == "BatchDeleteClusterNodes":
             named = list(step.request.get("NodeIds") or []) + list(step.request.get("NodeLogicalIds") or [])
             if sorted(named) != sorted(victim.node_id for victim in step.victims):

@@ -20,8 +20,9 @@ from ..members import Member, rows
 from ..members.table import Scope
 
 # Rows the count planner and the older rules handle (planner.py, compare.group_immutable_changes)
-_OWN_RULES = frozenset({"InstanceGroupName", "InstanceCount", "MinInstanceCount", "InstanceType",
-                        "InstanceRequirements.InstanceTypes", "SlurmConfig.NodeType"})
+_OWN_RULES = frozenset(
+    {"InstanceGroupName", "InstanceCount", "MinInstanceCount", "InstanceType", "InstanceRequirements.InstanceTypes", "SlurmConfig.NodeType"}
+)
 # Lists whose order means nothing (InstanceTypes keep theirs: provisioning priority, seed 001)
 _UNORDERED = frozenset({"OnStartDeepHealthChecks", "OverrideVpcConfig", "InstanceStorageConfigs", "KubernetesConfig.Taints"})
 # What the service reports for a member never set: the same as not set
@@ -47,8 +48,7 @@ class MemberChange:
 
     def line(self) -> str:
         if self.effect == "remove":
-            return (f"{self.member} removed (the spec leaves it out, and an UpdateCluster group entry is the group's "
-                    "whole specification)")
+            return f"{self.member} removed (the spec leaves it out, and an UpdateCluster group entry is the group's whole specification)"
         shown = _short(self.after)
         if self.effect == "set":
             return f"{self.member} set to {shown}"
@@ -70,8 +70,9 @@ def member_line(change: MemberChange) -> str:
 
     line = change.line()
     if change.change == "UpdateClusterSoftware":
-        return (f"{line} (UpdateCluster sets it for nodes launched from now on; existing nodes get it through an "
-                "UpdateClusterSoftware rollout)")
+        return (
+            f"{line} (UpdateCluster sets it for nodes launched from now on; existing nodes get it through an UpdateClusterSoftware rollout)"
+        )
     if change.member in BUILD_FIELDS:
         return f"{line} (existing nodes keep how they were built)"
     return line
@@ -98,7 +99,8 @@ def observed_value(row: Member, described: Mapping[str, Any]) -> Any:
     value = get(described, row.reported)
     if row.path == "AutoPatchConfig" and isinstance(value, Mapping):
         value = {k: v for k, v in value.items() if k not in ("CurrentPatchSchedule", "DesiredPatchSchedule")} | (
-            {"PatchSchedule": value["DesiredPatchSchedule"]} if value.get("DesiredPatchSchedule") is not None else {})
+            {"PatchSchedule": value["DesiredPatchSchedule"]} if value.get("DesiredPatchSchedule") is not None else {}
+        )
     return None if is_default(row.path, value) else value
 
 
@@ -129,8 +131,7 @@ def same(observed: Any, desired: Any, unordered: bool = False) -> bool:
 
 
 # ---- one group -------------------------------------------------------------------------------------
-def group_member_changes(want: Mapping[str, Any], described: Mapping[str, Any], name: str,
-                         scope: Scope = "group") -> list[MemberChange]:
+def group_member_changes(want: Mapping[str, Any], described: Mapping[str, Any], name: str, scope: Scope = "group") -> list[MemberChange]:
     """Every member of an existing group whose value the plan changes, by the table's rows."""
     changes = []
     for row in rows(scope):

@@ -21,8 +21,19 @@ if TYPE_CHECKING:  # pragma: no cover
 # or "DrainNodes", done in the orchestrator): each cloud's planner lists its own.
 Operation = str
 # What a step does, the same words for every cloud: renderers, policies and apply's checks read this.
-StepKind = Literal["create-cluster", "update-cluster", "delete-cluster", "add-nodes", "remove-nodes", "tag", "untag",
-                   "drain", "update-software", "reboot-nodes", "replace-nodes"]
+StepKind = Literal[
+    "create-cluster",
+    "update-cluster",
+    "delete-cluster",
+    "add-nodes",
+    "remove-nodes",
+    "tag",
+    "untag",
+    "drain",
+    "update-software",
+    "reboot-nodes",
+    "replace-nodes",
+]
 # a replacement destroys the instance's volumes
 DESTRUCTIVE_KINDS = frozenset({"delete-cluster", "remove-nodes", "replace-nodes"})
 NOT_API_CALLS = frozenset({"drain"})  # kinds of steps done in the orchestrator, not calls to the cloud's API
@@ -177,7 +188,13 @@ class Plan:
             for s in data.get("steps") or ()
         )
         groups = tuple(
-            GroupChange(**{**{k: v for k, v in g.items() if k != "delta"}, "instance_types": tuple(g.get("instance_types") or ()), "config_changes": tuple(g.get("config_changes") or ())})
+            GroupChange(
+                **{
+                    **{k: v for k, v in g.items() if k != "delta"},
+                    "instance_types": tuple(g.get("instance_types") or ()),
+                    "config_changes": tuple(g.get("config_changes") or ()),
+                }
+            )
             for g in data.get("groups") or ()
         )
         return cls(

@@ -31,6 +31,11 @@ def autoscaling_refusals(desired: "ClusterSpec", observed: "ClusterState") -> li
     scaling = (observed.describe.get("AutoScaling") or {}).get("Mode")
     have, want = observed.describe.get("ClusterRole"), desired.cluster_role
     if scaling == "Enable" and want is not None and have is not None and want != have:
-        return [Refusal("autoscaling-cluster-role", f"ClusterRole {have} → {want} cannot change while AutoScaling Mode is "
-                                                    "Enable; disable autoscaling first, then change the role")]
+        return [
+            Refusal(
+                "autoscaling-cluster-role",
+                f"ClusterRole {have} → {want} cannot change while AutoScaling Mode is "
+                "Enable; disable autoscaling first, then change the role",
+            )
+        ]
     return []

@@ -86,8 +86,14 @@ def pack_deletes(ids: list[Victim], logical: list[Victim], limits: dict[str, int
     return calls
 
 
-def plan(desired: ClusterSpec | None, observed: ClusterState | None, policy: Policy | None = None, *,
-         roles: Mapping[str, str] | None = None, workload: Any = None) -> Plan:
+def plan(
+    desired: ClusterSpec | None,
+    observed: ClusterState | None,
+    policy: Policy | None = None,
+    *,
+    roles: Mapping[str, str] | None = None,
+    workload: Any = None,
+) -> Plan:
     """The plan that takes `observed` to `desired` (None: delete the cluster). Pure.
 
     `roles`: instance group name → Slurm role ("Controller" | "Login" | "Compute"), for clusters whose
@@ -99,8 +105,7 @@ def plan(desired: ClusterSpec | None, observed: ClusterState | None, policy: Pol
     return _plan(desired, observed, policy or Policy(), dict(roles or {}), workload)
 
 
-def _plan(desired: ClusterSpec | None, observed: ClusterState | None, policy: Policy, roles: dict[str, str],
-          workload: Any = None) -> Plan:
+def _plan(desired: ClusterSpec | None, observed: ClusterState | None, policy: Policy, roles: dict[str, str], workload: Any = None) -> Plan:
     if desired is None:
         return _delete_plan(observed, policy)
     if observed is None:
@@ -132,8 +137,13 @@ def _create_plan(desired: ClusterSpec) -> Plan:
     )
     total = sum(g.instance_count for g in desired.instance_groups)
     mode = "Continuous" if desired.continuous else "all-or-nothing"
-    step = Step("CreateCluster", desired.to_api("CreateCluster"), (f"create cluster {desired.name}: {len(groups)} groups, {total} nodes, {mode} provisioning",),
-                kind="create-cluster", codes=("absent",))
+    step = Step(
+        "CreateCluster",
+        desired.to_api("CreateCluster"),
+        (f"create cluster {desired.name}: {len(groups)} groups, {total} nodes, {mode} provisioning",),
+        kind="create-cluster",
+        codes=("absent",),
+    )
     return Plan(cluster_name=desired.name, action="create", steps=(step,), groups=groups)
 
 
@@ -150,25 +160,43 @@ def _unmatched_protection(observed: ClusterState, policy: Policy) -> list[str]:
     unmatched = sorted(policy.protected_node_ids - known)
     if not unmatched:
         return []
-    return [f"protected node id(s) {', '.join(unmatched)} match no node of cluster {observed.name}: "
-            "they protect nothing here (check them if they were meant for this cluster)"]
+    return [
+        f"protected node id(s) {', '.join(unmatched)} match no node of cluster {observed.name}: "
+        "they protect nothing here (check them if they were meant for this cluster)"
+    ]
 
 
 def _protected_refusal(what: str, keys: list[str], group: str | None = None) -> Refusal:
     shown = ", ".join(keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
-    return Refusal("protected-node", f"{what} would remove protected node(s) {shown}; a protected node is never removed "
-                                     "(take it out of policy.protected_node_ids / --protect first)", group)
+    return Refusal(
+        "protected-node",
+        f"{what} would remove protected node(s) {shown}; a protected node is never removed "
+        "(take it out of policy.protected_node_ids / --protect first)",
+        group,
+    )
 
 
 def _delete_plan(observed: ClusterState | None, policy: Policy) -> Plan:
     if observed is None:
         return Plan(cluster_name="", action="none")
     groups = tuple(
-        GroupChange(group=g.name, action="delete", node_type=g.node_type, target_before=g.target_count, current=g.current_count, min_before=g.min_count)
+        GroupChange(
+            group=g.name,
+            action="delete",
+            node_type=g.node_type,
+            target_before=g.target_count,
+            current=g.current_count,
+            min_before=g.min_count,
+        )
         for g in observed.groups
     )
-    step = Step("DeleteCluster", {"ClusterName": observed.name}, (f"delete cluster {observed.name} and its {len(observed.nodes)} nodes",),
-                kind="delete-cluster", codes=("not-desired",))
+    step = Step(
+        "DeleteCluster",
+        {"ClusterName": observed.name},
+        (f"delete cluster {observed.name} and its {len(observed.nodes)} nodes",),
+        kind="delete-cluster",
+        codes=("not-desired",),
+    )
     deletion = Plan(cluster_name=observed.name, action="delete", steps=(step,), groups=groups, basis=Basis.of(observed))
     protected = _protected_nodes(observed.nodes, policy)
     return deletion.refuse(_protected_refusal(f"deleting cluster {observed.name}", protected)) if protected else deletion
@@ -176,10 +204,20 @@ def _delete_plan(observed: ClusterState | None, policy: Policy) -> Plan:
 
 def _replace_plan(desired: ClusterSpec, observed: ClusterState, reasons: list[str], policy: Policy, roles: dict[str, str]) -> Plan:
     steps = (
-        Step("DeleteCluster", {"ClusterName": observed.name}, ("replace: delete the current cluster",),
-             kind="delete-cluster", codes=("cannot-update-in-place",)),
-        Step("CreateCluster", desired.to_api("CreateCluster"), ("replace: create it again from the desired spec",),
-             kind="create-cluster", codes=("cannot-update-in-place",)),
+        Step(
+            "DeleteCluster",
+            {"ClusterName": observed.name},
+            ("replace: delete the current cluster",),
+            kind="delete-cluster",
+            codes=("cannot-update-in-place",),
+        ),
+        Step(
+            "CreateCluster",
+            desired.to_api("CreateCluster"),
+            ("replace: create it again from the desired spec",),
+            kind="create-cluster",
+            codes=("cannot-update-in-place",),
+        ),
     )
     refusals: list[Refusal] = []
     if not policy.allow_replacement:
@@ -243,22 +281,63 @@ class _Updater:
             have = self.observed.group(want.name)
             if have is None:
                 changes.append(
-                    GroupChange(want.name, "create", self.role(want.name), None, want.instance_count, None, None, want.effective_min_count(continuous), want.instance_types)
+                    GroupChange(
+                        want.name,
+                        "create",
+                        self.role(want.name),
+                        None,
+                        want.instance_count,
+                        None,
+                        None,
+                        want.effective_min_count(continuous),
+                        want.instance_types,
+                    )
                 )
                 continue
             config = [c for c in compare.group_config_changes(want, have) if c not in software.IMAGE_MEMBERS]  # a rollout moves images
             config += software.rollout_labels(want, have)
-            wanted = have.target_count if count_owner(self.desired, self.observed) else want.instance_count  # an autoscaler's count is its own
+            wanted = (
+                have.target_count if count_owner(self.desired, self.observed) else want.instance_count
+            )  # an autoscaler's count is its own
             delta = wanted - have.target_count
-            action = "grow" if delta > 0 else "shrink" if delta < 0 else ("configure" if config or self._min_change(want, have) is not None else "unchanged")
+            action = (
+                "grow"
+                if delta > 0
+                else "shrink"
+                if delta < 0
+                else ("configure" if config or self._min_change(want, have) is not None else "unchanged")
+            )
             min_after = want.min_instance_count if want.min_instance_count is not None else have.min_count
             changes.append(
-                GroupChange(want.name, action, self.role(want.name), have.target_count, wanted, have.current_count, have.min_count, min_after, want.instance_types, tuple(config))
+                GroupChange(
+                    want.name,
+                    action,
+                    self.role(want.name),
+                    have.target_count,
+                    wanted,
+                    have.current_count,
+                    have.min_count,
+                    min_after,
+                    want.instance_types,
+                    tuple(config),
+                )
             )
         wanted = {g.name for g in self.desired.instance_groups}
         for have in self.observed.groups:
             if have.name not in wanted:
-                changes.append(GroupChange(have.name, "delete", self.role(have.name), have.target_count, None, have.current_count, have.min_count, None, have.instance_types))
+                changes.append(
+                    GroupChange(
+                        have.name,
+                        "delete",
+                        self.role(have.name),
+                        have.target_count,
+                        None,
+                        have.current_count,
+                        have.min_count,
+                        None,
+                        have.instance_types,
+                    )
+                )
         return tuple(changes)
 
     def _min_change(self, want: InstanceGroupSpec, have: GroupState) -> int | None:
@@ -270,8 +349,11 @@ class _Updater:
         # node lifecycle (software.py, repair.py): rollouts and repairs, and the nodes they keep out of scale-ins
         self.rollouts = software.plan_rollouts(self.desired, self.observed, self.policy, self.role)
         self.repairs = repair.plan_repairs(self.observed, self.policy, self.role)
-        self.kept_nodes = self.repairs.replaced | set(self.policy.reboot_node_ids) | (
-            {n.key for n in self.observed.nodes if n.status == "Failure"} if self.policy.failed_nodes != "delete" else set())
+        self.kept_nodes = (
+            self.repairs.replaced
+            | set(self.policy.reboot_node_ids)
+            | ({n.key for n in self.observed.nodes if n.status == "Failure"} if self.policy.failed_nodes != "delete" else set())
+        )
         groups = self.group_changes()
         cluster_changes = compare.cluster_config_changes(self.desired, self.observed)
         for member in cluster_changes:
@@ -335,12 +417,20 @@ class _Updater:
         want = self.desired.group(name)
         have = self.observed.group(name)
         if have.status == "Deleting":
-            self.refusals.append(Refusal("group-deleting", f"{name} is still being deleted; wait until it is gone, then plan again to create it anew", name))
+            self.refusals.append(
+                Refusal("group-deleting", f"{name} is still being deleted; wait until it is gone, then plan again to create it anew", name)
+            )
             return
         member_changes = compare.group_member_changes(want, have)
         immutable = compare.group_immutable_changes(want, have) + [c.line() for c in member_changes if c.refused]
         if immutable:
-            self.refusals.append(Refusal("immutable-group-field", f"{name}: {'; '.join(immutable)} cannot change in place; add a group with a new name and remove this one", name))
+            self.refusals.append(
+                Refusal(
+                    "immutable-group-field",
+                    f"{name}: {'; '.join(immutable)} cannot change in place; add a group with a new name and remove this one",
+                    name,
+                )
+            )
             return
         # the image members move through an UpdateClusterSoftware rollout (plan/software.py), not UpdateCluster
         applied = [c for c in member_changes if not c.refused and c.member not in software.IMAGE_MEMBERS]
@@ -349,11 +439,15 @@ class _Updater:
             self.update_reasons.extend(f"{name}: {member_line(c)}" for c in applied)
         owner = count_owner(self.desired, self.observed)
         if owner and want.instance_count != have.target_count:
-            self.notes.append(f"{name}: {have.target_count} now, spec {want.instance_count}, owned by {owner} "
-                              "(AutoScaling Mode Enable): shown, not reconciled")
+            self.notes.append(
+                f"{name}: {have.target_count} now, spec {want.instance_count}, owned by {owner} "
+                "(AutoScaling Mode Enable): shown, not reconciled"
+            )
         if have.described.get("TrainingPlanArn") and change.delta > 0:
-            self.notes.append(f"{name}: capacity comes from training plan {have.described['TrainingPlanArn']}; "
-                              "its reserved instances bound how far the group can grow")
+            self.notes.append(
+                f"{name}: capacity comes from training plan {have.described['TrainingPlanArn']}; "
+                "its reserved instances bound how far the group can grow"
+            )
         if self._min_change(want, have) is not None:
             self._list_in_update(want, have)
             self.update_reasons.append(f"{name}: MinCount {have.min_count} → {want.min_instance_count}")
@@ -380,17 +474,31 @@ class _Updater:
             self.notes.append(f"{name}: already being deleted")
             return
         if node_type == "Controller":
-            self.refusals.append(Refusal("controller-group", f"{name} is the Slurm Controller group; a Slurm cluster cannot run without it", name))
+            self.refusals.append(
+                Refusal("controller-group", f"{name} is the Slurm Controller group; a Slurm cluster cannot run without it", name)
+            )
             return
         if node_type == "Login" and not self.policy.allow_login_scale_in and change.target_before:
-            self.refusals.append(Refusal("login-scale-in", f"deleting {name} removes the Login nodes users connect through; set policy.allow_login_scale_in to allow it", name))
+            self.refusals.append(
+                Refusal(
+                    "login-scale-in",
+                    f"deleting {name} removes the Login nodes users connect through; set policy.allow_login_scale_in to allow it",
+                    name,
+                )
+            )
             return
         protected = _protected_nodes(self.observed.nodes_of(name), self.policy)
         if protected:
             self.refusals.append(_protected_refusal(f"deleting group {name} (removed from the spec, or renamed)", protected, name))
             return
         if change.target_before and self.policy.max_scale_in_fraction < 1.0:
-            self.refusals.append(Refusal("max-scale-in-fraction", f"deleting {name} removes all {change.target_before} of its nodes, more than policy.max_scale_in_fraction ({self.policy.max_scale_in_fraction:.0%})", name))
+            self.refusals.append(
+                Refusal(
+                    "max-scale-in-fraction",
+                    f"deleting {name} removes all {change.target_before} of its nodes, more than policy.max_scale_in_fraction ({self.policy.max_scale_in_fraction:.0%})",
+                    name,
+                )
+            )
             return
         self.update_reasons.append(f"{name}: group removed with its {change.target_before or 0} nodes (InstanceGroupsToDelete)")
 
@@ -400,29 +508,59 @@ class _Updater:
         protected = _protected_nodes(self.observed.nodes_of(name), self.policy)
         if node_type == "Controller":
             if not self.policy.allow_controller_scale_in:
-                self.refusals.append(Refusal("controller-scale-in", f"{name}: removing {count} Controller node(s) is refused; set policy.allow_controller_scale_in to allow it", name))
+                self.refusals.append(
+                    Refusal(
+                        "controller-scale-in",
+                        f"{name}: removing {count} Controller node(s) is refused; set policy.allow_controller_scale_in to allow it",
+                        name,
+                    )
+                )
                 return
             if protected:  # the service chooses which controller goes: it could be a protected one
-                self.refusals.append(_protected_refusal(f"{name}: lowering the Controller count (the service chooses which node goes)", protected, name))
+                self.refusals.append(
+                    _protected_refusal(f"{name}: lowering the Controller count (the service chooses which node goes)", protected, name)
+                )
                 return
             # Controller nodes are never named: the service chooses, through the count.
-            self._lower_count(want, have, f"{name}: {have.target_count} → {want.instance_count} (the service chooses which controller goes)")
+            self._lower_count(
+                want, have, f"{name}: {have.target_count} → {want.instance_count} (the service chooses which controller goes)"
+            )
             return
         if node_type == "Login" and not self.policy.allow_login_scale_in:
-            self.refusals.append(Refusal("login-scale-in", f"{name}: removing {count} Login node(s) is refused; set policy.allow_login_scale_in to allow it", name))
+            self.refusals.append(
+                Refusal(
+                    "login-scale-in",
+                    f"{name}: removing {count} Login node(s) is refused; set policy.allow_login_scale_in to allow it",
+                    name,
+                )
+            )
             return
         if fraction > self.policy.max_scale_in_fraction:
-            self.refusals.append(Refusal("max-scale-in-fraction", f"{name}: removing {count} of {have.target_count} nodes ({fraction:.0%}) is more than policy.max_scale_in_fraction ({self.policy.max_scale_in_fraction:.0%})", name))
+            self.refusals.append(
+                Refusal(
+                    "max-scale-in-fraction",
+                    f"{name}: removing {count} of {have.target_count} nodes ({fraction:.0%}) is more than policy.max_scale_in_fraction ({self.policy.max_scale_in_fraction:.0%})",
+                    name,
+                )
+            )
             return
         if (have.status or "") in BUSY_GROUP_STATUSES:
             # BatchDeleteClusterNodes is blocked while the group is Creating/Updating (seed 000); its
             # counts can still change through UpdateCluster, and the service chooses which nodes go.
             if protected:
-                self.refusals.append(_protected_refusal(f"{name}: lowering the count of a {have.status} group (the service chooses which nodes go)", protected, name))
+                self.refusals.append(
+                    _protected_refusal(
+                        f"{name}: lowering the count of a {have.status} group (the service chooses which nodes go)", protected, name
+                    )
+                )
                 return
-            self._lower_count(want, have, f"{name} {have.target_count} → {want.instance_count}: -{count} nodes through UpdateCluster "
-                                          f"(the group is {have.status}: BatchDeleteClusterNodes is blocked until it is InService; "
-                                          "the service chooses which nodes go)")
+            self._lower_count(
+                want,
+                have,
+                f"{name} {have.target_count} → {want.instance_count}: -{count} nodes through UpdateCluster "
+                f"(the group is {have.status}: BatchDeleteClusterNodes is blocked until it is InService; "
+                "the service chooses which nodes go)",
+            )
             return
         nodes = self.observed.nodes_of(name)
         candidates = victim_rules.removable(nodes, node_type, self.policy.protected_node_ids, self.kept_nodes)
@@ -432,7 +570,13 @@ class _Updater:
             unlisted = max(have.target_count - sum(1 for n in nodes if n.status not in victim_rules.LEAVING), 0)
             if missing > unlisted:
                 held = victim_rules.held_back(nodes, self.policy.protected_node_ids)
-                self.refusals.append(Refusal("not-enough-removable", f"{name}: {count} nodes must go but only {len(chosen) + unlisted} can be removed ({held})", name))
+                self.refusals.append(
+                    Refusal(
+                        "not-enough-removable",
+                        f"{name}: {count} nodes must go but only {len(chosen) + unlisted} can be removed ({held})",
+                        name,
+                    )
+                )
                 return
             entry = self._entry(name)
             entry["InstanceCount"] = have.target_count - missing
@@ -470,12 +614,13 @@ class _Updater:
         if self.update_groups or cluster_changes or deletable:
             request: dict[str, Any] = {"ClusterName": self.desired.name}
             if self.update_groups:
-                request["InstanceGroups"] = [self.update_groups[g.name] for g in self.desired.instance_groups if g.name in self.update_groups]
+                request["InstanceGroups"] = [
+                    self.update_groups[g.name] for g in self.desired.instance_groups if g.name in self.update_groups
+                ]
             if deletable:
                 request["InstanceGroupsToDelete"] = deletable
             request.update(cluster_changes)
-            steps.append(Step("UpdateCluster", request, tuple(self.update_reasons), kind="update-cluster",
-                              codes=update_codes(request)))
+            steps.append(Step("UpdateCluster", request, tuple(self.update_reasons), kind="update-cluster", codes=update_codes(request)))
         steps.extend(drain_steps(self.observed, self.desired.name, self.victims, self.policy, self.workload))
         steps.extend(self._delete_steps())
         if not fold:
@@ -499,9 +644,18 @@ class _Updater:
             for entry in batch:
                 name = entry["InstanceGroupName"]
                 have = self.observed.group(name)
-                reasons.append(f"{name} {have.target_count} → {have.target_count + self.scale_out[name]}: +{entry['IncrementTargetCountBy']} nodes")
-            steps.append(Step("BatchAddClusterNodes", {"ClusterName": self.desired.name, "NodesToAdd": batch}, tuple(reasons),
-                              kind="add-nodes", codes=("grow",)))
+                reasons.append(
+                    f"{name} {have.target_count} → {have.target_count + self.scale_out[name]}: +{entry['IncrementTargetCountBy']} nodes"
+                )
+            steps.append(
+                Step(
+                    "BatchAddClusterNodes",
+                    {"ClusterName": self.desired.name, "NodesToAdd": batch},
+                    tuple(reasons),
+                    kind="add-nodes",
+                    codes=("grow",),
+                )
+            )
         return steps
 
     def _delete_steps(self) -> list[Step]:
@@ -516,8 +670,16 @@ class _Updater:
             if logical:
                 request["NodeLogicalIds"] = [v.node_id for v in logical]
             reasons = tuple(self.delete_reasons) if index == 0 else (f"continued: call {index + 1} of {len(calls)}",)
-            steps.append(Step("BatchDeleteClusterNodes", request, reasons, tuple(ids + logical), kind="remove-nodes",
-                              codes=("shrink", *dict.fromkeys(v.code for v in ids + logical if v.code))))
+            steps.append(
+                Step(
+                    "BatchDeleteClusterNodes",
+                    request,
+                    reasons,
+                    tuple(ids + logical),
+                    kind="remove-nodes",
+                    codes=("shrink", *dict.fromkeys(v.code for v in ids + logical if v.code)),
+                )
+            )
         return steps
 
 

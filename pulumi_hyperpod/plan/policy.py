@@ -16,9 +16,7 @@ LOGICAL_ID = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9\-]*[a-zA-Z0-9]")
 class Policy(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
-    protected_node_ids: frozenset[str] = Field(
-        default=frozenset(), description="Instance or logical ids a scale-in must never remove."
-    )
+    protected_node_ids: frozenset[str] = Field(default=frozenset(), description="Instance or logical ids a scale-in must never remove.")
     max_scale_in_fraction: float = Field(
         default=1.0,
         ge=0.0,
@@ -44,17 +42,24 @@ class Policy(BaseModel):
 
     # scale-in by workload and drain before delete (docs/workloads.md; plan/workload_order.py, apply/drain.py)
     scale_in_order: Literal["workload", "state", "oldest", "newest"] = Field(
-        default="workload", description="Which removable nodes a scale-in names first: workload (idle, then the work "
-        "that ends soonest; by state where no workload was read), state (unhealthy, never launched, newest), oldest, newest.")
+        default="workload",
+        description="Which removable nodes a scale-in names first: workload (idle, then the work "
+        "that ends soonest; by state where no workload was read), state (unhealthy, never launched, newest), oldest, newest.",
+    )
     remove_first: frozenset[str] = Field(
-        default=frozenset(), description="Instance or logical ids a scale-in names before any other (Cluster API's "
-        "delete-machine annotation); never a protected one.")
+        default=frozenset(),
+        description="Instance or logical ids a scale-in names before any other (Cluster API's "
+        "delete-machine annotation); never a protected one.",
+    )
     drain: Literal["none", "cordon", "drain"] = Field(
-        default="none", description="Before deleting nodes: none; cordon (no new work lands; Slurm DRAIN, Kubernetes "
-        "cordon), then delete; drain (cordon, evict pods through the Eviction API, wait for the work to end), then delete.")
+        default="none",
+        description="Before deleting nodes: none; cordon (no new work lands; Slurm DRAIN, Kubernetes "
+        "cordon), then delete; drain (cordon, evict pods through the Eviction API, wait for the work to end), then delete.",
+    )
     drain_timeout: float = Field(default=3600.0, gt=0, le=7 * 86400, description="Seconds a drain waits for the work to end.")
     drain_deadline: Literal["stop", "delete"] = Field(
-        default="stop", description="At drain_timeout: stop (exit 1, the nodes left drained and named) or delete them anyway.")
+        default="stop", description="At drain_timeout: stop (exit 1, the nodes left drained and named) or delete them anyway."
+    )
 
     @model_validator(mode="after")
     def _first_not_protected(self) -> "Policy":
@@ -65,25 +70,38 @@ class Policy(BaseModel):
 
     # ---- node lifecycle (docs/lifecycle.md) --------------------------------------------------
     software_deployment: dict[str, Any] | None = Field(
-        default=None, description="UpdateClusterSoftware DeploymentConfig for rollouts the plan makes (the model's "
-                                  "DeploymentConfiguration: RollingUpdatePolicy, WaitIntervalInSeconds, "
-                                  "AutoRollbackConfiguration); default: the group's ScheduledUpdateConfig.DeploymentConfig.")
+        default=None,
+        description="UpdateClusterSoftware DeploymentConfig for rollouts the plan makes (the model's "
+        "DeploymentConfiguration: RollingUpdatePolicy, WaitIntervalInSeconds, "
+        "AutoRollbackConfiguration); default: the group's ScheduledUpdateConfig.DeploymentConfig.",
+    )
     max_unavailable_fraction: float = Field(
-        default=1.0, ge=0.0, le=1.0,
-        description="Largest share of a group's nodes a rollout, reboot or replacement may take down at once (1.0 = no limit).")
+        default=1.0,
+        ge=0.0,
+        le=1.0,
+        description="Largest share of a group's nodes a rollout, reboot or replacement may take down at once (1.0 = no limit).",
+    )
     allow_login_disruption: bool = Field(
-        default=False, description="Allow a rollout, reboot or replacement to take Slurm Login nodes down.")
+        default=False, description="Allow a rollout, reboot or replacement to take Slurm Login nodes down."
+    )
     failed_nodes: Literal["delete", "replace", "leave"] = Field(
-        default="delete", description="Nodes in Failure: removed first on scale-in (delete), replaced with "
-                                      "BatchReplaceClusterNodes (replace), or left where they are and named (leave).")
+        default="delete",
+        description="Nodes in Failure: removed first on scale-in (delete), replaced with "
+        "BatchReplaceClusterNodes (replace), or left where they are and named (leave).",
+    )
     canary_nodes: int | None = Field(
-        default=None, ge=1, le=50,
+        default=None,
+        ge=1,
+        le=50,
         description="Canary scale-out: a group growing by more than this adds this many nodes first, waits until their "
-                    "lifecycle scripts and deep health checks pass, then adds the rest; a canary failure stops the apply.")
+        "lifecycle scripts and deep health checks pass, then adds the rest; a canary failure stops the apply.",
+    )
     replace_node_ids: frozenset[str] = Field(
-        default=frozenset(), description="Nodes (instance or logical ids) this plan replaces with BatchReplaceClusterNodes (--replace).")
+        default=frozenset(), description="Nodes (instance or logical ids) this plan replaces with BatchReplaceClusterNodes (--replace)."
+    )
     reboot_node_ids: frozenset[str] = Field(
-        default=frozenset(), description="Nodes (instance or logical ids) this plan reboots with BatchRebootClusterNodes (--reboot).")
+        default=frozenset(), description="Nodes (instance or logical ids) this plan reboots with BatchRebootClusterNodes (--reboot)."
+    )
 
     @field_validator("software_deployment")
     @classmethod
@@ -107,6 +125,7 @@ class Policy(BaseModel):
             if node_id[:2].lower() == "i-" and not INSTANCE_ID.fullmatch(node_id):
                 raise ValueError(f"{node_id!r} is not an instance id (i- and 8 or 17 lower-case hex digits)")
             if not INSTANCE_ID.fullmatch(node_id) and not LOGICAL_ID.fullmatch(node_id):
-                raise ValueError(f"{node_id!r} is neither an instance id (i-0123456789abcdef0) nor a node logical id "
-                                 "(letters, digits and inner dashes)")
+                raise ValueError(
+                    f"{node_id!r} is neither an instance id (i-0123456789abcdef0) nor a node logical id (letters, digits and inner dashes)"
+                )
         return ids

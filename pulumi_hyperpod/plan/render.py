@@ -117,8 +117,14 @@ def cost_renderable(cost: CostSection, if_allowed: bool = False) -> Any:
     title = f"Cost per hour ({cost.currency}, on-demand, {cost.region})" + (" if the refused plan were allowed" if if_allowed else "")
     table = _table(title, ("group", "before", "after", "change", "instances"), right=("before", "after", "change"))
     for index, g in enumerate(cost.groups):
-        table.add_row(_t(g.group), _t(money(g.before_per_hour)), _t(money(g.after_per_hour)), _t(_change(g.delta_per_hour)),
-                      _t(_instances(g, cost)), end_section=index == len(cost.groups) - 1)
+        table.add_row(
+            _t(g.group),
+            _t(money(g.before_per_hour)),
+            _t(money(g.after_per_hour)),
+            _t(_change(g.delta_per_hour)),
+            _t(_instances(g, cost)),
+            end_section=index == len(cost.groups) - 1,
+        )
     cluster = cost.cluster
     note = ""
     if cluster.delta_per_hour is None and cluster.delta_at_most is not None:
@@ -129,12 +135,16 @@ def cost_renderable(cost: CostSection, if_allowed: bool = False) -> Any:
             note = "; ".join(filter(None, (note, "range unknown")))
         elif low != high:
             note = "; ".join(filter(None, (note, f"range {usd(low)} – {usd(high)} by the flexible groups' types")))
-    table.add_row(_t("cluster", "bold"), _t(money(cluster.before_per_hour)), _t(money(cluster.after_per_hour)),
-                  _t(_change(cluster.delta_per_hour)), _t(note))
+    table.add_row(
+        _t("cluster", "bold"),
+        _t(money(cluster.before_per_hour)),
+        _t(money(cluster.after_per_hour)),
+        _t(_change(cluster.delta_per_hour)),
+        _t(note),
+    )
     lines: list[Any] = [table]
     if cost.unknown_types:
-        lines.append(Text(f"price unknown: {', '.join(cost.unknown_types)} in {cost.region} "
-                          f"(add it with {cost.add_prices})"))
+        lines.append(Text(f"price unknown: {', '.join(cost.unknown_types)} in {cost.region} (add it with {cost.add_prices})"))
     lines.append(Text(f"prices: {cost.prices_from}; list prices, not your bill: check them before approving", style="dim"))
     return Group(*lines)
 
@@ -205,8 +215,9 @@ def _quota_parts(quotas: QuotaSection) -> list[Any]:
         parts.append(Text(f"  {quotas.clusters_error}"))
     if quotas.clusters_skipped:
         parts.append(Text(f"  not counted: {', '.join(quotas.clusters_skipped)}"))
-    title = quotas.title or (f"Service quotas in {quotas.region} (applied, else AWS default; this cluster as planned + "
-                             f"{len(quotas.clusters_counted)} other(s))")
+    title = quotas.title or (
+        f"Service quotas in {quotas.region} (applied, else AWS default; this cluster as planned + {len(quotas.clusters_counted)} other(s))"
+    )
     table = _table(title, ("quota", "limit", "in use", "after", "status"), right=("limit", "in use", "after"))
     for check in quotas.checks:
         label = _QUOTA_SHORT.get(check.quota_code or "", check.quota_name)
@@ -214,7 +225,9 @@ def _quota_parts(quotas: QuotaSection) -> list[Any]:
         limit = "-" if check.quota is None else f"{check.quota:g}"
         change = f" {check.adds:+d}" if check.adds else ""
         style = "red" if check.status.startswith("over") else "yellow" if check.status == "near" else ""
-        table.add_row(_t(label + code), _t(limit), _t(check.in_use), _t(check.after), _t(_QUOTA_MARK.get(check.status, check.status) + change, style))
+        table.add_row(
+            _t(label + code), _t(limit), _t(check.in_use), _t(check.after), _t(_QUOTA_MARK.get(check.status, check.status) + change, style)
+        )
     parts.append(table)
     return parts
 
@@ -228,7 +241,6 @@ def render_text(renderable: Any, width: int = 110) -> str:
     return shown(buffer.getvalue().rstrip()) + "\n"  # plain text for a log or a preview: no control codes
 
 
-def plan_text(plan: Plan, width: int = 110, victims_shown: int | None = VICTIMS_SHOWN,
-              victims_elsewhere: str = VICTIMS_ELSEWHERE) -> str:
+def plan_text(plan: Plan, width: int = 110, victims_shown: int | None = VICTIMS_SHOWN, victims_elsewhere: str = VICTIMS_ELSEWHERE) -> str:
     """The plan's tables as plain text."""
     return render_text(plan_renderable(plan, victims_shown, victims_elsewhere), width)

@@ -22,8 +22,10 @@ from ..aws.observe import ClusterState, NodeState
 from .model import Refusal, Step
 from .policy import Policy
 
-CONTROLLER_RULE = ("a Slurm controller node cannot be replaced (BatchReplaceClusterNodes, the service model: \"you cannot "
-                   "replace instances that are configured as Slurm controller nodes\")")
+CONTROLLER_RULE = (
+    'a Slurm controller node cannot be replaced (BatchReplaceClusterNodes, the service model: "you cannot '
+    'replace instances that are configured as Slurm controller nodes")'
+)
 VOLUMES = "its instance volumes (root and secondary) are destroyed: data on them is lost"
 
 
@@ -55,8 +57,11 @@ def plan_repairs(observed: ClusterState, policy: Policy, role: Callable[[str], s
     if policy.failed_nodes == "leave":
         failed = [n.key for n in observed.nodes if n.status == "Failure" and n.key]
         if failed:
-            result.notes.append(f"{len(failed)} node(s) in Failure left as they are (policy.failed_nodes: leave): "
-                                + ", ".join(failed[:10]) + (" …" if len(failed) > 10 else ""))
+            result.notes.append(
+                f"{len(failed)} node(s) in Failure left as they are (policy.failed_nodes: leave): "
+                + ", ".join(failed[:10])
+                + (" …" if len(failed) > 10 else "")
+            )
     return result
 
 
@@ -91,8 +96,9 @@ def _plan(observed: ClusterState, policy: Policy, role, operation: str, wanted: 
         if verb == "replace":
             reasons.append("new instances with the same configuration; their lifecycle scripts run again")
         failed = all(n.status == "Failure" for n in chunk) and policy.failed_nodes == "replace"
-        result.steps.append(Step(operation, request, tuple(reasons), kind=f"{verb}-nodes",
-                                 codes=("failed-node" if failed else f"{verb}-requested",)))
+        result.steps.append(
+            Step(operation, request, tuple(reasons), kind=f"{verb}-nodes", codes=("failed-node" if failed else f"{verb}-requested",))
+        )
 
 
 def _refusal(observed: ClusterState, policy: Policy, role, verb: str, node_id: str, node: NodeState | None) -> Refusal | None:
@@ -102,17 +108,32 @@ def _refusal(observed: ClusterState, policy: Policy, role, verb: str, node_id: s
     if node.status == "ShuttingDown":
         return Refusal("node-leaving", f"--{verb} {node_id}: the node is ShuttingDown", group)
     if verb == "replace" and observed.orchestrator_kind == "Slurm" and role(group) == "Controller":
-        return Refusal("controller-replace", f"--replace {node_id}: {node_id} is in {group}, the Slurm Controller group; "
-                                             f"{CONTROLLER_RULE}", group)
-    if node_id in policy.protected_node_ids or node.instance_id in policy.protected_node_ids or (node.logical_id or "") in policy.protected_node_ids:
-        return Refusal("protected-node", f"--{verb} {node_id}: the node is protected; a protected node is never taken down "
-                                         "by a plan (take it out of policy.protected_node_ids / --protect first)", group)
+        return Refusal(
+            "controller-replace", f"--replace {node_id}: {node_id} is in {group}, the Slurm Controller group; {CONTROLLER_RULE}", group
+        )
+    if (
+        node_id in policy.protected_node_ids
+        or node.instance_id in policy.protected_node_ids
+        or (node.logical_id or "") in policy.protected_node_ids
+    ):
+        return Refusal(
+            "protected-node",
+            f"--{verb} {node_id}: the node is protected; a protected node is never taken down "
+            "by a plan (take it out of policy.protected_node_ids / --protect first)",
+            group,
+        )
     if role(group) == "Login" and not policy.allow_login_disruption:
-        return Refusal("login-disruption", f"--{verb} {node_id}: {group} holds the Login nodes users connect through; set "
-                                           "policy.allow_login_disruption to allow it", group)
+        return Refusal(
+            "login-disruption",
+            f"--{verb} {node_id}: {group} holds the Login nodes users connect through; set policy.allow_login_disruption to allow it",
+            group,
+        )
     if not node.instance_id and not observed.continuous:
-        return Refusal("not-launched", f"--{verb} {node_id}: the node has no instance yet, and NodeLogicalIds are only taken "
-                                       "on Continuous clusters", group)
+        return Refusal(
+            "not-launched",
+            f"--{verb} {node_id}: the node has no instance yet, and NodeLogicalIds are only taken on Continuous clusters",
+            group,
+        )
     return None
 
 
@@ -123,7 +144,13 @@ def _share_refusals(observed: ClusterState, policy: Policy, verb: str, nodes: li
         size = max(have.target_count if have else 0, len(observed.nodes_of(group)), 1)
         count = sum(1 for n in nodes if n.group == group)
         if count / size > policy.max_unavailable_fraction:
-            refusals.append(Refusal("max-unavailable-fraction", f"{group}: to {verb} {count} of its {size} nodes at once "
-                                                                f"({count / size:.0%}) is more than policy.max_unavailable_fraction "
-                                                                f"({policy.max_unavailable_fraction:.0%})", group))
+            refusals.append(
+                Refusal(
+                    "max-unavailable-fraction",
+                    f"{group}: to {verb} {count} of its {size} nodes at once "
+                    f"({count / size:.0%}) is more than policy.max_unavailable_fraction "
+                    f"({policy.max_unavailable_fraction:.0%})",
+                    group,
+                )
+            )
     return refusals

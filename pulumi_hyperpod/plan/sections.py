@@ -47,9 +47,16 @@ class GroupCost:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "GroupCost":
-        return cls(**{**data, "instance_types": _tuple(data.get("instance_types")), "unknown": _tuple(data.get("unknown")),
-                      "before_instances": dict(data.get("before_instances") or {}),
-                      "after_instances": dict(data.get("after_instances") or {}), "range": _pair(data.get("range"))})
+        return cls(
+            **{
+                **data,
+                "instance_types": _tuple(data.get("instance_types")),
+                "unknown": _tuple(data.get("unknown")),
+                "before_instances": dict(data.get("before_instances") or {}),
+                "after_instances": dict(data.get("after_instances") or {}),
+                "range": _pair(data.get("range")),
+            }
+        )
 
 
 @dataclass(frozen=True)
@@ -128,9 +135,14 @@ class QuotaSection:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "QuotaSection":
-        return cls(**{**data, "checks": tuple(QuotaCheck.from_dict(c) for c in data.get("checks") or ()),
-                      "clusters_counted": _tuple(data.get("clusters_counted")),
-                      "clusters_skipped": _tuple(data.get("clusters_skipped"))})
+        return cls(
+            **{
+                **data,
+                "checks": tuple(QuotaCheck.from_dict(c) for c in data.get("checks") or ()),
+                "clusters_counted": _tuple(data.get("clusters_counted")),
+                "clusters_skipped": _tuple(data.get("clusters_skipped")),
+            }
+        )
 
 
 @dataclass(frozen=True)
@@ -152,8 +164,15 @@ class ConsistencyFinding:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "ConsistencyFinding":
-        return cls(**{**data, "fields": _tuple(data.get("fields")), "changed_by_this_plan": _tuple(data.get("changed_by_this_plan")),
-                      "old_node_ids": _tuple(data.get("old_node_ids")), "new_config": dict(data.get("new_config") or {})})
+        return cls(
+            **{
+                **data,
+                "fields": _tuple(data.get("fields")),
+                "changed_by_this_plan": _tuple(data.get("changed_by_this_plan")),
+                "old_node_ids": _tuple(data.get("old_node_ids")),
+                "new_config": dict(data.get("new_config") or {}),
+            }
+        )
 
 
 @dataclass(frozen=True)

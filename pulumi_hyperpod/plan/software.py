@@ -105,8 +105,10 @@ def plan_rollouts(desired: ClusterSpec, observed: ClusterState, policy: Policy, 
             continue  # a new group is built with its image
         changes = image_changes(want, have)
         if changes and "SystemUpdating" in (have.status, observed.status):
-            result.notes.append(f"{want.name}: a software update is running ({observed.status}); its image is compared "
-                                "again once it ends, not rolled out a second time")
+            result.notes.append(
+                f"{want.name}: a software update is running ({observed.status}); its image is compared "
+                "again once it ends, not rolled out a second time"
+            )
             continue
         if changes:
             image = changes["ImageId"][1] if "ImageId" in changes else None
@@ -136,8 +138,10 @@ def _plan_call(desired, observed, policy, role, image, groups, result: Rollouts)
         if "ImageReleaseVersion" in changes and changes["ImageReleaseVersion"][1] != LATEST:
             entry["ImageReleaseVersion"] = changes["ImageReleaseVersion"][1]  # without it: the latest release
         request["InstanceGroups"].append(entry)
-        moves = ", ".join(f"{member} {before or '(default)'} → {after}" + (f" ({have_status(observed, want.name)})" if after == LATEST else "")
-                          for member, (before, after) in changes.items())
+        moves = ", ".join(
+            f"{member} {before or '(default)'} → {after}" + (f" ({have_status(observed, want.name)})" if after == LATEST else "")
+            for member, (before, after) in changes.items()
+        )
         reasons.append(f"{want.name}: {moves}: the running nodes are patched in place (UpdateClusterSoftware)")
     if image is not None:
         request["ImageId"] = image
@@ -148,8 +152,7 @@ def _plan_call(desired, observed, policy, role, image, groups, result: Rollouts)
         batches = [nodes] if nodes else []
         if deployment is not None:
             reasons.append(f"Slurm: no rolling batches (DeploymentConfig from {source} is not sent)")
-        reasons.append(f"all nodes at once: {len(nodes)} node(s) SystemUpdating together"
-                       + _controller_place(nodes, role))
+        reasons.append(f"all nodes at once: {len(nodes)} node(s) SystemUpdating together" + _controller_place(nodes, role))
     else:
         if deployment is not None:
             request["DeploymentConfig"] = deployment
@@ -158,24 +161,39 @@ def _plan_call(desired, observed, policy, role, image, groups, result: Rollouts)
         wait = int((deployment or {}).get("WaitIntervalInSeconds") or 0)
         alarms = [a["AlarmName"] for a in (deployment or {}).get("AutoRollbackConfiguration") or ()]
         if nodes:
-            reasons.append(f"{len(batches)} batch(es) of at most {size} node(s) (DeploymentConfig: {source})"
-                           + (f", {wait} s between batches (≥ {wait * max(len(batches) - 1, 0)} s of waits in all)" if wait and len(batches) > 1 else "")
-                           + (f"; rolled back if alarm {', '.join(alarms)} fires" if alarms else ""))
+            reasons.append(
+                f"{len(batches)} batch(es) of at most {size} node(s) (DeploymentConfig: {source})"
+                + (
+                    f", {wait} s between batches (≥ {wait * max(len(batches) - 1, 0)} s of waits in all)"
+                    if wait and len(batches) > 1
+                    else ""
+                )
+                + (f"; rolled back if alarm {', '.join(alarms)} fires" if alarms else "")
+            )
         for number, batch in enumerate(batches, 1):
             reasons.append(f"batch {number}: " + ", ".join(f"{n.instance_id} ({n.group})" for n in batch))
     if not nodes:
         reasons.append("no Running node to patch: nodes launched from now on get the new image")
     others = [n.key for name in names for n in observed.nodes_of(name) if n.status not in ("Running", "ShuttingDown")]
     if others:
-        result.notes.append(f"{len(others)} node(s) of {', '.join(names)} not Running ({', '.join(others[:5])}"
-                            f"{' …' if len(others) > 5 else ''}) are not in the rollout: the service patches Running nodes only")
+        result.notes.append(
+            f"{len(others)} node(s) of {', '.join(names)} not Running ({', '.join(others[:5])}"
+            f"{' …' if len(others) > 5 else ''}) are not in the rollout: the service patches Running nodes only"
+        )
     refusals = _guards(observed, policy, role, names, batches, slurm)
     if refusals:
         result.refusals.extend(refusals)
         return
-    result.steps.append(Step("UpdateClusterSoftware", request, tuple(reasons),
-                             batches=tuple(tuple(n.instance_id for n in batch) for batch in batches),
-                             kind="update-software", codes=("image-differs",)))
+    result.steps.append(
+        Step(
+            "UpdateClusterSoftware",
+            request,
+            tuple(reasons),
+            batches=tuple(tuple(n.instance_id for n in batch) for batch in batches),
+            kind="update-software",
+            codes=("image-differs",),
+        )
+    )
 
 
 def _controller_place(nodes: list[NodeState], role) -> str:
@@ -189,24 +207,41 @@ def _guards(observed: ClusterState, policy: Policy, role, names: list[str], batc
     guarded = policy.protected_node_ids
     protected = sorted(n.instance_id for n in nodes if n.instance_id in guarded or (n.logical_id or "") in guarded)
     if protected:
-        refusals.append(Refusal("protected-node", f"the software rollout would take protected node(s) {', '.join(protected)} "
-                                                  "down; a protected node is never taken down by a plan (take it out of "
-                                                  "policy.protected_node_ids / --protect first)"))
+        refusals.append(
+            Refusal(
+                "protected-node",
+                f"the software rollout would take protected node(s) {', '.join(protected)} "
+                "down; a protected node is never taken down by a plan (take it out of "
+                "policy.protected_node_ids / --protect first)",
+            )
+        )
     login = sorted({n.group for n in nodes if role(n.group) == "Login"})
     if login and not policy.allow_login_disruption:
-        refusals.append(Refusal("login-disruption", f"the software rollout takes the Login nodes of {', '.join(login)} down"
-                                                    f"{' (Slurm: all nodes at once)' if slurm else ''}; set "
-                                                    "policy.allow_login_disruption to allow it", login[0]))
+        refusals.append(
+            Refusal(
+                "login-disruption",
+                f"the software rollout takes the Login nodes of {', '.join(login)} down"
+                f"{' (Slurm: all nodes at once)' if slurm else ''}; set "
+                "policy.allow_login_disruption to allow it",
+                login[0],
+            )
+        )
     for name in names:
         have = observed.group(name)
         size = len([n for n in observed.nodes_of(name) if n.status not in ("ShuttingDown",)]) or (have.target_count if have else 0)
         worst = max((sum(1 for n in batch if n.group == name) for batch in batches), default=0)
         if size and worst / size > policy.max_unavailable_fraction:
             how = "all nodes at once (Slurm has no rolling batches)" if slurm else f"{worst} of its {size} nodes in one batch"
-            refusals.append(Refusal("max-unavailable-fraction", f"{name}: the software rollout takes {how} ({worst / size:.0%}) "
-                                                                f"down, more than policy.max_unavailable_fraction "
-                                                                f"({policy.max_unavailable_fraction:.0%}); set a smaller "
-                                                                "MaximumBatchSize in policy.software_deployment", name))
+            refusals.append(
+                Refusal(
+                    "max-unavailable-fraction",
+                    f"{name}: the software rollout takes {how} ({worst / size:.0%}) "
+                    f"down, more than policy.max_unavailable_fraction "
+                    f"({policy.max_unavailable_fraction:.0%}); set a smaller "
+                    "MaximumBatchSize in policy.software_deployment",
+                    name,
+                )
+            )
     return refusals
 
 

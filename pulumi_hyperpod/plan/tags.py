@@ -23,22 +23,36 @@ def tag_steps(desired: "ClusterSpec", observed: "ClusterState") -> tuple[list[St
     if desired.tags is None:
         return [], []
     if observed.tags is None:
-        return [], [f"Tags: the cluster's tags were not read (no ListTags: an offline snapshot), so the spec's "
-                    f"{len(desired.tags)} tag(s) are not compared; plan against the cluster to see their changes"]
+        return [], [
+            f"Tags: the cluster's tags were not read (no ListTags: an offline snapshot), so the spec's "
+            f"{len(desired.tags)} tag(s) are not compared; plan against the cluster to see their changes"
+        ]
     have = dict(observed.tags)
     want = {tag.key: tag.value for tag in desired.tags}
     added = [(key, value) for key, value in want.items() if have.get(key) != value]
     removed = sorted(key for key in have if key not in want and not key.lower().startswith("aws:"))
     steps = []
     for start in range(0, len(added), BATCH):
-        chunk = added[start:start + BATCH]
-        reasons = tuple(f"tag {key}: {have[key]!r} → {value!r}" if key in have else f"tag {key} = {value!r} added"
-                        for key, value in chunk)
-        steps.append(Step("AddTags", {"ResourceArn": observed.arn, "Tags": [{"Key": k, "Value": v} for k, v in chunk]}, reasons,
-                          kind="tag", codes=("tags-differ",)))
+        chunk = added[start : start + BATCH]
+        reasons = tuple(f"tag {key}: {have[key]!r} → {value!r}" if key in have else f"tag {key} = {value!r} added" for key, value in chunk)
+        steps.append(
+            Step(
+                "AddTags",
+                {"ResourceArn": observed.arn, "Tags": [{"Key": k, "Value": v} for k, v in chunk]},
+                reasons,
+                kind="tag",
+                codes=("tags-differ",),
+            )
+        )
     for start in range(0, len(removed), BATCH):
-        chunk = removed[start:start + BATCH]
-        steps.append(Step("DeleteTags", {"ResourceArn": observed.arn, "TagKeys": chunk},
-                          tuple(f"tag {key} removed (the spec's Tags do not list it)" for key in chunk),
-                          kind="untag", codes=("tags-differ",)))
+        chunk = removed[start : start + BATCH]
+        steps.append(
+            Step(
+                "DeleteTags",
+                {"ResourceArn": observed.arn, "TagKeys": chunk},
+                tuple(f"tag {key} removed (the spec's Tags do not list it)" for key in chunk),
+                kind="untag",
+                codes=("tags-differ",),
+            )
+        )
     return steps, []

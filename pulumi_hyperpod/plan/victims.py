@@ -75,7 +75,8 @@ def held_back(nodes: Iterable[NodeState], protected: Iterable[str]) -> str:
     if not counts:
         return "0 protected"
     return ", ".join(f"{count} {what}" for what, count in sorted(counts.items())) + (
-        "; nodes the service is acting on are never named: plan again when they settle" if set(counts) - {"protected"} else "")
+        "; nodes the service is acting on are never named: plan again when they settle" if set(counts) - {"protected"} else ""
+    )
 
 
 def _tier(node: NodeState) -> int | None:
@@ -104,5 +105,7 @@ def _reason(node: NodeState) -> str:
 def choose(nodes: Sequence[NodeState], count: int) -> list[Victim]:
     """The `count` best nodes to remove among `nodes` (already filtered by `removable`)."""
     ordered = sorted(removable(nodes, None, ()), key=_rank)[: max(count, 0)]
-    return [Victim(group=n.group, node_id=n.key, logical=not n.launched, status=n.status, reason=_reason(n),
-                   code=CODES[_tier(n)]) for n in ordered]
+    return [
+        Victim(group=n.group, node_id=n.key, logical=not n.launched, status=n.status, reason=_reason(n), code=CODES[_tier(n)])
+        for n in ordered
+    ]

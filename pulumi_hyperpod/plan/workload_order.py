@@ -103,8 +103,15 @@ def _reason(node: NodeState, policy: "Policy", view: "WorkloadView | None") -> s
     return f"{listed}{base}; runs: {what}"
 
 
-_RANK_CODES = {OURS: "drained-already", MARKED: "marked-for-replacement", IDLE: "idle", ENDS: "work-ends-soonest",
-               ENDLESS: "work-without-end", UNKNOWN: "workload-unknown", BUDGETED: "disruption-budget"}
+_RANK_CODES = {
+    OURS: "drained-already",
+    MARKED: "marked-for-replacement",
+    IDLE: "idle",
+    ENDS: "work-ends-soonest",
+    ENDLESS: "work-without-end",
+    UNKNOWN: "workload-unknown",
+    BUDGETED: "disruption-budget",
+}
 
 
 def _code(node: NodeState, policy: "Policy", view: "WorkloadView | None") -> str:
@@ -126,6 +133,14 @@ def _code(node: NodeState, policy: "Policy", view: "WorkloadView | None") -> str
 def choose(nodes: Sequence[NodeState], count: int, policy: "Policy", view: "WorkloadView | None" = None) -> list[Victim]:
     """The `count` nodes to remove among `nodes` (already filtered by `victims.removable`)."""
     ordered = sorted(rules.removable(nodes, None, ()), key=lambda n: _key(n, policy, view))[: max(count, 0)]
-    return [Victim(group=n.group, node_id=n.key, logical=not n.launched, status=n.status, reason=_reason(n, policy, view),
-                   code=_code(n, policy, view))
-            for n in ordered]
+    return [
+        Victim(
+            group=n.group,
+            node_id=n.key,
+            logical=not n.launched,
+            status=n.status,
+            reason=_reason(n, policy, view),
+            code=_code(n, policy, view),
+        )
+        for n in ordered
+    ]

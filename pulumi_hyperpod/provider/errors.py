@@ -42,8 +42,10 @@ def _gcp_errors() -> tuple[type, ...]:
     """The Google Cloud side's own errors, from the modules already loaded (a HyperPod provider
     process never loads them, and need not import them to say so)."""
     found: list[type] = []
-    for module, names in (("pulumi_hyperpod.core.contract", ("ApplyError", "PlanInvalid", "PlanRefused", "PlanStale")),
-                          ("pulumi_hyperpod.gcp.client", ("GcpApiError", "OperationTimeout", "CredentialsMissing"))):
+    for module, names in (
+        ("pulumi_hyperpod.core.contract", ("ApplyError", "PlanInvalid", "PlanRefused", "PlanStale")),
+        ("pulumi_hyperpod.gcp.client", ("GcpApiError", "OperationTimeout", "CredentialsMissing")),
+    ):
         loaded = sys.modules.get(module)
         found += [getattr(loaded, name) for name in names if loaded is not None and hasattr(loaded, name)]
     return tuple(found)

@@ -118,8 +118,13 @@ def _outputs(inputs: Mapping[str, Any], state) -> dict[str, Any]:
     from ..gcp.apply import status_of
 
     status = status_of(state)
-    return {**{k: inputs.get(k) for k in ("spec", *SETTINGS)}, "name": state.name if state else None,
-            "state": status.get("state"), "pools": status.get("pools") or {}, "node_count": status.get("node_count", 0)}
+    return {
+        **{k: inputs.get(k) for k in ("spec", *SETTINGS)},
+        "name": state.name if state else None,
+        "state": status.get("state"),
+        "pools": status.get("pools") or {},
+        "node_count": status.get("node_count", 0),
+    }
 
 
 def _label(name: str) -> str:
@@ -131,8 +136,10 @@ def _as_observed(spec: ClusterSpec):
     """The old spec as if it were the cluster: for diff's pure comparison (the same rules as the planner)."""
     from ..gcp.observe import GcpClusterState, PoolState
 
-    pools = tuple(PoolState(p.id, p.machine_spec.machine_type, p.provisioning_model, p.count, (), p.scaling_spec.min_node_count)
-                  for p in spec.node_pools)
+    pools = tuple(
+        PoolState(p.id, p.machine_spec.machine_type, p.provisioning_model, p.count, (), p.scaling_spec.min_node_count)
+        for p in spec.node_pools
+    )
     return GcpClusterState(spec.name, "RUNNING", "", spec.body(), pools)
 
 
@@ -159,13 +166,18 @@ class GcpClusterProvider(ResourceProvider):
         if olds and "spec" in olds and not policy.allow_replacement:
             # named by its field path: Pulumi then prints the path, not the whole spec's value
             for item in self._immutable(olds, spec):
-                failures.append(CheckFailure(f"spec.{item.path}", (
-                    f"{item.values()}: {item.rule}; this replaces the cluster (every node is deleted, then it is "
-                    "created again). To allow it set the resource's policy allow_replacement (the example program: "
-                    "`pulumi config set allowReplacement true`), or undo the change.")))
+                failures.append(
+                    CheckFailure(
+                        f"spec.{item.path}",
+                        (
+                            f"{item.values()}: {item.rule}; this replaces the cluster (every node is deleted, then it is "
+                            "created again). To allow it set the resource's policy allow_replacement (the example program: "
+                            "`pulumi config set allowReplacement true`), or undo the change."
+                        ),
+                    )
+                )
         if not olds and not failures:  # offline: the plan of a create, before anything is read
-            say(plan_text(_prepare(None, spec, policy, None, skip="the preview of a create reads nothing").plan),
-                _label(spec.name))
+            say(plan_text(_prepare(None, spec, policy, None, skip="the preview of a create reads nothing").plan), _label(spec.name))
         return CheckResult(news, failures)
 
     def _immutable(self, olds: Mapping[str, Any], spec: ClusterSpec) -> list[compare.Immutable]:
@@ -190,7 +202,8 @@ class GcpClusterProvider(ResourceProvider):
         spec = _spec(news)
         replacements = self._replacements(olds, spec)
         changed = json.dumps(olds.get("spec"), sort_keys=True) != json.dumps(news.get("spec"), sort_keys=True) or any(
-            olds.get(k) != news.get(k) for k in SETTINGS)
+            olds.get(k) != news.get(k) for k in SETTINGS
+        )
         if not replacements:
             live = self._live_plan(spec, news)
             changed = changed or bool(live and live.steps)
@@ -198,8 +211,7 @@ class GcpClusterProvider(ResourceProvider):
                 replacements = list(live.replacements)
         else:
             say("replace: " + "; ".join(replacements), _label(spec.name))
-        return DiffResult(changes=changed or bool(replacements), replaces=["spec"] if replacements else [],
-                          delete_before_replace=True)
+        return DiffResult(changes=changed or bool(replacements), replaces=["spec"] if replacements else [], delete_before_replace=True)
 
     def _live_plan(self, spec: ClusterSpec, news: Mapping[str, Any]):
         backend, policy, _timeout, _wait = _settings(news)
@@ -247,8 +259,9 @@ class GcpClusterProvider(ResourceProvider):
         client = _client(backend)
         observed = observe(client, spec.name)
         if observed is None:
-            raise ProviderError(f"cluster {spec.name} no longer exists (deleted outside Pulumi?): run `pulumi refresh`, "
-                                "then `pulumi up` creates it again")
+            raise ProviderError(
+                f"cluster {spec.name} no longer exists (deleted outside Pulumi?): run `pulumi refresh`, then `pulumi up` creates it again"
+            )
         state = self._apply(client, spec, observed, policy, timeout, wait)
         return UpdateResult(_outputs(news, state))
 
@@ -266,16 +279,23 @@ class GcpClusterProvider(ResourceProvider):
                 say(render_text(preflight_renderable(the_plan.preflight, the_plan)), _label(the_plan.cluster_name))
         name = the_plan.cluster_name
         if the_plan.replacements and spec is not None and observed is not None:
-            raise ProviderError(f"{name} cannot change in place ({'; '.join(the_plan.replacements)}); run "
-                                "`pulumi preview` again: the change is a replacement")
+            raise ProviderError(
+                f"{name} cannot change in place ({'; '.join(the_plan.replacements)}); run "
+                "`pulumi preview` again: the change is a replacement"
+            )
         try:
-            result = cloud.execute(cloud.get("gcp"), client, the_plan, ApplyOptions(
-                wait=wait, timeout=timeout, progress=lambda message: say(message, _label(name))))
+            result = cloud.execute(
+                cloud.get("gcp"),
+                client,
+                the_plan,
+                ApplyOptions(wait=wait, timeout=timeout, progress=lambda message: say(message, _label(name))),
+            )
         except (PlanRefused, PlanStale) as refused:
             raise ProviderError(f"{name}: refused: {refused}") from None
         except ApplyError as error:
-            raise ProviderError(f"{name}: {error} (calls made: {', '.join(error.done) or 'none'}); run `pulumi up` "
-                                "again to continue") from None
+            raise ProviderError(
+                f"{name}: {error} (calls made: {', '.join(error.done) or 'none'}); run `pulumi up` again to continue"
+            ) from None
         return result.state
 
     # ---- read / delete -------------------------------------------------------------------
@@ -307,10 +327,17 @@ class GcpTrainingCluster(Resource, module="hyperpod", name="GcpTrainingCluster")
     node_count: pulumi.Output[int]
     spec: pulumi.Output[dict]
 
-    def __init__(self, resource_name: str, spec: pulumi.Input[Mapping[str, Any]] | None = None,
-                 spec_file: str | None = None, backend: str | None = None,
-                 policy: Mapping[str, Any] | None = None, timeout: float | None = None,
-                 wait: bool | str | None = None, opts: pulumi.ResourceOptions | None = None) -> None:
+    def __init__(
+        self,
+        resource_name: str,
+        spec: pulumi.Input[Mapping[str, Any]] | None = None,
+        spec_file: str | None = None,
+        backend: str | None = None,
+        policy: Mapping[str, Any] | None = None,
+        timeout: float | None = None,
+        wait: bool | str | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
         if spec_file is not None:
             from ..core.documents import read_document
             from ..gcp.spec import GcpSpecError
@@ -320,6 +347,5 @@ class GcpTrainingCluster(Resource, module="hyperpod", name="GcpTrainingCluster")
         if spec is None:
             raise TypeError("GcpTrainingCluster needs spec= (the REST body) or spec_file=")
         props: dict[str, Any] = {name: None for name in OUTPUTS}
-        props.update(spec=spec, backend=backend or "gcp", policy=dict(policy or {}), timeout=timeout,
-                     wait=True if wait is None else wait)
+        props.update(spec=spec, backend=backend or "gcp", policy=dict(policy or {}), timeout=timeout, wait=True if wait is None else wait)
         super().__init__(GcpClusterProvider(), resource_name, props, opts)

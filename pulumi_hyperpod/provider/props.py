@@ -118,8 +118,11 @@ def running_instance_types(state: ClusterState, group: Any) -> list[str]:
     unhealthy are not counted."""
     from ..aws.observe.state import GONE, UNHEALTHY
 
-    running = {n.instance_type for n in state.nodes
-               if n.group == group.name and n.launched and n.instance_type and n.status not in GONE | UNHEALTHY}
+    running = {
+        n.instance_type
+        for n in state.nodes
+        if n.group == group.name and n.launched and n.instance_type and n.status not in GONE | UNHEALTHY
+    }
     ordered = [t for t in group.instance_types if t in running]
     return ordered + sorted(running.difference(ordered))
 

@@ -67,7 +67,9 @@ def plan_text(the_plan: "Plan") -> str:
     if path is None:
         return text(the_plan)
     # the path on a line of its own, after the tables: never wrapped, so it can be copied whole
-    return text(the_plan, victims_elsewhere="the file named below lists them all") + f"removed nodes, all {len(the_plan.victims):,}: {path}\n"
+    return (
+        text(the_plan, victims_elsewhere="the file named below lists them all") + f"removed nodes, all {len(the_plan.victims):,}: {path}\n"
+    )
 
 
 def render_text(renderable: Any) -> str:
@@ -80,6 +82,8 @@ def preflight_renderable(section: Any, the_plan: "Plan") -> Any:
     from ..plan.render import preflight_renderable as render
 
     return render(section, the_plan)
+
+
 from .worlds import Clock, open_backend, open_service
 
 
@@ -124,8 +128,11 @@ class ClusterProvider(ResourceProvider):
         found = changes.spec_replacements(props.spec_value(olds), props.spec_value(inputs))
         found += changes.location_replacements(Location.from_outputs(olds.get("location")), self._locate(inputs))
         return [
-            (r.key, f"{r.reason}: this replaces the cluster (all its nodes are deleted, then it is created again). "
-                    "Set policy={'allow_replacement': True} on the resource to allow it, or undo the change.")
+            (
+                r.key,
+                f"{r.reason}: this replaces the cluster (all its nodes are deleted, then it is created again). "
+                "Set policy={'allow_replacement': True} on the resource to allow it, or undo the change.",
+            )
             for r in found
             if r.certain
         ]
@@ -156,10 +163,7 @@ class ClusterProvider(ResourceProvider):
         old_location = Location.from_outputs(olds.get("location"))
         new_location = None if unknown_paths(props.settings_inputs(news)) else self._locate(news)
         replacements += changes.location_replacements(old_location, new_location)
-        changed = (
-            changes.normalized(old_spec) != changes.normalized(new_spec)
-            or props.settings_inputs(olds) != props.settings_inputs(news)
-        )
+        changed = changes.normalized(old_spec) != changes.normalized(new_spec) or props.settings_inputs(olds) != props.settings_inputs(news)
 
         if unknown:
             say(_not_known_text(unknown, replacements), name)
@@ -177,8 +181,9 @@ class ClusterProvider(ResourceProvider):
         keys = list(dict.fromkeys(r.key for r in replacements))
         return DiffResult(changes=changed or bool(keys), replaces=keys, delete_before_replace=True)
 
-    def _live_plan(self, news: dict[str, Any], location: Location, name: str, inputs_changed: bool,
-                   olds: dict[str, Any] | None = None) -> Plan | None:
+    def _live_plan(
+        self, news: dict[str, Any], location: Location, name: str, inputs_changed: bool, olds: dict[str, Any] | None = None
+    ) -> Plan | None:
         """Observe the cluster and show the plan, as `hyperpod plan` would print it — unless
         nothing changed and there is nothing to do (a stack of many clusters stays readable)."""
         settings = Settings.from_inputs(news).acting_once(olds)
@@ -231,8 +236,7 @@ class ClusterProvider(ResourceProvider):
             say(plan_text(result), spec.name)  # check showed a creation plan; this is the real one
             if result.replacements:
                 raise ProviderError(
-                    f"cannot adopt cluster {spec.name}: it differs in what cannot change in place: "
-                    + "; ".join(result.replacements)
+                    f"cannot adopt cluster {spec.name}: it differs in what cannot change in place: " + "; ".join(result.replacements)
                 )
         state = self._apply(client, clock, result, settings, deadline)
         if state is None:
@@ -249,9 +253,15 @@ class ClusterProvider(ResourceProvider):
         message = f"cluster {state.name} failed to create: {state.failure_message or 'no reason given'}"
         say(message + "; deleting it (see `hyperpod events` for the details)", state.name)
         try:
-            _pipeline().execute(client, _pipeline().make_plan(None, state, settings.policy), policy=settings.policy,
-                             timeout=max(_remaining(clock, deadline), 1.0), sleep=clock.sleep, monotonic=clock.monotonic,
-                             poll_seconds=clock.poll_seconds)
+            _pipeline().execute(
+                client,
+                _pipeline().make_plan(None, state, settings.policy),
+                policy=settings.policy,
+                timeout=max(_remaining(clock, deadline), 1.0),
+                sleep=clock.sleep,
+                monotonic=clock.monotonic,
+                poll_seconds=clock.poll_seconds,
+            )
         except (ApplyError, PlanStale, PlanRefused) as error:
             raise ProviderError(f"{message}; deleting it did not finish: {error}") from None
         raise ProviderError(message)
@@ -352,8 +362,16 @@ class ClusterProvider(ResourceProvider):
             from ..aws.apply import wait
 
             try:
-                wait(client, name, "ClusterDeleted", timeout=_remaining(clock, deadline), poll_seconds=clock.poll_seconds,
-                     sleep=clock.sleep, monotonic=clock.monotonic, progress=_reporter(name))
+                wait(
+                    client,
+                    name,
+                    "ClusterDeleted",
+                    timeout=_remaining(clock, deadline),
+                    poll_seconds=clock.poll_seconds,
+                    sleep=clock.sleep,
+                    monotonic=clock.monotonic,
+                    progress=_reporter(name),
+                )
             except Exception as error:  # noqa: BLE001 - WaitTimedOut / WaitFailed, reported as one
                 raise ProviderError(f"cluster {name}: {error}; run the command again to keep waiting") from None
             return
@@ -386,9 +404,20 @@ class ClusterProvider(ResourceProvider):
         """The pipeline against the observed cluster: plan, cost, and the preflight (quotas and
         lifecycle consistency, read before anything is applied: a quota refusal stops create/update
         with the numbers)."""
-        return _pipeline().prepare(client, spec, policy=settings.policy, roles=settings.roles, observed=observed,
-                                   region=location.region, quotas=lambda: open_service(location, "service-quotas", self.simulator),
-                                   s3=lambda: open_service(location, "s3", self.simulator)).plan
+        return (
+            _pipeline()
+            .prepare(
+                client,
+                spec,
+                policy=settings.policy,
+                roles=settings.roles,
+                observed=observed,
+                region=location.region,
+                quotas=lambda: open_service(location, "service-quotas", self.simulator),
+                s3=lambda: open_service(location, "s3", self.simulator),
+            )
+            .plan
+        )
 
     def _region_or_none(self, inputs: dict[str, Any]) -> str | None:
         try:
@@ -424,8 +453,10 @@ def _not_known_text(unknown: list[str], replacements: list[changes.Replacement])
     lines = ["plan not available yet: these inputs are computed by other resources and not known until they are created:"]
     lines += [f"  - {path or '(all inputs)'}" for path in unknown]
     lines += [f"  may replace the cluster: {r.reason}" for r in replacements]
-    lines.append("the plan is made against the live cluster when `pulumi up` runs; a change that needs a replacement "
-                 "is refused then unless policy allow_replacement is set")
+    lines.append(
+        "the plan is made against the live cluster when `pulumi up` runs; a change that needs a replacement "
+        "is refused then unless policy allow_replacement is set"
+    )
     return "\n".join(lines)
 
 

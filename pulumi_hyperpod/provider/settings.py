@@ -117,10 +117,12 @@ class Settings:
             return self
         import dataclasses
 
-        policy = self.policy.model_copy(update={
-            "replace_node_ids": self.policy.replace_node_ids - before.replace_node_ids,
-            "reboot_node_ids": self.policy.reboot_node_ids - before.reboot_node_ids,
-        })
+        policy = self.policy.model_copy(
+            update={
+                "replace_node_ids": self.policy.replace_node_ids - before.replace_node_ids,
+                "reboot_node_ids": self.policy.reboot_node_ids - before.reboot_node_ids,
+            }
+        )
         return dataclasses.replace(self, policy=policy)
 
     def locate(self, defaults: Defaults) -> Location:
@@ -201,12 +203,14 @@ def check_settings(news: Mapping[str, Any], is_unknown) -> tuple[dict[str, Any],
     elif is_unknown(timeout):
         inputs["timeout"] = timeout
     elif isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= MAX_TIMEOUT:
-        failures.append((
-            "timeout",
-            f"must be a number of seconds in (0, {MAX_TIMEOUT}]; got {timeout!r} (the engine abandons a "
-            f"provider call after {ENGINE_CALL_LIMIT // 60} minutes; a longer provisioning keeps going and "
-            "the next `pulumi up` or `pulumi refresh` picks it up)",
-        ))
+        failures.append(
+            (
+                "timeout",
+                f"must be a number of seconds in (0, {MAX_TIMEOUT}]; got {timeout!r} (the engine abandons a "
+                f"provider call after {ENGINE_CALL_LIMIT // 60} minutes; a longer provisioning keeps going and "
+                "the next `pulumi up` or `pulumi refresh` picks it up)",
+            )
+        )
     else:
         inputs["timeout"] = timeout
 

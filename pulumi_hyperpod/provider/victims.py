@@ -30,8 +30,11 @@ def write_victims(the_plan: "Plan", base: Path | None = None) -> Path | None:
     """The plan's removed nodes, in the order they go, as JSON; the file's path, or None when it
     could not be written."""
     path = victims_path(the_plan.cluster_name or "cluster", base)
-    document = {"cluster": the_plan.cluster_name, "count": len(the_plan.victims),
-                "victims": [asdict(victim) for victim in the_plan.victims]}
+    document = {
+        "cluster": the_plan.cluster_name,
+        "count": len(the_plan.victims),
+        "victims": [asdict(victim) for victim in the_plan.victims],
+    }
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_whole(path, json.dumps(document, indent=1))

@@ -48,8 +48,9 @@ def write_bundle(root: str | Path, files: Mapping[str, bytes], executable: tuple
                 try:
                     fd = os.open(parts[-1], _FILE_FLAGS, mode, dir_fd=folder)
                 except OSError as error:
-                    raise BundleWriteError(f"{root / relative}: cannot be written without following a link or "
-                                           f"replacing something else ({error.strerror})") from None
+                    raise BundleWriteError(
+                        f"{root / relative}: cannot be written without following a link or replacing something else ({error.strerror})"
+                    ) from None
                 with os.fdopen(fd, "wb") as file:
                     os.fchmod(fd, mode)  # on the file opened, not a path a link could redirect
                     file.write(content)
@@ -73,8 +74,9 @@ def _open_folder(top: int, parts: list[str], root: Path) -> int:
         try:
             following = os.open(part, _DIR_FLAGS, dir_fd=current)
         except OSError as error:
-            raise BundleWriteError(f"{root.joinpath(*parts[:index + 1])}: not a folder this can write into "
-                                   f"without following a link ({error.strerror})") from None
+            raise BundleWriteError(
+                f"{root.joinpath(*parts[: index + 1])}: not a folder this can write into without following a link ({error.strerror})"
+            ) from None
         if current != top:
             os.close(current)
         current = following
@@ -96,11 +98,11 @@ def _refuse_links_and_strangers(root: Path, files: Mapping[str, bytes]) -> None:
             elif name in names and relative not in files:
                 extra.append(relative)
     if links:
-        raise BundleWriteError(f"{root} holds symbolic links ({_few(links)}); the bundle is not written through "
-                               "links: remove them or write to an empty folder")
+        raise BundleWriteError(
+            f"{root} holds symbolic links ({_few(links)}); the bundle is not written through links: remove them or write to an empty folder"
+        )
     if extra:
-        raise FileExistsError(f"{root} already holds files that are not part of this bundle ({_few(extra)}); "
-                              "write to an empty directory")
+        raise FileExistsError(f"{root} already holds files that are not part of this bundle ({_few(extra)}); write to an empty directory")
 
 
 def _few(paths: list[str]) -> str:
@@ -122,8 +124,9 @@ def read_base(base: str | Path) -> dict[str, bytes]:
             path = Path(entry.path)
             target = path.resolve() if entry.is_symlink() else path
             if entry.is_symlink() and not _inside(target, real_root):
-                raise BaseFolderError(f"{root}/{relative} is a symbolic link to {target}, outside the base folder {root}: "
-                                      "copy the file in instead")
+                raise BaseFolderError(
+                    f"{root}/{relative} is a symbolic link to {target}, outside the base folder {root}: copy the file in instead"
+                )
             try:
                 mode = os.stat(target).st_mode
             except OSError as error:

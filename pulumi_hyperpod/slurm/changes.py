@@ -52,12 +52,9 @@ RESTART_KEYS: dict[str, str] = {
     "SwitchType": "restart of every Slurm daemon and running job",
 }
 
-_BUNDLE = ("new lifecycle bundle (content-addressed S3 prefix) and UpdateCluster pointing every group's "
-           "LifeCycleConfig.SourceS3Uri at it")
-_NEW_NODES = ("nodes created after the update (lifecycle scripts run at node creation); running nodes keep "
-              "what they were built with")
-_ON_CONTROLLER = ("the running controller gets it when the new bundle's slurm_spec_hook.py is run on it, "
-                  "then `scontrol reconfigure`")
+_BUNDLE = "new lifecycle bundle (content-addressed S3 prefix) and UpdateCluster pointing every group's LifeCycleConfig.SourceS3Uri at it"
+_NEW_NODES = "nodes created after the update (lifecycle scripts run at node creation); running nodes keep what they were built with"
+_ON_CONTROLLER = "the running controller gets it when the new bundle's slurm_spec_hook.py is run on it, then `scontrol reconfigure`"
 
 
 @dataclass(frozen=True)
@@ -97,8 +94,11 @@ class SlurmChanges:
 
     @property
     def needs_bundle(self) -> bool:
-        return any(c.kind in ("config", "default_partition", "prolog", "epilog") or
-                   (c.kind == "partition" and self.mode == "provisioning_parameters") for c in self.changes)
+        return any(
+            c.kind in ("config", "default_partition", "prolog", "epilog")
+            or (c.kind == "partition" and self.mode == "provisioning_parameters")
+            for c in self.changes
+        )
 
     @property
     def restarts(self) -> tuple[str, ...]:
@@ -116,13 +116,19 @@ class SlurmChanges:
             steps.append(f"UpdateCluster SlurmConfig.PartitionNames: {groups} (HyperPod rewrites the partition lines, merge mode)")
         if any(c.kind in ("config", "default_partition", "prolog", "epilog") for c in self.changes):
             restart = "; then restart: " + "; ".join(self.restarts) if self.restarts else ""
-            steps.append(f"on the running cluster (not done by apply): run slurm_spec_hook.py from the new bundle on the "
-                         f"controller and every node, then `scontrol reconfigure`{restart}")
+            steps.append(
+                f"on the running cluster (not done by apply): run slurm_spec_hook.py from the new bundle on the "
+                f"controller and every node, then `scontrol reconfigure`{restart}"
+            )
         return steps
 
     def to_dict(self) -> dict[str, Any]:
-        return {"mode": self.mode, "changes": [c.__dict__ | {"text": str(c)} for c in self.changes],
-                "partition_updates": {g: list(p) for g, p in self.partition_updates.items()}, "steps": self.steps()}
+        return {
+            "mode": self.mode,
+            "changes": [c.__dict__ | {"text": str(c)} for c in self.changes],
+            "partition_updates": {g: list(p) for g, p in self.partition_updates.items()},
+            "steps": self.steps(),
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "SlurmChanges":
@@ -137,13 +143,21 @@ def diff_slurm(before: SlurmSpec | None, after: SlurmSpec, *, mode: Mode = "Slur
     """The changes from `before` (the running cluster's spec; None: not known) to `after`."""
     if before is None:
         return SlurmChanges(mode, ())
-    changes = [*_config(before, after), *_partitions(before, after, mode), *_default(before, after),
-               *_pools(before, after), *_home(before, after), *_scripts("prolog", before, after), *_scripts("epilog", before, after)]
+    changes = [
+        *_config(before, after),
+        *_partitions(before, after, mode),
+        *_default(before, after),
+        *_pools(before, after),
+        *_home(before, after),
+        *_scripts("prolog", before, after),
+        *_scripts("epilog", before, after),
+    ]
     updates = _partition_updates(before, after) if mode == "SlurmConfig" else {}
     return SlurmChanges(mode, tuple(changes), updates)
 
 
 # ---- per kind ------------------------------------------------------------------------------------
+
 
 def _config(before: SlurmSpec, after: SlurmSpec) -> list[SlurmChange]:
     result = []
@@ -169,44 +183,65 @@ def _partitions(before: SlurmSpec, after: SlurmSpec, mode: Mode) -> list[SlurmCh
         applies = "the running cluster, when HyperPod processes the update; jobs already running are not moved"
     else:
         takes = f"{_BUNDLE} (worker_groups in provisioning_parameters.json)"
-        applies = ("only nodes created after the update; existing nodes keep their partitions (to change them in place, "
-                   "move the cluster to SlurmConfig: API-driven Slurm configuration)")
+        applies = (
+            "only nodes created after the update; existing nodes keep their partitions (to change them in place, "
+            "move the cluster to SlurmConfig: API-driven Slurm configuration)"
+        )
     result = []
     for pid in [*old, *(p for p in new if p not in old)]:
         if old.get(pid) == new.get(pid):
             continue
         action: Action = "add" if pid not in old else "remove" if pid not in new else "change"
-        result.append(SlurmChange("partition", f"partition {pid}", action, _pools_text(old.get(pid)), _pools_text(new.get(pid)),
-                                  takes, applies))
+        result.append(
+            SlurmChange("partition", f"partition {pid}", action, _pools_text(old.get(pid)), _pools_text(new.get(pid)), takes, applies)
+        )
     return result
 
 
 def _partition_updates(before: SlurmSpec, after: SlurmSpec) -> dict[str, tuple[str, ...]]:
     old, new = _pool_partition(before), _pool_partition(after)
-    return {pool: parts for pool, parts in new.items() if old.get(pool) != parts} | {
-        pool: () for pool in old if pool not in new}
+    return {pool: parts for pool, parts in new.items() if old.get(pool) != parts} | {pool: () for pool in old if pool not in new}
 
 
 def _default(before: SlurmSpec, after: SlurmSpec) -> list[SlurmChange]:
     if before.default_partition == after.default_partition:
         return []
-    return [SlurmChange("default_partition", "default partition", "change", before.default_partition, after.default_partition,
-                        f"{_BUNDLE}; the hook sets Default=YES on the partition line", f"{_ON_CONTROLLER} (or a new controller node)")]
+    return [
+        SlurmChange(
+            "default_partition",
+            "default partition",
+            "change",
+            before.default_partition,
+            after.default_partition,
+            f"{_BUNDLE}; the hook sets Default=YES on the partition line",
+            f"{_ON_CONTROLLER} (or a new controller node)",
+        )
+    ]
 
 
 def _pools(before: SlurmSpec, after: SlurmSpec) -> list[SlurmChange]:
     """Which group is login or controller: shown, and left to the cluster plan, which adds or
     deletes the groups and refuses a group whose SlurmConfig.NodeType would change in place."""
     result = []
-    for name, kind, field_name in (("login pool", "login_pool", "login_node_pool_id"),
-                                   ("controller pool", "controller_pool", "controller_node_pool_id")):
+    for name, kind, field_name in (
+        ("login pool", "login_pool", "login_node_pool_id"),
+        ("controller pool", "controller_pool", "controller_node_pool_id"),
+    ):
         old, new = getattr(before, field_name), getattr(after, field_name)
         if old == new or (kind == "controller_pool" and (old is None or new is None)):
             continue  # naming the controller explicitly or not is no change of roles
         action: Action = "add" if old is None else "remove" if new is None else "change"
-        result.append(SlurmChange(kind, name, action, old, new, "instance group changes in the cluster plan (UpdateCluster)",
-                                  "when the groups are added or removed; an existing group's NodeType cannot change in place "
-                                  "(the cluster plan refuses that)"))
+        result.append(
+            SlurmChange(
+                kind,
+                name,
+                action,
+                old,
+                new,
+                "instance group changes in the cluster plan (UpdateCluster)",
+                "when the groups are added or removed; an existing group's NodeType cannot change in place (the cluster plan refuses that)",
+            )
+        )
     return result
 
 
@@ -215,9 +250,19 @@ def _home(before: SlurmSpec, after: SlurmSpec) -> list[SlurmChange]:
     if old == new:
         return []
     action: Action = "add" if old is None else "remove" if new is None else "change"
-    return [SlurmChange("home", "home directory storage", action, old, new, _BUNDLE, _NEW_NODES,
-                        refused="home_directory_storage: running nodes would keep the old /home and new nodes mount the new "
-                                "one (no data is moved); change it with a new cluster")]
+    return [
+        SlurmChange(
+            "home",
+            "home directory storage",
+            action,
+            old,
+            new,
+            _BUNDLE,
+            _NEW_NODES,
+            refused="home_directory_storage: running nodes would keep the old /home and new nodes mount the new "
+            "one (no data is moved); change it with a new cluster",
+        )
+    ]
 
 
 def _scripts(kind: Literal["prolog", "epilog"], before: SlurmSpec, after: SlurmSpec) -> list[SlurmChange]:
@@ -230,12 +275,22 @@ def _scripts(kind: Literal["prolog", "epilog"], before: SlurmSpec, after: SlurmS
         if a == b:
             continue
         action: Action = "add" if a is None else "remove" if b is None else "change"
-        result.append(SlurmChange(kind, f"{kind}_bash_scripts[{index}]", action, _script_text(a), _script_text(b), _BUNDLE,
-                                  f"{_NEW_NODES}; running nodes when the new hook runs on them"))
+        result.append(
+            SlurmChange(
+                kind,
+                f"{kind}_bash_scripts[{index}]",
+                action,
+                _script_text(a),
+                _script_text(b),
+                _BUNDLE,
+                f"{_NEW_NODES}; running nodes when the new hook runs on them",
+            )
+        )
     return result
 
 
 # ---- text ----------------------------------------------------------------------------------------
+
 
 def _pools_text(pools: tuple[str, ...] | None) -> str | None:
     return None if pools is None else "[" + ", ".join(pools) + "]"

@@ -20,8 +20,10 @@ _CONTROLLER = "the platform places the Slurm controller (on HyperPod: the group 
 _NODES = "the platform defines the nodes from the node pools / instance groups"
 _AUTH = "the platform sets up authentication between the Slurm daemons"
 _PATHS = "the platform lays out the daemons' files on every node"
-_ACCOUNTING = ("the platform runs accounting storage (slurmdbd); on HyperPod an external database is "
-               "given as Orchestrator.Slurm.AccountingDatabase in the cluster spec")
+_ACCOUNTING = (
+    "the platform runs accounting storage (slurmdbd); on HyperPod an external database is "
+    "given as Orchestrator.Slurm.AccountingDatabase in the cluster spec"
+)
 PLATFORM_OWNED: dict[str, str] = {
     "SlurmctldHost": _CONTROLLER,
     "ControlMachine": _CONTROLLER,
@@ -61,8 +63,14 @@ _UINT_MAX = {"uint16": 0xFFFF, "uint32": 0xFFFFFFFF, "uint64": 0xFFFFFFFFFFFFFFF
 # strtoul(value, NULL, 0) as Slurm parses numbers: decimal, 0x hex or 0 octal; k/K multiplies by 1024.
 _NUMBER = re.compile(r"(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)([kK]?)")
 _BOOLEAN = {"yes", "up", "true", "1", "no", "down", "false", "0"}
-_PRIORITY_WEIGHTS = ("PriorityWeightAge", "PriorityWeightAssoc", "PriorityWeightFairshare",
-                     "PriorityWeightJobSize", "PriorityWeightPartition", "PriorityWeightQOS")
+_PRIORITY_WEIGHTS = (
+    "PriorityWeightAge",
+    "PriorityWeightAssoc",
+    "PriorityWeightFairshare",
+    "PriorityWeightJobSize",
+    "PriorityWeightPartition",
+    "PriorityWeightQOS",
+)
 # slurm.conf(5), PreemptExemptTime: "minutes", "minutes:seconds", "hours:minutes:seconds",
 # "days-hours", "days-hours:minutes", "days-hours:minutes:seconds"; -1 disables it.
 DURATION = re.compile(r"-1|\d+(:\d+){0,2}|\d+-\d+(:\d+){0,2}")
@@ -81,10 +89,10 @@ def canonical_key(key: str) -> str | None:
     return CANONICAL.get(key.lower())
 
 
-def config_violations(config: Mapping[str, str], path: str = "config",
-                      spelled: Mapping[str, str] | None = None) -> list[Violation]:
+def config_violations(config: Mapping[str, str], path: str = "config", spelled: Mapping[str, str] | None = None) -> list[Violation]:
     """Every problem with the values of a config map whose keys are canonical (`canonical_key`);
     `spelled` maps a canonical key to the key as the user wrote it, for the field paths."""
+
     def at(key: str) -> str:
         return f"{path}.{(spelled or {}).get(key, key)}"
 
@@ -128,12 +136,12 @@ def line_violation(value: str) -> str | None:
     if value.endswith("\\"):
         # slurm.conf's parser joins a line ending in a backslash with the next one: the following
         # parameter (say Prolog=) would vanish into this value
-        return ("cannot end with '\\': slurm.conf reads it as a line continuation, joining the next "
-                "line (the next parameter) into this value")
+        return (
+            "cannot end with '\\': slurm.conf reads it as a line continuation, joining the next line (the next parameter) into this value"
+        )
     if any(ch.isspace() for ch in value):
         # slurm.conf separates parameters by whitespace: "1 SlurmctldHost=x" would be two parameters.
-        return ("cannot contain spaces: slurm.conf separates parameters by whitespace, so the rest "
-                "would be read as another parameter")
+        return "cannot contain spaces: slurm.conf separates parameters by whitespace, so the rest would be read as another parameter"
     return None
 
 
@@ -194,7 +202,9 @@ def preempt_mode_parts(value: str) -> tuple[list[str], list[str], list[str]]:
 def _preempt_mode(value: str) -> str | None:
     base, flags, unknown = preempt_mode_parts(value)
     if unknown:
-        return f"{unknown[0]!r} is not a preemption mode; use one of OFF, CANCEL, REQUEUE, SUSPEND, optionally with GANG, WITHIN or PRIORITY"
+        return (
+            f"{unknown[0]!r} is not a preemption mode; use one of OFF, CANCEL, REQUEUE, SUSPEND, optionally with GANG, WITHIN or PRIORITY"
+        )
     if len(base) > 1:
         return f"names {len(base)} modes ({', '.join(base)}); give one of OFF, CANCEL, REQUEUE, SUSPEND"
     if "GANG" in flags and ("WITHIN" in flags or "PRIORITY" in flags):
@@ -207,15 +217,19 @@ def _preempt_mode(value: str) -> str | None:
 def _exempt_time(value: str) -> str | None:
     if DURATION.fullmatch(value):
         return None
-    return ("must be a time: minutes, minutes:seconds, hours:minutes:seconds, days-hours, days-hours:minutes "
-            f"or days-hours:minutes:seconds (-1 disables it); got {value!r}")
+    return (
+        "must be a time: minutes, minutes:seconds, hours:minutes:seconds, days-hours, days-hours:minutes "
+        f"or days-hours:minutes:seconds (-1 disables it); got {value!r}"
+    )
 
 
 def _enforce(value: str) -> str | None:
     bad = [word for word in value.split(",") if word.strip().lower() not in _ENFORCE]
     if bad:
-        return (f"{bad[0]!r} is not an enforcement level; use a comma-separated list of "
-                "associations, limits, qos, safe, wckeys, all, nojobs, nosteps")
+        return (
+            f"{bad[0]!r} is not an enforcement level; use a comma-separated list of "
+            "associations, limits, qos, safe, wckeys, all, nojobs, nosteps"
+        )
     return None
 
 
@@ -240,13 +254,17 @@ def _cross_key(config: Mapping[str, str], at) -> Iterator[Violation]:
     weights = {key: config[key] for key in _PRIORITY_WEIGHTS if key in config and unsigned_violation(config[key], 0xFFFFFFFF) is None}
     total = sum(_as_int(value) for value in weights.values())
     if total > 0xFFFFFFFF:
-        yield Violation(", ".join(at(key) for key in weights), f"the priority weights add up to {total}, more than 4294967295: job priorities would overflow")
+        yield Violation(
+            ", ".join(at(key) for key in weights),
+            f"the priority weights add up to {total}, more than 4294967295: job priorities would overflow",
+        )
     if "PreemptMode" in config and _preempt_mode(config["PreemptMode"]) is None:
         yield from _preempt_pair(config, at)
     elif "PreemptMode" not in config and config.get("PreemptType") in ("preempt/partition_prio", "preempt/qos"):
-        yield Violation(at("PreemptType"),
-                        f"{config['PreemptType']} needs PreemptMode set too (its default, OFF, is not compatible): "
-                        "CANCEL, REQUEUE or SUSPEND,GANG")
+        yield Violation(
+            at("PreemptType"),
+            f"{config['PreemptType']} needs PreemptMode set too (its default, OFF, is not compatible): CANCEL, REQUEUE or SUSPEND,GANG",
+        )
 
 
 def _preempt_pair(config: Mapping[str, str], at) -> Iterator[Violation]:
@@ -256,7 +274,9 @@ def _preempt_pair(config: Mapping[str, str], at) -> Iterator[Violation]:
     if preempt_type not in _PREEMPT_TYPES:
         return
     if preempt_type == "preempt/none" and mode != "OFF":
-        yield Violation(at("PreemptMode"), f"{mode} needs a PreemptType (preempt/partition_prio or preempt/qos); without one preemption is off")
+        yield Violation(
+            at("PreemptMode"), f"{mode} needs a PreemptType (preempt/partition_prio or preempt/qos); without one preemption is off"
+        )
     if preempt_type != "preempt/none" and mode == "OFF":
         yield Violation(at("PreemptMode"), f"OFF is not compatible with PreemptType={preempt_type}; use CANCEL, REQUEUE or SUSPEND,GANG")
 

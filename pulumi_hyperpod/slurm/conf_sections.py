@@ -15,22 +15,51 @@ from collections.abc import Mapping
 from ..core.errors import Violation
 from .conf import line_violation, preempt_mode_parts, unsigned_violation
 
-_TIME = ("a time: minutes, minutes:seconds, hours:minutes:seconds, days-hours, days-hours:minutes, "
-         "days-hours:minutes:seconds, or UNLIMITED")
+_TIME = "a time: minutes, minutes:seconds, hours:minutes:seconds, days-hours, days-hours:minutes, days-hours:minutes:seconds, or UNLIMITED"
 
 # slurm.conf(5), PARTITION CONFIGURATION: name -> value kind
 PARTITION_PARAMETERS: dict[str, str] = {
-    "AllocNodes": "string", "AllowAccounts": "string", "AllowGroups": "string", "AllowQos": "string",
-    "Alternate": "string", "CpuBind": "string", "DefCpuPerGPU": "uint64", "DefMemPerCPU": "uint64",
-    "DefMemPerGPU": "uint64", "DefMemPerNode": "uint64", "DenyAccounts": "string", "DenyQos": "string",
-    "DefaultTime": "time", "DisableRootJobs": "boolean", "ExclusiveTopo": "boolean", "ExclusiveUser": "boolean",
-    "GraceTime": "uint32", "Hidden": "boolean", "LLN": "boolean", "MaxCPUsPerNode": "uint32",
-    "MaxCPUsPerSocket": "uint32", "MaxMemPerCPU": "uint64", "MaxMemPerNode": "uint64", "MaxNodes": "uint32",
-    "MaxTime": "time", "MinNodes": "uint32", "OverSubscribe": "string", "OverTimeLimit": "uint16",
-    "PowerDownOnIdle": "boolean", "PreemptMode": "preempt", "PriorityJobFactor": "uint16",
-    "PriorityTier": "uint16", "QOS": "string", "ReqResv": "boolean", "ResumeTimeout": "uint32",
-    "RootOnly": "boolean", "SelectTypeParameters": "string", "State": "partition_state",
-    "SuspendTime": "uint32", "SuspendTimeout": "uint32", "TRESBillingWeights": "string",
+    "AllocNodes": "string",
+    "AllowAccounts": "string",
+    "AllowGroups": "string",
+    "AllowQos": "string",
+    "Alternate": "string",
+    "CpuBind": "string",
+    "DefCpuPerGPU": "uint64",
+    "DefMemPerCPU": "uint64",
+    "DefMemPerGPU": "uint64",
+    "DefMemPerNode": "uint64",
+    "DenyAccounts": "string",
+    "DenyQos": "string",
+    "DefaultTime": "time",
+    "DisableRootJobs": "boolean",
+    "ExclusiveTopo": "boolean",
+    "ExclusiveUser": "boolean",
+    "GraceTime": "uint32",
+    "Hidden": "boolean",
+    "LLN": "boolean",
+    "MaxCPUsPerNode": "uint32",
+    "MaxCPUsPerSocket": "uint32",
+    "MaxMemPerCPU": "uint64",
+    "MaxMemPerNode": "uint64",
+    "MaxNodes": "uint32",
+    "MaxTime": "time",
+    "MinNodes": "uint32",
+    "OverSubscribe": "string",
+    "OverTimeLimit": "uint16",
+    "PowerDownOnIdle": "boolean",
+    "PreemptMode": "preempt",
+    "PriorityJobFactor": "uint16",
+    "PriorityTier": "uint16",
+    "QOS": "string",
+    "ReqResv": "boolean",
+    "ResumeTimeout": "uint32",
+    "RootOnly": "boolean",
+    "SelectTypeParameters": "string",
+    "State": "partition_state",
+    "SuspendTime": "uint32",
+    "SuspendTimeout": "uint32",
+    "TRESBillingWeights": "string",
 }
 PARTITION_OWNED: dict[str, str] = {
     "PartitionName": "the partition's name is its `id`",
@@ -39,11 +68,26 @@ PARTITION_OWNED: dict[str, str] = {
 }
 # slurm.conf(5), NODE CONFIGURATION: name -> value kind
 NODE_PARAMETERS: dict[str, str] = {
-    "Boards": "uint16", "CoreSpecCount": "uint16", "CoresPerSocket": "uint16", "CpuBind": "string",
-    "CPUs": "uint16", "CpuSpecList": "string", "Features": "string", "Gres": "string", "MemSpecLimit": "uint64",
-    "Procs": "uint16", "RealMemory": "uint64", "Reason": "string", "RestrictedCoresPerGPU": "uint16",
-    "Sockets": "uint16", "SocketsPerBoard": "uint16", "State": "node_state", "ThreadsPerCore": "uint16",
-    "TmpDisk": "uint32", "Topology": "string", "Weight": "uint32",
+    "Boards": "uint16",
+    "CoreSpecCount": "uint16",
+    "CoresPerSocket": "uint16",
+    "CpuBind": "string",
+    "CPUs": "uint16",
+    "CpuSpecList": "string",
+    "Features": "string",
+    "Gres": "string",
+    "MemSpecLimit": "uint64",
+    "Procs": "uint16",
+    "RealMemory": "uint64",
+    "Reason": "string",
+    "RestrictedCoresPerGPU": "uint16",
+    "Sockets": "uint16",
+    "SocketsPerBoard": "uint16",
+    "State": "node_state",
+    "ThreadsPerCore": "uint16",
+    "TmpDisk": "uint32",
+    "Topology": "string",
+    "Weight": "uint32",
 }
 NODE_OWNED: dict[str, str] = {
     "NodeName": "the platform names the nodes of the node pool",
@@ -56,8 +100,7 @@ _BOOLEAN = {"yes", "no", "true", "false", "1", "0"}
 _PARTITION_STATES = {"up", "down", "drain", "inactive"}
 _NODE_STATES = {"cloud", "down", "drain", "fail", "failing", "future", "unknown"}
 _MAX = {"uint16": 0xFFFF, "uint32": 0xFFFFFFFF, "uint64": 0xFFFFFFFFFFFFFFFF}
-_KINDS = {"partition": (PARTITION_PARAMETERS, PARTITION_OWNED, "a partition"),
-          "node": (NODE_PARAMETERS, NODE_OWNED, "a node set's nodes")}
+_KINDS = {"partition": (PARTITION_PARAMETERS, PARTITION_OWNED, "a partition"), "node": (NODE_PARAMETERS, NODE_OWNED, "a node set's nodes")}
 
 
 def section_config_violations(config: Mapping[str, object], path: str, kind: str) -> list[Violation]:
@@ -70,13 +113,13 @@ def section_config_violations(config: Mapping[str, object], path: str, kind: str
         at = f"{path}.{key}"
         name = canonical.get(str(key).lower())
         if name is None:
-            problems.append(Violation(at, f"{key!r} is not a parameter of {what} in slurm.conf "
-                                          f"(slurm.conf(5), {kind.upper()} CONFIGURATION)"))
+            problems.append(
+                Violation(at, f"{key!r} is not a parameter of {what} in slurm.conf (slurm.conf(5), {kind.upper()} CONFIGURATION)")
+            )
         elif name in owned:
             problems.append(Violation(at, f"{name} cannot be set here: {owned[name]}"))
         elif name in seen:
-            problems.append(Violation(at, f"{seen[name]!r} and {key!r} are the same parameter (names are "
-                                          "case-insensitive); give it once"))
+            problems.append(Violation(at, f"{seen[name]!r} and {key!r} are the same parameter (names are case-insensitive); give it once"))
         elif not isinstance(value, str):
             problems.append(Violation(at, f"a slurm.conf value is a string; got {type(value).__name__}"))
         else:
@@ -102,8 +145,7 @@ def _by_kind(kind: str, value: str) -> str | None:
     if kind == "preempt":
         base, flags, unknown = preempt_mode_parts(value)
         if unknown or len(base) > 1:
-            return (f"{value!r} is not a preemption mode: one of OFF, CANCEL, REQUEUE, SUSPEND, optionally "
-                    "with GANG, WITHIN or PRIORITY")
+            return f"{value!r} is not a preemption mode: one of OFF, CANCEL, REQUEUE, SUSPEND, optionally with GANG, WITHIN or PRIORITY"
     return None
 
 

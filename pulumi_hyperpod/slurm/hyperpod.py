@@ -49,8 +49,13 @@ def hyperpod_violations(cluster: ClusterSpec, slurm: SlurmSpec, *, prefix: str =
         problems.append(Violation("Orchestrator", "the cluster is orchestrated by EKS; a Slurm spec needs a Slurm cluster"))
         return problems
     if controller_group(cluster, slurm) is None:
-        problems.append(Violation(at("controller_node_pool_id"), "is required on HyperPod: the instance group that runs "
-                                  "slurmctld (or give that group SlurmConfig.NodeType Controller in the cluster spec)"))
+        problems.append(
+            Violation(
+                at("controller_node_pool_id"),
+                "is required on HyperPod: the instance group that runs "
+                "slurmctld (or give that group SlurmConfig.NodeType Controller in the cluster spec)",
+            )
+        )
     problems += spec_violations(slurm, prefix=prefix)
     if not problems:
         problems += _agreement(cluster, slurm)
@@ -63,8 +68,13 @@ def spec_violations(slurm: SlurmSpec, *, prefix: str = "slurm") -> list[Violatio
     problems = _partition_limits(slurm, at)
     storage = slurm.home_storage
     if storage is not None and storage.kind == "filestore":
-        problems.append(Violation(at("home_directory_storage"), "is a Filestore instance, which a HyperPod cluster cannot "
-                                  "mount; give DNS_NAME@tcp:/MOUNT_NAME (FSx for Lustre) or DNS_NAME:/fsx (FSx for OpenZFS)"))
+        problems.append(
+            Violation(
+                at("home_directory_storage"),
+                "is a Filestore instance, which a HyperPod cluster cannot "
+                "mount; give DNS_NAME@tcp:/MOUNT_NAME (FSx for Lustre) or DNS_NAME:/fsx (FSx for OpenZFS)",
+            )
+        )
     return problems
 
 
@@ -84,8 +94,11 @@ def group_roles(cluster: ClusterSpec, slurm: SlurmSpec) -> dict[str, GroupRole]:
 
 
 def no_role_violation(index: int, name: object) -> Violation:
-    return Violation(f"InstanceGroups[{index}]", f"instance group {name!r} has no Slurm role: add it to a partition of the "
-                                                 "Slurm spec, or name it login_node_pool_id or controller_node_pool_id")
+    return Violation(
+        f"InstanceGroups[{index}]",
+        f"instance group {name!r} has no Slurm role: add it to a partition of the "
+        "Slurm spec, or name it login_node_pool_id or controller_node_pool_id",
+    )
 
 
 def _partition_limits(slurm: SlurmSpec, at) -> list[Violation]:
@@ -94,9 +107,15 @@ def _partition_limits(slurm: SlurmSpec, at) -> list[Violation]:
     referenced = slurm.referenced_pools()
     for pool, partitions in slurm.pool_partitions().items():
         if len(partitions) > limit:
-            problems.append(Violation(at(referenced[pool]), (
-                f"instance group {pool!r} is in {len(partitions)} partitions ({', '.join(partitions)}); on HyperPod a group "
-                f"belongs to at most {limit} (SlurmConfig.PartitionNames, provisioning_parameters.json worker_groups)")))
+            problems.append(
+                Violation(
+                    at(referenced[pool]),
+                    (
+                        f"instance group {pool!r} is in {len(partitions)} partitions ({', '.join(partitions)}); on HyperPod a group "
+                        f"belongs to at most {limit} (SlurmConfig.PartitionNames, provisioning_parameters.json worker_groups)"
+                    ),
+                )
+            )
     return problems
 
 
@@ -113,10 +132,18 @@ def _agreement(cluster: ClusterSpec, slurm: SlurmSpec) -> list[Violation]:
         if group.slurm_config is None:
             continue
         if group.slurm_config.node_type != role.node_type:
-            problems.append(Violation(f"{at}.SlurmConfig.NodeType", f"is {group.slurm_config.node_type} but the Slurm spec "
-                                                                    f"makes {group.name!r} a {role.node_type} group"))
+            problems.append(
+                Violation(
+                    f"{at}.SlurmConfig.NodeType",
+                    f"is {group.slurm_config.node_type} but the Slurm spec makes {group.name!r} a {role.node_type} group",
+                )
+            )
         declared = list(group.slurm_config.partition_names or [])
         if declared and declared != ([role.partition] if role.partition else []):
-            problems.append(Violation(f"{at}.SlurmConfig.PartitionNames", f"is {declared} but the Slurm spec puts "
-                                                                          f"{group.name!r} in {[role.partition] if role.partition else []}"))
+            problems.append(
+                Violation(
+                    f"{at}.SlurmConfig.PartitionNames",
+                    f"is {declared} but the Slurm spec puts {group.name!r} in {[role.partition] if role.partition else []}",
+                )
+            )
     return problems

@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-GUIDE = "AWS \"Migrating to API-driven Slurm configuration\""
+GUIDE = 'AWS "Migrating to API-driven Slurm configuration"'
 
 
 def is_migration(desired: Any, observed: Any) -> bool:
@@ -36,26 +36,44 @@ def migration_notes(desired: Any, observed: Any, steps: Any = ()) -> tuple[tuple
         return (), ()
     missing = [g.name for g in desired.instance_groups if g.slurm_config is None]
     if missing:
-        return (), (("slurm-migration", (
-            f"moving to API-driven Slurm configuration ({GUIDE}) gives every group SlurmConfig, the controller's "
-            f"NodeType included; {', '.join(missing)} has none: render the cluster spec with "
-            "`hyperpod slurm render --slurm-config` or add SlurmConfig to every group")),)
-    sent = {g.get("InstanceGroupName") for step in steps if step.operation == "UpdateCluster"
-            for g in (step.request.get("InstanceGroups") or ()) if isinstance(g, dict) and "SlurmConfig" in g}
+        return (), (
+            (
+                "slurm-migration",
+                (
+                    f"moving to API-driven Slurm configuration ({GUIDE}) gives every group SlurmConfig, the controller's "
+                    f"NodeType included; {', '.join(missing)} has none: render the cluster spec with "
+                    "`hyperpod slurm render --slurm-config` or add SlurmConfig to every group"
+                ),
+            ),
+        )
+    sent = {
+        g.get("InstanceGroupName")
+        for step in steps
+        if step.operation == "UpdateCluster"
+        for g in (step.request.get("InstanceGroups") or ())
+        if isinstance(g, dict) and "SlurmConfig" in g
+    }
     left_out = [f"{g.name} (NodeType {g.slurm_config.node_type})" for g in desired.instance_groups if g.name not in sent]
     if left_out:
-        return (), (("slurm-migration", (
-            f"moving to API-driven Slurm configuration ({GUIDE}) gives every group its SlurmConfig in the update; "
-            f"this plan's UpdateCluster leaves out {', '.join(left_out)}, which would be left without its role: "
-            "not applied")),)
-    roles = ", ".join(f"{g.name} → {g.slurm_config.node_type}"
-                      + (f" [{', '.join(g.slurm_config.partition_names)}]" if g.slurm_config.partition_names else "")
-                      for g in desired.instance_groups)
+        return (), (
+            (
+                "slurm-migration",
+                (
+                    f"moving to API-driven Slurm configuration ({GUIDE}) gives every group its SlurmConfig in the update; "
+                    f"this plan's UpdateCluster leaves out {', '.join(left_out)}, which would be left without its role: "
+                    "not applied"
+                ),
+            ),
+        )
+    roles = ", ".join(
+        f"{g.name} → {g.slurm_config.node_type}"
+        + (f" [{', '.join(g.slurm_config.partition_names)}]" if g.slurm_config.partition_names else "")
+        for g in desired.instance_groups
+    )
     objects = sorted({_parameters_object(g) for g in observed.groups} - {None})
     groups = ", ".join(g.name for g in observed.groups)
     notes = (
-        f"migration to API-driven Slurm configuration ({GUIDE}): the UpdateCluster gives every group its "
-        f"SlurmConfig — {roles}",
+        f"migration to API-driven Slurm configuration ({GUIDE}): the UpdateCluster gives every group its SlurmConfig — {roles}",
         f"migration step before applying: back up provisioning_parameters.json and slurm.conf, then upgrade the "
         f"cluster software: UpdateClusterSoftware on every group ({groups}), waited until the cluster is InService "
         "again (the guide's step 2: API-driven configuration needs the current platform software)",

@@ -14,8 +14,7 @@ from ..core.errors import Violation
 from .spec import SUGGESTIONS, SlurmSpec, SlurmSpecError
 
 
-def reference_violations(spec: SlurmSpec, pools: Iterable[str], *, kind: str = "node pool",
-                         prefix: str = "") -> list[Violation]:
+def reference_violations(spec: SlurmSpec, pools: Iterable[str], *, kind: str = "node pool", prefix: str = "") -> list[Violation]:
     """One Violation per name the spec uses that is not among `pools`.
 
     `kind` names what the pools are in the cluster ("instance group" on HyperPod, "node pool" on
@@ -33,8 +32,9 @@ def reference_violations(spec: SlurmSpec, pools: Iterable[str], *, kind: str = "
     return problems
 
 
-def check_references(spec: SlurmSpec, pools: Iterable[str], *, kind: str = "node pool", prefix: str = "",
-                     source: str | None = None) -> None:
+def check_references(
+    spec: SlurmSpec, pools: Iterable[str], *, kind: str = "node pool", prefix: str = "", source: str | None = None
+) -> None:
     """Raise SlurmSpecError naming every unknown pool; return None when all exist."""
     problems = reference_violations(spec, pools, kind=kind, prefix=prefix)
     if problems:

@@ -117,8 +117,7 @@ def uses_slurm_config(cluster: ClusterSpec | dict) -> bool:
     return cluster.continuous or any(g.slurm_config is not None for g in cluster.instance_groups)
 
 
-def load_cluster(data: ClusterSpec | dict, slurm: SlurmSpec, *, slurm_config: bool | None = None,
-                 source: str | None = None) -> ClusterSpec:
+def load_cluster(data: ClusterSpec | dict, slurm: SlurmSpec, *, slurm_config: bool | None = None, source: str | None = None) -> ClusterSpec:
     """The cluster spec, with SlurmConfig filled in from the Slurm spec on groups that lack it when
     the cluster takes roles from SlurmConfig (a Continuous cluster spec is only valid with them)."""
     from ..aws import servicemodel
@@ -157,9 +156,15 @@ def _declared_role(slurm: SlurmSpec, name: Any) -> dict[str, Any] | None:
     return {"NodeType": COMPUTE, "PartitionNames": list(partitions)} if partitions else None
 
 
-def render_hyperpod(cluster: ClusterSpec | dict, slurm: SlurmSpec, *, lifecycle_uri: str | None = None,
-                    slurm_config: bool | None = None, source: str | None = None,
-                    base_dir: str | Path | None = None) -> HyperPodRendering:
+def render_hyperpod(
+    cluster: ClusterSpec | dict,
+    slurm: SlurmSpec,
+    *,
+    lifecycle_uri: str | None = None,
+    slurm_config: bool | None = None,
+    source: str | None = None,
+    base_dir: str | Path | None = None,
+) -> HyperPodRendering:
     """Check `slurm` against `cluster` (SlurmSpecError naming every problem) and render both parts.
 
     `cluster` is a ClusterSpec or its request dict (then groups may lack the SlurmConfig the Slurm
@@ -177,19 +182,35 @@ def render_hyperpod(cluster: ClusterSpec | dict, slurm: SlurmSpec, *, lifecycle_
     roles = group_roles(cluster, slurm)
     use_config = uses_slurm_config(cluster) if slurm_config is None else slurm_config
     if cluster.continuous and not use_config:
-        raise SlurmSpecError([_violation("NodeProvisioningMode", "is Continuous, which takes roles from SlurmConfig only "
-                                         "(provisioning_parameters.json is not supported); render with SlurmConfig")], source=source)
+        raise SlurmSpecError(
+            [
+                _violation(
+                    "NodeProvisioningMode",
+                    "is Continuous, which takes roles from SlurmConfig only "
+                    "(provisioning_parameters.json is not supported); render with SlurmConfig",
+                )
+            ],
+            source=source,
+        )
     storage = platform_storage(slurm) if use_config else None
     if use_config and slurm.home_storage is not None and storage is None:
-        raise SlurmSpecError([_violation("slurm.home_directory_storage", (
-            "an API-driven cluster (SlurmConfig) mounts FSx through InstanceStorageConfigs, whose DnsName must match "
-            f"{_fsx_dns_pattern()}: give the file system's DNS name"))], source=source)
+        raise SlurmSpecError(
+            [
+                _violation(
+                    "slurm.home_directory_storage",
+                    (
+                        "an API-driven cluster (SlurmConfig) mounts FSx through InstanceStorageConfigs, whose DnsName must match "
+                        f"{_fsx_dns_pattern()}: give the file system's DNS name"
+                    ),
+                )
+            ],
+            source=source,
+        )
     return HyperPodRendering(
         mode="SlurmConfig" if use_config else "provisioning_parameters",
         roles=roles,
         cluster_spec=_cluster_request(cluster, roles, use_config, lifecycle_uri, storage),
-        files={**(base_files(base_dir, source) if base_dir else {}),
-               **bundle_files(cluster, slurm, roles, api_driven=use_config)},
+        files={**(base_files(base_dir, source) if base_dir else {}), **bundle_files(cluster, slurm, roles, api_driven=use_config)},
     )
 
 
@@ -222,8 +243,7 @@ def platform_storage(slurm: SlurmSpec) -> dict[str, Any] | None:
     if not regex.fullmatch(_fsx_dns_pattern(), storage.address):
         return None
     if storage.kind == "fsx_lustre":
-        return {"FsxLustreConfig": {"DnsName": storage.address, "MountName": storage.mount_name,
-                                    "MountPath": LUSTRE_MOUNT_PATH}}
+        return {"FsxLustreConfig": {"DnsName": storage.address, "MountName": storage.mount_name, "MountPath": LUSTRE_MOUNT_PATH}}
     return {"FsxOpenZfsConfig": {"DnsName": storage.address, "MountPath": OPENZFS_MOUNT_PATH}}
 
 
@@ -233,8 +253,9 @@ def _fsx_dns_pattern() -> str:
     return member_shape("ClusterFsxLustreConfig", "DnsName").metadata["pattern"]
 
 
-def _cluster_request(cluster: ClusterSpec, roles: dict[str, GroupRole], use_config: bool, lifecycle_uri: str | None,
-                     storage: dict[str, Any] | None = None) -> dict:
+def _cluster_request(
+    cluster: ClusterSpec, roles: dict[str, GroupRole], use_config: bool, lifecycle_uri: str | None, storage: dict[str, Any] | None = None
+) -> dict:
     request = copy.deepcopy(cluster.to_api())
     for group in request.get("InstanceGroups", []):
         role = roles[group["InstanceGroupName"]]
@@ -253,6 +274,7 @@ def _cluster_request(cluster: ClusterSpec, roles: dict[str, GroupRole], use_conf
 
 
 # ---- the bundle ----------------------------------------------------------------------------------
+
 
 def base_files(base_dir: str | Path, source: str | None = None) -> dict[str, bytes]:
     """The files of a lifecycle scripts folder to build the bundle on (see `render_hyperpod`)."""
@@ -282,8 +304,7 @@ def base_files(base_dir: str | Path, source: str | None = None) -> dict[str, byt
     return files
 
 
-def bundle_files(cluster: ClusterSpec, slurm: SlurmSpec, roles: dict[str, GroupRole],
-                 api_driven: bool = False) -> dict[str, bytes]:
+def bundle_files(cluster: ClusterSpec, slurm: SlurmSpec, roles: dict[str, GroupRole], api_driven: bool = False) -> dict[str, bytes]:
     """The bundle. An API-driven cluster (roles in SlurmConfig, FSx in InstanceStorageConfigs) gets
     no provisioning_parameters.json: AWS's migration guide removes it, and a stale one must not
     contradict the API; the hook then takes each group's role from slurm-spec.json."""
@@ -308,8 +329,7 @@ def provisioning_parameters(cluster: ClusterSpec, slurm: SlurmSpec, roles: dict[
     login = [r.group for r in ordered if r.node_type == LOGIN]
     if login:
         params["login_group"] = login[0]
-    params["worker_groups"] = [{"instance_group_name": r.group, "partition_name": r.partition}
-                               for r in ordered if r.node_type == COMPUTE]
+    params["worker_groups"] = [{"instance_group_name": r.group, "partition_name": r.partition} for r in ordered if r.node_type == COMPUTE]
     storage = slurm.home_storage
     if storage is not None and storage.kind == "fsx_lustre":
         params["fsx_dns_name"], params["fsx_mountname"] = storage.address, storage.mount_name
@@ -333,8 +353,7 @@ def include_text(slurm: SlurmSpec) -> str:
     return "\n".join(lines) + "\n"
 
 
-def spec_document(slurm: SlurmSpec, roles: dict[str, GroupRole] | None = None,
-                  platform_mounts: bool = False) -> dict[str, Any]:
+def spec_document(slurm: SlurmSpec, roles: dict[str, GroupRole] | None = None, platform_mounts: bool = False) -> dict[str, Any]:
     """slurm-spec.json: the spec, its default partition, the home storage (`mounted_by`:
     "InstanceStorageConfigs" when HyperPod mounts it) and each group's role (for the hook, when
     there is no provisioning_parameters.json)."""

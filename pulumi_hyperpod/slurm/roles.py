@@ -35,8 +35,9 @@ class LifecycleError(SpecError):
 
     def _render(self) -> str:
         where = f" in {self.source}" if self.source else ""
-        lines = [f"{len(self.violations)} problem{'s' if len(self.violations) != 1 else ''} with the lifecycle "
-                 f"provisioning parameters{where}:"]
+        lines = [
+            f"{len(self.violations)} problem{'s' if len(self.violations) != 1 else ''} with the lifecycle provisioning parameters{where}:"
+        ]
         return "\n".join(lines + [f"  - {v}" for v in self.violations])
 
 
@@ -70,6 +71,7 @@ class RoleResolution:
 
 # ---- readers -------------------------------------------------------------------------------------
 
+
 def parse_provisioning_parameters(data: Any, source: str | None = None) -> ProvisioningRoles:
     """Roles from the content of a provisioning_parameters.json (base-config format)."""
     problems: list[Violation] = []
@@ -86,8 +88,12 @@ def parse_provisioning_parameters(data: Any, source: str | None = None) -> Provi
         problems.append(Violation("login_group", f"{login!r} is also the controller_group"))
     for name in (controller, login):
         if isinstance(name, str) and name in partitions:
-            problems.append(Violation("worker_groups", f"{name!r} is the {'controller' if name == controller else 'login'} "
-                                                       "group and cannot also be a worker group"))
+            problems.append(
+                Violation(
+                    "worker_groups",
+                    f"{name!r} is the {'controller' if name == controller else 'login'} group and cannot also be a worker group",
+                )
+            )
     if problems:
         raise LifecycleError(problems, source=source)
     return ProvisioningRoles(controller, login, partitions)
@@ -97,7 +103,9 @@ def _worker_groups(value: Any, problems: list[Violation]) -> dict[str, str]:
     if value is None:
         return {}
     if not isinstance(value, list):
-        problems.append(Violation("worker_groups", f"must be a list of {{instance_group_name, partition_name}}; got {type(value).__name__}"))
+        problems.append(
+            Violation("worker_groups", f"must be a list of {{instance_group_name, partition_name}}; got {type(value).__name__}")
+        )
         return {}
     partitions: dict[str, str] = {}
     for index, item in enumerate(value):
@@ -182,6 +190,7 @@ def read_s3(s3_client: Any, uri: str) -> ProvisioningRoles | None:
 
 # ---- resolution ----------------------------------------------------------------------------------
 
+
 def _groups(spec: Any) -> list[tuple[str, str | None, str | None]]:
     """(name, SlurmConfig.NodeType, LifeCycleConfig.SourceS3Uri) of a ClusterSpec's or a
     ClusterState's groups (a state carries DescribeCluster's group in `described`)."""
@@ -227,8 +236,9 @@ def resolve(*specs: Any, s3_client: Any = None, lifecycle_dir: str | Path | None
     return _from_s3(s3_client, roles, missing, groups)
 
 
-def resolve_roles(spec: Any, *, s3_client: Any = None, lifecycle_dir: str | Path | None = None,
-                  observed: Any = None) -> dict[str, str] | None:
+def resolve_roles(
+    spec: Any, *, s3_client: Any = None, lifecycle_dir: str | Path | None = None, observed: Any = None
+) -> dict[str, str] | None:
     """group name -> role for every group of `spec` (and `observed`), or None when unknown.
     `resolve` gives the same with the source and notes."""
     return resolve(spec, observed, s3_client=s3_client, lifecycle_dir=lifecycle_dir).roles
@@ -269,8 +279,10 @@ def _complete(roles: dict[str, str], missing: list[str], found: ProvisioningRole
 
 
 def _unknown(groups: list[str], why: str) -> str:
-    return (f"Slurm roles of {', '.join(groups)} are unknown ({why}): scaling a group to 0 is refused. "
-            "State them with SlurmConfig.NodeType in the spec, or pass the lifecycle bundle (--lifecycle DIR)")
+    return (
+        f"Slurm roles of {', '.join(groups)} are unknown ({why}): scaling a group to 0 is refused. "
+        "State them with SlurmConfig.NodeType in the spec, or pass the lifecycle bundle (--lifecycle DIR)"
+    )
 
 
 def _describe(error: Exception) -> str:
@@ -289,6 +301,5 @@ def apply_roles(state: Any, roles: Mapping[str, str] | None) -> Any:
 
     if state is None or not roles:
         return state
-    groups = tuple(dataclasses.replace(g, node_type=roles[g.name]) if g.node_type is None and g.name in roles else g
-                   for g in state.groups)
+    groups = tuple(dataclasses.replace(g, node_type=roles[g.name]) if g.node_type is None and g.name in roles else g for g in state.groups)
     return dataclasses.replace(state, groups=groups)

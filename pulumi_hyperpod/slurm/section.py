@@ -26,8 +26,7 @@ class SlurmSection:
         return bool(self.changes and self.changes.refusals)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"source": self.source, "notes": list(self.notes),
-                "changes": self.changes.to_dict() if self.changes is not None else None}
+        return {"source": self.source, "notes": list(self.notes), "changes": self.changes.to_dict() if self.changes is not None else None}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "SlurmSection":
@@ -44,8 +43,13 @@ class SlurmSection:
         asked to check Slurm changes and could not is refused, never shown as "no changes"."""
         if self.changes is None:
             why = "; ".join(self.notes) or "the cluster's current Slurm spec could not be read"
-            return [("slurm-unknown", f"{why}: the Slurm changes cannot be shown or checked; give the cluster's "
-                                      "current bundle with --lifecycle DIR, or plan without --slurm")]
+            return [
+                (
+                    "slurm-unknown",
+                    f"{why}: the Slurm changes cannot be shown or checked; give the cluster's "
+                    "current bundle with --lifecycle DIR, or plan without --slurm",
+                )
+            ]
         return [("slurm-change", f"{change}: {change.refused}") for change in self.changes.refusals]
 
     def text(self, width: int = 160) -> str:
@@ -54,8 +58,7 @@ class SlurmSection:
         return "\n".join(lines) + "\n"
 
 
-def slurm_section(wanted: SlurmSpec, observed: Any, *, s3_client: Any = None,
-                  lifecycle_dir: str | Path | None = None) -> SlurmSection:
+def slurm_section(wanted: SlurmSpec, observed: Any, *, s3_client: Any = None, lifecycle_dir: str | Path | None = None) -> SlurmSection:
     """Compare `wanted` with the Slurm spec of the observed cluster (a ClusterState; None: the
     cluster does not exist yet, so everything is new and there is nothing to change)."""
     from botocore.exceptions import BotoCoreError, ClientError
@@ -79,6 +82,9 @@ def slurm_section(wanted: SlurmSpec, observed: Any, *, s3_client: Any = None,
         except (ClientError, BotoCoreError) as error:
             return SlurmSection(None, source, (f"could not read the cluster's Slurm spec from {source}: {error}",))
     if current is None:
-        return SlurmSection(None, source, (f"the bundle at {source} has no slurm-spec.json (not written by hyperpod slurm "
-                                           "render); Slurm changes are not shown",))
+        return SlurmSection(
+            None,
+            source,
+            (f"the bundle at {source} has no slurm-spec.json (not written by hyperpod slurm render); Slurm changes are not shown",),
+        )
     return SlurmSection(diff_slurm(current, wanted, mode=mode), source)

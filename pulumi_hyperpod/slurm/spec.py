@@ -90,8 +90,10 @@ _HOST = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-
 _FILESTORE = re.compile(r"projects/[^/\s]+/locations/[^/\s]+/instances/[^/\s]+")
 _LUSTRE = re.compile(rf"({_HOST})@tcp:/([A-Za-z0-9]+)")
 _OPENZFS = re.compile(rf"({_HOST}):/fsx")
-HOME_STORAGE_FORMS = ("projects/PROJECT/locations/LOCATION/instances/INSTANCE (Filestore), "
-                      "DNS_NAME@tcp:/MOUNT_NAME (FSx for Lustre) or DNS_NAME:/fsx (FSx for OpenZFS)")
+HOME_STORAGE_FORMS = (
+    "projects/PROJECT/locations/LOCATION/instances/INSTANCE (Filestore), "
+    "DNS_NAME@tcp:/MOUNT_NAME (FSx for Lustre) or DNS_NAME:/fsx (FSx for OpenZFS)"
+)
 
 
 def parse_home_storage(value: str) -> HomeStorage | None:
@@ -199,6 +201,7 @@ class SlurmSpec(BaseModel):
 
 # ---- normalization and checks ------------------------------------------------------------------
 
+
 def _unwrap(data: Any) -> tuple[Any, str]:
     if not isinstance(data, dict) or "partitions" in data:
         return data, ""
@@ -250,11 +253,17 @@ def _fold_keys(data: dict, names: dict[str, str], at: str) -> tuple[dict[str, An
         where = f"{at}.{key}" if at else str(key)
         snake = by_spelling.get(key) if isinstance(key, str) else None
         if snake is None:
-            problems.append(Violation(where, f"is not a field of {'a partition' if names is _PARTITION_FIELDS else 'the Slurm spec'}"
-                                             f"{_close_field(key, by_spelling)}"))
+            problems.append(
+                Violation(
+                    where,
+                    f"is not a field of {'a partition' if names is _PARTITION_FIELDS else 'the Slurm spec'}"
+                    f"{_close_field(key, by_spelling)}",
+                )
+            )
         elif snake in fields:
-            problems.append(Violation(where, f"{written[snake].rsplit('.', 1)[-1]!r} and {key!r} are the same field spelled "
-                                             "two ways; give it once"))
+            problems.append(
+                Violation(where, f"{written[snake].rsplit('.', 1)[-1]!r} and {key!r} are the same field spelled two ways; give it once")
+            )
         else:
             fields[snake], written[snake] = value, where
     return fields, written, problems
@@ -309,9 +318,14 @@ def _partition_id(value: Any, where: str, pattern: str, maximum: int, problems: 
     if not isinstance(value, str) or not value:
         problems.append(Violation(where, f"must be a non-empty string; got {_describe(value)}"))
     elif len(value) > maximum or not regex.fullmatch(pattern, value):
-        problems.append(Violation(where, f"{value!r} is not a valid partition name: letters and digits, "
-                                         f"single or repeated '-' between them, at most {maximum} characters "
-                                         f"(HyperPod's PartitionName pattern {pattern})"))
+        problems.append(
+            Violation(
+                where,
+                f"{value!r} is not a valid partition name: letters and digits, "
+                f"single or repeated '-' between them, at most {maximum} characters "
+                f"(HyperPod's PartitionName pattern {pattern})",
+            )
+        )
     elif value.lower() == "default":
         problems.append(Violation(where, "'DEFAULT' is reserved in slurm.conf (PartitionName=DEFAULT sets defaults for all partitions)"))
     return value
@@ -349,8 +363,9 @@ def _config(value: Any, where: str, problems: list[Violation]) -> dict[str, str]
             continue
         name = canonical_key(key) or key
         if name in config:
-            problems.append(Violation(at, f"{written[name]!r} and {key!r} are the same slurm.conf parameter "
-                                          "(names are case-insensitive); give it once"))
+            problems.append(
+                Violation(at, f"{written[name]!r} and {key!r} are the same slurm.conf parameter (names are case-insensitive); give it once")
+            )
             continue
         text = _config_value(item, at, problems)
         if text is not None:
@@ -390,7 +405,9 @@ def _cross_field(spec: dict[str, Any], written: dict[str, str]) -> Iterator[Viol
             yield Violation(f"{where}[{index}].id", f"{pid!r} is already the id of {where}[{first[pid]}]; partition ids must be unique")
     default = spec.get("default_partition_id")
     if isinstance(default, str) and ids and default not in first:
-        yield Violation(written["default_partition_id"], f"{default!r} is not one of the partitions ({', '.join(map(repr, dict.fromkeys(ids)))})")
+        yield Violation(
+            written["default_partition_id"], f"{default!r} is not one of the partitions ({', '.join(map(repr, dict.fromkeys(ids)))})"
+        )
     pools = {pool: f"{where}[{i}]" for i, p in enumerate(partitions) for pool in p.get("node_pool_ids", []) if isinstance(pool, str)}
     for name, role in (("login_node_pool_id", "login"), ("controller_node_pool_id", "controller")):
         pool = spec.get(name)
@@ -398,7 +415,9 @@ def _cross_field(spec: dict[str, Any], written: dict[str, str]) -> Iterator[Viol
             yield Violation(written[name], f"{pool!r} is in partition {pools[pool]}; the {role} pool cannot be in a partition")
     login, controller = spec.get("login_node_pool_id"), spec.get("controller_node_pool_id")
     if login is not None and login == controller:
-        yield Violation(written["controller_node_pool_id"], f"{controller!r} is also the login pool; the controller needs a pool of its own")
+        yield Violation(
+            written["controller_node_pool_id"], f"{controller!r} is also the login pool; the controller needs a pool of its own"
+        )
     home = spec.get("home_directory_storage")
     if isinstance(home, str) and parse_home_storage(home) is None:
         yield Violation(written["home_directory_storage"], f"{home!r} is not a storage this can mount as /home; give {HOME_STORAGE_FORMS}")

@@ -30,6 +30,8 @@ def write_picture(path: str, svg: str) -> None:
     try:
         import cairosvg
     except ImportError:
-        raise ValueError(f"{path}: writing PNG needs the optional cairosvg package (pip install "
-                         "'pulumi-hyperpod[png]'); or write .svg, which any browser shows") from None
+        raise ValueError(
+            f"{path}: writing PNG needs the optional cairosvg package (pip install "
+            "'pulumi-hyperpod[png]'); or write .svg, which any browser shows"
+        ) from None
     write_whole(path, cairosvg.svg2png(bytestring=svg.encode("utf-8"), output_width=1920))

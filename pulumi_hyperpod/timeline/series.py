@@ -51,9 +51,12 @@ class Panel:
     notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"title": self.title, "end_seconds": self.end, "notes": list(self.notes),
-                "points": [{"seconds": p.seconds, "target": p.target, "current": p.current, "usable": p.usable}
-                           for p in self.points]}
+        return {
+            "title": self.title,
+            "end_seconds": self.end,
+            "notes": list(self.notes),
+            "points": [{"seconds": p.seconds, "target": p.target, "current": p.current, "usable": p.usable} for p in self.points],
+        }
 
 
 @dataclass
@@ -98,8 +101,7 @@ def scaling_target(event: dict) -> Optional[int]:
     return int(target) if isinstance(target, int) else None
 
 
-def panels_from_events(described: dict, events: Iterable[dict], now: dt.datetime,
-                       only_group: Optional[str] = None) -> list[Panel]:
+def panels_from_events(described: dict, events: Iterable[dict], now: dt.datetime, only_group: Optional[str] = None) -> list[Panel]:
     """One panel per instance group of DescribeCluster `described`, from `events` oldest first."""
     events = sorted(events, key=lambda e: e["EventTime"])
     start = described.get("CreationTime") or (events[0]["EventTime"] if events else now)
@@ -119,8 +121,7 @@ def panels_from_events(described: dict, events: Iterable[dict], now: dt.datetime
                 group.instances[instance] = phase
         group.record(_seconds(event["EventTime"], start))
     end = max(0.0, _seconds(now, start))
-    return [_panel(name, group, described, end) for name, group in groups.items()
-            if only_group is None or name == only_group]
+    return [_panel(name, group, described, end) for name, group in groups.items() if only_group is None or name == only_group]
 
 
 def _first_known(points: list[Point]) -> str:
@@ -140,8 +141,10 @@ def _panel(name: str, group: _Group, described: dict, end: float) -> Panel:
         group.target = live.get("TargetCount", group.target)
         usable_now = sum(1 for state in group.instances.values() if state == "usable")
         if usable_now != live.get("CurrentCount", usable_now):
-            notes.append(f"the events account for {usable_now} usable nodes; DescribeCluster says {live.get('CurrentCount')} "
-                         "running now (events older than the service keeps, or not yet listed)")
+            notes.append(
+                f"the events account for {usable_now} usable nodes; DescribeCluster says {live.get('CurrentCount')} "
+                "running now (events older than the service keeps, or not yet listed)"
+            )
     else:
         group.target, notes = 0, ["the group is gone"]
     if not group.points:  # a group without events: drawn from the start at what DescribeCluster says

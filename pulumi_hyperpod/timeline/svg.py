@@ -68,30 +68,37 @@ def _panel_svg(panel: Panel, top: float, span: float, time_step: int) -> list[st
     def y(value: float) -> float:
         return top + PANEL_HEIGHT - PANEL_HEIGHT * value / ceiling
 
-    out = [f'<text x="{LEFT}" y="{top - 10}" class="panel">{escape(panel.title)}</text>',
-           f'<rect x="{LEFT}" y="{top}" width="{plot_width}" height="{PANEL_HEIGHT}" class="frame"/>']
+    out = [
+        f'<text x="{LEFT}" y="{top - 10}" class="panel">{escape(panel.title)}</text>',
+        f'<rect x="{LEFT}" y="{top}" width="{plot_width}" height="{PANEL_HEIGHT}" class="frame"/>',
+    ]
     for value in range(0, ceiling + 1, count_step):
         out.append(f'<line x1="{LEFT}" x2="{LEFT + plot_width}" y1="{y(value):.1f}" y2="{y(value):.1f}" class="grid"/>')
         out.append(f'<text x="{LEFT - 8}" y="{y(value) + 4:.1f}" class="tick" text-anchor="end">{value}</text>')
     seconds = 0
     while seconds <= span + 1e-6:
         out.append(f'<line x1="{x(seconds):.1f}" x2="{x(seconds):.1f}" y1="{top}" y2="{top + PANEL_HEIGHT}" class="grid"/>')
-        out.append(f'<text x="{x(seconds):.1f}" y="{top + PANEL_HEIGHT + 16}" class="tick" text-anchor="middle">'
-                   f"{_time_label(seconds, time_step)}</text>")
+        out.append(
+            f'<text x="{x(seconds):.1f}" y="{top + PANEL_HEIGHT + 16}" class="tick" text-anchor="middle">'
+            f"{_time_label(seconds, time_step)}</text>"
+        )
         seconds += time_step
     usable = _step_path(panel.points, "usable", panel.end, x, y)
     if usable:  # the usable capacity as an area: what the picture is about
-        out.append(f'<path d="{usable} L{x(panel.end):.1f},{y(0):.1f} L{x(panel.points[0].seconds):.1f},{y(0):.1f} Z" '
-                   'class="area"/>')
+        out.append(f'<path d="{usable} L{x(panel.end):.1f},{y(0):.1f} L{x(panel.points[0].seconds):.1f},{y(0):.1f} Z" class="area"/>')
     for name, _label, colour, width, dash in SERIES:
         path = _step_path(panel.points, name, panel.end, x, y)
         if path:
             dashes = f' stroke-dasharray="{dash}"' if dash else ""
-            out.append(f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="{width}"{dashes} '
-                       f'stroke-linejoin="round"><title>{name}</title></path>')
+            out.append(
+                f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="{width}"{dashes} '
+                f'stroke-linejoin="round"><title>{name}</title></path>'
+            )
     last = panel.points[-1]
-    out.append(f'<text x="{LEFT + plot_width + 10}" y="{top + 16}" class="now">now: target {last.target if last.target is not None else "?"}'
-               f"</text>")
+    out.append(
+        f'<text x="{LEFT + plot_width + 10}" y="{top + 16}" class="now">now: target {last.target if last.target is not None else "?"}'
+        f"</text>"
+    )
     out.append(f'<text x="{LEFT + plot_width + 10}" y="{top + 34}" class="now">current {last.current}, usable {last.usable}</text>')
     for index, note in enumerate(panel.notes):
         out.append(f'<text x="{LEFT}" y="{top + PANEL_HEIGHT + 34 + index * NOTE_LINE}" class="note">{escape(note)}</text>')
@@ -107,22 +114,23 @@ def render_svg(title: str, panels: Iterable[Panel], subtitle: str = "") -> str:
     time_step = _time_step(span)
     heights = [PANEL_HEIGHT + GAP + NOTE_LINE * len(panel.notes) for panel in panels]
     height = TOP + sum(heights) + 40
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
-           f'viewBox="0 0 {WIDTH} {height}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif">',
-           "<style>.title{font-size:18px;font-weight:bold}.subtitle{font-size:12px;fill:#444}"
-           ".panel{font-size:14px;font-weight:bold}.tick{font-size:11px;fill:#333}.note{font-size:11px;fill:#666}"
-           ".now{font-size:11px;fill:#222}.legend{font-size:12px}.frame{fill:#fff;stroke:#999}"
-           ".grid{stroke:#e4e4e4}.area{fill:#2a9d3f;fill-opacity:0.14;stroke:none}</style>",
-           f'<rect width="{WIDTH}" height="{height}" fill="#fff"/>',
-           f'<text x="{LEFT}" y="24" class="title">{escape(title)}</text>']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
+        f'viewBox="0 0 {WIDTH} {height}" font-family="DejaVu Sans, Helvetica, Arial, sans-serif">',
+        "<style>.title{font-size:18px;font-weight:bold}.subtitle{font-size:12px;fill:#444}"
+        ".panel{font-size:14px;font-weight:bold}.tick{font-size:11px;fill:#333}.note{font-size:11px;fill:#666}"
+        ".now{font-size:11px;fill:#222}.legend{font-size:12px}.frame{fill:#fff;stroke:#999}"
+        ".grid{stroke:#e4e4e4}.area{fill:#2a9d3f;fill-opacity:0.14;stroke:none}</style>",
+        f'<rect width="{WIDTH}" height="{height}" fill="#fff"/>',
+        f'<text x="{LEFT}" y="24" class="title">{escape(title)}</text>',
+    ]
     if subtitle:
         out.append(f'<text x="{LEFT}" y="42" class="subtitle">{escape(subtitle)}</text>')
     legend_x = WIDTH - RIGHT + 10
     for index, (_name, label, colour, width, dash) in enumerate(reversed(SERIES)):
         ly = TOP + PANEL_HEIGHT - 50 + index * 18
         dashes = f' stroke-dasharray="{dash}"' if dash else ""
-        out.append(f'<line x1="{legend_x}" x2="{legend_x + 24}" y1="{ly}" y2="{ly}" stroke="{colour}" '
-                   f'stroke-width="{width}"{dashes}/>')
+        out.append(f'<line x1="{legend_x}" x2="{legend_x + 24}" y1="{ly}" y2="{ly}" stroke="{colour}" stroke-width="{width}"{dashes}/>')
         out.append(f'<text x="{legend_x + 30}" y="{ly + 4}" class="legend">{escape(label)}</text>')
     top = TOP + 20
     for panel, panel_height in zip(panels, heights):

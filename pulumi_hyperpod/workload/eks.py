@@ -117,8 +117,9 @@ class EksWorkload:
         core, policy = self._apis()
         ours = {node.instance_id for node in state.nodes if node.instance_id}
         nodes = self._get("list nodes", core.list_node)["items"]
-        pods = self._get("list pods", core.list_pod_for_all_namespaces,
-                         field_selector="status.phase!=Succeeded,status.phase!=Failed")["items"]
+        pods = self._get("list pods", core.list_pod_for_all_namespaces, field_selector="status.phase!=Succeeded,status.phase!=Failed")[
+            "items"
+        ]
         budgets = self._get("list PodDisruptionBudgets", policy.list_pod_disruption_budget_for_all_namespaces)["items"]
         on_node: dict[str, list[Pod]] = {}
         for pod in pods:
@@ -135,22 +136,39 @@ class EksWorkload:
                 continue
             mark = (node["metadata"].get("annotations") or {}).get(DRAIN_ANNOTATION, "")
             cordoned = bool((node.get("spec") or {}).get("unschedulable"))
-            matched.append(NodeWorkload(
-                instance_id=instance, name=name, state="cordoned" if cordoned else "schedulable", drained=cordoned,
-                drain_reason=mark if cordoned else "", drain_started=drain_started(mark) if cordoned else None,
-                health=labels.get(HEALTH_LABEL, ""), pods=tuple(sorted(on_node.get(name, ()), key=lambda p: (p.namespace, p.name))),
-            ))
+            matched.append(
+                NodeWorkload(
+                    instance_id=instance,
+                    name=name,
+                    state="cordoned" if cordoned else "schedulable",
+                    drained=cordoned,
+                    drain_reason=mark if cordoned else "",
+                    drain_started=drain_started(mark) if cordoned else None,
+                    health=labels.get(HEALTH_LABEL, ""),
+                    pods=tuple(sorted(on_node.get(name, ()), key=lambda p: (p.namespace, p.name))),
+                )
+            )
         return WorkloadView("Eks", self.clock(), tuple(matched), tuple(sorted(unmatched)), "the Kubernetes API")
 
     def _pod(self, pod: Mapping[str, Any], budgets: list[dict]) -> Pod:
         meta = pod["metadata"]
         labels = meta.get("labels") or {}
-        covering = [b for b in budgets if b["metadata"].get("namespace") == meta.get("namespace")
-                    and _selects((b.get("spec") or {}).get("selector") or {}, labels)]
+        covering = [
+            b
+            for b in budgets
+            if b["metadata"].get("namespace") == meta.get("namespace") and _selects((b.get("spec") or {}).get("selector") or {}, labels)
+        ]
         blocked = [b["metadata"]["name"] for b in covering if int((b.get("status") or {}).get("disruptionsAllowed") or 0) <= 0]
         kind, owner = _owner(pod)
-        return Pod(namespace=meta.get("namespace", ""), name=meta["name"], owner_kind=kind, owner_name=owner, end_time=_end(pod),
-                   budgets=tuple(sorted(b["metadata"]["name"] for b in covering)), blocked_by=tuple(sorted(blocked)))
+        return Pod(
+            namespace=meta.get("namespace", ""),
+            name=meta["name"],
+            owner_kind=kind,
+            owner_name=owner,
+            end_time=_end(pod),
+            budgets=tuple(sorted(b["metadata"]["name"] for b in covering)),
+            blocked_by=tuple(sorted(blocked)),
+        )
 
     # ---- drain (apply) -------------------------------------------------------------------------
     def cordon(self, names: Sequence[str], reason: str) -> None:
@@ -166,8 +184,11 @@ class EksWorkload:
         core, _ = self._apis()
         blocked = []
         for name in names:
-            pods = self._get(f"list pods on {name}", core.list_pod_for_all_namespaces,
-                             field_selector=f"spec.nodeName={name},status.phase!=Succeeded,status.phase!=Failed")["items"]
+            pods = self._get(
+                f"list pods on {name}",
+                core.list_pod_for_all_namespaces,
+                field_selector=f"spec.nodeName={name},status.phase!=Succeeded,status.phase!=Failed",
+            )["items"]
             for pod in pods:
                 meta = pod["metadata"]
                 if _skipped(pod) or meta.get("deletionTimestamp"):
@@ -181,7 +202,9 @@ class EksWorkload:
                     if error.status == 429:
                         blocked.append(f"pod {meta['namespace']}/{meta['name']}: {_message(error)}")
                         continue
-                    raise WorkloadError(f"Kubernetes API: evict {meta['namespace']}/{meta['name']}: {error.status} {_message(error)}") from None
+                    raise WorkloadError(
+                        f"Kubernetes API: evict {meta['namespace']}/{meta['name']}: {error.status} {_message(error)}"
+                    ) from None
         return blocked
 
 

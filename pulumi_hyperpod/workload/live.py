@@ -15,8 +15,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 class LiveWorkload:
-    def __init__(self, *, command: str = "", kubeconfig: str | None = None, context: str | None = None,
-                 session: Callable[[], Any] | None = None) -> None:
+    def __init__(
+        self, *, command: str = "", kubeconfig: str | None = None, context: str | None = None, session: Callable[[], Any] | None = None
+    ) -> None:
         self.command, self.kubeconfig, self.context, self.session = command, kubeconfig, context, session
         self._source: Any = None
         self.orchestrator = ""

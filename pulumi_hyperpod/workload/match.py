@@ -36,7 +36,7 @@ def slurm_names(state: ClusterState) -> dict[str, str]:
 def eks_instance_id(node_name: str) -> str | None:
     """The instance id of a HyperPod Kubernetes node (None: not a HyperPod node)."""
     if node_name.startswith(EKS_NODE_PREFIX):
-        candidate = node_name[len(EKS_NODE_PREFIX):]
+        candidate = node_name[len(EKS_NODE_PREFIX) :]
         if _INSTANCE_ID.fullmatch(candidate):
             return candidate
     return None

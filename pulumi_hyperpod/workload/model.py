@@ -160,22 +160,48 @@ def _time(value: str | None) -> dt.datetime | None:
 
 def _node_dict(node: NodeWorkload) -> dict[str, Any]:
     return {
-        "instance_id": node.instance_id, "name": node.name, "state": node.state, "drained": node.drained,
-        "drain_reason": node.drain_reason, "drain_started": _iso(node.drain_started), "health": node.health,
-        "jobs": [{"job_id": j.job_id, "user": j.user, "name": j.name, "end_time": _iso(j.end_time), "state": j.state}
-                 for j in node.jobs],
-        "pods": [{"namespace": p.namespace, "name": p.name, "owner_kind": p.owner_kind, "owner_name": p.owner_name,
-                  "end_time": _iso(p.end_time), "budgets": list(p.budgets), "blocked_by": list(p.blocked_by)}
-                 for p in node.pods],
+        "instance_id": node.instance_id,
+        "name": node.name,
+        "state": node.state,
+        "drained": node.drained,
+        "drain_reason": node.drain_reason,
+        "drain_started": _iso(node.drain_started),
+        "health": node.health,
+        "jobs": [{"job_id": j.job_id, "user": j.user, "name": j.name, "end_time": _iso(j.end_time), "state": j.state} for j in node.jobs],
+        "pods": [
+            {
+                "namespace": p.namespace,
+                "name": p.name,
+                "owner_kind": p.owner_kind,
+                "owner_name": p.owner_name,
+                "end_time": _iso(p.end_time),
+                "budgets": list(p.budgets),
+                "blocked_by": list(p.blocked_by),
+            }
+            for p in node.pods
+        ],
     }
 
 
 def _node_from(data: Mapping[str, Any]) -> NodeWorkload:
     return NodeWorkload(
-        instance_id=data["instance_id"], name=data["name"], state=data.get("state") or "",
-        drained=bool(data.get("drained")), drain_reason=data.get("drain_reason") or "",
-        drain_started=_time(data.get("drain_started")), health=data.get("health") or "",
+        instance_id=data["instance_id"],
+        name=data["name"],
+        state=data.get("state") or "",
+        drained=bool(data.get("drained")),
+        drain_reason=data.get("drain_reason") or "",
+        drain_started=_time(data.get("drain_started")),
+        health=data.get("health") or "",
         jobs=tuple(Job(**{**j, "end_time": _time(j.get("end_time"))}) for j in data.get("jobs") or ()),
-        pods=tuple(Pod(**{**p, "end_time": _time(p.get("end_time")), "budgets": tuple(p.get("budgets") or ()),
-                          "blocked_by": tuple(p.get("blocked_by") or ())}) for p in data.get("pods") or ()),
+        pods=tuple(
+            Pod(
+                **{
+                    **p,
+                    "end_time": _time(p.get("end_time")),
+                    "budgets": tuple(p.get("budgets") or ()),
+                    "blocked_by": tuple(p.get("blocked_by") or ()),
+                }
+            )
+            for p in data.get("pods") or ()
+        ),
     )

@@ -50,11 +50,14 @@ class CommandRunner:
     def __call__(self, command: Sequence[str]) -> str:
         argv = self.argv(command)
         try:
-            done = subprocess.run(argv, capture_output=True, text=True, timeout=self.timeout,
-                                  env={**os.environ, **self.env}, stdin=subprocess.DEVNULL)
+            done = subprocess.run(
+                argv, capture_output=True, text=True, timeout=self.timeout, env={**os.environ, **self.env}, stdin=subprocess.DEVNULL
+            )
         except FileNotFoundError:
-            raise WorkloadError(f"{argv[0]}: command not found (Slurm's commands run on the head node: give "
-                                "--workload-command 'ssh HEAD' or save their --json output to files)") from None
+            raise WorkloadError(
+                f"{argv[0]}: command not found (Slurm's commands run on the head node: give "
+                "--workload-command 'ssh HEAD' or save their --json output to files)"
+            ) from None
         except subprocess.TimeoutExpired:
             raise WorkloadError(f"{shlex.join(argv)}: no answer in {self.timeout:.0f}s") from None
         if done.returncode != 0:
@@ -101,8 +104,9 @@ class SlurmWorkload:
         return []
 
 
-def build_view(state: ClusterState, jobs: list[slurm_json.SlurmJob], nodes: list[slurm_json.SlurmNode],
-               observed_at: dt.datetime, source: str) -> WorkloadView:
+def build_view(
+    state: ClusterState, jobs: list[slurm_json.SlurmJob], nodes: list[slurm_json.SlurmNode], observed_at: dt.datetime, source: str
+) -> WorkloadView:
     by_name = slurm_names(state)
     records = {node.name: node for node in nodes}
     jobs_on: dict[str, list[Job]] = {}
@@ -118,12 +122,17 @@ def build_view(state: ClusterState, jobs: list[slurm_json.SlurmJob], nodes: list
             continue
         record = records.get(name)
         reason = record.reason if record else ""
-        matched.append(NodeWorkload(
-            instance_id=instance, name=name, state=record.state if record else "",
-            drained=bool(record and record.drained), drain_reason=reason,
-            drain_started=drain_started(reason) or (record.reason_time if record and reason.startswith(DRAIN_MARK) else None),
-            jobs=tuple(jobs_on.get(name, ())),
-        ))
+        matched.append(
+            NodeWorkload(
+                instance_id=instance,
+                name=name,
+                state=record.state if record else "",
+                drained=bool(record and record.drained),
+                drain_reason=reason,
+                drain_started=drain_started(reason) or (record.reason_time if record and reason.startswith(DRAIN_MARK) else None),
+                jobs=tuple(jobs_on.get(name, ())),
+            )
+        )
     return WorkloadView("Slurm", observed_at, tuple(matched), tuple(unmatched), source)
 
 
@@ -136,7 +145,7 @@ def drain_started(reason: str) -> dt.datetime | None:
     if not reason.startswith(DRAIN_MARK + " since "):
         return None
     try:
-        return dt.datetime.strptime(reason[len(DRAIN_MARK) + 7:].strip(), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
+        return dt.datetime.strptime(reason[len(DRAIN_MARK) + 7 :].strip(), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=dt.timezone.utc)
     except ValueError:
         return None
 

@@ -17,8 +17,7 @@ from typing import Any, Mapping
 from .hostlist import HostlistError, expand
 
 # job states whose job still holds its nodes (squeue lists finished jobs for MinJobAge too)
-ACTIVE_JOB_STATES = frozenset({"RUNNING", "COMPLETING", "SUSPENDED", "CONFIGURING", "STOPPED", "RESIZING", "SIGNALING",
-                               "STAGE_OUT"})
+ACTIVE_JOB_STATES = frozenset({"RUNNING", "COMPLETING", "SUSPENDED", "CONFIGURING", "STOPPED", "RESIZING", "SIGNALING", "STAGE_OUT"})
 
 
 class SlurmOutputError(ValueError):
@@ -51,7 +50,7 @@ class SlurmNode:
 
 
 def kind_of(document: Any) -> str:
-    """"squeue" or "nodes" for a parsed --json output; SlurmOutputError otherwise."""
+    """ "squeue" or "nodes" for a parsed --json output; SlurmOutputError otherwise."""
     if isinstance(document, Mapping):
         if isinstance(document.get("jobs"), list):
             return "squeue"
@@ -104,8 +103,16 @@ def jobs(document: Mapping[str, Any], where: str = "squeue --json") -> list[Slur
         job_id = raw.get("job_id")
         if job_id is None:
             raise SlurmOutputError(f"{where}: jobs[{index}] has no job_id")
-        found.append(SlurmJob(job_id=str(job_id), user=_text(raw.get("user_name")) or str(raw.get("user_id", "")),
-                              name=_text(raw.get("name")), state=states[0], nodes=nodes, end_time=_end_time(raw)))
+        found.append(
+            SlurmJob(
+                job_id=str(job_id),
+                user=_text(raw.get("user_name")) or str(raw.get("user_id", "")),
+                name=_text(raw.get("name")),
+                state=states[0],
+                nodes=nodes,
+                end_time=_end_time(raw),
+            )
+        )
     return found
 
 
@@ -128,9 +135,17 @@ def nodes(document: Mapping[str, Any], where: str = "sinfo --json") -> list[Slur
         states = _flags(raw.get("state"))
         base = states[0].lower() if states else ""
         flags = tuple(dict.fromkeys(states[1:] + _flags(raw.get("state_flags"))))
-        found.append(SlurmNode(name=raw["name"], hostname=_text(raw.get("hostname")), address=_text(raw.get("address")),
-                               state=base, flags=flags, reason=_text(raw.get("reason")),
-                               reason_time=_epoch(raw.get("reason_changed_at"))))
+        found.append(
+            SlurmNode(
+                name=raw["name"],
+                hostname=_text(raw.get("hostname")),
+                address=_text(raw.get("address")),
+                state=base,
+                flags=flags,
+                reason=_text(raw.get("reason")),
+                reason_time=_epoch(raw.get("reason_changed_at")),
+            )
+        )
     return found
 
 
@@ -143,7 +158,16 @@ def _grouped_nodes(groups: list, where: str) -> list[SlurmNode]:
         states = _flags((group.get("node") or {}).get("state"))
         reason = group.get("reason") or {}
         for name in names:
-            found.setdefault(name, SlurmNode(name=name, hostname="", address="", state=states[0].lower() if states else "",
-                                             flags=states[1:], reason=_text(reason.get("description")),
-                                             reason_time=_epoch(reason.get("time"))))
+            found.setdefault(
+                name,
+                SlurmNode(
+                    name=name,
+                    hostname="",
+                    address="",
+                    state=states[0].lower() if states else "",
+                    flags=states[1:],
+                    reason=_text(reason.get("description")),
+                    reason_time=_epoch(reason.get("time")),
+                ),
+            )
     return list(found.values())

@@ -64,6 +64,7 @@ def set_worker(key: str, value: Any, path: str, rule: str) -> Mutation:
         w = worker_index(spec)
         groups_of(spec)[w][key] = value
         return f"InstanceGroups[{w}].{path}", rule
+
     return mutate
 
 
@@ -245,6 +246,7 @@ def m_name_pattern(value: str, rule: str) -> Mutation:
     def mutate(spec):
         spec["ClusterName"] = value
         return "ClusterName", rule
+
     return mutate
 
 
@@ -253,6 +255,7 @@ def m_group_name(value: str, rule: str) -> Mutation:
         w = worker_index(spec)
         groups_of(spec)[w]["InstanceGroupName"] = value
         return f"InstanceGroups[{w}].InstanceGroupName", rule
+
     return mutate
 
 
@@ -265,6 +268,7 @@ def m_s3(value: Any, rule: str) -> Mutation:
         w = worker_index(spec)
         groups_of(spec)[w]["LifeCycleConfig"]["SourceS3Uri"] = value
         return f"InstanceGroups[{w}].LifeCycleConfig.SourceS3Uri", rule
+
     return mutate
 
 
@@ -273,6 +277,7 @@ def m_missing(key: str, rule: str) -> Mutation:
         w = worker_index(spec)
         groups_of(spec)[w].pop(key, None)
         return f"InstanceGroups[{w}]", rule
+
     return mutate
 
 
@@ -329,7 +334,7 @@ def m_huge_tag(spec):
 
 def m_volume_huge(spec):
     w = worker_index(spec)
-    groups_of(spec)[w]["InstanceStorageConfigs"] = [{"EbsVolumeConfig": {"VolumeSizeInGB": 10 ** 9}}]
+    groups_of(spec)[w]["InstanceStorageConfigs"] = [{"EbsVolumeConfig": {"VolumeSizeInGB": 10**9}}]
     return f"InstanceGroups[{w}].InstanceStorageConfigs[0].EbsVolumeConfig.VolumeSizeInGB", "at most"
 
 
@@ -386,8 +391,9 @@ def m_fsx_without_vpc(spec):
     for group in groups_of(spec):
         group.pop("OverrideVpcConfig", None)
     w = worker_index(spec)
-    groups_of(spec)[w]["InstanceStorageConfigs"] = [{"FsxLustreConfig": {
-        "DnsName": "fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com", "MountName": "abcdefgh", "MountPath": "/fsx"}}]
+    groups_of(spec)[w]["InstanceStorageConfigs"] = [
+        {"FsxLustreConfig": {"DnsName": "fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com", "MountName": "abcdefgh", "MountPath": "/fsx"}}
+    ]
     return f"InstanceGroups[{w}].InstanceStorageConfigs[0].FsxLustreConfig", "only supported for a custom VPC"
 
 
@@ -419,7 +425,7 @@ MUTATIONS: dict[str, tuple[Mutation, str, str]] = {
     "count-negative": (m_count_negative, "", ""),
     "count-nan": (set_worker("InstanceCount", float("nan"), "InstanceCount", "whole number"), "", ""),
     "count-infinity": (set_worker("InstanceCount", float("inf"), "InstanceCount", "whole number"), "", ""),
-    "count-huge": (set_worker("InstanceCount", 10 ** 30, "InstanceCount", "at most"), "", ""),
+    "count-huge": (set_worker("InstanceCount", 10**30, "InstanceCount", "at most"), "", ""),
     "count-over-limit": (set_worker("InstanceCount", 6759, "InstanceCount", "at most"), "", ""),
     "min-above-count": (m_min_above_count, "", ""),
     "min-negative": (m_min_negative, "", ""),
@@ -435,7 +441,7 @@ MUTATIONS: dict[str, tuple[Mutation, str, str]] = {
     "cluster-name-too-long": (m_name_pattern("c" * 64, "characters"), "", ""),
     "cluster-name-empty": (m_name_pattern("", ""), "", ""),
     "cluster-name-unicode": (m_name_pattern("clüster-ñame", "pattern"), "", ""),
-    "cluster-name-emoji": (m_name_pattern("gpu-\U0001F680-cluster", "pattern"), "", ""),
+    "cluster-name-emoji": (m_name_pattern("gpu-\U0001f680-cluster", "pattern"), "", ""),
     "cluster-name-leading-dash": (m_name_pattern("-cluster", "pattern"), "", ""),
     "cluster-name-number": (m_name_pattern(12345, "string"), "", ""),
     "cluster-name-shell": (m_name_pattern("x; rm -rf /", "pattern"), "", ""),
@@ -505,6 +511,7 @@ MUTATIONS: dict[str, tuple[Mutation, str, str]] = {
     "tag-key-aws-prefix": (m_tag_reserved, "", ""),
 }
 
+
 # Raw-text defects: (name, suffix, text builder from the seed's JSON text, path, rule); a builder may
 # return bytes (written as they are).
 def _duplicate_key_json(text: str) -> str:
@@ -517,10 +524,12 @@ def _duplicate_key_yaml(text: str) -> str:
 
 def _worker_count_as(raw: str) -> Callable[[str], str]:
     """The seed as YAML with the worker group's InstanceCount written as `raw`, unquoted."""
+
     def build(text: str) -> str:
         spec = json.loads(text)
         groups_of(spec)[worker_index(spec)]["InstanceCount"] = "__COUNT__"
         return yaml.safe_dump(spec, sort_keys=False).replace("'__COUNT__'", raw).replace("__COUNT__", raw)
+
     return build
 
 
@@ -554,8 +563,12 @@ TEXT_DEFECTS: dict[str, tuple[str, Callable[[str], "str | bytes"], str, str]] = 
     "yaml-recursive-alias": (".yaml", lambda text: "a: &a [*a]\n", "", "refers to a node that contains it"),
     "nested-deeper-than-limit": (".json", _nested_moderately, "", "nested too deeply"),
     "binary-file": (".json", lambda text: b"\x00\x01\x02" + text.encode(), "", "binary"),
-    "huge-number-json": (".json", lambda text: re.sub(r'"InstanceCount": [0-9]+', '"InstanceCount": ' + "1" * 5000, text, count=1),
-                         "", "a number too long to read"),
+    "huge-number-json": (
+        ".json",
+        lambda text: re.sub(r'"InstanceCount": [0-9]+', '"InstanceCount": ' + "1" * 5000, text, count=1),
+        "",
+        "a number too long to read",
+    ),
     "huge-number-yaml": (".yaml", _worker_count_as("9" * 5000), "", "a number too long to read"),
     "empty-file": (".json", lambda text: "", "", "empty"),
     "whitespace-only": (".yaml", lambda text: "  \n\t\n", "", "empty"),
@@ -605,8 +618,13 @@ POLICY_DEFECTS: list[tuple[str, "str | bytes", str, str]] = [
     ("a-string.json", '"allow_replacement"', "", "a policy file is an object"),
     ("empty.yaml", "", "", "empty"),
     ("binary.json", b"\x00\x01{}", "", "binary"),
-    ("alias-bomb.yaml", "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
-        f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 10)}]\n" for i in range(8)), "", "aliases expand"),
+    (
+        "alias-bomb.yaml",
+        "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+        + "".join(f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 10)}]\n" for i in range(8)),
+        "",
+        "aliases expand",
+    ),
     ("python-tag.yaml", '!!python/object/apply:os.system ["echo pwned"]\n', "", "constructor"),
 ]
 
@@ -653,8 +671,12 @@ def _plan_defects() -> list[tuple[str, Any, str, str]]:
         ("not-a-plan.json", {"hello": 1}, "", "not a saved plan"),
         ("a-list.json", [1, 2], "", "not a saved plan"),
         ("old-format.json", {"format": "hyperpod-plan/1", "plan": {}}, "", "plan format 'hyperpod-plan/1'"),
-        ("edited.json", {"format": "hyperpod-plan/3", "plan": {}, "cluster_name": "x", "integrity": "sha256:0"}, "",
-         "integrity check failed"),
+        (
+            "edited.json",
+            {"format": "hyperpod-plan/3", "plan": {}, "cluster_name": "x", "integrity": "sha256:0"},
+            "",
+            "integrity check failed",
+        ),
     ]
 
 
@@ -688,36 +710,96 @@ def _snapshot_defects(base: dict) -> list[tuple[str, Any, str, str]]:
     group = lambda d, i: d["DescribeCluster"]["InstanceGroups"][i]  # noqa: E731
     node = lambda d, i: d["ClusterNodeSummaries"][i]  # noqa: E731
     return [
-        ("another-cluster.json", changed(lambda d: describe(d).update(ClusterName="someone-elses")),
-         "DescribeCluster.ClusterName", "the spec names"),
-        ("negative-current.json", changed(lambda d: group(d, 1).update(CurrentCount=-1)),
-         "DescribeCluster.InstanceGroups[1].CurrentCount", "at least 0"),
-        ("negative-target.json", changed(lambda d: group(d, 1).update(TargetCount=-3)),
-         "DescribeCluster.InstanceGroups[1].TargetCount", "at least 0"),
-        ("fractional-target.json", changed(lambda d: group(d, 1).update(TargetCount=2.5)),
-         "DescribeCluster.InstanceGroups[1].TargetCount", "whole number"),
-        ("string-target.json", changed(lambda d: group(d, 1).update(TargetCount="2")),
-         "DescribeCluster.InstanceGroups[1].TargetCount", "whole number"),
-        ("bool-min.json", changed(lambda d: group(d, 1).update(MinCount=False)),
-         "DescribeCluster.InstanceGroups[1].MinCount", "whole number"),
-        ("huge-target.json", changed(lambda d: group(d, 1).update(TargetCount=10 ** 9)),
-         "DescribeCluster.InstanceGroups[1].TargetCount", "at most"),
-        ("unknown-cluster-status.json", changed(lambda d: describe(d).update(ClusterStatus="Happy")),
-         "DescribeCluster.ClusterStatus", "must be one of"),
-        ("unknown-group-status.json", changed(lambda d: group(d, 0).update(Status="Sleeping")),
-         "DescribeCluster.InstanceGroups[0].Status", "must be one of"),
-        ("unknown-node-status.json", changed(lambda d: node(d, 0)["InstanceStatus"].update(Status="Zombie")),
-         "ClusterNodeSummaries[0].InstanceStatus.Status", "must be one of"),
-        ("markup-node-status.json", changed(lambda d: node(d, 0)["InstanceStatus"].update(Status="[/bogus]")),
-         "ClusterNodeSummaries[0].InstanceStatus.Status", "'[/bogus]'"),
-        ("unknown-mode.json", changed(lambda d: describe(d).update(NodeProvisioningMode="Sometimes")),
-         "DescribeCluster.NodeProvisioningMode", "Continuous"),
-        ("node-of-no-group.json", changed(lambda d: node(d, 1).update(InstanceGroupName="ghost")),
-         "ClusterNodeSummaries[1].InstanceGroupName", "is not a group of cluster"),
-        ("duplicate-instance-id.json", changed(lambda d: d["ClusterNodeSummaries"].append(copy.deepcopy(node(d, 0)))),
-         "ClusterNodeSummaries[2].InstanceId", "listed more than once"),
-        ("duplicate-group.json", changed(lambda d: describe(d)["InstanceGroups"].append(copy.deepcopy(group(d, 0)))),
-         "DescribeCluster.InstanceGroups[2].InstanceGroupName", "listed more than once"),
+        (
+            "another-cluster.json",
+            changed(lambda d: describe(d).update(ClusterName="someone-elses")),
+            "DescribeCluster.ClusterName",
+            "the spec names",
+        ),
+        (
+            "negative-current.json",
+            changed(lambda d: group(d, 1).update(CurrentCount=-1)),
+            "DescribeCluster.InstanceGroups[1].CurrentCount",
+            "at least 0",
+        ),
+        (
+            "negative-target.json",
+            changed(lambda d: group(d, 1).update(TargetCount=-3)),
+            "DescribeCluster.InstanceGroups[1].TargetCount",
+            "at least 0",
+        ),
+        (
+            "fractional-target.json",
+            changed(lambda d: group(d, 1).update(TargetCount=2.5)),
+            "DescribeCluster.InstanceGroups[1].TargetCount",
+            "whole number",
+        ),
+        (
+            "string-target.json",
+            changed(lambda d: group(d, 1).update(TargetCount="2")),
+            "DescribeCluster.InstanceGroups[1].TargetCount",
+            "whole number",
+        ),
+        (
+            "bool-min.json",
+            changed(lambda d: group(d, 1).update(MinCount=False)),
+            "DescribeCluster.InstanceGroups[1].MinCount",
+            "whole number",
+        ),
+        (
+            "huge-target.json",
+            changed(lambda d: group(d, 1).update(TargetCount=10**9)),
+            "DescribeCluster.InstanceGroups[1].TargetCount",
+            "at most",
+        ),
+        (
+            "unknown-cluster-status.json",
+            changed(lambda d: describe(d).update(ClusterStatus="Happy")),
+            "DescribeCluster.ClusterStatus",
+            "must be one of",
+        ),
+        (
+            "unknown-group-status.json",
+            changed(lambda d: group(d, 0).update(Status="Sleeping")),
+            "DescribeCluster.InstanceGroups[0].Status",
+            "must be one of",
+        ),
+        (
+            "unknown-node-status.json",
+            changed(lambda d: node(d, 0)["InstanceStatus"].update(Status="Zombie")),
+            "ClusterNodeSummaries[0].InstanceStatus.Status",
+            "must be one of",
+        ),
+        (
+            "markup-node-status.json",
+            changed(lambda d: node(d, 0)["InstanceStatus"].update(Status="[/bogus]")),
+            "ClusterNodeSummaries[0].InstanceStatus.Status",
+            "'[/bogus]'",
+        ),
+        (
+            "unknown-mode.json",
+            changed(lambda d: describe(d).update(NodeProvisioningMode="Sometimes")),
+            "DescribeCluster.NodeProvisioningMode",
+            "Continuous",
+        ),
+        (
+            "node-of-no-group.json",
+            changed(lambda d: node(d, 1).update(InstanceGroupName="ghost")),
+            "ClusterNodeSummaries[1].InstanceGroupName",
+            "is not a group of cluster",
+        ),
+        (
+            "duplicate-instance-id.json",
+            changed(lambda d: d["ClusterNodeSummaries"].append(copy.deepcopy(node(d, 0)))),
+            "ClusterNodeSummaries[2].InstanceId",
+            "listed more than once",
+        ),
+        (
+            "duplicate-group.json",
+            changed(lambda d: describe(d)["InstanceGroups"].append(copy.deepcopy(group(d, 0)))),
+            "DescribeCluster.InstanceGroups[2].InstanceGroupName",
+            "listed more than once",
+        ),
         ("unknown-format.json", changed(lambda d: d.update(Format="hyperpod-snapshot/2")), "Format", "not a snapshot format"),
         ("no-format.json", changed(lambda d: d.pop("Format")), "Format", "is required"),
         ("unknown-top-level.json", changed(lambda d: d.update(Nodes=[])), "Nodes", "not a known field"),
@@ -725,18 +807,36 @@ def _snapshot_defects(base: dict) -> list[tuple[str, Any, str, str]]:
         ("describe-not-object.json", changed(lambda d: d.update(DescribeCluster=[])), "DescribeCluster", "must be an object"),
         ("no-arn.json", changed(lambda d: describe(d).pop("ClusterArn")), "DescribeCluster.ClusterArn", "is required"),
         ("nodes-not-list.json", changed(lambda d: d.update(ClusterNodeSummaries="none")), "ClusterNodeSummaries", "must be a list"),
-        ("nodes-twice.json", changed(lambda d: d.update(ListClusterNodes={"ClusterNodeSummaries": []})),
-         "ClusterNodeSummaries", "give the nodes once"),
-        ("bad-launch-time.json", changed(lambda d: node(d, 0).update(LaunchTime="yesterday")),
-         "ClusterNodeSummaries[0].LaunchTime", "timestamp"),
-        ("incomplete-listing.json", {"DescribeCluster": base["DescribeCluster"],
-                                     "ListClusterNodes": {"ClusterNodeSummaries": base["ClusterNodeSummaries"], "NextToken": "x"}},
-         "ListClusterNodes.NextToken", "incomplete"),
+        (
+            "nodes-twice.json",
+            changed(lambda d: d.update(ListClusterNodes={"ClusterNodeSummaries": []})),
+            "ClusterNodeSummaries",
+            "give the nodes once",
+        ),
+        (
+            "bad-launch-time.json",
+            changed(lambda d: node(d, 0).update(LaunchTime="yesterday")),
+            "ClusterNodeSummaries[0].LaunchTime",
+            "timestamp",
+        ),
+        (
+            "incomplete-listing.json",
+            {
+                "DescribeCluster": base["DescribeCluster"],
+                "ListClusterNodes": {"ClusterNodeSummaries": base["ClusterNodeSummaries"], "NextToken": "x"},
+            },
+            "ListClusterNodes.NextToken",
+            "incomplete",
+        ),
         ("a-list.json", [base], "", "a snapshot is an object"),
         ("empty.json", "", "", "empty"),
         ("truncated.json", json.dumps(base)[:200], "", "not valid JSON"),
-        ("yaml-octal.yaml", yaml.safe_dump(changed(lambda d: group(d, 1).update(TargetCount="__N__"))).replace("'__N__'", "010").replace("__N__", "010"),
-         "", "ambiguous"),
+        (
+            "yaml-octal.yaml",
+            yaml.safe_dump(changed(lambda d: group(d, 1).update(TargetCount="__N__"))).replace("'__N__'", "010").replace("__N__", "010"),
+            "",
+            "ambiguous",
+        ),
     ]
 
 
@@ -757,29 +857,73 @@ def _gcp_defects(base: dict) -> list[tuple[str, Any, str, str]]:
     slurm = lambda d: d["orchestratorSpec"]["slurmSpec"]  # noqa: E731
     a4 = lambda d: d["node_pools"][1]  # noqa: E731
     return [
-        ("config-trailing-backslash.json", changed(lambda d: slurm(d)["config"].update(SchedulerParameters="bf_continue\\")),
-         f"{_SS}.config.SchedulerParameters", "line continuation"),
-        ("config-newline.json", changed(lambda d: slurm(d)["config"].update(SchedulerParameters="a\nProlog=/x")),
-         f"{_SS}.config.SchedulerParameters", "control character"),
-        ("config-hash.json", changed(lambda d: slurm(d)["config"].update(SchedulerParameters="a#b")),
-         f"{_SS}.config.SchedulerParameters", "'#'"),
-        ("partition-config-backslash.json", changed(lambda d: slurm(d)["partitions"][0].update(config={"MaxTime": "1-0\\"})),
-         f"{_SS}.partitions[0].config.MaxTime", "line continuation"),
-        ("partition-config-unknown-key.json", changed(lambda d: slurm(d)["partitions"][0].update(config={"MaxTme": "10"})),
-         f"{_SS}.partitions[0].config.MaxTme", "not a parameter of a partition"),
-        ("partition-config-nodes.json", changed(lambda d: slurm(d)["partitions"][0].update(config={"Nodes": "ALL"})),
-         f"{_SS}.partitions[0].config.Nodes", "node_pool_ids"),
-        ("partition-config-bad-time.json", changed(lambda d: slurm(d)["partitions"][0].update(config={"MaxTime": "forever"})),
-         f"{_SS}.partitions[0].config.MaxTime", "must be a time"),
-        ("node-set-config-hash.json", changed(lambda d: slurm(d).update(node_sets=[{"node_pool_id": "a4", "config": {"Features": "a#b"}}])),
-         f"{_SS}.node_sets[0].config.Features", "'#'"),
-        ("node-set-config-owned.json", changed(lambda d: slurm(d).update(node_sets=[{"node_pool_id": "a4", "config": {"NodeAddr": "x"}}])),
-         f"{_SS}.node_sets[0].config.NodeAddr", "cannot be set here"),
+        (
+            "config-trailing-backslash.json",
+            changed(lambda d: slurm(d)["config"].update(SchedulerParameters="bf_continue\\")),
+            f"{_SS}.config.SchedulerParameters",
+            "line continuation",
+        ),
+        (
+            "config-newline.json",
+            changed(lambda d: slurm(d)["config"].update(SchedulerParameters="a\nProlog=/x")),
+            f"{_SS}.config.SchedulerParameters",
+            "control character",
+        ),
+        (
+            "config-hash.json",
+            changed(lambda d: slurm(d)["config"].update(SchedulerParameters="a#b")),
+            f"{_SS}.config.SchedulerParameters",
+            "'#'",
+        ),
+        (
+            "partition-config-backslash.json",
+            changed(lambda d: slurm(d)["partitions"][0].update(config={"MaxTime": "1-0\\"})),
+            f"{_SS}.partitions[0].config.MaxTime",
+            "line continuation",
+        ),
+        (
+            "partition-config-unknown-key.json",
+            changed(lambda d: slurm(d)["partitions"][0].update(config={"MaxTme": "10"})),
+            f"{_SS}.partitions[0].config.MaxTme",
+            "not a parameter of a partition",
+        ),
+        (
+            "partition-config-nodes.json",
+            changed(lambda d: slurm(d)["partitions"][0].update(config={"Nodes": "ALL"})),
+            f"{_SS}.partitions[0].config.Nodes",
+            "node_pool_ids",
+        ),
+        (
+            "partition-config-bad-time.json",
+            changed(lambda d: slurm(d)["partitions"][0].update(config={"MaxTime": "forever"})),
+            f"{_SS}.partitions[0].config.MaxTime",
+            "must be a time",
+        ),
+        (
+            "node-set-config-hash.json",
+            changed(lambda d: slurm(d).update(node_sets=[{"node_pool_id": "a4", "config": {"Features": "a#b"}}])),
+            f"{_SS}.node_sets[0].config.Features",
+            "'#'",
+        ),
+        (
+            "node-set-config-owned.json",
+            changed(lambda d: slurm(d).update(node_sets=[{"node_pool_id": "a4", "config": {"NodeAddr": "x"}}])),
+            f"{_SS}.node_sets[0].config.NodeAddr",
+            "cannot be set here",
+        ),
         ("bool-as-yes.json", changed(lambda d: a4(d).update(enable_public_ips="yes")), "node_pools[1].enable_public_ips", "true or false"),
-        ("count-as-float-string.json", changed(lambda d: a4(d)["scaling_spec"].update(max_node_count="2.0")),
-         "node_pools[1].scaling_spec.max_node_count", "whole number"),
-        ("min-above-max.json", changed(lambda d: a4(d).update(scaling_spec={"min_node_count": 3, "max_node_count": 2})),
-         "node_pools[1].scaling_spec.min_node_count", "is above max_node_count"),
+        (
+            "count-as-float-string.json",
+            changed(lambda d: a4(d)["scaling_spec"].update(max_node_count="2.0")),
+            "node_pools[1].scaling_spec.max_node_count",
+            "whole number",
+        ),
+        (
+            "min-above-max.json",
+            changed(lambda d: a4(d).update(scaling_spec={"min_node_count": 3, "max_node_count": 2})),
+            "node_pools[1].scaling_spec.min_node_count",
+            "is above max_node_count",
+        ),
         ("name-with-query.json", changed(lambda d: d.update(name=d["name"] + "?x")), "name", "must match"),
         ("name-with-fragment.json", changed(lambda d: d.update(name=d["name"] + "#x")), "name", "must match"),
     ]
@@ -792,15 +936,31 @@ def _slurm_defects(base: dict) -> list[tuple[str, Any, str, str]]:
         return data
 
     return [
-        ("config-trailing-backslash.json", changed(lambda d: d["config"].update(SchedulerParameters="bf_continue\\")),
-         "config.SchedulerParameters", "line continuation"),
-        ("config-newline.json", changed(lambda d: d["config"].update(SchedulerParameters="a\nProlog=/x")),
-         "config.SchedulerParameters", "one line"),
+        (
+            "config-trailing-backslash.json",
+            changed(lambda d: d["config"].update(SchedulerParameters="bf_continue\\")),
+            "config.SchedulerParameters",
+            "line continuation",
+        ),
+        (
+            "config-newline.json",
+            changed(lambda d: d["config"].update(SchedulerParameters="a\nProlog=/x")),
+            "config.SchedulerParameters",
+            "one line",
+        ),
         ("config-hash.json", changed(lambda d: d["config"].update(SchedulerParameters="a#b")), "config.SchedulerParameters", "'#'"),
-        ("config-backslash.yaml", yaml.safe_dump(changed(lambda d: d["config"].update(SchedulerParameters="x\\"))),
-         "config.SchedulerParameters", "line continuation"),
-        ("pool-twice.json", changed(lambda d: d["partitions"][0].update(node_pool_ids=["a4", "a4"])),
-         "partitions[0].node_pool_ids", "more than once"),
+        (
+            "config-backslash.yaml",
+            yaml.safe_dump(changed(lambda d: d["config"].update(SchedulerParameters="x\\"))),
+            "config.SchedulerParameters",
+            "line continuation",
+        ),
+        (
+            "pool-twice.json",
+            changed(lambda d: d["partitions"][0].update(node_pool_ids=["a4", "a4"])),
+            "partitions[0].node_pool_ids",
+            "more than once",
+        ),
     ]
 
 
@@ -822,8 +982,7 @@ def make_side_corpus(directory: Path, defects: list) -> int:
     for name, content, path, rule in defects:
         _write(directory, name, content)
         expected[name] = [path, rule]
-    (directory.parent / f"expected-{directory.name.split('-')[1]}.json").write_text(
-        json.dumps(expected, indent=1, sort_keys=True) + "\n")
+    (directory.parent / f"expected-{directory.name.split('-')[1]}.json").write_text(json.dumps(expected, indent=1, sort_keys=True) + "\n")
     return len(expected)
 
 
@@ -833,10 +992,13 @@ def main() -> None:
     prices = make_side_corpus(PRICES_CORPUS, PRICE_DEFECTS)
     lifecycles = make_side_corpus(LIFECYCLE_CORPUS, LIFECYCLE_DEFECTS)
     plans = make_side_corpus(PLAN_CORPUS, _plan_defects())
-    (HERE / "expected-env.json").write_text(json.dumps({label: [variable, value, rule] for label, variable, value, rule in ENV_DEFECTS},
-                                                       indent=1, sort_keys=True) + "\n")
-    print(f"{policies} bad policies, {snapshots} bad snapshots, {prices} bad price files, {lifecycles} bad lifecycle "
-          f"parameters, {plans} bad saved plans, {len(ENV_DEFECTS)} bad environment values")
+    (HERE / "expected-env.json").write_text(
+        json.dumps({label: [variable, value, rule] for label, variable, value, rule in ENV_DEFECTS}, indent=1, sort_keys=True) + "\n"
+    )
+    print(
+        f"{policies} bad policies, {snapshots} bad snapshots, {prices} bad price files, {lifecycles} bad lifecycle "
+        f"parameters, {plans} bad saved plans, {len(ENV_DEFECTS)} bad environment values"
+    )
     gcp = make_side_corpus(GCP_CORPUS, _gcp_defects(json.loads(GCP_BASE.read_text())))
     slurm = make_side_corpus(SLURM_CORPUS, _slurm_defects(json.loads(SLURM_BASE.read_text())))
     print(f"{gcp} bad Google Cloud specs, {slurm} bad Slurm specs")

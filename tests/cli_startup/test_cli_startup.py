@@ -38,20 +38,43 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stder
 
 # Nothing of these is needed to show help: the service model and botocore, rich, pydantic, YAML,
 # deep comparison, the pipeline and its stages, the simulator, the GCP and Slurm packages.
-HEAVY = ("botocore", "boto3", "rich", "pydantic", "yaml", "deepdiff", "regex", "pulumi_hyperpod.aws.servicemodel",
-         "pulumi_hyperpod.aws.spec", "pulumi_hyperpod.aws.pipeline", "pulumi_hyperpod.aws.observe", "pulumi_hyperpod.aws.apply",
-         "pulumi_hyperpod.aws.cost", "pulumi_hyperpod.aws.preflight", "pulumi_hyperpod.aws.fake", "pulumi_hyperpod.gcp",
-         "pulumi_hyperpod.slurm", "pulumi_hyperpod.plan.planner", "pulumi_hyperpod.plan.render")
+HEAVY = (
+    "botocore",
+    "boto3",
+    "rich",
+    "pydantic",
+    "yaml",
+    "deepdiff",
+    "regex",
+    "pulumi_hyperpod.aws.servicemodel",
+    "pulumi_hyperpod.aws.spec",
+    "pulumi_hyperpod.aws.pipeline",
+    "pulumi_hyperpod.aws.observe",
+    "pulumi_hyperpod.aws.apply",
+    "pulumi_hyperpod.aws.cost",
+    "pulumi_hyperpod.aws.preflight",
+    "pulumi_hyperpod.aws.fake",
+    "pulumi_hyperpod.gcp",
+    "pulumi_hyperpod.slurm",
+    "pulumi_hyperpod.plan.planner",
+    "pulumi_hyperpod.plan.render",
+)
 
 
 def hyperpod(*args: str, world: Path | None = None) -> tuple[int, str, set[str]]:
     """(exit code, stdout, modules loaded) of `hyperpod ARGS` in a fresh interpreter."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH")))),
-           "COLUMNS": "100"}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH")))), "COLUMNS": "100"}
     if world is not None:
         env["HYPERPOD_FAKE_STATE"] = str(world)
-    proc = subprocess.run([sys.executable, "-c", DRIVER, *args], check=False, capture_output=True, text=True, env=env,
-                          cwd=world.parent if world else REPO, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", DRIVER, *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=world.parent if world else REPO,
+        timeout=120,
+    )
     report = json.loads(proc.stderr.strip().splitlines()[-1])
     return report["code"], proc.stdout, set(report["modules"])
 
@@ -93,8 +116,21 @@ def test_plan_runs_with_its_own_module_only(tmp_path):
     assert "CreateCluster" in output
     assert loaded(modules, COMMAND_MODULES) == ["pulumi_hyperpod.cli.plan_commands"]
     assert "pulumi_hyperpod.aws.pipeline" in modules and "rich.console" in modules  # it did run: the check can fail
-    assert loaded(modules, ("pulumi_hyperpod.aws.apply", "rich.progress", "rich.live", "deepdiff", "pulumi_hyperpod.gcp.client",
-                            "pulumi_hyperpod.gcp.spec", "pulumi_hyperpod.slurm")) == []
+    assert (
+        loaded(
+            modules,
+            (
+                "pulumi_hyperpod.aws.apply",
+                "rich.progress",
+                "rich.live",
+                "deepdiff",
+                "pulumi_hyperpod.gcp.client",
+                "pulumi_hyperpod.gcp.spec",
+                "pulumi_hyperpod.slurm",
+            ),
+        )
+        == []
+    )
 
 
 def test_an_unknown_command_is_a_one_line_usage_error_exit_1():
@@ -129,11 +165,17 @@ def test_each_summary_is_shortened_as_the_commands_own_help_at_every_width(name)
 def test_the_lazy_help_is_the_eager_help(width):
     """`hyperpod --help` from the summaries is, byte for byte, the help of a group holding the
     real commands (a fresh lazy group: in this process other tests may have loaded some)."""
-    lazy = app.LazyGroup(name="hyperpod", params=app.main.params, callback=app.main.callback, help=app.main.help,
-                         context_settings=app.main.context_settings)
-    eager = click.Group(name="hyperpod", params=app.main.params, callback=app.main.callback, help=app.main.help,
-                        context_settings=app.main.context_settings,
-                        commands={name: app.load_command(name) for name in app.COMMANDS})
+    lazy = app.LazyGroup(
+        name="hyperpod", params=app.main.params, callback=app.main.callback, help=app.main.help, context_settings=app.main.context_settings
+    )
+    eager = click.Group(
+        name="hyperpod",
+        params=app.main.params,
+        callback=app.main.callback,
+        help=app.main.help,
+        context_settings=app.main.context_settings,
+        commands={name: app.load_command(name) for name in app.COMMANDS},
+    )
 
     def help_of(group: click.Group) -> str:
         with click.Context(group, info_name="hyperpod", terminal_width=width, max_content_width=width) as ctx:
@@ -185,16 +227,23 @@ def _input_error():
     return SpecError([Violation("InstanceGroups[0].InstanceCount", "must be at least 0")], source="spec.json")
 
 
-@pytest.mark.parametrize("make, line", [
-    (_input_error, "error: spec.json: InstanceGroups[0].InstanceCount: must be at least 0"),
-    (lambda: __import__("botocore.exceptions").exceptions.NoCredentialsError(),
-     "error: no AWS credentials found (set AWS_PROFILE or use --profile); to try without AWS, use --backend fake"),
-    (_client_error, "error: DescribeCluster: ValidationException: bad [/x] name"),
-    (lambda: __import__("botocore.exceptions").exceptions.EndpointConnectionError(endpoint_url="https://x"),
-     'error: Could not connect to the endpoint URL: "https://x"'),
-    (lambda: FileNotFoundError(2, "No such file or directory"), "error: [Errno 2] No such file or directory"),
-    (lambda: LookupError("no cluster c in us-west-2"), "error: no cluster c in us-west-2"),
-])
+@pytest.mark.parametrize(
+    "make, line",
+    [
+        (_input_error, "error: spec.json: InstanceGroups[0].InstanceCount: must be at least 0"),
+        (
+            lambda: __import__("botocore.exceptions").exceptions.NoCredentialsError(),
+            "error: no AWS credentials found (set AWS_PROFILE or use --profile); to try without AWS, use --backend fake",
+        ),
+        (_client_error, "error: DescribeCluster: ValidationException: bad [/x] name"),
+        (
+            lambda: __import__("botocore.exceptions").exceptions.EndpointConnectionError(endpoint_url="https://x"),
+            'error: Could not connect to the endpoint URL: "https://x"',
+        ),
+        (lambda: FileNotFoundError(2, "No such file or directory"), "error: [Errno 2] No such file or directory"),
+        (lambda: LookupError("no cluster c in us-west-2"), "error: no cluster c in us-west-2"),
+    ],
+)
 def test_handled_errors_print_one_line_and_exit_1(make, line, capsys):
     with pytest.raises(SystemExit) as exit_:
         _raising(make())()
@@ -213,13 +262,16 @@ def test_other_errors_pass_through_unchanged(error):
 def test_the_garbage_collector_is_frozen_only_when_the_process_ends(tmp_path):
     """The atexit hook runs after the command, before the interpreter's teardown; the hooks
     registered before it (as this one) still run after it."""
-    code = ("import atexit, gc, sys\n"
-            "atexit.register(lambda: print('frozen at exit:', gc.get_freeze_count() > 0, file=sys.stderr))\n"
-            "from pulumi_hyperpod.cli import main\n"
-            "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
-            "print('frozen before exit:', gc.get_freeze_count() > 0, file=sys.stderr)\n")
-    proc = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    code = (
+        "import atexit, gc, sys\n"
+        "atexit.register(lambda: print('frozen at exit:', gc.get_freeze_count() > 0, file=sys.stderr))\n"
+        "from pulumi_hyperpod.cli import main\n"
+        "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+        "print('frozen before exit:', gc.get_freeze_count() > 0, file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(REPO)}
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.splitlines()[-2:] == ["frozen before exit: False", "frozen at exit: True"]
 

@@ -31,11 +31,22 @@ class HyperPodMocks(pulumi.runtime.Mocks):
             spec = result.inputs.get("spec") or {}
             arn = f"arn:aws:sagemaker:us-west-2:{ACCOUNT}:cluster/abcdef123456"
             groups = {
-                g["InstanceGroupName"]: {"target_count": g["InstanceCount"], "current_count": g["InstanceCount"], "min_count": g.get("MinInstanceCount", 0), "status": "InService"}
+                g["InstanceGroupName"]: {
+                    "target_count": g["InstanceCount"],
+                    "current_count": g["InstanceCount"],
+                    "min_count": g.get("MinInstanceCount", 0),
+                    "status": "InService",
+                }
                 for g in spec.get("InstanceGroups", [])
             }
-            outputs = {**result.inputs, "cluster_name": spec.get("ClusterName"), "arn": arn, "status": "InService", "groups": groups,
-                       "node_count": sum(g["target_count"] for g in groups.values())}
+            outputs = {
+                **result.inputs,
+                "cluster_name": spec.get("ClusterName"),
+                "arn": arn,
+                "status": "InService",
+                "groups": groups,
+                "node_count": sum(g["target_count"] for g in groups.values()),
+            }
             return arn, outputs
         if args.typ == "aws:s3/bucket:Bucket":
             bucket = f"sagemaker-hyperpod-{args.name}-0001"

@@ -80,8 +80,14 @@ def test_slurm_cluster_creates_the_bucket_and_the_role_it_is_not_given(mocks, tm
     seen = run(lambda: SlurmCluster("research", args), "execution_role_arn", "lifecycle_s3_uri")
     seen["role"], seen["uri"] = seen["execution_role_arn"], seen["lifecycle_s3_uri"]
     found = registered(mocks)
-    for kind in ("aws:s3/bucket:Bucket", "aws:s3/bucketObjectv2:BucketObjectv2", "aws:iam/role:Role",
-                 "aws:iam/rolePolicyAttachment:RolePolicyAttachment", "aws:iam/rolePolicy:RolePolicy", CLUSTER_TYPE):
+    for kind in (
+        "aws:s3/bucket:Bucket",
+        "aws:s3/bucketObjectv2:BucketObjectv2",
+        "aws:iam/role:Role",
+        "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+        "aws:iam/rolePolicy:RolePolicy",
+        CLUSTER_TYPE,
+    ):
         assert kind in found, kind
         assert all(parent_type(urn) == "hyperpod:index:SlurmCluster" for urn, _ in found[kind]), kind
     keys = sorted(state["key"] for _, state in found["aws:s3/bucketObjectv2:BucketObjectv2"])

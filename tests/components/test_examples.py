@@ -16,8 +16,7 @@ from .conftest import CLUSTER_TYPE, HyperPodMocks, registered
 
 ROOT = Path(__file__).resolve().parents[2]
 # Python programs that declare HyperPod clusters (examples/gcp-training-cluster: tests/gcp; yaml-cluster: tests/engine)
-PROGRAMS = [ROOT] + sorted(p for p in (ROOT / "examples").iterdir()
-                           if (p / "__main__.py").exists() and p.name != "gcp-training-cluster")
+PROGRAMS = [ROOT] + sorted(p for p in (ROOT / "examples").iterdir() if (p / "__main__.py").exists() and p.name != "gcp-training-cluster")
 EXPECTED_CLUSTERS = {"platform-two-clusters": 2}  # the others declare one
 
 
@@ -25,7 +24,9 @@ def stack_config(folder: Path, project: str) -> dict[str, str]:
     """The dev stack's config as the language host passes it (objects JSON-encoded)."""
     path = folder / "Pulumi.dev.yaml"
     values = (yaml.safe_load(path.read_text()) or {}).get("config", {}) if path.exists() else {}
-    return {key if ":" in key else f"{project}:{key}": value if isinstance(value, str) else json.dumps(value) for key, value in values.items()}
+    return {
+        key if ":" in key else f"{project}:{key}": value if isinstance(value, str) else json.dumps(value) for key, value in values.items()
+    }
 
 
 @pytest.mark.parametrize("folder", PROGRAMS, ids=[p.name for p in PROGRAMS])

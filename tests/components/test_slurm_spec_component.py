@@ -78,12 +78,21 @@ def test_lower_camel_dict_spec_and_the_component_names_controller_and_login(mock
     assert groups["login"]["SlurmConfig"] == {"NodeType": "Login"}
 
 
-@pytest.mark.parametrize("overrides,message", [
-    ({"lifecycle": LifecycleArgs(s3_uri="s3://b/x/")}, "leave lifecycle.s3_uri unset"),
-    ({"compute": [ComputeGroupArgs("a4", 2, instance_type="ml.p6-b200.48xlarge", partitions=["other"])]}, "disagree with the Slurm spec"),
-    ({"login": InstanceGroupArgs("logon", 1, instance_type="ml.m5.xlarge")}, "slurm.login_node_pool_id is 'login' but the login group is 'logon'"),
-    ({"compute": [ComputeGroupArgs("b200", 2, instance_type="ml.p6-b200.48xlarge")]}, "'a4' is not an instance group"),
-])
+@pytest.mark.parametrize(
+    "overrides,message",
+    [
+        ({"lifecycle": LifecycleArgs(s3_uri="s3://b/x/")}, "leave lifecycle.s3_uri unset"),
+        (
+            {"compute": [ComputeGroupArgs("a4", 2, instance_type="ml.p6-b200.48xlarge", partitions=["other"])]},
+            "disagree with the Slurm spec",
+        ),
+        (
+            {"login": InstanceGroupArgs("logon", 1, instance_type="ml.m5.xlarge")},
+            "slurm.login_node_pool_id is 'login' but the login group is 'logon'",
+        ),
+        ({"compute": [ComputeGroupArgs("b200", 2, instance_type="ml.p6-b200.48xlarge")]}, "'a4' is not an instance group"),
+    ],
+)
 def test_conflicts_between_the_component_and_the_slurm_spec_are_errors(mocks, overrides, message):
     with pytest.raises(Exception, match=message.replace("(", r"\(").replace(")", r"\)")):
         run(lambda: SlurmCluster("a4", args(**overrides)), "arn")
@@ -98,8 +107,13 @@ def test_the_upload_provider_writes_the_bundle_into_the_simulators_s3(tmp_path, 
     import base64
 
     uri = f"s3://sagemaker-hyperpod-a4/{rendering.prefix}"
-    inputs = {"uri": uri, "files": {p: base64.b64encode(c).decode() for p, c in rendering.files.items()},
-              "backend": "fake", "region": None, "profile": None}
+    inputs = {
+        "uri": uri,
+        "files": {p: base64.b64encode(c).decode() for p, c in rendering.files.items()},
+        "backend": "fake",
+        "region": None,
+        "profile": None,
+    }
     provider = _BundleUploadProvider()
     provider.create(inputs)
     provider.create(inputs)  # idempotent: the bucket exists already

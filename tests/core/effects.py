@@ -24,9 +24,15 @@ def apply_effect(observed: ClusterState, plan: Plan) -> ClusterState:
     def launch(name: str, count: int) -> None:
         for _ in range(count):
             serial[0] += 1
-            summaries.append({"InstanceGroupName": name, "InstanceId": f"i-{0xfff00000 + serial[0]:08x}{serial[0]:09x}",
-                              "InstanceType": groups[name].get("InstanceType") or "ml.p5.48xlarge", "LaunchTime": EPOCH + dt.timedelta(days=1, minutes=serial[0]),
-                              "InstanceStatus": {"Status": "Running"}})
+            summaries.append(
+                {
+                    "InstanceGroupName": name,
+                    "InstanceId": f"i-{0xFFF00000 + serial[0]:08x}{serial[0]:09x}",
+                    "InstanceType": groups[name].get("InstanceType") or "ml.p5.48xlarge",
+                    "LaunchTime": EPOCH + dt.timedelta(days=1, minutes=serial[0]),
+                    "InstanceStatus": {"Status": "Running"},
+                }
+            )
 
     def resize(name: str, target: int) -> None:
         group = groups[name]
@@ -63,7 +69,9 @@ def apply_effect(observed: ClusterState, plan: Plan) -> ClusterState:
                 resize(name, entry["InstanceCount"])
         elif step.operation == "BatchDeleteClusterNodes":
             named = set(request.get("NodeIds", [])) | set(request.get("NodeLogicalIds", []))
-            for s in [s for s in summaries if s.get("InstanceId") in named or (not s.get("InstanceId") and s.get("NodeLogicalId") in named)]:
+            for s in [
+                s for s in summaries if s.get("InstanceId") in named or (not s.get("InstanceId") and s.get("NodeLogicalId") in named)
+            ]:
                 summaries.remove(s)
                 group = groups[s["InstanceGroupName"]]
                 group["TargetCount"] -= 1

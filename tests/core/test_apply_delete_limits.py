@@ -17,20 +17,34 @@ VPC = {"SecurityGroupIds": ["sg-12345678"], "Subnets": ["subnet-12345678"]}
 
 def slurm_spec(workers: int) -> ClusterSpec:
     def group(name: str, node_type: str, count: int, **slurm) -> dict:
-        return {"InstanceGroupName": name, "InstanceType": "ml.c5.xlarge", "InstanceCount": count,
-                "LifeCycleConfig": LIFECYCLE, "ExecutionRole": ROLE, "SlurmConfig": {"NodeType": node_type, **slurm}}
+        return {
+            "InstanceGroupName": name,
+            "InstanceType": "ml.c5.xlarge",
+            "InstanceCount": count,
+            "LifeCycleConfig": LIFECYCLE,
+            "ExecutionRole": ROLE,
+            "SlurmConfig": {"NodeType": node_type, **slurm},
+        }
 
-    return ClusterSpec.from_dict({
-        "ClusterName": "mx", "NodeProvisioningMode": "Continuous", "Orchestrator": {"Slurm": {}}, "VpcConfig": VPC,
-        "InstanceGroups": [group("controller", "Controller", 1), group("login", "Login", 1),
-                           group("workers", "Compute", workers, PartitionNames=["p1"])]})
+    return ClusterSpec.from_dict(
+        {
+            "ClusterName": "mx",
+            "NodeProvisioningMode": "Continuous",
+            "Orchestrator": {"Slurm": {}},
+            "VpcConfig": VPC,
+            "InstanceGroups": [
+                group("controller", "Controller", 1),
+                group("login", "Login", 1),
+                group("workers", "Compute", workers, PartitionNames=["p1"]),
+            ],
+        }
+    )
 
 
 def test_a_rechosen_victim_named_by_logical_id_is_sent_within_the_combined_limit():
     sim = Simulator(seed=3)
     client = connect(backend="fake", simulator=sim, max_attempts=1)
-    apply(client, plan(slurm_spec(100), None), wait="Target", timeout=6 * 3600, sleep=sim.advance,
-          monotonic=lambda: sim.now().timestamp())
+    apply(client, plan(slurm_spec(100), None), wait="Target", timeout=6 * 3600, sleep=sim.advance, monotonic=lambda: sim.now().timestamp())
     the_plan = plan(slurm_spec(1), observe(client, "mx"))
     [step] = the_plan.steps
     assert len(step.request["NodeIds"]) == 99 and "NodeLogicalIds" not in step.request

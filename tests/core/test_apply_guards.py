@@ -22,21 +22,43 @@ MUTATING = ("CreateCluster", "UpdateCluster", "BatchAddClusterNodes", "BatchDele
 
 def slurm_spec(workers: int, login: int = 1) -> ClusterSpec:
     def group(name: str, node_type: str, count: int, **slurm) -> dict:
-        return {"InstanceGroupName": name, "InstanceType": "ml.c5.xlarge", "InstanceCount": count,
-                "LifeCycleConfig": LIFECYCLE, "ExecutionRole": ROLE, "SlurmConfig": {"NodeType": node_type, **slurm}}
+        return {
+            "InstanceGroupName": name,
+            "InstanceType": "ml.c5.xlarge",
+            "InstanceCount": count,
+            "LifeCycleConfig": LIFECYCLE,
+            "ExecutionRole": ROLE,
+            "SlurmConfig": {"NodeType": node_type, **slurm},
+        }
 
-    groups = [group("controller", "Controller", 1), group("login", "Login", login),
-              group("workers", "Compute", workers, PartitionNames=["p1"])]
-    return ClusterSpec.from_dict({"ClusterName": "gx", "NodeProvisioningMode": "Continuous", "Orchestrator": {"Slurm": {}},
-                                  "VpcConfig": VPC, "InstanceGroups": [g for g in groups if g["InstanceCount"] or g["InstanceGroupName"] != "login"]})
+    groups = [
+        group("controller", "Controller", 1),
+        group("login", "Login", login),
+        group("workers", "Compute", workers, PartitionNames=["p1"]),
+    ]
+    return ClusterSpec.from_dict(
+        {
+            "ClusterName": "gx",
+            "NodeProvisioningMode": "Continuous",
+            "Orchestrator": {"Slurm": {}},
+            "VpcConfig": VPC,
+            "InstanceGroups": [g for g in groups if g["InstanceCount"] or g["InstanceGroupName"] != "login"],
+        }
+    )
 
 
 @pytest.fixture
 def running():
     sim = Simulator(seed=5)
     client = connect(backend="fake", simulator=sim, max_attempts=1)
-    apply(client, plan(slurm_spec(4, login=2), None), wait="Target", timeout=6 * 3600, sleep=sim.advance,
-          monotonic=lambda: sim.now().timestamp())
+    apply(
+        client,
+        plan(slurm_spec(4, login=2), None),
+        wait="Target",
+        timeout=6 * 3600,
+        sleep=sim.advance,
+        monotonic=lambda: sim.now().timestamp(),
+    )
     sim.reset_calls()
     return sim, client
 
@@ -59,8 +81,13 @@ def _with_steps(the_plan: Plan, *steps: Step) -> Plan:
 
 
 def _delete(state, *victims: Victim) -> Step:
-    return Step("BatchDeleteClusterNodes", {"ClusterName": state.name, "NodeIds": [v.node_id for v in victims]},
-                ("edited",), victims, kind="remove-nodes")
+    return Step(
+        "BatchDeleteClusterNodes",
+        {"ClusterName": state.name, "NodeIds": [v.node_id for v in victims]},
+        ("edited",),
+        victims,
+        kind="remove-nodes",
+    )
 
 
 def test_a_login_node_named_as_a_victim_is_refused_and_nothing_is_sent(running):
@@ -93,8 +120,7 @@ def test_a_controller_node_named_as_a_victim_is_refused_even_when_controller_sca
     base = plan(slurm_spec(3, login=2), state)
 
     with pytest.raises(PlanRefused, match="Controller"):
-        _run(sim, client, _with_steps(base, _delete(state, _victim(state, "controller"))),
-             Policy(allow_controller_scale_in=True))
+        _run(sim, client, _with_steps(base, _delete(state, _victim(state, "controller"))), Policy(allow_controller_scale_in=True))
 
     assert _sent(sim) == []
 
@@ -129,7 +155,9 @@ def test_an_update_that_lowers_the_controller_count_is_refused_unless_allowed(ru
     state = observe(client, "gx")
     base = plan(slurm_spec(4, login=2), state)
     entry = slurm_spec(4).group("controller").to_api()
-    lowered = Step("UpdateCluster", {"ClusterName": "gx", "InstanceGroups": [{**entry, "InstanceCount": 0}]}, ("edited",), kind="update-cluster")
+    lowered = Step(
+        "UpdateCluster", {"ClusterName": "gx", "InstanceGroups": [{**entry, "InstanceCount": 0}]}, ("edited",), kind="update-cluster"
+    )
 
     with pytest.raises(PlanRefused, match="controller"):
         _run(sim, client, _with_steps(base, lowered))
@@ -154,7 +182,12 @@ def test_a_step_made_twice_is_refused(running):
     sim, client = running
     state = observe(client, "gx")
     base = plan(slurm_spec(4, login=2), state)
-    update = Step("UpdateCluster", {"ClusterName": "gx", "InstanceGroups": [slurm_spec(5).group("workers").to_api()]}, ("edited",), kind="update-cluster")
+    update = Step(
+        "UpdateCluster",
+        {"ClusterName": "gx", "InstanceGroups": [slurm_spec(5).group("workers").to_api()]},
+        ("edited",),
+        kind="update-cluster",
+    )
 
     with pytest.raises(PlanRefused, match="twice"):
         _run(sim, client, _with_steps(base, update, update))

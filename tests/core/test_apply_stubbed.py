@@ -44,8 +44,20 @@ def test_scale_out_sends_one_batch_add_with_a_client_token(stubbed):
     before, after = observed_from(slurm_spec(workers=2)), observed_from(slurm_spec(workers=5))
     p = plan(slurm_spec(workers=5), before)
     observes(stubber, before, 2)  # the plan is still fresh; nobody moved the cluster right before the call
-    stubber.add_response("batch_add_cluster_nodes", {"Successful": [{"NodeLogicalId": f"worker-gpu-a-n{i}", "InstanceGroupName": "worker-gpu-a", "Status": "Pending"} for i in range(3)], "Failed": []},
-                         {"ClusterName": "my-training-cluster", "ClientToken": token(p), "NodesToAdd": [{"InstanceGroupName": "worker-gpu-a", "IncrementTargetCountBy": 3}]})
+    stubber.add_response(
+        "batch_add_cluster_nodes",
+        {
+            "Successful": [
+                {"NodeLogicalId": f"worker-gpu-a-n{i}", "InstanceGroupName": "worker-gpu-a", "Status": "Pending"} for i in range(3)
+            ],
+            "Failed": [],
+        },
+        {
+            "ClusterName": "my-training-cluster",
+            "ClientToken": token(p),
+            "NodesToAdd": [{"InstanceGroupName": "worker-gpu-a", "IncrementTargetCountBy": 3}],
+        },
+    )
     for _ in range(2):  # apply checks the target moved, then observes the result
         stubber.add_response("describe_cluster", describe(after), {"ClusterName": "my-training-cluster"})
         stubber.add_response("list_cluster_nodes", nodes(after), {"ClusterName": "my-training-cluster", "IncludeNodeLogicalIds": True})
@@ -60,9 +72,13 @@ def test_an_add_answered_from_the_idempotency_cache_is_asked_again(stubbed):
     p = plan(slurm_spec(workers=3), before)
     replay = {"Successful": [{"NodeLogicalId": "worker-gpu-a-old", "InstanceGroupName": "worker-gpu-a", "Status": "Pending"}], "Failed": []}
     observes(stubber, before, 2)  # fresh; unmoved right before the call
-    stubber.add_response("batch_add_cluster_nodes", replay, {"ClusterName": "my-training-cluster", "ClientToken": token(p, 0), "NodesToAdd": ANY})
+    stubber.add_response(
+        "batch_add_cluster_nodes", replay, {"ClusterName": "my-training-cluster", "ClientToken": token(p, 0), "NodesToAdd": ANY}
+    )
     observes(stubber, before, 2)  # the target did not move; nobody else moved it either
-    stubber.add_response("batch_add_cluster_nodes", replay, {"ClusterName": "my-training-cluster", "ClientToken": token(p, 1), "NodesToAdd": ANY})
+    stubber.add_response(
+        "batch_add_cluster_nodes", replay, {"ClusterName": "my-training-cluster", "ClientToken": token(p, 1), "NodesToAdd": ANY}
+    )
     for _ in range(2):
         stubber.add_response("describe_cluster", describe(after), {"ClusterName": "my-training-cluster"})
         stubber.add_response("list_cluster_nodes", nodes(after), {"ClusterName": "my-training-cluster", "IncludeNodeLogicalIds": True})
@@ -83,9 +99,15 @@ def test_victim_that_changed_state_is_chosen_again(stubbed):
     stubber.add_response("describe_cluster", describe(moved), {"ClusterName": "my-training-cluster"})
     stubber.add_response("list_cluster_nodes", nodes(moved), {"ClusterName": "my-training-cluster", "IncludeNodeLogicalIds": True})
     stubber.add_response("describe_cluster", describe(moved), {"ClusterName": "my-training-cluster"})  # the counts, read again
-    stubber.add_response("batch_delete_cluster_nodes", {"Successful": [node_id(2, 2)]}, {"ClusterName": "my-training-cluster", "NodeIds": [node_id(2, 2)]})
+    stubber.add_response(
+        "batch_delete_cluster_nodes", {"Successful": [node_id(2, 2)]}, {"ClusterName": "my-training-cluster", "NodeIds": [node_id(2, 2)]}
+    )
     stubber.add_response("describe_cluster", describe(observed_from(slurm_spec(workers=2))), {"ClusterName": "my-training-cluster"})
-    stubber.add_response("list_cluster_nodes", nodes(observed_from(slurm_spec(workers=2))), {"ClusterName": "my-training-cluster", "IncludeNodeLogicalIds": True})
+    stubber.add_response(
+        "list_cluster_nodes",
+        nodes(observed_from(slurm_spec(workers=2))),
+        {"ClusterName": "my-training-cluster", "IncludeNodeLogicalIds": True},
+    )
     result = apply(client, p, wait="none", check_fresh=False)  # (fresh, it would be refused: the victim changed)
     assert any("choosing again" in m for m in result.messages)
     assert result.calls == ["BatchDeleteClusterNodes"]
@@ -107,9 +129,11 @@ def test_partial_delete_failures_are_reported(stubbed):
     p = plan(slurm_spec(workers=1), before)
     observes(stubber, before, 2)  # fresh; then the check before the delete
     stubber.add_response("describe_cluster", describe(before), {"ClusterName": "my-training-cluster"})  # the counts, read again
-    stubber.add_response("batch_delete_cluster_nodes",
-                         {"Successful": [node_id(2, 2)], "Failed": [{"Code": "NodeIdInUse", "Message": "node is running a job", "NodeId": node_id(2, 1)}]},
-                         {"ClusterName": "my-training-cluster", "NodeIds": ANY})
+    stubber.add_response(
+        "batch_delete_cluster_nodes",
+        {"Successful": [node_id(2, 2)], "Failed": [{"Code": "NodeIdInUse", "Message": "node is running a job", "NodeId": node_id(2, 1)}]},
+        {"ClusterName": "my-training-cluster", "NodeIds": ANY},
+    )
     after = observed_from(slurm_spec(workers=2))  # one node went: TargetCount 2, nobody else moved it
     observes(stubber, after, 2)  # a named node was refused: checked again for another writer; then the end
     result = apply(client, p, wait="none")
@@ -119,11 +143,16 @@ def test_partial_delete_failures_are_reported(stubbed):
 
 def test_conflict_waits_for_in_service_then_retries(stubbed):
     client, stubber = stubbed
-    legacy_before, legacy_after = observed_from(slurm_spec(workers=1, continuous=False)), observed_from(slurm_spec(workers=3, continuous=False))
+    legacy_before, legacy_after = (
+        observed_from(slurm_spec(workers=1, continuous=False)),
+        observed_from(slurm_spec(workers=3, continuous=False)),
+    )
     p = plan(slurm_spec(workers=3, continuous=False), legacy_before)
     observes(stubber, legacy_before)  # unmoved right before the call
     stubber.add_client_error("update_cluster", "ConflictException", "cluster is Updating", expected_params=p.steps[0].request)
-    stubber.add_response("describe_cluster", {**describe(legacy_before), "ClusterStatus": "Updating"}, {"ClusterName": "my-training-cluster"})
+    stubber.add_response(
+        "describe_cluster", {**describe(legacy_before), "ClusterStatus": "Updating"}, {"ClusterName": "my-training-cluster"}
+    )
     stubber.add_response("describe_cluster", describe(legacy_before), {"ClusterName": "my-training-cluster"})
     observes(stubber, legacy_before)  # nobody else moved it while it was busy
     stubber.add_response("update_cluster", {"ClusterArn": legacy_before.arn}, p.steps[0].request)
@@ -139,13 +168,25 @@ def test_wait_policy_times_out_with_the_status_instead_of_hanging(stubbed):
     state = observed_from(slurm_spec(workers=4), counts={"worker-gpu-a": 1}, pending={"worker-gpu-a": 3})
     p = plan(slurm_spec(workers=5), observed_from(slurm_spec(workers=4)))
     observes(stubber, state)  # unmoved right before the call (the same targets; nodes still coming)
-    stubber.add_response("batch_add_cluster_nodes", {"Successful": [], "Failed": []}, {"ClusterName": "my-training-cluster", "ClientToken": ANY, "NodesToAdd": ANY})
+    stubber.add_response(
+        "batch_add_cluster_nodes",
+        {"Successful": [], "Failed": []},
+        {"ClusterName": "my-training-cluster", "ClientToken": ANY, "NodesToAdd": ANY},
+    )
     for _ in range(4):  # polls at 0, 30 and 60 s, then the final observation
         stubber.add_response("describe_cluster", describe(state), {"ClusterName": "my-training-cluster"})
     stubber.add_response("list_cluster_nodes", nodes(state), {"ClusterName": "my-training-cluster", "IncludeNodeLogicalIds": True})
     clock = [0.0]
-    result = apply(client, p, wait="Target", timeout=60, poll_seconds=30, sleep=lambda s: clock.__setitem__(0, clock[0] + s), monotonic=lambda: clock[0],
-                   check_fresh=False)
+    result = apply(
+        client,
+        p,
+        wait="Target",
+        timeout=60,
+        poll_seconds=30,
+        sleep=lambda s: clock.__setitem__(0, clock[0] + s),
+        monotonic=lambda: clock[0],
+        check_fresh=False,
+    )
     assert result.outcome == "waiting"
 
 

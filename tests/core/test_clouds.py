@@ -23,10 +23,14 @@ def test_the_registry_finds_both_clouds_and_each_implements_the_interface():
         cloud.get("azure")
 
 
-@pytest.mark.parametrize(("spec", "expected"), [
-    ("specs/seed004-initial.json", "aws"), ("specs/seed001-eks-continuous.json", "aws"),
-    ("gcp-training-cluster/cluster.json", "gcp"),
-])
+@pytest.mark.parametrize(
+    ("spec", "expected"),
+    [
+        ("specs/seed004-initial.json", "aws"),
+        ("specs/seed001-eks-continuous.json", "aws"),
+        ("gcp-training-cluster/cluster.json", "gcp"),
+    ],
+)
 def test_a_spec_document_names_its_cloud(spec, expected):
     assert cloud.for_document(json.loads((EXAMPLES / spec).read_text())).name == expected
     assert cloud.for_document("not a mapping").name == "aws"  # whose loader explains the error
@@ -49,10 +53,14 @@ def test_one_wait_vocabulary():
     assert not contract.ApplyOptions(wait="none").waits and contract.ApplyOptions().waits
 
 
-@pytest.mark.parametrize(("options", "message"), [
-    ({"wait": "forever"}, "wait must be one of none, InService, MinCount, Target"),
-    ({"timeout": 0}, "timeout must be more than 0"), ({"timeout": float("inf")}, "timeout must be more than 0"),
-])
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"wait": "forever"}, "wait must be one of none, InService, MinCount, Target"),
+        ({"timeout": 0}, "timeout must be more than 0"),
+        ({"timeout": float("inf")}, "timeout must be more than 0"),
+    ],
+)
 def test_apply_options_are_checked_once(options, message):
     with pytest.raises(ValueError, match=message):
         contract.ApplyOptions(**options)
@@ -63,8 +71,10 @@ def test_prepare_offline_says_the_preflight_was_skipped_for_either_cloud():
     from pulumi_hyperpod.gcp.spec import ClusterSpec as GcpSpec
     from pulumi_hyperpod.plan.policy import Policy
 
-    for name, spec in (("aws", ClusterSpec.from_file(str(EXAMPLES / "specs/seed004-initial.json"))),
-                       ("gcp", GcpSpec.from_file(str(EXAMPLES / "gcp-training-cluster/cluster.json")))):
+    for name, spec in (
+        ("aws", ClusterSpec.from_file(str(EXAMPLES / "specs/seed004-initial.json"))),
+        ("gcp", GcpSpec.from_file(str(EXAMPLES / "gcp-training-cluster/cluster.json"))),
+    ):
         prepared = cloud.prepare(cloud.get(name), None, spec, Policy(), observed=None, skip_preflight="offline")
         assert prepared.cloud == name and prepared.plan.action == "create"
         assert prepared.plan.preflight.skipped == "offline" and prepared.plan.cost is not None

@@ -16,8 +16,8 @@ def leftovers(directory) -> list[str]:
 
 
 def test_text_and_bytes_are_written_and_the_path_returned(tmp_path):
-    assert files.write_whole(tmp_path / "a.json", "{\"é\": 1}\n") == tmp_path / "a.json"
-    assert (tmp_path / "a.json").read_text(encoding="utf-8") == "{\"é\": 1}\n"
+    assert files.write_whole(tmp_path / "a.json", '{"é": 1}\n') == tmp_path / "a.json"
+    assert (tmp_path / "a.json").read_text(encoding="utf-8") == '{"é": 1}\n'
     files.write_whole(tmp_path / "b.bin", b"\x00\x01")
     assert (tmp_path / "b.bin").read_bytes() == b"\x00\x01" and leftovers(tmp_path) == []
 

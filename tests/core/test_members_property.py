@@ -27,25 +27,47 @@ from .factories import LIFECYCLE, ROLE
 EKS = "arn:aws:eks:us-west-2:111122223333:cluster/ml"
 # Rows with rules of their own, tested where those rules are (counts: the planner's tests; the Slurm
 # role and partitions exist only on Slurm clusters: test_plan_members.py; types: test_plan.py)
-OWN_TESTS = {"InstanceGroupName", "InstanceCount", "MinInstanceCount", "InstanceType", "InstanceRequirements.InstanceTypes",
-             "SlurmConfig.NodeType", "SlurmConfig.PartitionNames"}
+OWN_TESTS = {
+    "InstanceGroupName",
+    "InstanceCount",
+    "MinInstanceCount",
+    "InstanceType",
+    "InstanceRequirements.InstanceTypes",
+    "SlurmConfig.NodeType",
+    "SlurmConfig.PartitionNames",
+}
 LEAVES = [m for m in rows("group") if m.path not in OWN_TESTS]
-SETTINGS = settings(max_examples=12 if os.environ.get("HYPERPOD_LONG") else 2, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=12 if os.environ.get("HYPERPOD_LONG") else 2,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
+)
 
 
 def spec(member=None, value=None, *, leave_out: str | None = None) -> ClusterSpec:
-    group = {"InstanceGroupName": "gpu", "InstanceType": "ml.c5.xlarge", "InstanceCount": 1,
-             "LifeCycleConfig": dict(LIFECYCLE), "ExecutionRole": ROLE}
+    group = {
+        "InstanceGroupName": "gpu",
+        "InstanceType": "ml.c5.xlarge",
+        "InstanceCount": 1,
+        "LifeCycleConfig": dict(LIFECYCLE),
+        "ExecutionRole": ROLE,
+    }
     group.pop(leave_out or "", None)
     if member is not None:
         target = group
         for part in member.parts[:-1]:
             target = target.setdefault(part, {})
         target[member.parts[-1]] = value
-    return ClusterSpec.from_dict({
-        "ClusterName": "property", "Orchestrator": {"Eks": {"ClusterArn": EKS}}, "NodeProvisioningMode": "Continuous",
-        "VpcConfig": {"SecurityGroupIds": ["sg-12345678"], "Subnets": ["subnet-12345678"]}, "InstanceGroups": [group]})
+    return ClusterSpec.from_dict(
+        {
+            "ClusterName": "property",
+            "Orchestrator": {"Eks": {"ClusterArn": EKS}},
+            "NodeProvisioningMode": "Continuous",
+            "VpcConfig": {"SecurityGroupIds": ["sg-12345678"], "Subnets": ["subnet-12345678"]},
+            "InstanceGroups": [group],
+        }
+    )
 
 
 def shape_of(member):

@@ -27,15 +27,18 @@ def test_plan_is_pure_it_reads_no_price_and_carries_no_cost(monkeypatch, tmp_pat
 
 
 def test_the_plan_package_does_not_import_cost_or_preflight():
-    code = ("import sys; import pulumi_hyperpod.plan; "
-            "print(sorted(m for m in sys.modules if m.startswith(('pulumi_hyperpod.aws.cost', 'pulumi_hyperpod.aws.preflight', 'rich'))))")
+    code = (
+        "import sys; import pulumi_hyperpod.plan; "
+        "print(sorted(m for m in sys.modules if m.startswith(('pulumi_hyperpod.aws.cost', 'pulumi_hyperpod.aws.preflight', 'rich'))))"
+    )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "[]"
 
 
 def test_make_plan_adds_the_cost_and_the_budget_guard():
-    p = pipeline.make_plan(slurm_spec(workers=4), observed_from(slurm_spec(workers=2)), Policy(max_hourly_cost_increase=1),
-                           prices={"ml.p5.48xlarge": 50.0})
+    p = pipeline.make_plan(
+        slurm_spec(workers=4), observed_from(slurm_spec(workers=2)), Policy(max_hourly_cost_increase=1), prices={"ml.p5.48xlarge": 50.0}
+    )
     assert p.cost.group("worker-gpu-a").delta_per_hour == 100.0
     assert [r.rule for r in p.refusals] == ["max-hourly-cost-increase"] and p.steps == ()
 
@@ -101,5 +104,3 @@ def test_a_create_plan_is_stale_once_the_cluster_exists():
     apply(client, plan(slurm_spec(workers=1), None), wait="none", timeout=60)
     with pytest.raises(PlanStale, match="now exists"):
         apply(client, create, wait="none", timeout=60)
-
-

@@ -25,6 +25,7 @@ def ops(p: Plan) -> list[str]:
 
 # ---- scenarios ----------------------------------------------------------------------------------
 
+
 def test_no_cluster_is_one_create_call():
     p = plan(slurm_spec(workers=16), None)
     assert ops(p) == ["CreateCluster"]
@@ -60,7 +61,11 @@ def test_never_launched_nodes_go_before_running_ones_by_logical_id():
     observed = observed_from(slurm_spec(workers=2), pending={"worker-gpu-a": 2})
     p = plan(slurm_spec(workers=1), observed)
     # target 4 → 1: both never-launched nodes, then the newest running one
-    assert p.steps[0].request == {"ClusterName": "my-training-cluster", "NodeLogicalIds": ["worker-gpu-a-p0000", "worker-gpu-a-p0001"], "NodeIds": [node_id(2, 1)]}
+    assert p.steps[0].request == {
+        "ClusterName": "my-training-cluster",
+        "NodeLogicalIds": ["worker-gpu-a-p0000", "worker-gpu-a-p0001"],
+        "NodeIds": [node_id(2, 1)],
+    }
     assert sorted(v.logical for v in p.victims) == [False, True, True]
 
 
@@ -86,7 +91,15 @@ def test_not_enough_unprotected_nodes_is_refused():
 
 def test_controller_and_login_scale_in_are_refused():
     observed = observed_from(slurm_spec(workers=2))
-    spec = ClusterSpec.from_dict({**slurm_spec(workers=2).to_api(), "InstanceGroups": [g if g["InstanceGroupName"] != "login-group" else {**g, "InstanceCount": 0} for g in slurm_spec(workers=2).to_api()["InstanceGroups"]]})
+    spec = ClusterSpec.from_dict(
+        {
+            **slurm_spec(workers=2).to_api(),
+            "InstanceGroups": [
+                g if g["InstanceGroupName"] != "login-group" else {**g, "InstanceCount": 0}
+                for g in slurm_spec(workers=2).to_api()["InstanceGroups"]
+            ],
+        }
+    )
     p = plan(spec, observed)
     assert [r.rule for r in p.refusals] == ["login-scale-in"]
     assert plan(spec, observed, Policy(allow_login_scale_in=True)).victims[0].group == "login-group"
@@ -143,7 +156,10 @@ def test_immutable_changes_are_replacement():
     assert p.refused and "VpcConfig" in p.replacements[0]
     allowed = plan(ClusterSpec.from_dict(api), observed_from(spec), Policy(allow_replacement=True))
     assert not allowed.refused and ops(allowed) == ["DeleteCluster", "CreateCluster"]
-    legacy = ClusterSpec.from_dict({k: v for k, v in spec.to_api().items() if k != "NodeProvisioningMode"} | {"InstanceGroups": [{k: v for k, v in g.items()} for g in spec.to_api()["InstanceGroups"]]})
+    legacy = ClusterSpec.from_dict(
+        {k: v for k, v in spec.to_api().items() if k != "NodeProvisioningMode"}
+        | {"InstanceGroups": [{k: v for k, v in g.items()} for g in spec.to_api()["InstanceGroups"]]}
+    )
     assert "Continuous" in plan(legacy, observed_from(spec)).replacements[0]
 
 
@@ -185,6 +201,7 @@ def test_deleting_cluster_is_refused():
 
 # ---- properties ---------------------------------------------------------------------------------
 
+
 @st.composite
 def cluster_pairs(draw):
     continuous = draw(st.booleans())
@@ -225,8 +242,14 @@ def _minimum_calls(p: Plan, desired: ClusterSpec, observed) -> int:
     # the instance ids in calls of ≤ 99
     logical_calls = math.ceil(logical / 50)
     deletes = logical_calls + math.ceil(max(ids - (logical_calls * 50 - logical), 0) / 99)
-    structural = any(desired.group(g.name) is None for g in observed.groups) or any(observed.group(g.name) is None for g in desired.instance_groups)
-    growth = {g.name: g.instance_count - observed.group(g.name).target_count for g in desired.instance_groups if observed.group(g.name) and g.instance_count > observed.group(g.name).target_count}
+    structural = any(desired.group(g.name) is None for g in observed.groups) or any(
+        observed.group(g.name) is None for g in desired.instance_groups
+    )
+    growth = {
+        g.name: g.instance_count - observed.group(g.name).target_count
+        for g in desired.instance_groups
+        if observed.group(g.name) and g.instance_count > observed.group(g.name).target_count
+    }
     cancels = any("cancel" in r for s in p.steps for r in s.reasons)
     if structural or cancels or (growth and not desired.continuous):
         return 1 + deletes
@@ -278,11 +301,15 @@ def test_a_group_already_being_deleted_is_not_deleted_again():
     spec = slurm_spec(workers=2)
     observed = observed_from(slurm_spec(workers=2, extra_groups=[group("old-workers", 2, "Compute", "old")]))
     described = dict(observed.describe)
-    described["InstanceGroups"] = [dict(g, Status="Deleting") if g["InstanceGroupName"] == "old-workers" else g for g in described["InstanceGroups"]]
+    described["InstanceGroups"] = [
+        dict(g, Status="Deleting") if g["InstanceGroupName"] == "old-workers" else g for g in described["InstanceGroups"]
+    ]
     deleting = type(observed).from_api(described, list(observed.node_summaries))
     p = plan(spec, deleting)
     assert p.steps == () and "old-workers: already being deleted" in p.notes
-    assert plan(slurm_spec(workers=2, extra_groups=[group("old-workers", 2, "Compute", "old")]), deleting).refusals[0].rule == "group-deleting"
+    assert (
+        plan(slurm_spec(workers=2, extra_groups=[group("old-workers", 2, "Compute", "old")]), deleting).refusals[0].rule == "group-deleting"
+    )
 
 
 def test_documented_limits_split_the_batches():
@@ -292,7 +319,10 @@ def test_documented_limits_split_the_batches():
     from pulumi_hyperpod.plan import Victim
 
     calls = pack_adds([("a", 30), ("b", 30), ("c", 5)], LIMITS)
-    assert [[(e["InstanceGroupName"], e["IncrementTargetCountBy"]) for e in c] for c in calls] == [[("a", 30), ("b", 20)], [("b", 10), ("c", 5)]]
+    assert [[(e["InstanceGroupName"], e["IncrementTargetCountBy"]) for e in c] for c in calls] == [
+        [("a", 30), ("b", 20)],
+        [("b", 10), ("c", 5)],
+    ]
     ids = [Victim("g", f"i-{n:017x}", False, "Running", "") for n in range(120)]
     logical = [Victim("g", f"g-{n}", True, "Pending", "") for n in range(60)]
     packed = pack_deletes(ids, logical, LIMITS, 99)

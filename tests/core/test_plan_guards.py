@@ -30,15 +30,20 @@ def with_group_status(state: ClusterState, name: str, status: str) -> ClusterSta
 
 
 def with_statuses(state: ClusterState, statuses: dict[str, str]) -> ClusterState:
-    summaries = [dict(s, InstanceStatus={"Status": statuses.get(s.get("InstanceId") or s["NodeLogicalId"], s["InstanceStatus"]["Status"])})
-                 for s in state.node_summaries]
+    summaries = [
+        dict(s, InstanceStatus={"Status": statuses.get(s.get("InstanceId") or s["NodeLogicalId"], s["InstanceStatus"]["Status"])})
+        for s in state.node_summaries
+    ]
     return ClusterState.from_api(dict(state.describe), summaries)
 
 
 def legacy_slurm(workers: int, **counts: int) -> ClusterSpec:
     """The form most public examples use: no SlurmConfig, roles in provisioning_parameters.json."""
-    groups = [group("controller-machine", counts.get("controller", 1), None), group("login-group", counts.get("login", 1), None),
-              group("worker-group-1", workers, None, InstanceType="ml.p5.48xlarge")]
+    groups = [
+        group("controller-machine", counts.get("controller", 1), None),
+        group("login-group", counts.get("login", 1), None),
+        group("worker-group-1", workers, None, InstanceType="ml.p5.48xlarge"),
+    ]
     return ClusterSpec.from_dict({"ClusterName": "legacy", "InstanceGroups": groups})
 
 
@@ -122,8 +127,17 @@ def test_the_victim_order_covers_every_status_of_the_model():
 
 
 def test_victims_by_status_tier_then_newest_and_transitional_nodes_are_never_named():
-    statuses = ["Running", "Failure", "Pending", "ShuttingDown", "SystemUpdating", "DeepHealthCheckInProgress", "NotFound",
-                "DetachInProgress", "AttachInProgress"]
+    statuses = [
+        "Running",
+        "Failure",
+        "Pending",
+        "ShuttingDown",
+        "SystemUpdating",
+        "DeepHealthCheckInProgress",
+        "NotFound",
+        "DetachInProgress",
+        "AttachInProgress",
+    ]
     observed = with_statuses(observed_from(slurm_spec(workers=9)), {node_id(2, k): s for k, s in enumerate(statuses)})
     chosen = {n: victim_rules.choose(observed.nodes_of("worker-gpu-a"), n) for n in range(10)}
     named = [v.status for v in chosen[9]]

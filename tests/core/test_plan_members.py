@@ -23,7 +23,9 @@ def with_worker(**extra: Any) -> ClusterSpec:
 
 def eks_spec(count: int = 3, autoscaling: bool = False, **extra: Any) -> ClusterSpec:
     data: dict[str, Any] = {
-        "ClusterName": "eks-ml", "Orchestrator": {"Eks": {"ClusterArn": EKS}}, "NodeProvisioningMode": "Continuous",
+        "ClusterName": "eks-ml",
+        "Orchestrator": {"Eks": {"ClusterArn": EKS}},
+        "NodeProvisioningMode": "Continuous",
         "VpcConfig": {"SecurityGroupIds": ["sg-12345678"], "Subnets": ["subnet-12345678"]},
         "InstanceGroups": [group("gpu", count, node_type=None, **extra)],
     }
@@ -46,13 +48,15 @@ def test_a_training_plan_added_to_an_existing_group_is_one_update_naming_it():
 
 
 def test_members_never_compared_before_are_now_each_a_line():
-    added = {"ScheduledUpdateConfig": {"ScheduleExpression": "cron(0 3 ? * SUN *)"},
-             "AutoPatchConfig": {"PatchingStrategy": "WhenIdle"},
-             "OnStartDeepHealthChecks": ["InstanceStress"],
-             "CapacityRequirements": {"Spot": {}},
-             "NetworkInterface": {"InterfaceType": "efa"},
-             "InstanceStorageConfigs": [{"EbsVolumeConfig": {"VolumeSizeInGB": 500}}],
-             "ImageReleaseVersion": "1.2.3"}
+    added = {
+        "ScheduledUpdateConfig": {"ScheduleExpression": "cron(0 3 ? * SUN *)"},
+        "AutoPatchConfig": {"PatchingStrategy": "WhenIdle"},
+        "OnStartDeepHealthChecks": ["InstanceStress"],
+        "CapacityRequirements": {"Spot": {}},
+        "NetworkInterface": {"InterfaceType": "efa"},
+        "InstanceStorageConfigs": [{"EbsVolumeConfig": {"VolumeSizeInGB": 500}}],
+        "ImageReleaseVersion": "1.2.3",
+    }
     for member, value in added.items():
         p = plan(with_worker(**{member: value}), observed_from(slurm_spec(workers=2)))
         # the image members move through a rollout (plan/software.py), the rest through UpdateCluster
@@ -62,8 +66,10 @@ def test_members_never_compared_before_are_now_each_a_line():
 
 
 def test_a_member_the_spec_leaves_out_is_a_removal_line_and_the_entry_is_whole():
-    labelled = eks_spec(KubernetesConfig={"Labels": {"team": "ml"}, "Taints": [{"Key": "gpu", "Value": "true", "Effect": "NoSchedule"}]},
-                        OnStartDeepHealthChecks=["InstanceStress"])
+    labelled = eks_spec(
+        KubernetesConfig={"Labels": {"team": "ml"}, "Taints": [{"Key": "gpu", "Value": "true", "Effect": "NoSchedule"}]},
+        OnStartDeepHealthChecks=["InstanceStress"],
+    )
     bare = eks_spec(LifeCycleConfig={"SourceS3Uri": "s3://amzn-s3-demo-bucket/lifecycle-scripts/src/", "OnCreate": "v2.sh"})
     p = plan(bare, observed_from(labelled))
     lines = reasons(p)
@@ -78,8 +84,11 @@ def test_a_member_the_spec_leaves_out_is_a_removal_line_and_the_entry_is_whole()
 def test_create_only_members_are_refused_naming_them_and_kept_when_left_out():
     created = {"ThreadsPerCore": 2, "OverrideVpcConfig": {"SecurityGroupIds": ["sg-1"], "Subnets": ["subnet-1"]}}
     observed = observed_from(with_worker(**created))
-    for member, value in (("ThreadsPerCore", 1), ("ExecutionRole", "arn:aws:iam::111122223333:role/other"),
-                          ("OverrideVpcConfig", {"SecurityGroupIds": ["sg-2"], "Subnets": ["subnet-1"]})):
+    for member, value in (
+        ("ThreadsPerCore", 1),
+        ("ExecutionRole", "arn:aws:iam::111122223333:role/other"),
+        ("OverrideVpcConfig", {"SecurityGroupIds": ["sg-2"], "Subnets": ["subnet-1"]}),
+    ):
         p = plan(with_worker(**{**created, member: value}), observed)
         [refusal] = p.refusals
         assert refusal.rule == "immutable-group-field" and member in refusal.reason and "new name" in refusal.reason
@@ -101,18 +110,23 @@ def test_an_image_change_is_a_line_naming_the_software_rollout():
 
 def test_an_autoscaled_group_keeps_the_autoscaler_s_nodes_and_the_plan_says_whose_they_are():
     observed = observed_from(eks_spec(5, autoscaling=True))
-    described = dict(observed.describe, AutoScaling={"Mode": "Enable", "AutoScalerType": "Karpenter", "Status": "InService"},
-                     ClusterRole=AUTOSCALER_ROLE)
+    described = dict(
+        observed.describe, AutoScaling={"Mode": "Enable", "AutoScalerType": "Karpenter", "Status": "InService"}, ClusterRole=AUTOSCALER_ROLE
+    )
     observed = dataclasses.replace(observed, describe=described)
     p = plan(eks_spec(3, autoscaling=True), observed)
     assert p.steps == () and p.victims == ()
     assert "gpu: 5 now, spec 3, owned by Karpenter (AutoScaling Mode Enable): shown, not reconciled" in p.notes
-    moved = plan(ClusterSpec.from_dict({**eks_spec(3, autoscaling=True).to_api(), "ClusterRole": "arn:aws:iam::111122223333:role/x"}), observed)
+    moved = plan(
+        ClusterSpec.from_dict({**eks_spec(3, autoscaling=True).to_api(), "ClusterRole": "arn:aws:iam::111122223333:role/x"}), observed
+    )
     assert [r.rule for r in moved.refusals] == ["autoscaling-cluster-role"]
 
 
 def test_tags_are_added_changed_and_deleted_by_their_own_calls():
-    spec = ClusterSpec.from_dict({**slurm_spec(workers=2).to_api(), "Tags": [{"Key": "team", "Value": "ml"}, {"Key": "env", "Value": "prod"}]})
+    spec = ClusterSpec.from_dict(
+        {**slurm_spec(workers=2).to_api(), "Tags": [{"Key": "team", "Value": "ml"}, {"Key": "env", "Value": "prod"}]}
+    )
     observed = dataclasses.replace(observed_from(slurm_spec(workers=2)), tags=(("env", "dev"), ("old", "x"), ("aws:made-by", "aws")))
     p = plan(spec, observed)
     assert [s.operation for s in p.steps] == ["AddTags", "DeleteTags"]
@@ -123,8 +137,12 @@ def test_tags_are_added_changed_and_deleted_by_their_own_calls():
 
 
 def test_an_accounting_database_added_later_is_an_update_of_the_orchestrator():
-    database = {"Endpoint": "slurmdb.example.internal", "Port": 3306, "Name": "slurm_acct",
-                "SecretArn": "arn:aws:secretsmanager:us-west-2:111122223333:secret:slurmdb-AbCdEf"}
+    database = {
+        "Endpoint": "slurmdb.example.internal",
+        "Port": 3306,
+        "Name": "slurm_acct",
+        "SecretArn": "arn:aws:secretsmanager:us-west-2:111122223333:secret:slurmdb-AbCdEf",
+    }
     spec = ClusterSpec.from_dict({**slurm_spec(workers=2).to_api(), "Orchestrator": {"Slurm": {"AccountingDatabase": database}}})
     p = plan(spec, observed_from(slurm_spec(workers=2)))
     [step] = p.steps
@@ -133,8 +151,10 @@ def test_an_accounting_database_added_later_is_an_update_of_the_orchestrator():
 
 def test_a_migration_to_api_driven_slurm_lists_every_group_the_controller_included():
     def cluster(with_roles: bool) -> ClusterSpec:
-        groups = [group("head", 1, "Controller" if with_roles else None, InstanceType="ml.m5.xlarge"),
-                  group("compute", 2, "Compute" if with_roles else None, "p1", InstanceType="ml.p5.48xlarge")]
+        groups = [
+            group("head", 1, "Controller" if with_roles else None, InstanceType="ml.m5.xlarge"),
+            group("compute", 2, "Compute" if with_roles else None, "p1", InstanceType="ml.p5.48xlarge"),
+        ]
         return ClusterSpec.from_dict({"ClusterName": "legacy", "InstanceGroups": groups})
 
     p = plan(cluster(True), observed_from(cluster(False)))
@@ -151,11 +171,22 @@ def test_a_tag_step_names_the_plan_s_own_cluster_or_the_plan_is_not_run():
     p = plan(spec, dataclasses.replace(observed_from(slurm_spec(workers=2)), tags=()))
     loaded = Plan.from_dict(p.to_dict())
     assert loaded == p and step_problems(loaded) == []
-    elsewhere = dataclasses.replace(p, steps=(dataclasses.replace(p.steps[0], request={**p.steps[0].request,
-                                    "ResourceArn": "arn:aws:sagemaker:us-west-2:111122223333:cluster/zzzzzzzzzzzz"}),))
-    assert step_problems(elsewhere) == ["step 1 (AddTags): tags resource 'arn:aws:sagemaker:us-west-2:111122223333:cluster/zzzzzzzzzzzz', not the plan's cluster"]
+    elsewhere = dataclasses.replace(
+        p,
+        steps=(
+            dataclasses.replace(
+                p.steps[0], request={**p.steps[0].request, "ResourceArn": "arn:aws:sagemaker:us-west-2:111122223333:cluster/zzzzzzzzzzzz"}
+            ),
+        ),
+    )
+    assert step_problems(elsewhere) == [
+        "step 1 (AddTags): tags resource 'arn:aws:sagemaker:us-west-2:111122223333:cluster/zzzzzzzzzzzz', not the plan's cluster"
+    ]
 
 
 def test_a_growing_training_plan_group_says_its_capacity_is_the_plan_s():
     p = plan(with_worker(TrainingPlanArn=TRAINING_PLAN, InstanceCount=4), observed_from(with_worker(TrainingPlanArn=TRAINING_PLAN)))
-    assert f"worker-gpu-a: capacity comes from training plan {TRAINING_PLAN}; its reserved instances bound how far the group can grow" in p.notes
+    assert (
+        f"worker-gpu-a: capacity comes from training plan {TRAINING_PLAN}; its reserved instances bound how far the group can grow"
+        in p.notes
+    )

@@ -18,8 +18,9 @@ def test_the_id_patterns_are_the_models():
     assert LOGICAL_ID.pattern == shape("ClusterNodeLogicalId").metadata["pattern"]
 
 
-@pytest.mark.parametrize("bad", ["i-08557716aa7502a8", "I-0123456789ABCDEF0", "i-", "", " i-0123456789abcdef0",
-                                 "[bold]x", "node\n2", "-leading-dash"])
+@pytest.mark.parametrize(
+    "bad", ["i-08557716aa7502a8", "I-0123456789ABCDEF0", "i-", "", " i-0123456789abcdef0", "[bold]x", "node\n2", "-leading-dash"]
+)
 def test_an_id_that_cannot_name_a_node_is_refused(bad):
     with pytest.raises(pydantic.ValidationError, match="is not an instance id|is neither an instance id"):
         Policy(protected_node_ids=frozenset({bad}))
@@ -38,6 +39,7 @@ def test_a_scale_in_notes_protected_ids_that_match_no_node():
     assert real not in {victim.node_id for step in shrink.steps for victim in step.victims}
     assert [note for note in shrink.notes if "protect" in note] == [
         "protected node id(s) i-0fffffffffffffff0 match no node of cluster my-training-cluster: they protect nothing "
-        "here (check them if they were meant for this cluster)"]
+        "here (check them if they were meant for this cluster)"
+    ]
     grow = plan(slurm_spec(workers=6), observed, policy)  # nothing is removed: nothing to warn about
     assert not [note for note in grow.notes if "protect" in note]

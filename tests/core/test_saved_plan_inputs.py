@@ -67,12 +67,22 @@ def applied_edit(world, edit, *options: str):
 # ---- edits that used to run -----------------------------------------------------------------------
 def _delete_action(data):
     data["plan"]["action"] = "delete"
-    data["plan"]["steps"] = [{"operation": "DeleteCluster", "request": {"ClusterName": SEED004}, "reasons": ["tidy"], "victims": [], "kind": "delete-cluster"}]
+    data["plan"]["steps"] = [
+        {"operation": "DeleteCluster", "request": {"ClusterName": SEED004}, "reasons": ["tidy"], "victims": [], "kind": "delete-cluster"}
+    ]
 
 
 def _delete_head_group(data):
-    data["plan"]["steps"].insert(0, {"operation": "UpdateCluster", "reasons": ["tidy"], "victims": [], "kind": "update-cluster",
-                                     "request": {"ClusterName": SEED004, "InstanceGroupsToDelete": [HEAD]}})
+    data["plan"]["steps"].insert(
+        0,
+        {
+            "operation": "UpdateCluster",
+            "reasons": ["tidy"],
+            "victims": [],
+            "kind": "update-cluster",
+            "request": {"ClusterName": SEED004, "InstanceGroupsToDelete": [HEAD]},
+        },
+    )
 
 
 def test_an_update_plan_resealed_as_a_delete_is_refused_and_the_cluster_stays(world):

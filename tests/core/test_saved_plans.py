@@ -93,12 +93,15 @@ def test_a_saved_plan_that_was_edited_is_refused(world):
     assert Simulator.open_default().calls[start:] == []
 
 
-@pytest.mark.parametrize("field, value, message", [
-    ("format", "hyperpod-plan/1", "plan format 'hyperpod-plan/1', this version reads hyperpod-plan/3"),
-    ("tool_version", "0.0.1", "made by pulumi-hyperpod 0.0.1"),
-    ("plan", [], "not a valid saved plan"),
-    ("policy", {"max_scale_in_fraction": 7}, "not a valid saved plan"),
-])
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("format", "hyperpod-plan/1", "plan format 'hyperpod-plan/1', this version reads hyperpod-plan/3"),
+        ("tool_version", "0.0.1", "made by pulumi-hyperpod 0.0.1"),
+        ("plan", [], "not a valid saved plan"),
+        ("policy", {"max_scale_in_fraction": 7}, "not a valid saved plan"),
+    ],
+)
 def test_a_saved_plan_of_another_format_or_version_is_refused(world, field, value, message):
     from pulumi_hyperpod.core.planfile import digest as _digest
 
@@ -166,8 +169,7 @@ def test_a_refused_saved_plan_lists_no_call_and_is_not_applied(world):
 
 def test_paths_with_brackets_are_printed_as_written(world):
     """User text is never read as rich markup (issue 12, item 1): a plan file named like markup."""
-    out = CliRunner().invoke(main, ["--backend", "fake", "plan", "-f", str(SPECS / "seed004-scale-out.json"),
-                                                    "--out", "[bold]p[red].json"])
+    out = CliRunner().invoke(main, ["--backend", "fake", "plan", "-f", str(SPECS / "seed004-scale-out.json"), "--out", "[bold]p[red].json"])
     assert out.exit_code == 0 and (world / "[bold]p[red].json").exists()
     assert "plan saved to [bold]p[red].json" in out.stderr
     missing = run("apply", "--plan", "nope[/bogus].json", "--yes")
@@ -194,7 +196,8 @@ def test_a_plan_out_that_cannot_be_written_is_one_line_naming_the_file_and_keeps
     missing = run("plan", "-f", str(SPECS / "seed004-scale-out.json"), "--out", "no-such-dir/p.json")
     assert missing.exit_code == 1
     assert missing.output.strip().splitlines() == [  # said before any call, not after the plan is made
-        "error: no-such-dir/p.json: the plan cannot be saved (no such directory 'no-such-dir')"]
+        "error: no-such-dir/p.json: the plan cannot be saved (no such directory 'no-such-dir')"
+    ]
     assert ".tmp" not in missing.output
 
     hyperpod("plan", "-f", str(SPECS / "seed004-scale-out.json"), "--out", "p.json")
@@ -222,8 +225,13 @@ def _resealed(path, edit) -> None:
 
 
 def _delete_other(data):
-    data["plan"]["steps"][0] = {"operation": "DeleteCluster", "request": {"ClusterName": "my-training-cluster"},
-                                "reasons": ["looks harmless"], "victims": [], "kind": "delete-cluster"}
+    data["plan"]["steps"][0] = {
+        "operation": "DeleteCluster",
+        "request": {"ClusterName": "my-training-cluster"},
+        "reasons": ["looks harmless"],
+        "victims": [],
+        "kind": "delete-cluster",
+    }
 
 
 def _retarget(data):
@@ -234,11 +242,14 @@ def _rename_everywhere(data):
     data["cluster_name"] = data["plan"]["cluster_name"] = "my-training-cluster"
 
 
-@pytest.mark.parametrize("edit, message", [
-    (_delete_other, "an update plan makes no DeleteCluster call"),
-    (_retarget, "acts on cluster 'my-training-cluster', the plan is for 'leo-stg-hyperpod-cluster'"),
-    (_rename_everywhere, "names more than one cluster"),
-])
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (_delete_other, "an update plan makes no DeleteCluster call"),
+        (_retarget, "acts on cluster 'my-training-cluster', the plan is for 'leo-stg-hyperpod-cluster'"),
+        (_rename_everywhere, "names more than one cluster"),
+    ],
+)
 def test_a_resealed_plan_whose_steps_are_not_its_own_is_refused_before_any_call(world, edit, message):
     """The hash only detects edits; a step must still fit the plan's own cluster and action."""
     other = json.loads((SPECS / "seed000-create-cluster.json").read_text())

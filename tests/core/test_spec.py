@@ -67,9 +67,17 @@ def test_yaml_and_snake_case_give_the_same_request(tmp_path):
         "node_provisioning_mode": "Continuous",
         "orchestrator": {"slurm": {}},
         "instance_groups": [
-            {"instance_group_name": g["InstanceGroupName"], "instance_type": g["InstanceType"], "instance_count": g["InstanceCount"],
-             "life_cycle_config": {"source_s3_uri": LIFECYCLE["SourceS3Uri"], "on_create": LIFECYCLE["OnCreate"]},
-             "execution_role": ROLE, "slurm_config": {"node_type": g["SlurmConfig"]["NodeType"], **({"partition_names": g["SlurmConfig"]["PartitionNames"]} if "PartitionNames" in g["SlurmConfig"] else {})}}
+            {
+                "instance_group_name": g["InstanceGroupName"],
+                "instance_type": g["InstanceType"],
+                "instance_count": g["InstanceCount"],
+                "life_cycle_config": {"source_s3_uri": LIFECYCLE["SourceS3Uri"], "on_create": LIFECYCLE["OnCreate"]},
+                "execution_role": ROLE,
+                "slurm_config": {
+                    "node_type": g["SlurmConfig"]["NodeType"],
+                    **({"partition_names": g["SlurmConfig"]["PartitionNames"]} if "PartitionNames" in g["SlurmConfig"] else {}),
+                },
+            }
             for g in pascal["InstanceGroups"]
         ],
     }
@@ -178,12 +186,24 @@ def test_at_most_100_groups_from_the_model():
         (lambda d: d["InstanceGroups"][2].update(InstanceCount="4"), "InstanceGroups[2].InstanceCount", "whole number"),
         (lambda d: d["InstanceGroups"][2].update(ThreadsPerCore=3), "InstanceGroups[2].ThreadsPerCore", "at most 2"),
         (lambda d: d["InstanceGroups"][2].update(ExecutionRole="arn:aws:iam::12:role/x"), "InstanceGroups[2].ExecutionRole", "pattern"),
-        (lambda d: d["InstanceGroups"][2]["LifeCycleConfig"].update(SourceS3Uri="ftp://bucket"), "InstanceGroups[2].LifeCycleConfig.SourceS3Uri", "pattern"),
-        (lambda d: d["InstanceGroups"][2].update(InstanceType="ml.p5.48xlarj"), "InstanceGroups[2].InstanceType", "did you mean ml.p5.48xlarge"),
+        (
+            lambda d: d["InstanceGroups"][2]["LifeCycleConfig"].update(SourceS3Uri="ftp://bucket"),
+            "InstanceGroups[2].LifeCycleConfig.SourceS3Uri",
+            "pattern",
+        ),
+        (
+            lambda d: d["InstanceGroups"][2].update(InstanceType="ml.p5.48xlarj"),
+            "InstanceGroups[2].InstanceType",
+            "did you mean ml.p5.48xlarge",
+        ),
         (lambda d: d["InstanceGroups"][2].update(Colour="blue"), "InstanceGroups[2].Colour", "not a known field"),
         (lambda d: d.update(NodeRecovery="Sometimes"), "NodeRecovery", "must be one of Automatic, None"),
         (lambda d: d.update(Tags=[{"Key": "k"}]), "Tags[0].Value", "is required"),
-        (lambda d: d["InstanceGroups"][2].update(OnStartDeepHealthChecks=["Bogus"]), "InstanceGroups[2].OnStartDeepHealthChecks[0]", "must be one of InstanceStress"),
+        (
+            lambda d: d["InstanceGroups"][2].update(OnStartDeepHealthChecks=["Bogus"]),
+            "InstanceGroups[2].OnStartDeepHealthChecks[0]",
+            "must be one of InstanceStress",
+        ),
     ],
 )
 def test_service_model_limits_name_the_field(mutate, path, rule):

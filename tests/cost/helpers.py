@@ -23,12 +23,18 @@ def group(name: str, count: int, instance_type: str | None = "ml.g5.xlarge", typ
 
 
 def spec(*groups: dict[str, Any], name: str = "costly") -> ClusterSpec:
-    return ClusterSpec.from_dict({"ClusterName": name, "NodeProvisioningMode": "Continuous", "Orchestrator": EKS,
-                                  "InstanceGroups": list(groups)})
+    return ClusterSpec.from_dict(
+        {"ClusterName": name, "NodeProvisioningMode": "Continuous", "Orchestrator": EKS, "InstanceGroups": list(groups)}
+    )
 
 
-def observed(desired: ClusterSpec, *, region: str = "us-west-2", running: dict[str, dict[str, int]] | None = None,
-             pending: dict[str, int] | None = None) -> ClusterState:
+def observed(
+    desired: ClusterSpec,
+    *,
+    region: str = "us-west-2",
+    running: dict[str, dict[str, int]] | None = None,
+    pending: dict[str, int] | None = None,
+) -> ClusterState:
     """`desired` as the service describes it once created. `running[group]` gives a flexible
     group's launched instances per type (its InstanceTypeDetails); `pending[group]` adds capacity
     asked for and not there yet."""
@@ -48,10 +54,23 @@ def observed(desired: ClusterSpec, *, region: str = "us-west-2", running: dict[s
         k = 0
         for instance_type, count in per_type.items():
             for _ in range(count):
-                nodes.append({"InstanceGroupName": name, "InstanceId": f"i-{gi:04x}{k:013x}", "NodeLogicalId": f"{name}-{k}",
-                              "InstanceType": instance_type, "LaunchTime": EPOCH + dt.timedelta(minutes=k),
-                              "InstanceStatus": {"Status": "Running"}})
+                nodes.append(
+                    {
+                        "InstanceGroupName": name,
+                        "InstanceId": f"i-{gi:04x}{k:013x}",
+                        "NodeLogicalId": f"{name}-{k}",
+                        "InstanceType": instance_type,
+                        "LaunchTime": EPOCH + dt.timedelta(minutes=k),
+                        "InstanceStatus": {"Status": "Running"},
+                    }
+                )
                 k += 1
-    describe = {"ClusterArn": f"arn:aws:sagemaker:{region}:111122223333:cluster/abcdef123456", "ClusterName": desired.name,
-                "ClusterStatus": "InService", "NodeProvisioningMode": "Continuous", "Orchestrator": EKS, "InstanceGroups": described}
+    describe = {
+        "ClusterArn": f"arn:aws:sagemaker:{region}:111122223333:cluster/abcdef123456",
+        "ClusterName": desired.name,
+        "ClusterStatus": "InService",
+        "NodeProvisioningMode": "Continuous",
+        "Orchestrator": EKS,
+        "InstanceGroups": described,
+    }
     return ClusterState.from_api(describe, nodes)

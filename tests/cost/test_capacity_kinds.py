@@ -23,14 +23,16 @@ def test_a_spot_group_is_never_priced_on_demand():
     cost = pipeline.make_plan(with_worker(4, **spot), observed_from(with_worker(2, **spot)), Policy(), prices=ON_DEMAND).cost
     group = cost.group("worker-gpu-a")
     assert group.unknown == ("ml.p5.48xlarge (Spot)",) and group.delta_per_hour is None
-    priced = pipeline.make_plan(with_worker(4, **spot), observed_from(with_worker(2, **spot)), Policy(),
-                                prices={**ON_DEMAND, "ml.p5.48xlarge (Spot)": 15.0}).cost
+    priced = pipeline.make_plan(
+        with_worker(4, **spot), observed_from(with_worker(2, **spot)), Policy(), prices={**ON_DEMAND, "ml.p5.48xlarge (Spot)": 15.0}
+    ).cost
     assert priced.group("worker-gpu-a").delta_per_hour == 30.0
 
 
 def test_a_training_plan_group_is_priced_as_the_plan_not_on_demand():
-    cost = pipeline.make_plan(with_worker(3, TrainingPlanArn=PLAN_ARN), observed_from(with_worker(3, TrainingPlanArn=PLAN_ARN)),
-                              Policy(), prices=ON_DEMAND).cost
+    cost = pipeline.make_plan(
+        with_worker(3, TrainingPlanArn=PLAN_ARN), observed_from(with_worker(3, TrainingPlanArn=PLAN_ARN)), Policy(), prices=ON_DEMAND
+    ).cost
     assert cost.group("worker-gpu-a").unknown == ("ml.p5.48xlarge (training plan)",)
     assert cost.group("controller-group").after_per_hour == 0.2  # on-demand groups keep their price
 

@@ -46,7 +46,11 @@ def test_seed_000_create_shows_sixteen_p5_per_hour_in_the_preview_text():
     workers = by_group(p)["worker-gpu-a"]
     assert workers["after_instances"] == {"ml.p5.48xlarge": 16}
     assert workers["after_per_hour"] == pytest.approx(16 * P5)
-    assert totals(c) == {"before_per_hour": 0.0, "after_per_hour": pytest.approx(16 * P5 + 2 * 0.23), "delta_per_hour": pytest.approx(16 * P5 + 2 * 0.23)}
+    assert totals(c) == {
+        "before_per_hour": 0.0,
+        "after_per_hour": pytest.approx(16 * P5 + 2 * 0.23),
+        "delta_per_hour": pytest.approx(16 * P5 + 2 * 0.23),
+    }
     text = plan_text(p)  # what `pulumi preview` prints (the provider uses plan_text)
     assert "Cost per hour (USD, on-demand, us-west-2)" in text
     assert "16 × ml.p5.48xlarge @ $63.296/h" in text
@@ -133,11 +137,15 @@ def test_a_budget_with_an_unknown_price_refuses_because_it_cannot_be_checked():
 def test_an_unpriced_group_that_does_not_grow_does_not_block_the_budget():
     before = spec(group("trainium", 4, "ml.trn1.32xlarge"), group("gpu", 1, "ml.g5.xlarge"))
     have = observed(before)
-    grow_gpu = plan(spec(group("trainium", 4, "ml.trn1.32xlarge"), group("gpu", 3, "ml.g5.xlarge")), have, Policy(max_hourly_cost_increase=5))
+    grow_gpu = plan(
+        spec(group("trainium", 4, "ml.trn1.32xlarge"), group("gpu", 3, "ml.g5.xlarge")), have, Policy(max_hourly_cost_increase=5)
+    )
     assert not grow_gpu.refused
     assert cost(grow_gpu)["cluster"]["delta_per_hour"] == pytest.approx(2 * G5)
     assert cost(grow_gpu)["cluster"]["before_per_hour"] is None
-    shrink_trainium = plan(spec(group("trainium", 2, "ml.trn1.32xlarge"), group("gpu", 1, "ml.g5.xlarge")), have, Policy(max_hourly_cost_increase=0))
+    shrink_trainium = plan(
+        spec(group("trainium", 2, "ml.trn1.32xlarge"), group("gpu", 1, "ml.g5.xlarge")), have, Policy(max_hourly_cost_increase=0)
+    )
     assert cost(shrink_trainium)["cluster"]["delta_per_hour"] is None
     assert cost(shrink_trainium)["cluster"]["delta_at_most"] == 0
     assert not shrink_trainium.refused, "fewer unpriced instances cannot raise the cost"
@@ -148,8 +156,10 @@ def test_budget_guard_refuses_over_the_limit_with_the_numbers():
     p = plan(spec(group("workers", 6, "ml.p5.48xlarge")), have, Policy(max_hourly_cost_increase=200))
     [refusal] = p.refusals
     assert refusal.rule == "max-hourly-cost-increase"
-    assert refusal.reason == ("this plan raises the cluster's cost from $126.59/h to $379.78/h (+$253.18/h), "
-                              "more than policy.max_hourly_cost_increase ($200.00/h)")
+    assert refusal.reason == (
+        "this plan raises the cluster's cost from $126.59/h to $379.78/h (+$253.18/h), "
+        "more than policy.max_hourly_cost_increase ($200.00/h)"
+    )
     assert "REFUSED [max-hourly-cost-increase]" in plan_text(p)
     assert not plan(spec(group("workers", 5, "ml.p5.48xlarge")), have, Policy(max_hourly_cost_increase=200)).refused
     assert not plan(spec(group("workers", 1, "ml.p5.48xlarge")), have, Policy(max_hourly_cost_increase=0)).refused, "a scale-in saves money"

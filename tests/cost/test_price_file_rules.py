@@ -24,8 +24,15 @@ def _fresh(monkeypatch):
     prices._defaults.cache_clear()
 
 
-@pytest.mark.parametrize("value, rule", [("010", "ambiguous"), ("1:20", "a number of USD per hour"),
-                                         ("1_000", "a number of USD per hour"), ("0b11", "a number of USD per hour")])
+@pytest.mark.parametrize(
+    "value, rule",
+    [
+        ("010", "ambiguous"),
+        ("1:20", "a number of USD per hour"),
+        ("1_000", "a number of USD per hour"),
+        ("0b11", "a number of USD per hour"),
+    ],
+)
 def test_yaml_1_1_numbers_are_not_read_as_numbers(tmp_path, monkeypatch, value, rule):
     path = tmp_path / "prices.yaml"
     path.write_text(f"ml.p5.48xlarge: {value}\n")

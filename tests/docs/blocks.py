@@ -94,11 +94,17 @@ def blocks_in(path: Path) -> list[Block]:
     fenced = _fenced(path, text)
     blocks: list[Block] = []
     for index, (start, lang, body, end) in enumerate(fenced):
-        if lang == OUTPUT and blocks and blocks[-1].runnable and blocks[-1].expected is None \
-                and _only_blank(lines, _end_of(fenced, index - 1), start - 1):
+        if (
+            lang == OUTPUT
+            and blocks
+            and blocks[-1].runnable
+            and blocks[-1].expected is None
+            and _only_blank(lines, _end_of(fenced, index - 1), start - 1)
+        ):
             previous = blocks[-1]
-            blocks[-1] = Block(previous.path, previous.line, previous.lang, previous.code,
-                               previous.needs_credentials, body, start, previous.program_dir)
+            blocks[-1] = Block(
+                previous.path, previous.line, previous.lang, previous.code, previous.needs_credentials, body, start, previous.program_dir
+            )
             continue
         marker = _marker_before(lines, start - 1)
         program = _PROGRAM.match(marker or "")
@@ -106,8 +112,9 @@ def blocks_in(path: Path) -> list[Block]:
             raise ValueError(f"{path}:{start - 1}: unknown docs-test marker {marker!r} (docs/CONTRIBUTING-docs.md)")
         if program and lang not in PYTHON:
             raise ValueError(f"{path}:{start}: the pulumi-program marker is for ```python blocks")
-        blocks.append(Block(path, start, lang, body, needs_credentials=marker == NEEDS_CREDENTIALS,
-                            program_dir=program["dir"] if program else None))
+        blocks.append(
+            Block(path, start, lang, body, needs_credentials=marker == NEEDS_CREDENTIALS, program_dir=program["dir"] if program else None)
+        )
     return blocks
 
 
@@ -133,6 +140,7 @@ def runnable_blocks(root: Path) -> dict[Path, list[Block]]:
 
 
 # -- the output rule ---------------------------------------------------------------------------
+
 
 def _normal(text: str) -> str:
     return " ".join(text.split())

@@ -38,8 +38,9 @@ class Outcome:
 
 
 def tracked_files(repo: Path) -> list[str]:
-    listing = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                             cwd=repo, capture_output=True, check=True).stdout.decode()
+    listing = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=repo, capture_output=True, check=True
+    ).stdout.decode()
     return [name for name in listing.split("\0") if name]
 
 
@@ -86,8 +87,14 @@ def engine_missing(repo: Path) -> str | None:
 
 def fresh_env(home: Path) -> dict[str, str]:
     """What a new terminal has: nothing of this project's, nothing of the test run's."""
-    return {"PATH": SYSTEM_PATH, "HOME": str(home), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-            "USER": os.environ.get("USER", "newcomer"), "SHELL": "/bin/bash"}
+    return {
+        "PATH": SYSTEM_PATH,
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "USER": os.environ.get("USER", "newcomer"),
+        "SHELL": "/bin/bash",
+    }
 
 
 def _child_setup() -> None:
@@ -101,8 +108,13 @@ def run_block(block: Block, root: Path, home: Path, timeout: float = BLOCK_TIMEO
     if block.program_dir is not None:
         return _run_program(block, root, home, timeout)
     if _INSTALLS.search(block.code):
-        return Outcome(block, 1, "[docs test: a block must not run scripts/install: it would reinstall the shared "
-                                 ".venv from the scratch copy (bash scripts/demo installs only what is missing)]", 0.0)
+        return Outcome(
+            block,
+            1,
+            "[docs test: a block must not run scripts/install: it would reinstall the shared "
+            ".venv from the scratch copy (bash scripts/demo installs only what is missing)]",
+            0.0,
+        )
     if block.lang in PYTHON:
         argv = [str(root / ".venv" / "bin" / "python"), "-c", block.code]
     else:
@@ -112,9 +124,17 @@ def run_block(block: Block, root: Path, home: Path, timeout: float = BLOCK_TIMEO
 
 def _run(block: Block, argv: list[str], root: Path, home: Path, timeout: float) -> Outcome:
     started = time.monotonic()
-    proc = subprocess.Popen(argv, cwd=root, env=fresh_env(home), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True,
-                            start_new_session=True, preexec_fn=_child_setup)
+    proc = subprocess.Popen(
+        argv,
+        cwd=root,
+        env=fresh_env(home),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+        preexec_fn=_child_setup,
+    )
     try:
         output, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -134,12 +154,13 @@ def _run_program(block: Block, root: Path, home: Path, timeout: float) -> Outcom
     original = main.read_bytes() if main.exists() else None
     main.write_text(block.code)
     stack = f"docs-program-{block.line}"
-    script = (f"source scripts/env.sh && cd {shlex.quote(str(project))} && "
-              f"pulumi stack select --create {stack} --non-interactive >/dev/null && "
-              f"pulumi preview --non-interactive --stack {stack}")
+    script = (
+        f"source scripts/env.sh && cd {shlex.quote(str(project))} && "
+        f"pulumi stack select --create {stack} --non-interactive >/dev/null && "
+        f"pulumi preview --non-interactive --stack {stack}"
+    )
     try:
-        return _run(block, ["bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", script],
-                    root, home, timeout)
+        return _run(block, ["bash", "--noprofile", "--norc", "-e", "-o", "pipefail", "-c", script], root, home, timeout)
     finally:
         if original is None:
             main.unlink()

@@ -8,7 +8,7 @@ import pytest
 
 from .blocks import blocks_in, credential_error_line, doc_files, missing_output
 
-DOC = '''# Title
+DOC = """# Title
 
 ```bash
 source scripts/env.sh
@@ -44,7 +44,7 @@ a text block after a json block is not output
    ```python
    import pulumi
    ```
-'''
+"""
 
 
 def _blocks(tmp_path: Path, text: str = DOC):
@@ -81,15 +81,18 @@ def test_unknown_marker_and_unclosed_fence_are_errors(tmp_path: Path) -> None:
         _blocks(tmp_path, "<!-- docs-test: pulumi-program . -->\n```bash\necho\n```\n")
 
 
-@pytest.mark.parametrize("expected, output, missing", [
-    ("a\nb\n", "a\nb\n", None),
-    ("b\na\n", "a\nb\n", "a"),                                   # order counts
-    ("│ a4*   │ up │\n", "│ a4*       │ up    │ infinite │\n", None),  # runs of spaces are one
-    ("a\n...\nc\n", "a\nb\nc\n", None),                          # ... stands for any lines
-    ("  \nc\n", "c\n", None),                                    # blank lines say nothing
-    ("['ml.p5.48xlarge']\n", "['ml.p5.48xlarge', 'ml.p4d.24xlarge']\n", "['ml.p5.48xlarge']"),
-    ("x\n", "", "x"),
-])
+@pytest.mark.parametrize(
+    "expected, output, missing",
+    [
+        ("a\nb\n", "a\nb\n", None),
+        ("b\na\n", "a\nb\n", "a"),  # order counts
+        ("│ a4*   │ up │\n", "│ a4*       │ up    │ infinite │\n", None),  # runs of spaces are one
+        ("a\n...\nc\n", "a\nb\nc\n", None),  # ... stands for any lines
+        ("  \nc\n", "c\n", None),  # blank lines say nothing
+        ("['ml.p5.48xlarge']\n", "['ml.p5.48xlarge', 'ml.p4d.24xlarge']\n", "['ml.p5.48xlarge']"),
+        ("x\n", "", "x"),
+    ],
+)
 def test_output_rule(expected: str, output: str, missing: str | None) -> None:
     assert missing_output(expected, output) == missing
 
@@ -102,10 +105,16 @@ def test_credential_error_is_one_line() -> None:
 
 
 def test_doc_files_pick_up_new_docs(tmp_path: Path) -> None:
-    for name in ("README.md", "docs/new-topic.md", "docs/deep/more.md", "examples/x/README.md",
-                 "policies/README.md", "tests/badinput/README.md", "examples/x/notes.md"):
+    for name in (
+        "README.md",
+        "docs/new-topic.md",
+        "docs/deep/more.md",
+        "examples/x/README.md",
+        "policies/README.md",
+        "tests/badinput/README.md",
+        "examples/x/notes.md",
+    ):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("# doc\n")
     found = [str(p.relative_to(tmp_path)) for p in doc_files(tmp_path)]
-    assert found == sorted(["README.md", "docs/deep/more.md", "docs/new-topic.md", "examples/x/README.md",
-                            "policies/README.md"])
+    assert found == sorted(["README.md", "docs/deep/more.md", "docs/new-topic.md", "examples/x/README.md", "policies/README.md"])

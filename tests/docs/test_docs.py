@@ -39,8 +39,10 @@ def _show(outcome: Outcome, root: Path) -> str:
     if len(lines) > SHOWN_LINES:
         lines = [f"[... {len(lines) - SHOWN_LINES} lines before]"] + lines[-SHOWN_LINES:]
     output = "\n".join(lines)
-    return (f"{outcome.block.where(REPO)} ({outcome.block.lang}, exit {outcome.returncode}, "
-            f"{outcome.seconds:.1f}s):\n{code}\n--- output ---\n{output}")
+    return (
+        f"{outcome.block.where(REPO)} ({outcome.block.lang}, exit {outcome.returncode}, "
+        f"{outcome.seconds:.1f}s):\n{code}\n--- output ---\n{output}"
+    )
 
 
 def verdict(outcome: Outcome) -> str | None:
@@ -64,8 +66,7 @@ def verdict(outcome: Outcome) -> str | None:
     return None
 
 
-@pytest.mark.parametrize("doc", [p for p, blocks in DOCS.items() if blocks],
-                         ids=lambda p: str(p.relative_to(REPO)))
+@pytest.mark.parametrize("doc", [p for p, blocks in DOCS.items() if blocks], ids=lambda p: str(p.relative_to(REPO)))
 def test_doc_runs_as_written(doc: Path, tmp_path: Path, newcomer_home: Path) -> None:
     root = scratch_copy(REPO, tmp_path / "repo")
     started = time.monotonic()

@@ -50,9 +50,18 @@ assert len(FAKE_CREDENTIALS["AWS_ACCESS_KEY_ID"]) == 20 and len(FAKE_CREDENTIALS
 
 # Environment that must not leak in from the caller (another world, another output channel, …).
 _SCRUBBED = (
-    "HYPERPOD_FAKE_STATE", "HYPERPOD_FAKE_SCENARIO", "HYPERPOD_PROVIDER_OUTPUT", "HYPERPOD_BACKEND",
-    "PULUMI_BACKEND_URL", "PULUMI_HOME", "PULUMI_CONFIG_PASSPHRASE", "PULUMI_CONFIG_PASSPHRASE_FILE",
-    "PULUMI_ACCESS_TOKEN", "PULUMI_PYTHON_CMD", "AWS_PROFILE", "AWS_DEFAULT_PROFILE",
+    "HYPERPOD_FAKE_STATE",
+    "HYPERPOD_FAKE_SCENARIO",
+    "HYPERPOD_PROVIDER_OUTPUT",
+    "HYPERPOD_BACKEND",
+    "PULUMI_BACKEND_URL",
+    "PULUMI_HOME",
+    "PULUMI_CONFIG_PASSPHRASE",
+    "PULUMI_CONFIG_PASSPHRASE_FILE",
+    "PULUMI_ACCESS_TOKEN",
+    "PULUMI_PYTHON_CMD",
+    "AWS_PROFILE",
+    "AWS_DEFAULT_PROFILE",
 )
 
 
@@ -219,7 +228,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 PLUGIN_DIR = REPO / "plugin"
 
 # `group` and `spec` for test programs: a Slurm cluster of a controller and `workers` compute nodes
-SPEC_HELPERS = '''def group(name, count, node_type):
+SPEC_HELPERS = """def group(name, count, node_type):
     return {"InstanceGroupName": name, "InstanceType": "ml.m5.xlarge", "InstanceCount": count,
             "LifeCycleConfig": {"SourceS3Uri": "s3://sagemaker-demo-lifecycle/lifecycle-scripts/src/", "OnCreate": "on_create.sh"},
             "ExecutionRole": "arn:aws:iam::111122223333:role/demo-hyperpod-execution", "SlurmConfig": {"NodeType": node_type}}
@@ -227,7 +236,7 @@ SPEC_HELPERS = '''def group(name, count, node_type):
 def spec(name, workers):
     return {"ClusterName": name, "InstanceGroups": [group("controller", 1, "Controller"), group("workers", workers, "Compute")],
             "VpcConfig": {"SecurityGroupIds": ["sg-0123456789abcdef0"], "Subnets": ["subnet-0123456789abcdef0"]}}
-'''
+"""
 
 
 def with_spec_helpers(program: str) -> str:

@@ -27,7 +27,7 @@ NODE_ID = re.compile(r"\bi-[0-9a-f]{8,17}\b")
 
 # Scenario 5: the demo's cluster (same resource names, so the same URNs) with its subnet from the
 # stack config and replacement allowed — the demo itself refuses replacements (checked first).
-REPLACEABLE_PROGRAM = '''
+REPLACEABLE_PROGRAM = """
 import pulumi
 
 from pulumi_hyperpod.components import (
@@ -52,7 +52,7 @@ pulumi.export("arn", cluster.arn)
 pulumi.export("status", cluster.status)
 pulumi.export("groups", cluster.groups)
 pulumi.export("nodeCount", cluster.node_count)
-'''
+"""
 NEW_SUBNET = "subnet-0fedcba9876543210"
 
 
@@ -78,16 +78,18 @@ class World:
     def node_ids(self, name: str, group: str) -> set[str]:
         """Nodes in the group; ShuttingDown ones are leaving it (the world follows the wall clock, so a
         removed node stays listed as ShuttingDown for the termination time)."""
-        return {n["InstanceId"] for n in self.nodes(name) if n["InstanceGroupName"] == group and n.get("InstanceId")
-                and n["InstanceStatus"]["Status"] != "ShuttingDown"}
+        return {
+            n["InstanceId"]
+            for n in self.nodes(name)
+            if n["InstanceGroupName"] == group and n.get("InstanceId") and n["InstanceStatus"]["Status"] != "ShuttingDown"
+        }
 
     def wait_running(self, name: str, group: str, count: int, timeout: float = 90) -> set[str]:
         """Until `count` nodes of the group run (virtual time follows the wall clock)."""
         deadline = time.monotonic() + timeout
         while True:
             running = {
-                n["InstanceId"] for n in self.nodes(name)
-                if n["InstanceGroupName"] == group and n["InstanceStatus"]["Status"] == "Running"
+                n["InstanceId"] for n in self.nodes(name) if n["InstanceGroupName"] == group and n["InstanceStatus"]["Status"] == "Running"
             }
             if len(running) >= count or time.monotonic() > deadline:
                 return running
@@ -130,7 +132,7 @@ def victims_in(lines: list[str]) -> dict[str, str]:
         raise AssertionError("no 'Nodes that would be removed' section in:\n" + "\n".join(lines)) from None
     found: dict[str, str] = {}
     current = None
-    for line in lines[start + 1:]:
+    for line in lines[start + 1 :]:
         if "Plan for cluster" in line or "API calls" in line:
             break
         cells = [c.strip() for c in line.split("│")[1:-1]]
@@ -314,7 +316,7 @@ def _hits(text: str) -> list[str]:
     found = []
     for pattern in CREDENTIAL_PATTERNS:
         for match in re.finditer(pattern, text):
-            found.append(f"{pattern!r}: …{text[max(0, match.start() - 60):match.end() + 20]!r}…")
+            found.append(f"{pattern!r}: …{text[max(0, match.start() - 60) : match.end() + 20]!r}…")
     return found
 
 

@@ -30,14 +30,19 @@ def project(pulumi_cli: str, tmp_path_factory: pytest.TempPathFactory) -> Engine
     shutil.copytree(PLUGIN, source)  # the host builds in the plugin's directory: not in the repository
     root = base / "project"
     root.mkdir()
-    (root / "Pulumi.yaml").write_text(yaml.safe_dump({
-        "name": "go-plugin",
-        "runtime": "yaml",
-        "plugins": {"providers": [{"name": "echo", "path": str(source)}]},
-        "config": {"message": {"type": "string", "default": "hello"}},
-        "resources": {"said": {"type": "echo:index:Echo", "properties": {"message": "${message}"}}},
-        "outputs": {"echoed": "${said.message}"},
-    }, sort_keys=False))
+    (root / "Pulumi.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "name": "go-plugin",
+                "runtime": "yaml",
+                "plugins": {"providers": [{"name": "echo", "path": str(source)}]},
+                "config": {"message": {"type": "string", "default": "hello"}},
+                "resources": {"said": {"type": "echo:index:Echo", "properties": {"message": "${message}"}}},
+                "outputs": {"echoed": "${said.message}"},
+            },
+            sort_keys=False,
+        )
+    )
     return EngineProject(root=root, env=engine_env(base))
 
 

@@ -45,8 +45,7 @@ def project(pulumi_cli: str, tmp_path_factory: pytest.TempPathFactory) -> Engine
     (root / "go.mod").write_text(gomod)
     project = EngineProject(root=root, env=engine_env(base))
     project.env["PATH"] = f"{shutil.os.path.dirname(go())}:{project.env['PATH']}"
-    project.run("plugin", "install", "resource", "hyperpod", walk.plugin_version(), "--file",
-                str(PLUGIN_DIR / "pulumi-resource-hyperpod"))
+    project.run("plugin", "install", "resource", "hyperpod", walk.plugin_version(), "--file", str(PLUGIN_DIR / "pulumi-resource-hyperpod"))
     return project
 
 
@@ -80,7 +79,7 @@ def test_4_destroy(project: EngineProject, world: World) -> None:
 
 def test_5_a_program_that_does_not_build_fails_the_update(project: EngineProject) -> None:
     """A compile error stops the preview with the compiler's message and a non-zero exit."""
-    (project.root / "main.go").write_text((project.root / "main.go").read_text() + "\nvar broken int = \"text\"\n")
+    (project.root / "main.go").write_text((project.root / "main.go").read_text() + '\nvar broken int = "text"\n')
     preview = project.run("preview", check=False)
     assert preview.returncode != 0, preview.describe()
     assert "unable to build the Go program" in preview.output and "main.go" in preview.output, preview.describe()

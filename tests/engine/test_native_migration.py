@@ -25,7 +25,7 @@ pytestmark = pytest.mark.engine
 DYNAMIC_TYPE = "pulumi-python:dynamic/hyperpod:Cluster"
 NATIVE_TYPE = "hyperpod:index:Cluster"
 
-PROGRAM = '''
+PROGRAM = """
 import os
 import pulumi
 from pulumi_hyperpod.provider import Cluster
@@ -51,7 +51,7 @@ pulumi.export("alphaOutputs", {"node_count": alpha.node_count, "target_count": a
                                "status": alpha.status, "continuous": alpha.continuous,
                                "orchestrator": alpha.orchestrator, "location": alpha.location,
                                "policy": alpha.policy})
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -80,13 +80,24 @@ def clusters(world: World) -> dict[str, Any]:
 
 
 def types(project: EngineProject) -> dict[str, str]:
-    return {r["urn"].rsplit("::", 1)[-1]: r["type"] for r in project.export()["deployment"]["resources"]
-            if r["type"] in (DYNAMIC_TYPE, NATIVE_TYPE)}
+    return {
+        r["urn"].rsplit("::", 1)[-1]: r["type"]
+        for r in project.export()["deployment"]["resources"]
+        if r["type"] in (DYNAMIC_TYPE, NATIVE_TYPE)
+    }
 
 
 def test_migration_from_the_dynamic_to_the_native_cluster(project: EngineProject, world: World) -> None:
-    project.run("plugin", "install", "resource", "hyperpod", pulumi_hyperpod.__version__,
-                "--file", str(PLUGIN_DIR / "pulumi-resource-hyperpod"), "--reinstall")
+    project.run(
+        "plugin",
+        "install",
+        "resource",
+        "hyperpod",
+        pulumi_hyperpod.__version__,
+        "--file",
+        str(PLUGIN_DIR / "pulumi-resource-hyperpod"),
+        "--reinstall",
+    )
     project.run("stack", "init", STACK)
     # Both providers read the backend from the stack config; an import reads only there (it has the id alone).
     project.config_set("hyperpod:backend", "fake")
@@ -115,8 +126,14 @@ def test_migration_from_the_dynamic_to_the_native_cluster(project: EngineProject
     outputs = json.loads(project.run("stack", "output", "--json").stdout)
     assert outputs["alpha"] == before["migrate-alpha"][0] and outputs["betaWorkers"]["target_count"] == 1, outputs
     assert outputs["alphaOutputs"] == {
-        "node_count": 3, "target_count": 3, "pending_count": 0, "cluster_name": "migrate-alpha", "status": "InService",
-        "continuous": False, "orchestrator": "Slurm", "location": {"backend": "fake", "region": "us-west-2"},
+        "node_count": 3,
+        "target_count": 3,
+        "pending_count": 0,
+        "cluster_name": "migrate-alpha",
+        "status": "InService",
+        "continuous": False,
+        "orchestrator": "Slurm",
+        "location": {"backend": "fake", "region": "us-west-2"},
         "policy": {"max_scale_in_fraction": 0.5},
     }, outputs
 

@@ -47,8 +47,7 @@ def project(pulumi_cli: str, tmp_path_factory: pytest.TempPathFactory) -> Engine
     (root / "package.json").write_text(json.dumps(manifest, indent=4))
     project = EngineProject(root=root, env=engine_env(base))
     # what scripts/install does: the plugin in the engine's plugin cache (`pulumi install` checks it)
-    project.run("plugin", "install", "resource", "hyperpod", walk.plugin_version(), "--file",
-                str(PLUGIN_DIR / "pulumi-resource-hyperpod"))
+    project.run("plugin", "install", "resource", "hyperpod", walk.plugin_version(), "--file", str(PLUGIN_DIR / "pulumi-resource-hyperpod"))
     return project
 
 
@@ -63,8 +62,13 @@ def test_0_install_typecheck_and_about(project: EngineProject) -> None:
     assert installed["version"] == walk.plugin_version() and installed["pulumi"]["name"] == "hyperpod"
     assert not (project.root / "node_modules" / "@pulumi-hyperpod" / "hyperpod").is_symlink(), "the SDK is linked, not installed"
 
-    tsc = subprocess.run([str(project.root / "node_modules" / ".bin" / "tsc"), "--noEmit", "-p", "."],
-                         cwd=project.root, capture_output=True, text=True, timeout=300)
+    tsc = subprocess.run(
+        [str(project.root / "node_modules" / ".bin" / "tsc"), "--noEmit", "-p", "."],
+        cwd=project.root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert tsc.returncode == 0, f"tsc --noEmit:\n{tsc.stdout}{tsc.stderr}"
 
     walk.about_names_the_runtime_and_the_sdk(project, "nodejs", "@pulumi-hyperpod/hyperpod")
@@ -84,8 +88,15 @@ def test_3_scale_in_preview_names_the_victims(project: EngineProject, world: Wor
 
 POLICY_PACK = {
     "PulumiPolicy.yaml": "runtime: nodejs\ndescription: hyperpod cluster policies\n",
-    "package.json": json.dumps({"name": "hyperpod-policies", "version": "0.1.0", "private": True, "main": "index.ts",
-                                "dependencies": {"@pulumi/policy": "^1.21.0", "@pulumi/pulumi": "^3.274.0"}}),
+    "package.json": json.dumps(
+        {
+            "name": "hyperpod-policies",
+            "version": "0.1.0",
+            "private": True,
+            "main": "index.ts",
+            "dependencies": {"@pulumi/policy": "^1.21.0", "@pulumi/pulumi": "^3.274.0"},
+        }
+    ),
     "index.ts": """import { PolicyPack } from "@pulumi/policy";
 
 new PolicyPack("hyperpod-policies", {
@@ -114,8 +125,9 @@ def test_4_a_typescript_policy_pack_runs(project: EngineProject) -> None:
     pack.mkdir()
     for name, text in POLICY_PACK.items():
         (pack / name).write_text(text)
-    npm = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefer-offline"], cwd=pack,
-                         capture_output=True, text=True, timeout=600)
+    npm = subprocess.run(
+        ["npm", "install", "--no-audit", "--no-fund", "--prefer-offline"], cwd=pack, capture_output=True, text=True, timeout=600
+    )
     assert npm.returncode == 0, npm.stdout + npm.stderr
 
     passed = project.run("preview", "--policy-pack", str(pack))

@@ -200,8 +200,9 @@ def test_5_destroy_deletes_the_clusters(yaml_project: EngineProject, world: Worl
 def test_6_sdks_generate_from_the_schema(yaml_project: EngineProject, language: str, expected: str) -> None:
     out = yaml_project.root.parent / f"sdk-{language}"
     started = time.monotonic()
-    yaml_project.run("package", "gen-sdk", str(REPO / "pulumi_hyperpod" / "native" / "schema.json"),
-                     "--language", language, "--out", str(out))
+    yaml_project.run(
+        "package", "gen-sdk", str(REPO / "pulumi_hyperpod" / "native" / "schema.json"), "--language", language, "--out", str(out)
+    )
     generated = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
     assert any(p.endswith(expected) for p in generated), generated
     source = next(p for p in out.rglob(Path(expected).name))

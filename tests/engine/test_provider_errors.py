@@ -11,7 +11,7 @@ from .conftest import STACK, EngineProject, copy_demo_project, engine_env, with_
 
 pytestmark = pytest.mark.engine
 
-PROGRAM = '''
+PROGRAM = """
 import pulumi
 from pulumi_hyperpod.provider import Cluster
 
@@ -22,7 +22,7 @@ Cluster("errors", spec=spec("errors-cluster", WORKERS), backend="fake", wait="Ta
         policy={"max_scale_in_fraction": 0.5})
 if TWIN:
     Cluster("twin", spec=spec("errors-cluster", 1), backend="fake")
-'''
+"""
 
 
 @pytest.fixture(scope="module")

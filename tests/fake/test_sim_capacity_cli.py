@@ -15,8 +15,11 @@ def _run(*args: str):
 
 
 def _worker_counts(sim: Simulator) -> tuple[int, int]:
-    group = next(g for g in sim.client().describe_cluster(ClusterName="my-training-cluster")["InstanceGroups"]
-                 if g["InstanceGroupName"] == "worker-gpu-a")
+    group = next(
+        g
+        for g in sim.client().describe_cluster(ClusterName="my-training-cluster")["InstanceGroups"]
+        if g["InstanceGroupName"] == "worker-gpu-a"
+    )
     return group["CurrentCount"], group["TargetCount"]
 
 
@@ -40,9 +43,11 @@ def test_a_shortage_keeps_continuous_nodes_retrying_until_lifted(tmp_path, monke
 def test_bad_type_or_count_is_a_usage_error_and_changes_nothing(tmp_path, monkeypatch):
     path = tmp_path / "fake.sqlite"
     monkeypatch.setenv("HYPERPOD_FAKE_STATE", str(path))
-    for args, wanted in ((("ml.p5.huge", "8"), "is not a HyperPod instance type"),
-                         (("ml.p5.48xlarge", "eight"), "is not a whole number >= 0 or `unlimited`"),
-                         (("ml.p5.48xlarge", "2.5"), "is not a whole number")):
+    for args, wanted in (
+        (("ml.p5.huge", "8"), "is not a HyperPod instance type"),
+        (("ml.p5.48xlarge", "eight"), "is not a whole number >= 0 or `unlimited`"),
+        (("ml.p5.48xlarge", "2.5"), "is not a whole number"),
+    ):
         result = CliRunner().invoke(hyperpod, ["--backend", "fake", "fake", "capacity", *args])
         assert result.exit_code == 1 and wanted in result.output, result.output
     assert not path.exists()

@@ -59,8 +59,7 @@ def test_fake_show_lists_clusters_counts_and_virtual_time(world):
     clusters = {c["name"]: c for c in data["clusters"]}
     assert clusters["my-training-cluster"]["status"] == "InService"
     assert clusters["my-training-cluster"]["mode"] == "Continuous"
-    assert clusters["leo"]["groups"][1] == {"name": "leo-stg-compute-ig", "status": "InService", "target": 2,
-                                            "min": 0, "current": 2}
+    assert clusters["leo"]["groups"][1] == {"name": "leo-stg-compute-ig", "status": "InService", "target": 2, "min": 0, "current": 2}
     table = run("fake", "show")
     assert "my-training-cluster" in table.output and "worker-gpu-a InService 2/2" in table.output
 

@@ -115,8 +115,9 @@ def test_two_clients_poll_independently(world, wall):
 
 
 def test_the_three_hour_rollback_is_one_advance_away(tmp_path, wall):
-    sim = Simulator(tmp_path / "rollback.sqlite", real_time=wall,
-                    scenario={"capacity": [{"instance_type": "ml.p5.48xlarge", "available": 2}]})
+    sim = Simulator(
+        tmp_path / "rollback.sqlite", real_time=wall, scenario={"capacity": [{"instance_type": "ml.p5.48xlarge", "available": 2}]}
+    )
     client = sim.client()
     client.create_cluster(**eks_request("mc", [group("gpu", 4, "ml.p5.48xlarge", MinInstanceCount=4)]))
     sim.advance(3 * HOUR + 60)
@@ -149,8 +150,7 @@ def test_the_clock_survives_reopening(tmp_path, wall):
 
 def test_worlds_from_the_old_accelerated_clock_keep_their_time_and_then_follow_the_wall_clock():
     real = [1000.0]
-    clock = clock_from_state({"kind": "anchored", "virtual_anchor": 500.0, "real_anchor": 900.0, "speed": 600},
-                             real_time=lambda: real[0])
+    clock = clock_from_state({"kind": "anchored", "virtual_anchor": 500.0, "real_anchor": 900.0, "speed": 600}, real_time=lambda: real[0])
     assert isinstance(clock, WallClock) and clock.now() == 500.0 + 100 * 600
     real[0] += 10
     assert clock.now() == 500.0 + 100 * 600 + 10

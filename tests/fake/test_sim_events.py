@@ -15,15 +15,23 @@ NAME = "my-training-cluster"
 @pytest.fixture
 def eventful(make_sim):
     """Capacity shortage, a lifecycle failure, MinCount reached, a rollback and running nodes."""
-    sim, client = make_sim({
-        "capacity": [{"instance_type": "ml.p5.48xlarge", "available": 3}],
-        "faults": {"per_group": {"worker-b": {"lifecycle_failure_rate": 1.0}}},
-    })
+    sim, client = make_sim(
+        {
+            "capacity": [{"instance_type": "ml.p5.48xlarge", "available": 3}],
+            "faults": {"per_group": {"worker-b": {"lifecycle_failure_rate": 1.0}}},
+        }
+    )
     request = seed000_request(workers=4)
     request["InstanceGroups"][2]["MinInstanceCount"] = 4
-    request["InstanceGroups"].append({**request["InstanceGroups"][1], "InstanceGroupName": "worker-b",
-                                      "InstanceType": "ml.c5.xlarge", "InstanceCount": 1,
-                                      "SlurmConfig": {"NodeType": "Compute", "PartitionNames": ["b"]}})
+    request["InstanceGroups"].append(
+        {
+            **request["InstanceGroups"][1],
+            "InstanceGroupName": "worker-b",
+            "InstanceType": "ml.c5.xlarge",
+            "InstanceCount": 1,
+            "SlurmConfig": {"NodeType": "Compute", "PartitionNames": ["b"]},
+        }
+    )
     client.create_cluster(**request)
     sim.advance(3 * 3600 + 60)
     return sim, client
@@ -66,8 +74,7 @@ def test_list_cluster_events_default_order_is_newest_first_and_pages(eventful):
     everything = events_of(client, NAME)
     first = client.list_cluster_events(ClusterName=NAME, MaxResults=5)
     assert [e["EventId"] for e in first["Events"]] == [e["EventId"] for e in everything[::-1][:5]]
-    pages = list(client.get_paginator("list_cluster_events").paginate(ClusterName=NAME,
-                                                                       PaginationConfig={"PageSize": 7}))
+    pages = list(client.get_paginator("list_cluster_events").paginate(ClusterName=NAME, PaginationConfig={"PageSize": 7}))
     collected = [e["EventId"] for page in pages for e in page["Events"]]
     assert collected == [e["EventId"] for e in everything[::-1]] and len(pages) == -(-len(everything) // 7)
 

@@ -25,26 +25,36 @@ def _error(call) -> tuple[str, str]:
 
 @pytest.fixture
 def eks(sim, client):
-    client.create_cluster(**eks_request("eks", [group("fixed", 2, "ml.g5.xlarge"),
-                                                group("flex", 2, InstanceRequirements={
-                                                    "InstanceTypes": ["ml.p5.48xlarge", "ml.p4d.24xlarge"]})]))
+    client.create_cluster(
+        **eks_request(
+            "eks",
+            [
+                group("fixed", 2, "ml.g5.xlarge"),
+                group("flex", 2, InstanceRequirements={"InstanceTypes": ["ml.p5.48xlarge", "ml.p4d.24xlarge"]}),
+            ],
+        )
+    )
     sim.advance(1200)
     return client
 
 
 CHANGES = {
-    "another instance type": (group("fixed", 2, "ml.g5.2xlarge"),
-                              "InstanceGroups[0].InstanceType: the instance type of existing group 'fixed' cannot be "
-                              "changed: to update an existing instance group, specify the instance type you "
-                              "initially assigned to the group (ml.g5.xlarge)"),
+    "another instance type": (
+        group("fixed", 2, "ml.g5.2xlarge"),
+        "InstanceGroups[0].InstanceType: the instance type of existing group 'fixed' cannot be "
+        "changed: to update an existing instance group, specify the instance type you "
+        "initially assigned to the group (ml.g5.xlarge)",
+    ),
     "InstanceType to InstanceRequirements": (
         group("fixed", 2, InstanceRequirements={"InstanceTypes": ["ml.g5.xlarge", "ml.g5.2xlarge"]}),
         "existing group 'fixed' cannot be changed: to update an existing instance group, specify the instance "
-        "type you initially assigned to the group (ml.g5.xlarge)"),
+        "type you initially assigned to the group (ml.g5.xlarge)",
+    ),
     "InstanceRequirements to InstanceType": (
         group("flex", 2, "ml.p5.48xlarge"),
         "existing group 'flex' cannot be changed: to update an existing instance group, specify the instance type "
-        "you initially assigned to the group (InstanceRequirements ['ml.p5.48xlarge', 'ml.p4d.24xlarge'])"),
+        "you initially assigned to the group (InstanceRequirements ['ml.p5.48xlarge', 'ml.p4d.24xlarge'])",
+    ),
 }
 
 
@@ -58,9 +68,10 @@ def test_an_existing_groups_instance_type_cannot_change(eks, spec, expected):
 
 
 def test_the_same_instance_type_and_a_new_flexible_type_list_are_accepted(sim, eks):
-    eks.update_cluster(ClusterName="eks", InstanceGroups=[
-        group("fixed", 3, "ml.g5.xlarge"),
-        group("flex", 2, InstanceRequirements={"InstanceTypes": ["ml.p4d.24xlarge"]})])
+    eks.update_cluster(
+        ClusterName="eks",
+        InstanceGroups=[group("fixed", 3, "ml.g5.xlarge"), group("flex", 2, InstanceRequirements={"InstanceTypes": ["ml.p4d.24xlarge"]})],
+    )
     sim.advance(1200)
     groups = groups_of(eks, "eks")
     assert groups["fixed"]["CurrentCount"] == 3
@@ -71,11 +82,14 @@ def test_an_all_or_nothing_cluster_cannot_be_migrated_to_continuous(make_sim):
     sim, client = make_sim(SEED004_SCENARIO)
     client.create_cluster(ClusterName="classic", InstanceGroups=seed004_groups(1))
     sim.advance(1200)
-    code, message = _error(lambda: client.update_cluster(ClusterName="classic", InstanceGroups=seed004_groups(3),
-                                                         NodeProvisioningMode="Continuous"))
+    code, message = _error(
+        lambda: client.update_cluster(ClusterName="classic", InstanceGroups=seed004_groups(3), NodeProvisioningMode="Continuous")
+    )
     assert code == "ValidationException"
-    assert ("NodeProvisioningMode: cluster classic uses all-or-nothing provisioning, and existing clusters cannot be "
-            "migrated to Continuous provisioning") in message
+    assert (
+        "NodeProvisioningMode: cluster classic uses all-or-nothing provisioning, and existing clusters cannot be "
+        "migrated to Continuous provisioning"
+    ) in message
     assert "create a new cluster with NodeProvisioningMode Continuous" in message
     described = client.describe_cluster(ClusterName="classic")
     assert "NodeProvisioningMode" not in described, "the cluster is still all-or-nothing"

@@ -35,7 +35,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
         stack.append(name)
         for target in sorted(graph.get(name, ())):
             if state.get(target) == 1:
-                return stack[stack.index(target):] + [target]
+                return stack[stack.index(target) :] + [target]
             if not state.get(target):
                 found = visit(target)
                 if found:
@@ -59,7 +59,10 @@ def test_the_simulator_has_no_import_cycle():
 
 def test_the_cycle_check_can_fail():
     assert _cycle({"operations": {"node_operations"}, "node_operations": {"operations"}}) == [
-        "node_operations", "operations", "node_operations"]
+        "node_operations",
+        "operations",
+        "node_operations",
+    ]
 
 
 @pytest.mark.parametrize("module", ["operations", "node_operations"])

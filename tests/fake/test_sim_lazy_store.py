@@ -22,20 +22,21 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def _listing(client, name: str) -> list[tuple]:
-    return sorted((n["NodeLogicalId"], n.get("InstanceId"), n["InstanceStatus"]["Status"], n["InstanceType"],
-                   n.get("PrivateDnsHostname"))
-                  for n in nodes_of(client, name, include_logical=True))
+    return sorted(
+        (n["NodeLogicalId"], n.get("InstanceId"), n["InstanceStatus"]["Status"], n["InstanceType"], n.get("PrivateDnsHostname"))
+        for n in nodes_of(client, name, include_logical=True)
+    )
 
 
 def _records(billing: dict) -> list[tuple]:
-    return [(i["instance_id"], i["node_logical_id"], i["instance_group"], i["billing_start"], i["billing_end"])
-            for i in billing["instances"]]
+    return [
+        (i["instance_id"], i["node_logical_id"], i["instance_group"], i["billing_start"], i["billing_end"]) for i in billing["instances"]
+    ]
 
 
 def _billed(billing: dict) -> list[tuple]:
     """Billing relative to the world's own clock (two worlds started at different wall-clock times)."""
-    return [(i["instance_id"], i["instance_group"], i["billed_seconds"], i["billing_end"] is None)
-            for i in billing["instances"]]
+    return [(i["instance_id"], i["instance_group"], i["billed_seconds"], i["billing_end"] is None) for i in billing["instances"]]
 
 
 def _two_clusters(path: Path) -> Simulator:
@@ -64,8 +65,9 @@ def test_a_write_to_one_cluster_keeps_the_other_clusters_nodes_and_billing(tmp_p
     path = tmp_path / "w.sqlite"
     builder = _two_clusters(path)
     b_before = _listing(builder.client(), "b")
-    b_rows = builder._store.conn.execute("SELECT logical_id, data FROM nodes WHERE cluster_id = "
-                                         "(SELECT id FROM clusters WHERE json_extract(data, '$.name') = 'b')").fetchall()
+    b_rows = builder._store.conn.execute(
+        "SELECT logical_id, data FROM nodes WHERE cluster_id = (SELECT id FROM clusters WHERE json_extract(data, '$.name') = 'b')"
+    ).fetchall()
     b_billing = builder.billing("b")
 
     writer = Simulator(path)  # reads only `a`, then writes it (nodes, events, billing records)
@@ -76,13 +78,15 @@ def test_a_write_to_one_cluster_keeps_the_other_clusters_nodes_and_billing(tmp_p
 
     fresh = Simulator(path)
     assert _listing(fresh.client(), "b") == b_before
-    assert fresh._store.conn.execute("SELECT logical_id, data FROM nodes WHERE cluster_id = "
-                                     "(SELECT id FROM clusters WHERE json_extract(data, '$.name') = 'b')"
-                                     ).fetchall() == b_rows, "no row of b rewritten"
+    assert (
+        fresh._store.conn.execute(
+            "SELECT logical_id, data FROM nodes WHERE cluster_id = (SELECT id FROM clusters WHERE json_extract(data, '$.name') = 'b')"
+        ).fetchall()
+        == b_rows
+    ), "no row of b rewritten"
     assert _records(fresh.billing("b")) == _records(b_billing), "b's billing records as they were"
     a_records = _records(fresh.billing("a"))
-    assert len(a_records) == 5 and sum(1 for r in a_records if r[-1] is not None) == 1, \
-        "3 + 2 instances billed, the deleted one closed"
+    assert len(a_records) == 5 and sum(1 for r in a_records if r[-1] is not None) == 1, "3 + 2 instances billed, the deleted one closed"
     assert [s for _, _, s, _, _ in _listing(fresh.client(), "a")].count("Running") == 4
     # the first process, holding the old world, sees all of it after the other process's writes
     assert _listing(builder.client(), "a") == _listing(fresh.client(), "a")

@@ -26,8 +26,11 @@ def _statuses(client, name):
 def test_an_eks_software_update_patches_the_oldest_nodes_first_in_batches_of_the_deployment_config(make_sim):
     sim, client = _eks(make_sim)
     order = [n["InstanceId"] for n in sorted(nodes_of(client, "eks"), key=lambda n: (n["LaunchTime"], n["InstanceId"]))]
-    client.update_cluster_software(ClusterName="eks", ImageId=NEW_AMI, DeploymentConfig={
-        "RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "INSTANCE_COUNT", "Value": 3}}, "WaitIntervalInSeconds": 60})
+    client.update_cluster_software(
+        ClusterName="eks",
+        ImageId=NEW_AMI,
+        DeploymentConfig={"RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "INSTANCE_COUNT", "Value": 3}}, "WaitIntervalInSeconds": 60},
+    )
     sim.advance(1)
     updating = sorted(i for i, s in _statuses(client, "eks").items() if s == "SystemUpdating")
     assert updating == sorted(order[:3])
@@ -43,8 +46,9 @@ def test_a_slurm_software_update_patches_every_node_at_once_and_refuses_rolling_
     client.create_cluster(**seed000_request("slurm", workers=4, worker_type="ml.g5.xlarge"))
     sim.advance(3600)
     with pytest.raises(botocore.exceptions.ClientError, match="supported only for clusters orchestrated by Amazon EKS"):
-        client.update_cluster_software(ClusterName="slurm", DeploymentConfig={
-            "RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "INSTANCE_COUNT", "Value": 1}}})
+        client.update_cluster_software(
+            ClusterName="slurm", DeploymentConfig={"RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "INSTANCE_COUNT", "Value": 1}}}
+        )
     client.update_cluster_software(ClusterName="slurm", ImageId=NEW_AMI)
     sim.advance(1)
     assert set(_statuses(client, "slurm").values()) == {"SystemUpdating"}
@@ -55,9 +59,14 @@ def test_a_slurm_software_update_patches_every_node_at_once_and_refuses_rolling_
 
 def test_an_alarm_named_in_auto_rollback_rolls_the_update_back_and_the_groups_keep_their_image(make_sim):
     sim, client = _eks(make_sim, count=4)
-    client.update_cluster_software(ClusterName="eks", ImageId=NEW_AMI, DeploymentConfig={
-        "RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "INSTANCE_COUNT", "Value": 2}},
-        "AutoRollbackConfiguration": [{"AlarmName": "gpu-health"}]})
+    client.update_cluster_software(
+        ClusterName="eks",
+        ImageId=NEW_AMI,
+        DeploymentConfig={
+            "RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "INSTANCE_COUNT", "Value": 2}},
+            "AutoRollbackConfiguration": [{"AlarmName": "gpu-health"}],
+        },
+    )
     sim.advance(1000)
     assert sim.fire_alarm("eks", "other-alarm") is False
     assert sim.fire_alarm("eks", "gpu-health") is True
@@ -113,20 +122,27 @@ def test_a_deep_health_check_is_an_operation_followed_to_done_and_a_failing_node
     client.create_cluster(**eks_request("eks", [group("pool", 2, "ml.g5.xlarge"), group("other", 1, "ml.g5.xlarge")]))
     sim.advance(1800)
     pool_target = next(n["InstanceId"] for n in nodes_of(client, "eks") if n["InstanceGroupName"] == "pool")
-    client.start_cluster_health_check(ClusterName="eks", DeepHealthCheckConfigurations=[
-        {"InstanceGroupName": "pool", "InstanceIds": [pool_target], "DeepHealthChecks": ["InstanceStress"]}])
+    client.start_cluster_health_check(
+        ClusterName="eks",
+        DeepHealthCheckConfigurations=[{"InstanceGroupName": "pool", "InstanceIds": [pool_target], "DeepHealthChecks": ["InstanceStress"]}],
+    )
     [summary] = client.list_cluster_operations(ClusterName="eks", Type="DeepHealthCheck")["ClusterOperationSummaries"]
     assert summary["Status"] == "InProgress"
     assert _statuses(client, "eks")[pool_target] == "DeepHealthCheckInProgress"
     detail = client.describe_cluster_operation(ClusterName="eks", OperationId=summary["OperationId"])
-    assert detail["DeepHealthCheckDetails"] == [{"InstanceGroupName": "pool", "InstanceIds": [pool_target],
-                                                 "DeepHealthChecks": ["InstanceStress"]}]
+    assert detail["DeepHealthCheckDetails"] == [
+        {"InstanceGroupName": "pool", "InstanceIds": [pool_target], "DeepHealthChecks": ["InstanceStress"]}
+    ]
     sim.advance(1201)
     assert client.describe_cluster_operation(ClusterName="eks", OperationId=summary["OperationId"])["Status"] == "Done"
     assert _statuses(client, "eks")[pool_target] == "Failure"
     with pytest.raises(botocore.exceptions.ClientError, match="not a Running instance"):
-        client.start_cluster_health_check(ClusterName="eks", DeepHealthCheckConfigurations=[
-            {"InstanceGroupName": "other", "InstanceIds": ["i-0000000000000dead"], "DeepHealthChecks": ["InstanceStress"]}])
+        client.start_cluster_health_check(
+            ClusterName="eks",
+            DeepHealthCheckConfigurations=[
+                {"InstanceGroupName": "other", "InstanceIds": ["i-0000000000000dead"], "DeepHealthChecks": ["InstanceStress"]}
+            ],
+        )
 
 
 def test_scaling_writes_are_listed_as_operations_with_their_counts_and_supersede_each_other(make_sim):
@@ -170,8 +186,14 @@ def test_a_new_release_is_applied_at_the_groups_scheduled_update_time(make_sim):
 
 
 def test_automatic_patching_applies_a_release_after_the_patch_delay_in_batches(make_sim):
-    sim, client = _eks(make_sim, count=4, AutoPatchConfig={"PatchingStrategy": "WhenIdle", "DeploymentConfig": {
-        "RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "INSTANCE_COUNT", "Value": 2}}}})
+    sim, client = _eks(
+        make_sim,
+        count=4,
+        AutoPatchConfig={
+            "PatchingStrategy": "WhenIdle",
+            "DeploymentConfig": {"RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "INSTANCE_COUNT", "Value": 2}}},
+        },
+    )
     sim.publish_image_release("2026.12.1")
     sim.advance(86400 - 60)
     assert _release(client) is None
@@ -187,17 +209,20 @@ def test_aws_cron_expressions_name_their_next_time():
     from pulumi_hyperpod.aws.fake.patching import next_fire
 
     monday = dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc).timestamp()
-    assert dt.datetime.fromtimestamp(next_fire("cron(0 3 ? * SUN *)", monday), dt.timezone.utc) == \
-        dt.datetime(2026, 12, 6, 3, tzinfo=dt.timezone.utc)
-    assert dt.datetime.fromtimestamp(next_fire("cron(30 1 ? * 2 *)", monday), dt.timezone.utc) == \
-        dt.datetime(2026, 12, 7, 1, 30, tzinfo=dt.timezone.utc)  # 2 = MON in AWS cron
+    assert dt.datetime.fromtimestamp(next_fire("cron(0 3 ? * SUN *)", monday), dt.timezone.utc) == dt.datetime(
+        2026, 12, 6, 3, tzinfo=dt.timezone.utc
+    )
+    assert dt.datetime.fromtimestamp(next_fire("cron(30 1 ? * 2 *)", monday), dt.timezone.utc) == dt.datetime(
+        2026, 12, 7, 1, 30, tzinfo=dt.timezone.utc
+    )  # 2 = MON in AWS cron
     assert next_fire("rate(5 minutes)", monday) is None
 
 
 def test_a_spot_interruption_takes_the_instance_and_the_service_puts_a_new_one_in(make_sim):
     sim, client = make_sim()
-    client.create_cluster(**eks_request("eks", [group("spot", 2, "ml.g5.xlarge", CapacityRequirements={"Spot": {}}),
-                                                group("steady", 1, "ml.g5.xlarge")]))
+    client.create_cluster(
+        **eks_request("eks", [group("spot", 2, "ml.g5.xlarge", CapacityRequirements={"Spot": {}}), group("steady", 1, "ml.g5.xlarge")])
+    )
     sim.advance(1800)
     spot = next(n for n in nodes_of(client, "eks", True) if n["InstanceGroupName"] == "spot")
     detail = client.describe_cluster_node(ClusterName="eks", NodeId=spot["InstanceId"])["NodeDetails"]

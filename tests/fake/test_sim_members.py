@@ -50,8 +50,9 @@ def test_tags_are_added_listed_and_deleted(sim, client):
 
 def test_spot_nodes_report_spot_capacity_and_a_training_plan_group_its_status(sim, client):
     plan_arn = "arn:aws:sagemaker:us-west-2:111122223333:training-plan/plan-abcdefghijklmnopqrstuvwxyz"
-    client.create_cluster(**eks_request("spot", [group("cheap", 1, CapacityRequirements={"Spot": {}}),
-                                                 group("reserved", 1, TrainingPlanArn=plan_arn)]))
+    client.create_cluster(
+        **eks_request("spot", [group("cheap", 1, CapacityRequirements={"Spot": {}}), group("reserved", 1, TrainingPlanArn=plan_arn)])
+    )
     advance_until(sim, lambda: cluster_status(client, "spot") == "InService")
     by_group = {n["InstanceGroupName"]: n["InstanceId"] for n in nodes_of(client, "spot")}
     assert client.describe_cluster_node(ClusterName="spot", NodeId=by_group["cheap"])["NodeDetails"]["CapacityType"] == "Spot"

@@ -24,11 +24,16 @@ from pulumi_hyperpod.aws.fake import Simulator
 # moto insists on SourceS3Uri under s3://sagemaker-…, one of its own instance types, and ThreadsPerCore.
 REQUEST = {
     "ClusterName": "moto-cmp",
-    "InstanceGroups": [{
-        "InstanceGroupName": "workers", "InstanceType": "ml.g5.xlarge", "InstanceCount": 2,
-        "LifeCycleConfig": {"SourceS3Uri": "s3://sagemaker-lifecycle-bucket/src/", "OnCreate": "on_create.sh"},
-        "ExecutionRole": "arn:aws:iam::123456789012:role/hyperpod", "ThreadsPerCore": 1,
-    }],
+    "InstanceGroups": [
+        {
+            "InstanceGroupName": "workers",
+            "InstanceType": "ml.g5.xlarge",
+            "InstanceCount": 2,
+            "LifeCycleConfig": {"SourceS3Uri": "s3://sagemaker-lifecycle-bucket/src/", "OnCreate": "on_create.sh"},
+            "ExecutionRole": "arn:aws:iam::123456789012:role/hyperpod",
+            "ThreadsPerCore": 1,
+        }
+    ],
     "VpcConfig": {"SecurityGroupIds": ["sg-12345678"], "Subnets": ["subnet-12345678"]},
 }
 ARN_PREFIX = "arn:aws:sagemaker:us-west-2:123456789012:cluster/"
@@ -62,8 +67,7 @@ def _scenario(client, settle) -> dict:
 @pytest.fixture(scope="module")
 def both() -> tuple[dict, dict]:
     with mock_aws():
-        moto_client = boto3.client("sagemaker", region_name="us-west-2", aws_access_key_id="testing",
-                                   aws_secret_access_key="testing")
+        moto_client = boto3.client("sagemaker", region_name="us-west-2", aws_access_key_id="testing", aws_secret_access_key="testing")
         moto = _scenario(moto_client, lambda: None)
         with pytest.raises(NotImplementedError):
             moto_client.update_cluster(ClusterName="x", InstanceGroups=copy.deepcopy(REQUEST["InstanceGroups"]))
@@ -112,10 +116,12 @@ def test_cluster_arn_formats(both):
 
 def test_describe_cluster_fields(both):
     moto, ours = both
-    assert set(moto["describe"]) - set(ours["describe"]) == {"FailureMessage"}, \
+    assert set(moto["describe"]) - set(ours["describe"]) == {"FailureMessage"}, (
         "moto always sends FailureMessage ''; the simulator sends it only when something failed"
-    assert set(ours["describe"]) - set(moto["describe"]) == {"Orchestrator", "NodeRecovery"}, \
+    )
+    assert set(ours["describe"]) - set(moto["describe"]) == {"Orchestrator", "NodeRecovery"}, (
         "the simulator reports the (default Slurm) orchestrator and node recovery mode"
+    )
     moto_group, our_group = moto["describe"]["InstanceGroups"][0], ours["describe"]["InstanceGroups"][0]
     assert set(moto_group) < set(our_group) and set(our_group) - set(moto_group) == {"Status"}
     for key in moto_group:
@@ -127,10 +133,12 @@ def test_describe_cluster_fields(both):
 def test_node_fields_and_formats(both):
     moto, ours = both
     moto_node, our_node = moto["nodes"]["ClusterNodeSummaries"][0], ours["nodes"]["ClusterNodeSummaries"][0]
-    assert set(our_node) - set(moto_node) == {"PrivateDnsHostname"}, \
+    assert set(our_node) - set(moto_node) == {"PrivateDnsHostname"}, (
         "NodeLogicalId only with IncludeNodeLogicalIds (the model's documentation), which this listing leaves out"
-    assert moto_node["InstanceId"] == "workers-0" and re.fullmatch(r"i-[0-9a-f]{17}", our_node["InstanceId"]), \
+    )
+    assert moto_node["InstanceId"] == "workers-0" and re.fullmatch(r"i-[0-9a-f]{17}", our_node["InstanceId"]), (
         "moto names nodes <group>-<n>; the service (and the simulator) use EC2 instance ids"
+    )
     assert moto_node["InstanceStatus"] == {"Status": "Running", "Message": "message"}
     assert our_node["InstanceStatus"] == {"Status": "Running"}, "no placeholder message on a healthy node"
     moto_details, our_details = moto["node"]["NodeDetails"], ours["node"]["NodeDetails"]
@@ -157,6 +165,10 @@ def test_moto_responses_break_the_model_where_the_simulator_does_not(both):
     moto, ours = both
     moto_problems = servicemodel.violations(servicemodel.output_shape("DescribeCluster"), moto["describe"])
     assert [p.path for p in moto_problems] == ["ClusterArn"]
-    for operation, key in (("DescribeCluster", "describe"), ("ListClusterNodes", "nodes"),
-                           ("DescribeClusterNode", "node"), ("ListClusters", "list_clusters")):
+    for operation, key in (
+        ("DescribeCluster", "describe"),
+        ("ListClusterNodes", "nodes"),
+        ("DescribeClusterNode", "node"),
+        ("ListClusters", "list_clusters"),
+    ):
         assert servicemodel.violations(servicemodel.output_shape(operation), ours[key]) == [], operation

@@ -13,8 +13,18 @@ from botocore.exceptions import ClientError
 from pulumi_hyperpod.aws import servicemodel
 from pulumi_hyperpod.aws.fake.model import FAILED, LOST, RUNNING, WAITING, Node
 from pulumi_hyperpod.aws.fake.provisioning import choose_victims
-from sim_helpers import (advance_until, cluster_status, eks_request, events_of, group, groups_of, nodes_of,
-                         seed004_groups, SEED004_SCENARIO, statuses)
+from sim_helpers import (
+    advance_until,
+    cluster_status,
+    eks_request,
+    events_of,
+    group,
+    groups_of,
+    nodes_of,
+    seed004_groups,
+    SEED004_SCENARIO,
+    statuses,
+)
 
 SEEN: set[str] = set()
 
@@ -55,9 +65,14 @@ def test_software_update_patches_in_batches(sim, client):
     client.create_cluster(**eks_request("patch", [group("gpu", 4), group("cpu", 1)]))
     sim.advance(1200)
     client.update_cluster_software(
-        ClusterName="patch", InstanceGroups=[{"InstanceGroupName": "gpu"}], ImageId="ami-0123456789abcdef0",
-        DeploymentConfig={"RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "INSTANCE_COUNT", "Value": 2}},
-                          "WaitIntervalInSeconds": 300})
+        ClusterName="patch",
+        InstanceGroups=[{"InstanceGroupName": "gpu"}],
+        ImageId="ami-0123456789abcdef0",
+        DeploymentConfig={
+            "RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "INSTANCE_COUNT", "Value": 2}},
+            "WaitIntervalInSeconds": 300,
+        },
+    )
     assert cluster_status(client, "patch") == "SystemUpdating"
     groups = groups_of(client, "patch")
     assert (groups["gpu"]["Status"], groups["cpu"]["Status"]) == ("SystemUpdating", "InService")
@@ -96,8 +111,7 @@ def test_software_update_waits_for_min_count_and_names_unknown_groups(make_sim):
     sim.advance(1200)
     code, message = _error(lambda: client.update_cluster_software(ClusterName="gated"))
     assert code == "ConflictException" and "MinCount 2" in message
-    code, message = _error(lambda: client.update_cluster_software(
-        ClusterName="gated", InstanceGroups=[{"InstanceGroupName": "ghost"}]))
+    code, message = _error(lambda: client.update_cluster_software(ClusterName="gated", InstanceGroups=[{"InstanceGroupName": "ghost"}]))
     assert code == "ValidationException" and "InstanceGroups[0].InstanceGroupName" in message and "ghost" in message
 
 
@@ -134,13 +148,15 @@ def test_move_cluster_nodes_detaches_then_attaches(sim, client):
     sim.advance(1200)
     arns = {name: client.describe_cluster(ClusterName=name)["ClusterArn"] for name in ("source", "target")}
     moving = nodes_of(client, "source", True)[0]
-    ask = dict(SourceClusterArn=arns["source"], SourceInstanceGroupName="pool", TargetClusterArn=arns["target"],
-               TargetInstanceGroupName="pool")
+    ask = dict(
+        SourceClusterArn=arns["source"], SourceInstanceGroupName="pool", TargetClusterArn=arns["target"], TargetInstanceGroupName="pool"
+    )
     answer = client.move_cluster_nodes(**ask, NodeIds=[moving["InstanceId"], "i-0123456789abcdef0"], ClientToken="mv")
     assert answer["Successful"] == [moving["InstanceId"]]
     assert answer["Failed"][0]["Code"] == "NodeIdNotFound"
-    assert client.move_cluster_nodes(**ask, NodeIds=[moving["InstanceId"], "i-0123456789abcdef0"],
-                                     ClientToken="mv")["Successful"] == [moving["InstanceId"]], "idempotent"
+    assert client.move_cluster_nodes(**ask, NodeIds=[moving["InstanceId"], "i-0123456789abcdef0"], ClientToken="mv")["Successful"] == [
+        moving["InstanceId"]
+    ], "idempotent"
     assert _status(client, "source", moving["InstanceId"]) == "DetachInProgress"
     again = client.move_cluster_nodes(**ask, NodeIds=[moving["InstanceId"]])
     assert again["Failed"][0]["Code"] == "NodeIdInUse"
@@ -156,13 +172,13 @@ def test_move_cluster_nodes_detaches_then_attaches(sim, client):
     assert groups_of(client, "target")["pool"]["CurrentCount"] == 2 == groups_of(client, "target")["pool"]["TargetCount"]
     code, message = _error(lambda: client.move_cluster_nodes(**ask, InstanceCount=2))
     assert code == "ValidationException" and "below its MinCount 1" in message, "2 running, MinCount 1"
-    mismatch = client.move_cluster_nodes(**{**ask, "TargetInstanceGroupName": "cpu"},
-                                         NodeIds=[nodes_of(client, "source")[0]["InstanceId"]])
+    mismatch = client.move_cluster_nodes(**{**ask, "TargetInstanceGroupName": "cpu"}, NodeIds=[nodes_of(client, "source")[0]["InstanceId"]])
     assert mismatch["Failed"][0]["Code"] == "NodeInstanceTypeMismatch"
     records = [r for r in sim.billing("target")["instances"] if r["instance_id"] == moving["InstanceId"]]
     assert len(records) == 1 and records[0]["instance_group"] == "pool", "billed under the target from the hand-off"
-    assert any(r["instance_id"] == moving["InstanceId"] and r["billing_end"] is not None
-               for r in sim.billing("source")["instances"]), "and under the source until then"
+    assert any(r["instance_id"] == moving["InstanceId"] and r["billing_end"] is not None for r in sim.billing("source")["instances"]), (
+        "and under the source until then"
+    )
 
 
 def test_moves_need_eks_continuous_in_service_clusters(sim, client):
@@ -170,13 +186,25 @@ def test_moves_need_eks_continuous_in_service_clusters(sim, client):
     client.create_cluster(**eks_request("modern", [group("pool", 1)]))
     sim.advance(1200)
     arns = {n: client.describe_cluster(ClusterName=n)["ClusterArn"] for n in ("classic", "modern")}
-    code, message = _error(lambda: client.move_cluster_nodes(
-        SourceClusterArn=arns["classic"], SourceInstanceGroupName="pool", TargetClusterArn=arns["modern"],
-        TargetInstanceGroupName="pool", InstanceCount=1))
+    code, message = _error(
+        lambda: client.move_cluster_nodes(
+            SourceClusterArn=arns["classic"],
+            SourceInstanceGroupName="pool",
+            TargetClusterArn=arns["modern"],
+            TargetInstanceGroupName="pool",
+            InstanceCount=1,
+        )
+    )
     assert code == "ValidationException" and "source cluster classic does not use NodeProvisioningMode Continuous" in message
-    code, message = _error(lambda: client.move_cluster_nodes(
-        SourceClusterArn=arns["modern"], SourceInstanceGroupName="pool", TargetClusterArn=arns["modern"],
-        TargetInstanceGroupName="pool", InstanceCount=1))
+    code, message = _error(
+        lambda: client.move_cluster_nodes(
+            SourceClusterArn=arns["modern"],
+            SourceInstanceGroupName="pool",
+            TargetClusterArn=arns["modern"],
+            TargetInstanceGroupName="pool",
+            InstanceCount=1,
+        )
+    )
     assert code == "ValidationException" and "must differ from SourceInstanceGroupName" in message
 
 
@@ -184,14 +212,24 @@ def test_unhealthy_nodes_go_first_and_moving_nodes_are_not_victims():
     def node(name: str, phase: str, launched: float) -> Node:
         return Node(name, "g", created_at=0.0, phase=phase, launch_time=launched, instance_id=f"i-{name}")
 
-    nodes = [node("new", RUNNING, 30), node("old", RUNNING, 10), node("lost", LOST, 5), node("sick", FAILED, 1),
-             node("queued", WAITING, None), node("leaving", "detaching", 40)]
+    nodes = [
+        node("new", RUNNING, 30),
+        node("old", RUNNING, 10),
+        node("lost", LOST, 5),
+        node("sick", FAILED, 1),
+        node("queued", WAITING, None),
+        node("leaving", "detaching", 40),
+    ]
     assert [n.logical_id for n in choose_victims(nodes, 6)] == ["lost", "sick", "queued", "new", "old"]
 
 
-SCENARIOS = (test_launch_health_checks_failure_and_scale_in, test_software_update_patches_in_batches,
-             test_an_all_or_nothing_cluster_is_busy_while_updating_its_software,
-             test_a_vanished_instance_is_not_found_then_replaced, test_move_cluster_nodes_detaches_then_attaches)
+SCENARIOS = (
+    test_launch_health_checks_failure_and_scale_in,
+    test_software_update_patches_in_batches,
+    test_an_all_or_nothing_cluster_is_busy_while_updating_its_software,
+    test_a_vanished_instance_is_not_found_then_replaced,
+    test_move_cluster_nodes_detaches_then_attaches,
+)
 
 
 def test_every_status_in_the_model_is_reached(make_sim):

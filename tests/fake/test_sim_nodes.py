@@ -26,8 +26,10 @@ def test_identifiers_follow_the_service_formats(make_sim):
         assert logical_pattern.fullmatch(node["NodeLogicalId"])
         details = client.describe_cluster_node(ClusterName="fmt", NodeId=node["InstanceId"])["NodeDetails"]
         ip = details["PrivatePrimaryIp"]
-        assert ip.startswith("10.1.") and details["PrivateDnsHostname"] == \
-            f"ip-{ip.replace('.', '-')}.us-west-2.compute.internal" == node["PrivateDnsHostname"]
+        assert (
+            ip.startswith("10.1.")
+            and details["PrivateDnsHostname"] == f"ip-{ip.replace('.', '-')}.us-west-2.compute.internal" == node["PrivateDnsHostname"]
+        )
         assert details["Placement"] == {"AvailabilityZone": "us-west-2c", "AvailabilityZoneId": "usw2-az3"}
         assert details["LifeCycleConfig"] == group("a", 1)["LifeCycleConfig"]
         assert details["CapacityType"] == "OnDemand"
@@ -60,17 +62,22 @@ def test_list_cluster_nodes_pages_in_creation_order(big):
     assert len({node["InstanceId"] for node in nodes}) == 260
     times = [node["LaunchTime"] for node in nodes]
     assert times == sorted(times) and times[-1] - times[0] == dt.timedelta(seconds=60)
-    descending = [n["InstanceId"] for page in big.get_paginator("list_cluster_nodes").paginate(
-        ClusterName="big", SortOrder="Descending") for n in page["ClusterNodeSummaries"]]
+    descending = [
+        n["InstanceId"]
+        for page in big.get_paginator("list_cluster_nodes").paginate(ClusterName="big", SortOrder="Descending")
+        for n in page["ClusterNodeSummaries"]
+    ]
     assert descending == [node["InstanceId"] for node in nodes][::-1]
 
 
 def test_list_cluster_nodes_filters(big):
-    beta = [n for page in big.get_paginator("list_cluster_nodes").paginate(ClusterName="big",
-            InstanceGroupNameContains="bet") for n in page["ClusterNodeSummaries"]]
+    beta = [
+        n
+        for page in big.get_paginator("list_cluster_nodes").paginate(ClusterName="big", InstanceGroupNameContains="bet")
+        for n in page["ClusterNodeSummaries"]
+    ]
     assert len(beta) == 110 and {n["InstanceGroupName"] for n in beta} == {"beta"}
-    late = big.list_cluster_nodes(ClusterName="big", CreationTimeAfter=dt.datetime(2026, 1, 1, 0, 0, 30,
-                                                                                 tzinfo=dt.timezone.utc))
+    late = big.list_cluster_nodes(ClusterName="big", CreationTimeAfter=dt.datetime(2026, 1, 1, 0, 0, 30, tzinfo=dt.timezone.utc))
     assert len(late["ClusterNodeSummaries"]) == 10, "only the scale-out launched after 00:00:30"
     by_name = big.list_cluster_nodes(ClusterName="big", SortBy="NAME", MaxResults=5)["ClusterNodeSummaries"]
     assert {n["InstanceGroupName"] for n in by_name} == {"alpha"}
@@ -81,8 +88,13 @@ def test_paging_stays_consistent_when_nodes_disappear_between_pages(sim, big):
     seen = [n["InstanceId"] for n in first["ClusterNodeSummaries"]]
     big.batch_delete_cluster_nodes(ClusterName="big", NodeIds=seen[:50])
     sim.advance(60)
-    rest = [n["InstanceId"] for page in big.get_paginator("list_cluster_nodes").paginate(
-        ClusterName="big", PaginationConfig={"StartingToken": first["NextToken"]}) for n in page["ClusterNodeSummaries"]]
+    rest = [
+        n["InstanceId"]
+        for page in big.get_paginator("list_cluster_nodes").paginate(
+            ClusterName="big", PaginationConfig={"StartingToken": first["NextToken"]}
+        )
+        for n in page["ClusterNodeSummaries"]
+    ]
     assert len(rest) == 160 and not set(rest) & set(seen), "no node repeated, none skipped"
 
 
@@ -90,13 +102,14 @@ def test_batch_delete_reports_per_node_outcomes_and_lowers_target_count(sim, big
     nodes = nodes_of(big, "big", True)
     alpha = [n for n in nodes if n["InstanceGroupName"] == "alpha"]
     answer = big.batch_delete_cluster_nodes(
-        ClusterName="big", NodeIds=[alpha[0]["InstanceId"], "i-0000000000000dead", alpha[0]["InstanceId"]],
-        NodeLogicalIds=[alpha[1]["NodeLogicalId"], "no-such-node"])
+        ClusterName="big",
+        NodeIds=[alpha[0]["InstanceId"], "i-0000000000000dead", alpha[0]["InstanceId"]],
+        NodeLogicalIds=[alpha[1]["NodeLogicalId"], "no-such-node"],
+    )
     assert answer["Successful"] == [alpha[0]["InstanceId"]]
     assert answer["SuccessfulNodeLogicalIds"] == [alpha[1]["NodeLogicalId"]]
     assert [(f["NodeId"], f["Code"]) for f in answer["Failed"]] == [("i-0000000000000dead", "NodeIdNotFound")]
-    assert [(f["NodeLogicalId"], f["Code"]) for f in answer["FailedNodeLogicalIds"]] == [("no-such-node",
-                                                                                         "NodeIdNotFound")]
+    assert [(f["NodeLogicalId"], f["Code"]) for f in answer["FailedNodeLogicalIds"]] == [("no-such-node", "NodeIdNotFound")]
     assert groups_of(big, "big")["alpha"]["TargetCount"] == 148
     assert statuses(big, "big", "alpha").count("ShuttingDown") == 2
     again = big.batch_delete_cluster_nodes(ClusterName="big", NodeIds=[alpha[0]["InstanceId"]])
@@ -125,6 +138,10 @@ def test_list_clusters_filters_sorts_and_pages(sim, client):
     assert [c["ClusterName"] for c in client.list_clusters(NameContains="rav")["ClusterSummaries"]] == ["bravo"]
     pages = list(client.get_paginator("list_clusters").paginate(PaginationConfig={"PageSize": 2}))
     assert [len(p["ClusterSummaries"]) for p in pages] == [2, 1]
-    assert client.list_clusters(CreationTimeAfter=dt.datetime(2026, 1, 1, 0, 0, 5, tzinfo=dt.timezone.utc))[
-        "ClusterSummaries"][0]["ClusterName"] == "alpha"
+    assert (
+        client.list_clusters(CreationTimeAfter=dt.datetime(2026, 1, 1, 0, 0, 5, tzinfo=dt.timezone.utc))["ClusterSummaries"][0][
+            "ClusterName"
+        ]
+        == "alpha"
+    )
     assert sim.client(region="eu-west-1").list_clusters()["ClusterSummaries"] == [], "clusters are regional"

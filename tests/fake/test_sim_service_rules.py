@@ -8,8 +8,7 @@ from __future__ import annotations
 import pytest
 from botocore.exceptions import ClientError
 
-from sim_helpers import (advance_until, cluster_status, eks_request, group, groups_of, nodes_of, seed000_request,
-                         slurm_group)
+from sim_helpers import advance_until, cluster_status, eks_request, group, groups_of, nodes_of, seed000_request, slurm_group
 
 C5 = "ml.c5.xlarge for cluster usage"
 
@@ -25,15 +24,16 @@ def test_create_past_a_per_type_quota_is_refused_with_the_services_message(make_
         client.create_cluster(**eks_request("q", [group("a", 5)]))
     assert _code(refused) == "ResourceLimitExceeded"
     message = refused.value.response["Error"]["Message"]
-    assert message.startswith(f"The account-level service limit '{C5}' is 4 Instances, with current utilization of "
-                              "0 Instances and a request delta of 5 Instances.")
+    assert message.startswith(
+        f"The account-level service limit '{C5}' is 4 Instances, with current utilization of "
+        "0 Instances and a request delta of 5 Instances."
+    )
     assert client.list_clusters()["ClusterSummaries"] == [], "nothing was created"
     client.create_cluster(**eks_request("q", [group("a", 4)]))  # at the quota: accepted
 
 
 def test_quotas_count_every_cluster_of_the_region_and_each_write(make_sim):
-    sim, client = make_sim({"quotas": [{"quota_name": C5, "value": 6},
-                                       {"quota_code": "L-2CE978FC", "value": 5}]})  # instances per cluster
+    sim, client = make_sim({"quotas": [{"quota_name": C5, "value": 6}, {"quota_code": "L-2CE978FC", "value": 5}]})  # instances per cluster
     client.create_cluster(**eks_request("one", [group("a", 3)]))
     sim.advance(1200)
     with pytest.raises(ClientError) as per_type:  # 3 here + 4 there > 6
@@ -94,8 +94,9 @@ def test_the_continuous_slurm_controller_stays_at_one_node_on_every_write(sim, c
         client.update_cluster(ClusterName="my-training-cluster", InstanceGroups=[controller])
     assert "InstanceGroups[0].InstanceCount: the Controller group runs exactly 1 node" in str(updated.value)
     with pytest.raises(ClientError) as added:
-        client.batch_add_cluster_nodes(ClusterName="my-training-cluster",
-                                       NodesToAdd=[{"InstanceGroupName": "controller-group", "IncrementTargetCountBy": 1}])
+        client.batch_add_cluster_nodes(
+            ClusterName="my-training-cluster", NodesToAdd=[{"InstanceGroupName": "controller-group", "IncrementTargetCountBy": 1}]
+        )
     assert "NodesToAdd[0].InstanceGroupName: the Controller group runs exactly 1 node" in str(added.value)
     assert groups_of(client, "my-training-cluster")["controller-group"]["TargetCount"] == 1
 

@@ -10,8 +10,7 @@ import datetime as dt
 import pytest
 from botocore.exceptions import ClientError
 
-from sim_helpers import (advance_until, cluster_status, events_of, groups_of, nodes_of, seed000_request,
-                         slurm_group, statuses)
+from sim_helpers import advance_until, cluster_status, events_of, groups_of, nodes_of, seed000_request, slurm_group, statuses
 
 NAME = "my-training-cluster"
 T0 = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
@@ -35,8 +34,7 @@ def test_priority_controller_first_then_login_and_workers_in_parallel(sim, clien
     assert len(nodes_of(client, NAME)) == 1
     sim.advance(1)  # controller's lifecycle script done at 300 s: login and workers launch together
     assert statuses(client, NAME, "controller-group") == ["Running"]
-    assert _launch_times(client, "login-group") == _launch_times(client, "worker-gpu-a") == {
-        T0 + dt.timedelta(seconds=300)}
+    assert _launch_times(client, "login-group") == _launch_times(client, "worker-gpu-a") == {T0 + dt.timedelta(seconds=300)}
     assert cluster_status(client, NAME) == "Creating", "InService waits for a login node too"
     sim.advance(299)
     assert cluster_status(client, NAME) == "Creating"
@@ -44,7 +42,10 @@ def test_priority_controller_first_then_login_and_workers_in_parallel(sim, clien
     assert cluster_status(client, NAME) == "InService"
     groups = groups_of(client, NAME)
     assert {n: (g["CurrentCount"], g["TargetCount"], g["MinCount"]) for n, g in groups.items()} == {
-        "controller-group": (1, 1, 1), "login-group": (1, 1, 1), "worker-gpu-a": (16, 16, 0)}
+        "controller-group": (1, 1, 1),
+        "login-group": (1, 1, 1),
+        "worker-gpu-a": (16, 16, 0),
+    }
 
 
 def test_without_login_group_in_service_as_soon_as_controller_is_up(sim, client):
@@ -91,8 +92,7 @@ def test_controller_retryable_failure_is_replaced_until_up_while_workers_stay_us
 
 
 def test_controller_without_capacity_fails_the_cluster_with_the_reason(make_sim):
-    sim, client = make_sim({"capacity": [{"instance_type": "ml.m5.xlarge", "availability_zone": "us-west-2a",
-                                          "available": 0}]})
+    sim, client = make_sim({"capacity": [{"instance_type": "ml.m5.xlarge", "availability_zone": "us-west-2a", "available": 0}]})
     client.create_cluster(**seed000_request(workers=4))
     cluster = client.describe_cluster(ClusterName=NAME)
     assert cluster["ClusterStatus"] == "Failed"
@@ -135,10 +135,12 @@ def test_metering_starts_with_the_lifecycle_script_and_stops_at_termination(sim,
 
 
 def test_metering_never_bills_failed_launches_and_bills_lifecycle_failures_for_the_script_time(make_sim):
-    sim, client = make_sim({
-        "capacity": [{"instance_type": "ml.p5.48xlarge", "available": 1}],
-        "faults": {"per_group": {"worker-gpu-a": {"lifecycle_failure_rate": 1.0}}},
-    })
+    sim, client = make_sim(
+        {
+            "capacity": [{"instance_type": "ml.p5.48xlarge", "available": 1}],
+            "faults": {"per_group": {"worker-gpu-a": {"lifecycle_failure_rate": 1.0}}},
+        }
+    )
     client.create_cluster(**seed000_request(workers=3))
     sim.advance(300 + 300 + 300 + 300)  # two lifecycle failures (each retried after 300 s)
     records = [r for r in sim.billing(NAME)["instances"] if r["instance_group"] == "worker-gpu-a"]
@@ -156,13 +158,17 @@ def test_merge_mode_keeps_manual_slurm_conf_edits_and_regenerates_partition_line
     conf = sim.slurm_conf(NAME)
     assert conf.count("NodeName=") == 2 and "PartitionName=gpu-training Nodes=ip-" in conf
     edited = conf.replace("SchedulerType=sched/backfill", "SchedulerType=sched/backfill\nSchedulerParameters=bf_continue")
-    edited = "\n".join(line.replace("MaxTime=INFINITE", "MaxTime=24:00:00") if line.startswith(
-        "PartitionName=gpu-training") else line for line in edited.splitlines()) + "\n"
+    edited = (
+        "\n".join(
+            line.replace("MaxTime=INFINITE", "MaxTime=24:00:00") if line.startswith("PartitionName=gpu-training") else line
+            for line in edited.splitlines()
+        )
+        + "\n"
+    )
     edited += "PartitionName=debug Nodes=ip-10-9-9-9 MaxTime=00:30:00\n# my note\n"
     sim.edit_slurm_conf(NAME, edited)
 
-    client.batch_add_cluster_nodes(ClusterName=NAME, NodesToAdd=[{"InstanceGroupName": "worker-gpu-a",
-                                                                   "IncrementTargetCountBy": 2}])
+    client.batch_add_cluster_nodes(ClusterName=NAME, NodesToAdd=[{"InstanceGroupName": "worker-gpu-a", "IncrementTargetCountBy": 2}])
     sim.advance(300)
     conf = sim.slurm_conf(NAME)
     assert "SchedulerParameters=bf_continue" in conf and "# my note" in conf
@@ -181,11 +187,13 @@ def test_controller_and_login_default_to_min_count_1_at_creation(sim, client):
     client.create_cluster(**request)
     groups = groups_of(client, NAME)
     assert {n: (g["MinCount"], g["Status"]) for n, g in groups.items()} == {
-        "controller-group": (1, "Creating"), "login-group": (1, "Creating"), "worker-gpu-a": (1, "Creating")}
+        "controller-group": (1, "Creating"),
+        "login-group": (1, "Creating"),
+        "worker-gpu-a": (1, "Creating"),
+    }
     sim.advance(600)
     assert {g["Status"] for g in groups_of(client, NAME).values()} == {"InService"}
-    reached = [e for e in events_of(client, NAME, ResourceType="InstanceGroup") if "reached minimum capacity" in
-               e["Description"]]
+    reached = [e for e in events_of(client, NAME, ResourceType="InstanceGroup") if "reached minimum capacity" in e["Description"]]
     assert {e["InstanceGroupName"] for e in reached} == {"controller-group", "login-group", "worker-gpu-a"}
 
 
@@ -199,14 +207,16 @@ def _in_service_cluster(make_sim, capacity: int):
 
 def test_mincount_new_group_stays_creating_blocks_batch_ops_then_rolls_back_to_zero_after_3h(make_sim):
     sim, client = _in_service_cluster(make_sim, capacity=4)
-    client.update_cluster(ClusterName=NAME, InstanceGroups=[
-        slurm_group("worker-group-2", "Compute", 6, "ml.g5.xlarge", ["p2"], MinInstanceCount=4)])
+    client.update_cluster(
+        ClusterName=NAME, InstanceGroups=[slurm_group("worker-group-2", "Compute", 6, "ml.g5.xlarge", ["p2"], MinInstanceCount=4)]
+    )
     sim.advance(300)
     group = groups_of(client, NAME)["worker-group-2"]
     assert (group["Status"], group["CurrentCount"], group["TargetCount"], group["MinCount"]) == ("Creating", 2, 6, 4)
 
-    added = client.batch_add_cluster_nodes(ClusterName=NAME, NodesToAdd=[
-        {"InstanceGroupName": "worker-group-2", "IncrementTargetCountBy": 1}])
+    added = client.batch_add_cluster_nodes(
+        ClusterName=NAME, NodesToAdd=[{"InstanceGroupName": "worker-group-2", "IncrementTargetCountBy": 1}]
+    )
     assert added["Successful"] == [] and added["Failed"][0]["ErrorCode"] == "InvalidInstanceGroupStatus"
     node = [n for n in nodes_of(client, NAME) if n["InstanceGroupName"] == "worker-group-2"][0]
     deleted = client.batch_delete_cluster_nodes(ClusterName=NAME, NodeIds=[node["InstanceId"]])
@@ -218,8 +228,7 @@ def test_mincount_new_group_stays_creating_blocks_batch_ops_then_rolls_back_to_z
     group = groups_of(client, NAME)["worker-group-2"]
     assert (group["Status"], group["TargetCount"], group["MinCount"]) == ("InService", 0, 0)
     assert statuses(client, NAME, "worker-group-2") == ["ShuttingDown", "ShuttingDown"]
-    rollback = [e for e in events_of(client, NAME, InstanceGroupName="worker-group-2") if "rollback started" in
-                e["Description"]]
+    rollback = [e for e in events_of(client, NAME, InstanceGroupName="worker-group-2") if "rollback started" in e["Description"]]
     assert len(rollback) == 1 and rollback[0]["EventLevel"] == "Warn"
     sim.advance(60)
     assert statuses(client, NAME, "worker-group-2") == []
@@ -228,8 +237,9 @@ def test_mincount_new_group_stays_creating_blocks_batch_ops_then_rolls_back_to_z
 def test_mincount_existing_group_rolls_back_to_last_in_service_values_unhealthy_first(make_sim):
     sim, client = _in_service_cluster(make_sim, capacity=3)
     old = {n["InstanceId"] for n in nodes_of(client, NAME) if n["InstanceGroupName"] == "worker-gpu-a"}
-    client.update_cluster(ClusterName=NAME, InstanceGroups=[
-        slurm_group("worker-gpu-a", "Compute", 6, "ml.g5.xlarge", ["gpu-training"], MinInstanceCount=5)])
+    client.update_cluster(
+        ClusterName=NAME, InstanceGroups=[slurm_group("worker-gpu-a", "Compute", 6, "ml.g5.xlarge", ["gpu-training"], MinInstanceCount=5)]
+    )
     sim.advance(300)
     group = groups_of(client, NAME)["worker-gpu-a"]
     assert (group["Status"], group["CurrentCount"], group["TargetCount"]) == ("Updating", 3, 6)
@@ -240,7 +250,7 @@ def test_mincount_existing_group_rolls_back_to_last_in_service_values_unhealthy_
     assert (group["Status"], group["TargetCount"], group["MinCount"]) == ("InService", 2, 0)
     sim.advance(60)
     remaining = {n["InstanceId"] for n in nodes_of(client, NAME) if n["InstanceGroupName"] == "worker-gpu-a"}
-    newest = (remaining - old)
+    newest = remaining - old
     assert unhealthy not in remaining, "unhealthy nodes are terminated first"
     assert remaining == (old - {unhealthy}) | newest and len(remaining) == 2
 
@@ -263,12 +273,9 @@ def test_several_scaling_operations_at_once_on_the_same_and_different_groups(sim
     request["InstanceGroups"].append(slurm_group("worker-cpu", "Compute", 1, "ml.c5.xlarge", ["cpu"]))
     client.create_cluster(**request)
     sim.advance(600)
-    client.batch_add_cluster_nodes(ClusterName=NAME, NodesToAdd=[{"InstanceGroupName": "worker-gpu-a",
-                                                                   "IncrementTargetCountBy": 2}])
-    client.batch_add_cluster_nodes(ClusterName=NAME, NodesToAdd=[{"InstanceGroupName": "worker-gpu-a",
-                                                                   "IncrementTargetCountBy": 3}])
-    client.update_cluster(ClusterName=NAME, InstanceGroups=[slurm_group("worker-cpu", "Compute", 4, "ml.c5.xlarge",
-                                                                        ["cpu"])])
+    client.batch_add_cluster_nodes(ClusterName=NAME, NodesToAdd=[{"InstanceGroupName": "worker-gpu-a", "IncrementTargetCountBy": 2}])
+    client.batch_add_cluster_nodes(ClusterName=NAME, NodesToAdd=[{"InstanceGroupName": "worker-gpu-a", "IncrementTargetCountBy": 3}])
+    client.update_cluster(ClusterName=NAME, InstanceGroups=[slurm_group("worker-cpu", "Compute", 4, "ml.c5.xlarge", ["cpu"])])
     assert cluster_status(client, NAME) == "InService", "clusters stay InService while scaling"
     sim.advance(300)
     groups = groups_of(client, NAME)

@@ -47,8 +47,7 @@ def test_other_processes_see_the_same_world_and_writes_are_not_lost(tmp_path):
     """)
     workers = [subprocess.Popen([sys.executable, "-c", script]) for _ in range(3)]
     for _ in range(5):
-        client.batch_add_cluster_nodes(ClusterName="busy", NodesToAdd=[{"InstanceGroupName": "a",
-                                                                         "IncrementTargetCountBy": 1}])
+        client.batch_add_cluster_nodes(ClusterName="busy", NodesToAdd=[{"InstanceGroupName": "a", "IncrementTargetCountBy": 1}])
     assert [worker.wait(timeout=120) for worker in workers] == [0, 0, 0]
     assert groups_of(client, "busy")["a"]["TargetCount"] == 1 + 5 + 3 * 5, "every increment landed exactly once"
     assert [op for op, _ in sim.calls].count("BatchAddClusterNodes") == 20
@@ -128,8 +127,12 @@ def test_processes_that_reload_the_world_make_the_same_random_draws(tmp_path):
     """Same seed, same requests: one in-memory world and two alternating SQLite 'processes' agree."""
     from sim_helpers import seed000_request
 
-    scenario = {"speed": 0, "capacity": [{"instance_type": "ml.p5.48xlarge", "available": 10}],
-                "faults": {"launch_failure_rate": 0.2, "lifecycle_failure_rate": 0.1}, "timing": {"jitter_seconds": 20}}
+    scenario = {
+        "speed": 0,
+        "capacity": [{"instance_type": "ml.p5.48xlarge", "available": 10}],
+        "faults": {"launch_failure_rate": 0.2, "lifecycle_failure_rate": 0.1},
+        "timing": {"jitter_seconds": 20},
+    }
 
     def run(simulators):
         seen = []
@@ -139,8 +142,12 @@ def test_processes_that_reload_the_world_make_the_same_random_draws(tmp_path):
             if step == 0:
                 client.create_cluster(**seed000_request(workers=12))
             sim.advance(200)
-            seen.append(sorted((n["NodeLogicalId"], n["InstanceId"], n["InstanceStatus"]["Status"])
-                               for n in nodes_of(client, "my-training-cluster", include_logical=True)))
+            seen.append(
+                sorted(
+                    (n["NodeLogicalId"], n["InstanceId"], n["InstanceStatus"]["Status"])
+                    for n in nodes_of(client, "my-training-cluster", include_logical=True)
+                )
+            )
         return seen
 
     path = tmp_path / "w.sqlite"

@@ -43,16 +43,25 @@ def test_delete_tags_removes_the_keys_and_ignores_keys_that_are_not_there(client
     assert tags(client, arn) == {"a": "1"}
 
 
-@pytest.mark.parametrize("change, code, words", [
-    (lambda c, arn: c.add_tags(ResourceArn=arn, Tags=[{"Key": "aws:owner", "Value": "x"}]), "ValidationException",
-     "reserved"),
-    (lambda c, arn: c.add_tags(ResourceArn=arn, Tags=[{"Key": f"k{i}", "Value": "v"} for i in range(50)]),
-     "ValidationException", "at most 50"),
-    (lambda c, arn: c.list_tags(ResourceArn=arn.replace(arn.rsplit("/", 1)[1], "zzzzzzzzzzzz")), "ResourceNotFound",
-     "not found"),
-    (lambda c, arn: c.add_tags(ResourceArn="arn:aws:sagemaker:us-west-2:123456789012:training-job/x",
-                               Tags=[{"Key": "a", "Value": "b"}]), "ValidationException", "not a cluster ARN"),
-])
+@pytest.mark.parametrize(
+    "change, code, words",
+    [
+        (lambda c, arn: c.add_tags(ResourceArn=arn, Tags=[{"Key": "aws:owner", "Value": "x"}]), "ValidationException", "reserved"),
+        (
+            lambda c, arn: c.add_tags(ResourceArn=arn, Tags=[{"Key": f"k{i}", "Value": "v"} for i in range(50)]),
+            "ValidationException",
+            "at most 50",
+        ),
+        (lambda c, arn: c.list_tags(ResourceArn=arn.replace(arn.rsplit("/", 1)[1], "zzzzzzzzzzzz")), "ResourceNotFound", "not found"),
+        (
+            lambda c, arn: c.add_tags(
+                ResourceArn="arn:aws:sagemaker:us-west-2:123456789012:training-job/x", Tags=[{"Key": "a", "Value": "b"}]
+            ),
+            "ValidationException",
+            "not a cluster ARN",
+        ),
+    ],
+)
 def test_the_services_rules_are_errors_and_change_nothing(client, arn, change, code, words):
     with pytest.raises(ClientError) as raised:
         change(client, arn)

@@ -7,8 +7,7 @@ import re
 import pytest
 from botocore.exceptions import ClientError
 
-from sim_helpers import (SEED004_SCENARIO, advance_until, cluster_status, eks_request, group, groups_of, nodes_of,
-                         seed004_groups, statuses)
+from sim_helpers import SEED004_SCENARIO, advance_until, cluster_status, eks_request, group, groups_of, nodes_of, seed004_groups, statuses
 
 NAME = "leo-stg-hyperpod-cluster"
 SINFO_HEADER = "PARTITION   AVAIL  TIMELIMIT  NODES  STATE NODELIST"
@@ -16,8 +15,11 @@ ROW = re.compile(r"^(?P<partition>\S+)\s+up\s+infinite\s+(?P<nodes>\d+)\s+idle (
 
 
 def _compute_hosts(client) -> set[str]:
-    return {n["PrivateDnsHostname"].split(".")[0] for n in nodes_of(client, NAME)
-            if n["InstanceGroupName"] == "leo-stg-compute-ig" and n["InstanceStatus"]["Status"] == "Running"}
+    return {
+        n["PrivateDnsHostname"].split(".")[0]
+        for n in nodes_of(client, NAME)
+        if n["InstanceGroupName"] == "leo-stg-compute-ig" and n["InstanceStatus"]["Status"] == "Running"
+    }
 
 
 def _sinfo(sim) -> dict[str, tuple[int, set[str]]]:
@@ -101,8 +103,10 @@ def test_all_or_nothing_rejects_other_mutations_while_updating(sim, client):
     advance_until(sim, lambda: cluster_status(client, NAME) == "InService")
     client.update_cluster(ClusterName=NAME, InstanceGroups=seed004_groups(2))
     node = nodes_of(client, NAME)[-1]
-    for call in (lambda: client.update_cluster(ClusterName=NAME, InstanceGroups=seed004_groups(3)),
-                 lambda: client.batch_delete_cluster_nodes(ClusterName=NAME, NodeIds=[node["InstanceId"]])):
+    for call in (
+        lambda: client.update_cluster(ClusterName=NAME, InstanceGroups=seed004_groups(3)),
+        lambda: client.batch_delete_cluster_nodes(ClusterName=NAME, NodeIds=[node["InstanceId"]]),
+    ):
         with pytest.raises(ClientError) as error:
             call()
         assert error.value.response["Error"]["Code"] == "ConflictException"
@@ -117,11 +121,19 @@ def test_configuration_changes_are_recorded_and_nodes_remember_what_built_them(s
     client.update_cluster(ClusterName=NAME, InstanceGroups=groups)
     advance_until(sim, lambda: cluster_status(client, NAME) == "InService")
     assert groups_of(client, NAME)["leo-stg-compute-ig"]["LifeCycleConfig"]["OnCreate"] == "on_create_v2.sh"
-    built = [(b["BuiltWith"]["LifeCycleConfig"]["OnCreate"], b["BuiltWith"]["ThreadsPerCore"])
-             for b in sim.node_build_configs(NAME) if b["InstanceGroupName"] == "leo-stg-compute-ig"]
+    built = [
+        (b["BuiltWith"]["LifeCycleConfig"]["OnCreate"], b["BuiltWith"]["ThreadsPerCore"])
+        for b in sim.node_build_configs(NAME)
+        if b["InstanceGroupName"] == "leo-stg-compute-ig"
+    ]
     assert built == [("on_create.sh", 2), ("on_create_v2.sh", 2)]
     assert set(sim.node_build_configs(NAME)[0]["BuiltWith"]) == {
-        "LifeCycleConfig", "ExecutionRole", "ThreadsPerCore", "InstanceStorageConfigs", "ImageId"}
+        "LifeCycleConfig",
+        "ExecutionRole",
+        "ThreadsPerCore",
+        "InstanceStorageConfigs",
+        "ImageId",
+    }
 
 
 def test_instance_groups_to_delete_removes_a_group(sim, client):

@@ -39,8 +39,7 @@ def test_server_errors_are_500_or_503_and_retried(retry_sleeps):
     for _ in range(6):
         with pytest.raises(ClientError) as error:
             sim.client(config=ONE_SHOT).list_clusters()
-        statuses.add((error.value.response["ResponseMetadata"]["HTTPStatusCode"],
-                      error.value.response["Error"]["Code"]))
+        statuses.add((error.value.response["ResponseMetadata"]["HTTPStatusCode"], error.value.response["Error"]["Code"]))
     assert statuses == {(500, "InternalFailure"), (503, "ServiceUnavailable")}
     flaky = Simulator(seed=5, scenario={"faults": {"server_error_rate": 0.5}})
     client = connect(backend="fake", simulator=flaky)

@@ -64,8 +64,12 @@ def test_seed_002_create_change_and_converge(spec_file):
     assert result["result"]["calls"] == ["PatchModelDevelopmentCluster"]
     assert result["result"]["status"]["state"] == "RUNNING"
     assert result["result"]["status"]["pools"]["a4"] == {
-        "machine_type": "a4-highgpu-8g", "target": 4, "nodes": {"RUNNING": 4}, "provisioning_model": "RESERVATION",
-        "min_node_count": 4}
+        "machine_type": "a4-highgpu-8g",
+        "target": 4,
+        "nodes": {"RUNNING": 4},
+        "provisioning_model": "RESERVATION",
+        "min_node_count": 4,
+    }
     again = json.loads(gcp("plan", "-f", str(spec_file), "--json"))
     assert again["empty"] and again["steps"] == []
     assert "No changes" in gcp("plan", "-f", str(spec_file))
@@ -100,10 +104,11 @@ def test_usage_errors_exit_1(spec_file):
 def test_list_and_bare_names(spec_file):
     gcp("apply", "-f", str(spec_file), "--yes")
     listed = json.loads(gcp("--project", "my-project", "--location", "us-central1", "list", "--json"))
-    assert [{k: row[k] for k in ("name", "state", "node_count")} for row in listed] == [
-        {"name": NAME, "state": "RUNNING", "node_count": 3}]
-    assert json.loads(gcp("--project", "my-project", "--location", "us-central1", "status", "--name", "llmtrain",
-                          "--json"))["state"] == "RUNNING"
+    assert [{k: row[k] for k in ("name", "state", "node_count")} for row in listed] == [{"name": NAME, "state": "RUNNING", "node_count": 3}]
+    assert (
+        json.loads(gcp("--project", "my-project", "--location", "us-central1", "status", "--name", "llmtrain", "--json"))["state"]
+        == "RUNNING"
+    )
 
 
 def test_a_saved_plan_is_applied_exactly_or_refused_when_the_cluster_moved(spec_file, tmp_path):
@@ -143,6 +148,7 @@ def test_offline_plan_from_a_snapshot(spec_file, tmp_path):
 
 def test_the_top_level_plan_and_apply_detect_a_gcp_spec(spec_file):
     """`hyperpod plan|apply -f gcp-cluster.json` (no `gcp`): the cloud comes from the file's shape."""
+
     def top(*args: str, code: int = 0) -> str:
         result = CliRunner().invoke(main, ["--backend", "fake", *args], catch_exceptions=False)
         assert result.exit_code == code, f"exit {result.exit_code}:\n{result.output}"

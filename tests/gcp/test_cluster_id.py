@@ -24,8 +24,10 @@ def test_no_name_takes_cluster_id_project_and_location(doc):
     assert spec.name == NAME
 
 
-@pytest.mark.parametrize(("name", "cluster_id", "rule"), [
-    (PARENT, None, "no cluster id"), (None, None, "no cluster id"), (NAME, "other", "--cluster-id is 'other'")])
+@pytest.mark.parametrize(
+    ("name", "cluster_id", "rule"),
+    [(PARENT, None, "no cluster id"), (None, None, "no cluster id"), (NAME, "other", "--cluster-id is 'other'")],
+)
 def test_without_an_id_or_with_two_the_error_says_so(doc, name, cluster_id, rule):
     if name is None:
         del doc["name"]
@@ -33,5 +35,5 @@ def test_without_an_id_or_with_two_the_error_says_so(doc, name, cluster_id, rule
         doc["name"] = name
     with pytest.raises(GcpSpecError) as caught:
         ClusterSpec.from_document(doc, cluster_id=cluster_id)
-    (path, message), = [(v.path, v.rule) for v in caught.value.violations]
+    ((path, message),) = [(v.path, v.rule) for v in caught.value.violations]
     assert path == "name" and rule in message

@@ -22,15 +22,17 @@ from .conftest import EXAMPLE, NAME
 
 BASE = json.loads(EXAMPLE.read_text())
 
-changes = st.fixed_dictionaries({
-    "a4": st.integers(0, 6),
-    "login": st.integers(1, 3),
-    "display_name": st.sampled_from(["llm-training", "renamed", "x" * 128]),
-    "preempt": st.sampled_from(["REQUEUE", "CANCEL", "SUSPEND,GANG"]),
-    "age": st.sampled_from([None, "500", "1000", "2000"]),
-    "prologs": st.integers(0, 3),
-    "extra_partition": st.booleans(),
-})
+changes = st.fixed_dictionaries(
+    {
+        "a4": st.integers(0, 6),
+        "login": st.integers(1, 3),
+        "display_name": st.sampled_from(["llm-training", "renamed", "x" * 128]),
+        "preempt": st.sampled_from(["REQUEUE", "CANCEL", "SUSPEND,GANG"]),
+        "age": st.sampled_from([None, "500", "1000", "2000"]),
+        "prologs": st.integers(0, 3),
+        "extra_partition": st.booleans(),
+    }
+)
 
 
 def desired(change: dict) -> ClusterSpec:
@@ -67,5 +69,7 @@ def test_every_mutable_change_converges_in_one_patch(sequence):
         state = observe(client, NAME)
         assert state.state == "RUNNING"
         assert {p.id: (p.target, p.running) for p in state.pools} == {
-            "login": (change["login"], change["login"]), "a4": (change["a4"], change["a4"])}
+            "login": (change["login"], change["login"]),
+            "a4": (change["a4"], change["a4"]),
+        }
         assert plan(spec, state, policy).empty

@@ -53,7 +53,7 @@ def world(project):
 
 
 def provider_lines(output: str) -> str:
-    return "\n".join(dict.fromkeys(line[line.find("[hyperpod "):] for line in output.splitlines() if "[hyperpod " in line))
+    return "\n".join(dict.fromkeys(line[line.find("[hyperpod ") :] for line in output.splitlines() if "[hyperpod " in line))
 
 
 def test_1_up_creates_the_cluster(project, world):

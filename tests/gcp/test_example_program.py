@@ -64,8 +64,7 @@ def test_check_names_the_bad_field():
     spec = json.loads(EXAMPLE.read_text())
     spec["node_pools"][1]["scaling_spec"]["min_node_count"] = 3
     result = provider.check({}, {"spec": spec, "backend": "fake", "policy": {}})
-    assert [(f.property, "is above" in f.reason) for f in result.failures] == [
-        ("spec.node_pools[1].scaling_spec.min_node_count", True)]
+    assert [(f.property, "is above" in f.reason) for f in result.failures] == [("spec.node_pools[1].scaling_spec.min_node_count", True)]
 
 
 def test_a_failed_create_leaves_no_cluster(tmp_path, monkeypatch):
@@ -111,12 +110,14 @@ def test_a_refused_replacement_names_the_field_path_both_values_and_the_config_k
     result = provider.check({"spec": old, "backend": "fake", "policy": {}}, {"spec": new, "backend": "fake", "policy": {}})
     [failure] = result.failures
     assert failure.property == "spec.network.network"
-    assert ("projects/my-project/global/networks/training-net → "
-            "projects/my-project/global/networks/other-training-network") in failure.reason
+    assert (
+        "projects/my-project/global/networks/training-net → projects/my-project/global/networks/other-training-network"
+    ) in failure.reason
     assert "pulumi config set allowReplacement true" in failure.reason
     assert len(failure.reason) < 600
-    allowed = provider.check({"spec": old, "backend": "fake", "policy": {}},
-                             {"spec": new, "backend": "fake", "policy": {"allow_replacement": True}})
+    allowed = provider.check(
+        {"spec": old, "backend": "fake", "policy": {}}, {"spec": new, "backend": "fake", "policy": {"allow_replacement": True}}
+    )
     assert allowed.failures == []
 
 
@@ -127,5 +128,4 @@ def test_a_pool_machine_change_is_no_replacement_in_check():
     old = json.loads(EXAMPLE.read_text())
     new = json.loads(EXAMPLE.read_text())
     new["node_pools"][0]["machine_spec"]["machine_type"] = "n2-standard-16"
-    assert provider.check({"spec": old, "backend": "fake", "policy": {}},
-                          {"spec": new, "backend": "fake", "policy": {}}).failures == []
+    assert provider.check({"spec": old, "backend": "fake", "policy": {}}, {"spec": new, "backend": "fake", "policy": {}}).failures == []

@@ -39,9 +39,16 @@ def test_accelerators_are_accepted_sent_and_read_back(client):
     assert stored["accelerator_type"] == "NVIDIA_B200" and stored["accelerator_count"] == 8
 
 
-@pytest.mark.parametrize(("field", "value"), [("accelerator_type", "NVIDIA_B300X"), ("accelerator_count", 0),
-                                              ("accelerator_count", limits.MAX_ACCELERATORS + 1),
-                                              ("accelerator_count", "8.0"), ("accelerator_count", True)])
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("accelerator_type", "NVIDIA_B300X"),
+        ("accelerator_count", 0),
+        ("accelerator_count", limits.MAX_ACCELERATORS + 1),
+        ("accelerator_count", "8.0"),
+        ("accelerator_count", True),
+    ],
+)
 def test_bad_accelerators_name_the_field(doc, field, value):
     a4(doc)["machine_spec"].update(accelerator_type="NVIDIA_B200", accelerator_count=8)
     a4(doc)["machine_spec"][field] = value
@@ -54,10 +61,15 @@ def test_accelerator_type_and_count_go_together(doc):
 
 
 # ---- upper bounds ------------------------------------------------------------------------------
-@pytest.mark.parametrize(("where", "value"), [
-    (("scaling_spec", "min_node_count"), 10**12), (("scaling_spec", "max_node_count"), limits.MAX_POOL_NODES + 1),
-    (("boot_disk", "boot_disk_size_gb"), 10**9), (("boot_disk", "boot_disk_size_gb"), 9),
-])
+@pytest.mark.parametrize(
+    ("where", "value"),
+    [
+        (("scaling_spec", "min_node_count"), 10**12),
+        (("scaling_spec", "max_node_count"), limits.MAX_POOL_NODES + 1),
+        (("boot_disk", "boot_disk_size_gb"), 10**9),
+        (("boot_disk", "boot_disk_size_gb"), 9),
+    ],
+)
 def test_numbers_have_documented_bounds(doc, where, value):
     a4(doc).setdefault(where[0], {})[where[1]] = value
     assert f"node_pools[1].{where[0]}.{where[1]}" in paths(doc)
@@ -73,22 +85,27 @@ def test_the_simulator_refuses_a_huge_pool_instead_of_allocating(client, sim, do
 
 
 # ---- patterns, places and strict types ----------------------------------------------------------
-@pytest.mark.parametrize(("change", "path"), [
-    (lambda d: a4(d)["machine_spec"].update(machine_type="[red]x"), "node_pools[1].machine_spec.machine_type"),
-    (lambda d: a4(d).update(zone="europe-west4-a"), "node_pools[1].zone"),
-    (lambda d: a4(d).update(zone="[b]us-central1-a"), "node_pools[1].zone"),
-    (lambda d: d["network"].update(network="[bold]n"), "network.network"),
-    (lambda d: d.update(network=None), "network"),
-    (lambda d: d.update(labels={"Team": "a"}), "labels.Team"),
-    (lambda d: d.update(labels={"team": "x" * 64}), "labels.team"),
-    (lambda d: a4(d).update(enable_public_ips="no"), "node_pools[1].enable_public_ips"),
-    (lambda d: a4(d).update(enable_public_ips="True"), "node_pools[1].enable_public_ips"),
-    (lambda d: a4(d)["scaling_spec"].update(min_node_count="2.0", max_node_count="2"), "node_pools[1].scaling_spec.min_node_count"),
-    (lambda d: a4(d)["scaling_spec"].update(min_node_count=True, max_node_count=True), "node_pools[1].scaling_spec.min_node_count"),
-    (lambda d: d.update(display_name="a\x1b[31mb"), "display_name"),
-    (lambda d: a4(d)["machine_spec"]["reservation_affinity"].update(values=["[red]r"]),
-     "node_pools[1].machine_spec.reservation_affinity.values[0]"),
-])
+@pytest.mark.parametrize(
+    ("change", "path"),
+    [
+        (lambda d: a4(d)["machine_spec"].update(machine_type="[red]x"), "node_pools[1].machine_spec.machine_type"),
+        (lambda d: a4(d).update(zone="europe-west4-a"), "node_pools[1].zone"),
+        (lambda d: a4(d).update(zone="[b]us-central1-a"), "node_pools[1].zone"),
+        (lambda d: d["network"].update(network="[bold]n"), "network.network"),
+        (lambda d: d.update(network=None), "network"),
+        (lambda d: d.update(labels={"Team": "a"}), "labels.Team"),
+        (lambda d: d.update(labels={"team": "x" * 64}), "labels.team"),
+        (lambda d: a4(d).update(enable_public_ips="no"), "node_pools[1].enable_public_ips"),
+        (lambda d: a4(d).update(enable_public_ips="True"), "node_pools[1].enable_public_ips"),
+        (lambda d: a4(d)["scaling_spec"].update(min_node_count="2.0", max_node_count="2"), "node_pools[1].scaling_spec.min_node_count"),
+        (lambda d: a4(d)["scaling_spec"].update(min_node_count=True, max_node_count=True), "node_pools[1].scaling_spec.min_node_count"),
+        (lambda d: d.update(display_name="a\x1b[31mb"), "display_name"),
+        (
+            lambda d: a4(d)["machine_spec"]["reservation_affinity"].update(values=["[red]r"]),
+            "node_pools[1].machine_spec.reservation_affinity.values[0]",
+        ),
+    ],
+)
 def test_values_the_service_would_reject_name_their_path(doc, change, path):
     change(doc)
     assert path in paths(doc)

@@ -36,8 +36,17 @@ def world(tmp_path, monkeypatch):
     return spec
 
 
-@pytest.mark.parametrize("name", [f"{PARENT}/llmtrain?x", f"{PARENT}/llmtrain#x", "llmtrain?x", "llmtrain#",
-                                  f"{PARENT}/LLMTRAIN", "projects/my-project/locations/us-central1?a=b/modelDevelopmentClusters/llmtrain"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        f"{PARENT}/llmtrain?x",
+        f"{PARENT}/llmtrain#x",
+        "llmtrain?x",
+        "llmtrain#",
+        f"{PARENT}/LLMTRAIN",
+        "projects/my-project/locations/us-central1?a=b/modelDevelopmentClusters/llmtrain",
+    ],
+)
 @pytest.mark.parametrize("command", [["delete", "--yes"]])
 def test_a_name_off_the_id_pattern_is_refused_and_nothing_is_deleted(world, name, command):
     code, output = gcp("--project", "my-project", "--location", "us-central1", command[0], "--name", name, *command[1:])
@@ -53,15 +62,18 @@ def test_status_and_snapshot_check_the_name_too(world, command):
     assert code == 1 and "cluster id 'llmtrain?x' must match" in output, output
 
 
-@pytest.mark.parametrize("content, words", [
-    ("on_demand:\n  n2-standard-8: -1\n", "on_demand.n2-standard-8: a price is a number of USD per node-hour, 0 or more"),
-    ("- 1\n- 2\n", "a price file is a mapping"),
-    ("on_demand: [1, 2]\n", "on_demand: a mapping of machine type"),
-    ("on_demand:\n  n2-standard-8: {usd: cheap}\n", "on_demand.n2-standard-8"),
-    ("on_demand:\n  n2-standard-8: .nan\n", "on_demand.n2-standard-8"),
-    ("on_demand:\n  n2-standard-8: 010\n", "010"),
-    ("{not: [yaml", "cannot"),
-])
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        ("on_demand:\n  n2-standard-8: -1\n", "on_demand.n2-standard-8: a price is a number of USD per node-hour, 0 or more"),
+        ("- 1\n- 2\n", "a price file is a mapping"),
+        ("on_demand: [1, 2]\n", "on_demand: a mapping of machine type"),
+        ("on_demand:\n  n2-standard-8: {usd: cheap}\n", "on_demand.n2-standard-8"),
+        ("on_demand:\n  n2-standard-8: .nan\n", "on_demand.n2-standard-8"),
+        ("on_demand:\n  n2-standard-8: 010\n", "010"),
+        ("{not: [yaml", "cannot"),
+    ],
+)
 def test_a_bad_price_file_is_one_line_naming_the_variable(world, tmp_path, monkeypatch, content, words):
     prices = tmp_path / "prices.yaml"
     prices.write_text(content)
@@ -92,15 +104,18 @@ def test_a_negative_price_cannot_pass_the_cost_guard(world, tmp_path, monkeypatc
 
 
 # ---- item 12: the GCP simulator's settings and --observed, one line, no traceback ------------------
-@pytest.mark.parametrize("variable, value, words", [
-    ("HYPERPOD_GCP_FAKE_STATE", "/dev/null", "not a regular file"),
-    ("HYPERPOD_GCP_FAKE_STATE", "{tmp}", "is a directory"),
-    ("HYPERPOD_GCP_FAKE_STATE", "{tmp}/not-a-db.sqlite", "is not a simulator database"),
-    ("HYPERPOD_GCP_FAKE_TICK", "soon", "$HYPERPOD_GCP_FAKE_TICK"),
-    ("HYPERPOD_GCP_FAKE_TICK", "-5", "$HYPERPOD_GCP_FAKE_TICK"),
-    ("HYPERPOD_GCP_FAKE_CAPACITY", "[1, 2]", "$HYPERPOD_GCP_FAKE_CAPACITY"),
-    ("HYPERPOD_GCP_FAKE_CAPACITY", '{"a4-highgpu-8g": "many"}', "$HYPERPOD_GCP_FAKE_CAPACITY"),
-])
+@pytest.mark.parametrize(
+    "variable, value, words",
+    [
+        ("HYPERPOD_GCP_FAKE_STATE", "/dev/null", "not a regular file"),
+        ("HYPERPOD_GCP_FAKE_STATE", "{tmp}", "is a directory"),
+        ("HYPERPOD_GCP_FAKE_STATE", "{tmp}/not-a-db.sqlite", "is not a simulator database"),
+        ("HYPERPOD_GCP_FAKE_TICK", "soon", "$HYPERPOD_GCP_FAKE_TICK"),
+        ("HYPERPOD_GCP_FAKE_TICK", "-5", "$HYPERPOD_GCP_FAKE_TICK"),
+        ("HYPERPOD_GCP_FAKE_CAPACITY", "[1, 2]", "$HYPERPOD_GCP_FAKE_CAPACITY"),
+        ("HYPERPOD_GCP_FAKE_CAPACITY", '{"a4-highgpu-8g": "many"}', "$HYPERPOD_GCP_FAKE_CAPACITY"),
+    ],
+)
 def test_a_bad_simulator_setting_is_one_line_naming_it(tmp_path, monkeypatch, variable, value, words):
     use_fake_world(monkeypatch, tmp_path)
     (tmp_path / "not-a-db.sqlite").write_text("hello, not a database\n")
@@ -119,8 +134,9 @@ def test_a_deeply_nested_observed_file_is_one_line(tmp_path, monkeypatch):
     assert code == 1 and str(deep) in output and "Traceback" not in output, output
 
 
-@pytest.mark.parametrize("project, location", [("p?x", "us-central1"), ("my-project", "us-central1#a"),
-                                               ("my-project", "us-central1/modelDevelopmentClusters")])
+@pytest.mark.parametrize(
+    "project, location", [("p?x", "us-central1"), ("my-project", "us-central1#a"), ("my-project", "us-central1/modelDevelopmentClusters")]
+)
 def test_list_checks_project_and_location_before_the_url(tmp_path, monkeypatch, project, location):
     use_fake_world(monkeypatch, tmp_path)
     code, output = gcp("--project", project, "--location", location, "list")

@@ -35,7 +35,9 @@ def test_create_is_one_call_with_the_body(doc):
     assert request["modelDevelopmentClusterId"] == "llmtrain"
     assert request["body"]["orchestrator_spec"]["slurm_spec"]["config"]["PreemptMode"] == "REQUEUE"
     assert {g.group: (g.action, g.target_after) for g in the_plan.groups if g.group != "slurm"} == {
-        "login": ("create", 1), "a4": ("create", 2)}
+        "login": ("create", 1),
+        "a4": ("create", 2),
+    }
 
 
 def test_no_change_after_create_although_the_service_filled_defaults(running, doc):
@@ -73,7 +75,8 @@ def test_each_slurm_field_has_its_own_mask_path(running, doc):
     slurm(doc)["config"]["MaxJobCount"] = "20000"
     the_plan = plan(spec(doc), running)
     assert the_plan.steps[0].request["updateMask"] == ",".join(
-        f"orchestrator_spec.slurm_spec.{f}" for f in ("config", "default_partition_id", "epilog_bash_scripts"))
+        f"orchestrator_spec.slurm_spec.{f}" for f in ("config", "default_partition_id", "epilog_bash_scripts")
+    )
     lines = next(g for g in the_plan.groups if g.group == "slurm").config_changes
     assert "+ MaxJobCount: 20000" in lines and "- PreemptExemptTime (was 00:10:00)" in lines
     assert "~ epilog_bash_scripts: 1 → 0 script(s)" in lines
@@ -89,11 +92,16 @@ def test_the_simulator_accepts_every_planned_patch(client, running, doc):
     assert plan(spec(doc), observe(client, NAME)).empty
 
 
-@pytest.mark.parametrize("change, words", [
-    (lambda d: d["network"].update(network="projects/my-project/global/networks/other"), "network"),
-    (lambda d: slurm(d).update(home_directory_storage="projects/my-project/locations/us-central1-a/instances/h2"),
-     "home_directory_storage"),
-])
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (lambda d: d["network"].update(network="projects/my-project/global/networks/other"), "network"),
+        (
+            lambda d: slurm(d).update(home_directory_storage="projects/my-project/locations/us-central1-a/instances/h2"),
+            "home_directory_storage",
+        ),
+    ],
+)
 def test_immutable_changes_are_a_refused_replacement(running, doc, change, words):
     change(doc)
     the_plan = plan(spec(doc), running)
@@ -121,8 +129,7 @@ def test_guards(running, doc):
     refused = plan(spec(doc), running, Policy(protected_node_ids=frozenset({some_a4_node})))
     assert [r.rule for r in refused.refusals] == ["protected_nodes"] and some_a4_node in refused.refusals[0].reason
     login_doc = dict(doc)
-    login_doc["node_pools"] = [dict(doc["node_pools"][0], scaling_spec={"min_node_count": 0, "max_node_count": 0}),
-                               doc["node_pools"][1]]
+    login_doc["node_pools"] = [dict(doc["node_pools"][0], scaling_spec={"min_node_count": 0, "max_node_count": 0}), doc["node_pools"][1]]
     with pytest.raises(GcpSpecError):  # the login pool needs a node: a spec error before any plan
         spec(login_doc)
 
@@ -139,8 +146,12 @@ def test_cost_guard_on_a_priced_pool(running, doc):
 
 
 def test_adding_and_removing_pools(client, running, doc):
-    cpu = {"id": "cpu", "machine_spec": {"machine_type": "n2-standard-16"}, "provisioning_model": "ON_DEMAND",
-           "scaling_spec": {"min_node_count": 2, "max_node_count": 2}}
+    cpu = {
+        "id": "cpu",
+        "machine_spec": {"machine_type": "n2-standard-16"},
+        "provisioning_model": "ON_DEMAND",
+        "scaling_spec": {"min_node_count": 2, "max_node_count": 2},
+    }
     doc["node_pools"].append(cpu)
     slurm(doc)["partitions"].append({"id": "cpu", "node_pool_ids": ["cpu"]})
     grown = plan(spec(doc), running)

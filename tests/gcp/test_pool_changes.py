@@ -71,11 +71,18 @@ def test_an_autoscaled_pools_shrink_is_guarded_by_the_nodes_it_has(client, doc):
     assert "lose 3 of 4" in the_plan.refusals[0].reason
 
 
-@pytest.mark.parametrize("change, words", [
-    (lambda pool: pool["machine_spec"]["reservation_affinity"].update(
-        values=["projects/my-project/zones/us-central1-a/reservations/other"]), "reservation_affinity.values"),
-    (lambda pool: pool["machine_spec"].update(machine_type="a3-megagpu-8g"), "machine_spec.machine_type"),
-])
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (
+            lambda pool: pool["machine_spec"]["reservation_affinity"].update(
+                values=["projects/my-project/zones/us-central1-a/reservations/other"]
+            ),
+            "reservation_affinity.values",
+        ),
+        (lambda pool: pool["machine_spec"].update(machine_type="a3-megagpu-8g"), "machine_spec.machine_type"),
+    ],
+)
 def test_an_immutable_pool_change_is_a_swap_of_that_pool_not_a_replacement(running, client, doc, change, words):
     change(a4(doc))
     the_plan = plan(spec(doc), running, SWAP_ALLOWED)
@@ -123,8 +130,7 @@ def test_a_refused_cluster_replacement_names_each_field_with_both_values(running
     doc["network"]["network"] = "projects/my-project/global/networks/other"
     the_plan = plan(spec(doc), running)
     [refusal] = the_plan.refusals
-    assert "network.network: projects/my-project/global/networks/training-net → " \
-           "projects/my-project/global/networks/other" in refusal.reason
+    assert "network.network: projects/my-project/global/networks/training-net → projects/my-project/global/networks/other" in refusal.reason
     assert "network.subnetwork" not in refusal.reason  # only what changes
     assert "allow_replacement: true" in refusal.reason and "--policy" in refusal.reason
 

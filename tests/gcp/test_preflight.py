@@ -116,11 +116,16 @@ def test_quotas_that_cannot_be_read_are_a_warning_not_an_ok(client, doc, monkeyp
     assert any("regional quotas in us-central1 not checked" in w for w in section.warnings)
 
 
-@pytest.mark.parametrize(("accelerator", "spot", "metric"), [
-    ("nvidia-h100-80gb", False, "NVIDIA_H100_GPUS"), ("nvidia-h100-mega-80gb", False, "NVIDIA_H100_MEGA_GPUS"),
-    ("nvidia-b200", True, "PREEMPTIBLE_NVIDIA_B200_GPUS"), ("nvidia-l4", False, "NVIDIA_L4_GPUS"),
-    ("nvidia-h200-141gb", False, "NVIDIA_H200_GPUS"),
-])
+@pytest.mark.parametrize(
+    ("accelerator", "spot", "metric"),
+    [
+        ("nvidia-h100-80gb", False, "NVIDIA_H100_GPUS"),
+        ("nvidia-h100-mega-80gb", False, "NVIDIA_H100_MEGA_GPUS"),
+        ("nvidia-b200", True, "PREEMPTIBLE_NVIDIA_B200_GPUS"),
+        ("nvidia-l4", False, "NVIDIA_L4_GPUS"),
+        ("nvidia-h200-141gb", False, "NVIDIA_H200_GPUS"),
+    ],
+)
 def test_gpu_quota_metric_names(accelerator, spot, metric):
     assert gpu_quota_metric(accelerator, spot) == metric
 

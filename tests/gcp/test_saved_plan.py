@@ -97,16 +97,21 @@ def test_check_steps_refuses_a_delete_in_a_create_plan(world):
 
     from pulumi_hyperpod.plan.model import Step
 
-    forged = dataclasses.replace(the_plan, action="create", steps=(Step("DeleteModelDevelopmentCluster", {"name": NAME}, ("x",), kind="delete-cluster"),))
+    forged = dataclasses.replace(
+        the_plan, action="create", steps=(Step("DeleteModelDevelopmentCluster", {"name": NAME}, ("x",), kind="delete-cluster"),)
+    )
     with pytest.raises(PlanInvalid):
         check_steps(forged)
 
 
-@pytest.mark.parametrize("content", [
-    {"format": PLAN_FORMAT, "plan": {"action": "update"}},  # a HyperPod (AWS) saved plan
-    {"format": "something/9", "plan": {}},
-    [1, 2],
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        {"format": PLAN_FORMAT, "plan": {"action": "update"}},  # a HyperPod (AWS) saved plan
+        {"format": "something/9", "plan": {}},
+        [1, 2],
+    ],
+)
 def test_other_documents_are_one_clear_line(world, content):
     other = world / "other.json"
     other.write_text(json.dumps(content))
@@ -144,14 +149,34 @@ def _own(data) -> str:
     return data["cluster_name"]
 
 
-@pytest.mark.parametrize("edit", [
-    lambda d: d["plan"].update(action="delete", steps=[{"operation": "DeleteModelDevelopmentCluster",
-                                                        "request": {"name": _own(d)}, "reasons": ["x"], "victims": [], "kind": "delete-cluster"}]),
-    lambda d: d["plan"]["steps"].append({"operation": "DeleteModelDevelopmentCluster", "request": {"name": _own(d)},
-                                         "reasons": ["x"], "victims": [], "kind": "delete-cluster"}),
-    lambda d: d["plan"]["steps"][0]["request"].update(updateMask="node_pools"),
-    lambda d: d["plan"]["steps"][0]["request"]["body"].update(node_pools=[]),
-])
+@pytest.mark.parametrize(
+    "edit",
+    [
+        lambda d: d["plan"].update(
+            action="delete",
+            steps=[
+                {
+                    "operation": "DeleteModelDevelopmentCluster",
+                    "request": {"name": _own(d)},
+                    "reasons": ["x"],
+                    "victims": [],
+                    "kind": "delete-cluster",
+                }
+            ],
+        ),
+        lambda d: d["plan"]["steps"].append(
+            {
+                "operation": "DeleteModelDevelopmentCluster",
+                "request": {"name": _own(d)},
+                "reasons": ["x"],
+                "victims": [],
+                "kind": "delete-cluster",
+            }
+        ),
+        lambda d: d["plan"]["steps"][0]["request"].update(updateMask="node_pools"),
+        lambda d: d["plan"]["steps"][0]["request"]["body"].update(node_pools=[]),
+    ],
+)
 def test_a_rehashed_edit_of_the_plan_is_refused_by_re_deriving_it(world, edit):
     _rewrite(world / "plan.json", edit, rehash=True)
     out = gcp("apply", "--plan", str(world / "plan.json"), "--yes", code=1).replace("\n", " ")
@@ -163,9 +188,11 @@ def test_a_rehashed_edit_of_the_plan_is_refused_by_re_deriving_it(world, edit):
 def test_edited_inputs_that_no_longer_match_the_cluster_are_refused_before_the_write(world):
     """Inputs edited consistently with the steps (a smaller a4 pool, re-planned into the file) still
     fail: the saved observation must be the live cluster's configuration."""
+
     def shrink(data):
         observed = data["inputs"]["observed"]
         observed["displayName"] = "someone else's"
+
     _rewrite(world / "plan.json", shrink, rehash=True)
     out = gcp("apply", "--plan", str(world / "plan.json"), "--yes", code=1).replace("\n", " ")
     assert "not the ones its saved inputs" in out or "changed since the plan was made" in out
@@ -216,13 +243,29 @@ def test_apply_refuses_a_plan_object_whose_patch_removes_nodes_its_rows_do_not_s
     the_plan = load(world / "plan.json")
     step = the_plan.steps[0]
     live = json.loads(gcp("snapshot", "--name", NAME))
-    pools = [{"id": p["id"], "machine_spec": {"machine_type": p["machineSpec"]["machineType"],
-                                              **({"reservation_affinity": {"reservation_affinity_type": "SPECIFIC_RESERVATION",
-                                                 "values": p["machineSpec"]["reservationAffinity"]["values"]}}
-                                                 if "reservationAffinity" in p["machineSpec"] else {})},
-              "scaling_spec": {"min_node_count": 1, "max_node_count": 1}} for p in live["nodePools"]]
-    forged_step = dataclasses.replace(step, request={**step.request, "updateMask": "display_name,node_pools",
-                                                     "body": {**step.request["body"], "node_pools": pools}})
+    pools = [
+        {
+            "id": p["id"],
+            "machine_spec": {
+                "machine_type": p["machineSpec"]["machineType"],
+                **(
+                    {
+                        "reservation_affinity": {
+                            "reservation_affinity_type": "SPECIFIC_RESERVATION",
+                            "values": p["machineSpec"]["reservationAffinity"]["values"],
+                        }
+                    }
+                    if "reservationAffinity" in p["machineSpec"]
+                    else {}
+                ),
+            },
+            "scaling_spec": {"min_node_count": 1, "max_node_count": 1},
+        }
+        for p in live["nodePools"]
+    ]
+    forged_step = dataclasses.replace(
+        step, request={**step.request, "updateMask": "display_name,node_pools", "body": {**step.request["body"], "node_pools": pools}}
+    )
     forged = dataclasses.replace(the_plan, steps=(forged_step,))
     with pytest.raises(PlanInvalid, match="which the plan's rows do not show"):
         apply(connect("fake"), forged)

@@ -78,12 +78,15 @@ def test_patch_while_provisioning_is_failed_precondition(client, doc):
     assert error.status == "FAILED_PRECONDITION" and "PROVISIONING" in error.message
 
 
-@pytest.mark.parametrize("mask, words", [
-    (["network"], "network is immutable"),
-    (["orchestratorSpec.slurmSpec.homeDirectoryStorage"], "home_directory_storage is immutable"),
-    (["node_pools.scaling_spec"], "not a field that can be updated"),
-    ([], "required"),
-])
+@pytest.mark.parametrize(
+    "mask, words",
+    [
+        (["network"], "network is immutable"),
+        (["orchestratorSpec.slurmSpec.homeDirectoryStorage"], "home_directory_storage is immutable"),
+        (["node_pools.scaling_spec"], "not a field that can be updated"),
+        ([], "required"),
+    ],
+)
 def test_mask_rules(client, doc, mask, words):
     create(client, doc)
     error = api_error(lambda: client.patch_cluster(NAME, mask, {"display_name": "x"}))

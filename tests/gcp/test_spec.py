@@ -48,13 +48,12 @@ def test_one_field_in_both_spellings_is_an_error(doc):
 
 def test_unknown_field_is_named(doc):
     a4(doc)["scaling_spec"]["autoscale"] = True
-    assert violations(doc) == [("node_pools[1].scaling_spec.autoscale",
-                                "unknown field (see the ModelDevelopmentCluster REST reference)")]
+    assert violations(doc) == [("node_pools[1].scaling_spec.autoscale", "unknown field (see the ModelDevelopmentCluster REST reference)")]
 
 
 def test_min_may_not_be_above_max(doc):
     a4(doc)["scaling_spec"] = {"min_node_count": 4, "max_node_count": 1}
-    (path, rule), = violations(doc)
+    ((path, rule),) = violations(doc)
     assert path == "node_pools[1].scaling_spec.min_node_count" and "is above" in rule
 
 
@@ -81,7 +80,7 @@ def test_cluster_id_pattern_with_a_slurm_spec(doc, cluster_id):
 
 def test_bare_id_needs_project_and_location(doc):
     doc["name"] = "llmtrain"
-    (path, rule), = violations(doc)
+    ((path, rule),) = violations(doc)
     assert path == "name" and "--project and --location" in rule
     spec = ClusterSpec.from_document(doc, project="p1", location="us-central1")
     assert spec.name == "projects/p1/locations/us-central1/modelDevelopmentClusters/llmtrain"
@@ -104,7 +103,7 @@ def test_partitions_reference_pools_and_the_default_a_partition(doc):
     slurm(doc)["default_partition_id"] = "gpu"
     assert paths(doc) == ["orchestrator_spec.slurm_spec.default_partition_id"]
     slurm(doc)["default_partition_id"] = "cpu"
-    (path, rule), = violations(doc)
+    ((path, rule),) = violations(doc)
     assert path == "orchestrator_spec.slurm_spec.partitions[1].node_pool_ids[0]" and "'cpu' is not a node pool" in rule
 
 
@@ -127,7 +126,7 @@ def test_provisioning_model_and_reservation_affinity(doc):
     assert paths(doc) == ["node_pools[1].machine_spec.reservation_affinity"]
     del pool["machine_spec"]["reservation_affinity"]
     del pool["provisioning_model"]
-    (path, rule), = violations(doc)
+    ((path, rule),) = violations(doc)
     assert path == "node_pools[1].provisioning_model" and "GPU" in rule
 
 
@@ -146,7 +145,10 @@ def test_errors_name_the_file(tmp_path, doc):
 _names = st.from_regex(r"[a-z]{1,6}(_[a-z]{1,6}){0,3}", fullmatch=True)
 
 
-@given(st.recursive(st.dictionaries(_names, st.integers(), max_size=3),
-                    lambda inner: st.dictionaries(_names, inner, max_size=3), max_leaves=12))
+@given(
+    st.recursive(
+        st.dictionaries(_names, st.integers(), max_size=3), lambda inner: st.dictionaries(_names, inner, max_size=3), max_leaves=12
+    )
+)
 def test_spelling_round_trips(document):
     assert keys.to_snake(keys.to_camel(document)) == document

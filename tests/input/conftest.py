@@ -11,5 +11,3 @@ from tests.support.cli import use_fake_world
 def world(tmp_path, monkeypatch):
     """A fresh simulated world; the working directory is `tmp_path`."""
     return use_fake_world(monkeypatch, tmp_path)
-
-

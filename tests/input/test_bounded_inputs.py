@@ -17,8 +17,13 @@ from pulumi_hyperpod.slurm.roles import FILE_NAME, LifecycleError, read_lifecycl
 from pulumi_hyperpod.slurm.upload import upload_bundle
 
 URI = "s3://lifecycle-bucket/base-config/"
-GOOD = {"version": "1.0.0", "workload_manager": "slurm", "controller_group": "controller-machine",
-        "login_group": "login-group", "worker_groups": [{"instance_group_name": "worker-group-1", "partition_name": "p1"}]}
+GOOD = {
+    "version": "1.0.0",
+    "workload_manager": "slurm",
+    "controller_group": "controller-machine",
+    "login_group": "login-group",
+    "worker_groups": [{"instance_group_name": "worker-group-1", "partition_name": "p1"}],
+}
 DEEP = "[" * 100_000 + "]" * 100_000
 TWICE = '{"controller_group": "a", "controller_group": "b", "worker_groups": []}'
 HUGE = json.dumps(GOOD) + " " * (2 * 1024 * 1024)
@@ -86,9 +91,14 @@ def test_a_good_file_still_reads(tmp_path, s3):
 
 
 # ---- through the CLI: one line, no traceback -------------------------------------------------------
-@pytest.mark.parametrize("args", [("apply", "--plan", "deep.json", "--yes"),
-                                  ("gcp", "plan", "-f", "gcp-cluster.json", "--observed", "deep.json"),
-                                  ("plan", "-f", "spec.json", "--lifecycle", "bundle")])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("apply", "--plan", "deep.json", "--yes"),
+        ("gcp", "plan", "-f", "gcp-cluster.json", "--observed", "deep.json"),
+        ("plan", "-f", "spec.json", "--lifecycle", "bundle"),
+    ],
+)
 def test_deeply_nested_json_is_one_line_naming_the_file(world, tmp_path, args):
     import shutil
 

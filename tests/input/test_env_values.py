@@ -55,22 +55,31 @@ def test_a_bad_gcp_fake_state_names_the_variable(world, tmp_path, monkeypatch, k
     _one_error_naming(run("gcp", "plan", "-f", "gcp-cluster.json"), "HYPERPOD_GCP_FAKE_STATE")
 
 
-@pytest.mark.parametrize("variable, value, args", [
-    ("HYPERPOD_MAX_ATTEMPTS", "lots", ("status", NAME)),
-    ("HYPERPOD_MAX_ATTEMPTS", "0", ("status", NAME)),
-    ("HYPERPOD_POLL_SECONDS", "soon", ("apply", "-f", str(SPECS / "seed000-create-cluster.json"), "--yes")),
-    ("HYPERPOD_POLL_SECONDS", "-1", ("apply", "-f", str(SPECS / "seed000-create-cluster.json"), "--yes")),
-    ("HYPERPOD_FAKE_SCENARIO", "no-such-scenario.yaml", ("status", NAME)),
-    ("AWS_REGION", "us west 2", ("status", NAME)),
-])
+@pytest.mark.parametrize(
+    "variable, value, args",
+    [
+        ("HYPERPOD_MAX_ATTEMPTS", "lots", ("status", NAME)),
+        ("HYPERPOD_MAX_ATTEMPTS", "0", ("status", NAME)),
+        ("HYPERPOD_POLL_SECONDS", "soon", ("apply", "-f", str(SPECS / "seed000-create-cluster.json"), "--yes")),
+        ("HYPERPOD_POLL_SECONDS", "-1", ("apply", "-f", str(SPECS / "seed000-create-cluster.json"), "--yes")),
+        ("HYPERPOD_FAKE_SCENARIO", "no-such-scenario.yaml", ("status", NAME)),
+        ("AWS_REGION", "us west 2", ("status", NAME)),
+    ],
+)
 def test_other_bad_variables_name_themselves(world, monkeypatch, variable, value, args):
     monkeypatch.setenv(variable, value)
 
     _one_error_naming(run(*args), variable)
 
 
-@pytest.mark.parametrize("variable, value", [("HYPERPOD_GCP_FAKE_TICK", "fast"), ("HYPERPOD_GCP_FAKE_CAPACITY", "{a4: 2"),
-                                             ("HYPERPOD_GCP_FAKE_CAPACITY", '{"a4-highgpu-8g": "many"}')])
+@pytest.mark.parametrize(
+    "variable, value",
+    [
+        ("HYPERPOD_GCP_FAKE_TICK", "fast"),
+        ("HYPERPOD_GCP_FAKE_CAPACITY", "{a4: 2"),
+        ("HYPERPOD_GCP_FAKE_CAPACITY", '{"a4-highgpu-8g": "many"}'),
+    ],
+)
 def test_bad_gcp_simulator_variables_name_themselves(world, tmp_path, monkeypatch, variable, value):
     from tests.gcp.conftest import EXAMPLE
 

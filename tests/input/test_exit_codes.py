@@ -10,8 +10,10 @@ import pytest
 from tests.input.helpers import SPECS, run
 
 
-@pytest.mark.parametrize("command", [["delete", "--yes"], ["status"], ["nodes"], ["snapshot"], ["status", "--json"],
-                                     ["events"], ["sinfo"], ["cost"], ["cost", "--json"]])
+@pytest.mark.parametrize(
+    "command",
+    [["delete", "--yes"], ["status"], ["nodes"], ["snapshot"], ["status", "--json"], ["events"], ["sinfo"], ["cost"], ["cost", "--json"]],
+)
 def test_a_cluster_that_does_not_exist(world, command):
     result = run(command[0], "ghost", *command[1:])
     assert result.code == 1
@@ -19,18 +21,24 @@ def test_a_cluster_that_does_not_exist(world, command):
     assert "No changes" not in result.output
 
 
-@pytest.mark.parametrize("make, words", [
-    (lambda d: d, "is a directory"),
-    (lambda d: d / "missing.json", "no such file"),
-    (lambda d: d / "not-a-dir.json" / "spec.json", "cannot read the file"),
-    (lambda d: _write(d / "empty.json", b""), "the file is empty"),
-    (lambda d: _write(d / "blank.yaml", b"   \n\n"), "the file is empty"),
-    (lambda d: _write(d / "binary.json", bytes(range(256))), "binary"),
-    (lambda d: _write(d / "latin1.yaml", "ClusterName: caf\xe9\n".encode("latin-1")), "not UTF-8"),
-    (lambda d: _write(d / "spec.txt", (SPECS / "seed004-initial.json").read_bytes()), "ends in .json, .yaml or .yml"),
-    (lambda d: _write(d / "spec", (SPECS / "seed004-initial.json").read_bytes()), "ends in .json, .yaml or .yml"),
-])
-@pytest.mark.parametrize("command", [["plan", "-f"], ["apply", "--yes", "-f"], ["gcp", "plan", "-f"], ["plan", "-f", str(SPECS / "seed004-initial.json"), "--slurm"]])
+@pytest.mark.parametrize(
+    "make, words",
+    [
+        (lambda d: d, "is a directory"),
+        (lambda d: d / "missing.json", "no such file"),
+        (lambda d: d / "not-a-dir.json" / "spec.json", "cannot read the file"),
+        (lambda d: _write(d / "empty.json", b""), "the file is empty"),
+        (lambda d: _write(d / "blank.yaml", b"   \n\n"), "the file is empty"),
+        (lambda d: _write(d / "binary.json", bytes(range(256))), "binary"),
+        (lambda d: _write(d / "latin1.yaml", "ClusterName: caf\xe9\n".encode("latin-1")), "not UTF-8"),
+        (lambda d: _write(d / "spec.txt", (SPECS / "seed004-initial.json").read_bytes()), "ends in .json, .yaml or .yml"),
+        (lambda d: _write(d / "spec", (SPECS / "seed004-initial.json").read_bytes()), "ends in .json, .yaml or .yml"),
+    ],
+)
+@pytest.mark.parametrize(
+    "command",
+    [["plan", "-f"], ["apply", "--yes", "-f"], ["gcp", "plan", "-f"], ["plan", "-f", str(SPECS / "seed004-initial.json"), "--slurm"]],
+)
 def test_spec_files_that_cannot_be_read(world, tmp_path, make, words, command):
     (tmp_path / "not-a-dir.json").write_text("{}")
     path = make(tmp_path)
@@ -49,17 +57,20 @@ def test_an_unreadable_spec_file(world, tmp_path):
     assert result.code == 1 and "permission denied" in result.output
 
 
-@pytest.mark.parametrize("args", [
-    ["plan"],  # -f is required
-    ["plan", "-f"],  # -f needs a value
-    ["plan", "-f", str(SPECS / "seed004-initial.json"), "--bogus"],
-    ["apply", "-f", str(SPECS / "seed004-initial.json"), "--wait", "Forever"],
-    ["no-such-command"],
-    ["status"],  # NAME is required
-    ["events", "c", "--limit", "0"],
-    ["fake", "reset"],  # without --yes
-    ["fake", "no-such-subcommand"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["plan"],  # -f is required
+        ["plan", "-f"],  # -f needs a value
+        ["plan", "-f", str(SPECS / "seed004-initial.json"), "--bogus"],
+        ["apply", "-f", str(SPECS / "seed004-initial.json"), "--wait", "Forever"],
+        ["no-such-command"],
+        ["status"],  # NAME is required
+        ["events", "c", "--limit", "0"],
+        ["fake", "reset"],  # without --yes
+        ["fake", "no-such-subcommand"],
+    ],
+)
 def test_usage_errors_exit_1_not_2(world, args):
     result = run(*args)
     assert result.code == 1, (args, result.code, result.output)

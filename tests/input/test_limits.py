@@ -32,11 +32,13 @@ def test_a_10_mb_cluster_name_fails_on_its_length_at_once(value):
 def test_each_field_stops_at_its_first_broken_rule():
     """Type, then min, then max, then enum, then pattern: one problem per field."""
     assert servicemodel.violations("CreateCluster", {"ClusterName": ""}, check_required=False) == [
-        servicemodel.Violation("ClusterName", "must have at least 1 characters; has 0")]
-    problems = servicemodel.violations("CreateCluster", {"ClusterName": "x" * 64 + "!", "NodeRecovery": "Sometimes"},
-                                       check_required=False)
-    assert [str(p) for p in problems] == ["ClusterName: must have at most 63 characters; has 65",
-                                          "NodeRecovery: must be one of Automatic, None; got 'Sometimes'"]
+        servicemodel.Violation("ClusterName", "must have at least 1 characters; has 0")
+    ]
+    problems = servicemodel.violations("CreateCluster", {"ClusterName": "x" * 64 + "!", "NodeRecovery": "Sometimes"}, check_required=False)
+    assert [str(p) for p in problems] == [
+        "ClusterName: must have at most 63 characters; has 65",
+        "NodeRecovery: must be one of Automatic, None; got 'Sometimes'",
+    ]
 
 
 def test_the_validator_is_botocore_s_param_validator():
@@ -44,8 +46,7 @@ def test_the_validator_is_botocore_s_param_validator():
 
     assert issubclass(servicerules._ServiceRules, ParamValidator)
     # a tagged union, checked by botocore's own code
-    problems = servicemodel.violations("ClusterInstanceStorageConfig", {"EbsVolumeConfig": {"VolumeSizeInGB": 10},
-                                                                        "FsxLustreConfig": {}})
+    problems = servicemodel.violations("ClusterInstanceStorageConfig", {"EbsVolumeConfig": {"VolumeSizeInGB": 10}, "FsxLustreConfig": {}})
     assert any("give exactly one of EbsVolumeConfig" in p.rule for p in problems)
 
 
@@ -65,8 +66,13 @@ def test_files_over_the_limit_are_refused_before_parsing(world, tmp_path, kind, 
 
 
 def test_the_documented_limits():
-    assert MAX_BYTES == {"cluster spec": 5 * MiB, "policy": 5 * MiB, "snapshot": 64 * MiB, "lifecycle parameters": 1 * MiB,
-                         "saved plan": 64 * MiB}
+    assert MAX_BYTES == {
+        "cluster spec": 5 * MiB,
+        "policy": 5 * MiB,
+        "snapshot": 64 * MiB,
+        "lifecycle parameters": 1 * MiB,
+        "saved plan": 64 * MiB,
+    }
 
 
 def test_an_alias_bomb_is_refused_at_once():
@@ -80,14 +86,22 @@ def test_an_alias_bomb_is_refused_at_once():
 
 
 def test_aliases_a_person_writes_are_fine():
-    text = ("defaults: &role {ExecutionRole: 'arn:aws:iam::111122223333:role/r'}\n"
-            "groups:\n" + "".join(f"  - {{<<: *role, InstanceGroupName: g{i}}}\n" for i in range(50)))
+    text = "defaults: &role {ExecutionRole: 'arn:aws:iam::111122223333:role/r'}\ngroups:\n" + "".join(
+        f"  - {{<<: *role, InstanceGroupName: g{i}}}\n" for i in range(50)
+    )
     assert len(parse_document(text, ".yaml")["groups"]) == 50
 
 
-@pytest.mark.parametrize("text, suffix", [("a: &a [*a]", ".yaml"), ("[" * 70 + "]" * 70, ".yaml"),
-                                          ("[" * 70 + "]" * 70, ".json"), ("[" * 100_000 + "]" * 100_000, ".json"),
-                                          ("[" * 100_000, ".yaml")])
+@pytest.mark.parametrize(
+    "text, suffix",
+    [
+        ("a: &a [*a]", ".yaml"),
+        ("[" * 70 + "]" * 70, ".yaml"),
+        ("[" * 70 + "]" * 70, ".json"),
+        ("[" * 100_000 + "]" * 100_000, ".json"),
+        ("[" * 100_000, ".yaml"),
+    ],
+)
 def test_self_reference_and_deep_nesting(text, suffix):
     with pytest.raises(SpecError):
         parse_document(text, suffix)

@@ -55,13 +55,14 @@ def test_a_policy_file_with_markup_in_a_key(world, tmp_path):
     assert "policy.yaml: [/bogus]: is not a known field" in result.output
 
 
-@pytest.mark.parametrize("command", [["status"], ["nodes"], ["snapshot"], ["delete", "--yes"], ["events"], ["sinfo"],
-                                     ["cost"]])
+@pytest.mark.parametrize("command", [["status"], ["nodes"], ["snapshot"], ["delete", "--yes"], ["events"], ["sinfo"], ["cost"]])
 def test_every_name_argument(world, command):
     result = run(command[0], "a[/b]", *command[1:])
     assert result.code == 1
-    name_or_arn = ("((arn:aws[a-z\\-]*:sagemaker:[a-z0-9\\-]*:[0-9]{12}:cluster/[a-z0-9]{12})|"
-                   "([a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}))")  # DescribeCluster's ClusterName: a name or an ARN
+    name_or_arn = (
+        "((arn:aws[a-z\\-]*:sagemaker:[a-z0-9\\-]*:[0-9]{12}:cluster/[a-z0-9]{12})|"
+        "([a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}))"
+    )  # DescribeCluster's ClusterName: a name or an ARN
     assert result.lines() == [f"error: NAME: 'a[/b]' does not match the pattern {name_or_arn}"], result.output
 
 
@@ -72,8 +73,7 @@ def test_a_service_error_message_is_printed_as_sent(world, tmp_path, monkeypatch
     from pulumi_hyperpod.cli import cluster_commands
 
     def failing(client, name):
-        raise ClientError({"Error": {"Code": "ValidationException", "Message": "bad [/thing] here [bold]x"}},
-                          "DescribeCluster")
+        raise ClientError({"Error": {"Code": "ValidationException", "Message": "bad [/thing] here [bold]x"}}, "DescribeCluster")
 
     monkeypatch.setattr(cluster_commands, "observe", failing)
     result = run("status", "my-cluster")
@@ -86,9 +86,16 @@ def test_a_failure_message_in_the_status_table(world, monkeypatch):
     from pulumi_hyperpod.cli import cluster_commands
     from pulumi_hyperpod.aws.observe import ClusterState
 
-    state = ClusterState.from_api({"ClusterName": "c", "ClusterArn": "arn:aws:sagemaker:us-west-2:1:cluster/c",
-                                   "ClusterStatus": "Failed", "FailureMessage": "quota [/x] exceeded",
-                                   "InstanceGroups": []}, [])
+    state = ClusterState.from_api(
+        {
+            "ClusterName": "c",
+            "ClusterArn": "arn:aws:sagemaker:us-west-2:1:cluster/c",
+            "ClusterStatus": "Failed",
+            "FailureMessage": "quota [/x] exceeded",
+            "InstanceGroups": [],
+        },
+        [],
+    )
     monkeypatch.setattr(cluster_commands, "observe", lambda client, name: state)
     result = run("status", "c")
     assert result.code == 0, result.output

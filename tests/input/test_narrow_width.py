@@ -60,8 +60,9 @@ def test_apply_yes_at_columns_zero_says_what_it_did(shrink, monkeypatch):
 def _ask(args: list[str], env: dict[str, str]) -> str:
     """Run the CLI with a terminal on stdin, answer "n" at the prompt; what it printed before asking."""
     main, terminal = pty.openpty()
-    process = subprocess.Popen([str(HYPERPOD), "--backend", "fake", *args], stdin=terminal,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+    process = subprocess.Popen(
+        [str(HYPERPOD), "--backend", "fake", *args], stdin=terminal, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env
+    )
     os.close(terminal)
     seen = b""
     deadline = time.monotonic() + 60

@@ -111,21 +111,24 @@ def requests(draw):
     with_slurm_config = kind != "Eks" and draw(st.booleans())
     groups = []
     for index in range(draw(st.integers(1, 4))):
-        group = {"InstanceGroupName": draw(st.sampled_from([f"g{index}"] * 5 + ["g0"])), "ExecutionRole": ROLE,
-                 "InstanceCount": draw(st.sampled_from([1, 1, 1, 2, 3, 0, -1])),
-                 "LifeCycleConfig": {"SourceS3Uri": "s3://bucket/lifecycle/", "OnCreate": "on_create.sh"}}
+        group = {
+            "InstanceGroupName": draw(st.sampled_from([f"g{index}"] * 5 + ["g0"])),
+            "ExecutionRole": ROLE,
+            "InstanceCount": draw(st.sampled_from([1, 1, 1, 2, 3, 0, -1])),
+            "LifeCycleConfig": {"SourceS3Uri": "s3://bucket/lifecycle/", "OnCreate": "on_create.sh"},
+        }
         shape = draw(st.sampled_from(["type"] * 6 + ["requirements"] * 2 + ["both", "neither"]))
         if shape in ("type", "both"):
             group["InstanceType"] = "ml.c5.xlarge"
         if shape in ("requirements", "both"):
-            group["InstanceRequirements"] = {"InstanceTypes": draw(st.lists(st.sampled_from(["ml.c5.xlarge", "ml.m5.large"]),
-                                                                            min_size=1, max_size=3))}
+            group["InstanceRequirements"] = {
+                "InstanceTypes": draw(st.lists(st.sampled_from(["ml.c5.xlarge", "ml.m5.large"]), min_size=1, max_size=3))
+            }
         minimum = draw(st.sampled_from([None] * 6 + [0, 0, 1, 2, 4, -1]))
         if minimum is not None:
             group["MinInstanceCount"] = minimum
         if with_slurm_config or (kind == "Eks" and draw(st.integers(0, 9)) == 0):
-            slurm = {"NodeType": "Controller" if index == 0 else draw(st.sampled_from(["Login", "Compute", "Compute",
-                                                                                      "Controller"]))}
+            slurm = {"NodeType": "Controller" if index == 0 else draw(st.sampled_from(["Login", "Compute", "Compute", "Controller"]))}
             if draw(st.integers(0, 3)) == 0:
                 slurm["PartitionNames"] = ["gpu"]
             group["SlurmConfig"] = slurm

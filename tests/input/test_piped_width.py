@@ -20,8 +20,7 @@ def cluster(world, monkeypatch):
 def test_events_keep_each_description_on_its_line(cluster):
     from pulumi_hyperpod.aws.fake import Simulator
 
-    descriptions = [e["Description"] for e in Simulator.open_default().client().list_cluster_events(
-        ClusterName=cluster)["Events"]]
+    descriptions = [e["Description"] for e in Simulator.open_default().client().list_cluster_events(ClusterName=cluster)["Events"]]
     long = [d for d in descriptions if len(d) > 60]
     assert long, descriptions
     output = run("events", cluster).output

@@ -10,20 +10,39 @@ from tests.input.helpers import SPECS, run
 SPEC = str(SPECS / "seed004-initial.json")
 
 
-@pytest.mark.parametrize("name, content, line", [
-    ("unknown.yaml", "max_scale_in_fractoin: 0.5\n", "unknown.yaml: max_scale_in_fractoin: is not a known field (allowed: protected_node_ids"),
-    ("range.yaml", "max_scale_in_fraction: 2\n", "range.yaml: max_scale_in_fraction: input should be less than or equal to 1; got 2"),
-    ("negative.json", '{"max_hourly_cost_increase": -1}', "negative.json: max_hourly_cost_increase: input should be greater than or equal to 0; got -1"),
-    ("type.yaml", "max_nodes_per_delete_call: many\n", "type.yaml: max_nodes_per_delete_call: input should be a valid integer; got 'many'"),
-    ("ids.yaml", "protected_node_ids: i-123\n", "ids.yaml: protected_node_ids: input should be a valid array"),
-    ("ids-items.yaml", "protected_node_ids: [i-1, 2]\n", "ids-items.yaml: protected_node_ids[1]: input should be a valid string; got 2"),
-    ("syntax.yaml", "max_scale_in_fraction: [0.5\n", "syntax.yaml: not valid YAML or JSON at line 2"),
-    ("syntax.json", '{"max_scale_in_fraction": }', "syntax.json: not valid JSON"),
-    ("list.yaml", "- a\n- b\n", "list.yaml: a policy file is an object with the keys protected_node_ids"),
-    ("empty.yaml", "", "empty.yaml: the file is empty"),
-    ("twice.yaml", "allow_replacement: true\nallow_replacement: false\n", "appears twice"),
-    ("policy.txt", "allow_replacement: true\n", "policy.txt: a policy file is JSON or YAML"),
-])
+@pytest.mark.parametrize(
+    "name, content, line",
+    [
+        (
+            "unknown.yaml",
+            "max_scale_in_fractoin: 0.5\n",
+            "unknown.yaml: max_scale_in_fractoin: is not a known field (allowed: protected_node_ids",
+        ),
+        ("range.yaml", "max_scale_in_fraction: 2\n", "range.yaml: max_scale_in_fraction: input should be less than or equal to 1; got 2"),
+        (
+            "negative.json",
+            '{"max_hourly_cost_increase": -1}',
+            "negative.json: max_hourly_cost_increase: input should be greater than or equal to 0; got -1",
+        ),
+        (
+            "type.yaml",
+            "max_nodes_per_delete_call: many\n",
+            "type.yaml: max_nodes_per_delete_call: input should be a valid integer; got 'many'",
+        ),
+        ("ids.yaml", "protected_node_ids: i-123\n", "ids.yaml: protected_node_ids: input should be a valid array"),
+        (
+            "ids-items.yaml",
+            "protected_node_ids: [i-1, 2]\n",
+            "ids-items.yaml: protected_node_ids[1]: input should be a valid string; got 2",
+        ),
+        ("syntax.yaml", "max_scale_in_fraction: [0.5\n", "syntax.yaml: not valid YAML or JSON at line 2"),
+        ("syntax.json", '{"max_scale_in_fraction": }', "syntax.json: not valid JSON"),
+        ("list.yaml", "- a\n- b\n", "list.yaml: a policy file is an object with the keys protected_node_ids"),
+        ("empty.yaml", "", "empty.yaml: the file is empty"),
+        ("twice.yaml", "allow_replacement: true\nallow_replacement: false\n", "appears twice"),
+        ("policy.txt", "allow_replacement: true\n", "policy.txt: a policy file is JSON or YAML"),
+    ],
+)
 def test_one_line_naming_the_file_and_the_field(world, tmp_path, name, content, line):
     (tmp_path / name).write_text(content)
     result = run("plan", "-f", SPEC, "--policy", str(tmp_path / name))
@@ -60,7 +79,8 @@ def test_a_mistyped_protected_id_is_refused_not_ignored(world):
     result = run("plan", "-f", str(SPECS / "seed004-initial.json"), "--protect", "i-08557716aa7502a8")
     assert result.code == 1
     assert result.output.strip().splitlines() == [
-        "error: --protect: protected_node_ids: 'i-08557716aa7502a8' is not an instance id (i- and 8 or 17 lower-case hex digits)"]
+        "error: --protect: protected_node_ids: 'i-08557716aa7502a8' is not an instance id (i- and 8 or 17 lower-case hex digits)"
+    ]
 
 
 def test_spec_errors_are_one_line_each_too(world, tmp_path):

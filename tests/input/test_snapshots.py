@@ -57,41 +57,58 @@ def _nodes(data):
 
 
 BREAKAGES = {
-    "another cluster": (lambda d: _describe(d).update(ClusterName="someone-elses-cluster"),
-                        ("DescribeCluster.ClusterName: the snapshot is of cluster 'someone-elses-cluster'; the spec names "
-                         f"'{NAME}'")),
-    "negative count": (lambda d: _groups(d)[1].update(CurrentCount=-1),
-                       "DescribeCluster.InstanceGroups[1].CurrentCount: must be at least 0; got -1"),
-    "fractional count": (lambda d: _groups(d)[1].update(TargetCount=1.5),
-                         "DescribeCluster.InstanceGroups[1].TargetCount: must be a whole number, got 1.5"),
-    "string count": (lambda d: _groups(d)[1].update(TargetCount="3"),
-                     "DescribeCluster.InstanceGroups[1].TargetCount: must be a whole number, got str"),
-    "boolean count": (lambda d: _groups(d)[1].update(MinCount=True),
-                      "DescribeCluster.InstanceGroups[1].MinCount: must be a whole number, got True"),
-    "unknown cluster status": (lambda d: _describe(d).update(ClusterStatus="Happy"),
-                               "DescribeCluster.ClusterStatus: must be one of Creating, Deleting"),
-    "unknown group status": (lambda d: _groups(d)[0].update(Status="Sleepy"),
-                             "DescribeCluster.InstanceGroups[0].Status: must be one of"),
-    "unknown node status": (lambda d: _nodes(d)[0]["InstanceStatus"].update(Status="Zombie"),
-                            "ClusterNodeSummaries[0].InstanceStatus.Status: must be one of Running, Failure"),
-    "node of no group": (lambda d: _nodes(d)[0].update(InstanceGroupName="ghost-group"),
-                         ("ClusterNodeSummaries[0].InstanceGroupName: 'ghost-group' is not a group of cluster "
-                          f"{NAME} (groups: leo-stg-compute-ig, leo-stg-head-ig)")),
-    "duplicate node id": (lambda d: _nodes(d).append(copy.deepcopy(_nodes(d)[0])),
-                          "ClusterNodeSummaries[0].InstanceId: "),
-    "duplicate group": (lambda d: _groups(d).append(copy.deepcopy(_groups(d)[0])),
-                        "DescribeCluster.InstanceGroups[0].InstanceGroupName: 'leo-stg-head-ig' is listed more than once"),
-    "unknown format": (lambda d: d.update(Format="hyperpod-snapshot/99"),
-                       "Format: 'hyperpod-snapshot/99' is not a snapshot format this version reads (hyperpod-snapshot/1)"),
+    "another cluster": (
+        lambda d: _describe(d).update(ClusterName="someone-elses-cluster"),
+        (f"DescribeCluster.ClusterName: the snapshot is of cluster 'someone-elses-cluster'; the spec names '{NAME}'"),
+    ),
+    "negative count": (
+        lambda d: _groups(d)[1].update(CurrentCount=-1),
+        "DescribeCluster.InstanceGroups[1].CurrentCount: must be at least 0; got -1",
+    ),
+    "fractional count": (
+        lambda d: _groups(d)[1].update(TargetCount=1.5),
+        "DescribeCluster.InstanceGroups[1].TargetCount: must be a whole number, got 1.5",
+    ),
+    "string count": (
+        lambda d: _groups(d)[1].update(TargetCount="3"),
+        "DescribeCluster.InstanceGroups[1].TargetCount: must be a whole number, got str",
+    ),
+    "boolean count": (
+        lambda d: _groups(d)[1].update(MinCount=True),
+        "DescribeCluster.InstanceGroups[1].MinCount: must be a whole number, got True",
+    ),
+    "unknown cluster status": (
+        lambda d: _describe(d).update(ClusterStatus="Happy"),
+        "DescribeCluster.ClusterStatus: must be one of Creating, Deleting",
+    ),
+    "unknown group status": (lambda d: _groups(d)[0].update(Status="Sleepy"), "DescribeCluster.InstanceGroups[0].Status: must be one of"),
+    "unknown node status": (
+        lambda d: _nodes(d)[0]["InstanceStatus"].update(Status="Zombie"),
+        "ClusterNodeSummaries[0].InstanceStatus.Status: must be one of Running, Failure",
+    ),
+    "node of no group": (
+        lambda d: _nodes(d)[0].update(InstanceGroupName="ghost-group"),
+        (
+            "ClusterNodeSummaries[0].InstanceGroupName: 'ghost-group' is not a group of cluster "
+            f"{NAME} (groups: leo-stg-compute-ig, leo-stg-head-ig)"
+        ),
+    ),
+    "duplicate node id": (lambda d: _nodes(d).append(copy.deepcopy(_nodes(d)[0])), "ClusterNodeSummaries[0].InstanceId: "),
+    "duplicate group": (
+        lambda d: _groups(d).append(copy.deepcopy(_groups(d)[0])),
+        "DescribeCluster.InstanceGroups[0].InstanceGroupName: 'leo-stg-head-ig' is listed more than once",
+    ),
+    "unknown format": (
+        lambda d: d.update(Format="hyperpod-snapshot/99"),
+        "Format: 'hyperpod-snapshot/99' is not a snapshot format this version reads (hyperpod-snapshot/1)",
+    ),
     "no format": (lambda d: d.pop("Format"), "Format: is required with ClusterNodeSummaries"),
     "unknown top-level key": (lambda d: d.update(Extra=1), "Extra: is not a known field"),
     "missing status": (lambda d: _describe(d).pop("ClusterStatus"), "DescribeCluster.ClusterStatus: is required"),
     "no describe": (lambda d: d.pop("DescribeCluster"), "DescribeCluster: is required"),
     "nodes not a list": (lambda d: d.update(ClusterNodeSummaries={"a": 1}), "ClusterNodeSummaries: must be a list, got dict"),
-    "bad launch time": (lambda d: _nodes(d)[0].update(LaunchTime="yesterday"),
-                        "ClusterNodeSummaries[0].LaunchTime: must be a timestamp"),
-    "markup in a message": (lambda d: _groups(d)[0].update(Status="[/bogus]"),
-                            "DescribeCluster.InstanceGroups[0].Status: must be one of"),
+    "bad launch time": (lambda d: _nodes(d)[0].update(LaunchTime="yesterday"), "ClusterNodeSummaries[0].LaunchTime: must be a timestamp"),
+    "markup in a message": (lambda d: _groups(d)[0].update(Status="[/bogus]"), "DescribeCluster.InstanceGroups[0].Status: must be one of"),
 }
 
 
@@ -104,10 +121,15 @@ def test_inconsistent_snapshots_are_refused_naming_file_and_field(saved, tmp_pat
     assert f"error: {tmp_path / 'bad.json'}: {line}" in result.output, result.output
 
 
-@pytest.mark.parametrize("content, words", [
-    ("", "the file is empty"), ("{", "not valid JSON"), ("[]", "a snapshot is an object"),
-    ('{"DescribeCluster": {}, "DescribeCluster": {}}', "appears twice"),
-])
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        ("", "the file is empty"),
+        ("{", "not valid JSON"),
+        ("[]", "a snapshot is an object"),
+        ('{"DescribeCluster": {}, "DescribeCluster": {}}', "appears twice"),
+    ],
+)
 def test_files_that_are_not_snapshots(saved, tmp_path, content, words):
     result = _plan_with(tmp_path, content)
     assert result.code == 1 and words in result.output and "bad.json" in result.output, result.output
@@ -123,8 +145,7 @@ def test_the_aws_cli_output_combined(saved, tmp_path):
     listing = client.list_cluster_nodes(ClusterName=NAME, IncludeNodeLogicalIds=True)
     for response in (describe, listing):
         response.pop("ResponseMetadata")
-    combined = json.loads(json.dumps({"DescribeCluster": describe, "ListClusterNodes": listing},
-                                     default=lambda t: t.isoformat()))
+    combined = json.loads(json.dumps({"DescribeCluster": describe, "ListClusterNodes": listing}, default=lambda t: t.isoformat()))
     result = _plan_with(tmp_path, combined, "aws.json")
     assert result.code == 0, result.output
     state = load_snapshot(tmp_path / "aws.json", NAME)

@@ -83,6 +83,11 @@ def test_provider_spec_file(tmp_path):
 
 def test_one_spelling_either_way_is_fine():
     data = _seed()
-    snake = {"cluster_name": data["ClusterName"], "instance_groups": data["InstanceGroups"],
-             "node_provisioning_mode": "Continuous", "orchestrator": data["Orchestrator"], "vpc_config": data["VpcConfig"]}
+    snake = {
+        "cluster_name": data["ClusterName"],
+        "instance_groups": data["InstanceGroups"],
+        "node_provisioning_mode": "Continuous",
+        "orchestrator": data["Orchestrator"],
+        "vpc_config": data["VpcConfig"],
+    }
     assert ClusterSpec.from_dict(snake).to_api() == ClusterSpec.from_dict(data).to_api()

@@ -25,23 +25,39 @@ BY_THREE = {"RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "INSTANCE_COUNT
 
 
 def _group(name, count, node_type=None, image=OLD, **extra):
-    g = {"InstanceGroupName": name, "InstanceType": "ml.g5.8xlarge", "InstanceCount": count, "ImageId": image,
-         "LifeCycleConfig": dict(LIFECYCLE), "ExecutionRole": ROLE, **extra}
+    g = {
+        "InstanceGroupName": name,
+        "InstanceType": "ml.g5.8xlarge",
+        "InstanceCount": count,
+        "ImageId": image,
+        "LifeCycleConfig": dict(LIFECYCLE),
+        "ExecutionRole": ROLE,
+        **extra,
+    }
     if node_type:
         g["SlurmConfig"] = {"NodeType": node_type}
     return g
 
 
 def eks(count=8, image=OLD, **extra):
-    return {"ClusterName": "eks8", "NodeProvisioningMode": "Continuous", "VpcConfig": VPC,
-            "Orchestrator": {"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/hyperpod-eks"}},
-            "InstanceGroups": [_group("workers", count, image=image, **extra)]}
+    return {
+        "ClusterName": "eks8",
+        "NodeProvisioningMode": "Continuous",
+        "VpcConfig": VPC,
+        "Orchestrator": {"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/hyperpod-eks"}},
+        "InstanceGroups": [_group("workers", count, image=image, **extra)],
+    }
 
 
 def slurm(image=OLD, login=False):
     groups = [_group("controller", 1, "Controller", image)] + ([_group("login", 1, "Login", image)] if login else [])
-    return {"ClusterName": "slurm", "NodeProvisioningMode": "Continuous", "VpcConfig": VPC, "Orchestrator": {"Slurm": {}},
-            "InstanceGroups": groups + [_group("workers", 4, "Compute", image)]}
+    return {
+        "ClusterName": "slurm",
+        "NodeProvisioningMode": "Continuous",
+        "VpcConfig": VPC,
+        "Orchestrator": {"Slurm": {}},
+        "InstanceGroups": groups + [_group("workers", 4, "Compute", image)],
+    }
 
 
 @pytest.fixture
@@ -62,8 +78,9 @@ def _prepare(world, request, policy=None):
 
 def _apply(world, the_plan, policy=None):
     sim, client = world
-    return pipeline.execute(client, the_plan, policy=policy, timeout=8 * 3600, poll_seconds=30, sleep=sim.advance,
-                            monotonic=lambda: sim.now().timestamp())
+    return pipeline.execute(
+        client, the_plan, policy=policy, timeout=8 * 3600, poll_seconds=30, sleep=sim.advance, monotonic=lambda: sim.now().timestamp()
+    )
 
 
 def test_an_eks_cluster_moved_to_a_new_image_previews_batches_naming_the_nodes_applies_and_replans_empty(world):
@@ -72,8 +89,12 @@ def test_an_eks_cluster_moved_to_a_new_image_previews_batches_naming_the_nodes_a
     prepared = _prepare(world, eks(image=NEW), policy)
     [step] = prepared.plan.steps
     assert step.operation == "UpdateClusterSoftware"
-    assert step.request == {"ClusterName": "eks8", "ImageId": NEW, "InstanceGroups": [{"InstanceGroupName": "workers"}],
-                            "DeploymentConfig": BY_THREE}
+    assert step.request == {
+        "ClusterName": "eks8",
+        "ImageId": NEW,
+        "InstanceGroups": [{"InstanceGroupName": "workers"}],
+        "DeploymentConfig": BY_THREE,
+    }
     state = observe(world[1], "eks8")
     oldest_first = [n.instance_id for n in sorted(state.nodes, key=lambda n: (n.launch_time, n.instance_id))]
     assert [len(b) for b in step.batches] == [3, 3, 2]
@@ -128,8 +149,10 @@ def test_rollout_guards_protected_nodes_and_the_share_of_a_group_down_at_once(wo
 
 
 def test_the_deployment_config_comes_from_the_groups_scheduled_update_config_when_the_policy_has_none(world):
-    scheduled = {"ScheduleExpression": "cron(0 3 ? * SUN *)", "DeploymentConfig": {
-        "RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "CAPACITY_PERCENTAGE", "Value": 25}}}}
+    scheduled = {
+        "ScheduleExpression": "cron(0 3 ? * SUN *)",
+        "DeploymentConfig": {"RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "CAPACITY_PERCENTAGE", "Value": 25}}},
+    }
     _up(world, eks(ScheduledUpdateConfig=scheduled))
     [step] = _prepare(world, eks(image=NEW, ScheduledUpdateConfig=scheduled)).plan.steps
     assert step.request["DeploymentConfig"] == scheduled["DeploymentConfig"]
@@ -157,8 +180,9 @@ def test_a_rollback_alarm_during_the_rollout_is_a_failure_of_the_apply(world):
             fired.append(sim.fire_alarm("eks8", "gpu-health"))
 
     start = sim.now().timestamp()
-    result = pipeline.execute(client, the_plan, policy=policy, timeout=8 * 3600, poll_seconds=30, sleep=sleep,
-                              monotonic=lambda: sim.now().timestamp())
+    result = pipeline.execute(
+        client, the_plan, policy=policy, timeout=8 * 3600, poll_seconds=30, sleep=sleep, monotonic=lambda: sim.now().timestamp()
+    )
     assert fired == [True]
     assert any("ImageId is ami-0123456789abcdef0, not ami-0fedcba9876543210" in f and "rolled back" in f for f in result.failures)
 
@@ -203,7 +227,9 @@ def test_a_replacement_of_more_nodes_than_one_call_takes_is_split_at_the_models_
 
 def test_an_unknown_node_or_a_reboot_of_more_than_the_allowed_share_is_refused(world):
     _up(world, eks(count=4))
-    assert [r.rule for r in _prepare(world, eks(count=4), Policy(reboot_node_ids=frozenset({"i-0000000000000dead"}))).plan.refusals] == ["unknown-node"]
+    assert [r.rule for r in _prepare(world, eks(count=4), Policy(reboot_node_ids=frozenset({"i-0000000000000dead"}))).plan.refusals] == [
+        "unknown-node"
+    ]
     ids = frozenset(n.instance_id for n in observe(world[1], "eks8").nodes[:3])
     refused = _prepare(world, eks(count=4), Policy(reboot_node_ids=ids, max_unavailable_fraction=0.5)).plan
     assert [r.rule for r in refused.refusals] == ["max-unavailable-fraction"]
@@ -281,7 +307,9 @@ def test_a_canary_scale_out_adds_k_nodes_first_and_the_rest_once_they_pass(world
     policy = Policy(canary_nodes=2)
     the_plan = _prepare(world, eks(count=10), policy).plan
     assert [(s.operation, s.canary, s.request["NodesToAdd"][0]["IncrementTargetCountBy"]) for s in the_plan.steps] == [
-        ("BatchAddClusterNodes", True, 2), ("BatchAddClusterNodes", False, 6)]
+        ("BatchAddClusterNodes", True, 2),
+        ("BatchAddClusterNodes", False, 6),
+    ]
     result = _apply(world, Plan.from_dict(the_plan.to_dict()), policy)
     assert result.ok and any(m.startswith("canary passed") for m in result.messages)
     assert observe(world[1], "eks8").group("workers").target_count == 10
@@ -294,8 +322,11 @@ def test_a_failing_canary_stops_the_scale_out_keeps_its_nodes_and_shows_the_life
     _up(world, eks(count=2))
     sim.set_fault_rate("lifecycle_failure_rate", 1.0)
     policy = Policy(canary_nodes=2)
-    with pytest.raises(ApplyError, match=r"canary node i-[0-9a-f]+ \(workers\) failed: Lifecycle script on_create.sh failed.*"
-                                         r"event: Instance lifecycle script execution .* has Failed"):
+    with pytest.raises(
+        ApplyError,
+        match=r"canary node i-[0-9a-f]+ \(workers\) failed: Lifecycle script on_create.sh failed.*"
+        r"event: Instance lifecycle script execution .* has Failed",
+    ):
         _apply(world, _prepare(world, eks(count=10), policy).plan, policy)
     assert observe(client, "eks8").group("workers").target_count == 4  # the canary's capacity is kept, the rest not asked for
     assert [op for op, _ in sim.calls if op == "BatchAddClusterNodes"] == ["BatchAddClusterNodes"]
@@ -330,8 +361,15 @@ def test_a_rollout_already_running_is_not_planned_a_second_time(world):
 def test_apply_names_the_services_scaling_operation_and_reports_how_it_ended(world):
     _up(world, eks(count=2))
     sim, client = world
-    result = pipeline.execute(client, _prepare(world, eks(count=5)).plan, wait="Target", timeout=8 * 3600, poll_seconds=30,
-                              sleep=sim.advance, monotonic=lambda: sim.now().timestamp())
+    result = pipeline.execute(
+        client,
+        _prepare(world, eks(count=5)).plan,
+        wait="Target",
+        timeout=8 * 3600,
+        poll_seconds=30,
+        sleep=sim.advance,
+        monotonic=lambda: sim.now().timestamp(),
+    )
     assert result.ok and result.calls == ["BatchAddClusterNodes"]
     started = [m for m in result.messages if m.startswith("BatchAddClusterNodes: service operation ")]
     ended = [m for m in result.messages if m.startswith("service operation ")]

@@ -15,8 +15,10 @@ from pulumi_hyperpod.plan import Policy
 from pulumi_hyperpod.plan.repair import per_call, plan_repairs
 from pulumi_hyperpod.plan.software import batch_size, rollout_order
 
-sizes = st.one_of(st.none(), st.builds(lambda t, v: {"Type": t, "Value": v},
-                                       st.sampled_from(["INSTANCE_COUNT", "CAPACITY_PERCENTAGE"]), st.integers(1, 150)))
+sizes = st.one_of(
+    st.none(),
+    st.builds(lambda t, v: {"Type": t, "Value": v}, st.sampled_from(["INSTANCE_COUNT", "CAPACITY_PERCENTAGE"]), st.integers(1, 150)),
+)
 EPOCH = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 
 
@@ -48,9 +50,13 @@ def test_replacements_are_split_within_the_models_limit_and_name_each_node_once(
     nodes = tuple(_node(i, i) for i in range(count))
     wanted = chosen.draw(st.sets(st.sampled_from([n.instance_id for n in nodes]), min_size=1))
     state = ClusterState(
-        "c", "arn:aws:sagemaker:us-west-2:111122223333:cluster/abcde1234567", "InService",
-        (GroupState("workers", count, count, 0, "InService", "ml.g5.xlarge", ("ml.g5.xlarge",), None, ()),), nodes,
-        describe={"Orchestrator": {"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/x"}}})
+        "c",
+        "arn:aws:sagemaker:us-west-2:111122223333:cluster/abcde1234567",
+        "InService",
+        (GroupState("workers", count, count, 0, "InService", "ml.g5.xlarge", ("ml.g5.xlarge",), None, ()),),
+        nodes,
+        describe={"Orchestrator": {"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/x"}}},
+    )
     repairs = plan_repairs(state, Policy(replace_node_ids=frozenset(wanted)), lambda group: None)
     assert repairs.refusals == []
     named = [i for step in repairs.steps for i in step.request["NodeIds"]]

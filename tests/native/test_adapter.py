@@ -38,8 +38,12 @@ def created(h, inputs):
 
 def test_check_folds_the_spec_fields_and_prints_the_creation_plan(harness) -> None:
     spec = slurm_spec(2)
-    news = {"cluster_name": spec["ClusterName"], "instance_groups": spec["InstanceGroups"], "vpc_config": spec["VpcConfig"],
-            "tags": {"team": "ml"}}
+    news = {
+        "cluster_name": spec["ClusterName"],
+        "instance_groups": spec["InstanceGroups"],
+        "vpc_config": spec["VpcConfig"],
+        "tags": {"team": "ml"},
+    }
     checked = check(harness, {}, news)
     assert not checked.failures
     stored = wire.bag_from_wire(checked.inputs)
@@ -69,7 +73,9 @@ def test_check_failures_name_the_property_in_the_programs_spelling(harness) -> N
     paths = {f.property for f in failures}
     assert "policy.maxScaleInFraction" in paths and "wait" in paths
     assert any(p.startswith("spec.InstanceGroups[1]") for p in paths), paths
-    typo = run(harness.provider.check(CheckRequest(harness.urn, {}, {**on_wire({"spec": slurm_spec()}), "clusterNmae": PropertyValue("x")}, b"")))
+    typo = run(
+        harness.provider.check(CheckRequest(harness.urn, {}, {**on_wire({"spec": slurm_spec()}), "clusterNmae": PropertyValue("x")}, b""))
+    )
     assert [f.property for f in typo.failures] == ["clusterNmae"]
     assert harness.simulator and not connect(backend="fake", simulator=harness.simulator).list_clusters()["ClusterSummaries"]
 

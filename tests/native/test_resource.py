@@ -94,9 +94,17 @@ def test_every_schema_property_is_an_attribute_in_snake_case() -> None:
 
 
 def test_outputs_are_snake_case_with_the_values_the_provider_returned(mocks) -> None:
-    values = resolved(lambda: NativeCluster("training", spec=slurm_spec(2, name="snake-outputs"), backend="fake",
-                                            policy={"max_scale_in_fraction": 0.5}, wait="InService",
-                                            roles={"workers": "Compute"}), *PROPERTIES)
+    values = resolved(
+        lambda: NativeCluster(
+            "training",
+            spec=slurm_spec(2, name="snake-outputs"),
+            backend="fake",
+            policy={"max_scale_in_fraction": 0.5},
+            wait="InService",
+            roles={"workers": "Compute"},
+        ),
+        *PROPERTIES,
+    )
     # what the provider returned, as the dynamic Cluster spells it (its bag: snake_case keys,
     # `groups.<name>.target_count`, `policy.max_scale_in_fraction`, `location.backend`)
     expected = wire.bag_from_wire({k: wire.to_property(v) for k, v in mocks.returned.items()})
@@ -113,8 +121,11 @@ def test_inputs_go_out_in_camel_case_and_the_spec_as_written(mocks) -> None:
     spec = slurm_spec(1, name="wire-names")
     spec["InstanceGroups"][1]["InstanceGroupName"] = "gpuWorkers"
     spec["Tags"] = [{"Key": "costCenter", "Value": "ml_research"}]
-    values = resolved(lambda: NativeCluster("training", spec=spec, backend="fake", node_recovery="Automatic",
-                                            policy={"max_scale_in_fraction": 0.5}), "groups", "spec")
+    values = resolved(
+        lambda: NativeCluster("training", spec=spec, backend="fake", node_recovery="Automatic", policy={"max_scale_in_fraction": 0.5}),
+        "groups",
+        "spec",
+    )
     assert {"spec", "backend", "nodeRecovery", "policy"} <= set(mocks.sent), sorted(mocks.sent)
     assert mocks.sent["policy"] == {"maxScaleInFraction": 0.5}
     assert mocks.sent["spec"]["Tags"] == [{"Key": "costCenter", "Value": "ml_research"}]

@@ -18,8 +18,7 @@ from pulumi_hyperpod.provider.props import plain
 
 from .conftest import slurm_spec
 
-scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), st.text(max_size=8),
-                    st.just(rpc.UNKNOWN))
+scalars = st.one_of(st.none(), st.booleans(), st.integers(-(10**6), 10**6), st.text(max_size=8), st.just(rpc.UNKNOWN))
 values = st.recursive(
     scalars,
     lambda inner: st.one_of(
@@ -53,9 +52,13 @@ def test_values_survive_the_wire(bag) -> None:
 
 
 def test_names_are_translated_where_the_schema_says_and_nowhere_else() -> None:
-    bag = {"spec": {"ClusterName": "x", "InstanceGroups": [{"InstanceGroupName": "a_b"}]},
-           "policy": {"max_scale_in_fraction": 0.5}, "groups": {"my_group": {"target_count": 1}},
-           "node_count": 2, "failure_message": "m"}
+    bag = {
+        "spec": {"ClusterName": "x", "InstanceGroups": [{"InstanceGroupName": "a_b"}]},
+        "policy": {"max_scale_in_fraction": 0.5},
+        "groups": {"my_group": {"target_count": 1}},
+        "node_count": 2,
+        "failure_message": "m",
+    }
     out = wire.bag_to_wire(bag)
     assert set(out) == {"spec", "policy", "groups", "nodeCount", "failureMessage"}
     assert "maxScaleInFraction" in out["policy"].value

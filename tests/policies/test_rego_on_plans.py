@@ -32,8 +32,12 @@ def test_a_scale_in_of_two_thirds_is_denied_and_of_one_third_allowed(opa, plans,
     # every victim carries its reason as a stable code beside the sentence: all three run, the newest go
     assert {v["code"] for step in json.loads(two_thirds)["steps"] for v in step["victims"]} == {"newest"}
     [violation] = evaluate(opa, two_thirds)
-    assert violation == {"code": "scale-in-share", "group": "leo-stg-compute-ig", "nodes": [],
-                         "message": "leo-stg-compute-ig: removes 2 of 3 nodes (67%), more than the allowed share (50%)"}
+    assert violation == {
+        "code": "scale-in-share",
+        "group": "leo-stg-compute-ig",
+        "nodes": [],
+        "message": "leo-stg-compute-ig: removes 2 of 3 nodes (67%), more than the allowed share (50%)",
+    }
     assert evaluate(opa, plans.plan(plans.spec(2))) == []
     assert evaluate(opa, two_thirds, {"max_scale_in_fraction": 1.0}, tmp_path) == []
 
@@ -105,6 +109,11 @@ def test_a_google_cloud_plan_is_judged_by_the_same_rules(opa, plans, tmp_path) -
 def test_the_rules_know_the_plan_format_the_tool_writes(opa) -> None:
     from pulumi_hyperpod.plan.model import PLAN_FORMAT
 
-    done = subprocess.run([opa, "eval", "--format", "raw", "-d", str(REGO), "data.hyperpod.plan.known_formats"],
-                          capture_output=True, text=True, timeout=60, check=True)
+    done = subprocess.run(
+        [opa, "eval", "--format", "raw", "-d", str(REGO), "data.hyperpod.plan.known_formats"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     assert PLAN_FORMAT in json.loads(done.stdout), "a new plan format: check policies/rego against it, then list it in known_formats"

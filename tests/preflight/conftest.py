@@ -24,9 +24,16 @@ def g5_quota(value: float) -> dict[str, Any]:
 
 def spec(name: str = "demo", workers: int = 1, lifecycle: dict | None = None, worker_type: str = G5, **worker: Any) -> ClusterSpec:
     """Seed 004's shape: a head node and one compute group, all-or-nothing provisioning."""
+
     def group(group_name: str, count: int, instance_type: str) -> dict[str, Any]:
-        return {"InstanceGroupName": group_name, "InstanceType": instance_type, "InstanceCount": count,
-                "LifeCycleConfig": copy.deepcopy(lifecycle or LIFECYCLE), "ExecutionRole": ROLE, "ThreadsPerCore": 2}
+        return {
+            "InstanceGroupName": group_name,
+            "InstanceType": instance_type,
+            "InstanceCount": count,
+            "LifeCycleConfig": copy.deepcopy(lifecycle or LIFECYCLE),
+            "ExecutionRole": ROLE,
+            "ThreadsPerCore": 2,
+        }
 
     workers_group = {**group("workers", workers, worker_type), **worker}
     return ClusterSpec.from_dict({"ClusterName": name, "InstanceGroups": [group("head", 1, "ml.m5.large"), workers_group]})
@@ -53,8 +60,9 @@ class World:
     def build(self, desired: ClusterSpec) -> None:
         """Apply without preflight (the world's own setup) and wait until every node is there."""
         the_plan = plan(desired, observe(self.sagemaker, desired.name))
-        apply(self.sagemaker, the_plan, wait="Target", timeout=6 * 3600, sleep=self.sim.advance,
-              monotonic=lambda: self.sim.now().timestamp())
+        apply(
+            self.sagemaker, the_plan, wait="Target", timeout=6 * 3600, sleep=self.sim.advance, monotonic=lambda: self.sim.now().timestamp()
+        )
 
     def calls(self, *operations: str) -> int:
         return sum(1 for op, _ in self.sim.calls if op in operations)

@@ -10,7 +10,11 @@ def test_a_lifecycle_change_then_a_scale_out_warns_with_old_and_new_counts(make_
     world = make_world()
     world.build(spec(workers=2))
     world.build(spec(workers=2, lifecycle=LIFECYCLE_V2))  # the script changes; the 2 nodes keep the old one
-    built = {n["BuiltWith"]["LifeCycleConfig"]["SourceS3Uri"] for n in world.sim.node_build_configs("demo") if n["InstanceGroupName"] == "workers"}
+    built = {
+        n["BuiltWith"]["LifeCycleConfig"]["SourceS3Uri"]
+        for n in world.sim.node_build_configs("demo")
+        if n["InstanceGroupName"] == "workers"
+    }
     assert built == {LIFECYCLE["SourceS3Uri"]}
     world.sim.reset_calls()
 

@@ -38,15 +38,21 @@ def test_every_quota_operation_answers_in_botocores_shapes(checked):
     sim = Simulator(scenario={"quotas": [g5_quota(4), {"quota_code": "L-2CE978FC", "value": 20}]})
     client = connect("fake", simulator=sim, service="service-quotas")
 
-    applied = [q for page in client.get_paginator("list_service_quotas").paginate(ServiceCode="sagemaker", PaginationConfig={"PageSize": 1})
-               for q in page["Quotas"]]
-    defaults = [q for page in client.get_paginator("list_aws_default_service_quotas").paginate(ServiceCode="sagemaker")
-                for q in page["Quotas"]]
+    applied = [
+        q
+        for page in client.get_paginator("list_service_quotas").paginate(ServiceCode="sagemaker", PaginationConfig={"PageSize": 1})
+        for q in page["Quotas"]
+    ]
+    defaults = [
+        q for page in client.get_paginator("list_aws_default_service_quotas").paginate(ServiceCode="sagemaker") for q in page["Quotas"]
+    ]
     by_code = client.get_service_quota(ServiceCode="sagemaker", QuotaCode="L-2CE978FC")["Quota"]
     default = client.get_service_quota(ServiceCode="sagemaker", QuotaCode="L-3308CCC7")["Quota"]
 
-    assert sorted(q["QuotaName"] for q in applied) == ["Maximum number instances allowed per SageMaker HyperPod cluster",
-                                                       "ml.g5.xlarge for cluster usage"]
+    assert sorted(q["QuotaName"] for q in applied) == [
+        "Maximum number instances allowed per SageMaker HyperPod cluster",
+        "ml.g5.xlarge for cluster usage",
+    ]
     assert len(defaults) > 100 and any(q["QuotaName"] == "ml.p5.48xlarge for cluster usage" for q in defaults)
     assert (by_code["Value"], default["QuotaName"]) == (20, "Total number of instances allowed across SageMaker HyperPod clusters")
     assert seen.keys() == OPERATIONS.keys() and seen["ListServiceQuotas"] == 2  # two pages of one
@@ -60,8 +66,10 @@ def test_errors_are_the_services():
     assert error.value.response["Error"]["Code"] == "AccessDeniedException"
 
     client = connect("fake", simulator=Simulator(), service="service-quotas")
-    for call in (lambda: client.list_service_quotas(ServiceCode="ec2"),
-                 lambda: client.get_service_quota(ServiceCode="sagemaker", QuotaCode="L-00000000")):
+    for call in (
+        lambda: client.list_service_quotas(ServiceCode="ec2"),
+        lambda: client.get_service_quota(ServiceCode="sagemaker", QuotaCode="L-00000000"),
+    ):
         with pytest.raises(ClientError) as error:
             call()
         assert error.value.response["Error"]["Code"] == "NoSuchResourceException"

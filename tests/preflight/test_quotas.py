@@ -64,17 +64,30 @@ def test_cluster_wide_quotas_by_code_and_aws_defaults_where_nothing_is_applied(m
 
 def test_a_flexible_group_fits_across_the_quotas_of_its_types(make_world):
     types = ["ml.p5.48xlarge", "ml.p4d.24xlarge"]
+
     def flexible(count):
         return spec("demo", workers=count, worker_type=None, InstanceType=None, InstanceRequirements={"InstanceTypes": types})
 
-    roomy = make_world({"quotas": [{"quota_name": "ml.p5.48xlarge for cluster usage", "value": 2},
-                                   {"quota_name": "ml.p4d.24xlarge for cluster usage", "value": 8}]})
+    roomy = make_world(
+        {
+            "quotas": [
+                {"quota_name": "ml.p5.48xlarge for cluster usage", "value": 2},
+                {"quota_name": "ml.p4d.24xlarge for cluster usage", "value": 8},
+            ]
+        }
+    )
     the_plan = roomy.checked(flexible(6))
     assert not the_plan.refused
     assert (_check(the_plan, "ml.p5.48xlarge")["after"], _check(the_plan, "ml.p4d.24xlarge")["after"]) == (2, 4)
 
-    tight = make_world({"quotas": [{"quota_name": "ml.p5.48xlarge for cluster usage", "value": 2},
-                                   {"quota_name": "ml.p4d.24xlarge for cluster usage", "value": 2}]})
+    tight = make_world(
+        {
+            "quotas": [
+                {"quota_name": "ml.p5.48xlarge for cluster usage", "value": 2},
+                {"quota_name": "ml.p4d.24xlarge for cluster usage", "value": 2},
+            ]
+        }
+    )
     [refusal] = tight.checked(flexible(6)).refusals
     assert refusal.group == "workers" and "2 more instance(s) of ml.p5.48xlarge / ml.p4d.24xlarge do not fit" in refusal.reason
 

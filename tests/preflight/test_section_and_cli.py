@@ -27,7 +27,7 @@ def test_the_section_is_in_the_table_and_the_json(make_world):
 
     text = plan_text(the_plan)
     assert "REFUSED [service-quota]" in text
-    preflight = text[text.index("Preflight:"):]
+    preflight = text[text.index("Preflight:") :]
     assert "ml.g5.xlarge for cluster usage" in preflight and "OVER +3" in preflight
     assert "lifecycle consistency: workers: LifeCycleConfig differs" in preflight
     assert "verdict: REFUSED (1: service-quota)" in preflight
@@ -78,8 +78,7 @@ def test_cli_apply_no_preflight_skips_the_checks(world):
     hyperpod("apply", "-f", str(SPECS / "seed004-initial.json"), "--yes", "--timeout", "60")
     before = len(Simulator.open_default().calls)
 
-    out = hyperpod("apply", "-f", str(SPECS / "seed004-scale-out.json"), "--yes", "--no-preflight", "--timeout", "60",
-                   code=1)
+    out = hyperpod("apply", "-f", str(SPECS / "seed004-scale-out.json"), "--yes", "--no-preflight", "--timeout", "60", code=1)
 
     # no quota was read, so nothing refused the plan here: the service itself refuses the call
     assert "skipped: --no-preflight" in out

@@ -21,11 +21,21 @@ REPO = Path(__file__).resolve().parents[2]
 # comparison, the AWS SDK for Pulumi, the CLI, and the planner/observe/cost/preflight/simulator
 # stack (the provider loads those in check/diff, the program never).
 NEVER_AT_IMPORT = (
-    "rich", "deepdiff", "pulumi_aws", "click",
-    "pulumi_hyperpod.aws.apply.executor", "pulumi_hyperpod.cli", "pulumi_hyperpod.aws.pipeline",
-    "pulumi_hyperpod.plan.planner", "pulumi_hyperpod.plan.render", "pulumi_hyperpod.aws.observe.reader",
-    "pulumi_hyperpod.aws.cost.estimate", "pulumi_hyperpod.aws.cost.metering", "pulumi_hyperpod.aws.preflight",
-    "pulumi_hyperpod.aws.fake", "pulumi_hyperpod.aws.spec.models",
+    "rich",
+    "deepdiff",
+    "pulumi_aws",
+    "click",
+    "pulumi_hyperpod.aws.apply.executor",
+    "pulumi_hyperpod.cli",
+    "pulumi_hyperpod.aws.pipeline",
+    "pulumi_hyperpod.plan.planner",
+    "pulumi_hyperpod.plan.render",
+    "pulumi_hyperpod.aws.observe.reader",
+    "pulumi_hyperpod.aws.cost.estimate",
+    "pulumi_hyperpod.aws.cost.metering",
+    "pulumi_hyperpod.aws.preflight",
+    "pulumi_hyperpod.aws.fake",
+    "pulumi_hyperpod.aws.spec.models",
 )
 
 REPORT = """
@@ -39,8 +49,14 @@ print(json.dumps({{"loaded": loaded, "service_model": model_loaded, "modules": s
 
 def run(code: str, stdin: bytes | None = None) -> dict:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))}
-    proc = subprocess.run([sys.executable, "-c", code + REPORT.format(watched=NEVER_AT_IMPORT)], input=stdin,
-                          capture_output=True, env=env, cwd=REPO, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", code + REPORT.format(watched=NEVER_AT_IMPORT)],
+        input=stdin,
+        capture_output=True,
+        env=env,
+        cwd=REPO,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr.decode()
     return json.loads(proc.stdout.decode().splitlines()[-1])
 
@@ -67,15 +83,19 @@ def test_the_public_names_still_resolve_and_apply_observe_plan_are_callable_subp
     assert "pulumi_hyperpod.aws.apply.executor" in found["loaded"]  # `apply`'s signature was asked for: now it is there
 
 
-@pytest.mark.parametrize("path", ["pulumi_hyperpod.aws.observe.reader", "pulumi_hyperpod.plan.render", "pulumi_hyperpod.aws.apply.executor"])
+@pytest.mark.parametrize(
+    "path", ["pulumi_hyperpod.aws.observe.reader", "pulumi_hyperpod.plan.render", "pulumi_hyperpod.aws.apply.executor"]
+)
 def test_dotted_paths_through_the_callable_names_resolve(path):
     """`import a.b.c as m`, mock.patch and pkgutil.resolve_name walk attributes from the top: a
     function standing in the subpackage's place made all three fail."""
-    run(f"import {path} as module\n"
+    run(
+        f"import {path} as module\n"
         f"import pkgutil, sys\nfrom unittest import mock\n"
         f"assert module is sys.modules[{path!r}]\n"
         f"assert pkgutil.resolve_name({path!r}) is module\n"
-        f"with mock.patch({path + '.__doc__'!r}, 'patched'):\n    assert module.__doc__ == 'patched'\n")
+        f"with mock.patch({path + '.__doc__'!r}, 'patched'):\n    assert module.__doc__ == 'patched'\n"
+    )
 
 
 @pytest.mark.parametrize("module", ["pulumi_hyperpod.provider", "pulumi_hyperpod.components"])
@@ -88,12 +108,22 @@ def test_the_program_side_imports_only_what_declaring_a_cluster_needs(module):
 def test_unpickling_the_provider_loads_only_its_module():
     """What the provider process's `check` does first: dill.loads of the provider in the state."""
     pickled = subprocess.run(
-        [sys.executable, "-c", "import dill, pickle, sys\nfrom pulumi_hyperpod.provider.provider import ClusterProvider\n"
-                               "sys.stdout.buffer.write(dill.dumps(ClusterProvider(), protocol=pickle.DEFAULT_PROTOCOL, recurse=True))"],
-        capture_output=True, check=True, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
+        [
+            sys.executable,
+            "-c",
+            "import dill, pickle, sys\nfrom pulumi_hyperpod.provider.provider import ClusterProvider\n"
+            "sys.stdout.buffer.write(dill.dumps(ClusterProvider(), protocol=pickle.DEFAULT_PROTOCOL, recurse=True))",
+        ],
+        capture_output=True,
+        check=True,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
     ).stdout
-    found = run("import dill, sys, pulumi.dynamic\nprovider = dill.loads(sys.stdin.buffer.read())\n"
-                "assert type(provider).__name__ == 'ClusterProvider'", stdin=pickled)
+    found = run(
+        "import dill, sys, pulumi.dynamic\nprovider = dill.loads(sys.stdin.buffer.read())\n"
+        "assert type(provider).__name__ == 'ClusterProvider'",
+        stdin=pickled,
+    )
     assert found["loaded"] == [] and not found["service_model"]
 
 
@@ -135,8 +165,14 @@ print(sorted(m for m in NEVER if m in sys.modules))
 
 def test_declaring_the_demo_cluster_loads_no_botocore_pydantic_or_model():
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))}
-    proc = subprocess.run([sys.executable, "-c", f"NEVER = {PROGRAM_NEVER!r}\n" + DECLARE_DEMO], capture_output=True,
-                          text=True, env=env, cwd=REPO, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", f"NEVER = {PROGRAM_NEVER!r}\n" + DECLARE_DEMO],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[-1] == "[]"
 

@@ -49,22 +49,30 @@ def test_an_unwritable_cache_changes_nothing(tmp_path):
 def test_a_changed_file_is_parsed_again(tmp_path):
     models = tmp_path / "models" / "example" / "2020-01-01"
     models.mkdir(parents=True)
-    document = {"version": "2.0", "metadata": {"serviceId": "Example"}, "operations": {}, "shapes": {},
-                "documentation": "x" * MIN_BYTES}
+    document = {"version": "2.0", "metadata": {"serviceId": "Example"}, "operations": {}, "shapes": {}, "documentation": "x" * MIN_BYTES}
     (models / "service-2.json").write_text(json.dumps(document))
     cache = tmp_path / "cache"
-    assert CachingLoader([str(tmp_path / "models")], directory=cache).load_service_model("example", "service-2")["metadata"]["serviceId"] == "Example"
+    assert (
+        CachingLoader([str(tmp_path / "models")], directory=cache).load_service_model("example", "service-2")["metadata"]["serviceId"]
+        == "Example"
+    )
     document["metadata"]["serviceId"] = "Changed"
     (models / "service-2.json").write_text(json.dumps(document))
     os.utime(models / "service-2.json", ns=(1, 1))  # another time and size: another entry
-    assert CachingLoader([str(tmp_path / "models")], directory=cache).load_service_model("example", "service-2")["metadata"]["serviceId"] == "Changed"
+    assert (
+        CachingLoader([str(tmp_path / "models")], directory=cache).load_service_model("example", "service-2")["metadata"]["serviceId"]
+        == "Changed"
+    )
     # the new parse replaced the old one: one entry for the file, one for the service list
     assert len(entries(cache)) == 2
     # the entries of another search path are kept beside them
     other = tmp_path / "other" / "example" / "2020-01-01"
     other.mkdir(parents=True)
     (other / "service-2.json").write_text(json.dumps(document))
-    assert CachingLoader([str(tmp_path / "other")], directory=cache).load_service_model("example", "service-2")["metadata"]["serviceId"] == "Changed"
+    assert (
+        CachingLoader([str(tmp_path / "other")], directory=cache).load_service_model("example", "service-2")["metadata"]["serviceId"]
+        == "Changed"
+    )
     assert len(entries(cache)) == 4
 
 
@@ -118,8 +126,9 @@ def test_an_entry_that_is_a_pipe_or_a_device_is_not_read(tmp_path):
         entry.unlink()
         entry.symlink_to("/dev/zero")
     loaded: list = []
-    reader = threading.Thread(target=lambda: loaded.append(CachingLoader(directory=tmp_path).load_service_model("sagemaker", "service-2")),
-                              daemon=True)
+    reader = threading.Thread(
+        target=lambda: loaded.append(CachingLoader(directory=tmp_path).load_service_model("sagemaker", "service-2")), daemon=True
+    )
     reader.start()
     reader.join(30)
     if reader.is_alive():

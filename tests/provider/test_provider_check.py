@@ -16,8 +16,9 @@ def test_bad_spec_and_settings_fail_with_paths_and_no_api_call(engine, sim):
     spec["InstanceGroups"][1]["MinInstanceCount"] = 5
     spec["InstanceGroups"][0]["InstanceCount"] = 2
     spec["Orchestrator"] = {"Slurm": {"SlurmConfigStrategy": "Managed"}}
-    result = engine.check({"spec": spec, "backend": "azure", "wait": "Forever", "timeout": 3600,
-                           "policy": {"max_scale_in_fraction": 1.5, "protect": ["i-1"]}})
+    result = engine.check(
+        {"spec": spec, "backend": "azure", "wait": "Forever", "timeout": 3600, "policy": {"max_scale_in_fraction": 1.5, "protect": ["i-1"]}}
+    )
 
     found = dict(failures(result))
     assert found["spec.InstanceGroups[1].MinInstanceCount"] == "must be between 0 and InstanceCount (2); got 5"
@@ -47,13 +48,23 @@ def test_inputs_are_the_canonical_api_form(engine):
         "orchestrator": {"slurm": {}},
         "node_provisioning_mode": "Continuous",
         "instance_groups": [
-            {"instance_group_name": "controller", "instance_type": "ml.m5.xlarge", "instance_count": 1,
-             "execution_role": "arn:aws:iam::111122223333:role/r", "slurm_config": {"node_type": "Controller"},
-             "life_cycle_config": {"source_s3_uri": "s3://b/p/", "on_create": "on_create.sh"}},
-            {"instance_group_name": "workers", "instance_type": "ml.g5.xlarge", "instance_count": 3,
-             "execution_role": "arn:aws:iam::111122223333:role/r", "slurm_config": {"node_type": "Compute", "partition_names": ["dev"]},
-             "life_cycle_config": {"source_s3_uri": "s3://b/p/", "on_create": "on_create.sh"},
-             "instance_storage_configs": [{"ebs_volume_config": {"volume_size_in_gb": 30}}]},
+            {
+                "instance_group_name": "controller",
+                "instance_type": "ml.m5.xlarge",
+                "instance_count": 1,
+                "execution_role": "arn:aws:iam::111122223333:role/r",
+                "slurm_config": {"node_type": "Controller"},
+                "life_cycle_config": {"source_s3_uri": "s3://b/p/", "on_create": "on_create.sh"},
+            },
+            {
+                "instance_group_name": "workers",
+                "instance_type": "ml.g5.xlarge",
+                "instance_count": 3,
+                "execution_role": "arn:aws:iam::111122223333:role/r",
+                "slurm_config": {"node_type": "Compute", "partition_names": ["dev"]},
+                "life_cycle_config": {"source_s3_uri": "s3://b/p/", "on_create": "on_create.sh"},
+                "instance_storage_configs": [{"ebs_volume_config": {"volume_size_in_gb": 30}}],
+            },
         ],
     }
     inputs = engine.checked({"spec": snake})
@@ -73,8 +84,15 @@ def test_values_not_known_yet_pass_check_and_preview_says_so(engine, sim, capsys
     assert failures(result) == []
 
     created = slurm_spec(workers=2)
-    outputs = {"spec": created, "backend": "fake", "wait": "InService", "timeout": 1200, "adopt": False, "policy": {},
-               "location": {"backend": "fake", "region": "us-west-2"}}
+    outputs = {
+        "spec": created,
+        "backend": "fake",
+        "wait": "InService",
+        "timeout": 1200,
+        "adopt": False,
+        "policy": {},
+        "location": {"backend": "fake", "region": "us-west-2"},
+    }
     news = dict(result.inputs)
     diff = engine.provider.diff("arn:aws:sagemaker:us-west-2:123456789012:cluster/abcdefghijkl", outputs, news)
     assert diff.changes is True and diff.replaces == []

@@ -83,9 +83,13 @@ def test_reordered_groups_and_subnets_are_no_change(engine, sim):
         (lambda s: s["VpcConfig"].update(Subnets=["subnet-87654321"]), "spec.VpcConfig"),
         (lambda s: s.update(ClusterName="another-cluster"), "spec.ClusterName"),
         (lambda s: s.pop("NodeProvisioningMode"), "spec.NodeProvisioningMode"),
-        (lambda s: s.update(Orchestrator={"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/x"}},
-                            InstanceGroups=[{k: v for k, v in g.items() if k != "SlurmConfig"} for g in s["InstanceGroups"]]),
-         "spec.Orchestrator"),
+        (
+            lambda s: s.update(
+                Orchestrator={"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/x"}},
+                InstanceGroups=[{k: v for k, v in g.items() if k != "SlurmConfig"} for g in s["InstanceGroups"]],
+            ),
+            "spec.Orchestrator",
+        ),
     ],
     ids=["vpc", "name", "leave-continuous", "orchestrator"],
 )

@@ -63,6 +63,7 @@ def test_a_calls_count_is_released_when_it_fails(monkeypatch):
     from pulumi_hyperpod.provider import process
 
     monkeypatch.setattr(process, "_failed", False)
+
     @process.in_flight
     def fails():
         raise ValueError("no")
@@ -83,15 +84,7 @@ def test_nothing_is_installed_outside_the_host():
 
 
 def test_a_failed_call_gets_the_normal_shutdown():
-    done = host(
-        "@process.in_flight\n"
-        "def diff():\n"
-        "    raise ValueError('refused')\n"
-        "try:\n"
-        "    diff()\n"
-        "except ValueError:\n"
-        "    pass\n"
-    )
+    done = host("@process.in_flight\ndef diff():\n    raise ValueError('refused')\ntry:\n    diff()\nexcept ValueError:\n    pass\n")
     printed(done, "work done", "normal shutdown")
 
 

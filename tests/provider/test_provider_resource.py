@@ -48,8 +48,15 @@ def test_spec_file_then_snake_case_fields_win(tmp_path):
     path = tmp_path / "create_cluster.json"
     path.write_text(json.dumps(slurm_spec(workers=16)))
     override = slurm_spec(workers=4)["InstanceGroups"]
-    recorder = run(lambda: Cluster("demo", ClusterArgs(spec_file=str(path), node_recovery="Automatic"), instance_groups=override,
-                                   tags={"team": "ml"}, policy={"protected_node_ids": ["i-2", "i-1"]}))
+    recorder = run(
+        lambda: Cluster(
+            "demo",
+            ClusterArgs(spec_file=str(path), node_recovery="Automatic"),
+            instance_groups=override,
+            tags={"team": "ml"},
+            policy={"protected_node_ids": ["i-2", "i-1"]},
+        )
+    )
     (resource,) = recorder.resources
     spec = resource.inputs["spec"]
     assert spec["ClusterName"] == "demo-cluster" and spec["NodeProvisioningMode"] == "Continuous"

@@ -14,8 +14,11 @@ ROLES = {"controller-machine": "Controller", "login-group": "Login", "worker-gro
 
 def legacy(workers: int, controllers: int = 1) -> dict:
     groups = []
-    for name, count, kind in (("controller-machine", controllers, "Controller"), ("login-group", 1, "Login"),
-                              ("worker-group-1", workers, "Compute")):
+    for name, count, kind in (
+        ("controller-machine", controllers, "Controller"),
+        ("login-group", 1, "Login"),
+        ("worker-group-1", workers, "Compute"),
+    ):
         g = group(name, count, kind)
         del g["SlurmConfig"]  # the lifecycle scripts' provisioning_parameters.json decides the roles
         groups.append(g)
@@ -56,9 +59,19 @@ def test_roles_are_read_from_the_lifecycle_bundle_in_s3(engine, sim):
     uri = legacy(1)["InstanceGroups"][0]["LifeCycleConfig"]["SourceS3Uri"]
     bucket, _, prefix = uri.removeprefix("s3://").partition("/")
     s3.create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": "us-west-2"})
-    s3.put_object(Bucket=bucket, Key=f"{prefix.rstrip('/')}/provisioning_parameters.json", Body=json.dumps({
-        "version": "1.0.0", "workload_manager": "slurm", "controller_group": "controller-machine",
-        "login_group": "login-group", "worker_groups": [{"instance_group_name": "worker-group-1", "partition_name": "dev"}]}))
+    s3.put_object(
+        Bucket=bucket,
+        Key=f"{prefix.rstrip('/')}/provisioning_parameters.json",
+        Body=json.dumps(
+            {
+                "version": "1.0.0",
+                "workload_manager": "slurm",
+                "controller_group": "controller-machine",
+                "login_group": "login-group",
+                "worker_groups": [{"instance_group_name": "worker-group-1", "partition_name": "dev"}],
+            }
+        ),
+    )
     arn, outputs = engine.create(props(legacy(1)))
     with pytest.raises(Exception, match="controller-scale-in"):
         engine.update(arn, outputs, props(legacy(1, controllers=0)))

@@ -44,8 +44,9 @@ class Trial:
 
 def _run(client, the_plan, sim, trial: Trial, target: int) -> None:
     try:
-        result = apply(client, the_plan, wait="none", timeout=3600, poll_seconds=60, sleep=sim.advance,
-                       monotonic=lambda: sim.now().timestamp())
+        result = apply(
+            client, the_plan, wait="none", timeout=3600, poll_seconds=60, sleep=sim.advance, monotonic=lambda: sim.now().timestamp()
+        )
     except (PlanStale, ConcurrentChange) as error:
         trial.clean_refusals += 1
         trial.messages.append(str(error))
@@ -66,13 +67,21 @@ def _run(client, the_plan, sim, trial: Trial, target: int) -> None:
         trial.problems.append(f"target {target}: neither done nor a clean stop: {result.failures}")
 
 
-def run_trial(continuous: bool, outer_target: int, point: int, seed: int = 7, start: int = START,
-              targets: tuple[int, int] = TARGETS) -> Trial:
+def run_trial(
+    continuous: bool, outer_target: int, point: int, seed: int = 7, start: int = START, targets: tuple[int, int] = TARGETS
+) -> Trial:
     trial = Trial(continuous, outer_target, point, targets)
     sim = Simulator(seed=seed, scenario={"timing": {"launch_seconds": 10, "lifecycle_seconds": 20}})
     setup = connect(backend="fake", simulator=sim)
-    created = apply(setup, plan(ClusterSpec.from_dict(spec_dict(continuous, start, 1)), None), wait="Target", timeout=7200,
-                    poll_seconds=60, sleep=sim.advance, monotonic=lambda: sim.now().timestamp())
+    created = apply(
+        setup,
+        plan(ClusterSpec.from_dict(spec_dict(continuous, start, 1)), None),
+        wait="Target",
+        timeout=7200,
+        poll_seconds=60,
+        sleep=sim.advance,
+        monotonic=lambda: sim.now().timestamp(),
+    )
     assert created.ok, created.failures
     before = {n.key for n in observe(setup, NAME).nodes}
     inner_target = targets[1] if outer_target == targets[0] else targets[0]
@@ -102,8 +111,12 @@ def _judge(trial: Trial, sim: Simulator, client, before: set[str], start: int, n
     state = observe(client, NAME)
     big = state.group("big")
     trial.final_target = big.target_count
-    deleted = {i for op, request in sim.calls[start:] if op == "BatchDeleteClusterNodes"
-               for i in (request.get("NodeIds") or []) + (request.get("NodeLogicalIds") or [])}
+    deleted = {
+        i
+        for op, request in sim.calls[start:]
+        if op == "BatchDeleteClusterNodes"
+        for i in (request.get("NodeIds") or []) + (request.get("NodeLogicalIds") or [])
+    }
     live = {n.key for n in state.nodes if n.status not in GONE}
     # lost: gone without a request naming it, or named though neither plan chose it
     trial.nodes_lost = len((before - live) - deleted) + len(deleted - named)

@@ -28,8 +28,13 @@ LIFECYCLE = {"SourceS3Uri": "s3://amzn-s3-demo-bucket/lifecycle-scripts/src/", "
 SUBNET, ZONE = "subnet-0a1b2c3d", "us-west-2b"
 WORKER_TYPE = "ml.g5.xlarge"
 NAME = "fault-cluster"
-TIMING = {"launch_seconds": 60, "lifecycle_seconds": 120, "terminate_seconds": 30,
-          "retry_interval_seconds": 300, "min_count_timeout_seconds": 1800}
+TIMING = {
+    "launch_seconds": 60,
+    "lifecycle_seconds": 120,
+    "terminate_seconds": 30,
+    "retry_interval_seconds": 300,
+    "min_count_timeout_seconds": 1800,
+}
 
 
 @dataclass(frozen=True)
@@ -49,34 +54,49 @@ class Params:
 
     @property
     def faults(self) -> int:
-        return sum([self.throttle_rate > 0, self.server_error_rate > 0, self.lifecycle_failure_rate > 0,
-                    self.capacity is not None, self.conflict])
+        return sum(
+            [self.throttle_rate > 0, self.server_error_rate > 0, self.lifecycle_failure_rate > 0, self.capacity is not None, self.conflict]
+        )
 
 
 def random_params(rng: random.Random, seed: int) -> Params:
     groups = rng.randint(1, 2)
     return Params(
-        seed=seed, continuous=rng.random() < 0.6, login=rng.random() < 0.3,
+        seed=seed,
+        continuous=rng.random() < 0.6,
+        login=rng.random() < 0.3,
         current=tuple(rng.randint(0, 5) for _ in range(groups)),
         desired=tuple(rng.randint(0, 7) for _ in range(groups)),
-        throttle_rate=rng.choice([0, 0, 0.1, 0.3]), server_error_rate=rng.choice([0, 0, 0.1, 0.2]),
+        throttle_rate=rng.choice([0, 0, 0.1, 0.3]),
+        server_error_rate=rng.choice([0, 0, 0.1, 0.2]),
         lifecycle_failure_rate=rng.choice([0, 0, 0.2, 0.5]),
-        capacity=rng.choice([None, None, 0, 2, 5]), capacity_zone=rng.random() < 0.5,
+        capacity=rng.choice([None, None, 0, 2, 5]),
+        capacity_zone=rng.random() < 0.5,
         conflict=rng.random() < 0.3,
     )
 
 
 def spec_for(p: Params, counts: tuple[int, ...]) -> ClusterSpec:
     def group(name: str, count: int, node_type: str, instance_type: str = "ml.m5.xlarge") -> dict:
-        return {"InstanceGroupName": name, "InstanceType": instance_type, "InstanceCount": count,
-                "LifeCycleConfig": dict(LIFECYCLE), "ExecutionRole": ROLE, "SlurmConfig": {"NodeType": node_type}}
+        return {
+            "InstanceGroupName": name,
+            "InstanceType": instance_type,
+            "InstanceCount": count,
+            "LifeCycleConfig": dict(LIFECYCLE),
+            "ExecutionRole": ROLE,
+            "SlurmConfig": {"NodeType": node_type},
+        }
 
     groups = [group("controller", 1, "Controller")]
     if p.login:
         groups.append(group("login", 1, "Login"))
     groups += [group(f"workers-{i}", n, "Compute", WORKER_TYPE) for i, n in enumerate(counts)]
-    data: dict[str, Any] = {"ClusterName": NAME, "Orchestrator": {"Slurm": {}}, "InstanceGroups": groups,
-                            "VpcConfig": {"SecurityGroupIds": ["sg-12345678"], "Subnets": [SUBNET]}}
+    data: dict[str, Any] = {
+        "ClusterName": NAME,
+        "Orchestrator": {"Slurm": {}},
+        "InstanceGroups": groups,
+        "VpcConfig": {"SecurityGroupIds": ["sg-12345678"], "Subnets": [SUBNET]},
+    }
     if p.continuous:
         data["NodeProvisioningMode"] = "Continuous"
     return ClusterSpec.from_dict(data)
@@ -147,8 +167,15 @@ def _run(p: Params) -> Outcome:
 
     # the current cluster, fault-free
     setup = connect(backend="fake", simulator=sim)
-    first = apply(setup, plan(current, observe(setup, NAME), Policy()), wait="Target", timeout=4 * 3600,
-                  poll_seconds=60, sleep=clock.sleep, monotonic=clock.monotonic)
+    first = apply(
+        setup,
+        plan(current, observe(setup, NAME), Policy()),
+        wait="Target",
+        timeout=4 * 3600,
+        poll_seconds=60,
+        sleep=clock.sleep,
+        monotonic=clock.monotonic,
+    )
     assert first.ok, first.failures
     start = observe(setup, NAME)
     out.initial_nodes = _live(start)
@@ -183,8 +210,7 @@ def _run(p: Params) -> Outcome:
             the_plan = plan(desired, state, Policy())
             out.planned_victims |= {v.node_id for v in the_plan.victims}
             _count_lowerings(out, the_plan, state)
-            result = apply(client, the_plan, wait="Target", timeout=2 * 3600, poll_seconds=60,
-                           sleep=clock.sleep, monotonic=clock.monotonic)
+            result = apply(client, the_plan, wait="Target", timeout=2 * 3600, poll_seconds=60, sleep=clock.sleep, monotonic=clock.monotonic)
             out.rechosen += sum("choosing again" in m for m in result.messages)
             out.retries += sum(("cluster busy" in m) or ("retrying when InService" in m) for m in result.messages)
             round_report = list(result.failures) + ([f"outcome {result.outcome}"] if result.outcome != "done" else [])
@@ -201,8 +227,7 @@ def _run(p: Params) -> Outcome:
                 limit = max(limit, p.current[0] + 1)  # the concurrent update's own count
             if group.target_count > limit:
                 out.overshoot.append(f"{group.name}: TargetCount {group.target_count} > {limit}")
-        targets_reached = all(after.group(n) is not None and after.group(n).target_count == c
-                              for n, c in out.desired.items())
+        targets_reached = all(after.group(n) is not None and after.group(n).target_count == c for n, c in out.desired.items())
         if result is not None and targets_reached and (result.ok or result.outcome == "waiting"):
             out.converged = True
             if result.calls:  # an empty plan (someone else already set these targets) waits for nothing

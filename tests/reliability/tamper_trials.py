@@ -26,12 +26,26 @@ NAME = "tamper"
 
 def _spec(workers: int, controller: int = 1, login: int = 2) -> dict:
     def group(name: str, node_type: str, count: int, **slurm: Any) -> dict:
-        return {"InstanceGroupName": name, "InstanceType": "ml.c5.xlarge", "InstanceCount": count,
-                "LifeCycleConfig": LIFECYCLE, "ExecutionRole": ROLE, "SlurmConfig": {"NodeType": node_type, **slurm}}
+        return {
+            "InstanceGroupName": name,
+            "InstanceType": "ml.c5.xlarge",
+            "InstanceCount": count,
+            "LifeCycleConfig": LIFECYCLE,
+            "ExecutionRole": ROLE,
+            "SlurmConfig": {"NodeType": node_type, **slurm},
+        }
 
-    return {"ClusterName": NAME, "NodeProvisioningMode": "Continuous", "Orchestrator": {"Slurm": {}}, "VpcConfig": VPC,
-            "InstanceGroups": [group("controller", "Controller", controller), group("login", "Login", login),
-                               group("workers", "Compute", workers, PartitionNames=["p1"])]}
+    return {
+        "ClusterName": NAME,
+        "NodeProvisioningMode": "Continuous",
+        "Orchestrator": {"Slurm": {}},
+        "VpcConfig": VPC,
+        "InstanceGroups": [
+            group("controller", "Controller", controller),
+            group("login", "Login", login),
+            group("workers", "Compute", workers, PartitionNames=["p1"]),
+        ],
+    }
 
 
 @dataclass
@@ -69,6 +83,7 @@ def _replace_victim(data: dict, node: str, group: str) -> None:
 def _swap_victim(group: str) -> Edit:
     def edit(data: dict, world: _World) -> None:
         _replace_victim(data, world.nodes[group][0], group)
+
     return edit
 
 
@@ -83,8 +98,10 @@ def _as_delete(data: dict, world: _World) -> None:
 
 def _insert_update(request: dict) -> Edit:
     def edit(data: dict, world: _World) -> None:
-        _steps(data).insert(0, {"operation": "UpdateCluster", "request": {"ClusterName": NAME, **request},
-                                "reasons": ["tidy"], "victims": []})
+        _steps(data).insert(
+            0, {"operation": "UpdateCluster", "request": {"ClusterName": NAME, **request}, "reasons": ["tidy"], "victims": []}
+        )
+
     return edit
 
 
@@ -168,8 +185,14 @@ def _world(directory: Path) -> _World:
 
     sim = Simulator(seed=24)
     client = connect(backend="fake", simulator=sim, max_attempts=1)
-    apply(client, pipeline.make_plan(ClusterSpec.from_dict(_spec(4)), None), wait="Target", timeout=6 * 3600,
-          sleep=sim.advance, monotonic=lambda: sim.now().timestamp())
+    apply(
+        client,
+        pipeline.make_plan(ClusterSpec.from_dict(_spec(4)), None),
+        wait="Target",
+        timeout=6 * 3600,
+        sleep=sim.advance,
+        monotonic=lambda: sim.now().timestamp(),
+    )
     state = observe(client, NAME)
     nodes = {g.name: [n.key for n in state.nodes_of(g.name)] for g in state.groups}
     policy = Policy(protected_node_ids=frozenset({nodes["workers"][0]}))
@@ -204,8 +227,15 @@ def run_trial(label: str, edit: Edit) -> Trial:
             if prepared.plan.refused:
                 trial.refused, trial.how = True, "refused: " + prepared.plan.refusals[0].reason
             else:
-                pipeline.execute(world.client, prepared.plan, policy=prepared.policy, roles=prepared.roles, wait="none",
-                                 timeout=600, sleep=world.sim.advance)
+                pipeline.execute(
+                    world.client,
+                    prepared.plan,
+                    policy=prepared.policy,
+                    roles=prepared.roles,
+                    wait="none",
+                    timeout=600,
+                    sleep=world.sim.advance,
+                )
                 trial.how = "applied"
         except SavedPlanError as error:
             trial.refused, trial.how = True, str(error)

@@ -133,13 +133,18 @@ def test_bad_environment_values_are_one_line_naming_the_variable(world, label, t
     (tmp_path / "notes.txt").write_text("not a database\n")
     if "{fifo}" in value:
         os.mkfifo(tmp_path / "fifo.yaml")
-    value = value.replace("{dir}", str(tmp_path)).replace("{notes}", str(tmp_path / "notes.txt")).replace("{fifo}", str(tmp_path / "fifo.yaml"))
+    value = (
+        value.replace("{dir}", str(tmp_path)).replace("{notes}", str(tmp_path / "notes.txt")).replace("{fifo}", str(tmp_path / "fifo.yaml"))
+    )
     monkeypatch.setenv(variable, value)
     from pulumi_hyperpod.aws.cost import prices
 
     prices._defaults.cache_clear()
-    args = ["status", "leo-stg-hyperpod-cluster"] if variable != "HYPERPOD_PRICES" else \
-        ["plan", "-f", str(SEED_SPEC), "--observed", str(SNAPSHOT)]
+    args = (
+        ["status", "leo-stg-hyperpod-cluster"]
+        if variable != "HYPERPOD_PRICES"
+        else ["plan", "-f", str(SEED_SPEC), "--observed", str(SNAPSHOT)]
+    )
     if variable == "HYPERPOD_POLL_SECONDS":
         args = ["apply", "-f", str(SEED_SPEC), "--yes"]
     result = CliRunner().invoke(main, ["--backend", "fake", *args])

@@ -38,8 +38,9 @@ def _world(tmp_path: Path, continuous: bool) -> tuple[Path, Path]:
     path = tmp_path / "fake.sqlite"
     sim = Simulator(path, seed=11, scenario=SCENARIO)
     client = connect(backend="fake", simulator=sim)
-    result = apply(client, plan(ClusterSpec.from_dict(spec_dict(continuous, 2, 1)), None, Policy()),
-                   wait="Target", timeout=120, poll_seconds=0.05)
+    result = apply(
+        client, plan(ClusterSpec.from_dict(spec_dict(continuous, 2, 1)), None, Policy()), wait="Target", timeout=120, poll_seconds=0.05
+    )
     assert result.ok, result.failures
     spec_file = tmp_path / "desired.json"
     spec_file.write_text(json.dumps(spec_dict(continuous, 6, 3)))
@@ -47,8 +48,7 @@ def _world(tmp_path: Path, continuous: bool) -> tuple[Path, Path]:
 
 
 def _both(path: Path, spec_file: Path | list[Path], tmp_path: Path, runner: str = "cli") -> list[subprocess.CompletedProcess]:
-    env = {**os.environ, "HYPERPOD_FAKE_STATE": str(path), "HYPERPOD_POLL_SECONDS": "0.05", "COLUMNS": "200",
-           "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "HYPERPOD_FAKE_STATE": str(path), "HYPERPOD_POLL_SECONDS": "0.05", "COLUMNS": "200", "PYTHONPATH": str(ROOT)}
     files = spec_file if isinstance(spec_file, list) else [spec_file, spec_file]
 
     def args(file: Path) -> list[str]:
@@ -56,9 +56,12 @@ def _both(path: Path, spec_file: Path | list[Path], tmp_path: Path, runner: str 
             return [*HYPERPOD, "--backend", "fake", "apply", "-f", str(file), "--yes", "--wait", "Target", "--timeout", "60"]
         return [*OVERLAPPING, str(file), "1.0", "0"]
 
-    procs = [subprocess.Popen(args(file), cwd=ROOT if runner != "cli" else tmp_path, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
-             for file in files]
+    procs = [
+        subprocess.Popen(
+            args(file), cwd=ROOT if runner != "cli" else tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        for file in files
+    ]
     results = []
     for proc in procs:
         out, err = proc.communicate(timeout=120)
@@ -109,8 +112,7 @@ def test_a_scale_out_landing_between_describe_and_list_is_not_added_twice():
     become a second scale-out."""
     sim = Simulator(seed=1)
     other = connect(backend="fake", simulator=sim)
-    apply(other, plan(ClusterSpec.from_dict(spec_dict(True, 2, 1)), None), wait="Target", timeout=7200,
-          poll_seconds=60, sleep=sim.advance)
+    apply(other, plan(ClusterSpec.from_dict(spec_dict(True, 2, 1)), None), wait="Target", timeout=7200, poll_seconds=60, sleep=sim.advance)
     desired = ClusterSpec.from_dict(spec_dict(True, 6, 1))
     mine = connect(backend="fake", simulator=sim)
     interleaved = []
@@ -142,8 +144,7 @@ def test_two_provider_updates_at_once(continuous):
         provider = ClusterProvider(simulator="concurrency-world")
         checked = provider.check({}, _wire({"spec": spec_dict(continuous, 2, 1), "backend": "fake", "wait": "Target"}))
         created = provider.create(_wire(checked.inputs))
-        news = _wire(provider.check(created.outs, _wire({"spec": spec_dict(continuous, 5, 3), "backend": "fake",
-                                                         "wait": "Target"})).inputs)
+        news = _wire(provider.check(created.outs, _wire({"spec": spec_dict(continuous, 5, 3), "backend": "fake", "wait": "Target"})).inputs)
         with concurrent.futures.ThreadPoolExecutor(2) as pool:
             futures = [pool.submit(provider.update, created.id, _wire(created.outs), news) for _ in range(2)]
         outcomes = []
@@ -159,8 +160,7 @@ def test_two_provider_updates_at_once(continuous):
             json.dumps(outs, default=str)
         state = observe(connect(backend="fake", simulator=sim), NAME)
         assert {g.name: g.target_count for g in state.groups} == {"controller": 1, "login": 1, "big": 5, "other": 3}
-        assert {g.name: len([n for n in state.nodes_of(g.name) if n.status not in GONE]) for g in state.groups}[
-            "big"] == 5
+        assert {g.name: len([n for n in state.nodes_of(g.name) if n.status not in GONE]) for g in state.groups}["big"] == 5
         adds = [r for op, r in sim.calls if op == "BatchAddClusterNodes"]
         assert len({r["ClientToken"] for r in adds}) <= 1
     finally:
@@ -227,8 +227,9 @@ def test_the_services_own_progress_is_not_another_writer():
     the_plan = plan(ClusterSpec.from_dict(spec_dict(True, 5, 1)), observe(client, NAME))
     sim.advance(900)  # nodes launch and start their lifecycle scripts
     assert observe(client, NAME).nodes != the_plan.basis.nodes
-    result = apply(client, the_plan, wait="Target", timeout=7200, poll_seconds=60, sleep=sim.advance,
-                   monotonic=lambda: sim.now().timestamp())
+    result = apply(
+        client, the_plan, wait="Target", timeout=7200, poll_seconds=60, sleep=sim.advance, monotonic=lambda: sim.now().timestamp()
+    )
     assert result.ok and result.state.group("big").target_count == 5
 
 
@@ -237,8 +238,15 @@ def test_a_node_listed_twice_is_named_once():
 
     sim = Simulator(seed=4)
     client = connect(backend="fake", simulator=sim)
-    apply(client, plan(ClusterSpec.from_dict(spec_dict(True, 4, 1)), None), wait="Target", timeout=7200, poll_seconds=60,
-          sleep=sim.advance, monotonic=lambda: sim.now().timestamp())
+    apply(
+        client,
+        plan(ClusterSpec.from_dict(spec_dict(True, 4, 1)), None),
+        wait="Target",
+        timeout=7200,
+        poll_seconds=60,
+        sleep=sim.advance,
+        monotonic=lambda: sim.now().timestamp(),
+    )
     state = observe(client, NAME)
     doubled = ClusterState.from_api(dict(state.describe), [*state.node_summaries, *state.node_summaries])
     the_plan = plan(ClusterSpec.from_dict(spec_dict(True, 1, 1)), doubled)

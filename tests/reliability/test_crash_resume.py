@@ -28,25 +28,35 @@ from pulumi_hyperpod.aws.observe.state import GONE
 
 ROOT = Path(__file__).resolve().parents[2]
 MUTATING = ("CreateCluster", "UpdateCluster", "BatchDeleteClusterNodes", "BatchAddClusterNodes", "DeleteCluster")
-SCENARIO = {"speed": 3000, "timing": {"launch_seconds": 10, "lifecycle_seconds": 20, "terminate_seconds": 10,
-                                      "retry_interval_seconds": 30}}
+SCENARIO = {"speed": 3000, "timing": {"launch_seconds": 10, "lifecycle_seconds": 20, "terminate_seconds": 10, "retry_interval_seconds": 30}}
 ROLE = "arn:aws:iam::111122223333:role/iam-role-for-cluster"
 NAME = "crash-cluster"
 
 
 def spec_dict(continuous: bool, big: int, other: int, login_checks: int = 1) -> dict:
     def group(name, count, node_type, itype="ml.m5.xlarge", **extra):
-        return {"InstanceGroupName": name, "InstanceType": itype, "InstanceCount": count, "ExecutionRole": ROLE,
-                "LifeCycleConfig": {"SourceS3Uri": "s3://bucket/lifecycle/", "OnCreate": "on_create.sh"},
-                "SlurmConfig": {"NodeType": node_type}, **extra}
+        return {
+            "InstanceGroupName": name,
+            "InstanceType": itype,
+            "InstanceCount": count,
+            "ExecutionRole": ROLE,
+            "LifeCycleConfig": {"SourceS3Uri": "s3://bucket/lifecycle/", "OnCreate": "on_create.sh"},
+            "SlurmConfig": {"NodeType": node_type},
+            **extra,
+        }
 
-    data = {"ClusterName": NAME, "Orchestrator": {"Slurm": {}},
-            "VpcConfig": {"SecurityGroupIds": ["sg-12345678"], "Subnets": ["subnet-12345678"]},
-            "InstanceGroups": [group("controller", 1, "Controller"),
-                               # a config change UpdateCluster makes in place (ThreadsPerCore is create-only)
-                               group("login", 1, "Login", OnStartDeepHealthChecks=["InstanceStress", "InstanceConnectivity"][:login_checks]),
-                               group("big", big, "Compute", "ml.g5.xlarge"),
-                               group("other", other, "Compute", "ml.g5.xlarge")]}
+    data = {
+        "ClusterName": NAME,
+        "Orchestrator": {"Slurm": {}},
+        "VpcConfig": {"SecurityGroupIds": ["sg-12345678"], "Subnets": ["subnet-12345678"]},
+        "InstanceGroups": [
+            group("controller", 1, "Controller"),
+            # a config change UpdateCluster makes in place (ThreadsPerCore is create-only)
+            group("login", 1, "Login", OnStartDeepHealthChecks=["InstanceStress", "InstanceConnectivity"][:login_checks]),
+            group("big", big, "Compute", "ml.g5.xlarge"),
+            group("other", other, "Compute", "ml.g5.xlarge"),
+        ],
+    }
     if continuous:
         data["NodeProvisioningMode"] = "Continuous"
     return data
@@ -87,8 +97,13 @@ def _mutations(calls):
 
 def _kill_after(world: Path, spec_file: Path, start_calls: int, point: "int | str", env: dict) -> list:
     """Run the driver; SIGKILL it once mutating call `point` is logged (or once it polls its wait)."""
-    process = subprocess.Popen([sys.executable, "-m", "tests.reliability.crash_driver", str(spec_file), "0.4"],
-                               cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.reliability.crash_driver", str(spec_file), "0.4"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     sim = Simulator(world)
     deadline = time.monotonic() + 60
     try:
@@ -97,7 +112,7 @@ def _kill_after(world: Path, spec_file: Path, start_calls: int, point: "int | st
             sent = _mutations(calls)
             if point == "wait":
                 last = max((i for i, (op, _) in enumerate(calls) if op in MUTATING), default=None)
-                if last is not None and len(sent) >= 3 and any(op == "DescribeCluster" for op, _ in calls[last + 1:]):
+                if last is not None and len(sent) >= 3 and any(op == "DescribeCluster" for op, _ in calls[last + 1 :]):
                     break
             elif len(sent) >= point:
                 break
@@ -141,8 +156,9 @@ def test_sigkill_then_rerun_converges(built_worlds, tmp_path, monkeypatch, plan_
     monkeypatch.setenv("HYPERPOD_FAKE_STATE", str(world))
     monkeypatch.setenv("HYPERPOD_POLL_SECONDS", "0.05")
     for _ in range(3):
-        result = CliRunner().invoke(main, ["--backend", "fake", "apply", "-f", str(spec_file), "--yes",
-                                           "--wait", "Target", "--timeout", "120"])
+        result = CliRunner().invoke(
+            main, ["--backend", "fake", "apply", "-f", str(spec_file), "--yes", "--wait", "Target", "--timeout", "120"]
+        )
         assert "Traceback" not in result.output
         if result.exit_code == 0:
             break

@@ -50,24 +50,38 @@ def test_faults_long_profile(p):
     check(run(p))
 
 
-@pytest.mark.parametrize("p", [
-    # all-or-nothing scale-out with no capacity: the service rolls back; the run must say so
-    Params(seed=1, continuous=False, login=False, current=(1,), desired=(4,), capacity=0, rounds=2),
-    # Continuous scale-out short of capacity in the subnet's AZ: targets set, the wait reports pending
-    Params(seed=2, continuous=True, login=True, current=(2,), desired=(6,), capacity=1, capacity_zone=True, rounds=2),
-    # a concurrent UpdateCluster: ConflictException, wait for InService, retry
-    Params(seed=3, continuous=False, login=False, current=(3, 1), desired=(1, 2), conflict=True),
-    # everything at once
-    Params(seed=4, continuous=True, login=True, current=(5, 0), desired=(2, 5), throttle_rate=0.3,
-           server_error_rate=0.2, lifecycle_failure_rate=0.5, capacity=3, conflict=True),
-])
+@pytest.mark.parametrize(
+    "p",
+    [
+        # all-or-nothing scale-out with no capacity: the service rolls back; the run must say so
+        Params(seed=1, continuous=False, login=False, current=(1,), desired=(4,), capacity=0, rounds=2),
+        # Continuous scale-out short of capacity in the subnet's AZ: targets set, the wait reports pending
+        Params(seed=2, continuous=True, login=True, current=(2,), desired=(6,), capacity=1, capacity_zone=True, rounds=2),
+        # a concurrent UpdateCluster: ConflictException, wait for InService, retry
+        Params(seed=3, continuous=False, login=False, current=(3, 1), desired=(1, 2), conflict=True),
+        # everything at once
+        Params(
+            seed=4,
+            continuous=True,
+            login=True,
+            current=(5, 0),
+            desired=(2, 5),
+            throttle_rate=0.3,
+            server_error_rate=0.2,
+            lifecycle_failure_rate=0.5,
+            capacity=3,
+            conflict=True,
+        ),
+    ],
+)
 def test_named_fault_scenarios(p):
     out = run(p)
     check(out)
     if p.capacity == 0 and not p.continuous:
         # rolled back (TargetCount back at 1), or still rolling back at the deadline: an error either way
-        assert not out.converged and any("TargetCount is 1, the plan asked for 4" in r or "the deadline passed" in r
-                                         for r in out.reported), out.reported
+        assert not out.converged and any(
+            "TargetCount is 1, the plan asked for 4" in r or "the deadline passed" in r for r in out.reported
+        ), out.reported
     if p.capacity == 1 and p.continuous:
         assert out.converged and out.capacity_pending and any("waiting" in r for r in out.reported)
     if p.conflict and not p.continuous:

@@ -54,10 +54,15 @@ def test_cli_json_outputs_hold_no_credential(credentials, tmp_path):
     spec = tmp_path / "spec.json"
     spec.write_text(json.dumps(spec_dict(True, 2, 1)))
     runner = CliRunner()
-    for args in (["plan", "-f", str(spec), "--json"],
-                 ["apply", "-f", str(spec), "--yes", "--json", "--wait", "Target", "--timeout", "60"],
-                 ["apply", "-f", str(spec), "--yes"],
-                 ["status", NAME, "--json"], ["nodes", NAME, "--json"], ["snapshot", NAME], ["events", NAME]):
+    for args in (
+        ["plan", "-f", str(spec), "--json"],
+        ["apply", "-f", str(spec), "--yes", "--json", "--wait", "Target", "--timeout", "60"],
+        ["apply", "-f", str(spec), "--yes"],
+        ["status", NAME, "--json"],
+        ["nodes", NAME, "--json"],
+        ["snapshot", NAME],
+        ["events", NAME],
+    ):
         result = runner.invoke(main, ["--backend", "fake", *args])
         assert result.exit_code == 0, result.output
         assert_clean(result.output, f"hyperpod {' '.join(args)}")
@@ -88,19 +93,24 @@ def test_provider_outputs_logs_and_pickle_hold_no_credential(credentials, capfd)
     read = provider.read(created.id, _wire(created.outs))
     blob = base64.b64decode(serialize_provider(provider))
     logs = capfd.readouterr()
-    for where, data in (("create outputs", json.dumps(created.outs, default=str)),
-                        ("read outputs", json.dumps(read.outs, default=str)),
-                        ("read inputs", json.dumps(read.inputs, default=str)),
-                        ("provider output", logs.out + logs.err), ("pickled provider", blob)):
+    for where, data in (
+        ("create outputs", json.dumps(created.outs, default=str)),
+        ("read outputs", json.dumps(read.outs, default=str)),
+        ("read inputs", json.dumps(read.inputs, default=str)),
+        ("provider output", logs.out + logs.err),
+        ("pickled provider", blob),
+    ):
         assert_clean(data, where)
     assert_clean(credentials.read_bytes(), "the simulator's world")
 
 
 def test_nothing_is_passed_to_a_shell():
     pattern = re.compile(r"shell\s*=\s*True|os\.system\s*\(|os\.popen\s*\(|subprocess\.getoutput|subprocess\.getstatusoutput")
-    found = [f"{path.relative_to(PACKAGE.parent)}:{number}: {line.strip()}"
-             for path in sorted(PACKAGE.rglob("*.py"))
-             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-             if pattern.search(line)]
+    found = [
+        f"{path.relative_to(PACKAGE.parent)}:{number}: {line.strip()}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line)
+    ]
     assert found == []
     assert len(list(PACKAGE.rglob("*.py"))) > 20  # the scan did look at the package

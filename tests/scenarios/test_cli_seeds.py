@@ -29,7 +29,9 @@ def test_seed_004_scale_out_then_scale_in_with_sinfo(world, tmp_path):
     snapshot = tmp_path / "one.json"
     snapshot.write_text(hyperpod("snapshot", SEED004))
 
-    out_plan = json.loads(CliRunner().invoke(main, ["plan", "-f", str(SPECS / "seed004-scale-out.json"), "--observed", str(snapshot), "--json"]).output)
+    out_plan = json.loads(
+        CliRunner().invoke(main, ["plan", "-f", str(SPECS / "seed004-scale-out.json"), "--observed", str(snapshot), "--json"]).output
+    )
     assert [s["operation"] for s in out_plan["steps"]] == ["UpdateCluster"]
     assert "leo-stg-compute-ig 1 → 3: +2 nodes" in out_plan["steps"][0]["reasons"]
 
@@ -41,7 +43,9 @@ def test_seed_004_scale_out_then_scale_in_with_sinfo(world, tmp_path):
     three = tmp_path / "three.json"
     three.write_text(hyperpod("snapshot", SEED004))
     text = CliRunner().invoke(main, ["plan", "-f", str(SPECS / "seed004-scale-in.json"), "--observed", str(three)]).output
-    scale_in = json.loads(CliRunner().invoke(main, ["plan", "-f", str(SPECS / "seed004-scale-in.json"), "--observed", str(three), "--json"]).output)
+    scale_in = json.loads(
+        CliRunner().invoke(main, ["plan", "-f", str(SPECS / "seed004-scale-in.json"), "--observed", str(three), "--json"]).output
+    )
     victims = [v for s in scale_in["steps"] for v in s["victims"]]
     assert len(victims) == 2 and all("newest" in v["reason"] for v in victims)
     for v in victims:

@@ -74,15 +74,29 @@ def test_each_member_added_to_seed_004_s_cluster_is_a_plan_line_and_the_training
     arn = sagemaker.describe_cluster(ClusterName=SEED004)["ClusterArn"]
     assert sagemaker.list_tags(ResourceArn=arn)["Tags"] == [{"Key": "team", "Value": "ml"}]
     assert json_plan("-f", tagged)["empty"]
-    retagged = json_plan("-f", write(tmp_path / "retagged.json", {**additions["TrainingPlanArn"], "Tags": [{"Key": "env", "Value": "prod"}]}))
+    retagged = json_plan(
+        "-f", write(tmp_path / "retagged.json", {**additions["TrainingPlanArn"], "Tags": [{"Key": "env", "Value": "prod"}]})
+    )
     assert [s["operation"] for s in retagged["steps"]] == ["AddTags", "DeleteTags"]
 
 
 def eks(count: int, autoscaling: bool = False, **extra: object) -> dict:
-    spec = {"ClusterName": "eks-ml", "Orchestrator": {"Eks": {"ClusterArn": EKS}}, "NodeProvisioningMode": "Continuous",
-            "VpcConfig": {"SecurityGroupIds": ["sg-12345678"], "Subnets": ["subnet-12345678"]},
-            "InstanceGroups": [{"InstanceGroupName": "gpu", "InstanceType": "ml.g5.xlarge", "InstanceCount": count,
-                                "LifeCycleConfig": dict(LIFECYCLE), "ExecutionRole": ROLE, **extra}]}
+    spec = {
+        "ClusterName": "eks-ml",
+        "Orchestrator": {"Eks": {"ClusterArn": EKS}},
+        "NodeProvisioningMode": "Continuous",
+        "VpcConfig": {"SecurityGroupIds": ["sg-12345678"], "Subnets": ["subnet-12345678"]},
+        "InstanceGroups": [
+            {
+                "InstanceGroupName": "gpu",
+                "InstanceType": "ml.g5.xlarge",
+                "InstanceCount": count,
+                "LifeCycleConfig": dict(LIFECYCLE),
+                "ExecutionRole": ROLE,
+                **extra,
+            }
+        ],
+    }
     if autoscaling:
         spec.update(AutoScaling={"Mode": "Enable", "AutoScalerType": "Karpenter"}, ClusterRole=AUTOSCALER)
     return spec
@@ -102,8 +116,13 @@ def test_an_autoscaled_group_keeps_the_nodes_its_autoscaler_added(world, tmp_pat
     spec = write(tmp_path / "auto.json", eks(3, autoscaling=True))
     hyperpod("apply", "-f", spec, "--yes", "--timeout", "60")
     karpenter = connect(backend="fake", simulator=Simulator.open_default(), region="us-west-2")
-    entry = {"InstanceGroupName": "gpu", "InstanceType": "ml.g5.xlarge", "InstanceCount": 5,
-             "LifeCycleConfig": dict(LIFECYCLE), "ExecutionRole": ROLE}
+    entry = {
+        "InstanceGroupName": "gpu",
+        "InstanceType": "ml.g5.xlarge",
+        "InstanceCount": 5,
+        "LifeCycleConfig": dict(LIFECYCLE),
+        "ExecutionRole": ROLE,
+    }
     karpenter.update_cluster(ClusterName="eks-ml", InstanceGroups=[entry])  # the autoscaler grows 3 → 5
     plan = json_plan("-f", spec)
     assert plan["steps"] == [] and not plan["refused"]  # no UpdateCluster back to 3, no victims

@@ -33,8 +33,7 @@ def test_a_config_key_change_is_shown_per_key_with_what_it_takes():
 def test_added_and_removed_keys():
     before = spec(config={k: v for k, v in config().items() if k != "PreemptExemptTime"})
     after = spec(config={k: v for k, v in config().items() if k != "PriorityWeightAge"})
-    assert [str(c) for c in diff_slurm(before, after).changes] == [
-        "+ PreemptExemptTime: 00:10:00", "- PriorityWeightAge: 1000"]
+    assert [str(c) for c in diff_slurm(before, after).changes] == ["+ PreemptExemptTime: 00:10:00", "- PriorityWeightAge: 1000"]
     assert "Slurm's default" in diff_slurm(before, after).changes[1].applies
 
 
@@ -51,8 +50,9 @@ def test_partition_changes_on_a_slurm_config_cluster_are_an_update_cluster():
     assert [str(c) for c in changes.changes] == ["+ partition big: [b200]"]
     assert changes.partition_updates == {"b200": ("big",)}
     assert not changes.needs_bundle
-    assert changes.steps() == ["UpdateCluster SlurmConfig.PartitionNames: b200 → ['big'] (HyperPod rewrites the partition "
-                               "lines, merge mode)"]
+    assert changes.steps() == [
+        "UpdateCluster SlurmConfig.PartitionNames: b200 → ['big'] (HyperPod rewrites the partition lines, merge mode)"
+    ]
 
 
 def test_partition_changes_on_a_legacy_cluster_reach_new_nodes_only():
@@ -71,11 +71,17 @@ def test_default_partition_change():
 
 
 def test_prolog_and_epilog_changes_are_per_script():
-    changes = diff_slurm(spec(), spec(prolog_bash_scripts=["#!/bin/bash\necho 'First prolog script running'"],
-                                      epilog_bash_scripts=["#!/bin/bash\necho cleanup\nrm -rf /tmp/job"]))
+    changes = diff_slurm(
+        spec(),
+        spec(
+            prolog_bash_scripts=["#!/bin/bash\necho 'First prolog script running'"],
+            epilog_bash_scripts=["#!/bin/bash\necho cleanup\nrm -rf /tmp/job"],
+        ),
+    )
     assert [str(c) for c in changes.changes] == [
         "- prolog_bash_scripts[1]: echo 'Second prolog script running'",
-        "~ epilog_bash_scripts[0]: echo 'Epilog script running' → echo cleanup …(2 lines)"]
+        "~ epilog_bash_scripts[0]: echo 'Epilog script running' → echo cleanup …(2 lines)",
+    ]
 
 
 def test_home_storage_change_is_refused_with_the_reason():

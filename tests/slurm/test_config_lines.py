@@ -73,8 +73,7 @@ def test_gcp_top_level_config_refuses_it(value):
 def test_gcp_partition_config_refuses_it(value):
     doc = gcp_doc()
     doc["orchestratorSpec"]["slurmSpec"]["partitions"][0]["config"] = {"MaxTime": value}
-    assert ("orchestrator_spec.slurm_spec.partitions[0].config.MaxTime" in
-            [path for path, _ in gcp_problems(doc)])
+    assert "orchestrator_spec.slurm_spec.partitions[0].config.MaxTime" in [path for path, _ in gcp_problems(doc)]
 
 
 @pytest.mark.parametrize("value", BAD_VALUES)
@@ -84,18 +83,21 @@ def test_gcp_node_set_config_refuses_it(value):
     assert "orchestrator_spec.slurm_spec.node_sets[0].config.Features" in [path for path, _ in gcp_problems(doc)]
 
 
-@pytest.mark.parametrize("where, config, rule", [
-    ("partitions", {"MaxTme": "1-00:00:00"}, "is not a parameter of a partition"),
-    ("partitions", {"Nodes": "a4-[1-2]"}, "node_pool_ids"),
-    ("partitions", {"Default": "YES"}, "default_partition_id"),
-    ("partitions", {"MaxTime": "forever"}, "must be a time"),
-    ("partitions", {"PriorityTier": "70000"}, "at most 65535"),
-    ("partitions", {"Hidden": "maybe"}, "YES or NO"),
-    ("partitions", {"State": "OPEN"}, "UP, DOWN, DRAIN, INACTIVE"),
-    ("node_sets", {"NodeAddr": "10.0.0.1"}, "cannot be set here"),
-    ("node_sets", {"Weight": "-1"}, "whole number"),
-    ("node_sets", {"SlurmctldHost": "x"}, "is not a parameter of a node set"),
-])
+@pytest.mark.parametrize(
+    "where, config, rule",
+    [
+        ("partitions", {"MaxTme": "1-00:00:00"}, "is not a parameter of a partition"),
+        ("partitions", {"Nodes": "a4-[1-2]"}, "node_pool_ids"),
+        ("partitions", {"Default": "YES"}, "default_partition_id"),
+        ("partitions", {"MaxTime": "forever"}, "must be a time"),
+        ("partitions", {"PriorityTier": "70000"}, "at most 65535"),
+        ("partitions", {"Hidden": "maybe"}, "YES or NO"),
+        ("partitions", {"State": "OPEN"}, "UP, DOWN, DRAIN, INACTIVE"),
+        ("node_sets", {"NodeAddr": "10.0.0.1"}, "cannot be set here"),
+        ("node_sets", {"Weight": "-1"}, "whole number"),
+        ("node_sets", {"SlurmctldHost": "x"}, "is not a parameter of a node set"),
+    ],
+)
 def test_gcp_partition_and_node_set_config_are_checked_as_strictly_as_the_top_level(where, config, rule):
     doc = gcp_doc()
     slurm = doc["orchestratorSpec"]["slurmSpec"]
@@ -111,8 +113,13 @@ def test_gcp_partition_and_node_set_config_are_checked_as_strictly_as_the_top_le
 def test_good_partition_and_node_set_config_are_accepted():
     doc = gcp_doc()
     slurm = doc["orchestratorSpec"]["slurmSpec"]
-    slurm["partitions"][0]["config"] = {"MaxTime": "2-00:00:00", "PriorityTier": "10", "OverSubscribe": "NO",
-                                        "maxnodes": "UNLIMITED", "PreemptMode": "REQUEUE"}
+    slurm["partitions"][0]["config"] = {
+        "MaxTime": "2-00:00:00",
+        "PriorityTier": "10",
+        "OverSubscribe": "NO",
+        "maxnodes": "UNLIMITED",
+        "PreemptMode": "REQUEUE",
+    }
     slurm["node_sets"] = [{"node_pool_id": "a4", "config": {"Features": "a4,gpu", "Weight": "10"}}]
     ClusterSpec.from_document(doc)
 

@@ -34,23 +34,37 @@ def project(tmp_path_factory):
     (base / "home").mkdir()
     (base / "state").mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PULUMI_", "HYPERPOD_FAKE", "AWS_PROFILE"))}
-    env.update(PULUMI_HOME=str(base / "home"), PULUMI_BACKEND_URL=f"file://{base / 'state'}", PULUMI_CONFIG_PASSPHRASE="x",
-               PULUMI_SKIP_UPDATE_CHECK="true", PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION="true",
-               HYPERPOD_FAKE_STATE=str(base / "fake.sqlite"), PYTHONPATH=str(REPO), AWS_REGION="us-west-2")
+    env.update(
+        PULUMI_HOME=str(base / "home"),
+        PULUMI_BACKEND_URL=f"file://{base / 'state'}",
+        PULUMI_CONFIG_PASSPHRASE="x",
+        PULUMI_SKIP_UPDATE_CHECK="true",
+        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION="true",
+        HYPERPOD_FAKE_STATE=str(base / "fake.sqlite"),
+        PYTHONPATH=str(REPO),
+        AWS_REGION="us-west-2",
+    )
     run(root, env, "stack", "init", "dev")
     return root, env
 
 
 def run(root: Path, env: dict, *args: str) -> str:
-    result = subprocess.run(["pulumi", *args, "--non-interactive"], cwd=root, env=env, capture_output=True, text=True,
-                            timeout=600, check=False)
+    result = subprocess.run(
+        ["pulumi", *args, "--non-interactive"], cwd=root, env=env, capture_output=True, text=True, timeout=600, check=False
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return result.stdout
 
 
 def hyperpod(env: dict, *args: str) -> str:
-    result = subprocess.run([sys.executable, "-c", "from pulumi_hyperpod.cli import main; main()", "--backend", "fake", *args], env=env,
-                            capture_output=True, text=True, timeout=120, check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", "from pulumi_hyperpod.cli import main; main()", "--backend", "fake", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout
 

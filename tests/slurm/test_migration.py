@@ -47,14 +47,30 @@ def plan_of(desired, state=None):
 def test_a_whole_migration_is_noted_with_every_group_the_software_step_and_the_s3_object():
     desired, state = migrated(), running_legacy_cluster()
     planned = plan_of(ClusterSpec.from_dict(copy.deepcopy(SEED004)), state)  # a plan with no migration in it
-    whole = dataclasses.replace(planned, steps=(Step("UpdateCluster", {"ClusterName": NAME, "InstanceGroups": [
-        {"InstanceGroupName": g.name, "SlurmConfig": {"NodeType": g.slurm_config.node_type}} for g in desired.instance_groups]}, kind="update-cluster"),))
+    whole = dataclasses.replace(
+        planned,
+        steps=(
+            Step(
+                "UpdateCluster",
+                {
+                    "ClusterName": NAME,
+                    "InstanceGroups": [
+                        {"InstanceGroupName": g.name, "SlurmConfig": {"NodeType": g.slurm_config.node_type}}
+                        for g in desired.instance_groups
+                    ],
+                },
+                kind="update-cluster",
+            ),
+        ),
+    )
     the_plan = with_migration(whole, desired, state)
     notes = " | ".join(the_plan.notes)
     assert "leo-stg-head-ig → Controller" in notes and "leo-stg-compute-ig → Compute [dev]" in notes
     assert "UpdateClusterSoftware on every group (leo-stg-head-ig, leo-stg-compute-ig)" in notes
-    assert ("remove provisioning_parameters.json from S3 (s3://leo-stg-hyperpod-lifecycle-778c45ef/"
-            "lifecycle-script-directory/src/provisioning_parameters.json)") in notes
+    assert (
+        "remove provisioning_parameters.json from S3 (s3://leo-stg-hyperpod-lifecycle-778c45ef/"
+        "lifecycle-script-directory/src/provisioning_parameters.json)"
+    ) in notes
     assert not the_plan.refusals
 
 
@@ -63,8 +79,13 @@ def test_an_update_that_leaves_a_group_out_is_refused_naming_it():
     desired, state = migrated(), running_legacy_cluster()
     the_plan = plan_of(desired, state)
     planner_alone = pipeline.make_plan(desired, state, roles=ROLES)  # its steps (a refused plan keeps none)
-    sent = {g["InstanceGroupName"] for s in planner_alone.steps if s.operation == "UpdateCluster"
-            for g in s.request["InstanceGroups"] if "SlurmConfig" in g}
+    sent = {
+        g["InstanceGroupName"]
+        for s in planner_alone.steps
+        if s.operation == "UpdateCluster"
+        for g in s.request["InstanceGroups"]
+        if "SlurmConfig" in g
+    }
     refusals = [r for r in the_plan.refusals if r.rule == "slurm-migration"]
     if sent >= set(ROLES):  # the planner sends every group: the migration is whole
         assert not refusals and any("UpdateClusterSoftware" in n for n in the_plan.notes)

@@ -44,8 +44,7 @@ def test_plan_when_the_bundle_cannot_be_read_is_refused_not_safe(tmp_path, monke
     from pulumi_hyperpod.aws.fake import Simulator
 
     rendering = _running_example_with_its_bundle(tmp_path, monkeypatch)
-    connect("fake", simulator=Simulator.open_default(), service="s3").delete_object(
-        Bucket="bundles-bucket", Key="a4/slurm-spec.json")
+    connect("fake", simulator=Simulator.open_default(), service="s3").delete_object(Bucket="bundles-bucket", Key="a4/slurm-spec.json")
     cluster = tmp_path / "cluster.json"
     cluster.write_text(json.dumps(rendering.cluster_spec))
     wanted = tmp_path / "wanted.json"
@@ -62,8 +61,7 @@ def test_slurm_diff_when_the_bundle_has_no_spec_is_a_refusal(tmp_path, monkeypat
     from pulumi_hyperpod.aws.fake import Simulator
 
     _running_example_with_its_bundle(tmp_path, monkeypatch)
-    connect("fake", simulator=Simulator.open_default(), service="s3").delete_object(
-        Bucket="bundles-bucket", Key="a4/slurm-spec.json")
+    connect("fake", simulator=Simulator.open_default(), service="s3").delete_object(Bucket="bundles-bucket", Key="a4/slurm-spec.json")
     wanted = tmp_path / "wanted.json"
     wanted.write_text(json.dumps(example_slurm()))
     output = hyperpod("slurm", "diff", "a4-training", "--slurm", str(wanted), code=2)

@@ -19,8 +19,11 @@ def test_the_example_files_plan_and_apply_as_they_are(tmp_path, monkeypatch):
     plan = json.loads(hyperpod("plan", "-f", CLUSTER, "--slurm", SLURM, "--json"))
     (step,) = plan["steps"]
     roles = {g["InstanceGroupName"]: g["SlurmConfig"] for g in step["request"]["InstanceGroups"]}
-    assert roles == {"controller": {"NodeType": "Controller"}, "login": {"NodeType": "Login"},
-                     "a4": {"NodeType": "Compute", "PartitionNames": ["a4"]}}
+    assert roles == {
+        "controller": {"NodeType": "Controller"},
+        "login": {"NodeType": "Login"},
+        "a4": {"NodeType": "Compute", "PartitionNames": ["a4"]},
+    }
     hyperpod("apply", "-f", CLUSTER, "--slurm", SLURM, "--yes", "--wait", "none")
     # the running cluster's bundle was never uploaded to the (simulated) S3 bucket: its Slurm spec
     # cannot be read, so the Slurm changes are unknown, which is a refusal, never "safe to apply"

@@ -14,19 +14,27 @@ from pulumi_hyperpod.slurm.render import render_hyperpod
 from tests.slurm.helpers import group
 
 NAME = st.from_regex(r"[a-z][a-z0-9]{0,6}(-[a-z0-9]{1,4})?", fullmatch=True)
-CONFIG = st.dictionaries(st.sampled_from(["PriorityWeightAge", "PriorityWeightQOS", "MaxJobCount", "BatchStartTimeout"]),
-                         st.integers(0, 60000).map(str), max_size=3)
+CONFIG = st.dictionaries(
+    st.sampled_from(["PriorityWeightAge", "PriorityWeightQOS", "MaxJobCount", "BatchStartTimeout"]),
+    st.integers(0, 60000).map(str),
+    max_size=3,
+)
 
 
 @st.composite
 def slurm_specs(draw):
     pools = draw(st.lists(NAME, min_size=3, max_size=7, unique=True))
     controller, login, compute = pools[0], pools[1], pools[2:]
-    partitions = draw(st.lists(NAME, min_size=len(compute), max_size=len(compute), unique=True).filter(
-        lambda names: "default" not in names))
-    spec = {"partitions": [{"id": pid, "node_pool_ids": [pool]} for pid, pool in zip(partitions, compute)],
-            "controller_node_pool_id": controller, "login_node_pool_id": login, "config": draw(CONFIG),
-            "prolog_bash_scripts": draw(st.lists(st.text("abc xyz\n", min_size=1, max_size=20).filter(str.strip), max_size=3))}
+    partitions = draw(
+        st.lists(NAME, min_size=len(compute), max_size=len(compute), unique=True).filter(lambda names: "default" not in names)
+    )
+    spec = {
+        "partitions": [{"id": pid, "node_pool_ids": [pool]} for pid, pool in zip(partitions, compute)],
+        "controller_node_pool_id": controller,
+        "login_node_pool_id": login,
+        "config": draw(CONFIG),
+        "prolog_bash_scripts": draw(st.lists(st.text("abc xyz\n", min_size=1, max_size=20).filter(str.strip), max_size=3)),
+    }
     if draw(st.booleans()):
         spec["default_partition_id"] = draw(st.sampled_from(partitions))
     return spec

@@ -27,6 +27,7 @@ def problems(cluster, spec) -> list[str]:
 
 # ---- SlurmConfig and provisioning_parameters.json ------------------------------------------------
 
+
 def test_a_continuous_cluster_gets_slurm_config_from_the_slurm_spec():
     rendering = render_hyperpod(example_cluster(), slurm(), lifecycle_uri="s3://b/p/")
     assert rendering.mode == "SlurmConfig"
@@ -39,23 +40,36 @@ def test_a_continuous_cluster_gets_slurm_config_from_the_slurm_spec():
 
 
 def test_a_legacy_cluster_gets_its_roles_in_provisioning_parameters_in_base_config_format():
-    spec = SlurmSpec.from_dict({"partitions": [{"id": "partition-1", "node_pool_ids": ["worker-group-1"]}],
-                                "login_node_pool_id": "login-group", "controller_node_pool_id": "controller-machine",
-                                "home_directory_storage": "fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com:/fsx"})
+    spec = SlurmSpec.from_dict(
+        {
+            "partitions": [{"id": "partition-1", "node_pool_ids": ["worker-group-1"]}],
+            "login_node_pool_id": "login-group",
+            "controller_node_pool_id": "controller-machine",
+            "home_directory_storage": "fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com:/fsx",
+        }
+    )
     rendering = render_hyperpod(legacy_cluster(), spec)
     assert rendering.mode == "provisioning_parameters"
     assert all("SlurmConfig" not in g for g in rendering.cluster_spec["InstanceGroups"])
     assert json.loads(rendering.files["provisioning_parameters.json"]) == {
-        "version": "1.0.0", "workload_manager": "slurm", "controller_group": "controller-machine",
+        "version": "1.0.0",
+        "workload_manager": "slurm",
+        "controller_group": "controller-machine",
         "login_group": "login-group",
         "worker_groups": [{"instance_group_name": "worker-group-1", "partition_name": "partition-1"}],
-        "fsx_openzfs_dns_name": "fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com"}
+        "fsx_openzfs_dns_name": "fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com",
+    }
 
 
 def test_a_legacy_clusters_lustre_home_is_fsx_dns_name_and_mountname():
-    spec = SlurmSpec.from_dict({"partitions": [{"id": "partition-1", "node_pool_ids": ["worker-group-1"]}],
-                                "login_node_pool_id": "login-group", "controller_node_pool_id": "controller-machine",
-                                "home_directory_storage": "fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com@tcp:/abcdefgh"})
+    spec = SlurmSpec.from_dict(
+        {
+            "partitions": [{"id": "partition-1", "node_pool_ids": ["worker-group-1"]}],
+            "login_node_pool_id": "login-group",
+            "controller_node_pool_id": "controller-machine",
+            "home_directory_storage": "fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com@tcp:/abcdefgh",
+        }
+    )
     params = json.loads(render_hyperpod(legacy_cluster(), spec).files["provisioning_parameters.json"])
     assert (params["fsx_dns_name"], params["fsx_mountname"]) == ("fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com", "abcdefgh")
 
@@ -65,8 +79,9 @@ def test_an_api_driven_cluster_gets_fsx_in_instance_storage_configs_and_no_provi
     (InstanceStorageConfigs) and needs no provisioning_parameters.json."""
     rendering = render_hyperpod(example_cluster(), slurm())
     assert rendering.mode == "SlurmConfig" and "provisioning_parameters.json" not in rendering.files
-    lustre = {"FsxLustreConfig": {"DnsName": "fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com", "MountName": "abcdefgh",
-                                  "MountPath": "/fsx"}}
+    lustre = {
+        "FsxLustreConfig": {"DnsName": "fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com", "MountName": "abcdefgh", "MountPath": "/fsx"}
+    }
     for instance_group in rendering.cluster_spec["InstanceGroups"]:
         assert instance_group["InstanceStorageConfigs"].count(lustre) == 1
     ClusterSpec.from_dict(rendering.cluster_spec)  # valid against the model
@@ -77,7 +92,8 @@ def test_an_api_driven_cluster_gets_fsx_in_instance_storage_configs_and_no_provi
     assert document["roles"] == {"controller": "Controller", "login": "Login", "a4": "Compute"}
     openzfs = render_hyperpod(example_cluster(), slurm(home_directory_storage="fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com:/fsx"))
     assert openzfs.cluster_spec["InstanceGroups"][0]["InstanceStorageConfigs"][-1] == {
-        "FsxOpenZfsConfig": {"DnsName": "fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com", "MountPath": "/home"}}
+        "FsxOpenZfsConfig": {"DnsName": "fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com", "MountPath": "/home"}
+    }
 
 
 def test_an_api_driven_home_must_be_a_dns_name_the_model_accepts():
@@ -89,7 +105,8 @@ def test_slurm_config_already_in_the_cluster_spec_must_agree():
     cluster = example_cluster()
     cluster["InstanceGroups"][2]["SlurmConfig"] = {"NodeType": "Compute", "PartitionNames": ["other"]}
     assert problems(cluster, slurm()) == [
-        "InstanceGroups[2].SlurmConfig.PartitionNames: is ['other'] but the Slurm spec puts 'a4' in ['a4']"]
+        "InstanceGroups[2].SlurmConfig.PartitionNames: is ['other'] but the Slurm spec puts 'a4' in ['a4']"
+    ]
 
 
 def test_continuous_clusters_cannot_take_roles_from_provisioning_parameters():
@@ -99,9 +116,11 @@ def test_continuous_clusters_cannot_take_roles_from_provisioning_parameters():
 
 # ---- HyperPod's rules ----------------------------------------------------------------------------
 
+
 def test_unknown_groups_are_named_with_the_slurm_spec_path():
     assert problems(example_cluster(), slurm(login_node_pool_id="logon")) == [
-        "slurm.login_node_pool_id: 'logon' is not an instance group of the cluster (did you mean 'login'?)"]
+        "slurm.login_node_pool_id: 'logon' is not an instance group of the cluster (did you mean 'login'?)"
+    ]
 
 
 def test_the_controller_must_be_known():
@@ -115,8 +134,10 @@ def test_the_controller_must_be_known():
 def test_a_group_in_two_partitions_cannot_be_expressed_on_hyperpod():
     spec = slurm(partitions=[{"id": "a4", "node_pool_ids": ["a4"]}, {"id": "all", "node_pool_ids": ["a4"]}])
     found = problems(example_cluster(), spec)
-    assert found == ["slurm.partitions[0].node_pool_ids[0]: instance group 'a4' is in 2 partitions (a4, all); on HyperPod a "
-                     "group belongs to at most 1 (SlurmConfig.PartitionNames, provisioning_parameters.json worker_groups)"]
+    assert found == [
+        "slurm.partitions[0].node_pool_ids[0]: instance group 'a4' is in 2 partitions (a4, all); on HyperPod a "
+        "group belongs to at most 1 (SlurmConfig.PartitionNames, provisioning_parameters.json worker_groups)"
+    ]
 
 
 def test_a_filestore_home_is_refused_on_hyperpod():
@@ -131,10 +152,12 @@ def test_every_group_needs_a_role():
     del cluster["NodeProvisioningMode"]
     assert problems(cluster, slurm()) == [
         "InstanceGroups[3]: instance group 'spare' has no Slurm role: add it to a partition of the Slurm spec, "
-        "or name it login_node_pool_id or controller_node_pool_id"]
+        "or name it login_node_pool_id or controller_node_pool_id"
+    ]
 
 
 # ---- the bundle ----------------------------------------------------------------------------------
+
 
 def test_bundle_is_deterministic_and_content_addressed():
     one, two = render_hyperpod(example_cluster(), slurm()), render_hyperpod(example_cluster(), slurm())
@@ -148,9 +171,17 @@ def test_bundle_is_deterministic_and_content_addressed():
 def test_include_has_the_config_lines_and_prolog_epilog_globs():
     text = render_hyperpod(example_cluster(), slurm()).files["slurm-spec.conf"].decode()
     body = [line for line in text.splitlines() if not line.startswith("#")]
-    assert body == ["AccountingStorageEnforce=associations,limits,qos", "PreemptExemptTime=00:10:00", "PreemptMode=REQUEUE",
-                    "PreemptType=preempt/partition_prio", "PriorityType=priority/multifactor", "PriorityWeightAge=1000",
-                    "PriorityWeightFairshare=10000", "Prolog=/opt/slurm/etc/prolog.d/*", "Epilog=/opt/slurm/etc/epilog.d/*"]
+    assert body == [
+        "AccountingStorageEnforce=associations,limits,qos",
+        "PreemptExemptTime=00:10:00",
+        "PreemptMode=REQUEUE",
+        "PreemptType=preempt/partition_prio",
+        "PriorityType=priority/multifactor",
+        "PriorityWeightAge=1000",
+        "PriorityWeightFairshare=10000",
+        "Prolog=/opt/slurm/etc/prolog.d/*",
+        "Epilog=/opt/slurm/etc/epilog.d/*",
+    ]
     assert "Default partition: a4" in text
 
 
@@ -178,12 +209,33 @@ def run_hook(tmp_path, address: str, runs: int = 1) -> tuple[str, object]:
     (root / "opt/slurm/etc").mkdir(parents=True, exist_ok=True)
     (root / "opt/slurm/etc/slurm.conf").write_text(SLURM_CONF)
     (root / "opt/ml/config").mkdir(parents=True, exist_ok=True)
-    (root / "opt/ml/config/resource_config.json").write_text(json.dumps({"InstanceGroups": [
-        {"Name": "controller", "Instances": [{"CustomerIpAddress": "10.1.0.10"}]},
-        {"Name": "a4", "Instances": [{"CustomerIpAddress": "10.1.0.20"}]}]}))
+    (root / "opt/ml/config/resource_config.json").write_text(
+        json.dumps(
+            {
+                "InstanceGroups": [
+                    {"Name": "controller", "Instances": [{"CustomerIpAddress": "10.1.0.10"}]},
+                    {"Name": "a4", "Instances": [{"CustomerIpAddress": "10.1.0.20"}]},
+                ]
+            }
+        )
+    )
     for _ in range(runs):
-        result = subprocess.run([sys.executable, str(bundle / "slurm_spec_hook.py"), "--root", str(root), "--dry-run",
-                                 "--address", address, "--wait-seconds", "0"], capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"})
+        result = subprocess.run(
+            [
+                sys.executable,
+                str(bundle / "slurm_spec_hook.py"),
+                "--root",
+                str(root),
+                "--dry-run",
+                "--address",
+                address,
+                "--wait-seconds",
+                "0",
+            ],
+            capture_output=True,
+            text=True,
+            env={"PATH": "/usr/bin:/bin"},
+        )
         assert result.returncode == 0, result.stderr
     return result.stdout, root
 
@@ -212,19 +264,41 @@ def test_hook_on_a_compute_node_installs_scripts_and_leaves_slurm_conf(tmp_path)
 
 # ---- CLI -----------------------------------------------------------------------------------------
 
+
 def test_cli_render_writes_the_bundle_and_says_what_goes_where(tmp_path):
     from tests.slurm.helpers import EXAMPLE
 
-    output = hyperpod("slurm", "render", "-f", str(EXAMPLE / "cluster.json"), "--slurm", str(EXAMPLE / "slurm.json"),
-                      "--out", str(tmp_path / "out"), "--lifecycle-uri", "s3://bucket/slurm/")
+    output = hyperpod(
+        "slurm",
+        "render",
+        "-f",
+        str(EXAMPLE / "cluster.json"),
+        "--slurm",
+        str(EXAMPLE / "slurm.json"),
+        "--out",
+        str(tmp_path / "out"),
+        "--lifecycle-uri",
+        "s3://bucket/slurm/",
+    )
     assert "provisioning_parameters.json" not in output and "aws s3 sync" in output
     assert (tmp_path / "out/lifecycle/on_create.sh").exists()
     cluster = json.loads((tmp_path / "out/cluster.json").read_text())
     assert cluster["InstanceGroups"][2]["SlurmConfig"] == {"NodeType": "Compute", "PartitionNames": ["a4"]}
     assert cluster["InstanceGroups"][2]["InstanceStorageConfigs"][-1]["FsxLustreConfig"]["MountPath"] == "/fsx"
     assert not (tmp_path / "out/lifecycle/provisioning_parameters.json").exists()
-    data = json.loads(hyperpod("slurm", "render", "-f", str(EXAMPLE / "cluster.json"), "--slurm", str(EXAMPLE / "slurm.json"),
-                               "--out", str(tmp_path / "out2"), "--json"))
+    data = json.loads(
+        hyperpod(
+            "slurm",
+            "render",
+            "-f",
+            str(EXAMPLE / "cluster.json"),
+            "--slurm",
+            str(EXAMPLE / "slurm.json"),
+            "--out",
+            str(tmp_path / "out2"),
+            "--json",
+        )
+    )
     assert data["roles"] == {"controller": "Controller", "login": "Login", "a4": "Compute"}
 
 
@@ -233,8 +307,7 @@ def test_cli_render_bad_input_exits_1_naming_file_and_field(tmp_path):
 
     bad = tmp_path / "slurm.json"
     bad.write_text(json.dumps({**example_slurm(), "login_node_pool_id": "logn"}))
-    output = hyperpod("slurm", "render", "-f", str(EXAMPLE / "cluster.json"), "--slurm", str(bad), "--out",
-                      str(tmp_path / "o"), code=1)
+    output = hyperpod("slurm", "render", "-f", str(EXAMPLE / "cluster.json"), "--slurm", str(bad), "--out", str(tmp_path / "o"), code=1)
     assert "slurm.login_node_pool_id: 'logn' is not an instance group" in output and str(bad) in output
     assert not (tmp_path / "o").exists()
 
@@ -277,17 +350,36 @@ def test_a_bundle_built_on_base_config_runs_its_on_create_first(tmp_path):
 
 
 def test_hook_on_a_legacy_cluster_mounts_lustre_itself(tmp_path):
-    spec = SlurmSpec.from_dict({"partitions": [{"id": "partition-1", "node_pool_ids": ["worker-group-1"]}],
-                                "login_node_pool_id": "login-group", "controller_node_pool_id": "controller-machine",
-                                "home_directory_storage": "fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com@tcp:/abcdefgh"})
+    spec = SlurmSpec.from_dict(
+        {
+            "partitions": [{"id": "partition-1", "node_pool_ids": ["worker-group-1"]}],
+            "login_node_pool_id": "login-group",
+            "controller_node_pool_id": "controller-machine",
+            "home_directory_storage": "fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com@tcp:/abcdefgh",
+        }
+    )
     bundle = tmp_path / "bundle"
     render_hyperpod(legacy_cluster(), spec).write(bundle)
     root = tmp_path / "root"
     (root / "opt/ml/config").mkdir(parents=True)
-    (root / "opt/ml/config/resource_config.json").write_text(json.dumps({"InstanceGroups": [
-        {"Name": "worker-group-1", "Instances": [{"CustomerIpAddress": "10.1.0.20"}]}]}))
-    result = subprocess.run([sys.executable, str(bundle / "slurm_spec_hook.py"), "--root", str(root), "--dry-run",
-                             "--address", "10.1.0.20", "--wait-seconds", "0"], capture_output=True, text=True,
-                            env={"PATH": "/usr/bin:/bin"})
+    (root / "opt/ml/config/resource_config.json").write_text(
+        json.dumps({"InstanceGroups": [{"Name": "worker-group-1", "Instances": [{"CustomerIpAddress": "10.1.0.20"}]}]})
+    )
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(bundle / "slurm_spec_hook.py"),
+            "--root",
+            str(root),
+            "--dry-run",
+            "--address",
+            "10.1.0.20",
+            "--wait-seconds",
+            "0",
+        ],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin"},
+    )
     assert result.returncode == 0, result.stderr
     assert "+ mount -t lustre -o relatime,flock fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com@tcp:/abcdefgh /fsx" in result.stdout

@@ -23,8 +23,9 @@ def specs(tmp_path):
 
 
 def render(specs, out, *extra) -> tuple[int, str]:
-    result = CliRunner().invoke(main, ["slurm", "render", "-f", str(specs / "cluster.json"), "--slurm",
-                                       str(specs / "slurm.json"), "--out", str(out), *extra])
+    result = CliRunner().invoke(
+        main, ["slurm", "render", "-f", str(specs / "cluster.json"), "--slurm", str(specs / "slurm.json"), "--out", str(out), *extra]
+    )
     return result.exit_code, result.output
 
 

@@ -26,28 +26,41 @@ from pulumi_hyperpod.aws.spec import ClusterSpec
 from tests.slurm.helpers import LEGACY_PARAMS, legacy_cluster
 
 URI = "s3://lifecycle-bucket/base-config/"
-LEGACY_SLURM = {"partitions": [{"id": "partition-1", "node_pool_ids": ["worker-group-1"]}],
-                "login_node_pool_id": "login-group", "controller_node_pool_id": "controller-machine"}
+LEGACY_SLURM = {
+    "partitions": [{"id": "partition-1", "node_pool_ids": ["worker-group-1"]}],
+    "login_node_pool_id": "login-group",
+    "controller_node_pool_id": "controller-machine",
+}
 
 
 # ---- the readers ---------------------------------------------------------------------------------
 
+
 def test_base_config_provisioning_parameters_give_the_roles():
     found = parse_provisioning_parameters(LEGACY_PARAMS)
     assert found.roles_for(["login-group", "controller-machine", "worker-group-1", "other"]) == {
-        "login-group": "Login", "controller-machine": "Controller", "worker-group-1": "Compute", "other": "Compute"}
+        "login-group": "Login",
+        "controller-machine": "Controller",
+        "worker-group-1": "Compute",
+        "other": "Compute",
+    }
     assert found.partitions == {"worker-group-1": "partition-1"}
 
 
-@pytest.mark.parametrize("data,message", [
-    ([], "the file holds an object; got list"),
-    ({"worker_groups": []}, "controller_group: is required"),
-    ({"controller_group": "c", "worker_groups": {"a": 1}}, "worker_groups: must be a list"),
-    ({"controller_group": "c", "worker_groups": [{"partition_name": "p"}]}, "worker_groups[0].instance_group_name: is required"),
-    ({"controller_group": "c", "login_group": "c"}, "login_group: 'c' is also the controller_group"),
-    ({"controller_group": "c", "worker_groups": [{"instance_group_name": "c", "partition_name": "p"}]},
-     "worker_groups: 'c' is the controller group and cannot also be a worker group"),
-])
+@pytest.mark.parametrize(
+    "data,message",
+    [
+        ([], "the file holds an object; got list"),
+        ({"worker_groups": []}, "controller_group: is required"),
+        ({"controller_group": "c", "worker_groups": {"a": 1}}, "worker_groups: must be a list"),
+        ({"controller_group": "c", "worker_groups": [{"partition_name": "p"}]}, "worker_groups[0].instance_group_name: is required"),
+        ({"controller_group": "c", "login_group": "c"}, "login_group: 'c' is also the controller_group"),
+        (
+            {"controller_group": "c", "worker_groups": [{"instance_group_name": "c", "partition_name": "p"}]},
+            "worker_groups: 'c' is the controller group and cannot also be a worker group",
+        ),
+    ],
+)
 def test_malformed_provisioning_parameters_name_the_field(data, message):
     with pytest.raises(LifecycleError) as caught:
         parse_provisioning_parameters(data, source="pp.json")
@@ -58,7 +71,9 @@ def test_read_from_a_rendered_bundle_directory(tmp_path):
     rendering = render_hyperpod(legacy_cluster(), SlurmSpec.from_dict(LEGACY_SLURM))
     rendering.write(tmp_path)
     assert read_lifecycle_dir(tmp_path).roles_for(["controller-machine", "login-group"]) == {
-        "controller-machine": "Controller", "login-group": "Login"}
+        "controller-machine": "Controller",
+        "login-group": "Login",
+    }
     (tmp_path / "provisioning_parameters.json").write_text("{not json")
     with pytest.raises(LifecycleError, match="not valid JSON"):
         read_lifecycle_dir(tmp_path)
@@ -66,20 +81,27 @@ def test_read_from_a_rendered_bundle_directory(tmp_path):
         read_lifecycle_dir(tmp_path / "missing")
 
 
-@pytest.mark.parametrize("uri,key", [
-    ("s3://b/base-config/", ("b", "base-config/provisioning_parameters.json")),
-    ("s3://b/base-config", ("b", "base-config/provisioning_parameters.json")),
-    ("s3://b", ("b", "provisioning_parameters.json")),
-    ("s3://b/", ("b", "provisioning_parameters.json")),
-])
+@pytest.mark.parametrize(
+    "uri,key",
+    [
+        ("s3://b/base-config/", ("b", "base-config/provisioning_parameters.json")),
+        ("s3://b/base-config", ("b", "base-config/provisioning_parameters.json")),
+        ("s3://b", ("b", "provisioning_parameters.json")),
+        ("s3://b/", ("b", "provisioning_parameters.json")),
+    ],
+)
 def test_the_file_under_a_source_s3_uri(uri, key):
     assert provisioning_parameters_key(uri) == key
 
 
 def test_slurm_config_roles_need_no_bundle():
-    request = {"ClusterName": "c", "InstanceGroups": [
-        {**legacy_cluster()["InstanceGroups"][1], "SlurmConfig": {"NodeType": "Controller"}},
-        {**legacy_cluster()["InstanceGroups"][2], "SlurmConfig": {"NodeType": "Compute", "PartitionNames": ["p"]}}]}
+    request = {
+        "ClusterName": "c",
+        "InstanceGroups": [
+            {**legacy_cluster()["InstanceGroups"][1], "SlurmConfig": {"NodeType": "Controller"}},
+            {**legacy_cluster()["InstanceGroups"][2], "SlurmConfig": {"NodeType": "Compute", "PartitionNames": ["p"]}},
+        ],
+    }
     resolution = resolve(ClusterSpec.from_dict(request))
     assert resolution.roles == {"controller-machine": "Controller", "worker-group-1": "Compute"}
     assert resolution.source == "SlurmConfig"
@@ -92,6 +114,7 @@ def test_unknown_roles_say_how_to_state_them():
 
 
 # ---- S3, through the simulator -------------------------------------------------------------------
+
 
 @pytest.fixture
 def world():
@@ -116,10 +139,13 @@ def test_s3_errors_leave_roles_unknown_with_the_reason(world):
     _, _, s3 = world
     resolution = resolve(ClusterSpec.from_dict(legacy_cluster(uri=URI)), s3_client=s3)
     assert resolution.roles is None
-    assert resolution.notes[0].startswith("could not read provisioning_parameters.json under s3://lifecycle-bucket/base-config/: NoSuchBucket")
+    assert resolution.notes[0].startswith(
+        "could not read provisioning_parameters.json under s3://lifecycle-bucket/base-config/: NoSuchBucket"
+    )
     s3.create_bucket(Bucket="lifecycle-bucket", CreateBucketConfiguration={"LocationConstraint": "us-west-2"})
     assert resolve(ClusterSpec.from_dict(legacy_cluster(uri=URI)), s3_client=s3).notes[0] == (
-        "no provisioning_parameters.json under s3://lifecycle-bucket/base-config/")
+        "no provisioning_parameters.json under s3://lifecycle-bucket/base-config/"
+    )
 
 
 def test_a_malformed_bundle_in_s3_is_an_error_naming_the_object(world):
@@ -186,6 +212,7 @@ def test_legacy_cluster_roles_unknown_without_a_readable_bundle(world):
 
 # ---- CLI -----------------------------------------------------------------------------------------
 
+
 def test_cli_roles_of_a_legacy_cluster_from_its_bundle_in_s3(tmp_path, monkeypatch):
     from tests.support.cli import hyperpod, use_fake_world
 
@@ -203,7 +230,9 @@ def test_cli_roles_of_a_legacy_cluster_from_its_bundle_in_s3(tmp_path, monkeypat
 
 
 def test_eks_clusters_need_no_slurm_roles():
-    request = json.loads((__import__("pathlib").Path(__file__).resolve().parents[2] / "examples/specs/seed001-eks-continuous.json").read_text())
+    request = json.loads(
+        (__import__("pathlib").Path(__file__).resolve().parents[2] / "examples/specs/seed001-eks-continuous.json").read_text()
+    )
     resolution = resolve(ClusterSpec.from_dict(request), s3_client=object())  # S3 is not touched
     assert resolution.roles == {} and "EKS" in resolution.notes[0]
 

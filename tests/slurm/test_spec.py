@@ -42,6 +42,7 @@ def minimal(**extra) -> dict:
 
 # ---- the seed ------------------------------------------------------------------------------------
 
+
 def test_seed_002_block_loads_unchanged():
     spec = SlurmSpec.from_file(SEED)
     assert [(p.id, p.node_pool_ids) for p in spec.partitions] == [("a4", ("a4",))]
@@ -73,7 +74,8 @@ def test_yaml_numbers_are_accepted_as_slurm_values_but_yaml_booleans_are_not(tmp
         SlurmSpec.from_file(path)
     assert str(path) in str(caught.value)
     assert [str(v) for v in caught.value.violations] == [
-        "config.PriorityFavorSmall: a slurm.conf value is a string (quote it in YAML); got bool True"]
+        "config.PriorityFavorSmall: a slurm.conf value is a string (quote it in YAML); got bool True"
+    ]
 
 
 def test_a_slurm_spec_error_is_a_spec_error_and_says_slurm_spec():
@@ -92,9 +94,11 @@ def test_unreadable_and_malformed_files(tmp_path):
 
 # ---- field rules ---------------------------------------------------------------------------------
 
+
 def test_both_spellings_of_one_field_name_both_keys():
     assert one_problem(minimal(login_node_pool_id="l", loginNodePoolId="l")) == (
-        "loginNodePoolId: 'login_node_pool_id' and 'loginNodePoolId' are the same field spelled two ways; give it once")
+        "loginNodePoolId: 'login_node_pool_id' and 'loginNodePoolId' are the same field spelled two ways; give it once"
+    )
     found = one_problem({"partitions": [{"id": "p", "node_pool_ids": ["a"], "nodePoolIds": ["a"]}]})
     assert found.startswith("partitions[0].nodePoolIds: 'node_pool_ids' and 'nodePoolIds'")
 
@@ -125,35 +129,42 @@ def test_default_is_a_reserved_partition_name():
 
 def test_default_partition_must_be_one_of_the_partitions():
     assert one_problem(minimal(default_partition_id="q")) == "default_partition_id: 'q' is not one of the partitions ('p')"
-    spec = SlurmSpec.from_dict({"partitions": [{"id": "p", "node_pool_ids": ["a"]}, {"id": "q", "node_pool_ids": ["b"]}],
-                                "default_partition_id": "q"})
+    spec = SlurmSpec.from_dict(
+        {"partitions": [{"id": "p", "node_pool_ids": ["a"]}, {"id": "q", "node_pool_ids": ["b"]}], "default_partition_id": "q"}
+    )
     assert spec.default_partition == "q"
 
 
 def test_login_and_controller_pools_are_in_no_partition_and_differ():
     assert one_problem(minimal(login_node_pool_id="a")) == (
-        "login_node_pool_id: 'a' is in partition partitions[0]; the login pool cannot be in a partition")
+        "login_node_pool_id: 'a' is in partition partitions[0]; the login pool cannot be in a partition"
+    )
     assert "controller pool cannot be in a partition" in one_problem(minimal(controller_node_pool_id="a"))
     assert "also the login pool" in one_problem(minimal(controller_node_pool_id="x", login_node_pool_id="x"))
 
 
 def test_a_pool_listed_twice_in_one_partition():
     assert one_problem({"partitions": [{"id": "p", "node_pool_ids": ["a", "a"]}]}) == (
-        "partitions[0].node_pool_ids: 'a' is listed more than once")
+        "partitions[0].node_pool_ids: 'a' is listed more than once"
+    )
 
 
-@pytest.mark.parametrize("value,kind", [
-    ("projects/p/locations/us-central1-a/instances/home", "filestore"),
-    ("fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com@tcp:/abcdefgh", "fsx_lustre"),
-    ("fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com:/fsx", "fsx_openzfs"),
-])
+@pytest.mark.parametrize(
+    "value,kind",
+    [
+        ("projects/p/locations/us-central1-a/instances/home", "filestore"),
+        ("fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com@tcp:/abcdefgh", "fsx_lustre"),
+        ("fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com:/fsx", "fsx_openzfs"),
+    ],
+)
 def test_home_directory_storage_forms(value, kind):
     assert SlurmSpec.from_dict(minimal(home_directory_storage=value)).home_storage.kind == kind
 
 
 def test_home_directory_storage_of_no_known_form():
     assert one_problem(minimal(home_directory_storage="s3://bucket/home")).startswith(
-        "home_directory_storage: 's3://bucket/home' is not a storage this can mount as /home")
+        "home_directory_storage: 's3://bucket/home' is not a storage this can mount as /home"
+    )
 
 
 def test_scripts_are_non_empty_strings():
@@ -168,11 +179,20 @@ def test_errors_inside_a_wrapper_carry_its_path():
 
 # ---- config --------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("key,reason", [
-    ("SlurmctldHost", "controller"), ("NodeName", "nodes"), ("PartitionName", "partitions"),
-    ("ClusterName", "names the Slurm cluster"), ("SlurmctldPort", "ports"), ("AuthType", "authentication"),
-    ("AccountingStorageHost", "AccountingDatabase"), ("Prolog", "prolog_bash_scripts"),
-])
+
+@pytest.mark.parametrize(
+    "key,reason",
+    [
+        ("SlurmctldHost", "controller"),
+        ("NodeName", "nodes"),
+        ("PartitionName", "partitions"),
+        ("ClusterName", "names the Slurm cluster"),
+        ("SlurmctldPort", "ports"),
+        ("AuthType", "authentication"),
+        ("AccountingStorageHost", "AccountingDatabase"),
+        ("Prolog", "prolog_bash_scripts"),
+    ],
+)
 def test_platform_owned_keys_are_refused_with_the_reason(key, reason):
     found = one_problem(minimal(config={key: "x"}))
     assert found.startswith(f"config.{key}: {key} cannot be set: ") and reason in found
@@ -180,7 +200,8 @@ def test_platform_owned_keys_are_refused_with_the_reason(key, reason):
 
 def test_unknown_and_obsolete_keys():
     assert one_problem(minimal(config={"PreemptTipe": "x"})) == (
-        "config.PreemptTipe: 'PreemptTipe' is not a slurm.conf parameter (did you mean PreemptType?)")
+        "config.PreemptTipe: 'PreemptTipe' is not a slurm.conf parameter (did you mean PreemptType?)"
+    )
     assert "obsolete" in one_problem(minimal(config={"FastSchedule": "1"}))
 
 
@@ -190,27 +211,53 @@ def test_keys_are_case_insensitive_like_slurmctld_and_canonicalized():
     assert "same slurm.conf parameter" in one_problem(minimal(config={"MaxJobCount": "1", "maxjobcount": "2"}))
 
 
-@pytest.mark.parametrize("key,value", [
-    ("PriorityType", "priority/fifo"), ("PreemptType", "preempt/none2"), ("PreemptMode", "REQUEUE,CANCEL"),
-    ("PreemptMode", "SUSPEND"), ("PreemptMode", "GANG,WITHIN"), ("PreemptMode", "KILL"),
-    ("PreemptExemptTime", "10m"), ("PreemptExemptTime", "1:2:3:4"), ("AccountingStorageEnforce", "limits,everything"),
-    ("PriorityWeightAge", "-1"), ("PriorityWeightAge", "4294967296"), ("PriorityWeightFairshare", "1.5"),
-    ("PriorityWeightTRES", "CPU"), ("MaxJobCount", "lots"), ("BatchStartTimeout", "65536"),
-    ("DisableRootJobs", "maybe"), ("MaxJobCount", "1 # comment"), ("SchedulerParameters", "bf_continue SlurmctldHost=x"), ("MaxJobCount", "1\nNodeName=x"), ("MaxJobCount", ""),
-])
+@pytest.mark.parametrize(
+    "key,value",
+    [
+        ("PriorityType", "priority/fifo"),
+        ("PreemptType", "preempt/none2"),
+        ("PreemptMode", "REQUEUE,CANCEL"),
+        ("PreemptMode", "SUSPEND"),
+        ("PreemptMode", "GANG,WITHIN"),
+        ("PreemptMode", "KILL"),
+        ("PreemptExemptTime", "10m"),
+        ("PreemptExemptTime", "1:2:3:4"),
+        ("AccountingStorageEnforce", "limits,everything"),
+        ("PriorityWeightAge", "-1"),
+        ("PriorityWeightAge", "4294967296"),
+        ("PriorityWeightFairshare", "1.5"),
+        ("PriorityWeightTRES", "CPU"),
+        ("MaxJobCount", "lots"),
+        ("BatchStartTimeout", "65536"),
+        ("DisableRootJobs", "maybe"),
+        ("MaxJobCount", "1 # comment"),
+        ("SchedulerParameters", "bf_continue SlurmctldHost=x"),
+        ("MaxJobCount", "1\nNodeName=x"),
+        ("MaxJobCount", ""),
+    ],
+)
 def test_bad_values_are_refused(key, value):
     found = one_problem(minimal(config={key: value}))
     assert found.startswith(f"config.{key}: "), found
 
 
-@pytest.mark.parametrize("config", [
-    {"PreemptType": "preempt/qos", "PreemptMode": "SUSPEND,GANG"},
-    {"PreemptType": "preempt/partition_prio", "PreemptMode": "CANCEL"},
-    {"PreemptMode": "GANG"}, {"PreemptMode": "OFF"},
-    {"PreemptExemptTime": "-1"}, {"PreemptExemptTime": "2-12:30:00"}, {"PreemptExemptTime": "90"},
-    {"AccountingStorageEnforce": "all"}, {"PriorityWeightAge": "0x10"}, {"MaxJobCount": "10k"},
-    {"PriorityWeightTRES": "CPU=1000,Mem=2000,GRES/gpu=3000"}, {"DisableRootJobs": "YES"},
-])
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"PreemptType": "preempt/qos", "PreemptMode": "SUSPEND,GANG"},
+        {"PreemptType": "preempt/partition_prio", "PreemptMode": "CANCEL"},
+        {"PreemptMode": "GANG"},
+        {"PreemptMode": "OFF"},
+        {"PreemptExemptTime": "-1"},
+        {"PreemptExemptTime": "2-12:30:00"},
+        {"PreemptExemptTime": "90"},
+        {"AccountingStorageEnforce": "all"},
+        {"PriorityWeightAge": "0x10"},
+        {"MaxJobCount": "10k"},
+        {"PriorityWeightTRES": "CPU=1000,Mem=2000,GRES/gpu=3000"},
+        {"DisableRootJobs": "YES"},
+    ],
+)
 def test_good_values_are_accepted(config):
     assert SlurmSpec.from_dict(minimal(config=config)).config == config
 
@@ -256,6 +303,7 @@ def test_preempt_mode_values_match_slurms_parser(words):
 
 # ---- references ----------------------------------------------------------------------------------
 
+
 def test_references_against_a_clusters_pools():
     spec = SlurmSpec.from_dict({**minimal(login_node_pool_id="login", controller_node_pool_id="ctl")})
     assert reference_violations(spec, ["a", "login", "ctl"]) == []
@@ -264,5 +312,7 @@ def test_references_against_a_clusters_pools():
         "slurm.login_node_pool_id: 'login' is not an instance group of the cluster (did you mean 'logn'?)",
         "slurm.controller_node_pool_id: 'ctl' is not an instance group of the cluster; its instance groups are 'a', 'logn'",
     ]
-    with pytest.raises(SlurmSpecError, match=r"partitions\[0\].node_pool_ids\[0\]: 'a' is not a node pool of the cluster \(the cluster has no node pools\)"):
+    with pytest.raises(
+        SlurmSpecError, match=r"partitions\[0\].node_pool_ids\[0\]: 'a' is not a node pool of the cluster \(the cluster has no node pools\)"
+    ):
         check_references(spec, [])

@@ -19,8 +19,10 @@ def shapes(count: int) -> dict[str, dict]:
     return {
         "pools": {"partitions": [{"id": "p", "node_pool_ids": [f"group-{j}" for j in range(count)]}]},
         "partitions": {"partitions": [{"id": f"p{i}", "node_pool_ids": [f"group-{i}"]} for i in range(count // 2)]},
-        "config": {"partitions": [{"id": "p", "node_pool_ids": ["group-0"]}],
-                   "config": {f"NotAParameter{j}": "1" for j in range(count // 2)}},
+        "config": {
+            "partitions": [{"id": "p", "node_pool_ids": ["group-0"]}],
+            "config": {f"NotAParameter{j}": "1" for j in range(count // 2)},
+        },
     }
 
 

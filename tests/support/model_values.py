@@ -41,7 +41,8 @@ def values(shape, depth: int = 0) -> st.SearchStrategy[Any]:
         return st.booleans()
     if kind == "timestamp":
         return st.datetimes(dt.datetime(2027, 1, 1), dt.datetime(2030, 1, 1)).map(
-            lambda t: t.replace(microsecond=0, tzinfo=dt.timezone.utc).isoformat())
+            lambda t: t.replace(microsecond=0, tzinfo=dt.timezone.utc).isoformat()
+        )
     if kind == "list":
         low = max(shape.metadata.get("min", 0), 1)
         return st.lists(values(shape.member, depth + 1), min_size=low, max_size=max(low, min(shape.metadata.get("max", 2), 2)))

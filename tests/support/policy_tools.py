@@ -40,8 +40,10 @@ def policy_venv() -> Path:
     building = venv.with_name(venv.name + f".build-{os.getpid()}")
     shutil.rmtree(building, ignore_errors=True)
     base = getattr(sys, "_base_executable", None) or sys.executable
-    steps = [[base, "-m", "venv", str(building)],
-             [str(building / "bin" / "python"), "-m", "pip", "install", "--quiet", "-r", str(PACK / "requirements.txt")]]
+    steps = [
+        [base, "-m", "venv", str(building)],
+        [str(building / "bin" / "python"), "-m", "pip", "install", "--quiet", "-r", str(PACK / "requirements.txt")],
+    ]
     for step in steps:
         done = subprocess.run(step, capture_output=True, text=True, timeout=900, check=False)
         if done.returncode != 0:

@@ -74,15 +74,34 @@ class RealSlurm:
         for sub in ("state", "spool", "log", "run"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
         lines = [
-            "ClusterName=hyperpodtest", "SlurmctldHost=localhost", f"SlurmctldPort={ports[0]}",
-            "AuthType=auth/none", "CredType=cred/none", "SlurmUser=root", "SlurmdUser=root", "MpiDefault=none",
-            "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/none", "SelectType=select/cons_tres",
-            "SelectTypeParameters=CR_CPU", "ReturnToService=2", "SchedulerType=sched/backfill",
-            f"StateSaveLocation={self.root / 'state'}", f"SlurmdSpoolDir={self.root / 'spool'}/%n",
-            f"SlurmctldPidFile={self.root / 'run' / 'slurmctld.pid'}", f"SlurmdPidFile={self.root / 'run'}/slurmd-%n.pid",
-            f"SlurmctldLogFile={self.root / 'log' / 'slurmctld.log'}", f"SlurmdLogFile={self.root / 'log'}/slurmd-%n.log",
-            "JobCompType=jobcomp/none", "JobAcctGatherType=jobacct_gather/none", "AccountingStorageType=accounting_storage/none",
-            "SlurmctldTimeout=30", "SlurmdTimeout=30", "InactiveLimit=0", "MinJobAge=300", "KillWait=2",
+            "ClusterName=hyperpodtest",
+            "SlurmctldHost=localhost",
+            f"SlurmctldPort={ports[0]}",
+            "AuthType=auth/none",
+            "CredType=cred/none",
+            "SlurmUser=root",
+            "SlurmdUser=root",
+            "MpiDefault=none",
+            "ProctrackType=proctrack/linuxproc",
+            "TaskPlugin=task/none",
+            "SelectType=select/cons_tres",
+            "SelectTypeParameters=CR_CPU",
+            "ReturnToService=2",
+            "SchedulerType=sched/backfill",
+            f"StateSaveLocation={self.root / 'state'}",
+            f"SlurmdSpoolDir={self.root / 'spool'}/%n",
+            f"SlurmctldPidFile={self.root / 'run' / 'slurmctld.pid'}",
+            f"SlurmdPidFile={self.root / 'run'}/slurmd-%n.pid",
+            f"SlurmctldLogFile={self.root / 'log' / 'slurmctld.log'}",
+            f"SlurmdLogFile={self.root / 'log'}/slurmd-%n.log",
+            "JobCompType=jobcomp/none",
+            "JobAcctGatherType=jobacct_gather/none",
+            "AccountingStorageType=accounting_storage/none",
+            "SlurmctldTimeout=30",
+            "SlurmdTimeout=30",
+            "InactiveLimit=0",
+            "MinJobAge=300",
+            "KillWait=2",
         ]
         for name, port in zip(self.nodes, ports[1:]):
             lines.append(f"NodeName={name} NodeHostname=localhost Port={port} CPUs=1 RealMemory=500 State=UNKNOWN")
@@ -123,8 +142,9 @@ class RealSlurm:
 
     def sbatch(self, node: str, seconds: int, *, time_limit_minutes: int = 60, name: str = "train") -> str:
         """A real batch job sleeping on `node`; its job id."""
-        out = self.run("sbatch", "--parsable", "-w", node, "-t", str(time_limit_minutes), "-J", name,
-                       "-o", "/dev/null", "--wrap", f"sleep {seconds}")
+        out = self.run(
+            "sbatch", "--parsable", "-w", node, "-t", str(time_limit_minutes), "-J", name, "-o", "/dev/null", "--wrap", f"sleep {seconds}"
+        )
         return out.strip().split(";")[0]
 
     def stop(self) -> None:
@@ -136,8 +156,10 @@ class RealSlurm:
             if ids:
                 subprocess.run(["scancel", *ids], env=self.env, capture_output=True, timeout=30)
                 deadline = time.monotonic() + 15
-                while time.monotonic() < deadline and subprocess.run(
-                        active, env=self.env, capture_output=True, text=True, timeout=30).stdout.strip():
+                while (
+                    time.monotonic() < deadline
+                    and subprocess.run(active, env=self.env, capture_output=True, text=True, timeout=30).stdout.strip()
+                ):
                     time.sleep(0.3)
         pids = []
         for pid_file in reversed(self._started):  # all at once: each daemon takes ~2 s to exit

@@ -25,8 +25,9 @@ def test_hyperpod_plan_exits_3_while_there_are_changes_and_0_once_there_are_none
     hyperpod("plan", "-f", spec)  # without the flag: 0 as before
     hyperpod("apply", "-f", spec, "--yes", "--timeout", "60")
     assert "No changes" in hyperpod("plan", "-f", spec, "--detailed-exitcode")
-    assert json.loads(hyperpod("plan", "-f", str(SPECS / "seed004-scale-out.json"), "--json", "--detailed-exitcode",
-                               code=3))["empty"] is False
+    assert (
+        json.loads(hyperpod("plan", "-f", str(SPECS / "seed004-scale-out.json"), "--json", "--detailed-exitcode", code=3))["empty"] is False
+    )
 
 
 def test_a_refused_plan_exits_2_and_bad_input_1_even_with_the_flag(world, tmp_path):

@@ -29,14 +29,16 @@ def test_every_page_of_list_clusters_is_read_and_each_cluster_described():
     rows = aws_rows(client, page_size=1, now=sim.now() + dt.timedelta(hours=2))
     assert [op for op, _ in sim.calls].count("ListClusters") >= 3  # one cluster a page
     assert [(r["name"], r["orchestrator"], r["groups"], r["nodes_current"], r["nodes_target"]) for r in rows] == [
-        ("slurm-one", "Slurm", 3, 4, 4), ("eks-two", "Eks", 2, 3, 3), ("eks-three", "Eks", 1, 1, 1)]
+        ("slurm-one", "Slurm", 3, 4, 4),
+        ("eks-two", "Eks", 2, 3, 3),
+        ("eks-three", "Eks", 1, 1, 1),
+    ]
     assert all(r["status"] == "InService" for r in rows)
     assert rows[0]["age_seconds"] > rows[2]["age_seconds"] >= 2 * 3600
     assert [r["name"] for r in aws_rows(client, "eks")] == ["eks-two", "eks-three"]
 
 
-@pytest.mark.parametrize("seconds, text", [(None, "-"), (40, "40s"), (300, "5m"), (8000, "2h13m"), (3 * 86400 + 7200, "3d2h"),
-                                           (-5, "0s")])
+@pytest.mark.parametrize("seconds, text", [(None, "-"), (40, "40s"), (300, "5m"), (8000, "2h13m"), (3 * 86400 + 7200, "3d2h"), (-5, "0s")])
 def test_ages_read_in_two_units(seconds, text):
     assert age_text(seconds) == text
 

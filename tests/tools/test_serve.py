@@ -28,8 +28,13 @@ GCP_EXAMPLE = SPECS.parent / "gcp-training-cluster" / "cluster.json"
 @pytest.fixture
 def served(monkeypatch):
     """(url, HyperPod simulator, GCP simulator): an endpoint on 127.0.0.1 over in-memory worlds."""
-    for name, value in (("AWS_ACCESS_KEY_ID", "test"), ("AWS_SECRET_ACCESS_KEY", "test"), ("AWS_PROFILE", ""),
-                        ("AWS_CONFIG_FILE", "/dev/null"), ("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")):
+    for name, value in (
+        ("AWS_ACCESS_KEY_ID", "test"),
+        ("AWS_SECRET_ACCESS_KEY", "test"),
+        ("AWS_PROFILE", ""),
+        ("AWS_CONFIG_FILE", "/dev/null"),
+        ("AWS_SHARED_CREDENTIALS_FILE", "/dev/null"),
+    ):
         monkeypatch.setenv(name, value) if value else monkeypatch.delenv(name, raising=False)
     hyperpod, gcp = Simulator(seed=5), GcpSimulator()
     server = SimulatorServer(("127.0.0.1", 0), Worlds(hyperpod, gcp))
@@ -86,8 +91,9 @@ def test_google_rest_reaches_the_gcp_world(served):
     body = json.loads(GCP_EXAMPLE.read_text())
     name = body.pop("name")
     parent, _, cluster_id = name.rpartition("/modelDevelopmentClusters/")
-    created = requests.post(f"{url}/v1beta1/{parent}/modelDevelopmentClusters",
-                            params={"modelDevelopmentClusterId": cluster_id}, json=body, timeout=10)
+    created = requests.post(
+        f"{url}/v1beta1/{parent}/modelDevelopmentClusters", params={"modelDevelopmentClusterId": cluster_id}, json=body, timeout=10
+    )
     assert created.status_code == 200, created.text
     got = requests.get(f"{url}/v1beta1/{name}", timeout=10)
     assert got.status_code == 200 and got.json()["name"] == name
@@ -99,23 +105,33 @@ def test_google_rest_reaches_the_gcp_world(served):
     assert [c["name"] for c in over_rest.list_clusters(parent)] == [name]
 
 
-@pytest.mark.parametrize("headers, route", [
-    ({"Authorization": "AWS4-HMAC-SHA256 Credential=AK/20261201/eu-west-1/sagemaker/aws4_request, SignedHeaders=host"},
-     ("sagemaker", "eu-west-1")),
-    ({"Authorization": "AWS4-HMAC-SHA256 Credential=AK/20261201/us-east-1/servicequotas/aws4_request"},
-     ("service-quotas", "us-east-1")),
-    ({"Authorization": "AWS4-HMAC-SHA256 Credential=AK/20261201/us-west-2/s3/aws4_request"}, ("s3", "us-west-2")),
-    ({"X-Amz-Target": "SageMaker.ListClusters"}, ("sagemaker", "us-west-2")),
-    ({}, ("s3", "us-west-2")),
-])
+@pytest.mark.parametrize(
+    "headers, route",
+    [
+        (
+            {"Authorization": "AWS4-HMAC-SHA256 Credential=AK/20261201/eu-west-1/sagemaker/aws4_request, SignedHeaders=host"},
+            ("sagemaker", "eu-west-1"),
+        ),
+        (
+            {"Authorization": "AWS4-HMAC-SHA256 Credential=AK/20261201/us-east-1/servicequotas/aws4_request"},
+            ("service-quotas", "us-east-1"),
+        ),
+        ({"Authorization": "AWS4-HMAC-SHA256 Credential=AK/20261201/us-west-2/s3/aws4_request"}, ("s3", "us-west-2")),
+        ({"X-Amz-Target": "SageMaker.ListClusters"}, ("sagemaker", "us-west-2")),
+        ({}, ("s3", "us-west-2")),
+    ],
+)
 def test_requests_are_routed_by_their_signing_scope_or_their_target(headers, route):
     assert aws_route(CaseInsensitiveDict(headers)) == route
 
 
 def test_an_unknown_operation_is_a_json_error_not_a_dropped_connection(served):
-    answer = requests.post(served[0], data="{}", timeout=10,
-                           headers={"X-Amz-Target": "SageMaker.CreateTrainingJob",
-                                    "Content-Type": "application/x-amz-json-1.1"})
+    answer = requests.post(
+        served[0],
+        data="{}",
+        timeout=10,
+        headers={"X-Amz-Target": "SageMaker.CreateTrainingJob", "Content-Type": "application/x-amz-json-1.1"},
+    )
     assert answer.status_code == 400
     assert "not simulated" in answer.json()["message"]
 
@@ -125,11 +141,9 @@ def test_the_cli_plans_and_applies_through_endpoint_url(served, monkeypatch):
     monkeypatch.setenv("HYPERPOD_POLL_SECONDS", "0.05")
     runner = CliRunner()
     spec = str(SPECS / "seed004-initial.json")
-    first = runner.invoke(main, ["--endpoint-url", url, "--region", "us-west-2", "plan", "-f", spec,
-                                 "--detailed-exitcode"])
+    first = runner.invoke(main, ["--endpoint-url", url, "--region", "us-west-2", "plan", "-f", spec, "--detailed-exitcode"])
     assert first.exit_code == 3, first.output
-    applied = runner.invoke(main, ["--endpoint-url", url, "--region", "us-west-2", "apply", "-f", spec, "--yes",
-                                   "--wait", "none"])
+    applied = runner.invoke(main, ["--endpoint-url", url, "--region", "us-west-2", "apply", "-f", spec, "--yes", "--wait", "none"])
     assert applied.exit_code == 0, applied.output
     assert [op for op, _ in sim.calls if not op.startswith(("Describe", "List", "Get"))] == ["CreateCluster"]
     both = runner.invoke(main, ["--backend", "fake", "--endpoint-url", url, "list"])

@@ -23,17 +23,30 @@ STOP_AFTER = 90  # seconds: the server ends by itself even if this test dies
 @pytest.fixture
 def env(tmp_path) -> dict[str, str]:
     keep = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "HYPERPOD_"))}
-    return {**keep, "HYPERPOD_FAKE_STATE": str(tmp_path / "fake.sqlite"), "HYPERPOD_POLL_SECONDS": "0.05",
-            "AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "AWS_DEFAULT_REGION": "us-west-2",
-            "AWS_REGION": "us-west-2", "AWS_CONFIG_FILE": os.devnull, "AWS_SHARED_CREDENTIALS_FILE": os.devnull}
+    return {
+        **keep,
+        "HYPERPOD_FAKE_STATE": str(tmp_path / "fake.sqlite"),
+        "HYPERPOD_POLL_SECONDS": "0.05",
+        "AWS_ACCESS_KEY_ID": "test",
+        "AWS_SECRET_ACCESS_KEY": "test",
+        "AWS_DEFAULT_REGION": "us-west-2",
+        "AWS_REGION": "us-west-2",
+        "AWS_CONFIG_FILE": os.devnull,
+        "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+    }
 
 
 @pytest.fixture
 def endpoint(env, tmp_path):
     """`hyperpod fake serve --port 0`: its URL, read from the line it prints when listening."""
-    server = subprocess.Popen([str(BIN / "hyperpod"), "fake", "serve", "--port", "0", "--stop-after", str(STOP_AFTER),
-                               "--quiet"], env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True)
+    server = subprocess.Popen(
+        [str(BIN / "hyperpod"), "fake", "serve", "--port", "0", "--stop-after", str(STOP_AFTER), "--quiet"],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = server.stdout.readline()  # bounded: the server prints it or exits (then "" is read)
         assert " at http://127.0.0.1:" in line, f"no URL from fake serve: {line!r} {server.stderr.read()}"
@@ -44,15 +57,19 @@ def endpoint(env, tmp_path):
 
 
 def aws(env, endpoint: str, *args: str) -> dict:
-    done = subprocess.run([str(BIN / "aws"), "--endpoint-url", endpoint, "--output", "json", "sagemaker", *args],
-                          env=env, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [str(BIN / "aws"), "--endpoint-url", endpoint, "--output", "json", "sagemaker", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, f"aws {' '.join(args)}: {done.stderr}"
     return json.loads(done.stdout or "{}")
 
 
 def hyperpod(env, tmp_path, *args: str) -> str:
-    done = subprocess.run([str(BIN / "hyperpod"), *args], env=env, cwd=tmp_path, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run([str(BIN / "hyperpod"), *args], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, f"hyperpod {' '.join(args)}: {done.stdout}{done.stderr}"
     return done.stdout
 
@@ -68,15 +85,27 @@ def test_the_aws_cli_and_the_tool_share_one_world_through_fake_serve(env, endpoi
     hyperpod(env, tmp_path, "--backend", "fake", "fake", "advance", "30m")  # the same world, out of band
     assert counts(env, endpoint) == {"leo-stg-head-ig": (1, 1), "leo-stg-compute-ig": (1, 1)}
 
-    hyperpod(env, tmp_path, "--endpoint-url", endpoint, "apply", "-f", str(SPECS / "seed004-scale-out.json"), "--yes",
-             "--wait", "Target", "--timeout", "60")
+    hyperpod(
+        env,
+        tmp_path,
+        "--endpoint-url",
+        endpoint,
+        "apply",
+        "-f",
+        str(SPECS / "seed004-scale-out.json"),
+        "--yes",
+        "--wait",
+        "Target",
+        "--timeout",
+        "60",
+    )
     assert counts(env, endpoint)["leo-stg-compute-ig"] == (3, 3)
 
-    nodes = aws(env, endpoint, "list-cluster-nodes", "--cluster-name", NAME,
-                "--instance-group-name-contains", "compute")["ClusterNodeSummaries"]
+    nodes = aws(env, endpoint, "list-cluster-nodes", "--cluster-name", NAME, "--instance-group-name-contains", "compute")[
+        "ClusterNodeSummaries"
+    ]
     victim = nodes[-1]["InstanceId"]
-    assert aws(env, endpoint, "batch-delete-cluster-nodes", "--cluster-name", NAME, "--node-ids", victim) == {
-        "Successful": [victim]}
+    assert aws(env, endpoint, "batch-delete-cluster-nodes", "--cluster-name", NAME, "--node-ids", victim) == {"Successful": [victim]}
     aws(env, endpoint, "add-tags", "--resource-arn", arn, "--tags", "Key=team,Value=ml")
     assert aws(env, endpoint, "list-tags", "--resource-arn", arn)["Tags"] == [{"Key": "team", "Value": "ml"}]
 

@@ -24,8 +24,10 @@ from tests.support.cli import SPECS, hyperpod, use_fake_world
 
 ROOT = Path(__file__).resolve().parents[2]
 SVG = "{http://www.w3.org/2000/svg}"
-SHORTAGE = {"capacity": [{"instance_type": "ml.p5.48xlarge", "available": 3}],
-            "capacity_changes": [{"at": 3600, "instance_type": "ml.p5.48xlarge", "add": 1}]}
+SHORTAGE = {
+    "capacity": [{"instance_type": "ml.p5.48xlarge", "available": 3}],
+    "capacity_changes": [{"at": 3600, "instance_type": "ml.p5.48xlarge", "add": 1}],
+}
 
 
 def at(panel: Panel, seconds: float) -> Point:
@@ -59,23 +61,26 @@ def test_the_events_give_target_current_and_usable_through_a_capacity_shortage(s
 
 def test_a_node_deleted_by_id_leaves_both_counts_and_the_target_follows_describe_cluster(shortage):
     sim, client = shortage
-    node = next(n for n in client.list_cluster_nodes(ClusterName="short")["ClusterNodeSummaries"]
-                if n["InstanceGroupName"] == "worker-gpu-a")
+    node = next(
+        n for n in client.list_cluster_nodes(ClusterName="short")["ClusterNodeSummaries"] if n["InstanceGroupName"] == "worker-gpu-a"
+    )
     client.batch_delete_cluster_nodes(ClusterName="short", NodeIds=[node["InstanceId"]])
     sim.advance(600)
     _described, [workers] = read_panels(client, "short", "worker-gpu-a", now=sim.now())
     assert (workers.points[-1].target, workers.points[-1].current, workers.points[-1].usable) == (3, 3, 3)
 
 
-@pytest.mark.parametrize("event, phase", [
-    ({"Description": "EC2 Instance i-1 successfully provisioned in Cluster c and IG g", "EventLevel": "Info"}, "provisioned"),
-    ({"Description": "Instance create i-1 in Cluster c and IG g completed successfully", "EventLevel": "Info"}, "usable"),
-    ({"Description": "Instance lifecycle script execution for EC2 Instance i-1 has Succeeded", "EventLevel": "Info"}, None),
-    ({"Description": "Termination of EC2 Instance i-1 is currently in progress in Cluster c and IG g",
-      "EventLevel": "Info"}, "gone"),
-    ({"Description": "EC2 Instance i-1 in Cluster c and IG g was not found", "EventLevel": "Error"}, "gone"),
-    ({"Description": "Instance i-1 failed deep health checks", "EventLevel": "Error"}, "failed"),
-])
+@pytest.mark.parametrize(
+    "event, phase",
+    [
+        ({"Description": "EC2 Instance i-1 successfully provisioned in Cluster c and IG g", "EventLevel": "Info"}, "provisioned"),
+        ({"Description": "Instance create i-1 in Cluster c and IG g completed successfully", "EventLevel": "Info"}, "usable"),
+        ({"Description": "Instance lifecycle script execution for EC2 Instance i-1 has Succeeded", "EventLevel": "Info"}, None),
+        ({"Description": "Termination of EC2 Instance i-1 is currently in progress in Cluster c and IG g", "EventLevel": "Info"}, "gone"),
+        ({"Description": "EC2 Instance i-1 in Cluster c and IG g was not found", "EventLevel": "Error"}, "gone"),
+        ({"Description": "Instance i-1 failed deep health checks", "EventLevel": "Error"}, "failed"),
+    ],
+)
 def test_each_instance_sentence_moves_its_instance_to_one_state(event, phase):
     assert instance_phase(event) == phase
 
@@ -90,18 +95,23 @@ SENTENCES = {
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 5), st.sampled_from(sorted(SENTENCES)), st.integers(0, 300)), max_size=40),
-       st.integers(0, 8))
+@given(st.lists(st.tuples(st.integers(0, 5), st.sampled_from(sorted(SENTENCES)), st.integers(0, 300)), max_size=40), st.integers(0, 8))
 def test_any_event_sequence_gives_counts_that_never_go_negative_and_usable_never_exceeds_current(steps, target_now):
     start = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
     moment, events = start, []
     for instance, kind, gap in steps:
         moment += dt.timedelta(seconds=gap)
-        events.append({"InstanceGroupName": "g", "InstanceId": f"i-{instance}", "ResourceType": "Instance",
-                       "EventTime": moment, "EventLevel": "Error" if kind in ("failed", "lost") else "Info",
-                       "Description": SENTENCES[kind].format(i=f"i-{instance}")})
-    described = {"CreationTime": start, "InstanceGroups": [{"InstanceGroupName": "g", "TargetCount": target_now,
-                                                            "CurrentCount": 0}]}
+        events.append(
+            {
+                "InstanceGroupName": "g",
+                "InstanceId": f"i-{instance}",
+                "ResourceType": "Instance",
+                "EventTime": moment,
+                "EventLevel": "Error" if kind in ("failed", "lost") else "Info",
+                "Description": SENTENCES[kind].format(i=f"i-{instance}"),
+            }
+        )
+    described = {"CreationTime": start, "InstanceGroups": [{"InstanceGroupName": "g", "TargetCount": target_now, "CurrentCount": 0}]}
     [panel] = panels_from_events(described, events, moment + dt.timedelta(seconds=60))
     assert all(0 <= p.usable <= p.current <= 6 for p in panel.points)
     assert [p.seconds for p in panel.points] == sorted({p.seconds for p in panel.points})
@@ -113,8 +123,7 @@ def test_any_event_sequence_gives_counts_that_never_go_negative_and_usable_never
 
 
 def test_the_svg_is_well_formed_and_shows_text_as_written():
-    panel = Panel("<group & [bold]>", (Point(0, 4, 0, 0), Point(600, 4, 3, 3), Point(4000, 4, 4, 4)), 5000,
-                  ("a note with <tags>",))
+    panel = Panel("<group & [bold]>", (Point(0, 4, 0, 0), Point(600, 4, 3, 3), Point(4000, 4, 4, 4)), 5000, ("a note with <tags>",))
     document = ET.fromstring(render_svg("cluster <x>", [panel], "sub & title"))
     texts = [t.text for t in document.iter(f"{SVG}text")]
     assert "cluster <x>" in texts and "<group & [bold]>" in texts and "a note with <tags>" in texts

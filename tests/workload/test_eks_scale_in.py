@@ -42,8 +42,10 @@ def test_the_budget_protected_node_is_chosen_last_and_the_reason_says_so(serving
     victims = prepared.plan.victims
     assert [v.node_id for v in victims] == [nodes[2]["InstanceId"], nodes[1]["InstanceId"], nodes[0]["InstanceId"]]
     assert victims[0].reason.startswith("idle: ")
-    assert victims[2].reason == "1 pod of statefulset db; protected by PodDisruptionBudget db-pdb (no disruption allowed now): " \
-                                "chosen last: a drain waits until the budget allows the eviction"
+    assert (
+        victims[2].reason == "1 pod of statefulset db; protected by PodDisruptionBudget db-pdb (no disruption allowed now): "
+        "chosen last: a drain waits until the budget allows the eviction"
+    )
 
 
 def test_web_pods_are_evicted_and_rescheduled_then_the_node_is_deleted(serving) -> None:

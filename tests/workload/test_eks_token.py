@@ -16,7 +16,7 @@ def test_the_token_is_a_presigned_get_caller_identity_url_signed_over_the_cluste
     session.set_credentials("AKIDEXAMPLE", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
     token = eks_token(session, "hyperpod-eks", "us-west-2")
     assert token.startswith(TOKEN_PREFIX) and "=" not in token
-    encoded = token[len(TOKEN_PREFIX):]
+    encoded = token[len(TOKEN_PREFIX) :]
     url = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)).decode()
     parts = urlsplit(url)
     query = parse_qs(parts.query)

@@ -12,8 +12,10 @@ from kubernetes.client.exceptions import ApiException
 
 from pulumi_hyperpod.workload.fake.kube import GRACE_SECONDS, KubeWorld
 
-NODES = {"hyperpod-i-0123456789abcdef0": {"sagemaker.amazonaws.com/node-health-status": "Schedulable"},
-         "hyperpod-i-0123456789abcdef1": {"sagemaker.amazonaws.com/node-health-status": "Schedulable"}}
+NODES = {
+    "hyperpod-i-0123456789abcdef0": {"sagemaker.amazonaws.com/node-health-status": "Schedulable"},
+    "hyperpod-i-0123456789abcdef1": {"sagemaker.amazonaws.com/node-health-status": "Schedulable"},
+}
 A, B = sorted(NODES)
 
 

@@ -42,8 +42,13 @@ class _Session:
         class Eks:
             def describe_cluster(self, name: str) -> dict:
                 session.described.append(name)
-                return {"cluster": {"endpoint": "https://ABCDEF.gr7.us-west-2.eks.amazonaws.com",
-                                    "certificateAuthority": {"data": base64.b64encode(b"-----CA-----").decode()}}}
+                return {
+                    "cluster": {
+                        "endpoint": "https://ABCDEF.gr7.us-west-2.eks.amazonaws.com",
+                        "certificateAuthority": {"data": base64.b64encode(b"-----CA-----").decode()},
+                    }
+                }
+
         return Eks()
 
 

@@ -45,11 +45,15 @@ def test_oldest_and_newest_go_by_launch_time_after_nodes_doing_no_work() -> None
 def test_work_that_ends_sooner_goes_before_work_that_ends_later_and_unknown_nodes_after_both() -> None:
     state = observed_from(slurm_spec(workers=4))
     late, soon = EPOCH + dt.timedelta(hours=5), EPOCH + dt.timedelta(hours=1)
-    view = WorkloadView("Slurm", EPOCH, (
-        NodeWorkload(node_id(2, 0), "n0", jobs=(Job("1", "alice", end_time=late),)),
-        NodeWorkload(node_id(2, 1), "n1", jobs=(Job("2", "bob", end_time=soon),)),
-        NodeWorkload(node_id(2, 2), "n2", jobs=(Job("3", "carol"),)),  # no time limit
-    ))  # node 3 is not listed: unknown
+    view = WorkloadView(
+        "Slurm",
+        EPOCH,
+        (
+            NodeWorkload(node_id(2, 0), "n0", jobs=(Job("1", "alice", end_time=late),)),
+            NodeWorkload(node_id(2, 1), "n1", jobs=(Job("2", "bob", end_time=soon),)),
+            NodeWorkload(node_id(2, 2), "n2", jobs=(Job("3", "carol"),)),  # no time limit
+        ),
+    )  # node 3 is not listed: unknown
     nodes = rules.removable(state.nodes_of("worker-gpu-a"), "Compute", ())
     chosen = workload_order.choose(nodes, 4, Policy(), view)
     assert [v.node_id for v in chosen] == [node_id(2, 1), node_id(2, 0), node_id(2, 2), node_id(2, 3)]
@@ -91,19 +95,25 @@ def test_a_drain_plan_names_each_node_by_its_slurm_name_and_round_trips_through_
 def test_a_drain_step_naming_a_node_no_step_removes_is_not_this_tools_plan() -> None:
     the_plan = _drain_plan()
     drain = the_plan.steps[0]
-    forged = dataclasses.replace(drain, request={**drain.request, "Nodes": [*drain.request["Nodes"],
-                                                                            {"NodeId": node_id(2, 0), "Name": "x", "Group": "worker-gpu-a"}]})
+    forged = dataclasses.replace(
+        drain,
+        request={**drain.request, "Nodes": [*drain.request["Nodes"], {"NodeId": node_id(2, 0), "Name": "x", "Group": "worker-gpu-a"}]},
+    )
     problems = step_problems(dataclasses.replace(the_plan, steps=(forged, *the_plan.steps[1:])))
     assert problems == ["step 1 (DrainNodes): it drains nodes no later step of the plan removes"]
 
 
 def test_a_node_hyperpod_marked_for_replacement_goes_before_idle_ones() -> None:
     state = observed_from(slurm_spec(workers=3))
-    view = WorkloadView("Eks", EPOCH, (
-        NodeWorkload(node_id(2, 0), "hyperpod-a", health="UnschedulablePendingReplacement", jobs=(Job("1"),)),
-        NodeWorkload(node_id(2, 1), "hyperpod-b"),
-        NodeWorkload(node_id(2, 2), "hyperpod-c"),
-    ))
+    view = WorkloadView(
+        "Eks",
+        EPOCH,
+        (
+            NodeWorkload(node_id(2, 0), "hyperpod-a", health="UnschedulablePendingReplacement", jobs=(Job("1"),)),
+            NodeWorkload(node_id(2, 1), "hyperpod-b"),
+            NodeWorkload(node_id(2, 2), "hyperpod-c"),
+        ),
+    )
     nodes = rules.removable(state.nodes_of("worker-gpu-a"), "Compute", ())
     chosen = workload_order.choose(nodes, 1, Policy(), view)
     assert [v.node_id for v in chosen] == [node_id(2, 0)] and "HyperPod marked it for replacement" in chosen[0].reason

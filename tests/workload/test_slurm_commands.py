@@ -13,8 +13,14 @@ def test_a_prefix_takes_the_command_as_arguments_or_as_one_quoted_string_where_i
     assert CommandRunner("ssh -q head-node").argv(["squeue", "--json"]) == ["ssh", "-q", "head-node", "squeue", "--json"]
     ssm = CommandRunner("aws ssm start-session --target i-0123 --parameters command={}")
     assert ssm.argv(["scontrol", "update", "reason=hyperpod scale-in since 2026-12-01T10:00:00Z"]) == [
-        "aws", "ssm", "start-session", "--target", "i-0123", "--parameters",
-        "command=scontrol update 'reason=hyperpod scale-in since 2026-12-01T10:00:00Z'"]
+        "aws",
+        "ssm",
+        "start-session",
+        "--target",
+        "i-0123",
+        "--parameters",
+        "command=scontrol update 'reason=hyperpod scale-in since 2026-12-01T10:00:00Z'",
+    ]
 
 
 def test_a_placeholder_word_is_replaced_by_the_quoted_command() -> None:

@@ -21,8 +21,10 @@ def busy_cluster():
     request = slurm_request("train", 4)
     sim, client = running_cluster(request)
     nodes = workers(client, "train")
-    jobs = {nodes[0]["InstanceId"]: submit_job(sim, "train", nodes[0]["InstanceId"], 2 * 3600, user="alice"),
-            nodes[1]["InstanceId"]: submit_job(sim, "train", nodes[1]["InstanceId"], 1800, user="bob")}
+    jobs = {
+        nodes[0]["InstanceId"]: submit_job(sim, "train", nodes[0]["InstanceId"], 2 * 3600, user="alice"),
+        nodes[1]["InstanceId"]: submit_job(sim, "train", nodes[1]["InstanceId"], 1800, user="bob"),
+    }
     return sim, client, request, nodes, jobs
 
 
@@ -38,8 +40,7 @@ def test_the_preview_names_the_two_idle_nodes_and_says_what_runs_on_each(busy_cl
 def test_state_order_would_take_the_busy_newest_nodes_and_say_what_they_run(busy_cluster) -> None:
     sim, client, request, nodes, jobs = busy_cluster
     policy = Policy(scale_in_order="state")
-    prepared = pipeline.prepare(client, scaled(request, 2), policy=policy, workload=workload_source(sim, "train"),
-                                skip_preflight="test")
+    prepared = pipeline.prepare(client, scaled(request, 2), policy=policy, workload=workload_source(sim, "train"), skip_preflight="test")
     victims = {v.node_id: v.reason for v in prepared.plan.victims}
     assert sorted(victims) == sorted(n["InstanceId"] for n in nodes[:2])
     assert f"runs: job {jobs[nodes[1]['InstanceId']]} (bob) ends ≤" in victims[nodes[1]["InstanceId"]]
@@ -54,8 +55,13 @@ def test_without_a_workload_the_order_is_the_state_order(busy_cluster) -> None:
 def test_remove_first_goes_before_idle_nodes(busy_cluster) -> None:
     sim, client, request, nodes, jobs = busy_cluster
     chosen = nodes[1]["InstanceId"]
-    prepared = pipeline.prepare(client, scaled(request, 3), policy=Policy(remove_first=frozenset({chosen})),
-                                workload=workload_source(sim, "train"), skip_preflight="test")
+    prepared = pipeline.prepare(
+        client,
+        scaled(request, 3),
+        policy=Policy(remove_first=frozenset({chosen})),
+        workload=workload_source(sim, "train"),
+        skip_preflight="test",
+    )
     assert [v.node_id for v in prepared.plan.victims] == [chosen]
     assert prepared.plan.victims[0].reason.startswith("listed in policy.remove_first; job ")
 
@@ -107,8 +113,13 @@ def test_a_re_run_after_a_stop_resumes_the_same_drain_with_the_same_deadline(bus
     short = Policy(drain="drain", drain_timeout=600)
     # the plan wants one node; make it drain a busy one: remove_first names bob's node
     bob = nodes[1]["InstanceId"]
-    first = pipeline.prepare(client, scaled(request, 3), policy=short.model_copy(update={"remove_first": frozenset({bob})}),
-                             workload=source, skip_preflight="test")
+    first = pipeline.prepare(
+        client,
+        scaled(request, 3),
+        policy=short.model_copy(update={"remove_first": frozenset({bob})}),
+        workload=source,
+        skip_preflight="test",
+    )
     with pytest.raises(DrainTimedOut):
         pipeline.execute(client, first.plan, policy=short, workload=source, poll_seconds=60, sleep=sim.advance)
     # planned again without remove_first: the node already drained for the scale-in goes first again
@@ -124,8 +135,7 @@ def test_a_re_run_after_a_stop_resumes_the_same_drain_with_the_same_deadline(bus
 def test_a_drain_plan_applied_without_a_workload_source_refuses_before_any_call(busy_cluster) -> None:
     sim, client, request, nodes, jobs = busy_cluster
     policy = Policy(drain="cordon")
-    prepared = pipeline.prepare(client, scaled(request, 2), policy=policy, workload=workload_source(sim, "train"),
-                                skip_preflight="test")
+    prepared = pipeline.prepare(client, scaled(request, 2), policy=policy, workload=workload_source(sim, "train"), skip_preflight="test")
     sim.reset_calls()
     with pytest.raises(pipeline_errors().ApplyError, match="no workload source was given"):
         pipeline.execute(client, prepared.plan, policy=policy, poll_seconds=60, sleep=sim.advance)
@@ -158,8 +168,7 @@ def test_cordon_marks_the_nodes_drained_and_deletes_at_once_without_waiting(busy
     prepared = pipeline.prepare(client, scaled(request, 3), policy=policy, workload=source, skip_preflight="test")
     assert prepared.plan.steps[0].request["ExpectedWaitSeconds"] == 0
     before = sim.now()
-    result = pipeline.execute(client, prepared.plan, policy=policy, workload=source, poll_seconds=60, sleep=sim.advance,
-                              wait="none")
+    result = pipeline.execute(client, prepared.plan, policy=policy, workload=source, poll_seconds=60, sleep=sim.advance, wait="none")
     assert result.ok and not any(m.startswith("waiting: ") for m in result.messages)
     assert (sim.now() - before).total_seconds() < 60  # no wait for bob's 30-minute job
     assert [c[-2:] for c in source.runner.commands if c[0] == "scontrol"][0][0] == "state=DRAIN"
@@ -184,8 +193,9 @@ def test_a_crash_mid_drain_resumes_on_the_next_run_and_keeps_the_first_deadline(
     with pytest.raises(Crash):
         pipeline.execute(client, prepared.plan, policy=policy, workload=source, poll_seconds=60, sleep=crash_after_ten_minutes)
     assert all(n["InstanceStatus"]["Status"] == "Running" for n in workers(client, "train"))  # nothing deleted yet
-    again = pipeline.prepare(client, scaled(request, 3), policy=policy.model_copy(update={"remove_first": frozenset()}),
-                             workload=source, skip_preflight="test")
+    again = pipeline.prepare(
+        client, scaled(request, 3), policy=policy.model_copy(update={"remove_first": frozenset()}), workload=source, skip_preflight="test"
+    )
     assert [v.node_id for v in again.plan.victims] == [bob]
     assert 1150 <= again.plan.steps[0].request["ExpectedWaitSeconds"] <= 1200  # 20 of bob's 30 minutes are left
     result = pipeline.execute(client, again.plan, policy=policy, workload=source, poll_seconds=60, sleep=sim.advance)

@@ -19,10 +19,28 @@ def _state():
 
 def _runner(command):
     if command[0] == "squeue":
-        return json.dumps({"jobs": [{"job_id": 5, "user_name": "alice", "name": "t", "job_state": "RUNNING",
-                                     "nodes": "ip-10-0-0-[2-3]", "end_time": int(EPOCH.timestamp()) + 3600}]})
-    return json.dumps({"nodes": [{"name": n, "state": "allocated" if n in ("ip-10-0-0-2", "ip-10-0-0-3") else "idle",
-                                  "state_flags": [], "reason": ""} for n in ("ip-10-0-0-2", "ip-10-0-0-3", "login-1")]})
+        return json.dumps(
+            {
+                "jobs": [
+                    {
+                        "job_id": 5,
+                        "user_name": "alice",
+                        "name": "t",
+                        "job_state": "RUNNING",
+                        "nodes": "ip-10-0-0-[2-3]",
+                        "end_time": int(EPOCH.timestamp()) + 3600,
+                    }
+                ]
+            }
+        )
+    return json.dumps(
+        {
+            "nodes": [
+                {"name": n, "state": "allocated" if n in ("ip-10-0-0-2", "ip-10-0-0-3") else "idle", "state_flags": [], "reason": ""}
+                for n in ("ip-10-0-0-2", "ip-10-0-0-3", "login-1")
+            ]
+        }
+    )
 
 
 def test_a_job_on_two_nodes_shows_on_both_and_an_unmatched_slurm_node_is_noted() -> None:

@@ -17,13 +17,28 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _EXPORTS = {
     # the contract's types (core/contract.py), named here too
-    **dict.fromkeys(["ApplyError", "ApplyOptions", "ApplyResult", "ConcurrentChange", "PlanRefused", "PlanStale", "apply",
-                     "client_token"], ".executor"),
+    **dict.fromkeys(
+        ["ApplyError", "ApplyOptions", "ApplyResult", "ConcurrentChange", "PlanRefused", "PlanStale", "apply", "client_token"], ".executor"
+    ),
     "Progress": ".progress",
     **dict.fromkeys(["WAIT_POLICIES", "WaitFailed", "WaitTimedOut", "wait"], ".waiters"),
 }
 
-__all__ = ["ApplyError", "ApplyOptions", "ApplyResult", "ConcurrentChange", "PlanRefused", "PlanStale", "Progress", "WAIT_POLICIES", "WaitFailed", "WaitTimedOut", "apply", "client_token", "wait"]
+__all__ = [
+    "ApplyError",
+    "ApplyOptions",
+    "ApplyResult",
+    "ConcurrentChange",
+    "PlanRefused",
+    "PlanStale",
+    "Progress",
+    "WAIT_POLICIES",
+    "WaitFailed",
+    "WaitTimedOut",
+    "apply",
+    "client_token",
+    "wait",
+]
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 callable_package(__name__, "apply")  # `pulumi_hyperpod.aws.apply(...)` is `apply.apply(...)`

@@ -66,9 +66,12 @@ def _act(run: "_Run", what: str, call, *args):
 
 def no_source(plan: Any) -> ApplyError:
     count = sum(len(step.request.get("Nodes") or ()) for step in plan.steps if step.operation == "DrainNodes")
-    return ApplyError(f"the plan drains {count} node(s) before deleting them, and no workload source was given "
-                      "(--read-workload: Slurm on the head node or through --workload-command, EKS with an EKS token or "
-                      "--kubeconfig); nothing was called", [])
+    return ApplyError(
+        f"the plan drains {count} node(s) before deleting them, and no workload source was given "
+        "(--read-workload: Slurm on the head node or through --workload-command, EKS with an EKS token or "
+        "--kubeconfig); nothing was called",
+        [],
+    )
 
 
 def drain(run: "_Run", step: Step) -> None:
@@ -79,10 +82,20 @@ def drain(run: "_Run", step: Step) -> None:
         raise no_source(run.plan)
     nameless = [n["NodeId"] for n in nodes if not n.get("Name")]
     if nameless:
-        raise ApplyError(f"{', '.join(nameless)}: no orchestrator node name known (no PrivateDnsHostname); it cannot be "
-                         "drained: plan again, or set policy.drain to none", run.result.calls)
-    _drain_names(run, source, {n["Name"]: n["NodeId"] for n in nodes}, request["Mode"], float(request["TimeoutSeconds"]),
-                 request.get("AtDeadline", "stop"), request.get("Orchestrator"))
+        raise ApplyError(
+            f"{', '.join(nameless)}: no orchestrator node name known (no PrivateDnsHostname); it cannot be "
+            "drained: plan again, or set policy.drain to none",
+            run.result.calls,
+        )
+    _drain_names(
+        run,
+        source,
+        {n["Name"]: n["NodeId"] for n in nodes},
+        request["Mode"],
+        float(request["TimeoutSeconds"]),
+        request.get("AtDeadline", "stop"),
+        request.get("Orchestrator"),
+    )
 
 
 def drain_rechosen(run: "_Run", victims: Iterable[Victim]) -> None:
@@ -97,29 +110,29 @@ def drain_rechosen(run: "_Run", victims: Iterable[Victim]) -> None:
     state = observe(run.client, run.name)
     names = {node_name(state, v): v.node_id for v in fresh}
     if "" in names:
-        raise ApplyError(f"a node chosen again ({', '.join(v.node_id for v in fresh)}) has no orchestrator name to drain it by",
-                         run.result.calls)
+        raise ApplyError(
+            f"a node chosen again ({', '.join(v.node_id for v in fresh)}) has no orchestrator name to drain it by", run.result.calls
+        )
     policy = run.policy
     _drain_names(run, run.workload, names, policy.drain, policy.drain_timeout, policy.drain_deadline)
 
 
-def _drain_names(run: "_Run", source: Any, names: dict[str, str], mode: str, timeout: float, at_deadline: str,
-                 orchestrator: str | None = None) -> None:
+def _drain_names(
+    run: "_Run", source: Any, names: dict[str, str], mode: str, timeout: float, at_deadline: str, orchestrator: str | None = None
+) -> None:
     from ...workload.slurm import drain_reason
 
     began = run.monotonic()
     view = _read(run, source)
     if orchestrator and view.orchestrator != orchestrator:
-        raise ApplyError(f"the plan drains {orchestrator} nodes and the workload given is {view.orchestrator}'s",
-                         run.result.calls)
+        raise ApplyError(f"the plan drains {orchestrator} nodes and the workload given is {view.orchestrator}'s", run.result.calls)
     current = {name: view.node(instance) for name, instance in names.items()}
     resumed = [w.drain_started for w in current.values() if w is not None and w.ours and w.drain_started is not None]
     started = min(resumed) if resumed else _now(source)
     to_mark = [name for name, work in current.items() if work is None or not work.ours]
     if to_mark:
         _act(run, "cordon", source.cordon, to_mark, drain_reason(started))
-        run.say(f"{'drained' if source.orchestrator == 'Slurm' else 'cordoned'} {', '.join(to_mark)} "
-                f"({drain_reason(started)})")
+        run.say(f"{'drained' if source.orchestrator == 'Slurm' else 'cordoned'} {', '.join(to_mark)} ({drain_reason(started)})")
     if resumed:
         run.say(f"resuming the drain that started {started:%Y-%m-%d %H:%M:%SZ}")
     run.drained = getattr(run, "drained", set()) | set(names.values())
@@ -142,8 +155,7 @@ def _busy(view: "WorkloadView", names: dict[str, str]) -> dict[str, "NodeWorkloa
     return busy
 
 
-def _wait_empty(run: "_Run", source: Any, names: dict[str, str], mode: str, deadline: dt.datetime, at_deadline: str,
-                poll: float) -> None:
+def _wait_empty(run: "_Run", source: Any, names: dict[str, str], mode: str, deadline: dt.datetime, at_deadline: str, poll: float) -> None:
     last = ""
     while True:
         view = _read(run, source)
@@ -164,7 +176,10 @@ def _wait_empty(run: "_Run", source: Any, names: dict[str, str], mode: str, dead
                 f"drain deadline {deadline:%Y-%m-%d %H:%M:%SZ} passed with work still running ({still}"
                 f"{'; ' + '; '.join(blocked[:3]) if blocked else ''}); nothing was deleted; the nodes are left drained: "
                 f"{', '.join(sorted(names))}. Re-run to keep waiting from where it stopped (the deadline holds), raise "
-                "policy.drain_timeout, or set policy.drain_deadline: delete", sorted(names), list(run.result.calls))
+                "policy.drain_timeout, or set policy.drain_deadline: delete",
+                sorted(names),
+                list(run.result.calls),
+            )
         message = "waiting: " + "; ".join(f"{name}: {work.describe()}" for name, work in sorted(busy.items()))
         if blocked:
             message += " (" + "; ".join(blocked[:3]) + ")"

@@ -41,7 +41,13 @@ from . import lifecycle
 from .progress import Progress
 from .waiters import WAIT_POLICIES, WaitFailed, WaitTimedOut, wait
 from ...core.contract import (  # noqa: F401 - the one apply contract (core/contract.py), exported here too
-    ApplyError, ApplyOptions, ApplyResult, ConcurrentChange, PlanRefused, PlanStale)
+    ApplyError,
+    ApplyOptions,
+    ApplyResult,
+    ConcurrentChange,
+    PlanRefused,
+    PlanStale,
+)
 
 # BatchAdd failures that mean "not now" rather than "never".
 RETRYABLE_ADD_ERRORS = frozenset({"InvalidInstanceGroupStatus"})
@@ -102,10 +108,14 @@ def apply(
     `options` (core/contract.ApplyOptions), when given, replaces wait/timeout/poll_seconds/
     check_fresh/progress."""
     if options is None:  # the keywords are the ApplyOptions' fields (core/contract.py checks them)
-        options = ApplyOptions(wait=wait, timeout=timeout, poll_seconds=poll_seconds, check_fresh=check_fresh,
-                               progress=progress)
-    wait, timeout, poll_seconds, check_fresh, progress = (options.wait, options.timeout, options.poll_seconds,
-                                                           options.check_fresh, options.progress)
+        options = ApplyOptions(wait=wait, timeout=timeout, poll_seconds=poll_seconds, check_fresh=check_fresh, progress=progress)
+    wait, timeout, poll_seconds, check_fresh, progress = (
+        options.wait,
+        options.timeout,
+        options.poll_seconds,
+        options.check_fresh,
+        options.progress,
+    )
     if plan.refused:
         raise PlanRefused(plan)
     if poll_seconds is None:
@@ -171,8 +181,9 @@ class _Run:
 
     def guard(self, operation: str, request: dict[str, Any]) -> None:
         """The policy's guards on this call, on the cluster as last observed (apply/guards.py)."""
-        refusals = guards.step_refusals(operation, request, self.last_state, self.policy, roles=self.roles,
-                                        plan=self.plan, targets=self.expected.targets)
+        refusals = guards.step_refusals(
+            operation, request, self.last_state, self.policy, roles=self.roles, plan=self.plan, targets=self.expected.targets
+        )
         if refusals:
             raise PlanRefused(self.plan.refuse(*refusals))
 
@@ -296,15 +307,23 @@ class _Run:
                 self.say("the add was answered from an earlier request with the same token; asking again", "retry")
                 continue
             retry = [f for f in response.get("Failed") or [] if f.get("ErrorCode") in RETRYABLE_ADD_ERRORS]
-            landed = [e for e in request["NodesToAdd"] if e["InstanceGroupName"] not in {f.get("InstanceGroupName") for f in response.get("Failed") or []}]
+            landed = [
+                e
+                for e in request["NodesToAdd"]
+                if e["InstanceGroupName"] not in {f.get("InstanceGroupName") for f in response.get("Failed") or []}
+            ]
             self.expected.after(Step("BatchAddClusterNodes", {"NodesToAdd": landed}, kind="add-nodes"))
             for failure in response.get("Failed") or []:
                 if failure.get("ErrorCode") not in RETRYABLE_ADD_ERRORS:
-                    self.result.failures.append(f"BatchAddClusterNodes {failure['InstanceGroupName']}: {failure['ErrorCode']} ({failure.get('Message', '')}), {failure['FailedCount']} node(s) not added")
+                    self.result.failures.append(
+                        f"BatchAddClusterNodes {failure['InstanceGroupName']}: {failure['ErrorCode']} ({failure.get('Message', '')}), {failure['FailedCount']} node(s) not added"
+                    )
             if not retry:
                 return
             if self.remaining() <= 0:
-                self.result.failures.extend(f"BatchAddClusterNodes {f['InstanceGroupName']}: still {f['ErrorCode']} at the deadline" for f in retry)
+                self.result.failures.extend(
+                    f"BatchAddClusterNodes {f['InstanceGroupName']}: still {f['ErrorCode']} at the deadline" for f in retry
+                )
                 return
             groups = {f["InstanceGroupName"] for f in retry}
             self.say(f"{', '.join(sorted(groups))} busy (Creating/Updating); retrying when InService", "retry")
@@ -431,11 +450,15 @@ class _Run:
             except WaitTimedOut as error:
                 self.result.outcome = "waiting" if _waiting_for_capacity(error.response) else "timeout"
                 if self.result.outcome == "waiting":
-                    self.say(f"{error}; the Continuous cluster keeps provisioning as capacity arrives "
-                             f"(status {error.response.get('ClusterStatus')})", "wait")
+                    self.say(
+                        f"{error}; the Continuous cluster keeps provisioning as capacity arrives "
+                        f"(status {error.response.get('ClusterStatus')})",
+                        "wait",
+                    )
                 else:
-                    self.result.failures.append(f"{error} (cluster {error.response.get('ClusterStatus')}); "
-                                                "the deadline passed before the cluster reached it")
+                    self.result.failures.append(
+                        f"{error} (cluster {error.response.get('ClusterStatus')}); the deadline passed before the cluster reached it"
+                    )
             except WaitFailed as error:
                 self.result.outcome = "unreachable"
                 self.result.failures.append(str(error))
@@ -459,14 +482,18 @@ class _Run:
                 self.result.failures.append(
                     f"{change.group}: TargetCount is {have.target_count}, the plan asked for {change.target_after} "
                     f"(the service did not keep the change, or another writer changed it; cluster {state.status}"
-                    f"{': ' + state.failure_message if state.failure_message else ''})")
+                    f"{': ' + state.failure_message if state.failure_message else ''})"
+                )
 
 
 def _token_mismatch(error: ClientError) -> bool:
     detail = error.response.get("Error", {})
     message = (detail.get("Message") or "").lower()
-    return detail.get("Code") in ("ValidationException", "IdempotentParameterMismatch") and "token" in message and (
-        "idempoten" in message or "already used" in message)
+    return (
+        detail.get("Code") in ("ValidationException", "IdempotentParameterMismatch")
+        and "token" in message
+        and ("idempoten" in message or "already used" in message)
+    )
 
 
 def _waiting_for_capacity(response: dict[str, Any]) -> bool:

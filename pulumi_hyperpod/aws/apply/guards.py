@@ -47,13 +47,22 @@ def plan_refusals(plan: Plan, policy: Policy) -> list[Refusal]:
         if times > 1:
             refusals.append(Refusal(RULE, f"{operation} is made twice ({times} times); a plan makes it once at most"))
     if plan.action == "replace" and not policy.allow_replacement:
-        refusals.append(Refusal(RULE, f"replacing cluster {plan.cluster_name} deletes all its nodes; set policy.allow_replacement to allow it"))
+        refusals.append(
+            Refusal(RULE, f"replacing cluster {plan.cluster_name} deletes all its nodes; set policy.allow_replacement to allow it")
+        )
     return refusals
 
 
-def step_refusals(operation: str, request: Mapping[str, Any], state: ClusterState | None, policy: Policy, *,
-                  roles: Mapping[str, str] | None = None, plan: Plan | None = None,
-                  targets: Mapping[str, int] | None = None) -> list[Refusal]:
+def step_refusals(
+    operation: str,
+    request: Mapping[str, Any],
+    state: ClusterState | None,
+    policy: Policy,
+    *,
+    roles: Mapping[str, str] | None = None,
+    plan: Plan | None = None,
+    targets: Mapping[str, int] | None = None,
+) -> list[Refusal]:
     """Why this call may not be sent to the cluster as `state` shows it; [] when it may. `targets`:
     the TargetCounts the cluster has before this call (what a lowered InstanceCount is measured from)."""
     if state is None:
@@ -93,11 +102,13 @@ class _Guard:
             if node_id in self.policy.protected_node_ids or (node is not None and self.protected([node])):
                 refusals.append(Refusal(RULE, f"{node_id} is a protected node; a protected node is never removed", group))
             elif role == "Controller":
-                refusals.append(Refusal(RULE, f"{node_id} is a Slurm Controller node ({group}); controller nodes are never named "
-                                              "for removal", group))
+                refusals.append(
+                    Refusal(RULE, f"{node_id} is a Slurm Controller node ({group}); controller nodes are never named for removal", group)
+                )
             elif role == "Login" and not self.policy.allow_login_scale_in:
-                refusals.append(Refusal(RULE, f"{node_id} is a Login node ({group}); set policy.allow_login_scale_in to allow "
-                                              "removing it", group))
+                refusals.append(
+                    Refusal(RULE, f"{node_id} is a Login node ({group}); set policy.allow_login_scale_in to allow removing it", group)
+                )
         return refusals + self.emptied(named)
 
     def emptied(self, named: list[str]) -> list[Refusal]:
@@ -109,8 +120,13 @@ class _Guard:
         for group in sorted(groups - {g for g in groups if self.role(g)}):
             live = {n.key for n in self.state.nodes_of(group) if n.status not in ("ShuttingDown", "DetachInProgress")}
             if live and live <= set(named):
-                refusals.append(Refusal(RULE, f"removing every node of {group}, whose Slurm role is not known: it could be the "
-                                              "controller or the login nodes", group))
+                refusals.append(
+                    Refusal(
+                        RULE,
+                        f"removing every node of {group}, whose Slurm role is not known: it could be the controller or the login nodes",
+                        group,
+                    )
+                )
         return refusals
 
     def update(self, request: Mapping[str, Any], targets: dict[str, int]) -> list[Refusal]:
@@ -132,7 +148,9 @@ class _Guard:
         if role == "Login" and have.target_count and not self.policy.allow_login_scale_in:
             return [Refusal(RULE, f"deleting group {name} removes the Login nodes; set policy.allow_login_scale_in to allow it", name)]
         if role is None and self.state.orchestrator_kind == "Slurm":
-            return [Refusal(RULE, f"deleting group {name}: its Slurm role is not known, it could be the controller or the login nodes", name)]
+            return [
+                Refusal(RULE, f"deleting group {name}: its Slurm role is not known, it could be the controller or the login nodes", name)
+            ]
         protected = self.protected(self.state.nodes_of(name))
         if protected:
             return [Refusal(RULE, f"deleting group {name} would remove protected node(s) {_shown(protected)}", name)]
@@ -141,18 +159,31 @@ class _Guard:
     def lowered(self, name: str, before: int, after: int) -> list[Refusal]:
         role = self.role(name)
         if role == "Controller" and not self.policy.allow_controller_scale_in:
-            return [Refusal(RULE, f"{name}: lowering the Controller count {before} → {after}; set policy.allow_controller_scale_in "
-                                  "to allow it", name)]
+            return [
+                Refusal(
+                    RULE,
+                    f"{name}: lowering the Controller count {before} → {after}; set policy.allow_controller_scale_in to allow it",
+                    name,
+                )
+            ]
         if role == "Login" and not self.policy.allow_login_scale_in:
-            return [Refusal(RULE, f"{name}: lowering the Login count {before} → {after}; set policy.allow_login_scale_in to allow it", name)]
+            return [
+                Refusal(RULE, f"{name}: lowering the Login count {before} → {after}; set policy.allow_login_scale_in to allow it", name)
+            ]
         if after == 0 and role is None and self.state.orchestrator_kind == "Slurm":
             return [Refusal(RULE, f"{name}: scaling to 0 a group whose Slurm role is not known", name)]
         nodes = [n for n in self.state.nodes_of(name) if n.status not in ("ShuttingDown", "DetachInProgress")]
         pending = max(before - len(nodes), 0)  # launches with no node yet: lowering those names no node
         protected = self.protected(nodes)
         if protected and before - after > pending:
-            return [Refusal(RULE, f"{name}: lowering the count {before} → {after} lets the service choose which nodes go, and the "
-                                  f"group has protected node(s) {_shown(protected)}", name)]
+            return [
+                Refusal(
+                    RULE,
+                    f"{name}: lowering the count {before} → {after} lets the service choose which nodes go, and the "
+                    f"group has protected node(s) {_shown(protected)}",
+                    name,
+                )
+            ]
         return []
 
 

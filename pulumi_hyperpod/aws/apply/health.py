@@ -38,8 +38,9 @@ def configurations(state: ClusterState, group: str | None, nodes: tuple[str, ...
     nodes when none), from what the cluster has; HealthCheckError for a group or node it does not have."""
     checks = tuple(checks) or DEFAULT_CHECKS
     if group is not None and state.group(group) is None:
-        raise HealthCheckError(f"--group {group}: no such instance group in cluster {state.name} "
-                               f"(groups: {', '.join(g.name for g in state.groups)})")
+        raise HealthCheckError(
+            f"--group {group}: no such instance group in cluster {state.name} (groups: {', '.join(g.name for g in state.groups)})"
+        )
     by_group: dict[str, list[str]] = {}
     for node_id in nodes:
         node = state.node(node_id)
@@ -64,15 +65,23 @@ def configurations(state: ClusterState, group: str | None, nodes: tuple[str, ...
     return configs
 
 
-def run_health_check(client: Any, state: ClusterState, configs: list[dict[str, Any]], *, timeout: float = 7200.0,
-                     poll_seconds: float = 30.0, sleep: Callable[[float], Any] = time.sleep,
-                     monotonic: Callable[[], float] = time.monotonic,
-                     progress: Callable[[str], Any] | None = None) -> HealthCheckResult:
+def run_health_check(
+    client: Any,
+    state: ClusterState,
+    configs: list[dict[str, Any]],
+    *,
+    timeout: float = 7200.0,
+    poll_seconds: float = 30.0,
+    sleep: Callable[[float], Any] = time.sleep,
+    monotonic: Callable[[], float] = time.monotonic,
+    progress: Callable[[str], Any] | None = None,
+) -> HealthCheckResult:
     say = progress or (lambda message: None)
     known = set(_operation_ids(client, state.name) or ())
     client.start_cluster_health_check(ClusterName=state.name, DeepHealthCheckConfigurations=configs)
     checked = {i for c in configs for i in c.get("InstanceIds") or ()} or {
-        n.instance_id for c in configs for n in state.nodes_of(c["InstanceGroupName"]) if n.status == "Running" and n.instance_id}
+        n.instance_id for c in configs for n in state.nodes_of(c["InstanceGroupName"]) if n.status == "Running" and n.instance_id
+    }
     new = [op for op in _operation_ids(client, state.name) or () if op not in known]
     operation = new[0] if new else None
     say(f"deep health check started on {len(checked)} node(s)" + (f": operation {operation}" if operation else ""))

@@ -40,16 +40,22 @@ def update_cluster_software(run: "_Run", step: "Step", verify: bool) -> None:
         asked = {"ImageId": wanted, "ImageReleaseVersion": entry.get("ImageReleaseVersion")}
         short = [f"{member} is {runs[member]}, not {value}" for member, value in asked.items() if value and runs[member] != value]
         if short:
-            run.result.failures.append(f"UpdateClusterSoftware {group.name}: {'; '.join(short)} after the update "
-                                       f"({_last_software_event(run) or 'the service gave no reason'})")
+            run.result.failures.append(
+                f"UpdateClusterSoftware {group.name}: {'; '.join(short)} after the update "
+                f"({_last_software_event(run) or 'the service gave no reason'})"
+            )
     if not run.result.failures:
         run.say("software update completed")
 
 
 def _last_software_event(run: "_Run") -> str | None:
     try:
-        events = run.client.list_cluster_events(ClusterName=run.name, ResourceType="Cluster", SortOrder="Descending",
-                                                MaxResults=20).get("Events") or []
+        events = (
+            run.client.list_cluster_events(ClusterName=run.name, ResourceType="Cluster", SortOrder="Descending", MaxResults=20).get(
+                "Events"
+            )
+            or []
+        )
     except Exception:  # events exist only on Continuous clusters; the failure stands without one
         return None
     return next((e.get("Description") for e in events if "software update" in (e.get("Description") or "")), None)
@@ -97,8 +103,9 @@ def _follow_replacements(run: "_Run", logical_ids: list[str]) -> None:
         if all(node is not None and node.status in SETTLED and node.instance_id for node in nodes):
             for node in nodes:
                 if node.status == "Failure":
-                    run.result.failures.append(f"replacement of {node.logical_id} ({node.group}) failed: "
-                                               f"{node.message or 'no reason given'}")
+                    run.result.failures.append(
+                        f"replacement of {node.logical_id} ({node.group}) failed: {node.message or 'no reason given'}"
+                    )
                 else:
                     run.say(f"{node.logical_id}: new instance {node.instance_id} Running")
             return
@@ -131,8 +138,11 @@ def report_operations(run: "_Run") -> None:
             detail = run.client.describe_cluster_operation(ClusterName=run.name, OperationId=operation_id)
         except Exception:  # the cluster is gone (a delete) or the record expired: nothing left to show
             continue
-        groups = ", ".join(f"{d['InstanceGroupName']} {d.get('Original', {}).get('TargetCount')} → "
-                           f"{d.get('Desired', {}).get('TargetCount')} ({d.get('Status')})" for d in detail.get("ScalingDetails") or ())
+        groups = ", ".join(
+            f"{d['InstanceGroupName']} {d.get('Original', {}).get('TargetCount')} → "
+            f"{d.get('Desired', {}).get('TargetCount')} ({d.get('Status')})"
+            for d in detail.get("ScalingDetails") or ()
+        )
         run.say(f"service operation {operation_id}: {detail['Status']}" + (f"; {groups}" if groups else ""))
 
 
@@ -155,10 +165,13 @@ def canary(run: "_Run", handler, index: int, step: "Step", verify: bool) -> None
         if failed:
             node = failed[0]
             event = _node_event(run, node.instance_id)
-            raise ApplyError(f"canary node {node.instance_id or node.logical_id} ({node.group}) failed: "
-                             f"{node.message or 'no reason given'}" + (f" — event: {event}" if event else "")
-                             + f". Stopped before adding the rest; the {len(new) - len(failed)} other new node(s) are kept",
-                             list(run.result.calls))
+            raise ApplyError(
+                f"canary node {node.instance_id or node.logical_id} ({node.group}) failed: "
+                f"{node.message or 'no reason given'}"
+                + (f" — event: {event}" if event else "")
+                + f". Stopped before adding the rest; the {len(new) - len(failed)} other new node(s) are kept",
+                list(run.result.calls),
+            )
         if len(new) >= wanted and all(n.status == "Running" for n in new):
             run.say(f"canary passed: {', '.join(n.instance_id or n.logical_id for n in new)} Running")
             return
@@ -171,8 +184,10 @@ def _node_event(run: "_Run", instance_id: str | None) -> str | None:
     if not instance_id:
         return None
     try:
-        events = run.client.list_cluster_events(ClusterName=run.name, NodeId=instance_id, SortOrder="Descending",
-                                                MaxResults=20).get("Events") or []
+        events = (
+            run.client.list_cluster_events(ClusterName=run.name, NodeId=instance_id, SortOrder="Descending", MaxResults=20).get("Events")
+            or []
+        )
     except Exception:  # events exist only on Continuous clusters
         return None
     return next((e.get("Description") for e in events if e.get("EventLevel") == "Error"), None)

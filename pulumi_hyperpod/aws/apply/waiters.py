@@ -28,9 +28,24 @@ WAITER_MODEL = WaiterModel(
     {
         "version": 2,
         "waiters": {
-            "ClusterInService": {"operation": "DescribeCluster", "delay": 30, "maxAttempts": 240, "acceptors": [_IN_SERVICE, _FAILED, _GONE]},
-            "ClusterMinCount": {"operation": "DescribeCluster", "delay": 30, "maxAttempts": 240, "acceptors": [_counts_reached("MinCount"), _FAILED, _GONE]},
-            "ClusterTarget": {"operation": "DescribeCluster", "delay": 30, "maxAttempts": 240, "acceptors": [_counts_reached("TargetCount"), _FAILED, _GONE]},
+            "ClusterInService": {
+                "operation": "DescribeCluster",
+                "delay": 30,
+                "maxAttempts": 240,
+                "acceptors": [_IN_SERVICE, _FAILED, _GONE],
+            },
+            "ClusterMinCount": {
+                "operation": "DescribeCluster",
+                "delay": 30,
+                "maxAttempts": 240,
+                "acceptors": [_counts_reached("MinCount"), _FAILED, _GONE],
+            },
+            "ClusterTarget": {
+                "operation": "DescribeCluster",
+                "delay": 30,
+                "maxAttempts": 240,
+                "acceptors": [_counts_reached("TargetCount"), _FAILED, _GONE],
+            },
             "ClusterDeleted": {
                 "operation": "DescribeCluster",
                 "delay": 30,

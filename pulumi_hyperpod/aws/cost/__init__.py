@@ -21,8 +21,10 @@ if TYPE_CHECKING:  # pragma: no cover
 _EXPORTS = {
     **dict.fromkeys(["BUDGET_RULE", "budget_refusal", "plan_cost", "region_of", "with_cost"], ".estimate"),
     **dict.fromkeys(["CostReport", "GroupUsage", "InstanceUsage", "cost_report"], ".metering"),
-    **dict.fromkeys(["PRICES_ENV", "Price", "PriceTable", "PriceTableError", "as_price_table", "default_prices",
-                     "load_prices", "shipped_prices"], ".prices"),
+    **dict.fromkeys(
+        ["PRICES_ENV", "Price", "PriceTable", "PriceTableError", "as_price_table", "default_prices", "load_prices", "shipped_prices"],
+        ".prices",
+    ),
 }
 
 __all__ = [

@@ -144,8 +144,7 @@ def _observed_types(have: "GroupState", observed: "ClusterState") -> _Mix:
     return _Mix(launched, max(have.target_count - sum(launched.values()), 0), have.instance_types)
 
 
-def _after_mix(want: "InstanceGroupSpec", before: _Mix, victims: list["Victim"], observed: "ClusterState",
-               kind: str | None = None) -> _Mix:
+def _after_mix(want: "InstanceGroupSpec", before: _Mix, victims: list["Victim"], observed: "ClusterState", kind: str | None = None) -> _Mix:
     launched = dict(before.launched)
     removed = [v for v in victims if not v.logical]
     if removed and len(launched) == 1:
@@ -251,7 +250,9 @@ def plan_cost(
             after = _kinded(_Mix({}, want.instance_count, want.instance_types), kind)
         else:
             after = _after_mix(want, before, victims.get(change.group, []), observed, kind)
-        flexible = (want is not None and want.instance_requirements is not None) or bool(have is not None and have.described.get("InstanceRequirements"))
+        flexible = (want is not None and want.instance_requirements is not None) or bool(
+            have is not None and have.described.get("InstanceRequirements")
+        )
         priced.append(_group(change.group, change.action, before, after, flexible, table, region))
     groups = [p.entry for p in priced]
     totals = {key: _sum(getattr(g, key) for g in groups) for key in ("before_per_hour", "after_per_hour", "delta_per_hour")}

@@ -83,8 +83,14 @@ class GroupUsage:
         return None if self.unknown_types else self.priced_cost
 
     def to_dict(self) -> dict[str, Any]:
-        return {"instances": self.instances, "billed_seconds": round(self.seconds, 3), "instance_hours": round(self.hours, 6),
-                "cost": _money(self.cost), "priced_cost": _money(self.priced_cost), "unknown_types": list(self.unknown_types)}
+        return {
+            "instances": self.instances,
+            "billed_seconds": round(self.seconds, 3),
+            "instance_hours": round(self.hours, 6),
+            "cost": _money(self.cost),
+            "priced_cost": _money(self.priced_cost),
+            "unknown_types": list(self.unknown_types),
+        }
 
 
 @dataclass(frozen=True)
@@ -157,15 +163,42 @@ class CostReport:
             by_group.setdefault(item.group, []).append(item)
         for name, usage in self.groups.items():
             types = ", ".join(sorted({i.instance_type or "?" for i in by_group[name]}))
-            table.add_row(*_cells(name, types, f"{usage.instances} instance(s)", f"{usage.hours:.2f}", "",
-                                  _cost(usage.cost, usage.priced_cost), bold=(0, 3, 5)), end_section=not per_instance)
+            table.add_row(
+                *_cells(
+                    name,
+                    types,
+                    f"{usage.instances} instance(s)",
+                    f"{usage.hours:.2f}",
+                    "",
+                    _cost(usage.cost, usage.priced_cost),
+                    bold=(0, 3, 5),
+                ),
+                end_section=not per_instance,
+            )
             if per_instance:
                 for index, item in enumerate(by_group[name]):
-                    table.add_row(*_cells(f"  {item.instance_id}", item.instance_type or "?", _span(item.billing_start, item.billing_end),
-                                          f"{item.hours:.2f}", _rate(item.per_hour), _cost(item.cost)),
-                                  end_section=index == len(by_group[name]) - 1)
-        table.add_row(*_cells("total", "", f"{len(self.instances)} instance(s)", f"{self.total_hours:.2f}", "",
-                              _cost(self.total_cost, self.priced_cost), bold=(0, 3, 5)))
+                    table.add_row(
+                        *_cells(
+                            f"  {item.instance_id}",
+                            item.instance_type or "?",
+                            _span(item.billing_start, item.billing_end),
+                            f"{item.hours:.2f}",
+                            _rate(item.per_hour),
+                            _cost(item.cost),
+                        ),
+                        end_section=index == len(by_group[name]) - 1,
+                    )
+        table.add_row(
+            *_cells(
+                "total",
+                "",
+                f"{len(self.instances)} instance(s)",
+                f"{self.total_hours:.2f}",
+                "",
+                _cost(self.total_cost, self.priced_cost),
+                bold=(0, 3, 5),
+            )
+        )
         caption = list(self.notes)
         if self.unknown_types:
             caption.append(f"price unknown: {', '.join(self.unknown_types)} in {self.region}")
@@ -205,9 +238,17 @@ def _from_billing(bill: Mapping[str, Any], name: str, since: dt.datetime | None,
     as_of = _utc(bill["as_of"])
     instances = []
     for record in bill["instances"]:
-        usage = _usage(record["instance_id"], record["instance_group"], record.get("instance_type"),
-                       _utc(record["billing_start"]), _utc(record["billing_end"]) if record.get("billing_end") else None,
-                       since, as_of, table, region)
+        usage = _usage(
+            record["instance_id"],
+            record["instance_group"],
+            record.get("instance_type"),
+            _utc(record["billing_start"]),
+            _utc(record["billing_end"]) if record.get("billing_end") else None,
+            since,
+            as_of,
+            table,
+            region,
+        )
         if usage is not None:
             instances.append(usage)
     notes = () if bill.get("cluster_arn") else (f"cluster {name} no longer exists; its instances' billing is kept",)
@@ -233,8 +274,9 @@ def _estimate(client: Any, name: str, since: dt.datetime | None, table: PriceTab
             if status == "ShuttingDown" and end is None:
                 end = now
                 notes.append(f"{instance_id} is shutting down with no termination event: counted until now")
-            usage = _usage(instance_id, node["InstanceGroupName"], node.get("InstanceType"), _utc(node["LaunchTime"]), end,
-                           since, now, table, region)
+            usage = _usage(
+                instance_id, node["InstanceGroupName"], node.get("InstanceType"), _utc(node["LaunchTime"]), end, since, now, table, region
+            )
             if usage is not None:
                 instances.append(usage)
     for instance_id in sorted(set(ended) - listed - failed):
@@ -245,7 +287,9 @@ def _estimate(client: Any, name: str, since: dt.datetime | None, table: PriceTab
     if set(ended) - listed - failed:
         notes.append("terminated instances: from their first event to their termination event")
     instances.sort(key=lambda u: (u.group, u.billing_start, u.instance_id))
-    return CostReport(describe.get("ClusterName") or name, region, ESTIMATED, True, now, since, tuple(instances), table.describe(), tuple(notes))
+    return CostReport(
+        describe.get("ClusterName") or name, region, ESTIMATED, True, now, since, tuple(instances), table.describe(), tuple(notes)
+    )
 
 
 def _instance_events(client: Any, name: str, notes: list[str]):
@@ -272,13 +316,23 @@ def _instance_events(client: Any, name: str, notes: list[str]):
                     failed.add(instance_id)
     except ClientError as error:
         code = error.response.get("Error", {}).get("Code")
-        notes.append(f"terminated instances are not included: ListClusterEvents answered {code} "
-                     "(events are kept for Continuous clusters only)")
+        notes.append(
+            f"terminated instances are not included: ListClusterEvents answered {code} (events are kept for Continuous clusters only)"
+        )
     return ended, first_seen, failed, groups_of
 
 
-def _usage(instance_id: str, group: str, instance_type: str | None, start: dt.datetime, end: dt.datetime | None,
-           since: dt.datetime | None, now: dt.datetime, table: PriceTable, region: str) -> InstanceUsage | None:
+def _usage(
+    instance_id: str,
+    group: str,
+    instance_type: str | None,
+    start: dt.datetime,
+    end: dt.datetime | None,
+    since: dt.datetime | None,
+    now: dt.datetime,
+    table: PriceTable,
+    region: str,
+) -> InstanceUsage | None:
     if since is not None and end is not None and end <= since:
         return None  # billing ended before the window
     begin = max(start, since) if since is not None else start

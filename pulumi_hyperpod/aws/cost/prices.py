@@ -205,7 +205,9 @@ def _layer(data: Any, origin: str) -> _Layer:
     regions_data = data.get("regions") or {}
     if not isinstance(regions_data, Mapping):
         raise PriceTableError(f"{origin}: regions must map a region name to its prices")
-    regions = {str(region): _prices(entries or {}, f"{origin}: regions.{region}", default_source) for region, entries in regions_data.items()}
+    regions = {
+        str(region): _prices(entries or {}, f"{origin}: regions.{region}", default_source) for region, entries in regions_data.items()
+    }
     applies_in = data.get("applies_in")
     if applies_in is not None and (isinstance(applies_in, str) or not all(isinstance(r, str) for r in applies_in)):
         raise PriceTableError(f"{origin}: applies_in must be a list of region names")

@@ -20,23 +20,22 @@ def summarize(records: list[dict], now: float, since: Optional[float] = None) ->
         start = record["start"] if since is None else max(record["start"], since)
         end = record["end"] if record["end"] is not None else now
         seconds = max(0.0, end - start)
-        instances.append({
-            "instance_id": record["instance_id"],
-            "node_logical_id": record["node_logical_id"],
-            "instance_group": record["instance_group"],
-            "instance_type": record["instance_type"],
-            "availability_zone": record["availability_zone"],
-            "billing_start": to_datetime(record["start"]),
-            "billing_end": to_datetime(record["end"]) if record["end"] is not None else None,
-            "billed_seconds": seconds,
-        })
-        total = groups.setdefault(record["instance_group"], {"instances": 0, "billed_seconds": 0.0,
-                                                              "instance_types": {}})
+        instances.append(
+            {
+                "instance_id": record["instance_id"],
+                "node_logical_id": record["node_logical_id"],
+                "instance_group": record["instance_group"],
+                "instance_type": record["instance_type"],
+                "availability_zone": record["availability_zone"],
+                "billing_start": to_datetime(record["start"]),
+                "billing_end": to_datetime(record["end"]) if record["end"] is not None else None,
+                "billed_seconds": seconds,
+            }
+        )
+        total = groups.setdefault(record["instance_group"], {"instances": 0, "billed_seconds": 0.0, "instance_types": {}})
         total["instances"] += 1
         total["billed_seconds"] += seconds
-        total["instance_types"][record["instance_type"]] = (
-            total["instance_types"].get(record["instance_type"], 0.0) + seconds
-        )
+        total["instance_types"][record["instance_type"]] = total["instance_types"].get(record["instance_type"], 0.0) + seconds
     for total in groups.values():
         total["instance_hours"] = total["billed_seconds"] / 3600
     return {

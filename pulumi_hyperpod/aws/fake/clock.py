@@ -152,8 +152,11 @@ def parse_duration(text: str) -> float:
 
     cleaned = text.strip().lower()
     parts = re.findall(r"(\d+(?:\.\d+)?)([dhms]?)", cleaned)
-    if not cleaned or "".join(number + unit for number, unit in parts) != cleaned or (
-            len(parts) > 1 and not all(unit for _, unit in parts)):
+    if (
+        not cleaned
+        or "".join(number + unit for number, unit in parts) != cleaned
+        or (len(parts) > 1 and not all(unit for _, unit in parts))
+    ):
         raise ValueError(f"duration {text!r} is not like 90s, 15m, 3h or 1h30m")
     units = [unit or "s" for _, unit in parts]
     if units != sorted(set(units), key=lambda unit: -_UNITS[unit]):  # `1h1h` is a typo, not 2 h

@@ -48,14 +48,24 @@ def recording_scaling(operation: Callable[[World, str, dict], dict]) -> Callable
         if cluster is None:
             return response
         after = _counts(cluster)
-        moved = {name: (before.get(name), counts) for name, counts in after.items()
-                 if before.get(name) is None or (before[name]["TargetCount"], before[name]["MinCount"])
-                 != (counts["TargetCount"], counts["MinCount"])}
+        moved = {
+            name: (before.get(name), counts)
+            for name, counts in after.items()
+            if before.get(name) is None
+            or (before[name]["TargetCount"], before[name]["MinCount"]) != (counts["TargetCount"], counts["MinCount"])
+        }
         if moved:
-            cluster.cluster_operations.append({
-                "OperationId": ids.new_uuid(world.rng), "Type": "Scaling", "CreationTime": world.now,
-                "Groups": {name: {"Original": old or {"CurrentCount": 0, "TargetCount": 0, "MinCount": 0}, "Desired": new}
-                           for name, (old, new) in moved.items()}})
+            cluster.cluster_operations.append(
+                {
+                    "OperationId": ids.new_uuid(world.rng),
+                    "Type": "Scaling",
+                    "CreationTime": world.now,
+                    "Groups": {
+                        name: {"Original": old or {"CurrentCount": 0, "TargetCount": 0, "MinCount": 0}, "Desired": new}
+                        for name, (old, new) in moved.items()
+                    },
+                }
+            )
             world.touch(cluster)
         return response
 
@@ -71,16 +81,21 @@ def start_cluster_health_check(world: World, region: str, params: dict) -> dict:
         group = cluster.groups.get(config["InstanceGroupName"])
         where = f"DeepHealthCheckConfigurations[{index}]"
         if group is None or group.deleting:
-            problems.append(validation.Violation(f"{where}.InstanceGroupName", f"instance group {config['InstanceGroupName']!r} "
-                                                 f"does not exist in cluster {cluster.name}"))
+            problems.append(
+                validation.Violation(
+                    f"{where}.InstanceGroupName", f"instance group {config['InstanceGroupName']!r} does not exist in cluster {cluster.name}"
+                )
+            )
             continue
         wanted = config.get("InstanceIds")
-        nodes = [n for n in cluster.nodes.values() if n.group == group.name and n.phase == RUNNING
-                 and (not wanted or n.instance_id in wanted)]
+        nodes = [
+            n for n in cluster.nodes.values() if n.group == group.name and n.phase == RUNNING and (not wanted or n.instance_id in wanted)
+        ]
         missing = sorted(set(wanted or ()) - {n.instance_id for n in nodes})
         if missing:
-            problems.append(validation.Violation(f"{where}.InstanceIds", f"{', '.join(missing)}: not a Running instance of "
-                                                 f"group {group.name}"))
+            problems.append(
+                validation.Violation(f"{where}.InstanceIds", f"{', '.join(missing)}: not a Running instance of group {group.name}")
+            )
         chosen.append((group.name, nodes, config["DeepHealthChecks"]))
     validation.raise_if(problems)
     if not any(nodes for _, nodes, _ in chosen):
@@ -88,14 +103,22 @@ def start_cluster_health_check(world: World, region: str, params: dict) -> dict:
     op_id = ids.new_uuid(world.rng)
     record = {"OperationId": op_id, "Type": "DeepHealthCheck", "CreationTime": world.now, "Checks": []}
     for name, nodes, checks in chosen:
-        record["Checks"].append({"InstanceGroupName": name, "InstanceIds": [n.instance_id for n in nodes],
-                                 "DeepHealthChecks": list(checks)})
+        record["Checks"].append(
+            {"InstanceGroupName": name, "InstanceIds": [n.instance_id for n in nodes], "DeepHealthChecks": list(checks)}
+        )
         for node in nodes:
             node.phase, node.status, node.health_check = HEALTHCHECK, "DeepHealthCheckInProgress", op_id
             node.message = "Running deep health checks: " + ", ".join(checks)
             world.schedule_node(cluster, node, world.now + world.scenario.timing.deep_health_check_seconds)
-            world.emit(cluster, "Info", "Instance", f"Deep health check ({', '.join(checks)}) of EC2 Instance "
-                       f"{node.instance_id} in Cluster {cluster.name} and IG {name} started", node=node, op_id=op_id)
+            world.emit(
+                cluster,
+                "Info",
+                "Instance",
+                f"Deep health check ({', '.join(checks)}) of EC2 Instance "
+                f"{node.instance_id} in Cluster {cluster.name} and IG {name} started",
+                node=node,
+                op_id=op_id,
+            )
     cluster.cluster_operations.append(record)
     world.touch(cluster)
     reconcile.reconcile_pending(world)
@@ -116,8 +139,13 @@ def _status(cluster: Cluster, record: dict) -> str:
 
 
 def _summary(cluster: Cluster, record: dict) -> dict:
-    return {"OperationId": record["OperationId"], "ClusterArn": cluster.arn, "Type": record["Type"],
-            "Status": _status(cluster, record), "CreationTime": record["CreationTime"]}
+    return {
+        "OperationId": record["OperationId"],
+        "ClusterArn": cluster.arn,
+        "Type": record["Type"],
+        "Status": _status(cluster, record),
+        "CreationTime": record["CreationTime"],
+    }
 
 
 def list_cluster_operations(world: World, region: str, params: dict) -> dict:
@@ -135,8 +163,13 @@ def list_cluster_operations(world: World, region: str, params: dict) -> dict:
         if (after is not None and record["CreationTime"] <= after) or (before is not None and record["CreationTime"] >= before):
             continue
         rows.append(((record["CreationTime"], index), summary))
-    chosen, token = pagination.page([s for _, s in rows], [k for k, _ in rows], descending=params.get("SortOrder") == "Descending",
-                                    max_results=params.get("MaxResults"), token=params.get("NextToken"))
+    chosen, token = pagination.page(
+        [s for _, s in rows],
+        [k for k, _ in rows],
+        descending=params.get("SortOrder") == "Descending",
+        max_results=params.get("MaxResults"),
+        token=params.get("NextToken"),
+    )
     response: dict = {"ClusterOperationSummaries": chosen}
     if token:
         response["NextToken"] = token
@@ -153,13 +186,20 @@ def describe_cluster_operation(world: World, region: str, params: dict) -> dict:
     if record["Type"] == "Scaling":
         counts = _counts(cluster)
         response["ScalingDetails"] = [
-            {"InstanceGroupName": name, "Status": response["Status"] if response["Status"] != "InProgress" else
-             ("Done" if name not in counts or counts[name]["CurrentCount"] == counts[name]["TargetCount"] else "InProgress"),
-             "Original": detail["Original"], "Desired": detail["Desired"]}
-            for name, detail in record["Groups"].items()]
+            {
+                "InstanceGroupName": name,
+                "Status": response["Status"]
+                if response["Status"] != "InProgress"
+                else ("Done" if name not in counts or counts[name]["CurrentCount"] == counts[name]["TargetCount"] else "InProgress"),
+                "Original": detail["Original"],
+                "Desired": detail["Desired"],
+            }
+            for name, detail in record["Groups"].items()
+        ]
     else:
-        response["DeepHealthCheckDetails"] = [dict(check, InstanceIds=check["InstanceIds"]) for check in record["Checks"]
-                                              if check["InstanceIds"]] or None
+        response["DeepHealthCheckDetails"] = [
+            dict(check, InstanceIds=check["InstanceIds"]) for check in record["Checks"] if check["InstanceIds"]
+        ] or None
         if response["DeepHealthCheckDetails"] is None:
             del response["DeepHealthCheckDetails"]
     return response

@@ -13,8 +13,7 @@ from .clock import to_seconds
 from .errors import ResourceNotFound
 from .model import Cluster
 
-SUMMARY_KEYS = ("EventId", "InstanceGroupName", "InstanceId", "ResourceType", "EventTime", "Description",
-                "EventLevel", "OperationId")
+SUMMARY_KEYS = ("EventId", "InstanceGroupName", "InstanceId", "ResourceType", "EventTime", "Description", "EventLevel", "OperationId")
 
 
 def summary(cluster: Cluster, event: dict) -> dict:

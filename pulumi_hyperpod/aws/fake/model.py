@@ -129,8 +129,7 @@ class EventLog:
     them (ListClusterEvents, DescribeClusterEvent): a 5,000-node cluster has tens of thousands, and most
     requests never look. New events are appended in memory until the store saves them."""
 
-    def __init__(self, events: Optional[list] = None, *, stored: int = 0,
-                 loader: Optional[Callable[[], list]] = None) -> None:
+    def __init__(self, events: Optional[list] = None, *, stored: int = 0, loader: Optional[Callable[[], list]] = None) -> None:
         self._loaded: Optional[list] = list(events or []) if loader is None else None
         self._stored = stored  # events in the store, not loaded yet (loader given)
         self._pending: list = []  # appended while not loaded
@@ -154,7 +153,7 @@ class EventLog:
     def since(self, index: int) -> list:
         """Events from position `index` on (what the store has not saved yet), without loading the rest."""
         if self._loaded is None and index >= self._stored:
-            return self._pending[index - self._stored:]
+            return self._pending[index - self._stored :]
         return self._all()[index:]
 
     def saved(self) -> None:
@@ -256,8 +255,7 @@ class Cluster:
     # -- persistence ---------------------------------------------------------------------------
     def header_row(self) -> dict:
         """Everything but nodes and events (stored in their own tables), with the earliest node timer."""
-        row = {k: v for k, v in self.__dict__.items()
-               if k not in ("nodes", "events", "by_instance") and not k.startswith("_")}
+        row = {k: v for k, v in self.__dict__.items() if k not in ("nodes", "events", "by_instance") and not k.startswith("_")}
         row["groups"] = [group.to_row() for group in self.groups.values()]  # a list keeps their order
         row[NEXT_NODE_DUE] = self.next_node_due()
         return row
@@ -277,4 +275,3 @@ class Cluster:
 
 # The header row's copy of the earliest node timer: derived, never a field (rows written before it lack it).
 NEXT_NODE_DUE = "next_node_due"
-

@@ -24,18 +24,26 @@ def require_writable(cluster: Cluster, operation: str) -> None:
     if cluster.status == "Failed":
         raise ConflictException(f"Cluster {cluster.name} is in Failed status; delete it and create it again.")
     if not cluster.continuous and cluster.status in BUSY:
-        raise ConflictException(f"Cluster {cluster.name} is {cluster.status}; wait for it to be InService before "
-                                f"calling {operation} (or use NodeProvisioningMode Continuous).")
+        raise ConflictException(
+            f"Cluster {cluster.name} is {cluster.status}; wait for it to be InService before "
+            f"calling {operation} (or use NodeProvisioningMode Continuous)."
+        )
 
 
-def new_nodes(world: World, cluster: Cluster, group: InstanceGroup, count: int, op_id: Optional[str],
-              want_types: Optional[list] = None, want_azs: Optional[list] = None) -> list[Node]:
+def new_nodes(
+    world: World,
+    cluster: Cluster,
+    group: InstanceGroup,
+    count: int,
+    op_id: Optional[str],
+    want_types: Optional[list] = None,
+    want_azs: Optional[list] = None,
+) -> list[Node]:
     """`count` new logical nodes in the group, waiting for an instance (the reconciler launches them)."""
     message = reconcile.waiting_message(cluster, group)
     nodes = []
     for _ in range(count):
-        node = Node(ids.new_uuid(world.rng), group.name, world.now, op_id, message=message,
-                    want_types=want_types, want_azs=want_azs)
+        node = Node(ids.new_uuid(world.rng), group.name, world.now, op_id, message=message, want_types=want_types, want_azs=want_azs)
         cluster.add_node(node)
         nodes.append(node)
     world.touch(cluster)

@@ -50,8 +50,10 @@ def list_cluster_nodes(world: World, region: str, params: dict) -> dict:
 
     nodes, keys = world.cached(cluster, ("ListClusterNodes", include, contains, after, before, by_name), listing)
     chosen, token = pagination.page(
-        nodes, keys,
-        descending=params.get("SortOrder") == "Descending", max_results=params.get("MaxResults"),
+        nodes,
+        keys,
+        descending=params.get("SortOrder") == "Descending",
+        max_results=params.get("MaxResults"),
         token=params.get("NextToken"),
     )
     response: dict = {"ClusterNodeSummaries": [views.node_summary(cluster, node, include) for node in chosen]}
@@ -94,9 +96,11 @@ def batch_add_cluster_nodes(world: World, region: str, params: dict) -> dict:
         raise ValidationException.field("NodesToAdd", f"at most {cap} nodes in total per request; this one adds {total}")
     cluster = world.find_cluster(region, params["ClusterName"])
     if not cluster.continuous:
-        raise ValidationException(f"BatchAddClusterNodes is only supported for clusters whose NodeProvisioningMode "
-                                  f"is Continuous; cluster {cluster.name} uses all-or-nothing provisioning "
-                                  "(use UpdateCluster).")
+        raise ValidationException(
+            f"BatchAddClusterNodes is only supported for clusters whose NodeProvisioningMode "
+            f"is Continuous; cluster {cluster.name} uses all-or-nothing provisioning "
+            "(use UpdateCluster)."
+        )
     require_writable(cluster, "BatchAddClusterNodes")
     token = params.get("ClientToken")
     key = f"{cluster.id}/{token}" if token else None
@@ -105,8 +109,10 @@ def batch_add_cluster_nodes(world: World, region: str, params: dict) -> dict:
     if key and key in world.tokens:
         record = world.tokens[key]
         if record["fingerprint"] != _fingerprint(cluster, params):
-            raise ValidationException(f"ClientToken {token!r} was already used with a different "
-                                      "BatchAddClusterNodes request (idempotency mismatch); use a new token.")
+            raise ValidationException(
+                f"ClientToken {token!r} was already used with a different "
+                "BatchAddClusterNodes request (idempotency mismatch); use a new token."
+            )
         return _replay(cluster, record)
 
     maximum = servicemodel.limit("ClusterInstanceGroupSpecification", "InstanceCount")
@@ -119,8 +125,9 @@ def batch_add_cluster_nodes(world: World, region: str, params: dict) -> dict:
                 raise ValidationException.field(f"NodesToAdd[{index}].InstanceGroupName", validation.SINGLE_CONTROLLER)
             planned[group.name] = planned.get(group.name, group.target) + entry["IncrementTargetCountBy"]
             if planned[group.name] > maximum:
-                raise ResourceLimitExceeded(f"Instance group {group.name} would have {planned[group.name]} "
-                                            f"instances; the maximum is {maximum}.")
+                raise ResourceLimitExceeded(
+                    f"Instance group {group.name} would have {planned[group.name]} instances; the maximum is {maximum}."
+                )
             grows = None if group.flexible else group.instance_types[0]
             usage[group.name] = usage[group.name] + Counter({grows: entry["IncrementTargetCountBy"]})
     quota_usage.check(world, region, cluster.name, usage)
@@ -132,8 +139,12 @@ def batch_add_cluster_nodes(world: World, region: str, params: dict) -> dict:
         else:
             successful.extend(outcome)
     if key:
-        world.tokens[key] = {"fingerprint": _fingerprint(cluster, params), "successful": successful,
-                             "failed": failed, "expires": world.now + world.scenario.timing.client_token_ttl_seconds}
+        world.tokens[key] = {
+            "fingerprint": _fingerprint(cluster, params),
+            "successful": successful,
+            "failed": failed,
+            "expires": world.now + world.scenario.timing.client_token_ttl_seconds,
+        }
     return {"Successful": successful, "Failed": failed}
 
 
@@ -151,24 +162,36 @@ def _add_entry(world: World, cluster: Cluster, entry: dict):
     if group is None or group.deleting:
         return failure("InstanceGroupNotFound", f"Instance group {name} not found in cluster {cluster.name}.")
     if group.status in ("Creating", "Updating"):
-        return failure("InvalidInstanceGroupStatus", f"Instance group {name} is {group.status} (MinCount "
-                       f"{group.min_count} not reached yet); BatchAddClusterNodes is blocked until it is InService. "
-                       "UpdateCluster can still change its counts.")
+        return failure(
+            "InvalidInstanceGroupStatus",
+            f"Instance group {name} is {group.status} (MinCount "
+            f"{group.min_count} not reached yet); BatchAddClusterNodes is blocked until it is InService. "
+            "UpdateCluster can still change its counts.",
+        )
     unknown = [t for t in entry.get("InstanceTypes") or [] if t not in group.instance_types]
     if unknown:
-        return failure("IncompatibleInstanceTypes", f"Instance group {name} does not use {', '.join(unknown)}; "
-                       f"its instance types are {', '.join(group.instance_types)}.")
+        return failure(
+            "IncompatibleInstanceTypes",
+            f"Instance group {name} does not use {', '.join(unknown)}; its instance types are {', '.join(group.instance_types)}.",
+        )
     zones = prov.group_zones(world, cluster, group)
     outside = [az for az in entry.get("AvailabilityZones") or [] if az not in zones]
     if outside:
-        return failure("IncompatibleAvailabilityZones", f"Instance group {name} has no subnet in "
-                       f"{', '.join(outside)}; its Availability Zones are {', '.join(zones)}.")
+        return failure(
+            "IncompatibleAvailabilityZones",
+            f"Instance group {name} has no subnet in {', '.join(outside)}; its Availability Zones are {', '.join(zones)}.",
+        )
     group.target += count
     group.spec = {**group.spec, "InstanceCount": group.target}
     nodes = new_nodes(world, cluster, group, count, None, entry.get("InstanceTypes"), entry.get("AvailabilityZones"))
-    world.emit(cluster, "Info", "InstanceGroup", f"InstanceGroup {name} scale-up by {count} started successfully in "
-               f"Cluster {cluster.name}", group=name,
-               metadata={"InstanceGroupScaling": {"TargetCount": group.target, "MinCount": group.min_count}})
+    world.emit(
+        cluster,
+        "Info",
+        "InstanceGroup",
+        f"InstanceGroup {name} scale-up by {count} started successfully in Cluster {cluster.name}",
+        group=name,
+        metadata={"InstanceGroupScaling": {"TargetCount": group.target, "MinCount": group.min_count}},
+    )
     results = []
     for node in nodes:
         item = {"NodeLogicalId": node.logical_id, "InstanceGroupName": name, "Status": node.status}
@@ -185,12 +208,15 @@ def _refusal(cluster: Cluster, node: Node | None, wanted: str) -> tuple[str, str
         return "NodeIdNotFound", f"Node {wanted} not found in cluster {cluster.name}."
     group = cluster.groups.get(node.group)
     if group is not None and group.role == CONTROLLER and cluster.orchestrator == "Slurm":
-        return "InvalidNodeStatus", (f"Node {wanted} is in the Slurm controller group {group.name}; the controller "
-                                     "node cannot be removed (Slurm needs it to run).")
+        return "InvalidNodeStatus", (
+            f"Node {wanted} is in the Slurm controller group {group.name}; the controller node cannot be removed (Slurm needs it to run)."
+        )
     if group is not None and group.status in ("Creating", "Updating"):
-        return "InvalidNodeStatus", (f"Instance group {group.name} is {group.status} until MinCount "
-                                     f"{group.min_count} is reached; BatchDeleteClusterNodes is blocked (use "
-                                     "UpdateCluster to change its counts).")
+        return "InvalidNodeStatus", (
+            f"Instance group {group.name} is {group.status} until MinCount "
+            f"{group.min_count} is reached; BatchDeleteClusterNodes is blocked (use "
+            "UpdateCluster to change its counts)."
+        )
     if not node.live:
         return "InvalidNodeStatus", f"Node {wanted} is already {node.status}."
     return None
@@ -203,9 +229,13 @@ def batch_delete_cluster_nodes(world: World, region: str, params: dict) -> dict:
     limits = servicemodel.api_limits()
     ids, logical = len(params.get("NodeIds") or []), len(params.get("NodeLogicalIds") or [])
     if ids > limits["delete_ids"]:
-        raise ValidationException.field("NodeIds", f"at most {limits['delete_ids']} node ids per request (more needs AWS Support); got {ids}")
+        raise ValidationException.field(
+            "NodeIds", f"at most {limits['delete_ids']} node ids per request (more needs AWS Support); got {ids}"
+        )
     if logical and ids + logical > limits["delete_combined"]:
-        raise ValidationException.field("NodeLogicalIds", f"at most {limits['delete_combined']} identifiers in all when NodeLogicalIds are given; got {ids + logical}")
+        raise ValidationException.field(
+            "NodeLogicalIds", f"at most {limits['delete_combined']} identifiers in all when NodeLogicalIds are given; got {ids + logical}"
+        )
     cluster = world.find_cluster(region, params["ClusterName"])
     require_writable(cluster, "BatchDeleteClusterNodes")
     response: dict = {}
@@ -219,8 +249,7 @@ def batch_delete_cluster_nodes(world: World, region: str, params: dict) -> dict:
                 node = None  # a NodeId must name the current instance
             refusal = _refusal(cluster, node, wanted)
             if refusal:
-                response.setdefault(failed_field, []).append({"Code": refusal[0], "Message": refusal[1],
-                                                              id_field: wanted})
+                response.setdefault(failed_field, []).append({"Code": refusal[0], "Message": refusal[1], id_field: wanted})
                 continue
             group = cluster.groups[node.group]
             group.target = max(0, group.target - 1)
@@ -234,8 +263,9 @@ def batch_delete_cluster_nodes(world: World, region: str, params: dict) -> dict:
 # -- events ---------------------------------------------------------------------------------------
 def _continuous(cluster: Cluster, operation: str) -> None:
     if not cluster.continuous:
-        raise ValidationException(f"{operation} is only supported for clusters whose NodeProvisioningMode is "
-                                  f"Continuous; cluster {cluster.name} does not use it.")
+        raise ValidationException(
+            f"{operation} is only supported for clusters whose NodeProvisioningMode is Continuous; cluster {cluster.name} does not use it."
+        )
 
 
 def list_cluster_events(world: World, region: str, params: dict) -> dict:

@@ -31,12 +31,19 @@ def _min_count(spec: dict, role: Optional[str], continuous: bool, creating: bool
     return 0
 
 
-def _add_group(world: World, cluster: Cluster, spec: dict, role: Optional[str], partitions: list,
-               op_id: str, creating: bool) -> InstanceGroup:
+def _add_group(
+    world: World, cluster: Cluster, spec: dict, role: Optional[str], partitions: list, op_id: str, creating: bool
+) -> InstanceGroup:
     minimum = _min_count(spec, role, cluster.continuous, creating)
     group = InstanceGroup(
-        name=spec["InstanceGroupName"], spec=copy.deepcopy(spec), target=spec["InstanceCount"],
-        min_count=minimum, status="Creating", role=role, partitions=partitions, created_at=world.now,
+        name=spec["InstanceGroupName"],
+        spec=copy.deepcopy(spec),
+        target=spec["InstanceCount"],
+        min_count=minimum,
+        status="Creating",
+        role=role,
+        partitions=partitions,
+        created_at=world.now,
         new_in_op=not cluster.continuous and not creating,
     )
     if group.flexible:
@@ -49,10 +56,15 @@ def _add_group(world: World, cluster: Cluster, spec: dict, role: Optional[str], 
         else:
             group.status, group.last_good = "InService", [group.target, 0]
     new_nodes(world, cluster, group, group.target, op_id)
-    world.emit(cluster, "Info", "InstanceGroup", f"InstanceGroup {group.name} create started successfully in "
-               f"Cluster {cluster.name}", group=group.name, op_id=op_id,
-               metadata={"InstanceGroupScaling": {"InstanceCount": 0, "TargetCount": group.target,
-                                                  "MinCount": group.min_count}})
+    world.emit(
+        cluster,
+        "Info",
+        "InstanceGroup",
+        f"InstanceGroup {group.name} create started successfully in Cluster {cluster.name}",
+        group=group.name,
+        op_id=op_id,
+        metadata={"InstanceGroupScaling": {"InstanceCount": 0, "TargetCount": group.target, "MinCount": group.min_count}},
+    )
     return group
 
 
@@ -60,9 +72,13 @@ def _roles(world: World, cluster_kind: str, groups: list[dict]) -> dict[str, tup
     if cluster_kind == "Eks":
         return {g["InstanceGroupName"]: (None, []) for g in groups}
     if any("SlurmConfig" in g for g in groups):
-        return {g["InstanceGroupName"]: ((g.get("SlurmConfig") or {}).get("NodeType", "Compute"),
-                                         list((g.get("SlurmConfig") or {}).get("PartitionNames") or []))
-                for g in groups}
+        return {
+            g["InstanceGroupName"]: (
+                (g.get("SlurmConfig") or {}).get("NodeType", "Compute"),
+                list((g.get("SlurmConfig") or {}).get("PartitionNames") or []),
+            )
+            for g in groups
+        }
     return validation.legacy_roles(slurm.scenario_with_bundles(world, groups), groups)
 
 
@@ -78,8 +94,9 @@ def create_cluster(world: World, region: str, params: dict) -> dict:
     validation.check_model("CreateCluster", params)
     name = params["ClusterName"]
     if params.get("RestrictedInstanceGroups"):
-        raise ValidationException.field("RestrictedInstanceGroups", "restricted instance groups are not "
-                                        "simulated by the HyperPod simulator")
+        raise ValidationException.field(
+            "RestrictedInstanceGroups", "restricted instance groups are not simulated by the HyperPod simulator"
+        )
     groups = params.get("InstanceGroups") or []
     if not groups:
         raise ValidationException.field("InstanceGroups", validation.NO_GROUPS)
@@ -99,16 +116,17 @@ def create_cluster(world: World, region: str, params: dict) -> dict:
         problems = validation.slurm_topology_rules([roles[g["InstanceGroupName"]][0] for g in groups])
         for index, group in enumerate(groups):
             if roles[group["InstanceGroupName"]][0] == CONTROLLER and group["InstanceCount"] < 1:
-                problems.append(validation.Violation(f"InstanceGroups[{index}].InstanceCount",
-                                                     "the controller group needs at least 1 instance"))
+                problems.append(
+                    validation.Violation(f"InstanceGroups[{index}].InstanceCount", "the controller group needs at least 1 instance")
+                )
         validation.raise_if(problems)
 
     cid = _unique_cluster_id(world)
     op_id = ids.new_uuid(world.rng)
-    config = {key: copy.deepcopy(value) for key, value in params.items()
-              if key not in ("ClusterName", "InstanceGroups", "NodeProvisioningMode")}
-    cluster = Cluster(cid, name, ids.cluster_arn(region, world.scenario.account_id, cid), region, world.now,
-                      kind, continuous, config)
+    config = {
+        key: copy.deepcopy(value) for key, value in params.items() if key not in ("ClusterName", "InstanceGroups", "NodeProvisioningMode")
+    }
+    cluster = Cluster(cid, name, ids.cluster_arn(region, world.scenario.account_id, cid), region, world.now, kind, continuous, config)
     if not continuous:
         cluster.operation = {"kind": "create", "id": op_id}
     prov.assign_subnets(world, cluster, list((params.get("VpcConfig") or {}).get("Subnets") or []))
@@ -130,19 +148,24 @@ def list_clusters(world: World, region: str, params: dict) -> dict:
     after = to_seconds(params["CreationTimeAfter"]) if params.get("CreationTimeAfter") is not None else None
     before = to_seconds(params["CreationTimeBefore"]) if params.get("CreationTimeBefore") is not None else None
     clusters = [
-        cluster for cluster in world.clusters_in(region)
+        cluster
+        for cluster in world.clusters_in(region)
         if (not params.get("NameContains") or params["NameContains"] in cluster.name)
         and (after is None or cluster.created_at > after)
         and (before is None or cluster.created_at < before)
-        and (not params.get("TrainingPlanArn") or any(
-            g.spec.get("TrainingPlanArn") == params["TrainingPlanArn"] for g in cluster.groups.values()))
+        and (
+            not params.get("TrainingPlanArn")
+            or any(g.spec.get("TrainingPlanArn") == params["TrainingPlanArn"] for g in cluster.groups.values())
+        )
     ]
     by_name = params.get("SortBy") == "NAME"
     keys = [((c.name, c.created_at) if by_name else (c.created_at, c.name)) for c in clusters]
     order = sorted(range(len(clusters)), key=keys.__getitem__)
     chosen, token = pagination.page(
-        [clusters[i] for i in order], [keys[i] for i in order],
-        descending=params.get("SortOrder") == "Descending", max_results=params.get("MaxResults"),
+        [clusters[i] for i in order],
+        [keys[i] for i in order],
+        descending=params.get("SortOrder") == "Descending",
+        max_results=params.get("MaxResults"),
         token=params.get("NextToken"),
     )
     response: dict = {"ClusterSummaries": [views.cluster_summary(cluster) for cluster in chosen]}
@@ -153,24 +176,24 @@ def list_clusters(world: World, region: str, params: dict) -> dict:
 
 IMMUTABLE_ON_UPDATE = {
     "NodeProvisioningMode": "cannot be unset or changed: Continuous is the only value UpdateCluster accepts (it "
-                            "restates a Continuous cluster's mode), and a Continuous cluster cannot leave it; omit "
-                            "the field to keep the cluster's mode, or create a new cluster",
+    "restates a Continuous cluster's mode), and a Continuous cluster cannot leave it; omit "
+    "the field to keep the cluster's mode, or create a new cluster",
     "VpcConfig": "cannot be changed on an existing cluster; create a new cluster",
 }
 
 
 def update_cluster(world: World, region: str, params: dict) -> dict:
     problems = [
-        validation.Violation(problem.path, IMMUTABLE_ON_UPDATE[problem.path])
-        if problem.path in IMMUTABLE_ON_UPDATE else problem
+        validation.Violation(problem.path, IMMUTABLE_ON_UPDATE[problem.path]) if problem.path in IMMUTABLE_ON_UPDATE else problem
         for problem in servicemodel.violations("UpdateCluster", params)
     ]
     validation.raise_if(problems)
     cluster = world.find_cluster(region, params["ClusterName"])
     require_writable(cluster, "UpdateCluster")
     if params.get("RestrictedInstanceGroups"):
-        raise ValidationException.field("RestrictedInstanceGroups", "restricted instance groups are not "
-                                        "simulated by the HyperPod simulator")
+        raise ValidationException.field(
+            "RestrictedInstanceGroups", "restricted instance groups are not simulated by the HyperPod simulator"
+        )
     continuous = cluster.continuous
     specs = params.get("InstanceGroups") or []
     problems = _mode_rules(cluster, params)
@@ -184,9 +207,16 @@ def update_cluster(world: World, region: str, params: dict) -> dict:
     problems += validation.autoscaling_update_rules(cluster, params)
     validation.raise_if(problems)
     usage = quota_usage.cluster_usage(cluster)
-    quota_usage.check(world, region, cluster.name, quota_usage.with_changes(
-        usage, {spec["InstanceGroupName"]: quota_usage.spec_usage(spec, usage.get(spec["InstanceGroupName"])) for spec in specs},
-        params.get("InstanceGroupsToDelete") or ()))
+    quota_usage.check(
+        world,
+        region,
+        cluster.name,
+        quota_usage.with_changes(
+            usage,
+            {spec["InstanceGroupName"]: quota_usage.spec_usage(spec, usage.get(spec["InstanceGroupName"])) for spec in specs},
+            params.get("InstanceGroupsToDelete") or (),
+        ),
+    )
     new_specs = [spec for spec in specs if spec["InstanceGroupName"] not in cluster.groups]
     roles = _update_roles(world, cluster, new_specs, list(merged.values()), continuous)
 
@@ -208,21 +238,27 @@ def _mode_rules(cluster: Cluster, params: dict) -> list[validation.Violation]:
     "Existing clusters using the previous scaling model cannot be migrated to continuous provisioning at
     this time"; so UpdateCluster's NodeProvisioningMode can only restate a Continuous cluster's mode."""
     if params.get("NodeProvisioningMode") == "Continuous" and not cluster.continuous:
-        return [validation.Violation("NodeProvisioningMode", f"cluster {cluster.name} uses all-or-nothing "
-                                     "provisioning, and existing clusters cannot be migrated to Continuous "
-                                     "provisioning; omit NodeProvisioningMode to update it as it is, or create a "
-                                     "new cluster with NodeProvisioningMode Continuous")]
+        return [
+            validation.Violation(
+                "NodeProvisioningMode",
+                f"cluster {cluster.name} uses all-or-nothing "
+                "provisioning, and existing clusters cannot be migrated to Continuous "
+                "provisioning; omit NodeProvisioningMode to update it as it is, or create a "
+                "new cluster with NodeProvisioningMode Continuous",
+            )
+        ]
     return []
 
 
-def _update_roles(world: World, cluster: Cluster, new_specs: list[dict], merged: list[dict],
-                  continuous: bool) -> dict:
+def _update_roles(world: World, cluster: Cluster, new_specs: list[dict], merged: list[dict], continuous: bool) -> dict:
     if cluster.orchestrator == "Eks":
         return {spec["InstanceGroupName"]: (None, []) for spec in new_specs}
     if any("SlurmConfig" in spec for spec in merged):
-        roles = {spec["InstanceGroupName"]: (spec["SlurmConfig"]["NodeType"],
-                                             list(spec["SlurmConfig"].get("PartitionNames") or []))
-                 for spec in merged if "SlurmConfig" in spec}
+        roles = {
+            spec["InstanceGroupName"]: (spec["SlurmConfig"]["NodeType"], list(spec["SlurmConfig"].get("PartitionNames") or []))
+            for spec in merged
+            if "SlurmConfig" in spec
+        }
         validation.raise_if(validation.slurm_topology_rules([role for role, _ in roles.values()]))
         return roles
     known = [g.spec for g in cluster.groups.values()] + new_specs
@@ -232,8 +268,11 @@ def _update_roles(world: World, cluster: Cluster, new_specs: list[dict], merged:
 
 # Members an UpdateCluster entry may leave out and the group keeps (the member table's `kept` rule):
 # create-only members, the image, the Slurm role and partitions. Every other member is the entry's.
-_KEPT = tuple(m.parts for m in members.rows("group") if m.omitted == "kept"
-              and m.path not in ("InstanceGroupName", "InstanceCount", "MinInstanceCount"))
+_KEPT = tuple(
+    m.parts
+    for m in members.rows("group")
+    if m.omitted == "kept" and m.path not in ("InstanceGroupName", "InstanceCount", "MinInstanceCount")
+)
 
 
 def _apply_spec(group: InstanceGroup, spec: dict, roles: dict) -> None:
@@ -278,8 +317,7 @@ def _existing_or_added(world: World, cluster: Cluster, spec: dict, roles: dict, 
     return group
 
 
-def _update_continuous(world: World, cluster: Cluster, params: dict, specs: list[dict], roles: dict,
-                       op_id: str) -> None:
+def _update_continuous(world: World, cluster: Cluster, params: dict, specs: list[dict], roles: dict, op_id: str) -> None:
     timeout = world.scenario.timing.min_count_timeout_seconds
     for spec in specs:
         group = _existing_or_added(world, cluster, spec, roles, op_id)
@@ -300,10 +338,15 @@ def _update_continuous(world: World, cluster: Cluster, params: dict, specs: list
             world.schedule_deadline(cluster, group.name, world.now + timeout)
         else:
             group.last_good = [group.target, group.min_count]
-        world.emit(cluster, "Info", "InstanceGroup", f"InstanceGroup {group.name} update started successfully in "
-                   f"Cluster {cluster.name}", group=group.name, op_id=op_id,
-                   metadata={"InstanceGroupScaling": {"InstanceCount": current, "TargetCount": group.target,
-                                                      "MinCount": group.min_count}})
+        world.emit(
+            cluster,
+            "Info",
+            "InstanceGroup",
+            f"InstanceGroup {group.name} update started successfully in Cluster {cluster.name}",
+            group=group.name,
+            op_id=op_id,
+            metadata={"InstanceGroupScaling": {"InstanceCount": current, "TargetCount": group.target, "MinCount": group.min_count}},
+        )
     for name in params.get("InstanceGroupsToDelete") or []:
         reconcile.delete_group(world, cluster, name)
 
@@ -318,12 +361,15 @@ def _retarget(world: World, cluster: Cluster, group: InstanceGroup, target: int,
     group.target = target
 
 
-def _update_all_or_nothing(world: World, cluster: Cluster, params: dict, specs: list[dict], roles: dict,
-                           op_id: str) -> None:
-    snapshot = {name: {"spec": copy.deepcopy(g.spec), "target": g.target, "min_count": g.min_count}
-                for name, g in cluster.groups.items()}
-    op = {"kind": "update", "id": op_id, "snapshot": snapshot, "scale_in": {},
-          "delete_groups": list(params.get("InstanceGroupsToDelete") or [])}
+def _update_all_or_nothing(world: World, cluster: Cluster, params: dict, specs: list[dict], roles: dict, op_id: str) -> None:
+    snapshot = {name: {"spec": copy.deepcopy(g.spec), "target": g.target, "min_count": g.min_count} for name, g in cluster.groups.items()}
+    op = {
+        "kind": "update",
+        "id": op_id,
+        "snapshot": snapshot,
+        "scale_in": {},
+        "delete_groups": list(params.get("InstanceGroupsToDelete") or []),
+    }
     cluster.operation, cluster.status = op, "Updating"
     for spec in specs:
         group = _existing_or_added(world, cluster, spec, roles, op_id)

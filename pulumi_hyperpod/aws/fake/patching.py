@@ -37,8 +37,10 @@ def next_fire(expression: str, after: float) -> Optional[float]:
     minutes, hours, day, month, weekday, year = fields
     weekday = re.sub(r"\d+", lambda m: str(int(m.group()) - 1) if 1 <= int(m.group()) <= 7 else m.group(), weekday)
     try:
-        schedule = croniter(" ".join([minutes, hours, day.replace("?", "*"), month, weekday.replace("?", "*")]),
-                            dt.datetime.fromtimestamp(after, dt.timezone.utc))
+        schedule = croniter(
+            " ".join([minutes, hours, day.replace("?", "*"), month, weekday.replace("?", "*")]),
+            dt.datetime.fromtimestamp(after, dt.timezone.utc),
+        )
         for _ in range(366):
             fire = schedule.get_next(dt.datetime)
             if year in ("*", "?") or str(fire.year) in year.split(","):
@@ -103,10 +105,20 @@ def _start(world: World, cluster: Cluster, groups: list[InstanceGroup], release:
     for group in groups:
         group.patch = None
     how = "scheduled update" if groups[0].spec.get("ScheduledUpdateConfig") else "automatic patching"
-    world.emit(cluster, "Info", "Cluster", f"Cluster {cluster.name}: {how} to HyperPod AMI release {release} starting "
-               f"for {', '.join(g.name for g in groups)}")
-    rolling_update.start(world, cluster, [{"InstanceGroupName": g.name, "ImageReleaseVersion": release} for g in groups],
-                         deployment, None, ids.new_uuid(world.rng))
+    world.emit(
+        cluster,
+        "Info",
+        "Cluster",
+        f"Cluster {cluster.name}: {how} to HyperPod AMI release {release} starting for {', '.join(g.name for g in groups)}",
+    )
+    rolling_update.start(
+        world,
+        cluster,
+        [{"InstanceGroupName": g.name, "ImageReleaseVersion": release} for g in groups],
+        deployment,
+        None,
+        ids.new_uuid(world.rng),
+    )
     rolling_update.progress(world, cluster)  # the first batch now: this reconcile pass has run the update's step already
 
 

@@ -41,10 +41,7 @@ BUILD_KEYS = ("LifeCycleConfig", "ExecutionRole", "ThreadsPerCore", "InstanceSto
 
 
 def capacity_message(instance_types: list[str]) -> str:
-    return (
-        f"We currently do not have sufficient capacity to launch new {' or '.join(instance_types)} "
-        "instances. Please try again."
-    )
+    return f"We currently do not have sufficient capacity to launch new {' or '.join(instance_types)} instances. Please try again."
 
 
 def _duration(world: World, base: float) -> float:
@@ -165,9 +162,12 @@ def _launch(
     batch.az_counts[az] = batch.az_counts.get(az, 0) + 1
     world.schedule_node(cluster, node, world.now + _duration(world, world.scenario.timing.launch_seconds))
     world.emit(
-        cluster, "Info", "Instance",
+        cluster,
+        "Info",
+        "Instance",
         f"EC2 Instance {node.instance_id} successfully provisioned in Cluster {cluster.name} and IG {group.name}",
-        node=node, metadata={"Instance": {"NodeLogicalId": node.logical_id}},
+        node=node,
+        metadata={"Instance": {"NodeLogicalId": node.logical_id}},
     )
 
 
@@ -194,8 +194,13 @@ def on_node_timer(world: World, cluster: Cluster, node: Node) -> None:
         rate = faults.rate("launch_failure_rate", group.name, node.instance_type)
         if rate and world.rng.random() < rate:
             retryable = cluster.continuous or node.attempts < timing.max_launch_attempts
-            fail_node(world, cluster, node, f"Instance {node.instance_id} failed EC2 health checks "
-                      "after launch (unhealthy instance).", retryable=retryable)
+            fail_node(
+                world,
+                cluster,
+                node,
+                f"Instance {node.instance_id} failed EC2 health checks after launch (unhealthy instance).",
+                retryable=retryable,
+            )
             return
         node.phase, node.message = LIFECYCLE, "Running lifecycle scripts"
         world.open_billing(cluster, node)
@@ -206,12 +211,18 @@ def on_node_timer(world: World, cluster: Cluster, node: Node) -> None:
             world.close_billing(node)  # billed for the script's run time only
             script = (group.spec.get("LifeCycleConfig") or {}).get("OnCreate", "on_create.sh")
             controller_at_create = group.role == CONTROLLER and cluster.status == "Creating"
-            fail_node(world, cluster, node, f"Lifecycle script {script} failed on instance "
-                      f"{node.instance_id} (exit code 1).", retryable=cluster.continuous
-                      and not controller_at_create, lifecycle=True)
+            fail_node(
+                world,
+                cluster,
+                node,
+                f"Lifecycle script {script} failed on instance {node.instance_id} (exit code 1).",
+                retryable=cluster.continuous and not controller_at_create,
+                lifecycle=True,
+            )
             return
-        world.emit(cluster, "Info", "Instance", f"Instance lifecycle script execution for EC2 Instance "
-                   f"{node.instance_id} has Succeeded", node=node)
+        world.emit(
+            cluster, "Info", "Instance", f"Instance lifecycle script execution for EC2 Instance {node.instance_id} has Succeeded", node=node
+        )
         if group.spec.get("OnStartDeepHealthChecks"):
             node.phase, node.status = HEALTHCHECK, "DeepHealthCheckInProgress"
             node.message = "Running deep health checks: " + ", ".join(group.spec["OnStartDeepHealthChecks"])
@@ -230,8 +241,13 @@ def _become_running(world: World, cluster: Cluster, group: InstanceGroup, node: 
     node.phase, node.status, node.message, node.registered = RUNNING, "Running", "", True
     if group.role == CONTROLLER:
         cluster.controller_ready = True
-    world.emit(cluster, "Info", "Instance", f"Instance {what} {node.instance_id} in Cluster {cluster.name} "
-               f"and IG {group.name} completed successfully", node=node)
+    world.emit(
+        cluster,
+        "Info",
+        "Instance",
+        f"Instance {what} {node.instance_id} in Cluster {cluster.name} and IG {group.name} completed successfully",
+        node=node,
+    )
 
 
 def _finish_health_check(world: World, cluster: Cluster, group: InstanceGroup, node: Node) -> None:
@@ -240,12 +256,19 @@ def _finish_health_check(world: World, cluster: Cluster, group: InstanceGroup, n
     op_id, node.health_check = node.health_check, None
     rate = world.scenario.faults.rate("deep_health_check_failure_rate", group.name, node.instance_type)
     if rate and world.rng.random() < rate:
-        fail_node(world, cluster, node, f"Deep health check failed on instance {node.instance_id} "
-                  "(InstanceStress: GPU errors).", retryable=True)
+        fail_node(
+            world, cluster, node, f"Deep health check failed on instance {node.instance_id} (InstanceStress: GPU errors).", retryable=True
+        )
         return
     node.phase, node.status, node.message = RUNNING, "Running", ""
-    world.emit(cluster, "Info", "Instance", f"Deep health check of EC2 Instance {node.instance_id} in Cluster "
-               f"{cluster.name} and IG {group.name} passed", node=node, op_id=op_id)
+    world.emit(
+        cluster,
+        "Info",
+        "Instance",
+        f"Deep health check of EC2 Instance {node.instance_id} in Cluster {cluster.name} and IG {group.name} passed",
+        node=node,
+        op_id=op_id,
+    )
 
 
 def _finish_software_update(world: World, cluster: Cluster, node: Node) -> None:
@@ -253,15 +276,18 @@ def _finish_software_update(world: World, cluster: Cluster, node: Node) -> None:
     if image:
         node.built_with = {**(node.built_with or {}), "ImageId": image}
     node.phase, node.status, node.message = RUNNING, "Running", ""
-    world.emit(cluster, "Info", "Instance", f"Software update of EC2 Instance {node.instance_id} in Cluster "
-               f"{cluster.name} and IG {node.group} completed successfully", node=node,
-               op_id=(cluster.software_update or {}).get("id"))
+    world.emit(
+        cluster,
+        "Info",
+        "Instance",
+        f"Software update of EC2 Instance {node.instance_id} in Cluster {cluster.name} and IG {node.group} completed successfully",
+        node=node,
+        op_id=(cluster.software_update or {}).get("id"),
+    )
 
 
 # -- failures -------------------------------------------------------------------------------------
-def fail_node(
-    world: World, cluster: Cluster, node: Node, reason: str, *, retryable: bool, lifecycle: bool = False
-) -> None:
+def fail_node(world: World, cluster: Cluster, node: Node, reason: str, *, retryable: bool, lifecycle: bool = False) -> None:
     """Mark the node unhealthy; the service replaces it later when the failure is retryable."""
     node.phase, node.status, node.message, node.retryable = FAILED, "Failure", reason, retryable
     world.touch(cluster)
@@ -270,8 +296,14 @@ def fail_node(
         if lifecycle
         else f"Instance create {node.instance_id} in Cluster {cluster.name} and IG {node.group} failed"
     )
-    world.emit(cluster, "Error", "Instance", description, node=node,
-               metadata={"Instance": {"FailureMessage": reason, "NodeLogicalId": node.logical_id}})
+    world.emit(
+        cluster,
+        "Error",
+        "Instance",
+        description,
+        node=node,
+        metadata={"Instance": {"FailureMessage": reason, "NodeLogicalId": node.logical_id}},
+    )
     auto = cluster.continuous or cluster.node_recovery == "Automatic"
     if retryable and auto and cluster.status not in ("Deleting", "Failed"):
         world.schedule_node(cluster, node, world.now + world.scenario.timing.retry_interval_seconds)
@@ -287,9 +319,14 @@ def lose_instance(world: World, cluster: Cluster, node: Node, reason: str) -> No
     node.capacity_key = None
     node.phase, node.status, node.message = LOST, "NotFound", reason
     world.touch(cluster)
-    world.emit(cluster, "Error", "Instance", f"EC2 Instance {node.instance_id} in Cluster {cluster.name} and IG "
-               f"{node.group} was not found", node=node,
-               metadata={"Instance": {"FailureMessage": reason, "NodeLogicalId": node.logical_id}})
+    world.emit(
+        cluster,
+        "Error",
+        "Instance",
+        f"EC2 Instance {node.instance_id} in Cluster {cluster.name} and IG {node.group} was not found",
+        node=node,
+        metadata={"Instance": {"FailureMessage": reason, "NodeLogicalId": node.logical_id}},
+    )
     auto = cluster.continuous or cluster.node_recovery == "Automatic"
     due = world.now + world.scenario.timing.retry_interval_seconds if auto and cluster.status != "Deleting" else None
     world.schedule_node(cluster, node, due)
@@ -302,9 +339,15 @@ def replace(world: World, cluster: Cluster, node: Node) -> None:
     node.instance_id = node.instance_type = node.az = node.subnet = node.ip = None
     node.launch_time, node.capacity_key, node.registered = None, None, False
     node.phase, node.status, node.message = WAITING, "Pending", "Waiting for a replacement instance"
-    world.emit(cluster, "Info", "Instance", f"Instance {old} is starting as part of instance replacement in "
-               f"Cluster {cluster.name} and IG {node.group}", group=node.group, op_id=node.op_id,
-               metadata={"Instance": {"NodeLogicalId": node.logical_id}})
+    world.emit(
+        cluster,
+        "Info",
+        "Instance",
+        f"Instance {old} is starting as part of instance replacement in Cluster {cluster.name} and IG {node.group}",
+        group=node.group,
+        op_id=node.op_id,
+        metadata={"Instance": {"NodeLogicalId": node.logical_id}},
+    )
     world.touch(cluster)
 
 
@@ -330,8 +373,13 @@ def terminate(world: World, cluster: Cluster, node: Node, reason: str) -> None:
     node.phase, node.status, node.message = TERMINATING, "ShuttingDown", reason
     world.close_billing(node)  # billing stops when the instance enters the terminating state
     world.schedule_node(cluster, node, world.now + world.scenario.timing.terminate_seconds)
-    world.emit(cluster, "Info", "Instance", f"Termination of EC2 Instance {node.instance_id} is currently in "
-               f"progress in Cluster {cluster.name} and IG {node.group}", node=node)
+    world.emit(
+        cluster,
+        "Info",
+        "Instance",
+        f"Termination of EC2 Instance {node.instance_id} is currently in progress in Cluster {cluster.name} and IG {node.group}",
+        node=node,
+    )
 
 
 def _finish_termination(world: World, cluster: Cluster, node: Node) -> None:
@@ -373,14 +421,25 @@ def hand_off(world: World, source: Cluster, node: Node) -> None:
         home.target += 1
         home.spec = {**home.spec, "InstanceCount": home.target}
         node.phase, node.status, node.message = RUNNING, "Running", "Move cancelled: the target group is gone"
-        world.emit(source, "Warn", "Instance", f"Move of EC2 Instance {node.instance_id} cancelled: target instance "
-                   f"group {move.get('group')} is gone", node=node)
+        world.emit(
+            source,
+            "Warn",
+            "Instance",
+            f"Move of EC2 Instance {node.instance_id} cancelled: target instance group {move.get('group')} is gone",
+            node=node,
+        )
         return
     world.close_billing(node)
     source.nodes.pop(node.logical_id, None)
     source.by_instance.pop(node.instance_id, None)
-    world.emit(source, "Info", "Instance", f"EC2 Instance {node.instance_id} detached from Cluster {source.name} "
-               f"and IG {move.get('source_group')}; moving to Cluster {target.name} and IG {group.name}", node=node)
+    world.emit(
+        source,
+        "Info",
+        "Instance",
+        f"EC2 Instance {node.instance_id} detached from Cluster {source.name} "
+        f"and IG {move.get('source_group')}; moving to Cluster {target.name} and IG {group.name}",
+        node=node,
+    )
     node.group, node.op_id = group.name, None
     node.phase, node.status = LIFECYCLE, "AttachInProgress"
     node.message = f"Attaching to instance group {group.name}: running its lifecycle scripts"
@@ -392,5 +451,11 @@ def hand_off(world: World, source: Cluster, node: Node) -> None:
     world.open_billing(target, node)
     world.touch(target)
     world.schedule_node(target, node, world.now + _duration(world, world.scenario.timing.lifecycle_seconds))
-    world.emit(target, "Info", "Instance", f"EC2 Instance {node.instance_id} attach to Cluster {target.name} and IG "
-               f"{group.name} started", node=node, metadata={"Instance": {"NodeLogicalId": node.logical_id}})
+    world.emit(
+        target,
+        "Info",
+        "Instance",
+        f"EC2 Instance {node.instance_id} attach to Cluster {target.name} and IG {group.name} started",
+        node=node,
+        metadata={"Instance": {"NodeLogicalId": node.logical_id}},
+    )

@@ -64,8 +64,12 @@ def check(world: World, region: str, cluster_name: str, after: Mapping[str, Usag
             others += usage
     mine_after = sum(after.values(), Counter())
     for instance_type in sorted(t for t in mine_after if t is not None):
-        _refuse_if(world, quotas.type_quota_code(instance_type), others[instance_type] + mine_before[instance_type],
-                   others[instance_type] + mine_after[instance_type])
+        _refuse_if(
+            world,
+            quotas.type_quota_code(instance_type),
+            others[instance_type] + mine_before[instance_type],
+            others[instance_type] + mine_after[instance_type],
+        )
     total_before, total_after = sum(mine_before.values()), sum(mine_after.values())
     _refuse_if(world, quotas.PER_CLUSTER[0], total_before, total_after)
     _refuse_if(world, quotas.ACROSS_CLUSTERS[0], sum(others.values()) + total_before, sum(others.values()) + total_after)
@@ -84,4 +88,5 @@ def _refuse_if(world: World, code: str, before: int, after: int) -> None:
             f"The account-level service limit '{quotas.defaults()[code][0]}' is {limit:g} Instances, with current "
             f"utilization of {before} Instances and a request delta of {after - before} Instances. Please use AWS "
             "Service Quotas to request an increase for this quota. If AWS Service Quotas is not available, contact "
-            "AWS support to request an increase for this quota.")
+            "AWS support to request an increase for this quota."
+        )

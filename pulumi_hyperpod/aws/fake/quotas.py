@@ -80,10 +80,15 @@ def _name(world: World, code: str) -> str:
 def _quota(world: World, region: str, code: str, value: float, applied: bool) -> dict:
     account = world.scenario.account_id if applied else ""
     return {
-        "ServiceCode": SERVICE_CODE, "ServiceName": SERVICE_NAME,
+        "ServiceCode": SERVICE_CODE,
+        "ServiceName": SERVICE_NAME,
         "QuotaArn": f"arn:aws:servicequotas:{region}:{account}:{SERVICE_CODE}/{code}",
-        "QuotaCode": code, "QuotaName": _name(world, code), "Value": value, "Unit": "None",
-        "Adjustable": True, "GlobalQuota": False,
+        "QuotaCode": code,
+        "QuotaName": _name(world, code),
+        "Value": value,
+        "Unit": "None",
+        "Adjustable": True,
+        "GlobalQuota": False,
     }
 
 
@@ -91,16 +96,20 @@ def _check(world: World, operation: str, params: dict) -> None:
     if world.scenario.quotas_access_denied:
         raise AccessDeniedException(
             f"User: arn:aws:sts::{world.scenario.account_id}:assumed-role/hyperpod/session is not authorized to perform: "
-            f"servicequotas:{operation} because no identity-based policy allows the servicequotas:{operation} action")
+            f"servicequotas:{operation} because no identity-based policy allows the servicequotas:{operation} action"
+        )
     if params.get("ServiceCode") != SERVICE_CODE:
-        raise NoSuchResourceException(f"The request failed because the specified service {params.get('ServiceCode')} does not "
-                                      "have quotas in the simulator (only sagemaker).")
+        raise NoSuchResourceException(
+            f"The request failed because the specified service {params.get('ServiceCode')} does not "
+            "have quotas in the simulator (only sagemaker)."
+        )
 
 
 def _page(world: World, region: str, values: dict[str, float], applied: bool, params: dict) -> dict:
     codes = sorted(values)
-    chosen, token = pagination.page(codes, [(code,) for code in codes], descending=False,
-                                    max_results=params.get("MaxResults"), token=params.get("NextToken"))
+    chosen, token = pagination.page(
+        codes, [(code,) for code in codes], descending=False, max_results=params.get("MaxResults"), token=params.get("NextToken")
+    )
     response: dict = {"Quotas": [_quota(world, region, code, values[code], applied) for code in chosen]}
     if token:
         response["NextToken"] = token

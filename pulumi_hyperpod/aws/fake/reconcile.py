@@ -60,8 +60,13 @@ def _dispatch(world: World, entry: tuple) -> None:
         group.retry_at = None
         waiting = sum(1 for node in cluster.nodes.values() if node.group == ref and node.phase == WAITING)
         if waiting:
-            world.emit(cluster, "Info", "InstanceGroup", f"InstanceGroup {ref} in Cluster {cluster.name}: retrying "
-                       f"the launch of {waiting} pending instance(s)", group=ref)
+            world.emit(
+                cluster,
+                "Info",
+                "InstanceGroup",
+                f"InstanceGroup {ref} in Cluster {cluster.name}: retrying the launch of {waiting} pending instance(s)",
+                group=ref,
+            )
     elif kind == DEADLINE:
         cluster.groups[ref].min_deadline = None
         _min_count_timeout(world, cluster, cluster.groups[ref])
@@ -90,8 +95,9 @@ def reconcile(world: World, cluster: Cluster) -> None:
     grouped = cluster.nodes_by_group()
     for name in [name for name, group in cluster.groups.items() if group.deleting and not grouped.get(name)]:
         del cluster.groups[name]
-        world.emit(cluster, "Info", "InstanceGroup", f"Instance Group {name} delete in Cluster {cluster.name} "
-                   "completed successfully", group=name)
+        world.emit(
+            cluster, "Info", "InstanceGroup", f"Instance Group {name} delete in Cluster {cluster.name} completed successfully", group=name
+        )
     if cluster.status == "Failed":
         return
     controller_failure = _controller_failed_for_good(cluster, grouped)
@@ -147,19 +153,30 @@ def _handle_shortage(world: World, cluster: Cluster, group: InstanceGroup, short
         fail_operation(world, cluster, f"Instance group {group.name}: {message}")
         return False
     controller_needed = (
-        cluster.orchestrator == "Slurm" and group.role == CONTROLLER and cluster.status == "Creating"
+        cluster.orchestrator == "Slurm"
+        and group.role == CONTROLLER
+        and cluster.status == "Creating"
         and not any(node.phase == RUNNING for node in cluster.group_nodes(group.name))
     )
     if controller_needed:  # no capacity for the controller type is not retryable
-        fail_cluster(world, cluster, f"Controller instance group {group.name}: {message} Choose a different "
-                     "instance type or Availability Zone and create the cluster again.")
+        fail_cluster(
+            world,
+            cluster,
+            f"Controller instance group {group.name}: {message} Choose a different "
+            "instance type or Availability Zone and create the cluster again.",
+        )
         return False
     retry_at = world.now + world.scenario.timing.retry_interval_seconds
     for node in short:
         node.message = f"{message} Retrying asynchronously."
-        world.emit(cluster, "Warn", "Instance", f"Failed to provision EC2 Instance in Cluster {cluster.name} "
-                   f"and IG {group.name}", node=node,
-                   metadata={"Instance": {"FailureMessage": message, "NodeLogicalId": node.logical_id}})
+        world.emit(
+            cluster,
+            "Warn",
+            "Instance",
+            f"Failed to provision EC2 Instance in Cluster {cluster.name} and IG {group.name}",
+            node=node,
+            metadata={"Instance": {"FailureMessage": message, "NodeLogicalId": node.logical_id}},
+        )
     world.schedule_retry(cluster, group.name, retry_at)
     return True
 
@@ -224,8 +241,14 @@ def fail_operation(world: World, cluster: Cluster, reason: str) -> None:
     for node in list(cluster.nodes.values()):
         if node.op_id == op["id"] or cluster.groups[node.group].deleting:
             prov.terminate(world, cluster, node, "Rolled back: the update could not be completed")
-    world.emit(cluster, "Error", "Cluster", f"Cluster {cluster.name} update failed", op_id=op["id"],
-               metadata={"Cluster": {"FailureMessage": reason}})
+    world.emit(
+        cluster,
+        "Error",
+        "Cluster",
+        f"Cluster {cluster.name} update failed",
+        op_id=op["id"],
+        metadata={"Cluster": {"FailureMessage": reason}},
+    )
 
 
 def fail_cluster(world: World, cluster: Cluster, reason: str) -> None:
@@ -241,8 +264,14 @@ def fail_cluster(world: World, cluster: Cluster, reason: str) -> None:
         world.schedule_deadline(cluster, group.name, None)
     for node in list(cluster.nodes.values()):
         prov.terminate(world, cluster, node, "Cluster creation failed")
-    world.emit(cluster, "Error", "Cluster", f"Cluster {cluster.name} creation failed", op_id=op_id,
-               metadata={"Cluster": {"FailureMessage": reason}})
+    world.emit(
+        cluster,
+        "Error",
+        "Cluster",
+        f"Cluster {cluster.name} creation failed",
+        op_id=op_id,
+        metadata={"Cluster": {"FailureMessage": reason}},
+    )
 
 
 def delete_group(world: World, cluster: Cluster, name: str) -> None:
@@ -264,11 +293,16 @@ def _min_count_progress(world: World, cluster: Cluster, grouped: dict) -> None:
         if current >= group.min_count:
             group.status, group.last_good = "InService", [group.target, group.min_count]
             world.schedule_deadline(cluster, group.name, None)
-            world.emit(cluster, "Info", "InstanceGroup", f"Instance Group {group.name} in Cluster {cluster.name} "
-                       f"reached minimum capacity: CurrentCount {current} >= MinCount {group.min_count}; "
-                       "InService", group=group.name,
-                       metadata={"InstanceGroupScaling": {"InstanceCount": current, "TargetCount": group.target,
-                                                          "MinCount": group.min_count}})
+            world.emit(
+                cluster,
+                "Info",
+                "InstanceGroup",
+                f"Instance Group {group.name} in Cluster {cluster.name} "
+                f"reached minimum capacity: CurrentCount {current} >= MinCount {group.min_count}; "
+                "InService",
+                group=group.name,
+                metadata={"InstanceGroupScaling": {"InstanceCount": current, "TargetCount": group.target, "MinCount": group.min_count}},
+            )
 
 
 def _min_count_timeout(world: World, cluster: Cluster, group: InstanceGroup) -> None:
@@ -277,19 +311,31 @@ def _min_count_timeout(world: World, cluster: Cluster, group: InstanceGroup) -> 
     if group.deleting or group.status not in ("Creating", "Updating") or current >= group.min_count:
         return
     if cluster.orchestrator == "Slurm" and cluster.status == "Creating" and group.role in (CONTROLLER, LOGIN):
-        return fail_cluster(world, cluster, "Cluster creation failed: controller and login nodes did not "
-                            "become ready within the expected time")
+        return fail_cluster(
+            world, cluster, "Cluster creation failed: controller and login nodes did not become ready within the expected time"
+        )
     hours = world.scenario.timing.min_count_timeout_seconds / 3600
     if group.status == "Creating" or not group.last_good:
         target, minimum = 0, 0
     else:
         target, minimum = group.last_good
-    world.emit(cluster, "Warn", "InstanceGroup", f"Instance Group {group.name} in Cluster {cluster.name} did not "
-               f"reach MinCount {group.min_count} within {hours:g} hours (CurrentCount {current}); rollback "
-               f"started to TargetCount {target}, MinCount {minimum}", group=group.name,
-               metadata={"InstanceGroupScaling": {"InstanceCount": current, "TargetCount": target,
-                                                  "MinCount": minimum,
-                                                  "FailureMessage": "MinCount not reached within the timeout"}})
+    world.emit(
+        cluster,
+        "Warn",
+        "InstanceGroup",
+        f"Instance Group {group.name} in Cluster {cluster.name} did not "
+        f"reach MinCount {group.min_count} within {hours:g} hours (CurrentCount {current}); rollback "
+        f"started to TargetCount {target}, MinCount {minimum}",
+        group=group.name,
+        metadata={
+            "InstanceGroupScaling": {
+                "InstanceCount": current,
+                "TargetCount": target,
+                "MinCount": minimum,
+                "FailureMessage": "MinCount not reached within the timeout",
+            }
+        },
+    )
     live = [node for node in nodes if node.live]
     for victim in prov.choose_victims(live, len(live) - target):
         prov.terminate(world, cluster, victim, "MinCount rollback")
@@ -326,8 +372,9 @@ def _creating_to_in_service(world: World, cluster: Cluster, grouped: dict) -> No
         ready = all(group.status == "InService" for group in cluster.groups.values())
     if ready:
         cluster.status = "InService"
-        world.emit(cluster, "Info", "Cluster", f"Cluster {cluster.name} creation completed successfully",
-                   op_id=(cluster.operation or {}).get("id"))
+        world.emit(
+            cluster, "Info", "Cluster", f"Cluster {cluster.name} creation completed successfully", op_id=(cluster.operation or {}).get("id")
+        )
 
 
 def waiting_message(cluster: Cluster, group: InstanceGroup) -> str:
@@ -336,5 +383,4 @@ def waiting_message(cluster: Cluster, group: InstanceGroup) -> str:
     return "Waiting for capacity"
 
 
-__all__ = ["catch_up", "reconcile", "reconcile_pending", "fail_operation", "fail_cluster", "delete_group",
-           "waiting_message"]
+__all__ = ["catch_up", "reconcile", "reconcile_pending", "fail_operation", "fail_cluster", "delete_group", "waiting_message"]

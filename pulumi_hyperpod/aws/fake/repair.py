@@ -44,13 +44,17 @@ def _batch(world: World, region: str, params: dict, operation: str, act: Callabl
             raise ValidationException.field(field, f"at most {cap} per request; got {len(params[field])}")
     cluster = world.find_cluster(region, params["ClusterName"])
     if params.get("NodeLogicalIds") and not cluster.continuous:
-        raise ValidationException.field("NodeLogicalIds", f"NodeLogicalIds are only supported for clusters whose "
-                                        f"NodeProvisioningMode is Continuous; cluster {cluster.name} does not use it (use NodeIds)")
+        raise ValidationException.field(
+            "NodeLogicalIds",
+            f"NodeLogicalIds are only supported for clusters whose "
+            f"NodeProvisioningMode is Continuous; cluster {cluster.name} does not use it (use NodeIds)",
+        )
     require_writable(cluster, operation)
     response: dict = {}
-    for field, ok_field, failed_field, id_field in (("NodeIds", "Successful", "Failed", "NodeId"),
-                                                    ("NodeLogicalIds", "SuccessfulNodeLogicalIds", "FailedNodeLogicalIds",
-                                                     "NodeLogicalId")):
+    for field, ok_field, failed_field, id_field in (
+        ("NodeIds", "Successful", "Failed", "NodeId"),
+        ("NodeLogicalIds", "SuccessfulNodeLogicalIds", "FailedNodeLogicalIds", "NodeLogicalId"),
+    ):
         for wanted in dict.fromkeys(params.get(field) or []):
             node = cluster.nodes.get(cluster.by_instance.get(wanted, "")) if field == "NodeIds" else cluster.nodes.get(wanted)
             refusal = _refusal(cluster, node, wanted, operation)
@@ -68,8 +72,10 @@ def _refusal(cluster: Cluster, node: Optional[Node], wanted: str, operation: str
         return "InstanceIdNotFound", f"Node {wanted} not found in cluster {cluster.name}."
     group = cluster.groups.get(node.group)
     if operation == "BatchReplaceClusterNodes" and cluster.orchestrator == "Slurm" and group is not None and group.role == CONTROLLER:
-        return "InvalidInstanceStatus", (f"Node {wanted} is a Slurm controller node (group {node.group}); instances "
-                                         "configured as Slurm controller nodes cannot be replaced.")
+        return "InvalidInstanceStatus", (
+            f"Node {wanted} is a Slurm controller node (group {node.group}); instances "
+            "configured as Slurm controller nodes cannot be replaced."
+        )
     if not node.live or not node.launched or node.phase not in (RUNNING, FAILED) + BUSY_PHASES:
         return "InvalidInstanceStatus", f"Node {wanted} is {node.status}; it has no instance to act on."
     if node.phase in BUSY_PHASES:
@@ -81,13 +87,23 @@ def _reboot(world: World, cluster: Cluster, node: Node) -> None:
     node.phase, node.status, node.message = REBOOTING, "Pending", "Rebooting (BatchRebootClusterNodes)"
     world.schedule_node(cluster, node, world.now + world.scenario.timing.reboot_seconds)
     world.touch(cluster)
-    world.emit(cluster, "Info", "Instance", f"Reboot of EC2 Instance {node.instance_id} in Cluster {cluster.name} and IG "
-               f"{node.group} started (BatchRebootClusterNodes)", node=node)
+    world.emit(
+        cluster,
+        "Info",
+        "Instance",
+        f"Reboot of EC2 Instance {node.instance_id} in Cluster {cluster.name} and IG {node.group} started (BatchRebootClusterNodes)",
+        node=node,
+    )
 
 
 def _replace(world: World, cluster: Cluster, node: Node) -> None:
-    world.emit(cluster, "Info", "Instance", f"Replacement of EC2 Instance {node.instance_id} in Cluster {cluster.name} and "
-               f"IG {node.group} started (BatchReplaceClusterNodes): its root and secondary volumes are deleted",
-               node=node)
+    world.emit(
+        cluster,
+        "Info",
+        "Instance",
+        f"Replacement of EC2 Instance {node.instance_id} in Cluster {cluster.name} and "
+        f"IG {node.group} started (BatchReplaceClusterNodes): its root and secondary volumes are deleted",
+        node=node,
+    )
     world.schedule_node(cluster, node, None)
     prov.replace(world, cluster, node)

@@ -21,22 +21,29 @@ from .model import RUNNING, UPDATING, Cluster
 from .world import World
 
 
-def start(world: World, cluster: Cluster, groups: list[dict], deployment: Optional[dict], image: Optional[str],
-          op_id: str) -> None:
+def start(world: World, cluster: Cluster, groups: list[dict], deployment: Optional[dict], image: Optional[str], op_id: str) -> None:
     names = [entry["InstanceGroupName"] for entry in groups] or list(cluster.groups)
-    nodes = sorted((node for node in cluster.nodes.values() if node.group in names and node.phase == RUNNING),
-                   key=lambda node: (node.launch_time or node.created_at, node.group, node.instance_id or ""))
+    nodes = sorted(
+        (node for node in cluster.nodes.values() if node.group in names and node.phase == RUNNING),
+        key=lambda node: (node.launch_time or node.created_at, node.group, node.instance_id or ""),
+    )
     policy = ((deployment or {}).get("RollingUpdatePolicy") or {}).get("MaximumBatchSize")
     if cluster.orchestrator == "Slurm":
         policy = None  # no rolling batches on Slurm: every node at once
     cluster.software_update = {
-        "id": op_id, "groups": names, "image": image if image and image != "default" else None,
+        "id": op_id,
+        "groups": names,
+        "image": image if image and image != "default" else None,
         # a group named without ImageReleaseVersion (and no custom ImageId) moves to the latest release
-        "release_versions": {entry["InstanceGroupName"]: entry.get("ImageReleaseVersion") or world.scenario.image_release
-                             for entry in groups if entry.get("ImageReleaseVersion")
-                             or (world.scenario.image_release and not (image and image != "default"))},
-        "pending": [node.logical_id for node in nodes], "batch": _batch_size(policy, len(nodes)),
-        "wait": float((deployment or {}).get("WaitIntervalInSeconds") or 0), "next_at": world.now,
+        "release_versions": {
+            entry["InstanceGroupName"]: entry.get("ImageReleaseVersion") or world.scenario.image_release
+            for entry in groups
+            if entry.get("ImageReleaseVersion") or (world.scenario.image_release and not (image and image != "default"))
+        },
+        "pending": [node.logical_id for node in nodes],
+        "batch": _batch_size(policy, len(nodes)),
+        "wait": float((deployment or {}).get("WaitIntervalInSeconds") or 0),
+        "next_at": world.now,
         "status_before": cluster.status,
         "alarms": [a["AlarmName"] for a in (deployment or {}).get("AutoRollbackConfiguration") or []],
         "images_before": {node.logical_id: (node.built_with or {}).get("ImageId") for node in nodes},
@@ -45,8 +52,13 @@ def start(world: World, cluster: Cluster, groups: list[dict], deployment: Option
     for name in names:
         cluster.groups[name].status = "SystemUpdating"
     world.touch(cluster)
-    world.emit(cluster, "Info", "Cluster", f"Cluster {cluster.name} software update started successfully "
-               f"({len(nodes)} instance(s) in {', '.join(names)})", op_id=op_id)
+    world.emit(
+        cluster,
+        "Info",
+        "Cluster",
+        f"Cluster {cluster.name} software update started successfully ({len(nodes)} instance(s) in {', '.join(names)})",
+        op_id=op_id,
+    )
 
 
 def _batch_size(policy: Optional[dict], total: int) -> int:
@@ -102,8 +114,7 @@ def _finish(world: World, cluster: Cluster) -> None:
         if name in update["release_versions"]:
             group.spec = {**group.spec, "ImageReleaseVersion": update["release_versions"][name]}
     world.touch(cluster)
-    world.emit(cluster, "Info", "Cluster", f"Cluster {cluster.name} software update completed successfully",
-               op_id=update["id"])
+    world.emit(cluster, "Info", "Cluster", f"Cluster {cluster.name} software update completed successfully", op_id=update["id"])
 
 
 def alarm(world: World, cluster: Cluster, alarm_name: str) -> bool:
@@ -127,6 +138,11 @@ def alarm(world: World, cluster: Cluster, alarm_name: str) -> bool:
         if group is not None and group.status == "SystemUpdating":
             group.status = "InService"
     world.touch(cluster)
-    world.emit(cluster, "Error", "Cluster", f"Cluster {cluster.name} software update rolled back: alarm {alarm_name} "
-               "is in ALARM state (AutoRollbackConfiguration)", op_id=update["id"])
+    world.emit(
+        cluster,
+        "Error",
+        "Cluster",
+        f"Cluster {cluster.name} software update rolled back: alarm {alarm_name} is in ALARM state (AutoRollbackConfiguration)",
+        op_id=update["id"],
+    )
     return True

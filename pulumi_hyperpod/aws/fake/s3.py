@@ -40,6 +40,7 @@ class S3Error(Exception):
 
 # ---- the wire ------------------------------------------------------------------------------------
 
+
 def answer(world: Any, region: str, request: Any) -> AWSResponse:
     """One S3 request against the world: the HTTP response S3 would give."""
     try:
@@ -57,8 +58,9 @@ def _request_id(world: Any) -> str:
 
 def _error_xml(error: S3Error) -> bytes:
     extra = "".join(f"<{k}>{escape(v)}</{k}>" for k, v in error.extra.items())
-    return (f'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>{error.code}</Code><Message>{escape(error.message)}'
-            f"</Message>{extra}</Error>").encode()
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>{error.code}</Code><Message>{escape(error.message)}</Message>{extra}</Error>'
+    ).encode()
 
 
 def _locate(request: Any) -> tuple[str, str, dict[str, list[str]]]:
@@ -94,11 +96,16 @@ def _dispatch(world: Any, region: str, request: Any) -> tuple[int, dict, bytes]:
         if method == "DELETE":
             _bucket(world, bucket)["objects"].pop(key, None)
             return 204, {}, b""
-    raise S3Error(501, "NotImplemented", f"{method} {request.url} is not simulated by the HyperPod simulator's S3 "
-                  "(CreateBucket, HeadBucket, PutObject, GetObject, HeadObject, DeleteObject, ListObjectsV2 are).")
+    raise S3Error(
+        501,
+        "NotImplemented",
+        f"{method} {request.url} is not simulated by the HyperPod simulator's S3 "
+        "(CreateBucket, HeadBucket, PutObject, GetObject, HeadObject, DeleteObject, ListObjectsV2 are).",
+    )
 
 
 # ---- operations ----------------------------------------------------------------------------------
+
 
 def _bucket(world: Any, name: str) -> dict:
     bucket = world.s3.get(name)
@@ -111,8 +118,12 @@ def create_bucket(world: Any, region: str, name: str) -> tuple[int, dict, bytes]
     if not _BUCKET_NAME.fullmatch(name) or ".." in name:
         raise S3Error(400, "InvalidBucketName", "The specified bucket is not valid.", BucketName=name)
     if name in world.s3:
-        raise S3Error(409, "BucketAlreadyOwnedByYou", "Your previous request to create the named bucket succeeded "
-                      "and you already own it.", BucketName=name)
+        raise S3Error(
+            409,
+            "BucketAlreadyOwnedByYou",
+            "Your previous request to create the named bucket succeeded and you already own it.",
+            BucketName=name,
+        )
     world.s3[name] = {"region": region, "created": world.now, "objects": {}}
     return 200, {"Location": f"/{name}"}, b""
 
@@ -127,8 +138,13 @@ def put_object(world: Any, bucket_name: str, key: str, request: Any) -> tuple[in
         raise S3Error(400, "BadDigest", "The CRC32 you specified did not match the calculated checksum.")
     etag = f'"{hashlib.md5(body).hexdigest()}"'
     content_type = _header(request, "Content-Type") or "binary/octet-stream"
-    bucket["objects"][key] = {"body": base64.b64encode(body).decode(), "etag": etag, "crc32": crc,
-                              "last_modified": world.now, "content_type": content_type}
+    bucket["objects"][key] = {
+        "body": base64.b64encode(body).decode(),
+        "etag": etag,
+        "crc32": crc,
+        "last_modified": world.now,
+        "content_type": content_type,
+    }
     return 200, {"ETag": etag, "x-amz-checksum-crc32": crc}, b""
 
 
@@ -137,8 +153,13 @@ def get_object(world: Any, bucket_name: str, key: str, head: bool = False) -> tu
     if stored is None:
         raise S3Error(404, "NoSuchKey", "The specified key does not exist.", Key=key)
     body = base64.b64decode(stored["body"])
-    headers = {"ETag": stored["etag"], "Content-Type": stored["content_type"], "Last-Modified": _http_date(stored["last_modified"]),
-               "x-amz-checksum-crc32": stored["crc32"], "Accept-Ranges": "bytes"}
+    headers = {
+        "ETag": stored["etag"],
+        "Content-Type": stored["content_type"],
+        "Last-Modified": _http_date(stored["last_modified"]),
+        "x-amz-checksum-crc32": stored["crc32"],
+        "Accept-Ranges": "bytes",
+    }
     if head:
         return 200, {**headers, "Content-Length": str(len(body))}, b""
     return 200, headers, body
@@ -157,9 +178,11 @@ def list_objects_v2(world: Any, bucket_name: str, query: dict[str, list[str]]) -
     page, rest = keys[:max_keys], keys[max_keys:]
     url_encoded = query.get("encoding-type") == ["url"]
     contents = "".join(_content_xml(k, bucket["objects"][k], url_encoded) for k in page)
-    parts = [f'<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="{_NS}"><Name>{escape(bucket_name)}</Name>',
-             f"<Prefix>{escape(_encode_key(prefix, url_encoded))}</Prefix><KeyCount>{len(page)}</KeyCount>",
-             f"<MaxKeys>{max_keys}</MaxKeys><IsTruncated>{'true' if rest else 'false'}</IsTruncated>"]
+    parts = [
+        f'<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult xmlns="{_NS}"><Name>{escape(bucket_name)}</Name>',
+        f"<Prefix>{escape(_encode_key(prefix, url_encoded))}</Prefix><KeyCount>{len(page)}</KeyCount>",
+        f"<MaxKeys>{max_keys}</MaxKeys><IsTruncated>{'true' if rest else 'false'}</IsTruncated>",
+    ]
     if url_encoded:
         parts.append("<EncodingType>url</EncodingType>")
     if token:
@@ -179,9 +202,11 @@ def _max_keys(query: dict[str, list[str]]) -> int:
 
 def _content_xml(key: str, stored: dict, url_encoded: bool) -> str:
     size = len(base64.b64decode(stored["body"]))
-    return (f"<Contents><Key>{escape(_encode_key(key, url_encoded))}</Key><LastModified>{_iso(stored['last_modified'])}"
-            f"</LastModified><ETag>{escape(stored['etag'])}</ETag><ChecksumAlgorithm>CRC32</ChecksumAlgorithm>"
-            f"<Size>{size}</Size><StorageClass>STANDARD</StorageClass></Contents>")
+    return (
+        f"<Contents><Key>{escape(_encode_key(key, url_encoded))}</Key><LastModified>{_iso(stored['last_modified'])}"
+        f"</LastModified><ETag>{escape(stored['etag'])}</ETag><ChecksumAlgorithm>CRC32</ChecksumAlgorithm>"
+        f"<Size>{size}</Size><StorageClass>STANDARD</StorageClass></Contents>"
+    )
 
 
 def _encode_key(key: str, url_encoded: bool) -> str:
@@ -202,6 +227,7 @@ def _decode_token(token: str) -> str:
 
 
 # ---- bodies and checksums ------------------------------------------------------------------------
+
 
 def _header(request: Any, name: str) -> str | None:
     for key, value in request.headers.items():
@@ -236,7 +262,7 @@ def _decode_chunked(raw: bytes) -> tuple[bytes, dict[str, str]]:
         position = end + 2
         if size == 0:
             break
-        data += raw[position:position + size]
+        data += raw[position : position + size]
         position += size + 2
     trailers = {}
     for line in raw[position:].split(b"\r\n"):
@@ -259,6 +285,7 @@ def _iso(seconds: float) -> str:
 
 
 # ---- what the simulator reads --------------------------------------------------------------------
+
 
 def bundle_file(world: Any, uri: str | None, name: str) -> bytes | None:
     """The file `name` of the lifecycle bundle at `uri` (s3://bucket/prefix/), or None."""

@@ -24,11 +24,13 @@ class Timing(_Strict):
     lifecycle_seconds: float = Field(210, ge=0, description="lifecycle script (OnCreate) run time")
     deep_health_check_seconds: float = Field(1200, ge=0)
     terminate_seconds: float = Field(60, ge=0, description="ShuttingDown until the node is gone")
-    software_update_seconds: float = Field(900, ge=0, description="UpdateClusterSoftware: patching one instance "
-                                           "(SystemUpdating)")
+    software_update_seconds: float = Field(900, ge=0, description="UpdateClusterSoftware: patching one instance (SystemUpdating)")
     reboot_seconds: float = Field(300, ge=0, description="BatchRebootClusterNodes: restarting until Running again")
-    auto_patch_delay_seconds: float = Field(86400, ge=0, description="AutoPatchConfig without a PatchSchedule: a new "
-                                            "release is applied this long after it comes out (NextPatchDate)")
+    auto_patch_delay_seconds: float = Field(
+        86400,
+        ge=0,
+        description="AutoPatchConfig without a PatchSchedule: a new release is applied this long after it comes out (NextPatchDate)",
+    )
     detach_seconds: float = Field(120, ge=0, description="MoveClusterNodes: DetachInProgress until the hand-off")
     retry_interval_seconds: float = Field(300, gt=0, description="Continuous mode: async launch retry")
     min_count_timeout_seconds: float = Field(3 * 3600, gt=0, description="MinCount rollback timeout")
@@ -129,26 +131,36 @@ class SlurmSettings(_Strict):
 
 class Scenario(_Strict):
     account_id: str = Field("123456789012", pattern=r"^\d{12}$")
-    speed: float = Field(600, ge=0, description="persistent worlds: virtual seconds per real second while a "
-                         "client waits on the world (polls); otherwise it follows the wall clock. 0: frozen, only "
-                         "advance() moves it")
-    poll_window_seconds: float = Field(2, gt=0, description="a repeated identical read within this many real "
-                                       "seconds is a client polling (waiting on the world)")
+    speed: float = Field(
+        600,
+        ge=0,
+        description="persistent worlds: virtual seconds per real second while a "
+        "client waits on the world (polls); otherwise it follows the wall clock. 0: frozen, only "
+        "advance() moves it",
+    )
+    poll_window_seconds: float = Field(
+        2, gt=0, description="a repeated identical read within this many real seconds is a client polling (waiting on the world)"
+    )
     timing: Timing = Field(default_factory=Timing)
     availability_zones: Optional[list[str]] = Field(None, description="default: <region>a, b, c")
     subnets: dict[str, str] = Field(default_factory=dict, description="subnet id -> availability zone")
     capacity: list[CapacityPool] = Field(default_factory=list)
     capacity_changes: list[CapacityChange] = Field(default_factory=list)
-    training_plans: dict[str, TrainingPlanCapacity] = Field(default_factory=dict, description="training plan ARN -> "
-                                                            "its reserved capacity; a plan not listed is unlimited")
+    training_plans: dict[str, TrainingPlanCapacity] = Field(
+        default_factory=dict, description="training plan ARN -> its reserved capacity; a plan not listed is unlimited"
+    )
     faults: Faults = Field(default_factory=Faults)
     provisioning_parameters: dict[str, ProvisioningParameters] = Field(default_factory=dict)
     slurm: SlurmSettings = Field(default_factory=SlurmSettings)
     quotas: list[QuotaValue] = Field(default_factory=list, description="applied Service Quotas values")
     quotas_access_denied: bool = Field(False, description="Service Quotas answers AccessDeniedException")
-    image_release: Optional[str] = Field(None, pattern=r"^[0-9]+\.[0-9]+\.[0-9]+$", description="the newest HyperPod "
-                                         "AMI release (ImageReleaseVersion): groups with ScheduledUpdateConfig or "
-                                         "AutoPatchConfig are patched to it on their schedule (patching.py)")
+    image_release: Optional[str] = Field(
+        None,
+        pattern=r"^[0-9]+\.[0-9]+\.[0-9]+$",
+        description="the newest HyperPod "
+        "AMI release (ImageReleaseVersion): groups with ScheduledUpdateConfig or "
+        "AutoPatchConfig are patched to it on their schedule (patching.py)",
+    )
     image_released_at: Optional[float] = Field(None, description="when image_release came out (epoch seconds)")
 
     @field_validator("capacity_changes")
@@ -192,7 +204,5 @@ def load_scenario(source: "Scenario | dict[str, Any] | str | Path | None") -> Sc
     try:
         return Scenario.model_validate(data)
     except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in item['loc'])}: {item['msg']}" for item in error.errors()
-        )
+        problems = "; ".join(f"{'.'.join(str(part) for part in item['loc'])}: {item['msg']}" for item in error.errors())
         raise ValueError(f"invalid simulator scenario: {problems}") from None

@@ -71,9 +71,14 @@ class Simulator:
     (defaults); for an existing SQLite world the scenario stored at its creation is kept.
     """
 
-    def __init__(self, path: "str | Path | None" = None, seed: int = 0,
-                 scenario: "dict | str | Path | Scenario | None" = None, *,
-                 real_time: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        path: "str | Path | None" = None,
+        seed: int = 0,
+        scenario: "dict | str | Path | Scenario | None" = None,
+        *,
+        real_time: Callable[[], float] = time.time,
+    ) -> None:
         self.path = Path(path) if path is not None else None
         loaded = load_scenario(scenario)
         if self.path is None:
@@ -210,12 +215,12 @@ class Simulator:
     @staticmethod
     def _cluster(world: World, name: str, region: Optional[str] = None) -> Cluster:
         matches = [
-            cluster for cluster in world.clusters.values()
+            cluster
+            for cluster in world.clusters.values()
             if (name in (cluster.name, cluster.arn)) and (region is None or cluster.region == region)
         ]
         if len(matches) > 1:
-            raise ValueError(f"cluster {name} exists in several regions ({', '.join(c.region for c in matches)}); "
-                             "pass region=")
+            raise ValueError(f"cluster {name} exists in several regions ({', '.join(c.region for c in matches)}); pass region=")
         if not matches:
             raise ResourceNotFound(f"Cluster {name} not found in the simulator.")
         return matches[0]
@@ -272,8 +277,13 @@ class Simulator:
         """Mark a node unhealthy (instance id or logical id); retryable failures get replaced."""
         with self._world() as world:
             target, node = self._instance(world, cluster, node_id, region, "has no running instance to fail")
-            prov.fail_node(world, target, node, f"Instance {node.instance_id} failed health checks (injected "
-                           f"{'retryable' if retryable else 'non-retryable'} failure).", retryable=retryable)
+            prov.fail_node(
+                world,
+                target,
+                node,
+                f"Instance {node.instance_id} failed health checks (injected {'retryable' if retryable else 'non-retryable'} failure).",
+                retryable=retryable,
+            )
             reconcile.reconcile_pending(world)
 
     def lose_instance(self, cluster: str, node_id: str, region: Optional[str] = None) -> None:
@@ -281,8 +291,12 @@ class Simulator:
         NotFound; automatic node recovery (or Continuous mode) replaces it after the retry interval."""
         with self._world() as world:
             target, node = self._instance(world, cluster, node_id, region, "has no instance to lose")
-            prov.lose_instance(world, target, node, f"EC2 instance {node.instance_id} was not found: it was "
-                               "terminated outside SageMaker HyperPod (injected).")
+            prov.lose_instance(
+                world,
+                target,
+                node,
+                f"EC2 instance {node.instance_id} was not found: it was terminated outside SageMaker HyperPod (injected).",
+            )
             reconcile.reconcile_pending(world)
 
     def set_fault_rate(self, kind: str, rate: float) -> None:
@@ -299,12 +313,18 @@ class Simulator:
             target, node = self._instance(world, cluster, node_id, region, "has no instance to interrupt")
             group = target.groups.get(node.group)
             if group is None or "Spot" not in (group.spec.get("CapacityRequirements") or {}):
-                raise ValueError(f"node {node_id} of cluster {target.name} is not a Spot instance "
-                                 "(its group has no CapacityRequirements.Spot)")
-            world.emit(target, "Warn", "Instance", f"EC2 Spot Instance interruption notice for {node.instance_id} in "
-                       f"Cluster {target.name} and IG {node.group}: the instance is reclaimed in two minutes", node=node)
-            prov.lose_instance(world, target, node, f"Spot instance {node.instance_id} was reclaimed by EC2 "
-                               "(Spot interruption).")
+                raise ValueError(
+                    f"node {node_id} of cluster {target.name} is not a Spot instance (its group has no CapacityRequirements.Spot)"
+                )
+            world.emit(
+                target,
+                "Warn",
+                "Instance",
+                f"EC2 Spot Instance interruption notice for {node.instance_id} in "
+                f"Cluster {target.name} and IG {node.group}: the instance is reclaimed in two minutes",
+                node=node,
+            )
+            prov.lose_instance(world, target, node, f"Spot instance {node.instance_id} was reclaimed by EC2 (Spot interruption).")
             reconcile.reconcile_pending(world)
 
     def publish_image_release(self, version: str) -> None:
@@ -332,6 +352,7 @@ class Simulator:
         if node is None or not node.launched or not node.live or node.phase == "lost":
             raise ValueError(f"node {node_id} of cluster {target.name} {missing}")
         return target, node
+
     def set_quota(self, value: float, *, name: Optional[str] = None, code: Optional[str] = None) -> None:
         """The account's applied Service Quotas value changes (an increase granted, or a quota lowered
         below what already runs), by quota name or code; calls from then on are checked against it."""
@@ -353,9 +374,15 @@ class Simulator:
         """The group configuration each node was built with (None for never-launched nodes)."""
         with self._world() as world:
             cluster = self._cluster(world, name, region)
-            return [{"NodeLogicalId": node.logical_id, "InstanceId": node.instance_id,
-                     "InstanceGroupName": node.group, "BuiltWith": node.built_with}
-                    for node in sorted(cluster.nodes.values(), key=lambda n: (n.created_at, n.logical_id))]
+            return [
+                {
+                    "NodeLogicalId": node.logical_id,
+                    "InstanceId": node.instance_id,
+                    "InstanceGroupName": node.group,
+                    "BuiltWith": node.built_with,
+                }
+                for node in sorted(cluster.nodes.values(), key=lambda n: (n.created_at, n.logical_id))
+            ]
 
     def overview(self) -> dict:
         """Clusters, statuses and counts for `hyperpod fake show`."""
@@ -363,14 +390,31 @@ class Simulator:
             clusters = []
             for cluster in sorted(world.clusters.values(), key=lambda c: (c.created_at, c.name)):
                 grouped = cluster.nodes_by_group()
-                clusters.append({
-                    "name": cluster.name, "region": cluster.region, "arn": cluster.arn, "status": cluster.status,
-                    "orchestrator": cluster.orchestrator,
-                    "mode": "Continuous" if cluster.continuous else "all-or-nothing",
-                    "groups": [{"name": g.name, "status": g.status, "target": g.target, "min": g.min_count,
-                                "current": sum(1 for n in grouped.get(g.name, []) if n.phase == "running")}
-                               for g in cluster.groups.values()],
-                })
+                clusters.append(
+                    {
+                        "name": cluster.name,
+                        "region": cluster.region,
+                        "arn": cluster.arn,
+                        "status": cluster.status,
+                        "orchestrator": cluster.orchestrator,
+                        "mode": "Continuous" if cluster.continuous else "all-or-nothing",
+                        "groups": [
+                            {
+                                "name": g.name,
+                                "status": g.status,
+                                "target": g.target,
+                                "min": g.min_count,
+                                "current": sum(1 for n in grouped.get(g.name, []) if n.phase == "running"),
+                            }
+                            for g in cluster.groups.values()
+                        ],
+                    }
+                )
             speed = getattr(world.clock, "speed", None)
-            return {"path": str(self.path) if self.path else None, "virtual_time": to_datetime(world.now),
-                    "speed": speed, "ahead_of_wall_clock_seconds": world.clock.lead, "clusters": clusters}
+            return {
+                "path": str(self.path) if self.path else None,
+                "virtual_time": to_datetime(world.now),
+                "speed": speed,
+                "ahead_of_wall_clock_seconds": world.clock.lead,
+                "clusters": clusters,
+            }

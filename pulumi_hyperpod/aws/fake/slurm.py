@@ -77,13 +77,17 @@ def partitions(cluster: Cluster, scenario: Scenario, world: Any = None) -> list[
 
 # ---- the lifecycle bundle --------------------------------------------------------------------------
 
+
 def _bundle_uris(cluster: Cluster) -> list[str]:
     """Where the controller's slurm.conf settings come from: the bundle the running controller node
     was built with — lifecycle scripts run at node creation, so a later LifeCycleConfig change
     reaches only new nodes (seed 004) — or, before a controller runs, the groups' bundles."""
-    built = [((node.built_with or {}).get("LifeCycleConfig") or {}).get("SourceS3Uri")
-             for group in cluster.groups_with_role(CONTROLLER) for node in cluster.group_nodes(group.name)
-             if node.phase == RUNNING]
+    built = [
+        ((node.built_with or {}).get("LifeCycleConfig") or {}).get("SourceS3Uri")
+        for group in cluster.groups_with_role(CONTROLLER)
+        for node in cluster.group_nodes(group.name)
+        if node.phase == RUNNING
+    ]
     if built:
         return [uri for uri in built[:1] if uri]
     groups = sorted(cluster.groups.values(), key=lambda g: g.role != CONTROLLER)
@@ -141,14 +145,15 @@ def scenario_with_bundles(world: Any, groups: list[dict]) -> Scenario:
 
 
 def _conf(cluster: Cluster) -> dict:
-    return cluster.slurm_conf or {"lines": [line.format(name=cluster.name) for line in _HEADER] + [None],
-                                  "partition_params": {}}
+    return cluster.slurm_conf or {"lines": [line.format(name=cluster.name) for line in _HEADER] + [None], "partition_params": {}}
 
 
 def managed_lines(cluster: Cluster, scenario: Scenario, world: Any = None) -> list[str]:
     lines = []
     controllers = [
-        node for group in cluster.groups_with_role(CONTROLLER) for node in cluster.group_nodes(group.name)
+        node
+        for group in cluster.groups_with_role(CONTROLLER)
+        for node in cluster.group_nodes(group.name)
         if node.phase == RUNNING and node.ip
     ]
     if controllers:
@@ -160,13 +165,15 @@ def managed_lines(cluster: Cluster, scenario: Scenario, world: Any = None) -> li
             if node.logical_id not in seen:
                 seen.add(node.logical_id)
                 host = ids.short_hostname(node.ip)
-                lines.append(f"NodeName={host} NodeHostname={host} NodeAddr={node.ip} State=CLOUD "
-                             f"Feature={node.instance_type}")
+                lines.append(f"NodeName={host} NodeHostname={host} NodeAddr={node.ip} State=CLOUD Feature={node.instance_type}")
     overrides = _conf(cluster)["partition_params"]
     for name, is_default, nodes in parts:
-        params = {"Nodes": "ALL" if name == scenario.slurm.default_partition else
-                  ",".join(ids.short_hostname(node.ip) for node in nodes),
-                  "Default": "YES" if is_default else "NO", "MaxTime": "INFINITE", "State": "UP"}
+        params = {
+            "Nodes": "ALL" if name == scenario.slurm.default_partition else ",".join(ids.short_hostname(node.ip) for node in nodes),
+            "Default": "YES" if is_default else "NO",
+            "MaxTime": "INFINITE",
+            "State": "UP",
+        }
         params.update(overrides.get(name, {}))
         if not params["Nodes"]:
             del params["Nodes"]
@@ -208,9 +215,7 @@ def edit(cluster: Cluster, scenario: Scenario, text: str, world: Any = None) -> 
     for line in _without_include(text.splitlines()):
         words = line.split()
         key, _, value = (words[0] if words else "").partition("=")
-        is_managed = (key in ("NodeName", "SlurmctldHost") and value.upper() != "DEFAULT") or (
-            key == "PartitionName" and value in managed
-        )
+        is_managed = (key in ("NodeName", "SlurmctldHost") and value.upper() != "DEFAULT") or (key == "PartitionName" and value in managed)
         if not is_managed:
             kept.append(line)
             continue
@@ -238,11 +243,17 @@ def sinfo_rows(cluster: Cluster, scenario: Scenario, world: Any = None) -> list[
             state = "idle" if node.phase == RUNNING else "down" if node.phase == FAILED else "unk"
             by_state.setdefault(state, []).append(node)
         for state, members in (by_state or {"n/a": []}).items():
-            rows.append({
-                "partition": name, "default": is_default, "avail": "up", "timelimit": limit,
-                "nodes": len(members), "state": state,
-                "nodelist": [ids.short_hostname(node.ip) for node in members],
-            })
+            rows.append(
+                {
+                    "partition": name,
+                    "default": is_default,
+                    "avail": "up",
+                    "timelimit": limit,
+                    "nodes": len(members),
+                    "state": state,
+                    "nodelist": [ids.short_hostname(node.ip) for node in members],
+                }
+            )
     return rows
 
 
@@ -251,8 +262,11 @@ def role_rows(cluster: Cluster) -> list[dict]:
     rows = []
     for role in (CONTROLLER, LOGIN):
         for group in cluster.groups_with_role(role):
-            hosts = [ids.short_hostname(node.ip) for node in sorted(cluster.group_nodes(group.name), key=_ip_key)
-                     if node.phase == RUNNING and node.ip]
+            hosts = [
+                ids.short_hostname(node.ip)
+                for node in sorted(cluster.group_nodes(group.name), key=_ip_key)
+                if node.phase == RUNNING and node.ip
+            ]
             rows.append({"role": role, "group": group.name, "hosts": hosts})
     return rows
 
@@ -262,6 +276,8 @@ def sinfo_text(rows: list[dict]) -> str:
     width = max([len("PARTITION")] + [len(name) for name in names]) + 1
     lines = [f"{'PARTITION':<{width}}{'AVAIL':>5}{'TIMELIMIT':>11}{'NODES':>7}{'STATE':>7} NODELIST"]
     for name, row in zip(names, rows):
-        lines.append(f"{name:<{width}}{row['avail']:>5}{row['timelimit']:>11}{row['nodes']:>7}"
-                     f"{row['state']:>7} {','.join(row['nodelist']) or ''}".rstrip())
+        lines.append(
+            f"{name:<{width}}{row['avail']:>5}{row['timelimit']:>11}{row['nodes']:>7}"
+            f"{row['state']:>7} {','.join(row['nodelist']) or ''}".rstrip()
+        )
     return "\n".join(lines) + "\n"

@@ -51,9 +51,14 @@ def _meta_fingerprints(world: World) -> dict[str, object]:
     """Cheap stand-ins for each meta value: equal fingerprint, equal JSON, so a save dumps only what changed.
     Token records are only ever added or expired, never changed in place: key and expiry identify them."""
     return {
-        "seed": world.seed, "scenario": id(world.scenario), "rng": world.rng.getstate(),
-        "fault_rng": world.fault_rng.getstate(), "clock": world.clock.state(), "now": world.now,
-        "start": world.start, "capacity": tuple(sorted(world.capacity.pools.items())),
+        "seed": world.seed,
+        "scenario": id(world.scenario),
+        "rng": world.rng.getstate(),
+        "fault_rng": world.fault_rng.getstate(),
+        "clock": world.clock.state(),
+        "now": world.now,
+        "start": world.start,
+        "capacity": tuple(sorted(world.capacity.pools.items())),
         "capacity_cursor": world.capacity_cursor,
         "tokens": frozenset((key, record["expires"]) for key, record in world.tokens.items()),
         "s3": _dumps(world.s3),
@@ -108,8 +113,7 @@ class MemoryStore:
 
 
 class SqliteStore:
-    def __init__(self, path: "str | Path", seed: int, scenario: Scenario,
-                 real_time: Callable[[], float] = time.time) -> None:
+    def __init__(self, path: "str | Path", seed: int, scenario: Scenario, real_time: Callable[[], float] = time.time) -> None:
         self.path = Path(path)
         self.real_time = real_time
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -215,8 +219,7 @@ class SqliteStore:
         """Deferred rows are read only inside a transaction on the world they were deferred from: after a
         reload (another process wrote) or a rollback, they may no longer be what that world was."""
         if generation != self._generation or not self.conn.in_transaction:
-            raise RuntimeError(f"{what} of the simulated world at {self.path} read outside the transaction of "
-                               "the world they belong to")
+            raise RuntimeError(f"{what} of the simulated world at {self.path} read outside the transaction of the world they belong to")
 
     def _read_nodes(self, cluster_id: str) -> list[dict]:
         rows = self.conn.execute("SELECT logical_id, data FROM nodes WHERE cluster_id = ?", (cluster_id,)).fetchall()
@@ -230,20 +233,23 @@ class SqliteStore:
             self._require_loaded(generation, f"the nodes of cluster {cluster.name}")
             cluster.set_nodes(self._read_nodes(cluster.id))
             world.schedule_nodes(cluster)
+
         return load
 
     def _billing_loader(self, generation: int) -> Callable[[], dict[str, dict]]:
         def load() -> dict[str, dict]:
             self._require_loaded(generation, "the billing records")
-            return {instance_id: json.loads(data)
-                    for instance_id, data in self.conn.execute("SELECT instance_id, data FROM billing")}
+            return {instance_id: json.loads(data) for instance_id, data in self.conn.execute("SELECT instance_id, data FROM billing")}
+
         return load
 
     def _event_loader(self, cluster_id: str):
         """Reads a cluster's stored events when first needed (always inside a transaction of this store)."""
+
         def load() -> list[dict]:
             rows = self.conn.execute("SELECT data FROM events WHERE cluster_id = ? ORDER BY seq", (cluster_id,))
             return [json.loads(data) for (data,) in rows]
+
         return load
 
     def _write_all(self, world: World) -> None:
@@ -278,8 +284,10 @@ class SqliteStore:
                 changed |= self._save_cluster(cluster)
         for instance_id in sorted(world.billing_dirty):
             record = world.billing[instance_id]
-            execute("INSERT OR REPLACE INTO billing (instance_id, cluster_id, data) VALUES (?, ?, ?)",
-                    (instance_id, record["cluster_id"], _dumps(record)))
+            execute(
+                "INSERT OR REPLACE INTO billing (instance_id, cluster_id, data) VALUES (?, ?, ?)",
+                (instance_id, record["cluster_id"], _dumps(record)),
+            )
             changed = True
         world.dirty.clear()
         world.removed.clear()
@@ -310,8 +318,9 @@ class SqliteStore:
             changed = True
         gone = [logical_id for logical_id in snap if logical_id not in cluster.nodes]
         if gone:
-            self.conn.executemany("DELETE FROM nodes WHERE cluster_id = ? AND logical_id = ?",
-                                  [(cluster.id, logical_id) for logical_id in gone])
+            self.conn.executemany(
+                "DELETE FROM nodes WHERE cluster_id = ? AND logical_id = ?", [(cluster.id, logical_id) for logical_id in gone]
+            )
             for logical_id in gone:
                 del snap[logical_id]
             changed = True
@@ -321,8 +330,10 @@ class SqliteStore:
         saved = self._events_saved.get(cluster.id, 0)
         if len(cluster.events) <= saved:
             return False
-        self.conn.executemany("INSERT OR REPLACE INTO events (cluster_id, seq, data) VALUES (?, ?, ?)",
-                              [(cluster.id, event["seq"], _dumps(event)) for event in cluster.events.since(saved)])
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO events (cluster_id, seq, data) VALUES (?, ?, ?)",
+            [(cluster.id, event["seq"], _dumps(event)) for event in cluster.events.since(saved)],
+        )
         self._events_saved[cluster.id] = len(cluster.events)
         cluster.events.saved()
         return True

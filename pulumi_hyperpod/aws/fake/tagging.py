@@ -42,8 +42,9 @@ def add_tags(world: World, region: str, params: dict) -> dict:
     kept = [tag for tag in _tags(cluster) if tag["Key"] not in added]
     tags = kept + [{"Key": key, "Value": value} for key, value in added.items()]
     if len(tags) > MAX_TAGS_PER_RESOURCE:
-        raise ValidationException(f"Resource {cluster.arn} would have {len(tags)} tags; a resource can have at most "
-                                  f"{MAX_TAGS_PER_RESOURCE}.")
+        raise ValidationException(
+            f"Resource {cluster.arn} would have {len(tags)} tags; a resource can have at most {MAX_TAGS_PER_RESOURCE}."
+        )
     cluster.config = {**cluster.config, "Tags": tags}
     world.touch(cluster)
     return {"Tags": params["Tags"]}
@@ -52,8 +53,14 @@ def add_tags(world: World, region: str, params: dict) -> dict:
 def list_tags(world: World, region: str, params: dict) -> dict:
     check_model("ListTags", params)
     tags = sorted(_tags(_cluster(world, region, params["ResourceArn"])), key=lambda tag: tag["Key"])
-    chosen, token = page(tags, [(tag["Key"],) for tag in tags], descending=False,
-                         max_results=params.get("MaxResults"), token=params.get("NextToken"), default_max=50)
+    chosen, token = page(
+        tags,
+        [(tag["Key"],) for tag in tags],
+        descending=False,
+        max_results=params.get("MaxResults"),
+        token=params.get("NextToken"),
+        default_max=50,
+    )
     return {"Tags": chosen, **({"NextToken": token} if token else {})}
 
 

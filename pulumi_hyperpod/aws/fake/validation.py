@@ -36,7 +36,7 @@ def raise_if(problems: Iterable[Violation]) -> None:
 
 
 def orchestrator_kind(orchestrator: Optional[dict], path: str = "Orchestrator") -> str:
-    """"Slurm" (also when absent) or "Eks"; exactly one may be given."""
+    """ "Slurm" (also when absent) or "Eks"; exactly one may be given."""
     raise_if(rules.orchestrator_rules(orchestrator, path))
     return rules.orchestrator_kind({"Orchestrator": orchestrator})
 
@@ -64,8 +64,7 @@ def slurm_strategy_rules(orchestrator: Optional[dict], continuous: bool) -> list
 def group_limit_rules(count: int) -> list[Violation]:
     maximum = servicemodel.limit("CreateClusterRequest", "InstanceGroups")
     if count > maximum:
-        return [Violation("InstanceGroups", f"a cluster can have at most {maximum} instance groups; "
-                          f"this request would make {count}")]
+        return [Violation("InstanceGroups", f"a cluster can have at most {maximum} instance groups; this request would make {count}")]
     return []
 
 
@@ -93,8 +92,10 @@ def legacy_roles(scenario: Scenario, groups: list[dict]) -> dict[str, tuple[str,
         else:
             roles[name] = (COMPUTE, [workers.get(name, name)])
     if params.controller_group not in names:
-        raise ValidationException.field("InstanceGroups", f"provisioning_parameters.json names controller_group "
-                                        f"{params.controller_group!r}, which is not an instance group")
+        raise ValidationException.field(
+            "InstanceGroups",
+            f"provisioning_parameters.json names controller_group {params.controller_group!r}, which is not an instance group",
+        )
     return roles
 
 
@@ -107,8 +108,11 @@ def update_rules(cluster: Cluster, params: dict, continuous: bool) -> list[Viola
     if orchestrator is not None:
         kind = orchestrator_kind(orchestrator)
         if kind != cluster.orchestrator:
-            problems.append(Violation("Orchestrator", f"cannot change the orchestrator from {cluster.orchestrator} "
-                                      f"to {kind} in place; create a new cluster"))
+            problems.append(
+                Violation(
+                    "Orchestrator", f"cannot change the orchestrator from {cluster.orchestrator} to {kind} in place; create a new cluster"
+                )
+            )
         elif kind == "Eks":
             before = (cluster.config.get("Orchestrator") or {}).get("Eks", {}).get("ClusterArn")
             if orchestrator["Eks"].get("ClusterArn") != before:
@@ -122,8 +126,7 @@ def update_rules(cluster: Cluster, params: dict, continuous: bool) -> list[Viola
         if group is None or group.deleting:
             problems.append(Violation(where, f"instance group {name!r} does not exist in cluster {cluster.name}"))
         elif group.role == CONTROLLER:
-            problems.append(Violation(where, f"{name!r} is the controller group of this Slurm cluster and cannot "
-                                      "be deleted"))
+            problems.append(Violation(where, f"{name!r} is the controller group of this Slurm cluster and cannot be deleted"))
         if name in updated:
             problems.append(Violation(where, f"{name!r} is also listed in InstanceGroups"))
     for index, group in enumerate(params.get("InstanceGroups") or []):
@@ -136,12 +139,18 @@ def update_rules(cluster: Cluster, params: dict, continuous: bool) -> list[Viola
         if ("InstanceType" in group) != (not existing.flexible) or (
             "InstanceType" in group and group["InstanceType"] != existing.spec.get("InstanceType")
         ):
-            was = (existing.spec.get("InstanceType") or "InstanceRequirements "
-                   + str(existing.spec.get("InstanceRequirements", {}).get("InstanceTypes")))
-            problems.append(Violation(f"{where}.InstanceType", f"the instance type of existing group "
-                                      f"{existing.name!r} cannot be changed: to update an existing instance group, "
-                                      f"specify the instance type you initially assigned to the group ({was}); "
-                                      "for another type, add a new instance group"))
+            was = existing.spec.get("InstanceType") or "InstanceRequirements " + str(
+                existing.spec.get("InstanceRequirements", {}).get("InstanceTypes")
+            )
+            problems.append(
+                Violation(
+                    f"{where}.InstanceType",
+                    f"the instance type of existing group "
+                    f"{existing.name!r} cannot be changed: to update an existing instance group, "
+                    f"specify the instance type you initially assigned to the group ({was}); "
+                    "for another type, add a new instance group",
+                )
+            )
         problems += create_only_rules(existing.name, existing.spec, group, where)
         before = (existing.spec.get("SlurmConfig") or {}).get("NodeType")
         after = (group.get("SlurmConfig") or {}).get("NodeType")
@@ -152,8 +161,9 @@ def update_rules(cluster: Cluster, params: dict, continuous: bool) -> list[Viola
 
 # Create-only group members the member table lists ("new group name"), beyond InstanceType and the
 # Slurm NodeType, which have their own messages above.
-_CREATE_ONLY = tuple(m for m in members.rows("group") if m.change == "new group name"
-                     and m.path not in ("InstanceType", "SlurmConfig.NodeType"))
+_CREATE_ONLY = tuple(
+    m for m in members.rows("group") if m.change == "new group name" and m.path not in ("InstanceType", "SlurmConfig.NodeType")
+)
 
 
 def create_only_rules(name: str, before: dict, entry: dict, where: str) -> list[Violation]:
@@ -163,8 +173,13 @@ def create_only_rules(name: str, before: dict, entry: dict, where: str) -> list[
     for member in _CREATE_ONLY:
         wanted = _get(entry, member.parts)
         if wanted is not None and wanted != _get(before, member.parts):
-            problems.append(Violation(f"{where}.{member.path}", f"cannot be changed on existing instance group {name!r} "
-                                      "(it is set when the group is created); add a new instance group instead"))
+            problems.append(
+                Violation(
+                    f"{where}.{member.path}",
+                    f"cannot be changed on existing instance group {name!r} "
+                    "(it is set when the group is created); add a new instance group instead",
+                )
+            )
     return problems
 
 
@@ -183,6 +198,5 @@ def autoscaling_update_rules(cluster: Cluster, params: dict) -> list[Violation]:
     scaling_on = (cluster.config.get("AutoScaling") or {}).get("Mode") == "Enable"
     role = params.get("ClusterRole")
     if scaling_on and role is not None and cluster.config.get("ClusterRole") not in (None, role):
-        problems.append(Violation("ClusterRole", "cannot change while AutoScaling Mode is Enable; disable autoscaling "
-                                  "first"))
+        problems.append(Violation("ClusterRole", "cannot change while AutoScaling Mode is Enable; disable autoscaling first"))
     return problems

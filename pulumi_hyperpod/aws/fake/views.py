@@ -18,8 +18,16 @@ from .model import BOOTING, DETACHING, HEALTHCHECK, LIFECYCLE, RUNNING, TERMINAT
 # Nodes on their way into or out of a group: the group has a scaling operation in progress.
 SCALING_PHASES = (WAITING, BOOTING, LIFECYCLE, HEALTHCHECK, DETACHING, TERMINATING)
 
-_TRANSLATED = {"InstanceCount", "MinInstanceCount", "InstanceRequirements", "ImageId", "ImageReleaseVersion",
-               "KubernetesConfig", "AutoPatchConfig", "InstanceGroupName"}
+_TRANSLATED = {
+    "InstanceCount",
+    "MinInstanceCount",
+    "InstanceRequirements",
+    "ImageId",
+    "ImageReleaseVersion",
+    "KubernetesConfig",
+    "AutoPatchConfig",
+    "InstanceGroupName",
+}
 
 
 @lru_cache(maxsize=None)
@@ -29,8 +37,7 @@ def _members(shape_name: str) -> frozenset[str]:
 
 def _copy(source: dict, shape_name: str, skip: set[str] = frozenset()) -> dict:
     allowed = _members(shape_name)
-    return {key: value for key, value in source.items() if key in allowed and key not in skip
-            and value is not None}
+    return {key: value for key, value in source.items() if key in allowed and key not in skip and value is not None}
 
 
 def group_counts(nodes: list[Node]) -> dict[str, Any]:
@@ -179,8 +186,7 @@ def node_summary(cluster: Cluster, node: Node, include_logical: bool) -> dict:
 def node_details(cluster: Cluster, node: Node) -> dict:
     group = cluster.groups.get(node.group)
     spec = group.spec if group else {}
-    built = node.built_with or {key: spec.get(key) for key in ("LifeCycleConfig", "ThreadsPerCore",
-                                                                "InstanceStorageConfigs", "ImageId")}
+    built = node.built_with or {key: spec.get(key) for key in ("LifeCycleConfig", "ThreadsPerCore", "InstanceStorageConfigs", "ImageId")}
     item: dict[str, Any] = {
         "InstanceGroupName": node.group,
         "InstanceId": node.instance_id or "",

@@ -82,12 +82,15 @@ def dispatch(world: World, service: str, operation: str, region: str, params: di
     try:
         operations = SERVICES.get(service)
         if operations is None:
-            raise UnknownOperation(f"The HyperPod simulator does not simulate the {service} service "
-                                   f"(operation {operation}); simulated services: {', '.join(SERVICES)}.")
+            raise UnknownOperation(
+                f"The HyperPod simulator does not simulate the {service} service "
+                f"(operation {operation}); simulated services: {', '.join(SERVICES)}."
+            )
         handler = operations.get(operation)
         if handler is None:
-            raise UnknownOperation(f"{operation} is not simulated by the HyperPod simulator; simulated "
-                                   f"{service} operations: {', '.join(operations)}.")
+            raise UnknownOperation(
+                f"{operation} is not simulated by the HyperPod simulator; simulated {service} operations: {', '.join(operations)}."
+            )
         fault = _fault(world)
         if fault is not None:
             raise fault

@@ -48,31 +48,41 @@ def _parts(data: Any, source: str | None) -> tuple[dict, list]:
         return SnapshotError([Violation(path, rule)], source=source)
 
     if not isinstance(data, Mapping):
-        raise refuse("", f"a snapshot is an object with DescribeCluster and ClusterNodeSummaries (from `hyperpod "
-                         f"snapshot`) or ListClusterNodes (the AWS CLI's output); got {type(data).__name__}")
+        raise refuse(
+            "",
+            f"a snapshot is an object with DescribeCluster and ClusterNodeSummaries (from `hyperpod "
+            f"snapshot`) or ListClusterNodes (the AWS CLI's output); got {type(data).__name__}",
+        )
     unknown = [key for key in data if key not in _KEYS]
     if unknown:
         raise refuse(str(unknown[0]), f"is not a known field (allowed: {', '.join(_KEYS)})")
     if "Format" in data and data["Format"] not in FORMATS:
-        raise refuse("Format", f"{data['Format']!r} is not a snapshot format this version reads "
-                               f"({', '.join(FORMATS)}); take the snapshot again with this version")
+        raise refuse(
+            "Format",
+            f"{data['Format']!r} is not a snapshot format this version reads "
+            f"({', '.join(FORMATS)}); take the snapshot again with this version",
+        )
     if "DescribeCluster" not in data:
         raise refuse("DescribeCluster", "is required (the output of DescribeCluster)")
     if not isinstance(data["DescribeCluster"], Mapping):
         raise refuse("DescribeCluster", f"must be an object, got {type(data['DescribeCluster']).__name__}")
     if ("ClusterNodeSummaries" in data) == ("ListClusterNodes" in data):
-        raise refuse("ClusterNodeSummaries", "give the nodes once: ClusterNodeSummaries (a list) or ListClusterNodes "
-                                             "(the output of list-cluster-nodes)")
+        raise refuse(
+            "ClusterNodeSummaries",
+            "give the nodes once: ClusterNodeSummaries (a list) or ListClusterNodes (the output of list-cluster-nodes)",
+        )
     if "Format" not in data and "ClusterNodeSummaries" in data:
-        raise refuse("Format", f"is required with ClusterNodeSummaries (\"{SNAPSHOT_FORMAT}\")")
+        raise refuse("Format", f'is required with ClusterNodeSummaries ("{SNAPSHOT_FORMAT}")')
     describe = {k: v for k, v in data["DescribeCluster"].items() if k != "ResponseMetadata"}
     if "ListClusterNodes" in data:
         listing = data["ListClusterNodes"]
         if not isinstance(listing, Mapping):
             raise refuse("ListClusterNodes", f"must be an object (the output of list-cluster-nodes), got {type(listing).__name__}")
         if listing.get("NextToken"):
-            raise refuse("ListClusterNodes.NextToken", "the listing is incomplete (it has a NextToken); list every page "
-                                                       "(the AWS CLI does unless --max-items is given)")
+            raise refuse(
+                "ListClusterNodes.NextToken",
+                "the listing is incomplete (it has a NextToken); list every page (the AWS CLI does unless --max-items is given)",
+            )
         extra = [key for key in listing if key not in ("ClusterNodeSummaries", "NextToken", "ResponseMetadata")]
         if extra:
             raise refuse(f"ListClusterNodes.{extra[0]}", "is not a known field (allowed: ClusterNodeSummaries, NextToken)")
@@ -85,20 +95,22 @@ def _parts(data: Any, source: str | None) -> tuple[dict, list]:
 
 
 def _nodes_path(data: Any) -> str:
-    return "ListClusterNodes.ClusterNodeSummaries" if isinstance(data, Mapping) and "ListClusterNodes" in data \
-        else "ClusterNodeSummaries"
+    return "ListClusterNodes.ClusterNodeSummaries" if isinstance(data, Mapping) and "ListClusterNodes" in data else "ClusterNodeSummaries"
 
 
-def snapshot_violations(describe: dict, summaries: list, cluster_name: str | None = None,
-                        nodes_path: str = "ClusterNodeSummaries") -> list[Violation]:
+def snapshot_violations(
+    describe: dict, summaries: list, cluster_name: str | None = None, nodes_path: str = "ClusterNodeSummaries"
+) -> list[Violation]:
     """Shapes first (botocore's output shapes); consistency only on well-formed data."""
     listing_shape = servicemodel.output_shape("ListClusterNodes").members["ClusterNodeSummaries"]
     # Members this botocore does not know are left alone, as botocore's response parser does: the
     # AWS CLI that wrote the file may be newer than the model read here.
-    problems = servicemodel.violations(servicemodel.output_shape("DescribeCluster"), describe, "DescribeCluster",
-                                       allow_unknown=True)
-    problems += [p for p in servicemodel.violations(listing_shape, summaries, nodes_path, allow_unknown=True)
-                 if not _not_launched(p, summaries, nodes_path)]
+    problems = servicemodel.violations(servicemodel.output_shape("DescribeCluster"), describe, "DescribeCluster", allow_unknown=True)
+    problems += [
+        p
+        for p in servicemodel.violations(listing_shape, summaries, nodes_path, allow_unknown=True)
+        if not _not_launched(p, summaries, nodes_path)
+    ]
     if problems:
         return problems
     return _consistency(describe, summaries, cluster_name, nodes_path)
@@ -110,7 +122,7 @@ def _not_launched(problem: Violation, summaries: list, nodes_path: str) -> bool:
     for key in ("InstanceId", "LaunchTime"):
         prefix, suffix = f"{nodes_path}[", f"].{key}"
         if problem.rule == "is required" and problem.path.startswith(prefix) and problem.path.endswith(suffix):
-            index = problem.path[len(prefix):-len(suffix)]
+            index = problem.path[len(prefix) : -len(suffix)]
             return index.isdigit() and bool(summaries[int(index)].get("NodeLogicalId"))
     return False
 
@@ -119,15 +131,13 @@ def _consistency(describe: dict, summaries: list, cluster_name: str | None, node
     problems: list[Violation] = []
     name = describe.get("ClusterName") or describe["ClusterArn"].rsplit("/", 1)[-1]
     if cluster_name is not None and name != cluster_name:
-        problems.append(Violation("DescribeCluster.ClusterName", f"the snapshot is of cluster {name!r}; the spec "
-                                                                 f"names {cluster_name!r}"))
+        problems.append(Violation("DescribeCluster.ClusterName", f"the snapshot is of cluster {name!r}; the spec names {cluster_name!r}"))
     groups = describe.get("InstanceGroups") or []
     group_names = Counter(g.get("InstanceGroupName") for g in groups)
     for index, group in enumerate(groups):
         where = f"DescribeCluster.InstanceGroups[{index}]"
         if group_names[group.get("InstanceGroupName")] > 1:
-            problems.append(Violation(f"{where}.InstanceGroupName", f"{group.get('InstanceGroupName')!r} is listed "
-                                                                    "more than once"))
+            problems.append(Violation(f"{where}.InstanceGroupName", f"{group.get('InstanceGroupName')!r} is listed more than once"))
         for count in _COUNTS:
             if count in group and group[count] < 0:  # the model says min 0 for most, not all
                 problems.append(Violation(f"{where}.{count}", f"must be at least 0; got {group[count]}"))
@@ -140,6 +150,10 @@ def _consistency(describe: dict, summaries: list, cluster_name: str | None, node
     for index, summary in enumerate(summaries):
         group = summary.get("InstanceGroupName")
         if group not in group_names:
-            problems.append(Violation(f"{nodes_path}[{index}].InstanceGroupName",
-                                      f"{group!r} is not a group of cluster {name} (groups: {', '.join(known) or 'none'})"))
+            problems.append(
+                Violation(
+                    f"{nodes_path}[{index}].InstanceGroupName",
+                    f"{group!r} is not a group of cluster {name} (groups: {', '.join(known) or 'none'})",
+                )
+            )
     return problems

@@ -132,8 +132,10 @@ def prepare(
         roles, notes = _learnt_roles(desired, state, s3, lifecycle_dir)
     the_plan = make_plan(desired, state, policy, roles=roles, prices=prices, region=region, workload=view)
     if view is not None and view.unmatched:
-        notes = notes + (f"{view.orchestrator} nodes no HyperPod node matches (not weighed): {', '.join(view.unmatched[:10])}"
-                         + (f" and {len(view.unmatched) - 10} more" if len(view.unmatched) > 10 else ""),)
+        notes = notes + (
+            f"{view.orchestrator} nodes no HyperPod node matches (not weighed): {', '.join(view.unmatched[:10])}"
+            + (f" and {len(view.unmatched) - 10} more" if len(view.unmatched) > 10 else ""),
+        )
     if state is not None and state.groups and not any(g.node_type for g in state.groups):
         from ...slurm.migration import with_migration  # a legacy Slurm cluster moved to SlurmConfig: the whole migration said
 
@@ -205,10 +207,17 @@ def execute(
     from ...core.contract import ApplyOptions
 
     if options is None:
-        options = ApplyOptions(wait=wait, timeout=timeout, poll_seconds=poll_seconds, check_fresh=check_fresh,
-                               progress=progress)
-    return apply(client, the_plan, policy=policy, options=options, sleep=sleep or time.sleep,
-                 monotonic=monotonic or time.monotonic, workload=workload, roles=dict(roles or {}))
+        options = ApplyOptions(wait=wait, timeout=timeout, poll_seconds=poll_seconds, check_fresh=check_fresh, progress=progress)
+    return apply(
+        client,
+        the_plan,
+        policy=policy,
+        options=options,
+        sleep=sleep or time.sleep,
+        monotonic=monotonic or time.monotonic,
+        workload=workload,
+        roles=dict(roles or {}),
+    )
 
 
 def save(prepared: Prepared, path: str, *, target: Mapping[str, Any] | None = None, inputs: Any = ()) -> None:

@@ -62,8 +62,9 @@ def document(prepared: Any, target: Mapping[str, Any] | None = None) -> dict[str
     return planfile.seal("aws", body)
 
 
-def plan_target(the_plan: Plan, *, backend: str | None = None, region: str | None = None,
-                account: str | None = None, cloud: str = "aws") -> dict[str, Any]:
+def plan_target(
+    the_plan: Plan, *, backend: str | None = None, region: str | None = None, account: str | None = None, cloud: str = "aws"
+) -> dict[str, Any]:
     """Where a plan is for: its cloud, backend, region and account. The observed cluster's ARN says
     the region and account when there is one; `region` (the client's) otherwise."""
     arn = the_plan.basis.identity if the_plan.basis is not None else ""
@@ -122,8 +123,9 @@ def load(path: str | Path, *, target: Mapping[str, Any] | None = None) -> Any:
     if not the_plan.refused:
         difference = plan_difference(the_plan, again)
         if difference:
-            raise SavedPlanError(f"{where}: not the plan its spec, policy, roles and observed cluster make ({difference}); "
-                                 "make the plan again")
+            raise SavedPlanError(
+                f"{where}: not the plan its spec, policy, roles and observed cluster make ({difference}); make the plan again"
+            )
     return Prepared(the_plan, desired, observed, policy, roles, view)
 
 
@@ -131,8 +133,9 @@ def _with_tags(where: str, observed: Any, tags: Any) -> Any:
     """The saved observation with the tags ListTags reported when the plan was made (None: not read)."""
     if tags is None or observed is None:
         return observed
-    if not isinstance(tags, list) or not all(isinstance(pair, list) and len(pair) == 2 and all(isinstance(part, str) for part in pair)
-                                             for pair in tags):
+    if not isinstance(tags, list) or not all(
+        isinstance(pair, list) and len(pair) == 2 and all(isinstance(part, str) for part in pair) for pair in tags
+    ):
         raise SavedPlanError(f"{where}: not a valid saved plan (observed_tags: a list of [key, value] strings)")
     return dataclasses.replace(observed, tags=tuple((key, value) for key, value in tags))
 
@@ -155,15 +158,16 @@ def _check_target(where: str, saved: Any, wanted: Mapping[str, Any] | None) -> N
     for key in ("cloud", "backend", "region", "account"):
         here = (wanted or {}).get(key)
         if here is not None and saved.get(key) is not None and saved.get(key) != here:
-            raise SavedPlanError(f"{where}: the plan was made for {key} {saved.get(key)}, this is {key} {here}; "
-                                 f"apply it with the {key} it was made for, or make the plan again here")
+            raise SavedPlanError(
+                f"{where}: the plan was made for {key} {saved.get(key)}, this is {key} {here}; "
+                f"apply it with the {key} it was made for, or make the plan again here"
+            )
 
 
 def _roles(where: str, roles: Any) -> dict[str, str]:
     if roles is None:
         return {}
-    if not isinstance(roles, Mapping) or not all(isinstance(k, str) and v in ("Controller", "Login", "Compute")
-                                                 for k, v in roles.items()):
+    if not isinstance(roles, Mapping) or not all(isinstance(k, str) and v in ("Controller", "Login", "Compute") for k, v in roles.items()):
         raise SavedPlanError(f"{where}: not a valid saved plan (roles: group name to Controller, Login or Compute)")
     return dict(roles)
 
@@ -187,8 +191,7 @@ def _observed(where: str, snapshot: Any, the_plan: Plan) -> Any:
     return state
 
 
-def _made_again(desired: Any, observed: Any, policy: Policy, roles: Mapping[str, str], target: Any,
-                workload: Any = None) -> Plan:
+def _made_again(desired: Any, observed: Any, policy: Policy, roles: Mapping[str, str], target: Any, workload: Any = None) -> Plan:
     from ...plan import plan as make
     from . import make_plan
 

@@ -51,8 +51,10 @@ def preflight(
             quotas = quotas()
         quota_part, refusals, warnings = check_quotas(plan, desired, observed, sagemaker, quotas, policy, region)
         if quota_part.status == "unreadable":
-            warnings.append(f"service quotas not checked: they could not be read ({quota_part.error}); "
-                            "check them in the Service Quotas console before applying")
+            warnings.append(
+                f"service quotas not checked: they could not be read ({quota_part.error}); "
+                "check them in the Service Quotas console before applying"
+            )
         if observed is not None:
             findings = check_consistency(plan, desired, observed, sagemaker, sample)
             warnings += [finding.message for finding in findings]

@@ -27,14 +27,22 @@ if TYPE_CHECKING:  # pragma: no cover
 
 SAMPLE = 20
 # build field → where DescribeClusterNode reports it (ExecutionRole is not reported per node)
-_NODE_FIELDS = {"LifeCycleConfig": "LifeCycleConfig", "ThreadsPerCore": "ThreadsPerCore",
-                "InstanceStorageConfigs": "InstanceStorageConfigs", "ImageId": "CurrentImageId"}
-ADVICE = ("a node runs its lifecycle script once, when it is created, so one group would hold nodes configured two ways; "
-          "put the new nodes in a separate instance group (a separate Slurm partition), or replace the old nodes "
-          "(or run the new script on them) so every node has the same configuration")
+_NODE_FIELDS = {
+    "LifeCycleConfig": "LifeCycleConfig",
+    "ThreadsPerCore": "ThreadsPerCore",
+    "InstanceStorageConfigs": "InstanceStorageConfigs",
+    "ImageId": "CurrentImageId",
+}
+ADVICE = (
+    "a node runs its lifecycle script once, when it is created, so one group would hold nodes configured two ways; "
+    "put the new nodes in a separate instance group (a separate Slurm partition), or replace the old nodes "
+    "(or run the new script on them) so every node has the same configuration"
+)
 
 
-def check_consistency(plan: "Plan", desired: "ClusterSpec", observed: "ClusterState", sagemaker: Any, sample: int = SAMPLE) -> list[ConsistencyFinding]:
+def check_consistency(
+    plan: "Plan", desired: "ClusterSpec", observed: "ClusterState", sagemaker: Any, sample: int = SAMPLE
+) -> list[ConsistencyFinding]:
     """One finding per growing group whose existing nodes were built differently from its new ones."""
     if plan.action != "update":
         return []
@@ -50,11 +58,13 @@ def check_consistency(plan: "Plan", desired: "ClusterSpec", observed: "ClusterSt
 
 
 def _group(change: "GroupChange", wanted: dict[str, Any], observed: "ClusterState", sagemaker: Any, sample: int) -> dict[str, Any] | None:
-    nodes = sorted((n for n in observed.nodes_of(change.group) if n.launched and n.status != "ShuttingDown"),
-                   key=lambda n: (n.launch_time is None, n.launch_time, n.instance_id))
+    nodes = sorted(
+        (n for n in observed.nodes_of(change.group) if n.launched and n.status != "ShuttingDown"),
+        key=lambda n: (n.launch_time is None, n.launch_time, n.instance_id),
+    )
     if not nodes:
         return None
-    chosen = nodes if len(nodes) <= sample else nodes[: sample // 2] + nodes[-(sample - sample // 2):]
+    chosen = nodes if len(nodes) <= sample else nodes[: sample // 2] + nodes[-(sample - sample // 2) :]
     changed_here = [f for f in change.config_changes if f in BUILD_FIELDS]
     differing: dict[str, set[str]] = {}  # instance id → fields
     error = None
@@ -65,7 +75,11 @@ def _group(change: "GroupChange", wanted: dict[str, Any], observed: "ClusterStat
             error = f"node build configurations not read ({describe_error(failure)}): judged from the group's configuration only"
             differing = {}
             break
-        fields = {f for f, reported in _NODE_FIELDS.items() if f in wanted and reported in details and not same(details[reported], wanted[f], True)}
+        fields = {
+            f
+            for f, reported in _NODE_FIELDS.items()
+            if f in wanted and reported in details and not same(details[reported], wanted[f], True)
+        }
         if fields:
             differing[node.instance_id] = fields
     per_node = {f for fields in differing.values() for f in fields}
@@ -98,5 +112,7 @@ def _message(group: str, fields: list[str], old: int, new: int, existing: int, s
         built = f"{old} of the {sampled} nodes sampled (oldest and newest of {existing}) were built"
     else:
         built = f"{old} existing node(s) were built"
-    return (f"{group}: {', '.join(fields)} differs — {built} with the old configuration, the {new} node(s) this plan adds "
-            f"will be built with the new one; {ADVICE}")
+    return (
+        f"{group}: {', '.join(fields)} differs — {built} with the old configuration, the {new} node(s) this plan adds "
+        f"will be built with the new one; {ADVICE}"
+    )

@@ -91,13 +91,11 @@ class QuotaTable:
 
 def read_quotas(client: Any, wanted: list[tuple[str, str | None]]) -> QuotaTable:
     """The applied values, falling back to AWS defaults only when a wanted quota has none."""
-    applied = [Quota(q["QuotaCode"], q["QuotaName"], q["Value"], "applied")
-               for q in _every(client, "list_service_quotas")]
+    applied = [Quota(q["QuotaCode"], q["QuotaName"], q["Value"], "applied") for q in _every(client, "list_service_quotas")]
     table = QuotaTable(applied)
     if all(table.find(name, code) for name, code in wanted):
         return table
-    defaults = [Quota(q["QuotaCode"], q["QuotaName"], q["Value"], "AWS default")
-                for q in _every(client, "list_aws_default_service_quotas")]
+    defaults = [Quota(q["QuotaCode"], q["QuotaName"], q["Value"], "AWS default") for q in _every(client, "list_aws_default_service_quotas")]
     return QuotaTable(applied + defaults)
 
 
@@ -145,7 +143,9 @@ def other_clusters(sagemaker: Any, name: str) -> tuple[dict[str, int], list[str]
     return usage, counted, skipped
 
 
-def planned_usage(desired: "ClusterSpec", observed: "ClusterState | None", fresh: bool) -> tuple[dict[str, int], list[tuple[str, int, tuple[str, ...]]]]:
+def planned_usage(
+    desired: "ClusterSpec", observed: "ClusterState | None", fresh: bool
+) -> tuple[dict[str, int], list[tuple[str, int, tuple[str, ...]]]]:
     """The planned cluster: instances per type, and each flexible group's capacity still to come."""
     fixed: dict[str, int] = {}
     flexible: list[tuple[str, int, tuple[str, ...]]] = []
@@ -195,7 +195,10 @@ def _check_quotas(
         section["clusters_error"] = f"other clusters not counted: {describe_error(error)}"
     section["clusters_counted"], section["clusters_skipped"] = counted, skipped
     types = sorted(set(after) | set(before) | {t for _, _, ts in flexible for t in ts})
-    wanted = [(type_quota_name(t), None) for t in types if t != UNKNOWN_TYPE and type_quota_name(t)] + [(PER_CLUSTER[1], PER_CLUSTER[0]), (ACROSS_CLUSTERS[1], ACROSS_CLUSTERS[0])]
+    wanted = [(type_quota_name(t), None) for t in types if t != UNKNOWN_TYPE and type_quota_name(t)] + [
+        (PER_CLUSTER[1], PER_CLUSTER[0]),
+        (ACROSS_CLUSTERS[1], ACROSS_CLUSTERS[0]),
+    ]
     try:
         table = read_quotas(quotas, wanted)
     except (ClientError, BotoCoreError) as error:
@@ -212,24 +215,37 @@ def _check_quotas(
             used[instance_type] += taken
             pending -= taken
         if pending:
-            refusals.append(Refusal(RULE, f"{group}: {pending} more instance(s) of {' / '.join(priority)} do not fit under their "
-                                          f"'for cluster usage' quotas in {region}. Before applying, request an increase in "
-                                          "Service Quotas (service code sagemaker; it can take weeks, so ask early), or lower "
-                                          "the count, or add other instance types to the group's InstanceRequirements", group))
+            refusals.append(
+                Refusal(
+                    RULE,
+                    f"{group}: {pending} more instance(s) of {' / '.join(priority)} do not fit under their "
+                    f"'for cluster usage' quotas in {region}. Before applying, request an increase in "
+                    "Service Quotas (service code sagemaker; it can take weeks, so ask early), or lower "
+                    "the count, or add other instance types to the group's InstanceRequirements",
+                    group,
+                )
+            )
     for t in types:
         in_use = others.get(t, 0) + before.get(t, 0)
         if not in_use and not used[t]:
             continue
-        groups = [g.name for g in desired.instance_groups
-                  if t in {_kind_key(i, g.to_api()) for i in g.instance_types}]
+        groups = [g.name for g in desired.instance_groups if t in {_kind_key(i, g.to_api()) for i in g.instance_types}]
         if type_quota_name(t) is None:  # a training plan's reserved instances: no per-type quota applies
             continue
         section["checks"].append(_check(type_quota_name(t), limits.get(t), in_use, used[t], t, groups))
     total_before, total_after = sum(before.values()), sum(after.values()) + sum(p for _, p, _ in flexible)
     section["checks"].append(_check(PER_CLUSTER[1], table.find(PER_CLUSTER[1], PER_CLUSTER[0]), total_before, total_after, None, []))
     other_total = sum(others.values())
-    section["checks"].append(_check(ACROSS_CLUSTERS[1], table.find(ACROSS_CLUSTERS[1], ACROSS_CLUSTERS[0]),
-                                    other_total + total_before, other_total + total_after, None, []))
+    section["checks"].append(
+        _check(
+            ACROSS_CLUSTERS[1],
+            table.find(ACROSS_CLUSTERS[1], ACROSS_CLUSTERS[0]),
+            other_total + total_before,
+            other_total + total_after,
+            None,
+            [],
+        )
+    )
     warnings: list[str] = []
     clusters = 1 + len(counted)
     for check in section["checks"]:
@@ -274,21 +290,27 @@ def _what(check: Mapping[str, Any]) -> str:
 
 
 def ask(check: Mapping[str, Any]) -> str:
-    return (f"request an increase of {check['quota_code'] or repr(check['quota_name'])} in Service Quotas "
-            "(service code sagemaker; it can take weeks, so ask early)")
+    return (
+        f"request an increase of {check['quota_code'] or repr(check['quota_name'])} in Service Quotas "
+        "(service code sagemaker; it can take weeks, so ask early)"
+    )
 
 
 def _over_text(check: Mapping[str, Any], region: str, clusters: int) -> str:
     remedy = "lower the count"
     if check["instance_type"]:
         remedy += ", or use a flexible group (InstanceRequirements) with other instance types"
-    return (f"{_what(check)} is {check['quota']:g} in {region}: {check['in_use']} in use across {clusters} cluster(s), "
-            f"this plan asks for {check['adds']} more → {check['after']} > {check['quota']:g}. "
-            f"Before applying, {ask(check)}, or {remedy}")
+    return (
+        f"{_what(check)} is {check['quota']:g} in {region}: {check['in_use']} in use across {clusters} cluster(s), "
+        f"this plan asks for {check['adds']} more → {check['after']} > {check['quota']:g}. "
+        f"Before applying, {ask(check)}, or {remedy}"
+    )
 
 
 def _near_text(check: Mapping[str, Any], region: str, clusters: int) -> str:
     share = check["after"] / check["quota"] if check["quota"] else 1.0
     over = "is already over" if check["after"] > check["quota"] else f"would be at {share:.0%} of"
-    return (f"{_what(check)}: {check['after']} instances across {clusters} cluster(s) {over} the quota "
-            f"({check['quota']:g} in {region}); the next scale-out may fail: {ask(check)}")
+    return (
+        f"{_what(check)}: {check['after']} instances across {clusters} cluster(s) {over} the quota "
+        f"({check['quota']:g} in {region}); the next scale-out may fail: {ask(check)}"
+    )

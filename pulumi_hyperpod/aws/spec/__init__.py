@@ -21,7 +21,17 @@ _EXPORTS = {
     **dict.fromkeys(["BUILD_FIELDS", "ClusterSpec", "InstanceGroupSpec"], ".models"),
 }
 
-__all__ = ["BUILD_FIELDS", "MAX_BYTES", "ClusterSpec", "InputError", "InstanceGroupSpec", "PolicyError", "SnapshotError",
-           "SpecError", "parse_document", "read_document"]
+__all__ = [
+    "BUILD_FIELDS",
+    "MAX_BYTES",
+    "ClusterSpec",
+    "InputError",
+    "InstanceGroupSpec",
+    "PolicyError",
+    "SnapshotError",
+    "SpecError",
+    "parse_document",
+    "read_document",
+]
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -28,8 +28,13 @@ DOCUMENTED_EMPTY = frozenset({"TrainingPlanArn"})
 
 
 def _empty_means_unset(parent, name: str, member, item: Any) -> bool:
-    return (item == "" and name in DOCUMENTED_EMPTY and member.type_name == "string"
-            and member.metadata.get("min", 0) > 0 and name not in parent.required_members)
+    return (
+        item == ""
+        and name in DOCUMENTED_EMPTY
+        and member.type_name == "string"
+        and member.metadata.get("min", 0) > 0
+        and name not in parent.required_members
+    )
 
 
 def _claims(index: dict[str, str], value: dict) -> dict[Any, str]:
@@ -40,8 +45,7 @@ def _claims(index: dict[str, str], value: dict) -> dict[Any, str]:
     for key in value:
         if isinstance(key, str) and _fold(key) in index:
             spellings.setdefault(index[_fold(key)], []).append(key)
-    return {(keys[0] if len(keys) == 1 else name): name for name, keys in spellings.items()
-            if len(keys) == 1 or name in keys}
+    return {(keys[0] if len(keys) == 1 else name): name for name, keys in spellings.items() if len(keys) == 1 or name in keys}
 
 
 def to_model_keys(shape, value: Any) -> Any:

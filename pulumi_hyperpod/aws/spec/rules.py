@@ -39,7 +39,7 @@ def is_continuous(request: dict[str, Any]) -> bool:
 
 
 def orchestrator_kind(request: dict[str, Any]) -> str:
-    """"Eks" or "Slurm" — a cluster without an Orchestrator is a Slurm cluster."""
+    """ "Eks" or "Slurm" — a cluster without an Orchestrator is a Slurm cluster."""
     orchestrator = request.get("Orchestrator") or {}
     return "Eks" if isinstance(orchestrator, dict) and orchestrator.get("Eks") is not None else "Slurm"
 
@@ -82,10 +82,12 @@ def spec_rules(request: dict[str, Any]) -> list[Violation]:
     """A desired cluster: the CreateCluster rules, and what a desired state cannot say."""
     problems = create_cluster_rules(request)
     if request.get("InstanceGroupsToDelete") is not None:
-        problems.append(Violation(
-            "InstanceGroupsToDelete",
-            "is not part of a desired spec: remove the group from InstanceGroups and the plan deletes it",
-        ))
+        problems.append(
+            Violation(
+                "InstanceGroupsToDelete",
+                "is not part of a desired spec: remove the group from InstanceGroups and the plan deletes it",
+            )
+        )
     return problems
 
 
@@ -97,21 +99,22 @@ def orchestrator_rules(orchestrator: Any, path: str = "Orchestrator") -> list[Vi
     given = [key for key in ("Eks", "Slurm") if orchestrator.get(key) is not None]
     if len(given) == 1:
         return []
-    return [Violation(path, "must specify exactly one orchestrator configuration: Eks or Slurm; got "
-                            f"{', '.join(given) or 'none'}")]
+    return [Violation(path, f"must specify exactly one orchestrator configuration: Eks or Slurm; got {', '.join(given) or 'none'}")]
 
 
 def strategy_rules(orchestrator: Any, continuous: bool) -> list[Violation]:
     slurm = orchestrator.get("Slurm") if isinstance(orchestrator, dict) else None
     if continuous and isinstance(slurm, dict) and slurm.get("SlurmConfigStrategy") is not None:
-        return [Violation("Orchestrator.Slurm.SlurmConfigStrategy",
-                          "is not supported in Continuous mode (continuous provisioning manages slurm.conf in "
-                          "merge mode only); remove it")]
+        return [
+            Violation(
+                "Orchestrator.Slurm.SlurmConfigStrategy",
+                "is not supported in Continuous mode (continuous provisioning manages slurm.conf in merge mode only); remove it",
+            )
+        ]
     return []
 
 
-def group_rules(groups: Any, *, continuous: bool, kind: str,
-                path: str = "InstanceGroups") -> list[Violation]:
+def group_rules(groups: Any, *, continuous: bool, kind: str, path: str = "InstanceGroups") -> list[Violation]:
     """Rules for the groups of a CreateCluster or UpdateCluster request."""
     problems: list[Violation] = []
     pairs = _groups(groups)
@@ -120,8 +123,12 @@ def group_rules(groups: Any, *, continuous: bool, kind: str,
         where = f"{path}[{index}]"
         name = group.get("InstanceGroupName")
         if isinstance(name, str) and names[name] > 1:
-            problems.append(Violation(f"{where}.InstanceGroupName", f"duplicate instance group name {name!r}: used by "
-                                      "more than one group; names must be unique"))
+            problems.append(
+                Violation(
+                    f"{where}.InstanceGroupName",
+                    f"duplicate instance group name {name!r}: used by more than one group; names must be unique",
+                )
+            )
         problems += _instance_type_rules(group, where)
         problems += _min_count_rules(group, where, continuous)
         problems += _orchestrator_member_rules(group, where, kind, continuous)
@@ -132,18 +139,25 @@ def group_rules(groups: Any, *, continuous: bool, kind: str,
 def _instance_type_rules(group: dict[str, Any], where: str) -> Iterator[Violation]:
     has_type, has_requirements = group.get("InstanceType") is not None, group.get("InstanceRequirements") is not None
     if has_type and has_requirements:
-        yield Violation(where, "InstanceType and InstanceRequirements are mutually exclusive; give exactly one of "
-                               "InstanceType (a fixed type) or InstanceRequirements.InstanceTypes (a flexible group)")
+        yield Violation(
+            where,
+            "InstanceType and InstanceRequirements are mutually exclusive; give exactly one of "
+            "InstanceType (a fixed type) or InstanceRequirements.InstanceTypes (a flexible group)",
+        )
     elif not has_type and not has_requirements:
-        yield Violation(where, "one of InstanceType or InstanceRequirements is required; give exactly one of "
-                               "InstanceType (a fixed type) or InstanceRequirements.InstanceTypes (a flexible group)")
+        yield Violation(
+            where,
+            "one of InstanceType or InstanceRequirements is required; give exactly one of "
+            "InstanceType (a fixed type) or InstanceRequirements.InstanceTypes (a flexible group)",
+        )
     requirements = group.get("InstanceRequirements")
     types = requirements.get("InstanceTypes") if isinstance(requirements, dict) else None
     if isinstance(types, list):
         counts = Counter(t for t in types if isinstance(t, str))
         for duplicate in sorted(t for t, n in counts.items() if n > 1):
-            yield Violation(f"{where}.InstanceRequirements.InstanceTypes",
-                            f"{duplicate!r} is listed more than once; list each instance type once")
+            yield Violation(
+                f"{where}.InstanceRequirements.InstanceTypes", f"{duplicate!r} is listed more than once; list each instance type once"
+            )
 
 
 def _min_count_rules(group: dict[str, Any], where: str, continuous: bool) -> Iterator[Violation]:
@@ -151,30 +165,31 @@ def _min_count_rules(group: dict[str, Any], where: str, continuous: bool) -> Ite
     if not _is_int(minimum):
         return
     if minimum > 0 and not continuous:
-        yield Violation(f"{where}.MinInstanceCount", "is only supported when NodeProvisioningMode is Continuous "
-                                                     "(0, the default, is the only value other clusters take)")
+        yield Violation(
+            f"{where}.MinInstanceCount",
+            "is only supported when NodeProvisioningMode is Continuous (0, the default, is the only value other clusters take)",
+        )
     elif _is_int(count) and minimum > count:
-        yield Violation(f"{where}.MinInstanceCount", f"must be between 0 and InstanceCount ({count}); "
-                                                     f"got {minimum}")
+        yield Violation(f"{where}.MinInstanceCount", f"must be between 0 and InstanceCount ({count}); got {minimum}")
 
 
 def _orchestrator_member_rules(group: dict[str, Any], where: str, kind: str, continuous: bool) -> Iterator[Violation]:
     slurm = group.get("SlurmConfig")
     if kind == "Eks" and slurm is not None:
-        yield Violation(f"{where}.SlurmConfig", "is only valid for Slurm-orchestrated clusters; this cluster is "
-                                                "orchestrated by EKS")
+        yield Violation(f"{where}.SlurmConfig", "is only valid for Slurm-orchestrated clusters; this cluster is orchestrated by EKS")
     if kind == "Slurm" and group.get("KubernetesConfig") is not None:
-        yield Violation(f"{where}.KubernetesConfig", "is only valid for EKS-orchestrated clusters; this cluster is "
-                                                     "orchestrated by Slurm")
+        yield Violation(f"{where}.KubernetesConfig", "is only valid for EKS-orchestrated clusters; this cluster is orchestrated by Slurm")
     if kind == "Slurm" and continuous and slurm is None:
-        yield Violation(f"{where}.SlurmConfig", "is required on every instance group of a Slurm cluster in Continuous "
-                                                "mode (NodeType, and PartitionNames for compute groups); "
-                                                "provisioning_parameters.json is not used")
+        yield Violation(
+            f"{where}.SlurmConfig",
+            "is required on every instance group of a Slurm cluster in Continuous "
+            "mode (NodeType, and PartitionNames for compute groups); "
+            "provisioning_parameters.json is not used",
+        )
     role = node_type(group)
     partitions = slurm.get("PartitionNames") if isinstance(slurm, dict) else None
     if kind == "Slurm" and partitions and role in (CONTROLLER, LOGIN):
-        yield Violation(f"{where}.SlurmConfig.PartitionNames", f"only Compute groups belong to partitions; this group "
-                                                               f"is a {role} group")
+        yield Violation(f"{where}.SlurmConfig.PartitionNames", f"only Compute groups belong to partitions; this group is a {role} group")
 
 
 def _controller_size_rules(group: dict[str, Any], where: str, continuous: bool) -> Iterator[Violation]:
@@ -220,8 +235,7 @@ def autoscaling_rules(request: dict[str, Any]) -> list[Violation]:
         needs.append(("ClusterRole", "a ClusterRole for the autoscaler to assume"))
     if request.get("NodeRecovery", "Automatic") != "Automatic":
         needs.append(("NodeRecovery", "NodeRecovery Automatic"))
-    return [Violation("AutoScaling.Mode", f"Enable needs {what}; give {path} or set AutoScaling Mode Disable")
-            for path, what in needs]
+    return [Violation("AutoScaling.Mode", f"Enable needs {what}; give {path} or set AutoScaling Mode Disable") for path, what in needs]
 
 
 FSX = ("FsxLustreConfig", "FsxOpenZfsConfig")
@@ -238,9 +252,13 @@ def fsx_vpc_rules(groups: Any, *, has_vpc: bool, path: str = "InstanceGroups") -
         for slot, config in enumerate(storage if isinstance(storage, list) else []):
             kind = next((key for key in FSX if isinstance(config, dict) and config.get(key) is not None), None)
             if kind:
-                problems.append(Violation(f"{path}[{index}].InstanceStorageConfigs[{slot}].{kind}",
-                                          "FSx configurations are only supported for a custom VPC: give the cluster "
-                                          "a VpcConfig (Subnets and SecurityGroupIds)"))
+                problems.append(
+                    Violation(
+                        f"{path}[{index}].InstanceStorageConfigs[{slot}].{kind}",
+                        "FSx configurations are only supported for a custom VPC: give the cluster "
+                        "a VpcConfig (Subnets and SecurityGroupIds)",
+                    )
+                )
     return problems
 
 
@@ -252,10 +270,18 @@ def slurm_topology_rules(roles: Iterable[tuple[int, str | None]], path: str = "I
     problems = []
     if len(controllers) != 1:
         where = ", ".join(f"{path}[{i}]" for i in controllers) or "none"
-        problems.append(Violation(path, "a Slurm cluster needs exactly one instance group with SlurmConfig NodeType "
-                                        f"Controller; found {len(controllers)} ({where})"))
+        problems.append(
+            Violation(
+                path,
+                "a Slurm cluster needs exactly one instance group with SlurmConfig NodeType "
+                f"Controller; found {len(controllers)} ({where})",
+            )
+        )
     if len(logins) > 1:
         where = ", ".join(f"{path}[{i}]" for i in logins)
-        problems.append(Violation(path, "a Slurm cluster can have at most one instance group with SlurmConfig NodeType "
-                                        f"Login; found {len(logins)} ({where})"))
+        problems.append(
+            Violation(
+                path, f"a Slurm cluster can have at most one instance group with SlurmConfig NodeType Login; found {len(logins)} ({where})"
+            )
+        )
     return problems

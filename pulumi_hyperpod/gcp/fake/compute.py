@@ -35,9 +35,17 @@ CATALOG: dict[str, tuple[int, str | None, int]] = {
 ZONE_SUFFIXES = ("a", "b", "c", "f")
 # a new project's quotas are small; these are a platform team's raised ones, so the examples fit
 DEFAULT_QUOTAS: dict[str, float] = {
-    "CPUS": 20000.0, "N2_CPUS": 5000.0, "C2_CPUS": 2000.0, "G2_CPUS": 2000.0,
-    "NVIDIA_L4_GPUS": 64.0, "NVIDIA_H100_GPUS": 256.0, "NVIDIA_H100_MEGA_GPUS": 256.0, "NVIDIA_H200_GPUS": 256.0,
-    "NVIDIA_B200_GPUS": 256.0, "PREEMPTIBLE_NVIDIA_H100_GPUS": 64.0, "PREEMPTIBLE_NVIDIA_B200_GPUS": 64.0,
+    "CPUS": 20000.0,
+    "N2_CPUS": 5000.0,
+    "C2_CPUS": 2000.0,
+    "G2_CPUS": 2000.0,
+    "NVIDIA_L4_GPUS": 64.0,
+    "NVIDIA_H100_GPUS": 256.0,
+    "NVIDIA_H100_MEGA_GPUS": 256.0,
+    "NVIDIA_H200_GPUS": 256.0,
+    "NVIDIA_B200_GPUS": 256.0,
+    "PREEMPTIBLE_NVIDIA_H100_GPUS": 64.0,
+    "PREEMPTIBLE_NVIDIA_B200_GPUS": 64.0,
 }
 _ZONE = re.compile(r"^(?P<region>[a-z]+-[a-z]+[0-9]+)-[a-z]$")
 
@@ -65,16 +73,18 @@ class Compute:
             raise RpcError("NOT_FOUND", f"The resource 'projects/{project}/regions/{region}' was not found")
         limits = (self.state.get("quotas") or {}).get(region) or DEFAULT_QUOTAS
         usage = self._usage(project, region)
-        return {"kind": "compute#region", "name": region, "status": "UP",
-                "zones": [f"https://www.googleapis.com/compute/v1/projects/{project}/zones/{z}" for z in self._zones(region)],
-                "quotas": [{"metric": metric, "limit": limit, "usage": usage.get(metric, 0.0)}
-                           for metric, limit in sorted(limits.items())]}
+        return {
+            "kind": "compute#region",
+            "name": region,
+            "status": "UP",
+            "zones": [f"https://www.googleapis.com/compute/v1/projects/{project}/zones/{z}" for z in self._zones(region)],
+            "quotas": [{"metric": metric, "limit": limit, "usage": usage.get(metric, 0.0)} for metric, limit in sorted(limits.items())],
+        }
 
     def machine_type(self, project: str, zone: str, machine_type: str) -> dict[str, Any]:
         shape = CATALOG.get(machine_type)
         if shape is None or machine_type in (self.state.get("withdrawn") or {}).get(zone, ()) or _region_of(zone) is None:
-            raise RpcError("NOT_FOUND", f"The resource 'projects/{project}/zones/{zone}/machineTypes/{machine_type}' "
-                                        "was not found")
+            raise RpcError("NOT_FOUND", f"The resource 'projects/{project}/zones/{zone}/machineTypes/{machine_type}' was not found")
         cpus, accelerator, count = shape
         body: dict[str, Any] = {"kind": "compute#machineType", "name": machine_type, "zone": zone, "guestCpus": cpus}
         if accelerator:
@@ -85,14 +95,27 @@ class Compute:
         full = f"projects/{project}/zones/{zone}/reservations/{name}"
         known = self.state.get("reservations")
         if known is None:  # no reservations set up: every named one exists, as big as asked
-            return {"kind": "compute#reservation", "name": name, "zone": zone, "status": "READY",
-                    "specificReservation": {"count": "0", "inUseCount": "0", "instanceProperties": {}}}
+            return {
+                "kind": "compute#reservation",
+                "name": name,
+                "zone": zone,
+                "status": "READY",
+                "specificReservation": {"count": "0", "inUseCount": "0", "instanceProperties": {}},
+            }
         found = known.get(full)
         if found is None:
             raise RpcError("NOT_FOUND", f"The resource '{full}' was not found")
-        return {"kind": "compute#reservation", "name": name, "zone": zone, "status": "READY",
-                "specificReservation": {"count": str(found["count"]), "inUseCount": "0",
-                                        "instanceProperties": {"machineType": found["machine_type"]}}}
+        return {
+            "kind": "compute#reservation",
+            "name": name,
+            "zone": zone,
+            "status": "READY",
+            "specificReservation": {
+                "count": str(found["count"]),
+                "inUseCount": "0",
+                "instanceProperties": {"machineType": found["machine_type"]},
+            },
+        }
 
     def _zones(self, region: str) -> list[str]:
         return [f"{region}-{suffix}" for suffix in ZONE_SUFFIXES] if re.match(r"^[a-z]+-[a-z]+[0-9]+$", region) else []

@@ -5,14 +5,32 @@ from __future__ import annotations
 from typing import Any
 
 HTTP_STATUS = {
-    "INVALID_ARGUMENT": 400, "FAILED_PRECONDITION": 400, "OUT_OF_RANGE": 400, "UNAUTHENTICATED": 401,
-    "PERMISSION_DENIED": 403, "NOT_FOUND": 404, "ALREADY_EXISTS": 409, "ABORTED": 409,
-    "RESOURCE_EXHAUSTED": 429, "INTERNAL": 500, "UNIMPLEMENTED": 501, "UNAVAILABLE": 503,
+    "INVALID_ARGUMENT": 400,
+    "FAILED_PRECONDITION": 400,
+    "OUT_OF_RANGE": 400,
+    "UNAUTHENTICATED": 401,
+    "PERMISSION_DENIED": 403,
+    "NOT_FOUND": 404,
+    "ALREADY_EXISTS": 409,
+    "ABORTED": 409,
+    "RESOURCE_EXHAUSTED": 429,
+    "INTERNAL": 500,
+    "UNIMPLEMENTED": 501,
+    "UNAVAILABLE": 503,
 }
 CODE_NUMBER = {
-    "INVALID_ARGUMENT": 3, "FAILED_PRECONDITION": 9, "OUT_OF_RANGE": 11, "UNAUTHENTICATED": 16,
-    "PERMISSION_DENIED": 7, "NOT_FOUND": 5, "ALREADY_EXISTS": 6, "ABORTED": 10, "RESOURCE_EXHAUSTED": 8,
-    "INTERNAL": 13, "UNIMPLEMENTED": 12, "UNAVAILABLE": 14,
+    "INVALID_ARGUMENT": 3,
+    "FAILED_PRECONDITION": 9,
+    "OUT_OF_RANGE": 11,
+    "UNAUTHENTICATED": 16,
+    "PERMISSION_DENIED": 7,
+    "NOT_FOUND": 5,
+    "ALREADY_EXISTS": 6,
+    "ABORTED": 10,
+    "RESOURCE_EXHAUSTED": 8,
+    "INTERNAL": 13,
+    "UNIMPLEMENTED": 12,
+    "UNAVAILABLE": 14,
 }
 
 
@@ -31,10 +49,12 @@ class RpcError(Exception):
         """{"error": google.rpc.Status in its JSON form, plus the HTTP code and status name}."""
         error: dict[str, Any] = {"code": self.http_status, "message": self.message, "status": self.status}
         if self.field_violations:
-            error["details"] = [{
-                "@type": "type.googleapis.com/google.rpc.BadRequest",
-                "fieldViolations": [{"field": f, "description": d} for f, d in self.field_violations],
-            }]
+            error["details"] = [
+                {
+                    "@type": "type.googleapis.com/google.rpc.BadRequest",
+                    "fieldViolations": [{"field": f, "description": d} for f, d in self.field_violations],
+                }
+            ]
         return {"error": error}
 
     def status_proto(self) -> dict[str, Any]:
@@ -43,5 +63,4 @@ class RpcError(Exception):
 
 
 def invalid(field: str, description: str) -> RpcError:
-    return RpcError("INVALID_ARGUMENT", f"Invalid field {field}: {description}" if field else description,
-                    [(field, description)])
+    return RpcError("INVALID_ARGUMENT", f"Invalid field {field}: {description}" if field else description, [(field, description)])

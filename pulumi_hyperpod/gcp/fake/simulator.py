@@ -33,8 +33,7 @@ class GcpSimulator:
     `capacity`: machine type → the most nodes of it there are (default unlimited;
     $HYPERPOD_GCP_FAKE_CAPACITY, JSON); an operation that needs more fails with RESOURCE_EXHAUSTED."""
 
-    def __init__(self, path: str | Path | None = None, tick: float | None = None,
-                 capacity: dict[str, int] | None = None) -> None:
+    def __init__(self, path: str | Path | None = None, tick: float | None = None, capacity: dict[str, int] | None = None) -> None:
         if tick is None and os.environ.get(TICK_ENV):
             tick = _tick_from_env(os.environ[TICK_ENV])
         if capacity is None and os.environ.get(CAPACITY_ENV):
@@ -82,8 +81,9 @@ def _capacity_from_env(text: str) -> dict[str, int]:
     except (ValueError, RecursionError):
         data = None
     if not isinstance(data, dict) or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in data.values()):
-        raise SimulatorSettingError(f"${CAPACITY_ENV}: a JSON object of machine type to a node count (0 or more), "
-                                    'e.g. {"a4-highgpu-8g": 4}')
+        raise SimulatorSettingError(
+            f'${CAPACITY_ENV}: a JSON object of machine type to a node count (0 or more), e.g. {{"a4-highgpu-8g": 4}}'
+        )
     return {str(k): v for k, v in data.items()}
 
 
@@ -93,13 +93,16 @@ def _sqlite_store(path: Path, tick: float | None, capacity: dict[str, int] | Non
     import sqlite3
 
     if path.exists() and not path.is_file():
-        raise SimulatorSettingError(f"{path} (${STATE_ENV} or beside $HYPERPOD_FAKE_STATE): not a regular file; "
-                                    "give the path of the simulator's SQLite file")
+        raise SimulatorSettingError(
+            f"{path} (${STATE_ENV} or beside $HYPERPOD_FAKE_STATE): not a regular file; give the path of the simulator's SQLite file"
+        )
     try:
         store = SqliteStore(path, tick, capacity)
         with store.transaction() as world:
             world.data["clusters"]  # noqa: B018 - a readable world, not just a database
     except (sqlite3.DatabaseError, OSError, KeyError, TypeError, ValueError) as error:
-        raise SimulatorSettingError(f"{path} (${STATE_ENV} or beside $HYPERPOD_FAKE_STATE): not the Google Cloud "
-                                    f"simulator's world ({type(error).__name__}: {str(error)[:80]})") from None
+        raise SimulatorSettingError(
+            f"{path} (${STATE_ENV} or beside $HYPERPOD_FAKE_STATE): not the Google Cloud "
+            f"simulator's world ({type(error).__name__}: {str(error)[:80]})"
+        ) from None
     return store

@@ -53,8 +53,17 @@ class SimulatorAdapter(BaseAdapter):
         try:
             with self._transaction() as world:
                 world.advance()
-                status, payload = 200, _route(world, request.method or "GET", url.netloc, unquote(url.path),
-                                              {k: v[-1] for k, v in parse_qs(url.query).items()}, request.body)
+                status, payload = (
+                    200,
+                    _route(
+                        world,
+                        request.method or "GET",
+                        url.netloc,
+                        unquote(url.path),
+                        {k: v[-1] for k, v in parse_qs(url.query).items()},
+                        request.body,
+                    ),
+                )
         except RpcError as error:
             status, payload = error.http_status, error.body()
         return _response(request, status, payload)
@@ -74,8 +83,7 @@ def _route(world: GcpWorld, method: str, host: str, path: str, query: dict[str, 
             continue
         target = match.groupdict().get("name") or match["parent"]
         if location and f"/locations/{location}/" not in target + "/":
-            raise RpcError("INVALID_ARGUMENT", f"The location in the URL ({target}) does not match the "
-                                               f"regional endpoint {host}.")
+            raise RpcError("INVALID_ARGUMENT", f"The location in the URL ({target}) does not match the regional endpoint {host}.")
         if pattern is _OPERATION and method == "GET":
             return world.get_operation(target)
         if pattern is _CLUSTER and method == "GET":
@@ -85,8 +93,11 @@ def _route(world: GcpWorld, method: str, host: str, path: str, query: dict[str, 
         if pattern is _CLUSTER and method == "DELETE":
             return world.delete(target)
         if pattern is _COLLECTION and method == "GET":
-            return world.list(target, _int(query.get("pageSize") or query.get("page_size"), "page_size"),
-                              query.get("pageToken") or query.get("page_token"))
+            return world.list(
+                target,
+                _int(query.get("pageSize") or query.get("page_size"), "page_size"),
+                query.get("pageToken") or query.get("page_token"),
+            )
         if pattern is _COLLECTION and method == "POST":
             cluster_id = query.get("modelDevelopmentClusterId") or query.get("model_development_cluster_id")
             return world.create(target, cluster_id, _json(raw))

@@ -31,11 +31,13 @@ DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE = 10, 100
 
 # update_mask paths (ModelDevelopmentCluster.yaml: the mutable top-level fields and the listed
 # orchestrator_spec.slurm_spec fields); everything else named in a mask is rejected.
-MUTABLE_PATHS = frozenset({"display_name", "labels", "node_pools", "lustre_export_config"}
-                          | {f"orchestrator_spec.slurm_spec.{f}" for f in SLURM_MUTABLE})
-IMMUTABLE_PATHS = frozenset({"name", "network", "runtime_spec", "create_time", "update_time", "start_time",
-                             "cluster_status", "cluster_events", "runtime"}
-                            | {f"orchestrator_spec.slurm_spec.{f}" for f in SLURM_IMMUTABLE})
+MUTABLE_PATHS = frozenset(
+    {"display_name", "labels", "node_pools", "lustre_export_config"} | {f"orchestrator_spec.slurm_spec.{f}" for f in SLURM_MUTABLE}
+)
+IMMUTABLE_PATHS = frozenset(
+    {"name", "network", "runtime_spec", "create_time", "update_time", "start_time", "cluster_status", "cluster_events", "runtime"}
+    | {f"orchestrator_spec.slurm_spec.{f}" for f in SLURM_IMMUTABLE}
+)
 POOL_IMMUTABLE = ("machine_spec", "provisioning_model", "confidential_instance_config")
 OPERATION_TYPES = {
     "create": "CreateModelDevelopmentClusterOperationMetadata",
@@ -51,8 +53,15 @@ def timestamp(seconds: float) -> str:
 
 def empty_world(tick: float = TICK_SECONDS, capacity: dict[str, int] | None = None) -> dict[str, Any]:
     """`capacity`: machine type → the most nodes of it the world has (absent: unlimited)."""
-    return {"format": "hyperpod-gcp-world/1", "now": EPOCH, "tick": tick, "seq": 0, "clusters": {}, "operations": {},
-            "capacity": dict(capacity or {})}
+    return {
+        "format": "hyperpod-gcp-world/1",
+        "now": EPOCH,
+        "tick": tick,
+        "seq": 0,
+        "clusters": {},
+        "operations": {},
+        "capacity": dict(capacity or {}),
+    }
 
 
 class GcpWorld:
@@ -89,7 +98,7 @@ class GcpWorld:
                 raise invalid("page_token", "not a token this service returned")
             start = int(page_token[1:])
         found = sorted(n for n in self.data["clusters"] if n.startswith(parent + "/"))
-        page = found[start:start + size]
+        page = found[start : start + size]
         result: dict[str, Any] = {"modelDevelopmentClusters": [self._view(self.data["clusters"][n]) for n in page]}
         if start + size < len(found):
             result["nextPageToken"] = f"o{start + size}"
@@ -116,9 +125,17 @@ class GcpWorld:
         stored = self._validated(name, incoming)
         # an autoscaled pool (min < max) starts at its minimum; the service grows it within the range
         pools = {p["id"]: p["scaling_spec"]["min_node_count"] for p in stored["node_pools"]}
-        cluster = {"name": name, "body": stored, "state": "PROVISIONING", "create_time": self.now,
-                   "update_time": self.now, "start_time": None, "nodes": [], "deleting": False,
-                   "detail": "Provisioning the cluster's node pools and the Slurm controller."}
+        cluster = {
+            "name": name,
+            "body": stored,
+            "state": "PROVISIONING",
+            "create_time": self.now,
+            "update_time": self.now,
+            "start_time": None,
+            "nodes": [],
+            "deleting": False,
+            "detail": "Provisioning the cluster's node pools and the Slurm controller.",
+        }
         for pool_id, count in pools.items():
             self._add_nodes(cluster, pool_id, count)
         self.data["clusters"][name] = cluster
@@ -127,15 +144,19 @@ class GcpWorld:
     def patch(self, name: str, update_mask: str | None, body: Any) -> dict[str, Any]:
         cluster = self._cluster(name)
         if cluster["state"] != "RUNNING":
-            raise RpcError("FAILED_PRECONDITION", f"ModelDevelopmentCluster {name} is {cluster['state']}; "
-                                                  "it can be updated when it is RUNNING.")
+            raise RpcError(
+                "FAILED_PRECONDITION", f"ModelDevelopmentCluster {name} is {cluster['state']}; it can be updated when it is RUNNING."
+            )
         paths = _mask_paths(update_mask)
         incoming = _snake_body(body)
         etag = incoming.pop("etag", None)
         if etag is not None and etag != _etag(cluster):
             # read-check-write (AIP-154): the client read another version than the one there now
-            raise RpcError("ABORTED", f"ModelDevelopmentCluster {name} was changed since it was read (etag {etag!r} is "
-                                      f"not the current {_etag(cluster)!r}): read it again, then retry.")
+            raise RpcError(
+                "ABORTED",
+                f"ModelDevelopmentCluster {name} was changed since it was read (etag {etag!r} is "
+                f"not the current {_etag(cluster)!r}): read it again, then retry.",
+            )
         old = cluster["body"]
         new = copy.deepcopy(old)
         for path in paths:
@@ -153,8 +174,9 @@ class GcpWorld:
         for node in cluster["nodes"]:
             if node["pool"] in swapped:
                 node["state"], node["leaving"], node["updated"] = "UPDATING", True, self.now
-        self._resize(cluster, {p["id"]: (p["scaling_spec"]["min_node_count"], p["scaling_spec"]["max_node_count"])
-                               for p in stored["node_pools"]})
+        self._resize(
+            cluster, {p["id"]: (p["scaling_spec"]["min_node_count"], p["scaling_spec"]["max_node_count"]) for p in stored["node_pools"]}
+        )
         return self._start("update", cluster, UPDATE_SECONDS)
 
     def delete(self, name: str) -> dict[str, Any]:
@@ -171,8 +193,14 @@ class GcpWorld:
     # ---- lifecycle ---------------------------------------------------------------------------
     def _start(self, kind: str, cluster: dict[str, Any], seconds: float) -> dict[str, Any]:
         op_name = f"{cluster['name']}/operations/{7000000000000000000 + self._next()}"
-        self.data["operations"][op_name] = {"name": op_name, "kind": kind, "cluster": cluster["name"],
-                                            "created": self.now, "due": self.now + seconds, "done": False}
+        self.data["operations"][op_name] = {
+            "name": op_name,
+            "kind": kind,
+            "cluster": cluster["name"],
+            "created": self.now,
+            "due": self.now + seconds,
+            "done": False,
+        }
         cluster["operation"] = op_name
         return self._operation_view(self.data["operations"][op_name])
 
@@ -209,9 +237,13 @@ class GcpWorld:
         for machine_type, limit in sorted(capacity.items()):
             mine = sum(1 for n in cluster["nodes"] if not n.get("leaving") and types.get(n["pool"]) == machine_type)
             others = sum(
-                1 for other in self.data["clusters"].values() if other is not cluster and other["state"] != "ERROR"
-                for n in other["nodes"] if not n.get("leaving")
-                and {p["id"]: p["machine_spec"]["machine_type"] for p in other["body"]["node_pools"]}.get(n["pool"]) == machine_type)
+                1
+                for other in self.data["clusters"].values()
+                if other is not cluster and other["state"] != "ERROR"
+                for n in other["nodes"]
+                if not n.get("leaving")
+                and {p["id"]: p["machine_spec"]["machine_type"] for p in other["body"]["node_pools"]}.get(n["pool"]) == machine_type
+            )
             if mine and mine + others > limit:
                 return machine_type, mine, max(limit - others, 0)
         return None
@@ -219,8 +251,10 @@ class GcpWorld:
     def _fail(self, op: dict[str, Any], cluster: dict[str, Any], short: tuple[str, int, int]) -> None:
         """Not enough capacity: a create leaves the cluster in ERROR; an update is rolled back."""
         machine_type, wanted, available = short
-        message = (f"Not enough {machine_type} capacity in {cluster['name'].split('/')[3]}: the node pools need "
-                   f"{wanted} node(s), {available} available.")
+        message = (
+            f"Not enough {machine_type} capacity in {cluster['name'].split('/')[3]}: the node pools need "
+            f"{wanted} node(s), {available} available."
+        )
         op["error"] = {"code": 8, "message": message}  # RESOURCE_EXHAUSTED
         cluster.pop("operation", None)
         cluster["update_time"] = op["due"]
@@ -244,9 +278,16 @@ class GcpWorld:
         cluster_id = cluster["name"].rsplit("/", 1)[1]
         for _ in range(count):
             seq = self._next()
-            cluster["nodes"].append({"pool": pool_id, "instance_id": str(4000000000000000000 + seq),
-                                     "instance_name": f"{cluster_id}-{pool_id}-{seq:04d}", "state": "PREPARING",
-                                     "created": self.now, "updated": self.now})
+            cluster["nodes"].append(
+                {
+                    "pool": pool_id,
+                    "instance_id": str(4000000000000000000 + seq),
+                    "instance_name": f"{cluster_id}-{pool_id}-{seq:04d}",
+                    "state": "PREPARING",
+                    "created": self.now,
+                    "updated": self.now,
+                }
+            )
 
     def _resize(self, cluster: dict[str, Any], bounds: dict[str, tuple[int, int]]) -> None:
         """Each pool's nodes into its [min, max] range (a fixed pool: min == max). The service picks
@@ -290,29 +331,49 @@ class GcpWorld:
             spec = ClusterSpec.from_document({**body, "name": name})
         except GcpSpecError as error:
             first_path, first_rule = error.violations[0]
-            raise RpcError("INVALID_ARGUMENT", f"Invalid field {first_path}: {first_rule}" if first_path else first_rule,
-                           error.violations) from None
+            raise RpcError(
+                "INVALID_ARGUMENT", f"Invalid field {first_path}: {first_rule}" if first_path else first_rule, error.violations
+            ) from None
         return _with_defaults(spec.body(), names.parse_name(name))
 
     def _view(self, cluster: dict[str, Any]) -> dict[str, Any]:
         body = keys.to_camel(_proto3(cluster["body"]))
-        view: dict[str, Any] = {"name": cluster["name"], **body, "createTime": timestamp(cluster["create_time"]),
-                                "updateTime": timestamp(cluster["update_time"]), "etag": _etag(cluster)}
+        view: dict[str, Any] = {
+            "name": cluster["name"],
+            **body,
+            "createTime": timestamp(cluster["create_time"]),
+            "updateTime": timestamp(cluster["update_time"]),
+            "etag": _etag(cluster),
+        }
         if cluster["start_time"] is not None:
             view["startTime"] = timestamp(cluster["start_time"])
         login = cluster["body"]["orchestrator_spec"]["slurm_spec"].get("login_node_pool_id")
-        view["clusterStatus"] = {"state": cluster["state"], "detail": cluster["detail"], "nodesStatus": [
-            {"nodePoolId": n["pool"], "nodePoolType": "NODE_POOL_TYPE_LOGIN" if n["pool"] == login else "NODE_POOL_TYPE_COMPUTE",
-             "nodeState": n["state"], "instanceId": n["instance_id"], "instanceName": n["instance_name"],
-             "createTime": timestamp(n["created"]), "lastUpdateTime": timestamp(n["updated"])}
-            for n in cluster["nodes"]]}
+        view["clusterStatus"] = {
+            "state": cluster["state"],
+            "detail": cluster["detail"],
+            "nodesStatus": [
+                {
+                    "nodePoolId": n["pool"],
+                    "nodePoolType": "NODE_POOL_TYPE_LOGIN" if n["pool"] == login else "NODE_POOL_TYPE_COMPUTE",
+                    "nodeState": n["state"],
+                    "instanceId": n["instance_id"],
+                    "instanceName": n["instance_name"],
+                    "createTime": timestamp(n["created"]),
+                    "lastUpdateTime": timestamp(n["updated"]),
+                }
+                for n in cluster["nodes"]
+            ],
+        }
         return view
 
     def _operation_view(self, op: dict[str, Any]) -> dict[str, Any]:
-        view: dict[str, Any] = {"name": op["name"], "metadata": {
-            "@type": TYPE_PREFIX + OPERATION_TYPES[op["kind"]],
-            "genericMetadata": {"createTime": timestamp(op["created"]),
-                                "updateTime": timestamp(op.get("finished", op["created"]))}}}
+        view: dict[str, Any] = {
+            "name": op["name"],
+            "metadata": {
+                "@type": TYPE_PREFIX + OPERATION_TYPES[op["kind"]],
+                "genericMetadata": {"createTime": timestamp(op["created"]), "updateTime": timestamp(op.get("finished", op["created"]))},
+            },
+        }
         if op["done"]:
             view["done"] = True
             if "error" in op:
@@ -332,8 +393,11 @@ def _proto3(value: Any) -> Any:
     """As proto3 JSON prints a message: fields at their zero value (false, 0, "", [], {}) left out."""
     if isinstance(value, dict):
         kept = {k: _proto3(v) for k, v in value.items()}
-        return {k: v for k, v in kept.items() if not (v is False or v == 0 and not isinstance(v, bool) and isinstance(v, int)
-                                                       or v in ("", [], {}) or v is None)}
+        return {
+            k: v
+            for k, v in kept.items()
+            if not (v is False or v == 0 and not isinstance(v, bool) and isinstance(v, int) or v in ("", [], {}) or v is None)
+        }
     if isinstance(value, list):
         return [_proto3(item) for item in value]
     return value
@@ -360,8 +424,7 @@ def _mask_paths(update_mask: str | None) -> list[str]:
             continue
         if path in IMMUTABLE_PATHS or any(path.startswith(p + ".") for p in IMMUTABLE_PATHS):
             raise invalid("update_mask", f"{path} is immutable")
-        raise invalid("update_mask", f"{path} is not a field that can be updated "
-                                     f"(updatable: {', '.join(sorted(MUTABLE_PATHS))})")
+        raise invalid("update_mask", f"{path} is not a field that can be updated (updatable: {', '.join(sorted(MUTABLE_PATHS))})")
     return paths
 
 

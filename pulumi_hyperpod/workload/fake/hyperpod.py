@@ -27,8 +27,10 @@ from ..source import WorkloadError
 from .kube import KubeState, KubeTransport, api_client
 
 GROUP_LABEL = "sagemaker.amazonaws.com/instance-group-name"
-_SLURM_META = {"plugin": {"type": "openapi/v0.0.38", "name": "Slurm OpenAPI v0.0.38"},
-               "Slurm": {"version": {"major": 22, "micro": 8, "minor": 5}, "release": "22.05.8"}}
+_SLURM_META = {
+    "plugin": {"type": "openapi/v0.0.38", "name": "Slurm OpenAPI v0.0.38"},
+    "Slurm": {"version": {"major": 22, "micro": 8, "minor": 5}, "release": "22.05.8"},
+}
 
 
 # ---- the world ---------------------------------------------------------------------------------
@@ -49,9 +51,15 @@ def slurm_names(cluster: Cluster) -> dict[str, Any]:
 
 
 def kube_nodes(cluster: Cluster) -> dict[str, dict[str, str]]:
-    return {eks_node_name(node.instance_id): {CLUSTER_LABEL: cluster.name, HEALTH_LABEL: "Schedulable", GROUP_LABEL: node.group,
-                                             "node.kubernetes.io/instance-type": node.instance_type or ""}
-            for node in _running(cluster)}
+    return {
+        eks_node_name(node.instance_id): {
+            CLUSTER_LABEL: cluster.name,
+            HEALTH_LABEL: "Schedulable",
+            GROUP_LABEL: node.group,
+            "node.kubernetes.io/instance-type": node.instance_type or "",
+        }
+        for node in _running(cluster)
+    }
 
 
 def _node_name(cluster: Cluster, node: str, orchestrator: str) -> str:
@@ -80,8 +88,9 @@ def _live_jobs(data: dict, now: float, names: Mapping[str, Any]) -> list[dict]:
     return jobs
 
 
-def submit_job(sim: Any, cluster: str, node: str, seconds: float, *, user: str = "alice", name: str = "train",
-               time_limit_seconds: float | None = None) -> str:
+def submit_job(
+    sim: Any, cluster: str, node: str, seconds: float, *, user: str = "alice", name: str = "train", time_limit_seconds: float | None = None
+) -> str:
     """A job on `node` running `seconds` from now, with a time limit (default: `seconds`); its id."""
     with _cluster(sim, cluster) as (world, target, data):
         if target.orchestrator != "Slurm":
@@ -90,18 +99,37 @@ def submit_job(sim: Any, cluster: str, node: str, seconds: float, *, user: str =
         job_id = data.get("next_job", 4121)
         data["next_job"] = job_id + 1
         limit = time_limit_seconds or seconds
-        data.setdefault("jobs", []).append({"job_id": job_id, "user": user, "name": name, "nodes": [slurm_node],
-                                            "start": world.now, "ends": world.now + min(seconds, limit), "limit": limit})
+        data.setdefault("jobs", []).append(
+            {
+                "job_id": job_id,
+                "user": user,
+                "name": name,
+                "nodes": [slurm_node],
+                "start": world.now,
+                "ends": world.now + min(seconds, limit),
+                "limit": limit,
+            }
+        )
         return str(job_id)
 
 
 def _squeue(data: dict, now: float, names: Mapping[str, Any]) -> dict:
     jobs = []
     for job in _live_jobs(data, now, names):
-        jobs.append({"job_id": job["job_id"], "user_name": job["user"], "user_id": 1000, "name": job["name"],
-                     "nodes": ",".join(job["nodes"]), "job_state": "RUNNING", "start_time": int(job["start"]),
-                     "end_time": int(job["start"] + job["limit"]), "time_limit": max(int(job["limit"] // 60), 1),
-                     "partition": "dev"})
+        jobs.append(
+            {
+                "job_id": job["job_id"],
+                "user_name": job["user"],
+                "user_id": 1000,
+                "name": job["name"],
+                "nodes": ",".join(job["nodes"]),
+                "job_state": "RUNNING",
+                "start_time": int(job["start"]),
+                "end_time": int(job["start"] + job["limit"]),
+                "time_limit": max(int(job["limit"] // 60), 1),
+                "partition": "dev",
+            }
+        )
     return {"meta": _SLURM_META, "errors": [], "jobs": jobs}
 
 
@@ -111,10 +139,18 @@ def _sinfo(data: dict, now: float, names: Mapping[str, Any]) -> dict:
     nodes = []
     for name in sorted(names):
         drain = drains.get(name)
-        nodes.append({"name": name, "hostname": name, "address": names[name].ip,
-                      "state": "allocated" if name in busy else "idle", "state_flags": ["DRAIN"] if drain else [],
-                      "reason": drain["reason"] if drain else "", "reason_changed_at": int(drain["at"]) if drain else 0,
-                      "reason_set_by_user": "root" if drain else None})
+        nodes.append(
+            {
+                "name": name,
+                "hostname": name,
+                "address": names[name].ip,
+                "state": "allocated" if name in busy else "idle",
+                "state_flags": ["DRAIN"] if drain else [],
+                "reason": drain["reason"] if drain else "",
+                "reason_changed_at": int(drain["at"]) if drain else 0,
+                "reason_set_by_user": "root" if drain else None,
+            }
+        )
     return {"meta": _SLURM_META, "errors": [], "nodes": nodes}
 
 
@@ -176,19 +212,39 @@ def _kube(sim: Any, cluster: str) -> Iterator[tuple[KubeState, Cluster]]:
         yield KubeState(data.setdefault("kube", {}), world.now, kube_nodes(target)), target
 
 
-def run_pods(sim: Any, cluster: str, node: str, *, namespace: str = "default", owner_kind: str = "Deployment",
-             owner_name: str = "web", count: int = 1, seconds: float | None = None, labels: Mapping[str, str] | None = None) -> list[str]:
+def run_pods(
+    sim: Any,
+    cluster: str,
+    node: str,
+    *,
+    namespace: str = "default",
+    owner_kind: str = "Deployment",
+    owner_name: str = "web",
+    count: int = 1,
+    seconds: float | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> list[str]:
     """`count` pods of one owner on `node`; a Job's pods end after `seconds` (activeDeadlineSeconds)."""
     with _kube(sim, cluster) as (kube, target):
         name = _node_name(target, node, "Eks")
         deadline = seconds if owner_kind == "Job" else None
         end = kube.now + seconds if seconds is not None and owner_kind != "Job" else None
-        return [kube.add_pod(name, namespace, owner_kind, owner_name, labels=labels, end=end, deadline_seconds=deadline)["name"]
-                for _ in range(count)]
+        return [
+            kube.add_pod(name, namespace, owner_kind, owner_name, labels=labels, end=end, deadline_seconds=deadline)["name"]
+            for _ in range(count)
+        ]
 
 
-def add_pdb(sim: Any, cluster: str, name: str, match_labels: Mapping[str, str], *, namespace: str = "default",
-            min_available: int | str | None = None, max_unavailable: int | str | None = None) -> None:
+def add_pdb(
+    sim: Any,
+    cluster: str,
+    name: str,
+    match_labels: Mapping[str, str],
+    *,
+    namespace: str = "default",
+    min_available: int | str | None = None,
+    max_unavailable: int | str | None = None,
+) -> None:
     with kube_state(sim, cluster) as kube:
         kube.add_pdb(namespace, name, match_labels, min_available=min_available, max_unavailable=max_unavailable)
 
@@ -197,6 +253,7 @@ def _kube_answer(sim: Any, cluster: str):
     def answer(method: str, path: str, query: Mapping[str, list[str]], body: Any) -> tuple[int, dict]:
         with kube_state(sim, cluster) as kube:
             return kube.handle(method, path, query, body)
+
     return answer
 
 
@@ -225,15 +282,25 @@ def summary(sim: Any, cluster: str) -> list[dict]:
         if orchestrator == "Slurm":
             names = slurm_names(target)
             for job in _live_jobs(data, world.now, names):
-                rows.append({"node": ",".join(job["nodes"]), "instance": ",".join(names[n].instance_id for n in job["nodes"]),
-                             "what": f"job {job['job_id']} ({job['user']}) {job['name']}",
-                             "ends": to_datetime(job["start"] + job["limit"])})
+                rows.append(
+                    {
+                        "node": ",".join(job["nodes"]),
+                        "instance": ",".join(names[n].instance_id for n in job["nodes"]),
+                        "what": f"job {job['job_id']} ({job['user']}) {job['name']}",
+                        "ends": to_datetime(job["start"] + job["limit"]),
+                    }
+                )
     if orchestrator == "Slurm":
         return rows
     with kube_state(sim, cluster) as kube:
         for pod in kube.data["pods"]:
             if pod.get("phase") in ("Running", "Pending"):
-                rows.append({"node": pod.get("node") or "(pending)", "instance": (pod.get("node") or "")[len("hyperpod-"):],
-                             "what": f"pod {pod['namespace']}/{pod['name']} of {pod['owner_kind'].lower()} {pod['owner_name']}",
-                             "ends": to_datetime(pod["end"]) if pod.get("end") else None})
+                rows.append(
+                    {
+                        "node": pod.get("node") or "(pending)",
+                        "instance": (pod.get("node") or "")[len("hyperpod-") :],
+                        "what": f"pod {pod['namespace']}/{pod['name']} of {pod['owner_kind'].lower()} {pod['owner_name']}",
+                        "ends": to_datetime(pod["end"]) if pod.get("end") else None,
+                    }
+                )
     return rows

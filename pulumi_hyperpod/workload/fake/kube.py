@@ -43,8 +43,7 @@ def _iso(seconds: float) -> str:
 
 
 def _status(code: int, reason: str, message: str, causes: list | None = None) -> tuple[int, dict]:
-    body = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message,
-            "reason": reason, "code": code}
+    body = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message, "reason": reason, "code": code}
     if causes:
         body["details"] = {"causes": causes}
     return code, body
@@ -92,42 +91,90 @@ class KubeState:
         pod["phase"], pod["start"], pod["ready_at"] = "Running", self.now, self.now + READY_AFTER
 
     # ---- changes a test or the demo makes --------------------------------------------------------
-    def add_pod(self, node: str, namespace: str, owner_kind: str = "", owner_name: str = "", *, labels: Mapping[str, str] | None = None,
-                end: float | None = None, deadline_seconds: float | None = None, name: str = "") -> dict:
+    def add_pod(
+        self,
+        node: str,
+        namespace: str,
+        owner_kind: str = "",
+        owner_name: str = "",
+        *,
+        labels: Mapping[str, str] | None = None,
+        end: float | None = None,
+        deadline_seconds: float | None = None,
+        name: str = "",
+    ) -> dict:
         number = self.data["next_pod"]
         self.data["next_pod"] = number + 1
         pod = {
-            "namespace": namespace, "name": name or f"{owner_name or 'pod'}-{number:05d}", "node": node,
-            "labels": dict(labels or ({"app": owner_name} if owner_name else {})), "owner_kind": owner_kind,
-            "owner_name": owner_name, "phase": "Running", "start": self.now, "ready_at": self.now,
+            "namespace": namespace,
+            "name": name or f"{owner_name or 'pod'}-{number:05d}",
+            "node": node,
+            "labels": dict(labels or ({"app": owner_name} if owner_name else {})),
+            "owner_kind": owner_kind,
+            "owner_name": owner_name,
+            "phase": "Running",
+            "start": self.now,
+            "ready_at": self.now,
             "end": end if end is not None else (self.now + deadline_seconds if deadline_seconds else None),
-            "deadline_seconds": deadline_seconds, "deadline_exceeded": bool(deadline_seconds and end is None),
+            "deadline_seconds": deadline_seconds,
+            "deadline_exceeded": bool(deadline_seconds and end is None),
             "deleting_at": None,
         }
         self.data["pods"].append(pod)
         return pod
 
-    def add_pdb(self, namespace: str, name: str, match_labels: Mapping[str, str], *, min_available: int | str | None = None,
-                max_unavailable: int | str | None = None) -> None:
+    def add_pdb(
+        self,
+        namespace: str,
+        name: str,
+        match_labels: Mapping[str, str],
+        *,
+        min_available: int | str | None = None,
+        max_unavailable: int | str | None = None,
+    ) -> None:
         if (min_available is None) == (max_unavailable is None):
             raise ValueError("a PodDisruptionBudget sets one of minAvailable and maxUnavailable")
-        self.data["pdbs"].append({"namespace": namespace, "name": name, "match_labels": dict(match_labels),
-                                  "min_available": min_available, "max_unavailable": max_unavailable})
+        self.data["pdbs"].append(
+            {
+                "namespace": namespace,
+                "name": name,
+                "match_labels": dict(match_labels),
+                "min_available": min_available,
+                "max_unavailable": max_unavailable,
+            }
+        )
 
     # ---- objects as the API shows them ---------------------------------------------------------------
     def node_object(self, name: str) -> dict:
         meta = self.data["node_meta"].get(name, {})
         labels = dict(self.nodes[name])
-        return {"apiVersion": "v1", "kind": "Node",
-                "metadata": {"name": name, "labels": labels, "annotations": dict(meta.get("annotations") or {})},
-                "spec": {"unschedulable": True} if meta.get("unschedulable") else {},
-                "status": {"conditions": [{"type": "Ready", "status": "True"}]}}
+        return {
+            "apiVersion": "v1",
+            "kind": "Node",
+            "metadata": {"name": name, "labels": labels, "annotations": dict(meta.get("annotations") or {})},
+            "spec": {"unschedulable": True} if meta.get("unschedulable") else {},
+            "status": {"conditions": [{"type": "Ready", "status": "True"}]},
+        }
 
     def _daemon_pods(self) -> list[dict]:
         namespace, owner = DAEMONSET
-        return [{"namespace": namespace, "name": f"{owner}-{name[-5:]}", "node": name, "labels": {"app": owner},
-                 "owner_kind": "DaemonSet", "owner_name": owner, "phase": "Running", "start": self.now, "ready_at": self.now,
-                 "end": None, "deadline_seconds": None, "deleting_at": None} for name in sorted(self.nodes)]
+        return [
+            {
+                "namespace": namespace,
+                "name": f"{owner}-{name[-5:]}",
+                "node": name,
+                "labels": {"app": owner},
+                "owner_kind": "DaemonSet",
+                "owner_name": owner,
+                "phase": "Running",
+                "start": self.now,
+                "ready_at": self.now,
+                "end": None,
+                "deadline_seconds": None,
+                "deleting_at": None,
+            }
+            for name in sorted(self.nodes)
+        ]
 
     def pod_object(self, pod: dict) -> dict:
         owner = []
@@ -135,8 +182,15 @@ class KubeState:
             kind, name = pod["owner_kind"], pod["owner_name"]
             if kind == "Deployment":  # a Deployment's pods belong to its ReplicaSet
                 kind, name = "ReplicaSet", f"{name}-5d4f8b7c9"
-            owner = [{"apiVersion": "apps/v1" if kind != "Job" else "batch/v1", "kind": kind, "name": name, "controller": True,
-                      "uid": f"uid-{name}"}]
+            owner = [
+                {
+                    "apiVersion": "apps/v1" if kind != "Job" else "batch/v1",
+                    "kind": kind,
+                    "name": name,
+                    "controller": True,
+                    "uid": f"uid-{name}",
+                }
+            ]
         labels = dict(pod.get("labels") or {})
         if pod.get("owner_kind") == "Deployment":
             labels["pod-template-hash"] = "5d4f8b7c9"
@@ -147,8 +201,10 @@ class KubeState:
         if pod.get("deadline_seconds"):
             spec["activeDeadlineSeconds"] = int(pod["deadline_seconds"])
         ready = pod.get("phase") == "Running" and (pod.get("ready_at") or 0) <= self.now
-        status: dict[str, Any] = {"phase": pod.get("phase", "Running"),
-                                  "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]}
+        status: dict[str, Any] = {
+            "phase": pod.get("phase", "Running"),
+            "conditions": [{"type": "Ready", "status": "True" if ready else "False"}],
+        }
         if pod.get("start") is not None:
             status["startTime"] = _iso(pod["start"])
         return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec, "status": status}
@@ -168,8 +224,12 @@ class KubeState:
             desired = _amount(pdb["min_available"], expected)
         else:
             desired = max(expected - _amount(pdb["max_unavailable"], expected), 0)
-        return {"currentHealthy": healthy, "desiredHealthy": desired, "expectedPods": expected,
-                "disruptionsAllowed": max(healthy - desired, 0)}
+        return {
+            "currentHealthy": healthy,
+            "desiredHealthy": desired,
+            "expectedPods": expected,
+            "disruptionsAllowed": max(healthy - desired, 0),
+        }
 
     def pdb_object(self, pdb: dict) -> dict:
         spec: dict[str, Any] = {"selector": {"matchLabels": dict(pdb["match_labels"])}}
@@ -177,8 +237,13 @@ class KubeState:
             spec["minAvailable"] = pdb["min_available"]
         else:
             spec["maxUnavailable"] = pdb["max_unavailable"]
-        return {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
-                "metadata": {"name": pdb["name"], "namespace": pdb["namespace"]}, "spec": spec, "status": self.budget_status(pdb)}
+        return {
+            "apiVersion": "policy/v1",
+            "kind": "PodDisruptionBudget",
+            "metadata": {"name": pdb["name"], "namespace": pdb["namespace"]},
+            "spec": spec,
+            "status": self.budget_status(pdb),
+        }
 
     # ---- requests ------------------------------------------------------------------------------
     def handle(self, method: str, path: str, query: Mapping[str, list[str]], body: Any) -> tuple[int, dict]:
@@ -186,8 +251,9 @@ class KubeState:
         if parts[:2] == ["api", "v1"]:
             rest = parts[2:]
             if rest == ["nodes"] and method == "GET":
-                return 200, self._list("NodeList", "v1", [self.node_object(n) for n in sorted(self.nodes)
-                                                          if _labels_match(self.nodes[n], query)])
+                return 200, self._list(
+                    "NodeList", "v1", [self.node_object(n) for n in sorted(self.nodes) if _labels_match(self.nodes[n], query)]
+                )
             if len(rest) == 2 and rest[0] == "nodes":
                 return self._node(method, rest[1], body)
             if rest == ["pods"] and method == "GET":
@@ -230,14 +296,20 @@ class KubeState:
             for term in filter(None, text.split(",")):
                 match = re.fullmatch(r"(spec\.nodeName|status\.phase|metadata\.namespace)(!=|==|=)(.*)", term)
                 if not match:
-                    return _status(400, "BadRequest", f'"{term}" is not a known field selector: only "spec.nodeName", '
-                                                      '"status.phase", "metadata.namespace" are supported')
+                    return _status(
+                        400,
+                        "BadRequest",
+                        f'"{term}" is not a known field selector: only "spec.nodeName", "status.phase", "metadata.namespace" are supported',
+                    )
                 selectors.append(match.groups())
         pods = [self.pod_object(p) for p in self.data["pods"] + self._daemon_pods()]
         chosen = []
         for pod in pods:
-            values = {"spec.nodeName": pod["spec"].get("nodeName") or "", "status.phase": pod["status"]["phase"],
-                      "metadata.namespace": pod["metadata"]["namespace"]}
+            values = {
+                "spec.nodeName": pod["spec"].get("nodeName") or "",
+                "status.phase": pod["status"]["phase"],
+                "metadata.namespace": pod["metadata"]["namespace"],
+            }
             if all((values[field] != value) if op == "!=" else (values[field] == value) for field, op, value in selectors):
                 chosen.append(pod)
         return 200, self._list("PodList", "v1", chosen)
@@ -250,17 +322,36 @@ class KubeState:
             return 201, {"kind": "Status", "apiVersion": "v1", "status": "Success", "code": 201}
         budgets = [b for b in self.data["pdbs"] if self._matches(b, pod)]
         if len(budgets) > 1:
-            return _status(500, "InternalError", "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.")
+            return _status(
+                500, "InternalError", "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."
+            )
         if budgets and pod.get("phase") == "Running":
             status = self.budget_status(budgets[0])
             if status["disruptionsAllowed"] <= 0:
-                return _status(429, "TooManyRequests", "Cannot evict pod as it would violate the pod's disruption budget.", [
-                    {"reason": "DisruptionBudget", "message": f"The disruption budget {budgets[0]['name']} needs "
-                                                              f"{status['desiredHealthy']} healthy pods and has {status['currentHealthy']} currently"}])
+                return _status(
+                    429,
+                    "TooManyRequests",
+                    "Cannot evict pod as it would violate the pod's disruption budget.",
+                    [
+                        {
+                            "reason": "DisruptionBudget",
+                            "message": f"The disruption budget {budgets[0]['name']} needs "
+                            f"{status['desiredHealthy']} healthy pods and has {status['currentHealthy']} currently",
+                        }
+                    ],
+                )
         pod["deleting_at"] = self.now + GRACE_SECONDS
         if pod.get("owner_kind") in ("Deployment", "ReplicaSet", "StatefulSet"):
-            replacement = {**pod, "name": f"{pod['owner_name']}-{self.data['next_pod']:05d}", "node": "", "phase": "Pending",
-                           "deleting_at": None, "evicted_from": pod.get("node", ""), "start": None, "ready_at": None}
+            replacement = {
+                **pod,
+                "name": f"{pod['owner_name']}-{self.data['next_pod']:05d}",
+                "node": "",
+                "phase": "Pending",
+                "deleting_at": None,
+                "evicted_from": pod.get("node", ""),
+                "start": None,
+                "ready_at": None,
+            }
             self.data["next_pod"] += 1
             self.data["pods"].append(replacement)
             self._schedule(replacement)
