@@ -9,6 +9,7 @@ from pulumi_hyperpod import ClusterSpec, apply, connect, observe, plan
 from pulumi_hyperpod.aws.apply import ApplyError
 from pulumi_hyperpod.aws.fake import Simulator
 from pulumi_hyperpod.plan import Plan
+from tests.support.slurm_groups import slurm_group
 
 ROLE = "arn:aws:iam::111122223333:role/hp"
 LIFECYCLE = {"SourceS3Uri": "s3://bucket/lc/", "OnCreate": "on_create.sh"}
@@ -17,14 +18,7 @@ VPC = {"SecurityGroupIds": ["sg-12345678"], "Subnets": ["subnet-12345678"]}
 
 def slurm_spec(workers: int) -> ClusterSpec:
     def group(name: str, node_type: str, count: int, **slurm) -> dict:
-        return {
-            "InstanceGroupName": name,
-            "InstanceType": "ml.c5.xlarge",
-            "InstanceCount": count,
-            "LifeCycleConfig": LIFECYCLE,
-            "ExecutionRole": ROLE,
-            "SlurmConfig": {"NodeType": node_type, **slurm},
-        }
+        return slurm_group(name, node_type, count, LIFECYCLE, ROLE, **slurm)
 
     return ClusterSpec.from_dict(
         {

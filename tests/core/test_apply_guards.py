@@ -13,6 +13,7 @@ from pulumi_hyperpod import ClusterSpec, apply, connect, observe, plan
 from pulumi_hyperpod.aws.apply import PlanRefused
 from pulumi_hyperpod.aws.fake import Simulator
 from pulumi_hyperpod.plan import Plan, Policy, Step, Victim
+from tests.support.slurm_groups import slurm_group
 
 ROLE = "arn:aws:iam::111122223333:role/hp"
 LIFECYCLE = {"SourceS3Uri": "s3://bucket/lc/", "OnCreate": "on_create.sh"}
@@ -22,14 +23,7 @@ MUTATING = ("CreateCluster", "UpdateCluster", "BatchAddClusterNodes", "BatchDele
 
 def slurm_spec(workers: int, login: int = 1) -> ClusterSpec:
     def group(name: str, node_type: str, count: int, **slurm) -> dict:
-        return {
-            "InstanceGroupName": name,
-            "InstanceType": "ml.c5.xlarge",
-            "InstanceCount": count,
-            "LifeCycleConfig": LIFECYCLE,
-            "ExecutionRole": ROLE,
-            "SlurmConfig": {"NodeType": node_type, **slurm},
-        }
+        return slurm_group(name, node_type, count, LIFECYCLE, ROLE, **slurm)
 
     groups = [
         group("controller", "Controller", 1),

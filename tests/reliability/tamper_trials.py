@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from tests.support.slurm_groups import slurm_group
+
 MUTATING = ("CreateCluster", "UpdateCluster", "BatchAddClusterNodes", "BatchDeleteClusterNodes", "DeleteCluster")
 ROLE = "arn:aws:iam::111122223333:role/hp"
 LIFECYCLE = {"SourceS3Uri": "s3://bucket/lc/", "OnCreate": "on_create.sh"}
@@ -26,14 +28,7 @@ NAME = "tamper"
 
 def _spec(workers: int, controller: int = 1, login: int = 2) -> dict:
     def group(name: str, node_type: str, count: int, **slurm: Any) -> dict:
-        return {
-            "InstanceGroupName": name,
-            "InstanceType": "ml.c5.xlarge",
-            "InstanceCount": count,
-            "LifeCycleConfig": LIFECYCLE,
-            "ExecutionRole": ROLE,
-            "SlurmConfig": {"NodeType": node_type, **slurm},
-        }
+        return slurm_group(name, node_type, count, LIFECYCLE, ROLE, **slurm)
 
     return {
         "ClusterName": NAME,
