@@ -119,6 +119,16 @@ print(host - started, loaded - host, check - loaded, diff - check)
 """
 
 
+def run_pulumi(root: Path, env: dict, *args: str) -> tuple[float, str]:
+    """`pulumi ARGS` in `root`: seconds taken and the output (stdout + stderr); a failure ends the bench."""
+    started = time.perf_counter()
+    proc = subprocess.run(["pulumi", *args, "--non-interactive", "--color", "never"], cwd=root, env=env, capture_output=True, text=True)
+    elapsed = time.perf_counter() - started
+    if proc.returncode != 0:
+        sys.exit(f"pulumi {' '.join(args)} failed in {root} (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return elapsed, proc.stdout + proc.stderr
+
+
 def venv() -> Path:
     candidate = REPO / ".venv"
     return candidate if (candidate / "bin" / "python").exists() else Path(sys.prefix)
@@ -159,14 +169,7 @@ class Project:
 
     def pulumi(self, *args: str) -> tuple[float, str]:
         """Seconds taken and the output (stdout + stderr, what a user sees)."""
-        started = time.perf_counter()
-        proc = subprocess.run(
-            ["pulumi", *args, "--non-interactive", "--color", "never"], cwd=self.root, env=self.env, capture_output=True, text=True
-        )
-        elapsed = time.perf_counter() - started
-        if proc.returncode != 0:
-            sys.exit(f"pulumi {' '.join(args)} failed in {self.root} (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
-        return elapsed, proc.stdout + proc.stderr
+        return run_pulumi(self.root, self.env, *args)
 
     def config(self, key: str, value: str) -> None:
         subprocess.run(["pulumi", "config", "set", key, value], cwd=self.root, env=self.env, check=True, capture_output=True)

@@ -23,10 +23,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import yaml
+from engine_bench import run_pulumi  # the same timed `pulumi` run (this folder is on sys.path)
 
 REPO = Path(__file__).resolve().parents[1]
 RUNS = int(os.environ.get("LANG_BENCH_RUNS", "5"))
@@ -71,14 +71,7 @@ class Project:
         self.root, self.env = root, env
 
     def pulumi(self, *args: str) -> float:
-        started = time.perf_counter()
-        proc = subprocess.run(
-            ["pulumi", *args, "--non-interactive", "--color", "never"], cwd=self.root, env=self.env, capture_output=True, text=True
-        )
-        elapsed = time.perf_counter() - started
-        if proc.returncode != 0:
-            sys.exit(f"pulumi {' '.join(args)} failed in {self.root} (exit {proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
-        return elapsed
+        return run_pulumi(self.root, self.env, *args)[0]
 
     def preview(self) -> float:
         return self.pulumi("preview", "--expect-no-changes")

@@ -63,14 +63,8 @@ _UINT_MAX = {"uint16": 0xFFFF, "uint32": 0xFFFFFFFF, "uint64": 0xFFFFFFFFFFFFFFF
 # strtoul(value, NULL, 0) as Slurm parses numbers: decimal, 0x hex or 0 octal; k/K multiplies by 1024.
 _NUMBER = re.compile(r"(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)([kK]?)")
 _BOOLEAN = {"yes", "up", "true", "1", "no", "down", "false", "0"}
-_PRIORITY_WEIGHTS = (
-    "PriorityWeightAge",
-    "PriorityWeightAssoc",
-    "PriorityWeightFairshare",
-    "PriorityWeightJobSize",
-    "PriorityWeightPartition",
-    "PriorityWeightQOS",
-)
+# the numeric priority factor weights (uint32 in slurm.conf(5); PriorityWeightTRES is a list), from conf_table
+_PRIORITY_WEIGHTS = tuple(key for key, kind in KIND.items() if key.startswith("PriorityWeight") and kind == "uint32")
 # slurm.conf(5), PreemptExemptTime: "minutes", "minutes:seconds", "hours:minutes:seconds",
 # "days-hours", "days-hours:minutes", "days-hours:minutes:seconds"; -1 disables it.
 DURATION = re.compile(r"-1|\d+(:\d+){0,2}|\d+-\d+(:\d+){0,2}")

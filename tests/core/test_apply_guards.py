@@ -14,11 +14,11 @@ from pulumi_hyperpod.aws.apply import PlanRefused
 from pulumi_hyperpod.aws.fake import Simulator
 from pulumi_hyperpod.plan import Plan, Policy, Step, Victim
 from tests.support.slurm_groups import slurm_group
+from tests.support.cli import MUTATING
 
 ROLE = "arn:aws:iam::111122223333:role/hp"
 LIFECYCLE = {"SourceS3Uri": "s3://bucket/lc/", "OnCreate": "on_create.sh"}
 VPC = {"SecurityGroupIds": ["sg-12345678"], "Subnets": ["subnet-12345678"]}
-MUTATING = ("CreateCluster", "UpdateCluster", "BatchAddClusterNodes", "BatchDeleteClusterNodes", "DeleteCluster")
 
 
 def slurm_spec(workers: int, login: int = 1) -> ClusterSpec:

@@ -96,17 +96,22 @@ def converges(client, wanted: ClusterSpec, member) -> None:
     assert again.empty, (member.path, [r for s in again.steps for r in s.reasons])
 
 
+def named_then_converges(start: ClusterSpec, wanted: ClusterSpec, member) -> None:
+    """From a cluster made of `start`, the plan to `wanted` names the member (or refuses it), and
+    applying it converges."""
+    client = cluster(start)
+    first = plan(wanted, observe(client, "property"))
+    assert named(first, member), (member.path, first.steps, first.refusals)
+    converges(client, wanted, member)
+
+
 @pytest.mark.parametrize("member", LEAVES, ids=lambda m: m.path)
 @SETTINGS
 @given(data=st.data())
 def test_a_member_set_after_creation_is_named_then_converges(member, data):
     value = data.draw(values(shape_of(member)), label=member.path)
     assume(not is_default(member.path, value))  # the service's own default (OnDemand) is not a change
-    client = cluster(spec())
-    wanted = spec(member, value)
-    first = plan(wanted, observe(client, "property"))
-    assert named(first, member), (member.path, first.steps, first.refusals)
-    converges(client, wanted, member)
+    named_then_converges(spec(), spec(member, value), member)
 
 
 @pytest.mark.parametrize("member", LEAVES, ids=lambda m: m.path)
@@ -116,11 +121,7 @@ def test_a_member_changed_is_named_then_converges(member, data):
     before = data.draw(values(shape_of(member)), label="before")
     after = data.draw(values(shape_of(member)).filter(lambda v: not same(v, before, True)), label="after")
     assume(not is_default(member.path, before) and not is_default(member.path, after))
-    client = cluster(spec(member, before))
-    wanted = spec(member, after)
-    first = plan(wanted, observe(client, "property"))
-    assert named(first, member), (member.path, first.steps, first.refusals)
-    converges(client, wanted, member)
+    named_then_converges(spec(member, before), spec(member, after), member)
 
 
 @pytest.mark.parametrize("member", LEAVES, ids=lambda m: m.path)

@@ -14,17 +14,14 @@ from pulumi_hyperpod import ClusterSpec, connect, observe
 from pulumi_hyperpod.cli import main
 from pulumi_hyperpod.aws.fake import Simulator
 from pulumi_hyperpod.plan import PLAN_FORMAT
-from tests.support.cli import SPECS, hyperpod, use_fake_world
+from tests.support.cli import MUTATING, SPECS, hyperpod, seed004_world
 
 SEED004 = "leo-stg-hyperpod-cluster"
-MUTATING = ("CreateCluster", "UpdateCluster", "BatchAddClusterNodes", "BatchDeleteClusterNodes", "DeleteCluster")
 
 
 @pytest.fixture
 def world(tmp_path, monkeypatch):
-    use_fake_world(monkeypatch, tmp_path)
-    hyperpod("apply", "-f", str(SPECS / "seed004-initial.json"), "--yes", "--wait", "Target", "--timeout", "600")
-    return tmp_path
+    return seed004_world(monkeypatch, tmp_path)
 
 
 def run(*args: str):

@@ -31,6 +31,24 @@ def client(sim):
     return connect("fake", simulator=sim, poll_seconds=0)
 
 
+@pytest.fixture
+def running(client, doc):
+    """Seed 002's cluster created on the simulator; returns the observed state."""
+    from pulumi_hyperpod.gcp.apply import apply
+    from pulumi_hyperpod.gcp.observe import observe
+    from pulumi_hyperpod.gcp.planner import plan
+
+    apply(client, plan(spec(doc), None))
+    return observe(client, NAME)
+
+
+def spec(doc: dict):
+    """The GCP ClusterSpec of a document (the example's, edited by a test)."""
+    from pulumi_hyperpod.gcp.spec import ClusterSpec
+
+    return ClusterSpec.from_document(doc)
+
+
 def slurm(doc: dict) -> dict:
     return doc["orchestratorSpec"]["slurmSpec"]
 

@@ -10,21 +10,10 @@ from pulumi_hyperpod.core.contract import PlanRefused, PlanStale
 from pulumi_hyperpod.gcp.apply import apply
 from pulumi_hyperpod.gcp.observe import observe
 from pulumi_hyperpod.gcp.planner import plan
-from pulumi_hyperpod.gcp.spec import ClusterSpec, GcpSpecError
+from pulumi_hyperpod.gcp.spec import GcpSpecError
 from pulumi_hyperpod.plan import Plan, Policy, plan_text
 
-from .conftest import NAME, a4, slurm
-
-
-@pytest.fixture
-def running(client, doc):
-    """Seed 002's cluster created on the simulator; returns the observed state."""
-    apply(client, plan(ClusterSpec.from_document(doc), None))
-    return observe(client, NAME)
-
-
-def spec(doc) -> ClusterSpec:
-    return ClusterSpec.from_document(doc)
+from .conftest import NAME, a4, slurm, spec
 
 
 def test_create_is_one_call_with_the_body(doc):

@@ -9,23 +9,12 @@ import pytest
 from pulumi_hyperpod.gcp.apply import PlanRefused, apply
 from pulumi_hyperpod.gcp.observe import observe
 from pulumi_hyperpod.gcp.planner import plan
-from pulumi_hyperpod.gcp.spec import ClusterSpec
 from pulumi_hyperpod.plan import Policy, plan_text
 
-from .conftest import NAME, a4
+from .conftest import NAME, a4, spec
 
 SWAP_ALLOWED = Policy()  # the default: no limit on the share of a pool removed
 HALF = Policy(max_scale_in_fraction=0.5)
-
-
-@pytest.fixture
-def running(client, doc):
-    apply(client, plan(ClusterSpec.from_document(doc), None))
-    return observe(client, NAME)
-
-
-def spec(doc) -> ClusterSpec:
-    return ClusterSpec.from_document(doc)
 
 
 def flex_start(doc) -> None:

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from tests.support.slurm_groups import slurm_group
+from tests.support.cli import MUTATING
 
-MUTATING = ("CreateCluster", "UpdateCluster", "BatchAddClusterNodes", "BatchDeleteClusterNodes", "DeleteCluster")
 ROLE = "arn:aws:iam::111122223333:role/hp"
 LIFECYCLE = {"SourceS3Uri": "s3://bucket/lc/", "OnCreate": "on_create.sh"}
 VPC = {"SecurityGroupIds": ["sg-12345678"], "Subnets": ["subnet-12345678"]}

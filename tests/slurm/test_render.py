@@ -202,6 +202,15 @@ PartitionName=a4 Nodes=ip-10-1-0-20 Default=NO MaxTime=INFINITE State=UP
 """
 
 
+def hook_dry_run(bundle, root, address: str) -> str:
+    """The bundle's node hook run for real in dry-run mode against a fake root, as the node at `address`."""
+    command = [sys.executable, str(bundle / "slurm_spec_hook.py"), "--root", str(root), "--dry-run"]
+    command += ["--address", address, "--wait-seconds", "0"]
+    result = subprocess.run(command, capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"})
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
 def run_hook(tmp_path, address: str, runs: int = 1) -> tuple[str, object]:
     bundle = tmp_path / "bundle"
     render_hyperpod(example_cluster(), slurm()).write(bundle)
@@ -220,24 +229,8 @@ def run_hook(tmp_path, address: str, runs: int = 1) -> tuple[str, object]:
         )
     )
     for _ in range(runs):
-        result = subprocess.run(
-            [
-                sys.executable,
-                str(bundle / "slurm_spec_hook.py"),
-                "--root",
-                str(root),
-                "--dry-run",
-                "--address",
-                address,
-                "--wait-seconds",
-                "0",
-            ],
-            capture_output=True,
-            text=True,
-            env={"PATH": "/usr/bin:/bin"},
-        )
-        assert result.returncode == 0, result.stderr
-    return result.stdout, root
+        stdout = hook_dry_run(bundle, root, address)
+    return stdout, root
 
 
 def test_hook_on_the_controller_includes_the_spec_and_marks_the_default_partition(tmp_path):
@@ -365,21 +358,5 @@ def test_hook_on_a_legacy_cluster_mounts_lustre_itself(tmp_path):
     (root / "opt/ml/config/resource_config.json").write_text(
         json.dumps({"InstanceGroups": [{"Name": "worker-group-1", "Instances": [{"CustomerIpAddress": "10.1.0.20"}]}]})
     )
-    result = subprocess.run(
-        [
-            sys.executable,
-            str(bundle / "slurm_spec_hook.py"),
-            "--root",
-            str(root),
-            "--dry-run",
-            "--address",
-            "10.1.0.20",
-            "--wait-seconds",
-            "0",
-        ],
-        capture_output=True,
-        text=True,
-        env={"PATH": "/usr/bin:/bin"},
-    )
-    assert result.returncode == 0, result.stderr
-    assert "+ mount -t lustre -o relatime,flock fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com@tcp:/abcdefgh /fsx" in result.stdout
+    stdout = hook_dry_run(bundle, root, "10.1.0.20")
+    assert "+ mount -t lustre -o relatime,flock fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com@tcp:/abcdefgh /fsx" in stdout

@@ -9,6 +9,8 @@ from click.testing import CliRunner
 from pulumi_hyperpod.cli import main
 
 SPECS = Path(__file__).resolve().parents[2] / "examples" / "specs"
+# the calls that change a cluster: a refused or stale plan must make none of them
+MUTATING = ("CreateCluster", "UpdateCluster", "BatchAddClusterNodes", "BatchDeleteClusterNodes", "DeleteCluster")
 
 
 def use_fake_world(monkeypatch, directory: Path) -> Path:
@@ -26,3 +28,10 @@ def hyperpod(*args: str, code: int = 0) -> str:
     result = CliRunner().invoke(main, ["--backend", "fake", *args], catch_exceptions=False)
     assert result.exit_code == code, f"exit {result.exit_code}:\n{result.output}"
     return result.output
+
+
+def seed004_world(monkeypatch, directory: Path) -> Path:
+    """A persistent simulated world in `directory` holding seed 004's cluster, created and running."""
+    use_fake_world(monkeypatch, directory)
+    hyperpod("apply", "-f", str(SPECS / "seed004-initial.json"), "--yes", "--wait", "Target", "--timeout", "600")
+    return directory
