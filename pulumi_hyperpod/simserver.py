@@ -8,7 +8,10 @@ another SDK, a user's own script, the tool itself with `--endpoint-url` — talk
   (fake/wire.py's dispatcher over the persistent HyperPod world);
 - S3 (lifecycle bundles): REST-XML, path-style URLs (fake/s3.py), the same world;
 - Google's REST for training clusters (`/v1beta1/projects/…/modelDevelopmentClusters…`), answered
-  by the GCP simulator's `requests` adapter (gcp/fake/wire.py) over its persistent world.
+  by the GCP simulator's `requests` adapter (gcp/fake/wire.py) over its persistent world, and the
+  Compute Engine reads Google Cloud's preflight makes (`/compute/v1/projects/…/regions/R`,
+  `…/zones/Z/machineTypes/M`, `…/zones/Z/reservations/N`): point the real client there with
+  `HYPERPOD_GCP_ENDPOINT=URL HYPERPOD_GCP_COMPUTE_ENDPOINT=URL/compute/v1`.
 
 Which AWS service a request is for comes from its SigV4 credential scope (`…/REGION/SERVICE/
 aws4_request`), as AWS's own front ends route it; an unsigned request falls back to its
@@ -36,6 +39,7 @@ SIGNING_NAMES = {"sagemaker": "sagemaker", "servicequotas": "service-quotas", "s
 TARGET_PREFIXES = {"SageMaker": "sagemaker", "ServiceQuotasV20190624": "service-quotas"}
 _SCOPE = re.compile(r"Credential=[^/,]+/\d{8}/(?P<region>[^/]+)/(?P<service>[^/]+)/aws4_request")
 GCP_PREFIX = "/v1beta1/"
+COMPUTE_PREFIX = "/compute/v1/"  # Compute Engine's path under its own host (compute.googleapis.com)
 MAX_BODY = 64 * 1024 * 1024  # far above any request the tools send; a bound on what one request may hold
 
 
@@ -84,7 +88,7 @@ class Worlds:
     def answer(self, request: ServedRequest) -> tuple[int, dict[str, str], bytes]:
         """(HTTP status, headers, body) for one request."""
         with self._lock:
-            if urlsplit(request.url).path.startswith(GCP_PREFIX):
+            if urlsplit(request.url).path.startswith((GCP_PREFIX, COMPUTE_PREFIX)):
                 return self._answer_gcp(request)
             return self._answer_aws(request)
 
@@ -100,8 +104,14 @@ class Worlds:
     def _answer_gcp(self, request: ServedRequest) -> tuple[int, dict[str, str], bytes]:
         import requests
 
+        from .gcp.fake.wire import COMPUTE_HOST
+
         headers = {k: v for k, v in request.headers.items() if k.lower() in ("content-type",)}
-        prepared = requests.Request(request.method, request.url, headers=headers, data=request.body or None).prepare()
+        url = request.url
+        parts = urlsplit(url)
+        if parts.path.startswith(COMPUTE_PREFIX):  # the adapter tells Compute Engine's reads by their host
+            url = parts._replace(scheme="https", netloc=COMPUTE_HOST).geturl()
+        prepared = requests.Request(request.method, url, headers=headers, data=request.body or None).prepare()
         response = self.gcp().adapter.send(prepared)
         return response.status_code, dict(response.headers), response.content
 
