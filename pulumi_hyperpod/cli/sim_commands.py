@@ -1,10 +1,11 @@
-"""CLI commands around the simulator and the metering/event views: `hyperpod fake reset|show`,
+"""CLI commands around the simulators and the metering/event views: `hyperpod fake reset|show`,
 `hyperpod events NAME`, `hyperpod sinfo NAME`, `hyperpod cost NAME [--since ISO]`.
 
 `COMMANDS` are the main `hyperpod` group's (app.COMMANDS names each, loaded when run); its
 `--backend/--region/--profile` options arrive in `ctx.obj`. `events` and `cost` work against AWS too (events through the ListClusterEvents
 paginator; cost from pulumi_hyperpod.aws.cost: metering on the simulator, estimated on AWS).
-`sinfo` and `fake` are simulator-only.
+`sinfo` and `fake` are simulator-only. `hyperpod fake show|advance|reset|capacity|serve` act on both
+simulators' persistent worlds (the Google Cloud one through fake_gcp.py), which keep one clock.
 """
 
 from __future__ import annotations
@@ -96,37 +97,66 @@ def _parse_since(since: Optional[str]) -> Optional[dt.datetime]:
 
 
 # -- hyperpod fake ---------------------------------------------------------------------------------
+CLOUDS = ("all", "aws", "gcp")
+
+
 @click.group("fake")
 def fake() -> None:
-    """The simulator's persistent world ($HYPERPOD_FAKE_STATE, default .hyperpod/fake.sqlite)."""
+    """The simulators' persistent worlds and their one clock: HyperPod's ($HYPERPOD_FAKE_STATE,
+    default .hyperpod/fake.sqlite), Google Cloud's (gcp-fake.sqlite beside it) and clock.sqlite."""
+
+
+def _cloud_option(help_text: str):
+    return click.option("--cloud", type=click.Choice(CLOUDS), default="all", show_default=True, help=help_text)
 
 
 @fake.command("reset")
-@click.option("--yes", "-y", is_flag=True, help="Really delete the simulated world.")
+@click.option("--yes", "-y", is_flag=True, help="Really delete the simulated worlds.")
+@_cloud_option("Which world to delete: all (both worlds and their clock), aws (HyperPod's) or gcp (Google Cloud's).")
 @handle_errors
-def reset(yes: bool) -> None:
-    """Delete the simulated world (clusters, nodes, events, billing, recorded calls)."""
+def reset(yes: bool, cloud: str) -> None:
+    """Delete the simulated worlds (clusters, nodes, events, billing, recorded calls) and their clock."""
     from ..aws.fake.store import delete_world
+    from ..core.clock import delete_clock
+    from . import fake_gcp
 
     path = _simulator().default_path()
+    gcp_path = fake_gcp.world_path()
+    clock = path.with_name("clock.sqlite")
+    targets = {"aws": [path], "gcp": [gcp_path], "all": [path, gcp_path]}[cloud]
     if not yes:
-        raise click.UsageError(f"this deletes the simulated world at {path}; pass --yes to confirm")
-    if delete_world(path):
-        print_line(f"deleted the simulated world at {path}", console=_console())
-    else:
-        print_line(f"no simulated world at {path}; nothing to delete", console=_console())
+        raise click.UsageError(f"this deletes the simulated world at {' and '.join(map(str, targets))}; pass --yes to confirm")
+    console = _console()
+    if cloud in ("all", "aws"):
+        if delete_world(path):
+            print_line(f"deleted the simulated world at {path}", console=console)
+        else:
+            print_line(f"no simulated world at {path}; nothing to delete", console=console)
+    if cloud in ("all", "gcp"):
+        if fake_gcp.reset():
+            print_line(f"deleted the Google Cloud simulated world at {gcp_path}", console=console)
+        elif cloud == "gcp":
+            print_line(f"no Google Cloud simulated world at {gcp_path}; nothing to delete", console=console)
+    if cloud == "all" and delete_clock(clock):  # both worlds gone: the next world starts a new clock
+        print_line(f"deleted the simulators' clock at {clock}", console=console)
 
 
 @fake.command("show")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@_cloud_option("Which world to show: all, aws (HyperPod's) or gcp (Google Cloud's).")
 @handle_errors
-def show(as_json: bool) -> None:
-    """Clusters, statuses and counts of the simulated world, and its virtual time."""
+def show(as_json: bool, cloud: str) -> None:
+    """Clusters, statuses and counts of the simulated worlds, and their virtual time."""
     from rich.table import Table
 
+    from . import fake_gcp
+
+    gcp = fake_gcp.overview() if cloud in ("all", "gcp") else None
+    if cloud == "gcp":
+        return emit_json(gcp) if as_json else _show_gcp(gcp, _console())
     overview = _simulator().open_default().overview()
     if as_json:
-        return emit_json(overview)
+        return emit_json({**overview, "gcp": gcp} if gcp is not None else overview)
     ahead = overview.get("ahead_of_wall_clock_seconds")
     clock = (
         f"follows the wall clock ({ahead / 3600:.2f} h ahead), {overview['speed']:g}x while waited on"
@@ -144,18 +174,37 @@ def show(as_json: bool) -> None:
             *(cell(v) for v in (cluster["name"], cluster["region"], cluster["status"], cluster["mode"], cluster["orchestrator"], groups))
         )
     console.print(table if overview["clusters"] else cell("no clusters"))
+    if gcp is not None:
+        _show_gcp(gcp, console)
+
+
+def _show_gcp(gcp: dict, console: Console) -> None:
+    from rich.table import Table
+
+    if gcp["virtual_time"] is None:
+        print_line(f"Google Cloud world: {gcp['path']} (none yet)", console=console)
+        return
+    print_line(f"Google Cloud world: {gcp['path']}   virtual time: {gcp['virtual_time']}", console=console)
+    table = Table("cluster", "state", "node pools (running, min-max)")
+    for cluster in gcp["clusters"]:
+        pools = ", ".join(f"{p['id']} {p['machine_type']} {p['running']} ({p['min']}-{p['max']})" for p in cluster["pools"])
+        table.add_row(cell(cluster["name"]), cell(cluster["state"]), cell(pools))
+    console.print(table if gcp["clusters"] else cell("no clusters"))
 
 
 @fake.command("advance")
 @click.argument("duration")
 @handle_errors
 def advance(duration: str) -> None:
-    """Fast-forward the persistent world by DURATION (90s, 15m, 3h, 1h30m): everything due by then runs."""
-    from ..aws.fake.clock import parse_duration
+    """Fast-forward the persistent worlds' one clock by DURATION (90s, 15m, 3h, 1h30m): everything due
+    by then runs, on both clouds."""
+    from ..core.clock import parse_duration
+    from . import fake_gcp
 
     seconds = parse_duration(duration)
     sim = _simulator().open_default()
-    now = sim.advance(seconds)
+    now = sim.advance(seconds)  # moves the one clock: the Google Cloud world's time too
+    fake_gcp.catch_up()
     lead = sim.lead()
     ahead = f", {lead / 3600:.2f} h ahead of the wall clock" if lead is not None else ""
     print_line(f"advanced {seconds:g} s: virtual time {_when(now)} UTC{ahead}", console=_console())
@@ -243,17 +292,28 @@ def alarm(cluster: str, alarm_name: str) -> None:
 @handle_errors
 def capacity(instance_type: str, count: str, zone: Optional[str]) -> None:
     """A capacity shortage: the world has COUNT free INSTANCE_TYPE instances from now on (launches
-    beyond them fail: all-or-nothing groups fail, Continuous mode retries); COUNT `unlimited` lifts it."""
+    beyond them fail: all-or-nothing groups fail, Continuous mode retries); COUNT `unlimited` lifts it.
+    A Google Cloud machine type (a4-highgpu-8g) sets the Google Cloud world's: an operation needing
+    more nodes of it than COUNT fails with RESOURCE_EXHAUSTED."""
     from ..aws.servicemodel import enum
+    from . import fake_gcp
 
-    if instance_type not in enum("ClusterInstanceGroupSpecification", "InstanceType"):
-        raise click.UsageError(f"INSTANCE_TYPE: {instance_type!r} is not a HyperPod instance type (ClusterInstanceType)")
+    gcp = not instance_type.startswith("ml.") and fake_gcp.is_machine_type(instance_type)
+    if not gcp and instance_type not in enum("ClusterInstanceGroupSpecification", "InstanceType"):
+        also = "" if instance_type.startswith("ml.") else ", nor a Google Cloud machine type the simulator knows"
+        raise click.UsageError(f"INSTANCE_TYPE: {instance_type!r} is not a HyperPod instance type (ClusterInstanceType){also}")
+    if gcp and zone:
+        raise click.UsageError("--zone: a Google Cloud machine type's capacity is the world's, not a zone's")
     if count == "unlimited":
         available = None
     elif count.isdigit():
         available = int(count)
     else:
         raise click.UsageError(f"COUNT: {count!r} is not a whole number >= 0 or `unlimited`")
+    if gcp:
+        fake_gcp.set_capacity(instance_type, available)
+        print_line(f"{instance_type} (Google Cloud): " + ("unlimited" if available is None else f"{available} nodes"), console=_console())
+        return
     _simulator().open_default().set_capacity(instance_type, zone, available)
     where = f"in {zone}" if zone else "in every zone"
     print_line(f"{instance_type} {where}: " + ("unlimited" if available is None else f"{available} free"), console=_console())

@@ -8,6 +8,12 @@ read at every check: editing the file is a change), `backend` ("gcp" or "fake"; 
 when the provider's hyperpod:backend is "fake", else "gcp"), `policy`, `timeout`, `wait` (the
 contract's vocabulary). Outputs: `name`, `state`, `pools`, `nodeCount`. Import:
 `pulumi import hyperpod:index:GcpTrainingCluster NAME projects/P/locations/L/modelDevelopmentClusters/ID`.
+
+Migration from the dynamic `GcpTrainingCluster` (docs/native-provider.md), as for `Cluster`: by an
+alias of the old type, whose state (the pickled provider under `__provider`) the diff recognises
+and answers with an update that only rewrites it in this provider's form; or `pulumi state delete`
+and an import. A Python program declares the resource with `NativeGcpTrainingCluster`
+(native/gcp_resource.py).
 """
 
 from __future__ import annotations
@@ -15,6 +21,8 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 TYPE = "hyperpod:index:GcpTrainingCluster"
+DYNAMIC_TYPE = "pulumi-python:dynamic/hyperpod:GcpTrainingCluster"
+DYNAMIC_STATE_KEY = "__provider"  # the dynamic provider's pickled provider, in a state it wrote
 INPUTS = ("spec", "spec_file", "backend", "policy", "timeout", "wait")
 OUTPUTS = ("name", "state", "pools", "node_count")
 
@@ -66,7 +74,19 @@ class GcpResource:
 
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> tuple[bool, list[str], bool]:
         result = self.dynamic.diff(id_, {k: olds.get(k) for k in INPUTS if k in olds}, self._bag(news))
-        return bool(result.changes), list(result.replaces or []), bool(result.delete_before_replace)
+        changes, replaces = bool(result.changes), list(result.replaces or [])
+        if DYNAMIC_STATE_KEY in olds and not replaces:
+            # A migration by alias: the state is the dynamic provider's. An update with the same plan
+            # writes it again in this provider's form (no pickled provider in it).
+            from . import core
+
+            core.say(
+                f"state written by the dynamic provider ({DYNAMIC_TYPE}): this update rewrites it in the native "
+                "provider's form; the cluster itself changes only as its plan says",
+                id_.rsplit("/", 1)[-1] or None,
+            )
+            changes = True
+        return changes, replaces, bool(result.delete_before_replace)
 
     def create(self, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         result = self.dynamic.create(self._bag(inputs))

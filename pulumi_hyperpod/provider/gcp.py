@@ -263,7 +263,7 @@ class GcpClusterProvider(ResourceProvider):
                 f"cluster {spec.name} no longer exists (deleted outside Pulumi?): run `pulumi refresh`, then `pulumi up` creates it again"
             )
         state = self._apply(client, spec, observed, policy, timeout, wait)
-        return UpdateResult(_outputs(news, state))
+        return UpdateResult(_outputs(news, state or observed))  # a plan with no step observes nothing after
 
     def _apply(self, client, spec: ClusterSpec | None, observed, policy: Policy, timeout: float, wait: str):
         from ..core import cloud

@@ -22,7 +22,8 @@ from botocore.configprovider import ConstantProvider
 from ..sessions import new_botocore_session
 from . import billing as metering
 from . import ids, provisioning as prov, reconcile, rolling_update, s3, slurm, wire
-from .clock import ManualClock, PollTracker, to_datetime, to_seconds
+from ...core.clock import CLOCK_FILE, ClockFileError
+from .clock import ManualClock, PollTracker, SharedClock, to_datetime, to_seconds
 from .errors import ResourceNotFound
 from .model import Cluster
 from .scenario import QuotaValue, Scenario, load_scenario
@@ -78,13 +79,14 @@ class Simulator:
         scenario: "dict | str | Path | Scenario | None" = None,
         *,
         real_time: Callable[[], float] = time.time,
+        clock: Optional[SharedClock] = None,
     ) -> None:
         self.path = Path(path) if path is not None else None
         loaded = load_scenario(scenario)
         if self.path is None:
             self._store: "MemoryStore | SqliteStore" = MemoryStore(World(loaded, seed, ManualClock()))
         else:
-            self._store = SqliteStore(self.path, seed, loaded, real_time)
+            self._store = SqliteStore(self.path, seed, loaded, real_time, clock)
 
     # -- construction ----------------------------------------------------------------------------
     @staticmethod
@@ -102,15 +104,18 @@ class Simulator:
         path = cls.default_path()
         scenario = input_file(SCENARIO_ENV)
         try:
-            return cls.shared(path, scenario=scenario)
+            # the default world keeps time by the directory's one clock, with the Google Cloud world
+            return cls.shared(path, scenario=scenario, clock=SharedClock(path.with_name(CLOCK_FILE)))
         except (InputError, ValueError) as error:
-            if scenario is None or isinstance(error, EnvError):
+            if scenario is None or isinstance(error, (EnvError, ClockFileError)):
                 raise
             lines = error.lines() if isinstance(error, InputError) else [str(error)]
             raise EnvError(SCENARIO_ENV, scenario, " ".join(lines)) from None
 
     @classmethod
-    def shared(cls, path: "str | Path", scenario: "dict | str | Path | Scenario | None" = None) -> "Simulator":
+    def shared(
+        cls, path: "str | Path", scenario: "dict | str | Path | Scenario | None" = None, clock: Optional[SharedClock] = None
+    ) -> "Simulator":
         """This process's one Simulator of the SQLite world at `path`, shared by every client of that world:
         one connection and one loaded world, so a write through one client does not make the others reload
         it. A new one when the file was deleted or replaced (`hyperpod fake reset`) or after a fork."""
@@ -118,7 +123,7 @@ class Simulator:
         with _shared_lock:
             simulator = _SHARED.get(key)
             if simulator is None or not simulator._store.is_current():
-                simulator = _SHARED[key] = cls(key[1], scenario=scenario)
+                simulator = _SHARED[key] = cls(key[1], scenario=scenario, clock=clock)
             return simulator
 
     @contextlib.contextmanager

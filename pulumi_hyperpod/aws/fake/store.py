@@ -25,7 +25,7 @@ import uuid
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
-from .clock import clock_from_state, new_persistent_clock
+from .clock import SharedClock, clock_from_state, new_persistent_clock
 from .model import NEXT_NODE_DUE, Cluster, EventLog
 from .scenario import Scenario
 from .world import World, rng_state, set_rng_state
@@ -113,9 +113,17 @@ class MemoryStore:
 
 
 class SqliteStore:
-    def __init__(self, path: "str | Path", seed: int, scenario: Scenario, real_time: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        path: "str | Path",
+        seed: int,
+        scenario: Scenario,
+        real_time: Callable[[], float] = time.time,
+        clock: Optional[SharedClock] = None,
+    ) -> None:
         self.path = Path(path)
         self.real_time = real_time
+        self.shared_clock = clock  # the directory's one clock (core/clock.py), or None: the world's own
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if not self.path.exists():
             fd = os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600)  # the world may hold account ids
@@ -138,7 +146,7 @@ class SqliteStore:
                     if statement.strip():
                         self.conn.execute(statement)
                 if self._meta("seed") is None:
-                    world = World(scenario, seed, new_persistent_clock(scenario.speed, real_time))
+                    world = World(scenario, seed, self._clock(new_persistent_clock(scenario.speed, real_time).state()))
                     self._write_all(world)
                     self.conn.execute("INSERT INTO meta (key, value) VALUES ('world_id', ?)", (_dumps(uuid.uuid4().hex),))
                 self._world_id = self._meta("world_id")
@@ -146,6 +154,10 @@ class SqliteStore:
             except BaseException:
                 self.conn.execute("ROLLBACK")
                 raise
+
+    def _clock(self, state: dict):
+        """The world's clock: the shared one (made from, or moved up to, the world's own `state`), else its own."""
+        return self.shared_clock.adopt(state) if self.shared_clock is not None else clock_from_state(state, self.real_time)
 
     def _reset_snapshots(self) -> None:
         self._meta_snap: dict[str, str] = {}
@@ -186,7 +198,7 @@ class SqliteStore:
         self._generation += 1
         generation = self._generation
         meta = {key: json.loads(value) for key, value in self.conn.execute("SELECT key, value FROM meta")}
-        world = World(Scenario.model_validate(meta["scenario"]), meta["seed"], clock_from_state(meta["clock"], self.real_time))
+        world = World(Scenario.model_validate(meta["scenario"]), meta["seed"], self._clock(meta["clock"]))
         set_rng_state(world.rng, meta["rng"])
         set_rng_state(world.fault_rng, meta["fault_rng"])
         world.now, world.start = meta["now"], meta["start"]

@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .store import MemoryStore, SqliteStore
 from .wire import SimulatorAdapter
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...core.clock import SharedClock
 
 STATE_ENV = "HYPERPOD_GCP_FAKE_STATE"
 TICK_ENV = "HYPERPOD_GCP_FAKE_TICK"
@@ -31,20 +34,30 @@ class GcpSimulator:
     """`path` None: an in-memory world; else a SQLite world other processes can open too.
     `tick`: virtual seconds each request moves the clock (default 60; $HYPERPOD_GCP_FAKE_TICK).
     `capacity`: machine type → the most nodes of it there are (default unlimited;
-    $HYPERPOD_GCP_FAKE_CAPACITY, JSON); an operation that needs more fails with RESOURCE_EXHAUSTED."""
+    $HYPERPOD_GCP_FAKE_CAPACITY, JSON); an operation that needs more fails with RESOURCE_EXHAUSTED.
+    `clock`: a persistent world's time from the directory's one clock (core/clock.py), shared with
+    the HyperPod world (`open_default` passes it); None: the world's own clock."""
 
-    def __init__(self, path: str | Path | None = None, tick: float | None = None, capacity: dict[str, int] | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        tick: float | None = None,
+        capacity: dict[str, int] | None = None,
+        clock: SharedClock | None = None,
+    ) -> None:
         if tick is None and os.environ.get(TICK_ENV):
             tick = _tick_from_env(os.environ[TICK_ENV])
         if capacity is None and os.environ.get(CAPACITY_ENV):
             capacity = _capacity_from_env(os.environ[CAPACITY_ENV])
         self.path = Path(path) if path is not None else None
-        self._store = MemoryStore(tick, capacity) if self.path is None else _sqlite_store(self.path, tick, capacity)
+        self._store = MemoryStore(tick, capacity) if self.path is None else _sqlite_store(self.path, tick, capacity, clock)
         self.adapter = SimulatorAdapter(self._store.transaction)
 
     @classmethod
     def open_default(cls) -> GcpSimulator:
-        return cls(default_path())
+        from ...core.clock import SharedClock, default_clock_path
+
+        return cls(default_path(), clock=SharedClock(default_clock_path()))
 
     def session(self) -> Any:
         """google-auth's AuthorizedSession (anonymous credentials: nothing of this machine's is
@@ -87,7 +100,7 @@ def _capacity_from_env(text: str) -> dict[str, int]:
     return {str(k): v for k, v in data.items()}
 
 
-def _sqlite_store(path: Path, tick: float | None, capacity: dict[str, int] | None) -> SqliteStore:
+def _sqlite_store(path: Path, tick: float | None, capacity: dict[str, int] | None, clock: SharedClock | None = None) -> SqliteStore:
     """The world's file, or one line naming it and $HYPERPOD_GCP_FAKE_STATE (a directory, a device or
     a file that is not this simulator's database is not a world)."""
     import sqlite3
@@ -97,7 +110,7 @@ def _sqlite_store(path: Path, tick: float | None, capacity: dict[str, int] | Non
             f"{path} (${STATE_ENV} or beside $HYPERPOD_FAKE_STATE): not a regular file; give the path of the simulator's SQLite file"
         )
     try:
-        store = SqliteStore(path, tick, capacity)
+        store = SqliteStore(path, tick, capacity, clock)
         with store.transaction() as world:
             world.data["clusters"]  # noqa: B018 - a readable world, not just a database
     except (sqlite3.DatabaseError, OSError, KeyError, TypeError, ValueError) as error:

@@ -8,8 +8,12 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .world import GcpWorld, empty_world
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ...core.clock import SharedClock
 
 
 class MemoryStore:
@@ -27,8 +31,11 @@ class SqliteStore:
     """The whole world as one JSON document in table `gcp_world`; a write transaction
     (BEGIN IMMEDIATE) per request, so concurrent processes see one consistent history."""
 
-    def __init__(self, path: Path, tick: float | None = None, capacity: dict[str, int] | None = None) -> None:
+    def __init__(
+        self, path: Path, tick: float | None = None, capacity: dict[str, int] | None = None, clock: SharedClock | None = None
+    ) -> None:
         self.path = Path(path)
+        self.clock = clock  # the directory's one clock, shared with the HyperPod world; None: the world's own
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with contextlib.closing(self._connect()) as db:
             db.execute("CREATE TABLE IF NOT EXISTS gcp_world (id INTEGER PRIMARY KEY CHECK (id = 1), data TEXT NOT NULL)")
@@ -45,7 +52,7 @@ class SqliteStore:
         try:
             db.execute("BEGIN IMMEDIATE")
             row = db.execute("SELECT data FROM gcp_world WHERE id = 1").fetchone()
-            world = GcpWorld(json.loads(row[0]) if row else empty_world())
+            world = GcpWorld(json.loads(row[0]) if row else empty_world(), clock=self.clock)
             yield world
             db.execute("INSERT OR REPLACE INTO gcp_world (id, data) VALUES (1, ?)", (json.dumps(world.data, sort_keys=True),))
             db.execute("COMMIT")

@@ -4,6 +4,9 @@ Clusters go PROVISIONING → RUNNING, RUNNING → UPDATING → RUNNING on a patc
 delete; every mutation is a long-running operation that finishes later on the virtual clock.
 Virtual time moves by `tick` seconds on every request the service answers, so a client polling an
 operation sees it finish after a fixed number of polls, the same in every process and every run.
+A world kept beside the HyperPod world (`GcpSimulator.open_default`) reads and moves the directory's
+one clock (core/clock.py) instead of its own `now`: real time, `hyperpod fake advance` and a client
+waiting on either cloud move both clouds' time; `now` then stays the latest time the world has seen.
 
 The state is one JSON document (clusters, operations, clock), so a SQLite row holds a whole world
 and separate processes (the CLI, the Pulumi provider, a test) share it.
@@ -65,8 +68,11 @@ def empty_world(tick: float = TICK_SECONDS, capacity: dict[str, int] | None = No
 
 
 class GcpWorld:
-    def __init__(self, data: dict[str, Any] | None = None) -> None:
+    def __init__(self, data: dict[str, Any] | None = None, clock: Any = None) -> None:
         self.data = data if data is not None else empty_world()
+        self.clock = clock  # a core.clock.SharedClock, or None: `now` moves only by `advance`
+        if clock is not None:
+            self._follow_clock()
 
     # ---- time --------------------------------------------------------------------------------
     @property
@@ -74,7 +80,18 @@ class GcpWorld:
         return self.data["now"]
 
     def advance(self, seconds: float | None = None) -> None:
-        self.data["now"] += self.data["tick"] if seconds is None else seconds
+        step = self.data["tick"] if seconds is None else seconds
+        if self.clock is None:
+            self.data["now"] += step
+            self._catch_up()
+        else:
+            if step:
+                self.clock.advance(step)
+            self._follow_clock()
+
+    def _follow_clock(self) -> None:
+        """`now` from the shared clock (never back), and the operations due by then finished."""
+        self.data["now"] = max(self.data["now"], self.clock.now())
         self._catch_up()
 
     def _catch_up(self) -> None:
@@ -103,6 +120,34 @@ class GcpWorld:
         if start + size < len(found):
             result["nextPageToken"] = f"o{start + size}"
         return result
+
+    def overview(self) -> list[dict[str, Any]]:
+        """Each cluster's state and its pools' running nodes and bounds (`hyperpod fake show`)."""
+        rows = []
+        for name, cluster in sorted(self.data["clusters"].items(), key=lambda item: (item[1]["create_time"], item[0])):
+            pools = []
+            for pool in cluster["body"]["node_pools"]:
+                nodes = [n for n in cluster["nodes"] if n["pool"] == pool["id"] and not n.get("leaving")]
+                scaling = pool["scaling_spec"]
+                pools.append(
+                    {
+                        "id": pool["id"],
+                        "machine_type": pool["machine_spec"]["machine_type"],
+                        "running": sum(1 for n in nodes if n["state"] == "RUNNING"),
+                        "min": scaling["min_node_count"],
+                        "max": scaling["max_node_count"],
+                    }
+                )
+            rows.append({"name": name, "state": cluster["state"], "pools": pools})
+        return rows
+
+    def set_capacity(self, machine_type: str, available: int | None) -> None:
+        """From now on the world has `available` nodes of `machine_type` (None: unlimited)."""
+        capacity = self.data.setdefault("capacity", {})
+        if available is None:
+            capacity.pop(machine_type, None)
+        else:
+            capacity[machine_type] = int(available)
 
     def get_operation(self, name: str) -> dict[str, Any]:
         op = self.data["operations"].get(name)
