@@ -27,7 +27,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "cost": ("sim_commands", "cost", "Instance-hours and money per instance group and per instance."),
     "delete": ("cluster_commands", "delete_command", "Delete the cluster and wait until it is gone. Exit 1 when there is no such cluster."),
     "events": ("sim_commands", "events", "Cluster events (Continuous-mode clusters), oldest first, via the ListClusterEvents paginator."),
-    "fake": ("sim_commands", "fake", "The simulator's persistent world ($HYPERPOD_FAKE_STATE, default .hyperpod/fake.sqlite)."),
+    "fake": ("sim_commands", "fake", "Both simulators' persistent worlds (HyperPod's and Google Cloud's) and their one clock."),
     "gcp": ("gcp_commands", "gcp_group", "Google Cloud training clusters (Vertex AI / Gemini Enterprise Agent Platform, Slurm)."),
     "list": ("list_commands", "list_command", "The clusters in the region: name, status, orchestrator, groups, nodes running/target, age."),
     "health-check": (

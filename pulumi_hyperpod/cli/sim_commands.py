@@ -102,8 +102,10 @@ CLOUDS = ("all", "aws", "gcp")
 
 @click.group("fake")
 def fake() -> None:
-    """The simulators' persistent worlds and their one clock: HyperPod's ($HYPERPOD_FAKE_STATE,
-    default .hyperpod/fake.sqlite), Google Cloud's (gcp-fake.sqlite beside it) and clock.sqlite."""
+    """Both simulators' persistent worlds (HyperPod's and Google Cloud's) and their one clock.
+
+    HyperPod's world is $HYPERPOD_FAKE_STATE (default .hyperpod/fake.sqlite); Google Cloud's is
+    gcp-fake.sqlite beside it; their clock is clock.sqlite there."""
 
 
 def _cloud_option(help_text: str):
