@@ -183,3 +183,16 @@ def test_a_row_of_another_format_is_refused(tmp_path):
         db.execute("INSERT INTO clock VALUES (1, ?)", (json.dumps({"kind": "manual", "now": 1.0}),))
     with pytest.raises(ClockFileError, match="not hyperpod-fake-clock/1"):
         SharedClock(path).now()
+
+
+def test_advance_finishes_what_became_due_in_the_google_cloud_world(worlds):
+    from pulumi_hyperpod.gcp.spec import ClusterSpec
+    from tests.gcp.conftest import EXAMPLE
+
+    spec = ClusterSpec.from_document(json.loads(EXAMPLE.read_text()))
+    body = spec.body()
+    parent, _, cluster_id = spec.name.rpartition("/modelDevelopmentClusters/")
+    connect("fake", poll_seconds=0).create_cluster(parent, cluster_id, body)  # not waited on: PROVISIONING
+    assert [c["state"] for c in json.loads(run("fake", "show", "--json", "--cloud", "gcp"))["clusters"]] == ["PROVISIONING"]
+    run("fake", "advance", "15m")
+    assert [c["state"] for c in json.loads(run("fake", "show", "--json", "--cloud", "gcp"))["clusters"]] == ["RUNNING"]
