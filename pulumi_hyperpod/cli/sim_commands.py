@@ -119,16 +119,18 @@ def _cloud_option(help_text: str):
 def reset(yes: bool, cloud: str) -> None:
     """Delete the simulated worlds (clusters, nodes, events, billing, recorded calls) and their clock."""
     from ..aws.fake.store import delete_world
-    from ..core.clock import delete_clock
+    from ..core.clock import CLOCK_FILE, delete_clock
     from . import fake_gcp
 
     path = _simulator().default_path()
     gcp_path = fake_gcp.world_path()
-    clock = path.with_name("clock.sqlite")
+    clock = path.with_name(CLOCK_FILE)
     targets = {"aws": [path], "gcp": [gcp_path], "all": [path, gcp_path]}[cloud]
     if not yes:
         raise click.UsageError(f"this deletes the simulated world at {' and '.join(map(str, targets))}; pass --yes to confirm")
     console = _console()
+    # the clock first: a clock.sqlite that is not the simulators' stops the reset before a world is deleted
+    clock_deleted = cloud == "all" and delete_clock(clock)  # both worlds go: the next world starts a new clock
     if cloud in ("all", "aws"):
         if delete_world(path):
             print_line(f"deleted the simulated world at {path}", console=console)
@@ -139,7 +141,7 @@ def reset(yes: bool, cloud: str) -> None:
             print_line(f"deleted the Google Cloud simulated world at {gcp_path}", console=console)
         elif cloud == "gcp":
             print_line(f"no Google Cloud simulated world at {gcp_path}; nothing to delete", console=console)
-    if cloud == "all" and delete_clock(clock):  # both worlds gone: the next world starts a new clock
+    if clock_deleted:
         print_line(f"deleted the simulators' clock at {clock}", console=console)
 
 

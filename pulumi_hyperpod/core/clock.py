@@ -248,7 +248,7 @@ class SharedClock:
             raise ClockFileError(self._unusable(str(error))) from None
 
     def _unusable(self, why: str) -> str:
-        return f"{self.path}: not the simulators' clock ({why[:80]}); `hyperpod fake reset --yes` deletes it with the worlds"
+        return f"{self.path}: not the simulators' clock ({why[:80]}); move it away (or delete it: it holds only the simulated time)"
 
     def _connection(self) -> sqlite3.Connection:
         identity = _identity(self.path)
