@@ -40,7 +40,7 @@ class Policy(BaseModel):
         default=0.9, ge=0.0, le=1.0, description="Warn when a plan would use more than this share of a service quota."
     )
 
-    # scale-in by workload and drain before delete (docs/workloads.md; plan/workload_order.py, apply/drain.py)
+    # scale-in by workload and drain before delete (docs/workloads.md; aws/planner/workload_order.py, apply/drain.py)
     scale_in_order: Literal["workload", "state", "oldest", "newest"] = Field(
         default="workload",
         description="Which removable nodes a scale-in names first: workload (idle, then the work "

@@ -32,10 +32,10 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from ..observe import ClusterState, observe
 from ...plan import Plan, Policy, Step, Victim
-from ...plan import victims as victim_rules
-from ...plan.basis import Expectation, stale_reasons
+from ..planner import victims as victim_rules
+from ..planner.basis import Expectation, stale_reasons
 from ...plan.integrity import step_problems
-from ...plan.planner import api_limits, pack_deletes
+from ..planner.rules import api_limits, pack_deletes
 from . import guards
 from . import lifecycle
 from .progress import Progress

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from ...plan.compare import same
+from ..planner.compare import same
 from ...plan.sections import ConsistencyFinding
 from ..spec import BUILD_FIELDS
 from .quotas import describe_error
