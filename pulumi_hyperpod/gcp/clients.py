@@ -19,8 +19,13 @@ if TYPE_CHECKING:  # pragma: no cover
 class TrainingClusterClient(Protocol):
     backend: str  # "gcp", or "fake" for the simulator
     poll_seconds: float  # how often a wait polls
-    sleep: Callable[[float], None]  # injected in tests: the simulator's clock
-    monotonic: Callable[[], float]
+
+    # the clock a wait reads and sleeps on (tests inject the simulator's)
+    @property
+    def sleep(self) -> Callable[[float], None]: ...
+
+    @property
+    def monotonic(self) -> Callable[[], float]: ...
 
     # the cluster resource (modelDevelopmentClusters)
     def find_cluster(self, name: str) -> dict[str, Any] | None: ...
