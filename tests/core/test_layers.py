@@ -1,6 +1,6 @@
-"""The import rules of the whole package (docs/DESIGN.md, "Layers"): the core is neutral, each cloud
-stands on the core and not on the other cloud, the Slurm layer on no cloud's front end, and no
-library module imports a front end. Every import counts, inside functions too (a lazy import is
+"""The import rules of the whole package (docs/DESIGN.md, "Layers"): the core and the Plan model are
+neutral, HyperPod's planner is pure, each cloud stands on the core and not on the other cloud, the
+Slurm layer on no cloud's front end, and no library module imports a front end. Every import counts, inside functions too (a lazy import is
 still a dependency); TYPE_CHECKING imports count as well."""
 
 from __future__ import annotations
