@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .aws.apply import ApplyResult, apply
     from .aws.client import connect
     from .aws.observe import ClusterState, observe
-    from .plan import Plan, Policy, plan
+    from .plan import Plan, Policy
     from .aws.spec import ClusterSpec, SpecError
 
 # public name → the submodule that defines it
@@ -33,16 +33,16 @@ _EXPORTS = {
     "apply": ".aws.apply",
     "connect": ".aws.client",
     "observe": ".aws.observe",
-    "plan": ".plan",
     "pipeline": ".aws.pipeline",  # a module: pipeline.prepare, pipeline.save, …
 }
-# `apply`, `observe` and `plan` are subpackages that are callable as their function (see
-# `_lazy.callable_package`): `pulumi_hyperpod.plan(spec, observed, policy)` plans, and
-# `import pulumi_hyperpod.plan.model` still resolves through the same name.
-_CALLABLE_PACKAGES = frozenset({"apply", "observe", "plan"})
+# `apply` and `observe` are subpackages that are callable as their function (see
+# `_lazy.callable_package`): `pulumi_hyperpod.apply(client, plan)` applies, and
+# `import pulumi_hyperpod.aws.apply.waiters` still resolves through the same name.
+# `pulumi_hyperpod.plan` is the neutral Plan model; HyperPod's planner is `pulumi_hyperpod.aws.planner.plan`.
+_CALLABLE_PACKAGES = frozenset({"apply", "observe"})
 _MODULES = frozenset({"pipeline"})
 
-__all__ = ["ApplyResult", "ClusterSpec", "ClusterState", "Plan", "Policy", "SpecError", "apply", "connect", "observe", "pipeline", "plan"]
+__all__ = ["ApplyResult", "ClusterSpec", "ClusterState", "Plan", "Policy", "SpecError", "apply", "connect", "observe", "pipeline"]
 __version__ = "0.1.0"
 
 

@@ -30,9 +30,9 @@ def lazy_exports(package: str, exports: Mapping[str, str]) -> tuple[Callable[[st
 
 
 def callable_package(package: str, function: str) -> None:
-    """Make `package` callable as its own `function`: `pulumi_hyperpod.plan(...)` calls
-    `pulumi_hyperpod.plan.plan(...)`. The name is then the subpackage and the function at once, so
-    dotted paths through it resolve (`import pulumi_hyperpod.plan.model as m`, `mock.patch(
+    """Make `package` callable as its own `function`: `pulumi_hyperpod.apply(...)` calls
+    `pulumi_hyperpod.aws.apply.apply(...)`. The name is then the subpackage and the function at once, so
+    dotted paths through it resolve (`import pulumi_hyperpod.aws.apply.waiters as w`, `mock.patch(
     "pulumi_hyperpod.aws.observe.reader.list_nodes")`), which a function in the subpackage's place broke."""
 
     class CallablePackage(types.ModuleType):

@@ -9,7 +9,7 @@ PROVISIONING or UPDATING is waited for first (the service refuses updates then, 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.contract import (  # noqa: F401 - the one apply contract (core/contract.py), exported here too
     ApplyError,
@@ -20,10 +20,13 @@ from ..core.contract import (  # noqa: F401 - the one apply contract (core/contr
     PlanStale,
 )
 from ..plan.model import Plan, Step
-from .client import GcpApiError, GcpClient, OperationTimeout
+from .client import GcpApiError, OperationTimeout
 from .observe import GcpClusterState, observe
 from .plan_build import fingerprint_of
 from .planner import CREATE, DELETE, PATCH, WAITABLE_STATES
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .clients import TrainingClusterClient
 
 Progress = Callable[[str], None]
 
@@ -35,7 +38,7 @@ STEPS_OF_ACTION = {"create": (CREATE,), "update": (PATCH,), "delete": (DELETE,),
 DEFAULT_TIMEOUT = 7200.0  # a GPU pool's provisioning takes long
 
 
-def apply(client: GcpClient, the_plan: Plan, options: ApplyOptions | None = None) -> ApplyResult:
+def apply(client: "TrainingClusterClient", the_plan: Plan, options: ApplyOptions | None = None) -> ApplyResult:
     """Run the plan's calls; wait on their operations unless `options.wait` is "none" (every other
     value waits for the operation, which ends when the cluster is RUNNING with its pools)."""
     options = options or ApplyOptions(timeout=DEFAULT_TIMEOUT)
@@ -104,7 +107,9 @@ def _once(progress: Progress | None) -> Progress:
     return say
 
 
-def _run(client: GcpClient, the_plan: Plan, step: Step, wait: bool, deadline: float, say: Progress, result: ApplyResult) -> None:
+def _run(
+    client: "TrainingClusterClient", the_plan: Plan, step: Step, wait: bool, deadline: float, say: Progress, result: ApplyResult
+) -> None:
     request = step.request
     if step.operation == CREATE:
         name = f"{request['parent']}/modelDevelopmentClusters/{request['modelDevelopmentClusterId']}"
@@ -127,7 +132,7 @@ def _run(client: GcpClient, the_plan: Plan, step: Step, wait: bool, deadline: fl
         client.wait_operation(operation, max(deadline - client.monotonic(), 0.0), verb.lower(), progress=lambda p: say(str(p)))
 
 
-def _patch(client: GcpClient, the_plan: Plan, request: dict[str, Any], deadline: float, say: Progress) -> dict[str, Any]:
+def _patch(client: "TrainingClusterClient", the_plan: Plan, request: dict[str, Any], deadline: float, say: Progress) -> dict[str, Any]:
     """Read, check, write: PATCH once the cluster is RUNNING and as planned, carrying the etag of the
     version just checked, so the service refuses the write (ABORTED) if another writer changed the
     cluster between the check and the call. Another writer's update in flight (FAILED_PRECONDITION)
@@ -181,7 +186,7 @@ def _removals_shown(the_plan: Plan, request: dict[str, Any], state: GcpClusterSt
 
 
 def _ready(
-    client: GcpClient, the_plan: Plan, name: str, deadline: float, say: Progress, allow_missing: bool = False
+    client: "TrainingClusterClient", the_plan: Plan, name: str, deadline: float, say: Progress, allow_missing: bool = False
 ) -> GcpClusterState | None:
     """Wait out PROVISIONING/UPDATING; then the configuration must still be the planned one (the
     state read is returned: its etag goes with the write)."""

@@ -5,9 +5,12 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import keys
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .clients import TrainingClusterClient
 
 OUTPUT_ONLY = ("name", "create_time", "update_time", "start_time", "cluster_status", "cluster_events", "runtime", "etag")
 
@@ -96,7 +99,7 @@ class GcpClusterState:
         )
 
 
-def observe(client: Any, name: str) -> GcpClusterState | None:
+def observe(client: "TrainingClusterClient", name: str) -> GcpClusterState | None:
     """The cluster as the service has it now, or None when there is none of that name."""
     resource = client.find_cluster(name)
     return None if resource is None else GcpClusterState.from_api(resource)

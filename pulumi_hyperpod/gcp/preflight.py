@@ -29,6 +29,7 @@ from .client import GcpApiError
 from .names import gpu_quota_metric
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .clients import TrainingClusterClient
     from ..plan.policy import Policy
     from .spec import ClusterSpec, NodePool
 
@@ -36,7 +37,9 @@ QUOTA_RULE, MACHINE_TYPE_RULE, RESERVATION_RULE = "gcp-quota", "gcp-machine-type
 ADDING = ("create", "grow", "replace")
 
 
-def preflight(plan: Plan, desired: "ClusterSpec | None", observed: Any, client: Any, policy: "Policy | None" = None) -> Plan:
+def preflight(
+    plan: Plan, desired: "ClusterSpec | None", observed: Any, client: "TrainingClusterClient", policy: "Policy | None" = None
+) -> Plan:
     """The plan with its preflight section, and the refusals of what does not fit."""
     from ..plan.policy import Policy
 
@@ -76,7 +79,9 @@ def _adds(plan: Plan, desired: "ClusterSpec | None") -> list[tuple["NodePool", i
     return found
 
 
-def _machine_type(client: Any, project: str, pool: "NodePool", refusals: list[Refusal], warnings: list[str]) -> dict[str, Any] | None:
+def _machine_type(
+    client: "TrainingClusterClient", project: str, pool: "NodePool", refusals: list[Refusal], warnings: list[str]
+) -> dict[str, Any] | None:
     machine_type = pool.machine_spec.machine_type
     if pool.zone is None:
         warnings.append(f"{pool.id}: no zone, so {machine_type} was not checked against a zone's offer")
@@ -99,7 +104,7 @@ def _machine_type(client: Any, project: str, pool: "NodePool", refusals: list[Re
         return None
 
 
-def _reservations(client: Any, project: str, pool: "NodePool", refusals: list[Refusal], warnings: list[str]) -> None:
+def _reservations(client: "TrainingClusterClient", project: str, pool: "NodePool", refusals: list[Refusal], warnings: list[str]) -> None:
     affinity = pool.machine_spec.reservation_affinity
     if affinity is None or affinity.reservation_affinity_type != "SPECIFIC_RESERVATION":
         return
@@ -130,7 +135,7 @@ def _reservations(client: Any, project: str, pool: "NodePool", refusals: list[Re
 
 
 def _quotas(
-    client: Any,
+    client: "TrainingClusterClient",
     project: str,
     region: str,
     adds: list[tuple["NodePool", int]],

@@ -20,7 +20,7 @@ _INTRO = """# Every member has a verdict
 Every input member of a HyperPod cluster — each member of CreateCluster's and UpdateCluster's
 requests and of the instance group shapes, and each part of a structure whose parts change
 differently — has one row below: how the tool reads it back, how a change is made, and what
-leaving it out of the spec means. The planner (`plan/compare.py`, `plan/members.py`), the
+leaving it out of the spec means. The planner (`aws/planner/compare.py`, `aws/planner/members.py`), the
 simulator (`fake/validation.py`, `fake/operations.py`) and this page read the same table
 (`pulumi_hyperpod/members/table.py`), and a test fails when botocore's model gains a member the
 table lacks.

@@ -4,7 +4,7 @@ The rows cover every member of CreateCluster's and UpdateCluster's inputs and of
 (`ClusterInstanceGroupSpecification`, `ClusterRestrictedInstanceGroupSpecification`); a structure
 whose parts change differently (Orchestrator, KubernetesConfig, SlurmConfig, AutoScaling…) has one
 row per part. `coverage.missing()` walks botocore's model and names any member without a row, so a
-botocore release that adds one fails a test, not a user. The planner (`plan/compare.py`), the
+botocore release that adds one fails a test, not a user. The planner (`aws/planner/compare.py`), the
 simulator (`fake/validation.py`) and the decision table in docs/members.md all read these rows.
 
 How a change is made (`change`):
@@ -124,7 +124,7 @@ def _group_rows(scope: Scope) -> list[Member]:
             "InstanceCount",
             "counts",
             "kept",
-            "the count planner (plan/planner.py); " + SEED000,
+            "the count planner (aws/planner/rules.py); " + SEED000,
             ("TargetCount",),
             "owned by Karpenter when AutoScaling Mode is Enable: shown, never reconciled",
         ),

@@ -1,4 +1,6 @@
-"""Turning desired vs observed into ordered API steps (plan). Pure: no I/O, no prices.
+"""The Plan model, written once for every cloud: steps, groups, victims, refusals, basis, the cost and
+preflight sections, the Policy, and the rendering. Pure: no I/O. Each cloud's planner fills it
+(AWS: `pulumi_hyperpod.aws.planner`; Google Cloud: `pulumi_hyperpod.gcp.planner`).
 
 Rendering (`plan_renderable`, `plan_text`) imports rich, so it is loaded only when asked for:
 a Pulumi preview starts two Python processes and should not pay for it at import time.
@@ -8,21 +10,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._lazy import callable_package, lazy_exports
+from .._lazy import lazy_exports
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .basis import Basis, fingerprint
+    from .basis import Basis
     from .model import PLAN_FORMAT, GroupChange, Plan, Refusal, Step, Victim
-    from .planner import api_limits, plan
     from .policy import Policy
     from .sections import CostSection, PreflightSection
 
 # Loaded on first use (PEP 562): `Policy` alone (the provider's settings, the program's resource
-# arguments) does not pull in the planner, observe and the service model.
+# arguments) does not load the rest of the model.
 _EXPORTS = {
-    **dict.fromkeys(["Basis", "fingerprint"], ".basis"),
+    "Basis": ".basis",
     **dict.fromkeys(["PLAN_FORMAT", "GroupChange", "Plan", "Refusal", "Step", "Victim"], ".model"),
-    **dict.fromkeys(["api_limits", "plan"], ".planner"),
     "Policy": ".policy",
     **dict.fromkeys(["CostSection", "PreflightSection"], ".sections"),
 }
@@ -38,9 +38,6 @@ __all__ = [
     "Refusal",
     "Step",
     "Victim",
-    "api_limits",
-    "fingerprint",
-    "plan",
     "plan_renderable",
     "plan_text",
 ]
@@ -60,4 +57,3 @@ def plan_text(plan: "Plan", width: int = 110, victims_shown: int | None = 20, vi
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
-callable_package(__name__, "plan")  # `pulumi_hyperpod.plan(...)` is `plan.plan(...)`

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .model import Plan
+from .model import Plan, Step
 
 # the operations each action's steps are made of (planner.py), in the order they may come
 OPERATIONS = {
@@ -65,7 +65,7 @@ def step_problems(plan: Plan, create_request: dict[str, Any] | None = None) -> l
     return problems
 
 
-def _unknown_nodes(plan: Plan, step, where: str) -> list[str]:
+def _unknown_nodes(plan: Plan, step: Step, where: str) -> list[str]:
     """A reboot, replacement or rollout names only nodes of the cluster the plan was made against."""
     known = {node.key for node in plan.basis.nodes} if plan.basis is not None else set()
     named = [*(step.request.get("NodeIds") or ()), *(step.request.get("NodeLogicalIds") or ()), *(i for b in step.batches for i in b)]

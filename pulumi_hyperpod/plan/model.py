@@ -50,7 +50,7 @@ class Victim:
     status: str
     reason: str
     # why this node, as a stable code for tools and policies (the reason is its sentence):
-    # unhealthy | never-launched | health-checks | newest (plan/victims.py)
+    # unhealthy | never-launched | health-checks | newest (aws/planner/victims.py)
     code: str = ""
 
 
@@ -88,7 +88,7 @@ class Step:
     # (one batch holding every node where the orchestrator has no batches: Slurm)
     batches: tuple[tuple[str, ...], ...] = ()
     # BatchAddClusterNodes of a canary scale-out: apply waits for these nodes to run (lifecycle scripts,
-    # deep health checks) before the next step, and stops on a failure (plan/canary.py)
+    # deep health checks) before the next step, and stops on a failure (aws/planner/canary.py)
     canary: bool = False
     kind: StepKind = field(kw_only=True)
     codes: tuple[str, ...] = field(default=(), kw_only=True)

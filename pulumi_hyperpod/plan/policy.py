@@ -40,7 +40,7 @@ class Policy(BaseModel):
         default=0.9, ge=0.0, le=1.0, description="Warn when a plan would use more than this share of a service quota."
     )
 
-    # scale-in by workload and drain before delete (docs/workloads.md; plan/workload_order.py, apply/drain.py)
+    # scale-in by workload and drain before delete (docs/workloads.md; aws/planner/workload_order.py, apply/drain.py)
     scale_in_order: Literal["workload", "state", "oldest", "newest"] = Field(
         default="workload",
         description="Which removable nodes a scale-in names first: workload (idle, then the work "
@@ -106,15 +106,14 @@ class Policy(BaseModel):
     @field_validator("software_deployment")
     @classmethod
     def _deployment(cls, config: dict[str, Any] | None) -> dict[str, Any] | None:
-        """Checked against botocore's DeploymentConfiguration shape, so a bad one fails before any call."""
+        """HyperPod's member: checked by HyperPod against its service model (core/policy_members.py),
+        so a bad one fails here, before any call."""
         if config is None:
             return None
-        from ..aws import servicemodel
+        from ..core.policy_members import check
 
-        problems = servicemodel.violations("DeploymentConfiguration", config)
-        if problems:
-            raise ValueError("; ".join(str(p) for p in problems))
-        return config
+        checked: dict[str, Any] = check("software_deployment", config)
+        return checked
 
     @field_validator("protected_node_ids", "remove_first", "replace_node_ids", "reboot_node_ids")
     @classmethod

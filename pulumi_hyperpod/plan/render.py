@@ -165,10 +165,11 @@ def _instances(group: GroupCost, cost: CostSection) -> str:
         text = f"removes {text}"
     if group.flexible and group.after_count:
         span = ""
-        if group.range is None or None in group.range:
+        low, high = group.range if group.range is not None else (None, None)
+        if low is None or high is None:
             span = ": range unknown"
-        elif group.range[0] != group.range[1]:
-            span = f": range {usd(group.range[0])} – {usd(group.range[1])}"
+        elif low != high:
+            span = f": range {usd(low)} – {usd(high)}"
         text += f"\nby priority {' > '.join(group.instance_types)}{span}"
     return text
 

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Mapping
 
 
-def _tuple(value: Any) -> tuple:
+def _tuple(value: Any) -> tuple[Any, ...]:
     return tuple(value or ())
 
 

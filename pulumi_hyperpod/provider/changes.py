@@ -1,7 +1,7 @@
 """What a change of inputs means for the Pulumi resource: nothing, an update, or a replacement.
 
 Counts and everything UpdateCluster takes change in place. What the service cannot change
-(docs/DESIGN.md; `plan.compare.replacement_reasons`) forces a replacement: the cluster name, the VPC,
+(docs/DESIGN.md; `aws.planner.compare.replacement_reasons`) forces a replacement: the cluster name, the VPC,
 the orchestrator (or its EKS cluster), leaving Continuous mode — and a move to another backend or
 region, which is another cluster altogether. Groups are compared by name, unordered lists
 (subnets, security groups, tags) as sets, so reordering is no change.
@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..plan.compare import provisioning_mode_change
+from ..aws.planner.compare import provisioning_mode_change
 from ..aws.spec.rules import CONTINUOUS, orchestrator_kind
 from .settings import Location
 from .unknowns import is_unknown, unknown_paths

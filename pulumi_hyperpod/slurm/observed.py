@@ -9,13 +9,16 @@ this tool did not write) — then Slurm changes cannot be shown, which the calle
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.errors import Violation
 from ..core.documents import max_bytes, read_document, read_object_document
 from .render import SPEC_FILE
 from .roles import LifecycleError, get_object_or_none, split_s3_uri
 from .spec import SlurmSpec, SlurmSpecError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..aws.clients import S3Client
 
 
 def spec_from_document(data: Any, source: str) -> SlurmSpec:
@@ -28,7 +31,7 @@ def spec_from_document(data: Any, source: str) -> SlurmSpec:
         raise LifecycleError(error.violations, source=source) from None
 
 
-def read_bundle_spec(s3_client: Any, uri: str) -> SlurmSpec | None:
+def read_bundle_spec(s3_client: "S3Client", uri: str) -> SlurmSpec | None:
     """The Slurm spec under an s3:// bundle prefix; None when the bundle has none."""
     bucket, prefix = split_s3_uri(uri)
     key = f"{prefix.strip('/')}/{SPEC_FILE}" if prefix.strip("/") else SPEC_FILE

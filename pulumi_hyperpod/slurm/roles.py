@@ -19,10 +19,13 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..core.errors import Violation
 from ..core.errors import SpecError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..aws.clients import S3Client
 
 CONTROLLER, LOGIN, COMPUTE = "Controller", "Login", "Compute"
 FILE_NAME = "provisioning_parameters.json"
@@ -150,7 +153,7 @@ def provisioning_parameters_key(uri: str) -> tuple[str, str]:
     return bucket, (prefix.rstrip("/") + "/" + FILE_NAME) if prefix.strip("/") else FILE_NAME
 
 
-def get_object_or_none(s3_client: Any, bucket: str, key: str, limit: int | None = None) -> bytes | None:
+def get_object_or_none(s3_client: "S3Client", bucket: str, key: str, limit: int | None = None) -> bytes | None:
     """The object's bytes, at most `limit + 1` of them (more than `limit` tells the caller it is too
     large; default: the lifecycle parameters' limit); None when there is no such key (other S3
     errors raise ClientError)."""
@@ -172,7 +175,7 @@ def get_object_or_none(s3_client: Any, bucket: str, key: str, limit: int | None 
         raise
 
 
-def read_s3(s3_client: Any, uri: str) -> ProvisioningRoles | None:
+def read_s3(s3_client: "S3Client", uri: str) -> ProvisioningRoles | None:
     """From S3 through a boto3 `s3` client; None when the bundle has no provisioning_parameters.json.
 
     Other S3 errors (access denied, no such bucket) raise botocore's ClientError: the caller says
@@ -207,7 +210,9 @@ def _groups(spec: Any) -> list[tuple[str, str | None, str | None]]:
     return result
 
 
-def resolve(*specs: Any, s3_client: Any = None, lifecycle_dir: str | Path | None = None) -> RoleResolution:
+def resolve(
+    *specs: Any, s3_client: "S3Client | Callable[[], S3Client] | None" = None, lifecycle_dir: str | Path | None = None
+) -> RoleResolution:
     """Roles of every group of `specs` (a ClusterSpec and/or the observed ClusterState).
 
     SlurmConfig.NodeType wins; the rest come from `lifecycle_dir` when given, else from each
@@ -237,14 +242,20 @@ def resolve(*specs: Any, s3_client: Any = None, lifecycle_dir: str | Path | None
 
 
 def resolve_roles(
-    spec: Any, *, s3_client: Any = None, lifecycle_dir: str | Path | None = None, observed: Any = None
+    spec: Any,
+    *,
+    s3_client: "S3Client | Callable[[], S3Client] | None" = None,
+    lifecycle_dir: str | Path | None = None,
+    observed: Any = None,
 ) -> dict[str, str] | None:
     """group name -> role for every group of `spec` (and `observed`), or None when unknown.
     `resolve` gives the same with the source and notes."""
     return resolve(spec, observed, s3_client=s3_client, lifecycle_dir=lifecycle_dir).roles
 
 
-def _from_s3(s3_client: Any, roles: dict[str, str], missing: list[str], groups: dict) -> RoleResolution:
+def _from_s3(
+    s3_client: "S3Client | Callable[[], S3Client] | None", roles: dict[str, str], missing: list[str], groups: dict
+) -> RoleResolution:
     from botocore.exceptions import BotoCoreError, ClientError
 
     uris = list(dict.fromkeys(groups[name][1] for name in missing if groups[name][1]))

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from .changes import SlurmChanges, changes_text, diff_slurm
 from .spec import SlurmSpec
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..aws.clients import S3Client
 
 
 @dataclass(frozen=True)
@@ -58,7 +61,13 @@ class SlurmSection:
         return "\n".join(lines) + "\n"
 
 
-def slurm_section(wanted: SlurmSpec, observed: Any, *, s3_client: Any = None, lifecycle_dir: str | Path | None = None) -> SlurmSection:
+def slurm_section(
+    wanted: SlurmSpec,
+    observed: Any,
+    *,
+    s3_client: "S3Client | Callable[[], S3Client] | None" = None,
+    lifecycle_dir: str | Path | None = None,
+) -> SlurmSection:
     """Compare `wanted` with the Slurm spec of the observed cluster (a ClusterState; None: the
     cluster does not exist yet, so everything is new and there is nothing to change)."""
     from botocore.exceptions import BotoCoreError, ClientError

@@ -611,6 +611,13 @@ POLICY_DEFECTS: list[tuple[str, "str | bytes", str, str]] = [
     ("protect-markup-id.yaml", "protected_node_ids: ['[bold]x[/]']\n", "protected_node_ids", "'[bold]x[/]' is neither"),
     ("delete-call-over-api-limit.yaml", "max_nodes_per_delete_call: 100\n", "max_nodes_per_delete_call", "less than or equal to 99"),
     ("margin-above-one.yaml", "quota_warning_margin: 2\n", "quota_warning_margin", "less than or equal to 1"),
+    (
+        "deployment-unknown-type.yaml",
+        "software_deployment:\n  RollingUpdatePolicy:\n    MaximumBatchSize: {Type: COUNT, Value: 2}\n",
+        "software_deployment: RollingUpdatePolicy.MaximumBatchSize.Type",
+        "must be one of INSTANCE_COUNT, CAPACITY_PERCENTAGE",
+    ),
+    ("deployment-unknown-field.yaml", "software_deployment:\n  Bogus: 1\n", "software_deployment: Bogus", "not a known field"),
     ("syntax-error.yaml", "max_scale_in_fraction: [0.5\n", "", "not valid YAML"),
     ("syntax-error.json", '{"max_scale_in_fraction": }', "", "not valid JSON"),
     ("duplicate-key.yaml", "allow_replacement: true\nallow_replacement: false\n", "", "appears twice"),

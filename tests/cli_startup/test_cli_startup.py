@@ -56,7 +56,7 @@ HEAVY = (
     "pulumi_hyperpod.aws.fake",
     "pulumi_hyperpod.gcp",
     "pulumi_hyperpod.slurm",
-    "pulumi_hyperpod.plan.planner",
+    "pulumi_hyperpod.aws.planner.rules",
     "pulumi_hyperpod.plan.render",
 )
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from pulumi_hyperpod import ClusterSpec, apply, connect, observe, plan
+from pulumi_hyperpod import ClusterSpec, apply, connect, observe
+from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.aws.apply import ApplyError
 from pulumi_hyperpod.aws.fake import Simulator
 from pulumi_hyperpod.plan import Plan

@@ -9,7 +9,8 @@ import dataclasses
 
 import pytest
 
-from pulumi_hyperpod import ClusterSpec, apply, connect, observe, plan
+from pulumi_hyperpod import ClusterSpec, apply, connect, observe
+from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.aws.apply import PlanRefused
 from pulumi_hyperpod.aws.fake import Simulator
 from pulumi_hyperpod.plan import Plan, Policy, Step, Victim

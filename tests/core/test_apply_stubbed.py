@@ -6,9 +6,10 @@ import boto3
 import pytest
 from botocore.stub import ANY, Stubber
 
-from pulumi_hyperpod import apply, plan
+from pulumi_hyperpod import apply
+from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.aws.apply import ConcurrentChange, PlanRefused, client_token
-from pulumi_hyperpod.plan.basis import Expectation
+from pulumi_hyperpod.aws.planner.basis import Expectation
 
 from .factories import observed_from, node_id, slurm_spec
 

@@ -9,7 +9,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from pulumi_hyperpod import ClusterSpec, apply, connect, observe, plan
+from pulumi_hyperpod import ClusterSpec, apply, connect, observe
+from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.cli import main
 from pulumi_hyperpod.aws.fake import Simulator
 from tests.support.cli import use_fake_world

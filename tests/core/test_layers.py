@@ -1,6 +1,6 @@
-"""The import rules of the whole package (docs/DESIGN.md, "Layers"): the core is neutral, each cloud
-stands on the core and not on the other cloud, the Slurm layer on no cloud's front end, and no
-library module imports a front end. Every import counts, inside functions too (a lazy import is
+"""The import rules of the whole package (docs/DESIGN.md, "Layers"): the core and the Plan model are
+neutral, HyperPod's planner is pure, each cloud stands on the core and not on the other cloud, the
+Slurm layer on no cloud's front end, and no library module imports a front end. Every import counts, inside functions too (a lazy import is
 still a dependency); TYPE_CHECKING imports count as well."""
 
 from __future__ import annotations
@@ -13,14 +13,17 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[2] / "pulumi_hyperpod"
 FRONT_ENDS = ("cli", "provider", "native", "components", "simserver")
 CLOUDS = ("aws", "gcp")
-NEUTRAL_PLAN = ("plan.model", "plan.policy", "plan.sections", "plan.money", "plan.render")
 
 # (modules the rule is about, imported prefixes they must not use, the exceptions allowed)
 RULES = [
     # the core: what both clouds share; it names no cloud (the registry holds module names as strings)
     ("core", (*CLOUDS, "slurm", "workload", "timeline", *FRONT_ENDS), ()),
-    # the Plan model, Policy and rendering are written once: no cloud behind them
-    *[(module, (*CLOUDS, "slurm.spec", "workload", *FRONT_ENDS), ()) for module in NEUTRAL_PLAN],
+    # the Plan model, Policy and rendering (all of plan/) are written once: no cloud behind them; a Policy
+    # member one cloud defines is checked through core/policy_members.py, which names the check as a string
+    ("plan", (*CLOUDS, "slurm.spec", "workload", *FRONT_ENDS), ()),
+    # HyperPod's planner is pure: of AWS it reads the observed state, the spec and the service model, and
+    # calls nothing (no client, apply, cost, preflight, pipeline or simulator)
+    ("aws.planner", ("aws",), ("aws.planner", "aws.observe", "aws.spec", "aws.servicemodel")),
     # Google Cloud stands on the core, never on AWS
     ("gcp", ("aws", *FRONT_ENDS), ()),
     # AWS does not reach into Google Cloud (its Cloud asks gcp.detect which shape a file has)
@@ -37,9 +40,6 @@ KNOWN = {
     # the Google Cloud dynamic provider moved to provider/gcp.py; its old module path stays, because a
     # stack's state holds the provider pickled by that path
     "gcp.provider imports provider.gcp",
-    # Policy.software_deployment (issue 26) is HyperPod's DeploymentConfiguration, checked against botocore's
-    # shape: a cloud's member in the neutral Policy; it belongs with AWS's policy members
-    "plan.policy imports aws",
 }
 
 
@@ -108,3 +108,14 @@ def test_every_registered_cloud_lives_in_its_own_folder():
 
     for name, where in REGISTRY.items():
         assert where.startswith(f"pulumi_hyperpod.{name}."), where
+
+
+def test_every_cloud_policy_member_is_a_policy_field_checked_in_a_clouds_folder():
+    from pulumi_hyperpod.core.cloud import REGISTRY
+    from pulumi_hyperpod.core.policy_members import CHECKS, checker
+    from pulumi_hyperpod.plan.policy import Policy
+
+    for member, where in CHECKS.items():
+        assert member in Policy.model_fields, member
+        assert any(where.startswith(f"pulumi_hyperpod.{cloud}.") for cloud in REGISTRY), where
+        assert callable(checker(member)), where

@@ -14,12 +14,13 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from pulumi_hyperpod import ClusterSpec, apply, connect, observe, plan
+from pulumi_hyperpod import ClusterSpec, apply, connect, observe
+from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.aws import servicemodel
 from pulumi_hyperpod.aws.fake import Simulator
 from pulumi_hyperpod.aws.spec import SpecError
 from pulumi_hyperpod.members import rows
-from pulumi_hyperpod.plan.members import is_default, same
+from pulumi_hyperpod.aws.planner.members import is_default, same
 from tests.support.model_values import values
 
 from .factories import LIFECYCLE, ROLE

@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from pulumi_hyperpod import Policy, apply, connect, observe, pipeline, plan
+from pulumi_hyperpod import Policy, apply, connect, observe, pipeline
+from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.aws.apply import ConcurrentChange, PlanStale
 from pulumi_hyperpod.aws.cost import PRICES_ENV
 from pulumi_hyperpod.aws.fake import Simulator
@@ -26,9 +27,9 @@ def test_plan_is_pure_it_reads_no_price_and_carries_no_cost(monkeypatch, tmp_pat
     assert plan(slurm_spec(workers=4), observed_from(slurm_spec(workers=2))) == p
 
 
-def test_the_plan_package_does_not_import_cost_or_preflight():
+def test_the_plan_model_and_the_planner_do_not_import_cost_or_preflight():
     code = (
-        "import sys; import pulumi_hyperpod.plan; "
+        "import sys; import pulumi_hyperpod.plan, pulumi_hyperpod.aws.planner.rules; "
         "print(sorted(m for m in sys.modules if m.startswith(('pulumi_hyperpod.aws.cost', 'pulumi_hyperpod.aws.preflight', 'rich'))))"
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()

@@ -8,9 +8,10 @@ import os
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from pulumi_hyperpod import ClusterSpec, Plan, Policy, plan
-from pulumi_hyperpod.plan.basis import Expectation, stale_reasons
-from pulumi_hyperpod.plan import api_limits
+from pulumi_hyperpod import ClusterSpec, Plan, Policy
+from pulumi_hyperpod.aws.planner import plan
+from pulumi_hyperpod.aws.planner.basis import Expectation, stale_reasons
+from pulumi_hyperpod.aws.planner import api_limits
 
 from .effects import apply_effect
 from .factories import group, node_id, observed_from, slurm_spec
@@ -315,7 +316,7 @@ def test_a_group_already_being_deleted_is_not_deleted_again():
 def test_documented_limits_split_the_batches():
     """The API reference: BatchAdd ≤ 5 groups and ≤ 50 nodes per call; BatchDelete ≤ 99 ids, and
     ≤ 50 identifiers in all when logical ids are named."""
-    from pulumi_hyperpod.plan.planner import pack_adds, pack_deletes
+    from pulumi_hyperpod.aws.planner.rules import pack_adds, pack_deletes
     from pulumi_hyperpod.plan import Victim
 
     calls = pack_adds([("a", 30), ("b", 30), ("c", 5)], LIMITS)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from pulumi_hyperpod import ClusterSpec, plan
+from pulumi_hyperpod import ClusterSpec
+from pulumi_hyperpod.aws.planner import plan
 
 from .factories import ROLE, group, observed_from, slurm_spec
 
@@ -59,7 +60,7 @@ def test_members_never_compared_before_are_now_each_a_line():
     }
     for member, value in added.items():
         p = plan(with_worker(**{member: value}), observed_from(slurm_spec(workers=2)))
-        # the image members move through a rollout (plan/software.py), the rest through UpdateCluster
+        # the image members move through a rollout (aws/planner/software.py), the rest through UpdateCluster
         operation = "UpdateClusterSoftware" if member == "ImageReleaseVersion" else "UpdateCluster"
         assert [s.operation for s in p.steps] == [operation], member
         assert any(member in reason for reason in reasons(p)), (member, reasons(p))

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pydantic
 import pytest
 
-from pulumi_hyperpod import Policy, plan
+from pulumi_hyperpod import Policy
+from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.plan.policy import INSTANCE_ID, LOGICAL_ID
 from pulumi_hyperpod.aws.servicemodel import shape
 

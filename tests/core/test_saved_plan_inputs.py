@@ -194,9 +194,9 @@ def test_a_plan_for_a_cluster_in_another_account_is_refused_naming_it():
     """The same cluster name in another account (or region): the saved ARN says where the plan is for."""
     import dataclasses
 
-    from pulumi_hyperpod.plan.basis import stale_reasons
+    from pulumi_hyperpod.aws.planner.basis import stale_reasons
     from tests.core.factories import observed_from, slurm_spec
-    from pulumi_hyperpod import plan
+    from pulumi_hyperpod.aws.planner import plan
 
     here = observed_from(slurm_spec(workers=2))
     the_plan = plan(slurm_spec(workers=3), here)

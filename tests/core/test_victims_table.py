@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 import re
 
-from pulumi_hyperpod import Policy, plan
+from pulumi_hyperpod import Policy
+from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.plan import Plan, plan_text
 from pulumi_hyperpod.plan.render import VICTIMS_SHOWN
 
@@ -93,7 +94,7 @@ def test_a_write_that_fails_midway_leaves_no_file_behind(tmp_path, monkeypatch):
 
 
 def test_every_tier_has_a_stable_code_beside_its_sentence() -> None:
-    from pulumi_hyperpod.plan.victims import CODES, TIERS
+    from pulumi_hyperpod.aws.planner.victims import CODES, TIERS
 
     assert set(CODES) == set(TIERS.values())
     assert sorted(CODES.values()) == ["health-checks", "never-launched", "newest", "unhealthy"]

@@ -11,7 +11,8 @@ import pytest
 from rich.console import Console
 from rich.table import Table
 
-from pulumi_hyperpod import ClusterSpec, apply, connect, observe, plan
+from pulumi_hyperpod import ClusterSpec, apply, connect, observe
+from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.aws.cost import PRICES_ENV, PriceTable, cost_report
 from pulumi_hyperpod.aws.cost.prices import _defaults
 from pulumi_hyperpod.aws.fake import Simulator

@@ -1,6 +1,6 @@
 """Properties of the rollout batches and the repair calls, over many sizes (hypothesis).
 
-The planner (plan/software.py) and the simulator (fake/rolling_update.py) each size a batch from
+The planner (aws/planner/software.py) and the simulator (fake/rolling_update.py) each size a batch from
 MaximumBatchSize; they are two sides of one rule, so they are held to each other here."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from hypothesis import given, settings, strategies as st
 from pulumi_hyperpod.aws.fake import rolling_update
 from pulumi_hyperpod.aws.observe import ClusterState, GroupState, NodeState
 from pulumi_hyperpod.plan import Policy
-from pulumi_hyperpod.plan.repair import per_call, plan_repairs
-from pulumi_hyperpod.plan.software import batch_size, rollout_order
+from pulumi_hyperpod.aws.planner.repair import per_call, plan_repairs
+from pulumi_hyperpod.aws.planner.software import batch_size, rollout_order
 
 sizes = st.one_of(
     st.none(),

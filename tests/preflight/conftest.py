@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from pulumi_hyperpod import ClusterSpec, apply, connect, observe, plan
+from pulumi_hyperpod import ClusterSpec, apply, connect, observe
+from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.aws.fake import Simulator
 from pulumi_hyperpod.aws.preflight import preflight
 

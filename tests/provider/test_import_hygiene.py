@@ -28,7 +28,7 @@ NEVER_AT_IMPORT = (
     "pulumi_hyperpod.aws.apply.executor",
     "pulumi_hyperpod.cli",
     "pulumi_hyperpod.aws.pipeline",
-    "pulumi_hyperpod.plan.planner",
+    "pulumi_hyperpod.aws.planner.rules",
     "pulumi_hyperpod.plan.render",
     "pulumi_hyperpod.aws.observe.reader",
     "pulumi_hyperpod.aws.cost.estimate",
@@ -67,14 +67,16 @@ def test_importing_the_package_loads_none_of_it():
     assert ours == [] and "botocore" not in found["modules"] and "pydantic" not in found["modules"]
 
 
-def test_the_public_names_still_resolve_and_apply_observe_plan_are_callable_subpackages():
+def test_the_public_names_still_resolve_and_apply_observe_are_callable_subpackages():
     found = run(
         "import pulumi_hyperpod.plan.model, pulumi_hyperpod.aws.apply.waiters, pulumi_hyperpod.aws.observe.state\n"
-        "from pulumi_hyperpod import ClusterSpec, ClusterState, Plan, Policy, SpecError, ApplyResult, apply, connect, observe, plan\n"
+        "from pulumi_hyperpod import ClusterSpec, ClusterState, Plan, Policy, SpecError, ApplyResult, apply, connect, observe\n"
+        "from pulumi_hyperpod.aws.planner import plan\n"
         "import inspect, pulumi_hyperpod\n"
-        "assert pulumi_hyperpod.plan is plan and pulumi_hyperpod.aws.apply is apply and pulumi_hyperpod.aws.observe is observe\n"
-        "assert [m.__name__ for m in (apply, observe, plan)] == ['pulumi_hyperpod.aws.apply', 'pulumi_hyperpod.aws.observe', 'pulumi_hyperpod.plan']\n"
-        "assert all(callable(m) for m in (apply, observe, plan))\n"
+        "assert pulumi_hyperpod.aws.apply is apply and pulumi_hyperpod.aws.observe is observe\n"
+        "assert [m.__name__ for m in (apply, observe)] == ['pulumi_hyperpod.aws.apply', 'pulumi_hyperpod.aws.observe']\n"
+        "assert all(callable(m) for m in (apply, observe, plan)) and plan.__module__ == 'pulumi_hyperpod.aws.planner.rules'\n"
+        "assert not callable(pulumi_hyperpod.plan)  # the neutral Plan model: no cloud's planner behind its name\n"
         "assert list(inspect.signature(plan).parameters)[:3] == ['desired', 'observed', 'policy']\n"
         "assert list(inspect.signature(observe).parameters)[:2] == ['client', 'name']\n"
         "assert Plan.__module__ == 'pulumi_hyperpod.plan.model' and ClusterSpec.__name__ == 'ClusterSpec'\n"

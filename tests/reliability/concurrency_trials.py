@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pulumi_hyperpod import ClusterSpec, Policy, apply, connect, observe, plan
+from pulumi_hyperpod import ClusterSpec, Policy, apply, connect, observe
+from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.aws.apply import ApplyError, ConcurrentChange, PlanStale
 from pulumi_hyperpod.aws.fake import Simulator
 from pulumi_hyperpod.aws.observe.state import GONE

@@ -10,7 +10,8 @@ from __future__ import annotations
 import sys
 import time
 
-from pulumi_hyperpod import ClusterSpec, Policy, apply, connect, observe, plan
+from pulumi_hyperpod import ClusterSpec, Policy, apply, connect, observe
+from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.aws.apply import ApplyError
 
 

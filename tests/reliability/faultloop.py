@@ -18,7 +18,8 @@ from typing import Any, Iterator
 import botocore.retries.standard
 from botocore.exceptions import BotoCoreError, ClientError
 
-from pulumi_hyperpod import ClusterSpec, Policy, apply, connect, observe, plan
+from pulumi_hyperpod import ClusterSpec, Policy, apply, connect, observe
+from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.aws.apply import ApplyError, PlanStale
 from pulumi_hyperpod.aws.fake import Simulator
 from pulumi_hyperpod.aws.observe.state import GONE

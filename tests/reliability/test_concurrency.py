@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from pulumi_hyperpod import ClusterSpec, Policy, apply, connect, observe, plan
+from pulumi_hyperpod import ClusterSpec, Policy, apply, connect, observe
+from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.aws.fake import Simulator
 from pulumi_hyperpod.aws.observe.state import GONE
 

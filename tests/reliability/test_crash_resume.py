@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from pulumi_hyperpod import ClusterSpec, Policy, apply, connect, observe, plan
+from pulumi_hyperpod import ClusterSpec, Policy, apply, connect, observe
+from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.cli import main
 from pulumi_hyperpod.aws.fake import Simulator
 from pulumi_hyperpod.aws.observe.state import GONE

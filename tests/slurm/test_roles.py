@@ -9,7 +9,7 @@ import pytest
 from pulumi_hyperpod.aws.client import connect
 from pulumi_hyperpod.aws.fake import Simulator
 from pulumi_hyperpod.aws.observe import observe
-from pulumi_hyperpod.plan import plan
+from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.slurm import SlurmSpec
 from pulumi_hyperpod.slurm.render import render_hyperpod
 from pulumi_hyperpod.slurm.roles import (

@@ -1,4 +1,4 @@
-"""The DrainNodes step (plan/drain_step.py): cordon, evict, wait for the work to end, then let the
+"""The DrainNodes step (planner/drain_step.py): cordon, evict, wait for the work to end, then let the
 scale-in delete the nodes.
 
 - cordon: Slurm `scontrol update … state=DRAIN reason="hyperpod scale-in since <time>"`, or a
@@ -105,7 +105,7 @@ def drain_rechosen(run: "_Run", victims: Iterable[Victim]) -> None:
     fresh = [v for v in victims if not v.logical and v.status == "Running" and v.node_id not in drained]
     if not fresh:
         return
-    from ...plan.drain_step import node_name
+    from ..planner.drain_step import node_name
 
     state = observe(run.client, run.name)
     names = {node_name(state, v): v.node_id for v in fresh}

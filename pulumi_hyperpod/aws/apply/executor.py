@@ -25,17 +25,17 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from botocore import xform_name
 from botocore.exceptions import BotoCoreError, ClientError
 
 from ..observe import ClusterState, observe
 from ...plan import Plan, Policy, Step, Victim
-from ...plan import victims as victim_rules
-from ...plan.basis import Expectation, stale_reasons
+from ..planner import victims as victim_rules
+from ..planner.basis import Expectation, stale_reasons
 from ...plan.integrity import step_problems
-from ...plan.planner import api_limits, pack_deletes
+from ..planner.rules import api_limits, pack_deletes
 from . import guards
 from . import lifecycle
 from .progress import Progress
@@ -48,6 +48,9 @@ from ...core.contract import (  # noqa: F401 - the one apply contract (core/cont
     PlanRefused,
     PlanStale,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..clients import SageMakerClient
 
 # BatchAdd failures that mean "not now" rather than "never".
 RETRYABLE_ADD_ERRORS = frozenset({"InvalidInstanceGroupStatus"})
@@ -77,7 +80,7 @@ def client_token(plan: Plan, step: Step, expected: Expectation, attempt: int = 0
 
 
 def apply(
-    client: Any,
+    client: "SageMakerClient",
     plan: Plan,
     *,
     policy: Policy | None = None,
@@ -133,8 +136,9 @@ def apply(
 
 
 class _Run:
-    def __init__(self, client, plan: Plan, policy: Policy, timeout, poll_seconds, progress, sleep, monotonic):
-        self.client, self.plan, self.policy = client, plan, policy
+    def __init__(self, client: "SageMakerClient", plan: Plan, policy: Policy, timeout, poll_seconds, progress, sleep, monotonic):
+        self.client: SageMakerClient = client
+        self.plan, self.policy = plan, policy
         self.poll_seconds, self.sleep, self.monotonic = poll_seconds, sleep, monotonic
         self.deadline = monotonic() + timeout
         self.timeout = timeout

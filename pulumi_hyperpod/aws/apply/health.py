@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from botocore.exceptions import ClientError
 
 from ..observe import ClusterState, observe
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..clients import SageMakerClient
 
 DEFAULT_CHECKS = ("InstanceStress", "InstanceConnectivity")
 
@@ -66,7 +69,7 @@ def configurations(state: ClusterState, group: str | None, nodes: tuple[str, ...
 
 
 def run_health_check(
-    client: Any,
+    client: "SageMakerClient",
     state: ClusterState,
     configs: list[dict[str, Any]],
     *,
@@ -103,7 +106,7 @@ def run_health_check(
     return result
 
 
-def _operation_ids(client: Any, name: str) -> list[str] | None:
+def _operation_ids(client: "SageMakerClient", name: str) -> list[str] | None:
     """Deep health check operations, newest first; None where the API has no operations list."""
     try:
         page = client.list_cluster_operations(ClusterName=name, Type="DeepHealthCheck", SortOrder="Descending", MaxResults=20)
@@ -112,7 +115,7 @@ def _operation_ids(client: Any, name: str) -> list[str] | None:
     return [s["OperationId"] for s in page.get("ClusterOperationSummaries") or ()]
 
 
-def _status(client: Any, name: str, operation: str | None, checked: set[str]) -> str:
+def _status(client: "SageMakerClient", name: str, operation: str | None, checked: set[str]) -> str:
     if operation is not None:
         return client.describe_cluster_operation(ClusterName=name, OperationId=operation)["Status"]
     state = observe(client, name)

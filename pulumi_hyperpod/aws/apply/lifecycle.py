@@ -146,7 +146,7 @@ def report_operations(run: "_Run") -> None:
         run.say(f"service operation {operation_id}: {detail['Status']}" + (f"; {groups}" if groups else ""))
 
 
-# ---- canary scale-out (plan/canary.py) -------------------------------------------------------------
+# ---- canary scale-out (planner/canary.py) -----------------------------------------------------------
 def canary(run: "_Run", handler, index: int, step: "Step", verify: bool) -> None:
     """Add the canary nodes, then wait until each runs (lifecycle scripts and deep health checks passed).
     A canary in Failure stops the apply (ApplyError) before the rest is added: the nodes obtained stay."""

@@ -6,13 +6,16 @@ tests) and a progress callback on every poll. The acceptors themselves are botoc
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from botocore import xform_name
 from botocore.exceptions import ClientError
 from botocore.waiter import WaiterModel
 
 from .progress import Progress
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..clients import SageMakerClient
 
 _IN_SERVICE = {"matcher": "path", "argument": "ClusterStatus", "expected": "InService", "state": "success"}
 _FAILED = {"matcher": "path", "argument": "ClusterStatus", "expected": "Failed", "state": "failure"}
@@ -80,7 +83,7 @@ def default_delay(waiter_name: str) -> float:
 
 
 def wait(
-    client: Any,
+    client: "SageMakerClient",
     cluster_name: str,
     waiter_name: str,
     *,

@@ -21,12 +21,15 @@ from rich.text import Text
 import datetime as dt
 import re
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from rich.table import Table
 
 from .estimate import DEFAULT_REGION, _ARN_REGION
 from .prices import PriceTable, as_price_table
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..clients import SageMakerClient
 
 SIMULATED = "simulator metering"
 ESTIMATED = "estimated from ListClusterNodes LaunchTime and ListClusterEvents"
@@ -255,7 +258,7 @@ def _from_billing(bill: Mapping[str, Any], name: str, since: dt.datetime | None,
     return CostReport(bill.get("cluster_name") or name, region, SIMULATED, False, as_of, since, tuple(instances), table.describe(), notes)
 
 
-def _estimate(client: Any, name: str, since: dt.datetime | None, table: PriceTable, now: dt.datetime) -> CostReport:
+def _estimate(client: "SageMakerClient", name: str, since: dt.datetime | None, table: PriceTable, now: dt.datetime) -> CostReport:
     describe = client.describe_cluster(ClusterName=name)
     arn_region = _ARN_REGION.match(describe.get("ClusterArn") or "")
     region = arn_region.group(1) if arn_region else (client.meta.region_name or DEFAULT_REGION)
@@ -292,7 +295,7 @@ def _estimate(client: Any, name: str, since: dt.datetime | None, table: PriceTab
     )
 
 
-def _instance_events(client: Any, name: str, notes: list[str]):
+def _instance_events(client: "SageMakerClient", name: str, notes: list[str]):
     """Termination time, first event time, failed launches and group of each instance in the events."""
     from botocore.exceptions import ClientError
 

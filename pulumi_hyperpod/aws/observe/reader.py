@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
 from .. import servicemodel
 from .state import GONE, ClusterState
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..clients import SageMakerClient
 
 NOT_FOUND_CODES = frozenset({"ResourceNotFound", "ResourceNotFoundException"})
 
@@ -19,7 +22,7 @@ def is_not_found(error: ClientError) -> bool:
     return code in NOT_FOUND_CODES or (code == "ValidationException" and "not found" in message.lower())
 
 
-def observe(client: Any, name: str) -> ClusterState | None:
+def observe(client: "SageMakerClient", name: str) -> ClusterState | None:
     """DescribeCluster plus every page of ListClusterNodes; None when there is no such cluster.
 
     The two reads are not one snapshot: a scale-out by someone else landing between them shows
@@ -46,7 +49,7 @@ def observe(client: Any, name: str) -> ClusterState | None:
     return state
 
 
-def read_tags(client: Any, state: ClusterState) -> ClusterState:
+def read_tags(client: "SageMakerClient", state: ClusterState) -> ClusterState:
     """The state with the cluster's tags (every page of ListTags): DescribeCluster does not report them."""
     import dataclasses
 
@@ -63,7 +66,7 @@ def _more_nodes_than_targets(state: ClusterState) -> bool:
     return any(sum(1 for n in state.nodes_of(g.name) if n.status not in GONE) > g.target_count for g in state.groups)
 
 
-def list_nodes(client: Any, name: str) -> list[dict[str, Any]]:
+def list_nodes(client: "SageMakerClient", name: str) -> list[dict[str, Any]]:
     params: dict[str, Any] = {"ClusterName": name}
     # Nodes not yet launched are only listed with IncludeNodeLogicalIds, which older botocore
     # releases do not know: ask the model rather than the version number.

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ..observe import ClusterState, observe
-from ...plan import Plan, Policy, plan
+from ...plan import Plan, Policy
+from ..planner import plan
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..apply import ApplyResult, Progress

@@ -175,7 +175,7 @@ def _roles(where: str, roles: Any) -> dict[str, str]:
 def _observed(where: str, snapshot: Any, the_plan: Plan) -> Any:
     """The saved observation, checked like any snapshot; its basis must be the plan's."""
     from ..observe import ClusterState
-    from ...plan.basis import Basis
+    from ..planner.basis import basis_of
     from ..spec import InputError
 
     if snapshot is None:
@@ -186,13 +186,13 @@ def _observed(where: str, snapshot: Any, the_plan: Plan) -> Any:
         state = ClusterState.from_snapshot(snapshot, source=f"{where}: observed", cluster_name=the_plan.cluster_name)
     except InputError as error:
         raise SavedPlanError(" ".join(error.lines())) from None
-    if the_plan.basis is None or Basis.of(state) != the_plan.basis:
+    if the_plan.basis is None or basis_of(state) != the_plan.basis:
         raise SavedPlanError(f"{where}: the observed cluster it saved is not the one its plan was made from; make the plan again")
     return state
 
 
 def _made_again(desired: Any, observed: Any, policy: Policy, roles: Mapping[str, str], target: Any, workload: Any = None) -> Plan:
-    from ...plan import plan as make
+    from ..planner import plan as make
     from . import make_plan
 
     if desired is None:

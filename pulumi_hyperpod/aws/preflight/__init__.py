@@ -11,7 +11,7 @@ between the pure `plan()` and `apply()`).
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Callable
 
 from ..cost.estimate import region_of
 from ...plan.model import Plan
@@ -22,6 +22,7 @@ from .quotas import RULE, check_quotas
 from ...core.preflight import section
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..clients import SageMakerClient, ServiceQuotasClient
     from ..observe import ClusterState
     from ..spec import ClusterSpec
 
@@ -33,8 +34,8 @@ def preflight(
     desired: "ClusterSpec | None",
     observed: "ClusterState | None",
     *,
-    sagemaker: Any,
-    quotas: Any = None,
+    sagemaker: "SageMakerClient",
+    quotas: "ServiceQuotasClient | Callable[[], ServiceQuotasClient] | None" = None,
     policy: Policy | None = None,
     sample: int = SAMPLE,
 ) -> Plan:

@@ -15,12 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from ...plan.compare import same
+from ..planner.compare import same
 from ...plan.sections import ConsistencyFinding
 from ..spec import BUILD_FIELDS
 from .quotas import describe_error
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..clients import SageMakerClient
     from ..observe import ClusterState
     from ...plan import GroupChange, Plan
     from ..spec import ClusterSpec
@@ -41,7 +42,7 @@ ADVICE = (
 
 
 def check_consistency(
-    plan: "Plan", desired: "ClusterSpec", observed: "ClusterState", sagemaker: Any, sample: int = SAMPLE
+    plan: "Plan", desired: "ClusterSpec", observed: "ClusterState", sagemaker: "SageMakerClient", sample: int = SAMPLE
 ) -> list[ConsistencyFinding]:
     """One finding per growing group whose existing nodes were built differently from its new ones."""
     if plan.action != "update":
@@ -57,7 +58,9 @@ def check_consistency(
     return findings
 
 
-def _group(change: "GroupChange", wanted: dict[str, Any], observed: "ClusterState", sagemaker: Any, sample: int) -> dict[str, Any] | None:
+def _group(
+    change: "GroupChange", wanted: dict[str, Any], observed: "ClusterState", sagemaker: "SageMakerClient", sample: int
+) -> dict[str, Any] | None:
     nodes = sorted(
         (n for n in observed.nodes_of(change.group) if n.launched and n.status != "ShuttingDown"),
         key=lambda n: (n.launch_time is None, n.launch_time, n.instance_id),

@@ -30,6 +30,7 @@ from ...plan.model import Refusal
 from ...plan.sections import QuotaSection
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..clients import SageMakerClient, ServiceQuotasClient
     from ..observe import ClusterState
     from ...plan import Plan, Policy
     from ..spec import ClusterSpec
@@ -89,7 +90,7 @@ class QuotaTable:
         return (self.by_code.get(code) if code else None) or self.by_name.get(name.lower())
 
 
-def read_quotas(client: Any, wanted: list[tuple[str, str | None]]) -> QuotaTable:
+def read_quotas(client: "ServiceQuotasClient", wanted: list[tuple[str, str | None]]) -> QuotaTable:
     """The applied values, falling back to AWS defaults only when a wanted quota has none."""
     applied = [Quota(q["QuotaCode"], q["QuotaName"], q["Value"], "applied") for q in _every(client, "list_service_quotas")]
     table = QuotaTable(applied)
@@ -99,7 +100,7 @@ def read_quotas(client: Any, wanted: list[tuple[str, str | None]]) -> QuotaTable
     return QuotaTable(applied + defaults)
 
 
-def _every(client: Any, operation: str) -> list[dict]:
+def _every(client: "ServiceQuotasClient", operation: str) -> list[dict]:
     pages = client.get_paginator(operation).paginate(ServiceCode=SERVICE_CODE)
     return [quota for page in pages for quota in page.get("Quotas") or ()]
 
@@ -124,7 +125,7 @@ def described_usage(describe: Mapping[str, Any]) -> dict[str, int]:
     return {t: c for t, c in counts.items() if c}
 
 
-def other_clusters(sagemaker: Any, name: str) -> tuple[dict[str, int], list[str], list[str]]:
+def other_clusters(sagemaker: "SageMakerClient", name: str) -> tuple[dict[str, int], list[str], list[str]]:
     """Usage per type of every other cluster in the region; (usage, counted names, skipped notes)."""
     usage: dict[str, int] = {}
     counted, skipped = [], []
@@ -172,7 +173,13 @@ def _add(counts: dict[str, int], key: str, count: int) -> None:
 
 # ---- checking --------------------------------------------------------------------------------------
 def check_quotas(
-    plan: "Plan", desired: "ClusterSpec", observed: "ClusterState | None", sagemaker: Any, quotas: Any, policy: "Policy", region: str
+    plan: "Plan",
+    desired: "ClusterSpec",
+    observed: "ClusterState | None",
+    sagemaker: "SageMakerClient",
+    quotas: "ServiceQuotasClient | None",
+    policy: "Policy",
+    region: str,
 ) -> tuple[QuotaSection, list[Refusal], list[str]]:
     """The quota part of the section, the refusals, and the warnings."""
     section, refusals, warnings = _check_quotas(plan, desired, observed, sagemaker, quotas, policy, region)
@@ -180,7 +187,13 @@ def check_quotas(
 
 
 def _check_quotas(
-    plan: "Plan", desired: "ClusterSpec", observed: "ClusterState | None", sagemaker: Any, quotas: Any, policy: "Policy", region: str
+    plan: "Plan",
+    desired: "ClusterSpec",
+    observed: "ClusterState | None",
+    sagemaker: "SageMakerClient",
+    quotas: "ServiceQuotasClient | None",
+    policy: "Policy",
+    region: str,
 ) -> tuple[dict[str, Any], list[Refusal], list[str]]:
     fresh = observed is None or plan.action == "replace"
     before = described_usage(observed.describe) if observed is not None else {}

@@ -1,6 +1,6 @@
 """Desired vs observed configuration: what changed, what can change in place, what cannot.
 
-Every member is compared as the member table says (`pulumi_hyperpod.members`, `plan/members.py`):
+Every member is compared as the member table says (`pulumi_hyperpod.members`, `aws/planner/members.py`):
 a group member the spec leaves out is removed or kept by the table's rule for it, and a cluster
 member UpdateCluster takes is left as it is when the spec leaves it out (seed 004's
 update_cluster.json has no VpcConfig). Lists whose order means nothing (subnets, security groups,
@@ -13,12 +13,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Mapping
 
 from . import members
-from ..members import rows
+from ...members import rows
 from .members import MemberChange
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..aws.observe import ClusterState, GroupState
-    from ..aws.spec import ClusterSpec, InstanceGroupSpec
+    from ..observe import ClusterState, GroupState
+    from ..spec import ClusterSpec, InstanceGroupSpec
 
 _UNORDERED = frozenset({"VpcConfig"})
 
@@ -33,7 +33,7 @@ def same(observed: Any, desired: Any, unordered: bool = False) -> bool:
 
 def group_member_changes(desired: InstanceGroupSpec, observed: GroupState) -> list[MemberChange]:
     """Every member of the group whose value the plan changes, each with the member table's verdict
-    (`plan/members.py`): set after creation, changed, or removed because the spec leaves it out."""
+    (`aws/planner/members.py`): set after creation, changed, or removed because the spec leaves it out."""
     changes = members.group_member_changes(desired.to_api(), observed.described, desired.name)
     if desired.node_type is not None and observed.node_type is None and not observed.described.get("SlurmConfig"):
         # a legacy group (roles from provisioning_parameters.json) given its role: the migration to

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .model import Refusal
+from ...plan.model import Refusal
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..aws.observe import ClusterState
-    from ..aws.spec import ClusterSpec
+    from ..observe import ClusterState
+    from ..spec import ClusterSpec
 
 
 def count_owner(desired: "ClusterSpec", observed: "ClusterState") -> str | None:

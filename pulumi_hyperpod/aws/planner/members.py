@@ -16,8 +16,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal, Mapping
 
-from ..members import Member, rows
-from ..members.table import Scope
+from ...members import Member, rows
+from ...members.table import Scope
 
 # Rows the count planner and the older rules handle (planner.py, compare.group_immutable_changes)
 _OWN_RULES = frozenset(
@@ -27,7 +27,7 @@ _OWN_RULES = frozenset(
 _UNORDERED = frozenset({"OnStartDeepHealthChecks", "OverrideVpcConfig", "InstanceStorageConfigs", "KubernetesConfig.Taints"})
 # What the service reports for a member never set: the same as not set
 # the value the service has when the member is not set: the same as not set. ImageId "default" is the
-# HyperPod public AMI a group without ImageId runs (the model's ImageId pattern; plan/software.py)
+# HyperPod public AMI a group without ImageId runs (the model's ImageId pattern; aws/planner/software.py)
 _DEFAULTS: dict[str, Any] = {"CapacityRequirements": {"OnDemand": {}}, "ImageId": "default"}
 
 
@@ -66,7 +66,7 @@ def _short(value: Any) -> str:
 
 def member_line(change: MemberChange) -> str:
     """A member change as a plan line; the software members say how existing nodes get it."""
-    from ..aws.spec.models import BUILD_FIELDS
+    from ..spec.models import BUILD_FIELDS
 
     line = change.line()
     if change.change == "UpdateClusterSoftware":

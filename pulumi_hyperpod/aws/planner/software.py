@@ -21,10 +21,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..aws.observe import ClusterState, GroupState, NodeState
-from ..aws.spec import ClusterSpec, InstanceGroupSpec
-from .model import Refusal, Step
-from .policy import Policy
+from ..observe import ClusterState, GroupState, NodeState
+from ..spec import ClusterSpec, InstanceGroupSpec
+from ...plan.model import Refusal, Step
+from ...plan.policy import Policy
 
 # group member in the spec → how DescribeCluster reports the image the group's nodes run now
 IMAGE_MEMBERS = {"ImageId": "CurrentImageId", "ImageReleaseVersion": "CurrentImageReleaseVersion"}

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .model import Step
+from ...plan.model import Step
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..aws.observe import ClusterState
-    from ..aws.spec import ClusterSpec
+    from ..observe import ClusterState
+    from ..spec import ClusterSpec
 
 BATCH = 50  # AddTags Tags and DeleteTags TagKeys: at most 50 (the model's max)
 

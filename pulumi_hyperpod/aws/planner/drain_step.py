@@ -12,21 +12,21 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Sequence
 
-from ..aws.observe import ClusterState
-from .model import Step, Victim
+from ..observe import ClusterState
+from ...plan.model import Step, Victim
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..workload.model import WorkloadView
-    from .policy import Policy
+    from ...workload.model import WorkloadView
+    from ...plan.policy import Policy
 
 
 def node_name(state: ClusterState, victim: Victim) -> str:
     """The orchestrator's name for a launched victim."""
     if state.orchestrator_kind == "Eks":
-        from ..workload.match import eks_node_name
+        from ...workload.match import eks_node_name
 
         return eks_node_name(victim.node_id)
-    from ..workload.match import slurm_names
+    from ...workload.match import slurm_names
 
     names = {instance: name for name, instance in slurm_names(state).items()}
     return names.get(victim.node_id, "")

@@ -3,7 +3,7 @@
 Pure, like the planner: the workload (pulumi_hyperpod/workload) is data read before planning.
 In every order, nodes listed in `policy.remove_first` go first (Cluster API's delete-machine
 annotation), then nodes doing no work for HyperPod (Failure/NotFound, never launched, still in deep
-health checks: plan/victims.py's tiers 0–2). Among the rest:
+health checks: aws/planner/victims.py's tiers 0–2). Among the rest:
 
 | order    | serving nodes, first to last                                                             |
 |----------|------------------------------------------------------------------------------------------|
@@ -21,13 +21,13 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING, Sequence
 
-from ..aws.observe.state import NodeState
+from ..observe.state import NodeState
 from . import victims as rules
-from .model import Victim
+from ...plan.model import Victim
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..workload.model import NodeWorkload, WorkloadView
-    from .policy import Policy
+    from ...workload.model import NodeWorkload, WorkloadView
+    from ...plan.policy import Policy
 
 _EPOCH = dt.datetime.min.replace(tzinfo=dt.timezone.utc)
 _FAR = dt.datetime.max.replace(tzinfo=dt.timezone.utc)
@@ -115,7 +115,7 @@ _RANK_CODES = {
 
 
 def _code(node: NodeState, policy: "Policy", view: "WorkloadView | None") -> str:
-    """Victim.code: the stable word a policy matches on (plan/victims.py's CODES, and the workload ranks)."""
+    """Victim.code: the stable word a policy matches on (aws/planner/victims.py's CODES, and the workload ranks)."""
     if _listed(node, policy):
         return "remove-first"
     tier = rules._tier(node)

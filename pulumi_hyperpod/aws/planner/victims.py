@@ -24,8 +24,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Iterable, Sequence
 
-from ..aws.observe.state import NodeState
-from .model import Victim
+from ..observe.state import NodeState
+from ...plan.model import Victim
 
 _EPOCH = dt.datetime.min.replace(tzinfo=dt.timezone.utc)
 

@@ -25,7 +25,7 @@ login groups, max_scale_in_fraction, replacement, and on a Slurm cluster whose r
 
 Order: UpdateCluster, then BatchDeleteClusterNodes, then BatchAddClusterNodes — so a lowered
 MinCount is in place before nodes go, and scale-outs never wait behind deletions. With policy.drain,
-a DrainNodes step (plan/drain_step.py) comes right before the BatchDeleteClusterNodes steps.
+a DrainNodes step (aws/planner/drain_step.py) comes right before the BatchDeleteClusterNodes steps.
 """
 
 from __future__ import annotations
@@ -33,17 +33,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from ..aws.observe import ClusterState, GroupState
-from ..aws.servicemodel import api_limits
-from ..aws.spec import ClusterSpec, InstanceGroupSpec
+from ..observe import ClusterState, GroupState
+from ..servicemodel import api_limits
+from ..spec import ClusterSpec, InstanceGroupSpec
 from . import canary, compare, repair, software, victims as victim_rules, workload_order
 from .drain_step import drain_steps
-from .basis import Basis
+from .basis import basis_of
 from .members import member_line
 from .ownership import autoscaling_refusals, count_owner
 from .tags import tag_steps
-from .model import GroupChange, Plan, Refusal, Step, Victim
-from .policy import Policy
+from ...plan.model import GroupChange, Plan, Refusal, Step, Victim
+from ...plan.policy import Policy
 
 BUSY_GROUP_STATUSES = frozenset({"Creating", "Updating"})
 
@@ -100,7 +100,7 @@ def plan(
     groups do not say it in SlurmConfig.NodeType (legacy Slurm clusters configured by the lifecycle
     scripts' provisioning_parameters.json). A group's role is its NodeType, else `roles[name]`.
     `workload`: what runs on each node (a pulumi_hyperpod.workload.WorkloadView, read before planning):
-    victims by policy.scale_in_order, and the DrainNodes step's expected wait (plan/workload_order.py).
+    victims by policy.scale_in_order, and the DrainNodes step's expected wait (aws/planner/workload_order.py).
     Cost and preflight are later stages (`pipeline`)."""
     return _plan(desired, observed, policy or Policy(), dict(roles or {}), workload)
 
@@ -115,7 +115,7 @@ def _plan(desired: ClusterSpec | None, observed: ClusterState | None, policy: Po
             cluster_name=desired.name,
             action="none",
             refusals=(Refusal("cluster-deleting", f"cluster {desired.name} is being deleted; wait until it is gone, then plan again"),),
-            basis=Basis.of(observed),
+            basis=basis_of(observed),
         )
     reasons = compare.replacement_reasons(desired, observed)
     if reasons:
@@ -197,7 +197,7 @@ def _delete_plan(observed: ClusterState | None, policy: Policy) -> Plan:
         kind="delete-cluster",
         codes=("not-desired",),
     )
-    deletion = Plan(cluster_name=observed.name, action="delete", steps=(step,), groups=groups, basis=Basis.of(observed))
+    deletion = Plan(cluster_name=observed.name, action="delete", steps=(step,), groups=groups, basis=basis_of(observed))
     protected = _protected_nodes(observed.nodes, policy)
     return deletion.refuse(_protected_refusal(f"deleting cluster {observed.name}", protected)) if protected else deletion
 
@@ -237,7 +237,7 @@ def _replace_plan(desired: ClusterSpec, observed: ClusterState, reasons: list[st
         steps=steps,
         groups=_Updater(desired, observed, policy, roles).group_changes(),
         replacements=tuple(reasons),
-        basis=Basis.of(observed),
+        basis=basis_of(observed),
     )
     return replacement.refuse(*refusals)
 
@@ -384,7 +384,7 @@ class _Updater:
             steps=tuple(steps),
             groups=groups,
             notes=tuple(self.notes),
-            basis=Basis.of(self.observed),
+            basis=basis_of(self.observed),
         )
         return updated.refuse(*self.refusals)
 
@@ -432,7 +432,7 @@ class _Updater:
                 )
             )
             return
-        # the image members move through an UpdateClusterSoftware rollout (plan/software.py), not UpdateCluster
+        # the image members move through an UpdateClusterSoftware rollout (aws/planner/software.py), not UpdateCluster
         applied = [c for c in member_changes if not c.refused and c.member not in software.IMAGE_MEMBERS]
         if applied:
             self._list_in_update(want, have)
@@ -591,7 +591,7 @@ class _Updater:
 
     # ---- steps -------------------------------------------------------------------------------
     def _lifecycle_steps(self, steps: list[Step]) -> list[Step]:
-        """Rollouts and repairs after the count steps (plan/software.py, plan/repair.py)."""
+        """Rollouts and repairs after the count steps (aws/planner/software.py, aws/planner/repair.py)."""
         for step in steps:
             if step.operation == "UpdateCluster":
                 software.hold_images(step.request, self.observed, self.rollouts.groups)

@@ -17,10 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..aws import servicemodel
-from ..aws.observe import ClusterState, NodeState
-from .model import Refusal, Step
-from .policy import Policy
+from .. import servicemodel
+from ..observe import ClusterState, NodeState
+from ...plan.model import Refusal, Step
+from ...plan.policy import Policy
 
 CONTROLLER_RULE = (
     'a Slurm controller node cannot be replaced (BatchReplaceClusterNodes, the service model: "you cannot '

@@ -1,0 +1,28 @@
+"""HyperPod's planner: desired spec vs observed cluster into the neutral Plan (`pulumi_hyperpod.plan`).
+Pure: no I/O, no prices.
+
+`rules.py` holds the decision table and `plan()`; beside it the rules it applies: `compare`/`members`
+(what differs, member by member), `victims`/`workload_order` (which nodes a scale-in removes),
+`drain_step`, `tags`, `ownership` (autoscaled counts), `software`/`repair`/`canary` (lifecycle
+steps), and `basis` (what a plan was computed against, and when it no longer holds).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..._lazy import lazy_exports
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .basis import Expectation, basis_of, fingerprint, stale_reasons
+    from .rules import api_limits, plan
+
+# Loaded on first use (PEP 562), as the other packages' public names.
+_EXPORTS = {
+    **dict.fromkeys(["Expectation", "basis_of", "fingerprint", "stale_reasons"], ".basis"),
+    **dict.fromkeys(["api_limits", "plan"], ".rules"),
+}
+
+__all__ = ["Expectation", "api_limits", "basis_of", "fingerprint", "plan", "stale_reasons"]
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

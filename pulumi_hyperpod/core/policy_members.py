@@ -1,0 +1,30 @@
+"""Policy members one cloud defines, and the cloud's check of each (docs/DESIGN.md, "Layers").
+
+The Policy (plan/policy.py) is one model for every cloud, so it carries a member only one cloud
+uses — HyperPod's `software_deployment`, an UpdateClusterSoftware DeploymentConfig — but it does not
+check it: the cloud that defines the member does, against its own service model. Each check is named
+here as "module:function", as the cloud registry (core/cloud.py) names each cloud's module, so the core
+and the Plan model import no cloud, and a check is loaded only when its member is set.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Callable
+
+# Policy member → "module:function" that checks a value of it: returns the value, or raises ValueError
+# with the rule (pydantic reports it on the member's path, as for any other field)
+CHECKS: dict[str, str] = {
+    "software_deployment": "pulumi_hyperpod.aws.planner.policy_members:software_deployment",
+}
+
+
+def checker(member: str) -> Callable[[Any], Any]:
+    module, _, function = CHECKS[member].partition(":")
+    found: Callable[[Any], Any] = getattr(importlib.import_module(module), function)
+    return found
+
+
+def check(member: str, value: Any) -> Any:
+    """`value` for the Policy's `member` as its cloud's check accepts it (ValueError when it does not)."""
+    return checker(member)(value)
