@@ -13,6 +13,7 @@ from botocore.exceptions import ClientError
 from botocore.waiter import WaiterModel
 
 from .progress import Progress
+from .wait_policies import WAIT_POLICIES  # noqa: F401 - the names the executor and the settings read
 
 _IN_SERVICE = {"matcher": "path", "argument": "ClusterStatus", "expected": "InService", "state": "success"}
 _FAILED = {"matcher": "path", "argument": "ClusterStatus", "expected": "Failed", "state": "failure"}
@@ -59,8 +60,6 @@ WAITER_MODEL = WaiterModel(
         },
     }
 )
-
-WAIT_POLICIES = {"none": None, "InService": "ClusterInService", "MinCount": "ClusterMinCount", "Target": "ClusterTarget"}
 
 
 class WaitFailed(Exception):
