@@ -7,7 +7,9 @@ call is made) and the simulator (which answers ValidationException like the real
 built on botocore's ParamValidator in `servicerules`.
 
 Importing this module loads neither botocore nor the model (a Pulumi program imports it to declare
-a cluster): the session and the model load with the first lookup, once per process.
+a cluster): the session and the model load with the first lookup, once per process. Until then, a
+lookup of what a spec check reads (CreateCluster, UpdateCluster and the shapes they reach) is
+answered from those shapes alone, kept on disk (specshapes.py), without the session.
 """
 
 from __future__ import annotations
