@@ -1,8 +1,8 @@
 """The part of botocore's sagemaker model that checking a cluster spec reads, kept on disk.
 
-A `check` (the dynamic provider's, the native plugin's, `hyperpod validate`) validates one
-CreateCluster request: it reads the shapes reachable from CreateCluster's and UpdateCluster's
-input (a few hundred of the model's thousands) and never makes a client. The whole model comes
+A provider's `check` (the dynamic provider's, the native plugin's) validates one CreateCluster
+request: it reads the shapes reachable from CreateCluster and UpdateCluster (114 of the model's
+3,260 with botocore 1.44) and never makes a client. The whole model comes
 through botocore's session (whose client, waiter and docs modules cost tens of ms to import) and is
 2.6 MB (about 10 ms to load even from `modelcache`). So those shapes, as the model's own JSON,
 unchanged, are cut from it once and kept in one small marshal file, and a botocore `ServiceModel`
@@ -24,6 +24,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+# the same cache as the parsed model files: its directory, key hashing and whole-file reads and writes
 from .modelcache import _MISSING, _key, _read, _write, cache_dir
 
 SERVICE = "sagemaker"
