@@ -5,9 +5,9 @@ are spelled the model's way (`keys.to_model_keys`; a field given in two spelling
 rule of the service model is checked (`servicemodel.violations`, botocore's ParamValidator plus
 max/enum/pattern), then the documented cross-field rules (`rules.spec_rules`, the same functions the
 simulator uses). All problems are reported together in one SpecError, each with its field path.
-Files are read by `documents.read_document` (size limit, YAML 1.2). Nested members the planner does not reason about
-(storage, scheduled updates, Kubernetes labels…) stay plain dicts — already checked against the
-model — so a botocore upgrade that adds a member needs no change here.
+Files are read by `documents.read_document` (size limit, YAML 1.2). Nested members the planner does
+not reason about (storage, scheduled updates, Kubernetes labels…) stay plain dicts — already checked
+against the model — so a botocore upgrade that adds a member needs no change here.
 """
 
 from __future__ import annotations
