@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import marshal
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -138,3 +141,24 @@ def test_the_source_recorded_is_the_file_the_session_loads(tmp_path):
 
 def test_with_the_cache_off_there_is_no_cut():
     assert specshapes.load(None) is None
+
+
+LOOKUPS = """
+import sys
+from pulumi_hyperpod.aws import servicemodel as s
+small = s.input_shape("CreateCluster")
+assert s.has_operation("CreateCluster") and not s.has_operation("DeploymentConfiguration")
+assert s.shape("DeploymentConfiguration").name == "DeploymentConfiguration"
+assert not s.service_model.cache_info().currsize and "botocore.session" not in sys.modules
+s.api_limits()  # shapes outside the cut: the whole model loads, and answers every lookup from then on
+assert s.service_model.cache_info().currsize
+whole = s.input_shape("CreateCluster")
+assert whole is s.service_model().operation_model("CreateCluster").input_shape and whole is not small
+assert list(whole.members) == list(small.members)
+"""
+
+
+def test_lookups_use_the_cut_until_the_whole_model_is_loaded_then_the_whole_model():
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))}
+    proc = subprocess.run([sys.executable, "-c", LOOKUPS], capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
+    assert proc.returncode == 0, proc.stderr
