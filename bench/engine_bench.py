@@ -11,7 +11,8 @@ run paired with a preview of the empty program (the same machine load for both h
 At each size it also measures:
 - the provider process, phase by phase in a fresh interpreter: the engine's host imports
   (`pulumi.dynamic`, dill, grpc), unpickling the provider from the state, `check` and `diff` (each
-  with the imports it is the first to need; median seconds);
+  with the imports it is the first to need; median seconds), and check + diff together (what moves
+  between the two phases, an import both need, moves; their sum is the provider's own work);
 - preview output bytes: the no-change preview's, and a scale-in preview's (every worker but one
   removed; 2 nodes: the one worker) — the victims table is the part that grows with the cluster.
 
@@ -23,6 +24,8 @@ HyperPod cluster can skip: importing pydantic and loading the sagemaker model in
 ratio is read against them.
 
 Targets (issue 16): demo / empty ≤ 1.5× at 2 nodes (no worse than 2.0×), ≤ 2.0× at 5,000 nodes.
+Issue 30: a fresh provider process's check + diff (their sum, its own line per size and in the
+summary) ≤ 0.15 s at 2 nodes, ≤ 0.40 s at 5,000; demo within 0.2× of the no-op floor at 2 nodes.
 Run: source scripts/env.sh && python bench/engine_bench.py   (needs `pulumi` on PATH)
      ENGINE_BENCH_RUNS=3 (previews per size, default 5); ENGINE_BENCH_SIZES=2,1000 (default 2,1000,5000)
 """
@@ -187,7 +190,8 @@ class Project:
 
 
 def provider_process(project: Project) -> list[float]:
-    """Median seconds of each phase of the provider process: host imports, unpickle, check, diff."""
+    """Median seconds of each phase of the provider process (host imports, unpickle, check, diff),
+    and the median of each run's check + diff."""
     resource = project.cluster_resource()
     python = venv() / "bin" / "python"
     runs = []
@@ -202,7 +206,16 @@ def provider_process(project: Project) -> list[float]:
             check=True,
         )
         runs.append([float(x) for x in proc.stdout.split()])
-    return [statistics.median(run[i] for run in runs) for i in range(4)]
+    return [statistics.median(run[i] for run in runs) for i in range(4)] + [statistics.median(run[2] + run[3] for run in runs)]
+
+
+# Issue 30: a fresh provider process's check + diff, seconds, by cluster size
+CHECK_DIFF_TARGETS = {2: 0.15, 5000: 0.40}
+
+
+def check_diff_target(nodes: int) -> str:
+    target = CHECK_DIFF_TARGETS.get(nodes)
+    return f"; target <= {target:.2f} s" if target is not None else ""
 
 
 def spread(ratios: list[float]) -> str:
@@ -219,6 +232,7 @@ def main() -> None:
         sys.exit("no `pulumi` on PATH: run scripts/install, then `source scripts/env.sh`")
     print(f"engine bench: {RUNS} paired previews per size, sizes {', '.join(f'{n:,}' for n in SIZES)}")
     rows = []
+    totals = []  # (nodes, median seconds of a fresh provider process's check + diff)
     with tempfile.TemporaryDirectory(prefix="engine-bench-") as tmp:
         empty = Project(Path(tmp) / "empty", EMPTY_PROGRAM)
         empty.pulumi("up", "--yes", "--skip-preview")
@@ -246,12 +260,13 @@ def main() -> None:
             demo.config("workerCount", str(1 if workers > 1 else 0))
             scale_in_seconds, scale_in = demo.pulumi("preview")
             demo.config("workerCount", str(workers))
-            host, loads, check, diff = provider_process(demo)
+            host, loads, check, diff, check_diff = provider_process(demo)
             empty_median = statistics.median(e for e, _ in pairs)
             demo_median = statistics.median(d for _, d in pairs)
             ratios = [d / e for e, d in pairs]
             ratio = statistics.median(ratios)
             rows.append((nodes, ratio))
+            totals.append((nodes, check_diff))
             print(f"\n{size_label(nodes)} (first `up` {setup:.2f} s)")
             print(
                 f"  preview, empty program : median {empty_median:.2f} s "
@@ -275,6 +290,7 @@ def main() -> None:
                 f"  provider process       : host imports {host * 1000:.0f} ms, unpickle {loads * 1000:.0f} ms, "
                 f"check {check * 1000:.0f} ms, diff (observe + plan) {diff * 1000:.0f} ms (fresh process, medians)"
             )
+            print(f"  provider check+diff    : {check_diff:.3f} s (fresh process, median of the runs' sums){check_diff_target(nodes)}")
             print(
                 f"  preview output         : {quiet_bytes:,} bytes with no change; {len(scale_in.encode()):,} "
                 f"bytes for a scale-in to {1 if workers > 1 else 0} worker(s) ({scale_in_seconds:.2f} s)"
@@ -283,6 +299,11 @@ def main() -> None:
             project.pulumi("destroy", "--yes", "--skip-preview")
     print(
         "\ndemo / empty: " + ", ".join(f"{size_label(n)} {r:.2f}x" for n, r in rows) + "   (targets: <= 1.5x at 2 nodes, <= 2.0x at 5,000)"
+    )
+    print(
+        "provider check+diff (fresh process): "
+        + ", ".join(f"{size_label(n)} {t:.3f} s" for n, t in totals)
+        + "   (targets: <= 0.15 s at 2 nodes, <= 0.40 s at 5,000)"
     )
     print(
         "floors / empty (at the first size): "

@@ -7,7 +7,9 @@ call is made) and the simulator (which answers ValidationException like the real
 built on botocore's ParamValidator in `servicerules`.
 
 Importing this module loads neither botocore nor the model (a Pulumi program imports it to declare
-a cluster): the session and the model load with the first lookup, once per process.
+a cluster): the session and the model load with the first lookup, once per process. Until then, a
+lookup of what a spec check reads (CreateCluster, UpdateCluster and the shapes they reach) is
+answered from those shapes alone, kept on disk (specshapes.py), without the session.
 """
 
 from __future__ import annotations
@@ -38,16 +40,43 @@ def service_model():
     return botocore_session().get_service_model(SERVICE)
 
 
+@lru_cache(maxsize=1)
+def _spec_shapes():
+    from .specshapes import load
+
+    return load()
+
+
+def model_for(name: str, *, operation: bool = False):
+    """The model to read `name` (an operation's, or a shape's) from: the whole model once this process
+    loaded it; before that, the spec's shapes (specshapes.py) when they hold the name, so checking a
+    spec loads neither the session nor the 2.6 MB model. The two give the same shapes."""
+    if service_model.cache_info().currsize:
+        return service_model()
+    small = _spec_shapes()
+    if small is not None and name in (small.operations if operation else small.shapes):
+        return small.model
+    return service_model()
+
+
+def has_operation(name: str) -> bool:
+    """Whether `name` is one of the model's operations (else it names a shape)."""
+    small = None if service_model.cache_info().currsize else _spec_shapes()
+    if small is not None and (name in small.operations or name in small.shapes):
+        return name in small.all_operations
+    return name in service_model().operation_names
+
+
 def input_shape(operation: str):
-    return service_model().operation_model(operation).input_shape
+    return model_for(operation, operation=True).operation_model(operation).input_shape
 
 
 def output_shape(operation: str):
-    return service_model().operation_model(operation).output_shape
+    return model_for(operation, operation=True).operation_model(operation).output_shape
 
 
 def shape(name: str):
-    return service_model().shape_for(name)
+    return model_for(name).shape_for(name)
 
 
 def member_shape(structure: str, *path: str):

@@ -13,7 +13,7 @@ import regex  # botocore patterns use \p{L}-style classes, which `re` does not k
 from botocore.validate import ParamValidator, ValidationErrors, range_check
 
 from ..core.errors import Violation
-from .servicemodel import fold, input_shape, service_model, shape
+from .servicemodel import fold, has_operation, input_shape, shape
 from ..terminal import shown
 
 
@@ -44,8 +44,7 @@ def violations(
     """
     target = shape_or_operation
     if isinstance(shape_or_operation, str):
-        model = service_model()
-        if shape_or_operation in model.operation_names:
+        if has_operation(shape_or_operation):
             target = input_shape(shape_or_operation)
         else:
             target = shape(shape_or_operation)

@@ -18,6 +18,7 @@ and an import. A Python program declares the resource with `NativeGcpTrainingClu
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Mapping
 
 TYPE = "hyperpod:index:GcpTrainingCluster"
@@ -37,10 +38,15 @@ class GcpResource:
     """The resource's CRUD in the dynamic provider's bag form (snake_case keys); `wire` translates."""
 
     def __init__(self, config: Mapping[str, str] | None = None) -> None:
+        self.default_backend = "fake" if (config or {}).get("hyperpod:backend") == "fake" else "gcp"
+
+    @functools.cached_property
+    def dynamic(self) -> Any:
+        """The dynamic provider, made at the first call for this resource type: a plugin serving only
+        HyperPod clusters never loads the Google Cloud modules (their pydantic models) at all."""
         from ..provider.gcp import GcpClusterProvider
 
-        self.dynamic = GcpClusterProvider()
-        self.default_backend = "fake" if (config or {}).get("hyperpod:backend") == "fake" else "gcp"
+        return GcpClusterProvider()
 
     def _bag(self, bag: Mapping[str, Any]) -> dict[str, Any]:
         """The dynamic provider's inputs: the spec file read and merged under `spec`, the backend defaulted."""

@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from pulumi.runtime import rpc
 
 from ..aws import servicemodel
-from ..core.errors import SpecError
-from ..aws.spec.keys import to_model_keys
+from ..aws.spec.request import api_request, checked_request
 from .settings import SETTING_KEYS, Location, check_settings
 from .unknowns import is_unknown, under, unknown_paths
 
@@ -75,17 +74,15 @@ def _canonical(raw: Any) -> tuple[Any, list[tuple[str, str]]]:
         return None, [("spec", "is required: pass spec=, spec_file=, or cluster_name= and instance_groups=")]
     if not isinstance(raw, Mapping):
         return None, [("spec", f"must be an object in the AWS CLI --cli-input-json form, got {type(raw).__name__}")]
-    request = to_model_keys(servicemodel.input_shape("CreateCluster"), plain(raw))
+    # checked as ClusterSpec checks it, without building the models: a check needs no pydantic
+    request, violations = checked_request(plain(raw))
+    if not violations:
+        return api_request(request), []
     unknown = unknown_paths(request)
-    try:
-        from ..aws.spec.models import ClusterSpec  # the models load with the first spec checked
-
-        return ClusterSpec.from_dict(request).to_api(), []
-    except SpecError as error:
-        problems = [v for v in error.violations if not (unknown and under(v.path, unknown))]
-        if problems:
-            return None, [(f"spec.{v.path}" if v.path else "spec", v.rule) for v in problems]
-        return request, []
+    problems = [v for v in violations if not (unknown and under(v.path, unknown))]
+    if problems:
+        return None, [(f"spec.{v.path}" if v.path else "spec", v.rule) for v in problems]
+    return request, []
 
 
 def check_inputs(news: Mapping[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str]]]:

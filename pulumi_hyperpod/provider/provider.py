@@ -28,7 +28,7 @@ from . import changes, errors, process, props
 from .console import say
 from .errors import ProviderError
 from .process import gc_paused, in_flight
-from .settings import Defaults, Location, Settings
+from .settings import Defaults, Location, Settings, allows_replacement, locate_inputs
 from .unknowns import unknown_paths
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -123,7 +123,7 @@ class ClusterProvider(ResourceProvider):
         """A change that would replace the cluster (delete all its nodes) without
         policy.allow_replacement fails here, as a check failure naming the property: the engine
         shows it as a plain validation error before anything runs, rather than a traceback."""
-        if unknown_paths(props.settings_inputs(inputs)) or Settings.from_inputs(inputs).policy.allow_replacement:
+        if unknown_paths(props.settings_inputs(inputs)) or allows_replacement(inputs):
             return []
         found = changes.spec_replacements(props.spec_value(olds), props.spec_value(inputs))
         found += changes.location_replacements(Location.from_outputs(olds.get("location")), self._locate(inputs))
@@ -426,7 +426,7 @@ class ClusterProvider(ResourceProvider):
             return None
 
     def _locate(self, bag: dict[str, Any]) -> Location:
-        return Settings.from_inputs(bag).locate(self.defaults)
+        return locate_inputs(bag, self.defaults)
 
 
 def _reporter(name: str) -> Callable[["Progress"], None]:

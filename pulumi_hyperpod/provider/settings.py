@@ -126,12 +126,30 @@ class Settings:
         return dataclasses.replace(self, policy=policy)
 
     def locate(self, defaults: Defaults) -> Location:
-        backend = self.backend or defaults.backend or "aws"
-        profile = self.profile or defaults.profile
-        region = self.region or defaults.region
-        if region is None:
-            region = DEFAULT_REGION if backend == "fake" else _boto_region(profile)
-        return Location(backend, region, profile)
+        return _location(self.backend, self.region, self.profile, defaults)
+
+
+# Read from checked inputs without making the Settings, whose Policy is a pydantic model: a `check`
+# asks only these two questions, and needs no pydantic to answer them.
+def locate_inputs(inputs: Mapping[str, Any], defaults: Defaults) -> Location:
+    """`Settings.from_inputs(inputs).locate(defaults)`."""
+    return _location(inputs.get("backend") or None, inputs.get("region") or None, inputs.get("profile") or None, defaults)
+
+
+def allows_replacement(inputs: Mapping[str, Any]) -> bool:
+    """`Settings.from_inputs(inputs).policy.allow_replacement`: checked inputs hold the policy's
+    fields that differ from the defaults (`policy_inputs`), so the setting is there when it is on."""
+    policy = inputs.get("policy")
+    return isinstance(policy, Mapping) and policy.get("allow_replacement") is True
+
+
+def _location(backend: str | None, region: str | None, profile: str | None, defaults: Defaults) -> Location:
+    backend = backend or defaults.backend or "aws"
+    profile = profile or defaults.profile
+    region = region or defaults.region
+    if region is None:
+        region = DEFAULT_REGION if backend == "fake" else _boto_region(profile)
+    return Location(backend, region, profile)
 
 
 def _boto_region(profile: str | None) -> str:
@@ -173,9 +191,7 @@ def policy_inputs(policy: Policy) -> dict[str, Any]:
 
 def check_settings(news: Mapping[str, Any], is_unknown) -> tuple[dict[str, Any], list[tuple[str, str]]]:
     """The settings part of the inputs, canonical, and the failures as (property, reason)."""
-    from pydantic import ValidationError
-
-    from ..aws.apply.waiters import WAIT_POLICIES
+    from ..aws.apply.wait_policies import WAIT_POLICIES
 
     inputs: dict[str, Any] = {}
     failures: list[tuple[str, str]] = []
@@ -236,9 +252,13 @@ def check_settings(news: Mapping[str, Any], is_unknown) -> tuple[dict[str, Any],
         inputs["policy"] = policy
     elif policy is not None and not isinstance(policy, Mapping):
         failures.append(("policy", f"must be an object of Policy fields, got {type(policy).__name__}"))
+    elif not policy:
+        inputs["policy"] = {}  # the defaults, stored as nothing (policy_inputs): no Policy to build
     else:
+        from pydantic import ValidationError
+
         try:
-            inputs["policy"] = policy_inputs(_policy(dict(policy or {})))
+            inputs["policy"] = policy_inputs(_policy(dict(policy)))
         except ValidationError as error:
             for problem in error.errors():
                 where = ".".join(str(part) for part in problem["loc"])

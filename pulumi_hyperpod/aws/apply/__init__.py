@@ -1,7 +1,7 @@
 """Executing a Plan through the client (apply).
 
-Names load on first use (PEP 562): `waiters` alone (the provider's settings read WAIT_POLICIES)
-does not pull in the executor.
+Names load on first use (PEP 562): `wait_policies` alone (the provider's settings read WAIT_POLICIES)
+pulls in neither the executor nor botocore's waiters.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from botocore.exceptions import ClientError
 from botocore.waiter import WaiterModel
 
 from .progress import Progress
+from .wait_policies import WAIT_POLICIES  # noqa: F401 - the names the executor and the settings read
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..clients import SageMakerClient
@@ -62,8 +63,6 @@ WAITER_MODEL = WaiterModel(
         },
     }
 )
-
-WAIT_POLICIES = {"none": None, "InService": "ClusterInService", "MinCount": "ClusterMinCount", "Target": "ClusterTarget"}
 
 
 class WaitFailed(Exception):

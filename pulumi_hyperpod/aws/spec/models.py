@@ -1,13 +1,13 @@
 """The desired cluster: pydantic models in the shape CreateCluster / UpdateCluster take.
 
-Validation happens in one place, before pydantic parses anything: keys are spelled the model's way
-(`keys.to_model_keys`; a field given in two spellings is refused), every rule of the service model
-is checked (`servicemodel.violations`, botocore's ParamValidator plus max/enum/pattern), then the
-documented cross-field rules (`rules.spec_rules`, the same functions the simulator uses). All
-problems are reported together in one SpecError, each with its field path. Files are read by
-`documents.read_document` (size limit, YAML 1.2). Nested members the planner does not reason about
-(storage, scheduled updates, Kubernetes labels…) stay plain dicts — already checked against the
-model — so a botocore upgrade that adds a member needs no change here.
+Validation happens in one place, before pydantic parses anything (`request.checked_request`): keys
+are spelled the model's way (`keys.to_model_keys`; a field given in two spellings is refused), every
+rule of the service model is checked (`servicemodel.violations`, botocore's ParamValidator plus
+max/enum/pattern), then the documented cross-field rules (`rules.spec_rules`, the same functions the
+simulator uses). All problems are reported together in one SpecError, each with its field path.
+Files are read by `documents.read_document` (size limit, YAML 1.2). Nested members the planner does
+not reason about (storage, scheduled updates, Kubernetes labels…) stay plain dicts — already checked
+against the model — so a botocore upgrade that adds a member needs no change here.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from .. import servicemodel
 from ...core.documents import read_document
 from ...core.errors import SpecError
-from .keys import to_model_keys
-from .rules import CONTINUOUS, orchestrator_kind, spec_rules
+from .request import checked_request
+from .rules import CONTINUOUS, orchestrator_kind
 
 # extra="allow": the service model has already rejected unknown keys, and members a newer botocore
 # adds (AutoPatchConfig, ImageReleaseVersion…) pass through to the request unchanged.
@@ -154,10 +154,9 @@ class ClusterSpec(_Model):
             return data
         if not isinstance(data, dict):
             raise SpecError([servicemodel.Violation("", f"a cluster spec is an object; got {type(data).__name__}")])
-        request = to_model_keys(servicemodel.input_shape("CreateCluster"), data)
-        problems = _first_per_field(servicemodel.violations("CreateCluster", request), spec_rules(request))
+        request, problems = checked_request(data)
         if problems:
-            raise SpecError(_unique(problems))
+            raise SpecError(problems)
         return request
 
     # ---- construction ----------------------------------------------------------------------
@@ -195,19 +194,3 @@ class ClusterSpec(_Model):
         request = super().to_api()
         members = servicemodel.input_shape(operation).members
         return {key: value for key, value in request.items() if key in members}
-
-
-def _first_per_field(model: list[servicemodel.Violation], rules: list[servicemodel.Violation]) -> list[servicemodel.Violation]:
-    """One problem per field: the model's first, except that a documented rule explains a field
-    the model only calls unknown (InstanceGroupsToDelete in a desired spec) better."""
-    explained = {p.path for p in rules}
-    kept = [p for p in model if not (p.path in explained and p.rule.startswith("is not a known field"))]
-    broken = {p.path for p in kept}
-    return kept + [p for p in rules if p.path not in broken]
-
-
-def _unique(problems: list[servicemodel.Violation]) -> list[servicemodel.Violation]:
-    seen: dict[tuple[str, str], servicemodel.Violation] = {}
-    for problem in problems:
-        seen.setdefault((problem.path, problem.rule), problem)
-    return list(seen.values())
