@@ -195,9 +195,10 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
     _client_unused, inputs, the_plan = _plan_with_inputs(ctx, spec_file, policy_file, protect, snapshot)
     _show(the_plan, as_json)
     if out_file:
-        from ..gcp.saved import save
+        from ..core import cloud, planfile
 
-        save(the_plan, out_file, **inputs)
+        prepared = cloud.Prepared("gcp", the_plan, inputs["spec"], inputs["observed"], inputs["policy"])
+        planfile.save(prepared, out_file, target={"backend": inputs["backend"]})
     common.exit_for_plan(the_plan, detailed_exitcode)
 
 
@@ -240,7 +241,7 @@ def apply_command(ctx, spec_file, plan_file, yes, no_wait, timeout, as_json, pol
     result = _confirmed_apply(client, the_plan, "Apply this plan?", yes=yes, no_wait=no_wait, timeout=timeout, as_json=as_json)
     if result is None:
         return
-    from ..gcp.apply import status_of
+    from ..gcp.status import status_of
 
     if as_json:
         _emit(the_plan, {"outcome": result.outcome, "calls": result.calls, "status": status_of(result.state)})
@@ -301,13 +302,10 @@ def snapshot_command(ctx, spec_file, name):
 def _saved_plan(path: str, backend: str):
     """A plan saved by `gcp plan --out`: format, version, integrity, size and backend checked, the
     plan re-derived from its saved inputs and required to be the same (gcp/saved.py), and its
-    steps checked against its own cluster and action — all before any call."""
-    from ..gcp.apply import check_steps
-    from ..gcp.saved import load
+    steps checked against its own cluster and action — all before any call (GCP's load_plan)."""
+    from ..core import planfile
 
-    the_plan = load(path, backend)
-    check_steps(the_plan)
-    return the_plan
+    return planfile.load(path, cloud="gcp", target={"backend": backend}).plan
 
 
 def _confirm(yes: bool, question: str) -> None:
@@ -376,8 +374,8 @@ def _name_of(ctx, spec_file: str | None, name: str | None) -> str:
 @_handle
 def status_command(ctx, spec_file, name, as_json):
     """The cluster's state and each pool's nodes."""
-    from ..gcp.apply import status_of
     from ..gcp.observe import observe
+    from ..gcp.status import status_of
 
     full = _name_of(ctx, spec_file, name)
     state = observe(_client(ctx), full)
@@ -408,8 +406,9 @@ def _text(text: str):
 @_handle
 def delete_command(ctx, spec_file, name, yes, no_wait, timeout, as_json):
     """Delete the cluster (every node goes) and wait until it is gone."""
+    from ..core import cloud
     from ..gcp.observe import observe
-    from ..gcp.planner import plan
+    from ..plan.policy import Policy
 
     common.check_timeout(timeout)
     full = _name_of(ctx, spec_file, name)
@@ -418,7 +417,7 @@ def delete_command(ctx, spec_file, name, yes, no_wait, timeout, as_json):
     if observed is None:  # as `hyperpod delete` of a missing cluster: an error, not "no changes"
         print_error(f"no cluster {full}: nothing to delete (check the name, --project and --location)")
         sys.exit(EXIT_ERROR)
-    the_plan = plan(None, observed)
+    the_plan = cloud.deletion(cloud.get("gcp"), client, full, Policy(), observed=observed).plan
     if not as_json:
         _show(the_plan, False)
     result = _confirmed_apply(client, the_plan, "Delete this cluster?", yes=yes, no_wait=no_wait, timeout=timeout, as_json=as_json)

@@ -115,7 +115,7 @@ def _client(backend: str):
 
 
 def _outputs(inputs: Mapping[str, Any], state) -> dict[str, Any]:
-    from ..gcp.apply import status_of
+    from ..gcp.status import status_of
 
     status = status_of(state)
     return {
@@ -270,7 +270,7 @@ class GcpClusterProvider(ResourceProvider):
         from ..core.contract import ApplyError, ApplyOptions, PlanRefused, PlanStale
 
         if spec is None:  # the delete plan: nothing to check in the account
-            the_plan = cloud.get("gcp").plan(None, observed, policy)
+            the_plan = cloud.deletion(cloud.get("gcp"), client, observed.name, policy, observed=observed).plan
         else:
             the_plan = _prepare(client, spec, policy, observed).plan
             if observed is None and the_plan.preflight is not None:  # check's creation plan had no preflight
