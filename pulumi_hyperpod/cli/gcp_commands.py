@@ -58,9 +58,9 @@ def _handle(command: Callable) -> Callable:
         except (PlanInvalid, SavedPlanError) as error:
             print_error(str(error))
         except ApplyError as error:
-            print_error(
-                f"{error} (calls made: {', '.join(error.done) or 'none'}); re-run the same command: it plans again from what is there now"
-            )
+            from .flow import apply_failed
+
+            print_error(apply_failed(error))
         except (GcpApiError, OperationTimeout, CredentialsMissing) as error:
             print_error(str(error))
         sys.exit(EXIT_ERROR)
@@ -134,12 +134,9 @@ def _policy(policy_file: str | None, protect: tuple[str, ...]):
 
 
 def _show(the_plan, as_json: bool) -> None:
-    from ..plan import plan_renderable
+    from .flow import show_plan
 
-    if as_json:
-        click.echo(the_plan.to_json())
-    else:
-        _out().print(plan_renderable(the_plan))
+    show_plan(the_plan, as_json)
 
 
 def _make_plan(ctx, spec_file, policy_file, protect):
@@ -187,18 +184,18 @@ def _plan_with_inputs(ctx, spec_file, policy_file, protect, snapshot=None):
 def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, protect, detailed_exitcode=False):
     """Show what apply would do. Exit 2 when a guard refuses the plan (with --detailed-exitcode, 3 when it has changes)."""
     if out_file:  # before any call; never an input file, never a device, FIFO or symlink (files.py)
-        from ..files import why_unwritable
+        from .flow import check_out_file
 
-        unwritable = why_unwritable(out_file, [path for path in (spec_file, snapshot, policy_file) if path])
-        if unwritable:
-            raise ValueError(f"{out_file}: the plan cannot be saved ({unwritable})")
+        check_out_file(out_file, [path for path in (spec_file, snapshot, policy_file) if path])
     _client_unused, inputs, the_plan = _plan_with_inputs(ctx, spec_file, policy_file, protect, snapshot)
     _show(the_plan, as_json)
     if out_file:
-        from ..core import cloud, planfile
+        from ..core.cloud import Prepared
+        from .flow import save_plan
 
-        prepared = cloud.Prepared("gcp", the_plan, inputs["spec"], inputs["observed"], inputs["policy"])
-        planfile.save(prepared, out_file, target={"backend": inputs["backend"]})
+        save_plan(
+            Prepared("gcp", the_plan, inputs["spec"], inputs["observed"], inputs["policy"]), out_file, target={"backend": inputs["backend"]}
+        )
     common.exit_for_plan(the_plan, detailed_exitcode)
 
 
@@ -303,9 +300,9 @@ def _saved_plan(path: str, backend: str):
     """A plan saved by `gcp plan --out`: format, version, integrity, size and backend checked, the
     plan re-derived from its saved inputs and required to be the same (gcp/saved.py), and its
     steps checked against its own cluster and action — all before any call (GCP's load_plan)."""
-    from ..core import planfile
+    from .flow import load_plan
 
-    return planfile.load(path, cloud="gcp", target={"backend": backend}).plan
+    return load_plan(path, cloud="gcp", target={"backend": backend}).plan
 
 
 def _confirm(yes: bool, question: str) -> None:

@@ -12,8 +12,7 @@ import click
 
 from .. import collector
 from ..plan.model import PLAN_FORMAT  # no third-party import: the --json help names the format
-from . import common
-from ..files import why_unwritable
+from . import common, flow
 from .common import EXIT_ERROR, EXIT_REFUSED, client_from, emit_json, handle_errors, load_policy
 from .workload_commands import wants_workload, workload_options, workload_source
 
@@ -76,12 +75,9 @@ def fail(message: str, code: int = EXIT_ERROR) -> None:
 
 
 def _show_plan(the_plan: Plan, as_json: bool) -> None:
-    if as_json:
-        click.echo(the_plan.to_json())
-    else:
-        from ..plan import plan_renderable
+    from .flow import show_plan
 
-        common.out.print(plan_renderable(the_plan))
+    show_plan(the_plan, as_json)
 
 
 def _snapshot(path: str, cluster_name: str | None = None) -> ClusterState:
@@ -268,8 +264,6 @@ def plan_command(
     A Google Cloud training-cluster spec (-f gcp-cluster.json) is planned as `hyperpod gcp plan` does."""
     from rich.text import Text
 
-    from ..core import planfile
-
     if _is_gcp(spec_file, lifecycle or slurm_file):
         _no_workload_on_gcp(workload_files, read_workload, workload_command, kubeconfig)
         return _in_gcp(
@@ -284,9 +278,8 @@ def plan_command(
             detailed_exitcode=detailed_exitcode,
         )
     inputs = [path for path in (spec_file, snapshot, policy_file, slurm_file) if path]
-    unwritable = why_unwritable(out_file, inputs) if out_file else None
-    if unwritable:  # before the calls that make the plan
-        fail(f"{out_file}: the plan cannot be saved ({unwritable})")
+    if out_file:  # before the calls that make the plan
+        flow.check_out_file(out_file, inputs)
     with collector.paused():  # a read, a plan and its tables: short and bounded
         spec = _load_spec(spec_file, slurm_file)
         policy = load_policy(policy_file, protect, replace=replace, reboot=reboot)
@@ -295,7 +288,7 @@ def plan_command(
         _show_plan(prepared.plan, as_json)
     if out_file:
         try:
-            planfile.save(prepared, out_file, target=_target(ctx, None if snapshot else client_from(ctx)), inputs=inputs)
+            flow.save_plan(prepared, out_file, target=_target(ctx, None if snapshot else client_from(ctx)), inputs=inputs)
         except OSError as error:
             fail(f"{out_file}: the plan cannot be saved ({error.strerror or error})")
         if not as_json:
@@ -352,7 +345,6 @@ def apply_command(
     """Plan (or load a saved plan), confirm, and apply; then wait as --wait says."""
     from rich.text import Text
 
-    from ..core import planfile
     from ..core.planfile import SavedPlanError
     from .tables import status_table
 
@@ -389,7 +381,7 @@ def apply_command(
                 "make the plan again to change them"
             )
         try:
-            prepared = planfile.load(plan_file, cloud="aws", target=_target(ctx, client))
+            prepared = flow.load_plan(plan_file, cloud="aws", target=_target(ctx, client))
         except SavedPlanError as error:
             fail(str(error))
         if workload_files:
@@ -480,14 +472,7 @@ def _run_with_progress(ctx, client, the_plan, policy, wait_policy, timeout, quie
             err.print(Text.assemble(("error: ", "red"), str(error)), highlight=False)
             sys.exit(EXIT_ERROR)
         except ApplyError as error:
-            err.print(
-                Text.assemble(
-                    ("error: ", "red"),
-                    f"{error} (calls made: {', '.join(error.done) or 'none'}); "
-                    "re-run the same command: it plans again from what is there now",
-                ),
-                highlight=False,
-            )
+            err.print(Text.assemble(("error: ", "red"), flow.apply_failed(error)), highlight=False)
             sys.exit(EXIT_ERROR)
 
 
