@@ -25,9 +25,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping
-
-from ..observe import ClusterState, observe  # noqa: F401 - `pipeline.observe` is named by callers
 from ...core import cloud as _core
+
+from ..observe import ClusterState, observe
 from ...plan import Plan, Policy, plan
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 OBSERVE = object()  # prepare(): observe the live cluster (the default), rather than a given state
 
-__all__ = ["OBSERVE", "Prepared", "check", "deletion", "execute", "load", "make_plan", "prepare", "save"]
+__all__ = ["OBSERVE", "Prepared", "check", "deletion", "execute", "load", "make_plan", "observe", "prepare", "save"]
 
 
 @dataclass(frozen=True)
