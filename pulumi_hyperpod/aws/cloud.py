@@ -1,8 +1,10 @@
 """Amazon SageMaker HyperPod behind the `Cloud` interface (core/cloud.py).
 
-Each method is the AWS stage the pipeline already had (pipeline/__init__.py): read is
-`observe`, plan is `plan()` then its cost (`make_plan`), preflight is the service quotas and
-lifecycle consistency checks, apply is `apply.apply` under the one contract.
+Each method is an AWS stage: read is `observe`, read_inputs and annotate are aws/stages.py (tags,
+Slurm roles, the workload view; the legacy migration, the Slurm section), plan is `plan()` then its
+cost (`pipeline.make_plan`), preflight is the service quotas and lifecycle consistency checks,
+apply is `apply.apply` under the one contract, save_plan/load_plan are pipeline/saved.py. The
+context is aws/context.AwsContext.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .spec import ClusterSpec
     from ..plan.model import Plan
     from ..plan.policy import Policy
+    from .context import AwsContext
 
 
 class AwsCloud:
@@ -43,22 +46,83 @@ class AwsCloud:
 
         return observe(client, name)
 
-    def plan(self, desired: "ClusterSpec | None", observed: "ClusterState | None", policy: "Policy", **context: Any) -> "Plan":
+    def read_inputs(
+        self, client: "SageMakerClient | None", desired: "ClusterSpec | None", observed: "ClusterState | None", context: "AwsContext | None"
+    ) -> tuple[Any, "AwsContext"]:
+        from .stages import read_inputs
+
+        return read_inputs(client, desired, observed, context)
+
+    def plan(
+        self, desired: "ClusterSpec | None", observed: "ClusterState | None", policy: "Policy", context: "AwsContext | None" = None
+    ) -> "Plan":
+        from .context import AwsContext
+
+        context = context or AwsContext()
+        if not context.cost:
+            from .planner import plan
+
+            return plan(desired, observed, policy, roles=context.roles, workload=context.view)
         from .pipeline import make_plan
 
-        return make_plan(desired, observed, policy, **context)
+        return make_plan(
+            desired, observed, policy, roles=context.roles, prices=context.prices, region=context.region, workload=context.view
+        )
+
+    def annotate(
+        self, plan: "Plan", desired: "ClusterSpec | None", observed: "ClusterState | None", context: "AwsContext | None"
+    ) -> "Plan":
+        from .stages import annotate
+
+        return annotate(plan, desired, observed, context)
 
     def preflight(
-        self, plan: "Plan", desired: "ClusterSpec | None", observed: "ClusterState | None", client: "SageMakerClient", policy: "Policy"
+        self,
+        plan: "Plan",
+        desired: "ClusterSpec | None",
+        observed: "ClusterState | None",
+        client: "SageMakerClient",
+        policy: "Policy",
+        context: "AwsContext | None" = None,
     ) -> "Plan":
         from .pipeline import check
 
-        return check(plan, desired, observed, sagemaker=client, policy=policy)
+        quotas = context.quotas if context is not None else None
+        return check(plan, desired, observed, sagemaker=client, quotas=quotas, policy=policy)
 
-    def apply(self, client: "SageMakerClient", plan: "Plan", options: "ApplyOptions") -> "ApplyResult":
+    def apply(
+        self,
+        client: "SageMakerClient",
+        plan: "Plan",
+        options: "ApplyOptions",
+        *,
+        policy: "Policy | None" = None,
+        context: "AwsContext | None" = None,
+    ) -> "ApplyResult":
+        import time
+
         from .apply import apply
 
-        return apply(client, plan, options=options)
+        return apply(
+            client,
+            plan,
+            policy=policy,
+            options=options,
+            sleep=(context and context.sleep) or time.sleep,
+            monotonic=(context and context.monotonic) or time.monotonic,
+            workload=context.workload if context is not None else None,
+            roles=context.role_map() if context is not None else {},
+        )
+
+    def save_plan(self, prepared: Any, path: str, *, target: Any = None, inputs: Any = ()) -> None:
+        from .pipeline.saved import save
+
+        save(prepared, path, target=target, inputs=inputs)
+
+    def load_plan(self, path: str, *, target: Any = None) -> Any:
+        from .pipeline.saved import load
+
+        return load(path, target=target)
 
     def import_(self, client: "SageMakerClient", name: str) -> "ClusterState":
         state = self.read(client, name)

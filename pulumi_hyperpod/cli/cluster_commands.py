@@ -117,12 +117,15 @@ def snapshot_command(ctx, name):
 @handle_errors
 def delete_command(ctx, name, yes, timeout):
     """Delete the cluster and wait until it is gone. Exit 1 when there is no such cluster."""
-    from ..aws import pipeline
+    from ..aws.context import AwsContext
+    from ..core import cloud
+    from ..plan.policy import Policy
     from .plan_commands import _run_with_progress, _show_plan
 
     common.check_timeout(timeout)
     client, state = _observed(ctx, name)
-    the_plan = pipeline.deletion(client, name, observed=state).plan
+    # the plan as `hyperpod delete` has always shown it: without a cost section
+    the_plan = cloud.deletion(cloud.get("aws"), client, name, Policy(), observed=state, context=AwsContext(cost=False)).plan
     _show_plan(the_plan, False)
     if the_plan.empty:
         return

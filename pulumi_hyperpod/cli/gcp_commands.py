@@ -58,9 +58,9 @@ def _handle(command: Callable) -> Callable:
         except (PlanInvalid, SavedPlanError) as error:
             print_error(str(error))
         except ApplyError as error:
-            print_error(
-                f"{error} (calls made: {', '.join(error.done) or 'none'}); re-run the same command: it plans again from what is there now"
-            )
+            from .flow import apply_failed
+
+            print_error(apply_failed(error))
         except (GcpApiError, OperationTimeout, CredentialsMissing) as error:
             print_error(str(error))
         sys.exit(EXIT_ERROR)
@@ -134,12 +134,9 @@ def _policy(policy_file: str | None, protect: tuple[str, ...]):
 
 
 def _show(the_plan, as_json: bool) -> None:
-    from ..plan import plan_renderable
+    from .flow import show_plan
 
-    if as_json:
-        click.echo(the_plan.to_json())
-    else:
-        _out().print(plan_renderable(the_plan))
+    show_plan(the_plan, as_json)
 
 
 def _make_plan(ctx, spec_file, policy_file, protect):
@@ -187,17 +184,18 @@ def _plan_with_inputs(ctx, spec_file, policy_file, protect, snapshot=None):
 def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, protect, detailed_exitcode=False):
     """Show what apply would do. Exit 2 when a guard refuses the plan (with --detailed-exitcode, 3 when it has changes)."""
     if out_file:  # before any call; never an input file, never a device, FIFO or symlink (files.py)
-        from ..files import why_unwritable
+        from .flow import check_out_file
 
-        unwritable = why_unwritable(out_file, [path for path in (spec_file, snapshot, policy_file) if path])
-        if unwritable:
-            raise ValueError(f"{out_file}: the plan cannot be saved ({unwritable})")
+        check_out_file(out_file, [path for path in (spec_file, snapshot, policy_file) if path])
     _client_unused, inputs, the_plan = _plan_with_inputs(ctx, spec_file, policy_file, protect, snapshot)
     _show(the_plan, as_json)
     if out_file:
-        from ..gcp.saved import save
+        from ..core.cloud import Prepared
+        from .flow import save_plan
 
-        save(the_plan, out_file, **inputs)
+        save_plan(
+            Prepared("gcp", the_plan, inputs["spec"], inputs["observed"], inputs["policy"]), out_file, target={"backend": inputs["backend"]}
+        )
     common.exit_for_plan(the_plan, detailed_exitcode)
 
 
@@ -240,7 +238,7 @@ def apply_command(ctx, spec_file, plan_file, yes, no_wait, timeout, as_json, pol
     result = _confirmed_apply(client, the_plan, "Apply this plan?", yes=yes, no_wait=no_wait, timeout=timeout, as_json=as_json)
     if result is None:
         return
-    from ..gcp.apply import status_of
+    from ..gcp.status import status_of
 
     if as_json:
         _emit(the_plan, {"outcome": result.outcome, "calls": result.calls, "status": status_of(result.state)})
@@ -301,13 +299,10 @@ def snapshot_command(ctx, spec_file, name):
 def _saved_plan(path: str, backend: str):
     """A plan saved by `gcp plan --out`: format, version, integrity, size and backend checked, the
     plan re-derived from its saved inputs and required to be the same (gcp/saved.py), and its
-    steps checked against its own cluster and action — all before any call."""
-    from ..gcp.apply import check_steps
-    from ..gcp.saved import load
+    steps checked against its own cluster and action — all before any call (GCP's load_plan)."""
+    from .flow import load_plan
 
-    the_plan = load(path, backend)
-    check_steps(the_plan)
-    return the_plan
+    return load_plan(path, cloud="gcp", target={"backend": backend}).plan
 
 
 def _confirm(yes: bool, question: str) -> None:
@@ -376,8 +371,8 @@ def _name_of(ctx, spec_file: str | None, name: str | None) -> str:
 @_handle
 def status_command(ctx, spec_file, name, as_json):
     """The cluster's state and each pool's nodes."""
-    from ..gcp.apply import status_of
     from ..gcp.observe import observe
+    from ..gcp.status import status_of
 
     full = _name_of(ctx, spec_file, name)
     state = observe(_client(ctx), full)
@@ -408,8 +403,9 @@ def _text(text: str):
 @_handle
 def delete_command(ctx, spec_file, name, yes, no_wait, timeout, as_json):
     """Delete the cluster (every node goes) and wait until it is gone."""
+    from ..core import cloud
     from ..gcp.observe import observe
-    from ..gcp.planner import plan
+    from ..plan.policy import Policy
 
     common.check_timeout(timeout)
     full = _name_of(ctx, spec_file, name)
@@ -418,7 +414,7 @@ def delete_command(ctx, spec_file, name, yes, no_wait, timeout, as_json):
     if observed is None:  # as `hyperpod delete` of a missing cluster: an error, not "no changes"
         print_error(f"no cluster {full}: nothing to delete (check the name, --project and --location)")
         sys.exit(EXIT_ERROR)
-    the_plan = plan(None, observed)
+    the_plan = cloud.deletion(cloud.get("gcp"), client, full, Policy(), observed=observed).plan
     if not as_json:
         _show(the_plan, False)
     result = _confirmed_apply(client, the_plan, "Delete this cluster?", yes=yes, no_wait=no_wait, timeout=timeout, as_json=as_json)

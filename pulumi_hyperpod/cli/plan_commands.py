@@ -1,5 +1,7 @@
-"""`hyperpod plan` and `hyperpod apply`: the pipeline (spec → observe → plan → cost → preflight →
-save | apply) with a terminal around it. The stages themselves are composed in `pipeline`."""
+"""`hyperpod plan` and `hyperpod apply`: the one pipeline (spec → observe → plan → cost → preflight →
+save | apply) with a terminal around it. The stages are composed in core/cloud.py (`prepare`,
+`execute`) and core/planfile.py (`save`, `load`), reached through the AWS cloud with its context
+(aws/context.AwsContext); a Google Cloud spec or plan file goes to `hyperpod gcp`."""
 
 from __future__ import annotations
 
@@ -10,18 +12,17 @@ import click
 
 from .. import collector
 from ..plan.model import PLAN_FORMAT  # no third-party import: the --json help names the format
-from . import common
-from ..files import why_unwritable
+from . import common, flow
 from .common import EXIT_ERROR, EXIT_REFUSED, client_from, emit_json, handle_errors, load_policy
 from .workload_commands import wants_workload, workload_options, workload_source
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..aws import pipeline
     from ..aws.observe import ClusterState
+    from ..core.cloud import Prepared
     from ..plan import Plan
     from ..aws.spec import ClusterSpec
 
-# The pipeline, the apply executor, the planner, rich and botocore are imported in the commands
+# The pipeline, the AWS cloud's stages, rich and botocore are imported in the commands
 # that run them (`hyperpod plan --help` loads none of them). The --wait choices are written here
 # for the same reason (apply.waiters imports botocore's waiters and their docs, ~0.1 s);
 # tests/cli_startup checks they are the keys of pulumi_hyperpod.aws.apply.waiters.WAIT_POLICIES.
@@ -74,12 +75,9 @@ def fail(message: str, code: int = EXIT_ERROR) -> None:
 
 
 def _show_plan(the_plan: Plan, as_json: bool) -> None:
-    if as_json:
-        click.echo(the_plan.to_json())
-    else:
-        from ..plan import plan_renderable
+    from .flow import show_plan
 
-        common.out.print(plan_renderable(the_plan))
+    show_plan(the_plan, as_json)
 
 
 def _snapshot(path: str, cluster_name: str | None = None) -> ClusterState:
@@ -97,11 +95,12 @@ def _prepare(
     lifecycle: str | None = None,
     slurm_file: str | None = None,
     workload=None,
-) -> pipeline.Prepared:
+) -> Prepared:
     """`lifecycle`: a local lifecycle bundle whose provisioning_parameters.json gives the Slurm roles of
     groups without SlurmConfig.NodeType; without it they are read from the groups' SourceS3Uri.
     `slurm_file`: a Slurm spec whose changes against the cluster's bundle the plan shows per key."""
-    from ..aws import pipeline
+    from ..aws.context import AwsContext
+    from ..core import cloud
 
     slurm = None
     if slurm_file:
@@ -111,32 +110,15 @@ def _prepare(
         slurm = SlurmSpec.from_file(slurm_file)
         # partitions name groups of the cluster planned, as `slurm check` requires: before any call
         check_references(slurm, [g.name for g in spec.instance_groups], kind="instance group", source=slurm_file)
+    aws = cloud.get("aws")
     if snapshot:
-        return pipeline.prepare(
-            None,
-            spec,
-            policy=policy,
-            observed=_snapshot(snapshot, spec.name),
-            region=ctx.obj.get("region"),
-            skip_preflight=OFFLINE,
-            lifecycle_dir=lifecycle,
-            slurm=slurm,
-            workload=workload,
-        )
+        context = AwsContext(region=ctx.obj.get("region"), lifecycle_dir=lifecycle, slurm=slurm, workload=workload)
+        return cloud.prepare(aws, None, spec, policy, observed=_snapshot(snapshot, spec.name), skip_preflight=OFFLINE, context=context)
     client = client_from(ctx)
     # made only for a plan that adds instances (preflight calls it): no second client otherwise
     quotas = None if no_preflight else (lambda: client_from(ctx, "service-quotas"))
-    return pipeline.prepare(
-        client,
-        spec,
-        policy=policy,
-        quotas=quotas,
-        s3=lambda: client_from(ctx, "s3"),
-        lifecycle_dir=lifecycle,
-        slurm=slurm,
-        skip_preflight=NO_PREFLIGHT if no_preflight else None,
-        workload=workload,
-    )
+    context = AwsContext(quotas=quotas, s3=lambda: client_from(ctx, "s3"), lifecycle_dir=lifecycle, slurm=slurm, workload=workload)
+    return cloud.prepare(aws, client, spec, policy, skip_preflight=NO_PREFLIGHT if no_preflight else None, context=context)
 
 
 def _load_spec(spec_file: str, slurm_file: str | None) -> ClusterSpec:
@@ -282,8 +264,6 @@ def plan_command(
     A Google Cloud training-cluster spec (-f gcp-cluster.json) is planned as `hyperpod gcp plan` does."""
     from rich.text import Text
 
-    from ..aws import pipeline
-
     if _is_gcp(spec_file, lifecycle or slurm_file):
         _no_workload_on_gcp(workload_files, read_workload, workload_command, kubeconfig)
         return _in_gcp(
@@ -298,9 +278,8 @@ def plan_command(
             detailed_exitcode=detailed_exitcode,
         )
     inputs = [path for path in (spec_file, snapshot, policy_file, slurm_file) if path]
-    unwritable = why_unwritable(out_file, inputs) if out_file else None
-    if unwritable:  # before the calls that make the plan
-        fail(f"{out_file}: the plan cannot be saved ({unwritable})")
+    if out_file:  # before the calls that make the plan
+        flow.check_out_file(out_file, inputs)
     with collector.paused():  # a read, a plan and its tables: short and bounded
         spec = _load_spec(spec_file, slurm_file)
         policy = load_policy(policy_file, protect, replace=replace, reboot=reboot)
@@ -309,7 +288,7 @@ def plan_command(
         _show_plan(prepared.plan, as_json)
     if out_file:
         try:
-            pipeline.save(prepared, out_file, target=_target(ctx, None if snapshot else client_from(ctx)), inputs=inputs)
+            flow.save_plan(prepared, out_file, target=_target(ctx, None if snapshot else client_from(ctx)), inputs=inputs)
         except OSError as error:
             fail(f"{out_file}: the plan cannot be saved ({error.strerror or error})")
         if not as_json:
@@ -366,7 +345,6 @@ def apply_command(
     """Plan (or load a saved plan), confirm, and apply; then wait as --wait says."""
     from rich.text import Text
 
-    from ..aws import pipeline
     from ..core.planfile import SavedPlanError
     from .tables import status_table
 
@@ -403,7 +381,7 @@ def apply_command(
                 "make the plan again to change them"
             )
         try:
-            prepared = pipeline.load(plan_file, target=_target(ctx, client))
+            prepared = flow.load_plan(plan_file, cloud="aws", target=_target(ctx, client))
         except SavedPlanError as error:
             fail(str(error))
         if workload_files:
@@ -439,7 +417,7 @@ def apply_command(
             common.err.print(plan_renderable(the_plan))
         click.confirm("Apply this plan?", abort=True, err=as_json)
     result = _run_with_progress(
-        ctx, client, the_plan, prepared.policy, wait_policy, timeout, quiet=as_json, workload=workload, roles=prepared.roles
+        ctx, client, the_plan, prepared.policy, wait_policy, timeout, quiet=as_json, workload=workload, roles=prepared.context.role_map()
     )
     if as_json:
         emit_json(
@@ -462,9 +440,10 @@ def _run_with_progress(ctx, client, the_plan, policy, wait_policy, timeout, quie
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.text import Text
 
-    from ..aws import pipeline
-    from ..aws.apply import ApplyError, ConcurrentChange, PlanRefused, PlanStale
     from ..aws.client import default_poll_seconds
+    from ..aws.context import AwsContext
+    from ..core import cloud
+    from ..core.contract import ApplyError, ApplyOptions, ConcurrentChange, PlanRefused, PlanStale
 
     err = common.err
     poll = default_poll_seconds(ctx.obj["backend"])
@@ -480,17 +459,9 @@ def _run_with_progress(ctx, client, the_plan, policy, wait_policy, timeout, quie
                 bar.console.print(Text(f"• {event.message}"), highlight=False)
 
         try:
-            return pipeline.execute(
-                client,
-                the_plan,
-                policy=policy,
-                wait=wait_policy,
-                timeout=timeout,
-                poll_seconds=poll,
-                progress=on_progress,
-                workload=workload,
-                roles=roles,
-            )
+            options = ApplyOptions(wait=wait_policy, timeout=timeout, poll_seconds=poll, progress=on_progress)
+            context = AwsContext(roles=dict(roles or {}), workload=workload)
+            return cloud.execute(cloud.get("aws"), client, the_plan, options, policy=policy, context=context)
         except PlanRefused as error:
             err.print(Text.assemble(("refused: ", "red"), str(error)), highlight=False)
             sys.exit(EXIT_REFUSED)
@@ -501,14 +472,7 @@ def _run_with_progress(ctx, client, the_plan, policy, wait_policy, timeout, quie
             err.print(Text.assemble(("error: ", "red"), str(error)), highlight=False)
             sys.exit(EXIT_ERROR)
         except ApplyError as error:
-            err.print(
-                Text.assemble(
-                    ("error: ", "red"),
-                    f"{error} (calls made: {', '.join(error.done) or 'none'}); "
-                    "re-run the same command: it plans again from what is there now",
-                ),
-                highlight=False,
-            )
+            err.print(Text.assemble(("error: ", "red"), flow.apply_failed(error)), highlight=False)
             sys.exit(EXIT_ERROR)
 
 

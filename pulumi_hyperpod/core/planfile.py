@@ -10,8 +10,11 @@ This module is the envelope, the same for both clouds: the size bound, the one J
 keys given twice), the format, the integrity hash, the tool version and the cloud. A file of any
 other format — the older `hyperpod-plan/1`, `/2` and `hyperpod-gcp-saved-plan/1`, `/2` included —
 is refused: make the plan again. `integrity` detects edits; it does not authenticate (anyone can
-recompute it), so each cloud's loader (pipeline/saved.py, gcp/saved.py) then makes the plan again
-from the saved inputs and accepts the file only when it is that plan.
+recompute it), so each cloud's loader (aws/pipeline/saved.py, gcp/saved.py) then makes the plan
+again from the saved inputs and accepts the file only when it is that plan.
+
+`save(prepared, path)` and `load(path)` are what front ends call: the cloud's body is written and
+read by the cloud the plan is for (`Cloud.save_plan` / `Cloud.load_plan`, found in the registry).
 """
 
 from __future__ import annotations
@@ -20,10 +23,13 @@ import hashlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..plan.model import PLAN_FORMAT
 from .errors import InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .cloud import Prepared
 
 FORMAT = PLAN_FORMAT  # the file's format is the plan's
 MAX_BYTES = 64 * 1024 * 1024  # a plan of thousands of nodes, with the observation it was made from, is a few MB
@@ -115,3 +121,22 @@ def cloud_of(path: str | Path) -> str | None:
         return str(read(path)["cloud"])
     except SavedPlanError:
         return None
+
+
+def save(prepared: "Prepared", path: str | Path, *, target: Mapping[str, Any] | None = None, inputs: Any = ()) -> None:
+    """Save a prepared plan, for any cloud. `target`: where it was made (backend, region, …);
+    `inputs`: the files it was made from, which the plan file must not overwrite."""
+    from .cloud import get
+
+    get(prepared.cloud).save_plan(prepared, str(path), target=target, inputs=inputs)
+
+
+def load(path: str | Path, *, cloud: str | None = None, target: Mapping[str, Any] | None = None) -> "Prepared":
+    """The Prepared plan saved in `path`, made again from its inputs by the cloud it is for (or
+    SavedPlanError naming the file and what is wrong). `cloud`: the one the caller applies to
+    (default: the one the file names; a file that names none is read by the last cloud of the
+    detection order, whose loader says what is wrong). `target`: where it is to be applied."""
+    from .cloud import DETECTION_ORDER, get
+
+    name = cloud or cloud_of(path) or DETECTION_ORDER[-1]
+    return get(name).load_plan(str(path), target=target)

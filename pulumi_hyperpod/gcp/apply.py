@@ -24,6 +24,7 @@ from .client import GcpApiError, OperationTimeout
 from .observe import GcpClusterState, observe
 from .plan_build import fingerprint_of
 from .planner import CREATE, DELETE, PATCH, WAITABLE_STATES
+from .status import status_of  # noqa: F401 - in gcp/status.py (an observation, not an apply); named here too
 
 if TYPE_CHECKING:  # pragma: no cover
     from .clients import TrainingClusterClient
@@ -205,29 +206,3 @@ def _ready(
     if the_plan.observed_fingerprint and fingerprint_of(state) != the_plan.observed_fingerprint:
         raise PlanStale(the_plan, ["its configuration is not the one the plan was computed against"])
     return state
-
-
-def status_of(state: GcpClusterState | None) -> dict[str, Any]:
-    """A JSON-able status: the cluster state and each pool's nodes by state."""
-    if state is None:
-        return {"exists": False}
-    pools = {}
-    for pool in state.pools:
-        by_state: dict[str, int] = {}
-        for _id, _name, node_state in pool.nodes:
-            by_state[node_state] = by_state.get(node_state, 0) + 1
-        pools[pool.id] = {
-            "machine_type": pool.machine_type,
-            "target": pool.target,
-            "nodes": by_state,
-            "provisioning_model": pool.provisioning_model,
-            "min_node_count": pool.target if pool.minimum is None else pool.minimum,
-        }
-    return {
-        "exists": True,
-        "name": state.name,
-        "state": state.state,
-        "detail": state.detail,
-        "pools": pools,
-        "node_count": state.node_count,
-    }

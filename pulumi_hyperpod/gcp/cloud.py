@@ -42,10 +42,16 @@ class GcpCloud:
 
         return observe(client, name)
 
-    def plan(self, desired: "ClusterSpec | None", observed: "GcpClusterState | None", policy: "Policy", **context: Any) -> "Plan":
+    def read_inputs(self, client: Any, desired: Any, observed: Any, context: Any) -> tuple[Any, Any]:
+        return observed, context  # the spec and the cluster are all a plan is made from
+
+    def plan(self, desired: "ClusterSpec | None", observed: "GcpClusterState | None", policy: "Policy", context: Any = None) -> "Plan":
         from .planner import plan
 
         return plan(desired, observed, policy)
+
+    def annotate(self, plan: "Plan", desired: Any, observed: Any, context: Any) -> "Plan":
+        return plan  # no section of its own beyond the planner's and the preflight's
 
     def preflight(
         self,
@@ -54,15 +60,35 @@ class GcpCloud:
         observed: "GcpClusterState | None",
         client: "TrainingClusterClient",
         policy: "Policy",
+        context: Any = None,
     ) -> "Plan":
         from .preflight import preflight
 
         return preflight(plan, desired, observed, client, policy)
 
-    def apply(self, client: "TrainingClusterClient", plan: "Plan", options: "ApplyOptions") -> "ApplyResult":
+    def apply(
+        self, client: "TrainingClusterClient", plan: "Plan", options: "ApplyOptions", *, policy: "Policy | None" = None, context: Any = None
+    ) -> "ApplyResult":
         from .apply import apply
 
-        return apply(client, plan, options)
+        return apply(client, plan, options)  # the plan's guards are the planner's own (gcp/planner.py)
+
+    def save_plan(self, prepared: Any, path: str, *, target: Any = None, inputs: Any = ()) -> None:
+        from .saved import save
+
+        backend = (target or {}).get("backend") or "gcp"
+        save(prepared.plan, path, spec=prepared.desired, observed=prepared.observed, policy=prepared.policy, backend=backend)
+
+    def load_plan(self, path: str, *, target: Any = None) -> Any:
+        """The plan re-derived from its saved inputs (gcp/saved.py) with its steps checked against
+        its own cluster and action (apply.check_steps), before any call."""
+        from ..core.cloud import Prepared
+        from .apply import check_steps
+        from .saved import load_with_inputs
+
+        the_plan, spec, observed, policy = load_with_inputs(path, (target or {}).get("backend"))
+        check_steps(the_plan)
+        return Prepared(self.name, the_plan, spec, observed, policy)
 
     def import_(self, client: "TrainingClusterClient", name: str) -> "GcpClusterState":
         state = self.read(client, name)

@@ -60,6 +60,11 @@ def save(the_plan: Plan, path: str | Path, *, spec: Any, observed: Any, policy: 
 def load(path: str | Path, backend: str | None = None) -> Plan:
     """The plan saved in `path`, re-derived from its inputs; or SavedPlanError naming the file and
     what is wrong. `backend`: the one apply runs against (a plan made for another is refused)."""
+    return load_with_inputs(path, backend)[0]
+
+
+def load_with_inputs(path: str | Path, backend: str | None = None) -> tuple[Plan, Any, Any, Any]:
+    """`load`, with the inputs the plan was re-derived from: (plan, spec, observed cluster, policy)."""
     where = str(path)
     data = planfile.read(path, cloud="gcp")  # the envelope: size, reader, format, integrity, version, cloud
     if backend is not None and data.get("backend") != backend:
@@ -73,16 +78,16 @@ def load(path: str | Path, backend: str | None = None) -> Plan:
         raise SavedPlanError(f"{where}: not a valid saved plan ({type(error).__name__}: {error!r})") from None
     if saved.cluster_name != data.get("cluster_name") or saved.observed_fingerprint != data.get("observed_fingerprint"):
         raise SavedPlanError(f"{where}: the plan's cluster or observed state does not match the file's; make the plan again")
-    rederived = _rederive(where, data)
+    rederived, spec, state, policy = _rederive(where, data)
     if _essence(rederived) != _essence(saved):
         raise SavedPlanError(
             f"{where}: the plan's action or steps are not the ones its saved inputs (spec, policy, "
             "observed cluster) give — the file was edited after it was made; make the plan again"
         )
-    return rederived
+    return rederived, spec, state, policy
 
 
-def _rederive(where: str, data: dict[str, Any]) -> Plan:
+def _rederive(where: str, data: dict[str, Any]) -> tuple[Plan, Any, Any, Any]:
     """plan(spec, observed, policy) again, from what the file saved (the planner is pure)."""
     from ..plan.policy import Policy
     from .observe import GcpClusterState
@@ -106,7 +111,7 @@ def _rederive(where: str, data: dict[str, Any]) -> Plan:
         raise SavedPlanError(f"{where}: the file's project, region or cluster is not its spec's; make the plan again")
     if state is not None and state.name != spec.name:
         raise SavedPlanError(f"{where}: its saved observation is of {state.name[:200]}, not of {spec.name}; make the plan again")
-    return plan(spec, state, policy)
+    return plan(spec, state, policy), spec, state, policy
 
 
 def _essence(the_plan: Plan) -> Any:

@@ -3,8 +3,8 @@
 The native provider (`hyperpod:index:Cluster`) must behave exactly like the dynamic `Cluster`:
 same checks, same plan in the preview, same guards, same waits. So it does not wire observe →
 plan → preflight → apply itself; it calls the functions the dynamic provider calls, through this
-module only. When the dynamic provider moves onto the shared pipeline, this module is the one
-place to re-point.
+module only — and the dynamic provider goes through the one pipeline (core/cloud.py), as does the
+import's read here (the AWS cloud's `read`).
 
 Everything here speaks the dynamic provider's language: property bags with snake_case keys,
 secrets as `rpc` secret wrappers, values not known yet as the `rpc.UNKNOWN` sentinel. `wire.py`
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from ..aws.observe import ClusterState, observe
+from ..aws.observe import ClusterState
 from ..provider import console, props
 from ..provider.provider import ClusterProvider, PlanUnknown, ProviderError
 from ..provider.resource import OUTPUTS, SPEC_FIELDS, ClusterArgs, build_spec
@@ -138,7 +138,9 @@ def observe_by_id(provider: ClusterProvider, id_: str, region: str | None) -> tu
     (or the ARN's region) says it lives."""
     location = locate(provider, region)
     client, _ = open_backend(location, provider.simulator)
-    return observe(client, id_), location
+    from ..core import cloud
+
+    return cloud.get("aws").read(client, id_), location
 
 
 def locate(provider: ClusterProvider, region: str | None = None) -> Location:

@@ -104,11 +104,11 @@ class GcpResource:
     def read(self, id_: str, bag: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, Any] | None]:
         """(id, outputs, inputs); an empty id: the cluster is gone. With no bag (an import), the
         inputs are the cluster as the service returns it."""
-        from ..gcp.client import connect
-        from ..gcp.observe import observe
+        from ..core import cloud
 
         if not bag:
-            state = observe(connect(self.default_backend), id_)
+            gcp = cloud.get("gcp")
+            state = gcp.read(gcp.connect(self.default_backend), id_)
             if state is None:
                 return "", {}, None
             body = {k: v for k, v in state.body.items() if k not in ("name", "etag")}

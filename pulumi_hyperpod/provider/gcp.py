@@ -4,8 +4,10 @@ Type `pulumi-python:dynamic/hyperpod:GcpTrainingCluster`. Thin, like the HyperPo
 spec validation (and a replacement refused unless the policy allows it), diff = spec comparison
 plus the live plan printed for the preview (the same table as `hyperpod gcp plan`), create/update
 = the pipeline for any cloud (core/cloud.py: read → plan + cost → preflight) then apply under the
-one contract (core/contract.py), read = observe, delete = the delete plan applied. The provider
-object holds nothing (no client, session or credential): each method connects for itself.
+one contract (core/contract.py), read = observe, delete = the delete plan applied — through the
+machinery both clouds' providers share (provider/base.py); what is Google Cloud's own is here (its
+settings, its spec's property bag, its wording). The provider object holds nothing (no client,
+session or credential): each method connects for itself.
 
 (It lived in pulumi_hyperpod/gcp/provider.py, which still names it: a stack's state holds the
 provider pickled by its module path.)
@@ -26,7 +28,6 @@ from pulumi.dynamic import (
     DiffResult,
     ReadResult,
     Resource,
-    ResourceProvider,
     UpdateResult,
 )
 
@@ -34,7 +35,8 @@ from ..gcp import compare
 from ..gcp.spec import ClusterSpec, GcpSpecError
 from ..plan import plan_text
 from ..plan.policy import Policy
-from . import errors as provider_errors, process
+from . import errors as provider_errors
+from .base import CloudProvider
 from .console import say
 from .unknowns import unknown_paths
 
@@ -96,26 +98,14 @@ def _whole_numbers(value: Any) -> Any:
     return value
 
 
-_READ = object()  # _prepare(): read the live cluster
-
-
-def _prepare(client: Any, spec: ClusterSpec, policy: Policy, observed: Any = _READ, skip: str | None = None):
-    """The one pipeline (core/cloud.prepare): read (unless `observed` is given: a create's None, an
-    update's observation) → plan + cost → preflight (unless `skip`)."""
+def _client(backend: str):
     from ..core import cloud
 
-    given = {} if observed is _READ else {"observed": observed}
-    return cloud.prepare(cloud.get("gcp"), client, spec, policy, skip_preflight=skip, **given)
-
-
-def _client(backend: str):
-    from ..gcp.client import connect
-
-    return connect(backend)
+    return cloud.get("gcp").connect(backend)
 
 
 def _outputs(inputs: Mapping[str, Any], state) -> dict[str, Any]:
-    from ..gcp.apply import status_of
+    from ..gcp.status import status_of
 
     status = status_of(state)
     return {
@@ -143,13 +133,22 @@ def _as_observed(spec: ClusterSpec):
     return GcpClusterState(spec.name, "RUNNING", "", spec.body(), pools)
 
 
-class GcpClusterProvider(ResourceProvider):
-    serialize_as_secret_always = False
+class GcpClusterProvider(CloudProvider):
+    """Google Cloud's dynamic provider: the shared machinery (provider/base.py) over the GCP cloud."""
 
-    def configure(self, req: Any) -> None:
-        # the engine configures a provider only in its host process: teach the host to report
-        # errors the user can act on by their message, as the HyperPod provider does
-        provider_errors.install(process.host_module())
+    cloud_name = "gcp"
+    Error = ProviderError
+
+    def _label(self, name: str) -> str:
+        return _label(name)
+
+    def _refused_message(self, name: str, error: Exception) -> str:
+        return f"{name}: refused: {error}"
+
+    _stale_message = _refused_message  # a stale plan is refused the same way here: plan again
+
+    def _failed_message(self, name: str, error: Any) -> str:
+        return f"{name}: {error} (calls made: {', '.join(error.done) or 'none'}); run `pulumi up` again to continue"
 
     # ---- check ---------------------------------------------------------------------------
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
@@ -177,7 +176,8 @@ class GcpClusterProvider(ResourceProvider):
                     )
                 )
         if not olds and not failures:  # offline: the plan of a create, before anything is read
-            say(plan_text(_prepare(None, spec, policy, None, skip="the preview of a create reads nothing").plan), _label(spec.name))
+            the_plan = self._prepared(None, spec, policy, observed=None, skip="the preview of a create reads nothing").plan
+            self._say(plan_text(the_plan), spec.name)
         return CheckResult(news, failures)
 
     def _immutable(self, olds: Mapping[str, Any], spec: ClusterSpec) -> list[compare.Immutable]:
@@ -216,7 +216,7 @@ class GcpClusterProvider(ResourceProvider):
     def _live_plan(self, spec: ClusterSpec, news: Mapping[str, Any]):
         backend, policy, _timeout, _wait = _settings(news)
         try:
-            result = _prepare(_client(backend), spec, policy).plan
+            result = self._prepared(_client(backend), spec, policy).plan
         except Exception as error:  # noqa: BLE001 - a preview without access still shows the diff
             say(f"could not read {spec.name} to plan against it: {error}", _label(spec.name))
             return None
@@ -225,11 +225,9 @@ class GcpClusterProvider(ResourceProvider):
 
     # ---- create / update -----------------------------------------------------------------
     def create(self, inputs: dict[str, Any]) -> CreateResult:
-        from ..gcp.observe import observe
-
         spec, (backend, policy, timeout, wait) = _spec(inputs), _settings(inputs)
         client = _client(backend)
-        if observe(client, spec.name) is not None:
+        if self._read_cluster(client, spec.name) is not None:
             raise ProviderError(f"a cluster {spec.name} already exists; import it or choose another cluster id")
         try:
             state = self._apply(client, spec, None, policy, timeout, wait)
@@ -241,9 +239,7 @@ class GcpClusterProvider(ResourceProvider):
     def _undo_failed_create(self, client, name: str, policy: Policy, timeout: float, error: ProviderError) -> None:
         """A create leaves a working cluster or none (the engine's contract): a cluster the failed
         create left in ERROR is deleted before the error is reported."""
-        from ..gcp.observe import observe
-
-        observed = observe(client, name)
+        observed = self._read_cluster(client, name)
         if observed is None or observed.state != "ERROR":
             return
         say(f"the create failed ({error}); deleting the cluster it left in ERROR", _label(name))
@@ -253,11 +249,9 @@ class GcpClusterProvider(ResourceProvider):
             raise ProviderError(f"{error}; deleting the failed cluster did not finish either: {cleanup}") from None
 
     def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
-        from ..gcp.observe import observe
-
         spec, (backend, policy, timeout, wait) = _spec(news), _settings(news)
         client = _client(backend)
-        observed = observe(client, spec.name)
+        observed = self._read_cluster(client, spec.name)
         if observed is None:
             raise ProviderError(
                 f"cluster {spec.name} no longer exists (deleted outside Pulumi?): run `pulumi refresh`, then `pulumi up` creates it again"
@@ -266,13 +260,12 @@ class GcpClusterProvider(ResourceProvider):
         return UpdateResult(_outputs(news, state or observed))  # a plan with no step observes nothing after
 
     def _apply(self, client, spec: ClusterSpec | None, observed, policy: Policy, timeout: float, wait: str):
-        from ..core import cloud
-        from ..core.contract import ApplyError, ApplyOptions, PlanRefused, PlanStale
+        from ..core.contract import ApplyOptions
 
         if spec is None:  # the delete plan: nothing to check in the account
-            the_plan = cloud.get("gcp").plan(None, observed, policy)
+            the_plan = self._deletion(client, observed.name, policy, observed).plan
         else:
-            the_plan = _prepare(client, spec, policy, observed).plan
+            the_plan = self._prepared(client, spec, policy, observed=observed).plan
             if observed is None and the_plan.preflight is not None:  # check's creation plan had no preflight
                 from ..plan.render import preflight_renderable, render_text
 
@@ -283,37 +276,21 @@ class GcpClusterProvider(ResourceProvider):
                 f"{name} cannot change in place ({'; '.join(the_plan.replacements)}); run "
                 "`pulumi preview` again: the change is a replacement"
             )
-        try:
-            result = cloud.execute(
-                cloud.get("gcp"),
-                client,
-                the_plan,
-                ApplyOptions(wait=wait, timeout=timeout, progress=lambda message: say(message, _label(name))),
-            )
-        except (PlanRefused, PlanStale) as refused:
-            raise ProviderError(f"{name}: refused: {refused}") from None
-        except ApplyError as error:
-            raise ProviderError(
-                f"{name}: {error} (calls made: {', '.join(error.done) or 'none'}); run `pulumi up` again to continue"
-            ) from None
-        return result.state
+        options = ApplyOptions(wait=wait, timeout=timeout, progress=lambda message: say(message, _label(name)))
+        return self._execute(client, the_plan, options).state
 
     # ---- read / delete -------------------------------------------------------------------
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
-        from ..gcp.observe import observe
-
         backend, _policy, _timeout, _wait = _settings(props)
-        state = observe(_client(backend), id_)
+        state = self._read_cluster(_client(backend), id_)
         if state is None:
             return ReadResult(None, {})
         return ReadResult(id_, _outputs(props, state))
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
-        from ..gcp.observe import observe
-
         backend, policy, timeout, _wait = _settings(props)  # a delete always waits: the engine's contract
         client = _client(backend)
-        observed = observe(client, id_)
+        observed = self._read_cluster(client, id_)
         if observed is not None:
             self._apply(client, None, observed, policy, timeout, "InService")
 

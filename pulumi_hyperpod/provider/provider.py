@@ -1,8 +1,9 @@
 """The Pulumi dynamic provider: check / diff / create / update / read / delete over the core.
 
 Thin (docs/DESIGN.md, "Front ends"): check = spec validation; diff = input comparison plus the live plan printed
-for the preview; create/update = observe → plan → apply; read = observe; delete = DeleteCluster
-and wait. Decisions live in `plan`; this module only translates (props.py) and reports.
+for the preview; create/update = the one pipeline (core/cloud.prepare: observe → plan → cost →
+preflight) then core/cloud.execute; read = observe; delete = the deletion plan (core/cloud.deletion)
+applied. Decisions live in the AWS cloud's stages; this module only translates (props.py) and reports.
 
 The instance is pickled into the state by the SDK (dill) and shared by the provider server's
 threads: it holds two plain values — a simulator name for tests and the stack-config defaults —
@@ -20,11 +21,11 @@ from pulumi.dynamic import (
     CreateResult,
     DiffResult,
     ReadResult,
-    ResourceProvider,
     UpdateResult,
 )
 
-from . import changes, errors, process, props
+from . import changes, process, props
+from .base import CloudProvider
 from .console import say
 from .errors import ProviderError
 from .process import gc_paused, in_flight
@@ -32,25 +33,31 @@ from .settings import Defaults, Location, Settings, allows_replacement, locate_i
 from .unknowns import unknown_paths
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..aws.apply import Progress
+    from ..aws.apply.progress import Progress
+    from ..aws.context import AwsContext
     from ..aws.observe import ClusterState
     from ..plan import Plan
 
-# The pipeline (observe, plan, cost, preflight) loads at the first call that needs it, and apply
-# only in create/update/delete: the program process, which imports this module to pickle the
-# provider, runs none of it, and a preview (check + diff) never applies anything.
+# The pipeline (core/cloud.py: read, plan, cost, preflight; apply) loads at the first call that
+# needs it, and apply only in create/update/delete: the program process, which imports this module
+# to pickle the provider, runs none of it, and a preview (check + diff) never applies anything.
 
 
-def _pipeline() -> Any:
-    from ..aws import pipeline
+def _aws() -> Any:
+    """The AWS cloud (core/cloud.py's registry): every stage goes through it."""
+    from ..core import cloud
 
-    return pipeline
+    return cloud.get("aws")
+
+
+def _context(**given: Any) -> "AwsContext":
+    from ..aws.context import AwsContext
+
+    return AwsContext(**given)
 
 
 def observe(client: Any, name: str) -> "ClusterState | None":
-    from ..aws.observe import observe as read
-
-    return read(client, name)
+    return _aws().read(client, name)
 
 
 def plan_text(the_plan: "Plan") -> str:
@@ -91,10 +98,10 @@ class PlanUnknown(Exception):
     """The plan a preview would show cannot be made yet, and why."""
 
 
-class ClusterProvider(ResourceProvider):
-    # Nothing secret is captured (a test proves it), so the serialized provider is kept in plain
-    # text unless a secret Output was captured; no secrets provider is needed to run offline.
-    serialize_as_secret_always = False
+class ClusterProvider(CloudProvider):
+    """HyperPod's dynamic provider: the shared machinery (provider/base.py) over the AWS cloud."""
+
+    cloud_name = "aws"
 
     def __init__(self, simulator: str | None = None) -> None:
         super().__init__()
@@ -104,7 +111,7 @@ class ClusterProvider(ResourceProvider):
     def configure(self, req: ConfigureRequest) -> None:
         self.defaults = Defaults.from_config(req.config)
         process.install()  # the engine configures a provider only in its host process
-        errors.install(process.host_module())  # errors the user can act on: their message, no traceback
+        super().configure(req)  # errors the user can act on: their message, no traceback
 
     # ---- check ---------------------------------------------------------------------------
     @in_flight
@@ -147,7 +154,9 @@ class ClusterProvider(ResourceProvider):
             return
         spec = props.spec_of(inputs)
         settings = Settings.from_inputs(inputs)
-        text = plan_text(_pipeline().make_plan(spec, None, settings.policy, roles=settings.roles, region=self._region_or_none(inputs)))
+        text = plan_text(
+            self._cloud().plan(spec, None, settings.policy, context=_context(roles=settings.roles, region=self._region_or_none(inputs)))
+        )
         if inputs.get("adopt"):
             text += f"adopt: if a cluster named {spec.name} exists it is taken over and planned against instead\n"
         say(text, spec.name)
@@ -248,19 +257,16 @@ class ClusterProvider(ResourceProvider):
     def _undo_failed_create(self, client, clock: Clock, state: ClusterState, settings: Settings, deadline: float) -> None:
         """A create either leaves a working cluster or none (the engine's contract): a Failed new
         cluster is deleted before the error is reported."""
-        from ..aws.apply import ApplyError, PlanRefused, PlanStale
+        from ..core.contract import ApplyError, ApplyOptions, PlanRefused, PlanStale
 
         message = f"cluster {state.name} failed to create: {state.failure_message or 'no reason given'}"
         say(message + "; deleting it (see `hyperpod events` for the details)", state.name)
         try:
-            _pipeline().execute(
+            self._run(
                 client,
-                _pipeline().make_plan(None, state, settings.policy),
-                policy=settings.policy,
-                timeout=max(_remaining(clock, deadline), 1.0),
-                sleep=clock.sleep,
-                monotonic=clock.monotonic,
-                poll_seconds=clock.poll_seconds,
+                self._deletion(client, state.name, settings.policy, state),
+                ApplyOptions(timeout=max(_remaining(clock, deadline), 1.0), poll_seconds=clock.poll_seconds),
+                context=_context(sleep=clock.sleep, monotonic=clock.monotonic),
             )
         except (ApplyError, PlanStale, PlanRefused) as error:
             raise ProviderError(f"{message}; deleting it did not finish: {error}") from None
@@ -293,28 +299,14 @@ class ClusterProvider(ResourceProvider):
         self, client, clock: Clock, the_plan: Plan, settings: Settings, deadline: float, fail_on_failures: bool = False
     ) -> ClusterState | None:
         """Apply as planned. The table was shown by check or diff; each step is reported as it runs."""
-        from ..aws.apply import ApplyError, PlanRefused, PlanStale
+        from ..core.contract import ApplyOptions
 
         name = the_plan.cluster_name
-        try:
-            result = _pipeline().execute(
-                client,
-                the_plan,
-                policy=settings.policy,
-                wait=settings.wait,
-                timeout=max(_remaining(clock, deadline), 1.0),
-                progress=_reporter(name),
-                sleep=clock.sleep,
-                monotonic=clock.monotonic,
-                poll_seconds=clock.poll_seconds,
-            )
-        except PlanRefused as refused:
-            raise ProviderError(f"cluster {name}: {refused}") from None
-        except PlanStale as stale:
-            raise ProviderError(f"{stale}: run `pulumi up` again") from None
-        except ApplyError as error:
-            done = f" (calls made: {', '.join(error.done)})" if error.done else ""
-            raise ProviderError(f"cluster {name}: {error}{done}; run `pulumi up` again to continue") from None
+        options = ApplyOptions(
+            wait=settings.wait, timeout=max(_remaining(clock, deadline), 1.0), progress=_reporter(name), poll_seconds=clock.poll_seconds
+        )
+        context = _context(sleep=clock.sleep, monotonic=clock.monotonic)
+        result = self._execute(client, the_plan, options, policy=settings.policy, context=context)
         if result.failures and fail_on_failures:
             raise ProviderError(f"cluster {name}: " + "; ".join(result.failures) + "; run `pulumi up` again to continue")
         for failure in result.failures:  # create: the cluster exists, so it must reach the state
@@ -359,7 +351,7 @@ class ClusterProvider(ResourceProvider):
             return
         if state.status == "Deleting":
             say(f"cluster {name} is already being deleted; waiting until it is gone", name)
-            from ..aws.apply import wait
+            from ..aws.apply.waiters import wait  # no plan to apply: another writer's delete, waited on
 
             try:
                 wait(
@@ -375,7 +367,7 @@ class ClusterProvider(ResourceProvider):
             except Exception as error:  # noqa: BLE001 - WaitTimedOut / WaitFailed, reported as one
                 raise ProviderError(f"cluster {name}: {error}; run the command again to keep waiting") from None
             return
-        deletion = _pipeline().make_plan(None, state, settings.policy)
+        deletion = self._deletion(client, name, settings.policy, state).plan
         say(plan_text(deletion), name)  # no diff runs before a delete: this is the only place to show it
         self._apply(client, clock, deletion, settings, deadline)
 
@@ -394,7 +386,7 @@ class ClusterProvider(ResourceProvider):
             client, _ = open_backend(location, self.simulator)
             observed = observe(client, spec.name)
             if observed is None:
-                return _pipeline().make_plan(spec, None, settings.policy, roles=settings.roles, region=location.region)
+                return self._cloud().plan(spec, None, settings.policy, context=_context(roles=settings.roles, region=location.region))
             return self._prepare(spec, settings, observed, client, location)
         except Exception as error:  # noqa: BLE001 - reported in the plan output, never as safe
             raise PlanUnknown(f"could not plan cluster {spec.name}: {error}") from None
@@ -404,20 +396,24 @@ class ClusterProvider(ResourceProvider):
         """The pipeline against the observed cluster: plan, cost, and the preflight (quotas and
         lifecycle consistency, read before anything is applied: a quota refusal stops create/update
         with the numbers)."""
-        return (
-            _pipeline()
-            .prepare(
-                client,
-                spec,
-                policy=settings.policy,
-                roles=settings.roles,
-                observed=observed,
-                region=location.region,
-                quotas=lambda: open_service(location, "service-quotas", self.simulator),
-                s3=lambda: open_service(location, "s3", self.simulator),
-            )
-            .plan
+        context = _context(
+            roles=settings.roles,
+            region=location.region,
+            quotas=lambda: open_service(location, "service-quotas", self.simulator),
+            s3=lambda: open_service(location, "s3", self.simulator),
         )
+        return self._prepared(client, spec, settings.policy, observed=observed, context=context).plan
+
+    # ---- the apply contract's errors, as the user reads them -------------------------------
+    def _refused_message(self, name: str, error: Exception) -> str:
+        return f"cluster {name}: {error}"
+
+    def _stale_message(self, name: str, error: Exception) -> str:
+        return f"{error}: run `pulumi up` again"
+
+    def _failed_message(self, name: str, error: Any) -> str:
+        done = f" (calls made: {', '.join(error.done)})" if error.done else ""
+        return f"cluster {name}: {error}{done}; run `pulumi up` again to continue"
 
     def _region_or_none(self, inputs: dict[str, Any]) -> str | None:
         try:

@@ -78,3 +78,101 @@ def test_prepare_offline_says_the_preflight_was_skipped_for_either_cloud():
         prepared = cloud.prepare(cloud.get(name), None, spec, Policy(), observed=None, skip_preflight="offline")
         assert prepared.cloud == name and prepared.plan.action == "create"
         assert prepared.plan.preflight.skipped == "offline" and prepared.plan.cost is not None
+
+
+class _Recording:
+    """A cloud that records the order of the pipeline's calls and the context each one saw."""
+
+    name, title = "recording", "a recording cloud"
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, object]] = []
+
+    def owns(self, document):
+        return False
+
+    def connect(self, backend):
+        return object()
+
+    def load_spec(self, path, **context):
+        raise NotImplementedError
+
+    def read(self, client, name):
+        self.calls.append(("read", name))
+        return "observed"
+
+    def read_inputs(self, client, desired, observed, context):
+        self.calls.append(("read_inputs", context))
+        return observed + "+tags", {**context, "learnt": True}
+
+    def plan(self, desired, observed, policy, context=None):
+        from pulumi_hyperpod.plan.model import Plan
+
+        self.calls.append(("plan", (observed, context)))
+        return Plan(cluster_name="c", action="none" if desired is None else "update")
+
+    def annotate(self, plan, desired, observed, context):
+        self.calls.append(("annotate", context))
+        return plan
+
+    def preflight(self, plan, desired, observed, client, policy, context=None):
+        self.calls.append(("preflight", context))
+        return plan
+
+    def apply(self, client, plan, options, *, policy=None, context=None):
+        self.calls.append(("apply", (policy, context)))
+        return contract.ApplyResult(plan.cluster_name)
+
+    def import_(self, client, name):
+        return self.read(client, name)
+
+    def save_plan(self, prepared, path, *, target=None, inputs=()):
+        raise NotImplementedError
+
+    def load_plan(self, path, *, target=None):
+        raise NotImplementedError
+
+
+def test_the_pipeline_calls_each_hook_once_in_order_and_keeps_the_context():
+    """read → read_inputs → plan → annotate → preflight; the context read_inputs returns is the one
+    every later stage sees, is kept in the Prepared plan, and is what execute applies with."""
+    from types import SimpleNamespace
+
+    from pulumi_hyperpod.plan.policy import Policy
+
+    recording = _Recording()
+    assert isinstance(recording, cloud.Cloud)
+    policy = Policy()
+    prepared = cloud.prepare(recording, object(), SimpleNamespace(name="c"), policy, context={"given": 1})
+    learnt = {"given": 1, "learnt": True}
+    assert recording.calls == [
+        ("read", "c"),
+        ("read_inputs", {"given": 1}),
+        ("plan", ("observed+tags", learnt)),
+        ("annotate", learnt),
+        ("preflight", learnt),
+    ]
+    assert (prepared.cloud, prepared.observed, prepared.context, prepared.policy) == ("recording", "observed+tags", learnt, policy)
+    recording.calls.clear()
+    cloud.execute(recording, object(), prepared)
+    assert recording.calls == [("apply", (policy, learnt))]
+    recording.calls.clear()
+    deleted = cloud.deletion(recording, object(), "c", policy, observed="there")
+    assert (deleted.plan.action, deleted.desired, deleted.observed) == ("none", None, "there")
+    assert recording.calls == [("plan", ("there", None))]  # nothing read, no preflight: a delete adds nothing
+
+
+def test_a_saved_plan_is_loaded_by_the_cloud_it_names(tmp_path, monkeypatch):
+    """core.planfile.load reads the envelope's cloud and asks that cloud's load_plan."""
+    from pulumi_hyperpod.core import planfile
+
+    asked: list[tuple[str, str]] = []
+    for name in cloud.names():
+        monkeypatch.setattr(type(cloud.get(name)), "load_plan", lambda self, path, *, target=None: asked.append((self.name, path)))
+    for name in cloud.names():
+        path = tmp_path / f"{name}.json"
+        planfile.write(path, planfile.seal(name, {"cluster_name": "c", "plan": {}}))
+        planfile.load(path)
+        assert asked[-1] == (name, str(path))
+    planfile.load(tmp_path / "missing.json")  # names no cloud: the last of the detection order explains
+    assert asked[-1] == (cloud.DETECTION_ORDER[-1], str(tmp_path / "missing.json"))

@@ -6,6 +6,7 @@ still a dependency); TYPE_CHECKING imports count as well."""
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -119,3 +120,76 @@ def test_every_cloud_policy_member_is_a_policy_field_checked_in_a_clouds_folder(
         assert member in Policy.model_fields, member
         assert any(where.startswith(f"pulumi_hyperpod.{cloud}.") for cloud in REGISTRY), where
         assert callable(checker(member)), where
+
+
+# Every front end goes through the one pipeline (issue 25): core/cloud.py (prepare, deletion,
+# execute) and core/planfile.py (save, load), never a cloud's stages wired by hand. Names imported
+# from a package count too (`from ..aws.planner import plan` is the planner).
+STAGES = (
+    "aws.pipeline",  # HyperPod's library API over the pipeline
+    "aws.stages",
+    "aws.apply",
+    "aws.preflight",
+    "aws.planner",  # HyperPod's planner rules
+    "gcp.planner",
+    "gcp.plan_build",
+    "gcp.apply",
+    "gcp.saved",
+    "gcp.preflight",
+)
+STAGE_EXCEPTIONS = (
+    "aws.apply.waiters",  # the wait vocabulary (--wait, the provider's `wait`) and a wait on another writer's delete: no plan
+    "aws.apply.progress",  # the type of the progress events a front end draws
+    "aws.apply.health",  # `hyperpod health`: a node health check, its own command, not a plan
+)
+
+
+def imported_names(path: Path) -> set[str]:
+    """imports_of(path), plus each name imported from a module ("aws.planner.plan" for `from ..aws.planner import plan`)."""
+    found = set(imports_of(path))
+    here = _module_name(path).split(".") if _module_name(path) else []
+    package = here if path.name == "__init__.py" else here[:-1]
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            if node.level:
+                base = package[: len(package) - (node.level - 1)] if node.level > 1 else list(package)
+                target = ".".join([*base, *node.module.split(".")])
+            elif node.module.startswith("pulumi_hyperpod."):
+                target = node.module.removeprefix("pulumi_hyperpod.")
+            else:
+                continue
+            found.update(f"{target}.{alias.name}" for alias in node.names)
+    return found
+
+
+def stage_breaches() -> list[str]:
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = _module_name(path)
+        if not any(_within(module, front_end) for front_end in FRONT_ENDS):
+            continue
+        for target in sorted(imported_names(path)):
+            if any(_within(target, s) for s in STAGES) and not any(_within(target, a) for a in STAGE_EXCEPTIONS):
+                found.append(f"{module} imports {target}")
+    return found
+
+
+def test_front_ends_go_through_core_cloud():
+    assert stage_breaches() == []
+
+
+def test_the_stage_rule_sees_names_and_the_pipeline(monkeypatch, tmp_path):
+    """Not vacuous: a front end wiring a stage by hand is found, by module or by name."""
+    front_end = tmp_path / "pulumi_hyperpod" / "cli"
+    front_end.mkdir(parents=True)
+    (front_end / "bad.py").write_text(
+        "def f():\n    from ..aws import pipeline\n    from ..aws.planner import plan\n    from ..plan import plan_text\n    from ..gcp.saved import load\n"
+    )
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", tmp_path / "pulumi_hyperpod")
+    assert stage_breaches() == [
+        "cli.bad imports aws.pipeline",
+        "cli.bad imports aws.planner",
+        "cli.bad imports aws.planner.plan",
+        "cli.bad imports gcp.saved",
+        "cli.bad imports gcp.saved.load",
+    ]

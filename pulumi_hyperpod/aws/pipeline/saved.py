@@ -45,18 +45,19 @@ def document(prepared: Any, target: Mapping[str, Any] | None = None) -> dict[str
     """The saved form of a Prepared plan; `target`: where it was made (see `plan_target`)."""
     the_plan: Plan = prepared.plan
     observed = prepared.observed
+    context = prepared.context  # an AwsContext: the roles and the workload view the plan was made with
     body: dict[str, Any] = {
         "cluster_name": the_plan.cluster_name,
         "target": plan_target(the_plan, **dict(target or {})),
         "spec": prepared.desired.to_api("CreateCluster") if prepared.desired is not None else None,
         "policy": json.loads(prepared.policy.model_dump_json()),
-        "roles": dict(prepared.roles or {}),
+        "roles": context.role_map() if context is not None else {},
         "observed": observed.to_snapshot() if observed is not None else None,
         "observed_fingerprint": the_plan.observed_fingerprint,
         # ListTags' answer and the workload view are inputs of the plan too (AddTags/DeleteTags steps,
         # victims ranked by what runs on them, DrainNodes): apply makes the plan again from them
         "observed_tags": [list(pair) for pair in observed.tags] if observed is not None and observed.tags is not None else None,
-        "workload": prepared.workload.to_dict() if getattr(prepared, "workload", None) is not None else None,
+        "workload": context.view.to_dict() if context is not None and context.view is not None else None,
         "plan": json.loads(the_plan.to_json()),
     }
     return planfile.seal("aws", body)
@@ -85,7 +86,6 @@ def load(path: str | Path, *, target: Mapping[str, Any] | None = None) -> Any:
     """The Prepared plan in `path`, or SavedPlanError naming the file and what is wrong. `target`:
     where it is to be applied (cloud, backend, region; None values are not compared)."""
     from ..spec import ClusterSpec, SpecError
-    from . import Prepared
 
     where = str(path)
     data = planfile.read(path, cloud="aws")  # the envelope: size, reader, format, integrity, version, cloud
@@ -119,14 +119,24 @@ def load(path: str | Path, *, target: Mapping[str, Any] | None = None) -> Any:
     again = _made_again(desired, observed, policy, roles, data.get("target"), view)
     if again.refused and not the_plan.refused:
         # what the saved inputs make now is refused (a guard the file's plan does not show): refused
-        return Prepared(dataclasses.replace(again, preflight=the_plan.preflight), desired, observed, policy, roles, view)
+        return _prepared(dataclasses.replace(again, preflight=the_plan.preflight), desired, observed, policy, roles, view, data)
     if not the_plan.refused:
         difference = plan_difference(the_plan, again)
         if difference:
             raise SavedPlanError(
                 f"{where}: not the plan its spec, policy, roles and observed cluster make ({difference}); make the plan again"
             )
-    return Prepared(the_plan, desired, observed, policy, roles, view)
+    return _prepared(the_plan, desired, observed, policy, roles, view, data)
+
+
+def _prepared(the_plan: Plan, desired: Any, observed: Any, policy: Policy, roles: dict[str, str], view: Any, data: Any) -> Any:
+    """The loaded plan with the context it was made with (the Slurm roles, the workload view, the region)."""
+    from ..context import AwsContext
+    from . import Prepared
+
+    target = data.get("target")
+    region = target.get("region") if isinstance(target, Mapping) else None
+    return Prepared("aws", the_plan, desired, observed, policy, AwsContext(roles=roles, view=view, region=region))
 
 
 def _with_tags(where: str, observed: Any, tags: Any) -> Any:

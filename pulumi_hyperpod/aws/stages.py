@@ -1,0 +1,83 @@
+"""HyperPod's stages around the pure planner, as the one pipeline (core/cloud.prepare) calls them
+through the AWS cloud (aws/cloud.py):
+
+- `read_inputs` — what else the plan is made from, read now: the cluster's tags (only a spec that
+  manages tags pays for ListTags), the workload view (what runs on each node), the region of the
+  client, and the Slurm roles of groups without SlurmConfig.NodeType, learnt from the lifecycle
+  bundle (`lifecycle_dir`, else each group's LifeCycleConfig.SourceS3Uri read through `s3`); a
+  role that cannot be learnt stays unknown (the planner then refuses to scale a group to 0).
+- `annotate` — the plan with HyperPod's own sections: a legacy Slurm cluster's migration to
+  SlurmConfig said whole, the notes, and the Slurm section (the wanted Slurm spec against the one
+  in the cluster's bundle; a change HyperPod cannot make in place refused).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from .context import AwsContext
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..plan.model import Plan
+
+
+def read_inputs(client: Any, desired: Any, state: Any, context: AwsContext | None) -> tuple[Any, AwsContext]:
+    """(the observation with what else was read, the context with what was learnt)."""
+    context = context or AwsContext()
+    if state is not None and state.tags is None and desired.tags is not None and client is not None:
+        from .observe.reader import read_tags  # only a spec that manages tags pays for ListTags
+
+        state = read_tags(client, state)
+    view = _workload_view(context.workload, state)
+    region = context.region or getattr(getattr(client, "meta", None), "region_name", None)
+    roles, notes = context.roles, context.notes
+    if not roles and (state is not None or context.lifecycle_dir is not None):
+        roles, learnt = _learnt_roles(desired, state, context.s3, context.lifecycle_dir)
+        notes = notes + learnt
+    if view is not None and view.unmatched:
+        notes = notes + (
+            f"{view.orchestrator} nodes no HyperPod node matches (not weighed): {', '.join(view.unmatched[:10])}"
+            + (f" and {len(view.unmatched) - 10} more" if len(view.unmatched) > 10 else ""),
+        )
+    return state, dataclasses.replace(context, roles=dict(roles or {}), view=view, region=region, notes=notes)
+
+
+def annotate(the_plan: "Plan", desired: Any, state: Any, context: AwsContext | None) -> "Plan":
+    context = context or AwsContext()
+    if state is not None and state.groups and not any(g.node_type for g in state.groups):
+        from ..slurm.migration import with_migration  # a legacy Slurm cluster moved to SlurmConfig: the whole migration said
+
+        the_plan = with_migration(the_plan, desired, state)
+    if context.notes:
+        the_plan = dataclasses.replace(the_plan, notes=the_plan.notes + context.notes)
+    if context.slurm is not None:
+        the_plan = _with_slurm(the_plan, context.slurm, state, context.s3, context.lifecycle_dir)
+    return the_plan
+
+
+def _workload_view(workload: Any, state: Any) -> Any:
+    """A WorkloadView from a source (read now against `state`) or as given; None without a cluster."""
+    if workload is None or state is None:
+        return None
+    from ..workload.model import WorkloadView
+
+    return workload if isinstance(workload, WorkloadView) else workload.read(state)
+
+
+def _with_slurm(the_plan: "Plan", wanted: Any, state: Any, s3: Any, lifecycle_dir: str | None) -> "Plan":
+    """The plan with its Slurm section: the wanted Slurm spec against the one in the cluster's bundle."""
+    from ..plan.model import Refusal
+    from ..slurm.section import slurm_section
+
+    section = slurm_section(wanted, state, s3_client=s3, lifecycle_dir=lifecycle_dir)
+    the_plan = dataclasses.replace(the_plan, slurm=section)
+    return the_plan.refuse(*(Refusal(rule, reason) for rule, reason in section.refusals()))
+
+
+def _learnt_roles(desired: Any, state: Any, s3: Any, lifecycle_dir: str | None) -> tuple[dict | None, tuple[str, ...]]:
+    """Slurm roles from the lifecycle bundle (pulumi_hyperpod/slurm/roles.py), with its notes."""
+    from ..slurm.roles import resolve
+
+    resolution = resolve(desired, state, s3_client=s3, lifecycle_dir=lifecycle_dir)
+    return resolution.roles, tuple(resolution.notes)
