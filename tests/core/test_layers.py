@@ -141,6 +141,8 @@ STAGE_EXCEPTIONS = (
     "aws.apply.waiters",  # the wait vocabulary (--wait, the provider's `wait`) and a wait on another writer's delete: no plan
     "aws.apply.progress",  # the type of the progress events a front end draws
     "aws.apply.health",  # `hyperpod health`: a node health check, its own command, not a plan
+    "aws.apply.wait_policies",  # the wait vocabulary again, without botocore (the provider's `check` path)
+    "aws.planner.compare",  # which members force a replacement: the provider's diff reports them to the engine as `replaces`
 )
 
 
