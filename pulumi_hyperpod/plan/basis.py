@@ -42,6 +42,37 @@ class NodeBasis:
     status: str
 
 
+class _Unread:
+    """An observation's nodes, not turned into NodeBasis rows yet."""
+
+    __slots__ = ("nodes",)
+
+    def __init__(self, nodes: "Iterable[Any]") -> None:
+        self.nodes = nodes
+
+
+class _NodesField:
+    """`Basis.nodes`, a descriptor-typed dataclass field: a basis made from an observation keeps the
+    observed nodes and builds one NodeBasis per node the first time `nodes` is read (a fingerprint,
+    a freshness check, the JSON form, a comparison). A plan that is only shown never reads them, and
+    at 20,000 nodes building them was a third of plan()."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = "_" + name
+
+    def __get__(self, basis: "Basis | None", owner: type | None = None) -> tuple[NodeBasis, ...]:
+        if basis is None:
+            return ()  # the field's default (dataclasses read it from the class)
+        value = basis.__dict__[self.slot]
+        if isinstance(value, _Unread):
+            value = tuple(NodeBasis(n.key, n.group, n.status) for n in value.nodes if n.key)
+            basis.__dict__[self.slot] = value
+        return value
+
+    def __set__(self, basis: "Basis", value: "tuple[NodeBasis, ...] | _Unread") -> None:
+        basis.__dict__[self.slot] = value
+
+
 @dataclass(frozen=True)
 class Basis:
     """What a plan was computed against, in neutral words (every cloud fills the same fields):
@@ -58,7 +89,7 @@ class Basis:
     identity: str
     state: str
     groups: tuple[GroupBasis, ...]
-    nodes: tuple[NodeBasis, ...] = ()
+    nodes: tuple[NodeBasis, ...] = _NodesField()  # type: ignore[assignment]  # a tuple when read
     configuration: str | None = None
 
     @classmethod
@@ -67,7 +98,7 @@ class Basis:
             identity=state.arn,
             state=state.status,
             groups=tuple(GroupBasis(g.name, g.target_count, g.min_count, g.current_count, g.status) for g in state.groups),
-            nodes=tuple(NodeBasis(n.key, n.group, n.status) for n in state.nodes if n.key),
+            nodes=_Unread(state.nodes),  # type: ignore[arg-type]  # NodeBasis rows built when read
         )
 
     def group(self, name: str) -> GroupBasis | None:

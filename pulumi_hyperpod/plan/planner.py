@@ -150,12 +150,16 @@ def _create_plan(desired: ClusterSpec) -> Plan:
 def _protected_nodes(nodes, policy: Policy) -> list[str]:
     """The protected nodes among `nodes` (by instance or logical id)."""
     guarded = policy.protected_node_ids
+    if not guarded:
+        return []
     return sorted(n.key for n in nodes if n.key and (n.instance_id in guarded or (n.logical_id is not None and n.logical_id in guarded)))
 
 
 def _unmatched_protection(observed: ClusterState, policy: Policy) -> list[str]:
     """A note for protected ids that name no node of this cluster, when the plan removes nodes:
     a policy may list several clusters' nodes, but a mistyped id protects nothing."""
+    if not policy.protected_node_ids:
+        return []  # nothing protected: no need to index every node's ids
     known = {node_id for node in observed.nodes for node_id in (node.instance_id, node.logical_id) if node_id}
     unmatched = sorted(policy.protected_node_ids - known)
     if not unmatched:
@@ -260,6 +264,7 @@ class _Updater:
         self.victims: list[Victim] = []
         self.delete_reasons: list[str] = []
         self.kept_nodes: set[str] = set()  # nodes a repair takes care of: never scale-in victims (build)
+        self._member_changes: dict[str, list[compare.MemberChange]] = {}  # group → its member changes (member_changes)
 
     # ---- per group ---------------------------------------------------------------------------
     def role(self, name: str) -> str | None:
@@ -294,7 +299,7 @@ class _Updater:
                     )
                 )
                 continue
-            config = [c for c in compare.group_config_changes(want, have) if c not in software.IMAGE_MEMBERS]  # a rollout moves images
+            config = [c.member for c in self.member_changes(want, have) if c.member not in software.IMAGE_MEMBERS]  # a rollout moves images
             config += software.rollout_labels(want, have)
             wanted = (
                 have.target_count if count_owner(self.desired, self.observed) else want.instance_count
@@ -339,6 +344,12 @@ class _Updater:
                     )
                 )
         return tuple(changes)
+
+    def member_changes(self, want: InstanceGroupSpec, have: GroupState) -> list[compare.MemberChange]:
+        """compare.group_member_changes, once per group: the group's verdict and its plan both read it."""
+        if want.name not in self._member_changes:
+            self._member_changes[want.name] = compare.group_member_changes(want, have)
+        return self._member_changes[want.name]
 
     def _min_change(self, want: InstanceGroupSpec, have: GroupState) -> int | None:
         if want.min_instance_count is None or want.min_instance_count == have.min_count:
@@ -421,7 +432,7 @@ class _Updater:
                 Refusal("group-deleting", f"{name} is still being deleted; wait until it is gone, then plan again to create it anew", name)
             )
             return
-        member_changes = compare.group_member_changes(want, have)
+        member_changes = self.member_changes(want, have)
         immutable = compare.group_immutable_changes(want, have) + [c.line() for c in member_changes if c.refused]
         if immutable:
             self.refusals.append(

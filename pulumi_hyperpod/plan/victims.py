@@ -33,6 +33,7 @@ TIERS: dict[str, int] = {"Failure": 0, "NotFound": 0, "Pending": 1, "DeepHealthC
 LEAVING = frozenset({"ShuttingDown", "DetachInProgress"})  # going already: neither named nor counted as present
 BUSY = frozenset({"AttachInProgress", "SystemUpdating"})  # the service is acting on them: never named
 STATUSES = frozenset(TIERS) | LEAVING | BUSY  # the nine values of ClusterInstanceStatus (a test reads the model)
+_UNTIERED_UNLAUNCHED = LEAVING | BUSY  # a node never launched has tier 1 unless it is in one of these (_tier)
 CODES = {0: "unhealthy", 1: "never-launched", 2: "health-checks", 3: "newest"}  # Victim.code, by tier
 _WHY = {
     0: "unhealthy nodes are removed first",
@@ -53,10 +54,19 @@ def removable(nodes: Iterable[NodeState], node_type: str | None, protected: Iter
     blocked = set(protected) | set(exclude)
     seen: set[str] = set()
     chosen = []
+    # One pass with the checks inlined (key, tier, blocked): at 20,000 nodes this loop is the planner's hot path.
     for node in nodes:
-        if not node.key or node.key in seen or _tier(node) is None or _blocked(node, blocked):
+        key = node.instance_id or node.logical_id
+        if not key or key in seen:
             continue
-        seen.add(node.key)  # a listing that names a node twice must never make a request that names it twice
+        if node.instance_id:
+            if node.status not in TIERS:
+                continue
+        elif node.status in _UNTIERED_UNLAUNCHED:
+            continue
+        if blocked and _blocked(node, blocked):
+            continue
+        seen.add(key)  # a listing that names a node twice must never make a request that names it twice
         chosen.append(node)
     return chosen
 

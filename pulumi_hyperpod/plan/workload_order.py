@@ -19,7 +19,7 @@ health checks: plan/victims.py's tiers 0–2). Among the rest:
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from ..aws.observe.state import NodeState
 from . import victims as rules
@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _EPOCH = dt.datetime.min.replace(tzinfo=dt.timezone.utc)
 _FAR = dt.datetime.max.replace(tzinfo=dt.timezone.utc)
+_EPOCH_SECONDS = _EPOCH.timestamp()
 REPLACEMENT_HEALTH = frozenset({"UnschedulablePendingReplacement", "UnschedulablePendingReboot"})
 
 # workload ranks of a serving node
@@ -44,10 +45,6 @@ _WHY = {
     UNKNOWN: "its workload is unknown (the orchestrator lists no node for it): chosen after every node whose work is known",
     BUDGETED: "chosen last: a drain waits until the budget allows the eviction",
 }
-
-
-def _launched(node: NodeState) -> float:
-    return (node.launch_time or _EPOCH).timestamp()
 
 
 def workload_rank(work: "NodeWorkload | None") -> int:
@@ -68,21 +65,37 @@ def _listed(node: NodeState, policy: "Policy") -> bool:
     return node.instance_id in policy.remove_first or (node.logical_id or "") in policy.remove_first
 
 
-def _key(node: NodeState, policy: "Policy", view: "WorkloadView | None") -> tuple:
-    first, tier, order = (0 if _listed(node, policy) else 1), rules._tier(node), policy.scale_in_order
-    if tier in (0, 1):  # doing no work (unhealthy, never launched): first in every order
-        return (first, tier, 0, _FAR, -_launched(node), node.key)
-    if order in ("oldest", "newest"):
-        return (first, 2, 0, _FAR, _launched(node) if order == "oldest" else -_launched(node), node.key)
-    if tier == 2:  # still in deep health checks: before serving nodes
-        return (first, 2, 0, _FAR, -_launched(node), node.key)
-    if order == "workload" and view is not None:
-        work = view.node(node.instance_id)
-        rank = workload_rank(work)
-        # soonest end first among work that ends; the least work first among the rest
-        detail = work.ends_by().timestamp() if rank == ENDS else (len(work.jobs) + len(work.pods) if work is not None else 0)
-        return (first, 3, rank, detail, -_launched(node), node.key)
-    return (first, 3, 0, _FAR, -_launched(node), node.key)
+def _sort_key(policy: "Policy", view: "WorkloadView | None") -> "Callable[[NodeState], tuple]":
+    """The ranking key of a node (smallest goes first), with the policy read once: choose() calls it for
+    every removable node of a shrinking group, so its checks are inlined (victims._tier, _listed)."""
+    remove_first, order = policy.remove_first, policy.scale_in_order
+    weigh = order == "workload" and view is not None
+    aged = order in ("oldest", "newest")
+    sign = 1 if order == "oldest" else -1
+    tiers, untiered_unlaunched = rules.TIERS, rules.LEAVING | rules.BUSY
+
+    def key(node: NodeState) -> tuple:
+        first = 0 if remove_first and (node.instance_id in remove_first or (node.logical_id or "") in remove_first) else 1
+        launched = node.launch_time.timestamp() if node.launch_time is not None else _EPOCH_SECONDS
+        if not node.instance_id and node.status not in untiered_unlaunched:
+            tier = 1
+        else:
+            tier = tiers.get(node.status)
+        if tier == 0 or tier == 1:  # doing no work (unhealthy, never launched): first in every order
+            return (first, tier, 0, _FAR, -launched, node.key)
+        if aged:
+            return (first, 2, 0, _FAR, sign * launched, node.key)
+        if tier == 2:  # still in deep health checks: before serving nodes
+            return (first, 2, 0, _FAR, -launched, node.key)
+        if weigh:
+            work = view.node(node.instance_id)  # type: ignore[union-attr]
+            rank = workload_rank(work)
+            # soonest end first among work that ends; the least work first among the rest
+            detail = work.ends_by().timestamp() if rank == ENDS else (len(work.jobs) + len(work.pods) if work is not None else 0)
+            return (first, 3, rank, detail, -launched, node.key)
+        return (first, 3, 0, _FAR, -launched, node.key)
+
+    return key
 
 
 def _reason(node: NodeState, policy: "Policy", view: "WorkloadView | None") -> str:
@@ -132,7 +145,7 @@ def _code(node: NodeState, policy: "Policy", view: "WorkloadView | None") -> str
 
 def choose(nodes: Sequence[NodeState], count: int, policy: "Policy", view: "WorkloadView | None" = None) -> list[Victim]:
     """The `count` nodes to remove among `nodes` (already filtered by `victims.removable`)."""
-    ordered = sorted(rules.removable(nodes, None, ()), key=lambda n: _key(n, policy, view))[: max(count, 0)]
+    ordered = sorted(rules.removable(nodes, None, ()), key=_sort_key(policy, view))[: max(count, 0)]
     return [
         Victim(
             group=n.group,
