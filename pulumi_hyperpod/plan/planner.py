@@ -575,7 +575,7 @@ class _Updater:
             return
         nodes = self.observed.nodes_of(name)
         candidates = victim_rules.removable(nodes, node_type, self.policy.protected_node_ids, self.kept_nodes)
-        chosen = workload_order.choose(candidates, count, self.policy, self.workload)
+        chosen = workload_order.rank(candidates, count, self.policy, self.workload)
         missing = count - len(chosen)
         if missing:
             unlisted = max(have.target_count - sum(1 for n in nodes if n.status not in victim_rules.LEAVING), 0)

@@ -144,8 +144,14 @@ def _code(node: NodeState, policy: "Policy", view: "WorkloadView | None") -> str
 
 
 def choose(nodes: Sequence[NodeState], count: int, policy: "Policy", view: "WorkloadView | None" = None) -> list[Victim]:
-    """The `count` nodes to remove among `nodes` (already filtered by `victims.removable`)."""
-    ordered = sorted(rules.removable(nodes, None, ()), key=_sort_key(policy, view))[: max(count, 0)]
+    """The `count` nodes to remove among `nodes` (any nodes: those a plan may not name are left out)."""
+    return rank(rules.removable(nodes, None, ()), count, policy, view)
+
+
+def rank(candidates: Sequence[NodeState], count: int, policy: "Policy", view: "WorkloadView | None" = None) -> list[Victim]:
+    """The `count` nodes to remove among `candidates`, which `victims.removable` returned (the planner's
+    call: it filters once, with the protected and kept nodes, rather than again here)."""
+    ordered = sorted(candidates, key=_sort_key(policy, view))[: max(count, 0)]
     return [
         Victim(
             group=n.group,
