@@ -167,8 +167,12 @@ def _node_changes(plan: "Plan", basis: Basis, now: "ClusterState") -> list[str]:
     if plan.action in ("replace", "delete"):
         return []  # every node goes either way
     reasons = []
+    planned: dict[str, dict[str, str]] = {group: {} for group in shrinking}  # one pass over the basis, not one per group
+    for n in basis.nodes:
+        if n.group in planned:
+            planned[n.group][n.key] = n.status
     for group in sorted(shrinking):
-        before = {n.key: n.status for n in basis.nodes if n.group == group}
+        before = planned[group]
         after = {n.key: n.status for n in now.nodes_of(group) if n.key}
         # a node never launched that launched is one node changing state, not one vanishing and one appearing
         appeared = sorted(set(after) - set(before))

@@ -132,6 +132,8 @@ def _normal(value: Any, unordered: bool = False) -> Any:
 
 
 def same(observed: Any, desired: Any, unordered: bool = False) -> bool:
+    if observed == desired:  # equal values normalize alike: most members of most groups are unchanged
+        return True
     return _normal(observed, unordered) == _normal(desired, unordered)
 
 
