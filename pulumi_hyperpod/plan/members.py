@@ -142,6 +142,8 @@ def group_member_changes(want: Mapping[str, Any], described: Mapping[str, Any], 
     """Every member of an existing group whose value the plan changes, by the table's rows."""
     changes = []
     for row, parts, reported in _compared_rows(scope):
+        if parts[0] not in want and reported[0] not in described:
+            continue  # set on neither side: most of the table for most groups
         desired, observed = get(want, parts), _observed_at(row.path, reported, described)
         desired = None if is_default(row.path, desired) else desired
         if desired is None:

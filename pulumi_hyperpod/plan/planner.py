@@ -265,11 +265,16 @@ class _Updater:
         self.delete_reasons: list[str] = []
         self.kept_nodes: set[str] = set()  # nodes a repair takes care of: never scale-in victims (build)
         self._member_changes: dict[str, list[compare.MemberChange]] = {}  # group → its member changes (member_changes)
+        self._wanted = {g.name: g for g in reversed(self.desired.instance_groups)}  # the first of a name, as desired.group
 
     # ---- per group ---------------------------------------------------------------------------
+    def wanted(self, name: str) -> InstanceGroupSpec | None:
+        """desired.group(name), from an index: the planner asks it for every group several times."""
+        return self._wanted.get(name)
+
     def role(self, name: str) -> str | None:
         """A group's Slurm role: its SlurmConfig.NodeType (desired, else as described), else `roles`."""
-        want, have = self.desired.group(name), self.observed.group(name)
+        want, have = self.wanted(name), self.observed.group(name)
         return (want.node_type if want is not None else None) or (have.node_type if have is not None else None) or self.roles.get(name)
 
     def unknown_roles(self) -> list[str]:
@@ -383,7 +388,7 @@ class _Updater:
         steps += self._lifecycle_steps(steps)
         steps.extend(tagging)
         self.notes.extend(tag_notes)
-        pending = [g for g in self.observed.groups if g.pending and self.desired.group(g.name) is not None]
+        pending = [g for g in self.observed.groups if g.pending and self.wanted(g.name) is not None]
         for g in pending:
             self.notes.append(f"{g.name}: {g.current_count}/{g.target_count} running, {g.pending} pending capacity (not drift)")
         if any(change.action in ("shrink", "delete") for change in groups):
@@ -419,13 +424,13 @@ class _Updater:
     def _plan_group(self, change: GroupChange) -> None:
         name = change.group
         if change.action == "create":
-            self.update_groups[name] = self.desired.group(name).to_api()
+            self.update_groups[name] = self.wanted(name).to_api()
             self.update_reasons.append(f"{name}: new group, {change.target_after} nodes")
             return
         if change.action == "delete":
             self._plan_group_deletion(change)
             return
-        want = self.desired.group(name)
+        want = self.wanted(name)
         have = self.observed.group(name)
         if have.status == "Deleting":
             self.refusals.append(
@@ -474,7 +479,7 @@ class _Updater:
 
     def _entry(self, name: str) -> dict[str, Any]:
         """The group's UpdateCluster entry: the whole specification (kept members copied from the cluster)."""
-        want, have = self.desired.group(name), self.observed.group(name)
+        want, have = self.wanted(name), self.observed.group(name)
         if name not in self.update_groups:
             self.update_groups[name] = compare.group_entry(want, have) if have is not None else want.to_api()
         return self.update_groups[name]
@@ -611,7 +616,7 @@ class _Updater:
         return self.rollouts.steps + self.repairs.steps
 
     def _steps(self, cluster_changes: dict[str, Any]) -> list[Step]:
-        deleted_groups = [g.name for g in self.observed.groups if self.desired.group(g.name) is None and g.status != "Deleting"]
+        deleted_groups = [g.name for g in self.observed.groups if self.wanted(g.name) is None and g.status != "Deleting"]
         deletable = [name for name in deleted_groups if not any(r.group == name for r in self.refusals)]
         needs_update = bool(self.update_groups or cluster_changes or deletable)
         fold = needs_update or not self.desired.continuous or self._batch_add_blocked() or self._batch_add_calls() > 1

@@ -66,8 +66,14 @@ def _listed(node: NodeState, policy: "Policy") -> bool:
 
 
 def _sort_key(policy: "Policy", view: "WorkloadView | None") -> "Callable[[NodeState], tuple]":
-    """The ranking key of a node (smallest goes first), with the policy read once: choose() calls it for
-    every removable node of a shrinking group, so its checks are inlined (victims._tier, _listed)."""
+    """The ranking key of a node (smallest goes first), with the policy read once: rank() calls it for
+    every removable node of a shrinking group, so its checks are inlined (victims._tier, _listed).
+
+    The order, most significant first: listed in policy.remove_first; the tier (doing no work —
+    unhealthy, never launched — then deep health checks, then serving); among serving nodes of the
+    workload order, the workload rank and its detail; the launch time (newest first, or as the
+    oldest/newest order says); the node id. `first * 10 + tier` stands for the first two (tier < 10),
+    and the workload terms are left out where the order has none: shorter keys, cheaper to compare."""
     remove_first, order = policy.remove_first, policy.scale_in_order
     weigh = order == "workload" and view is not None
     aged = order in ("oldest", "newest")
@@ -75,36 +81,38 @@ def _sort_key(policy: "Policy", view: "WorkloadView | None") -> "Callable[[NodeS
     tiers, untiered_unlaunched = rules.TIERS, rules.LEAVING | rules.BUSY
 
     def key(node: NodeState) -> tuple:
-        first = 0 if remove_first and (node.instance_id in remove_first or (node.logical_id or "") in remove_first) else 1
-        launched = node.launch_time.timestamp() if node.launch_time is not None else _EPOCH_SECONDS
-        if not node.instance_id and node.status not in untiered_unlaunched:
-            tier = 1
-        else:
-            tier = tiers.get(node.status)
+        instance_id, status, launch_time = node.instance_id, node.status, node.launch_time
+        node_key = instance_id or node.logical_id or ""  # NodeState.key
+        first = 0 if remove_first and (instance_id in remove_first or (node.logical_id or "") in remove_first) else 1
+        launched = launch_time.timestamp() if launch_time is not None else _EPOCH_SECONDS
+        tier = 1 if not instance_id and status not in untiered_unlaunched else tiers.get(status)
         if tier == 0 or tier == 1:  # doing no work (unhealthy, never launched): first in every order
-            return (first, tier, 0, _FAR, -launched, node.key)
-        if aged:
-            return (first, 2, 0, _FAR, sign * launched, node.key)
-        if tier == 2:  # still in deep health checks: before serving nodes
-            return (first, 2, 0, _FAR, -launched, node.key)
-        if weigh:
-            work = view.node(node.instance_id)  # type: ignore[union-attr]
+            ordered = (first * 10 + tier, -launched, node_key)
+        elif aged:
+            ordered = (first * 10 + 2, sign * launched, node_key)
+        elif tier == 2:  # still in deep health checks: before serving nodes
+            ordered = (first * 10 + 2, -launched, node_key)
+        elif weigh:
+            work = view.node(instance_id)  # type: ignore[union-attr]
             rank = workload_rank(work)
             # soonest end first among work that ends; the least work first among the rest
             detail = work.ends_by().timestamp() if rank == ENDS else (len(work.jobs) + len(work.pods) if work is not None else 0)
-            return (first, 3, rank, detail, -launched, node.key)
-        return (first, 3, 0, _FAR, -launched, node.key)
+            return (first * 10 + 3, rank, detail, -launched, node_key)
+        else:
+            ordered = (first * 10 + 3, -launched, node_key)
+        return (ordered[0], 0, _FAR, *ordered[1:]) if weigh else ordered
 
     return key
 
 
-def _reason(node: NodeState, policy: "Policy", view: "WorkloadView | None") -> str:
-    listed = "listed in policy.remove_first; " if _listed(node, policy) else ""
-    base = rules._reason(node)
-    tier = rules._tier(node)
+def _reason(node: NodeState, policy: "Policy", view: "WorkloadView | None", tier: int | None, first: bool) -> str:
+    """Victim.reason; `tier` and `first` (listed in policy.remove_first) as the caller worked them out."""
+    listed = "listed in policy.remove_first; " if first else ""
     if policy.scale_in_order in ("oldest", "newest") and tier not in (0, 1):
-        when = node.launch_time.strftime("%Y-%m-%d %H:%M:%SZ") if node.launch_time else "unknown"
+        when = rules.launched_at(node.launch_time) if node.launch_time else "unknown"
         base = f"{node.status}, launched {when}: the {policy.scale_in_order} nodes go first"
+    else:
+        base = rules._reason(node, tier)
     if view is None or tier in (0, 1):  # doing no work: nothing runs there to describe
         return listed + base
     work = view.node(node.instance_id)
@@ -127,11 +135,10 @@ _RANK_CODES = {
 }
 
 
-def _code(node: NodeState, policy: "Policy", view: "WorkloadView | None") -> str:
+def _code(node: NodeState, policy: "Policy", view: "WorkloadView | None", tier: int | None, first: bool) -> str:
     """Victim.code: the stable word a policy matches on (plan/victims.py's CODES, and the workload ranks)."""
-    if _listed(node, policy):
+    if first:
         return "remove-first"
-    tier = rules._tier(node)
     if tier in (0, 1):
         return rules.CODES[tier]
     if policy.scale_in_order in ("oldest", "newest"):
@@ -152,14 +159,16 @@ def rank(candidates: Sequence[NodeState], count: int, policy: "Policy", view: "W
     """The `count` nodes to remove among `candidates`, which `victims.removable` returned (the planner's
     call: it filters once, with the protected and kept nodes, rather than again here)."""
     ordered = sorted(candidates, key=_sort_key(policy, view))[: max(count, 0)]
-    return [
-        Victim(
-            group=n.group,
-            node_id=n.key,
-            logical=not n.launched,
-            status=n.status,
-            reason=_reason(n, policy, view),
-            code=_code(n, policy, view),
-        )
-        for n in ordered
-    ]
+    return [_victim(n, policy, view) for n in ordered]
+
+
+def _victim(node: NodeState, policy: "Policy", view: "WorkloadView | None") -> Victim:
+    tier, first = rules._tier(node), _listed(node, policy)
+    return Victim(
+        group=node.group,
+        node_id=node.key,
+        logical=not node.launched,
+        status=node.status,
+        reason=_reason(node, policy, view, tier, first),
+        code=_code(node, policy, view, tier, first),
+    )
