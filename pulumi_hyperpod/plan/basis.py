@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Mapping
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..aws.observe import ClusterState
@@ -104,6 +104,12 @@ class Basis:
     def group(self, name: str) -> GroupBasis | None:
         return next((g for g in self.groups if g.name == name), None)
 
+    def node_states(self) -> Iterator[tuple[str, str, str]]:
+        """(key, group, status) of every node, read from the observation itself while `nodes` is not built."""
+        value = self.__dict__["_nodes"]
+        nodes = (n for n in value.nodes if n.key) if isinstance(value, _Unread) else value
+        return ((n.key, n.group, n.status) for n in nodes)
+
     def fingerprint(self) -> str:
         data: list[Any] = [
             self.identity,
@@ -168,9 +174,9 @@ def _node_changes(plan: "Plan", basis: Basis, now: "ClusterState") -> list[str]:
         return []  # every node goes either way
     reasons = []
     planned: dict[str, dict[str, str]] = {group: {} for group in shrinking}  # one pass over the basis, not one per group
-    for n in basis.nodes:
-        if n.group in planned:
-            planned[n.group][n.key] = n.status
+    for key, group, status in basis.node_states():
+        if group in planned:
+            planned[group][key] = status
     for group in sorted(shrinking):
         before = planned[group]
         after = {n.key: n.status for n in now.nodes_of(group) if n.key}
@@ -199,7 +205,7 @@ def _lifecycle_groups(plan: "Plan", basis: Basis) -> set[str]:
         if step.operation in ("BatchRebootClusterNodes", "BatchReplaceClusterNodes")
     }
     named |= {node_id for step in plan.steps for batch in step.batches for node_id in batch}
-    return {n.group for n in basis.nodes if n.key in named}
+    return {group for key, group, _ in basis.node_states() if key in named} if named else set()
 
 
 def _count(items: list, noun: str) -> str:
