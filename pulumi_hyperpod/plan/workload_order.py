@@ -94,10 +94,10 @@ def _sort_key(policy: "Policy", view: "WorkloadView | None") -> "Callable[[NodeS
             ordered = (first * 10 + 2, -launched, node_key)
         elif weigh:
             work = view.node(instance_id)  # type: ignore[union-attr]
-            rank = workload_rank(work)
+            weight = workload_rank(work)
             # soonest end first among work that ends; the least work first among the rest
-            detail = work.ends_by().timestamp() if rank == ENDS else (len(work.jobs) + len(work.pods) if work is not None else 0)
-            return (first * 10 + 3, rank, detail, -launched, node_key)
+            detail = work.ends_by().timestamp() if weight == ENDS else (len(work.jobs) + len(work.pods) if work is not None else 0)
+            return (first * 10 + 3, weight, detail, -launched, node_key)
         else:
             ordered = (first * 10 + 3, -launched, node_key)
         return (ordered[0], 0, _FAR, *ordered[1:]) if weigh else ordered

@@ -160,6 +160,7 @@ class Simulator:
         preparse = functools.partial(_preparse, model, answered) if parsed and model.protocol == "json" else None
 
         def handle(request: Any, **_: Any) -> Any:
+            answered.value = None  # an error answer (or a request that never reached its parse) hands nothing over
             return self._handle(model.service_name, model.protocol, region, request, polls, preparse)
 
         def hand_over(customized_response_dict: dict, **_: Any) -> None:
