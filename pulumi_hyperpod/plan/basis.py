@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,37 @@ class NodeBasis:
     status: str
 
 
+class _Unread:
+    """An observation's nodes (anything with `key`, `group`, `status`), not turned into NodeBasis rows yet."""
+
+    __slots__ = ("nodes",)
+
+    def __init__(self, nodes: "Iterable[Any]") -> None:
+        self.nodes = nodes
+
+
+class _NodesField:
+    """`Basis.nodes`, a descriptor-typed dataclass field: a basis made from an observation keeps the
+    observed nodes and builds one NodeBasis per node the first time `nodes` is read (a fingerprint,
+    a freshness check, the JSON form, a comparison). A plan that is only shown never reads them, and
+    at 20,000 nodes building them was a third of plan()."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = "_" + name
+
+    def __get__(self, basis: "Basis | None", owner: type | None = None) -> tuple[NodeBasis, ...]:
+        if basis is None:
+            return ()  # the field's default (dataclasses read it from the class)
+        value = basis.__dict__[self.slot]
+        if isinstance(value, _Unread):
+            value = tuple(NodeBasis(n.key, n.group, n.status) for n in value.nodes if n.key)
+            basis.__dict__[self.slot] = value
+        return value  # type: ignore[no-any-return]
+
+    def __set__(self, basis: "Basis", value: "tuple[NodeBasis, ...] | _Unread") -> None:
+        basis.__dict__[self.slot] = value
+
+
 @dataclass(frozen=True)
 class Basis:
     """What a plan was computed against, in neutral words (every cloud fills the same fields):
@@ -45,11 +76,23 @@ class Basis:
     identity: str
     state: str
     groups: tuple[GroupBasis, ...]
-    nodes: tuple[NodeBasis, ...] = ()
+    nodes: tuple[NodeBasis, ...] = _NodesField()  # type: ignore[assignment]  # a tuple when read
     configuration: str | None = None
+
+    @classmethod
+    def observed(cls, identity: str, state: str, groups: tuple[GroupBasis, ...], nodes: "Iterable[Any]") -> "Basis":
+        """A basis whose NodeBasis rows are built from `nodes` (each with `key`, `group`, `status`;
+        keyless nodes left out) only when something reads them."""
+        return cls(identity=identity, state=state, groups=groups, nodes=_Unread(nodes))  # type: ignore[arg-type]
 
     def group(self, name: str) -> GroupBasis | None:
         return next((g for g in self.groups if g.name == name), None)
+
+    def node_states(self) -> Iterator[tuple[str, str, str]]:
+        """(key, group, status) of every node, read from the observation itself while `nodes` is not built."""
+        value = self.__dict__["_nodes"]
+        nodes = (n for n in value.nodes if n.key) if isinstance(value, _Unread) else value
+        return ((n.key, n.group, n.status) for n in nodes)
 
     def fingerprint(self) -> str:
         data: list[Any] = [

@@ -67,7 +67,7 @@ def step_problems(plan: Plan, create_request: dict[str, Any] | None = None) -> l
 
 def _unknown_nodes(plan: Plan, step: Step, where: str) -> list[str]:
     """A reboot, replacement or rollout names only nodes of the cluster the plan was made against."""
-    known = {node.key for node in plan.basis.nodes} if plan.basis is not None else set()
+    known = {key for key, _, _ in plan.basis.node_states()} if plan.basis is not None else set()
     named = [*(step.request.get("NodeIds") or ()), *(step.request.get("NodeLogicalIds") or ()), *(i for b in step.batches for i in b)]
     strangers = sorted(set(named) - known)
     return [f"{where}: names node(s) {', '.join(strangers[:5])} the plan was not made against"] if strangers else []

@@ -9,6 +9,7 @@ from botocore.stub import ANY, Stubber
 from pulumi_hyperpod import apply
 from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.aws.apply import ConcurrentChange, PlanRefused, client_token
+from pulumi_hyperpod.aws.servicemodel import limit
 from pulumi_hyperpod.aws.planner.basis import Expectation
 
 from .factories import observed_from, node_id, slurm_spec
@@ -22,6 +23,14 @@ def stubbed():
         stubber.assert_no_pending_responses()
 
 
+# observe's ListClusterNodes request: every node, logical ids included, in the largest pages the model allows
+LISTING = {
+    "ClusterName": "my-training-cluster",
+    "IncludeNodeLogicalIds": True,
+    "MaxResults": limit("ListClusterNodesRequest", "MaxResults"),
+}
+
+
 def describe(state):
     return dict(state.describe)
 
@@ -33,7 +42,7 @@ def nodes(state):
 def observes(stubber, state, times=1):
     for _ in range(times):
         stubber.add_response("describe_cluster", describe(state), {"ClusterName": "my-training-cluster"})
-        stubber.add_response("list_cluster_nodes", nodes(state), {"ClusterName": "my-training-cluster", "IncludeNodeLogicalIds": True})
+        stubber.add_response("list_cluster_nodes", nodes(state), LISTING)
 
 
 def token(p, attempt=0):
@@ -61,7 +70,7 @@ def test_scale_out_sends_one_batch_add_with_a_client_token(stubbed):
     )
     for _ in range(2):  # apply checks the target moved, then observes the result
         stubber.add_response("describe_cluster", describe(after), {"ClusterName": "my-training-cluster"})
-        stubber.add_response("list_cluster_nodes", nodes(after), {"ClusterName": "my-training-cluster", "IncludeNodeLogicalIds": True})
+        stubber.add_response("list_cluster_nodes", nodes(after), LISTING)
     result = apply(client, p, wait="none")
     assert result.calls == ["BatchAddClusterNodes"] and result.ok
     assert result.state.group("worker-gpu-a").target_count == 5
@@ -82,7 +91,7 @@ def test_an_add_answered_from_the_idempotency_cache_is_asked_again(stubbed):
     )
     for _ in range(2):
         stubber.add_response("describe_cluster", describe(after), {"ClusterName": "my-training-cluster"})
-        stubber.add_response("list_cluster_nodes", nodes(after), {"ClusterName": "my-training-cluster", "IncludeNodeLogicalIds": True})
+        stubber.add_response("list_cluster_nodes", nodes(after), LISTING)
     result = apply(client, p, wait="none")
     assert result.calls == ["BatchAddClusterNodes", "BatchAddClusterNodes"] and result.ok
     assert any("same token" in m for m in result.messages)
@@ -98,7 +107,7 @@ def test_victim_that_changed_state_is_chosen_again(stubbed):
     # only if it is unchanged — it is, so it stays the victim; node 1 failing changes nothing.
     moved = observed_from(slurm_spec(workers=3), statuses={node_id(2, 2): "Failure"})
     stubber.add_response("describe_cluster", describe(moved), {"ClusterName": "my-training-cluster"})
-    stubber.add_response("list_cluster_nodes", nodes(moved), {"ClusterName": "my-training-cluster", "IncludeNodeLogicalIds": True})
+    stubber.add_response("list_cluster_nodes", nodes(moved), LISTING)
     stubber.add_response("describe_cluster", describe(moved), {"ClusterName": "my-training-cluster"})  # the counts, read again
     stubber.add_response(
         "batch_delete_cluster_nodes", {"Successful": [node_id(2, 2)]}, {"ClusterName": "my-training-cluster", "NodeIds": [node_id(2, 2)]}
@@ -107,7 +116,7 @@ def test_victim_that_changed_state_is_chosen_again(stubbed):
     stubber.add_response(
         "list_cluster_nodes",
         nodes(observed_from(slurm_spec(workers=2))),
-        {"ClusterName": "my-training-cluster", "IncludeNodeLogicalIds": True},
+        LISTING,
     )
     result = apply(client, p, wait="none", check_fresh=False)  # (fresh, it would be refused: the victim changed)
     assert any("choosing again" in m for m in result.messages)
@@ -158,7 +167,7 @@ def test_conflict_waits_for_in_service_then_retries(stubbed):
     observes(stubber, legacy_before)  # nobody else moved it while it was busy
     stubber.add_response("update_cluster", {"ClusterArn": legacy_before.arn}, p.steps[0].request)
     stubber.add_response("describe_cluster", describe(legacy_after), {"ClusterName": "my-training-cluster"})
-    stubber.add_response("list_cluster_nodes", nodes(legacy_after), {"ClusterName": "my-training-cluster", "IncludeNodeLogicalIds": True})
+    stubber.add_response("list_cluster_nodes", nodes(legacy_after), LISTING)
     slept = []
     result = apply(client, p, wait="none", poll_seconds=30, sleep=slept.append, check_fresh=False)
     assert result.calls == ["UpdateCluster"] and slept == [30]
@@ -176,7 +185,7 @@ def test_wait_policy_times_out_with_the_status_instead_of_hanging(stubbed):
     )
     for _ in range(4):  # polls at 0, 30 and 60 s, then the final observation
         stubber.add_response("describe_cluster", describe(state), {"ClusterName": "my-training-cluster"})
-    stubber.add_response("list_cluster_nodes", nodes(state), {"ClusterName": "my-training-cluster", "IncludeNodeLogicalIds": True})
+    stubber.add_response("list_cluster_nodes", nodes(state), LISTING)
     clock = [0.0]
     result = apply(
         client,

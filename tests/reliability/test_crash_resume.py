@@ -24,7 +24,7 @@ from click.testing import CliRunner
 from pulumi_hyperpod import ClusterSpec, Policy, apply, connect, observe
 from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.cli import main
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.aws.fake import Simulator, wire
 from pulumi_hyperpod.aws.observe.state import GONE
 from tests.support.cli import MUTATING
 
@@ -153,7 +153,20 @@ def test_sigkill_then_rerun_converges(built_worlds, tmp_path, monkeypatch, plan_
     if point != "wait":
         assert [op for op, _ in sent] == expected_ops[:point], "the kill did not land between steps"
 
-    # the user runs the command again (and again, if it says so) until it converges
+    # the user runs the command again (and again, if it says so) until it converges. The nodes named in deletions
+    # the service answered (each node of a request is in its Successful or Failed lists) are counted from its
+    # answers: a rerun that reaches BatchDeleteClusterNodes while the cluster is still Updating (all-or-nothing) is
+    # refused as a whole, waits for InService and sends the same request again.
+    accepted = [i for op, r in sent if op == "BatchDeleteClusterNodes" for i in (r.get("NodeIds") or []) + (r.get("NodeLogicalIds") or [])]
+
+    def accepted_deletions(operation: str, body: dict, service: str = "sagemaker") -> None:
+        if operation == "BatchDeleteClusterNodes":
+            accepted.extend([*(body.get("Successful") or []), *(body.get("SuccessfulNodeLogicalIds") or [])])
+            accepted.extend(
+                [*(f["NodeId"] for f in body.get("Failed") or []), *(f["NodeLogicalId"] for f in body.get("FailedNodeLogicalIds") or [])]
+            )
+
+    monkeypatch.setattr(wire, "OBSERVERS", [*wire.OBSERVERS, accepted_deletions])
     monkeypatch.setenv("HYPERPOD_FAKE_STATE", str(world))
     monkeypatch.setenv("HYPERPOD_POLL_SECONDS", "0.05")
     for _ in range(3):
@@ -179,7 +192,8 @@ def test_sigkill_then_rerun_converges(built_worlds, tmp_path, monkeypatch, plan_
     calls = sim.calls[start:]
     deleted = [i for op, r in calls if op == "BatchDeleteClusterNodes" for i in (r.get("NodeIds") or []) + (r.get("NodeLogicalIds") or [])]
     victims = {v.node_id for v in original_plan.victims}
-    assert len(deleted) == len(set(deleted)), "a node was asked to be deleted twice"
+    assert len(accepted) == len(set(accepted)), "a node was asked to be deleted twice"
+    assert set(accepted) == set(deleted), "a deletion the service refused was not sent again"
     assert set(deleted) <= victims, f"deleted nodes the plan did not name: {set(deleted) - victims}"
     controller = {n.instance_id for n in before.nodes_of("controller")}
     assert not controller & set(deleted)

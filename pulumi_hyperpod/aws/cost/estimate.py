@@ -239,11 +239,14 @@ def plan_cost(
     for victim in plan.victims:
         victims.setdefault(victim.group, []).append(victim)
     priced: list[_Priced] = []
+    # desired.group(name) for every group, from one index (the first group of a name, as group() finds it)
+    wanted = {g.name: g for g in reversed(desired.instance_groups)} if desired is not None else {}
     for change in plan.groups:
         have = observed.group(change.group) if observed is not None else None
-        want = desired.group(change.group) if desired is not None else None
+        want = wanted.get(change.group)
         before = _observed_mix(have, observed) if have is not None else _NONE
-        kind = capacity_kind(want.to_api()) if want is not None else None
+        # only a group that names its capacity is read in its request form (to_api: a pydantic dump per group)
+        kind = capacity_kind(want.to_api()) if want is not None and (want.training_plan_arn or want.capacity_requirements) else None
         if want is None:
             after = _NONE
         elif have is None or plan.action == "replace":

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from rich.table import Table
 
+from ..observe.reader import largest_pages
 from .estimate import DEFAULT_REGION, _ARN_REGION
 from .prices import PriceTable, as_price_table
 
@@ -266,7 +267,7 @@ def _estimate(client: "SageMakerClient", name: str, since: dt.datetime | None, t
     notes = ["estimated: billing taken to start at LaunchTime (the lifecycle script starts a little later)"]
     ended, first_seen, failed, groups_of = _instance_events(client, name, notes)
     instances, listed = [], set()
-    for page in client.get_paginator("list_cluster_nodes").paginate(ClusterName=name):
+    for page in client.get_paginator("list_cluster_nodes").paginate(ClusterName=name, PaginationConfig=largest_pages("ListClusterNodes")):
         for node in page["ClusterNodeSummaries"]:
             instance_id = node.get("InstanceId")
             if not instance_id or not node.get("LaunchTime") or instance_id in failed:
@@ -304,7 +305,10 @@ def _instance_events(client: "SageMakerClient", name: str, notes: list[str]):
     failed: set[str] = set()
     groups_of: dict[str, str] = {}
     try:
-        for page in client.get_paginator("list_cluster_events").paginate(ClusterName=name, ResourceType="Instance"):
+        pages = client.get_paginator("list_cluster_events").paginate(
+            ClusterName=name, ResourceType="Instance", PaginationConfig=largest_pages("ListClusterEvents")
+        )
+        for page in pages:
             for event in page.get("Events", []):
                 instance_id = event.get("InstanceId")
                 if not instance_id:

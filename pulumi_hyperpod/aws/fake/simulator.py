@@ -56,6 +56,15 @@ def _botocore_session() -> Any:
     return session
 
 
+def _preparse(model: Any, answered: threading.local, operation: str, payload: dict) -> dict:
+    """Keep the answer, parsed, for this thread's `before-parse`; the body botocore parses is then `{}`."""
+    from .parsed import converter
+
+    shape = model.operation_model(operation).output_shape
+    answered.value = converter(model.service_name, shape)(payload) if shape is not None else {}
+    return {}
+
+
 def _waited(polls: PollTracker, key: Any, world: World) -> float:
     if polls.window is None:
         polls.window = world.scenario.poll_window_seconds
@@ -138,26 +147,40 @@ class Simulator:
 
     # -- clients -----------------------------------------------------------------------------------
     def client(self, service: str = "sagemaker", region: Optional[str] = "us-west-2", config: Any = None) -> Any:
-        """A real botocore client (what boto3 hands out) whose requests this simulator answers."""
+        """A real botocore client (what boto3 hands out) whose requests this simulator answers; its
+        successful answers skip the JSON text (fake/parsed.py)."""
         with _client_lock:
             client = _botocore_session().create_client(service, region_name=region or "us-west-2", config=config)
-        return self.attach(client)
+        return self.attach(client, parsed=True)
 
-    def attach(self, client: Any) -> Any:
-        """Answer an existing client's requests (botocore's `before-send`, as moto does)."""
+    def attach(self, client: Any, parsed: bool = False) -> Any:
+        """Answer an existing client's requests (botocore's `before-send`, as moto does). `parsed`: hand a
+        successful answer to botocore already parsed (`before-parse`, fake/parsed.py) rather than as JSON
+        text — only for a client whose session parses timestamps as `sessions.parse_timestamp` does."""
         model = client.meta.service_model
         service_id = model.service_id.hyphenize()
         region = client.meta.region_name
         polls = PollTracker(None)  # the scenario's window, read in the client's first transaction
+        answered = threading.local()  # this thread's answer between its `before-send` and its `before-parse`
+        preparse = functools.partial(_preparse, model, answered) if parsed and model.protocol == "json" else None
 
         def handle(request: Any, **_: Any) -> Any:
-            return self._handle(model.service_name, model.protocol, region, request, polls)
+            answered.value = None  # an error answer (or a request that never reached its parse) hands nothing over
+            return self._handle(model.service_name, model.protocol, region, request, polls, preparse)
+
+        def hand_over(customized_response_dict: dict, **_: Any) -> None:
+            answer = getattr(answered, "value", None)
+            if answer is not None:
+                answered.value = None
+                customized_response_dict.update(answer)
 
         def observe(http_response: Any = None, parsed: Optional[dict] = None, model: Any = None, **_: Any) -> None:
             if http_response is not None and http_response.status_code < 300 and parsed is not None:
                 wire.notify(model.name, parsed, model.service_model.service_name)
 
         client.meta.events.register(f"before-send.{service_id}", handle, unique_id=f"hyperpod-sim-{id(self)}")
+        if preparse is not None:
+            client.meta.events.register(f"before-parse.{service_id}", hand_over, unique_id=f"hyperpod-sim-parsed-{id(self)}")
         client.meta.events.register(f"after-call.{service_id}", observe, unique_id=f"hyperpod-sim-obs-{id(self)}")
         return client
 
@@ -168,7 +191,9 @@ class Simulator:
         caller's, so a client repeating a read moves the world as it does in process."""
         return self._handle(service, "rest-xml" if service == "s3" else "json", region, request, polls)
 
-    def _handle(self, service: str, protocol: str, region: str, request: Any, polls: PollTracker) -> Any:
+    def _handle(
+        self, service: str, protocol: str, region: str, request: Any, polls: PollTracker, preparse: Optional[Callable] = None
+    ) -> Any:
         if service == "s3":  # lifecycle bundles (fake/s3.py): REST-XML, not the JSON wire
             with self._world() as world:
                 return s3.answer(world, region, request)
@@ -183,6 +208,8 @@ class Simulator:
             self._store.record_call(operation, params)
             status, payload = wire.dispatch(world, service, operation, region, params)
             request_id = ids.request_id(world.fault_rng)
+        if preparse is not None and status < 300:
+            payload = preparse(operation, payload)
         return wire.encode(request.url, status, payload, request_id)
 
     # -- time ------------------------------------------------------------------------------------

@@ -53,7 +53,7 @@ def read_tags(client: "SageMakerClient", state: ClusterState) -> ClusterState:
     """The state with the cluster's tags (every page of ListTags): DescribeCluster does not report them."""
     import dataclasses
 
-    pages = client.get_paginator("list_tags").paginate(ResourceArn=state.arn)
+    pages = client.get_paginator("list_tags").paginate(ResourceArn=state.arn, PaginationConfig=largest_pages("ListTags"))
     tags = tuple(sorted((tag["Key"], tag.get("Value", "")) for page in pages for tag in page.get("Tags") or ()))
     return dataclasses.replace(state, tags=tags)
 
@@ -73,4 +73,13 @@ def list_nodes(client: "SageMakerClient", name: str) -> list[dict[str, Any]]:
     if "IncludeNodeLogicalIds" in servicemodel.input_shape("ListClusterNodes").members:
         params["IncludeNodeLogicalIds"] = True
     paginator = client.get_paginator("list_cluster_nodes")
-    return [summary for page in paginator.paginate(**params) for summary in page.get("ClusterNodeSummaries", [])]
+    pages = paginator.paginate(**params, PaginationConfig=largest_pages("ListClusterNodes"))
+    return [summary for page in pages for summary in page.get("ClusterNodeSummaries", [])]
+
+
+def largest_pages(operation: str) -> dict[str, int]:
+    """A paginator's PaginationConfig asking for the largest page the model allows (MaxResults' max): a
+    listing takes as few calls as the API allows, where the service's own default page may be smaller."""
+    members = servicemodel.input_shape(operation).members
+    largest = members["MaxResults"].metadata.get("max") if "MaxResults" in members else None
+    return {"PageSize": largest} if largest else {}

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-from ...plan.basis import Basis, GroupBasis, NodeBasis
+from ...plan.basis import Basis, GroupBasis
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...plan.model import Plan, Step
@@ -28,11 +28,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def basis_of(state: "ClusterState") -> Basis:
     """The Basis of an observed HyperPod cluster: its ARN, status, groups and every node."""
-    return Basis(
-        identity=state.arn,
-        state=state.status,
-        groups=tuple(GroupBasis(g.name, g.target_count, g.min_count, g.current_count, g.status) for g in state.groups),
-        nodes=tuple(NodeBasis(n.key, n.group, n.status) for n in state.nodes if n.key),
+    return Basis.observed(
+        state.arn,
+        state.status,
+        tuple(GroupBasis(g.name, g.target_count, g.min_count, g.current_count, g.status) for g in state.groups),
+        state.nodes,  # NodeBasis rows built when read
     )
 
 
@@ -77,8 +77,12 @@ def _node_changes(plan: "Plan", basis: Basis, now: "ClusterState") -> list[str]:
     if plan.action in ("replace", "delete"):
         return []  # every node goes either way
     reasons = []
+    planned: dict[str, dict[str, str]] = {group: {} for group in shrinking}  # one pass over the basis, not one per group
+    for key, group, status in basis.node_states():
+        if group in planned:
+            planned[group][key] = status
     for group in sorted(shrinking):
-        before = {n.key: n.status for n in basis.nodes if n.group == group}
+        before = planned[group]
         after = {n.key: n.status for n in now.nodes_of(group) if n.key}
         # a node never launched that launched is one node changing state, not one vanishing and one appearing
         appeared = sorted(set(after) - set(before))
@@ -105,7 +109,7 @@ def _lifecycle_groups(plan: "Plan", basis: Basis) -> set[str]:
         if step.operation in ("BatchRebootClusterNodes", "BatchReplaceClusterNodes")
     }
     named |= {node_id for step in plan.steps for batch in step.batches for node_id in batch}
-    return {n.group for n in basis.nodes if n.key in named}
+    return {group for key, group, _ in basis.node_states() if key in named} if named else set()
 
 
 def _count(items: list, noun: str) -> str:

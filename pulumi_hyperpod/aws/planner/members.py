@@ -11,6 +11,7 @@ sends, because a group entry in UpdateCluster is the group's whole specification
 from __future__ import annotations
 
 import copy
+import functools
 import datetime as dt
 import json
 from dataclasses import dataclass
@@ -82,7 +83,7 @@ def member_line(change: MemberChange) -> str:
 def get(data: Mapping[str, Any] | None, parts: tuple[str, ...]) -> Any:
     current: Any = data
     for part in parts:
-        if not isinstance(current, Mapping):
+        if type(current) is not dict and not isinstance(current, Mapping):  # dict first: typing's check is slow
             return None
         current = current.get(part)
     return current
@@ -96,12 +97,16 @@ def put(data: dict[str, Any], parts: tuple[str, ...], value: Any) -> None:
 
 def observed_value(row: Member, described: Mapping[str, Any]) -> Any:
     """The member as the cluster has it, in the request's form (None: not set, or not reported)."""
-    value = get(described, row.reported)
-    if row.path == "AutoPatchConfig" and isinstance(value, Mapping):
+    return _observed_at(row.path, row.reported, described)
+
+
+def _observed_at(path: str, reported: tuple[str, ...], described: Mapping[str, Any]) -> Any:
+    value = get(described, reported)
+    if path == "AutoPatchConfig" and isinstance(value, Mapping):
         value = {k: v for k, v in value.items() if k not in ("CurrentPatchSchedule", "DesiredPatchSchedule")} | (
             {"PatchSchedule": value["DesiredPatchSchedule"]} if value.get("DesiredPatchSchedule") is not None else {}
         )
-    return None if is_default(row.path, value) else value
+    return None if is_default(path, value) else value
 
 
 def is_default(path: str, value: Any) -> bool:
@@ -127,6 +132,8 @@ def _normal(value: Any, unordered: bool = False) -> Any:
 
 
 def same(observed: Any, desired: Any, unordered: bool = False) -> bool:
+    if observed == desired:  # equal values normalize alike: most members of most groups are unchanged
+        return True
     return _normal(observed, unordered) == _normal(desired, unordered)
 
 
@@ -134,10 +141,10 @@ def same(observed: Any, desired: Any, unordered: bool = False) -> bool:
 def group_member_changes(want: Mapping[str, Any], described: Mapping[str, Any], name: str, scope: Scope = "group") -> list[MemberChange]:
     """Every member of an existing group whose value the plan changes, by the table's rows."""
     changes = []
-    for row in rows(scope):
-        if row.path in _OWN_RULES:
-            continue
-        desired, observed = get(want, row.parts), observed_value(row, described)
+    for row, parts, reported in _compared_rows(scope):
+        if parts[0] not in want and reported[0] not in described:
+            continue  # set on neither side: most of the table for most groups
+        desired, observed = get(want, parts), _observed_at(row.path, reported, described)
         desired = None if is_default(row.path, desired) else desired
         if desired is None:
             if row.omitted == "kept" or observed is None:
@@ -148,6 +155,12 @@ def group_member_changes(want: Mapping[str, Any], described: Mapping[str, Any], 
         elif not same(observed, desired, row.path in _UNORDERED):
             changes.append(MemberChange(name, row.path, row.change, "change", observed, desired))
     return changes
+
+
+@functools.cache
+def _compared_rows(scope: Scope) -> tuple[tuple[Member, tuple[str, ...], tuple[str, ...]], ...]:
+    """The scope's rows this module compares, with their paths split once (every group of every plan reads them)."""
+    return tuple((row, row.parts, row.reported) for row in rows(scope) if row.path not in _OWN_RULES)
 
 
 def complete_entry(want: Mapping[str, Any], described: Mapping[str, Any], scope: Scope = "group") -> dict[str, Any]:

@@ -150,12 +150,16 @@ def _create_plan(desired: ClusterSpec) -> Plan:
 def _protected_nodes(nodes, policy: Policy) -> list[str]:
     """The protected nodes among `nodes` (by instance or logical id)."""
     guarded = policy.protected_node_ids
+    if not guarded:
+        return []
     return sorted(n.key for n in nodes if n.key and (n.instance_id in guarded or (n.logical_id is not None and n.logical_id in guarded)))
 
 
 def _unmatched_protection(observed: ClusterState, policy: Policy) -> list[str]:
     """A note for protected ids that name no node of this cluster, when the plan removes nodes:
     a policy may list several clusters' nodes, but a mistyped id protects nothing."""
+    if not policy.protected_node_ids:
+        return []  # nothing protected: no need to index every node's ids
     known = {node_id for node in observed.nodes for node_id in (node.instance_id, node.logical_id) if node_id}
     unmatched = sorted(policy.protected_node_ids - known)
     if not unmatched:
@@ -260,11 +264,17 @@ class _Updater:
         self.victims: list[Victim] = []
         self.delete_reasons: list[str] = []
         self.kept_nodes: set[str] = set()  # nodes a repair takes care of: never scale-in victims (build)
+        self._member_changes: dict[str, list[compare.MemberChange]] = {}  # group → its member changes (member_changes)
+        self._wanted = {g.name: g for g in reversed(self.desired.instance_groups)}  # the first of a name, as desired.group
 
     # ---- per group ---------------------------------------------------------------------------
+    def wanted(self, name: str) -> InstanceGroupSpec | None:
+        """desired.group(name), from an index: the planner asks it for every group several times."""
+        return self._wanted.get(name)
+
     def role(self, name: str) -> str | None:
         """A group's Slurm role: its SlurmConfig.NodeType (desired, else as described), else `roles`."""
-        want, have = self.desired.group(name), self.observed.group(name)
+        want, have = self.wanted(name), self.observed.group(name)
         return (want.node_type if want is not None else None) or (have.node_type if have is not None else None) or self.roles.get(name)
 
     def unknown_roles(self) -> list[str]:
@@ -294,7 +304,7 @@ class _Updater:
                     )
                 )
                 continue
-            config = [c for c in compare.group_config_changes(want, have) if c not in software.IMAGE_MEMBERS]  # a rollout moves images
+            config = [c.member for c in self.member_changes(want, have) if c.member not in software.IMAGE_MEMBERS]  # a rollout moves images
             config += software.rollout_labels(want, have)
             wanted = (
                 have.target_count if count_owner(self.desired, self.observed) else want.instance_count
@@ -340,6 +350,12 @@ class _Updater:
                 )
         return tuple(changes)
 
+    def member_changes(self, want: InstanceGroupSpec, have: GroupState) -> list[compare.MemberChange]:
+        """compare.group_member_changes, once per group: the group's verdict and its plan both read it."""
+        if want.name not in self._member_changes:
+            self._member_changes[want.name] = compare.group_member_changes(want, have)
+        return self._member_changes[want.name]
+
     def _min_change(self, want: InstanceGroupSpec, have: GroupState) -> int | None:
         if want.min_instance_count is None or want.min_instance_count == have.min_count:
             return None
@@ -372,7 +388,7 @@ class _Updater:
         steps += self._lifecycle_steps(steps)
         steps.extend(tagging)
         self.notes.extend(tag_notes)
-        pending = [g for g in self.observed.groups if g.pending and self.desired.group(g.name) is not None]
+        pending = [g for g in self.observed.groups if g.pending and self.wanted(g.name) is not None]
         for g in pending:
             self.notes.append(f"{g.name}: {g.current_count}/{g.target_count} running, {g.pending} pending capacity (not drift)")
         if any(change.action in ("shrink", "delete") for change in groups):
@@ -408,20 +424,20 @@ class _Updater:
     def _plan_group(self, change: GroupChange) -> None:
         name = change.group
         if change.action == "create":
-            self.update_groups[name] = self.desired.group(name).to_api()
+            self.update_groups[name] = self.wanted(name).to_api()
             self.update_reasons.append(f"{name}: new group, {change.target_after} nodes")
             return
         if change.action == "delete":
             self._plan_group_deletion(change)
             return
-        want = self.desired.group(name)
+        want = self.wanted(name)
         have = self.observed.group(name)
         if have.status == "Deleting":
             self.refusals.append(
                 Refusal("group-deleting", f"{name} is still being deleted; wait until it is gone, then plan again to create it anew", name)
             )
             return
-        member_changes = compare.group_member_changes(want, have)
+        member_changes = self.member_changes(want, have)
         immutable = compare.group_immutable_changes(want, have) + [c.line() for c in member_changes if c.refused]
         if immutable:
             self.refusals.append(
@@ -463,7 +479,7 @@ class _Updater:
 
     def _entry(self, name: str) -> dict[str, Any]:
         """The group's UpdateCluster entry: the whole specification (kept members copied from the cluster)."""
-        want, have = self.desired.group(name), self.observed.group(name)
+        want, have = self.wanted(name), self.observed.group(name)
         if name not in self.update_groups:
             self.update_groups[name] = compare.group_entry(want, have) if have is not None else want.to_api()
         return self.update_groups[name]
@@ -564,7 +580,7 @@ class _Updater:
             return
         nodes = self.observed.nodes_of(name)
         candidates = victim_rules.removable(nodes, node_type, self.policy.protected_node_ids, self.kept_nodes)
-        chosen = workload_order.choose(candidates, count, self.policy, self.workload)
+        chosen = workload_order.rank(candidates, count, self.policy, self.workload)
         missing = count - len(chosen)
         if missing:
             unlisted = max(have.target_count - sum(1 for n in nodes if n.status not in victim_rules.LEAVING), 0)
@@ -600,7 +616,7 @@ class _Updater:
         return self.rollouts.steps + self.repairs.steps
 
     def _steps(self, cluster_changes: dict[str, Any]) -> list[Step]:
-        deleted_groups = [g.name for g in self.observed.groups if self.desired.group(g.name) is None and g.status != "Deleting"]
+        deleted_groups = [g.name for g in self.observed.groups if self.wanted(g.name) is None and g.status != "Deleting"]
         deletable = [name for name in deleted_groups if not any(r.group == name for r in self.refusals)]
         needs_update = bool(self.update_groups or cluster_changes or deletable)
         fold = needs_update or not self.desired.continuous or self._batch_add_blocked() or self._batch_add_calls() > 1

@@ -33,6 +33,7 @@ TIERS: dict[str, int] = {"Failure": 0, "NotFound": 0, "Pending": 1, "DeepHealthC
 LEAVING = frozenset({"ShuttingDown", "DetachInProgress"})  # going already: neither named nor counted as present
 BUSY = frozenset({"AttachInProgress", "SystemUpdating"})  # the service is acting on them: never named
 STATUSES = frozenset(TIERS) | LEAVING | BUSY  # the nine values of ClusterInstanceStatus (a test reads the model)
+_UNTIERED_UNLAUNCHED = LEAVING | BUSY  # a node never launched has tier 1 unless it is in one of these (_tier)
 CODES = {0: "unhealthy", 1: "never-launched", 2: "health-checks", 3: "newest"}  # Victim.code, by tier
 _WHY = {
     0: "unhealthy nodes are removed first",
@@ -53,10 +54,19 @@ def removable(nodes: Iterable[NodeState], node_type: str | None, protected: Iter
     blocked = set(protected) | set(exclude)
     seen: set[str] = set()
     chosen = []
+    # One pass with the checks inlined (key, tier, blocked): at 20,000 nodes this loop is the planner's hot path.
     for node in nodes:
-        if not node.key or node.key in seen or _tier(node) is None or _blocked(node, blocked):
+        key = node.instance_id or node.logical_id
+        if not key or key in seen:
             continue
-        seen.add(node.key)  # a listing that names a node twice must never make a request that names it twice
+        if node.instance_id:
+            if node.status not in TIERS:
+                continue
+        elif node.status in _UNTIERED_UNLAUNCHED:
+            continue
+        if blocked and _blocked(node, blocked):
+            continue
+        seen.add(key)  # a listing that names a node twice must never make a request that names it twice
         chosen.append(node)
     return chosen
 
@@ -91,15 +101,24 @@ def _rank(node: NodeState) -> tuple:
     return (_tier(node), -launched.timestamp(), node.key)
 
 
-def _reason(node: NodeState) -> str:
-    tier = _tier(node)
+def _reason(node: NodeState, tier: int | None = None) -> str:
+    """Victim.reason in the service's order; `tier`: _tier(node), when the caller has it already."""
+    tier = _tier(node) if tier is None else tier
     if tier == 0:
         detail = f" ({node.message})" if node.message else ""
         return f"{node.status}{detail}: {_WHY[0]}"
     if tier in (1, 2):
         return _WHY[tier] if tier == 1 else f"{node.status}: {_WHY[2]}"
-    when = node.launch_time.strftime("%Y-%m-%d %H:%M:%SZ") if node.launch_time else "unknown"
+    when = launched_at(node.launch_time) if node.launch_time else "unknown"
     return f"{node.status}, launched {when}: {_WHY[3]}"
+
+
+def launched_at(when: dt.datetime) -> str:
+    """`when.strftime("%Y-%m-%d %H:%M:%SZ")`, at half its cost for the years it writes alike (from 1000 on):
+    a scale-in's reasons name hundreds of launch times."""
+    if when.year < 1000:
+        return when.strftime("%Y-%m-%d %H:%M:%SZ")
+    return "%04d-%02d-%02d %02d:%02d:%02dZ" % (when.year, when.month, when.day, when.hour, when.minute, when.second)
 
 
 def choose(nodes: Sequence[NodeState], count: int) -> list[Victim]:

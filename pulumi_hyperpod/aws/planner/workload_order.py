@@ -19,7 +19,7 @@ health checks: aws/planner/victims.py's tiers 0–2). Among the rest:
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from ..observe.state import NodeState
 from . import victims as rules
@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _EPOCH = dt.datetime.min.replace(tzinfo=dt.timezone.utc)
 _FAR = dt.datetime.max.replace(tzinfo=dt.timezone.utc)
+_EPOCH_SECONDS = _EPOCH.timestamp()
 REPLACEMENT_HEALTH = frozenset({"UnschedulablePendingReplacement", "UnschedulablePendingReboot"})
 
 # workload ranks of a serving node
@@ -44,10 +45,6 @@ _WHY = {
     UNKNOWN: "its workload is unknown (the orchestrator lists no node for it): chosen after every node whose work is known",
     BUDGETED: "chosen last: a drain waits until the budget allows the eviction",
 }
-
-
-def _launched(node: NodeState) -> float:
-    return (node.launch_time or _EPOCH).timestamp()
 
 
 def workload_rank(work: "NodeWorkload | None") -> int:
@@ -68,30 +65,54 @@ def _listed(node: NodeState, policy: "Policy") -> bool:
     return node.instance_id in policy.remove_first or (node.logical_id or "") in policy.remove_first
 
 
-def _key(node: NodeState, policy: "Policy", view: "WorkloadView | None") -> tuple:
-    first, tier, order = (0 if _listed(node, policy) else 1), rules._tier(node), policy.scale_in_order
-    if tier in (0, 1):  # doing no work (unhealthy, never launched): first in every order
-        return (first, tier, 0, _FAR, -_launched(node), node.key)
-    if order in ("oldest", "newest"):
-        return (first, 2, 0, _FAR, _launched(node) if order == "oldest" else -_launched(node), node.key)
-    if tier == 2:  # still in deep health checks: before serving nodes
-        return (first, 2, 0, _FAR, -_launched(node), node.key)
-    if order == "workload" and view is not None:
-        work = view.node(node.instance_id)
-        rank = workload_rank(work)
-        # soonest end first among work that ends; the least work first among the rest
-        detail = work.ends_by().timestamp() if rank == ENDS else (len(work.jobs) + len(work.pods) if work is not None else 0)
-        return (first, 3, rank, detail, -_launched(node), node.key)
-    return (first, 3, 0, _FAR, -_launched(node), node.key)
+def _sort_key(policy: "Policy", view: "WorkloadView | None") -> "Callable[[NodeState], tuple]":
+    """The ranking key of a node (smallest goes first), with the policy read once: rank() calls it for
+    every removable node of a shrinking group, so its checks are inlined (victims._tier, _listed).
+
+    The order, most significant first: listed in policy.remove_first; the tier (doing no work —
+    unhealthy, never launched — then deep health checks, then serving); among serving nodes of the
+    workload order, the workload rank and its detail; the launch time (newest first, or as the
+    oldest/newest order says); the node id. `first * 10 + tier` stands for the first two (tier < 10),
+    and the workload terms are left out where the order has none: shorter keys, cheaper to compare."""
+    remove_first, order = policy.remove_first, policy.scale_in_order
+    weigh = order == "workload" and view is not None
+    aged = order in ("oldest", "newest")
+    sign = 1 if order == "oldest" else -1
+    tiers, untiered_unlaunched = rules.TIERS, rules.LEAVING | rules.BUSY
+
+    def key(node: NodeState) -> tuple:
+        instance_id, status, launch_time = node.instance_id, node.status, node.launch_time
+        node_key = instance_id or node.logical_id or ""  # NodeState.key
+        first = 0 if remove_first and (instance_id in remove_first or (node.logical_id or "") in remove_first) else 1
+        launched = launch_time.timestamp() if launch_time is not None else _EPOCH_SECONDS
+        tier = 1 if not instance_id and status not in untiered_unlaunched else tiers.get(status)
+        if tier == 0 or tier == 1:  # doing no work (unhealthy, never launched): first in every order
+            ordered = (first * 10 + tier, -launched, node_key)
+        elif aged:
+            ordered = (first * 10 + 2, sign * launched, node_key)
+        elif tier == 2:  # still in deep health checks: before serving nodes
+            ordered = (first * 10 + 2, -launched, node_key)
+        elif weigh:
+            work = view.node(instance_id)  # type: ignore[union-attr]
+            weight = workload_rank(work)
+            # soonest end first among work that ends; the least work first among the rest
+            detail = work.ends_by().timestamp() if weight == ENDS else (len(work.jobs) + len(work.pods) if work is not None else 0)
+            return (first * 10 + 3, weight, detail, -launched, node_key)
+        else:
+            ordered = (first * 10 + 3, -launched, node_key)
+        return (ordered[0], 0, _FAR, *ordered[1:]) if weigh else ordered
+
+    return key
 
 
-def _reason(node: NodeState, policy: "Policy", view: "WorkloadView | None") -> str:
-    listed = "listed in policy.remove_first; " if _listed(node, policy) else ""
-    base = rules._reason(node)
-    tier = rules._tier(node)
+def _reason(node: NodeState, policy: "Policy", view: "WorkloadView | None", tier: int | None, first: bool) -> str:
+    """Victim.reason; `tier` and `first` (listed in policy.remove_first) as the caller worked them out."""
+    listed = "listed in policy.remove_first; " if first else ""
     if policy.scale_in_order in ("oldest", "newest") and tier not in (0, 1):
-        when = node.launch_time.strftime("%Y-%m-%d %H:%M:%SZ") if node.launch_time else "unknown"
+        when = rules.launched_at(node.launch_time) if node.launch_time else "unknown"
         base = f"{node.status}, launched {when}: the {policy.scale_in_order} nodes go first"
+    else:
+        base = rules._reason(node, tier)
     if view is None or tier in (0, 1):  # doing no work: nothing runs there to describe
         return listed + base
     work = view.node(node.instance_id)
@@ -114,11 +135,10 @@ _RANK_CODES = {
 }
 
 
-def _code(node: NodeState, policy: "Policy", view: "WorkloadView | None") -> str:
+def _code(node: NodeState, policy: "Policy", view: "WorkloadView | None", tier: int | None, first: bool) -> str:
     """Victim.code: the stable word a policy matches on (aws/planner/victims.py's CODES, and the workload ranks)."""
-    if _listed(node, policy):
+    if first:
         return "remove-first"
-    tier = rules._tier(node)
     if tier in (0, 1):
         return rules.CODES[tier]
     if policy.scale_in_order in ("oldest", "newest"):
@@ -131,16 +151,24 @@ def _code(node: NodeState, policy: "Policy", view: "WorkloadView | None") -> str
 
 
 def choose(nodes: Sequence[NodeState], count: int, policy: "Policy", view: "WorkloadView | None" = None) -> list[Victim]:
-    """The `count` nodes to remove among `nodes` (already filtered by `victims.removable`)."""
-    ordered = sorted(rules.removable(nodes, None, ()), key=lambda n: _key(n, policy, view))[: max(count, 0)]
-    return [
-        Victim(
-            group=n.group,
-            node_id=n.key,
-            logical=not n.launched,
-            status=n.status,
-            reason=_reason(n, policy, view),
-            code=_code(n, policy, view),
-        )
-        for n in ordered
-    ]
+    """The `count` nodes to remove among `nodes` (any nodes: those a plan may not name are left out)."""
+    return rank(rules.removable(nodes, None, ()), count, policy, view)
+
+
+def rank(candidates: Sequence[NodeState], count: int, policy: "Policy", view: "WorkloadView | None" = None) -> list[Victim]:
+    """The `count` nodes to remove among `candidates`, which `victims.removable` returned (the planner's
+    call: it filters once, with the protected and kept nodes, rather than again here)."""
+    ordered = sorted(candidates, key=_sort_key(policy, view))[: max(count, 0)]
+    return [_victim(n, policy, view) for n in ordered]
+
+
+def _victim(node: NodeState, policy: "Policy", view: "WorkloadView | None") -> Victim:
+    tier, first = rules._tier(node), _listed(node, policy)
+    return Victim(
+        group=node.group,
+        node_id=node.key,
+        logical=not node.launched,
+        status=node.status,
+        reason=_reason(node, policy, view, tier, first),
+        code=_code(node, policy, view, tier, first),
+    )
