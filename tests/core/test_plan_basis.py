@@ -1,12 +1,12 @@
 """A plan's basis keeps the observed nodes and builds its per-node rows only when something reads them
-(plan/basis.py): a plan that is only shown never does, and one that is read sees what it always saw."""
+(plan/basis.py, filled by aws/planner/basis.py): a plan that is only shown never does, and one that is read sees what it always saw."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 
-from pulumi_hyperpod import plan
+from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.aws.planner.basis import basis_of, stale_reasons
 from pulumi_hyperpod.plan.basis import Basis, NodeBasis
 
