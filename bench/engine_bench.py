@@ -12,7 +12,10 @@ At each size it also measures:
 - the provider process, phase by phase in a fresh interpreter: the engine's host imports
   (`pulumi.dynamic`, dill, grpc), unpickling the provider from the state, `check` and `diff` (each
   with the imports it is the first to need; median seconds), and check + diff together (what moves
-  between the two phases, an import both need, moves; their sum is the provider's own work);
+  between the two phases, an import both need, moves; their sum is the provider's own work). That
+  interpreter is set up as the engine's provider host in what the provider looks at (its `__main__`
+  is the host's module by name, provider/process.py), so check and diff run with the collector
+  paused as they do in a preview;
 - preview output bytes: the no-change preview's, and a scale-in preview's (every worker but one
   removed; 2 nodes: the one worker) — the victims table is the part that grows with the cluster.
 

@@ -7,6 +7,7 @@ state, never by timing."""
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import marshal
 import os
@@ -92,16 +93,18 @@ def test_a_call_outside_the_cut_goes_to_the_full_client():
         cut.not_an_operation  # noqa: B018 - only operations go to the full client
 
 
+def fresh_cut(monkeypatch) -> None:
+    """This test's own lookup of the cut, read under its environment (the process's stays as it was)."""
+    monkeypatch.setattr(servicemodel, "_spec_shapes", functools.lru_cache(maxsize=1)(lambda: specshapes.load()))
+
+
 def test_without_a_cut_the_client_is_the_full_one(monkeypatch):
     monkeypatch.setenv("PULUMI_HYPERPOD_MODEL_CACHE", "0")
-    servicemodel._spec_shapes.cache_clear()
-    try:
-        assert readclient.cut_shapes() is None
-        client = connect("aws", region="us-west-2", reads=True)
-        assert not getattr(client.meta, "hyperpod_cut", False)
-        assert "create_cluster" in dir(type(client))
-    finally:
-        servicemodel._spec_shapes.cache_clear()
+    fresh_cut(monkeypatch)
+    assert readclient.cut_shapes() is None
+    client = connect("aws", region="us-west-2", reads=True)
+    assert not getattr(client.meta, "hyperpod_cut", False)
+    assert "create_cluster" in dir(type(client))
 
 
 def test_the_aws_cut_client_builds_requests_as_the_full_one(monkeypatch):
@@ -168,18 +171,15 @@ def test_a_fresh_processs_diff_reads_through_the_cut_and_never_loads_the_whole_m
 
 def test_the_cut_entry_damaged_or_stale_is_cut_again_and_the_client_still_reads(tmp_path, monkeypatch):
     monkeypatch.setenv("PULUMI_HYPERPOD_CACHE", str(tmp_path))
-    servicemodel._spec_shapes.cache_clear()
-    try:
-        readclient.cut_shapes()
-        [entry] = list(cache_dir().glob(specshapes.PREFIX + "*"))
-        entry.write_bytes(b"not marshal data")
-        servicemodel._spec_shapes.cache_clear()
-        sim = Simulator(seed=5)
-        sim.client().create_cluster(**slurm_spec(workers=1))
-        sim.advance(900)
-        client = connect("fake", simulator=sim, reads=True)
-        assert getattr(client.meta, "hyperpod_cut", False)
-        assert observe(client, "demo-cluster") is not None
-        assert specshapes._valid(marshal.loads(entry.read_bytes())) is not None  # written whole again
-    finally:
-        servicemodel._spec_shapes.cache_clear()
+    fresh_cut(monkeypatch)
+    readclient.cut_shapes()
+    [entry] = list(cache_dir().glob(specshapes.PREFIX + "*"))
+    entry.write_bytes(b"not marshal data")
+    fresh_cut(monkeypatch)
+    sim = Simulator(seed=5)
+    sim.client().create_cluster(**slurm_spec(workers=1))
+    sim.advance(900)
+    client = connect("fake", simulator=sim, reads=True)
+    assert getattr(client.meta, "hyperpod_cut", False)
+    assert observe(client, "demo-cluster") is not None
+    assert specshapes._valid(marshal.loads(entry.read_bytes())) is not None  # written whole again
