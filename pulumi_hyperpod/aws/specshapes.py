@@ -65,7 +65,7 @@ def load(directory: Any = _MISSING) -> SpecShapes | None:
     if description is None:
         source, whole = _whole_model()
         description = cut(whole)
-        _write(directory, key, {"source": source, "model": description}, replaces=PREFIX)
+        _write(directory, key, {"source": source, "model": description}, replaces=_family())
     return _spec_shapes(description)
 
 
@@ -76,7 +76,7 @@ def entry_key() -> str:
     data_path = os.environ.get("AWS_DATA_PATH") or ""
     config = os.environ.get("AWS_CONFIG_FILE") or os.path.join("~", ".aws", "config")
     places = [os.path.join("~", ".aws", "models"), *data_path.split(os.pathsep)]
-    return PREFIX + _key(
+    return _family() + _key(
         "spec-shapes",
         __version__,
         ROOTS,
@@ -85,6 +85,13 @@ def entry_key() -> str:
         _stat(os.path.expanduser(config)),
         [_tree(os.path.join(os.path.expanduser(place), SERVICE)) for place in places if place],
     )
+
+
+def _family() -> str:
+    """The names of entries holding these roots: a new entry replaces the older ones of its family
+    only, so checkouts that cut other roots (another version of this package) sharing the cache do
+    not evict each other's entry on every run."""
+    return f"{PREFIX}{_key(ROOTS)[:8]}-"
 
 
 def cut(description: dict[str, Any]) -> dict[str, Any]:

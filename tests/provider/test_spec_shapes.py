@@ -89,6 +89,18 @@ def test_another_key_cuts_again_and_replaces_the_entry(tmp_path, cuts, monkeypat
     assert len(after) == 1 and after != before
 
 
+def test_an_entry_of_other_roots_is_left_alone(tmp_path, cuts, monkeypatch):
+    """Another checkout (other roots) sharing the cache keeps its entry: the two do not evict each other."""
+    with monkeypatch.context() as patched:
+        patched.setattr(specshapes, "ROOTS", ("CreateCluster",))
+        specshapes.load(tmp_path)
+        other = entries(tmp_path)
+    specshapes.load(tmp_path)
+    assert cuts[0] == 2 and len(entries(tmp_path)) == 2 and set(other) < set(entries(tmp_path))
+    specshapes.load(tmp_path)
+    assert cuts[0] == 2  # each read from its own entry
+
+
 def test_the_package_version_is_part_of_the_key(monkeypatch):
     import pulumi_hyperpod
 
