@@ -12,7 +12,10 @@ At each size it also measures:
 - the provider process, phase by phase in a fresh interpreter: the engine's host imports
   (`pulumi.dynamic`, dill, grpc), unpickling the provider from the state, `check` and `diff` (each
   with the imports it is the first to need; median seconds), and check + diff together (what moves
-  between the two phases, an import both need, moves; their sum is the provider's own work);
+  between the two phases, an import both need, moves; their sum is the provider's own work). That
+  interpreter is set up as the engine's provider host in what the provider looks at (its `__main__`
+  is the host's module by name, provider/process.py), so check and diff run with the collector
+  paused as they do in a preview;
 - preview output bytes: the no-change preview's, and a scale-in preview's (every worker but one
   removed; 2 nodes: the one worker) — the victims table is the part that grows with the cluster.
 
@@ -101,13 +104,17 @@ FLOORS = {"no-op dynamic provider": "nothing", "+ model, pydantic, client": "the
 # What the dynamic provider process does in a no-change preview, phase by phase, in a fresh
 # interpreter: the engine's host (`python -m pulumi.dynamic`) imports pulumi.dynamic, dill and grpc;
 # `check` unpickles the provider from the state and checks the inputs; `diff` observes the cluster and
-# plans. Each phase's seconds include the imports it is the first to need.
+# plans. Each phase's seconds include the imports it is the first to need. The process runs as the
+# host does in what the provider looks at (provider/process.py): `__main__` is the host's module by
+# name, so `configure` installs the host's behaviour (the collector paused while check and diff run,
+# the exit at once when idle), which a plain `python -c` would leave out.
 PROVIDER_PROCESS = """
-import base64, json, sys, time
+import base64, importlib.machinery, json, sys, time
 started = time.perf_counter()
 import dill, grpc, pulumi.dynamic
 from pulumi.dynamic import Config, ConfigureRequest
 from pulumi.runtime import proto
+sys.modules["__main__"].__spec__ = importlib.machinery.ModuleSpec("pulumi.dynamic.__main__", None)
 host = time.perf_counter()
 resource = json.loads(sys.stdin.read())
 provider = dill.loads(base64.b64decode(resource["inputs"]["__provider"]))
@@ -118,6 +125,8 @@ check = time.perf_counter()
 result = provider.diff(resource["id"], dict(resource["outputs"]), checked.inputs)
 diff = time.perf_counter()
 assert not result.changes, "the bench stack changed under the bench"
+from pulumi_hyperpod.provider import process
+assert process.is_provider_host() and process._installed, "the bench process is not set up as the provider host"
 print(host - started, loaded - host, check - loaded, diff - check)
 """
 

@@ -54,6 +54,7 @@ def connect(
     max_attempts: int | None = None,
     service: str = "sagemaker",
     endpoint_url: str | None = None,
+    reads: bool = False,
 ) -> Any:
     """A client for `service` ("sagemaker", or "service-quotas" for preflight checks): botocore's
     client class, the object `boto3.client(service)` returns, made without importing boto3.
@@ -62,6 +63,8 @@ def connect(
     backend="fake": the simulator answers; `simulator` is an in-process world, else the persistent
     world at $HYPERPOD_FAKE_STATE (default `.hyperpod/fake.sqlite` in the working directory).
     `endpoint_url` (backend="aws"): where the calls go instead of AWS, e.g. `hyperpod fake serve`.
+    `reads`: a sagemaker client built for observing (readclient.py): the cut model, the full client
+    made only if a call needs an operation outside it.
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
@@ -74,7 +77,7 @@ def connect(
         from .fake import Simulator
 
         world = simulator if simulator is not None else Simulator.open_default()
-        client = world.client(service=service, region=region or DEFAULT_REGION, config=config)
+        client = world.client(service=service, region=region or DEFAULT_REGION, config=config, reads=reads)
         # a persistent world runs at speed only while polled: waits on it poll fast (poll_seconds_for);
         # an in-memory world's clock moves only when told (tests pass sleep=sim.advance)
         client.meta.hyperpod_simulated = world.path is not None
@@ -86,4 +89,11 @@ def connect(
         session.set_config_variable("profile", profile)
     # botocore's create_client is what boto3's Session.client calls; boto3 adds nothing to these
     # services' clients, and importing it (with s3transfer) costs every process 0.15 s
+    if reads and service == "sagemaker":
+        from .readclient import use_cut, with_fallback
+
+        if use_cut(session):
+            client = session.create_client(service, region_name=region, config=config, endpoint_url=endpoint_url or None)
+            full = lambda: connect(backend, region, profile, retry_mode=retry_mode, max_attempts=max_attempts, endpoint_url=endpoint_url)  # noqa: E731
+            return with_fallback(client, full)
     return session.create_client(service, region_name=region, config=config, endpoint_url=endpoint_url or None)

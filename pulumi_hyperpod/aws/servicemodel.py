@@ -14,6 +14,7 @@ answered from those shapes alone, kept on disk (specshapes.py), without the sess
 
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 from typing import Any
 
@@ -27,12 +28,26 @@ def botocore_session():
     """The process's botocore session; clients share its loader, so each model file is read once."""
     import botocore.session  # loaded with the first model lookup: importing this module costs nothing
 
-    from .modelcache import caching_loader
-
     session = botocore.session.get_session()
-    # botocore's loader for the session's data path, with parsed models kept between processes
-    session.register_component("data_loader", caching_loader(session.get_config_variable("data_path")))
+    session.register_component("data_loader", data_loader(session))
     return session
+
+
+_loader_lock = threading.Lock()
+_loader: list[Any] = []
+
+
+def data_loader(session: Any) -> Any:
+    """The process's one model loader: botocore's loader for the data path, with parsed models kept
+    between processes (modelcache.py). Made with the first session that asks for it (a client's
+    session has the same data path as `botocore_session()`'s), so a process whose only session is a
+    client's makes no second one."""
+    with _loader_lock:
+        if not _loader:
+            from .modelcache import caching_loader
+
+            _loader.append(caching_loader(session.get_config_variable("data_path")))
+        return _loader[0]
 
 
 @lru_cache(maxsize=1)

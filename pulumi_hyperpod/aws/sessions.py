@@ -1,7 +1,7 @@
 """botocore sessions for this process's clients (AWS and simulator alike).
 
 Each client needs its own session (profile, region, credentials), but all of them read service
-models through the process's one loader (`servicemodel.botocore_session()`), so the large sagemaker
+models through the process's one loader (`servicemodel.data_loader`), so the large sagemaker
 model is parsed once per process instead of once per session. Epoch timestamps in responses are
 parsed with the standard library instead of dateutil's `tzlocal` (same instant, same local offset;
 a 5,000-node ListClusterNodes carries 5,000 of them, and dateutil spent most of `hyperpod plan`).
@@ -29,6 +29,6 @@ def new_botocore_session() -> Any:
     from . import servicemodel
 
     session = botocore.session.Session()
-    session.register_component("data_loader", servicemodel.botocore_session().get_component("data_loader"))
+    session.register_component("data_loader", servicemodel.data_loader(session))
     session.get_component("response_parser_factory").set_parser_defaults(timestamp_parser=parse_timestamp)
     return session

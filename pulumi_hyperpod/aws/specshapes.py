@@ -1,8 +1,10 @@
-"""The part of botocore's sagemaker model that checking a cluster spec reads, kept on disk.
+"""The part of botocore's sagemaker model that a preview reads, kept on disk.
 
 A provider's `check` (the dynamic provider's, the native plugin's) validates one CreateCluster
 request: it reads the shapes reachable from CreateCluster and UpdateCluster (114 of the model's
-3,260 with botocore 1.44) and never makes a client. The whole model comes
+3,260 with botocore 1.44) and never makes a client. Its `diff` observes the cluster: a client that
+makes the reads in `READ_OPERATIONS` (readclient.py builds it on these shapes) and, on the
+simulator, the same shapes validating the requests and answers. The whole model comes
 through botocore's session (whose client, waiter and docs modules cost tens of ms to import) and is
 2.6 MB (about 10 ms to load even from `modelcache`). So those shapes, as the model's own JSON,
 unchanged, are cut from it once and kept in one small marshal file, and a botocore `ServiceModel`
@@ -30,8 +32,12 @@ from .modelcache import _MISSING, _key, _read, _write, cache_dir
 SERVICE = "sagemaker"
 TYPE = "service-2"
 # What a spec check asks of the model: the requests a spec becomes, and the policy's rollout shape.
-OPERATIONS = ("CreateCluster", "UpdateCluster")
-SHAPES = ("DeploymentConfiguration",)
+SPEC_OPERATIONS = ("CreateCluster", "UpdateCluster")
+# What observing a cluster calls (aws/observe, aws/preflight, aws/cost; tests/provider/test_read_client.py
+# finds every call those modules make and holds this list to them).
+READ_OPERATIONS = ("DescribeCluster", "ListClusterNodes", "ListTags", "ListClusters", "ListClusterEvents", "DescribeClusterNode")
+OPERATIONS = (*SPEC_OPERATIONS, *READ_OPERATIONS)
+SHAPES = ("DeploymentConfiguration", "BatchAddClusterNodesRequest", "BatchDeleteClusterNodesRequest")
 ROOTS = (*OPERATIONS, *SHAPES)
 PREFIX = "spec-shapes-"
 
@@ -41,6 +47,7 @@ class SpecShapes:
     """botocore's `ServiceModel` over the spec's shapes, with the names it holds."""
 
     model: Any
+    description: dict[str, Any]  # the cut model's JSON, as botocore's loader would hand it out
     operations: frozenset[str]
     shapes: frozenset[str]
     all_operations: frozenset[str]  # every operation of the whole model: a name is an operation or a shape
@@ -58,7 +65,7 @@ def load(directory: Any = _MISSING) -> SpecShapes | None:
     if description is None:
         source, whole = _whole_model()
         description = cut(whole)
-        _write(directory, key, {"source": source, "model": description}, replaces=PREFIX)
+        _write(directory, key, {"source": source, "model": description}, replaces=_family())
     return _spec_shapes(description)
 
 
@@ -69,7 +76,7 @@ def entry_key() -> str:
     data_path = os.environ.get("AWS_DATA_PATH") or ""
     config = os.environ.get("AWS_CONFIG_FILE") or os.path.join("~", ".aws", "config")
     places = [os.path.join("~", ".aws", "models"), *data_path.split(os.pathsep)]
-    return PREFIX + _key(
+    return _family() + _key(
         "spec-shapes",
         __version__,
         ROOTS,
@@ -78,6 +85,13 @@ def entry_key() -> str:
         _stat(os.path.expanduser(config)),
         [_tree(os.path.join(os.path.expanduser(place), SERVICE)) for place in places if place],
     )
+
+
+def _family() -> str:
+    """The names of entries holding these roots: a new entry replaces the older ones of its family
+    only, so checkouts that cut other roots (another version of this package) sharing the cache do
+    not evict each other's entry on every run."""
+    return f"{PREFIX}{_key(ROOTS)[:8]}-"
 
 
 def cut(description: dict[str, Any]) -> dict[str, Any]:
@@ -148,6 +162,7 @@ def _spec_shapes(description: dict[str, Any]) -> SpecShapes:
 
     return SpecShapes(
         ServiceModel(description, service_name=SERVICE),
+        description,
         frozenset(description["operations"]),
         frozenset(description["shapes"]),
         frozenset(description["operationNames"]),

@@ -197,7 +197,7 @@ class ClusterProvider(CloudProvider):
         nothing changed and there is nothing to do (a stack of many clusters stays readable)."""
         settings = Settings.from_inputs(news).acting_once(olds)
         try:
-            client, _ = open_backend(location, self.simulator)
+            client, _ = open_backend(location, self.simulator, reads=True)
             observed = observe(client, name)
         except Exception as error:  # noqa: BLE001 - a preview without access still shows the diff
             say(f"could not read cluster {name} in {location} to plan against it: {error}", name)

@@ -58,13 +58,14 @@ class Clock:
     poll_seconds: float | None = None
 
 
-def open_backend(location: Location, simulator: str | None = None) -> tuple[Any, Clock]:
-    """A sagemaker client for the location, and the clock its waits run on."""
+def open_backend(location: Location, simulator: str | None = None, reads: bool = False) -> tuple[Any, Clock]:
+    """A sagemaker client for the location, and the clock its waits run on. `reads`: for a call that
+    only observes (aws/readclient.py: built on the preview's shapes)."""
     if location.backend == "fake" and simulator is not None:
         world = registered(simulator)
-        client = connect("fake", location.region, simulator=world)
+        client = connect("fake", location.region, simulator=world, reads=reads)
         return client, Clock(sleep=world.advance, monotonic=_virtual_now(world))
-    client = connect(location.backend, location.region, location.profile)
+    client = connect(location.backend, location.region, location.profile, reads=reads)
     if location.backend == "fake":
         return client, Clock(poll_seconds=FAKE_POLL_SECONDS)
     return client, Clock()

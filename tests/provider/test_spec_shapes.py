@@ -89,6 +89,18 @@ def test_another_key_cuts_again_and_replaces_the_entry(tmp_path, cuts, monkeypat
     assert len(after) == 1 and after != before
 
 
+def test_an_entry_of_other_roots_is_left_alone(tmp_path, cuts, monkeypatch):
+    """Another checkout (other roots) sharing the cache keeps its entry: the two do not evict each other."""
+    with monkeypatch.context() as patched:
+        patched.setattr(specshapes, "ROOTS", ("CreateCluster",))
+        specshapes.load(tmp_path)
+        other = entries(tmp_path)
+    specshapes.load(tmp_path)
+    assert cuts[0] == 2 and len(entries(tmp_path)) == 2 and set(other) < set(entries(tmp_path))
+    specshapes.load(tmp_path)
+    assert cuts[0] == 2  # each read from its own entry
+
+
 def test_the_package_version_is_part_of_the_key(monkeypatch):
     import pulumi_hyperpod
 
@@ -150,7 +162,7 @@ small = s.input_shape("CreateCluster")
 assert s.has_operation("CreateCluster") and not s.has_operation("DeploymentConfiguration")
 assert s.shape("DeploymentConfiguration").name == "DeploymentConfiguration"
 assert not s.service_model.cache_info().currsize and "botocore.session" not in sys.modules
-s.api_limits()  # shapes outside the cut: the whole model loads, and answers every lookup from then on
+s.input_shape("DescribeEndpoint")  # outside the cut: the whole model loads, and answers every lookup from then on
 assert s.service_model.cache_info().currsize
 whole = s.input_shape("CreateCluster")
 assert whole is s.service_model().operation_model("CreateCluster").input_shape and whole is not small

@@ -43,12 +43,19 @@ _shared_lock = threading.Lock()
 _SHARED: dict[tuple[int, str], "Simulator"] = {}
 
 
-@lru_cache(maxsize=1)
-def _botocore_session() -> Any:
+@lru_cache(maxsize=2)
+def _botocore_session(cut: bool = False) -> Any:
     """One shared session with dummy credentials and no profile or config files from this machine.
     Clients come from botocore directly: the client boto3 would hand out for these services, without
-    importing boto3 and s3transfer (0.15 s of every process that makes one)."""
+    importing boto3 and s3transfer (0.15 s of every process that makes one). `cut`: a session of its
+    own whose sagemaker clients are built on the preview's shapes (readclient.py); None when there are
+    none (the model cache turned off)."""
     session = new_botocore_session()  # the process's one model loader; fast timestamps
+    if cut:
+        from ..readclient import use_cut
+
+        if not use_cut(session):
+            return None
     store = session.get_component("config_store")
     for name, value in (("profile", None), ("config_file", os.devnull), ("credentials_file", os.devnull)):
         store.set_config_provider(name, ConstantProvider(value))
@@ -146,9 +153,18 @@ class Simulator:
             yield world
 
     # -- clients -----------------------------------------------------------------------------------
-    def client(self, service: str = "sagemaker", region: Optional[str] = "us-west-2", config: Any = None) -> Any:
+    def client(self, service: str = "sagemaker", region: Optional[str] = "us-west-2", config: Any = None, reads: bool = False) -> Any:
         """A real botocore client (what boto3 hands out) whose requests this simulator answers; its
-        successful answers skip the JSON text (fake/parsed.py)."""
+        successful answers skip the JSON text (fake/parsed.py). `reads`: a sagemaker client built on
+        the preview's shapes, as `connect(reads=True)` makes for AWS (readclient.py)."""
+        if reads and service == "sagemaker":
+            with _client_lock:
+                session = _botocore_session(cut=True)
+                client = session.create_client(service, region_name=region or "us-west-2", config=config) if session else None
+            if client is not None:
+                from ..readclient import with_fallback
+
+                return with_fallback(self.attach(client, parsed=True), lambda: self.client(service, region, config))
         with _client_lock:
             client = _botocore_session().create_client(service, region_name=region or "us-west-2", config=config)
         return self.attach(client, parsed=True)
