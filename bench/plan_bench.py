@@ -102,7 +102,9 @@ def main(runs: int = 15) -> None:
     print(
         f"plan() + cost: {GROUPS} groups, {len(observed.nodes)} nodes, {len(result.steps)} steps ({result.calls()}), {len(result.victims)} victims"
     )
-    print(f"median {statistics.median(timings):.1f} ms over {runs} runs (min {min(timings):.1f}, max {max(timings):.1f}); target < 10 ms (issue 30)")
+    print(
+        f"median {statistics.median(timings):.1f} ms over {runs} runs (min {min(timings):.1f}, max {max(timings):.1f}); target < 10 ms (issue 30)"
+    )
     print(f"peak memory during plan() + cost: {peak / 2**20:.1f} MB (tracemalloc); target < 150 MB")
     print(f"freshness check of the plan against the cluster (apply, before any call): {check_ms:.1f} ms")
 
