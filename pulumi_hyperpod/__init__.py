@@ -20,16 +20,16 @@ if TYPE_CHECKING:  # pragma: no cover
     from .aws.client import connect
     from .aws.observe import ClusterState, observe
     from .plan import Plan, Policy
-    from .aws.spec import ClusterSpec, SpecError
+    from .aws.clusterspec import ClusterSpec, SpecError
 
 # public name → the submodule that defines it
 _EXPORTS = {
     "ApplyResult": ".aws.apply",
-    "ClusterSpec": ".aws.spec",
+    "ClusterSpec": ".aws.clusterspec",
     "ClusterState": ".aws.observe",
     "Plan": ".plan",
     "Policy": ".plan",
-    "SpecError": ".aws.spec",
+    "SpecError": ".aws.clusterspec",
     "apply": ".aws.apply",
     "connect": ".aws.client",
     "observe": ".aws.observe",

@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..core.contract import ApplyOptions, ApplyResult
     from .clients import SageMakerClient
     from .observe import ClusterState
-    from .spec import ClusterSpec
+    from .clusterspec import ClusterSpec
     from ..plan.model import Plan
     from ..plan.policy import Policy
     from .context import AwsContext
@@ -37,7 +37,7 @@ class AwsCloud:
         return client
 
     def load_spec(self, path: str, **context: Any) -> "ClusterSpec":
-        from .spec import ClusterSpec
+        from .clusterspec import ClusterSpec
 
         return ClusterSpec.from_file(path)
 

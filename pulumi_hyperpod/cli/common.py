@@ -212,7 +212,7 @@ def load_policy(path: str | None, protect: tuple[str, ...] = (), *, replace: tup
     is a PolicyError naming the file and the field, one line each."""
     from ..aws import servicemodel
     from ..plan import Policy
-    from ..aws.spec import PolicyError, read_document
+    from ..aws.clusterspec import PolicyError, read_document
 
     source = path or ("--protect" if protect else "--replace" if replace else "--reboot")
     data: Any = read_document(path, PolicyError) if path else {}
@@ -242,7 +242,7 @@ def _validated_policy(data: dict, source: str) -> Policy:
 
     from ..aws import servicemodel
     from ..plan import Policy
-    from ..aws.spec import PolicyError
+    from ..aws.clusterspec import PolicyError
 
     # Strict: `allow_replacement: "yes"` is a string, not True (YAML 1.2, see docs/specs.md).
     # Through JSON, so a list is a valid frozenset in strict mode.

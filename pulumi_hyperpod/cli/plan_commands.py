@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..aws.observe import ClusterState
     from ..core.cloud import Prepared
     from ..plan import Plan
-    from ..aws.spec import ClusterSpec
+    from ..aws.clusterspec import ClusterSpec
 
 # The pipeline, the AWS cloud's stages, rich and botocore are imported in the commands
 # that run them (`hyperpod plan --help` loads none of them). The --wait choices are written here
@@ -124,7 +124,7 @@ def _prepare(
 def _load_spec(spec_file: str, slurm_file: str | None) -> ClusterSpec:
     """The cluster spec. With --slurm, groups without SlurmConfig get their role from the Slurm spec,
     as `slurm render` fills them in: a cluster.json written for render plans as it is."""
-    from ..aws.spec import ClusterSpec, SpecError
+    from ..aws.clusterspec import ClusterSpec, SpecError
 
     if not slurm_file:
         return ClusterSpec.from_file(spec_file)
@@ -146,7 +146,7 @@ def _load_spec(spec_file: str, slurm_file: str | None) -> ClusterSpec:
 def _is_gcp(spec_file: str, lifecycle: str | None) -> bool:
     """Whether -f names a Google Cloud training-cluster spec (pulumi_hyperpod/gcp), from its shape."""
     from ..gcp.detect import detect_cloud
-    from ..aws.spec import SpecError
+    from ..aws.clusterspec import SpecError
     from ..core.documents import read_document
 
     if detect_cloud(read_document(spec_file, SpecError)) != "gcp":

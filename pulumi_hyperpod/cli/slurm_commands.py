@@ -22,7 +22,7 @@ from .common import EXIT_REFUSED, client_from, emit_json, handle_errors
 def _load(cluster_path: str, slurm_path: str, slurm_config: bool | None, lifecycle_uri: str | None, base_dir: str | None = None):
     from ..slurm.render import render_hyperpod
     from ..slurm.spec import SlurmSpec
-    from ..aws.spec import SpecError
+    from ..aws.clusterspec import SpecError
     from ..core.documents import read_document
 
     slurm = SlurmSpec.from_file(slurm_path)

@@ -9,7 +9,7 @@ import pulumi
 
 from ..aws import servicemodel
 from ..provider import Cluster, ClusterArgs
-from ..aws.spec.keys import to_model_keys
+from ..aws.clusterspec.keys import to_model_keys
 from . import support
 from .args import ConnectionArgs, InstanceGroupArgs, LifecycleArgs, VpcArgs
 

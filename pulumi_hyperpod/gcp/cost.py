@@ -50,7 +50,7 @@ SECTIONS = ("on_demand", "spot", "flex_start")
 
 
 def _override(path: str) -> dict:
-    """The $HYPERPOD_GCP_PRICES file, read like every other input (size, depth, YAML 1.2: spec/documents.py)
+    """The $HYPERPOD_GCP_PRICES file, read like every other input (size, depth, YAML 1.2: core/documents.py)
     and checked: a price is a number of USD per node-hour, 0 or more (a negative one would let a
     scale-out pass the cost guard)."""
     from ..core.documents import read_document

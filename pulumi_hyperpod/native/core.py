@@ -22,7 +22,7 @@ from ..provider.resource import OUTPUTS, SPEC_FIELDS, ClusterArgs, build_spec
 from ..provider.settings import SETTING_KEYS, Location, Settings, check_settings
 from ..provider.unknowns import is_unknown
 from ..provider.worlds import open_backend
-from ..aws.spec import SpecError
+from ..aws.clusterspec import SpecError
 from .resource import PREVIEW_OUTPUTS
 
 __all__ = [

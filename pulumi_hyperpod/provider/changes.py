@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ..aws.planner.compare import provisioning_mode_change
-from ..aws.spec.rules import CONTINUOUS, orchestrator_kind
+from ..aws.clusterspec.rules import CONTINUOUS, orchestrator_kind
 from .settings import Location
 from .unknowns import is_unknown, unknown_paths
 

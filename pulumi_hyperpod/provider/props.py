@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any, Mapping
 from pulumi.runtime import rpc
 
 from ..aws import servicemodel
-from ..aws.spec.request import api_request, checked_request
+from ..aws.clusterspec.request import api_request, checked_request
 from .settings import SETTING_KEYS, Location, check_settings
 from .unknowns import is_unknown, under, unknown_paths
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..aws.observe import ClusterState
-    from ..aws.spec import ClusterSpec
+    from ..aws.clusterspec import ClusterSpec
 
 
 def plain(value: Any) -> Any:
@@ -98,7 +98,7 @@ def settings_inputs(bag: Mapping[str, Any]) -> dict[str, Any]:
 
 def spec_of(bag: Mapping[str, Any]) -> "ClusterSpec":
     """The spec of checked, fully known inputs."""
-    from ..aws.spec.models import ClusterSpec
+    from ..aws.clusterspec.models import ClusterSpec
 
     return ClusterSpec.from_dict(plain(bag["spec"]))
 

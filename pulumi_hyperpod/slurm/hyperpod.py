@@ -18,7 +18,7 @@ from .references import reference_violations
 from .spec import SlurmSpec
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..aws.spec import ClusterSpec
+    from ..aws.clusterspec import ClusterSpec
 
 CONTROLLER, LOGIN, COMPUTE = "Controller", "Login", "Compute"
 

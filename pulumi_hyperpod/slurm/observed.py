@@ -39,7 +39,7 @@ def read_bundle_spec(s3_client: "S3Client", uri: str) -> SlurmSpec | None:
     if body is None:
         return None
     location = f"s3://{bucket}/{key}"
-    try:  # the one reader's rules (spec/documents.py): size, UTF-8, depth, a key given twice
+    try:  # the one reader's rules (core/documents.py): size, UTF-8, depth, a key given twice
         data = read_object_document(body, location, SlurmSpecError)
     except SlurmSpecError as error:
         raise LifecycleError(error.violations, source=location) from None
@@ -50,7 +50,7 @@ def read_dir_spec(path: str | Path) -> SlurmSpec | None:
     file = Path(path) / SPEC_FILE
     if not file.exists():
         return None
-    try:  # a regular file only, with the spec's limits (spec/documents.py)
+    try:  # a regular file only, with the spec's limits (core/documents.py)
         data = read_document(file, SlurmSpecError)
     except SlurmSpecError as error:
         raise LifecycleError(error.violations, source=str(file)) from None

@@ -46,7 +46,7 @@ from .references import reference_violations
 from .spec import SlurmSpec, SlurmSpecError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..aws.spec import ClusterSpec
+    from ..aws.clusterspec import ClusterSpec
 
 SLURM_ETC = "/opt/slurm/etc"
 ON_CREATE = "on_create.sh"
@@ -121,8 +121,8 @@ def load_cluster(data: ClusterSpec | dict, slurm: SlurmSpec, *, slurm_config: bo
     """The cluster spec, with SlurmConfig filled in from the Slurm spec on groups that lack it when
     the cluster takes roles from SlurmConfig (a Continuous cluster spec is only valid with them)."""
     from ..aws import servicemodel
-    from ..aws.spec import ClusterSpec
-    from ..aws.spec.keys import to_model_keys
+    from ..aws.clusterspec import ClusterSpec
+    from ..aws.clusterspec.keys import to_model_keys
 
     if isinstance(data, ClusterSpec):
         data = data.to_api()
@@ -215,7 +215,7 @@ def render_hyperpod(
 
 
 def _is_cluster_spec(value: Any) -> bool:
-    from ..aws.spec import ClusterSpec
+    from ..aws.clusterspec import ClusterSpec
 
     return isinstance(value, ClusterSpec)
 

@@ -34,7 +34,7 @@ FILE_NAME = "provisioning_parameters.json"
 class LifecycleError(SpecError):
     """A provisioning_parameters.json that cannot be read as roles (bad input: nothing is called)."""
 
-    kind = "lifecycle parameters"  # its size limit (spec/documents.py MAX_BYTES)
+    kind = "lifecycle parameters"  # its size limit (core/documents.py MAX_BYTES)
 
     def _render(self) -> str:
         where = f" in {self.source}" if self.source else ""
@@ -132,7 +132,7 @@ def read_lifecycle_dir(path: str | Path) -> ProvisioningRoles:
     file = path / FILE_NAME if path.is_dir() else path
     if not os.path.lexists(file):
         raise LifecycleError([Violation("", f"cannot read {FILE_NAME}: no such file")], source=str(file))
-    # the one reader (spec/documents.py): a regular file only (not a FIFO, not /dev/zero), size and
+    # the one reader (core/documents.py): a regular file only (not a FIFO, not /dev/zero), size and
     # depth limits, a key given twice refused
     return parse_provisioning_parameters(read_document(file, LifecycleError), source=str(file))
 

@@ -24,7 +24,7 @@ from ..core.errors import Violation
 from ..core.errors import SpecError
 from .conf import canonical_key, config_violations, key_violation
 
-SUGGESTIONS = 50  # "did you mean" for at most this many keys (errors show 50 lines: spec/errors.py SHOWN)
+SUGGESTIONS = 50  # "did you mean" for at most this many keys (errors show 50 lines: core/errors.py SHOWN)
 
 
 class SlurmSpecError(SpecError):

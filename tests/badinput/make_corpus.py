@@ -26,7 +26,7 @@ CORPUS = HERE / "corpus"
 POLICY_CORPUS = HERE / "corpus-policy"
 SNAPSHOT_CORPUS = HERE / "corpus-snapshot"
 BASE_SNAPSHOT = HERE / "base-snapshot.json"
-# Files read with the same rules as a spec (spec/documents.py), each with a corpus of its own:
+# Files read with the same rules as a spec (core/documents.py), each with a corpus of its own:
 # price files ($HYPERPOD_PRICES), lifecycle provisioning parameters (--lifecycle FILE) and saved
 # plans (apply --plan FILE). Environment values: expected-env.json (variable, value, rule).
 PRICES_CORPUS = HERE / "corpus-prices"

@@ -67,7 +67,7 @@ def test_apply_options_are_checked_once(options, message):
 
 
 def test_prepare_offline_says_the_preflight_was_skipped_for_either_cloud():
-    from pulumi_hyperpod.aws.spec import ClusterSpec
+    from pulumi_hyperpod.aws.clusterspec import ClusterSpec
     from pulumi_hyperpod.gcp.spec import ClusterSpec as GcpSpec
     from pulumi_hyperpod.plan.policy import Policy
 

@@ -24,7 +24,7 @@ RULES = [
     ("plan", (*CLOUDS, "slurm.spec", "workload", *FRONT_ENDS), ()),
     # HyperPod's planner is pure: of AWS it reads the observed state, the spec and the service model, and
     # calls nothing (no client, apply, cost, preflight, pipeline or simulator)
-    ("aws.planner", ("aws",), ("aws.planner", "aws.observe", "aws.spec", "aws.servicemodel")),
+    ("aws.planner", ("aws",), ("aws.planner", "aws.observe", "aws.clusterspec", "aws.servicemodel")),
     # Google Cloud stands on the core, never on AWS
     ("gcp", ("aws", *FRONT_ENDS), ()),
     # AWS does not reach into Google Cloud (its Cloud asks gcp.detect which shape a file has)

@@ -18,7 +18,7 @@ from pulumi_hyperpod import ClusterSpec, apply, connect, observe
 from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.aws import servicemodel
 from pulumi_hyperpod.aws.fake import Simulator
-from pulumi_hyperpod.aws.spec import SpecError
+from pulumi_hyperpod.aws.clusterspec import SpecError
 from pulumi_hyperpod.members import rows
 from pulumi_hyperpod.aws.planner.members import is_default, same
 from tests.support.model_values import values

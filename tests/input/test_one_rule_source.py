@@ -12,8 +12,8 @@ import pytest
 from pulumi_hyperpod.aws import servicemodel
 from pulumi_hyperpod.aws.fake import Simulator, operations
 from pulumi_hyperpod.aws.fake.errors import ValidationException
-from pulumi_hyperpod.aws.spec import ClusterSpec, SpecError, parse_document
-from pulumi_hyperpod.aws.spec.keys import to_model_keys
+from pulumi_hyperpod.aws.clusterspec import ClusterSpec, SpecError, parse_document
+from pulumi_hyperpod.aws.clusterspec.keys import to_model_keys
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "badinput" / "corpus"

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from pulumi_hyperpod.aws.observe import ClusterState, load_snapshot
-from pulumi_hyperpod.aws.spec import SnapshotError
+from pulumi_hyperpod.aws.clusterspec import SnapshotError
 from tests.input.helpers import SPECS, run
 
 NAME = "leo-stg-hyperpod-cluster"

@@ -15,7 +15,7 @@ from pulumi_hyperpod.provider import props
 from .conftest import slurm_spec
 
 REPO = Path(__file__).resolve().parents[2]
-NOT_IN_CHECK = ("pydantic", "botocore.session", "botocore.client", "pulumi_hyperpod.aws.spec.models", "pulumi_hyperpod.provider.gcp")
+NOT_IN_CHECK = ("pydantic", "botocore.session", "botocore.client", "pulumi_hyperpod.aws.clusterspec.models", "pulumi_hyperpod.provider.gcp")
 
 CHECK = """
 import asyncio, json, sys

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from pulumi_hyperpod.aws.spec.models import ClusterSpec
-from pulumi_hyperpod.aws.spec.request import api_request, checked_request
+from pulumi_hyperpod.aws.clusterspec.models import ClusterSpec
+from pulumi_hyperpod.aws.clusterspec.request import api_request, checked_request
 from pulumi_hyperpod.plan.policy import Policy
 from pulumi_hyperpod.provider.settings import Defaults, Settings, allows_replacement, check_settings, locate_inputs, policy_inputs
 from pulumi_hyperpod.provider.unknowns import is_unknown
@@ -25,7 +25,14 @@ from .conftest import slurm_spec
 
 REPO = Path(__file__).resolve().parents[2]
 SPECS = sorted((REPO / "examples" / "specs").glob("*.json"))
-NOT_IN_CHECK = ("pydantic", "botocore.session", "botocore.client", "botocore.waiter", "botocore.docs", "pulumi_hyperpod.aws.spec.models")
+NOT_IN_CHECK = (
+    "pydantic",
+    "botocore.session",
+    "botocore.client",
+    "botocore.waiter",
+    "botocore.docs",
+    "pulumi_hyperpod.aws.clusterspec.models",
+)
 
 CHECK = """
 import json, sys

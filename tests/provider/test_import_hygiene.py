@@ -35,7 +35,7 @@ NEVER_AT_IMPORT = (
     "pulumi_hyperpod.aws.cost.metering",
     "pulumi_hyperpod.aws.preflight",
     "pulumi_hyperpod.aws.fake",
-    "pulumi_hyperpod.aws.spec.models",
+    "pulumi_hyperpod.aws.clusterspec.models",
 )
 
 REPORT = """

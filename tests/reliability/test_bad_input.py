@@ -17,7 +17,7 @@ from pulumi_hyperpod.cli import main
 from pulumi_hyperpod.aws.fake import Simulator
 from pulumi_hyperpod.provider import ClusterProvider, register_simulator, unregister_simulator
 from pulumi_hyperpod.provider.resource import ClusterArgs, build_spec
-from pulumi_hyperpod.aws.spec import SpecError, parse_document
+from pulumi_hyperpod.aws.clusterspec import SpecError, parse_document
 
 BADINPUT = Path(__file__).resolve().parents[1] / "badinput"
 EXPECTED: dict[str, list[str]] = json.loads((BADINPUT / "expected.json").read_text())

@@ -16,7 +16,7 @@ from pulumi_hyperpod.aws.fake import Simulator
 from pulumi_hyperpod.aws.observe import observe
 from pulumi_hyperpod.plan.model import Step
 from pulumi_hyperpod.slurm.migration import with_migration
-from pulumi_hyperpod.aws.spec import ClusterSpec
+from pulumi_hyperpod.aws.clusterspec import ClusterSpec
 from tests.support.cli import SPECS
 
 SEED004 = json.loads((SPECS / "seed004-initial.json").read_text())

@@ -22,7 +22,7 @@ from pulumi_hyperpod.slurm.roles import (
     resolve_roles,
 )
 from pulumi_hyperpod.slurm.upload import upload_bundle
-from pulumi_hyperpod.aws.spec import ClusterSpec
+from pulumi_hyperpod.aws.clusterspec import ClusterSpec
 from tests.slurm.helpers import LEGACY_PARAMS, legacy_cluster
 
 URI = "s3://lifecycle-bucket/base-config/"

@@ -34,7 +34,7 @@ from .prices import PriceTable, as_price_table
 if TYPE_CHECKING:  # pragma: no cover
     from ..observe import ClusterState, GroupState
     from ...plan.policy import Policy
-    from ..spec import ClusterSpec, InstanceGroupSpec
+    from ..clusterspec import ClusterSpec, InstanceGroupSpec
 
 DEFAULT_REGION = "us-west-2"
 UNKNOWN_TYPE = "(unknown type)"

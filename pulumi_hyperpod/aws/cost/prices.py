@@ -85,7 +85,7 @@ class PriceTable:
 
     @classmethod
     def from_file(cls, path: str | Path) -> "PriceTable":
-        """A price file, read as every input is (spec/documents.py): JSON or YAML 1.2 (`010` refused
+        """A price file, read as every input is (core/documents.py): JSON or YAML 1.2 (`010` refused
         as ambiguous, `1:20` text), a regular file only, size and depth limits."""
         from ...core.documents import read_document
         from ...core.errors import InputError

@@ -197,7 +197,7 @@ def load_scenario(source: "Scenario | dict[str, Any] | str | Path | None") -> Sc
         class ScenarioError(InputError):
             kind = "simulator scenario"
 
-        # the one reader (spec/documents.py): a regular file, JSON or YAML 1.2, size and depth limits
+        # the one reader (core/documents.py): a regular file, JSON or YAML 1.2, size and depth limits
         data = read_document(source, ScenarioError) or {}
     else:
         data = source

@@ -3,7 +3,7 @@
 botocore only checks types and required members client-side; like the real service, the
 simulator checks patterns, ranges and enums (`servicemodel.violations`, built on botocore's own
 ParamValidator) and the documented cross-field rules, and answers ValidationException naming each
-field path and rule. The cross-field rules are the spec's (`spec/rules.py`): one source, so a spec
+field path and rule. The cross-field rules are the spec's (`aws/clusterspec/rules.py`): one source, so a spec
 that passes locally is a request the simulator accepts, and the other way round
 (tests/input/test_one_rule_source.py runs both over the bad-input corpus). What is left here needs
 the simulated world: the cluster as it is (update rules) and the lifecycle bundle (legacy roles).
@@ -16,8 +16,8 @@ from typing import Iterable, Optional
 from ... import members
 from .. import servicemodel
 from ...core.errors import Violation
-from ..spec import rules
-from ..spec.rules import NO_GROUPS, SINGLE_CONTROLLER, autoscaling_rules, fsx_vpc_rules, tag_rules  # noqa: F401  (used by the operations)
+from ..clusterspec import rules
+from ..clusterspec.rules import NO_GROUPS, SINGLE_CONTROLLER, autoscaling_rules, fsx_vpc_rules, tag_rules  # noqa: F401  (used by the operations)
 from .errors import ValidationException
 from .model import COMPUTE, CONTROLLER, LOGIN, Cluster
 from .scenario import Scenario

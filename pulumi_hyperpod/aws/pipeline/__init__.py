@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..apply import ApplyResult, Progress
     from ...core.contract import ApplyOptions
     from ..cost.prices import PriceTable
-    from ..spec import ClusterSpec
+    from ..clusterspec import ClusterSpec
 
 OBSERVE = object()  # prepare(): observe the live cluster (the default), rather than a given state
 

@@ -85,7 +85,7 @@ def save(prepared: Any, path: str | Path, *, target: Mapping[str, Any] | None = 
 def load(path: str | Path, *, target: Mapping[str, Any] | None = None) -> Any:
     """The Prepared plan in `path`, or SavedPlanError naming the file and what is wrong. `target`:
     where it is to be applied (cloud, backend, region; None values are not compared)."""
-    from ..spec import ClusterSpec, SpecError
+    from ..clusterspec import ClusterSpec, SpecError
 
     where = str(path)
     data = planfile.read(path, cloud="aws")  # the envelope: size, reader, format, integrity, version, cloud
@@ -186,7 +186,7 @@ def _observed(where: str, snapshot: Any, the_plan: Plan) -> Any:
     """The saved observation, checked like any snapshot; its basis must be the plan's."""
     from ..observe import ClusterState
     from ..planner.basis import basis_of
-    from ..spec import InputError
+    from ..clusterspec import InputError
 
     if snapshot is None:
         if the_plan.basis is not None:

@@ -18,7 +18,7 @@ from .members import MemberChange
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..observe import ClusterState, GroupState
-    from ..spec import ClusterSpec, InstanceGroupSpec
+    from ..clusterspec import ClusterSpec, InstanceGroupSpec
 
 _UNORDERED = frozenset({"VpcConfig"})
 

@@ -67,7 +67,7 @@ def _short(value: Any) -> str:
 
 def member_line(change: MemberChange) -> str:
     """A member change as a plan line; the software members say how existing nodes get it."""
-    from ..spec.models import BUILD_FIELDS
+    from ..clusterspec.models import BUILD_FIELDS
 
     line = change.line()
     if change.change == "UpdateClusterSoftware":

@@ -13,7 +13,7 @@ from ...plan.model import Refusal
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..observe import ClusterState
-    from ..spec import ClusterSpec
+    from ..clusterspec import ClusterSpec
 
 
 def count_owner(desired: "ClusterSpec", observed: "ClusterState") -> str | None:

@@ -35,7 +35,7 @@ from typing import Any, Mapping
 
 from ..observe import ClusterState, GroupState
 from ..servicemodel import api_limits
-from ..spec import ClusterSpec, InstanceGroupSpec
+from ..clusterspec import ClusterSpec, InstanceGroupSpec
 from . import canary, compare, repair, software, victims as victim_rules, workload_order
 from .drain_step import drain_steps
 from .basis import basis_of

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..observe import ClusterState, GroupState, NodeState
-from ..spec import ClusterSpec, InstanceGroupSpec
+from ..clusterspec import ClusterSpec, InstanceGroupSpec
 from ...plan.model import Refusal, Step
 from ...plan.policy import Policy
 

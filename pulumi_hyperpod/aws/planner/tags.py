@@ -13,7 +13,7 @@ from ...plan.model import Step
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..observe import ClusterState
-    from ..spec import ClusterSpec
+    from ..clusterspec import ClusterSpec
 
 BATCH = 50  # AddTags Tags and DeleteTags TagKeys: at most 50 (the model's max)
 

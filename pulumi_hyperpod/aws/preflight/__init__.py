@@ -24,7 +24,7 @@ from ...core.preflight import section
 if TYPE_CHECKING:  # pragma: no cover
     from ..clients import SageMakerClient, ServiceQuotasClient
     from ..observe import ClusterState
-    from ..spec import ClusterSpec
+    from ..clusterspec import ClusterSpec
 
 __all__ = ["RULE", "SAMPLE", "preflight", "skipped"]
 

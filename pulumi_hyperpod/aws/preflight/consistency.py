@@ -17,14 +17,14 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from ..planner.compare import same
 from ...plan.sections import ConsistencyFinding
-from ..spec import BUILD_FIELDS
+from ..clusterspec import BUILD_FIELDS
 from .quotas import describe_error
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..clients import SageMakerClient
     from ..observe import ClusterState
     from ...plan import GroupChange, Plan
-    from ..spec import ClusterSpec
+    from ..clusterspec import ClusterSpec
 
 SAMPLE = 20
 # build field → where DescribeClusterNode reports it (ExecutionRole is not reported per node)

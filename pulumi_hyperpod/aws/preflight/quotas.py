@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..clients import SageMakerClient, ServiceQuotasClient
     from ..observe import ClusterState
     from ...plan import Plan, Policy
-    from ..spec import ClusterSpec
+    from ..clusterspec import ClusterSpec
 
 SERVICE_CODE = "sagemaker"
 RULE = "service-quota"
