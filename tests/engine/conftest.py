@@ -123,6 +123,11 @@ class EngineProject:
     def config_set(self, key: str, value: str) -> None:
         self.run("config", "set", key, value)
 
+    def install_native_plugin(self, version: str, *, reinstall: bool = False) -> None:
+        """The native provider plugin (plugin/pulumi-resource-hyperpod) into this project's engine home."""
+        extra = ("--reinstall",) if reinstall else ()
+        self.run("plugin", "install", "resource", "hyperpod", version, "--file", str(PLUGIN_DIR / "pulumi-resource-hyperpod"), *extra)
+
     def export(self) -> dict[str, Any]:
         """`pulumi stack export` (kept for the credential scan)."""
         text = self.run("stack", "export").stdout

@@ -17,7 +17,7 @@ import pulumi_hyperpod
 from pulumi_hyperpod.gcp.client import connect
 from pulumi_hyperpod.gcp.fake import GcpSimulator
 
-from .conftest import PLUGIN_DIR, REPO, STACK, EngineProject, copy_demo_project, engine_env
+from .conftest import REPO, STACK, EngineProject, copy_demo_project, engine_env
 from .test_demo_stack import provider_lines
 
 pytestmark = pytest.mark.engine
@@ -93,16 +93,7 @@ def types(project: EngineProject) -> dict[str, str]:
 
 
 def test_migration_from_the_dynamic_to_the_native_gcp_cluster(project: EngineProject) -> None:
-    project.run(
-        "plugin",
-        "install",
-        "resource",
-        "hyperpod",
-        pulumi_hyperpod.__version__,
-        "--file",
-        str(PLUGIN_DIR / "pulumi-resource-hyperpod"),
-        "--reinstall",
-    )
+    project.install_native_plugin(pulumi_hyperpod.__version__, reinstall=True)
     project.run("stack", "init", STACK)
     # An import reads where the provider configuration says (it has the id alone).
     project.config_set("hyperpod:backend", "fake")

@@ -16,7 +16,7 @@ import subprocess
 import pytest
 
 from . import native_walk as walk
-from .conftest import PLUGIN_DIR, REPO, EngineProject, engine_env
+from .conftest import REPO, EngineProject, engine_env
 from .test_demo_stack import World
 from .test_native_typescript import require_host
 
@@ -45,7 +45,7 @@ def project(pulumi_cli: str, tmp_path_factory: pytest.TempPathFactory) -> Engine
     (root / "go.mod").write_text(gomod)
     project = EngineProject(root=root, env=engine_env(base))
     project.env["PATH"] = f"{shutil.os.path.dirname(go())}:{project.env['PATH']}"
-    project.run("plugin", "install", "resource", "hyperpod", walk.plugin_version(), "--file", str(PLUGIN_DIR / "pulumi-resource-hyperpod"))
+    project.install_native_plugin(walk.plugin_version())
     return project
 
 

@@ -17,7 +17,7 @@ import pytest
 
 import pulumi_hyperpod
 
-from .conftest import PLUGIN_DIR, STACK, EngineProject, copy_demo_project, engine_env, with_spec_helpers
+from .conftest import STACK, EngineProject, copy_demo_project, engine_env, with_spec_helpers
 from .test_demo_stack import World, provider_lines
 
 pytestmark = pytest.mark.engine
@@ -88,16 +88,7 @@ def types(project: EngineProject) -> dict[str, str]:
 
 
 def test_migration_from_the_dynamic_to_the_native_cluster(project: EngineProject, world: World) -> None:
-    project.run(
-        "plugin",
-        "install",
-        "resource",
-        "hyperpod",
-        pulumi_hyperpod.__version__,
-        "--file",
-        str(PLUGIN_DIR / "pulumi-resource-hyperpod"),
-        "--reinstall",
-    )
+    project.install_native_plugin(pulumi_hyperpod.__version__, reinstall=True)
     project.run("stack", "init", STACK)
     # Both providers read the backend from the stack config; an import reads only there (it has the id alone).
     project.config_set("hyperpod:backend", "fake")

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from . import native_walk as walk
-from .conftest import PLUGIN_DIR, REPO, EngineProject, engine_env
+from .conftest import REPO, EngineProject, engine_env
 from .test_demo_stack import World
 
 pytestmark = pytest.mark.engine
@@ -47,7 +47,7 @@ def project(pulumi_cli: str, tmp_path_factory: pytest.TempPathFactory) -> Engine
     (root / "package.json").write_text(json.dumps(manifest, indent=4))
     project = EngineProject(root=root, env=engine_env(base))
     # what scripts/install does: the plugin in the engine's plugin cache (`pulumi install` checks it)
-    project.run("plugin", "install", "resource", "hyperpod", walk.plugin_version(), "--file", str(PLUGIN_DIR / "pulumi-resource-hyperpod"))
+    project.install_native_plugin(walk.plugin_version())
     return project
 
 

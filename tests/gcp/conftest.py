@@ -11,6 +11,7 @@ import pytest
 
 from pulumi_hyperpod.gcp.client import connect
 from pulumi_hyperpod.gcp.fake import GcpSimulator
+from pulumi_hyperpod.gcp.fake.compute import Compute
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "gcp-training-cluster" / "cluster.json"
 NAME = "projects/my-project/locations/us-central1/modelDevelopmentClusters/llmtrain"
@@ -72,3 +73,18 @@ def pytest_runtest_makereport(item, call):
 def pytest_runtest_setup(item) -> None:
     if item.get_closest_marker("engine") and str(item.path) in _FAILED:
         pytest.skip(f"an earlier step of this flow failed: {_FAILED[str(item.path)]}")
+
+
+def compute_settings(sim: GcpSimulator):
+    """`with compute_settings(sim) as compute:` the simulated Compute Engine (zones' machine types,
+    reservations, regional quotas) of `sim`'s world, changed inside one transaction."""
+
+    class Settings:
+        def __enter__(self):
+            self._tx = sim.world()
+            return Compute(self._tx.__enter__().data)
+
+        def __exit__(self, *exc):
+            return self._tx.__exit__(*exc)
+
+    return Settings()

@@ -14,13 +14,12 @@ from pulumi_hyperpod.core import cloud
 from pulumi_hyperpod.core.contract import ApplyOptions
 from pulumi_hyperpod.gcp.client import GcpApiError
 from pulumi_hyperpod.gcp.fake import GcpSimulator
-from pulumi_hyperpod.gcp.fake.compute import Compute
 from pulumi_hyperpod.gcp.names import gpu_quota_metric
 from pulumi_hyperpod.gcp.spec import ClusterSpec
 from pulumi_hyperpod.plan.policy import Policy
 from tests.support.cli import use_fake_world
 
-from .conftest import EXAMPLE, a4
+from .conftest import EXAMPLE, a4, compute_settings
 
 GCP = cloud.get("gcp")
 RESERVATION = "projects/my-project/zones/us-central1-a/reservations/a4-reservation"
@@ -28,18 +27,6 @@ RESERVATION = "projects/my-project/zones/us-central1-a/reservations/a4-reservati
 
 def _prepared(client, doc, policy=None):
     return cloud.prepare(GCP, client, ClusterSpec.from_document(doc), policy or Policy())
-
-
-def _compute(sim: GcpSimulator):
-    class Settings:
-        def __enter__(self):
-            self._tx = sim.world()
-            return Compute(self._tx.__enter__().data)
-
-        def __exit__(self, *exc):
-            return self._tx.__exit__(*exc)
-
-    return Settings()
 
 
 def test_a_create_that_fits_is_checked_and_says_so(client, doc):
@@ -57,7 +44,7 @@ def test_a_create_that_fits_is_checked_and_says_so(client, doc):
 def test_over_a_regional_gpu_quota_is_refused_naming_the_metric_and_the_pool(sim, client, doc):
     a4(doc)["machine_spec"].pop("reservation_affinity")
     a4(doc)["provisioning_model"] = "ON_DEMAND"
-    with _compute(sim) as compute:
+    with compute_settings(sim) as compute:
         compute.set_quota("us-central1", "NVIDIA_B200_GPUS", 8)
     the_plan = _prepared(client, doc).plan
     [refusal] = the_plan.refusals
@@ -70,7 +57,7 @@ def test_usage_counts_the_clusters_already_there(sim, client, doc):
     """A second cluster's GPUs are counted on top of the first one's usage."""
     a4(doc)["machine_spec"].pop("reservation_affinity")
     a4(doc)["provisioning_model"] = "SPOT"
-    with _compute(sim) as compute:
+    with compute_settings(sim) as compute:
         compute.set_quota("us-central1", "PREEMPTIBLE_NVIDIA_B200_GPUS", 24)
     GCP.apply(client, _prepared(client, doc).plan, ApplyOptions())
     second = json.loads(json.dumps(doc).replace("llmtrain", "second"))
@@ -79,7 +66,7 @@ def test_usage_counts_the_clusters_already_there(sim, client, doc):
 
 
 def test_a_machine_type_the_zone_does_not_offer_is_refused(sim, client, doc):
-    with _compute(sim) as compute:
+    with compute_settings(sim) as compute:
         compute.withdraw("us-central1-a", "a4-highgpu-8g")
     the_plan = _prepared(client, doc).plan
     assert [(r.rule, r.group) for r in the_plan.refusals] == [("gcp-machine-type", "a4")]
@@ -87,11 +74,11 @@ def test_a_machine_type_the_zone_does_not_offer_is_refused(sim, client, doc):
 
 
 def test_a_named_reservation_that_does_not_exist_is_refused_and_one_that_does_passes(sim, client, doc):
-    with _compute(sim) as compute:
+    with compute_settings(sim) as compute:
         compute.add_reservation("projects/my-project/zones/us-central1-a/reservations/other", "a4-highgpu-8g", 2)
     [refusal] = _prepared(client, doc).plan.refusals
     assert refusal.rule == "gcp-reservation" and RESERVATION in refusal.reason
-    with _compute(sim) as compute:
+    with compute_settings(sim) as compute:
         compute.add_reservation(RESERVATION, "a4-highgpu-8g", 2)
     the_plan = _prepared(client, doc).plan
     assert not the_plan.refused
@@ -133,7 +120,7 @@ def test_gpu_quota_metric_names(accelerator, spot, metric):
 def test_hyperpod_plan_of_a_gcp_cluster_is_refused_with_exit_2_when_the_zone_lacks_the_type(tmp_path, monkeypatch):
     use_fake_world(monkeypatch, tmp_path)
     sim = GcpSimulator.open_default()
-    with _compute(sim) as compute:
+    with compute_settings(sim) as compute:
         compute.withdraw("us-central1-a", "n2-standard-8")
     result = CliRunner().invoke(main, ["--backend", "fake", "plan", "-f", str(EXAMPLE)])
     assert result.exit_code == 2, result.output

@@ -15,12 +15,11 @@ from google.auth.transport.requests import AuthorizedSession
 from pulumi_hyperpod.core import cloud
 from pulumi_hyperpod.gcp.client import COMPUTE_ENDPOINT_ENV, ENDPOINT_ENV, GcpClient, connect
 from pulumi_hyperpod.gcp.fake import GcpSimulator
-from pulumi_hyperpod.gcp.fake.compute import Compute
 from pulumi_hyperpod.gcp.spec import ClusterSpec
 from pulumi_hyperpod.plan.policy import Policy
 from pulumi_hyperpod.simserver import SimulatorServer, Worlds
 
-from .conftest import a4
+from .conftest import a4, compute_settings
 
 GCP = cloud.get("gcp")
 RESERVATION = "projects/my-project/zones/us-central1-a/reservations/a4-reservation"
@@ -45,18 +44,6 @@ def served(tmp_path, monkeypatch):
         thread.join(5)
 
 
-def _compute(sim: GcpSimulator):
-    class Settings:
-        def __enter__(self):
-            self._tx = sim.world()
-            return Compute(self._tx.__enter__().data)
-
-        def __exit__(self, *exc):
-            return self._tx.__exit__(*exc)
-
-    return Settings()
-
-
 def _preflight(client, doc):
     the_plan = cloud.prepare(GCP, client, ClusterSpec.from_document(doc), Policy()).plan
     quotas = the_plan.preflight.quotas
@@ -66,7 +53,7 @@ def _preflight(client, doc):
 
 def test_the_compute_reads_go_over_http_to_the_served_world(served):
     rest, _local, sim = served
-    with _compute(sim) as compute:
+    with compute_settings(sim) as compute:
         compute.add_reservation(RESERVATION, "a4-highgpu-8g", 2)
     assert rest.compute_url("projects/p/regions/r").startswith("http://127.0.0.1:")
     region = rest.get_region("my-project", "us-central1")
@@ -93,7 +80,7 @@ def test_a_quota_too_small_is_refused_over_rest(served, doc):
     rest, local, sim = served
     a4(doc)["machine_spec"].pop("reservation_affinity")
     a4(doc)["provisioning_model"] = "ON_DEMAND"
-    with _compute(sim) as compute:
+    with compute_settings(sim) as compute:
         compute.set_quota("us-central1", "NVIDIA_B200_GPUS", 8)
     verdict, _status, _checks, refusals = over_rest = _preflight(rest, doc)
     assert over_rest == _preflight(local, doc)
@@ -103,7 +90,7 @@ def test_a_quota_too_small_is_refused_over_rest(served, doc):
 
 def test_a_machine_type_the_zone_lacks_and_a_missing_reservation_are_refused_over_rest(served, doc):
     rest, local, sim = served
-    with _compute(sim) as compute:
+    with compute_settings(sim) as compute:
         compute.withdraw("us-central1-a", "n2-standard-8")
         compute.add_reservation("projects/my-project/zones/us-central1-a/reservations/other", "a4-highgpu-8g", 2)
     verdict, _status, _checks, refusals = over_rest = _preflight(rest, doc)
@@ -111,6 +98,6 @@ def test_a_machine_type_the_zone_lacks_and_a_missing_reservation_are_refused_ove
     assert verdict == "refused"
     assert sorted((rule, group) for rule, group, _ in refusals) == [("gcp-machine-type", "login"), ("gcp-reservation", "a4")]
     assert any(RESERVATION in reason for _rule, _group, reason in refusals)
-    with _compute(sim) as compute:
+    with compute_settings(sim) as compute:
         compute.add_reservation(RESERVATION, "a4-highgpu-8g", 2)
     assert [(rule, group) for rule, group, _ in _preflight(rest, doc)[3]] == [("gcp-machine-type", "login")]

@@ -5,16 +5,12 @@ GcpTrainingCluster. Checked in a fresh interpreter by `sys.modules`, never by ti
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 from pulumi_hyperpod.provider import props
 
+from tests.support.fresh import run_fresh
 from .conftest import slurm_spec
 
-REPO = Path(__file__).resolve().parents[2]
 NOT_IN_CHECK = ("pydantic", "botocore.session", "botocore.client", "pulumi_hyperpod.aws.clusterspec.models", "pulumi_hyperpod.provider.gcp")
 
 CHECK = """
@@ -39,17 +35,6 @@ def test_a_fresh_native_check_of_a_cluster_loads_no_client_models_pydantic_or_gc
     news = {"spec": slurm_spec(workers=2), "backend": "fake"}
     olds, failures = props.check_inputs(news)
     assert failures == []
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))}
-    proc = subprocess.run(
-        [sys.executable, "-c", f"NOT_IN_CHECK = {NOT_IN_CHECK!r}\n" + CHECK],
-        input=json.dumps([olds, news]),
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=REPO,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
-    found = json.loads(proc.stdout.splitlines()[-1])
+    found = json.loads(run_fresh(f"NOT_IN_CHECK = {NOT_IN_CHECK!r}\n" + CHECK, json.dumps([olds, news])))
     assert found["failures"] == [] and found["inputs"]["spec"] == olds["spec"]
     assert found["loaded"] == [] and not found["whole_model"]

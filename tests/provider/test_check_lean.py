@@ -6,9 +6,6 @@ comparing results, never by timing."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +18,7 @@ from pulumi_hyperpod.plan.policy import Policy
 from pulumi_hyperpod.provider.settings import Defaults, Settings, allows_replacement, check_settings, locate_inputs, policy_inputs
 from pulumi_hyperpod.provider.unknowns import is_unknown
 
+from tests.support.fresh import run_fresh
 from .conftest import slurm_spec
 
 REPO = Path(__file__).resolve().parents[2]
@@ -50,18 +48,7 @@ print(json.dumps({
 
 
 def fresh_check(olds: dict, news: dict) -> dict:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))}
-    proc = subprocess.run(
-        [sys.executable, "-c", f"NOT_IN_CHECK = {NOT_IN_CHECK!r}\n" + CHECK],
-        input=json.dumps([olds, news]),
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=REPO,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout.splitlines()[-1])
+    return json.loads(run_fresh(f"NOT_IN_CHECK = {NOT_IN_CHECK!r}\n" + CHECK, json.dumps([olds, news])))
 
 
 def in_process_check(olds: dict, news: dict) -> dict:

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.support.fresh import run_fresh
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -166,17 +167,7 @@ print(sorted(m for m in NEVER if m in sys.modules))
 
 
 def test_declaring_the_demo_cluster_loads_no_botocore_pydantic_or_model():
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))}
-    proc = subprocess.run(
-        [sys.executable, "-c", f"NEVER = {PROGRAM_NEVER!r}\n" + DECLARE_DEMO],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=REPO,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines()[-1] == "[]"
+    assert run_fresh(f"NEVER = {PROGRAM_NEVER!r}\n" + DECLARE_DEMO) == "[]"
 
 
 @pytest.mark.parametrize("backend", ["fake", "aws"])

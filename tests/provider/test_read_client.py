@@ -10,9 +10,6 @@ import ast
 import functools
 import json
 import marshal
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,6 +20,7 @@ from pulumi_hyperpod.aws import readclient, servicemodel, specshapes
 from pulumi_hyperpod.aws.fake import Simulator
 from pulumi_hyperpod.aws.modelcache import cache_dir
 
+from tests.support.fresh import run_fresh
 from .conftest import slurm_spec
 
 REPO = Path(__file__).resolve().parents[2]
@@ -152,18 +150,7 @@ def test_a_fresh_processs_diff_reads_through_the_cut_and_never_loads_the_whole_m
     sim.advance(900)
     sim.reset_calls()
     props = {"spec": spec, "backend": "fake"}
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))}
-    proc = subprocess.run(
-        [sys.executable, "-c", DIFF],
-        input=json.dumps([str(path), props]),
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-        timeout=120,
-    )
-    assert proc.returncode == 0, proc.stderr
-    result = json.loads(proc.stdout.splitlines()[-1])
+    result = json.loads(run_fresh(DIFF, json.dumps([str(path), props]), cwd=tmp_path))
     assert result["changes"] is False
     assert "DescribeCluster" in result["calls"] and set(result["calls"]) <= set(specshapes.READ_OPERATIONS), result["calls"]
     assert result["whole_model"] is False  # client, simulator checks and planner limits: all on the cut
