@@ -20,7 +20,7 @@ from typing import Any
 import pulumi
 from pulumi.dynamic import CreateResult, DiffResult, ResourceProvider, UpdateResult
 
-BUCKET_PREFIX = "sagemaker-hyperpod-"  # the node role's managed policy reads sagemaker-* buckets
+from .support import BUCKET_PREFIX, private_bucket  # the node role's managed policy reads sagemaker-* buckets
 
 
 def simulator_bucket_name(name: str) -> str:
@@ -102,16 +102,7 @@ def aws_bundle(name: str, files: Mapping[str, bytes], prefix: str, parent: pulum
     import pulumi_aws as aws
 
     opts = pulumi.ResourceOptions(parent=parent)
-    bucket = aws.s3.Bucket(f"{name}-slurm-bundle", bucket_prefix=BUCKET_PREFIX, force_destroy=True, opts=opts)
-    aws.s3.BucketPublicAccessBlock(
-        f"{name}-slurm-bundle",
-        bucket=bucket.id,
-        block_public_acls=True,
-        block_public_policy=True,
-        ignore_public_acls=True,
-        restrict_public_buckets=True,
-        opts=opts,
-    )
+    bucket = private_bucket(f"{name}-slurm-bundle", parent)
     objects = []
     for path, content in sorted(files.items()):
         # One resource per file path; its key carries the digest, so a new bundle replaces the

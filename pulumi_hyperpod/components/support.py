@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import mimetypes
 from pathlib import Path
+from typing import Any
 
 import pulumi
 
@@ -57,16 +58,7 @@ def lifecycle_bucket(name: str, scripts_dir: str, parent: pulumi.Resource) -> pu
     if not files:
         raise ValueError(f"lifecycle scripts folder {folder} is empty")
     opts = pulumi.ResourceOptions(parent=parent)
-    bucket = aws.s3.Bucket(f"{name}-lifecycle", bucket_prefix=BUCKET_PREFIX, force_destroy=True, opts=opts)
-    aws.s3.BucketPublicAccessBlock(
-        f"{name}-lifecycle",
-        bucket=bucket.id,
-        block_public_acls=True,
-        block_public_policy=True,
-        ignore_public_acls=True,
-        restrict_public_buckets=True,
-        opts=opts,
-    )
+    bucket = private_bucket(f"{name}-lifecycle", parent)
     for path in files:
         key = SCRIPTS_PREFIX + path.relative_to(folder).as_posix()
         aws.s3.BucketObjectv2(
@@ -122,3 +114,22 @@ def autoscaling_role(name: str, parent: pulumi.Resource) -> pulumi.Output[str]:
         opts=opts,
     )
     return role.arn
+
+
+def private_bucket(name: str, parent: pulumi.Resource) -> Any:
+    """An S3 bucket named `sagemaker-hyperpod-…` (the node role's managed policy reads sagemaker-*
+    buckets), emptied on destroy, with every kind of public access blocked."""
+    import pulumi_aws as aws
+
+    opts = pulumi.ResourceOptions(parent=parent)
+    bucket = aws.s3.Bucket(name, bucket_prefix=BUCKET_PREFIX, force_destroy=True, opts=opts)
+    aws.s3.BucketPublicAccessBlock(
+        name,
+        bucket=bucket.id,
+        block_public_acls=True,
+        block_public_policy=True,
+        ignore_public_acls=True,
+        restrict_public_buckets=True,
+        opts=opts,
+    )
+    return bucket

@@ -182,25 +182,12 @@ def check_quotas(
     region: str,
 ) -> tuple[QuotaSection, list[Refusal], list[str]]:
     """The quota part of the section, the refusals, and the warnings."""
-    section, refusals, warnings = _check_quotas(plan, desired, observed, sagemaker, quotas, policy, region)
-    return QuotaSection.from_dict(section), refusals, warnings
-
-
-def _check_quotas(
-    plan: "Plan",
-    desired: "ClusterSpec",
-    observed: "ClusterState | None",
-    sagemaker: "SageMakerClient",
-    quotas: "ServiceQuotasClient | None",
-    policy: "Policy",
-    region: str,
-) -> tuple[dict[str, Any], list[Refusal], list[str]]:
     fresh = observed is None or plan.action == "replace"
     before = described_usage(observed.describe) if observed is not None else {}
     after, flexible = planned_usage(desired, observed, fresh)
     section: dict[str, Any] = {"status": "checked", "region": region, "checks": []}
     if quotas is None:
-        return {**section, "status": "unreadable", "error": "no Service Quotas client"}, [], []
+        return QuotaSection.from_dict({**section, "status": "unreadable", "error": "no Service Quotas client"}), [], []
     try:
         others, counted, skipped = other_clusters(sagemaker, plan.cluster_name)
     except (ClientError, BotoCoreError) as error:
@@ -215,7 +202,7 @@ def _check_quotas(
     try:
         table = read_quotas(quotas, wanted)
     except (ClientError, BotoCoreError) as error:
-        return {**section, "status": "unreadable", "error": describe_error(error)}, [], []
+        return QuotaSection.from_dict({**section, "status": "unreadable", "error": describe_error(error)}), [], []
 
     limits = {t: table.find(type_quota_name(t)) if type_quota_name(t) else None for t in types}
     used = {t: others.get(t, 0) + after.get(t, 0) for t in types}
@@ -269,7 +256,7 @@ def _check_quotas(
             warnings.append(_near_text(check, region, clusters))
         elif check["status"] == "unknown" and check["adds"] > 0:
             warnings.append(f"no quota named '{check['quota_name']}' in Service Quotas ({region}): {check['instance_type']} not checked")
-    return section, refusals, warnings
+    return QuotaSection.from_dict(section), refusals, warnings
 
 
 def _check(name: str, quota: Quota | None, in_use: int, after: int, instance_type: str | None, groups: list[str]) -> dict[str, Any]:
