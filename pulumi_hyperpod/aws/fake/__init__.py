@@ -13,8 +13,18 @@ API operation) → `mutations.py` (shared write steps) → `reconcile.py` + `rol
 `slurm.py`, `billing.py`, `events.py`, `scenario.py`.
 """
 
-from .errors import ServiceError
-from .scenario import Scenario, load_scenario
-from .simulator import Simulator
+from typing import TYPE_CHECKING
+
+from ..._lazy import lazy_exports
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .errors import ServiceError
+    from .scenario import Scenario, load_scenario
+    from .simulator import Simulator
+
+# the scenario (a pydantic model) loads only when used: a read of a stored world does not need it
+__getattr__, __dir__ = lazy_exports(
+    __name__, {"Simulator": ".simulator", "Scenario": ".scenario", "ServiceError": ".errors", "load_scenario": ".scenario"}
+)
 
 __all__ = ["Simulator", "Scenario", "ServiceError", "load_scenario"]

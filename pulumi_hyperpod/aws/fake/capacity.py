@@ -7,9 +7,10 @@ that type (handy for "12 p5s in the region"); a per-AZ pool, when present, wins.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-from .scenario import Scenario
+if TYPE_CHECKING:  # pragma: no cover
+    from .scenario import Scenario
 
 ANY_AZ = "*"
 
@@ -28,7 +29,7 @@ class CapacityPools:
         self.pools: dict[str, int] = dict(pools or {})
 
     @classmethod
-    def from_scenario(cls, scenario: Scenario) -> "CapacityPools":
+    def from_scenario(cls, scenario: "Scenario") -> "CapacityPools":
         pools = cls()
         for pool in scenario.capacity:
             pools.set(pool.instance_type, pool.availability_zone, pool.available)

@@ -76,7 +76,7 @@ def _seconds(value) -> float:
 
 def progress(world: World, cluster: Cluster) -> None:
     """Start the patch of the groups whose time came; schedule the cluster for the next one."""
-    release = world.scenario.image_release
+    release = world.setting("image_release")
     if release is None or cluster.status in ("Deleting", "Failed", "Creating"):
         return
     waiting: list[tuple[float, InstanceGroup]] = []
@@ -129,7 +129,7 @@ def with_image_status(describe):
 
     def run(world: World, region: str, params: dict) -> dict:
         response = describe(world, region, params)
-        release = world.scenario.image_release
+        release = world.setting("image_release")
         if release is None:
             return response
         cluster = world.find_cluster(region, params["ClusterName"])
@@ -138,7 +138,7 @@ def with_image_status(describe):
             if group is None or group.spec.get("ImageId") not in (None, "default"):
                 continue
             version = group.spec.get("ImageReleaseVersion")
-            fresh = version == release or (version is None and group.created_at >= (world.scenario.image_released_at or 0))
+            fresh = version == release or (version is None and group.created_at >= (world.setting("image_released_at") or 0))
             item["ImageVersionStatus"] = "UpToDate" if fresh else "UpdateAvailable"
         return response
 

@@ -19,11 +19,12 @@ import binascii
 import datetime as dt
 import hashlib
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, unquote, urlsplit
-from xml.sax.saxutils import escape
 
-from botocore.awsrequest import AWSResponse
+
+if TYPE_CHECKING:  # pragma: no cover
+    from botocore.awsrequest import AWSResponse
 
 from .body import RawBody
 
@@ -41,8 +42,10 @@ class S3Error(Exception):
 # ---- the wire ------------------------------------------------------------------------------------
 
 
-def answer(world: Any, region: str, request: Any) -> AWSResponse:
+def answer(world: Any, region: str, request: Any) -> "AWSResponse":
     """One S3 request against the world: the HTTP response S3 would give."""
+    from botocore.awsrequest import AWSResponse  # the S3 wire loads with the first S3 request
+
     try:
         status, headers, body = _dispatch(world, region, request)
     except S3Error as error:
@@ -50,6 +53,13 @@ def answer(world: Any, region: str, request: Any) -> AWSResponse:
         body = b"" if request.method == "HEAD" else _error_xml(error)
     headers = {"x-amz-request-id": _request_id(world), "Content-Length": str(len(body)), **headers}
     return AWSResponse(request.url, status, headers, RawBody(body))
+
+
+def escape(text: str) -> str:
+    """XML character data (xml.sax.saxutils', loaded with the first S3 answer that needs it)."""
+    from xml.sax.saxutils import escape as xml_escape
+
+    return xml_escape(text)
 
 
 def _request_id(world: Any) -> str:

@@ -15,9 +15,7 @@ import threading
 import time
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional
-
-from botocore.configprovider import ConstantProvider
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 from ..sessions import new_botocore_session
 from . import billing as metering
@@ -26,9 +24,11 @@ from ...core.clock import CLOCK_FILE, ClockFileError
 from .clock import ManualClock, PollTracker, SharedClock, to_datetime, to_seconds
 from .errors import ResourceNotFound
 from .model import Cluster
-from .scenario import QuotaValue, Scenario, load_scenario
 from .store import MemoryStore, SqliteStore
 from .world import World
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .scenario import Scenario
 
 STATE_ENV = "HYPERPOD_FAKE_STATE"
 SCENARIO_ENV = "HYPERPOD_FAKE_SCENARIO"
@@ -50,6 +50,8 @@ def _botocore_session(cut: bool = False) -> Any:
     importing boto3 and s3transfer (0.15 s of every process that makes one). `cut`: a session of its
     own whose sagemaker clients are built on the preview's shapes (readclient.py); None when there are
     none (the model cache turned off)."""
+    from botocore.configprovider import ConstantProvider
+
     session = new_botocore_session()  # the process's one model loader; fast timestamps
     if cut:
         from ..readclient import use_cut
@@ -74,7 +76,7 @@ def _preparse(model: Any, answered: threading.local, operation: str, payload: di
 
 def _waited(polls: PollTracker, key: Any, world: World) -> float:
     if polls.window is None:
-        polls.window = world.scenario.poll_window_seconds
+        polls.window = world.setting("poll_window_seconds")
     return polls.waited(key, world.clock.real_time())
 
 
@@ -97,11 +99,14 @@ class Simulator:
         real_time: Callable[[], float] = time.time,
         clock: Optional[SharedClock] = None,
     ) -> None:
+        from .scenario import load_scenario
+
         self.path = Path(path) if path is not None else None
-        loaded = load_scenario(scenario)
         if self.path is None:
-            self._store: "MemoryStore | SqliteStore" = MemoryStore(World(loaded, seed, ManualClock()))
+            self._store: "MemoryStore | SqliteStore" = MemoryStore(World(load_scenario(scenario), seed, ManualClock()))
         else:
+            # no scenario given: the defaults, built only if the world is new (an existing one keeps its own)
+            loaded = load_scenario(scenario) if scenario is not None else None
             self._store = SqliteStore(self.path, seed, loaded, real_time, clock)
 
     # -- construction ----------------------------------------------------------------------------
@@ -216,6 +221,14 @@ class Simulator:
         if service not in wire.SERVICES and protocol not in wire.JSON_PROTOCOLS:
             raise wire.NotSimulatedError(f"The HyperPod simulator does not simulate the {service} service.")
         operation, params = wire.decode(request)
+        status, payload, request_id = self.dispatch(service, region, operation, params, polls)
+        if preparse is not None and status < 300:
+            payload = preparse(operation, payload)
+        return wire.encode(request.url, status, payload, request_id)
+
+    def dispatch(self, service: str, region: str, operation: str, params: dict, polls: PollTracker) -> tuple[int, dict, str]:
+        """One request, as decoded from the wire: (HTTP status, JSON payload, request id). `polls`: the
+        calling client's, so a client repeating a read moves the world (a client waiting on it)."""
         waited = None
         if operation.startswith(READS):  # a repeated identical read is a client waiting on the world
             key = (service, region, operation, json.dumps(params, sort_keys=True, default=str))
@@ -224,9 +237,7 @@ class Simulator:
             self._store.record_call(operation, params)
             status, payload = wire.dispatch(world, service, operation, region, params)
             request_id = ids.request_id(world.fault_rng)
-        if preparse is not None and status < 300:
-            payload = preparse(operation, payload)
-        return wire.encode(request.url, status, payload, request_id)
+        return status, payload, request_id
 
     # -- time ------------------------------------------------------------------------------------
     def advance(self, seconds: float):
@@ -255,7 +266,7 @@ class Simulator:
         self._store.reset_calls()
 
     @property
-    def scenario(self) -> Scenario:
+    def scenario(self) -> "Scenario":
         with self._world() as world:
             return world.scenario
 
@@ -404,6 +415,8 @@ class Simulator:
     def set_quota(self, value: float, *, name: Optional[str] = None, code: Optional[str] = None) -> None:
         """The account's applied Service Quotas value changes (an increase granted, or a quota lowered
         below what already runs), by quota name or code; calls from then on are checked against it."""
+        from .scenario import QuotaValue
+
         with self._world() as world:
             quota = QuotaValue(quota_name=name, quota_code=code, value=value)
             kept = [q for q in world.scenario.quotas if (q.quota_name, q.quota_code) != (name, code)]

@@ -16,11 +16,13 @@ hook sets `Default=YES` there on the controller), and its slurm.conf lines show 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import ids, s3
 from .model import COMPUTE, CONTROLLER, FAILED, LOGIN, RUNNING, Cluster, Node
-from .scenario import ProvisioningParameters, Scenario
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .scenario import ProvisioningParameters, Scenario
 
 INCLUDE_PATH = "/opt/slurm/etc/slurm-spec.conf"
 _INCLUDE_BEGIN = f"# ---- {INCLUDE_PATH} (included; from the lifecycle bundle {{uri}}) ----"
@@ -127,6 +129,8 @@ def _bundle_include(world: Any, cluster: Cluster) -> tuple[str, list[str]] | Non
 def scenario_with_bundles(world: Any, groups: list[dict]) -> Scenario:
     """The scenario, with the provisioning_parameters.json of every bundle the groups point at
     added (a scenario's own entry for a URI wins: a test stated it on purpose)."""
+    from .scenario import ProvisioningParameters  # pydantic: loaded by the writes that need it
+
     found: dict[str, ProvisioningParameters] = {}
     for group in groups:
         uri = (group.get("LifeCycleConfig") or {}).get("SourceS3Uri")

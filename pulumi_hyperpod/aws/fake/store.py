@@ -23,12 +23,14 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Callable, Iterator, Optional
+from typing import TYPE_CHECKING, Callable, Iterator, Optional
 
 from .clock import SharedClock, clock_from_state, new_persistent_clock
 from .model import NEXT_NODE_DUE, Cluster, EventLog
-from .scenario import Scenario
 from .world import World, rng_state, set_rng_state
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .scenario import Scenario
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -52,7 +54,7 @@ def _meta_fingerprints(world: World) -> dict[str, object]:
     Token records are only ever added or expired, never changed in place: key and expiry identify them."""
     return {
         "seed": world.seed,
-        "scenario": id(world.scenario),
+        "scenario": world.scenario_identity(),
         "rng": world.rng.getstate(),
         "fault_rng": world.fault_rng.getstate(),
         "clock": world.clock.state(),
@@ -68,7 +70,7 @@ def _meta_fingerprints(world: World) -> dict[str, object]:
 
 _META = {
     "seed": lambda world: world.seed,
-    "scenario": lambda world: world.scenario.model_dump(mode="json"),
+    "scenario": lambda world: world.scenario_json(),
     "rng": lambda world: rng_state(world.rng),
     "fault_rng": lambda world: rng_state(world.fault_rng),
     "clock": lambda world: world.clock.state(),
@@ -117,7 +119,7 @@ class SqliteStore:
         self,
         path: "str | Path",
         seed: int,
-        scenario: Scenario,
+        scenario: "Scenario | None",
         real_time: Callable[[], float] = time.time,
         clock: Optional[SharedClock] = None,
     ) -> None:
@@ -146,6 +148,10 @@ class SqliteStore:
                     if statement.strip():
                         self.conn.execute(statement)
                 if self._meta("seed") is None:
+                    if scenario is None:  # the defaults; built only for a new world (an existing one keeps its own)
+                        from .scenario import Scenario
+
+                        scenario = Scenario()
                     world = World(scenario, seed, self._clock(new_persistent_clock(scenario.speed, real_time).state()))
                     self._write_all(world)
                     self.conn.execute("INSERT INTO meta (key, value) VALUES ('world_id', ?)", (_dumps(uuid.uuid4().hex),))
@@ -198,7 +204,8 @@ class SqliteStore:
         self._generation += 1
         generation = self._generation
         meta = {key: json.loads(value) for key, value in self.conn.execute("SELECT key, value FROM meta")}
-        world = World(Scenario.model_validate(meta["scenario"]), meta["seed"], self._clock(meta["clock"]))
+        # the scenario was validated when it was stored: the model is built only if something reads it
+        world = World(meta["scenario"], meta["seed"], self._clock(meta["clock"]))
         set_rng_state(world.rng, meta["rng"])
         set_rng_state(world.fault_rng, meta["fault_rng"])
         world.now, world.start = meta["now"], meta["start"]

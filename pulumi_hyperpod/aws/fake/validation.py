@@ -11,7 +11,7 @@ the simulated world: the cluster as it is (update rules) and the lifecycle bundl
 
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import TYPE_CHECKING, Iterable, Optional
 
 from ... import members
 from .. import servicemodel
@@ -20,7 +20,9 @@ from ..clusterspec import rules
 from ..clusterspec.rules import NO_GROUPS, SINGLE_CONTROLLER, autoscaling_rules, fsx_vpc_rules, tag_rules  # noqa: F401  (used by the operations)
 from .errors import ValidationException
 from .model import COMPUTE, CONTROLLER, LOGIN, Cluster
-from .scenario import Scenario
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .scenario import Scenario
 
 
 def check_model(operation: str, params: dict) -> None:

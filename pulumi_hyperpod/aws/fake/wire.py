@@ -11,9 +11,7 @@ Adding a simulated service is one module with an `OPERATIONS` table plus one lin
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Optional
-
-from botocore.awsrequest import AWSResponse
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from . import reconcile
 from .body import RawBody
@@ -21,6 +19,9 @@ from .errors import InternalFailure, ServiceError, ServiceUnavailable, Throttlin
 from .sagemaker import OPERATIONS as SAGEMAKER_OPERATIONS
 from .quotas import OPERATIONS as QUOTA_OPERATIONS
 from .world import World
+
+if TYPE_CHECKING:  # pragma: no cover
+    from botocore.awsrequest import AWSResponse
 
 Operation = Callable[[World, str, dict], dict]
 
@@ -52,14 +53,24 @@ def decode(request: Any) -> tuple[str, dict]:
     return operation, json.loads(body)
 
 
-def encode(url: str, status: int, payload: dict, request_id: str) -> AWSResponse:
-    body = json.dumps(payload, separators=(",", ":")).encode()
-    headers = {
+def encode(url: str, status: int, payload: dict, request_id: str) -> "AWSResponse":
+    from botocore.awsrequest import AWSResponse  # only a client's (or `fake serve`'s) answer travels as HTTP
+
+    body = body_of(payload)
+    return AWSResponse(url, status, headers(request_id, body), RawBody(body))
+
+
+def body_of(payload: dict) -> bytes:
+    return json.dumps(payload, separators=(",", ":")).encode()
+
+
+def headers(request_id: str, body: bytes) -> dict[str, str]:
+    """The HTTP headers of an answer with `body`."""
+    return {
         "x-amzn-RequestId": request_id,
         "Content-Type": "application/x-amz-json-1.1",
         "Content-Length": str(len(body)),
     }
-    return AWSResponse(url, status, headers, RawBody(body))
 
 
 def error_payload(error: ServiceError) -> dict:
@@ -67,10 +78,11 @@ def error_payload(error: ServiceError) -> dict:
 
 
 def _fault(world: World) -> Optional[ServiceError]:
-    faults, rng = world.scenario.faults, world.fault_rng
-    if faults.throttle_rate and rng.random() < faults.throttle_rate:
+    rng = world.fault_rng
+    throttle_rate, server_error_rate = world.setting("faults", "throttle_rate"), world.setting("faults", "server_error_rate")
+    if throttle_rate and rng.random() < throttle_rate:
         return ThrottlingException("Rate exceeded")
-    if faults.server_error_rate and rng.random() < faults.server_error_rate:
+    if server_error_rate and rng.random() < server_error_rate:
         if rng.random() < 0.5:
             return InternalFailure("We encountered an internal error. Please try again.")
         return ServiceUnavailable("Service is temporarily unavailable. Please try again.")

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import heapq
 import random
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from . import ids
 from .capacity import CapacityPools
 from .clock import ManualClock, WallClock
 from .errors import ResourceNotFound
 from .model import Cluster, Node
-from .scenario import Scenario
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .scenario import Scenario
 
 # Timer kinds
 NODE, RETRY, DEADLINE, CAPACITY, CLUSTER = "node", "retry", "deadline", "capacity", "cluster"
@@ -36,9 +38,28 @@ def set_rng_state(rng: random.Random, state: list) -> None:
     rng.setstate((state[0], tuple(state[1]), state[2]))
 
 
+# What a request reads of the scenario on every call, by its path in the scenario's JSON, with the model's
+# default: a world loaded from its stored JSON answers these without validating the whole Scenario
+# (tests/fake/test_sim_lazy_scenario.py holds each default to the model's).
+SETTINGS: dict[tuple[str, ...], Any] = {
+    ("poll_window_seconds",): 2,
+    ("faults", "throttle_rate"): 0.0,
+    ("faults", "server_error_rate"): 0.0,
+    ("image_release",): None,
+    ("image_released_at",): None,
+}
+
+
 class World:
-    def __init__(self, scenario: Scenario, seed: int, clock: "ManualClock | WallClock") -> None:
-        self.scenario = scenario
+    def __init__(self, scenario: "Scenario | dict[str, Any]", seed: int, clock: "ManualClock | WallClock") -> None:
+        """`scenario`: the model, or its stored JSON (a validated Scenario's `model_dump(mode="json")`),
+        validated into the model only when something reads `scenario`."""
+        self._scenario: "Optional[Scenario]" = None
+        self._stored_scenario: Optional[dict[str, Any]] = None
+        if isinstance(scenario, dict):
+            self._stored_scenario = scenario
+        else:
+            self._scenario = scenario
         self.seed = seed
         self.rng = random.Random(seed)
         # Wire faults draw from their own stream (also derived from the seed), so a throttled
@@ -48,7 +69,8 @@ class World:
         self.now: float = clock.now()
         self.start: float = self.now
         self.clusters: dict[str, Cluster] = {}
-        self.capacity = CapacityPools.from_scenario(scenario)
+        # a stored world's pools are its own (the store sets them); a new world's come from its scenario
+        self.capacity = CapacityPools() if self._scenario is None else CapacityPools.from_scenario(self._scenario)
         self.capacity_cursor = 0
         self.tokens: dict[str, dict] = {}
         self._billing: Optional[dict[str, dict]] = {}
@@ -65,6 +87,51 @@ class World:
         self.revisions: dict[str, int] = {}
         self.cache: dict[tuple, tuple[int, Any]] = {}
         self.schedule_capacity_change()
+
+    # -- scenario ------------------------------------------------------------------------------
+    @property
+    def scenario(self) -> "Scenario":
+        if self._scenario is None:
+            from .scenario import Scenario
+
+            self._scenario = Scenario.model_validate(self._stored_scenario)
+            self._stored_scenario = None
+        return self._scenario
+
+    @scenario.setter
+    def scenario(self, value: "Scenario") -> None:
+        self._scenario, self._stored_scenario = value, None
+
+    def setting(self, *path: str) -> Any:
+        """A scenario value every request reads (`SETTINGS`), from the model once built, else from the
+        stored JSON (the model's default where the JSON leaves it out)."""
+        if self._scenario is not None:
+            value: Any = self._scenario
+            for part in path:
+                value = getattr(value, part)
+            return value
+        value = self._stored_scenario
+        for part in path:
+            if not isinstance(value, dict) or part not in value:
+                return SETTINGS[path]
+            value = value[part]
+        return value
+
+    def scenario_json(self) -> dict[str, Any]:
+        """The scenario as the store keeps it: the stored JSON itself while nothing built the model."""
+        return self._stored_scenario if self._scenario is None else self._scenario.model_dump(mode="json")  # type: ignore[return-value]
+
+    def scenario_identity(self) -> int:
+        """Changes whenever the scenario is replaced (the store's cheap stand-in for comparing its JSON)."""
+        return id(self._stored_scenario if self._scenario is None else self._scenario)
+
+    def _capacity_change_at(self, index: int) -> Optional[float]:
+        """When the scenario's `index`-th capacity change (in time order) happens, relative to the start; None past the last."""
+        if self._scenario is not None:
+            changes: list[Any] = self._scenario.capacity_changes
+            return changes[index].at if index < len(changes) else None
+        stored = (self._stored_scenario or {}).get("capacity_changes") or []  # stored sorted by `at`, as validated
+        return float(stored[index]["at"]) if index < len(stored) else None
 
     # -- timers --------------------------------------------------------------------------------
     def push(self, kind: str, cluster_id: str, ref: Any, due: float) -> None:
@@ -93,10 +160,9 @@ class World:
             self.push(CLUSTER, cluster.id, "", due)
 
     def schedule_capacity_change(self) -> None:
-        changes = self.scenario.capacity_changes
-        if self.capacity_cursor < len(changes):
-            change = changes[self.capacity_cursor]
-            self.push(CAPACITY, "", str(self.capacity_cursor), self.start + change.at)
+        at = self._capacity_change_at(self.capacity_cursor)
+        if at is not None:
+            self.push(CAPACITY, "", str(self.capacity_cursor), self.start + at)
 
     def rebuild_heap(self) -> None:
         self.heap = []
