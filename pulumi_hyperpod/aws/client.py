@@ -22,10 +22,14 @@ def client_config(retry_mode: str = "standard", max_attempts: int | None = None)
     """botocore's own retry modes (standard or adaptive) instead of hand-written retry loops."""
     from botocore.config import Config  # boto3/botocore load only when a client is made
 
+    return Config(retries={"mode": retry_mode, "max_attempts": retry_attempts(max_attempts)}, user_agent_extra="pulumi-hyperpod")
+
+
+def retry_attempts(max_attempts: int | None = None) -> int:
+    """The retries `client_config` allows (botocore's `max_attempts`: retries after the first attempt)."""
     from .. import envvars
 
-    attempts = max_attempts or int(envvars.number("HYPERPOD_MAX_ATTEMPTS", 8, integer=True, minimum=1))
-    return Config(retries={"mode": retry_mode, "max_attempts": attempts}, user_agent_extra="pulumi-hyperpod")
+    return max_attempts or int(envvars.number("HYPERPOD_MAX_ATTEMPTS", 8, integer=True, minimum=1))
 
 
 def default_poll_seconds(backend: str) -> float:
@@ -64,7 +68,8 @@ def connect(
     world at $HYPERPOD_FAKE_STATE (default `.hyperpod/fake.sqlite` in the working directory).
     `endpoint_url` (backend="aws"): where the calls go instead of AWS, e.g. `hyperpod fake serve`.
     `reads`: a sagemaker client built for observing (readclient.py): the cut model, the full client
-    made only if a call needs an operation outside it.
+    made only if a call needs an operation outside it; on the simulator (standard retries), its reads
+    answered in this process without botocore's client (fake/direct.py).
     """
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
@@ -72,18 +77,27 @@ def connect(
         raise ValueError(
             "--endpoint-url sends the calls over HTTP (--backend aws); --backend fake answers them in this process: give one or the other"
         )
-    config = client_config(retry_mode, max_attempts)
+    attempts = retry_attempts(max_attempts)  # a bad $HYPERPOD_MAX_ATTEMPTS: its error before anything is opened
     if backend == "fake":
         from .fake import Simulator
 
         world = simulator if simulator is not None else Simulator.open_default()
-        client = world.client(service=service, region=region or DEFAULT_REGION, config=config, reads=reads)
+        client = None
+        if reads and service == "sagemaker" and retry_mode == "standard":
+            # the preview's reads answered in process without botocore's client (fake/direct.py); the
+            # same retries: botocore's total attempts are its `max_attempts` retries plus the first
+            full = lambda: world.client(service=service, region=region or DEFAULT_REGION, config=client_config(retry_mode, max_attempts))  # noqa: E731
+            client = world.read_client(region or DEFAULT_REGION, attempts + 1, full)
+        if client is None:
+            config = client_config(retry_mode, max_attempts)
+            client = world.client(service=service, region=region or DEFAULT_REGION, config=config, reads=reads)
         # a persistent world runs at speed only while polled: waits on it poll fast (poll_seconds_for);
         # an in-memory world's clock moves only when told (tests pass sleep=sim.advance)
         client.meta.hyperpod_simulated = world.path is not None
         return client
     from .sessions import new_botocore_session
 
+    config = client_config(retry_mode, max_attempts)
     session = new_botocore_session()
     if profile:
         session.set_config_variable("profile", profile)

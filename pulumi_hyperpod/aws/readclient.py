@@ -93,3 +93,44 @@ def with_fallback(client: Any, full: Callable[[], Any]) -> Any:
     client.get_paginator, client.can_paginate, client.get_waiter = get_paginator, can_paginate, get_waiter
     client.meta.hyperpod_cut = True  # tests and the bench: this client is the cut one
     return client
+
+
+PAGINATORS_PREFIX = "read-paginators-"
+
+
+def read_paginators() -> "dict[str, dict[str, Any]] | None":
+    """The model's paginator configuration of the read operations (sagemaker's paginators-1, as a
+    client's `get_paginator` reads it), for the simulator's direct read client (fake/direct.py).
+    Kept on disk beside the cut model, keyed as it is and checked against the file it was read from,
+    so a preview's process reads it without botocore's session; None when the model cache is off."""
+    from .modelcache import _MISSING, _read, _write, cache_dir
+    from .specshapes import _stat, entry_key
+
+    directory = cache_dir()
+    if directory is None:
+        return None
+    key = PAGINATORS_PREFIX + entry_key()
+    entry = _read(directory, key)
+    if entry is not _MISSING and isinstance(entry, dict) and isinstance(entry.get("pagination"), dict):
+        source = entry.get("source")
+        if isinstance(source, list) and len(source) == 3 and isinstance(source[0], str) and _stat(source[0]) == source[1:]:
+            return entry["pagination"]
+    source, pagination = _paginators_from_botocore()
+    _write(directory, key, {"source": source, "pagination": pagination}, replaces=PAGINATORS_PREFIX)
+    return pagination
+
+
+def _paginators_from_botocore() -> "tuple[list[Any], dict[str, dict[str, Any]]]":
+    import os
+
+    from .modelcache import _plain
+    from .servicemodel import botocore_session
+    from .specshapes import _stat
+
+    loader = botocore_session().get_component("data_loader")
+    version = loader.determine_latest_version(SERVICE, "paginators-1")
+    _, path = loader.load_data_with_path(os.path.join(SERVICE, version, "paginators-1"))
+    found = next((path + suffix for suffix in (".json", ".json.gz") if os.path.isfile(path + suffix)), path)
+    pagination = loader.load_service_model(SERVICE, "paginators-1")["pagination"]
+    kept = {name: _plain(pagination[name]) for name in specshapes.READ_OPERATIONS if name in pagination}
+    return [found, *_stat(found)], kept

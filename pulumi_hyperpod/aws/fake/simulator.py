@@ -174,6 +174,14 @@ class Simulator:
             client = _botocore_session().create_client(service, region_name=region or "us-west-2", config=config)
         return self.attach(client, parsed=True)
 
+    def read_client(self, region: str, max_attempts: int, full: Callable[[], Any]) -> Any:
+        """The sagemaker reads a preview makes, answered here without botocore's client (fake/direct.py),
+        with botocore's standard retries up to `max_attempts` attempts; any other call goes to `full()`,
+        made on first need. None when there is no cut model (then `client(reads=True)` serves)."""
+        from .direct import direct_read_client
+
+        return direct_read_client(self, region, max_attempts, full)
+
     def attach(self, client: Any, parsed: bool = False) -> Any:
         """Answer an existing client's requests (botocore's `before-send`, as moto does). `parsed`: hand a
         successful answer to botocore already parsed (`before-parse`, fake/parsed.py) rather than as JSON
