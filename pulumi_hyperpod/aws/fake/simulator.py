@@ -74,6 +74,12 @@ def _preparse(model: Any, answered: threading.local, operation: str, payload: di
     return {}
 
 
+def _load_scenario(scenario: Any) -> "Scenario":
+    from .scenario import load_scenario  # pydantic: loaded when a scenario is built, not to read a stored world
+
+    return load_scenario(scenario)
+
+
 def _waited(polls: PollTracker, key: Any, world: World) -> float:
     if polls.window is None:
         polls.window = world.setting("poll_window_seconds")
@@ -99,14 +105,12 @@ class Simulator:
         real_time: Callable[[], float] = time.time,
         clock: Optional[SharedClock] = None,
     ) -> None:
-        from .scenario import load_scenario
-
         self.path = Path(path) if path is not None else None
         if self.path is None:
-            self._store: "MemoryStore | SqliteStore" = MemoryStore(World(load_scenario(scenario), seed, ManualClock()))
+            self._store: "MemoryStore | SqliteStore" = MemoryStore(World(_load_scenario(scenario), seed, ManualClock()))
         else:
             # no scenario given: the defaults, built only if the world is new (an existing one keeps its own)
-            loaded = load_scenario(scenario) if scenario is not None else None
+            loaded = _load_scenario(scenario) if scenario is not None else None
             self._store = SqliteStore(self.path, seed, loaded, real_time, clock)
 
     # -- construction ----------------------------------------------------------------------------
