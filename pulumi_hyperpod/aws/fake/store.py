@@ -21,7 +21,6 @@ import os
 import sqlite3
 import threading
 import time
-import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Optional
 
@@ -154,6 +153,8 @@ class SqliteStore:
                         scenario = Scenario()
                     world = World(scenario, seed, self._clock(new_persistent_clock(scenario.speed, real_time).state()))
                     self._write_all(world)
+                    import uuid  # a new world's id; reading a stored world does not need the module
+
                     self.conn.execute("INSERT INTO meta (key, value) VALUES ('world_id', ?)", (_dumps(uuid.uuid4().hex),))
                 self._world_id = self._meta("world_id")
                 self.conn.execute("COMMIT")
