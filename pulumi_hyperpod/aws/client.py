@@ -2,7 +2,8 @@
 
 The backend only decides what answers it: AWS, or the simulator attached at botocore's HTTP layer
 (`before-send`), so serialization, pagination, error parsing and retries are the same code in tests
-as in production.
+as in production. One exception: a preview's reads on the simulator (`reads=True`) skip botocore's
+client itself and keep its serializer, parser, retries and paginators (aws/fake/direct.py).
 """
 
 from __future__ import annotations

@@ -15,6 +15,8 @@ A call outside the cut is not an error: the first such method, paginator or wait
 full client (`full()`, from a fresh session, as `connect` makes one) and the call goes there.
 Exceptions a cut client raises are its own model's (the errors of the operations it holds),
 ResourceNotFound included; a call that went to the full client raises that client's classes.
+On the in-process simulator, `connect` hands out fake/direct.py's client instead, on the same cut
+and the paginator configuration kept here (`read_paginators`).
 """
 
 from __future__ import annotations
