@@ -242,3 +242,18 @@ def test_a_fresh_process_observes_the_persistent_world_without_botocores_client_
     monkeypatch.delenv("HYPERPOD_FAKE_SCENARIO", raising=False)
     result = json.loads(run_fresh(OBSERVE, cwd=tmp_path))
     assert result == {"client": "DirectReadClient", "nodes": 4, "loaded": []}
+
+
+def test_the_paginator_configuration_is_botocores_and_a_damaged_entry_is_read_again(tmp_path, monkeypatch):
+    import botocore.session
+
+    from pulumi_hyperpod.aws.readclient import PAGINATORS_PREFIX, read_paginators
+
+    monkeypatch.setenv("PULUMI_HYPERPOD_CACHE", str(tmp_path))
+    whole = botocore.session.get_session().get_paginator_model("sagemaker")
+    expected = {name: whole.get_paginator(name) for name in specshapes.READ_OPERATIONS if name in whole._paginator_config}
+    assert set(expected) >= {"ListClusterNodes", "ListTags"} and read_paginators() == expected
+    [entry] = list(tmp_path.rglob(PAGINATORS_PREFIX + "*"))
+    entry.write_bytes(b"not marshal data")
+    assert read_paginators() == expected
+    assert read_paginators() == expected and entry.read_bytes() != b"not marshal data"  # written whole again
