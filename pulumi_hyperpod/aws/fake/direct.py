@@ -81,7 +81,8 @@ class DirectReadClient:
         self.meta = Meta(region, service_model)
         self._simulator = simulator
         self._paginators = {xform_name(name): config for name, config in paginators.items()}
-        self._known = {xform_name(name) for name in all_operations}
+        self._all_operations = all_operations
+        self._known: Optional[set[str]] = None  # their method names, made on the first call outside the reads
         self._polls = PollTracker(None)  # the scenario's window, read in the client's first call
         self._serializer = create_serializer(PROTOCOL, include_validation=True)
         self._parser = PROTOCOL_PARSERS[PROTOCOL](timestamp_parser=parse_timestamp)
@@ -129,7 +130,9 @@ class DirectReadClient:
             self._made[0].close()
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("_") or name not in self._known:
+        if not name.startswith("_") and self._known is None:
+            self._known = {xform_name(operation) for operation in self._all_operations}
+        if name.startswith("_") or name not in (self._known or ()):
             raise AttributeError(f"'SageMaker' object has no attribute '{name}'")
         return getattr(self._full_client(), name)
 
