@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 import re
 from dataclasses import dataclass, field
 from functools import cache
@@ -140,6 +141,8 @@ class Policy:
         return dumped
 
     def model_dump_json(self, **options: Any) -> str:
+        if not options and self._is_default():
+            return json.dumps(JSON_DEFAULTS, separators=(",", ":"))  # pydantic's compact form of these values
         dumped: str = self._model().model_dump_json(**options)
         return dumped
 
