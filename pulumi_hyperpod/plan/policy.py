@@ -15,7 +15,8 @@ import json
 import re
 from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, Any, Literal
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal, Mapping
 
 if TYPE_CHECKING:  # pragma: no cover
     from pydantic import BaseModel
@@ -115,7 +116,7 @@ class Policy:
 
     model_fields = _ModelFields()
 
-    def __init__(self, **data: Any) -> None:
+    def __init__(self, /, **data: Any) -> None:
         """Keyword arguments, as a pydantic model takes them: a list of ids becomes a frozenset, a bad
         value is a pydantic ValidationError. Only the defaults skip the model."""
         values = dict(DEFAULTS) if _only_defaults(data) else _validated(validator().model_validate(data))
@@ -136,13 +137,13 @@ class Policy:
 
     def model_dump(self, *, mode: str = "python", exclude_defaults: bool = False, **options: Any) -> dict[str, Any]:
         if not options and self._is_default():
-            return {} if exclude_defaults else dict(JSON_DEFAULTS if mode == "json" else DEFAULTS)
+            return {} if exclude_defaults else _json_defaults() if mode == "json" else dict(DEFAULTS)
         dumped: dict[str, Any] = self._model().model_dump(mode=mode, exclude_defaults=exclude_defaults, **options)
         return dumped
 
     def model_dump_json(self, **options: Any) -> str:
         if not options and self._is_default():
-            return json.dumps(JSON_DEFAULTS, separators=(",", ":"))  # pydantic's compact form of these values
+            return json.dumps(_json_defaults(), separators=(",", ":"))  # pydantic's compact form of these values
         dumped: str = self._model().model_dump_json(**options)
         return dumped
 
@@ -164,12 +165,16 @@ class Policy:
         return validator().model_construct(**{name: getattr(self, name) for name in DEFAULTS})
 
 
-DEFAULTS: dict[str, Any] = {member.name: member.default for member in dataclasses.fields(Policy)}
-JSON_DEFAULTS: dict[str, Any] = {name: [] if isinstance(value, frozenset) else value for name, value in DEFAULTS.items()}
+DEFAULTS: Mapping[str, Any] = MappingProxyType({member.name: member.default for member in dataclasses.fields(Policy)})
+
+
+def _json_defaults() -> dict[str, Any]:
+    """The defaults as pydantic's JSON mode gives them: a new list for each set (the caller's to change)."""
+    return {name: [] if isinstance(value, frozenset) else value for name, value in DEFAULTS.items()}
 
 
 def _only_defaults(data: dict[str, Any]) -> bool:
-    """Every value a field's default, of the default's own type (1 is not 1.0: the model makes it 1.0)."""
+    """Every value a field's default, of the default's own type: 1 + 0j == 1.0, yet the model refuses it."""
     return all(name in DEFAULTS and type(value) is type(DEFAULTS[name]) and value == DEFAULTS[name] for name, value in data.items())
 
 

@@ -91,6 +91,7 @@ FIELDS: dict[str, st.SearchStrategy[Any]] = {
     # not fields: refused as extra inputs
     "bogus": st.integers(),
     "drainTimeout": st.integers(),
+    "self": st.integers(),  # a keyword like any other (pydantic's `self` is positional-only)
 }
 # mostly the defaults (with their own types, or another type of the same value), a few values changed
 DEFAULTISH = {name: st.sampled_from([value, *([[], set()] if isinstance(value, frozenset) else [])]) for name, value in DEFAULTS.items()}
@@ -168,6 +169,12 @@ def test_the_defaults_are_the_models_and_dump_as_they_did():
     made = _same_as_oracle(Policy, Oracle)
     assert made[2] == {} and Policy() == Policy.model_validate({}) == Policy(drain="none", remove_first=frozenset())
     assert Policy.model_validate(Policy()) == Policy()
+
+
+def test_a_dump_of_the_defaults_is_the_callers_own():
+    dumped = Policy().model_dump(mode="json")
+    dumped["protected_node_ids"].append("i-0123abcd")
+    assert Policy().model_dump(mode="json")["protected_node_ids"] == []
 
 
 def test_the_model_is_built_from_the_dataclass_with_the_old_fields_and_schema():
