@@ -44,6 +44,8 @@ class _ModelFields:
 
 @dataclass(frozen=True, init=False)
 class Policy:
+    """What a plan may do to a running cluster: made from keywords, as the pydantic model it was."""
+
     protected_node_ids: frozenset[str] = _member(frozenset(), "Instance or logical ids a scale-in must never remove.")
     max_scale_in_fraction: float = _member(1.0, "Largest share of a group's nodes one plan may remove (1.0 = no limit).", ge=0.0, le=1.0)
     allow_controller_scale_in: bool = _member(
