@@ -56,3 +56,18 @@ def test_a_policy_with_other_values_is_validated_by_the_model():
     made = fresh_settings({}, news)
     assert made["failures"] == [["policy.max_scale_in_fraction", "Input should be less than or equal to 1"]]
     assert made["pydantic"] == ["pydantic", "pydantic_core"]
+
+
+GCP_SETTINGS = """
+import json
+from pulumi_hyperpod.plan.policy import Policy, validator
+from pulumi_hyperpod.provider.gcp import _settings
+
+backend, policy, timeout, wait = _settings({"backend": "fake", "policy": {}})
+print(json.dumps({"is_default": policy == Policy(), "model_built": validator.cache_info().currsize}))
+"""
+
+
+def test_the_gcp_providers_default_policy_builds_no_validating_model():
+    # the GCP spec is a pydantic model, so pydantic is loaded there anyway; the Policy's model is not built
+    assert json.loads(run_fresh(GCP_SETTINGS)) == {"is_default": True, "model_built": 0}
