@@ -238,10 +238,13 @@ def load_policy(path: str | None, protect: tuple[str, ...] = (), *, replace: tup
 
 
 def _validated_policy(data: dict, source: str) -> Policy:
+    from ..plan import Policy
+
+    if not data:  # no file, or an empty one: the defaults, which need no validating model
+        return Policy()
     import pydantic
 
     from ..aws import servicemodel
-    from ..plan import Policy
     from ..aws.clusterspec import PolicyError
 
     # Strict: `allow_replacement: "yes"` is a string, not True (YAML 1.2, see docs/specs.md).

@@ -19,8 +19,9 @@ from ..aws.client import BACKENDS, DEFAULT_REGION
 if TYPE_CHECKING:  # pragma: no cover
     from ..plan.policy import Policy
 
-# The program process imports this module (through the resource) to declare a cluster; pydantic (the
-# Policy model) and botocore (the waiters) load in the provider process, with the first check.
+# The program process imports this module (through the resource) to declare a cluster; botocore (the
+# waiters) loads in the provider process, with the first check, and pydantic only for a Policy other than
+# the defaults (plan/policy.py).
 
 # The engine gives up on a provider call after 30 minutes (and dynamic providers ignore
 # `custom_timeouts`), so every wait is bounded by the provider's own clock, well inside that.
@@ -129,8 +130,8 @@ class Settings:
         return _location(self.backend, self.region, self.profile, defaults)
 
 
-# Read from checked inputs without making the Settings, whose Policy is a pydantic model: a `check`
-# asks only these two questions, and needs no pydantic to answer them.
+# Read from checked inputs without making the Settings (and its Policy, validated by pydantic when it
+# is not the defaults): a `check` asks only these two questions, and needs no pydantic to answer them.
 def locate_inputs(inputs: Mapping[str, Any], defaults: Defaults) -> Location:
     """`Settings.from_inputs(inputs).locate(defaults)`."""
     return _location(inputs.get("backend") or None, inputs.get("region") or None, inputs.get("profile") or None, defaults)
@@ -255,11 +256,13 @@ def check_settings(news: Mapping[str, Any], is_unknown) -> tuple[dict[str, Any],
     elif not policy:
         inputs["policy"] = {}  # the defaults, stored as nothing (policy_inputs): no Policy to build
     else:
-        from pydantic import ValidationError
-
         try:
             inputs["policy"] = policy_inputs(_policy(dict(policy)))
-        except ValidationError as error:
+        except ValueError as error:  # pydantic loads only for a policy other than the defaults (plan/policy.py)
+            from pydantic import ValidationError
+
+            if not isinstance(error, ValidationError):
+                raise
             for problem in error.errors():
                 where = ".".join(str(part) for part in problem["loc"])
                 failures.append((f"policy.{where}" if where else "policy", problem["msg"]))
