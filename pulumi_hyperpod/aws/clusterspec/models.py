@@ -169,14 +169,14 @@ def _api_value(value: Any) -> Any:
         return [_api_value(item) for item in value]
     if isinstance(value, dict):
         return {key: _api_value(item) for key, item in value.items()}
-    if isinstance(value, (dt.datetime, dt.date)):
+    if isinstance(value, dt.datetime):  # a timestamp member (AutoPatchConfig's NextPatchDate)
         return _iso(value)
     return value
 
 
-def _iso(value: dt.date) -> str:
+def _iso(value: dt.datetime) -> str:
     text = value.isoformat()
-    return text[:-6] + "Z" if isinstance(value, dt.datetime) and value.utcoffset() == dt.timedelta(0) else text
+    return text[:-6] + "Z" if value.utcoffset() == dt.timedelta(0) else text
 
 
 @dataclass(init=False, repr=False, eq=False, slots=True)  # the methods: _Model
