@@ -13,7 +13,7 @@ import pickle
 import re
 from dataclasses import FrozenInstanceError, is_dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
@@ -231,3 +231,7 @@ def test_every_attribute_names_a_member_of_its_shape_as_the_pydantic_alias_did(c
     old = getattr(oracle, cls.__name__)
     assert [models.api_name(a) for a, _ in models._declared(cls)] == [f.alias for f in old.model_fields.values()]
     assert all(name in shape.members for _, name in models._declared(cls)), path
+    for attribute, hint in get_type_hints(cls).items():  # a Literal is the service model's enum, as the check has it
+        literals = [arg for arg in get_args(hint) if get_origin(arg) is Literal] or ([hint] if get_origin(hint) is Literal else [])
+        if literals:
+            assert set(get_args(literals[0])) == set(shape.members[models.api_name(attribute)].enum), f"{path}.{attribute}"

@@ -22,13 +22,11 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import MISSING, FrozenInstanceError, dataclass, fields
-from functools import cache
 from pathlib import Path
-from typing import Any, ClassVar, Literal, Mapping
+from typing import Any, ClassVar, Literal, Mapping, NamedTuple
 
 from .. import servicemodel
-from ...core.documents import read_document
-from ...core.errors import SpecError
+from ...core.errors import SpecError, Violation
 from .request import checked_request
 from .rules import CONTINUOUS, orchestrator_kind
 
@@ -74,7 +72,7 @@ class _Model:
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
             return NotImplemented
-        return self._values() == other._values() and self.model_extra == other.model_extra  # type: ignore[attr-defined]
+        return self._values() == other._values() and self.model_extra == other.model_extra
 
     def __hash__(self) -> int:
         """By the declared fields, as the pydantic models hashed: undeclared members may be dicts."""
@@ -111,34 +109,41 @@ class _Model:
         return {key: value for key, value in api.items() if value is not None}
 
 
-@cache
+class _Layout(NamedTuple):
+    """What the converter needs of a class, read from its dataclass fields once."""
+
+    declared: tuple[tuple[str, str], ...]  # (attribute, API member), in declaration order
+    spellings: dict[str, str]  # both spellings of every member -> its attribute
+    defaults: tuple[tuple[str, Any], ...]  # (attribute, default); MISSING: the member is required
+
+
+_LAYOUTS: dict[type[_Model], _Layout] = {}
+
+
+def _layout(cls: type[_Model]) -> _Layout:
+    layout = _LAYOUTS.get(cls)
+    if layout is None:
+        declared = tuple((f.name, api_name(f.name)) for f in fields(cls))  # type: ignore[arg-type]
+        spellings = {spelling: attribute for attribute, name in declared for spelling in (attribute, name)}
+        defaults = tuple((f.name, f.default) for f in fields(cls))  # type: ignore[arg-type]
+        layout = _LAYOUTS[cls] = _Layout(declared, spellings, defaults)
+    return layout
+
+
 def _declared(cls: type[_Model]) -> tuple[tuple[str, str], ...]:
-    """(attribute, API member) of every declared field, in declaration order."""
-    return tuple((f.name, api_name(f.name)) for f in fields(cls))  # type: ignore[arg-type]
-
-
-@cache
-def _spellings(cls: type[_Model]) -> dict[str, str]:
-    """Both spellings of every declared member -> its attribute."""
-    return {spelling: attribute for attribute, name in _declared(cls) for spelling in (attribute, name)}
-
-
-@cache
-def _defaults(cls: type[_Model]) -> tuple[tuple[str, Any], ...]:
-    """(attribute, default) of every declared field; MISSING: the member is required."""
-    return tuple((f.name, f.default) for f in fields(cls))  # type: ignore[arg-type]
+    return _layout(cls).declared
 
 
 def _fill(instance: _Model, members: Mapping[str, Any]) -> None:
     cls = type(instance)
-    spellings, values, extra = _spellings(cls), {}, Extras()
+    spellings, values, extra = _layout(cls).spellings, {}, Extras()
     for key, value in members.items():
         attribute = spellings.get(key)
         if attribute is None:
             extra[key] = value
         else:
             values[attribute] = _built(cls._NESTED.get(attribute), value)
-    for attribute, default in _defaults(cls):
+    for attribute, default in _layout(cls).defaults:
         value = values.get(attribute, default)
         if value is MISSING:
             raise TypeError(f"{cls.__name__} needs {api_name(attribute)}")
@@ -353,6 +358,8 @@ class ClusterSpec(_Model):
     def from_file(cls, path: str | Path) -> "ClusterSpec":
         """JSON or YAML (1.2), in the AWS CLI's `--cli-input-json` form (PascalCase) or snake_case;
         see `documents.read_document` for the limits on the file itself."""
+        from ...core.documents import read_document  # a file only here: a provider's spec comes as data
+
         return cls.from_dict(read_document(path, SpecError), source=str(path))
 
     # ---- views -------------------------------------------------------------------------------
@@ -381,7 +388,7 @@ class ClusterSpec(_Model):
 def _checked(data: Any) -> dict[str, Any]:
     """The request `data` is, spelled the model's way, or a SpecError with every problem."""
     if not isinstance(data, dict):
-        raise SpecError([servicemodel.Violation("", f"a cluster spec is an object; got {type(data).__name__}")])
+        raise SpecError([Violation("", f"a cluster spec is an object; got {type(data).__name__}")])
     request, problems = checked_request(data)
     if problems:
         raise SpecError(problems)
