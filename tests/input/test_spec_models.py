@@ -119,6 +119,14 @@ def same_views(new: ClusterSpec, old: oracle.ClusterSpec) -> None:
     assert new.group("no-such-group") is None
 
 
+def is_json(data: Any) -> bool:
+    try:
+        json.dumps(data)
+    except TypeError:
+        return False
+    return True
+
+
 def hash_of(value: Any) -> Any:
     try:
         return hash(value) is not None
@@ -126,16 +134,19 @@ def hash_of(value: Any) -> Any:
         return "unhashable"
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=200, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=specs())
 def test_a_spec_builds_what_the_pydantic_models_built(data):
     new, old = built(ClusterSpec, data), built(oracle.ClusterSpec, data)
     event("refused" if isinstance(old, str) else "valid")
+    event("a datetime" if not is_json(data) else "JSON data")
     if isinstance(old, str):
         assert new == old  # the same problems, paths and rules, in the same order
         return
     request, problems = checked_request(data)
-    assert problems == [] and new.to_api() == api_request(request)
+    assert problems == []
+    if is_json(data):  # what a provider's check stores (a property bag holds no datetime)
+        assert new.to_api() == api_request(request)
     same(new, old)
     same_views(new, old)
     again = ClusterSpec.from_dict(json.loads(json.dumps(new.to_api(), default=str)))
