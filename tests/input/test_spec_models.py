@@ -149,6 +149,7 @@ def test_a_spec_builds_what_the_pydantic_models_built(data):
         assert new.to_api() == api_request(request)
     same(new, old)
     same_views(new, old)
+    assert ClusterSpec(**data) == new
     again = ClusterSpec.from_dict(json.loads(json.dumps(new.to_api(), default=str)))
     assert (again == new) == (oracle.ClusterSpec.from_dict(json.loads(json.dumps(old.to_api(), default=str))) == old)
     assert hash_of(new) == hash_of(old)
