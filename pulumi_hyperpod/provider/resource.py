@@ -159,7 +159,7 @@ def _later_wins(*sources: Any) -> Any:
 def _is_cluster_spec(value: Any) -> bool:
     """A ClusterSpec exists only once its module is loaded: a program passing dicts (the
     components) does not import the spec models for this check."""
-    models = sys.modules.get(__name__.rsplit(".", 2)[0] + ".spec.models")
+    models = sys.modules.get(__name__.rsplit(".", 2)[0] + ".aws.clusterspec.models")
     return models is not None and isinstance(value, models.ClusterSpec)
 
 

@@ -73,7 +73,7 @@ def _up(world, request):
 
 
 def _prepare(world, request, policy=None):
-    return pipeline.prepare(world[1], ClusterSpec.model_validate(request), policy=policy or Policy(), skip_preflight="test")
+    return pipeline.prepare(world[1], ClusterSpec.from_dict(request), policy=policy or Policy(), skip_preflight="test")
 
 
 def _apply(world, the_plan, policy=None):

@@ -28,7 +28,7 @@ def _string(shape) -> st.SearchStrategy[str]:
         base = _SIMPLE
     if low > 12 and pattern and pattern.endswith(".*"):  # long ARNs: pad the free tail to the minimum length
         base = base.map(lambda text: text + "x" * max(low - len(text), 0))
-    return base.filter(lambda text: low <= len(text) <= high and (not pattern or re.fullmatch(pattern, text) or base is _SIMPLE))
+    return base.filter(lambda text: low <= len(text) <= high and (not pattern or base is _SIMPLE or re.fullmatch(pattern, text)))
 
 
 def values(shape, depth: int = 0) -> st.SearchStrategy[Any]:

@@ -1,11 +1,12 @@
-"""A cluster spec checked as the request it becomes, without building the pydantic models.
+"""A cluster spec checked as the request it becomes, without building the spec models.
 
-`checked_request` is the whole of a spec's validation (ClusterSpec runs it before pydantic parses
-anything): keys spelled the model's way, every rule of the service model, the documented cross-field
-rules, one problem per field. A request that passes has exactly the members, types and values the
-models declare (every enum the models spell as a Literal is the service model's own, and every
-member they require the model requires), so `api_request` gives what `ClusterSpec.to_api()` would
-without importing pydantic: a provider's `check` needs the canonical request, not the models.
+`checked_request` is the whole of a spec's validation (ClusterSpec runs it before it builds anything):
+keys spelled the model's way, every rule of the service model, the documented cross-field rules, one
+problem per field. A request that passes has exactly the members, types and values the models
+declare (every enum the models spell as a Literal is the service model's own, and every member they
+require the model requires), so the models are built from it by conversion alone, and `api_request`
+gives what `ClusterSpec.to_api()` would without building them: a provider's `check` needs the
+canonical request, not the models.
 """
 
 from __future__ import annotations

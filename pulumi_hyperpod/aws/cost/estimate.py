@@ -245,7 +245,7 @@ def plan_cost(
         have = observed.group(change.group) if observed is not None else None
         want = wanted.get(change.group)
         before = _observed_mix(have, observed) if have is not None else _NONE
-        # only a group that names its capacity is read in its request form (to_api: a pydantic dump per group)
+        # only a group that names its capacity is read in its request form (to_api: a dump per group)
         kind = capacity_kind(want.to_api()) if want is not None and (want.training_plan_arn or want.capacity_requirements) else None
         if want is None:
             after = _NONE
