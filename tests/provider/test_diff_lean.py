@@ -18,6 +18,7 @@ from .conftest import slurm_spec
 NOT_IN_NO_CHANGE_PREVIEW = (
     "pulumi_hyperpod.aws.preflight.quotas",  # service quotas: read only when a plan adds instances
     "pulumi_hyperpod.aws.preflight.consistency",  # lifecycle consistency: likewise
+    "pulumi_hyperpod.plan.findings",  # the rows those checks give
     "difflib",  # a hint in an error message
     "pulumi_hyperpod.plan.render",  # a plan with nothing to do is not shown
     "rich",
@@ -66,4 +67,6 @@ def test_a_preview_that_adds_instances_still_runs_the_checks_it_needs(tmp_path):
     props = {"spec": slurm_spec(workers=3), "backend": "fake"}
     result = json.loads(run_fresh(PREVIEW, json.dumps([str(path), props, NOT_IN_NO_CHANGE_PREVIEW]), cwd=tmp_path))
     assert result["changes"] is True
-    assert {"pulumi_hyperpod.aws.preflight.quotas", "pulumi_hyperpod.aws.preflight.consistency"} <= set(result["loaded"])
+    assert {"pulumi_hyperpod.aws.preflight.quotas", "pulumi_hyperpod.aws.preflight.consistency", "pulumi_hyperpod.plan.findings"} <= set(
+        result["loaded"]
+    )
