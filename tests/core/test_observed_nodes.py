@@ -67,3 +67,18 @@ def test_from_api_builds_the_nodes_the_dataclass_init_builds(listing):
             assert node.launch_time.utcoffset() == dt.timedelta(0) and node.launch_time == want.launch_time
         assert dataclasses.replace(node, status="Failure").status == "Failure"  # still frozen, still a dataclass
     assert [n.key for n in state.nodes] == [n.key for n in expected]
+
+
+def test_nodestate_has_nothing_its_init_would_run_that_from_api_skips():
+    """_node writes the fields into __dict__: a __post_init__, slots or a field it does not write
+    would be skipped silently, so each is a failure here (then _node must change with it)."""
+    assert not hasattr(NodeState, "__post_init__") and "__slots__" not in vars(NodeState)
+    assert [f.name for f in dataclasses.fields(NodeState)] == [
+        "group",
+        "instance_id",
+        "logical_id",
+        "instance_type",
+        "status",
+        "launch_time",
+        "message",
+    ]
