@@ -5,7 +5,6 @@ model, does not load the validator (and botocore with it).
 
 from __future__ import annotations
 
-import difflib
 from functools import lru_cache
 from typing import Any
 
@@ -254,6 +253,8 @@ def _path(name: str) -> str:
 def _enum_rule(allowed: list[str], value: str) -> str:
     if len(allowed) <= 12:
         return f"must be one of {', '.join(allowed)}; got {_describe(value)}"
+    import difflib  # an error's hint only: a valid spec never needs it
+
     close = difflib.get_close_matches(value, allowed, n=3)
     hint = f" (did you mean {' or '.join(close)}?)" if close else ""
     return f"{_describe(value)} is not one of the {len(allowed)} values the service accepts{hint}"

@@ -3,10 +3,13 @@ findings, the warnings, and the verdict — typed data; `plan.render` draws it."
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from ..plan.model import Plan
-from ..plan.sections import ConsistencyFinding, PreflightSection, QuotaSection
+from ..plan.sections import PreflightSection, QuotaSection
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..plan.findings import ConsistencyFinding
 
 
 def verdict(plan: Plan, warnings: Sequence[str]) -> str:

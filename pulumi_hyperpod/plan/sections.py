@@ -9,7 +9,17 @@ way round: the layers point one way (docs/DESIGN.md, "Layers").
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
+
+from .._lazy import lazy_exports
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .findings import ConsistencyFinding as ConsistencyFinding, QuotaCheck as QuotaCheck  # exported
+
+# The rows of a preflight section that only a plan adding instances has (quota checks, consistency
+# findings) are in findings.py, loaded when one is made or read (PEP 562): a preview with nothing
+# to add, most of them, does not build their classes.
+_EXPORTS = dict.fromkeys(["ConsistencyFinding", "QuotaCheck"], f"{__package__}.findings")  # a module: not relative to itself
 
 
 def _tuple(value: Any) -> tuple[Any, ...]:
@@ -105,24 +115,6 @@ class CostSection:
 
 # ---- preflight ---------------------------------------------------------------------------------------
 @dataclass(frozen=True)
-class QuotaCheck:
-    quota_name: str
-    quota_code: str | None
-    quota: float | None  # None: no such quota found
-    source: str | None  # "applied" | "AWS default"
-    instance_type: str | None
-    groups: tuple[str, ...]
-    in_use: int
-    after: int
-    adds: int
-    status: str = "unknown"  # ok | near | over | over-already | unknown
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "QuotaCheck":
-        return cls(**{**data, "groups": _tuple(data.get("groups"))})
-
-
-@dataclass(frozen=True)
 class QuotaSection:
     status: str  # checked | not-needed | unreadable
     region: str | None = None
@@ -135,42 +127,14 @@ class QuotaSection:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "QuotaSection":
+        from .findings import QuotaCheck
+
         return cls(
             **{
                 **data,
                 "checks": tuple(QuotaCheck.from_dict(c) for c in data.get("checks") or ()),
                 "clusters_counted": _tuple(data.get("clusters_counted")),
                 "clusters_skipped": _tuple(data.get("clusters_skipped")),
-            }
-        )
-
-
-@dataclass(frozen=True)
-class ConsistencyFinding:
-    """A growing group whose existing nodes were built differently from the ones it adds."""
-
-    group: str
-    fields: tuple[str, ...]
-    changed_by_this_plan: tuple[str, ...]
-    existing_nodes: int
-    old_nodes: int
-    new_nodes: int
-    sampled: int
-    is_sample: bool
-    old_node_ids: tuple[str, ...]
-    new_config: Mapping[str, Any]
-    message: str
-    note: str | None = None
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "ConsistencyFinding":
-        return cls(
-            **{
-                **data,
-                "fields": _tuple(data.get("fields")),
-                "changed_by_this_plan": _tuple(data.get("changed_by_this_plan")),
-                "old_node_ids": _tuple(data.get("old_node_ids")),
-                "new_config": dict(data.get("new_config") or {}),
             }
         )
 
@@ -189,6 +153,8 @@ class PreflightSection:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "PreflightSection":
+        from .findings import ConsistencyFinding
+
         quotas = data.get("quotas")
         return cls(
             verdict=data["verdict"],
@@ -198,3 +164,6 @@ class PreflightSection:
             warnings=_tuple(data.get("warnings")),
             refused_by=_tuple(data.get("refused_by")),
         )
+
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

@@ -164,17 +164,28 @@ def _group(g: Mapping[str, Any]) -> GroupState:
     )
 
 
-def _node(s: Mapping[str, Any]) -> NodeState:
+def _node(s: Mapping[str, Any], _new: Any = object.__new__, _utc_zone: dt.timezone = dt.timezone.utc) -> NodeState:
+    # One per node of a listing (5,000 in a large cluster's every preview): the frozen dataclass's
+    # __init__ sets each field through object.__setattr__, which took half of from_api; the fields
+    # are written into the instance's __dict__ at once instead (the same NodeState, equal and
+    # hashed alike). A parsed timestamp (the client hands out aware datetimes) skips _utc's checks.
     status = s.get("InstanceStatus") or {}
-    return NodeState(
+    instance_id = s.get("InstanceId") or None
+    launch_time = s.get("LaunchTime") if instance_id else None
+    if launch_time is not None:
+        aware = type(launch_time) is dt.datetime and launch_time.tzinfo is not None
+        launch_time = launch_time.astimezone(_utc_zone) if aware else _utc(launch_time)
+    node: NodeState = _new(NodeState)
+    node.__dict__.update(
         group=s["InstanceGroupName"],
-        instance_id=s.get("InstanceId") or None,
+        instance_id=instance_id,
         logical_id=s.get("NodeLogicalId") or None,
         instance_type=s.get("InstanceType"),
         status=status.get("Status", "Pending"),
-        launch_time=_utc(s.get("LaunchTime")) if s.get("InstanceId") else None,
+        launch_time=launch_time,
         message=status.get("Message"),
     )
+    return node
 
 
 def _utc(value: Any) -> dt.datetime | None:

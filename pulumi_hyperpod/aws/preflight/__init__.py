@@ -17,11 +17,17 @@ from ..cost.estimate import region_of
 from ...plan.model import Plan
 from ...plan.policy import Policy
 from ...plan.sections import PreflightSection, QuotaSection
-from .consistency import SAMPLE, check_consistency
-from .quotas import RULE, check_quotas
 from ...core.preflight import section
+from ..._lazy import lazy_exports
+
+# The checks themselves (consistency.py, quotas.py) are imported when a plan adds instances: a
+# no-change preview (most of them) runs neither and pays for neither module. SAMPLE and RULE are
+# theirs, exported from here on first use (PEP 562).
+_EXPORTS = {"SAMPLE": ".consistency", "RULE": ".quotas"}
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .consistency import SAMPLE
+    from .quotas import RULE
     from ..clients import SageMakerClient, ServiceQuotasClient
     from ..observe import ClusterState
     from ..clusterspec import ClusterSpec
@@ -37,17 +43,20 @@ def preflight(
     sagemaker: "SageMakerClient",
     quotas: "ServiceQuotasClient | Callable[[], ServiceQuotasClient] | None" = None,
     policy: Policy | None = None,
-    sample: int = SAMPLE,
+    sample: int | None = None,
 ) -> Plan:
     """The plan with its preflight section and any quota refusal added. `quotas` is a boto3
     `service-quotas` client, or a function returning one, called only when the plan adds instances
-    (None: quotas are reported as not readable)."""
+    (None: quotas are reported as not readable). `sample`: nodes per group the consistency check
+    reads (None: consistency.SAMPLE)."""
     policy = policy or Policy()
     refusals, warnings, findings = [], [], []
     if desired is None or not _adds_instances(plan):
         quota_part = QuotaSection(status="not-needed")
     else:
         region = region_of(observed, getattr(getattr(sagemaker, "meta", None), "region_name", None))
+        from .quotas import check_quotas
+
         if callable(quotas):  # a factory: no client (nor its service model) for a plan that adds nothing
             quotas = quotas()
         quota_part, refusals, warnings = check_quotas(plan, desired, observed, sagemaker, quotas, policy, region)
@@ -57,7 +66,9 @@ def preflight(
                 "check them in the Service Quotas console before applying"
             )
         if observed is not None:
-            findings = check_consistency(plan, desired, observed, sagemaker, sample)
+            from .consistency import SAMPLE, check_consistency
+
+            findings = check_consistency(plan, desired, observed, sagemaker, SAMPLE if sample is None else sample)
             warnings += [finding.message for finding in findings]
     checked = plan.refuse(*refusals)
     return _with_section(checked, section(checked, quota_part, findings, warnings))
@@ -74,3 +85,6 @@ def _adds_instances(plan: Plan) -> bool:
 
 def _with_section(plan: Plan, data: PreflightSection) -> Plan:
     return dataclasses.replace(plan, preflight=data)
+
+
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)

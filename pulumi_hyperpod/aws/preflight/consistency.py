@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from ..planner.compare import same
-from ...plan.sections import ConsistencyFinding
+from ...plan.findings import ConsistencyFinding
 from ..clusterspec import BUILD_FIELDS
 from .quotas import describe_error
 
