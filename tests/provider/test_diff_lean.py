@@ -30,6 +30,10 @@ NOT_IN_NO_CHANGE_PREVIEW = (
     "pulumi_hyperpod.slurm.section",
     "deepdiff",
     "click",
+    "pydantic",  # the spec, the policy and the simulator's settled world are read without their models
+    "botocore.session",  # the simulator's reads go through its direct client (aws/fake/direct.py)
+    "botocore.client",
+    "boto3",
 )
 
 PREVIEW = """
