@@ -11,8 +11,21 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 
+def warm_caches() -> None:
+    """Make the on-disk caches a provider process reads (the cut model, the read paginators) in
+    this process's environment, as any earlier process on the machine would have: a fresh process
+    is then measured as every preview but a machine's very first sees it, whatever ran before the
+    test (or another checkout's writes to the shared cache)."""
+    from pulumi_hyperpod.aws import readclient, specshapes
+
+    specshapes.load()
+    readclient.read_paginators()
+
+
 def run_fresh(code: str, stdin: str | None = None, cwd: Path = REPO) -> str:
-    """The last line `code` printed; the test fails with the process's stderr when it exits non-zero."""
+    """The last line `code` printed, run with the caches warm (`warm_caches`); the test fails with
+    the process's stderr when it exits non-zero."""
+    warm_caches()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(REPO), os.environ.get("PYTHONPATH"))))}
     proc = subprocess.run([sys.executable, "-c", code], input=stdin, capture_output=True, text=True, env=env, cwd=cwd, timeout=120)
     assert proc.returncode == 0, proc.stderr
