@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pulumi
 
-from . import support
 from .args import EksClusterArgs
 from .base import HyperPodComponent, group_spec, tags_spec, vpc_spec
 
@@ -35,6 +34,8 @@ class EksCluster(HyperPodComponent):
 
         cluster_role = args.cluster_role_arn
         if args.autoscaling and cluster_role is None:
+            from . import support
+
             cluster_role = support.autoscaling_role(name, parent=self)
         self.cluster_role_arn = pulumi.Output.from_input(cluster_role) if cluster_role is not None else None
 
