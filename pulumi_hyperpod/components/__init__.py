@@ -14,14 +14,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from .args import (
         ComputeGroupArgs,
         ConnectionArgs,
-        EksClusterArgs,
-        EksGroupArgs,
         InstanceGroupArgs,
         LifecycleArgs,
         SlurmClusterArgs,
         VpcArgs,
     )
-    from .eks import EksCluster
+    from .eks import EksCluster, EksClusterArgs, EksGroupArgs
     from .slurm import SlurmCluster
 
 # public name → the submodule that defines it
@@ -29,8 +27,8 @@ _EXPORTS = {
     "ComputeGroupArgs": ".args",
     "ConnectionArgs": ".args",
     "EksCluster": ".eks",
-    "EksClusterArgs": ".args",
-    "EksGroupArgs": ".args",
+    "EksClusterArgs": ".eks",  # the EKS component's own arguments are defined with it
+    "EksGroupArgs": ".eks",
     "InstanceGroupArgs": ".args",
     "LifecycleArgs": ".args",
     "SlurmCluster": ".slurm",

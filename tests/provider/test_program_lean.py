@@ -136,6 +136,7 @@ def test_every_public_component_name_still_resolves():
     defined = {**vars(args), **vars(eks), **vars(slurm)}
     assert {name: getattr(components, name) for name in components.__all__} == {name: defined[name] for name in components.__all__}
     assert set(components.__all__) <= set(dir(components))
+    assert (args.EksClusterArgs, args.EksGroupArgs) == (eks.EksClusterArgs, eks.EksGroupArgs)  # their former module's names
     try:
         components.NotAComponent  # noqa: B018 - the lookup is the test
     except AttributeError as error:
