@@ -1,4 +1,7 @@
-"""Typed arguments of the components: the words a platform team uses, not the API's nesting."""
+"""Typed arguments of the components: the words a platform team uses, not the API's nesting.
+
+The EKS component's own arguments (EksClusterArgs, EksGroupArgs) are defined with it in eks.py: a
+program declaring a Slurm cluster does not build them (each dataclass costs its import time)."""
 
 from __future__ import annotations
 
@@ -29,12 +32,6 @@ class ComputeGroupArgs(InstanceGroupArgs):
     """A Slurm compute group and the partitions its nodes join (default: one named after it)."""
 
     partitions: Sequence[str] | None = None
-
-
-@dataclass
-class EksGroupArgs(InstanceGroupArgs):
-    labels: Mapping[str, str] | None = None
-    taints: Sequence[Mapping[str, str]] | None = None  # [{"Key":…, "Value":…, "Effect": "NoSchedule"}]
 
 
 @dataclass
@@ -85,17 +82,10 @@ class SlurmClusterArgs:
     slurm: Any | None = None
 
 
-@dataclass
-class EksClusterArgs:
-    cluster_name: pulumi.Input[str]
-    eks_cluster_arn: pulumi.Input[str]
-    instance_groups: Sequence[EksGroupArgs]
-    vpc: VpcArgs
-    lifecycle: LifecycleArgs = field(default_factory=LifecycleArgs)
-    execution_role_arn: pulumi.Input[str] | None = None  # None: the component creates one
-    continuous: bool = True
-    autoscaling: bool = False  # Karpenter: AutoScaling {Mode: Enable, AutoScalerType: Karpenter}
-    cluster_role_arn: pulumi.Input[str] | None = None  # for autoscaling; None: created when needed
-    node_recovery: str | None = None
-    tags: Mapping[str, str] | None = None
-    connection: ConnectionArgs = field(default_factory=ConnectionArgs)
+def __getattr__(name: str) -> Any:
+    """`components.args.EksClusterArgs` and `EksGroupArgs` still resolve (PEP 562)."""
+    if name in ("EksClusterArgs", "EksGroupArgs"):
+        from . import eks
+
+        return getattr(eks, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

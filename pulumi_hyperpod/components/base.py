@@ -7,10 +7,7 @@ from typing import Any
 
 import pulumi
 
-from ..aws import servicemodel
-from ..provider import Cluster, ClusterArgs
-from ..aws.clusterspec.keys import to_model_keys
-from . import support
+from ..provider.resource import Cluster, ClusterArgs
 from .args import ConnectionArgs, InstanceGroupArgs, LifecycleArgs, VpcArgs
 
 
@@ -39,7 +36,10 @@ def group_spec(
     if group.volume_size_gb is not None:
         spec["InstanceStorageConfigs"] = [{"EbsVolumeConfig": {"VolumeSizeInGB": group.volume_size_gb}}]
     spec.update({k: v for k, v in members.items() if v is not None})
-    if group.extra:
+    if group.extra:  # the service model is read only for a group that gives other members
+        from ..aws import servicemodel
+        from ..aws.clusterspec.keys import to_model_keys
+
         spec.update(to_model_keys(servicemodel.shape("ClusterInstanceGroupSpecification"), dict(group.extra)))
     return spec
 
@@ -65,16 +65,22 @@ class HyperPodComponent(pulumi.ComponentResource):
     lifecycle_s3_uri: pulumi.Output[str]
 
     def _supporting(self, name: str, lifecycle: LifecycleArgs, execution_role_arn, vpc: bool) -> tuple[Any, Any]:
+        # support (the resources made for a caller who has none) loads only when one is made
         if lifecycle.s3_uri is not None and lifecycle.scripts_dir is not None:
             raise ValueError("lifecycle: give s3_uri (scripts already in S3) or scripts_dir (uploaded for you), not both")
         if lifecycle.s3_uri is not None:
             uri = lifecycle.s3_uri
         elif lifecycle.scripts_dir is not None:
+            from . import support
+
             uri = support.lifecycle_bucket(name, lifecycle.scripts_dir, parent=self)
         else:
             raise ValueError("lifecycle: give s3_uri or scripts_dir (the nodes' lifecycle scripts)")
-        role = execution_role_arn if execution_role_arn is not None else support.execution_role(name, parent=self, vpc=vpc)
-        return uri, role
+        if execution_role_arn is not None:
+            return uri, execution_role_arn
+        from . import support
+
+        return uri, support.execution_role(name, parent=self, vpc=vpc)
 
     def _declare(self, name: str, spec: dict[str, Any], connection: ConnectionArgs, role_arn, lifecycle_uri) -> None:
         self.cluster = Cluster(

@@ -7,13 +7,37 @@ A flexible group lists several instance types in priority order (seed 001, Insta
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
 import pulumi
 
-from . import support
-from .args import EksClusterArgs
+from .args import ConnectionArgs, InstanceGroupArgs, LifecycleArgs, VpcArgs
 from .base import HyperPodComponent, group_spec, tags_spec, vpc_spec
 
 KARPENTER = {"Mode": "Enable", "AutoScalerType": "Karpenter"}
+
+
+@dataclass
+class EksGroupArgs(InstanceGroupArgs):
+    labels: Mapping[str, str] | None = None
+    taints: Sequence[Mapping[str, str]] | None = None  # [{"Key":…, "Value":…, "Effect": "NoSchedule"}]
+
+
+@dataclass
+class EksClusterArgs:
+    cluster_name: pulumi.Input[str]
+    eks_cluster_arn: pulumi.Input[str]
+    instance_groups: Sequence[EksGroupArgs]
+    vpc: VpcArgs
+    lifecycle: LifecycleArgs = field(default_factory=LifecycleArgs)
+    execution_role_arn: pulumi.Input[str] | None = None  # None: the component creates one
+    continuous: bool = True
+    autoscaling: bool = False  # Karpenter: AutoScaling {Mode: Enable, AutoScalerType: Karpenter}
+    cluster_role_arn: pulumi.Input[str] | None = None  # for autoscaling; None: created when needed
+    node_recovery: str | None = None
+    tags: Mapping[str, str] | None = None
+    connection: ConnectionArgs = field(default_factory=ConnectionArgs)
 
 
 class EksCluster(HyperPodComponent):
@@ -35,6 +59,8 @@ class EksCluster(HyperPodComponent):
 
         cluster_role = args.cluster_role_arn
         if args.autoscaling and cluster_role is None:
+            from . import support
+
             cluster_role = support.autoscaling_role(name, parent=self)
         self.cluster_role_arn = pulumi.Output.from_input(cluster_role) if cluster_role is not None else None
 

@@ -10,12 +10,12 @@ region, which is another cluster altogether. Groups are compared by name, unorde
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-from ..aws.planner.compare import provisioning_mode_change
-from ..aws.clusterspec.rules import CONTINUOUS, orchestrator_kind
-from .settings import Location
 from .unknowns import is_unknown, unknown_paths
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .settings import Location
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,10 @@ def normalized(spec: Any) -> Any:
 
 
 def spec_replacements(old: Any, new: Any) -> list[Replacement]:
+    # the service's rules load with the first comparison of specs, not with this module
+    from ..aws.clusterspec.rules import CONTINUOUS, orchestrator_kind
+    from ..aws.planner.compare import provisioning_mode_change
+
     if not isinstance(old, Mapping):
         return []
     if is_unknown(new):

@@ -24,23 +24,27 @@ from pulumi.dynamic import (
     UpdateResult,
 )
 
-from . import changes, process, props
+from . import process
 from .base import CloudProvider
 from .console import say
 from .errors import ProviderError
 from .process import gc_paused, in_flight
 from .settings import Defaults, Location, Settings, allows_replacement, locate_inputs
-from .unknowns import unknown_paths
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..aws.apply.progress import Progress
     from ..aws.context import AwsContext
     from ..aws.observe import ClusterState
     from ..plan import Plan
+    from .changes import Replacement
+    from .worlds import Clock
 
 # The pipeline (core/cloud.py: read, plan, cost, preflight; apply) loads at the first call that
 # needs it, and apply only in create/update/delete: the program process, which imports this module
 # to pickle the provider, runs none of it, and a preview (check + diff) never applies anything.
+# Likewise the property bags (props), the replacement rules (changes), the unknowns and the worlds
+# (clients) load in the method that uses them: this module's top is what the program process needs
+# to make the provider and the provider process needs to unpickle it (settings' Defaults is in it).
 
 
 def _aws() -> Any:
@@ -91,9 +95,6 @@ def preflight_renderable(section: Any, the_plan: "Plan") -> Any:
     return render(section, the_plan)
 
 
-from .worlds import Clock, open_backend, open_service
-
-
 class PlanUnknown(Exception):
     """The plan a preview would show cannot be made yet, and why."""
 
@@ -117,6 +118,8 @@ class ClusterProvider(CloudProvider):
     @in_flight
     @gc_paused
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        from . import props
+
         inputs, failures = props.check_inputs(news)
         if not failures and not _olds:
             self._show_creation(inputs)
@@ -130,6 +133,9 @@ class ClusterProvider(CloudProvider):
         """A change that would replace the cluster (delete all its nodes) without
         policy.allow_replacement fails here, as a check failure naming the property: the engine
         shows it as a plain validation error before anything runs, rather than a traceback."""
+        from . import changes, props
+        from .unknowns import unknown_paths
+
         if unknown_paths(props.settings_inputs(inputs)) or allows_replacement(inputs):
             return []
         found = changes.spec_replacements(props.spec_value(olds), props.spec_value(inputs))
@@ -147,6 +153,9 @@ class ClusterProvider(CloudProvider):
     def _show_creation(self, inputs: dict[str, Any]) -> None:
         """A new resource: the engine calls no diff, so the creation plan is shown from here.
         Pure (no API call); with adopt the plan is made against the live cluster at create."""
+        from . import props
+        from .unknowns import unknown_paths
+
         unknown = unknown_paths(inputs)
         name = props.cluster_name(inputs)
         if unknown:
@@ -165,6 +174,9 @@ class ClusterProvider(CloudProvider):
     @in_flight
     @gc_paused
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
+        from . import changes, props
+        from .unknowns import unknown_paths
+
         name = props.cluster_name(news) or props.cluster_name(olds) or _id
         unknown = unknown_paths(news)
         old_spec, new_spec = props.spec_value(olds), props.spec_value(news)
@@ -195,6 +207,9 @@ class ClusterProvider(CloudProvider):
     ) -> Plan | None:
         """Observe the cluster and show the plan, as `hyperpod plan` would print it — unless
         nothing changed and there is nothing to do (a stack of many clusters stays readable)."""
+        from . import props
+        from .worlds import open_backend
+
         settings = Settings.from_inputs(news).acting_once(olds)
         try:
             client, _ = open_backend(location, self.simulator, reads=True)
@@ -226,6 +241,9 @@ class ClusterProvider(CloudProvider):
     # ---- create --------------------------------------------------------------------------
     @in_flight
     def create(self, inputs: dict[str, Any]) -> CreateResult:
+        from . import props
+        from .worlds import open_backend
+
         settings, spec, location = Settings.from_inputs(inputs), props.spec_of(inputs), self._locate(inputs)
         client, clock = open_backend(location, self.simulator)
         deadline = clock.monotonic() + settings.timeout
@@ -275,6 +293,9 @@ class ClusterProvider(CloudProvider):
     # ---- update --------------------------------------------------------------------------
     @in_flight
     def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        from . import props
+        from .worlds import open_backend
+
         settings, spec, location = Settings.from_inputs(news).acting_once(_olds), props.spec_of(news), self._locate(news)
         client, clock = open_backend(location, self.simulator)
         deadline = clock.monotonic() + settings.timeout
@@ -323,6 +344,9 @@ class ClusterProvider(CloudProvider):
     # ---- read ----------------------------------------------------------------------------
     @in_flight
     def read(self, id_: str, bag: dict[str, Any]) -> ReadResult:
+        from . import props
+        from .worlds import open_backend
+
         name = props.cluster_name(bag)
         if name is None:
             return ReadResult(id_, bag)
@@ -338,6 +362,9 @@ class ClusterProvider(CloudProvider):
     # ---- delete --------------------------------------------------------------------------
     @in_flight
     def delete(self, _id: str, bag: dict[str, Any]) -> None:
+        from . import props
+        from .worlds import open_backend
+
         name = props.cluster_name(bag)
         if name is None:
             return
@@ -377,6 +404,10 @@ class ClusterProvider(CloudProvider):
         provider's preview returns as its `plan` output, for policy packs (policies/README.md).
         Reads the cluster, changes nothing, prints nothing (check and diff showed it). Raises
         PlanUnknown when it cannot be made (inputs not known yet, the cluster unreadable)."""
+        from . import props
+        from .unknowns import unknown_paths
+        from .worlds import open_backend
+
         unknown = unknown_paths(news)
         if unknown:
             raise PlanUnknown(f"inputs not known until other resources are created: {', '.join(p or '(all inputs)' for p in unknown)}")
@@ -396,6 +427,8 @@ class ClusterProvider(CloudProvider):
         """The pipeline against the observed cluster: plan, cost, and the preflight (quotas and
         lifecycle consistency, read before anything is applied: a quota refusal stops create/update
         with the numbers)."""
+        from .worlds import open_service
+
         context = _context(
             roles=settings.roles,
             region=location.region,
@@ -445,7 +478,7 @@ def _remaining(clock: Clock, deadline: float) -> float:
     return max(deadline - clock.monotonic(), 0.0)
 
 
-def _not_known_text(unknown: list[str], replacements: list[changes.Replacement]) -> str:
+def _not_known_text(unknown: list[str], replacements: list["Replacement"]) -> str:
     lines = ["plan not available yet: these inputs are computed by other resources and not known until they are created:"]
     lines += [f"  - {path or '(all inputs)'}" for path in unknown]
     lines += [f"  may replace the cluster: {r.reason}" for r in replacements]
@@ -456,7 +489,7 @@ def _not_known_text(unknown: list[str], replacements: list[changes.Replacement])
     return "\n".join(lines)
 
 
-def _replacement_text(replacements: list[changes.Replacement]) -> str:
+def _replacement_text(replacements: list["Replacement"]) -> str:
     lines = ["REPLACE: the cluster is deleted with all its nodes, then created again:"]
     lines += [f"  - {r.reason}" for r in replacements]
     lines.append("then a new cluster is created from the spec (its plan: `create`)")

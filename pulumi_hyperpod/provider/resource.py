@@ -16,7 +16,6 @@ from typing import Any, Mapping, Optional, Sequence
 import pulumi
 from pulumi.dynamic import Resource
 
-from ..aws.servicemodel import fold
 from .provider import ClusterProvider
 from .settings import SETTING_KEYS, policy_inputs
 
@@ -150,8 +149,11 @@ def _later_wins(*sources: Any) -> Any:
     for source in sources:
         if not isinstance(source, Mapping):
             return source  # not an object: `check` says so
-        given = {fold(key) if isinstance(key, str) else key for key in source}
-        merged = {key: value for key, value in merged.items() if (fold(key) if isinstance(key, str) else key) not in given}
+        if merged and source:  # something to replace (a component gives one source: its spec)
+            from ..aws.servicemodel import fold
+
+            given = {fold(key) if isinstance(key, str) else key for key in source}
+            merged = {key: value for key, value in merged.items() if (fold(key) if isinstance(key, str) else key) not in given}
         merged.update(source)
     return merged
 
