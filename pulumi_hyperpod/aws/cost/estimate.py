@@ -64,7 +64,7 @@ def with_cost(
 
 
 # ---- one group -----------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # a working record: never compared nor shown
 class _Mix:
     """A group's instances: launched ones by type, and capacity pending at the priority order."""
 
@@ -163,7 +163,7 @@ def _after_mix(want: "InstanceGroupSpec", before: _Mix, victims: list["Victim"],
     return _Mix(launched, max(want.instance_count - sum(launched.values()), 0), priority)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # a working record: never compared nor shown
 class _Priced:
     entry: GroupCost
     known_delta: float  # the change over the priced types only

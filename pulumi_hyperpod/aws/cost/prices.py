@@ -53,7 +53,7 @@ class Price:
     source: str  # a key of the table's `sources`, or where an override came from
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)  # a table's layer: never compared nor shown
 class _Layer:
     origin: str  # "shipped table", a file path, "prices setting"
     prices: Mapping[str, Price]

@@ -23,7 +23,6 @@ provisioning_parameters.json decides them); a saved plan keeps them.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 from ...core import cloud as _core
 
@@ -42,10 +41,19 @@ OBSERVE = object()  # prepare(): observe the live cluster (the default), rather 
 __all__ = ["OBSERVE", "Prepared", "check", "deletion", "execute", "load", "make_plan", "observe", "prepare", "save"]
 
 
-@dataclass(frozen=True)
 class Prepared(_core.Prepared):
     """core/cloud.Prepared for HyperPod (cloud "aws", context an AwsContext), with the context's
-    Slurm roles and workload view named: what `save` writes and `execute` needs."""
+    Slurm roles and workload view named: what `save` writes and `execute` needs.
+
+    Not a dataclass itself: it adds no field, and core's generated methods (init, eq, hash, repr
+    by class name) serve it as they are. Re-decorating would compile all six again (~0.5 ms in
+    every preview's `diff`); the two that check the class are written here, as frozen=True wrote them."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
 
     @property
     def roles(self) -> dict[str, str]:

@@ -29,7 +29,7 @@ CONTROLLER_RULE = (
 VOLUMES = "its instance volumes (root and secondary) are destroyed: data on them is lost"
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # the planner's working record: never compared nor shown
 class Repairs:
     steps: list[Step] = field(default_factory=list)
     refusals: list[Refusal] = field(default_factory=list)

@@ -32,7 +32,7 @@ ROLLOUT = " (UpdateClusterSoftware)"  # how a group's change column names a memb
 DEFAULT_IMAGE = "default"  # the model's ImageId pattern: an AMI id or "default" (the HyperPod public AMI)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)  # the planner's working record: never compared nor shown
 class Rollouts:
     """What the planner folds in: steps, refusals, notes, and the groups whose image the steps move
     (their UpdateCluster entry keeps the image they run until the rollout moves them)."""
