@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Mapping
 
+from ...core.frozen import Frozen
+
 # Statuses of a node that is doing no useful work: removed first on scale-in.
 UNHEALTHY = frozenset({"Failure", "NotFound"})
 GONE = frozenset({"ShuttingDown"})
@@ -38,8 +40,8 @@ class NodeState:
         return bool(self.instance_id)
 
 
-@dataclass(frozen=True)
-class GroupState:
+@dataclass(unsafe_hash=True)  # frozen: core/frozen.py
+class GroupState(Frozen):
     name: str
     current_count: int
     target_count: int
@@ -57,8 +59,8 @@ class GroupState:
         return max(self.target_count - self.current_count, 0)
 
 
-@dataclass(frozen=True)
-class ClusterState:
+@dataclass(unsafe_hash=True)  # frozen: core/frozen.py
+class ClusterState(Frozen):
     name: str
     arn: str
     status: str

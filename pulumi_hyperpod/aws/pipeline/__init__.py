@@ -45,15 +45,9 @@ class Prepared(_core.Prepared):
     """core/cloud.Prepared for HyperPod (cloud "aws", context an AwsContext), with the context's
     Slurm roles and workload view named: what `save` writes and `execute` needs.
 
-    Not a dataclass itself: it adds no field, and core's generated methods (init, eq, hash, repr
-    by class name) serve it as they are. Re-decorating would compile all six again (~0.5 ms in
-    every preview's `diff`); the two that check the class are written here, as frozen=True wrote them."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+    Not a dataclass itself: it adds no field, and core's methods (init, eq, hash, repr by class
+    name; frozen through core/frozen.py) serve it as they are. Re-decorating would compile them
+    all again (~0.5 ms in every preview's `diff`)."""
 
     @property
     def roles(self) -> dict[str, str]:

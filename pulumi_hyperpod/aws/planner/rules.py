@@ -30,7 +30,6 @@ a DrainNodes step (aws/planner/drain_step.py) comes right before the BatchDelete
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any, Mapping
 
@@ -258,16 +257,17 @@ def _repairs(observed: ClusterState, policy: Policy, role: Any) -> Any:
     return SimpleNamespace(steps=[], refusals=[], notes=[], replaced=set())
 
 
-@dataclass(eq=False, repr=False)  # a builder: never compared nor shown (each generated method costs import time)
 class _Updater:
-    desired: ClusterSpec
-    observed: ClusterState
-    policy: Policy
-    roles: dict[str, str] = field(default_factory=dict)
-    limits: dict[str, int] = field(default_factory=api_limits)
-    workload: Any = None  # a WorkloadView, or None (not read)
+    """One plan being built. A plain class, not a dataclass: a builder is never compared nor shown,
+    and the methods a dataclass generates are compiled when the module loads, in every preview."""
 
-    def __post_init__(self) -> None:
+    def __init__(self, desired: ClusterSpec, observed: ClusterState, policy: Policy, roles: dict[str, str], workload: Any = None) -> None:
+        self.desired = desired
+        self.observed = observed
+        self.policy = policy
+        self.roles = roles
+        self.limits = api_limits()
+        self.workload = workload  # a WorkloadView, or None (not read)
         self.refusals: list[Refusal] = []
         self.notes: list[str] = []
         self.update_groups: dict[str, dict[str, Any]] = {}  # group → its UpdateCluster entry
