@@ -9,8 +9,9 @@ generates them, and `__init__` sets each field once. After that, as with frozen=
 deleting any attribute raises FrozenInstanceError (`dataclasses.replace` makes a new record).
 
 The price is per instance: `__init__` goes through this `__setattr__` once per field (about 0.2 µs
-each). Records made once per plan or cluster use it; the per-node and per-group ones a plan makes
-(NodeState, NodeBasis, Victim, GroupChange, GroupBasis, GroupCost) stay `frozen=True`.
+each). Records made once per plan or cluster use it, and NodeState (a listing builds each node's
+without `__init__`); the per-node and per-group ones a plan makes (NodeBasis, Victim, GroupChange,
+GroupBasis, GroupCost) stay `frozen=True`.
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ GONE = frozenset({"ShuttingDown"})
 SNAPSHOT_FORMAT = "hyperpod-snapshot/1"
 
 
-@dataclass(frozen=True)
-class NodeState:
+@dataclass(unsafe_hash=True)  # frozen: core/frozen.py (a listing builds each without __init__: _node)
+class NodeState(Frozen):
     group: str
     instance_id: str | None  # None until the node has been launched
     logical_id: str | None
@@ -167,8 +167,8 @@ def _group(g: Mapping[str, Any]) -> GroupState:
 
 
 def _node(s: Mapping[str, Any], _new: Any = object.__new__, _utc_zone: dt.timezone = dt.timezone.utc) -> NodeState:
-    # One per node of a listing (5,000 in a large cluster's every preview): the frozen dataclass's
-    # __init__ sets each field through object.__setattr__, which took half of from_api; the fields
+    # One per node of a listing (5,000 in a large cluster's every preview): the record's __init__ sets
+    # each field through a call (core/frozen.py's __setattr__), which took half of from_api; the fields
     # are written into the instance's __dict__ at once instead (the same NodeState, equal and
     # hashed alike). A parsed timestamp (the client hands out aware datetimes) skips _utc's checks.
     status = s.get("InstanceStatus") or {}
