@@ -12,9 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
+from ..core.frozen import Frozen
 
-@dataclass(frozen=True)
-class AwsContext:
+
+@dataclass(unsafe_hash=True)  # frozen: core/frozen.py
+class AwsContext(Frozen):
     # instance group → "Controller" | "Login" | "Compute", for Slurm groups without
     # SlurmConfig.NodeType; not given: learnt from the lifecycle bundle (and kept in a saved plan)
     roles: Mapping[str, str] | None = None

@@ -77,7 +77,29 @@ def _with_slurm(the_plan: "Plan", wanted: Any, state: Any, s3: Any, lifecycle_di
 
 def _learnt_roles(desired: Any, state: Any, s3: Any, lifecycle_dir: str | None) -> tuple[dict | None, tuple[str, ...]]:
     """Slurm roles from the lifecycle bundle (pulumi_hyperpod/slurm/roles.py), with its notes."""
+    stated = _stated_roles(desired, state)
+    if stated is not None:
+        return stated, ()
     from ..slurm.roles import resolve
 
     resolution = resolve(desired, state, s3_client=s3, lifecycle_dir=lifecycle_dir)
     return resolution.roles, tuple(resolution.notes)
+
+
+def _stated_roles(*specs: Any) -> dict[str, str] | None:
+    """The roles when every group of a Slurm spec and state states its SlurmConfig.NodeType: what
+    slurm.roles.resolve answers first then (no notes, no bundle read), without loading that module
+    (its readers and records) in a preview of such a cluster. None: resolve decides (an EKS
+    cluster, or a group whose role has to be learnt)."""
+    roles: dict[str, str] = {}
+    for spec in specs:
+        if spec is None:
+            continue
+        if getattr(spec, "orchestrator_kind", "Slurm") == "Eks":
+            return None
+        for group in getattr(spec, "instance_groups", None) or getattr(spec, "groups", None) or ():
+            node_type = getattr(group, "node_type", None)
+            if not node_type:
+                return None
+            roles.setdefault(getattr(group, "name", None), node_type)  # type: ignore[arg-type]
+    return roles

@@ -32,6 +32,8 @@ import importlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from .frozen import Frozen
+
 if TYPE_CHECKING:  # pragma: no cover
     from ..plan.model import Plan
     from ..plan.policy import Policy
@@ -106,8 +108,8 @@ def for_document(document: Any) -> Cloud:
     return get(DETECTION_ORDER[-1])
 
 
-@dataclass(frozen=True)
-class Prepared:
+@dataclass(unsafe_hash=True)  # frozen: core/frozen.py
+class Prepared(Frozen):
     """A plan with what it was made from, for any cloud: what a plan file saves and apply needs."""
 
     cloud: str

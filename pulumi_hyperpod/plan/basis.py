@@ -12,8 +12,10 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping
 
+from ..core.frozen import Frozen
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True)  # one per group: plan() at 100 groups pays for core/frozen.py's __setattr__
 class GroupBasis:
     name: str
     target: int
@@ -60,8 +62,8 @@ class _NodesField:
         basis.__dict__[self.slot] = value
 
 
-@dataclass(frozen=True)
-class Basis:
+@dataclass(unsafe_hash=True)  # frozen: core/frozen.py
+class Basis(Frozen):
     """What a plan was computed against, in neutral words (every cloud fills the same fields):
 
     - `identity`: which cluster exactly — an ARN on AWS, the full resource name on Google Cloud

@@ -11,6 +11,7 @@ import dataclasses
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..core.frozen import Frozen
 from .basis import Basis
 from .sections import CostSection, PreflightSection
 
@@ -54,7 +55,7 @@ class Victim:
     code: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True)  # one per group: plan() at 100 groups pays for core/frozen.py's __setattr__
 class GroupChange:
     """One instance group, before and after: what a reviewer reads first."""
 
@@ -74,8 +75,8 @@ class GroupChange:
         return (self.target_after or 0) - (self.target_before or 0)
 
 
-@dataclass(frozen=True)
-class Step:
+@dataclass(unsafe_hash=True)  # frozen: core/frozen.py
+class Step(Frozen):
     """One call, exactly as it will be made, with why: `reasons` in words for people, `codes` as
     stable codes beside them for tools and policies (Terraform's ActionReason), and `kind`, what the
     call does in words every cloud shares."""
@@ -98,8 +99,8 @@ class Step:
         return self.kind in DESTRUCTIVE_KINDS
 
 
-@dataclass(frozen=True)
-class Refusal:
+@dataclass(unsafe_hash=True)  # frozen: core/frozen.py
+class Refusal(Frozen):
     """A guard said no. The plan is kept for review but will not be applied."""
 
     rule: str
@@ -107,8 +108,8 @@ class Refusal:
     group: str | None = None
 
 
-@dataclass(frozen=True)
-class Plan:
+@dataclass(unsafe_hash=True)  # frozen: core/frozen.py
+class Plan(Frozen):
     cluster_name: str
     action: Literal["create", "update", "replace", "delete", "none"]
     steps: tuple[Step, ...] = ()

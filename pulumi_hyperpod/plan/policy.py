@@ -18,6 +18,8 @@ from functools import cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, Mapping
 
+from ..core.frozen import Frozen
+
 if TYPE_CHECKING:  # pragma: no cover
     from pydantic import BaseModel
     from pydantic.fields import FieldInfo
@@ -42,8 +44,8 @@ class _ModelFields:
         return validator().model_fields
 
 
-@dataclass(frozen=True, init=False)
-class Policy:
+@dataclass(init=False, unsafe_hash=True)  # frozen: core/frozen.py
+class Policy(Frozen):
     """What a plan may do to a running cluster: made from keywords, as the pydantic model it was."""
 
     protected_node_ids: frozenset[str] = _member(frozenset(), "Instance or logical ids a scale-in must never remove.")

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Mapping
 
 from .._lazy import lazy_exports
+from ..core.frozen import Frozen
 
 if TYPE_CHECKING:  # pragma: no cover
     from .findings import ConsistencyFinding as ConsistencyFinding, QuotaCheck as QuotaCheck  # exported
@@ -31,13 +32,13 @@ def _pair(value: Any) -> tuple[float | None, float | None] | None:
 
 
 # ---- cost --------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class PriceUsed:
+@dataclass(unsafe_hash=True)  # frozen: core/frozen.py
+class PriceUsed(Frozen):
     per_hour: float
     source: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True)  # one per group: plan() at 100 groups pays for core/frozen.py's __setattr__
 class GroupCost:
     """One instance group's cost per hour, before and after the plan."""
 
@@ -69,8 +70,8 @@ class GroupCost:
         )
 
 
-@dataclass(frozen=True)
-class ClusterCost:
+@dataclass(unsafe_hash=True)  # frozen: core/frozen.py
+class ClusterCost(Frozen):
     before_per_hour: float | None
     after_per_hour: float | None
     delta_per_hour: float | None
@@ -82,8 +83,8 @@ class ClusterCost:
         return cls(**{**data, "range": _pair(data.get("range"))})
 
 
-@dataclass(frozen=True)
-class CostSection:
+@dataclass(unsafe_hash=True)  # frozen: core/frozen.py
+class CostSection(Frozen):
     currency: str
     region: str
     prices_from: str
@@ -114,8 +115,8 @@ class CostSection:
 
 
 # ---- preflight ---------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class QuotaSection:
+@dataclass(unsafe_hash=True)  # frozen: core/frozen.py
+class QuotaSection(Frozen):
     status: str  # checked | not-needed | unreadable
     region: str | None = None
     checks: tuple[QuotaCheck, ...] = ()
@@ -139,8 +140,8 @@ class QuotaSection:
         )
 
 
-@dataclass(frozen=True)
-class PreflightSection:
+@dataclass(unsafe_hash=True)  # frozen: core/frozen.py
+class PreflightSection(Frozen):
     verdict: str  # ok | warnings | refused
     skipped: str | None = None  # why nothing was read (offline, --no-preflight)
     quotas: QuotaSection | None = None

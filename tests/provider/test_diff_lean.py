@@ -34,6 +34,13 @@ NOT_IN_NO_CHANGE_PREVIEW = (
     "botocore.session",  # the simulator's reads go through its direct client (aws/fake/direct.py)
     "botocore.client",
     "boto3",
+    "pulumi_hyperpod.slurm.roles",  # every group states its SlurmConfig.NodeType: no lifecycle bundle to read roles from
+    "pulumi_hyperpod.aws.planner.repair",  # no node named to repair, none in Failure
+    "pulumi_hyperpod.aws.planner.canary",  # no canary asked for
+    "pulumi_hyperpod.aws.planner.victims",  # nothing removed: no victims to choose
+    "pulumi_hyperpod.aws.planner.workload_order",
+    "pulumi_hyperpod.aws.planner.expectation",  # what apply expects before each later call
+    "pulumi_hyperpod.aws.fake.s3",  # the simulator's S3: lifecycle bundles, not read here
 )
 
 PREVIEW = """

@@ -280,3 +280,35 @@ def test_cli_legacy_cluster_to_0_controllers_is_refused_with_and_without_the_bun
     assert [r["rule"] for r in from_dir["refusals"]] == ["controller-scale-in"]
     hyperpod("apply", "-f", str(lowered), "--yes", code=2)
     assert sagemaker.describe_cluster(ClusterName="legacy")["InstanceGroups"][1]["TargetCount"] == 1
+
+
+def test_roles_every_group_states_are_taken_without_the_bundle_readers_as_resolve_gives_them(world):
+    """aws/stages.py answers from SlurmConfig.NodeType without loading this module when every group
+    states it (a preview of such a cluster); otherwise resolve decides. Both give the same roles."""
+    from pulumi_hyperpod.aws.stages import _stated_roles
+
+    sim, sagemaker, _ = world
+    stated = {
+        "ClusterName": "stated",
+        "InstanceGroups": [
+            {**legacy_cluster()["InstanceGroups"][1], "SlurmConfig": {"NodeType": "Controller"}},
+            {**legacy_cluster()["InstanceGroups"][2], "SlurmConfig": {"NodeType": "Compute", "PartitionNames": ["p"]}},
+        ],
+    }
+    sagemaker.create_cluster(**stated)
+    sim.advance(900)
+    live = observe(sagemaker, "stated")
+    half = {**stated, "InstanceGroups": [stated["InstanceGroups"][0], legacy_cluster()["InstanceGroups"][2]]}
+    eks = json.loads((__import__("pathlib").Path(__file__).resolve().parents[2] / "examples/specs/seed001-eks-continuous.json").read_text())
+    for specs, shortcut in [
+        ((ClusterSpec.from_dict(stated), live), True),
+        ((ClusterSpec.from_dict(stated), None), True),
+        ((ClusterSpec.from_dict(half), live), False),  # a group without NodeType: its role is learnt
+        ((ClusterSpec.from_dict(legacy_cluster()), None), False),
+        ((ClusterSpec.from_dict(eks), None), False),  # resolve says why Slurm roles do not apply
+    ]:
+        resolution = resolve(*specs)
+        assert (_stated_roles(*specs) is not None) is shortcut
+        if shortcut:
+            assert _stated_roles(*specs) == resolution.roles == {"controller-machine": "Controller", "worker-group-1": "Compute"}
+            assert list(_stated_roles(*specs)) == list(resolution.roles) and resolution.notes == ()

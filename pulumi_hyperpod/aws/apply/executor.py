@@ -33,7 +33,8 @@ from botocore.exceptions import BotoCoreError, ClientError
 from ..observe import ClusterState, observe
 from ...plan import Plan, Policy, Step, Victim
 from ..planner import victims as victim_rules
-from ..planner.basis import Expectation, stale_reasons
+from ..planner.basis import stale_reasons
+from ..planner.expectation import Expectation
 from ...plan.integrity import step_problems
 from ..planner.rules import api_limits, pack_deletes
 from . import guards

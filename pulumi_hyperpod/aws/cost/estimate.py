@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ...plan.model import Plan, Refusal, Victim
@@ -64,13 +63,17 @@ def with_cost(
 
 
 # ---- one group -----------------------------------------------------------------------------------
-@dataclass(frozen=True)
 class _Mix:
-    """A group's instances: launched ones by type, and capacity pending at the priority order."""
+    """A group's instances: launched ones by type, and capacity pending at the priority order. Never
+    changed once made. A plain class: a working record, never compared nor shown, and the methods
+    a dataclass generates are compiled when the module loads, in every preview."""
 
-    launched: Mapping[str, int]
-    pending: int
-    priority: tuple[str, ...]
+    __slots__ = ("launched", "pending", "priority")
+
+    def __init__(self, launched: Mapping[str, int], pending: int, priority: tuple[str, ...]) -> None:
+        self.launched = launched
+        self.pending = pending
+        self.priority = priority
 
     @property
     def count(self) -> int:
@@ -163,13 +166,17 @@ def _after_mix(want: "InstanceGroupSpec", before: _Mix, victims: list["Victim"],
     return _Mix(launched, max(want.instance_count - sum(launched.values()), 0), priority)
 
 
-@dataclass
 class _Priced:
-    entry: GroupCost
-    known_delta: float  # the change over the priced types only
-    unknown_increase: bool  # an unpriced type's count goes up: the change has no upper bound
-    low: float | None
-    high: float | None
+    """One group's cost entry with what the cluster's totals need (a working record, as _Mix)."""
+
+    __slots__ = ("entry", "known_delta", "unknown_increase", "low", "high")
+
+    def __init__(self, entry: GroupCost, known_delta: float, unknown_increase: bool, low: float | None, high: float | None) -> None:
+        self.entry = entry
+        self.known_delta = known_delta  # the change over the priced types only
+        self.unknown_increase = unknown_increase  # an unpriced type's count goes up: the change has no upper bound
+        self.low = low
+        self.high = high
 
 
 def _price(counts: Mapping[str, int], table: PriceTable, region: str) -> tuple[float | None, float, set[str]]:

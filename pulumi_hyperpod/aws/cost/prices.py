@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import os
 import pkgutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
@@ -53,14 +53,28 @@ class Price:
     source: str  # a key of the table's `sources`, or where an override came from
 
 
-@dataclass(frozen=True)
 class _Layer:
-    origin: str  # "shipped table", a file path, "prices setting"
-    prices: Mapping[str, Price]
-    applies_in: frozenset[str] | None  # None: every region
-    regions: Mapping[str, Mapping[str, Price]]
-    checked: str | None = None
-    sources: Mapping[str, str] = field(default_factory=dict)
+    """One source of prices in a table. Never changed once made. A plain class: never compared nor
+    shown, and the methods a dataclass generates are compiled when the module loads, in every preview."""
+
+    __slots__ = ("origin", "prices", "applies_in", "regions", "checked", "sources")
+
+    def __init__(
+        self,
+        *,
+        origin: str,  # "shipped table", a file path, "prices setting"
+        prices: Mapping[str, Price],
+        applies_in: frozenset[str] | None,  # None: every region
+        regions: Mapping[str, Mapping[str, Price]],
+        checked: str | None,
+        sources: Mapping[str, str],
+    ) -> None:
+        self.origin = origin
+        self.prices = prices
+        self.applies_in = applies_in
+        self.regions = regions
+        self.checked = checked
+        self.sources = sources
 
     def lookup(self, instance_type: str, region: str) -> Price | None:
         regional = self.regions.get(region)

@@ -34,7 +34,9 @@ UNHEALTHY_PHASES = (FAILED, LOST)
 CONTROLLER, LOGIN, COMPUTE = "Controller", "Login", "Compute"
 
 
-@dataclass
+@dataclass(
+    eq=False, repr=False
+)  # an entity, mutated in place: the same one is the same object (compared and shown by identity; value methods cost import time)
 class Node:
     logical_id: str
     group: str
@@ -89,7 +91,9 @@ class Node:
 _NODE_FIELDS = frozenset(Node.__dataclass_fields__)
 
 
-@dataclass
+@dataclass(
+    eq=False, repr=False
+)  # an entity, mutated in place: the same one is the same object (compared and shown by identity; value methods cost import time)
 class InstanceGroup:
     name: str
     spec: dict  # the ClusterInstanceGroupSpecification last accepted (InstanceCount etc. included)
@@ -165,7 +169,9 @@ class EventLog:
             self._pending = []
 
 
-@dataclass
+@dataclass(
+    eq=False, repr=False
+)  # an entity, mutated in place: the same one is the same object (compared and shown by identity; value methods cost import time)
 class Cluster:
     id: str
     name: str

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 from ..sessions import new_botocore_session
 from . import billing as metering
-from . import ids, provisioning as prov, reconcile, rolling_update, s3, slurm, wire
+from . import ids, provisioning as prov, reconcile, rolling_update, slurm, wire
 from ...core.clock import CLOCK_FILE, ClockFileError
 from .clock import ManualClock, PollTracker, SharedClock, to_datetime, to_seconds
 from .errors import ResourceNotFound
@@ -228,6 +228,8 @@ class Simulator:
         self, service: str, protocol: str, region: str, request: Any, polls: PollTracker, preparse: Optional[Callable] = None
     ) -> Any:
         if service == "s3":  # lifecycle bundles (fake/s3.py): REST-XML, not the JSON wire
+            from . import s3  # only a bundle's read or upload: a preview's reads are sagemaker's
+
             with self._world() as world:
                 return s3.answer(world, region, request)
         if service not in wire.SERVICES and protocol not in wire.JSON_PROTOCOLS:

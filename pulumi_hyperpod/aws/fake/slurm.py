@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from . import ids, s3
+from . import ids
 from .model import COMPUTE, CONTROLLER, FAILED, LOGIN, RUNNING, Cluster, Node
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -98,6 +98,8 @@ def _bundle_uris(cluster: Cluster) -> list[str]:
 
 
 def _bundle_json(world: Any, uri: str, name: str) -> dict | None:
+    from . import s3  # the bundle in the simulator's S3: read when a cluster's Slurm files are asked for
+
     content = s3.bundle_file(world, uri, name)
     if content is None:
         return None
@@ -118,6 +120,8 @@ def bundle_spec(world: Any, cluster: Cluster) -> dict | None:
 
 
 def _bundle_include(world: Any, cluster: Cluster) -> tuple[str, list[str]] | None:
+    from . import s3
+
     for uri in _bundle_uris(cluster):
         content = s3.bundle_file(world, uri, "slurm-spec.conf")
         if content is not None:

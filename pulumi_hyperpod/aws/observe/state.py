@@ -12,14 +12,16 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Mapping
 
+from ...core.frozen import Frozen
+
 # Statuses of a node that is doing no useful work: removed first on scale-in.
 UNHEALTHY = frozenset({"Failure", "NotFound"})
 GONE = frozenset({"ShuttingDown"})
 SNAPSHOT_FORMAT = "hyperpod-snapshot/1"
 
 
-@dataclass(frozen=True)
-class NodeState:
+@dataclass(unsafe_hash=True)  # frozen: core/frozen.py (a listing builds each without __init__: _node)
+class NodeState(Frozen):
     group: str
     instance_id: str | None  # None until the node has been launched
     logical_id: str | None
@@ -38,8 +40,8 @@ class NodeState:
         return bool(self.instance_id)
 
 
-@dataclass(frozen=True)
-class GroupState:
+@dataclass(unsafe_hash=True)  # frozen: core/frozen.py
+class GroupState(Frozen):
     name: str
     current_count: int
     target_count: int
@@ -57,8 +59,8 @@ class GroupState:
         return max(self.target_count - self.current_count, 0)
 
 
-@dataclass(frozen=True)
-class ClusterState:
+@dataclass(unsafe_hash=True)  # frozen: core/frozen.py
+class ClusterState(Frozen):
     name: str
     arn: str
     status: str
@@ -165,8 +167,8 @@ def _group(g: Mapping[str, Any]) -> GroupState:
 
 
 def _node(s: Mapping[str, Any], _new: Any = object.__new__, _utc_zone: dt.timezone = dt.timezone.utc) -> NodeState:
-    # One per node of a listing (5,000 in a large cluster's every preview): the frozen dataclass's
-    # __init__ sets each field through object.__setattr__, which took half of from_api; the fields
+    # One per node of a listing (5,000 in a large cluster's every preview): the record's __init__ sets
+    # each field through a call (core/frozen.py's __setattr__), which took half of from_api; the fields
     # are written into the instance's __dict__ at once instead (the same NodeState, equal and
     # hashed alike). A parsed timestamp (the client hands out aware datetimes) skips _utc's checks.
     status = s.get("InstanceStatus") or {}

@@ -4,7 +4,8 @@ Pure: no I/O, no prices.
 `rules.py` holds the decision table and `plan()`; beside it the rules it applies: `compare`/`members`
 (what differs, member by member), `victims`/`workload_order` (which nodes a scale-in removes),
 `drain_step`, `tags`, `ownership` (autoscaled counts), `software`/`repair`/`canary` (lifecycle
-steps), and `basis` (what a plan was computed against, and when it no longer holds).
+steps), `basis` (what a plan was computed against, and when it no longer holds) and `expectation` (where
+apply expects the cluster before each later call).
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ from typing import TYPE_CHECKING
 from ..._lazy import lazy_exports
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .basis import Expectation, basis_of, fingerprint, stale_reasons
+    from .basis import basis_of, fingerprint, stale_reasons
+    from .expectation import Expectation
     from .rules import api_limits, plan
 
 # Loaded on first use (PEP 562), as the other packages' public names.
 _EXPORTS = {
-    **dict.fromkeys(["Expectation", "basis_of", "fingerprint", "stale_reasons"], ".basis"),
+    **dict.fromkeys(["basis_of", "fingerprint", "stale_reasons"], ".basis"),
+    "Expectation": ".expectation",
     **dict.fromkeys(["api_limits", "plan"], ".rules"),
 }
 

@@ -14,7 +14,6 @@ group at once. A replacement says that it destroys the node's volumes, root and 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .. import servicemodel
@@ -29,12 +28,16 @@ CONTROLLER_RULE = (
 VOLUMES = "its instance volumes (root and secondary) are destroyed: data on them is lost"
 
 
-@dataclass
 class Repairs:
-    steps: list[Step] = field(default_factory=list)
-    refusals: list[Refusal] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    replaced: set[str] = field(default_factory=set)  # node keys a replacement takes care of (not scale-in victims)
+    """What the planner folds in (a plain class: the planner's working record, as software.Rollouts)."""
+
+    __slots__ = ("steps", "refusals", "notes", "replaced")
+
+    def __init__(self) -> None:
+        self.steps: list[Step] = []
+        self.refusals: list[Refusal] = []
+        self.notes: list[str] = []
+        self.replaced: set[str] = set()  # node keys a replacement takes care of (not scale-in victims)
 
 
 def per_call(operation: str) -> int:

@@ -30,13 +30,13 @@ a DrainNodes step (aws/planner/drain_step.py) comes right before the BatchDelete
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any, Mapping
 
 from ..observe import ClusterState, GroupState
 from ..servicemodel import api_limits
 from ..clusterspec import ClusterSpec, InstanceGroupSpec
-from . import canary, compare, repair, software, victims as victim_rules, workload_order
+from . import compare, software
 from .drain_step import drain_steps
 from .basis import basis_of
 from .members import member_line
@@ -246,16 +246,28 @@ def _replace_plan(desired: ClusterSpec, observed: ClusterState, reasons: list[st
     return replacement.refuse(*refusals)
 
 
-@dataclass
-class _Updater:
-    desired: ClusterSpec
-    observed: ClusterState
-    policy: Policy
-    roles: dict[str, str] = field(default_factory=dict)
-    limits: dict[str, int] = field(default_factory=api_limits)
-    workload: Any = None  # a WorkloadView, or None (not read)
+def _repairs(observed: ClusterState, policy: Policy, role: Any) -> Any:
+    """repair.py's plan (steps, refusals, notes, the nodes replaced). It repairs only nodes the
+    policy names and nodes in Failure: a cluster with neither, as most plans are, has nothing to
+    repair under any policy, and the same empty record comes without loading repair.py's rules."""
+    if policy.replace_node_ids or policy.reboot_node_ids or any(n.status == "Failure" for n in observed.nodes):
+        from . import repair
 
-    def __post_init__(self) -> None:
+        return repair.plan_repairs(observed, policy, role)
+    return SimpleNamespace(steps=[], refusals=[], notes=[], replaced=set())
+
+
+class _Updater:
+    """One plan being built. A plain class, not a dataclass: a builder is never compared nor shown,
+    and the methods a dataclass generates are compiled when the module loads, in every preview."""
+
+    def __init__(self, desired: ClusterSpec, observed: ClusterState, policy: Policy, roles: dict[str, str], workload: Any = None) -> None:
+        self.desired = desired
+        self.observed = observed
+        self.policy = policy
+        self.roles = roles
+        self.limits = api_limits()
+        self.workload = workload  # a WorkloadView, or None (not read)
         self.refusals: list[Refusal] = []
         self.notes: list[str] = []
         self.update_groups: dict[str, dict[str, Any]] = {}  # group → its UpdateCluster entry
@@ -364,7 +376,7 @@ class _Updater:
     def build(self) -> Plan:
         # node lifecycle (software.py, repair.py): rollouts and repairs, and the nodes they keep out of scale-ins
         self.rollouts = software.plan_rollouts(self.desired, self.observed, self.policy, self.role)
-        self.repairs = repair.plan_repairs(self.observed, self.policy, self.role)
+        self.repairs = _repairs(self.observed, self.policy, self.role)
         self.kept_nodes = (
             self.repairs.replaced
             | set(self.policy.reboot_node_ids)
@@ -383,8 +395,11 @@ class _Updater:
             self._plan_group(change)
         steps = self._steps(cluster_changes)
         tagging, tag_notes = tag_steps(self.desired, self.observed)
-        steps, canary_notes = canary.canary_steps(steps, self.policy.canary_nodes, self.limits, self.desired.name)
-        self.notes += canary_notes
+        if self.policy.canary_nodes:  # canary.py only when the policy asks for a canary (otherwise it changes nothing)
+            from . import canary
+
+            steps, canary_notes = canary.canary_steps(steps, self.policy.canary_nodes, self.limits, self.desired.name)
+            self.notes += canary_notes
         steps += self._lifecycle_steps(steps)
         steps.extend(tagging)
         self.notes.extend(tag_notes)
@@ -578,6 +593,8 @@ class _Updater:
                 "the service chooses which nodes go)",
             )
             return
+        from . import victims as victim_rules, workload_order  # a scale-in's rules: loaded when a plan removes nodes
+
         nodes = self.observed.nodes_of(name)
         candidates = victim_rules.removable(nodes, node_type, self.policy.protected_node_ids, self.kept_nodes)
         chosen = workload_order.rank(candidates, count, self.policy, self.workload)

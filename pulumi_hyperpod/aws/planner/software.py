@@ -18,7 +18,6 @@ of a group's nodes. Pure: no I/O.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from ..observe import ClusterState, GroupState, NodeState
@@ -32,15 +31,19 @@ ROLLOUT = " (UpdateClusterSoftware)"  # how a group's change column names a memb
 DEFAULT_IMAGE = "default"  # the model's ImageId pattern: an AMI id or "default" (the HyperPod public AMI)
 
 
-@dataclass
 class Rollouts:
     """What the planner folds in: steps, refusals, notes, and the groups whose image the steps move
-    (their UpdateCluster entry keeps the image they run until the rollout moves them)."""
+    (their UpdateCluster entry keeps the image they run until the rollout moves them). A plain class:
+    the planner's working record, never compared nor shown, and the methods a dataclass generates
+    are compiled when the module loads, in every preview."""
 
-    steps: list[Step] = field(default_factory=list)
-    refusals: list[Refusal] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    groups: set[str] = field(default_factory=set)
+    __slots__ = ("steps", "refusals", "notes", "groups")
+
+    def __init__(self) -> None:
+        self.steps: list[Step] = []
+        self.refusals: list[Refusal] = []
+        self.notes: list[str] = []
+        self.groups: set[str] = set()
 
 
 LATEST = "latest"
