@@ -29,10 +29,9 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from .frozen import Frozen
+from .frozen import Frozen, record
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..plan.model import Plan
@@ -108,7 +107,7 @@ def for_document(document: Any) -> Cloud:
     return get(DETECTION_ORDER[-1])
 
 
-@dataclass(unsafe_hash=True)  # frozen: core/frozen.py
+@record  # core/frozen.py
 class Prepared(Frozen):
     """A plan with what it was made from, for any cloud: what a plan file saves and apply needs."""
 

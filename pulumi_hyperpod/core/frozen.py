@@ -16,8 +16,18 @@ GroupBasis, GroupCost) stay `frozen=True`.
 
 from __future__ import annotations
 
-from dataclasses import FrozenInstanceError
-from typing import Any, ClassVar
+from dataclasses import FrozenInstanceError, dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
+
+if TYPE_CHECKING:  # pragma: no cover - what the type checker reads; nothing imported at run time
+    from typing_extensions import dataclass_transform
+else:
+
+    def dataclass_transform(**_: Any) -> Any:
+        return lambda decorated: decorated
+
+
+R = TypeVar("R", bound=type)
 
 
 class Frozen:
@@ -32,3 +42,13 @@ class Frozen:
 
     def __delattr__(self, name: str) -> None:
         raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+@dataclass_transform(frozen_default=True, eq_default=True, field_specifiers=(field,))
+def record(cls: R) -> R:
+    """A frozen record on `Frozen`: `@dataclass(unsafe_hash=True)` at run time (the same `__init__`,
+    `__eq__`, `__hash__` and `__repr__` as frozen=True), read by type checkers as frozen=True, so an
+    assignment to a field is a type error as well as a FrozenInstanceError."""
+    if not issubclass(cls, Frozen):
+        raise TypeError(f"@record needs {cls.__name__} to derive from Frozen")
+    return cast(R, dataclass(unsafe_hash=True)(cls))

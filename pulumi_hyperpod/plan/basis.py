@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping
 
-from ..core.frozen import Frozen
+from ..core.frozen import Frozen, record
 
 
 @dataclass(frozen=True)  # one per group: plan() at 100 groups pays for core/frozen.py's __setattr__
@@ -62,7 +62,7 @@ class _NodesField:
         basis.__dict__[self.slot] = value
 
 
-@dataclass(unsafe_hash=True)  # frozen: core/frozen.py
+@record  # core/frozen.py
 class Basis(Frozen):
     """What a plan was computed against, in neutral words (every cloud fills the same fields):
 

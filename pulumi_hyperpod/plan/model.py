@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..core.frozen import Frozen
+from ..core.frozen import Frozen, record
 from .basis import Basis
 from .sections import CostSection, PreflightSection
 
@@ -75,7 +75,7 @@ class GroupChange:
         return (self.target_after or 0) - (self.target_before or 0)
 
 
-@dataclass(unsafe_hash=True)  # frozen: core/frozen.py
+@record  # core/frozen.py
 class Step(Frozen):
     """One call, exactly as it will be made, with why: `reasons` in words for people, `codes` as
     stable codes beside them for tools and policies (Terraform's ActionReason), and `kind`, what the
@@ -99,7 +99,7 @@ class Step(Frozen):
         return self.kind in DESTRUCTIVE_KINDS
 
 
-@dataclass(unsafe_hash=True)  # frozen: core/frozen.py
+@record  # core/frozen.py
 class Refusal(Frozen):
     """A guard said no. The plan is kept for review but will not be applied."""
 
@@ -108,7 +108,7 @@ class Refusal(Frozen):
     group: str | None = None
 
 
-@dataclass(unsafe_hash=True)  # frozen: core/frozen.py
+@record  # core/frozen.py
 class Plan(Frozen):
     cluster_name: str
     action: Literal["create", "update", "replace", "delete", "none"]

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any, Mapping
 
 from .._lazy import lazy_exports
-from ..core.frozen import Frozen
+from ..core.frozen import Frozen, record
 
 if TYPE_CHECKING:  # pragma: no cover
     from .findings import ConsistencyFinding as ConsistencyFinding, QuotaCheck as QuotaCheck  # exported
@@ -32,7 +32,7 @@ def _pair(value: Any) -> tuple[float | None, float | None] | None:
 
 
 # ---- cost --------------------------------------------------------------------------------------------
-@dataclass(unsafe_hash=True)  # frozen: core/frozen.py
+@record  # core/frozen.py
 class PriceUsed(Frozen):
     per_hour: float
     source: str
@@ -70,7 +70,7 @@ class GroupCost:
         )
 
 
-@dataclass(unsafe_hash=True)  # frozen: core/frozen.py
+@record  # core/frozen.py
 class ClusterCost(Frozen):
     before_per_hour: float | None
     after_per_hour: float | None
@@ -83,7 +83,7 @@ class ClusterCost(Frozen):
         return cls(**{**data, "range": _pair(data.get("range"))})
 
 
-@dataclass(unsafe_hash=True)  # frozen: core/frozen.py
+@record  # core/frozen.py
 class CostSection(Frozen):
     currency: str
     region: str
@@ -115,7 +115,7 @@ class CostSection(Frozen):
 
 
 # ---- preflight ---------------------------------------------------------------------------------------
-@dataclass(unsafe_hash=True)  # frozen: core/frozen.py
+@record  # core/frozen.py
 class QuotaSection(Frozen):
     status: str  # checked | not-needed | unreadable
     region: str | None = None
@@ -140,7 +140,7 @@ class QuotaSection(Frozen):
         )
 
 
-@dataclass(unsafe_hash=True)  # frozen: core/frozen.py
+@record  # core/frozen.py
 class PreflightSection(Frozen):
     verdict: str  # ok | warnings | refused
     skipped: str | None = None  # why nothing was read (offline, --no-preflight)

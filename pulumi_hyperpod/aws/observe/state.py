@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from typing import Any, Mapping
 
-from ...core.frozen import Frozen
+from ...core.frozen import Frozen, record
 
 # Statuses of a node that is doing no useful work: removed first on scale-in.
 UNHEALTHY = frozenset({"Failure", "NotFound"})
@@ -20,7 +20,7 @@ GONE = frozenset({"ShuttingDown"})
 SNAPSHOT_FORMAT = "hyperpod-snapshot/1"
 
 
-@dataclass(unsafe_hash=True)  # frozen: core/frozen.py (a listing builds each without __init__: _node)
+@record  # core/frozen.py (a listing builds each without __init__: _node)
 class NodeState(Frozen):
     group: str
     instance_id: str | None  # None until the node has been launched
@@ -40,7 +40,7 @@ class NodeState(Frozen):
         return bool(self.instance_id)
 
 
-@dataclass(unsafe_hash=True)  # frozen: core/frozen.py
+@record  # core/frozen.py
 class GroupState(Frozen):
     name: str
     current_count: int
@@ -59,7 +59,7 @@ class GroupState(Frozen):
         return max(self.target_count - self.current_count, 0)
 
 
-@dataclass(unsafe_hash=True)  # frozen: core/frozen.py
+@record  # core/frozen.py
 class ClusterState(Frozen):
     name: str
     arn: str
