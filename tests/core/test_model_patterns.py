@@ -22,7 +22,7 @@ def _patterns() -> list[str]:
 
 PATTERNS = _patterns()
 PRINTABLE_ASCII = "".join(map(chr, range(0x20, 0x7F)))
-SETTINGS = settings(max_examples=15, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
+SETTINGS = settings(max_examples=10, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
 
 
 def _answer(match, pattern: str, value: str) -> object:
