@@ -22,6 +22,9 @@ def _patterns() -> list[str]:
 
 PATTERNS = _patterns()
 PRINTABLE_ASCII = "".join(map(chr, range(0x20, 0x7F)))
+# Short values: a few of the model's patterns backtrack exponentially in both engines (e.g.
+# `[a-z0-9]([-a-z0-9]*[a-z0-9]){0,39}?`, about 1 s at 24 characters that do not match).
+MAX_SIZE = 16
 SETTINGS = settings(max_examples=10, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck))
 
 
@@ -63,7 +66,7 @@ def test_every_single_character_gets_regex_s_answer(pattern):
 
 @pytest.mark.parametrize("pattern", PATTERNS)
 @SETTINGS
-@given(value=st.text(alphabet=PRINTABLE_ASCII, max_size=40))
+@given(value=st.text(alphabet=PRINTABLE_ASCII, max_size=MAX_SIZE))
 def test_printable_ascii_values_get_regex_s_answer(pattern, value):
     _same_answer(pattern, value)
 
@@ -96,7 +99,7 @@ def test_values_made_from_the_pattern_get_regex_s_answer(pattern, data):
 
 @pytest.mark.parametrize("pattern", PATTERNS)
 @SETTINGS
-@given(value=st.text(max_size=40))
+@given(value=st.text(max_size=MAX_SIZE))
 def test_arbitrary_unicode_gets_regex_s_answer(pattern, value):
     _same_answer(pattern, value)
 
