@@ -4,6 +4,7 @@ sagemaker model (issue 30: `re` on the fast path, `regex` only where the two may
 from __future__ import annotations
 
 import re
+import warnings
 
 import pytest
 import regex
@@ -48,6 +49,17 @@ def test_the_model_has_patterns_of_both_kinds():
     assert len(PATTERNS) > 200 and len(fast) >= len(PATTERNS) - 10
     assert r"([\p{L}\p{Z}\p{N}_.:/=+\-@]*)" in fast
     assert r"[\p{L}\p{M}\p{Z}\p{S}\p{N}\p{P}]*" not in fast  # \p{M} has no ASCII member
+
+
+def test_no_fast_form_makes_re_warn():
+    """A warning from `re` marks syntax `regex` may read otherwise; the fast path never meets one."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for pattern in PATTERNS:
+            rewritten = modelpatterns._ascii_form(pattern)
+            if modelpatterns._ascii_compiled(pattern) is not None and rewritten is not None:
+                re.purge()  # compiled afresh, so a warning is not hidden by re's cache
+                re.compile(rewritten)
 
 
 @pytest.mark.parametrize("name", sorted(modelpatterns._ASCII_MEMBERS))
@@ -109,7 +121,10 @@ def test_arbitrary_unicode_gets_regex_s_answer(pattern, value):
     [
         r"[[:alpha:]]+",  # a POSIX class: `regex` reads it, `re` a nested set
         r"(?:ab){e<=1}",  # a fuzzy constraint: `regex` matches "ax", `re` reads a literal
-        r"[a-z--q]+",  # a set operation (`regex` V1 only; `re` warns)
+        r"[a-z--q]+",  # set operations (`regex` V1 only; `re` warns)
+        r"[a-z&&q]+",
+        r"[a-z||q]+",
+        r"[a-z~~q]+",
         r"\p{L}+",  # a class outside a set
         r"(?i)[a-z]+",  # an inline flag
         r"[\P{L}]+",
