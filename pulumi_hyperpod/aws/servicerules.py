@@ -5,20 +5,15 @@ model, does not load the validator (and botocore with it).
 
 from __future__ import annotations
 
-from functools import lru_cache
+import re
 from typing import Any
 
-import regex  # botocore patterns use \p{L}-style classes, which `re` does not know
 from botocore.validate import ParamValidator, ValidationErrors, range_check
 
 from ..core.errors import Violation
+from .modelpatterns import fullmatch
 from .servicemodel import fold, has_operation, input_shape, shape
 from ..terminal import shown
-
-
-@lru_cache(maxsize=512)
-def _compiled(pattern: str):
-    return regex.compile(pattern)
 
 
 def _join(path: str, name: str) -> str:
@@ -53,7 +48,7 @@ def violations(
 
 
 # A pattern is only ever run on a string no longer than this when the model gives no `max`
-# (one output member, PrivateDnsHostname): the `regex` engine's cost grows with the input.
+# (one output member, PrivateDnsHostname): a backtracking engine's cost grows with the input.
 _PATTERN_LENGTH_LIMIT = 4096
 
 
@@ -121,7 +116,7 @@ _TYPE_WORDS = {
 
 
 def _type_rule(value: Any, valid_types: list[str]) -> str:
-    names = [regex.sub(r"^<class '(?:\w+\.)*(\w+)'>$", r"\1", t) for t in valid_types]
+    names = [re.sub(r"^<class '(?:\w+\.)*(\w+)'>$", r"\1", t) for t in valid_types]
     wanted = next((_TYPE_WORDS[n] for n in names if n in _TYPE_WORDS), " or ".join(names))
     got = _describe(value) if isinstance(value, (bool, int, float)) else type(value).__name__
     return f"must be {wanted}, got {got}"
@@ -178,7 +173,7 @@ class _ServiceRules(ParamValidator):
         if pattern:  # an empty string too: most patterns need one character (VpcConfig Subnets [""])
             if "max" not in shape.metadata and len(param) > _PATTERN_LENGTH_LIMIT:
                 errors.add(_path(name), f"must have at most {_PATTERN_LENGTH_LIMIT} characters; has {len(param)}")
-            elif not _compiled(pattern).fullmatch(param):
+            elif not fullmatch(pattern, param):
                 errors.add(_path(name), f"{_describe(param)} does not match the pattern {pattern}")
 
     def _validate_integer(self, param, shape, errors, name):

@@ -41,6 +41,7 @@ NOT_IN_NO_CHANGE_PREVIEW = (
     "pulumi_hyperpod.aws.planner.workload_order",
     "pulumi_hyperpod.aws.planner.expectation",  # what apply expects before each later call
     "pulumi_hyperpod.aws.fake.s3",  # the simulator's S3: lifecycle bundles, not read here
+    "regex",  # the model's patterns run on `re` for printable-ASCII values (aws/modelpatterns.py)
 )
 
 PREVIEW = """
