@@ -8,16 +8,23 @@ provider process). `Frozen` holds those two once. A record derives from it and i
 generates them, and `__init__` sets each field once. After that, as with frozen=True, assigning or
 deleting any attribute raises FrozenInstanceError (`dataclasses.replace` makes a new record).
 
-The price is per instance: `__init__` goes through this `__setattr__` once per field (about 0.2 µs
-each). Records made once per plan or cluster use it, and NodeState (a listing builds each node's
-without `__init__`); the per-node and per-group ones a plan makes (NodeBasis, Victim, GroupChange,
+The other four methods are not compiled per class either: `Frozen` also holds one `__init__`,
+`__repr__`, `__eq__` and `__hash__` that read the class's fields from a table `@record` makes once
+(`_RecordLayout`), with the generated methods' semantics (positional then keyword-only parameters,
+defaults and default factories, `__post_init__`; repr, compare and hash per field's flags). A record
+class then costs about a tenth of what the decorator's code generation did at import.
+
+The price is per instance: `__init__` matches its arguments in Python (a few µs a record). Records
+made once per plan or cluster use it, and NodeState (a listing builds each node's without
+`__init__`); the per-node and per-group ones a plan makes (NodeBasis, Victim, GroupChange,
 GroupBasis, GroupCost) stay `frozen=True`.
 """
 
 from __future__ import annotations
 
-from dataclasses import FrozenInstanceError, dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
+from dataclasses import MISSING, FrozenInstanceError, dataclass, field, fields
+from reprlib import recursive_repr
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, NamedTuple, TypeVar, cast
 
 if TYPE_CHECKING:  # pragma: no cover - what the type checker reads; nothing imported at run time
     from typing_extensions import dataclass_transform
@@ -30,9 +37,87 @@ else:
 R = TypeVar("R", bound=type)
 
 
+class _RecordLayout(NamedTuple):
+    """What the generated methods of one record class would have spelled out in their source."""
+
+    name: str  # the class's __qualname__, for messages
+    positional: tuple[str, ...]  # __init__'s parameters before `*`
+    keyword_only: frozenset[str]  # after `*`
+    defaults: dict[str, Any]  # parameter or init=False field -> its default
+    factories: dict[str, Callable[[], Any]]  # parameter or init=False field -> its default factory
+    assigned: tuple[str, ...]  # the fields __init__ sets, in declaration order
+    shown: tuple[str, ...]  # __repr__
+    compared: tuple[str, ...]  # __eq__
+    hashed: tuple[str, ...]  # __hash__
+    post_init: bool  # __init__ ends with __post_init__()
+
+
+def _layout(cls: type) -> _RecordLayout:
+    declared = fields(cls)
+    parameters = [f for f in declared if f.init]
+    keyword_only = frozenset(f.name for f in parameters if f.kw_only)
+    defaults = {f.name: f.default for f in declared if f.default is not MISSING}
+    factories = {f.name: f.default_factory for f in declared if f.default_factory is not MISSING}
+    return _RecordLayout(
+        name=cls.__qualname__,
+        positional=tuple(f.name for f in parameters if f.name not in keyword_only),
+        keyword_only=keyword_only,
+        defaults=defaults,
+        factories=factories,
+        # an init=False field with a plain default is read from the class, as the generated __init__ leaves it
+        assigned=tuple(f.name for f in declared if f.init or f.name in factories),
+        shown=tuple(f.name for f in declared if f.repr),
+        compared=tuple(f.name for f in declared if f.compare),
+        hashed=tuple(f.name for f in declared if (f.compare if f.hash is None else f.hash)),
+        post_init=hasattr(cls, "__post_init__"),
+    )
+
+
 class Frozen:
     __slots__ = ()
     __dataclass_fields__: ClassVar[dict[str, Any]]
+    _record_layout: ClassVar[_RecordLayout]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        layout = self._record_layout
+        if len(args) > len(layout.positional):
+            raise TypeError(
+                f"{layout.name}.__init__() takes {len(layout.positional) + 1} positional arguments but {len(args) + 1} were given"
+            )
+        values = dict(zip(layout.positional, args))
+        for name, value in kwargs.items():
+            if name in values:
+                raise TypeError(f"{layout.name}.__init__() got multiple values for argument {name!r}")
+            if name not in layout.keyword_only and name not in layout.positional:
+                raise TypeError(f"{layout.name}.__init__() got an unexpected keyword argument {name!r}")
+            values[name] = value
+        assign = object.__setattr__  # the class's own __setattr__ refuses; data descriptors still apply
+        for name in layout.assigned:
+            if name in values:
+                assign(self, name, values[name])
+            elif name in layout.defaults:
+                assign(self, name, layout.defaults[name])
+            elif name in layout.factories:
+                assign(self, name, layout.factories[name]())
+            else:
+                kind = "keyword-only" if name in layout.keyword_only else "positional"
+                raise TypeError(f"{layout.name}.__init__() missing 1 required {kind} argument: {name!r}")
+        if layout.post_init:
+            self.__post_init__()  # type: ignore[attr-defined]
+
+    @recursive_repr()
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._record_layout.shown)
+        return f"{self.__class__.__qualname__}({shown})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        names = self._record_layout.compared
+        return tuple(getattr(self, n) for n in names) == tuple(getattr(other, n) for n in names)
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, n) for n in self._record_layout.hashed))
 
     def __setattr__(self, name: str, value: Any) -> None:
         # a field not set yet is being set by __init__; anything else is an assignment frozen=True refuses
@@ -46,9 +131,14 @@ class Frozen:
 
 @dataclass_transform(frozen_default=True, eq_default=True, field_specifiers=(field,))
 def record(cls: R) -> R:
-    """A frozen record on `Frozen`: `@dataclass(unsafe_hash=True)` at run time (the same `__init__`,
-    `__eq__`, `__hash__` and `__repr__` as frozen=True), read by type checkers as frozen=True, so an
-    assignment to a field is a type error as well as a FrozenInstanceError."""
+    """A frozen record on `Frozen`: a dataclass at run time whose `__init__`, `__eq__`, `__hash__`
+    and `__repr__` are Frozen's (behaving as frozen=True's), read by type checkers as frozen=True, so
+    an assignment to a field is a type error as well as a FrozenInstanceError. A method the class
+    defines itself is kept, as the decorator keeps it."""
     if not issubclass(cls, Frozen):
         raise TypeError(f"@record needs {cls.__name__} to derive from Frozen")
-    return cast(R, dataclass(unsafe_hash=True)(cls))
+    if "__eq__" in cls.__dict__ or "__hash__" in cls.__dict__:
+        raise TypeError(f"@record: {cls.__name__} defines __eq__ or __hash__; declare it with @dataclass instead")
+    made = dataclass(init=False, repr=False, eq=False)(cls)
+    cast(Any, made)._record_layout = _layout(made)
+    return cast(R, made)

@@ -1,6 +1,7 @@
-"""core/frozen.py: a record on `Frozen` + `@dataclass(unsafe_hash=True)` behaves as the same record
-declared `@dataclass(frozen=True)` — equal, hashed and shown alike, assignment and deletion refused
-with the same error, `replace`, pickle and copies working — while compiling two methods fewer."""
+"""core/frozen.py: a record on `Frozen` (as `@dataclass(unsafe_hash=True)`, and as `@record`, whose
+methods are Frozen's own) behaves as the same record declared `@dataclass(frozen=True)` — built from
+the same arguments, equal, hashed and shown alike, assignment and deletion refused with the same
+error, `replace`, pickle and copies working — while compiling fewer methods (none for `@record`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from dataclasses import FrozenInstanceError, dataclass, field
 import pytest
 from hypothesis import given, strategies as st
 
-from pulumi_hyperpod.core.frozen import Frozen
+from pulumi_hyperpod.core.frozen import Frozen, record
 from pulumi_hyperpod.plan.model import Plan, Refusal
 
 
@@ -61,3 +62,64 @@ def test_the_plan_is_frozen_as_before():
         del plan.steps
     assert plan.refuse(Refusal("more", "reason")).refusals[-1] == Refusal("more", "reason") and len(plan.refusals) == 1
     assert hash(plan) == hash(dataclasses.replace(plan))
+
+
+@record
+class Declared(Frozen):
+    name: str
+    count: int = 0
+    extra: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+    derived: int = field(init=False, default=-1)
+    kind: str = field(kw_only=True, default="k")
+    tags: tuple[str, ...] = field(default=(), hash=False)
+
+
+@dataclass(frozen=True)
+class DeclaredTwin:
+    name: str
+    count: int = 0
+    extra: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+    derived: int = field(init=False, default=-1)
+    kind: str = field(kw_only=True, default="k")
+    tags: tuple[str, ...] = field(default=(), hash=False)
+
+
+calls = st.tuples(
+    st.lists(st.one_of(st.text(max_size=3), st.integers()), max_size=4).map(tuple),
+    st.dictionaries(st.sampled_from(["name", "count", "extra", "derived", "kind", "tags", "other"]), st.integers(), max_size=3),
+)
+
+
+@given(calls)
+def test_a_record_is_built_compared_hashed_and_shown_as_its_frozen_dataclass_twin(call):
+    args, kwargs = call
+    made, twin = outcome(lambda: Declared(*args, **kwargs)), outcome(lambda: DeclaredTwin(*args, **kwargs))
+    assert made[0] == twin[0]  # built, or refused with the same error type (a call's TypeError words differ)
+    if made[0] != "ok":
+        return
+    record, other = made[1], twin[1]
+    assert dataclasses.asdict(record) == dataclasses.asdict(other) and vars(record) == vars(other)
+    assert list(vars(record)) == list(vars(other))  # set in the same order (pickles alike)
+    assert repr(record).replace("Declared", "DeclaredTwin") == repr(other)
+    assert hash(record) == hash(other)
+    assert record == Declared(*args, **kwargs) and record != other
+    assert (record == dataclasses.replace(record, extra={"x": 1})) == (other == dataclasses.replace(other, extra={"x": 1}))
+    assert outcome(lambda: setattr(record, "name", 1))[0] == "FrozenInstanceError"
+
+
+def test_a_record_runs_post_init_and_keeps_its_own_methods():
+    seen = []
+
+    @record
+    class Checked(Frozen):
+        value: int
+
+        def __post_init__(self) -> None:
+            seen.append(self.value)
+
+        def __repr__(self) -> str:
+            return "checked"
+
+    assert repr(Checked(3)) == "checked" and seen == [3]
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'value'"):
+        Checked()
