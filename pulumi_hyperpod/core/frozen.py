@@ -73,7 +73,10 @@ def _layout(cls: type) -> _RecordLayout:
     )
 
 
-class Frozen:
+class Mutable:
+    """The base of `@mutable_record` classes, and of `Frozen`: a dataclass's `__init__`, `__repr__` and
+    `__eq__`, written once over the class's field table (unhashable, as a dataclass with eq=True)."""
+
     __slots__ = ()
     __dataclass_fields__: ClassVar[dict[str, Any]]
     _record_layout: ClassVar[_RecordLayout]
@@ -116,6 +119,14 @@ class Frozen:
         names = self._record_layout.compared
         return tuple(getattr(self, n) for n in names) == tuple(getattr(other, n) for n in names)
 
+    # no __hash__: defining __eq__ leaves the class unhashable, as a dataclass with eq=True and not frozen
+
+
+class Frozen(Mutable):
+    """The base of `@record` classes: Mutable's methods, a hash, and no assignment after __init__."""
+
+    __slots__ = ()
+
     def __hash__(self) -> int:
         return hash(tuple(getattr(self, n) for n in self._record_layout.hashed))
 
@@ -141,4 +152,45 @@ def record(cls: R) -> R:
         raise TypeError(f"@record: {cls.__name__} defines __eq__ or __hash__; declare it with @dataclass instead")
     made = dataclass(init=False, repr=False, eq=False)(cls)
     cast(Any, made)._record_layout = _layout(made)
+    return cast(R, made)
+
+
+class _Signature:
+    """`inspect.signature(cls)` of a `@mutable_record`: the parameters the generated `__init__` would
+    have shown (help(), IDEs), built when asked."""
+
+    def __get__(self, instance: object, owner: type) -> Any:
+        import inspect
+
+        layout: _RecordLayout = cast(Any, owner)._record_layout
+        declared = {f.name: f for f in fields(owner)}
+
+        def parameter(name: str) -> inspect.Parameter:
+            kind = inspect.Parameter.KEYWORD_ONLY if name in layout.keyword_only else inspect.Parameter.POSITIONAL_OR_KEYWORD
+            default = layout.defaults.get(name, _FACTORY if name in layout.factories else inspect.Parameter.empty)
+            return inspect.Parameter(name, kind, default=default, annotation=declared[name].type)
+
+        names = [*layout.positional, *(name for name in declared if name in layout.keyword_only)]
+        return inspect.Signature([parameter(name) for name in names], return_annotation=None)
+
+
+class _Factory:
+    def __repr__(self) -> str:
+        return "<factory>"  # how the generated __init__'s signature shows a default factory
+
+
+_FACTORY = _Factory()
+
+
+@dataclass_transform(field_specifiers=(field,))
+def mutable_record(cls: R) -> R:
+    """A dataclass (mutable, compared by value, unhashable) on `Mutable`: the same `__init__`,
+    `__repr__`, `__eq__` and signature as `@dataclass` gives, none of them compiled for the class."""
+    if not issubclass(cls, Mutable) or issubclass(cls, Frozen):
+        raise TypeError(f"@mutable_record needs {cls.__name__} to derive from Mutable")
+    if "__eq__" in cls.__dict__:
+        raise TypeError(f"@mutable_record: {cls.__name__} defines __eq__; declare it with @dataclass instead")
+    made = dataclass(init=False, repr=False, eq=False)(cls)
+    cast(Any, made)._record_layout = _layout(made)
+    cast(Any, made).__signature__ = _Signature()
     return cast(R, made)

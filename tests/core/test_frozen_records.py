@@ -6,6 +6,7 @@ error, `replace`, pickle and copies working — while compiling fewer methods (n
 from __future__ import annotations
 
 import copy
+import inspect
 import dataclasses
 import pickle
 from dataclasses import FrozenInstanceError, dataclass, field
@@ -13,7 +14,7 @@ from dataclasses import FrozenInstanceError, dataclass, field
 import pytest
 from hypothesis import given, strategies as st
 
-from pulumi_hyperpod.core.frozen import Frozen, record
+from pulumi_hyperpod.core.frozen import Frozen, Mutable, mutable_record, record
 from pulumi_hyperpod.plan.model import Plan, Refusal
 
 
@@ -123,3 +124,52 @@ def test_a_record_runs_post_init_and_keeps_its_own_methods():
     assert repr(Checked(3)) == "checked" and seen == [3]
     with pytest.raises(TypeError, match="missing 1 required positional argument: 'value'"):
         Checked()
+
+
+@mutable_record
+class Arguments(Mutable):
+    name: str
+    count: int = 1
+    extra: dict[str, int] = field(default_factory=dict)
+    kind: str = field(kw_only=True, default="k")
+
+
+@mutable_record
+class MoreArguments(Arguments):
+    more: tuple[str, ...] | None = None
+
+
+@dataclass
+class ArgumentsTwin:
+    name: str
+    count: int = 1
+    extra: dict[str, int] = field(default_factory=dict)
+    kind: str = field(kw_only=True, default="k")
+
+
+@dataclass
+class MoreArgumentsTwin(ArgumentsTwin):
+    more: tuple[str, ...] | None = None
+
+
+@given(calls)
+def test_a_mutable_record_behaves_as_its_dataclass_twin(call):
+    args, kwargs = call
+    kwargs = {k: v for k, v in kwargs.items() if k not in ("derived", "tags")} | ({"more": ("x",)} if "tags" in kwargs else {})
+    made, twin = outcome(lambda: MoreArguments(*args, **kwargs)), outcome(lambda: MoreArgumentsTwin(*args, **kwargs))
+    assert made[0] == twin[0]
+    if made[0] != "ok":
+        return
+    record, other = made[1], twin[1]
+    assert vars(record) == vars(other) and list(vars(record)) == list(vars(other))
+    assert repr(record).replace("MoreArguments", "MoreArgumentsTwin") == repr(other)
+    assert record == MoreArguments(*args, **kwargs) and record != other and record != Arguments("n")
+    assert outcome(lambda: hash(record))[0] == outcome(lambda: hash(other))[0] == "TypeError"
+    record.count = other.count = 7  # mutable, as a dataclass
+    assert dataclasses.asdict(record) == dataclasses.asdict(other)
+    assert dataclasses.replace(record, name="other").name == "other" and record.count == 7
+
+
+def test_a_mutable_record_shows_the_signature_its_dataclass_twin_does():
+    assert str(inspect.signature(MoreArguments)) == str(inspect.signature(MoreArgumentsTwin))
+    assert str(inspect.signature(Arguments)) == str(inspect.signature(ArgumentsTwin))
