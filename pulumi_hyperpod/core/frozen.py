@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import MISSING, FrozenInstanceError, dataclass, field, fields
 from reprlib import recursive_repr
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, NamedTuple, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, TypeVar, cast
 
 if TYPE_CHECKING:  # pragma: no cover - what the type checker reads; nothing imported at run time
     from typing_extensions import dataclass_transform
@@ -37,19 +37,29 @@ else:
 R = TypeVar("R", bound=type)
 
 
-class _RecordLayout(NamedTuple):
-    """What the generated methods of one record class would have spelled out in their source."""
+class _RecordLayout:
+    """What the generated methods of one record class would have spelled out in their source.
+    (A plain class: a NamedTuple would compile its own `__new__` when this module loads.)"""
 
-    name: str  # the class's __qualname__, for messages
-    positional: tuple[str, ...]  # __init__'s parameters before `*`
-    keyword_only: frozenset[str]  # after `*`
-    defaults: dict[str, Any]  # parameter or init=False field -> its default
-    factories: dict[str, Callable[[], Any]]  # parameter or init=False field -> its default factory
-    assigned: tuple[str, ...]  # the fields __init__ sets, in declaration order
-    shown: tuple[str, ...]  # __repr__
-    compared: tuple[str, ...]  # __eq__
-    hashed: tuple[str, ...]  # __hash__
-    post_init: bool  # __init__ ends with __post_init__()
+    __slots__ = ("name", "positional", "keyword_only", "defaults", "factories", "assigned", "shown", "compared", "hashed", "post_init")
+
+    def __init__(
+        self,
+        *,
+        name: str,  # the class's __qualname__, for messages
+        positional: tuple[str, ...],  # __init__'s parameters before `*`
+        keyword_only: frozenset[str],  # after `*`
+        defaults: dict[str, Any],  # parameter or init=False field -> its default
+        factories: dict[str, Callable[[], Any]],  # parameter or init=False field -> its default factory
+        assigned: tuple[str, ...],  # the fields __init__ sets, in declaration order
+        shown: tuple[str, ...],  # __repr__
+        compared: tuple[str, ...],  # __eq__
+        hashed: tuple[str, ...],  # __hash__
+        post_init: bool,  # __init__ ends with __post_init__()
+    ) -> None:
+        self.name, self.positional, self.keyword_only = name, positional, keyword_only
+        self.defaults, self.factories, self.assigned = defaults, factories, assigned
+        self.shown, self.compared, self.hashed, self.post_init = shown, compared, hashed, post_init
 
 
 def _layout(cls: type) -> _RecordLayout:
