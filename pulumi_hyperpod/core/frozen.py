@@ -1,23 +1,26 @@
-"""Frozen records without the two methods `dataclass(frozen=True)` compiles for every class.
+"""Records (dataclasses) whose methods are not compiled for every class.
 
-`@dataclass(frozen=True)` generates `__setattr__` and `__delattr__` per class, each compiled from
-source when its module loads (~0.1 ms apiece; with `__init__`, `__eq__`, `__hash__` and `__repr__`,
-about 0.5 ms a class, and a no-change preview's `diff` loads some forty record classes in a fresh
-provider process). `Frozen` holds those two once. A record derives from it and is declared
-`@dataclass(unsafe_hash=True)`: `__eq__` and `__hash__` are then generated exactly as frozen=True
-generates them, and `__init__` sets each field once. After that, as with frozen=True, assigning or
-deleting any attribute raises FrozenInstanceError (`dataclasses.replace` makes a new record).
+`@dataclass` generates `__init__`, `__repr__`, `__eq__` (and, frozen, `__hash__`, `__setattr__`,
+`__delattr__`) per class, each compiled from source when its module loads: about 0.5 ms a frozen
+class, and a fresh provider process's no-change `diff` loads some thirty of them. Here those
+methods are written once:
 
-The other four methods are not compiled per class either: `Frozen` also holds one `__init__`,
-`__repr__`, `__eq__` and `__hash__` that read the class's fields from a table `@record` makes once
-(`_RecordLayout`), with the generated methods' semantics (positional then keyword-only parameters,
-defaults and default factories, `__post_init__`; repr, compare and hash per field's flags). A record
-class then costs about a tenth of what the decorator's code generation did at import.
+- `Mutable` holds `__init__`, `__repr__` and `__eq__`, reading the class's fields from a table
+  (`_RecordLayout`) its decorator makes once, with the generated methods' semantics (positional then
+  keyword-only parameters, defaults and default factories, `__post_init__`; repr and compare per
+  field's flags). `@mutable_record` declares a plain dataclass on it (the program's argument
+  classes), with the signature the generated `__init__` would show.
+- `Frozen` adds `__hash__`, and a `__setattr__`/`__delattr__` raising FrozenInstanceError after
+  `__init__`, as frozen=True does (`dataclasses.replace` makes a new record). `@record` declares a
+  frozen record on it: nothing compiled for the class, about a tenth of the decorator's import cost.
+  (A class on `Frozen` declared `@dataclass(unsafe_hash=True)` still gets its methods generated.)
+- `@bulk_record`, for records made one per group or price, keeps frozen=True's compiled `__init__`
+  (no call per field) and frozen `__setattr__`/`__delattr__`, and takes Frozen's repr, eq and hash.
 
-The price is per instance: `__init__` matches its arguments in Python (a few µs a record). Records
-made once per plan or cluster use it, and NodeState (a listing builds each node's without
-`__init__`); the per-node and per-group ones a plan makes (NodeBasis, Victim, GroupChange,
-GroupBasis, GroupCost) stay `frozen=True`.
+The price of `@record` is per instance: `__init__` matches its arguments in Python (a few µs a
+record). Records made once per plan, cluster or process use it, and NodeState (a listing builds
+each node's without `__init__`); the per-node ones a plan makes (NodeBasis, Victim) stay
+`frozen=True`.
 """
 
 from __future__ import annotations
@@ -161,6 +164,20 @@ def record(cls: R) -> R:
     if "__eq__" in cls.__dict__ or "__hash__" in cls.__dict__:
         raise TypeError(f"@record: {cls.__name__} defines __eq__ or __hash__; declare it with @dataclass instead")
     made = dataclass(init=False, repr=False, eq=False)(cls)
+    cast(Any, made)._record_layout = _layout(made)
+    return cast(R, made)
+
+
+@dataclass_transform(frozen_default=True, eq_default=True, field_specifiers=(field,))
+def bulk_record(cls: R) -> R:
+    """A frozen record made in bulk (one per group or price): `@dataclass(frozen=True)`'s own
+    compiled `__init__` (no call per field) and `__setattr__`/`__delattr__`, with Frozen's `__repr__`,
+    `__eq__` and `__hash__`: three methods fewer compiled per class, the same per-instance cost."""
+    if not issubclass(cls, Frozen):
+        raise TypeError(f"@bulk_record needs {cls.__name__} to derive from Frozen")
+    if "__eq__" in cls.__dict__ or "__hash__" in cls.__dict__:
+        raise TypeError(f"@bulk_record: {cls.__name__} defines __eq__ or __hash__; declare it with @dataclass instead")
+    made = dataclass(frozen=True, repr=False, eq=False)(cls)
     cast(Any, made)._record_layout = _layout(made)
     return cast(R, made)
 

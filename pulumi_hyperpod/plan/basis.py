@@ -12,11 +12,11 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping
 
-from ..core.frozen import Frozen, record
+from ..core.frozen import Frozen, bulk_record, record
 
 
-@dataclass(frozen=True)  # one per group: plan() at 100 groups pays for core/frozen.py's __setattr__
-class GroupBasis:
+@bulk_record  # core/frozen.py; one per group: frozen=True's own __init__
+class GroupBasis(Frozen):
     name: str
     target: int
     min: int

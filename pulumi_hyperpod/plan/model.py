@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..core.frozen import Frozen, record
+from ..core.frozen import Frozen, bulk_record, record
 from .basis import Basis
 from .sections import CostSection, PreflightSection
 
@@ -55,8 +55,8 @@ class Victim:
     code: str = ""
 
 
-@dataclass(frozen=True)  # one per group: plan() at 100 groups pays for core/frozen.py's __setattr__
-class GroupChange:
+@bulk_record  # core/frozen.py; one per group: frozen=True's own __init__
+class GroupChange(Frozen):
     """One instance group, before and after: what a reviewer reads first."""
 
     group: str

@@ -14,7 +14,7 @@ from dataclasses import FrozenInstanceError, dataclass, field
 import pytest
 from hypothesis import given, strategies as st
 
-from pulumi_hyperpod.core.frozen import Frozen, Mutable, mutable_record, record
+from pulumi_hyperpod.core.frozen import Frozen, Mutable, bulk_record, mutable_record, record
 from pulumi_hyperpod.plan.model import Plan, Refusal
 
 
@@ -173,3 +173,38 @@ def test_a_mutable_record_behaves_as_its_dataclass_twin(call):
 def test_a_mutable_record_shows_the_signature_its_dataclass_twin_does():
     assert str(inspect.signature(MoreArguments)) == str(inspect.signature(MoreArgumentsTwin))
     assert str(inspect.signature(Arguments)) == str(inspect.signature(ArgumentsTwin))
+
+
+@bulk_record
+class Bulk(Frozen):
+    name: str
+    count: int = 0
+    extra: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+    tags: tuple[str, ...] = field(default=(), hash=False)
+
+
+@dataclass(frozen=True)
+class BulkTwin:
+    name: str
+    count: int = 0
+    extra: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+    tags: tuple[str, ...] = field(default=(), hash=False)
+
+
+@given(calls, st.sampled_from(["name", "count", "other"]))
+def test_a_bulk_record_behaves_as_its_frozen_dataclass_twin(call, attribute):
+    args, kwargs = call
+    kwargs = {k: v for k, v in kwargs.items() if k not in ("derived", "kind")}
+    made, twin = outcome(lambda: Bulk(*args, **kwargs)), outcome(lambda: BulkTwin(*args, **kwargs))
+    assert made[0] == twin[0]
+    if made[0] != "ok":
+        return
+    record, other = made[1], twin[1]
+    assert vars(record) == vars(other) and list(vars(record)) == list(vars(other))
+    assert repr(record).replace("Bulk", "BulkTwin") == repr(other)
+    assert outcome(lambda: hash(record)) == outcome(lambda: hash(other))  # a dict in a hashed field: both TypeError
+    assert record == Bulk(*args, **kwargs) and record != other
+    assert outcome(lambda: setattr(record, attribute, 1)) == outcome(lambda: setattr(other, attribute, 1))
+    assert outcome(lambda: delattr(record, attribute)) == outcome(lambda: delattr(other, attribute))
+    assert dataclasses.replace(record, count=5) == Bulk(**{**vars(record), "count": 5})
+    assert pickle.loads(pickle.dumps(record)) == record == copy.deepcopy(record)
