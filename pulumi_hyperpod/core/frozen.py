@@ -14,6 +14,8 @@ methods are written once:
   `__init__`, as frozen=True does (`dataclasses.replace` makes a new record). `@record` declares a
   frozen record on it: nothing compiled for the class, about a tenth of the decorator's import cost.
   (A class on `Frozen` declared `@dataclass(unsafe_hash=True)` still gets its methods generated.)
+- `Entity` holds only that `__init__` (identity, not value: object's eq, hash and repr); `@entity`
+  declares the simulator's entities on it (a cluster, a group: mutated in place).
 - `@bulk_record`, for records made one per group or price, keeps frozen=True's compiled `__init__`
   (no call per field) and frozen `__setattr__`/`__delattr__`, and takes Frozen's repr, eq and hash.
 
@@ -86,9 +88,9 @@ def _layout(cls: type) -> _RecordLayout:
     )
 
 
-class Mutable:
-    """The base of `@mutable_record` classes, and of `Frozen`: a dataclass's `__init__`, `__repr__` and
-    `__eq__`, written once over the class's field table (unhashable, as a dataclass with eq=True)."""
+class Entity:
+    """The base of `@entity` classes, and of `Mutable`: a dataclass's `__init__`, written once over the
+    class's field table. An entity is compared, hashed and shown by identity (object's methods)."""
 
     __slots__ = ()
     __dataclass_fields__: ClassVar[dict[str, Any]]
@@ -120,6 +122,13 @@ class Mutable:
                 raise TypeError(f"{layout.name}.__init__() missing 1 required {kind} argument: {name!r}")
         if layout.post_init:
             self.__post_init__()  # type: ignore[attr-defined]
+
+
+class Mutable(Entity):
+    """The base of `@mutable_record` classes, and of `Frozen`: Entity's `__init__` with a dataclass's
+    `__repr__` and `__eq__` (unhashable, as a dataclass with eq=True and not frozen)."""
+
+    __slots__ = ()
 
     @recursive_repr()
     def __repr__(self) -> str:
@@ -178,6 +187,17 @@ def bulk_record(cls: R) -> R:
     if "__eq__" in cls.__dict__ or "__hash__" in cls.__dict__:
         raise TypeError(f"@bulk_record: {cls.__name__} defines __eq__ or __hash__; declare it with @dataclass instead")
     made = dataclass(frozen=True, repr=False, eq=False)(cls)
+    cast(Any, made)._record_layout = _layout(made)
+    return cast(R, made)
+
+
+@dataclass_transform(field_specifiers=(field,))
+def entity(cls: R) -> R:
+    """A dataclass declared `eq=False, repr=False` (an entity mutated in place, the same one the same
+    object) on `Entity`: the same `__init__`, not compiled for the class."""
+    if not issubclass(cls, Entity) or issubclass(cls, Mutable):
+        raise TypeError(f"@entity needs {cls.__name__} to derive from Entity")
+    made = dataclass(init=False, repr=False, eq=False)(cls)
     cast(Any, made)._record_layout = _layout(made)
     return cast(R, made)
 

@@ -14,7 +14,7 @@ from dataclasses import FrozenInstanceError, dataclass, field
 import pytest
 from hypothesis import given, strategies as st
 
-from pulumi_hyperpod.core.frozen import Frozen, Mutable, bulk_record, mutable_record, record
+from pulumi_hyperpod.core.frozen import Entity, Frozen, Mutable, bulk_record, entity, mutable_record, record
 from pulumi_hyperpod.plan.model import Plan, Refusal
 
 
@@ -208,3 +208,33 @@ def test_a_bulk_record_behaves_as_its_frozen_dataclass_twin(call, attribute):
     assert outcome(lambda: delattr(record, attribute)) == outcome(lambda: delattr(other, attribute))
     assert dataclasses.replace(record, count=5) == Bulk(**{**vars(record), "count": 5})
     assert pickle.loads(pickle.dumps(record)) == record == copy.deepcopy(record)
+
+
+@entity
+class Thing(Entity):
+    name: str
+    count: int = 0
+    extra: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(eq=False, repr=False)
+class ThingTwin:
+    name: str
+    count: int = 0
+    extra: dict[str, int] = field(default_factory=dict)
+
+
+@given(calls)
+def test_an_entity_is_built_as_its_dataclass_twin_and_is_itself_only(call):
+    args, kwargs = call
+    kwargs = {k: v for k, v in kwargs.items() if k in ("name", "count", "other")}
+    made, twin = outcome(lambda: Thing(*args, **kwargs)), outcome(lambda: ThingTwin(*args, **kwargs))
+    assert made[0] == twin[0]
+    if made[0] != "ok":
+        return
+    thing, other = made[1], twin[1]
+    assert vars(thing) == vars(other) and list(vars(thing)) == list(vars(other))
+    assert thing == thing and thing != Thing(*args, **kwargs) and hash(thing) == object.__hash__(thing)
+    assert repr(thing).startswith(f"<{__name__}.Thing object at ")
+    thing.count = 9
+    assert thing.count == 9 and Thing("n").extra is not Thing("n").extra
