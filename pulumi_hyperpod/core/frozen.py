@@ -16,13 +16,14 @@ methods are written once:
   (A class on `Frozen` declared `@dataclass(unsafe_hash=True)` still gets its methods generated.)
 - `Entity` holds only that `__init__` (identity, not value: object's eq, hash and repr); `@entity`
   declares the simulator's entities on it (a cluster, a group: mutated in place).
-- `@bulk_record`, for records made one per group or price, keeps frozen=True's compiled `__init__`
-  (no call per field) and frozen `__setattr__`/`__delattr__`, and takes Frozen's repr, eq and hash.
+- `@bulk_record`, for records made one per node, group or price, keeps frozen=True's compiled
+  `__init__` (no call per field) and frozen `__setattr__`/`__delattr__`, and takes Frozen's repr,
+  eq and hash.
 
 The price of `@record` is per instance: `__init__` matches its arguments in Python (a few µs a
 record). Records made once per plan, cluster or process use it, and NodeState (a listing builds
-each node's without `__init__`); the per-node ones a plan makes (NodeBasis, Victim) stay
-`frozen=True`.
+each node's without `__init__`); the per-node ones a plan makes (NodeBasis, Victim) are
+`@bulk_record`s.
 """
 
 from __future__ import annotations

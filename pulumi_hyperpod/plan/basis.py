@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping
 
 from ..core.frozen import Frozen, bulk_record, record
@@ -24,8 +23,8 @@ class GroupBasis(Frozen):
     status: str | None
 
 
-@dataclass(frozen=True)
-class NodeBasis:
+@bulk_record  # core/frozen.py; one per node: frozen=True's own __init__
+class NodeBasis(Frozen):
     key: str
     group: str
     status: str

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import dataclasses
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..core.frozen import Frozen, bulk_record, record
@@ -41,8 +41,8 @@ NOT_API_CALLS = frozenset({"drain"})  # kinds of steps done in the orchestrator,
 PLAN_FORMAT = "hyperpod-plan/3"  # CHANGELOG.md: the history of the format
 
 
-@dataclass(frozen=True)
-class Victim:
+@bulk_record  # core/frozen.py; one per node removed: frozen=True's own __init__
+class Victim(Frozen):
     """A node a scale-in removes, and why this one rather than another."""
 
     group: str
