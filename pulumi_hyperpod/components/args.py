@@ -1,19 +1,23 @@
 """Typed arguments of the components: the words a platform team uses, not the API's nesting.
 
 The EKS component's own arguments (EksClusterArgs, EksGroupArgs) are defined with it in eks.py: a
-program declaring a Slurm cluster does not build them (each dataclass costs its import time)."""
+program declaring a Slurm cluster does not build them (each dataclass costs its import time). These
+are `core/frozen.py`'s `@mutable_record`s: a dataclass's `__init__`, repr, equality and signature,
+none of them compiled per class."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 import pulumi
 
+from ..core.frozen import Mutable, mutable_record
 
-@dataclass
-class InstanceGroupArgs:
+
+@mutable_record
+class InstanceGroupArgs(Mutable):
     """One instance group. Give `instance_type` (a fixed group) or `instance_types` (a flexible
     group: provisioning tries them in this order, seed 001)."""
 
@@ -27,21 +31,21 @@ class InstanceGroupArgs:
     extra: Mapping[str, Any] | None = None  # any other group member, in API or snake_case spelling
 
 
-@dataclass
+@mutable_record
 class ComputeGroupArgs(InstanceGroupArgs):
     """A Slurm compute group and the partitions its nodes join (default: one named after it)."""
 
     partitions: Sequence[str] | None = None
 
 
-@dataclass
-class VpcArgs:
+@mutable_record
+class VpcArgs(Mutable):
     subnets: pulumi.Input[Sequence[pulumi.Input[str]]]
     security_group_ids: pulumi.Input[Sequence[pulumi.Input[str]]]
 
 
-@dataclass
-class LifecycleArgs:
+@mutable_record
+class LifecycleArgs(Mutable):
     """Where the nodes' lifecycle scripts are: an existing `s3_uri`, or a local `scripts_dir` that
     the component uploads to a bucket it creates (pulumi-aws)."""
 
@@ -50,8 +54,8 @@ class LifecycleArgs:
     on_create: str = "on_create.sh"
 
 
-@dataclass
-class ConnectionArgs:
+@mutable_record
+class ConnectionArgs(Mutable):
     """How the provider reaches the cluster and how long it waits (see docs/provider.md)."""
 
     backend: str | None = None  # "aws" (default) or "fake"
@@ -63,8 +67,8 @@ class ConnectionArgs:
     adopt: bool | None = None
 
 
-@dataclass
-class SlurmClusterArgs:
+@mutable_record
+class SlurmClusterArgs(Mutable):
     cluster_name: pulumi.Input[str]
     controller: InstanceGroupArgs
     compute: Sequence[ComputeGroupArgs]

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping
 
-from ..core.frozen import Frozen, record
+from ..core.frozen import Frozen, bulk_record, record
 
 
-@dataclass(frozen=True)  # one per group: plan() at 100 groups pays for core/frozen.py's __setattr__
-class GroupBasis:
+@bulk_record  # core/frozen.py; one per group: frozen=True's own __init__
+class GroupBasis(Frozen):
     name: str
     target: int
     min: int
@@ -24,8 +23,8 @@ class GroupBasis:
     status: str | None
 
 
-@dataclass(frozen=True)
-class NodeBasis:
+@bulk_record  # core/frozen.py; one per node: frozen=True's own __init__
+class NodeBasis(Frozen):
     key: str
     group: str
     status: str

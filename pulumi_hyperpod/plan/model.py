@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 import dataclasses
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..core.frozen import Frozen, record
+from ..core.frozen import Frozen, bulk_record, record
 from .basis import Basis
 from .sections import CostSection, PreflightSection
 
@@ -41,8 +41,8 @@ NOT_API_CALLS = frozenset({"drain"})  # kinds of steps done in the orchestrator,
 PLAN_FORMAT = "hyperpod-plan/3"  # CHANGELOG.md: the history of the format
 
 
-@dataclass(frozen=True)
-class Victim:
+@bulk_record  # core/frozen.py; one per node removed: frozen=True's own __init__
+class Victim(Frozen):
     """A node a scale-in removes, and why this one rather than another."""
 
     group: str
@@ -55,8 +55,8 @@ class Victim:
     code: str = ""
 
 
-@dataclass(frozen=True)  # one per group: plan() at 100 groups pays for core/frozen.py's __setattr__
-class GroupChange:
+@bulk_record  # core/frozen.py; one per group: frozen=True's own __init__
+class GroupChange(Frozen):
     """One instance group, before and after: what a reviewer reads first."""
 
     group: str

@@ -13,12 +13,12 @@ import copy
 import dataclasses
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, Mapping
 
-from ..core.frozen import Frozen
+from ..core.frozen import Frozen, record
 
 if TYPE_CHECKING:  # pragma: no cover
     from pydantic import BaseModel
@@ -44,7 +44,7 @@ class _ModelFields:
         return validator().model_fields
 
 
-@dataclass(init=False, unsafe_hash=True)  # frozen: core/frozen.py
+@record  # core/frozen.py (with its own __init__)
 class Policy(Frozen):
     """What a plan may do to a running cluster: made from keywords, as the pydantic model it was."""
 

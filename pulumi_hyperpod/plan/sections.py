@@ -8,11 +8,11 @@ way round: the layers point one way (docs/DESIGN.md, "Layers").
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, Mapping
 
 from .._lazy import lazy_exports
-from ..core.frozen import Frozen, record
+from ..core.frozen import Frozen, bulk_record, record
 
 if TYPE_CHECKING:  # pragma: no cover
     from .findings import ConsistencyFinding as ConsistencyFinding, QuotaCheck as QuotaCheck  # exported
@@ -38,8 +38,8 @@ class PriceUsed(Frozen):
     source: str
 
 
-@dataclass(frozen=True)  # one per group: plan() at 100 groups pays for core/frozen.py's __setattr__
-class GroupCost:
+@bulk_record  # core/frozen.py; one per group: frozen=True's own __init__
+class GroupCost(Frozen):
     """One instance group's cost per hour, before and after the plan."""
 
     group: str

@@ -9,17 +9,17 @@ region, which is another cluster altogether. Groups are compared by name, unorde
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping
 
+from ..core.frozen import Frozen, record
 from .unknowns import is_unknown, unknown_paths
 
 if TYPE_CHECKING:  # pragma: no cover
     from .settings import Location
 
 
-@dataclass(frozen=True)
-class Replacement:
+@record  # core/frozen.py
+class Replacement(Frozen):
     key: str  # the property path reported to the engine in `replaces`
     reason: str
     certain: bool = True  # False: a value not known yet may or may not force it

@@ -10,12 +10,13 @@ resources (an IAM role's ARN, a bucket's URI).
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import Any, Mapping, Optional, Sequence
 
 import pulumi
 from pulumi.dynamic import Resource
 
+from ..core.frozen import Mutable, mutable_record
 from .provider import ClusterProvider
 from .settings import SETTING_KEYS, policy_inputs
 
@@ -41,8 +42,8 @@ SPEC_MEMBERS = {
 SPEC_FIELDS = tuple(SPEC_MEMBERS)
 
 
-@dataclass
-class ClusterArgs:
+@mutable_record  # core/frozen.py: a dataclass whose methods are not compiled per class
+class ClusterArgs(Mutable):
     """Everything `Cluster` takes. Spec fields are the CreateCluster members in snake_case."""
 
     spec: Optional[pulumi.Input[Any]] = None

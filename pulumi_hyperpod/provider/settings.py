@@ -11,10 +11,11 @@ Nothing here holds a client or a credential: a profile is a name, resolved by bo
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..aws.client import BACKENDS, DEFAULT_REGION
+from ..core.frozen import Frozen, record
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..plan.policy import Policy
@@ -33,8 +34,8 @@ SETTING_KEYS = ("backend", "region", "profile", "policy", "wait", "timeout", "ad
 SLURM_ROLES = ("Controller", "Login", "Compute")
 
 
-@dataclass(frozen=True)
-class Defaults:
+@record  # core/frozen.py
+class Defaults(Frozen):
     """Stack configuration: `hyperpod:backend|region|profile`, else `aws:region|profile`."""
 
     backend: str | None = None
@@ -57,8 +58,8 @@ class Defaults:
         )
 
 
-@dataclass(frozen=True)
-class Location:
+@record  # core/frozen.py
+class Location(Frozen):
     backend: str
     region: str
     profile: str | None = None
@@ -84,8 +85,8 @@ class Location:
         return f"{self.region} ({'simulator' if self.backend == 'fake' else 'AWS'})"
 
 
-@dataclass(frozen=True)
-class Settings:
+@record  # core/frozen.py
+class Settings(Frozen):
     backend: str | None = None
     region: str | None = None
     profile: str | None = None

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..aws.client import connect
+from ..core.frozen import Frozen, record
 from .settings import Location
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -49,8 +49,8 @@ def registered(name: str) -> "Simulator":
     return simulator
 
 
-@dataclass(frozen=True)
-class Clock:
+@record  # core/frozen.py
+class Clock(Frozen):
     """How apply sleeps and reads time for this backend."""
 
     sleep: Callable[[float], Any] = time.sleep

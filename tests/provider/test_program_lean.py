@@ -29,7 +29,15 @@ NOT_AT_UNPICKLE = (
     "pulumi_hyperpod.aws.clusterspec",
     "pulumi_hyperpod.aws.servicemodel",
     "pulumi_hyperpod.members",
-    "pulumi_hyperpod.core",
+    # the core's modules, but `core.frozen`: the settings' records (Defaults, Location) are built on it
+    "pulumi_hyperpod.core.cloud",
+    "pulumi_hyperpod.core.clock",
+    "pulumi_hyperpod.core.contract",
+    "pulumi_hyperpod.core.documents",
+    "pulumi_hyperpod.core.errors",
+    "pulumi_hyperpod.core.planfile",
+    "pulumi_hyperpod.core.policy_members",
+    "pulumi_hyperpod.core.preflight",
     "pulumi_hyperpod.components",
     "botocore",
     "pydantic",
@@ -143,3 +151,12 @@ def test_every_public_component_name_still_resolves():
         assert "has no attribute 'NotAComponent'" in str(error)
     else:
         raise AssertionError("an unknown name resolved")
+
+
+def test_every_core_module_but_frozen_is_watched():
+    import pkgutil
+
+    import pulumi_hyperpod.core as core
+
+    modules = {f"pulumi_hyperpod.core.{m.name}" for m in pkgutil.iter_modules(core.__path__)}
+    assert modules - set(NOT_AT_UNPICKLE) == {"pulumi_hyperpod.core.frozen"}

@@ -19,12 +19,13 @@ from __future__ import annotations
 import math
 import os
 import pkgutil
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
 
 import yaml
+
+from ...core.frozen import Frozen, bulk_record
 
 PRICES_ENV = "HYPERPOD_PRICES"
 FORMAT = "hyperpod-prices/1"
@@ -47,8 +48,8 @@ def _price_file_error() -> type:
     return PriceFileError
 
 
-@dataclass(frozen=True)
-class Price:
+@bulk_record  # core/frozen.py; one per instance type: frozen=True's own __init__
+class Price(Frozen):
     per_hour: float
     source: str  # a key of the table's `sources`, or where an override came from
 

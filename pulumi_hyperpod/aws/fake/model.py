@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Optional
 
+from ...core.frozen import Entity, entity
+
 # Node phases (internal) -----------------------------------------------------------------------
 WAITING = "waiting"  # no instance yet: waiting for capacity, a retry, or the controller
 BOOTING = "booting"  # EC2 instance launched, booting
@@ -91,10 +93,8 @@ class Node:
 _NODE_FIELDS = frozenset(Node.__dataclass_fields__)
 
 
-@dataclass(
-    eq=False, repr=False
-)  # an entity, mutated in place: the same one is the same object (compared and shown by identity; value methods cost import time)
-class InstanceGroup:
+@entity  # core/frozen.py: mutated in place, the same one is the same object; its __init__ not compiled at import
+class InstanceGroup(Entity):
     name: str
     spec: dict  # the ClusterInstanceGroupSpecification last accepted (InstanceCount etc. included)
     target: int
@@ -169,10 +169,8 @@ class EventLog:
             self._pending = []
 
 
-@dataclass(
-    eq=False, repr=False
-)  # an entity, mutated in place: the same one is the same object (compared and shown by identity; value methods cost import time)
-class Cluster:
+@entity  # core/frozen.py: mutated in place, the same one is the same object; its __init__ not compiled at import
+class Cluster(Entity):
     id: str
     name: str
     arn: str

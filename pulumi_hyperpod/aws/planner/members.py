@@ -14,9 +14,9 @@ import copy
 import functools
 import datetime as dt
 import json
-from dataclasses import dataclass
 from typing import Any, Literal, Mapping
 
+from ...core.frozen import Frozen, record
 from ...members import Member, rows
 from ...members.table import Scope
 
@@ -32,8 +32,8 @@ _UNORDERED = frozenset({"OnStartDeepHealthChecks", "OverrideVpcConfig", "Instanc
 _DEFAULTS: dict[str, Any] = {"CapacityRequirements": {"OnDemand": {}}, "ImageId": "default"}
 
 
-@dataclass(frozen=True)
-class MemberChange:
+@record  # core/frozen.py: a few per plan, none in a no-change one
+class MemberChange(Frozen):
     """One member whose value the plan changes (or would, if it were not refused)."""
 
     group: str | None
