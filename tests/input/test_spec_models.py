@@ -247,3 +247,35 @@ def test_every_attribute_names_a_member_of_its_shape_as_the_pydantic_alias_did(c
         literals = [arg for arg in get_args(hint) if get_origin(arg) is Literal] or ([hint] if get_origin(hint) is Literal else [])
         if literals:
             assert set(get_args(literals[0])) == set(shape.members[models.api_name(attribute)].enum), f"{path}.{attribute}"
+
+
+def test_to_api_is_worked_out_once_and_handed_out_new_each_call():
+    """The request form is kept on the record after the first call (the planner asks a group for
+    it several times per plan), but a caller that changes what it got changes nothing else."""
+    from pulumi_hyperpod.aws.clusterspec.models import ClusterSpec
+
+    spec = ClusterSpec.from_dict(
+        {
+            "ClusterName": "kept",
+            "InstanceGroups": [
+                {
+                    "InstanceGroupName": "workers",
+                    "InstanceType": "ml.g5.xlarge",
+                    "InstanceCount": 2,
+                    "ExecutionRole": "arn:aws:iam::111122223333:role/r",
+                    "LifeCycleConfig": {"SourceS3Uri": "s3://b/p", "OnCreate": "on_create.sh"},
+                }
+            ],
+        }
+    )
+    first = spec.to_api()
+    first["InstanceGroups"][0]["LifeCycleConfig"]["OnCreate"] = "changed.sh"
+    first["InstanceGroups"].append({"InstanceGroupName": "extra"})
+    group = spec.instance_groups[0]
+    group_api = group.to_api()
+    group_api["InstanceCount"] = 99
+    assert spec.to_api() == {**first, "InstanceGroups": [dict(group.to_api())]}
+    assert spec.to_api()["InstanceGroups"][0]["LifeCycleConfig"]["OnCreate"] == "on_create.sh"
+    assert group.to_api()["InstanceCount"] == 2
+    assert spec.to_api() is not spec.to_api()
+    assert group.build_config()["LifeCycleConfig"] == {"SourceS3Uri": "s3://b/p", "OnCreate": "on_create.sh"}
