@@ -169,13 +169,7 @@ def record(cls: R) -> R:
     and `__repr__` are Frozen's (behaving as frozen=True's), read by type checkers as frozen=True, so
     an assignment to a field is a type error as well as a FrozenInstanceError. A method the class
     defines itself is kept, as the decorator keeps it."""
-    if not issubclass(cls, Frozen):
-        raise TypeError(f"@record needs {cls.__name__} to derive from Frozen")
-    if "__eq__" in cls.__dict__ or "__hash__" in cls.__dict__:
-        raise TypeError(f"@record: {cls.__name__} defines __eq__ or __hash__; declare it with @dataclass instead")
-    made = dataclass(init=False, repr=False, eq=False)(cls)
-    cast(Any, made)._record_layout = _layout(made)
-    return cast(R, made)
+    return _on_frozen(cls, "record", init=False, repr=False, eq=False)
 
 
 @dataclass_transform(frozen_default=True, eq_default=True, field_specifiers=(field,))
@@ -183,11 +177,16 @@ def bulk_record(cls: R) -> R:
     """A frozen record made in bulk (one per group or price): `@dataclass(frozen=True)`'s own
     compiled `__init__` (no call per field) and `__setattr__`/`__delattr__`, with Frozen's `__repr__`,
     `__eq__` and `__hash__`: three methods fewer compiled per class, the same per-instance cost."""
+    return _on_frozen(cls, "bulk_record", frozen=True, repr=False, eq=False)
+
+
+def _on_frozen(cls: R, decorator: str, **generated: bool) -> R:
+    """`cls` as a dataclass generating only `generated`'s methods, with its field table for Frozen's."""
     if not issubclass(cls, Frozen):
-        raise TypeError(f"@bulk_record needs {cls.__name__} to derive from Frozen")
+        raise TypeError(f"@{decorator} needs {cls.__name__} to derive from Frozen")
     if "__eq__" in cls.__dict__ or "__hash__" in cls.__dict__:
-        raise TypeError(f"@bulk_record: {cls.__name__} defines __eq__ or __hash__; declare it with @dataclass instead")
-    made = dataclass(frozen=True, repr=False, eq=False)(cls)
+        raise TypeError(f"@{decorator}: {cls.__name__} defines __eq__ or __hash__; declare it with @dataclass instead")
+    made = dataclass(**generated)(cls)
     cast(Any, made)._record_layout = _layout(made)
     return cast(R, made)
 

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.support.fresh import run_fresh
+from tests.support.fresh import DECLARE_DEMO as DECLARE_DEMO_UNDER_MOCKS, run_fresh
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -134,36 +134,7 @@ def test_unpickling_the_provider_loads_only_its_module():
 # validates the spec in its own process.
 PROGRAM_NEVER = ("botocore", "boto3", "pydantic", "regex", "pulumi_hyperpod.aws.servicerules", "pulumi_hyperpod.core.documents")
 
-DECLARE_DEMO = """
-import sys, pulumi
-from pulumi.runtime.mocks import MockMonitor
-
-class Mocks(pulumi.runtime.Mocks):
-    def new_resource(self, args):
-        return args.name + "-id", dict(args.inputs)
-    def call(self, args):
-        return {}, None
-
-mocks = Mocks()
-pulumi.runtime.set_mocks(mocks, project="demo", stack="dev", preview=True, monitor=MockMonitor(mocks))
-from pulumi_hyperpod.components import (ComputeGroupArgs, ConnectionArgs, InstanceGroupArgs, LifecycleArgs,
-                                        SlurmCluster, SlurmClusterArgs, VpcArgs)
-
-@pulumi.runtime.test
-def declared():
-    cluster = SlurmCluster("demo", SlurmClusterArgs(
-        cluster_name="demo-cluster",
-        controller=InstanceGroupArgs("controller", 1, instance_type="ml.m5.xlarge"),
-        compute=[ComputeGroupArgs("workers", 2, instance_type="ml.g5.xlarge", partitions=["dev"])],
-        lifecycle=LifecycleArgs(s3_uri="s3://bucket/lifecycle/"),
-        execution_role_arn="arn:aws:iam::111122223333:role/x",
-        vpc=VpcArgs(subnets=["subnet-0123456789abcdef0"], security_group_ids=["sg-0123456789abcdef0"]),
-        connection=ConnectionArgs(backend="fake")))
-    return cluster.arn
-
-declared()
-print(sorted(m for m in NEVER if m in sys.modules))
-"""
+DECLARE_DEMO = DECLARE_DEMO_UNDER_MOCKS + "print(sorted(m for m in NEVER if m in sys.modules))\n"
 
 
 def test_declaring_the_demo_cluster_loads_no_botocore_pydantic_or_model():

@@ -16,7 +16,7 @@ from pulumi.dynamic.dynamic import serialize_provider
 
 from pulumi_hyperpod.provider.provider import ClusterProvider
 from pulumi_hyperpod.provider.settings import Defaults
-from tests.support.fresh import run_fresh
+from tests.support.fresh import DECLARE_DEMO as DECLARE_DEMO_UNDER_MOCKS, run_fresh
 
 # What the provider process loads in check and diff, never before: unpickling a provider needs none of it.
 NOT_AT_UNPICKLE = (
@@ -73,38 +73,7 @@ provider = dill.loads(base64.b64decode(sys.stdin.read()))  # as pulumi.dynamic._
     extra="'type': type(provider).__module__ + '.' + type(provider).__qualname__, 'state': {k: repr(v) for k, v in vars(provider).items()}",
 )
 
-DECLARE_DEMO = """
-import json, sys
-import pulumi
-from pulumi.runtime.mocks import MockMonitor
-
-class Mocks(pulumi.runtime.Mocks):
-    registered = []
-    def new_resource(self, args):
-        self.registered.append(args.typ)
-        return args.name + "-id", dict(args.inputs)
-    def call(self, args):
-        return {}, None
-
-mocks = Mocks()
-pulumi.runtime.set_mocks(mocks, project="demo", stack="dev", preview=True, monitor=MockMonitor(mocks))
-from pulumi_hyperpod.components import (ComputeGroupArgs, ConnectionArgs, InstanceGroupArgs, LifecycleArgs,
-                                        SlurmCluster, SlurmClusterArgs, VpcArgs)
-
-@pulumi.runtime.test
-def declared():
-    cluster = SlurmCluster("demo", SlurmClusterArgs(
-        cluster_name="demo-cluster",
-        controller=InstanceGroupArgs("controller", 1, instance_type="ml.m5.xlarge"),
-        compute=[ComputeGroupArgs("workers", 1, instance_type="ml.g5.xlarge", partitions=["dev"])],
-        lifecycle=LifecycleArgs(s3_uri="s3://sagemaker-demo-lifecycle/lifecycle-scripts/src/"),
-        execution_role_arn="arn:aws:iam::111122223333:role/demo-hyperpod-execution",
-        vpc=VpcArgs(subnets=["subnet-0123456789abcdef0"], security_group_ids=["sg-0123456789abcdef0"]),
-        connection=ConnectionArgs(backend="fake")))
-    return cluster.arn
-
-declared()
-""" + LOADED.format(watched=NOT_IN_PROGRAM, extra="'registered': sorted(mocks.registered)")
+DECLARE_DEMO = DECLARE_DEMO_UNDER_MOCKS + LOADED.format(watched=NOT_IN_PROGRAM, extra="'registered': sorted(mocks.registered)")
 
 
 def test_importing_the_components_package_loads_no_component():
