@@ -45,6 +45,17 @@ def slurm_spec(workers: int = 1, name: str = "demo-cluster", continuous: bool = 
     return spec
 
 
+def settled_world(path: Any, workers: int = 1) -> Any:
+    """A persistent simulator world at `path` holding seed 000's cluster, InService: what a fresh
+    provider process (tests/support/fresh.py) previews against."""
+    from pulumi_hyperpod.aws.fake import Simulator
+
+    sim = Simulator(path, seed=0)
+    sim.client().create_cluster(**slurm_spec(workers=workers))
+    sim.advance(900)
+    return sim
+
+
 def wire(props: dict[str, Any], keep_unknowns: bool = True) -> dict[str, Any]:
     """`props` as the provider receives them from the engine (serialize, then deserialize)."""
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import json
 
-from pulumi_hyperpod.aws.fake import Simulator
 
 from tests.support.fresh import run_fresh
-from .conftest import slurm_spec
+from .conftest import settled_world, slurm_spec
 
 NOT_IN_NO_CHANGE_PREVIEW = (
     "pulumi_hyperpod.aws.preflight.quotas",  # service quotas: read only when a plan adds instances
@@ -60,11 +59,8 @@ print(json.dumps({"changes": result.changes, "failures": len(checked.failures), 
 
 def test_a_no_change_preview_imports_none_of_what_it_does_not_run(tmp_path):
     path = tmp_path / "world.sqlite"
-    sim = Simulator(path, seed=0)
-    spec = slurm_spec(workers=2)
-    sim.client().create_cluster(**spec)
-    sim.advance(900)
-    props = {"spec": spec, "backend": "fake"}
+    settled_world(path, workers=2)
+    props = {"spec": slurm_spec(workers=2), "backend": "fake"}
     result = json.loads(run_fresh(PREVIEW, json.dumps([str(path), props, NOT_IN_NO_CHANGE_PREVIEW]), cwd=tmp_path))
     assert result["changes"] is False and result["failures"] == 0  # the preview this test is about
     assert result["loaded"] == []
@@ -73,9 +69,7 @@ def test_a_no_change_preview_imports_none_of_what_it_does_not_run(tmp_path):
 def test_a_preview_that_adds_instances_still_runs_the_checks_it_needs(tmp_path):
     """The other side: the checks left out above load when their plan needs them."""
     path = tmp_path / "world.sqlite"
-    sim = Simulator(path, seed=0)
-    sim.client().create_cluster(**slurm_spec(workers=1))
-    sim.advance(900)
+    settled_world(path, workers=1)
     props = {"spec": slurm_spec(workers=3), "backend": "fake"}
     result = json.loads(run_fresh(PREVIEW, json.dumps([str(path), props, NOT_IN_NO_CHANGE_PREVIEW]), cwd=tmp_path))
     assert result["changes"] is True

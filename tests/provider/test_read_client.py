@@ -21,7 +21,7 @@ from pulumi_hyperpod.aws.fake import Simulator
 from pulumi_hyperpod.aws.modelcache import cache_dir
 
 from tests.support.fresh import run_fresh
-from .conftest import slurm_spec
+from .conftest import settled_world, slurm_spec
 
 REPO = Path(__file__).resolve().parents[2]
 # What a preview's diff runs against the cluster: observe, and the plan's cost and preflight.
@@ -144,10 +144,8 @@ print(json.dumps({"changes": result.changes, "whole_model": bool(servicemodel.se
 
 def test_a_fresh_processs_diff_reads_through_the_cut_and_never_loads_the_whole_model(tmp_path):
     path = tmp_path / "world.sqlite"
-    sim = Simulator(path, seed=0)
+    sim = settled_world(path, workers=1)
     spec = slurm_spec(workers=1)
-    sim.client().create_cluster(**spec)
-    sim.advance(900)
     sim.reset_calls()
     props = {"spec": spec, "backend": "fake"}
     result = json.loads(run_fresh(DIFF, json.dumps([str(path), props]), cwd=tmp_path))
