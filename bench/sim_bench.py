@@ -16,7 +16,14 @@
 5. observe of the 5,000-node cluster in a fresh process: imports done first, then client, store open,
    DescribeCluster and the 50 ListClusterNodes pages (wall and CPU seconds), and the whole process.
 
-Sections can be chosen: `bench/sim_bench.py observe plan` (scale, headline, shared, observe, plan).
+6. What S3 holds weighs nothing on the rest: DescribeCluster of a small cluster in a SQLite world,
+   median in-process seconds with S3 empty and with 120 MB of objects stored (8 × 15 MB), and a fresh
+   process's DescribeCluster (wall seconds, peak memory) with those 120 MB stored. Before and after the
+   objects' bytes moved out of the world's meta values (fake/s3_bodies.py), one run each, same machine:
+     DescribeCluster with 126 MB in S3, in-process:      558 ms → 1 ms   (2 ms / 1 ms with S3 empty)
+     DescribeCluster in a fresh process, 126 MB in S3:  4.16 s → 0.32 s, peak memory 1,238 MB → 142 MB
+
+Sections can be chosen: `bench/sim_bench.py observe plan` (scale, headline, shared, observe, plan, s3).
 
 Before/after the one-store-per-world and one-loader-per-process change (issue 16), the same bench on
 one machine (2 shared cores, loaded), three paired rounds, medians — `python /tmp/paired.py` style:
@@ -265,7 +272,52 @@ def fresh_observe_timings(path: Path, runs: int = RUNS) -> tuple[float, float, f
     return statistics.median(inside), statistics.median(cpu), statistics.median(whole)
 
 
-SECTIONS = ("scale", "headline", "shared", "observe", "plan")
+S3_OBJECTS, S3_OBJECT_BYTES = 8, 15 * 1024 * 1024  # 120 MB, under the simulated S3's bounds (fake/s3.py)
+
+DESCRIBE_SCRIPT = """
+import json, resource, time
+from pulumi_hyperpod.aws.client import connect
+started = time.perf_counter()
+connect("fake").describe_cluster(ClusterName="small")
+print(json.dumps({"describe": time.perf_counter() - started, "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def s3_weight(directory: Path) -> tuple[float, float, float, float]:
+    """(median s of DescribeCluster with S3 empty, the same with 120 MB stored, a fresh process's
+    DescribeCluster with them stored (s, its open and first transaction included), its peak MB)."""
+    path = directory / "s3.sqlite"
+    sim = Simulator(path, scenario={"speed": 0})
+    client = sim.client()
+    client.create_cluster(**{**_big_request(), "ClusterName": "small", "InstanceGroups": [_group("cpu", 2, "ml.m5.xlarge")]})
+    sim.advance(1800)
+
+    def describe() -> float:
+        times = []
+        for _ in range(RUNS):
+            started = time.perf_counter()
+            client.describe_cluster(ClusterName="small")
+            times.append(time.perf_counter() - started)
+        return statistics.median(times)
+
+    empty = describe()
+    s3 = sim.client("s3")
+    s3.create_bucket(Bucket="bench-bundles", CreateBucketConfiguration={"LocationConstraint": "us-west-2"})
+    for index in range(S3_OBJECTS):
+        s3.put_object(Bucket="bench-bundles", Key=f"blob-{index}", Body=os.urandom(S3_OBJECT_BYTES))
+    stored = describe()
+    env = {**os.environ, "HYPERPOD_FAKE_STATE": str(path), "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    fresh, rss = [], []
+    for _ in range(RUNS):
+        done = subprocess.run([sys.executable, "-c", DESCRIBE_SCRIPT], env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr[-2000:]
+        figures = json.loads(done.stdout.strip().splitlines()[-1])
+        fresh.append(figures["describe"])
+        rss.append(figures["rss_mb"])
+    return empty, stored, statistics.median(fresh), statistics.median(rss)
+
+
+SECTIONS = ("scale", "headline", "shared", "observe", "plan", "s3")
 
 
 def main(sections: "tuple[str, ...]" = SECTIONS) -> None:
@@ -279,6 +331,14 @@ def main(sections: "tuple[str, ...]" = SECTIONS) -> None:
     if {"shared", "observe", "plan"} & set(sections):
         with tempfile.TemporaryDirectory() as directory:
             big(Path(directory), sections)
+    if "s3" in sections:
+        with tempfile.TemporaryDirectory() as directory:
+            empty, stored, fresh, rss = s3_weight(Path(directory))
+        print(
+            f"DescribeCluster, SQLite world: median {empty * 1000:.0f} ms with S3 empty, {stored * 1000:.0f} ms with "
+            f"{S3_OBJECTS * S3_OBJECT_BYTES / 1e6:.0f} MB in S3; in a fresh process with them stored {fresh:.2f} s "
+            f"(client, store open and first transaction), peak {rss:.0f} MB"
+        )
 
 
 def scale() -> None:

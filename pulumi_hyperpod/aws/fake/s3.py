@@ -7,7 +7,10 @@ DeleteObject and ListObjectsV2 (paginated with continuation tokens). Errors are 
 (NoSuchBucket, NoSuchKey, BucketAlreadyOwnedByYou…), so botocore raises the ClientError it would
 raise against AWS.
 
-The world keeps them in `world.s3`: bucket -> {"region", "created", "objects": key -> object}.
+The world keeps them in `world.s3`: bucket -> {"region", "created", "objects": key -> metadata}; the
+objects' bytes are kept beside it (`world.s3_bodies`, fake/s3_bodies.py), so that what S3 holds does
+not weigh on every other request. What it holds is bounded: `MAX_OBJECT_BYTES` per object (a larger
+PutObject is S3's EntityTooLarge) and `MAX_TOTAL_BYTES` in all (EntityTooLarge too, saying so).
 The simulator reads bundles from there: a Slurm cluster's roles and partitions follow the
 `provisioning_parameters.json` under its groups' LifeCycleConfig.SourceS3Uri (see `bundle_file`).
 """
@@ -31,6 +34,11 @@ from .body import RawBody
 _NS = "http://s3.amazonaws.com/doc/2006-03-01/"
 _BUCKET_NAME = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
 _MAX_KEYS = 1000
+# Bounds on what the simulated S3 holds: lifecycle bundles are scripts and a few JSON files (kilobytes);
+# these leave room for a bundle with binaries in it, and keep a world file, and a process that opens it,
+# at a size a laptop does not notice. Documented in docs/simulator.md.
+MAX_OBJECT_BYTES = 16 * 1024 * 1024
+MAX_TOTAL_BYTES = 256 * 1024 * 1024
 
 
 class S3Error(Exception):
@@ -104,8 +112,7 @@ def _dispatch(world: Any, region: str, request: Any) -> tuple[int, dict, bytes]:
         if method in ("GET", "HEAD"):
             return get_object(world, bucket, key, head=method == "HEAD")
         if method == "DELETE":
-            _bucket(world, bucket)["objects"].pop(key, None)
-            return 204, {}, b""
+            return delete_object(world, bucket, key)
     raise S3Error(
         501,
         "NotImplemented",
@@ -143,13 +150,15 @@ def put_object(world: Any, bucket_name: str, key: str, request: Any) -> tuple[in
     if len(key.encode()) > 1024:
         raise S3Error(400, "KeyTooLongError", "Your key is too long")
     body, checksum = _request_body(request)
+    _check_room(world, bucket_name, key, len(body))
     crc = _crc32(body)
     if checksum is not None and checksum != crc:
         raise S3Error(400, "BadDigest", "The CRC32 you specified did not match the calculated checksum.")
     etag = f'"{hashlib.md5(body).hexdigest()}"'
     content_type = _header(request, "Content-Type") or "binary/octet-stream"
+    world.s3_bodies.put(bucket_name, key, body)
     bucket["objects"][key] = {
-        "body": base64.b64encode(body).decode(),
+        "size": len(body),
         "etag": etag,
         "crc32": crc,
         "last_modified": world.now,
@@ -158,11 +167,54 @@ def put_object(world: Any, bucket_name: str, key: str, request: Any) -> tuple[in
     return 200, {"ETag": etag, "x-amz-checksum-crc32": crc}, b""
 
 
+def _check_room(world: Any, bucket_name: str, key: str, size: int) -> None:
+    """EntityTooLarge when an object of `size` bytes at bucket/key would pass a bound."""
+    if size > MAX_OBJECT_BYTES:
+        raise S3Error(
+            400,
+            "EntityTooLarge",
+            f"Your proposed upload exceeds the maximum allowed size: the HyperPod simulator's S3 keeps objects of at most {MAX_OBJECT_BYTES} bytes.",
+            ProposedSize=str(size),
+            MaxSizeAllowed=str(MAX_OBJECT_BYTES),
+        )
+    held = sum(
+        _size(stored)
+        for name, bucket in world.s3.items()
+        for object_key, stored in bucket["objects"].items()
+        if (name, object_key) != (bucket_name, key)  # the object this one replaces
+    )
+    if held + size > MAX_TOTAL_BYTES:
+        raise S3Error(
+            400,
+            "EntityTooLarge",
+            f"Your proposed upload exceeds the room left: the HyperPod simulator's S3 holds at most {MAX_TOTAL_BYTES} bytes in all "
+            f"and holds {held}; delete objects (or `hyperpod fake reset`) first.",
+            ProposedSize=str(size),
+            MaxSizeAllowed=str(max(MAX_TOTAL_BYTES - held, 0)),
+        )
+
+
+def _size(stored: dict) -> int:
+    return stored["size"] if "size" in stored else len(base64.b64decode(stored["body"]))
+
+
+def _body(world: Any, bucket_name: str, key: str, stored: dict) -> bytes:
+    """An object's bytes: beside the world, or (a world stored before they were) in its metadata."""
+    if "body" in stored:
+        return base64.b64decode(stored["body"])
+    return world.s3_bodies.get(bucket_name, key) or b""
+
+
+def delete_object(world: Any, bucket_name: str, key: str) -> tuple[int, dict, bytes]:
+    _bucket(world, bucket_name)["objects"].pop(key, None)
+    world.s3_bodies.delete(bucket_name, key)
+    return 204, {}, b""
+
+
 def get_object(world: Any, bucket_name: str, key: str, head: bool = False) -> tuple[int, dict, bytes]:
     stored = _bucket(world, bucket_name)["objects"].get(key)
     if stored is None:
         raise S3Error(404, "NoSuchKey", "The specified key does not exist.", Key=key)
-    body = base64.b64decode(stored["body"])
     headers = {
         "ETag": stored["etag"],
         "Content-Type": stored["content_type"],
@@ -171,8 +223,8 @@ def get_object(world: Any, bucket_name: str, key: str, head: bool = False) -> tu
         "Accept-Ranges": "bytes",
     }
     if head:
-        return 200, {**headers, "Content-Length": str(len(body))}, b""
-    return 200, headers, body
+        return 200, {**headers, "Content-Length": str(_size(stored))}, b""
+    return 200, headers, _body(world, bucket_name, key, stored)
 
 
 def list_objects_v2(world: Any, bucket_name: str, query: dict[str, list[str]]) -> tuple[int, dict, bytes]:
@@ -211,7 +263,7 @@ def _max_keys(query: dict[str, list[str]]) -> int:
 
 
 def _content_xml(key: str, stored: dict, url_encoded: bool) -> str:
-    size = len(base64.b64decode(stored["body"]))
+    size = _size(stored)
     return (
         f"<Contents><Key>{escape(_encode_key(key, url_encoded))}</Key><LastModified>{_iso(stored['last_modified'])}"
         f"</LastModified><ETag>{escape(stored['etag'])}</ETag><ChecksumAlgorithm>CRC32</ChecksumAlgorithm>"
@@ -307,4 +359,4 @@ def bundle_file(world: Any, uri: str | None, name: str) -> bytes | None:
         return None
     key = f"{prefix.rstrip('/')}/{name}" if prefix.strip("/") else name
     stored = bucket["objects"].get(key)
-    return base64.b64decode(stored["body"]) if stored is not None else None
+    return _body(world, bucket_name, key, stored) if stored is not None else None

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Optional
 
 from .clock import SharedClock, clock_from_state, new_persistent_clock
 from .model import NEXT_NODE_DUE, Cluster, EventLog
+from .s3_bodies import SCHEMA as S3_BODIES_SCHEMA, SqliteBodies
 from .world import World, rng_state, set_rng_state
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -146,6 +147,7 @@ class SqliteStore:
                 for statement in SCHEMA.strip().split(";"):
                     if statement.strip():
                         self.conn.execute(statement)
+                self.conn.execute(S3_BODIES_SCHEMA)
                 if self._meta("seed") is None:
                     if scenario is None:  # the defaults; built only for a new world (an existing one keeps its own)
                         from .scenario import Scenario
@@ -214,6 +216,7 @@ class SqliteStore:
         world.capacity_cursor = meta["capacity_cursor"]
         world.tokens = meta["tokens"]
         world.s3 = meta.get("s3", {})
+        world.s3_bodies = SqliteBodies(self.conn)
         world.workloads = meta.get("workloads", {})
         self._reset_snapshots()
         counts = dict(self.conn.execute("SELECT cluster_id, COUNT(*) FROM events GROUP BY cluster_id"))

@@ -17,6 +17,7 @@ from .capacity import CapacityPools
 from .clock import ManualClock, WallClock
 from .errors import ResourceNotFound
 from .model import Cluster, Node
+from .s3_bodies import MemoryBodies, ObjectBodies
 
 if TYPE_CHECKING:  # pragma: no cover
     from .scenario import Scenario
@@ -76,6 +77,7 @@ class World:
         self._billing: Optional[dict[str, dict]] = {}
         self._billing_loader: Optional[Callable[[], dict[str, dict]]] = None
         self.s3: dict[str, dict] = {}  # bucket -> {"region", "created", "objects"} (fake/s3.py)
+        self.s3_bodies: ObjectBodies = MemoryBodies()  # their bytes, kept beside the world (a store sets its own)
         self.workloads: dict[str, dict] = {}  # cluster id -> its Slurm jobs / Kubernetes objects (workload/fake/hyperpod.py)
         self.heap: list[tuple] = []
         self.dirty: set[str] = set()  # cluster ids whose rows must be saved
