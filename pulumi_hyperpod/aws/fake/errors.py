@@ -32,6 +32,12 @@ class ValidationException(ServiceError):
         return cls.from_violations([Violation(path, rule)])
 
 
+class SerializationException(ServiceError):
+    """A request body that is not a JSON object (the JSON protocol's own error for it)."""
+
+    code, status = "SerializationException", 400
+
+
 class ResourceNotFound(ServiceError, LookupError):
     code, status = "ResourceNotFound", 400
 

@@ -58,7 +58,7 @@ def answer(world: Any, region: str, request: Any) -> "AWSResponse":
         status, headers, body = _dispatch(world, region, request)
     except S3Error as error:
         status, headers = error.status, {"Content-Type": "application/xml"}
-        body = b"" if request.method == "HEAD" else _error_xml(error)
+        body = b"" if request.method == "HEAD" else error_xml(error)
     headers = {"x-amz-request-id": _request_id(world), "Content-Length": str(len(body)), **headers}
     return AWSResponse(request.url, status, headers, RawBody(body))
 
@@ -74,7 +74,7 @@ def _request_id(world: Any) -> str:
     return "".join(world.fault_rng.choice("0123456789ABCDEF") for _ in range(16))
 
 
-def _error_xml(error: S3Error) -> bytes:
+def error_xml(error: S3Error) -> bytes:
     extra = "".join(f"<{k}>{escape(v)}</{k}>" for k, v in error.extra.items())
     return (
         f'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>{error.code}</Code><Message>{escape(error.message)}</Message>{extra}</Error>'

@@ -11,6 +11,7 @@ import contextlib
 import functools
 import json
 import os
+import random
 import threading
 import time
 from functools import lru_cache
@@ -22,7 +23,7 @@ from . import billing as metering
 from . import ids, provisioning as prov, reconcile, rolling_update, slurm, wire
 from ...core.clock import CLOCK_FILE, ClockFileError
 from .clock import ManualClock, PollTracker, SharedClock, to_datetime, to_seconds
-from .errors import ResourceNotFound
+from .errors import ResourceNotFound, SerializationException
 from .model import Cluster
 from .store import MemoryStore, SqliteStore
 from .world import World
@@ -234,7 +235,10 @@ class Simulator:
                 return s3.answer(world, region, request)
         if service not in wire.SERVICES and protocol not in wire.JSON_PROTOCOLS:
             raise wire.NotSimulatedError(f"The HyperPod simulator does not simulate the {service} service.")
-        operation, params = wire.decode(request)
+        try:
+            operation, params = wire.decode(request)
+        except SerializationException as error:  # nothing to run: the world is not opened for it
+            return wire.encode(request.url, error.status, wire.error_payload(error), ids.request_id(random.Random(request.url)))
         status, payload, request_id = self.dispatch(service, region, operation, params, polls)
         if preparse is not None and status < 300:
             payload = preparse(operation, payload)

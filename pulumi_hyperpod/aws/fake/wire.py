@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 
 from . import reconcile
 from .body import RawBody
-from .errors import InternalFailure, ServiceError, ServiceUnavailable, ThrottlingException, UnknownOperation
+from .errors import InternalFailure, SerializationException, ServiceError, ServiceUnavailable, ThrottlingException, UnknownOperation
 from .sagemaker import OPERATIONS as SAGEMAKER_OPERATIONS
 from .quotas import OPERATIONS as QUOTA_OPERATIONS
 from .world import World
@@ -48,16 +48,24 @@ def decode(request: Any) -> tuple[str, dict]:
     body = request.body or b"{}"
     if hasattr(body, "read"):
         body = body.read()
-    if isinstance(body, bytes):
-        body = body.decode() or "{}"
-    return operation, json.loads(body)
+    try:
+        params = json.loads(body.decode() if isinstance(body, bytes) else body or "{}")
+    except (ValueError, UnicodeDecodeError):  # the decoder's text (line, column, its class) is not the client's business
+        raise SerializationException("The request body is not valid JSON (UTF-8 JSON text is expected).") from None
+    if not isinstance(params, dict):
+        kind = "array" if isinstance(params, list) else "string" if isinstance(params, str) else "value"
+        raise SerializationException(f"The request body is a JSON {kind}, not an object of the operation's members.")
+    return operation, params
 
 
 def encode(url: str, status: int, payload: dict, request_id: str) -> "AWSResponse":
     from botocore.awsrequest import AWSResponse  # only a client's (or `fake serve`'s) answer travels as HTTP
 
     body = body_of(payload)
-    return AWSResponse(url, status, headers(request_id, body), RawBody(body))
+    answer_headers = headers(request_id, body)
+    if status >= 400 and "__type" in payload:  # the error code in a header too, as the JSON services send it
+        answer_headers["x-amzn-ErrorType"] = payload["__type"]
+    return AWSResponse(url, status, answer_headers, RawBody(body))
 
 
 def body_of(payload: dict) -> bytes:
