@@ -17,6 +17,14 @@ import socket
 import time
 from typing import Any, Optional
 
+# A connection's bounds (`hyperpod fake serve --idle-timeout/--read-timeout/--max-connections`): far above
+# what a client of the endpoint needs (botocore reconnects when an idle connection was closed; the largest
+# request body, 64 MiB, takes well under a second on loopback), and what keeps a client that never finishes
+# a request, or a thousand that open connections and wait, from holding the endpoint's threads.
+IDLE_TIMEOUT = 60.0
+READ_TIMEOUT = 30.0
+MAX_CONNECTIONS = 64
+
 _LENGTH = re.compile(r"[0-9]{1,19}")
 _CHUNK_SIZE = re.compile(rb"[0-9a-fA-F]{1,16}")
 _CHUNK_LINE = 4096  # a chunk-size line (with extensions) or a trailer line longer than this is not one

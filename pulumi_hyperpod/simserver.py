@@ -45,7 +45,7 @@ from urllib.parse import urlsplit
 
 from .aws.client import DEFAULT_REGION
 from .aws.regions import is_region, not_a_region
-from .serveio import DeadlineReader, FramingError, read_body
+from .serveio import IDLE_TIMEOUT, MAX_CONNECTIONS, READ_TIMEOUT, DeadlineReader, FramingError, read_body
 from .terminal import shown
 
 # SigV4 signing names → botocore service names (only the services the simulator answers)
@@ -55,13 +55,6 @@ _SCOPE = re.compile(r"Credential=[^/,]+/\d{8}/(?P<region>[^/]+)/(?P<service>[^/]
 GCP_PREFIX = "/v1beta1/"
 COMPUTE_PREFIX = "/compute/v1/"  # Compute Engine's path under its own host (compute.googleapis.com)
 MAX_BODY = 64 * 1024 * 1024  # far above any request the tools send; a bound on what one request may hold
-# A connection's bounds (`hyperpod fake serve --idle-timeout/--read-timeout/--max-connections`): far above
-# what a client of the endpoint needs (botocore reconnects when an idle connection was closed; a request of
-# MAX_BODY bytes takes well under a second on loopback), and what keeps a client that never finishes a
-# request, or a thousand that open connections and wait, from holding the endpoint's threads.
-IDLE_TIMEOUT = 60.0
-READ_TIMEOUT = 30.0
-MAX_CONNECTIONS = 64
 
 
 @dataclass(frozen=True, slots=True)

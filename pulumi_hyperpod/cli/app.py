@@ -11,14 +11,12 @@ from __future__ import annotations
 import atexit
 import gc
 import importlib
-import re
 from typing import Any
 
 import click
 
 from ..aws.client import BACKENDS
 
-REGION_NAME = re.compile(r"(?![0-9]+$)(?!-)[a-zA-Z0-9-]{1,63}(?<!-)")  # botocore.utils.validate_region_name
 from .common import HyperpodGroup
 
 # command name → (module in this package, attribute, summary `hyperpod --help` lists)
@@ -142,10 +140,13 @@ class _Listing(click.Group):
 @click.pass_context
 def main(ctx: click.Context, backend: str, region: str | None, profile: str | None, endpoint_url: str | None = None) -> None:
     """Plan and apply Amazon SageMaker HyperPod clusters declaratively."""
-    if region is not None and not REGION_NAME.fullmatch(region):
-        # botocore's own rule (a host label), said here with the names a user set, before any client
-        from .common import EXIT_ERROR, print_error
+    if region is not None:
+        # botocore's partition data, said here with the names a user set, before any client or world is made
+        from ..aws.regions import is_region, not_a_region
 
-        print_error(f"--region / $AWS_REGION: {region!r} is not a region name (letters, digits and inner dashes, e.g. us-west-2)")
-        ctx.exit(EXIT_ERROR)
+        if not is_region(region):
+            from .common import EXIT_ERROR, print_error
+
+            print_error(f"--region / $AWS_REGION: {not_a_region(region)}")
+            ctx.exit(EXIT_ERROR)
     ctx.obj = {"backend": backend, "region": region, "profile": profile, "endpoint_url": endpoint_url}

@@ -317,7 +317,10 @@ def _error_lines(error: Exception) -> list[str] | None:
 
 
 def _exit_one(error: click.UsageError) -> click.UsageError:
+    """Exit 1; and the message, which often quotes what the user typed, with its control characters
+    escaped (click prints it as it is)."""
     error.exit_code = EXIT_ERROR
+    error.message = shown(error.message, one_line=True)
     return error
 
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import math
 import sys
 from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 import click
 
+from ..serveio import IDLE_TIMEOUT, MAX_CONNECTIONS, READ_TIMEOUT
 from .common import ClusterNotFound, cell, check_cluster_name, client_from, emit_json, handle_errors, make_console, print_line, region_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -230,14 +232,42 @@ def advance(duration: str) -> None:
     help="Stop by itself after this many seconds (default: run until interrupted).",
 )
 @click.option("--quiet", is_flag=True, help="Do not log each request on stderr.")
+@click.option(
+    "--idle-timeout",
+    type=float,
+    default=IDLE_TIMEOUT,
+    show_default=True,
+    metavar="SECONDS",
+    help="Close a connection that sends no request for this long.",
+)
+@click.option(
+    "--read-timeout",
+    type=float,
+    default=READ_TIMEOUT,
+    show_default=True,
+    metavar="SECONDS",
+    help="Answer 408 and close a connection whose request (line, headers, body) has not all arrived this long after its first byte.",
+)
+@click.option(
+    "--max-connections",
+    type=int,
+    default=MAX_CONNECTIONS,
+    show_default=True,
+    help="Connections open at once; the next is answered 503 ServiceUnavailable and closed.",
+)
 @handle_errors
-def serve(host: str, port: int, stop_after: Optional[float], quiet: bool) -> None:
+def serve(
+    host: str, port: int, stop_after: Optional[float], quiet: bool, idle_timeout: float, read_timeout: float, max_connections: int
+) -> None:
     """Answer SageMaker, Service Quotas, S3 and Google's training-cluster REST on HOST:PORT, over the
     persistent simulated worlds (the AWS CLI, boto3, `hyperpod --endpoint-url URL` all see one world)."""
     from ..simserver import serve as run
 
-    if stop_after is not None and not stop_after > 0:
-        raise ValueError(f"--stop-after must be a number of seconds more than 0 (got {stop_after:g})")
+    for option, seconds in (("--stop-after", stop_after), ("--idle-timeout", idle_timeout), ("--read-timeout", read_timeout)):
+        if seconds is not None and not 0 < seconds < math.inf:
+            raise ValueError(f"{option} must be a number of seconds more than 0 (got {seconds:g})")
+    if max_connections < 1:
+        raise ValueError(f"--max-connections must be at least 1 (got {max_connections})")
 
     if host not in ("127.0.0.1", "localhost", "::1"):
         print_line(
@@ -250,7 +280,8 @@ def serve(host: str, port: int, stop_after: Optional[float], quiet: bool) -> Non
         click.echo(f"serving the simulated world {_simulator().default_path()} at {server.url}")
         sys.stdout.flush()
 
-    run(host, port, stop_after=stop_after, quiet=quiet, ready=ready)
+    limits = {"idle_timeout": idle_timeout, "read_timeout": read_timeout, "max_connections": max_connections}
+    run(host, port, stop_after=stop_after, quiet=quiet, ready=ready, **limits)
 
 
 @fake.command("fail-node")

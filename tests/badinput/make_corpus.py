@@ -703,7 +703,10 @@ ENV_DEFECTS: list[tuple[str, str, str, str]] = [
     ("poll-seconds-word", "HYPERPOD_POLL_SECONDS", "soon", "must be a number"),
     ("poll-seconds-negative", "HYPERPOD_POLL_SECONDS", "-1", "at least 0"),
     ("poll-seconds-inf", "HYPERPOD_POLL_SECONDS", "inf", "at least 0"),
-    ("region-spaces", "AWS_REGION", "us west 2", "not a region name"),
+    ("region-spaces", "AWS_REGION", "us west 2", "not an AWS region"),
+    ("region-unknown", "AWS_REGION", "mars-north-9", "not an AWS region"),
+    ("region-pseudo", "AWS_REGION", "aws-global", "not an AWS region"),
+    ("region-control-characters", "AWS_REGION", "us-west-2\x1b]0;owned\x07", "not an AWS region"),
 ]
 
 

@@ -183,7 +183,7 @@ class DirectReadClient:
         """botocore's parse of the answer: the body `{}` plus the parsed answer when it succeeded (the
         simulator client's `before-parse`), the error body and its modeled fields when it did not."""
         body = wire.body_of(payload if status >= 300 else {})
-        headers = {name.lower(): value for name, value in wire.headers(request_id, body).items()}
+        headers = {name.lower(): value for name, value in wire.headers(request_id, body, wire.error_code(status, payload)).items()}
         response = {"headers": headers, "status_code": status, "body": body, "context": {"operation_name": model.name}}
         parsed = self._parser.parse(response, model.output_shape)
         if status < 300:

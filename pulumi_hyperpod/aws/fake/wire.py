@@ -62,23 +62,25 @@ def encode(url: str, status: int, payload: dict, request_id: str) -> "AWSRespons
     from botocore.awsrequest import AWSResponse  # only a client's (or `fake serve`'s) answer travels as HTTP
 
     body = body_of(payload)
-    answer_headers = headers(request_id, body)
-    if status >= 400 and "__type" in payload:  # the error code in a header too, as the JSON services send it
-        answer_headers["x-amzn-ErrorType"] = payload["__type"]
-    return AWSResponse(url, status, answer_headers, RawBody(body))
+    return AWSResponse(url, status, headers(request_id, body, error_code(status, payload)), RawBody(body))
 
 
 def body_of(payload: dict) -> bytes:
     return json.dumps(payload, separators=(",", ":")).encode()
 
 
-def headers(request_id: str, body: bytes) -> dict[str, str]:
-    """The HTTP headers of an answer with `body`."""
-    return {
-        "x-amzn-RequestId": request_id,
-        "Content-Type": "application/x-amz-json-1.1",
-        "Content-Length": str(len(body)),
-    }
+def headers(request_id: str, body: bytes, error: Optional[str] = None) -> dict[str, str]:
+    """The HTTP headers of an answer with `body`; `error`: its error code, in a header too, as the JSON
+    services send it (botocore reads either)."""
+    answer = {"x-amzn-RequestId": request_id, "Content-Type": "application/x-amz-json-1.1", "Content-Length": str(len(body))}
+    if error is not None:
+        answer["x-amzn-ErrorType"] = error
+    return answer
+
+
+def error_code(status: int, payload: dict) -> Optional[str]:
+    """The error code of an answer (None: it is not an error)."""
+    return payload.get("__type") if status >= 300 else None
 
 
 def error_payload(error: ServiceError) -> dict:
