@@ -282,7 +282,9 @@ class _Handler(BaseHTTPRequestHandler):
         if code == HTTPStatus.NOT_IMPLEMENTED:
             refusal = Refusal(code, "UnknownOperationException", "NotImplemented", "UNIMPLEMENTED", text)
         else:
-            refusal = Refusal(code, "SerializationException", "InvalidRequest", "INVALID_ARGUMENT", f"The request is not HTTP/1.1 as framed: {text}.")
+            refusal = Refusal(
+                code, "SerializationException", "InvalidRequest", "INVALID_ARGUMENT", f"The request is not HTTP/1.1 as framed: {text}."
+            )
         self._refuse(refusal)
 
     def log_request(self, code: Any = "-", size: Any = "-") -> None:

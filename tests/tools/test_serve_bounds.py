@@ -102,7 +102,9 @@ def _assert_no_traceback(logged: list[str], capsys) -> None:
 
 
 @pytest.mark.parametrize(
-    "body", [b"{not json", b"[1, 2]", b'"a string"', b"\xff\xfe{}", b'{"MaxResults": 5'], ids=["broken", "array", "string", "not-utf8", "cut"]
+    "body",
+    [b"{not json", b"[1, 2]", b'"a string"', b"\xff\xfe{}", b'{"MaxResults": 5'],
+    ids=["broken", "array", "string", "not-utf8", "cut"],
 )
 def test_a_malformed_json_body_is_a_serialization_exception(served, capsys, body):
     server, logged = served
