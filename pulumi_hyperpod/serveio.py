@@ -104,7 +104,7 @@ def read_body(rfile: Any, length_values: list[str], transfer_encoding: str, limi
 
 
 def _exactly(rfile: Any, size: int) -> bytes:
-    data = rfile.read(size) if size else b""
+    data: bytes = rfile.read(size) if size else b""
     if len(data) < size:
         raise FramingError(f"the request body ended after {len(data)} of the {size} bytes announced")
     return data
