@@ -216,6 +216,10 @@ def advance(duration: str) -> None:
     print_line(f"advanced {seconds:g} s: virtual time {_when(now)} UTC{ahead}", console=_console())
 
 
+def _seconds(name: str, default: float, help: str) -> Any:  # noqa: A002 - click's word for it
+    return click.option(name, type=float, default=default, show_default=True, metavar="SECONDS", help=help)
+
+
 @fake.command("serve")
 @click.option(
     "--host",
@@ -232,21 +236,11 @@ def advance(duration: str) -> None:
     help="Stop by itself after this many seconds (default: run until interrupted).",
 )
 @click.option("--quiet", is_flag=True, help="Do not log each request on stderr.")
-@click.option(
-    "--idle-timeout",
-    type=float,
-    default=IDLE_TIMEOUT,
-    show_default=True,
-    metavar="SECONDS",
-    help="Close a connection that sends no request for this long.",
-)
-@click.option(
+@_seconds("--idle-timeout", IDLE_TIMEOUT, "Close a connection that sends no request for this long.")
+@_seconds(
     "--read-timeout",
-    type=float,
-    default=READ_TIMEOUT,
-    show_default=True,
-    metavar="SECONDS",
-    help="Answer 408 and close a connection whose request (line, headers, body) has not all arrived this long after its first byte.",
+    READ_TIMEOUT,
+    "Answer 408 and close a connection whose request (line, headers, body) has not all arrived this long after its first byte.",
 )
 @click.option(
     "--max-connections",
