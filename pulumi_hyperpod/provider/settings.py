@@ -209,6 +209,12 @@ def check_settings(news: Mapping[str, Any], is_unknown) -> tuple[dict[str, Any],
     backend = inputs.get("backend")
     if backend is not None and not is_unknown(backend) and backend not in BACKENDS:
         failures.append(("backend", f"must be one of {', '.join(BACKENDS)}; got {backend!r}"))
+    region = inputs.get("region")
+    if region is not None and not is_unknown(region):
+        from ..aws.regions import is_region, not_a_region
+
+        if not is_region(region):
+            failures.append(("region", f"must be an AWS region: {not_a_region(region)}"))
 
     wait = news.get("wait")
     if wait is not None and not is_unknown(wait) and wait not in WAIT_POLICIES:

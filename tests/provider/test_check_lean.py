@@ -151,6 +151,12 @@ def test_no_policy_is_stored_as_the_default_policy_is(policy):
     assert failures == [] and inputs["policy"] == policy_inputs(Policy()) == {}
 
 
+@pytest.mark.parametrize("region", ["mars-north-9", "aws-global", "us-west-2\x1b[2J"])
+def test_a_region_no_aws_partition_has_is_a_check_failure(region):
+    _inputs, failures = check_settings({"backend": "fake", "region": region}, is_unknown)
+    assert [(key, "not an AWS region" in reason, "\x1b" in reason) for key, reason in failures] == [("region", True, False)]
+
+
 @pytest.mark.parametrize(
     "inputs",
     [

@@ -254,3 +254,22 @@ def test_regions_of_botocores_partitions_are_answered(served, region):
     server, _logged = served
     raw = _json_request(b"{}").replace(b"us-west-2/sagemaker", region.encode() + b"/sagemaker")
     assert _exchange(server, raw)[0] == 200
+
+
+def test_many_idle_connections_hold_no_more_threads_than_the_bound():
+    with running(idle_timeout=0.5, read_timeout=5.0, max_connections=8) as (server, _logged):
+        before = threading.active_count()
+        socks = [_connect(server) for _ in range(20)]
+        try:
+            time.sleep(0.2)
+            assert threading.active_count() - before <= 8
+            answered = [sock.recv(12) for sock in socks]  # the 12 over the bound: 503 at once; the 8: closed when idle
+            assert sum(1 for data in answered if data.startswith(b"HTTP/1.1 503")) == 12
+            assert answered.count(b"") == 8
+        finally:
+            for sock in socks:
+                sock.close()
+        deadline = time.monotonic() + CLIENT_WAIT
+        while threading.active_count() > before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert threading.active_count() <= before
