@@ -273,3 +273,21 @@ def test_many_idle_connections_hold_no_more_threads_than_the_bound():
         while threading.active_count() > before and time.monotonic() < deadline:
             time.sleep(0.05)
         assert threading.active_count() <= before
+
+
+@pytest.mark.parametrize("raw", [b"zz\r\nabc\r\n0\r\n\r\n", b"-3\r\nabc\r\n0\r\n\r\n", b"3\r\nab", b"+3\r\nabc\r\n0\r\n\r\n"])
+def test_a_malformed_aws_chunked_object_body_is_s3s_400(served, capsys, raw):
+    """The body S3 decodes itself (Content-Encoding: aws-chunked, inside a well-framed request)."""
+    server, logged = served
+    signed = SIGNED.format(region="us-west-2", service="s3")
+    bucket = f"PUT /chunked-bucket HTTP/1.1\r\nHost: localhost\r\nAuthorization: {signed}\r\nContent-Length: 0\r\n\r\n".encode()
+    assert _exchange(server, bucket)[0] in (200, 409)
+    put = (
+        f"PUT /chunked-bucket/key HTTP/1.1\r\nHost: localhost\r\nAuthorization: {signed}\r\n"
+        f"Content-Encoding: aws-chunked\r\nContent-Length: {len(raw)}\r\n\r\n"
+    ).encode() + raw
+    status, headers, body = _exchange(server, put)
+    assert status == 400 and headers["content-type"] == "application/xml", (status, body)
+    assert b"<Code>IncompleteBody</Code>" in body or b"<Code>InvalidArgument</Code>" in body
+    _assert_no_traceback(logged, capsys)
+    assert not [line for line in logged if "error answering" in line]

@@ -34,6 +34,7 @@ from .body import RawBody
 _NS = "http://s3.amazonaws.com/doc/2006-03-01/"
 _BUCKET_NAME = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
 _MAX_KEYS = 1000
+_CHUNK_SIZE = re.compile(rb"[0-9a-fA-F]{1,16}")
 # Bounds on what the simulated S3 holds: lifecycle bundles are scripts and a few JSON files (kilobytes);
 # these leave room for a bundle with binaries in it, and keep a world file, and a process that opens it,
 # at a size a laptop does not notice. Documented in docs/simulator.md.
@@ -320,7 +321,10 @@ def _decode_chunked(raw: bytes) -> tuple[bytes, dict[str, str]]:
         end = raw.find(b"\r\n", position)
         if end < 0:
             raise S3Error(400, "IncompleteBody", "The request body terminated unexpectedly")
-        size = int(raw[position:end].split(b";")[0] or b"0", 16)
+        size_text = raw[position:end].split(b";")[0].strip()
+        if not _CHUNK_SIZE.fullmatch(size_text):
+            raise S3Error(400, "InvalidArgument", "A chunk size of the aws-chunked body is not a hexadecimal number.")
+        size = int(size_text, 16)
         position = end + 2
         if size == 0:
             break
