@@ -57,6 +57,9 @@ COMPUTE_PREFIX = "/compute/v1/"  # Compute Engine's path under its own host (com
 MAX_BODY = 64 * 1024 * 1024  # far above any request the tools send; a bound on what one request may hold
 
 
+REFUSAL_WRITE_TIMEOUT = 5.0  # seconds to hand a refusal to a client that may not be reading
+
+
 @dataclass(frozen=True, slots=True)
 class Refusal:
     """An error the endpoint answers itself, in each protocol's terms: AWS JSON's `__type`, S3's
@@ -268,6 +271,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _refuse(self, refusal: Refusal) -> None:
         try:
+            self.connection.settimeout(min(self.server.idle_timeout, REFUSAL_WRITE_TIMEOUT))  # not a read's leftover seconds
             self._send(*refusal_answer(refusal, self.path, self.headers))
         except OSError:  # the client is gone: nothing to tell it
             self.close_connection = True
@@ -288,7 +292,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._refuse(refusal)
 
     def log_request(self, code: Any = "-", size: Any = "-") -> None:
-        self.server.log(shown(f"{self.command or '-'} {self.path or '-'} {int(code)}", one_line=True))
+        status = f"{code:d}" if isinstance(code, int) else str(code)  # HTTPStatus as its number
+        self.server.log(shown(f"{self.command or '-'} {self.path or '-'} {status}", one_line=True))
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's signature
         self.server.log(shown(f"{self.client_address[0]}: {format % args}", one_line=True))

@@ -291,3 +291,11 @@ def test_a_malformed_aws_chunked_object_body_is_s3s_400(served, capsys, raw):
     assert b"<Code>IncompleteBody</Code>" in body or b"<Code>InvalidArgument</Code>" in body
     _assert_no_traceback(logged, capsys)
     assert not [line for line in logged if "error answering" in line]
+
+
+def test_a_body_over_the_bound_is_413_before_it_is_read(served):
+    server, _logged = served
+    started = time.monotonic()
+    status, headers, body = _exchange(server, _json_request(b"", extra=f"Content-Length: {64 * 1024 * 1024 + 1}\r\n"))
+    assert time.monotonic() - started < 1.5
+    _assert_aws_error(status, headers, body, "RequestEntityTooLargeException", 413)
