@@ -21,7 +21,7 @@ and the server listens on 127.0.0.1 unless told otherwise.
 Requests are answered one at a time (a lock around each): the worlds are SQLite transactions, and
 one at a time is what keeps every client's view consistent.
 
-It stays up whatever a client sends (docs/simulator.md has the numbers): a connection waits for its
+It stays up whatever a client sends (docs/tools.md has the numbers): a connection waits for its
 next request at most `idle_timeout` seconds and must send a whole request within `read_timeout`
 (serveio.py); at most `max_connections` are open at once, the next is answered 503 ServiceUnavailable
 and closed; a request whose framing or JSON body is malformed, or whose SigV4 scope names a region no
@@ -55,8 +55,6 @@ _SCOPE = re.compile(r"Credential=[^/,]+/\d{8}/(?P<region>[^/]+)/(?P<service>[^/]
 GCP_PREFIX = "/v1beta1/"
 COMPUTE_PREFIX = "/compute/v1/"  # Compute Engine's path under its own host (compute.googleapis.com)
 MAX_BODY = 64 * 1024 * 1024  # far above any request the tools send; a bound on what one request may hold
-
-
 REFUSAL_WRITE_TIMEOUT = 5.0  # seconds to hand a refusal to a client that may not be reading
 
 
