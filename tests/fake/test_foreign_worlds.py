@@ -1,0 +1,208 @@
+"""Issue 36, item 7: the simulators' files are their own. A file under $HYPERPOD_FAKE_STATE,
+$HYPERPOD_GCP_FAKE_STATE or the shared clock's path (clock.sqlite beside the HyperPod world) that the
+simulator did not make — an unrelated SQLite database, a text file, a world of another kind, a world
+of a newer schema — is refused with one line naming the variable, the path and the rule, before
+anything is written: its bytes, its mode and its directory (no -wal / -shm / -journal) are as they
+were, through list, plan, apply, reset and serve."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pulumi_hyperpod.cli import main
+from pulumi_hyperpod.core import worldfile
+from tests.support.cli import SPECS
+
+AWS_SPEC = SPECS / "seed004-initial.json"
+GCP_SPEC = Path(__file__).resolve().parents[2] / "examples" / "gcp-training-cluster" / "cluster.json"
+
+
+def unrelated_database(path: Path) -> None:
+    """Someone's own SQLite file: a table of theirs, rollback journal, mode 0644."""
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
+        db.execute("INSERT INTO notes (text) VALUES ('keep me')")
+    db.close()
+    os.chmod(path, 0o644)
+
+
+def text_file(path: Path) -> None:
+    path.write_text("my notes, not a database\n")
+    os.chmod(path, 0o644)
+
+
+def newer_world(kind: worldfile.Kind):
+    def make(path: Path) -> None:
+        with sqlite3.connect(path) as db:
+            db.execute(f"PRAGMA application_id = {kind.application_id}")
+            db.execute(f"PRAGMA user_version = {kind.version + 1}")
+            db.execute("CREATE TABLE later (x)")
+        db.close()
+        os.chmod(path, 0o644)
+
+    return make
+
+
+def world_of(kind: worldfile.Kind):
+    """A file marked as a world of `kind`: under another store's variable, it is not that store's."""
+
+    def make(path: Path) -> None:
+        with sqlite3.connect(path) as db:
+            db.execute(f"PRAGMA application_id = {kind.application_id}")
+            db.execute(f"PRAGMA user_version = {kind.version}")
+        db.close()
+        os.chmod(path, 0o644)
+
+    return make
+
+
+# where the file goes: the variable the error names, and how the test points the simulator at it
+PLACES = {
+    "aws": ("HYPERPOD_FAKE_STATE", "mine.db"),
+    "gcp": ("HYPERPOD_GCP_FAKE_STATE", "mine.db"),
+    "clock": ("HYPERPOD_FAKE_STATE", "clock.sqlite"),
+}
+KIND_OF = {"aws": worldfile.AWS_WORLD, "gcp": worldfile.GCP_WORLD, "clock": worldfile.CLOCK}
+OTHER = {"aws": worldfile.GCP_WORLD, "gcp": worldfile.CLOCK, "clock": worldfile.AWS_WORLD}
+FILES = {
+    "unrelated-sqlite": lambda place: unrelated_database,
+    "text": lambda place: text_file,
+    "newer-schema": lambda place: newer_world(KIND_OF[place]),
+    "another-kind": lambda place: world_of(OTHER[place]),
+}
+RULE = {
+    "unrelated-sqlite": "not made by the simulator",
+    "text": "not SQLite",
+    "newer-schema": "newer",
+    "another-kind": "not",
+}
+
+# the commands, and which worlds each opens
+COMMANDS = {
+    "list": (["list"], {"aws", "clock"}),
+    "plan": (["plan", "-f", "spec.json"], {"aws", "clock"}),
+    "apply": (["apply", "-f", "spec.json", "--yes", "--wait", "none"], {"aws", "clock"}),
+    "gcp-plan": (["gcp", "plan", "-f", "gcp.json"], {"gcp", "clock"}),
+    "gcp-list": (["gcp", "--project", "p", "--location", "us-central1", "list"], {"gcp", "clock"}),
+    "reset": (["fake", "reset", "--yes"], {"aws", "gcp", "clock"}),
+    "reset-gcp": (["fake", "reset", "--yes", "--cloud", "gcp"], {"gcp"}),
+    "show": (["fake", "show"], {"aws", "clock"}),
+    "serve": (["fake", "serve", "--port", "0", "--stop-after", "0.2", "--quiet"], {"aws", "gcp", "clock"}),
+}
+
+
+def place_file(tmp_path: Path, monkeypatch, place: str, make) -> Path:
+    variable, name = PLACES[place]
+    directory = tmp_path / "worlds"
+    directory.mkdir()
+    target = directory / name
+    make(target)
+    if place == "clock":
+        monkeypatch.setenv("HYPERPOD_FAKE_STATE", str(directory / "fake.sqlite"))
+    else:
+        monkeypatch.setenv(variable, str(target))
+        if place == "gcp":
+            monkeypatch.setenv("HYPERPOD_FAKE_STATE", str(directory / "fake.sqlite"))
+    monkeypatch.setenv("HYPERPOD_POLL_SECONDS", "0.05")
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(AWS_SPEC, tmp_path / "spec.json")
+    shutil.copy(GCP_SPEC, tmp_path / "gcp.json")
+    return target
+
+
+def fingerprint(path: Path) -> tuple[bytes, int, list[str]]:
+    return path.read_bytes(), os.stat(path).st_mode, sorted(p.name for p in path.parent.iterdir() if p.name.startswith(path.name))
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("what", sorted(FILES))
+@pytest.mark.parametrize("place", sorted(PLACES))
+def test_a_file_the_simulator_did_not_make_is_refused_and_left_as_it_was(tmp_path, monkeypatch, place, what, command):
+    target = place_file(tmp_path, monkeypatch, place, FILES[what](place))
+    before = fingerprint(target)
+    args, opens = COMMANDS[command]
+
+    result = CliRunner().invoke(main, ["--backend", "fake", *args])
+
+    assert fingerprint(target) == before, result.output
+    if place not in opens:
+        return
+    errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
+    assert len(errors) == 1, result.output
+    variable = PLACES[place][0]
+    assert variable in errors[0] and str(target) in errors[0] and RULE[what] in errors[0], errors[0]
+
+
+def test_reset_deletes_nothing_when_one_file_is_foreign(tmp_path, monkeypatch):
+    """The clock is foreign: the HyperPod world beside it, the simulator's own, stays too."""
+    target = place_file(tmp_path, monkeypatch, "clock", unrelated_database)
+    CliRunner().invoke(main, ["--backend", "fake", "fake", "show", "--cloud", "gcp"])
+    world = target.with_name("fake.sqlite")
+    with sqlite3.connect(world) as db:  # a world of the simulator's own, made by hand here
+        db.execute(f"PRAGMA application_id = {worldfile.AWS_WORLD.application_id}")
+        db.execute(f"PRAGMA user_version = {worldfile.AWS_WORLD.version}")
+    db.close()
+
+    result = CliRunner().invoke(main, ["--backend", "fake", "fake", "reset", "--yes"])
+
+    assert result.exit_code == 1 and "clock.sqlite" in result.output, result.output
+    assert world.exists() and target.exists()
+
+
+def test_an_empty_file_becomes_a_new_world(tmp_path, monkeypatch):
+    """A 0-byte file holds nothing to lose (`mktemp`): the world is made in it, marked as the simulator's."""
+    target = place_file(tmp_path, monkeypatch, "aws", lambda path: path.touch())
+
+    result = CliRunner().invoke(main, ["--backend", "fake", "list"])
+
+    assert result.exit_code == 0, result.output
+    assert worldfile.kind_of(target) == worldfile.AWS_WORLD
+    assert CliRunner().invoke(main, ["--backend", "fake", "fake", "reset", "--yes", "--cloud", "aws"]).exit_code == 0
+    assert not target.exists()
+
+
+def test_the_simulators_own_files_carry_the_marker(tmp_path, monkeypatch):
+    place_file(tmp_path, monkeypatch, "gcp", lambda path: None)
+    directory = tmp_path / "worlds"
+
+    assert CliRunner().invoke(main, ["--backend", "fake", "apply", "-f", "spec.json", "--yes", "--wait", "none"]).exit_code == 0
+    assert CliRunner().invoke(main, ["--backend", "fake", "gcp", "plan", "-f", "gcp.json"]).exit_code == 0
+
+    assert worldfile.kind_of(directory / "fake.sqlite") == worldfile.AWS_WORLD
+    assert worldfile.kind_of(directory / "mine.db") == worldfile.GCP_WORLD
+    assert worldfile.kind_of(directory / "clock.sqlite") == worldfile.CLOCK
+    assert oct(os.stat(directory / "fake.sqlite").st_mode & 0o777) == "0o600"
+
+
+def test_a_world_made_before_the_marker_is_adopted(tmp_path):
+    """A world of an earlier version (the simulator's tables, no marker) is recognised by its tables
+    and marked; an unrelated database with a table more is not."""
+    from pulumi_hyperpod.aws.fake import Simulator
+    from pulumi_hyperpod.aws.fake.store import SCHEMA
+
+    old = tmp_path / "old.sqlite"
+    Simulator(old).advance(60)
+    with sqlite3.connect(old) as db:  # as an earlier version left it: no marker, in WAL mode
+        db.execute("PRAGMA application_id = 0")
+        db.execute("PRAGMA user_version = 0")
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    assert worldfile.kind_of(old) is None
+
+    assert Simulator(old).overview()["clusters"] == []
+    assert worldfile.kind_of(old) == worldfile.AWS_WORLD
+
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as db:
+        db.executescript(SCHEMA)
+        db.execute("CREATE TABLE mine (x)")
+    db.close()
+    with pytest.raises(worldfile.ForeignFile, match="not made by the simulator"):
+        Simulator(other)
