@@ -17,127 +17,34 @@ from click.testing import CliRunner
 
 from pulumi_hyperpod.cli import main
 from pulumi_hyperpod.core import worldfile
-from tests.support.cli import SPECS
-
-AWS_SPEC = SPECS / "seed004-initial.json"
-GCP_SPEC = Path(__file__).resolve().parents[2] / "examples" / "gcp-training-cluster" / "cluster.json"
-
-
-def unrelated_database(path: Path) -> None:
-    """Someone's own SQLite file: a table of theirs, rollback journal, mode 0644."""
-    with sqlite3.connect(path) as db:
-        db.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
-        db.execute("INSERT INTO notes (text) VALUES ('keep me')")
-    db.close()
-    os.chmod(path, 0o644)
-
-
-def text_file(path: Path) -> None:
-    path.write_text("my notes, not a database\n")
-    os.chmod(path, 0o644)
-
-
-def newer_world(kind: worldfile.Kind):
-    def make(path: Path) -> None:
-        with sqlite3.connect(path) as db:
-            db.execute(f"PRAGMA application_id = {kind.application_id}")
-            db.execute(f"PRAGMA user_version = {kind.version + 1}")
-            db.execute("CREATE TABLE later (x)")
-        db.close()
-        os.chmod(path, 0o644)
-
-    return make
-
-
-def world_of(kind: worldfile.Kind):
-    """A file marked as a world of `kind`: under another store's variable, it is not that store's."""
-
-    def make(path: Path) -> None:
-        with sqlite3.connect(path) as db:
-            db.execute(f"PRAGMA application_id = {kind.application_id}")
-            db.execute(f"PRAGMA user_version = {kind.version}")
-        db.close()
-        os.chmod(path, 0o644)
-
-    return make
-
-
-# where the file goes: the variable the error names, and how the test points the simulator at it
-PLACES = {
-    "aws": ("HYPERPOD_FAKE_STATE", "mine.db"),
-    "gcp": ("HYPERPOD_GCP_FAKE_STATE", "mine.db"),
-    "clock": ("HYPERPOD_FAKE_STATE", "clock.sqlite"),
-}
-KIND_OF = {"aws": worldfile.AWS_WORLD, "gcp": worldfile.GCP_WORLD, "clock": worldfile.CLOCK}
-OTHER = {"aws": worldfile.GCP_WORLD, "gcp": worldfile.CLOCK, "clock": worldfile.AWS_WORLD}
-FILES = {
-    "unrelated-sqlite": lambda place: unrelated_database,
-    "text": lambda place: text_file,
-    "newer-schema": lambda place: newer_world(KIND_OF[place]),
-    "another-kind": lambda place: world_of(OTHER[place]),
-}
-RULE = {
-    "unrelated-sqlite": "not made by the simulator",
-    "text": "not SQLite",
-    "newer-schema": "newer",
-    "another-kind": "not",
-}
-
-# the commands, and which worlds each opens
-COMMANDS = {
-    "list": (["list"], {"aws", "clock"}),
-    "plan": (["plan", "-f", "spec.json"], {"aws", "clock"}),
-    "apply": (["apply", "-f", "spec.json", "--yes", "--wait", "none"], {"aws", "clock"}),
-    "gcp-plan": (["gcp", "plan", "-f", "gcp.json"], {"gcp", "clock"}),
-    "gcp-list": (["gcp", "--project", "p", "--location", "us-central1", "list"], {"gcp", "clock"}),
-    "reset": (["fake", "reset", "--yes"], {"aws", "gcp", "clock"}),
-    "reset-gcp": (["fake", "reset", "--yes", "--cloud", "gcp"], {"gcp"}),
-    "show": (["fake", "show"], {"aws", "clock"}),
-    "serve": (["fake", "serve", "--port", "0", "--stop-after", "0.2", "--quiet"], {"aws", "gcp", "clock"}),
-}
-
-
-def place_file(tmp_path: Path, monkeypatch, place: str, make) -> Path:
-    variable, name = PLACES[place]
-    directory = tmp_path / "worlds"
-    directory.mkdir()
-    target = directory / name
-    make(target)
-    if place == "clock":
-        monkeypatch.setenv("HYPERPOD_FAKE_STATE", str(directory / "fake.sqlite"))
-    else:
-        monkeypatch.setenv(variable, str(target))
-        if place == "gcp":
-            monkeypatch.setenv("HYPERPOD_FAKE_STATE", str(directory / "fake.sqlite"))
-    monkeypatch.setenv("HYPERPOD_POLL_SECONDS", "0.05")
-    monkeypatch.chdir(tmp_path)
-    shutil.copy(AWS_SPEC, tmp_path / "spec.json")
-    shutil.copy(GCP_SPEC, tmp_path / "gcp.json")
-    return target
-
-
-def fingerprint(path: Path) -> tuple[bytes, int, list[str]]:
-    return path.read_bytes(), os.stat(path).st_mode, sorted(p.name for p in path.parent.iterdir() if p.name.startswith(path.name))
+from tests.reliability.foreign_world_trials import AWS_SPEC, COMMANDS, FILES, GCP_SPEC, PLACES, run_trial, unrelated_database
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 @pytest.mark.parametrize("what", sorted(FILES))
 @pytest.mark.parametrize("place", sorted(PLACES))
-def test_a_file_the_simulator_did_not_make_is_refused_and_left_as_it_was(tmp_path, monkeypatch, place, what, command):
-    target = place_file(tmp_path, monkeypatch, place, FILES[what](place))
-    before = fingerprint(target)
-    args, opens = COMMANDS[command]
+def test_a_file_the_simulator_did_not_make_is_refused_and_left_as_it_was(tmp_path, place, what, command):
+    trial = run_trial(place, what, command, tmp_path)
 
-    result = CliRunner().invoke(main, ["--backend", "fake", *args])
+    assert not trial.changed, trial.output
+    assert trial.refused or not trial.opens, trial.output
 
-    assert fingerprint(target) == before, result.output
-    if place not in opens:
-        return
-    errors = [line for line in result.output.splitlines() if line.startswith("error:")]
-    assert result.exit_code == 1 and "Traceback" not in result.output, result.output
-    assert len(errors) == 1, result.output
-    variable = PLACES[place][0]
-    assert variable in errors[0] and str(target) in errors[0] and RULE[what] in errors[0], errors[0]
+
+def place_file(tmp_path: Path, monkeypatch, place: str, make) -> Path:
+    """The file `make` writes, at `place` under tmp/worlds; the specs in tmp, the working directory."""
+    variable, name = PLACES[place]
+    directory = tmp_path / "worlds"
+    directory.mkdir()
+    target = directory / name
+    make(target)
+    monkeypatch.setenv("HYPERPOD_FAKE_STATE", str(directory / "fake.sqlite"))
+    if place != "clock":
+        monkeypatch.setenv(variable, str(target))
+    monkeypatch.setenv("HYPERPOD_POLL_SECONDS", "0.05")
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(AWS_SPEC, tmp_path / "spec.json")
+    shutil.copy(GCP_SPEC, tmp_path / "gcp.json")
+    return target
 
 
 def test_reset_deletes_nothing_when_one_file_is_foreign(tmp_path, monkeypatch):
