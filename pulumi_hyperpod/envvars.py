@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pragma: no cover
     from .core.worldfile import Kind
 
+
 class EnvError(ValueError):
     """An environment variable whose value cannot be used; the message names it."""
 

@@ -134,7 +134,9 @@ RECIPES: dict[tuple[str, str], Recipe] = {
         ("plan", "-f", "spec.json", "--observed", "snapshot.json", "--policy", "policy.json", "--out", "{out}"),
         ("spec.json", "snapshot.json", "policy.json"),
     ),
-    ("gcp plan", "out_file"): Recipe(("gcp", "plan", "-f", "gcp.json", "--policy", "policy.json", "--out", "{out}"), ("gcp.json", "policy.json")),
+    ("gcp plan", "out_file"): Recipe(
+        ("gcp", "plan", "-f", "gcp.json", "--policy", "policy.json", "--out", "{out}"), ("gcp.json", "policy.json")
+    ),
     ("timeline", "out_file"): Recipe(("timeline", "leo-stg-hyperpod-cluster", "--out", "{out}"), ()),
     ("slurm render", "out_dir"): Recipe(
         ("slurm", "render", "-f", "specs/cluster.json", "--slurm", "slurm/lifecycle/slurm.json", "--out", "{out}"),

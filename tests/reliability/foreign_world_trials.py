@@ -146,5 +146,3 @@ def summary(trials: list[Trial]) -> dict[str, int]:
         "refused": sum(trial.refused for trial in tried),
         "files changed": sum(trial.changed for trial in trials),
     }
-
-
