@@ -32,8 +32,6 @@ class OutputPath(click.Path):
 
 def command_inputs(ctx: click.Context) -> list[Any]:
     """Every file `ctx`'s command reads: its path parameters (not its outputs), then the simulators' files."""
-    from ..files import Input
-
     found: list[Any] = []
     for param in ctx.command.params:
         if not isinstance(param.type, click.Path) or isinstance(param.type, OutputPath):
@@ -42,19 +40,15 @@ def command_inputs(ctx: click.Context) -> list[Any]:
         for each in value if isinstance(value, (tuple, list)) else (value,):
             if each:
                 found.append(str(each))
-    return found + [Input(path, label) for path, label in simulator_files()]
+    return found + simulator_files()
 
 
-def simulator_files() -> list[tuple[str, str]]:
-    """The simulators' files as the environment places them (existing or not), each with its label."""
-    from ..core.worldfile import SIDE_FILES, places
+def simulator_files() -> list[Any]:
+    """The simulators' files as the environment places them (there yet or not), each named for a refusal."""
+    from ..core.worldfile import paths_in_use
+    from ..files import Input
 
-    found = []
-    for place in places():
-        for suffix in ("", *SIDE_FILES):
-            side = f"'s {suffix} file" if suffix else ""
-            found.append((f"{place.path}{suffix}", f"{place.kind.name}{side} ({place.source})"))
-    return found
+    return [Input(path, label) for path, label in paths_in_use()]
 
 
 def check_outputs(ctx: click.Context) -> None:

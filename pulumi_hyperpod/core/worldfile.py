@@ -93,6 +93,9 @@ def problem(path: "str | os.PathLike[str]", kind: Kind) -> str | None:
     if not stat.S_ISREG(found.st_mode):
         return "is not a regular file (a device or a pipe)"
     if found.st_size == 0:
+        wal = Path(f"{path}-wal")
+        if wal.is_file() and wal.stat().st_size:  # a database whose pages are all still in its -wal file
+            return "is an SQLite database not made by the simulator (its content is in its -wal file)"
         return None
     try:
         header = _header(path) or b""
@@ -209,6 +212,17 @@ def places() -> tuple[Place, Place, Place]:
     gcp_value = os.environ.get(GCP_ENV)
     gcp = Place(GCP_WORLD, Path(gcp_value), f"${GCP_ENV}") if gcp_value else Place(GCP_WORLD, aws.with_name(GCP_FILE), f"beside ${AWS_ENV}")
     return Place(AWS_WORLD, aws, aws_source), gcp, Place(CLOCK, aws.with_name(CLOCK_FILE), f"{CLOCK_FILE} beside ${AWS_ENV}")
+
+
+def paths_in_use() -> list[tuple[str, str]]:
+    """Every file of the simulators' the environment places, there yet or not, SQLite's files beside
+    them included, each with what it is: no command writes over one (cli/outputs.py)."""
+    found = []
+    for place in places():
+        for suffix in ("", *SIDE_FILES):
+            side = f"'s {suffix} file" if suffix else ""
+            found.append((f"{place.path}{suffix}", f"{place.kind.name}{side} ({place.source})"))
+    return found
 
 
 def check_all(which: "tuple[Kind, ...]" = KINDS) -> None:

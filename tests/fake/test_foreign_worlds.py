@@ -113,3 +113,15 @@ def test_a_world_made_before_the_marker_is_adopted(tmp_path):
     db.close()
     with pytest.raises(worldfile.ForeignFile, match="not made by the simulator"):
         Simulator(other)
+
+
+def test_an_empty_file_whose_pages_are_in_its_wal_is_not_empty(tmp_path):
+    """A 0-byte database file with its content in `-wal` beside it is someone's database, not a new world."""
+    path = tmp_path / "mine.db"
+    path.touch()
+    (tmp_path / "mine.db-wal").write_bytes(b"\x37\x7f\x06\x82" + b"\0" * 60)
+
+    assert "its content is in its -wal file" in (worldfile.problem(path, worldfile.AWS_WORLD) or "")
+    with pytest.raises(worldfile.ForeignFile):
+        worldfile.prepare(path, worldfile.AWS_WORLD, "$HYPERPOD_FAKE_STATE")
+    assert path.read_bytes() == b""
