@@ -203,22 +203,38 @@ class Place:
     source: str  # what put it there, for an error line: the variable, or the default beside it
 
 
-def places() -> tuple[Place, Place, Place]:
+def places(strict: bool = True) -> tuple[Place, Place, Place]:
     """The HyperPod world, the Google Cloud world and their clock, by the environment (nothing is
-    checked or opened: `check` each)."""
+    opened: `check` each). `strict`: ForeignFile when two of them are one path (`$HYPERPOD_FAKE_STATE`
+    named `clock.sqlite`): each would take the other's file for its own."""
     value = os.environ.get(AWS_ENV)
-    aws = Path(value) if value else Path.cwd() / DEFAULT_AWS
-    aws_source = f"${AWS_ENV}" if value else f"the default of ${AWS_ENV}"
+    aws_path = Path(value) if value else Path.cwd() / DEFAULT_AWS
+    aws = Place(AWS_WORLD, aws_path, f"${AWS_ENV}" if value else f"the default of ${AWS_ENV}")
     gcp_value = os.environ.get(GCP_ENV)
-    gcp = Place(GCP_WORLD, Path(gcp_value), f"${GCP_ENV}") if gcp_value else Place(GCP_WORLD, aws.with_name(GCP_FILE), f"beside ${AWS_ENV}")
-    return Place(AWS_WORLD, aws, aws_source), gcp, Place(CLOCK, aws.with_name(CLOCK_FILE), f"{CLOCK_FILE} beside ${AWS_ENV}")
+    gcp = (
+        Place(GCP_WORLD, Path(gcp_value), f"${GCP_ENV}")
+        if gcp_value
+        else Place(GCP_WORLD, aws_path.with_name(GCP_FILE), f"beside ${AWS_ENV}")
+    )
+    clock = Place(CLOCK, aws_path.with_name(CLOCK_FILE), f"{CLOCK_FILE} beside ${AWS_ENV}")
+    if strict:
+        for first, second in ((aws, clock), (aws, gcp), (gcp, clock)):
+            if os.path.realpath(first.path) == os.path.realpath(second.path):
+                raise ForeignFile(
+                    refusal(
+                        first.path,
+                        first.source,
+                        f"is where {second.kind.name} goes ({second.source}): give {first.kind.name} a path of its own",
+                    )
+                )
+    return aws, gcp, clock
 
 
 def paths_in_use() -> list[tuple[str, str]]:
     """Every file of the simulators' the environment places, there yet or not, SQLite's files beside
     them included, each with what it is: no command writes over one (cli/outputs.py)."""
     found = []
-    for place in places():
+    for place in places(strict=False):
         for suffix in ("", *SIDE_FILES):
             side = f"'s {suffix} file" if suffix else ""
             found.append((f"{place.path}{suffix}", f"{place.kind.name}{side} ({place.source})"))

@@ -695,7 +695,7 @@ ENV_DEFECTS: list[tuple[str, str, str, str]] = [
     ("fake-state-fifo", "HYPERPOD_FAKE_STATE", "{fifo}", "not a regular file"),
     # issue 36: someone's own SQLite database, and the simulators' clock, are not a world
     ("fake-state-someones-database", "HYPERPOD_FAKE_STATE", "{sqlite}", "not made by the simulator"),
-    ("fake-state-clock", "HYPERPOD_FAKE_STATE", "{dir}/clock.sqlite", "is the simulators' clock, not the HyperPod simulator's world"),
+    ("fake-state-clock", "HYPERPOD_FAKE_STATE", "{dir}/clock.sqlite", "is where the simulators' clock goes"),
     ("scenario-missing", "HYPERPOD_FAKE_SCENARIO", "{dir}/no-such.yaml", "cannot be read"),
     ("scenario-directory", "HYPERPOD_FAKE_SCENARIO", "{dir}", "not a regular file"),
     ("prices-missing", "HYPERPOD_PRICES", "{dir}/no-such.yaml", "no such file"),

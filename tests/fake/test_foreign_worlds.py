@@ -125,3 +125,22 @@ def test_an_empty_file_whose_pages_are_in_its_wal_is_not_empty(tmp_path):
     with pytest.raises(worldfile.ForeignFile):
         worldfile.prepare(path, worldfile.AWS_WORLD, "$HYPERPOD_FAKE_STATE")
     assert path.read_bytes() == b""
+
+
+@pytest.mark.parametrize(
+    "env, said",
+    [
+        ({"HYPERPOD_FAKE_STATE": "{dir}/clock.sqlite"}, "is where the simulators' clock goes"),
+        ({"HYPERPOD_FAKE_STATE": "{dir}/gcp-fake.sqlite"}, "is where the Google Cloud simulator's world goes"),
+        ({"HYPERPOD_FAKE_STATE": "{dir}/w.sqlite", "HYPERPOD_GCP_FAKE_STATE": "{dir}/w.sqlite"}, "is where the Google Cloud"),
+        ({"HYPERPOD_FAKE_STATE": "{dir}/w.sqlite", "HYPERPOD_GCP_FAKE_STATE": "{dir}/clock.sqlite"}, "is where the simulators' clock goes"),
+    ],
+)
+def test_two_of_the_simulators_files_at_one_path_are_refused_before_either_is_made(tmp_path, monkeypatch, env, said):
+    for variable, value in env.items():
+        monkeypatch.setenv(variable, value.replace("{dir}", str(tmp_path)))
+
+    for args in (["list"], ["gcp", "--project", "p", "--location", "us-central1", "list"], ["fake", "reset", "--yes"]):
+        result = CliRunner().invoke(main, ["--backend", "fake", *args])
+        assert result.exit_code == 1 and said in result.output and len(result.output.strip().splitlines()) == 1, result.output
+    assert list(tmp_path.iterdir()) == []

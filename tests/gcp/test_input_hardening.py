@@ -111,7 +111,7 @@ def test_a_negative_price_cannot_pass_the_cost_guard(world, tmp_path, monkeypatc
         ("HYPERPOD_GCP_FAKE_STATE", "{tmp}", "is a directory"),
         ("HYPERPOD_GCP_FAKE_STATE", "{tmp}/not-a-db.sqlite", "is not a simulator database"),
         ("HYPERPOD_GCP_FAKE_STATE", "{tmp}/someones.sqlite", "an SQLite database not made by the simulator"),
-        ("HYPERPOD_GCP_FAKE_STATE", "{tmp}/clock.sqlite", "is the simulators' clock, not the Google Cloud simulator's world"),
+        ("HYPERPOD_GCP_FAKE_STATE", "{tmp}/clock.sqlite", "is where the simulators' clock goes"),
         ("HYPERPOD_GCP_FAKE_TICK", "soon", "$HYPERPOD_GCP_FAKE_TICK"),
         ("HYPERPOD_GCP_FAKE_TICK", "-5", "$HYPERPOD_GCP_FAKE_TICK"),
         ("HYPERPOD_GCP_FAKE_CAPACITY", "[1, 2]", "$HYPERPOD_GCP_FAKE_CAPACITY"),

@@ -116,9 +116,10 @@ class Simulator:
     # -- construction ----------------------------------------------------------------------------
     @staticmethod
     def default_path() -> Path:
-        from ...core.worldfile import AWS_WORLD
+        from ...core.worldfile import AWS_WORLD, places
         from ...envvars import world_path
 
+        places()  # two of the simulators' files at one path: refused before either is made
         return world_path(STATE_ENV, Path.cwd() / DEFAULT_STATE, AWS_WORLD)  # a bad value or a foreign file: one error naming the variable
 
     @classmethod

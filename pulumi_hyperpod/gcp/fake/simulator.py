@@ -24,9 +24,9 @@ def default_path() -> Path:
     from ...core.worldfile import GCP_WORLD, check, places
     from ...envvars import world_path
 
+    place = places()[1]  # two of the simulators' files at one path: refused before either is made
     if os.environ.get(STATE_ENV):
         return world_path(STATE_ENV, Path(), GCP_WORLD)  # a bad value or a foreign file: one error naming the variable
-    place = places()[1]
     check(place.path, GCP_WORLD, place.source)
     return place.path
 
