@@ -123,7 +123,7 @@ def reset(yes: bool, cloud: str) -> None:
     from ..core.clock import delete_clock
     from . import fake_gcp
 
-    aws, gcp, clock_place = worldfile.places()
+    aws, _gcp, clock_place = worldfile.places()
     which = {"aws": (worldfile.AWS_WORLD,), "gcp": (worldfile.GCP_WORLD,), "all": worldfile.KINDS}[cloud]
     worldfile.check_all(which)  # every file first: one the simulators did not make stops the reset before anything goes
     path, gcp_path, clock = _simulator().default_path(), fake_gcp.world_path(), clock_place.path
