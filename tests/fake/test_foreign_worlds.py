@@ -144,3 +144,25 @@ def test_two_of_the_simulators_files_at_one_path_are_refused_before_either_is_ma
         result = CliRunner().invoke(main, ["--backend", "fake", *args])
         assert result.exit_code == 1 and said in result.output and len(result.output.strip().splitlines()) == 1, result.output
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_google_cloud_world_and_a_clock_made_before_the_marker_are_adopted_too(tmp_path):
+    from pulumi_hyperpod.core.clock import ManualClock, SharedClock
+    from pulumi_hyperpod.gcp.fake import GcpSimulator
+
+    gcp, clock = tmp_path / "gcp-fake.sqlite", tmp_path / "clock.sqlite"
+    with GcpSimulator(gcp).world():
+        pass
+    SharedClock(clock).adopt(ManualClock(500.0).state())
+    for path in (gcp, clock):  # as an earlier version left them: no marker
+        with sqlite3.connect(path) as db:
+            db.execute("PRAGMA application_id = 0")
+            db.execute("PRAGMA user_version = 0")
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        db.close()
+        assert worldfile.kind_of(path) is None
+
+    with GcpSimulator(gcp).world() as world:
+        assert world.data["clusters"] == {}
+    assert SharedClock(clock).now() == 500.0
+    assert (worldfile.kind_of(gcp), worldfile.kind_of(clock)) == (worldfile.GCP_WORLD, worldfile.CLOCK)
