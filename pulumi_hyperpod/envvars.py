@@ -22,9 +22,10 @@ import math
 import os
 import stat
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-SQLITE_HEADER = b"SQLite format 3\x00"
+if TYPE_CHECKING:  # pragma: no cover
+    from .core.worldfile import Kind
 
 
 class EnvError(ValueError):
@@ -63,43 +64,18 @@ def json_value(name: str) -> Any:
         raise EnvError(name, value, f"is not valid JSON ({type(error).__name__})") from None
 
 
-def world_path(name: str, default: Path) -> Path:
-    """A simulator's SQLite world: $name, else `default`. What is at the path must be a SQLite
-    database, an empty file or nothing yet (it is created): a directory, a device (/dev/null), a
-    FIFO or a file of something else is refused — opening it would fail deep inside sqlite, and
-    `hyperpod fake reset` would delete it."""
+def world_path(name: str, default: Path, kind: "Kind") -> Path:
+    """A simulator's SQLite file of `kind`: $name, else `default`. What is at the path must be that
+    simulator's own (core/worldfile.py: its marker), an empty file or nothing yet (it is made): a
+    directory, a device (/dev/null), a FIFO, a file of something else, someone's own SQLite database,
+    a file of another kind or of a newer schema is refused before anything is written — and
+    `hyperpod fake reset` would otherwise delete it."""
+    from .core.worldfile import check
+
     value = os.environ.get(name)
-    if not value:
-        return default
-    path = Path(value)
-    why = not_a_world(path)
-    if why is not None:
-        raise EnvError(name, value, f"{why}; point it at a simulator database file (it is created when missing)")
+    path = Path(value) if value else default
+    check(path, kind, f"${name}" if value else f"the default of ${name}")  # one line naming both, nothing written
     return path
-
-
-def not_a_world(path: Path) -> str | None:
-    """Why `path` cannot hold a SQLite world, or None."""
-    try:
-        found = os.stat(path)
-    except FileNotFoundError:
-        return None  # created, with its folders
-    except OSError as error:
-        return f"cannot be read ({error.strerror or error})"
-    if stat.S_ISDIR(found.st_mode):
-        return "is a directory"
-    if not stat.S_ISREG(found.st_mode):
-        return "is not a regular file (a device or a pipe)"
-    if found.st_size == 0:
-        return None
-    try:
-        with open(path, "rb") as handle:
-            header = handle.read(len(SQLITE_HEADER))
-    except OSError as error:
-        return f"cannot be read ({error.strerror or error})"
-    if header != SQLITE_HEADER:
-        return "is not a simulator database (not SQLite)"
-    return None
 
 
 def input_file(name: str) -> str | None:

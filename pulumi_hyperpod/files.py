@@ -22,8 +22,27 @@ import errno
 import os
 import stat
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
+
+
+@dataclass(frozen=True, slots=True)
+class Input:
+    """A file a command reads that is not a path the user gave it (a simulator's world): `label` says
+    what it is in the refusal."""
+
+    path: str
+    label: str
+
+    def __fspath__(self) -> str:
+        return self.path
+
+
+def describe_input(given: "str | os.PathLike[str]") -> str:
+    """How a refusal names an input: `the input file X`, or what an `Input` is."""
+    label = getattr(given, "label", None)
+    return f"{label} {os.fspath(given)}" if label else f"the input file {os.fspath(given)}"
 
 
 class UnsafeTarget(OSError):
@@ -64,19 +83,25 @@ def unsafe_reason(path: "str | os.PathLike[str]", inputs: "Iterable[str | os.Pat
     try:
         found = os.lstat(path)
     except FileNotFoundError:
-        return None  # a new path
+        return _input_at(path, inputs)  # a new path, unless an input is to be made there (a simulator's world)
     except OSError:
         return None  # the write itself reports it (a missing directory, permission)
     kind = _KINDS.get(stat.S_IFMT(found.st_mode))
     if kind is not None:
         return f"is {kind}, not a regular file: refused, never replaced"
+    return _input_at(path, inputs)
+
+
+def _input_at(path: "str | os.PathLike[str]", inputs: "Iterable[str | os.PathLike[str]]") -> str | None:
+    """Why `path` is one of `inputs` (the same file under any name, hard links too; or, for one not
+    made yet, the same path), or None."""
     for given in inputs:
         try:
             same = os.path.samefile(path, given)
-        except OSError:
-            continue
+        except OSError:  # one of them is not there (yet): the same path is the same file to be
+            same = os.path.realpath(path) == os.path.realpath(given)
         if same:
-            return f"is the input file {os.fspath(given)}: refused, never overwritten (write to another path)"
+            return f"is {describe_input(given)}: refused, never overwritten (write to another path)"
     return None
 
 

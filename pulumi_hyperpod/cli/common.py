@@ -275,11 +275,17 @@ def _policy_violation(problem: dict) -> Violation:
 
 # ---- errors and exit codes --------------------------------------------------------------------------
 def handle_errors(command: Callable) -> Callable:
-    """Errors a user can act on become one clear line each and exit code 1, never a traceback."""
+    """Errors a user can act on become one clear line each and exit code 1, never a traceback. The
+    files the command writes are checked against those it reads first (outputs.py)."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
+            ctx = click.get_current_context(silent=True)
+            if ctx is not None:
+                from .outputs import check_outputs
+
+                check_outputs(ctx)
             return command(*args, **kwargs)
         except Exception as error:  # noqa: BLE001 - anything not listed in `_error_lines` is raised again
             lines = _error_lines(error)

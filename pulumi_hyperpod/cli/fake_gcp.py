@@ -43,9 +43,10 @@ def catch_up() -> None:
 
 
 def reset() -> bool:
-    from ..aws.fake.store import delete_world
+    """Delete the world (True) or find none (False); a file the simulator did not make is refused, kept."""
+    from ..core.worldfile import GCP_WORLD, delete, places
 
-    return delete_world(world_path())
+    return delete(world_path(), GCP_WORLD, places()[1].source)
 
 
 def is_machine_type(name: str) -> bool:

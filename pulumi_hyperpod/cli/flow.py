@@ -26,15 +26,6 @@ def show_plan(the_plan: "Plan", as_json: bool) -> None:
         out.print(plan_renderable(the_plan))
 
 
-def check_out_file(out_file: str, inputs: list[str]) -> None:
-    """Before any call: a plan is never saved over one of its inputs, a device, FIFO or symlink (files.py)."""
-    from ..files import why_unwritable
-
-    unwritable = why_unwritable(out_file, inputs)
-    if unwritable:
-        raise ValueError(f"{out_file}: the plan cannot be saved ({unwritable})")
-
-
 def save_plan(prepared: "Prepared", out_file: str, *, target: Any, inputs: Any = ()) -> None:
     """The one plan file (`hyperpod-plan/3`), written by the cloud the plan is for."""
     from ..core import planfile

@@ -17,6 +17,7 @@ import click
 
 from . import common
 from .common import EXIT_ERROR, EXIT_REFUSED, HyperpodGroup, handle_errors, print_error
+from .outputs import OutputPath, command_inputs
 
 
 def _out():
@@ -176,17 +177,14 @@ def _plan_with_inputs(ctx, spec_file, policy_file, protect, snapshot=None):
     help="Plan against a saved cluster (`hyperpod gcp snapshot`, the GET response) instead of the live one: no API call.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable plan (the shared plan format).")
-@click.option("--out", "out_file", type=click.Path(), help="Also save the plan as JSON.")
+@click.option("--out", "out_file", type=OutputPath("the plan"), help="Also save the plan as JSON.")
 @click.option("--detailed-exitcode", "detailed_exitcode", is_flag=True, help=common.DETAILED_EXITCODE_HELP)
 @_policy_options
 @click.pass_context
 @_handle
 def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, protect, detailed_exitcode=False):
     """Show what apply would do. Exit 2 when a guard refuses the plan (with --detailed-exitcode, 3 when it has changes)."""
-    if out_file:  # before any call; never an input file, never a device, FIFO or symlink (files.py)
-        from .flow import check_out_file
-
-        check_out_file(out_file, [path for path in (spec_file, snapshot, policy_file) if path])
+    # --out was checked against every input, the worlds included, before the command began (outputs.py)
     _client_unused, inputs, the_plan = _plan_with_inputs(ctx, spec_file, policy_file, protect, snapshot)
     _show(the_plan, as_json)
     if out_file:
@@ -194,7 +192,10 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
         from .flow import save_plan
 
         save_plan(
-            Prepared("gcp", the_plan, inputs["spec"], inputs["observed"], inputs["policy"]), out_file, target={"backend": inputs["backend"]}
+            Prepared("gcp", the_plan, inputs["spec"], inputs["observed"], inputs["policy"]),
+            out_file,
+            target={"backend": inputs["backend"]},
+            inputs=command_inputs(ctx),
         )
     common.exit_for_plan(the_plan, detailed_exitcode)
 

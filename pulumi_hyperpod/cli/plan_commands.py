@@ -14,6 +14,7 @@ from .. import collector
 from ..plan.model import PLAN_FORMAT  # no third-party import: the --json help names the format
 from . import common, flow
 from .common import EXIT_ERROR, EXIT_REFUSED, client_from, emit_json, handle_errors, load_policy
+from .outputs import OutputPath, command_inputs
 from .workload_commands import wants_workload, workload_options, workload_source
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -229,7 +230,7 @@ def _target(ctx, client=None) -> dict:
 @click.option(
     "--out",
     "out_file",
-    type=click.Path(),
+    type=OutputPath("the plan"),
     help="Save the plan for `hyperpod apply --plan FILE` (with the spec, policy and observed state it was made from).",
 )
 @click.option("--detailed-exitcode", "detailed_exitcode", is_flag=True, help=common.DETAILED_EXITCODE_HELP)
@@ -277,9 +278,7 @@ def plan_command(
             protect=protect,
             detailed_exitcode=detailed_exitcode,
         )
-    inputs = [path for path in (spec_file, snapshot, policy_file, slurm_file) if path]
-    if out_file:  # before the calls that make the plan
-        flow.check_out_file(out_file, inputs)
+    inputs = command_inputs(ctx)  # --out was checked against them before the command began (outputs.py); again at the write
     with collector.paused():  # a read, a plan and its tables: short and bounded
         spec = _load_spec(spec_file, slurm_file)
         policy = load_policy(policy_file, protect, replace=replace, reboot=reboot)

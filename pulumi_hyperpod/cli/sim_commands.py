@@ -121,20 +121,21 @@ def _cloud_option(help_text: str):
 def reset(yes: bool, cloud: str) -> None:
     """Delete the simulated worlds (clusters, nodes, events, billing, recorded calls) and their clock."""
     from ..aws.fake.store import delete_world
-    from ..core.clock import CLOCK_FILE, delete_clock
+    from ..core import worldfile
+    from ..core.clock import delete_clock
     from . import fake_gcp
 
-    path = _simulator().default_path()
-    gcp_path = fake_gcp.world_path()
-    clock = path.with_name(CLOCK_FILE)
+    aws, _gcp, clock_place = worldfile.places()
+    which = {"aws": (worldfile.AWS_WORLD,), "gcp": (worldfile.GCP_WORLD,), "all": worldfile.KINDS}[cloud]
+    worldfile.check_all(which)  # every file first: one the simulators did not make stops the reset before anything goes
+    path, gcp_path, clock = _simulator().default_path(), fake_gcp.world_path(), clock_place.path
     targets = {"aws": [path], "gcp": [gcp_path], "all": [path, gcp_path]}[cloud]
     if not yes:
         raise click.UsageError(f"this deletes the simulated world at {' and '.join(map(str, targets))}; pass --yes to confirm")
     console = _console()
-    # the clock first: a clock.sqlite that is not the simulators' stops the reset before a world is deleted
     clock_deleted = cloud == "all" and delete_clock(clock)  # both worlds go: the next world starts a new clock
     if cloud in ("all", "aws"):
-        if delete_world(path):
+        if delete_world(path, aws.source):
             print_line(f"deleted the simulated world at {path}", console=console)
         else:
             print_line(f"no simulated world at {path}; nothing to delete", console=console)
@@ -262,6 +263,9 @@ def serve(
             raise ValueError(f"{option} must be a number of seconds more than 0 (got {seconds:g})")
     if max_connections < 1:
         raise ValueError(f"--max-connections must be at least 1 (got {max_connections})")
+    from ..core.worldfile import check_all
+
+    check_all()  # both worlds and the clock are the simulators' own, before the first request opens one
 
     if host not in ("127.0.0.1", "localhost", "::1"):
         print_line(

@@ -17,6 +17,7 @@ import click
 from ..files import write_whole
 from . import common
 from .common import EXIT_REFUSED, client_from, emit_json, handle_errors
+from .outputs import OutputPath, command_inputs
 
 
 def _load(cluster_path: str, slurm_path: str, slurm_config: bool | None, lifecycle_uri: str | None, base_dir: str | None = None):
@@ -75,9 +76,15 @@ def slurm_group() -> None:
 
 
 @slurm_group.command("render")
-@click.option("-f", "--file", "cluster_path", required=True, help="Cluster spec (AWS CLI JSON or YAML).")
-@click.option("--slurm", "slurm_path", required=True, help="Slurm spec (seed 002's slurmSpec block), JSON or YAML.")
-@click.option("--out", "out_dir", required=True, help="Directory to write the bundle and cluster spec to.")
+@click.option("-f", "--file", "cluster_path", type=click.Path(), required=True, help="Cluster spec (AWS CLI JSON or YAML).")
+@click.option("--slurm", "slurm_path", type=click.Path(), required=True, help="Slurm spec (seed 002's slurmSpec block), JSON or YAML.")
+@click.option(
+    "--out",
+    "out_dir",
+    type=OutputPath("the bundle", writes=("cluster.json", "lifecycle/")),
+    required=True,
+    help="Directory to write the bundle and cluster spec to.",
+)
 @click.option(
     "--lifecycle-uri", default=None, help="s3://bucket/prefix/ the bundle will be uploaded to; written into every group's LifeCycleConfig."
 )
@@ -91,6 +98,7 @@ def slurm_group() -> None:
 @click.option(
     "--base",
     "base_dir",
+    type=click.Path(),
     default=None,
     help="Lifecycle scripts to build on (e.g. base-config): copied in, their on_create.sh run first (as on_create_base.sh).",
 )
@@ -103,7 +111,7 @@ def render_command(cluster_path, slurm_path, out_dir, lifecycle_uri, slurm_confi
     bundle_dir = root / "lifecycle"
     rendering.write(bundle_dir)
     cluster_file = root / "cluster.json"
-    write_whole(cluster_file, json.dumps(rendering.cluster_spec, indent=2) + "\n")
+    write_whole(cluster_file, json.dumps(rendering.cluster_spec, indent=2) + "\n", inputs=command_inputs(click.get_current_context()))
     if as_json:
         emit_json(
             {
@@ -151,8 +159,8 @@ def _print_rendering(rendering, bundle_dir: Path, cluster_file: Path, lifecycle_
 
 
 @slurm_group.command("check")
-@click.option("-f", "--file", "cluster_path", required=True, help="Cluster spec (AWS CLI JSON or YAML).")
-@click.option("--slurm", "slurm_path", required=True, help="Slurm spec, JSON or YAML.")
+@click.option("-f", "--file", "cluster_path", type=click.Path(), required=True, help="Cluster spec (AWS CLI JSON or YAML).")
+@click.option("--slurm", "slurm_path", type=click.Path(), required=True, help="Slurm spec, JSON or YAML.")
 @handle_errors
 def check_command(cluster_path, slurm_path):
     """Validate a Slurm spec against a cluster spec; exit 1 naming every problem."""
@@ -176,6 +184,7 @@ def _observed(ctx, name: str):
 @click.option(
     "--lifecycle",
     "lifecycle_dir",
+    type=click.Path(),
     default=None,
     help="A local lifecycle bundle directory (or its "
     "provisioning_parameters.json) instead of reading the groups' LifeCycleConfig.SourceS3Uri from S3.",
@@ -209,10 +218,11 @@ def roles_command(ctx, name, lifecycle_dir, as_json):
 
 @slurm_group.command("diff")
 @click.argument("name")
-@click.option("--slurm", "slurm_path", required=True, help="The Slurm spec you want, JSON or YAML.")
+@click.option("--slurm", "slurm_path", type=click.Path(), required=True, help="The Slurm spec you want, JSON or YAML.")
 @click.option(
     "--lifecycle",
     "lifecycle_dir",
+    type=click.Path(),
     default=None,
     help="The cluster's current bundle as a local directory (default: read from the controller group's LifeCycleConfig.SourceS3Uri).",
 )

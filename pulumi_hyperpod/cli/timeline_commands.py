@@ -12,6 +12,7 @@ from typing import Any, Optional
 
 import click
 
+from .outputs import OutputPath, command_inputs
 from .common import ClusterNotFound, check_cluster_name, client_from, emit_json, handle_errors, print_line, region_of
 
 
@@ -75,7 +76,7 @@ def _world_now(ctx: click.Context) -> Optional[dt.datetime]:
     "--out",
     "out_file",
     required=True,
-    type=click.Path(),
+    type=OutputPath("the picture"),
     metavar="FILE.svg|FILE.png",
     help="Where to draw it; PNG needs the optional cairosvg package.",
 )
@@ -99,6 +100,7 @@ def timeline_command(ctx: click.Context, name: str, out_file: str, group: Option
     write_picture(
         out_file,
         render_svg(f"{name}: nodes per instance group", panels, f"{described.get('ClusterStatus', '')} {since}; from the cluster's events"),
+        inputs=command_inputs(ctx),
     )
     if as_json:
         return emit_json([panel.to_dict() for panel in panels])

@@ -29,12 +29,14 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+from .worldfile import AWS_ENV, CLOCK, CLOCK_FILE, check, delete, places, prepare
+
 EPOCH = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 EPOCH_SECONDS = EPOCH.timestamp()
 DEFAULT_SPEED = 600.0  # virtual seconds per real second while a client waits (the scenario's `speed`)
-CLOCK_FILE = "clock.sqlite"
 FORMAT = "hyperpod-fake-clock/1"
-STATE_ENV = "HYPERPOD_FAKE_STATE"  # the HyperPod world; the clock lives in its directory
+STATE_ENV = AWS_ENV  # the HyperPod world; the clock lives in its directory
+SOURCE = f"{CLOCK_FILE} beside ${STATE_ENV}"  # where a clock's path comes from, for an error line
 
 
 def to_datetime(seconds: float) -> dt.datetime:
@@ -149,8 +151,7 @@ class ClockFileError(ValueError):
 def default_clock_path() -> Path:
     """`clock.sqlite` beside the HyperPod world ($HYPERPOD_FAKE_STATE, default .hyperpod/fake.sqlite
     here), where the Google Cloud world (`gcp-fake.sqlite`) lives too: one directory, one clock."""
-    value = os.environ.get(STATE_ENV)
-    return (Path(value) if value else Path.cwd() / ".hyperpod" / "fake.sqlite").with_name(CLOCK_FILE)
+    return places()[2].path
 
 
 class SharedClock:
@@ -163,8 +164,10 @@ class SharedClock:
     wall clock. A file deleted under it (`hyperpod fake reset`) is made again on next use.
     """
 
-    def __init__(self, path: "str | Path", real_time: Callable[[], float] = time.time) -> None:
+    def __init__(self, path: "str | Path", real_time: Callable[[], float] = time.time, source: str = SOURCE) -> None:
         self.path = Path(path)
+        self.source = source
+        check(self.path, CLOCK, source)  # before any world beside it is opened or made: a foreign file stops all
         self.real_time = real_time
         self._initial: dict[str, Any] = WallClock(0.0, DEFAULT_SPEED).state()
         self._adopted = False
@@ -257,9 +260,7 @@ class SharedClock:
         if self._db is not None:  # deleted or replaced under us: open the new one
             self._db.close()
             self._db = None
-        if self.path.exists() and not self.path.is_file():
-            raise ClockFileError(self._unusable("not a regular file"))
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        prepare(self.path, CLOCK, self.source)  # the simulators' own (its marker), made when missing; else refused untouched
         try:
             db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None, check_same_thread=False)
             db.execute("PRAGMA journal_mode = WAL")  # a clock moves on many requests: no fsync of a journal each time
@@ -286,16 +287,8 @@ def _identity(path: Path) -> Optional[tuple[int, int]]:
     return found.st_dev, found.st_ino
 
 
-def delete_clock(path: "str | Path") -> bool:
-    """Delete a clock file (and SQLite's side files); False when there was none. A file that is not
-    an SQLite database is left alone: `hyperpod fake reset` deletes only what the simulators made."""
-    path = Path(path)
-    if not path.is_file():
-        return False
-    with open(path, "rb") as handle:
-        header = handle.read(16)
-    if header and header != b"SQLite format 3\x00":
-        raise ClockFileError(f"{path}: not the simulators' clock (not an SQLite database); left as it is")
-    for candidate in (path, path.with_name(path.name + "-journal"), path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-        candidate.unlink(missing_ok=True)
-    return True
+def delete_clock(path: "str | Path", source: str = SOURCE) -> bool:
+    """Delete a clock file (and SQLite's side files); False when there was none. A file the
+    simulators did not make is refused (ForeignFile), left alone: `hyperpod fake reset` deletes only
+    what they made."""
+    return delete(path, CLOCK, source)

@@ -14,7 +14,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..files import write_whole
+from ..core.worldfile import paths_in_use
+from ..files import Input, write_whole
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..plan import Plan
@@ -37,7 +38,8 @@ def write_victims(the_plan: "Plan", base: Path | None = None) -> Path | None:
     }
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_whole(path, json.dumps(document, indent=1))
+        # never over one of the simulators' files (a world placed there): refused, the preview points elsewhere
+        write_whole(path, json.dumps(document, indent=1), inputs=[Input(file, label) for file, label in paths_in_use()])
     except OSError:
         return None
     return path

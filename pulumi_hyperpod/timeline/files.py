@@ -7,7 +7,9 @@ because it brings Cairo bindings that nothing else here needs. Files are written
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Iterable
 
 from ..files import write_whole
 
@@ -22,10 +24,10 @@ def picture_format(path: str) -> str:
     return suffix
 
 
-def write_picture(path: str, svg: str) -> None:
-    """The SVG document `svg` to `path`, converted to PNG when the name ends in .png."""
+def write_picture(path: str, svg: str, inputs: Iterable["str | os.PathLike[str]"] = ()) -> None:
+    """The SVG document `svg` to `path`, converted to PNG when the name ends in .png; never over one of `inputs`."""
     if picture_format(path) == ".svg":
-        write_whole(path, svg.encode("utf-8"))
+        write_whole(path, svg.encode("utf-8"), inputs=inputs)
         return
     try:
         import cairosvg
@@ -34,4 +36,4 @@ def write_picture(path: str, svg: str) -> None:
             f"{path}: writing PNG needs the optional cairosvg package (pip install "
             "'pulumi-hyperpod[png]'); or write .svg, which any browser shows"
         ) from None
-    write_whole(path, cairosvg.svg2png(bytestring=svg.encode("utf-8"), output_width=1920))
+    write_whole(path, cairosvg.svg2png(bytestring=svg.encode("utf-8"), output_width=1920), inputs=inputs)

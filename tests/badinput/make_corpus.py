@@ -693,6 +693,9 @@ ENV_DEFECTS: list[tuple[str, str, str, str]] = [
     ("fake-state-dev-null", "HYPERPOD_FAKE_STATE", "/dev/null", "not a regular file"),
     ("fake-state-not-a-database", "HYPERPOD_FAKE_STATE", "{notes}", "not a simulator database"),
     ("fake-state-fifo", "HYPERPOD_FAKE_STATE", "{fifo}", "not a regular file"),
+    # issue 36: someone's own SQLite database, and the simulators' clock, are not a world
+    ("fake-state-someones-database", "HYPERPOD_FAKE_STATE", "{sqlite}", "not made by the simulator"),
+    ("fake-state-clock", "HYPERPOD_FAKE_STATE", "{dir}/clock.sqlite", "is where the simulators' clock goes"),
     ("scenario-missing", "HYPERPOD_FAKE_SCENARIO", "{dir}/no-such.yaml", "cannot be read"),
     ("scenario-directory", "HYPERPOD_FAKE_SCENARIO", "{dir}", "not a regular file"),
     ("prices-missing", "HYPERPOD_PRICES", "{dir}/no-such.yaml", "no such file"),

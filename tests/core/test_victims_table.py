@@ -98,3 +98,19 @@ def test_every_tier_has_a_stable_code_beside_its_sentence() -> None:
 
     assert set(CODES) == set(TIERS.values())
     assert sorted(CODES.values()) == ["health-checks", "never-launched", "newest", "unhealthy"]
+
+
+def test_the_list_is_never_written_over_a_simulators_world(tmp_path, monkeypatch):
+    """A world placed where the victims list goes (issue 36, item 9): the list is not written, the world stays."""
+    from pulumi_hyperpod.aws.fake import Simulator
+    from pulumi_hyperpod.provider import victims
+
+    the_plan = scale_in(1_200, 100)
+    world = victims.victims_path(the_plan.cluster_name or "cluster", tmp_path)
+    world.parent.mkdir(parents=True)
+    Simulator(world).advance(60)
+    monkeypatch.setenv("HYPERPOD_FAKE_STATE", str(world))
+    before = world.read_bytes()
+
+    assert victims.write_victims(the_plan, base=tmp_path) is None
+    assert world.read_bytes() == before

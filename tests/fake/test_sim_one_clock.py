@@ -138,9 +138,9 @@ def test_a_clock_file_that_is_not_one_is_a_one_line_error(worlds):
     worlds.mkdir(parents=True)
     (worlds / "clock.sqlite").write_text("not a clock\n")
     said = run("fake", "show", code=1)
-    assert len(said.strip().splitlines()) == 1 and "clock.sqlite: not the simulators' clock" in said
-    assert "move it away" in said
-    assert "not an SQLite database" in run("fake", "reset", "--yes", code=1)
+    assert len(said.strip().splitlines()) == 1 and "clock.sqlite (clock.sqlite beside $HYPERPOD_FAKE_STATE)" in said
+    assert "is not a simulator database (not SQLite): refused, left as it is" in said
+    assert "not a simulator database" in run("fake", "reset", "--yes", code=1)
     assert (worlds / "clock.sqlite").read_text() == "not a clock\n", "reset leaves a file it did not make"
     assert (worlds / "clock.sqlite").read_text() == "not a clock\n"
 

@@ -110,6 +110,8 @@ def test_a_negative_price_cannot_pass_the_cost_guard(world, tmp_path, monkeypatc
         ("HYPERPOD_GCP_FAKE_STATE", "/dev/null", "not a regular file"),
         ("HYPERPOD_GCP_FAKE_STATE", "{tmp}", "is a directory"),
         ("HYPERPOD_GCP_FAKE_STATE", "{tmp}/not-a-db.sqlite", "is not a simulator database"),
+        ("HYPERPOD_GCP_FAKE_STATE", "{tmp}/someones.sqlite", "an SQLite database not made by the simulator"),
+        ("HYPERPOD_GCP_FAKE_STATE", "{tmp}/clock.sqlite", "is where the simulators' clock goes"),
         ("HYPERPOD_GCP_FAKE_TICK", "soon", "$HYPERPOD_GCP_FAKE_TICK"),
         ("HYPERPOD_GCP_FAKE_TICK", "-5", "$HYPERPOD_GCP_FAKE_TICK"),
         ("HYPERPOD_GCP_FAKE_CAPACITY", "[1, 2]", "$HYPERPOD_GCP_FAKE_CAPACITY"),
@@ -117,13 +119,21 @@ def test_a_negative_price_cannot_pass_the_cost_guard(world, tmp_path, monkeypatc
     ],
 )
 def test_a_bad_simulator_setting_is_one_line_naming_it(tmp_path, monkeypatch, variable, value, words):
+    import sqlite3
+
     use_fake_world(monkeypatch, tmp_path)
     (tmp_path / "not-a-db.sqlite").write_text("hello, not a database\n")
+    with sqlite3.connect(tmp_path / "someones.sqlite") as db:  # someone's own database (issue 36 item 7)
+        db.execute("CREATE TABLE mine (x)")
+    db.close()
+    gcp("status", "--name", NAME)  # the HyperPod world's clock.sqlite exists now: the GCP world may not be it
+    foreign = ("not-a-db.sqlite", "someones.sqlite")
+    before = {name: (tmp_path / name).read_bytes() for name in foreign}
     monkeypatch.setenv(variable, value.replace("{tmp}", str(tmp_path)))
     code, output = gcp("status", "--name", NAME)
     assert code == 1 and words in output and "Traceback" not in output, output
     assert len(output.strip().splitlines()) == 1
-    assert (tmp_path / "not-a-db.sqlite").read_text() == "hello, not a database\n"
+    assert {name: (tmp_path / name).read_bytes() for name in foreign} == before
 
 
 def test_a_deeply_nested_observed_file_is_one_line(tmp_path, monkeypatch):

@@ -129,12 +129,24 @@ def test_price_files_lifecycle_parameters_and_saved_plans_are_one_line_naming_th
 def test_bad_environment_values_are_one_line_naming_the_variable(world, label, tmp_path, monkeypatch):
     import os
 
+    import sqlite3
+
+    from pulumi_hyperpod.core.clock import SharedClock
+
     variable, value, rule = ENV[label]
     (tmp_path / "notes.txt").write_text("not a database\n")
     if "{fifo}" in value:
         os.mkfifo(tmp_path / "fifo.yaml")
+    with sqlite3.connect(tmp_path / "someones.sqlite") as db:  # someone's own database: never a world
+        db.execute("CREATE TABLE mine (x)")
+    db.close()
+    SharedClock(tmp_path / "clock.sqlite").now()  # the simulators' clock: not a world either
+    foreign = {name: (tmp_path / name).read_bytes() for name in ("notes.txt", "someones.sqlite")}
     value = (
-        value.replace("{dir}", str(tmp_path)).replace("{notes}", str(tmp_path / "notes.txt")).replace("{fifo}", str(tmp_path / "fifo.yaml"))
+        value.replace("{dir}", str(tmp_path))
+        .replace("{notes}", str(tmp_path / "notes.txt"))
+        .replace("{fifo}", str(tmp_path / "fifo.yaml"))
+        .replace("{sqlite}", str(tmp_path / "someones.sqlite"))
     )
     monkeypatch.setenv(variable, value)
     from pulumi_hyperpod.aws.cost import prices
@@ -153,7 +165,7 @@ def test_bad_environment_values_are_one_line_naming_the_variable(world, label, t
     errors = [line for line in output.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and variable in errors[0] and rule in errors[0], output
     assert world.calls == []
-    assert (tmp_path / "notes.txt").read_text() == "not a database\n"
+    assert {name: (tmp_path / name).read_bytes() for name in foreign} == foreign
 
 
 def _wire(props: dict) -> dict:

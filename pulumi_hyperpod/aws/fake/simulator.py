@@ -117,15 +117,18 @@ class Simulator:
     # -- construction ----------------------------------------------------------------------------
     @staticmethod
     def default_path() -> Path:
+        from ...core.worldfile import AWS_WORLD, places
         from ...envvars import world_path
 
-        return world_path(STATE_ENV, Path.cwd() / DEFAULT_STATE)  # a bad value: one error naming the variable
+        places()  # two of the simulators' files at one path: refused before either is made
+        return world_path(STATE_ENV, Path.cwd() / DEFAULT_STATE, AWS_WORLD)  # a bad value or a foreign file: one error naming the variable
 
     @classmethod
     def open_default(cls) -> "Simulator":
         """The persistent world at $HYPERPOD_FAKE_STATE (default .hyperpod/fake.sqlite here)."""
         from ...envvars import EnvError, input_file
         from ...core.errors import InputError
+        from ...core.worldfile import ForeignFile
 
         path = cls.default_path()
         scenario = input_file(SCENARIO_ENV)
@@ -133,7 +136,7 @@ class Simulator:
             # the default world keeps time by the directory's one clock, with the Google Cloud world
             return cls.shared(path, scenario=scenario, clock=SharedClock(path.with_name(CLOCK_FILE)))
         except (InputError, ValueError) as error:
-            if scenario is None or isinstance(error, (EnvError, ClockFileError)):
+            if scenario is None or isinstance(error, (EnvError, ClockFileError, ForeignFile)):
                 raise
             lines = error.lines() if isinstance(error, InputError) else [str(error)]
             raise EnvError(SCENARIO_ENV, scenario, " ".join(lines)) from None

@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Optional
 
+from ...core.worldfile import AWS_WORLD, delete, prepare
 from .clock import SharedClock, clock_from_state, new_persistent_clock
 from .model import NEXT_NODE_DUE, Cluster, EventLog
 from .s3_bodies import SCHEMA as S3_BODIES_SCHEMA, SqliteBodies
@@ -122,15 +123,13 @@ class SqliteStore:
         scenario: "Scenario | None",
         real_time: Callable[[], float] = time.time,
         clock: Optional[SharedClock] = None,
+        source: str = "the HyperPod simulator's world",
     ) -> None:
         self.path = Path(path)
         self.real_time = real_time
         self.shared_clock = clock  # the directory's one clock (core/clock.py), or None: the world's own
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        if not self.path.exists():
-            fd = os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600)  # the world may hold account ids
-            os.close(fd)
-        os.chmod(self.path, 0o600)
+        # the simulator's own file (its marker), made 0600 when missing: anything else is refused untouched
+        prepare(self.path, AWS_WORLD, source)
         self.conn = sqlite3.connect(str(self.path), timeout=30, isolation_level=None, check_same_thread=False)
         self._identity = _identity(self.path)
         self.conn.execute("PRAGMA busy_timeout = 30000")
@@ -398,15 +397,10 @@ def _identity(path: Path) -> Optional[tuple[int, int]]:
     return status.st_dev, status.st_ino
 
 
-def delete_world(path: "str | Path") -> bool:
-    """Remove a SQLite world and its WAL files; True when something was there."""
-    found = False
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        candidate = Path(str(path) + suffix)
-        if candidate.exists():
-            candidate.unlink()
-            found = True
-    return found
+def delete_world(path: "str | Path", source: str = "$HYPERPOD_FAKE_STATE") -> bool:
+    """Remove the simulator's SQLite world and its WAL files; True when something was there. A file
+    the simulator did not make is refused (ForeignFile), never deleted."""
+    return delete(path, AWS_WORLD, source)
 
 
 __all__ = ["MemoryStore", "SqliteStore", "delete_world"]

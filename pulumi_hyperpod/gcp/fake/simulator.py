@@ -21,13 +21,14 @@ CAPACITY_ENV = "HYPERPOD_GCP_FAKE_CAPACITY"  # JSON: {"a4-highgpu-8g": 4}, for a
 def default_path() -> Path:
     """$HYPERPOD_GCP_FAKE_STATE, else gcp-fake.sqlite beside the HyperPod world
     ($HYPERPOD_FAKE_STATE, default .hyperpod/fake.sqlite): one directory holds both clouds."""
+    from ...core.worldfile import GCP_WORLD, check, places
     from ...envvars import world_path
 
+    place = places()[1]  # two of the simulators' files at one path: refused before either is made
     if os.environ.get(STATE_ENV):
-        return world_path(STATE_ENV, Path())  # a bad value: one error naming the variable
-    hyperpod = os.environ.get("HYPERPOD_FAKE_STATE")
-    base = Path(hyperpod) if hyperpod else Path.cwd() / ".hyperpod" / "fake.sqlite"
-    return base.with_name("gcp-fake.sqlite")
+        return world_path(STATE_ENV, Path(), GCP_WORLD)  # a bad value or a foreign file: one error naming the variable
+    check(place.path, GCP_WORLD, place.source)
+    return place.path
 
 
 class GcpSimulator:
@@ -102,17 +103,18 @@ def _capacity_from_env(text: str) -> dict[str, int]:
 
 def _sqlite_store(path: Path, tick: float | None, capacity: dict[str, int] | None, clock: SharedClock | None = None) -> SqliteStore:
     """The world's file, or one line naming it and $HYPERPOD_GCP_FAKE_STATE (a directory, a device or
-    a file that is not this simulator's database is not a world)."""
+    a file the simulator did not make is refused untouched: core/worldfile.py; a marked one that
+    cannot be read is not a world either)."""
     import sqlite3
 
-    if path.exists() and not path.is_file():
-        raise SimulatorSettingError(
-            f"{path} (${STATE_ENV} or beside $HYPERPOD_FAKE_STATE): not a regular file; give the path of the simulator's SQLite file"
-        )
+    from ...core.worldfile import ForeignFile
+
     try:
         store = SqliteStore(path, tick, capacity, clock)
         with store.transaction() as world:
             world.data["clusters"]  # noqa: B018 - a readable world, not just a database
+    except ForeignFile:
+        raise
     except (sqlite3.DatabaseError, OSError, KeyError, TypeError, ValueError) as error:
         raise SimulatorSettingError(
             f"{path} (${STATE_ENV} or beside $HYPERPOD_FAKE_STATE): not the Google Cloud "

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ...core.worldfile import AWS_ENV, GCP_ENV, GCP_WORLD, prepare
 from .world import GcpWorld, empty_world
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -36,7 +37,6 @@ class SqliteStore:
     ) -> None:
         self.path = Path(path)
         self.clock = clock  # the directory's one clock, shared with the HyperPod world; None: the world's own
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         with contextlib.closing(self._connect()) as db:
             db.execute("CREATE TABLE IF NOT EXISTS gcp_world (id INTEGER PRIMARY KEY CHECK (id = 1), data TEXT NOT NULL)")
             # a new world starts with its settings (tick, capacity); an existing one keeps its own
@@ -44,6 +44,9 @@ class SqliteStore:
             db.execute("INSERT OR IGNORE INTO gcp_world (id, data) VALUES (1, ?)", (json.dumps(initial, sort_keys=True),))
 
     def _connect(self) -> sqlite3.Connection:
+        """A connection to the world's file, which is this simulator's own (its marker), made when missing:
+        anything else at the path is refused before sqlite opens it (core/worldfile.py)."""
+        prepare(self.path, GCP_WORLD, f"${GCP_ENV} or beside ${AWS_ENV}")
         return sqlite3.connect(self.path, timeout=60, isolation_level=None)
 
     @contextlib.contextmanager
