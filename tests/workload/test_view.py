@@ -90,7 +90,9 @@ def test_a_node_that_a_complete_squeue_shows_without_a_job_is_idle_not_unknown()
         work = view.node(instance)
         assert work is not None and work.idle, f"{instance} ({hosts[instance]}) is covered by squeue and runs no job"
     # a scale-in by workload removes the idle nodes, never the 24-hour job's nodes while one is idle
-    prepared = pipeline.prepare(None, slurm_spec(workers=1), observed=state, workload=SlurmWorkload(runner=_squeue_only, clock=lambda: EPOCH), skip_preflight="test")
+    prepared = pipeline.prepare(
+        None, slurm_spec(workers=1), observed=state, workload=SlurmWorkload(runner=_squeue_only, clock=lambda: EPOCH), skip_preflight="test"
+    )
     for victim in prepared.plan.victims:
         assert "workload unknown" not in victim.reason
 
