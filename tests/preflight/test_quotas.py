@@ -149,3 +149,15 @@ def test_a_plan_that_adds_no_instances_reads_no_quota(make_world):
 
     assert not the_plan.refused and json_section(the_plan)["quotas"]["status"] == "not-needed"
     assert world.calls("ListServiceQuotas", "ListAWSDefaultServiceQuotas", "ListClusters", "DescribeClusterNode") == 0
+
+
+def test_the_shipped_scenarios_load_by_name_and_default_is_the_world_with_no_scenario():
+    import pytest as _pytest
+
+    from pulumi_hyperpod.aws.fake.scenario import Scenario, load_scenario, named_scenarios
+
+    assert set(named_scenarios()) == {"default", "new-account"}
+    assert load_scenario("default") == Scenario()
+    assert load_scenario("new-account").account == "new"
+    with _pytest.raises(ValueError, match="neither a file nor a scenario the package ships"):
+        load_scenario("new-acount")
