@@ -18,7 +18,7 @@ from typing import Any
 from ..plan.model import GroupChange, Plan, Refusal, Step
 from ..plan.policy import Policy
 from . import compare, cost, plan_build
-from .observe import GcpClusterState
+from .observe import GcpClusterState, PoolState
 from .spec import ClusterSpec
 
 CREATE, PATCH, DELETE = "CreateModelDevelopmentCluster", "PatchModelDevelopmentCluster", "DeleteModelDevelopmentCluster"
@@ -107,7 +107,7 @@ def _replace_plan(desired: ClusterSpec, observed: GcpClusterState, found: compar
     )
     groups = tuple(GroupChange(p.id, "delete", node_type=p.machine_type, target_before=p.target, current=p.running) for p in observed.pools)
     groups += tuple(GroupChange(p.id, "create", node_type=p.machine_spec.machine_type, target_after=p.count) for p in desired.node_pools)
-    section = cost.estimate(_observed_counts(observed), _counts(desired), desired.resource_name().location)
+    section = cost.estimate(_observed_counts(observed, desired), _counts(desired), desired.resource_name().location)
     return plan_build.make(
         desired.name,
         "replace",
@@ -123,14 +123,14 @@ def _replace_plan(desired: ClusterSpec, observed: GcpClusterState, found: compar
 # ---- update ------------------------------------------------------------------------------------
 def _update_plan(desired: ClusterSpec, observed: GcpClusterState, found: compare.Differences, policy: Policy) -> Plan:
     groups = _pool_rows(desired, observed, found) + ((_slurm_row("configure", found.slurm_lines),) if found.slurm_lines else ())
-    notes = _scale_in_notes(groups, observed)
+    notes = _scale_in_notes(groups, observed, desired)
     if not found.mask:
         refusals = (_error_refusal(observed),) if observed.state == "ERROR" else ()
         return plan_build.make(desired.name, "none", groups=groups, state=observed, notes=notes + _state_notes(observed), refusals=refusals)
     request = {"name": observed.name, "updateMask": ",".join(found.mask), "body": patch_body(desired, observed, found.mask)}
     step = Step(PATCH, request, _reasons(found, groups), kind="update-cluster", codes=tuple(f"changed:{field}" for field in found.mask))
     location = desired.resource_name().location
-    section = cost.estimate(_observed_counts(observed), _counts(desired), location)
+    section = cost.estimate(_observed_counts(observed, desired), _counts(desired), location)
     refusals = _scale_in_refusals(groups, observed, desired, policy)
     if observed.state == "ERROR":
         refusals += (_error_refusal(observed),)
@@ -194,14 +194,15 @@ def _pool_rows(desired: ClusterSpec, observed: GcpClusterState, found: compare.D
             )
             continue
         before_min = int(((observed.pool_body(pool.id) or {}).get("scaling_spec") or {}).get("min_node_count") or 0)
+        before = size_before(have, pool)
         action = (
             "replace"
             if pool.id in found.swapped
             else "grow"
-            if pool.count > have.target
+            if pool.count > before
             else (
                 "shrink"
-                if pool.count < have.target
+                if pool.count < before
                 else "configure"
                 if found.pool_lines.get(pool.id) or before_min != pool.scaling_spec.min_node_count
                 else "unchanged"
@@ -213,7 +214,7 @@ def _pool_rows(desired: ClusterSpec, observed: GcpClusterState, found: compare.D
                 pool.id,
                 action,
                 node_type=node_type,
-                target_before=have.target,
+                target_before=before,
                 target_after=pool.count,
                 current=have.running,
                 min_before=before_min,
@@ -227,6 +228,14 @@ def _pool_rows(desired: ClusterSpec, observed: GcpClusterState, found: compare.D
         if desired.pool(p.id) is None
     ]
     return tuple(rows)
+
+
+def size_before(have: PoolState, pool: Any) -> int:
+    """The size a pool change is measured from: its max_node_count, the size the service keeps it at —
+    but the nodes it has now when an autoscaled pool (min < max) is made fixed (min = max), since
+    from then on the count is the spec's: 1 node of a 1–3 pool made 2/2 is a pool that grows."""
+    fixed = pool.scaling_spec.min_node_count == pool.scaling_spec.max_node_count
+    return len(have.nodes) if have.autoscaled and fixed else have.target
 
 
 def _slurm_row(action: str, lines: tuple[str, ...]) -> GroupChange:
@@ -266,7 +275,7 @@ def nodes_lost(g: GroupChange, observed: GcpClusterState) -> tuple[int, int]:
     return 0, present
 
 
-def _scale_in_notes(groups: tuple[GroupChange, ...], observed: GcpClusterState) -> tuple[str, ...]:
+def _scale_in_notes(groups: tuple[GroupChange, ...], observed: GcpClusterState, desired: ClusterSpec) -> tuple[str, ...]:
     notes = []
     for g in groups:
         removed, _present = nodes_lost(g, observed)
@@ -278,6 +287,13 @@ def _scale_in_notes(groups: tuple[GroupChange, ...], observed: GcpClusterState) 
         if g.action == "replace" and removed > 0:
             notes.append(f"pool {g.group} is swapped: all {removed} of its node(s) are deleted and created anew")
     for pool in observed.pools:
+        wanted = desired.pool(pool.id)
+        if pool.autoscaled and wanted is not None and wanted.scaling_spec.min_node_count == wanted.scaling_spec.max_node_count:
+            notes.append(
+                f"pool {pool.id}'s autoscaling ends: it has {len(pool.nodes)} node(s) now and is kept at "
+                f"{wanted.count} from here on (the spec's count, no longer the service's within {pool.minimum}–{pool.target})"
+            )
+            continue
         if pool.autoscaled:
             notes.append(
                 f"pool {pool.id} autoscales between {pool.minimum} and {pool.target} node(s) (has {len(pool.nodes)} "
@@ -365,5 +381,10 @@ def _counts(desired: ClusterSpec) -> list[cost.PoolCount]:
     return [cost.PoolCount(p.id, p.machine_spec.machine_type, p.provisioning_model, p.count) for p in desired.node_pools]
 
 
-def _observed_counts(observed: GcpClusterState) -> list[cost.PoolCount]:
-    return [cost.PoolCount(p.id, p.machine_type, p.provisioning_model, p.target) for p in observed.pools]
+def _observed_counts(observed: GcpClusterState, desired: ClusterSpec | None = None) -> list[cost.PoolCount]:
+    """Each pool at the size the plan measures it from (`size_before`; an autoscaled pool at its maximum, the most it can cost)."""
+    counts = []
+    for p in observed.pools:
+        wanted = desired.pool(p.id) if desired is not None else None
+        counts.append(cost.PoolCount(p.id, p.machine_type, p.provisioning_model, size_before(p, wanted) if wanted is not None else p.target))
+    return counts

@@ -132,3 +132,19 @@ def test_a_partitions_own_config_change_is_shown_by_key(running, doc):
     assert the_plan.steps[0].request["updateMask"] == "orchestrator_spec.slurm_spec.partitions"
     lines = next(g for g in the_plan.groups if g.group == "slurm").config_changes
     assert lines == ("+ partitions[0].config.MaxTime: 2-00:00:00",)
+
+
+def test_an_autoscaled_pool_made_fixed_is_planned_against_the_nodes_it_has(client, doc):
+    """min 1 / max 3 with 1 node now, made 2 / 2: the pool grows by one node (a quota and a cost
+    increase), not a shrink from its maximum."""
+    a4(doc)["scaling_spec"] = {"min_node_count": 1, "max_node_count": 3}
+    apply(client, plan(spec(doc), None))
+    state = observe(client, NAME)
+    assert len(state.pool("a4").nodes) == 1 and state.pool("a4").autoscaled
+    a4(doc)["scaling_spec"] = {"min_node_count": 2, "max_node_count": 2}
+    the_plan = plan(spec(doc), state)
+    row = next(g for g in the_plan.groups if g.group == "a4")
+    assert (row.action, row.target_before, row.target_after) == ("grow", 1, 2)
+    pool_cost = next(p for p in the_plan.cost.groups if p.group == "a4")
+    assert (pool_cost.action, pool_cost.before_count, pool_cost.after_count) == ("grow", 1, 2), "priced from the node it has"
+    assert any("autoscaling ends" in note and "a4" in note for note in the_plan.notes)
