@@ -165,7 +165,9 @@ def _no_workload_on_gcp(*given, replace=(), reboot=()) -> None:
             "Google Cloud training cluster"
         )
     if replace or reboot:  # never dropped without a word: Google Cloud's API takes node counts, not node names
-        fail("--replace and --reboot are for HyperPod clusters (BatchReplaceClusterNodes, BatchRebootClusterNodes); this spec is a Google Cloud training cluster")
+        fail(
+            "--replace and --reboot are for HyperPod clusters (BatchReplaceClusterNodes, BatchRebootClusterNodes); this spec is a Google Cloud training cluster"
+        )
 
 
 def _in_gcp(ctx: click.Context, command: str, **params) -> None:

@@ -51,7 +51,9 @@ MACHINE_TYPE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)+$")
 # compute page lists the sizes).
 SUPPORTED_ACCELERATED = ("a4-highgpu-8g", "a4x-highgpu-4g", "a3-ultragpu-8g", "a3-megagpu-8g")
 N2_FAMILY = re.compile(r"^n2-(standard|highmem|highcpu)-(2|4|8|16|32|48|64|80|96|128)$")
-SUPPORTED_SOURCE = "the training clusters' Compute resources page lists a4-highgpu-8g, a4x-highgpu-4g, a3-ultragpu-8g, a3-megagpu-8g and the n2 CPU family"
+SUPPORTED_SOURCE = (
+    "the training clusters' Compute resources page lists a4-highgpu-8g, a4x-highgpu-4g, a3-ultragpu-8g, a3-megagpu-8g and the n2 CPU family"
+)
 ZONE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]$")
 PROJECT = r"[a-z0-9][a-z0-9.:-]{0,62}"
 NETWORK = re.compile(rf"^(projects/{PROJECT}/global/networks/)?{RFC1035}$")

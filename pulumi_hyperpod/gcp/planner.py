@@ -386,5 +386,7 @@ def _observed_counts(observed: GcpClusterState, desired: ClusterSpec | None = No
     counts = []
     for p in observed.pools:
         wanted = desired.pool(p.id) if desired is not None else None
-        counts.append(cost.PoolCount(p.id, p.machine_type, p.provisioning_model, size_before(p, wanted) if wanted is not None else p.target))
+        counts.append(
+            cost.PoolCount(p.id, p.machine_type, p.provisioning_model, size_before(p, wanted) if wanted is not None else p.target)
+        )
     return counts

@@ -96,7 +96,11 @@ class Compute:
     def machine_type(self, project: str, zone: str, machine_type: str) -> dict[str, Any]:
         known = shape(machine_type)
         missing = f"The resource 'projects/{project}/zones/{zone}/machineTypes/{machine_type}' was not found"
-        if not _WELL_FORMED.match(machine_type) or machine_type in (self.state.get("withdrawn") or {}).get(zone, ()) or _region_of(zone) is None:
+        if (
+            not _WELL_FORMED.match(machine_type)
+            or machine_type in (self.state.get("withdrawn") or {}).get(zone, ())
+            or _region_of(zone) is None
+        ):
             raise RpcError("NOT_FOUND", missing)
         if known is None:  # Compute Engine may well offer it: the simulator cannot say, so it does not say "not found"
             raise RpcError("UNIMPLEMENTED", f"the simulator's catalog does not hold machine type {machine_type}: not simulated (unknown)")

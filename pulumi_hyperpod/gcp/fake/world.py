@@ -166,7 +166,7 @@ class GcpWorld:
         if name in self.data["clusters"]:
             raise RpcError("ALREADY_EXISTS", f"ModelDevelopmentCluster {name} already exists.")
         incoming = _snake_body(body)
-        incoming.pop("etag", None)
+        _no_etag(incoming)
         stored = self._validated(name, incoming)
         # an autoscaled pool (min < max) starts at its minimum; the service grows it within the range
         pools = {p["id"]: p["scaling_spec"]["min_node_count"] for p in stored["node_pools"]}
@@ -194,14 +194,7 @@ class GcpWorld:
             )
         paths = _mask_paths(update_mask)
         incoming = _snake_body(body)
-        etag = incoming.pop("etag", None)
-        if etag is not None and etag != _etag(cluster):
-            # read-check-write (AIP-154): the client read another version than the one there now
-            raise RpcError(
-                "ABORTED",
-                f"ModelDevelopmentCluster {name} was changed since it was read (etag {etag!r} is "
-                f"not the current {_etag(cluster)!r}): read it again, then retry.",
-            )
+        _no_etag(incoming)
         old = cluster["body"]
         new = copy.deepcopy(old)
         for path in paths:
@@ -215,7 +208,6 @@ class GcpWorld:
         cluster["state"] = "UPDATING"
         cluster["update_time"] = self.now
         cluster["detail"] = "Applying the update."
-        cluster["version"] = cluster.get("version", 0) + 1
         for node in cluster["nodes"]:
             if node["pool"] in swapped:
                 node["state"], node["leaving"], node["updated"] = "UPDATING", True, self.now
@@ -388,7 +380,6 @@ class GcpWorld:
             **body,
             "createTime": timestamp(cluster["create_time"]),
             "updateTime": timestamp(cluster["update_time"]),
-            "etag": _etag(cluster),
         }
         if cluster["start_time"] is not None:
             view["startTime"] = timestamp(cluster["start_time"])
@@ -429,9 +420,13 @@ class GcpWorld:
 
 
 # ---- helpers -----------------------------------------------------------------------------------
-def _etag(cluster: dict[str, Any]) -> str:
-    """The resource's version (AIP-154 etag): it changes with every accepted update."""
-    return f'W/"{cluster["name"].rsplit("/", 1)[-1]}-{cluster.get("version", 0)}"'
+def _no_etag(body: dict[str, Any]) -> None:
+    """ModelDevelopmentCluster has no etag field (magic-modules' ModelDevelopmentCluster.yaml lists
+    none): proto3 JSON refuses a name the message does not have."""
+    if "etag" in body:
+        raise RpcError(
+            "INVALID_ARGUMENT", "Invalid JSON payload received. Unknown name \"etag\" at 'model_development_cluster': Cannot find field."
+        )
 
 
 def _proto3(value: Any) -> Any:
