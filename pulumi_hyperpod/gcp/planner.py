@@ -2,10 +2,10 @@
 
 Create is one CreateModelDevelopmentCluster; a change is one PatchModelDevelopmentCluster with the
 smallest update mask (repeated fields — node_pools, partitions, scripts — sent whole, as the API
-replaces them whole); delete is one DeleteModelDevelopmentCluster. An immutable field of one pool
-(its machine spec, reservation, provisioning model) swaps that pool inside the node_pools PATCH,
-guarded like any removal (every node of the pool goes); an immutable field of the cluster makes a
-replacement (delete, then create), refused unless policy.allow_replacement. A pool that shrinks is
+replaces them whole); delete is one DeleteModelDevelopmentCluster. An immutable field — of the
+cluster, or of a pool under its id (its machine spec, reservation, provisioning model: immutable in
+magic-modules) — makes a replacement (delete, then create), refused unless policy.allow_replacement;
+a pool under a new id is added, and the old one removed, in place. A pool that shrinks is
 a count change: the service chooses which nodes go, so the plan says so instead of naming them,
 and a guard refuses it when a protected node could be among them.
 """
@@ -152,14 +152,9 @@ def patch_body(desired: ClusterSpec, observed: GcpClusterState, mask: tuple[str,
     has (so its defaults are kept, not reset) with the spec's fields over it."""
     wanted = desired.body()
     body: dict[str, Any] = {}
-    swapped = set(compare.differences(desired, observed).swapped) if "node_pools" in mask else set()
     for path in mask:
         if path == "node_pools":
-            # a swapped pool is sent as the spec has it: nothing of the pool it replaces is carried over
-            body["node_pools"] = [
-                copy.deepcopy(p) if p["id"] in swapped else _merge(copy.deepcopy(observed.pool_body(p["id"]) or {}), p)
-                for p in wanted["node_pools"]
-            ]
+            body["node_pools"] = [_merge(copy.deepcopy(observed.pool_body(p["id"]) or {}), p) for p in wanted["node_pools"]]
         elif path.startswith(compare.SLURM_PREFIX):
             field = path[len(compare.SLURM_PREFIX) :]
             value = desired.slurm.get(field)
@@ -196,9 +191,7 @@ def _pool_rows(desired: ClusterSpec, observed: GcpClusterState, found: compare.D
         before_min = int(((observed.pool_body(pool.id) or {}).get("scaling_spec") or {}).get("min_node_count") or 0)
         before = size_before(have, pool)
         action = (
-            "replace"
-            if pool.id in found.swapped
-            else "grow"
+            "grow"
             if pool.count > before
             else (
                 "shrink"
@@ -208,7 +201,7 @@ def _pool_rows(desired: ClusterSpec, observed: GcpClusterState, found: compare.D
                 else "unchanged"
             )
         )
-        node_type = pool.machine_spec.machine_type if action == "replace" else have.machine_type
+        node_type = have.machine_type
         rows.append(
             GroupChange(
                 pool.id,
@@ -250,11 +243,6 @@ def _reasons(found: compare.Differences, groups: tuple[GroupChange, ...]) -> tup
             continue
         if g.action in ("grow", "shrink"):
             reasons.append(f"node_pools: {g.group} {g.target_before} → {g.target_after} node(s) ({g.delta:+d})")
-        elif g.action == "replace":
-            reasons.append(
-                f"node_pools: swap pool {g.group} (an immutable field changes): its node(s) are deleted and "
-                f"{g.target_after} × {g.node_type} created in their place; the other pools are untouched"
-            )
         elif g.action in ("create", "delete"):
             reasons.append(f"node_pools: {g.action} pool {g.group}")
         reasons += [f"node_pools: {g.group} {line}" for line in g.config_changes if g.action != "create"]
@@ -263,12 +251,12 @@ def _reasons(found: compare.Differences, groups: tuple[GroupChange, ...]) -> tup
 
 
 def nodes_lost(g: GroupChange, observed: GcpClusterState) -> tuple[int, int]:
-    """(nodes the change removes at most, nodes the pool has): a swap or a delete removes every node;
+    """(nodes the change removes at most, nodes the pool has): a delete removes every node;
     a shrink removes what is above the new max_node_count — of an autoscaled pool (min < max), only
     the nodes it has now count, not its maximum."""
     pool = observed.pool(g.group)
     present = len(pool.nodes) if pool is not None and pool.autoscaled else (g.target_before or 0)
-    if g.action in ("delete", "replace"):
+    if g.action == "delete":
         return present, present
     if g.action == "shrink":
         return max(present - (g.target_after or 0), 0), present
@@ -284,8 +272,6 @@ def _scale_in_notes(groups: tuple[GroupChange, ...], observed: GcpClusterState, 
                 f"pool {g.group} loses {removed} node(s): Google Cloud chooses which ones (the API takes a "
                 "node count, not node names), so this plan cannot name them"
             )
-        if g.action == "replace" and removed > 0:
-            notes.append(f"pool {g.group} is swapped: all {removed} of its node(s) are deleted and created anew")
     for pool in observed.pools:
         wanted = desired.pool(pool.id)
         if pool.autoscaled and wanted is not None and wanted.scaling_spec.min_node_count == wanted.scaling_spec.max_node_count:
@@ -306,12 +292,12 @@ def _scale_in_notes(groups: tuple[GroupChange, ...], observed: GcpClusterState, 
 def _scale_in_refusals(
     groups: tuple[GroupChange, ...], observed: GcpClusterState, desired: ClusterSpec, policy: Policy
 ) -> tuple[Refusal, ...]:
-    """The guards of any removal: a shrink, a pool deleted, a pool swapped (every node of it goes)."""
+    """The guards of any removal: a shrink, a pool deleted (every node of it goes)."""
     refusals = []
     login = desired.slurm.get("login_node_pool_id")
     for g in groups:
         removed, present = nodes_lost(g, observed)
-        if g.action not in ("shrink", "delete", "replace") or removed <= 0:
+        if g.action not in ("shrink", "delete") or removed <= 0:
             continue
         fraction = removed / (present or 1)
         if fraction > policy.max_scale_in_fraction:
@@ -337,8 +323,8 @@ def _scale_in_refusals(
             refusals.append(
                 Refusal(
                     "protected_nodes",
-                    f"pool {g.group} is swapped: every node of it goes, protected node(s) {', '.join(protected)} included"
-                    if g.action == "replace"
+                    f"pool {g.group} is deleted: every node of it goes, protected node(s) {', '.join(protected)} included"
+                    if g.action == "delete"
                     else f"pool {g.group} shrinks and Google Cloud chooses the nodes that go: protected "
                     f"node(s) {', '.join(protected)} could be among them",
                     g.group,

@@ -199,18 +199,14 @@ class GcpWorld:
         new = copy.deepcopy(old)
         for path in paths:
             _set_path(new, path, _get_path(incoming, path))
-        swapped: list[str] = []
         if "node_pools" in paths:
-            new["node_pools"], swapped = self._merged_pools(old["node_pools"], new.get("node_pools") or [])
+            new["node_pools"] = self._merged_pools(old["node_pools"], new.get("node_pools") or [])
         stored = self._validated(name, new)
         cluster["before"] = {"body": old, "nodes": [n["instance_id"] for n in cluster["nodes"]]}  # for a rollback
         cluster["body"] = stored
         cluster["state"] = "UPDATING"
         cluster["update_time"] = self.now
         cluster["detail"] = "Applying the update."
-        for node in cluster["nodes"]:
-            if node["pool"] in swapped:
-                node["state"], node["leaving"], node["updated"] = "UPDATING", True, self.now
         self._resize(
             cluster, {p["id"]: (p["scaling_spec"]["min_node_count"], p["scaling_spec"]["max_node_count"]) for p in stored["node_pools"]}
         )
@@ -339,21 +335,26 @@ class GcpWorld:
             elif len(members) < low:
                 self._add_nodes(cluster, pool_id, low - len(members))
 
-    def _merged_pools(self, old: list[dict[str, Any]], new: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    def _merged_pools(self, old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """node_pools is replaced whole; the server's defaults fill what the request leaves out of an
-        existing pool. A pool whose immutable fields (machine spec, reservation, provisioning model)
-        differ is swapped: the pool of that id is replaced, its nodes deleted and created anew — the
-        same as removing it and adding a pool of that id in one request. (pools swapped, by id)"""
+        existing pool. A pool sent under an existing id with other immutable fields (machine spec,
+        reservation, provisioning model, confidential computing: immutable in the resource's
+        definition) is refused, as the service refuses a change of an immutable field; a pool under a
+        new id is a new pool."""
         before = {p["id"]: p for p in old}
-        merged, swapped = [], []
-        for pool in new:
+        merged = []
+        for index, pool in enumerate(new):
             previous = before.get(pool.get("id"))
-            if previous is not None and any(f in pool and pool[f] != previous.get(f) for f in POOL_IMMUTABLE):
-                swapped.append(pool["id"])
-            elif previous is not None:
+            if previous is not None:
+                for field in POOL_IMMUTABLE:
+                    if field in pool and pool[field] != previous.get(field):
+                        raise RpcError(
+                            "INVALID_ARGUMENT",
+                            f"Invalid field node_pools[{index}].{field}: immutable field of node pool {pool['id']!r} cannot be changed",
+                        )
                 pool = {**{k: previous[k] for k in POOL_IMMUTABLE if k in previous}, **pool}
             merged.append(pool)
-        return merged, swapped
+        return merged
 
     # ---- views -------------------------------------------------------------------------------
     def _cluster(self, name: str) -> dict[str, Any]:
