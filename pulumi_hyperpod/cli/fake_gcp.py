@@ -51,9 +51,9 @@ def reset() -> bool:
 
 def is_machine_type(name: str) -> bool:
     """A Google Cloud machine type the simulator knows (gcp/fake/compute.py's catalog)."""
-    from ..gcp.fake.compute import CATALOG
+    from ..gcp.fake.compute import shape
 
-    return name in CATALOG
+    return shape(name) is not None
 
 
 def set_capacity(machine_type: str, available: int | None) -> None:

@@ -140,12 +140,18 @@ def _show(the_plan, as_json: bool) -> None:
     show_plan(the_plan, as_json)
 
 
-def _make_plan(ctx, spec_file, policy_file, protect):
-    client, _inputs, the_plan = _plan_with_inputs(ctx, spec_file, policy_file, protect)
+NO_PREFLIGHT = "--no-preflight: machine types, reservations and Compute Engine quotas were not read"
+_no_preflight_option = click.option(
+    "--no-preflight", is_flag=True, help="Skip the preflight checks (machine types offered, reservations, regional quotas)."
+)
+
+
+def _make_plan(ctx, spec_file, policy_file, protect, no_preflight=False):
+    client, _inputs, the_plan = _plan_with_inputs(ctx, spec_file, policy_file, protect, no_preflight=no_preflight)
     return client, the_plan
 
 
-def _plan_with_inputs(ctx, spec_file, policy_file, protect, snapshot=None):
+def _plan_with_inputs(ctx, spec_file, policy_file, protect, snapshot=None, no_preflight=False):
     """(client or None, the inputs a saved plan keeps, the plan): against `snapshot` (no call) or the
     live cluster, through the one pipeline (core/cloud.prepare: read → plan → preflight)."""
     from ..core import cloud
@@ -161,9 +167,8 @@ def _plan_with_inputs(ctx, spec_file, policy_file, protect, snapshot=None):
     else:
         client = _client(ctx)
         observed = gcp.read(client, spec.name)
-    prepared = cloud.prepare(
-        gcp, client, spec, policy, observed=observed, skip_preflight="offline: planned from a snapshot" if snapshot else None
-    )
+    skipped = "offline: planned from a snapshot" if snapshot else NO_PREFLIGHT if no_preflight else None
+    prepared = cloud.prepare(gcp, client, spec, policy, observed=observed, skip_preflight=skipped)
     inputs = {"spec": spec, "observed": observed, "policy": policy, "backend": ctx.obj["gcp_backend"]}
     return client, inputs, prepared.plan
 
@@ -179,13 +184,14 @@ def _plan_with_inputs(ctx, spec_file, policy_file, protect, snapshot=None):
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable plan (the shared plan format).")
 @click.option("--out", "out_file", type=OutputPath("the plan"), help="Also save the plan as JSON.")
 @click.option("--detailed-exitcode", "detailed_exitcode", is_flag=True, help=common.DETAILED_EXITCODE_HELP)
+@_no_preflight_option
 @_policy_options
 @click.pass_context
 @_handle
-def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, protect, detailed_exitcode=False):
+def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, protect, detailed_exitcode=False, no_preflight=False):
     """Show what apply would do. Exit 2 when a guard refuses the plan (with --detailed-exitcode, 3 when it has changes)."""
     # --out was checked against every input, the worlds included, before the command began (outputs.py)
-    _client_unused, inputs, the_plan = _plan_with_inputs(ctx, spec_file, policy_file, protect, snapshot)
+    _client_unused, inputs, the_plan = _plan_with_inputs(ctx, spec_file, policy_file, protect, snapshot, no_preflight)
     _show(the_plan, as_json)
     if out_file:
         from ..core.cloud import Prepared
@@ -214,21 +220,22 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
 @click.option("--no-wait", is_flag=True, help="Return once the calls are accepted; do not wait on the operations.")
 @click.option("--timeout", type=float, default=7200.0, show_default=True, help="Seconds to wait at most.")
 @click.option("--json", "as_json", is_flag=True, help="Print the plan and the result as JSON.")
+@_no_preflight_option
 @_policy_options
 @click.pass_context
 @_handle
-def apply_command(ctx, spec_file, plan_file, yes, no_wait, timeout, as_json, policy_file, protect):
+def apply_command(ctx, spec_file, plan_file, yes, no_wait, timeout, as_json, policy_file, protect, no_preflight=False):
     """Plan (or load a saved plan), confirm, apply; then wait on the long-running operations."""
     if bool(spec_file) == bool(plan_file):
         raise click.UsageError("give -f SPEC (plan now) or --plan FILE (a saved plan), not both")
     common.check_timeout(timeout)
     if plan_file:
-        if policy_file or protect:
-            raise click.UsageError("--policy/--protect apply when planning; a saved plan keeps the guards it was made with")
+        if policy_file or protect or no_preflight:
+            raise click.UsageError("--policy/--protect/--no-preflight apply when planning; a saved plan keeps the guards it was made with")
         the_plan = _saved_plan(plan_file, ctx.obj["gcp_backend"])
         client = _client(ctx)
     else:
-        client, the_plan = _make_plan(ctx, spec_file, policy_file, protect)
+        client, the_plan = _make_plan(ctx, spec_file, policy_file, protect, no_preflight)
     if not as_json:
         _show(the_plan, False)
     if the_plan.refused:

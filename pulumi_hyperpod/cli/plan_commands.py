@@ -159,11 +159,15 @@ def _is_gcp(spec_file: str, lifecycle: str | None) -> bool:
     return True
 
 
-def _no_workload_on_gcp(*given) -> None:
+def _no_workload_on_gcp(*given, replace=(), reboot=()) -> None:
     if wants_workload(*given):
         fail(
             "--workload, --read-workload, --workload-command and --kubeconfig are for HyperPod clusters; this spec is a "
             "Google Cloud training cluster"
+        )
+    if replace or reboot:  # never dropped without a word: Google Cloud's API takes node counts, not node names
+        fail(
+            "--replace and --reboot are for HyperPod clusters (BatchReplaceClusterNodes, BatchRebootClusterNodes); this spec is a Google Cloud training cluster"
         )
 
 
@@ -266,7 +270,7 @@ def plan_command(
     from rich.text import Text
 
     if _is_gcp(spec_file, lifecycle or slurm_file):
-        _no_workload_on_gcp(workload_files, read_workload, workload_command, kubeconfig)
+        _no_workload_on_gcp(workload_files, read_workload, workload_command, kubeconfig, replace=replace, reboot=reboot)
         return _in_gcp(
             ctx,
             "plan",
@@ -277,6 +281,7 @@ def plan_command(
             policy_file=policy_file,
             protect=protect,
             detailed_exitcode=detailed_exitcode,
+            no_preflight=no_preflight,
         )
     inputs = command_inputs(ctx)  # --out was checked against them before the command began (outputs.py); again at the write
     with collector.paused():  # a read, a plan and its tables: short and bounded
@@ -349,7 +354,7 @@ def apply_command(
 
     gcp_plan = bool(plan_file) and not spec_file and _plan_file_cloud(plan_file) == "gcp"
     if gcp_plan or (spec_file and not plan_file and _is_gcp(spec_file, lifecycle or slurm_file)):
-        _no_workload_on_gcp(workload_files, read_workload, workload_command, kubeconfig)
+        _no_workload_on_gcp(workload_files, read_workload, workload_command, kubeconfig, replace=replace, reboot=reboot)
         return _in_gcp(
             ctx,
             "apply",
@@ -361,6 +366,7 @@ def apply_command(
             as_json=as_json,
             policy_file=policy_file,
             protect=protect,
+            no_preflight=no_preflight,
         )
     if bool(spec_file) == bool(plan_file):
         fail(

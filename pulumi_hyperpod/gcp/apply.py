@@ -155,8 +155,8 @@ def _patch(client: "TrainingClusterClient", the_plan: Plan, request: dict[str, A
 
 def _removals_shown(the_plan: Plan, request: dict[str, Any], state: GcpClusterState) -> None:
     """Whatever a Plan object says, the PATCH about to go out removes no node the plan's rows do
-    not show: a pool left out is a `delete` row, a pool sent with other immutable fields a `replace`
-    row, a smaller max_node_count a `shrink` row to that count. Checked on the live cluster, so a
+    not show: a pool left out is a `delete` row, a smaller max_node_count a `shrink` row to that
+    count, and a pool is never sent with other immutable fields (the service cannot change them). Checked on the live cluster, so a
     hand-built or edited plan cannot take nodes its reviewer did not see go."""
     from .compare import POOL_IMMUTABLE, covered
 
@@ -171,13 +171,15 @@ def _removals_shown(the_plan: Plan, request: dict[str, Any], state: GcpClusterSt
         if new is None:
             expected, what = "delete", "removes the pool"
         elif any(f in new and not covered(new[f], have.get(f), f) for f in POOL_IMMUTABLE):
-            expected, what = "replace", "swaps the pool (every node goes)"
+            raise PlanInvalid(
+                f"the PATCH changes an immutable field of pool {pool.id!r}, which no plan of this tool sends: make the plan again"
+            )
         else:
             target = int((new.get("scaling_spec") or {}).get("max_node_count") or 0)
             if target >= len(pool.nodes) and target >= pool.target:
                 continue
             expected, what = "shrink", f"lowers max_node_count to {target}"
-            if row is not None and row.action in ("shrink", "replace") and row.target_after == target:
+            if row is not None and row.action == "shrink" and row.target_after == target:
                 continue
         if row is None or row.action != expected:
             raise PlanInvalid(

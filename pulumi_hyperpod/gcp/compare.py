@@ -18,7 +18,13 @@ from .slurm_bridge import MUTABLE_FIELDS as SLURM_MUTABLE
 from .spec import ClusterSpec
 
 SLURM_PREFIX = "orchestrator_spec.slurm_spec."
+# immutable in magic-modules' ModelDevelopmentCluster.yaml (node_pools[].machineSpec with its
+# machineType and reservationAffinity, provisioningModel, confidentialInstanceConfig)
 POOL_IMMUTABLE = ("machine_spec", "provisioning_model", "confidential_instance_config")
+POOL_IMMUTABLE_RULE = (
+    "a node pool's {field} is immutable (magic-modules ModelDevelopmentCluster.yaml); to change it in place, "
+    "give the pool a new id: the new pool is added and the old one removed in one node_pools PATCH"
+)
 # absent in the spec = "the service decides" for these slurm fields (their shape is not documented)
 SLURM_SERVICE_DEFAULTED = ("accounting", "scheduling")
 
@@ -49,7 +55,6 @@ class Differences:
     pool_lines: dict[str, tuple[str, ...]]  # pool id → "boot_disk.boot_disk_size_gb: 100 → 200"
     top_lines: tuple[str, ...]  # display_name, labels, lustre_export_config
     immutable: tuple[Immutable, ...] = ()  # the replacements, field by field
-    swapped: tuple[str, ...] = ()  # pools whose immutable fields change: swapped inside the node_pools PATCH
 
 
 def covered(desired: Any, observed: Any, path: str = "") -> bool:
@@ -124,7 +129,8 @@ def differences(desired: ClusterSpec, observed: GcpClusterState) -> Differences:
         if field in body and not covered(body[field], observed.body.get(field)):
             immutable += _immutable_leaves(field, body[field], observed.body.get(field), rule)
 
-    pool_lines, pools_changed, swapped = _pools(body["node_pools"], observed)
+    pool_lines, pools_changed, pools_immutable = _pools(body["node_pools"], observed)
+    immutable += pools_immutable
     if pools_changed:
         mask.append("node_pools")
 
@@ -148,7 +154,7 @@ def differences(desired: ClusterSpec, observed: GcpClusterState) -> Differences:
             continue
         mask.append(SLURM_PREFIX + field)
         slurm_lines += slurm_change_lines(field, old, new)
-    return Differences(tuple(mask), tuple(replacements), tuple(slurm_lines), pool_lines, tuple(top), tuple(immutable), tuple(swapped))
+    return Differences(tuple(mask), tuple(replacements), tuple(slurm_lines), pool_lines, tuple(top), tuple(immutable))
 
 
 def _immutable_leaves(path: str, desired: Any, observed: Any, rule: str) -> list[Immutable]:
@@ -167,13 +173,13 @@ def _immutable_leaves(path: str, desired: Any, observed: Any, rule: str) -> list
     return [Immutable(path, observed, desired, rule)]
 
 
-def _pools(wanted: list[dict[str, Any]], observed: GcpClusterState) -> tuple[dict[str, tuple[str, ...]], bool, list[str]]:
-    """Per pool, the lines a reviewer reads. A pool whose immutable fields change (machine spec,
-    reservation, provisioning model) is swapped: node_pools is patchable, so the PATCH that
-    carries the new pool under the same id replaces that pool alone — every node of it deleted and
-    created anew — not the cluster."""
+def _pools(wanted: list[dict[str, Any]], observed: GcpClusterState) -> tuple[dict[str, tuple[str, ...]], bool, list[Immutable]]:
+    """Per pool, the lines a reviewer reads; whether node_pools changes; and the immutable fields of
+    a pool that change under its id (machine spec, reservation, provisioning model): the cluster
+    cannot take those in place. A pool under a new id is one pool added and another removed, which a
+    PATCH of node_pools does in place."""
     lines: dict[str, tuple[str, ...]] = {}
-    swapped: list[str] = []
+    immutable: list[Immutable] = []
     changed = [p.get("id") for p in wanted] != [p.get("id") for p in observed.body.get("node_pools") or ()]
     for pool in wanted:
         have = observed.pool_body(pool["id"])
@@ -181,19 +187,19 @@ def _pools(wanted: list[dict[str, Any]], observed: GcpClusterState) -> tuple[dic
             lines[pool["id"]] = ("+ new node pool",)
             changed = True
             continue
+        for field in POOL_IMMUTABLE:
+            if field in pool and not covered(pool[field], have.get(field), field):
+                path = f"node_pools[{pool['id']}].{field}"
+                immutable += _immutable_leaves(path, pool[field], have.get(field), POOL_IMMUTABLE_RULE.format(field=field))
         found = []
-        immutable = [f for f in POOL_IMMUTABLE if f in pool and not covered(pool[f], have.get(f), f)]
-        if immutable:
-            swapped.append(pool["id"])
-            found += [f"swap (immutable) {line.lstrip('~+- ')}" for f in immutable for line in change_lines(f, pool[f], have.get(f))]
         for field, value in pool.items():
-            if field == "id" or field in immutable or covered(value, have.get(field), field):
+            if field in ("id", *POOL_IMMUTABLE) or covered(value, have.get(field), field):
                 continue
             if field != "scaling_spec":
                 found += change_lines(field, value, have.get(field))
         changed = changed or bool(found) or not covered(pool.get("scaling_spec"), have.get("scaling_spec"), "scaling_spec")
         lines[pool["id"]] = tuple(found)
-    return lines, changed, swapped
+    return lines, changed, immutable
 
 
 def slurm_change_lines(field: str, old: Any, new: Any) -> list[str]:

@@ -162,7 +162,7 @@ def estimate(before: list[PoolCount], after: list[PoolCount], location: str):
             and pool_id in now
             and (old_one.machine_type, old_one.provisioning_model) != (one.machine_type, one.provisioning_model)
         ):
-            # a swapped pool (planner: an immutable pool change): its old nodes at their price go, the new ones come
+            # a pool whose machine type changes across a replacement: its old nodes at their price go, the new ones come
             pools.append(
                 PoolCost(
                     pool_id,
@@ -175,7 +175,7 @@ def estimate(before: list[PoolCount], after: list[PoolCount], location: str):
                     table.hourly(old_one.machine_type, old_one.provisioning_model, location),
                 )
             )
-            delta = _swap_line(lines, delta, old_one, one, table, location)
+            delta = _replaced_line(lines, delta, old_one, one, table, location)
             continue
         pools.append(PoolCost(pool_id, action, one.machine_type, count_before, count_after, price))
         if count_after == count_before:
@@ -208,10 +208,10 @@ def estimate(before: list[PoolCount], after: list[PoolCount], location: str):
     )
 
 
-def _swap_line(lines: list[str], delta: float | None, old: PoolCount, new: PoolCount, table: PriceTable, location: str) -> float | None:
+def _replaced_line(lines: list[str], delta: float | None, old: PoolCount, new: PoolCount, table: PriceTable, location: str) -> float | None:
     old_price = table.hourly(old.machine_type, old.provisioning_model, location)
     new_price = table.hourly(new.machine_type, new.provisioning_model, location)
-    what = f"cost: pool {new.pool} swapped: {old.count} × {old.machine_type} → {new.count} × {new.machine_type}"
+    what = f"cost: pool {new.pool} replaced: {old.count} × {old.machine_type} → {new.count} × {new.machine_type}"
     if old_price is None or new_price is None:
         lines.append(f"{what}: price unknown (add it with a ${PRICES_ENV} file)")
         return None
@@ -226,7 +226,7 @@ def _unknown_increase(before: list[PoolCount], after: list[PoolCount], location:
 
     def grows(p: PoolCount) -> bool:
         old = was.get(p.pool)
-        swapped = old is not None and (old.machine_type, old.provisioning_model) != (p.machine_type, p.provisioning_model)
-        return p.count > (0 if old is None or swapped else old.count)
+        replaced = old is not None and (old.machine_type, old.provisioning_model) != (p.machine_type, p.provisioning_model)
+        return p.count > (0 if old is None or replaced else old.count)
 
     return any(grows(p) and table.hourly(p.machine_type, p.provisioning_model, location) is None for p in after)

@@ -45,6 +45,15 @@ LABEL_VALUE = re.compile(r"^[a-z0-9_-]{0,63}$")
 RFC1035 = r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?"
 POOL_ID = re.compile(rf"^{RFC1035}$")
 MACHINE_TYPE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)+$")
+# The machine types a training cluster's node pools take (docs.cloud.google.com/vertex-ai/docs/
+# training/training-clusters/compute-resources, read 2026-12-01): four accelerator-optimized types
+# and "the n2 CPU family" — N2 standard, highmem and highcpu, 2 to 128 vCPUs (the Cluster Director
+# compute page lists the sizes).
+SUPPORTED_ACCELERATED = ("a4-highgpu-8g", "a4x-highgpu-4g", "a3-ultragpu-8g", "a3-megagpu-8g")
+N2_FAMILY = re.compile(r"^n2-(standard|highmem|highcpu)-(2|4|8|16|32|48|64|80|96|128)$")
+SUPPORTED_SOURCE = (
+    "the training clusters' Compute resources page lists a4-highgpu-8g, a4x-highgpu-4g, a3-ultragpu-8g, a3-megagpu-8g and the n2 CPU family"
+)
 ZONE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]$")
 PROJECT = r"[a-z0-9][a-z0-9.:-]{0,62}"
 NETWORK = re.compile(rf"^(projects/{PROJECT}/global/networks/)?{RFC1035}$")

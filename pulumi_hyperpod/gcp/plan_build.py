@@ -23,7 +23,7 @@ class PoolCost:
     before: int
     after: int
     price: float | None  # USD per node-hour; None: price unknown
-    # a swapped pool (an immutable pool change): what its nodes were, and their price
+    # a pool whose machine type changes across a replacement: what its nodes were, and their price
     machine_type_before: str | None = None
     price_before: float | None = None
 

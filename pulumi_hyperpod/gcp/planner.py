@@ -2,10 +2,10 @@
 
 Create is one CreateModelDevelopmentCluster; a change is one PatchModelDevelopmentCluster with the
 smallest update mask (repeated fields — node_pools, partitions, scripts — sent whole, as the API
-replaces them whole); delete is one DeleteModelDevelopmentCluster. An immutable field of one pool
-(its machine spec, reservation, provisioning model) swaps that pool inside the node_pools PATCH,
-guarded like any removal (every node of the pool goes); an immutable field of the cluster makes a
-replacement (delete, then create), refused unless policy.allow_replacement. A pool that shrinks is
+replaces them whole); delete is one DeleteModelDevelopmentCluster. An immutable field — of the
+cluster, or of a pool under its id (its machine spec, reservation, provisioning model: immutable in
+magic-modules) — makes a replacement (delete, then create), refused unless policy.allow_replacement;
+a pool under a new id is added, and the old one removed, in place. A pool that shrinks is
 a count change: the service chooses which nodes go, so the plan says so instead of naming them,
 and a guard refuses it when a protected node could be among them.
 """
@@ -18,7 +18,7 @@ from typing import Any
 from ..plan.model import GroupChange, Plan, Refusal, Step
 from ..plan.policy import Policy
 from . import compare, cost, plan_build
-from .observe import GcpClusterState
+from .observe import GcpClusterState, PoolState
 from .spec import ClusterSpec
 
 CREATE, PATCH, DELETE = "CreateModelDevelopmentCluster", "PatchModelDevelopmentCluster", "DeleteModelDevelopmentCluster"
@@ -107,7 +107,7 @@ def _replace_plan(desired: ClusterSpec, observed: GcpClusterState, found: compar
     )
     groups = tuple(GroupChange(p.id, "delete", node_type=p.machine_type, target_before=p.target, current=p.running) for p in observed.pools)
     groups += tuple(GroupChange(p.id, "create", node_type=p.machine_spec.machine_type, target_after=p.count) for p in desired.node_pools)
-    section = cost.estimate(_observed_counts(observed), _counts(desired), desired.resource_name().location)
+    section = cost.estimate(_observed_counts(observed, desired), _counts(desired), desired.resource_name().location)
     return plan_build.make(
         desired.name,
         "replace",
@@ -123,14 +123,14 @@ def _replace_plan(desired: ClusterSpec, observed: GcpClusterState, found: compar
 # ---- update ------------------------------------------------------------------------------------
 def _update_plan(desired: ClusterSpec, observed: GcpClusterState, found: compare.Differences, policy: Policy) -> Plan:
     groups = _pool_rows(desired, observed, found) + ((_slurm_row("configure", found.slurm_lines),) if found.slurm_lines else ())
-    notes = _scale_in_notes(groups, observed)
+    notes = _scale_in_notes(groups, observed, desired)
     if not found.mask:
         refusals = (_error_refusal(observed),) if observed.state == "ERROR" else ()
         return plan_build.make(desired.name, "none", groups=groups, state=observed, notes=notes + _state_notes(observed), refusals=refusals)
     request = {"name": observed.name, "updateMask": ",".join(found.mask), "body": patch_body(desired, observed, found.mask)}
     step = Step(PATCH, request, _reasons(found, groups), kind="update-cluster", codes=tuple(f"changed:{field}" for field in found.mask))
     location = desired.resource_name().location
-    section = cost.estimate(_observed_counts(observed), _counts(desired), location)
+    section = cost.estimate(_observed_counts(observed, desired), _counts(desired), location)
     refusals = _scale_in_refusals(groups, observed, desired, policy)
     if observed.state == "ERROR":
         refusals += (_error_refusal(observed),)
@@ -152,14 +152,9 @@ def patch_body(desired: ClusterSpec, observed: GcpClusterState, mask: tuple[str,
     has (so its defaults are kept, not reset) with the spec's fields over it."""
     wanted = desired.body()
     body: dict[str, Any] = {}
-    swapped = set(compare.differences(desired, observed).swapped) if "node_pools" in mask else set()
     for path in mask:
         if path == "node_pools":
-            # a swapped pool is sent as the spec has it: nothing of the pool it replaces is carried over
-            body["node_pools"] = [
-                copy.deepcopy(p) if p["id"] in swapped else _merge(copy.deepcopy(observed.pool_body(p["id"]) or {}), p)
-                for p in wanted["node_pools"]
-            ]
+            body["node_pools"] = [_merge(copy.deepcopy(observed.pool_body(p["id"]) or {}), p) for p in wanted["node_pools"]]
         elif path.startswith(compare.SLURM_PREFIX):
             field = path[len(compare.SLURM_PREFIX) :]
             value = desired.slurm.get(field)
@@ -194,26 +189,25 @@ def _pool_rows(desired: ClusterSpec, observed: GcpClusterState, found: compare.D
             )
             continue
         before_min = int(((observed.pool_body(pool.id) or {}).get("scaling_spec") or {}).get("min_node_count") or 0)
+        before = size_before(have, pool)
         action = (
-            "replace"
-            if pool.id in found.swapped
-            else "grow"
-            if pool.count > have.target
+            "grow"
+            if pool.count > before
             else (
                 "shrink"
-                if pool.count < have.target
+                if pool.count < before
                 else "configure"
                 if found.pool_lines.get(pool.id) or before_min != pool.scaling_spec.min_node_count
                 else "unchanged"
             )
         )
-        node_type = pool.machine_spec.machine_type if action == "replace" else have.machine_type
+        node_type = have.machine_type
         rows.append(
             GroupChange(
                 pool.id,
                 action,
                 node_type=node_type,
-                target_before=have.target,
+                target_before=before,
                 target_after=pool.count,
                 current=have.running,
                 min_before=before_min,
@@ -229,6 +223,14 @@ def _pool_rows(desired: ClusterSpec, observed: GcpClusterState, found: compare.D
     return tuple(rows)
 
 
+def size_before(have: PoolState, pool: Any) -> int:
+    """The size a pool change is measured from: its max_node_count, the size the service keeps it at —
+    but the nodes it has now when an autoscaled pool (min < max) is made fixed (min = max), since
+    from then on the count is the spec's: 1 node of a 1–3 pool made 2/2 is a pool that grows."""
+    fixed = pool.scaling_spec.min_node_count == pool.scaling_spec.max_node_count
+    return len(have.nodes) if have.autoscaled and fixed else have.target
+
+
 def _slurm_row(action: str, lines: tuple[str, ...]) -> GroupChange:
     return GroupChange("slurm", action, node_type="slurm.conf", config_changes=lines)
 
@@ -241,11 +243,6 @@ def _reasons(found: compare.Differences, groups: tuple[GroupChange, ...]) -> tup
             continue
         if g.action in ("grow", "shrink"):
             reasons.append(f"node_pools: {g.group} {g.target_before} → {g.target_after} node(s) ({g.delta:+d})")
-        elif g.action == "replace":
-            reasons.append(
-                f"node_pools: swap pool {g.group} (an immutable field changes): its node(s) are deleted and "
-                f"{g.target_after} × {g.node_type} created in their place; the other pools are untouched"
-            )
         elif g.action in ("create", "delete"):
             reasons.append(f"node_pools: {g.action} pool {g.group}")
         reasons += [f"node_pools: {g.group} {line}" for line in g.config_changes if g.action != "create"]
@@ -254,19 +251,19 @@ def _reasons(found: compare.Differences, groups: tuple[GroupChange, ...]) -> tup
 
 
 def nodes_lost(g: GroupChange, observed: GcpClusterState) -> tuple[int, int]:
-    """(nodes the change removes at most, nodes the pool has): a swap or a delete removes every node;
+    """(nodes the change removes at most, nodes the pool has): a delete removes every node;
     a shrink removes what is above the new max_node_count — of an autoscaled pool (min < max), only
     the nodes it has now count, not its maximum."""
     pool = observed.pool(g.group)
     present = len(pool.nodes) if pool is not None and pool.autoscaled else (g.target_before or 0)
-    if g.action in ("delete", "replace"):
+    if g.action == "delete":
         return present, present
     if g.action == "shrink":
         return max(present - (g.target_after or 0), 0), present
     return 0, present
 
 
-def _scale_in_notes(groups: tuple[GroupChange, ...], observed: GcpClusterState) -> tuple[str, ...]:
+def _scale_in_notes(groups: tuple[GroupChange, ...], observed: GcpClusterState, desired: ClusterSpec) -> tuple[str, ...]:
     notes = []
     for g in groups:
         removed, _present = nodes_lost(g, observed)
@@ -275,9 +272,14 @@ def _scale_in_notes(groups: tuple[GroupChange, ...], observed: GcpClusterState) 
                 f"pool {g.group} loses {removed} node(s): Google Cloud chooses which ones (the API takes a "
                 "node count, not node names), so this plan cannot name them"
             )
-        if g.action == "replace" and removed > 0:
-            notes.append(f"pool {g.group} is swapped: all {removed} of its node(s) are deleted and created anew")
     for pool in observed.pools:
+        wanted = desired.pool(pool.id)
+        if pool.autoscaled and wanted is not None and wanted.scaling_spec.min_node_count == wanted.scaling_spec.max_node_count:
+            notes.append(
+                f"pool {pool.id}'s autoscaling ends: it has {len(pool.nodes)} node(s) now and is kept at "
+                f"{wanted.count} from here on (the spec's count, no longer the service's within {pool.minimum}–{pool.target})"
+            )
+            continue
         if pool.autoscaled:
             notes.append(
                 f"pool {pool.id} autoscales between {pool.minimum} and {pool.target} node(s) (has {len(pool.nodes)} "
@@ -290,12 +292,12 @@ def _scale_in_notes(groups: tuple[GroupChange, ...], observed: GcpClusterState) 
 def _scale_in_refusals(
     groups: tuple[GroupChange, ...], observed: GcpClusterState, desired: ClusterSpec, policy: Policy
 ) -> tuple[Refusal, ...]:
-    """The guards of any removal: a shrink, a pool deleted, a pool swapped (every node of it goes)."""
+    """The guards of any removal: a shrink, a pool deleted (every node of it goes)."""
     refusals = []
     login = desired.slurm.get("login_node_pool_id")
     for g in groups:
         removed, present = nodes_lost(g, observed)
-        if g.action not in ("shrink", "delete", "replace") or removed <= 0:
+        if g.action not in ("shrink", "delete") or removed <= 0:
             continue
         fraction = removed / (present or 1)
         if fraction > policy.max_scale_in_fraction:
@@ -321,8 +323,8 @@ def _scale_in_refusals(
             refusals.append(
                 Refusal(
                     "protected_nodes",
-                    f"pool {g.group} is swapped: every node of it goes, protected node(s) {', '.join(protected)} included"
-                    if g.action == "replace"
+                    f"pool {g.group} is deleted: every node of it goes, protected node(s) {', '.join(protected)} included"
+                    if g.action == "delete"
                     else f"pool {g.group} shrinks and Google Cloud chooses the nodes that go: protected "
                     f"node(s) {', '.join(protected)} could be among them",
                     g.group,
@@ -365,5 +367,12 @@ def _counts(desired: ClusterSpec) -> list[cost.PoolCount]:
     return [cost.PoolCount(p.id, p.machine_spec.machine_type, p.provisioning_model, p.count) for p in desired.node_pools]
 
 
-def _observed_counts(observed: GcpClusterState) -> list[cost.PoolCount]:
-    return [cost.PoolCount(p.id, p.machine_type, p.provisioning_model, p.target) for p in observed.pools]
+def _observed_counts(observed: GcpClusterState, desired: ClusterSpec | None = None) -> list[cost.PoolCount]:
+    """Each pool at the size the plan measures it from (`size_before`; an autoscaled pool at its maximum, the most it can cost)."""
+    counts = []
+    for p in observed.pools:
+        wanted = desired.pool(p.id) if desired is not None else None
+        counts.append(
+            cost.PoolCount(p.id, p.machine_type, p.provisioning_model, size_before(p, wanted) if wanted is not None else p.target)
+        )
+    return counts

@@ -11,7 +11,7 @@ validators check before a deployment, read through Compute Engine's API (compute
   (`NVIDIA_B200_GPUS`, `PREEMPTIBLE_…` for SPOT pools) the plan adds, from the machine type's own
   shape (vCPUs, accelerators). A plan that does not fit is refused (`gcp-quota`); one above the
   policy's warning margin is warned about. Nodes consuming a reservation use its capacity, not
-  the quota; a swapped pool's old nodes are counted until they are gone.
+  the quota.
 
 It reads only. A read that fails (permissions, network) is a warning that says what was not
 checked, never an "ok" (unknown is not safe, but not a refusal either: the service will say).
@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .spec import ClusterSpec, NodePool
 
 QUOTA_RULE, MACHINE_TYPE_RULE, RESERVATION_RULE = "gcp-quota", "gcp-machine-type", "gcp-reservation"
-ADDING = ("create", "grow", "replace")
+ADDING = ("create", "grow")
 
 
 def preflight(
@@ -61,7 +61,7 @@ def preflight(
 
 
 def _adds(plan: Plan, desired: "ClusterSpec | None") -> list[tuple["NodePool", int]]:
-    """(pool, nodes it adds) for every pool the plan creates, grows or swaps."""
+    """(pool, nodes it adds) for every pool the plan creates or grows (every pool of a replacement)."""
     if desired is None:
         return []
     found = []
@@ -69,11 +69,7 @@ def _adds(plan: Plan, desired: "ClusterSpec | None") -> list[tuple["NodePool", i
         pool = desired.pool(row.group)
         if pool is None or row.action not in ADDING:
             continue
-        new = (
-            (row.target_after or 0)
-            if row.action == "replace" or plan.action == "replace"
-            else (row.target_after or 0) - (row.target_before or 0)
-        )
+        new = (row.target_after or 0) if plan.action == "replace" else (row.target_after or 0) - (row.target_before or 0)
         if new > 0:
             found.append((pool, new))
     return found

@@ -120,6 +120,13 @@ def _pool_violations(pool: NodePool, region: str) -> list[tuple[str, str]]:
             )
         )
     machine = pool.machine_spec
+    if machine.machine_type not in limits.SUPPORTED_ACCELERATED and not limits.N2_FAMILY.match(machine.machine_type):
+        found.append(
+            (
+                "machine_spec.machine_type",
+                f"{machine.machine_type} is not a machine type training clusters take ({limits.SUPPORTED_SOURCE})",
+            )
+        )
     if machine.machine_type.startswith("a4x-") and scaling.max_node_count % A4X_BLOCK:
         found.append(
             (

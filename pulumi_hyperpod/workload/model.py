@@ -28,10 +28,18 @@ class Job:
     end_time: dt.datetime | None = None  # its time limit (None: no limit, it may run for ever)
     state: str = "RUNNING"
 
-    def describe(self) -> str:
+    def describe(self, now: dt.datetime | None = None) -> str:
+        """`now`: when the reader reads it; the end's date is shown unless it is that day (UTC)."""
         who = f" ({self.user})" if self.user else ""
-        ends = f"ends ≤ {self.end_time:%H:%M}" if self.end_time else "has no time limit"
+        ends = f"ends ≤ {when(self.end_time, now)}" if self.end_time else "has no time limit"
         return f"job {self.job_id}{who} {ends}"
+
+
+def when(moment: dt.datetime, now: dt.datetime | None) -> str:
+    """A time of day, with its date when it is not `now`'s day (or no day to compare with is known)."""
+    utc = dt.timezone.utc
+    same_day = now is not None and moment.astimezone(utc).date() == now.astimezone(utc).date()
+    return f"{moment.astimezone(utc):%H:%M}" if same_day else f"{moment.astimezone(utc):%Y-%m-%d %H:%M}"
 
 
 @dataclass(frozen=True)
@@ -87,11 +95,12 @@ class NodeWorkload:
             return None
         return max(ends)  # type: ignore[type-var]
 
-    def describe(self) -> str:
-        """What runs there, in words: "idle", "job 4121 (alice) ends ≤ 14:20", "3 pods of deployment x"."""
+    def describe(self, now: dt.datetime | None = None) -> str:
+        """What runs there, in words: "idle", "job 4121 (alice) ends ≤ 14:20", "3 pods of deployment x".
+        `now`: when it is read (an end on another day shows its date)."""
         if self.idle:
             return "idle"
-        parts = [job.describe() for job in sorted(self.jobs, key=_job_order)[:3]]
+        parts = [job.describe(now) for job in sorted(self.jobs, key=_job_order)[:3]]
         if len(self.jobs) > 3:
             parts.append(f"{len(self.jobs) - 3} more job(s)")
         owners: dict[str, int] = {}

@@ -113,7 +113,9 @@ def build_view(
     for job in jobs:
         for name in job.nodes:
             jobs_on.setdefault(name, []).append(Job(job.job_id, job.user, job.name, job.end_time, job.state))
-    known = set(records) | set(jobs_on)
+    # squeue lists every job that holds a node, so a HyperPod node it names no job on runs nothing:
+    # it is covered, and idle. Only a node with no Slurm name (not launched, no host name) is unknown.
+    known = set(records) | set(jobs_on) | set(by_name)
     matched, unmatched = [], []
     for name in sorted(known):
         instance = by_name.get(name) or by_name.get((records[name].hostname if name in records else "").split(".", 1)[0])

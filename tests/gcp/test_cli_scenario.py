@@ -159,3 +159,27 @@ def test_the_top_level_plan_and_apply_detect_a_gcp_spec(spec_file):
     assert json.loads(gcp("status", "-f", str(spec_file), "--json"))["state"] == "RUNNING"
     assert json.loads(top("plan", "-f", str(spec_file), "--json"))["steps"] == []
     assert "--lifecycle and --slurm are for HyperPod" in top("plan", "-f", str(spec_file), "--lifecycle", str(spec_file.parent), code=1)
+
+
+def test_no_preflight_skips_the_compute_engine_reads_and_says_so(spec_file):
+    planned = json.loads(gcp("plan", "-f", str(spec_file), "--json", "--no-preflight"))
+    assert planned["preflight"]["skipped"].startswith("--no-preflight")
+    checked = json.loads(gcp("plan", "-f", str(spec_file), "--json"))
+    assert checked["preflight"]["skipped"] is None
+    gcp("apply", "-f", str(spec_file), "--yes", "--no-preflight")
+    assert "No changes" in gcp("plan", "-f", str(spec_file), "--no-preflight")
+
+
+def test_hyperpod_plan_of_a_google_spec_keeps_no_preflight_and_refuses_hyperpod_only_node_flags(spec_file):
+    def hyperpod(*args: str, code: int = 0) -> str:
+        result = CliRunner().invoke(main, ["--backend", "fake", *args], catch_exceptions=False)
+        assert result.exit_code == code, f"exit {result.exit_code}:\n{result.output}"
+        return result.output
+
+    planned = json.loads(hyperpod("plan", "-f", str(spec_file), "--json", "--no-preflight"))
+    assert planned["preflight"]["skipped"].startswith("--no-preflight")
+    for flag in ("--reboot", "--replace"):
+        refused = hyperpod("plan", "-f", str(spec_file), flag, "node-1", code=1)
+        assert "--replace and --reboot are for HyperPod clusters" in refused
+        refused = hyperpod("apply", "-f", str(spec_file), flag, "node-1", "--yes", code=1)
+        assert "for HyperPod clusters" in refused

@@ -121,11 +121,13 @@ def test_a_refused_replacement_names_the_field_path_both_values_and_the_config_k
     assert allowed.failures == []
 
 
-def test_a_pool_machine_change_is_no_replacement_in_check():
+def test_a_pool_machine_change_is_a_replacement_refused_in_check_naming_the_field():
     import json
 
     provider = GcpClusterProvider()
     old = json.loads(EXAMPLE.read_text())
     new = json.loads(EXAMPLE.read_text())
     new["node_pools"][0]["machine_spec"]["machine_type"] = "n2-standard-16"
-    assert provider.check({"spec": old, "backend": "fake", "policy": {}}, {"spec": new, "backend": "fake", "policy": {}}).failures == []
+    [failure] = provider.check({"spec": old, "backend": "fake", "policy": {}}, {"spec": new, "backend": "fake", "policy": {}}).failures
+    assert failure.property == "spec.node_pools[login].machine_spec.machine_type"
+    assert "give the pool a new id" in failure.reason and "allow_replacement" in failure.reason

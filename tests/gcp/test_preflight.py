@@ -125,3 +125,44 @@ def test_hyperpod_plan_of_a_gcp_cluster_is_refused_with_exit_2_when_the_zone_lac
     result = CliRunner().invoke(main, ["--backend", "fake", "plan", "-f", str(EXAMPLE)])
     assert result.exit_code == 2, result.output
     assert "gcp-machine-type" in result.output and "n2-standard-8" in result.output
+
+
+@pytest.mark.parametrize(
+    "login, gpu, count",
+    [("n2-standard-4", "a4-highgpu-8g", 2), ("n2-highmem-16", "a4x-highgpu-4g", 18), ("n2-standard-8", "a3-ultragpu-8g", 2)],
+)
+def test_every_machine_type_google_lists_for_training_clusters_is_offered_and_sized(client, doc, login, gpu, count):
+    """Google's own sample's n2-standard-4 and the A4X type are in the supported list
+    (training-clusters "Compute resources"): the simulator's Compute Engine knows their shapes."""
+    doc["node_pools"][0]["machine_spec"]["machine_type"] = login
+    a4(doc)["machine_spec"] = {"machine_type": gpu}
+    a4(doc)["provisioning_model"] = "ON_DEMAND"
+    a4(doc)["scaling_spec"] = {"min_node_count": count, "max_node_count": count}
+    the_plan = _prepared(client, doc).plan
+    assert not the_plan.refused, [r.reason for r in the_plan.refusals]
+    assert the_plan.preflight.verdict == "ok", the_plan.preflight.warnings
+    checks = {c.quota_name: c for c in the_plan.preflight.quotas.checks}
+    assert checks["N2_CPUS"].adds == int(login.rsplit("-", 1)[1])
+
+
+def test_a_machine_type_google_does_not_list_for_training_clusters_is_refused_before_any_call(doc):
+    from pulumi_hyperpod.core.errors import InputError
+
+    a4(doc)["machine_spec"]["machine_type"] = "c2-standard-60"
+    with pytest.raises(InputError) as caught:
+        ClusterSpec.from_document(doc)
+    line = " ".join(caught.value.lines())
+    assert "node_pools[1].machine_spec.machine_type" in line and "c2-standard-60" in line and "a4x-highgpu-4g" in line
+
+
+def test_a_machine_type_the_simulators_catalog_does_not_hold_is_unknown_not_withdrawn():
+    from pulumi_hyperpod.gcp.fake.compute import Compute
+    from pulumi_hyperpod.gcp.fake.errors import RpcError
+
+    compute = Compute({})
+    with pytest.raises(RpcError) as caught:
+        compute.machine_type("my-project", "us-central1-a", "z9-futuristic-8g")
+    assert caught.value.status != "NOT_FOUND" and "does not hold" in str(caught.value)
+    with pytest.raises(RpcError) as missing:
+        compute.machine_type("my-project", "us-central1-a", "not a type")
+    assert missing.value.status == "NOT_FOUND"

@@ -35,7 +35,7 @@ def checked():
 
 def test_every_quota_operation_answers_in_botocores_shapes(checked):
     seen, problems = checked
-    sim = Simulator(scenario={"quotas": [g5_quota(4), {"quota_code": "L-2CE978FC", "value": 20}]})
+    sim = Simulator(scenario={"account": "new", "quotas": [g5_quota(4), {"quota_code": "L-2CE978FC", "value": 20}]})
     client = connect("fake", simulator=sim, service="service-quotas")
 
     applied = [

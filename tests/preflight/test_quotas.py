@@ -50,7 +50,9 @@ def test_near_the_quota_warns_and_still_applies(make_world):
 
 
 def test_cluster_wide_quotas_by_code_and_aws_defaults_where_nothing_is_applied(make_world):
-    world = make_world({"quotas": [{"quota_code": "L-2CE978FC", "value": 3}]})  # instances per cluster
+    # a new account (only AWS's defaults) with the increases this cluster needs granted
+    granted = [g5_quota(10), {"quota_name": "ml.m5.large for cluster usage", "value": 10}]
+    world = make_world({"account": "new", "quotas": [{"quota_code": "L-2CE978FC", "value": 3}, *granted]})  # instances per cluster
     world.build(spec("demo", workers=1))
 
     the_plan = world.checked(spec("demo", workers=3))
@@ -58,8 +60,40 @@ def test_cluster_wide_quotas_by_code_and_aws_defaults_where_nothing_is_applied(m
     [refusal] = the_plan.refusals
     assert "Maximum number instances allowed per SageMaker HyperPod cluster (L-2CE978FC) is 3" in refusal.reason
     assert "2 in use" in refusal.reason and "4 > 3" in refusal.reason
-    assert _check(the_plan, G5)["source"] == "AWS default"  # no applied value: ListAWSDefaultServiceQuotas
-    assert _check(the_plan, code="L-3308CCC7")["status"] == "ok"
+    assert _check(the_plan, G5)["source"] == "applied"
+    across = _check(the_plan, code="L-3308CCC7")
+    assert (across["status"], across["source"]) == ("ok", "AWS default")  # no applied value: ListAWSDefaultServiceQuotas
+
+
+def test_a_new_account_is_refused_every_instance_until_an_increase_is_granted(make_world):
+    world = make_world("new-account")  # the scenario the package ships: AWS's defaults, 0 of every type
+
+    the_plan = world.checked(spec("demo", workers=2))
+
+    assert the_plan.refused
+    reasons = " ".join(r.reason for r in the_plan.refusals)
+    assert "ml.g5.xlarge for cluster usage" in reasons and "ml.m5.large for cluster usage" in reasons
+    assert _check(the_plan, G5)["source"] == "AWS default"
+
+
+def test_a_spot_group_is_checked_against_its_spot_quota_in_preflight_and_in_the_simulator(make_world):
+    spot = {"CapacityRequirements": {"Spot": {}}}
+    world = make_world({"quotas": [{"quota_name": f"{G5} for spot cluster usage", "value": 2}]})
+
+    the_plan = world.checked(spec("demo", workers=3, **spot))
+
+    [refusal] = the_plan.refusals
+    assert f"{G5} for spot cluster usage" in refusal.reason
+    # the simulator, the independent witness, refuses the same request for the same quota
+    from botocore.exceptions import ClientError
+
+    try:
+        world.sagemaker.create_cluster(**spec("demo", workers=3, **spot).to_api("CreateCluster"))
+    except ClientError as error:
+        assert error.response["Error"]["Code"] == "ResourceLimitExceeded"
+        assert "spot cluster usage" in error.response["Error"]["Message"]
+    else:
+        raise AssertionError("the simulator created a Spot group past its Spot quota")
 
 
 def test_a_flexible_group_fits_across_the_quotas_of_its_types(make_world):
@@ -115,3 +149,15 @@ def test_a_plan_that_adds_no_instances_reads_no_quota(make_world):
 
     assert not the_plan.refused and json_section(the_plan)["quotas"]["status"] == "not-needed"
     assert world.calls("ListServiceQuotas", "ListAWSDefaultServiceQuotas", "ListClusters", "DescribeClusterNode") == 0
+
+
+def test_the_shipped_scenarios_load_by_name_and_default_is_the_world_with_no_scenario():
+    import pytest as _pytest
+
+    from pulumi_hyperpod.aws.fake.scenario import Scenario, load_scenario, named_scenarios
+
+    assert set(named_scenarios()) == {"default", "new-account"}
+    assert load_scenario("default") == Scenario()
+    assert load_scenario("new-account").account == "new"
+    with _pytest.raises(ValueError, match="neither a file nor a scenario the package ships"):
+        load_scenario("new-acount")

@@ -168,7 +168,7 @@ def _wait_empty(run: "_Run", source: Any, names: dict[str, str], mode: str, dead
             blocked = _act(run, "eviction", source.evict, [n for n, w in busy.items() if w.pods])
         now = _now(source)
         if now >= deadline:
-            still = "; ".join(f"{name}: {work.describe()}" for name, work in sorted(busy.items()))
+            still = "; ".join(f"{name}: {work.describe(view.observed_at)}" for name, work in sorted(busy.items()))
             if at_deadline == "delete":
                 run.say(f"drain deadline passed with work still running ({still}); deleting anyway (policy.drain_deadline: delete)")
                 return
@@ -180,7 +180,7 @@ def _wait_empty(run: "_Run", source: Any, names: dict[str, str], mode: str, dead
                 sorted(names),
                 list(run.result.calls),
             )
-        message = "waiting: " + "; ".join(f"{name}: {work.describe()}" for name, work in sorted(busy.items()))
+        message = "waiting: " + "; ".join(f"{name}: {work.describe(view.observed_at)}" for name, work in sorted(busy.items()))
         if blocked:
             message += " (" + "; ".join(blocked[:3]) + ")"
         if message != last:

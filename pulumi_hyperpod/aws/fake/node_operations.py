@@ -128,7 +128,7 @@ def batch_add_cluster_nodes(world: World, region: str, params: dict) -> dict:
                 raise ResourceLimitExceeded(
                     f"Instance group {group.name} would have {planned[group.name]} instances; the maximum is {maximum}."
                 )
-            grows = None if group.flexible else group.instance_types[0]
+            grows = None if group.flexible else quota_usage.key(group.spec, group.instance_types[0])
             usage[group.name] = usage[group.name] + Counter({grows: entry["IncrementTargetCountBy"]})
     quota_usage.check(world, region, cluster.name, usage)
     successful, failed = [], []

@@ -1,6 +1,6 @@
 """The quotas enforced: CreateCluster, UpdateCluster and BatchAddClusterNodes answer
 ResourceLimitExceeded (the model lists it for all three) when the instances they ask for would pass
-a Service Quotas value in effect (`quotas.value`: the scenario's applied value, else the default).
+a Service Quotas value in effect (`quotas.value`: the applied value, else the AWS default).
 
 Usage is counted the way the preflight counts it (`preflight/quotas.py`), so the simulator never
 refuses what a clean preflight let through: every cluster of the region that is not Deleting, by
@@ -19,14 +19,35 @@ from .errors import ResourceLimitExceeded
 from .model import Cluster, InstanceGroup
 from .world import World
 
-# What a group asks for: (instance type or None for a flexible group's capacity still to come, count).
+# What a group asks for: (the key of the per-type quota its instances count against — `key()` —, or
+# None for a flexible group's capacity still to come, count).
 Usage = Counter
+SPOT, TRAINING_PLAN = " (Spot)", " (training plan)"
+
+
+def key(spec: Mapping, instance_type: str) -> str:
+    """The usage key of a group's instances: the instance type for on-demand capacity, marked for Spot
+    (CapacityRequirements.Spot: "<type> for spot cluster usage") and for a training plan's
+    reservation (TrainingPlanArn: no per-type quota, the plan reserved them)."""
+    if spec.get("TrainingPlanArn"):
+        return instance_type + TRAINING_PLAN
+    if (spec.get("CapacityRequirements") or {}).get("Spot") is not None:
+        return instance_type + SPOT
+    return instance_type
+
+
+def _type_code(usage_key: str) -> str | None:
+    if usage_key.endswith(TRAINING_PLAN):
+        return None
+    if usage_key.endswith(SPOT):
+        return quotas.type_quota_code(usage_key[: -len(SPOT)], spot=True)
+    return quotas.type_quota_code(usage_key)
 
 
 def group_usage(cluster: Cluster, group: InstanceGroup) -> Usage:
     if not group.flexible:
-        return Counter({group.instance_types[0]: group.target})
-    launched = Counter(node.instance_type for node in cluster.group_nodes(group.name) if node.live and node.instance_type)
+        return Counter({key(group.spec, group.instance_types[0]): group.target})
+    launched = Counter(key(group.spec, node.instance_type) for node in cluster.group_nodes(group.name) if node.live and node.instance_type)
     pending = group.target - sum(launched.values())
     return launched + Counter({None: pending}) if pending > 0 else launched
 
@@ -36,7 +57,7 @@ def spec_usage(spec: Mapping, current: Usage | None = None) -> Usage:
     group keeps its launched instances, up to the new count)."""
     count = spec["InstanceCount"]
     if spec.get("InstanceType"):
-        return Counter({spec["InstanceType"]: count})
+        return Counter({key(spec, spec["InstanceType"]): count})
     kept: Usage = Counter()
     for instance_type, launched in sorted((current or Counter()).items(), key=lambda item: item[0] is None):
         if instance_type is not None and count > 0:
@@ -63,13 +84,10 @@ def check(world: World, region: str, cluster_name: str, after: Mapping[str, Usag
         else:
             others += usage
     mine_after = sum(after.values(), Counter())
-    for instance_type in sorted(t for t in mine_after if t is not None):
-        _refuse_if(
-            world,
-            quotas.type_quota_code(instance_type),
-            others[instance_type] + mine_before[instance_type],
-            others[instance_type] + mine_after[instance_type],
-        )
+    for usage_key in sorted(t for t in mine_after if t is not None):
+        code = _type_code(usage_key)
+        if code is not None:
+            _refuse_if(world, code, others[usage_key] + mine_before[usage_key], others[usage_key] + mine_after[usage_key])
     total_before, total_after = sum(mine_before.values()), sum(mine_after.values())
     _refuse_if(world, quotas.PER_CLUSTER[0], total_before, total_after)
     _refuse_if(world, quotas.ACROSS_CLUSTERS[0], sum(others.values()) + total_before, sum(others.values()) + total_after)

@@ -1,21 +1,27 @@
 """Service Quotas for SageMaker HyperPod: ListServiceQuotas, ListAWSDefaultServiceQuotas, GetServiceQuota.
 
 The quotas HyperPod is limited by (developer guide, "SageMaker HyperPod quotas"): one
-"<instance type> for cluster usage" per instance type, plus two counts across the cluster and the
-account. Codes of the cluster-wide ones are the service's own; the per-type codes here are stable
-stand-ins (the real ones are not derivable from the name), so callers must match per-type quotas
-by name — as the console's "cluster usage" search does.
+"<instance type> for cluster usage" per instance type (and "<instance type> for spot cluster usage"
+for Spot capacity), plus two counts across the cluster and the account. Codes of the cluster-wide
+ones are the service's own; the per-type codes here are stable stand-ins (the real ones are not
+derivable from the name), so callers must match per-type quotas by name — as the console's
+"cluster usage" search does.
 
-AWS defaults here are large, so a world whose scenario sets no `quotas` never refuses a plan; the
-scenario's `quotas` are the applied values (ListServiceQuotas lists only those, the way an account
-that never asked for an increase sees its defaults only through ListAWSDefaultServiceQuotas).
+The values are data (data/service_quotas.yaml): ListAWSDefaultServiceQuotas answers a new account's
+defaults (0 of every instance type); the scenario's `account` says whether the world's account had
+its quotas raised (`raised`, the default world: every quota applied at the file's raised values) or
+is new (`new`: only the defaults apply), and its `quotas` are applied values on top. ListServiceQuotas
+lists the applied values only, the way AWS does.
 """
 
 from __future__ import annotations
 
 import hashlib
 from functools import lru_cache
+from importlib import resources
 from typing import Callable
+
+import yaml
 
 from .. import servicemodel
 from . import pagination
@@ -25,7 +31,6 @@ from .world import World
 SERVICE_CODE, SERVICE_NAME = "sagemaker", "Amazon SageMaker"
 PER_CLUSTER = ("L-2CE978FC", "Maximum number instances allowed per SageMaker HyperPod cluster")
 ACROSS_CLUSTERS = ("L-3308CCC7", "Total number of instances allowed across SageMaker HyperPod clusters")
-DEFAULT_PER_TYPE, DEFAULT_PER_CLUSTER, DEFAULT_ACROSS_CLUSTERS = 10_000.0, 10_000.0, 50_000.0
 
 
 class AccessDeniedException(ServiceError):
@@ -36,8 +41,8 @@ class NoSuchResourceException(ServiceError):
     code, status = "NoSuchResourceException", 400
 
 
-def type_quota_name(instance_type: str) -> str:
-    return f"{instance_type} for cluster usage"
+def type_quota_name(instance_type: str, spot: bool = False) -> str:
+    return f"{instance_type} for {'spot ' if spot else ''}cluster usage"
 
 
 def _code(name: str) -> str:
@@ -45,29 +50,54 @@ def _code(name: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def defaults() -> dict[str, tuple[str, float]]:
-    """quota code → (name, AWS default value), for every instance type HyperPod accepts."""
-    table = {PER_CLUSTER[0]: (PER_CLUSTER[1], DEFAULT_PER_CLUSTER), ACROSS_CLUSTERS[0]: (ACROSS_CLUSTERS[1], DEFAULT_ACROSS_CLUSTERS)}
+def _profiles() -> dict[str, dict[str, float]]:
+    text = resources.files("pulumi_hyperpod").joinpath("data/service_quotas.yaml").read_text()
+    return yaml.safe_load(text)
+
+
+def _table(profile: str) -> dict[str, tuple[str, float]]:
+    """quota code → (name, value) of a profile of data/service_quotas.yaml, for every instance type HyperPod accepts."""
+    values = _profiles()[profile]
+    table = {
+        PER_CLUSTER[0]: (PER_CLUSTER[1], float(values["per_cluster"])),
+        ACROSS_CLUSTERS[0]: (ACROSS_CLUSTERS[1], float(values["across_clusters"])),
+    }
     for instance_type in servicemodel.enum("ClusterInstanceGroupSpecification", "InstanceType"):
-        name = type_quota_name(instance_type)
-        table[_code(name)] = (name, DEFAULT_PER_TYPE)
+        for spot, key in ((False, "per_type"), (True, "spot_per_type")):
+            name = type_quota_name(instance_type, spot)
+            table[_code(name)] = (name, float(values[key]))
     return table
 
 
+@lru_cache(maxsize=1)
+def defaults() -> dict[str, tuple[str, float]]:
+    """quota code → (name, AWS default value): a new account's, for every instance type HyperPod accepts."""
+    return _table("aws_defaults")
+
+
+@lru_cache(maxsize=1)
+def _raised() -> dict[str, float]:
+    return {code: value for code, (_, value) in _table("raised").items()}
+
+
 def _applied(world: World) -> dict[str, float]:
-    """quota code → the scenario's applied value (a name the table does not know gets its own code)."""
+    """quota code → the applied value: the raised account's (scenario `account: raised`), then the
+    scenario's own `quotas` (a name the table does not know gets its own code)."""
     by_name = {name: code for code, (name, _) in defaults().items()}
-    return {quota.quota_code or by_name.get(quota.quota_name, _code(quota.quota_name)): quota.value for quota in world.scenario.quotas}
+    applied = dict(_raised()) if world.scenario.account == "raised" else {}
+    for quota in world.scenario.quotas:
+        applied[quota.quota_code or by_name.get(quota.quota_name, _code(quota.quota_name))] = quota.value
+    return applied
 
 
 def value(world: World, code: str) -> float:
-    """The quota in effect: the scenario's applied value, else the AWS default."""
+    """The quota in effect: the applied value, else the AWS default."""
     applied = _applied(world)
     return applied[code] if code in applied else defaults()[code][1]
 
 
-def type_quota_code(instance_type: str) -> str:
-    return _code(type_quota_name(instance_type))
+def type_quota_code(instance_type: str, spot: bool = False) -> str:
+    return _code(type_quota_name(instance_type, spot))
 
 
 def _name(world: World, code: str) -> str:

@@ -8,7 +8,7 @@ a default, so `{}` is a valid scenario: unlimited capacity, no faults, realistic
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -152,7 +152,12 @@ class Scenario(_Strict):
     faults: Faults = Field(default_factory=Faults)
     provisioning_parameters: dict[str, ProvisioningParameters] = Field(default_factory=dict)
     slurm: SlurmSettings = Field(default_factory=SlurmSettings)
-    quotas: list[QuotaValue] = Field(default_factory=list, description="applied Service Quotas values")
+    account: Literal["raised", "new"] = Field(
+        "raised",
+        description="raised: the account's Service Quotas were raised (every quota applied at "
+        "data/service_quotas.yaml's raised values); new: a new account, only AWS's defaults apply (0 of every instance type)",
+    )
+    quotas: list[QuotaValue] = Field(default_factory=list, description="applied Service Quotas values, on top of the account's")
     quotas_access_denied: bool = Field(False, description="Service Quotas answers AccessDeniedException")
     image_release: Optional[str] = Field(
         None,
@@ -181,8 +186,17 @@ class Scenario(_Strict):
         return None
 
 
+def named_scenarios() -> dict[str, Path]:
+    """The scenarios the package ships (data/scenarios/: `default`, `new-account`), by name."""
+    from importlib import resources
+
+    folder = resources.files("pulumi_hyperpod").joinpath("data/scenarios")
+    return {Path(entry.name).stem: Path(str(entry)) for entry in folder.iterdir() if entry.name.endswith(".yaml")}
+
+
 def load_scenario(source: "Scenario | dict[str, Any] | str | Path | None") -> Scenario:
-    """A Scenario from a dict, a YAML/JSON file path, or None (all defaults).
+    """A Scenario from a dict, a YAML/JSON file path, the name of a scenario the package ships
+    (`new-account`: a string with no path separator and no file suffix), or None (all defaults).
 
     Errors name the offending key, e.g. `scenario timing.launch_seconds: Input should be ...`.
     """
@@ -190,6 +204,13 @@ def load_scenario(source: "Scenario | dict[str, Any] | str | Path | None") -> Sc
         return Scenario()
     if isinstance(source, Scenario):
         return source
+    if isinstance(source, str) and "/" not in source and "." not in source:
+        shipped = named_scenarios()
+        if source not in shipped:
+            raise ValueError(
+                f"invalid simulator scenario: {source!r} is neither a file nor a scenario the package ships ({', '.join(sorted(shipped))})"
+            )
+        source = shipped[source]
     if isinstance(source, (str, Path)):
         from ...core.documents import read_document
         from ...core.errors import InputError

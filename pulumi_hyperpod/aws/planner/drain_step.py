@@ -52,14 +52,14 @@ def _wait(victim: Victim, view: "WorkloadView | None", mode: str) -> tuple[float
     if work.idle:
         return 0.0, "idle: nothing to wait for"
     if work.blocking_budgets:
-        return None, f"{work.describe()}: the eviction waits for the budget, up to the deadline"
+        return None, f"{work.describe(view.observed_at)}: the eviction waits for the budget, up to the deadline"
     pods_only = not work.jobs and all(pod.end_time is None for pod in work.pods)
     if pods_only:
-        return 0.0, f"{work.describe()}: evicted through the Eviction API"
+        return 0.0, f"{work.describe(view.observed_at)}: evicted through the Eviction API"
     ends = work.ends_by()
     if ends is None:
-        return None, f"{work.describe()}: no end known, waits up to the deadline"
-    return max((ends - view.observed_at).total_seconds(), 0.0), work.describe()
+        return None, f"{work.describe(view.observed_at)}: no end known, waits up to the deadline"
+    return max((ends - view.observed_at).total_seconds(), 0.0), work.describe(view.observed_at)
 
 
 def drain_steps(

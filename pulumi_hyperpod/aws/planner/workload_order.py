@@ -12,7 +12,7 @@ health checks: aws/planner/victims.py's tiers 0–2). Among the rest:
 | workload | drained already by an interrupted scale-in; HyperPod marked for replacement; idle; work  |
 |          | that ends soonest (a job's time limit, a Job pod's deadline); work with no end known,    |
 |          | the fewest jobs/pods first;                                                              |
-|          | workload unknown (the view does not list the node); pods a PodDisruptionBudget allows no |
+|          | workload unknown (the view does not cover the node); pods a PodDisruptionBudget allows no|
 |          | disruption to now — always said in the reason. Ties: newest first. No view: as `state`.  |
 """
 
@@ -118,9 +118,9 @@ def _reason(node: NodeState, policy: "Policy", view: "WorkloadView | None", tier
     work = view.node(node.instance_id)
     if policy.scale_in_order == "workload" and tier == 3:
         rank = workload_rank(work)
-        what = work.describe() if work is not None else "workload unknown"
+        what = work.describe(view.observed_at) if work is not None else "workload unknown"
         return f"{listed}{what}: {_WHY[rank]}"
-    what = work.describe() if work is not None else "workload unknown"
+    what = work.describe(view.observed_at) if work is not None else "workload unknown"
     return f"{listed}{base}; runs: {what}"
 
 

@@ -9,7 +9,8 @@ State lives in the world's JSON (`data["compute"]`), so every process sees the s
 
 A region's quota usage is what the world's clusters in it use: each running node's vCPUs, and its
 GPUs (pools on SPOT count against the PREEMPTIBLE_ metric), except nodes consuming a reservation.
-The catalog holds the published shapes of the machine types the examples and tests use.
+The catalog holds the published shapes of the machine types training clusters take (and a few more); a
+well-formed type it does not hold is answered UNIMPLEMENTED, so preflight says "not checked", not "not offered".
 """
 
 from __future__ import annotations
@@ -20,18 +21,28 @@ from typing import Any
 from ..names import gpu_quota_metric
 from .errors import RpcError
 
-# machine type → (vCPUs, accelerator type or None, accelerators per node): the published shapes
+# machine type → (vCPUs, accelerator type or None, accelerators per node): the published shapes of
+# the accelerator-optimized types (Compute Engine's machine-type pages) and a few other CPU types;
+# N2 is worked out from its name (`n2-<kind>-<vCPUs>`, the Cluster Director compute page's sizes).
 CATALOG: dict[str, tuple[int, str | None, int]] = {
-    "n2-standard-8": (8, None, 0),
-    "n2-standard-16": (16, None, 0),
-    "n2-standard-32": (32, None, 0),
     "c2-standard-60": (60, None, 0),
     "g2-standard-48": (48, "nvidia-l4", 4),
     "a3-highgpu-8g": (208, "nvidia-h100-80gb", 8),
     "a3-megagpu-8g": (208, "nvidia-h100-mega-80gb", 8),
     "a3-ultragpu-8g": (224, "nvidia-h200-141gb", 8),
     "a4-highgpu-8g": (224, "nvidia-b200", 8),
+    "a4x-highgpu-4g": (140, "nvidia-gb200", 4),
 }
+_N2 = re.compile(r"^n2-(standard|highmem|highcpu)-(2|4|8|16|32|48|64|80|96|128)$")
+_WELL_FORMED = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)+$")
+
+
+def shape(machine_type: str) -> tuple[int, str | None, int] | None:
+    """A machine type's shape as the catalog holds it; None: not a type the catalog holds."""
+    found = _N2.match(machine_type)
+    return (int(found[2]), None, 0) if found else CATALOG.get(machine_type)
+
+
 ZONE_SUFFIXES = ("a", "b", "c", "f")
 # a new project's quotas are small; these are a platform team's raised ones, so the examples fit
 DEFAULT_QUOTAS: dict[str, float] = {
@@ -44,6 +55,7 @@ DEFAULT_QUOTAS: dict[str, float] = {
     "NVIDIA_H100_MEGA_GPUS": 256.0,
     "NVIDIA_H200_GPUS": 256.0,
     "NVIDIA_B200_GPUS": 256.0,
+    "NVIDIA_GB200_GPUS": 144.0,
     "PREEMPTIBLE_NVIDIA_H100_GPUS": 64.0,
     "PREEMPTIBLE_NVIDIA_B200_GPUS": 64.0,
 }
@@ -82,10 +94,17 @@ class Compute:
         }
 
     def machine_type(self, project: str, zone: str, machine_type: str) -> dict[str, Any]:
-        shape = CATALOG.get(machine_type)
-        if shape is None or machine_type in (self.state.get("withdrawn") or {}).get(zone, ()) or _region_of(zone) is None:
-            raise RpcError("NOT_FOUND", f"The resource 'projects/{project}/zones/{zone}/machineTypes/{machine_type}' was not found")
-        cpus, accelerator, count = shape
+        known = shape(machine_type)
+        missing = f"The resource 'projects/{project}/zones/{zone}/machineTypes/{machine_type}' was not found"
+        if (
+            not _WELL_FORMED.match(machine_type)
+            or machine_type in (self.state.get("withdrawn") or {}).get(zone, ())
+            or _region_of(zone) is None
+        ):
+            raise RpcError("NOT_FOUND", missing)
+        if known is None:  # Compute Engine may well offer it: the simulator cannot say, so it does not say "not found"
+            raise RpcError("UNIMPLEMENTED", f"the simulator's catalog does not hold machine type {machine_type}: not simulated (unknown)")
+        cpus, accelerator, count = known
         body: dict[str, Any] = {"kind": "compute#machineType", "name": machine_type, "zone": zone, "guestCpus": cpus}
         if accelerator:
             body["accelerators"] = [{"guestAcceleratorType": accelerator, "guestAcceleratorCount": count}]
@@ -131,7 +150,7 @@ class Compute:
                 pool = pools.get(node["pool"])
                 if pool is None or node.get("state") == "ERROR" or pool.get("provisioning_model") == "RESERVATION":
                     continue
-                cpus, accelerator, count = CATALOG.get(pool["machine_spec"]["machine_type"], (0, None, 0))
+                cpus, accelerator, count = shape(pool["machine_spec"]["machine_type"]) or (0, None, 0)
                 usage["CPUS"] = usage.get("CPUS", 0.0) + cpus
                 family = pool["machine_spec"]["machine_type"].split("-")[0].upper() + "_CPUS"
                 usage[family] = usage.get(family, 0.0) + cpus

@@ -166,7 +166,7 @@ class GcpWorld:
         if name in self.data["clusters"]:
             raise RpcError("ALREADY_EXISTS", f"ModelDevelopmentCluster {name} already exists.")
         incoming = _snake_body(body)
-        incoming.pop("etag", None)
+        _no_etag(incoming)
         stored = self._validated(name, incoming)
         # an autoscaled pool (min < max) starts at its minimum; the service grows it within the range
         pools = {p["id"]: p["scaling_spec"]["min_node_count"] for p in stored["node_pools"]}
@@ -194,31 +194,19 @@ class GcpWorld:
             )
         paths = _mask_paths(update_mask)
         incoming = _snake_body(body)
-        etag = incoming.pop("etag", None)
-        if etag is not None and etag != _etag(cluster):
-            # read-check-write (AIP-154): the client read another version than the one there now
-            raise RpcError(
-                "ABORTED",
-                f"ModelDevelopmentCluster {name} was changed since it was read (etag {etag!r} is "
-                f"not the current {_etag(cluster)!r}): read it again, then retry.",
-            )
+        _no_etag(incoming)
         old = cluster["body"]
         new = copy.deepcopy(old)
         for path in paths:
             _set_path(new, path, _get_path(incoming, path))
-        swapped: list[str] = []
         if "node_pools" in paths:
-            new["node_pools"], swapped = self._merged_pools(old["node_pools"], new.get("node_pools") or [])
+            new["node_pools"] = self._merged_pools(old["node_pools"], new.get("node_pools") or [])
         stored = self._validated(name, new)
         cluster["before"] = {"body": old, "nodes": [n["instance_id"] for n in cluster["nodes"]]}  # for a rollback
         cluster["body"] = stored
         cluster["state"] = "UPDATING"
         cluster["update_time"] = self.now
         cluster["detail"] = "Applying the update."
-        cluster["version"] = cluster.get("version", 0) + 1
-        for node in cluster["nodes"]:
-            if node["pool"] in swapped:
-                node["state"], node["leaving"], node["updated"] = "UPDATING", True, self.now
         self._resize(
             cluster, {p["id"]: (p["scaling_spec"]["min_node_count"], p["scaling_spec"]["max_node_count"]) for p in stored["node_pools"]}
         )
@@ -347,21 +335,26 @@ class GcpWorld:
             elif len(members) < low:
                 self._add_nodes(cluster, pool_id, low - len(members))
 
-    def _merged_pools(self, old: list[dict[str, Any]], new: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    def _merged_pools(self, old: list[dict[str, Any]], new: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """node_pools is replaced whole; the server's defaults fill what the request leaves out of an
-        existing pool. A pool whose immutable fields (machine spec, reservation, provisioning model)
-        differ is swapped: the pool of that id is replaced, its nodes deleted and created anew — the
-        same as removing it and adding a pool of that id in one request. (pools swapped, by id)"""
+        existing pool. A pool sent under an existing id with other immutable fields (machine spec,
+        reservation, provisioning model, confidential computing: immutable in the resource's
+        definition) is refused, as the service refuses a change of an immutable field; a pool under a
+        new id is a new pool."""
         before = {p["id"]: p for p in old}
-        merged, swapped = [], []
-        for pool in new:
+        merged = []
+        for index, pool in enumerate(new):
             previous = before.get(pool.get("id"))
-            if previous is not None and any(f in pool and pool[f] != previous.get(f) for f in POOL_IMMUTABLE):
-                swapped.append(pool["id"])
-            elif previous is not None:
+            if previous is not None:
+                for field in POOL_IMMUTABLE:
+                    if field in pool and pool[field] != previous.get(field):
+                        raise RpcError(
+                            "INVALID_ARGUMENT",
+                            f"Invalid field node_pools[{index}].{field}: immutable field of node pool {pool['id']!r} cannot be changed",
+                        )
                 pool = {**{k: previous[k] for k in POOL_IMMUTABLE if k in previous}, **pool}
             merged.append(pool)
-        return merged, swapped
+        return merged
 
     # ---- views -------------------------------------------------------------------------------
     def _cluster(self, name: str) -> dict[str, Any]:
@@ -388,7 +381,6 @@ class GcpWorld:
             **body,
             "createTime": timestamp(cluster["create_time"]),
             "updateTime": timestamp(cluster["update_time"]),
-            "etag": _etag(cluster),
         }
         if cluster["start_time"] is not None:
             view["startTime"] = timestamp(cluster["start_time"])
@@ -429,9 +421,13 @@ class GcpWorld:
 
 
 # ---- helpers -----------------------------------------------------------------------------------
-def _etag(cluster: dict[str, Any]) -> str:
-    """The resource's version (AIP-154 etag): it changes with every accepted update."""
-    return f'W/"{cluster["name"].rsplit("/", 1)[-1]}-{cluster.get("version", 0)}"'
+def _no_etag(body: dict[str, Any]) -> None:
+    """ModelDevelopmentCluster has no etag field (magic-modules' ModelDevelopmentCluster.yaml lists
+    none): proto3 JSON refuses a name the message does not have."""
+    if "etag" in body:
+        raise RpcError(
+            "INVALID_ARGUMENT", "Invalid JSON payload received. Unknown name \"etag\" at 'model_development_cluster': Cannot find field."
+        )
 
 
 def _proto3(value: Any) -> Any:
