@@ -241,11 +241,15 @@ def apply_command(ctx, spec_file, plan_file, yes, no_wait, timeout, as_json, pol
     from ..gcp.status import status_of
 
     if as_json:
-        _emit(the_plan, {"outcome": result.outcome, "calls": result.calls, "status": status_of(result.state)})
+        _emit(the_plan, {"outcome": result.outcome, "calls": result.calls, "failures": result.failures, "status": status_of(result.state)})
     else:
+        for failure in result.failures:
+            print_error(failure, label="failed")
         _out().print(f"outcome: {result.outcome}; calls: {', '.join(result.calls) or 'none'}", highlight=False)
         if result.state is not None:
             _out().print(_status_table(result.state))
+    if result.failures:
+        sys.exit(EXIT_ERROR)
 
 
 def _emit(the_plan, result) -> None:

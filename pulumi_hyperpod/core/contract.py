@@ -26,9 +26,12 @@ if TYPE_CHECKING:  # pragma: no cover
 # operation ends when the cluster is RUNNING with its pools at their counts).
 WAITS: tuple[str, ...] = ("none", "InService", "MinCount", "Target")
 
-# done: every call made and waited for as asked | started: calls accepted, not waited for (wait
-# "none") | waiting: the deadline came while the service waits for capacity | timeout | unreachable
-OUTCOMES: tuple[str, ...] = ("done", "started", "waiting", "timeout", "unreachable")
+# done: every step's effect observed (plan/steps.py's `completion` of its kind), waited for as asked |
+# started: calls accepted, not waited for (wait "none"), none refused | partial: some of the plan's
+# effect was observed, not all of it (a node the service refused to delete, a group it did not grow,
+# a rollout rolled back; `failures` names each) | failed: calls were made and none of their effect was
+# observed | waiting: the deadline came while the service waits for capacity | timeout | unreachable
+OUTCOMES: tuple[str, ...] = ("done", "started", "partial", "failed", "waiting", "timeout", "unreachable")
 
 
 class PlanRefused(Exception):
@@ -95,6 +98,15 @@ class ApplyResult:
     @property
     def ok(self) -> bool:
         return self.outcome in ("done", "started") and not self.failures
+
+
+def settled_outcome(waited: str, short: int, landed: bool) -> str:
+    """The outcome once each step's completion was checked: `waited` is what the wait made of the run,
+    `short` how many steps' effects were not observed, `landed` whether any of the plan's effect was.
+    A wait that fell short (waiting, timeout, unreachable) says so already and stays."""
+    if not short or waited not in ("done", "started"):
+        return waited
+    return "partial" if landed else "failed"
 
 
 @dataclass(frozen=True)

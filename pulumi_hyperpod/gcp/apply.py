@@ -18,8 +18,10 @@ from ..core.contract import (  # noqa: F401 - the one apply contract (core/contr
     PlanInvalid,
     PlanRefused,
     PlanStale,
+    settled_outcome,
 )
 from ..plan.model import Plan, Step
+from ..plan.steps import declaration
 from .client import GcpApiError, OperationTimeout
 from .observe import GcpClusterState, observe
 from .plan_build import fingerprint_of
@@ -59,7 +61,29 @@ def apply(client: "TrainingClusterClient", the_plan: Plan, options: ApplyOptions
         result.state = observe(client, the_plan.cluster_name)
     if not wait and the_plan.steps:
         result.outcome = "started"
+    elif the_plan.steps:
+        short = [(step, lines) for step in the_plan.steps if (lines := shortfalls(the_plan, step, result.state))]
+        result.failures.extend(line for _, lines in short for line in lines)
+        result.outcome = settled_outcome(result.outcome, len(short), len(short) < len(the_plan.steps))
     return result
+
+
+def shortfalls(the_plan: Plan, step: Step, state: GcpClusterState | None) -> list[str]:
+    """What of a waited-for step's effect the cluster, read after its operation ended, does not show,
+    by its kind's completion (plan/steps.py): the operation's end is not the whole answer — a
+    cluster left in ERROR, or a pool the service did not size as asked, is short."""
+    completion = declaration(step.kind).completion
+    if step.operation == DELETE:
+        return []  # the operation's end is the cluster's going (a replacement's create follows)
+    if state is None:
+        return [f"{step.operation}: the cluster {the_plan.cluster_name} is not there after its operation ended"]
+    short = [] if state.state == "RUNNING" else [f"{step.operation}: the cluster is {state.state}, not RUNNING ({state.detail or 'no detail given'})"]
+    if completion == "group-targets":
+        for row in the_plan.groups:
+            pool = state.pool(row.group)
+            if row.action in ("create", "grow", "shrink") and row.target_after is not None and pool is not None and pool.target != row.target_after:
+                short.append(f"{step.operation}: pool {row.group} has max_node_count {pool.target}, the plan asked for {row.target_after}")
+    return short
 
 
 def check_steps(the_plan: Plan) -> None:
