@@ -31,10 +31,16 @@ def _utcnow() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc)
 
 
-def _time(value: Any) -> dt.datetime | None:
+def _time(value: Any, where: str) -> dt.datetime | None:
+    """A time of the API's answer, range-checked by the one reader (core/timestamps.py)."""
+    from ..core.timestamps import TimestampError, read_time
+
     if not isinstance(value, str) or not value:
         return None
-    return dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    try:
+        return read_time(value)
+    except TimestampError as error:
+        raise WorkloadError(f"{where}: {error}") from None
 
 
 def _selects(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
@@ -78,11 +84,18 @@ def _skipped(pod: Mapping[str, Any]) -> bool:
 
 
 def _end(pod: Mapping[str, Any]) -> dt.datetime | None:
+    from ..core.timestamps import TimestampError, from_epoch
+
+    meta = pod.get("metadata") or {}
+    where = f"Kubernetes API: pod {meta.get('namespace', '')}/{meta.get('name', '')}"
     deadline = (pod.get("spec") or {}).get("activeDeadlineSeconds")
-    start = _time((pod.get("status") or {}).get("startTime"))
-    if deadline and start:
-        return start + dt.timedelta(seconds=int(deadline))
-    return None
+    start = _time((pod.get("status") or {}).get("startTime"), f"{where}: status.startTime")
+    if not (deadline and start) or isinstance(deadline, bool) or not isinstance(deadline, (int, float)):
+        return None
+    try:  # the start plus the deadline, in range too (a deadline of 1e20 s is no end time)
+        return from_epoch(start.timestamp() + min(deadline, 2**53))  # (an int past a float's range is out of range anyway)
+    except TimestampError as error:
+        raise WorkloadError(f"{where}: status.startTime + spec.activeDeadlineSeconds: {error}") from None
 
 
 @dataclass

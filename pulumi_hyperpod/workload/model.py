@@ -143,10 +143,10 @@ class WorkloadView:
             raise ValueError(f"workload view format {data.get('format')!r} is not {VIEW_FORMAT}")
         return cls(
             orchestrator=data["orchestrator"],
-            observed_at=_time(data["observed_at"]),
+            observed_at=_time(data["observed_at"], "observed_at"),
             source=data.get("source") or "",
             unmatched=tuple(data.get("unmatched") or ()),
-            nodes=tuple(_node_from(n) for n in data.get("nodes") or ()),
+            nodes=tuple(_node_from(n, f"nodes[{index}]") for index, n in enumerate(data.get("nodes") or ())),
         )
 
 
@@ -154,8 +154,14 @@ def _iso(value: dt.datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def _time(value: str | None) -> dt.datetime | None:
-    return dt.datetime.fromisoformat(value) if value else None
+def _time(value: str | None, field: str) -> dt.datetime | None:
+    """A saved time, range-checked (core/timestamps.py); a TimestampError names the field."""
+    from ..core.timestamps import TimestampError, read_time
+
+    try:
+        return read_time(value) if value else None
+    except TimestampError as error:
+        raise TimestampError(f"{field}: {error}") from None
 
 
 def _node_dict(node: NodeWorkload) -> dict[str, Any]:
@@ -183,25 +189,27 @@ def _node_dict(node: NodeWorkload) -> dict[str, Any]:
     }
 
 
-def _node_from(data: Mapping[str, Any]) -> NodeWorkload:
+def _node_from(data: Mapping[str, Any], where: str) -> NodeWorkload:
     return NodeWorkload(
         instance_id=data["instance_id"],
         name=data["name"],
         state=data.get("state") or "",
         drained=bool(data.get("drained")),
         drain_reason=data.get("drain_reason") or "",
-        drain_started=_time(data.get("drain_started")),
+        drain_started=_time(data.get("drain_started"), f"{where}.drain_started"),
         health=data.get("health") or "",
-        jobs=tuple(Job(**{**j, "end_time": _time(j.get("end_time"))}) for j in data.get("jobs") or ()),
+        jobs=tuple(
+            Job(**{**j, "end_time": _time(j.get("end_time"), f"{where}.jobs[{index}].end_time")}) for index, j in enumerate(data.get("jobs") or ())
+        ),
         pods=tuple(
             Pod(
                 **{
                     **p,
-                    "end_time": _time(p.get("end_time")),
+                    "end_time": _time(p.get("end_time"), f"{where}.pods[{index}].end_time"),
                     "budgets": tuple(p.get("budgets") or ()),
                     "blocked_by": tuple(p.get("blocked_by") or ()),
                 }
             )
-            for p in data.get("pods") or ()
+            for index, p in enumerate(data.get("pods") or ())
         ),
     )
