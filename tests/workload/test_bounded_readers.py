@@ -206,3 +206,9 @@ def test_the_simulators_time_filters_out_of_range_are_a_validation_exception(ope
     status, payload, _ = Simulator().dispatch("sagemaker", "us-west-2", operation, params, PollTracker(60.0))
     assert status == 400, payload
     assert payload["__type"].endswith("ValidationException") and "must be a time from 1970-01-01" in payload["message"], payload
+
+
+def test_a_since_out_of_range_is_a_usage_error(world):
+    result = CliRunner().invoke(main, ["--backend", "fake", "cost", "leo", "--since", "2300-01-01T00:00:00Z"])
+    assert result.exit_code == 1 and "must be a time from 1970-01-01" in result.output, result.output  # a usage error (tests/input/test_exit_codes.py)
+    assert "Traceback" not in result.output
