@@ -25,6 +25,8 @@ from .source import WorkloadError
 DRAIN_ANNOTATION = "hyperpod.pulumi.io/scale-in-drain"  # the mark apply writes on a node it cordons
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 TERMINAL_PHASES = ("Succeeded", "Failed")
+# the API server's answer (500) to the eviction of a pod more than one PodDisruptionBudget selects
+MORE_THAN_ONE_BUDGET = "This pod has more than one PodDisruptionBudget"
 
 
 def _utcnow() -> dt.datetime:
@@ -172,6 +174,8 @@ class EksWorkload:
             if b["metadata"].get("namespace") == meta.get("namespace") and _selects((b.get("spec") or {}).get("selector") or {}, labels)
         ]
         blocked = [b["metadata"]["name"] for b in covering if int((b.get("status") or {}).get("disruptionsAllowed") or 0) <= 0]
+        if len(covering) > 1:  # the Eviction API refuses the pod whatever each budget allows (model.Pod.over_budgeted)
+            blocked = [b["metadata"]["name"] for b in covering]
         kind, owner = _owner(pod)
         return Pod(
             namespace=meta.get("namespace", ""),
@@ -212,7 +216,9 @@ class EksWorkload:
                 except ApiException as error:
                     if error.status == 404:
                         continue  # gone meanwhile
-                    if error.status == 429:
+                    if error.status == 429 or (error.status == 500 and MORE_THAN_ONE_BUDGET in _message(error)):
+                        # a budget says not now (429), or more than one selects the pod (500: never,
+                        # until the budgets change): reported and waited on, never forced
                         blocked.append(f"pod {meta['namespace']}/{meta['name']}: {_message(error)}")
                         continue
                     raise WorkloadError(

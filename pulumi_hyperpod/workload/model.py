@@ -44,11 +44,20 @@ class Pod:
     owner_name: str = ""
     end_time: dt.datetime | None = None  # a Job's pod with activeDeadlineSeconds; None otherwise
     budgets: tuple[str, ...] = ()  # PodDisruptionBudgets that select it
-    blocked_by: tuple[str, ...] = ()  # of those, the ones that allow no disruption now
+    # of those, the ones that allow no disruption now — all of them when more than one selects it:
+    # the Eviction API refuses such a pod whatever the budgets allow (`over_budgeted`)
+    blocked_by: tuple[str, ...] = ()
 
     @property
     def owner(self) -> str:
         return f"{self.owner_kind.lower()} {self.owner_name}" if self.owner_kind else "no owner"
+
+    @property
+    def over_budgeted(self) -> bool:
+        """More than one PodDisruptionBudget selects it: the Eviction API answers 500 ("This pod has
+        more than one PodDisruptionBudget, which the eviction subresource does not support"), so no
+        drain evicts it (kubernetes.io/docs/concepts/scheduling-eviction/api-eviction/)."""
+        return len(self.budgets) > 1
 
 
 @dataclass(frozen=True)
@@ -80,6 +89,11 @@ class NodeWorkload:
     def protecting_budgets(self) -> tuple[str, ...]:
         return tuple(sorted({b for pod in self.pods for b in pod.budgets}))
 
+    @property
+    def over_budgeted(self) -> tuple[Pod, ...]:
+        """Its pods the Eviction API will not evict: more than one budget selects each."""
+        return tuple(pod for pod in self.pods if pod.over_budgeted)
+
     def ends_by(self) -> dt.datetime | None:
         """When the last of its work ends by its limits; None when some of it has no limit."""
         ends = [job.end_time for job in self.jobs] + [pod.end_time for pod in self.pods]
@@ -100,7 +114,15 @@ class NodeWorkload:
         for owner, count in sorted(owners.items()):
             parts.append(f"{count} pod{'s' if count > 1 else ''} of {owner}")
         budgets = self.protecting_budgets
-        if budgets:
+        over = self.over_budgeted
+        if over:
+            pod = over[0]
+            more = f" (and {len(over) - 1} more pod(s))" if len(over) > 1 else ""
+            parts.append(
+                f"pod {pod.namespace}/{pod.name}{more} is selected by more than one PodDisruptionBudget "
+                f"({', '.join(pod.budgets)}): the Eviction API refuses to evict it"
+            )
+        elif budgets:
             state = " (no disruption allowed now)" if self.blocking_budgets else ""
             parts.append(f"protected by PodDisruptionBudget {', '.join(budgets)}{state}")
         return "; ".join(parts)
