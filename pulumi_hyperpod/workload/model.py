@@ -29,9 +29,11 @@ class Job:
     state: str = "RUNNING"
 
     def describe(self) -> str:
-        who = f" ({self.user})" if self.user else ""
+        from ..terminal import clipped  # user text: a sentence shows at most terminal.CLIP characters of it
+
+        who = f" ({clipped(self.user)})" if self.user else ""
         ends = f"ends ≤ {self.end_time:%H:%M}" if self.end_time else "has no time limit"
-        return f"job {self.job_id}{who} {ends}"
+        return f"job {clipped(self.job_id)}{who} {ends}"
 
 
 @dataclass(frozen=True)
