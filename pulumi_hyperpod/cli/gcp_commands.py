@@ -44,7 +44,7 @@ def _handle(command: Callable) -> Callable:
     @functools.wraps(command)
     @handle_errors
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from ..core.contract import ApplyError, PlanInvalid, PlanRefused, PlanStale
+        from ..core.contract import EXIT_INTERRUPTED, ApplyError, ApplyInterrupted, PlanInvalid, PlanRefused, PlanStale
         from ..gcp.client import CredentialsMissing, GcpApiError, OperationTimeout
         from ..core.planfile import SavedPlanError
 
@@ -57,6 +57,9 @@ def _handle(command: Callable) -> Callable:
             sys.exit(EXIT_REFUSED)
         except (PlanInvalid, SavedPlanError) as error:
             print_error(str(error))
+        except ApplyInterrupted as error:  # Ctrl-C: what was sent, what was under way, how to resume
+            print_error(str(error).removeprefix("interrupted "), label="interrupted")
+            sys.exit(EXIT_INTERRUPTED)
         except ApplyError as error:
             from .flow import apply_failed
 

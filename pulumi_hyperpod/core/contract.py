@@ -5,7 +5,8 @@
   called; it is NOT a kind of PlanRefused, on either cloud (a stale plan is an error to re-plan,
   not a guard's verdict). `PlanInvalid`: a plan whose steps do not fit it (hand-edited, corrupt),
   checked before any call. `ApplyError`: a call failed for good, `done` names the calls already
-  made; `ConcurrentChange` is the ApplyError of another writer moving the cluster mid-apply.
+  made; `ConcurrentChange` is the ApplyError of another writer moving the cluster mid-apply;
+  `ApplyInterrupted` the ApplyError of a SIGINT (what was sent, what was in flight; exit 130).
 - One `ApplyResult`: the cluster, the outcome (`OUTCOMES`), the observed state after, the calls.
 - One `wait` vocabulary (`WAITS`) and one `ApplyOptions` instead of keywords forwarded through
   every layer.
@@ -67,6 +68,28 @@ class ApplyError(Exception):
     def __init__(self, message: str, done: list[str]) -> None:
         super().__init__(message)
         self.done = done
+
+
+class ApplyInterrupted(ApplyError):
+    """SIGINT (Ctrl-C) stopped apply. `done`: the calls the service accepted — it carries them out
+    whether anyone waits or not; `in_flight`: what apply was doing when the signal came (a call being
+    sent may or may not have reached the service). The front ends say both and how to resume, and exit
+    `EXIT_INTERRUPTED`."""
+
+    def __init__(self, name: str, done: list[str], in_flight: str) -> None:
+        self.in_flight = in_flight
+        sent = f"{len(done)} call(s) were sent and accepted ({', '.join(done)})" if done else "no call was accepted"
+        super().__init__(
+            f"interrupted while {in_flight}: {sent}; the service carries out what it accepted. To resume, "
+            f"run the same apply again with -f SPEC (it reads cluster {name} as it is now and does only what is "
+            "left, waiting as asked), or make the plan again (`plan`) to see what is left; a saved plan "
+            "(--plan) no longer matches the cluster once a call was accepted",
+            done,
+        )
+
+
+# The exit status of an apply that SIGINT stopped: 128 + SIGINT, as a shell reports it.
+EXIT_INTERRUPTED = 130
 
 
 class ConcurrentChange(ApplyError):

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.contract import (  # noqa: F401 - the one apply contract (core/contract.py), exported here too
     ApplyError,
+    ApplyInterrupted,
     ApplyOptions,
     ApplyResult,
     PlanInvalid,
@@ -52,11 +53,19 @@ def apply(client: "TrainingClusterClient", the_plan: Plan, options: ApplyOptions
     wait = options.waits
     deadline = client.monotonic() + options.timeout
     result = ApplyResult(the_plan.cluster_name)
-    for step in the_plan.steps:
+    for index, step in enumerate(the_plan.steps, 1):
         try:
             _run(client, the_plan, step, wait, deadline, say, result)
         except (GcpApiError, OperationTimeout) as error:
             raise ApplyError(str(error), result.calls) from None
+        except KeyboardInterrupt:  # SIGINT: what was sent, what was under way (core/contract.py)
+            sent = step.operation in result.calls[len(result.calls) - 1 :]
+            doing = (
+                f"waiting on the operation of step {index}/{len(the_plan.steps)} ({step.operation}, accepted)"
+                if sent
+                else f"step {index}/{len(the_plan.steps)} ({step.operation}, which may or may not have reached the service)"
+            )
+            raise ApplyInterrupted(the_plan.cluster_name, list(result.calls), doing) from None
     if the_plan.steps and the_plan.action != "delete":
         result.state = observe(client, the_plan.cluster_name)
     if not wait and the_plan.steps:

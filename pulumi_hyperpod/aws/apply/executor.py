@@ -43,6 +43,7 @@ from .progress import Progress
 from .waiters import WAIT_POLICIES, WaitFailed, WaitTimedOut, wait
 from ...core.contract import (  # noqa: F401 - the one apply contract (core/contract.py), exported here too
     ApplyError,
+    ApplyInterrupted,
     ApplyOptions,
     ApplyResult,
     ConcurrentChange,
@@ -159,6 +160,7 @@ class _Run:
         self.step_failures: dict[int, list[str]] = {}
         self.sent: dict[int, set[str]] = {}
         self.landed: set[int] = set()
+        self.doing = "checking the cluster before the first call"  # said when SIGINT stops the run
 
     # ---- helpers -----------------------------------------------------------------------------
     def say(self, message: str, phase: str = "call") -> None:
@@ -208,7 +210,9 @@ class _Run:
                 self.verify_unmoved()
             self.guard(operation, request)
             try:
+                doing, self.doing = self.doing, f"sending {operation} (it may or may not have reached the service)"
                 response = method(**request)
+                self.doing = doing
                 self.result.calls.append(operation)
                 if _accepted_something(response):
                     self.landed.add(self.step)
@@ -224,6 +228,12 @@ class _Run:
 
     # ---- the run -----------------------------------------------------------------------------
     def execute(self, wait_policy: str, check_fresh: bool) -> ApplyResult:
+        try:
+            return self._execute(wait_policy, check_fresh)
+        except KeyboardInterrupt:  # SIGINT: say what was sent and what was under way (core/contract.py)
+            raise ApplyInterrupted(self.name, list(self.result.calls), self.doing) from None
+
+    def _execute(self, wait_policy: str, check_fresh: bool) -> ApplyResult:
         problems = step_problems(self.plan)
         if problems:  # before any call: a plan whose steps are not its own is never run
             raise ApplyError(f"plan for cluster {self.name} cannot be applied: {'; '.join(problems)}", [])
@@ -243,6 +253,7 @@ class _Run:
             after_delete = index > 0 and self.plan.steps[index - 1].operation == "DeleteCluster"
             verify = self.plan.basis is not None and not after_delete
             self.step, before = index, len(self.result.failures)
+            self.doing = f"step {index + 1}/{len(self.plan.steps)} ({step.operation})"
             try:
                 handler = getattr(self, f"_{xform_name(step.operation)}")
                 if step.canary:  # a canary scale-out: its nodes must pass before the next step (apply/lifecycle.py)
@@ -461,6 +472,7 @@ class _Run:
         deleted = self.plan.action == "delete"
         exists = self.plan.basis is not None or self.plan.steps
         if waiter is not None and not deleted and exists:
+            self.doing = f"waiting for cluster {self.name} to reach {wait_policy} (every call was accepted)"
             try:
                 self._wait(waiter)
                 self.say(f"cluster {self.name}: {wait_policy} reached", "wait")
