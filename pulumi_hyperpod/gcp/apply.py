@@ -86,11 +86,20 @@ def shortfalls(the_plan: Plan, step: Step, state: GcpClusterState | None) -> lis
         return []  # the operation's end is the cluster's going (a replacement's create follows)
     if state is None:
         return [f"{step.operation}: the cluster {the_plan.cluster_name} is not there after its operation ended"]
-    short = [] if state.state == "RUNNING" else [f"{step.operation}: the cluster is {state.state}, not RUNNING ({state.detail or 'no detail given'})"]
+    short = (
+        []
+        if state.state == "RUNNING"
+        else [f"{step.operation}: the cluster is {state.state}, not RUNNING ({state.detail or 'no detail given'})"]
+    )
     if completion == "group-targets":
         for row in the_plan.groups:
             pool = state.pool(row.group)
-            if row.action in ("create", "grow", "shrink") and row.target_after is not None and pool is not None and pool.target != row.target_after:
+            if (
+                row.action in ("create", "grow", "shrink")
+                and row.target_after is not None
+                and pool is not None
+                and pool.target != row.target_after
+            ):
                 short.append(f"{step.operation}: pool {row.group} has max_node_count {pool.target}, the plan asked for {row.target_after}")
     return short
 

@@ -223,7 +223,8 @@ def _node_from(data: Mapping[str, Any], where: str) -> NodeWorkload:
         drain_started=_time(data.get("drain_started"), f"{where}.drain_started"),
         health=data.get("health") or "",
         jobs=tuple(
-            Job(**{**j, "end_time": _time(j.get("end_time"), f"{where}.jobs[{index}].end_time")}) for index, j in enumerate(data.get("jobs") or ())
+            Job(**{**j, "end_time": _time(j.get("end_time"), f"{where}.jobs[{index}].end_time")})
+            for index, j in enumerate(data.get("jobs") or ())
         ),
         pods=tuple(
             Pod(

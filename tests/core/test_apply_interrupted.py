@@ -70,4 +70,3 @@ def test_gcp_apply_interrupted_in_its_wait_says_what_was_sent_and_how_to_resume(
     again = CliRunner().invoke(main, ["--backend", "fake", "gcp", "apply", "-f", str(spec), "--yes", "--json"])
     assert again.exit_code == 0, again.output
     assert json.loads(again.stdout)["result"]["outcome"] == "done"
-

@@ -17,7 +17,7 @@ from pulumi_hyperpod.plan import Policy, steps
 from tests.support.cli import SPECS, hyperpod, seed004_world
 
 from .factories import node_id, observed_from, slurm_spec
-from .test_apply_stubbed import LISTING, describe, nodes, observes, stubbed  # noqa: F401 - the fixture
+from .test_apply_stubbed import describe, observes
 
 CLUSTER = {"ClusterName": "my-training-cluster"}
 
@@ -74,7 +74,9 @@ def test_an_add_the_service_refused_is_failed(stubbed):
     p = plan(slurm_spec(workers=5), before)
     observes(stubber, before, 2)
     failed = {"InstanceGroupName": "worker-gpu-a", "ErrorCode": "IncompatibleInstanceTypes", "FailedCount": 3, "Message": "no"}
-    stubber.add_response("batch_add_cluster_nodes", {"Successful": [], "Failed": [failed]}, {**CLUSTER, "ClientToken": ANY, "NodesToAdd": ANY})
+    stubber.add_response(
+        "batch_add_cluster_nodes", {"Successful": [], "Failed": [failed]}, {**CLUSTER, "ClientToken": ANY, "NodesToAdd": ANY}
+    )
     observes(stubber, before)  # the end: TargetCount still 2
     result = apply(client, p, wait="none")
     assert result.outcome == "failed", result.failures

@@ -88,9 +88,7 @@ def test_a_bad_workload_file_is_one_line_naming_the_file_and_the_field(world, na
     path, rule = EXPECTED[name]
     file = BADINPUT / "corpus-workload" / name
     started = time.monotonic()
-    result = CliRunner().invoke(
-        main, ["--backend", "fake", "plan", "-f", str(SPEC), "--observed", str(SNAPSHOT), "--workload", str(file)]
-    )
+    result = CliRunner().invoke(main, ["--backend", "fake", "plan", "-f", str(SPEC), "--observed", str(SNAPSHOT), "--workload", str(file)])
     assert time.monotonic() - started < 5
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output and (result.exception is None or isinstance(result.exception, SystemExit)), result.output
@@ -130,7 +128,9 @@ def _one_error(args, file: Path, field: str) -> str:
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output and (result.exception is None or isinstance(result.exception, SystemExit)), result.output
     errors = [line for line in result.output.splitlines() if line.startswith("error:")]
-    assert len(errors) == 1 and str(file) in errors[0] and field in errors[0] and "must be a time from 1970-01-01" in errors[0], result.output
+    assert len(errors) == 1 and str(file) in errors[0] and field in errors[0] and "must be a time from 1970-01-01" in errors[0], (
+        result.output
+    )
     return errors[0]
 
 
@@ -155,7 +155,13 @@ def test_a_saved_workload_views_times_out_of_range_are_one_line(saved_plan):
             "observed_at": "2026-01-01T00:00:00+00:00",
             "source": "files",
             "unmatched": [],
-            "nodes": [{"instance_id": "i-1", "name": "n", "jobs": [{"job_id": "1", "user": "u", "name": "j", "end_time": "9999-12-31T23:59:59+00:00", "state": "RUNNING"}]}],
+            "nodes": [
+                {
+                    "instance_id": "i-1",
+                    "name": "n",
+                    "jobs": [{"job_id": "1", "user": "u", "name": "j", "end_time": "9999-12-31T23:59:59+00:00", "state": "RUNNING"}],
+                }
+            ],
         }
 
     file = saved_plan(edit)
@@ -181,7 +187,11 @@ def test_a_pods_times_out_of_range_are_a_workload_error(pod_edit, field):
     from pulumi_hyperpod.workload.eks import _end
     from pulumi_hyperpod.workload.source import WorkloadError
 
-    pod = {"metadata": {"namespace": "ml", "name": "train-0"}, "spec": {"activeDeadlineSeconds": 600}, "status": {"startTime": "2026-01-01T00:00:00Z"}}
+    pod = {
+        "metadata": {"namespace": "ml", "name": "train-0"},
+        "spec": {"activeDeadlineSeconds": 600},
+        "status": {"startTime": "2026-01-01T00:00:00Z"},
+    }
     assert _end(copy.deepcopy(pod)).isoformat() == "2026-01-01T00:10:00+00:00"
     pod_edit(pod)
     with pytest.raises(WorkloadError, match=f"pod ml/train-0: .*{field.split('.')[-1]}.*must be a time from"):
@@ -210,5 +220,7 @@ def test_the_simulators_time_filters_out_of_range_are_a_validation_exception(ope
 
 def test_a_since_out_of_range_is_a_usage_error(world):
     result = CliRunner().invoke(main, ["--backend", "fake", "cost", "leo", "--since", "2300-01-01T00:00:00Z"])
-    assert result.exit_code == 1 and "must be a time from 1970-01-01" in result.output, result.output  # a usage error (tests/input/test_exit_codes.py)
+    assert result.exit_code == 1 and "must be a time from 1970-01-01" in result.output, (
+        result.output
+    )  # a usage error (tests/input/test_exit_codes.py)
     assert "Traceback" not in result.output

@@ -60,7 +60,9 @@ def _nodes_gone(run: "_Run", step: "Step", state: "ClusterState", sent: frozense
     if state is None:
         return []
     still = [(key, state.node(key)) for key in sorted(sent)]
-    return [f"{key} is still {node.status} after {step.operation}" for key, node in still if node is not None and node.status not in LEAVING]
+    return [
+        f"{key} is still {node.status} after {step.operation}" for key, node in still if node is not None and node.status not in LEAVING
+    ]
 
 
 def _nodes_running(run: "_Run", step: "Step", state: "ClusterState", sent: frozenset[str]) -> list[str]:
