@@ -61,9 +61,9 @@ def apply(client: "TrainingClusterClient", the_plan: Plan, options: ApplyOptions
         except KeyboardInterrupt:  # SIGINT: what was sent, what was under way (core/contract.py)
             sent = step.operation in result.calls[len(result.calls) - 1 :]
             doing = (
-                f"waiting on the operation of step {index}/{len(the_plan.steps)} ({step.operation}, accepted)"
+                f"while waiting on the operation of step {index}/{len(the_plan.steps)} ({step.operation}, accepted)"
                 if sent
-                else f"step {index}/{len(the_plan.steps)} ({step.operation}, which may or may not have reached the service)"
+                else f"during step {index}/{len(the_plan.steps)} ({step.operation}, which may or may not have reached the service)"
             )
             raise ApplyInterrupted(the_plan.cluster_name, list(result.calls), doing) from None
     if the_plan.steps and the_plan.action != "delete":

@@ -160,7 +160,7 @@ class _Run:
         self.step_failures: dict[int, list[str]] = {}
         self.sent: dict[int, set[str]] = {}
         self.landed: set[int] = set()
-        self.doing = "checking the cluster before the first call"  # said when SIGINT stops the run
+        self.doing = "while checking the cluster before the first call"  # said when SIGINT stops the run
 
     # ---- helpers -----------------------------------------------------------------------------
     def say(self, message: str, phase: str = "call") -> None:
@@ -210,7 +210,7 @@ class _Run:
                 self.verify_unmoved()
             self.guard(operation, request)
             try:
-                doing, self.doing = self.doing, f"sending {operation} (it may or may not have reached the service)"
+                doing, self.doing = self.doing, f"while sending {operation} (it may or may not have reached the service)"
                 response = method(**request)
                 self.doing = doing
                 self.result.calls.append(operation)
@@ -253,7 +253,7 @@ class _Run:
             after_delete = index > 0 and self.plan.steps[index - 1].operation == "DeleteCluster"
             verify = self.plan.basis is not None and not after_delete
             self.step, before = index, len(self.result.failures)
-            self.doing = f"step {index + 1}/{len(self.plan.steps)} ({step.operation})"
+            self.doing = f"during step {index + 1}/{len(self.plan.steps)} ({step.operation})"
             try:
                 handler = getattr(self, f"_{xform_name(step.operation)}")
                 if step.canary:  # a canary scale-out: its nodes must pass before the next step (apply/lifecycle.py)
@@ -472,7 +472,7 @@ class _Run:
         deleted = self.plan.action == "delete"
         exists = self.plan.basis is not None or self.plan.steps
         if waiter is not None and not deleted and exists:
-            self.doing = f"waiting for cluster {self.name} to reach {wait_policy} (every call was accepted)"
+            self.doing = f"while waiting for cluster {self.name} to reach {wait_policy} (every call was accepted)"
             try:
                 self._wait(waiter)
                 self.say(f"cluster {self.name}: {wait_policy} reached", "wait")
