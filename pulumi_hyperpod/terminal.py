@@ -15,3 +15,16 @@ def shown(text: str, *, one_line: bool = False) -> str:
     """`text` with its control characters escaped; `one_line`: newlines too."""
     text = _CONTROL.sub(lambda match: match.group().encode("unicode_escape").decode("ascii"), text)
     return text.replace("\n", "\\n") if one_line else text
+
+
+# User text with no bound of its own (a Slurm user or job id, a Slurm node name from a --workload
+# file) in the sentences and tables printed for people: a 10,000-character user name is a wall of
+# text, not information. The records (a saved plan's workload view, `--json` data) keep it whole.
+CLIP = 64
+
+
+def clipped(text: str, limit: int = CLIP) -> str:
+    """`text`, or its first characters and how many more there are when it is longer than `limit`."""
+    if len(text) <= limit:
+        return text
+    return f"{text[: limit - 1]}… ({len(text) - limit + 1:,} more characters)"

@@ -176,6 +176,16 @@ class _ServiceRules(ParamValidator):
             elif not fullmatch(pattern, param):
                 errors.add(_path(name), f"{_describe(param)} does not match the pattern {pattern}")
 
+    def _validate_timestamp(self, param, shape, errors, name):
+        # botocore's check lets dateutil's RuntimeError and the platform's OverflowError through
+        # (`1e20`); the one reader (core/timestamps.py) range-checks into one rule
+        from ..core.timestamps import TimestampError, read_time
+
+        try:
+            read_time(param)
+        except TimestampError as error:
+            errors.add(_path(name), str(error))
+
     def _validate_integer(self, param, shape, errors, name):
         self._number(super()._validate_integer, "int", param, shape, errors, name)
 

@@ -36,8 +36,10 @@ def read_inputs(client: Any, desired: Any, state: Any, context: AwsContext | Non
         roles, learnt = _learnt_roles(desired, state, context.s3, context.lifecycle_dir)
         notes = notes + learnt
     if view is not None and view.unmatched:
+        from ..terminal import clipped  # a Slurm node name from a --workload file is user text
+
         notes = notes + (
-            f"{view.orchestrator} nodes no HyperPod node matches (not weighed): {', '.join(view.unmatched[:10])}"
+            f"{view.orchestrator} nodes no HyperPod node matches (not weighed): {', '.join(clipped(name) for name in view.unmatched[:10])}"
             + (f" and {len(view.unmatched) - 10} more" if len(view.unmatched) > 10 else ""),
         )
     return state, dataclasses.replace(context, roles=dict(roles or {}), view=view, region=region, notes=notes)

@@ -45,7 +45,7 @@ def _handle(command: Callable) -> Callable:
     @functools.wraps(command)
     @handle_errors
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from ..core.contract import ApplyError, PlanInvalid, PlanRefused, PlanStale
+        from ..core.contract import EXIT_INTERRUPTED, ApplyError, ApplyInterrupted, PlanInvalid, PlanRefused, PlanStale
         from ..gcp.client import CredentialsMissing, GcpApiError, OperationTimeout
         from ..core.planfile import SavedPlanError
 
@@ -58,6 +58,9 @@ def _handle(command: Callable) -> Callable:
             sys.exit(EXIT_REFUSED)
         except (PlanInvalid, SavedPlanError) as error:
             print_error(str(error))
+        except ApplyInterrupted as error:  # Ctrl-C: what was sent, what was under way, how to resume
+            print_error(str(error).removeprefix("interrupted "), label="interrupted")
+            sys.exit(EXIT_INTERRUPTED)
         except ApplyError as error:
             from .flow import apply_failed
 
@@ -249,11 +252,15 @@ def apply_command(ctx, spec_file, plan_file, yes, no_wait, timeout, as_json, pol
     from ..gcp.status import status_of
 
     if as_json:
-        _emit(the_plan, {"outcome": result.outcome, "calls": result.calls, "status": status_of(result.state)})
+        _emit(the_plan, {"outcome": result.outcome, "calls": result.calls, "failures": result.failures, "status": status_of(result.state)})
     else:
+        for failure in result.failures:
+            print_error(failure, label="failed")
         _out().print(f"outcome: {result.outcome}; calls: {', '.join(result.calls) or 'none'}", highlight=False)
         if result.state is not None:
             _out().print(_status_table(result.state))
+    if result.failures:
+        sys.exit(EXIT_ERROR)
 
 
 def _emit(the_plan, result) -> None:

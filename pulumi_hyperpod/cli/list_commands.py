@@ -100,13 +100,14 @@ def gcp_row(resource: dict, now: dt.datetime) -> dict[str, Any]:
 
 
 def _parse_time(value: Any) -> Optional[dt.datetime]:
+    from ..core.timestamps import TimestampError, read_time
+
     if not isinstance(value, str):
         return None
     try:
-        moment = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
+        return read_time(value)
+    except TimestampError:  # a service's time that is none is shown as none
         return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
 
 
 def print_rows(rows: Iterable[dict], title: str, empty: str) -> None:

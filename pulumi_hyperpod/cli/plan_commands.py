@@ -448,7 +448,7 @@ def _run_with_progress(ctx, client, the_plan, policy, wait_policy, timeout, quie
     from ..aws.client import default_poll_seconds
     from ..aws.context import AwsContext
     from ..core import cloud
-    from ..core.contract import ApplyError, ApplyOptions, ConcurrentChange, PlanRefused, PlanStale
+    from ..core.contract import EXIT_INTERRUPTED, ApplyError, ApplyInterrupted, ApplyOptions, ConcurrentChange, PlanRefused, PlanStale
 
     err = common.err
     poll = default_poll_seconds(ctx.obj["backend"])
@@ -476,6 +476,9 @@ def _run_with_progress(ctx, client, the_plan, policy, wait_policy, timeout, quie
         except ConcurrentChange as error:
             err.print(Text.assemble(("error: ", "red"), str(error)), highlight=False)
             sys.exit(EXIT_ERROR)
+        except ApplyInterrupted as error:  # Ctrl-C: what was sent, what was under way, how to resume
+            err.print(Text.assemble(("interrupted: ", "red"), str(error).removeprefix("interrupted ")), highlight=False)
+            sys.exit(EXIT_INTERRUPTED)
         except ApplyError as error:
             err.print(Text.assemble(("error: ", "red"), flow.apply_failed(error)), highlight=False)
             sys.exit(EXIT_ERROR)

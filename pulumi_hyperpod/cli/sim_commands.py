@@ -91,11 +91,12 @@ def _when(value: Any) -> str:
 def _parse_since(since: Optional[str]) -> Optional[dt.datetime]:
     if since is None:
         return None
+    from ..core.timestamps import TimestampError, read_time
+
     try:
-        moment = dt.datetime.fromisoformat(since.replace("Z", "+00:00"))
-    except ValueError:
-        raise click.BadParameter(f"{since!r} is not an ISO 8601 time (e.g. 2026-01-01T00:00:00Z)", param_hint="--since") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
+        return read_time(since)
+    except TimestampError as error:
+        raise click.BadParameter(f"{error} (an ISO 8601 time, e.g. 2026-01-01T00:00:00Z)", param_hint="--since") from None
 
 
 # -- hyperpod fake ---------------------------------------------------------------------------------

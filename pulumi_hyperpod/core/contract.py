@@ -5,7 +5,8 @@
   called; it is NOT a kind of PlanRefused, on either cloud (a stale plan is an error to re-plan,
   not a guard's verdict). `PlanInvalid`: a plan whose steps do not fit it (hand-edited, corrupt),
   checked before any call. `ApplyError`: a call failed for good, `done` names the calls already
-  made; `ConcurrentChange` is the ApplyError of another writer moving the cluster mid-apply.
+  made; `ConcurrentChange` is the ApplyError of another writer moving the cluster mid-apply;
+  `ApplyInterrupted` the ApplyError of a SIGINT (what was sent, what was in flight; exit 130).
 - One `ApplyResult`: the cluster, the outcome (`OUTCOMES`), the observed state after, the calls.
 - One `wait` vocabulary (`WAITS`) and one `ApplyOptions` instead of keywords forwarded through
   every layer.
@@ -26,9 +27,12 @@ if TYPE_CHECKING:  # pragma: no cover
 # operation ends when the cluster is RUNNING with its pools at their counts).
 WAITS: tuple[str, ...] = ("none", "InService", "MinCount", "Target")
 
-# done: every call made and waited for as asked | started: calls accepted, not waited for (wait
-# "none") | waiting: the deadline came while the service waits for capacity | timeout | unreachable
-OUTCOMES: tuple[str, ...] = ("done", "started", "waiting", "timeout", "unreachable")
+# done: every step's effect observed (plan/steps.py's `completion` of its kind), waited for as asked |
+# started: calls accepted, not waited for (wait "none"), none refused | partial: some of the plan's
+# effect was observed, not all of it (a node the service refused to delete, a group it did not grow,
+# a rollout rolled back; `failures` names each) | failed: calls were made and none of their effect was
+# observed | waiting: the deadline came while the service waits for capacity | timeout | unreachable
+OUTCOMES: tuple[str, ...] = ("done", "started", "partial", "failed", "waiting", "timeout", "unreachable")
 
 
 class PlanRefused(Exception):
@@ -66,6 +70,29 @@ class ApplyError(Exception):
         self.done = done
 
 
+class ApplyInterrupted(ApplyError):
+    """SIGINT (Ctrl-C) stopped apply. `done`: the calls the service accepted — it carries them out
+    whether anyone waits or not; `in_flight`: what apply was doing when the signal came (a call being
+    sent may or may not have reached the service), with its preposition ("while sending …", "during
+    step 2/3 (…)"). The front ends say both and how to resume, and exit
+    `EXIT_INTERRUPTED`."""
+
+    def __init__(self, name: str, done: list[str], in_flight: str) -> None:
+        self.in_flight = in_flight
+        sent = f"{len(done)} call(s) were sent and accepted ({', '.join(done)})" if done else "no call was accepted"
+        super().__init__(
+            f"interrupted {in_flight}: {sent}; the service carries out what it accepted. To resume, "
+            f"run the same apply again with -f SPEC (it reads cluster {name} as it is now and does only what is "
+            "left, waiting as asked), or make the plan again (`plan`) to see what is left; a saved plan "
+            "(--plan) no longer matches the cluster once a call was accepted",
+            done,
+        )
+
+
+# The exit status of an apply that SIGINT stopped: 128 + SIGINT, as a shell reports it.
+EXIT_INTERRUPTED = 130
+
+
 class ConcurrentChange(ApplyError):
     """Another writer moved the cluster while this plan was being applied: apply stopped."""
 
@@ -95,6 +122,15 @@ class ApplyResult:
     @property
     def ok(self) -> bool:
         return self.outcome in ("done", "started") and not self.failures
+
+
+def settled_outcome(waited: str, short: int, landed: bool) -> str:
+    """The outcome once each step's completion was checked: `waited` is what the wait made of the run,
+    `short` how many steps' effects were not observed, `landed` whether any of the plan's effect was.
+    A wait that fell short (waiting, timeout, unreachable) says so already and stays."""
+    if not short or waited not in ("done", "started"):
+        return waited
+    return "partial" if landed else "failed"
 
 
 @dataclass(frozen=True)

@@ -13,13 +13,16 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.contract import (  # noqa: F401 - the one apply contract (core/contract.py), exported here too
     ApplyError,
+    ApplyInterrupted,
     ApplyOptions,
     ApplyResult,
     PlanInvalid,
     PlanRefused,
     PlanStale,
+    settled_outcome,
 )
 from ..plan.model import Plan, Step
+from ..plan.steps import declaration
 from .client import GcpApiError, OperationTimeout
 from .observe import GcpClusterState, observe
 from .plan_build import fingerprint_of
@@ -50,16 +53,55 @@ def apply(client: "TrainingClusterClient", the_plan: Plan, options: ApplyOptions
     wait = options.waits
     deadline = client.monotonic() + options.timeout
     result = ApplyResult(the_plan.cluster_name)
-    for step in the_plan.steps:
+    for index, step in enumerate(the_plan.steps, 1):
         try:
             _run(client, the_plan, step, wait, deadline, say, result)
         except (GcpApiError, OperationTimeout) as error:
             raise ApplyError(str(error), result.calls) from None
+        except KeyboardInterrupt:  # SIGINT: what was sent, what was under way (core/contract.py)
+            sent = step.operation in result.calls[len(result.calls) - 1 :]
+            doing = (
+                f"while waiting on the operation of step {index}/{len(the_plan.steps)} ({step.operation}, accepted)"
+                if sent
+                else f"during step {index}/{len(the_plan.steps)} ({step.operation}, which may or may not have reached the service)"
+            )
+            raise ApplyInterrupted(the_plan.cluster_name, list(result.calls), doing) from None
     if the_plan.steps and the_plan.action != "delete":
         result.state = observe(client, the_plan.cluster_name)
     if not wait and the_plan.steps:
         result.outcome = "started"
+    elif the_plan.steps:
+        short = [(step, lines) for step in the_plan.steps if (lines := shortfalls(the_plan, step, result.state))]
+        result.failures.extend(line for _, lines in short for line in lines)
+        result.outcome = settled_outcome(result.outcome, len(short), len(short) < len(the_plan.steps))
     return result
+
+
+def shortfalls(the_plan: Plan, step: Step, state: GcpClusterState | None) -> list[str]:
+    """What of a waited-for step's effect the cluster, read after its operation ended, does not show,
+    by its kind's completion (plan/steps.py): the operation's end is not the whole answer — a
+    cluster left in ERROR, or a pool the service did not size as asked, is short."""
+    completion = declaration(step.kind).completion
+    if step.operation == DELETE:
+        return []  # the operation's end is the cluster's going (a replacement's create follows)
+    if state is None:
+        return [f"{step.operation}: the cluster {the_plan.cluster_name} is not there after its operation ended"]
+    short = (
+        []
+        if state.state == "RUNNING"
+        else [f"{step.operation}: the cluster is {state.state}, not RUNNING ({state.detail or 'no detail given'})"]
+    )
+    if completion == "group-targets":
+        for row in the_plan.groups:
+            pool = state.pool(row.group)
+            if (
+                row.action in ("create", "grow", "shrink")
+                and row.target_after is not None
+                and pool is not None
+                and pool.target != row.target_after
+            ):
+                short.append(f"{step.operation}: pool {row.group} has max_node_count {pool.target}, the plan asked for {row.target_after}")
+    return short
 
 
 def check_steps(the_plan: Plan) -> None:

@@ -332,7 +332,7 @@ class ClusterProvider(CloudProvider):
             raise ProviderError(f"cluster {name}: " + "; ".join(result.failures) + "; run `pulumi up` again to continue")
         for failure in result.failures:  # create: the cluster exists, so it must reach the state
             say(f"warning: {failure}", name)
-        if result.outcome != "done" and result.state is not None:
+        if result.outcome not in ("done", "partial", "failed") and result.state is not None:  # (the failures said those)
             say(
                 f"not waiting any longer ({result.outcome}): the cluster is {result.state.status} with "
                 f"{sum(g.current_count for g in result.state.groups)}/{sum(g.target_count for g in result.state.groups)} nodes; "

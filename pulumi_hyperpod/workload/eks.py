@@ -25,16 +25,24 @@ from .source import WorkloadError
 DRAIN_ANNOTATION = "hyperpod.pulumi.io/scale-in-drain"  # the mark apply writes on a node it cordons
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
 TERMINAL_PHASES = ("Succeeded", "Failed")
+# the API server's answer (500) to the eviction of a pod more than one PodDisruptionBudget selects
+MORE_THAN_ONE_BUDGET = "This pod has more than one PodDisruptionBudget"
 
 
 def _utcnow() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc)
 
 
-def _time(value: Any) -> dt.datetime | None:
+def _time(value: Any, where: str) -> dt.datetime | None:
+    """A time of the API's answer, range-checked by the one reader (core/timestamps.py)."""
+    from ..core.timestamps import TimestampError, read_time
+
     if not isinstance(value, str) or not value:
         return None
-    return dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    try:
+        return read_time(value)
+    except TimestampError as error:
+        raise WorkloadError(f"{where}: {error}") from None
 
 
 def _selects(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
@@ -78,11 +86,18 @@ def _skipped(pod: Mapping[str, Any]) -> bool:
 
 
 def _end(pod: Mapping[str, Any]) -> dt.datetime | None:
+    from ..core.timestamps import TimestampError, from_epoch
+
+    meta = pod.get("metadata") or {}
+    where = f"Kubernetes API: pod {meta.get('namespace', '')}/{meta.get('name', '')}"
     deadline = (pod.get("spec") or {}).get("activeDeadlineSeconds")
-    start = _time((pod.get("status") or {}).get("startTime"))
-    if deadline and start:
-        return start + dt.timedelta(seconds=int(deadline))
-    return None
+    start = _time((pod.get("status") or {}).get("startTime"), f"{where}: status.startTime")
+    if not (deadline and start) or isinstance(deadline, bool) or not isinstance(deadline, (int, float)):
+        return None
+    try:  # the start plus the deadline, in range too (a deadline of 1e20 s is no end time)
+        return from_epoch(start.timestamp() + min(deadline, 2**53))  # (an int past a float's range is out of range anyway)
+    except TimestampError as error:
+        raise WorkloadError(f"{where}: status.startTime + spec.activeDeadlineSeconds: {error}") from None
 
 
 @dataclass
@@ -159,6 +174,8 @@ class EksWorkload:
             if b["metadata"].get("namespace") == meta.get("namespace") and _selects((b.get("spec") or {}).get("selector") or {}, labels)
         ]
         blocked = [b["metadata"]["name"] for b in covering if int((b.get("status") or {}).get("disruptionsAllowed") or 0) <= 0]
+        if len(covering) > 1:  # the Eviction API refuses the pod whatever each budget allows (model.Pod.over_budgeted)
+            blocked = [b["metadata"]["name"] for b in covering]
         kind, owner = _owner(pod)
         return Pod(
             namespace=meta.get("namespace", ""),
@@ -199,7 +216,9 @@ class EksWorkload:
                 except ApiException as error:
                     if error.status == 404:
                         continue  # gone meanwhile
-                    if error.status == 429:
+                    if error.status == 429 or (error.status == 500 and MORE_THAN_ONE_BUDGET in _message(error)):
+                        # a budget says not now (429), or more than one selects the pod (500: never,
+                        # until the budgets change): reported and waited on, never forced
                         blocked.append(f"pod {meta['namespace']}/{meta['name']}: {_message(error)}")
                         continue
                     raise WorkloadError(

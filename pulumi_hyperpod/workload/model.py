@@ -30,9 +30,11 @@ class Job:
 
     def describe(self, now: dt.datetime | None = None) -> str:
         """`now`: when the reader reads it; the end's date is shown unless it is that day (UTC)."""
-        who = f" ({self.user})" if self.user else ""
+        from ..terminal import clipped  # user text: a sentence shows at most terminal.CLIP characters of it
+
+        who = f" ({clipped(self.user)})" if self.user else ""
         ends = f"ends ≤ {when(self.end_time, now)}" if self.end_time else "has no time limit"
-        return f"job {self.job_id}{who} {ends}"
+        return f"job {clipped(self.job_id)}{who} {ends}"
 
 
 def when(moment: dt.datetime, now: dt.datetime | None) -> str:
@@ -52,11 +54,20 @@ class Pod:
     owner_name: str = ""
     end_time: dt.datetime | None = None  # a Job's pod with activeDeadlineSeconds; None otherwise
     budgets: tuple[str, ...] = ()  # PodDisruptionBudgets that select it
-    blocked_by: tuple[str, ...] = ()  # of those, the ones that allow no disruption now
+    # of those, the ones that allow no disruption now — all of them when more than one selects it:
+    # the Eviction API refuses such a pod whatever the budgets allow (`over_budgeted`)
+    blocked_by: tuple[str, ...] = ()
 
     @property
     def owner(self) -> str:
         return f"{self.owner_kind.lower()} {self.owner_name}" if self.owner_kind else "no owner"
+
+    @property
+    def over_budgeted(self) -> bool:
+        """More than one PodDisruptionBudget selects it: the Eviction API answers 500 ("This pod has
+        more than one PodDisruptionBudget, which the eviction subresource does not support"), so no
+        drain evicts it (kubernetes.io/docs/concepts/scheduling-eviction/api-eviction/)."""
+        return len(self.budgets) > 1
 
 
 @dataclass(frozen=True)
@@ -88,6 +99,11 @@ class NodeWorkload:
     def protecting_budgets(self) -> tuple[str, ...]:
         return tuple(sorted({b for pod in self.pods for b in pod.budgets}))
 
+    @property
+    def over_budgeted(self) -> tuple[Pod, ...]:
+        """Its pods the Eviction API will not evict: more than one budget selects each."""
+        return tuple(pod for pod in self.pods if pod.over_budgeted)
+
     def ends_by(self) -> dt.datetime | None:
         """When the last of its work ends by its limits; None when some of it has no limit."""
         ends = [job.end_time for job in self.jobs] + [pod.end_time for pod in self.pods]
@@ -109,7 +125,15 @@ class NodeWorkload:
         for owner, count in sorted(owners.items()):
             parts.append(f"{count} pod{'s' if count > 1 else ''} of {owner}")
         budgets = self.protecting_budgets
-        if budgets:
+        over = self.over_budgeted
+        if over:
+            pod = over[0]
+            more = f" (and {len(over) - 1} more pod(s))" if len(over) > 1 else ""
+            parts.append(
+                f"pod {pod.namespace}/{pod.name}{more} is selected by more than one PodDisruptionBudget "
+                f"({', '.join(pod.budgets)}): the Eviction API refuses to evict it"
+            )
+        elif budgets:
             state = " (no disruption allowed now)" if self.blocking_budgets else ""
             parts.append(f"protected by PodDisruptionBudget {', '.join(budgets)}{state}")
         return "; ".join(parts)
@@ -152,10 +176,10 @@ class WorkloadView:
             raise ValueError(f"workload view format {data.get('format')!r} is not {VIEW_FORMAT}")
         return cls(
             orchestrator=data["orchestrator"],
-            observed_at=_time(data["observed_at"]),
+            observed_at=_time(data["observed_at"], "observed_at"),
             source=data.get("source") or "",
             unmatched=tuple(data.get("unmatched") or ()),
-            nodes=tuple(_node_from(n) for n in data.get("nodes") or ()),
+            nodes=tuple(_node_from(n, f"nodes[{index}]") for index, n in enumerate(data.get("nodes") or ())),
         )
 
 
@@ -163,8 +187,14 @@ def _iso(value: dt.datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def _time(value: str | None) -> dt.datetime | None:
-    return dt.datetime.fromisoformat(value) if value else None
+def _time(value: str | None, field: str) -> dt.datetime | None:
+    """A saved time, range-checked (core/timestamps.py); a TimestampError names the field."""
+    from ..core.timestamps import TimestampError, read_time
+
+    try:
+        return read_time(value) if value else None
+    except TimestampError as error:
+        raise TimestampError(f"{field}: {error}") from None
 
 
 def _node_dict(node: NodeWorkload) -> dict[str, Any]:
@@ -192,25 +222,28 @@ def _node_dict(node: NodeWorkload) -> dict[str, Any]:
     }
 
 
-def _node_from(data: Mapping[str, Any]) -> NodeWorkload:
+def _node_from(data: Mapping[str, Any], where: str) -> NodeWorkload:
     return NodeWorkload(
         instance_id=data["instance_id"],
         name=data["name"],
         state=data.get("state") or "",
         drained=bool(data.get("drained")),
         drain_reason=data.get("drain_reason") or "",
-        drain_started=_time(data.get("drain_started")),
+        drain_started=_time(data.get("drain_started"), f"{where}.drain_started"),
         health=data.get("health") or "",
-        jobs=tuple(Job(**{**j, "end_time": _time(j.get("end_time"))}) for j in data.get("jobs") or ()),
+        jobs=tuple(
+            Job(**{**j, "end_time": _time(j.get("end_time"), f"{where}.jobs[{index}].end_time")})
+            for index, j in enumerate(data.get("jobs") or ())
+        ),
         pods=tuple(
             Pod(
                 **{
                     **p,
-                    "end_time": _time(p.get("end_time")),
+                    "end_time": _time(p.get("end_time"), f"{where}.pods[{index}].end_time"),
                     "budgets": tuple(p.get("budgets") or ()),
                     "blocked_by": tuple(p.get("blocked_by") or ()),
                 }
             )
-            for p in data.get("pods") or ()
+            for index, p in enumerate(data.get("pods") or ())
         ),
     )

@@ -170,12 +170,16 @@ def from_files(paths: Sequence[str], state: ClusterState) -> WorkloadView:
             raise WorkloadError(f"{path}: larger than {MAX_OUTPUT // 2**20} MB; not a Slurm --json output")
         document = _parse(text.decode("utf-8", errors="replace"), path)
         try:
-            if slurm_json.kind_of(document) == "squeue":
+            kind = slurm_json.kind_of(document)
+        except slurm_json.SlurmOutputError as error:
+            raise WorkloadError(f"{path}: {error}") from None
+        try:
+            if kind == "squeue":
                 jobs = (jobs or []) + slurm_json.jobs(document, path)
             else:
                 nodes += slurm_json.nodes(document, path)
         except slurm_json.SlurmOutputError as error:
-            raise WorkloadError(f"{path}: {error}") from None
+            raise WorkloadError(str(error)) from None  # it names the file and the field already
     if jobs is None:
         raise WorkloadError(f"{', '.join(paths)}: no squeue --json output among them (jobs are what a scale-in weighs)")
     observed = dt.datetime.fromtimestamp(newest, dt.timezone.utc)

@@ -59,7 +59,7 @@ def kind_of(document: Any) -> str:
     raise SlurmOutputError("not the --json output of squeue, sinfo or scontrol show nodes (no 'jobs', 'nodes' or 'sinfo' list)")
 
 
-def _number(value: Any) -> int | None:
+def _number(value: Any) -> int | float | None:
     """22.05: an int (0 = not set); 23.02+: {"set", "infinite", "number"}."""
     if isinstance(value, Mapping):
         if not value.get("set", True) or value.get("infinite"):
@@ -67,7 +67,7 @@ def _number(value: Any) -> int | None:
         value = value.get("number")
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return int(value) or None
+    return value or None
 
 
 def _flags(value: Any) -> tuple[str, ...]:
@@ -78,9 +78,17 @@ def _flags(value: Any) -> tuple[str, ...]:
     return ()
 
 
-def _epoch(value: Any) -> dt.datetime | None:
+def _epoch(value: Any, where: str) -> dt.datetime | None:
+    """A time of the output (seconds since 1970), range-checked by the one reader (core/timestamps.py)."""
+    from ..core.timestamps import TimestampError, from_epoch
+
     seconds = _number(value)
-    return dt.datetime.fromtimestamp(seconds, dt.timezone.utc) if seconds else None
+    if not seconds:
+        return None
+    try:
+        return from_epoch(seconds)
+    except TimestampError as error:
+        raise SlurmOutputError(f"{where}: {error}") from None
 
 
 def _text(value: Any) -> str:
@@ -110,19 +118,19 @@ def jobs(document: Mapping[str, Any], where: str = "squeue --json") -> list[Slur
                 name=_text(raw.get("name")),
                 state=states[0],
                 nodes=nodes,
-                end_time=_end_time(raw),
+                end_time=_end_time(raw, f"{where}: jobs[{index}].end_time"),
             )
         )
     return found
 
 
-def _end_time(raw: Mapping[str, Any]) -> dt.datetime | None:
+def _end_time(raw: Mapping[str, Any], where: str) -> dt.datetime | None:
     """A running job's end_time is its start plus its time limit (what squeue shows as END_TIME);
     an unlimited job has none."""
     limit = raw.get("time_limit")
     if isinstance(limit, Mapping) and limit.get("infinite"):
         return None
-    return _epoch(raw.get("end_time"))
+    return _epoch(raw.get("end_time"), where)
 
 
 def nodes(document: Mapping[str, Any], where: str = "sinfo --json") -> list[SlurmNode]:
@@ -143,7 +151,7 @@ def nodes(document: Mapping[str, Any], where: str = "sinfo --json") -> list[Slur
                 state=base,
                 flags=flags,
                 reason=_text(raw.get("reason")),
-                reason_time=_epoch(raw.get("reason_changed_at")),
+                reason_time=_epoch(raw.get("reason_changed_at"), f"{where}: nodes[{index}].reason_changed_at"),
             )
         )
     return found
@@ -157,6 +165,7 @@ def _grouped_nodes(groups: list, where: str) -> list[SlurmNode]:
         names = (group.get("nodes") or {}).get("nodes") or []
         states = _flags((group.get("node") or {}).get("state"))
         reason = group.get("reason") or {}
+        reason_time = _epoch(reason.get("time"), f"{where}: sinfo[{index}].reason.time")
         for name in names:
             found.setdefault(
                 name,
@@ -167,7 +176,7 @@ def _grouped_nodes(groups: list, where: str) -> list[SlurmNode]:
                     state=states[0].lower() if states else "",
                     flags=states[1:],
                     reason=_text(reason.get("description")),
-                    reason_time=_epoch(reason.get("time")),
+                    reason_time=reason_time,
                 ),
             )
     return list(found.values())

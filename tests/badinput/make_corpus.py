@@ -833,6 +833,24 @@ def _snapshot_defects(base: dict) -> list[tuple[str, Any, str, str]]:
             "timestamp",
         ),
         (
+            "launch-time-1e20.json",
+            changed(lambda d: node(d, 0).update(LaunchTime=1e20)),
+            "ClusterNodeSummaries[0].LaunchTime",
+            "must be a time from 1970-01-01",
+        ),
+        (
+            "launch-time-year-99999.json",
+            changed(lambda d: node(d, 0).update(LaunchTime="99999-01-01T00:00:00Z")),
+            "ClusterNodeSummaries[0].LaunchTime",
+            "timestamp",
+        ),
+        (
+            "creation-time-1e20.json",
+            changed(lambda d: describe(d).update(CreationTime=1e20)),
+            "DescribeCluster.CreationTime",
+            "must be a time from 1970-01-01",
+        ),
+        (
             "incomplete-listing.json",
             {
                 "DescribeCluster": base["DescribeCluster"],
@@ -977,6 +995,39 @@ def _slurm_defects(base: dict) -> list[tuple[str, Any, str, str]]:
     ]
 
 
+# ---- Slurm --workload files (squeue/sinfo --json): bounded before expansion, times in range --------
+WORKLOAD_CORPUS = HERE / "corpus-workload"
+
+
+def _job(**fields: Any) -> dict:
+    return {"jobs": [{"job_id": 4122, "job_state": ["RUNNING"], "user_name": "bob", "nodes": "ip-10-1-25-162", **fields}]}
+
+
+_TIME_RULE = "must be a time from 1970-01-01 to 2200-01-01"
+WORKLOAD_DEFECTS: list[tuple[str, Any, str, str]] = [
+    ("hostlist-ten-million.json", _job(nodes="ip-[0-999]-[0-999]-[0-9]"), "jobs[0].nodes", "at most 100,000"),
+    ("hostlist-a-billion.json", _job(nodes="ip-[0-9999]-[0-9999]-[0-9]"), "jobs[0].nodes", "at most 100,000"),
+    ("hostlist-ranges-in-one-bracket.json", _job(nodes="n[" + ",".join(["0-99999"] * 50) + "]"), "jobs[0].nodes", "at most 100,000"),
+    ("hostlist-many-names.json", _job(nodes=",".join(["n[0-99999]"] * 50)), "jobs[0].nodes", "at most 100,000"),
+    ("hostlist-long-bound.json", _job(nodes="ip-[0-" + "9" * 5000 + "]"), "jobs[0].nodes", "more than 18 digits"),
+    ("end-time-1e20.json", _job(end_time=1e20), "jobs[0].end_time", _TIME_RULE),
+    ("end-time-negative.json", _job(end_time=-86400), "jobs[0].end_time", _TIME_RULE),
+    ("end-time-23-02-1e20.json", _job(end_time={"set": True, "infinite": False, "number": 1e20}), "jobs[0].end_time", _TIME_RULE),
+    (
+        "reason-time-1e20.json",
+        {"nodes": [{"name": "ip-10-1-25-162", "state": ["IDLE", "DRAIN"], "reason": "x", "reason_changed_at": 1e20}]},
+        "nodes[0].reason_changed_at",
+        _TIME_RULE,
+    ),
+    (
+        "grouped-reason-time-1e20.json",
+        {"sinfo": [{"nodes": {"nodes": ["ip-10-1-25-162"]}, "node": {"state": ["IDLE"]}, "reason": {"description": "x", "time": 1e20}}]},
+        "sinfo[0].reason.time",
+        _TIME_RULE,
+    ),
+]
+
+
 def _write(directory: Path, name: str, content: Any) -> None:
     file = directory / name
     if isinstance(content, bytes):
@@ -1014,7 +1065,8 @@ def main() -> None:
     )
     gcp = make_side_corpus(GCP_CORPUS, _gcp_defects(json.loads(GCP_BASE.read_text())))
     slurm = make_side_corpus(SLURM_CORPUS, _slurm_defects(json.loads(SLURM_BASE.read_text())))
-    print(f"{gcp} bad Google Cloud specs, {slurm} bad Slurm specs")
+    workloads = make_side_corpus(WORKLOAD_CORPUS, WORKLOAD_DEFECTS)
+    print(f"{gcp} bad Google Cloud specs, {slurm} bad Slurm specs, {workloads} bad Slurm --workload files")
     CORPUS.mkdir(exist_ok=True)
     for old in CORPUS.iterdir():
         old.unlink()

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import boto3
 import pytest
-from botocore.stub import ANY, Stubber
+from botocore.stub import ANY
 
 from pulumi_hyperpod import apply
 from pulumi_hyperpod.aws.planner import plan
@@ -13,14 +12,6 @@ from pulumi_hyperpod.aws.servicemodel import limit
 from pulumi_hyperpod.aws.planner.basis import Expectation
 
 from .factories import observed_from, node_id, slurm_spec
-
-
-@pytest.fixture
-def stubbed():
-    client = boto3.session.Session(aws_access_key_id="x", aws_secret_access_key="y", region_name="us-west-2").client("sagemaker")
-    with Stubber(client) as stubber:
-        yield client, stubber
-        stubber.assert_no_pending_responses()
 
 
 # observe's ListClusterNodes request: every node, logical ids included, in the largest pages the model allows

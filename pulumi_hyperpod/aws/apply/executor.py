@@ -37,17 +37,19 @@ from ..planner.basis import stale_reasons
 from ..planner.expectation import Expectation
 from ...plan.integrity import step_problems
 from ..planner.rules import api_limits, pack_deletes
-from . import guards
+from . import completion, guards
 from . import lifecycle
 from .progress import Progress
 from .waiters import WAIT_POLICIES, WaitFailed, WaitTimedOut, wait
 from ...core.contract import (  # noqa: F401 - the one apply contract (core/contract.py), exported here too
     ApplyError,
+    ApplyInterrupted,
     ApplyOptions,
     ApplyResult,
     ConcurrentChange,
     PlanRefused,
     PlanStale,
+    settled_outcome,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -152,6 +154,13 @@ class _Run:
         self.last_state: ClusterState | None = None  # the latest observation, for the guards
         self.removed: set[str] = set()  # nodes this run's deletes were accepted for
         self.operation_ids: list[str] = []  # the service's Scaling operations this run started (apply/lifecycle.py)
+        # per step (by index): the failures it met, the nodes its calls named, the steps a batch call
+        # accepted items of — what its completion is checked against at the end (apply/completion.py)
+        self.step = 0
+        self.step_failures: dict[int, list[str]] = {}
+        self.sent: dict[int, set[str]] = {}
+        self.landed: set[int] = set()
+        self.doing = "while checking the cluster before the first call"  # said when SIGINT stops the run
 
     # ---- helpers -----------------------------------------------------------------------------
     def say(self, message: str, phase: str = "call") -> None:
@@ -201,8 +210,12 @@ class _Run:
                 self.verify_unmoved()
             self.guard(operation, request)
             try:
+                doing, self.doing = self.doing, f"while sending {operation} (it may or may not have reached the service)"
                 response = method(**request)
+                self.doing = doing
                 self.result.calls.append(operation)
+                if _accepted_something(response):
+                    self.landed.add(self.step)
                 lifecycle.note_operation(self, operation)
                 return response
             except ClientError as error:
@@ -215,6 +228,12 @@ class _Run:
 
     # ---- the run -----------------------------------------------------------------------------
     def execute(self, wait_policy: str, check_fresh: bool) -> ApplyResult:
+        try:
+            return self._execute(wait_policy, check_fresh)
+        except KeyboardInterrupt:  # SIGINT: say what was sent and what was under way (core/contract.py)
+            raise ApplyInterrupted(self.name, list(self.result.calls), self.doing) from None
+
+    def _execute(self, wait_policy: str, check_fresh: bool) -> ApplyResult:
         problems = step_problems(self.plan)
         if problems:  # before any call: a plan whose steps are not its own is never run
             raise ApplyError(f"plan for cluster {self.name} cannot be applied: {'; '.join(problems)}", [])
@@ -233,6 +252,8 @@ class _Run:
             # apply may land in it. After a DeleteCluster there is no cluster to compare.
             after_delete = index > 0 and self.plan.steps[index - 1].operation == "DeleteCluster"
             verify = self.plan.basis is not None and not after_delete
+            self.step, before = index, len(self.result.failures)
+            self.doing = f"during step {index + 1}/{len(self.plan.steps)} ({step.operation})"
             try:
                 handler = getattr(self, f"_{xform_name(step.operation)}")
                 if step.canary:  # a canary scale-out: its nodes must pass before the next step (apply/lifecycle.py)
@@ -247,6 +268,7 @@ class _Run:
             except BotoCoreError as error:  # refused by the client before sending, or never answered
                 one_line = " ".join(str(error).split())  # botocore's validation report spans lines
                 raise ApplyError(f"{step.operation} failed: {one_line}", self.result.calls) from error
+            self.step_failures[index] = self.result.failures[before:]
         return self._finish(wait_policy)
 
     def _create_cluster(self, index: int, step: Step, verify: bool) -> None:
@@ -386,6 +408,7 @@ class _Run:
             self._delete_nodes(step, request, by_id + by_logical, verify=number > 0)
 
     def _delete_nodes(self, step: Step, request: dict[str, Any], victims: list[Victim], verify: bool) -> None:
+        self.sent.setdefault(self.step, set()).update(v.node_id for v in victims)
         response = self.call("BatchDeleteClusterNodes", request, verify=verify)
         accepted = set(response.get("Successful") or []) | set(response.get("SuccessfulNodeLogicalIds") or [])
         self.removed |= accepted
@@ -449,6 +472,7 @@ class _Run:
         deleted = self.plan.action == "delete"
         exists = self.plan.basis is not None or self.plan.steps
         if waiter is not None and not deleted and exists:
+            self.doing = f"while waiting for cluster {self.name} to reach {wait_policy} (every call was accepted)"
             try:
                 self._wait(waiter)
                 self.say(f"cluster {self.name}: {wait_policy} reached", "wait")
@@ -469,26 +493,29 @@ class _Run:
                 self.result.failures.append(str(error))
         self.result.state = None if deleted else observe(self.client, self.name)
         lifecycle.report_operations(self)
-        self._check_targets()
+        self._check_completion()
         return self.result
 
-    def _check_targets(self) -> None:
-        """Never a silent success: an all-or-nothing update the service rolled back (no capacity,
-        failing lifecycle scripts) ends InService at the old counts, which every waiter accepts; and
-        another writer may have moved a count after this plan's last call."""
-        state = self.result.state
-        if state is None or not self.plan.steps or self.plan.action == "delete" or self.result.failures:
-            return  # (failures already say the run fell short)
-        for change in self.plan.groups:
-            if change.action not in ("create", "grow", "shrink") or change.target_after is None:
-                continue
-            have = state.group(change.group)
-            if have is not None and have.target_count != change.target_after:
-                self.result.failures.append(
-                    f"{change.group}: TargetCount is {have.target_count}, the plan asked for {change.target_after} "
-                    f"(the service did not keep the change, or another writer changed it; cluster {state.status}"
-                    f"{': ' + state.failure_message if state.failure_message else ''})"
-                )
+    def _check_completion(self) -> None:
+        """Never a silent success: each step's effect, by its kind's completion (plan/steps.py), on
+        the cluster as observed last (apply/completion.py); a step that fell short makes the outcome
+        `partial` or `failed` (core/contract.py)."""
+        short: set[int] = set()
+        for index, step in enumerate(self.plan.steps):
+            missing = self.step_failures.get(index) or completion.shortfalls(
+                self, step, self.result.state, frozenset(self.sent.get(index, ()))
+            )
+            if missing:
+                short.add(index)
+                self.result.failures.extend(m for m in dict.fromkeys(missing) if m not in self.result.failures)
+        landed = len(short) < len(self.plan.steps) or bool(self.landed & short)
+        self.result.outcome = settled_outcome(self.result.outcome, len(short), landed)
+
+
+def _accepted_something(response: dict[str, Any]) -> bool:
+    """Did a batch call's answer accept some of its items? Then a step short of its completion did
+    part of its work (`partial`); a whole call (UpdateCluster, a rollout) is judged by its effect alone."""
+    return any(response.get(name) for name in ("Successful", "SuccessfulNodeLogicalIds"))
 
 
 def _token_mismatch(error: ClientError) -> bool:

@@ -18,6 +18,7 @@ from ..observe import observe
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...plan import Step
+    from ..observe import ClusterState
     from .executor import _Run
 
 SETTLED = frozenset({"Running", "Failure"})
@@ -31,7 +32,18 @@ def update_cluster_software(run: "_Run", step: "Step", verify: bool) -> None:
     state = observe(run.client, run.name)
     if state is None:
         return
+    short = image_shortfalls(step, state)
+    if short:
+        reason = _last_software_event(run) or "the service gave no reason"
+        run.result.failures.extend(f"{line} ({reason})" for line in short)
+    if not run.result.failures:
+        run.say("software update completed")
+
+
+def image_shortfalls(step: "Step", state: "ClusterState") -> list[str]:
+    """The groups of a rollout that do not run the image it asked for (its completion: plan/steps.py)."""
     wanted = step.request.get("ImageId")
+    lines = []
     for entry in step.request.get("InstanceGroups") or ():
         group = state.group(entry["InstanceGroupName"])
         if group is None:
@@ -40,12 +52,8 @@ def update_cluster_software(run: "_Run", step: "Step", verify: bool) -> None:
         asked = {"ImageId": wanted, "ImageReleaseVersion": entry.get("ImageReleaseVersion")}
         short = [f"{member} is {runs[member]}, not {value}" for member, value in asked.items() if value and runs[member] != value]
         if short:
-            run.result.failures.append(
-                f"UpdateClusterSoftware {group.name}: {'; '.join(short)} after the update "
-                f"({_last_software_event(run) or 'the service gave no reason'})"
-            )
-    if not run.result.failures:
-        run.say("software update completed")
+            lines.append(f"UpdateClusterSoftware {group.name}: {'; '.join(short)} after the update")
+    return lines
 
 
 def _last_software_event(run: "_Run") -> str | None:
@@ -79,6 +87,7 @@ def batch_repair(run: "_Run", step: "Step", verify: bool) -> None:
             request[field] = present
     if len(request) == 1:
         return
+    run.sent.setdefault(run.step, set()).update(followed)  # by logical id: a replaced node has a new instance id
     response = run.call(step.operation, request, verify=False)
     done = list(response.get("Successful") or []) + list(response.get("SuccessfulNodeLogicalIds") or [])
     run.say(f"{_verb(step)}ing {len(done)} node(s)")

@@ -355,11 +355,9 @@ def _group(name: str, items: Iterable[InstanceUsage]) -> GroupUsage:
 
 # ---- formatting ----------------------------------------------------------------------------------
 def _utc(value: Any) -> dt.datetime:
-    if isinstance(value, (int, float)):
-        return dt.datetime.fromtimestamp(value, dt.timezone.utc)
-    if isinstance(value, str):
-        value = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    return value.replace(tzinfo=dt.timezone.utc) if value.tzinfo is None else value.astimezone(dt.timezone.utc)
+    from ...core.timestamps import read_time
+
+    return read_time(value)
 
 
 def _iso(value: dt.datetime | None) -> str | None:

@@ -28,15 +28,12 @@ from ...core.clock import (  # noqa: F401 - re-exported: the simulator's modules
 
 
 def to_seconds(value: "dt.datetime | float | int | str") -> float:
-    """A request timestamp (botocore sends epoch numbers; ISO strings are accepted too)."""
-    if isinstance(value, dt.datetime):
-        return (value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)).timestamp()
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return to_seconds(dt.datetime.fromisoformat(value.replace("Z", "+00:00")))
-    return float(value)
+    """A request timestamp (botocore sends epoch numbers; ISO strings are accepted too), by the one
+    reader (core/timestamps.py): the operations' model check (validation.check_model) refused one out
+    of range as a ValidationException already."""
+    from ...core.timestamps import read_time
+
+    return read_time(value).timestamp()
 
 
 class PollTracker:

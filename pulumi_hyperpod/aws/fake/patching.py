@@ -67,11 +67,9 @@ def _due(world: World, group: InstanceGroup, release: str) -> Optional[float]:
 
 
 def _seconds(value) -> float:
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, dt.datetime):
-        return value.timestamp()
-    return dt.datetime.fromisoformat(str(value).replace("Z", "+00:00")).timestamp()
+    from .clock import to_seconds
+
+    return to_seconds(value)
 
 
 def progress(world: World, cluster: Cluster) -> None:

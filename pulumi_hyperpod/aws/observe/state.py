@@ -191,15 +191,9 @@ def _node(s: Mapping[str, Any], _new: Any = object.__new__, _utc_zone: dt.timezo
 
 
 def _utc(value: Any) -> dt.datetime | None:
-    if value is None:
-        return None
-    if isinstance(value, (int, float)):
-        return dt.datetime.fromtimestamp(value, dt.timezone.utc)
-    if isinstance(value, str):
-        value = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-    if value.tzinfo is None:
-        return value.replace(tzinfo=dt.timezone.utc)
-    return value.astimezone(dt.timezone.utc)
+    from ...core.timestamps import read_time  # (a snapshot's times were checked by the same reader)
+
+    return None if value is None else read_time(value)
 
 
 def _parse_times(data: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:

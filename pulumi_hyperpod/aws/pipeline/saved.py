@@ -154,10 +154,13 @@ def _workload(where: str, data: Any) -> Any:
     """The workload view the plan was ranked with, or None."""
     if data is None:
         return None
+    from ...core.timestamps import TimestampError
     from ...workload.model import WorkloadView
 
     try:
         return WorkloadView.from_dict(data)
+    except TimestampError as error:
+        raise SavedPlanError(f"{where}: workload.{error}") from None
     except (AttributeError, KeyError, TypeError, ValueError) as error:
         raise SavedPlanError(f"{where}: not a valid saved plan (workload: {type(error).__name__}: {error})") from None
 

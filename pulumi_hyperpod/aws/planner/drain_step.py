@@ -51,6 +51,8 @@ def _wait(victim: Victim, view: "WorkloadView | None", mode: str) -> tuple[float
         return None, "not listed by the orchestrator: waits up to the deadline for it to show no work"
     if work.idle:
         return 0.0, "idle: nothing to wait for"
+    if work.over_budgeted:
+        return None, f"{work.describe()} (500); the drain waits up to the deadline"
     if work.blocking_budgets:
         return None, f"{work.describe(view.observed_at)}: the eviction waits for the budget, up to the deadline"
     pods_only = not work.jobs and all(pod.end_time is None for pod in work.pods)
