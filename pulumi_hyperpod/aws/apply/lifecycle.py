@@ -1,9 +1,11 @@
 """Applying node-lifecycle steps: UpdateClusterSoftware, BatchRebootClusterNodes, BatchReplaceClusterNodes.
 
 - A rollout is followed to its end before the next step (the service takes no other software update,
-  and an all-or-nothing cluster no other write, while it runs): the cluster is SystemUpdating until
-  every batch is done. Then the groups must run the image asked for; one that does not (an alarm
-  rolled the update back, say) is a failure naming the cluster's last event about it.
+  and an all-or-nothing cluster no other write, while it runs), by the service's own status: each
+  named group's SoftwareUpdateStatus is no longer Pending, InProgress or RollbackInProgress and the
+  cluster is InService (`waiters.software_update_waiter`). A group whose update ended otherwise than
+  Succeeded (an alarm rolled it back: RollbackComplete) or that does not run the image asked for is a
+  failure naming the cluster's last event about it.
 - A repair re-reads the nodes it names right before the call: a node gone since the plan is skipped
   and said so; the per-node failures the service reports are failures of the run. A replacement is
   followed until the new instances are Running (lifecycle scripts and deep health checks included) or
@@ -24,24 +26,32 @@ SETTLED = frozenset({"Running", "Failure"})
 
 
 def update_cluster_software(run: "_Run", step: "Step", verify: bool) -> None:
+    from ..planner.software import runs_image
+    from .waiters import SOFTWARE_UPDATE_WAITER, software_update_waiter
+
     run.call("UpdateClusterSoftware", step.request, verify)
     nodes = sum(len(batch) for batch in step.batches)
     run.say(f"software update started: {nodes} node(s) in {len(step.batches)} batch(es)")
-    run._wait("ClusterInService")
-    state = observe(run.client, run.name)
-    if state is None:
-        return
+    entries = list(step.request.get("InstanceGroups") or ())
+    names = [entry["InstanceGroupName"] for entry in entries]
+    response = run._wait(SOFTWARE_UPDATE_WAITER, config=software_update_waiter(names))
+    described = {g.get("InstanceGroupName"): g for g in response.get("InstanceGroups") or ()}
     wanted = step.request.get("ImageId")
-    for entry in step.request.get("InstanceGroups") or ():
-        group = state.group(entry["InstanceGroupName"])
+    for entry in entries:
+        group = described.get(entry["InstanceGroupName"])
         if group is None:
             continue
-        runs = {"ImageId": group.described.get("CurrentImageId"), "ImageReleaseVersion": group.described.get("CurrentImageReleaseVersion")}
-        asked = {"ImageId": wanted, "ImageReleaseVersion": entry.get("ImageReleaseVersion")}
-        short = [f"{member} is {runs[member]}, not {value}" for member, value in asked.items() if value and runs[member] != value]
+        status = group.get("SoftwareUpdateStatus")
+        if status is not None and status != "Succeeded":  # the service says how it ended: RollbackComplete, Failed
+            run.result.failures.append(
+                f"UpdateClusterSoftware {entry['InstanceGroupName']}: SoftwareUpdateStatus {status} "
+                f"({_last_software_event(run) or 'the service gave no reason'})"
+            )
+            continue
+        short = runs_image(group, wanted, entry.get("ImageReleaseVersion"))
         if short:
             run.result.failures.append(
-                f"UpdateClusterSoftware {group.name}: {'; '.join(short)} after the update "
+                f"UpdateClusterSoftware {entry['InstanceGroupName']}: {'; '.join(short)} after the update "
                 f"({_last_software_event(run) or 'the service gave no reason'})"
             )
     if not run.result.failures:

@@ -75,6 +75,8 @@ def group_details(cluster: Cluster, group: InstanceGroup, nodes: list[Node]) -> 
         item["InstanceTypeDetails"] = details
     if counts["settling"] or counts["current"] != group.target:
         item["ActiveOperations"] = {"Scaling": 1}
+    for key in ("CurrentImageId", "DesiredImageId", "CurrentImageReleaseVersion", "DesiredImageReleaseVersion"):
+        item.pop(key, None)
     item.update(_software(cluster, group, nodes))
     return item
 
@@ -85,7 +87,7 @@ def _software(cluster: Cluster, group: InstanceGroup, nodes: list[Node]) -> dict
     own = images.of_spec(group.spec)
     desired = rolling_update.wanted(cluster, group.name) or own
     current = rolling_update.running_image(cluster, group.name) or own
-    item: dict[str, Any] = {**images.reported(current, "Current"), **images.reported(desired, "Desired")}
+    item: dict[str, Any] = {**images.reported(current, "Current"), **images.reported(desired, "Desired")}  # over described_spec's
     if group.software is None:
         return item
     item["SoftwareUpdateStatus"] = group.software["status"]
@@ -99,11 +101,13 @@ def _software(cluster: Cluster, group: InstanceGroup, nodes: list[Node]) -> dict
 
 def described_spec(spec: dict) -> dict:
     """A group specification as DescribeCluster reports it: members of the same name copied, the
-    Kubernetes and patch members under their Current/Desired names (counts, flexible types and the
-    image are the caller's: they depend on the nodes and on a running software update)."""
+    image, Kubernetes and patch members under their Current/Desired names (counts and flexible
+    types are the caller's: they depend on the nodes; a running software update moves the image apart)."""
     item = _copy(spec, "ClusterInstanceGroupDetails", _TRANSLATED)
     if spec.get("TrainingPlanArn"):
         item["TrainingPlanStatus"] = "Active"  # the simulator's training plans are always in their window
+    image = images.of_spec(spec)
+    item.update({**images.reported(image, "Current"), **images.reported(image, "Desired")})
     kubernetes = spec.get("KubernetesConfig")
     if kubernetes:
         item["KubernetesConfig"] = _kubernetes(kubernetes)
