@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from . import ids, images, rolling_update
+from . import ids, images, rolling_update, training_plans
 from .capacity import reserved
 from .model import (
     BOOTING,
@@ -131,7 +131,9 @@ def launch_waiting(world: World, cluster: Cluster, group: InstanceGroup) -> list
 def try_launch(world: World, cluster: Cluster, group: InstanceGroup, node: Node, batch: LaunchBatch) -> bool:
     zones = batch.zones if not node.want_azs else [az for az in batch.zones if az in node.want_azs]
     ordered = batch.zones_by_balance(zones)
-    plan = world.scenario.training_plans.get(group.spec.get("TrainingPlanArn") or "")
+    plan = training_plans.listed(world, group.spec.get("TrainingPlanArn"))
+    if plan is not None:  # reserved capacity: in the plan's AZ, while the plan is Active
+        ordered = training_plans.launchable(world, group.spec["TrainingPlanArn"], plan, ordered)
     for instance_type in candidate_types(group, node):
         if plan is not None and instance_type != plan.instance_type:
             continue  # a training plan reserves one type: the group's nodes come from it or not at all

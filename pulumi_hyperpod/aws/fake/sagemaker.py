@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from typing import Callable
 
-from . import cluster_operations, image_status, moves, node_operations as nodes, repair, software, tagging
+from . import cluster_operations, image_status, moves, node_operations as nodes, repair, software, tagging, training_plans
 from . import operations as clusters
 from .world import World
 
 OPERATIONS: dict[str, Callable[[World, str, dict], dict]] = {
     "CreateCluster": clusters.create_cluster,
-    "DescribeCluster": image_status.describe_cluster(clusters.describe_cluster),
+    "DescribeCluster": training_plans.with_plan_status(image_status.describe_cluster(clusters.describe_cluster)),
     "ListClusters": clusters.list_clusters,
     "UpdateCluster": cluster_operations.recording_scaling(clusters.update_cluster),
     "DeleteCluster": clusters.delete_cluster,
@@ -32,4 +32,6 @@ OPERATIONS: dict[str, Callable[[World, str, dict], dict]] = {
     "StartClusterHealthCheck": cluster_operations.start_cluster_health_check,
     "ListClusterOperations": cluster_operations.list_cluster_operations,
     "DescribeClusterOperation": cluster_operations.describe_cluster_operation,
+    "DescribeTrainingPlan": training_plans.describe_training_plan,
+    "ListTrainingPlans": training_plans.list_training_plans,
 }

@@ -104,8 +104,6 @@ def described_spec(spec: dict) -> dict:
     image, Kubernetes and patch members under their Current/Desired names (counts and flexible
     types are the caller's: they depend on the nodes; a running software update moves the image apart)."""
     item = _copy(spec, "ClusterInstanceGroupDetails", _TRANSLATED)
-    if spec.get("TrainingPlanArn"):
-        item["TrainingPlanStatus"] = "Active"  # the simulator's training plans are always in their window
     image = images.of_spec(spec)
     item.update({**images.reported(image, "Current"), **images.reported(image, "Desired")})
     kubernetes = spec.get("KubernetesConfig")
