@@ -24,7 +24,9 @@ if TYPE_CHECKING:  # pragma: no cover
 # The rows of a preflight section that only a plan adding instances has (quota checks, consistency
 # findings) are in findings.py, loaded when one is made or read (PEP 562): a preview with nothing
 # to add, most of them, does not build their classes.
-_EXPORTS = dict.fromkeys(["ConsistencyFinding", "QuotaCheck", "TrainingPlanFinding"], f"{__package__}.findings")  # a module: not relative to itself
+_EXPORTS = dict.fromkeys(
+    ["ConsistencyFinding", "QuotaCheck", "TrainingPlanFinding"], f"{__package__}.findings"
+)  # a module: not relative to itself
 
 
 def _tuple(value: Any) -> tuple[Any, ...]:

@@ -23,6 +23,12 @@ def _pool(client):
     return groups_of(client, "eks")["pool"]
 
 
+def _software(client):
+    """The pool's (SoftwareUpdateStatus, CurrentImageId, DesiredImageId, TargetStateCount)."""
+    pool = _pool(client)
+    return pool.get("SoftwareUpdateStatus"), pool.get("CurrentImageId"), pool.get("DesiredImageId"), pool.get("TargetStateCount")
+
+
 def _updating(client):
     return sum(1 for n in nodes_of(client, "eks") if n["InstanceStatus"]["Status"] == "SystemUpdating")
 
@@ -42,14 +48,8 @@ def test_a_rolling_update_reports_its_status_the_desired_image_and_the_nodes_on_
     node = client.describe_cluster_node(ClusterName="eks", NodeId=nodes_of(client, "eks")[0]["InstanceId"])["NodeDetails"]
     assert node["DesiredImageId"] == NEW
     sim.advance(4 * 3600)
-    pool = _pool(client)
-    assert (pool["SoftwareUpdateStatus"], pool["CurrentImageId"], pool["DesiredImageId"], pool["TargetStateCount"]) == (
-        "Succeeded",
-        NEW,
-        NEW,
-        8,
-    )
-    assert "ActiveSoftwareUpdateConfig" not in pool  # the update is over
+    assert _software(client) == ("Succeeded", NEW, NEW, 8)
+    assert "ActiveSoftwareUpdateConfig" not in _pool(client)  # the update is over
     assert all("LastSoftwareUpdateTime" in n for n in nodes_of(client, "eks"))
 
 
@@ -71,13 +71,7 @@ def test_a_rollback_swaps_current_and_desired_and_goes_rollback_maximum_batch_si
     assert _updating(client) == 1  # one node rolled back at a time
     assert pool["TargetStateCount"] == 0  # no Running node on the (new) desired image yet: the others run NEW or are rolling back
     sim.advance(6 * 901)
-    pool = _pool(client)
-    assert (pool["SoftwareUpdateStatus"], pool["CurrentImageId"], pool["DesiredImageId"], pool["TargetStateCount"]) == (
-        "RollbackComplete",
-        OLD,
-        OLD,
-        6,
-    )
+    assert _software(client) == ("RollbackComplete", OLD, OLD, 6)
     assert client.describe_cluster(ClusterName="eks")["ClusterStatus"] == "InService"
 
 

@@ -53,7 +53,9 @@ def test_a_plan_not_active_yet_is_a_warning_and_an_expired_one_a_refusal(make_wo
     waits = world.checked(_on_plan(2))
     [finding] = json_section(waits)["training_plans"]
     assert finding["verdict"] == "waits" and not waits.refused
-    assert "training plan p5-month is Scheduled (its window opens" in finding["message"] and "launch once it is Active" in finding["message"]
+    assert (
+        "training plan p5-month is Scheduled (its window opens" in finding["message"] and "launch once it is Active" in finding["message"]
+    )
     assert json_section(waits)["verdict"] == "warnings"
     world.sim.advance(3 * 3600)
     expired = world.checked(_on_plan(2))

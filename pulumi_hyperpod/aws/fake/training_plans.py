@@ -134,17 +134,7 @@ def list_training_plans(world: World, region: str, params: dict) -> dict:
         "StartTime": lambda i: (i["StartTime"], i["TrainingPlanArn"]),
     }[by]
     items.sort(key=key)
-    chosen, token = pagination.page(
-        items,
-        [key(i) for i in items],
-        descending=params.get("SortOrder") == "Descending",
-        max_results=params.get("MaxResults"),
-        token=params.get("NextToken"),
-    )
-    response: dict = {"TrainingPlanSummaries": chosen}
-    if token:
-        response["NextToken"] = token
-    return response
+    return pagination.response("TrainingPlanSummaries", items, [key(i) for i in items], params)
 
 
 def with_plan_status(describe):

@@ -56,7 +56,13 @@ def _check(change: "GroupChange", arn: str, sagemaker: "SageMakerClient") -> Tra
         described = sagemaker.describe_training_plan(TrainingPlanName=name)
     except ClientError as error:
         if error.response.get("Error", {}).get("Code") in ("ResourceNotFound", "ResourceNotFoundException"):
-            return TrainingPlanFinding(group, arn, "refused", f"{group}: training plan {name} does not exist; the {adds} new node(s) have no reserved capacity", adds=adds)
+            return TrainingPlanFinding(
+                group,
+                arn,
+                "refused",
+                f"{group}: training plan {name} does not exist; the {adds} new node(s) have no reserved capacity",
+                adds=adds,
+            )
         return _unknown(group, arn, name, adds, error)
     except BotoCoreError as error:
         return _unknown(group, arn, name, adds, error)
@@ -81,16 +87,16 @@ def _check(change: "GroupChange", arn: str, sagemaker: "SageMakerClient") -> Tra
     reserves = (", ".join(types) or "no instance type") + where
     problems = []
     if status in GONE:
-        problems.append(f"it is {status}" + (f" (ended {_shown(end)})" if status == "Expired" and end else "") + ": it reserves nothing now")
+        problems.append(
+            f"it is {status}" + (f" (ended {_shown(end)})" if status == "Expired" and end else "") + ": it reserves nothing now"
+        )
     group_types = set(change.instance_types)
     if types and group_types and not group_types & set(types):
         problems.append(f"it reserves {', '.join(types)}, the group is {', '.join(sorted(group_types))}")
     if available is not None and adds > available:
         problems.append(f"it has {available} of its {total} instance(s) available ({in_use or 0} in use), the plan adds {adds}")
     if problems:
-        return TrainingPlanFinding(
-            group, arn, "refused", f"{group}: training plan {name} does not fit: {'; '.join(problems)}", **facts
-        )
+        return TrainingPlanFinding(group, arn, "refused", f"{group}: training plan {name} does not fit: {'; '.join(problems)}", **facts)
     if status in NOT_YET:
         return TrainingPlanFinding(
             group,
