@@ -363,6 +363,18 @@ def test_a_slurm_rollout_that_takes_the_controller_down_needs_explicit_consent(w
     assert [s.operation for s in allowed.steps] == ["UpdateClusterSoftware"]
 
 
+def test_apply_refuses_a_controller_rollout_without_consent_in_its_own_policy(world):
+    from pulumi_hyperpod.aws.apply import PlanRefused
+
+    sim, client = world
+    _up(world, slurm())
+    the_plan = _prepare(world, slurm(image=NEW), Policy(allow_controller_disruption=True)).plan
+    with pytest.raises(PlanRefused, match="controller-disruption|allow_controller_disruption"):
+        _apply(world, the_plan, Policy())
+    assert [op for op, _ in sim.calls if op == "UpdateClusterSoftware"] == []
+    assert _apply(world, the_plan, Policy(allow_controller_disruption=True)).ok
+
+
 def test_a_rollout_of_workers_only_needs_no_controller_consent(world):
     _up(world, slurm())
     workers_only = slurm()
