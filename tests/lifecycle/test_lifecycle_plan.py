@@ -399,6 +399,26 @@ def test_image_id_default_after_a_custom_ami_converges(world):
     assert _prepare(world, back).plan.empty
 
 
+def test_applys_progress_shows_the_rollouts_status_and_nodes_on_the_new_image(world):
+    sim, client = world
+    _up(world, eks(count=4))
+    policy = Policy(software_deployment={"RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "INSTANCE_COUNT", "Value": 2}}})
+    seen: list[str] = []
+    result = pipeline.execute(
+        client,
+        _prepare(world, eks(count=4, image=NEW), policy).plan,
+        policy=policy,
+        timeout=8 * 3600,
+        poll_seconds=300,
+        progress=lambda p: seen.append(str(p)),
+        sleep=sim.advance,
+        monotonic=lambda: sim.now().timestamp(),
+    )
+    assert result.ok
+    waits = [line for line in seen if line.startswith("waiting for SoftwareUpdateEnded")]
+    assert any(": workers InProgress 0/4" in line for line in waits) and any(": workers InProgress 2/4" in line for line in waits)
+
+
 def test_apply_waits_on_the_services_software_update_status():
     """Issue 37, item 7: the wait ends when the groups' SoftwareUpdateStatus does, not when the cluster looks settled."""
     from pulumi_hyperpod.aws.apply.waiters import software_update_waiter
