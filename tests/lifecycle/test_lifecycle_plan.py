@@ -419,6 +419,19 @@ def test_applys_progress_shows_the_rollouts_status_and_nodes_on_the_new_image(wo
     assert any(": workers InProgress 0/4" in line for line in waits) and any(": workers InProgress 2/4" in line for line in waits)
 
 
+def test_image_id_default_rolls_a_patched_custom_ami_group_off_its_ami(world):
+    """A custom-AMI group the service patched reports a release beside its AMI: still not on the public AMI."""
+    sim, client = world
+    patched = {"AutoPatchConfig": {"PatchingStrategy": "WhenIdle"}}
+    _up(world, eks(count=2, **patched))
+    sim.publish_image_release("2026.12.1")
+    sim.advance(86400 + 3600)  # automatic patching: a day after the release
+    group = observe(client, "eks8").group("workers").described
+    assert (group["CurrentImageId"], group["CurrentImageReleaseVersion"]) == (OLD, "2026.12.1")
+    [step] = _prepare(world, eks(count=2, image="default", **patched)).plan.steps
+    assert step.request["ImageId"] == "default"
+
+
 def test_apply_waits_on_the_services_software_update_status():
     """Issue 37, item 7: the wait ends when the groups' SoftwareUpdateStatus does, not when the cluster looks settled."""
     from pulumi_hyperpod.aws.apply.waiters import software_update_waiter

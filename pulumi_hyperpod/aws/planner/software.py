@@ -56,11 +56,12 @@ OUTDATED = frozenset({"UpdateAvailable", "SecurityUpdateRequired", "EndOfLife"})
 
 
 def on_public_image(described: dict[str, Any]) -> bool:
-    """The group runs a HyperPod public AMI — what `ImageId: default` asks for: it reports no custom
-    CurrentImageId, or the service reports the HyperPod-managed release it runs
-    (CurrentImageReleaseVersion: "the HyperPod-managed AMI currently running")."""
+    """The group runs a HyperPod public AMI — what `ImageId: default` asks for: it reports no
+    CurrentImageId, or the service rates its image against the HyperPod releases (ImageVersionStatus:
+    "whether the instance group is running the latest image version", which a custom AMI has not).
+    Unverified: whether AWS reports the public AMI's id as CurrentImageId (the simulator does not)."""
     current = described.get("CurrentImageId")
-    return current in (None, DEFAULT_IMAGE) or described.get("CurrentImageReleaseVersion") is not None
+    return current in (None, DEFAULT_IMAGE) or described.get("ImageVersionStatus") is not None
 
 
 def image_changes(want: InstanceGroupSpec, have: GroupState) -> dict[str, tuple[str | None, str]]:
