@@ -97,6 +97,7 @@ def test_nodes_report_their_release_and_its_status_once_a_release_is_out(make_si
 def test_image_id_default_after_a_custom_ami_moves_the_group_to_the_hyperpod_public_ami(make_sim):
     sim, client = _eks(make_sim, count=2, ImageId=OLD)
     sim.publish_image_release("2026.12.1")
+    assert all("ImageVersionStatus" not in n for n in nodes_of(client, "eks"))  # a custom AMI is not rated against releases
     client.update_cluster_software(ClusterName="eks", ImageId="default")
     assert _pool(client)["CurrentImageId"] == OLD and "DesiredImageId" not in _pool(client)
     sim.advance(1000)

@@ -39,20 +39,23 @@ def describe_cluster(describe: Operation) -> Operation:
     return run
 
 
-def _node(item: dict, latest) -> None:
-    image = {"ImageId": item.get("CurrentImageId"), "ImageReleaseVersion": item.get("CurrentImageReleaseVersion")}
-    status = images.version_status(image, latest)
-    if status is not None:
-        item["ImageVersionStatus"] = status
+def _node(world: World, region: str, cluster_name: str, items) -> None:
+    """Each launched node's status, from the image it runs (a custom AMI has none)."""
+    latest = _latest(world)
+    if latest is None:
+        return
+    cluster = world.find_cluster(region, cluster_name)
+    for item in items:
+        node = cluster.node(item.get("InstanceId") or item.get("NodeLogicalId") or "")
+        status = images.version_status(images.of_node(node.built_with), latest) if node is not None and node.launched else None
+        if status is not None:
+            item["ImageVersionStatus"] = status
 
 
 def list_cluster_nodes(listing: Operation) -> Operation:
     def run(world: World, region: str, params: dict) -> dict:
         response = listing(world, region, params)
-        latest = _latest(world)
-        if latest is not None:
-            for item in response.get("ClusterNodeSummaries") or ():
-                _node(item, latest)
+        _node(world, region, params["ClusterName"], response.get("ClusterNodeSummaries") or ())
         return response
 
     return run
@@ -61,9 +64,7 @@ def list_cluster_nodes(listing: Operation) -> Operation:
 def describe_cluster_node(describe: Operation) -> Operation:
     def run(world: World, region: str, params: dict) -> dict:
         response = describe(world, region, params)
-        latest = _latest(world)
-        if latest is not None:
-            _node(response["NodeDetails"], latest)
+        _node(world, region, params["ClusterName"], [response["NodeDetails"]])
         return response
 
     return run

@@ -199,8 +199,9 @@ def node_summary(cluster: Cluster, node: Node, include_logical: bool) -> dict:
         item["LastSoftwareUpdateTime"] = node.software_updated_at
     if node.ip:
         item["PrivateDnsHostname"] = ids.dns_hostname(node.ip, cluster.region)
-    item.update(images.reported(images.of_node(node.built_with), "Current"))
-    item.pop("CurrentImageId", None)  # ClusterNodeSummary has the release only
+    release = images.of_node(node.built_with)["ImageReleaseVersion"]
+    if release is not None:  # ClusterNodeSummary has the release, not the AMI id
+        item["CurrentImageReleaseVersion"] = release
     return item
 
 
