@@ -48,10 +48,13 @@ def start(world: World, cluster: Cluster, groups: list[dict], deployment: Option
     targets = {}
     for name in names:
         group = cluster.groups[name]
-        # no ImageId: the group keeps its own (custom AMI, or the public one, moved to the release asked for)
-        ami = images.custom(image) if image else images.custom(group.spec.get("ImageId"))
-        release = versions.get(name) or (None if ami else latest)
-        targets[name] = {"ImageId": ami, "ImageReleaseVersion": release or (group.spec.get("ImageReleaseVersion") if ami else None)}
+        if image:  # the request names the image: an AMI (no release of its own), or default (the latest release)
+            ami = images.custom(image)
+            release = versions.get(name) or (None if ami else latest)
+        else:  # the group keeps its image: its custom AMI (and the release patched beside it), or the public AMI's latest
+            ami = images.custom(group.spec.get("ImageId"))
+            release = versions.get(name) or (None if ami else latest) or group.spec.get("ImageReleaseVersion")
+        targets[name] = {"ImageId": ami, "ImageReleaseVersion": release}
         group.software = {"status": "Pending"}
     cluster.software_update = {
         "id": op_id,
