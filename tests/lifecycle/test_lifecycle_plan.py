@@ -375,6 +375,20 @@ def test_apply_refuses_a_controller_rollout_without_consent_in_its_own_policy(wo
     assert _apply(world, the_plan, Policy(allow_controller_disruption=True)).ok
 
 
+def test_a_slurm_rollout_over_groups_of_unknown_role_needs_the_same_consent(world):
+    def legacy(image):  # no SlurmConfig and no lifecycle bundle stating the roles: either group could be the controller
+        return {
+            "ClusterName": "legacy",
+            "VpcConfig": VPC,
+            "InstanceGroups": [_group("head", 1, image=image), _group("workers", 2, image=image)],
+        }
+
+    _up(world, legacy(OLD))
+    refused = _prepare(world, legacy(NEW)).plan
+    assert "controller-disruption" in [r.rule for r in refused.refusals]
+    assert "whose Slurm role is not known" in next(r.reason for r in refused.refusals if r.rule == "controller-disruption")
+
+
 def test_a_rollout_of_workers_only_needs_no_controller_consent(world):
     _up(world, slurm())
     workers_only = slurm()
