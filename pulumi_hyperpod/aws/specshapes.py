@@ -35,7 +35,15 @@ TYPE = "service-2"
 SPEC_OPERATIONS = ("CreateCluster", "UpdateCluster")
 # What observing a cluster calls (aws/observe, aws/preflight, aws/cost; tests/provider/test_read_client.py
 # finds every call those modules make and holds this list to them).
-READ_OPERATIONS = ("DescribeCluster", "ListClusterNodes", "ListTags", "ListClusters", "ListClusterEvents", "DescribeClusterNode")
+READ_OPERATIONS = (
+    "DescribeCluster",
+    "ListClusterNodes",
+    "ListTags",
+    "ListClusters",
+    "ListClusterEvents",
+    "DescribeClusterNode",
+    "DescribeTrainingPlan",
+)
 OPERATIONS = (*SPEC_OPERATIONS, *READ_OPERATIONS)
 SHAPES = ("DeploymentConfiguration", "BatchAddClusterNodesRequest", "BatchDeleteClusterNodesRequest")
 ROOTS = (*OPERATIONS, *SHAPES)

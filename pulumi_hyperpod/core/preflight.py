@@ -1,5 +1,5 @@
 """The plan's preflight section (`plan.preflight`): the quota checks, the lifecycle consistency
-findings, the warnings, and the verdict — typed data; `plan.render` draws it."""
+findings, the training plans of growing groups, the warnings, and the verdict — typed data; `plan.render` draws it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from ..plan.model import Plan
 from ..plan.sections import PreflightSection, QuotaSection
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..plan.findings import ConsistencyFinding
+    from ..plan.findings import ConsistencyFinding, TrainingPlanFinding
 
 
 def verdict(plan: Plan, warnings: Sequence[str]) -> str:
@@ -19,7 +19,12 @@ def verdict(plan: Plan, warnings: Sequence[str]) -> str:
 
 
 def section(
-    plan: Plan, quotas: QuotaSection | None, consistency: Sequence[ConsistencyFinding], warnings: Sequence[str], skipped: str | None = None
+    plan: Plan,
+    quotas: QuotaSection | None,
+    consistency: Sequence[ConsistencyFinding],
+    warnings: Sequence[str],
+    skipped: str | None = None,
+    training_plans: Sequence[TrainingPlanFinding] = (),
 ) -> PreflightSection:
     return PreflightSection(
         verdict=verdict(plan, warnings),
@@ -28,4 +33,5 @@ def section(
         consistency=tuple(consistency),
         warnings=tuple(warnings),
         refused_by=tuple(dict.fromkeys(r.rule for r in plan.refusals)),
+        training_plans=tuple(training_plans),
     )

@@ -1,6 +1,6 @@
 """The rows of a plan's preflight section (`sections.QuotaSection.checks`,
-`sections.PreflightSection.consistency`): one quota checked, one growing group whose nodes would be
-built two ways. Only a plan that adds instances has them, so they are loaded apart from the
+`sections.PreflightSection.consistency`, `sections.PreflightSection.training_plans`): one quota
+checked, one growing group whose nodes would be built two ways, one growing group's training plan. Only a plan that adds instances has them, so they are loaded apart from the
 sections (a preview with nothing to add does not build these classes); `plan.sections` still
 exports both names."""
 
@@ -57,4 +57,31 @@ class ConsistencyFinding:
                 "old_node_ids": _tuple(data.get("old_node_ids")),
                 "new_config": dict(data.get("new_config") or {}),
             }
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingPlanFinding:
+    """A growing group's training plan, as DescribeTrainingPlan reports it, against what the plan adds.
+    `verdict`: fits (a note), waits (the plan is not Active yet: a warning), refused (the window,
+    the type or the available count does not fit), unknown (the plan could not be read: a warning)."""
+
+    group: str
+    training_plan: str  # its ARN
+    verdict: str  # fits | waits | refused | unknown
+    message: str
+    status: str | None = None  # the model's TrainingPlanStatus
+    instance_types: tuple[str, ...] = ()  # what it reserves
+    availability_zones: tuple[str, ...] = ()
+    total: int | None = None
+    available: int | None = None
+    in_use: int | None = None
+    adds: int = 0
+    start: str | None = None  # ISO 8601, UTC
+    end: str | None = None
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "TrainingPlanFinding":
+        return cls(
+            **{**data, "instance_types": _tuple(data.get("instance_types")), "availability_zones": _tuple(data.get("availability_zones"))}
         )

@@ -99,6 +99,9 @@ class Policy(Frozen):
         le=1.0,
     )
     allow_login_disruption: bool = _member(False, "Allow a rollout, reboot or replacement to take Slurm Login nodes down.")
+    allow_controller_disruption: bool = _member(
+        False, "Allow a software rollout to take a Slurm Controller down (Slurm schedules nothing until it is back)."
+    )
     failed_nodes: Literal["delete", "replace", "leave"] = _member(
         "delete",
         "Nodes in Failure: removed first on scale-in (delete), replaced with "

@@ -186,6 +186,10 @@ def preflight_renderable(section: PreflightSection, plan: Plan | None = None) ->
         parts.append(Text(f"  lifecycle consistency: {finding.message}", style="yellow"))
         if finding.note:
             parts.append(Text(f"    ({finding.note})"))
+    for plan_finding in section.training_plans:
+        findings.add(plan_finding.message)
+        style = {"refused": "red", "waits": "yellow", "unknown": "yellow"}.get(plan_finding.verdict, "")
+        parts.append(Text(f"  training plan: {plan_finding.message}", style=style))
     for warning in section.warnings:
         if warning not in findings:
             parts.append(Text(f"  warning: {warning}", style="yellow"))

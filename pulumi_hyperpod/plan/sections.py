@@ -15,12 +15,18 @@ from .._lazy import lazy_exports
 from ..core.frozen import Frozen, bulk_record, record
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .findings import ConsistencyFinding as ConsistencyFinding, QuotaCheck as QuotaCheck  # exported
+    from .findings import (  # exported
+        ConsistencyFinding as ConsistencyFinding,
+        QuotaCheck as QuotaCheck,
+        TrainingPlanFinding as TrainingPlanFinding,
+    )
 
 # The rows of a preflight section that only a plan adding instances has (quota checks, consistency
 # findings) are in findings.py, loaded when one is made or read (PEP 562): a preview with nothing
 # to add, most of them, does not build their classes.
-_EXPORTS = dict.fromkeys(["ConsistencyFinding", "QuotaCheck"], f"{__package__}.findings")  # a module: not relative to itself
+_EXPORTS = dict.fromkeys(
+    ["ConsistencyFinding", "QuotaCheck", "TrainingPlanFinding"], f"{__package__}.findings"
+)  # a module: not relative to itself
 
 
 def _tuple(value: Any) -> tuple[Any, ...]:
@@ -148,13 +154,14 @@ class PreflightSection(Frozen):
     consistency: tuple[ConsistencyFinding, ...] = ()
     warnings: tuple[str, ...] = ()
     refused_by: tuple[str, ...] = ()  # the rules that refused the plan, in order (the reasons are on the plan)
+    training_plans: tuple[TrainingPlanFinding, ...] = ()  # growing groups' training plans, as read
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "PreflightSection":
-        from .findings import ConsistencyFinding
+        from .findings import ConsistencyFinding, TrainingPlanFinding
 
         quotas = data.get("quotas")
         return cls(
@@ -164,6 +171,7 @@ class PreflightSection(Frozen):
             consistency=tuple(ConsistencyFinding.from_dict(f) for f in data.get("consistency") or ()),
             warnings=_tuple(data.get("warnings")),
             refused_by=_tuple(data.get("refused_by")),
+            training_plans=tuple(TrainingPlanFinding.from_dict(f) for f in data.get("training_plans") or ()),
         )
 
 

@@ -84,6 +84,7 @@ FIELDS: dict[str, st.SearchStrategy[Any]] = {
     "software_deployment": DEPLOYMENTS,
     "max_unavailable_fraction": NUMBERS,
     "allow_login_disruption": FLAGS,
+    "allow_controller_disruption": FLAGS,
     "failed_nodes": _literal("delete", "replace", "leave"),
     "canary_nodes": NUMBERS,
     "replace_node_ids": ID_SETS,

@@ -14,7 +14,13 @@ from sim_helpers import EKS_ARN, eks_request, events_of, group, nodes_of, seed00
 
 
 def _everything(make_sim) -> None:
-    sim, client = make_sim({"capacity": [{"instance_type": "ml.p5.48xlarge", "available": 2}]})
+    plan = "arn:aws:sagemaker:us-west-2:111122223333:training-plan/p5-reserved"  # DescribeTrainingPlan, ListTrainingPlans
+    sim, client = make_sim(
+        {
+            "capacity": [{"instance_type": "ml.p5.48xlarge", "available": 2}],
+            "training_plans": {plan: {"instance_type": "ml.p5.48xlarge", "count": 4, "upfront_fee": "1200"}},
+        }
+    )
     rich = group(
         "rich",
         2,
@@ -53,6 +59,8 @@ def _everything(make_sim) -> None:
     sim.advance(1600)
     client.describe_cluster(ClusterName="every-op")
     client.list_clusters(SortBy="NAME")
+    client.describe_training_plan(TrainingPlanName="p5-reserved")  # fake/training_plans.py
+    client.list_training_plans(Filters=[{"Name": "Status", "Value": "Active"}], SortBy="Status", MaxResults=1)
     launched = nodes_of(client, "every-op")
     client.describe_cluster_node(ClusterName="every-op", NodeId=launched[0]["InstanceId"])
     client.update_cluster(

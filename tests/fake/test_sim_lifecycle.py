@@ -70,7 +70,7 @@ def test_an_alarm_named_in_auto_rollback_rolls_the_update_back_and_the_groups_ke
     sim.advance(1000)
     assert sim.fire_alarm("eks", "other-alarm") is False
     assert sim.fire_alarm("eks", "gpu-health") is True
-    sim.advance(60)
+    sim.advance(960)  # the patched nodes' rollback takes a patch's time
     assert client.describe_cluster(ClusterName="eks")["ClusterStatus"] == "InService"
     assert groups_of(client, "eks")["pool"]["CurrentImageId"] == "ami-0123456789abcdef0"
     assert set(_statuses(client, "eks").values()) == {"Running"}

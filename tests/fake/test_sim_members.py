@@ -48,10 +48,13 @@ def test_tags_are_added_listed_and_deleted(sim, client):
         client.add_tags(ResourceArn=arn, Tags=[{"Key": "aws:owner", "Value": "me"}])
 
 
-def test_spot_nodes_report_spot_capacity_and_a_training_plan_group_its_status(sim, client):
+def test_spot_nodes_report_spot_capacity_and_a_training_plan_group_its_status(make_sim):
     plan_arn = "arn:aws:sagemaker:us-west-2:111122223333:training-plan/plan-abcdefghijklmnopqrstuvwxyz"
+    sim, client = make_sim({"training_plans": {plan_arn: {"instance_type": "ml.p5.48xlarge", "count": 2}}})
     client.create_cluster(
-        **eks_request("spot", [group("cheap", 1, CapacityRequirements={"Spot": {}}), group("reserved", 1, TrainingPlanArn=plan_arn)])
+        **eks_request(
+            "spot", [group("cheap", 1, CapacityRequirements={"Spot": {}}), group("reserved", 1, "ml.p5.48xlarge", TrainingPlanArn=plan_arn)]
+        )
     )
     advance_until(sim, lambda: cluster_status(client, "spot") == "InService")
     by_group = {n["InstanceGroupName"]: n["InstanceId"] for n in nodes_of(client, "spot")}
@@ -84,8 +87,8 @@ def test_autoscaling_needs_eks_continuous_a_cluster_role_and_automatic_recovery(
 
 def test_a_training_plan_group_launches_only_the_plan_s_reserved_instances(make_sim):
     plan_arn = "arn:aws:sagemaker:us-west-2:111122223333:training-plan/plan-abcdefghijklmnopqrstuvwxyz"
-    sim, client = make_sim({"training_plans": {plan_arn: {"instance_type": "ml.c5.xlarge", "count": 2}}})
-    client.create_cluster(**eks_request("reserved", [group("planned", 3, TrainingPlanArn=plan_arn), group("free", 3)]))
+    sim, client = make_sim({"training_plans": {plan_arn: {"instance_type": "ml.p5.48xlarge", "count": 2}}})
+    client.create_cluster(**eks_request("reserved", [group("planned", 3, "ml.p5.48xlarge", TrainingPlanArn=plan_arn), group("free", 3)]))
     sim.advance(3600)
     described = groups_of(client, "reserved")
     assert (described["planned"]["CurrentCount"], described["planned"]["TargetCount"]) == (2, 3)

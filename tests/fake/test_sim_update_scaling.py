@@ -133,6 +133,7 @@ def test_configuration_changes_are_recorded_and_nodes_remember_what_built_them(s
         "ThreadsPerCore",
         "InstanceStorageConfigs",
         "ImageId",
+        "ImageReleaseVersion",  # the HyperPod AMI release it was launched on (fake/images.py)
     }
 
 

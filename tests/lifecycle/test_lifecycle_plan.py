@@ -123,7 +123,7 @@ def test_the_service_patches_the_batches_the_plan_showed_in_that_order(world):
 
 def test_a_slurm_cluster_previews_all_nodes_at_once_without_deployment_config(world):
     _up(world, slurm())
-    [step] = _prepare(world, slurm(image=NEW), Policy(software_deployment=BY_THREE)).plan.steps
+    [step] = _prepare(world, slurm(image=NEW), Policy(software_deployment=BY_THREE, allow_controller_disruption=True)).plan.steps
     assert "DeploymentConfig" not in step.request
     assert len(step.batches) == 1 and len(step.batches[0]) == 5
     assert any(r.startswith("all nodes at once: 5 node(s)") and "the controller" in r for r in step.reasons)
@@ -132,9 +132,9 @@ def test_a_slurm_cluster_previews_all_nodes_at_once_without_deployment_config(wo
 
 def test_a_slurm_rollout_taking_login_nodes_down_is_refused_unless_the_policy_allows_it(world):
     _up(world, slurm(login=True))
-    refused = _prepare(world, slurm(image=NEW, login=True)).plan
+    refused = _prepare(world, slurm(image=NEW, login=True), Policy(allow_controller_disruption=True)).plan
     assert [r.rule for r in refused.refusals] == ["login-disruption"] and refused.steps == ()
-    allowed = _prepare(world, slurm(image=NEW, login=True), Policy(allow_login_disruption=True)).plan
+    allowed = _prepare(world, slurm(image=NEW, login=True), Policy(allow_login_disruption=True, allow_controller_disruption=True)).plan
     assert [s.operation for s in allowed.steps] == ["UpdateClusterSoftware"]
 
 
@@ -184,7 +184,8 @@ def test_a_rollback_alarm_during_the_rollout_is_a_failure_of_the_apply(world):
         client, the_plan, policy=policy, timeout=8 * 3600, poll_seconds=30, sleep=sleep, monotonic=lambda: sim.now().timestamp()
     )
     assert fired == [True]
-    assert any("ImageId is ami-0123456789abcdef0, not ami-0fedcba9876543210" in f and "rolled back" in f for f in result.failures)
+    # the service's own verdict, and its event saying why
+    assert any("SoftwareUpdateStatus RollbackComplete" in f and "rolled back: alarm gpu-health" in f for f in result.failures)
 
 
 def _fail_a_worker(world, name="slurm", group="workers"):
@@ -332,20 +333,135 @@ def test_a_failing_canary_stops_the_scale_out_keeps_its_nodes_and_shows_the_life
     assert [op for op, _ in sim.calls if op == "BatchAddClusterNodes"] == ["BatchAddClusterNodes"]
 
 
-def test_the_first_plan_after_a_new_release_moves_a_group_that_asks_for_the_latest(world):
+def test_a_new_release_is_a_note_not_a_rollout_for_a_spec_that_pins_no_release(world):
+    """Issue 37, item 8: an unpinned spec asks for nothing; the new release is said, with ImageVersionStatus."""
     sim, client = world
     latest = eks()
-    del latest["InstanceGroups"][0]["ImageId"]  # no ImageId, no ImageReleaseVersion: the latest release
+    del latest["InstanceGroups"][0]["ImageId"]  # no ImageId, no ImageReleaseVersion
     _up(world, latest)
     assert _prepare(world, latest).plan.empty
     sim.publish_image_release("2026.12.1")
     the_plan = _prepare(world, latest).plan
-    [step] = the_plan.steps
-    assert step.request == {"ClusterName": "eks8", "InstanceGroups": [{"InstanceGroupName": "workers"}]}
-    assert any("ImageReleaseVersion (default) → latest (ImageVersionStatus UpdateAvailable)" in r for r in step.reasons)
-    assert _apply(world, the_plan).ok
+    assert the_plan.steps == () and the_plan.refusals == ()
+    assert any("workers: a newer HyperPod AMI release is out (ImageVersionStatus UpdateAvailable" in n for n in the_plan.notes)
+    pinned = copy.deepcopy(latest)
+    pinned["InstanceGroups"][0]["ImageReleaseVersion"] = "2026.12.1"  # asked for: a rollout
+    [step] = _prepare(world, pinned).plan.steps
+    assert step.request == {"ClusterName": "eks8", "InstanceGroups": [{"InstanceGroupName": "workers", "ImageReleaseVersion": "2026.12.1"}]}
+    assert _apply(world, _prepare(world, pinned).plan).ok
     assert observe(client, "eks8").group("workers").described["ImageVersionStatus"] == "UpToDate"
-    assert _prepare(world, latest).plan.empty
+    assert _prepare(world, pinned).plan.empty
+
+
+def test_a_slurm_rollout_that_takes_the_controller_down_needs_explicit_consent(world):
+    """Issue 37, item 8: all-at-once on Slurm takes the controller down with the rest."""
+    _up(world, slurm())
+    refused = _prepare(world, slurm(image=NEW)).plan
+    assert [r.rule for r in refused.refusals] == ["controller-disruption"] and refused.steps == ()
+    assert "policy.allow_controller_disruption" in refused.refusals[0].reason and "controller" in refused.refusals[0].reason
+    allowed = _prepare(world, slurm(image=NEW), Policy(allow_controller_disruption=True)).plan
+    assert [s.operation for s in allowed.steps] == ["UpdateClusterSoftware"]
+
+
+def test_apply_refuses_a_controller_rollout_without_consent_in_its_own_policy(world):
+    from pulumi_hyperpod.aws.apply import PlanRefused
+
+    sim, client = world
+    _up(world, slurm())
+    the_plan = _prepare(world, slurm(image=NEW), Policy(allow_controller_disruption=True)).plan
+    with pytest.raises(PlanRefused, match="controller-disruption|allow_controller_disruption"):
+        _apply(world, the_plan, Policy())
+    assert [op for op, _ in sim.calls if op == "UpdateClusterSoftware"] == []
+    assert _apply(world, the_plan, Policy(allow_controller_disruption=True)).ok
+
+
+def test_a_slurm_rollout_over_groups_of_unknown_role_needs_the_same_consent(world):
+    def legacy(image):  # no SlurmConfig and no lifecycle bundle stating the roles: either group could be the controller
+        return {
+            "ClusterName": "legacy",
+            "VpcConfig": VPC,
+            "InstanceGroups": [_group("head", 1, image=image), _group("workers", 2, image=image)],
+        }
+
+    _up(world, legacy(OLD))
+    refused = _prepare(world, legacy(NEW)).plan
+    assert "controller-disruption" in [r.rule for r in refused.refusals]
+    assert "whose Slurm role is not known" in next(r.reason for r in refused.refusals if r.rule == "controller-disruption")
+
+
+def test_a_rollout_of_workers_only_needs_no_controller_consent(world):
+    _up(world, slurm())
+    workers_only = slurm()
+    workers_only["InstanceGroups"][-1]["ImageId"] = NEW
+    [step] = _prepare(world, workers_only).plan.steps
+    assert step.request["InstanceGroups"] == [{"InstanceGroupName": "workers"}]
+
+
+def test_image_id_default_after_a_custom_ami_converges(world):
+    """Issue 37, item 7: "default" is the HyperPod public AMI; the rollout moves the group there and the re-plan is empty."""
+    sim, client = world
+    _up(world, eks(count=4))
+    sim.publish_image_release("2026.12.1")
+    back = eks(count=4, image="default")
+    the_plan = _prepare(world, back).plan
+    [step] = the_plan.steps
+    assert step.request["ImageId"] == "default"
+    result = _apply(world, the_plan)
+    assert result.ok, result.failures
+    group = observe(client, "eks8").group("workers").described
+    assert "CurrentImageId" not in group and group["SoftwareUpdateStatus"] == "Succeeded"
+    assert _prepare(world, back).plan.empty
+
+
+def test_applys_progress_shows_the_rollouts_status_and_nodes_on_the_new_image(world):
+    sim, client = world
+    _up(world, eks(count=4))
+    policy = Policy(software_deployment={"RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "INSTANCE_COUNT", "Value": 2}}})
+    seen: list[str] = []
+    result = pipeline.execute(
+        client,
+        _prepare(world, eks(count=4, image=NEW), policy).plan,
+        policy=policy,
+        timeout=8 * 3600,
+        poll_seconds=300,
+        progress=lambda p: seen.append(str(p)),
+        sleep=sim.advance,
+        monotonic=lambda: sim.now().timestamp(),
+    )
+    assert result.ok
+    waits = [line for line in seen if line.startswith("waiting for SoftwareUpdateEnded")]
+    assert any(": workers InProgress 0/4" in line for line in waits) and any(": workers InProgress 2/4" in line for line in waits)
+
+
+def test_image_id_default_rolls_a_patched_custom_ami_group_off_its_ami(world):
+    """A custom-AMI group the service patched reports a release beside its AMI: still not on the public AMI."""
+    sim, client = world
+    patched = {"AutoPatchConfig": {"PatchingStrategy": "WhenIdle"}}
+    _up(world, eks(count=2, **patched))
+    sim.publish_image_release("2026.12.1")
+    sim.advance(86400 + 3600)  # automatic patching: a day after the release
+    group = observe(client, "eks8").group("workers").described
+    assert (group["CurrentImageId"], group["CurrentImageReleaseVersion"]) == (OLD, "2026.12.1")
+    [step] = _prepare(world, eks(count=2, image="default", **patched)).plan.steps
+    assert step.request["ImageId"] == "default"
+
+
+def test_apply_waits_on_the_services_software_update_status():
+    """Issue 37, item 7: the wait ends when the groups' SoftwareUpdateStatus does, not when the cluster looks settled."""
+    from pulumi_hyperpod.aws.apply.waiters import software_update_waiter
+
+    waiter = software_update_waiter(["workers"])
+
+    def state(cluster, *groups):
+        response = {"ClusterStatus": cluster, "InstanceGroups": [{"InstanceGroupName": n, "SoftwareUpdateStatus": s} for n, s in groups]}
+        return next((a.state for a in waiter.acceptors if a.matcher_func(response)), "retry")
+
+    assert state("InService", ("workers", "InProgress")) == "retry"  # the cluster looks settled; the update is not
+    assert state("InService", ("workers", "RollbackInProgress")) == "retry"
+    assert state("InService", ("workers", "Succeeded"), ("other", "InProgress")) == "success"  # only the groups it names
+    assert state("InService", ("workers", "RollbackComplete")) == "success"  # ended: apply reports how
+    assert state("SystemUpdating", ("workers", "Succeeded")) == "retry"
+    assert state("Failed", ("workers", "InProgress")) == "failure"
 
 
 def test_a_rollout_already_running_is_not_planned_a_second_time(world):

@@ -86,6 +86,9 @@ class Policy(BaseModel):
     allow_login_disruption: bool = Field(
         default=False, description="Allow a rollout, reboot or replacement to take Slurm Login nodes down."
     )
+    allow_controller_disruption: bool = Field(
+        default=False, description="Allow a software rollout to take a Slurm Controller down (Slurm schedules nothing until it is back)."
+    )
     failed_nodes: Literal["delete", "replace", "leave"] = Field(
         default="delete",
         description="Nodes in Failure: removed first on scale-in (delete), replaced with "

@@ -171,7 +171,7 @@ class _Run:
     def remaining(self) -> float:
         return max(self.deadline - self.monotonic(), 0.0)
 
-    def _wait(self, waiter: str, phase: str = "wait") -> dict[str, Any]:
+    def _wait(self, waiter: str, phase: str = "wait", config: Any = None) -> dict[str, Any]:
         return wait(
             self.client,
             self.name,
@@ -182,6 +182,7 @@ class _Run:
             monotonic=self.monotonic,
             progress=self._progress,
             phase=phase,
+            config=config,
         )
 
     def verify_unmoved(self) -> ClusterState | None:

@@ -72,6 +72,8 @@ def step_refusals(
         return guard.removal(_named(request))
     if operation == "UpdateCluster":
         return guard.update(request, dict(targets or {}))
+    if operation == "UpdateClusterSoftware":
+        return guard.software(request)
     if operation == "DeleteCluster":
         protected = guard.protected(state.nodes)
         return [Refusal(RULE, f"deleting cluster {state.name} would remove protected node(s) {_shown(protected)}")] if protected else []
@@ -92,6 +94,26 @@ class _Guard:
     def protected(self, nodes) -> list[str]:
         guarded = self.policy.protected_node_ids
         return sorted(n.key for n in nodes if n.key and (n.instance_id in guarded or (n.logical_id or "") in guarded))
+
+    def software(self, request: Mapping[str, Any]) -> list[Refusal]:
+        """On Slurm a rollout takes every node of the groups it names down at once (all groups when it
+        names none): the controller only with policy.allow_controller_disruption, and a group of
+        unknown role could be it."""
+        if self.state.orchestrator_kind != "Slurm" or self.policy.allow_controller_disruption:
+            return []
+        names = [e["InstanceGroupName"] for e in request.get("InstanceGroups") or ()] or [g.name for g in self.state.groups]
+        running = {n.group for n in self.state.nodes if n.status != "ShuttingDown"}
+        down = [name for name in names if name in running and self.role(name) in ("Controller", None)]
+        if not down:
+            return []
+        return [
+            Refusal(
+                "controller-disruption",
+                f"UpdateClusterSoftware takes every node of {', '.join(down)} down at once, the Slurm controller's "
+                "(or a group whose role is not known); set policy.allow_controller_disruption to allow it",
+                down[0],
+            )
+        ]
 
     def removal(self, named: list[str]) -> list[Refusal]:
         refusals = []

@@ -1,9 +1,11 @@
 """Applying node-lifecycle steps: UpdateClusterSoftware, BatchRebootClusterNodes, BatchReplaceClusterNodes.
 
 - A rollout is followed to its end before the next step (the service takes no other software update,
-  and an all-or-nothing cluster no other write, while it runs): the cluster is SystemUpdating until
-  every batch is done. Then the groups must run the image asked for; one that does not (an alarm
-  rolled the update back, say) is a failure naming the cluster's last event about it.
+  and an all-or-nothing cluster no other write, while it runs), by the service's own status: each
+  named group's SoftwareUpdateStatus is no longer Pending, InProgress or RollbackInProgress and the
+  cluster is InService (`waiters.software_update_waiter`). A group whose update ended otherwise than
+  Succeeded (an alarm rolled it back: RollbackComplete) or that does not run the image asked for is a
+  failure naming the cluster's last event about it.
 - A repair re-reads the nodes it names right before the call: a node gone since the plan is skipped
   and said so; the per-node failures the service reports are failures of the run. A replacement is
   followed until the new instances are Running (lifecycle scripts and deep health checks included) or
@@ -25,14 +27,14 @@ SETTLED = frozenset({"Running", "Failure"})
 
 
 def update_cluster_software(run: "_Run", step: "Step", verify: bool) -> None:
+    from .waiters import SOFTWARE_UPDATE_WAITER, software_update_waiter
+
     run.call("UpdateClusterSoftware", step.request, verify)
     nodes = sum(len(batch) for batch in step.batches)
     run.say(f"software update started: {nodes} node(s) in {len(step.batches)} batch(es)")
-    run._wait("ClusterInService")
-    state = observe(run.client, run.name)
-    if state is None:
-        return
-    short = image_shortfalls(step, state)
+    names = [entry["InstanceGroupName"] for entry in step.request.get("InstanceGroups") or ()]
+    response = run._wait(SOFTWARE_UPDATE_WAITER, config=software_update_waiter(names))
+    short = software_shortfalls(step, {g.get("InstanceGroupName"): g for g in response.get("InstanceGroups") or ()})
     if short:
         reason = _last_software_event(run) or "the service gave no reason"
         run.result.failures.extend(f"{line} ({reason})" for line in short)
@@ -41,18 +43,29 @@ def update_cluster_software(run: "_Run", step: "Step", verify: bool) -> None:
 
 
 def image_shortfalls(step: "Step", state: "ClusterState") -> list[str]:
-    """The groups of a rollout that do not run the image it asked for (its completion: plan/steps.py)."""
+    """The groups of a rollout that did not end on the image it asked for (its completion: plan/steps.py)."""
+    return software_shortfalls(step, {g.name: g.described for g in state.groups})
+
+
+def software_shortfalls(step: "Step", described: "dict[str, dict[str, Any]]") -> list[str]:
+    """Per group a rollout names (DescribeCluster's entries by name): how its update ended otherwise
+    than Succeeded (the service says: RollbackComplete, Failed), or the image it runs when not the one asked."""
+    from ..planner.software import runs_image
+
     wanted = step.request.get("ImageId")
     lines = []
     for entry in step.request.get("InstanceGroups") or ():
-        group = state.group(entry["InstanceGroupName"])
+        name = entry["InstanceGroupName"]
+        group = described.get(name)
         if group is None:
             continue
-        runs = {"ImageId": group.described.get("CurrentImageId"), "ImageReleaseVersion": group.described.get("CurrentImageReleaseVersion")}
-        asked = {"ImageId": wanted, "ImageReleaseVersion": entry.get("ImageReleaseVersion")}
-        short = [f"{member} is {runs[member]}, not {value}" for member, value in asked.items() if value and runs[member] != value]
+        status = group.get("SoftwareUpdateStatus")
+        if status is not None and status != "Succeeded":
+            lines.append(f"UpdateClusterSoftware {name}: SoftwareUpdateStatus {status}")
+            continue
+        short = runs_image(group, wanted, entry.get("ImageReleaseVersion"))
         if short:
-            lines.append(f"UpdateClusterSoftware {group.name}: {'; '.join(short)} after the update")
+            lines.append(f"UpdateClusterSoftware {name}: {'; '.join(short)} after the update")
     return lines
 
 
@@ -87,7 +100,6 @@ def batch_repair(run: "_Run", step: "Step", verify: bool) -> None:
             request[field] = present
     if len(request) == 1:
         return
-    run.sent.setdefault(run.step, set()).update(followed)  # by logical id: a replaced node has a new instance id
     response = run.call(step.operation, request, verify=False)
     done = list(response.get("Successful") or []) + list(response.get("SuccessfulNodeLogicalIds") or [])
     run.say(f"{_verb(step)}ing {len(done)} node(s)")

@@ -32,4 +32,10 @@ class Progress:
             for g in response.get("InstanceGroups") or ()
         )
         status = response.get("ClusterStatus") or response.get("Error", {}).get("Code")
-        return cls(phase, f"waiting for {goal} ({elapsed:.0f}s)", status, groups, elapsed)
+        # a rollout's own progress, as the service reports it: status and nodes on the desired image
+        software = ", ".join(
+            f"{g.get('InstanceGroupName', '?')} {g['SoftwareUpdateStatus']} {g.get('TargetStateCount', '?')}/{g.get('TargetCount', '?')}"
+            for g in response.get("InstanceGroups") or ()
+            if g.get("SoftwareUpdateStatus") in ("Pending", "InProgress", "RollbackInProgress")
+        )
+        return cls(phase, f"waiting for {goal} ({elapsed:.0f}s)" + (f": {software}" if software else ""), status, groups, elapsed)

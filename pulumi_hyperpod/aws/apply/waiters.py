@@ -5,12 +5,13 @@ tests) and a progress callback on every poll. The acceptors themselves are botoc
 
 from __future__ import annotations
 
+import json
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from botocore import xform_name
 from botocore.exceptions import ClientError
-from botocore.waiter import WaiterModel
+from botocore.waiter import SingleWaiterConfig, WaiterModel
 
 from .progress import Progress
 from .wait_policies import WAIT_POLICIES  # noqa: F401 - the names the executor and the settings read
@@ -65,6 +66,35 @@ WAITER_MODEL = WaiterModel(
 )
 
 
+# SoftwareUpdateStatus while an UpdateClusterSoftware runs (the model's sequences: Pending → InProgress →
+# Succeeded, or → RollbackInProgress → RollbackComplete / Failed)
+SOFTWARE_UPDATE_ACTIVE = ("Pending", "InProgress", "RollbackInProgress")
+SOFTWARE_UPDATE_WAITER = "SoftwareUpdateEnded"
+
+
+def software_update_waiter(groups: Sequence[str]) -> SingleWaiterConfig:
+    """The wait on an UpdateClusterSoftware: the service's own SoftwareUpdateStatus of each group it
+    names is no longer active, and the cluster is InService again. A group that reports no status
+    (a service without the member) is followed by the cluster's status alone."""
+    named = f"InstanceGroups[?contains(`{json.dumps(list(groups))}`, InstanceGroupName)"
+    active = f"contains(`{json.dumps(list(SOFTWARE_UPDATE_ACTIVE))}`, SoftwareUpdateStatus)"
+    ended = f"length({named} && {active}]) == `0` && ClusterStatus == 'InService'"
+    model = WaiterModel(
+        {
+            "version": 2,
+            "waiters": {
+                SOFTWARE_UPDATE_WAITER: {
+                    "operation": "DescribeCluster",
+                    "delay": 30,
+                    "maxAttempts": 240,
+                    "acceptors": [{"matcher": "path", "argument": ended, "expected": True, "state": "success"}, _FAILED, _GONE],
+                }
+            },
+        }
+    )
+    return model.get_waiter(SOFTWARE_UPDATE_WAITER)
+
+
 class WaitFailed(Exception):
     def __init__(self, message: str, response: dict[str, Any]):
         super().__init__(message)
@@ -92,9 +122,11 @@ def wait(
     monotonic: Callable[[], float] = time.monotonic,
     progress: Callable[[Progress], Any] | None = None,
     phase: str = "wait",
+    config: SingleWaiterConfig | None = None,
 ) -> dict[str, Any]:
-    """Poll until the waiter's acceptors say success; raise WaitFailed / WaitTimedOut otherwise."""
-    config = WAITER_MODEL.get_waiter(waiter_name)
+    """Poll until the waiter's acceptors say success; raise WaitFailed / WaitTimedOut otherwise.
+    `config`: a waiter made for this wait (`software_update_waiter`), named `waiter_name`."""
+    config = config or WAITER_MODEL.get_waiter(waiter_name)
     operation = getattr(client, xform_name(config.operation))
     delay = poll_seconds if poll_seconds is not None else float(config.delay)
     started = monotonic()

@@ -163,17 +163,7 @@ def list_cluster_operations(world: World, region: str, params: dict) -> dict:
         if (after is not None and record["CreationTime"] <= after) or (before is not None and record["CreationTime"] >= before):
             continue
         rows.append(((record["CreationTime"], index), summary))
-    chosen, token = pagination.page(
-        [s for _, s in rows],
-        [k for k, _ in rows],
-        descending=params.get("SortOrder") == "Descending",
-        max_results=params.get("MaxResults"),
-        token=params.get("NextToken"),
-    )
-    response: dict = {"ClusterOperationSummaries": chosen}
-    if token:
-        response["NextToken"] = token
-    return response
+    return pagination.response("ClusterOperationSummaries", [s for _, s in rows], [k for k, _ in rows], params)
 
 
 def describe_cluster_operation(world: World, region: str, params: dict) -> dict:

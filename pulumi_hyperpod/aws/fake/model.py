@@ -66,6 +66,7 @@ class Node:
     billing_key: Optional[str] = None  # the open billing record (instance id, unless moved between clusters)
     move: Optional[dict] = None  # MoveClusterNodes in progress: target cluster id and group
     health_check: Optional[str] = None  # the StartClusterHealthCheck operation checking it now (cluster_operations.py)
+    software_updated_at: Optional[float] = None  # when a software update last patched it (LastSoftwareUpdateTime)
 
     @property
     def live(self) -> bool:
@@ -110,6 +111,7 @@ class InstanceGroup(Entity):
     deleting: bool = False
     new_in_op: bool = False  # created by the running all-or-nothing operation
     patch: Optional[dict] = None  # scheduled / automatic patching: the release due and when (patching.py)
+    software: Optional[dict] = None  # the last UpdateClusterSoftware's status for this group (rolling_update.py)
 
     @property
     def flexible(self) -> bool:

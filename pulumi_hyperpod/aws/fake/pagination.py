@@ -25,6 +25,23 @@ def decode(token: str) -> tuple:
         raise ValidationException.field("NextToken", "is not a token this operation returned") from None
 
 
+def response(result_key: str, items: list[Any], keys: list[tuple], params: dict, **options: Any) -> dict:
+    """A List* response: one page of `items` (sorted ascending by `keys`) under `result_key`, in the
+    request's SortOrder, with the NextToken when more follow."""
+    chosen, token = page(
+        items,
+        keys,
+        descending=params.get("SortOrder") == "Descending",
+        max_results=params.get("MaxResults"),
+        token=params.get("NextToken"),
+        **options,
+    )
+    answer: dict = {result_key: chosen}
+    if token:
+        answer["NextToken"] = token
+    return answer
+
+
 def page(
     items: list[Any],
     keys: list[tuple],

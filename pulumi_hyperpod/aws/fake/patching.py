@@ -118,26 +118,3 @@ def _start(world: World, cluster: Cluster, groups: list[InstanceGroup], release:
         ids.new_uuid(world.rng),
     )
     rolling_update.progress(world, cluster)  # the first batch now: this reconcile pass has run the update's step already
-
-
-def with_image_status(describe):
-    """DescribeCluster with each group's ImageVersionStatus once a HyperPod AMI release is published:
-    UpToDate on it (or created after it without a version: the latest is used), else UpdateAvailable.
-    Groups on a custom ImageId report none."""
-
-    def run(world: World, region: str, params: dict) -> dict:
-        response = describe(world, region, params)
-        release = world.setting("image_release")
-        if release is None:
-            return response
-        cluster = world.find_cluster(region, params["ClusterName"])
-        for item in response.get("InstanceGroups") or ():
-            group = cluster.groups.get(item["InstanceGroupName"])
-            if group is None or group.spec.get("ImageId") not in (None, "default"):
-                continue
-            version = group.spec.get("ImageReleaseVersion")
-            fresh = version == release or (version is None and group.created_at >= (world.setting("image_released_at") or 0))
-            item["ImageVersionStatus"] = "UpToDate" if fresh else "UpdateAvailable"
-        return response
-
-    return run

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from . import ids
+from . import ids, images, rolling_update, training_plans
 from .capacity import reserved
 from .model import (
     BOOTING,
@@ -38,6 +38,11 @@ from .model import (
 from .world import World
 
 BUILD_KEYS = ("LifeCycleConfig", "ExecutionRole", "ThreadsPerCore", "InstanceStorageConfigs", "ImageId")
+
+
+def built_with(world: World, group: InstanceGroup) -> dict:
+    """What a node launched now is built with: the group's build members, its image as `images.py` reads it."""
+    return {**{key: group.spec.get(key) for key in BUILD_KEYS}, **images.for_launch(group.spec, world.setting("image_release"))}
 
 
 def capacity_message(instance_types: list[str]) -> str:
@@ -126,7 +131,9 @@ def launch_waiting(world: World, cluster: Cluster, group: InstanceGroup) -> list
 def try_launch(world: World, cluster: Cluster, group: InstanceGroup, node: Node, batch: LaunchBatch) -> bool:
     zones = batch.zones if not node.want_azs else [az for az in batch.zones if az in node.want_azs]
     ordered = batch.zones_by_balance(zones)
-    plan = world.scenario.training_plans.get(group.spec.get("TrainingPlanArn") or "")
+    plan = training_plans.listed(world, group.spec.get("TrainingPlanArn"))
+    if plan is not None:  # reserved capacity: in the plan's AZ, while the plan is Active
+        ordered = training_plans.launchable(world, group.spec["TrainingPlanArn"], plan, ordered)
     for instance_type in candidate_types(group, node):
         if plan is not None and instance_type != plan.instance_type:
             continue  # a training plan reserves one type: the group's nodes come from it or not at all
@@ -158,7 +165,7 @@ def _launch(
     node.phase, node.status, node.message = BOOTING, "Pending", "Launching EC2 instance"
     node.capacity_key = held
     node.attempts += 1
-    node.built_with = {key: group.spec.get(key) for key in BUILD_KEYS}
+    node.built_with = built_with(world, group)
     batch.az_counts[az] = batch.az_counts.get(az, 0) + 1
     world.schedule_node(cluster, node, world.now + _duration(world, world.scenario.timing.launch_seconds))
     world.emit(
@@ -185,7 +192,7 @@ def on_node_timer(world: World, cluster: Cluster, node: Node) -> None:
     elif group is None:
         return
     elif node.phase == UPDATING:
-        _finish_software_update(world, cluster, node)
+        rolling_update.node_done(world, cluster, node)
     elif node.phase == REBOOTING:
         _become_running(world, cluster, group, node, "reboot")
     elif node.phase == LOST:
@@ -268,21 +275,6 @@ def _finish_health_check(world: World, cluster: Cluster, group: InstanceGroup, n
         f"Deep health check of EC2 Instance {node.instance_id} in Cluster {cluster.name} and IG {group.name} passed",
         node=node,
         op_id=op_id,
-    )
-
-
-def _finish_software_update(world: World, cluster: Cluster, node: Node) -> None:
-    image = (cluster.software_update or {}).get("image")
-    if image:
-        node.built_with = {**(node.built_with or {}), "ImageId": image}
-    node.phase, node.status, node.message = RUNNING, "Running", ""
-    world.emit(
-        cluster,
-        "Info",
-        "Instance",
-        f"Software update of EC2 Instance {node.instance_id} in Cluster {cluster.name} and IG {node.group} completed successfully",
-        node=node,
-        op_id=(cluster.software_update or {}).get("id"),
     )
 
 
@@ -443,7 +435,7 @@ def hand_off(world: World, source: Cluster, node: Node) -> None:
     node.group, node.op_id = group.name, None
     node.phase, node.status = LIFECYCLE, "AttachInProgress"
     node.message = f"Attaching to instance group {group.name}: running its lifecycle scripts"
-    node.built_with = {key: group.spec.get(key) for key in BUILD_KEYS}
+    node.built_with = built_with(world, group)
     group.target += 1
     group.spec = {**group.spec, "InstanceCount": group.target}
     target.add_node(node)

@@ -8,18 +8,18 @@ from __future__ import annotations
 
 from typing import Callable
 
-from . import cluster_operations, moves, node_operations as nodes, patching, repair, software, tagging
+from . import cluster_operations, image_status, moves, node_operations as nodes, repair, software, tagging, training_plans
 from . import operations as clusters
 from .world import World
 
 OPERATIONS: dict[str, Callable[[World, str, dict], dict]] = {
     "CreateCluster": clusters.create_cluster,
-    "DescribeCluster": patching.with_image_status(clusters.describe_cluster),
+    "DescribeCluster": training_plans.with_plan_status(image_status.describe_cluster(clusters.describe_cluster)),
     "ListClusters": clusters.list_clusters,
     "UpdateCluster": cluster_operations.recording_scaling(clusters.update_cluster),
     "DeleteCluster": clusters.delete_cluster,
-    "ListClusterNodes": nodes.list_cluster_nodes,
-    "DescribeClusterNode": nodes.describe_cluster_node,
+    "ListClusterNodes": image_status.list_cluster_nodes(nodes.list_cluster_nodes),
+    "DescribeClusterNode": image_status.describe_cluster_node(nodes.describe_cluster_node),
     "BatchAddClusterNodes": cluster_operations.recording_scaling(nodes.batch_add_cluster_nodes),
     "BatchDeleteClusterNodes": cluster_operations.recording_scaling(nodes.batch_delete_cluster_nodes),
     "ListClusterEvents": nodes.list_cluster_events,
@@ -32,4 +32,6 @@ OPERATIONS: dict[str, Callable[[World, str, dict], dict]] = {
     "StartClusterHealthCheck": cluster_operations.start_cluster_health_check,
     "ListClusterOperations": cluster_operations.list_cluster_operations,
     "DescribeClusterOperation": cluster_operations.describe_cluster_operation,
+    "DescribeTrainingPlan": training_plans.describe_training_plan,
+    "ListTrainingPlans": training_plans.list_training_plans,
 }

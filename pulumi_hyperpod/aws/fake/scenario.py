@@ -74,10 +74,37 @@ class CapacityPool(_Strict):
 
 
 class TrainingPlanCapacity(_Strict):
-    """A training plan's reserved instances: a group with this TrainingPlanArn launches only these."""
+    """A training plan (DescribeTrainingPlan, ListTrainingPlans): reserved instances of one type in one
+    AZ for a window. A group with this TrainingPlanArn launches only these, and only while the plan is
+    Active. Its status follows the simulator's clock, as the model's TrainingPlanStatus: Pending (not
+    paid yet) until `scheduled_at`, Scheduled until `start_at`, Active for `duration_hours`, then
+    Expired (times in virtual seconds after the world was created, as `capacity_changes`)."""
 
     instance_type: str
-    count: int = Field(ge=0)
+    count: int = Field(ge=0, description="TotalInstanceCount: the instances reserved")
+    name: Optional[str] = Field(None, description="TrainingPlanName; default: the ARN's last part")
+    availability_zone: Optional[str] = Field(None, description="where the capacity is reserved; default: the region's first AZ")
+    scheduled_at: float = Field(0, ge=0, description="Pending until then")
+    start_at: float = Field(0, ge=0, description="StartTime: Scheduled until then, Active from then")
+    duration_hours: float = Field(720, gt=0, description="the window: Expired after StartTime + this")
+    failed: bool = Field(False, description="the plan's purchase failed: Status Failed")
+    upfront_fee: Optional[str] = Field(None, description="UpfrontFee (CurrencyCode USD)")
+
+    @field_validator("instance_type")
+    @classmethod
+    def _reservable(cls, instance_type: str) -> str:
+        from .. import servicemodel  # botocore's model: read only by a scenario that lists a plan
+
+        types = servicemodel.shape("ReservedCapacityInstanceType").enum
+        if instance_type not in types:
+            raise ValueError(f"{instance_type} cannot be reserved in a training plan (ReservedCapacityInstanceType: {', '.join(types)})")
+        return instance_type
+
+    @model_validator(mode="after")
+    def _in_order(self) -> "TrainingPlanCapacity":
+        if self.scheduled_at > self.start_at:
+            raise ValueError("scheduled_at comes before start_at (Pending → Scheduled → Active)")
+        return self
 
 
 class CapacityChange(_Strict):
@@ -147,7 +174,9 @@ class Scenario(_Strict):
     capacity: list[CapacityPool] = Field(default_factory=list)
     capacity_changes: list[CapacityChange] = Field(default_factory=list)
     training_plans: dict[str, TrainingPlanCapacity] = Field(
-        default_factory=dict, description="training plan ARN -> its reserved capacity; a plan not listed is unlimited"
+        default_factory=dict,
+        description="training plan ARN -> the plan (training_plans.py); a plan not listed is not simulated: "
+        "DescribeTrainingPlan does not find it, a group naming it launches from the on-demand pools",
     )
     faults: Faults = Field(default_factory=Faults)
     provisioning_parameters: dict[str, ProvisioningParameters] = Field(default_factory=dict)

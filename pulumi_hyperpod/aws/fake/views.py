@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 from .. import servicemodel
-from . import ids
+from . import ids, images, rolling_update
 from .model import BOOTING, DETACHING, HEALTHCHECK, LIFECYCLE, RUNNING, TERMINATING, WAITING, Cluster, InstanceGroup, Node
 
 # Nodes on their way into or out of a group: the group has a scaling operation in progress.
@@ -75,20 +75,37 @@ def group_details(cluster: Cluster, group: InstanceGroup, nodes: list[Node]) -> 
         item["InstanceTypeDetails"] = details
     if counts["settling"] or counts["current"] != group.target:
         item["ActiveOperations"] = {"Scaling": 1}
+    for key in ("CurrentImageId", "DesiredImageId", "CurrentImageReleaseVersion", "DesiredImageReleaseVersion"):
+        item.pop(key, None)
+    item.update(_software(cluster, group, nodes))
+    return item
+
+
+def _software(cluster: Cluster, group: InstanceGroup, nodes: list[Node]) -> dict[str, Any]:
+    """The group's image, Current and Desired (moved apart by a running update, swapped by its
+    rollback), and the last update's SoftwareUpdateStatus, TargetStateCount, ActiveSoftwareUpdateConfig."""
+    own = images.of_spec(group.spec)
+    desired = rolling_update.wanted(cluster, group.name) or own
+    current = rolling_update.running_image(cluster, group.name) or own
+    item: dict[str, Any] = {**images.reported(current, "Current"), **images.reported(desired, "Desired")}  # over described_spec's
+    if group.software is None:
+        return item
+    item["SoftwareUpdateStatus"] = group.software["status"]
+    # "the number of running nodes using the desired Image ID"
+    item["TargetStateCount"] = sum(1 for n in nodes if n.phase == RUNNING and images.runs(images.of_node(n.built_with), desired))
+    update = cluster.software_update
+    if update is not None and group.name in update["groups"] and update.get("config"):
+        item["ActiveSoftwareUpdateConfig"] = update["config"]
     return item
 
 
 def described_spec(spec: dict) -> dict:
     """A group specification as DescribeCluster reports it: members of the same name copied, the
     image, Kubernetes and patch members under their Current/Desired names (counts and flexible
-    types are the caller's: they depend on the nodes)."""
+    types are the caller's: they depend on the nodes; a running software update moves the image apart)."""
     item = _copy(spec, "ClusterInstanceGroupDetails", _TRANSLATED)
-    if spec.get("TrainingPlanArn"):
-        item["TrainingPlanStatus"] = "Active"  # the simulator's training plans are always in their window
-    if spec.get("ImageId"):
-        item["CurrentImageId"] = item["DesiredImageId"] = spec["ImageId"]
-    if spec.get("ImageReleaseVersion"):
-        item["CurrentImageReleaseVersion"] = item["DesiredImageReleaseVersion"] = spec["ImageReleaseVersion"]
+    image = images.of_spec(spec)
+    item.update({**images.reported(image, "Current"), **images.reported(image, "Desired")})
     kubernetes = spec.get("KubernetesConfig")
     if kubernetes:
         item["KubernetesConfig"] = _kubernetes(kubernetes)
@@ -178,8 +195,13 @@ def node_summary(cluster: Cluster, node: Node, include_logical: bool) -> dict:
     }
     if include_logical:
         item["NodeLogicalId"] = node.logical_id
+    if node.software_updated_at is not None:
+        item["LastSoftwareUpdateTime"] = node.software_updated_at
     if node.ip:
         item["PrivateDnsHostname"] = ids.dns_hostname(node.ip, cluster.region)
+    release = images.of_node(node.built_with)["ImageReleaseVersion"]
+    if release is not None:  # ClusterNodeSummary has the release, not the AMI id
+        item["CurrentImageReleaseVersion"] = release
     return item
 
 
@@ -199,8 +221,11 @@ def node_details(cluster: Cluster, node: Node) -> dict:
     item.update(_copy(built, "ClusterNodeDetails"))
     if spec.get("OverrideVpcConfig"):
         item["OverrideVpcConfig"] = spec["OverrideVpcConfig"]
-    if built.get("ImageId"):
-        item["CurrentImageId"] = item["DesiredImageId"] = built["ImageId"]
+    if node.software_updated_at is not None:
+        item["LastSoftwareUpdateTime"] = node.software_updated_at
+    current = images.of_node(built)
+    item.update(images.reported(current, "Current"))
+    item.update(images.reported((rolling_update.wanted(cluster, node.group) if group else None) or current, "Desired"))
     if node.ip:
         item["PrivatePrimaryIp"] = node.ip
         item["PrivateDnsHostname"] = ids.dns_hostname(node.ip, cluster.region)

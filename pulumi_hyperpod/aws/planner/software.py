@@ -10,7 +10,12 @@ EKS clusters), so the plan says so and sends no DeploymentConfig.
 The batches shown are the ones the service runs: the Running nodes of the groups the call names,
 oldest launch first (launch time, then group and instance id), `MaximumBatchSize` at a time.
 
-Guards (a refused plan lists no steps): a protected node is never taken down; Slurm Login nodes only
+A group whose spec pins no release asks for none: a newer HyperPod AMI release (ImageVersionStatus
+UpdateAvailable, SecurityUpdateRequired, EndOfLife) is a note, not a step. `ImageId: default` is the
+HyperPod public AMI: a rollout only for a group on a custom AMI.
+
+Guards (a refused plan lists no steps): a protected node is never taken down; a Slurm controller only
+with policy.allow_controller_disruption (a group of unknown role could be it); Slurm Login nodes only
 with policy.allow_login_disruption; no batch may take down more than policy.max_unavailable_fraction
 of a group's nodes. Pure: no I/O.
 """
@@ -46,37 +51,65 @@ class Rollouts:
         self.groups: set[str] = set()
 
 
-LATEST = "latest"
-OUTDATED = frozenset({"UpdateAvailable", "SecurityUpdateRequired"})  # the model's ImageVersionStatus values behind
+# the model's ClusterImageVersionStatus values of a group behind the latest HyperPod AMI release
+OUTDATED = frozenset({"UpdateAvailable", "SecurityUpdateRequired", "EndOfLife"})
+
+
+def on_public_image(described: dict[str, Any]) -> bool:
+    """The group runs a HyperPod public AMI — what `ImageId: default` asks for: it reports no
+    CurrentImageId, or the service rates its image against the HyperPod releases (ImageVersionStatus:
+    "whether the instance group is running the latest image version", which a custom AMI has not).
+    Unverified: whether AWS reports the public AMI's id as CurrentImageId (the simulator does not)."""
+    current = described.get("CurrentImageId")
+    return current in (None, DEFAULT_IMAGE) or described.get("ImageVersionStatus") is not None
 
 
 def image_changes(want: InstanceGroupSpec, have: GroupState) -> dict[str, tuple[str | None, str]]:
-    """member → (running now, wanted) for the image members the spec sets and the group does not run.
-    A spec without ImageReleaseVersion (and no custom ImageId) asks for the latest release (the model:
-    "If omitted, the latest available version is used"): a group the service reports behind it
-    (ImageVersionStatus UpdateAvailable / SecurityUpdateRequired) moves to it — unless the group is
-    patched by the service itself (AutoPatchConfig, ScheduledUpdateConfig)."""
+    """member → (running now, wanted) for the image members the spec pins and the group does not run.
+    A spec without ImageReleaseVersion asks for no release: a newer one is a note (`release_notes`),
+    never a rollout. `ImageId: default` is the HyperPod public AMI (the model: "Use the default latest
+    system image"): met by a group on it, a rollout for a group on a custom AMI."""
     api = want.to_api()
     changes = {}
-    custom = api.get("ImageId") not in (None, DEFAULT_IMAGE)
-    managed = "AutoPatchConfig" in api or "ScheduledUpdateConfig" in api
-    if "ImageReleaseVersion" not in api and not custom and not managed and have.described.get("ImageVersionStatus") in OUTDATED:
-        changes["ImageReleaseVersion"] = (have.described.get("CurrentImageReleaseVersion"), LATEST)
     for member, reported in IMAGE_MEMBERS.items():
         wanted = api.get(member)
         if wanted is None:
             continue
         current = have.described.get(reported)
-        if member == "ImageId" and current is None and wanted == DEFAULT_IMAGE:
-            continue  # a group built from the default image reports none
+        if member == "ImageId" and wanted == DEFAULT_IMAGE and on_public_image(have.described):
+            continue
         if current != wanted:
             changes[member] = (current, wanted)
     return changes
 
 
-def have_status(observed: ClusterState, name: str) -> str:
-    group = observed.group(name)
-    return f"ImageVersionStatus {group.described.get('ImageVersionStatus')}" if group is not None else ""
+def release_note(want: InstanceGroupSpec, have: GroupState) -> str | None:
+    """A group whose spec pins no release, behind the latest one: said, not planned."""
+    api = want.to_api()
+    status = have.described.get("ImageVersionStatus")
+    if "ImageReleaseVersion" in api or status not in OUTDATED or api.get("ImageId") not in (None, DEFAULT_IMAGE):
+        return None
+    if "AutoPatchConfig" in api or "ScheduledUpdateConfig" in api:
+        return f"{want.name}: a newer HyperPod AMI release is out (ImageVersionStatus {status}); the service patches the group on its own schedule"
+    running = have.described.get("CurrentImageReleaseVersion")
+    return (
+        f"{want.name}: a newer HyperPod AMI release is out (ImageVersionStatus {status}"
+        f"{f', the group runs {running}' if running else ''}); the spec pins no ImageReleaseVersion, so this plan "
+        "asks for nothing: set ImageReleaseVersion to roll the group to a release (UpdateClusterSoftware)"
+    )
+
+
+def runs_image(described: dict[str, Any], image_id: str | None, release: str | None) -> list[str]:
+    """What a group does not run of the image an UpdateClusterSoftware asked for, in words."""
+    short = []
+    if image_id == DEFAULT_IMAGE:
+        if not on_public_image(described):
+            short.append(f"ImageId is {described.get('CurrentImageId')}, not the HyperPod public AMI (default)")
+    elif image_id and described.get("CurrentImageId") != image_id:
+        short.append(f"ImageId is {described.get('CurrentImageId')}, not {image_id}")
+    if release and described.get("CurrentImageReleaseVersion") != release:
+        short.append(f"ImageReleaseVersion is {described.get('CurrentImageReleaseVersion')}, not {release}")
+    return short
 
 
 def rollout_labels(want: InstanceGroupSpec, have: GroupState) -> list[str]:
@@ -106,6 +139,9 @@ def plan_rollouts(desired: ClusterSpec, observed: ClusterState, policy: Policy, 
         have = observed.group(want.name)
         if have is None or have.status == "Deleting":
             continue  # a new group is built with its image
+        note = release_note(want, have)
+        if note:
+            result.notes.append(note)
         changes = image_changes(want, have)
         if changes and "SystemUpdating" in (have.status, observed.status):
             result.notes.append(
@@ -138,13 +174,10 @@ def _plan_call(desired, observed, policy, role, image, groups, result: Rollouts)
     reasons = []
     for want, changes in groups:
         entry: dict[str, Any] = {"InstanceGroupName": want.name}
-        if "ImageReleaseVersion" in changes and changes["ImageReleaseVersion"][1] != LATEST:
-            entry["ImageReleaseVersion"] = changes["ImageReleaseVersion"][1]  # without it: the latest release
+        if "ImageReleaseVersion" in changes:
+            entry["ImageReleaseVersion"] = changes["ImageReleaseVersion"][1]
         request["InstanceGroups"].append(entry)
-        moves = ", ".join(
-            f"{member} {before or '(default)'} → {after}" + (f" ({have_status(observed, want.name)})" if after == LATEST else "")
-            for member, (before, after) in changes.items()
-        )
+        moves = ", ".join(f"{member} {before or '(default)'} → {after}" for member, (before, after) in changes.items())
         reasons.append(f"{want.name}: {moves}: the running nodes are patched in place (UpdateClusterSoftware)")
     if image is not None:
         request["ImageId"] = image
@@ -218,6 +251,8 @@ def _guards(observed: ClusterState, policy: Policy, role, names: list[str], batc
                 "policy.protected_node_ids / --protect first)",
             )
         )
+    if slurm:
+        refusals.extend(_controller_refusals(policy, role, nodes))
     login = sorted({n.group for n in nodes if role(n.group) == "Login"})
     if login and not policy.allow_login_disruption:
         refusals.append(
@@ -246,6 +281,29 @@ def _guards(observed: ClusterState, policy: Policy, role, names: list[str], batc
                 )
             )
     return refusals
+
+
+def _controller_refusals(policy: Policy, role, nodes: list[NodeState]) -> list[Refusal]:
+    """A rollout that takes a Slurm controller down stops every job's scheduling until it is back:
+    only with explicit consent. A group whose role nothing states could be the controller."""
+    if policy.allow_controller_disruption:
+        return []
+    controllers = sorted({n.group for n in nodes if role(n.group) == "Controller"})
+    unknown = sorted({n.group for n in nodes if role(n.group) is None})
+    if controllers:
+        what = f"the Slurm controller ({', '.join(controllers)})"
+    elif unknown:
+        what = f"nodes of {', '.join(unknown)}, whose Slurm role is not known: the controller could be among them"
+    else:
+        return []
+    return [
+        Refusal(
+            "controller-disruption",
+            f"the software rollout takes {what} down (Slurm schedules nothing until it is back); "
+            "set policy.allow_controller_disruption to allow it",
+            (controllers or unknown)[0],
+        )
+    ]
 
 
 def hold_images(request: dict[str, Any], observed: ClusterState, groups: set[str]) -> None:

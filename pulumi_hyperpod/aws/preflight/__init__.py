@@ -5,6 +5,8 @@ between the pure `plan()` and `apply()`).
   warned when near one, noted when they cannot be read);
 - `consistency`: a scale-out whose new nodes would be built differently from the group's
   existing ones (a lifecycle-script change, seed 004);
+- `training_plans`: a growing group's training plan (TrainingPlanArn) against what it adds: its
+  window, instance type and available count (refused, warned, or noted);
 - `section`: `plan.preflight` — the checks, the warnings and the verdict, as typed data.
 """
 
@@ -50,7 +52,7 @@ def preflight(
     (None: quotas are reported as not readable). `sample`: nodes per group the consistency check
     reads (None: consistency.SAMPLE)."""
     policy = policy or Policy()
-    refusals, warnings, findings = [], [], []
+    refusals, warnings, findings, plans = [], [], [], []
     if desired is None or not _adds_instances(plan):
         quota_part = QuotaSection(status="not-needed")
     else:
@@ -65,13 +67,18 @@ def preflight(
                 f"service quotas not checked: they could not be read ({quota_part.error}); "
                 "check them in the Service Quotas console before applying"
             )
+        if any(g.training_plan_arn for g in desired.instance_groups):
+            from .training_plans import check_training_plans
+
+            plan_refusals, plan_warnings, plans = check_training_plans(plan, desired, sagemaker)
+            refusals, warnings = refusals + plan_refusals, warnings + plan_warnings
         if observed is not None:
             from .consistency import SAMPLE, check_consistency
 
             findings = check_consistency(plan, desired, observed, sagemaker, SAMPLE if sample is None else sample)
             warnings += [finding.message for finding in findings]
     checked = plan.refuse(*refusals)
-    return _with_section(checked, section(checked, quota_part, findings, warnings))
+    return _with_section(checked, section(checked, quota_part, findings, warnings, training_plans=plans))
 
 
 def skipped(plan: Plan, reason: str) -> Plan:

@@ -118,6 +118,8 @@ func (o LocationOutput) Region() pulumi.StringOutput {
 
 // What a plan may do to a running cluster.
 type Policy struct {
+	// Allow a software rollout to take a Slurm Controller down (Slurm schedules nothing until it is back).
+	AllowControllerDisruption *bool `pulumi:"allowControllerDisruption"`
 	// Allow shrinking or deleting a Slurm Controller group.
 	AllowControllerScaleIn *bool `pulumi:"allowControllerScaleIn"`
 	// Allow a rollout, reboot or replacement to take Slurm Login nodes down.
@@ -173,6 +175,8 @@ type PolicyInput interface {
 
 // What a plan may do to a running cluster.
 type PolicyArgs struct {
+	// Allow a software rollout to take a Slurm Controller down (Slurm schedules nothing until it is back).
+	AllowControllerDisruption pulumi.BoolPtrInput `pulumi:"allowControllerDisruption"`
 	// Allow shrinking or deleting a Slurm Controller group.
 	AllowControllerScaleIn pulumi.BoolPtrInput `pulumi:"allowControllerScaleIn"`
 	// Allow a rollout, reboot or replacement to take Slurm Login nodes down.
@@ -291,6 +295,11 @@ func (o PolicyOutput) ToPolicyPtrOutputWithContext(ctx context.Context) PolicyPt
 	return o.ApplyTWithContext(ctx, func(_ context.Context, v Policy) *Policy {
 		return &v
 	}).(PolicyPtrOutput)
+}
+
+// Allow a software rollout to take a Slurm Controller down (Slurm schedules nothing until it is back).
+func (o PolicyOutput) AllowControllerDisruption() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v Policy) *bool { return v.AllowControllerDisruption }).(pulumi.BoolPtrOutput)
 }
 
 // Allow shrinking or deleting a Slurm Controller group.
@@ -415,6 +424,16 @@ func (o PolicyPtrOutput) Elem() PolicyOutput {
 		var ret Policy
 		return ret
 	}).(PolicyOutput)
+}
+
+// Allow a software rollout to take a Slurm Controller down (Slurm schedules nothing until it is back).
+func (o PolicyPtrOutput) AllowControllerDisruption() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *Policy) *bool {
+		if v == nil {
+			return nil
+		}
+		return v.AllowControllerDisruption
+	}).(pulumi.BoolPtrOutput)
 }
 
 // Allow shrinking or deleting a Slurm Controller group.

@@ -10,6 +10,10 @@ import * as outputs from "../types/output";
  */
 export interface PolicyArgs {
     /**
+     * Allow a software rollout to take a Slurm Controller down (Slurm schedules nothing until it is back).
+     */
+    allowControllerDisruption?: pulumi.Input<boolean | undefined>;
+    /**
      * Allow shrinking or deleting a Slurm Controller group.
      */
     allowControllerScaleIn?: pulumi.Input<boolean | undefined>;

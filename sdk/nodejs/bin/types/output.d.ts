@@ -22,6 +22,10 @@ export interface Location {
  */
 export interface Policy {
     /**
+     * Allow a software rollout to take a Slurm Controller down (Slurm schedules nothing until it is back).
+     */
+    allowControllerDisruption?: boolean;
+    /**
      * Allow shrinking or deleting a Slurm Controller group.
      */
     allowControllerScaleIn?: boolean;
