@@ -70,22 +70,22 @@ class ApplyError(Exception):
         self.done = done
 
 
-class ApplyInterrupted(ApplyError):
+class ApplyInterrupted(KeyboardInterrupt):
     """SIGINT (Ctrl-C) stopped apply. `done`: the calls the service accepted — it carries them out
     whether anyone waits or not; `in_flight`: what apply was doing when the signal came (a call being
     sent may or may not have reached the service), with its preposition ("while sending …", "during
-    step 2/3 (…)"). The front ends say both and how to resume, and exit
-    `EXIT_INTERRUPTED`."""
+    step 2/3 (…)"). The front ends say both and how to resume, and exit `EXIT_INTERRUPTED`. A
+    KeyboardInterrupt, not an ApplyError: a program that retries a failed apply must not retry a Ctrl-C."""
 
     def __init__(self, name: str, done: list[str], in_flight: str) -> None:
         self.in_flight = in_flight
+        self.done = done
         sent = f"{len(done)} call(s) were sent and accepted ({', '.join(done)})" if done else "no call was accepted"
         super().__init__(
             f"interrupted {in_flight}: {sent}; the service carries out what it accepted. To resume, "
             f"run the same apply again with -f SPEC (it reads cluster {name} as it is now and does only what is "
             "left, waiting as asked), or make the plan again (`plan`) to see what is left; a saved plan "
-            "(--plan) no longer matches the cluster once a call was accepted",
-            done,
+            "(--plan) no longer matches the cluster once a call was accepted"
         )
 
 
