@@ -17,22 +17,15 @@ def _state():
     return type(state).from_api(dict(state.describe), summaries)
 
 
+def _squeue(job_id: int, name: str, hours: int) -> str:
+    """`squeue --json` with alice's one running job on ip-10-0-0-2 and -3, ending `hours` after EPOCH."""
+    job = {"job_id": job_id, "user_name": "alice", "name": name, "job_state": "RUNNING", "nodes": "ip-10-0-0-[2-3]"}
+    return json.dumps({"jobs": [{**job, "end_time": int(EPOCH.timestamp()) + hours * 3600}]})
+
+
 def _runner(command):
     if command[0] == "squeue":
-        return json.dumps(
-            {
-                "jobs": [
-                    {
-                        "job_id": 5,
-                        "user_name": "alice",
-                        "name": "t",
-                        "job_state": "RUNNING",
-                        "nodes": "ip-10-0-0-[2-3]",
-                        "end_time": int(EPOCH.timestamp()) + 3600,
-                    }
-                ]
-            }
-        )
+        return _squeue(5, "t", 1)
     return json.dumps(
         {
             "nodes": [
@@ -63,20 +56,7 @@ def test_the_view_round_trips_through_its_json_form() -> None:
 
 def _squeue_only(command):
     if command[0] == "squeue":
-        return json.dumps(
-            {
-                "jobs": [
-                    {
-                        "job_id": 9,
-                        "user_name": "alice",
-                        "name": "long",
-                        "job_state": "RUNNING",
-                        "nodes": "ip-10-0-0-[2-3]",
-                        "end_time": int(EPOCH.timestamp()) + 24 * 3600,
-                    }
-                ]
-            }
-        )
+        return _squeue(9, "long", 24)
     return json.dumps({"nodes": []})  # sinfo lists nothing: squeue alone says which nodes work
 
 
