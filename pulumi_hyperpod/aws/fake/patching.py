@@ -125,7 +125,10 @@ def _start(world: World, cluster: Cluster, groups: list[InstanceGroup], release:
 def with_image_status(describe):
     """DescribeCluster with each group's ImageVersionStatus once a HyperPod AMI release is published:
     UpToDate on it (or created after it without a version: the latest is used), else UpdateAvailable.
-    Groups on a custom ImageId report none."""
+    Groups on a custom ImageId report none. A group with AutoPatchConfig that has an update available
+    reports the NextPatchDate the service set (its PatchSchedule gives none): "The system sets this
+    automatically when a patch is detected" (the model's ClusterPatchSchedule; read-only in the
+    CloudFormation schema)."""
 
     def run(world: World, region: str, params: dict) -> dict:
         response = describe(world, region, params)
@@ -140,6 +143,19 @@ def with_image_status(describe):
             version = group.spec.get("ImageReleaseVersion")
             fresh = version == release or (version is None and group.created_at >= (world.setting("image_released_at") or 0))
             item["ImageVersionStatus"] = "UpToDate" if fresh else "UpdateAvailable"
+            if not fresh:
+                _fill_next_patch_date(world, group, item, release)
         return response
 
     return run
+
+
+def _fill_next_patch_date(world: World, group: InstanceGroup, item: dict, release: str) -> None:
+    auto = group.spec.get("AutoPatchConfig")
+    if not auto or (auto.get("PatchSchedule") or {}).get("NextPatchDate") is not None:
+        return  # no automatic patching, or the user's own date (views report it as given)
+    due = _due(world, group, release)
+    if due is not None:
+        reported = item.setdefault("AutoPatchConfig", {})
+        reported["CurrentPatchSchedule"] = {"NextPatchDate": due}
+        reported["DesiredPatchSchedule"] = {"NextPatchDate": due}

@@ -40,7 +40,7 @@ from . import compare, software
 from .drain_step import drain_steps
 from .basis import basis_of
 from .members import member_line
-from .ownership import autoscaling_refusals, count_owner
+from .ownership import autoscaling_refusals, count_owner, handback_notes
 from .tags import tag_steps
 from ...plan.model import GroupChange, Plan, Refusal, Step, Victim
 from ...plan.policy import Policy
@@ -385,8 +385,9 @@ class _Updater:
         groups = self.group_changes()
         cluster_changes = compare.cluster_config_changes(self.desired, self.observed)
         for member in cluster_changes:
-            self.update_reasons.append(f"cluster setting {member} changes")
+            self.update_reasons.append(compare.cluster_change_reason(member, self.desired, self.observed))
         self.refusals.extend(autoscaling_refusals(self.desired, self.observed))
+        self.notes.extend(handback_notes(self.desired, self.observed))
         unknown = self.unknown_roles()
         for change in groups:
             if unknown and self._empties(change):
