@@ -6,11 +6,11 @@ The decision table (also in docs/plans.md):
 |-------------------------------------------|----------------------------------------|
 | no cluster yet                            | CreateCluster                          |
 | desired is None (destroy)                 | DeleteCluster                          |
-| VpcConfig, Orchestrator, leaving or entering Continuous, Failed cluster | replacement: DeleteCluster + CreateCluster, refused unless policy.allow_replacement |
-| InstanceType, ExecutionRole, ThreadsPerCore, OverrideVpcConfig, NodeType, fixed ↔ flexible of an existing group | refused: a new group with a new name |
+| VpcConfig, Orchestrator, leaving Continuous, a Slurm cluster entering it, Failed cluster | replacement: DeleteCluster + CreateCluster, refused unless policy.allow_replacement |
+| InstanceType, NodeType, fixed ↔ flexible of an existing group | refused: a new group with a new name |
 | group config, new group, MinCount, cluster settings | one UpdateCluster (listing only the groups that change, each entry the group's whole specification: members.py) |
 | cluster Tags                              | AddTags / DeleteTags (tags.py)         |
-| counts of an autoscaled cluster's groups  | none: shown as the autoscaler's        |
+| counts of an autoscaled cluster's groups  | none: shown as the autoscaler's (a spec disabling autoscaling takes them back: a note) |
 | removed group                             | that UpdateCluster's InstanceGroupsToDelete |
 | scale-out, all-or-nothing mode            | UpdateCluster (InstanceCount)          |
 | scale-out, Continuous mode                | folded into the UpdateCluster when one is needed anyway, or when the group is Creating/Updating (BatchAdd is rejected then), or when BatchAddClusterNodes would take more calls than one UpdateCluster; otherwise BatchAddClusterNodes (≤ 50 per entry, ≤ 5 entries per call) |
