@@ -139,7 +139,9 @@ def render() -> str:
         "| scope | DescribeCluster member | the request's member | source |",
         "|---|---|---|---|",
     ]
-    lines += [f"| {f.scope} | `{f.described}` | {f'`{f.request}`' if f.request else 'not in the request'} | {_cell(f.source)} |" for f in FILLED]
+    lines += [
+        f"| {f.scope} | `{f.described}` | {f'`{f.request}`' if f.request else 'not in the request'} | {_cell(f.source)} |" for f in FILLED
+    ]
     lines.append("")
     lines += [
         "## Cross-field sentences of the model",

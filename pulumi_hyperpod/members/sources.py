@@ -73,7 +73,11 @@ class ModelVerdict:
         return f"botocore sagemaker model {self.shape}.{self.member}: {takes}"
 
 
-_CFN_PREFIX = {"cluster": "/properties", "group": "/properties/InstanceGroups/*", "restricted-group": "/properties/RestrictedInstanceGroups/*"}
+_CFN_PREFIX = {
+    "cluster": "/properties",
+    "group": "/properties/InstanceGroups/*",
+    "restricted-group": "/properties/RestrictedInstanceGroups/*",
+}
 
 
 def cfn_pointer(scope: Scope, path: str) -> str:

@@ -229,7 +229,14 @@ def _cluster_rows() -> list[Member]:
     return [
         row("ClusterName", "identity", "kept", note="a new name is a new cluster"),
         row("VpcConfig", "replacement", "kept"),
-        row("Tags", "AddTags/DeleteTags", "kept", src.TAGGING, read="ListTags", note="left out of the spec, the cluster's tags are not managed"),
+        row(
+            "Tags",
+            "AddTags/DeleteTags",
+            "kept",
+            src.TAGGING,
+            read="ListTags",
+            note="left out of the spec, the cluster's tags are not managed",
+        ),
         row("Orchestrator.Eks.ClusterArn", "replacement", "kept", note="the EKS cluster cannot change after creation"),
         row("Orchestrator.Slurm.SlurmConfigStrategy", "UpdateCluster", "kept"),
         row(
@@ -299,9 +306,7 @@ def _restricted_rows() -> list[Member]:
     from dataclasses import replace
 
     return [
-        replace(m, unverified=_RESTRICTED_UNVERIFIED.get(m.path, ""))
-        for m in _group_rows("restricted-group")
-        if m.parts[0] in _RESTRICTED
+        replace(m, unverified=_RESTRICTED_UNVERIFIED.get(m.path, "")) for m in _group_rows("restricted-group") if m.parts[0] in _RESTRICTED
     ]
 
 

@@ -99,7 +99,11 @@ def test_an_eks_cluster_moves_to_continuous_in_place(world):
     [
         ("ExecutionRole", ROLE, "arn:aws:iam::111122223333:role/hyperpod-v2"),
         ("ThreadsPerCore", 2, 1),
-        ("OverrideVpcConfig", {"SecurityGroupIds": ["sg-1"], "Subnets": ["subnet-1"]}, {"SecurityGroupIds": ["sg-2"], "Subnets": ["subnet-1"]}),
+        (
+            "OverrideVpcConfig",
+            {"SecurityGroupIds": ["sg-1"], "Subnets": ["subnet-1"]},
+            {"SecurityGroupIds": ["sg-2"], "Subnets": ["subnet-1"]},
+        ),
     ],
 )
 def test_a_member_the_newest_schema_updates_in_place_changes_with_one_update_cluster(world, member, before, after):

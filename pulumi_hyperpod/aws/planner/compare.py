@@ -53,20 +53,6 @@ def group_member_changes(desired: InstanceGroupSpec, observed: GroupState) -> li
     return changes
 
 
-def cluster_change_reason(member: str, desired: ClusterSpec, observed: ClusterState) -> str:
-    """The plan line of a cluster-level member UpdateCluster changes; a part no source decides says so."""
-    want, described = desired.to_api("UpdateCluster"), observed.describe
-    missing = [
-        row.unverified
-        for row in rows("cluster")
-        if row.unverified
-        and row.parts[0] == member
-        and members.get(want, row.parts) is not None
-        and not same(members.get(described, row.parts), members.get(want, row.parts))
-    ]
-    return f"cluster setting {member} changes" + "".join(f" (unverified: {text})" for text in missing)
-
-
 def group_config_changes(desired: InstanceGroupSpec, observed: GroupState) -> list[str]:
     """Members of the group whose desired value differs from what the cluster has."""
     return [change.member for change in group_member_changes(desired, observed)]

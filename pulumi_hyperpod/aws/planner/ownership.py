@@ -41,8 +41,7 @@ def handback_notes(desired: "ClusterSpec", observed: "ClusterState") -> list[str
     owner = scaling.get("AutoScalerType") or "Karpenter"
     counts = "; ".join(moved) if moved else f"every group is at its spec count already, so {owner} leaves none behind"
     return [
-        f"AutoScaling Mode Enable → {desired.auto_scaling.mode}: the group counts are the spec's again ({counts}); "
-        "the plan reconciles them"
+        f"AutoScaling Mode Enable → {desired.auto_scaling.mode}: the group counts are the spec's again ({counts}); the plan reconciles them"
     ]
 
 
