@@ -56,9 +56,9 @@ entry leaves out is removed (AWS, "Update a SageMaker HyperPod cluster on traini
 training plan is added, updated or removed by updating the instance group with update-cluster).
 Rows marked *cleared* work that way, and the plan shows each removal as its own line
 (`TrainingPlanArn removed (the spec leaves it out …)`). Rows marked *kept* stay as the cluster
-has them: the planner copies the observed value into the entry it sends (create-only members,
-the image, the Slurm role, MinCount), and top-level UpdateCluster members are optional request
-members the service leaves alone when absent. The simulator applies the same rule.
+has them: the planner copies the observed value into the entry it sends (ExecutionRole,
+ThreadsPerCore, OverrideVpcConfig, the image, the Slurm role, MinCount), and top-level UpdateCluster
+members are optional request members the service leaves alone when absent. The simulator applies the same rule.
 
 **Members the service fills in.** A member read-only in the schema, or in DescribeCluster's
 output and not in the request, is the service's: it is never compared against a spec that leaves

@@ -281,7 +281,8 @@ def _update_roles(world: World, cluster: Cluster, new_specs: list[dict], merged:
 
 
 # Members an UpdateCluster entry may leave out and the group keeps (the member table's `kept` rule):
-# create-only members, the image, the Slurm role and partitions. Every other member is the entry's.
+# the members a group is built with (role, threads, VPC override), the image, the Slurm role and
+# partitions. Every other member is the entry's.
 _KEPT = tuple(
     m.parts
     for m in members.rows("group")
