@@ -106,27 +106,27 @@ def put(data: dict[str, Any], parts: tuple[str, ...], value: Any) -> None:
 def observed_value(row: Member, described: Mapping[str, Any]) -> Any:
     """The member as the cluster has it, in the request's form (None: not set, or not reported)."""
     value = get(described, row.reported)
-    if isinstance(value, Mapping) and (row.inner or _service_parts(row)):
+    if isinstance(value, Mapping) and (row.inner or _service_parts(row.scope, row.reported)):
         value = _request_form(row, value)
     return None if is_default(row.path, value) else value
 
 
-@functools.cache
-def _service_parts(row: Member) -> tuple[tuple[str, ...], ...]:
-    """The parts of the row's reported structure the service fills in that the request does not take."""
-    n = len(row.reported)
-    return tuple(f.parts[n:] for f in filled(row.scope) if not f.request and len(f.parts) > n and f.parts[:n] == row.reported)
+@functools.cache  # keyed by strings: every row of every group of every plan asks
+def _service_parts(scope: Scope, reported: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """The parts of a reported structure the service fills in that the request does not take."""
+    n = len(reported)
+    return tuple(f.parts[n:] for f in filled(scope) if not f.request and len(f.parts) > n and f.parts[:n] == reported)
 
 
 @functools.cache
-def _taken_filled(row: Member) -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
-    """(request parts relative to the row, described parts absolute) of each member under the row the
+def _taken_filled(scope: Scope, parts: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
+    """(request parts relative to the row, described parts absolute) of each member under a row the
     service fills in and the request takes (NextPatchDate)."""
-    n = len(row.parts)
+    n = len(parts)
     found = []
-    for f in filled(row.scope):
+    for f in filled(scope):
         request = tuple(f.request.split(".")) if f.request else ()
-        if len(request) > n and request[:n] == row.parts:
+        if len(request) > n and request[:n] == parts:
             found.append((request[n:], f.parts))
     return tuple(found)
 
@@ -135,7 +135,7 @@ def _request_form(row: Member, value: Mapping[str, Any]) -> dict[str, Any]:
     """A reported structure in the request's form: the service's own parts out, the inner renames made
     (DesiredPatchSchedule → PatchSchedule)."""
     form = copy.deepcopy(dict(value))
-    for parts in _service_parts(row):
+    for parts in _service_parts(row.scope, row.reported):
         _drop(form, parts)
     for described, request in row.inner:
         moved = get(form, tuple(described.split(".")))
@@ -158,7 +158,7 @@ def _without_filled(row: Member, desired: Any, observed: Any) -> Any:
     service set is not a difference from a spec that does not name it."""
     if not isinstance(observed, Mapping):
         return observed
-    taken = _taken_filled(row)
+    taken = _taken_filled(row.scope, row.parts)
     if not taken:
         return observed
     trimmed = copy.deepcopy(dict(observed))
@@ -235,7 +235,7 @@ def complete_entry(want: Mapping[str, Any], described: Mapping[str, Any], scope:
     entry = copy.deepcopy(dict(want))
     for row in rows(scope):
         if get(entry, row.parts) is not None:
-            for relative, described_at in _taken_filled(row):  # what the service set, kept (NextPatchDate)
+            for relative, described_at in _taken_filled(row.scope, row.parts):  # what the service set, kept (NextPatchDate)
                 value = get(described, described_at)
                 if value is not None and get(entry, row.parts + relative) is None:
                     put(entry, row.parts + relative, value)
