@@ -28,7 +28,7 @@ read the same table (`pulumi_hyperpod/members/table.py`), and a test fails when 
 gains a member (of CreateCluster, UpdateCluster, DescribeCluster or a group shape) or a cross-field
 sentence the table lacks.
 
-**Sources.** Each row cites botocore's `sagemaker` model (the request shape and member, its
+**Sources.** Each row cites botocore's `sagemaker` model ({botocore}: the request shape and member, its
 documentation, whether UpdateCluster's request takes it), the newest CloudFormation schema of
 `AWS::SageMaker::Cluster` — {schema} — and, where those two do not decide, an AWS page or one of
 the project's seeds, with the day it was read. A verdict stands on a source that decides it: a
@@ -45,7 +45,7 @@ How a change is made:
 | AddTags/DeleteTags | tag steps, read with ListTags |
 | new group name | refused in place: add a group under a new name and remove the old one |
 | replacement | DeleteCluster + CreateCluster, refused unless `policy.allow_replacement` |
-| counts | UpdateCluster, BatchAddClusterNodes or BatchDeleteClusterNodes (victims, limits); an autoscaler's counts are shown, never reconciled |
+| counts | UpdateCluster, BatchAddClusterNodes or BatchDeleteClusterNodes (victims, limits); an autoscaler's counts are shown, never reconciled (and priced as they are), until a spec disables autoscaling |
 | identity | names the cluster or group: another name is another cluster or group |
 | refused | not part of a desired spec |
 | unverified | no source decides: planned as the row's working verdict, and the plan line says what is missing |
@@ -119,7 +119,10 @@ def render() -> str:
         f"`{schema['path']}` of {schema['repository']} at {schema['commit'][:12]} (the file last changed in "
         f"{schema['changed'][:12]}, {schema['date']}; read {schema['read']})"
     )
-    lines = [_INTRO.replace("{summary}", summary()).replace("{schema}", where), "## Counts", "", "| verdict | members |", "|---|---|"]
+    import botocore
+
+    intro = _INTRO.replace("{summary}", summary()).replace("{schema}", where).replace("{botocore}", f"botocore {botocore.__version__}")
+    lines = [intro, "## Counts", "", "| verdict | members |", "|---|---|"]
     lines += [f"| {key} | {value} |" for key, value in tally.items() if key != "members"]
     lines += [f"| **all** | **{tally['members']}** |", ""]
     unverified = [m for m in MEMBERS if m.verdict == UNVERIFIED]
