@@ -152,6 +152,19 @@ def test_a_next_patch_date_the_spec_gives_is_compared_and_left_out_of_the_spec_t
     assert any(line.startswith("gpu: AutoPatchConfig removed") for line in reasons(removed))
 
 
+def test_every_member_the_service_fills_is_left_out_of_the_comparison_the_restricted_group_s_output_path_too():
+    # the class of item 1: DescribeCluster's EnvironmentConfig.S3OutputPath is the service's (the member table's FILLED)
+    from pulumi_hyperpod.aws.planner.members import group_member_changes
+
+    fsx = {"FSxLustreConfig": {"SizeInGiB": 1200, "PerUnitStorageThroughput": 250}}
+    want = {"InstanceGroupName": "rig", "EnvironmentConfig": fsx}
+    described = {"InstanceGroupName": "rig", "EnvironmentConfig": {**fsx, "S3OutputPath": "s3://amzn-s3-demo-bucket/rig/"}}
+    assert group_member_changes(want, described, "rig", "restricted-group") == []
+    bigger = {"InstanceGroupName": "rig", "EnvironmentConfig": {"FSxLustreConfig": {"SizeInGiB": 2400, "PerUnitStorageThroughput": 250}}}
+    [change] = group_member_changes(bigger, described, "rig", "restricted-group")
+    assert change.member == "EnvironmentConfig" and "S3OutputPath" not in change.line()
+
+
 def test_an_eks_cluster_moves_to_continuous_with_one_update_cluster():
     # issue 37 item 5: UpdateCluster takes NodeProvisioningMode; only the Slurm page restricts migration
     standard = ClusterSpec.from_dict({k: v for k, v in eks_spec().to_api().items() if k != "NodeProvisioningMode"})
