@@ -5,7 +5,9 @@
 
 from __future__ import annotations
 
-from .table import MEMBERS, Member, Scope, counts
+from . import cfn_schema
+from . import sources as src
+from .table import FILLED, MEMBERS, SENTENCES, UNVERIFIED, Member, Scope, counts, decided_by
 
 _SCOPES: tuple[tuple[Scope, str], ...] = (
     ("cluster", "Cluster members (CreateCluster, UpdateCluster)"),
@@ -19,11 +21,20 @@ _INTRO = """# Every member has a verdict
 
 Every input member of a HyperPod cluster — each member of CreateCluster's and UpdateCluster's
 requests and of the instance group shapes, and each part of a structure whose parts change
-differently — has one row below: how the tool reads it back, how a change is made, and what
-leaving it out of the spec means. The planner (`aws/planner/compare.py`, `aws/planner/members.py`), the
-simulator (`fake/validation.py`, `fake/operations.py`) and this page read the same table
-(`pulumi_hyperpod/members/table.py`), and a test fails when botocore's model gains a member the
-table lacks.
+differently — has one row below: how the tool reads it back, how a change is made, what leaving it
+out of the spec means, and the sources the verdict stands on. The planner (`aws/planner/compare.py`,
+`aws/planner/members.py`), the simulator (`fake/validation.py`, `fake/operations.py`) and this page
+read the same table (`pulumi_hyperpod/members/table.py`), and a test fails when botocore's model
+gains a member (of CreateCluster, UpdateCluster, DescribeCluster or a group shape) or a cross-field
+sentence the table lacks.
+
+**Sources.** Each row cites botocore's `sagemaker` model ({botocore}: the request shape and member, its
+documentation, whether UpdateCluster's request takes it), the newest CloudFormation schema of
+`AWS::SageMaker::Cluster` — {schema} — and, where those two do not decide, an AWS page or one of
+the project's seeds, with the day it was read. A verdict stands on a source that decides it: a
+create-only entry of the schema, a member the schema updates in place and UpdateCluster takes, or
+a page. A row no source decides is **unverified**: the table says what is missing, and a plan that
+changes the member says "unverified: …" rather than asserting the verdict it works with.
 
 How a change is made:
 
@@ -34,9 +45,10 @@ How a change is made:
 | AddTags/DeleteTags | tag steps, read with ListTags |
 | new group name | refused in place: add a group under a new name and remove the old one |
 | replacement | DeleteCluster + CreateCluster, refused unless `policy.allow_replacement` |
-| counts | UpdateCluster, BatchAddClusterNodes or BatchDeleteClusterNodes (victims, limits); an autoscaler's counts are shown, never reconciled |
+| counts | UpdateCluster, BatchAddClusterNodes or BatchDeleteClusterNodes (victims, limits); an autoscaler's counts are shown, never reconciled (and priced as they are), until a spec disables autoscaling |
 | identity | names the cluster or group: another name is another cluster or group |
 | refused | not part of a desired spec |
+| unverified | no source decides: planned as the row's working verdict, and the plan line says what is missing |
 
 **Members the spec leaves out.** A group entry in UpdateCluster is the group's whole
 specification: the service takes the entry as the group's new specification, so a member the
@@ -44,9 +56,17 @@ entry leaves out is removed (AWS, "Update a SageMaker HyperPod cluster on traini
 training plan is added, updated or removed by updating the instance group with update-cluster).
 Rows marked *cleared* work that way, and the plan shows each removal as its own line
 (`TrainingPlanArn removed (the spec leaves it out …)`). Rows marked *kept* stay as the cluster
-has them: the planner copies the observed value into the entry it sends (create-only members,
-the image, the Slurm role, MinCount), and top-level UpdateCluster members are optional request
-members the service leaves alone when absent. The simulator applies the same rule.
+has them: the planner copies the observed value into the entry it sends (ExecutionRole,
+ThreadsPerCore, OverrideVpcConfig, the image, the Slurm role, MinCount), and top-level UpdateCluster
+members are optional request members the service leaves alone when absent. The simulator applies the same rule.
+
+**Members the service fills in.** A member read-only in the schema, or in DescribeCluster's
+output and not in the request, is the service's: it is never compared against a spec that leaves
+it out. One the request also takes — AutoPatchConfig's `PatchSchedule.NextPatchDate`, which the
+service sets when it detects a patch — is copied into every UpdateCluster entry that carries
+AutoPatchConfig, so an update never drops the schedule the service set. The simulator fills it
+the same way (a group with AutoPatchConfig gets its NextPatchDate once a release it is not on
+comes out).
 
 **Reading back.** DescribeCluster reports most members under their own names, some under
 another (`ImageId` as `DesiredImageId`, `KubernetesConfig.Labels` as `DesiredLabels`,
@@ -68,21 +88,81 @@ python -m pulumi_hyperpod.members
 """
 
 
+def _first_sentence(doc: str) -> str:
+    sentence = doc.split(". ")[0].rstrip(".")
+    return (sentence[:117] + "...") if len(sentence) > 120 else sentence
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
 def _row(member: Member) -> str:
     read = member.read if member.read != "DescribeCluster" else f"DescribeCluster `{'.'.join(member.reported)}`"
-    note = f" ({member.note})" if member.note else ""
-    return f"| `{member.path}` | {read} | {member.change} | {member.omitted} | {member.source}{note} |"
+    model, cfn = src.model_of(member), src.cfn_of(member)
+    takes = "UpdateCluster takes it" if model.in_update else "UpdateCluster does not take it"
+    model_cell = f"`{model.shape}.{model.member}`: {takes}; “{_first_sentence(model.documentation)}”"
+    cfn_cell = f"{cfn.status}: `{cfn.listed or cfn.pointer}`"
+    page = member.page.cite() if member.page else ""
+    if member.unverified:
+        verdict = f"**unverified** (planned as {member.change}): {member.unverified}"
+    else:
+        verdict = f"{member.change} ({decided_by(member)})"
+    note = member.note
+    return "| " + " | ".join(_cell(c) for c in (f"`{member.path}`", read, verdict, member.omitted, model_cell, cfn_cell, page, note)) + " |"
 
 
 def render() -> str:
     tally = counts()
-    lines = [_INTRO.replace("{summary}", summary()), "## Counts", "", "| verdict | members |", "|---|---|"]
+    schema = cfn_schema.SCHEMA
+    where = (
+        f"`{schema['path']}` of {schema['repository']} at {schema['commit'][:12]} (the file last changed in "
+        f"{schema['changed'][:12]}, {schema['date']}; read {schema['read']})"
+    )
+    import botocore
+
+    intro = _INTRO.replace("{summary}", summary()).replace("{schema}", where).replace("{botocore}", f"botocore {botocore.__version__}")
+    lines = [intro, "## Counts", "", "| verdict | members |", "|---|---|"]
     lines += [f"| {key} | {value} |" for key, value in tally.items() if key != "members"]
     lines += [f"| **all** | **{tally['members']}** |", ""]
+    unverified = [m for m in MEMBERS if m.verdict == UNVERIFIED]
+    lines += ["## Unverified rows", "", "| member | planned as | what is missing |", "|---|---|---|"]
+    lines += [f"| `{m.key}` | {m.change} | {_cell(m.unverified)} |" for m in unverified]
+    lines.append("")
+    header = "| member | read back | verdict (decided by) | if omitted | botocore model | CloudFormation | page | note |"
     for scope, title in _SCOPES:
-        lines += [f"## {title}", "", "| member | read back | change | if omitted | source |", "|---|---|---|---|---|"]
+        lines += [f"## {title}", "", header, "|---|---|---|---|---|---|---|---|"]
         lines += [_row(m) for m in MEMBERS if m.scope == scope]
         lines.append("")
+    lines += [
+        "## Members the service fills in",
+        "",
+        "Never compared against a spec that leaves them out; one the request takes is kept in the UpdateCluster entry.",
+        "",
+        "| scope | DescribeCluster member | the request's member | source |",
+        "|---|---|---|---|",
+    ]
+    lines += [
+        f"| {f.scope} | `{f.described}` | {f'`{f.request}`' if f.request else 'not in the request'} | {_cell(f.source)} |" for f in FILLED
+    ]
+    lines.append("")
+    lines += [
+        "## Cross-field sentences of the model",
+        "",
+        "Each sentence of the model's documentation that ties a member to another, and what the tool does with it.",
+        "",
+        "| member | sentence | verdict |",
+        "|---|---|---|",
+    ]
+    for sentence in SENTENCES:
+        if sentence.judgement == "rule":
+            verdict = f"rule: {sentence.rule}"
+        elif sentence.judgement == "response":
+            verdict = f"describes the response; the rule is {sentence.why}'s"
+        else:
+            verdict = f"**unverified**: {sentence.why}"
+        lines.append(f"| `{sentence.shape}.{sentence.member}` | {_cell(sentence.text)} | {_cell(verdict)} |")
+    lines.append("")
     return "\n".join(lines)
 
 

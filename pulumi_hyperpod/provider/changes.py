@@ -2,7 +2,7 @@
 
 Counts and everything UpdateCluster takes change in place. What the service cannot change
 (docs/DESIGN.md; `aws.planner.compare.replacement_reasons`) forces a replacement: the cluster name, the VPC,
-the orchestrator (or its EKS cluster), leaving Continuous mode — and a move to another backend or
+the orchestrator (or its EKS cluster), leaving Continuous mode, a Slurm cluster entering it — and a move to another backend or
 region, which is another cluster altogether. Groups are compared by name, unordered lists
 (subnets, security groups, tags) as sets, so reordering is no change.
 """
@@ -87,7 +87,7 @@ def spec_replacements(old: Any, new: Any) -> list[Replacement]:
         reason = "NodeProvisioningMode is not known yet; a cluster cannot leave Continuous mode"
         found.append(Replacement("spec.NodeProvisioningMode", reason, certain=False))
     elif not is_unknown(mode):
-        reason = provisioning_mode_change(old.get("NodeProvisioningMode") == CONTINUOUS, mode == CONTINUOUS)
+        reason = provisioning_mode_change(old.get("NodeProvisioningMode") == CONTINUOUS, mode == CONTINUOUS, orchestrators[1])
         if reason:
             found.append(Replacement("spec.NodeProvisioningMode", reason))
     return found

@@ -3,8 +3,11 @@ a plan line naming them (or a refusal naming them), and an autoscaler's counts a
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from typing import Any
+
+import pytest
 
 from pulumi_hyperpod import ClusterSpec
 from pulumi_hyperpod.aws.planner import plan
@@ -82,7 +85,9 @@ def test_a_member_the_spec_leaves_out_is_a_removal_line_and_the_entry_is_whole()
     assert "KubernetesConfig" not in entry and entry["ExecutionRole"] == ROLE
 
 
-def test_create_only_members_are_refused_naming_them_and_kept_when_left_out():
+def test_members_a_superseded_schema_called_create_only_are_one_update_and_kept_when_left_out():
+    # issue 37 item 6: the newest CloudFormation schema updates ExecutionRole, ThreadsPerCore and
+    # OverrideVpcConfig in place, and UpdateCluster's group entry takes each
     created = {"ThreadsPerCore": 2, "OverrideVpcConfig": {"SecurityGroupIds": ["sg-1"], "Subnets": ["subnet-1"]}}
     observed = observed_from(with_worker(**created))
     for member, value in (
@@ -91,15 +96,118 @@ def test_create_only_members_are_refused_naming_them_and_kept_when_left_out():
         ("OverrideVpcConfig", {"SecurityGroupIds": ["sg-2"], "Subnets": ["subnet-1"]}),
     ):
         p = plan(with_worker(**{**created, member: value}), observed)
-        [refusal] = p.refusals
-        assert refusal.rule == "immutable-group-field" and member in refusal.reason and "new name" in refusal.reason
+        assert not p.refused, (member, p.refusals)
+        [step] = p.steps
+        assert step.operation == "UpdateCluster" and step.request["InstanceGroups"][0][member] == value
+        [line] = reasons(p)
+        assert line.startswith(f"worker-gpu-a: {member} "), line
     relabelled = with_worker(LifeCycleConfig={"SourceS3Uri": "s3://amzn-s3-demo-bucket/lifecycle-scripts/src/", "OnCreate": "v2.sh"})
-    kept = plan(relabelled, observed)  # leaves both create-only members out: they stay as created
+    kept = plan(relabelled, observed)  # leaves both members out: they stay as created
     assert not kept.refused
     [entry] = kept.steps[0].request["InstanceGroups"]
     assert entry["ThreadsPerCore"] == 2 and entry["OverrideVpcConfig"] == created["OverrideVpcConfig"]
     [line] = reasons(kept)
     assert line.startswith("worker-gpu-a: LifeCycleConfig ") and "v2.sh" in line and "existing nodes keep how they were built" in line
+
+
+def test_an_instance_type_change_is_still_refused_as_the_update_page_says():
+    p = plan(with_worker(InstanceType="ml.p4d.24xlarge"), observed_from(with_worker()))
+    [refusal] = p.refusals
+    assert refusal.rule == "immutable-group-field" and "InstanceType" in refusal.reason
+
+
+def patched(observed, when="2027-01-04T03:00:00+00:00"):
+    """The cluster as AWS reports it once it detected a patch: NextPatchDate set by the service."""
+    described = copy.deepcopy(observed.describe)
+    for group_ in described["InstanceGroups"]:
+        config = group_.get("AutoPatchConfig")
+        if config is not None:
+            config["CurrentPatchSchedule"] = config["DesiredPatchSchedule"] = {"NextPatchDate": when}
+    groups = tuple(dataclasses.replace(g, described=d) for g, d in zip(observed.groups, described["InstanceGroups"]))
+    return dataclasses.replace(observed, describe=described, groups=groups)
+
+
+@pytest.mark.parametrize("schedule", [None, {}], ids=["no PatchSchedule", "empty PatchSchedule"])
+def test_the_next_patch_date_the_service_sets_is_not_a_change_and_every_entry_keeps_it(schedule):
+    # issue 37 item 1: AWS sets PatchSchedule.NextPatchDate itself (read-only in the CloudFormation schema)
+    config = {"PatchingStrategy": "WhenIdle", **({"PatchSchedule": schedule} if schedule is not None else {})}
+    spec = eks_spec(AutoPatchConfig=config)
+    observed = patched(observed_from(spec))
+    assert plan(spec, observed).empty
+    relabelled = eks_spec(
+        AutoPatchConfig=config, LifeCycleConfig={"SourceS3Uri": "s3://amzn-s3-demo-bucket/lifecycle-scripts/src/", "OnCreate": "v2.sh"}
+    )
+    p = plan(relabelled, observed)
+    [entry] = p.steps[0].request["InstanceGroups"]
+    assert entry["AutoPatchConfig"] == {"PatchingStrategy": "WhenIdle", "PatchSchedule": {"NextPatchDate": "2027-01-04T03:00:00+00:00"}}
+    assert not any("AutoPatchConfig" in line for line in reasons(p))
+
+
+def test_a_next_patch_date_the_spec_gives_is_compared_and_left_out_of_the_spec_the_structure_is_still_removed():
+    spec = eks_spec(AutoPatchConfig={"PatchingStrategy": "WhenIdle", "PatchSchedule": {"NextPatchDate": "2027-02-01T00:00:00+00:00"}})
+    observed = patched(observed_from(spec))
+    [line] = reasons(plan(spec, observed))  # a reschedule: the spec's date, not the service's
+    assert line.startswith("gpu: AutoPatchConfig ") and "2027-02-01" in line
+    removed = plan(eks_spec(), observed)
+    assert any(line.startswith("gpu: AutoPatchConfig removed") for line in reasons(removed))
+
+
+def test_every_member_the_service_fills_is_left_out_of_the_comparison_the_restricted_group_s_output_path_too():
+    # the class of item 1: DescribeCluster's EnvironmentConfig.S3OutputPath is the service's (the member table's FILLED)
+    from pulumi_hyperpod.aws.planner.members import group_member_changes
+
+    fsx = {"FSxLustreConfig": {"SizeInGiB": 1200, "PerUnitStorageThroughput": 250}}
+    want = {"InstanceGroupName": "rig", "EnvironmentConfig": fsx}
+    described = {"InstanceGroupName": "rig", "EnvironmentConfig": {**fsx, "S3OutputPath": "s3://amzn-s3-demo-bucket/rig/"}}
+    assert group_member_changes(want, described, "rig", "restricted-group") == []
+    bigger = {"InstanceGroupName": "rig", "EnvironmentConfig": {"FSxLustreConfig": {"SizeInGiB": 2400, "PerUnitStorageThroughput": 250}}}
+    [change] = group_member_changes(bigger, described, "rig", "restricted-group")
+    assert change.member == "EnvironmentConfig" and "S3OutputPath" not in change.line()
+
+
+def test_an_eks_cluster_moves_to_continuous_with_one_update_cluster():
+    # issue 37 item 5: UpdateCluster takes NodeProvisioningMode; only the Slurm page restricts migration
+    standard = ClusterSpec.from_dict({k: v for k, v in eks_spec().to_api().items() if k != "NodeProvisioningMode"})
+    p = plan(eks_spec(), observed_from(standard))
+    assert p.action == "update" and not p.refused and p.replacements == ()
+    [step] = p.steps
+    assert step.operation == "UpdateCluster" and step.request["NodeProvisioningMode"] == "Continuous"
+    assert "cluster setting NodeProvisioningMode changes" in step.reasons
+    leaving = plan(standard, observed_from(eks_spec()))
+    assert leaving.action == "replace" and "NodeProvisioningMode cannot leave Continuous once set" in leaving.replacements
+
+
+def test_a_slurm_cluster_still_cannot_move_to_continuous_in_place():
+    p = plan(slurm_spec(continuous=True), observed_from(slurm_spec(continuous=False)))
+    assert p.action == "replace" and any("Continuous" in r for r in p.replacements)
+
+
+def autoscaled(count: int):
+    observed = observed_from(eks_spec(count, autoscaling=True))
+    described = dict(
+        observed.describe, AutoScaling={"Mode": "Enable", "AutoScalerType": "Karpenter", "Status": "InService"}, ClusterRole=AUTOSCALER_ROLE
+    )
+    return dataclasses.replace(observed, describe=described)
+
+
+def test_the_cost_of_an_autoscaled_group_is_the_count_the_plan_keeps():
+    # issue 37 item 10: "No changes", so no node is removed and the cost does not change
+    from pulumi_hyperpod.aws.pipeline import make_plan
+
+    p = make_plan(eks_spec(3, autoscaling=True), autoscaled(6))
+    assert p.steps == ()
+    [gpu] = p.cost.groups
+    assert gpu.before_count == gpu.after_count == 6 and gpu.delta_per_hour == 0.0
+    assert p.cost.cluster.delta_per_hour == 0.0
+
+
+def test_disabling_autoscaling_hands_the_counts_back_to_the_spec_and_the_plan_says_so():
+    disabled = ClusterSpec.from_dict({**eks_spec(3, autoscaling=True).to_api(), "AutoScaling": {"Mode": "Disable"}})
+    p = plan(disabled, autoscaled(6))
+    assert [g.target_after for g in p.groups] == [3]
+    assert (
+        "AutoScaling Mode Enable → Disable: the group counts are the spec's again (gpu: 6 now, spec 3); the plan reconciles them" in p.notes
+    )
 
 
 def test_an_image_change_is_a_line_naming_the_software_rollout():
@@ -137,7 +245,7 @@ def test_tags_are_added_changed_and_deleted_by_their_own_calls():
     assert unread.steps == () and any("tags were not read" in note for note in unread.notes)
 
 
-def test_an_accounting_database_added_later_is_an_update_of_the_orchestrator():
+def test_an_accounting_database_added_later_is_an_update_of_the_orchestrator_that_says_it_is_unverified():
     database = {
         "Endpoint": "slurmdb.example.internal",
         "Port": 3306,
@@ -148,6 +256,9 @@ def test_an_accounting_database_added_later_is_an_update_of_the_orchestrator():
     p = plan(spec, observed_from(slurm_spec(workers=2)))
     [step] = p.steps
     assert step.request["Orchestrator"]["Slurm"]["AccountingDatabase"] == database
+    # no source decides it (docs/members.md, "Unverified rows"): the plan says so, never asserts it
+    [line] = step.reasons
+    assert line.startswith("cluster setting Orchestrator changes (unverified: ") and "AccountingDatabase" in line
 
 
 def test_a_migration_to_api_driven_slurm_lists_every_group_the_controller_included():

@@ -3,9 +3,9 @@
 - InstanceType of an existing group: the HyperPod guide ("Updating SageMaker HyperPod cluster
   configuration") says "To update an existing instance group, specify the instance type you initially
   assigned to the group". Switching InstanceType ↔ InstanceRequirements is the same change.
-- NodeProvisioningMode: "Existing clusters using the previous scaling model cannot be migrated to
-  continuous provisioning" (AWS page on Slurm continuous provisioning). UpdateCluster's model accepts
-  only `Continuous`, which restates a Continuous cluster's mode.
+- NodeProvisioningMode of a Slurm cluster: "Existing clusters using the previous scaling model cannot be
+  migrated to continuous provisioning" (AWS page on Slurm continuous provisioning). UpdateCluster's model
+  accepts only `Continuous`; an EKS cluster moves to it (issue 37 item 5), a Continuous one restates it.
 Each refusal is a ValidationException naming the group (or field) and the rule, and changes nothing.
 """
 
@@ -87,7 +87,7 @@ def test_an_all_or_nothing_cluster_cannot_be_migrated_to_continuous(make_sim):
     )
     assert code == "ValidationException"
     assert (
-        "NodeProvisioningMode: cluster classic uses all-or-nothing provisioning, and existing clusters cannot be "
+        "NodeProvisioningMode: cluster classic uses all-or-nothing provisioning, and existing Slurm clusters cannot be "
         "migrated to Continuous provisioning"
     ) in message
     assert "create a new cluster with NodeProvisioningMode Continuous" in message
@@ -96,6 +96,17 @@ def test_an_all_or_nothing_cluster_cannot_be_migrated_to_continuous(make_sim):
     assert {g["InstanceGroupName"]: g["TargetCount"] for g in described["InstanceGroups"]}["leo-stg-compute-ig"] == 1
     with pytest.raises(ClientError):
         client.list_cluster_events(ClusterName="classic")  # events exist for Continuous clusters only
+
+
+def test_an_all_or_nothing_eks_cluster_moves_to_continuous(sim, client):
+    # issue 37 item 5: UpdateCluster takes NodeProvisioningMode; only the Slurm page forbids the move
+    client.create_cluster(**eks_request("eks-classic", [group("a", 1)], continuous=False))
+    sim.advance(1200)
+    client.update_cluster(ClusterName="eks-classic", InstanceGroups=[group("a", 2)], NodeProvisioningMode="Continuous")
+    sim.advance(1200)
+    assert client.describe_cluster(ClusterName="eks-classic")["NodeProvisioningMode"] == "Continuous"
+    assert groups_of(client, "eks-classic")["a"]["CurrentCount"] == 2
+    assert client.list_cluster_events(ClusterName="eks-classic")["Events"]
 
 
 def test_a_continuous_cluster_may_restate_its_mode(sim, client):

@@ -1,5 +1,5 @@
-"""The simulator reads the member table too: create-only members refused on UpdateCluster, kept
-members survive an entry that leaves them out, the rest is the entry's; tags through
+"""The simulator reads the member table too: the members the newest CloudFormation schema updates
+in place change with UpdateCluster, kept members survive an entry that leaves them out, the rest is the entry's; tags through
 AddTags/ListTags/DeleteTags; Spot capacity reported as Spot; empty strings and autoscaling rules
 refused as the model and the autoscaling guide say."""
 
@@ -18,13 +18,14 @@ def _eks(client, sim, name="members", **extra):
     advance_until(sim, lambda: cluster_status(client, name) == "InService")
 
 
-def test_a_create_only_member_is_refused_and_one_left_out_is_kept(sim, client):
+def test_a_member_the_newest_schema_updates_in_place_changes_and_one_left_out_is_kept(sim, client):
+    # issue 37 item 6: ThreadsPerCore is in no createOnlyProperties entry of the newest schema
     _eks(client, sim, OverrideVpcConfig={"SecurityGroupIds": ["sg-1"], "Subnets": ["subnet-1"]})
-    with pytest.raises(botocore.exceptions.ClientError, match=r"InstanceGroups\[0\]\.ThreadsPerCore: cannot be changed"):
-        client.update_cluster(ClusterName="members", InstanceGroups=[group("gpu", 2, ThreadsPerCore=1)])
+    client.update_cluster(ClusterName="members", InstanceGroups=[group("gpu", 2, ThreadsPerCore=1)])
+    assert groups_of(client, "members")["gpu"]["ThreadsPerCore"] == 1
     client.update_cluster(ClusterName="members", InstanceGroups=[group("gpu", 2)])
     described = groups_of(client, "members")["gpu"]
-    assert described["ThreadsPerCore"] == 2 and described["OverrideVpcConfig"]["Subnets"] == ["subnet-1"]
+    assert described["ThreadsPerCore"] == 1 and described["OverrideVpcConfig"]["Subnets"] == ["subnet-1"]
 
 
 def test_an_entry_is_the_group_s_whole_specification(sim, client):

@@ -42,16 +42,18 @@ def test_a_plan_that_changes_the_script_and_grows_the_group_warns(make_world):
     assert (finding["old_nodes"], finding["new_nodes"]) == (3, 1)
 
 
-def test_a_role_change_is_refused_in_place_so_no_mixed_roles_arise(make_world):
-    # ExecutionRole is create-only (CloudFormation's createOnlyProperties; docs/members.md): a group
-    # never runs nodes of two roles, the plan refuses and says to add a group under a new name
+def test_a_role_change_with_a_scale_out_warns_that_the_new_nodes_get_the_new_role(make_world):
+    # ExecutionRole changes in place (the newest CloudFormation schema; docs/members.md): nodes launched
+    # later assume the new role, so a scale-out with it warns as a lifecycle change does
     world = make_world()
     world.build(spec(workers=2))
 
     the_plan = world.checked(spec(workers=3, ExecutionRole="arn:aws:iam::111122223333:role/another-role"))
 
-    [refusal] = the_plan.refusals
-    assert refusal.rule == "immutable-group-field" and "ExecutionRole" in refusal.reason and "new name" in refusal.reason
+    assert not the_plan.refused
+    [finding] = json_section(the_plan)["consistency"]
+    assert finding["changed_by_this_plan"] == ["ExecutionRole"]
+    assert (finding["old_nodes"], finding["new_nodes"]) == (2, 1)
 
 
 def test_a_large_group_is_sampled_oldest_and_newest_and_says_so(make_world):

@@ -113,9 +113,23 @@ def test_switching_an_existing_cluster_to_continuous_is_a_replacement(engine, si
     arn, outputs = engine.create(props(slurm_spec(continuous=False)))
     failures = engine.check(props(slurm_spec(continuous=True)), outputs).failures
     assert [f.property for f in failures] == ["spec.NodeProvisioningMode"]
-    assert "cannot be switched to NodeProvisioningMode Continuous" in failures[0].reason
+    assert "Slurm cluster cannot be switched to NodeProvisioningMode Continuous" in failures[0].reason
     diff = engine.diff(arn, outputs, props(slurm_spec(continuous=True), policy={"allow_replacement": True}))
     assert "spec.NodeProvisioningMode" in diff.replaces
+
+
+def test_an_eks_cluster_moving_to_continuous_is_an_update_in_place():
+    """Issue 37 item 5: UpdateCluster takes NodeProvisioningMode; only the Slurm page forbids the move."""
+    from pulumi_hyperpod.provider.changes import spec_replacements
+
+    eks = {
+        "ClusterName": "eks-ml",
+        "Orchestrator": {"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/ml"}},
+        "InstanceGroups": [],
+    }
+    assert spec_replacements(eks, {**eks, "NodeProvisioningMode": "Continuous"}) == []
+    [leaving] = spec_replacements({**eks, "NodeProvisioningMode": "Continuous"}, eks)
+    assert leaving.key == "spec.NodeProvisioningMode" and "cannot leave Continuous" in leaving.reason
 
 
 def test_moving_region_is_a_replacement(engine, sim):

@@ -127,3 +127,13 @@ def test_an_autoscaled_group_keeps_the_nodes_its_autoscaler_added(world, tmp_pat
     plan = json_plan("-f", spec)
     assert plan["steps"] == [] and not plan["refused"]  # no UpdateCluster back to 3, no victims
     assert "gpu: 5 now, spec 3, owned by Karpenter (AutoScaling Mode Enable): shown, not reconciled" in plan["notes"]
+    # issue 37 item 10: no node goes, so the cost keeps the autoscaler's 5 (it said 2 removed)
+    [cost] = plan["cost"]["groups"]
+    assert (cost["before_count"], cost["after_count"], cost["delta_per_hour"]) == (5, 5, 0.0)
+    disabled = write(tmp_path / "disabled.json", {**eks(3, autoscaling=True), "AutoScaling": {"Mode": "Disable"}})
+    handback = json_plan("-f", disabled)
+    assert any(
+        note.startswith("AutoScaling Mode Enable → Disable: the group counts are the spec's again (gpu: 5 now, spec 3)")
+        for note in handback["notes"]
+    )
+    assert [g["target_after"] for g in handback["groups"]] == [3]

@@ -147,7 +147,11 @@ def _observed_types(have: "GroupState", observed: "ClusterState") -> _Mix:
     return _Mix(launched, max(have.target_count - sum(launched.values()), 0), have.instance_types)
 
 
-def _after_mix(want: "InstanceGroupSpec", before: _Mix, victims: list["Victim"], observed: "ClusterState", kind: str | None = None) -> _Mix:
+def _after_mix(
+    want: "InstanceGroupSpec", count: int, before: _Mix, victims: list["Victim"], observed: "ClusterState", kind: str | None = None
+) -> _Mix:
+    """The group after the plan: `count` is the plan's count for it (the spec's, or the observed count
+    of a group whose counts an autoscaler owns), never the spec's alone."""
     launched = dict(before.launched)
     removed = [v for v in victims if not v.logical]
     if removed and len(launched) == 1:
@@ -162,8 +166,8 @@ def _after_mix(want: "InstanceGroupSpec", before: _Mix, victims: list["Victim"],
             if name in launched:
                 launched[name] -= 1
     priority = tuple(priced_as(t, kind) for t in want.instance_types)
-    launched = _trim({t: c for t, c in launched.items() if c > 0}, want.instance_count, priority)
-    return _Mix(launched, max(want.instance_count - sum(launched.values()), 0), priority)
+    launched = _trim({t: c for t, c in launched.items() if c > 0}, count, priority)
+    return _Mix(launched, max(count - sum(launched.values()), 0), priority)
 
 
 class _Priced:
@@ -259,7 +263,8 @@ def plan_cost(
         elif have is None or plan.action == "replace":
             after = _kinded(_Mix({}, want.instance_count, want.instance_types), kind)
         else:
-            after = _after_mix(want, before, victims.get(change.group, []), observed, kind)
+            count = change.target_after if change.target_after is not None else want.instance_count
+            after = _after_mix(want, count, before, victims.get(change.group, []), observed, kind)
         flexible = (want is not None and want.instance_requirements is not None) or bool(
             have is not None and have.described.get("InstanceRequirements")
         )

@@ -2,14 +2,16 @@
 ClusterNodeDetails), once a HyperPod AMI release is published (`Simulator.publish_image_release`,
 scenario `image_release`): UpToDate on the latest release, else UpdateAvailable; none for a custom
 AMI. A group created after the release without a version uses the latest ("If omitted, the latest
-available version is used"). The views know no release: these wrap the operations that answer with them.
+available version is used"); a group with AutoPatchConfig and an update available reports the
+NextPatchDate the service set (patching.fill_next_patch_date). The views know no release: these wrap
+the operations that answer with them.
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
-from . import images
+from . import images, patching
 from .world import World
 
 Operation = Callable[[World, str, dict], dict]
@@ -34,6 +36,8 @@ def describe_cluster(describe: Operation) -> Operation:
             status = images.version_status(images.of_spec(group.spec), latest, fresh)
             if status is not None:
                 item["ImageVersionStatus"] = status
+            if status == "UpdateAvailable":
+                patching.fill_next_patch_date(world, group, item, latest)
         return response
 
     return run

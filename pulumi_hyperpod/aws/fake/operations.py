@@ -197,6 +197,8 @@ def update_cluster(world: World, region: str, params: dict) -> dict:
     continuous = cluster.continuous
     specs = params.get("InstanceGroups") or []
     problems = _mode_rules(cluster, params)
+    if params.get("NodeProvisioningMode") == "Continuous" and cluster.orchestrator == "Eks":
+        continuous = True  # the update moves the cluster to Continuous: its rules are a continuous cluster's
     problems += validation.update_rules(cluster, params, continuous)
     problems += validation.group_rules(specs, continuous=continuous, orchestrator=cluster.orchestrator)
     merged = {name: group.spec for name, group in cluster.groups.items() if not group.deleting}
@@ -225,6 +227,7 @@ def update_cluster(world: World, region: str, params: dict) -> dict:
     for key in ("NodeRecovery", "TieredStorageConfig", "ClusterRole", "AutoScaling", "Orchestrator"):
         if key in params:
             cluster.config[key] = copy.deepcopy(params[key])
+    _enter_continuous(world, cluster, params)
     if cluster.continuous:
         _update_continuous(world, cluster, params, specs, roles, op_id)
     else:
@@ -234,20 +237,31 @@ def update_cluster(world: World, region: str, params: dict) -> dict:
 
 
 def _mode_rules(cluster: Cluster, params: dict) -> list[validation.Violation]:
-    """An existing cluster keeps its provisioning mode. The AWS page on Slurm continuous provisioning:
+    """A Slurm cluster keeps its provisioning mode. The AWS page on Slurm continuous provisioning:
     "Existing clusters using the previous scaling model cannot be migrated to continuous provisioning at
-    this time"; so UpdateCluster's NodeProvisioningMode can only restate a Continuous cluster's mode."""
-    if params.get("NodeProvisioningMode") == "Continuous" and not cluster.continuous:
+    this time"; no page says so of EKS, and UpdateCluster takes NodeProvisioningMode (Continuous, its
+    only value), so an EKS cluster moves to Continuous with it (`_enter_continuous`)."""
+    if params.get("NodeProvisioningMode") == "Continuous" and not cluster.continuous and cluster.orchestrator != "Eks":
         return [
             validation.Violation(
                 "NodeProvisioningMode",
                 f"cluster {cluster.name} uses all-or-nothing "
-                "provisioning, and existing clusters cannot be migrated to Continuous "
+                "provisioning, and existing Slurm clusters cannot be migrated to Continuous "
                 "provisioning; omit NodeProvisioningMode to update it as it is, or create a "
                 "new cluster with NodeProvisioningMode Continuous",
             )
         ]
     return []
+
+
+def _enter_continuous(world: World, cluster: Cluster, params: dict) -> None:
+    """An EKS cluster moved to Continuous: from this update on, its groups scale as continuous ones
+    (partial capacity, retries, MinCount reported)."""
+    if params.get("NodeProvisioningMode") != "Continuous" or cluster.continuous:
+        return
+    cluster.continuous = True
+    for group in cluster.groups.values():
+        group.new_in_op = False
 
 
 def _update_roles(world: World, cluster: Cluster, new_specs: list[dict], merged: list[dict], continuous: bool) -> dict:
@@ -267,7 +281,8 @@ def _update_roles(world: World, cluster: Cluster, new_specs: list[dict], merged:
 
 
 # Members an UpdateCluster entry may leave out and the group keeps (the member table's `kept` rule):
-# create-only members, the image, the Slurm role and partitions. Every other member is the entry's.
+# the members a group is built with (role, threads, VPC override), the image, the Slurm role and
+# partitions. Every other member is the entry's.
 _KEPT = tuple(
     m.parts
     for m in members.rows("group")

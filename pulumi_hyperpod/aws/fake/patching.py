@@ -118,3 +118,17 @@ def _start(world: World, cluster: Cluster, groups: list[InstanceGroup], release:
         ids.new_uuid(world.rng),
     )
     rolling_update.progress(world, cluster)  # the first batch now: this reconcile pass has run the update's step already
+
+
+def fill_next_patch_date(world: World, group: InstanceGroup, item: dict, release: str) -> None:
+    """A group with AutoPatchConfig that has an update available reports the NextPatchDate the service
+    set (its PatchSchedule gives none): "The system sets this automatically when a patch is detected"
+    (the model's ClusterPatchSchedule; read-only in the CloudFormation schema)."""
+    auto = group.spec.get("AutoPatchConfig")
+    if not auto or (auto.get("PatchSchedule") or {}).get("NextPatchDate") is not None:
+        return  # no automatic patching, or the user's own date (views report it as given)
+    due = _due(world, group, release)
+    if due is not None:
+        reported = item.setdefault("AutoPatchConfig", {})
+        reported["CurrentPatchSchedule"] = {"NextPatchDate": due}
+        reported["DesiredPatchSchedule"] = {"NextPatchDate": due}

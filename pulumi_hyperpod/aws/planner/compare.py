@@ -86,14 +86,17 @@ def group_immutable_changes(desired: InstanceGroupSpec, observed: GroupState) ->
     return problems
 
 
-def provisioning_mode_change(was_continuous: bool, continuous: bool) -> str | None:
-    """NodeProvisioningMode cannot change on an existing cluster, either way: the one rule the
-    planner (desired vs observed) and the provider's diff (old vs new inputs) both apply."""
+def provisioning_mode_change(was_continuous: bool, continuous: bool, orchestrator: str) -> str | None:
+    """What NodeProvisioningMode cannot do on an existing cluster: the one rule the planner (desired vs
+    observed) and the provider's diff (old vs new inputs) both apply. UpdateCluster takes the member,
+    Continuous being its only value (the model; sagemaker-core PR 348), so no cluster leaves it; only
+    the Slurm page forbids moving an existing cluster to it, so an EKS cluster moves with UpdateCluster
+    (the member table's NodeProvisioningMode row)."""
     if was_continuous and not continuous:
         return "NodeProvisioningMode cannot leave Continuous once set"
-    if continuous and not was_continuous:
+    if continuous and not was_continuous and orchestrator != "Eks":
         # AWS, continuous provisioning for Slurm: existing clusters cannot be migrated to it
-        return "an existing cluster cannot be switched to NodeProvisioningMode Continuous (only a new cluster can use it)"
+        return "an existing Slurm cluster cannot be switched to NodeProvisioningMode Continuous (only a new cluster can use it)"
     return None
 
 
@@ -113,7 +116,7 @@ def replacement_reasons(desired: ClusterSpec, observed: ClusterState) -> list[st
         want_arn = want["Orchestrator"]["Eks"]["ClusterArn"]
         if have_arn and have_arn != want_arn:
             reasons.append("Orchestrator.Eks.ClusterArn (the EKS cluster) cannot change after creation")
-    mode = provisioning_mode_change(observed.continuous, desired.continuous)
+    mode = provisioning_mode_change(observed.continuous, desired.continuous, observed.orchestrator_kind)
     if mode:
         reasons.append(mode)
     return reasons
@@ -135,3 +138,17 @@ def cluster_config_changes(desired: ClusterSpec, observed: ClusterState) -> dict
         if desired_part is not None and not same(members.get(described, row.parts), desired_part):
             changes[top] = want[top]
     return changes
+
+
+def cluster_change_reason(member: str, desired: ClusterSpec, observed: ClusterState) -> str:
+    """The plan line of a cluster-level member UpdateCluster changes; a part no source decides says so."""
+    want, described = desired.to_api("UpdateCluster"), observed.describe
+    missing = [
+        row.unverified
+        for row in rows("cluster")
+        if row.unverified
+        and row.parts[0] == member
+        and members.get(want, row.parts) is not None
+        and not same(members.get(described, row.parts), members.get(want, row.parts))
+    ]
+    return f"cluster setting {member} changes" + "".join(f" (unverified: {text})" for text in missing)

@@ -6,6 +6,11 @@ means — an UpdateCluster line, a refusal with the new-group-name advice, or a 
 member the spec leaves out is `cleared` or `kept` (the table's rule): cleared members the cluster
 has are removals, shown; kept members are copied from the cluster into the entry the planner
 sends, because a group entry in UpdateCluster is the group's whole specification.
+
+A member the service fills in (the table's FILLED: read-only in the CloudFormation schema, or only in
+DescribeCluster's shapes) is never compared against a spec that leaves it out; one the request takes
+too (AutoPatchConfig's PatchSchedule.NextPatchDate, which AWS sets when it detects a patch) is copied
+into the entry, so an update keeps what the service set instead of undoing it on every plan.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import json
 from typing import Any, Literal, Mapping
 
 from ...core.frozen import Frozen, record
-from ...members import Member, rows
+from ...members import Member, filled, rows
 from ...members.table import Scope
 
 # Rows the count planner and the older rules handle (planner.py, compare.group_immutable_changes)
@@ -42,6 +47,7 @@ class MemberChange(Frozen):
     effect: Literal["set", "change", "remove"]
     before: Any = None
     after: Any = None
+    unverified: str = ""  # the table's "what is missing" when no source decides the verdict
 
     @property
     def refused(self) -> bool:
@@ -70,6 +76,8 @@ def member_line(change: MemberChange) -> str:
     from ..clusterspec.models import BUILD_FIELDS
 
     line = change.line()
+    if change.unverified:
+        line = f"{line} (unverified: {change.unverified})"
     if change.change == "UpdateClusterSoftware":
         return (
             f"{line} (UpdateCluster sets it for nodes launched from now on; existing nodes get it through an UpdateClusterSoftware rollout)"
@@ -97,16 +105,72 @@ def put(data: dict[str, Any], parts: tuple[str, ...], value: Any) -> None:
 
 def observed_value(row: Member, described: Mapping[str, Any]) -> Any:
     """The member as the cluster has it, in the request's form (None: not set, or not reported)."""
-    return _observed_at(row.path, row.reported, described)
+    value = get(described, row.reported)
+    if isinstance(value, Mapping) and (row.inner or _service_parts(row.scope, row.reported)):
+        value = _request_form(row, value)
+    return None if is_default(row.path, value) else value
 
 
-def _observed_at(path: str, reported: tuple[str, ...], described: Mapping[str, Any]) -> Any:
-    value = get(described, reported)
-    if path == "AutoPatchConfig" and isinstance(value, Mapping):
-        value = {k: v for k, v in value.items() if k not in ("CurrentPatchSchedule", "DesiredPatchSchedule")} | (
-            {"PatchSchedule": value["DesiredPatchSchedule"]} if value.get("DesiredPatchSchedule") is not None else {}
-        )
-    return None if is_default(path, value) else value
+@functools.cache  # keyed by strings: every row of every group of every plan asks
+def _service_parts(scope: Scope, reported: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """The parts of a reported structure the service fills in that the request does not take."""
+    n = len(reported)
+    return tuple(f.parts[n:] for f in filled(scope) if not f.request and len(f.parts) > n and f.parts[:n] == reported)
+
+
+@functools.cache
+def _taken_filled(scope: Scope, parts: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], tuple[str, ...]], ...]:
+    """(request parts relative to the row, described parts absolute) of each member under a row the
+    service fills in and the request takes (NextPatchDate)."""
+    n = len(parts)
+    found = []
+    for f in filled(scope):
+        request = tuple(f.request.split(".")) if f.request else ()
+        if len(request) > n and request[:n] == parts:
+            found.append((request[n:], f.parts))
+    return tuple(found)
+
+
+def _request_form(row: Member, value: Mapping[str, Any]) -> dict[str, Any]:
+    """A reported structure in the request's form: the service's own parts out, the inner renames made
+    (DesiredPatchSchedule → PatchSchedule)."""
+    form = copy.deepcopy(dict(value))
+    for parts in _service_parts(row.scope, row.reported):
+        _drop(form, parts)
+    for described, request in row.inner:
+        moved = get(form, tuple(described.split(".")))
+        _drop(form, tuple(described.split(".")))
+        if moved is not None:
+            put(form, tuple(request.split(".")), moved)
+    return form
+
+
+def _drop(data: dict[str, Any], parts: tuple[str, ...]) -> None:
+    for part in parts[:-1]:
+        data = data.get(part)  # type: ignore[assignment]
+        if not isinstance(data, dict):
+            return
+    data.pop(parts[-1], None)
+
+
+def _without_filled(row: Member, desired: Any, observed: Any) -> Any:
+    """The observed value without the members the service fills in that the spec leaves out: what the
+    service set is not a difference from a spec that does not name it."""
+    if not isinstance(observed, Mapping):
+        return observed
+    taken = _taken_filled(row.scope, row.parts)
+    if not taken:
+        return observed
+    trimmed = copy.deepcopy(dict(observed))
+    for relative, _ in taken:
+        if get(desired, relative) is not None:
+            continue  # the spec gives it (a reschedule): compared as any member
+        _drop(trimmed, relative)
+        for depth in range(len(relative) - 1, 0, -1):  # a structure left empty, which the spec does not give either
+            parent = relative[:depth]
+            if get(trimmed, parent) == {} and get(desired, parent) is None:
+                _drop(trimmed, parent)
+    return trimmed
 
 
 def is_default(path: str, value: Any) -> bool:
@@ -144,16 +208,18 @@ def group_member_changes(want: Mapping[str, Any], described: Mapping[str, Any], 
     for row, parts, reported in _compared_rows(scope):
         if parts[0] not in want and reported[0] not in described:
             continue  # set on neither side: most of the table for most groups
-        desired, observed = get(want, parts), _observed_at(row.path, reported, described)
+        desired, observed = get(want, parts), observed_value(row, described)
         desired = None if is_default(row.path, desired) else desired
         if desired is None:
             if row.omitted == "kept" or observed is None:
                 continue
-            changes.append(MemberChange(name, row.path, row.change, "remove", observed, None))
-        elif observed is None:
-            changes.append(MemberChange(name, row.path, row.change, "set", None, desired))
+            changes.append(MemberChange(name, row.path, row.change, "remove", observed, None, row.unverified))
+            continue
+        observed = _without_filled(row, desired, observed)
+        if observed is None:
+            changes.append(MemberChange(name, row.path, row.change, "set", None, desired, row.unverified))
         elif not same(observed, desired, row.path in _UNORDERED):
-            changes.append(MemberChange(name, row.path, row.change, "change", observed, desired))
+            changes.append(MemberChange(name, row.path, row.change, "change", observed, desired, row.unverified))
     return changes
 
 
@@ -168,6 +234,11 @@ def complete_entry(want: Mapping[str, Any], described: Mapping[str, Any], scope:
     the spec leaves out copied from the cluster (the table's rule for omitted members)."""
     entry = copy.deepcopy(dict(want))
     for row in rows(scope):
+        if get(entry, row.parts) is not None:
+            for relative, described_at in _taken_filled(row.scope, row.parts):  # what the service set, kept (NextPatchDate)
+                value = get(described, described_at)
+                if value is not None and get(entry, row.parts + relative) is None:
+                    put(entry, row.parts + relative, value)
         if row.omitted != "kept" or row.path in ("InstanceGroupName", "InstanceCount") or get(entry, row.parts) is not None:
             continue
         if row.path == "InstanceRequirements.InstanceTypes" and "InstanceType" in entry:

@@ -6,11 +6,11 @@ The decision table (also in docs/plans.md):
 |-------------------------------------------|----------------------------------------|
 | no cluster yet                            | CreateCluster                          |
 | desired is None (destroy)                 | DeleteCluster                          |
-| VpcConfig, Orchestrator, leaving or entering Continuous, Failed cluster | replacement: DeleteCluster + CreateCluster, refused unless policy.allow_replacement |
-| InstanceType, ExecutionRole, ThreadsPerCore, OverrideVpcConfig, NodeType, fixed ↔ flexible of an existing group | refused: a new group with a new name |
+| VpcConfig, Orchestrator, leaving Continuous, a Slurm cluster entering it, Failed cluster | replacement: DeleteCluster + CreateCluster, refused unless policy.allow_replacement |
+| InstanceType, NodeType, fixed ↔ flexible of an existing group | refused: a new group with a new name |
 | group config, new group, MinCount, cluster settings | one UpdateCluster (listing only the groups that change, each entry the group's whole specification: members.py) |
 | cluster Tags                              | AddTags / DeleteTags (tags.py)         |
-| counts of an autoscaled cluster's groups  | none: shown as the autoscaler's        |
+| counts of an autoscaled cluster's groups  | none: shown as the autoscaler's (a spec disabling autoscaling takes them back: a note) |
 | removed group                             | that UpdateCluster's InstanceGroupsToDelete |
 | scale-out, all-or-nothing mode            | UpdateCluster (InstanceCount)          |
 | scale-out, Continuous mode                | folded into the UpdateCluster when one is needed anyway, or when the group is Creating/Updating (BatchAdd is rejected then), or when BatchAddClusterNodes would take more calls than one UpdateCluster; otherwise BatchAddClusterNodes (≤ 50 per entry, ≤ 5 entries per call) |
@@ -40,7 +40,7 @@ from . import compare, software
 from .drain_step import drain_steps
 from .basis import basis_of
 from .members import member_line
-from .ownership import autoscaling_refusals, count_owner
+from .ownership import autoscaling_refusals, count_owner, handback_notes
 from .tags import tag_steps
 from ...plan.model import GroupChange, Plan, Refusal, Step, Victim
 from ...plan.policy import Policy
@@ -385,8 +385,9 @@ class _Updater:
         groups = self.group_changes()
         cluster_changes = compare.cluster_config_changes(self.desired, self.observed)
         for member in cluster_changes:
-            self.update_reasons.append(f"cluster setting {member} changes")
+            self.update_reasons.append(compare.cluster_change_reason(member, self.desired, self.observed))
         self.refusals.extend(autoscaling_refusals(self.desired, self.observed))
+        self.notes.extend(handback_notes(self.desired, self.observed))
         unknown = self.unknown_roles()
         for change in groups:
             if unknown and self._empties(change):
