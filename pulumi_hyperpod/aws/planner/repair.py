@@ -100,7 +100,14 @@ def _plan(observed: ClusterState, policy: Policy, role, operation: str, wanted: 
             reasons.append("new instances with the same configuration; their lifecycle scripts run again")
         failed = all(n.status == "Failure" for n in chunk) and policy.failed_nodes == "replace"
         result.steps.append(
-            Step(operation, request, tuple(reasons), kind=f"{verb}-nodes", codes=("failed-node" if failed else f"{verb}-requested",))
+            Step(
+                operation,
+                request,
+                tuple(reasons),
+                batches=(tuple(n.key for n in chunk),),  # one call: these go down together
+                kind=f"{verb}-nodes",
+                codes=("failed-node" if failed else f"{verb}-requested",),
+            )
         )
 
 
