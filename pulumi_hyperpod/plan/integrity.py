@@ -60,7 +60,7 @@ def step_problems(plan: Plan, create_request: dict[str, Any] | None = None) -> l
             problems.append(f"{where}: {article} {plan.action} plan makes no {step.operation} call")
             continue
         if OPERATION_KINDS.get(step.operation, step.kind) != step.kind:
-            problems.append(f"{where}: a {step.operation} call is a {OPERATION_KINDS[step.operation]} step, not {step.kind}")
+            problems.append(f"{where}: is of kind {OPERATION_KINDS[step.operation]}, not {step.kind}")
         if step.operation in TAGGING:
             if plan.basis is None or step.request.get("ResourceArn") != plan.basis.identity:
                 problems.append(f"{where}: tags resource {step.request.get('ResourceArn')!r}, not the plan's cluster")
