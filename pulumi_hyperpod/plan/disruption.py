@@ -89,7 +89,7 @@ class StepDisruption:
             return f"{verb} no node"
         if len(self.nodes) == 1:
             return f"{verb} {self.nodes[0]}{lost}"
-        noun = "every node" if self.scope == "all" else f"{len(self.nodes)} nodes"
+        noun = f"all {len(self.nodes)} nodes" if self.scope == "all" else f"{len(self.nodes)} nodes"
         return f"{verb} {noun}{lost}: {shortened(self.nodes, most)}"
 
 
