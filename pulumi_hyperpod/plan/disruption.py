@@ -87,6 +87,8 @@ class StepDisruption:
             )
         if not self.nodes:
             return f"{verb} no node"
+        if self.scope == "victims":  # listed, with why each, in the removed-nodes table
+            return f"{verb} {len(self.nodes):,} node{'' if len(self.nodes) == 1 else 's'}{lost}: the nodes that would be removed, below"
         if len(self.nodes) == 1:
             return f"{verb} {self.nodes[0]}{lost}"
         noun = f"all {len(self.nodes)} nodes" if self.scope == "all" else f"{len(self.nodes)} nodes"

@@ -86,3 +86,8 @@ def test_the_plan_shows_what_each_step_takes_down():
     wide = plan(slurm_spec(workers=30), observed, Policy(reboot_node_ids={node_id(2, k) for k in range(8)}))
     assert "restarts 8 nodes: " in plan_text(wide, width=200) and " and 3 more" in plan_text(wide, width=200)
     assert "destroys all 32 nodes (volumes lost): " in plan_text(plan(None, observed), width=200)
+
+
+def test_a_scale_in_points_at_its_removed_nodes_table_rather_than_listing_them_twice():
+    text = plan_text(plan(slurm_spec(workers=2), observed_from(slurm_spec(workers=4))), width=200)
+    assert "disruption: destroys 2 nodes (volumes lost): the nodes that would be removed, below" in text
