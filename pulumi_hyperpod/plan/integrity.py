@@ -76,7 +76,7 @@ def step_problems(plan: Plan, create_request: dict[str, Any] | None = None) -> l
             drained = {node.get("NodeId") for node in step.request.get("Nodes") or ()}
             if not drained <= deleted:
                 problems.append(f"{where}: it drains nodes no later step of the plan removes")
-            if sorted(map(str, drained)) != sorted(i for b in step.batches for i in b):
+            elif sorted(map(str, drained)) != sorted(i for b in step.batches for i in b):
                 problems.append(f"{where}: the nodes it names are not the nodes its batches say are drained")
         if step.operation in REPAIRS and sorted(_request_nodes(step)) != sorted(i for b in step.batches for i in b):
             problems.append(f"{where}: the nodes it names are not the nodes its batches say go down")
