@@ -45,6 +45,7 @@ def plan_refusals(plan: Plan, policy: Policy) -> list[Refusal]:
     if twice:
         refusals.append(Refusal(RULE, f"node(s) {_shown(twice)} are named for removal more than once; a plan names each node once"))
     refusals += taken_down(plan, policy)  # refused, not quietly swapped for another node: the plan said these go
+    refusals += taken_twice(plan)
     made = Counter(step.operation for step in plan.steps if step.operation in _ONCE)
     for operation, times in sorted(made.items()):
         if times > 1:
@@ -75,6 +76,22 @@ def taken_down(plan: Plan, policy: Policy) -> list[Refusal]:
 
 
 NEVER = "a protected node is never taken down by a plan (destroyed, restarted or drained)"
+
+
+def taken_twice(plan: Plan) -> list[Refusal]:
+    """No node destroyed or restarted by more than one step (a reboot and a replacement of it, a
+    repair of a node a scale-in removes): conflicting requests, whatever made the plan. A drain goes
+    with the removal after it, so it is not counted."""
+    steps_of: dict[str, list[str]] = {}
+    for number, (step, disruption) in enumerate(zip(plan.steps, of_plan(plan)), 1):
+        if disruption.effect in ("destroyed", "restarted"):
+            for key in dict.fromkeys(disruption.nodes):
+                steps_of.setdefault(key, []).append(f"{number} ({step.operation})")
+    return [
+        Refusal(RULE, f"node {key} is taken down by more than one step (steps {', '.join(numbers)}); a plan asks one thing of a node")
+        for key, numbers in sorted(steps_of.items())
+        if len(numbers) > 1
+    ]
 
 
 def step_refusals(

@@ -383,6 +383,11 @@ class _Updater:
             | ({n.key for n in self.observed.nodes if n.status == "Failure"} if self.policy.failed_nodes != "delete" else set())
         )
         groups = self.group_changes()
+        if self.repairs.steps:  # a repair of a node the plan takes down otherwise (repair.py)
+            from . import repair
+
+            deleted = {change.group for change in groups if change.action == "delete"}
+            self.refusals.extend(repair.plan_conflicts(self.observed, self.repairs.steps, self.rollouts.steps, deleted))
         cluster_changes = compare.cluster_config_changes(self.desired, self.observed)
         for member in cluster_changes:
             self.update_reasons.append(f"cluster setting {member} changes")

@@ -12,7 +12,8 @@ oldest launch first (launch time, then group and instance id), `MaximumBatchSize
 
 Guards (a refused plan lists no steps): a protected node is never taken down; Slurm Login nodes only
 with policy.allow_login_disruption; no batch may take down more than policy.max_unavailable_fraction
-of a group's nodes. Pure: no I/O.
+of a group's nodes — neither the update's (MaximumBatchSize) nor a rollback's (RollbackMaximumBatchSize,
+when given). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -183,7 +184,8 @@ def _plan_call(desired, observed, policy, role, image, groups, result: Rollouts)
             f"{len(others)} node(s) of {', '.join(names)} not Running ({', '.join(others[:5])}"
             f"{' …' if len(others) > 5 else ''}) are not in the rollout: the service patches Running nodes only"
         )
-    refusals = _guards(observed, policy, role, names, batches, slurm)
+    rollback = _rollback_batches(deployment, nodes) if not slurm else []
+    refusals = _guards(observed, policy, role, names, batches, slurm, rollback)
     if refusals:
         result.refusals.extend(refusals)
         return
@@ -204,7 +206,26 @@ def _controller_place(nodes: list[NodeState], role) -> str:
     return f", the controller {', '.join(controllers)} among them (Slurm is down until it is back)" if controllers else ""
 
 
-def _guards(observed: ClusterState, policy: Policy, role, names: list[str], batches: list[list[NodeState]], slurm: bool) -> list[Refusal]:
+def _rollback_batches(deployment: dict[str, Any] | None, nodes: list[NodeState]) -> list[list[NodeState]]:
+    """The batches a rollback would take the nodes down in (RollingUpdatePolicy.RollbackMaximumBatchSize,
+    a count or a percentage, as MaximumBatchSize); none when it is not given (the service then rolls
+    back as it updates: MaximumBatchSize's batches, checked already)."""
+    given = ((deployment or {}).get("RollingUpdatePolicy") or {}).get("RollbackMaximumBatchSize")
+    if not given or not nodes:
+        return []
+    size = batch_size(given, len(nodes))
+    return [nodes[i : i + size] for i in range(0, len(nodes), size)]
+
+
+def _guards(
+    observed: ClusterState,
+    policy: Policy,
+    role,
+    names: list[str],
+    batches: list[list[NodeState]],
+    slurm: bool,
+    rollback: list[list[NodeState]] | None = None,
+) -> list[Refusal]:
     refusals = []
     nodes = [n for batch in batches for n in batch]
     guarded = policy.protected_node_ids
@@ -232,19 +253,26 @@ def _guards(observed: ClusterState, policy: Policy, role, names: list[str], batc
     for name in names:
         have = observed.group(name)
         size = len([n for n in observed.nodes_of(name) if n.status not in ("ShuttingDown",)]) or (have.target_count if have else 0)
-        worst = max((sum(1 for n in batch if n.group == name) for batch in batches), default=0)
-        if size and worst / size > policy.max_unavailable_fraction:
-            how = "all nodes at once (Slurm has no rolling batches)" if slurm else f"{worst} of its {size} nodes in one batch"
+        # the update's batches, and a rollback's (RollbackMaximumBatchSize): either takes nodes down at once
+        for member, taken in (("MaximumBatchSize", batches), ("RollbackMaximumBatchSize", rollback or [])):
+            worst = max((sum(1 for n in batch if n.group == name) for batch in taken), default=0)
+            if not (size and worst / size > policy.max_unavailable_fraction):
+                continue
+            if slurm:
+                how = "the software rollout takes all nodes at once (Slurm has no rolling batches)"
+            elif member == "MaximumBatchSize":
+                how = f"the software rollout takes {worst} of its {size} nodes in one batch"
+            else:
+                how = f"a rollback of the software rollout (RollbackMaximumBatchSize) takes {worst} of its {size} nodes in one batch"
             refusals.append(
                 Refusal(
                     "max-unavailable-fraction",
-                    f"{name}: the software rollout takes {how} ({worst / size:.0%}) "
-                    f"down, more than policy.max_unavailable_fraction "
-                    f"({policy.max_unavailable_fraction:.0%}); set a smaller "
-                    "MaximumBatchSize in policy.software_deployment",
+                    f"{name}: {how} ({worst / size:.0%}) down, more than policy.max_unavailable_fraction "
+                    f"({policy.max_unavailable_fraction:.0%}); set a smaller {member} in policy.software_deployment",
                     name,
                 )
             )
+            break  # one refusal per group: the first member over the share
     return refusals
 
 
