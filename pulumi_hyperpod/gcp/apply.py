@@ -84,7 +84,9 @@ def check_steps(the_plan: Plan) -> None:
     for index, step in enumerate(the_plan.steps):
         target = _target(step)
         if step.kind != KIND_OF[step.operation]:
-            raise PlanInvalid(f"step {index + 1} ({step.operation}) is of kind {KIND_OF[step.operation]}, not {step.kind}: make the plan again")
+            raise PlanInvalid(
+                f"step {index + 1} ({step.operation}) is of kind {KIND_OF[step.operation]}, not {step.kind}: make the plan again"
+            )
         if target != the_plan.cluster_name:
             raise PlanInvalid(
                 f"step {index + 1} ({step.operation}) acts on {target!r}, not on the plan's cluster "

@@ -16,7 +16,6 @@ from pulumi_hyperpod.plan import Policy
 from .conftest import NAME, a4, spec
 
 
-
 @pytest.mark.parametrize("change", ["shrink", "swap", "delete-cluster"])
 def test_a_plan_taking_a_protected_node_down_is_refused_at_apply(running, client, doc, change):
     if change == "shrink":

@@ -8,12 +8,22 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from pulumi_hyperpod import Policy
+from pulumi_hyperpod.aws.client import connect
+from pulumi_hyperpod.aws.fake import Simulator
 from pulumi_hyperpod.aws.apply import guards
 from pulumi_hyperpod.aws.planner import plan
 from tests.core.factories import node_id, observed_from, slurm_spec
 
-from .test_lifecycle_plan import NEW, _prepare, _up, eks, world  # noqa: F401 - the fixture
+from .test_lifecycle_plan import NEW, _prepare, _up, eks
+
+
+@pytest.fixture
+def world():
+    sim = Simulator(seed=11)
+    return sim, connect(backend="fake", simulator=sim, region="us-west-2")
 
 
 def _rules(the_plan) -> list[str]:
@@ -54,8 +64,16 @@ def test_a_node_a_scale_in_removes_is_never_rebooted_or_replaced():
 
 
 def test_a_group_deleted_in_the_plan_takes_no_repair_of_its_nodes():
-    extra = [{"InstanceGroupName": "old", "InstanceType": "ml.p5.48xlarge", "InstanceCount": 2, "ExecutionRole": "arn:aws:iam::111122223333:role/r",
-              "LifeCycleConfig": {"SourceS3Uri": "s3://b/l/", "OnCreate": "on_create.sh"}, "SlurmConfig": {"NodeType": "Compute"}}]
+    extra = [
+        {
+            "InstanceGroupName": "old",
+            "InstanceType": "ml.p5.48xlarge",
+            "InstanceCount": 2,
+            "ExecutionRole": "arn:aws:iam::111122223333:role/r",
+            "LifeCycleConfig": {"SourceS3Uri": "s3://b/l/", "OnCreate": "on_create.sh"},
+            "SlurmConfig": {"NodeType": "Compute"},
+        }
+    ]
     observed = observed_from(slurm_spec(workers=2, extra_groups=extra))
     doomed = observed.nodes_of("old")[0].instance_id
     refused = plan(slurm_spec(workers=2), observed, Policy(reboot_node_ids={doomed}))
@@ -85,7 +103,12 @@ def test_a_rollback_batch_larger_than_the_allowed_share_is_refused(world):
     _up(world, eks())  # 8 nodes
     refused = _prepare(world, eks(image=NEW), Policy(software_deployment=_deployment(8), max_unavailable_fraction=0.25)).plan
     assert _rules(refused) == ["max-unavailable-fraction"] and "RollbackMaximumBatchSize" in refused.refusals[0].reason
-    percent = {"RollingUpdatePolicy": {**_deployment(2)["RollingUpdatePolicy"], "RollbackMaximumBatchSize": {"Type": "CAPACITY_PERCENTAGE", "Value": 50}}}
+    percent = {
+        "RollingUpdatePolicy": {
+            **_deployment(2)["RollingUpdatePolicy"],
+            "RollbackMaximumBatchSize": {"Type": "CAPACITY_PERCENTAGE", "Value": 50},
+        }
+    }
     assert _rules(_prepare(world, eks(image=NEW), Policy(software_deployment=percent, max_unavailable_fraction=0.25)).plan) == [
         "max-unavailable-fraction"
     ]

@@ -99,7 +99,9 @@ def conflicts(observed: ClusterState, policy: Policy) -> list[Refusal]:
             node = requests[0][2]
             said = " and ".join(f"{flag} {given}" for flag, given, _ in requests)
             refusals.append(
-                Refusal(CONFLICT, f"{said} name the same node {key} ({node.group}): one plan asks one thing of a node; drop one", node.group)
+                Refusal(
+                    CONFLICT, f"{said} name the same node {key} ({node.group}): one plan asks one thing of a node; drop one", node.group
+                )
             )
     return refusals
 
