@@ -7,7 +7,6 @@ node is protected after the plan was made. A kind added without a plan here fail
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from typing import Callable
 
@@ -20,7 +19,6 @@ from pulumi_hyperpod.plan import Plan
 from pulumi_hyperpod.plan import steps
 from pulumi_hyperpod.plan.disruption import of_step
 from tests.core.factories import node_id, observed_from, slurm_spec
-from tests.support.policy_tools import PACK
 
 from .conftest import evaluate
 
@@ -97,14 +95,6 @@ DISRUPTIVE = sorted(kind for kind, row in steps.KINDS.items() if row.disruption.
 
 def test_every_kind_that_takes_nodes_down_has_a_case() -> None:
     assert sorted(CASES) == DISRUPTIVE, "a step kind that takes nodes down without a case here: add one, and cover it in the guards"
-
-
-@pytest.fixture(scope="module")
-def plan_rules():
-    spec = importlib.util.spec_from_file_location("plan_rules", PACK / "plan_rules.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _case(kind: str) -> Case:
