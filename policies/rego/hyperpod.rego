@@ -189,16 +189,21 @@ protected := {id | some id in params.protected_node_ids}
 # declaration (plan/steps.py, plan/disruption.py) — the effect (destroyed, restarted, drained), the
 # nodes it falls on (victims, the nodes its request names, every node) and the groups whose nodes the
 # service chooses among. A kind the tool adds is judged here the day it is added.
-deny contains violation("protected-node", node_group[key], msg, [key]) if {
+deny contains violation("protected-node", object.get(node_group, key, null), taken_down_why(number, step, key), [key]) if {
 	some number, step in plan.steps
-	d := step.disruption
-	some key in d.nodes
+	some key in step.disruption.nodes
 	key in protected
-	msg := sprintf(
-		"step %d (%s) %s protected node %s: %s",
-		[number + 1, step.operation, effect_verb[d.effect], key, d.how],
-	)
 }
+
+# A victim's own reason says why the planner chose it; any other step says what its kind does.
+taken_down_why(number, step, key) := sprintf("%s: the plan removes protected node %s (%s)", [v.group, key, v.reason]) if {
+	step.disruption.scope == "victims"
+	some v in step.victims
+	v.node_id == key
+} else := sprintf(
+	"step %d (%s) %s protected node %s: %s",
+	[number + 1, step.operation, effect_verb[step.disruption.effect], key, step.disruption.how],
+)
 
 deny contains violation("protected-node", g.group, msg, nodes) if {
 	some number, step in plan.steps

@@ -83,6 +83,11 @@ test_a_protected_node_a_step_replaces_reboots_or_rolls_is_denied if {
 		v.nodes == ["i-0aaaaaaaaaaaaaaa2"]
 		contains(v.message, operation)
 	}
+
+	# a node the plan's basis does not list is judged all the same (its group unknown)
+	[stranger] := [v | some v in plan.deny] with input as object.union(base, {"steps": [disrupting("BatchRebootClusterNodes", "restarted", ["node-9"])]})
+		with data.hyperpod.params as {"protected_node_ids": ["node-9"]}
+	stranger.group == null
 	plan.allow with input as object.union(base, {"steps": [disrupting("BatchRebootClusterNodes", "restarted", ["i-0aaaaaaaaaaaaaaa1"])]})
 		with data.hyperpod.params as {"protected_node_ids": ["i-0aaaaaaaaaaaaaaa2"]}
 }
