@@ -91,3 +91,32 @@ def test_the_plan_shows_what_each_step_takes_down():
 def test_a_scale_in_points_at_its_removed_nodes_table_rather_than_listing_them_twice():
     text = plan_text(plan(slurm_spec(workers=2), observed_from(slurm_spec(workers=4))), width=200)
     assert "disruption: destroys 2 nodes (volumes lost): the nodes that would be removed, below" in text
+
+
+def test_the_cli_json_and_a_saved_plan_carry_it_and_a_resealed_edit_of_it_is_refused(tmp_path, monkeypatch):
+    from pulumi_hyperpod.aws.fake import Simulator
+    from pulumi_hyperpod.core.planfile import digest
+    from tests.support.cli import SPECS, hyperpod, seed004_world
+
+    seed004_world(monkeypatch, tmp_path)
+    spec = str(SPECS / "seed004-initial.json")
+    node = next(n["instance_id"] for n in json.loads(hyperpod("nodes", "leo-stg-hyperpod-cluster", "--json")) if n["instance_id"])
+    printed = json.loads(hyperpod("plan", "-f", spec, "--reboot", node, "--json"))
+    [step] = printed["steps"]
+    assert step["disruption"] == {
+        "effect": "restarted",
+        "scope": "named",
+        "how": "the named nodes are rebooted; their volumes stay",
+        "nodes": [node],
+        "groups": [],
+    }
+    hyperpod("plan", "-f", spec, "--reboot", node, "--out", "p.json")
+    saved = json.loads((tmp_path / "p.json").read_text())
+    assert saved["plan"]["steps"][0]["disruption"] == step["disruption"]
+    saved["plan"]["steps"][0]["disruption"]["nodes"] = []  # what a policy reading the file would then see
+    body = {k: v for k, v in saved.items() if k != "integrity"}
+    (tmp_path / "p.json").write_text(json.dumps({**body, "integrity": digest(body)}))
+    start = len(Simulator.open_default().calls)
+    out = hyperpod("apply", "--plan", "p.json", "--yes", code=1)
+    assert "its disruption is not the one a reboot-nodes step of this plan has" in out and len(out.strip().splitlines()) == 1
+    assert [op for op, _ in Simulator.open_default().calls[start:] if not op.startswith(("Describe", "List"))] == []
