@@ -129,3 +129,20 @@ def test_cli_reboot_and_replace_of_one_node_exits_2_with_one_line_and_calls_noth
     [line] = [line for line in out.splitlines() if "REFUSED [conflicting-node-requests]" in line]
     assert f"--reboot {worker} and --replace {worker} name the same node" in line
     assert "API calls" not in out
+
+
+def test_a_rollout_with_a_scale_in_does_not_roll_the_nodes_the_scale_in_removes():
+    from pulumi_hyperpod import ClusterSpec
+
+    def imaged(image: str, count: int) -> ClusterSpec:
+        api = slurm_spec(workers=4).to_api()
+        for group in api["InstanceGroups"]:
+            if group["InstanceGroupName"] == "worker-gpu-a":
+                group.update(ImageId=image, InstanceCount=count)
+        return ClusterSpec.from_dict(api)
+
+    made = plan(imaged(NEW, 3), observed_from(imaged("ami-0123456789abcdef0", 4)))
+    [removal, rollout] = made.steps
+    gone = {v.node_id for v in removal.victims}
+    assert rollout.kind == "update-software" and gone and not gone & {key for batch in rollout.batches for key in batch}
+    assert guards.plan_refusals(made, Policy()) == []

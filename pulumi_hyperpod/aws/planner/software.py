@@ -100,7 +100,11 @@ def batch_size(policy: dict[str, Any] | None, total: int) -> int:
     return max(math.ceil(total * min(int(policy["Value"]), 100) / 100), 1)
 
 
-def plan_rollouts(desired: ClusterSpec, observed: ClusterState, policy: Policy, role: Callable[[str], str | None]) -> Rollouts:
+def plan_rollouts(
+    desired: ClusterSpec, observed: ClusterState, policy: Policy, role: Callable[[str], str | None], leaving: frozenset[str] = frozenset()
+) -> Rollouts:
+    """`leaving`: the nodes the plan's earlier steps remove — gone when the rollout starts, so not in its
+    batches (the service patches the nodes Running then)."""
     result = Rollouts()
     calls: dict[str | None, list[tuple[InstanceGroupSpec, dict[str, tuple[str | None, str]]]]] = {}
     for want in desired.instance_groups:
@@ -119,7 +123,7 @@ def plan_rollouts(desired: ClusterSpec, observed: ClusterState, policy: Policy, 
             calls.setdefault(image, []).append((want, changes))
             result.groups.add(want.name)
     for image, groups in calls.items():
-        _plan_call(desired, observed, policy, role, image, groups, result)
+        _plan_call(desired, observed, policy, role, image, groups, result, leaving)
     return result
 
 
@@ -133,7 +137,7 @@ def _deployment(policy: Policy, groups: list[InstanceGroupSpec]) -> tuple[dict[s
     return None, "none given: the service patches every node at once"
 
 
-def _plan_call(desired, observed, policy, role, image, groups, result: Rollouts) -> None:
+def _plan_call(desired, observed, policy, role, image, groups, result: Rollouts, leaving: frozenset[str] = frozenset()) -> None:
     names = [want.name for want, _ in groups]
     request: dict[str, Any] = {"ClusterName": desired.name, "InstanceGroups": []}
     reasons = []
@@ -149,7 +153,7 @@ def _plan_call(desired, observed, policy, role, image, groups, result: Rollouts)
         reasons.append(f"{want.name}: {moves}: the running nodes are patched in place (UpdateClusterSoftware)")
     if image is not None:
         request["ImageId"] = image
-    nodes = rollout_order([n for name in names for n in observed.nodes_of(name)])
+    nodes = rollout_order([n for name in names for n in observed.nodes_of(name) if n.key not in leaving])
     slurm = desired.orchestrator_kind == "Slurm"
     deployment, source = _deployment(policy, [want for want, _ in groups])
     if slurm:
