@@ -120,3 +120,11 @@ def test_the_cli_json_and_a_saved_plan_carry_it_and_a_resealed_edit_of_it_is_ref
     out = hyperpod("apply", "--plan", "p.json", "--yes", code=1)
     assert "its disruption is not the one a reboot-nodes step of this plan has" in out and len(out.strip().splitlines()) == 1
     assert [op for op, _ in Simulator.open_default().calls[start:] if not op.startswith(("Describe", "List"))] == []
+
+
+def test_a_pulumi_preview_shows_it_too(tmp_path, monkeypatch):
+    from pulumi_hyperpod.provider import provider
+
+    monkeypatch.chdir(tmp_path)
+    text = provider.plan_text(_reboot(node_id(2, 0), node_id(2, 1)))
+    assert f"disruption: restarts 2 nodes: {node_id(2, 0)}, {node_id(2, 1)}" in text
