@@ -21,16 +21,33 @@ CLUSTER_TYPE = "hyperpod:index:Cluster"
 
 # (policy name, description, the Rego violation codes it reports, its config: the Rego parameters it sets)
 RULES: list[tuple[str, str, frozenset[str], dict[str, dict[str, Any]]]] = [
-    ("hyperpod-scale-in-share", "No group loses more than a share of its nodes in one plan.",
-     frozenset({"scale-in-share"}), {"max_scale_in_fraction": {"type": "number", "minimum": 0, "maximum": 1}}),
+    (
+        "hyperpod-scale-in-share",
+        "No group loses more than a share of its nodes in one plan.",
+        frozenset({"scale-in-share"}),
+        {"max_scale_in_fraction": {"type": "number", "minimum": 0, "maximum": 1}},
+    ),
     ("hyperpod-no-replacement", "No plan deletes and re-creates a cluster.", frozenset({"replacement"}), {}),
-    ("hyperpod-cost-ceiling", "No plan raises a cluster's hourly cost above a ceiling, or adds capacity at an unknown price.",
-     frozenset({"cost-increase", "cost-unknown"}), {"max_hourly_cost_increase": {"type": ["number", "null"], "minimum": 0}}),
-    ("hyperpod-protected-nodes", "No plan removes, or lets the service choose to remove, a protected node.",
-     frozenset({"protected-node"}), {"protected_node_ids": {"type": "array", "items": {"type": "string"}}}),
+    (
+        "hyperpod-cost-ceiling",
+        "No plan raises a cluster's hourly cost above a ceiling, or adds capacity at an unknown price.",
+        frozenset({"cost-increase", "cost-unknown"}),
+        {"max_hourly_cost_increase": {"type": ["number", "null"], "minimum": 0}},
+    ),
+    (
+        "hyperpod-protected-nodes",
+        "No plan takes a protected node down: removes, replaces, reboots, rolls or drains it, or lets the service choose to remove it.",
+        frozenset({"protected-node"}),
+        {"protected_node_ids": {"type": "array", "items": {"type": "string"}}},
+    ),
     ("hyperpod-tool-refusal", "No plan the tool's own guards refused.", frozenset({"tool-refusal"}), {}),
-    ("hyperpod-plan-known", "A cluster that changes has a plan, judged with valid parameters: neither an unknown plan "
-     "nor a mistaken parameter is taken as compliant.", frozenset({"not-a-plan", "bad-parameter"}), {}),
+    (
+        "hyperpod-plan-known",
+        "A cluster that changes has a plan, judged with valid parameters: neither an unknown plan "
+        "nor a mistaken parameter is taken as compliant.",
+        frozenset({"not-a-plan", "bad-parameter"}),
+        {},
+    ),
 ]
 
 

@@ -181,11 +181,57 @@ cost_unknown_why := sprintf("no price for %s", [concat(", ", plan.cost.unknown_t
 } else := "the plan has no cost section"
 
 # ---- protected nodes ---------------------------------------------------------------------------
+# A protected node is never taken down: not destroyed (removed, replaced, its group deleted, the
+# cluster deleted or replaced), and not restarted (rebooted, rolled onto a new image) or drained either.
 protected := {id | some id in params.protected_node_ids}
 
-# A node the plan names for removal.
+# Each step says what it takes down: `disruption`, which the tool derives from the step kind's
+# declaration (plan/steps.py, plan/disruption.py) — the effect (destroyed, restarted, drained), the
+# nodes it falls on (victims, the nodes its request names, every node) and the groups whose nodes the
+# service chooses among. A kind the tool adds is judged here the day it is added.
+deny contains violation("protected-node", object.get(node_group, key, null), taken_down_why(number, step, key), [key]) if {
+	some number, step in plan.steps
+	some key in step.disruption.nodes
+	key in protected
+}
+
+# A victim's own reason says why the planner chose it; any other step says what its kind does.
+taken_down_why(number, step, key) := sprintf("%s: the plan removes protected node %s (%s)", [v.group, key, v.reason]) if {
+	step.disruption.scope == "victims"
+	some v in step.victims
+	v.node_id == key
+} else := sprintf(
+	"step %d (%s) %s protected node %s: %s",
+	[number + 1, step.operation, effect_verb[step.disruption.effect], key, step.disruption.how],
+)
+
+deny contains violation("protected-node", g.group, msg, nodes) if {
+	some number, step in plan.steps
+	some g in step.disruption.groups
+	nodes := sort([key | some key in g.nodes; key in protected])
+	count(nodes) > 0
+	msg := sprintf(
+		"%s: step %d (%s) %s %d of its nodes, which the service chooses, and the group holds protected node(s) %s",
+		[g.group, number + 1, step.operation, effect_verb[step.disruption.effect], g.count, concat(", ", nodes)],
+	)
+}
+
+effect_verb := {"destroyed": "destroys", "restarted": "restarts", "drained": "drains"}
+
+node_group := {n.key: n.group | some n in object.get(plan, ["basis", "nodes"], [])}
+
+# A plan whose steps carry no disruption (hand-made, or written before the member) is judged by what
+# every plan holds: the victims, the groups and the action. Unknown is not safe, so these stay.
+disrupted if {
+	some step in plan.steps
+	says_disruption(step)
+}
+
+says_disruption(step) if is_object(step.disruption)
+
 deny contains violation("protected-node", v.group, msg, [v.node_id]) if {
 	some step in plan.steps
+	not says_disruption(step)
 	some v in step.victims
 	v.node_id in protected
 	msg := sprintf("%s: the plan removes protected node %s (%s)", [v.group, v.node_id, v.reason])
@@ -194,6 +240,7 @@ deny contains violation("protected-node", v.group, msg, [v.node_id]) if {
 # A group the plan deletes, or shrinks by a count the service fulfils by choosing the nodes itself
 # (a Controller group, a group that is Creating or Updating): any of its protected nodes may go.
 deny contains violation("protected-node", g.group, msg, nodes) if {
+	not disrupted
 	some g in plan.groups
 	unnamed_removal(g)
 	nodes := sort([n.key | some n in plan.basis.nodes; n.group == g.group; n.key in protected])
@@ -206,6 +253,7 @@ deny contains violation("protected-node", g.group, msg, nodes) if {
 
 # Deleting or replacing the cluster removes every node.
 deny contains violation("protected-node", null, msg, nodes) if {
+	not disrupted
 	plan.action in {"delete", "replace"}
 	nodes := sort([k | some k in basis_keys; k in protected])
 	count(nodes) > 0

@@ -67,6 +67,45 @@ test_a_protected_node_in_another_group_does_not_matter if {
 		with data.hyperpod.params as {"max_scale_in_fraction": 1, "protected_node_ids": ["i-0ccccccccccccccc1"]}
 }
 
+# Each step's disruption (derived by the tool from the step kind's declaration) is what the rule reads:
+# a node replaced (its volumes destroyed), rebooted or rolled onto a new image is taken down too.
+disrupting(operation, effect, nodes) := {"operation": operation, "victims": [], "disruption": {
+	"effect": effect, "scope": "named", "how": "in words", "nodes": nodes, "groups": [],
+}}
+
+test_a_protected_node_a_step_replaces_reboots_or_rolls_is_denied if {
+	every operation, effect in {"BatchReplaceClusterNodes": "destroyed", "BatchRebootClusterNodes": "restarted", "UpdateClusterSoftware": "restarted"} {
+		result := plan.deny with input as object.union(base, {"steps": [disrupting(operation, effect, ["i-0aaaaaaaaaaaaaaa1", "i-0aaaaaaaaaaaaaaa2"])]})
+			with data.hyperpod.params as {"protected_node_ids": ["i-0aaaaaaaaaaaaaaa2"]}
+		[v] := [v | some v in result]
+		v.code == "protected-node"
+		v.group == "workers"
+		v.nodes == ["i-0aaaaaaaaaaaaaaa2"]
+		contains(v.message, operation)
+	}
+
+	# a node the plan's basis does not list is judged all the same (its group unknown)
+	[stranger] := [v | some v in plan.deny] with input as object.union(base, {"steps": [disrupting("BatchRebootClusterNodes", "restarted", ["node-9"])]})
+		with data.hyperpod.params as {"protected_node_ids": ["node-9"]}
+	stranger.group == null
+	plan.allow with input as object.union(base, {"steps": [disrupting("BatchRebootClusterNodes", "restarted", ["i-0aaaaaaaaaaaaaaa1"])]})
+		with data.hyperpod.params as {"protected_node_ids": ["i-0aaaaaaaaaaaaaaa2"]}
+}
+
+test_a_group_whose_nodes_the_service_chooses_is_denied_when_it_holds_a_protected_node if {
+	chosen := {"operation": "UpdateCluster", "victims": [], "disruption": {
+		"effect": "destroyed", "scope": "chosen-by-service", "how": "in words", "nodes": [],
+		"groups": [{"group": "workers", "count": 1, "nodes": ["i-0aaaaaaaaaaaaaaa1", "i-0aaaaaaaaaaaaaaa2"]}],
+	}}
+	result := plan.deny with input as object.union(base, {"steps": [chosen]})
+		with data.hyperpod.params as {"protected_node_ids": ["i-0aaaaaaaaaaaaaaa1"]}
+	[v] := [v | some v in result]
+	v.code == "protected-node"
+	v.group == "workers"
+	plan.allow with input as object.union(base, {"steps": [chosen]})
+		with data.hyperpod.params as {"protected_node_ids": ["i-0ccccccccccccccc1"]}
+}
+
 test_a_replacement_is_denied_unless_allowed if {
 	replace := object.union(base, {"action": "replace", "replacements": ["VpcConfig cannot change after creation"]})
 	codes(plan.deny) == {"replacement"} with input as replace

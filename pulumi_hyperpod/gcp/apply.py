@@ -4,6 +4,8 @@ operation with a deadline and progress.
 Before every write the cluster is read again: a PATCH or DELETE goes out only when the cluster's
 configuration is still the one the plan was computed against (else: plan again); a cluster still
 PROVISIONING or UPDATING is waited for first (the service refuses updates then, FAILED_PRECONDITION).
+And the policy's guard is checked again on the cluster just read: the step's disruption, read from its
+kind's declaration (plan/steps.py), takes no protected node down (PlanRefused).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from ..core.contract import (  # noqa: F401 - the one apply contract (core/contr
     PlanStale,
     settled_outcome,
 )
-from ..plan.model import Plan, Step
+from ..plan.model import Plan, Refusal, Step
 from ..plan.steps import declaration
 from .client import GcpApiError, OperationTimeout
 from .observe import GcpClusterState, observe
@@ -30,6 +32,7 @@ from .planner import CREATE, DELETE, PATCH, WAITABLE_STATES
 from .status import status_of  # noqa: F401 - in gcp/status.py (an observation, not an apply); named here too
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..plan.policy import Policy
     from .clients import TrainingClusterClient
 
 Progress = Callable[[str], None]
@@ -37,14 +40,19 @@ Progress = Callable[[str], None]
 
 # the calls each kind of plan makes, in order (planner.py)
 STEPS_OF_ACTION = {"create": (CREATE,), "update": (PATCH,), "delete": (DELETE,), "replace": (DELETE, CREATE), "none": ()}
+# the kind of step each call is (plan/steps.py): the declaration the guard reads the disruption from
+KIND_OF = {CREATE: "create-cluster", PATCH: "update-cluster", DELETE: "delete-cluster"}
 
 
 DEFAULT_TIMEOUT = 7200.0  # a GPU pool's provisioning takes long
 
 
-def apply(client: "TrainingClusterClient", the_plan: Plan, options: ApplyOptions | None = None) -> ApplyResult:
+def apply(
+    client: "TrainingClusterClient", the_plan: Plan, options: ApplyOptions | None = None, policy: "Policy | None" = None
+) -> ApplyResult:
     """Run the plan's calls; wait on their operations unless `options.wait` is "none" (every other
-    value waits for the operation, which ends when the cluster is RUNNING with its pools)."""
+    value waits for the operation, which ends when the cluster is RUNNING with its pools). `policy`:
+    the guards checked again on the cluster as read right before each write."""
     options = options or ApplyOptions(timeout=DEFAULT_TIMEOUT)
     if the_plan.refused:
         raise PlanRefused(the_plan)
@@ -55,7 +63,7 @@ def apply(client: "TrainingClusterClient", the_plan: Plan, options: ApplyOptions
     result = ApplyResult(the_plan.cluster_name)
     for index, step in enumerate(the_plan.steps, 1):
         try:
-            _run(client, the_plan, step, wait, deadline, say, result)
+            _run(client, the_plan, step, wait, deadline, say, result, policy)
         except (GcpApiError, OperationTimeout) as error:
             raise ApplyError(str(error), result.calls) from None
         except KeyboardInterrupt:  # SIGINT: what was sent, what was under way (core/contract.py)
@@ -116,6 +124,10 @@ def check_steps(the_plan: Plan) -> None:
         )
     for index, step in enumerate(the_plan.steps):
         target = _target(step)
+        if step.kind != KIND_OF[step.operation]:
+            raise PlanInvalid(
+                f"step {index + 1} ({step.operation}) is of kind {KIND_OF[step.operation]}, not {step.kind}: make the plan again"
+            )
         if target != the_plan.cluster_name:
             raise PlanInvalid(
                 f"step {index + 1} ({step.operation}) acts on {target!r}, not on the plan's cluster "
@@ -151,7 +163,14 @@ def _once(progress: Progress | None) -> Progress:
 
 
 def _run(
-    client: "TrainingClusterClient", the_plan: Plan, step: Step, wait: bool, deadline: float, say: Progress, result: ApplyResult
+    client: "TrainingClusterClient",
+    the_plan: Plan,
+    step: Step,
+    wait: bool,
+    deadline: float,
+    say: Progress,
+    result: ApplyResult,
+    policy: "Policy | None" = None,
 ) -> None:
     request = step.request
     if step.operation == CREATE:
@@ -161,9 +180,9 @@ def _run(
         say(f"{CREATE} {name}")
         operation = client.create_cluster(request["parent"], request["modelDevelopmentClusterId"], request["body"])
     elif step.operation == PATCH:
-        operation = _patch(client, the_plan, request, deadline, say)
+        operation = _patch(client, the_plan, step, deadline, say, policy)
     elif step.operation == DELETE:
-        _ready(client, the_plan, request["name"], deadline, say, allow_missing=True)
+        _guard(the_plan, step, _ready(client, the_plan, request["name"], deadline, say, allow_missing=True), policy)
         say(f"{DELETE} {request['name']}")
         operation = client.delete_cluster(request["name"])
     else:
@@ -175,16 +194,20 @@ def _run(
         client.wait_operation(operation, max(deadline - client.monotonic(), 0.0), verb.lower(), progress=lambda p: say(str(p)))
 
 
-def _patch(client: "TrainingClusterClient", the_plan: Plan, request: dict[str, Any], deadline: float, say: Progress) -> dict[str, Any]:
+def _patch(
+    client: "TrainingClusterClient", the_plan: Plan, step: Step, deadline: float, say: Progress, policy: "Policy | None"
+) -> dict[str, Any]:
     """Read, check, write: PATCH once the cluster is RUNNING and as planned, carrying the etag of the
     version just checked, so the service refuses the write (ABORTED) if another writer changed the
     cluster between the check and the call. Another writer's update in flight (FAILED_PRECONDITION)
     or a lost etag race (ABORTED): wait and check again — which refuses if the configuration is no
     longer the planned one — rather than fail, and never write over it."""
+    request = step.request
     while True:
         state = _ready(client, the_plan, request["name"], deadline, say)
         if state is not None:
             _removals_shown(the_plan, request, state)
+            _guard(the_plan, step, state, policy)
         body = {**request["body"], "etag": state.etag} if state is not None and state.etag else request["body"]
         say(f"{PATCH} {request['name']} (updateMask={request['updateMask']})")
         try:
@@ -200,34 +223,68 @@ def _removals_shown(the_plan: Plan, request: dict[str, Any], state: GcpClusterSt
     not show: a pool left out is a `delete` row, a smaller max_node_count a `shrink` row to that
     count, and a pool is never sent with other immutable fields (the service cannot change them). Checked on the live cluster, so a
     hand-built or edited plan cannot take nodes its reviewer did not see go."""
-    from .compare import POOL_IMMUTABLE, covered
-
-    if "node_pools" not in str(request.get("updateMask", "")).split(","):
-        return
-    sent = {p.get("id"): p for p in request["body"].get("node_pools") or () if isinstance(p, dict)}
     rows = {g.group: g for g in the_plan.groups}
-    for pool in state.pools:
-        new = sent.get(pool.id)
+    for pool, expected, what, target in _losing_pools(request, state):
         row = rows.get(pool.id)
-        have = state.pool_body(pool.id) or {}
-        if new is None:
-            expected, what = "delete", "removes the pool"
-        elif any(f in new and not covered(new[f], have.get(f), f) for f in POOL_IMMUTABLE):
-            raise PlanInvalid(
-                f"the PATCH changes an immutable field of pool {pool.id!r}, which no plan of this tool sends: make the plan again"
-            )
-        else:
-            target = int((new.get("scaling_spec") or {}).get("max_node_count") or 0)
-            if target >= len(pool.nodes) and target >= pool.target:
-                continue
-            expected, what = "shrink", f"lowers max_node_count to {target}"
-            if row is not None and row.action == "shrink" and row.target_after == target:
-                continue
+        if expected == "shrink" and row is not None and row.action == "shrink" and row.target_after == target:
+            continue
         if row is None or row.action != expected:
             raise PlanInvalid(
                 f"the PATCH {what} of {pool.id!r}, which the plan's rows do not show "
                 f"({row.action if row else 'no row'}): make the plan again"
             )
+
+
+def _losing_pools(request: dict[str, Any], state: GcpClusterState) -> list[tuple[Any, str, str, int | None]]:
+    """The pools a PATCH takes nodes from, on the cluster as read: (pool, how — delete or shrink —, in
+    words, the max_node_count it is lowered to). A pool sent with other immutable fields is no plan
+    of this tool's (the service cannot change them in place): PlanInvalid."""
+    from .compare import POOL_IMMUTABLE, covered
+
+    if "node_pools" not in str(request.get("updateMask", "")).split(","):
+        return []
+    sent = {p.get("id"): p for p in request["body"].get("node_pools") or () if isinstance(p, dict)}
+    losing: list[tuple[Any, str, str, int | None]] = []
+    for pool in state.pools:
+        new = sent.get(pool.id)
+        have = state.pool_body(pool.id) or {}
+        if new is None:
+            losing.append((pool, "delete", "removes the pool", None))
+        elif any(f in new and not covered(new[f], have.get(f), f) for f in POOL_IMMUTABLE):
+            raise PlanInvalid(f"the PATCH changes an immutable field of pool {pool.id!r}, which no plan of this tool sends: make the plan again")
+        else:
+            target = int((new.get("scaling_spec") or {}).get("max_node_count") or 0)
+            if target < len(pool.nodes) or target < pool.target:
+                losing.append((pool, "shrink", f"lowers max_node_count to {target}", target))
+    return losing
+
+
+def _guard(the_plan: Plan, step: Step, state: GcpClusterState | None, policy: "Policy | None") -> None:
+    """The policy's guard on this call, on the cluster as just read: the nodes the step's disruption
+    (its kind's declaration) falls on hold no protected node — every node for `all` (the cluster
+    deleted), the nodes of the pools the PATCH takes nodes from for `chosen-by-service` (Google Cloud
+    chooses which go). Google Cloud's calls name no node, so no other scope is theirs."""
+    guarded = policy.protected_node_ids if policy is not None else frozenset()
+    if state is None or not guarded:
+        return
+    disruption = declaration(KIND_OF[step.operation]).disruption
+    if disruption.scope == "all":
+        pools = list(state.pools)
+    elif disruption.scope == "chosen-by-service":
+        pools = [pool for pool, _, _, _ in _losing_pools(step.request, state)]
+    else:
+        return
+    hit = sorted(n for pool in pools for n in guarded if pool.holds(n))
+    if hit:
+        raise PlanRefused(
+            the_plan.refuse(
+                Refusal(
+                    "apply-guard",
+                    f"{step.operation} would take protected node(s) {', '.join(hit)} down ({disruption.how}); "
+                    "a protected node is never taken down by a plan",
+                )
+            )
+        )
 
 
 def _ready(

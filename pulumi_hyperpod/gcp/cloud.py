@@ -71,7 +71,7 @@ class GcpCloud:
     ) -> "ApplyResult":
         from .apply import apply
 
-        return apply(client, plan, options)  # the plan's guards are the planner's own (gcp/planner.py)
+        return apply(client, plan, options, policy)  # the planner's guards (gcp/planner.py), checked again before each write
 
     def save_plan(self, prepared: Any, path: str, *, target: Any = None, inputs: Any = ()) -> None:
         from .saved import save

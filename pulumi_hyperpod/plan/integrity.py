@@ -1,6 +1,8 @@
 """What a plan's steps may be, whoever wrote the file it came from: every step acts on the plan's
 own cluster, only with the operations its action takes, and each scale-in names exactly the nodes
-its victims list. A saved plan's hash detects edits but anyone can recompute it; this check keeps
+its victims list, each reboot or replacement exactly the nodes its batches list, and each step is of
+the kind its operation is (the kind decides the disruption the guards and policies read:
+plan/disruption.py). A saved plan's hash detects edits but anyone can recompute it; this check keeps
 an edited step from reaching another cluster or turning an update into a deletion."""
 
 from __future__ import annotations
@@ -27,7 +29,23 @@ OPERATIONS = {
     "delete": ("DeleteCluster",),
     "none": (),
 }
-TAGGING = frozenset({"AddTags", "DeleteTags"})  # name the cluster by its ARN (ResourceArn), not ClusterName
+TAGGING = frozenset({"AddTags", "DeleteTags"})
+# the kind of step each operation is (plan/steps.py): an edited kind would change the disruption the
+# guards and the policies read, so a step of another kind than its operation's is not this tool's
+OPERATION_KINDS = {
+    "CreateCluster": "create-cluster",
+    "UpdateCluster": "update-cluster",
+    "DeleteCluster": "delete-cluster",
+    "DrainNodes": "drain",
+    "BatchAddClusterNodes": "add-nodes",
+    "BatchDeleteClusterNodes": "remove-nodes",
+    "UpdateClusterSoftware": "update-software",
+    "BatchRebootClusterNodes": "reboot-nodes",
+    "BatchReplaceClusterNodes": "replace-nodes",
+    "AddTags": "tag",
+    "DeleteTags": "untag",
+}
+REPAIRS = ("BatchRebootClusterNodes", "BatchReplaceClusterNodes")  # name the cluster by its ARN (ResourceArn), not ClusterName
 
 
 def step_problems(plan: Plan, create_request: dict[str, Any] | None = None) -> list[str]:
@@ -41,6 +59,8 @@ def step_problems(plan: Plan, create_request: dict[str, Any] | None = None) -> l
             article = "an" if plan.action[0] in "aeiou" else "a"
             problems.append(f"{where}: {article} {plan.action} plan makes no {step.operation} call")
             continue
+        if OPERATION_KINDS.get(step.operation, step.kind) != step.kind:
+            problems.append(f"{where}: is of kind {OPERATION_KINDS[step.operation]}, not {step.kind}")
         if step.operation in TAGGING:
             if plan.basis is None or step.request.get("ResourceArn") != plan.basis.identity:
                 problems.append(f"{where}: tags resource {step.request.get('ResourceArn')!r}, not the plan's cluster")
@@ -56,7 +76,11 @@ def step_problems(plan: Plan, create_request: dict[str, Any] | None = None) -> l
             drained = {node.get("NodeId") for node in step.request.get("Nodes") or ()}
             if not drained <= deleted:
                 problems.append(f"{where}: it drains nodes no later step of the plan removes")
-        if step.operation in ("BatchRebootClusterNodes", "BatchReplaceClusterNodes", "UpdateClusterSoftware"):
+            elif sorted(map(str, drained)) != sorted(i for b in step.batches for i in b):
+                problems.append(f"{where}: the nodes it names are not the nodes its batches say are drained")
+        if step.operation in REPAIRS and sorted(_request_nodes(step)) != sorted(i for b in step.batches for i in b):
+            problems.append(f"{where}: the nodes it names are not the nodes its batches say go down")
+        if step.operation in (*REPAIRS, "UpdateClusterSoftware"):
             problems += _unknown_nodes(plan, step, where)
         if step.operation == "CreateCluster" and create_request is not None and step.request != create_request:
             problems.append(f"{where}: its request is not the one the plan's spec makes")
@@ -68,6 +92,25 @@ def step_problems(plan: Plan, create_request: dict[str, Any] | None = None) -> l
 def _unknown_nodes(plan: Plan, step: Step, where: str) -> list[str]:
     """A reboot, replacement or rollout names only nodes of the cluster the plan was made against."""
     known = {key for key, _, _ in plan.basis.node_states()} if plan.basis is not None else set()
-    named = [*(step.request.get("NodeIds") or ()), *(step.request.get("NodeLogicalIds") or ()), *(i for b in step.batches for i in b)]
+    named = [*_request_nodes(step), *(i for b in step.batches for i in b)]
     strangers = sorted(set(named) - known)
     return [f"{where}: names node(s) {', '.join(strangers[:5])} the plan was not made against"] if strangers else []
+
+
+def _request_nodes(step: Step) -> list[str]:
+    return [str(node) for field in ("NodeIds", "NodeLogicalIds") for node in step.request.get(field) or ()]
+
+
+def disruption_problems(plan: Plan, stated: list[Any]) -> list[str]:
+    """A plan file's `disruption` of each step (None: not stated, a file older than the member) must
+    be what its kind declares for it (plan/disruption.py): it is derived, and a policy that read an
+    edited one would judge a plan other than the one apply runs."""
+    from .disruption import of_step
+
+    problems = []
+    for number, (step, said) in enumerate(zip(plan.steps, stated), 1):
+        if said is not None and said != of_step(step, plan).to_dict():
+            problems.append(
+                f"step {number} ({step.operation}): its disruption is not the one a {step.kind} step of this plan has; make the plan again"
+            )
+    return problems

@@ -85,8 +85,10 @@ class Step(Frozen):
     request: dict[str, Any]
     reasons: tuple[str, ...] = ()
     victims: tuple[Victim, ...] = ()
-    # UpdateClusterSoftware: the nodes of each rolling batch, in the order the service takes them
-    # (one batch holding every node where the orchestrator has no batches: Slurm)
+    # the nodes the request names, batch by batch in the order the service takes them down: a
+    # rollout's rolling batches (one batch holding every node where the orchestrator has none: Slurm),
+    # one batch for a reboot or a replacement. A step of a `named` disruption (plan/steps.py) says here
+    # which nodes it falls on, in neutral words (plan/disruption.py; plan/integrity.py holds it to the request)
     batches: tuple[tuple[str, ...], ...] = ()
     # BatchAddClusterNodes of a canary scale-out: apply waits for these nodes to run (lifecycle scripts,
     # deep health checks) before the next step, and stops on a failure (aws/planner/canary.py)
@@ -166,6 +168,10 @@ class Plan(Frozen):
         data["slurm"] = self.slurm.to_dict() if self.slurm is not None else None
         for group, change in zip(data["groups"], self.groups):
             group["delta"] = change.delta
+        from .disruption import of_plan  # derived from the declaration: what the policies read
+
+        for step, disruption in zip(data["steps"], of_plan(self)):
+            step["disruption"] = disruption.to_dict()
         return data
 
     def to_json(self) -> str:
@@ -198,7 +204,7 @@ class Plan(Frozen):
             )
             for g in data.get("groups") or ()
         )
-        return cls(
+        plan = cls(
             cluster_name=data["cluster_name"],
             action=data["action"],
             steps=steps,
@@ -211,6 +217,12 @@ class Plan(Frozen):
             preflight=PreflightSection.from_dict(data["preflight"]) if data.get("preflight") else None,
             slurm=_slurm_section(data.get("slurm")),
         )
+        from .integrity import disruption_problems
+
+        problems = disruption_problems(plan, [s.get("disruption") for s in data.get("steps") or ()])
+        if problems:  # derived, never read: a file that says otherwise was edited
+            raise ValueError(problems[0])
+        return plan
 
 
 def _slurm_section(data: dict[str, Any] | None) -> "SlurmSection | None":

@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..terminal import shown
+from .disruption import of_plan
 from .model import Plan
 from .money import money, rate, signed, usd
 from .sections import CostSection, GroupCost, PreflightSection, QuotaSection
@@ -45,6 +46,7 @@ def _table(title: str | None, columns: Iterable[str], right: Iterable[str] = ())
 # and says how many more there are and where the full list is.
 VICTIMS_SHOWN = 20
 VICTIMS_ELSEWHERE = "`hyperpod plan --json` lists them all"
+DISRUPTION_SHOWN = 5  # node ids on a step's disruption line; the JSON's `disruption` lists them all
 
 
 def plan_renderable(plan: Plan, victims_shown: int | None = VICTIMS_SHOWN, victims_elsewhere: str = VICTIMS_ELSEWHERE) -> Any:
@@ -55,8 +57,11 @@ def plan_renderable(plan: Plan, victims_shown: int | None = VICTIMS_SHOWN, victi
         parts.append(_groups(plan))
     if plan.steps:
         steps = _table("Steps (in order)", ("#", "call", "why"))
-        for index, step in enumerate(plan.steps, 1):
-            steps.add_row(_t(index), _t(step.operation), _t("\n".join(step.reasons)))
+        for index, (step, disruption) in enumerate(zip(plan.steps, of_plan(plan)), 1):
+            # what the step takes down, from its kind's declaration (plan/disruption.py): the same
+            # words for every kind, a long list cut with a count
+            taken = disruption.words(DISRUPTION_SHOWN)
+            steps.add_row(_t(index), _t(step.operation), _t("\n".join(step.reasons + ((f"disruption: {taken}",) if taken else ()))))
         parts.append(steps)
     removed = plan.victims
     if removed:

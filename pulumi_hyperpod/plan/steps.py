@@ -44,7 +44,7 @@ EFFECTS: tuple[str, ...] = get_args(Effect)
 # Which nodes the effect falls on.
 Scope = Literal[
     "victims",  # the nodes the step's victims list (chosen by the planner's victim rules)
-    "named",  # the nodes the request names (NodeIds, a rollout's batches)
+    "named",  # the nodes the request names (NodeIds, a drain's Nodes, a rollout's batches): the step's `batches`
     "chosen-by-service",  # nodes of a group whose count is lowered: the service chooses which go
     "all",  # every node of the cluster
     "none",
@@ -140,7 +140,7 @@ KINDS: dict[str, KindDeclaration] = {
         _declare(
             "drain",
             ("cluster", "nodes", "workload", "acted"),
-            Disruption("drained", "victims", "the orchestrator stops new work on the nodes and moves or ends what runs there"),
+            Disruption("drained", "named", "the orchestrator stops new work on the nodes and moves or ends what runs there"),
             "drained",
             "drain nodes before they go",
         ),

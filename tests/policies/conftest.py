@@ -3,6 +3,7 @@ evaluated by the real opa (scripts/install-opa)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 from pathlib import Path
@@ -13,7 +14,7 @@ from click.testing import CliRunner
 
 from pulumi_hyperpod.cli import main
 from tests.support.cli import SPECS
-from tests.support.policy_tools import REPO, opa_path
+from tests.support.policy_tools import PACK, REPO, opa_path
 
 REGO = REPO / "policies" / "rego"
 PARAMS = REPO / "policies" / "params.json"
@@ -23,6 +24,15 @@ CLUSTER = "leo-stg-hyperpod-cluster"
 @pytest.fixture(scope="session")
 def opa() -> str:
     return opa_path()
+
+
+@pytest.fixture(scope="module")
+def plan_rules():
+    """The CrossGuard pack's bridge (policies/crossguard/plan_rules.py), loaded from its file."""
+    spec = importlib.util.spec_from_file_location("plan_rules", PACK / "plan_rules.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 class Plans:

@@ -4,7 +4,6 @@ tests/engine/test_policy_pack.py.)"""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 
 import pytest
@@ -12,14 +11,6 @@ import pytest
 from tests.support.policy_tools import PACK
 
 from .conftest import evaluate
-
-
-@pytest.fixture(scope="module")
-def plan_rules():
-    spec = importlib.util.spec_from_file_location("plan_rules", PACK / "plan_rules.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_bridge_and_opa_eval_give_the_same_violations(opa, plans, plan_rules, monkeypatch, tmp_path) -> None:

@@ -7,7 +7,9 @@ before the first call and again right before each mutating call on the cluster a
 - never a Controller node named for removal (the service chooses which controller goes, through
   the count, and only when the policy allows it); never a Controller group deleted;
 - never a Login node or the Login group unless policy.allow_login_scale_in;
-- never a protected node: not named, not in a deleted group, not in a cluster being deleted, not
+- never a protected node taken down, by any step, whatever its kind: the step's disruption is read
+  from its kind's declaration (plan/steps.py, plan/disruption.py) — not removed, replaced, rebooted,
+  rolled onto a new image or drained; not in a deleted group, not in a cluster being deleted, not
   in a group whose count is lowered by more than the launches it still has pending (the service
   would choose which node goes);
 - on a Slurm cluster, never a group emptied whose role nothing states (unknown is not safe);
@@ -24,8 +26,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Mapping
 
-from ..observe import ClusterState
+from ..observe import ClusterState, NodeState
 from ...plan import Plan, Policy, Refusal
+from ...plan.disruption import VERBS, of_plan, shortened
+from ...plan.integrity import OPERATION_KINDS
+from ...plan.steps import Disruption, declaration
 
 RULE = "apply-guard"
 _ONCE = ("CreateCluster", "UpdateCluster", "DeleteCluster")  # the planner makes each at most once
@@ -39,9 +44,8 @@ def plan_refusals(plan: Plan, policy: Policy) -> list[Refusal]:
     twice = sorted(node for node, times in named.items() if times > 1)
     if twice:
         refusals.append(Refusal(RULE, f"node(s) {_shown(twice)} are named for removal more than once; a plan names each node once"))
-    guarded = sorted(node for node in named if node in policy.protected_node_ids)
-    if guarded:  # refused, not quietly swapped for another node: the plan said these go
-        refusals.append(Refusal(RULE, f"protected node(s) {_shown(guarded)} are named for removal; a protected node is never removed"))
+    refusals += taken_down(plan, policy)  # refused, not quietly swapped for another node: the plan said these go
+    refusals += taken_twice(plan)
     made = Counter(step.operation for step in plan.steps if step.operation in _ONCE)
     for operation, times in sorted(made.items()):
         if times > 1:
@@ -51,6 +55,43 @@ def plan_refusals(plan: Plan, policy: Policy) -> list[Refusal]:
             Refusal(RULE, f"replacing cluster {plan.cluster_name} deletes all its nodes; set policy.allow_replacement to allow it")
         )
     return refusals
+
+
+def taken_down(plan: Plan, policy: Policy) -> list[Refusal]:
+    """Every step's disruption, from its kind's declaration, as the plan states it: no step takes a
+    protected node down (a removal, a replacement, a reboot, a rollout, a drain; the cluster deleted).
+    A count the service fulfils is judged on the live cluster, call by call (step_refusals): the
+    launches still pending there are the nodes it may take first."""
+    guarded = policy.protected_node_ids
+    if not guarded:
+        return []
+    refusals = []
+    for number, (step, disruption) in enumerate(zip(plan.steps, of_plan(plan)), 1):
+        hit = [key for key in disruption.nodes if key in guarded]
+        if hit:
+            refusals.append(
+                Refusal(RULE, f"step {number} ({step.operation}) {VERBS[disruption.effect]} protected node(s) {shortened(hit)}; {NEVER}")
+            )
+    return refusals
+
+
+NEVER = "a protected node is never taken down by a plan (destroyed, restarted or drained)"
+
+
+def taken_twice(plan: Plan) -> list[Refusal]:
+    """No node destroyed or restarted by more than one step (a reboot and a replacement of it, a
+    repair of a node a scale-in removes): conflicting requests, whatever made the plan. A drain goes
+    with the removal after it, so it is not counted."""
+    steps_of: dict[str, list[str]] = {}
+    for number, (step, disruption) in enumerate(zip(plan.steps, of_plan(plan)), 1):
+        if disruption.effect in ("destroyed", "restarted"):
+            for key in dict.fromkeys(disruption.nodes):
+                steps_of.setdefault(key, []).append(f"{number} ({step.operation})")
+    return [
+        Refusal(RULE, f"node {key} is taken down by more than one step (steps {', '.join(numbers)}); a plan asks one thing of a node")
+        for key, numbers in sorted(steps_of.items())
+        if len(numbers) > 1
+    ]
 
 
 def step_refusals(
@@ -67,14 +108,19 @@ def step_refusals(
     the TargetCounts the cluster has before this call (what a lowered InstanceCount is measured from)."""
     if state is None:
         return []
+    kind = OPERATION_KINDS.get(operation)
+    if kind is None:  # unknown is not safe: a call no kind declares has no known disruption
+        return [Refusal(RULE, f"{operation} is no step kind's call (plan/steps.py): its disruption is not known")]
+    disruption = declaration(kind).disruption
     guard = _Guard(state, policy, dict(roles or {}), plan)
-    if operation == "BatchDeleteClusterNodes":
+    if disruption.scope == "victims" and disruption.effect == "destroyed":
         return guard.removal(_named(request))
-    if operation == "UpdateCluster":
+    if disruption.scope in ("victims", "named"):
+        refusals = guard.down(operation, disruption, guard.named_nodes(operation, request))
+        return refusals + (guard.software(request) if kind == "update-software" else [])
+    if disruption.scope == "chosen-by-service":
         return guard.update(request, dict(targets or {}))
-    if operation == "UpdateClusterSoftware":
-        return guard.software(request)
-    if operation == "DeleteCluster":
+    if disruption.scope == "all":
         protected = guard.protected(state.nodes)
         return [Refusal(RULE, f"deleting cluster {state.name} would remove protected node(s) {_shown(protected)}")] if protected else []
     return []
@@ -114,6 +160,25 @@ class _Guard:
                 down[0],
             )
         ]
+
+    def named_nodes(self, operation: str, request: Mapping[str, Any]) -> list[NodeState | str]:
+        """The nodes a call takes down, as the cluster shows them now (an id it does not know stays an
+        id): the ids it names, or for a rollout every node of the groups it names (the service
+        patches the Running ones; which those are may change before it gets to them)."""
+        if operation == "UpdateClusterSoftware":
+            groups = [entry.get("InstanceGroupName") for entry in request.get("InstanceGroups") or ()]
+            return [node for group in groups if group for node in self.state.nodes_of(group)]
+        return [self.state.node(node_id) or node_id for node_id in _named(request)]
+
+    def down(self, operation: str, disruption: Disruption, nodes: list[NodeState | str]) -> list[Refusal]:
+        guarded = self.policy.protected_node_ids
+        hit = sorted(
+            {n for n in nodes if isinstance(n, str) and n in guarded}
+            | {key for key in self.protected([n for n in nodes if not isinstance(n, str)])}
+        )
+        if not hit:
+            return []
+        return [Refusal(RULE, f"{operation} {VERBS[disruption.effect]} protected node(s) {_shown(hit)} ({disruption.how}); {NEVER}")]
 
     def removal(self, named: list[str]) -> list[Refusal]:
         refusals = []

@@ -96,4 +96,5 @@ def drain_steps(
         "Nodes": nodes,
         "ExpectedWaitSeconds": None if expected_all is None else math.ceil(expected_all),
     }
-    return [Step("DrainNodes", request, (summary, *reasons), kind="drain", codes=("scale-in",))]
+    batch = (tuple(node["NodeId"] for node in nodes),)  # drained together (plan/disruption.py reads it)
+    return [Step("DrainNodes", request, (summary, *reasons), batches=batch, kind="drain", codes=("scale-in",))]

@@ -47,13 +47,18 @@ def per_call(operation: str) -> int:
 
 def plan_repairs(observed: ClusterState, policy: Policy, role: Callable[[str], str | None]) -> Repairs:
     result = Repairs()
+    result.refusals.extend(conflicts(observed, policy))
+    if result.refusals:
+        return result
     replace = list(policy.replace_node_ids)
     if policy.failed_nodes == "replace":
         failed = [n for n in observed.nodes if n.status == "Failure" and n.key]
         for node in failed:
             if role(node.group) == "Controller" and observed.orchestrator_kind == "Slurm":
                 result.notes.append(f"{node.key} ({node.group}) is in Failure; {CONTROLLER_RULE}: left as it is")
-            elif node.key not in replace and node.instance_id not in replace and node.logical_id not in replace:
+            elif _named_by(node, policy.reboot_node_ids):
+                result.notes.append(f"{node.key} ({node.group}) is in Failure and rebooted as asked (--reboot), not replaced")
+            elif not _named_by(node, replace):
                 replace.append(node.key)
     _plan(observed, policy, role, "BatchReplaceClusterNodes", sorted(replace), result)
     _plan(observed, policy, role, "BatchRebootClusterNodes", sorted(policy.reboot_node_ids), result)
@@ -66,6 +71,59 @@ def plan_repairs(observed: ClusterState, policy: Policy, role: Callable[[str], s
                 + (" …" if len(failed) > 10 else "")
             )
     return result
+
+
+CONFLICT = "conflicting-node-requests"
+# the per-node requests of a policy, as the CLI names them: a node is named by at most one of them
+REQUESTS = (("reboot_node_ids", "--reboot"), ("replace_node_ids", "--replace"), ("remove_first", "remove_first"))
+
+
+def _named_by(node: NodeState, ids) -> bool:
+    return node.key in ids or node.instance_id in ids or (node.logical_id or "") in ids
+
+
+def conflicts(observed: ClusterState, policy: Policy) -> list[Refusal]:
+    """A node two per-node requests name — by the same id, or by its instance id and its logical id —
+    is refused, naming both: rebooting a node and replacing it, or removing it first and repairing
+    it, cannot both be what was meant."""
+    asked: dict[str, list[tuple[str, str, NodeState]]] = {}
+    for member, flag in REQUESTS:
+        for given in sorted(getattr(policy, member)):
+            node = observed.node(given)
+            if node is not None:
+                asked.setdefault(node.key, []).append((flag, given, node))
+    refusals = []
+    for key, requests in sorted(asked.items()):
+        flags = list(dict.fromkeys(flag for flag, _, _ in requests))
+        if len(flags) > 1:
+            node = requests[0][2]
+            said = " and ".join(f"{flag} {given}" for flag, given, _ in requests)
+            refusals.append(
+                Refusal(
+                    CONFLICT, f"{said} name the same node {key} ({node.group}): one plan asks one thing of a node; drop one", node.group
+                )
+            )
+    return refusals
+
+
+def plan_conflicts(observed: ClusterState, repairs: list[Step], rollouts: list[Step], deleted: set[str]) -> list[Refusal]:
+    """A repair of a node the same plan takes down otherwise: its group deleted, or its image rolled
+    (the rollout restarts it already). Refused, naming both: repair it in a plan of its own."""
+    rolled = {key for step in rollouts for batch in step.batches for key in batch}
+    refusals = []
+    for step in repairs:
+        verb = step.kind.removesuffix("-nodes")
+        for key in (key for batch in step.batches for key in batch):
+            node = observed.node(key)
+            group = node.group if node is not None else None
+            if group in deleted:
+                why = f"its group {group} is deleted by this plan"
+            elif key in rolled:
+                why = "the plan's software rollout restarts it already"
+            else:
+                continue
+            refusals.append(Refusal(CONFLICT, f"--{verb} {key}: {why}; {verb} it in a plan of its own", group))
+    return refusals
 
 
 def _plan(observed: ClusterState, policy: Policy, role, operation: str, wanted: list[str], result: Repairs) -> None:
@@ -100,7 +158,14 @@ def _plan(observed: ClusterState, policy: Policy, role, operation: str, wanted: 
             reasons.append("new instances with the same configuration; their lifecycle scripts run again")
         failed = all(n.status == "Failure" for n in chunk) and policy.failed_nodes == "replace"
         result.steps.append(
-            Step(operation, request, tuple(reasons), kind=f"{verb}-nodes", codes=("failed-node" if failed else f"{verb}-requested",))
+            Step(
+                operation,
+                request,
+                tuple(reasons),
+                batches=(tuple(n.key for n in chunk),),  # one call: these go down together
+                kind=f"{verb}-nodes",
+                codes=("failed-node" if failed else f"{verb}-requested",),
+            )
         )
 
 

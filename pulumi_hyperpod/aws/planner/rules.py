@@ -276,6 +276,7 @@ class _Updater:
         self.victims: list[Victim] = []
         self.delete_reasons: list[str] = []
         self.kept_nodes: set[str] = set()  # nodes a repair takes care of: never scale-in victims (build)
+        self.deleted_groups: set[str] = set()  # the groups this plan deletes (build)
         self._member_changes: dict[str, list[compare.MemberChange]] = {}  # group → its member changes (member_changes)
         self._wanted = {g.name: g for g in reversed(self.desired.instance_groups)}  # the first of a name, as desired.group
 
@@ -383,6 +384,7 @@ class _Updater:
             | ({n.key for n in self.observed.nodes if n.status == "Failure"} if self.policy.failed_nodes != "delete" else set())
         )
         groups = self.group_changes()
+        self.deleted_groups = {change.group for change in groups if change.action == "delete"}
         cluster_changes = compare.cluster_config_changes(self.desired, self.observed)
         for member in cluster_changes:
             self.update_reasons.append(compare.cluster_change_reason(member, self.desired, self.observed))
@@ -626,6 +628,13 @@ class _Updater:
     # ---- steps -------------------------------------------------------------------------------
     def _lifecycle_steps(self, steps: list[Step]) -> list[Step]:
         """Rollouts and repairs after the count steps (aws/planner/software.py, aws/planner/repair.py)."""
+        leaving = frozenset(v.node_id for v in self.victims)
+        if leaving and self.rollouts.steps:  # the nodes a scale-in removes first are not rolled
+            self.rollouts = software.plan_rollouts(self.desired, self.observed, self.policy, self.role, leaving)
+        if self.repairs.steps:  # a repair of a node the plan takes down otherwise (repair.py)
+            from . import repair
+
+            self.refusals.extend(repair.plan_conflicts(self.observed, self.repairs.steps, self.rollouts.steps, self.deleted_groups))
         for step in steps:
             if step.operation == "UpdateCluster":
                 software.hold_images(step.request, self.observed, self.rollouts.groups)

@@ -17,7 +17,8 @@ HyperPod public AMI: a rollout only for a group on a custom AMI.
 Guards (a refused plan lists no steps): a protected node is never taken down; a Slurm controller only
 with policy.allow_controller_disruption (a group of unknown role could be it); Slurm Login nodes only
 with policy.allow_login_disruption; no batch may take down more than policy.max_unavailable_fraction
-of a group's nodes. Pure: no I/O.
+of a group's nodes — neither the update's (MaximumBatchSize) nor a rollback's (RollbackMaximumBatchSize,
+when given). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -132,7 +133,11 @@ def batch_size(policy: dict[str, Any] | None, total: int) -> int:
     return max(math.ceil(total * min(int(policy["Value"]), 100) / 100), 1)
 
 
-def plan_rollouts(desired: ClusterSpec, observed: ClusterState, policy: Policy, role: Callable[[str], str | None]) -> Rollouts:
+def plan_rollouts(
+    desired: ClusterSpec, observed: ClusterState, policy: Policy, role: Callable[[str], str | None], leaving: frozenset[str] = frozenset()
+) -> Rollouts:
+    """`leaving`: the nodes the plan's earlier steps remove — gone when the rollout starts, so not in its
+    batches (the service patches the nodes Running then)."""
     result = Rollouts()
     calls: dict[str | None, list[tuple[InstanceGroupSpec, dict[str, tuple[str | None, str]]]]] = {}
     for want in desired.instance_groups:
@@ -154,7 +159,7 @@ def plan_rollouts(desired: ClusterSpec, observed: ClusterState, policy: Policy, 
             calls.setdefault(image, []).append((want, changes))
             result.groups.add(want.name)
     for image, groups in calls.items():
-        _plan_call(desired, observed, policy, role, image, groups, result)
+        _plan_call(desired, observed, policy, role, image, groups, result, leaving)
     return result
 
 
@@ -168,7 +173,7 @@ def _deployment(policy: Policy, groups: list[InstanceGroupSpec]) -> tuple[dict[s
     return None, "none given: the service patches every node at once"
 
 
-def _plan_call(desired, observed, policy, role, image, groups, result: Rollouts) -> None:
+def _plan_call(desired, observed, policy, role, image, groups, result: Rollouts, leaving: frozenset[str] = frozenset()) -> None:
     names = [want.name for want, _ in groups]
     request: dict[str, Any] = {"ClusterName": desired.name, "InstanceGroups": []}
     reasons = []
@@ -181,7 +186,7 @@ def _plan_call(desired, observed, policy, role, image, groups, result: Rollouts)
         reasons.append(f"{want.name}: {moves}: the running nodes are patched in place (UpdateClusterSoftware)")
     if image is not None:
         request["ImageId"] = image
-    nodes = rollout_order([n for name in names for n in observed.nodes_of(name)])
+    nodes = rollout_order([n for name in names for n in observed.nodes_of(name) if n.key not in leaving])
     slurm = desired.orchestrator_kind == "Slurm"
     deployment, source = _deployment(policy, [want for want, _ in groups])
     if slurm:
@@ -216,7 +221,8 @@ def _plan_call(desired, observed, policy, role, image, groups, result: Rollouts)
             f"{len(others)} node(s) of {', '.join(names)} not Running ({', '.join(others[:5])}"
             f"{' …' if len(others) > 5 else ''}) are not in the rollout: the service patches Running nodes only"
         )
-    refusals = _guards(observed, policy, role, names, batches, slurm)
+    rollback = _rollback_batches(deployment, nodes) if not slurm else []
+    refusals = _guards(observed, policy, role, names, batches, slurm, rollback)
     if refusals:
         result.refusals.extend(refusals)
         return
@@ -237,7 +243,26 @@ def _controller_place(nodes: list[NodeState], role) -> str:
     return f", the controller {', '.join(controllers)} among them (Slurm is down until it is back)" if controllers else ""
 
 
-def _guards(observed: ClusterState, policy: Policy, role, names: list[str], batches: list[list[NodeState]], slurm: bool) -> list[Refusal]:
+def _rollback_batches(deployment: dict[str, Any] | None, nodes: list[NodeState]) -> list[list[NodeState]]:
+    """The batches a rollback would take the nodes down in (RollingUpdatePolicy.RollbackMaximumBatchSize,
+    a count or a percentage, as MaximumBatchSize); none when it is not given (the service then rolls
+    back as it updates: MaximumBatchSize's batches, checked already)."""
+    given = ((deployment or {}).get("RollingUpdatePolicy") or {}).get("RollbackMaximumBatchSize")
+    if not given or not nodes:
+        return []
+    size = batch_size(given, len(nodes))
+    return [nodes[i : i + size] for i in range(0, len(nodes), size)]
+
+
+def _guards(
+    observed: ClusterState,
+    policy: Policy,
+    role,
+    names: list[str],
+    batches: list[list[NodeState]],
+    slurm: bool,
+    rollback: list[list[NodeState]] | None = None,
+) -> list[Refusal]:
     refusals = []
     nodes = [n for batch in batches for n in batch]
     guarded = policy.protected_node_ids
@@ -267,19 +292,26 @@ def _guards(observed: ClusterState, policy: Policy, role, names: list[str], batc
     for name in names:
         have = observed.group(name)
         size = len([n for n in observed.nodes_of(name) if n.status not in ("ShuttingDown",)]) or (have.target_count if have else 0)
-        worst = max((sum(1 for n in batch if n.group == name) for batch in batches), default=0)
-        if size and worst / size > policy.max_unavailable_fraction:
-            how = "all nodes at once (Slurm has no rolling batches)" if slurm else f"{worst} of its {size} nodes in one batch"
+        # the update's batches, and a rollback's (RollbackMaximumBatchSize): either takes nodes down at once
+        for member, taken in (("MaximumBatchSize", batches), ("RollbackMaximumBatchSize", rollback or [])):
+            worst = max((sum(1 for n in batch if n.group == name) for batch in taken), default=0)
+            if not (size and worst / size > policy.max_unavailable_fraction):
+                continue
+            if slurm:
+                how = "the software rollout takes all nodes at once (Slurm has no rolling batches)"
+            elif member == "MaximumBatchSize":
+                how = f"the software rollout takes {worst} of its {size} nodes in one batch"
+            else:
+                how = f"a rollback of the software rollout (RollbackMaximumBatchSize) takes {worst} of its {size} nodes in one batch"
             refusals.append(
                 Refusal(
                     "max-unavailable-fraction",
-                    f"{name}: the software rollout takes {how} ({worst / size:.0%}) "
-                    f"down, more than policy.max_unavailable_fraction "
-                    f"({policy.max_unavailable_fraction:.0%}); set a smaller "
-                    "MaximumBatchSize in policy.software_deployment",
+                    f"{name}: {how} ({worst / size:.0%}) down, more than policy.max_unavailable_fraction "
+                    f"({policy.max_unavailable_fraction:.0%}); set a smaller {member} in policy.software_deployment",
                     name,
                 )
             )
+            break  # one refusal per group: the first member over the share
     return refusals
 
 
