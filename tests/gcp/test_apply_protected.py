@@ -14,14 +14,15 @@ from pulumi_hyperpod.gcp.planner import plan
 from pulumi_hyperpod.plan import Policy
 
 from .conftest import NAME, a4, spec
+from .test_pool_changes import renamed
 
 
-@pytest.mark.parametrize("change", ["shrink", "swap", "delete-cluster"])
+@pytest.mark.parametrize("change", ["shrink", "pool-renamed", "delete-cluster"])
 def test_a_plan_taking_a_protected_node_down_is_refused_at_apply(running, client, doc, change):
     if change == "shrink":
         a4(doc)["scaling_spec"] = {"min_node_count": 1, "max_node_count": 1}
-    elif change == "swap":
-        a4(doc)["machine_spec"]["machine_type"] = "a3-megagpu-8g"
+    elif change == "pool-renamed":  # a new pool in the old one's place: every node of the old one goes
+        renamed(doc)
     the_plan = plan(None if change == "delete-cluster" else spec(doc), running)  # made unprotected
     assert the_plan.steps and not the_plan.refused
     node = running.pool("a4").nodes[0][0]
