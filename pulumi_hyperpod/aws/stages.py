@@ -2,7 +2,7 @@
 through the AWS cloud (aws/cloud.py):
 
 - `read_inputs` — what else the plan is made from, read now: the cluster's tags (only a spec that
-  manages tags pays for ListTags), the workload view (what runs on each node), the region of the
+  manages tags pays for ListTags), its newest event (a plan to be saved: `context.events`), the workload view (what runs on each node), the region of the
   client, and the Slurm roles of groups without SlurmConfig.NodeType, learnt from the lifecycle
   bundle (`lifecycle_dir`, else each group's LifeCycleConfig.SourceS3Uri read through `s3`); a
   role that cannot be learnt stays unknown (the planner then refuses to scale a group to 0).
@@ -29,6 +29,10 @@ def read_inputs(client: Any, desired: Any, state: Any, context: AwsContext | Non
         from .observe.reader import read_tags  # only a spec that manages tags pays for ListTags
 
         state = read_tags(client, state)
+    if state is not None and context.events and state.events_horizon is None and client is not None:
+        from .observe.reader import read_events_horizon  # a saved plan's "acted" premise
+
+        state = read_events_horizon(client, state)
     view = _workload_view(context.workload, state)
     region = context.region or getattr(getattr(client, "meta", None), "region_name", None)
     roles, notes = context.roles, context.notes

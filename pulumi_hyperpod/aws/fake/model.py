@@ -66,6 +66,7 @@ class Node:
     billing_key: Optional[str] = None  # the open billing record (instance id, unless moved between clusters)
     move: Optional[dict] = None  # MoveClusterNodes in progress: target cluster id and group
     health_check: Optional[str] = None  # the StartClusterHealthCheck operation checking it now (cluster_operations.py)
+    last_software_update: Optional[float] = None  # when UpdateClusterSoftware last patched it (LastSoftwareUpdateTime)
 
     @property
     def live(self) -> bool:

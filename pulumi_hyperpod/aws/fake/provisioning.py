@@ -276,6 +276,7 @@ def _finish_software_update(world: World, cluster: Cluster, node: Node) -> None:
     if image:
         node.built_with = {**(node.built_with or {}), "ImageId": image}
     node.phase, node.status, node.message = RUNNING, "Running", ""
+    node.last_software_update = world.now  # ClusterNodeSummary.LastSoftwareUpdateTime
     world.emit(
         cluster,
         "Info",

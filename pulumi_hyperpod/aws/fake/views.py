@@ -176,6 +176,8 @@ def node_summary(cluster: Cluster, node: Node, include_logical: bool) -> dict:
         "LaunchTime": node.launch_time if node.launch_time is not None else node.created_at,
         "InstanceStatus": _status(node),
     }
+    if node.last_software_update is not None:
+        item["LastSoftwareUpdateTime"] = node.last_software_update
     if include_logical:
         item["NodeLogicalId"] = node.logical_id
     if node.ip:
@@ -196,6 +198,8 @@ def node_details(cluster: Cluster, node: Node) -> dict:
         "LaunchTime": node.launch_time if node.launch_time is not None else node.created_at,
         "CapacityType": capacity_type(spec),
     }
+    if node.last_software_update is not None:
+        item["LastSoftwareUpdateTime"] = node.last_software_update
     item.update(_copy(built, "ClusterNodeDetails"))
     if spec.get("OverrideVpcConfig"):
         item["OverrideVpcConfig"] = spec["OverrideVpcConfig"]

@@ -57,6 +57,11 @@ def document(prepared: Any, target: Mapping[str, Any] | None = None) -> dict[str
         # ListTags' answer and the workload view are inputs of the plan too (AddTags/DeleteTags steps,
         # victims ranked by what runs on them, DrainNodes): apply makes the plan again from them
         "observed_tags": [list(pair) for pair in observed.tags] if observed is not None and observed.tags is not None else None,
+        # the cluster's newest event when the plan was made: its "acted" premise (aws/planner/premise.py)
+        "observed_events_horizon": observed.events_horizon if observed is not None else None,
+        # what reading the inputs had to say (how the roles were learnt, workload nodes not matched):
+        # the plan's notes are made again from these and the planner's own
+        "context_notes": list(context.notes) if context is not None else [],
         "workload": context.view.to_dict() if context is not None and context.view is not None else None,
         "plan": json.loads(the_plan.to_json()),
     }
@@ -115,18 +120,74 @@ def load(path: str | Path, *, target: Mapping[str, Any] | None = None) -> Any:
     _check_target(where, data.get("target"), target)
     roles = _roles(where, data.get("roles"))
     observed = _with_tags(where, _observed(where, data.get("observed"), the_plan), data.get("observed_tags"))
+    observed = _with_horizon(where, observed, data.get("observed_events_horizon"))
     view = _workload(where, data.get("workload"))
-    again = _made_again(desired, observed, policy, roles, data.get("target"), view)
+    notes = _notes(where, data.get("context_notes"))
+    again = _made_again(desired, observed, policy, roles, data.get("target"), view, notes)
     if again.refused and not the_plan.refused:
         # what the saved inputs make now is refused (a guard the file's plan does not show): refused
         return _prepared(dataclasses.replace(again, preflight=the_plan.preflight), desired, observed, policy, roles, view, data)
     if not the_plan.refused:
-        difference = plan_difference(the_plan, again)
+        difference = plan_difference(the_plan, again) or section_difference(the_plan, again)
         if difference:
             raise SavedPlanError(
                 f"{where}: not the plan its spec, policy, roles and observed cluster make ({difference}); make the plan again"
             )
-    return _prepared(the_plan, desired, observed, policy, roles, view, data)
+        unprovable = _cannot_show_acted(again)
+        if unprovable:
+            raise SavedPlanError(f"{where}: {unprovable}")
+    # what is shown and applied is the plan made again; the account's checks (preflight) and the Slurm
+    # section need reads the file cannot replay: the file's are kept (apply re-runs the preflight)
+    again = dataclasses.replace(again, preflight=the_plan.preflight, slurm=the_plan.slurm)
+    return _prepared(again if not the_plan.refused else the_plan, desired, observed, policy, roles, view, data)
+
+
+def _cannot_show_acted(the_plan: Plan) -> str | None:
+    """A step that restarts named nodes leaves no trace on them (a reboot): only the service's events
+    show it has acted (premise "acted"). Where there are none, a saved one could act twice."""
+    from ...plan.steps import KINDS
+    from ..planner.premise import named_nodes
+
+    horizon = the_plan.basis.facts_of("acted").get("cluster") if the_plan.basis is not None else None
+    if horizon is None or horizon == "" or "|" in horizon:
+        return None
+    for step in the_plan.steps:
+        declared = KINDS[step.kind]
+        if declared.disruption.effect == "restarted" and "acted" in declared.premise and "image" not in declared.premise:
+            nodes = ", ".join(named_nodes(step)[:5])
+            return (
+                f"{step.operation} of {nodes} leaves no trace the service reports, and no event of this cluster "
+                f"can show whether it ran since the plan was made ({horizon}): a saved plan acts at most once, so it "
+                "is not applied from a file; plan and apply it in one command (`hyperpod apply -f SPEC --reboot ...`)"
+            )
+    return None
+
+
+def section_difference(saved: Plan, again: Plan) -> str | None:
+    """The first section the file shows that its inputs do not make (cost, notes, refusals), in words;
+    None when they are the same. Preflight and Slurm read the account and the bundle: not compared."""
+    for name in ("cost", "notes", "refusals"):
+        mine, theirs = getattr(saved, name), getattr(again, name)
+        if mine != theirs:
+            return f"its {name} section is not the one they make"
+    return None
+
+
+def _notes(where: str, notes: Any) -> tuple[str, ...]:
+    if notes is None:
+        return ()
+    if not isinstance(notes, list) or not all(isinstance(note, str) for note in notes):
+        raise SavedPlanError(f"{where}: not a valid saved plan (context_notes: a list of strings)")
+    return tuple(notes)
+
+
+def _with_horizon(where: str, observed: Any, horizon: Any) -> Any:
+    """The saved observation with the newest event the service reported when the plan was made (None: not read)."""
+    if horizon is None or observed is None:
+        return observed
+    if not isinstance(horizon, str) or len(horizon) > 200:
+        raise SavedPlanError(f"{where}: not a valid saved plan (observed_events_horizon: a string)")
+    return dataclasses.replace(observed, events_horizon=horizon)
 
 
 def _prepared(the_plan: Plan, desired: Any, observed: Any, policy: Policy, roles: dict[str, str], view: Any, data: Any) -> Any:
@@ -196,19 +257,25 @@ def _observed(where: str, snapshot: Any, the_plan: Plan) -> Any:
         state = ClusterState.from_snapshot(snapshot, source=f"{where}: observed", cluster_name=the_plan.cluster_name)
     except InputError as error:
         raise SavedPlanError(" ".join(error.lines())) from None
-    if the_plan.basis is None or basis_of(state) != the_plan.basis:
+    if the_plan.basis is None or basis_of(state) != dataclasses.replace(the_plan.basis, facts=()):
         raise SavedPlanError(f"{where}: the observed cluster it saved is not the one its plan was made from; make the plan again")
     return state
 
 
-def _made_again(desired: Any, observed: Any, policy: Policy, roles: Mapping[str, str], target: Any, workload: Any = None) -> Plan:
+def _made_again(
+    desired: Any, observed: Any, policy: Policy, roles: Mapping[str, str], target: Any, workload: Any = None, notes: tuple[str, ...] = ()
+) -> Plan:
+    """plan → cost → HyperPod's own sections (the legacy Slurm migration, the notes), as `plan` made them."""
+    from ..context import AwsContext
     from ..planner import plan as make
+    from ..stages import annotate
     from . import make_plan
 
     if desired is None:
         return make(None, observed, policy)
     region = target.get("region") if isinstance(target, Mapping) else None
-    return make_plan(desired, observed, policy, roles=roles, region=region, workload=workload)
+    again = make_plan(desired, observed, policy, roles=roles, region=region, workload=workload)
+    return annotate(again, desired, observed, AwsContext(roles=roles, view=workload, region=region, notes=notes))
 
 
 def plan_difference(saved: Plan, again: Plan) -> str | None:
