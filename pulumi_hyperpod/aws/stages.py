@@ -7,7 +7,8 @@ through the AWS cloud (aws/cloud.py):
   bundle (`lifecycle_dir`, else each group's LifeCycleConfig.SourceS3Uri read through `s3`); a
   role that cannot be learnt stays unknown (the planner then refuses to scale a group to 0).
 - `annotate` — the plan with HyperPod's own sections: a legacy Slurm cluster's migration to
-  SlurmConfig said whole, the notes, and the Slurm section (the wanted Slurm spec against the one
+  SlurmConfig said whole, the notes, a refusal when the bundle's roles disagree with the running
+  cluster's Slurm (`roles-disagree`: its sinfo lists compute nodes only), and the Slurm section (the wanted Slurm spec against the one
   in the cluster's bundle; a change HyperPod cannot make in place refused).
 """
 
@@ -55,6 +56,14 @@ def annotate(the_plan: "Plan", desired: Any, state: Any, context: AwsContext | N
         the_plan = with_migration(the_plan, desired, state)
     if context.notes:
         the_plan = dataclasses.replace(the_plan, notes=the_plan.notes + context.notes)
+    if state is not None and context.roles and context.view is not None:
+        from ..plan.model import Refusal
+        from .planner.premise import roles_against_slurm  # roles are how the nodes were built
+
+        disagree = roles_against_slurm(context.roles, state, context.view)
+        the_plan = the_plan.refuse(
+            *(Refusal("roles-disagree", f"{why}: the bundle is not how these nodes were built; nothing is planned on its word") for why in disagree)
+        )
     if context.slurm is not None:
         the_plan = _with_slurm(the_plan, context.slurm, state, context.s3, context.lifecycle_dir)
     return the_plan

@@ -145,3 +145,32 @@ def test_a_resealed_note_alone_is_refused(rollout_world) -> None:
     _reseal(rollout_world / "grow.json", lambda data: data["plan"]["notes"].append("reviewed: no new instances"))
     out = hyperpod("apply", "--plan", "grow.json", "--yes", "--wait", "none", code=1)
     assert "its notes section is not the one they make" in out
+
+
+# ---- item 6: roles are how the nodes were built --------------------------------------------------------
+def test_a_bundle_rewritten_to_swap_controller_and_worker_is_a_refusal_naming_both(monkeypatch, tmp_path) -> None:
+    from pulumi_hyperpod.aws.client import connect
+    from pulumi_hyperpod.aws.fake.simulator import Simulator
+    from tests.slurm.helpers import LEGACY_PARAMS, legacy_cluster
+    from tests.slurm.test_roles import URI, upload_legacy_bundle
+
+    use_fake_world(monkeypatch, tmp_path)
+    sim = Simulator.open_default()
+    sagemaker, s3 = connect("fake", simulator=sim), connect("fake", simulator=sim, service="s3")
+    upload_legacy_bundle(s3)
+    sagemaker.create_cluster(**legacy_cluster(uri=URI))
+    hyperpod("fake", "advance", "3600")
+    swapped = {
+        **LEGACY_PARAMS,
+        "controller_group": "worker-group-1",
+        "worker_groups": [{"instance_group_name": "controller-machine", "partition_name": "partition-1"}],
+    }
+    s3.put_object(Bucket="lifecycle-bucket", Key="base-config/provisioning_parameters.json", Body=json.dumps(swapped).encode())
+    no_controller = tmp_path / "no-controller.json"
+    no_controller.write_text(json.dumps(legacy_cluster(uri=URI, counts=(1, 0, 2))))
+    out = hyperpod("plan", "-f", str(no_controller), "--read-workload", code=2)
+    assert "roles-disagree" in out
+    assert "makes worker-group-1 the Controller group" in out and "makes controller-machine a Compute group" in out
+    controller = _nodes("legacy", "controller-machine")
+    out = hyperpod("apply", "-f", str(no_controller), "--read-workload", "--yes", code=2)
+    assert _nodes("legacy", "controller-machine") == controller

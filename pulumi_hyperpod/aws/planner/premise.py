@@ -16,7 +16,8 @@ declares with no reader here fails tests/core/test_premise_readers.py.
   view) — read again at apply from the same kind of source; a node whose work changed is refused,
   naming what runs there now;
 - roles: the Slurm role the plan used for each group — a group that now says another
-  (SlurmConfig.NodeType) is a stale plan;
+  (SlurmConfig.NodeType), or whose nodes the running cluster's Slurm shows in another role
+  (`roles_against_slurm`: sinfo lists compute nodes only), is a stale plan;
 - tags: the cluster's tags (ListTags), when the plan manages them;
 - acted: the cluster's newest event when the plan was made (Continuous clusters, whose service
   keeps events) — any event since about a node the plan names (a reboot, a replacement, a patch)
@@ -221,14 +222,42 @@ def _workload_moved(plan: "Plan", now: Now) -> list[str]:
     return reasons
 
 
+def roles_against_slurm(roles: Mapping[str, str], state: "ClusterState", view: Any) -> list[str]:
+    """Where the roles a lifecycle bundle gives groups without SlurmConfig.NodeType disagree with the
+    running cluster's Slurm: slurmd runs on compute nodes only, so sinfo lists a compute group's
+    running nodes and never a controller's or a login node. [] when they agree, or no Slurm view says."""
+    if view is None or getattr(view, "orchestrator", "") != "Slurm" or not view.nodes:
+        return []
+    found = []
+    for group in state.groups:
+        role = roles.get(group.name)
+        if group.node_type or role is None:
+            continue  # the service says it, or nothing to check
+        running = [n.instance_id for n in state.nodes_of(group.name) if n.instance_id and n.status == "Running"]
+        listed = [node for node in running if view.node(node) is not None]
+        if role in ("Controller", "Login") and listed:
+            found.append(
+                f"the lifecycle bundle makes {group.name} the {role} group, but the running cluster's Slurm lists its "
+                f"node(s) {', '.join(listed[:3])} as compute nodes (slurmd runs there)"
+            )
+        elif role == "Compute" and running and not listed:
+            found.append(
+                f"the lifecycle bundle makes {group.name} a Compute group, but the running cluster's Slurm lists none "
+                f"of its running node(s) {', '.join(running[:3])} (a controller or login node runs no slurmd)"
+            )
+    return found
+
+
 def _roles_moved(plan: "Plan", now: Now) -> list[str]:
     assert plan.basis is not None and now.state is not None
     reasons = []
-    for group, role in plan.basis.facts_of("roles").items():
+    recorded = plan.basis.facts_of("roles")
+    for group, role in recorded.items():
         have = now.state.group(group)
         if have is not None and have.node_type and have.node_type != role:
             reasons.append(f"group {group}: the cluster says it is a {have.node_type} group; the plan took it for {role}")
-    return reasons
+    known = {group: role for group, role in recorded.items() if role != "unknown"}
+    return reasons + roles_against_slurm(known, now.state, now.workload)
 
 
 def _tags_moved(plan: "Plan", now: Now) -> list[str]:
