@@ -8,7 +8,10 @@ price files, lifecycle parameters and saved plans), and the
 concurrency line: two applies (targets 4 and 20 from 2, and 8 and 6 from 10) interleaved at every
 API call of the first, both orders, both provisioning modes — trials, winners, clean refusals, nodes lost (must be 0);
 and the saved-plan tamper line: a reviewed plan file edited and resealed in every way of
-tests/reliability/tamper_trials.py, then applied — tried, refused (must be all), nodes lost (must be 0).
+tests/reliability/tamper_trials.py, then applied — tried, refused (must be all), nodes lost (must be 0);
+and a line per saved-plan premise class of tests/reliability/premise_trials.py, attacked through the
+CLI on a simulated world: saved-plan replay, stale premise, resealed sections — tried, refused (must
+be all), nodes lost (must be 0).
 Exits 1 when a must-be-zero figure is not zero.
 """
 
@@ -27,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.reliability.concurrency_trials import all_trials, summary  # noqa: E402
 from tests.reliability.faultloop import check, random_params, run  # noqa: E402
-from tests.reliability import tamper_trials  # noqa: E402
+from tests.reliability import premise_trials, tamper_trials  # noqa: E402
 
 
 def fault_loop(scenarios: int, seed: int) -> dict:
@@ -158,6 +161,7 @@ def main() -> int:
     other_rejected, other_total = other_inputs()
     concurrency = summary(all_trials(args.seed))
     tamper = tamper_trials.summary(tamper_trials.all_trials())
+    premises = premise_trials.summary(premise_trials.all_trials())
     f = loop["figures"]
     width = 46
     print(f"reliability report (seed {args.seed}, {time.monotonic() - started:.1f}s)")
@@ -177,11 +181,14 @@ def main() -> int:
         f"  {'saved-plan tamper (edited, resealed, applied)':<{width}} tried {tamper['tried']}, refused {tamper['refused']}, "
         f"nodes lost {tamper['nodes lost']}"
     )
+    for kind, figures in premises.items():
+        print(f"  {kind:<{width}} tried {figures['tried']}, refused {figures['refused']}, nodes lost {figures['nodes lost']}")
     for violation in loop["violations"][:10]:
         print(f"  violation: {violation}")
     bad = f["nodes lost"] or f["unplanned deletions"] or f["controller deletions"] or f["invariant violations"] or rejected != total
     bad = bad or concurrency["nodes lost"] or concurrency["problems"] or concurrency["winners"] != concurrency["trials"]
     bad = bad or tamper["nodes lost"] or tamper["refused"] != tamper["tried"] or other_rejected != other_total
+    bad = bad or any(figures["nodes lost"] or figures["refused"] != figures["tried"] for figures in premises.values())
     return 1 if bad else 0
 
 

@@ -52,6 +52,7 @@ def test_a_saved_reboot_applied_twice_reboots_once(rollout_world) -> None:
     worker = _nodes("slurm-rollout", "workers")[0]
     hyperpod("plan", "-f", str(ROLLOUT), "--reboot", worker, "--out", "reboot.json")
     assert "calls: BatchRebootClusterNodes" in hyperpod("apply", "--plan", "reboot.json", "--yes", "--timeout", "600")
+    hyperpod("fake", "advance", "900")  # the reboot is over: the node is Running again, as it was planned against
     again = hyperpod("apply", "--plan", "reboot.json", "--yes", "--timeout", "600", code=1)
     assert "stale plan" in again and worker in again and "acted already" in again
     assert sum(1 for e in _events("slurm-rollout") if e.startswith(f"Reboot of EC2 Instance {worker}")) == 1
