@@ -10,15 +10,21 @@ reader, format, integrity, tool version, cloud); what AWS saves in it:
      "observed_fingerprint": "..." | null,
      "observed_tags": [[key, value], ...] | null (ListTags, when the spec manages tags),
      "workload": {...the workload view the victims were ranked with...} | null,
-     "plan": {...the plan, as `plan --json` prints it...}, "integrity": "sha256:..."}
+     "observed_events_horizon": "<EventTime>|<EventId>" | "" | null (the newest event: premise "acted"),
+     "context_notes": [...what reading the inputs said: how the roles were learnt...],
+     "plan": {...the plan, as `plan --json` prints it; basis.facts: its premises...}, "integrity": "sha256:..."}
 
 `integrity` is the SHA-256 of everything else (canonical JSON): a file edited after it was saved is
 refused. It detects edits, it does not authenticate: anyone who can write the file can recompute
 it. So the file is not trusted for what it says the plan does: a saved plan is its inputs. `load`
 makes the plan again from the spec, policy, roles, observed cluster (and tags, workload) the file saved (`plan()` is
 pure) and accepts the file only when the plan it holds is that plan, step for step (action,
-requests, victims, groups, basis); one the inputs make refused is returned refused. What is
-applied is what those inputs make — and apply checks the policy's guards again on every call
+requests, victims, groups, basis and its premise facts) and section for section (cost, notes,
+refusals); one the inputs make refused is returned refused. What is shown and applied is the plan
+made again (with the file's preflight, which apply runs again, and Slurm section). A saved reboot
+of a cluster whose service keeps no events is refused: nothing could show it has not run already
+(a plan acts at most once; the other premises are read again by apply, aws/planner/premise.py).
+What is applied is what those inputs make — and apply checks the policy's guards again on every call
 (apply/guards.py). `target` names where the plan was made; `load(..., target=)` refuses it
 anywhere else (another region, account or backend), before any call. A file of another format, or
 made by another version of the tool (whose planner may decide differently), is refused too: make
