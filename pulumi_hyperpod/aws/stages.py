@@ -62,7 +62,10 @@ def annotate(the_plan: "Plan", desired: Any, state: Any, context: AwsContext | N
 
         disagree = roles_against_slurm(context.roles, state, context.view)
         the_plan = the_plan.refuse(
-            *(Refusal("roles-disagree", f"{why}: the bundle is not how these nodes were built; nothing is planned on its word") for why in disagree)
+            *(
+                Refusal("roles-disagree", f"{why}: the bundle is not how these nodes were built; nothing is planned on its word")
+                for why in disagree
+            )
         )
     if context.slurm is not None:
         the_plan = _with_slurm(the_plan, context.slurm, state, context.s3, context.lifecycle_dir)

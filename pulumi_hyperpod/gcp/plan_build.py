@@ -92,7 +92,11 @@ def _cluster_moved(the_plan: Plan, state: Any) -> list[str]:
         return [f"the cluster {the_plan.cluster_name} is gone"] if the_plan.basis is not None else []
     if the_plan.basis is None:
         return [f"the cluster {state.name} now exists; the plan was made to create it"]
-    return [] if state.name == the_plan.basis.identity else [f"the cluster here is {state.name}, the plan was made for {the_plan.basis.identity}"]
+    return (
+        []
+        if state.name == the_plan.basis.identity
+        else [f"the cluster here is {state.name}, the plan was made for {the_plan.basis.identity}"]
+    )
 
 
 def _configuration_moved(the_plan: Plan, state: Any) -> list[str]:

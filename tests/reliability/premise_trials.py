@@ -128,7 +128,9 @@ def reboot_twice() -> Trial:
         ok("plan", "-f", str(ROLLOUT), "--reboot", worker, "--out", "f.json")
         ok("apply", "--plan", "f.json", "--yes", "--timeout", "600")
         ok("fake", "advance", "900")  # the reboot is over: the node is Running again, as it was
-        return _attack(Trial("saved-plan replay", "a saved reboot applied twice"), "slurm-rollout", set(), "apply", "--plan", "f.json", "--yes")
+        return _attack(
+            Trial("saved-plan replay", "a saved reboot applied twice"), "slurm-rollout", set(), "apply", "--plan", "f.json", "--yes"
+        )
 
 
 def rollout_twice() -> Trial:
@@ -152,7 +154,15 @@ def lost_update() -> Trial:
         ok("plan", "-f", _spec(directory, ROLLOUT, "a.json", script("on_create_a.sh")), "--out", "f.json")
         ok("apply", "-f", _spec(directory, ROLLOUT, "b.json", script("on_create_b.sh")), "--yes", "--timeout", "600")
         before = json.loads(ok("snapshot", "slurm-rollout"))["DescribeCluster"]["InstanceGroups"][1]["LifeCycleConfig"]
-        trial = _attack(Trial("stale premise", "OnCreate A→B applied after another writer set C"), "slurm-rollout", set(), "apply", "--plan", "f.json", "--yes")
+        trial = _attack(
+            Trial("stale premise", "OnCreate A→B applied after another writer set C"),
+            "slurm-rollout",
+            set(),
+            "apply",
+            "--plan",
+            "f.json",
+            "--yes",
+        )
         after = json.loads(ok("snapshot", "slurm-rollout"))["DescribeCluster"]["InstanceGroups"][1]["LifeCycleConfig"]
         trial.refused = trial.refused and before == after
         return trial

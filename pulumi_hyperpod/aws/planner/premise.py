@@ -160,7 +160,11 @@ def _work(view: Any, observed: "ClusterState", key: str) -> str:
     work = view.node(node.instance_id if node is not None else key)
     if work is None:
         return "not seen"
-    return "idle" if work.idle else ",".join(sorted([f"job {j.job_id}" for j in work.jobs] + [f"pod {p.namespace}/{p.name}" for p in work.pods]))
+    return (
+        "idle"
+        if work.idle
+        else ",".join(sorted([f"job {j.job_id}" for j in work.jobs] + [f"pod {p.namespace}/{p.name}" for p in work.pods]))
+    )
 
 
 # ---- reading them again ---------------------------------------------------------------------------
@@ -272,12 +276,13 @@ def _acted(plan: "Plan", now: Now) -> list[str]:
     assert plan.basis is not None and now.state is not None
     if now.events is None:
         return []
-    horizon = plan.basis.facts_of("acted").get("cluster", "")
     named = set(_nodes_for(plan, "acted"))
     ids = {n.instance_id for key in named if (n := now.state.node(key)) is not None and n.instance_id} | named
     reasons = []
     for event in now.events:  # newer than the plan's newest (reader.events_since)
-        if event.get("InstanceId") in ids or ("software update" in str(event.get("Description") or "") and "update-software" in {s.kind for s in plan.steps}):
+        if event.get("InstanceId") in ids or (
+            "software update" in str(event.get("Description") or "") and "update-software" in {s.kind for s in plan.steps}
+        ):
             reasons.append(
                 f"{event.get('InstanceId') or 'the cluster'}: {str(event.get('Description') or 'an event')[:200]} "
                 f"({event.get('EventTime')}), after the plan was made: it has acted already"
