@@ -102,10 +102,11 @@ def record(plan: "Plan", observed: "ClusterState | None", roles: Mapping[str, st
     if "configuration" in wanted:
         facts += [Fact("configuration", "cluster", _members(observed.describe, VOLATILE_CLUSTER))]
         facts += [Fact("configuration", g.name, _members(g.described, VOLATILE_GROUP)) for g in observed.groups]
-    if "image" in wanted:
-        facts += [Fact("image", key, _image(observed, key)) for key in _nodes_for(plan, "image")]
-    if "workload" in wanted and workload is not None:
-        facts += [Fact("workload", key, _work(workload, observed, key)) for key in _nodes_for(plan, "workload")]
+    index = _Index(observed) if wanted & {"image", "workload"} else None
+    if index is not None and "image" in wanted:
+        facts += [Fact("image", key, _image(index, key)) for key in _nodes_for(plan, "image")]
+    if index is not None and "workload" in wanted and workload is not None:
+        facts += [Fact("workload", key, _work(workload, index, key)) for key in _nodes_for(plan, "workload")]
     if "roles" in wanted:
         facts += [Fact("roles", g.name, g.node_type or roles.get(g.name) or "unknown") for g in observed.groups]
     if "tags" in wanted and observed.tags is not None:
@@ -131,32 +132,45 @@ def _members(described: Mapping[str, Any], volatile: frozenset[str]) -> str:
     """Each member a writer sets, one level into structured ones, as a short hash (a JSON object)."""
     flat: dict[str, str] = {}
     for key, value in described.items():
-        if key in volatile:
+        if key in volatile or key.startswith("Current"):
             continue
         if isinstance(value, Mapping) and value:
             for inner, item in value.items():
-                flat[f"{key}.{inner}"] = _digest(item)
+                if not inner.startswith("Current"):  # what the service has reached of a Desired*: its progress
+                    flat[f"{key}.{inner}"] = _digest(item)
         else:
             flat[key] = _digest(value)
     return json.dumps(flat, sort_keys=True, separators=(",", ":"))
 
 
-def _summary(observed: "ClusterState", key: str) -> Mapping[str, Any]:
-    node = observed.node(key)
-    if node is None:
-        return {}
-    return next((s for s in observed.node_summaries if s.get("InstanceId") == node.instance_id and node.instance_id), {})
+class _Index:
+    """An observation's nodes by key and their ListClusterNodes summaries by instance id, built once:
+    a rollout names every node (thousands), and looking each up by a scan is quadratic."""
+
+    __slots__ = ("nodes", "summaries")
+
+    def __init__(self, observed: "ClusterState") -> None:
+        self.nodes = {n.key: n for n in observed.nodes if n.key}
+        self.nodes.update({n.logical_id: n for n in observed.nodes if n.logical_id and n.logical_id not in self.nodes})
+        self.summaries = {s.get("InstanceId"): s for s in observed.node_summaries if s.get("InstanceId")}
+
+    def node(self, key: str) -> Any:
+        return self.nodes.get(key)
+
+    def summary(self, key: str) -> Mapping[str, Any]:
+        node = self.nodes.get(key)
+        return self.summaries.get(node.instance_id, {}) if node is not None and node.instance_id else {}
 
 
-def _image(observed: "ClusterState", key: str) -> str:
-    summary = _summary(observed, key)
+def _image(index: _Index, key: str) -> str:
+    summary = index.summary(key)
     when = summary.get("LastSoftwareUpdateTime")
     when = when.isoformat() if hasattr(when, "isoformat") else (str(when) if when is not None else "never")
     return f"{when}|{summary.get('CurrentImageReleaseVersion') or ''}"
 
 
-def _work(view: Any, observed: "ClusterState", key: str) -> str:
-    node = observed.node(key)
+def _work(view: Any, index: _Index, key: str) -> str:
+    node = index.node(key)
     work = view.node(node.instance_id if node is not None else key)
     if work is None:
         return "not seen"
@@ -195,10 +209,11 @@ def _configuration(plan: "Plan", now: Now) -> list[str]:
 def _image_moved(plan: "Plan", now: Now) -> list[str]:
     assert plan.basis is not None and now.state is not None
     reasons = []
+    index = _Index(now.state)
     for key, value in plan.basis.facts_of("image").items():
-        if now.state.node(key) is None:
+        if index.node(key) is None:
             continue  # gone: the nodes premise names it
-        current = _image(now.state, key)
+        current = _image(index, key)
         if current != value:
             before, after = value.split("|")[0], current.split("|")[0]
             reasons.append(f"node {key}: its software was updated since the plan was made (LastSoftwareUpdateTime {before} → {after})")
@@ -216,10 +231,11 @@ def _workload_moved(plan: "Plan", now: Now) -> list[str]:
             f"({now.workload_why or 'no workload source'}): give --read-workload (or --workload-command) to check it again"
         ]
     reasons = []
+    index = _Index(now.state)
     for key, value in sorted(facts.items()):
-        current = _work(now.workload, now.state, key)
+        current = _work(now.workload, index, key)
         if current != value:
-            node = now.state.node(key)
+            node = index.node(key)
             work = now.workload.node(node.instance_id if node is not None else key)
             said = work.describe() if work is not None else "not seen by the orchestrator"
             reasons.append(f"node {key}: what runs on it changed since the plan chose it (was {value}; now {said})")
@@ -277,7 +293,8 @@ def _acted(plan: "Plan", now: Now) -> list[str]:
     if now.events is None:
         return []
     named = set(_nodes_for(plan, "acted"))
-    ids = {n.instance_id for key in named if (n := now.state.node(key)) is not None and n.instance_id} | named
+    index = _Index(now.state)
+    ids = {n.instance_id for key in named if (n := index.node(key)) is not None and n.instance_id} | named
     reasons = []
     for event in now.events:  # newer than the plan's newest (reader.events_since)
         if event.get("InstanceId") in ids or (
