@@ -103,6 +103,11 @@ class Basis(Frozen):
         keyless nodes left out) only when something reads them."""
         return cls(identity=identity, state=state, groups=groups, nodes=_Unread(nodes))  # type: ignore[arg-type]
 
+    def with_facts(self, facts: tuple[Fact, ...]) -> "Basis":
+        """This basis with other facts; its node rows stay unbuilt if they were (`observed`)."""
+        nodes = self.__dict__["_nodes"]
+        return type(self)(self.identity, self.state, self.groups, nodes, self.configuration, facts)
+
     def group(self, name: str) -> GroupBasis | None:
         return next((g for g in self.groups if g.name == name), None)
 

@@ -175,3 +175,18 @@ def test_a_bundle_rewritten_to_swap_controller_and_worker_is_a_refusal_naming_bo
     controller = _nodes("legacy", "controller-machine")
     out = hyperpod("apply", "-f", str(no_controller), "--read-workload", "--yes", code=2)
     assert _nodes("legacy", "controller-machine") == controller
+
+
+def test_a_file_without_facts_still_loads_and_its_premises_are_still_read(rollout_world) -> None:
+    """A hyperpod-plan/3 file saved before plans recorded premises (or with them stripped and
+    resealed) is the plan made again, whose facts come from the saved inputs: still checked."""
+
+    def on_create(script: str):
+        return lambda data: data["InstanceGroups"][1]["LifeCycleConfig"].update(OnCreate=script)
+
+    a = _spec(rollout_world, ROLLOUT, "a.json", on_create("on_create_a.sh"))
+    hyperpod("plan", "-f", a, "--out", "a-plan.json")
+    _reseal(rollout_world / "a-plan.json", lambda data: data["plan"]["basis"].pop("facts"))
+    hyperpod("apply", "-f", _spec(rollout_world, ROLLOUT, "b.json", on_create("on_create_b.sh")), "--yes", "--timeout", "600")
+    out = hyperpod("apply", "--plan", "a-plan.json", "--yes", "--timeout", "600", code=1)
+    assert "its configuration is not the one the plan was computed against" in out

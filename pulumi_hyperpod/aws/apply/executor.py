@@ -264,11 +264,13 @@ class _Run:
         if horizon is not None and (horizon == "" or "|" in horizon):
             read["events"] = events_since(self.client, self.name, horizon)
         if "workload" in premises:
-            source = self.workload
+            source = self.workload  # a source read now, or a view the caller read (pulumi_hyperpod.workload)
             if source is not None and hasattr(source, "read"):
                 read["workload"] = source.read(now)
+            elif source is not None and hasattr(source, "nodes"):
+                read["workload"] = source
             else:
-                read["workload_why"] = "the plan's workload was read from files" if source is not None else "no workload source given"
+                read["workload_why"] = "no workload source given"
         if "tags" in premises:
             self.last_state = now = read_tags(self.client, now)
         return now, read

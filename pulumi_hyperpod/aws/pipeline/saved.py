@@ -263,7 +263,7 @@ def _observed(where: str, snapshot: Any, the_plan: Plan) -> Any:
         state = ClusterState.from_snapshot(snapshot, source=f"{where}: observed", cluster_name=the_plan.cluster_name)
     except InputError as error:
         raise SavedPlanError(" ".join(error.lines())) from None
-    if the_plan.basis is None or basis_of(state) != dataclasses.replace(the_plan.basis, facts=()):
+    if the_plan.basis is None or basis_of(state) != the_plan.basis.with_facts(()):
         raise SavedPlanError(f"{where}: the observed cluster it saved is not the one its plan was made from; make the plan again")
     return state
 
@@ -284,6 +284,12 @@ def _made_again(
     return annotate(again, desired, observed, AwsContext(roles=roles, view=workload, region=region, notes=notes))
 
 
+def _before_facts(saved: Plan, again: Plan) -> bool:
+    """A file saved before plans recorded their premises (`basis.facts`, still hyperpod-plan/3): the
+    same basis without them. What is applied is the plan made again, whose facts are its inputs'."""
+    return saved.basis is not None and again.basis is not None and not saved.basis.facts and saved.basis == again.basis.with_facts(())
+
+
 def plan_difference(saved: Plan, again: Plan) -> str | None:
     """The first way `saved` is not `again` in what apply acts on, in words; None when it is."""
     if saved.action != again.action:
@@ -296,6 +302,6 @@ def plan_difference(saved: Plan, again: Plan) -> str | None:
         return "its group changes are not theirs"
     if saved.replacements != again.replacements:
         return "its replacement reasons are not theirs"
-    if saved.basis != again.basis:
+    if saved.basis != again.basis and not _before_facts(saved, again):
         return "its basis is not the observed cluster"
     return None

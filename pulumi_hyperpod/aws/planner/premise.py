@@ -113,7 +113,7 @@ def record(plan: "Plan", observed: "ClusterState | None", roles: Mapping[str, st
         facts.append(Fact("tags", "cluster", _digest(sorted(observed.tags))))
     if "acted" in wanted:
         facts.append(Fact("acted", "cluster", horizon_of(observed)))
-    return dataclasses.replace(plan, basis=dataclasses.replace(plan.basis, facts=tuple(facts)))
+    return dataclasses.replace(plan, basis=plan.basis.with_facts(tuple(facts)))
 
 
 def horizon_of(observed: "ClusterState") -> str:
