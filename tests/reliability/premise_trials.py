@@ -180,26 +180,34 @@ def busy_victim() -> Trial:
         return _attack(trial, "workload-demo", set(), "apply", "--plan", "f.json", "--read-workload", "--yes", "--wait", "none")
 
 
-def swapped_roles() -> Trial:
+def swapped_bundle(directory: Path) -> Path:
+    """A running legacy Slurm cluster (roles only in its bundle) whose provisioning_parameters.json
+    was then rewritten with the controller and worker groups swapped; the spec that takes the real
+    controller group to 0."""
     from pulumi_hyperpod.aws.client import connect
     from pulumi_hyperpod.aws.fake.simulator import Simulator
     from tests.slurm.helpers import LEGACY_PARAMS, legacy_cluster
     from tests.slurm.test_roles import URI, upload_legacy_bundle
 
+    sim = Simulator.open_default()
+    sagemaker, s3 = connect("fake", simulator=sim), connect("fake", simulator=sim, service="s3")
+    upload_legacy_bundle(s3)
+    sagemaker.create_cluster(**legacy_cluster(uri=URI))
+    ok("fake", "advance", "3600")
+    swapped = {
+        **LEGACY_PARAMS,
+        "controller_group": "worker-group-1",
+        "worker_groups": [{"instance_group_name": "controller-machine", "partition_name": "partition-1"}],
+    }
+    s3.put_object(Bucket="lifecycle-bucket", Key="base-config/provisioning_parameters.json", Body=json.dumps(swapped).encode())
+    spec = directory / "no-controller.json"
+    spec.write_text(json.dumps(legacy_cluster(uri=URI, counts=(1, 0, 2))))
+    return spec
+
+
+def swapped_roles() -> Trial:
     with world() as directory:
-        sim = Simulator.open_default()
-        sagemaker, s3 = connect("fake", simulator=sim), connect("fake", simulator=sim, service="s3")
-        upload_legacy_bundle(s3)
-        sagemaker.create_cluster(**legacy_cluster(uri=URI))
-        ok("fake", "advance", "3600")
-        swapped = {
-            **LEGACY_PARAMS,
-            "controller_group": "worker-group-1",
-            "worker_groups": [{"instance_group_name": "controller-machine", "partition_name": "partition-1"}],
-        }
-        s3.put_object(Bucket="lifecycle-bucket", Key="base-config/provisioning_parameters.json", Body=json.dumps(swapped).encode())
-        spec = directory / "no-controller.json"
-        spec.write_text(json.dumps(legacy_cluster(uri=URI, counts=(1, 0, 2))))
+        spec = swapped_bundle(directory)
         trial = Trial("stale premise", "bundle rewritten: controller and worker swapped")
         # the tool's own refusal (exit 2, nothing sent), not the service's answer to a call it sent
         return _attack(trial, "legacy", set(), "apply", "-f", str(spec), "--read-workload", "--yes", codes=(2,))

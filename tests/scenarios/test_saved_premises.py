@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.cli import SPECS, hyperpod, use_fake_world
+from tests.support.cli import SPECS, hyperpod, slurm_workload_world, use_fake_world
 
 ROLLOUT = SPECS / "slurm-rollout.json"
 
@@ -103,11 +103,7 @@ def test_a_plan_saved_against_one_on_create_is_stale_after_another_writer_set_a_
 # ---- item 3: victims chosen by their workload ------------------------------------------------------------
 @pytest.fixture()
 def slurm_world(monkeypatch, tmp_path):
-    use_fake_world(monkeypatch, tmp_path)
-    hyperpod("apply", "-f", str(SPECS / "workload-slurm-4.json"), "--yes", "--wait", "Target")
-    hyperpod("fake", "workload", "submit", "workload-demo", "--node", "workers:1", "--runs", "3h", "--user", "alice")
-    hyperpod("fake", "workload", "submit", "workload-demo", "--node", "workers:2", "--runs", "20m", "--user", "bob")
-    return tmp_path
+    return slurm_workload_world(monkeypatch, tmp_path)
 
 
 def test_a_victim_chosen_idle_that_is_busy_at_apply_is_refused_naming_it_and_its_job(slurm_world) -> None:
@@ -150,25 +146,10 @@ def test_a_resealed_note_alone_is_refused(rollout_world) -> None:
 
 # ---- item 6: roles are how the nodes were built --------------------------------------------------------
 def test_a_bundle_rewritten_to_swap_controller_and_worker_is_a_refusal_naming_both(monkeypatch, tmp_path) -> None:
-    from pulumi_hyperpod.aws.client import connect
-    from pulumi_hyperpod.aws.fake.simulator import Simulator
-    from tests.slurm.helpers import LEGACY_PARAMS, legacy_cluster
-    from tests.slurm.test_roles import URI, upload_legacy_bundle
+    from tests.reliability.premise_trials import swapped_bundle
 
     use_fake_world(monkeypatch, tmp_path)
-    sim = Simulator.open_default()
-    sagemaker, s3 = connect("fake", simulator=sim), connect("fake", simulator=sim, service="s3")
-    upload_legacy_bundle(s3)
-    sagemaker.create_cluster(**legacy_cluster(uri=URI))
-    hyperpod("fake", "advance", "3600")
-    swapped = {
-        **LEGACY_PARAMS,
-        "controller_group": "worker-group-1",
-        "worker_groups": [{"instance_group_name": "controller-machine", "partition_name": "partition-1"}],
-    }
-    s3.put_object(Bucket="lifecycle-bucket", Key="base-config/provisioning_parameters.json", Body=json.dumps(swapped).encode())
-    no_controller = tmp_path / "no-controller.json"
-    no_controller.write_text(json.dumps(legacy_cluster(uri=URI, counts=(1, 0, 2))))
+    no_controller = swapped_bundle(tmp_path)
     out = hyperpod("plan", "-f", str(no_controller), "--read-workload", code=2)
     assert "roles-disagree" in out
     assert "makes worker-group-1 the Controller group" in out and "makes controller-machine a Compute group" in out
