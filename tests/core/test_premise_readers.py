@@ -53,3 +53,10 @@ def test_readers_are_named_by_premises_only() -> None:
 
 def test_the_aws_planner_makes_the_lifecycle_kinds_too() -> None:
     assert {"reboot-nodes", "replace-nodes", "update-software", "drain", "remove-nodes"} <= CLOUDS["aws"][0]
+
+
+def test_work_that_ended_on_a_victim_is_no_harm_and_work_that_landed_is() -> None:
+    from pulumi_hyperpod.aws.planner.premise import _landed
+
+    assert not _landed("job 1,job 2", "job 1") and not _landed("job 1", "idle") and not _landed("idle", "idle")
+    assert _landed("idle", "job 7") and _landed("job 1", "job 1,job 7") and _landed("not seen", "pod ns/web")

@@ -13,8 +13,8 @@ declares with no reader here fails tests/core/test_premise_readers.py.
 - image: each node a rollout names, its LastSoftwareUpdateTime and image release — a rollout that
   finished since (or another one) is a stale plan; the groups' images are part of configuration;
 - workload: what ran on each node the plan takes down (when the plan was made with a workload
-  view) — read again at apply from the same kind of source; a node whose work changed is refused,
-  naming what runs there now;
+  view) — read again at apply from the same kind of source; a node on which work landed since
+  (a job or pod it did not run) is refused, naming what runs there now; work that ended is no harm;
 - roles: the Slurm role the plan used for each group — a group that now says another
   (SlurmConfig.NodeType), or whose nodes the running cluster's Slurm shows in another role
   (`roles_against_slurm`: sinfo lists compute nodes only), is a stale plan;
@@ -234,12 +234,19 @@ def _workload_moved(plan: "Plan", now: Now) -> list[str]:
     index = _Index(now.state)
     for key, value in sorted(facts.items()):
         current = _work(now.workload, index, key)
-        if current != value:
+        if _landed(value, current):  # work that ended since is no harm; new work on a node taken down is
             node = index.node(key)
             work = now.workload.node(node.instance_id if node is not None else key)
             said = work.describe() if work is not None else "not seen by the orchestrator"
             reasons.append(f"node {key}: what runs on it changed since the plan chose it (was {value}; now {said})")
     return reasons
+
+
+def _landed(before: str, now: str) -> bool:
+    """Whether something runs on the node now that did not when the plan chose it (`_work`'s values)."""
+    if now in ("idle", "not seen"):
+        return False
+    return bool(set(now.split(",")) - (set() if before in ("idle", "not seen") else set(before.split(","))))
 
 
 def roles_against_slurm(roles: Mapping[str, str], state: "ClusterState", view: Any) -> list[str]:
