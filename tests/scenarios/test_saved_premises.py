@@ -171,3 +171,20 @@ def test_a_file_without_facts_still_loads_and_its_premises_are_still_read(rollou
     hyperpod("apply", "-f", _spec(rollout_world, ROLLOUT, "b.json", on_create("on_create_b.sh")), "--yes", "--timeout", "600")
     out = hyperpod("apply", "--plan", "a-plan.json", "--yes", "--timeout", "600", code=1)
     assert "its configuration is not the one the plan was computed against" in out
+
+
+def test_a_saved_tag_change_is_stale_once_another_writer_tagged_the_cluster(rollout_world) -> None:
+    from pulumi_hyperpod.aws.client import connect
+    from pulumi_hyperpod.aws.fake.simulator import Simulator
+
+    def tags(value: str):
+        return lambda data: data.update(Tags=[{"Key": "team", "Value": value}])
+
+    hyperpod("apply", "-f", _spec(rollout_world, ROLLOUT, "a.json", tags("a")), "--yes", "--timeout", "600")
+    hyperpod("plan", "-f", _spec(rollout_world, ROLLOUT, "b.json", tags("b")), "--out", "tags.json")
+    sagemaker = connect("fake", simulator=Simulator.open_default())
+    arn = sagemaker.describe_cluster(ClusterName="slurm-rollout")["ClusterArn"]
+    sagemaker.add_tags(ResourceArn=arn, Tags=[{"Key": "team", "Value": "c"}])  # the other writer
+    out = hyperpod("apply", "--plan", "tags.json", "--yes", "--timeout", "600", code=1)
+    assert "its tags changed since the plan was made" in out
+    assert {"Key": "team", "Value": "c"} in sagemaker.list_tags(ResourceArn=arn)["Tags"]
