@@ -12,7 +12,10 @@ tests/reliability/tamper_trials.py, then applied — tried, refused (must be all
 and the foreign-world line: a file the simulators did not make (someone's SQLite database, a text
 file, a world of another kind or of a newer schema) where one of their worlds or their clock goes,
 under every command that opens it (tests/reliability/foreign_world_trials.py) — tried, refused (must
-be all), files changed (must be 0).
+be all), files changed (must be 0);
+and a line per saved-plan premise class of tests/reliability/premise_trials.py, attacked through the
+CLI on a simulated world: saved-plan replay, stale premise, resealed sections — tried, refused (must
+be all), nodes lost (must be 0).
 Exits 1 when a must-be-zero figure is not zero.
 """
 
@@ -31,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.reliability.concurrency_trials import all_trials, summary  # noqa: E402
 from tests.reliability.faultloop import check, random_params, run  # noqa: E402
-from tests.reliability import foreign_world_trials, tamper_trials  # noqa: E402
+from tests.reliability import foreign_world_trials, premise_trials, tamper_trials  # noqa: E402
 
 
 def fault_loop(scenarios: int, seed: int) -> dict:
@@ -163,6 +166,7 @@ def main() -> int:
     concurrency = summary(all_trials(args.seed))
     tamper = tamper_trials.summary(tamper_trials.all_trials())
     foreign = foreign_world_trials.summary(foreign_world_trials.all_trials())
+    premises = premise_trials.summary(premise_trials.all_trials())
     f = loop["figures"]
     width = 46
     print(f"reliability report (seed {args.seed}, {time.monotonic() - started:.1f}s)")
@@ -186,12 +190,15 @@ def main() -> int:
         f"  {'foreign world (not made by the simulators)':<{width}} tried {foreign['tried']}, refused {foreign['refused']}, "
         f"files changed {foreign['files changed']}"
     )
+    for kind, figures in premises.items():
+        print(f"  {kind:<{width}} tried {figures['tried']}, refused {figures['refused']}, nodes lost {figures['nodes lost']}")
     for violation in loop["violations"][:10]:
         print(f"  violation: {violation}")
     bad = f["nodes lost"] or f["unplanned deletions"] or f["controller deletions"] or f["invariant violations"] or rejected != total
     bad = bad or concurrency["nodes lost"] or concurrency["problems"] or concurrency["winners"] != concurrency["trials"]
     bad = bad or tamper["nodes lost"] or tamper["refused"] != tamper["tried"] or other_rejected != other_total
     bad = bad or foreign["files changed"] or foreign["refused"] != foreign["tried"]
+    bad = bad or any(figures["nodes lost"] or figures["refused"] != figures["tried"] for figures in premises.values())
     return 1 if bad else 0
 
 

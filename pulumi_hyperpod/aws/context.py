@@ -30,6 +30,9 @@ class AwsContext(Frozen):
     prices: Any = None  # a PriceTable, or a mapping merged over the shipped list prices
     region: str | None = None  # where the cluster is when no observation (whose ARN says it) is given
     notes: tuple[str, ...] = ()  # what read_inputs learnt to say (roles, unmatched workload nodes)
+    # True: read the cluster's newest event before planning (a plan to be saved: its "acted"
+    # premise, aws/planner/premise.py); a plan applied at once needs none
+    events: bool = False
     cost: bool = True  # False: the plan without its cost section (`hyperpod delete` shows none)
     # apply's clock (None: time.sleep / time.monotonic): a provider's simulator runs on its own
     sleep: Callable[[float], Any] | None = None

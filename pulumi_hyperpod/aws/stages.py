@@ -2,12 +2,13 @@
 through the AWS cloud (aws/cloud.py):
 
 - `read_inputs` — what else the plan is made from, read now: the cluster's tags (only a spec that
-  manages tags pays for ListTags), the workload view (what runs on each node), the region of the
+  manages tags pays for ListTags), its newest event (a plan to be saved: `context.events`), the workload view (what runs on each node), the region of the
   client, and the Slurm roles of groups without SlurmConfig.NodeType, learnt from the lifecycle
   bundle (`lifecycle_dir`, else each group's LifeCycleConfig.SourceS3Uri read through `s3`); a
   role that cannot be learnt stays unknown (the planner then refuses to scale a group to 0).
 - `annotate` — the plan with HyperPod's own sections: a legacy Slurm cluster's migration to
-  SlurmConfig said whole, the notes, and the Slurm section (the wanted Slurm spec against the one
+  SlurmConfig said whole, the notes, a refusal when the bundle's roles disagree with the running
+  cluster's Slurm (`roles-disagree`: its sinfo lists compute nodes only), and the Slurm section (the wanted Slurm spec against the one
   in the cluster's bundle; a change HyperPod cannot make in place refused).
 """
 
@@ -29,6 +30,10 @@ def read_inputs(client: Any, desired: Any, state: Any, context: AwsContext | Non
         from .observe.reader import read_tags  # only a spec that manages tags pays for ListTags
 
         state = read_tags(client, state)
+    if state is not None and context.events and state.events_horizon is None and client is not None:
+        from .observe.reader import read_events_horizon  # a saved plan's "acted" premise
+
+        state = read_events_horizon(client, state)
     view = _workload_view(context.workload, state)
     region = context.region or getattr(getattr(client, "meta", None), "region_name", None)
     roles, notes = context.roles, context.notes
@@ -53,6 +58,17 @@ def annotate(the_plan: "Plan", desired: Any, state: Any, context: AwsContext | N
         the_plan = with_migration(the_plan, desired, state)
     if context.notes:
         the_plan = dataclasses.replace(the_plan, notes=the_plan.notes + context.notes)
+    if state is not None and context.roles and context.view is not None:
+        from ..plan.model import Refusal
+        from .planner.premise import roles_against_slurm  # roles are how the nodes were built
+
+        disagree = roles_against_slurm(context.roles, state, context.view)
+        the_plan = the_plan.refuse(
+            *(
+                Refusal("roles-disagree", f"{why}: the bundle is not how these nodes were built; nothing is planned on its word")
+                for why in disagree
+            )
+        )
     if context.slurm is not None:
         the_plan = _with_slurm(the_plan, context.slurm, state, context.s3, context.lifecycle_dir)
     return the_plan

@@ -96,6 +96,7 @@ def _prepare(
     lifecycle: str | None = None,
     slurm_file: str | None = None,
     workload=None,
+    saved: bool = False,
 ) -> Prepared:
     """`lifecycle`: a local lifecycle bundle whose provisioning_parameters.json gives the Slurm roles of
     groups without SlurmConfig.NodeType; without it they are read from the groups' SourceS3Uri.
@@ -118,7 +119,9 @@ def _prepare(
     client = client_from(ctx)
     # made only for a plan that adds instances (preflight calls it): no second client otherwise
     quotas = None if no_preflight else (lambda: client_from(ctx, "service-quotas"))
-    context = AwsContext(quotas=quotas, s3=lambda: client_from(ctx, "s3"), lifecycle_dir=lifecycle, slurm=slurm, workload=workload)
+    context = AwsContext(
+        quotas=quotas, s3=lambda: client_from(ctx, "s3"), lifecycle_dir=lifecycle, slurm=slurm, workload=workload, events=saved
+    )
     return cloud.prepare(aws, client, spec, policy, skip_preflight=NO_PREFLIGHT if no_preflight else None, context=context)
 
 
@@ -288,7 +291,7 @@ def plan_command(
         spec = _load_spec(spec_file, slurm_file)
         policy = load_policy(policy_file, protect, replace=replace, reboot=reboot)
         workload = workload_source(ctx, spec.name, workload_files, read_workload, workload_command, kubeconfig, kube_context)
-        prepared = _prepare(ctx, spec, policy, snapshot, no_preflight, lifecycle, slurm_file, workload)
+        prepared = _prepare(ctx, spec, policy, snapshot, no_preflight, lifecycle, slurm_file, workload, saved=bool(out_file))
         _show_plan(prepared.plan, as_json)
     if out_file:
         try:
@@ -389,6 +392,7 @@ def apply_command(
             prepared = flow.load_plan(plan_file, cloud="aws", target=_target(ctx, client))
         except SavedPlanError as error:
             fail(str(error))
+        prepared = _preflight_again(ctx, client, prepared)
         if workload_files:
             fail("--workload files were read when the plan was made; to drain, give --read-workload or --workload-command")
         workload = workload_source(ctx, prepared.plan.cluster_name, (), read_workload, workload_command, kubeconfig, kube_context)
@@ -439,6 +443,22 @@ def apply_command(
             common.out.print(status_table(result.state))
     if result.failures or result.outcome in ("unreachable", "timeout"):
         sys.exit(EXIT_ERROR)
+
+
+def _preflight_again(ctx, client, prepared: Prepared) -> Prepared:
+    """A saved plan's account checks, run again now (quotas, lifecycle consistency): what is shown is
+    what holds at apply, not what the file says. One saved as skipped (offline, --no-preflight) stays so."""
+    import dataclasses
+
+    from ..core import cloud
+
+    saved = prepared.plan.preflight
+    if prepared.plan.refused or saved is None or saved.skipped is not None:
+        return prepared
+    the_plan = dataclasses.replace(prepared.plan, preflight=None)
+    context = dataclasses.replace(prepared.context, quotas=lambda: client_from(ctx, "service-quotas"))
+    checked = cloud.get("aws").preflight(the_plan, prepared.desired, prepared.observed, client, prepared.policy, context=context)
+    return dataclasses.replace(prepared, plan=checked)
 
 
 def _run_with_progress(ctx, client, the_plan, policy, wait_policy, timeout, quiet: bool, workload=None, roles=None):

@@ -27,7 +27,7 @@ from ..plan.model import Plan, Refusal, Step
 from ..plan.steps import declaration
 from .client import GcpApiError, OperationTimeout
 from .observe import GcpClusterState, observe
-from .plan_build import fingerprint_of
+from .plan_build import fingerprint_of, stale_reasons
 from .planner import CREATE, DELETE, PATCH, WAITABLE_STATES
 from .status import status_of  # noqa: F401 - in gcp/status.py (an observation, not an apply); named here too
 
@@ -304,6 +304,9 @@ def _ready(
             raise OperationTimeout(f"{name} ({state.state})", 0)
         say(f"waiting: the cluster is {state.state}")
         client.sleep(client.poll_seconds)
-    if the_plan.observed_fingerprint and fingerprint_of(state) != the_plan.observed_fingerprint:
-        raise PlanStale(the_plan, ["its configuration is not the one the plan was computed against"])
+    moved = stale_reasons(the_plan, state)
+    if not moved and the_plan.observed_fingerprint and fingerprint_of(state) != the_plan.observed_fingerprint:
+        moved = ["its configuration is not the one the plan was computed against"]
+    if moved:
+        raise PlanStale(the_plan, moved)
     return state

@@ -87,6 +87,45 @@ def fingerprint_of(state: Any) -> str | None:
     return _basis(state).fingerprint()
 
 
+def _cluster_moved(the_plan: Plan, state: Any) -> list[str]:
+    if state is None:
+        return [f"the cluster {the_plan.cluster_name} is gone"] if the_plan.basis is not None else []
+    if the_plan.basis is None:
+        return [f"the cluster {state.name} now exists; the plan was made to create it"]
+    return (
+        []
+        if state.name == the_plan.basis.identity
+        else [f"the cluster here is {state.name}, the plan was made for {the_plan.basis.identity}"]
+    )
+
+
+def _configuration_moved(the_plan: Plan, state: Any) -> list[str]:
+    """The whole configuration, hashed (Google Cloud checks a PATCH against all of it): the node
+    pools' counts, their Slurm roles and the nodes they hold are part of it."""
+    if state is None or the_plan.basis is None or the_plan.basis.configuration is None:
+        return []
+    return [] if state.fingerprint() == the_plan.basis.configuration else ["its configuration is not the one the plan was computed against"]
+
+
+# One reader per premise name a Google Cloud step declares (plan/steps.py); the configuration hash
+# holds the groups, the roles and the nodes, so they read it.
+PREMISE_READERS = {
+    "cluster": _cluster_moved,
+    "configuration": _configuration_moved,
+    "groups": _configuration_moved,
+    "roles": _configuration_moved,
+    "nodes": _configuration_moved,
+}
+
+
+def stale_reasons(the_plan: Plan, state: Any) -> list[str]:
+    """What no longer holds of the premises the plan's steps declare, each reader once."""
+    from ..plan.steps import KINDS
+
+    readers = dict.fromkeys(PREMISE_READERS[p] for step in the_plan.steps for p in KINDS[step.kind].premise)
+    return list(dict.fromkeys(reason for reader in readers for reason in reader(the_plan, state)))
+
+
 def cost_delta(the_plan: Plan) -> float | None:
     return the_plan.cost.cluster.delta_per_hour if the_plan.cost is not None else None
 

@@ -84,6 +84,12 @@ def load_with_inputs(path: str | Path, backend: str | None = None) -> tuple[Plan
             f"{where}: the plan's action or steps are not the ones its saved inputs (spec, policy, "
             "observed cluster) give — the file was edited after it was made; make the plan again"
         )
+    for section in ("cost", "notes", "groups"):  # what `apply --plan` shows and policies read: the inputs' own
+        if not saved.refused and getattr(saved, section) != getattr(rederived, section):
+            raise SavedPlanError(
+                f"{where}: its {section} section is not the one its saved inputs (spec, policy, observed cluster) "
+                "make — the file was edited after it was made; make the plan again"
+            )
     return rederived, spec, state, policy
 
 
@@ -116,8 +122,9 @@ def _rederive(where: str, data: dict[str, Any]) -> tuple[Plan, Any, Any, Any]:
 
 def _essence(the_plan: Plan) -> Any:
     """What must be the same: the cluster, the state it was made against, the action, every step
-    (call, request, reasons) and which guards refused. Cost figures may differ (prices come from
-    the environment); a guard that now refuses is kept by returning the re-derived plan."""
+    (call, request, reasons) and which guards refused; `load` then requires the sections shown
+    (cost, notes, groups) to be the inputs' too. A guard that now refuses is kept by returning the
+    re-derived plan."""
     data = json.loads(the_plan.to_json())
     return (
         data.get("cluster_name"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping
 
 from ..core.frozen import Frozen, bulk_record, record
@@ -28,6 +29,18 @@ class NodeBasis(Frozen):
     key: str
     group: str
     status: str
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """One thing a plan's steps assume, as observed when the plan was made: a *premise* (the names
+    of plan/steps.py's `Premise`) about a `subject` (the cluster, a group, a node key) holding
+    `value` (a digest, an id, a time, a role: compared as written). A cloud's saved-plan check reads
+    each fact again and names the subject whose value moved."""
+
+    premise: str
+    subject: str
+    value: str
 
 
 class _Unread:
@@ -71,7 +84,10 @@ class Basis(Frozen):
     - `configuration`: a hash of the cluster's configuration, for a cloud whose writes are checked
       against the whole configuration (Google Cloud); None when groups and nodes say it all (AWS);
     - `groups`: each instance group / node pool: target, minimum, current count, status;
-    - `nodes`: the nodes the plan's choices depend on (AWS: every node, for scale-in victims).
+    - `nodes`: the nodes the plan's choices depend on (AWS: every node, for scale-in victims);
+    - `facts`: what else the plan's steps assume (their premises, plan/steps.py), one Fact each:
+      the configuration members they diff, the image a rollout rolls from, what runs on a victim,
+      the Slurm roles, the tags, the cluster's newest event (a plan acts at most once).
     """
 
     identity: str
@@ -79,12 +95,18 @@ class Basis(Frozen):
     groups: tuple[GroupBasis, ...]
     nodes: tuple[NodeBasis, ...] = _NodesField()  # type: ignore[assignment]  # a tuple when read
     configuration: str | None = None
+    facts: tuple[Fact, ...] = ()
 
     @classmethod
     def observed(cls, identity: str, state: str, groups: tuple[GroupBasis, ...], nodes: "Iterable[Any]") -> "Basis":
         """A basis whose NodeBasis rows are built from `nodes` (each with `key`, `group`, `status`;
         keyless nodes left out) only when something reads them."""
         return cls(identity=identity, state=state, groups=groups, nodes=_Unread(nodes))  # type: ignore[arg-type]
+
+    def with_facts(self, facts: tuple[Fact, ...]) -> "Basis":
+        """This basis with other facts; its node rows stay unbuilt if they were (`observed`)."""
+        nodes = self.__dict__["_nodes"]
+        return type(self)(self.identity, self.state, self.groups, nodes, self.configuration, facts)
 
     def group(self, name: str) -> GroupBasis | None:
         return next((g for g in self.groups if g.name == name), None)
@@ -114,4 +136,9 @@ class Basis(Frozen):
             groups=tuple(GroupBasis(**g) for g in data.get("groups") or ()),
             nodes=tuple(NodeBasis(**n) for n in data.get("nodes") or ()),
             configuration=data.get("configuration"),
+            facts=tuple(Fact(str(f["premise"]), str(f["subject"]), str(f["value"])) for f in data.get("facts") or ()),
         )
+
+    def facts_of(self, premise: str) -> dict[str, str]:
+        """subject → value of the facts of one premise."""
+        return {fact.subject: fact.value for fact in self.facts if fact.premise == premise}

@@ -9,6 +9,8 @@ import sys
 
 import pytest
 
+from pulumi_hyperpod.plan import steps
+
 from pulumi_hyperpod import Policy, apply, connect, observe, pipeline
 from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.aws.apply import ConcurrentChange, PlanStale
@@ -68,7 +70,8 @@ def test_plan_json_round_trip_keeps_every_section():
     data = json.loads(p.to_json())
     assert data["format"] == "hyperpod-plan/3"
     assert {"basis", "cost", "preflight", "observed_fingerprint", "calls", "steps", "groups"} <= set(data)
-    assert {"identity", "state", "configuration", "groups", "nodes"} == set(data["basis"])  # neutral words (CHANGELOG /3)
+    assert {"identity", "state", "configuration", "groups", "nodes", "facts"} == set(data["basis"])  # neutral words (CHANGELOG /3)
+    assert {fact["premise"] for fact in data["basis"]["facts"]} <= set(steps.PREMISES)
     assert all(step["kind"] in ("update-cluster", "remove-nodes", "drain") and step["codes"] for step in data["steps"])
     assert Plan.from_dict(data) == p
     for older in ("hyperpod-plan/1", "hyperpod-plan/2"):

@@ -270,3 +270,19 @@ def test_apply_refuses_a_plan_object_whose_patch_removes_nodes_its_rows_do_not_s
     with pytest.raises(PlanInvalid, match="which the plan's rows do not show"):
         apply(connect("fake"), forged)
     assert json.loads(gcp("status", "--name", NAME, "--json"))["node_count"] == 3
+
+
+@pytest.mark.parametrize(
+    ("section", "change"),
+    [
+        ("cost", lambda data: data["plan"].update(cost=None)),
+        ("notes", lambda data: data["plan"]["notes"].append("reviewed: no new instances")),
+    ],
+)
+def test_a_rehashed_section_the_inputs_do_not_make_is_refused(world, section, change):
+    """What `apply --plan` shows and what a policy reads in the file are what the saved inputs make
+    (issue 36, item 4): a resealed cost or note is refused, nothing called."""
+    _rewrite(world / "plan.json", change, rehash=True)
+    out = gcp("apply", "--plan", str(world / "plan.json"), "--yes", code=1)
+    assert f"its {section} section is not the one its saved inputs" in out.replace("\n", " ")
+    assert "renamed" not in json.dumps(json.loads(gcp("status", "--name", NAME, "--json")))

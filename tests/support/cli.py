@@ -35,3 +35,13 @@ def seed004_world(monkeypatch, directory: Path) -> Path:
     use_fake_world(monkeypatch, directory)
     hyperpod("apply", "-f", str(SPECS / "seed004-initial.json"), "--yes", "--wait", "Target", "--timeout", "600")
     return directory
+
+
+def slurm_workload_world(monkeypatch, directory: Path) -> Path:
+    """A persistent world in `directory` holding the workload demo's Slurm cluster (4 workers), with
+    alice's 3-hour job on its first worker and bob's 20-minute one on its second."""
+    use_fake_world(monkeypatch, directory)
+    hyperpod("apply", "-f", str(SPECS / "workload-slurm-4.json"), "--yes", "--wait", "Target")
+    hyperpod("fake", "workload", "submit", "workload-demo", "--node", "workers:1", "--runs", "3h", "--user", "alice")
+    hyperpod("fake", "workload", "submit", "workload-demo", "--node", "workers:2", "--runs", "20m", "--user", "bob")
+    return directory

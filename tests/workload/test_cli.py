@@ -8,16 +8,12 @@ import pytest
 
 from pulumi_hyperpod.aws.fake.simulator import Simulator
 from pulumi_hyperpod.workload.fake.hyperpod import SimulatedSlurm
-from tests.support.cli import SPECS, hyperpod, use_fake_world
+from tests.support.cli import SPECS, hyperpod, slurm_workload_world
 
 
 @pytest.fixture()
 def slurm_world(monkeypatch, tmp_path):
-    use_fake_world(monkeypatch, tmp_path)
-    hyperpod("apply", "-f", str(SPECS / "workload-slurm-4.json"), "--yes", "--wait", "Target")
-    hyperpod("fake", "workload", "submit", "workload-demo", "--node", "workers:1", "--runs", "3h", "--user", "alice")
-    hyperpod("fake", "workload", "submit", "workload-demo", "--node", "workers:2", "--runs", "20m", "--user", "bob")
-    return tmp_path
+    return slurm_workload_world(monkeypatch, tmp_path)
 
 
 def test_saved_squeue_and_sinfo_files_plan_offline_against_a_snapshot(slurm_world) -> None:

@@ -243,7 +243,10 @@ class _Run:
             raise PlanRefused(self.plan.refuse(*refusals))
         if check_fresh:
             now = self.last_state = observe(self.client, self.name)
-            changes = stale_reasons(self.plan, now)
+            read: dict[str, Any] = {}
+            if now is not None:
+                now, read = self.premise_reads(now)
+            changes = stale_reasons(self.plan, now, **read)
             if changes:
                 raise _stale(self.plan, changes, now)
         for index, step in enumerate(self.plan.steps):
@@ -271,6 +274,29 @@ class _Run:
                 raise ApplyError(f"{step.operation} failed: {one_line}", self.result.calls) from error
             self.step_failures[index] = self.result.failures[before:]
         return self._finish(wait_policy)
+
+    def premise_reads(self, now: ClusterState) -> tuple[ClusterState, dict[str, Any]]:
+        """What the plan's premises need read besides the cluster (planner/premise.py): the events
+        since its newest one (acted), what runs on its nodes now (workload), the tags (tags)."""
+        from ..observe.reader import events_since, read_tags
+
+        facts = self.plan.basis.facts if self.plan.basis is not None else ()
+        premises = {fact.premise: fact.value for fact in facts}
+        read: dict[str, Any] = {}
+        horizon = premises.get("acted")
+        if horizon is not None and (horizon == "" or "|" in horizon):
+            read["events"] = events_since(self.client, self.name, horizon)
+        if "workload" in premises:
+            source = self.workload  # a source read now, or a view the caller read (pulumi_hyperpod.workload)
+            if source is not None and hasattr(source, "read"):
+                read["workload"] = source.read(now)
+            elif source is not None and hasattr(source, "nodes"):
+                read["workload"] = source
+            else:
+                read["workload_why"] = "no workload source given"
+        if "tags" in premises:
+            self.last_state = now = read_tags(self.client, now)
+        return now, read
 
     def _create_cluster(self, index: int, step: Step, verify: bool) -> None:
         response = self.call("CreateCluster", step.request, verify=False)  # an existing cluster answers ResourceInUse

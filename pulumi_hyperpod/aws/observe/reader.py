@@ -58,6 +58,41 @@ def read_tags(client: "SageMakerClient", state: ClusterState) -> ClusterState:
     return dataclasses.replace(state, tags=tags)
 
 
+def read_events_horizon(client: "SageMakerClient", state: ClusterState) -> ClusterState:
+    """The state with its newest event ("<EventTime>|<EventId>"; "" when none yet): what a saved
+    plan's "acted" premise is read against. Only Continuous clusters have events (the model's
+    ListClusterEvents); another cluster's state is returned as it is."""
+    import dataclasses
+
+    if not state.continuous:
+        return state
+    events = client.list_cluster_events(ClusterName=state.name, SortOrder="Descending", MaxResults=1).get("Events") or []
+    newest = events[0] if events else None
+    horizon = f"{_iso(newest['EventTime'])}|{newest['EventId']}" if newest else ""
+    return dataclasses.replace(state, events_horizon=horizon)
+
+
+def events_since(client: "SageMakerClient", name: str, horizon: str) -> tuple[dict[str, Any], ...]:
+    """Every event newer than `horizon` (read_events_horizon's form), oldest first. Events of the
+    horizon's own instant listed up to it are older: the service orders them (EventTime, then as recorded)."""
+    import datetime as dt
+
+    params: dict[str, Any] = {"ClusterName": name, "SortOrder": "Ascending"}
+    when, _, seen = horizon.partition("|")
+    if when:
+        params["EventTimeAfter"] = dt.datetime.fromisoformat(when) - dt.timedelta(seconds=1)
+    pages = client.get_paginator("list_cluster_events").paginate(**params, PaginationConfig=largest_pages("ListClusterEvents"))
+    events = [event for page in pages for event in page.get("Events") or ()]
+    ids = [event.get("EventId") for event in events]
+    if seen in ids:
+        return tuple(events[ids.index(seen) + 1 :])
+    return tuple(event for event in events if not when or _iso(event["EventTime"]) > when)
+
+
+def _iso(value: Any) -> str:
+    return value.isoformat() if hasattr(value, "isoformat") else str(value)
+
+
 def _targets(describe: dict[str, Any]) -> list[tuple[Any, Any]]:
     return sorted((g.get("InstanceGroupName"), g.get("TargetCount")) for g in describe.get("InstanceGroups") or [])
 

@@ -72,6 +72,9 @@ class ClusterState(Frozen):
     node_summaries: tuple[Mapping[str, Any], ...] = field(default=(), compare=False, repr=False)
     # the cluster's tags as ListTags reports them (key, value); None: not read (DescribeCluster has no tags)
     tags: tuple[tuple[str, str], ...] | None = field(default=None, compare=False, repr=False)
+    # the newest event ListClusterEvents reported ("<EventTime>|<EventId>", "" when none yet); None:
+    # not read. A saved plan's "acted" premise: any event since about a node it names means it acted.
+    events_horizon: str | None = field(default=None, compare=False, repr=False)
 
     # ---- views ---------------------------------------------------------------------------------
     @property

@@ -10,15 +10,21 @@ reader, format, integrity, tool version, cloud); what AWS saves in it:
      "observed_fingerprint": "..." | null,
      "observed_tags": [[key, value], ...] | null (ListTags, when the spec manages tags),
      "workload": {...the workload view the victims were ranked with...} | null,
-     "plan": {...the plan, as `plan --json` prints it...}, "integrity": "sha256:..."}
+     "observed_events_horizon": "<EventTime>|<EventId>" | "" | null (the newest event: premise "acted"),
+     "context_notes": [...what reading the inputs said: how the roles were learnt...],
+     "plan": {...the plan, as `plan --json` prints it; basis.facts: its premises...}, "integrity": "sha256:..."}
 
 `integrity` is the SHA-256 of everything else (canonical JSON): a file edited after it was saved is
 refused. It detects edits, it does not authenticate: anyone who can write the file can recompute
 it. So the file is not trusted for what it says the plan does: a saved plan is its inputs. `load`
 makes the plan again from the spec, policy, roles, observed cluster (and tags, workload) the file saved (`plan()` is
 pure) and accepts the file only when the plan it holds is that plan, step for step (action,
-requests, victims, groups, basis); one the inputs make refused is returned refused. What is
-applied is what those inputs make — and apply checks the policy's guards again on every call
+requests, victims, groups, basis and its premise facts) and section for section (cost, notes,
+refusals); one the inputs make refused is returned refused. What is shown and applied is the plan
+made again (with the file's preflight, which apply runs again, and Slurm section). A saved reboot
+of a cluster whose service keeps no events is refused: nothing could show it has not run already
+(a plan acts at most once; the other premises are read again by apply, aws/planner/premise.py).
+What is applied is what those inputs make — and apply checks the policy's guards again on every call
 (apply/guards.py). `target` names where the plan was made; `load(..., target=)` refuses it
 anywhere else (another region, account or backend), before any call. A file of another format, or
 made by another version of the tool (whose planner may decide differently), is refused too: make
@@ -57,6 +63,11 @@ def document(prepared: Any, target: Mapping[str, Any] | None = None) -> dict[str
         # ListTags' answer and the workload view are inputs of the plan too (AddTags/DeleteTags steps,
         # victims ranked by what runs on them, DrainNodes): apply makes the plan again from them
         "observed_tags": [list(pair) for pair in observed.tags] if observed is not None and observed.tags is not None else None,
+        # the cluster's newest event when the plan was made: its "acted" premise (aws/planner/premise.py)
+        "observed_events_horizon": observed.events_horizon if observed is not None else None,
+        # what reading the inputs had to say (how the roles were learnt, workload nodes not matched):
+        # the plan's notes are made again from these and the planner's own
+        "context_notes": list(context.notes) if context is not None else [],
         "workload": context.view.to_dict() if context is not None and context.view is not None else None,
         "plan": json.loads(the_plan.to_json()),
     }
@@ -115,18 +126,74 @@ def load(path: str | Path, *, target: Mapping[str, Any] | None = None) -> Any:
     _check_target(where, data.get("target"), target)
     roles = _roles(where, data.get("roles"))
     observed = _with_tags(where, _observed(where, data.get("observed"), the_plan), data.get("observed_tags"))
+    observed = _with_horizon(where, observed, data.get("observed_events_horizon"))
     view = _workload(where, data.get("workload"))
-    again = _made_again(desired, observed, policy, roles, data.get("target"), view)
+    notes = _notes(where, data.get("context_notes"))
+    again = _made_again(desired, observed, policy, roles, data.get("target"), view, notes)
     if again.refused and not the_plan.refused:
         # what the saved inputs make now is refused (a guard the file's plan does not show): refused
         return _prepared(dataclasses.replace(again, preflight=the_plan.preflight), desired, observed, policy, roles, view, data)
     if not the_plan.refused:
-        difference = plan_difference(the_plan, again)
+        difference = plan_difference(the_plan, again) or section_difference(the_plan, again)
         if difference:
             raise SavedPlanError(
                 f"{where}: not the plan its spec, policy, roles and observed cluster make ({difference}); make the plan again"
             )
-    return _prepared(the_plan, desired, observed, policy, roles, view, data)
+        unprovable = _cannot_show_acted(again)
+        if unprovable:
+            raise SavedPlanError(f"{where}: {unprovable}")
+    # what is shown and applied is the plan made again; the account's checks (preflight) and the Slurm
+    # section need reads the file cannot replay: the file's are kept (apply re-runs the preflight)
+    again = dataclasses.replace(again, preflight=the_plan.preflight, slurm=the_plan.slurm)
+    return _prepared(again if not the_plan.refused else the_plan, desired, observed, policy, roles, view, data)
+
+
+def _cannot_show_acted(the_plan: Plan) -> str | None:
+    """A step that restarts named nodes leaves no trace on them (a reboot): only the service's events
+    show it has acted (premise "acted"). Where there are none, a saved one could act twice."""
+    from ...plan.steps import KINDS
+    from ..planner.premise import named_nodes
+
+    horizon = the_plan.basis.facts_of("acted").get("cluster") if the_plan.basis is not None else None
+    if horizon is None or horizon == "" or "|" in horizon:
+        return None
+    for step in the_plan.steps:
+        declared = KINDS[step.kind]
+        if declared.disruption.effect == "restarted" and "acted" in declared.premise and "image" not in declared.premise:
+            nodes = ", ".join(named_nodes(step)[:5])
+            return (
+                f"{step.operation} of {nodes} leaves no trace the service reports, and no event of this cluster "
+                f"can show whether it ran since the plan was made ({horizon}): a saved plan acts at most once, so it "
+                "is not applied from a file; plan and apply it in one command (`hyperpod apply -f SPEC --reboot ...`)"
+            )
+    return None
+
+
+def section_difference(saved: Plan, again: Plan) -> str | None:
+    """The first section the file shows that its inputs do not make (cost, notes, refusals), in words;
+    None when they are the same. Preflight and Slurm read the account and the bundle: not compared."""
+    for name in ("cost", "notes", "refusals"):
+        mine, theirs = getattr(saved, name), getattr(again, name)
+        if mine != theirs:
+            return f"its {name} section is not the one they make"
+    return None
+
+
+def _notes(where: str, notes: Any) -> tuple[str, ...]:
+    if notes is None:
+        return ()
+    if not isinstance(notes, list) or not all(isinstance(note, str) for note in notes):
+        raise SavedPlanError(f"{where}: not a valid saved plan (context_notes: a list of strings)")
+    return tuple(notes)
+
+
+def _with_horizon(where: str, observed: Any, horizon: Any) -> Any:
+    """The saved observation with the newest event the service reported when the plan was made (None: not read)."""
+    if horizon is None or observed is None:
+        return observed
+    if not isinstance(horizon, str) or len(horizon) > 200:
+        raise SavedPlanError(f"{where}: not a valid saved plan (observed_events_horizon: a string)")
+    return dataclasses.replace(observed, events_horizon=horizon)
 
 
 def _prepared(the_plan: Plan, desired: Any, observed: Any, policy: Policy, roles: dict[str, str], view: Any, data: Any) -> Any:
@@ -199,19 +266,31 @@ def _observed(where: str, snapshot: Any, the_plan: Plan) -> Any:
         state = ClusterState.from_snapshot(snapshot, source=f"{where}: observed", cluster_name=the_plan.cluster_name)
     except InputError as error:
         raise SavedPlanError(" ".join(error.lines())) from None
-    if the_plan.basis is None or basis_of(state) != the_plan.basis:
+    if the_plan.basis is None or basis_of(state) != the_plan.basis.with_facts(()):
         raise SavedPlanError(f"{where}: the observed cluster it saved is not the one its plan was made from; make the plan again")
     return state
 
 
-def _made_again(desired: Any, observed: Any, policy: Policy, roles: Mapping[str, str], target: Any, workload: Any = None) -> Plan:
+def _made_again(
+    desired: Any, observed: Any, policy: Policy, roles: Mapping[str, str], target: Any, workload: Any = None, notes: tuple[str, ...] = ()
+) -> Plan:
+    """plan → cost → HyperPod's own sections (the legacy Slurm migration, the notes), as `plan` made them."""
+    from ..context import AwsContext
     from ..planner import plan as make
+    from ..stages import annotate
     from . import make_plan
 
     if desired is None:
         return make(None, observed, policy)
     region = target.get("region") if isinstance(target, Mapping) else None
-    return make_plan(desired, observed, policy, roles=roles, region=region, workload=workload)
+    again = make_plan(desired, observed, policy, roles=roles, region=region, workload=workload)
+    return annotate(again, desired, observed, AwsContext(roles=roles, view=workload, region=region, notes=notes))
+
+
+def _before_facts(saved: Plan, again: Plan) -> bool:
+    """A file saved before plans recorded their premises (`basis.facts`, still hyperpod-plan/3): the
+    same basis without them. What is applied is the plan made again, whose facts are its inputs'."""
+    return saved.basis is not None and again.basis is not None and not saved.basis.facts and saved.basis == again.basis.with_facts(())
 
 
 def plan_difference(saved: Plan, again: Plan) -> str | None:
@@ -226,6 +305,6 @@ def plan_difference(saved: Plan, again: Plan) -> str | None:
         return "its group changes are not theirs"
     if saved.replacements != again.replacements:
         return "its replacement reasons are not theirs"
-    if saved.basis != again.basis:
+    if saved.basis != again.basis and not _before_facts(saved, again):
         return "its basis is not the observed cluster"
     return None

@@ -16,7 +16,7 @@ Pure: no I/O. The executor does the observing.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..._lazy import lazy_exports
 from ...plan.basis import Basis, GroupBasis
@@ -47,8 +47,23 @@ def fingerprint(observed: "ClusterState | None") -> str | None:
 
 
 # ---- before anything runs -------------------------------------------------------------------------
-def stale_reasons(plan: "Plan", now: "ClusterState | None") -> list[str]:
-    """What changed since the plan was made that the plan depends on, in words; [] when it still holds."""
+def stale_reasons(plan: "Plan", now: "ClusterState | None", **read: Any) -> list[str]:
+    """What changed since the plan was made that the plan depends on, in words; [] when it still holds.
+    The basis (cluster, groups, nodes) is checked for every plan; then each premise the plan's steps
+    declare (premise.py's readers). `read`: what apply read besides the cluster for them
+    (premise.Now's `events`, `workload`, `workload_why`)."""
+    reasons = cluster_moved(plan, now)
+    if now is None or plan.basis is None or now.arn != plan.basis.identity:
+        return reasons
+    from .premise import Now, reasons as premise_reasons
+
+    reasons += groups_moved(plan, now)
+    reasons += nodes_moved(plan, now)
+    return reasons + premise_reasons(plan, Now(now, **read))
+
+
+def cluster_moved(plan: "Plan", now: "ClusterState | None") -> list[str]:
+    """The "cluster" premise: the same cluster (not deleted and created again, not another account's), not going away."""
     basis = plan.basis
     if basis is None:
         if plan.action in ("create",) and now is not None:
@@ -61,15 +76,25 @@ def stale_reasons(plan: "Plan", now: "ClusterState | None") -> list[str]:
         if elsewhere:  # the same name in another account or region: not this plan's cluster at all
             return [f"cluster {plan.cluster_name} here is {now.arn}; the plan was made for {basis.identity} (another account or region)"]
         return [f"cluster {plan.cluster_name} was deleted and created again ({basis.identity} → {now.arn})"]
-    reasons = []
     if now.status != basis.state and now.status in ("Deleting", "Failed"):
-        reasons.append(f"the cluster is now {now.status} (was {basis.state})")
+        return [f"the cluster is now {now.status} (was {basis.state})"]
+    return []
+
+
+def groups_moved(plan: "Plan", now: "ClusterState | None") -> list[str]:
+    """The "groups" premise: targets, MinCounts and which groups exist."""
+    if plan.basis is None or now is None:
+        return []
     from .expectation import Expectation
 
-    expected = Expectation.from_basis(basis)
-    reasons += expected.moved(now)
-    reasons += _node_changes(plan, basis, now)
-    return reasons
+    return Expectation.from_basis(plan.basis).moved(now)
+
+
+def nodes_moved(plan: "Plan", now: "ClusterState | None") -> list[str]:
+    """The "nodes" premise: the nodes of the groups the plan removes from or names, and their states."""
+    if plan.basis is None or now is None:
+        return []
+    return _node_changes(plan, plan.basis, now)
 
 
 def _place(arn: str) -> tuple[str, ...]:

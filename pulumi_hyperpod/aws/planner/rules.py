@@ -102,7 +102,10 @@ def plan(
     `workload`: what runs on each node (a pulumi_hyperpod.workload.WorkloadView, read before planning):
     victims by policy.scale_in_order, and the DrainNodes step's expected wait (aws/planner/workload_order.py).
     Cost and preflight are later stages (`pipeline`)."""
-    return _plan(desired, observed, policy or Policy(), dict(roles or {}), workload)
+    from .premise import record  # what the steps assume (plan/steps.py), recorded with the plan's basis
+
+    roles = dict(roles or {})
+    return record(_plan(desired, observed, policy or Policy(), roles, workload), observed, roles, workload)
 
 
 def _plan(desired: ClusterSpec | None, observed: ClusterState | None, policy: Policy, roles: dict[str, str], workload: Any = None) -> Plan:

@@ -21,7 +21,7 @@ from typing import Any, Iterator, Mapping, Sequence
 
 from ...aws.fake import ids
 from ...aws.fake.clock import to_datetime
-from ...aws.fake.model import RUNNING, Cluster
+from ...aws.fake.model import CONTROLLER, LOGIN, RUNNING, Cluster
 from ..match import CLUSTER_LABEL, HEALTH_LABEL, eks_node_name
 from ..source import WorkloadError
 from .kube import KubeState, KubeTransport, api_client
@@ -47,7 +47,10 @@ def _running(cluster: Cluster) -> list[Any]:
 
 
 def slurm_names(cluster: Cluster) -> dict[str, Any]:
-    return {ids.short_hostname(node.ip): node for node in _running(cluster)}
+    """The Slurm nodes: the running nodes of the compute groups (slurmd runs on them; the controller
+    runs slurmctld and a login node neither, so sinfo lists neither)."""
+    compute = {group.name for group in cluster.groups.values() if group.role not in (CONTROLLER, LOGIN)}
+    return {ids.short_hostname(node.ip): node for node in _running(cluster) if node.group in compute}
 
 
 def kube_nodes(cluster: Cluster) -> dict[str, dict[str, str]]:
