@@ -5,3 +5,10 @@ import os
 
 for _name in ("HYPERPOD_FAKE_STATE", "HYPERPOD_GCP_FAKE_STATE", "HYPERPOD_FAKE_SCENARIO"):
     os.environ.pop(_name, None)
+
+# Hypothesis: no per-example deadline. The machines these tests run on are shared 2-core ones, where a
+# first example can take 50x its usual time; the examples' number bounds the time, not a clock.
+from hypothesis import settings as _settings
+
+_settings.register_profile("hyperpod", deadline=None)
+_settings.load_profile("hyperpod")
