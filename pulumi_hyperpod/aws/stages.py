@@ -4,8 +4,9 @@ through the AWS cloud (aws/cloud.py):
 - `read_inputs` — what else the plan is made from, read now: the cluster's tags (only a spec that
   manages tags pays for ListTags), the workload view (what runs on each node), the region of the
   client, and the Slurm roles of groups without SlurmConfig.NodeType, learnt from the lifecycle
-  bundle (`lifecycle_dir`, else each group's LifeCycleConfig.SourceS3Uri read through `s3`); a
-  role that cannot be learnt stays unknown (the planner then refuses to scale a group to 0).
+  bundle (`lifecycle_dir`, else each group's LifeCycleConfig.SourceS3Uri read through `s3`), for a
+  create too, so that a malformed bundle is refused before the cluster exists; a role that cannot
+  be learnt stays unknown (the planner then refuses to scale a group to 0).
 - `annotate` — the plan with HyperPod's own sections: a legacy Slurm cluster's migration to
   SlurmConfig said whole, the notes, and the Slurm section (the wanted Slurm spec against the one
   in the cluster's bundle; a change HyperPod cannot make in place refused).
@@ -32,9 +33,12 @@ def read_inputs(client: Any, desired: Any, state: Any, context: AwsContext | Non
     view = _workload_view(context.workload, state)
     region = context.region or getattr(getattr(client, "meta", None), "region_name", None)
     roles, notes = context.roles, context.notes
-    if not roles and (state is not None or context.lifecycle_dir is not None):
+    # read for a create too: the bundle a new cluster will run is checked before the first call
+    # (a malformed provisioning_parameters.json is the user's input), not by the first re-plan
+    if not roles and (state is not None or context.lifecycle_dir is not None or context.s3 is not None):
         roles, learnt = _learnt_roles(desired, state, context.s3, context.lifecycle_dir)
-        notes = notes + learnt
+        # a create removes no node: that its roles stay unknown (no bundle yet) is no news
+        notes = notes + (learnt if state is not None or roles is not None else ())
     if view is not None and view.unmatched:
         notes = notes + (
             f"{view.orchestrator} nodes no HyperPod node matches (not weighed): {', '.join(view.unmatched[:10])}"
