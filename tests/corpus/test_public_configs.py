@@ -90,7 +90,7 @@ EXPECTED: dict[tuple[str, str], Applies | Refused | Invalid | Defect] = {
     ("moto-create-cluster", "group-removed"): Refused("slurm-roles-unknown"),
     ("moto-create-cluster", "scale-in"): Defect(
         "issue 37 item 4: with no provisioning_parameters.json the simulator makes the first group the Slurm controller "
-        "and refuses the node the plan removes (InvalidNodeStatus); apply still reports done"
+        "and refuses the node the plan removes (InvalidNodeStatus): the apply fails and the re-plan removes it again"
     ),
 }
 
