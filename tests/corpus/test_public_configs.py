@@ -28,6 +28,10 @@ BUNDLES = PUBLIC / "provisioning_parameters"
 CONFIGS = sorted(path.stem for path in PUBLIC.glob("*.json"))
 
 
+def spec_of(config: str) -> dict[str, Any]:
+    return json.loads((PUBLIC / f"{config}.json").read_text())
+
+
 # ---- what each config and edit is expected to do ------------------------------------------------
 
 
@@ -87,7 +91,14 @@ EXPECTED: dict[tuple[str, str], Applies | Refused | Invalid | Defect] = {
         (config, "group-removed"): SINGLE_GROUP_REMOVED
         for config in ("adt-eks-cfn-defaults", "adt-eks-tf-custom", "adt-eks-tf-default", "hpcli-stack-defaults")
     },
+    **{(config, "controller-to-zero"): Refused("controller-scale-in") for config in CONFIGS},
+    **{
+        (config, "min-count"): Invalid("MinInstanceCount", "is only supported when NodeProvisioningMode is Continuous")
+        for config in CONFIGS
+        if spec_of(config).get("NodeProvisioningMode") != "Continuous"
+    },
     ("moto-create-cluster", "group-removed"): Refused("slurm-roles-unknown"),
+    ("moto-create-cluster", "scale-to-zero"): Refused("slurm-roles-unknown"),
     ("moto-create-cluster", "scale-in"): Defect(
         "issue 37 item 4: with no provisioning_parameters.json the simulator makes the first group the Slurm controller "
         "and refuses the node the plan removes (InvalidNodeStatus): the apply fails and the re-plan removes it again"
@@ -96,10 +107,6 @@ EXPECTED: dict[tuple[str, str], Applies | Refused | Invalid | Defect] = {
 
 
 # ---- the configs' worlds --------------------------------------------------------------------------
-
-
-def spec_of(config: str) -> dict[str, Any]:
-    return json.loads((PUBLIC / f"{config}.json").read_text())
 
 
 def bundle_of(config: str) -> dict[str, Any] | None:
@@ -221,6 +228,26 @@ def _instance_type(spec: dict, group: dict) -> None:
     group["InstanceType"] = "ml.c5.2xlarge"
 
 
+def _lifecycle_uri(spec: dict, group: dict) -> None:
+    group["LifeCycleConfig"]["SourceS3Uri"] = group["LifeCycleConfig"]["SourceS3Uri"].rstrip("/") + "-v2/"
+
+
+def _volume(spec: dict, group: dict) -> None:
+    group["InstanceStorageConfigs"] = [{"EbsVolumeConfig": {"VolumeSizeInGB": 1000}}]
+
+
+def _min_count(spec: dict, group: dict) -> None:
+    group["MinInstanceCount"] = 1
+
+
+def _image(spec: dict, group: dict) -> None:
+    group["ImageId"] = "ami-0123456789abcdef0"
+
+
+def _controller_to_zero(spec: dict, group: dict) -> None:
+    group["InstanceCount"] = 0
+
+
 EDITS: dict[str, Callable[[dict, dict], None]] = {
     "scale-out": _count(+2),
     "scale-in": _count(-1),
@@ -232,6 +259,12 @@ EDITS: dict[str, Callable[[dict, dict], None]] = {
     "deep-health-checks": _deep_health_checks,
     "node-recovery": _node_recovery,
     "instance-type": _instance_type,
+    "scale-to-zero": _count(-1000),
+    "lifecycle-uri": _lifecycle_uri,
+    "volume-size": _volume,
+    "min-count": _min_count,
+    "image-id": _image,
+    "controller-to-zero": _controller_to_zero,  # on the bundle's controller group
 }
 
 
@@ -239,7 +272,10 @@ def edited(config: str, edit: str) -> dict[str, Any] | None:
     """The config with the edit made on its first compute group; None where the edit does not apply."""
     spec = copy.deepcopy(spec_of(config))
     groups = compute_groups(config, spec)
-    if not groups or (edit == "lifecycle-script" and "LifeCycleConfig" not in groups[0]):
+    if edit == "controller-to-zero":
+        controller = (bundle_of(config) or {}).get("controller_group")
+        groups = [g for g in spec.get("InstanceGroups", []) if g["InstanceGroupName"] == controller]
+    if not groups or (edit.startswith("lifecycle-") and "LifeCycleConfig" not in groups[0]):
         return None
     if edit == "scale-in" and groups[0]["InstanceCount"] < 1:
         return None
