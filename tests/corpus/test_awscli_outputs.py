@@ -45,7 +45,10 @@ def test_the_awsome_readme_cluster_reads_back_and_plans_no_change(tmp_path):
     snapshot = tmp_path / "snap.json"
     snapshot.write_text(
         json.dumps(
-            {"DescribeCluster": example("adt-readme-describe-cluster.json"), "ListClusterNodes": example("adt-readme-list-cluster-nodes.json")}
+            {
+                "DescribeCluster": example("adt-readme-describe-cluster.json"),
+                "ListClusterNodes": example("adt-readme-list-cluster-nodes.json"),
+            }
         )
     )
     plan = json.loads(hyperpod("plan", "-f", str(PUBLIC / "adt-slurm-readme.json"), "--observed", str(snapshot), "--json"))

@@ -161,9 +161,7 @@ def world_for(config: str) -> World:
                 s3.put_object(Bucket=bucket, Key=prefix + group["LifeCycleConfig"]["OnCreate"], Body=b"#!/bin/bash\n")
         if bundle is not None:
             s3.put_object(Bucket=bucket, Key=prefix + "provisioning_parameters.json", Body=json.dumps(bundle).encode())
-    return World(
-        sim, connect(backend="fake", simulator=sim), s3, connect(backend="fake", simulator=sim, service="service-quotas")
-    )
+    return World(sim, connect(backend="fake", simulator=sim), s3, connect(backend="fake", simulator=sim, service="service-quotas"))
 
 
 def load(spec: dict[str, Any], directory: Path) -> ClusterSpec:
