@@ -384,3 +384,15 @@ def test_the_edit(config, edit, tmp_path):
     assert result.outcome == "done" and not result.failures, result.failures
     again = world.prepare(desired)
     assert again.plan.steps == () and again.plan.refusals == (), [s.reasons for s in again.plan.steps]
+
+
+def test_the_readme_bundle_naming_a_login_group_the_cluster_lacks_is_noted_at_the_create(tmp_path):
+    """awsome-distributed-training's README bundle says `login_group: my-login-group`; its cluster has
+    no such group. The lifecycle scripts carry on (no login node), and the create plan says so."""
+    world = world_for("adt-slurm-readme")
+    create = world.prepare(load(spec_of("adt-slurm-readme"), tmp_path))
+    assert [n for n in create.plan.notes if "my-login-group" in n] == [
+        "provisioning_parameters.json (s3://sagemaker-ml-cluster-lifecycle/LifecycleScripts/base-config/) "
+        "names login_group 'my-login-group', which is not an instance group"
+    ]
+    assert not create.plan.refused
