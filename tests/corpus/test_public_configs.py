@@ -89,7 +89,7 @@ EXPECTED: dict[tuple[str, str], Applies | Refused | Invalid | Defect] = {
     **{(config, "instance-type"): IMMUTABLE for config in CONFIGS},
     **{
         (config, "group-removed"): SINGLE_GROUP_REMOVED
-        for config in ("adt-eks-cfn-defaults", "adt-eks-tf-custom", "adt-eks-tf-default", "hpcli-stack-defaults")
+        for config in ("adt-eks-cfn-defaults", "adt-eks-tf-custom", "adt-eks-tf-default", "c7n-placebo-cluster", "hpcli-stack-defaults")
     },
     **{(config, "controller-to-zero"): Refused("controller-scale-in") for config in CONFIGS},
     **{
@@ -97,6 +97,9 @@ EXPECTED: dict[tuple[str, str], Applies | Refused | Invalid | Defect] = {
         for config in CONFIGS
         if spec_of(config).get("NodeProvisioningMode") != "Continuous"
     },
+    # no bundle: the roles of a legacy Slurm cluster's groups are unknown, so none is emptied
+    ("c7n-placebo-cluster", "scale-in"): Refused("slurm-roles-unknown"),
+    ("c7n-placebo-cluster", "scale-to-zero"): Refused("slurm-roles-unknown"),
     ("moto-create-cluster", "group-removed"): Refused("slurm-roles-unknown"),
     ("moto-create-cluster", "scale-to-zero"): Refused("slurm-roles-unknown"),
     ("moto-create-cluster", "scale-in"): Defect(
