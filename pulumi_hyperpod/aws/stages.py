@@ -36,9 +36,9 @@ def read_inputs(client: Any, desired: Any, state: Any, context: AwsContext | Non
     # read for a create too: the bundle a new cluster will run is checked before the first call
     # (a malformed provisioning_parameters.json is the user's input), not by the first re-plan
     if not roles and (state is not None or context.lifecycle_dir is not None or context.s3 is not None):
-        roles, learnt = _learnt_roles(desired, state, context.s3, context.lifecycle_dir)
-        # a create removes no node: that its roles stay unknown (no bundle yet) is no news
-        notes = notes + (learnt if state is not None or roles is not None else ())
+        roles, learnt, source = _learnt_roles(desired, state, context.s3, context.lifecycle_dir)
+        # a create removes no node: what its bundle says is news, that there is none (yet) is not
+        notes = notes + (learnt if state is not None or source is not None else ())
     if view is not None and view.unmatched:
         notes = notes + (
             f"{view.orchestrator} nodes no HyperPod node matches (not weighed): {', '.join(view.unmatched[:10])}"
@@ -79,15 +79,16 @@ def _with_slurm(the_plan: "Plan", wanted: Any, state: Any, s3: Any, lifecycle_di
     return the_plan.refuse(*(Refusal(rule, reason) for rule, reason in section.refusals()))
 
 
-def _learnt_roles(desired: Any, state: Any, s3: Any, lifecycle_dir: str | None) -> tuple[dict | None, tuple[str, ...]]:
-    """Slurm roles from the lifecycle bundle (pulumi_hyperpod/slurm/roles.py), with its notes."""
+def _learnt_roles(desired: Any, state: Any, s3: Any, lifecycle_dir: str | None) -> tuple[dict | None, tuple[str, ...], str | None]:
+    """Slurm roles from the lifecycle bundle (pulumi_hyperpod/slurm/roles.py), with its notes and
+    where they came from (None: no bundle was read)."""
     stated = _stated_roles(desired, state)
     if stated is not None:
-        return stated, ()
+        return stated, (), "SlurmConfig"
     from ..slurm.roles import resolve
 
     resolution = resolve(desired, state, s3_client=s3, lifecycle_dir=lifecycle_dir)
-    return resolution.roles, tuple(resolution.notes)
+    return resolution.roles, tuple(resolution.notes), resolution.source
 
 
 def _stated_roles(*specs: Any) -> dict[str, str] | None:

@@ -330,6 +330,8 @@ def test_hyperpod_plan_reads_the_config(config, tmp_path, monkeypatch):
     plan = json.loads(hyperpod("plan", "-f", path, "--no-preflight", "--json"))
     assert [step["operation"] for step in plan["steps"]] == ["CreateCluster"]
     assert plan["refusals"] == []
+    # no bundle in this world: a create removes no node, so unknown (or inapplicable) roles are no news
+    assert [note for note in plan["notes"] if "Slurm roles" in note or "provisioning_parameters" in note] == []
 
 
 @pytest.mark.parametrize("config", [c for c in CONFIGS if isinstance(CONFIG_EXPECTED.get(c), BadBundle)])
