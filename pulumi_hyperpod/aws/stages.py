@@ -4,8 +4,9 @@ through the AWS cloud (aws/cloud.py):
 - `read_inputs` — what else the plan is made from, read now: the cluster's tags (only a spec that
   manages tags pays for ListTags), its newest event (a plan to be saved: `context.events`), the workload view (what runs on each node), the region of the
   client, and the Slurm roles of groups without SlurmConfig.NodeType, learnt from the lifecycle
-  bundle (`lifecycle_dir`, else each group's LifeCycleConfig.SourceS3Uri read through `s3`); a
-  role that cannot be learnt stays unknown (the planner then refuses to scale a group to 0).
+  bundle (`lifecycle_dir`, else each group's LifeCycleConfig.SourceS3Uri read through `s3`), for a
+  create too, so that a malformed bundle is refused before the cluster exists; a role that cannot
+  be learnt stays unknown (the planner then refuses to scale a group to 0).
 - `annotate` — the plan with HyperPod's own sections: a legacy Slurm cluster's migration to
   SlurmConfig said whole, the notes, a refusal when the bundle's roles disagree with the running
   cluster's Slurm (`roles-disagree`: its sinfo lists compute nodes only), and the Slurm section (the wanted Slurm spec against the one
@@ -37,9 +38,12 @@ def read_inputs(client: Any, desired: Any, state: Any, context: AwsContext | Non
     view = _workload_view(context.workload, state)
     region = context.region or getattr(getattr(client, "meta", None), "region_name", None)
     roles, notes = context.roles, context.notes
-    if not roles and (state is not None or context.lifecycle_dir is not None):
-        roles, learnt = _learnt_roles(desired, state, context.s3, context.lifecycle_dir)
-        notes = notes + learnt
+    # read for a create too: the bundle a new cluster will run is checked before the first call
+    # (a malformed provisioning_parameters.json is the user's input), not by the first re-plan
+    if not roles and (state is not None or context.lifecycle_dir is not None or context.s3 is not None):
+        roles, learnt, source = _learnt_roles(desired, state, context.s3, context.lifecycle_dir)
+        # a create removes no node: what its bundle says is news, that there is none (yet) is not
+        notes = notes + (learnt if state is not None or source is not None else ())
     if view is not None and view.unmatched:
         from ..terminal import clipped  # a Slurm node name from a --workload file is user text
 
@@ -93,15 +97,16 @@ def _with_slurm(the_plan: "Plan", wanted: Any, state: Any, s3: Any, lifecycle_di
     return the_plan.refuse(*(Refusal(rule, reason) for rule, reason in section.refusals()))
 
 
-def _learnt_roles(desired: Any, state: Any, s3: Any, lifecycle_dir: str | None) -> tuple[dict | None, tuple[str, ...]]:
-    """Slurm roles from the lifecycle bundle (pulumi_hyperpod/slurm/roles.py), with its notes."""
+def _learnt_roles(desired: Any, state: Any, s3: Any, lifecycle_dir: str | None) -> tuple[dict | None, tuple[str, ...], str | None]:
+    """Slurm roles from the lifecycle bundle (pulumi_hyperpod/slurm/roles.py), with its notes and
+    where they came from (None: no bundle was read)."""
     stated = _stated_roles(desired, state)
     if stated is not None:
-        return stated, ()
+        return stated, (), "SlurmConfig"
     from ..slurm.roles import resolve
 
     resolution = resolve(desired, state, s3_client=s3, lifecycle_dir=lifecycle_dir)
-    return resolution.roles, tuple(resolution.notes)
+    return resolution.roles, tuple(resolution.notes), resolution.source
 
 
 def _stated_roles(*specs: Any) -> dict[str, str] | None:

@@ -281,8 +281,9 @@ def _from_s3(
 def _complete(roles: dict[str, str], missing: list[str], found: ProvisioningRoles, source: str) -> RoleResolution:
     notes = []
     names = set(missing) | set(roles)
-    if found.controller_group not in names:
-        notes.append(f"{FILE_NAME} ({source}) names controller_group {found.controller_group!r}, which is not an instance group")
+    for key, group in (("controller_group", found.controller_group), ("login_group", found.login_group)):
+        if group is not None and group not in names:
+            notes.append(f"{FILE_NAME} ({source}) names {key} {group!r}, which is not an instance group")
     for name in missing:
         if name not in found.partitions and found.role_of(name) == COMPUTE:
             notes.append(f"{name}: not in {FILE_NAME}'s worker_groups; a compute group (base-config treats it so)")

@@ -312,3 +312,17 @@ def test_roles_every_group_states_are_taken_without_the_bundle_readers_as_resolv
         if shortcut:
             assert _stated_roles(*specs) == resolution.roles == {"controller-machine": "Controller", "worker-group-1": "Compute"}
             assert list(_stated_roles(*specs)) == list(resolution.roles) and resolution.notes == ()
+
+
+@pytest.mark.parametrize(
+    "key, note",
+    [
+        ("controller_group", "names controller_group 'head-group', which is not an instance group"),
+        # awsome-distributed-training's README bundle names login_group "my-login-group" beside a cluster with none
+        ("login_group", "names login_group 'head-group', which is not an instance group"),
+    ],
+)
+def test_a_bundle_naming_a_group_the_cluster_does_not_have_is_noted(tmp_path, key, note):
+    (tmp_path / "provisioning_parameters.json").write_text(json.dumps({**LEGACY_PARAMS, key: "head-group"}))
+    resolution = resolve(ClusterSpec.from_dict(legacy_cluster()), lifecycle_dir=tmp_path)
+    assert [n for n in resolution.notes if "which is not an instance group" in n] == [f"provisioning_parameters.json ({tmp_path}) {note}"]
