@@ -13,7 +13,7 @@ from typing import Optional
 
 from ... import members
 from .. import servicemodel
-from . import ids, pagination, provisioning as prov, quota_usage, reconcile, slurm, validation, views
+from . import ids, pagination, provisioning as prov, quota_usage, reconcile, service_rules, slurm, validation, views
 from .clock import to_seconds
 from .errors import ConflictException, ValidationException
 from .model import CONTROLLER, LOGIN, Cluster, InstanceGroup
@@ -104,12 +104,7 @@ def create_cluster(world: World, region: str, params: dict) -> dict:
         raise ValidationException(f"Cluster {name} already exists. Choose a different name.")
     kind = validation.orchestrator_kind(params.get("Orchestrator"))
     continuous = params.get("NodeProvisioningMode") == "Continuous"
-    problems = validation.group_rules(groups, continuous=continuous, orchestrator=kind)
-    problems += validation.slurm_strategy_rules(params.get("Orchestrator"), continuous)
-    problems += validation.fsx_vpc_rules(groups, has_vpc=params.get("VpcConfig") is not None)
-    problems += validation.tag_rules(params.get("Tags"))
-    problems += validation.autoscaling_rules(params)
-    validation.raise_if(problems)
+    validation.raise_if(service_rules.create_problems(params))
     quota_usage.check(world, region, name, {g["InstanceGroupName"]: quota_usage.spec_usage(g) for g in groups})
     roles = _roles(world, kind, groups)
     if kind == "Slurm":
