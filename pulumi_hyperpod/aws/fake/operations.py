@@ -72,14 +72,14 @@ def _roles(world: World, cluster_kind: str, groups: list[dict]) -> dict[str, tup
     if cluster_kind == "Eks":
         return {g["InstanceGroupName"]: (None, []) for g in groups}
     if any("SlurmConfig" in g for g in groups):
-        return {
-            g["InstanceGroupName"]: (
-                (g.get("SlurmConfig") or {}).get("NodeType", "Compute"),
-                list((g.get("SlurmConfig") or {}).get("PartitionNames") or []),
-            )
-            for g in groups
-        }
+        return {g["InstanceGroupName"]: _stated_role(g) for g in groups}
     return validation.legacy_roles(slurm.scenario_with_bundles(world, groups), groups)
+
+
+def _stated_role(spec: dict) -> tuple[Optional[str], list]:
+    """The role a group's SlurmConfig states; a group without one states none (unknown, not Compute)."""
+    slurm_config = spec.get("SlurmConfig") or {}
+    return slurm_config.get("NodeType"), list(slurm_config.get("PartitionNames") or [])
 
 
 def _unique_cluster_id(world: World) -> str:
@@ -249,11 +249,7 @@ def _update_roles(world: World, cluster: Cluster, new_specs: list[dict], merged:
     if cluster.orchestrator == "Eks":
         return {spec["InstanceGroupName"]: (None, []) for spec in new_specs}
     if any("SlurmConfig" in spec for spec in merged):
-        roles = {
-            spec["InstanceGroupName"]: (spec["SlurmConfig"]["NodeType"], list(spec["SlurmConfig"].get("PartitionNames") or []))
-            for spec in merged
-            if "SlurmConfig" in spec
-        }
+        roles = {spec["InstanceGroupName"]: _stated_role(spec) for spec in merged}
         validation.raise_if(validation.slurm_topology_rules([role for role, _ in roles.values()]))
         return roles
     known = [g.spec for g in cluster.groups.values()] + new_specs

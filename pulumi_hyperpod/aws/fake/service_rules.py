@@ -217,12 +217,16 @@ def group_problems(groups: Any, shape: Shape, path: str = "InstanceGroups", chec
 
 # ---- Slurm roles across groups ------------------------------------------------------------------------
 def topology_problems(roles: Iterable[str | None], path: str = "InstanceGroups") -> list[Violation]:
-    """Exactly one Controller group and at most one Login group among the groups whose role is known."""
+    """Exactly one Controller group and at most one Login group among the groups whose role is known;
+    none when no role is known (a legacy cluster without its provisioning_parameters.json)."""
+    roles = list(roles)
     where: dict[str, list[str]] = {CONTROLLER: [], LOGIN: []}
     for index, role in enumerate(roles):
         if role in where:
             where[role].append(f"{path}[{index}]")
-    problems = []
+    problems: list[Violation] = []
+    if all(role is None for role in roles):
+        return problems
     if len(where[CONTROLLER]) != 1:
         found = ", ".join(where[CONTROLLER]) or "none"
         problems.append(

@@ -72,11 +72,14 @@ def group_limit_rules(count: int) -> list[Violation]:
     return []
 
 
-def legacy_roles(scenario: Scenario, groups: list[dict]) -> dict[str, tuple[str, list[str]]]:
+def legacy_roles(scenario: Scenario, groups: list[dict]) -> dict[str, tuple[Optional[str], list[str]]]:
     """Roles for Slurm groups without SlurmConfig, from provisioning_parameters.json (seed 004).
 
-    The scenario maps a lifecycle SourceS3Uri to that file's content; without one, the first
-    group is the controller and every other group is compute in a partition named after it.
+    The scenario maps a lifecycle SourceS3Uri to that file's content. Without one nothing the
+    cluster states names a role (the service reads neither group order nor names), so every role
+    is unknown (None): no group is protected as the controller, none waits for one, none is in a
+    partition. Guessing would be worse than not knowing: awsome-distributed-training writes the
+    login group first, and a guessed first-group controller protects the login node instead.
     """
     params = None
     for group in groups:
@@ -85,8 +88,8 @@ def legacy_roles(scenario: Scenario, groups: list[dict]) -> dict[str, tuple[str,
             break
     names = [group["InstanceGroupName"] for group in groups]
     if params is None:
-        return {name: (CONTROLLER if i == 0 else COMPUTE, [] if i == 0 else [name]) for i, name in enumerate(names)}
-    roles: dict[str, tuple[str, list[str]]] = {}
+        return {name: (None, []) for name in names}
+    roles: dict[str, tuple[Optional[str], list[str]]] = {}
     workers = {worker.instance_group_name: worker.partition_name for worker in params.worker_groups}
     for name in names:
         if name == params.controller_group:
