@@ -31,13 +31,19 @@ def _min_count(spec: dict, role: Optional[str], continuous: bool, creating: bool
     return 0
 
 
+# ThreadsPerCore the service sets when a request gives none: the one value every instance type takes
+# ("For instance types that doesn't support multithreading, specify 1"), and what a recorded
+# DescribeCluster of such a group reports (cloud-custodian's placebo data for DescribeCluster).
+DEFAULT_THREADS_PER_CORE = 1
+
+
 def _add_group(
     world: World, cluster: Cluster, spec: dict, role: Optional[str], partitions: list, op_id: str, creating: bool
 ) -> InstanceGroup:
     minimum = _min_count(spec, role, cluster.continuous, creating)
     group = InstanceGroup(
         name=spec["InstanceGroupName"],
-        spec=copy.deepcopy(spec),
+        spec={"ThreadsPerCore": DEFAULT_THREADS_PER_CORE, **copy.deepcopy(spec)},
         target=spec["InstanceCount"],
         min_count=minimum,
         status="Creating",
