@@ -133,7 +133,7 @@ def test_a_deep_health_check_is_an_operation_followed_to_done_and_a_failing_node
     assert detail["DeepHealthCheckDetails"] == [
         {"InstanceGroupName": "pool", "InstanceIds": [pool_target], "DeepHealthChecks": ["InstanceStress"]}
     ]
-    sim.advance(1201)
+    sim.advance(7201)  # about 2 hours, as AWS documents for the instance stress test
     assert client.describe_cluster_operation(ClusterName="eks", OperationId=summary["OperationId"])["Status"] == "Done"
     assert _statuses(client, "eks")[pool_target] == "Failure"
     with pytest.raises(botocore.exceptions.ClientError, match="not a Running instance"):
