@@ -191,3 +191,13 @@ def test_a_growing_training_plan_group_says_its_capacity_is_the_plan_s():
         f"worker-gpu-a: capacity comes from training plan {TRAINING_PLAN}; its reserved instances bound how far the group can grow"
         in p.notes
     )
+
+
+def test_a_change_to_the_service_s_default_reads_as_the_change_it_is():
+    """Issue 37, item 14: Spot → OnDemand read "CapacityRequirements removed": the spec names OnDemand,
+    so the line names it; a spec that leaves the member out says which default the group returns to."""
+    spot = observed_from(with_worker(CapacityRequirements={"Spot": {}}))
+    [line] = reasons(plan(with_worker(CapacityRequirements={"OnDemand": {}}), spot))
+    assert line.startswith('worker-gpu-a: CapacityRequirements {"Spot": {}} → {"OnDemand": {}}'), line
+    [left_out] = reasons(plan(with_worker(), spot))
+    assert left_out.startswith("worker-gpu-a: CapacityRequirements removed") and 'the service\'s default, {"OnDemand": {}}' in left_out

@@ -49,7 +49,10 @@ class MemberChange(Frozen):
 
     def line(self) -> str:
         if self.effect == "remove":
-            return f"{self.member} removed (the spec leaves it out, and an UpdateCluster group entry is the group's whole specification)"
+            default = f"; the group returns to the service's default, {_short(_DEFAULTS[self.member])}" if self.member in _DEFAULTS else ""
+            return (
+                f"{self.member} removed (the spec leaves it out, and an UpdateCluster group entry is the group's whole specification{default})"
+            )
         shown = _short(self.after)
         if self.effect == "set":
             return f"{self.member} set to {shown}"
@@ -144,12 +147,14 @@ def group_member_changes(want: Mapping[str, Any], described: Mapping[str, Any], 
     for row, parts, reported in _compared_rows(scope):
         if parts[0] not in want and reported[0] not in described:
             continue  # set on neither side: most of the table for most groups
-        desired, observed = get(want, parts), _observed_at(row.path, reported, described)
-        desired = None if is_default(row.path, desired) else desired
+        given, observed = get(want, parts), _observed_at(row.path, reported, described)
+        desired = None if is_default(row.path, given) else given
         if desired is None:
             if row.omitted == "kept" or observed is None:
                 continue
-            changes.append(MemberChange(name, row.path, row.change, "remove", observed, None))
+            # the spec naming the service's default (OnDemand after Spot) changes to it; leaving it out removes
+            effect: Literal["change", "remove"] = "remove" if given is None else "change"
+            changes.append(MemberChange(name, row.path, row.change, effect, observed, given))
         elif observed is None:
             changes.append(MemberChange(name, row.path, row.change, "set", None, desired))
         elif not same(observed, desired, row.path in _UNORDERED):
