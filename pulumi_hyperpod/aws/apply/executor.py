@@ -200,10 +200,11 @@ class _Run:
             if verify:
                 self.verify_unmoved()
             self.guard(operation, request)
+            before = lifecycle.newest_operation(self, operation)
             try:
                 response = method(**request)
                 self.result.calls.append(operation)
-                lifecycle.note_operation(self, operation)
+                lifecycle.note_operation(self, operation, before)
                 return response
             except ClientError as error:
                 code = error.response.get("Error", {}).get("Code")
