@@ -494,7 +494,10 @@ DOCUMENTED_MUTATIONS: dict[str, tuple[Mutation, str, str]] = {
     ),
     "schedule-unix-cron": (
         _on_worker(
-            "ScheduledUpdateConfig", {"ScheduleExpression": "0 3 * * 0"}, "ScheduledUpdateConfig.ScheduleExpression", "is not a cron expression"
+            "ScheduledUpdateConfig",
+            {"ScheduleExpression": "0 3 * * 0"},
+            "ScheduledUpdateConfig.ScheduleExpression",
+            "is not a cron expression",
         ),
         "",
         "",

@@ -213,7 +213,11 @@ def test_a_refused_switch_between_fixed_and_flexible_reads_as_one_sentence():
     api["InstanceGroups"][0]["InstanceRequirements"] = {"InstanceTypes": ["ml.c5.xlarge", "ml.m5.xlarge"]}
     [refusal] = plan(ClusterSpec.from_dict(api), fixed).refusals
     assert refusal.rule == "immutable-group-field"
-    assert refusal.reason.startswith('gpu: InstanceType ml.m5.xlarge → InstanceRequirements ["ml.c5.xlarge", "ml.m5.xlarge"] (a fixed-type group made flexible) cannot change in place'), refusal.reason
+    assert refusal.reason.startswith(
+        'gpu: InstanceType ml.m5.xlarge → InstanceRequirements ["ml.c5.xlarge", "ml.m5.xlarge"] (a fixed-type group made flexible) cannot change in place'
+    ), refusal.reason
     assert refusal.reason.count("cannot") == 1
     [back] = plan(eks_spec(), observed_from(ClusterSpec.from_dict(api))).refusals
-    assert back.reason.startswith('gpu: InstanceRequirements ["ml.c5.xlarge", "ml.m5.xlarge"] → InstanceType ml.m5.xlarge (a flexible group made fixed-type) cannot change in place'), back.reason
+    assert back.reason.startswith(
+        'gpu: InstanceRequirements ["ml.c5.xlarge", "ml.m5.xlarge"] → InstanceType ml.m5.xlarge (a flexible group made fixed-type) cannot change in place'
+    ), back.reason

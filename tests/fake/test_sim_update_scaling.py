@@ -73,7 +73,11 @@ def test_legacy_cluster_without_provisioning_parameters_has_no_invented_roles(si
     only a controller it knows), no partitions, no slurmctld host; every group provisions."""
     client.create_cluster(ClusterName=NAME, InstanceGroups=_awsome_groups())
     advance_until(sim, lambda: cluster_status(client, NAME) == "InService")
-    assert {g: c["CurrentCount"] for g, c in groups_of(client, NAME).items()} == {"login-group": 1, "controller-machine": 1, "leo-stg-compute-ig": 2}
+    assert {g: c["CurrentCount"] for g, c in groups_of(client, NAME).items()} == {
+        "login-group": 1,
+        "controller-machine": 1,
+        "leo-stg-compute-ig": 2,
+    }
     assert "SlurmctldHost=" not in sim.slurm_conf(NAME)
     assert all(not row["nodes"] for row in sim.sinfo_rows(NAME)), "no group is known to be compute"
     login = [n for n in nodes_of(client, NAME) if n["InstanceGroupName"] == "login-group"][0]

@@ -168,7 +168,12 @@ UPDATE_CASES = {
         {
             "InstanceGroups": [
                 slurm_group(
-                    "worker-gpu-a", "Compute", 2, "ml.p5.48xlarge", ["gpu-training"], ScheduledUpdateConfig={"ScheduleExpression": "every sunday"}
+                    "worker-gpu-a",
+                    "Compute",
+                    2,
+                    "ml.p5.48xlarge",
+                    ["gpu-training"],
+                    ScheduledUpdateConfig={"ScheduleExpression": "every sunday"},
                 )
             ]
         },
@@ -177,7 +182,9 @@ UPDATE_CASES = {
     "drain-first on slurm": (
         {
             "InstanceGroups": [
-                slurm_group("worker-gpu-a", "Compute", 2, "ml.p5.48xlarge", ["gpu-training"], AutoPatchConfig={"PatchingStrategy": "DrainFirst"})
+                slurm_group(
+                    "worker-gpu-a", "Compute", 2, "ml.p5.48xlarge", ["gpu-training"], AutoPatchConfig={"PatchingStrategy": "DrainFirst"}
+                )
             ]
         },
         "InstanceGroups[0].AutoPatchConfig.PatchingStrategy: DrainFirst is available only for clusters that use Amazon EKS",

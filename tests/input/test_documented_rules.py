@@ -70,7 +70,9 @@ def _listed() -> set[tuple[str, str]]:
 
 def test_every_rule_sentence_of_the_model_is_a_rule_or_listed():
     missing = sorted(documented_sentences() - _listed())
-    assert not missing, "sentences neither a rule nor listed in aws/clusterspec/documented.py:\n" + "\n".join(f"{w}: {s}" for w, s in missing)
+    assert not missing, "sentences neither a rule nor listed in aws/clusterspec/documented.py:\n" + "\n".join(
+        f"{w}: {s}" for w, s in missing
+    )
 
 
 def test_every_model_source_is_still_in_the_model():
@@ -186,10 +188,17 @@ def test_each_documented_rule_refuses_in_one_line(base, change, field, source):
 
 def test_accounting_database_needs_continuous():
     spec = _slurm()
-    spec["Orchestrator"] = {"Slurm": {"AccountingDatabase": {"Endpoint": "db.example:3306", "SecretArn": "arn:aws:secretsmanager:us-west-2:111122223333:secret:db"}}}
+    spec["Orchestrator"] = {
+        "Slurm": {
+            "AccountingDatabase": {"Endpoint": "db.example:3306", "SecretArn": "arn:aws:secretsmanager:us-west-2:111122223333:secret:db"}
+        }
+    }
     with pytest.raises(SpecError) as error:
         ClusterSpec.from_dict(spec, source="cluster.json")
-    assert "cluster.json: Orchestrator.Slurm.AccountingDatabase: is supported only for clusters with NodeProvisioningMode Continuous" in str(error.value)
+    assert (
+        "cluster.json: Orchestrator.Slurm.AccountingDatabase: is supported only for clusters with NodeProvisioningMode Continuous"
+        in str(error.value)
+    )
 
 
 @pytest.mark.parametrize(

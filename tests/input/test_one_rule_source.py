@@ -171,7 +171,9 @@ def requests(draw):
     if kind == "Eks":
         request["Orchestrator"] = {"Eks": {"ClusterArn": EKS}}
     elif kind == "Slurm":
-        request["Orchestrator"] = {"Slurm": draw(st.sampled_from([{}, {}, {"SlurmConfigStrategy": "Managed"}, {"AccountingDatabase": DATABASE}]))}
+        request["Orchestrator"] = {
+            "Slurm": draw(st.sampled_from([{}, {}, {"SlurmConfigStrategy": "Managed"}, {"AccountingDatabase": DATABASE}]))
+        }
     return request
 
 
@@ -214,7 +216,18 @@ def documented_members(draw) -> dict:
     if draw(st.integers(0, 4)) == 0:
         extra["LifeCycleConfig"] = {"SourceS3Uri": "s3://bucket/lifecycle/", "OnCreate": "on_create.sh", "OnInitComplete": "init.sh"}
     if draw(st.integers(0, 3)) == 0:
-        ebs = draw(st.sampled_from([{"VolumeSizeInGB": 100}, {}, {"RootVolume": True, "VolumeKmsKeyId": "key"}, {"RootVolume": True}, {"RootVolume": True, "VolumeSizeInGB": 100, "VolumeKmsKeyId": "key"}, {"RootVolume": False, "VolumeKmsKeyId": "key"}]))
+        ebs = draw(
+            st.sampled_from(
+                [
+                    {"VolumeSizeInGB": 100},
+                    {},
+                    {"RootVolume": True, "VolumeKmsKeyId": "key"},
+                    {"RootVolume": True},
+                    {"RootVolume": True, "VolumeSizeInGB": 100, "VolumeKmsKeyId": "key"},
+                    {"RootVolume": False, "VolumeKmsKeyId": "key"},
+                ]
+            )
+        )
         extra["InstanceStorageConfigs"] = [{"EbsVolumeConfig": ebs}]
     return extra
 

@@ -113,7 +113,9 @@ def test_a_scale_out_landing_between_describe_and_list_is_not_added_twice():
     become a second scale-out."""
     sim = Simulator(seed=1)
     other = connect(backend="fake", simulator=sim)
-    apply(other, plan(ClusterSpec.from_dict(spec_dict(True, 2, 1)), None), wait="Target", timeout=4 * 3600, poll_seconds=60, sleep=sim.advance)
+    apply(
+        other, plan(ClusterSpec.from_dict(spec_dict(True, 2, 1)), None), wait="Target", timeout=4 * 3600, poll_seconds=60, sleep=sim.advance
+    )
     desired = ClusterSpec.from_dict(spec_dict(True, 6, 1))
     mine = connect(backend="fake", simulator=sim)
     interleaved = []

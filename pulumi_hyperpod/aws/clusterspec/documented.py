@@ -150,7 +150,10 @@ def drain_first_eks_only(request: dict[str, Any]) -> Iterator[Violation]:
 
 def drain_first_needs_batch(request: dict[str, Any]) -> Iterator[Violation]:
     for where, config in _patching(request):
-        if config.get("PatchingStrategy") == "DrainFirst" and _member(config, "DeploymentConfig", "RollingUpdatePolicy", "MaximumBatchSize") is None:
+        if (
+            config.get("PatchingStrategy") == "DrainFirst"
+            and _member(config, "DeploymentConfig", "RollingUpdatePolicy", "MaximumBatchSize") is None
+        ):
             yield Violation(
                 f"{where}.DeploymentConfig",
                 "DrainFirst needs DeploymentConfig.RollingUpdatePolicy.MaximumBatchSize (how many instances it drains and "
@@ -321,7 +324,10 @@ _AMI = "ClusterInstanceGroupSpecification.ImageId"
 UNCHECKED: tuple[Unchecked, ...] = (
     Unchecked(
         (
-            Source("ClusterAccountingDatabase.Endpoint", "The database must be reachable from the subnets and security groups that you configure for the cluster."),
+            Source(
+                "ClusterAccountingDatabase.Endpoint",
+                "The database must be reachable from the subnets and security groups that you configure for the cluster.",
+            ),
         ),
         "a network fact: no spec or API call of this tool can reach the database",
     ),
@@ -351,7 +357,10 @@ UNCHECKED: tuple[Unchecked, ...] = (
                 "earliest existing instance group If you choose to use a custom AMI ( CustomAmiId ), ensure it meets the "
                 "following requirements: Encryption: The custom AMI must be unencrypted.",
             ),
-            Source(_AMI, "Ownership: The custom AMI must be owned by the same Amazon Web Services account that is creating the HyperPod cluster."),
+            Source(
+                _AMI,
+                "Ownership: The custom AMI must be owned by the same Amazon Web Services account that is creating the HyperPod cluster.",
+            ),
             Source(_AMI, "Volume support: Only the primary AMI snapshot volume is supported; additional AMI volumes are not supported."),
         ),
         "facts of the AMI (encryption, owner, volumes) that only EC2 DescribeImages knows; the tool does not call EC2",

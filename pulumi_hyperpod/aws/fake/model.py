@@ -222,7 +222,10 @@ class Cluster(Entity):
         """Slurm priority: other groups launch once a controller has been healthy. A cluster with no
         group known to be the controller (a legacy cluster without its bundle) waits for none."""
         return (
-            self.orchestrator == "Slurm" and group.role != CONTROLLER and not self.controller_ready and bool(self.groups_with_role(CONTROLLER))
+            self.orchestrator == "Slurm"
+            and group.role != CONTROLLER
+            and not self.controller_ready
+            and bool(self.groups_with_role(CONTROLLER))
         )
 
     def iter_live_nodes(self) -> Iterator[Node]:

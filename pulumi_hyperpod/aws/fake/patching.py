@@ -36,7 +36,11 @@ def _year_filter(field: str) -> Optional[Callable[[int], bool]]:
         match = _YEARS.match(item)
         if not match:
             return None
-        first, last, step = int(match.group(1)), int(match.group(2) or (9999 if match.group(3) else match.group(1))), int(match.group(3) or 1)
+        first, last, step = (
+            int(match.group(1)),
+            int(match.group(2) or (9999 if match.group(3) else match.group(1))),
+            int(match.group(3) or 1),
+        )
         if not 1970 <= first <= last <= 2199 and not (match.group(3) and last == 9999):
             return None  # AWS cron years run from 1970 to 2199
         parts.append((first, last, step))

@@ -145,9 +145,15 @@ def _auto_patch(group: dict, shape: Shape) -> Iterator[Finding]:
     if drain_first and shape.kind != "Eks":
         yield ".AutoPatchConfig.PatchingStrategy", "DrainFirst is available only for clusters that use Amazon EKS as the orchestrator"
     elif drain_first and _dig(patch, "DeploymentConfig", "RollingUpdatePolicy", "MaximumBatchSize") is None:
-        yield ".AutoPatchConfig.DeploymentConfig", "PatchingStrategy DrainFirst requires MaximumBatchSize in DeploymentConfig.RollingUpdatePolicy"
+        yield (
+            ".AutoPatchConfig.DeploymentConfig",
+            "PatchingStrategy DrainFirst requires MaximumBatchSize in DeploymentConfig.RollingUpdatePolicy",
+        )
     elif patch.get("DeploymentConfig") is not None and shape.kind != "Eks":
-        yield ".AutoPatchConfig.DeploymentConfig", "updates in batches are available only for clusters that use Amazon EKS as the orchestrator"
+        yield (
+            ".AutoPatchConfig.DeploymentConfig",
+            "updates in batches are available only for clusters that use Amazon EKS as the orchestrator",
+        )
     if patch.get("DrainPolicy") is not None and not drain_first:
         yield ".AutoPatchConfig.DrainPolicy", f"is valid only when PatchingStrategy is DrainFirst; got {strategy}"
     if patch.get("IdleWaitWindowInSeconds") is not None and drain_first:
@@ -159,7 +165,10 @@ def _scheduled_update(group: dict, shape: Shape) -> Iterator[Finding]:
     if not isinstance(scheduled, dict):
         return
     if scheduled.get("DeploymentConfig") is not None and shape.kind != "Eks":
-        yield ".ScheduledUpdateConfig.DeploymentConfig", "updates in batches are available only for clusters that use Amazon EKS as the orchestrator"
+        yield (
+            ".ScheduledUpdateConfig.DeploymentConfig",
+            "updates in batches are available only for clusters that use Amazon EKS as the orchestrator",
+        )
     expression = scheduled.get("ScheduleExpression")
     if isinstance(expression, str):
         from .patching import parse_cron  # croniter: loaded by the requests that carry a schedule
@@ -210,7 +219,9 @@ def group_problems(groups: Any, shape: Shape, path: str = "InstanceGroups", chec
         where = f"{path}[{index}]"
         name = group.get("InstanceGroupName")
         if isinstance(name, str) and seen[name] > 1:
-            problems.append(Violation(f"{where}.InstanceGroupName", f"duplicate instance group name {name!r}: each instance group needs its own name"))
+            problems.append(
+                Violation(f"{where}.InstanceGroupName", f"duplicate instance group name {name!r}: each instance group needs its own name")
+            )
         problems += [Violation(where + below, message) for check in checks for below, message in check(group, shape)]
     return problems
 
@@ -230,11 +241,17 @@ def topology_problems(roles: Iterable[str | None], path: str = "InstanceGroups")
     if len(where[CONTROLLER]) != 1:
         found = ", ".join(where[CONTROLLER]) or "none"
         problems.append(
-            Violation(path, f"a Slurm cluster needs exactly one instance group with SlurmConfig NodeType Controller; found {len(where[CONTROLLER])} ({found})")
+            Violation(
+                path,
+                f"a Slurm cluster needs exactly one instance group with SlurmConfig NodeType Controller; found {len(where[CONTROLLER])} ({found})",
+            )
         )
     if len(where[LOGIN]) > 1:
         problems.append(
-            Violation(path, f"a Slurm cluster takes at most one instance group with SlurmConfig NodeType Login; found {len(where[LOGIN])} ({', '.join(where[LOGIN])})")
+            Violation(
+                path,
+                f"a Slurm cluster takes at most one instance group with SlurmConfig NodeType Login; found {len(where[LOGIN])} ({', '.join(where[LOGIN])})",
+            )
         )
     return problems
 
@@ -251,7 +268,11 @@ def slurm_settings_problems(orchestrator: Any, continuous: bool) -> list[Violati
             )
         )
     if not continuous and _dig(slurm, "AccountingDatabase") is not None:
-        problems.append(Violation("Orchestrator.Slurm.AccountingDatabase", "is only supported for clusters using Continuous as the NodeProvisioningMode"))
+        problems.append(
+            Violation(
+                "Orchestrator.Slurm.AccountingDatabase", "is only supported for clusters using Continuous as the NodeProvisioningMode"
+            )
+        )
     return problems
 
 
@@ -283,7 +304,9 @@ def tag_problems(tags: Any, path: str = "Tags") -> list[Violation]:
         if isinstance(key, str) and key.lower().startswith("aws:"):
             problems.append(Violation(f"{path}[{index}].Key", f"{key!r}: the aws: prefix is reserved for AWS use"))
         elif isinstance(key, str) and keys[key] > 1:
-            problems.append(Violation(f"{path}[{index}].Key", f"tag key {key!r} is given more than once; tag keys must be unique per resource"))
+            problems.append(
+                Violation(f"{path}[{index}].Key", f"tag key {key!r} is given more than once; tag keys must be unique per resource")
+            )
     return problems
 
 

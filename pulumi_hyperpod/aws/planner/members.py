@@ -50,9 +50,7 @@ class MemberChange(Frozen):
     def line(self) -> str:
         if self.effect == "remove":
             default = f"; the group returns to the service's default, {_short(_DEFAULTS[self.member])}" if self.member in _DEFAULTS else ""
-            return (
-                f"{self.member} removed (the spec leaves it out, and an UpdateCluster group entry is the group's whole specification{default})"
-            )
+            return f"{self.member} removed (the spec leaves it out, and an UpdateCluster group entry is the group's whole specification{default})"
         shown = _short(self.after)
         if self.effect == "set":
             return f"{self.member} set to {shown}"
