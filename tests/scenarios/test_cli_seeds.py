@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from pulumi_hyperpod.cli import main
 from pulumi_hyperpod.aws.fake import Simulator
+from tests.fake.sim_helpers import SEED004_SCENARIO
 from tests.support.cli import SPECS, hyperpod, use_fake_world
 
 SEED004 = "leo-stg-hyperpod-cluster"
@@ -23,24 +24,10 @@ def world(tmp_path, monkeypatch):
     return use_fake_world(monkeypatch, tmp_path)
 
 
-# Seed 004's lifecycle bundle holds its provisioning_parameters.json: the roles and the partition
-# sinfo shows come from it (without it the simulator knows no roles: issue 37, item 4).
-SEED004_BUNDLE = {
-    "provisioning_parameters": {
-        "s3://leo-stg-hyperpod-lifecycle-778c45ef/lifecycle-script-directory/src": {
-            "version": "1.0.0",
-            "workload_manager": "slurm",
-            "controller_group": "leo-stg-head-ig",
-            "worker_groups": [{"instance_group_name": "leo-stg-compute-ig", "partition_name": "partition-1"}],
-        }
-    }
-}
-
-
 def test_seed_004_scale_out_then_scale_in_with_sinfo(world, tmp_path, monkeypatch):
     """seed 004: 1 compute node → 3 (one step) → 1 (two named nodes), sinfo follows."""
     scenario = tmp_path / "seed004-scenario.json"
-    scenario.write_text(json.dumps(SEED004_BUNDLE))
+    scenario.write_text(json.dumps(SEED004_SCENARIO))  # its bundle's provisioning_parameters.json: the roles sinfo shows
     monkeypatch.setenv("HYPERPOD_FAKE_SCENARIO", str(scenario))
     hyperpod("apply", "-f", str(SPECS / "seed004-initial.json"), "--yes", "--timeout", "60")
     snapshot = tmp_path / "one.json"

@@ -136,50 +136,61 @@ def _patching(request: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
             yield f"{where}.AutoPatchConfig", config
 
 
-def drain_first_eks_only(request: dict[str, Any]) -> Iterator[Violation]:
-    if orchestrator_kind(request) == "Eks":
-        return
-    for where, config in _patching(request):
-        if config.get("PatchingStrategy") == "DrainFirst":
-            yield Violation(
-                f"{where}.PatchingStrategy",
-                "DrainFirst is available only for EKS-orchestrated clusters; this cluster is orchestrated by Slurm: "
-                "use WhenIdle or WhenAllIdle" + _hint(DRAIN_FIRST_EKS_ONLY),
-            )
+def _patch_rule(field: str, source: Source, broken: Callable[[dict[str, Any], str], str | None]) -> Check:
+    """A rule on each AutoPatchConfig: `broken(config, orchestrator kind)` is why it is broken, or None."""
+
+    def check(request: dict[str, Any]) -> Iterator[Violation]:
+        kind = orchestrator_kind(request)
+        for where, config in _patching(request):
+            why = broken(config, kind)
+            if why:
+                yield Violation(f"{where}.{field}", why + _hint(source))
+
+    return check
 
 
-def drain_first_needs_batch(request: dict[str, Any]) -> Iterator[Violation]:
-    for where, config in _patching(request):
-        if (
-            config.get("PatchingStrategy") == "DrainFirst"
-            and _member(config, "DeploymentConfig", "RollingUpdatePolicy", "MaximumBatchSize") is None
-        ):
-            yield Violation(
-                f"{where}.DeploymentConfig",
-                "DrainFirst needs DeploymentConfig.RollingUpdatePolicy.MaximumBatchSize (how many instances it drains and "
-                "patches at a time)" + _hint(DRAIN_FIRST_NEEDS_BATCH),
-            )
+def _drain_first(config: dict[str, Any]) -> bool:
+    return config.get("PatchingStrategy") == "DrainFirst"
 
 
-def drain_policy_only_with_drain_first(request: dict[str, Any]) -> Iterator[Violation]:
-    for where, config in _patching(request):
-        strategy = config.get("PatchingStrategy")
-        if config.get("DrainPolicy") is not None and strategy != "DrainFirst":
-            yield Violation(
-                f"{where}.DrainPolicy",
-                f"is valid only with PatchingStrategy DrainFirst; this group's strategy is {strategy}: remove DrainPolicy "
-                "or use DrainFirst" + _hint(DRAIN_POLICY_ONLY),
-            )
-
-
-def idle_wait_only_when_idle(request: dict[str, Any]) -> Iterator[Violation]:
-    for where, config in _patching(request):
-        if config.get("IdleWaitWindowInSeconds") is not None and config.get("PatchingStrategy") == "DrainFirst":
-            yield Violation(
-                f"{where}.IdleWaitWindowInSeconds",
-                "applies only to the WhenIdle and WhenAllIdle strategies; DrainFirst does not wait for idle instances "
-                "(its wait is DrainPolicy.DrainTimeoutInSeconds): remove it" + _hint(IDLE_WAIT_ONLY),
-            )
+drain_first_eks_only = _patch_rule(
+    "PatchingStrategy",
+    DRAIN_FIRST_EKS_ONLY,
+    lambda config, kind: (
+        "DrainFirst is available only for EKS-orchestrated clusters; this cluster is orchestrated by Slurm: use WhenIdle or WhenAllIdle"
+        if kind != "Eks" and _drain_first(config)
+        else None
+    ),
+)
+drain_first_needs_batch = _patch_rule(
+    "DeploymentConfig",
+    DRAIN_FIRST_NEEDS_BATCH,
+    lambda config, kind: (
+        "DrainFirst needs DeploymentConfig.RollingUpdatePolicy.MaximumBatchSize (how many instances it drains and patches at a time)"
+        if _drain_first(config) and _member(config, "DeploymentConfig", "RollingUpdatePolicy", "MaximumBatchSize") is None
+        else None
+    ),
+)
+drain_policy_only_with_drain_first = _patch_rule(
+    "DrainPolicy",
+    DRAIN_POLICY_ONLY,
+    lambda config, kind: (
+        f"is valid only with PatchingStrategy DrainFirst; this group's strategy is {config.get('PatchingStrategy')}: "
+        "remove DrainPolicy or use DrainFirst"
+        if config.get("DrainPolicy") is not None and not _drain_first(config)
+        else None
+    ),
+)
+idle_wait_only_when_idle = _patch_rule(
+    "IdleWaitWindowInSeconds",
+    IDLE_WAIT_ONLY,
+    lambda config, kind: (
+        "applies only to the WhenIdle and WhenAllIdle strategies; DrainFirst does not wait for idle instances "
+        "(its wait is DrainPolicy.DrainTimeoutInSeconds): remove it"
+        if config.get("IdleWaitWindowInSeconds") is not None and _drain_first(config)
+        else None
+    ),
+)
 
 
 def batches_eks_only(request: dict[str, Any]) -> Iterator[Violation]:
