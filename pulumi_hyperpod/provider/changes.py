@@ -9,6 +9,7 @@ region, which is another cluster altogether. Groups are compared by name, unorde
 
 from __future__ import annotations
 
+import copy
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..core.frozen import Frozen, record
@@ -23,6 +24,50 @@ class Replacement(Frozen):
     key: str  # the property path reported to the engine in `replaces`
     reason: str
     certain: bool = True  # False: a value not known yet may or may not force it
+
+
+def spec_changed(old: Any, new: Any) -> bool:
+    """Whether the new spec asks for anything the old one did not. A group member the member table
+    keeps when left out (ThreadsPerCore, which the service sets at creation and reports; the
+    create-only members) that the new spec leaves out is no change: the cluster keeps it. An
+    imported spec, read from DescribeCluster, holds them; the program usually does not."""
+    return normalized(_kept_left_out(old, new)) != normalized(new)
+
+
+_COUNTS = ("InstanceGroupName", "InstanceCount", "MinInstanceCount")
+
+
+def _kept_left_out(old: Any, new: Any) -> Any:
+    if not isinstance(old, Mapping) or not isinstance(new, Mapping):
+        return old
+    from ..members import rows  # the table: read with the first comparison of specs
+
+    kept = [row.parts for row in rows("group") if row.omitted == "kept" and row.path not in _COUNTS]
+    wanted = {g.get("InstanceGroupName"): g for g in new.get("InstanceGroups") or [] if isinstance(g, Mapping)}
+    groups = []
+    for group in old.get("InstanceGroups") or []:
+        other = wanted.get(group.get("InstanceGroupName")) if isinstance(group, Mapping) else None
+        if other is not None:
+            group = _without(group, [parts for parts in kept if _at(other, parts) is None])
+        groups.append(group)
+    return {**old, "InstanceGroups": groups} if "InstanceGroups" in old else old
+
+
+def _at(data: Any, parts: tuple[str, ...]) -> Any:
+    for part in parts:
+        data = data.get(part) if isinstance(data, Mapping) else None
+    return data
+
+
+def _without(group: Mapping[str, Any], paths: list[tuple[str, ...]]) -> dict[str, Any]:
+    result = copy.deepcopy(dict(group))
+    for parts in paths:
+        holder: Any = result
+        for part in parts[:-1]:
+            holder = holder.get(part) if isinstance(holder, dict) else None
+        if isinstance(holder, dict):
+            holder.pop(parts[-1], None)
+    return {key: value for key, value in result.items() if value != {} or group.get(key) == {}}
 
 
 def normalized(spec: Any) -> Any:

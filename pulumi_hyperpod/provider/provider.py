@@ -184,7 +184,7 @@ class ClusterProvider(CloudProvider):
         old_location = Location.from_outputs(olds.get("location"))
         new_location = None if unknown_paths(props.settings_inputs(news)) else self._locate(news)
         replacements += changes.location_replacements(old_location, new_location)
-        changed = changes.normalized(old_spec) != changes.normalized(new_spec) or props.settings_inputs(olds) != props.settings_inputs(news)
+        changed = changes.spec_changed(old_spec, new_spec) or props.settings_inputs(olds) != props.settings_inputs(news)
 
         if unknown:
             say(_not_known_text(unknown, replacements), name)

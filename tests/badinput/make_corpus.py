@@ -407,6 +407,146 @@ def m_tag_reserved(spec):
     return "Tags[0].Key", "the aws: prefix is reserved"
 
 
+# issue 37, item 3: the model's sentence-rules (aws/clusterspec/documented.py); the rule fragment is the
+# quoted source, so the line says why
+BATCH = {"RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "INSTANCE_COUNT", "Value": 1}}}
+
+
+def _on_worker(key: str, value: Any, path: str, rule: str, when: Callable[[dict], bool] = lambda spec: True) -> Mutation:
+    def mutate(spec):
+        if not when(spec):
+            return None
+        w = worker_index(spec)
+        groups_of(spec)[w][key] = copy.deepcopy(value)
+        return f"InstanceGroups[{w}].{path}", rule
+
+    return mutate
+
+
+def _eks(spec: dict) -> bool:
+    return not is_slurm(spec)
+
+
+def m_on_init_complete_with_on_create(spec):
+    w = worker_index(spec)
+    groups_of(spec)[w]["LifeCycleConfig"]["OnInitComplete"] = "on_init_complete.sh"
+    return f"InstanceGroups[{w}].LifeCycleConfig.OnInitComplete", "mutually exclusive"
+
+
+def m_accounting_database_all_or_nothing(spec):
+    if not is_slurm(spec) or spec.get("NodeProvisioningMode") == "Continuous":
+        return None
+    endpoint = {"Endpoint": "slurmdb.example.com:3306", "SecretArn": "arn:aws:secretsmanager:us-west-2:111122223333:secret:slurmdb"}
+    spec["Orchestrator"] = {"Slurm": {"AccountingDatabase": endpoint}}
+    return "Orchestrator.Slurm.AccountingDatabase", "only supported for clusters using Continuous"
+
+
+DOCUMENTED_MUTATIONS: dict[str, tuple[Mutation, str, str]] = {
+    "drain-first-on-slurm": (
+        _on_worker(
+            "AutoPatchConfig",
+            {"PatchingStrategy": "DrainFirst", "DeploymentConfig": BATCH},
+            "AutoPatchConfig.PatchingStrategy",
+            "Available only for clusters that use Amazon EKS",
+            is_slurm,
+        ),
+        "",
+        "",
+    ),
+    "drain-first-without-batch-size": (
+        _on_worker(
+            "AutoPatchConfig", {"PatchingStrategy": "DrainFirst"}, "AutoPatchConfig.DeploymentConfig", "Requires MaximumBatchSize", _eks
+        ),
+        "",
+        "",
+    ),
+    "drain-policy-without-drain-first": (
+        _on_worker(
+            "AutoPatchConfig",
+            {"PatchingStrategy": "WhenIdle", "DrainPolicy": {"DrainTimeoutInSeconds": 600, "OnDrainTimeout": "Skip"}},
+            "AutoPatchConfig.DrainPolicy",
+            "Valid only when PatchingStrategy is DrainFirst",
+        ),
+        "",
+        "",
+    ),
+    "idle-wait-with-drain-first": (
+        _on_worker(
+            "AutoPatchConfig",
+            {"PatchingStrategy": "DrainFirst", "DeploymentConfig": BATCH, "IdleWaitWindowInSeconds": 7200},
+            "AutoPatchConfig.IdleWaitWindowInSeconds",
+            "applies only to the WhenIdle and WhenAllIdle strategies",
+            _eks,
+        ),
+        "",
+        "",
+    ),
+    "on-init-complete-with-on-create": (m_on_init_complete_with_on_create, "", ""),
+    "schedule-in-words": (
+        _on_worker(
+            "ScheduledUpdateConfig",
+            {"ScheduleExpression": "every sunday"},
+            "ScheduledUpdateConfig.ScheduleExpression",
+            "'every sunday' is not a cron expression",
+        ),
+        "",
+        "",
+    ),
+    "schedule-unix-cron": (
+        _on_worker(
+            "ScheduledUpdateConfig",
+            {"ScheduleExpression": "0 3 * * 0"},
+            "ScheduledUpdateConfig.ScheduleExpression",
+            "is not a cron expression",
+        ),
+        "",
+        "",
+    ),
+    "schedule-batches-on-slurm": (
+        _on_worker(
+            "ScheduledUpdateConfig",
+            {"ScheduleExpression": "cron(0 3 ? * SUN *)", "DeploymentConfig": BATCH},
+            "ScheduledUpdateConfig.DeploymentConfig",
+            "available only for HyperPod clusters integrated with Amazon EKS",
+            is_slurm,
+        ),
+        "",
+        "",
+    ),
+    "root-volume-with-size": (
+        _on_worker(
+            "InstanceStorageConfigs",
+            [{"EbsVolumeConfig": {"RootVolume": True, "VolumeSizeInGB": 100, "VolumeKmsKeyId": "alias/hyperpod"}}],
+            "InstanceStorageConfigs[0].EbsVolumeConfig.VolumeSizeInGB",
+            "You can't specify the VolumeSizeInGB field",
+        ),
+        "",
+        "",
+    ),
+    "root-volume-without-key": (
+        _on_worker(
+            "InstanceStorageConfigs",
+            [{"EbsVolumeConfig": {"RootVolume": True}}],
+            "InstanceStorageConfigs[0].EbsVolumeConfig.VolumeKmsKeyId",
+            "You must specify a KMS key ID",
+        ),
+        "",
+        "",
+    ),
+    "secondary-volume-without-size": (
+        _on_worker(
+            "InstanceStorageConfigs",
+            [{"EbsVolumeConfig": {"VolumeKmsKeyId": "alias/hyperpod"}}],
+            "InstanceStorageConfigs[0].EbsVolumeConfig.VolumeSizeInGB",
+            "You must specify the VolumeSizeInGB field",
+        ),
+        "",
+        "",
+    ),
+    "accounting-database-all-or-nothing": (m_accounting_database_all_or_nothing, "", ""),
+}
+
+
 def m_spec_is_list(spec):
     return "__replace__", [spec]
 
@@ -509,6 +649,7 @@ MUTATIONS: dict[str, tuple[Mutation, str, str]] = {
     "fsx-without-vpc": (m_fsx_without_vpc, "", ""),
     "tag-key-duplicate": (m_tag_duplicate, "", ""),
     "tag-key-aws-prefix": (m_tag_reserved, "", ""),
+    **DOCUMENTED_MUTATIONS,
 }
 
 

@@ -71,6 +71,22 @@ def spec(member=None, value=None, *, leave_out: str | None = None) -> ClusterSpe
     )
 
 
+# What the service sets when a request leaves the member out (aws/fake/operations.py): giving that
+# value after creation is no change.
+SERVICE_FILLS = {"ThreadsPerCore": 1}
+
+
+def buildable(member, *values) -> bool:
+    """Each value makes a valid spec: the model's shapes allow combinations its sentences refuse
+    (docs/rules.md: DrainFirst without a batch size, a root volume with a size…)."""
+    try:
+        for value in values:
+            spec(member, value)
+    except SpecError:
+        return False
+    return True
+
+
 def shape_of(member):
     return servicemodel.member_shape("ClusterInstanceGroupSpecification", *member.parts)
 
@@ -112,6 +128,7 @@ def named_then_converges(start: ClusterSpec, wanted: ClusterSpec, member) -> Non
 def test_a_member_set_after_creation_is_named_then_converges(member, data):
     value = data.draw(values(shape_of(member)), label=member.path)
     assume(not is_default(member.path, value))  # the service's own default (OnDemand) is not a change
+    assume(SERVICE_FILLS.get(member.path) != value and buildable(member, value))
     named_then_converges(spec(), spec(member, value), member)
 
 
@@ -121,7 +138,7 @@ def test_a_member_set_after_creation_is_named_then_converges(member, data):
 def test_a_member_changed_is_named_then_converges(member, data):
     before = data.draw(values(shape_of(member)), label="before")
     after = data.draw(values(shape_of(member)).filter(lambda v: not same(v, before, True)), label="after")
-    assume(not is_default(member.path, before) and not is_default(member.path, after))
+    assume(not is_default(member.path, before) and not is_default(member.path, after) and buildable(member, before, after))
     named_then_converges(spec(member, before), spec(member, after), member)
 
 
@@ -130,7 +147,7 @@ def test_a_member_changed_is_named_then_converges(member, data):
 @given(data=st.data())
 def test_a_member_left_out_is_named_as_removed_or_kept_as_the_table_says(member, data):
     value = data.draw(values(shape_of(member)), label=member.path)
-    assume(not is_default(member.path, value))
+    assume(not is_default(member.path, value) and buildable(member, value))
     client = cluster(spec(member, value))
     if member.path in servicemodel.shape("ClusterInstanceGroupSpecification").required_members:
         with pytest.raises(SpecError, match=rf"InstanceGroups\[0\]\.{member.path}: is required"):

@@ -302,3 +302,33 @@ def test_a_growing_training_plan_group_says_its_capacity_is_the_plan_s():
         f"worker-gpu-a: capacity comes from training plan {TRAINING_PLAN}; its reserved instances bound how far the group can grow"
         in p.notes
     )
+
+
+def test_a_change_to_the_service_s_default_reads_as_the_change_it_is():
+    """Issue 37, item 14: Spot → OnDemand read "CapacityRequirements removed": the spec names OnDemand,
+    so the line names it; a spec that leaves the member out says which default the group returns to."""
+    spot = observed_from(with_worker(CapacityRequirements={"Spot": {}}))
+    [line] = reasons(plan(with_worker(CapacityRequirements={"OnDemand": {}}), spot))
+    assert line.startswith('worker-gpu-a: CapacityRequirements {"Spot": {}} → {"OnDemand": {}}'), line
+    [left_out] = reasons(plan(with_worker(), spot))
+    assert left_out.startswith("worker-gpu-a: CapacityRequirements removed") and 'the service\'s default, {"OnDemand": {}}' in left_out
+
+
+def test_a_refused_switch_between_fixed_and_flexible_reads_as_one_sentence():
+    """Issue 37, item 14: the refusal spliced two sentences ("gpu: a fixed-type group cannot become a
+    flexible group (InstanceRequirements) cannot change in place"): each part is a change, then the verdict."""
+    fixed = observed_from(eks_spec())
+    flexible = eks_spec()
+    api = flexible.to_api()
+    api["InstanceGroups"][0].pop("InstanceType")
+    api["InstanceGroups"][0]["InstanceRequirements"] = {"InstanceTypes": ["ml.c5.xlarge", "ml.m5.xlarge"]}
+    [refusal] = plan(ClusterSpec.from_dict(api), fixed).refusals
+    assert refusal.rule == "immutable-group-field"
+    assert refusal.reason.startswith(
+        'gpu: InstanceType ml.m5.xlarge → InstanceRequirements ["ml.c5.xlarge", "ml.m5.xlarge"] (a fixed-type group made flexible) cannot change in place'
+    ), refusal.reason
+    assert refusal.reason.count("cannot") == 1
+    [back] = plan(eks_spec(), observed_from(ClusterSpec.from_dict(api))).refusals
+    assert back.reason.startswith(
+        'gpu: InstanceRequirements ["ml.c5.xlarge", "ml.m5.xlarge"] → InstanceType ml.m5.xlarge (a flexible group made fixed-type) cannot change in place'
+    ), back.reason

@@ -69,3 +69,45 @@ def test_the_cycle_check_can_fail():
 def test_operation_modules_do_not_import_each_other(module):
     other = {"operations": "node_operations", "node_operations": "operations"}[module]
     assert other not in _imports(FAKE / f"{module}.py")
+
+
+# The simulator is an independent witness (issue 37): its rules are written from the service's
+# documentation in fake/ (service_rules.py), so a rule the spec or the planner gets wrong is not
+# answered the same wrong way. No module of the simulator imports the spec or the planner.
+FORBIDDEN = ("pulumi_hyperpod.aws.clusterspec", "pulumi_hyperpod.aws.planner")
+
+
+def _absolute_imports(path: Path) -> set[str]:
+    """Every module `path` imports, anywhere in its body, as an absolute dotted name."""
+    package = "pulumi_hyperpod.aws.fake".split(".")
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join(base + ([node.module] if node.module else []))
+            found.add(module)
+            found.update(f"{module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def _reaches(imports: set[str]) -> list[str]:
+    return sorted(name for name in imports if any(name == f or name.startswith(f + ".") for f in FORBIDDEN))
+
+
+@pytest.mark.parametrize("path", sorted(FAKE.glob("*.py")), ids=lambda p: p.stem)
+def test_the_simulator_imports_neither_the_spec_nor_the_planner(path):
+    assert not _reaches(_absolute_imports(path)), f"{path.name} imports {_reaches(_absolute_imports(path))}"
+
+
+def test_the_import_check_can_fail(tmp_path):
+    module = tmp_path / "probe.py"
+    module.write_text("from ..clusterspec import rules\nfrom ..planner.compare import x\nimport pulumi_hyperpod.aws.clusterspec.keys\n")
+    assert _reaches(_absolute_imports(module)) == [
+        "pulumi_hyperpod.aws.clusterspec",
+        "pulumi_hyperpod.aws.clusterspec.keys",
+        "pulumi_hyperpod.aws.clusterspec.rules",
+        "pulumi_hyperpod.aws.planner.compare",
+        "pulumi_hyperpod.aws.planner.compare.x",
+    ]

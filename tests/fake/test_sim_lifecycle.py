@@ -133,7 +133,7 @@ def test_a_deep_health_check_is_an_operation_followed_to_done_and_a_failing_node
     assert detail["DeepHealthCheckDetails"] == [
         {"InstanceGroupName": "pool", "InstanceIds": [pool_target], "DeepHealthChecks": ["InstanceStress"]}
     ]
-    sim.advance(1201)
+    sim.advance(7201)  # about 2 hours, as AWS documents for the instance stress test
     assert client.describe_cluster_operation(ClusterName="eks", OperationId=summary["OperationId"])["Status"] == "Done"
     assert _statuses(client, "eks")[pool_target] == "Failure"
     with pytest.raises(botocore.exceptions.ClientError, match="not a Running instance"):
@@ -216,6 +216,26 @@ def test_aws_cron_expressions_name_their_next_time():
         2026, 12, 7, 1, 30, tzinfo=dt.timezone.utc
     )  # 2 = MON in AWS cron
     assert next_fire("rate(5 minutes)", monday) is None
+
+
+@pytest.mark.parametrize(
+    "expression, fires",
+    [
+        ("cron(0 3 ? * MON#1 *)", (2026, 12, 7, 3)),  # the month's first Monday: `#1` is a count, not a day
+        ("cron(0 3 ? * 2#1 *)", (2026, 12, 7, 3)),
+        ("cron(0 3 ? * SUN 2027-2029)", (2027, 1, 3, 3)),  # a year range: the first Sunday it allows
+        ("cron(0 3 1 * ? 2028,2030)", (2028, 1, 1, 3)),
+    ],
+)
+def test_aws_cron_counts_and_year_ranges_are_read(expression, fires):
+    """A schedule naming the nth weekday or a range of years fired never (issue 37: the simulator's
+    scheduler and the spec's cron rule disagreed on them)."""
+    import datetime as dt
+
+    from pulumi_hyperpod.aws.fake.patching import next_fire
+
+    monday = dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc).timestamp()
+    assert dt.datetime.fromtimestamp(next_fire(expression, monday), dt.timezone.utc) == dt.datetime(*fires, tzinfo=dt.timezone.utc)
 
 
 def test_a_spot_interruption_takes_the_instance_and_the_service_puts_a_new_one_in(make_sim):

@@ -94,3 +94,20 @@ def test_a_training_plan_group_launches_only_the_plan_s_reserved_instances(make_
     described = groups_of(client, "reserved")
     assert (described["planned"]["CurrentCount"], described["planned"]["TargetCount"]) == (2, 3)
     assert described["free"]["CurrentCount"] == 3  # the on-demand pool is another pool
+
+
+def test_describe_reports_what_the_cluster_states_and_only_that(sim, client):
+    """Issue 37, item 14. A cluster created without an Orchestrator is described without one (a
+    recorded DescribeCluster of such a cluster, cloud-custodian's placebo data, has none), not as
+    `{"Slurm": {}}`; ThreadsPerCore, which the service fixes at creation, is reported for every group
+    (that recording reports 1 for a group whose request gave none), on the group and on its nodes."""
+    client.create_cluster(ClusterName="plain", InstanceGroups=[group("workers", 1)])
+    advance_until(sim, lambda: cluster_status(client, "plain") == "InService")
+    cluster = describe(client, "plain")
+    assert "Orchestrator" not in cluster
+    assert cluster["InstanceGroups"][0]["ThreadsPerCore"] == 1
+    node = nodes_of(client, "plain")[0]
+    assert client.describe_cluster_node(ClusterName="plain", NodeId=node["InstanceId"])["NodeDetails"]["ThreadsPerCore"] == 1
+    client.create_cluster(**eks_request("stated", [group("gpu", 1, ThreadsPerCore=2)]))
+    stated = describe(client, "stated")
+    assert stated["Orchestrator"] == {"Eks": {"ClusterArn": EKS_ARN}} and stated["InstanceGroups"][0]["ThreadsPerCore"] == 2

@@ -52,7 +52,7 @@ def test_launch_health_checks_failure_and_scale_in(sim, client):
     assert _record(client, "life") == ["Pending", "Pending"]
     sim.advance(300 + 1)
     assert _record(client, "life") == ["DeepHealthCheckInProgress"] * 2
-    sim.advance(1200)
+    sim.advance(7200)  # about 2 hours: the instance stress test
     assert _record(client, "life") == ["Running", "Running"]
     node = nodes_of(client, "life")[0]["InstanceId"]
     sim.fail_node("life", node)

@@ -59,13 +59,40 @@ def test_seed004_scale_out_1_to_3_then_scale_in_3_to_1_shows_in_sinfo(make_sim):
     assert "MinCount" not in compute, "MinCount is a Continuous-mode field"
 
 
-def test_legacy_cluster_without_provisioning_parameters_uses_first_group_as_controller(sim, client):
-    client.create_cluster(ClusterName=NAME, InstanceGroups=seed004_groups(2))
+def _awsome_groups() -> list[dict]:
+    """awsome-distributed-training's legacy layout: the login group is written first, then the
+    controller, then the workers; no SlurmConfig, and (here) no provisioning_parameters.json."""
+    login, workers = seed004_groups(2)
+    controller = {**login, "InstanceGroupName": "controller-machine"}
+    return [{**login, "InstanceGroupName": "login-group"}, controller, workers]
+
+
+def test_legacy_cluster_without_provisioning_parameters_has_no_invented_roles(sim, client):
+    """Issue 37, item 4: with no SlurmConfig and no provisioning_parameters.json nothing the cluster
+    states names a role, so the simulator names none: no controller protected (the service protects
+    only a controller it knows), no partitions, no slurmctld host; every group provisions."""
+    client.create_cluster(ClusterName=NAME, InstanceGroups=_awsome_groups())
     advance_until(sim, lambda: cluster_status(client, NAME) == "InService")
-    rows = {row["partition"]: row for row in sim.sinfo_rows(NAME)}
-    assert set(rows) == {"dev", "leo-stg-compute-ig"} and rows["dev"]["default"]
-    head = [n for n in nodes_of(client, NAME) if n["InstanceGroupName"] == "leo-stg-head-ig"][0]
-    assert f"SlurmctldHost={head['PrivateDnsHostname'].split('.')[0]}" in sim.slurm_conf(NAME)
+    assert {g: c["CurrentCount"] for g, c in groups_of(client, NAME).items()} == {
+        "login-group": 1,
+        "controller-machine": 1,
+        "leo-stg-compute-ig": 2,
+    }
+    assert "SlurmctldHost=" not in sim.slurm_conf(NAME)
+    assert all(not row["nodes"] for row in sim.sinfo_rows(NAME)), "no group is known to be compute"
+    login = [n for n in nodes_of(client, NAME) if n["InstanceGroupName"] == "login-group"][0]
+    client.batch_delete_cluster_nodes(ClusterName=NAME, NodeIds=[login["InstanceId"]])  # not taken for a controller
+    advance_until(sim, lambda: cluster_status(client, NAME) == "InService")
+    client.update_cluster(ClusterName=NAME, InstanceGroups=_awsome_groups()[1:], InstanceGroupsToDelete=["login-group"])
+
+
+def test_legacy_cluster_with_two_groups_that_look_like_controllers_is_not_refused(sim, client):
+    """Two groups, no bundle: the simulator does not guess which is the controller, so it refuses
+    neither the create nor deleting one of them (the planner calls both roles unknown)."""
+    groups = _awsome_groups()[:2]
+    client.create_cluster(ClusterName=NAME, InstanceGroups=groups)
+    advance_until(sim, lambda: cluster_status(client, NAME) == "InService")
+    client.update_cluster(ClusterName=NAME, InstanceGroups=groups[1:], InstanceGroupsToDelete=["login-group"])
 
 
 # -- all-or-nothing (default) ---------------------------------------------------------------------

@@ -128,6 +128,11 @@ def slurm(sim, raw):
     return raw
 
 
+def _worker(**extra) -> dict:
+    """An UpdateCluster changing seed 000's worker group."""
+    return {"InstanceGroups": [slurm_group("worker-gpu-a", "Compute", 2, "ml.p5.48xlarge", ["gpu-training"], **extra)]}
+
+
 UPDATE_CASES = {
     "instance type change": (
         {"InstanceGroups": [slurm_group("worker-gpu-a", "Compute", 2, "ml.g5.xlarge", ["gpu-training"])]},
@@ -145,6 +150,24 @@ UPDATE_CASES = {
     "delete unknown group": ({"InstanceGroupsToDelete": ["ghost"]}, "InstanceGroupsToDelete[0]: instance group 'ghost' does not exist"),
     "second controller": ({"InstanceGroups": [slurm_group("c2", "Controller", 1)]}, "Controller; found 2"),
     "new group without SlurmConfig": ({"InstanceGroups": [group("plain", 1)]}, "InstanceGroups[0].SlurmConfig: is required"),
+    # issue 37, item 14: refused as UpdateClusterSoftware refuses it, not silently ignored
+    "batches in a Slurm schedule": (
+        _worker(
+            ScheduledUpdateConfig={
+                "ScheduleExpression": "cron(0 3 ? * SUN *)",
+                "DeploymentConfig": {"RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "INSTANCE_COUNT", "Value": 1}}},
+            }
+        ),
+        "InstanceGroups[0].ScheduledUpdateConfig.DeploymentConfig: updates in batches are available only for clusters that use Amazon EKS",
+    ),
+    "a schedule in words": (
+        _worker(ScheduledUpdateConfig={"ScheduleExpression": "every sunday"}),
+        "InstanceGroups[0].ScheduledUpdateConfig.ScheduleExpression: 'every sunday' is not a valid cron expression",
+    ),
+    "drain-first on slurm": (
+        _worker(AutoPatchConfig={"PatchingStrategy": "DrainFirst"}),
+        "InstanceGroups[0].AutoPatchConfig.PatchingStrategy: DrainFirst is available only for clusters that use Amazon EKS",
+    ),
     "node type change": (
         {"InstanceGroups": [slurm_group("worker-gpu-a", "Login", 2, "ml.p5.48xlarge")]},
         "InstanceGroups[0].SlurmConfig.NodeType: cannot change from Compute to Login",

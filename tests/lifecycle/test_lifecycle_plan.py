@@ -493,6 +493,19 @@ def test_apply_names_the_services_scaling_operation_and_reports_how_it_ended(wor
     assert len(ended) == 1 and ended[0].endswith(": Done; workers 2 → 5 (Done)")
 
 
+def test_a_call_the_service_records_no_operation_for_names_none(world):
+    """Issue 37, item 14: an UpdateCluster that moves no count (a label) starts no Scaling operation,
+    and apply's progress named the previous one (the scale-out's) as this call's."""
+    _up(world, eks(count=2))
+    sim, client = world
+    scaled = _apply(world, _prepare(world, eks(count=3)).plan)
+    assert any(m.startswith("BatchAddClusterNodes: service operation ") for m in scaled.messages)
+    sim.advance(3600)
+    labelled = _apply(world, _prepare(world, eks(count=3, KubernetesConfig={"Labels": {"team": "ml"}})).plan)
+    assert labelled.ok and labelled.calls == ["UpdateCluster"]
+    assert not [m for m in labelled.messages if "service operation" in m], labelled.messages
+
+
 def test_a_saved_repair_step_edited_to_name_another_node_is_never_run(world):
     import dataclasses
 

@@ -78,7 +78,7 @@ def run_trial(
         setup,
         plan(ClusterSpec.from_dict(spec_dict(continuous, start, 1)), None),
         wait="Target",
-        timeout=7200,
+        timeout=4 * 3600,  # the login group's deep health check alone takes about 2 hours
         poll_seconds=60,
         sleep=sim.advance,
         monotonic=lambda: sim.now().timestamp(),

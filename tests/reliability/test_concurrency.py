@@ -113,7 +113,9 @@ def test_a_scale_out_landing_between_describe_and_list_is_not_added_twice():
     become a second scale-out."""
     sim = Simulator(seed=1)
     other = connect(backend="fake", simulator=sim)
-    apply(other, plan(ClusterSpec.from_dict(spec_dict(True, 2, 1)), None), wait="Target", timeout=7200, poll_seconds=60, sleep=sim.advance)
+    apply(
+        other, plan(ClusterSpec.from_dict(spec_dict(True, 2, 1)), None), wait="Target", timeout=4 * 3600, poll_seconds=60, sleep=sim.advance
+    )
     desired = ClusterSpec.from_dict(spec_dict(True, 6, 1))
     mine = connect(backend="fake", simulator=sim)
     interleaved = []
@@ -139,7 +141,8 @@ def test_two_provider_updates_at_once(continuous):
 
     from .test_security import _wire
 
-    sim = Simulator(seed=3, scenario={"timing": {"launch_seconds": 10, "lifecycle_seconds": 20}})
+    # quick steps, the login group's deep health check too (2 hours by default): this is about two updates at once
+    sim = Simulator(seed=3, scenario={"timing": {"launch_seconds": 10, "lifecycle_seconds": 20, "deep_health_check_seconds": 60}})
     register_simulator("concurrency-world", sim)
     try:
         provider = ClusterProvider(simulator="concurrency-world")
@@ -229,7 +232,7 @@ def test_the_services_own_progress_is_not_another_writer():
     sim.advance(900)  # nodes launch and start their lifecycle scripts
     assert observe(client, NAME).nodes != the_plan.basis.nodes
     result = apply(
-        client, the_plan, wait="Target", timeout=7200, poll_seconds=60, sleep=sim.advance, monotonic=lambda: sim.now().timestamp()
+        client, the_plan, wait="Target", timeout=4 * 3600, poll_seconds=60, sleep=sim.advance, monotonic=lambda: sim.now().timestamp()
     )
     assert result.ok and result.state.group("big").target_count == 5
 
@@ -243,7 +246,7 @@ def test_a_node_listed_twice_is_named_once():
         client,
         plan(ClusterSpec.from_dict(spec_dict(True, 4, 1)), None),
         wait="Target",
-        timeout=7200,
+        timeout=4 * 3600,  # the login group's deep health check alone takes about 2 hours
         poll_seconds=60,
         sleep=sim.advance,
         monotonic=lambda: sim.now().timestamp(),

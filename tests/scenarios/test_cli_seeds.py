@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from pulumi_hyperpod.cli import main
 from pulumi_hyperpod.aws.fake import Simulator
+from tests.fake.sim_helpers import SEED004_SCENARIO
 from tests.support.cli import SPECS, hyperpod, use_fake_world
 
 SEED004 = "leo-stg-hyperpod-cluster"
@@ -23,8 +24,11 @@ def world(tmp_path, monkeypatch):
     return use_fake_world(monkeypatch, tmp_path)
 
 
-def test_seed_004_scale_out_then_scale_in_with_sinfo(world, tmp_path):
+def test_seed_004_scale_out_then_scale_in_with_sinfo(world, tmp_path, monkeypatch):
     """seed 004: 1 compute node → 3 (one step) → 1 (two named nodes), sinfo follows."""
+    scenario = tmp_path / "seed004-scenario.json"
+    scenario.write_text(json.dumps(SEED004_SCENARIO))  # its bundle's provisioning_parameters.json: the roles sinfo shows
+    monkeypatch.setenv("HYPERPOD_FAKE_SCENARIO", str(scenario))
     hyperpod("apply", "-f", str(SPECS / "seed004-initial.json"), "--yes", "--timeout", "60")
     snapshot = tmp_path / "one.json"
     snapshot.write_text(hyperpod("snapshot", SEED004))

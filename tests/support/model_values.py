@@ -13,7 +13,15 @@ from hypothesis import strategies as st
 _SIMPLE = st.text(alphabet=string.ascii_letters + string.digits, min_size=1, max_size=12)
 
 
+# Shapes whose documentation, not a pattern, says what a value is (docs/rules.md): a few of each.
+_DOCUMENTED = {
+    "CronScheduleExpression": st.sampled_from(["cron(0 3 ? * SUN *)", "cron(30 1 1 * ? *)", "cron(0 0/6 ? * MON-FRI 2028)"]),
+}
+
+
 def _string(shape) -> st.SearchStrategy[str]:
+    if shape.name in _DOCUMENTED:
+        return _DOCUMENTED[shape.name]
     if shape.enum:
         return st.sampled_from(list(shape.enum))
     low, high = shape.metadata.get("min", 0), min(shape.metadata.get("max", 64), 300)

@@ -210,6 +210,7 @@ class _Run:
             if verify:
                 self.verify_unmoved()
             self.guard(operation, request)
+            before = lifecycle.newest_operation(self, operation)
             try:
                 doing, self.doing = self.doing, f"while sending {operation} (it may or may not have reached the service)"
                 response = method(**request)
@@ -217,7 +218,7 @@ class _Run:
                 self.result.calls.append(operation)
                 if _accepted_something(response):
                     self.landed.add(self.step)
-                lifecycle.note_operation(self, operation)
+                lifecycle.note_operation(self, operation, before)
                 return response
             except ClientError as error:
                 code = error.response.get("Error", {}).get("Code")

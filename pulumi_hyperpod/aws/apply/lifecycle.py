@@ -138,18 +138,30 @@ def _follow_replacements(run: "_Run", logical_ids: list[str]) -> None:
 SCALING_CALLS = frozenset({"UpdateCluster", "BatchAddClusterNodes", "BatchDeleteClusterNodes"})
 
 
-def note_operation(run: "_Run", operation: str) -> None:
-    """After a scaling call: the Scaling operation the service recorded for it, named in the progress."""
+def newest_operation(run: "_Run", operation: str) -> str | None:
+    """Before a scaling call: the newest Scaling operation the service has recorded (None: none, or no list)."""
+    newest = _newest_scaling(run) if operation in SCALING_CALLS else None
+    return newest["OperationId"] if newest else None
+
+
+def note_operation(run: "_Run", operation: str, before: str | None) -> None:
+    """After a scaling call: the Scaling operation the service recorded for it, named in the progress.
+    A call that moves no count (UpdateCluster of a label) records none: the newest is then still
+    `before`, another call's, and is not named as this one's."""
     if operation not in SCALING_CALLS:
         return
+    summary = _newest_scaling(run)
+    if summary and summary["OperationId"] != before and summary["OperationId"] not in run.operation_ids:
+        run.operation_ids.append(summary["OperationId"])
+        run.say(f"{operation}: service operation {summary['OperationId']} ({summary['Status']})")
+
+
+def _newest_scaling(run: "_Run") -> dict | None:
     try:
         page = run.client.list_cluster_operations(ClusterName=run.name, Type="Scaling", SortOrder="Descending", MaxResults=1)
     except Exception:  # an API without the operations list (older regions, a stubbed client): nothing to follow
-        return
-    for summary in page.get("ClusterOperationSummaries") or ():
-        if summary["OperationId"] not in run.operation_ids:
-            run.operation_ids.append(summary["OperationId"])
-            run.say(f"{operation}: service operation {summary['OperationId']} ({summary['Status']})")
+        return None
+    return next(iter(page.get("ClusterOperationSummaries") or ()), None)
 
 
 def report_operations(run: "_Run") -> None:

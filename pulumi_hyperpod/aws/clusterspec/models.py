@@ -3,8 +3,8 @@
 Validation happens in one place, before anything is built (`request.checked_request`): keys are
 spelled the model's way (`keys.to_model_keys`; a field given in two spellings is refused), every
 rule of the service model is checked (`servicemodel.violations`, botocore's ParamValidator plus
-max/enum/pattern), then the documented cross-field rules (`rules.spec_rules`, the same functions the
-simulator uses). All problems are reported together in one SpecError, each with its field path.
+max/enum/pattern), then the documented cross-field rules (`rules.spec_rules`, and the model's
+sentence-rules in `documented.py`; the simulator has its own, aws/fake/service_rules.py). All problems are reported together in one SpecError, each with its field path.
 Files are read by `documents.read_document` (size limit, YAML 1.2). Nested members the planner does
 not reason about (storage, scheduled updates, Kubernetes labels…) stay plain dicts — already checked
 against the model — so a botocore upgrade that adds a member needs no change here.

@@ -1,7 +1,8 @@
 """A cluster spec checked as the request it becomes, without building the spec models.
 
 `checked_request` is the whole of a spec's validation (ClusterSpec runs it before it builds anything):
-keys spelled the model's way, every rule of the service model, the documented cross-field rules, one
+keys spelled the model's way, every rule of the service model, the cross-field rules (rules.py, and the
+model's sentences in documented.py), one
 problem per field. A request that passes has exactly the members, types and values the models
 declare (every enum the models spell as a Literal is the service model's own, and every member they
 require the model requires), so the models are built from it by conversion alone, and `api_request`
@@ -16,6 +17,7 @@ from typing import Any
 from .. import servicemodel
 from ...core.errors import Violation
 from .keys import to_model_keys
+from . import documented
 from .rules import spec_rules
 
 OPERATION = "CreateCluster"
@@ -24,7 +26,7 @@ OPERATION = "CreateCluster"
 def checked_request(data: dict[str, Any]) -> tuple[dict[str, Any], list[Violation]]:
     """The request with the model's key spelling, and every problem with it (none: it is valid)."""
     request = to_model_keys(servicemodel.input_shape(OPERATION), data)
-    problems = _first_per_field(servicemodel.violations(OPERATION, request), spec_rules(request))
+    problems = _first_per_field(servicemodel.violations(OPERATION, request), spec_rules(request) + documented.violations(request))
     return request, _unique(problems)
 
 

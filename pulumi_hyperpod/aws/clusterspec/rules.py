@@ -1,10 +1,11 @@
 """The documented rules the service model cannot express (seeds 000 and 001, the API reference).
 
-One source for both sides: the spec checks a desired cluster with them before any call
-(`spec_rules`), and the simulator answers ValidationException with the very same functions
-(`fake/validation.py` calls `create_cluster_rules`, `group_rules`, `slurm_topology_rules`…), so the
-two can never disagree. Every rule takes plain request-shaped dicts (the model's key spelling) and
-yields Violations with the field path: `InstanceGroups[2].MinInstanceCount: …`.
+The spec checks a desired cluster with them before any call (`spec_rules`; the model's
+sentence-rules are documented.py's). The simulator keeps its own implementation of the same
+documentation (aws/fake/service_rules.py), so a rule written wrong here is not answered the same
+wrong way there: tests/input/test_one_rule_source.py runs both and lists where they differ. Every
+rule takes plain request-shaped dicts (the model's key spelling) and yields Violations with the field
+path: `InstanceGroups[2].MinInstanceCount: …`.
 
 Decisions, with their sources:
 - `MinInstanceCount` above 0 needs `NodeProvisioningMode: Continuous` (seed 000: "MinCount only

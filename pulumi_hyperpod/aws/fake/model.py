@@ -220,6 +220,16 @@ class Cluster(Entity):
     def groups_with_role(self, role: str) -> list[InstanceGroup]:
         return [group for group in self.groups.values() if group.role == role]
 
+    def waits_for_controller(self, group: InstanceGroup) -> bool:
+        """Slurm priority: other groups launch once a controller has been healthy. A cluster with no
+        group known to be the controller (a legacy cluster without its bundle) waits for none."""
+        return (
+            self.orchestrator == "Slurm"
+            and group.role != CONTROLLER
+            and not self.controller_ready
+            and bool(self.groups_with_role(CONTROLLER))
+        )
+
     def iter_live_nodes(self) -> Iterator[Node]:
         return (node for node in self.nodes.values() if node.live)
 

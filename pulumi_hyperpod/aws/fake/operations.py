@@ -13,7 +13,7 @@ from typing import Optional
 
 from ... import members
 from .. import servicemodel
-from . import ids, pagination, provisioning as prov, quota_usage, reconcile, slurm, validation, views
+from . import ids, pagination, provisioning as prov, quota_usage, reconcile, service_rules, slurm, validation, views
 from .clock import to_seconds
 from .errors import ConflictException, ValidationException
 from .model import CONTROLLER, LOGIN, Cluster, InstanceGroup
@@ -31,13 +31,19 @@ def _min_count(spec: dict, role: Optional[str], continuous: bool, creating: bool
     return 0
 
 
+# ThreadsPerCore the service sets when a request gives none: the one value every instance type takes
+# ("For instance types that doesn't support multithreading, specify 1"), and what a recorded
+# DescribeCluster of such a group reports (cloud-custodian's placebo data for DescribeCluster).
+DEFAULT_THREADS_PER_CORE = 1
+
+
 def _add_group(
     world: World, cluster: Cluster, spec: dict, role: Optional[str], partitions: list, op_id: str, creating: bool
 ) -> InstanceGroup:
     minimum = _min_count(spec, role, cluster.continuous, creating)
     group = InstanceGroup(
         name=spec["InstanceGroupName"],
-        spec=copy.deepcopy(spec),
+        spec={"ThreadsPerCore": DEFAULT_THREADS_PER_CORE, **copy.deepcopy(spec)},
         target=spec["InstanceCount"],
         min_count=minimum,
         status="Creating",
@@ -72,14 +78,14 @@ def _roles(world: World, cluster_kind: str, groups: list[dict]) -> dict[str, tup
     if cluster_kind == "Eks":
         return {g["InstanceGroupName"]: (None, []) for g in groups}
     if any("SlurmConfig" in g for g in groups):
-        return {
-            g["InstanceGroupName"]: (
-                (g.get("SlurmConfig") or {}).get("NodeType", "Compute"),
-                list((g.get("SlurmConfig") or {}).get("PartitionNames") or []),
-            )
-            for g in groups
-        }
+        return {g["InstanceGroupName"]: _stated_role(g) for g in groups}
     return validation.legacy_roles(slurm.scenario_with_bundles(world, groups), groups)
+
+
+def _stated_role(spec: dict) -> tuple[Optional[str], list]:
+    """The role a group's SlurmConfig states; a group without one states none (unknown, not Compute)."""
+    slurm_config = spec.get("SlurmConfig") or {}
+    return slurm_config.get("NodeType"), list(slurm_config.get("PartitionNames") or [])
 
 
 def _unique_cluster_id(world: World) -> str:
@@ -104,12 +110,7 @@ def create_cluster(world: World, region: str, params: dict) -> dict:
         raise ValidationException(f"Cluster {name} already exists. Choose a different name.")
     kind = validation.orchestrator_kind(params.get("Orchestrator"))
     continuous = params.get("NodeProvisioningMode") == "Continuous"
-    problems = validation.group_rules(groups, continuous=continuous, orchestrator=kind)
-    problems += validation.slurm_strategy_rules(params.get("Orchestrator"), continuous)
-    problems += validation.fsx_vpc_rules(groups, has_vpc=params.get("VpcConfig") is not None)
-    problems += validation.tag_rules(params.get("Tags"))
-    problems += validation.autoscaling_rules(params)
-    validation.raise_if(problems)
+    validation.raise_if(service_rules.create_problems(params))
     quota_usage.check(world, region, name, {g["InstanceGroupName"]: quota_usage.spec_usage(g) for g in groups})
     roles = _roles(world, kind, groups)
     if kind == "Slurm":
@@ -268,11 +269,7 @@ def _update_roles(world: World, cluster: Cluster, new_specs: list[dict], merged:
     if cluster.orchestrator == "Eks":
         return {spec["InstanceGroupName"]: (None, []) for spec in new_specs}
     if any("SlurmConfig" in spec for spec in merged):
-        roles = {
-            spec["InstanceGroupName"]: (spec["SlurmConfig"]["NodeType"], list(spec["SlurmConfig"].get("PartitionNames") or []))
-            for spec in merged
-            if "SlurmConfig" in spec
-        }
+        roles = {spec["InstanceGroupName"]: _stated_role(spec) for spec in merged}
         validation.raise_if(validation.slurm_topology_rules([role for role, _ in roles.values()]))
         return roles
     known = [g.spec for g in cluster.groups.values()] + new_specs

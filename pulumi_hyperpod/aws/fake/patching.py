@@ -17,17 +17,46 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Optional
+from typing import Callable, Optional
 
 from . import ids, rolling_update
 from .model import Cluster, InstanceGroup
 from .world import World
 
 _AWS_CRON = re.compile(r"^cron\((.+)\)$")
+_YEARS = re.compile(r"^(\d{4})(?:-(\d{4}))?(?:/(\d+))?$")
 
 
-def next_fire(expression: str, after: float) -> Optional[float]:
-    """The first time after `after` (epoch seconds) an AWS cron expression names; None when it cannot be read."""
+def _year_filter(field: str) -> Optional[Callable[[int], bool]]:
+    """Which years the year field names (`*`, `2027`, `2027-2029`, `2027/2`, lists of them), or None."""
+    if field in ("*", "?"):
+        return lambda year: True
+    parts = []
+    for item in field.split(","):
+        match = _YEARS.match(item)
+        if not match:
+            return None
+        first, last, step = (
+            int(match.group(1)),
+            int(match.group(2) or (9999 if match.group(3) else match.group(1))),
+            int(match.group(3) or 1),
+        )
+        if not 1970 <= first <= last <= 2199 and not (match.group(3) and last == 9999):
+            return None  # AWS cron years run from 1970 to 2199
+        parts.append((first, last, step))
+    return lambda year: any(first <= year <= last and (year - first) % step == 0 for first, last, step in parts)
+
+
+def _aws_weekday(field: str) -> Optional[str]:
+    """AWS's day-of-week (1-7 = SUN-SAT) as croniter's (0-6); a number after `#` or `/` is a count."""
+    numbers = [int(n) for n in re.findall(r"(?<![#/\d])\d+", field)]
+    if any(not 1 <= n <= 7 for n in numbers):
+        return None
+    return re.sub(r"(?<![#/\d])\d+", lambda m: str(int(m.group()) - 1), field)
+
+
+def parse_cron(expression: str) -> Optional[tuple[str, Callable[[int], bool]]]:
+    """An AWS cron expression as croniter's five fields and a year filter; None when it cannot be read."""
     from croniter import croniter  # loaded only by a world with scheduled patching
 
     match = _AWS_CRON.match(expression.strip())
@@ -35,18 +64,33 @@ def next_fire(expression: str, after: float) -> Optional[float]:
     if len(fields) != 6:
         return None
     minutes, hours, day, month, weekday, year = fields
-    weekday = re.sub(r"\d+", lambda m: str(int(m.group()) - 1) if 1 <= int(m.group()) <= 7 else m.group(), weekday)
-    try:
-        schedule = croniter(
-            " ".join([minutes, hours, day.replace("?", "*"), month, weekday.replace("?", "*")]),
-            dt.datetime.fromtimestamp(after, dt.timezone.utc),
-        )
-        for _ in range(366):
-            fire = schedule.get_next(dt.datetime)
-            if year in ("*", "?") or str(fire.year) in year.split(","):
-                return fire.timestamp()
-    except (ValueError, KeyError):
+    weekday_field, years = _aws_weekday(weekday), _year_filter(year)
+    if weekday_field is None or years is None:
         return None
+    five = " ".join([minutes, hours, day.replace("?", "*"), month, weekday_field.replace("?", "*")])
+    return (five, years) if croniter.is_valid(five) else None
+
+
+def next_fire(expression: str, after: float) -> Optional[float]:
+    """The first time after `after` (epoch seconds) an AWS cron expression names; None when it cannot be
+    read or names no time in the 200 years after `after`."""
+    from croniter import croniter
+
+    parsed = parse_cron(expression)
+    if parsed is None:
+        return None
+    five, years = parsed
+    start = dt.datetime.fromtimestamp(after, dt.timezone.utc)
+    for year in range(start.year, start.year + 200):
+        if not years(year):
+            continue
+        begin = max(start, dt.datetime(year, 1, 1, tzinfo=dt.timezone.utc) - dt.timedelta(seconds=1))
+        try:
+            fire = croniter(five, begin).get_next(dt.datetime)
+        except (ValueError, KeyError):
+            return None
+        if fire.year == year:
+            return fire.timestamp()
     return None
 
 

@@ -216,7 +216,8 @@ def on_node_timer(world: World, cluster: Cluster, node: Node) -> None:
         rate = faults.rate("lifecycle_failure_rate", group.name, node.instance_type)
         if rate and world.rng.random() < rate:
             world.close_billing(node)  # billed for the script's run time only
-            script = (group.spec.get("LifeCycleConfig") or {}).get("OnCreate", "on_create.sh")
+            lifecycle = group.spec.get("LifeCycleConfig") or {}
+            script = lifecycle.get("OnCreate") or lifecycle.get("OnInitComplete") or "on_create.sh"  # the one entrypoint given
             controller_at_create = group.role == CONTROLLER and cluster.status == "Creating"
             fail_node(
                 world,

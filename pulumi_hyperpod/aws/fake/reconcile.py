@@ -123,7 +123,7 @@ def reconcile(world: World, cluster: Cluster) -> None:
 def _may_launch(cluster: Cluster, group: InstanceGroup) -> bool:
     if cluster.status in ("Failed", "Deleting", "RollingBack"):
         return False
-    if cluster.orchestrator == "Slurm" and group.role != CONTROLLER and not cluster.controller_ready:
+    if cluster.waits_for_controller(group):
         return False  # Slurm priority: workers and login nodes wait for a healthy controller
     return True
 
@@ -378,7 +378,7 @@ def _creating_to_in_service(world: World, cluster: Cluster, grouped: dict) -> No
 
 
 def waiting_message(cluster: Cluster, group: InstanceGroup) -> str:
-    if cluster.orchestrator == "Slurm" and group.role != CONTROLLER and not cluster.controller_ready:
+    if cluster.waits_for_controller(group):
         return "Waiting for a healthy controller node"
     return "Waiting for capacity"
 

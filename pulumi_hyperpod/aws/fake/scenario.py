@@ -22,7 +22,12 @@ class Timing(_Strict):
 
     launch_seconds: float = Field(90, ge=0, description="EC2 launch until the lifecycle script starts")
     lifecycle_seconds: float = Field(210, ge=0, description="lifecycle script (OnCreate) run time")
-    deep_health_check_seconds: float = Field(1200, ge=0)
+    deep_health_check_seconds: float = Field(
+        7200,
+        ge=0,
+        description="deep health checks on a node (OnStartDeepHealthChecks, StartClusterHealthCheck): AWS documents about 2 hours "
+        "for the instance stress test (docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-hyperpod-eks-resiliency-deep-health-checks.html)",
+    )
     terminate_seconds: float = Field(60, ge=0, description="ShuttingDown until the node is gone")
     software_update_seconds: float = Field(900, ge=0, description="UpdateClusterSoftware: patching one instance (SystemUpdating)")
     reboot_seconds: float = Field(300, ge=0, description="BatchRebootClusterNodes: restarting until Running again")

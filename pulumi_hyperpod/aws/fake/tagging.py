@@ -14,7 +14,8 @@ from __future__ import annotations
 from .errors import ResourceNotFound, ValidationException
 from .model import Cluster
 from .pagination import page
-from .validation import check_model, raise_if, tag_rules
+from .service_rules import tag_problems
+from .validation import check_model, raise_if
 from .world import World
 
 MAX_TAGS_PER_RESOURCE = 50
@@ -36,7 +37,7 @@ def _tags(cluster: Cluster) -> list[dict]:
 
 def add_tags(world: World, region: str, params: dict) -> dict:
     check_model("AddTags", params)
-    raise_if(tag_rules(params["Tags"]))
+    raise_if(tag_problems(params["Tags"]))
     cluster = _cluster(world, region, params["ResourceArn"])
     added = {tag["Key"]: tag["Value"] for tag in params["Tags"]}
     kept = [tag for tag in _tags(cluster) if tag["Key"] not in added]

@@ -3,10 +3,11 @@
 botocore only checks types and required members client-side; like the real service, the
 simulator checks patterns, ranges and enums (`servicemodel.violations`, built on botocore's own
 ParamValidator) and the documented cross-field rules, and answers ValidationException naming each
-field path and rule. The cross-field rules are the spec's (`aws/clusterspec/rules.py`): one source, so a spec
-that passes locally is a request the simulator accepts, and the other way round
-(tests/input/test_one_rule_source.py runs both over the bad-input corpus). What is left here needs
-the simulated world: the cluster as it is (update rules) and the lifecycle bundle (legacy roles).
+field path and rule. The cross-field rules are the simulator's own (`service_rules.py`, written from
+the service's documentation, importing nothing of the spec's or the planner's): an independent
+witness, compared with the spec's over the bad-input corpus and generated requests by
+tests/input/test_one_rule_source.py. What is left here needs the simulated world: the cluster as it
+is (update rules) and the lifecycle bundle (legacy roles).
 """
 
 from __future__ import annotations
@@ -16,13 +17,14 @@ from typing import TYPE_CHECKING, Iterable, Optional
 from ... import members
 from .. import servicemodel
 from ...core.errors import Violation
-from ..clusterspec import rules
-from ..clusterspec.rules import NO_GROUPS, SINGLE_CONTROLLER, autoscaling_rules, fsx_vpc_rules, tag_rules  # noqa: F401  (used by the operations)
+from . import service_rules
 from .errors import ValidationException
 from .model import COMPUTE, CONTROLLER, LOGIN, Cluster
 
 if TYPE_CHECKING:  # pragma: no cover
     from .scenario import Scenario
+
+NO_GROUPS, SINGLE_CONTROLLER = service_rules.NO_GROUPS, service_rules.SINGLE_CONTROLLER
 
 
 def check_model(operation: str, params: dict) -> None:
@@ -39,8 +41,8 @@ def raise_if(problems: Iterable[Violation]) -> None:
 
 def orchestrator_kind(orchestrator: Optional[dict], path: str = "Orchestrator") -> str:
     """ "Slurm" (also when absent) or "Eks"; exactly one may be given."""
-    raise_if(rules.orchestrator_rules(orchestrator, path))
-    return rules.orchestrator_kind({"Orchestrator": orchestrator})
+    raise_if(service_rules.orchestrator_problems(orchestrator, path))
+    return service_rules.kind_of(orchestrator)
 
 
 def group_rules(
@@ -50,17 +52,17 @@ def group_rules(
     orchestrator: str,
     path: str = "InstanceGroups",
 ) -> list[Violation]:
-    """Rules for each group of a CreateCluster/UpdateCluster request (`spec.rules.group_rules`)."""
-    return rules.group_rules(groups, continuous=continuous, kind=orchestrator, path=path)
+    """Rules for each group of a CreateCluster/UpdateCluster request (`service_rules.GROUP_CHECKS`)."""
+    return service_rules.group_problems(groups, service_rules.Shape(orchestrator, continuous), path)
 
 
-def slurm_topology_rules(node_types: list[str], path: str = "InstanceGroups") -> list[Violation]:
-    """Exactly one Controller group and at most one Login group (`spec.rules.slurm_topology_rules`)."""
-    return rules.slurm_topology_rules(enumerate(node_types), path)
+def slurm_topology_rules(node_types: list[Optional[str]], path: str = "InstanceGroups") -> list[Violation]:
+    """Exactly one Controller group and at most one Login group among the groups whose role is known."""
+    return service_rules.topology_problems(node_types, path)
 
 
 def slurm_strategy_rules(orchestrator: Optional[dict], continuous: bool) -> list[Violation]:
-    return rules.strategy_rules(orchestrator, continuous)
+    return service_rules.slurm_settings_problems(orchestrator, continuous)
 
 
 def group_limit_rules(count: int) -> list[Violation]:
@@ -70,11 +72,14 @@ def group_limit_rules(count: int) -> list[Violation]:
     return []
 
 
-def legacy_roles(scenario: Scenario, groups: list[dict]) -> dict[str, tuple[str, list[str]]]:
+def legacy_roles(scenario: Scenario, groups: list[dict]) -> dict[str, tuple[Optional[str], list[str]]]:
     """Roles for Slurm groups without SlurmConfig, from provisioning_parameters.json (seed 004).
 
-    The scenario maps a lifecycle SourceS3Uri to that file's content; without one, the first
-    group is the controller and every other group is compute in a partition named after it.
+    The scenario maps a lifecycle SourceS3Uri to that file's content. Without one nothing the
+    cluster states names a role (the service reads neither group order nor names), so every role
+    is unknown (None): no group is protected as the controller, none waits for one, none is in a
+    partition. Guessing would be worse than not knowing: awsome-distributed-training writes the
+    login group first, and a guessed first-group controller protects the login node instead.
     """
     params = None
     for group in groups:
@@ -83,8 +88,8 @@ def legacy_roles(scenario: Scenario, groups: list[dict]) -> dict[str, tuple[str,
             break
     names = [group["InstanceGroupName"] for group in groups]
     if params is None:
-        return {name: (CONTROLLER if i == 0 else COMPUTE, [] if i == 0 else [name]) for i, name in enumerate(names)}
-    roles: dict[str, tuple[str, list[str]]] = {}
+        return {name: (None, []) for name in names}
+    roles: dict[str, tuple[Optional[str], list[str]]] = {}
     workers = {worker.instance_group_name: worker.partition_name for worker in params.worker_groups}
     for name in names:
         if name == params.controller_group:
@@ -196,7 +201,7 @@ def autoscaling_update_rules(cluster: Cluster, params: dict) -> list[Violation]:
     autoscaling is on (AWS, HyperPod autoscaling with Karpenter)."""
     after = {**cluster.config, **{k: v for k, v in params.items() if k in ("AutoScaling", "ClusterRole", "NodeRecovery")}}
     after["NodeProvisioningMode"] = "Continuous" if cluster.continuous else None
-    problems = list(autoscaling_rules(after))
+    problems = service_rules.autoscaling_problems(after)
     scaling_on = (cluster.config.get("AutoScaling") or {}).get("Mode") == "Enable"
     role = params.get("ClusterRole")
     if scaling_on and role is not None and cluster.config.get("ClusterRole") not in (None, role):

@@ -144,7 +144,8 @@ def describe_cluster(cluster: Cluster) -> dict:
     if cluster.failure_message:
         item["FailureMessage"] = cluster.failure_message
     item.update(_copy(cluster.config, "DescribeClusterResponse", {"AutoScaling", "InstanceGroups"}))
-    item["Orchestrator"] = cluster.config.get("Orchestrator") or {"Slurm": {}}
+    if cluster.config.get("Orchestrator"):  # as given: a cluster created without one is described without one
+        item["Orchestrator"] = cluster.config["Orchestrator"]
     item["NodeRecovery"] = cluster.node_recovery
     if cluster.continuous:
         item["NodeProvisioningMode"] = "Continuous"

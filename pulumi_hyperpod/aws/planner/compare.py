@@ -10,6 +10,7 @@ is provisioning priority (seed 001).
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any, Mapping
 
 from . import members
@@ -79,10 +80,14 @@ def group_immutable_changes(desired: InstanceGroupSpec, observed: GroupState) ->
         problems.append(
             f"InstanceType {observed.instance_type} → {desired.instance_type} (UpdateCluster takes only the type the group was created with)"
         )
-    if desired.instance_requirements is not None and observed.instance_type and not observed.described.get("InstanceRequirements"):
-        problems.append("a fixed-type group cannot become a flexible group (InstanceRequirements)")
-    if desired.instance_type is not None and observed.described.get("InstanceRequirements"):
-        problems.append("a flexible group cannot become a fixed-type group (InstanceType)")
+    # each part names a change (what → what), as the others do: the refusal adds the verdict after them
+    flexible = observed.described.get("InstanceRequirements")
+    if desired.instance_requirements is not None and observed.instance_type and not flexible:
+        types = json.dumps(list(desired.instance_requirements.instance_types))
+        problems.append(f"InstanceType {observed.instance_type} → InstanceRequirements {types} (a fixed-type group made flexible)")
+    if desired.instance_type is not None and flexible:
+        types = json.dumps(list(flexible.get("DesiredInstanceTypes") or flexible.get("InstanceTypes") or []))
+        problems.append(f"InstanceRequirements {types} → InstanceType {desired.instance_type} (a flexible group made fixed-type)")
     return problems
 
 

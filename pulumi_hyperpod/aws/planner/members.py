@@ -55,7 +55,8 @@ class MemberChange(Frozen):
 
     def line(self) -> str:
         if self.effect == "remove":
-            return f"{self.member} removed (the spec leaves it out, and an UpdateCluster group entry is the group's whole specification)"
+            default = f"; the group returns to the service's default, {_short(_DEFAULTS[self.member])}" if self.member in _DEFAULTS else ""
+            return f"{self.member} removed (the spec leaves it out, and an UpdateCluster group entry is the group's whole specification{default})"
         shown = _short(self.after)
         if self.effect == "set":
             return f"{self.member} set to {shown}"
@@ -208,12 +209,14 @@ def group_member_changes(want: Mapping[str, Any], described: Mapping[str, Any], 
     for row, parts, reported in _compared_rows(scope):
         if parts[0] not in want and reported[0] not in described:
             continue  # set on neither side: most of the table for most groups
-        desired, observed = get(want, parts), observed_value(row, described)
-        desired = None if is_default(row.path, desired) else desired
+        given, observed = get(want, parts), observed_value(row, described)
+        desired = None if is_default(row.path, given) else given
         if desired is None:
             if row.omitted == "kept" or observed is None:
                 continue
-            changes.append(MemberChange(name, row.path, row.change, "remove", observed, None, row.unverified))
+            # the spec naming the service's default (OnDemand after Spot) changes to it; leaving it out removes
+            effect: Literal["change", "remove"] = "remove" if given is None else "change"
+            changes.append(MemberChange(name, row.path, row.change, effect, observed, given, row.unverified))
             continue
         observed = _without_filled(row, desired, observed)
         if observed is None:
