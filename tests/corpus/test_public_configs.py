@@ -71,7 +71,7 @@ class Defect:
 
 
 SINGLE_GROUP_REMOVED = Invalid("InstanceGroups", "must have at least 1 items")
-# issue 37 item 6 (the member table, s37-members) may turn these into "unverified": update here
+# InstanceType is a new group's name (the update-cluster page); ThreadsPerCore changes in place (item 6)
 IMMUTABLE = Refused("immutable-group-field")
 
 # config → what validating it gives (default: valid)
@@ -85,7 +85,6 @@ CONFIG_EXPECTED: dict[str, Invalid | BadBundle | Defect] = {
 
 # (config, edit) → the expected outcome where it is not Applies()
 EXPECTED: dict[tuple[str, str], Applies | Refused | Invalid | Defect] = {
-    **{(config, "threads-per-core"): IMMUTABLE for config in CONFIGS},
     **{(config, "instance-type"): IMMUTABLE for config in CONFIGS},
     **{
         (config, "group-removed"): SINGLE_GROUP_REMOVED
@@ -102,10 +101,9 @@ EXPECTED: dict[tuple[str, str], Applies | Refused | Invalid | Defect] = {
     ("c7n-placebo-cluster", "scale-to-zero"): Refused("slurm-roles-unknown"),
     ("moto-create-cluster", "group-removed"): Refused("slurm-roles-unknown"),
     ("moto-create-cluster", "scale-to-zero"): Refused("slurm-roles-unknown"),
-    ("moto-create-cluster", "scale-in"): Defect(
-        "issue 37 item 4: with no provisioning_parameters.json the simulator makes the first group the Slurm controller "
-        "and refuses the node the plan removes (InvalidNodeStatus): the apply fails and the re-plan removes it again"
-    ),
+    # a rollout takes every node of the group down; a group of unknown role could be the controller
+    ("c7n-placebo-cluster", "image-id"): Refused("controller-disruption"),
+    ("moto-create-cluster", "image-id"): Refused("controller-disruption"),
 }
 
 
