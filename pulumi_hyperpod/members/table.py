@@ -246,9 +246,11 @@ def _cluster_rows() -> list[Member]:
         row("AutoScaling.AutoScalerType", "UpdateCluster", "kept", AUTOSCALING_GUIDE),
         row(
             "RestrictedInstanceGroupsConfig",
-            "replacement",
+            "UpdateCluster",
             "kept",
-            "botocore sagemaker model: CreateCluster takes it, UpdateCluster does not",
+            "botocore sagemaker model: CreateCluster and UpdateCluster take it (ClusterRestrictedInstanceGroupsConfig); "
+            "DescribeCluster reports SharedEnvironmentConfig's Desired and Current FSx Lustre config and deletion policy",
+            note="the restricted groups' shared FSx for Lustre file system (compare.restricted_config)",
         ),
         row(
             "InstanceGroupsToDelete",

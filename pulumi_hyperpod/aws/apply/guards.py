@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Mapping
 
+from ..clusterspec.grouplists import group_entries
 from ..observe import ClusterState
 from ...plan import Plan, Policy, Refusal
 
@@ -131,7 +132,7 @@ class _Guard:
 
     def update(self, request: Mapping[str, Any], targets: dict[str, int]) -> list[Refusal]:
         refusals = [refusal for name in request.get("InstanceGroupsToDelete") or () for refusal in self.group_deletion(name)]
-        for entry in request.get("InstanceGroups") or ():
+        for entry in group_entries(request):
             name = entry.get("InstanceGroupName")
             before = targets.get(name)
             if before is None or entry.get("InstanceCount") is None or entry["InstanceCount"] >= before:

@@ -106,6 +106,10 @@ def _observed_at(path: str, reported: tuple[str, ...], described: Mapping[str, A
         value = {k: v for k, v in value.items() if k not in ("CurrentPatchSchedule", "DesiredPatchSchedule")} | (
             {"PatchSchedule": value["DesiredPatchSchedule"]} if value.get("DesiredPatchSchedule") is not None else {}
         )
+    if path == "EnvironmentConfig" and isinstance(value, Mapping):
+        # EnvironmentConfigDetails adds S3OutputPath, where the service puts the group's output: the
+        # service's, not the request's (EnvironmentConfig has only FSxLustreConfig)
+        value = {k: v for k, v in value.items() if k != "S3OutputPath"} or None
     return None if is_default(path, value) else value
 
 
