@@ -110,6 +110,7 @@ class InstanceGroup(Entity):
     deleting: bool = False
     new_in_op: bool = False  # created by the running all-or-nothing operation
     patch: Optional[dict] = None  # scheduled / automatic patching: the release due and when (patching.py)
+    restricted: bool = False  # a restricted instance group (RestrictedInstanceGroups; restricted.py)
 
     @property
     def flexible(self) -> bool:
