@@ -352,8 +352,8 @@ class RestrictedInstanceGroupSpec(_Model):
     capacity_requirements: ClassVar[None] = None
     image_id: ClassVar[None] = None
 
-    instance_group_name: str
     instance_count: int
+    instance_group_name: str
     instance_type: str
     execution_role: str
     threads_per_core: int | None = None
