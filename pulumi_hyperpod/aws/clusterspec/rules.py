@@ -101,7 +101,9 @@ def restricted_group_rules(request: dict[str, Any], kind: str) -> list[Violation
     rigs = _groups(request.get("RestrictedInstanceGroups"))
     problems: list[Violation] = []
     if rigs and kind != "Eks":
-        problems.append(Violation("RestrictedInstanceGroups", "restricted instance groups are available only on an EKS-orchestrated cluster"))
+        problems.append(
+            Violation("RestrictedInstanceGroups", "restricted instance groups are available only on an EKS-orchestrated cluster")
+        )
     shared = (request.get("RestrictedInstanceGroupsConfig") or {}).get("SharedEnvironmentConfig")
     names = {g.get("InstanceGroupName") for _, g in _groups(request.get("InstanceGroups"))}
     for index, group in rigs:

@@ -219,7 +219,9 @@ def update_cluster(world: World, region: str, params: dict) -> dict:
         ),
     )
     new_specs = [spec for spec in specs if spec["InstanceGroupName"] not in cluster.groups]
-    roles = _update_roles(world, cluster, new_specs, [spec for name, spec in merged.items() if not _is_restricted(cluster, name, rigs)], continuous)
+    roles = _update_roles(
+        world, cluster, new_specs, [spec for name, spec in merged.items() if not _is_restricted(cluster, name, rigs)], continuous
+    )
     roles.update({spec["InstanceGroupName"]: (None, []) for spec in rigs})
 
     op_id = ids.new_uuid(world.rng)

@@ -148,7 +148,9 @@ def describe_cluster(cluster: Cluster) -> dict:
         item[restricted.RESTRICTED] = rigs
     if cluster.failure_message:
         item["FailureMessage"] = cluster.failure_message
-    item.update(_copy(cluster.config, "DescribeClusterResponse", {"AutoScaling", "InstanceGroups", restricted.RESTRICTED, restricted.SHARED}))
+    item.update(
+        _copy(cluster.config, "DescribeClusterResponse", {"AutoScaling", "InstanceGroups", restricted.RESTRICTED, restricted.SHARED})
+    )
     shared = restricted.shared_output(cluster.config.get(restricted.SHARED))
     if shared:
         item[restricted.SHARED] = shared
