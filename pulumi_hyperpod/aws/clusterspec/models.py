@@ -276,8 +276,24 @@ class AutoScaling(_Model):
     auto_scaler_type: str | None = None
 
 
+class _Group(_Model):
+    """What a group of either kind answers the same way: its name, and what builds its nodes."""
+
+    __slots__ = ()
+    instance_group_name: str
+
+    @property
+    def name(self) -> str:
+        return self.instance_group_name
+
+    def build_config(self) -> dict[str, Any]:
+        """What decides how a node of this group is built (compared with existing nodes)."""
+        api = self.to_api()
+        return {key: api[key] for key in BUILD_FIELDS if key in api}
+
+
 @dataclass(init=False, repr=False, eq=False, slots=True)  # the methods: _Model
-class InstanceGroupSpec(_Model):
+class InstanceGroupSpec(_Group):
     """ClusterInstanceGroupSpecification: one instance group."""
 
     _NESTED = {
@@ -305,11 +321,6 @@ class InstanceGroupSpec(_Model):
     slurm_config: SlurmConfig | None = None
     capacity_requirements: dict[str, Any] | None = None
     network_interface: dict[str, Any] | None = None
-
-    @property
-    def name(self) -> str:
-        return self.instance_group_name
-
     restricted: ClassVar[bool] = False
 
     @property
@@ -332,14 +343,9 @@ class InstanceGroupSpec(_Model):
             return min(1, self.instance_count)
         return 0
 
-    def build_config(self) -> dict[str, Any]:
-        """What decides how a node of this group is built (compared with existing nodes)."""
-        api = self.to_api()
-        return {key: api[key] for key in BUILD_FIELDS if key in api}
-
 
 @dataclass(init=False, repr=False, eq=False, slots=True)  # the methods: _Model
-class RestrictedInstanceGroupSpec(_Model):
+class RestrictedInstanceGroupSpec(_Group):
     """ClusterRestrictedInstanceGroupSpecification: one restricted instance group (RIG, EKS only:
     the SageMaker-managed groups Amazon Nova customization runs on). It answers the planner, cost and
     quotas as an InstanceGroupSpec does: a fixed type, no MinCount, no Slurm role, no image."""
@@ -365,19 +371,11 @@ class RestrictedInstanceGroupSpec(_Model):
     environment_config: dict[str, Any] | None = None
 
     @property
-    def name(self) -> str:
-        return self.instance_group_name
-
-    @property
     def instance_types(self) -> tuple[str, ...]:
         return (self.instance_type,)
 
     def effective_min_count(self, continuous: bool) -> int:
         return 0
-
-    def build_config(self) -> dict[str, Any]:
-        api = self.to_api()
-        return {key: api[key] for key in BUILD_FIELDS if key in api}
 
 
 # a group of either kind: the planner, cost and quotas read both alike (`ClusterSpec.groups`)
