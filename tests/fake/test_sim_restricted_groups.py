@@ -189,3 +189,26 @@ def test_the_simulator_refuses_a_restricted_group_on_a_slurm_cluster(client):
     request["Orchestrator"] = {"Slurm": {}}
     with pytest.raises(ClientError, match="RestrictedInstanceGroups"):
         client.create_cluster(**request)
+
+
+def test_a_protected_restricted_node_is_never_a_victim(world):
+    world.apply(rig_request())
+    node = world.sagemaker.list_cluster_nodes(ClusterName="nova-rig")["ClusterNodeSummaries"][0]["InstanceId"]
+    policy = Policy(protected_node_ids=frozenset({node}))
+    shrink = world.prepare(rig_request(InstanceCount=1), policy).plan
+    [delete] = shrink.steps
+    assert [v.node_id for v in delete.victims] != [node] and len(delete.victims) == 1
+    to_zero = world.prepare(rig_request(InstanceCount=0), policy).plan
+    assert [r.rule for r in to_zero.refusals] == ["not-enough-removable"] and to_zero.steps == ()
+
+
+def test_a_snapshot_of_a_restricted_cluster_plans_as_the_live_one(world):
+    from pulumi_hyperpod.aws.observe import ClusterState
+    from pulumi_hyperpod.aws.planner import plan
+
+    world.apply(rig_request())
+    live = observe(world.sagemaker, "nova-rig")
+    saved = ClusterState.from_snapshot(json.loads(live.to_json()))  # the nodes' group is a restricted group
+    assert [(g.name, g.restricted, g.target_count) for g in saved.groups] == [("rig-1", True, 2)]
+    assert plan(ClusterSpec.from_dict(rig_request()), saved).steps == ()
+    assert plan(ClusterSpec.from_dict(rig_request(InstanceCount=3)), saved).groups[0].action == "grow"
