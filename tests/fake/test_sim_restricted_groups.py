@@ -212,3 +212,11 @@ def test_a_snapshot_of_a_restricted_cluster_plans_as_the_live_one(world):
     assert [(g.name, g.restricted, g.target_count) for g in saved.groups] == [("rig-1", True, 2)]
     assert plan(ClusterSpec.from_dict(rig_request()), saved).steps == ()
     assert plan(ClusterSpec.from_dict(rig_request(InstanceCount=3)), saved).groups[0].action == "grow"
+
+
+def test_hyperpod_list_counts_restricted_groups_and_their_nodes(world):
+    from pulumi_hyperpod.cli.list_commands import aws_rows
+
+    world.apply(rig_request())
+    [row] = aws_rows(world.sagemaker)
+    assert (row["groups"], row["nodes_current"], row["nodes_target"]) == (1, 2, 2)
