@@ -220,3 +220,20 @@ def test_hyperpod_list_counts_restricted_groups_and_their_nodes(world):
     world.apply(rig_request())
     [row] = aws_rows(world.sagemaker)
     assert (row["groups"], row["nodes_current"], row["nodes_target"]) == (1, 2, 2)
+
+
+def test_a_persistent_world_keeps_restricted_groups_and_stores_no_flag_for_the_others(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "world.sqlite"
+    sim = Simulator(path)
+    client = connect("fake", simulator=sim, region="us-west-2")
+    client.create_cluster(**mixed_request())
+    sim.advance(3600)
+    again = connect("fake", simulator=Simulator(path), region="us-west-2")
+    described = again.describe_cluster(ClusterName="nova-rig")
+    assert [g["InstanceGroupName"] for g in described["InstanceGroups"]] == ["system"]
+    assert [g["InstanceGroupName"] for g in described["RestrictedInstanceGroups"]] == ["rig-1"]
+    with sqlite3.connect(path) as db:
+        stored = " ".join(str(row) for row in db.execute("SELECT * FROM clusters"))
+    assert stored.count('"restricted"') == 1  # the restricted group's row only: an older version reads the others

@@ -124,7 +124,10 @@ class InstanceGroup(Entity):
         return [self.spec["InstanceType"]]
 
     def to_row(self) -> dict:
-        return dict(self.__dict__)
+        row = dict(self.__dict__)
+        if not row.get("restricted"):  # stored only when set: a world without restricted groups reads as before
+            row.pop("restricted", None)
+        return row
 
     @classmethod
     def from_row(cls, row: dict) -> "InstanceGroup":
