@@ -55,6 +55,7 @@ def status_command(ctx, name, as_json):
                         "target": g.target_count,
                         "min": g.min_count,
                         "instance_types": list(g.instance_types),
+                        "restricted": g.restricted,
                     }
                     for g in state.groups
                 ],

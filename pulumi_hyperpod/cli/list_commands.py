@@ -39,7 +39,9 @@ def _age(created: Optional[dt.datetime], now: dt.datetime) -> Optional[float]:
 
 def aws_row(summary: dict, described: Optional[dict], now: dt.datetime) -> dict[str, Any]:
     """A ListClusters summary (and its DescribeCluster, None when it went in between) as a row."""
-    groups = (described or {}).get("InstanceGroups") or []
+    from ..aws.clusterspec.grouplists import group_entries  # restricted groups count as groups
+
+    groups = group_entries(described)
     # a cluster described without an Orchestrator was created without one: a Slurm cluster
     orchestrator = (next(iter(described.get("Orchestrator") or {}), None) or "Slurm") if described else None
     created = summary.get("CreationTime")

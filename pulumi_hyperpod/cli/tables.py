@@ -20,7 +20,7 @@ def status_table(state: ClusterState) -> Table:
         table.add_column(column, overflow="fold")  # a name is never shown shortened to "…"
     for g in state.groups:
         cells = (
-            g.name,
+            g.name + (" (restricted)" if g.restricted else ""),
             g.node_type or "-",
             g.status or "-",
             str(g.current_count),

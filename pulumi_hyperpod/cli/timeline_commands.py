@@ -49,7 +49,9 @@ def read_panels(
         if is_not_found(error):
             raise ClusterNotFound(name, region_of(client)) from None
         raise
-    if group is not None and group not in {g["InstanceGroupName"] for g in described.get("InstanceGroups") or []}:
+    from ..aws.clusterspec.grouplists import group_entries
+
+    if group is not None and group not in {g["InstanceGroupName"] for g in group_entries(described)}:
         raise LookupError(f"cluster {name} has no instance group {group}")
     if not events:
         raise LookupError(

@@ -264,7 +264,7 @@ def _cluster_rows() -> list[Member]:
             "RestrictedInstanceGroupsConfig",
             "UpdateCluster",
             "kept",
-            note="the planner does not compare it yet (issue 37 item 2)",
+            note="the restricted groups' shared FSx for Lustre file system (compare.restricted_config)",
             inner=(
                 ("SharedEnvironmentConfig.DesiredFSxLustreConfig", "SharedEnvironmentConfig.FSxLustreConfig"),
                 ("SharedEnvironmentConfig.DesiredFSxLustreDeletionPolicy", "SharedEnvironmentConfig.FSxLustreDeletionPolicy"),

@@ -23,7 +23,7 @@ from . import core
 
 # Service defaults DescribeCluster reports for a request that left the member out.
 _SERVICE_DEFAULTS = {"NodeRecovery": "Automatic", "Orchestrator": {"Slurm": {}}}
-_NOT_READ = ("InstanceGroups", "Tags", "ClusterName")
+_NOT_READ = ("InstanceGroups", "RestrictedInstanceGroups", "RestrictedInstanceGroupsConfig", "Tags", "ClusterName")
 
 
 def arn_region(id_: str) -> str | None:
@@ -39,15 +39,26 @@ def spec_from_state(state: ClusterState) -> dict[str, Any]:
     for key, value in described.items():
         if key in members and key not in _NOT_READ and value not in (None, [], {}) and _SERVICE_DEFAULTS.get(key) != value:
             request[key] = value
-    groups = []
+    from ..aws.planner.compare import restricted_config  # the planner's reading of the Output shape, used only here
+
+    shared = restricted_config(described.get("RestrictedInstanceGroupsConfig"))
+    if shared:
+        request["RestrictedInstanceGroupsConfig"] = shared
+    groups, restricted = [], []
     for group in state.groups:
         entry = core.group_from_described(group)
+        if group.restricted:
+            restricted.append(entry)
+            continue
         if "MinInstanceCount" in entry:
             without = {k: v for k, v in entry.items() if k != "MinInstanceCount"}
             if entry["MinInstanceCount"] == core.effective_min(without, state.continuous):
                 entry = without
         groups.append(entry)
-    request["InstanceGroups"] = groups
+    if groups:  # a cluster of restricted groups only has none to give (the model: at least one when given)
+        request["InstanceGroups"] = groups
+    if restricted:
+        request["RestrictedInstanceGroups"] = restricted
     spec, failures = core.spec_canonical(request)
     if failures:  # the cluster as described does not pass our own rules: keep it as read, say why
         raise core.ProviderError(

@@ -69,6 +69,7 @@ class GroupChange(Frozen):
     min_after: int | None = None
     instance_types: tuple[str, ...] = ()
     config_changes: tuple[str, ...] = ()
+    restricted: bool = False  # a restricted instance group (HyperPod's RIG): planned like the others, marked
 
     @property
     def delta(self) -> int:

@@ -105,7 +105,7 @@ def _groups(plan: Plan) -> Table:
         minimum = _count(g.min_before) if g.min_after == g.min_before else f"{_count(g.min_before)} → {_count(g.min_after)}"
         delta = f" ({g.delta:+d})" if g.delta and g.action in ("grow", "shrink") else ""
         table.add_row(
-            _t(g.group),
+            _t(g.group + (" (restricted)" if g.restricted else "")),
             _t(g.node_type or ",".join(g.instance_types[:1]) or "-"),
             _t(g.action + delta, _ACTION_STYLE.get(g.action, "")),
             _t(target),

@@ -75,12 +75,13 @@ def normalized(spec: Any) -> Any:
     if not isinstance(spec, Mapping):
         return spec
     result = dict(spec)
-    groups = result.get("InstanceGroups")
-    if isinstance(groups, list):
-        result["InstanceGroups"] = {
-            (g.get("InstanceGroupName") if isinstance(g, Mapping) and isinstance(g.get("InstanceGroupName"), str) else f"#{i}"): g
-            for i, g in enumerate(groups)
-        }
+    for key in ("InstanceGroups", "RestrictedInstanceGroups"):  # groups of either kind are matched by name
+        groups = result.get(key)
+        if isinstance(groups, list):
+            result[key] = {
+                (g.get("InstanceGroupName") if isinstance(g, Mapping) and isinstance(g.get("InstanceGroupName"), str) else f"#{i}"): g
+                for i, g in enumerate(groups)
+            }
     vpc = result.get("VpcConfig")
     if isinstance(vpc, Mapping):
         result["VpcConfig"] = {k: sorted(v, key=str) if isinstance(v, list) else v for k, v in vpc.items()}

@@ -157,11 +157,12 @@ def outputs(inputs: Mapping[str, Any], state: ClusterState, location: Location) 
     return {**settings_inputs(inputs), "spec": inputs["spec"], **state_outputs(state, location)}
 
 
-@lru_cache(maxsize=1)
-def _group_members() -> frozenset[str]:
-    """The members of a group in CreateCluster — read when first needed (a `pulumi refresh` that
-    found a group added outside Pulumi), not at import."""
-    return frozenset(servicemodel.shape("ClusterInstanceGroupSpecification").members)
+@lru_cache(maxsize=2)
+def _group_members(restricted: bool = False) -> frozenset[str]:
+    """The members of a group (or a restricted group) in CreateCluster — read when first needed (a
+    `pulumi refresh` that found a group added outside Pulumi), not at import."""
+    shape = "ClusterRestrictedInstanceGroupSpecification" if restricted else "ClusterInstanceGroupSpecification"
+    return frozenset(servicemodel.shape(shape).members)
 
 
 def observed_spec(spec: Mapping[str, Any], state: ClusterState) -> dict[str, Any]:
@@ -174,24 +175,27 @@ def observed_spec(spec: Mapping[str, Any], state: ClusterState) -> dict[str, Any
     secret = has_secret(spec)
     spec = plain(spec)
     continuous = state.continuous
-    groups = []
-    seen = set()
-    for group in spec.get("InstanceGroups") or []:
-        name = group.get("InstanceGroupName")
-        have = state.group(name) if isinstance(name, str) else None
-        if have is None:
-            continue  # deleted outside Pulumi
-        seen.add(name)
-        entry = dict(group)
-        entry["InstanceCount"] = have.target_count
-        if have.min_count != _effective_min(group, continuous):
-            entry["MinInstanceCount"] = have.min_count
-        groups.append(entry)
-    for have in state.groups:
-        if have.name not in seen:  # added outside Pulumi
-            groups.append(_group_from_described(have))
     result = dict(spec)
-    result["InstanceGroups"] = groups
+    # restricted groups are kept in their own list, as DescribeCluster reports them
+    for member, restricted in (("InstanceGroups", False), ("RestrictedInstanceGroups", True)):
+        groups = []
+        seen = set()
+        for group in spec.get(member) or []:
+            name = group.get("InstanceGroupName")
+            have = state.group(name) if isinstance(name, str) else None
+            if have is None or have.restricted != restricted:
+                continue  # deleted outside Pulumi
+            seen.add(name)
+            entry = dict(group)
+            entry["InstanceCount"] = have.target_count
+            if not restricted and have.min_count != _effective_min(group, continuous):
+                entry["MinInstanceCount"] = have.min_count
+            groups.append(entry)
+        for have in state.groups:
+            if have.name not in seen and have.restricted == restricted:  # added outside Pulumi
+                groups.append(_group_from_described(have))
+        if groups or member in spec:
+            result[member] = groups
     return rpc.wrap_rpc_secret(result) if secret else result
 
 
@@ -206,8 +210,11 @@ def _effective_min(group: Mapping[str, Any], continuous: bool) -> int:
 
 def _group_from_described(have) -> dict[str, Any]:
     described = dict(have.described)
-    skip = ("InstanceRequirements", "InstanceCount", "MinInstanceCount")
-    entry = {k: v for k, v in described.items() if k in _group_members() and k not in skip}
+    skip = ("InstanceRequirements", "InstanceCount", "MinInstanceCount", "EnvironmentConfig")
+    entry = {k: v for k, v in described.items() if k in _group_members(have.restricted) and k not in skip}
+    if have.restricted and (described.get("EnvironmentConfig") or {}).get("FSxLustreConfig"):
+        # EnvironmentConfigDetails in the request's form (its S3OutputPath is the service's)
+        entry["EnvironmentConfig"] = {"FSxLustreConfig": described["EnvironmentConfig"]["FSxLustreConfig"]}
     entry["InstanceGroupName"] = have.name
     entry["InstanceCount"] = have.target_count
     if have.min_count:

@@ -545,6 +545,38 @@ DOCUMENTED_MUTATIONS: dict[str, tuple[Mutation, str, str]] = {
     ),
     "accounting-database-all-or-nothing": (m_accounting_database_all_or_nothing, "", ""),
 }
+def _rig(name: str = "rig-1", **extra: Any) -> dict:
+    """A restricted instance group as rig_custom.tfvars makes one (awsome-distributed-training)."""
+    group = {
+        "InstanceGroupName": name,
+        "InstanceType": "ml.p5.48xlarge",
+        "InstanceCount": 2,
+        "ExecutionRole": "arn:aws:iam::111122223333:role/nova-rig-execution",
+        "EnvironmentConfig": {"FSxLustreConfig": {"SizeInGiB": 4800, "PerUnitStorageThroughput": 250}},
+    }
+    group.update(extra)
+    return {k: v for k, v in group.items() if v is not None}
+
+
+def m_restricted_on_slurm(spec):
+    if not is_slurm(spec):
+        return None
+    spec["RestrictedInstanceGroups"] = [_rig()]
+    return "RestrictedInstanceGroups", "EKS"
+
+
+def m_restricted_without_fsx(spec):
+    if is_slurm(spec):
+        return None
+    spec["RestrictedInstanceGroups"] = [_rig(EnvironmentConfig=None)]
+    return "RestrictedInstanceGroups[0].EnvironmentConfig.FSxLustreConfig", "FSx for Lustre"
+
+
+def m_restricted_name_taken(spec):
+    if is_slurm(spec):
+        return None
+    spec["RestrictedInstanceGroups"] = [_rig(groups_of(spec)[0]["InstanceGroupName"])]
+    return "RestrictedInstanceGroups[0].InstanceGroupName", "names another group"
 
 
 def m_spec_is_list(spec):
@@ -650,6 +682,10 @@ MUTATIONS: dict[str, tuple[Mutation, str, str]] = {
     "tag-key-duplicate": (m_tag_duplicate, "", ""),
     "tag-key-aws-prefix": (m_tag_reserved, "", ""),
     **DOCUMENTED_MUTATIONS,
+    # issue 37: restricted instance groups (the documented RIG rules)
+    "restricted-group-on-slurm": (m_restricted_on_slurm, "", ""),
+    "restricted-group-without-fsx": (m_restricted_without_fsx, "", ""),
+    "restricted-group-name-taken": (m_restricted_name_taken, "", ""),
 }
 
 

@@ -102,6 +102,7 @@ RESTRICTED = {
     "InstanceType": "ml.p5.48xlarge",
     "InstanceCount": 2,
     "ExecutionRole": "arn:aws:iam::111122223333:role/iam-role-for-cluster",
+    "EnvironmentConfig": {"FSxLustreConfig": {"SizeInGiB": 1200, "PerUnitStorageThroughput": 125}},
 }
 OPTIONAL_TOP = ("VpcConfig", "Tags", "NodeRecovery", "NodeProvisioningMode", "Orchestrator", "InstanceGroups", "RestrictedInstanceGroups")
 OPTIONAL_GROUP = ("LifeCycleConfig", "ThreadsPerCore", "OnStartDeepHealthChecks", "TrainingPlanArn", "MinInstanceCount", "SlurmConfig")

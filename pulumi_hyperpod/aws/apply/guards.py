@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Mapping
 
+from ..clusterspec.grouplists import group_entries
 from ..observe import ClusterState, NodeState
 from ...plan import Plan, Policy, Refusal
 from ...plan.disruption import VERBS, of_plan, shortened
@@ -218,7 +219,7 @@ class _Guard:
 
     def update(self, request: Mapping[str, Any], targets: dict[str, int]) -> list[Refusal]:
         refusals = [refusal for name in request.get("InstanceGroupsToDelete") or () for refusal in self.group_deletion(name)]
-        for entry in request.get("InstanceGroups") or ():
+        for entry in group_entries(request):
             name = entry.get("InstanceGroupName")
             before = targets.get(name)
             if before is None or entry.get("InstanceCount") is None or entry["InstanceCount"] >= before:

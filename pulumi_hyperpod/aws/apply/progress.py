@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..clusterspec.grouplists import group_entries
+
 
 @dataclass(frozen=True)
 class Progress:
@@ -29,7 +31,7 @@ class Progress:
     def from_describe(cls, phase: str, goal: str, response: dict[str, Any], elapsed: float) -> "Progress":
         groups = tuple(
             (g.get("InstanceGroupName", "?"), int(g.get("CurrentCount") or 0), int(g.get("TargetCount") or 0), int(g.get("MinCount") or 0))
-            for g in response.get("InstanceGroups") or ()
+            for g in group_entries(response)
         )
         status = response.get("ClusterStatus") or response.get("Error", {}).get("Code")
         # a rollout's own progress, as the service reports it: status and nodes on the desired image

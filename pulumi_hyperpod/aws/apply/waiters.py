@@ -25,7 +25,12 @@ _GONE = {"matcher": "error", "expected": "ResourceNotFound", "state": "failure"}
 
 
 def _counts_reached(field: str) -> dict[str, Any]:
-    expression = f"length(InstanceGroups[?CurrentCount < {field}]) == `0` && ClusterStatus == 'InService'"
+    # every group, restricted ones too (a cluster of restricted groups only reports no InstanceGroups)
+    short = f"[?CurrentCount < {field}]"
+    expression = (
+        f"length(InstanceGroups{short} || `[]`) == `0` && length(RestrictedInstanceGroups{short} || `[]`) == `0` "
+        "&& ClusterStatus == 'InService'"
+    )
     return {"matcher": "path", "argument": expression, "expected": True, "state": "success"}
 
 

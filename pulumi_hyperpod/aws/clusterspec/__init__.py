@@ -13,21 +13,23 @@ from ..._lazy import lazy_exports
 if TYPE_CHECKING:  # pragma: no cover
     from ...core.documents import MAX_BYTES, parse_document, read_document
     from ...core.errors import InputError, PolicyError, SnapshotError, SpecError
-    from .models import BUILD_FIELDS, ClusterSpec, InstanceGroupSpec
+    from .models import BUILD_FIELDS, AnyGroupSpec, ClusterSpec, InstanceGroupSpec, RestrictedInstanceGroupSpec
 
 _EXPORTS = {
     **dict.fromkeys(["MAX_BYTES", "parse_document", "read_document"], "...core.documents"),
     **dict.fromkeys(["InputError", "PolicyError", "SnapshotError", "SpecError"], "...core.errors"),
-    **dict.fromkeys(["BUILD_FIELDS", "ClusterSpec", "InstanceGroupSpec"], ".models"),
+    **dict.fromkeys(["BUILD_FIELDS", "AnyGroupSpec", "ClusterSpec", "InstanceGroupSpec", "RestrictedInstanceGroupSpec"], ".models"),
 }
 
 __all__ = [
+    "AnyGroupSpec",
     "BUILD_FIELDS",
     "MAX_BYTES",
     "ClusterSpec",
     "InputError",
     "InstanceGroupSpec",
     "PolicyError",
+    "RestrictedInstanceGroupSpec",
     "SnapshotError",
     "SpecError",
     "parse_document",

@@ -23,7 +23,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import MISSING, FrozenInstanceError, dataclass, fields
 from pathlib import Path
-from typing import Any, ClassVar, Literal, Mapping, NamedTuple
+from typing import Any, ClassVar, Literal, Mapping, NamedTuple, Union
 
 from .. import servicemodel
 from ...core.errors import SpecError, Violation
@@ -276,8 +276,24 @@ class AutoScaling(_Model):
     auto_scaler_type: str | None = None
 
 
+class _Group(_Model):
+    """What a group of either kind answers the same way: its name, and what builds its nodes."""
+
+    __slots__ = ()
+    instance_group_name: str
+
+    @property
+    def name(self) -> str:
+        return self.instance_group_name
+
+    def build_config(self) -> dict[str, Any]:
+        """What decides how a node of this group is built (compared with existing nodes)."""
+        api = self.to_api()
+        return {key: api[key] for key in BUILD_FIELDS if key in api}
+
+
 @dataclass(init=False, repr=False, eq=False, slots=True)  # the methods: _Model
-class InstanceGroupSpec(_Model):
+class InstanceGroupSpec(_Group):
     """ClusterInstanceGroupSpecification: one instance group."""
 
     _NESTED = {
@@ -305,10 +321,7 @@ class InstanceGroupSpec(_Model):
     slurm_config: SlurmConfig | None = None
     capacity_requirements: dict[str, Any] | None = None
     network_interface: dict[str, Any] | None = None
-
-    @property
-    def name(self) -> str:
-        return self.instance_group_name
+    restricted: ClassVar[bool] = False
 
     @property
     def node_type(self) -> str | None:
@@ -330,10 +343,43 @@ class InstanceGroupSpec(_Model):
             return min(1, self.instance_count)
         return 0
 
-    def build_config(self) -> dict[str, Any]:
-        """What decides how a node of this group is built (compared with existing nodes)."""
-        api = self.to_api()
-        return {key: api[key] for key in BUILD_FIELDS if key in api}
+
+@dataclass(init=False, repr=False, eq=False, slots=True)  # the methods: _Model
+class RestrictedInstanceGroupSpec(_Group):
+    """ClusterRestrictedInstanceGroupSpecification: one restricted instance group (RIG, EKS only:
+    the SageMaker-managed groups Amazon Nova customization runs on). It answers the planner, cost and
+    quotas as an InstanceGroupSpec does: a fixed type, no MinCount, no Slurm role, no image."""
+
+    _NESTED = {"override_vpc_config": VpcConfig}
+    restricted: ClassVar[bool] = True
+    node_type: ClassVar[None] = None
+    min_instance_count: ClassVar[None] = None
+    instance_requirements: ClassVar[None] = None
+    capacity_requirements: ClassVar[None] = None
+    image_id: ClassVar[None] = None
+
+    instance_count: int
+    instance_group_name: str
+    instance_type: str
+    execution_role: str
+    threads_per_core: int | None = None
+    instance_storage_configs: tuple[dict[str, Any], ...] | None = None
+    on_start_deep_health_checks: tuple[str, ...] | None = None
+    training_plan_arn: str | None = None
+    override_vpc_config: VpcConfig | None = None
+    scheduled_update_config: dict[str, Any] | None = None
+    environment_config: dict[str, Any] | None = None
+
+    @property
+    def instance_types(self) -> tuple[str, ...]:
+        return (self.instance_type,)
+
+    def effective_min_count(self, continuous: bool) -> int:
+        return 0
+
+
+# a group of either kind: the planner, cost and quotas read both alike (`ClusterSpec.groups`)
+AnyGroupSpec = Union[InstanceGroupSpec, RestrictedInstanceGroupSpec]
 
 
 @dataclass(init=False, repr=False, eq=False, slots=True)  # the methods: _Model
@@ -343,6 +389,7 @@ class ClusterSpec(_Model):
 
     _NESTED = {
         "instance_groups": InstanceGroupSpec,
+        "restricted_instance_groups": RestrictedInstanceGroupSpec,
         "vpc_config": VpcConfig,
         "tags": Tag,
         "orchestrator": Orchestrator,
@@ -351,7 +398,7 @@ class ClusterSpec(_Model):
 
     cluster_name: str
     instance_groups: tuple[InstanceGroupSpec, ...] = ()
-    restricted_instance_groups: tuple[dict[str, Any], ...] | None = None
+    restricted_instance_groups: tuple[RestrictedInstanceGroupSpec, ...] | None = None
     vpc_config: VpcConfig | None = None
     tags: tuple[Tag, ...] | None = None
     orchestrator: Orchestrator | None = None
@@ -395,14 +442,21 @@ class ClusterSpec(_Model):
     def orchestrator_kind(self) -> str:
         return orchestrator_kind(self.to_api())
 
-    def group(self, name: str) -> InstanceGroupSpec | None:
-        return next((g for g in self.instance_groups if g.instance_group_name == name), None)
+    @property
+    def groups(self) -> tuple[AnyGroupSpec, ...]:
+        """Every group, instance groups first, then the restricted ones: the rows a plan, its cost and
+        its quotas have (a restricted group is marked `restricted`)."""
+        return (*self.instance_groups, *(self.restricted_instance_groups or ()))
+
+    def group(self, name: str) -> AnyGroupSpec | None:
+        return next((g for g in self.groups if g.instance_group_name == name), None)
 
     def to_api(self, operation: Literal["CreateCluster", "UpdateCluster"] = "CreateCluster") -> dict[str, Any]:
         """The exact request dict for `operation`: members the operation does not take are left out."""
         request = _Model.to_api(self)
         members = servicemodel.input_shape(operation).members
-        return {key: value for key, value in request.items() if key in members}
+        # InstanceGroups has at least one entry in the model: a cluster of restricted groups only sends none
+        return {key: value for key, value in request.items() if key in members and not (key == "InstanceGroups" and value == [])}
 
 
 def _checked(data: Any) -> dict[str, Any]:

@@ -32,9 +32,10 @@ def checked_request(data: dict[str, Any]) -> tuple[dict[str, Any], list[Violatio
 
 def api_request(request: dict[str, Any]) -> dict[str, Any]:
     """`ClusterSpec.from_dict(request).to_api()` of a request `checked_request` passed, with no
-    null in it (a property bag's nulls are dropped before): the same members and values; the
-    models' one default that is not null is InstanceGroups, an empty list."""
-    return {"InstanceGroups": [], **request} if "InstanceGroups" not in request else dict(request)
+    null in it (a property bag's nulls are dropped before): the same members and values (the
+    models' empty InstanceGroups, a cluster of restricted groups only, is left out as the model
+    requires: at least one entry when given)."""
+    return dict(request)
 
 
 def _first_per_field(model: list[Violation], rules: list[Violation]) -> list[Violation]:

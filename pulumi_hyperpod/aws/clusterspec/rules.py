@@ -72,6 +72,7 @@ def create_cluster_rules(request: dict[str, Any]) -> list[Violation]:
     problems += fsx_vpc_rules(groups, has_vpc=request.get("VpcConfig") is not None)
     problems += tag_rules(request.get("Tags"))
     problems += autoscaling_rules(request)
+    problems += restricted_group_rules(request, kind)
     if kind == "Slurm":
         roles = [(index, node_type(group)) for index, group in _groups(groups) if group.get("SlurmConfig") is not None]
         if roles:
@@ -93,6 +94,36 @@ def spec_rules(request: dict[str, Any]) -> list[Violation]:
 
 
 # ---- the parts ------------------------------------------------------------------------------------
+def restricted_group_rules(request: dict[str, Any], kind: str) -> list[Violation]:
+    """Restricted instance groups (AWS, "Creating a HyperPod EKS cluster with restricted instance group
+    (RIG)"): they belong to an EKS cluster; each is created with the size and throughput of the
+    service-managed FSx for Lustre file system it relies on (its EnvironmentConfig, or the cluster's
+    RestrictedInstanceGroupsConfig); a name names one group across both lists."""
+    rigs = _groups(request.get("RestrictedInstanceGroups"))
+    problems: list[Violation] = []
+    if rigs and kind != "Eks":
+        problems.append(
+            Violation("RestrictedInstanceGroups", "restricted instance groups are available only on an EKS-orchestrated cluster")
+        )
+    shared = (request.get("RestrictedInstanceGroupsConfig") or {}).get("SharedEnvironmentConfig")
+    names = {g.get("InstanceGroupName") for _, g in _groups(request.get("InstanceGroups"))}
+    for index, group in rigs:
+        if not ((group.get("EnvironmentConfig") or {}).get("FSxLustreConfig") or shared):
+            problems.append(
+                Violation(
+                    f"RestrictedInstanceGroups[{index}].EnvironmentConfig.FSxLustreConfig",
+                    "is required: a restricted instance group runs on an FSx for Lustre file system of the size and "
+                    "throughput given here (or in RestrictedInstanceGroupsConfig)",
+                )
+            )
+        if group.get("InstanceGroupName") in names:
+            problems.append(
+                Violation(f"RestrictedInstanceGroups[{index}].InstanceGroupName", f"{group['InstanceGroupName']!r} names another group")
+            )
+        names.add(group.get("InstanceGroupName"))
+    return problems
+
+
 def orchestrator_rules(orchestrator: Any, path: str = "Orchestrator") -> list[Violation]:
     """Exactly one of Eks or Slurm, when an Orchestrator is given at all."""
     if not isinstance(orchestrator, dict):

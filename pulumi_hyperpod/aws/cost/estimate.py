@@ -251,7 +251,7 @@ def plan_cost(
         victims.setdefault(victim.group, []).append(victim)
     priced: list[_Priced] = []
     # desired.group(name) for every group, from one index (the first group of a name, as group() finds it)
-    wanted = {g.name: g for g in reversed(desired.instance_groups)} if desired is not None else {}
+    wanted = {g.name: g for g in reversed(desired.groups)} if desired is not None else {}
     for change in plan.groups:
         have = observed.group(change.group) if observed is not None else None
         want = wanted.get(change.group)

@@ -112,6 +112,7 @@ class InstanceGroup(Entity):
     new_in_op: bool = False  # created by the running all-or-nothing operation
     patch: Optional[dict] = None  # scheduled / automatic patching: the release due and when (patching.py)
     software: Optional[dict] = None  # the last UpdateClusterSoftware's status for this group (rolling_update.py)
+    restricted: bool = False  # a restricted instance group (RestrictedInstanceGroups; restricted.py)
 
     @property
     def flexible(self) -> bool:
@@ -125,7 +126,10 @@ class InstanceGroup(Entity):
         return [self.spec["InstanceType"]]
 
     def to_row(self) -> dict:
-        return dict(self.__dict__)
+        row = dict(self.__dict__)
+        if not row.get("restricted"):  # stored only when set: a world without restricted groups reads as before
+            row.pop("restricted", None)
+        return row
 
     @classmethod
     def from_row(cls, row: dict) -> "InstanceGroup":

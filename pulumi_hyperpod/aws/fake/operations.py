@@ -13,7 +13,7 @@ from typing import Optional
 
 from ... import members
 from .. import servicemodel
-from . import ids, pagination, provisioning as prov, quota_usage, reconcile, service_rules, slurm, validation, views
+from . import ids, pagination, provisioning as prov, quota_usage, reconcile, restricted, service_rules, slurm, validation, views
 from .clock import to_seconds
 from .errors import ConflictException, ValidationException
 from .model import CONTROLLER, LOGIN, Cluster, InstanceGroup
@@ -38,7 +38,7 @@ DEFAULT_THREADS_PER_CORE = 1
 
 
 def _add_group(
-    world: World, cluster: Cluster, spec: dict, role: Optional[str], partitions: list, op_id: str, creating: bool
+    world: World, cluster: Cluster, spec: dict, role: Optional[str], partitions: list, op_id: str, creating: bool, restricted: bool = False
 ) -> InstanceGroup:
     minimum = _min_count(spec, role, cluster.continuous, creating)
     group = InstanceGroup(
@@ -51,6 +51,7 @@ def _add_group(
         partitions=partitions,
         created_at=world.now,
         new_in_op=not cluster.continuous and not creating,
+        restricted=restricted,
     )
     if group.flexible:
         group.current_types = group.instance_types
@@ -99,19 +100,17 @@ def _unique_cluster_id(world: World) -> str:
 def create_cluster(world: World, region: str, params: dict) -> dict:
     validation.check_model("CreateCluster", params)
     name = params["ClusterName"]
-    if params.get("RestrictedInstanceGroups"):
-        raise ValidationException.field(
-            "RestrictedInstanceGroups", "restricted instance groups are not simulated by the HyperPod simulator"
-        )
     groups = params.get("InstanceGroups") or []
-    if not groups:
+    rigs = params.get(restricted.RESTRICTED) or []
+    if not groups and not rigs:
         raise ValidationException.field("InstanceGroups", validation.NO_GROUPS)
     if any(cluster.name == name for cluster in world.clusters_in(region)):
         raise ValidationException(f"Cluster {name} already exists. Choose a different name.")
     kind = validation.orchestrator_kind(params.get("Orchestrator"))
     continuous = params.get("NodeProvisioningMode") == "Continuous"
-    validation.raise_if(service_rules.create_problems(params))
-    quota_usage.check(world, region, name, {g["InstanceGroupName"]: quota_usage.spec_usage(g) for g in groups})
+    problems = restricted.create_rules(params, kind) + list(service_rules.create_problems(params))
+    validation.raise_if(problems)
+    quota_usage.check(world, region, name, {g["InstanceGroupName"]: quota_usage.spec_usage(g) for g in groups + rigs})
     roles = _roles(world, kind, groups)
     if kind == "Slurm":
         problems = validation.slurm_topology_rules([roles[g["InstanceGroupName"]][0] for g in groups])
@@ -125,7 +124,9 @@ def create_cluster(world: World, region: str, params: dict) -> dict:
     cid = _unique_cluster_id(world)
     op_id = ids.new_uuid(world.rng)
     config = {
-        key: copy.deepcopy(value) for key, value in params.items() if key not in ("ClusterName", "InstanceGroups", "NodeProvisioningMode")
+        key: copy.deepcopy(value)
+        for key, value in params.items()
+        if key not in ("ClusterName", "InstanceGroups", restricted.RESTRICTED, "NodeProvisioningMode")
     }
     cluster = Cluster(cid, name, ids.cluster_arn(region, world.scenario.account_id, cid), region, world.now, kind, continuous, config)
     if not continuous:
@@ -136,6 +137,8 @@ def create_cluster(world: World, region: str, params: dict) -> dict:
     for spec in groups:
         role, partitions = roles[spec["InstanceGroupName"]]
         _add_group(world, cluster, spec, role, partitions, op_id, creating=True)
+    for spec in rigs:
+        _add_group(world, cluster, spec, None, [], op_id, creating=True, restricted=True)
     return {"ClusterArn": cluster.arn}
 
 
@@ -191,21 +194,19 @@ def update_cluster(world: World, region: str, params: dict) -> dict:
     validation.raise_if(problems)
     cluster = world.find_cluster(region, params["ClusterName"])
     require_writable(cluster, "UpdateCluster")
-    if params.get("RestrictedInstanceGroups"):
-        raise ValidationException.field(
-            "RestrictedInstanceGroups", "restricted instance groups are not simulated by the HyperPod simulator"
-        )
     continuous = cluster.continuous
     specs = params.get("InstanceGroups") or []
+    rigs = params.get(restricted.RESTRICTED) or []
     problems = _mode_rules(cluster, params)
     if params.get("NodeProvisioningMode") == "Continuous" and cluster.orchestrator == "Eks":
         continuous = True  # the update moves the cluster to Continuous: its rules are a continuous cluster's
+    problems += restricted.update_rules(cluster, params)
     problems += validation.update_rules(cluster, params, continuous)
     problems += validation.group_rules(specs, continuous=continuous, orchestrator=cluster.orchestrator)
     merged = {name: group.spec for name, group in cluster.groups.items() if not group.deleting}
     for name in params.get("InstanceGroupsToDelete") or []:
         merged.pop(name, None)
-    merged.update({spec["InstanceGroupName"]: spec for spec in specs})
+    merged.update({spec["InstanceGroupName"]: spec for spec in specs + rigs})
     problems += validation.group_limit_rules(len(merged))
     problems += validation.autoscaling_update_rules(cluster, params)
     validation.raise_if(problems)
@@ -216,25 +217,34 @@ def update_cluster(world: World, region: str, params: dict) -> dict:
         cluster.name,
         quota_usage.with_changes(
             usage,
-            {spec["InstanceGroupName"]: quota_usage.spec_usage(spec, usage.get(spec["InstanceGroupName"])) for spec in specs},
+            {spec["InstanceGroupName"]: quota_usage.spec_usage(spec, usage.get(spec["InstanceGroupName"])) for spec in specs + rigs},
             params.get("InstanceGroupsToDelete") or (),
         ),
     )
     new_specs = [spec for spec in specs if spec["InstanceGroupName"] not in cluster.groups]
-    roles = _update_roles(world, cluster, new_specs, list(merged.values()), continuous)
+    roles = _update_roles(
+        world, cluster, new_specs, [spec for name, spec in merged.items() if not _is_restricted(cluster, name, rigs)], continuous
+    )
+    roles.update({spec["InstanceGroupName"]: (None, []) for spec in rigs})
 
     op_id = ids.new_uuid(world.rng)
     world.touch(cluster)
-    for key in ("NodeRecovery", "TieredStorageConfig", "ClusterRole", "AutoScaling", "Orchestrator"):
+    for key in ("NodeRecovery", "TieredStorageConfig", "ClusterRole", "AutoScaling", "Orchestrator", restricted.SHARED):
         if key in params:
             cluster.config[key] = copy.deepcopy(params[key])
     _enter_continuous(world, cluster, params)
+    marked = [(spec, False) for spec in specs] + [(spec, True) for spec in rigs]
     if cluster.continuous:
-        _update_continuous(world, cluster, params, specs, roles, op_id)
+        _update_continuous(world, cluster, params, marked, roles, op_id)
     else:
-        _update_all_or_nothing(world, cluster, params, specs, roles, op_id)
+        _update_all_or_nothing(world, cluster, params, marked, roles, op_id)
     world.emit(cluster, "Info", "Cluster", f"Cluster {cluster.name} update started successfully", op_id=op_id)
     return {"ClusterArn": cluster.arn}
+
+
+def _is_restricted(cluster: Cluster, name: str, rigs: list[dict]) -> bool:
+    group = cluster.groups.get(name)
+    return group.restricted if group is not None else any(spec["InstanceGroupName"] == name for spec in rigs)
 
 
 def _mode_rules(cluster: Cluster, params: dict) -> list[validation.Violation]:
@@ -294,6 +304,9 @@ def _apply_spec(group: InstanceGroup, spec: dict, roles: dict) -> None:
     member table keeps (a group's Slurm node type never changes, so leaving SlurmConfig out keeps it).
     """
     previous = group.spec
+    if group.restricted:
+        group.spec = restricted.kept(previous, spec)
+        return
     group.spec = copy.deepcopy(spec)
     for parts in _KEPT:
         if parts == ("InstanceType",) and "InstanceRequirements" in group.spec:
@@ -319,20 +332,20 @@ def _put(data: dict, parts: tuple[str, ...], value) -> None:
     data[parts[-1]] = copy.deepcopy(value)
 
 
-def _existing_or_added(world: World, cluster: Cluster, spec: dict, roles: dict, op_id: str) -> InstanceGroup | None:
+def _existing_or_added(world: World, cluster: Cluster, spec: dict, roles: dict, op_id: str, rig: bool) -> InstanceGroup | None:
     """The group an UpdateCluster entry names; a name the cluster does not have yet adds a new
-    group (None: it needs no further update)."""
+    group (None: it needs no further update). `rig`: the entry is in RestrictedInstanceGroups."""
     group = cluster.groups.get(spec["InstanceGroupName"])
     if group is None:
         role, partitions = roles[spec["InstanceGroupName"]]
-        _add_group(world, cluster, spec, role, partitions, op_id, creating=False)
+        _add_group(world, cluster, spec, role, partitions, op_id, creating=False, restricted=rig)
     return group
 
 
-def _update_continuous(world: World, cluster: Cluster, params: dict, specs: list[dict], roles: dict, op_id: str) -> None:
+def _update_continuous(world: World, cluster: Cluster, params: dict, specs: list[tuple[dict, bool]], roles: dict, op_id: str) -> None:
     timeout = world.scenario.timing.min_count_timeout_seconds
-    for spec in specs:
-        group = _existing_or_added(world, cluster, spec, roles, op_id)
+    for spec, rig in specs:
+        group = _existing_or_added(world, cluster, spec, roles, op_id, rig)
         if group is None:
             continue
         old_min = group.min_count
@@ -373,7 +386,7 @@ def _retarget(world: World, cluster: Cluster, group: InstanceGroup, target: int,
     group.target = target
 
 
-def _update_all_or_nothing(world: World, cluster: Cluster, params: dict, specs: list[dict], roles: dict, op_id: str) -> None:
+def _update_all_or_nothing(world: World, cluster: Cluster, params: dict, specs: list[tuple[dict, bool]], roles: dict, op_id: str) -> None:
     snapshot = {name: {"spec": copy.deepcopy(g.spec), "target": g.target, "min_count": g.min_count} for name, g in cluster.groups.items()}
     op = {
         "kind": "update",
@@ -383,8 +396,8 @@ def _update_all_or_nothing(world: World, cluster: Cluster, params: dict, specs: 
         "delete_groups": list(params.get("InstanceGroupsToDelete") or []),
     }
     cluster.operation, cluster.status = op, "Updating"
-    for spec in specs:
-        group = _existing_or_added(world, cluster, spec, roles, op_id)
+    for spec, rig in specs:
+        group = _existing_or_added(world, cluster, spec, roles, op_id, rig)
         if group is None:
             continue
         _apply_spec(group, spec, roles)

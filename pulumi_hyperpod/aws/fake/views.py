@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 from .. import servicemodel
-from . import ids, images, rolling_update
+from . import ids, images, restricted, rolling_update
 from .model import BOOTING, DETACHING, HEALTHCHECK, LIFECYCLE, RUNNING, TERMINATING, WAITING, Cluster, InstanceGroup, Node
 
 # Nodes on their way into or out of a group: the group has a scaling operation in progress.
@@ -99,6 +99,25 @@ def _software(cluster: Cluster, group: InstanceGroup, nodes: list[Node]) -> dict
     return item
 
 
+def restricted_group_details(group: InstanceGroup, nodes: list[Node]) -> dict:
+    """ClusterRestrictedInstanceGroupDetails: counts and status as an instance group's, the members of
+    the same name copied, EnvironmentConfig as EnvironmentConfigDetails (restricted.py)."""
+    counts = group_counts(nodes)
+    item: dict[str, Any] = {
+        "CurrentCount": counts["current"],
+        "TargetCount": group.target,
+        "InstanceGroupName": group.name,
+        "Status": group.status,
+    }
+    item.update(_copy(group.spec, "ClusterRestrictedInstanceGroupDetails", {"InstanceCount", "InstanceGroupName", "EnvironmentConfig"}))
+    if group.spec.get("TrainingPlanArn"):
+        item["TrainingPlanStatus"] = "Active"  # as for an instance group (described_spec)
+    environment = restricted.environment_details(group.spec)
+    if environment:
+        item["EnvironmentConfig"] = environment
+    return item
+
+
 def described_spec(spec: dict) -> dict:
     """A group specification as DescribeCluster reports it: members of the same name copied, the
     image, Kubernetes and patch members under their Current/Desired names (counts and flexible
@@ -139,11 +158,19 @@ def describe_cluster(cluster: Cluster) -> dict:
         "ClusterName": cluster.name,
         "ClusterStatus": cluster.status,
         "CreationTime": cluster.created_at,
-        "InstanceGroups": [group_details(cluster, g, grouped.get(g.name, [])) for g in cluster.groups.values()],
+        "InstanceGroups": [group_details(cluster, g, grouped.get(g.name, [])) for g in cluster.groups.values() if not g.restricted],
     }
+    rigs = [restricted_group_details(g, grouped.get(g.name, [])) for g in cluster.groups.values() if g.restricted]
+    if rigs:
+        item[restricted.RESTRICTED] = rigs
     if cluster.failure_message:
         item["FailureMessage"] = cluster.failure_message
-    item.update(_copy(cluster.config, "DescribeClusterResponse", {"AutoScaling", "InstanceGroups"}))
+    item.update(
+        _copy(cluster.config, "DescribeClusterResponse", {"AutoScaling", "InstanceGroups", restricted.RESTRICTED, restricted.SHARED})
+    )
+    shared = restricted.shared_output(cluster.config.get(restricted.SHARED))
+    if shared:
+        item[restricted.SHARED] = shared
     if cluster.config.get("Orchestrator"):  # as given: a cluster created without one is described without one
         item["Orchestrator"] = cluster.config["Orchestrator"]
     item["NodeRecovery"] = cluster.node_recovery

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import ClientError
 
 from .. import servicemodel
+from ..clusterspec.grouplists import group_entries
 from .state import GONE, ClusterState
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -94,7 +95,7 @@ def _iso(value: Any) -> str:
 
 
 def _targets(describe: dict[str, Any]) -> list[tuple[Any, Any]]:
-    return sorted((g.get("InstanceGroupName"), g.get("TargetCount")) for g in describe.get("InstanceGroups") or [])
+    return sorted((g.get("InstanceGroupName"), g.get("TargetCount")) for g in group_entries(describe))
 
 
 def _more_nodes_than_targets(state: ClusterState) -> bool:

@@ -132,10 +132,11 @@ def _consistency(describe: dict, summaries: list, cluster_name: str | None, node
     name = describe.get("ClusterName") or describe["ClusterArn"].rsplit("/", 1)[-1]
     if cluster_name is not None and name != cluster_name:
         problems.append(Violation("DescribeCluster.ClusterName", f"the snapshot is of cluster {name!r}; the spec names {cluster_name!r}"))
-    groups = describe.get("InstanceGroups") or []
-    group_names = Counter(g.get("InstanceGroupName") for g in groups)
-    for index, group in enumerate(groups):
-        where = f"DescribeCluster.InstanceGroups[{index}]"
+    listed = [("InstanceGroups", index, g) for index, g in enumerate(describe.get("InstanceGroups") or [])]
+    listed += [("RestrictedInstanceGroups", index, g) for index, g in enumerate(describe.get("RestrictedInstanceGroups") or [])]
+    group_names = Counter(g.get("InstanceGroupName") for _, _, g in listed)
+    for member, index, group in listed:
+        where = f"DescribeCluster.{member}[{index}]"
         if group_names[group.get("InstanceGroupName")] > 1:
             problems.append(Violation(f"{where}.InstanceGroupName", f"{group.get('InstanceGroupName')!r} is listed more than once"))
         for count in _COUNTS:

@@ -52,6 +52,7 @@ class GroupState(Frozen):
     node_type: str | None
     partition_names: tuple[str, ...]
     described: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    restricted: bool = False  # a restricted instance group (DescribeCluster's RestrictedInstanceGroups)
 
     @property
     def pending(self) -> int:
@@ -110,7 +111,10 @@ class ClusterState(Frozen):
     @classmethod
     def from_api(cls, describe: Mapping[str, Any], node_summaries: list[Mapping[str, Any]]) -> "ClusterState":
         describe = {k: v for k, v in describe.items() if k != "ResponseMetadata"}
-        groups = tuple(_group(g) for g in describe.get("InstanceGroups") or [])
+        # restricted groups are groups like the others (their nodes are listed by ListClusterNodes), marked
+        groups = tuple(_group(g) for g in describe.get("InstanceGroups") or []) + tuple(
+            _group(g, restricted=True) for g in describe.get("RestrictedInstanceGroups") or []
+        )
         nodes = tuple(_node(s) for s in node_summaries)
         return cls(
             name=describe.get("ClusterName") or describe["ClusterArn"].rsplit("/", 1)[-1],
@@ -151,7 +155,7 @@ class ClusterState(Frozen):
         return json.dumps(self.to_snapshot(), indent=2, sort_keys=True)
 
 
-def _group(g: Mapping[str, Any]) -> GroupState:
+def _group(g: Mapping[str, Any], restricted: bool = False) -> GroupState:
     requirements = g.get("InstanceRequirements") or {}
     types = tuple(requirements.get("DesiredInstanceTypes") or requirements.get("CurrentInstanceTypes") or ())
     slurm = g.get("SlurmConfig") or {}
@@ -166,6 +170,7 @@ def _group(g: Mapping[str, Any]) -> GroupState:
         node_type=slurm.get("NodeType"),
         partition_names=tuple(slurm.get("PartitionNames") or ()),
         described=dict(g),
+        restricted=restricted,
     )
 
 

@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from . import members
 from ...members import rows
+from ...members.table import Scope
 from .members import MemberChange
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..observe import ClusterState, GroupState
-    from ..clusterspec import ClusterSpec, InstanceGroupSpec
+    from ..clusterspec import AnyGroupSpec, ClusterSpec, InstanceGroupSpec
 
 _UNORDERED = frozenset({"VpcConfig"})
 
@@ -35,7 +36,7 @@ def same(observed: Any, desired: Any, unordered: bool = False) -> bool:
 def group_member_changes(desired: InstanceGroupSpec, observed: GroupState) -> list[MemberChange]:
     """Every member of the group whose value the plan changes, each with the member table's verdict
     (`aws/planner/members.py`): set after creation, changed, or removed because the spec leaves it out."""
-    changes = members.group_member_changes(desired.to_api(), observed.described, desired.name)
+    changes = members.group_member_changes(desired.to_api(), observed.described, desired.name, scope_of(desired))
     if desired.node_type is not None and observed.node_type is None and not observed.described.get("SlurmConfig"):
         # a legacy group (roles from provisioning_parameters.json) given its role: the migration to
         # API-driven Slurm (AWS, "Migrating to API-driven Slurm configuration") sets it on every group
@@ -54,6 +55,11 @@ def group_member_changes(desired: InstanceGroupSpec, observed: GroupState) -> li
     return changes
 
 
+def scope_of(group: AnyGroupSpec | GroupState) -> Scope:
+    """The member table's rows a group is compared by: a restricted group's own shape, or an instance group's."""
+    return "restricted-group" if group.restricted else "group"
+
+
 def group_config_changes(desired: InstanceGroupSpec, observed: GroupState) -> list[str]:
     """Members of the group whose desired value differs from what the cluster has."""
     return [change.member for change in group_member_changes(desired, observed)]
@@ -61,12 +67,16 @@ def group_config_changes(desired: InstanceGroupSpec, observed: GroupState) -> li
 
 def group_entry(desired: InstanceGroupSpec, observed: GroupState) -> dict[str, Any]:
     """The UpdateCluster entry for an existing group: its whole specification (`members.complete_entry`)."""
-    return members.complete_entry(desired.to_api(), observed.described)
+    return members.complete_entry(desired.to_api(), observed.described, scope_of(desired))
 
 
 def group_immutable_changes(desired: InstanceGroupSpec, observed: GroupState) -> list[str]:
     """Changes UpdateCluster cannot make to an existing group, in words."""
     problems = []
+    if desired.restricted != observed.restricted:
+        # the two are different lists of the request (InstanceGroups, RestrictedInstanceGroups) and different shapes
+        problems.append("a restricted instance group cannot become an instance group, nor the other way")
+        return problems
     if desired.node_type is not None and observed.node_type is not None and desired.node_type != observed.node_type:
         problems.append(f"SlurmConfig.NodeType {observed.node_type} → {desired.node_type}")
     if (
@@ -127,14 +137,32 @@ def replacement_reasons(desired: ClusterSpec, observed: ClusterState) -> list[st
     return reasons
 
 
+def restricted_config(described: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """DescribeCluster's ClusterRestrictedInstanceGroupsConfigOutput in the request's form
+    (ClusterRestrictedInstanceGroupsConfig): the Desired FSx Lustre config and deletion policy, what
+    the last UpdateCluster asked for (the Current ones follow once the service has made them)."""
+    environment = (described or {}).get("SharedEnvironmentConfig")
+    if not environment:
+        return None
+    request = {
+        "FSxLustreDeletionPolicy": environment.get("DesiredFSxLustreDeletionPolicy", environment.get("CurrentFSxLustreDeletionPolicy")),
+        "FSxLustreConfig": environment.get("DesiredFSxLustreConfig", environment.get("CurrentFSxLustreConfig")),
+    }
+    return {"SharedEnvironmentConfig": {k: v for k, v in request.items() if v is not None}}
+
+
 def cluster_config_changes(desired: ClusterSpec, observed: ClusterState) -> dict[str, Any]:
     """Cluster-level members UpdateCluster takes that differ: member → desired value."""
     want = desired.to_api("UpdateCluster")
     described: Mapping[str, Any] = observed.describe
     changes: dict[str, Any] = {}
-    for member in ("NodeRecovery", "ClusterRole", "TieredStorageConfig", "NodeProvisioningMode", "RestrictedInstanceGroups"):
+    for member in ("NodeRecovery", "ClusterRole", "TieredStorageConfig", "NodeProvisioningMode"):
         if member in want and not same(described.get(member), want[member]):
             changes[member] = want[member]
+    # restricted groups are groups (the count planner's rows), not a cluster member; their shared config is one
+    shared = "RestrictedInstanceGroupsConfig"
+    if shared in want and not same(restricted_config(described.get(shared)), want[shared]):
+        changes[shared] = want[shared]
     for row in rows("cluster"):  # structures whose parts the table lists: a part the spec gives and the cluster lacks
         top = row.parts[0]
         if row.change != "UpdateCluster" or len(row.parts) == 1 or top not in want:

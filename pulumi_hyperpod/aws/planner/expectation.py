@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
+from ..clusterspec.grouplists import group_entries
 from ...plan.basis import Basis
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -43,7 +44,7 @@ class Expectation:
         if step.operation in ("CreateCluster", "UpdateCluster"):
             if step.operation == "CreateCluster":
                 self.targets, self.mins, self.loose_min = {}, {}, set()
-            for entry in request.get("InstanceGroups") or ():
+            for entry in group_entries(request):
                 name = entry["InstanceGroupName"]
                 self.targets[name] = entry["InstanceCount"]
                 if "MinInstanceCount" in entry:

@@ -35,7 +35,7 @@ from typing import Any, Mapping
 
 from ..observe import ClusterState, GroupState
 from ..servicemodel import api_limits
-from ..clusterspec import ClusterSpec, InstanceGroupSpec
+from ..clusterspec import AnyGroupSpec, ClusterSpec
 from . import compare, software
 from .drain_step import drain_steps
 from .basis import basis_of
@@ -135,10 +135,11 @@ def _create_plan(desired: ClusterSpec) -> Plan:
             target_after=g.instance_count,
             min_after=g.effective_min_count(desired.continuous),
             instance_types=g.instance_types,
+            restricted=g.restricted,
         )
-        for g in desired.instance_groups
+        for g in desired.groups
     )
-    total = sum(g.instance_count for g in desired.instance_groups)
+    total = sum(g.instance_count for g in desired.groups)
     mode = "Continuous" if desired.continuous else "all-or-nothing"
     step = Step(
         "CreateCluster",
@@ -194,6 +195,7 @@ def _delete_plan(observed: ClusterState | None, policy: Policy) -> Plan:
             target_before=g.target_count,
             current=g.current_count,
             min_before=g.min_count,
+            restricted=g.restricted,
         )
         for g in observed.groups
     )
@@ -281,10 +283,10 @@ class _Updater:
         self.kept_nodes: set[str] = set()  # nodes a repair takes care of: never scale-in victims (build)
         self.deleted_groups: set[str] = set()  # the groups this plan deletes (build)
         self._member_changes: dict[str, list[compare.MemberChange]] = {}  # group → its member changes (member_changes)
-        self._wanted = {g.name: g for g in reversed(self.desired.instance_groups)}  # the first of a name, as desired.group
+        self._wanted = {g.name: g for g in reversed(self.desired.groups)}  # the first of a name, as desired.group
 
     # ---- per group ---------------------------------------------------------------------------
-    def wanted(self, name: str) -> InstanceGroupSpec | None:
+    def wanted(self, name: str) -> AnyGroupSpec | None:
         """desired.group(name), from an index: the planner asks it for every group several times."""
         return self._wanted.get(name)
 
@@ -303,7 +305,7 @@ class _Updater:
     def group_changes(self) -> tuple[GroupChange, ...]:
         changes = []
         continuous = self.desired.continuous
-        for want in self.desired.instance_groups:
+        for want in self.desired.groups:
             have = self.observed.group(want.name)
             if have is None:
                 changes.append(
@@ -317,6 +319,7 @@ class _Updater:
                         None,
                         want.effective_min_count(continuous),
                         want.instance_types,
+                        restricted=want.restricted,
                     )
                 )
                 continue
@@ -346,9 +349,10 @@ class _Updater:
                     min_after,
                     want.instance_types,
                     tuple(config),
+                    restricted=want.restricted,
                 )
             )
-        wanted = {g.name for g in self.desired.instance_groups}
+        wanted = {g.name for g in self.desired.groups}
         for have in self.observed.groups:
             if have.name not in wanted:
                 changes.append(
@@ -362,17 +366,18 @@ class _Updater:
                         have.min_count,
                         None,
                         have.instance_types,
+                        restricted=have.restricted,
                     )
                 )
         return tuple(changes)
 
-    def member_changes(self, want: InstanceGroupSpec, have: GroupState) -> list[compare.MemberChange]:
+    def member_changes(self, want: AnyGroupSpec, have: GroupState) -> list[compare.MemberChange]:
         """compare.group_member_changes, once per group: the group's verdict and its plan both read it."""
         if want.name not in self._member_changes:
             self._member_changes[want.name] = compare.group_member_changes(want, have)
         return self._member_changes[want.name]
 
-    def _min_change(self, want: InstanceGroupSpec, have: GroupState) -> int | None:
+    def _min_change(self, want: AnyGroupSpec, have: GroupState) -> int | None:
         if want.min_instance_count is None or want.min_instance_count == have.min_count:
             return None
         return want.min_instance_count
@@ -493,7 +498,7 @@ class _Updater:
         elif change.delta < 0:
             self._plan_scale_in(want, have, -change.delta)
 
-    def _list_in_update(self, want: InstanceGroupSpec, have: GroupState) -> None:
+    def _list_in_update(self, want: AnyGroupSpec, have: GroupState) -> None:
         entry = compare.group_entry(want, have)
         entry["InstanceCount"] = have.target_count  # counts move in their own steps (below)
         self.update_groups.setdefault(want.name, entry)
@@ -539,7 +544,7 @@ class _Updater:
             return
         self.update_reasons.append(f"{name}: group removed with its {change.target_before or 0} nodes (InstanceGroupsToDelete)")
 
-    def _plan_scale_in(self, want: InstanceGroupSpec, have: GroupState, count: int) -> None:
+    def _plan_scale_in(self, want: AnyGroupSpec, have: GroupState, count: int) -> None:
         name, node_type = want.name, self.role(want.name)
         fraction = count / have.target_count if have.target_count else 1.0
         protected = _protected_nodes(self.observed.nodes_of(name), self.policy)
@@ -623,7 +628,7 @@ class _Updater:
         self.victims.extend(chosen)
         self.delete_reasons.append(f"{name} {have.target_count} → {want.instance_count}: -{count} nodes")
 
-    def _lower_count(self, want: InstanceGroupSpec, have: GroupState, reason: str) -> None:
+    def _lower_count(self, want: AnyGroupSpec, have: GroupState, reason: str) -> None:
         entry = self._entry(want.name)
         entry["InstanceCount"] = want.instance_count
         self.update_reasons.append(reason)
@@ -659,10 +664,14 @@ class _Updater:
                 self.update_reasons.append(f"{name} {have.target_count} → {have.target_count + count}: +{count} nodes")
         if self.update_groups or cluster_changes or deletable:
             request: dict[str, Any] = {"ClusterName": self.desired.name}
-            if self.update_groups:
-                request["InstanceGroups"] = [
-                    self.update_groups[g.name] for g in self.desired.instance_groups if g.name in self.update_groups
-                ]
+            # each entry in its own list: a restricted group's is a ClusterRestrictedInstanceGroupSpecification
+            for member, listed in (
+                ("InstanceGroups", self.desired.instance_groups),
+                ("RestrictedInstanceGroups", self.desired.restricted_instance_groups or ()),
+            ):
+                entries = [self.update_groups[g.name] for g in listed if g.name in self.update_groups]
+                if entries:  # the model's lists have at least one entry
+                    request[member] = entries
             if deletable:
                 request["InstanceGroupsToDelete"] = deletable
             request.update(cluster_changes)
@@ -677,7 +686,7 @@ class _Updater:
         return any((self.observed.group(name).status or "") in BUSY_GROUP_STATUSES for name in self.scale_out)
 
     def _add_calls(self) -> list[list[dict[str, Any]]]:
-        order = [(g.name, self.scale_out[g.name]) for g in self.desired.instance_groups if g.name in self.scale_out]
+        order = [(g.name, self.scale_out[g.name]) for g in self.desired.groups if g.name in self.scale_out]
         return pack_adds(order, self.limits)
 
     def _batch_add_calls(self) -> int:
@@ -732,10 +741,10 @@ class _Updater:
 def update_codes(request: dict[str, Any]) -> tuple[str, ...]:
     """Why an UpdateCluster is made, as codes: groups created or changed, groups deleted, cluster settings."""
     codes = []
-    if request.get("InstanceGroups"):
+    if request.get("InstanceGroups") or request.get("RestrictedInstanceGroups"):
         codes.append("group-settings")
     if request.get("InstanceGroupsToDelete"):
         codes.append("groups-deleted")
-    if set(request) - {"ClusterName", "InstanceGroups", "InstanceGroupsToDelete"}:
+    if set(request) - {"ClusterName", "InstanceGroups", "RestrictedInstanceGroups", "InstanceGroupsToDelete"}:
         codes.append("cluster-settings")
     return tuple(codes)

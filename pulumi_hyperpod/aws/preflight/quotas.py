@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from ..clusterspec.grouplists import group_entries
 from ...plan.model import Refusal
 from ...plan.sections import QuotaSection
 
@@ -109,7 +110,8 @@ def _every(client: "ServiceQuotasClient", operation: str) -> list[dict]:
 def described_usage(describe: Mapping[str, Any]) -> dict[str, int]:
     """Instances per type a described cluster runs or will run (TargetCount)."""
     counts: dict[str, int] = {}
-    for group in describe.get("InstanceGroups") or ():
+    # restricted groups run instances of the same types under the same quotas
+    for group in group_entries(describe):
         target = group.get("TargetCount", group.get("CurrentCount")) or 0
         if group.get("InstanceType"):
             _add(counts, _kind_key(group["InstanceType"], group), target)
@@ -150,7 +152,7 @@ def planned_usage(
     """The planned cluster: instances per type, and each flexible group's capacity still to come."""
     fixed: dict[str, int] = {}
     flexible: list[tuple[str, int, tuple[str, ...]]] = []
-    for group in desired.instance_groups:
+    for group in desired.groups:
         api = group.to_api()
         if group.instance_type:
             _add(fixed, _kind_key(group.instance_type, api), group.instance_count)
@@ -229,7 +231,7 @@ def check_quotas(
         in_use = others.get(t, 0) + before.get(t, 0)
         if not in_use and not used[t]:
             continue
-        groups = [g.name for g in desired.instance_groups if t in {_kind_key(i, g.to_api()) for i in g.instance_types}]
+        groups = [g.name for g in desired.groups if t in {_kind_key(i, g.to_api()) for i in g.instance_types}]
         if type_quota_name(t) is None:  # a training plan's reserved instances: no per-type quota applies
             continue
         section["checks"].append(_check(type_quota_name(t), limits.get(t), in_use, used[t], t, groups))
