@@ -251,7 +251,9 @@ def _losing_pools(request: dict[str, Any], state: GcpClusterState) -> list[tuple
         if new is None:
             losing.append((pool, "delete", "removes the pool", None))
         elif any(f in new and not covered(new[f], have.get(f), f) for f in POOL_IMMUTABLE):
-            raise PlanInvalid(f"the PATCH changes an immutable field of pool {pool.id!r}, which no plan of this tool sends: make the plan again")
+            raise PlanInvalid(
+                f"the PATCH changes an immutable field of pool {pool.id!r}, which no plan of this tool sends: make the plan again"
+            )
         else:
             target = int((new.get("scaling_spec") or {}).get("max_node_count") or 0)
             if target < len(pool.nodes) or target < pool.target:

@@ -545,6 +545,8 @@ DOCUMENTED_MUTATIONS: dict[str, tuple[Mutation, str, str]] = {
     ),
     "accounting-database-all-or-nothing": (m_accounting_database_all_or_nothing, "", ""),
 }
+
+
 def _rig(name: str = "rig-1", **extra: Any) -> dict:
     """A restricted instance group as rig_custom.tfvars makes one (awsome-distributed-training)."""
     group = {
