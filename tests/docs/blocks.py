@@ -24,6 +24,8 @@ NEEDS_CREDENTIALS = "<!-- docs-test: needs-credentials -->"
 # `<!-- docs-test: pulumi-program DIR -->`: the Python block is DIR's __main__.py, run by `pulumi preview`
 _PROGRAM = re.compile(r"^<!-- docs-test: pulumi-program (?P<dir>\S+) -->$")
 _ANY_MARKER = re.compile(r"^<!-- docs-test:")
+# `<!-- docs-test: timeout SECONDS -->`: a block that builds a toolchain's program (Go) gets its own budget
+_TIMEOUT = re.compile(r"^<!-- docs-test: timeout (?P<seconds>[0-9]{2,4}) -->$")
 ELLIPSIS = "..."  # a text-block line of its own: any output may stand there
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
@@ -41,6 +43,7 @@ class Block:
     expected: Optional[str] = None  # the ```text block after it
     expected_line: Optional[int] = None
     program_dir: Optional[str] = None  # a Pulumi program: the project folder it is the __main__.py of
+    timeout: Optional[float] = None  # its own time budget (seconds); None: session.BLOCK_TIMEOUT
 
     @property
     def runnable(self) -> bool:
@@ -103,17 +106,34 @@ def blocks_in(path: Path) -> list[Block]:
         ):
             previous = blocks[-1]
             blocks[-1] = Block(
-                previous.path, previous.line, previous.lang, previous.code, previous.needs_credentials, body, start, previous.program_dir
+                previous.path,
+                previous.line,
+                previous.lang,
+                previous.code,
+                previous.needs_credentials,
+                body,
+                start,
+                previous.program_dir,
+                previous.timeout,
             )
             continue
         marker = _marker_before(lines, start - 1)
         program = _PROGRAM.match(marker or "")
-        if marker and marker != NEEDS_CREDENTIALS and not program:
+        budget = _TIMEOUT.match(marker or "")
+        if marker and marker != NEEDS_CREDENTIALS and not program and not budget:
             raise ValueError(f"{path}:{start - 1}: unknown docs-test marker {marker!r} (docs/CONTRIBUTING-docs.md)")
         if program and lang not in PYTHON:
             raise ValueError(f"{path}:{start}: the pulumi-program marker is for ```python blocks")
         blocks.append(
-            Block(path, start, lang, body, needs_credentials=marker == NEEDS_CREDENTIALS, program_dir=program["dir"] if program else None)
+            Block(
+                path,
+                start,
+                lang,
+                body,
+                needs_credentials=marker == NEEDS_CREDENTIALS,
+                program_dir=program["dir"] if program else None,
+                timeout=float(budget["seconds"]) if budget else None,
+            )
         )
     return blocks
 

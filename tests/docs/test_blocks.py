@@ -118,3 +118,10 @@ def test_doc_files_pick_up_new_docs(tmp_path: Path) -> None:
         (tmp_path / name).write_text("# doc\n")
     found = [str(p.relative_to(tmp_path)) for p in doc_files(tmp_path)]
     assert found == sorted(["README.md", "docs/deep/more.md", "docs/new-topic.md", "examples/x/README.md", "policies/README.md"])
+
+
+def test_a_block_can_take_its_own_time_budget(tmp_path):
+    [block] = [b for b in _blocks(tmp_path, "<!-- docs-test: timeout 900 -->\n```bash\necho slow\n```\n")]
+    assert block.timeout == 900.0
+    [default] = _blocks(tmp_path, "```bash\necho\n```\n")
+    assert default.timeout is None

@@ -24,7 +24,7 @@ import pytest
 
 from .blocks import credential_error_line, missing_output, runnable_blocks
 from .conftest import RAN
-from .session import Outcome, run_block, scratch_copy
+from .session import BLOCK_TIMEOUT, Outcome, run_block, scratch_copy
 
 pytestmark = pytest.mark.docs
 
@@ -74,7 +74,7 @@ def test_doc_runs_as_written(doc: Path, tmp_path: Path, newcomer_home: Path) -> 
     ran = 0
     try:
         for block in DOCS[doc]:
-            outcome = run_block(block, root, newcomer_home)
+            outcome = run_block(block, root, newcomer_home, block.timeout or BLOCK_TIMEOUT)
             ran += 1
             problem = verdict(outcome)
             print(f"{block.where(REPO)}: {problem or 'ok'} ({outcome.seconds:.1f}s)")
