@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from .changes import SlurmChanges, changes_text, diff_slurm
+from .changes import Mode, SlurmChanges, changes_text, diff_slurm
 from .spec import SlurmSpec
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -19,10 +19,34 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 @dataclass(frozen=True)
+class SlurmInputs:
+    """What a section's changes are made from: the running spec (read from the bundle), the wanted
+    one, the mode. A saved plan keeps them, so the section it shows is made again from them, never
+    taken from the file (aws/pipeline/saved.py)."""
+
+    current: SlurmSpec
+    wanted: SlurmSpec
+    mode: Mode
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"current": self.current.to_dict(), "wanted": self.wanted.to_dict(), "mode": self.mode}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "SlurmInputs":
+        if not isinstance(data, dict) or data.get("mode") not in ("SlurmConfig", "provisioning_parameters"):
+            raise ValueError("slurm_inputs: an object with current, wanted and mode (SlurmConfig or provisioning_parameters)")
+        return cls(SlurmSpec.from_dict(data["current"]), SlurmSpec.from_dict(data["wanted"]), data["mode"])
+
+    def section(self, source: str | None) -> "SlurmSection":
+        return SlurmSection(diff_slurm(self.current, self.wanted, mode=self.mode), source, inputs=self)
+
+
+@dataclass(frozen=True)
 class SlurmSection:
     changes: SlurmChanges | None  # None: the running cluster's Slurm spec is not known
     source: str | None = None  # where the running spec was read
     notes: tuple[str, ...] = field(default_factory=tuple)
+    inputs: SlurmInputs | None = field(default=None, compare=False)  # what `changes` were made from
 
     @property
     def refused(self) -> bool:
@@ -96,4 +120,4 @@ def slurm_section(
             source,
             (f"the bundle at {source} has no slurm-spec.json (not written by hyperpod slurm render); Slurm changes are not shown",),
         )
-    return SlurmSection(diff_slurm(current, wanted, mode=mode), source)
+    return SlurmInputs(current, wanted, mode).section(source)

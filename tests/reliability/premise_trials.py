@@ -25,6 +25,7 @@ from typing import Callable, Iterator
 ROOT = Path(__file__).resolve().parents[2]
 SPECS = ROOT / "examples" / "specs"
 ROLLOUT = SPECS / "slurm-rollout.json"
+CONSENT = ROOT / "examples" / "policies" / "slurm-rollout.yaml"  # allow_controller_disruption
 
 
 @dataclass
@@ -137,7 +138,7 @@ def rollout_twice() -> Trial:
     with world():
         _rollout_cluster()
         new = str(SPECS / "slurm-rollout-new-ami.json")
-        ok("plan", "-f", new, "--out", "f.json")
+        ok("plan", "-f", new, "--policy", str(CONSENT), "--out", "f.json")  # the rollout takes the controller down
         ok("apply", "--plan", "f.json", "--yes", "--timeout", "3600")
         trial = Trial("saved-plan replay", "a saved software rollout applied after it finished")
         return _attack(trial, "slurm-rollout", set(), "apply", "--plan", "f.json", "--yes", "--timeout", "3600")

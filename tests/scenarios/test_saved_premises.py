@@ -13,6 +13,7 @@ import pytest
 from tests.support.cli import SPECS, hyperpod, slurm_workload_world, use_fake_world
 
 ROLLOUT = SPECS / "slurm-rollout.json"
+CONSENT = SPECS.parent / "policies" / "slurm-rollout.yaml"  # allow_controller_disruption
 
 
 def _events(name: str) -> list[str]:
@@ -60,7 +61,7 @@ def test_a_saved_reboot_applied_twice_reboots_once(rollout_world) -> None:
 
 def test_a_saved_software_update_applied_after_it_finished_is_stale(rollout_world) -> None:
     new = str(SPECS / "slurm-rollout-new-ami.json")
-    hyperpod("plan", "-f", new, "--out", "rollout.json")
+    hyperpod("plan", "-f", new, "--policy", str(CONSENT), "--out", "rollout.json")  # the rollout takes the controller down
     assert "calls: UpdateClusterSoftware" in hyperpod("apply", "--plan", "rollout.json", "--yes", "--timeout", "3600")
     assert "No changes" in hyperpod("plan", "-f", new)
     again = hyperpod("apply", "--plan", "rollout.json", "--yes", "--timeout", "3600", code=1)

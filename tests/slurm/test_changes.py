@@ -211,3 +211,38 @@ def _running_example_with_its_bundle(tmp_path, monkeypatch):
     upload_bundle(connect("fake", simulator=sim, service="s3"), rendering.files, uri, create_bucket=True)
     connect("fake", simulator=sim).create_cluster(**rendering.cluster_spec)
     return rendering
+
+
+def test_a_saved_plans_slurm_section_is_made_again_from_its_inputs(tmp_path, monkeypatch):
+    """Issue 36, item 4: `apply --plan` shows the Slurm section its saved inputs (the bundle's spec,
+    the wanted one) make, never the file's own; a resealed section is refused, nothing sent."""
+    import json as jsonlib
+
+    from pulumi_hyperpod.core.planfile import digest
+    from tests.support.cli import hyperpod
+
+    rendering = _running_example_with_its_bundle(tmp_path, monkeypatch)
+    cluster = tmp_path / "cluster.json"
+    cluster.write_text(jsonlib.dumps(rendering.cluster_spec))
+    wanted = tmp_path / "wanted.json"
+    wanted.write_text(jsonlib.dumps({**example_slurm(), "config": config(PreemptMode="CANCEL")}))
+    saved = tmp_path / "p.json"
+    hyperpod("plan", "-f", str(cluster), "--slurm", str(wanted), "--no-preflight", "--out", str(saved))
+    data = jsonlib.loads(saved.read_text())
+    assert data["slurm_inputs"]["wanted"]["config"]["PreemptMode"] == "CANCEL"
+    shown = hyperpod("apply", "--plan", str(saved), "--yes")
+    assert "~ PreemptMode: REQUEUE → CANCEL" in shown
+
+    hyperpod("plan", "-f", str(cluster), "--slurm", str(wanted), "--no-preflight", "--out", str(saved))
+    data = jsonlib.loads(saved.read_text())
+    data["plan"]["slurm"]["changes"]["changes"] = []  # "reviewed: no Slurm change"
+    body = {k: v for k, v in data.items() if k != "integrity"}
+    saved.write_text(jsonlib.dumps({**body, "integrity": digest(body)}))
+    refused = hyperpod("apply", "--plan", str(saved), "--yes", code=1)
+    assert "its Slurm section is not the one its Slurm spec and the cluster's bundle make" in refused
+
+    data = jsonlib.loads(saved.read_text())
+    data.pop("slurm_inputs")
+    body = {k: v for k, v in data.items() if k != "integrity"}
+    saved.write_text(jsonlib.dumps({**body, "integrity": digest(body)}))
+    assert "has no slurm_inputs" in hyperpod("apply", "--plan", str(saved), "--yes", code=1)

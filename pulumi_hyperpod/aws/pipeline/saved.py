@@ -69,6 +69,8 @@ def document(prepared: Any, target: Mapping[str, Any] | None = None) -> dict[str
         # the plan's notes are made again from these and the planner's own
         "context_notes": list(context.notes) if context is not None else [],
         "workload": context.view.to_dict() if context is not None and context.view is not None else None,
+        # the Slurm section's inputs (the bundle's spec and the wanted one): it is made again from them
+        "slurm_inputs": the_plan.slurm.inputs.to_dict() if the_plan.slurm is not None and the_plan.slurm.inputs is not None else None,
         "plan": json.loads(the_plan.to_json()),
     }
     return planfile.seal("aws", body)
@@ -142,10 +144,33 @@ def load(path: str | Path, *, target: Mapping[str, Any] | None = None) -> Any:
         unprovable = _cannot_show_acted(again)
         if unprovable:
             raise SavedPlanError(f"{where}: {unprovable}")
-    # what is shown and applied is the plan made again; the account's checks (preflight) and the Slurm
-    # section need reads the file cannot replay: the file's are kept (apply re-runs the preflight)
-    again = dataclasses.replace(again, preflight=the_plan.preflight, slurm=the_plan.slurm)
+    # what is shown and applied is the plan made again: the Slurm section from its saved inputs; the
+    # account's checks (preflight) need reads the file cannot replay: the file's are kept, and apply
+    # re-runs them
+    again = dataclasses.replace(again, preflight=the_plan.preflight, slurm=_slurm_again(where, the_plan, data.get("slurm_inputs")))
     return _prepared(again if not the_plan.refused else the_plan, desired, observed, policy, roles, view, data)
+
+
+def _slurm_again(where: str, the_plan: Plan, saved_inputs: Any) -> Any:
+    """The plan's Slurm section made again from the inputs the file saved, refused when the file
+    shows another one. A section with changes and no inputs is no section this tool saved."""
+    from ...slurm.section import SlurmInputs
+
+    section = the_plan.slurm
+    if section is None or section.changes is None:
+        return section  # none asked, or the running spec unknown: notes only, and such a plan is refused
+    if saved_inputs is None:
+        raise SavedPlanError(f"{where}: its Slurm section has no slurm_inputs to make it from; make the plan again")
+    try:
+        again = SlurmInputs.from_dict(saved_inputs).section(section.source)
+    except (KeyError, TypeError, ValueError) as error:
+        raise SavedPlanError(f"{where}: not a valid saved plan (slurm_inputs: {type(error).__name__}: {error})") from None
+    if again.to_dict() != section.to_dict():
+        raise SavedPlanError(
+            f"{where}: not the plan its spec, policy, roles and observed cluster make (its Slurm section is not the one its "
+            "Slurm spec and the cluster's bundle make); make the plan again"
+        )
+    return again
 
 
 def _cannot_show_acted(the_plan: Plan) -> str | None:
@@ -171,7 +196,8 @@ def _cannot_show_acted(the_plan: Plan) -> str | None:
 
 def section_difference(saved: Plan, again: Plan) -> str | None:
     """The first section the file shows that its inputs do not make (cost, notes, refusals), in words;
-    None when they are the same. Preflight and Slurm read the account and the bundle: not compared."""
+    None when they are the same. Preflight reads the account: not compared (apply runs it again); the
+    Slurm section is made again from its own saved inputs (`_slurm_again`)."""
     for name in ("cost", "notes", "refusals"):
         mine, theirs = getattr(saved, name), getattr(again, name)
         if mine != theirs:
