@@ -81,6 +81,9 @@ class NodeWorkload:
     health: str = ""  # HyperPod's sagemaker.amazonaws.com/node-health-status label (EKS)
     jobs: tuple[Job, ...] = ()
     pods: tuple[Pod, ...] = ()
+    # the orchestrator lists it as one of its nodes (sinfo, a Kubernetes node, a job on it); False: only
+    # the job listing covers it (squeue names no job on it), which says it is idle, not that slurmd runs there
+    listed: bool = True
 
     @property
     def idle(self) -> bool:
@@ -206,6 +209,7 @@ def _node_dict(node: NodeWorkload) -> dict[str, Any]:
         "drain_reason": node.drain_reason,
         "drain_started": _iso(node.drain_started),
         "health": node.health,
+        "listed": node.listed,
         "jobs": [{"job_id": j.job_id, "user": j.user, "name": j.name, "end_time": _iso(j.end_time), "state": j.state} for j in node.jobs],
         "pods": [
             {
@@ -231,6 +235,7 @@ def _node_from(data: Mapping[str, Any], where: str) -> NodeWorkload:
         drain_reason=data.get("drain_reason") or "",
         drain_started=_time(data.get("drain_started"), f"{where}.drain_started"),
         health=data.get("health") or "",
+        listed=bool(data.get("listed", True)),
         jobs=tuple(
             Job(**{**j, "end_time": _time(j.get("end_time"), f"{where}.jobs[{index}].end_time")})
             for index, j in enumerate(data.get("jobs") or ())

@@ -133,6 +133,7 @@ def build_view(
                 drain_reason=reason,
                 drain_started=drain_started(reason) or (record.reason_time if record and reason.startswith(DRAIN_MARK) else None),
                 jobs=tuple(jobs_on.get(name, ())),
+                listed=name in records or name in jobs_on,
             )
         )
     return WorkloadView("Slurm", observed_at, tuple(matched), tuple(unmatched), source)

@@ -78,7 +78,6 @@ IMMUTABLE = Refused("immutable-group-field")
 CONFIG_EXPECTED: dict[str, Invalid | BadBundle | Defect] = {
     # the AWS developer guide's create_cluster.json names an instance type that does not exist
     "awsdocs-slurm-create-cluster": Invalid("InstanceGroups[1].InstanceType", "'ml.p4d.xlarge' is not one of the"),
-    "adt-eks-tf-rig": Defect("issue 37 item 2: a spec of restricted groups only sends InstanceGroups: [] (botocore refuses it at apply)"),
     # the Terraform module writes every group but the controller into worker_groups, the login group too
     "adt-slurm-terraform": BadBundle("worker_groups", "'login-nodes' is the login group and cannot also be a worker group"),
 }

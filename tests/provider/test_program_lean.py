@@ -38,6 +38,7 @@ NOT_AT_UNPICKLE = (
     "pulumi_hyperpod.core.planfile",
     "pulumi_hyperpod.core.policy_members",
     "pulumi_hyperpod.core.preflight",
+    "pulumi_hyperpod.core.timestamps",
     "pulumi_hyperpod.core.worldfile",
     "pulumi_hyperpod.components",
     "botocore",

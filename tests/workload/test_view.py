@@ -69,6 +69,8 @@ def test_a_node_that_a_complete_squeue_shows_without_a_job_is_idle_not_unknown()
     for instance in idle:
         work = view.node(instance)
         assert work is not None and work.idle, f"{instance} ({hosts[instance]}) is covered by squeue and runs no job"
+        assert not work.listed, "idle by squeue's word, not a node Slurm lists (where slurmd runs is sinfo's to say)"
+    assert all(view.node(i).listed for i, host in hosts.items() if host in ("ip-10-0-0-2", "ip-10-0-0-3"))
     # a scale-in by workload removes the idle nodes, never the 24-hour job's nodes while one is idle
     prepared = pipeline.prepare(
         None, slurm_spec(workers=1), observed=state, workload=SlurmWorkload(runner=_squeue_only, clock=lambda: EPOCH), skip_preflight="test"

@@ -253,15 +253,15 @@ def roles_against_slurm(roles: Mapping[str, str], state: "ClusterState", view: A
     """Where the roles a lifecycle bundle gives groups without SlurmConfig.NodeType disagree with the
     running cluster's Slurm: slurmd runs on compute nodes only, so sinfo lists a compute group's
     running nodes and never a controller's or a login node. [] when they agree, or no Slurm view says."""
-    if view is None or getattr(view, "orchestrator", "") != "Slurm" or not view.nodes:
-        return []
+    if view is None or getattr(view, "orchestrator", "") != "Slurm" or not any(n.listed for n in view.nodes):
+        return []  # no Slurm listing of its nodes (squeue alone says which nodes work, not where slurmd runs)
     found = []
     for group in state.groups:
         role = roles.get(group.name)
         if group.node_type or role is None:
             continue  # the service says it, or nothing to check
         running = [n.instance_id for n in state.nodes_of(group.name) if n.instance_id and n.status == "Running"]
-        listed = [node for node in running if view.node(node) is not None]
+        listed = [node for node in running if (work := view.node(node)) is not None and work.listed]
         if role in ("Controller", "Login") and listed:
             found.append(
                 f"the lifecycle bundle makes {group.name} the {role} group, but the running cluster's Slurm lists its "
