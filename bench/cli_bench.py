@@ -108,7 +108,7 @@ def import_figures(stderr: str) -> tuple[int, float, float]:
 # Run with PYTHONPATH at the tree measured: each tree's simulator writes the world in its own format.
 BIG_WORLD = """
 import json, sys
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 
 path, spec, big = sys.argv[1], sys.argv[2], int(sys.argv[3])
 

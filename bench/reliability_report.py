@@ -92,7 +92,7 @@ def bad_inputs() -> tuple[int, int]:
     from click.testing import CliRunner
 
     from pulumi_hyperpod.cli import main
-    from pulumi_hyperpod.aws.fake import Simulator
+    from pulumi_hyperpod.sim.aws import Simulator
 
     corpus = ROOT / "tests" / "badinput"
     expected = json.loads((corpus / "expected.json").read_text())
@@ -121,7 +121,7 @@ def other_inputs() -> tuple[int, int]:
 
     from pulumi_hyperpod.cli import main as cli
     from pulumi_hyperpod.aws.cost import prices
-    from pulumi_hyperpod.aws.fake import Simulator
+    from pulumi_hyperpod.sim.aws import Simulator
 
     corpus = ROOT / "tests" / "badinput"
     spec, snapshot = ROOT / "examples" / "specs" / "seed004-initial.json", corpus / "base-snapshot.json"

@@ -23,9 +23,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 from sim_bench import _request, _scenario  # noqa: E402  (the headline's scenario and request: one source)
 
 from pulumi_hyperpod.cli.timeline_commands import read_panels  # noqa: E402
-from pulumi_hyperpod.aws.fake import Simulator  # noqa: E402
-from pulumi_hyperpod.timeline import Panel, Point, render_svg  # noqa: E402
-from pulumi_hyperpod.timeline.files import write_picture  # noqa: E402
+from pulumi_hyperpod.sim.aws import Simulator  # noqa: E402
+from pulumi_hyperpod.aws.timeline import Panel, Point, render_svg  # noqa: E402
+from pulumi_hyperpod.aws.timeline.files import write_picture  # noqa: E402
 
 NAME, GROUP, ASKED = "train-16", "training", 16
 HORIZON = 3.5 * 3600  # virtual seconds drawn: past the end of the shortage (2 h) and the last retry

@@ -63,7 +63,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pulumi_hyperpod.aws.client import connect  # noqa: E402
-from pulumi_hyperpod.aws.fake import Simulator  # noqa: E402
+from pulumi_hyperpod.sim.aws import Simulator  # noqa: E402
 
 ROLE = "arn:aws:iam::111122223333:role/hyperpod"
 LIFECYCLE = {"SourceS3Uri": "s3://bucket/lifecycle/src/", "OnCreate": "on_create.sh"}
@@ -246,7 +246,7 @@ import json, sys, time
 started = time.perf_counter()
 from pulumi_hyperpod.aws.client import connect
 from pulumi_hyperpod.aws.observe import observe
-import pulumi_hyperpod.aws.fake.simulator, pulumi_hyperpod.aws.observe.reader  # imports: counted in the whole process only
+import pulumi_hyperpod.sim.aws.simulator, pulumi_hyperpod.aws.observe.reader  # imports: counted in the whole process only
 imported, cpu = time.perf_counter(), time.process_time()
 state = observe(connect("fake"), "big")
 observed, cpu = time.perf_counter(), time.process_time() - cpu

@@ -16,29 +16,29 @@ import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .aws.apply import ApplyResult, apply
-    from .aws.client import connect
-    from .aws.observe import ClusterState, observe
-    from .plan import Plan, Policy
-    from .aws.clusterspec import ClusterSpec, SpecError
+    from pulumi_hyperpod.aws.apply import ApplyResult, apply
+    from pulumi_hyperpod.aws.client import connect
+    from pulumi_hyperpod.aws.observe import ClusterState, observe
+    from pulumi_hyperpod.plans import Plan, Policy
+    from pulumi_hyperpod.aws.spec import ClusterSpec, SpecError
 
 # public name → the submodule that defines it
 _EXPORTS = {
-    "ApplyResult": ".aws.apply",
-    "ClusterSpec": ".aws.clusterspec",
-    "ClusterState": ".aws.observe",
-    "Plan": ".plan",
-    "Policy": ".plan",
-    "SpecError": ".aws.clusterspec",
-    "apply": ".aws.apply",
-    "connect": ".aws.client",
-    "observe": ".aws.observe",
-    "pipeline": ".aws.pipeline",  # a module: pipeline.prepare, pipeline.save, …
+    "ApplyResult": "pulumi_hyperpod.aws.apply",
+    "ClusterSpec": "pulumi_hyperpod.aws.spec",
+    "ClusterState": "pulumi_hyperpod.aws.observe",
+    "Plan": "pulumi_hyperpod.plans",
+    "Policy": "pulumi_hyperpod.plans",
+    "SpecError": "pulumi_hyperpod.aws.spec",
+    "apply": "pulumi_hyperpod.aws.apply",
+    "connect": "pulumi_hyperpod.aws.client",
+    "observe": "pulumi_hyperpod.aws.observe",
+    "pipeline": "pulumi_hyperpod.aws.pipeline",  # a module: pipeline.prepare, pipeline.save, …
 }
 # `apply` and `observe` are subpackages that are callable as their function (see
 # `_lazy.callable_package`): `pulumi_hyperpod.apply(client, plan)` applies, and
 # `import pulumi_hyperpod.aws.apply.waiters` still resolves through the same name.
-# `pulumi_hyperpod.plan` is the neutral Plan model; HyperPod's planner is `pulumi_hyperpod.aws.planner.plan`.
+# `pulumi_hyperpod.plans` is the neutral Plan model; HyperPod's planner is `pulumi_hyperpod.aws.planner.plan`.
 _CALLABLE_PACKAGES = frozenset({"apply", "observe"})
 _MODULES = frozenset({"pipeline"})
 

@@ -186,7 +186,7 @@ cost_unknown_why := sprintf("no price for %s", [concat(", ", plan.cost.unknown_t
 protected := {id | some id in params.protected_node_ids}
 
 # Each step says what it takes down: `disruption`, which the tool derives from the step kind's
-# declaration (plan/steps.py, plan/disruption.py) — the effect (destroyed, restarted, drained), the
+# declaration (plans/steps.py, plans/disruption.py) — the effect (destroyed, restarted, drained), the
 # nodes it falls on (victims, the nodes its request names, every node) and the groups whose nodes the
 # service chooses among. A kind the tool adds is judged here the day it is added.
 deny contains violation("protected-node", object.get(node_group, key, null), taken_down_why(number, step, key), [key]) if {

@@ -2,5 +2,5 @@
 `clusterspec/`, `observe/`, `cost/`, `preflight/`, `apply/`, `stages.py` behind the Cloud (`cloud.py`), the client
 (`client.py`) and botocore's service model (`servicemodel.py`, `servicerules.py`) — with its
 simulator behind botocore (`fake/`), and its planner (`planner/`), which fills the neutral Plan model
-(`pulumi_hyperpod.plan`; docs/DESIGN.md, "A cloud").
+(`pulumi_hyperpod.plans`; docs/DESIGN.md, "A cloud").
 """

@@ -3,7 +3,7 @@
 The backend only decides what answers it: AWS, or the simulator attached at botocore's HTTP layer
 (`before-send`), so serialization, pagination, error parsing and retries are the same code in tests
 as in production. One exception: a preview's reads on the simulator (`reads=True`) skip botocore's
-client itself and keep its serializer, parser, retries and paginators (aws/fake/direct.py).
+client itself and keep its serializer, parser, retries and paginators (sim/aws/direct.py).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pragma: no cover
     from botocore.config import Config
 
-    from .fake import Simulator
+    from pulumi_hyperpod.sim.aws import Simulator
 
 BACKENDS = ("aws", "fake")
 DEFAULT_REGION = "us-west-2"
@@ -28,7 +28,7 @@ def client_config(retry_mode: str = "standard", max_attempts: int | None = None)
 
 def retry_attempts(max_attempts: int | None = None) -> int:
     """The retries `client_config` allows (botocore's `max_attempts`: retries after the first attempt)."""
-    from .. import envvars
+    from pulumi_hyperpod.core import envvars
 
     return max_attempts or int(envvars.number("HYPERPOD_MAX_ATTEMPTS", 8, integer=True, minimum=1))
 
@@ -37,7 +37,7 @@ def default_poll_seconds(backend: str) -> float:
     """How often a wait polls: the waiter model's delay on AWS. A persistent simulator world runs at its
     scenario's speed while a client polls it (0.2 s of polling is two virtual minutes at 600x), so short
     polls keep a simulated wait short in real time."""
-    from .. import envvars
+    from pulumi_hyperpod.core import envvars
 
     return envvars.number("HYPERPOD_POLL_SECONDS", 0.2 if backend == "fake" else 30.0)  # 0: no pause between polls
 
@@ -80,7 +80,7 @@ def connect(
         )
     attempts = retry_attempts(max_attempts)  # a bad $HYPERPOD_MAX_ATTEMPTS: its error before anything is opened
     if backend == "fake":
-        from .fake import Simulator
+        from pulumi_hyperpod.sim.aws import Simulator
 
         world = simulator if simulator is not None else Simulator.open_default()
         client = None
@@ -96,7 +96,7 @@ def connect(
         # an in-memory world's clock moves only when told (tests pass sleep=sim.advance)
         client.meta.hyperpod_simulated = world.path is not None
         return client
-    from .sessions import new_botocore_session
+    from pulumi_hyperpod.aws.sessions import new_botocore_session
 
     config = client_config(retry_mode, max_attempts)
     session = new_botocore_session()
@@ -105,7 +105,7 @@ def connect(
     # botocore's create_client is what boto3's Session.client calls; boto3 adds nothing to these
     # services' clients, and importing it (with s3transfer) costs every process 0.15 s
     if reads and service == "sagemaker":
-        from .readclient import use_cut, with_fallback
+        from pulumi_hyperpod.aws.readclient import use_cut, with_fallback
 
         if use_cut(session):
             client = session.create_client(service, region_name=region, config=config, endpoint_url=endpoint_url or None)

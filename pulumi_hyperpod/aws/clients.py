@@ -57,7 +57,7 @@ class SageMakerClient(BotocoreClient, Protocol):
 
     def list_cluster_operations(self, **kwargs: Any) -> dict[str, Any]: ...
 
-    # the calls a Plan's steps make (plan/model.py: Step.operation)
+    # the calls a Plan's steps make (plans/model.py: Step.operation)
     def create_cluster(self, **kwargs: Any) -> dict[str, Any]: ...
 
     def update_cluster(self, **kwargs: Any) -> dict[str, Any]: ...
@@ -90,8 +90,8 @@ class ServiceQuotasClient(BotocoreClient, Protocol):
 
 @runtime_checkable
 class S3Client(BotocoreClient, Protocol):
-    """The `s3` client of the Slurm lifecycle bundle: read (slurm/roles.py, slurm/observed.py) and
-    uploaded (slurm/upload.py)."""
+    """The `s3` client of the Slurm lifecycle bundle: read (aws/slurm/roles.py, aws/slurm/observed.py) and
+    uploaded (aws/slurm/upload.py)."""
 
     def get_object(self, **kwargs: Any) -> dict[str, Any]: ...
 

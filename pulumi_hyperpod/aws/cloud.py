@@ -12,13 +12,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..core.contract import ApplyOptions, ApplyResult
-    from .clients import SageMakerClient
-    from .observe import ClusterState
-    from .clusterspec import ClusterSpec
-    from ..plan.model import Plan
-    from ..plan.policy import Policy
-    from .context import AwsContext
+    from pulumi_hyperpod.core.contract import ApplyOptions, ApplyResult
+    from pulumi_hyperpod.aws.clients import SageMakerClient
+    from pulumi_hyperpod.aws.observe import ClusterState
+    from pulumi_hyperpod.aws.spec import ClusterSpec
+    from pulumi_hyperpod.plans.model import Plan
+    from pulumi_hyperpod.plans.policy import Policy
+    from pulumi_hyperpod.aws.context import AwsContext
 
 
 class AwsCloud:
@@ -26,44 +26,44 @@ class AwsCloud:
     title = "Amazon SageMaker HyperPod"
 
     def owns(self, document: Any) -> bool:
-        from ..gcp.detect import detect_cloud  # shape only: no Google Cloud code runs
+        from pulumi_hyperpod.core.detect import detect_cloud  # shape only: no Google Cloud code runs
 
         return detect_cloud(document) == "hyperpod"
 
     def connect(self, backend: str) -> "SageMakerClient":
-        from .client import connect
+        from pulumi_hyperpod.aws.client import connect
 
         client: SageMakerClient = connect(backend)
         return client
 
     def load_spec(self, path: str, **context: Any) -> "ClusterSpec":
-        from .clusterspec import ClusterSpec
+        from pulumi_hyperpod.aws.spec import ClusterSpec
 
         return ClusterSpec.from_file(path)
 
     def read(self, client: "SageMakerClient", name: str) -> "ClusterState | None":
-        from .observe import observe
+        from pulumi_hyperpod.aws.observe import observe
 
         return observe(client, name)
 
     def read_inputs(
         self, client: "SageMakerClient | None", desired: "ClusterSpec | None", observed: "ClusterState | None", context: "AwsContext | None"
     ) -> tuple[Any, "AwsContext"]:
-        from .stages import read_inputs
+        from pulumi_hyperpod.aws.stages import read_inputs
 
         return read_inputs(client, desired, observed, context)
 
     def plan(
         self, desired: "ClusterSpec | None", observed: "ClusterState | None", policy: "Policy", context: "AwsContext | None" = None
     ) -> "Plan":
-        from .context import AwsContext
+        from pulumi_hyperpod.aws.context import AwsContext
 
         context = context or AwsContext()
         if not context.cost:
-            from .planner import plan
+            from pulumi_hyperpod.aws.planner import plan
 
             return plan(desired, observed, policy, roles=context.roles, workload=context.view)
-        from .pipeline import make_plan
+        from pulumi_hyperpod.aws.pipeline import make_plan
 
         return make_plan(
             desired, observed, policy, roles=context.roles, prices=context.prices, region=context.region, workload=context.view
@@ -72,7 +72,7 @@ class AwsCloud:
     def annotate(
         self, plan: "Plan", desired: "ClusterSpec | None", observed: "ClusterState | None", context: "AwsContext | None"
     ) -> "Plan":
-        from .stages import annotate
+        from pulumi_hyperpod.aws.stages import annotate
 
         return annotate(plan, desired, observed, context)
 
@@ -85,7 +85,7 @@ class AwsCloud:
         policy: "Policy",
         context: "AwsContext | None" = None,
     ) -> "Plan":
-        from .pipeline import check
+        from pulumi_hyperpod.aws.pipeline import check
 
         quotas = context.quotas if context is not None else None
         return check(plan, desired, observed, sagemaker=client, quotas=quotas, policy=policy)
@@ -101,7 +101,7 @@ class AwsCloud:
     ) -> "ApplyResult":
         import time
 
-        from .apply import apply
+        from pulumi_hyperpod.aws.apply import apply
 
         return apply(
             client,
@@ -115,12 +115,12 @@ class AwsCloud:
         )
 
     def save_plan(self, prepared: Any, path: str, *, target: Any = None, inputs: Any = ()) -> None:
-        from .pipeline.saved import save
+        from pulumi_hyperpod.aws.pipeline.saved import save
 
         save(prepared, path, target=target, inputs=inputs)
 
     def load_plan(self, path: str, *, target: Any = None) -> Any:
-        from .pipeline.saved import load
+        from pulumi_hyperpod.aws.pipeline.saved import load
 
         return load(path, target=target)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from ..core.frozen import Frozen, record
+from pulumi_hyperpod.core.frozen import Frozen, record
 
 
 @record  # core/frozen.py
@@ -23,7 +23,7 @@ class AwsContext(Frozen):
     s3: Any = None  # an S3 client, or a function returning one when a bundle has to be read
     quotas: Any = None  # a service-quotas client, or a function returning one (preflight)
     slurm: Any = None  # the Slurm spec wanted (pulumi_hyperpod.slurm.SlurmSpec): the plan's Slurm section
-    # a pulumi_hyperpod.workload source (read against the cluster when planning; what a DrainNodes
+    # a pulumi_hyperpod.aws.workload source (read against the cluster when planning; what a DrainNodes
     # step drains through at apply) or a WorkloadView already read
     workload: Any = None
     view: Any = None  # the WorkloadView the victims were ranked with (read_inputs; a saved plan's)

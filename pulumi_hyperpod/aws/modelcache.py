@@ -34,7 +34,7 @@ from typing import Any
 import botocore
 from botocore.loaders import JSONFileLoader, Loader
 
-from ..files import read_bounded, write_whole
+from pulumi_hyperpod.core.files import read_bounded, write_whole
 
 # Smaller files parse faster than a cache entry is found: only the large models are kept.
 MIN_BYTES = 64 * 1024

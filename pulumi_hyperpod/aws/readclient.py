@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from . import specshapes
+from pulumi_hyperpod.aws import specshapes
 
 SERVICE = specshapes.SERVICE
 
@@ -47,7 +47,7 @@ class CutLoader:
 
 def cut_shapes() -> "specshapes.SpecShapes | None":
     """The preview's shapes, or None when the model cache is turned off (then a full client is made)."""
-    from .servicemodel import _spec_shapes
+    from pulumi_hyperpod.aws.servicemodel import _spec_shapes
 
     return _spec_shapes()
 
@@ -105,8 +105,8 @@ def read_paginators() -> "dict[str, dict[str, Any]] | None":
     client's `get_paginator` reads it), for the simulator's direct read client (fake/direct.py).
     Kept on disk beside the cut model, keyed as it is and checked against the file it was read from,
     so a preview's process reads it without botocore's session; None when the model cache is off."""
-    from .modelcache import _MISSING, _read, _write, cache_dir
-    from .specshapes import _stat, entry_key
+    from pulumi_hyperpod.aws.modelcache import _MISSING, _read, _write, cache_dir
+    from pulumi_hyperpod.aws.specshapes import _stat, entry_key
 
     directory = cache_dir()
     if directory is None:
@@ -125,9 +125,9 @@ def read_paginators() -> "dict[str, dict[str, Any]] | None":
 def _paginators_from_botocore() -> "tuple[list[Any], dict[str, dict[str, Any]]]":
     import os
 
-    from .modelcache import _plain
-    from .servicemodel import botocore_session
-    from .specshapes import _stat
+    from pulumi_hyperpod.aws.modelcache import _plain
+    from pulumi_hyperpod.aws.servicemodel import botocore_session
+    from pulumi_hyperpod.aws.specshapes import _stat
 
     loader = botocore_session().get_component("data_loader")
     version = loader.determine_latest_version(SERVICE, "paginators-1")

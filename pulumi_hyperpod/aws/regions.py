@@ -16,7 +16,7 @@ import json
 import re
 from pathlib import Path
 
-from ..terminal import shown
+from pulumi_hyperpod.core.terminal import shown
 
 
 @functools.cache

@@ -18,7 +18,7 @@ import threading
 from functools import lru_cache
 from typing import Any
 
-from ..core.errors import Violation  # the neutral (path, rule) pair; the model checks produce them
+from pulumi_hyperpod.core.errors import Violation  # the neutral (path, rule) pair; the model checks produce them
 
 SERVICE = "sagemaker"
 
@@ -44,7 +44,7 @@ def data_loader(session: Any) -> Any:
     client's makes no second one."""
     with _loader_lock:
         if not _loader:
-            from .modelcache import caching_loader
+            from pulumi_hyperpod.aws.modelcache import caching_loader
 
             _loader.append(caching_loader(session.get_config_variable("data_path")))
         return _loader[0]
@@ -57,7 +57,7 @@ def service_model():
 
 @lru_cache(maxsize=1)
 def _spec_shapes():
-    from .specshapes import load
+    from pulumi_hyperpod.aws.specshapes import load
 
     return load()
 
@@ -141,7 +141,7 @@ def violations(
 ) -> list[Violation]:
     """Every way `params` breaks the model's rules for the shape (or an operation's input): see
     `servicerules.violations`."""
-    from .servicerules import violations as check
+    from pulumi_hyperpod.aws.servicerules import violations as check
 
     return check(shape_or_operation, params, path, check_required=check_required, allow_unknown=allow_unknown)
 

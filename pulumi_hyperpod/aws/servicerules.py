@@ -10,10 +10,10 @@ from typing import Any
 
 from botocore.validate import ParamValidator, ValidationErrors, range_check
 
-from ..core.errors import Violation
-from .modelpatterns import fullmatch
-from .servicemodel import fold, has_operation, input_shape, shape
-from ..terminal import shown
+from pulumi_hyperpod.core.errors import Violation
+from pulumi_hyperpod.aws.modelpatterns import fullmatch
+from pulumi_hyperpod.aws.servicemodel import fold, has_operation, input_shape, shape
+from pulumi_hyperpod.core.terminal import shown
 
 
 def _join(path: str, name: str) -> str:
@@ -179,7 +179,7 @@ class _ServiceRules(ParamValidator):
     def _validate_timestamp(self, param, shape, errors, name):
         # botocore's check lets dateutil's RuntimeError and the platform's OverflowError through
         # (`1e20`); the one reader (core/timestamps.py) range-checks into one rule
-        from ..core.timestamps import TimestampError, read_time
+        from pulumi_hyperpod.core.timestamps import TimestampError, read_time
 
         try:
             read_time(param)

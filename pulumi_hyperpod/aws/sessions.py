@@ -26,7 +26,7 @@ def new_botocore_session() -> Any:
     """A fresh botocore session sharing the process's model loader and parsing timestamps quickly."""
     import botocore.session
 
-    from . import servicemodel
+    from pulumi_hyperpod.aws import servicemodel
 
     session = botocore.session.Session()
     session.register_component("data_loader", servicemodel.data_loader(session))

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 # the same cache as the parsed model files: its directory, key hashing and whole-file reads and writes
-from .modelcache import _MISSING, _key, _read, _write, cache_dir
+from pulumi_hyperpod.aws.modelcache import _MISSING, _key, _read, _write, cache_dir
 
 SERVICE = "sagemaker"
 TYPE = "service-2"
@@ -79,7 +79,7 @@ def load(directory: Any = _MISSING) -> SpecShapes | None:
 
 def entry_key() -> str:
     """The entry's file name: what its content depends on, short of reading the model."""
-    from .. import __version__
+    from pulumi_hyperpod import __version__
 
     data_path = os.environ.get("AWS_DATA_PATH") or ""
     config = os.environ.get("AWS_CONFIG_FILE") or os.path.join("~", ".aws", "config")
@@ -156,7 +156,7 @@ def _valid(entry: Any) -> dict[str, Any] | None:
 
 def _whole_model() -> tuple[list[Any], dict[str, Any]]:
     """The model's JSON as the session loads it (extras applied) and the file it came from."""
-    from .servicemodel import botocore_session
+    from pulumi_hyperpod.aws.servicemodel import botocore_session
 
     loader = botocore_session().get_component("data_loader")
     version = loader.determine_latest_version(SERVICE, TYPE)

@@ -18,21 +18,21 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from .context import AwsContext
+from pulumi_hyperpod.aws.context import AwsContext
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..plan.model import Plan
+    from pulumi_hyperpod.plans.model import Plan
 
 
 def read_inputs(client: Any, desired: Any, state: Any, context: AwsContext | None) -> tuple[Any, AwsContext]:
     """(the observation with what else was read, the context with what was learnt)."""
     context = context or AwsContext()
     if state is not None and state.tags is None and desired.tags is not None and client is not None:
-        from .observe.reader import read_tags  # only a spec that manages tags pays for ListTags
+        from pulumi_hyperpod.aws.observe.reader import read_tags  # only a spec that manages tags pays for ListTags
 
         state = read_tags(client, state)
     if state is not None and context.events and state.events_horizon is None and client is not None:
-        from .observe.reader import read_events_horizon  # a saved plan's "acted" premise
+        from pulumi_hyperpod.aws.observe.reader import read_events_horizon  # a saved plan's "acted" premise
 
         state = read_events_horizon(client, state)
     view = _workload_view(context.workload, state)
@@ -45,7 +45,7 @@ def read_inputs(client: Any, desired: Any, state: Any, context: AwsContext | Non
         # a create removes no node: what its bundle says is news, that there is none (yet) is not
         notes = notes + (learnt if state is not None or source is not None else ())
     if view is not None and view.unmatched:
-        from ..terminal import clipped  # a Slurm node name from a --workload file is user text
+        from pulumi_hyperpod.core.terminal import clipped  # a Slurm node name from a --workload file is user text
 
         notes = notes + (
             f"{view.orchestrator} nodes no HyperPod node matches (not weighed): {', '.join(clipped(name) for name in view.unmatched[:10])}"
@@ -57,14 +57,16 @@ def read_inputs(client: Any, desired: Any, state: Any, context: AwsContext | Non
 def annotate(the_plan: "Plan", desired: Any, state: Any, context: AwsContext | None) -> "Plan":
     context = context or AwsContext()
     if state is not None and state.groups and not any(g.node_type for g in state.groups):
-        from ..slurm.migration import with_migration  # a legacy Slurm cluster moved to SlurmConfig: the whole migration said
+        from pulumi_hyperpod.aws.slurm.migration import (
+            with_migration,
+        )  # a legacy Slurm cluster moved to SlurmConfig: the whole migration said
 
         the_plan = with_migration(the_plan, desired, state)
     if context.notes:
         the_plan = dataclasses.replace(the_plan, notes=the_plan.notes + context.notes)
     if state is not None and context.roles and context.view is not None:
-        from ..plan.model import Refusal
-        from .planner.premise import roles_against_slurm  # roles are how the nodes were built
+        from pulumi_hyperpod.plans.model import Refusal
+        from pulumi_hyperpod.aws.planner.premise import roles_against_slurm  # roles are how the nodes were built
 
         disagree = roles_against_slurm(context.roles, state, context.view)
         the_plan = the_plan.refuse(
@@ -82,15 +84,15 @@ def _workload_view(workload: Any, state: Any) -> Any:
     """A WorkloadView from a source (read now against `state`) or as given; None without a cluster."""
     if workload is None or state is None:
         return None
-    from ..workload.model import WorkloadView
+    from pulumi_hyperpod.aws.workload.model import WorkloadView
 
     return workload if isinstance(workload, WorkloadView) else workload.read(state)
 
 
 def _with_slurm(the_plan: "Plan", wanted: Any, state: Any, s3: Any, lifecycle_dir: str | None) -> "Plan":
     """The plan with its Slurm section: the wanted Slurm spec against the one in the cluster's bundle."""
-    from ..plan.model import Refusal
-    from ..slurm.section import slurm_section
+    from pulumi_hyperpod.plans.model import Refusal
+    from pulumi_hyperpod.aws.slurm.section import slurm_section
 
     section = slurm_section(wanted, state, s3_client=s3, lifecycle_dir=lifecycle_dir)
     the_plan = dataclasses.replace(the_plan, slurm=section)
@@ -98,12 +100,12 @@ def _with_slurm(the_plan: "Plan", wanted: Any, state: Any, s3: Any, lifecycle_di
 
 
 def _learnt_roles(desired: Any, state: Any, s3: Any, lifecycle_dir: str | None) -> tuple[dict | None, tuple[str, ...], str | None]:
-    """Slurm roles from the lifecycle bundle (pulumi_hyperpod/slurm/roles.py), with its notes and
+    """Slurm roles from the lifecycle bundle (pulumi_hyperpod/aws/slurm/roles.py), with its notes and
     where they came from (None: no bundle was read)."""
     stated = _stated_roles(desired, state)
     if stated is not None:
         return stated, (), "SlurmConfig"
-    from ..slurm.roles import resolve
+    from pulumi_hyperpod.aws.slurm.roles import resolve
 
     resolution = resolve(desired, state, s3_client=s3, lifecycle_dir=lifecycle_dir)
     return resolution.roles, tuple(resolution.notes), resolution.source

@@ -1,5 +1,5 @@
 """The `hyperpod` command line."""
 
-from .app import main
+from pulumi_hyperpod.cli.app import main
 
 __all__ = ["main"]

@@ -7,16 +7,25 @@ from typing import TYPE_CHECKING
 
 import click
 
-from . import common
-from .common import ClusterNotFound, cell, check_cluster_name, client_from, emit_json, handle_errors, print_line, region_of
+from pulumi_hyperpod.cli import common
+from pulumi_hyperpod.cli.common import (
+    ClusterNotFound,
+    cell,
+    check_cluster_name,
+    client_from,
+    emit_json,
+    handle_errors,
+    print_line,
+    region_of,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..aws.observe import ClusterState
+    from pulumi_hyperpod.aws.observe import ClusterState
 
 
 def observe(client: object, name: str) -> ClusterState | None:
     """`observe.observe`, imported when a command runs (a module attribute: tests replace it)."""
-    from ..aws.observe import observe as read
+    from pulumi_hyperpod.aws.observe import observe as read
 
     return read(client, name)
 
@@ -63,7 +72,7 @@ def status_command(ctx, name, as_json):
             }
         )
     else:
-        from .tables import status_table
+        from pulumi_hyperpod.cli.tables import status_table
 
         common.out.print(status_table(state))
 
@@ -118,10 +127,10 @@ def snapshot_command(ctx, name):
 @handle_errors
 def delete_command(ctx, name, yes, timeout):
     """Delete the cluster and wait until it is gone. Exit 1 when there is no such cluster."""
-    from ..aws.context import AwsContext
-    from ..core import cloud
-    from ..plan.policy import Policy
-    from .plan_commands import _run_with_progress, _show_plan
+    from pulumi_hyperpod.aws.context import AwsContext
+    from pulumi_hyperpod.core import cloud
+    from pulumi_hyperpod.plans.policy import Policy
+    from pulumi_hyperpod.cli.plan_commands import _run_with_progress, _show_plan
 
     common.check_timeout(timeout)
     client, state = _observed(ctx, name)

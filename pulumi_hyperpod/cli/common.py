@@ -20,15 +20,15 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 import click
 
-from ..aws.client import connect
-from ..terminal import shown
+from pulumi_hyperpod.aws.client import connect
+from pulumi_hyperpod.core.terminal import shown
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
     from rich.text import Text
 
-    from ..plan import Policy
-    from ..core.errors import Violation
+    from pulumi_hyperpod.plans import Policy
+    from pulumi_hyperpod.core.errors import Violation
 
 # Heavy modules (rich, botocore, pydantic, the service model, the spec and plan packages) are
 # imported in the functions that use them, so that a command (or its --help) pays only for what it
@@ -167,7 +167,7 @@ def emit_json(data: Any) -> None:
 @functools.cache
 def _argument_error() -> type:
     """`ArgumentError`, an InputError (whose module loads the service model: made on first use)."""
-    from ..core.errors import InputError
+    from pulumi_hyperpod.core.errors import InputError
 
     class ArgumentError(InputError):
         """A command-line argument that breaks the model's rules (one line, exit 1)."""
@@ -181,7 +181,7 @@ def _argument_error() -> type:
 def check_cluster_name(name: str) -> str:
     """A NAME argument checked against the model (DescribeCluster's ClusterName: a name or an ARN)
     before any call: `error: NAME: 'a[/b]' does not match the pattern …`."""
-    from ..aws import servicemodel
+    from pulumi_hyperpod.aws import servicemodel
 
     if not name.strip():  # the model's min is 0, but no cluster has an empty name
         raise _argument_error()([servicemodel.Violation("", "is empty; give the cluster's name or ARN")], source="NAME")
@@ -210,9 +210,9 @@ def check_timeout(timeout: float) -> float:
 def load_policy(path: str | None, protect: tuple[str, ...] = (), *, replace: tuple[str, ...] = (), reboot: tuple[str, ...] = ()) -> Policy:
     """The policy from `path` (YAML/JSON) plus `--protect`, `--replace` and `--reboot` ids; any problem
     is a PolicyError naming the file and the field, one line each."""
-    from ..aws import servicemodel
-    from ..plan import Policy
-    from ..aws.clusterspec import PolicyError, read_document
+    from pulumi_hyperpod.aws import servicemodel
+    from pulumi_hyperpod.plans import Policy
+    from pulumi_hyperpod.aws.spec import PolicyError, read_document
 
     source = path or ("--protect" if protect else "--replace" if replace else "--reboot")
     data: Any = read_document(path, PolicyError) if path else {}
@@ -238,14 +238,14 @@ def load_policy(path: str | None, protect: tuple[str, ...] = (), *, replace: tup
 
 
 def _validated_policy(data: dict, source: str) -> Policy:
-    from ..plan import Policy
+    from pulumi_hyperpod.plans import Policy
 
     if not data:  # no file, or an empty one: the defaults, which need no validating model
         return Policy()
     import pydantic
 
-    from ..aws import servicemodel
-    from ..aws.clusterspec import PolicyError
+    from pulumi_hyperpod.aws import servicemodel
+    from pulumi_hyperpod.aws.spec import PolicyError
 
     # Strict: `allow_replacement: "yes"` is a string, not True (YAML 1.2, see docs/specs.md).
     # Through JSON, so a list is a valid frozenset in strict mode.
@@ -259,8 +259,8 @@ def _validated_policy(data: dict, source: str) -> Policy:
 
 
 def _policy_violation(problem: dict) -> Violation:
-    from ..aws import servicemodel
-    from ..plan import Policy
+    from pulumi_hyperpod.aws import servicemodel
+    from pulumi_hyperpod.plans import Policy
 
     path = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in problem["loc"]).lstrip(".")
     if problem["type"] == "extra_forbidden":
@@ -283,7 +283,7 @@ def handle_errors(command: Callable) -> Callable:
         try:
             ctx = click.get_current_context(silent=True)
             if ctx is not None:
-                from .outputs import check_outputs
+                from pulumi_hyperpod.cli.outputs import check_outputs
 
                 check_outputs(ctx)
             return command(*args, **kwargs)

@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..core.cloud import Prepared
-    from ..core.contract import ApplyError
-    from ..plan.model import Plan
+    from pulumi_hyperpod.core.cloud import Prepared
+    from pulumi_hyperpod.core.contract import ApplyError
+    from pulumi_hyperpod.plans.model import Plan
 
 
 def show_plan(the_plan: "Plan", as_json: bool) -> None:
@@ -20,22 +20,22 @@ def show_plan(the_plan: "Plan", as_json: bool) -> None:
     if as_json:
         click.echo(the_plan.to_json())
     else:
-        from ..plan import plan_renderable
-        from .common import out
+        from pulumi_hyperpod.plans import plan_renderable
+        from pulumi_hyperpod.cli.common import out
 
         out.print(plan_renderable(the_plan))
 
 
 def save_plan(prepared: "Prepared", out_file: str, *, target: Any, inputs: Any = ()) -> None:
     """The one plan file (`hyperpod-plan/3`), written by the cloud the plan is for."""
-    from ..core import planfile
+    from pulumi_hyperpod.core import planfile
 
     planfile.save(prepared, out_file, target=target, inputs=inputs)
 
 
 def load_plan(plan_file: str, *, cloud: str, target: Any) -> "Prepared":
     """A saved plan, made again from its saved inputs by its cloud (SavedPlanError when it is not)."""
-    from ..core import planfile
+    from pulumi_hyperpod.core import planfile
 
     return planfile.load(plan_file, cloud=cloud, target=target)
 

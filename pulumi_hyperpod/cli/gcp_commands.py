@@ -15,19 +15,19 @@ from typing import Any
 
 import click
 
-from . import common
-from .common import EXIT_ERROR, EXIT_REFUSED, HyperpodGroup, handle_errors, print_error
-from .outputs import OutputPath, command_inputs
+from pulumi_hyperpod.cli import common
+from pulumi_hyperpod.cli.common import EXIT_ERROR, EXIT_REFUSED, HyperpodGroup, handle_errors, print_error
+from pulumi_hyperpod.cli.outputs import OutputPath, command_inputs
 
 
 def _out():
-    from .common import out
+    from pulumi_hyperpod.cli.common import out
 
     return out
 
 
 def _err():
-    from .common import err
+    from pulumi_hyperpod.cli.common import err
 
     return err
 
@@ -45,9 +45,9 @@ def _handle(command: Callable) -> Callable:
     @functools.wraps(command)
     @handle_errors
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from ..core.contract import EXIT_INTERRUPTED, ApplyError, ApplyInterrupted, PlanInvalid, PlanRefused, PlanStale
-        from ..gcp.client import CredentialsMissing, GcpApiError, OperationTimeout
-        from ..core.planfile import SavedPlanError
+        from pulumi_hyperpod.core.contract import EXIT_INTERRUPTED, ApplyError, ApplyInterrupted, PlanInvalid, PlanRefused, PlanStale
+        from pulumi_hyperpod.gcp.client import CredentialsMissing, GcpApiError, OperationTimeout
+        from pulumi_hyperpod.core.planfile import SavedPlanError
 
         try:
             return command(*args, **kwargs)
@@ -62,7 +62,7 @@ def _handle(command: Callable) -> Callable:
             print_error(str(error).removeprefix("interrupted "), label="interrupted")
             sys.exit(EXIT_INTERRUPTED)
         except ApplyError as error:
-            from .flow import apply_failed
+            from pulumi_hyperpod.cli.flow import apply_failed
 
             print_error(apply_failed(error))
         except (GcpApiError, OperationTimeout, CredentialsMissing) as error:
@@ -120,25 +120,25 @@ def _policy_options(command):
 
 
 def _client(ctx: click.Context):
-    from ..gcp.client import connect
+    from pulumi_hyperpod.gcp.client import connect
 
     return connect(ctx.obj["gcp_backend"])
 
 
 def _spec(ctx: click.Context, spec_file: str):
-    from ..gcp.spec import ClusterSpec
+    from pulumi_hyperpod.gcp.spec import ClusterSpec
 
     return ClusterSpec.from_file(spec_file, ctx.obj.get("project"), ctx.obj.get("location"), ctx.obj.get("cluster_id"))
 
 
 def _policy(policy_file: str | None, protect: tuple[str, ...]):
-    from .common import load_policy
+    from pulumi_hyperpod.cli.common import load_policy
 
     return load_policy(policy_file, protect)
 
 
 def _show(the_plan, as_json: bool) -> None:
-    from .flow import show_plan
+    from pulumi_hyperpod.cli.flow import show_plan
 
     show_plan(the_plan, as_json)
 
@@ -157,7 +157,7 @@ def _make_plan(ctx, spec_file, policy_file, protect, no_preflight=False):
 def _plan_with_inputs(ctx, spec_file, policy_file, protect, snapshot=None, no_preflight=False):
     """(client or None, the inputs a saved plan keeps, the plan): against `snapshot` (no call) or the
     live cluster, through the one pipeline (core/cloud.prepare: read → plan → preflight)."""
-    from ..core import cloud
+    from pulumi_hyperpod.core import cloud
 
     gcp = cloud.get("gcp")
     spec = _spec(ctx, spec_file)
@@ -197,8 +197,8 @@ def plan_command(ctx, spec_file, snapshot, as_json, out_file, policy_file, prote
     _client_unused, inputs, the_plan = _plan_with_inputs(ctx, spec_file, policy_file, protect, snapshot, no_preflight)
     _show(the_plan, as_json)
     if out_file:
-        from ..core.cloud import Prepared
-        from .flow import save_plan
+        from pulumi_hyperpod.core.cloud import Prepared
+        from pulumi_hyperpod.cli.flow import save_plan
 
         save_plan(
             Prepared("gcp", the_plan, inputs["spec"], inputs["observed"], inputs["policy"]),
@@ -249,7 +249,7 @@ def apply_command(ctx, spec_file, plan_file, yes, no_wait, timeout, as_json, pol
     result = _confirmed_apply(client, the_plan, "Apply this plan?", yes=yes, no_wait=no_wait, timeout=timeout, as_json=as_json)
     if result is None:
         return
-    from ..gcp.status import status_of
+    from pulumi_hyperpod.gcp.status import status_of
 
     if as_json:
         _emit(the_plan, {"outcome": result.outcome, "calls": result.calls, "failures": result.failures, "status": status_of(result.state)})
@@ -280,9 +280,9 @@ def _confirmed_apply(client, the_plan, question: str, *, yes: bool, no_wait: boo
 
 def _snapshot(path: str):
     """A GET response saved by `hyperpod gcp snapshot` (`{}`: there was no cluster)."""
-    from ..gcp.observe import GcpClusterState
-    from ..core.documents import read_document
-    from ..core.errors import SnapshotError
+    from pulumi_hyperpod.gcp.observe import GcpClusterState
+    from pulumi_hyperpod.core.documents import read_document
+    from pulumi_hyperpod.core.errors import SnapshotError
 
     data = read_document(path, SnapshotError)  # bounded: size, depth, YAML 1.2, one error naming the file
     if data == {}:
@@ -313,9 +313,9 @@ def snapshot_command(ctx, spec_file, name):
 
 def _saved_plan(path: str, backend: str):
     """A plan saved by `gcp plan --out`: format, version, integrity, size and backend checked, the
-    plan re-derived from its saved inputs and required to be the same (gcp/saved.py), and its
+    plan re-derived from its saved inputs and required to be the same (gcp/pipeline/saved.py), and its
     steps checked against its own cluster and action — all before any call (GCP's load_plan)."""
-    from .flow import load_plan
+    from pulumi_hyperpod.cli.flow import load_plan
 
     return load_plan(path, cloud="gcp", target={"backend": backend}).plan
 
@@ -330,8 +330,8 @@ def _confirm(yes: bool, question: str) -> None:
 
 def _apply(client, the_plan, wait: bool, timeout: float, quiet: bool):
     """Apply through the cloud (core/cloud.execute) under the one contract (core/contract.py)."""
-    from ..core import cloud
-    from ..core.contract import ApplyOptions
+    from pulumi_hyperpod.core import cloud
+    from pulumi_hyperpod.core.contract import ApplyOptions
 
     last: list[str] = []
 
@@ -369,7 +369,7 @@ def _status_table(state):
 
 
 def _name_of(ctx, spec_file: str | None, name: str | None) -> str:
-    from ..gcp.names import parse_name
+    from pulumi_hyperpod.gcp.spec.names import parse_name
 
     if spec_file:
         return _spec(ctx, spec_file).name
@@ -386,8 +386,8 @@ def _name_of(ctx, spec_file: str | None, name: str | None) -> str:
 @_handle
 def status_command(ctx, spec_file, name, as_json):
     """The cluster's state and each pool's nodes."""
-    from ..gcp.observe import observe
-    from ..gcp.status import status_of
+    from pulumi_hyperpod.gcp.observe import observe
+    from pulumi_hyperpod.gcp.status import status_of
 
     full = _name_of(ctx, spec_file, name)
     state = observe(_client(ctx), full)
@@ -418,9 +418,9 @@ def _text(text: str):
 @_handle
 def delete_command(ctx, spec_file, name, yes, no_wait, timeout, as_json):
     """Delete the cluster (every node goes) and wait until it is gone."""
-    from ..core import cloud
-    from ..gcp.observe import observe
-    from ..plan.policy import Policy
+    from pulumi_hyperpod.core import cloud
+    from pulumi_hyperpod.gcp.observe import observe
+    from pulumi_hyperpod.plans.policy import Policy
 
     common.check_timeout(timeout)
     full = _name_of(ctx, spec_file, name)
@@ -453,8 +453,8 @@ def list_command(ctx, page_size, as_json):
         raise click.UsageError("list needs --project and --location")
     import datetime as dt
 
-    from ..gcp.names import ClusterName, location_problem
-    from .list_commands import gcp_row, print_rows
+    from pulumi_hyperpod.gcp.spec.names import ClusterName, location_problem
+    from pulumi_hyperpod.cli.list_commands import gcp_row, print_rows
 
     problem = location_problem(ClusterName(project, location, "x"))  # both go into the URL: checked first
     if problem:

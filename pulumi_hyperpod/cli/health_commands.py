@@ -6,8 +6,17 @@ import sys
 
 import click
 
-from . import common
-from .common import EXIT_ERROR, ClusterNotFound, check_cluster_name, client_from, emit_json, handle_errors, print_line, region_of
+from pulumi_hyperpod.cli import common
+from pulumi_hyperpod.cli.common import (
+    EXIT_ERROR,
+    ClusterNotFound,
+    check_cluster_name,
+    client_from,
+    emit_json,
+    handle_errors,
+    print_line,
+    region_of,
+)
 
 CHECKS = ("InstanceStress", "InstanceConnectivity", "MultiNodeTrainingValidation")  # the model's DeepHealthCheckType
 
@@ -29,9 +38,9 @@ CHECKS = ("InstanceStress", "InstanceConnectivity", "MultiNodeTrainingValidation
 @handle_errors
 def health_check_command(ctx, name, group, nodes, checks, timeout, as_json):
     """Run deep health checks (StartClusterHealthCheck) and follow the operation to its end. Exit 1 when a node fails."""
-    from ..aws.apply.health import HealthCheckError, configurations, run_health_check
-    from ..aws.client import default_poll_seconds
-    from ..aws.observe import observe
+    from pulumi_hyperpod.aws.apply.health import HealthCheckError, configurations, run_health_check
+    from pulumi_hyperpod.aws.client import default_poll_seconds
+    from pulumi_hyperpod.aws.observe import observe
 
     common.check_timeout(timeout)
     client = client_from(ctx)

@@ -13,7 +13,7 @@ from typing import Any, Iterable, Optional
 
 import click
 
-from .common import cell, client_from, emit_json, handle_errors, make_console, region_of
+from pulumi_hyperpod.cli.common import cell, client_from, emit_json, handle_errors, make_console, region_of
 
 COLUMNS = ("name", "status", "orchestrator", "groups", "nodes", "age")
 
@@ -39,7 +39,7 @@ def _age(created: Optional[dt.datetime], now: dt.datetime) -> Optional[float]:
 
 def aws_row(summary: dict, described: Optional[dict], now: dt.datetime) -> dict[str, Any]:
     """A ListClusters summary (and its DescribeCluster, None when it went in between) as a row."""
-    from ..aws.clusterspec.grouplists import group_entries  # restricted groups count as groups
+    from pulumi_hyperpod.aws.spec.grouplists import group_entries  # restricted groups count as groups
 
     groups = group_entries(described)
     # a cluster described without an Orchestrator was created without one: a Slurm cluster
@@ -64,7 +64,7 @@ def aws_rows(
     """Every HyperPod cluster of the client's region, oldest first (`page_size` clusters a ListClusters page)."""
     from botocore.exceptions import ClientError
 
-    from ..aws.observe import is_not_found
+    from pulumi_hyperpod.aws.observe import is_not_found
 
     now = now or dt.datetime.now(dt.timezone.utc)
     query = {"SortBy": "CREATION_TIME", "SortOrder": "Ascending", **({"NameContains": name_contains} if name_contains else {})}
@@ -84,7 +84,7 @@ def aws_rows(
 
 def gcp_row(resource: dict, now: dt.datetime) -> dict[str, Any]:
     """A modelDevelopmentClusters resource (the REST form) as a row."""
-    from ..gcp.observe import GcpClusterState
+    from pulumi_hyperpod.gcp.observe import GcpClusterState
 
     state = GcpClusterState.from_api(resource)
     created = _parse_time(resource.get("createTime") or resource.get("create_time"))
@@ -103,7 +103,7 @@ def gcp_row(resource: dict, now: dt.datetime) -> dict[str, Any]:
 
 
 def _parse_time(value: Any) -> Optional[dt.datetime]:
-    from ..core.timestamps import TimestampError, read_time
+    from pulumi_hyperpod.core.timestamps import TimestampError, read_time
 
     if not isinstance(value, str):
         return None

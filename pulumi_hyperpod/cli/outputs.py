@@ -2,7 +2,7 @@
 is checked, before the command does anything, against every file it reads — each of its path options
 (the spec, a saved plan, a snapshot, a policy, a Slurm spec, a lifecycle folder) and the simulators'
 files, read by any command on `--backend fake`: both clouds' worlds, their clock and SQLite's files
-beside them (core/worldfile.py), whether or not they exist yet. One line names both:
+beside them (sim/worldfile.py), whether or not they exist yet. One line names both:
 `error: OUT: the plan cannot be saved (is the HyperPod simulator's world … ($HYPERPOD_FAKE_STATE): …)`.
 
 `handle_errors` runs the check for every command, so a new output option is covered the day it is
@@ -45,20 +45,20 @@ def command_inputs(ctx: click.Context) -> list[Any]:
 
 def simulator_files() -> list[Any]:
     """The simulators' files as the environment places them (there yet or not), each named for a refusal."""
-    from ..core.worldfile import paths_in_use
-    from ..files import Input
+    from pulumi_hyperpod.sim.worldfile import paths_in_use
+    from pulumi_hyperpod.core.files import Input
 
     return [Input(path, label) for path, label in paths_in_use()]
 
 
 def check_outputs(ctx: click.Context) -> None:
     """ValueError, one line naming the output and the input, when a file the command would write is
-    one it reads (or is not a regular file or a new path: files.py); nothing is done before it."""
+    one it reads (or is not a regular file or a new path: core/files.py); nothing is done before it."""
     given = [(param, ctx.params.get(param.name or "")) for param in ctx.command.params if isinstance(param.type, OutputPath)]
     given = [(param, value) for param, value in given if value]
     if not given:
         return
-    from ..files import unsafe_reason, why_unwritable
+    from pulumi_hyperpod.core.files import unsafe_reason, why_unwritable
 
     inputs = command_inputs(ctx)
     for param, value in given:
@@ -77,7 +77,7 @@ def check_outputs(ctx: click.Context) -> None:
 
 def _inside(folder: Path, inputs: list[Any]) -> str | None:
     """Why writing the folder's content would touch an input: one is in it."""
-    from ..files import describe_input
+    from pulumi_hyperpod.core.files import describe_input
 
     root = os.path.realpath(folder)
     for given in inputs:

@@ -10,18 +10,18 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .. import collector
-from ..plan.model import PLAN_FORMAT  # no third-party import: the --json help names the format
-from . import common, flow
-from .common import EXIT_ERROR, EXIT_REFUSED, client_from, emit_json, handle_errors, load_policy
-from .outputs import OutputPath, command_inputs
-from .workload_commands import wants_workload, workload_options, workload_source
+from pulumi_hyperpod.core import collector
+from pulumi_hyperpod.plans.model import PLAN_FORMAT  # no third-party import: the --json help names the format
+from pulumi_hyperpod.cli import common, flow
+from pulumi_hyperpod.cli.common import EXIT_ERROR, EXIT_REFUSED, client_from, emit_json, handle_errors, load_policy
+from pulumi_hyperpod.cli.outputs import OutputPath, command_inputs
+from pulumi_hyperpod.cli.workload_commands import wants_workload, workload_options, workload_source
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..aws.observe import ClusterState
-    from ..core.cloud import Prepared
-    from ..plan import Plan
-    from ..aws.clusterspec import ClusterSpec
+    from pulumi_hyperpod.aws.observe import ClusterState
+    from pulumi_hyperpod.core.cloud import Prepared
+    from pulumi_hyperpod.plans import Plan
+    from pulumi_hyperpod.aws.spec import ClusterSpec
 
 # The pipeline, the AWS cloud's stages, rich and botocore are imported in the commands
 # that run them (`hyperpod plan --help` loads none of them). The --wait choices are written here
@@ -76,13 +76,13 @@ def fail(message: str, code: int = EXIT_ERROR) -> None:
 
 
 def _show_plan(the_plan: Plan, as_json: bool) -> None:
-    from .flow import show_plan
+    from pulumi_hyperpod.cli.flow import show_plan
 
     show_plan(the_plan, as_json)
 
 
 def _snapshot(path: str, cluster_name: str | None = None) -> ClusterState:
-    from ..aws.observe import load_snapshot
+    from pulumi_hyperpod.aws.observe import load_snapshot
 
     return load_snapshot(path, cluster_name)  # checked: shapes, consistency, the spec's cluster (observe/snapshot.py)
 
@@ -101,13 +101,13 @@ def _prepare(
     """`lifecycle`: a local lifecycle bundle whose provisioning_parameters.json gives the Slurm roles of
     groups without SlurmConfig.NodeType; without it they are read from the groups' SourceS3Uri.
     `slurm_file`: a Slurm spec whose changes against the cluster's bundle the plan shows per key."""
-    from ..aws.context import AwsContext
-    from ..core import cloud
+    from pulumi_hyperpod.aws.context import AwsContext
+    from pulumi_hyperpod.core import cloud
 
     slurm = None
     if slurm_file:
-        from ..slurm import check_references
-        from ..slurm.spec import SlurmSpec
+        from pulumi_hyperpod.slurm import check_references
+        from pulumi_hyperpod.slurm.spec import SlurmSpec
 
         slurm = SlurmSpec.from_file(slurm_file)
         # partitions name groups of the cluster planned, as `slurm check` requires: before any call
@@ -128,18 +128,18 @@ def _prepare(
 def _load_spec(spec_file: str, slurm_file: str | None) -> ClusterSpec:
     """The cluster spec. With --slurm, groups without SlurmConfig get their role from the Slurm spec,
     as `slurm render` fills them in: a cluster.json written for render plans as it is."""
-    from ..aws.clusterspec import ClusterSpec, SpecError
+    from pulumi_hyperpod.aws.spec import ClusterSpec, SpecError
 
     if not slurm_file:
         return ClusterSpec.from_file(spec_file)
-    from ..slurm.render import load_cluster
-    from ..slurm.spec import SlurmSpec
-    from ..core.documents import read_document
+    from pulumi_hyperpod.aws.slurm.render import load_cluster
+    from pulumi_hyperpod.slurm.spec import SlurmSpec
+    from pulumi_hyperpod.core.documents import read_document
 
     data = read_document(spec_file, SpecError)
     if not isinstance(data, dict):
         return ClusterSpec.from_file(spec_file)  # the spec's own one-line error
-    from ..slurm.spec import SlurmSpecError
+    from pulumi_hyperpod.slurm.spec import SlurmSpecError
 
     try:
         return load_cluster(data, SlurmSpec.from_file(slurm_file), source=spec_file)
@@ -149,9 +149,9 @@ def _load_spec(spec_file: str, slurm_file: str | None) -> ClusterSpec:
 
 def _is_gcp(spec_file: str, lifecycle: str | None) -> bool:
     """Whether -f names a Google Cloud training-cluster spec (pulumi_hyperpod/gcp), from its shape."""
-    from ..gcp.detect import detect_cloud
-    from ..aws.clusterspec import SpecError
-    from ..core.documents import read_document
+    from pulumi_hyperpod.core.detect import detect_cloud
+    from pulumi_hyperpod.aws.spec import SpecError
+    from pulumi_hyperpod.core.documents import read_document
 
     if detect_cloud(read_document(spec_file, SpecError)) != "gcp":
         return False
@@ -177,7 +177,7 @@ def _no_workload_on_gcp(*given, replace=(), reboot=()) -> None:
 def _in_gcp(ctx: click.Context, command: str, **params) -> None:
     """Run `hyperpod gcp COMMAND` with these parameters (its group options at their defaults: the
     backend follows `hyperpod --backend`)."""
-    from . import gcp_commands
+    from pulumi_hyperpod.cli import gcp_commands
 
     group = gcp_commands.gcp_group
     with click.Context(group, info_name="gcp", parent=ctx) as gcp_ctx:
@@ -188,7 +188,7 @@ def _in_gcp(ctx: click.Context, command: str, **params) -> None:
 def _plan_file_cloud(path: str) -> str | None:
     """The cloud a saved plan file is for (one format, `hyperpod-plan/3`, for every cloud); None when
     unreadable (the AWS loader then says what is wrong)."""
-    from ..core.planfile import cloud_of
+    from pulumi_hyperpod.core.planfile import cloud_of
 
     return cloud_of(path)
 
@@ -219,7 +219,7 @@ def _target(ctx, client=None) -> dict:
     if region is None and client is not None:
         region = getattr(client.meta, "region_name", None)
     if region is None and ctx.obj["backend"] == "fake":
-        from ..aws.client import DEFAULT_REGION
+        from pulumi_hyperpod.aws.client import DEFAULT_REGION
 
         region = DEFAULT_REGION
     return {"backend": ctx.obj["backend"], "region": region}
@@ -352,8 +352,8 @@ def apply_command(
     """Plan (or load a saved plan), confirm, and apply; then wait as --wait says."""
     from rich.text import Text
 
-    from ..core.planfile import SavedPlanError
-    from .tables import status_table
+    from pulumi_hyperpod.core.planfile import SavedPlanError
+    from pulumi_hyperpod.cli.tables import status_table
 
     gcp_plan = bool(plan_file) and not spec_file and _plan_file_cloud(plan_file) == "gcp"
     if gcp_plan or (spec_file and not plan_file and _is_gcp(spec_file, lifecycle or slurm_file)):
@@ -378,7 +378,7 @@ def apply_command(
             else "nothing to apply: give -f SPEC, or --plan PLAN.json saved by `hyperpod plan --out`"
         )
     common.check_timeout(timeout)
-    from ..aws.client import default_poll_seconds
+    from pulumi_hyperpod.aws.client import default_poll_seconds
 
     default_poll_seconds(ctx.obj["backend"])  # $HYPERPOD_POLL_SECONDS checked before any call, not at the first wait
     client = client_from(ctx)
@@ -421,7 +421,7 @@ def apply_command(
         if not sys.stdin.isatty():
             fail("refusing to apply without confirmation: pass --yes (there is no terminal to ask on)")
         if as_json:  # the plan is always shown before the question; stdout stays one JSON document
-            from ..plan import plan_renderable
+            from pulumi_hyperpod.plans import plan_renderable
 
             common.err.print(plan_renderable(the_plan))
         click.confirm("Apply this plan?", abort=True, err=as_json)
@@ -450,7 +450,7 @@ def _preflight_again(ctx, client, prepared: Prepared) -> Prepared:
     what holds at apply, not what the file says. One saved as skipped (offline, --no-preflight) stays so."""
     import dataclasses
 
-    from ..core import cloud
+    from pulumi_hyperpod.core import cloud
 
     saved = prepared.plan.preflight
     if prepared.plan.refused or saved is None or saved.skipped is not None:
@@ -465,10 +465,18 @@ def _run_with_progress(ctx, client, the_plan, policy, wait_policy, timeout, quie
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.text import Text
 
-    from ..aws.client import default_poll_seconds
-    from ..aws.context import AwsContext
-    from ..core import cloud
-    from ..core.contract import EXIT_INTERRUPTED, ApplyError, ApplyInterrupted, ApplyOptions, ConcurrentChange, PlanRefused, PlanStale
+    from pulumi_hyperpod.aws.client import default_poll_seconds
+    from pulumi_hyperpod.aws.context import AwsContext
+    from pulumi_hyperpod.core import cloud
+    from pulumi_hyperpod.core.contract import (
+        EXIT_INTERRUPTED,
+        ApplyError,
+        ApplyInterrupted,
+        ApplyOptions,
+        ConcurrentChange,
+        PlanRefused,
+        PlanStale,
+    )
 
     err = common.err
     poll = default_poll_seconds(ctx.obj["backend"])

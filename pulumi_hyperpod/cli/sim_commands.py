@@ -18,8 +18,18 @@ from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 import click
 
-from ..serveio import IDLE_TIMEOUT, MAX_CONNECTIONS, READ_TIMEOUT
-from .common import ClusterNotFound, cell, check_cluster_name, client_from, emit_json, handle_errors, make_console, print_line, region_of
+from pulumi_hyperpod.sim.serveio import IDLE_TIMEOUT, MAX_CONNECTIONS, READ_TIMEOUT
+from pulumi_hyperpod.cli.common import (
+    ClusterNotFound,
+    cell,
+    check_cluster_name,
+    client_from,
+    emit_json,
+    handle_errors,
+    make_console,
+    print_line,
+    region_of,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -28,7 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def _simulator():
-    from ..aws.fake.simulator import Simulator
+    from pulumi_hyperpod.sim.aws.simulator import Simulator
 
     return Simulator
 
@@ -48,7 +58,7 @@ def _options(ctx: click.Context) -> dict:
 
 
 def _client(ctx: click.Context) -> Any:
-    from ..aws.client import connect
+    from pulumi_hyperpod.aws.client import connect
 
     return client_from(ctx) if ctx.obj else connect()
 
@@ -58,8 +68,8 @@ def _cluster_named(name: str, region: str) -> Iterator[None]:
     """A cluster that is not there is "no cluster NAME in REGION", as `status` and `delete` say."""
     from botocore.exceptions import ClientError
 
-    from ..aws.fake.errors import ResourceNotFound
-    from ..aws.observe import is_not_found
+    from pulumi_hyperpod.sim.aws.errors import ResourceNotFound
+    from pulumi_hyperpod.aws.observe import is_not_found
 
     try:
         yield
@@ -72,7 +82,7 @@ def _cluster_named(name: str, region: str) -> Iterator[None]:
 
 
 def _region(ctx: click.Context, client: Any = None) -> str:
-    from ..aws.client import DEFAULT_REGION
+    from pulumi_hyperpod.aws.client import DEFAULT_REGION
 
     options = _options(ctx)
     if client is not None:
@@ -91,7 +101,7 @@ def _when(value: Any) -> str:
 def _parse_since(since: Optional[str]) -> Optional[dt.datetime]:
     if since is None:
         return None
-    from ..core.timestamps import TimestampError, read_time
+    from pulumi_hyperpod.core.timestamps import TimestampError, read_time
 
     try:
         return read_time(since)
@@ -121,10 +131,10 @@ def _cloud_option(help_text: str):
 @handle_errors
 def reset(yes: bool, cloud: str) -> None:
     """Delete the simulated worlds (clusters, nodes, events, billing, recorded calls) and their clock."""
-    from ..aws.fake.store import delete_world
-    from ..core import worldfile
-    from ..core.clock import delete_clock
-    from . import fake_gcp
+    from pulumi_hyperpod.sim.aws.store import delete_world
+    from pulumi_hyperpod.sim import worldfile
+    from pulumi_hyperpod.sim.clock import delete_clock
+    from pulumi_hyperpod.cli import fake_gcp
 
     aws, _gcp, clock_place = worldfile.places()
     which = {"aws": (worldfile.AWS_WORLD,), "gcp": (worldfile.GCP_WORLD,), "all": worldfile.KINDS}[cloud]
@@ -157,7 +167,7 @@ def show(as_json: bool, cloud: str) -> None:
     """Clusters, statuses and counts of the simulated worlds, and their virtual time."""
     from rich.table import Table
 
-    from . import fake_gcp
+    from pulumi_hyperpod.cli import fake_gcp
 
     gcp = fake_gcp.overview() if cloud in ("all", "gcp") else None
     if cloud == "gcp":
@@ -206,8 +216,8 @@ def _show_gcp(gcp: dict, console: Console) -> None:
 def advance(duration: str) -> None:
     """Fast-forward the persistent worlds' one clock by DURATION (90s, 15m, 3h, 1h30m): everything due
     by then runs, on both clouds."""
-    from ..core.clock import parse_duration
-    from . import fake_gcp
+    from pulumi_hyperpod.sim.clock import parse_duration
+    from pulumi_hyperpod.cli import fake_gcp
 
     seconds = parse_duration(duration)
     sim = _simulator().open_default()
@@ -257,14 +267,14 @@ def serve(
 ) -> None:
     """Answer SageMaker, Service Quotas, S3 and Google's training-cluster REST on HOST:PORT, over the
     persistent simulated worlds (the AWS CLI, boto3, `hyperpod --endpoint-url URL` all see one world)."""
-    from ..simserver import serve as run
+    from pulumi_hyperpod.sim.server import serve as run
 
     for option, seconds in (("--stop-after", stop_after), ("--idle-timeout", idle_timeout), ("--read-timeout", read_timeout)):
         if seconds is not None and not 0 < seconds < math.inf:
             raise ValueError(f"{option} must be a number of seconds more than 0 (got {seconds:g})")
     if max_connections < 1:
         raise ValueError(f"--max-connections must be at least 1 (got {max_connections})")
-    from ..core.worldfile import check_all
+    from pulumi_hyperpod.sim.worldfile import check_all
 
     check_all()  # both worlds and the clock are the simulators' own, before the first request opens one
 
@@ -329,8 +339,8 @@ def capacity(instance_type: str, count: str, zone: Optional[str]) -> None:
     beyond them fail: all-or-nothing groups fail, Continuous mode retries); COUNT `unlimited` lifts it.
     A Google Cloud machine type (a4-highgpu-8g) sets the Google Cloud world's: an operation needing
     more nodes of it than COUNT fails with RESOURCE_EXHAUSTED."""
-    from ..aws.servicemodel import enum
-    from . import fake_gcp
+    from pulumi_hyperpod.aws.servicemodel import enum
+    from pulumi_hyperpod.cli import fake_gcp
 
     gcp = not instance_type.startswith("ml.") and fake_gcp.is_machine_type(instance_type)
     if not gcp and instance_type not in enum("ClusterInstanceGroupSpecification", "InstanceType"):
@@ -457,7 +467,7 @@ def cost(ctx: click.Context, name: str, since: Optional[str], as_json: bool) -> 
     cluster's termination events. Prices: the shipped list-price table (pulumi_hyperpod/data/
     prices.yaml) with $HYPERPOD_PRICES layered on; a type without a price says "price unknown".
     """
-    from ..aws.cost import cost_report
+    from pulumi_hyperpod.aws.cost import cost_report
 
     options = _options(ctx)
     start = _parse_since(since)
@@ -473,7 +483,7 @@ def cost(ctx: click.Context, name: str, since: Optional[str], as_json: bool) -> 
     _console().print(table)
 
 
-from .workload_commands import workload_group  # noqa: E402  (click only)
+from pulumi_hyperpod.cli.workload_commands import workload_group  # noqa: E402  (click only)
 
 fake.add_command(workload_group)
 

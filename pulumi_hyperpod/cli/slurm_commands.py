@@ -14,17 +14,17 @@ from pathlib import Path
 
 import click
 
-from ..files import write_whole
-from . import common
-from .common import EXIT_REFUSED, client_from, emit_json, handle_errors
-from .outputs import OutputPath, command_inputs
+from pulumi_hyperpod.core.files import write_whole
+from pulumi_hyperpod.cli import common
+from pulumi_hyperpod.cli.common import EXIT_REFUSED, client_from, emit_json, handle_errors
+from pulumi_hyperpod.cli.outputs import OutputPath, command_inputs
 
 
 def _load(cluster_path: str, slurm_path: str, slurm_config: bool | None, lifecycle_uri: str | None, base_dir: str | None = None):
-    from ..slurm.render import render_hyperpod
-    from ..slurm.spec import SlurmSpec
-    from ..aws.clusterspec import SpecError
-    from ..core.documents import read_document
+    from pulumi_hyperpod.aws.slurm.render import render_hyperpod
+    from pulumi_hyperpod.slurm.spec import SlurmSpec
+    from pulumi_hyperpod.aws.spec import SpecError
+    from pulumi_hyperpod.core.documents import read_document
 
     slurm = SlurmSpec.from_file(slurm_path)
     data = read_document(cluster_path, SpecError)
@@ -36,7 +36,7 @@ def _load(cluster_path: str, slurm_path: str, slurm_config: bool | None, lifecyc
 
 
 def _violation(path: str, rule: str):
-    from ..core.errors import Violation
+    from pulumi_hyperpod.core.errors import Violation
 
     return Violation(path, rule)
 
@@ -171,7 +171,7 @@ def check_command(cluster_path, slurm_path):
 
 
 def _observed(ctx, name: str):
-    from ..aws.observe import observe
+    from pulumi_hyperpod.aws.observe import observe
 
     state = observe(client_from(ctx), name)
     if state is None:
@@ -197,7 +197,7 @@ def roles_command(ctx, name, lifecycle_dir, as_json):
     from rich.table import Table
     from rich.text import Text
 
-    from ..slurm.roles import resolve
+    from pulumi_hyperpod.aws.slurm.roles import resolve
 
     state = _observed(ctx, name)
     s3 = None if lifecycle_dir else client_from(ctx, service="s3")
@@ -233,11 +233,11 @@ def diff_command(ctx, name, slurm_path, lifecycle_dir, as_json):
     """What changing cluster NAME's Slurm spec takes, per key (exit 2 when a change is refused)."""
     import sys
 
-    from ..slurm.changes import diff_slurm, render_changes
-    from ..slurm.observed import controller_bundle_uri, read_bundle_spec, read_dir_spec
-    from ..slurm.spec import SlurmSpec
+    from pulumi_hyperpod.aws.slurm.changes import diff_slurm, render_changes
+    from pulumi_hyperpod.aws.slurm.observed import controller_bundle_uri, read_bundle_spec, read_dir_spec
+    from pulumi_hyperpod.slurm.spec import SlurmSpec
 
-    from ..slurm import check_references
+    from pulumi_hyperpod.slurm import check_references
 
     wanted = SlurmSpec.from_file(slurm_path)
     state = _observed(ctx, name)
@@ -249,7 +249,7 @@ def diff_command(ctx, name, slurm_path, lifecycle_dir, as_json):
         where = controller_bundle_uri(state)
         current = read_bundle_spec(client_from(ctx, service="s3"), where) if where else None
     if current is None:  # unknown is not safe: exit 2, nothing compared is said to be unchanged
-        from .common import print_error
+        from pulumi_hyperpod.cli.common import print_error
 
         print_error(
             f"cluster {name}'s lifecycle bundle ({where or 'no SourceS3Uri'}) has no slurm-spec.json, so its "

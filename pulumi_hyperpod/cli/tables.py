@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # pragma: no cover
     from rich.table import Table
 
-    from ..aws.observe import ClusterState
+    from pulumi_hyperpod.aws.observe import ClusterState
 
 
 def status_table(state: ClusterState) -> Table:

@@ -2,7 +2,7 @@
 
 Read from the cluster (simulated or real): DescribeCluster, every ListClusterEvents page (oldest
 first), and DescribeClusterEvent for the instance-group events (their EventDetails carry the
-TargetCount). Drawn by pulumi_hyperpod.timeline.
+TargetCount). Drawn by pulumi_hyperpod.aws.timeline.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Any, Optional
 
 import click
 
-from .outputs import OutputPath, command_inputs
-from .common import ClusterNotFound, check_cluster_name, client_from, emit_json, handle_errors, print_line, region_of
+from pulumi_hyperpod.cli.outputs import OutputPath, command_inputs
+from pulumi_hyperpod.cli.common import ClusterNotFound, check_cluster_name, client_from, emit_json, handle_errors, print_line, region_of
 
 
 def read_events(client: Any, name: str, max_events: int) -> list[dict]:
@@ -39,8 +39,8 @@ def read_panels(
     """(DescribeCluster, one timeline.Panel per group) of cluster `name`."""
     from botocore.exceptions import ClientError
 
-    from ..aws.observe import is_not_found
-    from ..timeline import panels_from_events
+    from pulumi_hyperpod.aws.observe import is_not_found
+    from pulumi_hyperpod.aws.timeline import panels_from_events
 
     try:
         described = client.describe_cluster(ClusterName=name)
@@ -49,7 +49,7 @@ def read_panels(
         if is_not_found(error):
             raise ClusterNotFound(name, region_of(client)) from None
         raise
-    from ..aws.clusterspec.grouplists import group_entries
+    from pulumi_hyperpod.aws.spec.grouplists import group_entries
 
     if group is not None and group not in {g["InstanceGroupName"] for g in group_entries(described)}:
         raise LookupError(f"cluster {name} has no instance group {group}")
@@ -67,7 +67,7 @@ def _world_now(ctx: click.Context) -> Optional[dt.datetime]:
     now is the wall clock."""
     if (ctx.obj or {}).get("backend") != "fake":
         return None
-    from ..aws.fake.simulator import Simulator
+    from pulumi_hyperpod.sim.aws.simulator import Simulator
 
     return Simulator.open_default().now()
 
@@ -91,8 +91,8 @@ def _world_now(ctx: click.Context) -> Optional[dt.datetime]:
 @handle_errors
 def timeline_command(ctx: click.Context, name: str, out_file: str, group: Optional[str], max_events: int, as_json: bool) -> None:
     """Draw target, current and usable nodes per instance group over time, from the cluster's events."""
-    from ..timeline import render_svg
-    from ..timeline.files import picture_format, write_picture
+    from pulumi_hyperpod.aws.timeline import render_svg
+    from pulumi_hyperpod.aws.timeline.files import picture_format, write_picture
 
     check_cluster_name(name)
     picture_format(out_file)  # a wrong --out is said before any call

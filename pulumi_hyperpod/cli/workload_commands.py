@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from .common import cell, emit_json, handle_errors, make_console, print_line
+from pulumi_hyperpod.cli.common import cell, emit_json, handle_errors, make_console, print_line
 
 
 def workload_options(command):
@@ -69,14 +69,14 @@ def workload_source(
         return _FilesWorkload(files)
     options = ctx.obj or {}
     if options.get("backend") == "fake" and not command and not kubeconfig:
-        from ..aws.fake.simulator import Simulator
-        from ..workload.fake.hyperpod import workload_source as simulated
+        from pulumi_hyperpod.sim.aws.simulator import Simulator
+        from pulumi_hyperpod.sim.workload.hyperpod import workload_source as simulated
 
         return simulated(Simulator.open_default(), cluster)
-    from ..workload.live import LiveWorkload
+    from pulumi_hyperpod.aws.workload.live import LiveWorkload
 
     def session() -> Any:
-        from ..aws.sessions import new_botocore_session
+        from pulumi_hyperpod.aws.sessions import new_botocore_session
 
         made = new_botocore_session()
         if options.get("profile"):
@@ -95,12 +95,12 @@ class _FilesWorkload:
         self.paths = paths
 
     def read(self, state: Any) -> Any:
-        from ..workload.slurm import from_files
+        from pulumi_hyperpod.aws.workload.slurm import from_files
 
         return from_files(list(self.paths), state)
 
     def cordon(self, names: Any, reason: str) -> None:
-        from ..workload.source import WorkloadError
+        from pulumi_hyperpod.aws.workload.source import WorkloadError
 
         raise WorkloadError(
             f"the workload was read from {', '.join(self.paths)}, which cannot drain nodes: give "
@@ -119,7 +119,7 @@ def workload_group() -> None:
 
 
 def _sim() -> Any:
-    from ..aws.fake.simulator import Simulator
+    from pulumi_hyperpod.sim.aws.simulator import Simulator
 
     return Simulator.open_default()
 
@@ -127,7 +127,7 @@ def _sim() -> Any:
 def _seconds(value: str | None, option: str) -> float | None:
     if value is None:
         return None
-    from ..aws.fake.clock import parse_duration
+    from pulumi_hyperpod.sim.aws.clock import parse_duration
 
     try:
         return parse_duration(value)
@@ -145,7 +145,7 @@ def _seconds(value: str | None, option: str) -> float | None:
 @handle_errors
 def submit(cluster: str, node: str, runs: str, time_limit: str | None, user: str, job_name: str) -> None:
     """A Slurm job on a node of a simulated Slurm cluster."""
-    from ..workload.fake.hyperpod import submit_job
+    from pulumi_hyperpod.sim.workload.hyperpod import submit_job
 
     job = submit_job(
         _sim(), cluster, node, _seconds(runs, "--runs"), user=user, name=job_name, time_limit_seconds=_seconds(time_limit, "--time-limit")
@@ -163,7 +163,7 @@ def submit(cluster: str, node: str, runs: str, time_limit: str | None, user: str
 @handle_errors
 def pods(cluster: str, node: str, owner: str, count: int, namespace: str, runs: str | None) -> None:
     """Pods of one owner on a node of a simulated EKS cluster."""
-    from ..workload.fake.hyperpod import run_pods
+    from pulumi_hyperpod.sim.workload.hyperpod import run_pods
 
     kinds = {"deployment": "Deployment", "statefulset": "StatefulSet", "job": "Job", "replicaset": "ReplicaSet", "pod": ""}
     kind, _, name = owner.partition("/")
@@ -193,7 +193,7 @@ def pods(cluster: str, node: str, owner: str, count: int, namespace: str, runs: 
 @handle_errors
 def pdb(cluster: str, name: str, app: str, min_available: str | None, max_unavailable: str | None, namespace: str) -> None:
     """A PodDisruptionBudget in a simulated EKS cluster."""
-    from ..workload.fake.hyperpod import add_pdb
+    from pulumi_hyperpod.sim.workload.hyperpod import add_pdb
 
     if (min_available is None) == (max_unavailable is None):
         raise click.UsageError("give one of --min-available and --max-unavailable")
@@ -221,7 +221,7 @@ def show(cluster: str, as_json: bool) -> None:
     """What runs where in a simulated cluster."""
     from rich.table import Table
 
-    from ..workload.fake.hyperpod import summary
+    from pulumi_hyperpod.sim.workload.hyperpod import summary
 
     rows = summary(_sim(), cluster)
     if as_json:

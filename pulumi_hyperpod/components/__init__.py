@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_exports
+from pulumi_hyperpod._lazy import lazy_exports
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .args import (
+    from pulumi_hyperpod.components.args import (
         ComputeGroupArgs,
         ConnectionArgs,
         InstanceGroupArgs,
@@ -19,21 +19,21 @@ if TYPE_CHECKING:  # pragma: no cover
         SlurmClusterArgs,
         VpcArgs,
     )
-    from .eks import EksCluster, EksClusterArgs, EksGroupArgs
-    from .slurm import SlurmCluster
+    from pulumi_hyperpod.components.eks import EksCluster, EksClusterArgs, EksGroupArgs
+    from pulumi_hyperpod.components.slurm import SlurmCluster
 
 # public name → the submodule that defines it
 _EXPORTS = {
-    "ComputeGroupArgs": ".args",
-    "ConnectionArgs": ".args",
-    "EksCluster": ".eks",
-    "EksClusterArgs": ".eks",  # the EKS component's own arguments are defined with it
-    "EksGroupArgs": ".eks",
-    "InstanceGroupArgs": ".args",
-    "LifecycleArgs": ".args",
-    "SlurmCluster": ".slurm",
-    "SlurmClusterArgs": ".args",
-    "VpcArgs": ".args",
+    "ComputeGroupArgs": "pulumi_hyperpod.components.args",
+    "ConnectionArgs": "pulumi_hyperpod.components.args",
+    "EksCluster": "pulumi_hyperpod.components.eks",
+    "EksClusterArgs": "pulumi_hyperpod.components.eks",  # the EKS component's own arguments are defined with it
+    "EksGroupArgs": "pulumi_hyperpod.components.eks",
+    "InstanceGroupArgs": "pulumi_hyperpod.components.args",
+    "LifecycleArgs": "pulumi_hyperpod.components.args",
+    "SlurmCluster": "pulumi_hyperpod.components.slurm",
+    "SlurmClusterArgs": "pulumi_hyperpod.components.args",
+    "VpcArgs": "pulumi_hyperpod.components.args",
 }
 
 __all__ = [

@@ -13,7 +13,7 @@ from typing import Any
 
 import pulumi
 
-from ..core.frozen import Mutable, mutable_record
+from pulumi_hyperpod.core.frozen import Mutable, mutable_record
 
 
 @mutable_record
@@ -89,7 +89,7 @@ class SlurmClusterArgs(Mutable):
 def __getattr__(name: str) -> Any:
     """`components.args.EksClusterArgs` and `EksGroupArgs` still resolve (PEP 562)."""
     if name in ("EksClusterArgs", "EksGroupArgs"):
-        from . import eks
+        from pulumi_hyperpod.components import eks
 
         return getattr(eks, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

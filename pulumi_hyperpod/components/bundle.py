@@ -20,7 +20,7 @@ from typing import Any
 import pulumi
 from pulumi.dynamic import CreateResult, DiffResult, ResourceProvider, UpdateResult
 
-from .support import BUCKET_PREFIX, private_bucket  # the node role's managed policy reads sagemaker-* buckets
+from pulumi_hyperpod.components.support import BUCKET_PREFIX, private_bucket  # the node role's managed policy reads sagemaker-* buckets
 
 
 def simulator_bucket_name(name: str) -> str:
@@ -53,13 +53,13 @@ class _BundleUploadProvider(ResourceProvider):
 
 
 def _client(props: Mapping[str, Any]) -> Any:
-    from ..aws.client import connect
+    from pulumi_hyperpod.aws.client import connect
 
     return connect(props.get("backend") or "aws", props.get("region"), props.get("profile"), service="s3")
 
 
 def _upload(inputs: Mapping[str, Any]) -> None:
-    from ..slurm.upload import upload_bundle
+    from pulumi_hyperpod.aws.slurm.upload import upload_bundle
 
     files = {path: base64.b64decode(content) for path, content in inputs["files"].items()}
     upload_bundle(_client(inputs), files, inputs["uri"], create_bucket=True)

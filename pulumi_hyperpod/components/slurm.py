@@ -5,7 +5,7 @@ InService once it (and the login node) run, and workers short of capacity keep b
 
 With a Slurm spec (`SlurmClusterArgs.slurm`, seed 002) the spec decides the partitions, the
 default partition, the shared home, the slurm.conf parameters and the job prolog/epilog: the
-component renders it for HyperPod (pulumi_hyperpod.slurm.render), uploads the lifecycle bundle
+component renders it for HyperPod (pulumi_hyperpod.aws.slurm.render), uploads the lifecycle bundle
 under a content-addressed prefix — pulumi-aws objects on AWS, the simulator's S3 through boto3 on
 the simulator — and points every group's LifeCycleConfig at it. `lifecycle.scripts_dir` then names
 lifecycle scripts the bundle builds on (e.g. aws-samples' base-config; their on_create.sh runs first).
@@ -18,8 +18,8 @@ from typing import Any
 
 import pulumi
 
-from .args import SlurmClusterArgs
-from .base import HyperPodComponent, group_spec, tags_spec, vpc_spec
+from pulumi_hyperpod.components.args import SlurmClusterArgs
+from pulumi_hyperpod.components.base import HyperPodComponent, group_spec, tags_spec, vpc_spec
 
 
 class SlurmCluster(HyperPodComponent):
@@ -54,8 +54,8 @@ class SlurmCluster(HyperPodComponent):
         }
 
     def _with_slurm_spec(self, name: str, args: SlurmClusterArgs) -> None:
-        from ..slurm.render import ON_CREATE, render_hyperpod
-        from . import bundle, support
+        from pulumi_hyperpod.aws.slurm.render import ON_CREATE, render_hyperpod
+        from pulumi_hyperpod.components import bundle, support
 
         if args.lifecycle.s3_uri is not None:
             raise ValueError(
@@ -87,7 +87,7 @@ class SlurmCluster(HyperPodComponent):
 
 def _slurm_spec(args: SlurmClusterArgs):
     """The Slurm spec, with the controller and login groups named from the component's own."""
-    from ..slurm.spec import SlurmSpec
+    from pulumi_hyperpod.slurm.spec import SlurmSpec
 
     given = args.slurm
     if isinstance(given, (str, Path)):

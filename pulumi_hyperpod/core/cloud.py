@@ -31,12 +31,12 @@ import dataclasses
 import importlib
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from .frozen import Frozen, record
+from pulumi_hyperpod.core.frozen import Frozen, record
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..plan.model import Plan
-    from ..plan.policy import Policy
-    from .contract import ApplyOptions, ApplyResult
+    from pulumi_hyperpod.plans.model import Plan
+    from pulumi_hyperpod.plans.policy import Policy
+    from pulumi_hyperpod.core.contract import ApplyOptions, ApplyResult
 
 # cloud name → "module:attribute" of its implementation
 REGISTRY: dict[str, str] = {
@@ -143,7 +143,7 @@ def prepare(
     if skip_preflight is None and client is not None:
         the_plan = cloud.preflight(the_plan, desired, state, client, policy, context=context)
     else:
-        from .preflight import section  # neutral: the section's shape, no check
+        from pulumi_hyperpod.core.preflight import section  # neutral: the section's shape, no check
 
         reason = skip_preflight or "no client to read the account with"
         the_plan = dataclasses.replace(the_plan, preflight=section(the_plan, None, [], [], skipped=reason))
@@ -170,7 +170,7 @@ def execute(
     """Apply a prepared plan (or a Plan) through its cloud, under the one contract. `policy` and
     `context`: the guards apply checks again and the cloud's context for the apply (default: the
     ones the plan was prepared with)."""
-    from .contract import ApplyOptions
+    from pulumi_hyperpod.core.contract import ApplyOptions
 
     the_plan = prepared.plan if isinstance(prepared, Prepared) else prepared
     if isinstance(prepared, Prepared):

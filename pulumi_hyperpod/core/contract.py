@@ -20,14 +20,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..plan.model import Plan
+    from pulumi_hyperpod.plans.model import Plan
 
 # What apply waits for once its calls are accepted. AWS maps each to a botocore waiter
 # (apply/waiters.py); GCP waits on the long-running operation for every value but "none" (the
 # operation ends when the cluster is RUNNING with its pools at their counts).
 WAITS: tuple[str, ...] = ("none", "InService", "MinCount", "Target")
 
-# done: every step's effect observed (plan/steps.py's `completion` of its kind), waited for as asked |
+# done: every step's effect observed (plans/steps.py's `completion` of its kind), waited for as asked |
 # started: calls accepted, not waited for (wait "none"), none refused | partial: some of the plan's
 # effect was observed, not all of it (a node the service refused to delete, a group it did not grow,
 # a rollout rolled back; `failures` names each) | failed: calls were made and none of their effect was

@@ -20,8 +20,8 @@ from typing import Any
 
 import yaml
 
-from ..files import read_bounded
-from .errors import InputError, SpecError, Violation
+from pulumi_hyperpod.core.files import read_bounded
+from pulumi_hyperpod.core.errors import InputError, SpecError, Violation
 
 MiB = 1024 * 1024
 # A spec of 100 groups is ~200 KB; a snapshot lists every node (~500 bytes each) of up to

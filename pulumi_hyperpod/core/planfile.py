@@ -10,7 +10,7 @@ This module is the envelope, the same for both clouds: the size bound, the one J
 keys given twice), the format, the integrity hash, the tool version and the cloud. A file of any
 other format — the older `hyperpod-plan/1`, `/2` and `hyperpod-gcp-saved-plan/1`, `/2` included —
 is refused: make the plan again. `integrity` detects edits; it does not authenticate (anyone can
-recompute it), so each cloud's loader (aws/pipeline/saved.py, gcp/saved.py) then makes the plan
+recompute it), so each cloud's loader (aws/pipeline/saved.py, gcp/pipeline/saved.py) then makes the plan
 again from the saved inputs and accepts the file only when it is that plan.
 
 `save(prepared, path)` and `load(path)` are what front ends call: the cloud's body is written and
@@ -25,11 +25,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..plan.model import PLAN_FORMAT
-from .errors import InputError
+from pulumi_hyperpod.plans.model import PLAN_FORMAT
+from pulumi_hyperpod.core.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .cloud import Prepared
+    from pulumi_hyperpod.core.cloud import Prepared
 
 FORMAT = PLAN_FORMAT  # the file's format is the plan's
 MAX_BYTES = 64 * 1024 * 1024  # a plan of thousands of nodes, with the observation it was made from, is a few MB
@@ -45,7 +45,7 @@ class _SavedPlanInput(InputError):
 
 
 def tool_version() -> str:
-    from .. import __version__
+    from pulumi_hyperpod import __version__
 
     return str(__version__)
 
@@ -64,7 +64,7 @@ def seal(cloud: str, body: Mapping[str, Any]) -> dict[str, Any]:
 
 def write(path: str | Path, document: Mapping[str, Any], *, inputs: Any = ()) -> None:
     """Written whole or not at all (files.write_whole); never over one of the plan's `inputs`."""
-    from ..files import write_whole
+    from pulumi_hyperpod.core.files import write_whole
 
     write_whole(path, json.dumps(document, indent=2, sort_keys=True, default=str) + "\n", inputs=inputs)
 
@@ -72,8 +72,8 @@ def write(path: str | Path, document: Mapping[str, Any], *, inputs: Any = ()) ->
 def read(path: str | Path, *, cloud: str | None = None) -> dict[str, Any]:
     """The checked content of a saved plan file, or SavedPlanError naming the file and what is wrong.
     `cloud`: the one the caller applies to (a plan for another cloud is refused, saying which)."""
-    from ..files import read_bounded
-    from .documents import read_object_document
+    from pulumi_hyperpod.core.files import read_bounded
+    from pulumi_hyperpod.core.documents import read_object_document
 
     where = str(path)
     file = Path(path)
@@ -126,7 +126,7 @@ def cloud_of(path: str | Path) -> str | None:
 def save(prepared: "Prepared", path: str | Path, *, target: Mapping[str, Any] | None = None, inputs: Any = ()) -> None:
     """Save a prepared plan, for any cloud. `target`: where it was made (backend, region, …);
     `inputs`: the files it was made from, which the plan file must not overwrite."""
-    from .cloud import get
+    from pulumi_hyperpod.core.cloud import get
 
     get(prepared.cloud).save_plan(prepared, str(path), target=target, inputs=inputs)
 
@@ -136,7 +136,7 @@ def load(path: str | Path, *, cloud: str | None = None, target: Mapping[str, Any
     SavedPlanError naming the file and what is wrong). `cloud`: the one the caller applies to
     (default: the one the file names; a file that names none is read by the last cloud of the
     detection order, whose loader says what is wrong). `target`: where it is to be applied."""
-    from .cloud import DETECTION_ORDER, get
+    from pulumi_hyperpod.core.cloud import DETECTION_ORDER, get
 
     name = cloud or cloud_of(path) or DETECTION_ORDER[-1]
     return get(name).load_plan(str(path), target=target)

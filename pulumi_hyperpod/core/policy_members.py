@@ -1,6 +1,6 @@
 """Policy members one cloud defines, and the cloud's check of each (docs/DESIGN.md, "Layers").
 
-The Policy (plan/policy.py) is one model for every cloud, so it carries a member only one cloud
+The Policy (plans/policy.py) is one model for every cloud, so it carries a member only one cloud
 uses — HyperPod's `software_deployment`, an UpdateClusterSoftware DeploymentConfig — but it does not
 check it: the cloud that defines the member does, against its own service model. Each check is named
 here as "module:function", as the cloud registry (core/cloud.py) names each cloud's module, so the core

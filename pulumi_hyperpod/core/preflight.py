@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
-from ..plan.model import Plan
-from ..plan.sections import PreflightSection, QuotaSection
+from pulumi_hyperpod.plans.model import Plan
+from pulumi_hyperpod.plans.sections import PreflightSection, QuotaSection
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..plan.findings import ConsistencyFinding, TrainingPlanFinding
+    from pulumi_hyperpod.plans.findings import ConsistencyFinding, TrainingPlanFinding
 
 
 def verdict(plan: Plan, warnings: Sequence[str]) -> str:

@@ -16,7 +16,7 @@ import math
 import re
 from typing import Any
 
-from ..terminal import shown
+from pulumi_hyperpod.core.terminal import shown
 
 UTC = dt.timezone.utc
 EARLIEST = dt.datetime(1970, 1, 1, tzinfo=UTC)

@@ -5,7 +5,7 @@ Before every write the cluster is read again: a PATCH or DELETE goes out only wh
 configuration is still the one the plan was computed against (else: plan again); a cluster still
 PROVISIONING or UPDATING is waited for first (the service refuses updates then, FAILED_PRECONDITION).
 And the policy's guard is checked again on the cluster just read: the step's disruption, read from its
-kind's declaration (plan/steps.py), takes no protected node down (PlanRefused).
+kind's declaration (plans/steps.py), takes no protected node down (PlanRefused).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..core.contract import (  # noqa: F401 - the one apply contract (core/contract.py), exported here too
+from pulumi_hyperpod.core.contract import (  # noqa: F401 - the one apply contract (core/contract.py), exported here too
     ApplyError,
     ApplyInterrupted,
     ApplyOptions,
@@ -23,24 +23,24 @@ from ..core.contract import (  # noqa: F401 - the one apply contract (core/contr
     PlanStale,
     settled_outcome,
 )
-from ..plan.model import Plan, Refusal, Step
-from ..plan.steps import declaration
-from .client import GcpApiError, OperationTimeout
-from .observe import GcpClusterState, observe
-from .plan_build import fingerprint_of, stale_reasons
-from .planner import CREATE, DELETE, PATCH, WAITABLE_STATES
-from .status import status_of  # noqa: F401 - in gcp/status.py (an observation, not an apply); named here too
+from pulumi_hyperpod.plans.model import Plan, Refusal, Step
+from pulumi_hyperpod.plans.steps import declaration
+from pulumi_hyperpod.gcp.client import GcpApiError, OperationTimeout
+from pulumi_hyperpod.gcp.observe import GcpClusterState, observe
+from pulumi_hyperpod.gcp.planner.build import fingerprint_of, stale_reasons
+from pulumi_hyperpod.gcp.planner import CREATE, DELETE, PATCH, WAITABLE_STATES
+from pulumi_hyperpod.gcp.status import status_of  # noqa: F401 - in gcp/status.py (an observation, not an apply); named here too
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..plan.policy import Policy
-    from .clients import TrainingClusterClient
+    from pulumi_hyperpod.plans.policy import Policy
+    from pulumi_hyperpod.gcp.clients import TrainingClusterClient
 
 Progress = Callable[[str], None]
 
 
 # the calls each kind of plan makes, in order (planner.py)
 STEPS_OF_ACTION = {"create": (CREATE,), "update": (PATCH,), "delete": (DELETE,), "replace": (DELETE, CREATE), "none": ()}
-# the kind of step each call is (plan/steps.py): the declaration the guard reads the disruption from
+# the kind of step each call is (plans/steps.py): the declaration the guard reads the disruption from
 KIND_OF = {CREATE: "create-cluster", PATCH: "update-cluster", DELETE: "delete-cluster"}
 
 
@@ -87,7 +87,7 @@ def apply(
 
 def shortfalls(the_plan: Plan, step: Step, state: GcpClusterState | None) -> list[str]:
     """What of a waited-for step's effect the cluster, read after its operation ended, does not show,
-    by its kind's completion (plan/steps.py): the operation's end is not the whole answer — a
+    by its kind's completion (plans/steps.py): the operation's end is not the whole answer — a
     cluster left in ERROR, or a pool the service did not size as asked, is short."""
     completion = declaration(step.kind).completion
     if step.operation == DELETE:
@@ -239,7 +239,7 @@ def _losing_pools(request: dict[str, Any], state: GcpClusterState) -> list[tuple
     """The pools a PATCH takes nodes from, on the cluster as read: (pool, how — delete or shrink —, in
     words, the max_node_count it is lowered to). A pool sent with other immutable fields is no plan
     of this tool's (the service cannot change them in place): PlanInvalid."""
-    from .compare import POOL_IMMUTABLE, covered
+    from pulumi_hyperpod.gcp.planner.compare import POOL_IMMUTABLE, covered
 
     if "node_pools" not in str(request.get("updateMask", "")).split(","):
         return []

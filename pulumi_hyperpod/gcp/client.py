@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import keys, names
+from pulumi_hyperpod.gcp.spec import keys, names
 
 API_VERSION = "v1beta1"
 ENDPOINT_ENV = "HYPERPOD_GCP_ENDPOINT"  # e.g. a Private Service Connect endpoint; {location} is filled in
@@ -258,7 +258,7 @@ def _raise(call: str, http_status: int, error: dict[str, Any], violations: list[
 
 # ---- connecting --------------------------------------------------------------------------------
 def default_poll_seconds(backend: str) -> float:
-    from .. import envvars
+    from pulumi_hyperpod.core import envvars
 
     if os.environ.get("HYPERPOD_POLL_SECONDS", "").strip():
         return envvars.number("HYPERPOD_POLL_SECONDS", 30.0)  # 0: no pause (the simulators move their clocks per request)
@@ -275,7 +275,7 @@ def connect(backend: str = "gcp", *, simulator: Any = None, poll_seconds: float 
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
     poll = default_poll_seconds(backend) if poll_seconds is None else poll_seconds
     if backend == "fake":
-        from .fake import GcpSimulator
+        from pulumi_hyperpod.sim.gcp import GcpSimulator
 
         world = simulator if simulator is not None else GcpSimulator.open_default()
         return GcpClient(world.session(), endpoint=DEFAULT_ENDPOINT, poll_seconds=poll, backend="fake")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol, runtime_checkable
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .client import OperationProgress
+    from pulumi_hyperpod.gcp.client import OperationProgress
 
 
 @runtime_checkable

@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..core.contract import ApplyOptions, ApplyResult
-    from .clients import TrainingClusterClient
-    from .observe import GcpClusterState
-    from .spec import ClusterSpec
-    from ..plan.model import Plan
-    from ..plan.policy import Policy
+    from pulumi_hyperpod.core.contract import ApplyOptions, ApplyResult
+    from pulumi_hyperpod.gcp.clients import TrainingClusterClient
+    from pulumi_hyperpod.gcp.observe import GcpClusterState
+    from pulumi_hyperpod.gcp.spec import ClusterSpec
+    from pulumi_hyperpod.plans.model import Plan
+    from pulumi_hyperpod.plans.policy import Policy
 
 
 class GcpCloud:
@@ -23,22 +23,22 @@ class GcpCloud:
     title = "Google Cloud training clusters"
 
     def owns(self, document: Any) -> bool:
-        from .detect import detect_cloud
+        from pulumi_hyperpod.core.detect import detect_cloud
 
         return detect_cloud(document) == "gcp"
 
     def connect(self, backend: str) -> "TrainingClusterClient":
-        from .client import connect
+        from pulumi_hyperpod.gcp.client import connect
 
         return connect("fake" if backend == "fake" else "gcp")
 
     def load_spec(self, path: str, **context: Any) -> "ClusterSpec":
-        from .spec import ClusterSpec
+        from pulumi_hyperpod.gcp.spec import ClusterSpec
 
         return ClusterSpec.from_file(path, context.get("project"), context.get("location"), context.get("cluster_id"))
 
     def read(self, client: "TrainingClusterClient", name: str) -> "GcpClusterState | None":
-        from .observe import observe
+        from pulumi_hyperpod.gcp.observe import observe
 
         return observe(client, name)
 
@@ -46,7 +46,7 @@ class GcpCloud:
         return observed, context  # the spec and the cluster are all a plan is made from
 
     def plan(self, desired: "ClusterSpec | None", observed: "GcpClusterState | None", policy: "Policy", context: Any = None) -> "Plan":
-        from .planner import plan
+        from pulumi_hyperpod.gcp.planner import plan
 
         return plan(desired, observed, policy)
 
@@ -62,29 +62,29 @@ class GcpCloud:
         policy: "Policy",
         context: Any = None,
     ) -> "Plan":
-        from .preflight import preflight
+        from pulumi_hyperpod.gcp.preflight import preflight
 
         return preflight(plan, desired, observed, client, policy)
 
     def apply(
         self, client: "TrainingClusterClient", plan: "Plan", options: "ApplyOptions", *, policy: "Policy | None" = None, context: Any = None
     ) -> "ApplyResult":
-        from .apply import apply
+        from pulumi_hyperpod.gcp.apply import apply
 
         return apply(client, plan, options, policy)  # the planner's guards (gcp/planner.py), checked again before each write
 
     def save_plan(self, prepared: Any, path: str, *, target: Any = None, inputs: Any = ()) -> None:
-        from .saved import save
+        from pulumi_hyperpod.gcp.pipeline.saved import save
 
         backend = (target or {}).get("backend") or "gcp"
         save(prepared.plan, path, spec=prepared.desired, observed=prepared.observed, policy=prepared.policy, backend=backend)
 
     def load_plan(self, path: str, *, target: Any = None) -> Any:
-        """The plan re-derived from its saved inputs (gcp/saved.py) with its steps checked against
+        """The plan re-derived from its saved inputs (gcp/pipeline/saved.py) with its steps checked against
         its own cluster and action (apply.check_steps), before any call."""
-        from ..core.cloud import Prepared
-        from .apply import check_steps
-        from .saved import load_with_inputs
+        from pulumi_hyperpod.core.cloud import Prepared
+        from pulumi_hyperpod.gcp.apply import check_steps
+        from pulumi_hyperpod.gcp.pipeline.saved import load_with_inputs
 
         the_plan, spec, observed, policy = load_with_inputs(path, (target or {}).get("backend"))
         check_steps(the_plan)

@@ -13,8 +13,8 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from ..core.errors import Violation
-from ..core.errors import InputError
+from pulumi_hyperpod.core.errors import Violation
+from pulumi_hyperpod.core.errors import InputError
 
 PRICES_ENV = "HYPERPOD_GCP_PRICES"
 _MODEL_SECTION = {"ON_DEMAND": "on_demand", "RESERVATION": "on_demand", None: "on_demand", "SPOT": "spot", "FLEX_START": "flex_start"}
@@ -53,7 +53,7 @@ def _override(path: str) -> dict:
     """The $HYPERPOD_GCP_PRICES file, read like every other input (size, depth, YAML 1.2: core/documents.py)
     and checked: a price is a number of USD per node-hour, 0 or more (a negative one would let a
     scale-out pass the cost guard)."""
-    from ..core.documents import read_document
+    from pulumi_hyperpod.core.documents import read_document
 
     source = f"${PRICES_ENV} ({path})"
     try:
@@ -135,7 +135,7 @@ def hourly(pools: list[PoolCount], location: str, table: PriceTable) -> tuple[fl
 def estimate(before: list[PoolCount], after: list[PoolCount], location: str):
     """The plan's cost: each pool before/after at its list price, the cluster's totals, and the
     change (known when every pool whose count changes has a price)."""
-    from .plan_build import GcpCost, PoolCost
+    from pulumi_hyperpod.gcp.planner.build import GcpCost, PoolCost
 
     table = price_table()
     old, old_unknown = hourly(before, location, table)

@@ -7,10 +7,10 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from . import keys
+from pulumi_hyperpod.gcp.spec import keys
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .clients import TrainingClusterClient
+    from pulumi_hyperpod.gcp.clients import TrainingClusterClient
 
 OUTPUT_ONLY = ("name", "create_time", "update_time", "start_time", "cluster_status", "cluster_events", "runtime", "etag")
 

@@ -22,16 +22,16 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from ..plan.model import Plan, Refusal
-from ..plan.sections import QuotaCheck, QuotaSection
-from ..core.preflight import section
-from .client import GcpApiError
-from .names import gpu_quota_metric
+from pulumi_hyperpod.plans.model import Plan, Refusal
+from pulumi_hyperpod.plans.sections import QuotaCheck, QuotaSection
+from pulumi_hyperpod.core.preflight import section
+from pulumi_hyperpod.gcp.client import GcpApiError
+from pulumi_hyperpod.gcp.spec.names import gpu_quota_metric
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .clients import TrainingClusterClient
-    from ..plan.policy import Policy
-    from .spec import ClusterSpec, NodePool
+    from pulumi_hyperpod.gcp.clients import TrainingClusterClient
+    from pulumi_hyperpod.plans.policy import Policy
+    from pulumi_hyperpod.gcp.spec import ClusterSpec, NodePool
 
 QUOTA_RULE, MACHINE_TYPE_RULE, RESERVATION_RULE = "gcp-quota", "gcp-machine-type", "gcp-reservation"
 ADDING = ("create", "grow")
@@ -41,7 +41,7 @@ def preflight(
     plan: Plan, desired: "ClusterSpec | None", observed: Any, client: "TrainingClusterClient", policy: "Policy | None" = None
 ) -> Plan:
     """The plan with its preflight section, and the refusals of what does not fit."""
-    from ..plan.policy import Policy
+    from pulumi_hyperpod.plans.policy import Policy
 
     margin = (policy or Policy()).quota_warning_margin
     adds = _adds(plan, desired)

@@ -7,6 +7,6 @@ refresh, update and delete. New code imports `pulumi_hyperpod.provider.gcp`.
 
 from __future__ import annotations
 
-from ..provider.gcp import GcpClusterProvider, GcpTrainingCluster, ProviderError, SettingError
+from pulumi_hyperpod.provider.gcp import GcpClusterProvider, GcpTrainingCluster, ProviderError, SettingError
 
 __all__ = ["GcpClusterProvider", "GcpTrainingCluster", "ProviderError", "SettingError"]

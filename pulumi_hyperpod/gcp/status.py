@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .observe import GcpClusterState
+    from pulumi_hyperpod.gcp.observe import GcpClusterState
 
 
 def status_of(state: GcpClusterState | None) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """`python -m pulumi_hyperpod.native ENGINE_ADDRESS`: the provider plugin (what the
 `pulumi-resource-hyperpod` launcher runs)."""
 
-from .server import main
+from pulumi_hyperpod.native.server import main
 
 main()

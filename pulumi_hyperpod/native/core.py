@@ -15,15 +15,15 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from ..aws.observe import ClusterState
-from ..provider import console, props
-from ..provider.provider import ClusterProvider, PlanUnknown, ProviderError
-from ..provider.resource import OUTPUTS, SPEC_FIELDS, ClusterArgs, build_spec
-from ..provider.settings import SETTING_KEYS, Location, Settings, check_settings
-from ..provider.unknowns import is_unknown
-from ..provider.worlds import open_backend
-from ..aws.clusterspec import SpecError
-from .resource import PREVIEW_OUTPUTS
+from pulumi_hyperpod.aws.observe import ClusterState
+from pulumi_hyperpod.provider import console, props
+from pulumi_hyperpod.provider.provider import ClusterProvider, PlanUnknown, ProviderError
+from pulumi_hyperpod.provider.resource import OUTPUTS, SPEC_FIELDS, ClusterArgs, build_spec
+from pulumi_hyperpod.provider.settings import SETTING_KEYS, Location, Settings, check_settings
+from pulumi_hyperpod.provider.unknowns import is_unknown
+from pulumi_hyperpod.provider.worlds import open_backend
+from pulumi_hyperpod.aws.spec import SpecError
+from pulumi_hyperpod.native.resource import PREVIEW_OUTPUTS
 
 __all__ = [
     "OUTPUTS",
@@ -138,7 +138,7 @@ def observe_by_id(provider: ClusterProvider, id_: str, region: str | None) -> tu
     (or the ARN's region) says it lives."""
     location = locate(provider, region)
     client, _ = open_backend(location, provider.simulator)
-    from ..core import cloud
+    from pulumi_hyperpod.core import cloud
 
     return cloud.get("aws").read(client, id_), location
 

@@ -44,14 +44,14 @@ class GcpResource:
     def dynamic(self) -> Any:
         """The dynamic provider, made at the first call for this resource type: a plugin serving only
         HyperPod clusters never loads the Google Cloud modules (their pydantic models) at all."""
-        from ..provider.gcp import GcpClusterProvider
+        from pulumi_hyperpod.provider.gcp import GcpClusterProvider
 
         return GcpClusterProvider()
 
     def _bag(self, bag: Mapping[str, Any]) -> dict[str, Any]:
         """The dynamic provider's inputs: the spec file read and merged under `spec`, the backend defaulted."""
-        from ..core.documents import read_document
-        from ..gcp.spec import GcpSpecError
+        from pulumi_hyperpod.core.documents import read_document
+        from pulumi_hyperpod.gcp.spec import GcpSpecError
 
         inputs = {k: bag[k] for k in INPUTS if bag.get(k) is not None}
         inputs.setdefault("backend", self.default_backend)
@@ -64,7 +64,7 @@ class GcpResource:
         return inputs
 
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
-        from ..core.errors import InputError
+        from pulumi_hyperpod.core.errors import InputError
 
         unknown = sorted(k for k in news if k not in INPUTS and not k.startswith("__"))
         if unknown:
@@ -84,7 +84,7 @@ class GcpResource:
         if DYNAMIC_STATE_KEY in olds and not replaces:
             # A migration by alias: the state is the dynamic provider's. An update with the same plan
             # writes it again in this provider's form (no pickled provider in it).
-            from . import core
+            from pulumi_hyperpod.native import core
 
             core.say(
                 f"state written by the dynamic provider ({DYNAMIC_TYPE}): this update rewrites it in the native "
@@ -104,7 +104,7 @@ class GcpResource:
     def read(self, id_: str, bag: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, Any] | None]:
         """(id, outputs, inputs); an empty id: the cluster is gone. With no bag (an import), the
         inputs are the cluster as the service returns it."""
-        from ..core import cloud
+        from pulumi_hyperpod.core import cloud
 
         if not bag:
             gcp = cloud.get("gcp")

@@ -15,8 +15,8 @@ from typing import Any
 
 import pulumi
 
-from .gcp import INPUTS, OUTPUTS, TYPE
-from .resource import _getter, _policy
+from pulumi_hyperpod.native.gcp import INPUTS, OUTPUTS, TYPE
+from pulumi_hyperpod.native.resource import _getter, _policy
 
 PROPERTIES = (*INPUTS, *OUTPUTS)
 

@@ -43,8 +43,8 @@ from pulumi.provider.experimental.provider import (
 
 from pulumi.runtime import rpc
 
-from . import core, gcp, importing, wire
-from .core import is_unknown
+from pulumi_hyperpod.native import core, gcp, importing, wire
+from pulumi_hyperpod.native.core import is_unknown
 
 SCHEMA_PATH = Path(__file__).with_name("schema.json")
 CONFIG_KEYS = ("backend", "region", "profile")

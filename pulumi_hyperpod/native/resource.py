@@ -24,8 +24,8 @@ from typing import Any
 
 import pulumi
 
-from ..provider.resource import OUTPUTS, SPEC_FIELDS, ClusterOutputs
-from ..provider.settings import SETTING_KEYS
+from pulumi_hyperpod.provider.resource import OUTPUTS, SPEC_FIELDS, ClusterOutputs
+from pulumi_hyperpod.provider.settings import SETTING_KEYS
 
 TYPE = "hyperpod:index:Cluster"
 INPUTS = ("spec", "spec_file", *SPEC_FIELDS, *SETTING_KEYS)

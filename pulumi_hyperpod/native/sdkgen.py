@@ -24,7 +24,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import provider
+from pulumi_hyperpod.native import provider
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = provider.SCHEMA_PATH

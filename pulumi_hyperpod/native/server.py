@@ -32,12 +32,12 @@ from pulumi.runtime.proto import (
     provider_pb2_grpc,
 )
 
-from .. import __version__
-from ..provider.errors import (
+from pulumi_hyperpod import __version__
+from pulumi_hyperpod.provider.errors import (
     user_message,  # the dynamic provider's rule: one line, a traceback for a bug
 )
-from . import core
-from .provider import HyperpodProvider
+from pulumi_hyperpod.native import core
+from pulumi_hyperpod.native.provider import HyperpodProvider
 
 # The URN of the resource the current call is about (worker threads inherit it).
 CURRENT_URN: contextvars.ContextVar[str] = contextvars.ContextVar("hyperpod_urn", default="")

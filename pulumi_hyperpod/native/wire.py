@@ -19,8 +19,8 @@ from pulumi.provider.experimental.property_value import Computed, PropertyValue
 from pulumi.provider.experimental.provider import PropertyDiff, PropertyDiffKind
 from pulumi.runtime import rpc
 
-from . import core
-from .core import is_unknown, plain
+from pulumi_hyperpod.native import core
+from pulumi_hyperpod.native.core import is_unknown, plain
 
 # Inputs the program passes: the spec in its three forms, then how to reach and wait on it.
 SPEC_INPUTS: tuple[str, ...] = ("spec", "spec_file", *core.SPEC_FIELDS)

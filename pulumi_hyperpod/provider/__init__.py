@@ -8,28 +8,28 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_exports
+from pulumi_hyperpod._lazy import lazy_exports
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .errors import ProviderError
-    from .provider import ClusterProvider
-    from .resource import Cluster, ClusterArgs
-    from .settings import DEFAULT_TIMEOUT, MAX_TIMEOUT, Defaults, Location, Settings
-    from .worlds import register_simulator, unregister_simulator
+    from pulumi_hyperpod.provider.errors import ProviderError
+    from pulumi_hyperpod.provider.provider import ClusterProvider
+    from pulumi_hyperpod.provider.resource import Cluster, ClusterArgs
+    from pulumi_hyperpod.provider.settings import DEFAULT_TIMEOUT, MAX_TIMEOUT, Defaults, Location, Settings
+    from pulumi_hyperpod.provider.worlds import register_simulator, unregister_simulator
 
 # public name → the submodule that defines it
 _EXPORTS = {
-    "Cluster": ".resource",
-    "ClusterArgs": ".resource",
-    "ClusterProvider": ".provider",
-    "DEFAULT_TIMEOUT": ".settings",
-    "Defaults": ".settings",
-    "Location": ".settings",
-    "MAX_TIMEOUT": ".settings",
-    "ProviderError": ".errors",
-    "Settings": ".settings",
-    "register_simulator": ".worlds",
-    "unregister_simulator": ".worlds",
+    "Cluster": "pulumi_hyperpod.provider.resource",
+    "ClusterArgs": "pulumi_hyperpod.provider.resource",
+    "ClusterProvider": "pulumi_hyperpod.provider.provider",
+    "DEFAULT_TIMEOUT": "pulumi_hyperpod.provider.settings",
+    "Defaults": "pulumi_hyperpod.provider.settings",
+    "Location": "pulumi_hyperpod.provider.settings",
+    "MAX_TIMEOUT": "pulumi_hyperpod.provider.settings",
+    "ProviderError": "pulumi_hyperpod.provider.errors",
+    "Settings": "pulumi_hyperpod.provider.settings",
+    "register_simulator": "pulumi_hyperpod.provider.worlds",
+    "unregister_simulator": "pulumi_hyperpod.provider.worlds",
 }
 
 __all__ = [

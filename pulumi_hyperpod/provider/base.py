@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pulumi.dynamic import ResourceProvider
 
-from . import errors, process
-from .console import say
+from pulumi_hyperpod.provider import errors, process
+from pulumi_hyperpod.provider.console import say
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..core.cloud import Cloud, Prepared
-    from ..core.contract import ApplyError, ApplyOptions, ApplyResult, PlanRefused, PlanStale
-    from ..plan.model import Plan
-    from ..plan.policy import Policy
+    from pulumi_hyperpod.core.cloud import Cloud, Prepared
+    from pulumi_hyperpod.core.contract import ApplyError, ApplyOptions, ApplyResult, PlanRefused, PlanStale
+    from pulumi_hyperpod.plans.model import Plan
+    from pulumi_hyperpod.plans.policy import Policy
 
 _READ = object()  # _prepared(): read the live cluster rather than a given observation
 
@@ -45,7 +45,7 @@ class CloudProvider(ResourceProvider):
 
     # ---- the one pipeline ----------------------------------------------------------------
     def _cloud(self) -> "Cloud":
-        from ..core import cloud
+        from pulumi_hyperpod.core import cloud
 
         return cloud.get(self.cloud_name)
 
@@ -57,13 +57,13 @@ class CloudProvider(ResourceProvider):
     ) -> "Prepared":
         """read (unless `observed` is given: a create's None, an update's observation) → the
         cloud's other inputs → plan + cost → preflight (unless `skip`)."""
-        from ..core import cloud
+        from pulumi_hyperpod.core import cloud
 
         given = {} if observed is _READ else {"observed": observed}
         return cloud.prepare(self._cloud(), client, spec, policy, skip_preflight=skip, context=context, **given)
 
     def _deletion(self, client: Any, name: str, policy: "Policy", observed: Any, context: Any = None) -> "Prepared":
-        from ..core import cloud
+        from pulumi_hyperpod.core import cloud
 
         return cloud.deletion(self._cloud(), client, name, policy, observed=observed, context=context)
 
@@ -71,7 +71,7 @@ class CloudProvider(ResourceProvider):
         self, client: Any, the_plan: "Plan | Prepared", options: "ApplyOptions", *, policy: Any = None, context: Any = None
     ) -> "ApplyResult":
         """core.cloud.execute, the contract's errors raised as they are."""
-        from ..core import cloud
+        from pulumi_hyperpod.core import cloud
 
         return cloud.execute(self._cloud(), client, the_plan, options, policy=policy, context=context)
 
@@ -79,7 +79,7 @@ class CloudProvider(ResourceProvider):
         self, client: Any, the_plan: "Plan | Prepared", options: "ApplyOptions", *, policy: Any = None, context: Any = None
     ) -> "ApplyResult":
         """core.cloud.execute, a refused, stale or failed apply raised as the cloud words it."""
-        from ..core.contract import ApplyError, PlanRefused, PlanStale
+        from pulumi_hyperpod.core.contract import ApplyError, PlanRefused, PlanStale
 
         name = (the_plan.plan if hasattr(the_plan, "plan") else the_plan).cluster_name
         try:

@@ -12,11 +12,11 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any, Mapping
 
-from ..core.frozen import Frozen, record
-from .unknowns import is_unknown, unknown_paths
+from pulumi_hyperpod.core.frozen import Frozen, record
+from pulumi_hyperpod.provider.unknowns import is_unknown, unknown_paths
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .settings import Location
+    from pulumi_hyperpod.provider.settings import Location
 
 
 @record  # core/frozen.py
@@ -40,7 +40,7 @@ _COUNTS = ("InstanceGroupName", "InstanceCount", "MinInstanceCount")
 def _kept_left_out(old: Any, new: Any) -> Any:
     if not isinstance(old, Mapping) or not isinstance(new, Mapping):
         return old
-    from ..members import rows  # the table: read with the first comparison of specs
+    from pulumi_hyperpod.aws.members import rows  # the table: read with the first comparison of specs
 
     kept = [row.parts for row in rows("group") if row.omitted == "kept" and row.path not in _COUNTS]
     wanted = {g.get("InstanceGroupName"): g for g in new.get("InstanceGroups") or [] if isinstance(g, Mapping)}
@@ -93,8 +93,8 @@ def normalized(spec: Any) -> Any:
 
 def spec_replacements(old: Any, new: Any) -> list[Replacement]:
     # the service's rules load with the first comparison of specs, not with this module
-    from ..aws.clusterspec.rules import CONTINUOUS, orchestrator_kind
-    from ..aws.planner.compare import provisioning_mode_change
+    from pulumi_hyperpod.aws.spec.rules import CONTINUOUS, orchestrator_kind
+    from pulumi_hyperpod.aws.planner.compare import provisioning_mode_change
 
     if not isinstance(old, Mapping):
         return []

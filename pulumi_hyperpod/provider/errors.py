@@ -33,7 +33,7 @@ def is_user_error(error: BaseException) -> bool:
         ClientError,
     )
 
-    from ..core.errors import InputError  # a bad HyperPod or Google Cloud spec
+    from pulumi_hyperpod.core.errors import InputError  # a bad HyperPod or Google Cloud spec
 
     return isinstance(error, (ProviderError, InputError, ValueError, ClientError, BotoCoreError, *_gcp_errors()))
 

@@ -31,14 +31,14 @@ from pulumi.dynamic import (
     UpdateResult,
 )
 
-from ..gcp import compare
-from ..gcp.spec import ClusterSpec, GcpSpecError
-from ..plan import plan_text
-from ..plan.policy import Policy
-from . import errors as provider_errors
-from .base import CloudProvider
-from .console import say
-from .unknowns import unknown_paths
+from pulumi_hyperpod.gcp.planner import compare
+from pulumi_hyperpod.gcp.spec import ClusterSpec, GcpSpecError
+from pulumi_hyperpod.plans import plan_text
+from pulumi_hyperpod.plans.policy import Policy
+from pulumi_hyperpod.provider import errors as provider_errors
+from pulumi_hyperpod.provider.base import CloudProvider
+from pulumi_hyperpod.provider.console import say
+from pulumi_hyperpod.provider.unknowns import unknown_paths
 
 SETTINGS = ("backend", "policy", "timeout", "wait")
 OUTPUTS = ("name", "state", "pools", "node_count")
@@ -71,7 +71,7 @@ def _settings(inputs: Mapping[str, Any]) -> tuple[str, Policy, float, str]:
 
 def _wait(value: Any) -> str:
     """The contract's wait vocabulary (core/contract.WAITS); true/false, as before, mean InService/none."""
-    from ..core.contract import WAITS
+    from pulumi_hyperpod.core.contract import WAITS
 
     if value is None or value is True:
         return "InService"
@@ -99,13 +99,13 @@ def _whole_numbers(value: Any) -> Any:
 
 
 def _client(backend: str):
-    from ..core import cloud
+    from pulumi_hyperpod.core import cloud
 
     return cloud.get("gcp").connect(backend)
 
 
 def _outputs(inputs: Mapping[str, Any], state) -> dict[str, Any]:
-    from ..gcp.status import status_of
+    from pulumi_hyperpod.gcp.status import status_of
 
     status = status_of(state)
     return {
@@ -124,7 +124,7 @@ def _label(name: str) -> str:
 
 def _as_observed(spec: ClusterSpec):
     """The old spec as if it were the cluster: for diff's pure comparison (the same rules as the planner)."""
-    from ..gcp.observe import GcpClusterState, PoolState
+    from pulumi_hyperpod.gcp.observe import GcpClusterState, PoolState
 
     pools = tuple(
         PoolState(p.id, p.machine_spec.machine_type, p.provisioning_model, p.count, (), p.scaling_spec.min_node_count)
@@ -260,14 +260,14 @@ class GcpClusterProvider(CloudProvider):
         return UpdateResult(_outputs(news, state or observed))  # a plan with no step observes nothing after
 
     def _apply(self, client, spec: ClusterSpec | None, observed, policy: Policy, timeout: float, wait: str):
-        from ..core.contract import ApplyOptions
+        from pulumi_hyperpod.core.contract import ApplyOptions
 
         if spec is None:  # the delete plan: nothing to check in the account
             the_plan = self._deletion(client, observed.name, policy, observed).plan
         else:
             the_plan = self._prepared(client, spec, policy, observed=observed).plan
             if observed is None and the_plan.preflight is not None:  # check's creation plan had no preflight
-                from ..plan.render import preflight_renderable, render_text
+                from pulumi_hyperpod.plans.render import preflight_renderable, render_text
 
                 say(render_text(preflight_renderable(the_plan.preflight, the_plan)), _label(the_plan.cluster_name))
         name = the_plan.cluster_name
@@ -316,8 +316,8 @@ class GcpTrainingCluster(Resource, module="hyperpod", name="GcpTrainingCluster")
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         if spec_file is not None:
-            from ..core.documents import read_document
-            from ..gcp.spec import GcpSpecError
+            from pulumi_hyperpod.core.documents import read_document
+            from pulumi_hyperpod.gcp.spec import GcpSpecError
 
             loaded = read_document(Path(spec_file), GcpSpecError)
             spec = {**loaded, **(spec or {})} if isinstance(loaded, dict) else loaded

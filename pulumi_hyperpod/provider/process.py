@@ -33,7 +33,7 @@ import threading
 from types import ModuleType
 from typing import Any, Callable, TypeVar
 
-from .. import collector
+from pulumi_hyperpod.core import collector
 
 HOSTS = frozenset({"pulumi.dynamic.__main__"})  # the SDK's dynamic provider host, `python -m pulumi.dynamic`
 

@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from pulumi.runtime import rpc
 
-from ..aws import servicemodel
-from ..aws.clusterspec.request import api_request, checked_request
-from .settings import SETTING_KEYS, Location, check_settings
-from .unknowns import is_unknown, under, unknown_paths
+from pulumi_hyperpod.aws import servicemodel
+from pulumi_hyperpod.aws.spec.request import api_request, checked_request
+from pulumi_hyperpod.provider.settings import SETTING_KEYS, Location, check_settings
+from pulumi_hyperpod.provider.unknowns import is_unknown, under, unknown_paths
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..aws.observe import ClusterState
-    from ..aws.clusterspec import ClusterSpec
+    from pulumi_hyperpod.aws.observe import ClusterState
+    from pulumi_hyperpod.aws.spec import ClusterSpec
 
 
 def plain(value: Any) -> Any:
@@ -98,7 +98,7 @@ def settings_inputs(bag: Mapping[str, Any]) -> dict[str, Any]:
 
 def spec_of(bag: Mapping[str, Any]) -> "ClusterSpec":
     """The spec of checked, fully known inputs."""
-    from ..aws.clusterspec.models import ClusterSpec
+    from pulumi_hyperpod.aws.spec.models import ClusterSpec
 
     return ClusterSpec.from_dict(plain(bag["spec"]))
 
@@ -113,7 +113,7 @@ def running_instance_types(state: ClusterState, group: Any) -> list[str]:
     """The types the group's nodes run on — for a flexible group, which of its types the service
     found capacity for — in the group's priority order; [] while none runs. Nodes leaving or
     unhealthy are not counted."""
-    from ..aws.observe.state import GONE, UNHEALTHY
+    from pulumi_hyperpod.aws.observe.state import GONE, UNHEALTHY
 
     running = {
         n.instance_type

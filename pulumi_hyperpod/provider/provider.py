@@ -24,20 +24,20 @@ from pulumi.dynamic import (
     UpdateResult,
 )
 
-from . import process
-from .base import CloudProvider
-from .console import say
-from .errors import ProviderError
-from .process import gc_paused, in_flight
-from .settings import Defaults, Location, Settings, allows_replacement, locate_inputs
+from pulumi_hyperpod.provider import process
+from pulumi_hyperpod.provider.base import CloudProvider
+from pulumi_hyperpod.provider.console import say
+from pulumi_hyperpod.provider.errors import ProviderError
+from pulumi_hyperpod.provider.process import gc_paused, in_flight
+from pulumi_hyperpod.provider.settings import Defaults, Location, Settings, allows_replacement, locate_inputs
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..aws.apply.progress import Progress
-    from ..aws.context import AwsContext
-    from ..aws.observe import ClusterState
-    from ..plan import Plan
-    from .changes import Replacement
-    from .worlds import Clock
+    from pulumi_hyperpod.aws.apply.progress import Progress
+    from pulumi_hyperpod.aws.context import AwsContext
+    from pulumi_hyperpod.aws.observe import ClusterState
+    from pulumi_hyperpod.plans import Plan
+    from pulumi_hyperpod.provider.changes import Replacement
+    from pulumi_hyperpod.provider.worlds import Clock
 
 # The pipeline (core/cloud.py: read, plan, cost, preflight; apply) loads at the first call that
 # needs it, and apply only in create/update/delete: the program process, which imports this module
@@ -49,13 +49,13 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def _aws() -> Any:
     """The AWS cloud (core/cloud.py's registry): every stage goes through it."""
-    from ..core import cloud
+    from pulumi_hyperpod.core import cloud
 
     return cloud.get("aws")
 
 
 def _context(**given: Any) -> "AwsContext":
-    from ..aws.context import AwsContext
+    from pulumi_hyperpod.aws.context import AwsContext
 
     return AwsContext(**given)
 
@@ -67,12 +67,12 @@ def observe(client: Any, name: str) -> "ClusterState | None":
 def plan_text(the_plan: "Plan") -> str:
     """The plan as the preview shows it; a removed-nodes table too long to print in full is listed
     whole in a file the text names (provider/victims.py)."""
-    from ..plan import plan_text as text
-    from ..plan.render import VICTIMS_SHOWN
+    from pulumi_hyperpod.plans import plan_text as text
+    from pulumi_hyperpod.plans.render import VICTIMS_SHOWN
 
     if len(the_plan.victims) <= VICTIMS_SHOWN:
         return text(the_plan)
-    from .victims import write_victims
+    from pulumi_hyperpod.provider.victims import write_victims
 
     path = write_victims(the_plan)
     if path is None:
@@ -84,13 +84,13 @@ def plan_text(the_plan: "Plan") -> str:
 
 
 def render_text(renderable: Any) -> str:
-    from ..plan.render import render_text as text
+    from pulumi_hyperpod.plans.render import render_text as text
 
     return text(renderable)
 
 
 def preflight_renderable(section: Any, the_plan: "Plan") -> Any:
-    from ..plan.render import preflight_renderable as render
+    from pulumi_hyperpod.plans.render import preflight_renderable as render
 
     return render(section, the_plan)
 
@@ -118,7 +118,7 @@ class ClusterProvider(CloudProvider):
     @in_flight
     @gc_paused
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
-        from . import props
+        from pulumi_hyperpod.provider import props
 
         inputs, failures = props.check_inputs(news)
         if not failures and not _olds:
@@ -133,8 +133,8 @@ class ClusterProvider(CloudProvider):
         """A change that would replace the cluster (delete all its nodes) without
         policy.allow_replacement fails here, as a check failure naming the property: the engine
         shows it as a plain validation error before anything runs, rather than a traceback."""
-        from . import changes, props
-        from .unknowns import unknown_paths
+        from pulumi_hyperpod.provider import changes, props
+        from pulumi_hyperpod.provider.unknowns import unknown_paths
 
         if unknown_paths(props.settings_inputs(inputs)) or allows_replacement(inputs):
             return []
@@ -153,8 +153,8 @@ class ClusterProvider(CloudProvider):
     def _show_creation(self, inputs: dict[str, Any]) -> None:
         """A new resource: the engine calls no diff, so the creation plan is shown from here.
         Pure (no API call); with adopt the plan is made against the live cluster at create."""
-        from . import props
-        from .unknowns import unknown_paths
+        from pulumi_hyperpod.provider import props
+        from pulumi_hyperpod.provider.unknowns import unknown_paths
 
         unknown = unknown_paths(inputs)
         name = props.cluster_name(inputs)
@@ -174,8 +174,8 @@ class ClusterProvider(CloudProvider):
     @in_flight
     @gc_paused
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
-        from . import changes, props
-        from .unknowns import unknown_paths
+        from pulumi_hyperpod.provider import changes, props
+        from pulumi_hyperpod.provider.unknowns import unknown_paths
 
         name = props.cluster_name(news) or props.cluster_name(olds) or _id
         unknown = unknown_paths(news)
@@ -207,8 +207,8 @@ class ClusterProvider(CloudProvider):
     ) -> Plan | None:
         """Observe the cluster and show the plan, as `hyperpod plan` would print it — unless
         nothing changed and there is nothing to do (a stack of many clusters stays readable)."""
-        from . import props
-        from .worlds import open_backend
+        from pulumi_hyperpod.provider import props
+        from pulumi_hyperpod.provider.worlds import open_backend
 
         settings = Settings.from_inputs(news).acting_once(olds)
         try:
@@ -219,7 +219,7 @@ class ClusterProvider(CloudProvider):
             return None
         if observed is None:
             say(f"cluster {name} no longer exists in {location} (deleted outside Pulumi): it will be created again", name)
-            from ..plan import Plan
+            from pulumi_hyperpod.plans import Plan
 
             return Plan(cluster_name=name, action="create", replacements=("the cluster no longer exists",))
         spec = props.spec_of(news)
@@ -241,8 +241,8 @@ class ClusterProvider(CloudProvider):
     # ---- create --------------------------------------------------------------------------
     @in_flight
     def create(self, inputs: dict[str, Any]) -> CreateResult:
-        from . import props
-        from .worlds import open_backend
+        from pulumi_hyperpod.provider import props
+        from pulumi_hyperpod.provider.worlds import open_backend
 
         settings, spec, location = Settings.from_inputs(inputs), props.spec_of(inputs), self._locate(inputs)
         client, clock = open_backend(location, self.simulator)
@@ -275,7 +275,7 @@ class ClusterProvider(CloudProvider):
     def _undo_failed_create(self, client, clock: Clock, state: ClusterState, settings: Settings, deadline: float) -> None:
         """A create either leaves a working cluster or none (the engine's contract): a Failed new
         cluster is deleted before the error is reported."""
-        from ..core.contract import ApplyError, ApplyOptions, PlanRefused, PlanStale
+        from pulumi_hyperpod.core.contract import ApplyError, ApplyOptions, PlanRefused, PlanStale
 
         message = f"cluster {state.name} failed to create: {state.failure_message or 'no reason given'}"
         say(message + "; deleting it (see `hyperpod events` for the details)", state.name)
@@ -293,8 +293,8 @@ class ClusterProvider(CloudProvider):
     # ---- update --------------------------------------------------------------------------
     @in_flight
     def update(self, _id: str, _olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
-        from . import props
-        from .worlds import open_backend
+        from pulumi_hyperpod.provider import props
+        from pulumi_hyperpod.provider.worlds import open_backend
 
         settings, spec, location = Settings.from_inputs(news).acting_once(_olds), props.spec_of(news), self._locate(news)
         client, clock = open_backend(location, self.simulator)
@@ -320,7 +320,7 @@ class ClusterProvider(CloudProvider):
         self, client, clock: Clock, the_plan: Plan, settings: Settings, deadline: float, fail_on_failures: bool = False
     ) -> ClusterState | None:
         """Apply as planned. The table was shown by check or diff; each step is reported as it runs."""
-        from ..core.contract import ApplyOptions
+        from pulumi_hyperpod.core.contract import ApplyOptions
 
         name = the_plan.cluster_name
         options = ApplyOptions(
@@ -344,8 +344,8 @@ class ClusterProvider(CloudProvider):
     # ---- read ----------------------------------------------------------------------------
     @in_flight
     def read(self, id_: str, bag: dict[str, Any]) -> ReadResult:
-        from . import props
-        from .worlds import open_backend
+        from pulumi_hyperpod.provider import props
+        from pulumi_hyperpod.provider.worlds import open_backend
 
         name = props.cluster_name(bag)
         if name is None:
@@ -362,8 +362,8 @@ class ClusterProvider(CloudProvider):
     # ---- delete --------------------------------------------------------------------------
     @in_flight
     def delete(self, _id: str, bag: dict[str, Any]) -> None:
-        from . import props
-        from .worlds import open_backend
+        from pulumi_hyperpod.provider import props
+        from pulumi_hyperpod.provider.worlds import open_backend
 
         name = props.cluster_name(bag)
         if name is None:
@@ -378,7 +378,7 @@ class ClusterProvider(CloudProvider):
             return
         if state.status == "Deleting":
             say(f"cluster {name} is already being deleted; waiting until it is gone", name)
-            from ..aws.apply.waiters import wait  # no plan to apply: another writer's delete, waited on
+            from pulumi_hyperpod.aws.apply.waiters import wait  # no plan to apply: another writer's delete, waited on
 
             try:
                 wait(
@@ -404,9 +404,9 @@ class ClusterProvider(CloudProvider):
         provider's preview returns as its `plan` output, for policy packs (policies/README.md).
         Reads the cluster, changes nothing, prints nothing (check and diff showed it). Raises
         PlanUnknown when it cannot be made (inputs not known yet, the cluster unreadable)."""
-        from . import props
-        from .unknowns import unknown_paths
-        from .worlds import open_backend
+        from pulumi_hyperpod.provider import props
+        from pulumi_hyperpod.provider.unknowns import unknown_paths
+        from pulumi_hyperpod.provider.worlds import open_backend
 
         unknown = unknown_paths(news)
         if unknown:
@@ -427,7 +427,7 @@ class ClusterProvider(CloudProvider):
         """The pipeline against the observed cluster: plan, cost, and the preflight (quotas and
         lifecycle consistency, read before anything is applied: a quota refusal stops create/update
         with the numbers)."""
-        from .worlds import open_service
+        from pulumi_hyperpod.provider.worlds import open_service
 
         context = _context(
             roles=settings.roles,

@@ -16,9 +16,9 @@ from typing import Any, Mapping, Optional, Sequence
 import pulumi
 from pulumi.dynamic import Resource
 
-from ..core.frozen import Mutable, mutable_record
-from .provider import ClusterProvider
-from .settings import SETTING_KEYS, policy_inputs
+from pulumi_hyperpod.core.frozen import Mutable, mutable_record
+from pulumi_hyperpod.provider.provider import ClusterProvider
+from pulumi_hyperpod.provider.settings import SETTING_KEYS, policy_inputs
 
 # The program imports this module to declare a cluster: it loads neither botocore and the service
 # model, nor pydantic, nor a YAML parser. The spec is merged here by top-level field (the fields given
@@ -129,7 +129,7 @@ def build_spec(args: ClusterArgs) -> pulumi.Input[dict]:
     elif args.spec is not None:
         base = args.spec
     if args.spec_file is not None:
-        from ..core.documents import read_document  # the CLI's reader: same limits, same one-line errors
+        from pulumi_hyperpod.core.documents import read_document  # the CLI's reader: same limits, same one-line errors
 
         loaded = read_document(args.spec_file)
         base = _later_wins(base, loaded) if isinstance(base, Mapping) else loaded
@@ -151,7 +151,7 @@ def _later_wins(*sources: Any) -> Any:
         if not isinstance(source, Mapping):
             return source  # not an object: `check` says so
         if merged and source:  # something to replace (a component gives one source: its spec)
-            from ..aws.servicemodel import fold
+            from pulumi_hyperpod.aws.servicemodel import fold
 
             given = {fold(key) if isinstance(key, str) else key for key in source}
             merged = {key: value for key, value in merged.items() if (fold(key) if isinstance(key, str) else key) not in given}

@@ -14,15 +14,15 @@ import os
 from dataclasses import field
 from typing import TYPE_CHECKING, Any, Mapping
 
-from ..aws.client import BACKENDS, DEFAULT_REGION
-from ..core.frozen import Frozen, record
+from pulumi_hyperpod.aws.client import BACKENDS, DEFAULT_REGION
+from pulumi_hyperpod.core.frozen import Frozen, record
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..plan.policy import Policy
+    from pulumi_hyperpod.plans.policy import Policy
 
 # The program process imports this module (through the resource) to declare a cluster; botocore (the
 # waiters) loads in the provider process, with the first check, and pydantic only for a Policy other than
-# the defaults (plan/policy.py).
+# the defaults (plans/policy.py).
 
 # The engine gives up on a provider call after 30 minutes (and dynamic providers ignore
 # `custom_timeouts`), so every wait is bounded by the provider's own clock, well inside that.
@@ -176,7 +176,7 @@ def _boto_region(profile: str | None) -> str:
 
 
 def _policy(data: Mapping[str, Any]) -> "Policy":
-    from ..plan.policy import Policy
+    from pulumi_hyperpod.plans.policy import Policy
 
     return Policy.model_validate(data)
 
@@ -193,7 +193,7 @@ def policy_inputs(policy: Policy) -> dict[str, Any]:
 
 def check_settings(news: Mapping[str, Any], is_unknown) -> tuple[dict[str, Any], list[tuple[str, str]]]:
     """The settings part of the inputs, canonical, and the failures as (property, reason)."""
-    from ..aws.apply.wait_policies import WAIT_POLICIES
+    from pulumi_hyperpod.aws.apply.wait_policies import WAIT_POLICIES
 
     inputs: dict[str, Any] = {}
     failures: list[tuple[str, str]] = []
@@ -211,7 +211,7 @@ def check_settings(news: Mapping[str, Any], is_unknown) -> tuple[dict[str, Any],
         failures.append(("backend", f"must be one of {', '.join(BACKENDS)}; got {backend!r}"))
     region = inputs.get("region")
     if region is not None and not is_unknown(region):
-        from ..aws.regions import is_region, not_a_region
+        from pulumi_hyperpod.aws.regions import is_region, not_a_region
 
         if not is_region(region):
             failures.append(("region", f"must be an AWS region: {not_a_region(region)}"))
@@ -265,7 +265,7 @@ def check_settings(news: Mapping[str, Any], is_unknown) -> tuple[dict[str, Any],
     else:
         try:
             inputs["policy"] = policy_inputs(_policy(dict(policy)))
-        except ValueError as error:  # pydantic loads only for a policy other than the defaults (plan/policy.py)
+        except ValueError as error:  # pydantic loads only for a policy other than the defaults (plans/policy.py)
             from pydantic import ValidationError
 
             if not isinstance(error, ValidationError):

@@ -1,6 +1,6 @@
 """The full list behind a preview's capped removed-nodes table.
 
-A scale-in of thousands of nodes shows its first rows in the preview (plan/render.py); the engine
+A scale-in of thousands of nodes shows its first rows in the preview (plans/render.py); the engine
 prints provider text twice and keeps it in its logs, so the whole list goes to a file instead, named
 in the preview: `.hyperpod/plans/<cluster>-victims.json` under the directory the engine runs the
 provider in (the project's). It is rewritten by every preview that caps the table. A directory that
@@ -14,11 +14,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.worldfile import paths_in_use
-from ..files import Input, write_whole
+from pulumi_hyperpod.sim.worldfile import paths_in_use
+from pulumi_hyperpod.core.files import Input, write_whole
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..plan import Plan
+    from pulumi_hyperpod.plans import Plan
 
 DIRECTORY = Path(".hyperpod") / "plans"
 

@@ -16,12 +16,12 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
-from ..aws.client import connect
-from ..core.frozen import Frozen, record
-from .settings import Location
+from pulumi_hyperpod.aws.client import connect
+from pulumi_hyperpod.core.frozen import Frozen, record
+from pulumi_hyperpod.provider.settings import Location
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..aws.fake import Simulator
+    from pulumi_hyperpod.sim.aws import Simulator
 
 _SIMULATORS: dict[str, "Simulator"] = {}
 _LOCK = threading.Lock()

@@ -10,13 +10,13 @@ from importlib import import_module
 from typing import Any
 
 _EXPORTS = {
-    "SlurmSpec": ".spec",
-    "SlurmSpecError": ".spec",
-    "Partition": ".spec",
-    "HomeStorage": ".spec",
-    "parse_home_storage": ".spec",
-    "reference_violations": ".references",
-    "check_references": ".references",
+    "SlurmSpec": "pulumi_hyperpod.slurm.spec",
+    "SlurmSpecError": "pulumi_hyperpod.slurm.spec",
+    "Partition": "pulumi_hyperpod.slurm.spec",
+    "HomeStorage": "pulumi_hyperpod.slurm.spec",
+    "parse_home_storage": "pulumi_hyperpod.slurm.spec",
+    "reference_violations": "pulumi_hyperpod.slurm.references",
+    "check_references": "pulumi_hyperpod.slurm.references",
 }
 
 __all__ = list(_EXPORTS)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 
-from ..core.errors import Violation
-from .conf_table import CANONICAL, KIND, OBSOLETE
+from pulumi_hyperpod.core.errors import Violation
+from pulumi_hyperpod.slurm.conf_table import CANONICAL, KIND, OBSOLETE
 
 # Parameters the platform writes itself (HyperPod's agent, or the GCP service): setting them in
 # `config` would fight the platform or break the cluster, so they are refused with the reason.

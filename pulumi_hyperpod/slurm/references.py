@@ -10,8 +10,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-from ..core.errors import Violation
-from .spec import SUGGESTIONS, SlurmSpec, SlurmSpecError
+from pulumi_hyperpod.core.errors import Violation
+from pulumi_hyperpod.slurm.spec import SUGGESTIONS, SlurmSpec, SlurmSpecError
 
 
 def reference_violations(spec: SlurmSpec, pools: Iterable[str], *, kind: str = "node pool", prefix: str = "") -> list[Violation]:

@@ -20,9 +20,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..core.errors import Violation
-from ..core.errors import SpecError
-from .conf import canonical_key, config_violations, key_violation
+from pulumi_hyperpod.core.errors import Violation
+from pulumi_hyperpod.core.errors import SpecError
+from pulumi_hyperpod.slurm.conf import canonical_key, config_violations, key_violation
 
 SUGGESTIONS = 50  # "did you mean" for at most this many keys (errors show 50 lines: core/errors.py SHOWN)
 
@@ -59,7 +59,7 @@ _CONFIG = ConfigDict(frozen=True, extra="forbid")
 
 def _partition_name_rule() -> tuple[str, int]:
     """HyperPod's PartitionName rule, read from botocore's model (ClusterPartitionName)."""
-    from ..aws.servicemodel import shape
+    from pulumi_hyperpod.aws.servicemodel import shape
 
     meta = shape("ClusterPartitionName").metadata
     return meta["pattern"], meta.get("max", 1024)
@@ -143,7 +143,7 @@ class SlurmSpec(BaseModel):
     @classmethod
     def from_file(cls, path: str | Path) -> SlurmSpec:
         """JSON or YAML (the same reader, limits and YAML 1.2 meaning as a cluster spec)."""
-        from ..core.documents import read_document
+        from pulumi_hyperpod.core.documents import read_document
 
         path = Path(path)
         data = read_document(path, SlurmSpecError)

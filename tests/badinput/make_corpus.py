@@ -407,7 +407,7 @@ def m_tag_reserved(spec):
     return "Tags[0].Key", "the aws: prefix is reserved"
 
 
-# issue 37, item 3: the model's sentence-rules (aws/clusterspec/documented.py); the rule fragment is the
+# issue 37, item 3: the model's sentence-rules (aws/spec/documented.py); the rule fragment is the
 # quoted source, so the line says why
 BATCH = {"RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "INSTANCE_COUNT", "Value": 1}}}
 

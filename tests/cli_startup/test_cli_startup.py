@@ -47,17 +47,17 @@ HEAVY = (
     "deepdiff",
     "regex",
     "pulumi_hyperpod.aws.servicemodel",
-    "pulumi_hyperpod.aws.clusterspec",
+    "pulumi_hyperpod.aws.spec",
     "pulumi_hyperpod.aws.pipeline",
     "pulumi_hyperpod.aws.observe",
     "pulumi_hyperpod.aws.apply",
     "pulumi_hyperpod.aws.cost",
     "pulumi_hyperpod.aws.preflight",
-    "pulumi_hyperpod.aws.fake",
+    "pulumi_hyperpod.sim.aws",
     "pulumi_hyperpod.gcp",
     "pulumi_hyperpod.slurm",
     "pulumi_hyperpod.aws.planner.rules",
-    "pulumi_hyperpod.plan.render",
+    "pulumi_hyperpod.plans.render",
 )
 
 
@@ -222,7 +222,7 @@ def _client_error():
 
 def _input_error():
     from pulumi_hyperpod.core.errors import Violation
-    from pulumi_hyperpod.aws.clusterspec import SpecError
+    from pulumi_hyperpod.aws.spec import SpecError
 
     return SpecError([Violation("InstanceGroups[0].InstanceCount", "must be at least 0")], source="spec.json")
 

@@ -17,7 +17,7 @@ from pulumi_hyperpod.components import (
     SlurmClusterArgs,
 )
 from pulumi_hyperpod.components.bundle import _BundleUploadProvider
-from pulumi_hyperpod.slurm.render import render_hyperpod
+from pulumi_hyperpod.aws.slurm.render import render_hyperpod
 from pulumi_hyperpod.slurm.spec import SlurmSpec
 from tests.slurm.helpers import EXAMPLE, example_cluster, example_slurm
 
@@ -100,7 +100,7 @@ def test_conflicts_between_the_component_and_the_slurm_spec_are_errors(mocks, ov
 
 def test_the_upload_provider_writes_the_bundle_into_the_simulators_s3(tmp_path, monkeypatch):
     from pulumi_hyperpod.aws.client import connect
-    from pulumi_hyperpod.aws.fake import Simulator
+    from pulumi_hyperpod.sim.aws import Simulator
 
     monkeypatch.setenv("HYPERPOD_FAKE_STATE", str(tmp_path / "fake.sqlite"))
     rendering = render_hyperpod(example_cluster(), SlurmSpec.from_dict(example_slurm()))

@@ -6,7 +6,7 @@ import datetime as dt
 from typing import Any
 
 from pulumi_hyperpod import ClusterSpec, ClusterState
-from pulumi_hyperpod.aws.fake.views import described_spec
+from pulumi_hyperpod.sim.aws.views import described_spec
 
 EPOCH = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 ARN = "arn:aws:sagemaker:us-west-2:111122223333:cluster/abcde1234567"

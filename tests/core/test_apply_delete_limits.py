@@ -8,8 +8,8 @@ import pytest
 from pulumi_hyperpod import ClusterSpec, apply, connect, observe
 from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.aws.apply import ApplyError
-from pulumi_hyperpod.aws.fake import Simulator
-from pulumi_hyperpod.plan import Plan
+from pulumi_hyperpod.sim.aws import Simulator
+from pulumi_hyperpod.plans import Plan
 from tests.support.slurm_groups import slurm_group
 
 ROLE = "arn:aws:iam::111122223333:role/hp"

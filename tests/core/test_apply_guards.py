@@ -12,8 +12,8 @@ import pytest
 from pulumi_hyperpod import ClusterSpec, apply, connect, observe
 from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.aws.apply import PlanRefused
-from pulumi_hyperpod.aws.fake import Simulator
-from pulumi_hyperpod.plan import Plan, Policy, Step, Victim
+from pulumi_hyperpod.sim.aws import Simulator
+from pulumi_hyperpod.plans import Plan, Policy, Step, Victim
 from tests.support.slurm_groups import slurm_group
 from tests.support.cli import MUTATING
 

@@ -1,4 +1,4 @@
-"""Issue 36, item 8: `outcome` is `done` only when every step's effect was observed (plan/steps.py's
+"""Issue 36, item 8: `outcome` is `done` only when every step's effect was observed (plans/steps.py's
 completion of its kind); a step the service refused per item makes it `partial` or `failed`."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pulumi_hyperpod import apply
 from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.cli import main
 from pulumi_hyperpod.core.contract import OUTCOMES, settled_outcome
-from pulumi_hyperpod.plan import Policy, steps
+from pulumi_hyperpod.plans import Policy, steps
 from tests.support.cli import SPECS, hyperpod, seed004_world
 
 from .factories import node_id, observed_from, slurm_spec
@@ -113,7 +113,7 @@ def test_a_count_the_service_did_not_keep_is_not_done(stubbed):
 
 def test_the_cli_says_failed_in_json_and_exits_1(monkeypatch, tmp_path):
     """`hyperpod apply --json` of a scale-in whose every node the service refused, the count unmoved."""
-    from pulumi_hyperpod.aws.fake import node_operations
+    from pulumi_hyperpod.sim.aws import node_operations
 
     seed004_world(monkeypatch, tmp_path)
     hyperpod("apply", "-f", str(SPECS / "seed004-scale-out.json"), "--yes", "--wait", "Target", "--timeout", "600")

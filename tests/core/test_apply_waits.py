@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from pulumi_hyperpod import ClusterSpec, apply, connect, observe
 from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.cli import main
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from tests.support.cli import use_fake_world
 
 from .factories import slurm_spec

@@ -14,7 +14,7 @@ from botocore.session import get_session
 
 from pulumi_hyperpod.aws import clients
 from pulumi_hyperpod.aws.client import connect
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 
 PLANNER = Path(__file__).resolve().parents[2] / "pulumi_hyperpod" / "aws" / "planner"
 PROTOCOLS = {clients.SageMakerClient: "sagemaker", clients.ServiceQuotasClient: "service-quotas", clients.S3Client: "s3"}

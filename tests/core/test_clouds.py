@@ -67,9 +67,9 @@ def test_apply_options_are_checked_once(options, message):
 
 
 def test_prepare_offline_says_the_preflight_was_skipped_for_either_cloud():
-    from pulumi_hyperpod.aws.clusterspec import ClusterSpec
+    from pulumi_hyperpod.aws.spec import ClusterSpec
     from pulumi_hyperpod.gcp.spec import ClusterSpec as GcpSpec
-    from pulumi_hyperpod.plan.policy import Policy
+    from pulumi_hyperpod.plans.policy import Policy
 
     for name, spec in (
         ("aws", ClusterSpec.from_file(str(EXAMPLES / "specs/seed004-initial.json"))),
@@ -106,7 +106,7 @@ class _Recording:
         return observed + "+tags", {**context, "learnt": True}
 
     def plan(self, desired, observed, policy, context=None):
-        from pulumi_hyperpod.plan.model import Plan
+        from pulumi_hyperpod.plans.model import Plan
 
         self.calls.append(("plan", (observed, context)))
         return Plan(cluster_name="c", action="none" if desired is None else "update")
@@ -138,7 +138,7 @@ def test_the_pipeline_calls_each_hook_once_in_order_and_keeps_the_context():
     every later stage sees, is kept in the Prepared plan, and is what execute applies with."""
     from types import SimpleNamespace
 
-    from pulumi_hyperpod.plan.policy import Policy
+    from pulumi_hyperpod.plans.policy import Policy
 
     recording = _Recording()
     assert isinstance(recording, cloud.Cloud)

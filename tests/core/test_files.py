@@ -1,4 +1,4 @@
-"""Files written for someone to read back (files.py): whole or not at all, the old file kept on a
+"""Files written for someone to read back (core/files.py): whole or not at all, the old file kept on a
 failure, errors naming the file asked for."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import stat
 
 import pytest
 
-from pulumi_hyperpod import files
+from pulumi_hyperpod.core import files
 
 
 def leftovers(directory) -> list[str]:

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from pulumi_hyperpod.core.frozen import Entity, Frozen, Mutable, bulk_record, entity, mutable_record, record
-from pulumi_hyperpod.plan.model import Plan, Refusal
+from pulumi_hyperpod.plans.model import Plan, Refusal
 
 
 @dataclass(unsafe_hash=True)

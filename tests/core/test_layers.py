@@ -19,7 +19,7 @@ CLOUDS = ("aws", "gcp")
 RULES = [
     # the core: what both clouds share; it names no cloud (the registry holds module names as strings)
     ("core", (*CLOUDS, "slurm", "workload", "timeline", *FRONT_ENDS), ()),
-    # the Plan model, Policy and rendering (all of plan/) are written once: no cloud behind them; a Policy
+    # the Plan model, Policy and rendering (all of plans/) are written once: no cloud behind them; a Policy
     # member one cloud defines is checked through core/policy_members.py, which names the check as a string
     ("plan", (*CLOUDS, "slurm.spec", "workload", *FRONT_ENDS), ()),
     # HyperPod's planner is pure: of AWS it reads the observed state, the spec and the service model, and
@@ -114,7 +114,7 @@ def test_every_registered_cloud_lives_in_its_own_folder():
 def test_every_cloud_policy_member_is_a_policy_field_checked_in_a_clouds_folder():
     from pulumi_hyperpod.core.cloud import REGISTRY
     from pulumi_hyperpod.core.policy_members import CHECKS, checker
-    from pulumi_hyperpod.plan.policy import Policy
+    from pulumi_hyperpod.plans.policy import Policy
 
     for member, where in CHECKS.items():
         assert member in Policy.model_fields, member

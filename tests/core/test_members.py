@@ -12,10 +12,10 @@ import botocore.model
 import pytest
 
 from pulumi_hyperpod.aws import servicemodel
-from pulumi_hyperpod.members import CHANGES, MEMBERS, cfn_schema, coverage, counts, member
-from pulumi_hyperpod.members import sources as src
-from pulumi_hyperpod.members.docs import render
-from pulumi_hyperpod.members.table import FILLED, SENTENCES, UNVERIFIED, decided_by
+from pulumi_hyperpod.aws.members import CHANGES, MEMBERS, cfn_schema, coverage, counts, member
+from pulumi_hyperpod.aws.members import sources as src
+from pulumi_hyperpod.aws.members.docs import render
+from pulumi_hyperpod.aws.members.table import FILLED, SENTENCES, UNVERIFIED, decided_by
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -109,7 +109,7 @@ def test_next_patch_date_is_the_service_s_and_the_request_takes_it():
 
 
 def test_docs_members_md_is_the_table_as_generated():
-    # regenerate with: python -m pulumi_hyperpod.members --write
+    # regenerate with: python -m pulumi_hyperpod.aws.members --write
     text = (ROOT / "docs" / "members.md").read_text()
     assert text == render()
     assert "## Unverified rows" in text and "| unverified | 2 |" in text

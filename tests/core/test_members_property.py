@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from pulumi_hyperpod import ClusterSpec, apply, connect, observe
 from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.aws import servicemodel
-from pulumi_hyperpod.aws.fake import Simulator
-from pulumi_hyperpod.aws.clusterspec import SpecError
-from pulumi_hyperpod.members import rows
+from pulumi_hyperpod.sim.aws import Simulator
+from pulumi_hyperpod.aws.spec import SpecError
+from pulumi_hyperpod.aws.members import rows
 from pulumi_hyperpod.aws.planner.members import is_default, same
 from tests.support.model_values import values
 
@@ -71,7 +71,7 @@ def spec(member=None, value=None, *, leave_out: str | None = None) -> ClusterSpe
     )
 
 
-# What the service sets when a request leaves the member out (aws/fake/operations.py): giving that
+# What the service sets when a request leaves the member out (sim/aws/operations.py): giving that
 # value after creation is no change.
 SERVICE_FILLS = {"ThreadsPerCore": 1}
 

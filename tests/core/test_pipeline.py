@@ -9,14 +9,14 @@ import sys
 
 import pytest
 
-from pulumi_hyperpod.plan import steps
+from pulumi_hyperpod.plans import steps
 
 from pulumi_hyperpod import Policy, apply, connect, observe, pipeline
 from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.aws.apply import ConcurrentChange, PlanStale
 from pulumi_hyperpod.aws.cost import PRICES_ENV
-from pulumi_hyperpod.aws.fake import Simulator
-from pulumi_hyperpod.plan import Plan
+from pulumi_hyperpod.sim.aws import Simulator
+from pulumi_hyperpod.plans import Plan
 
 from .factories import observed_from, slurm_spec
 from .test_plan_guards import ROLES, legacy_slurm
@@ -31,7 +31,7 @@ def test_plan_is_pure_it_reads_no_price_and_carries_no_cost(monkeypatch, tmp_pat
 
 def test_the_plan_model_and_the_planner_do_not_import_cost_or_preflight():
     code = (
-        "import sys; import pulumi_hyperpod.plan, pulumi_hyperpod.aws.planner.rules; "
+        "import sys; import pulumi_hyperpod.plans, pulumi_hyperpod.aws.planner.rules; "
         "print(sorted(m for m in sys.modules if m.startswith(('pulumi_hyperpod.aws.cost', 'pulumi_hyperpod.aws.preflight', 'rich'))))"
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()

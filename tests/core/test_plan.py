@@ -317,7 +317,7 @@ def test_documented_limits_split_the_batches():
     """The API reference: BatchAdd ≤ 5 groups and ≤ 50 nodes per call; BatchDelete ≤ 99 ids, and
     ≤ 50 identifiers in all when logical ids are named."""
     from pulumi_hyperpod.aws.planner.rules import pack_adds, pack_deletes
-    from pulumi_hyperpod.plan import Victim
+    from pulumi_hyperpod.plans import Victim
 
     calls = pack_adds([("a", 30), ("b", 30), ("c", 5)], LIMITS)
     assert [[(e["InstanceGroupName"], e["IncrementTargetCountBy"]) for e in c] for c in calls] == [

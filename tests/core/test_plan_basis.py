@@ -1,5 +1,5 @@
 """A plan's basis keeps the observed nodes and builds its per-node rows only when something reads them
-(plan/basis.py, filled by aws/planner/basis.py): a plan that is only shown never does, and one that is read sees what it always saw."""
+(plans/basis.py, filled by aws/planner/basis.py): a plan that is only shown never does, and one that is read sees what it always saw."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 
 from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.aws.planner.basis import basis_of, stale_reasons
-from pulumi_hyperpod.plan.basis import Basis, NodeBasis
+from pulumi_hyperpod.plans.basis import Basis, NodeBasis
 
 from .factories import node_id, observed_from, slurm_spec
 

@@ -9,7 +9,7 @@ import pytest
 
 from pulumi_hyperpod import ClusterSpec, ClusterState, Policy
 from pulumi_hyperpod.aws.planner import plan
-from pulumi_hyperpod.plan import plan_text
+from pulumi_hyperpod.plans import plan_text
 from pulumi_hyperpod.aws.planner import victims as victim_rules
 from pulumi_hyperpod.aws.servicemodel import shape
 

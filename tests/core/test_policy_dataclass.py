@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pulumi_hyperpod.plan.policy import DEFAULTS, Policy, validator
+from pulumi_hyperpod.plans.policy import DEFAULTS, Policy, validator
 from tests.support import policy_oracle
 
 Oracle = policy_oracle.Policy

@@ -8,7 +8,7 @@ import pytest
 
 from pulumi_hyperpod import Policy
 from pulumi_hyperpod.aws.planner import plan
-from pulumi_hyperpod.plan.policy import INSTANCE_ID, LOGICAL_ID
+from pulumi_hyperpod.plans.policy import INSTANCE_ID, LOGICAL_ID
 from pulumi_hyperpod.aws.servicemodel import shape
 
 from .factories import node_id, observed_from, slurm_spec

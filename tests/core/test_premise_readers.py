@@ -1,5 +1,5 @@
-"""Every premise a step kind declares (plan/steps.py) has a reader in each cloud whose planner makes
-that kind: the saved-plan check can re-read all of them (aws/planner/premise.py, gcp/plan_build.py)."""
+"""Every premise a step kind declares (plans/steps.py) has a reader in each cloud whose planner makes
+that kind: the saved-plan check can re-read all of them (aws/planner/premise.py, gcp/planner/build.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from pulumi_hyperpod.aws.planner.premise import READERS as AWS_READERS
-from pulumi_hyperpod.gcp.plan_build import PREMISE_READERS as GCP_READERS
-from pulumi_hyperpod.plan import steps
+from pulumi_hyperpod.gcp.planner.build import PREMISE_READERS as GCP_READERS
+from pulumi_hyperpod.plans import steps
 
 PACKAGE = Path(__file__).resolve().parents[2] / "pulumi_hyperpod"
 KIND = re.compile(r'kind=f?"([a-z{}-]+)"')
@@ -40,7 +40,7 @@ CLOUDS = {
 def test_every_premise_of_every_kind_a_cloud_makes_has_a_reader(cloud: str) -> None:
     kinds, readers = CLOUDS[cloud]
     assert kinds, f"{cloud}: no step kind found in its planner"
-    assert kinds <= set(steps.KINDS), f"{cloud} makes kinds plan/steps.py does not declare: {kinds - set(steps.KINDS)}"
+    assert kinds <= set(steps.KINDS), f"{cloud} makes kinds plans/steps.py does not declare: {kinds - set(steps.KINDS)}"
     for kind in sorted(kinds):
         missing = set(steps.KINDS[kind].premise) - set(readers)
         assert not missing, f"{cloud}: {kind} declares premise(s) {sorted(missing)} with no reader"

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from pulumi_hyperpod import connect, observe
 from pulumi_hyperpod.cli import main
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from tests.support.cli import MUTATING, SPECS, hyperpod, seed004_world
 
 SEED004 = "leo-stg-hyperpod-cluster"

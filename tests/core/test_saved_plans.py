@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from pulumi_hyperpod import ClusterSpec, connect, observe
 from pulumi_hyperpod.cli import main
-from pulumi_hyperpod.aws.fake import Simulator
-from pulumi_hyperpod.plan import PLAN_FORMAT
+from pulumi_hyperpod.sim.aws import Simulator
+from pulumi_hyperpod.plans import PLAN_FORMAT
 from tests.support.cli import MUTATING, SPECS, hyperpod, seed004_world
 
 SEED004 = "leo-stg-hyperpod-cluster"

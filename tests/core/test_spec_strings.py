@@ -6,7 +6,7 @@ from __future__ import annotations
 import regex
 
 from pulumi_hyperpod.aws import servicemodel
-from pulumi_hyperpod.aws.clusterspec import ClusterSpec, SpecError
+from pulumi_hyperpod.aws.spec import ClusterSpec, SpecError
 
 from .factories import slurm_spec
 

@@ -1,4 +1,4 @@
-"""Each step's disruption, as data from its kind's declaration (plan/disruption.py): in every plan's
+"""Each step's disruption, as data from its kind's declaration (plans/disruption.py): in every plan's
 JSON, read back equal, refused when a file says otherwise; the nodes it falls on for each scope; and
 shown in the plan's tables (what each step takes down, a long list cut with a count)."""
 
@@ -10,9 +10,9 @@ import pytest
 
 from pulumi_hyperpod import Policy
 from pulumi_hyperpod.aws.planner import plan
-from pulumi_hyperpod.plan import Plan, plan_text
-from pulumi_hyperpod.plan.disruption import of_plan
-from pulumi_hyperpod.plan.integrity import step_problems
+from pulumi_hyperpod.plans import Plan, plan_text
+from pulumi_hyperpod.plans.disruption import of_plan
+from pulumi_hyperpod.plans.integrity import step_problems
 
 from .factories import node_id, observed_from, slurm_spec
 
@@ -94,7 +94,7 @@ def test_a_scale_in_points_at_its_removed_nodes_table_rather_than_listing_them_t
 
 
 def test_the_cli_json_and_a_saved_plan_carry_it_and_a_resealed_edit_of_it_is_refused(tmp_path, monkeypatch):
-    from pulumi_hyperpod.aws.fake import Simulator
+    from pulumi_hyperpod.sim.aws import Simulator
     from pulumi_hyperpod.core.planfile import digest
     from tests.support.cli import SPECS, hyperpod, seed004_world
 

@@ -1,12 +1,12 @@
-"""Every step kind is declared once, with a premise, a disruption and a completion (plan/steps.py)."""
+"""Every step kind is declared once, with a premise, a disruption and a completion (plans/steps.py)."""
 
 from __future__ import annotations
 
-from pulumi_hyperpod.plan import steps
+from pulumi_hyperpod.plans import steps
 
 
 def test_every_kind_has_a_declaration() -> None:
-    assert set(steps.declared_kinds()) == set(steps.KINDS), "a StepKind without a row in plan/steps.py, or a row for no kind"
+    assert set(steps.declared_kinds()) == set(steps.KINDS), "a StepKind without a row in plans/steps.py, or a row for no kind"
 
 
 def test_every_declaration_is_complete() -> None:

@@ -8,8 +8,8 @@ import re
 
 from pulumi_hyperpod import Policy
 from pulumi_hyperpod.aws.planner import plan
-from pulumi_hyperpod.plan import Plan, plan_text
-from pulumi_hyperpod.plan.render import VICTIMS_SHOWN
+from pulumi_hyperpod.plans import Plan, plan_text
+from pulumi_hyperpod.plans.render import VICTIMS_SHOWN
 
 from .factories import node_id, observed_from, slurm_spec
 
@@ -81,7 +81,7 @@ def test_a_small_scale_in_writes_no_file(tmp_path, monkeypatch):
 
 def test_a_write_that_fails_midway_leaves_no_file_behind(tmp_path, monkeypatch):
     """A full disk (or any error after the temporary file exists): no partial list, no stray file."""
-    from pulumi_hyperpod import files
+    from pulumi_hyperpod.core import files
     from pulumi_hyperpod.provider import victims
 
     def full_disk(*_args, **_kwargs):
@@ -102,7 +102,7 @@ def test_every_tier_has_a_stable_code_beside_its_sentence() -> None:
 
 def test_the_list_is_never_written_over_a_simulators_world(tmp_path, monkeypatch):
     """A world placed where the victims list goes (issue 36, item 9): the list is not written, the world stays."""
-    from pulumi_hyperpod.aws.fake import Simulator
+    from pulumi_hyperpod.sim.aws import Simulator
     from pulumi_hyperpod.provider import victims
 
     the_plan = scale_in(1_200, 100)

@@ -13,7 +13,7 @@ import pytest
 
 from pulumi_hyperpod import pipeline
 from pulumi_hyperpod.aws import servicemodel
-from pulumi_hyperpod.aws.clusterspec import ClusterSpec
+from pulumi_hyperpod.aws.spec import ClusterSpec
 from pulumi_hyperpod.aws.observe import ClusterState
 from pulumi_hyperpod.aws.observe.snapshot import SnapshotError
 from tests.support.cli import hyperpod

@@ -18,9 +18,9 @@ from typing import Any, Callable
 import pytest
 
 from pulumi_hyperpod import connect, pipeline
-from pulumi_hyperpod.aws.clusterspec import ClusterSpec, SpecError
-from pulumi_hyperpod.aws.fake import Simulator
-from pulumi_hyperpod.slurm.roles import LifecycleError
+from pulumi_hyperpod.aws.spec import ClusterSpec, SpecError
+from pulumi_hyperpod.sim.aws import Simulator
+from pulumi_hyperpod.aws.slurm.roles import LifecycleError
 from tests.support.cli import MUTATING, hyperpod, use_fake_world
 
 PUBLIC = Path(__file__).parent / "public"

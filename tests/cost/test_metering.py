@@ -15,7 +15,7 @@ from pulumi_hyperpod import ClusterSpec, apply, connect, observe
 from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.aws.cost import PRICES_ENV, PriceTable, cost_report
 from pulumi_hyperpod.aws.cost.prices import _defaults
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 
 from .helpers import group, spec
 

@@ -11,8 +11,8 @@ from pulumi_hyperpod import ClusterSpec, Plan, Policy, apply, connect, observe
 from pulumi_hyperpod.aws.pipeline import make_plan as plan  # plan() is pure: the pipeline adds the cost
 from pulumi_hyperpod.aws.cost import PRICES_ENV, PriceTable
 from pulumi_hyperpod.aws.cost.prices import _defaults
-from pulumi_hyperpod.aws.fake import Simulator
-from pulumi_hyperpod.plan import plan_text
+from pulumi_hyperpod.sim.aws import Simulator
+from pulumi_hyperpod.plans import plan_text
 
 from .helpers import group, observed, spec
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from pulumi_hyperpod import connect
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 
 from .conftest import FAKE_CREDENTIALS, STACK, EngineProject, decoded_providers
 

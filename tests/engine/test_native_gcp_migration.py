@@ -15,7 +15,7 @@ import pytest
 
 import pulumi_hyperpod
 from pulumi_hyperpod.gcp.client import connect
-from pulumi_hyperpod.gcp.fake import GcpSimulator
+from pulumi_hyperpod.sim.gcp import GcpSimulator
 
 from .conftest import REPO, STACK, EngineProject, copy_demo_project, engine_env
 from .test_demo_stack import provider_lines

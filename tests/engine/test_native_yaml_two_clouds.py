@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from pulumi_hyperpod.gcp.client import connect as gcp_connect
-from pulumi_hyperpod.gcp.fake import GcpSimulator
+from pulumi_hyperpod.sim.gcp import GcpSimulator
 from pulumi_hyperpod.gcp.observe import observe
 
 from .conftest import PLUGIN_DIR, REPO, STACK, EngineProject, engine_env, require_yaml_host

@@ -20,7 +20,7 @@ import pytest  # noqa: E402
 
 from pulumi_hyperpod.aws import servicemodel  # noqa: E402
 from pulumi_hyperpod.aws.client import connect  # noqa: E402
-from pulumi_hyperpod.aws.fake import Simulator, wire  # noqa: E402
+from pulumi_hyperpod.sim.aws import Simulator, wire  # noqa: E402
 
 
 class ConformanceTally:

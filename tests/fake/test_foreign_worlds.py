@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from pulumi_hyperpod.cli import main
-from pulumi_hyperpod.core import worldfile
+from pulumi_hyperpod.sim import worldfile
 from tests.reliability.foreign_world_trials import AWS_SPEC, COMMANDS, FILES, GCP_SPEC, PLACES, run_trial, unrelated_database
 
 
@@ -91,8 +91,8 @@ def test_the_simulators_own_files_carry_the_marker(tmp_path, monkeypatch):
 def test_a_world_made_before_the_marker_is_adopted(tmp_path):
     """A world of an earlier version (the simulator's tables, no marker) is recognised by its tables
     and marked; an unrelated database with a table more is not."""
-    from pulumi_hyperpod.aws.fake import Simulator
-    from pulumi_hyperpod.aws.fake.store import SCHEMA
+    from pulumi_hyperpod.sim.aws import Simulator
+    from pulumi_hyperpod.sim.aws.store import SCHEMA
 
     old = tmp_path / "old.sqlite"
     Simulator(old).advance(60)
@@ -148,8 +148,8 @@ def test_two_of_the_simulators_files_at_one_path_are_refused_before_either_is_ma
 
 
 def test_a_google_cloud_world_and_a_clock_made_before_the_marker_are_adopted_too(tmp_path):
-    from pulumi_hyperpod.core.clock import ManualClock, SharedClock
-    from pulumi_hyperpod.gcp.fake import GcpSimulator
+    from pulumi_hyperpod.sim.clock import ManualClock, SharedClock
+    from pulumi_hyperpod.sim.gcp import GcpSimulator
 
     gcp, clock = tmp_path / "gcp-fake.sqlite", tmp_path / "clock.sqlite"
     with GcpSimulator(gcp).world():

@@ -6,7 +6,7 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 from pulumi_hyperpod.cli.app import main as hyperpod
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from sim_helpers import seed000_request
 
 

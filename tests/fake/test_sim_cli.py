@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from pulumi_hyperpod.cli import sim_commands
 from pulumi_hyperpod.aws.cost import cost_report
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from sim_helpers import SEED004_SCENARIO, eks_request, group, seed000_request, seed004_groups
 
 

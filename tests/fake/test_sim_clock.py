@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from pulumi_hyperpod.aws.fake import Simulator
-from pulumi_hyperpod.aws.fake.clock import EPOCH_SECONDS, PollTracker, WallClock, clock_from_state
+from pulumi_hyperpod.sim.aws import Simulator
+from pulumi_hyperpod.sim.aws.clock import EPOCH_SECONDS, PollTracker, WallClock, clock_from_state
 from sim_helpers import eks_request, events_of, group, groups_of, nodes_of
 
 HOUR = 3600.0
@@ -167,7 +167,7 @@ def test_poll_tracker_counts_each_real_second_once():
 
 @pytest.mark.parametrize("text", ["99999999999999999h", "366d", "8761h"])
 def test_a_duration_past_a_year_is_refused_not_overflowed(text):
-    from pulumi_hyperpod.aws.fake.clock import parse_duration
+    from pulumi_hyperpod.sim.aws.clock import parse_duration
 
     with pytest.raises(ValueError, match="must be at most 365d"):
         parse_duration(text)

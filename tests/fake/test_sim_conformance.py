@@ -9,7 +9,7 @@ own tally — it passes alone, first, last or in any order.
 
 from __future__ import annotations
 
-from pulumi_hyperpod.aws.fake.sagemaker import OPERATIONS
+from pulumi_hyperpod.sim.aws.sagemaker import OPERATIONS
 from sim_helpers import EKS_ARN, eks_request, events_of, group, nodes_of, seed000_request, slurm_group
 
 

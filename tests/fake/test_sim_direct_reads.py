@@ -1,4 +1,4 @@
-"""The simulator's direct read client (aws/fake/direct.py) answers as the botocore client does.
+"""The simulator's direct read client (sim/aws/direct.py) answers as the botocore client does.
 
 `connect("fake", reads=True)` hands a preview's reads to the simulator without botocore's client. Two
 simulated worlds built the same way (same seed, same calls) are read side by side, one through the
@@ -21,8 +21,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pulumi_hyperpod import connect, observe
-from pulumi_hyperpod.aws.fake import Simulator
-from pulumi_hyperpod.aws.fake.direct import READ_METHODS, DirectReadClient
+from pulumi_hyperpod.sim.aws import Simulator
+from pulumi_hyperpod.sim.aws.direct import READ_METHODS, DirectReadClient
 from pulumi_hyperpod.aws.observe.reader import read_tags
 from pulumi_hyperpod.aws import specshapes
 from sim_helpers import eks_request, group, seed000_request

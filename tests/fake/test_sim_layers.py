@@ -1,5 +1,5 @@
 """The simulator's modules import one way (docs/DESIGN.md, "Layers"): no import cycle among
-pulumi_hyperpod/aws/fake/*.py, counting imports inside functions too (a lazy import is still a cycle)."""
+pulumi_hyperpod/sim/aws/*.py, counting imports inside functions too (a lazy import is still a cycle)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ FAKE = Path(__file__).resolve().parents[2] / "pulumi_hyperpod" / "aws" / "fake"
 
 
 def _imports(path: Path) -> set[str]:
-    """Sibling modules of pulumi_hyperpod.aws.fake that a module imports, anywhere in its body."""
+    """Sibling modules of pulumi_hyperpod.sim.aws that a module imports, anywhere in its body."""
     found: set[str] = set()
     siblings = {p.stem for p in FAKE.glob("*.py")}
     for node in ast.walk(ast.parse(path.read_text())):
@@ -21,7 +21,7 @@ def _imports(path: Path) -> set[str]:
                 found.add(node.module.split(".")[0])
             else:
                 found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pulumi_hyperpod.aws.fake."):
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pulumi_hyperpod.sim.aws."):
             found.add(node.module.split(".")[2])
     return {name for name in found if name in siblings and name != path.stem}
 
@@ -74,12 +74,12 @@ def test_operation_modules_do_not_import_each_other(module):
 # The simulator is an independent witness (issue 37): its rules are written from the service's
 # documentation in fake/ (service_rules.py), so a rule the spec or the planner gets wrong is not
 # answered the same wrong way. No module of the simulator imports the spec or the planner.
-FORBIDDEN = ("pulumi_hyperpod.aws.clusterspec", "pulumi_hyperpod.aws.planner")
+FORBIDDEN = ("pulumi_hyperpod.aws.spec", "pulumi_hyperpod.aws.planner")
 
 
 def _absolute_imports(path: Path) -> set[str]:
     """Every module `path` imports, anywhere in its body, as an absolute dotted name."""
-    package = "pulumi_hyperpod.aws.fake".split(".")
+    package = "pulumi_hyperpod.sim.aws".split(".")
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
@@ -103,11 +103,11 @@ def test_the_simulator_imports_neither_the_spec_nor_the_planner(path):
 
 def test_the_import_check_can_fail(tmp_path):
     module = tmp_path / "probe.py"
-    module.write_text("from ..clusterspec import rules\nfrom ..planner.compare import x\nimport pulumi_hyperpod.aws.clusterspec.keys\n")
+    module.write_text("from ..clusterspec import rules\nfrom ..planner.compare import x\nimport pulumi_hyperpod.aws.spec.keys\n")
     assert _reaches(_absolute_imports(module)) == [
-        "pulumi_hyperpod.aws.clusterspec",
-        "pulumi_hyperpod.aws.clusterspec.keys",
-        "pulumi_hyperpod.aws.clusterspec.rules",
+        "pulumi_hyperpod.aws.spec",
+        "pulumi_hyperpod.aws.spec.keys",
+        "pulumi_hyperpod.aws.spec.rules",
         "pulumi_hyperpod.aws.planner.compare",
         "pulumi_hyperpod.aws.planner.compare.x",
     ]

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from pulumi_hyperpod import connect
-from pulumi_hyperpod.aws.fake import Scenario, Simulator
-from pulumi_hyperpod.aws.fake.world import CAPACITY, SETTINGS
+from pulumi_hyperpod.sim.aws import Scenario, Simulator
+from pulumi_hyperpod.sim.aws.world import CAPACITY, SETTINGS
 from sim_helpers import seed000_request
 
 

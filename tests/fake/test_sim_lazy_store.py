@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from sim_helpers import eks_request, group, nodes_of, seed000_request
 
 FROZEN = {"speed": 0}
@@ -128,7 +128,7 @@ def test_a_cluster_read_after_another_process_wrote_is_read_from_the_new_world(t
     script = textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {str(ROOT)!r})
-        from pulumi_hyperpod.aws.fake import Simulator
+        from pulumi_hyperpod.sim.aws import Simulator
         sim = Simulator({str(path)!r})
         sim.client().update_cluster(ClusterName="b", InstanceGroups=[{group("gb", 6, "ml.g5.xlarge")!r}])
         sim.advance(600)

@@ -206,7 +206,7 @@ def test_automatic_patching_applies_a_release_after_the_patch_delay_in_batches(m
 def test_aws_cron_expressions_name_their_next_time():
     import datetime as dt
 
-    from pulumi_hyperpod.aws.fake.patching import next_fire
+    from pulumi_hyperpod.sim.aws.patching import next_fire
 
     monday = dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc).timestamp()
     assert dt.datetime.fromtimestamp(next_fire("cron(0 3 ? * SUN *)", monday), dt.timezone.utc) == dt.datetime(
@@ -232,7 +232,7 @@ def test_aws_cron_counts_and_year_ranges_are_read(expression, fires):
     scheduler and the spec's cron rule disagreed on them)."""
     import datetime as dt
 
-    from pulumi_hyperpod.aws.fake.patching import next_fire
+    from pulumi_hyperpod.sim.aws.patching import next_fire
 
     monday = dt.datetime(2026, 11, 30, 12, tzinfo=dt.timezone.utc).timestamp()
     assert dt.datetime.fromtimestamp(next_fire(expression, monday), dt.timezone.utc) == dt.datetime(*fires, tzinfo=dt.timezone.utc)

@@ -19,7 +19,7 @@ from botocore.exceptions import ClientError
 from moto import mock_aws
 
 from pulumi_hyperpod.aws import servicemodel
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 
 # moto insists on SourceS3Uri under s3://sagemaker-…, one of its own instance types, and ThreadsPerCore.
 REQUEST = {

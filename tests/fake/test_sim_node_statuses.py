@@ -11,8 +11,8 @@ import pytest
 from botocore.exceptions import ClientError
 
 from pulumi_hyperpod.aws import servicemodel
-from pulumi_hyperpod.aws.fake.model import FAILED, LOST, RUNNING, WAITING, Node
-from pulumi_hyperpod.aws.fake.provisioning import choose_victims
+from pulumi_hyperpod.sim.aws.model import FAILED, LOST, RUNNING, WAITING, Node
+from pulumi_hyperpod.sim.aws.provisioning import choose_victims
 from sim_helpers import (
     advance_until,
     cluster_status,

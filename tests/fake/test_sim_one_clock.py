@@ -1,4 +1,4 @@
-"""One clock for both simulators (core/clock.py) and `hyperpod fake` over both worlds: the default
+"""One clock for both simulators (sim/clock.py) and `hyperpod fake` over both worlds: the default
 persistent worlds of a directory — HyperPod's fake.sqlite and Google Cloud's gcp-fake.sqlite beside
 it — read and move one `clock.sqlite`, so `hyperpod fake advance 2h` moves both clouds' time, a
 request to either moves the other's, and `fake show|reset|capacity` cover both."""
@@ -12,12 +12,12 @@ import sqlite3
 import pytest
 from click.testing import CliRunner
 
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.cli.app import main
-from pulumi_hyperpod.core.clock import FORMAT, ClockFileError, ManualClock, SharedClock, WallClock
+from pulumi_hyperpod.sim.clock import FORMAT, ClockFileError, ManualClock, SharedClock, WallClock
 from pulumi_hyperpod.gcp.client import connect
-from pulumi_hyperpod.gcp.fake import GcpSimulator
-from pulumi_hyperpod.gcp.fake.world import timestamp
+from pulumi_hyperpod.sim.gcp import GcpSimulator
+from pulumi_hyperpod.sim.gcp.world import timestamp
 from sim_helpers import seed000_request
 
 HOUR = 3600.0

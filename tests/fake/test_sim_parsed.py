@@ -17,11 +17,11 @@ from botocore.parsers import ResponseParserError, ResponseParserFactory
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pulumi_hyperpod.aws.fake import Simulator
-from pulumi_hyperpod.aws.fake.parsed import converter
-from pulumi_hyperpod.aws.fake.quotas import OPERATIONS as QUOTA_OPERATIONS
-from pulumi_hyperpod.aws.fake.sagemaker import OPERATIONS as SAGEMAKER_OPERATIONS
-from pulumi_hyperpod.aws.fake.simulator import _botocore_session
+from pulumi_hyperpod.sim.aws import Simulator
+from pulumi_hyperpod.sim.aws.parsed import converter
+from pulumi_hyperpod.sim.aws.quotas import OPERATIONS as QUOTA_OPERATIONS
+from pulumi_hyperpod.sim.aws.sagemaker import OPERATIONS as SAGEMAKER_OPERATIONS
+from pulumi_hyperpod.sim.aws.simulator import _botocore_session
 from pulumi_hyperpod.aws.sessions import parse_timestamp
 from sim_helpers import eks_request, group, seed000_request
 

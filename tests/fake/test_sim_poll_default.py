@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pulumi_hyperpod import ClusterSpec, apply, connect, pipeline
 from pulumi_hyperpod.aws.client import poll_seconds_for
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 
 from tests.support.cli import SPECS
 

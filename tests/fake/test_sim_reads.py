@@ -7,7 +7,7 @@ nothing of cluster `b`: not its nodes, not its events, not the billing records.
 
 from __future__ import annotations
 
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from sim_helpers import eks_request, group, nodes_of
 
 FROZEN = {"speed": 0}

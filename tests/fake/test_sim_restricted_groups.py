@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from pulumi_hyperpod import ClusterSpec, Policy, apply, connect, observe, pipeline
-from pulumi_hyperpod.aws.fake import Simulator
-from pulumi_hyperpod.plan import plan_text
+from pulumi_hyperpod.sim.aws import Simulator
+from pulumi_hyperpod.plans import plan_text
 
 RIG_SPEC = Path(__file__).parent / "specs" / "restricted-nova.json"
 SHARED = {"FSxLustreDeletionPolicy": "Keep", "FSxLustreConfig": {"SizeInGiB": 1200, "PerUnitStorageThroughput": 125}}

@@ -11,7 +11,7 @@ import sqlite3
 import pytest
 from botocore.exceptions import ClientError
 
-from pulumi_hyperpod.aws.fake import Simulator, s3
+from pulumi_hyperpod.sim.aws import Simulator, s3
 
 BUCKET = "bundles-s3-store"
 

@@ -10,8 +10,8 @@ from botocore.utils import parse_timestamp as botocore_parse_timestamp
 
 from pulumi_hyperpod.aws import servicemodel
 from pulumi_hyperpod.aws.client import connect
-from pulumi_hyperpod.aws.fake import Simulator
-from pulumi_hyperpod.aws.fake.store import SqliteStore, delete_world
+from pulumi_hyperpod.sim.aws import Simulator
+from pulumi_hyperpod.sim.aws.store import SqliteStore, delete_world
 from pulumi_hyperpod.aws.sessions import new_botocore_session, parse_timestamp
 from sim_helpers import eks_request, events_of, group
 
@@ -92,7 +92,7 @@ def test_events_are_read_from_the_store_only_when_asked_and_never_twice(world):
 def test_clients_share_the_process_model_loader():
     shared = servicemodel.botocore_session().get_component("data_loader")
     assert new_botocore_session().get_component("data_loader") is shared
-    from pulumi_hyperpod.aws.fake.simulator import _botocore_session
+    from pulumi_hyperpod.sim.aws.simulator import _botocore_session
 
     assert _botocore_session().get_component("data_loader") is shared
 
@@ -111,6 +111,6 @@ def test_a_new_world_at_the_same_path_is_never_mistaken_for_the_old_one(world, m
     identity = first._store._identity
     assert delete_world(world)
     Simulator(world, scenario=FROZEN)
-    monkeypatch.setattr("pulumi_hyperpod.aws.fake.store._identity", lambda path: identity)  # same inode, say
+    monkeypatch.setattr("pulumi_hyperpod.sim.aws.store._identity", lambda path: identity)  # same inode, say
     assert Simulator.open_default() is not first
     assert connect("fake").list_clusters()["ClusterSummaries"] == []

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from sim_helpers import eks_request, group, groups_of, nodes_of
 
 FROZEN = {"speed": 0}  # virtual time moves only with advance(): deterministic tests
@@ -39,7 +39,7 @@ def test_other_processes_see_the_same_world_and_writes_are_not_lost(tmp_path):
     script = textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {str(ROOT)!r})
-        from pulumi_hyperpod.aws.fake import Simulator
+        from pulumi_hyperpod.sim.aws import Simulator
         client = Simulator({str(path)!r}).client()
         for _ in range(5):
             client.batch_add_cluster_nodes(ClusterName="busy", NodesToAdd=[

@@ -185,8 +185,8 @@ def test_update_cluster_rules(slurm, change, expected):
 
 def test_vpc_config_cannot_change_in_place(sim, slurm):
     """botocore cannot even serialise VpcConfig for UpdateCluster; a raw request gets a clear answer."""
-    from pulumi_hyperpod.aws.fake import operations
-    from pulumi_hyperpod.aws.fake.errors import ValidationException
+    from pulumi_hyperpod.sim.aws import operations
+    from pulumi_hyperpod.sim.aws.errors import ValidationException
 
     with sim._world() as world, pytest.raises(ValidationException) as error:
         operations.update_cluster(

@@ -8,9 +8,9 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from pulumi_hyperpod.aws.client import connect
-from pulumi_hyperpod.aws.fake import Simulator
-from pulumi_hyperpod.aws.fake.simulator import DUMMY_ACCESS_KEY
-from pulumi_hyperpod.aws.fake.wire import NotSimulatedError
+from pulumi_hyperpod.sim.aws import Simulator
+from pulumi_hyperpod.sim.aws.simulator import DUMMY_ACCESS_KEY
+from pulumi_hyperpod.sim.aws.wire import NotSimulatedError
 from sim_helpers import eks_request, group
 
 ONE_SHOT = Config(retries={"mode": "standard", "max_attempts": 1})

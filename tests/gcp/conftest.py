@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from pulumi_hyperpod.gcp.client import connect
-from pulumi_hyperpod.gcp.fake import GcpSimulator
-from pulumi_hyperpod.gcp.fake.compute import Compute
+from pulumi_hyperpod.sim.gcp import GcpSimulator
+from pulumi_hyperpod.sim.gcp.compute import Compute
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "gcp-training-cluster" / "cluster.json"
 NAME = "projects/my-project/locations/us-central1/modelDevelopmentClusters/llmtrain"

@@ -1,5 +1,5 @@
 """Issue 36, item 8 on Google Cloud: an operation that ended is not yet the step's effect; the
-cluster read after it must show it (plan/steps.py's completion), else the outcome is not `done`."""
+cluster read after it must show it (plans/steps.py's completion), else the outcome is not `done`."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Google Cloud's apply checks the guard again on the cluster it reads right before each write: the
-step's disruption, read from its kind's declaration (plan/steps.py), takes no protected node down —
+step's disruption, read from its kind's declaration (plans/steps.py), takes no protected node down —
 a plan made before the node was protected (or one built by hand) is refused, nothing sent."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from pulumi_hyperpod.gcp.apply import PlanInvalid, PlanRefused, apply
 from pulumi_hyperpod.gcp.observe import observe
 from pulumi_hyperpod.gcp.planner import plan
-from pulumi_hyperpod.plan import Policy
+from pulumi_hyperpod.plans import Policy
 
 from .conftest import NAME, a4, spec
 from .test_pool_changes import renamed

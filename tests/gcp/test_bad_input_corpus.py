@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from pulumi_hyperpod.cli import main
-from pulumi_hyperpod.gcp.fake import default_path
+from pulumi_hyperpod.sim.gcp import default_path
 from tests.support.cli import use_fake_world
 
 BADINPUT = Path(__file__).resolve().parents[1] / "badinput"

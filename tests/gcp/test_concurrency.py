@@ -14,7 +14,7 @@ import threading
 from pulumi_hyperpod.core.contract import ApplyError, ApplyOptions, PlanRefused, PlanStale
 from pulumi_hyperpod.gcp.apply import apply
 from pulumi_hyperpod.gcp.client import connect
-from pulumi_hyperpod.gcp.fake import GcpSimulator
+from pulumi_hyperpod.sim.gcp import GcpSimulator
 from pulumi_hyperpod.gcp.observe import observe
 from pulumi_hyperpod.gcp.planner import plan
 from pulumi_hyperpod.gcp.spec import ClusterSpec

@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 
 from pulumi_hyperpod.gcp.apply import apply
 from pulumi_hyperpod.gcp.client import connect
-from pulumi_hyperpod.gcp.fake import GcpSimulator
+from pulumi_hyperpod.sim.gcp import GcpSimulator
 from pulumi_hyperpod.gcp.observe import observe
 from pulumi_hyperpod.gcp.planner import plan
 from pulumi_hyperpod.gcp.spec import ClusterSpec
-from pulumi_hyperpod.plan import Policy
+from pulumi_hyperpod.plans import Policy
 
 from .conftest import EXAMPLE, NAME
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from pulumi_hyperpod.gcp.detect import detect_cloud
+from pulumi_hyperpod.core.detect import detect_cloud
 
 from .conftest import EXAMPLE
 

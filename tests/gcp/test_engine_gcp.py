@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from pulumi_hyperpod.gcp.client import connect
-from pulumi_hyperpod.gcp.fake import GcpSimulator
+from pulumi_hyperpod.sim.gcp import GcpSimulator
 from pulumi_hyperpod.gcp.observe import observe
 from tests.engine.conftest import (
     STACK,

@@ -73,7 +73,7 @@ def test_a_failed_create_leaves_no_cluster(tmp_path, monkeypatch):
     import json
 
     from pulumi_hyperpod.gcp.client import connect
-    from pulumi_hyperpod.gcp.fake import GcpSimulator
+    from pulumi_hyperpod.sim.gcp import GcpSimulator
     from pulumi_hyperpod.gcp.observe import observe
     from pulumi_hyperpod.provider.gcp import ProviderError
 

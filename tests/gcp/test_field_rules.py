@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pulumi_hyperpod.gcp import limits
+from pulumi_hyperpod.gcp.spec import limits
 from pulumi_hyperpod.gcp.client import GcpApiError
 from pulumi_hyperpod.gcp.observe import observe
 from pulumi_hyperpod.gcp.spec import ClusterSpec, GcpSpecError

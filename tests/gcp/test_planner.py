@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from pulumi_hyperpod.gcp import plan_build
+from pulumi_hyperpod.gcp.planner import build as plan_build
 from pulumi_hyperpod.core.contract import PlanRefused, PlanStale
 from pulumi_hyperpod.gcp.apply import apply
 from pulumi_hyperpod.gcp.observe import observe
 from pulumi_hyperpod.gcp.planner import plan
 from pulumi_hyperpod.gcp.spec import GcpSpecError
-from pulumi_hyperpod.plan import Plan, Policy, plan_text
+from pulumi_hyperpod.plans import Plan, Policy, plan_text
 
 from .conftest import NAME, a4, slurm, spec
 
@@ -180,7 +180,7 @@ def test_apply_refuses_a_plan_whose_cluster_moved(client, running, doc):
 def test_a_cluster_in_error_is_refused_and_named(doc):
     from pulumi_hyperpod.gcp.apply import ApplyError
     from pulumi_hyperpod.gcp.client import connect
-    from pulumi_hyperpod.gcp.fake import GcpSimulator
+    from pulumi_hyperpod.sim.gcp import GcpSimulator
 
     client = connect("fake", simulator=GcpSimulator(capacity={"a4-highgpu-8g": 1}), poll_seconds=0)
     with pytest.raises(ApplyError, match="RESOURCE_EXHAUSTED") as caught:

@@ -11,7 +11,7 @@ import pytest
 from pulumi_hyperpod.gcp.apply import PlanRefused, apply
 from pulumi_hyperpod.gcp.observe import observe
 from pulumi_hyperpod.gcp.planner import plan
-from pulumi_hyperpod.plan import Policy, plan_text
+from pulumi_hyperpod.plans import Policy, plan_text
 
 from .conftest import NAME, a4, spec
 

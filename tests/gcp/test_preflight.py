@@ -1,5 +1,5 @@
 """Google Cloud's preflight in the pipeline's shared slot (gcp/preflight.py), on the simulator's
-Compute Engine (gcp/fake/compute.py): the machine type offered in the zone, the named reservation,
+Compute Engine (sim/gcp/compute.py): the machine type offered in the zone, the named reservation,
 the regional quotas — refused before any call, with the rule and the pool named."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from pulumi_hyperpod.cli import main
 from pulumi_hyperpod.core import cloud
 from pulumi_hyperpod.core.contract import ApplyOptions
 from pulumi_hyperpod.gcp.client import GcpApiError
-from pulumi_hyperpod.gcp.fake import GcpSimulator
-from pulumi_hyperpod.gcp.names import gpu_quota_metric
+from pulumi_hyperpod.sim.gcp import GcpSimulator
+from pulumi_hyperpod.gcp.spec.names import gpu_quota_metric
 from pulumi_hyperpod.gcp.spec import ClusterSpec
-from pulumi_hyperpod.plan.policy import Policy
+from pulumi_hyperpod.plans.policy import Policy
 from tests.support.cli import use_fake_world
 
 from .conftest import EXAMPLE, a4, compute_settings
@@ -156,8 +156,8 @@ def test_a_machine_type_google_does_not_list_for_training_clusters_is_refused_be
 
 
 def test_a_machine_type_the_simulators_catalog_does_not_hold_is_unknown_not_withdrawn():
-    from pulumi_hyperpod.gcp.fake.compute import Compute
-    from pulumi_hyperpod.gcp.fake.errors import RpcError
+    from pulumi_hyperpod.sim.gcp.compute import Compute
+    from pulumi_hyperpod.sim.gcp.errors import RpcError
 
     compute = Compute({})
     with pytest.raises(RpcError) as caught:

@@ -1,6 +1,6 @@
 """Google Cloud's preflight through the real REST path: the client the `gcp` backend uses (google-auth's
 AuthorizedSession, the endpoints from $HYPERPOD_GCP_ENDPOINT and $HYPERPOD_GCP_COMPUTE_ENDPOINT) talks
-HTTP to `hyperpod fake serve` (simserver.py), which answers Compute Engine's machineTypes.get,
+HTTP to `hyperpod fake serve` (sim/server.py), which answers Compute Engine's machineTypes.get,
 reservations.get and regions.get from the simulator's world. The answers, and so the preflight's
 verdicts, are the in-process simulator's, value for value."""
 
@@ -14,10 +14,10 @@ from google.auth.transport.requests import AuthorizedSession
 
 from pulumi_hyperpod.core import cloud
 from pulumi_hyperpod.gcp.client import COMPUTE_ENDPOINT_ENV, ENDPOINT_ENV, GcpClient, connect
-from pulumi_hyperpod.gcp.fake import GcpSimulator
+from pulumi_hyperpod.sim.gcp import GcpSimulator
 from pulumi_hyperpod.gcp.spec import ClusterSpec
-from pulumi_hyperpod.plan.policy import Policy
-from pulumi_hyperpod.simserver import SimulatorServer, Worlds
+from pulumi_hyperpod.plans.policy import Policy
+from pulumi_hyperpod.sim.server import SimulatorServer, Worlds
 
 from .conftest import a4, compute_settings
 

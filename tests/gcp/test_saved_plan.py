@@ -13,10 +13,10 @@ from click.testing import CliRunner
 
 from pulumi_hyperpod.cli import main
 from pulumi_hyperpod.gcp.apply import PlanInvalid, check_steps
-from pulumi_hyperpod.gcp.saved import load
+from pulumi_hyperpod.gcp.pipeline.saved import load
 from pulumi_hyperpod.core.planfile import MAX_BYTES
 from pulumi_hyperpod.core.planfile import digest as _digest
-from pulumi_hyperpod.plan.model import PLAN_FORMAT
+from pulumi_hyperpod.plans.model import PLAN_FORMAT
 from tests.support.cli import use_fake_world
 
 from .conftest import EXAMPLE, NAME
@@ -95,7 +95,7 @@ def test_check_steps_refuses_a_delete_in_a_create_plan(world):
     the_plan = load(world / "plan.json")
     import dataclasses
 
-    from pulumi_hyperpod.plan.model import Step
+    from pulumi_hyperpod.plans.model import Step
 
     forged = dataclasses.replace(
         the_plan, action="create", steps=(Step("DeleteModelDevelopmentCluster", {"name": NAME}, ("x",), kind="delete-cluster"),)

@@ -11,8 +11,8 @@ from pulumi_hyperpod.gcp.client import (
     OperationTimeout,
     connect,
 )
-from pulumi_hyperpod.gcp.fake import GcpSimulator
-from pulumi_hyperpod.gcp.keys import to_camel
+from pulumi_hyperpod.sim.gcp import GcpSimulator
+from pulumi_hyperpod.gcp.spec.keys import to_camel
 from pulumi_hyperpod.gcp.observe import observe
 from pulumi_hyperpod.gcp.spec import ClusterSpec
 

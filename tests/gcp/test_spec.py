@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pulumi_hyperpod.gcp import keys
+from pulumi_hyperpod.gcp.spec import keys
 from pulumi_hyperpod.gcp.spec import ClusterSpec, GcpSpecError
 
 from .conftest import NAME, a4, slurm

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pulumi_hyperpod.gcp.apply import apply
-from pulumi_hyperpod.gcp.compare import change_lines, covered
+from pulumi_hyperpod.gcp.planner.compare import change_lines, covered
 from pulumi_hyperpod.gcp.observe import observe
 from pulumi_hyperpod.gcp.planner import plan
 from pulumi_hyperpod.gcp.spec import ClusterSpec

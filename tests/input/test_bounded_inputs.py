@@ -12,9 +12,9 @@ import threading
 import pytest
 
 from pulumi_hyperpod.aws.client import connect
-from pulumi_hyperpod.aws.fake import Simulator
-from pulumi_hyperpod.slurm.roles import FILE_NAME, LifecycleError, read_lifecycle_dir, read_s3
-from pulumi_hyperpod.slurm.upload import upload_bundle
+from pulumi_hyperpod.sim.aws import Simulator
+from pulumi_hyperpod.aws.slurm.roles import FILE_NAME, LifecycleError, read_lifecycle_dir, read_s3
+from pulumi_hyperpod.aws.slurm.upload import upload_bundle
 
 URI = "s3://lifecycle-bucket/base-config/"
 GOOD = {

@@ -15,8 +15,8 @@ from pathlib import Path
 import botocore.session
 import pytest
 
-from pulumi_hyperpod.aws.clusterspec import ClusterSpec, SpecError, documented, rules
-from pulumi_hyperpod.aws.clusterspec.rulesdoc import render
+from pulumi_hyperpod.aws.spec import ClusterSpec, SpecError, documented, rules
+from pulumi_hyperpod.aws.spec.rulesdoc import render
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "specs"
@@ -70,9 +70,7 @@ def _listed() -> set[tuple[str, str]]:
 
 def test_every_rule_sentence_of_the_model_is_a_rule_or_listed():
     missing = sorted(documented_sentences() - _listed())
-    assert not missing, "sentences neither a rule nor listed in aws/clusterspec/documented.py:\n" + "\n".join(
-        f"{w}: {s}" for w, s in missing
-    )
+    assert not missing, "sentences neither a rule nor listed in aws/spec/documented.py:\n" + "\n".join(f"{w}: {s}" for w, s in missing)
 
 
 def test_every_model_source_is_still_in_the_model():

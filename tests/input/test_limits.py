@@ -10,7 +10,7 @@ import time
 import pytest
 
 from pulumi_hyperpod.aws import servicemodel, servicerules
-from pulumi_hyperpod.aws.clusterspec import MAX_BYTES, ClusterSpec, SpecError, parse_document
+from pulumi_hyperpod.aws.spec import MAX_BYTES, ClusterSpec, SpecError, parse_document
 from tests.input.helpers import SPECS, run
 
 MiB = 1024 * 1024

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from pulumi_hyperpod.aws.fake.clock import parse_duration
+from pulumi_hyperpod.sim.aws.clock import parse_duration
 from tests.input.helpers import run
 
 
 @pytest.mark.parametrize("command", ["status", "nodes", "snapshot", "delete", "events", "sinfo", "cost"])
 @pytest.mark.parametrize("name", ["", "   "])
 def test_an_empty_name_is_refused_before_any_call(world, command, name):
-    from pulumi_hyperpod.aws.fake import Simulator
+    from pulumi_hyperpod.sim.aws import Simulator
 
     args = [command, name] + (["--yes"] if command == "delete" else [])
     result = run(*args)

@@ -1,5 +1,5 @@
-"""Two witnesses, one verdict (issue 37): the spec (aws/clusterspec/) and the simulator
-(aws/fake/service_rules.py) each implement the service's documented rules on their own, so a rule
+"""Two witnesses, one verdict (issue 37): the spec (aws/spec/) and the simulator
+(sim/aws/service_rules.py) each implement the service's documented rules on their own, so a rule
 written wrong on one side shows here as a disagreement: on every file of the bad-input corpus (both
 reject), every example spec (both accept) and generated requests (the same verdict), unless the
 difference is listed in KNOWN_DIFFERENCES with its reason."""
@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from pulumi_hyperpod.aws import servicemodel
-from pulumi_hyperpod.aws.fake import Simulator, operations
-from pulumi_hyperpod.aws.fake.errors import ValidationException
-from pulumi_hyperpod.aws.clusterspec import ClusterSpec, SpecError, parse_document
-from pulumi_hyperpod.aws.clusterspec.keys import to_model_keys
+from pulumi_hyperpod.sim.aws import Simulator, operations
+from pulumi_hyperpod.sim.aws.errors import ValidationException
+from pulumi_hyperpod.aws.spec import ClusterSpec, SpecError, parse_document
+from pulumi_hyperpod.aws.spec.keys import to_model_keys
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "badinput" / "corpus"

@@ -18,7 +18,7 @@ def cluster(world, monkeypatch):
 
 
 def test_events_keep_each_description_on_its_line(cluster):
-    from pulumi_hyperpod.aws.fake import Simulator
+    from pulumi_hyperpod.sim.aws import Simulator
 
     descriptions = [e["Description"] for e in Simulator.open_default().client().list_cluster_events(ClusterName=cluster)["Events"]]
     long = [d for d in descriptions if len(d) > 60]
@@ -29,7 +29,7 @@ def test_events_keep_each_description_on_its_line(cluster):
 
 
 def test_nodes_keep_each_node_on_its_line(cluster):
-    from pulumi_hyperpod.aws.fake import Simulator
+    from pulumi_hyperpod.sim.aws import Simulator
 
     nodes = Simulator.open_default().client().list_cluster_nodes(ClusterName=cluster, IncludeNodeLogicalIds=True)["ClusterNodeSummaries"]
     output = run("nodes", cluster).output

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from pulumi_hyperpod.aws.observe import ClusterState, load_snapshot
-from pulumi_hyperpod.aws.clusterspec import SnapshotError
+from pulumi_hyperpod.aws.spec import SnapshotError
 from tests.input.helpers import SPECS, run
 
 NAME = "leo-stg-hyperpod-cluster"
@@ -138,7 +138,7 @@ def test_files_that_are_not_snapshots(saved, tmp_path, content, words):
 def test_the_aws_cli_output_combined(saved, tmp_path):
     """`{ aws sagemaker describe-cluster …; aws sagemaker list-cluster-nodes …; } | jq -s
     '{DescribeCluster: .[0], ListClusterNodes: .[1]}'` — the CLI's JSON, timestamps as it prints them."""
-    from pulumi_hyperpod.aws.fake import Simulator
+    from pulumi_hyperpod.sim.aws import Simulator
 
     client = Simulator.open_default().client()
     describe = client.describe_cluster(ClusterName=NAME)

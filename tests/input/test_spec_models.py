@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from pulumi_hyperpod.aws import servicemodel
-from pulumi_hyperpod.aws.clusterspec import SpecError, parse_document
-from pulumi_hyperpod.aws.clusterspec import models
-from pulumi_hyperpod.aws.clusterspec.models import ClusterSpec, InstanceGroupSpec, LifeCycleConfig
-from pulumi_hyperpod.aws.clusterspec.request import api_request, checked_request
+from pulumi_hyperpod.aws.spec import SpecError, parse_document
+from pulumi_hyperpod.aws.spec import models
+from pulumi_hyperpod.aws.spec.models import ClusterSpec, InstanceGroupSpec, LifeCycleConfig
+from pulumi_hyperpod.aws.spec.request import api_request, checked_request
 from tests.support import pydantic_clusterspec as oracle
 from tests.support.model_values import values
 
@@ -256,7 +256,7 @@ def test_every_attribute_names_a_member_of_its_shape_as_the_pydantic_alias_did(c
 def test_to_api_is_worked_out_once_and_handed_out_new_each_call():
     """The request form is kept on the record after the first call (the planner asks a group for
     it several times per plan), but a caller that changes what it got changes nothing else."""
-    from pulumi_hyperpod.aws.clusterspec.models import ClusterSpec
+    from pulumi_hyperpod.aws.spec.models import ClusterSpec
 
     spec = ClusterSpec.from_dict(
         {

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from pulumi_hyperpod.aws.clusterspec import ClusterSpec, SpecError
+from pulumi_hyperpod.aws.spec import ClusterSpec, SpecError
 from tests.input.helpers import SPECS, run
 
 

@@ -8,7 +8,7 @@ import json
 import pytest
 import yaml
 
-from pulumi_hyperpod.aws.clusterspec import ClusterSpec, SpecError, parse_document
+from pulumi_hyperpod.aws.spec import ClusterSpec, SpecError, parse_document
 from tests.input.helpers import SPECS, run
 
 

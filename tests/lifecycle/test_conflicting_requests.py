@@ -12,7 +12,7 @@ import pytest
 
 from pulumi_hyperpod import Policy
 from pulumi_hyperpod.aws.client import connect
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.aws.apply import guards
 from pulumi_hyperpod.aws.planner import plan
 from tests.core.factories import node_id, observed_from, slurm_spec

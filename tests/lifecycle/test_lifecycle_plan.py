@@ -12,10 +12,10 @@ import pytest
 
 from pulumi_hyperpod import pipeline
 from pulumi_hyperpod.aws.client import connect
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.aws.observe import observe
-from pulumi_hyperpod.plan import Plan, Policy
-from pulumi_hyperpod.aws.clusterspec import ClusterSpec
+from pulumi_hyperpod.plans import Plan, Policy
+from pulumi_hyperpod.aws.spec import ClusterSpec
 
 OLD, NEW = "ami-0123456789abcdef0", "ami-0fedcba9876543210"
 ROLE = "arn:aws:iam::111122223333:role/hyperpod-execution"

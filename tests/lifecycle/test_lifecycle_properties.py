@@ -9,9 +9,9 @@ import datetime as dt
 
 from hypothesis import given, settings, strategies as st
 
-from pulumi_hyperpod.aws.fake import rolling_update
+from pulumi_hyperpod.sim.aws import rolling_update
 from pulumi_hyperpod.aws.observe import ClusterState, GroupState, NodeState
-from pulumi_hyperpod.plan import Policy
+from pulumi_hyperpod.plans import Policy
 from pulumi_hyperpod.aws.planner.repair import per_call, plan_repairs
 from pulumi_hyperpod.aws.planner.software import batch_size, rollout_order
 

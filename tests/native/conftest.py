@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from pulumi.provider.experimental.property_value import PropertyValue
 
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.native import core, wire
 from pulumi_hyperpod.native.provider import HyperpodProvider
 from pulumi_hyperpod.native.server import marshal_map

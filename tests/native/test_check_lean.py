@@ -11,7 +11,7 @@ from pulumi_hyperpod.provider import props
 from tests.support.fresh import run_fresh
 from .conftest import slurm_spec
 
-NOT_IN_CHECK = ("pydantic", "botocore.session", "botocore.client", "pulumi_hyperpod.aws.clusterspec.models", "pulumi_hyperpod.provider.gcp")
+NOT_IN_CHECK = ("pydantic", "botocore.session", "botocore.client", "pulumi_hyperpod.aws.spec.models", "pulumi_hyperpod.provider.gcp")
 
 CHECK = """
 import asyncio, json, sys

@@ -19,8 +19,8 @@ from pulumi.provider.experimental.provider import (
 )
 
 from pulumi_hyperpod.gcp.client import connect
-from pulumi_hyperpod.gcp.fake import GcpSimulator
-from pulumi_hyperpod.gcp.fake.compute import Compute
+from pulumi_hyperpod.sim.gcp import GcpSimulator
+from pulumi_hyperpod.sim.gcp.compute import Compute
 from pulumi_hyperpod.gcp.observe import observe
 from pulumi_hyperpod.native import gcp, wire
 from pulumi_hyperpod.native.provider import schema

@@ -11,7 +11,7 @@ from pulumi.provider.experimental.provider import CheckRequest, CreateRequest, U
 
 from pulumi_hyperpod.native import wire
 from pulumi_hyperpod.native.core import PLAN_UNKNOWN_FORMAT
-from pulumi_hyperpod.plan.model import PLAN_FORMAT
+from pulumi_hyperpod.plans.model import PLAN_FORMAT
 
 from .conftest import on_wire, run, slurm_spec
 

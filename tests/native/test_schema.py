@@ -13,7 +13,7 @@ from pulumi_hyperpod.native import CLUSTER_TYPE, PACKAGE, wire
 from pulumi_hyperpod.native.provider import CONFIG_KEYS, schema
 from pulumi_hyperpod.native.resource import INPUTS as NATIVE_CLUSTER_INPUTS
 from pulumi_hyperpod.native.resource import PREVIEW_OUTPUTS
-from pulumi_hyperpod.plan import Policy
+from pulumi_hyperpod.plans import Policy
 from pulumi_hyperpod.provider import ClusterArgs
 from pulumi_hyperpod.provider.resource import OUTPUTS
 from pulumi_hyperpod.provider.settings import SETTING_KEYS

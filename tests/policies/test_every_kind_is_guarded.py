@@ -1,4 +1,4 @@
-"""Every step kind that takes a node down (plan/steps.py KINDS, disruption not `none`) is denied when the
+"""Every step kind that takes a node down (plans/steps.py KINDS, disruption not `none`) is denied when the
 node is protected, by all three judges of a plan: the tool's apply guard (aws/apply/guards.py: the plan
 as stated, and each call on the cluster as observed), the shipped Rego rules (the real opa) and the
 CrossGuard pack's bridge (policies/crossguard/plan_rules.py). Each plan is made by the real planner
@@ -15,9 +15,9 @@ import pytest
 from pulumi_hyperpod import ClusterSpec, ClusterState, Policy
 from pulumi_hyperpod.aws.apply import guards
 from pulumi_hyperpod.aws.planner import plan as make_plan
-from pulumi_hyperpod.plan import Plan
-from pulumi_hyperpod.plan import steps
-from pulumi_hyperpod.plan.disruption import of_step
+from pulumi_hyperpod.plans import Plan
+from pulumi_hyperpod.plans import steps
+from pulumi_hyperpod.plans.disruption import of_step
 from tests.core.factories import node_id, observed_from, slurm_spec
 
 from .conftest import evaluate

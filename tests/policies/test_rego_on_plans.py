@@ -107,7 +107,7 @@ def test_a_google_cloud_plan_is_judged_by_the_same_rules(opa, plans, tmp_path) -
 
 
 def test_the_rules_know_the_plan_format_the_tool_writes(opa) -> None:
-    from pulumi_hyperpod.plan.model import PLAN_FORMAT
+    from pulumi_hyperpod.plans.model import PLAN_FORMAT
 
     done = subprocess.run(
         [opa, "eval", "--format", "raw", "-d", str(REGO), "data.hyperpod.plan.known_formats"],

@@ -10,7 +10,7 @@ import pytest
 
 from pulumi_hyperpod import ClusterSpec, apply, connect, observe
 from pulumi_hyperpod.aws.planner import plan
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.aws.preflight import preflight
 
 ROLE = "arn:aws:iam::111122223333:role/iam-role-for-cluster"

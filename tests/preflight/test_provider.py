@@ -8,7 +8,7 @@ import itertools
 import pytest
 
 from provider.conftest import LIFECYCLE, Engine, slurm_spec
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.provider import ClusterProvider, ProviderError, register_simulator, unregister_simulator
 
 from .conftest import g5_quota

@@ -9,8 +9,8 @@ from botocore.exceptions import ClientError
 
 from pulumi_hyperpod.aws import servicemodel
 from pulumi_hyperpod.aws.client import connect
-from pulumi_hyperpod.aws.fake import Simulator, wire
-from pulumi_hyperpod.aws.fake.quotas import OPERATIONS
+from pulumi_hyperpod.sim.aws import Simulator, wire
+from pulumi_hyperpod.sim.aws.quotas import OPERATIONS
 
 from .conftest import g5_quota
 

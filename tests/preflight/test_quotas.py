@@ -3,7 +3,7 @@ weeks — so the plan says so before anything is applied, with the numbers."""
 
 from __future__ import annotations
 
-from pulumi_hyperpod.plan import Policy, plan_text
+from pulumi_hyperpod.plans import Policy, plan_text
 
 from .conftest import G5, g5_quota, json_section, spec
 
@@ -154,7 +154,7 @@ def test_a_plan_that_adds_no_instances_reads_no_quota(make_world):
 def test_the_shipped_scenarios_load_by_name_and_default_is_the_world_with_no_scenario():
     import pytest as _pytest
 
-    from pulumi_hyperpod.aws.fake.scenario import Scenario, load_scenario, named_scenarios
+    from pulumi_hyperpod.sim.aws.scenario import Scenario, load_scenario, named_scenarios
 
     assert set(named_scenarios()) == {"default", "new-account"}
     assert load_scenario("default") == Scenario()

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from pulumi_hyperpod.cli import main
-from pulumi_hyperpod.aws.fake import Simulator
-from pulumi_hyperpod.plan import Plan, plan_text
+from pulumi_hyperpod.sim.aws import Simulator
+from pulumi_hyperpod.plans import Plan, plan_text
 from tests.support.cli import SPECS, hyperpod, use_fake_world
 
 from .conftest import LIFECYCLE_V2, g5_quota, spec

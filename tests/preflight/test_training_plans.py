@@ -4,8 +4,8 @@ window, instance type or available count does not fit, warned when it is not Act
 
 from __future__ import annotations
 
-from pulumi_hyperpod.plan.render import plan_text
-from pulumi_hyperpod.plan.sections import PreflightSection
+from pulumi_hyperpod.plans.render import plan_text
+from pulumi_hyperpod.plans.sections import PreflightSection
 
 from .conftest import json_section, spec
 

@@ -48,7 +48,7 @@ def slurm_spec(workers: int = 1, name: str = "demo-cluster", continuous: bool = 
 def settled_world(path: Any, workers: int = 1) -> Any:
     """A persistent simulator world at `path` holding seed 000's cluster, InService: what a fresh
     provider process (tests/support/fresh.py) previews against."""
-    from pulumi_hyperpod.aws.fake import Simulator
+    from pulumi_hyperpod.sim.aws import Simulator
 
     sim = Simulator(path, seed=0)
     sim.client().create_cluster(**slurm_spec(workers=workers))
@@ -77,7 +77,7 @@ def simulator_name():
 
 @pytest.fixture
 def sim(simulator_name):
-    from pulumi_hyperpod.aws.fake import Simulator
+    from pulumi_hyperpod.sim.aws import Simulator
     from pulumi_hyperpod.provider import register_simulator, unregister_simulator
 
     world = Simulator(seed=7)

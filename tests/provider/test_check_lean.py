@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from pulumi_hyperpod.aws.clusterspec.models import ClusterSpec
-from pulumi_hyperpod.aws.clusterspec.request import api_request, checked_request
-from pulumi_hyperpod.plan.policy import Policy
+from pulumi_hyperpod.aws.spec.models import ClusterSpec
+from pulumi_hyperpod.aws.spec.request import api_request, checked_request
+from pulumi_hyperpod.plans.policy import Policy
 from pulumi_hyperpod.provider.settings import Defaults, Settings, allows_replacement, check_settings, locate_inputs, policy_inputs
 from pulumi_hyperpod.provider.unknowns import is_unknown
 
@@ -29,7 +29,7 @@ NOT_IN_CHECK = (
     "botocore.client",
     "botocore.waiter",
     "botocore.docs",
-    "pulumi_hyperpod.aws.clusterspec.models",
+    "pulumi_hyperpod.aws.spec.models",
 )
 
 CHECK = """

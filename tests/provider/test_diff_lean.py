@@ -17,35 +17,35 @@ from .conftest import settled_world, slurm_spec
 NOT_IN_NO_CHANGE_PREVIEW = (
     "pulumi_hyperpod.aws.preflight.quotas",  # service quotas: read only when a plan adds instances
     "pulumi_hyperpod.aws.preflight.consistency",  # lifecycle consistency: likewise
-    "pulumi_hyperpod.plan.findings",  # the rows those checks give
+    "pulumi_hyperpod.plans.findings",  # the rows those checks give
     "difflib",  # a hint in an error message
-    "pulumi_hyperpod.plan.render",  # a plan with nothing to do is not shown
+    "pulumi_hyperpod.plans.render",  # a plan with nothing to do is not shown
     "rich",
     "pulumi_hyperpod.aws.apply.executor",
     "pulumi_hyperpod.aws.pipeline.saved",
     "pulumi_hyperpod.core.planfile",
     "pulumi_hyperpod.aws.cost.metering",
-    "pulumi_hyperpod.slurm.migration",
-    "pulumi_hyperpod.slurm.section",
+    "pulumi_hyperpod.aws.slurm.migration",
+    "pulumi_hyperpod.aws.slurm.section",
     "deepdiff",
     "click",
     "pydantic",  # the spec, the policy and the simulator's settled world are read without their models
-    "botocore.session",  # the simulator's reads go through its direct client (aws/fake/direct.py)
+    "botocore.session",  # the simulator's reads go through its direct client (sim/aws/direct.py)
     "botocore.client",
     "boto3",
-    "pulumi_hyperpod.slurm.roles",  # every group states its SlurmConfig.NodeType: no lifecycle bundle to read roles from
+    "pulumi_hyperpod.aws.slurm.roles",  # every group states its SlurmConfig.NodeType: no lifecycle bundle to read roles from
     "pulumi_hyperpod.aws.planner.repair",  # no node named to repair, none in Failure
     "pulumi_hyperpod.aws.planner.canary",  # no canary asked for
     "pulumi_hyperpod.aws.planner.victims",  # nothing removed: no victims to choose
     "pulumi_hyperpod.aws.planner.workload_order",
     "pulumi_hyperpod.aws.planner.expectation",  # what apply expects before each later call
-    "pulumi_hyperpod.aws.fake.s3",  # the simulator's S3: lifecycle bundles, not read here
+    "pulumi_hyperpod.sim.aws.s3",  # the simulator's S3: lifecycle bundles, not read here
     "regex",  # the model's patterns run on `re` for printable-ASCII values (aws/modelpatterns.py)
 )
 
 PREVIEW = """
 import json, sys
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.provider import register_simulator
 from pulumi_hyperpod.provider.provider import ClusterProvider
 path, props, watched = json.loads(sys.stdin.read())
@@ -73,6 +73,6 @@ def test_a_preview_that_adds_instances_still_runs_the_checks_it_needs(tmp_path):
     props = {"spec": slurm_spec(workers=3), "backend": "fake"}
     result = json.loads(run_fresh(PREVIEW, json.dumps([str(path), props, NOT_IN_NO_CHANGE_PREVIEW]), cwd=tmp_path))
     assert result["changes"] is True
-    assert {"pulumi_hyperpod.aws.preflight.quotas", "pulumi_hyperpod.aws.preflight.consistency", "pulumi_hyperpod.plan.findings"} <= set(
+    assert {"pulumi_hyperpod.aws.preflight.quotas", "pulumi_hyperpod.aws.preflight.consistency", "pulumi_hyperpod.plans.findings"} <= set(
         result["loaded"]
     )

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from pulumi_hyperpod import ClusterSpec, connect, observe
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.provider.props import state_outputs
 from pulumi_hyperpod.provider.settings import Location
 

@@ -30,13 +30,13 @@ NEVER_AT_IMPORT = (
     "pulumi_hyperpod.cli",
     "pulumi_hyperpod.aws.pipeline",
     "pulumi_hyperpod.aws.planner.rules",
-    "pulumi_hyperpod.plan.render",
+    "pulumi_hyperpod.plans.render",
     "pulumi_hyperpod.aws.observe.reader",
     "pulumi_hyperpod.aws.cost.estimate",
     "pulumi_hyperpod.aws.cost.metering",
     "pulumi_hyperpod.aws.preflight",
-    "pulumi_hyperpod.aws.fake",
-    "pulumi_hyperpod.aws.clusterspec.models",
+    "pulumi_hyperpod.sim.aws",
+    "pulumi_hyperpod.aws.spec.models",
 )
 
 REPORT = """
@@ -70,24 +70,24 @@ def test_importing_the_package_loads_none_of_it():
 
 def test_the_public_names_still_resolve_and_apply_observe_are_callable_subpackages():
     found = run(
-        "import pulumi_hyperpod.plan.model, pulumi_hyperpod.aws.apply.waiters, pulumi_hyperpod.aws.observe.state\n"
+        "import pulumi_hyperpod.plans.model, pulumi_hyperpod.aws.apply.waiters, pulumi_hyperpod.aws.observe.state\n"
         "from pulumi_hyperpod import ClusterSpec, ClusterState, Plan, Policy, SpecError, ApplyResult, apply, connect, observe\n"
         "from pulumi_hyperpod.aws.planner import plan\n"
         "import inspect, pulumi_hyperpod\n"
         "assert pulumi_hyperpod.aws.apply is apply and pulumi_hyperpod.aws.observe is observe\n"
         "assert [m.__name__ for m in (apply, observe)] == ['pulumi_hyperpod.aws.apply', 'pulumi_hyperpod.aws.observe']\n"
         "assert all(callable(m) for m in (apply, observe, plan)) and plan.__module__ == 'pulumi_hyperpod.aws.planner.rules'\n"
-        "assert not callable(pulumi_hyperpod.plan)  # the neutral Plan model: no cloud's planner behind its name\n"
+        "assert not callable(pulumi_hyperpod.plans)  # the neutral Plan model: no cloud's planner behind its name\n"
         "assert list(inspect.signature(plan).parameters)[:3] == ['desired', 'observed', 'policy']\n"
         "assert list(inspect.signature(observe).parameters)[:2] == ['client', 'name']\n"
-        "assert Plan.__module__ == 'pulumi_hyperpod.plan.model' and ClusterSpec.__name__ == 'ClusterSpec'\n"
+        "assert Plan.__module__ == 'pulumi_hyperpod.plans.model' and ClusterSpec.__name__ == 'ClusterSpec'\n"
         "from pulumi_hyperpod.provider import Cluster, ClusterProvider, Settings, register_simulator\n"
     )
     assert "pulumi_hyperpod.aws.apply.executor" in found["loaded"]  # `apply`'s signature was asked for: now it is there
 
 
 @pytest.mark.parametrize(
-    "path", ["pulumi_hyperpod.aws.observe.reader", "pulumi_hyperpod.plan.render", "pulumi_hyperpod.aws.apply.executor"]
+    "path", ["pulumi_hyperpod.aws.observe.reader", "pulumi_hyperpod.plans.render", "pulumi_hyperpod.aws.apply.executor"]
 )
 def test_dotted_paths_through_the_callable_names_resolve(path):
     """`import a.b.c as m`, mock.patch and pkgutil.resolve_name walk attributes from the top: a

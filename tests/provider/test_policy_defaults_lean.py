@@ -14,7 +14,7 @@ SETTINGS = """
 import json, sys
 from pulumi_hyperpod.provider.settings import Settings, check_settings, policy_inputs
 from pulumi_hyperpod.provider.unknowns import is_unknown
-from pulumi_hyperpod.plan.policy import Policy
+from pulumi_hyperpod.plans.policy import Policy
 
 olds, news = json.loads(sys.stdin.read())
 checked, failures = check_settings(news, is_unknown)
@@ -60,7 +60,7 @@ def test_a_policy_with_other_values_is_validated_by_the_model():
 
 GCP_SETTINGS = """
 import json
-from pulumi_hyperpod.plan.policy import Policy, validator
+from pulumi_hyperpod.plans.policy import Policy, validator
 from pulumi_hyperpod.provider.gcp import _settings
 
 backend, policy, timeout, wait = _settings({"backend": "fake", "policy": {}})

@@ -26,12 +26,12 @@ NOT_AT_UNPICKLE = (
     "pulumi_hyperpod.provider.worlds",  # clients and the simulator's registry
     "pulumi_hyperpod.provider.resource",  # the program's side
     "pulumi_hyperpod.aws.planner",
-    "pulumi_hyperpod.aws.clusterspec",
+    "pulumi_hyperpod.aws.spec",
     "pulumi_hyperpod.aws.servicemodel",
-    "pulumi_hyperpod.members",
+    "pulumi_hyperpod.aws.members",
     # the core's modules, but `core.frozen`: the settings' records (Defaults, Location) are built on it
     "pulumi_hyperpod.core.cloud",
-    "pulumi_hyperpod.core.clock",
+    "pulumi_hyperpod.sim.clock",
     "pulumi_hyperpod.core.contract",
     "pulumi_hyperpod.core.documents",
     "pulumi_hyperpod.core.errors",
@@ -39,7 +39,7 @@ NOT_AT_UNPICKLE = (
     "pulumi_hyperpod.core.policy_members",
     "pulumi_hyperpod.core.preflight",
     "pulumi_hyperpod.core.timestamps",
-    "pulumi_hyperpod.core.worldfile",
+    "pulumi_hyperpod.sim.worldfile",
     "pulumi_hyperpod.components",
     "botocore",
     "pydantic",

@@ -110,7 +110,7 @@ def test_create_refuses_an_existing_cluster_unless_adopt(engine, sim):
 
 def test_waiting_on_capacity_returns_with_the_status_instead_of_hanging(simulator_name):
     """Continuous mode, no capacity for the workers: create returns at the provider's timeout."""
-    from pulumi_hyperpod.aws.fake import Simulator
+    from pulumi_hyperpod.sim.aws import Simulator
     from pulumi_hyperpod.provider import ClusterProvider, register_simulator, unregister_simulator
 
     from .conftest import Engine

@@ -128,7 +128,7 @@ def test_outside_the_host_the_collector_is_left_alone():
 def test_the_collector_resumes_only_if_it_was_running():
     import gc
 
-    from pulumi_hyperpod import collector
+    from pulumi_hyperpod.core import collector
 
     gc.disable()
     try:

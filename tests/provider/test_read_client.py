@@ -17,7 +17,7 @@ from botocore import xform_name
 
 from pulumi_hyperpod import connect, observe
 from pulumi_hyperpod.aws import readclient, servicemodel, specshapes
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.aws.modelcache import cache_dir
 
 from tests.support.fresh import run_fresh
@@ -127,7 +127,7 @@ def test_the_aws_cut_client_builds_requests_as_the_full_one(monkeypatch):
 
 DIFF = """
 import json, sys
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.provider import register_simulator
 from pulumi_hyperpod.provider.provider import ClusterProvider
 path, props = json.loads(sys.stdin.read())

@@ -26,7 +26,7 @@ def test_reordered_restricted_groups_are_no_change_and_a_new_count_is_one():
 
 def _applied_rig_cluster(spec: dict):
     from pulumi_hyperpod import ClusterSpec, apply, connect, observe
-    from pulumi_hyperpod.aws.fake import Simulator
+    from pulumi_hyperpod.sim.aws import Simulator
     from pulumi_hyperpod.aws.planner import plan
 
     sim = Simulator(seed=2)

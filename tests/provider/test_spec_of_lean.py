@@ -39,12 +39,12 @@ def test_the_spec_of_a_checked_demo_spec_is_built_without_pydantic_and_sends_the
 
 
 def test_the_spec_models_import_no_pydantic():
-    loaded = run_fresh("import sys, pulumi_hyperpod.aws.clusterspec.models\nprint(sorted(m for m in sys.modules if 'pydantic' in m))")
+    loaded = run_fresh("import sys, pulumi_hyperpod.aws.spec.models\nprint(sorted(m for m in sys.modules if 'pydantic' in m))")
     assert loaded == "[]"
 
 
 def test_a_cluster_spec_given_as_spec_is_sent_as_its_request():
-    from pulumi_hyperpod.aws.clusterspec import ClusterSpec
+    from pulumi_hyperpod.aws.spec import ClusterSpec
     from pulumi_hyperpod.provider.resource import ClusterArgs, build_spec
 
     spec = ClusterSpec.from_dict(slurm_spec(workers=2))

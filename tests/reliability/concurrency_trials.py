@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pulumi_hyperpod import ClusterSpec, Policy, apply, connect, observe
 from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.aws.apply import ApplyError, ConcurrentChange, PlanStale
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.aws.observe.state import GONE
 
 from .test_crash_resume import NAME, spec_dict

@@ -21,7 +21,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from pulumi_hyperpod import ClusterSpec, Policy, apply, connect, observe
 from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.aws.apply import ApplyError, PlanStale
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.aws.observe.state import GONE
 
 ROLE = "arn:aws:iam::111122223333:role/iam-role-for-cluster"

@@ -20,7 +20,7 @@ from typing import Callable
 from click.testing import CliRunner
 
 from pulumi_hyperpod.cli import main
-from pulumi_hyperpod.core import worldfile
+from pulumi_hyperpod.sim import worldfile
 
 ROOT = Path(__file__).resolve().parents[2]
 AWS_SPEC = ROOT / "examples" / "specs" / "seed004-initial.json"

@@ -186,7 +186,7 @@ def swapped_bundle(directory: Path) -> Path:
     was then rewritten with the controller and worker groups swapped; the spec that takes the real
     controller group to 0."""
     from pulumi_hyperpod.aws.client import connect
-    from pulumi_hyperpod.aws.fake.simulator import Simulator
+    from pulumi_hyperpod.sim.aws.simulator import Simulator
     from tests.slurm.helpers import LEGACY_PARAMS, legacy_cluster
     from tests.slurm.test_roles import URI, upload_legacy_bundle
 

@@ -175,8 +175,8 @@ EDITS: dict[str, Edit] = {
 
 def _world(directory: Path) -> _World:
     from pulumi_hyperpod import ClusterSpec, apply, connect, observe, pipeline
-    from pulumi_hyperpod.aws.fake import Simulator
-    from pulumi_hyperpod.plan import Policy
+    from pulumi_hyperpod.sim.aws import Simulator
+    from pulumi_hyperpod.plans import Policy
 
     sim = Simulator(seed=24)
     client = connect(backend="fake", simulator=sim, max_attempts=1)

@@ -14,10 +14,10 @@ from click.testing import CliRunner
 from pulumi.runtime import rpc
 
 from pulumi_hyperpod.cli import main
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.provider import ClusterProvider, register_simulator, unregister_simulator
 from pulumi_hyperpod.provider.resource import ClusterArgs, build_spec
-from pulumi_hyperpod.aws.clusterspec import SpecError, parse_document
+from pulumi_hyperpod.aws.spec import SpecError, parse_document
 
 BADINPUT = Path(__file__).resolve().parents[1] / "badinput"
 EXPECTED: dict[str, list[str]] = json.loads((BADINPUT / "expected.json").read_text())
@@ -131,7 +131,7 @@ def test_bad_environment_values_are_one_line_naming_the_variable(world, label, t
 
     import sqlite3
 
-    from pulumi_hyperpod.core.clock import SharedClock
+    from pulumi_hyperpod.sim.clock import SharedClock
 
     variable, value, rule = ENV[label]
     (tmp_path / "notes.txt").write_text("not a database\n")

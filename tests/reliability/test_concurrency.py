@@ -22,7 +22,7 @@ import pytest
 
 from pulumi_hyperpod import ClusterSpec, Policy, apply, connect, observe
 from pulumi_hyperpod.aws.planner import plan
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.aws.observe.state import GONE
 
 from .concurrency_trials import SCALE_IN, TARGETS, all_trials, run_trial, summary

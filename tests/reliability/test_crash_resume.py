@@ -24,7 +24,7 @@ from click.testing import CliRunner
 from pulumi_hyperpod import ClusterSpec, Policy, apply, connect, observe
 from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.cli import main
-from pulumi_hyperpod.aws.fake import Simulator, wire
+from pulumi_hyperpod.sim.aws import Simulator, wire
 from pulumi_hyperpod.aws.observe.state import GONE
 from tests.support.cli import MUTATING
 

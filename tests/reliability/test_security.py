@@ -19,7 +19,7 @@ from pulumi.dynamic.dynamic import serialize_provider
 from pulumi.runtime import rpc
 
 from pulumi_hyperpod.cli import main
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.provider import ClusterProvider
 
 from .test_crash_resume import NAME, spec_dict

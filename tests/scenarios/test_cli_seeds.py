@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from pulumi_hyperpod.cli import main
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from tests.fake.sim_helpers import SEED004_SCENARIO
 from tests.support.cli import SPECS, hyperpod, use_fake_world
 

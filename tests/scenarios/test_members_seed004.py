@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from pulumi_hyperpod import connect
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from tests.support.cli import SPECS, hyperpod, use_fake_world
 
 SEED004 = "leo-stg-hyperpod-cluster"

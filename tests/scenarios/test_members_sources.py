@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from pulumi_hyperpod import ClusterSpec, apply, connect, observe
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.aws.planner import plan
 
 EKS = "arn:aws:eks:us-west-2:111122223333:cluster/ml"

@@ -1,6 +1,6 @@
 """A saved plan acts at most once and only while its premise holds (issue 36, items 1-4), through the
 real CLI (`hyperpod --backend fake`) on a persistent simulated world: each premise a step kind
-declares (plan/steps.py) is read again before the first call, and a file whose premise moved is
+declares (plans/steps.py) is read again before the first call, and a file whose premise moved is
 refused naming what changed, exit 1, nothing sent."""
 
 from __future__ import annotations
@@ -176,7 +176,7 @@ def test_a_file_without_facts_still_loads_and_its_premises_are_still_read(rollou
 
 def test_a_saved_tag_change_is_stale_once_another_writer_tagged_the_cluster(rollout_world) -> None:
     from pulumi_hyperpod.aws.client import connect
-    from pulumi_hyperpod.aws.fake.simulator import Simulator
+    from pulumi_hyperpod.sim.aws.simulator import Simulator
 
     def tags(value: str):
         return lambda data: data.update(Tags=[{"Key": "team", "Value": value}])

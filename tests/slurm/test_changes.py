@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pulumi_hyperpod.slurm import SlurmSpec
-from pulumi_hyperpod.slurm.changes import changes_text, diff_slurm
+from pulumi_hyperpod.aws.slurm.changes import changes_text, diff_slurm
 from tests.slurm.helpers import example_slurm
 
 
@@ -112,10 +112,10 @@ def test_to_dict_is_plain_data():
 
 def test_the_running_clusters_spec_is_read_back_from_its_bundle(tmp_path):
     from pulumi_hyperpod.aws.client import connect
-    from pulumi_hyperpod.aws.fake import Simulator
-    from pulumi_hyperpod.slurm.observed import read_bundle_spec, read_dir_spec
-    from pulumi_hyperpod.slurm.render import render_hyperpod
-    from pulumi_hyperpod.slurm.upload import upload_bundle
+    from pulumi_hyperpod.sim.aws import Simulator
+    from pulumi_hyperpod.aws.slurm.observed import read_bundle_spec, read_dir_spec
+    from pulumi_hyperpod.aws.slurm.render import render_hyperpod
+    from pulumi_hyperpod.aws.slurm.upload import upload_bundle
     from tests.slurm.helpers import example_cluster
 
     before = spec(config=config(PreemptMode="CANCEL"))
@@ -147,11 +147,11 @@ def test_cli_diff_against_the_running_clusters_bundle(tmp_path, monkeypatch):
 
 def test_the_plan_section_reads_the_running_spec_and_compares(tmp_path):
     from pulumi_hyperpod.aws.client import connect
-    from pulumi_hyperpod.aws.fake import Simulator
+    from pulumi_hyperpod.sim.aws import Simulator
     from pulumi_hyperpod.aws.observe import observe
-    from pulumi_hyperpod.slurm.render import render_hyperpod
-    from pulumi_hyperpod.slurm.section import slurm_section
-    from pulumi_hyperpod.slurm.upload import upload_bundle
+    from pulumi_hyperpod.aws.slurm.render import render_hyperpod
+    from pulumi_hyperpod.aws.slurm.section import slurm_section
+    from pulumi_hyperpod.aws.slurm.upload import upload_bundle
     from tests.slurm.helpers import example_cluster
 
     sim = Simulator(seed=5)
@@ -198,9 +198,9 @@ def _running_example_with_its_bundle(tmp_path, monkeypatch):
     """The example cluster running on a persistent simulator world, its bundle uploaded to the
     simulator's S3 under its LifeCycleConfig; returns the rendering."""
     from pulumi_hyperpod.aws.client import connect
-    from pulumi_hyperpod.aws.fake import Simulator
-    from pulumi_hyperpod.slurm.render import render_hyperpod
-    from pulumi_hyperpod.slurm.upload import upload_bundle
+    from pulumi_hyperpod.sim.aws import Simulator
+    from pulumi_hyperpod.aws.slurm.render import render_hyperpod
+    from pulumi_hyperpod.aws.slurm.upload import upload_bundle
     from tests.slurm.helpers import example_cluster
     from tests.support.cli import use_fake_world
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from tests.slurm.helpers import EXAMPLE
 
 pytestmark = pytest.mark.engine

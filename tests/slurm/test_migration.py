@@ -12,11 +12,11 @@ import json
 
 from pulumi_hyperpod import pipeline
 from pulumi_hyperpod.aws.client import connect
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.aws.observe import observe
-from pulumi_hyperpod.plan.model import Step
-from pulumi_hyperpod.slurm.migration import with_migration
-from pulumi_hyperpod.aws.clusterspec import ClusterSpec
+from pulumi_hyperpod.plans.model import Step
+from pulumi_hyperpod.aws.slurm.migration import with_migration
+from pulumi_hyperpod.aws.spec import ClusterSpec
 from tests.support.cli import SPECS
 
 SEED004 = json.loads((SPECS / "seed004-initial.json").read_text())

@@ -41,7 +41,7 @@ def test_plan_when_the_bundle_cannot_be_read_is_refused_not_safe(tmp_path, monke
     """The bundle's slurm-spec.json is gone (or unreadable): the plan says the Slurm side is unknown
     and refuses (exit 2) — not "No changes", not "safe to apply"."""
     from pulumi_hyperpod.aws.client import connect
-    from pulumi_hyperpod.aws.fake import Simulator
+    from pulumi_hyperpod.sim.aws import Simulator
 
     rendering = _running_example_with_its_bundle(tmp_path, monkeypatch)
     connect("fake", simulator=Simulator.open_default(), service="s3").delete_object(Bucket="bundles-bucket", Key="a4/slurm-spec.json")
@@ -58,7 +58,7 @@ def test_plan_when_the_bundle_cannot_be_read_is_refused_not_safe(tmp_path, monke
 
 def test_slurm_diff_when_the_bundle_has_no_spec_is_a_refusal(tmp_path, monkeypatch):
     from pulumi_hyperpod.aws.client import connect
-    from pulumi_hyperpod.aws.fake import Simulator
+    from pulumi_hyperpod.sim.aws import Simulator
 
     _running_example_with_its_bundle(tmp_path, monkeypatch)
     connect("fake", simulator=Simulator.open_default(), service="s3").delete_object(Bucket="bundles-bucket", Key="a4/slurm-spec.json")

@@ -9,8 +9,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pulumi_hyperpod.slurm import SlurmSpec
-from pulumi_hyperpod.slurm.changes import diff_slurm
-from pulumi_hyperpod.slurm.render import render_hyperpod
+from pulumi_hyperpod.aws.slurm.changes import diff_slurm
+from pulumi_hyperpod.aws.slurm.render import render_hyperpod
 from tests.slurm.helpers import group
 
 NAME = st.from_regex(r"[a-z][a-z0-9]{0,6}(-[a-z0-9]{1,4})?", fullmatch=True)

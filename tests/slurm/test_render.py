@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from pulumi_hyperpod.slurm import SlurmSpec, SlurmSpecError
-from pulumi_hyperpod.slurm.render import render_hyperpod, script_names
-from pulumi_hyperpod.aws.clusterspec import ClusterSpec
+from pulumi_hyperpod.aws.slurm.render import render_hyperpod, script_names
+from pulumi_hyperpod.aws.spec import ClusterSpec
 from tests.slurm.helpers import example_cluster, example_slurm, group, legacy_cluster
 from tests.support.cli import hyperpod
 

@@ -7,12 +7,12 @@ import json
 import pytest
 
 from pulumi_hyperpod.aws.client import connect
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.aws.observe import observe
 from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.slurm import SlurmSpec
-from pulumi_hyperpod.slurm.render import render_hyperpod
-from pulumi_hyperpod.slurm.roles import (
+from pulumi_hyperpod.aws.slurm.render import render_hyperpod
+from pulumi_hyperpod.aws.slurm.roles import (
     LifecycleError,
     apply_roles,
     parse_provisioning_parameters,
@@ -21,8 +21,8 @@ from pulumi_hyperpod.slurm.roles import (
     resolve,
     resolve_roles,
 )
-from pulumi_hyperpod.slurm.upload import upload_bundle
-from pulumi_hyperpod.aws.clusterspec import ClusterSpec
+from pulumi_hyperpod.aws.slurm.upload import upload_bundle
+from pulumi_hyperpod.aws.spec import ClusterSpec
 from tests.slurm.helpers import LEGACY_PARAMS, legacy_cluster
 
 URI = "s3://lifecycle-bucket/base-config/"

@@ -15,7 +15,7 @@ from pulumi_hyperpod.slurm import (
     check_references,
     reference_violations,
 )
-from pulumi_hyperpod.aws.clusterspec import SpecError
+from pulumi_hyperpod.aws.spec import SpecError
 
 SEED = Path(__file__).parent / "data" / "seed002_slurm_spec.json"
 

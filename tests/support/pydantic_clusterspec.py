@@ -1,4 +1,4 @@
-"""The pydantic ClusterSpec models as they were before `aws/clusterspec/models.py` became stdlib
+"""The pydantic ClusterSpec models as they were before `aws/spec/models.py` became stdlib
 dataclasses (issue 30), kept unchanged as the oracle the dataclasses are compared with
 (tests/input/test_spec_models.py): the same request, attributes, views and errors. Test-only:
 nothing under pulumi_hyperpod imports pydantic for a cluster spec any more.
@@ -14,8 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pulumi_hyperpod.aws import servicemodel
 from pulumi_hyperpod.core.documents import read_document
 from pulumi_hyperpod.core.errors import SpecError
-from pulumi_hyperpod.aws.clusterspec.request import checked_request
-from pulumi_hyperpod.aws.clusterspec.rules import CONTINUOUS, orchestrator_kind
+from pulumi_hyperpod.aws.spec.request import checked_request
+from pulumi_hyperpod.aws.spec.rules import CONTINUOUS, orchestrator_kind
 
 # extra="allow": the service model has already rejected unknown keys, and members a newer botocore
 # adds (AutoPatchConfig, ImageReleaseVersion…) pass through to the request unchanged.

@@ -11,7 +11,7 @@ import pytest
 
 from pulumi_hyperpod.cli.list_commands import age_text, aws_rows
 from pulumi_hyperpod.aws.client import connect
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from tests.fake.sim_helpers import eks_request, group, seed000_request
 from tests.support.cli import SPECS, hyperpod, use_fake_world
 

@@ -1,4 +1,4 @@
-"""`hyperpod fake serve`'s endpoint (pulumi_hyperpod/simserver.py) in this process, on a free port:
+"""`hyperpod fake serve`'s endpoint (pulumi_hyperpod/sim/server.py) in this process, on a free port:
 botocore clients with `endpoint_url` (SageMaker, Service Quotas, S3), Google's REST through
 `requests`, and the `hyperpod` CLI with `--endpoint-url` all see the one world the in-process
 simulator holds; requests are routed by their SigV4 scope, or their X-Amz-Target when unsigned."""
@@ -16,10 +16,10 @@ from requests.structures import CaseInsensitiveDict
 
 from pulumi_hyperpod.cli import main
 from pulumi_hyperpod.aws.client import connect
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.gcp.client import GcpClient
-from pulumi_hyperpod.gcp.fake import GcpSimulator
-from pulumi_hyperpod.simserver import SimulatorServer, Worlds, aws_route
+from pulumi_hyperpod.sim.gcp import GcpSimulator
+from pulumi_hyperpod.sim.server import SimulatorServer, Worlds, aws_route
 from tests.support.cli import SPECS
 
 GCP_EXAMPLE = SPECS.parent / "gcp-training-cluster" / "cluster.json"

@@ -1,4 +1,4 @@
-"""`hyperpod fake serve` as a server (pulumi_hyperpod/simserver.py, serveio.py): malformed bodies and
+"""`hyperpod fake serve` as a server (pulumi_hyperpod/sim/server.py, sim/serveio.py): malformed bodies and
 framing are 4xx in the protocol's error shape (never a Python exception's text, never a traceback in
 the log), connections are bounded in number and in time (idle, and reading one request), and a request
 scoped to a region botocore's partition data does not know is refused. Raw sockets on 127.0.0.1 speak
@@ -14,9 +14,9 @@ from contextlib import closing, contextmanager
 
 import pytest
 
-from pulumi_hyperpod.aws.fake import Simulator
-from pulumi_hyperpod.gcp.fake import GcpSimulator
-from pulumi_hyperpod.simserver import SimulatorServer, Worlds
+from pulumi_hyperpod.sim.aws import Simulator
+from pulumi_hyperpod.sim.gcp import GcpSimulator
+from pulumi_hyperpod.sim.server import SimulatorServer, Worlds
 
 CLIENT_WAIT = 5.0  # the longest any socket of these tests waits for the server
 SIGNED = "AWS4-HMAC-SHA256 Credential=AK/20261201/{region}/{service}/aws4_request, SignedHeaders=host, Signature=0"

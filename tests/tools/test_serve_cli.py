@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from pulumi_hyperpod.cli import main
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 
 BIN = Path(sys.executable).parent
 ESCAPE = "\x1b]0;owned\x07\x1b[2J"

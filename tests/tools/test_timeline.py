@@ -1,5 +1,5 @@
 """`hyperpod timeline`: target, current and usable nodes per group over time, read from a cluster's
-events through a real botocore client (pulumi_hyperpod.timeline), drawn as SVG; and the seed-000
+events through a real botocore client (pulumi_hyperpod.aws.timeline), drawn as SVG; and the seed-000
 headline picture the README shows (bench/seed000_picture.py)."""
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 
 from pulumi_hyperpod.cli.timeline_commands import read_panels
 from pulumi_hyperpod.aws.client import connect
-from pulumi_hyperpod.aws.fake import Simulator
-from pulumi_hyperpod.timeline import Panel, Point, panels_from_events, render_svg
-from pulumi_hyperpod.timeline.series import instance_phase
+from pulumi_hyperpod.sim.aws import Simulator
+from pulumi_hyperpod.aws.timeline import Panel, Point, panels_from_events, render_svg
+from pulumi_hyperpod.aws.timeline.series import instance_phase
 from tests.fake.sim_helpers import seed000_request
 from tests.support.cli import SPECS, hyperpod, use_fake_world
 

@@ -6,7 +6,7 @@ import copy
 from typing import Any
 
 from pulumi_hyperpod import ClusterSpec
-from pulumi_hyperpod.aws.fake import Simulator
+from pulumi_hyperpod.sim.aws import Simulator
 from tests.fake.sim_helpers import EKS_ARN, VPC, group, slurm_group
 
 

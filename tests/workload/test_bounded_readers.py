@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from pulumi_hyperpod.cli import main
 from pulumi_hyperpod.core.timestamps import TimestampError, read_time
-from pulumi_hyperpod.workload.hostlist import HostlistError, expand
+from pulumi_hyperpod.slurm.hostlist import HostlistError, expand
 
 BADINPUT = Path(__file__).resolve().parents[1] / "badinput"
 EXPECTED: dict[str, list[str]] = json.loads((BADINPUT / "expected-workload.json").read_text())
@@ -76,7 +76,7 @@ def test_the_workload_corpus_is_complete():
 
 @pytest.fixture
 def world(tmp_path, monkeypatch):
-    from pulumi_hyperpod.aws.fake import Simulator
+    from pulumi_hyperpod.sim.aws import Simulator
 
     state = tmp_path / "fake.sqlite"
     monkeypatch.setenv("HYPERPOD_FAKE_STATE", str(state))
@@ -170,7 +170,7 @@ def test_a_saved_workload_views_times_out_of_range_are_one_line(saved_plan):
 
 
 def _view_format() -> str:
-    from pulumi_hyperpod.workload.model import VIEW_FORMAT
+    from pulumi_hyperpod.aws.workload.model import VIEW_FORMAT
 
     return VIEW_FORMAT
 
@@ -184,8 +184,8 @@ def _view_format() -> str:
     ],
 )
 def test_a_pods_times_out_of_range_are_a_workload_error(pod_edit, field):
-    from pulumi_hyperpod.workload.eks import _end
-    from pulumi_hyperpod.workload.source import WorkloadError
+    from pulumi_hyperpod.aws.workload.eks import _end
+    from pulumi_hyperpod.aws.workload.source import WorkloadError
 
     pod = {
         "metadata": {"namespace": "ml", "name": "train-0"},
@@ -210,8 +210,8 @@ def test_a_pods_times_out_of_range_are_a_workload_error(pod_edit, field):
     ],
 )
 def test_the_simulators_time_filters_out_of_range_are_a_validation_exception(operation, params):
-    from pulumi_hyperpod.aws.fake import Simulator
-    from pulumi_hyperpod.aws.fake.clock import PollTracker
+    from pulumi_hyperpod.sim.aws import Simulator
+    from pulumi_hyperpod.sim.aws.clock import PollTracker
 
     status, payload, _ = Simulator().dispatch("sagemaker", "us-west-2", operation, params, PollTracker(60.0))
     assert status == 400, payload

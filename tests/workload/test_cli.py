@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from pulumi_hyperpod.aws.fake.simulator import Simulator
-from pulumi_hyperpod.workload.fake.hyperpod import SimulatedSlurm
+from pulumi_hyperpod.sim.aws.simulator import Simulator
+from pulumi_hyperpod.sim.workload.hyperpod import SimulatedSlurm
 from tests.support.cli import SPECS, hyperpod, slurm_workload_world
 
 

@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import botocore.session
 
-from pulumi_hyperpod.workload.eks_auth import TOKEN_PREFIX, eks_token
+from pulumi_hyperpod.aws.workload.eks_auth import TOKEN_PREFIX, eks_token
 
 
 def test_the_token_is_a_presigned_get_caller_identity_url_signed_over_the_cluster_header() -> None:

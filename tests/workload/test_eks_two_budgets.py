@@ -9,8 +9,8 @@ import pytest
 
 from pulumi_hyperpod import pipeline
 from pulumi_hyperpod.aws.apply.drain import DrainTimedOut
-from pulumi_hyperpod.plan import Policy
-from pulumi_hyperpod.workload.fake.hyperpod import add_pdb, kube_state, run_pods, workload_source
+from pulumi_hyperpod.plans import Policy
+from pulumi_hyperpod.sim.workload.hyperpod import add_pdb, kube_state, run_pods, workload_source
 
 from .helpers import eks_request, running_cluster, scaled, workers
 

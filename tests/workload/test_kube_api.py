@@ -10,7 +10,7 @@ import pytest
 from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
-from pulumi_hyperpod.workload.fake.kube import GRACE_SECONDS, KubeWorld
+from pulumi_hyperpod.sim.workload.kube import GRACE_SECONDS, KubeWorld
 
 NODES = {
     "hyperpod-i-0123456789abcdef0": {"sagemaker.amazonaws.com/node-health-status": "Schedulable"},

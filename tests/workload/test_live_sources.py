@@ -9,10 +9,10 @@ from typing import Any
 import botocore.session
 import pytest
 
-from pulumi_hyperpod.workload.eks_auth import TOKEN_PREFIX, eks_api_client
-from pulumi_hyperpod.workload.live import LiveWorkload
-from pulumi_hyperpod.workload.slurm import SlurmWorkload
-from pulumi_hyperpod.workload.source import WorkloadError
+from pulumi_hyperpod.aws.workload.eks_auth import TOKEN_PREFIX, eks_api_client
+from pulumi_hyperpod.aws.workload.live import LiveWorkload
+from pulumi_hyperpod.aws.workload.slurm import SlurmWorkload
+from pulumi_hyperpod.aws.workload.source import WorkloadError
 from tests.core.factories import observed_from, slurm_spec
 
 EKS_ARN = "arn:aws:eks:us-west-2:111122223333:cluster/hyperpod-eks"

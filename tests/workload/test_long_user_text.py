@@ -8,8 +8,8 @@ import json
 from click.testing import CliRunner
 
 from pulumi_hyperpod.cli import main
-from pulumi_hyperpod.terminal import CLIP, clipped
-from pulumi_hyperpod.workload.model import Job
+from pulumi_hyperpod.core.terminal import CLIP, clipped
+from pulumi_hyperpod.aws.workload.model import Job
 from tests.support.cli import SPECS, hyperpod, seed004_world
 
 LONG = "u" * 10_000
@@ -29,9 +29,9 @@ def test_a_jobs_words_clip_its_user_and_id():
 def test_a_10000_character_user_is_clipped_in_the_plan_and_whole_in_the_saved_plan(monkeypatch, tmp_path):
     seed004_world(monkeypatch, tmp_path)
     hyperpod("apply", "-f", str(SPECS / "seed004-scale-out.json"), "--yes", "--wait", "Target", "--timeout", "600")
-    from pulumi_hyperpod.aws.fake import Simulator
+    from pulumi_hyperpod.sim.aws import Simulator
     from pulumi_hyperpod.aws.observe import observe
-    from pulumi_hyperpod.workload.match import slurm_names
+    from pulumi_hyperpod.aws.workload.match import slurm_names
 
     state = observe(Simulator.open_default().client(), "leo-stg-hyperpod-cluster")
     compute = {n.instance_id for n in state.nodes if n.group == "leo-stg-compute-ig"}

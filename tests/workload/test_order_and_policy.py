@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from pydantic import ValidationError
 
-from pulumi_hyperpod.plan import Plan, Policy
+from pulumi_hyperpod.plans import Plan, Policy
 from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.aws.planner import victims as rules
 from pulumi_hyperpod.aws.planner import workload_order
-from pulumi_hyperpod.plan.integrity import step_problems
-from pulumi_hyperpod.workload.model import Job, NodeWorkload, WorkloadView
+from pulumi_hyperpod.plans.integrity import step_problems
+from pulumi_hyperpod.aws.workload.model import Job, NodeWorkload, WorkloadView
 from tests.core.factories import EPOCH, node_id, observed_from, slurm_spec
 
 STATUSES = ["Running", "Running", "Failure", "Pending", "DeepHealthCheckInProgress", "SystemUpdating", "ShuttingDown"]

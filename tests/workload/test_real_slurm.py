@@ -12,9 +12,9 @@ import time
 import pytest
 
 from pulumi_hyperpod import pipeline
-from pulumi_hyperpod.plan import Policy
-from pulumi_hyperpod.workload.slurm import CommandRunner, SlurmWorkload, from_files
-from pulumi_hyperpod.workload.fake.hyperpod import slurm_names
+from pulumi_hyperpod.plans import Policy
+from pulumi_hyperpod.aws.workload.slurm import CommandRunner, SlurmWorkload, from_files
+from pulumi_hyperpod.sim.workload.hyperpod import slurm_names
 from tests.support.real_slurm import RealSlurm, why_not_available
 
 from .helpers import running_cluster, scaled, slurm_request, workers
@@ -51,7 +51,7 @@ def _wait_running(slurm: RealSlurm, count: int) -> None:
 
 def _names_by_instance(client) -> dict[str, str]:
     state = pipeline.observe(client, "real")
-    from pulumi_hyperpod.workload.match import slurm_names as by_name
+    from pulumi_hyperpod.aws.workload.match import slurm_names as by_name
 
     return {instance: name for name, instance in by_name(state).items()}
 

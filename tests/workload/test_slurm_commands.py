@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pulumi_hyperpod.workload.slurm import CommandRunner
-from pulumi_hyperpod.workload.source import WorkloadError
+from pulumi_hyperpod.aws.workload.slurm import CommandRunner
+from pulumi_hyperpod.aws.workload.source import WorkloadError
 
 
 def test_a_prefix_takes_the_command_as_arguments_or_as_one_quoted_string_where_it_has_braces() -> None:

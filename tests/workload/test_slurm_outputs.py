@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
-from pulumi_hyperpod.workload import slurm_json
-from pulumi_hyperpod.workload.hostlist import HostlistError, expand
+from pulumi_hyperpod.aws.workload import slurm_json
+from pulumi_hyperpod.slurm.hostlist import HostlistError, expand
 
 DATA = Path(__file__).with_name("data")
 

@@ -9,8 +9,8 @@ import pytest
 
 from pulumi_hyperpod import pipeline
 from pulumi_hyperpod.aws.apply.drain import DrainTimedOut
-from pulumi_hyperpod.plan import Policy, plan_text
-from pulumi_hyperpod.workload.fake.hyperpod import SimulatedSlurm, submit_job, workload_source
+from pulumi_hyperpod.plans import Policy, plan_text
+from pulumi_hyperpod.sim.workload.hyperpod import SimulatedSlurm, submit_job, workload_source
 
 from .helpers import running_cluster, scaled, slurm_request, workers
 

@@ -6,8 +6,8 @@ import datetime as dt
 import json
 
 from pulumi_hyperpod import pipeline
-from pulumi_hyperpod.workload.model import WorkloadView
-from pulumi_hyperpod.workload.slurm import SlurmWorkload
+from pulumi_hyperpod.aws.workload.model import WorkloadView
+from pulumi_hyperpod.aws.workload.slurm import SlurmWorkload
 from tests.core.factories import EPOCH, observed_from, slurm_spec
 
 
@@ -80,7 +80,7 @@ def test_a_node_that_a_complete_squeue_shows_without_a_job_is_idle_not_unknown()
 
 
 def test_a_job_that_ends_on_another_day_shows_its_date() -> None:
-    from pulumi_hyperpod.workload.model import Job, NodeWorkload
+    from pulumi_hyperpod.aws.workload.model import Job, NodeWorkload
 
     later = EPOCH + dt.timedelta(hours=30)
     work = NodeWorkload("i-0", "n0", jobs=(Job("7", "bob", end_time=later),))

@@ -8,20 +8,30 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..._lazy import callable_package, lazy_exports
+from pulumi_hyperpod._lazy import callable_package, lazy_exports
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .executor import ApplyError, ApplyOptions, ApplyResult, ConcurrentChange, PlanRefused, PlanStale, apply, client_token
-    from .progress import Progress
-    from .waiters import WAIT_POLICIES, WaitFailed, WaitTimedOut, wait
+    from pulumi_hyperpod.aws.apply.executor import (
+        ApplyError,
+        ApplyOptions,
+        ApplyResult,
+        ConcurrentChange,
+        PlanRefused,
+        PlanStale,
+        apply,
+        client_token,
+    )
+    from pulumi_hyperpod.aws.apply.progress import Progress
+    from pulumi_hyperpod.aws.apply.waiters import WAIT_POLICIES, WaitFailed, WaitTimedOut, wait
 
 _EXPORTS = {
     # the contract's types (core/contract.py), named here too
     **dict.fromkeys(
-        ["ApplyError", "ApplyOptions", "ApplyResult", "ConcurrentChange", "PlanRefused", "PlanStale", "apply", "client_token"], ".executor"
+        ["ApplyError", "ApplyOptions", "ApplyResult", "ConcurrentChange", "PlanRefused", "PlanStale", "apply", "client_token"],
+        "pulumi_hyperpod.aws.apply.executor",
     ),
-    "Progress": ".progress",
-    **dict.fromkeys(["WAIT_POLICIES", "WaitFailed", "WaitTimedOut", "wait"], ".waiters"),
+    "Progress": "pulumi_hyperpod.aws.apply.progress",
+    **dict.fromkeys(["WAIT_POLICIES", "WaitFailed", "WaitTimedOut", "wait"], "pulumi_hyperpod.aws.apply.waiters"),
 }
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""How apply knows each step is done: the step kind's `completion` (plan/steps.py), checked on the
+"""How apply knows each step is done: the step kind's `completion` (plans/steps.py), checked on the
 cluster as observed at the end of the run.
 
 A step whose effect was not observed — a node the service refused to delete (BatchDeleteClusterNodes'
@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from ...plan.steps import declaration
-from ..planner.victims import LEAVING
+from pulumi_hyperpod.plans.steps import declaration
+from pulumi_hyperpod.aws.planner.victims import LEAVING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...plan import Step
-    from ..observe import ClusterState
-    from .executor import _Run
+    from pulumi_hyperpod.plans import Step
+    from pulumi_hyperpod.aws.observe import ClusterState
+    from pulumi_hyperpod.aws.apply.executor import _Run
 
 Check = Callable[["_Run", "Step", "ClusterState", frozenset[str]], list[str]]
 
@@ -80,7 +80,7 @@ def _nodes_running(run: "_Run", step: "Step", state: "ClusterState", sent: froze
 
 
 def _software_status(run: "_Run", step: "Step", state: "ClusterState", sent: frozenset[str]) -> list[str]:
-    from .lifecycle import image_shortfalls
+    from pulumi_hyperpod.aws.apply.lifecycle import image_shortfalls
 
     return image_shortfalls(step, state) if state is not None else []
 

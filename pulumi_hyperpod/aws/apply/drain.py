@@ -19,13 +19,13 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING, Any, Iterable
 
-from ..observe import observe
-from ...plan import Step, Victim
-from .executor import ApplyError
+from pulumi_hyperpod.aws.observe import observe
+from pulumi_hyperpod.plans import Step, Victim
+from pulumi_hyperpod.aws.apply.executor import ApplyError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...workload.model import NodeWorkload, WorkloadView
-    from .executor import _Run
+    from pulumi_hyperpod.aws.workload.model import NodeWorkload, WorkloadView
+    from pulumi_hyperpod.aws.apply.executor import _Run
 
 DEFAULT_POLL = 30.0
 
@@ -44,7 +44,7 @@ def _now(source: Any) -> dt.datetime:
 
 
 def _read(run: "_Run", source: Any) -> "WorkloadView":
-    from ...workload.source import WorkloadError
+    from pulumi_hyperpod.aws.workload.source import WorkloadError
 
     state = observe(run.client, run.name)
     if state is None:
@@ -56,7 +56,7 @@ def _read(run: "_Run", source: Any) -> "WorkloadView":
 
 
 def _act(run: "_Run", what: str, call, *args):
-    from ...workload.source import WorkloadError
+    from pulumi_hyperpod.aws.workload.source import WorkloadError
 
     try:
         return call(*args)
@@ -105,7 +105,7 @@ def drain_rechosen(run: "_Run", victims: Iterable[Victim]) -> None:
     fresh = [v for v in victims if not v.logical and v.status == "Running" and v.node_id not in drained]
     if not fresh:
         return
-    from ..planner.drain_step import node_name
+    from pulumi_hyperpod.aws.planner.drain_step import node_name
 
     state = observe(run.client, run.name)
     names = {node_name(state, v): v.node_id for v in fresh}
@@ -120,7 +120,7 @@ def drain_rechosen(run: "_Run", victims: Iterable[Victim]) -> None:
 def _drain_names(
     run: "_Run", source: Any, names: dict[str, str], mode: str, timeout: float, at_deadline: str, orchestrator: str | None = None
 ) -> None:
-    from ...workload.slurm import drain_reason
+    from pulumi_hyperpod.aws.workload.slurm import drain_reason
 
     began = run.monotonic()
     view = _read(run, source)

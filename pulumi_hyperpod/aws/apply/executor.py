@@ -30,18 +30,18 @@ from typing import TYPE_CHECKING, Any, Callable
 from botocore import xform_name
 from botocore.exceptions import BotoCoreError, ClientError
 
-from ..observe import ClusterState, observe
-from ...plan import Plan, Policy, Step, Victim
-from ..planner import victims as victim_rules
-from ..planner.basis import stale_reasons
-from ..planner.expectation import Expectation
-from ...plan.integrity import step_problems
-from ..planner.rules import api_limits, pack_deletes
-from . import completion, guards
-from . import lifecycle
-from .progress import Progress
-from .waiters import WAIT_POLICIES, WaitFailed, WaitTimedOut, wait
-from ...core.contract import (  # noqa: F401 - the one apply contract (core/contract.py), exported here too
+from pulumi_hyperpod.aws.observe import ClusterState, observe
+from pulumi_hyperpod.plans import Plan, Policy, Step, Victim
+from pulumi_hyperpod.aws.planner import victims as victim_rules
+from pulumi_hyperpod.aws.planner.basis import stale_reasons
+from pulumi_hyperpod.aws.planner.expectation import Expectation
+from pulumi_hyperpod.plans.integrity import step_problems
+from pulumi_hyperpod.aws.planner.rules import api_limits, pack_deletes
+from pulumi_hyperpod.aws.apply import completion, guards
+from pulumi_hyperpod.aws.apply import lifecycle
+from pulumi_hyperpod.aws.apply.progress import Progress
+from pulumi_hyperpod.aws.apply.waiters import WAIT_POLICIES, WaitFailed, WaitTimedOut, wait
+from pulumi_hyperpod.core.contract import (  # noqa: F401 - the one apply contract (core/contract.py), exported here too
     ApplyError,
     ApplyInterrupted,
     ApplyOptions,
@@ -53,7 +53,7 @@ from ...core.contract import (  # noqa: F401 - the one apply contract (core/cont
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..clients import SageMakerClient
+    from pulumi_hyperpod.aws.clients import SageMakerClient
 
 # BatchAdd failures that mean "not now" rather than "never".
 RETRYABLE_ADD_ERRORS = frozenset({"InvalidInstanceGroupStatus"})
@@ -107,7 +107,7 @@ def apply(
     you know is current (it was made from a snapshot you trust, say); the checks before every
     later call still run. Raises PlanRefused for a refused plan, ConcurrentChange when another
     writer moves the cluster mid-apply, ApplyError when a call fails for good. `workload`: the
-    orchestrator (a pulumi_hyperpod.workload source) a DrainNodes step drains through (apply/drain.py).
+    orchestrator (a pulumi_hyperpod.aws.workload source) a DrainNodes step drains through (apply/drain.py).
 
     `roles`: the Slurm roles the plan was made with (group → Controller/Login/Compute), for the
     guards apply checks again before each call (apply/guards.py); a PlanRefused names a breach.
@@ -125,11 +125,11 @@ def apply(
     if plan.refused:
         raise PlanRefused(plan)
     if poll_seconds is None:
-        from ..client import poll_seconds_for
+        from pulumi_hyperpod.aws.client import poll_seconds_for
 
         poll_seconds = poll_seconds_for(client)
     if workload is None and any(step.operation == "DrainNodes" for step in plan.steps):
-        from .drain import no_source  # before any call: an UpdateCluster may come before the drain
+        from pulumi_hyperpod.aws.apply.drain import no_source  # before any call: an UpdateCluster may come before the drain
 
         raise no_source(plan)
     run = _Run(client, plan, policy or Policy(), timeout, poll_seconds, progress, sleep, monotonic)
@@ -279,7 +279,7 @@ class _Run:
     def premise_reads(self, now: ClusterState) -> tuple[ClusterState, dict[str, Any]]:
         """What the plan's premises need read besides the cluster (planner/premise.py): the events
         since its newest one (acted), what runs on its nodes now (workload), the tags (tags)."""
-        from ..observe.reader import events_since, read_tags
+        from pulumi_hyperpod.aws.observe.reader import events_since, read_tags
 
         facts = self.plan.basis.facts if self.plan.basis is not None else ()
         premises = {fact.premise: fact.value for fact in facts}
@@ -288,7 +288,7 @@ class _Run:
         if horizon is not None and (horizon == "" or "|" in horizon):
             read["events"] = events_since(self.client, self.name, horizon)
         if "workload" in premises:
-            source = self.workload  # a source read now, or a view the caller read (pulumi_hyperpod.workload)
+            source = self.workload  # a source read now, or a view the caller read (pulumi_hyperpod.aws.workload)
             if source is not None and hasattr(source, "read"):
                 read["workload"] = source.read(now)
             elif source is not None and hasattr(source, "nodes"):
@@ -323,7 +323,7 @@ class _Run:
             self.say(f"cluster {self.name} deleted")
 
     def _drain_nodes(self, index: int, step: Step, verify: bool) -> None:
-        from .drain import drain  # no API call: the orchestrator's nodes (apply/drain.py)
+        from pulumi_hyperpod.aws.apply.drain import drain  # no API call: the orchestrator's nodes (apply/drain.py)
 
         drain(self, step)
 
@@ -415,7 +415,7 @@ class _Run:
         self._counts_unmoved()
         victims = self._revalidate(state, index, step)
         if any(s.operation == "DrainNodes" for s in self.plan.steps[:index]):
-            from .drain import drain_rechosen
+            from pulumi_hyperpod.aws.apply.drain import drain_rechosen
 
             drain_rechosen(self, victims)
         if not victims:
@@ -525,7 +525,7 @@ class _Run:
         return self.result
 
     def _check_completion(self) -> None:
-        """Never a silent success: each step's effect, by its kind's completion (plan/steps.py), on
+        """Never a silent success: each step's effect, by its kind's completion (plans/steps.py), on
         the cluster as observed last (apply/completion.py); a step that fell short makes the outcome
         `partial` or `failed` (core/contract.py)."""
         short: set[int] = set()

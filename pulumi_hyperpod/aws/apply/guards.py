@@ -8,7 +8,7 @@ before the first call and again right before each mutating call on the cluster a
   the count, and only when the policy allows it); never a Controller group deleted;
 - never a Login node or the Login group unless policy.allow_login_scale_in;
 - never a protected node taken down, by any step, whatever its kind: the step's disruption is read
-  from its kind's declaration (plan/steps.py, plan/disruption.py) — not removed, replaced, rebooted,
+  from its kind's declaration (plans/steps.py, plans/disruption.py) — not removed, replaced, rebooted,
   rolled onto a new image or drained; not in a deleted group, not in a cluster being deleted, not
   in a group whose count is lowered by more than the launches it still has pending (the service
   would choose which node goes);
@@ -26,12 +26,12 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Mapping
 
-from ..clusterspec.grouplists import group_entries
-from ..observe import ClusterState, NodeState
-from ...plan import Plan, Policy, Refusal
-from ...plan.disruption import VERBS, of_plan, shortened
-from ...plan.integrity import OPERATION_KINDS
-from ...plan.steps import Disruption, declaration
+from pulumi_hyperpod.aws.spec.grouplists import group_entries
+from pulumi_hyperpod.aws.observe import ClusterState, NodeState
+from pulumi_hyperpod.plans import Plan, Policy, Refusal
+from pulumi_hyperpod.plans.disruption import VERBS, of_plan, shortened
+from pulumi_hyperpod.plans.integrity import OPERATION_KINDS
+from pulumi_hyperpod.plans.steps import Disruption, declaration
 
 RULE = "apply-guard"
 _ONCE = ("CreateCluster", "UpdateCluster", "DeleteCluster")  # the planner makes each at most once
@@ -111,7 +111,7 @@ def step_refusals(
         return []
     kind = OPERATION_KINDS.get(operation)
     if kind is None:  # unknown is not safe: a call no kind declares has no known disruption
-        return [Refusal(RULE, f"{operation} is no step kind's call (plan/steps.py): its disruption is not known")]
+        return [Refusal(RULE, f"{operation} is no step kind's call (plans/steps.py): its disruption is not known")]
     disruption = declaration(kind).disruption
     guard = _Guard(state, policy, dict(roles or {}), plan)
     if disruption.scope == "victims" and disruption.effect == "destroyed":

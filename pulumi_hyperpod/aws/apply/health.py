@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from botocore.exceptions import ClientError
 
-from ..observe import ClusterState, observe
+from pulumi_hyperpod.aws.observe import ClusterState, observe
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..clients import SageMakerClient
+    from pulumi_hyperpod.aws.clients import SageMakerClient
 
 DEFAULT_CHECKS = ("InstanceStress", "InstanceConnectivity")
 

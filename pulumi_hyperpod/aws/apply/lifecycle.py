@@ -16,18 +16,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..observe import observe
+from pulumi_hyperpod.aws.observe import observe
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...plan import Step
-    from ..observe import ClusterState
-    from .executor import _Run
+    from pulumi_hyperpod.plans import Step
+    from pulumi_hyperpod.aws.observe import ClusterState
+    from pulumi_hyperpod.aws.apply.executor import _Run
 
 SETTLED = frozenset({"Running", "Failure"})
 
 
 def update_cluster_software(run: "_Run", step: "Step", verify: bool) -> None:
-    from .waiters import SOFTWARE_UPDATE_WAITER, software_update_waiter
+    from pulumi_hyperpod.aws.apply.waiters import SOFTWARE_UPDATE_WAITER, software_update_waiter
 
     run.call("UpdateClusterSoftware", step.request, verify)
     nodes = sum(len(batch) for batch in step.batches)
@@ -43,14 +43,14 @@ def update_cluster_software(run: "_Run", step: "Step", verify: bool) -> None:
 
 
 def image_shortfalls(step: "Step", state: "ClusterState") -> list[str]:
-    """The groups of a rollout that did not end on the image it asked for (its completion: plan/steps.py)."""
+    """The groups of a rollout that did not end on the image it asked for (its completion: plans/steps.py)."""
     return software_shortfalls(step, {g.name: g.described for g in state.groups})
 
 
 def software_shortfalls(step: "Step", described: "dict[str, dict[str, Any]]") -> list[str]:
     """Per group a rollout names (DescribeCluster's entries by name): how its update ended otherwise
     than Succeeded (the service says: RollbackComplete, Failed), or the image it runs when not the one asked."""
-    from ..planner.software import runs_image
+    from pulumi_hyperpod.aws.planner.software import runs_image
 
     wanted = step.request.get("ImageId")
     lines = []
@@ -183,7 +183,7 @@ def report_operations(run: "_Run") -> None:
 def canary(run: "_Run", handler, index: int, step: "Step", verify: bool) -> None:
     """Add the canary nodes, then wait until each runs (lifecycle scripts and deep health checks passed).
     A canary in Failure stops the apply (ApplyError) before the rest is added: the nodes obtained stay."""
-    from .executor import ApplyError
+    from pulumi_hyperpod.aws.apply.executor import ApplyError
 
     groups = {e["InstanceGroupName"] for e in step.request["NodesToAdd"]}
     before = observe(run.client, run.name)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..clusterspec.grouplists import group_entries
+from pulumi_hyperpod.aws.spec.grouplists import group_entries
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,11 @@ from botocore import xform_name
 from botocore.exceptions import ClientError
 from botocore.waiter import SingleWaiterConfig, WaiterModel
 
-from .progress import Progress
-from .wait_policies import WAIT_POLICIES  # noqa: F401 - the names the executor and the settings read
+from pulumi_hyperpod.aws.apply.progress import Progress
+from pulumi_hyperpod.aws.apply.wait_policies import WAIT_POLICIES  # noqa: F401 - the names the executor and the settings read
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..clients import SageMakerClient
+    from pulumi_hyperpod.aws.clients import SageMakerClient
 
 _IN_SERVICE = {"matcher": "path", "argument": "ClusterStatus", "expected": "InService", "state": "success"}
 _FAILED = {"matcher": "path", "argument": "ClusterStatus", "expected": "Failed", "state": "failure"}

@@ -10,20 +10,29 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..._lazy import lazy_exports
+from pulumi_hyperpod._lazy import lazy_exports
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .estimate import BUDGET_RULE, budget_refusal, plan_cost, region_of, with_cost
-    from .metering import CostReport, GroupUsage, InstanceUsage, cost_report
-    from .prices import PRICES_ENV, Price, PriceTable, PriceTableError, as_price_table, default_prices, load_prices, shipped_prices
+    from pulumi_hyperpod.aws.cost.estimate import BUDGET_RULE, budget_refusal, plan_cost, region_of, with_cost
+    from pulumi_hyperpod.aws.cost.metering import CostReport, GroupUsage, InstanceUsage, cost_report
+    from pulumi_hyperpod.aws.cost.prices import (
+        PRICES_ENV,
+        Price,
+        PriceTable,
+        PriceTableError,
+        as_price_table,
+        default_prices,
+        load_prices,
+        shipped_prices,
+    )
 
 # Loaded on first use (PEP 562): pricing a plan (estimate) does not import metering's rich tables.
 _EXPORTS = {
-    **dict.fromkeys(["BUDGET_RULE", "budget_refusal", "plan_cost", "region_of", "with_cost"], ".estimate"),
-    **dict.fromkeys(["CostReport", "GroupUsage", "InstanceUsage", "cost_report"], ".metering"),
+    **dict.fromkeys(["BUDGET_RULE", "budget_refusal", "plan_cost", "region_of", "with_cost"], "pulumi_hyperpod.aws.cost.estimate"),
+    **dict.fromkeys(["CostReport", "GroupUsage", "InstanceUsage", "cost_report"], "pulumi_hyperpod.aws.cost.metering"),
     **dict.fromkeys(
         ["PRICES_ENV", "Price", "PriceTable", "PriceTableError", "as_price_table", "default_prices", "load_prices", "shipped_prices"],
-        ".prices",
+        "pulumi_hyperpod.aws.cost.prices",
     ),
 }
 

@@ -25,15 +25,15 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Any, Mapping
 
-from ...plan.model import Plan, Refusal, Victim
-from ...plan.sections import ClusterCost, CostSection, GroupCost, PriceUsed
-from ...plan.money import signed, usd
-from .prices import PriceTable, as_price_table
+from pulumi_hyperpod.plans.model import Plan, Refusal, Victim
+from pulumi_hyperpod.plans.sections import ClusterCost, CostSection, GroupCost, PriceUsed
+from pulumi_hyperpod.plans.money import signed, usd
+from pulumi_hyperpod.aws.cost.prices import PriceTable, as_price_table
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..observe import ClusterState, GroupState
-    from ...plan.policy import Policy
-    from ..clusterspec import ClusterSpec, InstanceGroupSpec
+    from pulumi_hyperpod.aws.observe import ClusterState, GroupState
+    from pulumi_hyperpod.plans.policy import Policy
+    from pulumi_hyperpod.aws.spec import ClusterSpec, InstanceGroupSpec
 
 DEFAULT_REGION = "us-west-2"
 UNKNOWN_TYPE = "(unknown type)"

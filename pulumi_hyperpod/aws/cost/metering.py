@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from rich.table import Table
 
-from ..observe.reader import largest_pages
-from .estimate import DEFAULT_REGION, _ARN_REGION
-from .prices import PriceTable, as_price_table
+from pulumi_hyperpod.aws.observe.reader import largest_pages
+from pulumi_hyperpod.aws.cost.estimate import DEFAULT_REGION, _ARN_REGION
+from pulumi_hyperpod.aws.cost.prices import PriceTable, as_price_table
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..clients import SageMakerClient
+    from pulumi_hyperpod.aws.clients import SageMakerClient
 
 SIMULATED = "simulator metering"
 ESTIMATED = "estimated from ListClusterNodes LaunchTime and ListClusterEvents"
@@ -355,7 +355,7 @@ def _group(name: str, items: Iterable[InstanceUsage]) -> GroupUsage:
 
 # ---- formatting ----------------------------------------------------------------------------------
 def _utc(value: Any) -> dt.datetime:
-    from ...core.timestamps import read_time
+    from pulumi_hyperpod.core.timestamps import read_time
 
     return read_time(value)
 

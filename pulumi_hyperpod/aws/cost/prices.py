@@ -25,7 +25,7 @@ from typing import Any, Mapping
 
 import yaml
 
-from ...core.frozen import Frozen, bulk_record
+from pulumi_hyperpod.core.frozen import Frozen, bulk_record
 
 PRICES_ENV = "HYPERPOD_PRICES"
 FORMAT = "hyperpod-prices/1"
@@ -40,7 +40,7 @@ class PriceTableError(ValueError):
 def _price_file_error() -> type:
     """The InputError of a price file (its kind names it; its size limit is a spec's), made on first
     use: core.errors loads the service model, which pricing a plan does not need otherwise."""
-    from ...core.errors import InputError
+    from pulumi_hyperpod.core.errors import InputError
 
     class PriceFileError(InputError):
         kind = "price"
@@ -102,8 +102,8 @@ class PriceTable:
     def from_file(cls, path: str | Path) -> "PriceTable":
         """A price file, read as every input is (core/documents.py): JSON or YAML 1.2 (`010` refused
         as ambiguous, `1:20` text), a regular file only, size and depth limits."""
-        from ...core.documents import read_document
-        from ...core.errors import InputError
+        from pulumi_hyperpod.core.documents import read_document
+        from pulumi_hyperpod.core.errors import InputError
 
         path = Path(path)
         if not os.path.lexists(path):

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..._lazy import callable_package, lazy_exports
+from pulumi_hyperpod._lazy import callable_package, lazy_exports
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .reader import is_not_found, list_nodes, observe
-    from .snapshot import load_snapshot
-    from .state import ClusterState, GroupState, NodeState
+    from pulumi_hyperpod.aws.observe.reader import is_not_found, list_nodes, observe
+    from pulumi_hyperpod.aws.observe.snapshot import load_snapshot
+    from pulumi_hyperpod.aws.observe.state import ClusterState, GroupState, NodeState
 
 _EXPORTS = {
-    **dict.fromkeys(["is_not_found", "list_nodes", "observe"], ".reader"),
-    "load_snapshot": ".snapshot",
-    **dict.fromkeys(["ClusterState", "GroupState", "NodeState"], ".state"),
+    **dict.fromkeys(["is_not_found", "list_nodes", "observe"], "pulumi_hyperpod.aws.observe.reader"),
+    "load_snapshot": "pulumi_hyperpod.aws.observe.snapshot",
+    **dict.fromkeys(["ClusterState", "GroupState", "NodeState"], "pulumi_hyperpod.aws.observe.state"),
 }
 
 __all__ = ["ClusterState", "GroupState", "NodeState", "is_not_found", "list_nodes", "load_snapshot", "observe"]

@@ -6,12 +6,12 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from .. import servicemodel
-from ..clusterspec.grouplists import group_entries
-from .state import GONE, ClusterState
+from pulumi_hyperpod.aws import servicemodel
+from pulumi_hyperpod.aws.spec.grouplists import group_entries
+from pulumi_hyperpod.aws.observe.state import GONE, ClusterState
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..clients import SageMakerClient
+    from pulumi_hyperpod.aws.clients import SageMakerClient
 
 NOT_FOUND_CODES = frozenset({"ResourceNotFound", "ResourceNotFoundException"})
 

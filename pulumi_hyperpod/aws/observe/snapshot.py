@@ -18,11 +18,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Mapping
 
-from .. import servicemodel
-from ...core.errors import Violation
-from ...core.documents import read_document
-from ...core.errors import SnapshotError
-from .state import SNAPSHOT_FORMAT, ClusterState
+from pulumi_hyperpod.aws import servicemodel
+from pulumi_hyperpod.core.errors import Violation
+from pulumi_hyperpod.core.documents import read_document
+from pulumi_hyperpod.core.errors import SnapshotError
+from pulumi_hyperpod.aws.observe.state import SNAPSHOT_FORMAT, ClusterState
 
 FORMATS = (SNAPSHOT_FORMAT,)
 _KEYS = ("Format", "DescribeCluster", "ClusterNodeSummaries", "ListClusterNodes")

@@ -12,7 +12,7 @@ from dataclasses import field
 from functools import cached_property
 from typing import Any, Mapping
 
-from ...core.frozen import Frozen, record
+from pulumi_hyperpod.core.frozen import Frozen, record
 
 # Statuses of a node that is doing no useful work: removed first on scale-in.
 UNHEALTHY = frozenset({"Failure", "NotFound"})
@@ -140,7 +140,7 @@ class ClusterState(Frozen):
     def from_snapshot(cls, data: Mapping[str, Any], source: str | None = None, cluster_name: str | None = None) -> "ClusterState":
         """A saved snapshot (either form `observe.snapshot` reads), checked against the service's
         output shapes and for consistency first: a SnapshotError names each problem's field."""
-        from .snapshot import snapshot_state  # it builds on this module
+        from pulumi_hyperpod.aws.observe.snapshot import snapshot_state  # it builds on this module
 
         return snapshot_state(data, source=source, cluster_name=cluster_name)
 
@@ -199,7 +199,7 @@ def _node(s: Mapping[str, Any], _new: Any = object.__new__, _utc_zone: dt.timezo
 
 
 def _utc(value: Any) -> dt.datetime | None:
-    from ...core.timestamps import read_time  # (a snapshot's times were checked by the same reader)
+    from pulumi_hyperpod.core.timestamps import read_time  # (a snapshot's times were checked by the same reader)
 
     return None if value is None else read_time(value)
 

@@ -24,17 +24,17 @@ from __future__ import annotations
 
 import dataclasses
 from typing import TYPE_CHECKING, Any, Callable, Mapping
-from ...core import cloud as _core
+from pulumi_hyperpod.core import cloud as _core
 
-from ..observe import ClusterState, observe
-from ...plan import Plan, Policy
-from ..planner import plan
+from pulumi_hyperpod.aws.observe import ClusterState, observe
+from pulumi_hyperpod.plans import Plan, Policy
+from pulumi_hyperpod.aws.planner import plan
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..apply import ApplyResult, Progress
-    from ...core.contract import ApplyOptions
-    from ..cost.prices import PriceTable
-    from ..clusterspec import ClusterSpec
+    from pulumi_hyperpod.aws.apply import ApplyResult, Progress
+    from pulumi_hyperpod.core.contract import ApplyOptions
+    from pulumi_hyperpod.aws.cost.prices import PriceTable
+    from pulumi_hyperpod.aws.spec import ClusterSpec
 
 OBSERVE = object()  # prepare(): observe the live cluster (the default), rather than a given state
 
@@ -55,7 +55,7 @@ class Prepared(_core.Prepared):
 
     @property
     def workload(self) -> Any:
-        """The workload view the plan was ranked with (pulumi_hyperpod.workload.WorkloadView), saved with it."""
+        """The workload view the plan was ranked with (pulumi_hyperpod.aws.workload.WorkloadView), saved with it."""
         return self.context.view if self.context is not None else None
 
 
@@ -72,7 +72,7 @@ def make_plan(
     """plan() then its cost section (and the budget guard). `prices`: a PriceTable, or a mapping
     merged over the shipped list prices; None reads the shipped table and $HYPERPOD_PRICES.
     `region`: where the cluster is when `observed` (whose ARN says it) is None."""
-    from ..cost.estimate import with_cost
+    from pulumi_hyperpod.aws.cost.estimate import with_cost
 
     policy = policy or Policy()
     return with_cost(plan(desired, observed, policy, roles=roles, workload=workload), desired, observed, policy, prices, region)
@@ -91,7 +91,7 @@ def check(
     """The preflight stage: service quotas and lifecycle consistency read through `sagemaker` and
     `quotas` (a service-quotas client or a function returning one; None: reported as not readable). `skip`: the reason the
     checks are not run (offline, asked not to) — the section says it instead."""
-    from .. import preflight
+    from pulumi_hyperpod.aws import preflight
 
     if skip is not None or sagemaker is None:
         return preflight.skipped(the_plan, skip or "no client to read the account with")
@@ -118,9 +118,9 @@ def prepare(
     with HyperPod's context (aws/context.AwsContext says what each keyword is). `observed`: a
     ClusterState (a snapshot) or None (no cluster) to plan against instead of observing;
     `sagemaker` may then be None (offline)."""
-    from ...core import cloud
-    from ..cloud import AWS
-    from ..context import AwsContext
+    from pulumi_hyperpod.core import cloud
+    from pulumi_hyperpod.aws.cloud import AWS
+    from pulumi_hyperpod.aws.context import AwsContext
 
     context = AwsContext(
         roles=roles, lifecycle_dir=lifecycle_dir, s3=s3, quotas=quotas, slurm=slurm, workload=workload, prices=prices, region=region
@@ -137,9 +137,9 @@ def _fields(prepared: Any) -> dict[str, Any]:
 def deletion(sagemaker: Any, name: str, *, policy: Policy | None = None, observed: Any = OBSERVE) -> Prepared:
     """The plan that deletes cluster `name` (action "none" when there is no such cluster); `observed`:
     the cluster as the caller already read it (default: read it now)."""
-    from ...core import cloud
-    from ..cloud import AWS
-    from ..context import AwsContext
+    from pulumi_hyperpod.core import cloud
+    from pulumi_hyperpod.aws.cloud import AWS
+    from pulumi_hyperpod.aws.context import AwsContext
 
     given = {} if observed is OBSERVE else {"observed": observed}
     prepared = cloud.deletion(AWS, sagemaker, name, policy or Policy(), context=AwsContext(cost=False), **given)
@@ -165,9 +165,9 @@ def execute(
     """Apply the plan (see `apply.apply`) through core/cloud.execute: refused plans raise
     PlanRefused, stale ones PlanStale. `options` (core/contract.ApplyOptions) replaces
     wait/timeout/poll_seconds/progress/check_fresh."""
-    from ...core.contract import ApplyOptions
-    from ..cloud import AWS
-    from ..context import AwsContext
+    from pulumi_hyperpod.core.contract import ApplyOptions
+    from pulumi_hyperpod.aws.cloud import AWS
+    from pulumi_hyperpod.aws.context import AwsContext
 
     if options is None:
         options = ApplyOptions(wait=wait, timeout=timeout, poll_seconds=poll_seconds, check_fresh=check_fresh, progress=progress)
@@ -177,12 +177,12 @@ def execute(
 
 def save(prepared: Prepared, path: str, *, target: Mapping[str, Any] | None = None, inputs: Any = ()) -> None:
     """`inputs`: the files the plan was made from, which the plan file must not overwrite."""
-    from ...core import planfile
+    from pulumi_hyperpod.core import planfile
 
     planfile.save(prepared, path, target=target, inputs=inputs)
 
 
 def load(path: str, *, target: Mapping[str, Any] | None = None) -> Prepared:
-    from ...core import planfile
+    from pulumi_hyperpod.core import planfile
 
     return planfile.load(path, cloud="aws", target=target)

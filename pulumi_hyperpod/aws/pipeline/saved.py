@@ -39,10 +39,10 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
-from ...core import planfile
-from ...core.planfile import SavedPlanError
-from ...plan import Plan, Policy
-from ...plan.integrity import step_problems
+from pulumi_hyperpod.core import planfile
+from pulumi_hyperpod.core.planfile import SavedPlanError
+from pulumi_hyperpod.plans import Plan, Policy
+from pulumi_hyperpod.plans.integrity import step_problems
 
 __all__ = ["SavedPlanError", "document", "load", "plan_difference", "plan_target", "save"]
 
@@ -98,7 +98,7 @@ def save(prepared: Any, path: str | Path, *, target: Mapping[str, Any] | None = 
 def load(path: str | Path, *, target: Mapping[str, Any] | None = None) -> Any:
     """The Prepared plan in `path`, or SavedPlanError naming the file and what is wrong. `target`:
     where it is to be applied (cloud, backend, region; None values are not compared)."""
-    from ..clusterspec import ClusterSpec, SpecError
+    from pulumi_hyperpod.aws.spec import ClusterSpec, SpecError
 
     where = str(path)
     data = planfile.read(path, cloud="aws")  # the envelope: size, reader, format, integrity, version, cloud
@@ -154,7 +154,7 @@ def load(path: str | Path, *, target: Mapping[str, Any] | None = None) -> Any:
 def _slurm_again(where: str, the_plan: Plan, saved_inputs: Any) -> Any:
     """The plan's Slurm section made again from the inputs the file saved, refused when the file
     shows another one. A section with changes and no inputs is no section this tool saved."""
-    from ...slurm.section import SlurmInputs
+    from pulumi_hyperpod.aws.slurm.section import SlurmInputs
 
     section = the_plan.slurm
     if section is None or section.changes is None:
@@ -176,8 +176,8 @@ def _slurm_again(where: str, the_plan: Plan, saved_inputs: Any) -> Any:
 def _cannot_show_acted(the_plan: Plan) -> str | None:
     """A step that restarts named nodes leaves no trace on them (a reboot): only the service's events
     show it has acted (premise "acted"). Where there are none, a saved one could act twice."""
-    from ...plan.steps import KINDS
-    from ..planner.premise import named_nodes
+    from pulumi_hyperpod.plans.steps import KINDS
+    from pulumi_hyperpod.aws.planner.premise import named_nodes
 
     horizon = the_plan.basis.facts_of("acted").get("cluster") if the_plan.basis is not None else None
     if horizon is None or horizon == "" or "|" in horizon:
@@ -224,8 +224,8 @@ def _with_horizon(where: str, observed: Any, horizon: Any) -> Any:
 
 def _prepared(the_plan: Plan, desired: Any, observed: Any, policy: Policy, roles: dict[str, str], view: Any, data: Any) -> Any:
     """The loaded plan with the context it was made with (the Slurm roles, the workload view, the region)."""
-    from ..context import AwsContext
-    from . import Prepared
+    from pulumi_hyperpod.aws.context import AwsContext
+    from pulumi_hyperpod.aws.pipeline import Prepared
 
     target = data.get("target")
     region = target.get("region") if isinstance(target, Mapping) else None
@@ -247,8 +247,8 @@ def _workload(where: str, data: Any) -> Any:
     """The workload view the plan was ranked with, or None."""
     if data is None:
         return None
-    from ...core.timestamps import TimestampError
-    from ...workload.model import WorkloadView
+    from pulumi_hyperpod.core.timestamps import TimestampError
+    from pulumi_hyperpod.aws.workload.model import WorkloadView
 
     try:
         return WorkloadView.from_dict(data)
@@ -280,9 +280,9 @@ def _roles(where: str, roles: Any) -> dict[str, str]:
 
 def _observed(where: str, snapshot: Any, the_plan: Plan) -> Any:
     """The saved observation, checked like any snapshot; its basis must be the plan's."""
-    from ..observe import ClusterState
-    from ..planner.basis import basis_of
-    from ..clusterspec import InputError
+    from pulumi_hyperpod.aws.observe import ClusterState
+    from pulumi_hyperpod.aws.planner.basis import basis_of
+    from pulumi_hyperpod.aws.spec import InputError
 
     if snapshot is None:
         if the_plan.basis is not None:
@@ -301,10 +301,10 @@ def _made_again(
     desired: Any, observed: Any, policy: Policy, roles: Mapping[str, str], target: Any, workload: Any = None, notes: tuple[str, ...] = ()
 ) -> Plan:
     """plan → cost → HyperPod's own sections (the legacy Slurm migration, the notes), as `plan` made them."""
-    from ..context import AwsContext
-    from ..planner import plan as make
-    from ..stages import annotate
-    from . import make_plan
+    from pulumi_hyperpod.aws.context import AwsContext
+    from pulumi_hyperpod.aws.planner import plan as make
+    from pulumi_hyperpod.aws.stages import annotate
+    from pulumi_hyperpod.aws.pipeline import make_plan
 
     if desired is None:
         return make(None, observed, policy)

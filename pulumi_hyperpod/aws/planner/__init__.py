@@ -1,4 +1,4 @@
-"""HyperPod's planner: desired spec vs observed cluster into the neutral Plan (`pulumi_hyperpod.plan`).
+"""HyperPod's planner: desired spec vs observed cluster into the neutral Plan (`pulumi_hyperpod.plans`).
 Pure: no I/O, no prices.
 
 `rules.py` holds the decision table and `plan()`; beside it the rules it applies: `compare`/`members`
@@ -12,18 +12,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..._lazy import lazy_exports
+from pulumi_hyperpod._lazy import lazy_exports
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .basis import basis_of, fingerprint, stale_reasons
-    from .expectation import Expectation
-    from .rules import api_limits, plan
+    from pulumi_hyperpod.aws.planner.basis import basis_of, fingerprint, stale_reasons
+    from pulumi_hyperpod.aws.planner.expectation import Expectation
+    from pulumi_hyperpod.aws.planner.rules import api_limits, plan
 
 # Loaded on first use (PEP 562), as the other packages' public names.
 _EXPORTS = {
-    **dict.fromkeys(["basis_of", "fingerprint", "stale_reasons"], ".basis"),
-    "Expectation": ".expectation",
-    **dict.fromkeys(["api_limits", "plan"], ".rules"),
+    **dict.fromkeys(["basis_of", "fingerprint", "stale_reasons"], "pulumi_hyperpod.aws.planner.basis"),
+    "Expectation": "pulumi_hyperpod.aws.planner.expectation",
+    **dict.fromkeys(["api_limits", "plan"], "pulumi_hyperpod.aws.planner.rules"),
 }
 
 __all__ = ["Expectation", "api_limits", "basis_of", "fingerprint", "plan", "stale_reasons"]

@@ -18,17 +18,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..._lazy import lazy_exports
-from ...plan.basis import Basis, GroupBasis
+from pulumi_hyperpod._lazy import lazy_exports
+from pulumi_hyperpod.plans.basis import Basis, GroupBasis
 
 # `Expectation` (expectation.py), what apply checks before each later call, is exported from here on
 # first use (PEP 562): planning, as every preview does, does not build it.
 _EXPORTS = {"Expectation": f"{__package__}.expectation"}  # a module: not relative to itself
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .expectation import Expectation as Expectation  # exported
-    from ...plan.model import Plan
-    from ..observe import ClusterState
+    from pulumi_hyperpod.aws.planner.expectation import Expectation as Expectation  # exported
+    from pulumi_hyperpod.plans.model import Plan
+    from pulumi_hyperpod.aws.observe import ClusterState
 
 
 def basis_of(state: "ClusterState") -> Basis:
@@ -55,7 +55,7 @@ def stale_reasons(plan: "Plan", now: "ClusterState | None", **read: Any) -> list
     reasons = cluster_moved(plan, now)
     if now is None or plan.basis is None or now.arn != plan.basis.identity:
         return reasons
-    from .premise import Now, reasons as premise_reasons
+    from pulumi_hyperpod.aws.planner.premise import Now, reasons as premise_reasons
 
     reasons += groups_moved(plan, now)
     reasons += nodes_moved(plan, now)
@@ -85,7 +85,7 @@ def groups_moved(plan: "Plan", now: "ClusterState | None") -> list[str]:
     """The "groups" premise: targets, MinCounts and which groups exist."""
     if plan.basis is None or now is None:
         return []
-    from .expectation import Expectation
+    from pulumi_hyperpod.aws.planner.expectation import Expectation
 
     return Expectation.from_basis(plan.basis).moved(now)
 

@@ -13,7 +13,7 @@ plan says so. Pure.
 
 from __future__ import annotations
 
-from ...plan.model import Step
+from pulumi_hyperpod.plans.model import Step
 
 
 def canary_steps(steps: list[Step], canary: int | None, limits: dict[str, int], cluster: str) -> tuple[list[Step], list[str]]:
@@ -34,7 +34,7 @@ def canary_steps(steps: list[Step], canary: int | None, limits: dict[str, int], 
         )
     if not growing:
         return steps, []
-    from .rules import pack_adds
+    from pulumi_hyperpod.aws.planner.rules import pack_adds
 
     totals = _growth(steps)
     first = [{"InstanceGroupName": name, "IncrementTargetCountBy": canary} for name in growing]

@@ -1,6 +1,6 @@
 """Desired vs observed configuration: what changed, what can change in place, what cannot.
 
-Every member is compared as the member table says (`pulumi_hyperpod.members`, `aws/planner/members.py`):
+Every member is compared as the member table says (`pulumi_hyperpod.aws.members`, `aws/planner/members.py`):
 a group member the spec leaves out is removed or kept by the table's rule for it, and a cluster
 member UpdateCluster takes is left as it is when the spec leaves it out (seed 004's
 update_cluster.json has no VpcConfig). Lists whose order means nothing (subnets, security groups,
@@ -13,14 +13,14 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Mapping
 
-from . import members
-from ...members import rows
-from ...members.table import Scope
-from .members import MemberChange
+from pulumi_hyperpod.aws.planner import members
+from pulumi_hyperpod.aws.members import rows
+from pulumi_hyperpod.aws.members.table import Scope
+from pulumi_hyperpod.aws.planner.members import MemberChange
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..observe import ClusterState, GroupState
-    from ..clusterspec import AnyGroupSpec, ClusterSpec, InstanceGroupSpec
+    from pulumi_hyperpod.aws.observe import ClusterState, GroupState
+    from pulumi_hyperpod.aws.spec import AnyGroupSpec, ClusterSpec, InstanceGroupSpec
 
 _UNORDERED = frozenset({"VpcConfig"})
 

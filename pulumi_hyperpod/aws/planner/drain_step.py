@@ -12,21 +12,21 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Sequence
 
-from ..observe import ClusterState
-from ...plan.model import Step, Victim
+from pulumi_hyperpod.aws.observe import ClusterState
+from pulumi_hyperpod.plans.model import Step, Victim
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...workload.model import WorkloadView
-    from ...plan.policy import Policy
+    from pulumi_hyperpod.aws.workload.model import WorkloadView
+    from pulumi_hyperpod.plans.policy import Policy
 
 
 def node_name(state: ClusterState, victim: Victim) -> str:
     """The orchestrator's name for a launched victim."""
     if state.orchestrator_kind == "Eks":
-        from ...workload.match import eks_node_name
+        from pulumi_hyperpod.aws.workload.match import eks_node_name
 
         return eks_node_name(victim.node_id)
-    from ...workload.match import slurm_names
+    from pulumi_hyperpod.aws.workload.match import slurm_names
 
     names = {instance: name for name, instance in slurm_names(state).items()}
     return names.get(victim.node_id, "")
@@ -96,5 +96,5 @@ def drain_steps(
         "Nodes": nodes,
         "ExpectedWaitSeconds": None if expected_all is None else math.ceil(expected_all),
     }
-    batch = (tuple(node["NodeId"] for node in nodes),)  # drained together (plan/disruption.py reads it)
+    batch = (tuple(node["NodeId"] for node in nodes),)  # drained together (plans/disruption.py reads it)
     return [Step("DrainNodes", request, (summary, *reasons), batches=batch, kind="drain", codes=("scale-in",))]

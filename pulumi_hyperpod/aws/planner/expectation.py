@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-from ..clusterspec.grouplists import group_entries
-from ...plan.basis import Basis
+from pulumi_hyperpod.aws.spec.grouplists import group_entries
+from pulumi_hyperpod.plans.basis import Basis
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...plan.model import Step
-    from ..observe import ClusterState
+    from pulumi_hyperpod.plans.model import Step
+    from pulumi_hyperpod.aws.observe import ClusterState
 
 
 @dataclass

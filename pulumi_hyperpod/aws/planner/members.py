@@ -1,4 +1,4 @@
-"""Desired vs observed, member by member, as the member table (`pulumi_hyperpod.members`) says.
+"""Desired vs observed, member by member, as the member table (`pulumi_hyperpod.aws.members`) says.
 
 For each row of a group: the desired value (from the spec's request form), the observed value
 (where DescribeCluster reports it, turned back into the request's form), and what a difference
@@ -21,9 +21,9 @@ import datetime as dt
 import json
 from typing import Any, Literal, Mapping
 
-from ...core.frozen import Frozen, record
-from ...members import Member, filled, rows
-from ...members.table import Scope
+from pulumi_hyperpod.core.frozen import Frozen, record
+from pulumi_hyperpod.aws.members import Member, filled, rows
+from pulumi_hyperpod.aws.members.table import Scope
 
 # Rows the count planner and the older rules handle (planner.py, compare.group_immutable_changes)
 _OWN_RULES = frozenset(
@@ -74,7 +74,7 @@ def _short(value: Any) -> str:
 
 def member_line(change: MemberChange) -> str:
     """A member change as a plan line; the software members say how existing nodes get it."""
-    from ..clusterspec.models import BUILD_FIELDS
+    from pulumi_hyperpod.aws.spec.models import BUILD_FIELDS
 
     line = change.line()
     if change.unverified:

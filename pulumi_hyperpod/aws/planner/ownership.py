@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...plan.model import Refusal
+from pulumi_hyperpod.plans.model import Refusal
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..observe import ClusterState
-    from ..clusterspec import ClusterSpec
+    from pulumi_hyperpod.aws.observe import ClusterState
+    from pulumi_hyperpod.aws.spec import ClusterSpec
 
 
 def count_owner(desired: "ClusterSpec", observed: "ClusterState") -> str | None:

@@ -12,7 +12,7 @@ from typing import Any
 
 def software_deployment(config: dict[str, Any]) -> dict[str, Any]:
     """Checked against botocore's DeploymentConfiguration shape; every problem in one line."""
-    from .. import servicemodel  # the service model loads only when a Policy sets this member
+    from pulumi_hyperpod.aws import servicemodel  # the service model loads only when a Policy sets this member
 
     problems = servicemodel.violations("DeploymentConfiguration", config)
     if problems:

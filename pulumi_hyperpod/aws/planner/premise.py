@@ -1,4 +1,4 @@
-"""HyperPod's premises: what each step kind assumes (plan/steps.py), recorded with the plan and read again.
+"""HyperPod's premises: what each step kind assumes (plans/steps.py), recorded with the plan and read again.
 
 `record` adds to a plan's basis one Fact per thing its steps assume beyond the basis itself (the
 cluster, its groups' counts and nodes: basis.py): for every premise the steps declare, as observed.
@@ -35,12 +35,12 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
-from ...plan.basis import Fact
-from ...plan.steps import KINDS
+from pulumi_hyperpod.plans.basis import Fact
+from pulumi_hyperpod.plans.steps import KINDS
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...plan.model import Plan, Step
-    from ..observe import ClusterState
+    from pulumi_hyperpod.plans.model import Plan, Step
+    from pulumi_hyperpod.aws.observe import ClusterState
 
 # What the service changes on its own (counts, statuses, progress): not a writer's configuration.
 # Counts and targets are the basis's (the "groups" premise).
@@ -316,14 +316,14 @@ def _acted(plan: "Plan", now: Now) -> list[str]:
 
 def _basis_reader(name: str) -> Reader:
     def read(plan: "Plan", now: Now) -> list[str]:
-        from . import basis
+        from pulumi_hyperpod.aws.planner import basis
 
         return getattr(basis, name)(plan, now.state)
 
     return read
 
 
-# One reader per premise name (plan/steps.py's Premise). The basis's own three (cluster, groups,
+# One reader per premise name (plans/steps.py's Premise). The basis's own three (cluster, groups,
 # nodes) are basis.py's and always run; the rest run for the premises the plan's steps declare.
 READERS: dict[str, Reader] = {
     "cluster": _basis_reader("cluster_moved"),

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from .. import servicemodel
-from ..observe import ClusterState, NodeState
-from ...plan.model import Refusal, Step
-from ...plan.policy import Policy
+from pulumi_hyperpod.aws import servicemodel
+from pulumi_hyperpod.aws.observe import ClusterState, NodeState
+from pulumi_hyperpod.plans.model import Refusal, Step
+from pulumi_hyperpod.plans.policy import Policy
 
 CONTROLLER_RULE = (
     'a Slurm controller node cannot be replaced (BatchReplaceClusterNodes, the service model: "you cannot '

@@ -8,7 +8,7 @@ The decision table (also in docs/plans.md):
 | desired is None (destroy)                 | DeleteCluster                          |
 | VpcConfig, Orchestrator, leaving Continuous, a Slurm cluster entering it, Failed cluster | replacement: DeleteCluster + CreateCluster, refused unless policy.allow_replacement |
 | InstanceType, NodeType, fixed ↔ flexible of an existing group | refused: a new group with a new name |
-| group config, new group, MinCount, cluster settings | one UpdateCluster (listing only the groups that change, each entry the group's whole specification: members.py) |
+| group config, new group, MinCount, cluster settings | one UpdateCluster (listing only the groups that change, each entry the group's whole specification: aws/members.py) |
 | cluster Tags                              | AddTags / DeleteTags (tags.py)         |
 | counts of an autoscaled cluster's groups  | none: shown as the autoscaler's (a spec disabling autoscaling takes them back: a note) |
 | removed group                             | that UpdateCluster's InstanceGroupsToDelete |
@@ -33,17 +33,17 @@ from __future__ import annotations
 from types import SimpleNamespace
 from typing import Any, Mapping
 
-from ..observe import ClusterState, GroupState
-from ..servicemodel import api_limits
-from ..clusterspec import AnyGroupSpec, ClusterSpec
-from . import compare, software
-from .drain_step import drain_steps
-from .basis import basis_of
-from .members import member_line
-from .ownership import autoscaling_refusals, count_owner, handback_notes
-from .tags import tag_steps
-from ...plan.model import GroupChange, Plan, Refusal, Step, Victim
-from ...plan.policy import Policy
+from pulumi_hyperpod.aws.observe import ClusterState, GroupState
+from pulumi_hyperpod.aws.servicemodel import api_limits
+from pulumi_hyperpod.aws.spec import AnyGroupSpec, ClusterSpec
+from pulumi_hyperpod.aws.planner import compare, software
+from pulumi_hyperpod.aws.planner.drain_step import drain_steps
+from pulumi_hyperpod.aws.planner.basis import basis_of
+from pulumi_hyperpod.aws.planner.members import member_line
+from pulumi_hyperpod.aws.planner.ownership import autoscaling_refusals, count_owner, handback_notes
+from pulumi_hyperpod.aws.planner.tags import tag_steps
+from pulumi_hyperpod.plans.model import GroupChange, Plan, Refusal, Step, Victim
+from pulumi_hyperpod.plans.policy import Policy
 
 BUSY_GROUP_STATUSES = frozenset({"Creating", "Updating"})
 
@@ -99,10 +99,10 @@ def plan(
     `roles`: instance group name → Slurm role ("Controller" | "Login" | "Compute"), for clusters whose
     groups do not say it in SlurmConfig.NodeType (legacy Slurm clusters configured by the lifecycle
     scripts' provisioning_parameters.json). A group's role is its NodeType, else `roles[name]`.
-    `workload`: what runs on each node (a pulumi_hyperpod.workload.WorkloadView, read before planning):
+    `workload`: what runs on each node (a pulumi_hyperpod.aws.workload.WorkloadView, read before planning):
     victims by policy.scale_in_order, and the DrainNodes step's expected wait (aws/planner/workload_order.py).
     Cost and preflight are later stages (`pipeline`)."""
-    from .premise import record  # what the steps assume (plan/steps.py), recorded with the plan's basis
+    from pulumi_hyperpod.aws.planner.premise import record  # what the steps assume (plans/steps.py), recorded with the plan's basis
 
     roles = dict(roles or {})
     return record(_plan(desired, observed, policy or Policy(), roles, workload), observed, roles, workload)
@@ -256,7 +256,7 @@ def _repairs(observed: ClusterState, policy: Policy, role: Any) -> Any:
     policy names and nodes in Failure: a cluster with neither, as most plans are, has nothing to
     repair under any policy, and the same empty record comes without loading repair.py's rules."""
     if policy.replace_node_ids or policy.reboot_node_ids or any(n.status == "Failure" for n in observed.nodes):
-        from . import repair
+        from pulumi_hyperpod.aws.planner import repair
 
         return repair.plan_repairs(observed, policy, role)
     return SimpleNamespace(steps=[], refusals=[], notes=[], replaced=set())
@@ -407,7 +407,7 @@ class _Updater:
         steps = self._steps(cluster_changes)
         tagging, tag_notes = tag_steps(self.desired, self.observed)
         if self.policy.canary_nodes:  # canary.py only when the policy asks for a canary (otherwise it changes nothing)
-            from . import canary
+            from pulumi_hyperpod.aws.planner import canary
 
             steps, canary_notes = canary.canary_steps(steps, self.policy.canary_nodes, self.limits, self.desired.name)
             self.notes += canary_notes
@@ -604,7 +604,10 @@ class _Updater:
                 "the service chooses which nodes go)",
             )
             return
-        from . import victims as victim_rules, workload_order  # a scale-in's rules: loaded when a plan removes nodes
+        from pulumi_hyperpod.aws.planner import (
+            victims as victim_rules,
+            workload_order,
+        )  # a scale-in's rules: loaded when a plan removes nodes
 
         nodes = self.observed.nodes_of(name)
         candidates = victim_rules.removable(nodes, node_type, self.policy.protected_node_ids, self.kept_nodes)
@@ -640,7 +643,7 @@ class _Updater:
         if leaving and self.rollouts.steps:  # the nodes a scale-in removes first are not rolled
             self.rollouts = software.plan_rollouts(self.desired, self.observed, self.policy, self.role, leaving)
         if self.repairs.steps:  # a repair of a node the plan takes down otherwise (repair.py)
-            from . import repair
+            from pulumi_hyperpod.aws.planner import repair
 
             self.refusals.extend(repair.plan_conflicts(self.observed, self.repairs.steps, self.rollouts.steps, self.deleted_groups))
         for step in steps:

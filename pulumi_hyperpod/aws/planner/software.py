@@ -26,10 +26,10 @@ from __future__ import annotations
 import math
 from typing import Any, Callable
 
-from ..observe import ClusterState, GroupState, NodeState
-from ..clusterspec import ClusterSpec, InstanceGroupSpec
-from ...plan.model import Refusal, Step
-from ...plan.policy import Policy
+from pulumi_hyperpod.aws.observe import ClusterState, GroupState, NodeState
+from pulumi_hyperpod.aws.spec import ClusterSpec, InstanceGroupSpec
+from pulumi_hyperpod.plans.model import Refusal, Step
+from pulumi_hyperpod.plans.policy import Policy
 
 # group member in the spec → how DescribeCluster reports the image the group's nodes run now
 IMAGE_MEMBERS = {"ImageId": "CurrentImageId", "ImageReleaseVersion": "CurrentImageReleaseVersion"}

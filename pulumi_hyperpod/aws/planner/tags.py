@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...plan.model import Step
+from pulumi_hyperpod.plans.model import Step
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..observe import ClusterState
-    from ..clusterspec import ClusterSpec
+    from pulumi_hyperpod.aws.observe import ClusterState
+    from pulumi_hyperpod.aws.spec import ClusterSpec
 
 BATCH = 50  # AddTags Tags and DeleteTags TagKeys: at most 50 (the model's max)
 

@@ -24,8 +24,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Iterable, Sequence
 
-from ..observe.state import NodeState
-from ...plan.model import Victim
+from pulumi_hyperpod.aws.observe.state import NodeState
+from pulumi_hyperpod.plans.model import Victim
 
 _EPOCH = dt.datetime.min.replace(tzinfo=dt.timezone.utc)
 

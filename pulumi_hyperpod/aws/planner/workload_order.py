@@ -21,13 +21,13 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from ..observe.state import NodeState
-from . import victims as rules
-from ...plan.model import Victim
+from pulumi_hyperpod.aws.observe.state import NodeState
+from pulumi_hyperpod.aws.planner import victims as rules
+from pulumi_hyperpod.plans.model import Victim
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ...workload.model import NodeWorkload, WorkloadView
-    from ...plan.policy import Policy
+    from pulumi_hyperpod.aws.workload.model import NodeWorkload, WorkloadView
+    from pulumi_hyperpod.plans.policy import Policy
 
 _EPOCH = dt.datetime.min.replace(tzinfo=dt.timezone.utc)
 _FAR = dt.datetime.max.replace(tzinfo=dt.timezone.utc)

@@ -15,24 +15,24 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Callable
 
-from ..cost.estimate import region_of
-from ...plan.model import Plan
-from ...plan.policy import Policy
-from ...plan.sections import PreflightSection, QuotaSection
-from ...core.preflight import section
-from ..._lazy import lazy_exports
+from pulumi_hyperpod.aws.cost.estimate import region_of
+from pulumi_hyperpod.plans.model import Plan
+from pulumi_hyperpod.plans.policy import Policy
+from pulumi_hyperpod.plans.sections import PreflightSection, QuotaSection
+from pulumi_hyperpod.core.preflight import section
+from pulumi_hyperpod._lazy import lazy_exports
 
 # The checks themselves (consistency.py, quotas.py) are imported when a plan adds instances: a
 # no-change preview (most of them) runs neither and pays for neither module. SAMPLE and RULE are
 # theirs, exported from here on first use (PEP 562).
-_EXPORTS = {"SAMPLE": ".consistency", "RULE": ".quotas"}
+_EXPORTS = {"SAMPLE": "pulumi_hyperpod.aws.preflight.consistency", "RULE": "pulumi_hyperpod.aws.preflight.quotas"}
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .consistency import SAMPLE
-    from .quotas import RULE
-    from ..clients import SageMakerClient, ServiceQuotasClient
-    from ..observe import ClusterState
-    from ..clusterspec import ClusterSpec
+    from pulumi_hyperpod.aws.preflight.consistency import SAMPLE
+    from pulumi_hyperpod.aws.preflight.quotas import RULE
+    from pulumi_hyperpod.aws.clients import SageMakerClient, ServiceQuotasClient
+    from pulumi_hyperpod.aws.observe import ClusterState
+    from pulumi_hyperpod.aws.spec import ClusterSpec
 
 __all__ = ["RULE", "SAMPLE", "preflight", "skipped"]
 
@@ -57,7 +57,7 @@ def preflight(
         quota_part = QuotaSection(status="not-needed")
     else:
         region = region_of(observed, getattr(getattr(sagemaker, "meta", None), "region_name", None))
-        from .quotas import check_quotas
+        from pulumi_hyperpod.aws.preflight.quotas import check_quotas
 
         if callable(quotas):  # a factory: no client (nor its service model) for a plan that adds nothing
             quotas = quotas()
@@ -68,12 +68,12 @@ def preflight(
                 "check them in the Service Quotas console before applying"
             )
         if any(g.training_plan_arn for g in desired.instance_groups):
-            from .training_plans import check_training_plans
+            from pulumi_hyperpod.aws.preflight.training_plans import check_training_plans
 
             plan_refusals, plan_warnings, plans = check_training_plans(plan, desired, sagemaker)
             refusals, warnings = refusals + plan_refusals, warnings + plan_warnings
         if observed is not None:
-            from .consistency import SAMPLE, check_consistency
+            from pulumi_hyperpod.aws.preflight.consistency import SAMPLE, check_consistency
 
             findings = check_consistency(plan, desired, observed, sagemaker, SAMPLE if sample is None else sample)
             warnings += [finding.message for finding in findings]

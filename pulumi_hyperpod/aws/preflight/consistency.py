@@ -15,16 +15,16 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from ..planner.compare import same
-from ...plan.findings import ConsistencyFinding
-from ..clusterspec import BUILD_FIELDS
-from .quotas import describe_error
+from pulumi_hyperpod.aws.planner.compare import same
+from pulumi_hyperpod.plans.findings import ConsistencyFinding
+from pulumi_hyperpod.aws.spec import BUILD_FIELDS
+from pulumi_hyperpod.aws.preflight.quotas import describe_error
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..clients import SageMakerClient
-    from ..observe import ClusterState
-    from ...plan import GroupChange, Plan
-    from ..clusterspec import ClusterSpec
+    from pulumi_hyperpod.aws.clients import SageMakerClient
+    from pulumi_hyperpod.aws.observe import ClusterState
+    from pulumi_hyperpod.plans import GroupChange, Plan
+    from pulumi_hyperpod.aws.spec import ClusterSpec
 
 SAMPLE = 20
 # build field → where DescribeClusterNode reports it (ExecutionRole is not reported per node)

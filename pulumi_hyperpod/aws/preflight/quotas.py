@@ -26,15 +26,15 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from ..clusterspec.grouplists import group_entries
-from ...plan.model import Refusal
-from ...plan.sections import QuotaSection
+from pulumi_hyperpod.aws.spec.grouplists import group_entries
+from pulumi_hyperpod.plans.model import Refusal
+from pulumi_hyperpod.plans.sections import QuotaSection
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..clients import SageMakerClient, ServiceQuotasClient
-    from ..observe import ClusterState
-    from ...plan import Plan, Policy
-    from ..clusterspec import ClusterSpec
+    from pulumi_hyperpod.aws.clients import SageMakerClient, ServiceQuotasClient
+    from pulumi_hyperpod.aws.observe import ClusterState
+    from pulumi_hyperpod.plans import Plan, Policy
+    from pulumi_hyperpod.aws.spec import ClusterSpec
 
 SERVICE_CODE = "sagemaker"
 RULE = "service-quota"
@@ -57,7 +57,7 @@ def type_quota_name(instance_type: str) -> str | None:
 
 
 def _kind_key(instance_type: str, group: Mapping[str, Any]) -> str:
-    from ..cost.estimate import capacity_kind, priced_as  # one rule for how capacity is bought
+    from pulumi_hyperpod.aws.cost.estimate import capacity_kind, priced_as  # one rule for how capacity is bought
 
     return priced_as(instance_type, capacity_kind(group))
 

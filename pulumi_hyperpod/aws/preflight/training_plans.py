@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from ...plan.findings import TrainingPlanFinding
-from ...plan.model import Refusal
-from .quotas import describe_error
+from pulumi_hyperpod.plans.findings import TrainingPlanFinding
+from pulumi_hyperpod.plans.model import Refusal
+from pulumi_hyperpod.aws.preflight.quotas import describe_error
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..clients import SageMakerClient
-    from ..clusterspec import ClusterSpec
-    from ...plan import GroupChange, Plan
+    from pulumi_hyperpod.aws.clients import SageMakerClient
+    from pulumi_hyperpod.aws.spec import ClusterSpec
+    from pulumi_hyperpod.plans import GroupChange, Plan
 
 RULE = "training-plan"
 GONE = ("Expired", "Failed")

@@ -1,0 +1,2 @@
+"""Google Cloud's stages after the planner, in the shape of HyperPod's (aws/pipeline): saved plans
+(`saved`)."""

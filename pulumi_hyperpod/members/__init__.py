@@ -1,5 +1,0 @@
-"""The member table: one verdict per input member of a HyperPod cluster, with its sources (see `table`)."""
-
-from .table import CHANGES, FILLED, MEMBERS, SENTENCES, Member, counts, filled, member, rows
-
-__all__ = ["CHANGES", "FILLED", "MEMBERS", "SENTENCES", "Member", "counts", "filled", "member", "rows"]

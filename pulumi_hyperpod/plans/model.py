@@ -1,0 +1,234 @@
+"""A Plan is data: ordered steps, each the exact API request with its reasons (docs/DESIGN.md, "Patterns we borrow": Terraform).
+
+It can be printed, compared, serialized and asserted on before anything runs, and `apply` executes
+exactly these steps, never re-deriving them halfway.
+"""
+
+from __future__ import annotations
+
+import json
+import dataclasses
+from dataclasses import asdict, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from pulumi_hyperpod.core.frozen import Frozen, bulk_record, record
+from pulumi_hyperpod.plans.basis import Basis
+from pulumi_hyperpod.plans.sections import CostSection, PreflightSection
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pulumi_hyperpod.aws.slurm.section import SlurmSection
+
+# The call a step makes, as its cloud names it ("UpdateCluster", "PatchModelDevelopmentCluster",
+# or "DrainNodes", done in the orchestrator): each cloud's planner lists its own.
+Operation = str
+# What a step does, the same words for every cloud: renderers, policies and apply's checks read this.
+StepKind = Literal[
+    "create-cluster",
+    "update-cluster",
+    "delete-cluster",
+    "add-nodes",
+    "remove-nodes",
+    "tag",
+    "untag",
+    "drain",
+    "update-software",
+    "reboot-nodes",
+    "replace-nodes",
+]
+# a replacement destroys the instance's volumes
+DESTRUCTIVE_KINDS = frozenset({"delete-cluster", "remove-nodes", "replace-nodes"})
+NOT_API_CALLS = frozenset({"drain"})  # kinds of steps done in the orchestrator, not calls to the cloud's API
+PLAN_FORMAT = "hyperpod-plan/3"  # CHANGELOG.md: the history of the format
+
+
+@bulk_record  # core/frozen.py; one per node removed: frozen=True's own __init__
+class Victim(Frozen):
+    """A node a scale-in removes, and why this one rather than another."""
+
+    group: str
+    node_id: str  # instance id, or the logical id of a node never launched
+    logical: bool
+    status: str
+    reason: str
+    # why this node, as a stable code for tools and policies (the reason is its sentence):
+    # unhealthy | never-launched | health-checks | newest (aws/planner/victims.py)
+    code: str = ""
+
+
+@bulk_record  # core/frozen.py; one per group: frozen=True's own __init__
+class GroupChange(Frozen):
+    """One instance group, before and after: what a reviewer reads first."""
+
+    group: str
+    action: Literal["create", "grow", "shrink", "delete", "configure", "unchanged"]
+    node_type: str | None = None
+    target_before: int | None = None  # observed TargetCount (None for a new group)
+    target_after: int | None = None  # desired InstanceCount (None for a deleted group)
+    current: int | None = None  # observed CurrentCount
+    min_before: int | None = None
+    min_after: int | None = None
+    instance_types: tuple[str, ...] = ()
+    config_changes: tuple[str, ...] = ()
+    restricted: bool = False  # a restricted instance group (HyperPod's RIG): planned like the others, marked
+
+    @property
+    def delta(self) -> int:
+        return (self.target_after or 0) - (self.target_before or 0)
+
+
+@record  # core/frozen.py
+class Step(Frozen):
+    """One call, exactly as it will be made, with why: `reasons` in words for people, `codes` as
+    stable codes beside them for tools and policies (Terraform's ActionReason), and `kind`, what the
+    call does in words every cloud shares."""
+
+    operation: Operation
+    request: dict[str, Any]
+    reasons: tuple[str, ...] = ()
+    victims: tuple[Victim, ...] = ()
+    # the nodes the request names, batch by batch in the order the service takes them down: a
+    # rollout's rolling batches (one batch holding every node where the orchestrator has none: Slurm),
+    # one batch for a reboot or a replacement. A step of a `named` disruption (plans/steps.py) says here
+    # which nodes it falls on, in neutral words (plans/disruption.py; plans/integrity.py holds it to the request)
+    batches: tuple[tuple[str, ...], ...] = ()
+    # BatchAddClusterNodes of a canary scale-out: apply waits for these nodes to run (lifecycle scripts,
+    # deep health checks) before the next step, and stops on a failure (aws/planner/canary.py)
+    canary: bool = False
+    kind: StepKind = field(kw_only=True)
+    codes: tuple[str, ...] = field(default=(), kw_only=True)
+
+    @property
+    def destructive(self) -> bool:
+        return self.kind in DESTRUCTIVE_KINDS
+
+
+@record  # core/frozen.py
+class Refusal(Frozen):
+    """A guard said no. The plan is kept for review but will not be applied."""
+
+    rule: str
+    reason: str
+    group: str | None = None
+
+
+@record  # core/frozen.py
+class Plan(Frozen):
+    cluster_name: str
+    action: Literal["create", "update", "replace", "delete", "none"]
+    steps: tuple[Step, ...] = ()
+    groups: tuple[GroupChange, ...] = ()
+    replacements: tuple[str, ...] = ()  # why the cluster cannot be changed in place
+    refusals: tuple[Refusal, ...] = ()
+    notes: tuple[str, ...] = ()
+    basis: Basis | None = None  # the cluster as observed when the plan was made (None: no cluster)
+    cost: CostSection | None = None  # added by the cost stage (pure)
+    preflight: PreflightSection | None = None  # added by the preflight stage (reads the account)
+    slurm: "SlurmSection | None" = None  # Slurm changes (pulumi_hyperpod/aws/slurm/section.py), when a Slurm spec is given
+
+    @property
+    def observed_fingerprint(self) -> str | None:
+        """A short hash of the basis: what the client tokens and a saved plan's summary name."""
+        return self.basis.fingerprint() if self.basis is not None else None
+
+    def refuse(self, *refusals: Refusal) -> "Plan":
+        """The plan with more refusals. A refused plan lists no calls: its steps are dropped, so
+        nothing downstream (rendering, JSON `calls`, apply) can mistake it for something to run."""
+        if not refusals:
+            return self
+        return dataclasses.replace(self, refusals=self.refusals + tuple(refusals), steps=())
+
+    @property
+    def empty(self) -> bool:
+        return not self.steps and not self.replacements and not self.refusals
+
+    @property
+    def refused(self) -> bool:
+        return bool(self.refusals)
+
+    @property
+    def victims(self) -> tuple[Victim, ...]:
+        return tuple(v for step in self.steps for v in step.victims)
+
+    def calls(self) -> dict[str, int]:
+        if self.refused:
+            return {}
+        counts: dict[str, int] = {}
+        for step in self.steps:
+            if step.kind not in NOT_API_CALLS:
+                counts[step.operation] = counts.get(step.operation, 0) + 1
+        return counts
+
+    # ---- serialization ------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["format"] = PLAN_FORMAT
+        data["observed_fingerprint"] = self.observed_fingerprint
+        data["empty"] = self.empty
+        data["refused"] = self.refused
+        data["calls"] = self.calls()
+        data["slurm"] = self.slurm.to_dict() if self.slurm is not None else None
+        for group, change in zip(data["groups"], self.groups):
+            group["delta"] = change.delta
+        from pulumi_hyperpod.plans.disruption import of_plan  # derived from the declaration: what the policies read
+
+        for step, disruption in zip(data["steps"], of_plan(self)):
+            step["disruption"] = disruption.to_dict()
+        return data
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, sort_keys=True, default=str)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Plan":
+        if data.get("format") != PLAN_FORMAT:
+            raise ValueError(f"plan format {data.get('format')!r} is not {PLAN_FORMAT}, the one this version reads; make the plan again")
+        steps = tuple(
+            Step(
+                operation=s["operation"],
+                request=s["request"],
+                reasons=tuple(s.get("reasons") or ()),
+                victims=tuple(Victim(**v) for v in s.get("victims") or ()),
+                batches=tuple(tuple(batch) for batch in s.get("batches") or ()),
+                canary=bool(s.get("canary")),
+                kind=s["kind"],
+                codes=tuple(s.get("codes") or ()),
+            )
+            for s in data.get("steps") or ()
+        )
+        groups = tuple(
+            GroupChange(
+                **{
+                    **{k: v for k, v in g.items() if k != "delta"},
+                    "instance_types": tuple(g.get("instance_types") or ()),
+                    "config_changes": tuple(g.get("config_changes") or ()),
+                }
+            )
+            for g in data.get("groups") or ()
+        )
+        plan = cls(
+            cluster_name=data["cluster_name"],
+            action=data["action"],
+            steps=steps,
+            groups=groups,
+            replacements=tuple(data.get("replacements") or ()),
+            refusals=tuple(Refusal(**r) for r in data.get("refusals") or ()),
+            notes=tuple(data.get("notes") or ()),
+            basis=Basis.from_dict(data["basis"]) if data.get("basis") else None,
+            cost=CostSection.from_dict(data["cost"]) if data.get("cost") else None,
+            preflight=PreflightSection.from_dict(data["preflight"]) if data.get("preflight") else None,
+            slurm=_slurm_section(data.get("slurm")),
+        )
+        from pulumi_hyperpod.plans.integrity import disruption_problems
+
+        problems = disruption_problems(plan, [s.get("disruption") for s in data.get("steps") or ()])
+        if problems:  # derived, never read: a file that says otherwise was edited
+            raise ValueError(problems[0])
+        return plan
+
+
+def _slurm_section(data: dict[str, Any] | None) -> "SlurmSection | None":
+    if not data:
+        return None
+    from pulumi_hyperpod.aws.slurm.section import SlurmSection
+
+    return SlurmSection.from_dict(data)

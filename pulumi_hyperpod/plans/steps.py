@@ -1,0 +1,178 @@
+"""Every step kind, declared once (docs/DESIGN.md, "Step kinds"): what it assumes about the cluster
+(its *premise*), what it does to nodes (its *disruption*) and how apply knows it is done (its
+*completion*).
+
+Every check reads this table rather than keeping a list of its own: the saved-plan check re-reads
+each premise a plan's steps declare and refuses the file when one no longer holds; apply's guards,
+the plan's rendering, the Rego input and the CrossGuard bridge read the disruption; apply waits on
+the completion. A kind added to `StepKind` without a row here fails `tests/core/test_step_kinds.py`.
+
+Pure data: no I/O, no cloud.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, get_args
+
+from pulumi_hyperpod.plans.model import StepKind
+
+# What a step can assume about the cluster. A cloud's saved-plan check has a reader for each premise
+# its steps declare (aws/pipeline/saved.py, gcp/pipeline/saved.py), and names what moved when one no longer holds.
+Premise = Literal[
+    "cluster",  # the cluster the plan saw: absent for a create; otherwise its identity and lifecycle state
+    "configuration",  # the cluster-level and group-level members the step diffs, as observed
+    "groups",  # each group's target and minimum counts, and which groups exist
+    "nodes",  # the nodes the step names or chooses among, and their states
+    "image",  # the image each named node runs and when it was last updated: a rollout rolls from it
+    "workload",  # what runs on the nodes the step takes down, as observed
+    "roles",  # the Slurm role of each group, as its nodes were built
+    "tags",  # the cluster's tags, as observed
+    "acted",  # nothing the step does has happened since the plan was made: a plan acts at most once
+]
+PREMISES: tuple[str, ...] = get_args(Premise)
+
+# What a step does to the nodes it touches, the strongest first (docs/DESIGN.md, "Step kinds").
+Effect = Literal[
+    "destroyed",  # the instance and its volumes are gone: a removal, a replacement, a deleted cluster
+    "restarted",  # the node goes down and comes back with its volumes: a reboot, a software rollout
+    "drained",  # no new work lands on it; running work is stopped or moved (the orchestrator's drain)
+    "none",  # no node goes down
+]
+EFFECTS: tuple[str, ...] = get_args(Effect)
+
+# Which nodes the effect falls on.
+Scope = Literal[
+    "victims",  # the nodes the step's victims list (chosen by the planner's victim rules)
+    "named",  # the nodes the request names (NodeIds, a drain's Nodes, a rollout's batches): the step's `batches`
+    "chosen-by-service",  # nodes of a group whose count is lowered: the service chooses which go
+    "all",  # every node of the cluster
+    "none",
+]
+SCOPES: tuple[str, ...] = get_args(Scope)
+
+# How apply knows the step is done.
+Completion = Literal[
+    "cluster-status",  # the cluster reaches its state (InService; gone for a delete)
+    "group-targets",  # each group's target and count reach what the step asked
+    "nodes-gone",  # the named nodes are no longer listed
+    "nodes-running",  # the named nodes are back to running (a reboot, a replacement)
+    "software-status",  # the service reports the rollout finished (or rolled back)
+    "tags-match",  # the cluster's tags are the requested ones
+    "drained",  # the orchestrator reports the nodes drained
+    "operation-done",  # the cloud's long-running operation finished (Google Cloud)
+]
+COMPLETIONS: tuple[str, ...] = get_args(Completion)
+
+
+@dataclass(frozen=True)
+class Disruption:
+    effect: str  # an Effect
+    scope: str  # a Scope
+    how: str  # in words, for the plan's rendering and the policies' messages
+
+
+@dataclass(frozen=True)
+class KindDeclaration:
+    kind: str
+    premise: tuple[str, ...]  # Premises
+    disruption: Disruption
+    completion: str  # a Completion
+    summary: str
+
+
+def _declare(kind: str, premise: tuple[str, ...], disruption: Disruption, completion: str, summary: str) -> KindDeclaration:
+    return KindDeclaration(kind, premise, disruption, completion, summary)
+
+
+KINDS: dict[str, KindDeclaration] = {
+    d.kind: d
+    for d in (
+        _declare(
+            "create-cluster",
+            ("cluster",),
+            Disruption("none", "none", "creates the cluster; no running node is touched"),
+            "cluster-status",
+            "create the cluster",
+        ),
+        _declare(
+            "update-cluster",
+            ("cluster", "configuration", "groups", "roles"),
+            Disruption("destroyed", "chosen-by-service", "a lowered count or a deleted group removes nodes the service chooses"),
+            "group-targets",
+            "change the cluster's or its groups' settings and counts",
+        ),
+        _declare(
+            "delete-cluster",
+            ("cluster", "nodes"),
+            Disruption("destroyed", "all", "every node and its volumes are deleted with the cluster"),
+            "cluster-status",
+            "delete the cluster",
+        ),
+        _declare(
+            "add-nodes",
+            ("cluster", "groups"),
+            Disruption("none", "none", "adds nodes; no running node is touched"),
+            "group-targets",
+            "add nodes to groups",
+        ),
+        _declare(
+            "remove-nodes",
+            ("cluster", "groups", "nodes", "workload", "roles", "acted"),
+            Disruption("destroyed", "victims", "the named nodes and their volumes are deleted"),
+            "nodes-gone",
+            "remove the named nodes",
+        ),
+        _declare(
+            "tag",
+            ("cluster", "tags"),
+            Disruption("none", "none", "changes the cluster's tags only"),
+            "tags-match",
+            "add or change tags",
+        ),
+        _declare(
+            "untag",
+            ("cluster", "tags"),
+            Disruption("none", "none", "changes the cluster's tags only"),
+            "tags-match",
+            "remove tags",
+        ),
+        _declare(
+            "drain",
+            ("cluster", "nodes", "workload", "acted"),
+            Disruption("drained", "named", "the orchestrator stops new work on the nodes and moves or ends what runs there"),
+            "drained",
+            "drain nodes before they go",
+        ),
+        _declare(
+            "update-software",
+            ("cluster", "configuration", "nodes", "image", "roles", "acted"),
+            Disruption("restarted", "named", "each node is patched and restarted, batch by batch"),
+            "software-status",
+            "roll the cluster's nodes onto a new image",
+        ),
+        _declare(
+            "reboot-nodes",
+            ("cluster", "nodes", "workload", "roles", "acted"),
+            Disruption("restarted", "named", "the named nodes are rebooted; their volumes stay"),
+            "nodes-running",
+            "reboot the named nodes",
+        ),
+        _declare(
+            "replace-nodes",
+            ("cluster", "nodes", "workload", "roles", "acted"),
+            Disruption("destroyed", "named", "the named nodes are replaced by new instances; their volumes are destroyed"),
+            "nodes-running",
+            "replace the named nodes",
+        ),
+    )
+}
+
+
+def declaration(kind: str) -> KindDeclaration:
+    """The declaration of a step kind; KeyError for a kind no row declares."""
+    return KINDS[kind]
+
+
+def declared_kinds() -> tuple[str, ...]:
+    return get_args(StepKind)

@@ -1,0 +1,263 @@
+"""The scenario: everything about the simulated world that is not an API call.
+
+Capacity, fault rates, timing and speed are data so that a test (or `$HYPERPOD_FAKE_SCENARIO`)
+can describe "12 p5 instances now, 4 more after two hours" without touching code. Every field has
+a default, so `{}` is a valid scenario: unlimited capacity, no faults, realistic-ish timing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Timing(_Strict):
+    """Virtual seconds each step takes; the defaults make a Slurm create take ~10 virtual minutes."""
+
+    launch_seconds: float = Field(90, ge=0, description="EC2 launch until the lifecycle script starts")
+    lifecycle_seconds: float = Field(210, ge=0, description="lifecycle script (OnCreate) run time")
+    deep_health_check_seconds: float = Field(
+        7200,
+        ge=0,
+        description="deep health checks on a node (OnStartDeepHealthChecks, StartClusterHealthCheck): AWS documents about 2 hours "
+        "for the instance stress test (docs.aws.amazon.com/sagemaker/latest/dg/sagemaker-hyperpod-eks-resiliency-deep-health-checks.html)",
+    )
+    terminate_seconds: float = Field(60, ge=0, description="ShuttingDown until the node is gone")
+    software_update_seconds: float = Field(900, ge=0, description="UpdateClusterSoftware: patching one instance (SystemUpdating)")
+    reboot_seconds: float = Field(300, ge=0, description="BatchRebootClusterNodes: restarting until Running again")
+    auto_patch_delay_seconds: float = Field(
+        86400,
+        ge=0,
+        description="AutoPatchConfig without a PatchSchedule: a new release is applied this long after it comes out (NextPatchDate)",
+    )
+    detach_seconds: float = Field(120, ge=0, description="MoveClusterNodes: DetachInProgress until the hand-off")
+    retry_interval_seconds: float = Field(300, gt=0, description="Continuous mode: async launch retry")
+    min_count_timeout_seconds: float = Field(3 * 3600, gt=0, description="MinCount rollback timeout")
+    client_token_ttl_seconds: float = Field(8 * 3600, gt=0, description="BatchAddClusterNodes ClientToken")
+    jitter_seconds: float = Field(0, ge=0, description="uniform extra launch/lifecycle time, whole seconds")
+    max_launch_attempts: int = Field(3, ge=1, description="all-or-nothing: replacements before failing")
+
+
+class FaultRates(_Strict):
+    """Probabilities per launch; None in an override means "inherit"."""
+
+    launch_failure_rate: Optional[float] = Field(None, ge=0, le=1, description="instance comes up unhealthy")
+    lifecycle_failure_rate: Optional[float] = Field(None, ge=0, le=1, description="lifecycle script fails")
+    deep_health_check_failure_rate: Optional[float] = Field(None, ge=0, le=1, description="a deep health check fails")
+
+
+class Faults(_Strict):
+    launch_failure_rate: float = Field(0.0, ge=0, le=1)
+    lifecycle_failure_rate: float = Field(0.0, ge=0, le=1)
+    deep_health_check_failure_rate: float = Field(0.0, ge=0, le=1, description="StartClusterHealthCheck: a node fails")
+    throttle_rate: float = Field(0.0, ge=0, le=1, description="requests answered ThrottlingException")
+    server_error_rate: float = Field(0.0, ge=0, le=1, description="requests answered 500/503")
+    per_group: dict[str, FaultRates] = Field(default_factory=dict)
+    per_instance_type: dict[str, FaultRates] = Field(default_factory=dict)
+
+    def rate(self, kind: str, group: str, instance_type: str | None) -> float:
+        """The most specific rate: per group, then per instance type, then the global one."""
+        for override in (self.per_group.get(group), self.per_instance_type.get(instance_type or "")):
+            value = getattr(override, kind, None) if override else None
+            if value is not None:
+                return value
+        return getattr(self, kind)
+
+
+class CapacityPool(_Strict):
+    """Free instances of a type; `availability_zone` None means one pool shared by every AZ."""
+
+    instance_type: str
+    availability_zone: Optional[str] = None
+    available: int = Field(ge=0)
+
+
+class TrainingPlanCapacity(_Strict):
+    """A training plan (DescribeTrainingPlan, ListTrainingPlans): reserved instances of one type in one
+    AZ for a window. A group with this TrainingPlanArn launches only these, and only while the plan is
+    Active. Its status follows the simulator's clock, as the model's TrainingPlanStatus: Pending (not
+    paid yet) until `scheduled_at`, Scheduled until `start_at`, Active for `duration_hours`, then
+    Expired (times in virtual seconds after the world was created, as `capacity_changes`)."""
+
+    instance_type: str
+    count: int = Field(ge=0, description="TotalInstanceCount: the instances reserved")
+    name: Optional[str] = Field(None, description="TrainingPlanName; default: the ARN's last part")
+    availability_zone: Optional[str] = Field(None, description="where the capacity is reserved; default: the region's first AZ")
+    scheduled_at: float = Field(0, ge=0, description="Pending until then")
+    start_at: float = Field(0, ge=0, description="StartTime: Scheduled until then, Active from then")
+    duration_hours: float = Field(720, gt=0, description="the window: Expired after StartTime + this")
+    failed: bool = Field(False, description="the plan's purchase failed: Status Failed")
+    upfront_fee: Optional[str] = Field(None, description="UpfrontFee (CurrencyCode USD)")
+
+    @field_validator("instance_type")
+    @classmethod
+    def _reservable(cls, instance_type: str) -> str:
+        from pulumi_hyperpod.aws import servicemodel  # botocore's model: read only by a scenario that lists a plan
+
+        types = servicemodel.shape("ReservedCapacityInstanceType").enum
+        if instance_type not in types:
+            raise ValueError(f"{instance_type} cannot be reserved in a training plan (ReservedCapacityInstanceType: {', '.join(types)})")
+        return instance_type
+
+    @model_validator(mode="after")
+    def _in_order(self) -> "TrainingPlanCapacity":
+        if self.scheduled_at > self.start_at:
+            raise ValueError("scheduled_at comes before start_at (Pending → Scheduled → Active)")
+        return self
+
+
+class CapacityChange(_Strict):
+    """At `at`, set a pool's free count (`available`) or grow/shrink it (`add`, e.g. "4 more")."""
+
+    at: float = Field(ge=0, description="virtual seconds after the world was created")
+    instance_type: str
+    availability_zone: Optional[str] = None
+    available: Optional[int] = Field(None, ge=0)
+    add: Optional[int] = None
+
+    @model_validator(mode="after")
+    def _one_of(self) -> "CapacityChange":
+        if (self.available is None) == (self.add is None):
+            raise ValueError("give exactly one of available (new free count) or add (change of the free count)")
+        return self
+
+
+class WorkerGroup(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    instance_group_name: str
+    partition_name: str
+
+
+class ProvisioningParameters(BaseModel):
+    """The legacy `provisioning_parameters.json` a lifecycle S3 prefix holds (other keys allowed)."""
+
+    model_config = ConfigDict(extra="allow")
+    controller_group: Optional[str] = None
+    login_group: Optional[str] = None
+    worker_groups: list[WorkerGroup] = Field(default_factory=list)
+
+
+class QuotaValue(_Strict):
+    """An applied Service Quotas value (service `sagemaker`), named by its name or its code."""
+
+    quota_name: Optional[str] = Field(None, description='e.g. "ml.p5.48xlarge for cluster usage"')
+    quota_code: Optional[str] = Field(None, pattern=r"^L-[0-9A-F]{8}$")
+    value: float = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _named(self) -> "QuotaValue":
+        if (self.quota_name is None) == (self.quota_code is None):
+            raise ValueError("give exactly one of quota_name or quota_code")
+        return self
+
+
+class SlurmSettings(_Strict):
+    default_partition: Optional[str] = Field("dev", description="partition holding every compute node")
+
+
+class Scenario(_Strict):
+    account_id: str = Field("123456789012", pattern=r"^\d{12}$")
+    speed: float = Field(
+        600,
+        ge=0,
+        description="persistent worlds: virtual seconds per real second while a "
+        "client waits on the world (polls); otherwise it follows the wall clock. 0: frozen, only "
+        "advance() moves it",
+    )
+    poll_window_seconds: float = Field(
+        2, gt=0, description="a repeated identical read within this many real seconds is a client polling (waiting on the world)"
+    )
+    timing: Timing = Field(default_factory=Timing)
+    availability_zones: Optional[list[str]] = Field(None, description="default: <region>a, b, c")
+    subnets: dict[str, str] = Field(default_factory=dict, description="subnet id -> availability zone")
+    capacity: list[CapacityPool] = Field(default_factory=list)
+    capacity_changes: list[CapacityChange] = Field(default_factory=list)
+    training_plans: dict[str, TrainingPlanCapacity] = Field(
+        default_factory=dict,
+        description="training plan ARN -> the plan (training_plans.py); a plan not listed is not simulated: "
+        "DescribeTrainingPlan does not find it, a group naming it launches from the on-demand pools",
+    )
+    faults: Faults = Field(default_factory=Faults)
+    provisioning_parameters: dict[str, ProvisioningParameters] = Field(default_factory=dict)
+    slurm: SlurmSettings = Field(default_factory=SlurmSettings)
+    account: Literal["raised", "new"] = Field(
+        "raised",
+        description="raised: the account's Service Quotas were raised (every quota applied at "
+        "data/service_quotas.yaml's raised values); new: a new account, only AWS's defaults apply (0 of every instance type)",
+    )
+    quotas: list[QuotaValue] = Field(default_factory=list, description="applied Service Quotas values, on top of the account's")
+    quotas_access_denied: bool = Field(False, description="Service Quotas answers AccessDeniedException")
+    image_release: Optional[str] = Field(
+        None,
+        pattern=r"^[0-9]+\.[0-9]+\.[0-9]+$",
+        description="the newest HyperPod "
+        "AMI release (ImageReleaseVersion): groups with ScheduledUpdateConfig or "
+        "AutoPatchConfig are patched to it on their schedule (patching.py)",
+    )
+    image_released_at: Optional[float] = Field(None, description="when image_release came out (epoch seconds)")
+
+    @field_validator("capacity_changes")
+    @classmethod
+    def _sorted(cls, changes: list[CapacityChange]) -> list[CapacityChange]:
+        return sorted(changes, key=lambda change: change.at)
+
+    def zones(self, region: str) -> list[str]:
+        return list(self.availability_zones or [f"{region}{letter}" for letter in "abc"])
+
+    def provisioning_parameters_for(self, s3_uri: str | None) -> ProvisioningParameters | None:
+        if not s3_uri:
+            return None
+        wanted = s3_uri.rstrip("/")
+        for uri, params in self.provisioning_parameters.items():
+            if uri.rstrip("/") == wanted:
+                return params
+        return None
+
+
+def named_scenarios() -> dict[str, Path]:
+    """The scenarios the package ships (data/scenarios/: `default`, `new-account`), by name."""
+    from importlib import resources
+
+    folder = resources.files("pulumi_hyperpod").joinpath("data/scenarios")
+    return {Path(entry.name).stem: Path(str(entry)) for entry in folder.iterdir() if entry.name.endswith(".yaml")}
+
+
+def load_scenario(source: "Scenario | dict[str, Any] | str | Path | None") -> Scenario:
+    """A Scenario from a dict, a YAML/JSON file path, the name of a scenario the package ships
+    (`new-account`: a string with no path separator and no file suffix), or None (all defaults).
+
+    Errors name the offending key, e.g. `scenario timing.launch_seconds: Input should be ...`.
+    """
+    if source is None:
+        return Scenario()
+    if isinstance(source, Scenario):
+        return source
+    if isinstance(source, str) and "/" not in source and "." not in source:
+        shipped = named_scenarios()
+        if source not in shipped:
+            raise ValueError(
+                f"invalid simulator scenario: {source!r} is neither a file nor a scenario the package ships ({', '.join(sorted(shipped))})"
+            )
+        source = shipped[source]
+    if isinstance(source, (str, Path)):
+        from pulumi_hyperpod.core.documents import read_document
+        from pulumi_hyperpod.core.errors import InputError
+
+        class ScenarioError(InputError):
+            kind = "simulator scenario"
+
+        # the one reader (core/documents.py): a regular file, JSON or YAML 1.2, size and depth limits
+        data = read_document(source, ScenarioError) or {}
+    else:
+        data = source
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as error:
+        problems = "; ".join(f"{'.'.join(str(part) for part in item['loc'])}: {item['msg']}" for item in error.errors())
+        raise ValueError(f"invalid simulator scenario: {problems}") from None

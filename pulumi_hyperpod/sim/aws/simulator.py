@@ -1,0 +1,502 @@
+"""`Simulator`: the public face of the HyperPod simulator.
+
+It owns a world (in memory, or in SQLite shared across processes), hands out real boto3 clients
+with its handler on `before-send`, and offers the out-of-band controls tests and the CLI need
+(advance the clock, inject failures and capacity, read slurm.conf/sinfo/billing).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import os
+import random
+import threading
+import time
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
+
+from pulumi_hyperpod.aws.sessions import new_botocore_session
+from pulumi_hyperpod.sim.aws import billing as metering
+from pulumi_hyperpod.sim.aws import ids, provisioning as prov, reconcile, rolling_update, slurm, wire
+from pulumi_hyperpod.sim.clock import CLOCK_FILE, ClockFileError
+from pulumi_hyperpod.sim.aws.clock import ManualClock, PollTracker, SharedClock, to_datetime, to_seconds
+from pulumi_hyperpod.sim.aws.errors import ResourceNotFound, SerializationException
+from pulumi_hyperpod.sim.aws.model import Cluster
+from pulumi_hyperpod.sim.aws.store import MemoryStore, SqliteStore
+from pulumi_hyperpod.sim.aws.world import World
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pulumi_hyperpod.sim.aws.scenario import Scenario
+
+STATE_ENV = "HYPERPOD_FAKE_STATE"
+SCENARIO_ENV = "HYPERPOD_FAKE_SCENARIO"
+DEFAULT_STATE = Path(".hyperpod") / "fake.sqlite"
+READS = ("Describe", "List", "Get")  # operations that only read: repeating one is polling
+
+# Fixed dummy credentials: a simulator client never reads (or could leak) the machine's real ones.
+DUMMY_ACCESS_KEY, DUMMY_SECRET_KEY = "HYPERPODSIMULATOR000", "hyperpod-simulator-dummy-secret"
+
+_client_lock = threading.Lock()
+_shared_lock = threading.Lock()
+_SHARED: dict[tuple[int, str], "Simulator"] = {}
+
+
+@lru_cache(maxsize=2)
+def _botocore_session(cut: bool = False) -> Any:
+    """One shared session with dummy credentials and no profile or config files from this machine.
+    Clients come from botocore directly: the client boto3 would hand out for these services, without
+    importing boto3 and s3transfer (0.15 s of every process that makes one). `cut`: a session of its
+    own whose sagemaker clients are built on the preview's shapes (readclient.py); None when there are
+    none (the model cache turned off)."""
+    from botocore.configprovider import ConstantProvider
+
+    session = new_botocore_session()  # the process's one model loader; fast timestamps
+    if cut:
+        from pulumi_hyperpod.aws.readclient import use_cut
+
+        if not use_cut(session):
+            return None
+    store = session.get_component("config_store")
+    for name, value in (("profile", None), ("config_file", os.devnull), ("credentials_file", os.devnull)):
+        store.set_config_provider(name, ConstantProvider(value))
+    session.set_credentials(DUMMY_ACCESS_KEY, DUMMY_SECRET_KEY)
+    return session
+
+
+def _preparse(model: Any, answered: threading.local, operation: str, payload: dict) -> dict:
+    """Keep the answer, parsed, for this thread's `before-parse`; the body botocore parses is then `{}`."""
+    from pulumi_hyperpod.sim.aws.parsed import converter
+
+    shape = model.operation_model(operation).output_shape
+    answered.value = converter(model.service_name, shape)(payload) if shape is not None else {}
+    return {}
+
+
+def _load_scenario(scenario: Any) -> "Scenario":
+    from pulumi_hyperpod.sim.aws.scenario import load_scenario  # pydantic: loaded when a scenario is built, not to read a stored world
+
+    return load_scenario(scenario)
+
+
+def _waited(polls: PollTracker, key: Any, world: World) -> float:
+    if polls.window is None:
+        polls.window = world.setting("poll_window_seconds")
+    return polls.waited(key, world.clock.real_time())
+
+
+class Simulator:
+    """A simulated SageMaker HyperPod service.
+
+    `path` None keeps the world in memory (virtual clock moves only with `advance()`); a path
+    keeps it in SQLite, where the world follows the wall clock and runs at the scenario's `speed`
+    only while someone waits on it (`advance()`, or a client polling; see clock.py). `real_time`
+    replaces the wall clock (tests). `scenario` is a dict, a YAML/JSON file path, or None
+    (defaults); for an existing SQLite world the scenario stored at its creation is kept.
+    """
+
+    def __init__(
+        self,
+        path: "str | Path | None" = None,
+        seed: int = 0,
+        scenario: "dict | str | Path | Scenario | None" = None,
+        *,
+        real_time: Callable[[], float] = time.time,
+        clock: Optional[SharedClock] = None,
+    ) -> None:
+        self.path = Path(path) if path is not None else None
+        if self.path is None:
+            self._store: "MemoryStore | SqliteStore" = MemoryStore(World(_load_scenario(scenario), seed, ManualClock()))
+        else:
+            # no scenario given: the defaults, built only if the world is new (an existing one keeps its own)
+            loaded = _load_scenario(scenario) if scenario is not None else None
+            self._store = SqliteStore(self.path, seed, loaded, real_time, clock)
+
+    # -- construction ----------------------------------------------------------------------------
+    @staticmethod
+    def default_path() -> Path:
+        from pulumi_hyperpod.sim.worldfile import AWS_WORLD, places
+        from pulumi_hyperpod.core.envvars import world_path
+
+        places()  # two of the simulators' files at one path: refused before either is made
+        return world_path(STATE_ENV, Path.cwd() / DEFAULT_STATE, AWS_WORLD)  # a bad value or a foreign file: one error naming the variable
+
+    @classmethod
+    def open_default(cls) -> "Simulator":
+        """The persistent world at $HYPERPOD_FAKE_STATE (default .hyperpod/fake.sqlite here)."""
+        from pulumi_hyperpod.core.envvars import EnvError, input_file
+        from pulumi_hyperpod.core.errors import InputError
+        from pulumi_hyperpod.sim.worldfile import ForeignFile
+
+        path = cls.default_path()
+        scenario = input_file(SCENARIO_ENV)
+        try:
+            # the default world keeps time by the directory's one clock, with the Google Cloud world
+            return cls.shared(path, scenario=scenario, clock=SharedClock(path.with_name(CLOCK_FILE)))
+        except (InputError, ValueError) as error:
+            if scenario is None or isinstance(error, (EnvError, ClockFileError, ForeignFile)):
+                raise
+            lines = error.lines() if isinstance(error, InputError) else [str(error)]
+            raise EnvError(SCENARIO_ENV, scenario, " ".join(lines)) from None
+
+    @classmethod
+    def shared(
+        cls, path: "str | Path", scenario: "dict | str | Path | Scenario | None" = None, clock: Optional[SharedClock] = None
+    ) -> "Simulator":
+        """This process's one Simulator of the SQLite world at `path`, shared by every client of that world:
+        one connection and one loaded world, so a write through one client does not make the others reload
+        it. A new one when the file was deleted or replaced (`hyperpod fake reset`) or after a fork."""
+        key = (os.getpid(), str(Path(path).resolve()))
+        with _shared_lock:
+            simulator = _SHARED.get(key)
+            if simulator is None or not simulator._store.is_current():
+                simulator = _SHARED[key] = cls(key[1], scenario=scenario, clock=clock)
+            return simulator
+
+    @contextlib.contextmanager
+    def _world(self, waited: Optional[Callable[[World], float]] = None) -> Iterator[World]:
+        """One transaction on the world, caught up to now first. `waited(world)`: the real seconds a
+        polling client waited since its last poll, which the world fast-forwards through first."""
+        with self._store.transaction() as world:
+            if waited is not None:
+                world.clock.fast_forward(waited(world))
+            reconcile.catch_up(world, max(world.now, world.clock.now()))
+            yield world
+
+    # -- clients -----------------------------------------------------------------------------------
+    def client(self, service: str = "sagemaker", region: Optional[str] = "us-west-2", config: Any = None, reads: bool = False) -> Any:
+        """A real botocore client (what boto3 hands out) whose requests this simulator answers; its
+        successful answers skip the JSON text (fake/parsed.py). `reads`: a sagemaker client built on
+        the preview's shapes, as `connect(reads=True)` makes for AWS (readclient.py)."""
+        if reads and service == "sagemaker":
+            with _client_lock:
+                session = _botocore_session(cut=True)
+                client = session.create_client(service, region_name=region or "us-west-2", config=config) if session else None
+            if client is not None:
+                from pulumi_hyperpod.aws.readclient import with_fallback
+
+                return with_fallback(self.attach(client, parsed=True), lambda: self.client(service, region, config))
+        with _client_lock:
+            client = _botocore_session().create_client(service, region_name=region or "us-west-2", config=config)
+        return self.attach(client, parsed=True)
+
+    def read_client(self, region: str, max_attempts: int, full: Callable[[], Any]) -> Any:
+        """The sagemaker reads a preview makes, answered here without botocore's client (fake/direct.py),
+        with botocore's standard retries up to `max_attempts` attempts; any other call goes to `full()`,
+        made on first need. None when there is no cut model (then `client(reads=True)` serves)."""
+        from pulumi_hyperpod.sim.aws.direct import direct_read_client
+
+        return direct_read_client(self, region, max_attempts, full)
+
+    def attach(self, client: Any, parsed: bool = False) -> Any:
+        """Answer an existing client's requests (botocore's `before-send`, as moto does). `parsed`: hand a
+        successful answer to botocore already parsed (`before-parse`, fake/parsed.py) rather than as JSON
+        text — only for a client whose session parses timestamps as `sessions.parse_timestamp` does."""
+        model = client.meta.service_model
+        service_id = model.service_id.hyphenize()
+        region = client.meta.region_name
+        polls = PollTracker(None)  # the scenario's window, read in the client's first transaction
+        answered = threading.local()  # this thread's answer between its `before-send` and its `before-parse`
+        preparse = functools.partial(_preparse, model, answered) if parsed and model.protocol == "json" else None
+
+        def handle(request: Any, **_: Any) -> Any:
+            answered.value = None  # an error answer (or a request that never reached its parse) hands nothing over
+            return self._handle(model.service_name, model.protocol, region, request, polls, preparse)
+
+        def hand_over(customized_response_dict: dict, **_: Any) -> None:
+            answer = getattr(answered, "value", None)
+            if answer is not None:
+                answered.value = None
+                customized_response_dict.update(answer)
+
+        def observe(http_response: Any = None, parsed: Optional[dict] = None, model: Any = None, **_: Any) -> None:
+            if http_response is not None and http_response.status_code < 300 and parsed is not None:
+                wire.notify(model.name, parsed, model.service_model.service_name)
+
+        client.meta.events.register(f"before-send.{service_id}", handle, unique_id=f"hyperpod-sim-{id(self)}")
+        if preparse is not None:
+            client.meta.events.register(f"before-parse.{service_id}", hand_over, unique_id=f"hyperpod-sim-parsed-{id(self)}")
+        client.meta.events.register(f"after-call.{service_id}", observe, unique_id=f"hyperpod-sim-obs-{id(self)}")
+        return client
+
+    def answer(self, service: str, region: str, request: Any, polls: PollTracker) -> Any:
+        """One request that came over HTTP rather than through a client's `before-send` (`hyperpod fake
+        serve`): the same dispatcher, the AWSResponse the client would have got. `request` has the
+        `url`, `method`, `headers` and `body` of a botocore AWSPreparedRequest; `polls` is the
+        caller's, so a client repeating a read moves the world as it does in process."""
+        return self._handle(service, "rest-xml" if service == "s3" else "json", region, request, polls)
+
+    def _handle(
+        self, service: str, protocol: str, region: str, request: Any, polls: PollTracker, preparse: Optional[Callable] = None
+    ) -> Any:
+        if service == "s3":  # lifecycle bundles (fake/s3.py): REST-XML, not the JSON wire
+            from pulumi_hyperpod.sim.aws import s3  # only a bundle's read or upload: a preview's reads are sagemaker's
+
+            with self._world() as world:
+                return s3.answer(world, region, request)
+        if service not in wire.SERVICES and protocol not in wire.JSON_PROTOCOLS:
+            raise wire.NotSimulatedError(f"The HyperPod simulator does not simulate the {service} service.")
+        try:
+            operation, params = wire.decode(request)
+        except SerializationException as error:  # nothing to run: the world is not opened for it
+            return wire.encode(request.url, error.status, wire.error_payload(error), ids.request_id(random.Random(request.url)))
+        status, payload, request_id = self.dispatch(service, region, operation, params, polls)
+        if preparse is not None and status < 300:
+            payload = preparse(operation, payload)
+        return wire.encode(request.url, status, payload, request_id)
+
+    def dispatch(self, service: str, region: str, operation: str, params: dict, polls: PollTracker) -> tuple[int, dict, str]:
+        """One request, as decoded from the wire: (HTTP status, JSON payload, request id). `polls`: the
+        calling client's, so a client repeating a read moves the world (a client waiting on it)."""
+        waited = None
+        if operation.startswith(READS):  # a repeated identical read is a client waiting on the world
+            key = (service, region, operation, json.dumps(params, sort_keys=True, default=str))
+            waited = functools.partial(_waited, polls, key)
+        with self._world(waited) as world:
+            self._store.record_call(operation, params)
+            status, payload = wire.dispatch(world, service, operation, region, params)
+            request_id = ids.request_id(world.fault_rng)
+        return status, payload, request_id
+
+    # -- time ------------------------------------------------------------------------------------
+    def advance(self, seconds: float):
+        """Move virtual time forward and run everything due by then; returns the new time."""
+        with self._store.transaction() as world:
+            world.clock.advance(seconds)
+            reconcile.catch_up(world, max(world.now, world.clock.now()))
+            return to_datetime(world.now)
+
+    def now(self):
+        with self._world() as world:
+            return to_datetime(world.now)
+
+    def lead(self) -> Optional[float]:
+        """Seconds a persistent world is ahead of the wall clock (None: a manual clock)."""
+        with self._world() as world:
+            return world.clock.lead
+
+    # -- calls -------------------------------------------------------------------------------------
+    @property
+    def calls(self) -> list[tuple[str, dict]]:
+        """(operation, request params) of every request received, throttled retries included."""
+        return self._store.calls()
+
+    def reset_calls(self) -> None:
+        self._store.reset_calls()
+
+    @property
+    def scenario(self) -> "Scenario":
+        with self._world() as world:
+            return world.scenario
+
+    # -- lookups -----------------------------------------------------------------------------------
+    @staticmethod
+    def _cluster(world: World, name: str, region: Optional[str] = None) -> Cluster:
+        matches = [
+            cluster
+            for cluster in world.clusters.values()
+            if (name in (cluster.name, cluster.arn)) and (region is None or cluster.region == region)
+        ]
+        if len(matches) > 1:
+            raise ValueError(f"cluster {name} exists in several regions ({', '.join(c.region for c in matches)}); pass region=")
+        if not matches:
+            raise ResourceNotFound(f"Cluster {name} not found in the simulator.")
+        return matches[0]
+
+    # -- Slurm -------------------------------------------------------------------------------------
+    def slurm_conf(self, name: str, region: Optional[str] = None) -> str:
+        with self._world() as world:
+            cluster = self._require_slurm(world, name, region)
+            return slurm.render(cluster, world.scenario, world)
+
+    def edit_slurm_conf(self, name: str, text: str, region: Optional[str] = None) -> None:
+        """A user's manual edit of slurm.conf; HyperPod keeps it and merges its own lines."""
+        with self._world() as world:
+            cluster = self._require_slurm(world, name, region)
+            slurm.edit(cluster, world.scenario, text, world)
+            world.touch(cluster)
+
+    def sinfo_rows(self, name: str, region: Optional[str] = None) -> list[dict]:
+        with self._world() as world:
+            return slurm.sinfo_rows(self._require_slurm(world, name, region), world.scenario, world)
+
+    def slurm_roles(self, name: str, region: Optional[str] = None) -> list[dict]:
+        """The controller and login groups with their running nodes' hostnames."""
+        with self._world() as world:
+            return slurm.role_rows(self._require_slurm(world, name, region))
+
+    def sinfo(self, name: str, region: Optional[str] = None) -> str:
+        return slurm.sinfo_text(self.sinfo_rows(name, region))
+
+    def _require_slurm(self, world: World, name: str, region: Optional[str]) -> Cluster:
+        cluster = self._cluster(world, name, region)
+        if cluster.orchestrator != "Slurm":
+            raise ValueError(f"cluster {cluster.name} is orchestrated by EKS; it has no slurm.conf or sinfo")
+        return cluster
+
+    # -- metering ----------------------------------------------------------------------------------
+    def billing(self, name: str, since: "Any | None" = None, region: Optional[str] = None) -> dict:
+        """Per-instance billing records and per-group totals (also for a deleted cluster)."""
+        with self._world() as world:
+            try:
+                cluster = self._cluster(world, name, region)
+                cluster_id, arn = cluster.id, cluster.arn
+            except ResourceNotFound:
+                records = [r for r in world.billing.values() if r["cluster_name"] == name]
+                if not records:
+                    raise
+                cluster_id, arn = max(records, key=lambda r: r["start"])["cluster_id"], None
+            records = [record for record in world.billing.values() if record["cluster_id"] == cluster_id]
+            summary = metering.summarize(records, world.now, to_seconds(since) if since is not None else None)
+            return {"cluster_name": name, "cluster_arn": arn, **summary}
+
+    # -- out-of-band controls ----------------------------------------------------------------------
+    def fail_node(self, cluster: str, node_id: str, retryable: bool = True, region: Optional[str] = None) -> None:
+        """Mark a node unhealthy (instance id or logical id); retryable failures get replaced."""
+        with self._world() as world:
+            target, node = self._instance(world, cluster, node_id, region, "has no running instance to fail")
+            prov.fail_node(
+                world,
+                target,
+                node,
+                f"Instance {node.instance_id} failed health checks (injected {'retryable' if retryable else 'non-retryable'} failure).",
+                retryable=retryable,
+            )
+            reconcile.reconcile_pending(world)
+
+    def lose_instance(self, cluster: str, node_id: str, region: Optional[str] = None) -> None:
+        """The node's EC2 instance vanishes outside HyperPod (terminated from EC2, reclaimed): it shows
+        NotFound; automatic node recovery (or Continuous mode) replaces it after the retry interval."""
+        with self._world() as world:
+            target, node = self._instance(world, cluster, node_id, region, "has no instance to lose")
+            prov.lose_instance(
+                world,
+                target,
+                node,
+                f"EC2 instance {node.instance_id} was not found: it was terminated outside SageMaker HyperPod (injected).",
+            )
+            reconcile.reconcile_pending(world)
+
+    def set_fault_rate(self, kind: str, rate: float) -> None:
+        """Set a global fault rate of the scenario (`Faults`: launch_failure_rate, lifecycle_failure_rate,
+        deep_health_check_failure_rate…) from now on."""
+        with self._world() as world:
+            faults = world.scenario.faults.model_validate({**world.scenario.faults.model_dump(), kind: rate})
+            world.scenario = world.scenario.model_copy(update={"faults": faults})
+
+    def interrupt_spot(self, cluster: str, node_id: str, region: Optional[str] = None) -> None:
+        """EC2 reclaims a Spot instance of a group with CapacityRequirements.Spot: a warning event, then
+        the instance is gone (NotFound) and the service puts a new one in (as for a lost instance)."""
+        with self._world() as world:
+            target, node = self._instance(world, cluster, node_id, region, "has no instance to interrupt")
+            group = target.groups.get(node.group)
+            if group is None or "Spot" not in (group.spec.get("CapacityRequirements") or {}):
+                raise ValueError(
+                    f"node {node_id} of cluster {target.name} is not a Spot instance (its group has no CapacityRequirements.Spot)"
+                )
+            world.emit(
+                target,
+                "Warn",
+                "Instance",
+                f"EC2 Spot Instance interruption notice for {node.instance_id} in "
+                f"Cluster {target.name} and IG {node.group}: the instance is reclaimed in two minutes",
+                node=node,
+            )
+            prov.lose_instance(world, target, node, f"Spot instance {node.instance_id} was reclaimed by EC2 (Spot interruption).")
+            reconcile.reconcile_pending(world)
+
+    def publish_image_release(self, version: str) -> None:
+        """A new HyperPod AMI release (ImageReleaseVersion) comes out now: groups with ScheduledUpdateConfig
+        or AutoPatchConfig are patched to it on their schedule (fake/patching.py)."""
+        with self._world() as world:
+            world.scenario = world.scenario.model_copy(update={"image_release": version, "image_released_at": world.now})
+            for cluster in list(world.clusters.values()):
+                for group in cluster.groups.values():
+                    group.patch = None
+                world.schedule_cluster(cluster, world.now)
+                world.touch(cluster)
+
+    def fire_alarm(self, cluster: str, alarm_name: str, region: Optional[str] = None) -> bool:
+        """A CloudWatch alarm goes into ALARM: a software update naming it in AutoRollbackConfiguration is
+        rolled back (rolling_update.alarm). True when it rolled one back."""
+        with self._world() as world:
+            return rolling_update.alarm(world, self._cluster(world, cluster, region), alarm_name)
+
+    def _instance(self, world, cluster: str, node_id: str, region: Optional[str], missing: str):
+        """The cluster and its node `node_id` that has a live, launched instance; else ValueError
+        ("node … of cluster … {missing}")."""
+        target = self._cluster(world, cluster, region)
+        node = target.node(node_id)
+        if node is None or not node.launched or not node.live or node.phase == "lost":
+            raise ValueError(f"node {node_id} of cluster {target.name} {missing}")
+        return target, node
+
+    def set_quota(self, value: float, *, name: Optional[str] = None, code: Optional[str] = None) -> None:
+        """The account's applied Service Quotas value changes (an increase granted, or a quota lowered
+        below what already runs), by quota name or code; calls from then on are checked against it."""
+        from pulumi_hyperpod.sim.aws.scenario import QuotaValue
+
+        with self._world() as world:
+            quota = QuotaValue(quota_name=name, quota_code=code, value=value)
+            kept = [q for q in world.scenario.quotas if (q.quota_name, q.quota_code) != (name, code)]
+            world.scenario = world.scenario.model_copy(update={"quotas": [*kept, quota]})
+
+    def set_capacity(self, instance_type: str, az: Optional[str], available: Optional[int]) -> None:
+        """Set the free instances of a type in an AZ (None: the pool shared by every AZ); `available`
+        None makes the pair unlimited again."""
+        with self._world() as world:
+            if available is None:
+                world.capacity.unlimit(instance_type, az)
+            else:
+                world.capacity.set(instance_type, az, available)
+
+    def node_build_configs(self, name: str, region: Optional[str] = None) -> list[dict]:
+        """The group configuration each node was built with (None for never-launched nodes)."""
+        with self._world() as world:
+            cluster = self._cluster(world, name, region)
+            return [
+                {
+                    "NodeLogicalId": node.logical_id,
+                    "InstanceId": node.instance_id,
+                    "InstanceGroupName": node.group,
+                    "BuiltWith": node.built_with,
+                }
+                for node in sorted(cluster.nodes.values(), key=lambda n: (n.created_at, n.logical_id))
+            ]
+
+    def overview(self) -> dict:
+        """Clusters, statuses and counts for `hyperpod fake show`."""
+        with self._world() as world:
+            clusters = []
+            for cluster in sorted(world.clusters.values(), key=lambda c: (c.created_at, c.name)):
+                grouped = cluster.nodes_by_group()
+                clusters.append(
+                    {
+                        "name": cluster.name,
+                        "region": cluster.region,
+                        "arn": cluster.arn,
+                        "status": cluster.status,
+                        "orchestrator": cluster.orchestrator,
+                        "mode": "Continuous" if cluster.continuous else "all-or-nothing",
+                        "groups": [
+                            {
+                                "name": g.name,
+                                "status": g.status,
+                                "target": g.target,
+                                "min": g.min_count,
+                                "current": sum(1 for n in grouped.get(g.name, []) if n.phase == "running"),
+                            }
+                            for g in cluster.groups.values()
+                        ],
+                    }
+                )
+            speed = getattr(world.clock, "speed", None)
+            return {
+                "path": str(self.path) if self.path else None,
+                "virtual_time": to_datetime(world.now),
+                "speed": speed,
+                "ahead_of_wall_clock_seconds": world.clock.lead,
+                "clusters": clusters,
+            }
