@@ -1,6 +1,6 @@
 """Google Cloud training clusters behind the `Cloud` interface (core/cloud.py).
 
-read is `observe` (GET), plan is the pure planner with its cost (gcp/planner.py), apply is
+read is `observe` (GET), plan is the pure planner with its cost (gcp/planner/__init__.py), apply is
 `gcp.apply.apply` under the one contract (core/contract.py), preflight reads Compute Engine
 (gcp/preflight.py: machine type offered in the zone, named reservation, regional quotas).
 """
@@ -71,7 +71,7 @@ class GcpCloud:
     ) -> "ApplyResult":
         from pulumi_hyperpod.gcp.apply import apply
 
-        return apply(client, plan, options, policy)  # the planner's guards (gcp/planner.py), checked again before each write
+        return apply(client, plan, options, policy)  # the planner's guards (gcp/planner/__init__.py), checked again before each write
 
     def save_plan(self, prepared: Any, path: str, *, target: Any = None, inputs: Any = ()) -> None:
         from pulumi_hyperpod.gcp.pipeline.saved import save

@@ -32,7 +32,7 @@ def made_by(*places: str) -> set[str]:
 
 CLOUDS = {
     "aws": (made_by("aws/planner"), AWS_READERS),
-    "gcp": (made_by("gcp/planner.py"), GCP_READERS),
+    "gcp": (made_by("gcp/planner/__init__.py"), GCP_READERS),
 }
 
 
