@@ -162,11 +162,11 @@ def _later_wins(*sources: Any) -> Any:
 def _is_cluster_spec(value: Any) -> bool:
     """A ClusterSpec exists only once its module is loaded: a program passing dicts (the
     components) does not import the spec models for this check."""
-    models = sys.modules.get(__name__.rsplit(".", 2)[0] + ".aws.clusterspec.models")
+    models = sys.modules.get("pulumi_hyperpod.aws.spec.models")
     return models is not None and isinstance(value, models.ClusterSpec)
 
 
 def _is_policy(value: Any) -> bool:
     """A Policy instance exists only once pydantic and its module are loaded (as `_is_cluster_spec`)."""
-    policy = sys.modules.get(__name__.rsplit(".", 2)[0] + ".plan.policy")
+    policy = sys.modules.get("pulumi_hyperpod.plans.policy")
     return policy is not None and isinstance(value, policy.Policy)

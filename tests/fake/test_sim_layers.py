@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-FAKE = Path(__file__).resolve().parents[2] / "pulumi_hyperpod" / "aws" / "fake"
+FAKE = Path(__file__).resolve().parents[2] / "pulumi_hyperpod" / "sim" / "aws"
 
 
 def _imports(path: Path) -> set[str]:
@@ -21,8 +21,10 @@ def _imports(path: Path) -> set[str]:
                 found.add(node.module.split(".")[0])
             else:
                 found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module == "pulumi_hyperpod.sim.aws":
+            found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pulumi_hyperpod.sim.aws."):
-            found.add(node.module.split(".")[2])
+            found.add(node.module.split(".")[3])
     return {name for name in found if name in siblings and name != path.stem}
 
 
@@ -103,11 +105,13 @@ def test_the_simulator_imports_neither_the_spec_nor_the_planner(path):
 
 def test_the_import_check_can_fail(tmp_path):
     module = tmp_path / "probe.py"
-    module.write_text("from ..clusterspec import rules\nfrom ..planner.compare import x\nimport pulumi_hyperpod.aws.spec.keys\n")
+    module.write_text(
+        "from pulumi_hyperpod.aws.spec import rules\nfrom pulumi_hyperpod.aws.planner.compare import x\nimport pulumi_hyperpod.aws.spec.keys\n"
+    )
     assert _reaches(_absolute_imports(module)) == [
+        "pulumi_hyperpod.aws.planner.compare",
+        "pulumi_hyperpod.aws.planner.compare.x",
         "pulumi_hyperpod.aws.spec",
         "pulumi_hyperpod.aws.spec.keys",
         "pulumi_hyperpod.aws.spec.rules",
-        "pulumi_hyperpod.aws.planner.compare",
-        "pulumi_hyperpod.aws.planner.compare.x",
     ]

@@ -29,7 +29,8 @@ NOT_AT_UNPICKLE = (
     "pulumi_hyperpod.aws.spec",
     "pulumi_hyperpod.aws.servicemodel",
     "pulumi_hyperpod.aws.members",
-    # the core's modules, but `core.frozen`: the settings' records (Defaults, Location) are built on it
+    # the core's modules, but `core.frozen` (the settings' records, Defaults and Location, are built on it) and
+    # `core.collector` (the provider's process pauses the collector before it unpickles)
     "pulumi_hyperpod.core.cloud",
     "pulumi_hyperpod.sim.clock",
     "pulumi_hyperpod.core.contract",
@@ -39,6 +40,10 @@ NOT_AT_UNPICKLE = (
     "pulumi_hyperpod.core.policy_members",
     "pulumi_hyperpod.core.preflight",
     "pulumi_hyperpod.core.timestamps",
+    "pulumi_hyperpod.core.detect",
+    "pulumi_hyperpod.core.envvars",
+    "pulumi_hyperpod.core.files",
+    "pulumi_hyperpod.core.terminal",
     "pulumi_hyperpod.sim.worldfile",
     "pulumi_hyperpod.components",
     "botocore",
@@ -130,4 +135,4 @@ def test_every_core_module_but_frozen_is_watched():
     import pulumi_hyperpod.core as core
 
     modules = {f"pulumi_hyperpod.core.{m.name}" for m in pkgutil.iter_modules(core.__path__)}
-    assert modules - set(NOT_AT_UNPICKLE) == {"pulumi_hyperpod.core.frozen"}
+    assert modules - set(NOT_AT_UNPICKLE) == {"pulumi_hyperpod.core.frozen", "pulumi_hyperpod.core.collector"}

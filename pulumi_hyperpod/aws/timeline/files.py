@@ -13,7 +13,7 @@ from typing import Iterable
 
 from pulumi_hyperpod.core.files import write_whole
 
-FORMATS = ("pulumi_hyperpod.aws.timeline.svg", ".png")
+FORMATS = (".svg", ".png")
 
 
 def picture_format(path: str) -> str:
@@ -26,7 +26,7 @@ def picture_format(path: str) -> str:
 
 def write_picture(path: str, svg: str, inputs: Iterable["str | os.PathLike[str]"] = ()) -> None:
     """The SVG document `svg` to `path`, converted to PNG when the name ends in .png; never over one of `inputs`."""
-    if picture_format(path) == "pulumi_hyperpod.aws.timeline.svg":
+    if picture_format(path) == ".svg":
         write_whole(path, svg.encode("utf-8"), inputs=inputs)
         return
     try:
