@@ -58,7 +58,23 @@ _EXPORTS = {
 }
 _MODULES = frozenset({"pipeline"})
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "ApplyError",
+    "ApplyResult",
+    "ClusterSpec",
+    "ClusterState",
+    "Plan",
+    "PlanRefused",
+    "PlanStale",
+    "Policy",
+    "Simulator",
+    "SpecError",
+    "apply",
+    "connect",
+    "observe",
+    "pipeline",
+    "plan",
+]
 __version__ = "0.1.0"
 
 _moved.install()  # old module paths: an alias each, with its warning (a finder; nothing is loaded now)
