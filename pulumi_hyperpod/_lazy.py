@@ -25,4 +25,3 @@ def lazy_exports(package: str, exports: Mapping[str, str]) -> tuple[Callable[[st
         return sorted(set(vars(sys.modules[package])) | set(exports))
 
     return __getattr__, __dir__
-

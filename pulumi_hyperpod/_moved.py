@@ -18,7 +18,10 @@ import sys
 import warnings
 from importlib.machinery import ModuleSpec
 from types import ModuleType
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence, cast
+
+if TYPE_CHECKING:  # pragma: no cover
+    from importlib.abc import Loader
 
 PACKAGE = "pulumi_hyperpod"
 
@@ -38,7 +41,10 @@ MOVED = {
     "workload": "aws.workload",
     "members": "aws.members",
     "timeline": "aws.timeline",
-    **{f"slurm.{name}": f"aws.slurm.{name}" for name in "render hook changes roles migration observed section upload bundle_files hyperpod".split()},
+    **{
+        f"slurm.{name}": f"aws.slurm.{name}"
+        for name in "render hook changes roles migration observed section upload bundle_files hyperpod".split()
+    },
     "aws.clusterspec": "aws.spec",
     "gcp.keys": "gcp.spec.keys",
     "gcp.limits": "gcp.spec.limits",
@@ -82,7 +88,7 @@ def new_path(fullname: str) -> str | None:
     if entry is None:
         return None
     old, new = entry
-    return f"{PACKAGE}.{new}{fullname[len(PACKAGE) + 1 + len(old):]}"
+    return f"{PACKAGE}.{new}{fullname[len(PACKAGE) + 1 + len(old) :]}"
 
 
 class _Alias:
@@ -125,7 +131,7 @@ class MovedFinder:
                 DeprecationWarning,
                 stacklevel=2,  # the importer's line: warnings skips the import machinery's frames
             )
-        spec = ModuleSpec(fullname, _Alias(module), is_package=hasattr(module, "__path__"))
+        spec = ModuleSpec(fullname, cast("Loader", _Alias(module)), is_package=hasattr(module, "__path__"))
         if spec.submodule_search_locations is not None:
             spec.submodule_search_locations = list(module.__path__)
         return spec

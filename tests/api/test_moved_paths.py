@@ -5,6 +5,7 @@ is the module at its new path (the same object), with one DeprecationWarning nam
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -114,3 +115,34 @@ def test_the_old_plan_model_path_fails_with_one_line_naming_the_new_one():
     assert found["plan"] == "pulumi_hyperpod.aws.planner.rules" and found["still"] is True
     assert line in found["pulumi_hyperpod.plan"] and line in found["pulumi_hyperpod.plan.model"]
     assert "\n" not in found["pulumi_hyperpod.plan"]
+
+
+def _old_imports(path: Path) -> list[str]:
+    """The old paths `path` imports: a module under one, or a name of a package that is one
+    (`from pulumi_hyperpod.cli import fake_gcp`)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names = [node.module, *(f"{node.module}.{alias.name}" for alias in node.names)]
+        found += [
+            f"{path.relative_to(REPO) if path.is_relative_to(REPO) else path.name}:{node.lineno} {name}"
+            for name in names
+            if _moved.new_path(name) is not None or name.split(".")[:2] == ["pulumi_hyperpod", "plan"]
+        ]
+    return found
+
+
+def test_nothing_in_the_repository_imports_an_old_path():
+    """The old paths are for users' programs: the package, its tests, benchmarks and examples use the new ones."""
+    roots = [REPO / name for name in ("pulumi_hyperpod", "tests", "bench", "examples", "scripts")]
+    files = [p for root in roots if root.exists() for p in root.rglob("*.py") if ".venv" not in p.parts]
+    assert [hit for path in files for hit in _old_imports(path)] == []
+
+
+def test_the_old_import_scan_can_fail(tmp_path):
+    probe = tmp_path / "probe.py"
+    probe.write_text("from pulumi_hyperpod.cli import fake_gcp\nimport pulumi_hyperpod.plan.model\nfrom pulumi_hyperpod.sim import aws\n")
+    assert [hit.split(" ", 1)[1] for hit in _old_imports(probe)] == ["pulumi_hyperpod.cli.fake_gcp", "pulumi_hyperpod.plan.model"]

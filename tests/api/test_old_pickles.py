@@ -54,7 +54,9 @@ print(json.dumps({"class": f"{cls.__module__}.{cls.__qualname__}", "state": stat
 
 def load_fresh(case: dict) -> dict:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.run([sys.executable, "-c", LOAD], input=json.dumps(case), capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-c", LOAD], input=json.dumps(case), capture_output=True, text=True, env=env, cwd=REPO, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.splitlines()[-1])
 
