@@ -107,6 +107,18 @@ class _Alias:
 _warned: set[str] = set()  # the MOVED entries warned about in this process
 
 
+def _warn(entry: tuple[str, str]) -> None:
+    """One warning per moved path, not one more for each module under it."""
+    if entry[0] in _warned:
+        return
+    _warned.add(entry[0])
+    warnings.warn(
+        f"{PACKAGE}.{entry[0]} is deprecated: it moved to {PACKAGE}.{entry[1]} (the old path goes in the next release)",
+        DeprecationWarning,
+        stacklevel=3,  # the importer's line: warnings skips the import machinery's frames
+    )
+
+
 class MovedFinder:
     """Answers the old paths (first on `sys.meta_path`); None for everything else."""
 
@@ -123,14 +135,14 @@ class MovedFinder:
             return None
         new = new_path(fullname)
         assert new is not None
+        if fullname.rpartition(".")[2] == "__main__":  # `python -m <old path>`: runpy runs the new file's code
+            from importlib.util import find_spec, spec_from_file_location
+
+            _warn(entry)
+            found = find_spec(new)
+            return spec_from_file_location(fullname, found.origin) if found and found.origin else None
         module = importlib.import_module(new)
-        if entry[0] not in _warned:  # one warning per moved path, not one more for each module under it
-            _warned.add(entry[0])
-            warnings.warn(
-                f"{PACKAGE}.{entry[0]} is deprecated: it moved to {PACKAGE}.{entry[1]} (the old path goes in the next release)",
-                DeprecationWarning,
-                stacklevel=2,  # the importer's line: warnings skips the import machinery's frames
-            )
+        _warn(entry)
         spec = ModuleSpec(fullname, cast("Loader", _Alias(module)), is_package=hasattr(module, "__path__"))
         if spec.submodule_search_locations is not None:
             spec.submodule_search_locations = list(module.__path__)

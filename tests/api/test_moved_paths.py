@@ -146,3 +146,17 @@ def test_the_old_import_scan_can_fail(tmp_path):
     probe = tmp_path / "probe.py"
     probe.write_text("from pulumi_hyperpod.cli import fake_gcp\nimport pulumi_hyperpod.plan.model\nfrom pulumi_hyperpod.sim import aws\n")
     assert [hit.split(" ", 1)[1] for hit in _old_imports(probe)] == ["pulumi_hyperpod.cli.fake_gcp", "pulumi_hyperpod.plan.model"]
+
+
+def test_an_old_path_still_runs_with_python_m():
+    """`python -m pulumi_hyperpod.members` (now `pulumi_hyperpod.aws.members`) runs the module's code."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    old = subprocess.run(
+        [sys.executable, "-W", "always", "-m", "pulumi_hyperpod.members"], capture_output=True, text=True, env=env, cwd=REPO, timeout=120
+    )
+    new = subprocess.run(
+        [sys.executable, "-m", "pulumi_hyperpod.aws.members"], capture_output=True, text=True, env=env, cwd=REPO, timeout=120
+    )
+    assert old.returncode == 0, old.stderr
+    assert old.stdout == new.stdout and " members: " in old.stdout
+    assert "pulumi_hyperpod.members is deprecated: it moved to pulumi_hyperpod.aws.members" in old.stderr
