@@ -79,6 +79,8 @@ def connect(
         raise ValueError(
             "--endpoint-url sends the calls over HTTP (--backend aws); --backend fake answers them in this process: give one or the other"
         )
+    if simulator is not None and not chosen.simulated:  # never a real-cloud client for a program that meant the simulator
+        raise ValueError(f"simulator= is answered by backend='fake' (or 'sim'), not backend={backend!r}: give backend='fake'")
     retry_attempts(max_attempts)  # a bad $HYPERPOD_MAX_ATTEMPTS: its error before anything is opened
     made: Any = chosen.load()(
         region=region,

@@ -85,3 +85,10 @@ def test_the_real_cloud_loads_no_simulator():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout.splitlines()[-1]) == []
+
+
+def test_a_simulator_given_to_the_real_cloud_is_an_error_not_an_aws_client():
+    from pulumi_hyperpod import Simulator, connect
+
+    with pytest.raises(ValueError, match="simulator= is answered by backend='fake'"):
+        connect(simulator=Simulator())
