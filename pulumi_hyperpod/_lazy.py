@@ -5,9 +5,7 @@ preview starts two Python processes; each pays for every module it imports, at s
 from __future__ import annotations
 
 import importlib
-import inspect
 import sys
-import types
 from typing import Any, Callable, Mapping
 
 
@@ -27,21 +25,3 @@ def lazy_exports(package: str, exports: Mapping[str, str]) -> tuple[Callable[[st
         return sorted(set(vars(sys.modules[package])) | set(exports))
 
     return __getattr__, __dir__
-
-
-def callable_package(package: str, function: str) -> None:
-    """Make `package` callable as its own `function`: `pulumi_hyperpod.apply(...)` calls
-    `pulumi_hyperpod.aws.apply.apply(...)`. The name is then the subpackage and the function at once, so
-    dotted paths through it resolve (`import pulumi_hyperpod.aws.apply.waiters as w`, `mock.patch(
-    "pulumi_hyperpod.aws.observe.reader.list_nodes")`), which a function in the subpackage's place broke."""
-
-    class CallablePackage(types.ModuleType):
-        def __call__(self, *args: Any, **kwargs: Any) -> Any:
-            return getattr(self, function)(*args, **kwargs)
-
-        @property
-        def __signature__(self) -> inspect.Signature:  # help() and inspect show the function's parameters
-            return inspect.signature(getattr(self, function))
-
-    CallablePackage.__name__ = CallablePackage.__qualname__ = f"CallablePackage[{function}]"
-    sys.modules[package].__class__ = CallablePackage

@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pulumi_hyperpod.core import backends
+
 if TYPE_CHECKING:  # pragma: no cover
     from botocore.config import Config
 
     from pulumi_hyperpod.sim.aws import Simulator
 
-BACKENDS = ("aws", "fake")
+BACKENDS = backends.names("aws")  # ("aws", "fake"); "sim" is the simulator's alias
 DEFAULT_REGION = "us-west-2"
 
 
@@ -39,7 +41,7 @@ def default_poll_seconds(backend: str) -> float:
     polls keep a simulated wait short in real time."""
     from pulumi_hyperpod.core import envvars
 
-    return envvars.number("HYPERPOD_POLL_SECONDS", 0.2 if backend == "fake" else 30.0)  # 0: no pause between polls
+    return envvars.number("HYPERPOD_POLL_SECONDS", 0.2 if backends.is_simulated("aws", backend) else 30.0)  # 0: no pause between polls
 
 
 def poll_seconds_for(client: Any) -> float | None:
@@ -65,37 +67,68 @@ def connect(
     client class, the object `boto3.client(service)` returns, made without importing boto3.
 
     backend="aws": credentials come from the usual boto3/botocore chain (environment, profile, role).
-    backend="fake": the simulator answers; `simulator` is an in-process world, else the persistent
+    backend="fake" (or "sim"; core/backends.py names each backend's factory): the simulator answers; `simulator` is an in-process world, else the persistent
     world at $HYPERPOD_FAKE_STATE (default `.hyperpod/fake.sqlite` in the working directory).
     `endpoint_url` (backend="aws"): where the calls go instead of AWS, e.g. `hyperpod fake serve`.
     `reads`: a sagemaker client built for observing (readclient.py): the cut model, the full client
     made only if a call needs an operation outside it; on the simulator (standard retries), its reads
-    answered in this process without botocore's client (fake/direct.py).
+    answered in this process without botocore's client (sim/aws/direct.py).
     """
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
-    if endpoint_url and backend == "fake":
+    chosen = backends.resolve("aws", backend)  # core/backends.py: "aws", or the simulator ("fake", "sim")
+    if endpoint_url and chosen.simulated:
         raise ValueError(
             "--endpoint-url sends the calls over HTTP (--backend aws); --backend fake answers them in this process: give one or the other"
         )
-    attempts = retry_attempts(max_attempts)  # a bad $HYPERPOD_MAX_ATTEMPTS: its error before anything is opened
-    if backend == "fake":
-        from pulumi_hyperpod.sim.aws import Simulator
+    if simulator is not None and not chosen.simulated:  # never a real-cloud client for a program that meant the simulator
+        raise ValueError(f"simulator= is answered by backend='fake' (or 'sim'), not backend={backend!r}: give backend='fake'")
+    retry_attempts(max_attempts)  # a bad $HYPERPOD_MAX_ATTEMPTS: its error before anything is opened
+    made: Any = chosen.load()(
+        region=region,
+        profile=profile,
+        simulator=simulator,
+        retry_mode=retry_mode,
+        max_attempts=max_attempts,
+        service=service,
+        endpoint_url=endpoint_url,
+        reads=reads,
+    )
+    return made
 
-        world = simulator if simulator is not None else Simulator.open_default()
-        client = None
-        if reads and service == "sagemaker" and retry_mode == "standard":
-            # the preview's reads answered in process without botocore's client (fake/direct.py); the
-            # same retries: botocore's total attempts are its `max_attempts` retries plus the first
-            full = lambda: world.client(service=service, region=region or DEFAULT_REGION, config=client_config(retry_mode, max_attempts))  # noqa: E731
-            client = world.read_client(region or DEFAULT_REGION, attempts + 1, full)
-        if client is None:
-            config = client_config(retry_mode, max_attempts)
-            client = world.client(service=service, region=region or DEFAULT_REGION, config=config, reads=reads)
-        # a persistent world runs at speed only while polled: waits on it poll fast (poll_seconds_for);
-        # an in-memory world's clock moves only when told (tests pass sleep=sim.advance)
-        client.meta.hyperpod_simulated = world.path is not None
-        return client
+
+def simulated_client(
+    *, region: str | None, simulator: "Simulator | None", retry_mode: str, max_attempts: int | None, service: str, reads: bool, **_: Any
+) -> Any:
+    """backend="fake": the simulator's client (`simulator`, else the persistent world at $HYPERPOD_FAKE_STATE)."""
+    from pulumi_hyperpod.sim.aws import Simulator
+
+    world = simulator if simulator is not None else Simulator.open_default()
+    client = None
+    if reads and service == "sagemaker" and retry_mode == "standard":
+        # the preview's reads answered in process without botocore's client (sim/aws/direct.py); the
+        # same retries: botocore's total attempts are its `max_attempts` retries plus the first
+        full = lambda: world.client(service=service, region=region or DEFAULT_REGION, config=client_config(retry_mode, max_attempts))  # noqa: E731
+        client = world.read_client(region or DEFAULT_REGION, retry_attempts(max_attempts) + 1, full)
+    if client is None:
+        config = client_config(retry_mode, max_attempts)
+        client = world.client(service=service, region=region or DEFAULT_REGION, config=config, reads=reads)
+    # a persistent world runs at speed only while polled: waits on it poll fast (poll_seconds_for);
+    # an in-memory world's clock moves only when told (tests pass sleep=sim.advance)
+    client.meta.hyperpod_simulated = world.path is not None
+    return client
+
+
+def service_client(
+    *,
+    region: str | None,
+    profile: str | None,
+    retry_mode: str,
+    max_attempts: int | None,
+    service: str,
+    endpoint_url: str | None,
+    reads: bool,
+    **_: Any,
+) -> Any:
+    """backend="aws": botocore's client for `service`, credentials from the usual chain."""
     from pulumi_hyperpod.aws.sessions import new_botocore_session
 
     config = client_config(retry_mode, max_attempts)
@@ -109,6 +142,6 @@ def connect(
 
         if use_cut(session):
             client = session.create_client(service, region_name=region, config=config, endpoint_url=endpoint_url or None)
-            full = lambda: connect(backend, region, profile, retry_mode=retry_mode, max_attempts=max_attempts, endpoint_url=endpoint_url)  # noqa: E731
+            full = lambda: connect("aws", region, profile, retry_mode=retry_mode, max_attempts=max_attempts, endpoint_url=endpoint_url)  # noqa: E731
             return with_fallback(client, full)
     return session.create_client(service, region_name=region, config=config, endpoint_url=endpoint_url or None)

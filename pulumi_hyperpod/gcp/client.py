@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from pulumi_hyperpod.core import backends
 from pulumi_hyperpod.gcp.spec import keys, names
 
 API_VERSION = "v1beta1"
@@ -23,7 +24,7 @@ DEFAULT_ENDPOINT = "https://{location}-aiplatform.googleapis.com"
 COMPUTE_ENDPOINT_ENV = "HYPERPOD_GCP_COMPUTE_ENDPOINT"  # Compute Engine's (the preflight's reads)
 COMPUTE_ENDPOINT = "https://compute.googleapis.com/compute/v1"
 SCOPES = ("https://www.googleapis.com/auth/cloud-platform",)
-BACKENDS = ("gcp", "fake")
+BACKENDS = backends.names("gcp")  # ("gcp", "fake"); "sim" is the simulator's alias
 _RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 
 
@@ -262,7 +263,7 @@ def default_poll_seconds(backend: str) -> float:
 
     if os.environ.get("HYPERPOD_POLL_SECONDS", "").strip():
         return envvars.number("HYPERPOD_POLL_SECONDS", 30.0)  # 0: no pause (the simulators move their clocks per request)
-    return 0.0 if backend == "fake" else 30.0  # the simulator's clock moves per request, not per second
+    return 0.0 if backends.is_simulated("gcp", backend) else 30.0  # the simulator's clock moves per request, not per second
 
 
 class CredentialsMissing(RuntimeError):
@@ -270,16 +271,23 @@ class CredentialsMissing(RuntimeError):
 
 
 def connect(backend: str = "gcp", *, simulator: Any = None, poll_seconds: float | None = None) -> GcpClient:
-    """A client for the real service (ADC credentials) or the simulator."""
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
-    poll = default_poll_seconds(backend) if poll_seconds is None else poll_seconds
-    if backend == "fake":
-        from pulumi_hyperpod.sim.gcp import GcpSimulator
+    """A client for the real service (ADC credentials) or the simulator ("fake", or "sim"), as
+    core/backends.py's registry names them."""
+    chosen = backends.resolve("gcp", backend)
+    poll = default_poll_seconds(chosen.name) if poll_seconds is None else poll_seconds
+    made: GcpClient = chosen.load()(simulator=simulator, poll_seconds=poll)
+    return made
 
-        world = simulator if simulator is not None else GcpSimulator.open_default()
-        return GcpClient(world.session(), endpoint=DEFAULT_ENDPOINT, poll_seconds=poll, backend="fake")
-    return GcpClient(authorized_session(), poll_seconds=poll, backend="gcp")
+
+def simulated_client(*, simulator: Any, poll_seconds: float) -> GcpClient:
+    from pulumi_hyperpod.sim.gcp import GcpSimulator
+
+    world = simulator if simulator is not None else GcpSimulator.open_default()
+    return GcpClient(world.session(), endpoint=DEFAULT_ENDPOINT, poll_seconds=poll_seconds, backend="fake")
+
+
+def service_client(*, simulator: Any, poll_seconds: float) -> GcpClient:
+    return GcpClient(authorized_session(), poll_seconds=poll_seconds, backend="gcp")
 
 
 def authorized_session() -> Any:

@@ -29,7 +29,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from pulumi_hyperpod.sim.worldfile import AWS_ENV, CLOCK, CLOCK_FILE, check, delete, places, prepare
+from pulumi_hyperpod.sim.store import immediate, open_file
+from pulumi_hyperpod.sim.worldfile import AWS_ENV, CLOCK, CLOCK_FILE, check, delete, places
 
 EPOCH = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 EPOCH_SECONDS = EPOCH.timestamp()
@@ -228,18 +229,10 @@ class SharedClock:
         return self._decode(row)
 
     def _change(self, change: Callable[["ManualClock | WallClock"], None]) -> None:
-        with self._lock:
-            db = self._connection()
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                clock = self._decode(db.execute("SELECT state FROM clock WHERE id = 1").fetchone())
-                change(clock)
-                db.execute("UPDATE clock SET state = ? WHERE id = 1", (json.dumps({"format": FORMAT, **clock.state()}),))
-                db.execute("COMMIT")
-            except BaseException:
-                if db.in_transaction:
-                    db.execute("ROLLBACK")
-                raise
+        with self._lock, immediate(self._connection()) as db:
+            clock = self._decode(db.execute("SELECT state FROM clock WHERE id = 1").fetchone())
+            change(clock)
+            db.execute("UPDATE clock SET state = ? WHERE id = 1", (json.dumps({"format": FORMAT, **clock.state()}),))
 
     def _decode(self, row: Optional[tuple[str]]) -> "ManualClock | WallClock":
         try:
@@ -260,11 +253,10 @@ class SharedClock:
         if self._db is not None:  # deleted or replaced under us: open the new one
             self._db.close()
             self._db = None
-        prepare(self.path, CLOCK, self.source)  # the simulators' own (its marker), made when missing; else refused untouched
         try:
-            db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None, check_same_thread=False)
-            db.execute("PRAGMA journal_mode = WAL")  # a clock moves on many requests: no fsync of a journal each time
-            db.execute("PRAGMA synchronous = NORMAL")
+            # the simulators' own (its marker), made when missing, else refused untouched; WAL: a clock
+            # moves on many requests, no fsync of a journal each time (sim/store.py)
+            db = open_file(self.path, CLOCK, self.source)
             db.execute("CREATE TABLE IF NOT EXISTS clock (id INTEGER PRIMARY KEY CHECK (id = 1), state TEXT NOT NULL)")
             db.execute("INSERT OR IGNORE INTO clock (id, state) VALUES (1, ?)", (json.dumps({"format": FORMAT, **self._initial}),))
         except sqlite3.DatabaseError as error:

@@ -5,8 +5,8 @@ adapter). This server puts the very same dispatchers behind a socket, so any cli
 another SDK, a user's own script, the tool itself with `--endpoint-url` — talks to one world:
 
 - SageMaker and Service Quotas: AWS JSON 1.1 (`X-Amz-Target`), answered by `Simulator.answer`
-  (fake/wire.py's dispatcher over the persistent HyperPod world);
-- S3 (lifecycle bundles): REST-XML, path-style URLs (fake/s3.py), the same world;
+  (sim/aws/wire.py's dispatcher over the persistent HyperPod world);
+- S3 (lifecycle bundles): REST-XML, path-style URLs (sim/aws/s3.py), the same world;
 - Google's REST for training clusters (`/v1beta1/projects/…/modelDevelopmentClusters…`), answered
   by the GCP simulator's `requests` adapter (sim/gcp/wire.py) over its persistent world, and the
   Compute Engine reads Google Cloud's preflight makes (`/compute/v1/projects/…/regions/R`,

@@ -34,6 +34,7 @@ SQLITE_HEADER = b"SQLite format 3\x00"
 _USER_VERSION = slice(60, 64)  # big-endian 32-bit fields of the database header (sqlite.org/fileformat.html)
 _APPLICATION_ID = slice(68, 72)
 SIDE_FILES = ("-wal", "-shm", "-journal")  # SQLite's own files beside a database
+BUSY_TIMEOUT_SECONDS = 30.0  # how long a writer waits for another process's transaction (sim/store.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +155,7 @@ def prepare(path: "str | os.PathLike[str]", kind: Kind, source: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)  # the world may hold account ids; an empty file is taken
     os.close(fd)
-    with contextlib.closing(sqlite3.connect(str(path), timeout=30, isolation_level=None)) as db:
+    with contextlib.closing(sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)) as db:
         db.execute("BEGIN EXCLUSIVE")  # another process marking it at once waits, then finds it marked
         try:
             marked = db.execute("PRAGMA application_id").fetchone()[0] == kind.application_id

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-FAKE = Path(__file__).resolve().parents[2] / "pulumi_hyperpod" / "sim" / "aws"
+SIM = Path(__file__).resolve().parents[2] / "pulumi_hyperpod" / "sim"
+FAKE = SIM / "aws"
 
 
 def _imports(path: Path) -> set[str]:
@@ -115,3 +116,38 @@ def test_the_import_check_can_fail(tmp_path):
         "pulumi_hyperpod.aws.spec.keys",
         "pulumi_hyperpod.aws.spec.rules",
     ]
+
+
+def test_the_module_list_is_the_simulator_s():
+    """The checks above read the HyperPod simulator's modules: a moved folder would leave them vacuous."""
+    assert {"operations", "node_operations", "simulator", "store", "world"} <= {path.stem for path in FAKE.glob("*.py")}
+
+
+# The workload simulator (sim/workload) stands on the HyperPod simulator's public surface only: the
+# names `pulumi_hyperpod.sim.aws` exports (Simulator.cluster_workloads, the node roles and states,
+# short_hostname), never a module under it or a private attribute of the Simulator.
+def _surface_breaches(path: Path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("pulumi_hyperpod.sim.aws."):
+            found.append(f"imports {node.module}")
+        elif isinstance(node, ast.ImportFrom) and node.module == "pulumi_hyperpod.sim" and any(a.name == "aws" for a in node.names):
+            found.append("imports the sim.aws package as a module")
+        elif isinstance(node, ast.Import) and any(a.name.startswith("pulumi_hyperpod.sim.aws") for a in node.names):
+            found.append("imports pulumi_hyperpod.sim.aws by module")
+        elif isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            owner = node.value.id if isinstance(node.value, ast.Name) else None
+            if owner not in ("self", "cls"):
+                found.append(f"reads {owner or '…'}.{node.attr}")
+    return found
+
+
+@pytest.mark.parametrize("path", sorted((SIM / "workload").glob("*.py")), ids=lambda p: p.stem)
+def test_the_workload_simulator_uses_only_the_hyperpod_simulator_s_public_surface(path):
+    assert _surface_breaches(path) == []
+
+
+def test_the_surface_check_can_fail(tmp_path):
+    module = tmp_path / "probe.py"
+    module.write_text("from pulumi_hyperpod.sim.aws.model import RUNNING\nwith sim._world() as world:\n    pass\n")
+    assert _surface_breaches(module) == ["imports pulumi_hyperpod.sim.aws.model", "reads sim._world"]

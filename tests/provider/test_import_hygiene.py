@@ -63,33 +63,40 @@ def run(code: str, stdin: bytes | None = None) -> dict:
 
 
 def test_importing_the_package_loads_none_of_it():
+    """Only the old-paths finder (`_moved`: a table and a finder, no cloud module) comes with it."""
     found = run("import pulumi_hyperpod")
-    ours = [name for name in found["modules"] if name.startswith("pulumi_hyperpod.") and name != "pulumi_hyperpod._lazy"]
-    assert ours == [] and "botocore" not in found["modules"] and "pydantic" not in found["modules"]
+    ours = [name for name in found["modules"] if name.startswith("pulumi_hyperpod.")]
+    assert ours == ["pulumi_hyperpod._moved"] and "botocore" not in found["modules"] and "pydantic" not in found["modules"]
 
 
-def test_the_public_names_still_resolve_and_apply_observe_are_callable_subpackages():
+def test_the_public_names_are_the_flow_s_functions_and_types():
+    """docs/DESIGN.md's flow, spec → observe → plan → apply: the names are plain functions (no
+    module standing in for one), and the packages they come from stay packages."""
     found = run(
-        "import pulumi_hyperpod.plans.model, pulumi_hyperpod.aws.apply.waiters, pulumi_hyperpod.aws.observe.state\n"
-        "from pulumi_hyperpod import ClusterSpec, ClusterState, Plan, Policy, SpecError, ApplyResult, apply, connect, observe\n"
-        "from pulumi_hyperpod.aws.planner import plan\n"
-        "import inspect, pulumi_hyperpod\n"
-        "assert pulumi_hyperpod.aws.apply is apply and pulumi_hyperpod.aws.observe is observe\n"
-        "assert [m.__name__ for m in (apply, observe)] == ['pulumi_hyperpod.aws.apply', 'pulumi_hyperpod.aws.observe']\n"
-        "assert all(callable(m) for m in (apply, observe, plan)) and plan.__module__ == 'pulumi_hyperpod.aws.planner.rules'\n"
-        "assert not callable(pulumi_hyperpod.plans)  # the neutral Plan model: no cloud's planner behind its name\n"
+        "import inspect, types, pulumi_hyperpod\n"
+        "from pulumi_hyperpod import ClusterSpec, ClusterState, Plan, Policy, Simulator, SpecError, ApplyResult, apply, connect, observe, plan\n"
+        "assert all(isinstance(f, types.FunctionType) for f in (apply, connect, observe, plan))\n"
+        "assert [f.__module__ for f in (plan, observe, apply)] == ['pulumi_hyperpod.aws.planner.rules', "
+        "'pulumi_hyperpod.aws.observe.reader', 'pulumi_hyperpod.aws.apply.executor']\n"
         "assert list(inspect.signature(plan).parameters)[:3] == ['desired', 'observed', 'policy']\n"
         "assert list(inspect.signature(observe).parameters)[:2] == ['client', 'name']\n"
+        "assert list(inspect.signature(apply).parameters)[:2] == ['client', 'plan']\n"
+        "import pulumi_hyperpod.aws.apply.waiters, pulumi_hyperpod.aws.observe.state\n"
+        "assert isinstance(pulumi_hyperpod.aws.apply, types.ModuleType) and not callable(pulumi_hyperpod.aws.apply)\n"
+        "assert isinstance(pulumi_hyperpod.aws.observe, types.ModuleType) and not callable(pulumi_hyperpod.aws.observe)\n"
+        "assert type(pulumi_hyperpod.aws.apply) is types.ModuleType and type(pulumi_hyperpod) is types.ModuleType  # no class swap\n"
+        "assert pulumi_hyperpod.plan is plan and pulumi_hyperpod.apply is apply  # the names stay the functions\n"
         "assert Plan.__module__ == 'pulumi_hyperpod.plans.model' and ClusterSpec.__name__ == 'ClusterSpec'\n"
+        "assert Simulator.__module__ == 'pulumi_hyperpod.sim.aws.simulator'\n"
         "from pulumi_hyperpod.provider import Cluster, ClusterProvider, Settings, register_simulator\n"
     )
-    assert "pulumi_hyperpod.aws.apply.executor" in found["loaded"]  # `apply`'s signature was asked for: now it is there
+    assert "pulumi_hyperpod.aws.apply.executor" in found["modules"]
 
 
 @pytest.mark.parametrize(
     "path", ["pulumi_hyperpod.aws.observe.reader", "pulumi_hyperpod.plans.render", "pulumi_hyperpod.aws.apply.executor"]
 )
-def test_dotted_paths_through_the_callable_names_resolve(path):
+def test_dotted_paths_through_the_subpackages_resolve(path):
     """`import a.b.c as m`, mock.patch and pkgutil.resolve_name walk attributes from the top: a
     function standing in the subpackage's place made all three fail."""
     run(

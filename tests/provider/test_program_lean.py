@@ -87,7 +87,7 @@ def test_importing_the_components_package_loads_no_component():
     found = run_fresh(
         "import json, sys\nimport pulumi_hyperpod.components\nprint(json.dumps(sorted(m for m in sys.modules if m.startswith('pulumi_hyperpod'))))"
     )
-    assert json.loads(found) == ["pulumi_hyperpod", "pulumi_hyperpod._lazy", "pulumi_hyperpod.components"]
+    assert json.loads(found) == ["pulumi_hyperpod", "pulumi_hyperpod._lazy", "pulumi_hyperpod._moved", "pulumi_hyperpod.components"]
 
 
 def test_declaring_the_demo_cluster_loads_only_what_the_program_runs():

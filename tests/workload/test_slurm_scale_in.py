@@ -137,15 +137,11 @@ def test_a_drain_plan_applied_without_a_workload_source_refuses_before_any_call(
     policy = Policy(drain="cordon")
     prepared = pipeline.prepare(client, scaled(request, 2), policy=policy, workload=workload_source(sim, "train"), skip_preflight="test")
     sim.reset_calls()
-    with pytest.raises(pipeline_errors().ApplyError, match="no workload source was given"):
+    from pulumi_hyperpod import ApplyError
+
+    with pytest.raises(ApplyError, match="no workload source was given"):
         pipeline.execute(client, prepared.plan, policy=policy, poll_seconds=60, sleep=sim.advance)
     assert not [op for op, _ in sim.calls if op.startswith(("Batch", "Update"))]
-
-
-def pipeline_errors():
-    from pulumi_hyperpod import apply
-
-    return apply
 
 
 def test_the_simulated_slurm_answers_like_slurm_22_05(busy_cluster) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pulumi_hyperpod._lazy import callable_package, lazy_exports
+from pulumi_hyperpod._lazy import lazy_exports
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.apply.executor import (
@@ -51,4 +51,3 @@ __all__ = [
 ]
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
-callable_package(__name__, "apply")  # `pulumi_hyperpod.aws.apply(...)` is `apply.apply(...)`

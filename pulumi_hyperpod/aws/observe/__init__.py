@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pulumi_hyperpod._lazy import callable_package, lazy_exports
+from pulumi_hyperpod._lazy import lazy_exports
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.observe.reader import is_not_found, list_nodes, observe
@@ -24,4 +24,3 @@ _EXPORTS = {
 __all__ = ["ClusterState", "GroupState", "NodeState", "is_not_found", "list_nodes", "load_snapshot", "observe"]
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
-callable_package(__name__, "observe")  # `pulumi_hyperpod.aws.observe(...)` is `observe.observe(...)`

@@ -20,18 +20,36 @@ from pulumi_hyperpod._lazy import lazy_exports
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.sim.aws.errors import ServiceError
+    from pulumi_hyperpod.sim.aws.ids import short_hostname
+    from pulumi_hyperpod.sim.aws.model import CONTROLLER, LOGIN, RUNNING, Cluster
     from pulumi_hyperpod.sim.aws.scenario import Scenario, load_scenario
-    from pulumi_hyperpod.sim.aws.simulator import Simulator
+    from pulumi_hyperpod.sim.aws.simulator import ClusterWorkloads, Simulator
 
-# the scenario (a pydantic model) loads only when used: a read of a stored world does not need it
+# The package's public surface: what a user, the CLI and the workload simulator (sim/workload) use;
+# the modules below it are the simulator's own. The scenario (a pydantic model) loads only when
+# used: a read of a stored world does not need it.
 __getattr__, __dir__ = lazy_exports(
     __name__,
     {
         "Simulator": "pulumi_hyperpod.sim.aws.simulator",
+        "ClusterWorkloads": "pulumi_hyperpod.sim.aws.simulator",
         "Scenario": "pulumi_hyperpod.sim.aws.scenario",
         "ServiceError": "pulumi_hyperpod.sim.aws.errors",
         "load_scenario": "pulumi_hyperpod.sim.aws.scenario",
+        "short_hostname": "pulumi_hyperpod.sim.aws.ids",  # a node's Slurm name, from its private IP
+        **dict.fromkeys(["CONTROLLER", "LOGIN", "RUNNING", "Cluster"], "pulumi_hyperpod.sim.aws.model"),
     },
 )
 
-__all__ = ["Simulator", "Scenario", "ServiceError", "load_scenario"]
+__all__ = [
+    "CONTROLLER",
+    "LOGIN",
+    "RUNNING",
+    "Cluster",
+    "ClusterWorkloads",
+    "Scenario",
+    "ServiceError",
+    "Simulator",
+    "load_scenario",
+    "short_hostname",
+]

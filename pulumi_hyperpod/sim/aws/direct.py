@@ -12,7 +12,7 @@ pieces but not its client:
   client raises it) and decoded as the simulator decodes the wire; the simulator answers it through
   the same dispatch (its server-side validation included) and the same poll tracking;
 - an answer is parsed by botocore's JSON parser (ResponseMetadata, errors and modeled error fields)
-  with the simulator's parsed form of a successful body (fake/parsed.py), as the botocore path gets it;
+  with the simulator's parsed form of a successful body (sim/aws/parsed.py), as the botocore path gets it;
 - a service error raises the class `client.exceptions` holds for its code (botocore's error factory
   over the cut model), with the same `response` and operation name;
 - retries are botocore's standard mode (`botocore.retries.standard`, the client's default here),
@@ -44,7 +44,7 @@ from pulumi_hyperpod.sim.aws import wire
 from pulumi_hyperpod.sim.aws.clock import PollTracker
 from pulumi_hyperpod.sim.aws.parsed import converter
 
-PROTOCOL = "json"  # the one wire the simulator's sagemaker speaks (fake/wire.py)
+PROTOCOL = "json"  # the one wire the simulator's sagemaker speaks (sim/aws/wire.py)
 
 
 class Meta:

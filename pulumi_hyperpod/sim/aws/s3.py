@@ -8,7 +8,7 @@ DeleteObject and ListObjectsV2 (paginated with continuation tokens). Errors are 
 raise against AWS.
 
 The world keeps them in `world.s3`: bucket -> {"region", "created", "objects": key -> metadata}; the
-objects' bytes are kept beside it (`world.s3_bodies`, fake/s3_bodies.py), so that what S3 holds does
+objects' bytes are kept beside it (`world.s3_bodies`, sim/aws/s3_bodies.py), so that what S3 holds does
 not weigh on every other request. What it holds is bounded: `MAX_OBJECT_BYTES` per object (a larger
 PutObject is S3's EntityTooLarge) and `MAX_TOTAL_BYTES` in all (EntityTooLarge too, saying so).
 The simulator reads bundles from there: a Slurm cluster's roles and partitions follow the

@@ -14,6 +14,7 @@ import os
 import random
 import threading
 import time
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
@@ -85,6 +86,15 @@ def _waited(polls: PollTracker, key: Any, world: World) -> float:
     if polls.window is None:
         polls.window = world.setting("poll_window_seconds")
     return polls.waited(key, world.clock.real_time())
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterWorkloads:
+    """What the workload simulator sees of one cluster, inside one transaction (`Simulator.cluster_workloads`)."""
+
+    now: float  # the world's time, seconds
+    cluster: Cluster
+    data: dict[str, Any]  # the cluster's workload record: jobs, drains, the Kubernetes objects
 
 
 class Simulator:
@@ -165,10 +175,19 @@ class Simulator:
             reconcile.catch_up(world, max(world.now, world.clock.now()))
             yield world
 
+    @contextlib.contextmanager
+    def cluster_workloads(self, name: str) -> Iterator["ClusterWorkloads"]:
+        """One transaction on cluster `name` (name or ARN) for the workload simulator (sim/workload):
+        the world's time, the cluster as it is now (read its nodes and groups; change only `data`),
+        and `data`, its Slurm jobs and Kubernetes objects, saved with the world."""
+        with self._world() as world:
+            cluster = self._cluster(world, name)
+            yield ClusterWorkloads(world.now, cluster, world.workloads.setdefault(cluster.id, {}))
+
     # -- clients -----------------------------------------------------------------------------------
     def client(self, service: str = "sagemaker", region: Optional[str] = "us-west-2", config: Any = None, reads: bool = False) -> Any:
         """A real botocore client (what boto3 hands out) whose requests this simulator answers; its
-        successful answers skip the JSON text (fake/parsed.py). `reads`: a sagemaker client built on
+        successful answers skip the JSON text (sim/aws/parsed.py). `reads`: a sagemaker client built on
         the preview's shapes, as `connect(reads=True)` makes for AWS (readclient.py)."""
         if reads and service == "sagemaker":
             with _client_lock:
@@ -183,7 +202,7 @@ class Simulator:
         return self.attach(client, parsed=True)
 
     def read_client(self, region: str, max_attempts: int, full: Callable[[], Any]) -> Any:
-        """The sagemaker reads a preview makes, answered here without botocore's client (fake/direct.py),
+        """The sagemaker reads a preview makes, answered here without botocore's client (sim/aws/direct.py),
         with botocore's standard retries up to `max_attempts` attempts; any other call goes to `full()`,
         made on first need. None when there is no cut model (then `client(reads=True)` serves)."""
         from pulumi_hyperpod.sim.aws.direct import direct_read_client
@@ -192,7 +211,7 @@ class Simulator:
 
     def attach(self, client: Any, parsed: bool = False) -> Any:
         """Answer an existing client's requests (botocore's `before-send`, as moto does). `parsed`: hand a
-        successful answer to botocore already parsed (`before-parse`, fake/parsed.py) rather than as JSON
+        successful answer to botocore already parsed (`before-parse`, sim/aws/parsed.py) rather than as JSON
         text — only for a client whose session parses timestamps as `sessions.parse_timestamp` does."""
         model = client.meta.service_model
         service_id = model.service_id.hyphenize()
@@ -231,7 +250,7 @@ class Simulator:
     def _handle(
         self, service: str, protocol: str, region: str, request: Any, polls: PollTracker, preparse: Optional[Callable] = None
     ) -> Any:
-        if service == "s3":  # lifecycle bundles (fake/s3.py): REST-XML, not the JSON wire
+        if service == "s3":  # lifecycle bundles (sim/aws/s3.py): REST-XML, not the JSON wire
             from pulumi_hyperpod.sim.aws import s3  # only a bundle's read or upload: a preview's reads are sagemaker's
 
             with self._world() as world:
@@ -409,7 +428,7 @@ class Simulator:
 
     def publish_image_release(self, version: str) -> None:
         """A new HyperPod AMI release (ImageReleaseVersion) comes out now: groups with ScheduledUpdateConfig
-        or AutoPatchConfig are patched to it on their schedule (fake/patching.py)."""
+        or AutoPatchConfig are patched to it on their schedule (sim/aws/patching.py)."""
         with self._world() as world:
             world.scenario = world.scenario.model_copy(update={"image_release": version, "image_released_at": world.now})
             for cluster in list(world.clusters.values()):

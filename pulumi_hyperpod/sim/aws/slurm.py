@@ -8,7 +8,7 @@ to a managed partition line (say `MaxTime=24:00:00`) are merged into the regener
 Partitions follow seed 004's sinfo: a default partition (`dev*`, from the scenario) holding every
 compute node, plus each compute group's own partition — from its SlurmConfig, or for a legacy
 cluster from the `provisioning_parameters.json` of the lifecycle bundle uploaded to the simulator's
-S3 (fake/s3.py). A bundle written by `hyperpod slurm render` also carries the Slurm spec
+S3 (sim/aws/s3.py). A bundle written by `hyperpod slurm render` also carries the Slurm spec
 (`slurm-spec.json`, `slurm-spec.conf`): its default partition is the one marked `*` (the bundle's
 hook sets `Default=YES` there on the controller), and its slurm.conf lines show as the included file.
 """

@@ -24,7 +24,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Optional
 
-from pulumi_hyperpod.sim.worldfile import AWS_WORLD, delete, prepare
+from pulumi_hyperpod.sim.store import immediate, open_file, open_read_only
+from pulumi_hyperpod.sim.worldfile import AWS_WORLD, delete
 from pulumi_hyperpod.sim.aws.clock import SharedClock, clock_from_state, new_persistent_clock
 from pulumi_hyperpod.sim.aws.model import NEXT_NODE_DUE, Cluster, EventLog
 from pulumi_hyperpod.sim.aws.s3_bodies import SCHEMA as S3_BODIES_SCHEMA, SqliteBodies
@@ -129,39 +130,29 @@ class SqliteStore:
         self.real_time = real_time
         self.shared_clock = clock  # the directory's one clock (sim/clock.py), or None: the world's own
         # the simulator's own file (its marker), made 0600 when missing: anything else is refused untouched
-        prepare(self.path, AWS_WORLD, source)
-        self.conn = sqlite3.connect(str(self.path), timeout=30, isolation_level=None, check_same_thread=False)
+        self.conn = open_file(self.path, AWS_WORLD, source)
         self._identity = _identity(self.path)
-        self.conn.execute("PRAGMA busy_timeout = 30000")
-        self.conn.execute("PRAGMA journal_mode = WAL")
-        self.conn.execute("PRAGMA synchronous = NORMAL")
         self.lock = threading.RLock()
         self.world: Optional[World] = None
         self._version = -1
         self._generation = 0  # bumped whenever the loaded world is dropped: its deferred readers then refuse
         self._reset_snapshots()
-        with self.lock:
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                for statement in SCHEMA.strip().split(";"):
-                    if statement.strip():
-                        self.conn.execute(statement)
-                self.conn.execute(S3_BODIES_SCHEMA)
-                if self._meta("seed") is None:
-                    if scenario is None:  # the defaults; built only for a new world (an existing one keeps its own)
-                        from pulumi_hyperpod.sim.aws.scenario import Scenario
+        with self.lock, immediate(self.conn):
+            for statement in SCHEMA.strip().split(";"):
+                if statement.strip():
+                    self.conn.execute(statement)
+            self.conn.execute(S3_BODIES_SCHEMA)
+            if self._meta("seed") is None:
+                if scenario is None:  # the defaults; built only for a new world (an existing one keeps its own)
+                    from pulumi_hyperpod.sim.aws.scenario import Scenario
 
-                        scenario = Scenario()
-                    world = World(scenario, seed, self._clock(new_persistent_clock(scenario.speed, real_time).state()))
-                    self._write_all(world)
-                    import uuid  # a new world's id; reading a stored world does not need the module
+                    scenario = Scenario()
+                world = World(scenario, seed, self._clock(new_persistent_clock(scenario.speed, real_time).state()))
+                self._write_all(world)
+                import uuid  # a new world's id; reading a stored world does not need the module
 
-                    self.conn.execute("INSERT INTO meta (key, value) VALUES ('world_id', ?)", (_dumps(uuid.uuid4().hex),))
-                self._world_id = self._meta("world_id")
-                self.conn.execute("COMMIT")
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
+                self.conn.execute("INSERT INTO meta (key, value) VALUES ('world_id', ?)", (_dumps(uuid.uuid4().hex),))
+            self._world_id = self._meta("world_id")
 
     def _clock(self, state: dict):
         """The world's clock: the shared one (made from, or moved up to, the world's own `state`), else its own."""
@@ -186,15 +177,13 @@ class SqliteStore:
     @contextlib.contextmanager
     def transaction(self) -> Iterator[World]:
         with self.lock:
-            self.conn.execute("BEGIN IMMEDIATE")
             try:
-                if self.world is None or self._db_version() != self._version:
-                    self._load()
-                yield self.world
-                self._save(self.world)
-                self.conn.execute("COMMIT")
+                with immediate(self.conn):
+                    if self.world is None or self._db_version() != self._version:
+                        self._load()
+                    yield self.world
+                    self._save(self.world)
             except BaseException:
-                self.conn.execute("ROLLBACK")
                 self._drop_world()  # the in-memory copy may be half-changed: reload next time
                 raise
 
@@ -378,8 +367,7 @@ class SqliteStore:
         if _identity(self.path) != self._identity:
             return False
         try:  # inode numbers are reused: a new world at the same path is told apart by its id
-            uri = self.path.resolve().as_uri() + "?mode=ro"
-            with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=5)) as conn:
+            with contextlib.closing(open_read_only(self.path)) as conn:
                 row = conn.execute("SELECT value FROM meta WHERE key = 'world_id'").fetchone()
         except sqlite3.Error:
             return False

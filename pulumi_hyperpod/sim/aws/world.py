@@ -76,7 +76,7 @@ class World:
         self.tokens: dict[str, dict] = {}
         self._billing: Optional[dict[str, dict]] = {}
         self._billing_loader: Optional[Callable[[], dict[str, dict]]] = None
-        self.s3: dict[str, dict] = {}  # bucket -> {"region", "created", "objects"} (fake/s3.py)
+        self.s3: dict[str, dict] = {}  # bucket -> {"region", "created", "objects"} (sim/aws/s3.py)
         self.s3_bodies: ObjectBodies = MemoryBodies()  # their bytes, kept beside the world (a store sets its own)
         self.workloads: dict[str, dict] = {}  # cluster id -> its Slurm jobs / Kubernetes objects (sim/workload/hyperpod.py)
         self.heap: list[tuple] = []

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pulumi_hyperpod.sim.worldfile import AWS_ENV, GCP_ENV, GCP_WORLD, prepare
+from pulumi_hyperpod.sim.store import immediate, open_file
+from pulumi_hyperpod.sim.worldfile import AWS_ENV, GCP_ENV, GCP_WORLD
 from pulumi_hyperpod.sim.gcp.world import GcpWorld, empty_world
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -46,22 +47,12 @@ class SqliteStore:
     def _connect(self) -> sqlite3.Connection:
         """A connection to the world's file, which is this simulator's own (its marker), made when missing:
         anything else at the path is refused before sqlite opens it (sim/worldfile.py)."""
-        prepare(self.path, GCP_WORLD, f"${GCP_ENV} or beside ${AWS_ENV}")
-        return sqlite3.connect(self.path, timeout=60, isolation_level=None)
+        return open_file(self.path, GCP_WORLD, f"${GCP_ENV} or beside ${AWS_ENV}")
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[GcpWorld]:
-        db = self._connect()
-        try:
-            db.execute("BEGIN IMMEDIATE")
+        with contextlib.closing(self._connect()) as db, immediate(db):
             row = db.execute("SELECT data FROM gcp_world WHERE id = 1").fetchone()
             world = GcpWorld(json.loads(row[0]) if row else empty_world(), clock=self.clock)
             yield world
             db.execute("INSERT OR REPLACE INTO gcp_world (id, data) VALUES (1, ?)", (json.dumps(world.data, sort_keys=True),))
-            db.execute("COMMIT")
-        except BaseException:
-            if db.in_transaction:
-                db.execute("ROLLBACK")
-            raise
-        finally:
-            db.close()

@@ -17,14 +17,16 @@ import contextlib
 import datetime as dt
 import json
 import shlex
-from typing import Any, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 
-from pulumi_hyperpod.sim.aws import ids
-from pulumi_hyperpod.sim.aws.clock import to_datetime
-from pulumi_hyperpod.sim.aws.model import CONTROLLER, LOGIN, RUNNING, Cluster
 from pulumi_hyperpod.aws.workload.match import CLUSTER_LABEL, HEALTH_LABEL, eks_node_name
 from pulumi_hyperpod.aws.workload.source import WorkloadError
+from pulumi_hyperpod.sim.aws import CONTROLLER, LOGIN, RUNNING, short_hostname
+from pulumi_hyperpod.sim.clock import to_datetime
 from pulumi_hyperpod.sim.workload.kube import KubeState, KubeTransport, api_client
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pulumi_hyperpod.sim.aws import Cluster, Simulator
 
 GROUP_LABEL = "sagemaker.amazonaws.com/instance-group-name"
 _SLURM_META = {
@@ -35,11 +37,10 @@ _SLURM_META = {
 
 # ---- the world ---------------------------------------------------------------------------------
 @contextlib.contextmanager
-def _cluster(sim: Any, name: str) -> Iterator[tuple[Any, Cluster, dict]]:
-    with sim._world() as world:
-        cluster = sim._cluster(world, name)
-        data = world.workloads.setdefault(cluster.id, {})
-        yield world, cluster, data
+def _cluster(sim: Simulator, name: str) -> Iterator[tuple[Any, Cluster, dict]]:
+    """The simulator's public view of one cluster for a workload (`Simulator.cluster_workloads`)."""
+    with sim.cluster_workloads(name) as view:
+        yield view, view.cluster, view.data
 
 
 def _running(cluster: Cluster) -> list[Any]:
@@ -50,7 +51,7 @@ def slurm_names(cluster: Cluster) -> dict[str, Any]:
     """The Slurm nodes: the running nodes of the compute groups (slurmd runs on them; the controller
     runs slurmctld and a login node neither, so sinfo lists neither)."""
     compute = {group.name for group in cluster.groups.values() if group.role not in (CONTROLLER, LOGIN)}
-    return {ids.short_hostname(node.ip): node for node in _running(cluster) if node.group in compute}
+    return {short_hostname(node.ip): node for node in _running(cluster) if node.group in compute}
 
 
 def kube_nodes(cluster: Cluster) -> dict[str, dict[str, str]]:
