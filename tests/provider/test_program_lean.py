@@ -29,7 +29,7 @@ NOT_AT_UNPICKLE = (
     "pulumi_hyperpod.aws.spec",
     "pulumi_hyperpod.aws.servicemodel",
     "pulumi_hyperpod.aws.members",
-    # the core's modules, but `core.frozen`: the settings' records (Defaults, Location) are built on it
+    # every module of the core
     "pulumi_hyperpod.core.cloud",
     "pulumi_hyperpod.sim.clock",
     "pulumi_hyperpod.core.contract",
@@ -124,10 +124,10 @@ def test_every_public_component_name_still_resolves():
         raise AssertionError("an unknown name resolved")
 
 
-def test_every_core_module_but_frozen_is_watched():
+def test_every_core_module_is_watched():
     import pkgutil
 
     import pulumi_hyperpod.core as core
 
     modules = {f"pulumi_hyperpod.core.{m.name}" for m in pkgutil.iter_modules(core.__path__)}
-    assert modules - set(NOT_AT_UNPICKLE) == {"pulumi_hyperpod.core.frozen"}
+    assert modules - set(NOT_AT_UNPICKLE) == set()
