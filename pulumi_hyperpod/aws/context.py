@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 
-
 @dataclass(frozen=True, slots=True)
 class AwsContext:
     # instance group → "Controller" | "Login" | "Compute", for Slurm groups without

@@ -102,7 +102,7 @@ class CachingFileLoader(JSONFileLoader):
     def __init__(self, directory: Path | None) -> None:
         self.directory = directory
 
-    def load_file(self, file_path):
+    def load_file(self, file_path: str) -> Any:
         found = _model_file(file_path)
         if found is None:
             return super().load_file(file_path)

@@ -12,7 +12,6 @@ from typing import Any
 import pulumi
 
 
-
 @dataclass(slots=True)
 class InstanceGroupArgs:
     """One instance group. Give `instance_type` (a fixed group) or `instance_types` (a flexible

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping
 
 
-
 @dataclass(frozen=True, slots=True)
 class GroupBasis:
     name: str
