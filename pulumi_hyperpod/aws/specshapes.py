@@ -2,7 +2,8 @@
 
 A provider's `check` (the dynamic provider's, the native plugin's) validates one CreateCluster
 request: it reads the shapes reachable from CreateCluster and UpdateCluster (114 of the model's
-3,260 with botocore 1.44) and never makes a client. The whole model comes through botocore's
+3,260 with botocore 1.44) and never makes a client; on the simulator, the requests and answers of
+a preview's reads are checked on the same cut (`READ_OPERATIONS`). The whole model comes through botocore's
 session (whose client, waiter and docs modules cost tens of ms to import) and is 2.6 MB (about
 10 ms to load even from `modelcache`). So those shapes, as the model's own JSON,
 unchanged, are cut from it once and kept in one small marshal file, and a botocore `ServiceModel`
@@ -30,7 +31,20 @@ from pulumi_hyperpod.aws.modelcache import _MISSING, _key, _read, _write, cache_
 SERVICE = "sagemaker"
 TYPE = "service-2"
 # What a spec check asks of the model: the requests a spec becomes, and the policy's rollout shape.
-OPERATIONS = ("CreateCluster", "UpdateCluster")
+SPEC_OPERATIONS = ("CreateCluster", "UpdateCluster")
+# What a preview's observe calls (aws/observe, aws/preflight, aws/cost): on the simulator, its request
+# and answer checks (servicemodel.violations) then run on the cut too, without a second session and
+# the whole model's ServiceModel. An operation left out is still checked, on the whole model.
+READ_OPERATIONS = (
+    "DescribeCluster",
+    "ListClusterNodes",
+    "ListTags",
+    "ListClusters",
+    "ListClusterEvents",
+    "DescribeClusterNode",
+    "DescribeTrainingPlan",
+)
+OPERATIONS = (*SPEC_OPERATIONS, *READ_OPERATIONS)
 SHAPES = ("DeploymentConfiguration", "BatchAddClusterNodesRequest", "BatchDeleteClusterNodesRequest")
 ROOTS = (*OPERATIONS, *SHAPES)
 PREFIX = "spec-shapes-"

@@ -18,7 +18,7 @@ TAG_PATTERN = r"([\p{L}\p{Z}\p{N}_.:/=+\-@]*)"
 
 def _tag(value: str) -> list[str]:
     found = violations("Tag", {"Key": "team", "Value": value})
-    return [rule for violation in found for rule in [violation.rule]]
+    return [violation.rule for violation in found]
 
 
 def test_the_tag_pattern_is_the_model_s_and_re_cannot_read_it():
