@@ -29,7 +29,7 @@ NOT_AT_UNPICKLE = (
     "pulumi_hyperpod.aws.spec",
     "pulumi_hyperpod.aws.servicemodel",
     "pulumi_hyperpod.aws.members",
-    # every module of the core
+    # the core's modules, but `core.collector` (the provider's process pauses the collector before it unpickles)
     "pulumi_hyperpod.core.cloud",
     "pulumi_hyperpod.sim.clock",
     "pulumi_hyperpod.core.contract",
@@ -39,6 +39,10 @@ NOT_AT_UNPICKLE = (
     "pulumi_hyperpod.core.policy_members",
     "pulumi_hyperpod.core.preflight",
     "pulumi_hyperpod.core.timestamps",
+    "pulumi_hyperpod.core.detect",
+    "pulumi_hyperpod.core.envvars",
+    "pulumi_hyperpod.core.files",
+    "pulumi_hyperpod.core.terminal",
     "pulumi_hyperpod.sim.worldfile",
     "pulumi_hyperpod.components",
     "botocore",
@@ -124,10 +128,10 @@ def test_every_public_component_name_still_resolves():
         raise AssertionError("an unknown name resolved")
 
 
-def test_every_core_module_is_watched():
+def test_every_core_module_but_the_collector_is_watched():
     import pkgutil
 
     import pulumi_hyperpod.core as core
 
     modules = {f"pulumi_hyperpod.core.{m.name}" for m in pkgutil.iter_modules(core.__path__)}
-    assert modules - set(NOT_AT_UNPICKLE) == set()
+    assert modules - set(NOT_AT_UNPICKLE) == {"pulumi_hyperpod.core.collector"}
