@@ -2,8 +2,7 @@
 
 The backend only decides what answers it: AWS, or the simulator attached at botocore's HTTP layer
 (`before-send`), so serialization, pagination, error parsing and retries are the same code in tests
-as in production. One exception: a preview's reads on the simulator (`reads=True`) skip botocore's
-client itself and keep its serializer, parser, retries and paginators (sim/aws/direct.py).
+as in production, previews included.
 """
 
 from __future__ import annotations
@@ -61,7 +60,6 @@ def connect(
     max_attempts: int | None = None,
     service: str = "sagemaker",
     endpoint_url: str | None = None,
-    reads: bool = False,
 ) -> Any:
     """A client for `service` ("sagemaker", or "service-quotas" for preflight checks): botocore's
     client class, the object `boto3.client(service)` returns, made without importing boto3.
@@ -70,9 +68,6 @@ def connect(
     backend="fake" (or "sim"; core/backends.py names each backend's factory): the simulator answers; `simulator` is an in-process world, else the persistent
     world at $HYPERPOD_FAKE_STATE (default `.hyperpod/fake.sqlite` in the working directory).
     `endpoint_url` (backend="aws"): where the calls go instead of AWS, e.g. `hyperpod fake serve`.
-    `reads`: a sagemaker client built for observing (readclient.py): the cut model, the full client
-    made only if a call needs an operation outside it; on the simulator (standard retries), its reads
-    answered in this process without botocore's client (sim/aws/direct.py).
     """
     chosen = backends.resolve("aws", backend)  # core/backends.py: "aws", or the simulator ("fake", "sim")
     if endpoint_url and chosen.simulated:
@@ -90,27 +85,16 @@ def connect(
         max_attempts=max_attempts,
         service=service,
         endpoint_url=endpoint_url,
-        reads=reads,
     )
     return made
 
 
-def simulated_client(
-    *, region: str | None, simulator: "Simulator | None", retry_mode: str, max_attempts: int | None, service: str, reads: bool, **_: Any
-) -> Any:
+def simulated_client(*, region: str | None, simulator: "Simulator | None", retry_mode: str, max_attempts: int | None, service: str, **_: Any) -> Any:
     """backend="fake": the simulator's client (`simulator`, else the persistent world at $HYPERPOD_FAKE_STATE)."""
     from pulumi_hyperpod.sim.aws import Simulator
 
     world = simulator if simulator is not None else Simulator.open_default()
-    client = None
-    if reads and service == "sagemaker" and retry_mode == "standard":
-        # the preview's reads answered in process without botocore's client (sim/aws/direct.py); the
-        # same retries: botocore's total attempts are its `max_attempts` retries plus the first
-        full = lambda: world.client(service=service, region=region or DEFAULT_REGION, config=client_config(retry_mode, max_attempts))  # noqa: E731
-        client = world.read_client(region or DEFAULT_REGION, retry_attempts(max_attempts) + 1, full)
-    if client is None:
-        config = client_config(retry_mode, max_attempts)
-        client = world.client(service=service, region=region or DEFAULT_REGION, config=config, reads=reads)
+    client = world.client(service=service, region=region or DEFAULT_REGION, config=client_config(retry_mode, max_attempts))
     # a persistent world runs at speed only while polled: waits on it poll fast (poll_seconds_for);
     # an in-memory world's clock moves only when told (tests pass sleep=sim.advance)
     client.meta.hyperpod_simulated = world.path is not None
@@ -125,23 +109,15 @@ def service_client(
     max_attempts: int | None,
     service: str,
     endpoint_url: str | None,
-    reads: bool,
     **_: Any,
 ) -> Any:
     """backend="aws": botocore's client for `service`, credentials from the usual chain."""
     from pulumi_hyperpod.aws.sessions import new_botocore_session
 
-    config = client_config(retry_mode, max_attempts)
     session = new_botocore_session()
     if profile:
         session.set_config_variable("profile", profile)
     # botocore's create_client is what boto3's Session.client calls; boto3 adds nothing to these
     # services' clients, and importing it (with s3transfer) costs every process 0.15 s
-    if reads and service == "sagemaker":
-        from pulumi_hyperpod.aws.readclient import use_cut, with_fallback
-
-        if use_cut(session):
-            client = session.create_client(service, region_name=region, config=config, endpoint_url=endpoint_url or None)
-            full = lambda: connect("aws", region, profile, retry_mode=retry_mode, max_attempts=max_attempts, endpoint_url=endpoint_url)  # noqa: E731
-            return with_fallback(client, full)
+    config = client_config(retry_mode, max_attempts)
     return session.create_client(service, region_name=region, config=config, endpoint_url=endpoint_url or None)

@@ -9,13 +9,12 @@ and the plan, its sections, its preflight and its apply read it from there.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from pulumi_hyperpod.core.frozen import Frozen, record
 
-
-@record  # core/frozen.py
-class AwsContext(Frozen):
+@dataclass(frozen=True, slots=True)
+class AwsContext:
     # instance group → "Controller" | "Login" | "Compute", for Slurm groups without
     # SlurmConfig.NodeType; not given: learnt from the lifecycle bundle (and kept in a saved plan)
     roles: Mapping[str, str] | None = None

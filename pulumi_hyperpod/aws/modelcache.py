@@ -4,8 +4,10 @@ Every `pulumi preview` starts a new provider process and every `hyperpod` comman
 parsed the 2.6 MB sagemaker model and endpoints.json again (about 70 ms: botocore reads its JSON into
 OrderedDicts) and listed every service directory of botocore's data to check a service name (about
 12 ms for each kind of file). `CachingLoader` is botocore's own `Loader` (and `JSONFileLoader`) with
-those two results kept on disk: botocore still decides what is loaded and from where; the cache only
-saves the parsing and the listing.
+those two results kept on disk, through their public methods only (`load_file`,
+`list_available_services`, the `file_loader` argument; the loader is given to each session with
+`register_component("data_loader", ...)`): botocore still decides what is loaded and from where; the
+cache only saves the parsing and the listing.
 
 - A parsed file is stored as `marshal` data (plain dicts keep the order the OrderedDicts had; loading
   marshal data runs no code), keyed by the file's path, size and modification time. An entry
@@ -26,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
+import stat
 import sys
 from collections import OrderedDict
 from pathlib import Path
@@ -94,50 +97,68 @@ def _plain(value: Any) -> Any:
 
 
 class CachingFileLoader(JSONFileLoader):
-    """botocore's JSON file loader; large files come from the cache once parsed."""
+    """botocore's JSON file loader (its public `load_file`); large files come from the cache once parsed."""
 
     def __init__(self, directory: Path | None) -> None:
         self.directory = directory
 
-    def _load_file(self, full_path, open_method):
-        try:
-            status = os.stat(full_path)
-        except OSError:
-            return None
+    def load_file(self, file_path: str) -> Any:
+        found = _model_file(file_path)
+        if found is None:
+            return super().load_file(file_path)
+        path, status = found
         if status.st_size < MIN_BYTES:
-            return super()._load_file(full_path, open_method)
+            return super().load_file(file_path)
         # "<path>-<version of the file>": a new version of a file replaces the entries of the old one
-        place = _key("file", os.path.abspath(full_path))[:16] + "-"
+        place = _key("file", os.path.abspath(path))[:16] + "-"
         key = place + _key(status.st_size, status.st_mtime_ns)[:16]
         cached = _read(self.directory, key)
         if cached is not _MISSING:
             return cached
-        data = super()._load_file(full_path, open_method)
+        data = super().load_file(file_path)
         if isinstance(data, OrderedDict):
             data = _plain(data)
             _write(self.directory, key, data, replaces=place)
         return data
 
 
+# The files `JSONFileLoader.load_file(path)` tries, in its order: path + ".json", then ".json.gz".
+MODEL_SUFFIXES = (".json", ".json.gz")
+
+
+def _model_file(file_path: str) -> tuple[str, os.stat_result] | None:
+    """The file botocore's `load_file` reads for `file_path`, with its status; None when there is none."""
+    for suffix in MODEL_SUFFIXES:
+        try:
+            status = os.stat(file_path + suffix)
+        except OSError:
+            continue
+        if stat.S_ISREG(status.st_mode):
+            return file_path + suffix, status
+    return None
+
+
 class CachingLoader(Loader):
-    """botocore's Loader reading through `CachingFileLoader`, with its service lists cached."""
+    """botocore's Loader (given the caching file loader through its public `file_loader`), with its
+    service lists cached."""
 
     def __init__(self, extra_search_paths=None, directory: Path | None = _MISSING) -> None:  # type: ignore[assignment]
         self.directory = cache_dir() if directory is _MISSING else directory
+        self.service_lists: dict[str, list[str]] = {}
         super().__init__(extra_search_paths=extra_search_paths, file_loader=CachingFileLoader(self.directory))
 
     def list_available_services(self, type_name):
-        memo = ("list_available_services", type_name)  # botocore's own per-instance cache key
-        if memo in self._cache:
-            return self._cache[memo]
+        if type_name in self.service_lists:
+            return self.service_lists[type_name]
         place = _key("services", type_name, self.search_paths)[:16] + "-"
         key = place + _key([_location(path) for path in self.search_paths])[:16]
         cached = _read(self.directory, key)
         if isinstance(cached, list):
-            self._cache[memo] = cached
+            self.service_lists[type_name] = cached
             return cached
         services = super().list_available_services(type_name)
         _write(self.directory, key, list(services), replaces=place)
+        self.service_lists[type_name] = services
         return services
 
 

@@ -6,12 +6,13 @@ model, does not load the validator (and botocore with it).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
+import regex
 from botocore.validate import ParamValidator, ValidationErrors, range_check
 
 from pulumi_hyperpod.core.errors import Violation
-from pulumi_hyperpod.aws.modelpatterns import fullmatch
 from pulumi_hyperpod.aws.servicemodel import fold, has_operation, input_shape, shape
 from pulumi_hyperpod.core.terminal import shown
 
@@ -45,6 +46,13 @@ def violations(
     report = _Report(check_required, allow_unknown)
     _ServiceRules()._validate(params, target, report, path)
     return report.violations
+
+
+@lru_cache(maxsize=512)
+def _compiled(pattern: str) -> Any:
+    """A pattern of the model, as `regex` reads it: the model is written for an engine with
+    `\\p{L}`-style classes, which the standard library's `re` does not know."""
+    return regex.compile(pattern)
 
 
 # A pattern is only ever run on a string no longer than this when the model gives no `max`
@@ -173,7 +181,7 @@ class _ServiceRules(ParamValidator):
         if pattern:  # an empty string too: most patterns need one character (VpcConfig Subnets [""])
             if "max" not in shape.metadata and len(param) > _PATTERN_LENGTH_LIMIT:
                 errors.add(_path(name), f"must have at most {_PATTERN_LENGTH_LIMIT} characters; has {len(param)}")
-            elif not fullmatch(pattern, param):
+            elif _compiled(pattern).fullmatch(param) is None:
                 errors.add(_path(name), f"{_describe(param)} does not match the pattern {pattern}")
 
     def _validate_timestamp(self, param, shape, errors, name):

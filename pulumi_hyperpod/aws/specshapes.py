@@ -2,11 +2,10 @@
 
 A provider's `check` (the dynamic provider's, the native plugin's) validates one CreateCluster
 request: it reads the shapes reachable from CreateCluster and UpdateCluster (114 of the model's
-3,260 with botocore 1.44) and never makes a client. Its `diff` observes the cluster: a client that
-makes the reads in `READ_OPERATIONS` (readclient.py builds it on these shapes) and, on the
-simulator, the same shapes validating the requests and answers. The whole model comes
-through botocore's session (whose client, waiter and docs modules cost tens of ms to import) and is
-2.6 MB (about 10 ms to load even from `modelcache`). So those shapes, as the model's own JSON,
+3,260 with botocore 1.44) and never makes a client; on the simulator, the requests and answers of
+a preview's reads are checked on the same cut (`READ_OPERATIONS`). The whole model comes through botocore's
+session (whose client, waiter and docs modules cost tens of ms to import) and is 2.6 MB (about
+10 ms to load even from `modelcache`). So those shapes, as the model's own JSON,
 unchanged, are cut from it once and kept in one small marshal file, and a botocore `ServiceModel`
 is built on them: shapes and operation models that are botocore's own, all ParamValidator needs.
 
@@ -33,8 +32,9 @@ SERVICE = "sagemaker"
 TYPE = "service-2"
 # What a spec check asks of the model: the requests a spec becomes, and the policy's rollout shape.
 SPEC_OPERATIONS = ("CreateCluster", "UpdateCluster")
-# What observing a cluster calls (aws/observe, aws/preflight, aws/cost; tests/provider/test_read_client.py
-# finds every call those modules make and holds this list to them).
+# What a preview's observe calls (aws/observe, aws/preflight, aws/cost): on the simulator, its request
+# and answer checks (servicemodel.violations) then run on the cut too, without a second session and
+# the whole model's ServiceModel. An operation left out is still checked, on the whole model.
 READ_OPERATIONS = (
     "DescribeCluster",
     "ListClusterNodes",

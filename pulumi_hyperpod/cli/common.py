@@ -59,8 +59,28 @@ MIN_WIDTH = 60
 
 @functools.cache
 def _console_class() -> type[Console]:
-    from rich.console import Console, ConsoleDimensions
+    import os
+
+    from rich.console import Console, ConsoleDimensions, RenderHook
     from rich.segment import Segment
+
+    class _Escaped:
+        """A renderable printed with the control characters of its text escaped (`shown`), its
+        styles and the console's own control codes kept."""
+
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        def __rich_console__(self, console: Console, options: Any) -> Iterable[Segment]:
+            for segment in console.render(self.inner, options):
+                yield segment if segment.control or not segment.text else Segment(shown(segment.text), segment.style)
+
+    class _Escaping(RenderHook):
+        """What any cell, title or message carries is escaped before it is laid out (rich's public
+        render hook: every renderable a print or log is given passes here)."""
+
+        def process_renderables(self, renderables: list[Any]) -> list[Any]:
+            return [_Escaped(renderable) for renderable in renderables]
 
     class _Console(Console):
         """A rich Console that, when not writing to a terminal and no $COLUMNS is set, lays out
@@ -68,13 +88,17 @@ def _console_class() -> type[Console]:
 
         fixed_width = False  # a width the caller gave; otherwise $COLUMNS is read at each print, not once
 
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.push_render_hook(_Escaping())
+
         @property
         def size(self) -> ConsoleDimensions:
             size = super().size
-            columns = self._environ.get("COLUMNS", "").strip()
+            columns = os.environ.get("COLUMNS", "").strip()
             if not self.fixed_width and columns.isdigit():  # the shared consoles outlive a change of $COLUMNS
                 return ConsoleDimensions(max(int(columns), MIN_WIDTH), max(size.height, 1))
-            if self._width is None and not self.is_terminal and not self._environ.get("COLUMNS"):
+            if not self.fixed_width and not self.is_terminal and not columns:
                 return ConsoleDimensions(PIPED_WIDTH, size.height)
             if size.width < MIN_WIDTH:
                 return ConsoleDimensions(MIN_WIDTH, max(size.height, 1))
@@ -83,12 +107,6 @@ def _console_class() -> type[Console]:
         @size.setter
         def size(self, new_size: tuple[int, int]) -> None:
             Console.size.fset(self, new_size)
-
-        def _render_buffer(self, buffer: Iterable[Segment]) -> str:
-            # the last step before the terminal: what any cell, title or message carries is escaped
-            return super()._render_buffer(
-                segment if segment.control or not segment.text else Segment(shown(segment.text), segment.style) for segment in buffer
-            )
 
     return _Console
 

@@ -1,23 +1,19 @@
 """Typed arguments of the components: the words a platform team uses, not the API's nesting.
 
 The EKS component's own arguments (EksClusterArgs, EksGroupArgs) are defined with it in eks.py: a
-program declaring a Slurm cluster does not build them (each dataclass costs its import time). These
-are `core/frozen.py`'s `@mutable_record`s: a dataclass's `__init__`, repr, equality and signature,
-none of them compiled per class."""
+program declaring a Slurm cluster does not build them."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
 
-from pulumi_hyperpod.core.frozen import Mutable, mutable_record
 
-
-@mutable_record
-class InstanceGroupArgs(Mutable):
+@dataclass(slots=True)
+class InstanceGroupArgs:
     """One instance group. Give `instance_type` (a fixed group) or `instance_types` (a flexible
     group: provisioning tries them in this order, seed 001)."""
 
@@ -31,21 +27,21 @@ class InstanceGroupArgs(Mutable):
     extra: Mapping[str, Any] | None = None  # any other group member, in API or snake_case spelling
 
 
-@mutable_record
+@dataclass(slots=True)
 class ComputeGroupArgs(InstanceGroupArgs):
     """A Slurm compute group and the partitions its nodes join (default: one named after it)."""
 
     partitions: Sequence[str] | None = None
 
 
-@mutable_record
-class VpcArgs(Mutable):
+@dataclass(slots=True)
+class VpcArgs:
     subnets: pulumi.Input[Sequence[pulumi.Input[str]]]
     security_group_ids: pulumi.Input[Sequence[pulumi.Input[str]]]
 
 
-@mutable_record
-class LifecycleArgs(Mutable):
+@dataclass(slots=True)
+class LifecycleArgs:
     """Where the nodes' lifecycle scripts are: an existing `s3_uri`, or a local `scripts_dir` that
     the component uploads to a bucket it creates (pulumi-aws)."""
 
@@ -54,8 +50,8 @@ class LifecycleArgs(Mutable):
     on_create: str = "on_create.sh"
 
 
-@mutable_record
-class ConnectionArgs(Mutable):
+@dataclass(slots=True)
+class ConnectionArgs:
     """How the provider reaches the cluster and how long it waits (see docs/provider.md)."""
 
     backend: str | None = None  # "aws" (default) or "fake"
@@ -67,8 +63,8 @@ class ConnectionArgs(Mutable):
     adopt: bool | None = None
 
 
-@mutable_record
-class SlurmClusterArgs(Mutable):
+@dataclass(slots=True)
+class SlurmClusterArgs:
     cluster_name: pulumi.Input[str]
     controller: InstanceGroupArgs
     compute: Sequence[ComputeGroupArgs]

@@ -5,7 +5,6 @@
 - `contract`: the apply contract (PlanRefused, PlanStale, ApplyError, ApplyResult, ApplyOptions, waits);
 - `planfile`: the one saved-plan file format (`hyperpod-plan/3`) for every cloud;
 - `preflight`: the neutral preflight section every cloud's checks fill.
-- `frozen`: the bases of records (frozen or not) whose dataclass methods are written once, not compiled per class.
 
 Nothing here imports a cloud's package (tests/core/test_layers.py pins it).
 """

@@ -27,11 +27,11 @@ command never imports the Google Cloud package).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 import dataclasses
 import importlib
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from pulumi_hyperpod.core.frozen import Frozen, record
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.plans.model import Plan
@@ -107,8 +107,8 @@ def for_document(document: Any) -> Cloud:
     return get(DETECTION_ORDER[-1])
 
 
-@record  # core/frozen.py
-class Prepared(Frozen):
+@dataclass(frozen=True, slots=True)
+class Prepared:
     """A plan with what it was made from, for any cloud: what a plan file saves and apply needs."""
 
     cloud: str

@@ -12,11 +12,9 @@ import json
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping
 
-from pulumi_hyperpod.core.frozen import Frozen, bulk_record, record
 
-
-@bulk_record  # core/frozen.py; one per group: frozen=True's own __init__
-class GroupBasis(Frozen):
+@dataclass(frozen=True, slots=True)
+class GroupBasis:
     name: str
     target: int
     min: int
@@ -24,8 +22,8 @@ class GroupBasis(Frozen):
     status: str | None
 
 
-@bulk_record  # core/frozen.py; one per node: frozen=True's own __init__
-class NodeBasis(Frozen):
+@dataclass(frozen=True, slots=True)
+class NodeBasis:
     key: str
     group: str
     status: str
@@ -74,8 +72,8 @@ class _NodesField:
         basis.__dict__[self.slot] = value
 
 
-@record  # core/frozen.py
-class Basis(Frozen):
+@dataclass(frozen=True)  # no slots: `nodes` is built on first read into the instance's __dict__ (_NodesField)
+class Basis:
     """What a plan was computed against, in neutral words (every cloud fills the same fields):
 
     - `identity`: which cluster exactly — an ARN on AWS, the full resource name on Google Cloud

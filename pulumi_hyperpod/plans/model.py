@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import json
 import dataclasses
-from dataclasses import asdict, field
+from dataclasses import dataclass, asdict, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from pulumi_hyperpod.core.frozen import Frozen, bulk_record, record
 from pulumi_hyperpod.plans.basis import Basis
 from pulumi_hyperpod.plans.sections import CostSection, PreflightSection
 
@@ -41,8 +40,8 @@ NOT_API_CALLS = frozenset({"drain"})  # kinds of steps done in the orchestrator,
 PLAN_FORMAT = "hyperpod-plan/3"  # CHANGELOG.md: the history of the format
 
 
-@bulk_record  # core/frozen.py; one per node removed: frozen=True's own __init__
-class Victim(Frozen):
+@dataclass(frozen=True, slots=True)
+class Victim:
     """A node a scale-in removes, and why this one rather than another."""
 
     group: str
@@ -55,8 +54,8 @@ class Victim(Frozen):
     code: str = ""
 
 
-@bulk_record  # core/frozen.py; one per group: frozen=True's own __init__
-class GroupChange(Frozen):
+@dataclass(frozen=True, slots=True)
+class GroupChange:
     """One instance group, before and after: what a reviewer reads first."""
 
     group: str
@@ -76,8 +75,8 @@ class GroupChange(Frozen):
         return (self.target_after or 0) - (self.target_before or 0)
 
 
-@record  # core/frozen.py
-class Step(Frozen):
+@dataclass(frozen=True, slots=True)
+class Step:
     """One call, exactly as it will be made, with why: `reasons` in words for people, `codes` as
     stable codes beside them for tools and policies (Terraform's ActionReason), and `kind`, what the
     call does in words every cloud shares."""
@@ -102,8 +101,8 @@ class Step(Frozen):
         return self.kind in DESTRUCTIVE_KINDS
 
 
-@record  # core/frozen.py
-class Refusal(Frozen):
+@dataclass(frozen=True, slots=True)
+class Refusal:
     """A guard said no. The plan is kept for review but will not be applied."""
 
     rule: str
@@ -111,8 +110,8 @@ class Refusal(Frozen):
     group: str | None = None
 
 
-@record  # core/frozen.py
-class Plan(Frozen):
+@dataclass(frozen=True, slots=True)
+class Plan:
     cluster_name: str
     action: Literal["create", "update", "replace", "delete", "none"]
     steps: tuple[Step, ...] = ()

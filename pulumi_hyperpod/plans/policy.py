@@ -13,12 +13,11 @@ import copy
 import dataclasses
 import json
 import re
-from dataclasses import field
+from dataclasses import dataclass, field
 from functools import cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, Mapping
 
-from pulumi_hyperpod.core.frozen import Frozen, record
 
 if TYPE_CHECKING:  # pragma: no cover
     from pydantic import BaseModel
@@ -44,8 +43,8 @@ class _ModelFields:
         return validator().model_fields
 
 
-@record  # core/frozen.py (with its own __init__)
-class Policy(Frozen):
+@dataclass(frozen=True, slots=True)
+class Policy:
     """What a plan may do to a running cluster: made from keywords, as the pydantic model it was."""
 
     protected_node_ids: frozenset[str] = _member(frozenset(), "Instance or logical ids a scale-in must never remove.")

@@ -8,11 +8,10 @@ way round: the layers point one way (docs/DESIGN.md, "Layers").
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import dataclass, asdict
 from typing import TYPE_CHECKING, Any, Mapping
 
 from pulumi_hyperpod._lazy import lazy_exports
-from pulumi_hyperpod.core.frozen import Frozen, bulk_record, record
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.plans.findings import (  # exported
@@ -38,14 +37,14 @@ def _pair(value: Any) -> tuple[float | None, float | None] | None:
 
 
 # ---- cost --------------------------------------------------------------------------------------------
-@record  # core/frozen.py
-class PriceUsed(Frozen):
+@dataclass(frozen=True, slots=True)
+class PriceUsed:
     per_hour: float
     source: str
 
 
-@bulk_record  # core/frozen.py; one per group: frozen=True's own __init__
-class GroupCost(Frozen):
+@dataclass(frozen=True, slots=True)
+class GroupCost:
     """One instance group's cost per hour, before and after the plan."""
 
     group: str
@@ -76,8 +75,8 @@ class GroupCost(Frozen):
         )
 
 
-@record  # core/frozen.py
-class ClusterCost(Frozen):
+@dataclass(frozen=True, slots=True)
+class ClusterCost:
     before_per_hour: float | None
     after_per_hour: float | None
     delta_per_hour: float | None
@@ -89,8 +88,8 @@ class ClusterCost(Frozen):
         return cls(**{**data, "range": _pair(data.get("range"))})
 
 
-@record  # core/frozen.py
-class CostSection(Frozen):
+@dataclass(frozen=True, slots=True)
+class CostSection:
     currency: str
     region: str
     prices_from: str
@@ -121,8 +120,8 @@ class CostSection(Frozen):
 
 
 # ---- preflight ---------------------------------------------------------------------------------------
-@record  # core/frozen.py
-class QuotaSection(Frozen):
+@dataclass(frozen=True, slots=True)
+class QuotaSection:
     status: str  # checked | not-needed | unreadable
     region: str | None = None
     checks: tuple[QuotaCheck, ...] = ()
@@ -146,8 +145,8 @@ class QuotaSection(Frozen):
         )
 
 
-@record  # core/frozen.py
-class PreflightSection(Frozen):
+@dataclass(frozen=True, slots=True)
+class PreflightSection:
     verdict: str  # ok | warnings | refused
     skipped: str | None = None  # why nothing was read (offline, --no-preflight)
     quotas: QuotaSection | None = None

@@ -212,7 +212,7 @@ class ClusterProvider(CloudProvider):
 
         settings = Settings.from_inputs(news).acting_once(olds)
         try:
-            client, _ = open_backend(location, self.simulator, reads=True)
+            client, _ = open_backend(location, self.simulator)
             observed = observe(client, name)
         except Exception as error:  # noqa: BLE001 - a preview without access still shows the diff
             say(f"could not read cluster {name} in {location} to plan against it: {error}", name)

@@ -10,13 +10,12 @@ resources (an IAM role's ARN, a bucket's URI).
 from __future__ import annotations
 
 import sys
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from typing import Any, Mapping, Optional, Sequence
 
 import pulumi
 from pulumi.dynamic import Resource
 
-from pulumi_hyperpod.core.frozen import Mutable, mutable_record
 from pulumi_hyperpod.provider.provider import ClusterProvider
 from pulumi_hyperpod.provider.settings import SETTING_KEYS, policy_inputs
 
@@ -42,8 +41,8 @@ SPEC_MEMBERS = {
 SPEC_FIELDS = tuple(SPEC_MEMBERS)
 
 
-@mutable_record  # core/frozen.py: a dataclass whose methods are not compiled per class
-class ClusterArgs(Mutable):
+@dataclass(slots=True)
+class ClusterArgs:
     """Everything `Cluster` takes. Spec fields are the CreateCluster members in snake_case."""
 
     spec: Optional[pulumi.Input[Any]] = None

@@ -11,11 +11,10 @@ Nothing here holds a client or a credential: a profile is a name, resolved by bo
 from __future__ import annotations
 
 import os
-from dataclasses import field
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping
 
 from pulumi_hyperpod.aws.client import BACKENDS, DEFAULT_REGION
-from pulumi_hyperpod.core.frozen import Frozen, record
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.plans.policy import Policy
@@ -34,8 +33,8 @@ SETTING_KEYS = ("backend", "region", "profile", "policy", "wait", "timeout", "ad
 SLURM_ROLES = ("Controller", "Login", "Compute")
 
 
-@record  # core/frozen.py
-class Defaults(Frozen):
+@dataclass(frozen=True)  # no slots: a stack's state holds it pickled with its __dict__ (an older stack's loads)
+class Defaults:
     """Stack configuration: `hyperpod:backend|region|profile`, else `aws:region|profile`."""
 
     backend: str | None = None
@@ -58,8 +57,8 @@ class Defaults(Frozen):
         )
 
 
-@record  # core/frozen.py
-class Location(Frozen):
+@dataclass(frozen=True, slots=True)
+class Location:
     backend: str
     region: str
     profile: str | None = None
@@ -85,8 +84,8 @@ class Location(Frozen):
         return f"{self.region} ({'simulator' if self.backend == 'fake' else 'AWS'})"
 
 
-@record  # core/frozen.py
-class Settings(Frozen):
+@dataclass(frozen=True, slots=True)
+class Settings:
     backend: str | None = None
     region: str | None = None
     profile: str | None = None

@@ -12,12 +12,12 @@ The persistent world (backend "fake" without a registered name) runs on real tim
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
 from pulumi_hyperpod.aws.client import connect
-from pulumi_hyperpod.core.frozen import Frozen, record
 from pulumi_hyperpod.provider.settings import Location
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -49,8 +49,8 @@ def registered(name: str) -> "Simulator":
     return simulator
 
 
-@record  # core/frozen.py
-class Clock(Frozen):
+@dataclass(frozen=True, slots=True)
+class Clock:
     """How apply sleeps and reads time for this backend."""
 
     sleep: Callable[[float], Any] = time.sleep
@@ -58,14 +58,13 @@ class Clock(Frozen):
     poll_seconds: float | None = None
 
 
-def open_backend(location: Location, simulator: str | None = None, reads: bool = False) -> tuple[Any, Clock]:
-    """A sagemaker client for the location, and the clock its waits run on. `reads`: for a call that
-    only observes (aws/readclient.py: built on the preview's shapes)."""
+def open_backend(location: Location, simulator: str | None = None) -> tuple[Any, Clock]:
+    """A sagemaker client for the location, and the clock its waits run on."""
     if location.backend == "fake" and simulator is not None:
         world = registered(simulator)
-        client = connect("fake", location.region, simulator=world, reads=reads)
+        client = connect("fake", location.region, simulator=world)
         return client, Clock(sleep=world.advance, monotonic=_virtual_now(world))
-    client = connect(location.backend, location.region, location.profile, reads=reads)
+    client = connect(location.backend, location.region, location.profile)
     if location.backend == "fake":
         return client, Clock(poll_seconds=FAKE_POLL_SECONDS)
     return client, Clock()

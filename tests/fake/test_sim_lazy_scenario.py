@@ -62,7 +62,7 @@ def test_the_settings_read_from_the_stored_json_are_the_models(tmp_path, scenari
 
 def test_a_settled_world_answers_every_read_without_building_the_scenario(tmp_path):
     reader, _ = _stored(tmp_path, SET)
-    client = connect("fake", simulator=reader, reads=True)
+    client = connect("fake", simulator=reader)
     described = client.describe_cluster(ClusterName="demo")
     arn = described["ClusterArn"]
     nodes = [n for page in client.get_paginator("list_cluster_nodes").paginate(ClusterName="demo") for n in page["ClusterNodeSummaries"]]

@@ -136,3 +136,12 @@ def test_an_entry_that_is_a_pipe_or_a_device_is_not_read(tmp_path):
             pass
         pytest.fail("reading a cache entry waited on a pipe or read without end")
     assert loaded and loaded[0] == botocore_loader().load_service_model("sagemaker", "service-2")
+
+
+def test_the_cache_overrides_no_private_name_of_botocore():
+    """Only botocore's public loader API is overridden (a private one may change in any release)."""
+    from pulumi_hyperpod.aws.modelcache import CachingFileLoader
+
+    for ours, theirs in ((CachingLoader, botocore.loaders.Loader), (CachingFileLoader, botocore.loaders.JSONFileLoader)):
+        overridden = {name for name in vars(ours) if name in dir(theirs) and not name.startswith("__")}
+        assert overridden and not {name for name in overridden if name.startswith("_")}, overridden

@@ -12,14 +12,17 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def warm_caches() -> None:
-    """Make the on-disk caches a provider process reads (the cut model, the read paginators) in
-    this process's environment, as any earlier process on the machine would have: a fresh process
-    is then measured as every preview but a machine's very first sees it, whatever ran before the
-    test (or another checkout's writes to the shared cache)."""
-    from pulumi_hyperpod.aws import readclient, specshapes
+    """Make the on-disk caches a provider process reads (the cut model, the parsed model files a
+    client is built from) in this process's environment, as any earlier process on the machine
+    would have: a fresh process is then measured as every preview but a machine's very first sees
+    it, whatever ran before the test (or another checkout's writes to the shared cache)."""
+    from pulumi_hyperpod.aws import servicemodel, specshapes
 
     specshapes.load()
-    readclient.read_paginators()
+    loader = servicemodel.botocore_session().get_component("data_loader")
+    loader.load_data("endpoints")
+    for type_name in ("service-2", "endpoint-rule-set-1", "paginators-1", "waiters-2"):
+        loader.load_service_model("sagemaker", type_name)
 
 
 def run_fresh(code: str, stdin: str | None = None, cwd: Path = REPO) -> str:

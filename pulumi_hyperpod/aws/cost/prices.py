@@ -16,6 +16,7 @@ Accepted data (the shipped file's format, or a flat mapping):
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 import math
 import os
 import pkgutil
@@ -25,7 +26,6 @@ from typing import Any, Mapping
 
 import yaml
 
-from pulumi_hyperpod.core.frozen import Frozen, bulk_record
 
 PRICES_ENV = "HYPERPOD_PRICES"
 FORMAT = "hyperpod-prices/1"
@@ -48,8 +48,8 @@ def _price_file_error() -> type:
     return PriceFileError
 
 
-@bulk_record  # core/frozen.py; one per instance type: frozen=True's own __init__
-class Price(Frozen):
+@dataclass(frozen=True, slots=True)
+class Price:
     per_hour: float
     source: str  # a key of the table's `sources`, or where an override came from
 

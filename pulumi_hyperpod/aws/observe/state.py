@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from dataclasses import field
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Mapping
 
-from pulumi_hyperpod.core.frozen import Frozen, record
 
 # Statuses of a node that is doing no useful work: removed first on scale-in.
 UNHEALTHY = frozenset({"Failure", "NotFound"})
@@ -20,8 +19,8 @@ GONE = frozenset({"ShuttingDown"})
 SNAPSHOT_FORMAT = "hyperpod-snapshot/1"
 
 
-@record  # core/frozen.py (a listing builds each without __init__: _node)
-class NodeState(Frozen):
+@dataclass(frozen=True, slots=True)
+class NodeState:
     group: str
     instance_id: str | None  # None until the node has been launched
     logical_id: str | None
@@ -40,8 +39,8 @@ class NodeState(Frozen):
         return bool(self.instance_id)
 
 
-@record  # core/frozen.py
-class GroupState(Frozen):
+@dataclass(frozen=True, slots=True)
+class GroupState:
     name: str
     current_count: int
     target_count: int
@@ -60,8 +59,8 @@ class GroupState(Frozen):
         return max(self.target_count - self.current_count, 0)
 
 
-@record  # core/frozen.py
-class ClusterState(Frozen):
+@dataclass(frozen=True)  # no slots: the by-name indexes are cached_property
+class ClusterState:
     name: str
     arn: str
     status: str
@@ -174,19 +173,15 @@ def _group(g: Mapping[str, Any], restricted: bool = False) -> GroupState:
     )
 
 
-def _node(s: Mapping[str, Any], _new: Any = object.__new__, _utc_zone: dt.timezone = dt.timezone.utc) -> NodeState:
-    # One per node of a listing (5,000 in a large cluster's every preview): the record's __init__ sets
-    # each field through a call (core/frozen.py's __setattr__), which took half of from_api; the fields
-    # are written into the instance's __dict__ at once instead (the same NodeState, equal and
-    # hashed alike). A parsed timestamp (the client hands out aware datetimes) skips _utc's checks.
+def _node(s: Mapping[str, Any]) -> NodeState:
+    # a parsed timestamp (the client hands out aware datetimes) skips _utc's checks
     status = s.get("InstanceStatus") or {}
     instance_id = s.get("InstanceId") or None
     launch_time = s.get("LaunchTime") if instance_id else None
     if launch_time is not None:
         aware = type(launch_time) is dt.datetime and launch_time.tzinfo is not None
-        launch_time = launch_time.astimezone(_utc_zone) if aware else _utc(launch_time)
-    node: NodeState = _new(NodeState)
-    node.__dict__.update(
+        launch_time = launch_time.astimezone(dt.timezone.utc) if aware else _utc(launch_time)
+    return NodeState(
         group=s["InstanceGroupName"],
         instance_id=instance_id,
         logical_id=s.get("NodeLogicalId") or None,
@@ -195,7 +190,6 @@ def _node(s: Mapping[str, Any], _new: Any = object.__new__, _utc_zone: dt.timezo
         launch_time=launch_time,
         message=status.get("Message"),
     )
-    return node
 
 
 def _utc(value: Any) -> dt.datetime | None:

@@ -45,9 +45,7 @@ class Prepared(_core.Prepared):
     """core/cloud.Prepared for HyperPod (cloud "aws", context an AwsContext), with the context's
     Slurm roles and workload view named: what `save` writes and `execute` needs.
 
-    Not a dataclass itself: it adds no field, and core's methods (init, eq, hash, repr by class
-    name; frozen through core/frozen.py) serve it as they are. Re-decorating would compile them
-    all again (~0.5 ms in every preview's `diff`)."""
+    Not a dataclass itself: it adds no field, and core's generated methods serve it as they are."""
 
     @property
     def roles(self) -> dict[str, str]:

@@ -15,13 +15,13 @@ into the entry, so an update keeps what the service set instead of undoing it on
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 import copy
 import functools
 import datetime as dt
 import json
 from typing import Any, Literal, Mapping
 
-from pulumi_hyperpod.core.frozen import Frozen, record
 from pulumi_hyperpod.aws.members import Member, filled, rows
 from pulumi_hyperpod.aws.members.table import Scope
 
@@ -37,8 +37,8 @@ _UNORDERED = frozenset({"OnStartDeepHealthChecks", "OverrideVpcConfig", "Instanc
 _DEFAULTS: dict[str, Any] = {"CapacityRequirements": {"OnDemand": {}}, "ImageId": "default"}
 
 
-@record  # core/frozen.py: a few per plan, none in a no-change one
-class MemberChange(Frozen):
+@dataclass(frozen=True, slots=True)
+class MemberChange:
     """One member whose value the plan changes (or would, if it were not refused)."""
 
     group: str | None

@@ -10,9 +10,8 @@ not reason about (storage, scheduled updates, Kubernetes labels…) stay plain d
 against the model — so a botocore upgrade that adds a member needs no change here.
 
 A checked request has exactly the members, types and values these classes declare, so building them
-is a conversion, not a second validation (no pydantic: a preview's `diff` builds a spec in a fresh
-process, and pydantic's import and class building cost more than the rest of that step). One
-generic converter does it: an attribute is its API member in snake_case (`source_s3_uri` ⇄
+is a conversion, not a second validation (no pydantic: the request check against botocore's model
+is the validation). The classes are frozen stdlib dataclasses; one generic converter builds them: an attribute is its API member in snake_case (`source_s3_uri` ⇄
 `SourceS3Uri`), a nested object becomes the class `_NESTED` names, a list a tuple; members a class
 does not declare (AutoPatchConfig, ImageReleaseVersion…) are kept as given in `model_extra` and go
 back into the request unchanged, after the declared ones, as pydantic's extra="allow" did.
@@ -21,7 +20,7 @@ back into the request unchanged, after the declared ones, as pydantic's extra="a
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import MISSING, FrozenInstanceError, dataclass, fields
+from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any, ClassVar, Literal, Mapping, NamedTuple, Union
 
@@ -46,76 +45,34 @@ def api_name(attribute: str) -> str:
     return "".join(part.capitalize() for part in attribute.split("_"))
 
 
+@dataclass(frozen=True, slots=True, init=False)
 class _Model:
     """Built by keyword in either spelling (`InstanceGroupName=` or `instance_group_name=`), or from
     a checked request; `to_api()` gives the request back (no nulls, lists, the declared members in
-    declaration order, then the others as given).
+    declaration order, then the others as given). Equality, hashing (by the declared members: the
+    undeclared ones may be dicts), repr, pickling and frozenness are the dataclass's own."""
 
-    Frozen, compared, hashed, shown and pickled here, once, over `dataclasses.fields`: the methods
-    the dataclass decorator generates are compiled per class, which with frozen=True costs ~0.5 ms
-    of import per class (6 ms here, in every preview's `diff`)."""
-
-    __slots__ = ("model_extra", "_api")
-    model_extra: Extras
-    _api: dict[str, Any] | None  # to_api()'s answer, made on first call: the record never changes
+    model_extra: Extras = field(default_factory=Extras, kw_only=True, hash=False)
     # attribute -> the class its value (or each item of its list) is built as
     _NESTED: ClassVar[Mapping[str, type[_Model]]] = {}
 
     def __init__(self, **members: Any) -> None:
         _fill(self, members)
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._values() == other._values() and self.model_extra == other.model_extra
-
-    def __hash__(self) -> int:
-        """By the declared fields, as the pydantic models hashed: undeclared members may be dicts."""
-        return hash((self.__class__, self._values()))
-
-    def __repr__(self) -> str:
-        shown = [*((attribute, getattr(self, attribute)) for attribute, _ in _declared(type(self))), *self.model_extra.items()]
-        return f"{type(self).__name__}({', '.join(f'{name}={value!r}' for name, value in shown)})"
-
-    def __getstate__(self) -> tuple[tuple[Any, ...], Extras]:
-        return self._values(), self.model_extra
-
-    def __setstate__(self, state: tuple[tuple[Any, ...], Extras]) -> None:
-        values, extra = state
-        for (attribute, _), value in zip(_declared(type(self)), values):
-            object.__setattr__(self, attribute, value)
-        object.__setattr__(self, "model_extra", extra)
-        object.__setattr__(self, "_api", None)
-
     def __getattr__(self, name: str) -> Any:
         """An undeclared member by its given name (`group.AutoPatchConfig`), as extra="allow" did."""
-        if name not in ("model_extra", "_api"):  # not set yet (while unpickling): no extras to look in
+        if name != "model_extra":  # not set yet (while unpickling): no extras to look in
             try:
                 return self.model_extra[name]
             except (KeyError, AttributeError):
                 pass
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, attribute) for attribute, _ in _declared(type(self)))
-
     def to_api(self) -> dict[str, Any]:
-        """The request form, new each call (a caller may change it). It is worked out once per record
-        and copied after: the planner asks a group for it several times per plan (20,000 nodes in 100
-        groups: ~5 ms of walking the records again otherwise)."""
-        api = self._api
-        if api is None:
-            api = {name: _api_value(getattr(self, attribute)) for attribute, name in _declared(type(self))}
-            api.update((key, _api_value(value)) for key, value in self.model_extra.items())
-            api = {key: value for key, value in api.items() if value is not None}
-            object.__setattr__(self, "_api", api)
-        return _copied(api)
+        """The request form, new each call (a caller may change it)."""
+        api = {name: _api_value(getattr(self, attribute)) for attribute, name in _declared(type(self))}
+        api.update((key, _api_value(value)) for key, value in self.model_extra.items())
+        return {key: value for key, value in api.items() if value is not None}
 
 
 class _Layout(NamedTuple):
@@ -132,9 +89,10 @@ _LAYOUTS: dict[type[_Model], _Layout] = {}
 def _layout(cls: type[_Model]) -> _Layout:
     layout = _LAYOUTS.get(cls)
     if layout is None:
-        declared = tuple((f.name, api_name(f.name)) for f in fields(cls))  # type: ignore[arg-type]
+        members = [f for f in fields(cls) if f.name != "model_extra"]
+        declared = tuple((f.name, api_name(f.name)) for f in members)
         spellings = {spelling: attribute for attribute, name in declared for spelling in (attribute, name)}
-        defaults = tuple((f.name, f.default) for f in fields(cls))  # type: ignore[arg-type]
+        defaults = tuple((f.name, f.default) for f in members)
         layout = _LAYOUTS[cls] = _Layout(declared, spellings, defaults)
     return layout
 
@@ -156,9 +114,8 @@ def _fill(instance: _Model, members: Mapping[str, Any]) -> None:
         value = values.get(attribute, default)
         if value is MISSING:
             raise TypeError(f"{cls.__name__} needs {api_name(attribute)}")
-        object.__setattr__(instance, attribute, value)
+        object.__setattr__(instance, attribute, value)  # frozen: the dataclass's __setattr__ refuses
     object.__setattr__(instance, "model_extra", extra)
-    object.__setattr__(instance, "_api", None)
 
 
 def _of(cls: type[_Model], members: Mapping[str, Any]) -> _Model:
@@ -173,16 +130,6 @@ def _built(cls: type[_Model] | None, value: Any) -> Any:
         return tuple(_built(cls, item) for item in value)
     if cls is not None and isinstance(value, dict):
         return _of(cls, value)
-    return value
-
-
-def _copied(value: Any) -> Any:
-    """A new copy of a request form (dicts, lists and JSON scalars only)."""
-    kind = type(value)
-    if kind is dict:
-        return {key: _copied(item) for key, item in value.items()}
-    if kind is list:
-        return [_copied(item) for item in value]
     return value
 
 
@@ -204,7 +151,7 @@ def _iso(value: dt.datetime) -> str:
     return text[:-6] + "Z" if value.utcoffset() == dt.timedelta(0) else text
 
 
-@dataclass(init=False, repr=False, eq=False, slots=True)  # the methods: _Model
+@dataclass(frozen=True, slots=True, init=False)  # built by _Model's __init__ (either spelling)
 class LifeCycleConfig(_Model):
     """ClusterLifeCycleConfig: where a group's lifecycle scripts are and which run."""
 
@@ -213,7 +160,7 @@ class LifeCycleConfig(_Model):
     on_init_complete: str | None = None
 
 
-@dataclass(init=False, repr=False, eq=False, slots=True)  # the methods: _Model
+@dataclass(frozen=True, slots=True, init=False)  # built by _Model's __init__ (either spelling)
 class SlurmConfig(_Model):
     """ClusterSlurmConfig: a group's Slurm role and partitions."""
 
@@ -221,14 +168,14 @@ class SlurmConfig(_Model):
     partition_names: tuple[str, ...] | None = None
 
 
-@dataclass(init=False, repr=False, eq=False, slots=True)  # the methods: _Model
+@dataclass(frozen=True, slots=True, init=False)  # built by _Model's __init__ (either spelling)
 class InstanceRequirements(_Model):
     """ClusterInstanceRequirements: a flexible group's instance types, in priority order."""
 
     instance_types: tuple[str, ...]
 
 
-@dataclass(init=False, repr=False, eq=False, slots=True)  # the methods: _Model
+@dataclass(frozen=True, slots=True, init=False)  # built by _Model's __init__ (either spelling)
 class VpcConfig(_Model):
     """VpcConfig: the cluster's (or a group's override) subnets and security groups."""
 
@@ -236,21 +183,21 @@ class VpcConfig(_Model):
     subnets: tuple[str, ...]
 
 
-@dataclass(init=False, repr=False, eq=False, slots=True)  # the methods: _Model
+@dataclass(frozen=True, slots=True, init=False)  # built by _Model's __init__ (either spelling)
 class EksOrchestrator(_Model):
     """ClusterOrchestratorEksConfig: the EKS cluster that orchestrates."""
 
     cluster_arn: str
 
 
-@dataclass(init=False, repr=False, eq=False, slots=True)  # the methods: _Model
+@dataclass(frozen=True, slots=True, init=False)  # built by _Model's __init__ (either spelling)
 class SlurmOrchestrator(_Model):
     """ClusterOrchestratorSlurmConfig: how the service treats slurm.conf."""
 
     slurm_config_strategy: Literal["Overwrite", "Managed", "Merge"] | None = None
 
 
-@dataclass(init=False, repr=False, eq=False, slots=True)  # the methods: _Model
+@dataclass(frozen=True, slots=True, init=False)  # built by _Model's __init__ (either spelling)
 class Orchestrator(_Model):
     """ClusterOrchestrator: EKS or Slurm (none given: Slurm)."""
 
@@ -260,7 +207,7 @@ class Orchestrator(_Model):
     slurm: SlurmOrchestrator | None = None
 
 
-@dataclass(init=False, repr=False, eq=False, slots=True)  # the methods: _Model
+@dataclass(frozen=True, slots=True, init=False)  # built by _Model's __init__ (either spelling)
 class Tag(_Model):
     """Tag: one key and its value."""
 
@@ -268,7 +215,7 @@ class Tag(_Model):
     value: str
 
 
-@dataclass(init=False, repr=False, eq=False, slots=True)  # the methods: _Model
+@dataclass(frozen=True, slots=True, init=False)  # built by _Model's __init__ (either spelling)
 class AutoScaling(_Model):
     """ClusterAutoScalingConfig: whether the service's autoscaler owns the counts."""
 
@@ -292,7 +239,7 @@ class _Group(_Model):
         return {key: api[key] for key in BUILD_FIELDS if key in api}
 
 
-@dataclass(init=False, repr=False, eq=False, slots=True)  # the methods: _Model
+@dataclass(frozen=True, slots=True, init=False)  # built by _Model's __init__ (either spelling)
 class InstanceGroupSpec(_Group):
     """ClusterInstanceGroupSpecification: one instance group."""
 
@@ -344,7 +291,7 @@ class InstanceGroupSpec(_Group):
         return 0
 
 
-@dataclass(init=False, repr=False, eq=False, slots=True)  # the methods: _Model
+@dataclass(frozen=True, slots=True, init=False)  # built by _Model's __init__ (either spelling)
 class RestrictedInstanceGroupSpec(_Group):
     """ClusterRestrictedInstanceGroupSpecification: one restricted instance group (RIG, EKS only:
     the SageMaker-managed groups Amazon Nova customization runs on). It answers the planner, cost and
@@ -382,7 +329,7 @@ class RestrictedInstanceGroupSpec(_Group):
 AnyGroupSpec = Union[InstanceGroupSpec, RestrictedInstanceGroupSpec]
 
 
-@dataclass(init=False, repr=False, eq=False, slots=True)  # the methods: _Model
+@dataclass(frozen=True, slots=True, init=False)  # built by _Model's __init__ (either spelling)
 class ClusterSpec(_Model):
     """The cluster a platform team wants. Loads the AWS CLI's `--cli-input-json` form unchanged.
     `ClusterSpec(**request)` checks the request as `from_dict` does."""

@@ -10,8 +10,7 @@ operation table) → `operations.py`/`node_operations.py`/`software.py`/`moves.p
 API operation) → `mutations.py` (shared write steps) → `reconcile.py` + `rolling_update.py` +
 `provisioning.py` (time-driven rules) → `world.py`/`model.py` (state); beside them `store.py`
 (memory or SQLite), `clock.py` (virtual time; the persistent world's wall clock and polls),
-`slurm.py`, `billing.py`, `events.py`, `scenario.py`; `direct.py`: a preview's reads answered without
-botocore's client (`connect(backend="fake", reads=True)`).
+`slurm.py`, `billing.py`, `events.py`, `scenario.py`.
 """
 
 from typing import TYPE_CHECKING

@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Optional
 
-from pulumi_hyperpod.core.frozen import Entity, entity
 
 # Node phases (internal) -----------------------------------------------------------------------
 WAITING = "waiting"  # no instance yet: waiting for capacity, a retry, or the controller
@@ -94,8 +93,8 @@ class Node:
 _NODE_FIELDS = frozenset(Node.__dataclass_fields__)
 
 
-@entity  # core/frozen.py: mutated in place, the same one is the same object; its __init__ not compiled at import
-class InstanceGroup(Entity):
+@dataclass(eq=False, repr=False)  # an entity: mutated in place, compared by identity; rows load into its __dict__
+class InstanceGroup:
     name: str
     spec: dict  # the ClusterInstanceGroupSpecification last accepted (InstanceCount etc. included)
     target: int
@@ -175,8 +174,8 @@ class EventLog:
             self._pending = []
 
 
-@entity  # core/frozen.py: mutated in place, the same one is the same object; its __init__ not compiled at import
-class Cluster(Entity):
+@dataclass(eq=False, repr=False)  # an entity: mutated in place, compared by identity; rows load into its __dict__
+class Cluster:
     id: str
     name: str
     arn: str

@@ -45,35 +45,19 @@ _shared_lock = threading.Lock()
 _SHARED: dict[tuple[int, str], "Simulator"] = {}
 
 
-@lru_cache(maxsize=2)
-def _botocore_session(cut: bool = False) -> Any:
+@lru_cache(maxsize=1)
+def _botocore_session() -> Any:
     """One shared session with dummy credentials and no profile or config files from this machine.
     Clients come from botocore directly: the client boto3 would hand out for these services, without
-    importing boto3 and s3transfer (0.15 s of every process that makes one). `cut`: a session of its
-    own whose sagemaker clients are built on the preview's shapes (readclient.py); None when there are
-    none (the model cache turned off)."""
+    importing boto3 and s3transfer (0.15 s of every process that makes one)."""
     from botocore.configprovider import ConstantProvider
 
     session = new_botocore_session()  # the process's one model loader; fast timestamps
-    if cut:
-        from pulumi_hyperpod.aws.readclient import use_cut
-
-        if not use_cut(session):
-            return None
     store = session.get_component("config_store")
     for name, value in (("profile", None), ("config_file", os.devnull), ("credentials_file", os.devnull)):
         store.set_config_provider(name, ConstantProvider(value))
     session.set_credentials(DUMMY_ACCESS_KEY, DUMMY_SECRET_KEY)
     return session
-
-
-def _preparse(model: Any, answered: threading.local, operation: str, payload: dict) -> dict:
-    """Keep the answer, parsed, for this thread's `before-parse`; the body botocore parses is then `{}`."""
-    from pulumi_hyperpod.sim.aws.parsed import converter
-
-    shape = model.operation_model(operation).output_shape
-    answered.value = converter(model.service_name, shape)(payload) if shape is not None else {}
-    return {}
 
 
 def _load_scenario(scenario: Any) -> "Scenario":
@@ -185,58 +169,28 @@ class Simulator:
             yield ClusterWorkloads(world.now, cluster, world.workloads.setdefault(cluster.id, {}))
 
     # -- clients -----------------------------------------------------------------------------------
-    def client(self, service: str = "sagemaker", region: Optional[str] = "us-west-2", config: Any = None, reads: bool = False) -> Any:
-        """A real botocore client (what boto3 hands out) whose requests this simulator answers; its
-        successful answers skip the JSON text (sim/aws/parsed.py). `reads`: a sagemaker client built on
-        the preview's shapes, as `connect(reads=True)` makes for AWS (readclient.py)."""
-        if reads and service == "sagemaker":
-            with _client_lock:
-                session = _botocore_session(cut=True)
-                client = session.create_client(service, region_name=region or "us-west-2", config=config) if session else None
-            if client is not None:
-                from pulumi_hyperpod.aws.readclient import with_fallback
-
-                return with_fallback(self.attach(client, parsed=True), lambda: self.client(service, region, config))
+    def client(self, service: str = "sagemaker", region: Optional[str] = "us-west-2", config: Any = None) -> Any:
+        """A real botocore client (what boto3 hands out) whose requests this simulator answers."""
         with _client_lock:
             client = _botocore_session().create_client(service, region_name=region or "us-west-2", config=config)
-        return self.attach(client, parsed=True)
+        return self.attach(client)
 
-    def read_client(self, region: str, max_attempts: int, full: Callable[[], Any]) -> Any:
-        """The sagemaker reads a preview makes, answered here without botocore's client (sim/aws/direct.py),
-        with botocore's standard retries up to `max_attempts` attempts; any other call goes to `full()`,
-        made on first need. None when there is no cut model (then `client(reads=True)` serves)."""
-        from pulumi_hyperpod.sim.aws.direct import direct_read_client
-
-        return direct_read_client(self, region, max_attempts, full)
-
-    def attach(self, client: Any, parsed: bool = False) -> Any:
-        """Answer an existing client's requests (botocore's `before-send`, as moto does). `parsed`: hand a
-        successful answer to botocore already parsed (`before-parse`, sim/aws/parsed.py) rather than as JSON
-        text — only for a client whose session parses timestamps as `sessions.parse_timestamp` does."""
+    def attach(self, client: Any) -> Any:
+        """Answer an existing client's requests (botocore's `before-send`, as moto does): botocore
+        serializes each request and parses each answer's JSON, as against AWS."""
         model = client.meta.service_model
         service_id = model.service_id.hyphenize()
         region = client.meta.region_name
         polls = PollTracker(None)  # the scenario's window, read in the client's first transaction
-        answered = threading.local()  # this thread's answer between its `before-send` and its `before-parse`
-        preparse = functools.partial(_preparse, model, answered) if parsed and model.protocol == "json" else None
 
         def handle(request: Any, **_: Any) -> Any:
-            answered.value = None  # an error answer (or a request that never reached its parse) hands nothing over
-            return self._handle(model.service_name, model.protocol, region, request, polls, preparse)
-
-        def hand_over(customized_response_dict: dict, **_: Any) -> None:
-            answer = getattr(answered, "value", None)
-            if answer is not None:
-                answered.value = None
-                customized_response_dict.update(answer)
+            return self._handle(model.service_name, model.protocol, region, request, polls)
 
         def observe(http_response: Any = None, parsed: Optional[dict] = None, model: Any = None, **_: Any) -> None:
             if http_response is not None and http_response.status_code < 300 and parsed is not None:
                 wire.notify(model.name, parsed, model.service_model.service_name)
 
         client.meta.events.register(f"before-send.{service_id}", handle, unique_id=f"hyperpod-sim-{id(self)}")
-        if preparse is not None:
-            client.meta.events.register(f"before-parse.{service_id}", hand_over, unique_id=f"hyperpod-sim-parsed-{id(self)}")
         client.meta.events.register(f"after-call.{service_id}", observe, unique_id=f"hyperpod-sim-obs-{id(self)}")
         return client
 
@@ -247,9 +201,7 @@ class Simulator:
         caller's, so a client repeating a read moves the world as it does in process."""
         return self._handle(service, "rest-xml" if service == "s3" else "json", region, request, polls)
 
-    def _handle(
-        self, service: str, protocol: str, region: str, request: Any, polls: PollTracker, preparse: Optional[Callable] = None
-    ) -> Any:
+    def _handle(self, service: str, protocol: str, region: str, request: Any, polls: PollTracker) -> Any:
         if service == "s3":  # lifecycle bundles (sim/aws/s3.py): REST-XML, not the JSON wire
             from pulumi_hyperpod.sim.aws import s3  # only a bundle's read or upload: a preview's reads are sagemaker's
 
@@ -262,8 +214,6 @@ class Simulator:
         except SerializationException as error:  # nothing to run: the world is not opened for it
             return wire.encode(request.url, error.status, wire.error_payload(error), ids.request_id(random.Random(request.url)))
         status, payload, request_id = self.dispatch(service, region, operation, params, polls)
-        if preparse is not None and status < 300:
-            payload = preparse(operation, payload)
         return wire.encode(request.url, status, payload, request_id)
 
     def dispatch(self, service: str, region: str, operation: str, params: dict, polls: PollTracker) -> tuple[int, dict, str]:
