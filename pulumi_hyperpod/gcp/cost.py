@@ -7,11 +7,13 @@ too, never computed as if that pool were free.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from pulumi_hyperpod.core.errors import Violation
 from pulumi_hyperpod.core.errors import InputError
@@ -132,11 +134,49 @@ def hourly(pools: list[PoolCount], location: str, table: PriceTable) -> tuple[fl
     return (None if unknown else round(total, 6)), sorted(set(unknown))
 
 
+@dataclass(frozen=True)
+class PoolCost:
+    pool: str
+    action: str
+    machine_type: str
+    before: int
+    after: int
+    price: float | None  # USD per node-hour; None: price unknown
+    # a pool whose machine type changes across a replacement: what its nodes were, and their price
+    machine_type_before: str | None = None
+    price_before: float | None = None
+
+    @property
+    def old_type(self) -> str:
+        return self.machine_type_before or self.machine_type
+
+    @property
+    def old_price(self) -> float | None:
+        return self.price_before if self.machine_type_before else self.price
+
+
+@dataclass(frozen=True)
+class GcpCost:
+    currency: str
+    region: str
+    prices_from: str
+    pools: tuple[PoolCost, ...]
+    before: float | None
+    after: float | None
+    delta: float | None  # known when every changed pool has a price
+    unknown: tuple[str, ...]
+    unknown_increase: bool
+    lines: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["lines"] = list(self.lines)
+        return data
+
+
 def estimate(before: list[PoolCount], after: list[PoolCount], location: str):
     """The plan's cost: each pool before/after at its list price, the cluster's totals, and the
     change (known when every pool whose count changes has a price)."""
-    from pulumi_hyperpod.gcp.planner.build import GcpCost, PoolCost
-
     table = price_table()
     old, old_unknown = hourly(before, location, table)
     new, new_unknown = hourly(after, location, table)

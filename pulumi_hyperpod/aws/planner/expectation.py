@@ -3,7 +3,7 @@ the effect of the steps done so far (`Expectation.moved`: how another writer mov
 Only what the plan depends on counts (targets, MinCounts, which groups exist); the service's own
 progress (capacity arriving, nodes launching or failing) is not another writer.
 
-Pure: no I/O. The executor does the observing; basis.py (`stale_reasons`) checks a plan before anything runs.
+Pure: no I/O. The executor does the observing; premise.py (`stale_reasons`) checks a plan before anything runs.
 """
 
 from __future__ import annotations

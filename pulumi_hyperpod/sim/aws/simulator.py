@@ -117,8 +117,7 @@ class Simulator:
     # -- construction ----------------------------------------------------------------------------
     @staticmethod
     def default_path() -> Path:
-        from pulumi_hyperpod.sim.worldfile import AWS_WORLD, places
-        from pulumi_hyperpod.core.envvars import world_path
+        from pulumi_hyperpod.sim.worldfile import AWS_WORLD, places, world_path
 
         places()  # two of the simulators' files at one path: refused before either is made
         return world_path(STATE_ENV, Path.cwd() / DEFAULT_STATE, AWS_WORLD)  # a bad value or a foreign file: one error naming the variable

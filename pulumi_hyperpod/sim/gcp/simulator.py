@@ -21,8 +21,7 @@ CAPACITY_ENV = "HYPERPOD_GCP_FAKE_CAPACITY"  # JSON: {"a4-highgpu-8g": 4}, for a
 def default_path() -> Path:
     """$HYPERPOD_GCP_FAKE_STATE, else gcp-fake.sqlite beside the HyperPod world
     ($HYPERPOD_FAKE_STATE, default .hyperpod/fake.sqlite): one directory holds both clouds."""
-    from pulumi_hyperpod.sim.worldfile import GCP_WORLD, check, places
-    from pulumi_hyperpod.core.envvars import world_path
+    from pulumi_hyperpod.sim.worldfile import GCP_WORLD, check, places, world_path
 
     place = places()[1]  # two of the simulators' files at one path: refused before either is made
     if os.environ.get(STATE_ENV):
