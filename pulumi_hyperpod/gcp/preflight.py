@@ -51,7 +51,7 @@ def preflight(
     refusals: list[Refusal] = []
     warnings: list[str] = []
     shapes: dict[str, dict[str, Any]] = {}
-    for pool, count in adds:
+    for pool, _count in adds:
         shape = _machine_type(client, name.project, pool, refusals, warnings)
         if shape is not None:
             shapes[pool.id] = shape

@@ -242,7 +242,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._refuse(framing_refusal(error))
         self._reader.between_requests()
         headers = CaseInsensitiveDict(self.headers.items())
-        host = self.headers.get("Host") or "%s:%s" % self.server.server_address[:2]
+        host = self.headers.get("Host") or "{}:{}".format(*self.server.server_address[:2])
         request = ServedRequest(f"http://{host}{self.path}", self.command, headers, body)
         try:
             status, reply_headers, content = self.server.worlds.answer(request)

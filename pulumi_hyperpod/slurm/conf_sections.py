@@ -143,7 +143,7 @@ def _by_kind(kind: str, value: str) -> str | None:
     if kind == "node_state" and low not in _NODE_STATES:
         return f"must be one of CLOUD, DOWN, DRAIN, FAIL, FAILING, FUTURE, UNKNOWN; got {value!r}"
     if kind == "preempt":
-        base, flags, unknown = preempt_mode_parts(value)
+        base, _flags, unknown = preempt_mode_parts(value)
         if unknown or len(base) > 1:
             return f"{value!r} is not a preemption mode: one of OFF, CANCEL, REQUEUE, SUSPEND, optionally with GANG, WITHIN or PRIORITY"
     return None

@@ -376,7 +376,7 @@ def script_names(kind: str, count: int) -> list[str]:
 def _scripts(kind: str, scripts: tuple[str, ...]) -> dict[str, bytes]:
     if len(scripts) > 99:
         raise SlurmSpecError([_violation(f"{kind}_bash_scripts", f"at most 99 {kind} scripts; got {len(scripts)}")])
-    return {name: _executable(text).encode() for name, text in zip(script_names(kind, len(scripts)), scripts)}
+    return {name: _executable(text).encode() for name, text in zip(script_names(kind, len(scripts)), scripts, strict=True)}
 
 
 def _executable(text: str) -> str:

@@ -275,7 +275,7 @@ def _from_s3(
             continue
         resolution = _complete(roles, missing, found, uri)
         return RoleResolution(resolution.roles, resolution.source, tuple(notes) + resolution.notes)
-    return RoleResolution(None, None, tuple(notes) + (_unknown(missing, "their lifecycle bundle could not tell"),))
+    return RoleResolution(None, None, (*notes, _unknown(missing, "their lifecycle bundle could not tell")))
 
 
 def _complete(roles: dict[str, str], missing: list[str], found: ProvisioningRoles, source: str) -> RoleResolution:

@@ -283,7 +283,7 @@ def sinfo_text(rows: list[dict]) -> str:
     names = [row["partition"] + ("*" if row["default"] else "") for row in rows]
     width = max([len("PARTITION")] + [len(name) for name in names]) + 1
     lines = [f"{'PARTITION':<{width}}{'AVAIL':>5}{'TIMELIMIT':>11}{'NODES':>7}{'STATE':>7} NODELIST"]
-    for name, row in zip(names, rows):
+    for name, row in zip(names, rows, strict=True):
         lines.append(
             f"{name:<{width}}{row['avail']:>5}{row['timelimit']:>11}{row['nodes']:>7}"
             f"{row['state']:>7} {','.join(row['nodelist']) or ''}".rstrip()

@@ -217,13 +217,13 @@ class World:
     def cached(self, cluster: Cluster, key: tuple, compute: Callable[[], Any]) -> Any:
         """`compute()` memoised until the cluster is next touched."""
         revision = self.revisions.get(cluster.id, 0)
-        hit = self.cache.get((cluster.id,) + key)
+        hit = self.cache.get((cluster.id, *key))
         if hit is not None and hit[0] == revision:
             return hit[1]
         if len(self.cache) > 64:
             self.cache.clear()
         value = compute()
-        self.cache[(cluster.id,) + key] = (revision, value)
+        self.cache[(cluster.id, *key)] = (revision, value)
         return value
 
     def add_cluster(self, cluster: Cluster) -> None:
