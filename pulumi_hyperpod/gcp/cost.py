@@ -17,6 +17,8 @@ from typing import Any
 
 from pulumi_hyperpod.core.errors import Violation
 from pulumi_hyperpod.core.errors import InputError
+import yaml
+from pulumi_hyperpod.core.documents import read_document
 
 PRICES_ENV = "HYPERPOD_GCP_PRICES"
 _MODEL_SECTION = {"ON_DEMAND": "on_demand", "RESERVATION": "on_demand", None: "on_demand", "SPOT": "spot", "FLEX_START": "flex_start"}
@@ -55,8 +57,6 @@ def _override(path: str) -> dict:
     """The $HYPERPOD_GCP_PRICES file, read like every other input (size, depth, YAML 1.2: core/documents.py)
     and checked: a price is a number of USD per node-hour, 0 or more (a negative one would let a
     scale-out pass the cost guard)."""
-    from pulumi_hyperpod.core.documents import read_document
-
     source = f"${PRICES_ENV} ({path})"
     try:
         extra = read_document(Path(path), GcpPricesError)
@@ -94,8 +94,6 @@ def _override(path: str) -> dict:
 
 @lru_cache(maxsize=4)
 def _load(override: str | None) -> PriceTable:
-    import yaml
-
     base = yaml.safe_load(resources.files("pulumi_hyperpod").joinpath("data/gcp_prices.yaml").read_text(encoding="utf-8"))
     if override:
         extra = _override(override)

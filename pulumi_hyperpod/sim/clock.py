@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from pulumi_hyperpod.sim.worldfile import AWS_ENV, CLOCK, CLOCK_FILE, check, delete, places, prepare
+import re
 
 EPOCH = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 EPOCH_SECONDS = EPOCH.timestamp()
@@ -122,8 +123,6 @@ MAX_DURATION = 365 * 86400
 def parse_duration(text: str) -> float:
     """Seconds in a duration such as `90`, `90s`, `15m`, `3h`, `1h30m` or `2d`; positive and at most
     a year (`MAX_DURATION`), or ValueError."""
-    import re
-
     cleaned = text.strip().lower()
     parts = re.findall(r"(\d+(?:\.\d+)?)([dhms]?)", cleaned)
     if (

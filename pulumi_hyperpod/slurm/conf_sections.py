@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from pulumi_hyperpod.core.errors import Violation
-from pulumi_hyperpod.slurm.conf import line_violation, preempt_mode_parts, unsigned_violation
+from pulumi_hyperpod.slurm.conf import DURATION, line_violation, preempt_mode_parts, unsigned_violation
 
 _TIME = "a time: minutes, minutes:seconds, hours:minutes:seconds, days-hours, days-hours:minutes, days-hours:minutes:seconds, or UNLIMITED"
 
@@ -150,6 +150,4 @@ def _by_kind(kind: str, value: str) -> str | None:
 
 
 def _is_time(value: str) -> bool:
-    from pulumi_hyperpod.slurm.conf import DURATION
-
     return DURATION.fullmatch(value) is not None and value != "-1"

@@ -25,6 +25,8 @@ from pulumi_hyperpod.sim.aws.model import CONTROLLER, LOGIN, RUNNING, Cluster
 from pulumi_hyperpod.aws.workload.match import CLUSTER_LABEL, HEALTH_LABEL, eks_node_name
 from pulumi_hyperpod.aws.workload.source import WorkloadError
 from pulumi_hyperpod.sim.workload.kube import KubeState, KubeTransport, api_client
+from pulumi_hyperpod.aws.workload.eks import EksWorkload
+from pulumi_hyperpod.aws.workload.slurm import SlurmWorkload
 
 GROUP_LABEL = "sagemaker.amazonaws.com/instance-group-name"
 _SLURM_META = {
@@ -263,9 +265,6 @@ def _kube_answer(sim: Any, cluster: str):
 # ---- the source --------------------------------------------------------------------------------
 def workload_source(sim: Any, cluster: str) -> Any:
     """The workload of simulated cluster `cluster`, read and drained as a real one (its clock: the simulator's)."""
-    from pulumi_hyperpod.aws.workload.eks import EksWorkload
-    from pulumi_hyperpod.aws.workload.slurm import SlurmWorkload
-
     with _cluster(sim, cluster) as (_, target, _data):
         orchestrator = target.orchestrator
 
