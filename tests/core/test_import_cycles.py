@@ -6,6 +6,9 @@ below with why, and the list only shrinks (a listed cycle that is gone fails the
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from tests.support import imports
 
 ALLOWED = {
@@ -51,3 +54,29 @@ def test_a_cycle_hidden_in_a_function_is_found_and_typing_imports_are_not(tmp_pa
     graph = imports.graph(package)
     assert imports.cycles(graph) == [["a.x", "a.y"]]
     assert imports.cycles(imports.graph(package, wheres=("top",))) == []  # what a top-level-only graph misses
+
+
+# A deliberate lazy import says why on its line: `# noqa: PLC0415 - <reason>` (pyproject.toml
+# enables PLC0415, so an unmarked one fails scripts/lint).
+MARK = re.compile(r"#\s*noqa:\s*PLC0415(?P<rest>.*)$")
+
+
+def unexplained_lazy_imports(package: Path = imports.PACKAGE) -> list[str]:
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            mark = MARK.search(line)
+            if mark and len(mark.group("rest").strip(" -—:,").split()) < 2:
+                found.append(f"{path.relative_to(package)}:{number}")
+    return found
+
+
+def test_every_deliberate_lazy_import_says_why():
+    assert unexplained_lazy_imports() == []
+
+
+def test_a_bare_noqa_is_found(tmp_path):
+    (tmp_path / "m.py").write_text(
+        "def f():\n    import json  # noqa: PLC0415\n    import csv  # noqa: PLC0415 - only a report\n    import re  # noqa: PLC0415 -\n"
+    )
+    assert unexplained_lazy_imports(tmp_path) == ["m.py:2", "m.py:4"]
