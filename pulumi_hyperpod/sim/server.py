@@ -43,6 +43,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Optional
 from urllib.parse import urlsplit
 
+import requests
+from requests.structures import CaseInsensitiveDict
+
 from pulumi_hyperpod.aws.client import DEFAULT_REGION
 from pulumi_hyperpod.aws.regions import is_region, not_a_region
 from pulumi_hyperpod.sim.serveio import IDLE_TIMEOUT, MAX_CONNECTIONS, READ_TIMEOUT, DeadlineReader, FramingError, read_body
@@ -176,8 +179,6 @@ class Worlds:
         return response.status_code, dict(response.headers), response.content
 
     def _answer_gcp(self, request: ServedRequest) -> tuple[int, dict[str, str], bytes]:
-        import requests  # noqa: PLC0415 - requests: only a real HTTP call
-
         headers = {k: v for k, v in request.headers.items() if k.lower() in ("content-type",)}
         url = request.url
         parts = urlsplit(url)
@@ -226,8 +227,6 @@ class _Handler(BaseHTTPRequestHandler):
                 self._refuse(framing_refusal(FramingError("the request was not sent within the read timeout", timeout=True)))
 
     def _answer(self) -> None:
-        from requests.structures import CaseInsensitiveDict  # noqa: PLC0415 - requests: only a real HTTP call
-
         try:
             body = read_body(
                 self.rfile, self.headers.get_all("Content-Length") or [], self.headers.get("Transfer-Encoding") or "", MAX_BODY

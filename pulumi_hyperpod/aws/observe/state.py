@@ -140,7 +140,7 @@ class ClusterState(Frozen):
     def from_snapshot(cls, data: Mapping[str, Any], source: str | None = None, cluster_name: str | None = None) -> "ClusterState":
         """A saved snapshot (either form `observe.snapshot` reads), checked against the service's
         output shapes and for consistency first: a SnapshotError names each problem's field."""
-        from pulumi_hyperpod.aws.observe.snapshot import snapshot_state  # noqa: PLC0415 - the snapshot reader checks against botocore's shapes; a preview reads no snapshot (it builds on this module)
+        from pulumi_hyperpod.aws.observe.snapshot import snapshot_state  # noqa: PLC0415 - the snapshot reader builds on this module and checks against botocore's shapes; a preview reads no snapshot
 
         return snapshot_state(data, source=source, cluster_name=cluster_name)
 
@@ -199,7 +199,7 @@ def _node(s: Mapping[str, Any], _new: Any = object.__new__, _utc_zone: dt.timezo
 
 
 def _utc(value: Any) -> dt.datetime | None:
-    from pulumi_hyperpod.core.timestamps import read_time  # noqa: PLC0415 - not on a no-change preview's path (tests/provider/test_diff_lean.py) ((a snapshot's times were checked by the same reader))
+    from pulumi_hyperpod.core.timestamps import read_time  # noqa: PLC0415 - only a snapshot's times (checked by the same reader): not on a preview's path (tests/provider/test_diff_lean.py)
 
     return None if value is None else read_time(value)
 

@@ -58,7 +58,7 @@ def _aws_weekday(field: str) -> Optional[str]:
 
 def parse_cron(expression: str) -> Optional[tuple[str, Callable[[int], bool]]]:
     """An AWS cron expression as croniter's five fields and a year filter; None when it cannot be read."""
-    from croniter import croniter  # noqa: PLC0415 - croniter: loaded only by a world with scheduled patching (loaded only by a world with scheduled patching)
+    from croniter import croniter  # noqa: PLC0415 - croniter: loaded only by a world with scheduled patching
 
     match = _AWS_CRON.match(expression.strip())
     fields = match.group(1).split() if match else []

@@ -54,7 +54,7 @@ class S3Error(Exception):
 
 def answer(world: Any, region: str, request: Any) -> "AWSResponse":
     """One S3 request against the world: the HTTP response S3 would give."""
-    from botocore.awsrequest import AWSResponse  # noqa: PLC0415 - botocore in the preview's provider path: only an answer that travels as HTTP (the S3 wire loads with the first S3 request)
+    from botocore.awsrequest import AWSResponse  # noqa: PLC0415 - botocore in the preview's provider path: the S3 wire loads with the first S3 request
 
     try:
         status, headers, body = _dispatch(world, region, request)
