@@ -17,6 +17,7 @@ import importlib
 import sys
 import warnings
 from importlib.machinery import ModuleSpec
+from importlib.util import find_spec, spec_from_file_location
 from types import ModuleType
 from typing import TYPE_CHECKING, Sequence, cast
 
@@ -136,8 +137,6 @@ class MovedFinder:
         new = new_path(fullname)
         assert new is not None
         if fullname.rpartition(".")[2] == "__main__":  # `python -m <old path>`: runpy runs the new file's code
-            from importlib.util import find_spec, spec_from_file_location
-
             _warn(entry)
             found = find_spec(new)
             return spec_from_file_location(fullname, found.origin) if found and found.origin else None

@@ -89,7 +89,9 @@ def connect(
     return made
 
 
-def simulated_client(*, region: str | None, simulator: "Simulator | None", retry_mode: str, max_attempts: int | None, service: str, **_: Any) -> Any:
+def simulated_client(
+    *, region: str | None, simulator: "Simulator | None", retry_mode: str, max_attempts: int | None, service: str, **_: Any
+) -> Any:
     """backend="fake": the simulator's client (`simulator`, else the persistent world at $HYPERPOD_FAKE_STATE)."""
     from pulumi_hyperpod.sim.aws import Simulator
 

@@ -85,7 +85,7 @@ class SlurmClusterArgs:
 def __getattr__(name: str) -> Any:
     """`components.args.EksClusterArgs` and `EksGroupArgs` still resolve (PEP 562)."""
     if name in ("EksClusterArgs", "EksGroupArgs"):
-        from pulumi_hyperpod.components import eks
+        from pulumi_hyperpod.components import eks  # noqa: PLC0415 - the EKS argument classes' old path, for programs written against it
 
         return getattr(eks, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

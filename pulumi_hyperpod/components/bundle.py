@@ -21,6 +21,8 @@ import pulumi
 from pulumi.dynamic import CreateResult, DiffResult, ResourceProvider, UpdateResult
 
 from pulumi_hyperpod.components.support import BUCKET_PREFIX, private_bucket  # the node role's managed policy reads sagemaker-* buckets
+from pulumi_hyperpod.aws.client import connect
+from pulumi_hyperpod.aws.slurm.upload import upload_bundle
 
 
 def simulator_bucket_name(name: str) -> str:
@@ -53,14 +55,10 @@ class _BundleUploadProvider(ResourceProvider):
 
 
 def _client(props: Mapping[str, Any]) -> Any:
-    from pulumi_hyperpod.aws.client import connect
-
     return connect(props.get("backend") or "aws", props.get("region"), props.get("profile"), service="s3")
 
 
 def _upload(inputs: Mapping[str, Any]) -> None:
-    from pulumi_hyperpod.aws.slurm.upload import upload_bundle
-
     files = {path: base64.b64decode(content) for path, content in inputs["files"].items()}
     upload_bundle(_client(inputs), files, inputs["uri"], create_bucket=True)
 
@@ -99,7 +97,7 @@ def simulator_bundle(name: str, files: Mapping[str, bytes], prefix: str, connect
 
 
 def aws_bundle(name: str, files: Mapping[str, bytes], prefix: str, parent: pulumi.Resource) -> pulumi.Output[str]:
-    import pulumi_aws as aws
+    import pulumi_aws as aws  # noqa: PLC0415 - pulumi_aws: loaded only when the component declares a supporting resource
 
     opts = pulumi.ResourceOptions(parent=parent)
     bucket = private_bucket(f"{name}-slurm-bundle", parent)

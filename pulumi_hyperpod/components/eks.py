@@ -14,6 +14,7 @@ import pulumi
 
 from pulumi_hyperpod.components.args import ConnectionArgs, InstanceGroupArgs, LifecycleArgs, VpcArgs
 from pulumi_hyperpod.components.base import HyperPodComponent, group_spec, tags_spec, vpc_spec
+from pulumi_hyperpod.components import support
 
 KARPENTER = {"Mode": "Enable", "AutoScalerType": "Karpenter"}
 
@@ -59,8 +60,6 @@ class EksCluster(HyperPodComponent):
 
         cluster_role = args.cluster_role_arn
         if args.autoscaling and cluster_role is None:
-            from pulumi_hyperpod.components import support
-
             cluster_role = support.autoscaling_role(name, parent=self)
         self.cluster_role_arn = pulumi.Output.from_input(cluster_role) if cluster_role is not None else None
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 
@@ -245,7 +245,7 @@ class _Yaml12Loader(_Base):  # type: ignore[misc]  # libyaml or pure Python, cho
     """A safe loader (no Python tags) that reads plain scalars as YAML 1.2's core schema does,
     refuses a key given twice in one mapping, and keeps merge keys (`<<: *defaults`)."""
 
-    yaml_implicit_resolvers: dict[str, Any] = {}
+    yaml_implicit_resolvers: ClassVar[dict[str, Any]] = {}  # PyYAML reads its resolvers from the class
 
     def construct_mapping(self, node: Any, deep: bool = False) -> Any:
         if isinstance(node, yaml.MappingNode):

@@ -21,11 +21,7 @@ import json
 import math
 import os
 import stat
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # pragma: no cover
-    from pulumi_hyperpod.sim.worldfile import Kind
+from typing import Any
 
 
 class EnvError(ValueError):
@@ -62,20 +58,6 @@ def json_value(name: str) -> Any:
         return json.loads(value)
     except (ValueError, RecursionError) as error:
         raise EnvError(name, value, f"is not valid JSON ({type(error).__name__})") from None
-
-
-def world_path(name: str, default: Path, kind: "Kind") -> Path:
-    """A simulator's SQLite file of `kind`: $name, else `default`. What is at the path must be that
-    simulator's own (sim/worldfile.py: its marker), an empty file or nothing yet (it is made): a
-    directory, a device (/dev/null), a FIFO, a file of something else, someone's own SQLite database,
-    a file of another kind or of a newer schema is refused before anything is written — and
-    `hyperpod fake reset` would otherwise delete it."""
-    from pulumi_hyperpod.sim.worldfile import check
-
-    value = os.environ.get(name)
-    path = Path(value) if value else default
-    check(path, kind, f"${name}" if value else f"the default of ${name}")  # one line naming both, nothing written
-    return path
 
 
 def input_file(name: str) -> str | None:

@@ -30,6 +30,7 @@ from pulumi_hyperpod.gcp.observe import GcpClusterState, observe
 from pulumi_hyperpod.gcp.planner.build import fingerprint_of, stale_reasons
 from pulumi_hyperpod.gcp.planner import CREATE, DELETE, PATCH, WAITABLE_STATES
 from pulumi_hyperpod.gcp.status import status_of  # noqa: F401 - in gcp/status.py (an observation, not an apply); named here too
+from pulumi_hyperpod.gcp.planner.compare import POOL_IMMUTABLE, covered
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.plans.policy import Policy
@@ -239,8 +240,6 @@ def _losing_pools(request: dict[str, Any], state: GcpClusterState) -> list[tuple
     """The pools a PATCH takes nodes from, on the cluster as read: (pool, how — delete or shrink —, in
     words, the max_node_count it is lowered to). A pool sent with other immutable fields is no plan
     of this tool's (the service cannot change them in place): PlanInvalid."""
-    from pulumi_hyperpod.gcp.planner.compare import POOL_IMMUTABLE, covered
-
     if "node_pools" not in str(request.get("updateMask", "")).split(","):
         return []
     sent = {p.get("id"): p for p in request["body"].get("node_pools") or () if isinstance(p, dict)}

@@ -17,6 +17,7 @@ from typing import Any
 
 from pulumi_hyperpod.core import backends
 from pulumi_hyperpod.gcp.spec import keys, names
+from pulumi_hyperpod.core import envvars
 
 API_VERSION = "v1beta1"
 ENDPOINT_ENV = "HYPERPOD_GCP_ENDPOINT"  # e.g. a Private Service Connect endpoint; {location} is filled in
@@ -94,7 +95,7 @@ class GcpClient:
         body: dict[str, Any] | None = None,
         url: str | None = None,
     ) -> dict[str, Any]:
-        import requests
+        import requests  # noqa: PLC0415 - requests: only a real HTTP call
 
         call = f"{method} {resource}"
         attempts = 4 if method == "GET" else 1  # only reads are retried blindly
@@ -259,8 +260,6 @@ def _raise(call: str, http_status: int, error: dict[str, Any], violations: list[
 
 # ---- connecting --------------------------------------------------------------------------------
 def default_poll_seconds(backend: str) -> float:
-    from pulumi_hyperpod.core import envvars
-
     if os.environ.get("HYPERPOD_POLL_SECONDS", "").strip():
         return envvars.number("HYPERPOD_POLL_SECONDS", 30.0)  # 0: no pause (the simulators move their clocks per request)
     return 0.0 if backends.is_simulated("gcp", backend) else 30.0  # the simulator's clock moves per request, not per second
@@ -280,7 +279,7 @@ def connect(backend: str = "gcp", *, simulator: Any = None, poll_seconds: float 
 
 
 def simulated_client(*, simulator: Any, poll_seconds: float) -> GcpClient:
-    from pulumi_hyperpod.sim.gcp import GcpSimulator
+    from pulumi_hyperpod.sim.gcp import GcpSimulator  # noqa: PLC0415 - pending: connect() reaches the simulator through the backend registry (issue 38)
 
     world = simulator if simulator is not None else GcpSimulator.open_default()
     return GcpClient(world.session(), endpoint=DEFAULT_ENDPOINT, poll_seconds=poll_seconds, backend="fake")
@@ -291,9 +290,9 @@ def service_client(*, simulator: Any, poll_seconds: float) -> GcpClient:
 
 
 def authorized_session() -> Any:
-    import google.auth
-    from google.auth.exceptions import DefaultCredentialsError
-    from google.auth.transport.requests import AuthorizedSession
+    import google.auth  # noqa: PLC0415 - google-auth: loaded when a real Google Cloud session is made
+    from google.auth.exceptions import DefaultCredentialsError  # noqa: PLC0415 - google-auth: loaded when a real Google Cloud session is made
+    from google.auth.transport.requests import AuthorizedSession  # noqa: PLC0415 - google-auth: loaded when a real Google Cloud session is made
 
     try:
         credentials, _project = google.auth.default(scopes=list(SCOPES))

@@ -7,14 +7,18 @@ too, never computed as if that pool were free.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from pulumi_hyperpod.core.errors import Violation
 from pulumi_hyperpod.core.errors import InputError
+import yaml
+from pulumi_hyperpod.core.documents import read_document
 
 PRICES_ENV = "HYPERPOD_GCP_PRICES"
 _MODEL_SECTION = {"ON_DEMAND": "on_demand", "RESERVATION": "on_demand", None: "on_demand", "SPOT": "spot", "FLEX_START": "flex_start"}
@@ -53,8 +57,6 @@ def _override(path: str) -> dict:
     """The $HYPERPOD_GCP_PRICES file, read like every other input (size, depth, YAML 1.2: core/documents.py)
     and checked: a price is a number of USD per node-hour, 0 or more (a negative one would let a
     scale-out pass the cost guard)."""
-    from pulumi_hyperpod.core.documents import read_document
-
     source = f"${PRICES_ENV} ({path})"
     try:
         extra = read_document(Path(path), GcpPricesError)
@@ -92,8 +94,6 @@ def _override(path: str) -> dict:
 
 @lru_cache(maxsize=4)
 def _load(override: str | None) -> PriceTable:
-    import yaml
-
     base = yaml.safe_load(resources.files("pulumi_hyperpod").joinpath("data/gcp_prices.yaml").read_text(encoding="utf-8"))
     if override:
         extra = _override(override)
@@ -132,11 +132,49 @@ def hourly(pools: list[PoolCount], location: str, table: PriceTable) -> tuple[fl
     return (None if unknown else round(total, 6)), sorted(set(unknown))
 
 
+@dataclass(frozen=True)
+class PoolCost:
+    pool: str
+    action: str
+    machine_type: str
+    before: int
+    after: int
+    price: float | None  # USD per node-hour; None: price unknown
+    # a pool whose machine type changes across a replacement: what its nodes were, and their price
+    machine_type_before: str | None = None
+    price_before: float | None = None
+
+    @property
+    def old_type(self) -> str:
+        return self.machine_type_before or self.machine_type
+
+    @property
+    def old_price(self) -> float | None:
+        return self.price_before if self.machine_type_before else self.price
+
+
+@dataclass(frozen=True)
+class GcpCost:
+    currency: str
+    region: str
+    prices_from: str
+    pools: tuple[PoolCost, ...]
+    before: float | None
+    after: float | None
+    delta: float | None  # known when every changed pool has a price
+    unknown: tuple[str, ...]
+    unknown_increase: bool
+    lines: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["lines"] = list(self.lines)
+        return data
+
+
 def estimate(before: list[PoolCount], after: list[PoolCount], location: str):
     """The plan's cost: each pool before/after at its list price, the cluster's totals, and the
     change (known when every pool whose count changes has a price)."""
-    from pulumi_hyperpod.gcp.planner.build import GcpCost, PoolCost
-
     table = price_table()
     old, old_unknown = hourly(before, location, table)
     new, new_unknown = hourly(after, location, table)

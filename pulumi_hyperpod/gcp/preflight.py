@@ -27,10 +27,10 @@ from pulumi_hyperpod.plans.sections import QuotaCheck, QuotaSection
 from pulumi_hyperpod.core.preflight import section
 from pulumi_hyperpod.gcp.client import GcpApiError
 from pulumi_hyperpod.gcp.spec.names import gpu_quota_metric
+from pulumi_hyperpod.plans.policy import Policy
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.gcp.clients import TrainingClusterClient
-    from pulumi_hyperpod.plans.policy import Policy
     from pulumi_hyperpod.gcp.spec import ClusterSpec, NodePool
 
 QUOTA_RULE, MACHINE_TYPE_RULE, RESERVATION_RULE = "gcp-quota", "gcp-machine-type", "gcp-reservation"
@@ -41,8 +41,6 @@ def preflight(
     plan: Plan, desired: "ClusterSpec | None", observed: Any, client: "TrainingClusterClient", policy: "Policy | None" = None
 ) -> Plan:
     """The plan with its preflight section, and the refusals of what does not fit."""
-    from pulumi_hyperpod.plans.policy import Policy
-
     margin = (policy or Policy()).quota_warning_margin
     adds = _adds(plan, desired)
     if desired is None or not adds:
@@ -51,7 +49,7 @@ def preflight(
     refusals: list[Refusal] = []
     warnings: list[str] = []
     shapes: dict[str, dict[str, Any]] = {}
-    for pool, count in adds:
+    for pool, _count in adds:
         shape = _machine_type(client, name.project, pool, refusals, warnings)
         if shape is not None:
             shapes[pool.id] = shape

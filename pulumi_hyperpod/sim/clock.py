@@ -28,6 +28,7 @@ import threading
 import time
 from pathlib import Path
 from typing import Any, Callable, Optional
+import re
 
 from pulumi_hyperpod.sim.store import immediate, open_file
 from pulumi_hyperpod.sim.worldfile import AWS_ENV, CLOCK, CLOCK_FILE, check, delete, places
@@ -123,8 +124,6 @@ MAX_DURATION = 365 * 86400
 def parse_duration(text: str) -> float:
     """Seconds in a duration such as `90`, `90s`, `15m`, `3h`, `1h30m` or `2d`; positive and at most
     a year (`MAX_DURATION`), or ValueError."""
-    import re
-
     cleaned = text.strip().lower()
     parts = re.findall(r"(\d+(?:\.\d+)?)([dhms]?)", cleaned)
     if (

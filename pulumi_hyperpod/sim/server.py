@@ -43,10 +43,18 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Optional
 from urllib.parse import urlsplit
 
+import requests
+from requests.structures import CaseInsensitiveDict
+
 from pulumi_hyperpod.aws.client import DEFAULT_REGION
 from pulumi_hyperpod.aws.regions import is_region, not_a_region
 from pulumi_hyperpod.sim.serveio import IDLE_TIMEOUT, MAX_CONNECTIONS, READ_TIMEOUT, DeadlineReader, FramingError, read_body
 from pulumi_hyperpod.core.terminal import shown
+from pulumi_hyperpod.sim.aws.s3 import S3Error, error_xml
+from pulumi_hyperpod.sim.aws.simulator import Simulator
+from pulumi_hyperpod.sim.gcp import GcpSimulator
+from pulumi_hyperpod.sim.aws.clock import PollTracker
+from pulumi_hyperpod.sim.gcp.wire import COMPUTE_HOST
 
 # SigV4 signing names → botocore service names (only the services the simulator answers)
 SIGNING_NAMES = {"sagemaker": "sagemaker", "servicequotas": "service-quotas", "s3": "s3"}
@@ -111,8 +119,6 @@ def refusal_answer(refusal: Refusal, path: str, headers: Any) -> tuple[int, dict
         body = {"error": {"code": refusal.status, "message": refusal.message, "status": refusal.gcp_status}}
         return refusal.status, {"Content-Type": "application/json; charset=UTF-8"}, json.dumps(body).encode()
     if headers is not None and aws_route(headers)[0] == "s3":
-        from pulumi_hyperpod.sim.aws.s3 import S3Error, error_xml
-
         return refusal.status, {"Content-Type": "application/xml"}, error_xml(S3Error(refusal.status, refusal.s3_code, refusal.message))
     body = json.dumps({"__type": refusal.code, "message": refusal.message}).encode()
     return refusal.status, {"Content-Type": "application/x-amz-json-1.1", "x-amzn-ErrorType": refusal.code}, body
@@ -148,15 +154,11 @@ class Worlds:
 
     def hyperpod(self) -> Any:
         if self._hyperpod is None:
-            from pulumi_hyperpod.sim.aws.simulator import Simulator
-
             self._hyperpod = Simulator.open_default()
         return self._hyperpod
 
     def gcp(self) -> Any:
         if self._gcp is None:
-            from pulumi_hyperpod.sim.gcp import GcpSimulator
-
             self._gcp = GcpSimulator.open_default()
         return self._gcp
 
@@ -168,8 +170,6 @@ class Worlds:
             return self._answer_aws(request)
 
     def _answer_aws(self, request: ServedRequest) -> tuple[int, dict[str, str], bytes]:
-        from pulumi_hyperpod.sim.aws.clock import PollTracker
-
         if self._polls is None:  # one tracker for the endpoint: a client repeating a read is waiting
             self._polls = PollTracker(None)
         service, region = aws_route(request.headers)
@@ -179,10 +179,6 @@ class Worlds:
         return response.status_code, dict(response.headers), response.content
 
     def _answer_gcp(self, request: ServedRequest) -> tuple[int, dict[str, str], bytes]:
-        import requests
-
-        from pulumi_hyperpod.sim.gcp.wire import COMPUTE_HOST
-
         headers = {k: v for k, v in request.headers.items() if k.lower() in ("content-type",)}
         url = request.url
         parts = urlsplit(url)
@@ -231,8 +227,6 @@ class _Handler(BaseHTTPRequestHandler):
                 self._refuse(framing_refusal(FramingError("the request was not sent within the read timeout", timeout=True)))
 
     def _answer(self) -> None:
-        from requests.structures import CaseInsensitiveDict
-
         try:
             body = read_body(
                 self.rfile, self.headers.get_all("Content-Length") or [], self.headers.get("Transfer-Encoding") or "", MAX_BODY
@@ -242,7 +236,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._refuse(framing_refusal(error))
         self._reader.between_requests()
         headers = CaseInsensitiveDict(self.headers.items())
-        host = self.headers.get("Host") or "%s:%s" % self.server.server_address[:2]
+        host = self.headers.get("Host") or "{}:{}".format(*self.server.server_address[:2])
         request = ServedRequest(f"http://{host}{self.path}", self.command, headers, body)
         try:
             status, reply_headers, content = self.server.worlds.answer(request)

@@ -248,3 +248,15 @@ def check_all(which: "tuple[Kind, ...]" = KINDS) -> None:
     for place in places():
         if place.kind in which:
             check(place.path, place.kind, place.source)
+
+
+def world_path(name: str, default: Path, kind: Kind) -> Path:
+    """A simulator's SQLite file of `kind`: $name, else `default`. What is at the path must be that
+    simulator's own (its marker: `check`), an empty file or nothing yet (it is made): a
+    directory, a device (/dev/null), a FIFO, a file of something else, someone's own SQLite database,
+    a file of another kind or of a newer schema is refused before anything is written — and
+    `hyperpod fake reset` would otherwise delete it."""
+    value = os.environ.get(name)
+    path = Path(value) if value else default
+    check(path, kind, f"${name}" if value else f"the default of ${name}")  # one line naming both, nothing written
+    return path

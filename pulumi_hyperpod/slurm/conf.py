@@ -110,7 +110,7 @@ def key_violation(key: str, path: str, suggest: bool = True) -> Violation | None
 
 
 def _suggest(key: str) -> str:
-    import difflib
+    import difflib  # noqa: PLC0415 - difflib: the hint of an error message only
 
     if len(key) > 64:  # difflib's cost grows with the text: no parameter name is this long
         return ""

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from pulumi_hyperpod.core.errors import Violation
-from pulumi_hyperpod.slurm.conf import line_violation, preempt_mode_parts, unsigned_violation
+from pulumi_hyperpod.slurm.conf import DURATION, line_violation, preempt_mode_parts, unsigned_violation
 
 _TIME = "a time: minutes, minutes:seconds, hours:minutes:seconds, days-hours, days-hours:minutes, days-hours:minutes:seconds, or UNLIMITED"
 
@@ -143,13 +143,11 @@ def _by_kind(kind: str, value: str) -> str | None:
     if kind == "node_state" and low not in _NODE_STATES:
         return f"must be one of CLOUD, DOWN, DRAIN, FAIL, FAILING, FUTURE, UNKNOWN; got {value!r}"
     if kind == "preempt":
-        base, flags, unknown = preempt_mode_parts(value)
+        base, _flags, unknown = preempt_mode_parts(value)
         if unknown or len(base) > 1:
             return f"{value!r} is not a preemption mode: one of OFF, CANCEL, REQUEUE, SUSPEND, optionally with GANG, WITHIN or PRIORITY"
     return None
 
 
 def _is_time(value: str) -> bool:
-    from pulumi_hyperpod.slurm.conf import DURATION
-
     return DURATION.fullmatch(value) is not None and value != "-1"

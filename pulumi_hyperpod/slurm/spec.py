@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pulumi_hyperpod.core.errors import Violation
 from pulumi_hyperpod.core.errors import SpecError
 from pulumi_hyperpod.slurm.conf import canonical_key, config_violations, key_violation
+from pulumi_hyperpod.core.documents import read_document
 
 SUGGESTIONS = 50  # "did you mean" for at most this many keys (errors show 50 lines: core/errors.py SHOWN)
 
@@ -59,7 +60,7 @@ _CONFIG = ConfigDict(frozen=True, extra="forbid")
 
 def _partition_name_rule() -> tuple[str, int]:
     """HyperPod's PartitionName rule, read from botocore's model (ClusterPartitionName)."""
-    from pulumi_hyperpod.aws.servicemodel import shape
+    from pulumi_hyperpod.aws.servicemodel import shape  # noqa: PLC0415 - pending: the partition-name rule becomes a parameter each cloud passes (issue 38)
 
     meta = shape("ClusterPartitionName").metadata
     return meta["pattern"], meta.get("max", 1024)
@@ -143,8 +144,6 @@ class SlurmSpec(BaseModel):
     @classmethod
     def from_file(cls, path: str | Path) -> SlurmSpec:
         """JSON or YAML (the same reader, limits and YAML 1.2 meaning as a cluster spec)."""
-        from pulumi_hyperpod.core.documents import read_document
-
         path = Path(path)
         data = read_document(path, SlurmSpecError)
         return cls.from_dict(data, source=str(path))
@@ -270,7 +269,7 @@ def _fold_keys(data: dict, names: dict[str, str], at: str) -> tuple[dict[str, An
 
 
 def _close_field(key: Any, spellings: Mapping[str, str]) -> str:
-    import difflib
+    import difflib  # noqa: PLC0415 - difflib: the hint of an error message only
 
     if len(str(key)) > 64:  # difflib's cost grows with the text: no field name is this long
         return f"; fields are {', '.join(sorted(set(spellings.values())))}"
@@ -313,7 +312,7 @@ def _partitions(value: Any, where: str, problems: list[Violation]) -> list[dict[
 
 
 def _partition_id(value: Any, where: str, pattern: str, maximum: int, problems: list[Violation]) -> Any:
-    import regex
+    import regex  # noqa: PLC0415 - regex: the model's pattern dialect, only where a value is checked against it
 
     if not isinstance(value, str) or not value:
         problems.append(Violation(where, f"must be a non-empty string; got {_describe(value)}"))

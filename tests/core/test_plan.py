@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from pulumi_hyperpod import ClusterSpec, Plan, Policy
 from pulumi_hyperpod.aws.planner import plan
-from pulumi_hyperpod.aws.planner.basis import Expectation, stale_reasons
+from pulumi_hyperpod.aws.planner.basis import Expectation
+from pulumi_hyperpod.aws.planner.premise import stale_reasons
 from pulumi_hyperpod.aws.planner import api_limits
 
 from .effects import apply_effect

@@ -7,7 +7,8 @@ import dataclasses
 import json
 
 from pulumi_hyperpod.aws.planner import plan
-from pulumi_hyperpod.aws.planner.basis import basis_of, stale_reasons
+from pulumi_hyperpod.aws.planner.basis import basis_of
+from pulumi_hyperpod.aws.planner.premise import stale_reasons
 from pulumi_hyperpod.plans.basis import Basis, NodeBasis
 
 from .factories import node_id, observed_from, slurm_spec

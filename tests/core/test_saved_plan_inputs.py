@@ -194,7 +194,7 @@ def test_a_plan_for_a_cluster_in_another_account_is_refused_naming_it():
     """The same cluster name in another account (or region): the saved ARN says where the plan is for."""
     import dataclasses
 
-    from pulumi_hyperpod.aws.planner.basis import stale_reasons
+    from pulumi_hyperpod.aws.planner.premise import stale_reasons
     from tests.core.factories import observed_from, slurm_spec
     from pulumi_hyperpod.aws.planner import plan
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from pulumi_hyperpod.plans.steps import declaration
+from pulumi_hyperpod.aws.apply.lifecycle import image_shortfalls
 from pulumi_hyperpod.aws.planner.victims import LEAVING
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -80,8 +81,6 @@ def _nodes_running(run: "_Run", step: "Step", state: "ClusterState", sent: froze
 
 
 def _software_status(run: "_Run", step: "Step", state: "ClusterState", sent: frozenset[str]) -> list[str]:
-    from pulumi_hyperpod.aws.apply.lifecycle import image_shortfalls
-
     return image_shortfalls(step, state) if state is not None else []
 
 

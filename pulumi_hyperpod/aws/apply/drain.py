@@ -21,7 +21,10 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from pulumi_hyperpod.aws.observe import observe
 from pulumi_hyperpod.plans import Step, Victim
-from pulumi_hyperpod.aws.apply.executor import ApplyError
+from pulumi_hyperpod.aws.planner.drain_step import node_name
+from pulumi_hyperpod.aws.workload.slurm import drain_reason
+from pulumi_hyperpod.aws.workload.source import WorkloadError
+from pulumi_hyperpod.core.contract import ApplyError
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.workload.model import NodeWorkload, WorkloadView
@@ -44,8 +47,6 @@ def _now(source: Any) -> dt.datetime:
 
 
 def _read(run: "_Run", source: Any) -> "WorkloadView":
-    from pulumi_hyperpod.aws.workload.source import WorkloadError
-
     state = observe(run.client, run.name)
     if state is None:
         raise ApplyError(f"cluster {run.name} disappeared during the drain", run.result.calls)
@@ -56,8 +57,6 @@ def _read(run: "_Run", source: Any) -> "WorkloadView":
 
 
 def _act(run: "_Run", what: str, call, *args):
-    from pulumi_hyperpod.aws.workload.source import WorkloadError
-
     try:
         return call(*args)
     except WorkloadError as error:
@@ -105,8 +104,6 @@ def drain_rechosen(run: "_Run", victims: Iterable[Victim]) -> None:
     fresh = [v for v in victims if not v.logical and v.status == "Running" and v.node_id not in drained]
     if not fresh:
         return
-    from pulumi_hyperpod.aws.planner.drain_step import node_name
-
     state = observe(run.client, run.name)
     names = {node_name(state, v): v.node_id for v in fresh}
     if "" in names:
@@ -120,8 +117,6 @@ def drain_rechosen(run: "_Run", victims: Iterable[Victim]) -> None:
 def _drain_names(
     run: "_Run", source: Any, names: dict[str, str], mode: str, timeout: float, at_deadline: str, orchestrator: str | None = None
 ) -> None:
-    from pulumi_hyperpod.aws.workload.slurm import drain_reason
-
     began = run.monotonic()
     view = _read(run, source)
     if orchestrator and view.orchestrator != orchestrator:

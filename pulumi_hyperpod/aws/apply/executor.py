@@ -33,12 +33,16 @@ from botocore.exceptions import BotoCoreError, ClientError
 from pulumi_hyperpod.aws.observe import ClusterState, observe
 from pulumi_hyperpod.plans import Plan, Policy, Step, Victim
 from pulumi_hyperpod.aws.planner import victims as victim_rules
-from pulumi_hyperpod.aws.planner.basis import stale_reasons
+from pulumi_hyperpod.aws.planner.premise import stale_reasons
 from pulumi_hyperpod.aws.planner.expectation import Expectation
 from pulumi_hyperpod.plans.integrity import step_problems
-from pulumi_hyperpod.aws.planner.rules import api_limits, pack_deletes
+from pulumi_hyperpod.aws.planner.batches import pack_deletes
+from pulumi_hyperpod.aws.planner.rules import api_limits
 from pulumi_hyperpod.aws.apply import completion, guards
 from pulumi_hyperpod.aws.apply import lifecycle
+from pulumi_hyperpod.aws.apply.drain import drain, drain_rechosen, no_source
+from pulumi_hyperpod.aws.client import poll_seconds_for
+from pulumi_hyperpod.aws.observe.reader import events_since, read_tags
 from pulumi_hyperpod.aws.apply.progress import Progress
 from pulumi_hyperpod.aws.apply.waiters import WAIT_POLICIES, WaitFailed, WaitTimedOut, wait
 from pulumi_hyperpod.core.contract import (  # noqa: F401 - the one apply contract (core/contract.py), exported here too
@@ -125,13 +129,9 @@ def apply(
     if plan.refused:
         raise PlanRefused(plan)
     if poll_seconds is None:
-        from pulumi_hyperpod.aws.client import poll_seconds_for
-
         poll_seconds = poll_seconds_for(client)
     if workload is None and any(step.operation == "DrainNodes" for step in plan.steps):
-        from pulumi_hyperpod.aws.apply.drain import no_source  # before any call: an UpdateCluster may come before the drain
-
-        raise no_source(plan)
+        raise no_source(plan)  # before any call: an UpdateCluster may come before the drain
     run = _Run(client, plan, policy or Policy(), timeout, poll_seconds, progress, sleep, monotonic)
     run.workload = workload
     run.roles = dict(roles or {})
@@ -279,8 +279,6 @@ class _Run:
     def premise_reads(self, now: ClusterState) -> tuple[ClusterState, dict[str, Any]]:
         """What the plan's premises need read besides the cluster (planner/premise.py): the events
         since its newest one (acted), what runs on its nodes now (workload), the tags (tags)."""
-        from pulumi_hyperpod.aws.observe.reader import events_since, read_tags
-
         facts = self.plan.basis.facts if self.plan.basis is not None else ()
         premises = {fact.premise: fact.value for fact in facts}
         read: dict[str, Any] = {}
@@ -323,9 +321,7 @@ class _Run:
             self.say(f"cluster {self.name} deleted")
 
     def _drain_nodes(self, index: int, step: Step, verify: bool) -> None:
-        from pulumi_hyperpod.aws.apply.drain import drain  # no API call: the orchestrator's nodes (apply/drain.py)
-
-        drain(self, step)
+        drain(self, step)  # no API call: the orchestrator's nodes (apply/drain.py)
 
     # node lifecycle steps (apply/lifecycle.py)
     def _update_cluster_software(self, index: int, step: Step, verify: bool) -> None:
@@ -415,8 +411,6 @@ class _Run:
         self._counts_unmoved()
         victims = self._revalidate(state, index, step)
         if any(s.operation == "DrainNodes" for s in self.plan.steps[:index]):
-            from pulumi_hyperpod.aws.apply.drain import drain_rechosen
-
             drain_rechosen(self, victims)
         if not victims:
             self.say("nothing left to remove: the chosen nodes are already gone")

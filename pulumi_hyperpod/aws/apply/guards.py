@@ -67,7 +67,7 @@ def taken_down(plan: Plan, policy: Policy) -> list[Refusal]:
     if not guarded:
         return []
     refusals = []
-    for number, (step, disruption) in enumerate(zip(plan.steps, of_plan(plan)), 1):
+    for number, (step, disruption) in enumerate(zip(plan.steps, of_plan(plan), strict=True), 1):
         hit = [key for key in disruption.nodes if key in guarded]
         if hit:
             refusals.append(
@@ -84,7 +84,7 @@ def taken_twice(plan: Plan) -> list[Refusal]:
     repair of a node a scale-in removes): conflicting requests, whatever made the plan. A drain goes
     with the removal after it, so it is not counted."""
     steps_of: dict[str, list[str]] = {}
-    for number, (step, disruption) in enumerate(zip(plan.steps, of_plan(plan)), 1):
+    for number, (step, disruption) in enumerate(zip(plan.steps, of_plan(plan), strict=True), 1):
         if disruption.effect in ("destroyed", "restarted"):
             for key in dict.fromkeys(disruption.nodes):
                 steps_of.setdefault(key, []).append(f"{number} ({step.operation})")

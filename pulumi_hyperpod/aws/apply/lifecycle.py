@@ -16,7 +16,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pulumi_hyperpod.aws.apply.waiters import SOFTWARE_UPDATE_WAITER, software_update_waiter
 from pulumi_hyperpod.aws.observe import observe
+from pulumi_hyperpod.aws.planner.software import runs_image
+from pulumi_hyperpod.core.contract import ApplyError
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.plans import Step
@@ -27,8 +30,6 @@ SETTLED = frozenset({"Running", "Failure"})
 
 
 def update_cluster_software(run: "_Run", step: "Step", verify: bool) -> None:
-    from pulumi_hyperpod.aws.apply.waiters import SOFTWARE_UPDATE_WAITER, software_update_waiter
-
     run.call("UpdateClusterSoftware", step.request, verify)
     nodes = sum(len(batch) for batch in step.batches)
     run.say(f"software update started: {nodes} node(s) in {len(step.batches)} batch(es)")
@@ -50,8 +51,6 @@ def image_shortfalls(step: "Step", state: "ClusterState") -> list[str]:
 def software_shortfalls(step: "Step", described: "dict[str, dict[str, Any]]") -> list[str]:
     """Per group a rollout names (DescribeCluster's entries by name): how its update ended otherwise
     than Succeeded (the service says: RollbackComplete, Failed), or the image it runs when not the one asked."""
-    from pulumi_hyperpod.aws.planner.software import runs_image
-
     wanted = step.request.get("ImageId")
     lines = []
     for entry in step.request.get("InstanceGroups") or ():
@@ -183,8 +182,6 @@ def report_operations(run: "_Run") -> None:
 def canary(run: "_Run", handler, index: int, step: "Step", verify: bool) -> None:
     """Add the canary nodes, then wait until each runs (lifecycle scripts and deep health checks passed).
     A canary in Failure stops the apply (ApplyError) before the rest is added: the nodes obtained stay."""
-    from pulumi_hyperpod.aws.apply.executor import ApplyError
-
     groups = {e["InstanceGroupName"] for e in step.request["NodesToAdd"]}
     before = observe(run.client, run.name)
     known = {n.logical_id for n in before.nodes} if before is not None else set()

@@ -197,7 +197,7 @@ def _price(counts: Mapping[str, int], table: PriceTable, region: str) -> tuple[f
 def _range(after: _Mix, table: PriceTable, region: str) -> tuple[float | None, float | None, set[str]]:
     launched, _, unknown = _price(after.launched, table, region)
     options = [table.per_hour(name, region) for name in after.priority]
-    unknown |= {name for name, per_hour in zip(after.priority, options) if per_hour is None}
+    unknown |= {name for name, per_hour in zip(after.priority, options, strict=True) if per_hour is None}
     if launched is None or not options or any(p is None for p in options):
         return None, None, unknown
     return launched + after.pending * min(options), launched + after.pending * max(options), unknown

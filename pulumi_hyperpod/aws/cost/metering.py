@@ -28,6 +28,8 @@ from rich.table import Table
 from pulumi_hyperpod.aws.observe.reader import largest_pages
 from pulumi_hyperpod.aws.cost.estimate import DEFAULT_REGION, _ARN_REGION
 from pulumi_hyperpod.aws.cost.prices import PriceTable, as_price_table
+from botocore.exceptions import ClientError
+from pulumi_hyperpod.core.timestamps import read_time
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.clients import SageMakerClient
@@ -298,8 +300,6 @@ def _estimate(client: "SageMakerClient", name: str, since: dt.datetime | None, t
 
 def _instance_events(client: "SageMakerClient", name: str, notes: list[str]):
     """Termination time, first event time, failed launches and group of each instance in the events."""
-    from botocore.exceptions import ClientError
-
     ended: dict[str, dt.datetime] = {}
     first_seen: dict[str, dt.datetime] = {}
     failed: set[str] = set()
@@ -355,8 +355,6 @@ def _group(name: str, items: Iterable[InstanceUsage]) -> GroupUsage:
 
 # ---- formatting ----------------------------------------------------------------------------------
 def _utc(value: Any) -> dt.datetime:
-    from pulumi_hyperpod.core.timestamps import read_time
-
     return read_time(value)
 
 

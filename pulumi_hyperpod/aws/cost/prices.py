@@ -26,6 +26,9 @@ from typing import Any, Mapping
 
 import yaml
 
+from pulumi_hyperpod.core.errors import InputError
+from importlib import resources
+
 
 PRICES_ENV = "HYPERPOD_PRICES"
 FORMAT = "hyperpod-prices/1"
@@ -40,7 +43,6 @@ class PriceTableError(ValueError):
 def _price_file_error() -> type:
     """The InputError of a price file (its kind names it; its size limit is a spec's), made on first
     use: core.errors loads the service model, which pricing a plan does not need otherwise."""
-    from pulumi_hyperpod.core.errors import InputError
 
     class PriceFileError(InputError):
         kind = "price"
@@ -102,8 +104,7 @@ class PriceTable:
     def from_file(cls, path: str | Path) -> "PriceTable":
         """A price file, read as every input is (core/documents.py): JSON or YAML 1.2 (`010` refused
         as ambiguous, `1:20` text), a regular file only, size and depth limits."""
-        from pulumi_hyperpod.core.documents import read_document
-        from pulumi_hyperpod.core.errors import InputError
+        from pulumi_hyperpod.core.documents import read_document  # noqa: PLC0415 - not on a no-change preview's path (tests/provider/test_diff_lean.py)
 
         path = Path(path)
         if not os.path.lexists(path):
@@ -164,8 +165,6 @@ def shipped_prices() -> PriceTable:
     # importlib.resources would, without importing its readers (1.5 ms in every provider process)
     data = pkgutil.get_data("pulumi_hyperpod", "data/prices.yaml")
     if data is None:  # a loader that cannot read data files: importlib.resources' way
-        from importlib import resources
-
         data = resources.files("pulumi_hyperpod").joinpath("data/prices.yaml").read_bytes()
     text = data.decode("utf-8")
     # libyaml's parser when present (same safe loader, ~10x faster): every provider process

@@ -93,7 +93,7 @@ def _leaves(shape, prefix: tuple[str, ...] = ()):
         yield prefix
         return
     for name, child in shape.members.items():
-        yield from _leaves(child, prefix + (name,))
+        yield from _leaves(child, (*prefix, name))
 
 
 def _request_form(row, leaf: tuple[str, ...]) -> tuple[str, ...]:

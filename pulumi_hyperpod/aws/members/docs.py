@@ -8,6 +8,7 @@ from __future__ import annotations
 from pulumi_hyperpod.aws.members import cfn_schema
 from pulumi_hyperpod.aws.members import sources as src
 from pulumi_hyperpod.aws.members.table import FILLED, MEMBERS, SENTENCES, UNVERIFIED, Member, Scope, counts, decided_by
+import botocore
 
 _SCOPES: tuple[tuple[Scope, str], ...] = (
     ("cluster", "Cluster members (CreateCluster, UpdateCluster)"),
@@ -119,7 +120,6 @@ def render() -> str:
         f"`{schema['path']}` of {schema['repository']} at {schema['commit'][:12]} (the file last changed in "
         f"{schema['changed'][:12]}, {schema['date']}; read {schema['read']})"
     )
-    import botocore
 
     intro = _INTRO.replace("{summary}", summary()).replace("{schema}", where).replace("{botocore}", f"botocore {botocore.__version__}")
     lines = [intro, "## Counts", "", "| verdict | members |", "|---|---|"]

@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from pulumi_hyperpod.aws.members import cfn_schema
+from pulumi_hyperpod.aws import servicemodel
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.members.table import Member, Scope
@@ -129,16 +130,12 @@ def _walk(shape, parts: tuple[str, ...]):
 
 
 def _reaches(operation_shape: str, container: str, parts: tuple[str, ...]) -> bool:
-    from pulumi_hyperpod.aws import servicemodel
-
     root = servicemodel.shape(operation_shape)
     return _walk(root, ((container,) if container else ()) + parts) is not None
 
 
 @lru_cache(maxsize=None)
 def _model_of(scope: str, path: str) -> ModelVerdict:
-    from pulumi_hyperpod.aws import servicemodel
-
     shape, create_container, update_container = _REQUEST[scope]
     parts = tuple(path.split("."))
     found = _walk(servicemodel.shape(shape), parts)

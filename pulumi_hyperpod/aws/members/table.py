@@ -45,7 +45,7 @@ carries its structure, so an update does not undo what the service set.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from pulumi_hyperpod.aws.members import sources as src
@@ -303,8 +303,6 @@ _RESTRICTED_UNVERIFIED = {
 
 
 def _restricted_rows() -> list[Member]:
-    from dataclasses import replace
-
     return [
         replace(m, unverified=_RESTRICTED_UNVERIFIED.get(m.path, "")) for m in _group_rows("restricted-group") if m.parts[0] in _RESTRICTED
     ]

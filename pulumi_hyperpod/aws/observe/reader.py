@@ -9,6 +9,8 @@ from botocore.exceptions import ClientError
 from pulumi_hyperpod.aws import servicemodel
 from pulumi_hyperpod.aws.spec.grouplists import group_entries
 from pulumi_hyperpod.aws.observe.state import GONE, ClusterState
+import dataclasses
+import datetime as dt
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.clients import SageMakerClient
@@ -52,8 +54,6 @@ def observe(client: "SageMakerClient", name: str) -> ClusterState | None:
 
 def read_tags(client: "SageMakerClient", state: ClusterState) -> ClusterState:
     """The state with the cluster's tags (every page of ListTags): DescribeCluster does not report them."""
-    import dataclasses
-
     pages = client.get_paginator("list_tags").paginate(ResourceArn=state.arn, PaginationConfig=largest_pages("ListTags"))
     tags = tuple(sorted((tag["Key"], tag.get("Value", "")) for page in pages for tag in page.get("Tags") or ()))
     return dataclasses.replace(state, tags=tags)
@@ -63,8 +63,6 @@ def read_events_horizon(client: "SageMakerClient", state: ClusterState) -> Clust
     """The state with its newest event ("<EventTime>|<EventId>"; "" when none yet): what a saved
     plan's "acted" premise is read against. Only Continuous clusters have events (the model's
     ListClusterEvents); another cluster's state is returned as it is."""
-    import dataclasses
-
     if not state.continuous:
         return state
     events = client.list_cluster_events(ClusterName=state.name, SortOrder="Descending", MaxResults=1).get("Events") or []
@@ -76,8 +74,6 @@ def read_events_horizon(client: "SageMakerClient", state: ClusterState) -> Clust
 def events_since(client: "SageMakerClient", name: str, horizon: str) -> tuple[dict[str, Any], ...]:
     """Every event newer than `horizon` (read_events_horizon's form), oldest first. Events of the
     horizon's own instant listed up to it are older: the service orders them (EventTime, then as recorded)."""
-    import datetime as dt
-
     params: dict[str, Any] = {"ClusterName": name, "SortOrder": "Ascending"}
     when, _, seen = horizon.partition("|")
     if when:

@@ -139,7 +139,7 @@ class ClusterState:
     def from_snapshot(cls, data: Mapping[str, Any], source: str | None = None, cluster_name: str | None = None) -> "ClusterState":
         """A saved snapshot (either form `observe.snapshot` reads), checked against the service's
         output shapes and for consistency first: a SnapshotError names each problem's field."""
-        from pulumi_hyperpod.aws.observe.snapshot import snapshot_state  # it builds on this module
+        from pulumi_hyperpod.aws.observe.snapshot import snapshot_state  # noqa: PLC0415 - the snapshot reader builds on this module and checks against botocore's shapes; a preview reads no snapshot
 
         return snapshot_state(data, source=source, cluster_name=cluster_name)
 
@@ -193,7 +193,7 @@ def _node(s: Mapping[str, Any]) -> NodeState:
 
 
 def _utc(value: Any) -> dt.datetime | None:
-    from pulumi_hyperpod.core.timestamps import read_time  # (a snapshot's times were checked by the same reader)
+    from pulumi_hyperpod.core.timestamps import read_time  # noqa: PLC0415 - only a snapshot's times (checked by the same reader): not on a preview's path (tests/provider/test_diff_lean.py)
 
     return None if value is None else read_time(value)
 

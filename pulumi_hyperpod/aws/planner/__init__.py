@@ -15,13 +15,15 @@ from typing import TYPE_CHECKING
 from pulumi_hyperpod._lazy import lazy_exports
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pulumi_hyperpod.aws.planner.basis import basis_of, fingerprint, stale_reasons
+    from pulumi_hyperpod.aws.planner.basis import basis_of, fingerprint
+    from pulumi_hyperpod.aws.planner.premise import stale_reasons
     from pulumi_hyperpod.aws.planner.expectation import Expectation
     from pulumi_hyperpod.aws.planner.rules import api_limits, plan
 
 # Loaded on first use (PEP 562), as the other packages' public names.
 _EXPORTS = {
-    **dict.fromkeys(["basis_of", "fingerprint", "stale_reasons"], "pulumi_hyperpod.aws.planner.basis"),
+    **dict.fromkeys(["basis_of", "fingerprint"], "pulumi_hyperpod.aws.planner.basis"),
+    "stale_reasons": "pulumi_hyperpod.aws.planner.premise",
     "Expectation": "pulumi_hyperpod.aws.planner.expectation",
     **dict.fromkeys(["api_limits", "plan"], "pulumi_hyperpod.aws.planner.rules"),
 }

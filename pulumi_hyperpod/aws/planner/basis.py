@@ -3,7 +3,7 @@
 A Plan records its *basis*: the cluster as observed (ARN, status, each group's counts and status,
 each node's state). `apply` compares the cluster with it twice:
 
-- before anything runs (`stale_reasons`, a saved plan's freshness): every change a plan depends on
+- before anything runs (premise.py's `stale_reasons`, a saved plan's freshness): every change a plan depends on
   is named in words — group counts, targets and MinCounts, groups appeared or vanished, and in the
   groups the plan removes nodes from, nodes appeared, vanished or changed state;
 - before every later mutating call (`Expectation.moved`, expectation.py): the cluster must be where the basis plus
@@ -16,7 +16,7 @@ Pure: no I/O. The executor does the observing.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pulumi_hyperpod._lazy import lazy_exports
 from pulumi_hyperpod.plans.basis import Basis, GroupBasis
@@ -47,21 +47,6 @@ def fingerprint(observed: "ClusterState | None") -> str | None:
 
 
 # ---- before anything runs -------------------------------------------------------------------------
-def stale_reasons(plan: "Plan", now: "ClusterState | None", **read: Any) -> list[str]:
-    """What changed since the plan was made that the plan depends on, in words; [] when it still holds.
-    The basis (cluster, groups, nodes) is checked for every plan; then each premise the plan's steps
-    declare (premise.py's readers). `read`: what apply read besides the cluster for them
-    (premise.Now's `events`, `workload`, `workload_why`)."""
-    reasons = cluster_moved(plan, now)
-    if now is None or plan.basis is None or now.arn != plan.basis.identity:
-        return reasons
-    from pulumi_hyperpod.aws.planner.premise import Now, reasons as premise_reasons
-
-    reasons += groups_moved(plan, now)
-    reasons += nodes_moved(plan, now)
-    return reasons + premise_reasons(plan, Now(now, **read))
-
-
 def cluster_moved(plan: "Plan", now: "ClusterState | None") -> list[str]:
     """The "cluster" premise: the same cluster (not deleted and created again, not another account's), not going away."""
     basis = plan.basis
@@ -85,7 +70,7 @@ def groups_moved(plan: "Plan", now: "ClusterState | None") -> list[str]:
     """The "groups" premise: targets, MinCounts and which groups exist."""
     if plan.basis is None or now is None:
         return []
-    from pulumi_hyperpod.aws.planner.expectation import Expectation
+    from pulumi_hyperpod.aws.planner.expectation import Expectation  # noqa: PLC0415 - not on a no-change preview's path (tests/provider/test_diff_lean.py)
 
     return Expectation.from_basis(plan.basis).moved(now)
 

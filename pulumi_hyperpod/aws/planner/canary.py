@@ -13,6 +13,7 @@ plan says so. Pure.
 
 from __future__ import annotations
 
+from pulumi_hyperpod.aws.planner.batches import pack_adds
 from pulumi_hyperpod.plans.model import Step
 
 
@@ -34,8 +35,6 @@ def canary_steps(steps: list[Step], canary: int | None, limits: dict[str, int], 
         )
     if not growing:
         return steps, []
-    from pulumi_hyperpod.aws.planner.rules import pack_adds
-
     totals = _growth(steps)
     first = [{"InstanceGroupName": name, "IncrementTargetCountBy": canary} for name in growing]
     rest = [(name, count - canary if name in growing else count) for name, count in totals.items()]

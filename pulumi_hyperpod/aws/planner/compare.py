@@ -28,7 +28,7 @@ _UNORDERED = frozenset({"VpcConfig"})
 def same(observed: Any, desired: Any, unordered: bool = False) -> bool:
     if observed == desired:  # the fast path: most members of most groups are unchanged
         return True
-    from deepdiff import DeepDiff  # heavy: loaded only when a member differs (DESIGN: import where used)
+    from deepdiff import DeepDiff  # noqa: PLC0415 - deepdiff: heavy, loaded only when a member differs
 
     return not DeepDiff(observed, desired, ignore_order=unordered)
 

@@ -3,7 +3,7 @@ the effect of the steps done so far (`Expectation.moved`: how another writer mov
 Only what the plan depends on counts (targets, MinCounts, which groups exist); the service's own
 progress (capacity arriving, nodes launching or failing) is not another writer.
 
-Pure: no I/O. The executor does the observing; basis.py (`stale_reasons`) checks a plan before anything runs.
+Pure: no I/O. The executor does the observing; premise.py (`stale_reasons`) checks a plan before anything runs.
 """
 
 from __future__ import annotations
@@ -40,38 +40,49 @@ class Expectation:
 
     def after(self, step: "Step", response: Mapping[str, Any] | None = None, removed: Iterable[tuple[str, str]] = ()) -> None:
         """Account for one step that succeeded. `removed`: (group, node id) the service accepted."""
-        request = step.request
+        if step.operation == "CreateCluster":
+            self.targets, self.mins, self.loose_min = {}, {}, set()
         if step.operation in ("CreateCluster", "UpdateCluster"):
-            if step.operation == "CreateCluster":
-                self.targets, self.mins, self.loose_min = {}, {}, set()
-            for entry in group_entries(request):
-                name = entry["InstanceGroupName"]
-                self.targets[name] = entry["InstanceCount"]
-                if "MinInstanceCount" in entry:
-                    self.mins[name] = entry["MinInstanceCount"]
-                    self.loose_min.discard(name)
-                else:  # the service derives it (all-or-nothing: from InstanceCount)
-                    self.loose_min.add(name)
-            for name in request.get("InstanceGroupsToDelete") or ():
-                self.targets.pop(name, None)
-                self.mins.pop(name, None)
+            self._written(step.request)
         elif step.operation == "BatchAddClusterNodes":
-            for entry in request.get("NodesToAdd") or ():
-                name = entry["InstanceGroupName"]
-                if name in self.targets:
-                    self.targets[name] += entry["IncrementTargetCountBy"]
-            for failure in (response or {}).get("Failed") or ():
-                name = failure.get("InstanceGroupName")
-                if name in self.targets:
-                    self.targets[name] -= int(failure.get("FailedCount") or 0)
+            self._added(step.request, response or {})
         elif step.operation == "BatchDeleteClusterNodes":
-            for group, _ in removed:
-                if group in self.targets:
-                    self.targets[group] = max(self.targets[group] - 1, 0)
-                    if group in self.mins:
-                        self.mins[group] = min(self.mins[group], self.targets[group])
+            self._removed(removed)
         elif step.operation == "DeleteCluster":
             self.targets, self.mins, self.loose_min = {}, {}, set()
+
+    def _written(self, request: Mapping[str, Any]) -> None:
+        """A CreateCluster or UpdateCluster: each group's counts as sent, the deleted groups gone."""
+        for entry in group_entries(request):
+            name = entry["InstanceGroupName"]
+            self.targets[name] = entry["InstanceCount"]
+            if "MinInstanceCount" in entry:
+                self.mins[name] = entry["MinInstanceCount"]
+                self.loose_min.discard(name)
+            else:  # the service derives it (all-or-nothing: from InstanceCount)
+                self.loose_min.add(name)
+        for name in request.get("InstanceGroupsToDelete") or ():
+            self.targets.pop(name, None)
+            self.mins.pop(name, None)
+
+    def _added(self, request: Mapping[str, Any], response: Mapping[str, Any]) -> None:
+        """A BatchAddClusterNodes: the targets grow by what was asked, less what the service refused."""
+        for entry in request.get("NodesToAdd") or ():
+            name = entry["InstanceGroupName"]
+            if name in self.targets:
+                self.targets[name] += entry["IncrementTargetCountBy"]
+        for failure in response.get("Failed") or ():
+            name = failure.get("InstanceGroupName")
+            if name in self.targets:
+                self.targets[name] -= int(failure.get("FailedCount") or 0)
+
+    def _removed(self, removed: Iterable[tuple[str, str]]) -> None:
+        """A BatchDeleteClusterNodes: one fewer per node the service accepted (MinCount follows down)."""
+        for group, _ in removed:
+            if group in self.targets:
+                self.targets[group] = max(self.targets[group] - 1, 0)
+                if group in self.mins:
+                    self.mins[group] = min(self.mins[group], self.targets[group])
 
     def moved(self, now: "ClusterState | None") -> list[str]:
         """How another writer moved the cluster away from this expectation, in words."""

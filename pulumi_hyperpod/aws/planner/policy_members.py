@@ -8,12 +8,11 @@ names each check; the Policy calls it when the member is set, so a bad value fai
 from __future__ import annotations
 
 from typing import Any
+from pulumi_hyperpod.aws import servicemodel  # the service model loads only when a Policy sets this member
 
 
 def software_deployment(config: dict[str, Any]) -> dict[str, Any]:
     """Checked against botocore's DeploymentConfiguration shape; every problem in one line."""
-    from pulumi_hyperpod.aws import servicemodel  # the service model loads only when a Policy sets this member
-
     problems = servicemodel.violations("DeploymentConfiguration", config)
     if problems:
         raise ValueError("; ".join(str(p) for p in problems))

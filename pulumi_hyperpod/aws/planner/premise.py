@@ -4,7 +4,7 @@
 cluster, its groups' counts and nodes: basis.py): for every premise the steps declare, as observed.
 `READERS` has one reader per premise name: given the plan and the cluster as it is now (`Now`), it
 says in words what no longer holds. The saved-plan check (pipeline/saved.py `load`, then
-basis.py `stale_reasons`, which apply runs before the first call) reads them all; a premise a step
+`stale_reasons` below, which apply runs before the first call) reads them all; a premise a step
 declares with no reader here fails tests/core/test_premise_readers.py.
 
 - configuration: each top-level member of DescribeCluster and of each group (one level into the
@@ -35,6 +35,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
+from pulumi_hyperpod.aws.planner import basis
 from pulumi_hyperpod.plans.basis import Fact
 from pulumi_hyperpod.plans.steps import KINDS
 
@@ -316,8 +317,6 @@ def _acted(plan: "Plan", now: Now) -> list[str]:
 
 def _basis_reader(name: str) -> Reader:
     def read(plan: "Plan", now: Now) -> list[str]:
-        from pulumi_hyperpod.aws.planner import basis
-
         return getattr(basis, name)(plan, now.state)
 
     return read
@@ -347,3 +346,16 @@ def reasons(plan: "Plan", now: Now, premises: Iterable[str] | None = None) -> li
     for premise in premises if premises is not None else sorted(declared(plan) - set(BASIS_PREMISES)):
         found += READERS[premise](plan, now)
     return found
+
+
+def stale_reasons(plan: "Plan", now: "ClusterState | None", **read: Any) -> list[str]:
+    """What changed since the plan was made that the plan depends on, in words; [] when it still holds.
+    The basis (cluster, groups, nodes) is checked for every plan; then each premise the plan's steps
+    declare (`READERS`). `read`: what apply read besides the cluster for them
+    (`Now`'s `events`, `workload`, `workload_why`)."""
+    moved = basis.cluster_moved(plan, now)
+    if now is None or plan.basis is None or now.arn != plan.basis.identity:
+        return moved
+    moved += basis.groups_moved(plan, now)
+    moved += basis.nodes_moved(plan, now)
+    return moved + reasons(plan, Now(now, **read))

@@ -39,51 +39,15 @@ from pulumi_hyperpod.aws.spec import AnyGroupSpec, ClusterSpec
 from pulumi_hyperpod.aws.planner import compare, software
 from pulumi_hyperpod.aws.planner.drain_step import drain_steps
 from pulumi_hyperpod.aws.planner.basis import basis_of
+from pulumi_hyperpod.aws.planner.batches import pack_adds, pack_deletes
 from pulumi_hyperpod.aws.planner.members import member_line
 from pulumi_hyperpod.aws.planner.ownership import autoscaling_refusals, count_owner, handback_notes
 from pulumi_hyperpod.aws.planner.tags import tag_steps
 from pulumi_hyperpod.plans.model import GroupChange, Plan, Refusal, Step, Victim
 from pulumi_hyperpod.plans.policy import Policy
+from pulumi_hyperpod.aws.planner.premise import record  # what the steps assume (plans/steps.py), recorded with the plan's basis
 
 BUSY_GROUP_STATUSES = frozenset({"Creating", "Updating"})
-
-
-def pack_adds(increments: list[tuple[str, int]], limits: dict[str, int]) -> list[list[dict[str, Any]]]:
-    """Scale-outs (group, nodes) into BatchAddClusterNodes requests: each call at most
-    `add_entries` entries and `add_total` nodes; greedy filling is optimal for one total cap."""
-    calls: list[list[dict[str, Any]]] = []
-    current: list[dict[str, Any]] = []
-    room = limits["add_total"]
-    for name, count in increments:
-        while count > 0:
-            if room == 0 or len(current) == limits["add_entries"]:
-                calls.append(current)
-                current, room = [], limits["add_total"]
-            chunk = min(count, room, limits["add_increment"])
-            current.append({"InstanceGroupName": name, "IncrementTargetCountBy": chunk})
-            room -= chunk
-            count -= chunk
-    if current:
-        calls.append(current)
-    return calls
-
-
-def pack_deletes(ids: list[Victim], logical: list[Victim], limits: dict[str, int], id_cap: int) -> list[tuple[list[Victim], list[Victim]]]:
-    """Victims into BatchDeleteClusterNodes requests, fewest calls: logical ids go in calls of at
-    most `delete_combined` identifiers, topped up with instance ids; the remaining instance ids in
-    calls of `id_cap` (≤ 99)."""
-    combined = min(limits["delete_combined"], id_cap)
-    logical_size = min(limits["delete_logical_ids"], combined)
-    calls: list[tuple[list[Victim], list[Victim]]] = []
-    ids = list(ids)
-    for start in range(0, len(logical), logical_size):
-        chunk = logical[start : start + logical_size]
-        top_up, ids = ids[: combined - len(chunk)], ids[combined - len(chunk) :]
-        calls.append((top_up, chunk))
-    size = min(id_cap, limits["delete_ids"])
-    for start in range(0, len(ids), size):
-        calls.append((ids[start : start + size], []))
-    return calls
 
 
 def plan(
@@ -102,8 +66,6 @@ def plan(
     `workload`: what runs on each node (a pulumi_hyperpod.aws.workload.WorkloadView, read before planning):
     victims by policy.scale_in_order, and the DrainNodes step's expected wait (aws/planner/workload_order.py).
     Cost and preflight are later stages (`pipeline`)."""
-    from pulumi_hyperpod.aws.planner.premise import record  # what the steps assume (plans/steps.py), recorded with the plan's basis
-
     roles = dict(roles or {})
     return record(_plan(desired, observed, policy or Policy(), roles, workload), observed, roles, workload)
 
@@ -256,7 +218,7 @@ def _repairs(observed: ClusterState, policy: Policy, role: Any) -> Any:
     policy names and nodes in Failure: a cluster with neither, as most plans are, has nothing to
     repair under any policy, and the same empty record comes without loading repair.py's rules."""
     if policy.replace_node_ids or policy.reboot_node_ids or any(n.status == "Failure" for n in observed.nodes):
-        from pulumi_hyperpod.aws.planner import repair
+        from pulumi_hyperpod.aws.planner import repair  # noqa: PLC0415 - not on a no-change preview's path (tests/provider/test_diff_lean.py)
 
         return repair.plan_repairs(observed, policy, role)
     return SimpleNamespace(steps=[], refusals=[], notes=[], replaced=set())
@@ -407,7 +369,7 @@ class _Updater:
         steps = self._steps(cluster_changes)
         tagging, tag_notes = tag_steps(self.desired, self.observed)
         if self.policy.canary_nodes:  # canary.py only when the policy asks for a canary (otherwise it changes nothing)
-            from pulumi_hyperpod.aws.planner import canary
+            from pulumi_hyperpod.aws.planner import canary  # noqa: PLC0415 - not on a no-change preview's path (tests/provider/test_diff_lean.py)
 
             steps, canary_notes = canary.canary_steps(steps, self.policy.canary_nodes, self.limits, self.desired.name)
             self.notes += canary_notes
@@ -604,7 +566,7 @@ class _Updater:
                 "the service chooses which nodes go)",
             )
             return
-        from pulumi_hyperpod.aws.planner import (
+        from pulumi_hyperpod.aws.planner import (  # noqa: PLC0415 - not on a no-change preview's path (tests/provider/test_diff_lean.py)
             victims as victim_rules,
             workload_order,
         )  # a scale-in's rules: loaded when a plan removes nodes
@@ -643,7 +605,7 @@ class _Updater:
         if leaving and self.rollouts.steps:  # the nodes a scale-in removes first are not rolled
             self.rollouts = software.plan_rollouts(self.desired, self.observed, self.policy, self.role, leaving)
         if self.repairs.steps:  # a repair of a node the plan takes down otherwise (repair.py)
-            from pulumi_hyperpod.aws.planner import repair
+            from pulumi_hyperpod.aws.planner import repair  # noqa: PLC0415 - not on a no-change preview's path (tests/provider/test_diff_lean.py)
 
             self.refusals.extend(repair.plan_conflicts(self.observed, self.repairs.steps, self.rollouts.steps, self.deleted_groups))
         for step in steps:

@@ -118,7 +118,7 @@ def launched_at(when: dt.datetime) -> str:
     a scale-in's reasons name hundreds of launch times."""
     if when.year < 1000:
         return when.strftime("%Y-%m-%d %H:%M:%SZ")
-    return "%04d-%02d-%02d %02d:%02d:%02dZ" % (when.year, when.month, when.day, when.hour, when.minute, when.second)
+    return f"{when.year:04d}-{when.month:02d}-{when.day:02d} {when.hour:02d}:{when.minute:02d}:{when.second:02d}Z"
 
 
 def choose(nodes: Sequence[NodeState], count: int) -> list[Victim]:

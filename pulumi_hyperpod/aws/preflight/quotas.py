@@ -29,6 +29,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from pulumi_hyperpod.aws.spec.grouplists import group_entries
 from pulumi_hyperpod.plans.model import Refusal
 from pulumi_hyperpod.plans.sections import QuotaSection
+from pulumi_hyperpod.aws.cost.estimate import capacity_kind, priced_as  # one rule for how capacity is bought
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.clients import SageMakerClient, ServiceQuotasClient
@@ -57,8 +58,6 @@ def type_quota_name(instance_type: str) -> str | None:
 
 
 def _kind_key(instance_type: str, group: Mapping[str, Any]) -> str:
-    from pulumi_hyperpod.aws.cost.estimate import capacity_kind, priced_as  # one rule for how capacity is bought
-
     return priced_as(instance_type, capacity_kind(group))
 
 

@@ -38,6 +38,7 @@ from typing import Any, Literal
 
 from pulumi_hyperpod.core.terminal import shown
 from pulumi_hyperpod.slurm.spec import SlurmSpec
+from io import StringIO
 
 Kind = Literal["config", "partition", "default_partition", "login_pool", "controller_pool", "home", "prolog", "epilog"]
 Action = Literal["add", "change", "remove"]
@@ -312,9 +313,9 @@ def _short(value: str | None, width: int = 60) -> str:
 
 def render_changes(changes: SlurmChanges) -> Any:
     """A rich renderable: one line per change, what it takes, restarts, refusals, steps."""
-    from rich.console import Group
-    from rich.table import Table
-    from rich.text import Text
+    from rich.console import Group  # noqa: PLC0415 - rich: a rendering, never on a preview's path
+    from rich.table import Table  # noqa: PLC0415 - rich: a rendering, never on a preview's path
+    from rich.text import Text  # noqa: PLC0415 - rich: a rendering, never on a preview's path
 
     if changes.empty:
         return Text("Slurm: no changes")
@@ -334,9 +335,7 @@ def render_changes(changes: SlurmChanges) -> Any:
 
 
 def changes_text(changes: SlurmChanges, width: int = 160) -> str:
-    from io import StringIO
-
-    from rich.console import Console
+    from rich.console import Console  # noqa: PLC0415 - rich: a rendering, never on a preview's path
 
     buffer = StringIO()
     Console(file=buffer, width=width, no_color=True, color_system=None).print(render_changes(changes))

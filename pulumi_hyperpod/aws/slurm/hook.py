@@ -132,7 +132,7 @@ def install_scripts(node, bundle):
         for name in names:
             shutil.copyfile(os.path.join(source, name), os.path.join(target, name))
             os.chmod(os.path.join(target, name), 0o755)
-        log("installed %d %s script(s) in %s" % (len(names), kind, target))
+        log(f"installed {len(names)} {kind} script(s) in {target}")
 
 
 def wait_for(path, seconds):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from typing import Any
+from pulumi_hyperpod.plans import Refusal
 
 GUIDE = 'AWS "Migrating to API-driven Slurm configuration"'
 
@@ -97,7 +98,6 @@ def with_migration(the_plan: Any, desired: Any, observed: Any) -> Any:
     notes, refusals = migration_notes(desired, observed, the_plan.steps)
     if not notes and not refusals:
         return the_plan
-    from pulumi_hyperpod.plans import Refusal
 
     the_plan = dataclasses.replace(the_plan, notes=the_plan.notes + notes)
     return the_plan.refuse(*(Refusal(rule, reason) for rule, reason in refusals)) if refusals else the_plan

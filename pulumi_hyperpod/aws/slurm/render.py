@@ -30,7 +30,7 @@ import json
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pulumi_hyperpod.aws.slurm.hyperpod import (
     COMPUTE,
@@ -44,9 +44,12 @@ from pulumi_hyperpod.aws.slurm.hyperpod import (
 from pulumi_hyperpod.aws.slurm.hyperpod import no_role_violation as _no_role
 from pulumi_hyperpod.slurm.references import reference_violations
 from pulumi_hyperpod.slurm.spec import SlurmSpec, SlurmSpecError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from pulumi_hyperpod.aws.spec import ClusterSpec
+from pulumi_hyperpod.aws.slurm.bundle_files import BaseFolderError, read_base, write_bundle
+from pulumi_hyperpod.aws import servicemodel
+from pulumi_hyperpod.aws.spec import ClusterSpec
+from pulumi_hyperpod.aws.spec.keys import to_model_keys
+from pulumi_hyperpod.core.errors import Violation
+from pulumi_hyperpod.aws.servicemodel import member_shape
 
 SLURM_ETC = "/opt/slurm/etc"
 ON_CREATE = "on_create.sh"
@@ -104,8 +107,6 @@ class HyperPodRendering:
         script (say a prolog since removed from the spec) would still be installed. A symbolic
         link in it is refused too: the bundle is never written through one (bundle_files.py).
         """
-        from pulumi_hyperpod.aws.slurm.bundle_files import write_bundle
-
         return write_bundle(directory, self.files)
 
 
@@ -120,10 +121,6 @@ def uses_slurm_config(cluster: ClusterSpec | dict) -> bool:
 def load_cluster(data: ClusterSpec | dict, slurm: SlurmSpec, *, slurm_config: bool | None = None, source: str | None = None) -> ClusterSpec:
     """The cluster spec, with SlurmConfig filled in from the Slurm spec on groups that lack it when
     the cluster takes roles from SlurmConfig (a Continuous cluster spec is only valid with them)."""
-    from pulumi_hyperpod.aws import servicemodel
-    from pulumi_hyperpod.aws.spec import ClusterSpec
-    from pulumi_hyperpod.aws.spec.keys import to_model_keys
-
     if isinstance(data, ClusterSpec):
         data = data.to_api()
     request = to_model_keys(servicemodel.input_shape("CreateCluster"), copy.deepcopy(data))
@@ -215,14 +212,10 @@ def render_hyperpod(
 
 
 def _is_cluster_spec(value: Any) -> bool:
-    from pulumi_hyperpod.aws.spec import ClusterSpec
-
     return isinstance(value, ClusterSpec)
 
 
 def _violation(path: str, rule: str):
-    from pulumi_hyperpod.core.errors import Violation
-
     return Violation(path, rule)
 
 
@@ -235,7 +228,7 @@ def platform_storage(slurm: SlurmSpec) -> dict[str, Any] | None:
     """The home file system as an InstanceStorageConfigs entry (API-driven clusters: AWS "Migrating
     to API-driven Slurm configuration" — FSx is mounted from the API payload, not a lifecycle
     script); None when there is no FSx home or its address is not a DnsName the model accepts."""
-    import regex
+    import regex  # noqa: PLC0415 - regex: the model's pattern dialect, only where a value is checked against it
 
     storage = slurm.home_storage
     if storage is None or storage.kind not in ("fsx_lustre", "fsx_openzfs"):
@@ -248,8 +241,6 @@ def platform_storage(slurm: SlurmSpec) -> dict[str, Any] | None:
 
 
 def _fsx_dns_pattern() -> str:
-    from pulumi_hyperpod.aws.servicemodel import member_shape
-
     return member_shape("ClusterFsxLustreConfig", "DnsName").metadata["pattern"]
 
 
@@ -278,10 +269,6 @@ def _cluster_request(
 
 def base_files(base_dir: str | Path, source: str | None = None) -> dict[str, bytes]:
     """The files of a lifecycle scripts folder to build the bundle on (see `render_hyperpod`)."""
-    from pulumi_hyperpod.core.errors import Violation
-
-    from pulumi_hyperpod.aws.slurm.bundle_files import BaseFolderError, read_base
-
     root = Path(base_dir)
     if not root.is_dir():
         raise SlurmSpecError([Violation("", f"lifecycle scripts folder {root} does not exist")], source=source)
@@ -376,7 +363,7 @@ def script_names(kind: str, count: int) -> list[str]:
 def _scripts(kind: str, scripts: tuple[str, ...]) -> dict[str, bytes]:
     if len(scripts) > 99:
         raise SlurmSpecError([_violation(f"{kind}_bash_scripts", f"at most 99 {kind} scripts; got {len(scripts)}")])
-    return {name: _executable(text).encode() for name, text in zip(script_names(kind, len(scripts)), scripts)}
+    return {name: _executable(text).encode() for name, text in zip(script_names(kind, len(scripts)), scripts, strict=True)}
 
 
 def _executable(text: str) -> str:

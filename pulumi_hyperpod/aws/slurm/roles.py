@@ -23,6 +23,9 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from pulumi_hyperpod.core.errors import Violation
 from pulumi_hyperpod.core.errors import SpecError
+import dataclasses
+from pulumi_hyperpod.core.documents import max_bytes, read_document, read_object_document
+from botocore.exceptions import BotoCoreError, ClientError
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.clients import S3Client
@@ -126,8 +129,6 @@ def _worker_groups(value: Any, problems: list[Violation]) -> dict[str, str]:
 
 def read_lifecycle_dir(path: str | Path) -> ProvisioningRoles:
     """From a local bundle directory (or the provisioning_parameters.json file itself)."""
-    from pulumi_hyperpod.core.documents import read_document
-
     path = Path(path)
     file = path / FILE_NAME if path.is_dir() else path
     if not os.path.lexists(file):
@@ -157,10 +158,6 @@ def get_object_or_none(s3_client: "S3Client", bucket: str, key: str, limit: int 
     """The object's bytes, at most `limit + 1` of them (more than `limit` tells the caller it is too
     large; default: the lifecycle parameters' limit); None when there is no such key (other S3
     errors raise ClientError)."""
-    from botocore.exceptions import ClientError
-
-    from pulumi_hyperpod.core.documents import max_bytes
-
     limit = max_bytes(LifecycleError.kind) if limit is None else limit
     try:
         body = s3_client.get_object(Bucket=bucket, Key=key)["Body"]
@@ -185,7 +182,6 @@ def read_s3(s3_client: "S3Client", uri: str) -> ProvisioningRoles | None:
     body = get_object_or_none(s3_client, bucket, key)
     if body is None:
         return None
-    from pulumi_hyperpod.core.documents import read_object_document
 
     location = f"s3://{bucket}/{key}"
     return parse_provisioning_parameters(read_object_document(body, location, LifecycleError), source=location)
@@ -256,8 +252,6 @@ def resolve_roles(
 def _from_s3(
     s3_client: "S3Client | Callable[[], S3Client] | None", roles: dict[str, str], missing: list[str], groups: dict
 ) -> RoleResolution:
-    from botocore.exceptions import BotoCoreError, ClientError
-
     uris = list(dict.fromkeys(groups[name][1] for name in missing if groups[name][1]))
     if not uris:
         return RoleResolution(None, None, (_unknown(missing, "their LifeCycleConfig has no SourceS3Uri"),))
@@ -275,7 +269,7 @@ def _from_s3(
             continue
         resolution = _complete(roles, missing, found, uri)
         return RoleResolution(resolution.roles, resolution.source, tuple(notes) + resolution.notes)
-    return RoleResolution(None, None, tuple(notes) + (_unknown(missing, "their lifecycle bundle could not tell"),))
+    return RoleResolution(None, None, (*notes, _unknown(missing, "their lifecycle bundle could not tell")))
 
 
 def _complete(roles: dict[str, str], missing: list[str], found: ProvisioningRoles, source: str) -> RoleResolution:
@@ -309,8 +303,6 @@ def apply_roles(state: Any, roles: Mapping[str, str] | None) -> Any:
     """The observed ClusterState with each group's node_type filled in from `roles` where
     DescribeCluster gave none (legacy clusters), so the planner's controller and login guards
     apply to them exactly as to SlurmConfig clusters. A group's own SlurmConfig always wins."""
-    import dataclasses
-
     if state is None or not roles:
         return state
     groups = tuple(dataclasses.replace(g, node_type=roles[g.name]) if g.node_type is None and g.name in roles else g for g in state.groups)

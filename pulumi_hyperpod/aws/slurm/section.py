@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from pulumi_hyperpod.aws.slurm.changes import Mode, SlurmChanges, changes_text, diff_slurm
 from pulumi_hyperpod.slurm.spec import SlurmSpec
+from botocore.exceptions import BotoCoreError, ClientError
+from pulumi_hyperpod.aws.slurm.observed import controller_bundle_uri, read_bundle_spec, read_dir_spec
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.clients import S3Client
@@ -94,10 +96,6 @@ def slurm_section(
 ) -> SlurmSection:
     """Compare `wanted` with the Slurm spec of the observed cluster (a ClusterState; None: the
     cluster does not exist yet, so everything is new and there is nothing to change)."""
-    from botocore.exceptions import BotoCoreError, ClientError
-
-    from pulumi_hyperpod.aws.slurm.observed import controller_bundle_uri, read_bundle_spec, read_dir_spec
-
     if observed is None:
         return SlurmSection(SlurmChanges("SlurmConfig"), None, ("a new cluster: its Slurm spec is created with it",))
     mode = "SlurmConfig" if any(getattr(g, "node_type", None) for g in observed.groups) else "provisioning_parameters"

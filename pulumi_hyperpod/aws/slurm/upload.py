@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from pulumi_hyperpod.aws.slurm.roles import split_s3_uri
+from botocore.exceptions import ClientError
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.clients import S3Client
@@ -21,8 +22,6 @@ def upload_bundle(s3_client: "S3Client", files: Mapping[str, bytes], uri: str, *
     `create_bucket` makes the bucket first when it does not exist (the simulator path; on AWS the
     component creates it with pulumi-aws).
     """
-    from botocore.exceptions import ClientError
-
     bucket, prefix = split_s3_uri(uri)
     prefix = prefix.strip("/")
     if create_bucket:

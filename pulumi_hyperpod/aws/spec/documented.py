@@ -247,7 +247,7 @@ def cron_problem(expression: str) -> str | None:
     fields = match.group(1).split()
     if len(fields) != 6:
         return f"{expression!r} has {len(fields)} fields; a cron expression has 6 (minutes hours day-of-month month day-of-week year)"
-    for value, kind in zip(fields, _FIELD):
+    for value, kind in zip(fields, _FIELD, strict=True):  # six fields, checked above
         if not _cron_field(value, kind):
             return f"{expression!r}: {value!r} is not a {kind} value"
     return None

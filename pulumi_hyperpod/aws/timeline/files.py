@@ -30,7 +30,7 @@ def write_picture(path: str, svg: str, inputs: Iterable["str | os.PathLike[str]"
         write_whole(path, svg.encode("utf-8"), inputs=inputs)
         return
     try:
-        import cairosvg
+        import cairosvg  # noqa: PLC0415 - cairosvg (the png extra): only for --out FILE.png
     except ImportError:
         raise ValueError(
             f"{path}: writing PNG needs the optional cairosvg package (pip install "

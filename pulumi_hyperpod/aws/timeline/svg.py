@@ -133,7 +133,7 @@ def render_svg(title: str, panels: Iterable[Panel], subtitle: str = "") -> str:
         out.append(f'<line x1="{legend_x}" x2="{legend_x + 24}" y1="{ly}" y2="{ly}" stroke="{colour}" stroke-width="{width}"{dashes}/>')
         out.append(f'<text x="{legend_x + 30}" y="{ly + 4}" class="legend">{escape(label)}</text>')
     top = TOP + 20
-    for panel, panel_height in zip(panels, heights):
+    for panel, panel_height in zip(panels, heights, strict=True):
         out.extend(_panel_svg(panel, top, span, time_step))
         top += panel_height
     out.append("</svg>")

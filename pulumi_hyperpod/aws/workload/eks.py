@@ -21,6 +21,7 @@ from pulumi_hyperpod.aws.workload.match import HEALTH_LABEL, eks_instance_id
 from pulumi_hyperpod.aws.workload.model import NodeWorkload, Pod, WorkloadView
 from pulumi_hyperpod.aws.workload.slurm import drain_started
 from pulumi_hyperpod.aws.workload.source import WorkloadError
+from pulumi_hyperpod.core.timestamps import TimestampError, from_epoch, read_time
 
 DRAIN_ANNOTATION = "hyperpod.pulumi.io/scale-in-drain"  # the mark apply writes on a node it cordons
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
@@ -35,8 +36,6 @@ def _utcnow() -> dt.datetime:
 
 def _time(value: Any, where: str) -> dt.datetime | None:
     """A time of the API's answer, range-checked by the one reader (core/timestamps.py)."""
-    from pulumi_hyperpod.core.timestamps import TimestampError, read_time
-
     if not isinstance(value, str) or not value:
         return None
     try:
@@ -86,8 +85,6 @@ def _skipped(pod: Mapping[str, Any]) -> bool:
 
 
 def _end(pod: Mapping[str, Any]) -> dt.datetime | None:
-    from pulumi_hyperpod.core.timestamps import TimestampError, from_epoch
-
     meta = pod.get("metadata") or {}
     where = f"Kubernetes API: pod {meta.get('namespace', '')}/{meta.get('name', '')}"
     deadline = (pod.get("spec") or {}).get("activeDeadlineSeconds")
@@ -112,13 +109,13 @@ class EksWorkload:
 
     def _apis(self) -> tuple[Any, Any]:
         if self._core is None:
-            from kubernetes import client
+            from kubernetes import client  # noqa: PLC0415 - kubernetes: loaded by an EKS workload read only
 
             self._core, self._policy = client.CoreV1Api(self.api_client), client.PolicyV1Api(self.api_client)
         return self._core, self._policy
 
     def _get(self, what: str, call: Callable[..., Any], **kwargs: Any) -> dict:
-        from kubernetes.client.exceptions import ApiException
+        from kubernetes.client.exceptions import ApiException  # noqa: PLC0415 - kubernetes: loaded by an EKS workload read only
 
         try:
             response = call(_preload_content=False, **kwargs)
@@ -196,7 +193,7 @@ class EksWorkload:
 
     def evict(self, names: Sequence[str]) -> list[str]:
         """One eviction per pod on these nodes; a 429 (a disruption budget) is reported, not forced."""
-        from kubernetes.client.exceptions import ApiException
+        from kubernetes.client.exceptions import ApiException  # noqa: PLC0415 - kubernetes: loaded by an EKS workload read only
 
         core, _ = self._apis()
         blocked = []
@@ -238,7 +235,7 @@ def _message(error: Any) -> str:
 
 def from_kubeconfig(path: str | None = None, context: str | None = None, clock: Callable[[], dt.datetime] = _utcnow) -> EksWorkload:
     """An EksWorkload with the credentials of a kubeconfig (its exec plugin, `aws eks get-token`, runs as kubectl runs it)."""
-    from kubernetes import client, config
+    from kubernetes import client, config  # noqa: PLC0415 - kubernetes: loaded by an EKS workload read only
 
     try:
         configuration = client.Configuration()

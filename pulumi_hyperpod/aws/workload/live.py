@@ -8,6 +8,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from pulumi_hyperpod.aws.workload.source import WorkloadError
+from pulumi_hyperpod.aws.workload.slurm import CommandRunner, SlurmWorkload
+from pulumi_hyperpod.aws.workload.eks import EksWorkload, from_kubeconfig
+from pulumi_hyperpod.aws.workload.eks_auth import eks_api_client
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.observe import ClusterState
@@ -26,17 +29,10 @@ class LiveWorkload:
         if self._source is not None:
             return self._source
         if state.orchestrator_kind == "Slurm":
-            from pulumi_hyperpod.aws.workload.slurm import CommandRunner, SlurmWorkload
-
             self._source = SlurmWorkload(runner=CommandRunner(prefix=self.command))
         elif self.kubeconfig is not None or self.session is None:
-            from pulumi_hyperpod.aws.workload.eks import from_kubeconfig
-
             self._source = from_kubeconfig(self.kubeconfig, self.context)
         else:
-            from pulumi_hyperpod.aws.workload.eks import EksWorkload
-            from pulumi_hyperpod.aws.workload.eks_auth import eks_api_client
-
             arn = ((state.describe.get("Orchestrator") or {}).get("Eks") or {}).get("ClusterArn")
             if not arn:
                 raise WorkloadError(f"cluster {state.name} names no EKS cluster (Orchestrator.Eks.ClusterArn): give --kubeconfig")

@@ -11,6 +11,8 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping
+from pulumi_hyperpod.core.terminal import clipped  # user text: a sentence shows at most terminal.CLIP characters of it
+from pulumi_hyperpod.core.timestamps import TimestampError, read_time
 
 VIEW_FORMAT = "hyperpod-workload/1"
 # What apply writes on a node it drains (Slurm's reason, a Kubernetes annotation): a re-run finds the
@@ -30,8 +32,6 @@ class Job:
 
     def describe(self, now: dt.datetime | None = None) -> str:
         """`now`: when the reader reads it; the end's date is shown unless it is that day (UTC)."""
-        from pulumi_hyperpod.core.terminal import clipped  # user text: a sentence shows at most terminal.CLIP characters of it
-
         who = f" ({clipped(self.user)})" if self.user else ""
         ends = f"ends ≤ {when(self.end_time, now)}" if self.end_time else "has no time limit"
         return f"job {clipped(self.job_id)}{who} {ends}"
@@ -192,8 +192,6 @@ def _iso(value: dt.datetime | None) -> str | None:
 
 def _time(value: str | None, field: str) -> dt.datetime | None:
     """A saved time, range-checked (core/timestamps.py); a TimestampError names the field."""
-    from pulumi_hyperpod.core.timestamps import TimestampError, read_time
-
     try:
         return read_time(value) if value else None
     except TimestampError as error:

@@ -23,6 +23,7 @@ from pulumi_hyperpod.aws.workload import slurm_json
 from pulumi_hyperpod.aws.workload.match import slurm_names
 from pulumi_hyperpod.aws.workload.model import DRAIN_MARK, Job, NodeWorkload, WorkloadView
 from pulumi_hyperpod.aws.workload.source import WorkloadError
+from pulumi_hyperpod.core.files import read_bounded
 
 Runner = Callable[[Sequence[str]], str]  # runs a Slurm command line, returns its stdout
 MAX_OUTPUT = 64 * 1024 * 1024  # a squeue of a 10k-node cluster is a few MB
@@ -156,8 +157,6 @@ def drain_started(reason: str) -> dt.datetime | None:
 def from_files(paths: Sequence[str], state: ClusterState) -> WorkloadView:
     """A view from saved outputs: `squeue --json` (required) and `sinfo --json` / `scontrol show nodes
     --json` (optional: drain flags). Observed at the newest file's modification time."""
-    from pulumi_hyperpod.core.files import read_bounded
-
     jobs: list[slurm_json.SlurmJob] | None = None
     nodes: list[slurm_json.SlurmNode] = []
     newest = 0.0

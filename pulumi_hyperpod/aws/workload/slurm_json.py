@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from pulumi_hyperpod.slurm.hostlist import HostlistError, expand
+from pulumi_hyperpod.core.timestamps import TimestampError, from_epoch
 
 # job states whose job still holds its nodes (squeue lists finished jobs for MinJobAge too)
 ACTIVE_JOB_STATES = frozenset({"RUNNING", "COMPLETING", "SUSPENDED", "CONFIGURING", "STOPPED", "RESIZING", "SIGNALING", "STAGE_OUT"})
@@ -80,8 +81,6 @@ def _flags(value: Any) -> tuple[str, ...]:
 
 def _epoch(value: Any, where: str) -> dt.datetime | None:
     """A time of the output (seconds since 1970), range-checked by the one reader (core/timestamps.py)."""
-    from pulumi_hyperpod.core.timestamps import TimestampError, from_epoch
-
     seconds = _number(value)
     if not seconds:
         return None

@@ -26,6 +26,10 @@ from typing import Any
 from pulumi_hyperpod.core import planfile
 from pulumi_hyperpod.core.planfile import SavedPlanError
 from pulumi_hyperpod.plans.model import Plan
+from pulumi_hyperpod.plans.policy import Policy
+from pulumi_hyperpod.gcp.observe import GcpClusterState
+from pulumi_hyperpod.gcp.planner import plan
+from pulumi_hyperpod.gcp.spec import ClusterSpec, GcpSpecError
 
 __all__ = ["SavedPlanError", "document", "load", "save"]
 
@@ -95,11 +99,6 @@ def load_with_inputs(path: str | Path, backend: str | None = None) -> tuple[Plan
 
 def _rederive(where: str, data: dict[str, Any]) -> tuple[Plan, Any, Any, Any]:
     """plan(spec, observed, policy) again, from what the file saved (the planner is pure)."""
-    from pulumi_hyperpod.plans.policy import Policy
-    from pulumi_hyperpod.gcp.observe import GcpClusterState
-    from pulumi_hyperpod.gcp.planner import plan
-    from pulumi_hyperpod.gcp.spec import ClusterSpec, GcpSpecError
-
     inputs = data.get("inputs")
     if not isinstance(inputs, dict) or not isinstance(inputs.get("spec"), dict):
         raise SavedPlanError(f"{where}: the plan has no saved inputs (spec, policy, observed cluster); make the plan again")

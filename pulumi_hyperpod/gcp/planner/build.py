@@ -8,51 +8,13 @@ it), whose fingerprint is the plan's `observed_fingerprint`.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
 from typing import Any
 
+from pulumi_hyperpod.gcp.cost import PRICES_ENV, GcpCost
+from pulumi_hyperpod.plans.basis import Basis, GroupBasis
 from pulumi_hyperpod.plans.model import Plan
-
-
-@dataclass(frozen=True)
-class PoolCost:
-    pool: str
-    action: str
-    machine_type: str
-    before: int
-    after: int
-    price: float | None  # USD per node-hour; None: price unknown
-    # a pool whose machine type changes across a replacement: what its nodes were, and their price
-    machine_type_before: str | None = None
-    price_before: float | None = None
-
-    @property
-    def old_type(self) -> str:
-        return self.machine_type_before or self.machine_type
-
-    @property
-    def old_price(self) -> float | None:
-        return self.price_before if self.machine_type_before else self.price
-
-
-@dataclass(frozen=True)
-class GcpCost:
-    currency: str
-    region: str
-    prices_from: str
-    pools: tuple[PoolCost, ...]
-    before: float | None
-    after: float | None
-    delta: float | None  # known when every changed pool has a price
-    unknown: tuple[str, ...]
-    unknown_increase: bool
-    lines: tuple[str, ...]
-
-    def as_dict(self) -> dict[str, Any]:
-        data = dataclasses.asdict(self)
-        data["lines"] = list(self.lines)
-        return data
+from pulumi_hyperpod.plans.sections import ClusterCost, CostSection, GroupCost, PriceUsed
+from pulumi_hyperpod.plans.steps import KINDS
 
 
 def make(
@@ -120,8 +82,6 @@ PREMISE_READERS = {
 
 def stale_reasons(the_plan: Plan, state: Any) -> list[str]:
     """What no longer holds of the premises the plan's steps declare, each reader once."""
-    from pulumi_hyperpod.plans.steps import KINDS
-
     readers = dict.fromkeys(PREMISE_READERS[p] for step in the_plan.steps for p in KINDS[step.kind].premise)
     return list(dict.fromkeys(reason for reader in readers for reason in reader(the_plan, state)))
 
@@ -133,8 +93,6 @@ def cost_delta(the_plan: Plan) -> float | None:
 def _basis(state: Any):
     if state is None:
         return None
-    from pulumi_hyperpod.plans.basis import Basis, GroupBasis
-
     groups = []
     for pool in state.pools:
         body = state.pool_body(pool.id) or {}
@@ -146,9 +104,6 @@ def _basis(state: Any):
 def _typed_cost(cost: GcpCost | None):
     if cost is None:
         return None
-    from pulumi_hyperpod.plans.sections import ClusterCost, CostSection, GroupCost, PriceUsed
-    from pulumi_hyperpod.gcp.cost import PRICES_ENV
-
     prices = {p.machine_type: PriceUsed(p.price, "gcp list price") for p in cost.pools if p.price is not None}
     prices.update({p.old_type: PriceUsed(p.old_price, "gcp list price") for p in cost.pools if p.old_price is not None})
 

@@ -75,7 +75,7 @@ def covered(desired: Any, observed: Any, path: str = "") -> bool:
         return (
             isinstance(observed, (list, tuple))
             and len(desired) == len(observed)
-            and all(covered(d, o, f"{path}[{i}]") for i, (d, o) in enumerate(zip(desired, observed)))
+            and all(covered(d, o, f"{path}[{i}]") for i, (d, o) in enumerate(zip(desired, observed, strict=True)))
         )
     return desired == observed and type(desired) is type(observed)
 
@@ -91,7 +91,7 @@ def change_lines(path: str, desired: Any, observed: Any) -> list[str]:
         names = sorted(desired) + (sorted(k for k in observed if k not in desired) if _is_map(path) else [])
         return [line for k in names for line in change_lines(_child(path, k), desired.get(k), observed.get(k))]
     if isinstance(desired, (list, tuple)) and isinstance(observed, (list, tuple)) and len(desired) == len(observed):
-        return [line for i, (d, o) in enumerate(zip(desired, observed)) for line in change_lines(f"{path}[{i}]", d, o)]
+        return [line for i, (d, o) in enumerate(zip(desired, observed, strict=True)) for line in change_lines(f"{path}[{i}]", d, o)]
     if observed is None or _zero(observed):
         return [f"+ {path}: {_short(desired)}"]
     if desired is None or _zero(desired) and not isinstance(desired, (int, float)):

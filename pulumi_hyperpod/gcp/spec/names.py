@@ -108,7 +108,5 @@ def location_problem(name: ClusterName) -> str | None:
 def gpu_quota_metric(accelerator: str, spot: bool = False) -> str:
     """Compute Engine's regional quota metric of an accelerator type: nvidia-h100-80gb →
     NVIDIA_H100_GPUS, nvidia-b200 → NVIDIA_B200_GPUS; SPOT nodes count against PREEMPTIBLE_…."""
-    import re
-
     base = re.sub(r"-[0-9]+gb$", "", accelerator).upper().replace("-", "_") + "_GPUS"
     return f"PREEMPTIBLE_{base}" if spot else base

@@ -12,6 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pulumi_hyperpod.slurm import SlurmSpec, SlurmSpecError, reference_violations
+from pulumi_hyperpod.slurm.conf_sections import section_config_violations
 
 # Update-mask paths the API accepts under orchestrator_spec.slurm_spec (ModelDevelopmentCluster.yaml,
 # update_mask_fields); home_directory_storage is immutable.
@@ -115,8 +117,6 @@ def violations(slurm: dict[str, Any], pool_ids: set[str]) -> list[tuple[str, str
 
 
 def _shared_violations(slurm: dict[str, Any], pool_ids: set[str]) -> list[tuple[str, str]]:
-    from pulumi_hyperpod.slurm import SlurmSpec, SlurmSpecError, reference_violations
-
     shared = {k: v for k, v in slurm.items() if k in SHARED_FIELDS}
     if isinstance(shared.get("partitions"), list):  # a partition's own config is this API's, not the shared model's
         shared["partitions"] = [{k: v for k, v in p.items() if k != "config"} if isinstance(p, dict) else p for p in shared["partitions"]]
@@ -130,8 +130,6 @@ def _shared_violations(slurm: dict[str, Any], pool_ids: set[str]) -> list[tuple[
 def _gcp_only_violations(wire: WireSlurmSpec, pool_ids: set[str]) -> list[tuple[str, str]]:
     """A partition's and a node set's own config are checked as strictly as the top-level one
     (slurm/conf_sections.py): they become parameters of slurm.conf lines too."""
-    from pulumi_hyperpod.slurm.conf_sections import section_config_violations
-
     found = []
     for i, partition in enumerate(wire.partitions):
         found += [(v.path, v.rule) for v in section_config_violations(partition.config or {}, f"partitions[{i}].config", "partition")]

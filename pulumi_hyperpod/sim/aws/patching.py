@@ -22,6 +22,7 @@ from typing import Callable, Optional
 from pulumi_hyperpod.sim.aws import ids, rolling_update
 from pulumi_hyperpod.sim.aws.model import Cluster, InstanceGroup
 from pulumi_hyperpod.sim.aws.world import World
+from pulumi_hyperpod.sim.aws.clock import to_seconds
 
 _AWS_CRON = re.compile(r"^cron\((.+)\)$")
 _YEARS = re.compile(r"^(\d{4})(?:-(\d{4}))?(?:/(\d+))?$")
@@ -57,7 +58,7 @@ def _aws_weekday(field: str) -> Optional[str]:
 
 def parse_cron(expression: str) -> Optional[tuple[str, Callable[[int], bool]]]:
     """An AWS cron expression as croniter's five fields and a year filter; None when it cannot be read."""
-    from croniter import croniter  # loaded only by a world with scheduled patching
+    from croniter import croniter  # noqa: PLC0415 - croniter: loaded only by a world with scheduled patching
 
     match = _AWS_CRON.match(expression.strip())
     fields = match.group(1).split() if match else []
@@ -74,7 +75,7 @@ def parse_cron(expression: str) -> Optional[tuple[str, Callable[[int], bool]]]:
 def next_fire(expression: str, after: float) -> Optional[float]:
     """The first time after `after` (epoch seconds) an AWS cron expression names; None when it cannot be
     read or names no time in the 200 years after `after`."""
-    from croniter import croniter
+    from croniter import croniter  # noqa: PLC0415 - croniter: loaded only by a world with scheduled patching
 
     parsed = parse_cron(expression)
     if parsed is None:
@@ -111,8 +112,6 @@ def _due(world: World, group: InstanceGroup, release: str) -> Optional[float]:
 
 
 def _seconds(value) -> float:
-    from pulumi_hyperpod.sim.aws.clock import to_seconds
-
     return to_seconds(value)
 
 

@@ -76,7 +76,7 @@ def _refusal(cluster: Cluster, node: Optional[Node], wanted: str, operation: str
             f"Node {wanted} is a Slurm controller node (group {node.group}); instances "
             "configured as Slurm controller nodes cannot be replaced."
         )
-    if not node.live or not node.launched or node.phase not in (RUNNING, FAILED) + BUSY_PHASES:
+    if not node.live or not node.launched or node.phase not in (RUNNING, FAILED, *BUSY_PHASES):
         return "InvalidInstanceStatus", f"Node {wanted} is {node.status}; it has no instance to act on."
     if node.phase in BUSY_PHASES:
         return "InstanceIdInUse", f"Node {wanted} is {node.status} ({node.message or 'busy'}); try again when it is Running."

@@ -23,13 +23,14 @@ import datetime as dt
 import hashlib
 import re
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 
 if TYPE_CHECKING:  # pragma: no cover
     from botocore.awsrequest import AWSResponse
 
 from pulumi_hyperpod.sim.aws.body import RawBody
+from xml.sax.saxutils import escape as xml_escape
 
 _NS = "http://s3.amazonaws.com/doc/2006-03-01/"
 _BUCKET_NAME = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
@@ -53,7 +54,7 @@ class S3Error(Exception):
 
 def answer(world: Any, region: str, request: Any) -> "AWSResponse":
     """One S3 request against the world: the HTTP response S3 would give."""
-    from botocore.awsrequest import AWSResponse  # the S3 wire loads with the first S3 request
+    from botocore.awsrequest import AWSResponse  # noqa: PLC0415 - botocore in the preview's provider path: the S3 wire loads with the first S3 request
 
     try:
         status, headers, body = _dispatch(world, region, request)
@@ -66,8 +67,6 @@ def answer(world: Any, region: str, request: Any) -> "AWSResponse":
 
 def escape(text: str) -> str:
     """XML character data (xml.sax.saxutils', loaded with the first S3 answer that needs it)."""
-    from xml.sax.saxutils import escape as xml_escape
-
     return xml_escape(text)
 
 
@@ -273,8 +272,6 @@ def _content_xml(key: str, stored: dict, url_encoded: bool) -> str:
 
 
 def _encode_key(key: str, url_encoded: bool) -> str:
-    from urllib.parse import quote
-
     return quote(key, safe="/~") if url_encoded else key
 
 

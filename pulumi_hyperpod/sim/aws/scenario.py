@@ -11,6 +11,9 @@ from pathlib import Path
 from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pulumi_hyperpod.aws import servicemodel  # botocore's model: read only by a scenario that lists a plan
+from importlib import resources
+from pulumi_hyperpod.core.errors import InputError
 
 
 class _Strict(BaseModel):
@@ -98,8 +101,6 @@ class TrainingPlanCapacity(_Strict):
     @field_validator("instance_type")
     @classmethod
     def _reservable(cls, instance_type: str) -> str:
-        from pulumi_hyperpod.aws import servicemodel  # botocore's model: read only by a scenario that lists a plan
-
         types = servicemodel.shape("ReservedCapacityInstanceType").enum
         if instance_type not in types:
             raise ValueError(f"{instance_type} cannot be reserved in a training plan (ReservedCapacityInstanceType: {', '.join(types)})")
@@ -222,8 +223,6 @@ class Scenario(_Strict):
 
 def named_scenarios() -> dict[str, Path]:
     """The scenarios the package ships (data/scenarios/: `default`, `new-account`), by name."""
-    from importlib import resources
-
     folder = resources.files("pulumi_hyperpod").joinpath("data/scenarios")
     return {Path(entry.name).stem: Path(str(entry)) for entry in folder.iterdir() if entry.name.endswith(".yaml")}
 
@@ -246,8 +245,7 @@ def load_scenario(source: "Scenario | dict[str, Any] | str | Path | None") -> Sc
             )
         source = shipped[source]
     if isinstance(source, (str, Path)):
-        from pulumi_hyperpod.core.documents import read_document
-        from pulumi_hyperpod.core.errors import InputError
+        from pulumi_hyperpod.core.documents import read_document  # noqa: PLC0415 - only a scenario file: not on a no-change preview's path (tests/provider/test_diff_lean.py)
 
         class ScenarioError(InputError):
             kind = "simulator scenario"

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
 from pulumi_hyperpod.core.errors import Violation
+from pulumi_hyperpod.sim.aws.patching import parse_cron  # croniter: loaded by the requests that carry a schedule
 
 NO_GROUPS = "a cluster needs at least one instance group (InstanceGroups, or RestrictedInstanceGroups on EKS); got none"
 SINGLE_CONTROLLER = "the Controller group runs exactly 1 node in Continuous mode (multi-head controllers are not supported)"
@@ -171,8 +172,6 @@ def _scheduled_update(group: dict, shape: Shape) -> Iterator[Finding]:
         )
     expression = scheduled.get("ScheduleExpression")
     if isinstance(expression, str):
-        from pulumi_hyperpod.sim.aws.patching import parse_cron  # croniter: loaded by the requests that carry a schedule
-
         if parse_cron(expression) is None:
             yield ".ScheduledUpdateConfig.ScheduleExpression", f"{expression!r} is not a valid cron expression"
 

@@ -28,6 +28,9 @@ from pulumi_hyperpod.sim.aws.errors import ResourceNotFound, SerializationExcept
 from pulumi_hyperpod.sim.aws.model import Cluster
 from pulumi_hyperpod.sim.aws.store import MemoryStore, SqliteStore
 from pulumi_hyperpod.sim.aws.world import World
+from pulumi_hyperpod.sim.worldfile import AWS_WORLD, ForeignFile, places, world_path
+from pulumi_hyperpod.core.envvars import EnvError, input_file
+from pulumi_hyperpod.core.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.sim.aws.scenario import Scenario
@@ -50,7 +53,7 @@ def _botocore_session() -> Any:
     """One shared session with dummy credentials and no profile or config files from this machine.
     Clients come from botocore directly: the client boto3 would hand out for these services, without
     importing boto3 and s3transfer (0.15 s of every process that makes one)."""
-    from botocore.configprovider import ConstantProvider
+    from botocore.configprovider import ConstantProvider  # noqa: PLC0415 - botocore in the preview's provider path: loaded with the first client
 
     session = new_botocore_session()  # the process's one model loader; fast timestamps
     store = session.get_component("config_store")
@@ -61,7 +64,7 @@ def _botocore_session() -> Any:
 
 
 def _load_scenario(scenario: Any) -> "Scenario":
-    from pulumi_hyperpod.sim.aws.scenario import load_scenario  # pydantic: loaded when a scenario is built, not to read a stored world
+    from pulumi_hyperpod.sim.aws.scenario import load_scenario  # noqa: PLC0415 - pydantic: loaded when a scenario is built, not to read a stored world (tests/provider/test_diff_lean.py)
 
     return load_scenario(scenario)
 
@@ -111,19 +114,12 @@ class Simulator:
     # -- construction ----------------------------------------------------------------------------
     @staticmethod
     def default_path() -> Path:
-        from pulumi_hyperpod.sim.worldfile import AWS_WORLD, places
-        from pulumi_hyperpod.core.envvars import world_path
-
         places()  # two of the simulators' files at one path: refused before either is made
         return world_path(STATE_ENV, Path.cwd() / DEFAULT_STATE, AWS_WORLD)  # a bad value or a foreign file: one error naming the variable
 
     @classmethod
     def open_default(cls) -> "Simulator":
         """The persistent world at $HYPERPOD_FAKE_STATE (default .hyperpod/fake.sqlite here)."""
-        from pulumi_hyperpod.core.envvars import EnvError, input_file
-        from pulumi_hyperpod.core.errors import InputError
-        from pulumi_hyperpod.sim.worldfile import ForeignFile
-
         path = cls.default_path()
         scenario = input_file(SCENARIO_ENV)
         try:
@@ -203,7 +199,7 @@ class Simulator:
 
     def _handle(self, service: str, protocol: str, region: str, request: Any, polls: PollTracker) -> Any:
         if service == "s3":  # lifecycle bundles (sim/aws/s3.py): REST-XML, not the JSON wire
-            from pulumi_hyperpod.sim.aws import s3  # only a bundle's read or upload: a preview's reads are sagemaker's
+            from pulumi_hyperpod.sim.aws import s3  # noqa: PLC0415 - only a bundle's read or upload: a preview's reads are sagemaker's (tests/provider/test_diff_lean.py)
 
             with self._world() as world:
                 return s3.answer(world, region, request)
@@ -405,7 +401,7 @@ class Simulator:
     def set_quota(self, value: float, *, name: Optional[str] = None, code: Optional[str] = None) -> None:
         """The account's applied Service Quotas value changes (an increase granted, or a quota lowered
         below what already runs), by quota name or code; calls from then on are checked against it."""
-        from pulumi_hyperpod.sim.aws.scenario import QuotaValue
+        from pulumi_hyperpod.sim.aws.scenario import QuotaValue  # noqa: PLC0415 - pydantic: the scenario's models, not on a preview's path (tests/provider/test_diff_lean.py)
 
         with self._world() as world:
             quota = QuotaValue(quota_name=name, quota_code=code, value=value)

@@ -98,7 +98,7 @@ def _bundle_uris(cluster: Cluster) -> list[str]:
 
 
 def _bundle_json(world: Any, uri: str, name: str) -> dict | None:
-    from pulumi_hyperpod.sim.aws import s3  # the bundle in the simulator's S3: read when a cluster's Slurm files are asked for
+    from pulumi_hyperpod.sim.aws import s3  # noqa: PLC0415 - the bundle in the simulator's S3: read when a cluster's Slurm files are asked for (tests/provider/test_diff_lean.py)
 
     content = s3.bundle_file(world, uri, name)
     if content is None:
@@ -120,7 +120,7 @@ def bundle_spec(world: Any, cluster: Cluster) -> dict | None:
 
 
 def _bundle_include(world: Any, cluster: Cluster) -> tuple[str, list[str]] | None:
-    from pulumi_hyperpod.sim.aws import s3
+    from pulumi_hyperpod.sim.aws import s3  # noqa: PLC0415 - not on a no-change preview's path (tests/provider/test_diff_lean.py)
 
     for uri in _bundle_uris(cluster):
         content = s3.bundle_file(world, uri, "slurm-spec.conf")
@@ -133,7 +133,7 @@ def _bundle_include(world: Any, cluster: Cluster) -> tuple[str, list[str]] | Non
 def scenario_with_bundles(world: Any, groups: list[dict]) -> Scenario:
     """The scenario, with the provisioning_parameters.json of every bundle the groups point at
     added (a scenario's own entry for a URI wins: a test stated it on purpose)."""
-    from pulumi_hyperpod.sim.aws.scenario import ProvisioningParameters  # pydantic: loaded by the writes that need it
+    from pulumi_hyperpod.sim.aws.scenario import ProvisioningParameters  # noqa: PLC0415 - pydantic: loaded by the writes that need it (tests/provider/test_diff_lean.py)
 
     found: dict[str, ProvisioningParameters] = {}
     for group in groups:
@@ -283,7 +283,7 @@ def sinfo_text(rows: list[dict]) -> str:
     names = [row["partition"] + ("*" if row["default"] else "") for row in rows]
     width = max([len("PARTITION")] + [len(name) for name in names]) + 1
     lines = [f"{'PARTITION':<{width}}{'AVAIL':>5}{'TIMELIMIT':>11}{'NODES':>7}{'STATE':>7} NODELIST"]
-    for name, row in zip(names, rows):
+    for name, row in zip(names, rows, strict=True):
         lines.append(
             f"{name:<{width}}{row['avail']:>5}{row['timelimit']:>11}{row['nodes']:>7}"
             f"{row['state']:>7} {','.join(row['nodelist']) or ''}".rstrip()

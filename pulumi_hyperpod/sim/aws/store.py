@@ -144,12 +144,12 @@ class SqliteStore:
             self.conn.execute(S3_BODIES_SCHEMA)
             if self._meta("seed") is None:
                 if scenario is None:  # the defaults; built only for a new world (an existing one keeps its own)
-                    from pulumi_hyperpod.sim.aws.scenario import Scenario
+                    from pulumi_hyperpod.sim.aws.scenario import Scenario  # noqa: PLC0415 - pydantic: the scenario's models, not on a no-change preview's path (tests/provider/test_diff_lean.py)
 
                     scenario = Scenario()
                 world = World(scenario, seed, self._clock(new_persistent_clock(scenario.speed, real_time).state()))
                 self._write_all(world)
-                import uuid  # a new world's id; reading a stored world does not need the module
+                import uuid  # noqa: PLC0415 - uuid: only a new world (a new world's id; reading a stored world does not need the module)
 
                 self.conn.execute("INSERT INTO meta (key, value) VALUES ('world_id', ?)", (_dumps(uuid.uuid4().hex),))
             self._world_id = self._meta("world_id")

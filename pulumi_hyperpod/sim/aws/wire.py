@@ -66,7 +66,7 @@ def decode(request: Any) -> tuple[str, dict]:
 
 
 def encode(url: str, status: int, payload: dict, request_id: str) -> "AWSResponse":
-    from botocore.awsrequest import AWSResponse  # only a client's (or `fake serve`'s) answer travels as HTTP
+    from botocore.awsrequest import AWSResponse  # noqa: PLC0415 - botocore in the preview's provider path: only a client's (or `fake serve`'s) answer travels as HTTP
 
     body = body_of(payload)
     return AWSResponse(url, status, headers(request_id, body, error_code(status, payload)), RawBody(body))

@@ -94,7 +94,7 @@ class World:
     @property
     def scenario(self) -> "Scenario":
         if self._scenario is None:
-            from pulumi_hyperpod.sim.aws.scenario import Scenario
+            from pulumi_hyperpod.sim.aws.scenario import Scenario  # noqa: PLC0415 - pydantic: the scenario's models, not on a no-change preview's path (tests/provider/test_diff_lean.py)
 
             self._scenario = Scenario.model_validate(self._stored_scenario)
             self._stored_scenario = None
@@ -217,13 +217,13 @@ class World:
     def cached(self, cluster: Cluster, key: tuple, compute: Callable[[], Any]) -> Any:
         """`compute()` memoised until the cluster is next touched."""
         revision = self.revisions.get(cluster.id, 0)
-        hit = self.cache.get((cluster.id,) + key)
+        hit = self.cache.get((cluster.id, *key))
         if hit is not None and hit[0] == revision:
             return hit[1]
         if len(self.cache) > 64:
             self.cache.clear()
         value = compute()
-        self.cache[(cluster.id,) + key] = (revision, value)
+        self.cache[(cluster.id, *key)] = (revision, value)
         return value
 
     def add_cluster(self, cluster: Cluster) -> None:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pulumi_hyperpod.sim.gcp.store import MemoryStore, SqliteStore
 from pulumi_hyperpod.sim.gcp.wire import SimulatorAdapter
-
-if TYPE_CHECKING:  # pragma: no cover
-    from pulumi_hyperpod.sim.clock import SharedClock
+from pulumi_hyperpod.sim.worldfile import ForeignFile, GCP_WORLD, check, places, world_path
+from pulumi_hyperpod.sim.clock import SharedClock, default_clock_path
 
 STATE_ENV = "HYPERPOD_GCP_FAKE_STATE"
 TICK_ENV = "HYPERPOD_GCP_FAKE_TICK"
@@ -21,9 +21,6 @@ CAPACITY_ENV = "HYPERPOD_GCP_FAKE_CAPACITY"  # JSON: {"a4-highgpu-8g": 4}, for a
 def default_path() -> Path:
     """$HYPERPOD_GCP_FAKE_STATE, else gcp-fake.sqlite beside the HyperPod world
     ($HYPERPOD_FAKE_STATE, default .hyperpod/fake.sqlite): one directory holds both clouds."""
-    from pulumi_hyperpod.sim.worldfile import GCP_WORLD, check, places
-    from pulumi_hyperpod.core.envvars import world_path
-
     place = places()[1]  # two of the simulators' files at one path: refused before either is made
     if os.environ.get(STATE_ENV):
         return world_path(STATE_ENV, Path(), GCP_WORLD)  # a bad value or a foreign file: one error naming the variable
@@ -56,15 +53,13 @@ class GcpSimulator:
 
     @classmethod
     def open_default(cls) -> GcpSimulator:
-        from pulumi_hyperpod.sim.clock import SharedClock, default_clock_path
-
         return cls(default_path(), clock=SharedClock(default_clock_path()))
 
     def session(self) -> Any:
         """google-auth's AuthorizedSession (anonymous credentials: nothing of this machine's is
         read or sent) with this simulator mounted for every https URL."""
-        from google.auth.credentials import AnonymousCredentials
-        from google.auth.transport.requests import AuthorizedSession
+        from google.auth.credentials import AnonymousCredentials  # noqa: PLC0415 - google-auth: loaded when a session to the simulated world is made
+        from google.auth.transport.requests import AuthorizedSession  # noqa: PLC0415 - google-auth: loaded when a session to the simulated world is made
 
         session = AuthorizedSession(AnonymousCredentials())
         session.mount("https://", self.adapter)
@@ -105,10 +100,6 @@ def _sqlite_store(path: Path, tick: float | None, capacity: dict[str, int] | Non
     """The world's file, or one line naming it and $HYPERPOD_GCP_FAKE_STATE (a directory, a device or
     a file the simulator did not make is refused untouched: sim/worldfile.py; a marked one that
     cannot be read is not a world either)."""
-    import sqlite3
-
-    from pulumi_hyperpod.sim.worldfile import ForeignFile
-
     try:
         store = SqliteStore(path, tick, capacity, clock)
         with store.transaction() as world:

@@ -28,6 +28,7 @@ from requests.structures import CaseInsensitiveDict
 
 from pulumi_hyperpod.sim.gcp.errors import RpcError
 from pulumi_hyperpod.sim.gcp.world import GcpWorld
+from pulumi_hyperpod.sim.gcp.compute import Compute
 
 _PARENT = r"projects/[^/]+/locations/[^/]+"
 _COLLECTION = re.compile(rf"^/v1beta1/(?P<parent>{_PARENT})/modelDevelopmentClusters$")
@@ -106,8 +107,6 @@ def _route(world: GcpWorld, method: str, host: str, path: str, query: dict[str, 
 
 
 def _compute(world: GcpWorld, method: str, path: str) -> dict[str, Any]:
-    from pulumi_hyperpod.sim.gcp.compute import Compute
-
     if method != "GET":
         raise RpcError("UNIMPLEMENTED", f"{method} {path}: the simulator answers Compute Engine's reads only.")
     compute = Compute(world.data)

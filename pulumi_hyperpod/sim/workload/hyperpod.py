@@ -24,6 +24,8 @@ from pulumi_hyperpod.aws.workload.source import WorkloadError
 from pulumi_hyperpod.sim.aws import CONTROLLER, LOGIN, RUNNING, short_hostname
 from pulumi_hyperpod.sim.clock import to_datetime
 from pulumi_hyperpod.sim.workload.kube import KubeState, KubeTransport, api_client
+from pulumi_hyperpod.aws.workload.eks import EksWorkload
+from pulumi_hyperpod.aws.workload.slurm import SlurmWorkload
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.sim.aws import Cluster, Simulator
@@ -264,9 +266,6 @@ def _kube_answer(sim: Any, cluster: str):
 # ---- the source --------------------------------------------------------------------------------
 def workload_source(sim: Any, cluster: str) -> Any:
     """The workload of simulated cluster `cluster`, read and drained as a real one (its clock: the simulator's)."""
-    from pulumi_hyperpod.aws.workload.eks import EksWorkload
-    from pulumi_hyperpod.aws.workload.slurm import SlurmWorkload
-
     with _cluster(sim, cluster) as (_, target, _data):
         orchestrator = target.orchestrator
 

@@ -431,7 +431,7 @@ class KubeWorld:
 
 def api_client(transport: KubeTransport, host: str = "https://kubernetes.simulator.invalid") -> Any:
     """A real kubernetes ApiClient whose requests `transport` answers."""
-    from kubernetes import client
+    from kubernetes import client  # noqa: PLC0415 - kubernetes: loaded by an EKS workload read only
 
     configuration = client.Configuration()
     configuration.host = host
