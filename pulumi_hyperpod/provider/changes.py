@@ -12,18 +12,11 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any, Mapping
 
-from pulumi_hyperpod.core.frozen import Frozen, record
+from pulumi_hyperpod.provider.cloud_provider import Replacement
 from pulumi_hyperpod.provider.unknowns import is_unknown, unknown_paths
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.provider.settings import Location
-
-
-@record  # core/frozen.py
-class Replacement(Frozen):
-    key: str  # the property path reported to the engine in `replaces`
-    reason: str
-    certain: bool = True  # False: a value not known yet may or may not force it
 
 
 def spec_changed(old: Any, new: Any) -> bool:

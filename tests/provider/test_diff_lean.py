@@ -30,8 +30,6 @@ NOT_IN_NO_CHANGE_PREVIEW = (
     "deepdiff",
     "click",
     "pydantic",  # the spec, the policy and the simulator's settled world are read without their models
-    "botocore.session",  # the simulator's reads go through its direct client (sim/aws/direct.py)
-    "botocore.client",
     "boto3",
     "pulumi_hyperpod.aws.slurm.roles",  # every group states its SlurmConfig.NodeType: no lifecycle bundle to read roles from
     "pulumi_hyperpod.aws.planner.repair",  # no node named to repair, none in Failure

@@ -61,3 +61,14 @@ def test_concurrent_checks_share_one_provider(engine):
         results = list(pool.map(lambda s: engine.check({"spec": s, "backend": "fake"}, olds={"spec": s}), specs))
     assert [r.inputs["spec"]["InstanceGroups"][1]["InstanceCount"] for r in results] == list(range(1, 9))
     assert all(not r.failures for r in results)
+
+
+def test_the_gcp_provider_pickles_by_both_its_paths_and_holds_nothing():
+    """Stacks made before the move hold `pulumi_hyperpod.gcp.provider.GcpClusterProvider`: the same class."""
+    from pulumi_hyperpod.gcp.provider import GcpClusterProvider as Before
+    from pulumi_hyperpod.provider.gcp import GcpClusterProvider
+
+    assert Before is GcpClusterProvider
+    restored = dill.loads(base64.b64decode(serialize_provider(GcpClusterProvider())))
+    assert type(restored) is GcpClusterProvider and vars(restored) == {}
+    assert len(serialize_provider(GcpClusterProvider())) < 2000
