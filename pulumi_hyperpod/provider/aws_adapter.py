@@ -169,6 +169,8 @@ class AwsAdapter:
 
     def wait_deleted(self, session: Session, name: str, timeout: float, progress: Callable[[Any], None]) -> None:
         """Another writer's delete: no plan to apply, its end waited on."""
+        import time
+
         from pulumi_hyperpod.aws.apply.waiters import wait
         from pulumi_hyperpod.provider.errors import ProviderError
 
@@ -179,8 +181,8 @@ class AwsAdapter:
                 "ClusterDeleted",
                 timeout=timeout,
                 poll_seconds=session.poll_seconds,
-                sleep=session.sleep,
-                monotonic=session.monotonic,
+                sleep=session.sleep or time.sleep,
+                monotonic=session.monotonic or time.monotonic,
                 progress=progress,
             )
         except Exception as error:  # noqa: BLE001 - WaitTimedOut / WaitFailed, reported as one

@@ -496,6 +496,8 @@ def plan_text(the_plan: "Plan") -> str:
 def preflight_text(the_plan: "Plan") -> str:
     from pulumi_hyperpod.plans.render import preflight_renderable, render_text
 
+    if the_plan.preflight is None:
+        return ""
     return str(render_text(preflight_renderable(the_plan.preflight, the_plan)))
 
 

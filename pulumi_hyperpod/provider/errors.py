@@ -98,7 +98,7 @@ class _HostTraceback:
         error = sys.exc_info()[1]
         if error is not None and is_user_error(error):
             return user_message(error)
-        return self._real.format_exc(limit, chain)
+        return str(self._real.format_exc(limit, chain))
 
 
 _lock = threading.Lock()

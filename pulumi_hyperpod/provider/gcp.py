@@ -43,9 +43,9 @@ class GcpTrainingCluster(Resource, module="hyperpod", name="GcpTrainingCluster")
 
     name: pulumi.Output[str]
     state: pulumi.Output[str]
-    pools: pulumi.Output[dict]  # pool id → machine_type, target, nodes (by state), provisioning_model
+    pools: pulumi.Output[dict[str, Any]]  # pool id → machine_type, target, nodes (by state), provisioning_model
     node_count: pulumi.Output[int]
-    spec: pulumi.Output[dict]
+    spec: pulumi.Output[dict[str, Any]]
 
     def __init__(
         self,
@@ -63,7 +63,8 @@ class GcpTrainingCluster(Resource, module="hyperpod", name="GcpTrainingCluster")
             from pulumi_hyperpod.gcp.spec import GcpSpecError
 
             loaded = read_document(Path(spec_file), GcpSpecError)
-            spec = {**loaded, **(spec or {})} if isinstance(loaded, dict) else loaded
+            given: Any = spec or {}
+            spec = {**loaded, **given} if isinstance(loaded, dict) else loaded
         if spec is None:
             raise TypeError("GcpTrainingCluster needs spec= (the REST body) or spec_file=")
         props: dict[str, Any] = {name: None for name in OUTPUTS}

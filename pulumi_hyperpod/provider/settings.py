@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import field
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from pulumi_hyperpod.aws.client import BACKENDS, DEFAULT_REGION
 from pulumi_hyperpod.core.frozen import Frozen, record
@@ -172,7 +172,7 @@ def _boto_region(profile: str | None) -> str:
             "no AWS region: pass region= to the resource, or set it in the stack config "
             "(`pulumi config set aws:region us-west-2`), or in AWS_REGION"
         )
-    return region
+    return str(region)
 
 
 def _policy(data: Mapping[str, Any]) -> "Policy":
@@ -191,7 +191,7 @@ def policy_inputs(policy: Policy) -> dict[str, Any]:
     return data
 
 
-def check_settings(news: Mapping[str, Any], is_unknown) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+def check_settings(news: Mapping[str, Any], is_unknown: Callable[[Any], bool]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
     """The settings part of the inputs, canonical, and the failures as (property, reason)."""
     from pulumi_hyperpod.aws.apply.wait_policies import WAIT_POLICIES
 
