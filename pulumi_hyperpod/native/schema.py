@@ -74,52 +74,56 @@ PACKAGE = {
         "python": {"packageName": "pulumi_hyperpod_native"},
     },
 }
+
+
+def string(description: str) -> Spec:
+    return {"type": "string", "description": description}
+
+
+def number(description: str) -> Spec:
+    return {"type": "number", "description": description}
+
+
+def integer(description: str) -> Spec:
+    return {"type": "integer", "description": description}
+
+
+def boolean(description: str) -> Spec:
+    return {"type": "boolean", "description": description}
+
+
+def anything(description: str) -> Spec:
+    return {"$ref": "pulumi.json#/Any", "description": description}
+
+
+def ref(name: str, description: str) -> Spec:
+    """A property of one of the package's own types (`hyperpod:index:NAME`)."""
+    return {"$ref": f"#/types/hyperpod:index:{name}", "description": description}
+
+
 # hyperpod:index:Cluster, by Python name
 CLUSTER: dict[str, Property] = {
     "spec": Property(
-        input={
-            "$ref": "pulumi.json#/Any",
-            "description": "The CreateCluster request: an object in the AWS CLI --cli-input-json form (PascalCase) or snake_case.",
-        },
-        output={
-            "$ref": "pulumi.json#/Any",
-            "description": "The spec in its canonical API form (PascalCase), exactly the CreateCluster request.",
-        },
+        input=anything("The CreateCluster request: an object in the AWS CLI --cli-input-json form (PascalCase) or snake_case."),
+        output=anything("The spec in its canonical API form (PascalCase), exactly the CreateCluster request."),
     ),
     "backend": Property(
-        both={
-            "type": "string",
-            "description": 'Where the cluster lives: "aws" (default) or "fake", the simulator (its persistent world: $HYPERPOD_FAKE_STATE, default .hyperpod/fake.sqlite in the project directory). Default: the provider config hyperpod:backend.',
-        }
+        both=string(
+            'Where the cluster lives: "aws" (default) or "fake", the simulator (its persistent world: $HYPERPOD_FAKE_STATE, default .hyperpod/fake.sqlite in the project directory). Default: the provider config hyperpod:backend.'
+        )
     ),
     "region": Property(
-        both={
-            "type": "string",
-            "description": "The AWS region. Default: the provider config hyperpod:region, then AWS_REGION / the profile's region.",
-        }
+        both=string("The AWS region. Default: the provider config hyperpod:region, then AWS_REGION / the profile's region.")
     ),
     "profile": Property(
-        both={
-            "type": "string",
-            "description": "The AWS profile (a name; credentials are read by boto3 at call time, never stored). Default: the provider config hyperpod:profile.",
-        }
+        both=string(
+            "The AWS profile (a name; credentials are read by boto3 at call time, never stored). Default: the provider config hyperpod:profile."
+        )
     ),
-    "policy": Property(
-        both={
-            "$ref": "#/types/hyperpod:index:Policy",
-            "description": "What a plan may do to the running cluster; guards refuse the rest with the reason.",
-        }
-    ),
-    "wait": Property(
-        both={"type": "string", "description": 'What create and update wait for: "none", "InService" (default), "MinCount" or "Target".'}
-    ),
-    "timeout": Property(
-        both={
-            "type": "number",
-            "description": "Seconds each call may take, observation, API calls and wait included (default 1200, at most 1680).",
-        }
-    ),
-    "adopt": Property(both={"type": "boolean", "description": "Take over an existing cluster of that name instead of failing on create."}),
+    "policy": Property(both=ref("Policy", "What a plan may do to the running cluster; guards refuse the rest with the reason.")),
+    "wait": Property(both=string('What create and update wait for: "none", "InService" (default), "MinCount" or "Target".')),
+    "timeout": Property(both=number("Seconds each call may take, observation, API calls and wait included (default 1200, at most 1680).")),
+    "adopt": Property(both=boolean("Take over an existing cluster of that name instead of failing on create.")),
     "roles": Property(
         both={
             "type": "object",
@@ -128,130 +132,88 @@ CLUSTER: dict[str, Property] = {
         }
     ),
     "cluster_name": Property(
-        input={"type": "string", "description": "ClusterName (merged over spec/specFile, per top-level field; later wins)."},
-        output={"type": "string", "description": "The cluster's name."},
+        input=string("ClusterName (merged over spec/specFile, per top-level field; later wins)."), output=string("The cluster's name.")
     ),
-    "arn": Property(input=None, output={"type": "string", "description": "The cluster's ARN (also the resource id)."}),
-    "status": Property(input=None, output={"type": "string", "description": "ClusterStatus from DescribeCluster."}),
-    "failure_message": Property(
-        input=None, output={"type": "string", "description": "FailureMessage from DescribeCluster, when there is one."}
-    ),
-    "continuous": Property(input=None, output={"type": "boolean", "description": "Whether NodeProvisioningMode is Continuous."}),
-    "orchestrator": Property(
-        input={"$ref": "pulumi.json#/Any", "description": 'Orchestrator: {"Slurm": {…}} or {"Eks": {"ClusterArn": …}}.'},
-        output={"type": "string", "description": "Slurm or Eks."},
-    ),
+    "arn": Property(output=string("The cluster's ARN (also the resource id).")),
+    "status": Property(output=string("ClusterStatus from DescribeCluster.")),
+    "failure_message": Property(output=string("FailureMessage from DescribeCluster, when there is one.")),
+    "continuous": Property(output=boolean("Whether NodeProvisioningMode is Continuous.")),
+    "orchestrator": Property(input=anything('Orchestrator: {"Slurm": {…}} or {"Eks": {"ClusterArn": …}}.'), output=string("Slurm or Eks.")),
     "groups": Property(
-        input=None,
         output={
             "type": "object",
             "additionalProperties": {"$ref": "#/types/hyperpod:index:GroupStatus"},
             "description": "Per instance group (by name): counts and status.",
-        },
+        }
     ),
-    "node_count": Property(input=None, output={"type": "integer", "description": "Nodes there now (sum of CurrentCount)."}),
-    "target_count": Property(input=None, output={"type": "integer", "description": "Nodes asked for (sum of TargetCount)."}),
-    "pending_count": Property(input=None, output={"type": "integer", "description": "Nodes asked for and not there yet."}),
-    "location": Property(
-        input=None,
-        output={
-            "$ref": "#/types/hyperpod:index:Location",
-            "description": "Where the cluster lives, as resolved at create: read and delete reach it there.",
-        },
-    ),
+    "node_count": Property(output=integer("Nodes there now (sum of CurrentCount).")),
+    "target_count": Property(output=integer("Nodes asked for (sum of TargetCount).")),
+    "pending_count": Property(output=integer("Nodes asked for and not there yet.")),
+    "location": Property(output=ref("Location", "Where the cluster lives, as resolved at create: read and delete reach it there.")),
     "plan": Property(
-        input=None,
-        output={
-            "type": "string",
-            "description": "In a preview: the plan JSON (`hyperpod plan --json`, format hyperpod-plan/2) the create or update would run now, or, when no plan can be made, a document of format hyperpod-plan-unknown/1 saying why. For policy packs (policies/README.md); not set after an update.",
-        },
+        output=string(
+            "In a preview: the plan JSON (`hyperpod plan --json`, format hyperpod-plan/2) the create or update would run now, or, when no plan can be made, a document of format hyperpod-plan-unknown/1 saying why. For policy packs (policies/README.md); not set after an update."
+        )
     ),
     "spec_file": Property(
-        input={
-            "type": "string",
-            "description": "A JSON or YAML file in that form (relative to the project directory), read at every check: editing the file is a change.",
-        },
-        output=None,
+        input=string(
+            "A JSON or YAML file in that form (relative to the project directory), read at every check: editing the file is a change."
+        )
     ),
     "instance_groups": Property(
         input={
             "type": "array",
             "items": {"$ref": "pulumi.json#/Any"},
             "description": "InstanceGroups, each in the API form (ClusterInstanceGroupSpecification).",
-        },
-        output=None,
+        }
     ),
     "restricted_instance_groups": Property(
-        input={"type": "array", "items": {"$ref": "pulumi.json#/Any"}, "description": "RestrictedInstanceGroups in the API form."},
-        output=None,
+        input={"type": "array", "items": {"$ref": "pulumi.json#/Any"}, "description": "RestrictedInstanceGroups in the API form."}
     ),
-    "vpc_config": Property(input={"$ref": "pulumi.json#/Any", "description": "VpcConfig: {SecurityGroupIds, Subnets}."}, output=None),
-    "tags": Property(
-        input={"$ref": "pulumi.json#/Any", "description": 'Tags: [{"Key": …, "Value": …}] or a {key: value} object.'}, output=None
-    ),
-    "node_recovery": Property(input={"type": "string", "description": "NodeRecovery: Automatic or None."}, output=None),
-    "tiered_storage_config": Property(
-        input={"$ref": "pulumi.json#/Any", "description": "TieredStorageConfig in the API form."}, output=None
-    ),
-    "node_provisioning_mode": Property(
-        input={"type": "string", "description": "NodeProvisioningMode: Continuous, or left out."}, output=None
-    ),
-    "cluster_role": Property(input={"type": "string", "description": "ClusterRole (an IAM role ARN)."}, output=None),
-    "auto_scaling": Property(input={"$ref": "pulumi.json#/Any", "description": "AutoScaling in the API form."}, output=None),
+    "vpc_config": Property(input=anything("VpcConfig: {SecurityGroupIds, Subnets}.")),
+    "tags": Property(input=anything('Tags: [{"Key": …, "Value": …}] or a {key: value} object.')),
+    "node_recovery": Property(input=string("NodeRecovery: Automatic or None.")),
+    "tiered_storage_config": Property(input=anything("TieredStorageConfig in the API form.")),
+    "node_provisioning_mode": Property(input=string("NodeProvisioningMode: Continuous, or left out.")),
+    "cluster_role": Property(input=string("ClusterRole (an IAM role ARN).")),
+    "auto_scaling": Property(input=anything("AutoScaling in the API form.")),
 }
 # hyperpod:index:GcpTrainingCluster, by Python name
 GCP: dict[str, Property] = {
     "spec": Property(
-        input={
-            "$ref": "pulumi.json#/Any",
-            "description": "The cluster: the modelDevelopmentClusters REST body (snake_case or camelCase), with its full `name`.",
-        },
-        output={"$ref": "pulumi.json#/Any", "description": "The cluster's spec, as checked."},
+        input=anything("The cluster: the modelDevelopmentClusters REST body (snake_case or camelCase), with its full `name`."),
+        output=anything("The cluster's spec, as checked."),
     ),
     "spec_file": Property(
-        input={
-            "type": "string",
-            "description": "A JSON or YAML file holding that body (relative to the project directory), read at every check; `spec` is merged over it.",
-        },
-        output={"type": "string", "description": "The spec file, when one was given."},
+        input=string(
+            "A JSON or YAML file holding that body (relative to the project directory), read at every check; `spec` is merged over it."
+        ),
+        output=string("The spec file, when one was given."),
     ),
     "backend": Property(
-        input={
-            "type": "string",
-            "description": '"gcp" (Application Default Credentials) or "fake", the simulator. Default: "fake" when the provider config hyperpod:backend is "fake", else "gcp".',
-        },
-        output={"type": "string", "description": "Where the cluster lives: gcp or fake."},
+        input=string(
+            '"gcp" (Application Default Credentials) or "fake", the simulator. Default: "fake" when the provider config hyperpod:backend is "fake", else "gcp".'
+        ),
+        output=string("Where the cluster lives: gcp or fake."),
     ),
     "policy": Property(
-        input={
-            "$ref": "#/types/hyperpod:index:Policy",
-            "description": "What a plan may do to the running cluster; guards refuse the rest with the reason.",
-        },
-        output={"$ref": "#/types/hyperpod:index:Policy", "description": "The policy the plans were made with."},
+        input=ref("Policy", "What a plan may do to the running cluster; guards refuse the rest with the reason."),
+        output=ref("Policy", "The policy the plans were made with."),
     ),
     "timeout": Property(
-        input={"type": "number", "description": "Seconds a create, update or delete may wait on its operations (default 7200)."},
-        output={"type": "number", "description": "The timeout in seconds."},
+        input=number("Seconds a create, update or delete may wait on its operations (default 7200)."),
+        output=number("The timeout in seconds."),
     ),
     "wait": Property(
-        input={
-            "type": "string",
-            "description": '"none" (return once the calls are accepted) or "InService" (default; "MinCount" and "Target" wait alike: the operation ends with the pools at their counts).',
-        },
-        output={"$ref": "pulumi.json#/Any", "description": "What create and update waited for."},
+        input=string(
+            '"none" (return once the calls are accepted) or "InService" (default; "MinCount" and "Target" wait alike: the operation ends with the pools at their counts).'
+        ),
+        output=anything("What create and update waited for."),
     ),
-    "name": Property(input=None, output={"type": "string", "description": "The cluster's full resource name."}),
-    "state": Property(
-        input=None, output={"type": "string", "description": "The cluster's state: PROVISIONING, RUNNING, UPDATING, STOPPING or ERROR."}
-    ),
-    "pools": Property(
-        input=None,
-        output={
-            "$ref": "pulumi.json#/Any",
-            "description": "Each node pool: machine_type, target, min_node_count, provisioning_model, nodes by state.",
-        },
-    ),
-    "node_count": Property(input=None, output={"type": "integer", "description": "The cluster's nodes."}),
+    "name": Property(output=string("The cluster's full resource name.")),
+    "state": Property(output=string("The cluster's state: PROVISIONING, RUNNING, UPDATING, STOPPING or ERROR.")),
+    "pools": Property(output=anything("Each node pool: machine_type, target, min_node_count, provisioning_model, nodes by state.")),
+    "node_count": Property(output=integer("The cluster's nodes.")),
 }
 GROUPSTATUS = {
     "type": "object",
