@@ -11,7 +11,7 @@ Nothing here holds a client or a credential: a profile is a name, resolved by bo
 from __future__ import annotations
 
 import os
-from dataclasses import field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from pulumi_hyperpod.aws.client import BACKENDS, DEFAULT_REGION
@@ -34,13 +34,26 @@ SETTING_KEYS = ("backend", "region", "profile", "policy", "wait", "timeout", "ad
 SLURM_ROLES = ("Controller", "Login", "Compute")
 
 
-@record  # core/frozen.py
-class Defaults(Frozen):
-    """Stack configuration: `hyperpod:backend|region|profile`, else `aws:region|profile`."""
+@dataclass(frozen=True, slots=True)
+class Defaults:
+    """Stack configuration: `hyperpod:backend|region|profile`, else `aws:region|profile`.
+
+    Pickled into every stack's state inside the provider (`ClusterProvider.defaults`): a state
+    written by an earlier release holds it as a dict of its fields, which `__setstate__` reads by
+    name (a slots dataclass's own reads a tuple by position, and would take the dict's keys for
+    the values)."""
 
     backend: str | None = None
     region: str | None = None
     profile: str | None = None
+
+    def __getstate__(self) -> dict[str, str | None]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def __setstate__(self, state: Mapping[str, Any] | tuple[Any, ...]) -> None:
+        values = dict(state) if isinstance(state, Mapping) else dict(zip((f.name for f in fields(self)), state))
+        for f in fields(self):
+            object.__setattr__(self, f.name, values.get(f.name))
 
     @classmethod
     def from_config(cls, config: Any) -> "Defaults":
