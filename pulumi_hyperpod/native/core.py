@@ -1,14 +1,14 @@
-"""The native provider's one door into the dynamic provider: every decision is made behind it.
+"""The native provider's one door into the CloudProvider (provider/cloud_provider.py), which the
+dynamic `Cluster` calls too: every decision is made behind it.
 
 The native provider (`hyperpod:index:Cluster`) must behave exactly like the dynamic `Cluster`:
 same checks, same plan in the preview, same guards, same waits. So it does not wire observe →
-plan → preflight → apply itself; it calls the functions the dynamic provider calls, through this
-module only — and the dynamic provider goes through the one pipeline (core/cloud.py), as does the
-import's read here (the AWS cloud's `read`).
+plan → preflight → apply itself, nor go through the dynamic provider: it calls the CloudProvider
+over HyperPod's adapter (provider/aws_adapter.py), through this module only.
 
-Everything here speaks the dynamic provider's language: property bags with snake_case keys,
-secrets as `rpc` secret wrappers, values not known yet as the `rpc.UNKNOWN` sentinel. `wire.py`
-translates the gRPC property maps to and from it.
+Everything here speaks the adapter's language: property bags with snake_case keys, secrets as
+`rpc` secret wrappers, values not known yet as the `rpc.UNKNOWN` sentinel. `wire.py` translates
+the gRPC property maps to and from it.
 """
 
 from __future__ import annotations
@@ -17,9 +17,11 @@ from typing import Any, Callable, Mapping
 
 from pulumi_hyperpod.aws.observe import ClusterState
 from pulumi_hyperpod.provider import console, props
-from pulumi_hyperpod.provider.provider import ClusterProvider, PlanUnknown, ProviderError
+from pulumi_hyperpod.provider.aws_adapter import AwsAdapter
+from pulumi_hyperpod.provider.cloud_provider import CloudProvider, PlanUnknown
+from pulumi_hyperpod.provider.errors import ProviderError
 from pulumi_hyperpod.provider.resource import OUTPUTS, SPEC_FIELDS, ClusterArgs, build_spec
-from pulumi_hyperpod.provider.settings import SETTING_KEYS, Location, Settings, check_settings
+from pulumi_hyperpod.provider.settings import SETTING_KEYS, Defaults, Location, Settings, check_settings
 from pulumi_hyperpod.provider.unknowns import is_unknown
 from pulumi_hyperpod.provider.worlds import open_backend
 from pulumi_hyperpod.aws.spec import SpecError
@@ -56,20 +58,17 @@ __all__ = [
 PLAN_UNKNOWN_FORMAT = "hyperpod-plan-unknown/1"
 
 
-def new_provider(config: Mapping[str, str] | None = None, simulator: str | None = None) -> ClusterProvider:
+def new_provider(config: Mapping[str, str] | None = None, simulator: str | None = None) -> CloudProvider:
     """A configured provider. `config` uses the dynamic provider's stack-config keys
     (`hyperpod:backend`, `hyperpod:region`, `hyperpod:profile`); `simulator` is the name of an
     in-memory simulator registered with `provider.worlds` (tests)."""
-    provider = ClusterProvider(simulator=simulator)
-    provider.configure(_ConfigureRequest(dict(config or {})))
-    return provider
+    return CloudProvider(AwsAdapter(simulator, Defaults.from_config(dict(config or {}))))
 
 
-class _ConfigureRequest:
-    """What `ClusterProvider.configure` reads (the dynamic SDK's ConfigureRequest has `.config`)."""
-
-    def __init__(self, config: dict[str, str]) -> None:
-        self.config = config
+def _aws(provider: CloudProvider) -> AwsAdapter:
+    adapter = provider.adapter
+    assert isinstance(adapter, AwsAdapter)
+    return adapter
 
 
 def set_output(sink: Callable[[str], None] | None) -> None:
@@ -91,27 +90,27 @@ def merged_spec(fields: Mapping[str, Any]) -> Any:
     return build_spec(ClusterArgs(**{k: v for k, v in fields.items() if v is not None}))
 
 
-def check(provider: ClusterProvider, olds: dict[str, Any], news: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
-    result = provider.check(olds, news)
-    return dict(result.inputs or {}), [(f.property, f.reason) for f in result.failures or []]
+def check(provider: CloudProvider, olds: dict[str, Any], news: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    checked = provider.check(olds, news)
+    return dict(checked.inputs), list(checked.failures)
 
 
-def diff(provider: ClusterProvider, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> tuple[bool, list[str], bool]:
+def diff(provider: CloudProvider, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> tuple[bool, list[str], bool]:
     """(changes, replaced property paths, delete before replace)."""
-    result = provider.diff(id_, olds, news)
-    return bool(result.changes), list(result.replaces or []), bool(result.delete_before_replace)
+    diffed = provider.diff(id_, olds, news)
+    return diffed.changes, list(diffed.replaces), diffed.delete_before_replace
 
 
-def create(provider: ClusterProvider, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    result = provider.create(inputs)
-    return result.id, dict(result.outs or {})
+def create(provider: CloudProvider, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    created = provider.create(inputs)
+    return created.id, dict(created.outputs)
 
 
-def update(provider: ClusterProvider, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> dict[str, Any]:
-    return dict(provider.update(id_, olds, news).outs or {})
+def update(provider: CloudProvider, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> dict[str, Any]:
+    return dict(provider.update(id_, olds, news))
 
 
-def preview_plan(provider: ClusterProvider, news: dict[str, Any]) -> str:
+def preview_plan(provider: CloudProvider, news: dict[str, Any]) -> str:
     """The `plan` output of a preview: the plan JSON (`hyperpod plan --json`'s form) a create or
     update with `news` would run now, or, when none can be made, a document saying why
     (`format` PLAN_UNKNOWN_FORMAT, `cluster_name`, `unknown`)."""
@@ -123,29 +122,29 @@ def preview_plan(provider: ClusterProvider, news: dict[str, Any]) -> str:
         return json.dumps({"format": PLAN_UNKNOWN_FORMAT, "cluster_name": props.cluster_name(news), "unknown": str(why)})
 
 
-def read(provider: ClusterProvider, id_: str, bag: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, Any] | None]:
+def read(provider: CloudProvider, id_: str, bag: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, Any] | None]:
     """(id, outputs, inputs); an empty id: the cluster is gone."""
-    result = provider.read(id_, bag)
-    return result.id or "", dict(result.outs or {}), (dict(result.inputs) if result.inputs is not None else None)
+    found = provider.read(id_, bag)
+    return found.id, dict(found.outputs), (dict(found.inputs) if found.inputs is not None else None)
 
 
-def delete(provider: ClusterProvider, id_: str, bag: dict[str, Any]) -> None:
+def delete(provider: CloudProvider, id_: str, bag: dict[str, Any]) -> None:
     provider.delete(id_, bag)
 
 
-def observe_by_id(provider: ClusterProvider, id_: str, region: str | None) -> tuple[ClusterState | None, Location]:
+def observe_by_id(provider: CloudProvider, id_: str, region: str | None) -> tuple[ClusterState | None, Location]:
     """The cluster an import id names (a name or an ARN), where the provider's configuration
     (or the ARN's region) says it lives."""
     location = locate(provider, region)
-    client, _ = open_backend(location, provider.simulator)
+    client, _ = open_backend(location, _aws(provider).simulator)
     from pulumi_hyperpod.core import cloud
 
     return cloud.get("aws").read(client, id_), location
 
 
-def locate(provider: ClusterProvider, region: str | None = None) -> Location:
+def locate(provider: CloudProvider, region: str | None = None) -> Location:
     """Where a cluster with no settings of its own lives: the provider's configuration."""
-    return Settings(region=region).locate(provider.defaults)
+    return Settings(region=region).locate(_aws(provider).defaults)
 
 
 def plain(value: Any) -> Any:

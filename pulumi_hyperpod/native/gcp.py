@@ -1,5 +1,6 @@
 """`hyperpod:index:GcpTrainingCluster`: the native provider's Google Cloud resource, a thin adapter
-over Google Cloud's dynamic provider (provider/gcp.py), which goes through the one pipeline
+over the CloudProvider (provider/cloud_provider.py) with Google Cloud's adapter
+(provider/gcp_adapter.py), as the dynamic `GcpTrainingCluster` is: the one pipeline
 (core/cloud.prepare) and the one apply contract. The same checks, plan, preflight, guards and waits
 as `GcpTrainingCluster` in a Python program, for any Pulumi language.
 
@@ -35,21 +36,22 @@ def is_gcp(urn: str) -> bool:
 
 
 class GcpResource:
-    """The resource's CRUD in the dynamic provider's bag form (snake_case keys); `wire` translates."""
+    """The resource's CRUD in the adapter's bag form (snake_case keys); `wire` translates."""
 
     def __init__(self, config: Mapping[str, str] | None = None) -> None:
         self.default_backend = "fake" if (config or {}).get("hyperpod:backend") == "fake" else "gcp"
 
     @functools.cached_property
-    def dynamic(self) -> Any:
-        """The dynamic provider, made at the first call for this resource type: a plugin serving only
+    def provider(self) -> Any:
+        """The CloudProvider, made at the first call for this resource type: a plugin serving only
         HyperPod clusters never loads the Google Cloud modules (their pydantic models) at all."""
-        from pulumi_hyperpod.provider.gcp import GcpClusterProvider
+        from pulumi_hyperpod.provider.cloud_provider import CloudProvider
+        from pulumi_hyperpod.provider.gcp_adapter import GcpAdapter
 
-        return GcpClusterProvider()
+        return CloudProvider(GcpAdapter(self.default_backend))
 
     def _bag(self, bag: Mapping[str, Any]) -> dict[str, Any]:
-        """The dynamic provider's inputs: the spec file read and merged under `spec`, the backend defaulted."""
+        """The adapter's inputs: the spec file read and merged under `spec`, the backend defaulted."""
         from pulumi_hyperpod.core.documents import read_document
         from pulumi_hyperpod.gcp.spec import GcpSpecError
 
@@ -75,12 +77,12 @@ class GcpResource:
             return news, [("spec_file", str(error))]
         if "spec" not in inputs:
             return news, [("spec", "give spec (the REST body) or spec_file")]
-        result = self.dynamic.check(self._bag(olds) if olds.get("spec") or olds.get("spec_file") else {}, inputs)
-        return dict(result.inputs or {}), [(f.property, f.reason) for f in result.failures or []]
+        checked = self.provider.check(self._bag(olds) if olds.get("spec") or olds.get("spec_file") else {}, inputs)
+        return dict(checked.inputs), list(checked.failures)
 
     def diff(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> tuple[bool, list[str], bool]:
-        result = self.dynamic.diff(id_, {k: olds.get(k) for k in INPUTS if k in olds}, self._bag(news))
-        changes, replaces = bool(result.changes), list(result.replaces or [])
+        result = self.provider.diff(id_, {k: olds.get(k) for k in INPUTS if k in olds}, self._bag(news))
+        changes, replaces = result.changes, list(result.replaces)
         if DYNAMIC_STATE_KEY in olds and not replaces:
             # A migration by alias: the state is the dynamic provider's. An update with the same plan
             # writes it again in this provider's form (no pickled provider in it).
@@ -92,14 +94,14 @@ class GcpResource:
                 id_.rsplit("/", 1)[-1] or None,
             )
             changes = True
-        return changes, replaces, bool(result.delete_before_replace)
+        return changes, replaces, result.delete_before_replace
 
     def create(self, inputs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-        result = self.dynamic.create(self._bag(inputs))
-        return result.id, {**_kept(inputs), **dict(result.outs or {})}
+        created = self.provider.create(self._bag(inputs))
+        return created.id, {**_kept(inputs), **created.outputs}
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> dict[str, Any]:
-        return {**_kept(news), **dict(self.dynamic.update(id_, olds, self._bag(news)).outs or {})}
+        return {**_kept(news), **self.provider.update(id_, olds, self._bag(news))}
 
     def read(self, id_: str, bag: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, Any] | None]:
         """(id, outputs, inputs); an empty id: the cluster is gone. With no bag (an import), the
@@ -113,17 +115,17 @@ class GcpResource:
                 return "", {}, None
             body = {k: v for k, v in state.body.items() if k not in ("name", "etag")}
             inputs = {"spec": {"name": state.name, **body}, "backend": self.default_backend}
-            result = self.dynamic.read(id_, inputs)
-            return result.id or "", {**inputs, **dict(result.outs or {})}, inputs
+            found = self.provider.read(id_, inputs)
+            return found.id, {**inputs, **found.outputs}, inputs
         inputs = {k: bag[k] for k in INPUTS if bag.get(k) is not None}
         inputs.setdefault("backend", self.default_backend)
-        result = self.dynamic.read(id_, inputs)
-        return result.id or "", {**_kept(bag), **dict(result.outs or {})}, None
+        found = self.provider.read(id_, inputs)
+        return found.id, {**_kept(bag), **found.outputs}, None
 
     def delete(self, id_: str, bag: dict[str, Any]) -> None:
         inputs = {k: bag[k] for k in INPUTS if bag.get(k) is not None}
         inputs.setdefault("backend", self.default_backend)
-        self.dynamic.delete(id_, inputs)
+        self.provider.delete(id_, inputs)
 
 
 def _kept(bag: Mapping[str, Any]) -> dict[str, Any]:

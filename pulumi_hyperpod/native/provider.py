@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-from pathlib import Path
 from typing import Any, Callable
 
 from pulumi.provider.experimental.property_value import PropertyValue
@@ -45,8 +44,8 @@ from pulumi.runtime import rpc
 
 from pulumi_hyperpod.native import core, gcp, importing, wire
 from pulumi_hyperpod.native.core import is_unknown
+from pulumi_hyperpod.native.schema import SCHEMA_PATH  # written by `python -m pulumi_hyperpod.native.schema --write`
 
-SCHEMA_PATH = Path(__file__).with_name("schema.json")
 CONFIG_KEYS = ("backend", "region", "profile")
 
 

@@ -1,110 +1,73 @@
-"""The dynamic-provider machinery both clouds share: a provider is a cloud (core/cloud.py's
-registry) behind Pulumi's check / diff / create / update / read / delete.
+"""The dynamic-provider transport both clouds share: Pulumi's dynamic `ResourceProvider` over the
+CloudProvider (provider/cloud_provider.py), which makes every decision.
 
-What is the same for every cloud lives here: the cloud found by name, the one pipeline
-(`core.cloud.prepare`, `deletion`, `execute`), the apply contract's errors (core/contract.py)
-turned into the ProviderError the user reads, the plan shown in the Pulumi output, and the host
-taught to print those errors without a traceback. What differs is each cloud's subclass: its
-settings and property bags (provider/settings.py and props.py for HyperPod; provider/gcp.py for
-Google Cloud), its wording, the worlds it connects to.
+What is the transport's own, and nothing more: the CloudProvider's outcomes as the SDK's results
+(CheckResult, DiffResult…), and the host process taught its ways (provider/process.py: exit at
+once when idle, the collector paused in check and diff, a failed check noted; provider/errors.py:
+an error the user can act on reported by its message, without a traceback).
 
-The instance holds no client, session or credential (each method connects for itself): it is
+The instance holds no client, session or credential (each call connects for itself): it is
 pickled into the stack's state by its class's module path — `pulumi_hyperpod.provider.provider.
-ClusterProvider`, `pulumi_hyperpod.gcp.provider.GcpClusterProvider` — so those paths stay.
+ClusterProvider`, `pulumi_hyperpod.provider.gcp.GcpClusterProvider` (and the older
+`pulumi_hyperpod.gcp.provider.GcpClusterProvider`) — so those paths and the instances' attributes
+stay, and the CloudProvider is built from those attributes at each call.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
-from pulumi.dynamic import ResourceProvider
+from pulumi.dynamic import CheckFailure, CheckResult, CreateResult, DiffResult, ReadResult, ResourceProvider, UpdateResult
 
 from pulumi_hyperpod.provider import errors, process
-from pulumi_hyperpod.provider.console import say
+from pulumi_hyperpod.provider.process import gc_paused, in_flight
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pulumi_hyperpod.core.cloud import Cloud, Prepared
-    from pulumi_hyperpod.core.contract import ApplyError, ApplyOptions, ApplyResult, PlanRefused, PlanStale
-    from pulumi_hyperpod.plans.model import Plan
-    from pulumi_hyperpod.plans.policy import Policy
-
-_READ = object()  # _prepared(): read the live cluster rather than a given observation
+    from pulumi_hyperpod.provider.cloud_provider import CloudProvider
 
 
-class CloudProvider(ResourceProvider):
+class DynamicProvider(ResourceProvider):
     # Nothing secret is captured (a test proves it), so the serialized provider is kept in plain
     # text unless a secret Output was captured; no secrets provider is needed to run offline.
     serialize_as_secret_always = False
-    cloud_name: ClassVar[str]  # the registry's key: "aws", "gcp"
-    Error: ClassVar[type[errors.ProviderError]] = errors.ProviderError  # what the user reads
+
+    def core(self) -> "CloudProvider":
+        """The CloudProvider this transport serves (made from the instance's plain attributes)."""
+        raise NotImplementedError
 
     def configure(self, req: Any) -> None:
-        # the engine configures a provider only in its host process: teach the host to report
-        # errors the user can act on by their message, without a traceback
+        # the engine configures a provider only in its host process: the host's exit and errors
+        process.install()
         errors.install(process.host_module())
 
-    # ---- the one pipeline ----------------------------------------------------------------
-    def _cloud(self) -> "Cloud":
-        from pulumi_hyperpod.core import cloud
+    @in_flight
+    @gc_paused
+    def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        checked = self.core().check(_olds, news)
+        if checked.failures:
+            process.failed()  # the engine stops the deployment: the host shuts down normally
+        return CheckResult(checked.inputs, [CheckFailure(path, reason) for path, reason in checked.failures])
 
-        return cloud.get(self.cloud_name)
+    @in_flight
+    @gc_paused
+    def diff(self, _id: str, _olds: dict[str, Any], _news: dict[str, Any]) -> DiffResult:
+        diffed = self.core().diff(_id, _olds, _news)
+        return DiffResult(changes=diffed.changes, replaces=diffed.replaces, delete_before_replace=diffed.delete_before_replace)
 
-    def _read_cluster(self, client: Any, name: str) -> Any:
-        return self._cloud().read(client, name)
+    @in_flight
+    def create(self, props: dict[str, Any]) -> CreateResult:
+        created = self.core().create(props)
+        return CreateResult(created.id, created.outputs)
 
-    def _prepared(
-        self, client: Any, spec: Any, policy: "Policy", *, observed: Any = _READ, skip: str | None = None, context: Any = None
-    ) -> "Prepared":
-        """read (unless `observed` is given: a create's None, an update's observation) → the
-        cloud's other inputs → plan + cost → preflight (unless `skip`)."""
-        from pulumi_hyperpod.core import cloud
+    @in_flight
+    def update(self, _id: str, _olds: dict[str, Any], _news: dict[str, Any]) -> UpdateResult:
+        return UpdateResult(self.core().update(_id, _olds, _news))
 
-        given = {} if observed is _READ else {"observed": observed}
-        return cloud.prepare(self._cloud(), client, spec, policy, skip_preflight=skip, context=context, **given)
+    @in_flight
+    def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
+        found = self.core().read(id_, props)
+        return ReadResult(found.id, found.outputs, found.inputs)
 
-    def _deletion(self, client: Any, name: str, policy: "Policy", observed: Any, context: Any = None) -> "Prepared":
-        from pulumi_hyperpod.core import cloud
-
-        return cloud.deletion(self._cloud(), client, name, policy, observed=observed, context=context)
-
-    def _run(
-        self, client: Any, the_plan: "Plan | Prepared", options: "ApplyOptions", *, policy: Any = None, context: Any = None
-    ) -> "ApplyResult":
-        """core.cloud.execute, the contract's errors raised as they are."""
-        from pulumi_hyperpod.core import cloud
-
-        return cloud.execute(self._cloud(), client, the_plan, options, policy=policy, context=context)
-
-    def _execute(
-        self, client: Any, the_plan: "Plan | Prepared", options: "ApplyOptions", *, policy: Any = None, context: Any = None
-    ) -> "ApplyResult":
-        """core.cloud.execute, a refused, stale or failed apply raised as the cloud words it."""
-        from pulumi_hyperpod.core.contract import ApplyError, PlanRefused, PlanStale
-
-        name = (the_plan.plan if hasattr(the_plan, "plan") else the_plan).cluster_name
-        try:
-            return self._run(client, the_plan, options, policy=policy, context=context)
-        except PlanRefused as refused:
-            raise self.Error(self._refused_message(name, refused)) from None
-        except PlanStale as stale:
-            raise self.Error(self._stale_message(name, stale)) from None
-        except ApplyError as error:
-            raise self.Error(self._failed_message(name, error)) from None
-
-    # ---- the words, per cloud ------------------------------------------------------------
-    def _refused_message(self, name: str, error: "PlanRefused") -> str:
-        raise NotImplementedError
-
-    def _stale_message(self, name: str, error: "PlanStale") -> str:
-        raise NotImplementedError
-
-    def _failed_message(self, name: str, error: "ApplyError") -> str:
-        raise NotImplementedError
-
-    # ---- shown ---------------------------------------------------------------------------
-    def _label(self, name: str) -> str:
-        """The `[hyperpod NAME]` prefix of the provider's lines."""
-        return name
-
-    def _say(self, text: str, name: str) -> None:
-        say(text, self._label(name))
+    @in_flight
+    def delete(self, _id: str, _props: dict[str, Any]) -> None:
+        self.core().delete(_id, _props)

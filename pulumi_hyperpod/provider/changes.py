@@ -9,21 +9,14 @@ region, which is another cluster altogether. Groups are compared by name, unorde
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 import copy
 from typing import TYPE_CHECKING, Any, Mapping
 
+from pulumi_hyperpod.provider.cloud_provider import Replacement
 from pulumi_hyperpod.provider.unknowns import is_unknown, unknown_paths
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.provider.settings import Location
-
-
-@dataclass(frozen=True, slots=True)
-class Replacement:
-    key: str  # the property path reported to the engine in `replaces`
-    reason: str
-    certain: bool = True  # False: a value not known yet may or may not force it
 
 
 def spec_changed(old: Any, new: Any) -> bool:
@@ -31,7 +24,7 @@ def spec_changed(old: Any, new: Any) -> bool:
     keeps when left out (ThreadsPerCore, which the service sets at creation and reports; the
     create-only members) that the new spec leaves out is no change: the cluster keeps it. An
     imported spec, read from DescribeCluster, holds them; the program usually does not."""
-    return normalized(_kept_left_out(old, new)) != normalized(new)
+    return bool(normalized(_kept_left_out(old, new)) != normalized(new))
 
 
 _COUNTS = ("InstanceGroupName", "InstanceCount", "MinInstanceCount")
@@ -133,9 +126,9 @@ def spec_replacements(old: Any, new: Any) -> list[Replacement]:
         reason = "NodeProvisioningMode is not known yet; a cluster cannot leave Continuous mode"
         found.append(Replacement("spec.NodeProvisioningMode", reason, certain=False))
     elif not is_unknown(mode):
-        reason = provisioning_mode_change(old.get("NodeProvisioningMode") == CONTINUOUS, mode == CONTINUOUS, orchestrators[1])
-        if reason:
-            found.append(Replacement("spec.NodeProvisioningMode", reason))
+        change = provisioning_mode_change(old.get("NodeProvisioningMode") == CONTINUOUS, mode == CONTINUOUS, orchestrators[1])
+        if change:
+            found.append(Replacement("spec.NodeProvisioningMode", change))
     return found
 
 

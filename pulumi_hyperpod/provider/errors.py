@@ -1,7 +1,19 @@
-"""What the user reads when a provider call fails: the one-line message of an error they can act
-on (a refused plan, an existing cluster, a bad spec, no region, an AWS error); a bug keeps its
-traceback. One rule for both providers: the native server formats with `user_message`, and the
-dynamic provider's host is taught the same rule by `install`.
+"""What the user reads when something fails: the one place where errors become messages.
+
+- `contract_message(error, cluster)`: the apply contract's errors (core/contract.py: PlanRefused,
+  PlanStale, ApplyError and its kinds) as the one line a front end shows, naming the cluster and
+  what to do next (`again`: the command that plans again, `pulumi up` by default);
+- `user_message(error)`: the one-line message of an error the user can act on (a contract error, a
+  refused plan, an existing cluster, a bad spec, no region, an AWS or Google Cloud error); a bug
+  keeps its whole traceback;
+- `is_user_error(error)`: which errors those are;
+- `install(host)`: the dynamic provider's host taught to report by `user_message`.
+
+Every front end words errors through here: the CloudProvider (provider/cloud_provider.py) behind
+both Pulumi transports, the native server (native/server.py), the CLI. The module imports no
+pulumi, botocore or Google library at load (botocore's errors are imported at the first check,
+when a client was built; Google Cloud's are looked up among the modules already loaded), so any
+front end can import it.
 
 Why `install`: the SDK's dynamic provider host (`python -m pulumi.dynamic`,
 pulumi/dynamic/__main__.py) aborts every failed call with `traceback.format_exc()` as the gRPC
@@ -27,25 +39,40 @@ class ProviderError(Exception):
     """A failure the user can act on; the message says what to do."""
 
 
-def is_user_error(error: BaseException) -> bool:
-    from botocore.exceptions import (  # loaded by then: every call builds a client
-        BotoCoreError,
-        ClientError,
-    )
+def contract_message(error: BaseException, cluster: str, again: str = "run `pulumi up` again") -> str:
+    """The apply contract's error as the one line the user reads: a guard's refusal names the
+    cluster and the rules; a stale plan says to plan again; a failed call lists the calls already
+    made (the service carries those out) and how to continue."""
+    from pulumi_hyperpod.core.contract import ApplyError, PlanRefused, PlanStale
 
+    if isinstance(error, PlanRefused):
+        return f"cluster {cluster}: {error}"
+    if isinstance(error, PlanStale):
+        return f"{error}: {again}"
+    if isinstance(error, ApplyError):
+        return f"cluster {cluster}: {error} (calls made: {', '.join(error.done) or 'none'}); {again} to continue"
+    return user_message(error)
+
+
+def is_user_error(error: BaseException) -> bool:
     from pulumi_hyperpod.core.errors import InputError  # a bad HyperPod or Google Cloud spec
 
-    return isinstance(error, (ProviderError, InputError, ValueError, ClientError, BotoCoreError, *_gcp_errors()))
+    return isinstance(error, (ProviderError, InputError, ValueError, *_loaded_errors()))
 
 
-def _gcp_errors() -> tuple[type, ...]:
-    """The Google Cloud side's own errors, from the modules already loaded (a HyperPod provider
-    process never loads them, and need not import them to say so)."""
+# The errors of the clouds' libraries and of the contract, by module: looked up among the modules
+# already loaded (an error of a library is raised only once it is), so none is imported to say so
+# (a Google Cloud command never loads botocore, a HyperPod one never loads Google's libraries).
+_ERRORS = (
+    ("botocore.exceptions", ("ClientError", "BotoCoreError")),
+    ("pulumi_hyperpod.core.contract", ("ApplyError", "PlanInvalid", "PlanRefused", "PlanStale")),
+    ("pulumi_hyperpod.gcp.client", ("GcpApiError", "OperationTimeout", "CredentialsMissing")),
+)
+
+
+def _loaded_errors() -> tuple[type, ...]:
     found: list[type] = []
-    for module, names in (
-        ("pulumi_hyperpod.core.contract", ("ApplyError", "PlanInvalid", "PlanRefused", "PlanStale")),
-        ("pulumi_hyperpod.gcp.client", ("GcpApiError", "OperationTimeout", "CredentialsMissing")),
-    ):
+    for module, names in _ERRORS:
         loaded = sys.modules.get(module)
         found += [getattr(loaded, name) for name in names if loaded is not None and hasattr(loaded, name)]
     return tuple(found)
@@ -71,7 +98,7 @@ class _HostTraceback:
         error = sys.exc_info()[1]
         if error is not None and is_user_error(error):
             return user_message(error)
-        return self._real.format_exc(limit, chain)
+        return str(self._real.format_exc(limit, chain))
 
 
 _lock = threading.Lock()

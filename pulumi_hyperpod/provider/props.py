@@ -201,14 +201,14 @@ def observed_spec(spec: Mapping[str, Any], state: ClusterState) -> dict[str, Any
 
 def _effective_min(group: Mapping[str, Any], continuous: bool) -> int:
     if group.get("MinInstanceCount") is not None:
-        return group["MinInstanceCount"]
+        return int(group["MinInstanceCount"])
     node_type = (group.get("SlurmConfig") or {}).get("NodeType")
     if continuous and node_type in ("Controller", "Login"):
         return min(1, group.get("InstanceCount") or 0)
     return 0
 
 
-def _group_from_described(have) -> dict[str, Any]:
+def _group_from_described(have: Any) -> dict[str, Any]:
     described = dict(have.described)
     skip = ("InstanceRequirements", "InstanceCount", "MinInstanceCount", "EnvironmentConfig")
     entry = {k: v for k, v in described.items() if k in _group_members(have.restricted) and k not in skip}

@@ -78,12 +78,12 @@ class ClusterOutputs:
     failure_message: pulumi.Output[Optional[str]]
     continuous: pulumi.Output[bool]
     orchestrator: pulumi.Output[str]
-    groups: pulumi.Output[dict]  # name → target_count, current_count, min_count, status, node_type, instance_types
+    groups: pulumi.Output[dict[str, Any]]  # name → target_count, current_count, min_count, status, node_type, instance_types
     node_count: pulumi.Output[int]
     target_count: pulumi.Output[int]
     pending_count: pulumi.Output[int]
-    location: pulumi.Output[dict]
-    spec: pulumi.Output[dict]
+    location: pulumi.Output[dict[str, Any]]
+    spec: pulumi.Output[dict[str, Any]]
 
 
 # The outputs the provider fills in (the spec is the checked input, echoed).
@@ -120,11 +120,12 @@ def _merge_args(args: Optional[ClusterArgs], kwargs: dict[str, Any]) -> ClusterA
     return ClusterArgs(**base)
 
 
-def build_spec(args: ClusterArgs) -> pulumi.Input[dict]:
+def build_spec(args: ClusterArgs) -> pulumi.Input[Any]:
     """One spec dict from spec=, spec_file= and the snake_case fields (later wins, per top-level field)."""
     base: Any = {}
-    if _is_cluster_spec(args.spec):
-        base = args.spec.to_api()
+    spec: Any = args.spec
+    if _is_cluster_spec(spec):
+        base = spec.to_api()
     elif args.spec is not None:
         base = args.spec
     if args.spec_file is not None:
@@ -136,8 +137,12 @@ def build_spec(args: ClusterArgs) -> pulumi.Input[dict]:
     if isinstance(overrides.get("Tags"), Mapping):
         overrides["Tags"] = [{"Key": k, "Value": v} for k, v in overrides["Tags"].items()]
     if isinstance(base, pulumi.Output):
-        return pulumi.Output.all(base, pulumi.Output.from_input(overrides)).apply(lambda both: _later_wins(*both))
-    return _later_wins(base, overrides)
+        merged: pulumi.Output[dict[str, Any]] = pulumi.Output.all(base, pulumi.Output.from_input(overrides)).apply(
+            lambda both: _later_wins(*both)
+        )
+        return merged
+    result: Any = _later_wins(base, overrides)  # not a dict when spec is not an object: check reports it
+    return result
 
 
 def _later_wins(*sources: Any) -> Any:

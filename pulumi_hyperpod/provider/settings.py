@@ -11,8 +11,8 @@ Nothing here holds a client or a credential: a profile is a name, resolved by bo
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Mapping
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from pulumi_hyperpod.aws.client import BACKENDS, DEFAULT_REGION
 
@@ -33,13 +33,26 @@ SETTING_KEYS = ("backend", "region", "profile", "policy", "wait", "timeout", "ad
 SLURM_ROLES = ("Controller", "Login", "Compute")
 
 
-@dataclass(frozen=True)  # no slots: a stack's state holds it pickled with its __dict__ (an older stack's loads)
+@dataclass(frozen=True, slots=True)
 class Defaults:
-    """Stack configuration: `hyperpod:backend|region|profile`, else `aws:region|profile`."""
+    """Stack configuration: `hyperpod:backend|region|profile`, else `aws:region|profile`.
+
+    Pickled into every stack's state inside the provider (`ClusterProvider.defaults`): a state
+    written by an earlier release holds it as a dict of its fields, which `__setstate__` reads by
+    name (a slots dataclass's own reads a tuple by position, and would take the dict's keys for
+    the values)."""
 
     backend: str | None = None
     region: str | None = None
     profile: str | None = None
+
+    def __getstate__(self) -> dict[str, str | None]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def __setstate__(self, state: Mapping[str, Any] | tuple[Any, ...]) -> None:
+        values = dict(state) if isinstance(state, Mapping) else dict(zip((f.name for f in fields(self)), state, strict=False))
+        for f in fields(self):
+            object.__setattr__(self, f.name, values.get(f.name))
 
     @classmethod
     def from_config(cls, config: Any) -> "Defaults":
@@ -171,7 +184,7 @@ def _boto_region(profile: str | None) -> str:
             "no AWS region: pass region= to the resource, or set it in the stack config "
             "(`pulumi config set aws:region us-west-2`), or in AWS_REGION"
         )
-    return region
+    return str(region)
 
 
 def _policy(data: Mapping[str, Any]) -> "Policy":
@@ -190,7 +203,7 @@ def policy_inputs(policy: Policy) -> dict[str, Any]:
     return data
 
 
-def check_settings(news: Mapping[str, Any], is_unknown) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+def check_settings(news: Mapping[str, Any], is_unknown: Callable[[Any], bool]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
     """The settings part of the inputs, canonical, and the failures as (property, reason)."""
     from pulumi_hyperpod.aws.apply.wait_policies import WAIT_POLICIES
 

@@ -77,7 +77,7 @@ def test_a_cluster_that_cannot_be_read_gives_an_unknown_document(harness, monkey
     def unreachable(*_args, **_kwargs):
         raise ConnectionError("could not connect to the endpoint URL")
 
-    monkeypatch.setattr("pulumi_hyperpod.provider.provider.observe", unreachable)
+    monkeypatch.setattr("pulumi_hyperpod.provider.cloud_provider.CloudProvider._read", unreachable)
     preview = run(harness.provider.create(CreateRequest(harness.urn, inputs, 0, True)))
     document = plan_output(preview.properties)
     assert document["format"] == PLAN_UNKNOWN_FORMAT

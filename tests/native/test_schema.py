@@ -1,6 +1,7 @@
-"""schema.json is written by hand once; these tests hold it to the resource's real inputs and
-outputs (the dynamic `Cluster`'s arguments, what `check` stores, what a create on the simulator
-returns), so neither can change without the other."""
+"""schema.json is generated (native/schema.py) from the resources' definitions; these tests hold
+the committed file to that generator and to the resource's real inputs and outputs (the dynamic
+`Cluster`'s arguments, what `check` stores, what a create on the simulator returns), so neither
+can change without the other."""
 
 from __future__ import annotations
 
@@ -23,6 +24,25 @@ from .conftest import on_wire, run, slurm_spec
 SCHEMA = schema()
 CLUSTER = SCHEMA["resources"][CLUSTER_TYPE]
 JSON_TYPES = {"string": str, "boolean": bool, "integer": int, "number": (int, float), "array": list, "object": dict}
+
+
+def test_the_committed_schema_is_what_the_generator_writes() -> None:
+    from pulumi_hyperpod.native import schema as generator
+
+    assert generator.SCHEMA_PATH.read_text(encoding="utf-8") == generator.text(), (
+        "native/schema.json is stale: run `python -m pulumi_hyperpod.native.schema --write` (then `python -m pulumi_hyperpod.native.sdkgen`)"
+    )
+    assert generator.main(["--check"]) == 0
+
+
+def test_a_property_without_a_description_stops_the_generation(monkeypatch) -> None:
+    import pytest
+
+    from pulumi_hyperpod.native import schema as generator
+
+    monkeypatch.delitem(generator.CLUSTER, "adopt")
+    with pytest.raises(generator.SchemaError, match="not described \\['adopt'\\]"):
+        generator.schema()
 
 
 def test_package_identity() -> None:

@@ -61,9 +61,9 @@ def test_a_policy_with_other_values_is_validated_by_the_model():
 GCP_SETTINGS = """
 import json
 from pulumi_hyperpod.plans.policy import Policy, validator
-from pulumi_hyperpod.provider.gcp import _settings
+from pulumi_hyperpod.provider.gcp_adapter import settings_of
 
-backend, policy, timeout, wait = _settings({"backend": "fake", "policy": {}})
+policy = settings_of({"backend": "fake", "policy": {}}).policy
 print(json.dumps({"is_default": policy == Policy(), "model_built": validator.cache_info().currsize}))
 """
 

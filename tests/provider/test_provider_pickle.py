@@ -61,3 +61,31 @@ def test_concurrent_checks_share_one_provider(engine):
         results = list(pool.map(lambda s: engine.check({"spec": s, "backend": "fake"}, olds={"spec": s}), specs))
     assert [r.inputs["spec"]["InstanceGroups"][1]["InstanceCount"] for r in results] == list(range(1, 9))
     assert all(not r.failures for r in results)
+
+
+def test_the_gcp_provider_pickles_by_both_its_paths_and_holds_nothing():
+    """Stacks made before the move hold `pulumi_hyperpod.gcp.provider.GcpClusterProvider`: the same class."""
+    from pulumi_hyperpod.gcp.provider import GcpClusterProvider as Before
+    from pulumi_hyperpod.provider.gcp import GcpClusterProvider
+
+    assert Before is GcpClusterProvider
+    restored = dill.loads(base64.b64decode(serialize_provider(GcpClusterProvider())))
+    assert type(restored) is GcpClusterProvider and vars(restored) == {}
+    assert len(serialize_provider(GcpClusterProvider())) < 2000
+
+
+# A configured ClusterProvider as the release before issue 38 pickled it into a stack's state
+# (serialize_provider; Defaults was a core/frozen.py record, its state a dict of its fields).
+PREVIOUS_RELEASE = (
+    "gASV0AAAAAAAAACMIXB1bHVtaV9oeXBlcnBvZC5wcm92aWRlci5wcm92aWRlcpSMD0NsdXN0ZXJQcm92aWRlcpSTlCmBlH2UKIwIZGVmYXVsdHOUjCFwdWx1"
+    "bWlfaHlwZXJwb2QucHJvdmlkZXIuc2V0dGluZ3OUjAhEZWZhdWx0c5STlCmBlH2UKIwHYmFja2VuZJROjAdwcm9maWxllIwIdHJhaW5pbmeUjAZyZWdpb26UjAl1"
+    "cy1lYXN0LTKUdWKMCXNpbXVsYXRvcpSMB3dvcmxkLTGUdWIu"
+)
+
+
+def test_a_provider_pickled_by_the_previous_release_keeps_its_defaults_by_name():
+    restored = dill.loads(base64.b64decode(PREVIOUS_RELEASE))
+    assert isinstance(restored, ClusterProvider) and restored.simulator == "world-1"
+    assert restored.defaults == Defaults(backend=None, region="us-east-2", profile="training")
+    again = dill.loads(base64.b64decode(serialize_provider(restored)))  # and the state it writes now reads back
+    assert again.defaults == restored.defaults

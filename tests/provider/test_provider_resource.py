@@ -98,3 +98,15 @@ def test_a_later_source_replaces_every_spelling_of_a_field_and_check_spells_the_
     twice = build_spec(ClusterArgs(spec={**slurm_spec(), "cluster_name": "other"}))  # one source, two spellings
     _, failures = canonical_spec(twice)
     assert any("given twice" in reason for _, reason in failures), failures
+
+
+def test_a_policy_instance_is_stored_as_its_fields():
+    """A Policy (not its dict) given to the resource: the fields that differ from the defaults,
+    as check stores them (the module looked up by its path after the move to plans/)."""
+    from pulumi_hyperpod.plans.policy import Policy
+
+    recorder = run(
+        lambda: Cluster("demo", spec=slurm_spec(), policy=Policy(protected_node_ids={"i-0bbbbbbbbbbbbbbbb", "i-0aaaaaaaaaaaaaaaa"}))
+    )
+    (resource,) = recorder.resources
+    assert resource.inputs["policy"] == {"protected_node_ids": ["i-0aaaaaaaaaaaaaaaa", "i-0bbbbbbbbbbbbbbbb"]}

@@ -120,27 +120,27 @@ func (o LocationOutput) Region() pulumi.StringOutput {
 type Policy struct {
 	// Allow a software rollout to take a Slurm Controller down (Slurm schedules nothing until it is back).
 	AllowControllerDisruption *bool `pulumi:"allowControllerDisruption"`
-	// Allow shrinking or deleting a Slurm Controller group.
+	// Allow shrinking or deleting a Slurm Controller group (its nodes are still never named).
 	AllowControllerScaleIn *bool `pulumi:"allowControllerScaleIn"`
 	// Allow a rollout, reboot or replacement to take Slurm Login nodes down.
 	AllowLoginDisruption *bool `pulumi:"allowLoginDisruption"`
 	// Allow removing Login nodes or the Login group.
 	AllowLoginScaleIn *bool `pulumi:"allowLoginScaleIn"`
-	// Allow a change that deletes and re-creates the cluster.
+	// Allow a plan that deletes and re-creates the cluster for a change the service cannot make in place.
 	AllowReplacement *bool `pulumi:"allowReplacement"`
-	// Canary scale-out: a group growing by more than this adds this many nodes first, then the rest once they pass.
+	// Canary scale-out: a group growing by more than this adds this many nodes first, waits until their lifecycle scripts and deep health checks pass, then adds the rest; a canary failure stops the apply.
 	CanaryNodes *int `pulumi:"canaryNodes"`
-	// Before deleting nodes: none, cordon or drain (docs/workloads.md).
+	// Before deleting nodes: none; cordon (no new work lands; Slurm DRAIN, Kubernetes cordon), then delete; drain (cordon, evict pods through the Eviction API, wait for the work to end), then delete.
 	Drain *string `pulumi:"drain"`
-	// At drainTimeout: stop (the nodes left drained and named) or delete them anyway.
+	// At drain_timeout: stop (exit 1, the nodes left drained and named) or delete them anyway.
 	DrainDeadline *string `pulumi:"drainDeadline"`
-	// Seconds a drain waits for the work on its nodes to end.
+	// Seconds a drain waits for the work to end.
 	DrainTimeout *float64 `pulumi:"drainTimeout"`
-	// Nodes in Failure: delete (scale-in victims first, the default), replace, or leave.
+	// Nodes in Failure: removed first on scale-in (delete), replaced with BatchReplaceClusterNodes (replace), or left where they are and named (leave).
 	FailedNodes *string `pulumi:"failedNodes"`
-	// Refuse a plan that raises the hourly cost by more than this (USD).
+	// Refuse a plan that raises the cluster's hourly cost by more than this (USD).
 	MaxHourlyCostIncrease *float64 `pulumi:"maxHourlyCostIncrease"`
-	// Nodes named in one BatchDeleteClusterNodes call (at most 99).
+	// Nodes named in one BatchDeleteClusterNodes call (the API reference allows 99).
 	MaxNodesPerDeleteCall *int `pulumi:"maxNodesPerDeleteCall"`
 	// Largest share of a group's nodes one plan may remove (1.0 = no limit).
 	MaxScaleInFraction *float64 `pulumi:"maxScaleInFraction"`
@@ -150,15 +150,15 @@ type Policy struct {
 	ProtectedNodeIds []string `pulumi:"protectedNodeIds"`
 	// Warn when a plan would use more than this share of a service quota.
 	QuotaWarningMargin *float64 `pulumi:"quotaWarningMargin"`
-	// Nodes to reboot with BatchRebootClusterNodes; acts once per new id (like triggers).
+	// Nodes (instance or logical ids) this plan reboots with BatchRebootClusterNodes (--reboot).
 	RebootNodeIds []string `pulumi:"rebootNodeIds"`
-	// Instance or logical ids a scale-in names before any other.
+	// Instance or logical ids a scale-in names before any other (Cluster API's delete-machine annotation); never a protected one.
 	RemoveFirst []string `pulumi:"removeFirst"`
-	// Nodes to replace with BatchReplaceClusterNodes; acts once per new id (like triggers).
+	// Nodes (instance or logical ids) this plan replaces with BatchReplaceClusterNodes (--replace).
 	ReplaceNodeIds []string `pulumi:"replaceNodeIds"`
-	// Which nodes a scale-in names first: workload, state, oldest or newest (docs/workloads.md).
+	// Which removable nodes a scale-in names first: workload (idle, then the work that ends soonest; by state where no workload was read), state (unhealthy, never launched, newest), oldest, newest.
 	ScaleInOrder *string `pulumi:"scaleInOrder"`
-	// UpdateClusterSoftware DeploymentConfig for rollouts the plan makes (the AWS form: RollingUpdatePolicy, WaitIntervalInSeconds, AutoRollbackConfiguration). Default: the group's ScheduledUpdateConfig.DeploymentConfig.
+	// UpdateClusterSoftware DeploymentConfig for rollouts the plan makes (the model's DeploymentConfiguration: RollingUpdatePolicy, WaitIntervalInSeconds, AutoRollbackConfiguration); default: the group's ScheduledUpdateConfig.DeploymentConfig.
 	SoftwareDeployment map[string]interface{} `pulumi:"softwareDeployment"`
 }
 
@@ -177,27 +177,27 @@ type PolicyInput interface {
 type PolicyArgs struct {
 	// Allow a software rollout to take a Slurm Controller down (Slurm schedules nothing until it is back).
 	AllowControllerDisruption pulumi.BoolPtrInput `pulumi:"allowControllerDisruption"`
-	// Allow shrinking or deleting a Slurm Controller group.
+	// Allow shrinking or deleting a Slurm Controller group (its nodes are still never named).
 	AllowControllerScaleIn pulumi.BoolPtrInput `pulumi:"allowControllerScaleIn"`
 	// Allow a rollout, reboot or replacement to take Slurm Login nodes down.
 	AllowLoginDisruption pulumi.BoolPtrInput `pulumi:"allowLoginDisruption"`
 	// Allow removing Login nodes or the Login group.
 	AllowLoginScaleIn pulumi.BoolPtrInput `pulumi:"allowLoginScaleIn"`
-	// Allow a change that deletes and re-creates the cluster.
+	// Allow a plan that deletes and re-creates the cluster for a change the service cannot make in place.
 	AllowReplacement pulumi.BoolPtrInput `pulumi:"allowReplacement"`
-	// Canary scale-out: a group growing by more than this adds this many nodes first, then the rest once they pass.
+	// Canary scale-out: a group growing by more than this adds this many nodes first, waits until their lifecycle scripts and deep health checks pass, then adds the rest; a canary failure stops the apply.
 	CanaryNodes pulumi.IntPtrInput `pulumi:"canaryNodes"`
-	// Before deleting nodes: none, cordon or drain (docs/workloads.md).
+	// Before deleting nodes: none; cordon (no new work lands; Slurm DRAIN, Kubernetes cordon), then delete; drain (cordon, evict pods through the Eviction API, wait for the work to end), then delete.
 	Drain pulumi.StringPtrInput `pulumi:"drain"`
-	// At drainTimeout: stop (the nodes left drained and named) or delete them anyway.
+	// At drain_timeout: stop (exit 1, the nodes left drained and named) or delete them anyway.
 	DrainDeadline pulumi.StringPtrInput `pulumi:"drainDeadline"`
-	// Seconds a drain waits for the work on its nodes to end.
+	// Seconds a drain waits for the work to end.
 	DrainTimeout pulumi.Float64PtrInput `pulumi:"drainTimeout"`
-	// Nodes in Failure: delete (scale-in victims first, the default), replace, or leave.
+	// Nodes in Failure: removed first on scale-in (delete), replaced with BatchReplaceClusterNodes (replace), or left where they are and named (leave).
 	FailedNodes pulumi.StringPtrInput `pulumi:"failedNodes"`
-	// Refuse a plan that raises the hourly cost by more than this (USD).
+	// Refuse a plan that raises the cluster's hourly cost by more than this (USD).
 	MaxHourlyCostIncrease pulumi.Float64PtrInput `pulumi:"maxHourlyCostIncrease"`
-	// Nodes named in one BatchDeleteClusterNodes call (at most 99).
+	// Nodes named in one BatchDeleteClusterNodes call (the API reference allows 99).
 	MaxNodesPerDeleteCall pulumi.IntPtrInput `pulumi:"maxNodesPerDeleteCall"`
 	// Largest share of a group's nodes one plan may remove (1.0 = no limit).
 	MaxScaleInFraction pulumi.Float64PtrInput `pulumi:"maxScaleInFraction"`
@@ -207,15 +207,15 @@ type PolicyArgs struct {
 	ProtectedNodeIds pulumi.StringArrayInput `pulumi:"protectedNodeIds"`
 	// Warn when a plan would use more than this share of a service quota.
 	QuotaWarningMargin pulumi.Float64PtrInput `pulumi:"quotaWarningMargin"`
-	// Nodes to reboot with BatchRebootClusterNodes; acts once per new id (like triggers).
+	// Nodes (instance or logical ids) this plan reboots with BatchRebootClusterNodes (--reboot).
 	RebootNodeIds pulumi.StringArrayInput `pulumi:"rebootNodeIds"`
-	// Instance or logical ids a scale-in names before any other.
+	// Instance or logical ids a scale-in names before any other (Cluster API's delete-machine annotation); never a protected one.
 	RemoveFirst pulumi.StringArrayInput `pulumi:"removeFirst"`
-	// Nodes to replace with BatchReplaceClusterNodes; acts once per new id (like triggers).
+	// Nodes (instance or logical ids) this plan replaces with BatchReplaceClusterNodes (--replace).
 	ReplaceNodeIds pulumi.StringArrayInput `pulumi:"replaceNodeIds"`
-	// Which nodes a scale-in names first: workload, state, oldest or newest (docs/workloads.md).
+	// Which removable nodes a scale-in names first: workload (idle, then the work that ends soonest; by state where no workload was read), state (unhealthy, never launched, newest), oldest, newest.
 	ScaleInOrder pulumi.StringPtrInput `pulumi:"scaleInOrder"`
-	// UpdateClusterSoftware DeploymentConfig for rollouts the plan makes (the AWS form: RollingUpdatePolicy, WaitIntervalInSeconds, AutoRollbackConfiguration). Default: the group's ScheduledUpdateConfig.DeploymentConfig.
+	// UpdateClusterSoftware DeploymentConfig for rollouts the plan makes (the model's DeploymentConfiguration: RollingUpdatePolicy, WaitIntervalInSeconds, AutoRollbackConfiguration); default: the group's ScheduledUpdateConfig.DeploymentConfig.
 	SoftwareDeployment pulumi.MapInput `pulumi:"softwareDeployment"`
 }
 
@@ -302,7 +302,7 @@ func (o PolicyOutput) AllowControllerDisruption() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v Policy) *bool { return v.AllowControllerDisruption }).(pulumi.BoolPtrOutput)
 }
 
-// Allow shrinking or deleting a Slurm Controller group.
+// Allow shrinking or deleting a Slurm Controller group (its nodes are still never named).
 func (o PolicyOutput) AllowControllerScaleIn() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v Policy) *bool { return v.AllowControllerScaleIn }).(pulumi.BoolPtrOutput)
 }
@@ -317,42 +317,42 @@ func (o PolicyOutput) AllowLoginScaleIn() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v Policy) *bool { return v.AllowLoginScaleIn }).(pulumi.BoolPtrOutput)
 }
 
-// Allow a change that deletes and re-creates the cluster.
+// Allow a plan that deletes and re-creates the cluster for a change the service cannot make in place.
 func (o PolicyOutput) AllowReplacement() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v Policy) *bool { return v.AllowReplacement }).(pulumi.BoolPtrOutput)
 }
 
-// Canary scale-out: a group growing by more than this adds this many nodes first, then the rest once they pass.
+// Canary scale-out: a group growing by more than this adds this many nodes first, waits until their lifecycle scripts and deep health checks pass, then adds the rest; a canary failure stops the apply.
 func (o PolicyOutput) CanaryNodes() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v Policy) *int { return v.CanaryNodes }).(pulumi.IntPtrOutput)
 }
 
-// Before deleting nodes: none, cordon or drain (docs/workloads.md).
+// Before deleting nodes: none; cordon (no new work lands; Slurm DRAIN, Kubernetes cordon), then delete; drain (cordon, evict pods through the Eviction API, wait for the work to end), then delete.
 func (o PolicyOutput) Drain() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v Policy) *string { return v.Drain }).(pulumi.StringPtrOutput)
 }
 
-// At drainTimeout: stop (the nodes left drained and named) or delete them anyway.
+// At drain_timeout: stop (exit 1, the nodes left drained and named) or delete them anyway.
 func (o PolicyOutput) DrainDeadline() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v Policy) *string { return v.DrainDeadline }).(pulumi.StringPtrOutput)
 }
 
-// Seconds a drain waits for the work on its nodes to end.
+// Seconds a drain waits for the work to end.
 func (o PolicyOutput) DrainTimeout() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v Policy) *float64 { return v.DrainTimeout }).(pulumi.Float64PtrOutput)
 }
 
-// Nodes in Failure: delete (scale-in victims first, the default), replace, or leave.
+// Nodes in Failure: removed first on scale-in (delete), replaced with BatchReplaceClusterNodes (replace), or left where they are and named (leave).
 func (o PolicyOutput) FailedNodes() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v Policy) *string { return v.FailedNodes }).(pulumi.StringPtrOutput)
 }
 
-// Refuse a plan that raises the hourly cost by more than this (USD).
+// Refuse a plan that raises the cluster's hourly cost by more than this (USD).
 func (o PolicyOutput) MaxHourlyCostIncrease() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v Policy) *float64 { return v.MaxHourlyCostIncrease }).(pulumi.Float64PtrOutput)
 }
 
-// Nodes named in one BatchDeleteClusterNodes call (at most 99).
+// Nodes named in one BatchDeleteClusterNodes call (the API reference allows 99).
 func (o PolicyOutput) MaxNodesPerDeleteCall() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v Policy) *int { return v.MaxNodesPerDeleteCall }).(pulumi.IntPtrOutput)
 }
@@ -377,27 +377,27 @@ func (o PolicyOutput) QuotaWarningMargin() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v Policy) *float64 { return v.QuotaWarningMargin }).(pulumi.Float64PtrOutput)
 }
 
-// Nodes to reboot with BatchRebootClusterNodes; acts once per new id (like triggers).
+// Nodes (instance or logical ids) this plan reboots with BatchRebootClusterNodes (--reboot).
 func (o PolicyOutput) RebootNodeIds() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v Policy) []string { return v.RebootNodeIds }).(pulumi.StringArrayOutput)
 }
 
-// Instance or logical ids a scale-in names before any other.
+// Instance or logical ids a scale-in names before any other (Cluster API's delete-machine annotation); never a protected one.
 func (o PolicyOutput) RemoveFirst() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v Policy) []string { return v.RemoveFirst }).(pulumi.StringArrayOutput)
 }
 
-// Nodes to replace with BatchReplaceClusterNodes; acts once per new id (like triggers).
+// Nodes (instance or logical ids) this plan replaces with BatchReplaceClusterNodes (--replace).
 func (o PolicyOutput) ReplaceNodeIds() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v Policy) []string { return v.ReplaceNodeIds }).(pulumi.StringArrayOutput)
 }
 
-// Which nodes a scale-in names first: workload, state, oldest or newest (docs/workloads.md).
+// Which removable nodes a scale-in names first: workload (idle, then the work that ends soonest; by state where no workload was read), state (unhealthy, never launched, newest), oldest, newest.
 func (o PolicyOutput) ScaleInOrder() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v Policy) *string { return v.ScaleInOrder }).(pulumi.StringPtrOutput)
 }
 
-// UpdateClusterSoftware DeploymentConfig for rollouts the plan makes (the AWS form: RollingUpdatePolicy, WaitIntervalInSeconds, AutoRollbackConfiguration). Default: the group's ScheduledUpdateConfig.DeploymentConfig.
+// UpdateClusterSoftware DeploymentConfig for rollouts the plan makes (the model's DeploymentConfiguration: RollingUpdatePolicy, WaitIntervalInSeconds, AutoRollbackConfiguration); default: the group's ScheduledUpdateConfig.DeploymentConfig.
 func (o PolicyOutput) SoftwareDeployment() pulumi.MapOutput {
 	return o.ApplyT(func(v Policy) map[string]interface{} { return v.SoftwareDeployment }).(pulumi.MapOutput)
 }
@@ -436,7 +436,7 @@ func (o PolicyPtrOutput) AllowControllerDisruption() pulumi.BoolPtrOutput {
 	}).(pulumi.BoolPtrOutput)
 }
 
-// Allow shrinking or deleting a Slurm Controller group.
+// Allow shrinking or deleting a Slurm Controller group (its nodes are still never named).
 func (o PolicyPtrOutput) AllowControllerScaleIn() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *Policy) *bool {
 		if v == nil {
@@ -466,7 +466,7 @@ func (o PolicyPtrOutput) AllowLoginScaleIn() pulumi.BoolPtrOutput {
 	}).(pulumi.BoolPtrOutput)
 }
 
-// Allow a change that deletes and re-creates the cluster.
+// Allow a plan that deletes and re-creates the cluster for a change the service cannot make in place.
 func (o PolicyPtrOutput) AllowReplacement() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *Policy) *bool {
 		if v == nil {
@@ -476,7 +476,7 @@ func (o PolicyPtrOutput) AllowReplacement() pulumi.BoolPtrOutput {
 	}).(pulumi.BoolPtrOutput)
 }
 
-// Canary scale-out: a group growing by more than this adds this many nodes first, then the rest once they pass.
+// Canary scale-out: a group growing by more than this adds this many nodes first, waits until their lifecycle scripts and deep health checks pass, then adds the rest; a canary failure stops the apply.
 func (o PolicyPtrOutput) CanaryNodes() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *Policy) *int {
 		if v == nil {
@@ -486,7 +486,7 @@ func (o PolicyPtrOutput) CanaryNodes() pulumi.IntPtrOutput {
 	}).(pulumi.IntPtrOutput)
 }
 
-// Before deleting nodes: none, cordon or drain (docs/workloads.md).
+// Before deleting nodes: none; cordon (no new work lands; Slurm DRAIN, Kubernetes cordon), then delete; drain (cordon, evict pods through the Eviction API, wait for the work to end), then delete.
 func (o PolicyPtrOutput) Drain() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Policy) *string {
 		if v == nil {
@@ -496,7 +496,7 @@ func (o PolicyPtrOutput) Drain() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
-// At drainTimeout: stop (the nodes left drained and named) or delete them anyway.
+// At drain_timeout: stop (exit 1, the nodes left drained and named) or delete them anyway.
 func (o PolicyPtrOutput) DrainDeadline() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Policy) *string {
 		if v == nil {
@@ -506,7 +506,7 @@ func (o PolicyPtrOutput) DrainDeadline() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
-// Seconds a drain waits for the work on its nodes to end.
+// Seconds a drain waits for the work to end.
 func (o PolicyPtrOutput) DrainTimeout() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *Policy) *float64 {
 		if v == nil {
@@ -516,7 +516,7 @@ func (o PolicyPtrOutput) DrainTimeout() pulumi.Float64PtrOutput {
 	}).(pulumi.Float64PtrOutput)
 }
 
-// Nodes in Failure: delete (scale-in victims first, the default), replace, or leave.
+// Nodes in Failure: removed first on scale-in (delete), replaced with BatchReplaceClusterNodes (replace), or left where they are and named (leave).
 func (o PolicyPtrOutput) FailedNodes() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Policy) *string {
 		if v == nil {
@@ -526,7 +526,7 @@ func (o PolicyPtrOutput) FailedNodes() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
-// Refuse a plan that raises the hourly cost by more than this (USD).
+// Refuse a plan that raises the cluster's hourly cost by more than this (USD).
 func (o PolicyPtrOutput) MaxHourlyCostIncrease() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *Policy) *float64 {
 		if v == nil {
@@ -536,7 +536,7 @@ func (o PolicyPtrOutput) MaxHourlyCostIncrease() pulumi.Float64PtrOutput {
 	}).(pulumi.Float64PtrOutput)
 }
 
-// Nodes named in one BatchDeleteClusterNodes call (at most 99).
+// Nodes named in one BatchDeleteClusterNodes call (the API reference allows 99).
 func (o PolicyPtrOutput) MaxNodesPerDeleteCall() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *Policy) *int {
 		if v == nil {
@@ -586,7 +586,7 @@ func (o PolicyPtrOutput) QuotaWarningMargin() pulumi.Float64PtrOutput {
 	}).(pulumi.Float64PtrOutput)
 }
 
-// Nodes to reboot with BatchRebootClusterNodes; acts once per new id (like triggers).
+// Nodes (instance or logical ids) this plan reboots with BatchRebootClusterNodes (--reboot).
 func (o PolicyPtrOutput) RebootNodeIds() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *Policy) []string {
 		if v == nil {
@@ -596,7 +596,7 @@ func (o PolicyPtrOutput) RebootNodeIds() pulumi.StringArrayOutput {
 	}).(pulumi.StringArrayOutput)
 }
 
-// Instance or logical ids a scale-in names before any other.
+// Instance or logical ids a scale-in names before any other (Cluster API's delete-machine annotation); never a protected one.
 func (o PolicyPtrOutput) RemoveFirst() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *Policy) []string {
 		if v == nil {
@@ -606,7 +606,7 @@ func (o PolicyPtrOutput) RemoveFirst() pulumi.StringArrayOutput {
 	}).(pulumi.StringArrayOutput)
 }
 
-// Nodes to replace with BatchReplaceClusterNodes; acts once per new id (like triggers).
+// Nodes (instance or logical ids) this plan replaces with BatchReplaceClusterNodes (--replace).
 func (o PolicyPtrOutput) ReplaceNodeIds() pulumi.StringArrayOutput {
 	return o.ApplyT(func(v *Policy) []string {
 		if v == nil {
@@ -616,7 +616,7 @@ func (o PolicyPtrOutput) ReplaceNodeIds() pulumi.StringArrayOutput {
 	}).(pulumi.StringArrayOutput)
 }
 
-// Which nodes a scale-in names first: workload, state, oldest or newest (docs/workloads.md).
+// Which removable nodes a scale-in names first: workload (idle, then the work that ends soonest; by state where no workload was read), state (unhealthy, never launched, newest), oldest, newest.
 func (o PolicyPtrOutput) ScaleInOrder() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Policy) *string {
 		if v == nil {
@@ -626,7 +626,7 @@ func (o PolicyPtrOutput) ScaleInOrder() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
-// UpdateClusterSoftware DeploymentConfig for rollouts the plan makes (the AWS form: RollingUpdatePolicy, WaitIntervalInSeconds, AutoRollbackConfiguration). Default: the group's ScheduledUpdateConfig.DeploymentConfig.
+// UpdateClusterSoftware DeploymentConfig for rollouts the plan makes (the model's DeploymentConfiguration: RollingUpdatePolicy, WaitIntervalInSeconds, AutoRollbackConfiguration); default: the group's ScheduledUpdateConfig.DeploymentConfig.
 func (o PolicyPtrOutput) SoftwareDeployment() pulumi.MapOutput {
 	return o.ApplyT(func(v *Policy) map[string]interface{} {
 		if v == nil {

@@ -14,7 +14,7 @@ export interface PolicyArgs {
      */
     allowControllerDisruption?: pulumi.Input<boolean | undefined>;
     /**
-     * Allow shrinking or deleting a Slurm Controller group.
+     * Allow shrinking or deleting a Slurm Controller group (its nodes are still never named).
      */
     allowControllerScaleIn?: pulumi.Input<boolean | undefined>;
     /**
@@ -26,35 +26,35 @@ export interface PolicyArgs {
      */
     allowLoginScaleIn?: pulumi.Input<boolean | undefined>;
     /**
-     * Allow a change that deletes and re-creates the cluster.
+     * Allow a plan that deletes and re-creates the cluster for a change the service cannot make in place.
      */
     allowReplacement?: pulumi.Input<boolean | undefined>;
     /**
-     * Canary scale-out: a group growing by more than this adds this many nodes first, then the rest once they pass.
+     * Canary scale-out: a group growing by more than this adds this many nodes first, waits until their lifecycle scripts and deep health checks pass, then adds the rest; a canary failure stops the apply.
      */
     canaryNodes?: pulumi.Input<number | undefined>;
     /**
-     * Before deleting nodes: none, cordon or drain (docs/workloads.md).
+     * Before deleting nodes: none; cordon (no new work lands; Slurm DRAIN, Kubernetes cordon), then delete; drain (cordon, evict pods through the Eviction API, wait for the work to end), then delete.
      */
     drain?: pulumi.Input<string | undefined>;
     /**
-     * At drainTimeout: stop (the nodes left drained and named) or delete them anyway.
+     * At drain_timeout: stop (exit 1, the nodes left drained and named) or delete them anyway.
      */
     drainDeadline?: pulumi.Input<string | undefined>;
     /**
-     * Seconds a drain waits for the work on its nodes to end.
+     * Seconds a drain waits for the work to end.
      */
     drainTimeout?: pulumi.Input<number | undefined>;
     /**
-     * Nodes in Failure: delete (scale-in victims first, the default), replace, or leave.
+     * Nodes in Failure: removed first on scale-in (delete), replaced with BatchReplaceClusterNodes (replace), or left where they are and named (leave).
      */
     failedNodes?: pulumi.Input<string | undefined>;
     /**
-     * Refuse a plan that raises the hourly cost by more than this (USD).
+     * Refuse a plan that raises the cluster's hourly cost by more than this (USD).
      */
     maxHourlyCostIncrease?: pulumi.Input<number | undefined>;
     /**
-     * Nodes named in one BatchDeleteClusterNodes call (at most 99).
+     * Nodes named in one BatchDeleteClusterNodes call (the API reference allows 99).
      */
     maxNodesPerDeleteCall?: pulumi.Input<number | undefined>;
     /**
@@ -74,23 +74,23 @@ export interface PolicyArgs {
      */
     quotaWarningMargin?: pulumi.Input<number | undefined>;
     /**
-     * Nodes to reboot with BatchRebootClusterNodes; acts once per new id (like triggers).
+     * Nodes (instance or logical ids) this plan reboots with BatchRebootClusterNodes (--reboot).
      */
     rebootNodeIds?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**
-     * Instance or logical ids a scale-in names before any other.
+     * Instance or logical ids a scale-in names before any other (Cluster API's delete-machine annotation); never a protected one.
      */
     removeFirst?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**
-     * Nodes to replace with BatchReplaceClusterNodes; acts once per new id (like triggers).
+     * Nodes (instance or logical ids) this plan replaces with BatchReplaceClusterNodes (--replace).
      */
     replaceNodeIds?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**
-     * Which nodes a scale-in names first: workload, state, oldest or newest (docs/workloads.md).
+     * Which removable nodes a scale-in names first: workload (idle, then the work that ends soonest; by state where no workload was read), state (unhealthy, never launched, newest), oldest, newest.
      */
     scaleInOrder?: pulumi.Input<string | undefined>;
     /**
-     * UpdateClusterSoftware DeploymentConfig for rollouts the plan makes (the AWS form: RollingUpdatePolicy, WaitIntervalInSeconds, AutoRollbackConfiguration). Default: the group's ScheduledUpdateConfig.DeploymentConfig.
+     * UpdateClusterSoftware DeploymentConfig for rollouts the plan makes (the model's DeploymentConfiguration: RollingUpdatePolicy, WaitIntervalInSeconds, AutoRollbackConfiguration); default: the group's ScheduledUpdateConfig.DeploymentConfig.
      */
     softwareDeployment?: pulumi.Input<{[key: string]: any} | undefined>;
 }

@@ -26,7 +26,7 @@ export interface Policy {
      */
     allowControllerDisruption?: boolean;
     /**
-     * Allow shrinking or deleting a Slurm Controller group.
+     * Allow shrinking or deleting a Slurm Controller group (its nodes are still never named).
      */
     allowControllerScaleIn?: boolean;
     /**
@@ -38,35 +38,35 @@ export interface Policy {
      */
     allowLoginScaleIn?: boolean;
     /**
-     * Allow a change that deletes and re-creates the cluster.
+     * Allow a plan that deletes and re-creates the cluster for a change the service cannot make in place.
      */
     allowReplacement?: boolean;
     /**
-     * Canary scale-out: a group growing by more than this adds this many nodes first, then the rest once they pass.
+     * Canary scale-out: a group growing by more than this adds this many nodes first, waits until their lifecycle scripts and deep health checks pass, then adds the rest; a canary failure stops the apply.
      */
     canaryNodes?: number;
     /**
-     * Before deleting nodes: none, cordon or drain (docs/workloads.md).
+     * Before deleting nodes: none; cordon (no new work lands; Slurm DRAIN, Kubernetes cordon), then delete; drain (cordon, evict pods through the Eviction API, wait for the work to end), then delete.
      */
     drain?: string;
     /**
-     * At drainTimeout: stop (the nodes left drained and named) or delete them anyway.
+     * At drain_timeout: stop (exit 1, the nodes left drained and named) or delete them anyway.
      */
     drainDeadline?: string;
     /**
-     * Seconds a drain waits for the work on its nodes to end.
+     * Seconds a drain waits for the work to end.
      */
     drainTimeout?: number;
     /**
-     * Nodes in Failure: delete (scale-in victims first, the default), replace, or leave.
+     * Nodes in Failure: removed first on scale-in (delete), replaced with BatchReplaceClusterNodes (replace), or left where they are and named (leave).
      */
     failedNodes?: string;
     /**
-     * Refuse a plan that raises the hourly cost by more than this (USD).
+     * Refuse a plan that raises the cluster's hourly cost by more than this (USD).
      */
     maxHourlyCostIncrease?: number;
     /**
-     * Nodes named in one BatchDeleteClusterNodes call (at most 99).
+     * Nodes named in one BatchDeleteClusterNodes call (the API reference allows 99).
      */
     maxNodesPerDeleteCall?: number;
     /**
@@ -86,23 +86,23 @@ export interface Policy {
      */
     quotaWarningMargin?: number;
     /**
-     * Nodes to reboot with BatchRebootClusterNodes; acts once per new id (like triggers).
+     * Nodes (instance or logical ids) this plan reboots with BatchRebootClusterNodes (--reboot).
      */
     rebootNodeIds?: string[];
     /**
-     * Instance or logical ids a scale-in names before any other.
+     * Instance or logical ids a scale-in names before any other (Cluster API's delete-machine annotation); never a protected one.
      */
     removeFirst?: string[];
     /**
-     * Nodes to replace with BatchReplaceClusterNodes; acts once per new id (like triggers).
+     * Nodes (instance or logical ids) this plan replaces with BatchReplaceClusterNodes (--replace).
      */
     replaceNodeIds?: string[];
     /**
-     * Which nodes a scale-in names first: workload, state, oldest or newest (docs/workloads.md).
+     * Which removable nodes a scale-in names first: workload (idle, then the work that ends soonest; by state where no workload was read), state (unhealthy, never launched, newest), oldest, newest.
      */
     scaleInOrder?: string;
     /**
-     * UpdateClusterSoftware DeploymentConfig for rollouts the plan makes (the AWS form: RollingUpdatePolicy, WaitIntervalInSeconds, AutoRollbackConfiguration). Default: the group's ScheduledUpdateConfig.DeploymentConfig.
+     * UpdateClusterSoftware DeploymentConfig for rollouts the plan makes (the model's DeploymentConfiguration: RollingUpdatePolicy, WaitIntervalInSeconds, AutoRollbackConfiguration); default: the group's ScheduledUpdateConfig.DeploymentConfig.
      */
     softwareDeployment?: {
         [key: string]: any;

@@ -1,0 +1,536 @@
+"""The provider written once: check / diff / create / update / read / delete over the `Cloud`
+interface (core/cloud.py), for every cloud.
+
+The two transports are thin over it: the dynamic providers (provider/provider.py's
+`ClusterProvider`, provider/gcp.py's `GcpClusterProvider`) turn its outcomes into the SDK's
+results, the native server's handlers (native/core.py, native/gcp.py) into gRPC responses. What a
+cloud supplies is its `CloudAdapter` (provider/aws_adapter.py, provider/gcp_adapter.py): its
+inputs checked and read into a spec and `RunSettings`, where the cluster lives and the client to
+reach it, its own diff of inputs (what forces a replacement), its state as outputs, its wording.
+
+The flow, the same for both clouds (docs/provider.md):
+- check: the inputs checked; with previous inputs, a replacement the policy does not allow is a
+  failure naming the property; for a new resource the creation plan is shown (no diff follows);
+- diff: the cloud's input diff; unless it forces a replacement, the plan made against the live
+  cluster (core.cloud.prepare) is shown and decides whether anything changes;
+- create / update: the plan made again against the live cluster, then core.cloud.execute with the
+  policy, so apply checks the plan's guards again on the cluster as it reads it before each write
+  (a protected node is never taken down, whatever the plan object says);
+- read: the live cluster as outputs (gone: an empty id); delete: the deletion plan applied.
+
+Errors the user can act on are raised as `ProviderError`, worded by provider/errors.py.
+Nothing here holds a client or a credential: every call connects through the adapter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pulumi_hyperpod.provider.console import say
+from pulumi_hyperpod.provider.errors import ProviderError, contract_message
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pulumi_hyperpod.core.cloud import Cloud
+    from pulumi_hyperpod.core.contract import ApplyResult
+    from pulumi_hyperpod.plans.model import Plan
+    from pulumi_hyperpod.plans.policy import Policy
+
+Bag = dict[str, Any]
+Failures = list[tuple[str, str]]  # (property path, reason)
+
+GONE = "the cluster no longer exists"  # the replacement a diff reports for a cluster deleted outside Pulumi
+
+
+class PlanUnknown(Exception):
+    """The plan a preview would show cannot be made yet, and why."""
+
+
+# ---- what the provider answers, whatever the transport ------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Checked:
+    inputs: Bag
+    failures: Failures = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Diffed:
+    changes: bool
+    replaces: list[str] = field(default_factory=list)
+    delete_before_replace: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Created:
+    id: str
+    outputs: Bag
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """What read found: an empty `id` means the cluster is gone; `inputs` None: keep the stored ones."""
+
+    id: str
+    outputs: Bag
+    inputs: Bag | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Replacement:
+    key: str  # the property path reported to the engine in `replaces`
+    reason: str
+    certain: bool = True  # False: a value not known yet may or may not force it
+
+
+@dataclass(frozen=True, slots=True)
+class RunSettings:
+    """What every cloud's settings say about one run: the guards, the wait, its bound, adoption."""
+
+    policy: "Policy"
+    wait: str = "InService"
+    timeout: float = 1200.0
+    adopt: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """A connection for one call: the client, where it reaches (for messages), the clock its waits
+    run on, and the cloud's contexts (core/cloud.py's `context`) for a plan and for an apply."""
+
+    client: Any
+    where: str
+    sleep: Callable[[float], Any] | None = None
+    monotonic: Callable[[], float] | None = None
+    poll_seconds: float | None = None
+    plan_context: Any = None
+    apply_context: Any = None
+
+    def now(self) -> float:
+        import time
+
+        return (self.monotonic or time.monotonic)()
+
+
+class CloudAdapter(Protocol):
+    """What one cloud supplies to the CloudProvider: its inputs ↔ spec and settings, its state →
+    outputs, its diff of inputs, where its clusters live, its words."""
+
+    cloud_name: str  # the registry's key (core/cloud.py)
+
+    def check_inputs(self, olds: Bag, news: Bag) -> tuple[Bag, Failures]:
+        """The inputs as stored (canonical), and what is wrong with them."""
+        ...
+
+    def unknown(self, inputs: Mapping[str, Any]) -> list[str]:
+        """The paths of the inputs not known yet (a preview before other resources exist)."""
+        ...
+
+    def name_of(self, bag: Mapping[str, Any]) -> str | None: ...
+
+    def label(self, name: str) -> str:
+        """The `[hyperpod NAME]` prefix of the provider's lines."""
+        ...
+
+    def desired(self, inputs: Mapping[str, Any]) -> Any:
+        """The cloud's spec of checked inputs."""
+        ...
+
+    def settings(self, inputs: Mapping[str, Any], olds: Mapping[str, Any] | None = None) -> RunSettings: ...
+
+    def open(self, bag: Mapping[str, Any], settings: RunSettings | None = None, *, stored: bool = False) -> Session:
+        """A session where the cluster of `bag` lives: where its inputs say, or with `stored` (read,
+        delete) where the outputs recorded it lives."""
+        ...
+
+    def may_replace(self, inputs: Mapping[str, Any]) -> bool:
+        """Whether a replacement is allowed, or cannot be judged yet (settings not known): then check
+        leaves it to the diff. Read from the inputs without building the policy."""
+        ...
+
+    allow_hint: str  # how to allow a replacement, after "Set policy={'allow_replacement': True} on the resource"
+
+    def exists_text(self, name: str, session: Session, state: Any) -> str:
+        """Why a create stops on a cluster that already exists, and what to do."""
+        ...
+
+    def replacements(self, olds: Mapping[str, Any], inputs: Mapping[str, Any]) -> list[Replacement]:
+        """What in the inputs' change forces a replacement, read from the inputs alone (no call)."""
+        ...
+
+    def inputs_changed(self, olds: Mapping[str, Any], news: Mapping[str, Any]) -> bool: ...
+
+    def creation_plan(self, inputs: Mapping[str, Any], settings: RunSettings) -> "Plan":
+        """The plan of a create, made offline (check shows it: no diff runs for a new resource)."""
+        ...
+
+    def creation_note(self, inputs: Mapping[str, Any]) -> str:
+        """A line under the creation plan (AWS: what adopt does), or ''."""
+        ...
+
+    def resource_id(self, state: Any) -> str: ...
+
+    def is_it(self, id_: str, state: Any) -> bool:
+        """Whether the cluster read is the one the resource id names (an ARN is one cluster)."""
+        ...
+
+    def outputs(self, inputs: Mapping[str, Any], state: Any, session: Session) -> Bag: ...
+
+    def found(self, id_: str, bag: Mapping[str, Any], state: Any, session: Session) -> Found:
+        """Read's answer for a cluster that exists."""
+        ...
+
+    def failed(self, state: Any) -> str | None:
+        """Why a cluster a create just made is unusable (AWS `Failed`, Google Cloud `ERROR`), or None."""
+        ...
+
+    def being_deleted(self, state: Any) -> bool: ...
+
+    def wait_deleted(self, session: Session, name: str, timeout: float, progress: Callable[[Any], None]) -> None:
+        """Wait for another writer's delete to finish."""
+        ...
+
+    def delete_wait(self, settings: RunSettings) -> str:
+        """What a delete waits for (the contract's WAITS)."""
+        ...
+
+    def summary(self, state: Any) -> str:
+        """The cluster in a few words, for a message (its status, its nodes)."""
+        ...
+
+
+class CloudProvider:
+    """check / diff / create / update / read / delete over one cloud, through its adapter."""
+
+    def __init__(self, adapter: CloudAdapter) -> None:
+        self.adapter = adapter
+
+    # ---- the pipeline --------------------------------------------------------------------------
+    @property
+    def cloud(self) -> "Cloud":
+        from pulumi_hyperpod.core import cloud
+
+        return cloud.get(self.adapter.cloud_name)
+
+    def _say(self, text: str, name: str | None) -> None:
+        say(text, self.adapter.label(name) if name else None)
+
+    def _read(self, session: Session, name: str) -> Any:
+        return self.cloud.read(session.client, name)
+
+    def _prepare(self, session: Session, spec: Any, settings: RunSettings, observed: Any) -> "Plan":
+        """The pipeline against the observed cluster: plan, cost, and the preflight (read before
+        anything is applied: a quota refusal stops create/update with the numbers)."""
+        from pulumi_hyperpod.core import cloud
+
+        return cloud.prepare(self.cloud, session.client, spec, settings.policy, observed=observed, context=session.plan_context).plan
+
+    def _apply(
+        self, session: Session, the_plan: "Plan", settings: RunSettings, deadline: float, *, wait: str | None = None
+    ) -> "ApplyResult":
+        """Apply as planned, the policy's guards checked again on the live cluster before each write;
+        a refused, stale or failed apply raised as the one message (provider/errors.py)."""
+        from pulumi_hyperpod.core import cloud
+        from pulumi_hyperpod.core.contract import ApplyError, ApplyOptions, PlanRefused, PlanStale
+
+        name = the_plan.cluster_name
+        options = ApplyOptions(
+            wait=wait or settings.wait,
+            timeout=max(deadline - session.now(), 1.0),
+            progress=reporter(self.adapter.label(name)),
+            poll_seconds=session.poll_seconds,
+        )
+        try:
+            return cloud.execute(self.cloud, session.client, the_plan, options, policy=settings.policy, context=session.apply_context)
+        except (PlanRefused, PlanStale, ApplyError) as error:
+            raise ProviderError(contract_message(error, name)) from None
+
+    # ---- check ---------------------------------------------------------------------------------
+    def check(self, olds: Bag, news: Bag) -> Checked:
+        inputs, failures = self.adapter.check_inputs(olds, news)
+        if failures:
+            return Checked(inputs, failures)
+        if olds:
+            return Checked(inputs, self._refused_replacements(olds, inputs))
+        self._show_creation(inputs)
+        return Checked(inputs)
+
+    def _refused_replacements(self, olds: Bag, inputs: Bag) -> Failures:
+        """A change that would replace the cluster (delete all its nodes) without
+        policy.allow_replacement fails here, naming the property: the engine shows it as a plain
+        validation error before anything runs."""
+        if self.adapter.may_replace(inputs):
+            return []
+        return [
+            (
+                r.key,
+                f"{r.reason}: this replaces the cluster (all its nodes are deleted, then it is created again). "
+                f"Set policy={{'allow_replacement': True}} on the resource to allow it{self.adapter.allow_hint}, or undo the change.",
+            )
+            for r in self.adapter.replacements(olds, inputs)
+            if r.certain
+        ]
+
+    def _show_creation(self, inputs: Bag) -> None:
+        """A new resource: the engine calls no diff, so the creation plan is shown from here.
+        Offline (no API call); with adopt the plan is made against the live cluster at create."""
+        name = self.adapter.name_of(inputs)
+        unknown = self.adapter.unknown(inputs)
+        if unknown:
+            self._say(not_known_text(unknown, []), name)
+            return
+        settings = self.adapter.settings(inputs)
+        the_plan = self.adapter.creation_plan(inputs, settings)
+        self._say(plan_text(the_plan) + self.adapter.creation_note(inputs), the_plan.cluster_name)
+
+    # ---- diff ----------------------------------------------------------------------------------
+    def diff(self, id_: str, olds: Bag, news: Bag) -> Diffed:
+        name = self.adapter.name_of(news) or self.adapter.name_of(olds) or id_
+        unknown = self.adapter.unknown(news)
+        replacements = self.adapter.replacements(olds, news)
+        changed = self.adapter.inputs_changed(olds, news)
+        if unknown:
+            self._say(not_known_text(unknown, replacements), name)
+        elif replacements:
+            self._refuse_replacement(news, [r.reason for r in replacements], name)
+            self._say(replacement_text(replacements), name)  # the new cluster's plan: check prints it
+        else:
+            live = self._live_plan(news, name, inputs_changed=changed, olds=olds)
+            if live is not None:
+                changed = changed or bool(live.steps)
+                if live.replacements:
+                    self._refuse_replacement(news, list(live.replacements), name)
+                    replacements += [Replacement("spec", reason) for reason in live.replacements]
+        keys = list(dict.fromkeys(r.key for r in replacements))
+        return Diffed(changes=changed or bool(keys), replaces=keys, delete_before_replace=True)
+
+    def _live_plan(self, news: Bag, name: str, inputs_changed: bool, olds: Bag | None = None) -> "Plan | None":
+        """Observe the cluster and show the plan, as `hyperpod plan` would print it — unless
+        nothing changed and there is nothing to do (a stack of many clusters stays readable)."""
+        settings = self.adapter.settings(news, olds)
+        try:
+            session = self.adapter.open(news, settings)
+            observed = self._read(session, name)
+        except Exception as error:  # noqa: BLE001 - a preview without access still shows the diff
+            self._say(f"could not read cluster {name} to plan against it: {error}", name)
+            return None
+        if observed is None:
+            self._say(f"cluster {name} no longer exists in {session.where} (deleted outside Pulumi): it will be created again", name)
+            from pulumi_hyperpod.plans import Plan
+
+            return Plan(cluster_name=name, action="create", replacements=(GONE,))
+        result = self._prepare(session, self.adapter.desired(news), settings, observed)
+        if inputs_changed or not result.empty:
+            self._say(plan_text(result), name)
+        return result
+
+    def _refuse_replacement(self, news: Bag, reasons: list[str], name: str) -> None:
+        if reasons == [GONE] or self.adapter.settings(news).policy.allow_replacement:
+            return
+        raise ProviderError(
+            f"cluster {name} would be replaced (deleted with all its nodes, then created again): "
+            + "; ".join(reasons)
+            + ". Set policy={'allow_replacement': True} on the resource to allow it, or undo the change."
+        )
+
+    # ---- create --------------------------------------------------------------------------------
+    def create(self, inputs: Bag) -> Created:
+        settings, spec = self.adapter.settings(inputs), self.adapter.desired(inputs)
+        session = self.adapter.open(inputs, settings)
+        deadline = session.now() + settings.timeout
+        name = spec.name
+        observed = self._read(session, name)
+        if observed is not None and not settings.adopt:
+            raise ProviderError(self.adapter.exists_text(name, session, observed))
+        if observed is not None:
+            self._say(f"adopting {self.adapter.summary(observed)}", name)
+        result = self._prepare(session, spec, settings, observed)
+        if observed is None:
+            if result.preflight is not None:  # check's creation plan had no preflight
+                self._say(preflight_text(result), name)
+        else:
+            self._say(plan_text(result), name)  # check showed a creation plan; this is the real one
+            if result.replacements:
+                raise ProviderError(
+                    f"cannot adopt cluster {name}: it differs in what cannot change in place: " + "; ".join(result.replacements)
+                )
+        try:
+            applied = self._apply(session, result, settings, deadline)
+        except ProviderError as error:
+            if observed is None:
+                self._undo_failed_create(session, name, settings, deadline, str(error))
+            raise
+        self._report(applied, name)
+        state = applied.state if applied.state is not None else self._read(session, name)
+        if state is None:
+            raise ProviderError(f"cluster {name} was not found after its create")
+        why = self.adapter.failed(state) if observed is None else None
+        if why is not None:
+            self._undo_failed_create(session, name, settings, deadline, why)
+            raise ProviderError(why)
+        return Created(self.adapter.resource_id(state), self.adapter.outputs(inputs, state, session))
+
+    def _undo_failed_create(self, session: Session, name: str, settings: RunSettings, deadline: float, why: str) -> None:
+        """A create either leaves a working cluster or none (the engine's contract): a cluster the
+        failed create left unusable is deleted before the error is reported."""
+        from pulumi_hyperpod.core import cloud
+
+        state = self._read(session, name)
+        if state is None or self.adapter.failed(state) is None:
+            return
+        self._say(f"{why}; deleting the cluster the failed create left", name)
+        try:
+            deletion = cloud.deletion(self.cloud, session.client, name, settings.policy, observed=state).plan
+            self._apply(session, deletion, settings, max(deadline, session.now() + 1.0), wait="InService")
+        except ProviderError as error:
+            raise ProviderError(f"{why}; deleting it did not finish: {error}") from None
+
+    # ---- update --------------------------------------------------------------------------------
+    def update(self, id_: str, olds: Bag, news: Bag) -> Bag:
+        settings, spec = self.adapter.settings(news, olds), self.adapter.desired(news)
+        session = self.adapter.open(news, settings)
+        deadline = session.now() + settings.timeout
+        observed = self._read(session, spec.name)
+        if observed is None:
+            raise ProviderError(
+                f"cluster {spec.name} no longer exists in {session.where} (deleted outside Pulumi?). "
+                "Run `pulumi refresh`, then `pulumi up` creates it again."
+            )
+        result = self._prepare(session, spec, settings, observed)
+        if result.replacements:
+            raise ProviderError(
+                f"cluster {spec.name} cannot change in place ({'; '.join(result.replacements)}); "
+                "run `pulumi preview` again: the change is a replacement"
+            )
+        applied = self._apply(session, result, settings, deadline)
+        # every resized group must reach what the plan asked for (a call accepted but not kept,
+        # or another writer): a failure, so no spec the cluster is not in is stored
+        if applied.failures:
+            raise ProviderError(f"cluster {spec.name}: " + "; ".join(applied.failures) + "; run `pulumi up` again to continue")
+        self._report(applied, spec.name)
+        return self.adapter.outputs(news, applied.state if applied.state is not None else observed, session)
+
+    def _report(self, result: "ApplyResult", name: str) -> None:
+        for failure in result.failures:  # create: the cluster exists, so it must reach the state
+            self._say(f"warning: {failure}", name)
+        if result.outcome not in ("done", "started", "partial", "failed") and result.state is not None:  # (the failures said those)
+            self._say(
+                f"not waiting any longer ({result.outcome}): the cluster is {self.adapter.summary(result.state)}; "
+                "provisioning continues, `pulumi refresh` shows where it got to",
+                name,
+            )
+
+    # ---- read ----------------------------------------------------------------------------------
+    def read(self, id_: str, bag: Bag) -> Found:
+        name = self.adapter.name_of(bag)
+        if name is None:
+            return Found(id_, bag)
+        session = self.adapter.open(bag, stored=True)
+        state = self._read(session, name)
+        if state is None or not self.adapter.is_it(id_, state):
+            return Found("", {})  # gone: the engine drops it from the state
+        return self.adapter.found(id_, bag, state, session)
+
+    # ---- delete --------------------------------------------------------------------------------
+    def delete(self, id_: str, bag: Bag) -> None:
+        from pulumi_hyperpod.core import cloud
+
+        name = self.adapter.name_of(bag) or id_
+        if not name:
+            return
+        settings = self.adapter.settings(bag)
+        session = self.adapter.open(bag, settings, stored=True)
+        deadline = session.now() + settings.timeout
+        state = self._read(session, name)
+        if state is None:
+            self._say(f"cluster {name} is already gone", name)
+            return
+        if self.adapter.being_deleted(state):
+            self._say(f"cluster {name} is already being deleted; waiting until it is gone", name)
+            self.adapter.wait_deleted(session, name, max(deadline - session.now(), 0.0), reporter(self.adapter.label(name)))
+            return
+        deletion = cloud.deletion(self.cloud, session.client, name, settings.policy, observed=state).plan
+        self._say(plan_text(deletion), name)  # no diff runs before a delete: this is the only place to show it
+        self._report(self._apply(session, deletion, settings, deadline, wait=self.adapter.delete_wait(settings)), name)
+
+    # ---- preview -------------------------------------------------------------------------------
+    def preview_plan(self, news: Bag) -> "Plan":
+        """The plan a create or update with `news` would run if it ran now: what the native
+        provider's preview returns as its `plan` output, for policy packs (policies/README.md).
+        Reads the cluster, changes nothing, prints nothing (check and diff showed it). Raises
+        PlanUnknown when it cannot be made (inputs not known yet, the cluster unreadable)."""
+        unknown = self.adapter.unknown(news)
+        if unknown:
+            raise PlanUnknown(f"inputs not known until other resources are created: {', '.join(p or '(all inputs)' for p in unknown)}")
+        settings, spec = self.adapter.settings(news), self.adapter.desired(news)
+        try:
+            session = self.adapter.open(news, settings)
+            observed = self._read(session, spec.name)
+            if observed is None:
+                return self.adapter.creation_plan(news, settings)
+            return self._prepare(session, spec, settings, observed)
+        except Exception as error:  # noqa: BLE001 - reported in the plan output, never as safe
+            raise PlanUnknown(f"could not plan cluster {spec.name}: {error}") from None
+
+
+# ---- the text the provider shows -----------------------------------------------------------------
+def plan_text(the_plan: "Plan") -> str:
+    """The plan as the preview shows it; a removed-nodes table too long to print in full is listed
+    whole in a file the text names (provider/victims.py)."""
+    from pulumi_hyperpod.plans import plan_text as text
+    from pulumi_hyperpod.plans.render import VICTIMS_SHOWN
+
+    if len(the_plan.victims) <= VICTIMS_SHOWN:
+        return text(the_plan)
+    from pulumi_hyperpod.provider.victims import write_victims
+
+    path = write_victims(the_plan)
+    if path is None:
+        return text(the_plan)
+    # the path on a line of its own, after the tables: never wrapped, so it can be copied whole
+    return (
+        text(the_plan, victims_elsewhere="the file named below lists them all") + f"removed nodes, all {len(the_plan.victims):,}: {path}\n"
+    )
+
+
+def preflight_text(the_plan: "Plan") -> str:
+    from pulumi_hyperpod.plans.render import preflight_renderable, render_text
+
+    if the_plan.preflight is None:
+        return ""
+    return str(render_text(preflight_renderable(the_plan.preflight, the_plan)))
+
+
+def reporter(label: str) -> Callable[[Any], None]:
+    """Progress lines for one call; a poll that saw nothing new is not repeated (a 20-minute wait
+    would otherwise print 40 identical lines into the Pulumi output)."""
+    last: list[Any] = [None]
+
+    def report(progress: Any) -> None:
+        phase = getattr(progress, "phase", None)
+        polled = phase in ("wait", "retry") and getattr(progress, "groups", None)
+        key = (phase, getattr(progress, "cluster_status", None), progress.groups) if polled else None
+        if key is not None and key == last[0]:
+            return
+        last[0] = key
+        say(str(progress), label)
+
+    return report
+
+
+def not_known_text(unknown: list[str], replacements: list[Replacement]) -> str:
+    lines = ["plan not available yet: these inputs are computed by other resources and not known until they are created:"]
+    lines += [f"  - {path or '(all inputs)'}" for path in unknown]
+    lines += [f"  may replace the cluster: {r.reason}" for r in replacements]
+    lines.append(
+        "the plan is made against the live cluster when `pulumi up` runs; a change that needs a replacement "
+        "is refused then unless policy allow_replacement is set"
+    )
+    return "\n".join(lines)
+
+
+def replacement_text(replacements: list[Replacement]) -> str:
+    lines = ["REPLACE: the cluster is deleted with all its nodes, then created again:"]
+    lines += [f"  - {r.reason}" for r in replacements]
+    lines.append("then a new cluster is created from the spec (its plan: `create`)")
+    return "\n".join(lines) + "\n"
