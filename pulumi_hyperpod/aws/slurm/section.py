@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from pulumi_hyperpod.aws.slurm.changes import Mode, SlurmChanges, changes_text, diff_slurm
+from pulumi_hyperpod.aws.slurm.hyperpod import partition_names
 from pulumi_hyperpod.slurm.spec import SlurmSpec
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -35,7 +36,11 @@ class SlurmInputs:
     def from_dict(cls, data: Any) -> "SlurmInputs":
         if not isinstance(data, dict) or data.get("mode") not in ("SlurmConfig", "provisioning_parameters"):
             raise ValueError("slurm_inputs: an object with current, wanted and mode (SlurmConfig or provisioning_parameters)")
-        return cls(SlurmSpec.from_dict(data["current"]), SlurmSpec.from_dict(data["wanted"]), data["mode"])
+        return cls(
+            SlurmSpec.from_dict(data["current"], partition_names=partition_names()),
+            SlurmSpec.from_dict(data["wanted"], partition_names=partition_names()),
+            data["mode"],
+        )
 
     def section(self, source: str | None) -> "SlurmSection":
         return SlurmSection(diff_slurm(self.current, self.wanted, mode=self.mode), source, inputs=self)
