@@ -89,7 +89,7 @@ class Step(Frozen):
     # the nodes the request names, batch by batch in the order the service takes them down: a
     # rollout's rolling batches (one batch holding every node where the orchestrator has none: Slurm),
     # one batch for a reboot or a replacement. A step of a `named` disruption (plans/steps.py) says here
-    # which nodes it falls on, in neutral words (plans/disruption.py; plans/integrity.py holds it to the request)
+    # which nodes it falls on, in neutral words (plans/disruption.py; the cloud holds it to the request: aws/planner/integrity.py)
     batches: tuple[tuple[str, ...], ...] = ()
     # BatchAddClusterNodes of a canary scale-out: apply waits for these nodes to run (lifecycle scripts,
     # deep health checks) before the next step, and stops on a failure (aws/planner/canary.py)

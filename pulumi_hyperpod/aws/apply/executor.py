@@ -35,7 +35,7 @@ from pulumi_hyperpod.plans import Plan, Policy, Step, Victim
 from pulumi_hyperpod.aws.planner import victims as victim_rules
 from pulumi_hyperpod.aws.planner.basis import stale_reasons
 from pulumi_hyperpod.aws.planner.expectation import Expectation
-from pulumi_hyperpod.plans.integrity import step_problems
+from pulumi_hyperpod.aws.planner.integrity import step_problems
 from pulumi_hyperpod.aws.planner.rules import api_limits, pack_deletes
 from pulumi_hyperpod.aws.apply import completion, guards
 from pulumi_hyperpod.aws.apply import lifecycle

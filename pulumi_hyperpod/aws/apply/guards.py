@@ -30,7 +30,7 @@ from pulumi_hyperpod.aws.spec.grouplists import group_entries
 from pulumi_hyperpod.aws.observe import ClusterState, NodeState
 from pulumi_hyperpod.plans import Plan, Policy, Refusal
 from pulumi_hyperpod.plans.disruption import VERBS, of_plan, shortened
-from pulumi_hyperpod.plans.integrity import OPERATION_KINDS
+from pulumi_hyperpod.aws.planner.integrity import OPERATIONS
 from pulumi_hyperpod.plans.steps import Disruption, declaration
 
 RULE = "apply-guard"
@@ -109,7 +109,7 @@ def step_refusals(
     the TargetCounts the cluster has before this call (what a lowered InstanceCount is measured from)."""
     if state is None:
         return []
-    kind = OPERATION_KINDS.get(operation)
+    kind = OPERATIONS.kinds.get(operation)
     if kind is None:  # unknown is not safe: a call no kind declares has no known disruption
         return [Refusal(RULE, f"{operation} is no step kind's call (plans/steps.py): its disruption is not known")]
     disruption = declaration(kind).disruption

@@ -42,7 +42,7 @@ from typing import Any, Mapping
 from pulumi_hyperpod.core import planfile
 from pulumi_hyperpod.core.planfile import SavedPlanError
 from pulumi_hyperpod.plans import Plan, Policy
-from pulumi_hyperpod.plans.integrity import step_problems
+from pulumi_hyperpod.aws.planner.integrity import step_problems
 
 __all__ = ["SavedPlanError", "document", "load", "plan_difference", "plan_target", "save"]
 
