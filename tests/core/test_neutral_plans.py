@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from pathlib import Path
 
 from tests.core.test_layers import PACKAGE, imports_of
 

@@ -45,7 +45,11 @@ def slurm_specs(draw):
 @given(slurm_specs(), st.booleans())
 def test_spellings_roundtrip_and_rendering_agrees_with_itself(data, continuous):
     spec = SlurmSpec.from_dict(data, partition_names=partition_names())
-    assert SlurmSpec.from_dict(spec.to_dict("camel"), partition_names=partition_names()) == spec == SlurmSpec.from_dict(spec.to_dict(), partition_names=partition_names())
+    assert (
+        SlurmSpec.from_dict(spec.to_dict("camel"), partition_names=partition_names())
+        == spec
+        == SlurmSpec.from_dict(spec.to_dict(), partition_names=partition_names())
+    )
     assert diff_slurm(spec, SlurmSpec.from_dict(spec.to_dict("camel"), partition_names=partition_names())).empty
     names = [spec.controller_node_pool_id, spec.login_node_pool_id, *spec.compute_pools()]
     cluster = {"ClusterName": "c", "InstanceGroups": [group(n) for n in names]}

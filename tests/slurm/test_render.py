@@ -129,7 +129,10 @@ def test_unknown_groups_are_named_with_the_slurm_spec_path():
 def test_the_controller_must_be_known():
     spec = slurm()
     cluster = legacy_cluster()
-    bare = SlurmSpec.from_dict({"partitions": [{"id": "p", "node_pool_ids": ["worker-group-1"]}], "login_node_pool_id": "login-group"}, partition_names=partition_names())
+    bare = SlurmSpec.from_dict(
+        {"partitions": [{"id": "p", "node_pool_ids": ["worker-group-1"]}], "login_node_pool_id": "login-group"},
+        partition_names=partition_names(),
+    )
     assert problems(cluster, bare)[0].startswith("slurm.controller_node_pool_id: is required on HyperPod")
     assert spec.controller_node_pool_id == "controller"
 

@@ -43,5 +43,7 @@ def test_a_190_kb_slurm_spec_validates_in_a_fraction_of_the_old_time(shape):
 
 def test_errors_still_say_did_you_mean_for_the_first_names():
     with pytest.raises(SlurmSpecError) as caught:
-        SlurmSpec.from_dict({"partitions": [{"id": "p", "node_pool_ids": ["a"]}], "config": {"MaxJobCont": "1"}}, partition_names=partition_names())
+        SlurmSpec.from_dict(
+            {"partitions": [{"id": "p", "node_pool_ids": ["a"]}], "config": {"MaxJobCont": "1"}}, partition_names=partition_names()
+        )
     assert "did you mean MaxJobCount" in str(caught.value)

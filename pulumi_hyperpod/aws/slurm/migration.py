@@ -16,6 +16,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from pulumi_hyperpod.aws.planner.codes import RefusalRule
+
 GUIDE = 'AWS "Migrating to API-driven Slurm configuration"'
 
 
@@ -38,7 +40,7 @@ def migration_notes(desired: Any, observed: Any, steps: Any = ()) -> tuple[tuple
     if missing:
         return (), (
             (
-                "slurm-migration",
+                RefusalRule.SLURM_MIGRATION,
                 (
                     f"moving to API-driven Slurm configuration ({GUIDE}) gives every group SlurmConfig, the controller's "
                     f"NodeType included; {', '.join(missing)} has none: render the cluster spec with "
@@ -57,7 +59,7 @@ def migration_notes(desired: Any, observed: Any, steps: Any = ()) -> tuple[tuple
     if left_out:
         return (), (
             (
-                "slurm-migration",
+                RefusalRule.SLURM_MIGRATION,
                 (
                     f"moving to API-driven Slurm configuration ({GUIDE}) gives every group its SlurmConfig in the update; "
                     f"this plan's UpdateCluster leaves out {', '.join(left_out)}, which would be left without its role: "

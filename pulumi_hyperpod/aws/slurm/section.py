@@ -1,5 +1,5 @@
 """The Slurm section of a plan: the running cluster's Slurm spec (read from its bundle) against
-the one wanted, as typed changes — what the pipeline adds to a Plan (`Plan.slurm`).
+the one wanted, as typed changes — what the pipeline adds to a Plan (its HyperPod details, aws/details.py).
 
 The only reading here is the bundle (S3 through a boto3 client, or a local directory); the
 comparison itself is `changes.diff_slurm`, pure.
@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from pulumi_hyperpod.aws.planner.codes import RefusalRule
 from pulumi_hyperpod.aws.slurm.changes import Mode, SlurmChanges, changes_text, diff_slurm
 from pulumi_hyperpod.aws.slurm.hyperpod import partition_names
 from pulumi_hyperpod.slurm.spec import SlurmSpec
@@ -77,12 +78,12 @@ class SlurmSection:
             why = "; ".join(self.notes) or "the cluster's current Slurm spec could not be read"
             return [
                 (
-                    "slurm-unknown",
+                    RefusalRule.SLURM_UNKNOWN,
                     f"{why}: the Slurm changes cannot be shown or checked; give the cluster's "
                     "current bundle with --lifecycle DIR, or plan without --slurm",
                 )
             ]
-        return [("slurm-change", f"{change}: {change.refused}") for change in self.changes.refusals]
+        return [(RefusalRule.SLURM_CHANGE, f"{change}: {change.refused}") for change in self.changes.refusals]
 
     def text(self, width: int = 160) -> str:
         lines = [changes_text(self.changes, width).rstrip()] if self.changes is not None else []
