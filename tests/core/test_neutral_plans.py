@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+from pathlib import Path
 
 from tests.core.test_layers import PACKAGE, imports_of
 
@@ -43,3 +44,27 @@ def test_plan_and_step_hold_no_hyperpod_field():
     assert {"slurm"} & {f.name for f in dataclasses.fields(Plan)} == set()
     assert {"canary"} & {f.name for f in dataclasses.fields(Step)} == set()
     assert "details" in {f.name for f in dataclasses.fields(Plan)} and "details" in {f.name for f in dataclasses.fields(Step)}
+
+
+GCP_PLAN = """
+import json, sys
+from pulumi_hyperpod.plans import Plan, plan_text
+plan = Plan.from_dict(json.load(open(sys.argv[1])))
+plan_text(plan), plan.to_json()
+print(json.dumps(sorted(m for m in sys.modules if m == "botocore" or m.startswith(("botocore.", "pulumi_hyperpod.aws")))))
+"""
+
+
+def test_a_google_cloud_plan_is_read_rendered_and_written_without_aws():
+    """At run time too: the model reaches a cloud's section only through the reader it is given."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", GCP_PLAN, str(Path(__file__).parent / "data" / "plan-gcp-create.json")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert done.stdout.strip().splitlines()[-1] == "[]"
