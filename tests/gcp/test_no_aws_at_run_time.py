@@ -37,3 +37,16 @@ def test_a_bad_gcp_partition_name_is_refused_by_gcps_rule() -> None:
         assert "is not a valid partition name" in str(error)
     else:
         raise AssertionError("a partition id with a space was accepted")
+
+
+def test_the_slurm_layer_imports_no_cloud_even_lazily():
+    """What made a GCP spec load botocore: slurm/spec.py read HyperPod's pattern inside a function."""
+    from tests.core.test_layers import PACKAGE, imports_of
+
+    found = sorted(
+        f"slurm/{path.name} imports {target}"
+        for path in (PACKAGE / "slurm").glob("*.py")
+        for target in imports_of(path)
+        if target.split(".")[0] in ("aws", "gcp")
+    )
+    assert found == []
