@@ -19,6 +19,7 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from pulumi_hyperpod.aws.context import AwsContext
+from pulumi_hyperpod.aws.planner.codes import RefusalRule
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.plans.model import Plan
@@ -71,7 +72,7 @@ def annotate(the_plan: "Plan", desired: Any, state: Any, context: AwsContext | N
         disagree = roles_against_slurm(context.roles, state, context.view)
         the_plan = the_plan.refuse(
             *(
-                Refusal("roles-disagree", f"{why}: the bundle is not how these nodes were built; nothing is planned on its word")
+                Refusal(RefusalRule.ROLES_DISAGREE, f"{why}: the bundle is not how these nodes were built; nothing is planned on its word")
                 for why in disagree
             )
         )
@@ -92,10 +93,11 @@ def _workload_view(workload: Any, state: Any) -> Any:
 def _with_slurm(the_plan: "Plan", wanted: Any, state: Any, s3: Any, lifecycle_dir: str | None) -> "Plan":
     """The plan with its Slurm section: the wanted Slurm spec against the one in the cluster's bundle."""
     from pulumi_hyperpod.plans.model import Refusal
+    from pulumi_hyperpod.aws.details import with_slurm
     from pulumi_hyperpod.aws.slurm.section import slurm_section
 
     section = slurm_section(wanted, state, s3_client=s3, lifecycle_dir=lifecycle_dir)
-    the_plan = dataclasses.replace(the_plan, slurm=section)
+    the_plan = with_slurm(the_plan, section)
     return the_plan.refuse(*(Refusal(rule, reason) for rule, reason in section.refusals()))
 
 

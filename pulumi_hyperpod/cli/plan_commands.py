@@ -106,10 +106,11 @@ def _prepare(
 
     slurm = None
     if slurm_file:
+        from pulumi_hyperpod.aws.slurm.hyperpod import partition_names
         from pulumi_hyperpod.slurm import check_references
         from pulumi_hyperpod.slurm.spec import SlurmSpec
 
-        slurm = SlurmSpec.from_file(slurm_file)
+        slurm = SlurmSpec.from_file(slurm_file, partition_names=partition_names())
         # partitions name groups of the cluster planned, as `slurm check` requires: before any call
         check_references(slurm, [g.name for g in spec.instance_groups], kind="instance group", source=slurm_file)
     aws = cloud.get("aws")
@@ -132,6 +133,7 @@ def _load_spec(spec_file: str, slurm_file: str | None) -> ClusterSpec:
 
     if not slurm_file:
         return ClusterSpec.from_file(spec_file)
+    from pulumi_hyperpod.aws.slurm.hyperpod import partition_names
     from pulumi_hyperpod.aws.slurm.render import load_cluster
     from pulumi_hyperpod.slurm.spec import SlurmSpec
     from pulumi_hyperpod.core.documents import read_document
@@ -142,7 +144,7 @@ def _load_spec(spec_file: str, slurm_file: str | None) -> ClusterSpec:
     from pulumi_hyperpod.slurm.spec import SlurmSpecError
 
     try:
-        return load_cluster(data, SlurmSpec.from_file(slurm_file), source=spec_file)
+        return load_cluster(data, SlurmSpec.from_file(slurm_file, partition_names=partition_names()), source=spec_file)
     except SlurmSpecError as error:  # a partition or role the Slurm spec gets wrong: named in that file
         raise SlurmSpecError(error.violations, source=slurm_file) from None
 

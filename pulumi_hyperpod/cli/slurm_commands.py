@@ -21,12 +21,13 @@ from pulumi_hyperpod.cli.outputs import OutputPath, command_inputs
 
 
 def _load(cluster_path: str, slurm_path: str, slurm_config: bool | None, lifecycle_uri: str | None, base_dir: str | None = None):
+    from pulumi_hyperpod.aws.slurm.hyperpod import partition_names
     from pulumi_hyperpod.aws.slurm.render import render_hyperpod
     from pulumi_hyperpod.slurm.spec import SlurmSpec
     from pulumi_hyperpod.aws.spec import SpecError
     from pulumi_hyperpod.core.documents import read_document
 
-    slurm = SlurmSpec.from_file(slurm_path)
+    slurm = SlurmSpec.from_file(slurm_path, partition_names=partition_names())
     data = read_document(cluster_path, SpecError)
     if not isinstance(data, dict):
         raise SpecError([_violation("", f"a cluster spec is an object; got {type(data).__name__}")], source=cluster_path)
@@ -234,12 +235,13 @@ def diff_command(ctx, name, slurm_path, lifecycle_dir, as_json):
     import sys
 
     from pulumi_hyperpod.aws.slurm.changes import diff_slurm, render_changes
+    from pulumi_hyperpod.aws.slurm.hyperpod import partition_names
     from pulumi_hyperpod.aws.slurm.observed import controller_bundle_uri, read_bundle_spec, read_dir_spec
     from pulumi_hyperpod.slurm.spec import SlurmSpec
 
     from pulumi_hyperpod.slurm import check_references
 
-    wanted = SlurmSpec.from_file(slurm_path)
+    wanted = SlurmSpec.from_file(slurm_path, partition_names=partition_names())
     state = _observed(ctx, name)
     # partitions must name groups the cluster has, as `slurm check` requires of a cluster spec
     check_references(wanted, [g.name for g in state.groups], kind="instance group", source=slurm_path)

@@ -87,15 +87,17 @@ class SlurmCluster(HyperPodComponent):
 
 def _slurm_spec(args: SlurmClusterArgs):
     """The Slurm spec, with the controller and login groups named from the component's own."""
+    from pulumi_hyperpod.aws.slurm.hyperpod import partition_names  # noqa: PLC0415 - not on a program's path (tests/provider/test_program_lean.py)
     from pulumi_hyperpod.slurm.spec import SlurmSpec  # noqa: PLC0415 - not on a program's path (tests/provider/test_program_lean.py)
 
+    names = partition_names()
     given = args.slurm
     if isinstance(given, (str, Path)):
-        slurm = SlurmSpec.from_file(given)
+        slurm = SlurmSpec.from_file(given, partition_names=names)
     elif isinstance(given, SlurmSpec):
         slurm = given
     else:
-        slurm = SlurmSpec.from_dict(given, source="SlurmClusterArgs.slurm")
+        slurm = SlurmSpec.from_dict(given, source="SlurmClusterArgs.slurm", partition_names=names)
     updates: dict[str, Any] = {}
     if slurm.controller_node_pool_id is None:
         updates["controller_node_pool_id"] = args.controller.name
@@ -114,7 +116,7 @@ def _slurm_spec(args: SlurmClusterArgs):
                 f"compute group {compute.name!r}: partitions {list(compute.partitions)} disagree with the Slurm "
                 f"spec ({list(slurm.partitions_of(compute.name))}); give partitions in one place"
             )
-    return SlurmSpec.from_dict({**slurm.to_dict(), **updates}) if updates else slurm
+    return SlurmSpec.from_dict({**slurm.to_dict(), **updates}, partition_names=names) if updates else slurm
 
 
 def _skeleton(args: SlurmClusterArgs) -> dict:

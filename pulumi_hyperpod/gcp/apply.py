@@ -31,6 +31,7 @@ from pulumi_hyperpod.gcp.planner.build import fingerprint_of, stale_reasons
 from pulumi_hyperpod.gcp.planner import CREATE, DELETE, PATCH, WAITABLE_STATES
 from pulumi_hyperpod.gcp.status import status_of  # noqa: F401 - in gcp/status.py (an observation, not an apply); named here too
 from pulumi_hyperpod.gcp.planner.compare import POOL_IMMUTABLE, covered
+from pulumi_hyperpod.gcp.planner.codes import RefusalRule
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.plans.policy import Policy
@@ -280,7 +281,7 @@ def _guard(the_plan: Plan, step: Step, state: GcpClusterState | None, policy: "P
         raise PlanRefused(
             the_plan.refuse(
                 Refusal(
-                    "apply-guard",
+                    RefusalRule.APPLY_GUARD,
                     f"{step.operation} would take protected node(s) {', '.join(hit)} down ({disruption.how}); "
                     "a protected node is never taken down by a plan",
                 )

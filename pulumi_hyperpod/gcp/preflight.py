@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
+from pulumi_hyperpod.gcp.planner.codes import RefusalRule
 from pulumi_hyperpod.plans.model import Plan, Refusal
 from pulumi_hyperpod.plans.sections import QuotaCheck, QuotaSection
 from pulumi_hyperpod.core.preflight import section
@@ -33,7 +34,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.gcp.clients import TrainingClusterClient
     from pulumi_hyperpod.gcp.spec import ClusterSpec, NodePool
 
-QUOTA_RULE, MACHINE_TYPE_RULE, RESERVATION_RULE = "gcp-quota", "gcp-machine-type", "gcp-reservation"
+QUOTA_RULE, MACHINE_TYPE_RULE, RESERVATION_RULE = RefusalRule.QUOTA, RefusalRule.MACHINE_TYPE, RefusalRule.RESERVATION
 ADDING = ("create", "grow")
 
 

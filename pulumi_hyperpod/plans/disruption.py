@@ -10,7 +10,7 @@ Where the nodes come from, in neutral words (no request is read here: its field 
 - `victims`: the step's victims (the planner's choice), by node key;
 - `named`: the step's `batches`, the nodes its request names in the order the service takes them down —
   a rollout's rolling batches, or one batch for a reboot or a replacement (each cloud's planner fills it;
-  plans/integrity.py holds it to the request);
+  the cloud holds it to the request: aws/planner/integrity.py);
 - `chosen-by-service`: the plan's groups whose count falls by more than the victims it names, or that go
   whole (deleted, swapped): how many nodes the service takes and, from the plan's basis, the nodes it
   chooses among (any of them may go);

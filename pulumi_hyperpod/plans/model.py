@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import json
 import dataclasses
-from dataclasses import dataclass, asdict, field
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal, Protocol
 
 from pulumi_hyperpod.plans.basis import Basis
 from pulumi_hyperpod.plans.sections import CostSection, PreflightSection
-
-if TYPE_CHECKING:  # pragma: no cover
-    from pulumi_hyperpod.aws.slurm.section import SlurmSection
 
 # The call a step makes, as its cloud names it ("UpdateCluster", "PatchModelDevelopmentCluster",
 # or "DrainNodes", done in the orchestrator): each cloud's planner lists its own.
@@ -38,6 +36,42 @@ StepKind = Literal[
 DESTRUCTIVE_KINDS = frozenset({"delete-cluster", "remove-nodes", "replace-nodes"})
 NOT_API_CALLS = frozenset({"drain"})  # kinds of steps done in the orchestrator, not calls to the cloud's API
 PLAN_FORMAT = "hyperpod-plan/3"  # CHANGELOG.md: the history of the format
+
+
+# ---- a cloud's own sections ----------------------------------------------------------------------
+# What only one cloud plans (HyperPod: a plan's Slurm section, a step's canary wait) is that cloud's
+# record in the `details` slot of Plan and Step (AWS: aws/details.py). The model reads it only through
+# these protocols, so it names no cloud; on the wire its members sit where they always did (the plan's
+# or the step's top level), written by the cloud and read back by the reader the cloud gives `from_dict`.
+class StepDetails(Protocol):
+    def to_dict(self) -> dict[str, Any]:
+        """The step's JSON members this section writes, in the wire's spelling ("canary")."""
+        ...
+
+
+class PlanDetails(Protocol):
+    def to_dict(self) -> dict[str, Any]:
+        """The plan's JSON members this section writes, in the wire's spelling ("slurm")."""
+        ...
+
+    def sections(self) -> tuple[tuple[str, str], ...]:
+        """(title, text) of each part the plan's rendering shows after its notes."""
+        ...
+
+    def pending(self) -> str | None:
+        """What a plan with no step still does, in words (None: nothing): it is not "no changes"."""
+        ...
+
+
+class DetailsReader(Protocol):
+    """A cloud's reader of its own members of a plan's JSON (AWS: aws/details.py's READER)."""
+
+    members: frozenset[str]  # the plan's members it reads
+    step_members: frozenset[str]  # a step's
+
+    def plan_details(self, data: Mapping[str, Any]) -> PlanDetails | None: ...
+
+    def step_details(self, data: Mapping[str, Any]) -> StepDetails | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,13 +122,11 @@ class Step:
     # the nodes the request names, batch by batch in the order the service takes them down: a
     # rollout's rolling batches (one batch holding every node where the orchestrator has none: Slurm),
     # one batch for a reboot or a replacement. A step of a `named` disruption (plans/steps.py) says here
-    # which nodes it falls on, in neutral words (plans/disruption.py; plans/integrity.py holds it to the request)
+    # which nodes it falls on, in neutral words (plans/disruption.py; the cloud holds it to the request: aws/planner/integrity.py)
     batches: tuple[tuple[str, ...], ...] = ()
-    # BatchAddClusterNodes of a canary scale-out: apply waits for these nodes to run (lifecycle scripts,
-    # deep health checks) before the next step, and stops on a failure (aws/planner/canary.py)
-    canary: bool = False
     kind: StepKind = field(kw_only=True)
     codes: tuple[str, ...] = field(default=(), kw_only=True)
+    details: StepDetails | None = field(default=None, kw_only=True)  # the cloud's own (HyperPod: a canary's wait)
 
     @property
     def destructive(self) -> bool:
@@ -110,6 +142,14 @@ class Refusal:
     group: str | None = None
 
 
+# the members of a plan's and a step's JSON the model writes itself (the rest are a cloud's details)
+_PLAN_MEMBERS = frozenset(
+    {"cluster_name", "action", "steps", "groups", "replacements", "refusals", "notes", "basis", "cost", "preflight"}
+    | {"format", "observed_fingerprint", "empty", "refused", "calls"}  # derived
+)
+_STEP_MEMBERS = frozenset({"operation", "request", "reasons", "victims", "batches", "kind", "codes", "disruption"})
+
+
 @dataclass(frozen=True, slots=True)
 class Plan:
     cluster_name: str
@@ -122,7 +162,7 @@ class Plan:
     basis: Basis | None = None  # the cluster as observed when the plan was made (None: no cluster)
     cost: CostSection | None = None  # added by the cost stage (pure)
     preflight: PreflightSection | None = None  # added by the preflight stage (reads the account)
-    slurm: "SlurmSection | None" = None  # Slurm changes (pulumi_hyperpod/aws/slurm/section.py), when a Slurm spec is given
+    details: PlanDetails | None = None  # the cloud's own sections (HyperPod: the Slurm changes, aws/details.py)
 
     @property
     def observed_fingerprint(self) -> str | None:
@@ -159,41 +199,36 @@ class Plan:
 
     # ---- serialization ------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        data = asdict(dataclasses.replace(self, details=None))
+        del data["details"]
+        data.update(self.details.to_dict() if self.details is not None else {})
         data["format"] = PLAN_FORMAT
         data["observed_fingerprint"] = self.observed_fingerprint
         data["empty"] = self.empty
         data["refused"] = self.refused
         data["calls"] = self.calls()
-        data["slurm"] = self.slurm.to_dict() if self.slurm is not None else None
         for group, change in zip(data["groups"], self.groups):
             group["delta"] = change.delta
         from pulumi_hyperpod.plans.disruption import of_plan  # derived from the declaration: what the policies read
 
-        for step, disruption in zip(data["steps"], of_plan(self)):
-            step["disruption"] = disruption.to_dict()
+        for written, step, disruption in zip(data["steps"], self.steps, of_plan(self)):
+            del written["details"]
+            written.update(step.details.to_dict() if step.details is not None else {})
+            written["disruption"] = disruption.to_dict()
         return data
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, sort_keys=True, default=str)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Plan":
+    def from_dict(cls, data: dict[str, Any], details: DetailsReader | None = None) -> "Plan":
+        """`details`: the reader of the cloud's own members (AWS: aws/details.py's READER). A member
+        no reader takes is refused unless it is empty (null, false: what a plan without it wrote),
+        so a cloud's section is never dropped on the way."""
         if data.get("format") != PLAN_FORMAT:
             raise ValueError(f"plan format {data.get('format')!r} is not {PLAN_FORMAT}, the one this version reads; make the plan again")
-        steps = tuple(
-            Step(
-                operation=s["operation"],
-                request=s["request"],
-                reasons=tuple(s.get("reasons") or ()),
-                victims=tuple(Victim(**v) for v in s.get("victims") or ()),
-                batches=tuple(tuple(batch) for batch in s.get("batches") or ()),
-                canary=bool(s.get("canary")),
-                kind=s["kind"],
-                codes=tuple(s.get("codes") or ()),
-            )
-            for s in data.get("steps") or ()
-        )
+        _unread(data, _PLAN_MEMBERS | (details.members if details is not None else frozenset()), "the plan")
+        steps = tuple(_step(s, details) for s in data.get("steps") or ())
         groups = tuple(
             GroupChange(
                 **{
@@ -215,7 +250,7 @@ class Plan:
             basis=Basis.from_dict(data["basis"]) if data.get("basis") else None,
             cost=CostSection.from_dict(data["cost"]) if data.get("cost") else None,
             preflight=PreflightSection.from_dict(data["preflight"]) if data.get("preflight") else None,
-            slurm=_slurm_section(data.get("slurm")),
+            details=details.plan_details(data) if details is not None else None,
         )
         from pulumi_hyperpod.plans.integrity import disruption_problems
 
@@ -225,9 +260,22 @@ class Plan:
         return plan
 
 
-def _slurm_section(data: dict[str, Any] | None) -> "SlurmSection | None":
-    if not data:
-        return None
-    from pulumi_hyperpod.aws.slurm.section import SlurmSection
+def _step(data: Mapping[str, Any], details: DetailsReader | None) -> Step:
+    _unread(data, _STEP_MEMBERS | (details.step_members if details is not None else frozenset()), f"step {data.get('operation')!r}")
+    return Step(
+        operation=data["operation"],
+        request=data["request"],
+        reasons=tuple(data.get("reasons") or ()),
+        victims=tuple(Victim(**v) for v in data.get("victims") or ()),
+        batches=tuple(tuple(batch) for batch in data.get("batches") or ()),
+        kind=data["kind"],
+        codes=tuple(data.get("codes") or ()),
+        details=details.step_details(data) if details is not None else None,
+    )
 
-    return SlurmSection.from_dict(data)
+
+def _unread(data: Mapping[str, Any], read: frozenset[str], what: str) -> None:
+    """Refuse a member nobody reads that says something: a cloud's section read without its reader."""
+    unread = sorted(name for name, value in data.items() if name not in read and value not in (None, False))
+    if unread:
+        raise ValueError(f"{what} has member(s) {', '.join(unread)} of a cloud's own section: read it with that cloud's reader")

@@ -78,9 +78,9 @@ def plan_renderable(plan: Plan, victims_shown: int | None = VICTIMS_SHOWN, victi
         parts.append(Text(f"REFUSED [{refusal.rule}]: {refusal.reason}", style="bold red"))
     for note in plan.notes:
         parts.append(Text(f"note: {note}", style="cyan"))
-    if plan.slurm is not None:  # asked for (--slurm): say what was found, "no changes" included
-        parts.append(Text("Slurm changes (per key: what it takes on HyperPod, which nodes get it when)", style="bold"))
-        parts.append(Text(plan.slurm.text().rstrip("\n")))
+    for title, text in plan.details.sections() if plan.details is not None else ():  # the cloud's own (HyperPod: Slurm changes)
+        parts.append(Text(title, style="bold"))
+        parts.append(Text(text))
     if plan.cost is not None and plan.cost.groups:
         parts.append(cost_renderable(plan.cost, if_allowed=plan.refused))
     if plan.preflight is not None:
@@ -88,8 +88,8 @@ def plan_renderable(plan: Plan, victims_shown: int | None = VICTIMS_SHOWN, victi
     if plan.refused:
         rules = ", ".join(dict.fromkeys(r.rule for r in plan.refusals))
         parts.append(Text(f"Refused ({rules}): nothing will be changed, no API call is made.", style="bold red"))
-    elif plan.empty and plan.slurm is not None and not plan.slurm.empty:
-        parts.append(Text("No API call: only the Slurm changes above, made as their steps say.", style="yellow"))
+    elif plan.empty and (pending := plan.details.pending() if plan.details is not None else None):
+        parts.append(Text(f"No API call: {pending}.", style="yellow"))
     elif plan.empty:
         parts.append(Text("No changes: the cluster matches the spec.", style="green"))
     else:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
 from pulumi_hyperpod.core.errors import Violation
 from pulumi_hyperpod.core.errors import SpecError
@@ -58,12 +58,26 @@ _WRAPPERS = (("orchestratorSpec", "slurmSpec"), ("orchestrator_spec", "slurm_spe
 _CONFIG = ConfigDict(frozen=True, extra="forbid")
 
 
-def _partition_name_rule() -> tuple[str, int]:
-    """HyperPod's PartitionName rule, read from botocore's model (ClusterPartitionName)."""
-    from pulumi_hyperpod.aws.servicemodel import shape  # noqa: PLC0415 - pending: the partition-name rule becomes a parameter each cloud passes (issue 38)
+@dataclass(frozen=True, slots=True)
+class PartitionNames:
+    """What a partition's id may be on one cloud: each cloud passes its own when it loads a Slurm
+    spec (AWS: HyperPod's ClusterPartitionName from botocore's model, aws/slurm/hyperpod.py; Google
+    Cloud: gcp/spec/names.py), so this layer reads no cloud's service model."""
 
-    meta = shape("ClusterPartitionName").metadata
-    return meta["pattern"], meta.get("max", 1024)
+    pattern: str  # matched whole, with `regex` (a service model's patterns use its dialect)
+    maximum: int  # characters
+    words: str  # the pattern for people: "letters and digits, single or repeated '-' between them"
+    source: str  # where the rule comes from: "HyperPod's PartitionName pattern"
+
+
+_RULE = "partition_names"  # the key of the rule in pydantic's validation context
+
+
+def _rule(info: ValidationInfo) -> PartitionNames:
+    rule = (info.context or {}).get(_RULE)
+    if not isinstance(rule, PartitionNames):
+        raise TypeError("a Slurm spec is loaded with its cloud's partition-name rule: SlurmSpec.from_dict(..., partition_names=...)")
+    return rule
 
 
 class Partition(BaseModel):
@@ -123,30 +137,31 @@ class SlurmSpec(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _validate(cls, data: Any) -> Any:
+    def _validate(cls, data: Any, info: ValidationInfo) -> Any:
         if isinstance(data, BaseModel):
             return data
-        normalized, problems = _normalize(data)
+        normalized, problems = _normalize(data, _rule(info))
         if problems:
             raise SlurmSpecError(problems)
         return normalized
 
     # ---- construction ----------------------------------------------------------------------
     @classmethod
-    def from_dict(cls, data: Any, source: str | None = None) -> SlurmSpec:
-        """The `slurmSpec` block itself, or a document holding it (`orchestratorSpec.slurmSpec`)."""
+    def from_dict(cls, data: Any, source: str | None = None, *, partition_names: PartitionNames) -> SlurmSpec:
+        """The `slurmSpec` block itself, or a document holding it (`orchestratorSpec.slurmSpec`);
+        `partition_names`: the loading cloud's rule for a partition's id."""
         data, prefix = _unwrap(data)
         try:
-            return cls.model_validate(data)
+            return cls.model_validate(data, context={_RULE: partition_names})
         except SlurmSpecError as error:
             raise SlurmSpecError([_prefixed(v, prefix) for v in error.violations], source=source) from None
 
     @classmethod
-    def from_file(cls, path: str | Path) -> SlurmSpec:
+    def from_file(cls, path: str | Path, *, partition_names: PartitionNames) -> SlurmSpec:
         """JSON or YAML (the same reader, limits and YAML 1.2 meaning as a cluster spec)."""
         path = Path(path)
         data = read_document(path, SlurmSpecError)
-        return cls.from_dict(data, source=str(path))
+        return cls.from_dict(data, source=str(path), partition_names=partition_names)
 
     # ---- views -------------------------------------------------------------------------------
     @property
@@ -221,7 +236,7 @@ def _prefixed(violation: Violation, prefix: str) -> Violation:
     return Violation(f"{prefix}.{violation.path}" if violation.path else prefix, violation.rule)
 
 
-def _normalize(data: Any) -> tuple[dict[str, Any], list[Violation]]:
+def _normalize(data: Any, names: PartitionNames) -> tuple[dict[str, Any], list[Violation]]:
     if not isinstance(data, dict):
         return {}, [Violation("", f"a Slurm spec is an object; got {type(data).__name__}")]
     fields, written, problems = _fold_keys(data, _SPEC_FIELDS, "")
@@ -229,7 +244,7 @@ def _normalize(data: Any) -> tuple[dict[str, Any], list[Violation]]:
     if "partitions" not in fields:
         problems.append(Violation("partitions", "is required: a list of {id, node_pool_ids} (at least one partition)"))
     else:
-        result["partitions"] = _partitions(fields["partitions"], written["partitions"], problems)
+        result["partitions"] = _partitions(fields["partitions"], written["partitions"], names, problems)
     for name in ("default_partition_id", "login_node_pool_id", "controller_node_pool_id", "home_directory_storage"):
         if name in fields and fields[name] is not None:
             result[name] = _name(fields[name], written[name], problems)
@@ -286,11 +301,10 @@ def _name(value: Any, where: str, problems: list[Violation]) -> str | None:
     return value
 
 
-def _partitions(value: Any, where: str, problems: list[Violation]) -> list[dict[str, Any]]:
+def _partitions(value: Any, where: str, names: PartitionNames, problems: list[Violation]) -> list[dict[str, Any]]:
     if not isinstance(value, list) or not value:
         problems.append(Violation(where, f"must be a list of at least one partition {{id, node_pool_ids}}; got {_describe(value)}"))
         return []
-    pattern, maximum = _partition_name_rule()
     result = []
     for index, item in enumerate(value):
         at = f"{where}[{index}]"
@@ -304,25 +318,24 @@ def _partitions(value: Any, where: str, problems: list[Violation]) -> list[dict[
             if name not in fields:
                 problems.append(Violation(f"{at}.{name}", "is required"))
         if "id" in fields:
-            partition["id"] = _partition_id(fields["id"], written["id"], pattern, maximum, problems)
+            partition["id"] = _partition_id(fields["id"], written["id"], names, problems)
         if "node_pool_ids" in fields:
             partition["node_pool_ids"] = _pool_list(fields["node_pool_ids"], written["node_pool_ids"], problems)
         result.append(partition)
     return result
 
 
-def _partition_id(value: Any, where: str, pattern: str, maximum: int, problems: list[Violation]) -> Any:
+def _partition_id(value: Any, where: str, names: PartitionNames, problems: list[Violation]) -> Any:
     import regex  # noqa: PLC0415 - regex: the model's pattern dialect, only where a value is checked against it
 
     if not isinstance(value, str) or not value:
         problems.append(Violation(where, f"must be a non-empty string; got {_describe(value)}"))
-    elif len(value) > maximum or not regex.fullmatch(pattern, value):
+    elif len(value) > names.maximum or not regex.fullmatch(names.pattern, value):
         problems.append(
             Violation(
                 where,
-                f"{value!r} is not a valid partition name: letters and digits, "
-                f"single or repeated '-' between them, at most {maximum} characters "
-                f"(HyperPod's PartitionName pattern {pattern})",
+                f"{value!r} is not a valid partition name: {names.words}, at most {names.maximum} characters "
+                f"({names.source} {names.pattern})",
             )
         )
     elif value.lower() == "default":

@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from pulumi_hyperpod.aws.slurm.hyperpod import partition_names
 from pulumi_hyperpod.components import (
     ComputeGroupArgs,
     ConnectionArgs,
@@ -49,7 +50,7 @@ def checked_spec(mocks) -> dict:
 
 def test_on_the_simulator_the_bundle_is_a_boto3_upload_and_groups_point_at_it(mocks):
     seen = run(lambda: SlurmCluster("a4", args()), "lifecycle_s3_uri")
-    digest = render_hyperpod(example_cluster(), SlurmSpec.from_dict(example_slurm())).digest
+    digest = render_hyperpod(example_cluster(), SlurmSpec.from_dict(example_slurm(), partition_names=partition_names())).digest
     assert seen["lifecycle_s3_uri"] == f"s3://sagemaker-hyperpod-a4/slurm-bundles/{digest[:16]}/"
     groups = {g["InstanceGroupName"]: g for g in checked_spec(mocks)["InstanceGroups"]}
     assert groups["a4"]["SlurmConfig"] == {"NodeType": "Compute", "PartitionNames": ["a4"]}
@@ -65,13 +66,13 @@ def test_on_aws_every_bundle_file_is_an_object_under_the_content_addressed_prefi
     run(lambda: SlurmCluster("a4", args("aws")), "lifecycle_s3_uri")
     objects = registered(mocks)["aws:s3/bucketObjectv2:BucketObjectv2"]
     keys = sorted(state["key"] for _, state in objects)
-    rendering = render_hyperpod(example_cluster(), SlurmSpec.from_dict(example_slurm()))
+    rendering = render_hyperpod(example_cluster(), SlurmSpec.from_dict(example_slurm(), partition_names=partition_names()))
     assert keys == sorted(rendering.prefix + path for path in rendering.files)
     assert BUNDLE_TYPE not in registered(mocks)
 
 
 def test_lower_camel_dict_spec_and_the_component_names_controller_and_login(mocks):
-    camel = SlurmSpec.from_dict(example_slurm()).to_dict("camel")
+    camel = SlurmSpec.from_dict(example_slurm(), partition_names=partition_names()).to_dict("camel")
     del camel["controllerNodePoolId"], camel["loginNodePoolId"]
     run(lambda: SlurmCluster("a4", args(slurm=camel)), "arn")
     groups = {g["InstanceGroupName"]: g for g in checked_spec(mocks)["InstanceGroups"]}
@@ -103,7 +104,7 @@ def test_the_upload_provider_writes_the_bundle_into_the_simulators_s3(tmp_path, 
     from pulumi_hyperpod.sim.aws import Simulator
 
     monkeypatch.setenv("HYPERPOD_FAKE_STATE", str(tmp_path / "fake.sqlite"))
-    rendering = render_hyperpod(example_cluster(), SlurmSpec.from_dict(example_slurm()))
+    rendering = render_hyperpod(example_cluster(), SlurmSpec.from_dict(example_slurm(), partition_names=partition_names()))
     import base64
 
     uri = f"s3://sagemaker-hyperpod-a4/{rendering.prefix}"

@@ -277,7 +277,7 @@ def test_a_migration_to_api_driven_slurm_lists_every_group_the_controller_includ
 
 def test_a_tag_step_names_the_plan_s_own_cluster_or_the_plan_is_not_run():
     from pulumi_hyperpod.plans import Plan
-    from pulumi_hyperpod.plans.integrity import step_problems
+    from pulumi_hyperpod.aws.planner.integrity import step_problems
 
     spec = ClusterSpec.from_dict({**slurm_spec(workers=2).to_api(), "Tags": [{"Key": "team", "Value": "ml"}]})
     p = plan(spec, dataclasses.replace(observed_from(slurm_spec(workers=2)), tags=()))

@@ -12,7 +12,7 @@ from pulumi_hyperpod import Policy
 from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.plans import Plan, plan_text
 from pulumi_hyperpod.plans.disruption import of_plan
-from pulumi_hyperpod.plans.integrity import step_problems
+from pulumi_hyperpod.aws.planner.integrity import step_problems
 
 from .factories import node_id, observed_from, slurm_spec
 

@@ -12,6 +12,8 @@ import pytest
 
 from pulumi_hyperpod import pipeline
 from pulumi_hyperpod.aws.client import connect
+from pulumi_hyperpod.aws.details import READER
+from pulumi_hyperpod.aws.planner.details import is_canary
 from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.aws.observe import observe
 from pulumi_hyperpod.plans import Plan, Policy
@@ -307,11 +309,11 @@ def test_a_canary_scale_out_adds_k_nodes_first_and_the_rest_once_they_pass(world
     _up(world, eks(count=2))
     policy = Policy(canary_nodes=2)
     the_plan = _prepare(world, eks(count=10), policy).plan
-    assert [(s.operation, s.canary, s.request["NodesToAdd"][0]["IncrementTargetCountBy"]) for s in the_plan.steps] == [
+    assert [(s.operation, is_canary(s), s.request["NodesToAdd"][0]["IncrementTargetCountBy"]) for s in the_plan.steps] == [
         ("BatchAddClusterNodes", True, 2),
         ("BatchAddClusterNodes", False, 6),
     ]
-    result = _apply(world, Plan.from_dict(the_plan.to_dict()), policy)
+    result = _apply(world, Plan.from_dict(the_plan.to_dict(), READER), policy)
     assert result.ok and any(m.startswith("canary passed") for m in result.messages)
     assert observe(world[1], "eks8").group("workers").target_count == 10
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from pulumi_hyperpod.aws.slurm.hyperpod import partition_names
 from pulumi_hyperpod.slurm import SlurmSpec
 from pulumi_hyperpod.aws.slurm.changes import changes_text, diff_slurm
 from tests.slurm.helpers import example_slurm
 
 
 def spec(**changes) -> SlurmSpec:
-    return SlurmSpec.from_dict({**example_slurm(), **changes})
+    return SlurmSpec.from_dict({**example_slurm(), **changes}, partition_names=partition_names())
 
 
 def config(**changes) -> dict:

@@ -11,6 +11,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from pulumi_hyperpod.aws.slurm.hyperpod import partition_names
 from pulumi_hyperpod.cli import main
 from pulumi_hyperpod.gcp.spec import ClusterSpec, GcpSpecError
 from pulumi_hyperpod.slurm import SlurmSpec, SlurmSpecError
@@ -36,7 +37,7 @@ def test_the_slurm_spec_refuses_a_value_slurm_would_read_differently(value):
     data = example_slurm()
     data["config"] = {"SchedulerParameters": value}
     with pytest.raises(SlurmSpecError) as caught:
-        SlurmSpec.from_dict(data)
+        SlurmSpec.from_dict(data, partition_names=partition_names())
     [violation] = caught.value.violations
     assert violation.path == "config.SchedulerParameters"
 
@@ -45,7 +46,7 @@ def test_a_trailing_backslash_says_why():
     data = example_slurm()
     data["config"] = {"SchedulerParameters": "bf_continue\\"}
     with pytest.raises(SlurmSpecError, match="line continuation"):
-        SlurmSpec.from_dict(data)
+        SlurmSpec.from_dict(data, partition_names=partition_names())
 
 
 @pytest.mark.parametrize("command", ["render", "check"])
@@ -125,4 +126,4 @@ def test_good_partition_and_node_set_config_are_accepted():
 
 
 def test_the_example_files_still_pass():
-    assert SlurmSpec.from_file(EXAMPLE / "slurm.json")
+    assert SlurmSpec.from_file(EXAMPLE / "slurm.json", partition_names=partition_names())

@@ -8,6 +8,7 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pulumi_hyperpod.aws.slurm.hyperpod import partition_names
 from pulumi_hyperpod.slurm import SlurmSpec
 from pulumi_hyperpod.aws.slurm.changes import diff_slurm
 from pulumi_hyperpod.aws.slurm.render import render_hyperpod
@@ -43,9 +44,13 @@ def slurm_specs(draw):
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(slurm_specs(), st.booleans())
 def test_spellings_roundtrip_and_rendering_agrees_with_itself(data, continuous):
-    spec = SlurmSpec.from_dict(data)
-    assert SlurmSpec.from_dict(spec.to_dict("camel")) == spec == SlurmSpec.from_dict(spec.to_dict())
-    assert diff_slurm(spec, SlurmSpec.from_dict(spec.to_dict("camel"))).empty
+    spec = SlurmSpec.from_dict(data, partition_names=partition_names())
+    assert (
+        SlurmSpec.from_dict(spec.to_dict("camel"), partition_names=partition_names())
+        == spec
+        == SlurmSpec.from_dict(spec.to_dict(), partition_names=partition_names())
+    )
+    assert diff_slurm(spec, SlurmSpec.from_dict(spec.to_dict("camel"), partition_names=partition_names())).empty
     names = [spec.controller_node_pool_id, spec.login_node_pool_id, *spec.compute_pools()]
     cluster = {"ClusterName": "c", "InstanceGroups": [group(n) for n in names]}
     if continuous:

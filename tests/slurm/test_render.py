@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from pulumi_hyperpod.aws.slurm.hyperpod import partition_names
 from pulumi_hyperpod.slurm import SlurmSpec, SlurmSpecError
 from pulumi_hyperpod.aws.slurm.render import render_hyperpod, script_names
 from pulumi_hyperpod.aws.spec import ClusterSpec
@@ -16,7 +17,7 @@ from tests.support.cli import hyperpod
 
 
 def slurm(**changes) -> SlurmSpec:
-    return SlurmSpec.from_dict({**example_slurm(), **changes})
+    return SlurmSpec.from_dict({**example_slurm(), **changes}, partition_names=partition_names())
 
 
 def problems(cluster, spec) -> list[str]:
@@ -46,7 +47,8 @@ def test_a_legacy_cluster_gets_its_roles_in_provisioning_parameters_in_base_conf
             "login_node_pool_id": "login-group",
             "controller_node_pool_id": "controller-machine",
             "home_directory_storage": "fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com:/fsx",
-        }
+        },
+        partition_names=partition_names(),
     )
     rendering = render_hyperpod(legacy_cluster(), spec)
     assert rendering.mode == "provisioning_parameters"
@@ -68,7 +70,8 @@ def test_a_legacy_clusters_lustre_home_is_fsx_dns_name_and_mountname():
             "login_node_pool_id": "login-group",
             "controller_node_pool_id": "controller-machine",
             "home_directory_storage": "fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com@tcp:/abcdefgh",
-        }
+        },
+        partition_names=partition_names(),
     )
     params = json.loads(render_hyperpod(legacy_cluster(), spec).files["provisioning_parameters.json"])
     assert (params["fsx_dns_name"], params["fsx_mountname"]) == ("fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com", "abcdefgh")
@@ -126,7 +129,10 @@ def test_unknown_groups_are_named_with_the_slurm_spec_path():
 def test_the_controller_must_be_known():
     spec = slurm()
     cluster = legacy_cluster()
-    bare = SlurmSpec.from_dict({"partitions": [{"id": "p", "node_pool_ids": ["worker-group-1"]}], "login_node_pool_id": "login-group"})
+    bare = SlurmSpec.from_dict(
+        {"partitions": [{"id": "p", "node_pool_ids": ["worker-group-1"]}], "login_node_pool_id": "login-group"},
+        partition_names=partition_names(),
+    )
     assert problems(cluster, bare)[0].startswith("slurm.controller_node_pool_id: is required on HyperPod")
     assert spec.controller_node_pool_id == "controller"
 
@@ -349,7 +355,8 @@ def test_hook_on_a_legacy_cluster_mounts_lustre_itself(tmp_path):
             "login_node_pool_id": "login-group",
             "controller_node_pool_id": "controller-machine",
             "home_directory_storage": "fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com@tcp:/abcdefgh",
-        }
+        },
+        partition_names=partition_names(),
     )
     bundle = tmp_path / "bundle"
     render_hyperpod(legacy_cluster(), spec).write(bundle)

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from pulumi_hyperpod.aws.slurm.hyperpod import partition_names
 from pulumi_hyperpod.aws.client import connect
 from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.aws.observe import observe
@@ -68,7 +69,7 @@ def test_malformed_provisioning_parameters_name_the_field(data, message):
 
 
 def test_read_from_a_rendered_bundle_directory(tmp_path):
-    rendering = render_hyperpod(legacy_cluster(), SlurmSpec.from_dict(LEGACY_SLURM))
+    rendering = render_hyperpod(legacy_cluster(), SlurmSpec.from_dict(LEGACY_SLURM, partition_names=partition_names()))
     rendering.write(tmp_path)
     assert read_lifecycle_dir(tmp_path).roles_for(["controller-machine", "login-group"]) == {
         "controller-machine": "Controller",
@@ -123,7 +124,7 @@ def world():
 
 
 def upload_legacy_bundle(s3) -> None:
-    rendering = render_hyperpod(legacy_cluster(uri=URI), SlurmSpec.from_dict(LEGACY_SLURM))
+    rendering = render_hyperpod(legacy_cluster(uri=URI), SlurmSpec.from_dict(LEGACY_SLURM, partition_names=partition_names()))
     upload_bundle(s3, rendering.files, URI, create_bucket=True)
 
 
@@ -193,7 +194,7 @@ def test_legacy_cluster_planned_down_to_0_controller_nodes_is_refused(world):
 
 def test_legacy_cluster_roles_from_a_lifecycle_directory(world, tmp_path):
     _, sagemaker, _ = _legacy_cluster_running(world)
-    render_hyperpod(legacy_cluster(uri=URI), SlurmSpec.from_dict(LEGACY_SLURM)).write(tmp_path)
+    render_hyperpod(legacy_cluster(uri=URI), SlurmSpec.from_dict(LEGACY_SLURM, partition_names=partition_names())).write(tmp_path)
     desired = ClusterSpec.from_dict(legacy_cluster(uri=URI, counts=(1, 0, 2)))
     observed = observe(sagemaker, "legacy")
     roles = resolve_roles(desired, lifecycle_dir=tmp_path, observed=observed)
@@ -270,7 +271,7 @@ def test_cli_legacy_cluster_to_0_controllers_is_refused_with_and_without_the_bun
     assert [(r["rule"], r["group"]) for r in json.loads(from_s3)["refusals"]] == [("controller-scale-in", "controller-machine")]
 
     bundle = tmp_path / "bundle"
-    render_hyperpod(legacy_cluster(uri=URI), SlurmSpec.from_dict(LEGACY_SLURM)).write(bundle)
+    render_hyperpod(legacy_cluster(uri=URI), SlurmSpec.from_dict(LEGACY_SLURM, partition_names=partition_names())).write(bundle)
     s3.delete_object(Bucket="lifecycle-bucket", Key="base-config/provisioning_parameters.json")
     unknown = json.loads(hyperpod("plan", "-f", str(lowered), "--json", code=2))
     assert [r["rule"] for r in unknown["refusals"]] == ["slurm-roles-unknown"]

@@ -9,6 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pulumi_hyperpod.aws.slurm.hyperpod import partition_names
+from pulumi_hyperpod.slurm.spec import PartitionNames
 from pulumi_hyperpod.slurm import (
     SlurmSpec,
     SlurmSpecError,
@@ -26,7 +28,7 @@ def seed() -> dict:
 
 def problems(data, source=None) -> list[str]:
     with pytest.raises(SlurmSpecError) as caught:
-        SlurmSpec.from_dict(data, source=source)
+        SlurmSpec.from_dict(data, source=source, partition_names=partition_names())
     return [str(v) for v in caught.value.violations]
 
 
@@ -44,7 +46,7 @@ def minimal(**extra) -> dict:
 
 
 def test_seed_002_block_loads_unchanged():
-    spec = SlurmSpec.from_file(SEED)
+    spec = SlurmSpec.from_file(SEED, partition_names=partition_names())
     assert [(p.id, p.node_pool_ids) for p in spec.partitions] == [("a4", ("a4",))]
     assert spec.default_partition == "a4"  # unset: the first partition
     assert spec.login_node_pool_id == "login"
@@ -56,22 +58,22 @@ def test_seed_002_block_loads_unchanged():
 def test_seed_002_document_with_orchestrator_spec_wrapper_loads(tmp_path):
     path = tmp_path / "cluster.yaml"
     path.write_text(json.dumps({"name": "c", "orchestratorSpec": {"slurmSpec": seed()}}))
-    assert SlurmSpec.from_file(path) == SlurmSpec.from_dict(seed())
+    assert SlurmSpec.from_file(path, partition_names=partition_names()) == SlurmSpec.from_dict(seed(), partition_names=partition_names())
 
 
 def test_lower_camel_spelling_gives_the_same_spec():
-    spec = SlurmSpec.from_dict(seed())
+    spec = SlurmSpec.from_dict(seed(), partition_names=partition_names())
     camel = spec.to_dict("camel")
     assert "loginNodePoolId" in camel and "nodePoolIds" in camel["partitions"][0]
-    assert SlurmSpec.from_dict(camel) == spec
-    assert SlurmSpec.from_dict(spec.to_dict()) == spec
+    assert SlurmSpec.from_dict(camel, partition_names=partition_names()) == spec
+    assert SlurmSpec.from_dict(spec.to_dict(), partition_names=partition_names()) == spec
 
 
 def test_yaml_numbers_are_accepted_as_slurm_values_but_yaml_booleans_are_not(tmp_path):
     path = tmp_path / "slurm.yaml"
     path.write_text("partitions: [{id: p, node_pool_ids: [a]}]\nconfig:\n  PriorityWeightAge: 1000\n  PriorityFavorSmall: true\n")
     with pytest.raises(SlurmSpecError) as caught:
-        SlurmSpec.from_file(path)
+        SlurmSpec.from_file(path, partition_names=partition_names())
     assert str(path) in str(caught.value)
     assert [str(v) for v in caught.value.violations] == [
         "config.PriorityFavorSmall: a slurm.conf value is a string (quote it in YAML); got bool True"
@@ -80,16 +82,16 @@ def test_yaml_numbers_are_accepted_as_slurm_values_but_yaml_booleans_are_not(tmp
 
 def test_a_slurm_spec_error_is_a_spec_error_and_says_slurm_spec():
     with pytest.raises(SpecError, match="problem in the Slurm spec in s.json"):
-        SlurmSpec.from_dict({}, source="s.json")
+        SlurmSpec.from_dict({}, source="s.json", partition_names=partition_names())
 
 
 def test_unreadable_and_malformed_files(tmp_path):
     with pytest.raises(SlurmSpecError, match="no such file"):
-        SlurmSpec.from_file(tmp_path / "missing.json")
+        SlurmSpec.from_file(tmp_path / "missing.json", partition_names=partition_names())
     bad = tmp_path / "bad.json"
     bad.write_text('{"partitions": [], "partitions": []}')
     with pytest.raises(SlurmSpecError, match="appears twice"):
-        SlurmSpec.from_file(bad)
+        SlurmSpec.from_file(bad, partition_names=partition_names())
 
 
 # ---- field rules ---------------------------------------------------------------------------------
@@ -123,6 +125,19 @@ def test_partition_names_follow_hyperpods_pattern(name):
     assert "is not a valid partition name" in one_problem({"partitions": [{"id": name, "node_pool_ids": ["a"]}]})
 
 
+def test_the_partition_name_rule_is_the_loading_clouds():
+    """The neutral layer holds no cloud's rule: the one passed decides, and its source is named."""
+    data = {"partitions": [{"id": "gpu_a", "node_pool_ids": ["a"]}]}
+    underscores = PartitionNames(pattern=r"[a-z_]+", maximum=8, words="lower-case letters and '_'", source="a test cloud's rule")
+    assert SlurmSpec.from_dict(data, partition_names=underscores).partitions[0].id == "gpu_a"
+    with pytest.raises(SlurmSpecError) as caught:
+        SlurmSpec.from_dict({"partitions": [{"id": "far_too_long", "node_pool_ids": ["a"]}]}, partition_names=underscores)
+    assert "at most 8 characters (a test cloud's rule [a-z_]+)" in str(caught.value)
+    assert "HyperPod's PartitionName pattern" in one_problem(data)
+    with pytest.raises(TypeError, match="partition-name rule"):
+        SlurmSpec.model_validate(data)  # no rule: no cloud's is assumed
+
+
 def test_default_is_a_reserved_partition_name():
     assert "reserved" in one_problem({"partitions": [{"id": "Default", "node_pool_ids": ["a"]}]})
 
@@ -130,7 +145,8 @@ def test_default_is_a_reserved_partition_name():
 def test_default_partition_must_be_one_of_the_partitions():
     assert one_problem(minimal(default_partition_id="q")) == "default_partition_id: 'q' is not one of the partitions ('p')"
     spec = SlurmSpec.from_dict(
-        {"partitions": [{"id": "p", "node_pool_ids": ["a"]}, {"id": "q", "node_pool_ids": ["b"]}], "default_partition_id": "q"}
+        {"partitions": [{"id": "p", "node_pool_ids": ["a"]}, {"id": "q", "node_pool_ids": ["b"]}], "default_partition_id": "q"},
+        partition_names=partition_names(),
     )
     assert spec.default_partition == "q"
 
@@ -158,7 +174,7 @@ def test_a_pool_listed_twice_in_one_partition():
     ],
 )
 def test_home_directory_storage_forms(value, kind):
-    assert SlurmSpec.from_dict(minimal(home_directory_storage=value)).home_storage.kind == kind
+    assert SlurmSpec.from_dict(minimal(home_directory_storage=value), partition_names=partition_names()).home_storage.kind == kind
 
 
 def test_home_directory_storage_of_no_known_form():
@@ -206,7 +222,7 @@ def test_unknown_and_obsolete_keys():
 
 
 def test_keys_are_case_insensitive_like_slurmctld_and_canonicalized():
-    spec = SlurmSpec.from_dict(minimal(config={"preempttype": "preempt/qos", "PREEMPTMODE": "cancel"}))
+    spec = SlurmSpec.from_dict(minimal(config={"preempttype": "preempt/qos", "PREEMPTMODE": "cancel"}), partition_names=partition_names())
     assert spec.config == {"PreemptType": "preempt/qos", "PreemptMode": "cancel"}
     assert "same slurm.conf parameter" in one_problem(minimal(config={"MaxJobCount": "1", "maxjobcount": "2"}))
 
@@ -259,7 +275,7 @@ def test_bad_values_are_refused(key, value):
     ],
 )
 def test_good_values_are_accepted(config):
-    assert SlurmSpec.from_dict(minimal(config=config)).config == config
+    assert SlurmSpec.from_dict(minimal(config=config), partition_names=partition_names()).config == config
 
 
 def test_preemption_type_and_mode_must_agree():
@@ -295,7 +311,7 @@ def test_preempt_mode_values_match_slurms_parser(words):
     base = [w.upper() for w in words if w.upper() in _BASE]
     needs_type = mode_ok and base and base[0] not in ("OFF", "CLUSTER")
     if mode_ok and not needs_type:
-        SlurmSpec.from_dict(minimal(config=config))
+        SlurmSpec.from_dict(minimal(config=config), partition_names=partition_names())
     else:
         found = one_problem(minimal(config=config))
         assert found.startswith("config.PreemptMode: ")
@@ -305,7 +321,7 @@ def test_preempt_mode_values_match_slurms_parser(words):
 
 
 def test_references_against_a_clusters_pools():
-    spec = SlurmSpec.from_dict({**minimal(login_node_pool_id="login", controller_node_pool_id="ctl")})
+    spec = SlurmSpec.from_dict({**minimal(login_node_pool_id="login", controller_node_pool_id="ctl")}, partition_names=partition_names())
     assert reference_violations(spec, ["a", "login", "ctl"]) == []
     found = [str(v) for v in reference_violations(spec, ["a", "logn"], kind="instance group", prefix="slurm")]
     assert found == [

@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from pulumi_hyperpod.aws.slurm.hyperpod import partition_names
 from pulumi_hyperpod.slurm import SlurmSpec, SlurmSpecError, reference_violations
 
 BOUND_SECONDS = 3.0
@@ -32,7 +33,7 @@ def test_a_190_kb_slurm_spec_validates_in_a_fraction_of_the_old_time(shape):
     assert len(json.dumps(document)) > 150_000
     started = time.perf_counter()
     try:
-        spec = SlurmSpec.from_dict(document)
+        spec = SlurmSpec.from_dict(document, partition_names=partition_names())
         problems = reference_violations(spec, [f"other-{i}" for i in range(100)])
     except SlurmSpecError as error:
         problems = error.violations
@@ -42,5 +43,7 @@ def test_a_190_kb_slurm_spec_validates_in_a_fraction_of_the_old_time(shape):
 
 def test_errors_still_say_did_you_mean_for_the_first_names():
     with pytest.raises(SlurmSpecError) as caught:
-        SlurmSpec.from_dict({"partitions": [{"id": "p", "node_pool_ids": ["a"]}], "config": {"MaxJobCont": "1"}})
+        SlurmSpec.from_dict(
+            {"partitions": [{"id": "p", "node_pool_ids": ["a"]}], "config": {"MaxJobCont": "1"}}, partition_names=partition_names()
+        )
     assert "did you mean MaxJobCount" in str(caught.value)

@@ -15,7 +15,7 @@ from pulumi_hyperpod.plans import Plan, Policy
 from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.aws.planner import victims as rules
 from pulumi_hyperpod.aws.planner import workload_order
-from pulumi_hyperpod.plans.integrity import step_problems
+from pulumi_hyperpod.aws.planner.integrity import step_problems
 from pulumi_hyperpod.aws.workload.model import Job, NodeWorkload, WorkloadView
 from tests.core.factories import EPOCH, node_id, observed_from, slurm_spec
 

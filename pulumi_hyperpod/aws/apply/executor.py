@@ -34,8 +34,9 @@ from pulumi_hyperpod.aws.observe import ClusterState, observe
 from pulumi_hyperpod.plans import Plan, Policy, Step, Victim
 from pulumi_hyperpod.aws.planner import victims as victim_rules
 from pulumi_hyperpod.aws.planner.premise import stale_reasons
+from pulumi_hyperpod.aws.planner.details import is_canary
 from pulumi_hyperpod.aws.planner.expectation import Expectation
-from pulumi_hyperpod.plans.integrity import step_problems
+from pulumi_hyperpod.aws.planner.integrity import step_problems
 from pulumi_hyperpod.aws.planner.batches import pack_deletes
 from pulumi_hyperpod.aws.planner.rules import api_limits
 from pulumi_hyperpod.aws.apply import completion, guards
@@ -261,7 +262,7 @@ class _Run:
             self.doing = f"during step {index + 1}/{len(self.plan.steps)} ({step.operation})"
             try:
                 handler = getattr(self, f"_{xform_name(step.operation)}")
-                if step.canary:  # a canary scale-out: its nodes must pass before the next step (apply/lifecycle.py)
+                if is_canary(step):  # a canary scale-out: its nodes must pass before the next step (apply/lifecycle.py)
                     lifecycle.canary(self, handler, index, step, verify)
                 else:
                     handler(index, step, verify)

@@ -26,14 +26,15 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Mapping
 
+from pulumi_hyperpod.aws.planner.codes import RefusalRule
 from pulumi_hyperpod.aws.spec.grouplists import group_entries
 from pulumi_hyperpod.aws.observe import ClusterState, NodeState
 from pulumi_hyperpod.plans import Plan, Policy, Refusal
 from pulumi_hyperpod.plans.disruption import VERBS, of_plan, shortened
-from pulumi_hyperpod.plans.integrity import OPERATION_KINDS
+from pulumi_hyperpod.aws.planner.integrity import OPERATIONS
 from pulumi_hyperpod.plans.steps import Disruption, declaration
 
-RULE = "apply-guard"
+RULE = RefusalRule.APPLY_GUARD
 _ONCE = ("CreateCluster", "UpdateCluster", "DeleteCluster")  # the planner makes each at most once
 _STRICTNESS = {"Controller": 2, "Login": 1}
 
@@ -109,7 +110,7 @@ def step_refusals(
     the TargetCounts the cluster has before this call (what a lowered InstanceCount is measured from)."""
     if state is None:
         return []
-    kind = OPERATION_KINDS.get(operation)
+    kind = OPERATIONS.kinds.get(operation)
     if kind is None:  # unknown is not safe: a call no kind declares has no known disruption
         return [Refusal(RULE, f"{operation} is no step kind's call (plans/steps.py): its disruption is not known")]
     disruption = declaration(kind).disruption
@@ -155,7 +156,7 @@ class _Guard:
             return []
         return [
             Refusal(
-                "controller-disruption",
+                RefusalRule.CONTROLLER_DISRUPTION,
                 f"UpdateClusterSoftware takes every node of {', '.join(down)} down at once, the Slurm controller's "
                 "(or a group whose role is not known); set policy.allow_controller_disruption to allow it",
                 down[0],

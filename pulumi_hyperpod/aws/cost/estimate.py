@@ -25,6 +25,7 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, Any, Mapping
 
+from pulumi_hyperpod.aws.planner.codes import RefusalRule
 from pulumi_hyperpod.plans.model import Plan, Refusal, Victim
 from pulumi_hyperpod.plans.sections import ClusterCost, CostSection, GroupCost, PriceUsed
 from pulumi_hyperpod.plans.money import signed, usd
@@ -37,7 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 DEFAULT_REGION = "us-west-2"
 UNKNOWN_TYPE = "(unknown type)"
-BUDGET_RULE = "max-hourly-cost-increase"
+BUDGET_RULE = RefusalRule.MAX_HOURLY_COST_INCREASE
 _ARN_REGION = re.compile(r"^arn:[^:]+:sagemaker:([^:]+):")
 
 

@@ -42,7 +42,8 @@ from typing import Any, Mapping
 from pulumi_hyperpod.core import planfile
 from pulumi_hyperpod.core.planfile import SavedPlanError
 from pulumi_hyperpod.plans import Plan, Policy
-from pulumi_hyperpod.plans.integrity import step_problems
+from pulumi_hyperpod.aws.details import READER, slurm_of, with_slurm
+from pulumi_hyperpod.aws.planner.integrity import step_problems
 
 __all__ = ["SavedPlanError", "document", "load", "plan_difference", "plan_target", "save"]
 
@@ -70,7 +71,7 @@ def document(prepared: Any, target: Mapping[str, Any] | None = None) -> dict[str
         "context_notes": list(context.notes) if context is not None else [],
         "workload": context.view.to_dict() if context is not None and context.view is not None else None,
         # the Slurm section's inputs (the bundle's spec and the wanted one): it is made again from them
-        "slurm_inputs": the_plan.slurm.inputs.to_dict() if the_plan.slurm is not None and the_plan.slurm.inputs is not None else None,
+        "slurm_inputs": section.inputs.to_dict() if (section := slurm_of(the_plan)) is not None and section.inputs is not None else None,
         "plan": json.loads(the_plan.to_json()),
     }
     return planfile.seal("aws", body)
@@ -105,7 +106,7 @@ def load(path: str | Path, *, target: Mapping[str, Any] | None = None) -> Any:
     from pydantic import ValidationError
 
     try:
-        the_plan = Plan.from_dict(data["plan"])
+        the_plan = Plan.from_dict(data["plan"], READER)
         try:
             policy = Policy.model_validate(data.get("policy") or {})
         except ValidationError as error:
@@ -147,7 +148,7 @@ def load(path: str | Path, *, target: Mapping[str, Any] | None = None) -> Any:
     # what is shown and applied is the plan made again: the Slurm section from its saved inputs; the
     # account's checks (preflight) need reads the file cannot replay: the file's are kept, and apply
     # re-runs them
-    again = dataclasses.replace(again, preflight=the_plan.preflight, slurm=_slurm_again(where, the_plan, data.get("slurm_inputs")))
+    again = with_slurm(dataclasses.replace(again, preflight=the_plan.preflight), _slurm_again(where, the_plan, data.get("slurm_inputs")))
     return _prepared(again if not the_plan.refused else the_plan, desired, observed, policy, roles, view, data)
 
 
@@ -156,7 +157,7 @@ def _slurm_again(where: str, the_plan: Plan, saved_inputs: Any) -> Any:
     shows another one. A section with changes and no inputs is no section this tool saved."""
     from pulumi_hyperpod.aws.slurm.section import SlurmInputs
 
-    section = the_plan.slurm
+    section = slurm_of(the_plan)
     if section is None or section.changes is None:
         return section  # none asked, or the running spec unknown: notes only, and such a plan is refused
     if saved_inputs is None:

@@ -14,7 +14,9 @@ plan says so. Pure.
 from __future__ import annotations
 
 from pulumi_hyperpod.aws.planner.batches import pack_adds
+from pulumi_hyperpod.aws.planner.details import AwsStepDetails
 from pulumi_hyperpod.plans.model import Step
+from pulumi_hyperpod.aws.planner.codes import StepReason
 
 
 def canary_steps(steps: list[Step], canary: int | None, limits: dict[str, int], cluster: str) -> tuple[list[Step], list[str]]:
@@ -48,16 +50,20 @@ def canary_steps(steps: list[Step], canary: int | None, limits: dict[str, int], 
             "BatchAddClusterNodes",
             {"ClusterName": cluster, "NodesToAdd": first},
             reasons,
-            canary=True,
+            details=AwsStepDetails(canary=True),
             kind="add-nodes",
-            codes=("grow", "canary"),
+            codes=(StepReason.GROW, StepReason.CANARY),
         )
     )
     for batch in pack_adds([(n, c) for n, c in rest if c > 0], limits):
         why = tuple(f"{e['InstanceGroupName']}: +{e['IncrementTargetCountBy']} after the canary" for e in batch)
         out.append(
             Step(
-                "BatchAddClusterNodes", {"ClusterName": cluster, "NodesToAdd": batch}, why, kind="add-nodes", codes=("grow", "after-canary")
+                "BatchAddClusterNodes",
+                {"ClusterName": cluster, "NodesToAdd": batch},
+                why,
+                kind="add-nodes",
+                codes=(StepReason.GROW, StepReason.AFTER_CANARY),
             )
         )
     return out, []

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Sequence
 
 from pulumi_hyperpod.aws.observe import ClusterState
 from pulumi_hyperpod.plans.model import Step, Victim
+from pulumi_hyperpod.aws.planner.codes import StepReason
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.workload.model import WorkloadView
@@ -97,4 +98,4 @@ def drain_steps(
         "ExpectedWaitSeconds": None if expected_all is None else math.ceil(expected_all),
     }
     batch = (tuple(node["NodeId"] for node in nodes),)  # drained together (plans/disruption.py reads it)
-    return [Step("DrainNodes", request, (summary, *reasons), batches=batch, kind="drain", codes=("scale-in",))]
+    return [Step("DrainNodes", request, (summary, *reasons), batches=batch, kind="drain", codes=(StepReason.SCALE_IN,))]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pulumi_hyperpod.plans.model import Refusal
+from pulumi_hyperpod.aws.planner.codes import RefusalRule
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.observe import ClusterState
@@ -52,7 +53,7 @@ def autoscaling_refusals(desired: "ClusterSpec", observed: "ClusterState") -> li
     if scaling == "Enable" and want is not None and have is not None and want != have:
         return [
             Refusal(
-                "autoscaling-cluster-role",
+                RefusalRule.AUTOSCALING_CLUSTER_ROLE,
                 f"ClusterRole {have} → {want} cannot change while AutoScaling Mode is "
                 "Enable; disable autoscaling first, then change the role",
             )

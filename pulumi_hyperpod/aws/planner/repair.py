@@ -20,6 +20,7 @@ from pulumi_hyperpod.aws import servicemodel
 from pulumi_hyperpod.aws.observe import ClusterState, NodeState
 from pulumi_hyperpod.plans.model import Refusal, Step
 from pulumi_hyperpod.plans.policy import Policy
+from pulumi_hyperpod.aws.planner.codes import RefusalRule, StepReason
 
 CONTROLLER_RULE = (
     'a Slurm controller node cannot be replaced (BatchReplaceClusterNodes, the service model: "you cannot '
@@ -73,7 +74,7 @@ def plan_repairs(observed: ClusterState, policy: Policy, role: Callable[[str], s
     return result
 
 
-CONFLICT = "conflicting-node-requests"
+CONFLICT = RefusalRule.CONFLICTING_NODE_REQUESTS
 # the per-node requests of a policy, as the CLI names them: a node is named by at most one of them
 REQUESTS = (("reboot_node_ids", "--reboot"), ("replace_node_ids", "--replace"), ("remove_first", "remove_first"))
 
@@ -164,20 +165,22 @@ def _plan(observed: ClusterState, policy: Policy, role, operation: str, wanted: 
                 tuple(reasons),
                 batches=(tuple(n.key for n in chunk),),  # one call: these go down together
                 kind=f"{verb}-nodes",
-                codes=("failed-node" if failed else f"{verb}-requested",),
+                codes=(StepReason.FAILED_NODE if failed else StepReason.requested(verb),),
             )
         )
 
 
 def _refusal(observed: ClusterState, policy: Policy, role, verb: str, node_id: str, node: NodeState | None) -> Refusal | None:
     if node is None:
-        return Refusal("unknown-node", f"--{verb} {node_id}: no such node in cluster {observed.name}")
+        return Refusal(RefusalRule.UNKNOWN_NODE, f"--{verb} {node_id}: no such node in cluster {observed.name}")
     group = node.group
     if node.status == "ShuttingDown":
-        return Refusal("node-leaving", f"--{verb} {node_id}: the node is ShuttingDown", group)
+        return Refusal(RefusalRule.NODE_LEAVING, f"--{verb} {node_id}: the node is ShuttingDown", group)
     if verb == "replace" and observed.orchestrator_kind == "Slurm" and role(group) == "Controller":
         return Refusal(
-            "controller-replace", f"--replace {node_id}: {node_id} is in {group}, the Slurm Controller group; {CONTROLLER_RULE}", group
+            RefusalRule.CONTROLLER_REPLACE,
+            f"--replace {node_id}: {node_id} is in {group}, the Slurm Controller group; {CONTROLLER_RULE}",
+            group,
         )
     if (
         node_id in policy.protected_node_ids
@@ -185,20 +188,20 @@ def _refusal(observed: ClusterState, policy: Policy, role, verb: str, node_id: s
         or (node.logical_id or "") in policy.protected_node_ids
     ):
         return Refusal(
-            "protected-node",
+            RefusalRule.PROTECTED_NODE,
             f"--{verb} {node_id}: the node is protected; a protected node is never taken down "
             "by a plan (take it out of policy.protected_node_ids / --protect first)",
             group,
         )
     if role(group) == "Login" and not policy.allow_login_disruption:
         return Refusal(
-            "login-disruption",
+            RefusalRule.LOGIN_DISRUPTION,
             f"--{verb} {node_id}: {group} holds the Login nodes users connect through; set policy.allow_login_disruption to allow it",
             group,
         )
     if not node.instance_id and not observed.continuous:
         return Refusal(
-            "not-launched",
+            RefusalRule.NOT_LAUNCHED,
             f"--{verb} {node_id}: the node has no instance yet, and NodeLogicalIds are only taken on Continuous clusters",
             group,
         )
@@ -214,7 +217,7 @@ def _share_refusals(observed: ClusterState, policy: Policy, verb: str, nodes: li
         if count / size > policy.max_unavailable_fraction:
             refusals.append(
                 Refusal(
-                    "max-unavailable-fraction",
+                    RefusalRule.MAX_UNAVAILABLE_FRACTION,
                     f"{group}: to {verb} {count} of its {size} nodes at once "
                     f"({count / size:.0%}) is more than policy.max_unavailable_fraction "
                     f"({policy.max_unavailable_fraction:.0%})",

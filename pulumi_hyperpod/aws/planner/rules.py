@@ -46,6 +46,7 @@ from pulumi_hyperpod.aws.planner.tags import tag_steps
 from pulumi_hyperpod.plans.model import GroupChange, Plan, Refusal, Step, Victim
 from pulumi_hyperpod.plans.policy import Policy
 from pulumi_hyperpod.aws.planner.premise import record  # what the steps assume (plans/steps.py), recorded with the plan's basis
+from pulumi_hyperpod.aws.planner.codes import RefusalRule, StepReason
 
 BUSY_GROUP_STATUSES = frozenset({"Creating", "Updating"})
 
@@ -79,7 +80,9 @@ def _plan(desired: ClusterSpec | None, observed: ClusterState | None, policy: Po
         return Plan(
             cluster_name=desired.name,
             action="none",
-            refusals=(Refusal("cluster-deleting", f"cluster {desired.name} is being deleted; wait until it is gone, then plan again"),),
+            refusals=(
+                Refusal(RefusalRule.CLUSTER_DELETING, f"cluster {desired.name} is being deleted; wait until it is gone, then plan again"),
+            ),
             basis=basis_of(observed),
         )
     reasons = compare.replacement_reasons(desired, observed)
@@ -108,7 +111,7 @@ def _create_plan(desired: ClusterSpec) -> Plan:
         desired.to_api("CreateCluster"),
         (f"create cluster {desired.name}: {len(groups)} groups, {total} nodes, {mode} provisioning",),
         kind="create-cluster",
-        codes=("absent",),
+        codes=(StepReason.ABSENT,),
     )
     return Plan(cluster_name=desired.name, action="create", steps=(step,), groups=groups)
 
@@ -139,7 +142,7 @@ def _unmatched_protection(observed: ClusterState, policy: Policy) -> list[str]:
 def _protected_refusal(what: str, keys: list[str], group: str | None = None) -> Refusal:
     shown = ", ".join(keys[:5]) + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
     return Refusal(
-        "protected-node",
+        RefusalRule.PROTECTED_NODE,
         f"{what} would remove protected node(s) {shown}; a protected node is never removed "
         "(take it out of policy.protected_node_ids / --protect first)",
         group,
@@ -166,7 +169,7 @@ def _delete_plan(observed: ClusterState | None, policy: Policy) -> Plan:
         {"ClusterName": observed.name},
         (f"delete cluster {observed.name} and its {len(observed.nodes)} nodes",),
         kind="delete-cluster",
-        codes=("not-desired",),
+        codes=(StepReason.NOT_DESIRED,),
     )
     deletion = Plan(cluster_name=observed.name, action="delete", steps=(step,), groups=groups, basis=basis_of(observed))
     protected = _protected_nodes(observed.nodes, policy)
@@ -180,21 +183,21 @@ def _replace_plan(desired: ClusterSpec, observed: ClusterState, reasons: list[st
             {"ClusterName": observed.name},
             ("replace: delete the current cluster",),
             kind="delete-cluster",
-            codes=("cannot-update-in-place",),
+            codes=(StepReason.CANNOT_UPDATE_IN_PLACE,),
         ),
         Step(
             "CreateCluster",
             desired.to_api("CreateCluster"),
             ("replace: create it again from the desired spec",),
             kind="create-cluster",
-            codes=("cannot-update-in-place",),
+            codes=(StepReason.CANNOT_UPDATE_IN_PLACE,),
         ),
     )
     refusals: list[Refusal] = []
     if not policy.allow_replacement:
         refusals.append(
             Refusal(
-                "replacement",
+                RefusalRule.REPLACEMENT,
                 f"cluster {observed.name} must be replaced ({'; '.join(reasons)}), which deletes all "
                 f"{len(observed.nodes)} nodes; set policy.allow_replacement to allow it",
             )
@@ -401,7 +404,7 @@ class _Updater:
     def _roles_unknown(self, change: GroupChange, unknown: list[str]) -> Refusal:
         doing = f"deleting group {change.group}" if change.action == "delete" else f"scaling {change.group} to 0"
         return Refusal(
-            "slurm-roles-unknown",
+            RefusalRule.SLURM_ROLES_UNKNOWN,
             f"{doing} is refused: cluster {self.desired.name} is a Slurm cluster and the role of {', '.join(unknown)} is not known "
             "(no SlurmConfig.NodeType), so this could remove the Slurm controller or the login nodes. State the roles: "
             "SlurmConfig.NodeType on each group in the spec, or the lifecycle bundle's provisioning_parameters.json "
@@ -422,7 +425,11 @@ class _Updater:
         have = self.observed.group(name)
         if have.status == "Deleting":
             self.refusals.append(
-                Refusal("group-deleting", f"{name} is still being deleted; wait until it is gone, then plan again to create it anew", name)
+                Refusal(
+                    RefusalRule.GROUP_DELETING,
+                    f"{name} is still being deleted; wait until it is gone, then plan again to create it anew",
+                    name,
+                )
             )
             return
         member_changes = self.member_changes(want, have)
@@ -430,7 +437,7 @@ class _Updater:
         if immutable:
             self.refusals.append(
                 Refusal(
-                    "immutable-group-field",
+                    RefusalRule.IMMUTABLE_GROUP_FIELD,
                     f"{name}: {'; '.join(immutable)} cannot change in place; add a group with a new name and remove this one",
                     name,
                 )
@@ -479,13 +486,13 @@ class _Updater:
             return
         if node_type == "Controller":
             self.refusals.append(
-                Refusal("controller-group", f"{name} is the Slurm Controller group; a Slurm cluster cannot run without it", name)
+                Refusal(RefusalRule.CONTROLLER_GROUP, f"{name} is the Slurm Controller group; a Slurm cluster cannot run without it", name)
             )
             return
         if node_type == "Login" and not self.policy.allow_login_scale_in and change.target_before:
             self.refusals.append(
                 Refusal(
-                    "login-scale-in",
+                    RefusalRule.LOGIN_SCALE_IN,
                     f"deleting {name} removes the Login nodes users connect through; set policy.allow_login_scale_in to allow it",
                     name,
                 )
@@ -498,7 +505,7 @@ class _Updater:
         if change.target_before and self.policy.max_scale_in_fraction < 1.0:
             self.refusals.append(
                 Refusal(
-                    "max-scale-in-fraction",
+                    RefusalRule.MAX_SCALE_IN_FRACTION,
                     f"deleting {name} removes all {change.target_before} of its nodes, more than policy.max_scale_in_fraction ({self.policy.max_scale_in_fraction:.0%})",
                     name,
                 )
@@ -514,7 +521,7 @@ class _Updater:
             if not self.policy.allow_controller_scale_in:
                 self.refusals.append(
                     Refusal(
-                        "controller-scale-in",
+                        RefusalRule.CONTROLLER_SCALE_IN,
                         f"{name}: removing {count} Controller node(s) is refused; set policy.allow_controller_scale_in to allow it",
                         name,
                     )
@@ -533,7 +540,7 @@ class _Updater:
         if node_type == "Login" and not self.policy.allow_login_scale_in:
             self.refusals.append(
                 Refusal(
-                    "login-scale-in",
+                    RefusalRule.LOGIN_SCALE_IN,
                     f"{name}: removing {count} Login node(s) is refused; set policy.allow_login_scale_in to allow it",
                     name,
                 )
@@ -542,7 +549,7 @@ class _Updater:
         if fraction > self.policy.max_scale_in_fraction:
             self.refusals.append(
                 Refusal(
-                    "max-scale-in-fraction",
+                    RefusalRule.MAX_SCALE_IN_FRACTION,
                     f"{name}: removing {count} of {have.target_count} nodes ({fraction:.0%}) is more than policy.max_scale_in_fraction ({self.policy.max_scale_in_fraction:.0%})",
                     name,
                 )
@@ -581,7 +588,7 @@ class _Updater:
                 held = victim_rules.held_back(nodes, self.policy.protected_node_ids)
                 self.refusals.append(
                     Refusal(
-                        "not-enough-removable",
+                        RefusalRule.NOT_ENOUGH_REMOVABLE,
                         f"{name}: {count} nodes must go but only {len(chosen) + unlisted} can be removed ({held})",
                         name,
                     )
@@ -673,7 +680,7 @@ class _Updater:
                     {"ClusterName": self.desired.name, "NodesToAdd": batch},
                     tuple(reasons),
                     kind="add-nodes",
-                    codes=("grow",),
+                    codes=(StepReason.GROW,),
                 )
             )
         return steps
@@ -697,7 +704,7 @@ class _Updater:
                     reasons,
                     tuple(ids + logical),
                     kind="remove-nodes",
-                    codes=("shrink", *dict.fromkeys(v.code for v in ids + logical if v.code)),
+                    codes=(StepReason.SHRINK, *dict.fromkeys(v.code for v in ids + logical if v.code)),
                 )
             )
         return steps

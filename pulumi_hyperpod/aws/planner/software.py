@@ -30,6 +30,7 @@ from pulumi_hyperpod.aws.observe import ClusterState, GroupState, NodeState
 from pulumi_hyperpod.aws.spec import ClusterSpec, InstanceGroupSpec
 from pulumi_hyperpod.plans.model import Refusal, Step
 from pulumi_hyperpod.plans.policy import Policy
+from pulumi_hyperpod.aws.planner.codes import RefusalRule, StepReason
 
 # group member in the spec → how DescribeCluster reports the image the group's nodes run now
 IMAGE_MEMBERS = {"ImageId": "CurrentImageId", "ImageReleaseVersion": "CurrentImageReleaseVersion"}
@@ -233,7 +234,7 @@ def _plan_call(desired, observed, policy, role, image, groups, result: Rollouts,
             tuple(reasons),
             batches=tuple(tuple(n.instance_id for n in batch) for batch in batches),
             kind="update-software",
-            codes=("image-differs",),
+            codes=(StepReason.IMAGE_DIFFERS,),
         )
     )
 
@@ -270,7 +271,7 @@ def _guards(
     if protected:
         refusals.append(
             Refusal(
-                "protected-node",
+                RefusalRule.PROTECTED_NODE,
                 f"the software rollout would take protected node(s) {', '.join(protected)} "
                 "down; a protected node is never taken down by a plan (take it out of "
                 "policy.protected_node_ids / --protect first)",
@@ -282,7 +283,7 @@ def _guards(
     if login and not policy.allow_login_disruption:
         refusals.append(
             Refusal(
-                "login-disruption",
+                RefusalRule.LOGIN_DISRUPTION,
                 f"the software rollout takes the Login nodes of {', '.join(login)} down"
                 f"{' (Slurm: all nodes at once)' if slurm else ''}; set "
                 "policy.allow_login_disruption to allow it",
@@ -305,7 +306,7 @@ def _guards(
                 how = f"a rollback of the software rollout (RollbackMaximumBatchSize) takes {worst} of its {size} nodes in one batch"
             refusals.append(
                 Refusal(
-                    "max-unavailable-fraction",
+                    RefusalRule.MAX_UNAVAILABLE_FRACTION,
                     f"{name}: {how} ({worst / size:.0%}) down, more than policy.max_unavailable_fraction "
                     f"({policy.max_unavailable_fraction:.0%}); set a smaller {member} in policy.software_deployment",
                     name,
@@ -330,7 +331,7 @@ def _controller_refusals(policy: Policy, role, nodes: list[NodeState]) -> list[R
         return []
     return [
         Refusal(
-            "controller-disruption",
+            RefusalRule.CONTROLLER_DISRUPTION,
             f"the software rollout takes {what} down (Slurm schedules nothing until it is back); "
             "set policy.allow_controller_disruption to allow it",
             (controllers or unknown)[0],

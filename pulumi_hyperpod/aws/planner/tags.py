@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pulumi_hyperpod.plans.model import Step
+from pulumi_hyperpod.aws.planner.codes import StepReason
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.observe import ClusterState
@@ -41,7 +42,7 @@ def tag_steps(desired: "ClusterSpec", observed: "ClusterState") -> tuple[list[St
                 {"ResourceArn": observed.arn, "Tags": [{"Key": k, "Value": v} for k, v in chunk]},
                 reasons,
                 kind="tag",
-                codes=("tags-differ",),
+                codes=(StepReason.TAGS_DIFFER,),
             )
         )
     for start in range(0, len(removed), BATCH):
@@ -52,7 +53,7 @@ def tag_steps(desired: "ClusterSpec", observed: "ClusterState") -> tuple[list[St
                 {"ResourceArn": observed.arn, "TagKeys": chunk},
                 tuple(f"tag {key} removed (the spec's Tags do not list it)" for key in chunk),
                 kind="untag",
-                codes=("tags-differ",),
+                codes=(StepReason.TAGS_DIFFER,),
             )
         )
     return steps, []

@@ -24,6 +24,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Iterable, Sequence
 
+from pulumi_hyperpod.aws.planner.codes import VictimReason
 from pulumi_hyperpod.aws.observe.state import NodeState
 from pulumi_hyperpod.plans.model import Victim
 
@@ -34,7 +35,12 @@ LEAVING = frozenset({"ShuttingDown", "DetachInProgress"})  # going already: neit
 BUSY = frozenset({"AttachInProgress", "SystemUpdating"})  # the service is acting on them: never named
 STATUSES = frozenset(TIERS) | LEAVING | BUSY  # the nine values of ClusterInstanceStatus (a test reads the model)
 _UNTIERED_UNLAUNCHED = LEAVING | BUSY  # a node never launched has tier 1 unless it is in one of these (_tier)
-CODES = {0: "unhealthy", 1: "never-launched", 2: "health-checks", 3: "newest"}  # Victim.code, by tier
+CODES = {
+    0: VictimReason.UNHEALTHY,
+    1: VictimReason.NEVER_LAUNCHED,
+    2: VictimReason.HEALTH_CHECKS,
+    3: VictimReason.NEWEST,
+}  # Victim.code, by tier
 _WHY = {
     0: "unhealthy nodes are removed first",
     1: "never launched (waiting for capacity): removed before any running node",

@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING, Callable, Sequence
 
+from pulumi_hyperpod.aws.planner.codes import VictimReason
 from pulumi_hyperpod.aws.observe.state import NodeState
 from pulumi_hyperpod.aws.planner import victims as rules
 from pulumi_hyperpod.plans.model import Victim
@@ -125,24 +126,24 @@ def _reason(node: NodeState, policy: "Policy", view: "WorkloadView | None", tier
 
 
 _RANK_CODES = {
-    OURS: "drained-already",
-    MARKED: "marked-for-replacement",
-    IDLE: "idle",
-    ENDS: "work-ends-soonest",
-    ENDLESS: "work-without-end",
-    UNKNOWN: "workload-unknown",
-    BUDGETED: "disruption-budget",
+    OURS: VictimReason.DRAINED_ALREADY,
+    MARKED: VictimReason.MARKED_FOR_REPLACEMENT,
+    IDLE: VictimReason.IDLE,
+    ENDS: VictimReason.WORK_ENDS_SOONEST,
+    ENDLESS: VictimReason.WORK_WITHOUT_END,
+    UNKNOWN: VictimReason.WORKLOAD_UNKNOWN,
+    BUDGETED: VictimReason.DISRUPTION_BUDGET,
 }
 
 
-def _code(node: NodeState, policy: "Policy", view: "WorkloadView | None", tier: int | None, first: bool) -> str:
+def _code(node: NodeState, policy: "Policy", view: "WorkloadView | None", tier: int | None, first: bool) -> VictimReason:
     """Victim.code: the stable word a policy matches on (aws/planner/victims.py's CODES, and the workload ranks)."""
     if first:
-        return "remove-first"
+        return VictimReason.REMOVE_FIRST
     if tier in (0, 1):
         return rules.CODES[tier]
     if policy.scale_in_order in ("oldest", "newest"):
-        return policy.scale_in_order
+        return VictimReason(policy.scale_in_order)
     if tier == 2:
         return rules.CODES[tier]
     if policy.scale_in_order == "workload" and view is not None:

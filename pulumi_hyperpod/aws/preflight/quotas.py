@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from pulumi_hyperpod.aws.planner.codes import RefusalRule
 from pulumi_hyperpod.aws.spec.grouplists import group_entries
 from pulumi_hyperpod.plans.model import Refusal
 from pulumi_hyperpod.plans.sections import QuotaSection
@@ -38,7 +39,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.spec import ClusterSpec
 
 SERVICE_CODE = "sagemaker"
-RULE = "service-quota"
+RULE = RefusalRule.SERVICE_QUOTA
 PER_CLUSTER = ("L-2CE978FC", "Maximum number instances allowed per SageMaker HyperPod cluster")
 ACROSS_CLUSTERS = ("L-3308CCC7", "Total number of instances allowed across SageMaker HyperPod clusters")
 # the developer guide's prose also says "Maximum number of instances allowed per ..."

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
+from pulumi_hyperpod.aws.planner.codes import RefusalRule
 from pulumi_hyperpod.plans.findings import TrainingPlanFinding
 from pulumi_hyperpod.plans.model import Refusal
 from pulumi_hyperpod.aws.preflight.quotas import describe_error
@@ -25,7 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.spec import ClusterSpec
     from pulumi_hyperpod.plans import GroupChange, Plan
 
-RULE = "training-plan"
+RULE = RefusalRule.TRAINING_PLAN
 GONE = ("Expired", "Failed")
 NOT_YET = ("Pending", "Scheduled")
 

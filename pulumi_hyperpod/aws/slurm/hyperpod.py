@@ -10,12 +10,13 @@ Filestore home, a group with no role.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING
 
 from pulumi_hyperpod.core.errors import Violation
-from pulumi_hyperpod.aws.servicemodel import member_shape
+from pulumi_hyperpod.aws.servicemodel import member_shape, shape
 from pulumi_hyperpod.slurm.references import reference_violations
-from pulumi_hyperpod.slurm.spec import SlurmSpec
+from pulumi_hyperpod.slurm.spec import PartitionNames, SlurmSpec
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.spec import ClusterSpec
@@ -28,6 +29,19 @@ class GroupRole:
     group: str
     node_type: str  # Controller | Login | Compute
     partition: str | None = None
+
+
+@cache
+def partition_names() -> PartitionNames:
+    """HyperPod's rule for a partition's id, read from botocore's model (ClusterPartitionName): the
+    rule AWS passes when it loads a Slurm spec (slurm/spec.py takes it from the cloud)."""
+    meta = shape("ClusterPartitionName").metadata
+    return PartitionNames(
+        pattern=meta["pattern"],
+        maximum=meta.get("max", 1024),
+        words="letters and digits, single or repeated '-' between them",
+        source="HyperPod's PartitionName pattern",
+    )
 
 
 def max_partitions_per_group() -> int:

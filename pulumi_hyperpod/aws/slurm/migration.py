@@ -17,6 +17,8 @@ import dataclasses
 from typing import Any
 from pulumi_hyperpod.plans import Refusal
 
+from pulumi_hyperpod.aws.planner.codes import RefusalRule
+
 GUIDE = 'AWS "Migrating to API-driven Slurm configuration"'
 
 
@@ -39,7 +41,7 @@ def migration_notes(desired: Any, observed: Any, steps: Any = ()) -> tuple[tuple
     if missing:
         return (), (
             (
-                "slurm-migration",
+                RefusalRule.SLURM_MIGRATION,
                 (
                     f"moving to API-driven Slurm configuration ({GUIDE}) gives every group SlurmConfig, the controller's "
                     f"NodeType included; {', '.join(missing)} has none: render the cluster spec with "
@@ -58,7 +60,7 @@ def migration_notes(desired: Any, observed: Any, steps: Any = ()) -> tuple[tuple
     if left_out:
         return (), (
             (
-                "slurm-migration",
+                RefusalRule.SLURM_MIGRATION,
                 (
                     f"moving to API-driven Slurm configuration ({GUIDE}) gives every group its SlurmConfig in the update; "
                     f"this plan's UpdateCluster leaves out {', '.join(left_out)}, which would be left without its role: "

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from pulumi_hyperpod.core.errors import Violation
 from pulumi_hyperpod.core.documents import max_bytes, read_document, read_object_document
+from pulumi_hyperpod.aws.slurm.hyperpod import partition_names
 from pulumi_hyperpod.aws.slurm.render import SPEC_FILE
 from pulumi_hyperpod.aws.slurm.roles import LifecycleError, get_object_or_none, split_s3_uri
 from pulumi_hyperpod.slurm.spec import SlurmSpec, SlurmSpecError
@@ -26,7 +27,7 @@ def spec_from_document(data: Any, source: str) -> SlurmSpec:
     if not isinstance(data, dict) or not isinstance(data.get("spec"), dict):
         raise LifecycleError([Violation("spec", "is missing: not a slurm-spec.json written by hyperpod slurm render")], source=source)
     try:
-        return SlurmSpec.from_dict(data["spec"], source=source)
+        return SlurmSpec.from_dict(data["spec"], source=source, partition_names=partition_names())
     except SlurmSpecError as error:
         raise LifecycleError(error.violations, source=source) from None
 

@@ -1,5 +1,5 @@
 """The Slurm section of a plan: the running cluster's Slurm spec (read from its bundle) against
-the one wanted, as typed changes — what the pipeline adds to a Plan (`Plan.slurm`).
+the one wanted, as typed changes — what the pipeline adds to a Plan (its HyperPod details, aws/details.py).
 
 The only reading here is the bundle (S3 through a boto3 client, or a local directory); the
 comparison itself is `changes.diff_slurm`, pure.
@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from pulumi_hyperpod.aws.planner.codes import RefusalRule
 from pulumi_hyperpod.aws.slurm.changes import Mode, SlurmChanges, changes_text, diff_slurm
+from pulumi_hyperpod.aws.slurm.hyperpod import partition_names
 from pulumi_hyperpod.slurm.spec import SlurmSpec
 from botocore.exceptions import BotoCoreError, ClientError
 from pulumi_hyperpod.aws.slurm.observed import controller_bundle_uri, read_bundle_spec, read_dir_spec
@@ -37,7 +39,11 @@ class SlurmInputs:
     def from_dict(cls, data: Any) -> "SlurmInputs":
         if not isinstance(data, dict) or data.get("mode") not in ("SlurmConfig", "provisioning_parameters"):
             raise ValueError("slurm_inputs: an object with current, wanted and mode (SlurmConfig or provisioning_parameters)")
-        return cls(SlurmSpec.from_dict(data["current"]), SlurmSpec.from_dict(data["wanted"]), data["mode"])
+        return cls(
+            SlurmSpec.from_dict(data["current"], partition_names=partition_names()),
+            SlurmSpec.from_dict(data["wanted"], partition_names=partition_names()),
+            data["mode"],
+        )
 
     def section(self, source: str | None) -> "SlurmSection":
         return SlurmSection(diff_slurm(self.current, self.wanted, mode=self.mode), source, inputs=self)
@@ -74,12 +80,12 @@ class SlurmSection:
             why = "; ".join(self.notes) or "the cluster's current Slurm spec could not be read"
             return [
                 (
-                    "slurm-unknown",
+                    RefusalRule.SLURM_UNKNOWN,
                     f"{why}: the Slurm changes cannot be shown or checked; give the cluster's "
                     "current bundle with --lifecycle DIR, or plan without --slurm",
                 )
             ]
-        return [("slurm-change", f"{change}: {change.refused}") for change in self.changes.refusals]
+        return [(RefusalRule.SLURM_CHANGE, f"{change}: {change.refused}") for change in self.changes.refusals]
 
     def text(self, width: int = 160) -> str:
         lines = [changes_text(self.changes, width).rstrip()] if self.changes is not None else []

@@ -21,6 +21,7 @@ from pulumi_hyperpod.gcp.planner import compare, build as plan_build
 from pulumi_hyperpod.gcp import cost
 from pulumi_hyperpod.gcp.observe import GcpClusterState, PoolState
 from pulumi_hyperpod.gcp.spec import ClusterSpec
+from pulumi_hyperpod.gcp.planner.codes import RefusalRule, StepReason
 
 CREATE, PATCH, DELETE = "CreateModelDevelopmentCluster", "PatchModelDevelopmentCluster", "DeleteModelDevelopmentCluster"
 WAITABLE_STATES = ("PROVISIONING", "UPDATING")
@@ -39,7 +40,7 @@ def plan(desired: ClusterSpec | None, observed: GcpClusterState | None, policy: 
             state=observed,
             refusals=(
                 Refusal(
-                    "cluster_state",
+                    RefusalRule.CLUSTER_STATE,
                     f"the cluster is {observed.state} (being deleted); wait until it is gone, then apply again to create it",
                 ),
             ),
@@ -51,13 +52,13 @@ def plan(desired: ClusterSpec | None, observed: GcpClusterState | None, policy: 
 
 
 # ---- create / delete / replace -----------------------------------------------------------------
-def create_step(desired: ClusterSpec, reason: str, code: str = "absent") -> Step:
+def create_step(desired: ClusterSpec, reason: str, code: StepReason = StepReason.ABSENT) -> Step:
     name = desired.resource_name()
     request = {"parent": name.parent, "modelDevelopmentClusterId": name.cluster_id, "body": desired.body()}
     return Step(CREATE, request, (reason,), kind="create-cluster", codes=(code,))
 
 
-def delete_step(name: str, reason: str, code: str = "not-desired") -> Step:
+def delete_step(name: str, reason: str, code: StepReason = StepReason.NOT_DESIRED) -> Step:
     return Step(DELETE, {"name": name}, (reason,), kind="delete-cluster", codes=(code,))
 
 
@@ -90,8 +91,8 @@ def _delete_plan(observed: GcpClusterState | None, policy: Policy) -> Plan:
 
 def _replace_plan(desired: ClusterSpec, observed: GcpClusterState, found: compare.Differences, policy: Policy) -> Plan:
     steps = (
-        delete_step(observed.name, "replace: delete the cluster (every node goes)", "cannot-update-in-place"),
-        create_step(desired, "replace: create it again with the new immutable fields", "cannot-update-in-place"),
+        delete_step(observed.name, "replace: delete the cluster (every node goes)", StepReason.CANNOT_UPDATE_IN_PLACE),
+        create_step(desired, "replace: create it again with the new immutable fields", StepReason.CANNOT_UPDATE_IN_PLACE),
     )
     fields = "; ".join(str(item) for item in found.immutable) or "; ".join(found.replacements)
     refusals = (
@@ -99,7 +100,7 @@ def _replace_plan(desired: ClusterSpec, observed: GcpClusterState, found: compar
         if policy.allow_replacement
         else (
             Refusal(
-                "replacement",
+                RefusalRule.REPLACEMENT,
                 f"{fields}: the service cannot change this in place; that deletes every node of the cluster "
                 "and creates it again. To allow it set `allow_replacement: true` in the --policy file, or "
                 "undo the change",
@@ -129,7 +130,9 @@ def _update_plan(desired: ClusterSpec, observed: GcpClusterState, found: compare
         refusals = (_error_refusal(observed),) if observed.state == "ERROR" else ()
         return plan_build.make(desired.name, "none", groups=groups, state=observed, notes=notes + _state_notes(observed), refusals=refusals)
     request = {"name": observed.name, "updateMask": ",".join(found.mask), "body": patch_body(desired, observed, found.mask)}
-    step = Step(PATCH, request, _reasons(found, groups), kind="update-cluster", codes=tuple(f"changed:{field}" for field in found.mask))
+    step = Step(
+        PATCH, request, _reasons(found, groups), kind="update-cluster", codes=tuple(StepReason.changed(field) for field in found.mask)
+    )
     location = desired.resource_name().location
     section = cost.estimate(_observed_counts(observed, desired), _counts(desired), location)
     refusals = _scale_in_refusals(groups, observed, desired, policy)
@@ -304,7 +307,7 @@ def _scale_in_refusals(
         if fraction > policy.max_scale_in_fraction:
             refusals.append(
                 Refusal(
-                    "max_scale_in_fraction",
+                    RefusalRule.MAX_SCALE_IN_FRACTION,
                     f"pool {g.group} would lose {removed} of {present} "
                     f"nodes ({fraction:.0%}), more than the policy's {policy.max_scale_in_fraction:.0%}",
                     g.group,
@@ -313,7 +316,7 @@ def _scale_in_refusals(
         if g.group == login and not policy.allow_login_scale_in:
             refusals.append(
                 Refusal(
-                    "login_scale_in",
+                    RefusalRule.LOGIN_SCALE_IN,
                     f"pool {g.group} is the Slurm login pool; set allow_login_scale_in in the policy to shrink it",
                     g.group,
                 )
@@ -323,7 +326,7 @@ def _scale_in_refusals(
         if protected:
             refusals.append(
                 Refusal(
-                    "protected_nodes",
+                    RefusalRule.PROTECTED_NODES,
                     f"pool {g.group} is deleted: every node of it goes, protected node(s) {', '.join(protected)} included"
                     if g.action == "delete"
                     else f"pool {g.group} shrinks and Google Cloud chooses the nodes that go: protected "
@@ -336,7 +339,7 @@ def _scale_in_refusals(
 
 def _error_refusal(observed: GcpClusterState) -> Refusal:
     return Refusal(
-        "cluster_state",
+        RefusalRule.CLUSTER_STATE,
         f"the cluster is in ERROR ({observed.detail or 'no detail'}): it does not take "
         "updates; delete it (`hyperpod gcp delete`) and apply again to create it anew",
     )
@@ -361,7 +364,7 @@ def _cost_guard(the_plan: Plan, section: plan_build.GcpCost, policy: Policy) -> 
         )
     else:
         return the_plan
-    return the_plan.refuse(Refusal("max_hourly_cost_increase", reason))
+    return the_plan.refuse(Refusal(RefusalRule.MAX_HOURLY_COST_INCREASE, reason))
 
 
 def _counts(desired: ClusterSpec) -> list[cost.PoolCount]:

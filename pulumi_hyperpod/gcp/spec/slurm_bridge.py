@@ -15,6 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pulumi_hyperpod.slurm import SlurmSpec, SlurmSpecError, reference_violations
 from pulumi_hyperpod.slurm.conf_sections import section_config_violations
 
+from pulumi_hyperpod.slurm.spec import PartitionNames
+
 # Update-mask paths the API accepts under orchestrator_spec.slurm_spec (ModelDevelopmentCluster.yaml,
 # update_mask_fields); home_directory_storage is immutable.
 MUTABLE_FIELDS = (
@@ -29,6 +31,17 @@ MUTABLE_FIELDS = (
     "scheduling",
 )
 IMMUTABLE_FIELDS = ("home_directory_storage",)
+
+# The rule this cloud passes the shared Slurm spec for a partition's id. The API reference gives
+# `partitions[].id` no pattern or length of its own; the id becomes slurm.conf's PartitionName (the
+# service renders it), so it is held to a word that line carries unquoted: letters and digits, dashes
+# between (the words and the length this cloud's specs were held to until each cloud passed its own).
+PARTITION_NAMES = PartitionNames(
+    pattern=r"[a-zA-Z0-9](-*[a-zA-Z0-9])*",
+    maximum=1024,
+    words="letters and digits, single or repeated '-' between them",
+    source="the Slurm partition id rule",
+)
 
 
 class _Wire(BaseModel):
@@ -121,7 +134,7 @@ def _shared_violations(slurm: dict[str, Any], pool_ids: set[str]) -> list[tuple[
     if isinstance(shared.get("partitions"), list):  # a partition's own config is this API's, not the shared model's
         shared["partitions"] = [{k: v for k, v in p.items() if k != "config"} if isinstance(p, dict) else p for p in shared["partitions"]]
     try:
-        spec = SlurmSpec.from_dict(shared)
+        spec = SlurmSpec.from_dict(shared, partition_names=PARTITION_NAMES)
     except SlurmSpecError as error:
         return [(v.path, v.rule) for v in error.violations]
     return [(v.path, v.rule) for v in reference_violations(spec, sorted(pool_ids), kind="node pool")]

@@ -1,0 +1,105 @@
+"""What a HyperPod plan's steps may be, whoever wrote the file it came from: HyperPod's operations as
+data for the neutral checks (plans/integrity.py: each step of an operation its plan's action takes, of
+its operation's kind), and what HyperPod's requests name: every step acts on the plan's own cluster,
+each scale-in names exactly the nodes its victims list, each drain, reboot or replacement exactly the
+nodes its batches list, and nodes only of the cluster the plan was made against."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pulumi_hyperpod.plans.integrity import CloudOperations, kind_problem, operation_problem
+from pulumi_hyperpod.plans.model import Plan, Step
+
+OPERATIONS = CloudOperations(
+    # the operations each action's steps are made of (aws/planner), in the order they may come
+    by_action={
+        "create": ("CreateCluster",),
+        "update": (
+            "UpdateCluster",
+            "DrainNodes",
+            "BatchAddClusterNodes",
+            "BatchDeleteClusterNodes",
+            "UpdateClusterSoftware",
+            "BatchRebootClusterNodes",
+            "BatchReplaceClusterNodes",
+            "AddTags",
+            "DeleteTags",
+        ),
+        "replace": ("DeleteCluster", "CreateCluster"),
+        "delete": ("DeleteCluster",),
+        "none": (),
+    },
+    kinds={
+        "CreateCluster": "create-cluster",
+        "UpdateCluster": "update-cluster",
+        "DeleteCluster": "delete-cluster",
+        "DrainNodes": "drain",
+        "BatchAddClusterNodes": "add-nodes",
+        "BatchDeleteClusterNodes": "remove-nodes",
+        "UpdateClusterSoftware": "update-software",
+        "BatchRebootClusterNodes": "reboot-nodes",
+        "BatchReplaceClusterNodes": "replace-nodes",
+        "AddTags": "tag",
+        "DeleteTags": "untag",
+    },
+)
+TAGGING = frozenset({"AddTags", "DeleteTags"})
+REPAIRS = ("BatchRebootClusterNodes", "BatchReplaceClusterNodes")  # name the cluster by its ARN (ResourceArn), not ClusterName
+
+
+def step_problems(plan: Plan, create_request: dict[str, Any] | None = None) -> list[str]:
+    """Why the steps cannot be this plan's; empty when they can. `create_request`: the CreateCluster
+    request the plan's spec makes, which a create step must be."""
+    problems = []
+    for number, step in enumerate(plan.steps, 1):
+        where = f"step {number} ({step.operation})"
+        not_made = operation_problem(plan, step, where, OPERATIONS)
+        if not_made:
+            problems.append(not_made)
+            continue
+        problems += filter(None, [kind_problem(step, where, OPERATIONS)])
+        if step.operation in TAGGING:
+            if plan.basis is None or step.request.get("ResourceArn") != plan.basis.identity:
+                problems.append(f"{where}: tags resource {step.request.get('ResourceArn')!r}, not the plan's cluster")
+            continue
+        problems += _request_problems(plan, number, step, where, create_request)
+    if plan.action == "replace" and [step.operation for step in plan.steps] != list(OPERATIONS.by_action["replace"]):
+        problems.append("a replace plan deletes the cluster, then creates it: exactly those two steps")
+    return problems
+
+
+def _request_problems(plan: Plan, number: int, step: Step, where: str, create_request: dict[str, Any] | None) -> list[str]:
+    problems = []
+    if step.request.get("ClusterName") != plan.cluster_name:
+        problems.append(f"{where}: acts on cluster {step.request.get('ClusterName')!r}, the plan is for {plan.cluster_name!r}")
+    if step.operation == "BatchDeleteClusterNodes":
+        named = list(step.request.get("NodeIds") or []) + list(step.request.get("NodeLogicalIds") or [])
+        if sorted(named) != sorted(victim.node_id for victim in step.victims):
+            problems.append(f"{where}: the nodes it names are not the nodes its victims list says go")
+    if step.operation == "DrainNodes":
+        deleted = {victim.node_id for later in plan.steps[number:] for victim in later.victims}
+        drained = {node.get("NodeId") for node in step.request.get("Nodes") or ()}
+        if not drained <= deleted:
+            problems.append(f"{where}: it drains nodes no later step of the plan removes")
+        elif sorted(map(str, drained)) != sorted(i for b in step.batches for i in b):
+            problems.append(f"{where}: the nodes it names are not the nodes its batches say are drained")
+    if step.operation in REPAIRS and sorted(_request_nodes(step)) != sorted(i for b in step.batches for i in b):
+        problems.append(f"{where}: the nodes it names are not the nodes its batches say go down")
+    if step.operation in (*REPAIRS, "UpdateClusterSoftware"):
+        problems += _unknown_nodes(plan, step, where)
+    if step.operation == "CreateCluster" and create_request is not None and step.request != create_request:
+        problems.append(f"{where}: its request is not the one the plan's spec makes")
+    return problems
+
+
+def _unknown_nodes(plan: Plan, step: Step, where: str) -> list[str]:
+    """A reboot, replacement or rollout names only nodes of the cluster the plan was made against."""
+    known = {key for key, _, _ in plan.basis.node_states()} if plan.basis is not None else set()
+    named = [*_request_nodes(step), *(i for b in step.batches for i in b)]
+    strangers = sorted(set(named) - known)
+    return [f"{where}: names node(s) {', '.join(strangers[:5])} the plan was not made against"] if strangers else []
+
+
+def _request_nodes(step: Step) -> list[str]:
+    return [str(node) for field in ("NodeIds", "NodeLogicalIds") for node in step.request.get(field) or ()]
