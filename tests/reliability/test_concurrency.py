@@ -27,8 +27,9 @@ from pulumi_hyperpod.aws.observe.state import GONE
 
 from .concurrency_trials import SCALE_IN, TARGETS, all_trials, run_trial, summary
 from .test_crash_resume import NAME, SCENARIO, spec_dict
+from tests.support.paths import REPO
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO
 HYPERPOD = [sys.executable, "-c", "from pulumi_hyperpod.cli import main; main()"]
 # the crash driver pauses after planning, before its first call: both processes have observed the
 # same cluster and planned the same change before either sends it — the overlap the CLI leaves to luck

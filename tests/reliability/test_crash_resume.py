@@ -27,8 +27,9 @@ from pulumi_hyperpod.cli import main
 from pulumi_hyperpod.sim.aws import Simulator, wire
 from pulumi_hyperpod.aws.observe.state import GONE
 from tests.support.cli import MUTATING
+from tests.support.paths import REPO
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO
 SCENARIO = {"speed": 3000, "timing": {"launch_seconds": 10, "lifecycle_seconds": 20, "terminate_seconds": 10, "retry_interval_seconds": 30}}
 ROLE = "arn:aws:iam::111122223333:role/iam-role-for-cluster"
 NAME = "crash-cluster"

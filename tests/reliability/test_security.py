@@ -11,7 +11,6 @@ import base64
 import json
 import re
 import stat
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -23,8 +22,8 @@ from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.provider import ClusterProvider
 
 from .test_crash_resume import NAME, spec_dict
+from tests.support.paths import PACKAGE
 
-PACKAGE = Path(__file__).resolve().parents[2] / "pulumi_hyperpod"
 CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "AKIARELIABILITYFAKE9",
     "AWS_SECRET_ACCESS_KEY": "reliabilityFakeSecret/MustNeverLeak+0123456789",
