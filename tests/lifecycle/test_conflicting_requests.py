@@ -17,7 +17,7 @@ from pulumi_hyperpod.aws.apply import guards
 from pulumi_hyperpod.aws.planner import plan
 from tests.support.factories import node_id, observed_from, slurm_spec
 
-from .test_lifecycle_plan import NEW, _prepare, _up, eks
+from tests.support.lifecycle_eks import NEW, _prepare, _up, eks
 
 
 @pytest.fixture

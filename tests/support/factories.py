@@ -124,3 +124,16 @@ def observed_from(
     if spec.continuous:
         describe["NodeProvisioningMode"] = "Continuous"
     return ClusterState.from_api(describe, summaries)
+
+
+def legacy_slurm(workers: int, **counts: int) -> ClusterSpec:
+    """The form most public examples use: no SlurmConfig, roles in provisioning_parameters.json."""
+    groups = [
+        group("controller-machine", counts.get("controller", 1), None),
+        group("login-group", counts.get("login", 1), None),
+        group("worker-group-1", workers, None, InstanceType="ml.p5.48xlarge"),
+    ]
+    return ClusterSpec.from_dict({"ClusterName": "legacy", "InstanceGroups": groups})
+
+
+ROLES = {"controller-machine": "Controller", "login-group": "Login", "worker-group-1": "Compute"}

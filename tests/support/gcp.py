@@ -74,3 +74,13 @@ def compute_settings(sim: GcpSimulator):
             return self._tx.__exit__(*exc)
 
     return Settings()
+
+
+def renamed(doc, new_id: str = "a3", machine_type: str = "a3-megagpu-8g") -> None:
+    """The in-place route: the a4 pool under a new id with a new machine type, and its partition with it."""
+    pool = a4(doc)
+    pool["id"] = new_id
+    pool["machine_spec"] = {"machine_type": machine_type}
+    pool["provisioning_model"] = "ON_DEMAND"
+    for partition in doc["orchestratorSpec"]["slurmSpec"]["partitions"]:
+        partition["node_pool_ids"] = [new_id if p == "a4" else p for p in partition["node_pool_ids"]]

@@ -189,7 +189,7 @@ def swapped_bundle(directory: Path) -> Path:
     from pulumi_hyperpod.aws.client import connect
     from pulumi_hyperpod.sim.aws.simulator import Simulator
     from tests.support.slurm_examples import LEGACY_PARAMS, legacy_cluster
-    from tests.unit.aws.slurm.test_roles import URI, upload_legacy_bundle
+    from tests.support.slurm_examples import URI, upload_legacy_bundle
 
     sim = Simulator.open_default()
     sagemaker, s3 = connect("fake", simulator=sim), connect("fake", simulator=sim, service="s3")

@@ -100,3 +100,11 @@ class Engine:
 
     def delete(self, id_: str, outputs: dict[str, Any]) -> None:
         self.provider.delete(id_, outputs)
+
+
+def props(spec, **settings):
+    return {"spec": spec, "backend": "fake", **settings}
+
+
+def mutations(sim) -> list[tuple[str, dict]]:
+    return [(op, request) for op, request in sim.calls if not op.startswith(("Describe", "List"))]

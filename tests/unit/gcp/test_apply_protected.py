@@ -14,7 +14,7 @@ from pulumi_hyperpod.gcp.planner import plan
 from pulumi_hyperpod.plans import Policy
 
 from tests.support.gcp import NAME, a4, spec
-from tests.unit.gcp.planner.test_pool_changes import renamed
+from tests.support.gcp import renamed
 
 
 @pytest.mark.parametrize("change", ["shrink", "pool-renamed", "delete-cluster"])

@@ -10,18 +10,11 @@ from pulumi_hyperpod import connect, observe
 from pulumi_hyperpod.provider import ProviderError
 
 from tests.support.provider_specs import slurm_spec
-
-
-def props(spec, **settings):
-    return {"spec": spec, "backend": "fake", **settings}
+from tests.support.provider_specs import mutations, props
 
 
 def operations(sim) -> list[str]:
     return [operation for operation, _ in sim.calls]
-
-
-def mutations(sim) -> list[tuple[str, dict]]:
-    return [(op, request) for op, request in sim.calls if not op.startswith(("Describe", "List"))]
 
 
 def test_create_waits_for_in_service_and_reports_counts_not_nodes(engine, sim):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pulumi_hyperpod import observe
 
 from tests.support.provider_specs import slurm_spec
-from tests.unit.provider.test_lifecycle import mutations, props
+from tests.support.provider_specs import mutations, props
 
 
 def test_a_replace_id_in_the_policy_replaces_the_node_once_and_then_is_no_change(engine, sim, capsys):

@@ -17,7 +17,7 @@ from pulumi_hyperpod.plans import Policy, steps
 from tests.support.cli import SPECS, hyperpod, seed004_world
 
 from tests.support.factories import node_id, observed_from, slurm_spec
-from tests.unit.aws.apply.test_stubbed import describe, observes
+from tests.support.stubbed_apply import describe, observes
 
 CLUSTER = {"ClusterName": "my-training-cluster"}
 

@@ -8,32 +8,10 @@ from botocore.stub import ANY
 from pulumi_hyperpod import apply
 from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.aws.apply import ConcurrentChange, PlanRefused, client_token
-from pulumi_hyperpod.aws.servicemodel import limit
 from pulumi_hyperpod.aws.planner.basis import Expectation
 
 from tests.support.factories import observed_from, node_id, slurm_spec
-
-
-# observe's ListClusterNodes request: every node, logical ids included, in the largest pages the model allows
-LISTING = {
-    "ClusterName": "my-training-cluster",
-    "IncludeNodeLogicalIds": True,
-    "MaxResults": limit("ListClusterNodesRequest", "MaxResults"),
-}
-
-
-def describe(state):
-    return dict(state.describe)
-
-
-def nodes(state):
-    return {"ClusterNodeSummaries": [dict(s) for s in state.node_summaries]}
-
-
-def observes(stubber, state, times=1):
-    for _ in range(times):
-        stubber.add_response("describe_cluster", describe(state), {"ClusterName": "my-training-cluster"})
-        stubber.add_response("list_cluster_nodes", nodes(state), LISTING)
+from tests.support.stubbed_apply import LISTING, describe, nodes, observes
 
 
 def token(p, attempt=0):

@@ -19,7 +19,7 @@ from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.plans import Plan
 
 from tests.support.factories import observed_from, slurm_spec
-from tests.unit.aws.planner.test_guards import ROLES, legacy_slurm
+from tests.support.factories import ROLES, legacy_slurm
 
 
 def test_plan_is_pure_it_reads_no_price_and_carries_no_cost(monkeypatch, tmp_path):

@@ -14,6 +14,7 @@ from pulumi_hyperpod.aws.planner import victims as victim_rules
 from pulumi_hyperpod.aws.servicemodel import shape
 
 from tests.support.factories import group, node_id, observed_from, slurm_spec
+from tests.support.factories import ROLES, legacy_slurm
 
 
 def ops(p) -> list[str]:
@@ -36,19 +37,6 @@ def with_statuses(state: ClusterState, statuses: dict[str, str]) -> ClusterState
         for s in state.node_summaries
     ]
     return ClusterState.from_api(dict(state.describe), summaries)
-
-
-def legacy_slurm(workers: int, **counts: int) -> ClusterSpec:
-    """The form most public examples use: no SlurmConfig, roles in provisioning_parameters.json."""
-    groups = [
-        group("controller-machine", counts.get("controller", 1), None),
-        group("login-group", counts.get("login", 1), None),
-        group("worker-group-1", workers, None, InstanceType="ml.p5.48xlarge"),
-    ]
-    return ClusterSpec.from_dict({"ClusterName": "legacy", "InstanceGroups": groups})
-
-
-ROLES = {"controller-machine": "Controller", "login-group": "Login", "worker-group-1": "Compute"}
 
 
 # ---- 6: a protected node is never removed by any step -----------------------------------------------

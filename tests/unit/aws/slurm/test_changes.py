@@ -2,17 +2,9 @@
 
 from __future__ import annotations
 
-from pulumi_hyperpod.slurm import SlurmSpec
 from pulumi_hyperpod.aws.slurm.changes import changes_text, diff_slurm
 from tests.support.slurm_examples import example_slurm
-
-
-def spec(**changes) -> SlurmSpec:
-    return SlurmSpec.from_dict({**example_slurm(), **changes})
-
-
-def config(**changes) -> dict:
-    return {**example_slurm()["config"], **changes}
+from tests.support.slurm_examples import _running_example_with_its_bundle, config, spec
 
 
 def test_no_change():
@@ -192,25 +184,6 @@ def test_cli_plan_with_a_slurm_spec_shows_each_key_and_refuses_what_needs_a_new_
     wanted.write_text(jsonlib.dumps({**example_slurm(), "home_directory_storage": "fs-0fedcba9876543210.fsx.us-west-2.amazonaws.com:/fsx"}))
     refused = jsonlib.loads(hyperpod("plan", "-f", str(cluster), "--slurm", str(wanted), "--json", code=2))
     assert [r["rule"] for r in refused["refusals"]] == ["slurm-change"] and refused["steps"] == []
-
-
-def _running_example_with_its_bundle(tmp_path, monkeypatch):
-    """The example cluster running on a persistent simulator world, its bundle uploaded to the
-    simulator's S3 under its LifeCycleConfig; returns the rendering."""
-    from pulumi_hyperpod.aws.client import connect
-    from pulumi_hyperpod.sim.aws import Simulator
-    from pulumi_hyperpod.aws.slurm.render import render_hyperpod
-    from pulumi_hyperpod.aws.slurm.upload import upload_bundle
-    from tests.support.slurm_examples import example_cluster
-    from tests.support.cli import use_fake_world
-
-    use_fake_world(monkeypatch, tmp_path)
-    sim = Simulator.open_default()
-    uri = "s3://bundles-bucket/a4/"
-    rendering = render_hyperpod(example_cluster(), spec(), lifecycle_uri=uri)
-    upload_bundle(connect("fake", simulator=sim, service="s3"), rendering.files, uri, create_bucket=True)
-    connect("fake", simulator=sim).create_cluster(**rendering.cluster_spec)
-    return rendering
 
 
 def test_a_saved_plans_slurm_section_is_made_again_from_its_inputs(tmp_path, monkeypatch):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from tests.support.slurm_examples import example_slurm
-from tests.unit.aws.slurm.test_changes import _running_example_with_its_bundle, config
+from tests.support.slurm_examples import _running_example_with_its_bundle, config
 from tests.support.cli import hyperpod
 
 

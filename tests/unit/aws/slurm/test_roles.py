@@ -25,14 +25,7 @@ from pulumi_hyperpod.aws.slurm.upload import upload_bundle
 from pulumi_hyperpod.aws.spec import ClusterSpec
 from tests.support.slurm_examples import LEGACY_PARAMS, legacy_cluster
 from tests.support.paths import REPO
-
-URI = "s3://lifecycle-bucket/base-config/"
-LEGACY_SLURM = {
-    "partitions": [{"id": "partition-1", "node_pool_ids": ["worker-group-1"]}],
-    "login_node_pool_id": "login-group",
-    "controller_node_pool_id": "controller-machine",
-}
-
+from tests.support.slurm_examples import LEGACY_SLURM, URI, upload_legacy_bundle
 
 # ---- the readers ---------------------------------------------------------------------------------
 
@@ -121,11 +114,6 @@ def test_unknown_roles_say_how_to_state_them():
 def world():
     sim = Simulator(seed=11)
     return sim, connect("fake", simulator=sim), connect("fake", simulator=sim, service="s3")
-
-
-def upload_legacy_bundle(s3) -> None:
-    rendering = render_hyperpod(legacy_cluster(uri=URI), SlurmSpec.from_dict(LEGACY_SLURM))
-    upload_bundle(s3, rendering.files, URI, create_bucket=True)
 
 
 def test_roles_read_from_the_groups_source_s3_uri(world):

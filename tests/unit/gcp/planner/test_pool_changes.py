@@ -14,6 +14,7 @@ from pulumi_hyperpod.gcp.planner import plan
 from pulumi_hyperpod.plans import Policy, plan_text
 
 from tests.support.gcp import NAME, a4, spec
+from tests.support.gcp import renamed
 
 SWAP_ALLOWED = Policy()  # the default: no limit on the share of a pool removed
 HALF = Policy(max_scale_in_fraction=0.5)
@@ -84,16 +85,6 @@ def test_an_immutable_pool_change_under_its_id_is_a_refused_replacement(running,
         apply(client, the_plan)
     allowed = plan(spec(doc), running, Policy(allow_replacement=True))
     assert allowed.calls() == {"DeleteModelDevelopmentCluster": 1, "CreateModelDevelopmentCluster": 1}
-
-
-def renamed(doc, new_id: str = "a3", machine_type: str = "a3-megagpu-8g") -> None:
-    """The in-place route: the a4 pool under a new id with a new machine type, and its partition with it."""
-    pool = a4(doc)
-    pool["id"] = new_id
-    pool["machine_spec"] = {"machine_type": machine_type}
-    pool["provisioning_model"] = "ON_DEMAND"
-    for partition in doc["orchestratorSpec"]["slurmSpec"]["partitions"]:
-        partition["node_pool_ids"] = [new_id if p == "a4" else p for p in partition["node_pool_ids"]]
 
 
 def test_a_pool_under_a_new_id_replaces_the_old_one_in_place(running, client, doc):
