@@ -8,7 +8,7 @@ plain patterns. On printable ASCII (0x20-0x7E) the two engines' `\\s`, `\\d`, `\
 a set can be replaced by its ASCII members. So `re` is used when the value is printable ASCII and the
 pattern, so rewritten, compiles in `re` and has none of the syntax the two engines may read
 differently (fuzzy `{e<=1}` constraints, inline flags, nested or POSIX sets, set operations);
-tests/core/test_model_patterns.py checks every pattern of the sagemaker model against `regex`.
+tests/unit/aws/test_modelpatterns.py checks every pattern of the sagemaker model against `regex`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Any
 
 # The printable ASCII members of each class the model's patterns use, in `regex`'s reading
-# (tests/core/test_model_patterns.py derives them from `regex` itself). A class not listed here
+# (tests/unit/aws/test_modelpatterns.py derives them from `regex` itself). A class not listed here
 # (or with no ASCII member, like \p{M}) sends the pattern to `regex`.
 _ASCII_MEMBERS = {
     "L": "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",

@@ -33,7 +33,7 @@ SERVICE = "sagemaker"
 TYPE = "service-2"
 # What a spec check asks of the model: the requests a spec becomes, and the policy's rollout shape.
 SPEC_OPERATIONS = ("CreateCluster", "UpdateCluster")
-# What observing a cluster calls (aws/observe, aws/preflight, aws/cost; tests/provider/test_read_client.py
+# What observing a cluster calls (aws/observe, aws/preflight, aws/cost; tests/unit/provider/test_read_client.py
 # finds every call those modules make and holds this list to them).
 READ_OPERATIONS = (
     "DescribeCluster",

@@ -7,5 +7,5 @@
 - `preflight`: the neutral preflight section every cloud's checks fill.
 - `frozen`: the bases of records (frozen or not) whose dataclass methods are written once, not compiled per class.
 
-Nothing here imports a cloud's package (tests/core/test_layers.py pins it).
+Nothing here imports a cloud's package (tests/quality/test_layers.py pins it).
 """

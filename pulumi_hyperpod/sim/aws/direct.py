@@ -22,7 +22,7 @@ pieces but not its client:
 
 Anything else — another operation, its paginator, a waiter — goes to the full botocore client,
 made on first need (`full()`), as the cut client does (readclient.with_fallback).
-tests/fake/test_sim_direct_reads.py holds every answer and error to the botocore client's.
+tests/unit/sim/aws/test_direct.py holds every answer and error to the botocore client's.
 """
 
 from __future__ import annotations

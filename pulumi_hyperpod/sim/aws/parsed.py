@@ -7,7 +7,7 @@ not travel as JSON text to be decoded and walked shape by shape again: `before-s
 A 5,000-node ListClusterNodes walk so skips 50 JSON encodings and decodings and about 45,000 parser
 calls; errors (any status ≥ 300) still go as JSON through botocore's error parser.
 
-The conversion is botocore's `BaseJSONParser` rule for rule (tests/fake/test_sim_parsed.py runs both
+The conversion is botocore's `BaseJSONParser` rule for rule (tests/unit/sim/aws/test_parsed.py runs both
 over the same answers): members in model order under their serialized names, None members left out,
 lists and maps copied, timestamps through the session's timestamp parser, blobs base64-decoded,
 document members deep-copied, an unknown tagged-union member reported as `SDK_UNKNOWN_MEMBER`. Every
