@@ -14,9 +14,8 @@ from typing import Any
 
 import pytest
 
-
 from .conftest import STACK, EngineProject, decoded_providers
-from tests.engine.stack import World, _hits, group_row, provider_lines, victims_in
+from .stack import World, _hits, group_row, provider_lines, victims_in
 
 pytestmark = pytest.mark.engine
 

@@ -17,7 +17,7 @@ import yaml
 from pulumi_hyperpod.gcp.client import connect
 from pulumi_hyperpod.sim.gcp import GcpSimulator
 from pulumi_hyperpod.gcp.observe import observe
-from tests.engine.conftest import (
+from .conftest import (
     STACK,
     EngineProject,
     decoded_providers,

@@ -18,8 +18,7 @@ import pytest
 
 from . import native_walk as walk
 from .conftest import REPO, EngineProject, engine_env
-from .stack import World
-from tests.engine.stack import require_host
+from .stack import World, require_host
 
 pytestmark = pytest.mark.engine
 

@@ -2,7 +2,7 @@
 
 Every successful response a simulator client receives is validated on the spot against botocore's
 output shape for its operation (`CONFORMANCE`), and the test that received a non-conforming one
-fails (`_responses_conform`, after each test). `test_sim_conformance.py` runs a scenario touching
+fails (`_responses_conform`, after each test). `aws/test_conformance.py` runs a scenario touching
 every simulated operation with a tally of its own (`conformance`): no test depends on the order.
 """
 
