@@ -7,9 +7,8 @@ import ast
 from pathlib import Path
 
 import pytest
-from tests.support.paths import PACKAGE
 
-FAKE = PACKAGE / "aws" / "fake"
+FAKE = Path(__file__).resolve().parents[2] / "pulumi_hyperpod" / "aws" / "fake"
 
 
 def _imports(path: Path) -> set[str]:
