@@ -11,9 +11,9 @@ and the saved-plan tamper line: a reviewed plan file edited and resealed in ever
 tests/reliability/tamper_trials.py, then applied — tried, refused (must be all), nodes lost (must be 0);
 and the foreign-world line: a file the simulators did not make (someone's SQLite database, a text
 file, a world of another kind or of a newer schema) where one of their worlds or their clock goes,
-under every command that opens it (tests/reliability/foreign_world_trials.py) — tried, refused (must
+under every command that opens it (tests/support/foreign_world_trials.py) — tried, refused (must
 be all), files changed (must be 0);
-and a line per saved-plan premise class of tests/reliability/premise_trials.py, attacked through the
+and a line per saved-plan premise class of tests/support/premise_trials.py, attacked through the
 CLI on a simulated world: saved-plan replay, stale premise, resealed sections — tried, refused (must
 be all), nodes lost (must be 0).
 Exits 1 when a must-be-zero figure is not zero.
@@ -34,7 +34,8 @@ sys.path.insert(0, str(ROOT))
 
 from tests.reliability.concurrency_trials import all_trials, summary  # noqa: E402
 from tests.reliability.faultloop import check, random_params, run  # noqa: E402
-from tests.reliability import foreign_world_trials, premise_trials, tamper_trials  # noqa: E402
+from tests.reliability import tamper_trials  # noqa: E402
+from tests.support import foreign_world_trials, premise_trials  # noqa: E402
 
 
 def fault_loop(scenarios: int, seed: int) -> dict:

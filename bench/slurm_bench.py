@@ -34,7 +34,7 @@ def shapes(scale: int) -> dict[str, dict]:
 
 def validate(document: dict) -> None:
     try:
-        spec = SlurmSpec.from_dict(document)
+        spec = SlurmSpec.from_dict(document, partition_names=partition_names())
     except SlurmSpecError:
         return
     reference_violations(spec, [f"other-{i}" for i in range(100)], kind="instance group")

@@ -4,7 +4,7 @@ preflight, apply, the waits, metering), Service Quotas (preflight) and S3 (the S
 Each is what `connect(service=…)` (client.py) returns, botocore's client class, or the simulator behind
 it; botocore makes an operation's method from the service model, so the model is what checks the
 arguments at run time (every request is validated against it before it is sent), and these say which
-operations are used and that each answers a dict. tests/core/test_clients.py checks each operation
+operations are used and that each answers a dict. tests/unit/aws/test_clients.py checks each operation
 named here against botocore's model, and that a client `connect` makes satisfies its protocol.
 """
 

@@ -6,7 +6,7 @@ beside them (sim/worldfile.py), whether or not they exist yet. One line names bo
 `error: OUT: the plan cannot be saved (is the HyperPod simulator's world … ($HYPERPOD_FAKE_STATE): …)`.
 
 `handle_errors` runs the check for every command, so a new output option is covered the day it is
-declared (tests/core/test_out_paths.py enumerates the commands' options and fails on an output that
+declared (tests/unit/cli/test_outputs.py enumerates the commands' options and fails on an output that
 is not an `OutputPath`). The writers pass the same inputs to `files.write_whole`, which checks again
 at the rename (a world may be made while the command runs).
 """

@@ -6,5 +6,5 @@
 - `planfile`: the one saved-plan file format (`hyperpod-plan/3`) for every cloud;
 - `preflight`: the neutral preflight section every cloud's checks fill.
 
-Nothing here imports a cloud's package (tests/core/test_layers.py pins it).
+Nothing here imports a cloud's package (tests/quality/test_layers.py pins it).
 """

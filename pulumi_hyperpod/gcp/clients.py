@@ -4,7 +4,7 @@
 `GcpClient` (client.py) is the implementation, REST through google-auth's session, with the
 simulator answering at the `requests` transport; observe, apply, preflight and the Cloud are written
 against this protocol, so they name what they need of a client and nothing else.
-tests/gcp/test_clients.py checks that the client `connect` makes satisfies it.
+tests/unit/gcp/test_clients.py checks that the client `connect` makes satisfies it.
 """
 
 from __future__ import annotations

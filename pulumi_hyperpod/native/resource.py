@@ -31,7 +31,7 @@ TYPE = "hyperpod:index:Cluster"
 INPUTS = ("spec", "spec_file", *SPEC_FIELDS, *SETTING_KEYS)
 # Outputs only a preview fills in: `plan`, the plan JSON the update would run (policies/README.md).
 PREVIEW_OUTPUTS = ("plan",)
-# Every property of the resource in schema.json (tests/native/test_resource.py holds them to it).
+# Every property of the resource in schema.json (tests/unit/native/test_resource.py holds them to it).
 PROPERTIES = ("spec", *SETTING_KEYS, *OUTPUTS, *PREVIEW_OUTPUTS)
 # Integer outputs: the wire carries numbers as doubles; the getter's type makes them ints again.
 _INTEGERS = ("node_count", "target_count", "pending_count")

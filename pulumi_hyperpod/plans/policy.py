@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pydantic import BaseModel
     from pydantic.fields import FieldInfo
 
-# botocore's sagemaker model: ClusterNodeId and ClusterNodeLogicalId (tests/core/test_policy_ids.py
+# botocore's sagemaker model: ClusterNodeId and ClusterNodeLogicalId (tests/unit/plans/test_policy_ids.py
 # checks these against the model; copied so that a Policy does not load the model)
 INSTANCE_ID = re.compile(r"i-[a-f0-9]{8}(?:[a-f0-9]{9})?")
 LOGICAL_ID = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9\-]*[a-zA-Z0-9]")

@@ -5,7 +5,7 @@
 Every check reads this table rather than keeping a list of its own: the saved-plan check re-reads
 each premise a plan's steps declare and refuses the file when one no longer holds; apply's guards,
 the plan's rendering, the Rego input and the CrossGuard bridge read the disruption; apply waits on
-the completion. A kind added to `StepKind` without a row here fails `tests/core/test_step_kinds.py`.
+the completion. A kind added to `StepKind` without a row here fails `tests/unit/plans/test_steps.py`.
 
 Pure data: no I/O, no cloud.
 """

@@ -17,8 +17,8 @@ import click
 import pytest
 
 from pulumi_hyperpod.cli import app
+from tests.support.paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 SPEC = REPO / "examples" / "specs" / "seed000-create-cluster.json"
 COMMAND_MODULES = {f"pulumi_hyperpod.cli.{module}" for module, _attribute, _summary in app.COMMANDS.values()}
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from .session import engine_missing, newcomer_home as newcomer_home_in
+from tests.support.paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 
 RAN: list[tuple[str, int, float]] = []  # (doc file, blocks run, seconds)
 

@@ -25,10 +25,10 @@ import pytest
 from .blocks import credential_error_line, missing_output, runnable_blocks
 from .conftest import RAN
 from .session import BLOCK_TIMEOUT, Outcome, run_block, scratch_copy
+from tests.support.paths import REPO
 
 pytestmark = pytest.mark.docs
 
-REPO = Path(__file__).resolve().parents[2]
 DOCS = runnable_blocks(REPO)
 SHOWN_LINES = 80  # of a failed block's output, the last
 

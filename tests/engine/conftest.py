@@ -28,8 +28,8 @@ from typing import Any
 
 import pytest
 import yaml
+from tests.support.paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 STACK = "dev"
 PASSPHRASE = "engine-tests-passphrase"
 

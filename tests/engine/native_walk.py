@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from .conftest import PLUGIN_DIR, STACK, EngineProject
-from .test_demo_stack import World, group_row, provider_lines, victims_in
+from .stack import World, group_row, provider_lines, victims_in
 
 CLUSTER_TYPE = "hyperpod:index:Cluster"
 NAME = "leo-stg-hyperpod-cluster"

@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from .conftest import REPO, STACK, EngineProject, engine_env
-from .test_native_typescript import require_host
+from .stack import require_host
 
 pytestmark = pytest.mark.engine
 

@@ -18,7 +18,7 @@ from pulumi_hyperpod.gcp.client import connect
 from pulumi_hyperpod.sim.gcp import GcpSimulator
 
 from .conftest import REPO, STACK, EngineProject, copy_demo_project, engine_env
-from .test_demo_stack import provider_lines
+from .stack import provider_lines
 
 pytestmark = pytest.mark.engine
 

@@ -17,8 +17,8 @@ import pytest
 
 from . import native_walk as walk
 from .conftest import REPO, EngineProject, engine_env
-from .test_demo_stack import World
-from .test_native_typescript import require_host
+from .stack import World
+from .stack import require_host
 
 pytestmark = pytest.mark.engine
 

@@ -18,7 +18,7 @@ import pytest
 import pulumi_hyperpod
 
 from .conftest import STACK, EngineProject, copy_demo_project, engine_env, with_spec_helpers
-from .test_demo_stack import World, provider_lines
+from .stack import World, provider_lines
 
 pytestmark = pytest.mark.engine
 

@@ -13,25 +13,17 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from . import native_walk as walk
 from .conftest import REPO, EngineProject, engine_env
-from .test_demo_stack import World
+from .stack import World, require_host
 
 pytestmark = pytest.mark.engine
 
 EXAMPLE = REPO / "examples" / "typescript-cluster"
 FILES = ["package.json", ".npmrc", "tsconfig.json", "index.ts"]
-
-
-def require_host(pulumi: str, name: str) -> None:
-    """The language host scripts/install-pulumi builds beside `pulumi`: missing means the
-    install is incomplete, which is a failure, not a reason to skip."""
-    if not (Path(pulumi).resolve().parent / name).exists() and shutil.which(name) is None:
-        pytest.fail(f"no {name} beside {pulumi}: run scripts/install (scripts/install-pulumi builds it)")
 
 
 @pytest.fixture(scope="module")

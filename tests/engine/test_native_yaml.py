@@ -26,7 +26,7 @@ from .conftest import (
     engine_env,
     require_yaml_host,
 )
-from .test_demo_stack import World, group_row, provider_lines, victims_in
+from .stack import World, group_row, provider_lines, victims_in
 
 pytestmark = pytest.mark.engine
 
@@ -215,7 +215,7 @@ def test_6_sdks_generate_from_the_schema(yaml_project: EngineProject, language: 
 def test_7_no_credentials_in_state_or_output(yaml_project: EngineProject, flow: dict[str, Any]) -> None:
     """The provider process had the (fake) AWS credentials in its environment: none reached the
     state (exports), the commands' output or the files under the test's engine home and backend."""
-    from .test_demo_stack import _hits
+    from .stack import _hits
 
     projects = [yaml_project, flow["import_project"]]
     problems = [f"{' '.join(r.args)}: {h}" for p in projects for r in p.results for h in _hits(r.output)]

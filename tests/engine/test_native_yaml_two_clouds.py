@@ -15,7 +15,7 @@ from pulumi_hyperpod.sim.gcp import GcpSimulator
 from pulumi_hyperpod.gcp.observe import observe
 
 from .conftest import PLUGIN_DIR, REPO, STACK, EngineProject, engine_env, require_yaml_host
-from .test_demo_stack import World, provider_lines
+from .stack import World, provider_lines
 
 pytestmark = pytest.mark.engine
 

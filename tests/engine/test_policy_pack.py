@@ -22,7 +22,7 @@ import yaml
 from tests.support.policy_tools import PACK, opa_path, policy_venv
 
 from .conftest import REPO, STACK, EngineProject, copy_yaml_project, engine_env, require_yaml_host
-from .test_demo_stack import World
+from .stack import World
 
 pytestmark = pytest.mark.engine
 

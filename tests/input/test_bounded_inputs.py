@@ -102,8 +102,8 @@ def test_a_good_file_still_reads(tmp_path, s3):
 def test_deeply_nested_json_is_one_line_naming_the_file(world, tmp_path, args):
     import shutil
 
-    from tests.gcp.conftest import EXAMPLE
-    from tests.input.helpers import SPECS, run
+    from tests.support.gcp import EXAMPLE
+    from tests.support.input_cli import SPECS, run
 
     (tmp_path / "deep.json").write_text(DEEP)
     (tmp_path / "bundle").mkdir()

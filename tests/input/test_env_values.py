@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from tests.input.helpers import SPECS, run
+from tests.support.input_cli import SPECS, run
 
 NAME = "my-training-cluster"
 
@@ -47,7 +47,7 @@ def test_fake_reset_never_deletes_a_file_that_is_not_a_world(world, tmp_path, mo
 
 @pytest.mark.parametrize("kind", ["directory", "dev-null", "not-a-database"])
 def test_a_bad_gcp_fake_state_names_the_variable(world, tmp_path, monkeypatch, kind):
-    from tests.gcp.conftest import EXAMPLE
+    from tests.support.gcp import EXAMPLE
 
     shutil.copy(EXAMPLE, tmp_path / "gcp-cluster.json")
     monkeypatch.setenv("HYPERPOD_GCP_FAKE_STATE", _bad_state(tmp_path, kind))
@@ -81,7 +81,7 @@ def test_other_bad_variables_name_themselves(world, monkeypatch, variable, value
     ],
 )
 def test_bad_gcp_simulator_variables_name_themselves(world, tmp_path, monkeypatch, variable, value):
-    from tests.gcp.conftest import EXAMPLE
+    from tests.support.gcp import EXAMPLE
 
     shutil.copy(EXAMPLE, tmp_path / "gcp-cluster.json")
     monkeypatch.setenv(variable, value)

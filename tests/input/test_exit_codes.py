@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from tests.input.helpers import SPECS, run
+from tests.support.input_cli import SPECS, run
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ import pytest
 
 from pulumi_hyperpod.aws import servicemodel, servicerules
 from pulumi_hyperpod.aws.spec import MAX_BYTES, ClusterSpec, SpecError, parse_document
-from tests.input.helpers import SPECS, run
+from tests.support.input_cli import SPECS, run
 
 MiB = 1024 * 1024
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.input.helpers import SPECS, run
+from tests.support.input_cli import SPECS, run
 
 PATTERN = "[a-zA-Z0-9](-*[a-zA-Z0-9])*"  # ClusterName's pattern in the service model
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pulumi_hyperpod.sim.aws.clock import parse_duration
-from tests.input.helpers import run
+from tests.support.input_cli import run
 
 
 @pytest.mark.parametrize("command", ["status", "nodes", "snapshot", "delete", "events", "sinfo", "cost"])

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.input.helpers import SPECS, run
+from tests.support.input_cli import SPECS, run
 
 NAME = "my-training-cluster"
 HYPERPOD = Path(sys.executable).parent / "hyperpod"  # the installed command, as a user runs it

@@ -16,8 +16,9 @@ from pulumi_hyperpod.sim.aws import Simulator, operations
 from pulumi_hyperpod.sim.aws.errors import ValidationException
 from pulumi_hyperpod.aws.spec import ClusterSpec, SpecError, parse_document
 from pulumi_hyperpod.aws.spec.keys import to_model_keys
+from tests.support.paths import REPO
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO
 CORPUS = ROOT / "tests" / "badinput" / "corpus"
 EXAMPLES = ROOT / "examples" / "specs"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.input.helpers import SPECS, run
+from tests.support.input_cli import SPECS, run
 
 NAME = "my-training-cluster"
 

@@ -10,7 +10,7 @@ import pytest
 
 from pulumi_hyperpod.aws.observe import ClusterState, load_snapshot
 from pulumi_hyperpod.aws.spec import SnapshotError
-from tests.input.helpers import SPECS, run
+from tests.support.input_cli import SPECS, run
 
 NAME = "leo-stg-hyperpod-cluster"
 SCALE_OUT = str(SPECS / "seed004-scale-out.json")

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from pulumi_hyperpod.aws.spec import ClusterSpec, SpecError
-from tests.input.helpers import SPECS, run
+from tests.support.input_cli import SPECS, run
 
 
 def _seed() -> dict:

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from pulumi_hyperpod.aws.spec import ClusterSpec, SpecError, parse_document
-from tests.input.helpers import SPECS, run
+from tests.support.input_cli import SPECS, run
 
 
 @pytest.mark.parametrize(

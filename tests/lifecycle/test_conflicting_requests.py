@@ -15,9 +15,9 @@ from pulumi_hyperpod.aws.client import connect
 from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.aws.apply import guards
 from pulumi_hyperpod.aws.planner import plan
-from tests.core.factories import node_id, observed_from, slurm_spec
+from tests.support.factories import node_id, observed_from, slurm_spec
 
-from .test_lifecycle_plan import NEW, _prepare, _up, eks
+from tests.support.lifecycle_eks import NEW, _prepare, _up, eks
 
 
 @pytest.fixture

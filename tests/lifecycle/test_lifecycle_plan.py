@@ -17,38 +17,9 @@ from pulumi_hyperpod.aws.planner.details import is_canary
 from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.aws.observe import observe
 from pulumi_hyperpod.plans import Plan, Policy
-from pulumi_hyperpod.aws.spec import ClusterSpec
+from tests.support.lifecycle_eks import NEW, OLD, VPC, _group, _prepare, _up, eks
 
-OLD, NEW = "ami-0123456789abcdef0", "ami-0fedcba9876543210"
-ROLE = "arn:aws:iam::111122223333:role/hyperpod-execution"
-LIFECYCLE = {"SourceS3Uri": "s3://amzn-s3-demo-bucket/lifecycle/", "OnCreate": "on_create.sh"}
-VPC = {"SecurityGroupIds": ["sg-12345678"], "Subnets": ["subnet-12345678"]}
 BY_THREE = {"RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "INSTANCE_COUNT", "Value": 3}}, "WaitIntervalInSeconds": 60}
-
-
-def _group(name, count, node_type=None, image=OLD, **extra):
-    g = {
-        "InstanceGroupName": name,
-        "InstanceType": "ml.g5.8xlarge",
-        "InstanceCount": count,
-        "ImageId": image,
-        "LifeCycleConfig": dict(LIFECYCLE),
-        "ExecutionRole": ROLE,
-        **extra,
-    }
-    if node_type:
-        g["SlurmConfig"] = {"NodeType": node_type}
-    return g
-
-
-def eks(count=8, image=OLD, **extra):
-    return {
-        "ClusterName": "eks8",
-        "NodeProvisioningMode": "Continuous",
-        "VpcConfig": VPC,
-        "Orchestrator": {"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/hyperpod-eks"}},
-        "InstanceGroups": [_group("workers", count, image=image, **extra)],
-    }
 
 
 def slurm(image=OLD, login=False):
@@ -66,16 +37,6 @@ def slurm(image=OLD, login=False):
 def world():
     sim = Simulator(seed=11)
     return sim, connect(backend="fake", simulator=sim, region="us-west-2")
-
-
-def _up(world, request):
-    sim, client = world
-    client.create_cluster(**request)
-    sim.advance(3600)
-
-
-def _prepare(world, request, policy=None):
-    return pipeline.prepare(world[1], ClusterSpec.from_dict(request), policy=policy or Policy(), skip_preflight="test")
 
 
 def _apply(world, the_plan, policy=None):

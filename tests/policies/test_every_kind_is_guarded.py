@@ -18,7 +18,7 @@ from pulumi_hyperpod.aws.planner import plan as make_plan
 from pulumi_hyperpod.plans import Plan
 from pulumi_hyperpod.plans import steps
 from pulumi_hyperpod.plans.disruption import of_step
-from tests.core.factories import node_id, observed_from, slurm_spec
+from tests.support.factories import node_id, observed_from, slurm_spec
 
 from .conftest import evaluate
 

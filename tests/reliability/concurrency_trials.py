@@ -17,7 +17,7 @@ from pulumi_hyperpod.aws.apply import ApplyError, ConcurrentChange, PlanStale
 from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.aws.observe.state import GONE
 
-from .test_crash_resume import NAME, spec_dict
+from tests.support.reliability import NAME, spec_dict
 
 TARGETS = (4, 20)  # the reproduction: two applies, targets 4 and 20, from 2
 START = 2

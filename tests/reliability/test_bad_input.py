@@ -18,12 +18,12 @@ from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.provider import ClusterProvider, register_simulator, unregister_simulator
 from pulumi_hyperpod.provider.resource import ClusterArgs, build_spec
 from pulumi_hyperpod.aws.spec import SpecError, parse_document
+from tests.support.paths import BADINPUT, SPECS
 
-BADINPUT = Path(__file__).resolve().parents[1] / "badinput"
 EXPECTED: dict[str, list[str]] = json.loads((BADINPUT / "expected.json").read_text())
 FILES = sorted(EXPECTED)
 SIDE = {kind: json.loads((BADINPUT / f"expected-{kind}.json").read_text()) for kind in ("policy", "snapshot")}
-SEED_SPEC = Path(__file__).resolve().parents[2] / "examples" / "specs" / "seed004-initial.json"
+SEED_SPEC = SPECS / "seed004-initial.json"
 
 
 def test_corpus_is_complete():

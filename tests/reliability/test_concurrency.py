@@ -26,9 +26,10 @@ from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.aws.observe.state import GONE
 
 from .concurrency_trials import SCALE_IN, TARGETS, all_trials, run_trial, summary
-from .test_crash_resume import NAME, SCENARIO, spec_dict
+from tests.support.reliability import NAME, SCENARIO, spec_dict
+from tests.support.paths import REPO
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO
 HYPERPOD = [sys.executable, "-c", "from pulumi_hyperpod.cli import main; main()"]
 # the crash driver pauses after planning, before its first call: both processes have observed the
 # same cluster and planned the same change before either sends it — the overlap the CLI leaves to luck
@@ -139,7 +140,7 @@ def test_two_provider_updates_at_once(continuous):
 
     from pulumi_hyperpod.provider import ClusterProvider, register_simulator, unregister_simulator
 
-    from .test_security import _wire
+    from tests.support.reliability import _wire
 
     # quick steps, the login group's deep health check too (2 hours by default): this is about two updates at once
     sim = Simulator(seed=3, scenario={"timing": {"launch_seconds": 10, "lifecycle_seconds": 20, "deep_health_check_seconds": 60}})

@@ -27,40 +27,10 @@ from pulumi_hyperpod.cli import main
 from pulumi_hyperpod.sim.aws import Simulator, wire
 from pulumi_hyperpod.aws.observe.state import GONE
 from tests.support.cli import MUTATING
+from tests.support.paths import REPO
+from tests.support.reliability import NAME, SCENARIO, spec_dict
 
-ROOT = Path(__file__).resolve().parents[2]
-SCENARIO = {"speed": 3000, "timing": {"launch_seconds": 10, "lifecycle_seconds": 20, "terminate_seconds": 10, "retry_interval_seconds": 30}}
-ROLE = "arn:aws:iam::111122223333:role/iam-role-for-cluster"
-NAME = "crash-cluster"
-
-
-def spec_dict(continuous: bool, big: int, other: int, login_checks: int = 1) -> dict:
-    def group(name, count, node_type, itype="ml.m5.xlarge", **extra):
-        return {
-            "InstanceGroupName": name,
-            "InstanceType": itype,
-            "InstanceCount": count,
-            "ExecutionRole": ROLE,
-            "LifeCycleConfig": {"SourceS3Uri": "s3://bucket/lifecycle/", "OnCreate": "on_create.sh"},
-            "SlurmConfig": {"NodeType": node_type},
-            **extra,
-        }
-
-    data = {
-        "ClusterName": NAME,
-        "Orchestrator": {"Slurm": {}},
-        "VpcConfig": {"SecurityGroupIds": ["sg-12345678"], "Subnets": ["subnet-12345678"]},
-        "InstanceGroups": [
-            group("controller", 1, "Controller"),
-            # a config change UpdateCluster makes in place (ThreadsPerCore is create-only)
-            group("login", 1, "Login", OnStartDeepHealthChecks=["InstanceStress", "InstanceConnectivity"][:login_checks]),
-            group("big", big, "Compute", "ml.g5.xlarge"),
-            group("other", other, "Compute", "ml.g5.xlarge"),
-        ],
-    }
-    if continuous:
-        data["NodeProvisioningMode"] = "Continuous"
-    return data
+ROOT = REPO
 
 
 # (name, continuous, initial (big, other), desired (big, other, login threads), expected operations)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.reliability.premise_trials import TRIALS
+from tests.support.premise_trials import TRIALS
 
 
 @pytest.mark.parametrize("label", sorted(TRIALS))

@@ -6,25 +6,23 @@ private (0600); nothing in the package hands input to a shell.
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import json
 import re
 import stat
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from pulumi.dynamic.dynamic import serialize_provider
-from pulumi.runtime import rpc
 
 from pulumi_hyperpod.cli import main
 from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.provider import ClusterProvider
 
-from .test_crash_resume import NAME, spec_dict
+from tests.support.reliability import NAME, spec_dict
+from tests.support.paths import PACKAGE
+from tests.support.reliability import _wire
 
-PACKAGE = Path(__file__).resolve().parents[2] / "pulumi_hyperpod"
 CREDENTIALS = {
     "AWS_ACCESS_KEY_ID": "AKIARELIABILITYFAKE9",
     "AWS_SECRET_ACCESS_KEY": "reliabilityFakeSecret/MustNeverLeak+0123456789",
@@ -72,17 +70,6 @@ def test_cli_json_outputs_hold_no_credential(credentials, tmp_path):
 def test_world_file_is_private(credentials):
     for path in credentials.parent.iterdir():
         assert stat.S_IMODE(path.stat().st_mode) == 0o600, path
-
-
-def _wire(props: dict) -> dict:
-    async def encode():
-        return await rpc.serialize_properties(props, {})
-
-    loop = asyncio.new_event_loop()
-    try:
-        return rpc.deserialize_properties(loop.run_until_complete(encode()), False)
-    finally:
-        loop.close()
 
 
 def test_provider_outputs_logs_and_pickle_hold_no_credential(credentials, capfd):

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from pulumi_hyperpod.cli import main
 from pulumi_hyperpod.sim.aws import Simulator
-from tests.fake.sim_helpers import SEED004_SCENARIO
+from tests.support.sim_helpers import SEED004_SCENARIO
 from tests.support.cli import SPECS, hyperpod, use_fake_world
 
 SEED004 = "leo-stg-hyperpod-cluster"

@@ -5,13 +5,13 @@ apply creates it, the re-plan is empty, and `status` marks it."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from tests.support.cli import hyperpod, use_fake_world
+from tests.support.paths import DATA
 
-RIG_SPEC = Path(__file__).resolve().parents[1] / "fake" / "specs" / "restricted-nova.json"
+RIG_SPEC = DATA / "restricted-nova.json"
 
 
 @pytest.fixture

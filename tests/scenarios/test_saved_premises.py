@@ -147,7 +147,7 @@ def test_a_resealed_note_alone_is_refused(rollout_world) -> None:
 
 # ---- item 6: roles are how the nodes were built --------------------------------------------------------
 def test_a_bundle_rewritten_to_swap_controller_and_worker_is_a_refusal_naming_both(monkeypatch, tmp_path) -> None:
-    from tests.reliability.premise_trials import swapped_bundle
+    from tests.support.premise_trials import swapped_bundle
 
     use_fake_world(monkeypatch, tmp_path)
     no_controller = swapped_bundle(tmp_path)

@@ -7,8 +7,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from pulumi_hyperpod.cli import main
+from tests.support.paths import SPECS
 
-SPECS = Path(__file__).resolve().parents[2] / "examples" / "specs"
 # the calls that change a cluster: a refused or stale plan must make none of them
 MUTATING = ("CreateCluster", "UpdateCluster", "BatchAddClusterNodes", "BatchDeleteClusterNodes", "DeleteCluster")
 

@@ -7,8 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.support.paths import REPO
 
 
 def warm_caches() -> None:

@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.support.paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 PACK = REPO / "policies" / "crossguard"
 
 

@@ -3,7 +3,7 @@ members neither read back nor known as the service's, cross-field sentences with
 verdicts no source decides or the newest CloudFormation schema contradicts.
 
 A botocore release that adds a member to CreateCluster, UpdateCluster, DescribeCluster or a group
-shape, or a documented cross-field sentence, makes one of these name it (tests/core/test_members.py
+shape, or a documented cross-field sentence, makes one of these name it (tests/unit/aws/members/test_members.py
 fails), so no member is ever planned by accident.
 """
 

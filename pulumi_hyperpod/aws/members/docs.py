@@ -1,4 +1,4 @@
-"""docs/members.md, written from the member table (tests/core/test_members.py checks it matches).
+"""docs/members.md, written from the member table (tests/unit/aws/members/test_members.py checks it matches).
 
 `python -m pulumi_hyperpod.aws.members` prints the counts; `--write` rewrites docs/members.md.
 """

@@ -8,7 +8,7 @@ one of three things:
 - an `Unchecked` sentence: one a spec alone cannot decide (an IAM policy, a database, an AMI's
   encryption, another operation), with the reason.
 
-tests/input/test_documented_rules.py walks the model's documentation and fails when a sentence of
+tests/unit/aws/spec/test_rulesdoc.py walks the model's documentation and fails when a sentence of
 that kind is none of them; docs/rules.md is this table rendered (`python -m
 pulumi_hyperpod.aws.spec.rulesdoc`). A few rules come from AWS pages rather than the model;
 their source says which. The simulator keeps its own implementation of the same sentences

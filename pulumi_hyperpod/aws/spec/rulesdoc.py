@@ -1,4 +1,4 @@
-"""docs/rules.md, written from the documented rules (documented.py); tests/input/test_documented_rules.py
+"""docs/rules.md, written from the documented rules (documented.py); tests/unit/aws/spec/test_rulesdoc.py
 checks the page is the table as generated.
 
 `python -m pulumi_hyperpod.aws.spec.rulesdoc --write` rewrites docs/rules.md.
@@ -20,7 +20,7 @@ prose, and some of its sentences are rules no pattern, enum or limit carries ("R
 in DeploymentConfig", "Valid only when PatchingStrategy is DrainFirst"). Each such sentence is one of:
 a rule spec validation checks (the error line quotes it), a rule `aws/spec/rules.py` checked
 already, or a sentence the tool cannot check from a spec, with the reason.
-`tests/input/test_documented_rules.py` walks the model's documentation and fails when a sentence of
+`tests/unit/aws/spec/test_rulesdoc.py` walks the model's documentation and fails when a sentence of
 that kind is in none of these tables. The simulator implements the same sentences on its own
 (`sim/aws/service_rules.py`), and `tests/input/test_one_rule_source.py` shows where the two differ.
 """

@@ -41,7 +41,7 @@ def set_rng_state(rng: random.Random, state: list) -> None:
 
 # What a request reads of the scenario on every call, by its path in the scenario's JSON, with the model's
 # default: a world loaded from its stored JSON answers these without validating the whole Scenario
-# (tests/fake/test_sim_lazy_scenario.py holds each default to the model's).
+# (tests/unit/sim/aws/test_lazy_scenario.py holds each default to the model's).
 SETTINGS: dict[tuple[str, ...], Any] = {
     ("poll_window_seconds",): 2,
     ("faults", "throttle_rate"): 0.0,
