@@ -78,6 +78,11 @@ def imports_in(path: Path, package: Path = PACKAGE) -> list[Import]:
     return found
 
 
+def imports_of(path: Path, package: Path = PACKAGE) -> set[str]:
+    """Every package module `path` imports, wherever it runs (TYPE_CHECKING imports included)."""
+    return {found.target for found in imports_in(path, package)}
+
+
 def graph(package: Path = PACKAGE, *, wheres: tuple[str, ...] = ("top", "function")) -> dict[str, set[str]]:
     """module → the modules it imports (only the imports whose `where` is listed)."""
     edges: dict[str, set[str]] = {}

@@ -3,7 +3,7 @@
 with no public hook. pyproject.toml pins botocore below its next major; this test fails when a
 botocore release renames or reshapes a method the rules override, instead of the rules silently
 falling back to botocore's own (weaker) checks. The other seams (the model cache, the clients) use
-public API only (tests/provider/test_model_cache.py)."""
+public API only (tests/unit/provider/test_model_cache.py)."""
 
 from __future__ import annotations
 

@@ -41,7 +41,7 @@ def test_a_bad_gcp_partition_name_is_refused_by_gcps_rule() -> None:
 
 def test_the_slurm_layer_imports_no_cloud_even_lazily():
     """What made a GCP spec load botocore: slurm/spec.py read HyperPod's pattern inside a function."""
-    from tests.core.test_layers import PACKAGE, imports_of
+    from tests.support.imports import PACKAGE, imports_of
 
     found = sorted(
         f"slurm/{path.name} imports {target}"

@@ -16,8 +16,8 @@ from pulumi_hyperpod.plans import Policy
 from pulumi_hyperpod.provider.cloud_provider import CloudProvider
 from pulumi_hyperpod.provider.errors import ProviderError
 
-from .conftest import slurm_spec
-from tests.gcp.conftest import EXAMPLE, NAME
+from tests.support.gcp import EXAMPLE, NAME
+from tests.support.provider_specs import slurm_spec
 
 
 @pytest.fixture

@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.paths import PACKAGE
+
 from pulumi_hyperpod.sim import store
 from pulumi_hyperpod.sim.worldfile import BUSY_TIMEOUT_SECONDS
 
-SIM = Path(__file__).resolve().parents[2] / "pulumi_hyperpod" / "sim"
+SIM = PACKAGE / "sim"
 OPENERS = {"store.py", "worldfile.py"}  # worldfile: the marker is written before WAL, and read with nothing written
 
 

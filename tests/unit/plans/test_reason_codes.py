@@ -10,7 +10,7 @@ import json
 from pulumi_hyperpod.aws.planner import codes as aws_codes
 from pulumi_hyperpod.gcp.planner import codes as gcp_codes
 from pulumi_hyperpod.plans import Plan, Refusal, Step, Victim, plan_text
-from tests.core.test_layers import PACKAGE
+from tests.support.paths import PACKAGE
 
 CLOUDS = [PACKAGE / "aws", PACKAGE / "gcp"]
 

@@ -9,7 +9,7 @@ import ast
 import dataclasses
 from pathlib import Path
 
-from tests.core.test_layers import PACKAGE, imports_of
+from tests.support.imports import PACKAGE, imports_of
 
 PLANS = PACKAGE / "plans"
 

@@ -1,5 +1,5 @@
 """A cloud's own sections of a plan sit in its `details` slot (HyperPod: aws/details.py), and the wire
-keeps their members where they were: plans saved before the slot existed (tests/core/data/plan-*.json,
+keeps their members where they were: plans saved before the slot existed (tests/unit/plans/data/plan-*.json,
 written by the model that had `Plan.slurm` and `Step.canary`) load, and write the same JSON back,
 the members a plan does not have (null, false) aside."""
 
