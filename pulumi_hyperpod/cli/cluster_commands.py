@@ -1,8 +1,8 @@
-"""`hyperpod status | nodes | snapshot | delete NAME`: reading and removing one cluster."""
+"""`hyperpod nodes | snapshot NAME`: reading one HyperPod cluster (`status` and `delete`, for every
+cloud, are in plan_commands.py)."""
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING
 
 import click
@@ -15,7 +15,6 @@ from pulumi_hyperpod.cli.common import (
     client_from,
     emit_json,
     handle_errors,
-    print_line,
     region_of,
 )
 
@@ -37,44 +36,6 @@ def _observed(ctx: click.Context, name: str) -> tuple[object, ClusterState]:
     if state is None:
         raise ClusterNotFound(name, region_of(client))
     return client, state
-
-
-@click.command("status")
-@click.argument("name")
-@click.option("--json", "as_json", is_flag=True)
-@click.pass_context
-@handle_errors
-def status_command(ctx, name, as_json):
-    """Cluster status and per-group counts."""
-    _, state = _observed(ctx, name)
-    if as_json:
-        emit_json(
-            {
-                "name": state.name,
-                "arn": state.arn,
-                "status": state.status,
-                "failure_message": state.failure_message,
-                "node_provisioning_mode": state.node_provisioning_mode,
-                "groups": [
-                    {
-                        "name": g.name,
-                        "node_type": g.node_type,
-                        "status": g.status,
-                        "current": g.current_count,
-                        "target": g.target_count,
-                        "min": g.min_count,
-                        "instance_types": list(g.instance_types),
-                        "restricted": g.restricted,
-                    }
-                    for g in state.groups
-                ],
-                "nodes": len(state.nodes),
-            }
-        )
-    else:
-        from pulumi_hyperpod.cli.tables import status_table
-
-        common.out.print(status_table(state))
 
 
 @click.command("nodes")
@@ -119,32 +80,4 @@ def snapshot_command(ctx, name):
     click.echo(_observed(ctx, name)[1].to_json())
 
 
-@click.command("delete")
-@click.argument("name")
-@click.option("--yes", "-y", is_flag=True, help="Delete without asking.")
-@click.option("--timeout", type=float, default=1800.0, show_default=True)
-@click.pass_context
-@handle_errors
-def delete_command(ctx, name, yes, timeout):
-    """Delete the cluster and wait until it is gone. Exit 1 when there is no such cluster."""
-    from pulumi_hyperpod.aws.context import AwsContext
-    from pulumi_hyperpod.core import cloud
-    from pulumi_hyperpod.plans.policy import Policy
-    from pulumi_hyperpod.cli.plan_commands import _run_with_progress, _show_plan
-
-    common.check_timeout(timeout)
-    client, state = _observed(ctx, name)
-    # the plan as `hyperpod delete` has always shown it: without a cost section
-    the_plan = cloud.deletion(cloud.get("aws"), client, name, Policy(), observed=state, context=AwsContext(cost=False)).plan
-    _show_plan(the_plan, False)
-    if the_plan.empty:
-        return
-    if not yes:
-        if not sys.stdin.isatty():
-            raise click.UsageError("refusing to delete without confirmation: pass --yes")
-        click.confirm(f"Delete cluster {name}?", abort=True)
-    _run_with_progress(ctx, client, the_plan, None, "none", timeout, quiet=False)
-    print_line(f"cluster {name} deleted")
-
-
-COMMANDS = (status_command, nodes_command, snapshot_command, delete_command)
+COMMANDS = (nodes_command, snapshot_command)

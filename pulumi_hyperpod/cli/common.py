@@ -16,7 +16,7 @@ import functools
 import json
 import math
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
 import click
 
@@ -35,6 +35,7 @@ if TYPE_CHECKING:  # pragma: no cover
 # runs; tests/cli_startup checks which modules `hyperpod --help` and friends load.
 
 EXIT_OK, EXIT_ERROR, EXIT_REFUSED = 0, 1, 2
+F = TypeVar("F", bound=Callable[..., Any])
 EXIT_CHANGES = 3  # `plan --detailed-exitcode`: the plan would change something (and no guard refused it)
 DETAILED_EXITCODE_HELP = "Exit 3 when the plan has changes, 0 when there are none (for CI); errors still exit 1 and a refused plan 2."
 
@@ -274,9 +275,10 @@ def _policy_violation(problem: dict) -> Violation:
 
 
 # ---- errors and exit codes --------------------------------------------------------------------------
-def handle_errors(command: Callable) -> Callable:
-    """Errors a user can act on become one clear line each and exit code 1, never a traceback. The
-    files the command writes are checked against those it reads first (outputs.py)."""
+def handle_errors(command: F) -> F:
+    """Errors a user can act on become one clear line each (core/messages.py says how: the label,
+    the lines, the exit code 1, 2 for a guard's refusal, 130 for an interrupted apply), never a
+    traceback. The files the command writes are checked against those it reads first (outputs.py)."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -287,39 +289,17 @@ def handle_errors(command: Callable) -> Callable:
 
                 check_outputs(ctx)
             return command(*args, **kwargs)
-        except Exception as error:  # noqa: BLE001 - anything not listed in `_error_lines` is raised again
-            lines = _error_lines(error)
-            if lines is None:
+        except BaseException as error:  # anything `render` does not word (a bug, SystemExit, click's own) is raised again
+            from pulumi_hyperpod.core.messages import render
+
+            rendered = render(error)
+            if rendered is None:
                 raise
-            for line in lines:
-                print_error(line)
-        sys.exit(EXIT_ERROR)
+            for line in rendered.lines:
+                print_error(line, label=rendered.label)
+            sys.exit(rendered.exit_code)
 
-    return wrapper
-
-
-def _error_lines(error: Exception) -> list[str] | None:
-    """The lines `handle_errors` prints for `error`, or None when it is not one a user can act on.
-
-    Checked in this order: bad input (InputError), no credentials, a service error, another
-    botocore error, then OSError/ValueError/LookupError. The classes are looked up in sys.modules,
-    not imported: an error of a module that was never imported cannot have been raised, and
-    importing botocore just to say so would cost every command its import."""
-    errors = sys.modules.get("pulumi_hyperpod.core.errors")
-    if errors is not None and isinstance(error, errors.InputError):
-        return list(error.lines())
-    botocore = sys.modules.get("botocore.exceptions")
-    if botocore is not None:
-        if isinstance(error, botocore.NoCredentialsError):
-            return ["no AWS credentials found (set AWS_PROFILE or use --profile); to try without AWS, use --backend fake"]
-        if isinstance(error, botocore.ClientError):
-            detail = error.response.get("Error", {})
-            return [f"{error.operation_name}: {detail.get('Code')}: {detail.get('Message')}"]
-        if isinstance(error, botocore.BotoCoreError):
-            return [str(error)]
-    if isinstance(error, (OSError, ValueError, LookupError)):
-        return [str(error)]
-    return None
+    return wrapper  # type: ignore[return-value]
 
 
 def _exit_one(error: click.UsageError) -> click.UsageError:
