@@ -143,9 +143,7 @@ class AwsFront:
         from pulumi_hyperpod.core import cloud, planfile
 
         if options["workload_files"]:
-            raise click.UsageError(
-                "--workload files were read when the plan was made; to drain, give --read-workload or --workload-command"
-            )
+            raise ValueError("--workload files were read when the plan was made; to drain, give --read-workload or --workload-command")
         prepared = planfile.load(options["plan_file"], cloud="aws", target=self.target(ctx, client))
         saved = prepared.plan.preflight
         if prepared.plan.refused or saved is None or saved.skipped is not None:
@@ -182,11 +180,11 @@ class AwsFront:
     def cluster_name(self, ctx: click.Context, spec_file: str | None, name: str | None) -> str:
         from pulumi_hyperpod.cli.common import check_cluster_name
 
-        if name:
+        if name is not None:
             return check_cluster_name(name)
         if spec_file:
             return str(_aws_spec(spec_file, None).name)
-        raise click.UsageError("give the cluster's NAME (or -f SPEC)")
+        raise ValueError("give the cluster's NAME (or -f SPEC)")
 
     def missing(self, name: str, client: Any) -> str:
         from pulumi_hyperpod.cli.common import region_of
@@ -309,10 +307,10 @@ class GcpFront:
 
         if spec_file:
             return str(self._spec(ctx, spec_file).name)
-        if name:
+        if name is not None:
             project, location = gcp_option(ctx, "project", "location")
             return str(parse_name(name, project, location).full)
-        raise click.UsageError("give -f SPEC or --name NAME")
+        raise ValueError("give -f SPEC or --name NAME")
 
     def missing(self, name: str, client: Any) -> str:
         return f"no cluster {name} (check the name, --project and --location)"

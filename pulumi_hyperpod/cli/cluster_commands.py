@@ -3,7 +3,7 @@ cloud, are in plan_commands.py)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -22,14 +22,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.observe import ClusterState
 
 
-def observe(client: object, name: str) -> ClusterState | None:
+def observe(client: Any, name: str) -> ClusterState | None:
     """`observe.observe`, imported when a command runs (a module attribute: tests replace it)."""
     from pulumi_hyperpod.aws.observe import observe as read
 
     return read(client, name)
 
 
-def _observed(ctx: click.Context, name: str) -> tuple[object, ClusterState]:
+def _observed(ctx: click.Context, name: str) -> tuple[Any, ClusterState]:
     """The client and the cluster NAME; exit 1 with "no cluster NAME in REGION" when there is none."""
     client = client_from(ctx)
     state = observe(client, check_cluster_name(name))
@@ -43,7 +43,7 @@ def _observed(ctx: click.Context, name: str) -> tuple[object, ClusterState]:
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @handle_errors
-def nodes_command(ctx, name, as_json):
+def nodes_command(ctx: click.Context, name: str, as_json: bool) -> None:
     """Every node: instance id, logical id, group, type, status, launch time."""
     _, state = _observed(ctx, name)
     rows = [
@@ -75,7 +75,7 @@ def nodes_command(ctx, name, as_json):
 @click.argument("name")
 @click.pass_context
 @handle_errors
-def snapshot_command(ctx, name):
+def snapshot_command(ctx: click.Context, name: str) -> None:
     """Print DescribeCluster + ListClusterNodes as JSON, for `plan --observed` in a pipeline."""
     click.echo(_observed(ctx, name)[1].to_json())
 

@@ -16,11 +16,13 @@ import functools
 import json
 import math
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
 import click
 
 from pulumi_hyperpod.aws.client import connect
+from pulumi_hyperpod.core.errors import Violation
 from pulumi_hyperpod.core.terminal import shown
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,7 +30,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from rich.text import Text
 
     from pulumi_hyperpod.plans import Policy
-    from pulumi_hyperpod.core.errors import Violation
 
 # Heavy modules (rich, botocore, pydantic, the service model, the spec and plan packages) are
 # imported in the functions that use them, so that a command (or its --help) pays only for what it
@@ -96,7 +97,7 @@ def _console_class() -> type[Console]:
 
 def make_console(stderr: bool = False, **options: Any) -> Console:
     console = _console_class()(stderr=stderr, **options)
-    console.fixed_width = options.get("width") is not None
+    console.fixed_width = options.get("width") is not None  # type: ignore[attr-defined]  # _console_class's own attribute
     return console
 
 
@@ -185,7 +186,7 @@ def check_cluster_name(name: str) -> str:
     from pulumi_hyperpod.aws import servicemodel
 
     if not name.strip():  # the model's min is 0, but no cluster has an empty name
-        raise _argument_error()([servicemodel.Violation("", "is empty; give the cluster's name or ARN")], source="NAME")
+        raise _argument_error()([Violation("", "is empty; give the cluster's name or ARN")], source="NAME")
     problems = servicemodel.violations(servicemodel.input_shape("DescribeCluster").members["ClusterName"], name)
     if problems:
         raise _argument_error()(problems[:1], source="NAME")
@@ -211,7 +212,6 @@ def check_timeout(timeout: float) -> float:
 def load_policy(path: str | None, protect: tuple[str, ...] = (), *, replace: tuple[str, ...] = (), reboot: tuple[str, ...] = ()) -> Policy:
     """The policy from `path` (YAML/JSON) plus `--protect`, `--replace` and `--reboot` ids; any problem
     is a PolicyError naming the file and the field, one line each."""
-    from pulumi_hyperpod.aws import servicemodel
     from pulumi_hyperpod.plans import Policy
     from pulumi_hyperpod.aws.spec import PolicyError, read_document
 
@@ -221,11 +221,7 @@ def load_policy(path: str | None, protect: tuple[str, ...] = (), *, replace: tup
         data = {}
     if not isinstance(data, dict):
         raise PolicyError(
-            [
-                servicemodel.Violation(
-                    "", f"a policy file is an object with the keys {', '.join(Policy.model_fields)}; got {type(data).__name__}"
-                )
-            ],
+            [Violation("", f"a policy file is an object with the keys {', '.join(Policy.model_fields)}; got {type(data).__name__}")],
             source=source,
         )
     for key, ids in (("protected_node_ids", protect), ("replace_node_ids", replace), ("reboot_node_ids", reboot)):
@@ -233,45 +229,43 @@ def load_policy(path: str | None, protect: tuple[str, ...] = (), *, replace: tup
             continue
         given = data.get(key) or []
         if not isinstance(given, list):
-            raise PolicyError([servicemodel.Violation(key, f"must be a list of node ids, got {type(given).__name__}")], source=source)
+            raise PolicyError([Violation(key, f"must be a list of node ids, got {type(given).__name__}")], source=source)
         data = {**data, key: sorted({str(x) for x in given} | set(ids))}
     return _validated_policy(data, source)
 
 
-def _validated_policy(data: dict, source: str) -> Policy:
+def _validated_policy(data: dict[str, Any], source: str) -> Policy:
     from pulumi_hyperpod.plans import Policy
 
     if not data:  # no file, or an empty one: the defaults, which need no validating model
         return Policy()
     import pydantic
 
-    from pulumi_hyperpod.aws import servicemodel
     from pulumi_hyperpod.aws.spec import PolicyError
 
     # Strict: `allow_replacement: "yes"` is a string, not True (YAML 1.2, see docs/specs.md).
     # Through JSON, so a list is a valid frozenset in strict mode.
     if any(isinstance(v, float) and not math.isfinite(v) for v in data.values()):
         bad = next(k for k, v in data.items() if isinstance(v, float) and not math.isfinite(v))
-        raise PolicyError([servicemodel.Violation(str(bad), f"must be a finite number, got {data[bad]}")], source=source)
+        raise PolicyError([Violation(str(bad), f"must be a finite number, got {data[bad]}")], source=source)
     try:
         return Policy.model_validate_json(json.dumps(data, default=str), strict=True)
     except pydantic.ValidationError as error:
         raise PolicyError([_policy_violation(problem) for problem in error.errors()], source=source) from None
 
 
-def _policy_violation(problem: dict) -> Violation:
-    from pulumi_hyperpod.aws import servicemodel
+def _policy_violation(problem: Mapping[str, Any]) -> Violation:
     from pulumi_hyperpod.plans import Policy
 
     path = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in problem["loc"]).lstrip(".")
     if problem["type"] == "extra_forbidden":
-        return servicemodel.Violation(path, f"is not a known field (allowed: {', '.join(Policy.model_fields)})")
+        return Violation(path, f"is not a known field (allowed: {', '.join(Policy.model_fields)})")
     if problem["type"] == "value_error":  # a validator's own sentence names the value already
-        return servicemodel.Violation(path, str(problem["ctx"]["error"]))
+        return Violation(path, str(problem["ctx"]["error"]))
     message = problem["msg"]
     rule = message[0].lower() + message[1:] if message else problem["type"]
     got = repr(problem.get("input"))
-    return servicemodel.Violation(path, f"{rule}; got {got if len(got) <= 60 else got[:57] + '...'}")
+    return Violation(path, f"{rule}; got {got if len(got) <= 60 else got[:57] + '...'}")
 
 
 # ---- errors and exit codes --------------------------------------------------------------------------
@@ -305,8 +299,8 @@ def handle_errors(command: F) -> F:
 def _exit_one(error: click.UsageError) -> click.UsageError:
     """Exit 1; and the message, which often quotes what the user typed, with its control characters
     escaped (click prints it as it is)."""
-    error.exit_code = EXIT_ERROR
-    error.message = shown(error.message, one_line=True)
+    error.exit_code = EXIT_ERROR  # type: ignore[misc]  # click reads the instance's (ClickException.show, main)
+    error.message = shown(error.message, one_line=True)  # type: ignore[misc]
     return error
 
 

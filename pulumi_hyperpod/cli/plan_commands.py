@@ -185,7 +185,7 @@ def _fixed_cloud(ctx: click.Context) -> str | None:
     """`--cloud`, else the cloud a group fixes (`hyperpod gcp …`); they must agree."""
     given, fixed = ctx.params.get("cloud"), ctx.meta.get(GCP_GROUP_CLOUD)
     if given and fixed and given != fixed:
-        raise click.UsageError(f"--cloud {given}: `hyperpod {fixed} {ctx.info_name}` is for {fixed} clusters")
+        raise ValueError(f"--cloud {given}: `hyperpod {fixed} {ctx.info_name}` is for {fixed} clusters")
     return given or fixed
 
 
@@ -221,7 +221,7 @@ def _front(ctx: click.Context, cloud: str) -> CloudFront:
 
     for names, message in NOT_FOR_GCP if cloud == "gcp" else NOT_FOR_AWS:
         if any(_given(ctx, name) for name in names):
-            raise click.UsageError(message)
+            raise ValueError(message)
     return front(cloud)
 
 
@@ -238,7 +238,7 @@ def _wait_and_timeout(params: dict[str, Any], cloud: CloudFront, default_wait: s
     wait = params.get("wait_policy")
     if params.get("no_wait"):
         if wait not in (None, "none"):
-            raise click.UsageError(f"--no-wait and --wait {wait}: give one")
+            raise ValueError(f"--no-wait and --wait {wait}: give one")
         wait = "none"
     timeout = params.get("timeout")
     return wait or default_wait, common.check_timeout(cloud.timeout if timeout is None else timeout)
@@ -267,7 +267,7 @@ def _wait_and_timeout(params: dict[str, Any], cloud: CloudFront, default_wait: s
 @_gcp_options
 @click.pass_context
 @handle_errors
-def plan_command(ctx: click.Context, **params: Any) -> None:
+def plan_command(ctx: click.Context, /, **params: Any) -> None:
     """Show what apply would do, with its cost and the preflight checks. Exit 2 when a guard refuses the plan
     (with --detailed-exitcode, 3 when it has changes). The cloud is the one the spec is for."""
     from pulumi_hyperpod.core import collector, planfile
@@ -309,11 +309,11 @@ def plan_command(ctx: click.Context, **params: Any) -> None:
 @_gcp_options
 @click.pass_context
 @handle_errors
-def apply_command(ctx: click.Context, **params: Any) -> None:
+def apply_command(ctx: click.Context, /, **params: Any) -> None:
     """Plan (or load a saved plan), confirm, and apply; then wait as --wait says."""
     spec_file, plan_file = params["spec_file"], params["plan_file"]
     if bool(spec_file) == bool(plan_file):
-        raise click.UsageError(
+        raise ValueError(
             "give either -f SPEC (plan now and apply) or --plan PLAN.json (apply a saved plan), not both"
             if spec_file
             else "nothing to apply: give -f SPEC, or --plan PLAN.json saved by `hyperpod plan --out`"
@@ -325,7 +325,7 @@ def apply_command(ctx: click.Context, **params: Any) -> None:
     if plan_file:
         planned_with = ("policy_file", "protect", "no_preflight", "lifecycle", "slurm_file", "replace", "reboot")
         if any(params.get(name) for name in planned_with):
-            raise click.UsageError(
+            raise ValueError(
                 "--policy, --protect, --replace, --reboot, --no-preflight, --lifecycle and --slurm are part of a saved plan; "
                 "make the plan again to change them"
             )
@@ -368,9 +368,10 @@ def _cluster(ctx: click.Context, params: dict[str, Any]) -> tuple[CloudFront, An
     """(the cloud, its client, the cluster's full name, the cluster as read now or None)."""
     from pulumi_hyperpod.core import cloud as clouds
 
-    name, spec_file = params["name"] or params["name_option"], params["spec_file"]
-    if params["name"] and params["name_option"] and params["name"] != params["name_option"]:
-        raise click.UsageError("NAME and --name differ: give one")
+    given = [value for value in (params["name"], params["name_option"]) if value is not None]  # "" is a name to refuse
+    name, spec_file = (given[0] if given else None), params["spec_file"]
+    if len(set(given)) > 1:
+        raise ValueError("NAME and --name differ: give one")
     cloud = _front(ctx, _name_cloud(ctx, name, spec_file))
     full = cloud.cluster_name(ctx, spec_file, name)
     client = cloud.client(ctx)
@@ -384,7 +385,7 @@ def _cluster(ctx: click.Context, params: dict[str, Any]) -> tuple[CloudFront, An
 @_gcp_options
 @click.pass_context
 @handle_errors
-def status_command(ctx: click.Context, **params: Any) -> None:
+def status_command(ctx: click.Context, /, **params: Any) -> None:
     """Cluster status and per-group counts. Exit 1 when there is no such cluster."""
     cloud, client, full, state = _cluster(ctx, params)
     if state is None:
@@ -407,7 +408,7 @@ def status_command(ctx: click.Context, **params: Any) -> None:
 @_gcp_options
 @click.pass_context
 @handle_errors
-def delete_command(ctx: click.Context, **params: Any) -> None:
+def delete_command(ctx: click.Context, /, **params: Any) -> None:
     """Delete the cluster and wait until it is gone. Exit 1 when there is no such cluster."""
     from pulumi_hyperpod.core import cloud as clouds
     from pulumi_hyperpod.plans.policy import Policy
@@ -464,9 +465,7 @@ def _apply(
         sys.exit(EXIT_REFUSED)
     if not the_plan.empty and not yes:
         if not sys.stdin.isatty():
-            raise click.UsageError(
-                f"refusing to {question.split()[0].lower()} without confirmation: pass --yes (there is no terminal to ask on)"
-            )
+            raise ValueError(f"refusing to {question.split()[0].lower()} without confirmation: pass --yes (there is no terminal to ask on)")
         if as_json:  # the plan is always shown before the question; stdout stays one JSON document
             from pulumi_hyperpod.plans import plan_renderable
 

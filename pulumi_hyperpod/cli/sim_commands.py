@@ -14,11 +14,12 @@ import contextlib
 import datetime as dt
 import math
 import sys
-from typing import TYPE_CHECKING, Any, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 import click
 
 from pulumi_hyperpod.sim.serveio import IDLE_TIMEOUT, MAX_CONNECTIONS, READ_TIMEOUT
+from pulumi_hyperpod.cli.common import F
 from pulumi_hyperpod.cli.common import (
     ClusterNotFound,
     cell,
@@ -37,7 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
 # The simulator, the cost reports, rich and botocore are imported in the commands that use them.
 
 
-def _simulator():
+def _simulator() -> Any:
     from pulumi_hyperpod.sim.aws.simulator import Simulator
 
     return Simulator
@@ -49,7 +50,7 @@ def _console(stderr: bool = False) -> Console:
     return make_console(stderr=stderr)
 
 
-def _options(ctx: click.Context) -> dict:
+def _options(ctx: click.Context) -> dict[str, Any]:
     options = dict(ctx.obj or {})
     options.setdefault("backend", "aws")
     options.setdefault("region", None)
@@ -121,7 +122,7 @@ def fake() -> None:
     gcp-fake.sqlite beside it; their clock is clock.sqlite there."""
 
 
-def _cloud_option(help_text: str):
+def _cloud_option(help_text: str) -> Callable[[F], F]:
     return click.option("--cloud", type=click.Choice(CLOUDS), default="all", show_default=True, help=help_text)
 
 
@@ -134,7 +135,7 @@ def reset(yes: bool, cloud: str) -> None:
     from pulumi_hyperpod.sim.aws.store import delete_world
     from pulumi_hyperpod.sim import worldfile
     from pulumi_hyperpod.sim.clock import delete_clock
-    from pulumi_hyperpod.cli import fake_gcp
+    from pulumi_hyperpod.cli import sim_gcp_commands as fake_gcp
 
     aws, _gcp, clock_place = worldfile.places()
     which = {"aws": (worldfile.AWS_WORLD,), "gcp": (worldfile.GCP_WORLD,), "all": worldfile.KINDS}[cloud]
@@ -167,10 +168,10 @@ def show(as_json: bool, cloud: str) -> None:
     """Clusters, statuses and counts of the simulated worlds, and their virtual time."""
     from rich.table import Table
 
-    from pulumi_hyperpod.cli import fake_gcp
+    from pulumi_hyperpod.cli import sim_gcp_commands as fake_gcp
 
     gcp = fake_gcp.overview() if cloud in ("all", "gcp") else None
-    if cloud == "gcp":
+    if cloud == "gcp" and gcp is not None:
         return emit_json(gcp) if as_json else _show_gcp(gcp, _console())
     overview = _simulator().open_default().overview()
     if as_json:
@@ -196,7 +197,7 @@ def show(as_json: bool, cloud: str) -> None:
         _show_gcp(gcp, console)
 
 
-def _show_gcp(gcp: dict, console: Console) -> None:
+def _show_gcp(gcp: dict[str, Any], console: Console) -> None:
     from rich.table import Table
 
     if gcp["virtual_time"] is None:
@@ -217,7 +218,7 @@ def advance(duration: str) -> None:
     """Fast-forward the persistent worlds' one clock by DURATION (90s, 15m, 3h, 1h30m): everything due
     by then runs, on both clouds."""
     from pulumi_hyperpod.sim.clock import parse_duration
-    from pulumi_hyperpod.cli import fake_gcp
+    from pulumi_hyperpod.cli import sim_gcp_commands as fake_gcp
 
     seconds = parse_duration(duration)
     sim = _simulator().open_default()
@@ -228,7 +229,7 @@ def advance(duration: str) -> None:
     print_line(f"advanced {seconds:g} s: virtual time {_when(now)} UTC{ahead}", console=_console())
 
 
-def _seconds(name: str, default: float, help: str) -> Any:  # noqa: A002 - click's word for it
+def _seconds(name: str, default: float, help: str) -> Callable[[F], F]:  # noqa: A002 - click's word for it
     return click.option(name, type=float, default=default, show_default=True, metavar="SECONDS", help=help)
 
 
@@ -284,13 +285,21 @@ def serve(
             console=_console(stderr=True),
         )
 
-    def ready(server) -> None:
+    def ready(server: Any) -> None:
         # one line on stdout, flushed, so a script can read the URL (with --port 0, the chosen port)
         click.echo(f"serving the simulated world {_simulator().default_path()} at {server.url}")
         sys.stdout.flush()
 
-    limits = {"idle_timeout": idle_timeout, "read_timeout": read_timeout, "max_connections": max_connections}
-    run(host, port, stop_after=stop_after, quiet=quiet, ready=ready, **limits)
+    run(
+        host,
+        port,
+        stop_after=stop_after,
+        quiet=quiet,
+        ready=ready,
+        idle_timeout=idle_timeout,
+        read_timeout=read_timeout,
+        max_connections=max_connections,
+    )
 
 
 @fake.command("fail-node")
@@ -340,7 +349,7 @@ def capacity(instance_type: str, count: str, zone: Optional[str]) -> None:
     A Google Cloud machine type (a4-highgpu-8g) sets the Google Cloud world's: an operation needing
     more nodes of it than COUNT fails with RESOURCE_EXHAUSTED."""
     from pulumi_hyperpod.aws.servicemodel import enum
-    from pulumi_hyperpod.cli import fake_gcp
+    from pulumi_hyperpod.cli import sim_gcp_commands as fake_gcp
 
     gcp = not instance_type.startswith("ml.") and fake_gcp.is_machine_type(instance_type)
     if not gcp and instance_type not in enum("ClusterInstanceGroupSpecification", "InstanceType"):
