@@ -424,6 +424,8 @@ def delete_command(ctx: click.Context, /, **params: Any) -> None:
     )
     if result.failures or result.outcome in ("unreachable", "timeout"):
         sys.exit(EXIT_ERROR)
+    if result.outcome == "done" and not params["as_json"] and not the_plan.empty:
+        common.print_line(f"cluster {full} deleted")
 
 
 # ---- the shared steps ----------------------------------------------------------------------------

@@ -73,7 +73,8 @@ def test_a_gcp_cluster_from_the_top_level_commands(gcp_spec):
     hyperpod("apply", "-f", str(gcp_spec), "--yes")
     assert json.loads(hyperpod("status", GCP_NAME, "--json"))["state"] == "RUNNING"
     assert json.loads(hyperpod("status", "-f", str(gcp_spec), "--json"))["state"] == "RUNNING"
-    assert "outcome: done" in hyperpod("delete", "-f", str(gcp_spec), "--yes")
+    deleted = hyperpod("delete", "-f", str(gcp_spec), "--yes")
+    assert "outcome: done" in deleted and f"cluster {GCP_NAME} deleted" in deleted
     assert json.loads(hyperpod("status", GCP_NAME, "--json", code=1)) == {"exists": False}
     code, output = run("delete", GCP_NAME, "--yes")
     assert code == 1 and output.splitlines() == [
