@@ -361,6 +361,8 @@ _name_options = _options(
         metavar="NAME",
         help="The same as NAME (Google Cloud: a full resource name, or a bare id with --project/--location).",
     ),
+    _cloud_option,
+    _gcp_options,
 )
 
 
@@ -381,8 +383,6 @@ def _cluster(ctx: click.Context, params: dict[str, Any]) -> tuple[CloudFront, An
 @click.command("status", cls=ClusterCommand)
 @_name_options
 @click.option("--json", "as_json", is_flag=True, help='The status as JSON (`{"exists": false}` when there is no such cluster).')
-@_cloud_option
-@_gcp_options
 @click.pass_context
 @handle_errors
 def status_command(ctx: click.Context, /, **params: Any) -> None:
@@ -404,8 +404,6 @@ def status_command(ctx: click.Context, /, **params: Any) -> None:
 @click.option("--yes", "-y", is_flag=True, help="Delete without asking.")
 @_wait_options
 @click.option("--json", "as_json", is_flag=True, help="Print the plan and the result as JSON.")
-@_cloud_option
-@_gcp_options
 @click.pass_context
 @handle_errors
 def delete_command(ctx: click.Context, /, **params: Any) -> None:

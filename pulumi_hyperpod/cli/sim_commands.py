@@ -5,7 +5,7 @@
 `--backend/--region/--profile` options arrive in `ctx.obj`. `events` and `cost` work against AWS too (events through the ListClusterEvents
 paginator; cost from pulumi_hyperpod.aws.cost: metering on the simulator, estimated on AWS).
 `sinfo` and `fake` are simulator-only. `hyperpod fake show|advance|reset|capacity|serve` act on both
-simulators' persistent worlds (the Google Cloud one through fake_gcp.py), which keep one clock.
+simulators' persistent worlds (the Google Cloud one through sim_gcp_commands.py), which keep one clock.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 import click
 
 from pulumi_hyperpod.sim.serveio import IDLE_TIMEOUT, MAX_CONNECTIONS, READ_TIMEOUT
-from pulumi_hyperpod.cli.common import F
 from pulumi_hyperpod.cli.common import (
     ClusterNotFound,
+    F,
     cell,
     check_cluster_name,
     client_from,
@@ -135,12 +135,12 @@ def reset(yes: bool, cloud: str) -> None:
     from pulumi_hyperpod.sim.aws.store import delete_world
     from pulumi_hyperpod.sim import worldfile
     from pulumi_hyperpod.sim.clock import delete_clock
-    from pulumi_hyperpod.cli import sim_gcp_commands as fake_gcp
+    from pulumi_hyperpod.cli import sim_gcp_commands
 
     aws, _gcp, clock_place = worldfile.places()
     which = {"aws": (worldfile.AWS_WORLD,), "gcp": (worldfile.GCP_WORLD,), "all": worldfile.KINDS}[cloud]
     worldfile.check_all(which)  # every file first: one the simulators did not make stops the reset before anything goes
-    path, gcp_path, clock = _simulator().default_path(), fake_gcp.world_path(), clock_place.path
+    path, gcp_path, clock = _simulator().default_path(), sim_gcp_commands.world_path(), clock_place.path
     targets = {"aws": [path], "gcp": [gcp_path], "all": [path, gcp_path]}[cloud]
     if not yes:
         raise click.UsageError(f"this deletes the simulated world at {' and '.join(map(str, targets))}; pass --yes to confirm")
@@ -152,7 +152,7 @@ def reset(yes: bool, cloud: str) -> None:
         else:
             print_line(f"no simulated world at {path}; nothing to delete", console=console)
     if cloud in ("all", "gcp"):
-        if fake_gcp.reset():
+        if sim_gcp_commands.reset():
             print_line(f"deleted the Google Cloud simulated world at {gcp_path}", console=console)
         elif cloud == "gcp":
             print_line(f"no Google Cloud simulated world at {gcp_path}; nothing to delete", console=console)
@@ -168,10 +168,10 @@ def show(as_json: bool, cloud: str) -> None:
     """Clusters, statuses and counts of the simulated worlds, and their virtual time."""
     from rich.table import Table
 
-    from pulumi_hyperpod.cli import sim_gcp_commands as fake_gcp
+    from pulumi_hyperpod.cli import sim_gcp_commands
 
-    gcp = fake_gcp.overview() if cloud in ("all", "gcp") else None
-    if cloud == "gcp" and gcp is not None:
+    gcp = sim_gcp_commands.overview() if cloud in ("all", "gcp") else None
+    if cloud == "gcp":
         return emit_json(gcp) if as_json else _show_gcp(gcp, _console())
     overview = _simulator().open_default().overview()
     if as_json:
@@ -197,9 +197,11 @@ def show(as_json: bool, cloud: str) -> None:
         _show_gcp(gcp, console)
 
 
-def _show_gcp(gcp: dict[str, Any], console: Console) -> None:
+def _show_gcp(gcp: dict[str, Any] | None, console: Console) -> None:
     from rich.table import Table
 
+    if gcp is None:  # the Google Cloud world was not asked for
+        return
     if gcp["virtual_time"] is None:
         print_line(f"Google Cloud world: {gcp['path']} (none yet)", console=console)
         return
@@ -218,12 +220,12 @@ def advance(duration: str) -> None:
     """Fast-forward the persistent worlds' one clock by DURATION (90s, 15m, 3h, 1h30m): everything due
     by then runs, on both clouds."""
     from pulumi_hyperpod.sim.clock import parse_duration
-    from pulumi_hyperpod.cli import sim_gcp_commands as fake_gcp
+    from pulumi_hyperpod.cli import sim_gcp_commands
 
     seconds = parse_duration(duration)
     sim = _simulator().open_default()
     now = sim.advance(seconds)  # moves the one clock: the Google Cloud world's time too
-    fake_gcp.catch_up()
+    sim_gcp_commands.catch_up()
     lead = sim.lead()
     ahead = f", {lead / 3600:.2f} h ahead of the wall clock" if lead is not None else ""
     print_line(f"advanced {seconds:g} s: virtual time {_when(now)} UTC{ahead}", console=_console())
@@ -349,9 +351,9 @@ def capacity(instance_type: str, count: str, zone: Optional[str]) -> None:
     A Google Cloud machine type (a4-highgpu-8g) sets the Google Cloud world's: an operation needing
     more nodes of it than COUNT fails with RESOURCE_EXHAUSTED."""
     from pulumi_hyperpod.aws.servicemodel import enum
-    from pulumi_hyperpod.cli import sim_gcp_commands as fake_gcp
+    from pulumi_hyperpod.cli import sim_gcp_commands
 
-    gcp = not instance_type.startswith("ml.") and fake_gcp.is_machine_type(instance_type)
+    gcp = not instance_type.startswith("ml.") and sim_gcp_commands.is_machine_type(instance_type)
     if not gcp and instance_type not in enum("ClusterInstanceGroupSpecification", "InstanceType"):
         also = "" if instance_type.startswith("ml.") else ", nor a Google Cloud machine type the simulator knows"
         raise click.UsageError(f"INSTANCE_TYPE: {instance_type!r} is not a HyperPod instance type (ClusterInstanceType){also}")
@@ -364,7 +366,7 @@ def capacity(instance_type: str, count: str, zone: Optional[str]) -> None:
     else:
         raise click.UsageError(f"COUNT: {count!r} is not a whole number >= 0 or `unlimited`")
     if gcp:
-        fake_gcp.set_capacity(instance_type, available)
+        sim_gcp_commands.set_capacity(instance_type, available)
         print_line(f"{instance_type} (Google Cloud): " + ("unlimited" if available is None else f"{available} nodes"), console=_console())
         return
     _simulator().open_default().set_capacity(instance_type, zone, available)
