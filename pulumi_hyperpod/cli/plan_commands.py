@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from pulumi_hyperpod.cli import common
-from pulumi_hyperpod.cli.common import EXIT_ERROR, EXIT_REFUSED, emit_json, handle_errors, print_error
+from pulumi_hyperpod.cli.common import EXIT_ERROR, EXIT_REFUSED, F, emit_json, handle_errors, print_error
 from pulumi_hyperpod.cli.outputs import OutputPath, command_inputs
 from pulumi_hyperpod.cli.workload_commands import workload_options
 from pulumi_hyperpod.plans.model import PLAN_FORMAT  # no third-party import: the --json help names the format
@@ -27,8 +27,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.core.contract import ApplyResult
     from pulumi_hyperpod.plans import Plan
 
-F = TypeVar("F", bound=Callable[..., Any])
-
 # The pipeline, the clouds' stages, rich and botocore are imported in the commands that run them
 # (`hyperpod plan --help` loads none of them). The --wait choices are written here for the same
 # reason (aws/apply/waiters imports botocore's waiters, ~0.1 s); tests/cli_startup checks they are
@@ -37,25 +35,8 @@ WAIT_CHOICES = ("none", "InService", "MinCount", "Target")
 CLOUDS = ("aws", "gcp")
 GCP_GROUP_CLOUD = "hyperpod.cloud"  # root ctx.meta: the cloud a group (`hyperpod gcp`) fixes
 
-# Each cloud's own options (parameter names), listed in their section of --help; given for a cluster
-# of the other cloud, each family is refused with its own line.
-SECTIONS = {
-    "aws": (
-        "HyperPod options",
-        (
-            "replace",
-            "reboot",
-            "lifecycle",
-            "slurm_file",
-            "workload_files",
-            "read_workload",
-            "workload_command",
-            "kubeconfig",
-            "kube_context",
-        ),
-    ),
-    "gcp": ("Google Cloud options", ("project", "location", "cluster_id")),
-}
+# Each cloud's own options (parameter names) by family: given for a cluster of the other cloud, a
+# family is refused with its line; `--help` lists them in the cloud's own section (SECTIONS).
 NOT_FOR_GCP = (
     (
         ("lifecycle", "slurm_file"),
@@ -77,6 +58,12 @@ NOT_FOR_AWS = (
         "--project, --location and --cluster-id are for Google Cloud clusters; this cluster is a HyperPod cluster",
     ),
 )
+
+
+SECTIONS = {
+    "aws": ("HyperPod options", tuple(name for names, _line in NOT_FOR_GCP for name in names)),
+    "gcp": ("Google Cloud options", tuple(name for names, _line in NOT_FOR_AWS for name in names)),
+}
 
 
 class ClusterCommand(click.Command):

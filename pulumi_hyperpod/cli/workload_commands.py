@@ -7,14 +7,11 @@ the commands that use them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
-from pulumi_hyperpod.cli.common import cell, emit_json, handle_errors, make_console, print_line
-
-F = TypeVar("F", bound=Callable[..., Any])
+from pulumi_hyperpod.cli.common import F, cell, emit_json, handle_errors, make_console, print_line
 
 
 def workload_options(command: F) -> F:
