@@ -74,7 +74,7 @@ class ClusterCommand(click.Command):
         rows: dict[str | None, list[tuple[str, str]]] = {None: [], **{key: [] for key in SECTIONS}}
         for param in self.get_params(ctx):
             record = param.get_help_record(ctx)
-            if record is not None:
+            if record is not None and not isinstance(param, click.Argument):  # as click's own: options only
                 rows[own.get(param.name or "")].append(record)
         for key, title in ((None, "Options"), *((key, title) for key, (title, _names) in SECTIONS.items())):
             if rows[key]:

@@ -62,6 +62,7 @@ def test_help_lists_each_clouds_options_in_its_own_section(name):
     assert code == 0
     sections = re.findall(r"^((?:\S[^\n]* )?options):$", output, flags=re.MULTILINE | re.IGNORECASE)
     assert sections[0] == "Options" and "Google Cloud options" in sections
+    assert "[NAME]" not in output.split("Options:", 1)[1]  # an argument is in the usage line, not an option row
     google = output.split("Google Cloud options:", 1)[1]
     assert "--project" in google and "--location" in google and "--region" not in google
     if name in ("plan", "apply"):
