@@ -1,7 +1,7 @@
 """`hyperpod`: the command group and its global options; the commands live in one module per area.
 
 A command's module is imported when that command runs (or shows its own help), never at start-up:
-`hyperpod plan` loads `plan_commands` only, and `hyperpod --help` lists every command from
+`hyperpod plan` loads `plan_commands` only (it holds plan, apply, status and delete, for every cloud), and `hyperpod --help` lists every command from
 `COMMANDS` below without importing any of them (click's lazy-group pattern). The summaries there
 are the first sentence of each command's docstring; tests/cli_startup checks that they still are.
 """
@@ -23,7 +23,7 @@ from pulumi_hyperpod.cli.common import HyperpodGroup
 COMMANDS: dict[str, tuple[str, str, str]] = {
     "apply": ("plan_commands", "apply_command", "Plan (or load a saved plan), confirm, and apply; then wait as --wait says."),
     "cost": ("sim_commands", "cost", "Instance-hours and money per instance group and per instance."),
-    "delete": ("cluster_commands", "delete_command", "Delete the cluster and wait until it is gone. Exit 1 when there is no such cluster."),
+    "delete": ("plan_commands", "delete_command", "Delete the cluster and wait until it is gone. Exit 1 when there is no such cluster."),
     "events": ("sim_commands", "events", "Cluster events (Continuous-mode clusters), oldest first, via the ListClusterEvents paginator."),
     "fake": ("sim_commands", "fake", "Both simulators' persistent worlds (HyperPod's and Google Cloud's) and their one clock."),
     "gcp": ("gcp_commands", "gcp_group", "Google Cloud training clusters (Vertex AI / Gemini Enterprise Agent Platform, Slurm)."),
@@ -46,7 +46,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "snapshot_command",
         "Print DescribeCluster + ListClusterNodes as JSON, for `plan --observed` in a pipeline.",
     ),
-    "status": ("cluster_commands", "status_command", "Cluster status and per-group counts."),
+    "status": ("plan_commands", "status_command", "Cluster status and per-group counts. Exit 1 when there is no such cluster."),
     "timeline": (
         "timeline_commands",
         "timeline_command",

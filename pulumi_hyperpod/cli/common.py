@@ -16,11 +16,13 @@ import functools
 import json
 import math
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
 
 import click
 
 from pulumi_hyperpod.aws.client import connect
+from pulumi_hyperpod.core.errors import Violation
 from pulumi_hyperpod.core.terminal import shown
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -28,13 +30,13 @@ if TYPE_CHECKING:  # pragma: no cover
     from rich.text import Text
 
     from pulumi_hyperpod.plans import Policy
-    from pulumi_hyperpod.core.errors import Violation
 
 # Heavy modules (rich, botocore, pydantic, the service model, the spec and plan packages) are
 # imported in the functions that use them, so that a command (or its --help) pays only for what it
 # runs; tests/cli_startup checks which modules `hyperpod --help` and friends load.
 
 EXIT_OK, EXIT_ERROR, EXIT_REFUSED = 0, 1, 2
+F = TypeVar("F", bound=Callable[..., Any])
 EXIT_CHANGES = 3  # `plan --detailed-exitcode`: the plan would change something (and no guard refused it)
 DETAILED_EXITCODE_HELP = "Exit 3 when the plan has changes, 0 when there are none (for CI); errors still exit 1 and a refused plan 2."
 
@@ -113,7 +115,7 @@ def _console_class() -> type[Console]:
 
 def make_console(stderr: bool = False, **options: Any) -> Console:
     console = _console_class()(stderr=stderr, **options)
-    console.fixed_width = options.get("width") is not None
+    console.fixed_width = options.get("width") is not None  # type: ignore[attr-defined]  # _console_class's own attribute
     return console
 
 
@@ -202,7 +204,7 @@ def check_cluster_name(name: str) -> str:
     from pulumi_hyperpod.aws import servicemodel
 
     if not name.strip():  # the model's min is 0, but no cluster has an empty name
-        raise _argument_error()([servicemodel.Violation("", "is empty; give the cluster's name or ARN")], source="NAME")
+        raise _argument_error()([Violation("", "is empty; give the cluster's name or ARN")], source="NAME")
     problems = servicemodel.violations(servicemodel.input_shape("DescribeCluster").members["ClusterName"], name)
     if problems:
         raise _argument_error()(problems[:1], source="NAME")
@@ -228,7 +230,6 @@ def check_timeout(timeout: float) -> float:
 def load_policy(path: str | None, protect: tuple[str, ...] = (), *, replace: tuple[str, ...] = (), reboot: tuple[str, ...] = ()) -> Policy:
     """The policy from `path` (YAML/JSON) plus `--protect`, `--replace` and `--reboot` ids; any problem
     is a PolicyError naming the file and the field, one line each."""
-    from pulumi_hyperpod.aws import servicemodel
     from pulumi_hyperpod.plans import Policy
     from pulumi_hyperpod.aws.spec import PolicyError, read_document
 
@@ -238,11 +239,7 @@ def load_policy(path: str | None, protect: tuple[str, ...] = (), *, replace: tup
         data = {}
     if not isinstance(data, dict):
         raise PolicyError(
-            [
-                servicemodel.Violation(
-                    "", f"a policy file is an object with the keys {', '.join(Policy.model_fields)}; got {type(data).__name__}"
-                )
-            ],
+            [Violation("", f"a policy file is an object with the keys {', '.join(Policy.model_fields)}; got {type(data).__name__}")],
             source=source,
         )
     for key, ids in (("protected_node_ids", protect), ("replace_node_ids", replace), ("reboot_node_ids", reboot)):
@@ -250,51 +247,50 @@ def load_policy(path: str | None, protect: tuple[str, ...] = (), *, replace: tup
             continue
         given = data.get(key) or []
         if not isinstance(given, list):
-            raise PolicyError([servicemodel.Violation(key, f"must be a list of node ids, got {type(given).__name__}")], source=source)
+            raise PolicyError([Violation(key, f"must be a list of node ids, got {type(given).__name__}")], source=source)
         data = {**data, key: sorted({str(x) for x in given} | set(ids))}
     return _validated_policy(data, source)
 
 
-def _validated_policy(data: dict, source: str) -> Policy:
+def _validated_policy(data: dict[str, Any], source: str) -> Policy:
     from pulumi_hyperpod.plans import Policy
 
     if not data:  # no file, or an empty one: the defaults, which need no validating model
         return Policy()
     import pydantic
 
-    from pulumi_hyperpod.aws import servicemodel
     from pulumi_hyperpod.aws.spec import PolicyError
 
     # Strict: `allow_replacement: "yes"` is a string, not True (YAML 1.2, see docs/specs.md).
     # Through JSON, so a list is a valid frozenset in strict mode.
     if any(isinstance(v, float) and not math.isfinite(v) for v in data.values()):
         bad = next(k for k, v in data.items() if isinstance(v, float) and not math.isfinite(v))
-        raise PolicyError([servicemodel.Violation(str(bad), f"must be a finite number, got {data[bad]}")], source=source)
+        raise PolicyError([Violation(str(bad), f"must be a finite number, got {data[bad]}")], source=source)
     try:
         return Policy.model_validate_json(json.dumps(data, default=str), strict=True)
     except pydantic.ValidationError as error:
         raise PolicyError([_policy_violation(problem) for problem in error.errors()], source=source) from None
 
 
-def _policy_violation(problem: dict) -> Violation:
-    from pulumi_hyperpod.aws import servicemodel
+def _policy_violation(problem: Mapping[str, Any]) -> Violation:
     from pulumi_hyperpod.plans import Policy
 
     path = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in problem["loc"]).lstrip(".")
     if problem["type"] == "extra_forbidden":
-        return servicemodel.Violation(path, f"is not a known field (allowed: {', '.join(Policy.model_fields)})")
+        return Violation(path, f"is not a known field (allowed: {', '.join(Policy.model_fields)})")
     if problem["type"] == "value_error":  # a validator's own sentence names the value already
-        return servicemodel.Violation(path, str(problem["ctx"]["error"]))
+        return Violation(path, str(problem["ctx"]["error"]))
     message = problem["msg"]
     rule = message[0].lower() + message[1:] if message else problem["type"]
     got = repr(problem.get("input"))
-    return servicemodel.Violation(path, f"{rule}; got {got if len(got) <= 60 else got[:57] + '...'}")
+    return Violation(path, f"{rule}; got {got if len(got) <= 60 else got[:57] + '...'}")
 
 
 # ---- errors and exit codes --------------------------------------------------------------------------
-def handle_errors(command: Callable) -> Callable:
-    """Errors a user can act on become one clear line each and exit code 1, never a traceback. The
-    files the command writes are checked against those it reads first (outputs.py)."""
+def handle_errors(command: F) -> F:
+    """Errors a user can act on become one clear line each (core/messages.py says how: the label,
+    the lines, the exit code 1, 2 for a guard's refusal, 130 for an interrupted apply), never a
+    traceback. The files the command writes are checked against those it reads first (outputs.py)."""
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -305,46 +301,24 @@ def handle_errors(command: Callable) -> Callable:
 
                 check_outputs(ctx)
             return command(*args, **kwargs)
-        except Exception as error:  # noqa: BLE001 - anything not listed in `_error_lines` is raised again
-            lines = _error_lines(error)
-            if lines is None:
+        except BaseException as error:  # anything `render` does not word (a bug, SystemExit, click's own) is raised again
+            from pulumi_hyperpod.core.messages import render
+
+            rendered = render(error)
+            if rendered is None:
                 raise
-            for line in lines:
-                print_error(line)
-        sys.exit(EXIT_ERROR)
+            for line in rendered.lines:
+                print_error(line, label=rendered.label)
+            sys.exit(rendered.exit_code)
 
-    return wrapper
-
-
-def _error_lines(error: Exception) -> list[str] | None:
-    """The lines `handle_errors` prints for `error`, or None when it is not one a user can act on.
-
-    Checked in this order: bad input (InputError), no credentials, a service error, another
-    botocore error, then OSError/ValueError/LookupError. The classes are looked up in sys.modules,
-    not imported: an error of a module that was never imported cannot have been raised, and
-    importing botocore just to say so would cost every command its import."""
-    errors = sys.modules.get("pulumi_hyperpod.core.errors")
-    if errors is not None and isinstance(error, errors.InputError):
-        return list(error.lines())
-    botocore = sys.modules.get("botocore.exceptions")
-    if botocore is not None:
-        if isinstance(error, botocore.NoCredentialsError):
-            return ["no AWS credentials found (set AWS_PROFILE or use --profile); to try without AWS, use --backend fake"]
-        if isinstance(error, botocore.ClientError):
-            detail = error.response.get("Error", {})
-            return [f"{error.operation_name}: {detail.get('Code')}: {detail.get('Message')}"]
-        if isinstance(error, botocore.BotoCoreError):
-            return [str(error)]
-    if isinstance(error, (OSError, ValueError, LookupError)):
-        return [str(error)]
-    return None
+    return wrapper  # type: ignore[return-value]
 
 
 def _exit_one(error: click.UsageError) -> click.UsageError:
     """Exit 1; and the message, which often quotes what the user typed, with its control characters
     escaped (click prints it as it is)."""
-    error.exit_code = EXIT_ERROR
-    error.message = shown(error.message, one_line=True)
+    error.exit_code = EXIT_ERROR  # type: ignore[misc]  # click reads the instance's (ClickException.show, main)
+    error.message = shown(error.message, one_line=True)  # type: ignore[misc]
     return error
 
 

@@ -36,7 +36,9 @@ CHECKS = ("InstanceStress", "InstanceConnectivity", "MultiNodeTrainingValidation
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable result.")
 @click.pass_context
 @handle_errors
-def health_check_command(ctx, name, group, nodes, checks, timeout, as_json):
+def health_check_command(
+    ctx: click.Context, name: str, group: str | None, nodes: tuple[str, ...], checks: tuple[str, ...], timeout: float, as_json: bool
+) -> None:
     """Run deep health checks (StartClusterHealthCheck) and follow the operation to its end. Exit 1 when a node fails."""
     from pulumi_hyperpod.aws.apply.health import HealthCheckError, configurations, run_health_check
     from pulumi_hyperpod.aws.client import default_poll_seconds

@@ -37,7 +37,7 @@ def _age(created: Optional[dt.datetime], now: dt.datetime) -> Optional[float]:
     return None if created is None else max(0.0, (now - created).total_seconds())
 
 
-def aws_row(summary: dict, described: Optional[dict], now: dt.datetime) -> dict[str, Any]:
+def aws_row(summary: dict[str, Any], described: Optional[dict[str, Any]], now: dt.datetime) -> dict[str, Any]:
     """A ListClusters summary (and its DescribeCluster, None when it went in between) as a row."""
     from pulumi_hyperpod.aws.spec.grouplists import group_entries  # restricted groups count as groups
 
@@ -60,7 +60,7 @@ def aws_row(summary: dict, described: Optional[dict], now: dt.datetime) -> dict[
 
 def aws_rows(
     client: Any, name_contains: Optional[str] = None, now: Optional[dt.datetime] = None, page_size: Optional[int] = None
-) -> list[dict]:
+) -> list[dict[str, Any]]:
     """Every HyperPod cluster of the client's region, oldest first (`page_size` clusters a ListClusters page)."""
     from botocore.exceptions import ClientError
 
@@ -82,7 +82,7 @@ def aws_rows(
     return rows
 
 
-def gcp_row(resource: dict, now: dt.datetime) -> dict[str, Any]:
+def gcp_row(resource: dict[str, Any], now: dt.datetime) -> dict[str, Any]:
     """A modelDevelopmentClusters resource (the REST form) as a row."""
     from pulumi_hyperpod.gcp.observe import GcpClusterState
 
@@ -113,7 +113,7 @@ def _parse_time(value: Any) -> Optional[dt.datetime]:
         return None
 
 
-def print_rows(rows: Iterable[dict], title: str, empty: str) -> None:
+def print_rows(rows: Iterable[dict[str, Any]], title: str, empty: str) -> None:
     from rich.table import Table
 
     rows = list(rows)

@@ -54,8 +54,12 @@ def simulator_files() -> list[Any]:
 def check_outputs(ctx: click.Context) -> None:
     """ValueError, one line naming the output and the input, when a file the command would write is
     one it reads (or is not a regular file or a new path: core/files.py); nothing is done before it."""
-    given = [(param, ctx.params.get(param.name or "")) for param in ctx.command.params if isinstance(param.type, OutputPath)]
-    given = [(param, value) for param, value in given if value]
+    given = [
+        (param, str(value))
+        for param in ctx.command.params
+        if isinstance(param.type, OutputPath)
+        if (value := ctx.params.get(param.name or ""))
+    ]
     if not given:
         return
     from pulumi_hyperpod.core.files import unsafe_reason, why_unwritable

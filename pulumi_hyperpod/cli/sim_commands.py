@@ -14,13 +14,14 @@ import contextlib
 import datetime as dt
 import math
 import sys
-from typing import TYPE_CHECKING, Any, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 import click
 
 from pulumi_hyperpod.sim.serveio import IDLE_TIMEOUT, MAX_CONNECTIONS, READ_TIMEOUT
 from pulumi_hyperpod.cli.common import (
     ClusterNotFound,
+    F,
     cell,
     check_cluster_name,
     client_from,
@@ -37,7 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
 # The simulator, the cost reports, rich and botocore are imported in the commands that use them.
 
 
-def _simulator():
+def _simulator() -> Any:
     from pulumi_hyperpod.sim.aws.simulator import Simulator
 
     return Simulator
@@ -49,7 +50,7 @@ def _console(stderr: bool = False) -> Console:
     return make_console(stderr=stderr)
 
 
-def _options(ctx: click.Context) -> dict:
+def _options(ctx: click.Context) -> dict[str, Any]:
     options = dict(ctx.obj or {})
     options.setdefault("backend", "aws")
     options.setdefault("region", None)
@@ -121,7 +122,7 @@ def fake() -> None:
     gcp-fake.sqlite beside it; their clock is clock.sqlite there."""
 
 
-def _cloud_option(help_text: str):
+def _cloud_option(help_text: str) -> Callable[[F], F]:
     return click.option("--cloud", type=click.Choice(CLOUDS), default="all", show_default=True, help=help_text)
 
 
@@ -196,9 +197,11 @@ def show(as_json: bool, cloud: str) -> None:
         _show_gcp(gcp, console)
 
 
-def _show_gcp(gcp: dict, console: Console) -> None:
+def _show_gcp(gcp: dict[str, Any] | None, console: Console) -> None:
     from rich.table import Table
 
+    if gcp is None:  # the Google Cloud world was not asked for
+        return
     if gcp["virtual_time"] is None:
         print_line(f"Google Cloud world: {gcp['path']} (none yet)", console=console)
         return
@@ -228,7 +231,7 @@ def advance(duration: str) -> None:
     print_line(f"advanced {seconds:g} s: virtual time {_when(now)} UTC{ahead}", console=_console())
 
 
-def _seconds(name: str, default: float, help: str) -> Any:  # noqa: A002 - click's word for it
+def _seconds(name: str, default: float, help: str) -> Callable[[F], F]:  # noqa: A002 - click's word for it
     return click.option(name, type=float, default=default, show_default=True, metavar="SECONDS", help=help)
 
 
@@ -284,13 +287,21 @@ def serve(
             console=_console(stderr=True),
         )
 
-    def ready(server) -> None:
+    def ready(server: Any) -> None:
         # one line on stdout, flushed, so a script can read the URL (with --port 0, the chosen port)
         click.echo(f"serving the simulated world {_simulator().default_path()} at {server.url}")
         sys.stdout.flush()
 
-    limits = {"idle_timeout": idle_timeout, "read_timeout": read_timeout, "max_connections": max_connections}
-    run(host, port, stop_after=stop_after, quiet=quiet, ready=ready, **limits)
+    run(
+        host,
+        port,
+        stop_after=stop_after,
+        quiet=quiet,
+        ready=ready,
+        idle_timeout=idle_timeout,
+        read_timeout=read_timeout,
+        max_connections=max_connections,
+    )
 
 
 @fake.command("fail-node")

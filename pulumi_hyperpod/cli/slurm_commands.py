@@ -11,16 +11,20 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
 
 import click
 
 from pulumi_hyperpod.core.files import write_whole
 from pulumi_hyperpod.cli import common
-from pulumi_hyperpod.cli.common import EXIT_REFUSED, client_from, emit_json, handle_errors
+from pulumi_hyperpod.cli.common import EXIT_REFUSED, HyperpodGroup, client_from, emit_json, handle_errors
 from pulumi_hyperpod.cli.outputs import OutputPath, command_inputs
 
+if TYPE_CHECKING:  # pragma: no cover
+    from pulumi_hyperpod.core.errors import Violation
 
-def _load(cluster_path: str, slurm_path: str, slurm_config: bool | None, lifecycle_uri: str | None, base_dir: str | None = None):
+
+def _load(cluster_path: str, slurm_path: str, slurm_config: bool | None, lifecycle_uri: str | None, base_dir: str | None = None) -> Any:
     from pulumi_hyperpod.aws.slurm.hyperpod import partition_names
     from pulumi_hyperpod.aws.slurm.render import render_hyperpod
     from pulumi_hyperpod.slurm.spec import SlurmSpec
@@ -36,7 +40,7 @@ def _load(cluster_path: str, slurm_path: str, slurm_config: bool | None, lifecyc
     )
 
 
-def _violation(path: str, rule: str):
+def _violation(path: str, rule: str) -> Violation:
     from pulumi_hyperpod.core.errors import Violation
 
     return Violation(path, rule)
@@ -59,19 +63,7 @@ def _purpose(path: str) -> str:
     return _PURPOSE.get(path, "from the base lifecycle scripts")
 
 
-class _UsageErrorsExitOne(click.Group):
-    """Usage errors (a missing --slurm, an unknown option) exit 1 like every other error; exit 2
-    means "refused by a guard" only."""
-
-    def invoke(self, ctx: click.Context):
-        try:
-            return super().invoke(ctx)
-        except click.UsageError as error:
-            error.exit_code = 1
-            raise
-
-
-@click.group("slurm", cls=_UsageErrorsExitOne)
+@click.group("slurm", cls=HyperpodGroup)  # usage errors (a missing --slurm, an unknown option) exit 1
 def slurm_group() -> None:
     """A Slurm spec (partitions, login pool, shared home, slurm.conf, prolog/epilog) on HyperPod."""
 
@@ -105,7 +97,15 @@ def slurm_group() -> None:
 )
 @click.option("--json", "as_json", is_flag=True)
 @handle_errors
-def render_command(cluster_path, slurm_path, out_dir, lifecycle_uri, slurm_config, base_dir, as_json):
+def render_command(
+    cluster_path: str,
+    slurm_path: str,
+    out_dir: str,
+    lifecycle_uri: str | None,
+    slurm_config: bool | None,
+    base_dir: str | None,
+    as_json: bool,
+) -> None:
     """Write the lifecycle bundle (OUT/lifecycle/) and the completed cluster spec (OUT/cluster.json)."""
     rendering = _load(cluster_path, slurm_path, slurm_config, lifecycle_uri, base_dir)
     root = Path(out_dir)
@@ -129,7 +129,7 @@ def render_command(cluster_path, slurm_path, out_dir, lifecycle_uri, slurm_confi
     _print_rendering(rendering, bundle_dir, cluster_file, lifecycle_uri)
 
 
-def _print_rendering(rendering, bundle_dir: Path, cluster_file: Path, lifecycle_uri: str | None) -> None:
+def _print_rendering(rendering: Any, bundle_dir: Path, cluster_file: Path, lifecycle_uri: str | None) -> None:
     from rich.table import Table
     from rich.text import Text
 
@@ -163,7 +163,7 @@ def _print_rendering(rendering, bundle_dir: Path, cluster_file: Path, lifecycle_
 @click.option("-f", "--file", "cluster_path", type=click.Path(), required=True, help="Cluster spec (AWS CLI JSON or YAML).")
 @click.option("--slurm", "slurm_path", type=click.Path(), required=True, help="Slurm spec, JSON or YAML.")
 @handle_errors
-def check_command(cluster_path, slurm_path):
+def check_command(cluster_path: str, slurm_path: str) -> None:
     """Validate a Slurm spec against a cluster spec; exit 1 naming every problem."""
     from rich.text import Text
 
@@ -171,7 +171,7 @@ def check_command(cluster_path, slurm_path):
     common.out.print(Text(f"ok: {len(rendering.roles)} groups, roles by {rendering.mode}"))
 
 
-def _observed(ctx, name: str):
+def _observed(ctx: click.Context, name: str) -> Any:
     from pulumi_hyperpod.aws.observe import observe
 
     state = observe(client_from(ctx), name)
@@ -193,7 +193,7 @@ def _observed(ctx, name: str):
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @handle_errors
-def roles_command(ctx, name, lifecycle_dir, as_json):
+def roles_command(ctx: click.Context, name: str, lifecycle_dir: str | None, as_json: bool) -> None:
     """The Slurm role of every instance group of cluster NAME, and where it comes from."""
     from rich.table import Table
     from rich.text import Text
@@ -230,7 +230,7 @@ def roles_command(ctx, name, lifecycle_dir, as_json):
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @handle_errors
-def diff_command(ctx, name, slurm_path, lifecycle_dir, as_json):
+def diff_command(ctx: click.Context, name: str, slurm_path: str, lifecycle_dir: str | None, as_json: bool) -> None:
     """What changing cluster NAME's Slurm spec takes, per key (exit 2 when a change is refused)."""
     import sys
 
@@ -245,6 +245,7 @@ def diff_command(ctx, name, slurm_path, lifecycle_dir, as_json):
     state = _observed(ctx, name)
     # partitions must name groups the cluster has, as `slurm check` requires of a cluster spec
     check_references(wanted, [g.name for g in state.groups], kind="instance group", source=slurm_path)
+    where: str | None
     if lifecycle_dir:
         current, where = read_dir_spec(lifecycle_dir), lifecycle_dir
     else:
@@ -260,7 +261,9 @@ def diff_command(ctx, name, slurm_path, lifecycle_dir, as_json):
             label="refused",
         )
         sys.exit(EXIT_REFUSED)
-    mode = "SlurmConfig" if any(g.node_type for g in state.groups) else "provisioning_parameters"
+    mode: Literal["SlurmConfig", "provisioning_parameters"] = (
+        "SlurmConfig" if any(g.node_type for g in state.groups) else "provisioning_parameters"
+    )
     changes = diff_slurm(current, wanted, mode=mode)
     if as_json:
         emit_json(changes.to_dict())

@@ -16,7 +16,7 @@ from pulumi_hyperpod.cli.outputs import OutputPath, command_inputs
 from pulumi_hyperpod.cli.common import ClusterNotFound, check_cluster_name, client_from, emit_json, handle_errors, print_line, region_of
 
 
-def read_events(client: Any, name: str, max_events: int) -> list[dict]:
+def read_events(client: Any, name: str, max_events: int) -> list[dict[str, Any]]:
     """The cluster's events oldest first (at most `max_events`, the oldest kept), instance-group
     events with their EventDetails."""
     paginator = client.get_paginator("list_cluster_events")
@@ -35,7 +35,7 @@ def read_events(client: Any, name: str, max_events: int) -> list[dict]:
 
 def read_panels(
     client: Any, name: str, group: Optional[str] = None, max_events: int = 10000, now: Optional[dt.datetime] = None
-) -> tuple[dict, list]:
+) -> tuple[dict[str, Any], list[Any]]:
     """(DescribeCluster, one timeline.Panel per group) of cluster `name`."""
     from botocore.exceptions import ClientError
 
@@ -69,7 +69,8 @@ def _world_now(ctx: click.Context) -> Optional[dt.datetime]:
         return None
     from pulumi_hyperpod.sim.aws.simulator import Simulator
 
-    return Simulator.open_default().now()
+    now: dt.datetime | None = Simulator.open_default().now()  # type: ignore[no-untyped-call]
+    return now
 
 
 @click.command("timeline")

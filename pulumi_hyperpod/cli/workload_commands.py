@@ -11,10 +11,10 @@ from typing import Any
 
 import click
 
-from pulumi_hyperpod.cli.common import cell, emit_json, handle_errors, make_console, print_line
+from pulumi_hyperpod.cli.common import F, cell, emit_json, handle_errors, make_console, print_line
 
 
-def workload_options(command):
+def workload_options(command: F) -> F:
     """--workload FILE…, --read-workload, --workload-command, --kubeconfig, --kube-context."""
     command = click.option("--kube-context", "kube_context", metavar="NAME", help="The kubeconfig context (default: its current one).")(
         command
@@ -125,9 +125,12 @@ def _sim() -> Any:
 
 
 def _seconds(value: str | None, option: str) -> float | None:
-    if value is None:
-        return None
-    from pulumi_hyperpod.sim.aws.clock import parse_duration
+    return None if value is None else parse_seconds(value, option)
+
+
+def parse_seconds(value: str, option: str) -> float:
+    """A duration option (30m, 2h) in seconds; a bad one is click's error naming the option."""
+    from pulumi_hyperpod.sim.clock import parse_duration
 
     try:
         return parse_duration(value)
@@ -148,7 +151,13 @@ def submit(cluster: str, node: str, runs: str, time_limit: str | None, user: str
     from pulumi_hyperpod.sim.workload.hyperpod import submit_job
 
     job = submit_job(
-        _sim(), cluster, node, _seconds(runs, "--runs"), user=user, name=job_name, time_limit_seconds=_seconds(time_limit, "--time-limit")
+        _sim(),
+        cluster,
+        node,
+        parse_seconds(runs, "--runs"),
+        user=user,
+        name=job_name,
+        time_limit_seconds=_seconds(time_limit, "--time-limit"),
     )
     print_line(f"job {job} ({user}) on {node}", console=make_console())
 

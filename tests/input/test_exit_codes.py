@@ -3,6 +3,7 @@ errors (exit 1) with a clear message; exit 2 means only "refused by a guard"."""
 
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -12,13 +13,20 @@ from tests.support.input_cli import SPECS, run
 
 @pytest.mark.parametrize(
     "command",
-    [["delete", "--yes"], ["status"], ["nodes"], ["snapshot"], ["status", "--json"], ["events"], ["sinfo"], ["cost"], ["cost", "--json"]],
+    [["delete", "--yes"], ["status"], ["nodes"], ["snapshot"], ["events"], ["sinfo"], ["cost"], ["cost", "--json"]],
 )
 def test_a_cluster_that_does_not_exist(world, command):
     result = run(command[0], "ghost", *command[1:])
     assert result.code == 1
     assert "error: no cluster ghost in us-west-2" in result.output
     assert "No changes" not in result.output
+
+
+def test_status_json_of_a_cluster_that_does_not_exist_says_so_in_json(world):
+    """Both clouds' `status --json` answer `{"exists": false}` on stdout, exit 1: a script reads one
+    JSON document either way (Google Cloud's answer before the CLI was one)."""
+    result = run("status", "ghost", "--json")
+    assert result.code == 1 and json.loads(result.output) == {"exists": False}
 
 
 @pytest.mark.parametrize(

@@ -70,12 +70,12 @@ def test_a_service_error_message_is_printed_as_sent(world, tmp_path, monkeypatch
     """A ClientError's message is the service's text: printed exactly, brackets included."""
     from botocore.exceptions import ClientError
 
-    from pulumi_hyperpod.cli import cluster_commands
+    from pulumi_hyperpod.aws.cloud import AwsCloud
 
-    def failing(client, name):
+    def failing(self, client, name):
         raise ClientError({"Error": {"Code": "ValidationException", "Message": "bad [/thing] here [bold]x"}}, "DescribeCluster")
 
-    monkeypatch.setattr(cluster_commands, "observe", failing)
+    monkeypatch.setattr(AwsCloud, "read", failing)  # the seam `hyperpod status` reads through
     result = run("status", "my-cluster")
     assert result.code == 1
     assert "DescribeCluster: ValidationException: bad [/thing] here [bold]x" in result.output
@@ -83,7 +83,7 @@ def test_a_service_error_message_is_printed_as_sent(world, tmp_path, monkeypatch
 
 def test_a_failure_message_in_the_status_table(world, monkeypatch):
     """Text the service returns (a FailureMessage) goes into tables as it is."""
-    from pulumi_hyperpod.cli import cluster_commands
+    from pulumi_hyperpod.aws.cloud import AwsCloud
     from pulumi_hyperpod.aws.observe import ClusterState
 
     state = ClusterState.from_api(
@@ -96,7 +96,7 @@ def test_a_failure_message_in_the_status_table(world, monkeypatch):
         },
         [],
     )
-    monkeypatch.setattr(cluster_commands, "observe", lambda client, name: state)
+    monkeypatch.setattr(AwsCloud, "read", lambda self, client, name: state)
     result = run("status", "c")
     assert result.code == 0, result.output
     assert "quota [/x] exceeded" in result.output

@@ -12,7 +12,6 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.support.paths import PACKAGE
 
 from tests.support import imports
 from tests.support.fresh import run_fresh

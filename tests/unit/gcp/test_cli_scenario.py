@@ -116,7 +116,8 @@ def test_a_saved_plan_is_applied_exactly_or_refused_when_the_cluster_moved(spec_
     gcp("plan", "-f", str(spec_file), "--out", str(saved))
     gcp("apply", "--plan", str(saved), "--yes")
     assert json.loads(gcp("status", "-f", str(spec_file), "--json"))["state"] == "RUNNING"
-    assert "refused" in gcp("apply", "--plan", str(saved), "--yes", code=1)  # stale: the cluster exists now
+    stale = gcp("apply", "--plan", str(saved), "--yes", code=1)  # stale: the cluster exists now
+    assert "stale plan: " in stale and "Nothing was changed" in stale  # the label HyperPod's apply prints (core/messages.py)
 
     edit(spec_file, lambda d: d.update(display_name="first"))
     first = tmp_path / "first.json"

@@ -7,7 +7,6 @@ from __future__ import annotations
 import ast
 import contextlib
 import sqlite3
-from pathlib import Path
 
 import pytest
 
