@@ -15,8 +15,9 @@ from click.testing import CliRunner
 
 from pulumi_hyperpod.cli import main
 from tests.support.cli import SPECS, hyperpod, use_fake_world
+from tests.support.paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
+
 GCP_EXAMPLE = REPO / "examples" / "gcp-training-cluster" / "cluster.json"
 GCP_NAME = "projects/my-project/locations/us-central1/modelDevelopmentClusters/llmtrain"
 AWS_SPEC = SPECS / "seed000-create-cluster.json"
