@@ -34,6 +34,8 @@ import traceback
 from types import ModuleType
 from typing import Any
 
+from pulumi_hyperpod.core.messages import render
+
 
 class ProviderError(Exception):
     """A failure the user can act on; the message says what to do."""
@@ -55,33 +57,17 @@ def contract_message(error: BaseException, cluster: str, again: str = "run `pulu
 
 
 def is_user_error(error: BaseException) -> bool:
-    from pulumi_hyperpod.core.errors import InputError  # a bad HyperPod or Google Cloud spec
-
-    return isinstance(error, (ProviderError, InputError, ValueError, *_loaded_errors()))
-
-
-# The errors of the clouds' libraries and of the contract, by module: looked up among the modules
-# already loaded (an error of a library is raised only once it is), so none is imported to say so
-# (a Google Cloud command never loads botocore, a HyperPod one never loads Google's libraries).
-_ERRORS = (
-    ("botocore.exceptions", ("ClientError", "BotoCoreError")),
-    ("pulumi_hyperpod.core.contract", ("ApplyError", "PlanInvalid", "PlanRefused", "PlanStale")),
-    ("pulumi_hyperpod.gcp.client", ("GcpApiError", "OperationTimeout", "CredentialsMissing")),
-)
-
-
-def _loaded_errors() -> tuple[type, ...]:
-    found: list[type] = []
-    for module, names in _ERRORS:
-        loaded = sys.modules.get(module)
-        found += [getattr(loaded, name) for name in names if loaded is not None and hasattr(loaded, name)]
-    return tuple(found)
+    """Whether `error` is one the user can act on, by the one renderer the CLI uses too
+    (core/messages.py); a KeyError or IndexError raised in a provider is a bug, shown with its traceback."""
+    return render(error) is not None and not isinstance(error, LookupError)
 
 
 def user_message(error: BaseException) -> str:
-    """The message of an error the user can act on; the whole traceback of anything else (a bug)."""
-    if is_user_error(error):
-        return str(error) or type(error).__name__
+    """The message of an error the user can act on (core/messages.py's wording); the whole traceback
+    of anything else (a bug)."""
+    rendered = render(error)
+    if rendered is not None and is_user_error(error):
+        return rendered.message or type(error).__name__
     return "".join(traceback.format_exception(type(error), error, error.__traceback__)).rstrip()
 
 

@@ -30,7 +30,8 @@ NOT_AT_UNPICKLE = (
     "pulumi_hyperpod.aws.servicemodel",
     "pulumi_hyperpod.aws.members",
     # the core's modules, but `core.collector` (the provider's process pauses the collector before it unpickles)
-    # and `core.backends` (the settings name their backend through it: a table of names, no cloud)
+    # `core.backends` (the settings name their backend through it: a table of names, no cloud) and
+    # `core.messages` (the one error renderer, which the host's failure path reads: provider/errors.py)
     "pulumi_hyperpod.core.cloud",
     "pulumi_hyperpod.sim.clock",
     "pulumi_hyperpod.core.contract",
@@ -129,10 +130,10 @@ def test_every_public_component_name_still_resolves():
         raise AssertionError("an unknown name resolved")
 
 
-def test_every_core_module_but_the_collector_and_backends_is_watched():
+def test_every_core_module_but_the_collector_backends_and_messages_is_watched():
     import pkgutil
 
     import pulumi_hyperpod.core as core
 
     modules = {f"pulumi_hyperpod.core.{m.name}" for m in pkgutil.iter_modules(core.__path__)}
-    assert modules - set(NOT_AT_UNPICKLE) == {"pulumi_hyperpod.core.collector", "pulumi_hyperpod.core.backends"}
+    assert modules - set(NOT_AT_UNPICKLE) == {"pulumi_hyperpod.core.collector", "pulumi_hyperpod.core.backends", "pulumi_hyperpod.core.messages"}
