@@ -457,7 +457,7 @@ def _preflight_again(ctx, client, prepared: Prepared) -> Prepared:
         return prepared
     the_plan = dataclasses.replace(prepared.plan, preflight=None)
     context = dataclasses.replace(prepared.context, quotas=lambda: client_from(ctx, "service-quotas"))
-    checked = cloud.get("aws").preflight(the_plan, prepared.desired, prepared.observed, client, prepared.policy, context=context)
+    checked = cloud.get("aws").preflight(the_plan, dataclasses.replace(prepared, context=context).request, client)
     return dataclasses.replace(prepared, plan=checked)
 
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pulumi.dynamic import ResourceProvider
 
+from pulumi_hyperpod.core.cloud import OBSERVE
 from pulumi_hyperpod.provider import errors, process
 from pulumi_hyperpod.provider.console import say
 
@@ -27,8 +28,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.core.contract import ApplyError, ApplyOptions, ApplyResult, PlanRefused, PlanStale
     from pulumi_hyperpod.plans.model import Plan
     from pulumi_hyperpod.plans.policy import Policy
-
-_READ = object()  # _prepared(): read the live cluster rather than a given observation
 
 
 class CloudProvider(ResourceProvider):
@@ -53,14 +52,13 @@ class CloudProvider(ResourceProvider):
         return self._cloud().read(client, name)
 
     def _prepared(
-        self, client: Any, spec: Any, policy: "Policy", *, observed: Any = _READ, skip: str | None = None, context: Any = None
-    ) -> "Prepared":
+        self, client: Any, spec: Any, policy: "Policy", *, observed: Any = OBSERVE, skip: str | None = None, context: Any = None
+    ) -> "Prepared[Any, Any, Any]":
         """read (unless `observed` is given: a create's None, an update's observation) → the
         cloud's other inputs → plan + cost → preflight (unless `skip`)."""
         from pulumi_hyperpod.core import cloud
 
-        given = {} if observed is _READ else {"observed": observed}
-        return cloud.prepare(self._cloud(), client, spec, policy, skip_preflight=skip, context=context, **given)
+        return cloud.prepare(self._cloud(), client, spec, policy, observed=observed, skip_preflight=skip, context=context)
 
     def _deletion(self, client: Any, name: str, policy: "Policy", observed: Any, context: Any = None) -> "Prepared":
         from pulumi_hyperpod.core import cloud

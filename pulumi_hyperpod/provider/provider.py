@@ -24,6 +24,7 @@ from pulumi.dynamic import (
     UpdateResult,
 )
 
+from pulumi_hyperpod.core.cloud import PlanRequest
 from pulumi_hyperpod.provider import process
 from pulumi_hyperpod.provider.base import CloudProvider
 from pulumi_hyperpod.provider.console import say
@@ -164,7 +165,9 @@ class ClusterProvider(CloudProvider):
         spec = props.spec_of(inputs)
         settings = Settings.from_inputs(inputs)
         text = plan_text(
-            self._cloud().plan(spec, None, settings.policy, context=_context(roles=settings.roles, region=self._region_or_none(inputs)))
+            self._cloud().plan(
+                PlanRequest(spec, None, settings.policy, _context(roles=settings.roles, region=self._region_or_none(inputs)))
+            )
         )
         if inputs.get("adopt"):
             text += f"adopt: if a cluster named {spec.name} exists it is taken over and planned against instead\n"
@@ -417,7 +420,7 @@ class ClusterProvider(CloudProvider):
             client, _ = open_backend(location, self.simulator)
             observed = observe(client, spec.name)
             if observed is None:
-                return self._cloud().plan(spec, None, settings.policy, context=_context(roles=settings.roles, region=location.region))
+                return self._cloud().plan(PlanRequest(spec, None, settings.policy, _context(roles=settings.roles, region=location.region)))
             return self._prepare(spec, settings, observed, client, location)
         except Exception as error:  # noqa: BLE001 - reported in the plan output, never as safe
             raise PlanUnknown(f"could not plan cluster {spec.name}: {error}") from None

@@ -4,6 +4,7 @@ apply raise and return the contract's own types, and the options are checked onc
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -101,27 +102,27 @@ class _Recording:
         self.calls.append(("read", name))
         return "observed"
 
-    def read_inputs(self, client, desired, observed, context):
-        self.calls.append(("read_inputs", context))
-        return observed + "+tags", {**context, "learnt": True}
+    def read_inputs(self, client, request):
+        self.calls.append(("read_inputs", request.context))
+        return dataclasses.replace(request, observed=request.observed + "+tags", context={**request.context, "learnt": True})
 
-    def plan(self, desired, observed, policy, context=None):
+    def plan(self, request):
         from pulumi_hyperpod.plans.model import Plan
 
-        self.calls.append(("plan", (observed, context)))
-        return Plan(cluster_name="c", action="none" if desired is None else "update")
+        self.calls.append(("plan", (request.observed, request.context)))
+        return Plan(cluster_name="c", action="none" if request.desired is None else "update")
 
-    def annotate(self, plan, desired, observed, context):
-        self.calls.append(("annotate", context))
+    def annotate(self, plan, request):
+        self.calls.append(("annotate", request.context))
         return plan
 
-    def preflight(self, plan, desired, observed, client, policy, context=None):
-        self.calls.append(("preflight", context))
+    def preflight(self, plan, request, client):
+        self.calls.append(("preflight", request.context))
         return plan
 
-    def apply(self, client, plan, options, *, policy=None, context=None):
-        self.calls.append(("apply", (policy, context)))
-        return contract.ApplyResult(plan.cluster_name)
+    def apply(self, client, request):
+        self.calls.append(("apply", (request.policy, request.context)))
+        return contract.ApplyResult(request.plan.cluster_name)
 
     def import_(self, client, name):
         return self.read(client, name)

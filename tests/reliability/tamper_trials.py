@@ -226,7 +226,7 @@ def run_trial(label: str, edit: Edit) -> Trial:
                     world.client,
                     prepared.plan,
                     policy=prepared.policy,
-                    roles=prepared.roles,
+                    roles=prepared.context.role_map(),
                     wait="none",
                     timeout=600,
                     sleep=world.sim.advance,
