@@ -115,7 +115,7 @@ _KINDS = {
 }
 
 
-def _refuse_unsafe(target: Path, inputs: tuple) -> None:
+def _refuse_unsafe(target: Path, inputs: "tuple[str | os.PathLike[str], ...]") -> None:
     reason = unsafe_reason(target, inputs)
     if reason is not None:
         raise UnsafeTarget(errno.EEXIST, reason, str(target))

@@ -177,3 +177,43 @@ def test_a_saved_plan_is_loaded_by_the_cloud_it_names(tmp_path, monkeypatch):
         assert asked[-1] == (name, str(path))
     planfile.load(tmp_path / "missing.json")  # names no cloud: the last of the detection order explains
     assert asked[-1] == (cloud.DETECTION_ORDER[-1], str(tmp_path / "missing.json"))
+
+
+def test_each_cloud_parameterises_the_generic_cloud_with_its_own_types():
+    """Cloud[Spec, State, Client, Context]: each implementation names its real types (mypy strict
+    checks every method against them, scripts/lint)."""
+    import typing
+
+    from pulumi_hyperpod.aws.cloud import AwsCloud
+    from pulumi_hyperpod.aws.context import AwsContext
+    from pulumi_hyperpod.gcp.cloud import GcpCloud
+
+    def named(argument):
+        return argument.__forward_arg__ if isinstance(argument, typing.ForwardRef) else argument
+
+    for implementation, expected in (
+        (AwsCloud, ["ClusterSpec", "ClusterState", "SageMakerClient", AwsContext]),
+        (GcpCloud, ["ClusterSpec", "GcpClusterState", "TrainingClusterClient", type(None)]),
+    ):
+        (base,) = [b for b in implementation.__orig_bases__ if typing.get_origin(b) is cloud.Cloud]
+        assert [named(a) for a in typing.get_args(base)] == expected
+
+
+def test_scripts_lint_checks_exactly_the_strict_list():
+    """The files scripts/lint gives mypy are the modules pyproject.toml makes strict, and each exists."""
+    import re
+    import shlex
+    import tomllib
+
+    root = EXAMPLES.parent
+    lint = (root / "scripts" / "lint").read_text().replace("\\\n", " ")
+    (command,) = [line for line in lint.splitlines() if " -m mypy " in line]
+    paths = [word for word in shlex.split(command) if word.startswith("pulumi_hyperpod")]
+    assert all((root / path).exists() for path in paths), paths
+    checked = set()
+    for path in paths:
+        module = re.sub(r"(/__init__)?\.py$", "", path).replace("/", ".")
+        checked |= {module} if path.endswith(".py") else {module, f"{module}.*"}
+    overrides = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["mypy"]["overrides"]
+    (strict,) = [set(o["module"]) for o in overrides if o.get("strict")]
+    assert checked == strict

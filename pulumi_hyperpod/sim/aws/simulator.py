@@ -8,6 +8,7 @@ with its handler on `before-send`, and offers the out-of-band controls tests and
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import functools
 import json
 import os
@@ -21,12 +22,13 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 from pulumi_hyperpod.aws.sessions import new_botocore_session
 from pulumi_hyperpod.sim.aws import billing as metering
 from pulumi_hyperpod.sim.aws import ids, provisioning as prov, reconcile, rolling_update, slurm, wire
-from pulumi_hyperpod.sim.clock import CLOCK_FILE, ClockFileError
-from pulumi_hyperpod.sim.aws.clock import ManualClock, PollTracker, SharedClock, to_datetime, to_seconds
+from pulumi_hyperpod.sim.clock import ClockFileError, ManualClock, SharedClock, to_datetime
+from pulumi_hyperpod.sim.aws.clock import PollTracker, to_seconds
 from pulumi_hyperpod.sim.aws.errors import ResourceNotFound, SerializationException
-from pulumi_hyperpod.sim.aws.model import Cluster
+from pulumi_hyperpod.sim.aws.model import Cluster, Node
 from pulumi_hyperpod.sim.aws.store import MemoryStore, SqliteStore
 from pulumi_hyperpod.sim.aws.world import World
+from pulumi_hyperpod.sim.worldfile import CLOCK_FILE
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.sim.aws.scenario import Scenario
@@ -66,7 +68,7 @@ def _botocore_session(cut: bool = False) -> Any:
     return session
 
 
-def _preparse(model: Any, answered: threading.local, operation: str, payload: dict) -> dict:
+def _preparse(model: Any, answered: threading.local, operation: str, payload: dict[str, Any]) -> dict[str, Any]:
     """Keep the answer, parsed, for this thread's `before-parse`; the body botocore parses is then `{}`."""
     from pulumi_hyperpod.sim.aws.parsed import converter
 
@@ -101,7 +103,7 @@ class Simulator:
         self,
         path: "str | Path | None" = None,
         seed: int = 0,
-        scenario: "dict | str | Path | Scenario | None" = None,
+        scenario: "dict[str, Any] | str | Path | Scenario | None" = None,
         *,
         real_time: Callable[[], float] = time.time,
         clock: Optional[SharedClock] = None,
@@ -143,7 +145,7 @@ class Simulator:
 
     @classmethod
     def shared(
-        cls, path: "str | Path", scenario: "dict | str | Path | Scenario | None" = None, clock: Optional[SharedClock] = None
+        cls, path: "str | Path", scenario: "dict[str, Any] | str | Path | Scenario | None" = None, clock: Optional[SharedClock] = None
     ) -> "Simulator":
         """This process's one Simulator of the SQLite world at `path`, shared by every client of that world:
         one connection and one loaded world, so a write through one client does not make the others reload
@@ -205,13 +207,13 @@ class Simulator:
             answered.value = None  # an error answer (or a request that never reached its parse) hands nothing over
             return self._handle(model.service_name, model.protocol, region, request, polls, preparse)
 
-        def hand_over(customized_response_dict: dict, **_: Any) -> None:
+        def hand_over(customized_response_dict: dict[str, Any], **_: Any) -> None:
             answer = getattr(answered, "value", None)
             if answer is not None:
                 answered.value = None
                 customized_response_dict.update(answer)
 
-        def observe(http_response: Any = None, parsed: Optional[dict] = None, model: Any = None, **_: Any) -> None:
+        def observe(http_response: Any = None, parsed: Optional[dict[str, Any]] = None, model: Any = None, **_: Any) -> None:
             if http_response is not None and http_response.status_code < 300 and parsed is not None:
                 wire.notify(model.name, parsed, model.service_model.service_name)
 
@@ -229,7 +231,13 @@ class Simulator:
         return self._handle(service, "rest-xml" if service == "s3" else "json", region, request, polls)
 
     def _handle(
-        self, service: str, protocol: str, region: str, request: Any, polls: PollTracker, preparse: Optional[Callable] = None
+        self,
+        service: str,
+        protocol: str,
+        region: str,
+        request: Any,
+        polls: PollTracker,
+        preparse: Optional[Callable[..., dict[str, Any]]] = None,
     ) -> Any:
         if service == "s3":  # lifecycle bundles (fake/s3.py): REST-XML, not the JSON wire
             from pulumi_hyperpod.sim.aws import s3  # only a bundle's read or upload: a preview's reads are sagemaker's
@@ -247,7 +255,9 @@ class Simulator:
             payload = preparse(operation, payload)
         return wire.encode(request.url, status, payload, request_id)
 
-    def dispatch(self, service: str, region: str, operation: str, params: dict, polls: PollTracker) -> tuple[int, dict, str]:
+    def dispatch(
+        self, service: str, region: str, operation: str, params: dict[str, Any], polls: PollTracker
+    ) -> tuple[int, dict[str, Any], str]:
         """One request, as decoded from the wire: (HTTP status, JSON payload, request id). `polls`: the
         calling client's, so a client repeating a read moves the world (a client waiting on it)."""
         waited = None
@@ -261,14 +271,14 @@ class Simulator:
         return status, payload, request_id
 
     # -- time ------------------------------------------------------------------------------------
-    def advance(self, seconds: float):
+    def advance(self, seconds: float) -> dt.datetime:
         """Move virtual time forward and run everything due by then; returns the new time."""
         with self._store.transaction() as world:
             world.clock.advance(seconds)
             reconcile.catch_up(world, max(world.now, world.clock.now()))
             return to_datetime(world.now)
 
-    def now(self):
+    def now(self) -> dt.datetime:
         with self._world() as world:
             return to_datetime(world.now)
 
@@ -279,7 +289,7 @@ class Simulator:
 
     # -- calls -------------------------------------------------------------------------------------
     @property
-    def calls(self) -> list[tuple[str, dict]]:
+    def calls(self) -> list[tuple[str, dict[str, Any]]]:
         """(operation, request params) of every request received, throttled retries included."""
         return self._store.calls()
 
@@ -318,11 +328,11 @@ class Simulator:
             slurm.edit(cluster, world.scenario, text, world)
             world.touch(cluster)
 
-    def sinfo_rows(self, name: str, region: Optional[str] = None) -> list[dict]:
+    def sinfo_rows(self, name: str, region: Optional[str] = None) -> list[dict[str, Any]]:
         with self._world() as world:
             return slurm.sinfo_rows(self._require_slurm(world, name, region), world.scenario, world)
 
-    def slurm_roles(self, name: str, region: Optional[str] = None) -> list[dict]:
+    def slurm_roles(self, name: str, region: Optional[str] = None) -> list[dict[str, Any]]:
         """The controller and login groups with their running nodes' hostnames."""
         with self._world() as world:
             return slurm.role_rows(self._require_slurm(world, name, region))
@@ -337,7 +347,7 @@ class Simulator:
         return cluster
 
     # -- metering ----------------------------------------------------------------------------------
-    def billing(self, name: str, since: "Any | None" = None, region: Optional[str] = None) -> dict:
+    def billing(self, name: str, since: "Any | None" = None, region: Optional[str] = None) -> dict[str, Any]:
         """Per-instance billing records and per-group totals (also for a deleted cluster)."""
         with self._world() as world:
             try:
@@ -424,7 +434,7 @@ class Simulator:
         with self._world() as world:
             return rolling_update.alarm(world, self._cluster(world, cluster, region), alarm_name)
 
-    def _instance(self, world, cluster: str, node_id: str, region: Optional[str], missing: str):
+    def _instance(self, world: World, cluster: str, node_id: str, region: Optional[str], missing: str) -> "tuple[Cluster, Node]":
         """The cluster and its node `node_id` that has a live, launched instance; else ValueError
         ("node … of cluster … {missing}")."""
         target = self._cluster(world, cluster, region)
@@ -452,7 +462,7 @@ class Simulator:
             else:
                 world.capacity.set(instance_type, az, available)
 
-    def node_build_configs(self, name: str, region: Optional[str] = None) -> list[dict]:
+    def node_build_configs(self, name: str, region: Optional[str] = None) -> list[dict[str, Any]]:
         """The group configuration each node was built with (None for never-launched nodes)."""
         with self._world() as world:
             cluster = self._cluster(world, name, region)
@@ -466,7 +476,7 @@ class Simulator:
                 for node in sorted(cluster.nodes.values(), key=lambda n: (n.created_at, n.logical_id))
             ]
 
-    def overview(self) -> dict:
+    def overview(self) -> dict[str, Any]:
         """Clusters, statuses and counts for `hyperpod fake show`."""
         with self._world() as world:
             clusters = []

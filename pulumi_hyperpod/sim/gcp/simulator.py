@@ -11,7 +11,10 @@ from pulumi_hyperpod.sim.gcp.store import MemoryStore, SqliteStore
 from pulumi_hyperpod.sim.gcp.wire import SimulatorAdapter
 
 if TYPE_CHECKING:  # pragma: no cover
+    import contextlib
+
     from pulumi_hyperpod.sim.clock import SharedClock
+    from pulumi_hyperpod.sim.gcp.world import GcpWorld
 
 STATE_ENV = "HYPERPOD_GCP_FAKE_STATE"
 TICK_ENV = "HYPERPOD_GCP_FAKE_TICK"
@@ -70,7 +73,7 @@ class GcpSimulator:
         session.mount("https://", self.adapter)
         return session
 
-    def world(self):
+    def world(self) -> "contextlib.AbstractContextManager[GcpWorld]":
         """One transaction on the world (for tests and `hyperpod gcp sim` style inspection)."""
         return self._store.transaction()
 
