@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pulumi.dynamic import ResourceProvider
 
-from pulumi_hyperpod.core.cloud import OBSERVE
 from pulumi_hyperpod.provider import errors, process
 from pulumi_hyperpod.provider.console import say
 
@@ -52,9 +51,9 @@ class CloudProvider(ResourceProvider):
         return self._cloud().read(client, name)
 
     def _prepared(
-        self, client: Any, spec: Any, policy: "Policy", *, observed: Any = OBSERVE, skip: str | None = None, context: Any = None
+        self, client: Any, spec: Any, policy: "Policy", *, observed: Any, skip: str | None = None, context: Any = None
     ) -> "Prepared[Any, Any, Any]":
-        """read (unless `observed` is given: a create's None, an update's observation) → the
+        """read (`observed` core.cloud.OBSERVE; else a create's None, an update's observation) → the
         cloud's other inputs → plan + cost → preflight (unless `skip`)."""
         from pulumi_hyperpod.core import cloud
 

@@ -216,7 +216,9 @@ class GcpClusterProvider(CloudProvider):
     def _live_plan(self, spec: ClusterSpec, news: Mapping[str, Any]):
         backend, policy, _timeout, _wait = _settings(news)
         try:
-            result = self._prepared(_client(backend), spec, policy).plan
+            from pulumi_hyperpod.core.cloud import OBSERVE
+
+            result = self._prepared(_client(backend), spec, policy, observed=OBSERVE).plan
         except Exception as error:  # noqa: BLE001 - a preview without access still shows the diff
             say(f"could not read {spec.name} to plan against it: {error}", _label(spec.name))
             return None

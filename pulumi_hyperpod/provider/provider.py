@@ -24,7 +24,6 @@ from pulumi.dynamic import (
     UpdateResult,
 )
 
-from pulumi_hyperpod.core.cloud import PlanRequest
 from pulumi_hyperpod.provider import process
 from pulumi_hyperpod.provider.base import CloudProvider
 from pulumi_hyperpod.provider.console import say
@@ -154,6 +153,7 @@ class ClusterProvider(CloudProvider):
     def _show_creation(self, inputs: dict[str, Any]) -> None:
         """A new resource: the engine calls no diff, so the creation plan is shown from here.
         Pure (no API call); with adopt the plan is made against the live cluster at create."""
+        from pulumi_hyperpod.core.cloud import PlanRequest
         from pulumi_hyperpod.provider import props
         from pulumi_hyperpod.provider.unknowns import unknown_paths
 
@@ -408,6 +408,7 @@ class ClusterProvider(CloudProvider):
         Reads the cluster, changes nothing, prints nothing (check and diff showed it). Raises
         PlanUnknown when it cannot be made (inputs not known yet, the cluster unreadable)."""
         from pulumi_hyperpod.provider import props
+        from pulumi_hyperpod.core.cloud import PlanRequest
         from pulumi_hyperpod.provider.unknowns import unknown_paths
         from pulumi_hyperpod.provider.worlds import open_backend
 
