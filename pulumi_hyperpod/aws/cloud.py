@@ -4,7 +4,7 @@
 Each method is an AWS stage: read is `observe`, read_inputs, plan and annotate are aws/stages.py
 (tags, Slurm roles, the workload view; plan() then its cost; the legacy migration, the Slurm
 section), preflight is the service quotas and lifecycle consistency checks (aws/preflight), apply
-is `apply.apply` under the one contract, save_plan/load_plan are pipeline/saved.py. Nothing here
+is `apply.apply` under the one contract, save_plan/load_plan are aws/saved.py. Nothing here
 calls the pipeline (core/cloud.py) or the library API over it (aws/pipeline/__init__.py): they
 call this.
 """
@@ -14,17 +14,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pulumi_hyperpod.aws.context import AwsContext
-from pulumi_hyperpod.core.cloud import ApplyRequest, Cloud, InputFiles, PlanRequest, Prepared, Target
+from pulumi_hyperpod.core.cloud import ApplyRequest, Cloud, InputFiles, PlanRequest, Target
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.clients import SageMakerClient
+    from pulumi_hyperpod.aws.context import AwsPrepared
     from pulumi_hyperpod.aws.observe import ClusterState
     from pulumi_hyperpod.aws.spec import ClusterSpec
     from pulumi_hyperpod.core.contract import ApplyResult
     from pulumi_hyperpod.plans.model import Plan
 
 Request = PlanRequest["ClusterSpec", "ClusterState", AwsContext]
-AwsPrepared = Prepared["ClusterSpec", "ClusterState", AwsContext]
 
 
 class AwsCloud(Cloud["ClusterSpec", "ClusterState", "SageMakerClient", AwsContext]):
@@ -107,12 +107,12 @@ class AwsCloud(Cloud["ClusterSpec", "ClusterState", "SageMakerClient", AwsContex
         )
 
     def save_plan(self, prepared: AwsPrepared, path: str, *, target: Target | None = None, inputs: InputFiles = ()) -> None:
-        from pulumi_hyperpod.aws.pipeline.saved import save
+        from pulumi_hyperpod.aws.saved import save
 
         save(prepared, path, target=target, inputs=inputs)
 
     def load_plan(self, path: str, *, target: Target | None = None) -> AwsPrepared:
-        from pulumi_hyperpod.aws.pipeline.saved import load
+        from pulumi_hyperpod.aws.saved import load
 
         return load(path, target=target)
 

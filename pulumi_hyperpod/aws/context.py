@@ -51,3 +51,11 @@ class AwsContext:
 
     def role_map(self) -> dict[str, str]:
         return dict(self.roles or {})
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pulumi_hyperpod.aws.observe import ClusterState
+    from pulumi_hyperpod.aws.spec import ClusterSpec
+    from pulumi_hyperpod.core.cloud import Prepared
+
+    AwsPrepared = Prepared[ClusterSpec, ClusterState, AwsContext]  # a HyperPod plan with what it was made from

@@ -1,6 +1,6 @@
 """HyperPod's stages around the pure planner, as the one pipeline (core/cloud.prepare) calls them
 through the AWS cloud (aws/cloud.py). They call nothing above them: aws/pipeline (the library API)
-and the saved-plan loader (aws/pipeline/saved.py) use them, never the other way.
+and the saved-plan loader (aws/saved.py) use them, never the other way.
 
 - `read_inputs` — what else the plan is made from, read now: the cluster's tags (only a spec that
   manages tags pays for ListTags), its newest event (a plan to be saved: `context.events`), the workload view (what runs on each node), the region of the

@@ -10,7 +10,7 @@ This module is the envelope, the same for both clouds: the size bound, the one J
 keys given twice), the format, the integrity hash, the tool version and the cloud. A file of any
 other format — the older `hyperpod-plan/1`, `/2` and `hyperpod-gcp-saved-plan/1`, `/2` included —
 is refused: make the plan again. `integrity` detects edits; it does not authenticate (anyone can
-recompute it), so each cloud's loader (aws/pipeline/saved.py, gcp/pipeline/saved.py) then makes the plan
+recompute it), so each cloud's loader (aws/saved.py, gcp/pipeline/saved.py) then makes the plan
 again from the saved inputs and accepts the file only when it is that plan.
 
 `save(prepared, path)` and `load(path)` are what front ends call: the cloud's body is written and

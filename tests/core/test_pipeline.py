@@ -116,7 +116,7 @@ def test_a_create_plan_is_stale_once_the_cluster_exists():
 
 
 def test_no_stage_calls_back_into_the_library_api():
-    from .test_layers import PACKAGE, _module_name, imports_of
+    from .test_layers import PACKAGE, _module_name, _within, imports_of
 
     front = ("cli", "provider", "native", "components")
     callers = []
@@ -124,21 +124,24 @@ def test_no_stage_calls_back_into_the_library_api():
         module = _module_name(path)
         if module in ("", "aws.pipeline") or module.split(".")[0] in front:
             continue
-        if "aws.pipeline" in imports_of(path):  # the package itself; its saved-plan codec (aws.pipeline.saved) is a stage
+        if any(_within(name, "aws.pipeline") for name in imports_of(path)):  # the library API: nothing below imports it
             callers.append(module)
     assert callers == []
 
 
-def test_the_pipeline_runs_without_its_library_api():
-    """The pipeline through the AWS cloud (what every front end runs) never loads aws/pipeline."""
+def test_the_pipeline_runs_without_its_library_api(tmp_path):
+    """The pipeline through the AWS cloud (what every front end runs: prepare, then the plan file
+    saved and loaded) never loads aws/pipeline."""
     code = (
         "import sys\n"
-        "from pulumi_hyperpod.core import cloud\n"
+        "from pulumi_hyperpod.core import cloud, planfile\n"
         "from pulumi_hyperpod.aws.spec import ClusterSpec\n"
         "from pulumi_hyperpod.plans.policy import Policy\n"
         "spec = ClusterSpec.from_file('examples/specs/seed004-initial.json')\n"
         "prepared = cloud.prepare(cloud.get('aws'), None, spec, Policy(), observed=None, skip_preflight='offline')\n"
         "assert prepared.plan.action == 'create' and prepared.plan.cost is not None\n"
+        f"planfile.save(prepared, {str(tmp_path / 'p.json')!r})\n"
+        f"assert planfile.load({str(tmp_path / 'p.json')!r}).plan == prepared.plan\n"
         "print('pulumi_hyperpod.aws.pipeline' in sys.modules)\n"
     )
     root = Path(__file__).resolve().parents[2]

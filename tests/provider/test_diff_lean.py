@@ -22,7 +22,7 @@ NOT_IN_NO_CHANGE_PREVIEW = (
     "pulumi_hyperpod.plans.render",  # a plan with nothing to do is not shown
     "rich",
     "pulumi_hyperpod.aws.apply.executor",
-    "pulumi_hyperpod.aws.pipeline.saved",
+    "pulumi_hyperpod.aws.saved",
     "pulumi_hyperpod.core.planfile",
     "pulumi_hyperpod.aws.cost.metering",
     "pulumi_hyperpod.aws.slurm.migration",

@@ -14,7 +14,7 @@ back into them. What they return is core/cloud.Prepared, the one prepared plan o
 - `prepare(sagemaker, desired, *, ...)` — observe (unless a snapshot is given) → Slurm roles from
   the lifecycle bundle (unless given) → make_plan → check.
 - `deletion(sagemaker, name, *, policy)` — the plan that deletes a cluster.
-- `save(prepared, path)` / `load(path)` — a saved plan file (`pipeline.saved`).
+- `save(prepared, path)` / `load(path)` — a saved plan file (aws/saved.py, through core/planfile.py).
 - `execute(client, plan, *, policy, wait, timeout, check_fresh, ...)` — apply.
 
 `observed=OBSERVE` (the default; core/cloud.OBSERVE) reads the live cluster; a ClusterState (a
@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from pulumi_hyperpod.aws.cloud import AWS, AwsPrepared
+from pulumi_hyperpod.aws.cloud import AWS
 from pulumi_hyperpod.aws.context import AwsContext, Quotas, S3
 from pulumi_hyperpod.aws.observe import ClusterState, observe
 from pulumi_hyperpod.aws.stages import make_plan
@@ -41,6 +41,7 @@ from pulumi_hyperpod.plans import Plan, Policy
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.apply import ApplyResult, Progress
     from pulumi_hyperpod.aws.clients import SageMakerClient
+    from pulumi_hyperpod.aws.context import AwsPrepared
     from pulumi_hyperpod.aws.cost.prices import PriceTable
     from pulumi_hyperpod.aws.spec import ClusterSpec
     from pulumi_hyperpod.aws.workload.model import WorkloadView

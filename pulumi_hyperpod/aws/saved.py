@@ -46,7 +46,7 @@ from pulumi_hyperpod.plans import Plan, Policy
 from pulumi_hyperpod.plans.integrity import step_problems
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pulumi_hyperpod.aws.cloud import AwsPrepared
+    from pulumi_hyperpod.aws.context import AwsPrepared
     from pulumi_hyperpod.aws.workload.model import WorkloadView
 
 __all__ = ["SavedPlanError", "document", "load", "plan_difference", "plan_target", "save"]
