@@ -49,6 +49,7 @@ HEAVY = (
     "pulumi_hyperpod.aws.servicemodel",
     "pulumi_hyperpod.aws.spec",
     "pulumi_hyperpod.aws.pipeline",
+    "pulumi_hyperpod.aws.saved",  # saved plans: only `plan --out` and `apply --plan` read or write one
     "pulumi_hyperpod.aws.observe",
     "pulumi_hyperpod.aws.apply",
     "pulumi_hyperpod.aws.cost",
