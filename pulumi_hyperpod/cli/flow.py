@@ -26,14 +26,14 @@ def show_plan(the_plan: "Plan", as_json: bool) -> None:
         out.print(plan_renderable(the_plan))
 
 
-def save_plan(prepared: "Prepared", out_file: str, *, target: Any, inputs: Any = ()) -> None:
+def save_plan(prepared: "Prepared[Any, Any, Any]", out_file: str, *, target: Any, inputs: Any = ()) -> None:
     """The one plan file (`hyperpod-plan/3`), written by the cloud the plan is for."""
     from pulumi_hyperpod.core import planfile
 
     planfile.save(prepared, out_file, target=target, inputs=inputs)
 
 
-def load_plan(plan_file: str, *, cloud: str, target: Any) -> "Prepared":
+def load_plan(plan_file: str, *, cloud: str, target: Any) -> "Prepared[Any, Any, Any]":
     """A saved plan, made again from its saved inputs by its cloud (SavedPlanError when it is not)."""
     from pulumi_hyperpod.core import planfile
 

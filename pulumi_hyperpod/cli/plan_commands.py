@@ -19,7 +19,7 @@ from pulumi_hyperpod.cli.workload_commands import wants_workload, workload_optio
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.observe import ClusterState
-    from pulumi_hyperpod.core.cloud import Prepared
+    from pulumi_hyperpod.aws.context import AwsPrepared
     from pulumi_hyperpod.plans import Plan
     from pulumi_hyperpod.aws.spec import ClusterSpec
 
@@ -97,7 +97,7 @@ def _prepare(
     slurm_file: str | None = None,
     workload=None,
     saved: bool = False,
-) -> Prepared:
+) -> AwsPrepared:
     """`lifecycle`: a local lifecycle bundle whose provisioning_parameters.json gives the Slurm roles of
     groups without SlurmConfig.NodeType; without it they are read from the groups' SourceS3Uri.
     `slurm_file`: a Slurm spec whose changes against the cluster's bundle the plan shows per key."""
@@ -445,7 +445,7 @@ def apply_command(
         sys.exit(EXIT_ERROR)
 
 
-def _preflight_again(ctx, client, prepared: Prepared) -> Prepared:
+def _preflight_again(ctx, client, prepared: AwsPrepared) -> AwsPrepared:
     """A saved plan's account checks, run again now (quotas, lifecycle consistency): what is shown is
     what holds at apply, not what the file says. One saved as skipped (offline, --no-preflight) stays so."""
     import dataclasses

@@ -23,7 +23,7 @@ from pulumi_hyperpod.provider import errors, process
 from pulumi_hyperpod.provider.console import say
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pulumi_hyperpod.core.cloud import Cloud, Prepared
+    from pulumi_hyperpod.core.cloud import AnyCloud, Prepared
     from pulumi_hyperpod.core.contract import ApplyError, ApplyOptions, ApplyResult, PlanRefused, PlanStale
     from pulumi_hyperpod.plans.model import Plan
     from pulumi_hyperpod.plans.policy import Policy
@@ -42,7 +42,7 @@ class CloudProvider(ResourceProvider):
         errors.install(process.host_module())
 
     # ---- the one pipeline ----------------------------------------------------------------
-    def _cloud(self) -> "Cloud":
+    def _cloud(self) -> "AnyCloud":
         from pulumi_hyperpod.core import cloud
 
         return cloud.get(self.cloud_name)
@@ -59,13 +59,13 @@ class CloudProvider(ResourceProvider):
 
         return cloud.prepare(self._cloud(), client, spec, policy, observed=observed, skip_preflight=skip, context=context)
 
-    def _deletion(self, client: Any, name: str, policy: "Policy", observed: Any, context: Any = None) -> "Prepared":
+    def _deletion(self, client: Any, name: str, policy: "Policy", observed: Any, context: Any = None) -> "Prepared[Any, Any, Any]":
         from pulumi_hyperpod.core import cloud
 
         return cloud.deletion(self._cloud(), client, name, policy, observed=observed, context=context)
 
     def _run(
-        self, client: Any, the_plan: "Plan | Prepared", options: "ApplyOptions", *, policy: Any = None, context: Any = None
+        self, client: Any, the_plan: "Plan | Prepared[Any, Any, Any]", options: "ApplyOptions", *, policy: Any = None, context: Any = None
     ) -> "ApplyResult":
         """core.cloud.execute, the contract's errors raised as they are."""
         from pulumi_hyperpod.core import cloud
@@ -73,7 +73,7 @@ class CloudProvider(ResourceProvider):
         return cloud.execute(self._cloud(), client, the_plan, options, policy=policy, context=context)
 
     def _execute(
-        self, client: Any, the_plan: "Plan | Prepared", options: "ApplyOptions", *, policy: Any = None, context: Any = None
+        self, client: Any, the_plan: "Plan | Prepared[Any, Any, Any]", options: "ApplyOptions", *, policy: Any = None, context: Any = None
     ) -> "ApplyResult":
         """core.cloud.execute, a refused, stale or failed apply raised as the cloud words it."""
         from pulumi_hyperpod.core.contract import ApplyError, PlanRefused, PlanStale
