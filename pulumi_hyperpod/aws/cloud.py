@@ -1,31 +1,37 @@
-"""Amazon SageMaker HyperPod behind the `Cloud` interface (core/cloud.py).
+"""Amazon SageMaker HyperPod behind the `Cloud` interface (core/cloud.py): a
+`Cloud[ClusterSpec, ClusterState, SageMakerClient, AwsContext]`.
 
-Each method is an AWS stage: read is `observe`, read_inputs and annotate are aws/stages.py (tags,
-Slurm roles, the workload view; the legacy migration, the Slurm section), plan is `plan()` then its
-cost (`pipeline.make_plan`), preflight is the service quotas and lifecycle consistency checks,
-apply is `apply.apply` under the one contract, save_plan/load_plan are pipeline/saved.py. The
-context is aws/context.AwsContext.
+Each method is an AWS stage: read is `observe`, read_inputs, plan and annotate are aws/stages.py
+(tags, Slurm roles, the workload view; plan() then its cost; the legacy migration, the Slurm
+section), preflight is the service quotas and lifecycle consistency checks (aws/preflight), apply
+is `apply.apply` under the one contract, save_plan/load_plan are aws/saved.py. Nothing here
+calls the pipeline (core/cloud.py) or the library API over it (aws/pipeline/__init__.py): they
+call this.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pulumi_hyperpod.aws.context import AwsContext
+from pulumi_hyperpod.core.cloud import ApplyRequest, Cloud, InputFiles, PlanRequest, Target
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pulumi_hyperpod.core.contract import ApplyOptions, ApplyResult
     from pulumi_hyperpod.aws.clients import SageMakerClient
+    from pulumi_hyperpod.aws.context import AwsPrepared
     from pulumi_hyperpod.aws.observe import ClusterState
     from pulumi_hyperpod.aws.spec import ClusterSpec
+    from pulumi_hyperpod.core.contract import ApplyResult
     from pulumi_hyperpod.plans.model import Plan
-    from pulumi_hyperpod.plans.policy import Policy
-    from pulumi_hyperpod.aws.context import AwsContext
+
+Request = PlanRequest["ClusterSpec", "ClusterState", AwsContext]
 
 
-class AwsCloud:
+class AwsCloud(Cloud["ClusterSpec", "ClusterState", "SageMakerClient", AwsContext]):
     name = "aws"
     title = "Amazon SageMaker HyperPod"
 
-    def owns(self, document: Any) -> bool:
+    def owns(self, document: object) -> bool:
         from pulumi_hyperpod.core.detect import detect_cloud  # shape only: no Google Cloud code runs
 
         return detect_cloud(document) == "hyperpod"
@@ -36,7 +42,7 @@ class AwsCloud:
         client: SageMakerClient = connect(backend)
         return client
 
-    def load_spec(self, path: str, **context: Any) -> "ClusterSpec":
+    def load_spec(self, path: str, **context: str | None) -> "ClusterSpec":
         from pulumi_hyperpod.aws.spec import ClusterSpec
 
         return ClusterSpec.from_file(path)
@@ -46,81 +52,67 @@ class AwsCloud:
 
         return observe(client, name)
 
-    def read_inputs(
-        self, client: "SageMakerClient | None", desired: "ClusterSpec | None", observed: "ClusterState | None", context: "AwsContext | None"
-    ) -> tuple[Any, "AwsContext"]:
+    def read_inputs(self, client: "SageMakerClient | None", request: Request) -> Request:
+        from dataclasses import replace
+
         from pulumi_hyperpod.aws.stages import read_inputs
 
-        return read_inputs(client, desired, observed, context)
+        observed, context = read_inputs(client, request.desired, request.observed, request.context)
+        return replace(request, observed=observed, context=context)
 
-    def plan(
-        self, desired: "ClusterSpec | None", observed: "ClusterState | None", policy: "Policy", context: "AwsContext | None" = None
-    ) -> "Plan":
-        from pulumi_hyperpod.aws.context import AwsContext
-
-        context = context or AwsContext()
+    def plan(self, request: Request) -> "Plan":
+        context = request.context or AwsContext()
         if not context.cost:
             from pulumi_hyperpod.aws.planner import plan
 
-            return plan(desired, observed, policy, roles=context.roles, workload=context.view)
-        from pulumi_hyperpod.aws.pipeline import make_plan
+            return plan(request.desired, request.observed, request.policy, roles=context.roles, workload=context.view)
+        from pulumi_hyperpod.aws.stages import make_plan
 
         return make_plan(
-            desired, observed, policy, roles=context.roles, prices=context.prices, region=context.region, workload=context.view
+            request.desired,
+            request.observed,
+            request.policy,
+            roles=context.roles,
+            prices=context.prices,
+            region=context.region,
+            workload=context.view,
         )
 
-    def annotate(
-        self, plan: "Plan", desired: "ClusterSpec | None", observed: "ClusterState | None", context: "AwsContext | None"
-    ) -> "Plan":
+    def annotate(self, plan: "Plan", request: Request) -> "Plan":
         from pulumi_hyperpod.aws.stages import annotate
 
-        return annotate(plan, desired, observed, context)
+        return annotate(plan, request.desired, request.observed, request.context)
 
-    def preflight(
-        self,
-        plan: "Plan",
-        desired: "ClusterSpec | None",
-        observed: "ClusterState | None",
-        client: "SageMakerClient",
-        policy: "Policy",
-        context: "AwsContext | None" = None,
-    ) -> "Plan":
-        from pulumi_hyperpod.aws.pipeline import check
+    def preflight(self, plan: "Plan", request: Request, client: "SageMakerClient") -> "Plan":
+        from pulumi_hyperpod.aws.preflight import preflight
 
-        quotas = context.quotas if context is not None else None
-        return check(plan, desired, observed, sagemaker=client, quotas=quotas, policy=policy)
+        quotas = request.context.quotas if request.context is not None else None
+        return preflight(plan, request.desired, request.observed, sagemaker=client, quotas=quotas, policy=request.policy)
 
-    def apply(
-        self,
-        client: "SageMakerClient",
-        plan: "Plan",
-        options: "ApplyOptions",
-        *,
-        policy: "Policy | None" = None,
-        context: "AwsContext | None" = None,
-    ) -> "ApplyResult":
+    def apply(self, client: "SageMakerClient", request: ApplyRequest[AwsContext]) -> "ApplyResult":
         import time
 
         from pulumi_hyperpod.aws.apply import apply
 
+        context = request.context or AwsContext()
         return apply(
             client,
-            plan,
-            policy=policy,
-            options=options,
-            sleep=(context and context.sleep) or time.sleep,
-            monotonic=(context and context.monotonic) or time.monotonic,
-            workload=context.workload if context is not None else None,
-            roles=context.role_map() if context is not None else {},
+            request.plan,
+            policy=request.policy,
+            options=request.options,
+            sleep=context.sleep or time.sleep,
+            monotonic=context.monotonic or time.monotonic,
+            workload=context.workload,
+            roles=context.role_map(),
         )
 
-    def save_plan(self, prepared: Any, path: str, *, target: Any = None, inputs: Any = ()) -> None:
-        from pulumi_hyperpod.aws.pipeline.saved import save
+    def save_plan(self, prepared: AwsPrepared, path: str, *, target: Target | None = None, inputs: InputFiles = ()) -> None:
+        from pulumi_hyperpod.aws.saved import save
 
         save(prepared, path, target=target, inputs=inputs)
 
-    def load_plan(self, path: str, *, target: Any = None) -> Any:
-        from pulumi_hyperpod.aws.pipeline.saved import load
+    def load_plan(self, path: str, *, target: Target | None = None) -> AwsPrepared:
+        from pulumi_hyperpod.aws.saved import load
 
         return load(path, target=target)
 

@@ -1,5 +1,6 @@
 """HyperPod's stages around the pure planner, as the one pipeline (core/cloud.prepare) calls them
-through the AWS cloud (aws/cloud.py):
+through the AWS cloud (aws/cloud.py). They call nothing above them: aws/pipeline (the library API)
+and the saved-plan loader (aws/saved.py) use them, never the other way.
 
 - `read_inputs` — what else the plan is made from, read now: the cluster's tags (only a spec that
   manages tags pays for ListTags), its newest event (a plan to be saved: `context.events`), the workload view (what runs on each node), the region of the
@@ -7,6 +8,7 @@ through the AWS cloud (aws/cloud.py):
   bundle (`lifecycle_dir`, else each group's LifeCycleConfig.SourceS3Uri read through `s3`), for a
   create too, so that a malformed bundle is refused before the cluster exists; a role that cannot
   be learnt stays unknown (the planner then refuses to scale a group to 0).
+- `make_plan` — plan() then its cost section (and the budget guard): the AWS cloud's plan stage.
 - `annotate` — the plan with HyperPod's own sections: a legacy Slurm cluster's migration to
   SlurmConfig said whole, the notes, a refusal when the bundle's roles disagree with the running
   cluster's Slurm (`roles-disagree`: its sinfo lists compute nodes only), and the Slurm section (the wanted Slurm spec against the one
@@ -16,19 +18,50 @@ through the AWS cloud (aws/cloud.py):
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from pulumi_hyperpod.aws.context import AwsContext
 from pulumi_hyperpod.aws.planner.codes import RefusalRule
 
 if TYPE_CHECKING:  # pragma: no cover
+    from pulumi_hyperpod.aws.clients import SageMakerClient
+    from pulumi_hyperpod.aws.cost.prices import PriceTable
+    from pulumi_hyperpod.aws.observe import ClusterState
+    from pulumi_hyperpod.aws.spec import ClusterSpec
+    from pulumi_hyperpod.aws.workload.model import WorkloadView
+    from pulumi_hyperpod.aws.workload.source import WorkloadSource
     from pulumi_hyperpod.plans.model import Plan
+    from pulumi_hyperpod.plans.policy import Policy
 
 
-def read_inputs(client: Any, desired: Any, state: Any, context: AwsContext | None) -> tuple[Any, AwsContext]:
+def make_plan(
+    desired: "ClusterSpec | None",
+    observed: "ClusterState | None",
+    policy: "Policy | None" = None,
+    *,
+    roles: Mapping[str, str] | None = None,
+    prices: "PriceTable | Mapping[str, Any] | None" = None,
+    region: str | None = None,
+    workload: "WorkloadView | None" = None,
+) -> "Plan":
+    """plan() then its cost section (and the budget guard). `prices`: a PriceTable, or a mapping
+    merged over the shipped list prices; None reads the shipped table and $HYPERPOD_PRICES.
+    `region`: where the cluster is when `observed` (whose ARN says it) is None."""
+    from pulumi_hyperpod.aws.cost.estimate import with_cost
+    from pulumi_hyperpod.aws.planner import plan
+    from pulumi_hyperpod.plans.policy import Policy
+
+    policy = policy or Policy()
+    return with_cost(plan(desired, observed, policy, roles=roles, workload=workload), desired, observed, policy, prices, region)
+
+
+def read_inputs(
+    client: "SageMakerClient | None", desired: "ClusterSpec | None", state: "ClusterState | None", context: AwsContext | None
+) -> "tuple[ClusterState | None, AwsContext]":
     """(the observation with what else was read, the context with what was learnt)."""
     context = context or AwsContext()
-    if state is not None and state.tags is None and desired.tags is not None and client is not None:
+    if state is not None and state.tags is None and desired is not None and desired.tags is not None and client is not None:
         from pulumi_hyperpod.aws.observe.reader import read_tags  # only a spec that manages tags pays for ListTags
 
         state = read_tags(client, state)
@@ -55,7 +88,7 @@ def read_inputs(client: Any, desired: Any, state: Any, context: AwsContext | Non
     return state, dataclasses.replace(context, roles=dict(roles or {}), view=view, region=region, notes=notes)
 
 
-def annotate(the_plan: "Plan", desired: Any, state: Any, context: AwsContext | None) -> "Plan":
+def annotate(the_plan: "Plan", desired: "ClusterSpec | None", state: "ClusterState | None", context: AwsContext | None) -> "Plan":
     context = context or AwsContext()
     if state is not None and state.groups and not any(g.node_type for g in state.groups):
         from pulumi_hyperpod.aws.slurm.migration import (
@@ -81,7 +114,7 @@ def annotate(the_plan: "Plan", desired: Any, state: Any, context: AwsContext | N
     return the_plan
 
 
-def _workload_view(workload: Any, state: Any) -> Any:
+def _workload_view(workload: "WorkloadSource | WorkloadView | None", state: "ClusterState | None") -> "WorkloadView | None":
     """A WorkloadView from a source (read now against `state`) or as given; None without a cluster."""
     if workload is None or state is None:
         return None

@@ -44,11 +44,11 @@ class CloudFront(Protocol):
 
     def target(self, ctx: click.Context, client: Any) -> dict[str, Any]: ...
 
-    def planned(self, ctx: click.Context, options: Options, *, saved: bool) -> Prepared: ...
+    def planned(self, ctx: click.Context, options: Options, *, saved: bool) -> Prepared[Any, Any, Any]: ...
 
-    def saved(self, ctx: click.Context, options: Options, client: Any) -> Prepared: ...
+    def saved(self, ctx: click.Context, options: Options, client: Any) -> Prepared[Any, Any, Any]: ...
 
-    def apply_context(self, ctx: click.Context, options: Options, prepared: Prepared) -> Any: ...
+    def apply_context(self, ctx: click.Context, options: Options, prepared: Prepared[Any, Any, Any]) -> Any: ...
 
     def poll_seconds(self, ctx: click.Context) -> float | None: ...
 
@@ -90,7 +90,7 @@ class AwsFront:
             region = DEFAULT_REGION
         return {"backend": obj["backend"], "region": region}
 
-    def planned(self, ctx: click.Context, options: Options, *, saved: bool) -> Prepared:
+    def planned(self, ctx: click.Context, options: Options, *, saved: bool) -> Prepared[Any, Any, Any]:
         """`lifecycle`: a local lifecycle bundle whose provisioning_parameters.json gives the Slurm roles of
         groups without SlurmConfig.NodeType; without it they are read from the groups' SourceS3Uri.
         `slurm_file`: a Slurm spec whose changes against the cluster's bundle the plan shows per key."""
@@ -137,7 +137,7 @@ class AwsFront:
         )
         return cloud.prepare(aws, client, spec, policy, skip_preflight=NO_PREFLIGHT if no_preflight else None, context=context)
 
-    def saved(self, ctx: click.Context, options: Options, client: Any) -> Prepared:
+    def saved(self, ctx: click.Context, options: Options, client: Any) -> Prepared[Any, Any, Any]:
         """A saved plan, with its account checks run again now (quotas, lifecycle consistency): what is
         shown is what holds at apply, not what the file says. One saved as skipped (offline,
         --no-preflight) stays so."""
@@ -150,11 +150,13 @@ class AwsFront:
         if prepared.plan.refused or saved is None or saved.skipped is not None:
             return prepared
         the_plan = dataclasses.replace(prepared.plan, preflight=None)
+        assert prepared.context is not None  # a HyperPod plan file always carries its context (aws/saved.py)
         context = dataclasses.replace(prepared.context, quotas=lambda: client_from(ctx, "service-quotas"))
-        checked = cloud.get("aws").preflight(the_plan, prepared.desired, prepared.observed, client, prepared.policy, context=context)
+        request = cloud.PlanRequest(prepared.desired, prepared.observed, prepared.policy, context)
+        checked = cloud.get("aws").preflight(the_plan, request, client)
         return dataclasses.replace(prepared, plan=checked)
 
-    def apply_context(self, ctx: click.Context, options: Options, prepared: Prepared) -> Any:
+    def apply_context(self, ctx: click.Context, options: Options, prepared: Prepared[Any, Any, Any]) -> Any:
         from pulumi_hyperpod.aws.context import AwsContext
         from pulumi_hyperpod.cli.workload_commands import workload_source
 
@@ -275,7 +277,7 @@ class GcpFront:
 
         return ClusterSpec.from_file(spec_file, *gcp_option(ctx, "project", "location", "cluster_id"))
 
-    def planned(self, ctx: click.Context, options: Options, *, saved: bool) -> Prepared:
+    def planned(self, ctx: click.Context, options: Options, *, saved: bool) -> Prepared[Any, Any, Any]:
         """Against `--observed` (no call) or the live cluster, through the one pipeline."""
         from pulumi_hyperpod.core import cloud
 
@@ -291,14 +293,14 @@ class GcpFront:
         skipped = GCP_NO_PREFLIGHT if options.get("no_preflight") else None
         return cloud.prepare(gcp, self.client(ctx), spec, policy, skip_preflight=skipped)
 
-    def saved(self, ctx: click.Context, options: Options, client: Any) -> Prepared:
+    def saved(self, ctx: click.Context, options: Options, client: Any) -> Prepared[Any, Any, Any]:
         """Format, version, integrity, size and backend checked, the plan re-derived from its saved
         inputs and required to be the same (gcp/pipeline/saved.py), before any call."""
         from pulumi_hyperpod.core import planfile
 
         return planfile.load(options["plan_file"], cloud="gcp", target=self.target(ctx, client))
 
-    def apply_context(self, ctx: click.Context, options: Options, prepared: Prepared) -> Any:
+    def apply_context(self, ctx: click.Context, options: Options, prepared: Prepared[Any, Any, Any]) -> Any:
         return None
 
     def poll_seconds(self, ctx: click.Context) -> float | None:

@@ -108,7 +108,7 @@ def _console_class() -> type[Console]:
 
         @size.setter
         def size(self, new_size: tuple[int, int]) -> None:
-            Console.size.fset(self, new_size)
+            Console.size.fset(self, new_size)  # type: ignore[attr-defined]  # rich types `size` as an overloaded property
 
     return _Console
 

@@ -60,5 +60,5 @@ def set_capacity(machine_type: str, available: int | None) -> None:
     """The world has `available` nodes of `machine_type` from now on (None: unlimited); made if missing."""
     from pulumi_hyperpod.sim.gcp import GcpSimulator
 
-    with GcpSimulator.open_default().world() as world:  # type: ignore[no-untyped-call]
+    with GcpSimulator.open_default().world() as world:
         world.set_capacity(machine_type, available)

@@ -69,7 +69,7 @@ def _world_now(ctx: click.Context) -> Optional[dt.datetime]:
         return None
     from pulumi_hyperpod.sim.aws.simulator import Simulator
 
-    now: dt.datetime | None = Simulator.open_default().now()  # type: ignore[no-untyped-call]
+    now: dt.datetime | None = Simulator.open_default().now()
     return now
 
 

@@ -10,7 +10,7 @@ This module is the envelope, the same for both clouds: the size bound, the one J
 keys given twice), the format, the integrity hash, the tool version and the cloud. A file of any
 other format — the older `hyperpod-plan/1`, `/2` and `hyperpod-gcp-saved-plan/1`, `/2` included —
 is refused: make the plan again. `integrity` detects edits; it does not authenticate (anyone can
-recompute it), so each cloud's loader (aws/pipeline/saved.py, gcp/pipeline/saved.py) then makes the plan
+recompute it), so each cloud's loader (aws/saved.py, gcp/pipeline/saved.py) then makes the plan
 again from the saved inputs and accepts the file only when it is that plan.
 
 `save(prepared, path)` and `load(path)` are what front ends call: the cloud's body is written and
@@ -29,7 +29,7 @@ from pulumi_hyperpod.plans.model import PLAN_FORMAT
 from pulumi_hyperpod.core.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pulumi_hyperpod.core.cloud import Prepared
+    from pulumi_hyperpod.core.cloud import InputFiles, Prepared
 
 FORMAT = PLAN_FORMAT  # the file's format is the plan's
 MAX_BYTES = 64 * 1024 * 1024  # a plan of thousands of nodes, with the observation it was made from, is a few MB
@@ -62,7 +62,7 @@ def seal(cloud: str, body: Mapping[str, Any]) -> dict[str, Any]:
     return {**sealed, "integrity": digest(sealed)}
 
 
-def write(path: str | Path, document: Mapping[str, Any], *, inputs: Any = ()) -> None:
+def write(path: str | Path, document: Mapping[str, Any], *, inputs: "InputFiles" = ()) -> None:
     """Written whole or not at all (files.write_whole); never over one of the plan's `inputs`."""
     from pulumi_hyperpod.core.files import write_whole
 
@@ -123,7 +123,9 @@ def cloud_of(path: str | Path) -> str | None:
         return None
 
 
-def save(prepared: "Prepared", path: str | Path, *, target: Mapping[str, Any] | None = None, inputs: Any = ()) -> None:
+def save(
+    prepared: "Prepared[Any, Any, Any]", path: str | Path, *, target: Mapping[str, Any] | None = None, inputs: "InputFiles" = ()
+) -> None:
     """Save a prepared plan, for any cloud. `target`: where it was made (backend, region, …);
     `inputs`: the files it was made from, which the plan file must not overwrite."""
     from pulumi_hyperpod.core.cloud import get
@@ -131,7 +133,7 @@ def save(prepared: "Prepared", path: str | Path, *, target: Mapping[str, Any] | 
     get(prepared.cloud).save_plan(prepared, str(path), target=target, inputs=inputs)
 
 
-def load(path: str | Path, *, cloud: str | None = None, target: Mapping[str, Any] | None = None) -> "Prepared":
+def load(path: str | Path, *, cloud: str | None = None, target: Mapping[str, Any] | None = None) -> "Prepared[Any, Any, Any]":
     """The Prepared plan saved in `path`, made again from its inputs by the cloud it is for (or
     SavedPlanError naming the file and what is wrong). `cloud`: the one the caller applies to
     (default: the one the file names; a file that names none is read by the last cloud of the

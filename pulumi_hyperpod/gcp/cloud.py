@@ -1,4 +1,6 @@
-"""Google Cloud training clusters behind the `Cloud` interface (core/cloud.py).
+"""Google Cloud training clusters behind the `Cloud` interface (core/cloud.py): a
+`Cloud[ClusterSpec, GcpClusterState, TrainingClusterClient, None]` (no context of its own: the spec
+and the cluster are all a plan is made from).
 
 read is `observe` (GET), plan is the pure planner with its cost (gcp/planner/__init__.py), apply is
 `gcp.apply.apply` under the one contract (core/contract.py), preflight reads Compute Engine
@@ -7,22 +9,26 @@ read is `observe` (GET), plan is the pure planner with its cost (gcp/planner/__i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pulumi_hyperpod.core.cloud import ApplyRequest, Cloud, InputFiles, PlanRequest, Prepared, Target
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pulumi_hyperpod.core.contract import ApplyOptions, ApplyResult
+    from pulumi_hyperpod.core.contract import ApplyResult
     from pulumi_hyperpod.gcp.clients import TrainingClusterClient
     from pulumi_hyperpod.gcp.observe import GcpClusterState
     from pulumi_hyperpod.gcp.spec import ClusterSpec
     from pulumi_hyperpod.plans.model import Plan
-    from pulumi_hyperpod.plans.policy import Policy
+
+Request = PlanRequest["ClusterSpec", "GcpClusterState", None]
+GcpPrepared = Prepared["ClusterSpec", "GcpClusterState", None]
 
 
-class GcpCloud:
+class GcpCloud(Cloud["ClusterSpec", "GcpClusterState", "TrainingClusterClient", None]):
     name = "gcp"
     title = "Google Cloud training clusters"
 
-    def owns(self, document: Any) -> bool:
+    def owns(self, document: object) -> bool:
         from pulumi_hyperpod.core.detect import detect_cloud
 
         return detect_cloud(document) == "gcp"
@@ -32,7 +38,7 @@ class GcpCloud:
 
         return connect("fake" if backend == "fake" else "gcp")
 
-    def load_spec(self, path: str, **context: Any) -> "ClusterSpec":
+    def load_spec(self, path: str, **context: str | None) -> "ClusterSpec":
         from pulumi_hyperpod.gcp.spec import ClusterSpec
 
         return ClusterSpec.from_file(path, context.get("project"), context.get("location"), context.get("cluster_id"))
@@ -42,47 +48,37 @@ class GcpCloud:
 
         return observe(client, name)
 
-    def read_inputs(self, client: Any, desired: Any, observed: Any, context: Any) -> tuple[Any, Any]:
-        return observed, context  # the spec and the cluster are all a plan is made from
+    def read_inputs(self, client: "TrainingClusterClient | None", request: Request) -> Request:
+        return request  # the spec and the cluster are all a plan is made from
 
-    def plan(self, desired: "ClusterSpec | None", observed: "GcpClusterState | None", policy: "Policy", context: Any = None) -> "Plan":
+    def plan(self, request: Request) -> "Plan":
         from pulumi_hyperpod.gcp.planner import plan
 
-        return plan(desired, observed, policy)
+        return plan(request.desired, request.observed, request.policy)
 
-    def annotate(self, plan: "Plan", desired: Any, observed: Any, context: Any) -> "Plan":
+    def annotate(self, plan: "Plan", request: Request) -> "Plan":
         return plan  # no section of its own beyond the planner's and the preflight's
 
-    def preflight(
-        self,
-        plan: "Plan",
-        desired: "ClusterSpec | None",
-        observed: "GcpClusterState | None",
-        client: "TrainingClusterClient",
-        policy: "Policy",
-        context: Any = None,
-    ) -> "Plan":
+    def preflight(self, plan: "Plan", request: Request, client: "TrainingClusterClient") -> "Plan":
         from pulumi_hyperpod.gcp.preflight import preflight
 
-        return preflight(plan, desired, observed, client, policy)
+        return preflight(plan, request.desired, request.observed, client, request.policy)
 
-    def apply(
-        self, client: "TrainingClusterClient", plan: "Plan", options: "ApplyOptions", *, policy: "Policy | None" = None, context: Any = None
-    ) -> "ApplyResult":
+    def apply(self, client: "TrainingClusterClient", request: ApplyRequest[None]) -> "ApplyResult":
         from pulumi_hyperpod.gcp.apply import apply
 
-        return apply(client, plan, options, policy)  # the planner's guards (gcp/planner/__init__.py), checked again before each write
+        # the planner's guards (gcp/planner/__init__.py), checked again before each write
+        return apply(client, request.plan, request.options, request.policy)
 
-    def save_plan(self, prepared: Any, path: str, *, target: Any = None, inputs: Any = ()) -> None:
+    def save_plan(self, prepared: GcpPrepared, path: str, *, target: Target | None = None, inputs: InputFiles = ()) -> None:
         from pulumi_hyperpod.gcp.pipeline.saved import save
 
         backend = (target or {}).get("backend") or "gcp"
         save(prepared.plan, path, spec=prepared.desired, observed=prepared.observed, policy=prepared.policy, backend=backend)
 
-    def load_plan(self, path: str, *, target: Any = None) -> Any:
+    def load_plan(self, path: str, *, target: Target | None = None) -> GcpPrepared:
         """The plan re-derived from its saved inputs (gcp/pipeline/saved.py) with its steps checked against
         its own cluster and action (apply.check_steps), before any call."""
-        from pulumi_hyperpod.core.cloud import Prepared
         from pulumi_hyperpod.gcp.apply import check_steps
         from pulumi_hyperpod.gcp.pipeline.saved import load_with_inputs
 

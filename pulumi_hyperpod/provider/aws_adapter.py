@@ -131,7 +131,7 @@ class AwsAdapter:
 
         roles = settings.roles if isinstance(settings, AwsSettings) else {}
         context = _context(roles=roles, region=self._region_or_none(inputs))
-        return cloud.get(self.cloud_name).plan(self.desired(inputs), None, settings.policy, context=context)
+        return cloud.get(self.cloud_name).plan(cloud.PlanRequest(self.desired(inputs), None, settings.policy, context))
 
     def creation_note(self, inputs: Mapping[str, Any]) -> str:
         if not inputs.get("adopt"):

@@ -32,7 +32,7 @@ from pulumi_hyperpod.provider.console import say
 from pulumi_hyperpod.provider.errors import ProviderError, contract_message
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pulumi_hyperpod.core.cloud import Cloud
+    from pulumi_hyperpod.core.cloud import AnyCloud
     from pulumi_hyperpod.core.contract import ApplyResult
     from pulumi_hyperpod.plans.model import Plan
     from pulumi_hyperpod.plans.policy import Policy
@@ -207,7 +207,7 @@ class CloudProvider:
 
     # ---- the pipeline --------------------------------------------------------------------------
     @property
-    def cloud(self) -> "Cloud":
+    def cloud(self) -> "AnyCloud":
         from pulumi_hyperpod.core import cloud
 
         return cloud.get(self.adapter.cloud_name)

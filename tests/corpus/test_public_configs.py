@@ -131,7 +131,7 @@ class World:
             prepared.plan,
             wait="Target",
             timeout=6 * 3600,
-            roles=prepared.roles,
+            roles=prepared.context.role_map(),
             sleep=sim.advance,
             monotonic=lambda: sim.now().timestamp(),
             poll_seconds=60,

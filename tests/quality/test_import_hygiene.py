@@ -28,6 +28,7 @@ NEVER_AT_IMPORT = (
     "pulumi_hyperpod.aws.apply.executor",
     "pulumi_hyperpod.cli",
     "pulumi_hyperpod.aws.pipeline",
+    "pulumi_hyperpod.aws.saved",  # saved plans: only `plan --out` and `apply --plan` read or write one
     "pulumi_hyperpod.aws.planner.rules",
     "pulumi_hyperpod.plans.render",
     "pulumi_hyperpod.aws.observe.reader",

@@ -208,7 +208,7 @@ def _reseal(path: Path, data: dict) -> None:
 def run_trial(label: str, edit: Edit) -> Trial:
     from pulumi_hyperpod import observe, pipeline
     from pulumi_hyperpod.aws.apply import ApplyError, PlanRefused, PlanStale
-    from pulumi_hyperpod.aws.pipeline.saved import SavedPlanError
+    from pulumi_hyperpod.aws.saved import SavedPlanError
 
     trial = Trial(label)
     with tempfile.TemporaryDirectory() as directory:
@@ -226,7 +226,7 @@ def run_trial(label: str, edit: Edit) -> Trial:
                     world.client,
                     prepared.plan,
                     policy=prepared.policy,
-                    roles=prepared.roles,
+                    roles=prepared.context.role_map(),
                     wait="none",
                     timeout=600,
                     sleep=world.sim.advance,

@@ -28,6 +28,7 @@ from pulumi_hyperpod.core.contract import ApplyError
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.workload.model import NodeWorkload, WorkloadView
+    from pulumi_hyperpod.aws.workload.source import WorkloadSource
     from pulumi_hyperpod.aws.apply.executor import _Run
 
 DEFAULT_POLL = 30.0
@@ -41,12 +42,12 @@ class DrainTimedOut(ApplyError):
         self.nodes = nodes
 
 
-def _now(source: Any) -> dt.datetime:
+def _now(source: "WorkloadSource") -> dt.datetime:
     clock = getattr(source, "clock", None)
     return clock() if clock is not None else dt.datetime.now(dt.timezone.utc)
 
 
-def _read(run: "_Run", source: Any) -> "WorkloadView":
+def _read(run: "_Run", source: "WorkloadSource") -> "WorkloadView":
     state = observe(run.client, run.name)
     if state is None:
         raise ApplyError(f"cluster {run.name} disappeared during the drain", run.result.calls)
@@ -115,7 +116,13 @@ def drain_rechosen(run: "_Run", victims: Iterable[Victim]) -> None:
 
 
 def _drain_names(
-    run: "_Run", source: Any, names: dict[str, str], mode: str, timeout: float, at_deadline: str, orchestrator: str | None = None
+    run: "_Run",
+    source: "WorkloadSource",
+    names: dict[str, str],
+    mode: str,
+    timeout: float,
+    at_deadline: str,
+    orchestrator: str | None = None,
 ) -> None:
     began = run.monotonic()
     view = _read(run, source)

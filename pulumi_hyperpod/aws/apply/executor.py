@@ -59,6 +59,8 @@ from pulumi_hyperpod.core.contract import (  # noqa: F401 - the one apply contra
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.clients import SageMakerClient
+    from pulumi_hyperpod.aws.workload.model import WorkloadView
+    from pulumi_hyperpod.aws.workload.source import WorkloadSource
 
 # BatchAdd failures that mean "not now" rather than "never".
 RETRYABLE_ADD_ERRORS = frozenset({"InvalidInstanceGroupStatus"})
@@ -99,7 +101,7 @@ def apply(
     sleep: Callable[[float], Any] = time.sleep,
     monotonic: Callable[[], float] = time.monotonic,
     check_fresh: bool = True,
-    workload: Any = None,
+    workload: "WorkloadSource | WorkloadView | None" = None,
     roles: "dict[str, str] | None" = None,
     options: ApplyOptions | None = None,
 ) -> ApplyResult:

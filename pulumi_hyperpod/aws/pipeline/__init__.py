@@ -1,19 +1,24 @@
-"""HyperPod's stages of the one pipeline, and its library API: spec + observed → plan → cost →
-preflight → (save | apply).
+"""HyperPod's library API over the one pipeline: spec + observed → plan → cost → preflight →
+(save | apply), with HyperPod's keywords, for Python callers.
 
-The pipeline itself is core/cloud.py (`prepare`, `deletion`, `execute`) and core/planfile.py
-(`save`, `load`), which every front end calls through the AWS cloud (aws/cloud.py, its context
-aws/context.py); `make_plan` and `check` are the AWS cloud's plan and preflight stages. The
-functions below are the same pipeline with HyperPod's keywords, for Python callers:
+It sits on top: these functions call core/cloud.py (`prepare`, `deletion`, `execute`) and
+core/planfile.py (`save`, `load`) with the AWS cloud (aws/cloud.py) and its context
+(aws/context.AwsContext); the cloud's stages (aws/stages.py, aws/preflight, `saved`) never call
+back into them. What they return is core/cloud.Prepared, the one prepared plan of every cloud
+(`prepared.context.role_map()`: the Slurm roles; `prepared.context.view`: the workload view).
 
-- `make_plan(desired, observed, policy, *, roles, prices, region)` — plan → cost. Pure.
+- `make_plan(desired, observed, policy, *, roles, prices, region)` — plan → cost. Pure
+  (aws/stages.make_plan, the AWS cloud's plan stage).
 - `check(plan, desired, observed, *, sagemaker, quotas, policy, skip)` — preflight (reads the
   account), or a section saying why it was skipped.
 - `prepare(sagemaker, desired, *, ...)` — observe (unless a snapshot is given) → Slurm roles from
   the lifecycle bundle (unless given) → make_plan → check.
 - `deletion(sagemaker, name, *, policy)` — the plan that deletes a cluster.
-- `save(prepared, path)` / `load(path)` — a saved plan file (`pipeline.saved`).
+- `save(prepared, path)` / `load(path)` — a saved plan file (aws/saved.py, through core/planfile.py).
 - `execute(client, plan, *, policy, wait, timeout, check_fresh, ...)` — apply.
+
+`observed=OBSERVE` (the default; core/cloud.OBSERVE) reads the live cluster; a ClusterState (a
+snapshot) or None (no cluster) is planned against instead.
 
 `roles` flows from here into `plan()`: instance group name → "Controller" | "Login" | "Compute",
 for Slurm clusters whose groups do not state SlurmConfig.NodeType (the lifecycle scripts'
@@ -22,58 +27,29 @@ provisioning_parameters.json decides them); a saved plan keeps them.
 
 from __future__ import annotations
 
-import dataclasses
-from typing import TYPE_CHECKING, Any, Callable, Mapping
-from pulumi_hyperpod.core import cloud as _core
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
+from pulumi_hyperpod.aws.cloud import AWS
+from pulumi_hyperpod.aws.context import AwsContext, Quotas, S3
 from pulumi_hyperpod.aws.observe import ClusterState, observe
+from pulumi_hyperpod.aws.stages import make_plan
+from pulumi_hyperpod.core import cloud as _core
+from pulumi_hyperpod.core.cloud import OBSERVE, InputFiles, Prepared, Read
 from pulumi_hyperpod.plans import Plan, Policy
-from pulumi_hyperpod.aws.planner import plan
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.apply import ApplyResult, Progress
-    from pulumi_hyperpod.core.contract import ApplyOptions
+    from pulumi_hyperpod.aws.clients import SageMakerClient
+    from pulumi_hyperpod.aws.context import AwsPrepared
     from pulumi_hyperpod.aws.cost.prices import PriceTable
     from pulumi_hyperpod.aws.spec import ClusterSpec
-
-OBSERVE = object()  # prepare(): observe the live cluster (the default), rather than a given state
+    from pulumi_hyperpod.aws.workload.model import WorkloadView
+    from pulumi_hyperpod.aws.workload.source import WorkloadSource
+    from pulumi_hyperpod.core.contract import ApplyOptions
+    from pulumi_hyperpod.slurm.spec import SlurmSpec
 
 __all__ = ["OBSERVE", "Prepared", "check", "deletion", "execute", "load", "make_plan", "observe", "prepare", "save"]
-
-
-class Prepared(_core.Prepared):
-    """core/cloud.Prepared for HyperPod (cloud "aws", context an AwsContext), with the context's
-    Slurm roles and workload view named: what `save` writes and `execute` needs.
-
-    Not a dataclass itself: it adds no field, and core's generated methods serve it as they are."""
-
-    @property
-    def roles(self) -> dict[str, str]:
-        return self.context.role_map() if self.context is not None else {}
-
-    @property
-    def workload(self) -> Any:
-        """The workload view the plan was ranked with (pulumi_hyperpod.aws.workload.WorkloadView), saved with it."""
-        return self.context.view if self.context is not None else None
-
-
-def make_plan(
-    desired: "ClusterSpec | None",
-    observed: ClusterState | None,
-    policy: Policy | None = None,
-    *,
-    roles: Mapping[str, str] | None = None,
-    prices: "PriceTable | Mapping[str, Any] | None" = None,
-    region: str | None = None,
-    workload: Any = None,
-) -> Plan:
-    """plan() then its cost section (and the budget guard). `prices`: a PriceTable, or a mapping
-    merged over the shipped list prices; None reads the shipped table and $HYPERPOD_PRICES.
-    `region`: where the cluster is when `observed` (whose ARN says it) is None."""
-    from pulumi_hyperpod.aws.cost.estimate import with_cost
-
-    policy = policy or Policy()
-    return with_cost(plan(desired, observed, policy, roles=roles, workload=workload), desired, observed, policy, prices, region)
 
 
 def check(
@@ -81,8 +57,8 @@ def check(
     desired: "ClusterSpec | None",
     observed: ClusterState | None,
     *,
-    sagemaker: Any = None,
-    quotas: Any = None,
+    sagemaker: "SageMakerClient | None" = None,
+    quotas: Quotas | None = None,
     policy: Policy | None = None,
     skip: str | None = None,
 ) -> Plan:
@@ -97,55 +73,41 @@ def check(
 
 
 def prepare(
-    sagemaker: Any,
+    sagemaker: "SageMakerClient | None",
     desired: "ClusterSpec",
     *,
     policy: Policy | None = None,
     roles: Mapping[str, str] | None = None,
     prices: "PriceTable | Mapping[str, Any] | None" = None,
     region: str | None = None,
-    quotas: Any = None,
-    observed: Any = OBSERVE,
+    quotas: Quotas | None = None,
+    observed: ClusterState | Read | None = OBSERVE,
     skip_preflight: str | None = None,
-    s3: Any = None,
+    s3: S3 | None = None,
     lifecycle_dir: str | None = None,
-    slurm: Any = None,
-    workload: Any = None,
-) -> Prepared:
+    slurm: "SlurmSpec | None" = None,
+    workload: "WorkloadSource | WorkloadView | None" = None,
+) -> AwsPrepared:
     """observe → (Slurm roles) → plan → cost → preflight: the one pipeline (core/cloud.prepare)
     with HyperPod's context (aws/context.AwsContext says what each keyword is). `observed`: a
     ClusterState (a snapshot) or None (no cluster) to plan against instead of observing;
     `sagemaker` may then be None (offline)."""
-    from pulumi_hyperpod.core import cloud
-    from pulumi_hyperpod.aws.cloud import AWS
-    from pulumi_hyperpod.aws.context import AwsContext
-
     context = AwsContext(
         roles=roles, lifecycle_dir=lifecycle_dir, s3=s3, quotas=quotas, slurm=slurm, workload=workload, prices=prices, region=region
     )
-    given = {} if observed is OBSERVE else {"observed": observed}
-    prepared = cloud.prepare(AWS, sagemaker, desired, policy or Policy(), skip_preflight=skip_preflight, context=context, **given)
-    return Prepared(**_fields(prepared))
+    return _core.prepare(AWS, sagemaker, desired, policy or Policy(), observed=observed, skip_preflight=skip_preflight, context=context)
 
 
-def _fields(prepared: Any) -> dict[str, Any]:
-    return {f.name: getattr(prepared, f.name) for f in dataclasses.fields(prepared)}
-
-
-def deletion(sagemaker: Any, name: str, *, policy: Policy | None = None, observed: Any = OBSERVE) -> Prepared:
+def deletion(
+    sagemaker: "SageMakerClient | None", name: str, *, policy: Policy | None = None, observed: ClusterState | Read | None = OBSERVE
+) -> AwsPrepared:
     """The plan that deletes cluster `name` (action "none" when there is no such cluster); `observed`:
     the cluster as the caller already read it (default: read it now)."""
-    from pulumi_hyperpod.core import cloud
-    from pulumi_hyperpod.aws.cloud import AWS
-    from pulumi_hyperpod.aws.context import AwsContext
-
-    given = {} if observed is OBSERVE else {"observed": observed}
-    prepared = cloud.deletion(AWS, sagemaker, name, policy or Policy(), context=AwsContext(cost=False), **given)
-    return Prepared(**_fields(prepared))
+    return _core.deletion(AWS, sagemaker, name, policy or Policy(), observed=observed, context=AwsContext(cost=False))
 
 
 def execute(
-    client: Any,
+    client: "SageMakerClient",
     the_plan: Plan,
     *,
     policy: Policy | None = None,
@@ -156,7 +118,7 @@ def execute(
     sleep: Callable[[float], Any] | None = None,
     monotonic: Callable[[], float] | None = None,
     check_fresh: bool = True,
-    workload: Any = None,
+    workload: "WorkloadSource | WorkloadView | None" = None,
     roles: Mapping[str, str] | None = None,
     options: "ApplyOptions | None" = None,
 ) -> "ApplyResult":
@@ -164,8 +126,6 @@ def execute(
     PlanRefused, stale ones PlanStale. `options` (core/contract.ApplyOptions) replaces
     wait/timeout/poll_seconds/progress/check_fresh."""
     from pulumi_hyperpod.core.contract import ApplyOptions
-    from pulumi_hyperpod.aws.cloud import AWS
-    from pulumi_hyperpod.aws.context import AwsContext
 
     if options is None:
         options = ApplyOptions(wait=wait, timeout=timeout, poll_seconds=poll_seconds, check_fresh=check_fresh, progress=progress)
@@ -173,14 +133,15 @@ def execute(
     return _core.execute(AWS, client, the_plan, options, policy=policy, context=context)
 
 
-def save(prepared: Prepared, path: str, *, target: Mapping[str, Any] | None = None, inputs: Any = ()) -> None:
+def save(prepared: AwsPrepared, path: str, *, target: Mapping[str, Any] | None = None, inputs: InputFiles = ()) -> None:
     """`inputs`: the files the plan was made from, which the plan file must not overwrite."""
     from pulumi_hyperpod.core import planfile
 
     planfile.save(prepared, path, target=target, inputs=inputs)
 
 
-def load(path: str, *, target: Mapping[str, Any] | None = None) -> Prepared:
+def load(path: str, *, target: Mapping[str, Any] | None = None) -> AwsPrepared:
     from pulumi_hyperpod.core import planfile
 
-    return planfile.load(path, cloud="aws", target=target)
+    prepared: AwsPrepared = planfile.load(path, cloud="aws", target=target)
+    return prepared

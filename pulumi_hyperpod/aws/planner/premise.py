@@ -3,7 +3,7 @@
 `record` adds to a plan's basis one Fact per thing its steps assume beyond the basis itself (the
 cluster, its groups' counts and nodes: basis.py): for every premise the steps declare, as observed.
 `READERS` has one reader per premise name: given the plan and the cluster as it is now (`Now`), it
-says in words what no longer holds. The saved-plan check (pipeline/saved.py `load`, then
+says in words what no longer holds. The saved-plan check (aws/saved.py `load`, then
 `stale_reasons` below, which apply runs before the first call) reads them all; a premise a step
 declares with no reader here fails tests/core/test_premise_readers.py.
 
@@ -22,7 +22,7 @@ declares with no reader here fails tests/core/test_premise_readers.py.
 - acted: the cluster's newest event when the plan was made (Continuous clusters, whose service
   keeps events) — any event since about a node the plan names (a reboot, a replacement, a patch)
   means it acted already. A saved reboot on a cluster without events cannot show this and is
-  refused when loaded (pipeline/saved.py).
+  refused when loaded (aws/saved.py).
 
 Pure: the readers get what apply observed (`Now`), they read nothing themselves.
 """

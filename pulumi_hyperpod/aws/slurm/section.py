@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
 class SlurmInputs:
     """What a section's changes are made from: the running spec (read from the bundle), the wanted
     one, the mode. A saved plan keeps them, so the section it shows is made again from them, never
-    taken from the file (aws/pipeline/saved.py)."""
+    taken from the file (aws/saved.py)."""
 
     current: SlurmSpec
     wanted: SlurmSpec

@@ -8,6 +8,7 @@ with its handler on `before-send`, and offers the out-of-band controls tests and
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import functools
 import json
 import os
@@ -22,15 +23,16 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 from pulumi_hyperpod.aws.sessions import new_botocore_session
 from pulumi_hyperpod.sim.aws import billing as metering
 from pulumi_hyperpod.sim.aws import ids, provisioning as prov, reconcile, rolling_update, slurm, wire
-from pulumi_hyperpod.sim.clock import CLOCK_FILE, ClockFileError
-from pulumi_hyperpod.sim.aws.clock import ManualClock, PollTracker, SharedClock, to_datetime, to_seconds
+from pulumi_hyperpod.sim.clock import ClockFileError, ManualClock, SharedClock, to_datetime
+from pulumi_hyperpod.sim.aws.clock import PollTracker, to_seconds
 from pulumi_hyperpod.sim.aws.errors import ResourceNotFound, SerializationException
-from pulumi_hyperpod.sim.aws.model import Cluster
+from pulumi_hyperpod.sim.aws.model import Cluster, Node
 from pulumi_hyperpod.sim.aws.store import MemoryStore, SqliteStore
 from pulumi_hyperpod.sim.aws.world import World
 from pulumi_hyperpod.sim.worldfile import AWS_WORLD, ForeignFile, places, world_path
 from pulumi_hyperpod.core.envvars import EnvError, input_file
 from pulumi_hyperpod.core.errors import InputError
+from pulumi_hyperpod.sim.worldfile import CLOCK_FILE
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.sim.aws.scenario import Scenario
@@ -98,7 +100,7 @@ class Simulator:
         self,
         path: "str | Path | None" = None,
         seed: int = 0,
-        scenario: "dict | str | Path | Scenario | None" = None,
+        scenario: "dict[str, Any] | str | Path | Scenario | None" = None,
         *,
         real_time: Callable[[], float] = time.time,
         clock: Optional[SharedClock] = None,
@@ -133,7 +135,7 @@ class Simulator:
 
     @classmethod
     def shared(
-        cls, path: "str | Path", scenario: "dict | str | Path | Scenario | None" = None, clock: Optional[SharedClock] = None
+        cls, path: "str | Path", scenario: "dict[str, Any] | str | Path | Scenario | None" = None, clock: Optional[SharedClock] = None
     ) -> "Simulator":
         """This process's one Simulator of the SQLite world at `path`, shared by every client of that world:
         one connection and one loaded world, so a write through one client does not make the others reload
@@ -182,7 +184,7 @@ class Simulator:
         def handle(request: Any, **_: Any) -> Any:
             return self._handle(model.service_name, model.protocol, region, request, polls)
 
-        def observe(http_response: Any = None, parsed: Optional[dict] = None, model: Any = None, **_: Any) -> None:
+        def observe(http_response: Any = None, parsed: Optional[dict[str, Any]] = None, model: Any = None, **_: Any) -> None:
             if http_response is not None and http_response.status_code < 300 and parsed is not None:
                 wire.notify(model.name, parsed, model.service_model.service_name)
 
@@ -212,7 +214,9 @@ class Simulator:
         status, payload, request_id = self.dispatch(service, region, operation, params, polls)
         return wire.encode(request.url, status, payload, request_id)
 
-    def dispatch(self, service: str, region: str, operation: str, params: dict, polls: PollTracker) -> tuple[int, dict, str]:
+    def dispatch(
+        self, service: str, region: str, operation: str, params: dict[str, Any], polls: PollTracker
+    ) -> tuple[int, dict[str, Any], str]:
         """One request, as decoded from the wire: (HTTP status, JSON payload, request id). `polls`: the
         calling client's, so a client repeating a read moves the world (a client waiting on it)."""
         waited = None
@@ -226,14 +230,14 @@ class Simulator:
         return status, payload, request_id
 
     # -- time ------------------------------------------------------------------------------------
-    def advance(self, seconds: float):
+    def advance(self, seconds: float) -> dt.datetime:
         """Move virtual time forward and run everything due by then; returns the new time."""
         with self._store.transaction() as world:
             world.clock.advance(seconds)
             reconcile.catch_up(world, max(world.now, world.clock.now()))
             return to_datetime(world.now)
 
-    def now(self):
+    def now(self) -> dt.datetime:
         with self._world() as world:
             return to_datetime(world.now)
 
@@ -244,7 +248,7 @@ class Simulator:
 
     # -- calls -------------------------------------------------------------------------------------
     @property
-    def calls(self) -> list[tuple[str, dict]]:
+    def calls(self) -> list[tuple[str, dict[str, Any]]]:
         """(operation, request params) of every request received, throttled retries included."""
         return self._store.calls()
 
@@ -283,11 +287,11 @@ class Simulator:
             slurm.edit(cluster, world.scenario, text, world)
             world.touch(cluster)
 
-    def sinfo_rows(self, name: str, region: Optional[str] = None) -> list[dict]:
+    def sinfo_rows(self, name: str, region: Optional[str] = None) -> list[dict[str, Any]]:
         with self._world() as world:
             return slurm.sinfo_rows(self._require_slurm(world, name, region), world.scenario, world)
 
-    def slurm_roles(self, name: str, region: Optional[str] = None) -> list[dict]:
+    def slurm_roles(self, name: str, region: Optional[str] = None) -> list[dict[str, Any]]:
         """The controller and login groups with their running nodes' hostnames."""
         with self._world() as world:
             return slurm.role_rows(self._require_slurm(world, name, region))
@@ -302,7 +306,7 @@ class Simulator:
         return cluster
 
     # -- metering ----------------------------------------------------------------------------------
-    def billing(self, name: str, since: "Any | None" = None, region: Optional[str] = None) -> dict:
+    def billing(self, name: str, since: "Any | None" = None, region: Optional[str] = None) -> dict[str, Any]:
         """Per-instance billing records and per-group totals (also for a deleted cluster)."""
         with self._world() as world:
             try:
@@ -389,7 +393,7 @@ class Simulator:
         with self._world() as world:
             return rolling_update.alarm(world, self._cluster(world, cluster, region), alarm_name)
 
-    def _instance(self, world, cluster: str, node_id: str, region: Optional[str], missing: str):
+    def _instance(self, world: World, cluster: str, node_id: str, region: Optional[str], missing: str) -> "tuple[Cluster, Node]":
         """The cluster and its node `node_id` that has a live, launched instance; else ValueError
         ("node … of cluster … {missing}")."""
         target = self._cluster(world, cluster, region)
@@ -417,7 +421,7 @@ class Simulator:
             else:
                 world.capacity.set(instance_type, az, available)
 
-    def node_build_configs(self, name: str, region: Optional[str] = None) -> list[dict]:
+    def node_build_configs(self, name: str, region: Optional[str] = None) -> list[dict[str, Any]]:
         """The group configuration each node was built with (None for never-launched nodes)."""
         with self._world() as world:
             cluster = self._cluster(world, name, region)
@@ -431,7 +435,7 @@ class Simulator:
                 for node in sorted(cluster.nodes.values(), key=lambda n: (n.created_at, n.logical_id))
             ]
 
-    def overview(self) -> dict:
+    def overview(self) -> dict[str, Any]:
         """Clusters, statuses and counts for `hyperpod fake show`."""
         with self._world() as world:
             clusters = []

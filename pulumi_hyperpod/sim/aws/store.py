@@ -115,6 +115,9 @@ class MemoryStore:
     def reset_calls(self) -> None:
         self._calls.clear()
 
+    def is_current(self) -> bool:
+        return True  # a world in memory is never replaced under its simulator (SqliteStore's file can be)
+
 
 class SqliteStore:
     def __init__(

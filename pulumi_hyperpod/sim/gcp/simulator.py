@@ -6,12 +6,17 @@ import json
 import os
 import sqlite3
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pulumi_hyperpod.sim.gcp.store import MemoryStore, SqliteStore
 from pulumi_hyperpod.sim.gcp.wire import SimulatorAdapter
 from pulumi_hyperpod.sim.worldfile import ForeignFile, GCP_WORLD, check, places, world_path
 from pulumi_hyperpod.sim.clock import SharedClock, default_clock_path
+
+if TYPE_CHECKING:  # pragma: no cover
+    import contextlib
+
+    from pulumi_hyperpod.sim.gcp.world import GcpWorld
 
 STATE_ENV = "HYPERPOD_GCP_FAKE_STATE"
 TICK_ENV = "HYPERPOD_GCP_FAKE_TICK"
@@ -65,7 +70,7 @@ class GcpSimulator:
         session.mount("https://", self.adapter)
         return session
 
-    def world(self):
+    def world(self) -> "contextlib.AbstractContextManager[GcpWorld]":
         """One transaction on the world (for tests and `hyperpod gcp sim` style inspection)."""
         return self._store.transaction()
 

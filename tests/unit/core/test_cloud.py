@@ -4,6 +4,7 @@ apply raise and return the contract's own types, and the options are checked onc
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -99,27 +100,27 @@ class _Recording:
         self.calls.append(("read", name))
         return "observed"
 
-    def read_inputs(self, client, desired, observed, context):
-        self.calls.append(("read_inputs", context))
-        return observed + "+tags", {**context, "learnt": True}
+    def read_inputs(self, client, request):
+        self.calls.append(("read_inputs", request.context))
+        return dataclasses.replace(request, observed=request.observed + "+tags", context={**request.context, "learnt": True})
 
-    def plan(self, desired, observed, policy, context=None):
+    def plan(self, request):
         from pulumi_hyperpod.plans.model import Plan
 
-        self.calls.append(("plan", (observed, context)))
-        return Plan(cluster_name="c", action="none" if desired is None else "update")
+        self.calls.append(("plan", (request.observed, request.context)))
+        return Plan(cluster_name="c", action="none" if request.desired is None else "update")
 
-    def annotate(self, plan, desired, observed, context):
-        self.calls.append(("annotate", context))
+    def annotate(self, plan, request):
+        self.calls.append(("annotate", request.context))
         return plan
 
-    def preflight(self, plan, desired, observed, client, policy, context=None):
-        self.calls.append(("preflight", context))
+    def preflight(self, plan, request, client):
+        self.calls.append(("preflight", request.context))
         return plan
 
-    def apply(self, client, plan, options, *, policy=None, context=None):
-        self.calls.append(("apply", (policy, context)))
-        return contract.ApplyResult(plan.cluster_name)
+    def apply(self, client, request):
+        self.calls.append(("apply", (request.policy, request.context)))
+        return contract.ApplyResult(request.plan.cluster_name)
 
     def import_(self, client, name):
         return self.read(client, name)
@@ -174,3 +175,43 @@ def test_a_saved_plan_is_loaded_by_the_cloud_it_names(tmp_path, monkeypatch):
         assert asked[-1] == (name, str(path))
     planfile.load(tmp_path / "missing.json")  # names no cloud: the last of the detection order explains
     assert asked[-1] == (cloud.DETECTION_ORDER[-1], str(tmp_path / "missing.json"))
+
+
+def test_each_cloud_parameterises_the_generic_cloud_with_its_own_types():
+    """Cloud[Spec, State, Client, Context]: each implementation names its real types (mypy strict
+    checks every method against them, scripts/lint)."""
+    import typing
+
+    from pulumi_hyperpod.aws.cloud import AwsCloud
+    from pulumi_hyperpod.aws.context import AwsContext
+    from pulumi_hyperpod.gcp.cloud import GcpCloud
+
+    def named(argument):
+        return argument.__forward_arg__ if isinstance(argument, typing.ForwardRef) else argument
+
+    for implementation, expected in (
+        (AwsCloud, ["ClusterSpec", "ClusterState", "SageMakerClient", AwsContext]),
+        (GcpCloud, ["ClusterSpec", "GcpClusterState", "TrainingClusterClient", type(None)]),
+    ):
+        (base,) = [b for b in implementation.__orig_bases__ if typing.get_origin(b) is cloud.Cloud]
+        assert [named(a) for a in typing.get_args(base)] == expected
+
+
+def test_scripts_lint_checks_exactly_the_strict_list():
+    """The files scripts/lint gives mypy are the modules pyproject.toml makes strict, and each exists."""
+    import re
+    import shlex
+    import tomllib
+
+    root = EXAMPLES.parent
+    lint = (root / "scripts" / "lint").read_text().replace("\\\n", " ")
+    (command,) = [line for line in lint.splitlines() if " -m mypy " in line]
+    paths = [word for word in shlex.split(command) if word.startswith("pulumi_hyperpod")]
+    assert all((root / path).exists() for path in paths), paths
+    checked = set()
+    for path in paths:
+        module = re.sub(r"(/__init__)?\.py$", "", path).replace("/", ".")
+        checked |= {module} if path.endswith(".py") else {module, f"{module}.*"}
+    overrides = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["mypy"]["overrides"]
+    (strict,) = [set(o["module"]) for o in overrides if o.get("strict")]
+    assert checked == strict

@@ -59,7 +59,7 @@ def test_usage_counts_the_clusters_already_there(sim, client, doc):
     a4(doc)["provisioning_model"] = "SPOT"
     with compute_settings(sim) as compute:
         compute.set_quota("us-central1", "PREEMPTIBLE_NVIDIA_B200_GPUS", 24)
-    GCP.apply(client, _prepared(client, doc).plan, ApplyOptions())
+    cloud.execute(GCP, client, _prepared(client, doc), ApplyOptions())
     second = json.loads(json.dumps(doc).replace("llmtrain", "second"))
     check = {c.quota_name: c for c in _prepared(client, second).plan.preflight.quotas.checks}["PREEMPTIBLE_NVIDIA_B200_GPUS"]
     assert (check.in_use, check.adds, check.after, check.status) == (16, 16, 32, "over")
@@ -87,7 +87,7 @@ def test_a_named_reservation_that_does_not_exist_is_refused_and_one_that_does_pa
 
 
 def test_a_plan_that_adds_nothing_reads_nothing(sim, client, doc):
-    GCP.apply(client, _prepared(client, doc).plan, ApplyOptions())
+    cloud.execute(GCP, client, _prepared(client, doc), ApplyOptions())
     doc["display_name"] = "renamed"
     section = _prepared(client, doc).plan.preflight
     assert section.quotas.status == "not-needed" and section.verdict == "ok"

@@ -136,4 +136,8 @@ def test_every_core_module_but_the_collector_backends_and_messages_is_watched():
     import pulumi_hyperpod.core as core
 
     modules = {f"pulumi_hyperpod.core.{m.name}" for m in pkgutil.iter_modules(core.__path__)}
-    assert modules - set(NOT_AT_UNPICKLE) == {"pulumi_hyperpod.core.collector", "pulumi_hyperpod.core.backends", "pulumi_hyperpod.core.messages"}
+    assert modules - set(NOT_AT_UNPICKLE) == {
+        "pulumi_hyperpod.core.collector",
+        "pulumi_hyperpod.core.backends",
+        "pulumi_hyperpod.core.messages",
+    }

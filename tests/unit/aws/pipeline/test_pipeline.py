@@ -4,6 +4,7 @@ stages compose plan → cost → preflight → (save | apply) for every front en
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import subprocess
 import sys
 
@@ -61,7 +62,7 @@ def test_roles_flow_from_the_pipeline_into_the_plan_and_the_saved_file(tmp_path)
     assert not known.plan.refused
     pipeline.save(known, str(tmp_path / "p.json"))
     loaded = pipeline.load(str(tmp_path / "p.json"))
-    assert loaded.roles == ROLES and loaded.plan == known.plan and loaded.policy == known.policy
+    assert loaded.context.role_map() == ROLES and loaded.plan == known.plan and loaded.policy == known.policy
     assert loaded.desired.to_api() == known.desired.to_api()
 
 
@@ -108,3 +109,63 @@ def test_a_create_plan_is_stale_once_the_cluster_exists():
     apply(client, plan(slurm_spec(workers=1), None), wait="none", timeout=60)
     with pytest.raises(PlanStale, match="now exists"):
         apply(client, create, wait="none", timeout=60)
+
+
+# ---- one direction (issue 38): core/cloud.prepare drives the cloud's stages; HyperPod's library API
+# (aws/pipeline/__init__.py) sits on top of both and nothing below calls back into it
+
+
+def test_no_stage_calls_back_into_the_library_api():
+    from .test_layers import PACKAGE, _module_name, _within, imports_of
+
+    front = ("cli", "provider", "native", "components")
+    callers = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = _module_name(path)
+        if module in ("", "aws.pipeline") or module.split(".")[0] in front:
+            continue
+        if any(_within(name, "aws.pipeline") for name in imports_of(path)):  # the library API: nothing below imports it
+            callers.append(module)
+    assert callers == []
+
+
+def test_the_pipeline_runs_without_its_library_api(tmp_path):
+    """The pipeline through the AWS cloud (what every front end runs: prepare, then the plan file
+    saved and loaded) never loads aws/pipeline."""
+    code = (
+        "import sys\n"
+        "from pulumi_hyperpod.core import cloud, planfile\n"
+        "from pulumi_hyperpod.aws.spec import ClusterSpec\n"
+        "from pulumi_hyperpod.plans.policy import Policy\n"
+        "spec = ClusterSpec.from_file('examples/specs/seed004-initial.json')\n"
+        "prepared = cloud.prepare(cloud.get('aws'), None, spec, Policy(), observed=None, skip_preflight='offline')\n"
+        "assert prepared.plan.action == 'create' and prepared.plan.cost is not None\n"
+        f"planfile.save(prepared, {str(tmp_path / 'p.json')!r})\n"
+        f"assert planfile.load({str(tmp_path / 'p.json')!r}).plan == prepared.plan\n"
+        "print('pulumi_hyperpod.aws.pipeline' in sys.modules)\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"
+
+
+def test_one_prepared_plan_and_one_read_it_yourself_value(tmp_path):
+    """The library API returns core/cloud.Prepared itself (no subclass), and every `observed`
+    default of the pipeline is core/cloud.OBSERVE; None stays "no cluster"."""
+    import inspect
+
+    from pulumi_hyperpod.core import cloud
+    from pulumi_hyperpod.provider.base import CloudProvider
+
+    assert pipeline.Prepared is cloud.Prepared and pipeline.OBSERVE is cloud.OBSERVE
+    for function in (cloud.prepare, cloud.deletion, pipeline.prepare, pipeline.deletion):
+        assert inspect.signature(function).parameters["observed"].default is cloud.OBSERVE, function
+    # the provider says which it means (its module stays out of the core until check runs): no value of its own
+    assert inspect.signature(CloudProvider._prepared).parameters["observed"].default is inspect.Parameter.empty
+    prepared = pipeline.prepare(None, slurm_spec(workers=3), observed=None, skip_preflight="offline")
+    pipeline.save(prepared, str(tmp_path / "p.json"))
+    for made in (prepared, pipeline.load(str(tmp_path / "p.json")), pipeline.deletion(None, "c", observed=None)):
+        assert type(made) is cloud.Prepared
+    with pytest.raises(ValueError, match="no client to read cluster"):
+        pipeline.prepare(None, slurm_spec(workers=3))  # OBSERVE without a client: said, before any call

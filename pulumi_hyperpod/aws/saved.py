@@ -37,18 +37,23 @@ import dataclasses
 import itertools
 import json
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from pulumi_hyperpod.core import planfile
+from pulumi_hyperpod.core.cloud import InputFiles, Prepared
 from pulumi_hyperpod.core.planfile import SavedPlanError
 from pulumi_hyperpod.plans import Plan, Policy
 from pulumi_hyperpod.aws.details import READER, slurm_of, with_slurm
 from pulumi_hyperpod.aws.planner.integrity import step_problems
 
+if TYPE_CHECKING:  # pragma: no cover
+    from pulumi_hyperpod.aws.context import AwsPrepared
+    from pulumi_hyperpod.aws.workload.model import WorkloadView
+
 __all__ = ["SavedPlanError", "document", "load", "plan_difference", "plan_target", "save"]
 
 
-def document(prepared: Any, target: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def document(prepared: "AwsPrepared", target: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The saved form of a Prepared plan; `target`: where it was made (see `plan_target`)."""
     the_plan: Plan = prepared.plan
     observed = prepared.observed
@@ -90,13 +95,13 @@ def plan_target(
     return {"cloud": cloud, "backend": backend, "region": region, "account": account}
 
 
-def save(prepared: Any, path: str | Path, *, target: Mapping[str, Any] | None = None, inputs: Any = ()) -> None:
+def save(prepared: "AwsPrepared", path: str | Path, *, target: Mapping[str, Any] | None = None, inputs: InputFiles = ()) -> None:
     """Written whole or not at all: a failed save leaves the file that was there. `target`: the
     backend and region the plan was made with (`plan_target`'s keywords)."""
     planfile.write(path, document(prepared, target), inputs=inputs)
 
 
-def load(path: str | Path, *, target: Mapping[str, Any] | None = None) -> Any:
+def load(path: str | Path, *, target: Mapping[str, Any] | None = None) -> "AwsPrepared":
     """The Prepared plan in `path`, or SavedPlanError naming the file and what is wrong. `target`:
     where it is to be applied (cloud, backend, region; None values are not compared)."""
     from pulumi_hyperpod.aws.spec import ClusterSpec, SpecError
@@ -223,10 +228,11 @@ def _with_horizon(where: str, observed: Any, horizon: Any) -> Any:
     return dataclasses.replace(observed, events_horizon=horizon)
 
 
-def _prepared(the_plan: Plan, desired: Any, observed: Any, policy: Policy, roles: dict[str, str], view: Any, data: Any) -> Any:
+def _prepared(
+    the_plan: Plan, desired: Any, observed: Any, policy: Policy, roles: dict[str, str], view: "WorkloadView | None", data: Any
+) -> "AwsPrepared":
     """The loaded plan with the context it was made with (the Slurm roles, the workload view, the region)."""
     from pulumi_hyperpod.aws.context import AwsContext
-    from pulumi_hyperpod.aws.pipeline import Prepared
 
     target = data.get("target")
     region = target.get("region") if isinstance(target, Mapping) else None
@@ -304,8 +310,7 @@ def _made_again(
     """plan → cost → HyperPod's own sections (the legacy Slurm migration, the notes), as `plan` made them."""
     from pulumi_hyperpod.aws.context import AwsContext
     from pulumi_hyperpod.aws.planner import plan as make
-    from pulumi_hyperpod.aws.stages import annotate
-    from pulumi_hyperpod.aws.pipeline import make_plan
+    from pulumi_hyperpod.aws.stages import annotate, make_plan
 
     if desired is None:
         return make(None, observed, policy)
