@@ -37,8 +37,8 @@ def group_spec(
         spec["InstanceStorageConfigs"] = [{"EbsVolumeConfig": {"VolumeSizeInGB": group.volume_size_gb}}]
     spec.update({k: v for k, v in members.items() if v is not None})
     if group.extra:  # the service model is read only for a group that gives other members
-        from pulumi_hyperpod.aws import servicemodel  # noqa: PLC0415 - not on a program's path (tests/provider/test_program_lean.py)
-        from pulumi_hyperpod.aws.spec.keys import to_model_keys  # noqa: PLC0415 - not on a program's path (tests/provider/test_program_lean.py)
+        from pulumi_hyperpod.aws import servicemodel  # noqa: PLC0415 - not on a program's path (tests/unit/provider/test_program_lean.py)
+        from pulumi_hyperpod.aws.spec.keys import to_model_keys  # noqa: PLC0415 - not on a program's path (tests/unit/provider/test_program_lean.py)
 
         spec.update(to_model_keys(servicemodel.shape("ClusterInstanceGroupSpecification"), dict(group.extra)))
     return spec
@@ -71,14 +71,14 @@ class HyperPodComponent(pulumi.ComponentResource):
         if lifecycle.s3_uri is not None:
             uri = lifecycle.s3_uri
         elif lifecycle.scripts_dir is not None:
-            from pulumi_hyperpod.components import support  # noqa: PLC0415 - not on a program's path (tests/provider/test_program_lean.py)
+            from pulumi_hyperpod.components import support  # noqa: PLC0415 - not on a program's path (tests/unit/provider/test_program_lean.py)
 
             uri = support.lifecycle_bucket(name, lifecycle.scripts_dir, parent=self)
         else:
             raise ValueError("lifecycle: give s3_uri or scripts_dir (the nodes' lifecycle scripts)")
         if execution_role_arn is not None:
             return uri, execution_role_arn
-        from pulumi_hyperpod.components import support  # noqa: PLC0415 - not on a program's path (tests/provider/test_program_lean.py)
+        from pulumi_hyperpod.components import support  # noqa: PLC0415 - not on a program's path (tests/unit/provider/test_program_lean.py)
 
         return uri, support.execution_role(name, parent=self, vpc=vpc)
 

@@ -54,8 +54,8 @@ class SlurmCluster(HyperPodComponent):
         }
 
     def _with_slurm_spec(self, name: str, args: SlurmClusterArgs) -> None:
-        from pulumi_hyperpod.aws.slurm.render import ON_CREATE, render_hyperpod  # noqa: PLC0415 - not on a program's path (tests/provider/test_program_lean.py)
-        from pulumi_hyperpod.components import bundle, support  # noqa: PLC0415 - not on a program's path (tests/provider/test_program_lean.py)
+        from pulumi_hyperpod.aws.slurm.render import ON_CREATE, render_hyperpod  # noqa: PLC0415 - not on a program's path (tests/unit/provider/test_program_lean.py)
+        from pulumi_hyperpod.components import bundle, support  # noqa: PLC0415 - not on a program's path (tests/unit/provider/test_program_lean.py)
 
         if args.lifecycle.s3_uri is not None:
             raise ValueError(
@@ -87,8 +87,8 @@ class SlurmCluster(HyperPodComponent):
 
 def _slurm_spec(args: SlurmClusterArgs):
     """The Slurm spec, with the controller and login groups named from the component's own."""
-    from pulumi_hyperpod.aws.slurm.hyperpod import partition_names  # noqa: PLC0415 - not on a program's path (tests/provider/test_program_lean.py)
-    from pulumi_hyperpod.slurm.spec import SlurmSpec  # noqa: PLC0415 - not on a program's path (tests/provider/test_program_lean.py)
+    from pulumi_hyperpod.aws.slurm.hyperpod import partition_names  # noqa: PLC0415 - not on a program's path (tests/unit/provider/test_program_lean.py)
+    from pulumi_hyperpod.slurm.spec import SlurmSpec  # noqa: PLC0415 - not on a program's path (tests/unit/provider/test_program_lean.py)
 
     names = partition_names()
     given = args.slurm

@@ -3,7 +3,7 @@
 A backend is a name a user types (`--backend fake`, `backend="fake"` on a resource, the config key
 `hyperpod:backend`) for one cloud: the real service, or its simulator (`pulumi_hyperpod.sim`). Each
 names its factory as "module:function", imported only when a client is made, so the registry
-imports no cloud (tests/core/test_layers.py) and choosing the real cloud loads no simulator.
+imports no cloud (tests/quality/test_layers.py) and choosing the real cloud loads no simulator.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ The schema is made from what defines the resources, so neither can change withou
   tables below, keyed by the Python name: a name in a table that no resource has, or a resource's
   name missing from its table, stops the generation.
 
-tests/native/test_schema.py fails when the committed schema.json is not this module's output.
+tests/unit/native/test_schema.py fails when the committed schema.json is not this module's output.
 """
 
 from __future__ import annotations

@@ -9,7 +9,12 @@ from enum import Enum
 
 
 class Code(str, Enum):
-    """`enum.StrEnum` (Python 3.11) for 3.10: str() and format() give the value, not "Class.MEMBER"."""
+    """`enum.StrEnum` (Python 3.11) for 3.10: str() and format() give the value, not "Class.MEMBER";
+    repr() gives the word quoted too, so a plan's codes printed as Python data (a list of a plan's
+    refusal rules, a victim's code in a program's output) read as the words the JSON holds."""
+
+    def __repr__(self) -> str:
+        return repr(self.value)
 
     def __str__(self) -> str:
         return str(self.value)

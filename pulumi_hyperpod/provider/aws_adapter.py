@@ -7,7 +7,7 @@ outputs (per-group counts, never a per-node list), where it lives (worlds.py: a 
 the call; an in-memory simulator by its registered name in tests), its wording.
 
 The modules behind each answer load in the method that needs it: a preview's check loads the
-spec's shapes and no more (tests/provider/test_check_lean.py).
+spec's shapes and no more (tests/unit/provider/test_check_lean.py).
 """
 
 from __future__ import annotations

@@ -39,13 +39,15 @@ print(json.dumps({name: serialize_provider(provider) for name, provider in made.
 # Run where nothing was imported before (a provider process unpickles first thing): a module path
 # that only resolves because a test imported it earlier would pass here otherwise.
 LOAD = """
-import base64, json, sys, warnings
+import base64, dataclasses, json, sys, warnings
 import dill
 case = json.loads(sys.stdin.read())
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
     provider = dill.loads(base64.b64decode(case["pickle"]))
-state = {k: (vars(v) if hasattr(v, "__dict__") else v) for k, v in vars(provider).items()}
+def fields(v):  # a record's fields by name, whether it keeps them in a __dict__ or in slots
+    return dataclasses.asdict(v) if dataclasses.is_dataclass(v) else vars(v) if hasattr(v, "__dict__") else v
+state = {k: fields(v) for k, v in vars(provider).items()}
 cls = type(provider)
 print(json.dumps({"class": f"{cls.__module__}.{cls.__qualname__}", "state": state,
                   "warnings": [str(w.message) for w in caught if "pulumi_hyperpod" in str(w.message)]}))

@@ -56,10 +56,6 @@ KNOWN = {
     # connect() builds its simulator itself: ends when it goes through the backend registry (BACKEND_REGISTRY)
     "aws.client imports sim.aws",
     "gcp.client imports sim.gcp",
-    # Plan.slurm is HyperPod's section: ends when cloud-owned sections move to the Plan's typed `details`
-    "plans.model imports aws.slurm.section",
-    # the partition-name rule is botocore's: ends when each cloud passes it to slurm/spec.py as a parameter
-    "slurm.spec imports aws.servicemodel",
 }
 
 
@@ -150,10 +146,6 @@ def loaded(code: str, roots: tuple[str, ...] = CLOUD_MODULES, prefixes: tuple[st
     return json.loads(run_fresh(LOADED.format(code=code, roots=roots, prefixes=prefixes)))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="slurm/spec.py's partition-name rule reads botocore's model (aws.servicemodel); passes once the rule is a parameter each cloud gives",
-)
 def test_loading_a_gcp_spec_imports_no_botocore_and_nothing_of_aws():
     code = 'from pulumi_hyperpod.gcp.spec import ClusterSpec\nClusterSpec.from_file("examples/gcp-training-cluster/cluster.json")'
     assert loaded(code, prefixes=("pulumi_hyperpod.aws", "pulumi_hyperpod.sim")) == []

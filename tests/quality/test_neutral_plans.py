@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from pathlib import Path
 
 from tests.support.imports import PACKAGE, imports_of
+from tests.support.paths import TESTS
 
 PLANS = PACKAGE / "plans"
 
@@ -61,7 +61,7 @@ def test_a_google_cloud_plan_is_read_rendered_and_written_without_aws():
     import sys
 
     done = subprocess.run(
-        [sys.executable, "-c", GCP_PLAN, str(Path(__file__).parent / "data" / "plan-gcp-create.json")],
+        [sys.executable, "-c", GCP_PLAN, str(TESTS / "unit" / "plans" / "data" / "plan-gcp-create.json")],
         capture_output=True,
         text=True,
         timeout=120,

@@ -1,7 +1,7 @@
 """Foreign worlds (issue 36, item 7): a file the simulators did not make, put where they keep one of
 theirs — the HyperPod world ($HYPERPOD_FAKE_STATE), the Google Cloud world ($HYPERPOD_GCP_FAKE_STATE)
 or their clock (clock.sqlite beside the HyperPod world) — then every command that opens it. Used by
-tests/fake/test_foreign_worlds.py and bench/reliability_report.py.
+tests/unit/sim/test_worldfile.py and bench/reliability_report.py.
 
 A trial is refused when the command exits 1 with one error line naming the variable, the path and
 the rule; a file changed is one whose bytes, mode or SQLite side files (-wal, -shm, -journal) are not

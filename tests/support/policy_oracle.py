@@ -1,5 +1,5 @@
 """The Policy as it was, a pydantic BaseModel (before issue 30 made it a dataclass): the oracle that
-tests/core/test_policy_dataclass.py compares the dataclass against. Test-only; never imported by the
+tests/unit/plans/test_policy.py compares the dataclass against. Test-only; never imported by the
 package. Copied verbatim but for the absolute import of core.policy_members."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-# botocore's sagemaker model: ClusterNodeId and ClusterNodeLogicalId (tests/core/test_policy_ids.py
+# botocore's sagemaker model: ClusterNodeId and ClusterNodeLogicalId (tests/unit/plans/test_policy_ids.py
 # checks these against the model; copied so that a Policy does not load the model)
 INSTANCE_ID = re.compile(r"i-[a-f0-9]{8}(?:[a-f0-9]{9})?")
 LOGICAL_ID = re.compile(r"[a-zA-Z0-9][a-zA-Z0-9\-]*[a-zA-Z0-9]")

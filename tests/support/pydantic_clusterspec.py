@@ -1,6 +1,6 @@
 """The pydantic ClusterSpec models as they were before `aws/spec/models.py` became stdlib
 dataclasses (issue 30), kept unchanged as the oracle the dataclasses are compared with
-(tests/input/test_spec_models.py): the same request, attributes, views and errors. Test-only:
+(tests/unit/aws/spec/test_models.py): the same request, attributes, views and errors. Test-only:
 nothing under pulumi_hyperpod imports pydantic for a cluster spec any more.
 """
 

@@ -104,7 +104,7 @@ class PriceTable:
     def from_file(cls, path: str | Path) -> "PriceTable":
         """A price file, read as every input is (core/documents.py): JSON or YAML 1.2 (`010` refused
         as ambiguous, `1:20` text), a regular file only, size and depth limits."""
-        from pulumi_hyperpod.core.documents import read_document  # noqa: PLC0415 - not on a no-change preview's path (tests/provider/test_diff_lean.py)
+        from pulumi_hyperpod.core.documents import read_document  # noqa: PLC0415 - not on a no-change preview's path (tests/unit/provider/test_diff_lean.py)
 
         path = Path(path)
         if not os.path.lexists(path):

@@ -193,7 +193,7 @@ def _node(s: Mapping[str, Any]) -> NodeState:
 
 
 def _utc(value: Any) -> dt.datetime | None:
-    from pulumi_hyperpod.core.timestamps import read_time  # noqa: PLC0415 - only a snapshot's times (checked by the same reader): not on a preview's path (tests/provider/test_diff_lean.py)
+    from pulumi_hyperpod.core.timestamps import read_time  # noqa: PLC0415 - only a snapshot's times (checked by the same reader): not on a preview's path (tests/unit/provider/test_diff_lean.py)
 
     return None if value is None else read_time(value)
 

@@ -70,7 +70,7 @@ def groups_moved(plan: "Plan", now: "ClusterState | None") -> list[str]:
     """The "groups" premise: targets, MinCounts and which groups exist."""
     if plan.basis is None or now is None:
         return []
-    from pulumi_hyperpod.aws.planner.expectation import Expectation  # noqa: PLC0415 - not on a no-change preview's path (tests/provider/test_diff_lean.py)
+    from pulumi_hyperpod.aws.planner.expectation import Expectation  # noqa: PLC0415 - not on a no-change preview's path (tests/unit/provider/test_diff_lean.py)
 
     return Expectation.from_basis(plan.basis).moved(now)
 

@@ -24,10 +24,10 @@ if TYPE_CHECKING:  # pragma: no cover
 def node_name(state: ClusterState, victim: Victim) -> str:
     """The orchestrator's name for a launched victim."""
     if state.orchestrator_kind == "Eks":
-        from pulumi_hyperpod.aws.workload.match import eks_node_name  # noqa: PLC0415 - not on a no-change preview's path (tests/provider/test_diff_lean.py)
+        from pulumi_hyperpod.aws.workload.match import eks_node_name  # noqa: PLC0415 - not on a no-change preview's path (tests/unit/provider/test_diff_lean.py)
 
         return eks_node_name(victim.node_id)
-    from pulumi_hyperpod.aws.workload.match import slurm_names  # noqa: PLC0415 - not on a no-change preview's path (tests/provider/test_diff_lean.py)
+    from pulumi_hyperpod.aws.workload.match import slurm_names  # noqa: PLC0415 - not on a no-change preview's path (tests/unit/provider/test_diff_lean.py)
 
     names = {instance: name for name, instance in slurm_names(state).items()}
     return names.get(victim.node_id, "")

@@ -74,7 +74,7 @@ def _short(value: Any) -> str:
 
 def member_line(change: MemberChange) -> str:
     """A member change as a plan line; the software members say how existing nodes get it."""
-    from pulumi_hyperpod.aws.spec.models import BUILD_FIELDS  # noqa: PLC0415 - the spec's pydantic models: only a member line, not a native check (tests/native/test_check_lean.py)
+    from pulumi_hyperpod.aws.spec.models import BUILD_FIELDS  # noqa: PLC0415 - the spec's pydantic models: only a member line, not a native check (tests/unit/native/test_check_lean.py)
 
     line = change.line()
     if change.unverified:

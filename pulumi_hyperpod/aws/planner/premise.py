@@ -5,7 +5,7 @@ cluster, its groups' counts and nodes: basis.py): for every premise the steps de
 `READERS` has one reader per premise name: given the plan and the cluster as it is now (`Now`), it
 says in words what no longer holds. The saved-plan check (aws/saved.py `load`, then
 `stale_reasons` below, which apply runs before the first call) reads them all; a premise a step
-declares with no reader here fails tests/core/test_premise_readers.py.
+declares with no reader here fails tests/unit/aws/planner/test_premise.py.
 
 - configuration: each top-level member of DescribeCluster and of each group (one level into the
   structured ones: LifeCycleConfig.OnCreate) as a short hash — another writer's UpdateCluster is a

@@ -221,7 +221,7 @@ def _repairs(observed: ClusterState, policy: Policy, role: Any) -> Any:
     policy names and nodes in Failure: a cluster with neither, as most plans are, has nothing to
     repair under any policy, and the same empty record comes without loading repair.py's rules."""
     if policy.replace_node_ids or policy.reboot_node_ids or any(n.status == "Failure" for n in observed.nodes):
-        from pulumi_hyperpod.aws.planner import repair  # noqa: PLC0415 - not on a no-change preview's path (tests/provider/test_diff_lean.py)
+        from pulumi_hyperpod.aws.planner import repair  # noqa: PLC0415 - not on a no-change preview's path (tests/unit/provider/test_diff_lean.py)
 
         return repair.plan_repairs(observed, policy, role)
     return SimpleNamespace(steps=[], refusals=[], notes=[], replaced=set())
@@ -372,7 +372,7 @@ class _Updater:
         steps = self._steps(cluster_changes)
         tagging, tag_notes = tag_steps(self.desired, self.observed)
         if self.policy.canary_nodes:  # canary.py only when the policy asks for a canary (otherwise it changes nothing)
-            from pulumi_hyperpod.aws.planner import canary  # noqa: PLC0415 - not on a no-change preview's path (tests/provider/test_diff_lean.py)
+            from pulumi_hyperpod.aws.planner import canary  # noqa: PLC0415 - not on a no-change preview's path (tests/unit/provider/test_diff_lean.py)
 
             steps, canary_notes = canary.canary_steps(steps, self.policy.canary_nodes, self.limits, self.desired.name)
             self.notes += canary_notes
@@ -573,7 +573,7 @@ class _Updater:
                 "the service chooses which nodes go)",
             )
             return
-        from pulumi_hyperpod.aws.planner import (  # noqa: PLC0415 - not on a no-change preview's path (tests/provider/test_diff_lean.py)
+        from pulumi_hyperpod.aws.planner import (  # noqa: PLC0415 - not on a no-change preview's path (tests/unit/provider/test_diff_lean.py)
             victims as victim_rules,
             workload_order,
         )  # a scale-in's rules: loaded when a plan removes nodes
@@ -612,7 +612,7 @@ class _Updater:
         if leaving and self.rollouts.steps:  # the nodes a scale-in removes first are not rolled
             self.rollouts = software.plan_rollouts(self.desired, self.observed, self.policy, self.role, leaving)
         if self.repairs.steps:  # a repair of a node the plan takes down otherwise (repair.py)
-            from pulumi_hyperpod.aws.planner import repair  # noqa: PLC0415 - not on a no-change preview's path (tests/provider/test_diff_lean.py)
+            from pulumi_hyperpod.aws.planner import repair  # noqa: PLC0415 - not on a no-change preview's path (tests/unit/provider/test_diff_lean.py)
 
             self.refusals.extend(repair.plan_conflicts(self.observed, self.repairs.steps, self.rollouts.steps, self.deleted_groups))
         for step in steps:

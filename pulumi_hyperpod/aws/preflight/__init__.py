@@ -57,7 +57,7 @@ def preflight(
         quota_part = QuotaSection(status="not-needed")
     else:
         region = region_of(observed, getattr(getattr(sagemaker, "meta", None), "region_name", None))
-        from pulumi_hyperpod.aws.preflight.quotas import check_quotas  # noqa: PLC0415 - not on a no-change preview's path (tests/provider/test_diff_lean.py)
+        from pulumi_hyperpod.aws.preflight.quotas import check_quotas  # noqa: PLC0415 - not on a no-change preview's path (tests/unit/provider/test_diff_lean.py)
 
         if callable(quotas):  # a factory: no client (nor its service model) for a plan that adds nothing
             quotas = quotas()
@@ -68,12 +68,12 @@ def preflight(
                 "check them in the Service Quotas console before applying"
             )
         if any(g.training_plan_arn for g in desired.instance_groups):
-            from pulumi_hyperpod.aws.preflight.training_plans import check_training_plans  # noqa: PLC0415 - not on a no-change preview's path (tests/provider/test_diff_lean.py)
+            from pulumi_hyperpod.aws.preflight.training_plans import check_training_plans  # noqa: PLC0415 - not on a no-change preview's path (tests/unit/provider/test_diff_lean.py)
 
             plan_refusals, plan_warnings, plans = check_training_plans(plan, desired, sagemaker)
             refusals, warnings = refusals + plan_refusals, warnings + plan_warnings
         if observed is not None:
-            from pulumi_hyperpod.aws.preflight.consistency import SAMPLE, check_consistency  # noqa: PLC0415 - not on a no-change preview's path (tests/provider/test_diff_lean.py)
+            from pulumi_hyperpod.aws.preflight.consistency import SAMPLE, check_consistency  # noqa: PLC0415 - not on a no-change preview's path (tests/unit/provider/test_diff_lean.py)
 
             findings = check_consistency(plan, desired, observed, sagemaker, SAMPLE if sample is None else sample)
             warnings += [finding.message for finding in findings]

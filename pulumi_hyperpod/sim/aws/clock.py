@@ -31,7 +31,7 @@ def to_seconds(value: "dt.datetime | float | int | str") -> float:
     """A request timestamp (botocore sends epoch numbers; ISO strings are accepted too), by the one
     reader (core/timestamps.py): the operations' model check (validation.check_model) refused one out
     of range as a ValidationException already."""
-    from pulumi_hyperpod.core.timestamps import read_time  # noqa: PLC0415 - not on a no-change preview's path (tests/provider/test_diff_lean.py)
+    from pulumi_hyperpod.core.timestamps import read_time  # noqa: PLC0415 - not on a no-change preview's path (tests/unit/provider/test_diff_lean.py)
 
     return read_time(value).timestamp()
 

@@ -245,7 +245,7 @@ def load_scenario(source: "Scenario | dict[str, Any] | str | Path | None") -> Sc
             )
         source = shipped[source]
     if isinstance(source, (str, Path)):
-        from pulumi_hyperpod.core.documents import read_document  # noqa: PLC0415 - only a scenario file: not on a no-change preview's path (tests/provider/test_diff_lean.py)
+        from pulumi_hyperpod.core.documents import read_document  # noqa: PLC0415 - only a scenario file: not on a no-change preview's path (tests/unit/provider/test_diff_lean.py)
 
         class ScenarioError(InputError):
             kind = "simulator scenario"

@@ -66,7 +66,7 @@ def _botocore_session() -> Any:
 
 
 def _load_scenario(scenario: Any) -> "Scenario":
-    from pulumi_hyperpod.sim.aws.scenario import load_scenario  # noqa: PLC0415 - pydantic: loaded when a scenario is built, not to read a stored world (tests/provider/test_diff_lean.py)
+    from pulumi_hyperpod.sim.aws.scenario import load_scenario  # noqa: PLC0415 - pydantic: loaded when a scenario is built, not to read a stored world (tests/unit/provider/test_diff_lean.py)
 
     return load_scenario(scenario)
 
@@ -201,7 +201,7 @@ class Simulator:
 
     def _handle(self, service: str, protocol: str, region: str, request: Any, polls: PollTracker) -> Any:
         if service == "s3":  # lifecycle bundles (sim/aws/s3.py): REST-XML, not the JSON wire
-            from pulumi_hyperpod.sim.aws import s3  # noqa: PLC0415 - only a bundle's read or upload: a preview's reads are sagemaker's (tests/provider/test_diff_lean.py)
+            from pulumi_hyperpod.sim.aws import s3  # noqa: PLC0415 - only a bundle's read or upload: a preview's reads are sagemaker's (tests/unit/provider/test_diff_lean.py)
 
             with self._world() as world:
                 return s3.answer(world, region, request)
@@ -405,7 +405,7 @@ class Simulator:
     def set_quota(self, value: float, *, name: Optional[str] = None, code: Optional[str] = None) -> None:
         """The account's applied Service Quotas value changes (an increase granted, or a quota lowered
         below what already runs), by quota name or code; calls from then on are checked against it."""
-        from pulumi_hyperpod.sim.aws.scenario import QuotaValue  # noqa: PLC0415 - pydantic: the scenario's models, not on a preview's path (tests/provider/test_diff_lean.py)
+        from pulumi_hyperpod.sim.aws.scenario import QuotaValue  # noqa: PLC0415 - pydantic: the scenario's models, not on a preview's path (tests/unit/provider/test_diff_lean.py)
 
         with self._world() as world:
             quota = QuotaValue(quota_name=name, quota_code=code, value=value)

@@ -98,7 +98,7 @@ def _bundle_uris(cluster: Cluster) -> list[str]:
 
 
 def _bundle_json(world: Any, uri: str, name: str) -> dict | None:
-    from pulumi_hyperpod.sim.aws import s3  # noqa: PLC0415 - the bundle in the simulator's S3: read when a cluster's Slurm files are asked for (tests/provider/test_diff_lean.py)
+    from pulumi_hyperpod.sim.aws import s3  # noqa: PLC0415 - the bundle in the simulator's S3: read when a cluster's Slurm files are asked for (tests/unit/provider/test_diff_lean.py)
 
     content = s3.bundle_file(world, uri, name)
     if content is None:
@@ -120,7 +120,7 @@ def bundle_spec(world: Any, cluster: Cluster) -> dict | None:
 
 
 def _bundle_include(world: Any, cluster: Cluster) -> tuple[str, list[str]] | None:
-    from pulumi_hyperpod.sim.aws import s3  # noqa: PLC0415 - not on a no-change preview's path (tests/provider/test_diff_lean.py)
+    from pulumi_hyperpod.sim.aws import s3  # noqa: PLC0415 - not on a no-change preview's path (tests/unit/provider/test_diff_lean.py)
 
     for uri in _bundle_uris(cluster):
         content = s3.bundle_file(world, uri, "slurm-spec.conf")
@@ -133,7 +133,7 @@ def _bundle_include(world: Any, cluster: Cluster) -> tuple[str, list[str]] | Non
 def scenario_with_bundles(world: Any, groups: list[dict]) -> Scenario:
     """The scenario, with the provisioning_parameters.json of every bundle the groups point at
     added (a scenario's own entry for a URI wins: a test stated it on purpose)."""
-    from pulumi_hyperpod.sim.aws.scenario import ProvisioningParameters  # noqa: PLC0415 - pydantic: loaded by the writes that need it (tests/provider/test_diff_lean.py)
+    from pulumi_hyperpod.sim.aws.scenario import ProvisioningParameters  # noqa: PLC0415 - pydantic: loaded by the writes that need it (tests/unit/provider/test_diff_lean.py)
 
     found: dict[str, ProvisioningParameters] = {}
     for group in groups:

@@ -147,7 +147,7 @@ class SqliteStore:
             self.conn.execute(S3_BODIES_SCHEMA)
             if self._meta("seed") is None:
                 if scenario is None:  # the defaults; built only for a new world (an existing one keeps its own)
-                    from pulumi_hyperpod.sim.aws.scenario import Scenario  # noqa: PLC0415 - pydantic: the scenario's models, not on a no-change preview's path (tests/provider/test_diff_lean.py)
+                    from pulumi_hyperpod.sim.aws.scenario import Scenario  # noqa: PLC0415 - pydantic: the scenario's models, not on a no-change preview's path (tests/unit/provider/test_diff_lean.py)
 
                     scenario = Scenario()
                 world = World(scenario, seed, self._clock(new_persistent_clock(scenario.speed, real_time).state()))

@@ -94,7 +94,7 @@ class World:
     @property
     def scenario(self) -> "Scenario":
         if self._scenario is None:
-            from pulumi_hyperpod.sim.aws.scenario import Scenario  # noqa: PLC0415 - pydantic: the scenario's models, not on a no-change preview's path (tests/provider/test_diff_lean.py)
+            from pulumi_hyperpod.sim.aws.scenario import Scenario  # noqa: PLC0415 - pydantic: the scenario's models, not on a no-change preview's path (tests/unit/provider/test_diff_lean.py)
 
             self._scenario = Scenario.model_validate(self._stored_scenario)
             self._stored_scenario = None

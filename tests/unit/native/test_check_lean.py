@@ -1,5 +1,5 @@
 """The native plugin's Check of a HyperPod cluster loads what the dynamic provider's check loads
-(tests/provider/test_check_lean.py), and no Google Cloud module: those load with the first call for a
+(tests/unit/provider/test_check_lean.py), and no Google Cloud module: those load with the first call for a
 GcpTrainingCluster. Checked in a fresh interpreter by `sys.modules`, never by timing."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The Policy dataclass validates, refuses and serializes exactly as the pydantic model it replaced
 (tests/support/policy_oracle.py, the old model copied): same values, same errors (loc, msg, type),
 same dumps, for generated policies, valid and not. The defaults skip the model: see
-tests/provider/test_policy_defaults_lean.py for a fresh process."""
+tests/unit/provider/test_policy_defaults_lean.py for a fresh process."""
 
 from __future__ import annotations
 
