@@ -18,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pulumi_hyperpod import ClusterSpec, ClusterState  # noqa: E402
-from pulumi_hyperpod.aws.pipeline import make_plan as plan  # noqa: E402
-from pulumi_hyperpod.aws.planner.premise import stale_reasons  # noqa: E402
+from pulumi_hyperpod import ClusterSpec, ClusterState
+from pulumi_hyperpod.aws.pipeline import make_plan as plan
+from pulumi_hyperpod.aws.planner.premise import stale_reasons
 
 GROUPS, NODES = 100, 20_000
 ROLE = "arn:aws:iam::111122223333:role/hyperpod"

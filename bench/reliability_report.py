@@ -32,10 +32,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.reliability.concurrency_trials import all_trials, summary  # noqa: E402
-from tests.reliability.faultloop import check, random_params, run  # noqa: E402
-from tests.reliability import tamper_trials  # noqa: E402
-from tests.support import foreign_world_trials, premise_trials  # noqa: E402
+from tests.reliability.concurrency_trials import all_trials, summary
+from tests.reliability.faultloop import check, random_params, run
+from tests.reliability import tamper_trials
+from tests.support import foreign_world_trials, premise_trials
 
 
 def fault_loop(scenarios: int, seed: int) -> dict:

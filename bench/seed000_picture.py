@@ -20,12 +20,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from sim_bench import _request, _scenario  # noqa: E402  (the headline's scenario and request: one source)
+from sim_bench import _request, _scenario
 
-from pulumi_hyperpod.cli.timeline_commands import read_panels  # noqa: E402
-from pulumi_hyperpod.sim.aws import Simulator  # noqa: E402
-from pulumi_hyperpod.aws.timeline import Panel, Point, render_svg  # noqa: E402
-from pulumi_hyperpod.aws.timeline.files import write_picture  # noqa: E402
+from pulumi_hyperpod.cli.timeline_commands import read_panels
+from pulumi_hyperpod.sim.aws import Simulator
+from pulumi_hyperpod.aws.timeline import Panel, Point, render_svg
+from pulumi_hyperpod.aws.timeline.files import write_picture
 
 NAME, GROUP, ASKED = "train-16", "training", 16
 HORIZON = 3.5 * 3600  # virtual seconds drawn: past the end of the shortage (2 h) and the last retry

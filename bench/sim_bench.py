@@ -62,8 +62,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pulumi_hyperpod.aws.client import connect  # noqa: E402
-from pulumi_hyperpod.sim.aws import Simulator  # noqa: E402
+from pulumi_hyperpod.aws.client import connect
+from pulumi_hyperpod.sim.aws import Simulator
 
 ROLE = "arn:aws:iam::111122223333:role/hyperpod"
 LIFECYCLE = {"SourceS3Uri": "s3://bucket/lifecycle/src/", "OnCreate": "on_create.sh"}
@@ -320,7 +320,7 @@ def s3_weight(directory: Path) -> tuple[float, float, float, float]:
 SECTIONS = ("scale", "headline", "shared", "observe", "plan", "s3")
 
 
-def main(sections: "tuple[str, ...]" = SECTIONS) -> None:
+def main(sections: tuple[str, ...] = SECTIONS) -> None:
     unknown = [name for name in sections if name not in SECTIONS]
     if unknown:
         raise SystemExit(f"unknown section {unknown[0]!r}; sections: {', '.join(SECTIONS)}")
@@ -369,7 +369,7 @@ def headline() -> None:
     )
 
 
-def big(directory: Path, sections: "tuple[str, ...]") -> None:
+def big(directory: Path, sections: tuple[str, ...]) -> None:
     path = big_world(directory)
     if "observe" in sections:  # first: the world as big_world() left it
         inside, cpu, whole = fresh_observe_timings(path)

@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pulumi_hyperpod.slurm import SlurmSpec, SlurmSpecError, reference_violations  # noqa: E402
-from pulumi_hyperpod.aws.slurm.hyperpod import partition_names  # noqa: E402
+from pulumi_hyperpod.slurm import SlurmSpec, SlurmSpecError, reference_violations
+from pulumi_hyperpod.aws.slurm.hyperpod import partition_names
 
 
 def shapes(scale: int) -> dict[str, dict]:

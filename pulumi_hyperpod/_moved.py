@@ -19,7 +19,8 @@ import warnings
 from importlib.machinery import ModuleSpec
 from importlib.util import find_spec, spec_from_file_location
 from types import ModuleType
-from typing import TYPE_CHECKING, Sequence, cast
+from typing import TYPE_CHECKING, cast
+from collections.abc import Sequence
 
 if TYPE_CHECKING:  # pragma: no cover
     from importlib.abc import Loader

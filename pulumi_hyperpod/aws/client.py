@@ -20,7 +20,7 @@ BACKENDS = backends.names("aws")  # ("aws", "fake"); "sim" is the simulator's al
 DEFAULT_REGION = "us-west-2"
 
 
-def client_config(retry_mode: str = "standard", max_attempts: int | None = None) -> "Config":
+def client_config(retry_mode: str = "standard", max_attempts: int | None = None) -> Config:
     """botocore's own retry modes (standard or adaptive) instead of hand-written retry loops."""
     from botocore.config import Config  # boto3/botocore load only when a client is made
 
@@ -55,7 +55,7 @@ def connect(
     region: str | None = None,
     profile: str | None = None,
     *,
-    simulator: "Simulator | None" = None,
+    simulator: Simulator | None = None,
     retry_mode: str = "standard",
     max_attempts: int | None = None,
     service: str = "sagemaker",
@@ -90,7 +90,7 @@ def connect(
 
 
 def simulated_client(
-    *, region: str | None, simulator: "Simulator | None", retry_mode: str, max_attempts: int | None, service: str, **_: Any
+    *, region: str | None, simulator: Simulator | None, retry_mode: str, max_attempts: int | None, service: str, **_: Any
 ) -> Any:
     """backend="fake": the simulator's client (`simulator`, else the persistent world at $HYPERPOD_FAKE_STATE)."""
     from pulumi_hyperpod.sim.aws import Simulator

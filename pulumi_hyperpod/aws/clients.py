@@ -10,7 +10,8 @@ named here against botocore's model, and that a client `connect` makes satisfies
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
+from collections.abc import Iterable
 
 
 class Paginator(Protocol):

@@ -36,23 +36,23 @@ class AwsCloud(Cloud["ClusterSpec", "ClusterState", "SageMakerClient", AwsContex
 
         return detect_cloud(document) == "hyperpod"
 
-    def connect(self, backend: str) -> "SageMakerClient":
+    def connect(self, backend: str) -> SageMakerClient:
         from pulumi_hyperpod.aws.client import connect
 
         client: SageMakerClient = connect(backend)
         return client
 
-    def load_spec(self, path: str, **context: str | None) -> "ClusterSpec":
+    def load_spec(self, path: str, **context: str | None) -> ClusterSpec:
         from pulumi_hyperpod.aws.spec import ClusterSpec
 
         return ClusterSpec.from_file(path)
 
-    def read(self, client: "SageMakerClient", name: str) -> "ClusterState | None":
+    def read(self, client: SageMakerClient, name: str) -> ClusterState | None:
         from pulumi_hyperpod.aws.observe import observe
 
         return observe(client, name)
 
-    def read_inputs(self, client: "SageMakerClient | None", request: Request) -> Request:
+    def read_inputs(self, client: SageMakerClient | None, request: Request) -> Request:
         from dataclasses import replace
 
         from pulumi_hyperpod.aws.stages import read_inputs
@@ -60,7 +60,7 @@ class AwsCloud(Cloud["ClusterSpec", "ClusterState", "SageMakerClient", AwsContex
         observed, context = read_inputs(client, request.desired, request.observed, request.context)
         return replace(request, observed=observed, context=context)
 
-    def plan(self, request: Request) -> "Plan":
+    def plan(self, request: Request) -> Plan:
         context = request.context or AwsContext()
         if not context.cost:
             from pulumi_hyperpod.aws.planner import plan
@@ -78,18 +78,18 @@ class AwsCloud(Cloud["ClusterSpec", "ClusterState", "SageMakerClient", AwsContex
             workload=context.view,
         )
 
-    def annotate(self, plan: "Plan", request: Request) -> "Plan":
+    def annotate(self, plan: Plan, request: Request) -> Plan:
         from pulumi_hyperpod.aws.stages import annotate
 
         return annotate(plan, request.desired, request.observed, request.context)
 
-    def preflight(self, plan: "Plan", request: Request, client: "SageMakerClient") -> "Plan":
+    def preflight(self, plan: Plan, request: Request, client: SageMakerClient) -> Plan:
         from pulumi_hyperpod.aws.preflight import preflight
 
         quotas = request.context.quotas if request.context is not None else None
         return preflight(plan, request.desired, request.observed, sagemaker=client, quotas=quotas, policy=request.policy)
 
-    def apply(self, client: "SageMakerClient", request: ApplyRequest[AwsContext]) -> "ApplyResult":
+    def apply(self, client: SageMakerClient, request: ApplyRequest[AwsContext]) -> ApplyResult:
         import time
 
         from pulumi_hyperpod.aws.apply import apply
@@ -116,7 +116,7 @@ class AwsCloud(Cloud["ClusterSpec", "ClusterState", "SageMakerClient", AwsContex
 
         return load(path, target=target)
 
-    def import_(self, client: "SageMakerClient", name: str) -> "ClusterState":
+    def import_(self, client: SageMakerClient, name: str) -> ClusterState:
         state = self.read(client, name)
         if state is None:
             raise LookupError(f"no cluster {name} to import")

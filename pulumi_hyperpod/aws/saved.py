@@ -37,7 +37,8 @@ import dataclasses
 import itertools
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
 
 from pulumi_hyperpod.core import planfile
 from pulumi_hyperpod.core.cloud import InputFiles, Prepared
@@ -53,7 +54,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["SavedPlanError", "document", "load", "plan_difference", "plan_target", "save"]
 
 
-def document(prepared: "AwsPrepared", target: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def document(prepared: AwsPrepared, target: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The saved form of a Prepared plan; `target`: where it was made (see `plan_target`)."""
     the_plan: Plan = prepared.plan
     observed = prepared.observed
@@ -95,13 +96,13 @@ def plan_target(
     return {"cloud": cloud, "backend": backend, "region": region, "account": account}
 
 
-def save(prepared: "AwsPrepared", path: str | Path, *, target: Mapping[str, Any] | None = None, inputs: InputFiles = ()) -> None:
+def save(prepared: AwsPrepared, path: str | Path, *, target: Mapping[str, Any] | None = None, inputs: InputFiles = ()) -> None:
     """Written whole or not at all: a failed save leaves the file that was there. `target`: the
     backend and region the plan was made with (`plan_target`'s keywords)."""
     planfile.write(path, document(prepared, target), inputs=inputs)
 
 
-def load(path: str | Path, *, target: Mapping[str, Any] | None = None) -> "AwsPrepared":
+def load(path: str | Path, *, target: Mapping[str, Any] | None = None) -> AwsPrepared:
     """The Prepared plan in `path`, or SavedPlanError naming the file and what is wrong. `target`:
     where it is to be applied (cloud, backend, region; None values are not compared)."""
     from pulumi_hyperpod.aws.spec import ClusterSpec, SpecError
@@ -229,8 +230,8 @@ def _with_horizon(where: str, observed: Any, horizon: Any) -> Any:
 
 
 def _prepared(
-    the_plan: Plan, desired: Any, observed: Any, policy: Policy, roles: dict[str, str], view: "WorkloadView | None", data: Any
-) -> "AwsPrepared":
+    the_plan: Plan, desired: Any, observed: Any, policy: Policy, roles: dict[str, str], view: WorkloadView | None, data: Any
+) -> AwsPrepared:
     """The loaded plan with the context it was made with (the Slurm roles, the workload view, the region)."""
     from pulumi_hyperpod.aws.context import AwsContext
 

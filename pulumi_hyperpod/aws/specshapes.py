@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 # the same cache as the parsed model files: its directory, key hashing and whole-file reads and writes
 from pulumi_hyperpod.aws.modelcache import _MISSING, _key, _read, _write, cache_dir

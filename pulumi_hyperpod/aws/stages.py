@@ -36,15 +36,15 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def make_plan(
-    desired: "ClusterSpec | None",
-    observed: "ClusterState | None",
-    policy: "Policy | None" = None,
+    desired: ClusterSpec | None,
+    observed: ClusterState | None,
+    policy: Policy | None = None,
     *,
     roles: Mapping[str, str] | None = None,
-    prices: "PriceTable | Mapping[str, Any] | None" = None,
+    prices: PriceTable | Mapping[str, Any] | None = None,
     region: str | None = None,
-    workload: "WorkloadView | None" = None,
-) -> "Plan":
+    workload: WorkloadView | None = None,
+) -> Plan:
     """plan() then its cost section (and the budget guard). `prices`: a PriceTable, or a mapping
     merged over the shipped list prices; None reads the shipped table and $HYPERPOD_PRICES.
     `region`: where the cluster is when `observed` (whose ARN says it) is None."""
@@ -57,8 +57,8 @@ def make_plan(
 
 
 def read_inputs(
-    client: "SageMakerClient | None", desired: "ClusterSpec | None", state: "ClusterState | None", context: AwsContext | None
-) -> "tuple[ClusterState | None, AwsContext]":
+    client: SageMakerClient | None, desired: ClusterSpec | None, state: ClusterState | None, context: AwsContext | None
+) -> tuple[ClusterState | None, AwsContext]:
     """(the observation with what else was read, the context with what was learnt)."""
     context = context or AwsContext()
     if state is not None and state.tags is None and desired is not None and desired.tags is not None and client is not None:
@@ -88,7 +88,7 @@ def read_inputs(
     return state, dataclasses.replace(context, roles=dict(roles or {}), view=view, region=region, notes=notes)
 
 
-def annotate(the_plan: "Plan", desired: "ClusterSpec | None", state: "ClusterState | None", context: AwsContext | None) -> "Plan":
+def annotate(the_plan: Plan, desired: ClusterSpec | None, state: ClusterState | None, context: AwsContext | None) -> Plan:
     context = context or AwsContext()
     if state is not None and state.groups and not any(g.node_type for g in state.groups):
         from pulumi_hyperpod.aws.slurm.migration import (
@@ -114,7 +114,7 @@ def annotate(the_plan: "Plan", desired: "ClusterSpec | None", state: "ClusterSta
     return the_plan
 
 
-def _workload_view(workload: "WorkloadSource | WorkloadView | None", state: "ClusterState | None") -> "WorkloadView | None":
+def _workload_view(workload: WorkloadSource | WorkloadView | None, state: ClusterState | None) -> WorkloadView | None:
     """A WorkloadView from a source (read now against `state`) or as given; None without a cluster."""
     if workload is None or state is None:
         return None
@@ -123,7 +123,7 @@ def _workload_view(workload: "WorkloadSource | WorkloadView | None", state: "Clu
     return workload if isinstance(workload, WorkloadView) else workload.read(state)
 
 
-def _with_slurm(the_plan: "Plan", wanted: Any, state: Any, s3: Any, lifecycle_dir: str | None) -> "Plan":
+def _with_slurm(the_plan: Plan, wanted: Any, state: Any, s3: Any, lifecycle_dir: str | None) -> Plan:
     """The plan with its Slurm section: the wanted Slurm spec against the one in the cluster's bundle."""
     from pulumi_hyperpod.plans.model import Refusal
     from pulumi_hyperpod.aws.details import with_slurm

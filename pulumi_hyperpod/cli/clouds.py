@@ -376,7 +376,7 @@ def _gcp_snapshot(path: str) -> Any:
         or not isinstance(data.get("name"), str)
         or not isinstance(data.get("nodePools", data.get("node_pools")), list)
     ):
-        raise ValueError(f"{path}: not a saved cluster (the JSON a GET of modelDevelopmentClusters returns)")  # noqa: TRY004 - bad input, one message like the others
+        raise ValueError(f"{path}: not a saved cluster (the JSON a GET of modelDevelopmentClusters returns)")
     try:
         return GcpClusterState.from_api(data)
     except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as error:

@@ -17,7 +17,8 @@ import json
 import math
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Callable, Iterable, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable, Iterable
 
 import click
 

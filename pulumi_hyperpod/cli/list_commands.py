@@ -9,7 +9,8 @@ the modelDevelopmentClusters list, which carries both.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Iterable, Optional
+from typing import Any
+from collections.abc import Iterable
 
 import click
 
@@ -18,7 +19,7 @@ from pulumi_hyperpod.cli.common import cell, client_from, emit_json, handle_erro
 COLUMNS = ("name", "status", "orchestrator", "groups", "nodes", "age")
 
 
-def age_text(seconds: Optional[float]) -> str:
+def age_text(seconds: float | None) -> str:
     """`3d4h`, `2h13m`, `5m`, `40s`: the two largest units."""
     if seconds is None:
         return "-"
@@ -33,11 +34,11 @@ def age_text(seconds: Optional[float]) -> str:
     return f"{minutes}m" if minutes else f"{secs}s"
 
 
-def _age(created: Optional[dt.datetime], now: dt.datetime) -> Optional[float]:
+def _age(created: dt.datetime | None, now: dt.datetime) -> float | None:
     return None if created is None else max(0.0, (now - created).total_seconds())
 
 
-def aws_row(summary: dict[str, Any], described: Optional[dict[str, Any]], now: dt.datetime) -> dict[str, Any]:
+def aws_row(summary: dict[str, Any], described: dict[str, Any] | None, now: dt.datetime) -> dict[str, Any]:
     """A ListClusters summary (and its DescribeCluster, None when it went in between) as a row."""
     from pulumi_hyperpod.aws.spec.grouplists import group_entries  # restricted groups count as groups
 
@@ -59,7 +60,7 @@ def aws_row(summary: dict[str, Any], described: Optional[dict[str, Any]], now: d
 
 
 def aws_rows(
-    client: Any, name_contains: Optional[str] = None, now: Optional[dt.datetime] = None, page_size: Optional[int] = None
+    client: Any, name_contains: str | None = None, now: dt.datetime | None = None, page_size: int | None = None
 ) -> list[dict[str, Any]]:
     """Every HyperPod cluster of the client's region, oldest first (`page_size` clusters a ListClusters page)."""
     from botocore.exceptions import ClientError
@@ -102,7 +103,7 @@ def gcp_row(resource: dict[str, Any], now: dt.datetime) -> dict[str, Any]:
     }
 
 
-def _parse_time(value: Any) -> Optional[dt.datetime]:
+def _parse_time(value: Any) -> dt.datetime | None:
     from pulumi_hyperpod.core.timestamps import TimestampError, read_time
 
     if not isinstance(value, str):
@@ -135,7 +136,7 @@ def print_rows(rows: Iterable[dict[str, Any]], title: str, empty: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output (every cluster, with its ARN).")
 @click.pass_context
 @handle_errors
-def list_command(ctx: click.Context, name_contains: Optional[str], as_json: bool) -> None:
+def list_command(ctx: click.Context, name_contains: str | None, as_json: bool) -> None:
     """The clusters in the region: name, status, orchestrator, groups, nodes running/target, age.
     Google Cloud training clusters: `hyperpod gcp --project P --location L list`."""
     client = client_from(ctx)

@@ -14,7 +14,8 @@ import contextlib
 import datetime as dt
 import math
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
 
 import click
 
@@ -99,7 +100,7 @@ def _when(value: Any) -> str:
     return str(value)
 
 
-def _parse_since(since: Optional[str]) -> Optional[dt.datetime]:
+def _parse_since(since: str | None) -> dt.datetime | None:
     if since is None:
         return None
     from pulumi_hyperpod.core.timestamps import TimestampError, read_time
@@ -231,7 +232,7 @@ def advance(duration: str) -> None:
     print_line(f"advanced {seconds:g} s: virtual time {_when(now)} UTC{ahead}", console=_console())
 
 
-def _seconds(name: str, default: float, help: str) -> Callable[[F], F]:  # noqa: A002 - click's word for it
+def _seconds(name: str, default: float, help: str) -> Callable[[F], F]:
     return click.option(name, type=float, default=default, show_default=True, metavar="SECONDS", help=help)
 
 
@@ -266,7 +267,7 @@ def _seconds(name: str, default: float, help: str) -> Callable[[F], F]:  # noqa:
 )
 @handle_errors
 def serve(
-    host: str, port: int, stop_after: Optional[float], quiet: bool, idle_timeout: float, read_timeout: float, max_connections: int
+    host: str, port: int, stop_after: float | None, quiet: bool, idle_timeout: float, read_timeout: float, max_connections: int
 ) -> None:
     """Answer SageMaker, Service Quotas, S3 and Google's training-cluster REST on HOST:PORT, over the
     persistent simulated worlds (the AWS CLI, boto3, `hyperpod --endpoint-url URL` all see one world)."""
@@ -345,7 +346,7 @@ def alarm(cluster: str, alarm_name: str) -> None:
 @click.argument("count")
 @click.option("--zone", help="One availability zone (default: the pool every zone of the region shares).")
 @handle_errors
-def capacity(instance_type: str, count: str, zone: Optional[str]) -> None:
+def capacity(instance_type: str, count: str, zone: str | None) -> None:
     """A capacity shortage: the world has COUNT free INSTANCE_TYPE instances from now on (launches
     beyond them fail: all-or-nothing groups fail, Continuous mode retries); COUNT `unlimited` lifts it.
     A Google Cloud machine type (a4-highgpu-8g) sets the Google Cloud world's: an operation needing
@@ -385,7 +386,7 @@ def capacity(instance_type: str, count: str, zone: Optional[str]) -> None:
 @click.pass_context
 @handle_errors
 def events(
-    ctx: click.Context, name: str, group: Optional[str], node: Optional[str], resource_type: Optional[str], limit: int, as_json: bool
+    ctx: click.Context, name: str, group: str | None, node: str | None, resource_type: str | None, limit: int, as_json: bool
 ) -> None:
     """Cluster events (Continuous-mode clusters), oldest first, via the ListClusterEvents paginator."""
     query: dict[str, Any] = {"ClusterName": check_cluster_name(name), "SortOrder": "Descending"}
@@ -470,7 +471,7 @@ def sinfo(ctx: click.Context, name: str, as_json: bool, plain: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.pass_context
 @handle_errors
-def cost(ctx: click.Context, name: str, since: Optional[str], as_json: bool) -> None:
+def cost(ctx: click.Context, name: str, since: str | None, as_json: bool) -> None:
     """Instance-hours and money per instance group and per instance.
 
     Simulator: its instance-level metering (billing starts with the lifecycle script, stops at
@@ -494,7 +495,7 @@ def cost(ctx: click.Context, name: str, since: Optional[str], as_json: bool) -> 
     _console().print(table)
 
 
-from pulumi_hyperpod.cli.workload_commands import workload_group  # noqa: E402  (click only)
+from pulumi_hyperpod.cli.workload_commands import workload_group
 
 fake.add_command(workload_group)
 

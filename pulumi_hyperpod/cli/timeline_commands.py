@@ -8,7 +8,7 @@ TargetCount). Drawn by pulumi_hyperpod.aws.timeline.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Optional
+from typing import Any
 
 import click
 
@@ -34,7 +34,7 @@ def read_events(client: Any, name: str, max_events: int) -> list[dict[str, Any]]
 
 
 def read_panels(
-    client: Any, name: str, group: Optional[str] = None, max_events: int = 10000, now: Optional[dt.datetime] = None
+    client: Any, name: str, group: str | None = None, max_events: int = 10000, now: dt.datetime | None = None
 ) -> tuple[dict[str, Any], list[Any]]:
     """(DescribeCluster, one timeline.Panel per group) of cluster `name`."""
     from botocore.exceptions import ClientError
@@ -62,7 +62,7 @@ def read_panels(
     return described, panels_from_events(described, events, moment, group)
 
 
-def _world_now(ctx: click.Context) -> Optional[dt.datetime]:
+def _world_now(ctx: click.Context) -> dt.datetime | None:
     """The simulated world's own time with --backend fake (it runs ahead of the wall clock); else None:
     now is the wall clock."""
     if (ctx.obj or {}).get("backend") != "fake":
@@ -90,7 +90,7 @@ def _world_now(ctx: click.Context) -> Optional[dt.datetime]:
 @click.option("--json", "as_json", is_flag=True, help="Also print the series as JSON.")
 @click.pass_context
 @handle_errors
-def timeline_command(ctx: click.Context, name: str, out_file: str, group: Optional[str], max_events: int, as_json: bool) -> None:
+def timeline_command(ctx: click.Context, name: str, out_file: str, group: str | None, max_events: int, as_json: bool) -> None:
     """Draw target, current and usable nodes per instance group over time, from the cluster's events."""
     from pulumi_hyperpod.aws.timeline import render_svg
     from pulumi_hyperpod.aws.timeline.files import picture_format, write_picture

@@ -38,7 +38,7 @@ OUTCOMES: tuple[str, ...] = ("done", "started", "partial", "failed", "waiting", 
 class PlanRefused(Exception):
     """The plan has refusals (a guard said no): nothing was called. Exit 2."""
 
-    def __init__(self, plan: "Plan", detail: str | None = None) -> None:
+    def __init__(self, plan: Plan, detail: str | None = None) -> None:
         self.plan = plan
         lines = [f"[{r.rule}] {r.reason}" for r in plan.refusals]
         super().__init__(detail or "the plan is refused by policy:\n  " + "\n  ".join(lines))
@@ -48,7 +48,7 @@ class PlanStale(Exception):
     """The cluster changed since the plan was made, in what the plan depends on. Nothing was called;
     make the plan again. Exit 1."""
 
-    def __init__(self, plan: "Plan", changes: Sequence[str], hint: str = "") -> None:
+    def __init__(self, plan: Plan, changes: Sequence[str], hint: str = "") -> None:
         self.plan, self.changes = plan, list(changes)
         super().__init__(
             f"cluster {plan.cluster_name} changed since the plan was made: "

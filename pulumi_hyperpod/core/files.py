@@ -24,7 +24,7 @@ import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from collections.abc import Iterable
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +39,7 @@ class Input:
         return self.path
 
 
-def describe_input(given: "str | os.PathLike[str]") -> str:
+def describe_input(given: str | os.PathLike[str]) -> str:
     """How a refusal names an input: `the input file X`, or what an `Input` is."""
     label = getattr(given, "label", None)
     return f"{label} {os.fspath(given)}" if label else f"the input file {os.fspath(given)}"
@@ -50,7 +50,7 @@ class UnsafeTarget(OSError):
 
 
 def write_whole(
-    path: "str | os.PathLike[str]", content: "str | bytes", mode: int | None = None, *, inputs: "Iterable[str | os.PathLike[str]]" = ()
+    path: str | os.PathLike[str], content: str | bytes, mode: int | None = None, *, inputs: Iterable[str | os.PathLike[str]] = ()
 ) -> Path:
     """`content` (text as UTF-8) into `path`, atomically; the path. The file keeps the mode of the one
     it replaces; a new one gets `mode`, or what `open` would give it (0o666 less the umask).
@@ -78,7 +78,7 @@ def write_whole(
     return target
 
 
-def unsafe_reason(path: "str | os.PathLike[str]", inputs: "Iterable[str | os.PathLike[str]]" = ()) -> str | None:
+def unsafe_reason(path: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]] = ()) -> str | None:
     """Why `path` may not be written (what is there is not a regular file, or it is an input), or None."""
     try:
         found = os.lstat(path)
@@ -92,7 +92,7 @@ def unsafe_reason(path: "str | os.PathLike[str]", inputs: "Iterable[str | os.Pat
     return _input_at(path, inputs)
 
 
-def _input_at(path: "str | os.PathLike[str]", inputs: "Iterable[str | os.PathLike[str]]") -> str | None:
+def _input_at(path: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]]) -> str | None:
     """Why `path` is one of `inputs` (the same file under any name, hard links too; or, for one not
     made yet, the same path), or None."""
     for given in inputs:
@@ -115,7 +115,7 @@ _KINDS = {
 }
 
 
-def _refuse_unsafe(target: Path, inputs: "tuple[str | os.PathLike[str], ...]") -> None:
+def _refuse_unsafe(target: Path, inputs: tuple[str | os.PathLike[str], ...]) -> None:
     reason = unsafe_reason(target, inputs)
     if reason is not None:
         raise UnsafeTarget(errno.EEXIST, reason, str(target))
@@ -133,7 +133,7 @@ def _mode_for(target: Path, mode: int | None) -> int:
     return 0o666 & ~umask
 
 
-def read_bounded(path: "str | os.PathLike[str]", limit: int) -> bytes:
+def read_bounded(path: str | os.PathLike[str], limit: int) -> bytes:
     """At most `limit + 1` bytes of the regular file `path` (more than `limit` tells the caller it is
     too large). OSError as `open` raises it (FileNotFoundError, PermissionError...), and
     NotARegularFile for a directory, a device (/dev/zero) or a pipe, which would never end or block."""
@@ -155,7 +155,7 @@ class NotARegularFile(OSError):
     """A path to read that is not a regular file."""
 
 
-def why_unwritable(path: "str | os.PathLike[str]", inputs: "Iterable[str | os.PathLike[str]]" = ()) -> str | None:
+def why_unwritable(path: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]] = ()) -> str | None:
     """Why `write_whole(path, …, inputs=inputs)` would fail for where the file goes, or None: checked
     before the work whose result it saves (the calls that make a plan), not after."""
     target = Path(path)

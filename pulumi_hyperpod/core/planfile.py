@@ -62,7 +62,7 @@ def seal(cloud: str, body: Mapping[str, Any]) -> dict[str, Any]:
     return {**sealed, "integrity": digest(sealed)}
 
 
-def write(path: str | Path, document: Mapping[str, Any], *, inputs: "InputFiles" = ()) -> None:
+def write(path: str | Path, document: Mapping[str, Any], *, inputs: InputFiles = ()) -> None:
     """Written whole or not at all (files.write_whole); never over one of the plan's `inputs`."""
     from pulumi_hyperpod.core.files import write_whole
 
@@ -123,9 +123,7 @@ def cloud_of(path: str | Path) -> str | None:
         return None
 
 
-def save(
-    prepared: "Prepared[Any, Any, Any]", path: str | Path, *, target: Mapping[str, Any] | None = None, inputs: "InputFiles" = ()
-) -> None:
+def save(prepared: Prepared[Any, Any, Any], path: str | Path, *, target: Mapping[str, Any] | None = None, inputs: InputFiles = ()) -> None:
     """Save a prepared plan, for any cloud. `target`: where it was made (backend, region, …);
     `inputs`: the files it was made from, which the plan file must not overwrite."""
     from pulumi_hyperpod.core.cloud import get
@@ -133,7 +131,7 @@ def save(
     get(prepared.cloud).save_plan(prepared, str(path), target=target, inputs=inputs)
 
 
-def load(path: str | Path, *, cloud: str | None = None, target: Mapping[str, Any] | None = None) -> "Prepared[Any, Any, Any]":
+def load(path: str | Path, *, cloud: str | None = None, target: Mapping[str, Any] | None = None) -> Prepared[Any, Any, Any]:
     """The Prepared plan saved in `path`, made again from its inputs by the cloud it is for (or
     SavedPlanError naming the file and what is wrong). `cloud`: the one the caller applies to
     (default: the one the file names; a file that names none is read by the last cloud of the

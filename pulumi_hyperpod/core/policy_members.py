@@ -10,7 +10,8 @@ and the Plan model import no cloud, and a check is loaded only when its member i
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 # Policy member → "module:function" that checks a value of it: returns the value, or raises ValueError
 # with the rule (pydantic reports it on the member's path, as for any other field)

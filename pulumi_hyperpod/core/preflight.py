@@ -3,7 +3,8 @@ findings, the training plans of growing groups, the warnings, and the verdict â€
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
 from pulumi_hyperpod.plans.model import Plan
 from pulumi_hyperpod.plans.sections import PreflightSection, QuotaSection

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from pulumi_hyperpod.core.contract import (  # noqa: F401 - the one apply contract (core/contract.py), exported here too
+from pulumi_hyperpod.core.contract import (
     ApplyError,
     ApplyInterrupted,
     ApplyOptions,
@@ -49,9 +49,7 @@ KIND_OF = {CREATE: "create-cluster", PATCH: "update-cluster", DELETE: "delete-cl
 DEFAULT_TIMEOUT = 7200.0  # a GPU pool's provisioning takes long
 
 
-def apply(
-    client: "TrainingClusterClient", the_plan: Plan, options: ApplyOptions | None = None, policy: "Policy | None" = None
-) -> ApplyResult:
+def apply(client: TrainingClusterClient, the_plan: Plan, options: ApplyOptions | None = None, policy: Policy | None = None) -> ApplyResult:
     """Run the plan's calls; wait on their operations unless `options.wait` is "none" (every other
     value waits for the operation, which ends when the cluster is RUNNING with its pools). `policy`:
     the guards checked again on the cluster as read right before each write."""
@@ -165,14 +163,14 @@ def _once(progress: Progress | None) -> Progress:
 
 
 def _run(
-    client: "TrainingClusterClient",
+    client: TrainingClusterClient,
     the_plan: Plan,
     step: Step,
     wait: bool,
     deadline: float,
     say: Progress,
     result: ApplyResult,
-    policy: "Policy | None" = None,
+    policy: Policy | None = None,
 ) -> None:
     request = step.request
     if step.operation == CREATE:
@@ -197,7 +195,7 @@ def _run(
 
 
 def _patch(
-    client: "TrainingClusterClient", the_plan: Plan, step: Step, deadline: float, say: Progress, policy: "Policy | None"
+    client: TrainingClusterClient, the_plan: Plan, step: Step, deadline: float, say: Progress, policy: Policy | None
 ) -> dict[str, Any]:
     """Read, check, write: PATCH once the cluster is RUNNING and as planned, carrying the etag of the
     version just checked, so the service refuses the write (ABORTED) if another writer changed the
@@ -261,7 +259,7 @@ def _losing_pools(request: dict[str, Any], state: GcpClusterState) -> list[tuple
     return losing
 
 
-def _guard(the_plan: Plan, step: Step, state: GcpClusterState | None, policy: "Policy | None") -> None:
+def _guard(the_plan: Plan, step: Step, state: GcpClusterState | None, policy: Policy | None) -> None:
     """The policy's guard on this call, on the cluster as just read: the nodes the step's disruption
     (its kind's declaration) falls on hold no protected node — every node for `all` (the cluster
     deleted), the nodes of the pools the PATCH takes nodes from for `chosen-by-service` (Google Cloud
@@ -290,7 +288,7 @@ def _guard(the_plan: Plan, step: Step, state: GcpClusterState | None, policy: "P
 
 
 def _ready(
-    client: "TrainingClusterClient", the_plan: Plan, name: str, deadline: float, say: Progress, allow_missing: bool = False
+    client: TrainingClusterClient, the_plan: Plan, name: str, deadline: float, say: Progress, allow_missing: bool = False
 ) -> GcpClusterState | None:
     """Wait out PROVISIONING/UPDATING; then the configuration must still be the planned one (the
     state read is returned: its etag goes with the write)."""

@@ -9,7 +9,8 @@ tests/unit/gcp/test_clients.py checks that the client `connect` makes satisfies 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from collections.abc import Callable, Iterator
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.gcp.client import OperationProgress
@@ -44,7 +45,7 @@ class TrainingClusterClient(Protocol):
         operation: dict[str, Any],
         timeout: float,
         verb: str = "operation",
-        progress: "Callable[[OperationProgress], None] | None" = None,
+        progress: Callable[[OperationProgress], None] | None = None,
     ) -> dict[str, Any]: ...
 
     # Compute Engine: what preflight reads

@@ -33,38 +33,38 @@ class GcpCloud(Cloud["ClusterSpec", "GcpClusterState", "TrainingClusterClient", 
 
         return detect_cloud(document) == "gcp"
 
-    def connect(self, backend: str) -> "TrainingClusterClient":
+    def connect(self, backend: str) -> TrainingClusterClient:
         from pulumi_hyperpod.gcp.client import connect
 
         return connect("fake" if backend == "fake" else "gcp")
 
-    def load_spec(self, path: str, **context: str | None) -> "ClusterSpec":
+    def load_spec(self, path: str, **context: str | None) -> ClusterSpec:
         from pulumi_hyperpod.gcp.spec import ClusterSpec
 
         return ClusterSpec.from_file(path, context.get("project"), context.get("location"), context.get("cluster_id"))
 
-    def read(self, client: "TrainingClusterClient", name: str) -> "GcpClusterState | None":
+    def read(self, client: TrainingClusterClient, name: str) -> GcpClusterState | None:
         from pulumi_hyperpod.gcp.observe import observe
 
         return observe(client, name)
 
-    def read_inputs(self, client: "TrainingClusterClient | None", request: Request) -> Request:
+    def read_inputs(self, client: TrainingClusterClient | None, request: Request) -> Request:
         return request  # the spec and the cluster are all a plan is made from
 
-    def plan(self, request: Request) -> "Plan":
+    def plan(self, request: Request) -> Plan:
         from pulumi_hyperpod.gcp.planner import plan
 
         return plan(request.desired, request.observed, request.policy)
 
-    def annotate(self, plan: "Plan", request: Request) -> "Plan":
+    def annotate(self, plan: Plan, request: Request) -> Plan:
         return plan  # no section of its own beyond the planner's and the preflight's
 
-    def preflight(self, plan: "Plan", request: Request, client: "TrainingClusterClient") -> "Plan":
+    def preflight(self, plan: Plan, request: Request, client: TrainingClusterClient) -> Plan:
         from pulumi_hyperpod.gcp.preflight import preflight
 
         return preflight(plan, request.desired, request.observed, client, request.policy)
 
-    def apply(self, client: "TrainingClusterClient", request: ApplyRequest[None]) -> "ApplyResult":
+    def apply(self, client: TrainingClusterClient, request: ApplyRequest[None]) -> ApplyResult:
         from pulumi_hyperpod.gcp.apply import apply
 
         # the planner's guards (gcp/planner/__init__.py), checked again before each write
@@ -86,7 +86,7 @@ class GcpCloud(Cloud["ClusterSpec", "GcpClusterState", "TrainingClusterClient", 
         check_steps(the_plan)
         return Prepared(self.name, the_plan, spec, observed, policy)
 
-    def import_(self, client: "TrainingClusterClient", name: str) -> "GcpClusterState":
+    def import_(self, client: TrainingClusterClient, name: str) -> GcpClusterState:
         state = self.read(client, name)
         if state is None:
             raise LookupError(f"no cluster {name} to import")

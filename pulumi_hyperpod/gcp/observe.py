@@ -99,7 +99,7 @@ class GcpClusterState:
         )
 
 
-def observe(client: "TrainingClusterClient", name: str) -> GcpClusterState | None:
+def observe(client: TrainingClusterClient, name: str) -> GcpClusterState | None:
     """The cluster as the service has it now, or None when there is none of that name."""
     resource = client.find_cluster(name)
     return None if resource is None else GcpClusterState.from_api(resource)

@@ -38,9 +38,7 @@ QUOTA_RULE, MACHINE_TYPE_RULE, RESERVATION_RULE = RefusalRule.QUOTA, RefusalRule
 ADDING = ("create", "grow")
 
 
-def preflight(
-    plan: Plan, desired: "ClusterSpec | None", observed: Any, client: "TrainingClusterClient", policy: "Policy | None" = None
-) -> Plan:
+def preflight(plan: Plan, desired: ClusterSpec | None, observed: Any, client: TrainingClusterClient, policy: Policy | None = None) -> Plan:
     """The plan with its preflight section, and the refusals of what does not fit."""
     margin = (policy or Policy()).quota_warning_margin
     adds = _adds(plan, desired)
@@ -59,7 +57,7 @@ def preflight(
     return _with(plan.refuse(*refusals), quotas, warnings)
 
 
-def _adds(plan: Plan, desired: "ClusterSpec | None") -> list[tuple["NodePool", int]]:
+def _adds(plan: Plan, desired: ClusterSpec | None) -> list[tuple[NodePool, int]]:
     """(pool, nodes it adds) for every pool the plan creates or grows (every pool of a replacement)."""
     if desired is None:
         return []
@@ -75,7 +73,7 @@ def _adds(plan: Plan, desired: "ClusterSpec | None") -> list[tuple["NodePool", i
 
 
 def _machine_type(
-    client: "TrainingClusterClient", project: str, pool: "NodePool", refusals: list[Refusal], warnings: list[str]
+    client: TrainingClusterClient, project: str, pool: NodePool, refusals: list[Refusal], warnings: list[str]
 ) -> dict[str, Any] | None:
     machine_type = pool.machine_spec.machine_type
     if pool.zone is None:
@@ -99,7 +97,7 @@ def _machine_type(
         return None
 
 
-def _reservations(client: "TrainingClusterClient", project: str, pool: "NodePool", refusals: list[Refusal], warnings: list[str]) -> None:
+def _reservations(client: TrainingClusterClient, project: str, pool: NodePool, refusals: list[Refusal], warnings: list[str]) -> None:
     affinity = pool.machine_spec.reservation_affinity
     if affinity is None or affinity.reservation_affinity_type != "SPECIFIC_RESERVATION":
         return
@@ -130,10 +128,10 @@ def _reservations(client: "TrainingClusterClient", project: str, pool: "NodePool
 
 
 def _quotas(
-    client: "TrainingClusterClient",
+    client: TrainingClusterClient,
     project: str,
     region: str,
-    adds: list[tuple["NodePool", int]],
+    adds: list[tuple[NodePool, int]],
     shapes: dict[str, dict[str, Any]],
     margin: float,
     refusals: list[Refusal],
@@ -141,7 +139,7 @@ def _quotas(
 ) -> QuotaSection:
     needs: dict[str, tuple[int, list[str], list[str]]] = {}  # metric → (amount, pools, machine types)
 
-    def need(metric: str, amount: int, pool: "NodePool") -> None:
+    def need(metric: str, amount: int, pool: NodePool) -> None:
         total, pools, types = needs.get(metric, (0, [], []))
         needs[metric] = (total + amount, [*pools, pool.id], [*types, pool.machine_spec.machine_type])
 
@@ -211,7 +209,7 @@ def _quotas(
     )
 
 
-def _reserved(pool: "NodePool") -> bool:
+def _reserved(pool: NodePool) -> bool:
     affinity = pool.machine_spec.reservation_affinity
     return affinity is not None and affinity.reservation_affinity_type == "SPECIFIC_RESERVATION"
 

@@ -13,7 +13,8 @@ the gRPC property maps to and from it.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from typing import Any
+from collections.abc import Callable, Mapping
 
 from pulumi_hyperpod.aws.observe import ClusterState
 from pulumi_hyperpod.provider import console, props
@@ -175,8 +176,8 @@ def spec_canonical(raw: Any) -> tuple[Any, list[tuple[str, str]]]:
 
 
 def group_from_described(group: Any) -> dict[str, Any]:
-    return props._group_from_described(group)  # noqa: SLF001 - the same translation refresh uses
+    return props._group_from_described(group)
 
 
 def effective_min(group: Mapping[str, Any], continuous: bool) -> int:
-    return props._effective_min(group, continuous)  # noqa: SLF001 - the same default refresh uses
+    return props._effective_min(group, continuous)

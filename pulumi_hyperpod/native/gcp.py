@@ -20,7 +20,8 @@ and an import. A Python program declares the resource with `NativeGcpTrainingClu
 from __future__ import annotations
 
 import functools
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 TYPE = "hyperpod:index:GcpTrainingCluster"
 DYNAMIC_TYPE = "pulumi-python:dynamic/hyperpod:GcpTrainingCluster"

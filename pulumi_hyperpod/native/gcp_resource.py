@@ -56,4 +56,4 @@ for _name in PROPERTIES:
 _GcpProperties = pulumi.input_type(_GcpProperties)
 for _name in OUTPUTS:
     setattr(NativeGcpTrainingCluster, _name, _getter(_name, pulumi.Output[int] if _name == "node_count" else pulumi.Output[Any]))
-setattr(NativeGcpTrainingCluster, "spec", _getter("spec", pulumi.Output[Any]))
+NativeGcpTrainingCluster.spec = _getter("spec", pulumi.Output[Any])

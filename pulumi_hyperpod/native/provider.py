@@ -15,7 +15,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from pulumi.provider.experimental.property_value import PropertyValue
 from pulumi.provider.experimental.provider import (

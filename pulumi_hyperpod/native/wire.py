@@ -13,7 +13,8 @@ Also here: the detailed diff, per property path, that the engine shows under an 
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Mapping
+from typing import Any
+from collections.abc import Iterable, Mapping
 
 from pulumi.provider.experimental.property_value import Computed, PropertyValue
 from pulumi.provider.experimental.provider import PropertyDiff, PropertyDiffKind

@@ -10,7 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Mapping
+from typing import Any
+from collections.abc import Iterable, Iterator, Mapping
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +47,7 @@ class _Unread:
 
     __slots__ = ("nodes",)
 
-    def __init__(self, nodes: "Iterable[Any]") -> None:
+    def __init__(self, nodes: Iterable[Any]) -> None:
         self.nodes = nodes
 
 
@@ -59,7 +60,7 @@ class _NodesField:
     def __set_name__(self, owner: type, name: str) -> None:
         self.slot = "_" + name
 
-    def __get__(self, basis: "Basis | None", owner: type | None = None) -> tuple[NodeBasis, ...]:
+    def __get__(self, basis: Basis | None, owner: type | None = None) -> tuple[NodeBasis, ...]:
         if basis is None:
             return ()  # the field's default (dataclasses read it from the class)
         value = basis.__dict__[self.slot]
@@ -68,7 +69,7 @@ class _NodesField:
             basis.__dict__[self.slot] = value
         return value  # type: ignore[no-any-return]
 
-    def __set__(self, basis: "Basis", value: "tuple[NodeBasis, ...] | _Unread") -> None:
+    def __set__(self, basis: Basis, value: tuple[NodeBasis, ...] | _Unread) -> None:
         basis.__dict__[self.slot] = value
 
 
@@ -96,12 +97,12 @@ class Basis:
     facts: tuple[Fact, ...] = ()
 
     @classmethod
-    def observed(cls, identity: str, state: str, groups: tuple[GroupBasis, ...], nodes: "Iterable[Any]") -> "Basis":
+    def observed(cls, identity: str, state: str, groups: tuple[GroupBasis, ...], nodes: Iterable[Any]) -> Basis:
         """A basis whose NodeBasis rows are built from `nodes` (each with `key`, `group`, `status`;
         keyless nodes left out) only when something reads them."""
         return cls(identity=identity, state=state, groups=groups, nodes=_Unread(nodes))  # type: ignore[arg-type]
 
-    def with_facts(self, facts: tuple[Fact, ...]) -> "Basis":
+    def with_facts(self, facts: tuple[Fact, ...]) -> Basis:
         """This basis with other facts; its node rows stay unbuilt if they were (`observed`)."""
         nodes = self.__dict__["_nodes"]
         return type(self)(self.identity, self.state, self.groups, nodes, self.configuration, facts)
@@ -127,7 +128,7 @@ class Basis:
         return hashlib.sha256(json.dumps(data, separators=(",", ":")).encode()).hexdigest()[:16]
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Basis":
+    def from_dict(cls, data: Mapping[str, Any]) -> Basis:
         return cls(
             identity=data["identity"],
             state=data["state"],

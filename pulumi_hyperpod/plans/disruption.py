@@ -100,7 +100,7 @@ def shortened(keys: tuple[str, ...] | list[str], most: int = 5) -> str:
     return ", ".join(keys[:most]) + (f" and {len(keys) - most:,} more" if len(keys) > most else "")
 
 
-def of_step(step: "Step", plan: "Plan") -> StepDisruption:
+def of_step(step: Step, plan: Plan) -> StepDisruption:
     """The step's disruption: its kind's declaration, with the nodes it falls on."""
     declared = declaration(step.kind).disruption
     base = (declared.effect, declared.scope, declared.how)
@@ -115,12 +115,12 @@ def of_step(step: "Step", plan: "Plan") -> StepDisruption:
     return StepDisruption(*base)
 
 
-def of_plan(plan: "Plan") -> tuple[StepDisruption, ...]:
+def of_plan(plan: Plan) -> tuple[StepDisruption, ...]:
     """Each step's disruption, in the plan's order."""
     return tuple(of_step(step, plan) for step in plan.steps)
 
 
-def _chosen(plan: "Plan") -> tuple[ChosenGroup, ...]:
+def _chosen(plan: Plan) -> tuple[ChosenGroup, ...]:
     """The groups that lose nodes the plan does not name: deleted or swapped whole, or lowered by more
     than the victims the plan names in them."""
     named: dict[str, int] = {}

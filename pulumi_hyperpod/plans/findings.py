@@ -7,7 +7,8 @@ exports both names."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from pulumi_hyperpod.plans.sections import _tuple
 
@@ -26,7 +27,7 @@ class QuotaCheck:
     status: str = "unknown"  # ok | near | over | over-already | unknown
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "QuotaCheck":
+    def from_dict(cls, data: Mapping[str, Any]) -> QuotaCheck:
         return cls(**{**data, "groups": _tuple(data.get("groups"))})
 
 
@@ -48,7 +49,7 @@ class ConsistencyFinding:
     note: str | None = None
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "ConsistencyFinding":
+    def from_dict(cls, data: Mapping[str, Any]) -> ConsistencyFinding:
         return cls(
             **{
                 **data,
@@ -81,7 +82,7 @@ class TrainingPlanFinding:
     end: str | None = None
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "TrainingPlanFinding":
+    def from_dict(cls, data: Mapping[str, Any]) -> TrainingPlanFinding:
         return cls(
             **{**data, "instance_types": _tuple(data.get("instance_types")), "availability_zones": _tuple(data.get("availability_zones"))}
         )

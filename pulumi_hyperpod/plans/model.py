@@ -169,7 +169,7 @@ class Plan:
         """A short hash of the basis: what the client tokens and a saved plan's summary name."""
         return self.basis.fingerprint() if self.basis is not None else None
 
-    def refuse(self, *refusals: Refusal) -> "Plan":
+    def refuse(self, *refusals: Refusal) -> Plan:
         """The plan with more refusals. A refused plan lists no calls: its steps are dropped, so
         nothing downstream (rendering, JSON `calls`, apply) can mistake it for something to run."""
         if not refusals:
@@ -221,7 +221,7 @@ class Plan:
         return json.dumps(self.to_dict(), indent=2, sort_keys=True, default=str)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], details: DetailsReader | None = None) -> "Plan":
+    def from_dict(cls, data: dict[str, Any], details: DetailsReader | None = None) -> Plan:
         """`details`: the reader of the cloud's own members (AWS: aws/details.py's READER). A member
         no reader takes is refused unless it is empty (null, false: what a plan without it wrote),
         so a cloud's section is never dropped on the way."""

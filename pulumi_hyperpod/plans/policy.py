@@ -16,7 +16,8 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal, Mapping
+from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Mapping
 
 
 if TYPE_CHECKING:  # pragma: no cover

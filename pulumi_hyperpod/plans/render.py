@@ -7,7 +7,8 @@ cluster names, reasons and paths are printed as written, never read as markup.
 from __future__ import annotations
 
 import io
-from typing import Any, Iterable
+from typing import Any
+from collections.abc import Iterable
 
 from rich.console import Console, Group
 from rich.table import Table

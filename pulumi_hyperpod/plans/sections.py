@@ -9,7 +9,8 @@ way round: the layers point one way (docs/DESIGN.md, "Layers").
 from __future__ import annotations
 
 from dataclasses import dataclass, asdict
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
 
 from pulumi_hyperpod._lazy import lazy_exports
 
@@ -62,7 +63,7 @@ class GroupCost:
     range: tuple[float | None, float | None] | None = None  # a flexible group: cheapest .. dearest
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "GroupCost":
+    def from_dict(cls, data: Mapping[str, Any]) -> GroupCost:
         return cls(
             **{
                 **data,
@@ -84,7 +85,7 @@ class ClusterCost:
     range: tuple[float | None, float | None] | None = None
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "ClusterCost":
+    def from_dict(cls, data: Mapping[str, Any]) -> ClusterCost:
         return cls(**{**data, "range": _pair(data.get("range"))})
 
 
@@ -106,7 +107,7 @@ class CostSection:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "CostSection":
+    def from_dict(cls, data: Mapping[str, Any]) -> CostSection:
         return cls(
             currency=data["currency"],
             region=data["region"],
@@ -132,7 +133,7 @@ class QuotaSection:
     title: str | None = None  # what the checks are, in the cloud's words (None: HyperPod's service quotas)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "QuotaSection":
+    def from_dict(cls, data: Mapping[str, Any]) -> QuotaSection:
         from pulumi_hyperpod.plans.findings import QuotaCheck
 
         return cls(
@@ -159,7 +160,7 @@ class PreflightSection:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "PreflightSection":
+    def from_dict(cls, data: Mapping[str, Any]) -> PreflightSection:
         from pulumi_hyperpod.plans.findings import ConsistencyFinding, TrainingPlanFinding
 
         quotas = data.get("quotas")

@@ -33,13 +33,13 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "DEFAULT_TIMEOUT",
+    "MAX_TIMEOUT",
     "Cluster",
     "ClusterArgs",
     "ClusterProvider",
-    "DEFAULT_TIMEOUT",
     "Defaults",
     "Location",
-    "MAX_TIMEOUT",
     "ProviderError",
     "Settings",
     "register_simulator",

@@ -26,7 +26,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.plans.model import Plan
 
 
-def _context(**given: Any) -> "AwsContext":
+def _context(**given: Any) -> AwsContext:
     from pulumi_hyperpod.aws.context import AwsContext
 
     return AwsContext(**given)
@@ -100,7 +100,7 @@ class AwsAdapter:
     def _region_or_none(self, inputs: Mapping[str, Any]) -> str | None:
         try:
             return self.locate(inputs).region
-        except Exception:  # noqa: BLE001 - pricing a preview needs no valid location
+        except Exception:
             return None
 
     def open(self, bag: Mapping[str, Any], settings: RunSettings | None = None, *, stored: bool = False) -> Session:
@@ -126,7 +126,7 @@ class AwsAdapter:
         )
 
     # ---- plans ---------------------------------------------------------------------------------
-    def creation_plan(self, inputs: Mapping[str, Any], settings: RunSettings) -> "Plan":
+    def creation_plan(self, inputs: Mapping[str, Any], settings: RunSettings) -> Plan:
         from pulumi_hyperpod.core import cloud
 
         roles = settings.roles if isinstance(settings, AwsSettings) else {}
@@ -139,32 +139,32 @@ class AwsAdapter:
         return f"adopt: if a cluster named {self.name_of(inputs)} exists it is taken over and planned against instead\n"
 
     # ---- the cluster ---------------------------------------------------------------------------
-    def resource_id(self, state: "ClusterState") -> str:
+    def resource_id(self, state: ClusterState) -> str:
         return str(state.arn)
 
-    def is_it(self, id_: str, state: "ClusterState") -> bool:
+    def is_it(self, id_: str, state: ClusterState) -> bool:
         return not id_.startswith("arn:") or state.arn == id_
 
-    def outputs(self, inputs: Mapping[str, Any], state: "ClusterState", session: Session) -> Bag:
+    def outputs(self, inputs: Mapping[str, Any], state: ClusterState, session: Session) -> Bag:
         from pulumi_hyperpod.provider import props
 
         return props.outputs(dict(inputs), state, self.locate(inputs))
 
-    def found(self, id_: str, bag: Mapping[str, Any], state: "ClusterState", session: Session) -> Found:
+    def found(self, id_: str, bag: Mapping[str, Any], state: ClusterState, session: Session) -> Found:
         from pulumi_hyperpod.provider import props
 
         location = Location.from_outputs(bag.get("location")) or self.locate(bag)
         inputs = {**props.settings_inputs(bag), "spec": props.observed_spec(bag["spec"], state)}
         return Found(str(state.arn), {**inputs, **props.state_outputs(state, location)}, inputs)
 
-    def failed(self, state: "ClusterState") -> str | None:
+    def failed(self, state: ClusterState) -> str | None:
         if state.status != "Failed":
             return None
         return (
             f"cluster {state.name} failed to create: {state.failure_message or 'no reason given'} (see `hyperpod events` for the details)"
         )
 
-    def being_deleted(self, state: "ClusterState") -> bool:
+    def being_deleted(self, state: ClusterState) -> bool:
         return bool(state.status == "Deleting")
 
     def wait_deleted(self, session: Session, name: str, timeout: float, progress: Callable[[Any], None]) -> None:
@@ -185,18 +185,18 @@ class AwsAdapter:
                 monotonic=session.monotonic or time.monotonic,
                 progress=progress,
             )
-        except Exception as error:  # noqa: BLE001 - WaitTimedOut / WaitFailed, reported as one
+        except Exception as error:
             raise ProviderError(f"cluster {name}: {error}; run the command again to keep waiting") from None
 
     def delete_wait(self, settings: RunSettings) -> str:
         return settings.wait
 
-    def summary(self, state: "ClusterState") -> str:
+    def summary(self, state: ClusterState) -> str:
         current = sum(g.current_count for g in state.groups)
         target = sum(g.target_count for g in state.groups)
         return f"{state.arn} ({state.status}, {current}/{target} nodes)"
 
-    def exists_text(self, name: str, session: Session, state: "ClusterState") -> str:
+    def exists_text(self, name: str, session: Session, state: ClusterState) -> str:
         return (
             f"a cluster named {name} already exists in {session.where} ({state.arn}, {state.status}). "
             "Set adopt=True to bring it under this stack (it is then updated to match the spec), "

@@ -31,7 +31,7 @@ class DynamicProvider(ResourceProvider):
     # text unless a secret Output was captured; no secrets provider is needed to run offline.
     serialize_as_secret_always = False
 
-    def core(self) -> "CloudProvider":
+    def core(self) -> CloudProvider:
         """The CloudProvider this transport serves (made from the instance's plain attributes)."""
         raise NotImplementedError
 

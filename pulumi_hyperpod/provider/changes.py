@@ -10,7 +10,8 @@ region, which is another cluster altogether. Groups are compared by name, unorde
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
 
 from pulumi_hyperpod.provider.cloud_provider import Replacement
 from pulumi_hyperpod.provider.unknowns import is_unknown, unknown_paths

@@ -87,7 +87,7 @@ class Replacement:
 class RunSettings:
     """What every cloud's settings say about one run: the guards, the wait, its bound, adoption."""
 
-    policy: "Policy"
+    policy: Policy
     wait: str = "InService"
     timeout: float = 1200.0
     adopt: bool = False
@@ -160,7 +160,7 @@ class CloudAdapter(Protocol):
 
     def inputs_changed(self, olds: Mapping[str, Any], news: Mapping[str, Any]) -> bool: ...
 
-    def creation_plan(self, inputs: Mapping[str, Any], settings: RunSettings) -> "Plan":
+    def creation_plan(self, inputs: Mapping[str, Any], settings: RunSettings) -> Plan:
         """The plan of a create, made offline (check shows it: no diff runs for a new resource)."""
         ...
 
@@ -207,7 +207,7 @@ class CloudProvider:
 
     # ---- the pipeline --------------------------------------------------------------------------
     @property
-    def cloud(self) -> "AnyCloud":
+    def cloud(self) -> AnyCloud:
         from pulumi_hyperpod.core import cloud
 
         return cloud.get(self.adapter.cloud_name)
@@ -218,16 +218,14 @@ class CloudProvider:
     def _read(self, session: Session, name: str) -> Any:
         return self.cloud.read(session.client, name)
 
-    def _prepare(self, session: Session, spec: Any, settings: RunSettings, observed: Any) -> "Plan":
+    def _prepare(self, session: Session, spec: Any, settings: RunSettings, observed: Any) -> Plan:
         """The pipeline against the observed cluster: plan, cost, and the preflight (read before
         anything is applied: a quota refusal stops create/update with the numbers)."""
         from pulumi_hyperpod.core import cloud
 
         return cloud.prepare(self.cloud, session.client, spec, settings.policy, observed=observed, context=session.plan_context).plan
 
-    def _apply(
-        self, session: Session, the_plan: "Plan", settings: RunSettings, deadline: float, *, wait: str | None = None
-    ) -> "ApplyResult":
+    def _apply(self, session: Session, the_plan: Plan, settings: RunSettings, deadline: float, *, wait: str | None = None) -> ApplyResult:
         """Apply as planned, the policy's guards checked again on the live cluster before each write;
         a refused, stale or failed apply raised as the one message (provider/errors.py)."""
         from pulumi_hyperpod.core import cloud
@@ -304,14 +302,14 @@ class CloudProvider:
         keys = list(dict.fromkeys(r.key for r in replacements))
         return Diffed(changes=changed or bool(keys), replaces=keys, delete_before_replace=True)
 
-    def _live_plan(self, news: Bag, name: str, inputs_changed: bool, olds: Bag | None = None) -> "Plan | None":
+    def _live_plan(self, news: Bag, name: str, inputs_changed: bool, olds: Bag | None = None) -> Plan | None:
         """Observe the cluster and show the plan, as `hyperpod plan` would print it — unless
         nothing changed and there is nothing to do (a stack of many clusters stays readable)."""
         settings = self.adapter.settings(news, olds)
         try:
             session = self.adapter.open(news, settings)
             observed = self._read(session, name)
-        except Exception as error:  # noqa: BLE001 - a preview without access still shows the diff
+        except Exception as error:
             self._say(f"could not read cluster {name} to plan against it: {error}", name)
             return None
         if observed is None:
@@ -410,7 +408,7 @@ class CloudProvider:
         self._report(applied, spec.name)
         return self.adapter.outputs(news, applied.state if applied.state is not None else observed, session)
 
-    def _report(self, result: "ApplyResult", name: str) -> None:
+    def _report(self, result: ApplyResult, name: str) -> None:
         for failure in result.failures:  # create: the cluster exists, so it must reach the state
             self._say(f"warning: {failure}", name)
         if result.outcome not in ("done", "started", "partial", "failed") and result.state is not None:  # (the failures said those)
@@ -454,7 +452,7 @@ class CloudProvider:
         self._report(self._apply(session, deletion, settings, deadline, wait=self.adapter.delete_wait(settings)), name)
 
     # ---- preview -------------------------------------------------------------------------------
-    def preview_plan(self, news: Bag) -> "Plan":
+    def preview_plan(self, news: Bag) -> Plan:
         """The plan a create or update with `news` would run if it ran now: what the native
         provider's preview returns as its `plan` output, for policy packs (policies/README.md).
         Reads the cluster, changes nothing, prints nothing (check and diff showed it). Raises
@@ -469,12 +467,12 @@ class CloudProvider:
             if observed is None:
                 return self.adapter.creation_plan(news, settings)
             return self._prepare(session, spec, settings, observed)
-        except Exception as error:  # noqa: BLE001 - reported in the plan output, never as safe
+        except Exception as error:
             raise PlanUnknown(f"could not plan cluster {spec.name}: {error}") from None
 
 
 # ---- the text the provider shows -----------------------------------------------------------------
-def plan_text(the_plan: "Plan") -> str:
+def plan_text(the_plan: Plan) -> str:
     """The plan as the preview shows it; a removed-nodes table too long to print in full is listed
     whole in a file the text names (provider/victims.py)."""
     from pulumi_hyperpod.plans import plan_text as text
@@ -493,7 +491,7 @@ def plan_text(the_plan: "Plan") -> str:
     )
 
 
-def preflight_text(the_plan: "Plan") -> str:
+def preflight_text(the_plan: Plan) -> str:
     from pulumi_hyperpod.plans.render import preflight_renderable, render_text
 
     if the_plan.preflight is None:

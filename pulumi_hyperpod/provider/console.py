@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 _LOCK = threading.Lock()
 PREFIX = "hyperpod"

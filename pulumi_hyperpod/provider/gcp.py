@@ -31,7 +31,7 @@ __all__ = ["GcpClusterProvider", "GcpTrainingCluster", "ProviderError", "Setting
 class GcpClusterProvider(DynamicProvider):
     """Google Cloud's dynamic provider: the CloudProvider over the GCP cloud."""
 
-    def core(self) -> "CloudProvider":
+    def core(self) -> CloudProvider:
         from pulumi_hyperpod.provider.cloud_provider import CloudProvider
         from pulumi_hyperpod.provider.gcp_adapter import GcpAdapter
 

@@ -72,7 +72,7 @@ def _wait(value: Any) -> str:
     return str(value)
 
 
-def spec_of(inputs: Mapping[str, Any]) -> "ClusterSpec":
+def spec_of(inputs: Mapping[str, Any]) -> ClusterSpec:
     from pulumi_hyperpod.gcp.spec import ClusterSpec
 
     return ClusterSpec.from_document(_whole_numbers(json.loads(json.dumps(inputs["spec"]))))
@@ -90,7 +90,7 @@ def _whole_numbers(value: Any) -> Any:
     return value
 
 
-def _as_observed(spec: "ClusterSpec") -> "GcpClusterState":
+def _as_observed(spec: ClusterSpec) -> GcpClusterState:
     """The old spec as if it were the cluster: for diff's pure comparison (the same rules as the planner)."""
     from pulumi_hyperpod.gcp.observe import GcpClusterState, PoolState
 
@@ -134,7 +134,7 @@ class GcpAdapter:
         """The cluster id, for the `[hyperpod ID]` prefix of the provider's lines (the plan names it in full)."""
         return name.rsplit("/", 1)[-1]
 
-    def desired(self, inputs: Mapping[str, Any]) -> "ClusterSpec":
+    def desired(self, inputs: Mapping[str, Any]) -> ClusterSpec:
         return spec_of(inputs)
 
     def settings(self, inputs: Mapping[str, Any], olds: Mapping[str, Any] | None = None) -> GcpSettings:
@@ -154,7 +154,7 @@ class GcpAdapter:
             return []
         return [Replacement(f"spec.{item.path}", f"{item.values()}: {item.rule}") for item in self._immutable(olds, spec_of(inputs))]
 
-    def _immutable(self, olds: Mapping[str, Any], spec: "ClusterSpec") -> "list[Immutable]":
+    def _immutable(self, olds: Mapping[str, Any], spec: ClusterSpec) -> list[Immutable]:
         from pulumi_hyperpod.gcp.planner import compare
         from pulumi_hyperpod.gcp.spec import GcpSpecError
 
@@ -177,7 +177,7 @@ class GcpAdapter:
         return Session(client=client, where="the simulator" if backend == "fake" else "Google Cloud")
 
     # ---- plans ---------------------------------------------------------------------------------
-    def creation_plan(self, inputs: Mapping[str, Any], settings: RunSettings) -> "Plan":
+    def creation_plan(self, inputs: Mapping[str, Any], settings: RunSettings) -> Plan:
         from pulumi_hyperpod.core import cloud
 
         gcp = cloud.get(self.cloud_name)
@@ -189,13 +189,13 @@ class GcpAdapter:
         return ""
 
     # ---- the cluster ---------------------------------------------------------------------------
-    def resource_id(self, state: "GcpClusterState") -> str:
+    def resource_id(self, state: GcpClusterState) -> str:
         return state.name
 
-    def is_it(self, id_: str, state: "GcpClusterState") -> bool:
+    def is_it(self, id_: str, state: GcpClusterState) -> bool:
         return True
 
-    def outputs(self, inputs: Mapping[str, Any], state: "GcpClusterState | None", session: Session | None = None) -> Bag:
+    def outputs(self, inputs: Mapping[str, Any], state: GcpClusterState | None, session: Session | None = None) -> Bag:
         from pulumi_hyperpod.gcp.status import status_of
 
         status = status_of(state)
@@ -207,13 +207,13 @@ class GcpAdapter:
             "node_count": status.get("node_count", 0),
         }
 
-    def found(self, id_: str, bag: Mapping[str, Any], state: "GcpClusterState", session: Session) -> Found:
+    def found(self, id_: str, bag: Mapping[str, Any], state: GcpClusterState, session: Session) -> Found:
         return Found(id_, self.outputs(bag, state))
 
-    def failed(self, state: "GcpClusterState") -> str | None:
+    def failed(self, state: GcpClusterState) -> str | None:
         return f"cluster {state.name} is in ERROR after its create" if state.state == "ERROR" else None
 
-    def being_deleted(self, state: "GcpClusterState") -> bool:
+    def being_deleted(self, state: GcpClusterState) -> bool:
         return False  # the planner's deletion plan notes a cluster already being deleted and waits on it
 
     def wait_deleted(self, session: Session, name: str, timeout: float, progress: Callable[[Any], None]) -> None:
@@ -222,8 +222,8 @@ class GcpAdapter:
     def delete_wait(self, settings: RunSettings) -> str:
         return "InService"  # a delete always waits: the engine's contract
 
-    def summary(self, state: "GcpClusterState") -> str:
+    def summary(self, state: GcpClusterState) -> str:
         return f"{state.name} ({state.state})"
 
-    def exists_text(self, name: str, session: Session, state: "GcpClusterState") -> str:
+    def exists_text(self, name: str, session: Session, state: GcpClusterState) -> str:
         return f"a cluster {name} already exists in {session.where}; import it or choose another cluster id"

@@ -31,7 +31,8 @@ import os
 import sys
 import threading
 from types import ModuleType
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
+from collections.abc import Callable
 
 from pulumi_hyperpod.core import collector
 
@@ -123,6 +124,6 @@ def _exit_if_idle() -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except Exception:  # noqa: BLE001 - a closed pipe: nothing left to say
+        except Exception:
             pass
     os._exit(0)

@@ -11,7 +11,8 @@ small state.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
 
 from pulumi.runtime import rpc
 
@@ -96,7 +97,7 @@ def settings_inputs(bag: Mapping[str, Any]) -> dict[str, Any]:
     return {key: bag[key] for key in SETTING_KEYS if key in bag}
 
 
-def spec_of(bag: Mapping[str, Any]) -> "ClusterSpec":
+def spec_of(bag: Mapping[str, Any]) -> ClusterSpec:
     """The spec of checked, fully known inputs."""
     from pulumi_hyperpod.aws.spec.models import ClusterSpec
 

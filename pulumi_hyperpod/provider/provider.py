@@ -36,12 +36,12 @@ class ClusterProvider(DynamicProvider):
         self.defaults = Defaults.from_config(req.config)
         super().configure(req)
 
-    def core(self) -> "CloudProvider":
+    def core(self) -> CloudProvider:
         from pulumi_hyperpod.provider.aws_adapter import AwsAdapter
         from pulumi_hyperpod.provider.cloud_provider import CloudProvider
 
         return CloudProvider(AwsAdapter(self.simulator, self.defaults))
 
-    def preview_plan(self, news: dict[str, Any]) -> "Plan":
+    def preview_plan(self, news: dict[str, Any]) -> Plan:
         """The plan a create or update with `news` would run now (CloudProvider.preview_plan)."""
         return self.core().preview_plan(news)

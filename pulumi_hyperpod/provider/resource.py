@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, fields
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 import pulumi
 from pulumi.dynamic import Resource
@@ -45,28 +46,28 @@ SPEC_FIELDS = tuple(SPEC_MEMBERS)
 class ClusterArgs:
     """Everything `Cluster` takes. Spec fields are the CreateCluster members in snake_case."""
 
-    spec: Optional[pulumi.Input[Any]] = None
-    spec_file: Optional[str] = None
-    cluster_name: Optional[pulumi.Input[str]] = None
-    instance_groups: Optional[pulumi.Input[Sequence[pulumi.Input[Mapping[str, Any]]]]] = None
-    restricted_instance_groups: Optional[pulumi.Input[Sequence[Any]]] = None
-    vpc_config: Optional[pulumi.Input[Mapping[str, Any]]] = None
-    tags: Optional[pulumi.Input[Any]] = None  # [{"Key":…, "Value":…}] or {key: value}
-    orchestrator: Optional[pulumi.Input[Mapping[str, Any]]] = None
-    node_recovery: Optional[pulumi.Input[str]] = None
-    tiered_storage_config: Optional[pulumi.Input[Mapping[str, Any]]] = None
-    node_provisioning_mode: Optional[pulumi.Input[str]] = None
-    cluster_role: Optional[pulumi.Input[str]] = None
-    auto_scaling: Optional[pulumi.Input[Mapping[str, Any]]] = None
+    spec: pulumi.Input[Any] | None = None
+    spec_file: str | None = None
+    cluster_name: pulumi.Input[str] | None = None
+    instance_groups: pulumi.Input[Sequence[pulumi.Input[Mapping[str, Any]]]] | None = None
+    restricted_instance_groups: pulumi.Input[Sequence[Any]] | None = None
+    vpc_config: pulumi.Input[Mapping[str, Any]] | None = None
+    tags: pulumi.Input[Any] | None = None  # [{"Key":…, "Value":…}] or {key: value}
+    orchestrator: pulumi.Input[Mapping[str, Any]] | None = None
+    node_recovery: pulumi.Input[str] | None = None
+    tiered_storage_config: pulumi.Input[Mapping[str, Any]] | None = None
+    node_provisioning_mode: pulumi.Input[str] | None = None
+    cluster_role: pulumi.Input[str] | None = None
+    auto_scaling: pulumi.Input[Mapping[str, Any]] | None = None
     # how the provider reaches and waits on the cluster
-    backend: Optional[pulumi.Input[str]] = None  # "aws" (default) or "fake" (the simulator)
-    region: Optional[pulumi.Input[str]] = None
-    profile: Optional[pulumi.Input[str]] = None
-    policy: Optional[Any] = None  # a Policy or its fields as a dict
-    wait: Optional[str] = None  # none | InService (default) | MinCount | Target
-    timeout: Optional[float] = None  # seconds, default 1200, at most 1680
-    adopt: Optional[bool] = None  # take over an existing cluster of that name
-    roles: Optional[Mapping[str, str]] = None  # Slurm role by group ("Controller"|"Login"|"Compute") where NodeType is not set
+    backend: pulumi.Input[str] | None = None  # "aws" (default) or "fake" (the simulator)
+    region: pulumi.Input[str] | None = None
+    profile: pulumi.Input[str] | None = None
+    policy: Any | None = None  # a Policy or its fields as a dict
+    wait: str | None = None  # none | InService (default) | MinCount | Target
+    timeout: float | None = None  # seconds, default 1200, at most 1680
+    adopt: bool | None = None  # take over an existing cluster of that name
+    roles: Mapping[str, str] | None = None  # Slurm role by group ("Controller"|"Login"|"Compute") where NodeType is not set
 
 
 class ClusterOutputs:
@@ -75,7 +76,7 @@ class ClusterOutputs:
     cluster_name: pulumi.Output[str]
     arn: pulumi.Output[str]
     status: pulumi.Output[str]
-    failure_message: pulumi.Output[Optional[str]]
+    failure_message: pulumi.Output[str | None]
     continuous: pulumi.Output[bool]
     orchestrator: pulumi.Output[str]
     groups: pulumi.Output[dict[str, Any]]  # name → target_count, current_count, min_count, status, node_type, instance_types
@@ -96,8 +97,8 @@ class Cluster(Resource, ClusterOutputs, module="hyperpod", name="Cluster"):
     def __init__(
         self,
         resource_name: str,
-        args: Optional[ClusterArgs] = None,
-        opts: Optional[pulumi.ResourceOptions] = None,
+        args: ClusterArgs | None = None,
+        opts: pulumi.ResourceOptions | None = None,
         **kwargs: Any,
     ) -> None:
         merged = _merge_args(args, kwargs)
@@ -110,7 +111,7 @@ class Cluster(Resource, ClusterOutputs, module="hyperpod", name="Cluster"):
         super().__init__(ClusterProvider(), resource_name, props, opts)
 
 
-def _merge_args(args: Optional[ClusterArgs], kwargs: dict[str, Any]) -> ClusterArgs:
+def _merge_args(args: ClusterArgs | None, kwargs: dict[str, Any]) -> ClusterArgs:
     known = {f.name for f in fields(ClusterArgs)}
     unknown = sorted(set(kwargs) - known)
     if unknown:

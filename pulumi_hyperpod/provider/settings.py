@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
 
 from pulumi_hyperpod.aws.client import BACKENDS, DEFAULT_REGION
 
@@ -55,7 +56,7 @@ class Defaults:
             object.__setattr__(self, f.name, values.get(f.name))
 
     @classmethod
-    def from_config(cls, config: Any) -> "Defaults":
+    def from_config(cls, config: Any) -> Defaults:
         def first(*keys: str) -> str | None:
             for key in keys:
                 value = config.get(key)
@@ -88,7 +89,7 @@ class Location:
         return data
 
     @classmethod
-    def from_outputs(cls, data: Any) -> "Location | None":
+    def from_outputs(cls, data: Any) -> Location | None:
         if not isinstance(data, Mapping) or not data.get("backend") or not data.get("region"):
             return None
         return cls(data["backend"], data["region"], data.get("profile"))
@@ -109,7 +110,7 @@ class Settings:
     roles: Mapping[str, str] = field(default_factory=dict)  # Slurm role by group, for groups without NodeType
 
     @classmethod
-    def from_inputs(cls, inputs: Mapping[str, Any]) -> "Settings":
+    def from_inputs(cls, inputs: Mapping[str, Any]) -> Settings:
         """From inputs that passed `check_settings` (so no error handling here)."""
         return cls(
             backend=inputs.get("backend") or None,
@@ -122,7 +123,7 @@ class Settings:
             roles=dict(inputs.get("roles") or {}),
         )
 
-    def acting_once(self, olds: Mapping[str, Any] | None) -> "Settings":
+    def acting_once(self, olds: Mapping[str, Any] | None) -> Settings:
         """The settings with policy.replace_node_ids / reboot_node_ids reduced to the ids the previous
         inputs did not have: like pulumi-command's `triggers`, a repair acts once per new value, and an
         unchanged value (a node already replaced or rebooted) does nothing more (docs/lifecycle.md)."""
@@ -187,7 +188,7 @@ def _boto_region(profile: str | None) -> str:
     return str(region)
 
 
-def _policy(data: Mapping[str, Any]) -> "Policy":
+def _policy(data: Mapping[str, Any]) -> Policy:
     from pulumi_hyperpod.plans.policy import Policy
 
     return Policy.model_validate(data)

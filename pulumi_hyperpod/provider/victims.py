@@ -27,7 +27,7 @@ def victims_path(cluster: str, base: Path | None = None) -> Path:
     return ((base or Path.cwd()) / DIRECTORY / f"{cluster}-victims.json").absolute()
 
 
-def write_victims(the_plan: "Plan", base: Path | None = None) -> Path | None:
+def write_victims(the_plan: Plan, base: Path | None = None) -> Path | None:
     """The plan's removed nodes, in the order they go, as JSON; the file's path, or None when it
     could not be written."""
     path = victims_path(the_plan.cluster_name or "cluster", base)

@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
 from pulumi_hyperpod.aws.client import connect
 from pulumi_hyperpod.provider.settings import Location
@@ -23,7 +24,7 @@ from pulumi_hyperpod.provider.settings import Location
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.sim.aws import Simulator
 
-_SIMULATORS: dict[str, "Simulator"] = {}
+_SIMULATORS: dict[str, Simulator] = {}
 _LOCK = threading.Lock()
 
 # Polling interval on the persistent simulator: its virtual time runs many times faster than real
@@ -31,7 +32,7 @@ _LOCK = threading.Lock()
 FAKE_POLL_SECONDS = 1.0
 
 
-def register_simulator(name: str, simulator: "Simulator") -> None:
+def register_simulator(name: str, simulator: Simulator) -> None:
     with _LOCK:
         _SIMULATORS[name] = simulator
 
@@ -41,7 +42,7 @@ def unregister_simulator(name: str) -> None:
         _SIMULATORS.pop(name, None)
 
 
-def registered(name: str) -> "Simulator":
+def registered(name: str) -> Simulator:
     with _LOCK:
         simulator = _SIMULATORS.get(name)
     if simulator is None:

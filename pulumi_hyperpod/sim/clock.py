@@ -27,7 +27,8 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import Any
+from collections.abc import Callable
 import re
 
 from pulumi_hyperpod.sim.store import immediate, open_file
@@ -62,7 +63,7 @@ class ManualClock:
         """A waiting client does not move a manual clock: only `advance()` does."""
 
     @property
-    def lead(self) -> Optional[float]:
+    def lead(self) -> float | None:
         return None
 
     def state(self) -> dict[str, Any]:
@@ -97,7 +98,7 @@ class WallClock:
         return {"kind": "wall", "lead": self._lead, "speed": self.speed}
 
 
-def clock_from_state(state: dict[str, Any], real_time: Callable[[], float] = time.time) -> "ManualClock | WallClock":
+def clock_from_state(state: dict[str, Any], real_time: Callable[[], float] = time.time) -> ManualClock | WallClock:
     kind = state.get("kind")
     if kind == "wall":
         return WallClock(state["lead"], state["speed"], real_time)
@@ -110,7 +111,7 @@ def clock_from_state(state: dict[str, Any], real_time: Callable[[], float] = tim
     return ManualClock(state["now"], real_time)
 
 
-def new_persistent_clock(speed: float, real_time: Callable[[], float] = time.time) -> "ManualClock | WallClock":
+def new_persistent_clock(speed: float, real_time: Callable[[], float] = time.time) -> ManualClock | WallClock:
     """The clock of a new persistent world: the wall clock, or frozen at the current time for `speed: 0`."""
     return WallClock(0.0, speed, real_time) if speed else ManualClock(real_time(), real_time)
 
@@ -164,7 +165,7 @@ class SharedClock:
     wall clock. A file deleted under it (`hyperpod fake reset`) is made again on next use.
     """
 
-    def __init__(self, path: "str | Path", real_time: Callable[[], float] = time.time, source: str = SOURCE) -> None:
+    def __init__(self, path: str | Path, real_time: Callable[[], float] = time.time, source: str = SOURCE) -> None:
         self.path = Path(path)
         self.source = source
         check(self.path, CLOCK, source)  # before any world beside it is opened or made: a foreign file stops all
@@ -172,8 +173,8 @@ class SharedClock:
         self._initial: dict[str, Any] = WallClock(0.0, DEFAULT_SPEED).state()
         self._adopted = False
         self._lock = threading.RLock()
-        self._db: Optional[sqlite3.Connection] = None
-        self._identity: Optional[tuple[int, int]] = None
+        self._db: sqlite3.Connection | None = None
+        self._identity: tuple[int, int] | None = None
 
     # ---- what a world asks of its clock ------------------------------------------------------
     def now(self) -> float:
@@ -189,25 +190,25 @@ class SharedClock:
     def at_least(self, moment: float) -> None:
         """Moved up to `moment` if it is behind it (no world's time goes back)."""
 
-        def move(clock: "ManualClock | WallClock") -> None:
+        def move(clock: ManualClock | WallClock) -> None:
             if clock.now() < moment:
                 clock.advance(moment - clock.now())
 
         self._change(move)
 
     @property
-    def lead(self) -> Optional[float]:
+    def lead(self) -> float | None:
         return self._read().lead
 
     @property
-    def speed(self) -> Optional[float]:
+    def speed(self) -> float | None:
         clock = self._read()
         return clock.speed if isinstance(clock, WallClock) else None
 
     def state(self) -> dict[str, Any]:
         return self._read().state()
 
-    def adopt(self, state: dict[str, Any]) -> "SharedClock":
+    def adopt(self, state: dict[str, Any]) -> SharedClock:
         """This clock for a world whose own clock was `state` (a world's stored clock, or a new
         world's): the file is made from it when there is none, else moved up to its time (a world
         loaded again after another process, perhaps one on its own clock, moved it ahead)."""
@@ -222,18 +223,18 @@ class SharedClock:
         return self
 
     # ---- the row -----------------------------------------------------------------------------
-    def _read(self) -> "ManualClock | WallClock":
+    def _read(self) -> ManualClock | WallClock:
         with self._lock:
             row = self._connection().execute("SELECT state FROM clock WHERE id = 1").fetchone()
         return self._decode(row)
 
-    def _change(self, change: Callable[["ManualClock | WallClock"], None]) -> None:
+    def _change(self, change: Callable[[ManualClock | WallClock], None]) -> None:
         with self._lock, immediate(self._connection()) as db:
             clock = self._decode(db.execute("SELECT state FROM clock WHERE id = 1").fetchone())
             change(clock)
             db.execute("UPDATE clock SET state = ? WHERE id = 1", (json.dumps({"format": FORMAT, **clock.state()}),))
 
-    def _decode(self, row: Optional[tuple[str]]) -> "ManualClock | WallClock":
+    def _decode(self, row: tuple[str] | None) -> ManualClock | WallClock:
         try:
             data = json.loads(row[0]) if row else None
             if not isinstance(data, dict) or data.get("format") != FORMAT:
@@ -270,7 +271,7 @@ class SharedClock:
                 self._db = None
 
 
-def _identity(path: Path) -> Optional[tuple[int, int]]:
+def _identity(path: Path) -> tuple[int, int] | None:
     try:
         found = os.stat(path)
     except OSError:
@@ -278,7 +279,7 @@ def _identity(path: Path) -> Optional[tuple[int, int]]:
     return found.st_dev, found.st_ino
 
 
-def delete_clock(path: "str | Path", source: str = SOURCE) -> bool:
+def delete_clock(path: str | Path, source: str = SOURCE) -> bool:
     """Delete a clock file (and SQLite's side files); False when there was none. A file the
     simulators did not make is refused (ForeignFile), left alone: `hyperpod fake reset` deletes only
     what they made."""

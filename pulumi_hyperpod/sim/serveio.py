@@ -15,7 +15,7 @@ import io
 import re
 import socket
 import time
-from typing import Any, Optional
+from typing import Any
 
 # A connection's bounds (`hyperpod fake serve --idle-timeout/--read-timeout/--max-connections`): far above
 # what a client of the endpoint needs (botocore reconnects when an idle connection was closed; the largest
@@ -49,7 +49,7 @@ class DeadlineReader(io.RawIOBase):
     def __init__(self, sock: socket.socket, idle: float, read: float) -> None:
         super().__init__()
         self._sock, self._idle, self._read = sock, idle, read
-        self._deadline: Optional[float] = None  # None: between requests
+        self._deadline: float | None = None  # None: between requests
 
     def between_requests(self) -> None:
         """The last request was read whole: the next wait is an idle one."""

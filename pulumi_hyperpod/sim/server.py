@@ -40,7 +40,8 @@ import threading
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable, Optional
+from typing import Any
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 import requests
@@ -192,7 +193,7 @@ class Worlds:
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: botocore and requests reuse their connections
     server_version = "hyperpod-fake-serve"
-    server: "SimulatorServer"
+    server: SimulatorServer
 
     def setup(self) -> None:
         super().setup()
@@ -240,7 +241,7 @@ class _Handler(BaseHTTPRequestHandler):
         request = ServedRequest(f"http://{host}{self.path}", self.command, headers, body)
         try:
             status, reply_headers, content = self.server.worlds.answer(request)
-        except Exception as error:  # noqa: BLE001 - one bad request must not stop the endpoint
+        except Exception as error:
             self.server.log(shown(f"error answering {self.command} {self.path}: {type(error).__name__}: {error}", one_line=True))
             status, reply_headers, content = refusal_answer(INTERNAL, self.path, headers)
         self._send(status, reply_headers, content)
@@ -268,7 +269,7 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:  # the client is gone: nothing to tell it
             self.close_connection = True
 
-    def send_error(self, code: int, message: Optional[str] = None, explain: Optional[str] = None) -> None:
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """http.server's own refusals (a request line or headers it cannot parse, an unknown method),
         in the AWS shape rather than an HTML page."""
         self.close_connection = True
@@ -287,7 +288,7 @@ class _Handler(BaseHTTPRequestHandler):
         status = f"{code:d}" if isinstance(code, int) else str(code)  # HTTPStatus as its number
         self.server.log(shown(f"{self.command or '-'} {self.path or '-'} {status}", one_line=True))
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's signature
+    def log_message(self, format: str, *args: Any) -> None:
         self.server.log(shown(f"{self.client_address[0]}: {format % args}", one_line=True))
 
 
@@ -370,7 +371,7 @@ def serve(
     host: str,
     port: int,
     *,
-    stop_after: Optional[float] = None,
+    stop_after: float | None = None,
     quiet: bool = False,
     ready: Callable[[SimulatorServer], None] = lambda server: None,
     idle_timeout: float = IDLE_TIMEOUT,

@@ -23,7 +23,7 @@ from pulumi_hyperpod.sim.worldfile import BUSY_TIMEOUT_SECONDS, Kind, prepare
 PRAGMAS = ("PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL")
 
 
-def open_file(path: "str | os.PathLike[str]", kind: Kind, source: str) -> sqlite3.Connection:
+def open_file(path: str | os.PathLike[str], kind: Kind, source: str) -> sqlite3.Connection:
     """A connection to `kind`'s file at `path` (made and marked when missing; ForeignFile, nothing
     written, when it is not the simulators' own), with the one timeout and pragmas. Autocommit
     (`isolation_level=None`): transactions are `immediate`'s; usable from any thread (each store
@@ -35,7 +35,7 @@ def open_file(path: "str | os.PathLike[str]", kind: Kind, source: str) -> sqlite
     return db
 
 
-def open_read_only(path: "str | os.PathLike[str]") -> sqlite3.Connection:
+def open_read_only(path: str | os.PathLike[str]) -> sqlite3.Connection:
     """A read-only connection (no file made, nothing written), with the same busy timeout."""
     return sqlite3.connect(Path(path).resolve().as_uri() + "?mode=ro", uri=True, timeout=BUSY_TIMEOUT_SECONDS)
 

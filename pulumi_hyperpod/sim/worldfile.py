@@ -71,7 +71,7 @@ def _header(path: Path) -> bytes | None:
         return None
 
 
-def kind_of(path: "str | os.PathLike[str]") -> Kind | None:
+def kind_of(path: str | os.PathLike[str]) -> Kind | None:
     """The kind whose marker the file carries, or None."""
     header = _header(Path(path)) or b""
     if len(header) < 100 or not header.startswith(SQLITE_HEADER):
@@ -80,7 +80,7 @@ def kind_of(path: "str | os.PathLike[str]") -> Kind | None:
     return next((kind for kind in KINDS if kind.application_id == found), None)
 
 
-def problem(path: "str | os.PathLike[str]", kind: Kind) -> str | None:
+def problem(path: str | os.PathLike[str], kind: Kind) -> str | None:
     """Why the file at `path` is not one `kind`'s store may use, or None (its own, empty or missing)."""
     path = Path(path)
     try:
@@ -130,7 +130,7 @@ def _tables(path: Path) -> frozenset[str] | None:
     return frozenset(name for (name,) in rows) - {"sqlite_sequence"}
 
 
-def refusal(path: "str | os.PathLike[str]", source: str, why: str) -> str:
+def refusal(path: str | os.PathLike[str], source: str, why: str) -> str:
     """The one line a refused file gets: the path, where it came from (a variable), the rule."""
     return (
         f"{os.fspath(path)} ({source}): {why}: refused, left as it is (the simulator opens, changes and "
@@ -138,14 +138,14 @@ def refusal(path: "str | os.PathLike[str]", source: str, why: str) -> str:
     )
 
 
-def check(path: "str | os.PathLike[str]", kind: Kind, source: str) -> None:
+def check(path: str | os.PathLike[str], kind: Kind, source: str) -> None:
     """ForeignFile when the file at `path` is not one `kind`'s store may use."""
     why = problem(path, kind)
     if why is not None:
         raise ForeignFile(refusal(path, source, why))
 
 
-def prepare(path: "str | os.PathLike[str]", kind: Kind, source: str) -> None:
+def prepare(path: str | os.PathLike[str], kind: Kind, source: str) -> None:
     """Make the file at `path` ready for `kind`'s store: refused (ForeignFile, nothing written) when
     it is not its own; made and marked when missing or empty; marked when made before the marker."""
     path = Path(path)
@@ -174,7 +174,7 @@ def prepare(path: "str | os.PathLike[str]", kind: Kind, source: str) -> None:
     check(path, kind, source)  # something else put there meanwhile is refused still
 
 
-def delete(path: "str | os.PathLike[str]", kind: Kind, source: str) -> bool:
+def delete(path: str | os.PathLike[str], kind: Kind, source: str) -> bool:
     """Delete `kind`'s file at `path` and SQLite's files beside it; False when there was none.
     ForeignFile, nothing deleted, when it is not the simulator's own."""
     path = Path(path)
@@ -242,7 +242,7 @@ def paths_in_use() -> list[tuple[str, str]]:
     return found
 
 
-def check_all(which: "tuple[Kind, ...]" = KINDS) -> None:
+def check_all(which: tuple[Kind, ...] = KINDS) -> None:
     """Every one of the simulators' files of `which` kinds is its own (or not there yet): checked
     together, before a command that uses them (`fake serve`) or deletes them (`fake reset`) writes."""
     for place in places():

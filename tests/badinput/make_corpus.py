@@ -13,7 +13,8 @@ import copy
 import json
 import re
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import yaml
 
@@ -729,7 +730,7 @@ def _nested_moderately(text: str) -> str:
     return json.dumps(spec)
 
 
-TEXT_DEFECTS: dict[str, tuple[str, Callable[[str], "str | bytes"], str, str]] = {
+TEXT_DEFECTS: dict[str, tuple[str, Callable[[str], str | bytes], str, str]] = {
     "yaml11-octal-count": (".yaml", _worker_count_as("010"), "", "ambiguous"),
     "yaml11-octal-nine": (".yaml", _worker_count_as("09"), "", "ambiguous"),
     "yaml11-sexagesimal-count": (".yaml", _worker_count_as("1:20"), "InstanceCount", "whole number"),
@@ -766,7 +767,7 @@ TEXT_DEFECTS: dict[str, tuple[str, Callable[[str], "str | bytes"], str, str]] = 
 
 
 # (file name, content, path fragment, rule fragment); the message must name the file as well.
-POLICY_DEFECTS: list[tuple[str, "str | bytes", str, str]] = [
+POLICY_DEFECTS: list[tuple[str, str | bytes, str, str]] = [
     ("unknown-field.yaml", "max_scale_in_fractoin: 0.5\n", "max_scale_in_fractoin", "not a known field"),
     ("unknown-markup-field.yaml", "'[/bogus]': 1\n", "[/bogus]", "not a known field"),
     ("fraction-above-one.yaml", "max_scale_in_fraction: 1.5\n", "max_scale_in_fraction", "less than or equal to 1"),
@@ -817,7 +818,7 @@ POLICY_DEFECTS: list[tuple[str, "str | bytes", str, str]] = [
 
 DEEP = "[" * 5000 + "]" * 5000
 
-PRICE_DEFECTS: list[tuple[str, "str | bytes", str, str]] = [
+PRICE_DEFECTS: list[tuple[str, str | bytes, str, str]] = [
     ("yaml-octal.yaml", "ml.p5.48xlarge: 010\n", "", "ambiguous"),
     ("yaml-sexagesimal.yaml", "ml.p5.48xlarge: 1:20\n", "ml.p5.48xlarge", "a number of USD per hour"),
     ("yaml-underscore.yaml", "ml.p5.48xlarge: 1_000\n", "ml.p5.48xlarge", "a number of USD per hour"),
@@ -835,7 +836,7 @@ PRICE_DEFECTS: list[tuple[str, "str | bytes", str, str]] = [
     ("not-yaml.txt", "ml.p5.48xlarge: 1\n", "", "ends in .json, .yaml or .yml"),
 ]
 
-LIFECYCLE_DEFECTS: list[tuple[str, "str | bytes", str, str]] = [
+LIFECYCLE_DEFECTS: list[tuple[str, str | bytes, str, str]] = [
     ("nested-too-deep.json", DEEP, "", "nested too deeply"),
     ("key-twice.json", '{"controller_group": "a", "controller_group": "b", "worker_groups": []}', "", "appears twice"),
     ("not-json.json", "{not json", "", "not valid JSON"),
@@ -898,9 +899,9 @@ def _snapshot_defects(base: dict) -> list[tuple[str, Any, str, str]]:
         edit(data)
         return data
 
-    describe = lambda d: d["DescribeCluster"]  # noqa: E731
-    group = lambda d, i: d["DescribeCluster"]["InstanceGroups"][i]  # noqa: E731
-    node = lambda d, i: d["ClusterNodeSummaries"][i]  # noqa: E731
+    describe = lambda d: d["DescribeCluster"]
+    group = lambda d, i: d["DescribeCluster"]["InstanceGroups"][i]
+    node = lambda d, i: d["ClusterNodeSummaries"][i]
     return [
         (
             "another-cluster.json",
@@ -1064,8 +1065,8 @@ def _gcp_defects(base: dict) -> list[tuple[str, Any, str, str]]:
         edit(data)
         return data
 
-    slurm = lambda d: d["orchestratorSpec"]["slurmSpec"]  # noqa: E731
-    a4 = lambda d: d["node_pools"][1]  # noqa: E731
+    slurm = lambda d: d["orchestratorSpec"]["slurmSpec"]
+    a4 = lambda d: d["node_pools"][1]
     return [
         (
             "config-trailing-backslash.json",

@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
 
 SHELL = ("bash", "sh", "shell")
 PYTHON = ("python",)
@@ -40,10 +39,10 @@ class Block:
     lang: str
     code: str
     needs_credentials: bool = False
-    expected: Optional[str] = None  # the ```text block after it
-    expected_line: Optional[int] = None
-    program_dir: Optional[str] = None  # a Pulumi program: the project folder it is the __main__.py of
-    timeout: Optional[float] = None  # its own time budget (seconds); None: session.BLOCK_TIMEOUT
+    expected: str | None = None  # the ```text block after it
+    expected_line: int | None = None
+    program_dir: str | None = None  # a Pulumi program: the project folder it is the __main__.py of
+    timeout: float | None = None  # its own time budget (seconds); None: session.BLOCK_TIMEOUT
 
     @property
     def runnable(self) -> bool:
@@ -147,7 +146,7 @@ def _only_blank(lines: list[str], after: int, before: int) -> bool:
     return all(not lines[k].strip() for k in range(after, before - 1))
 
 
-def _marker_before(lines: list[str], fence_index: int) -> Optional[str]:
+def _marker_before(lines: list[str], fence_index: int) -> str | None:
     """The `<!-- docs-test: … -->` line right before the fence at `fence_index` (0-based), if any."""
     k = fence_index - 1
     while k >= 0 and not lines[k].strip():
@@ -166,7 +165,7 @@ def _normal(text: str) -> str:
     return " ".join(text.split())
 
 
-def missing_output(expected: str, output: str) -> Optional[str]:
+def missing_output(expected: str, output: str) -> str | None:
     """The rule for a shown ```text block: every non-blank line of it that is not `...` must appear
     in the output, in the same order (each after the previous one's match), with runs of spaces
     counted as one space (tables pad their columns). A line may be part of a longer output line.
@@ -184,7 +183,7 @@ def missing_output(expected: str, output: str) -> Optional[str]:
     return None
 
 
-def credential_error_line(expected: Optional[str]) -> Optional[str]:
+def credential_error_line(expected: str | None) -> str | None:
     """The one documented error line of a needs-credentials block (None if the doc shows not exactly one)."""
     if expected is None:
         return None

@@ -126,8 +126,8 @@ def test_known_differences_are_still_differences(name):
 
 
 # ---- the same verdict on generated requests ---------------------------------------------------------
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 ROLE = "arn:aws:iam::111122223333:role/HyperPodRole"
 EKS = "arn:aws:eks:us-west-2:111122223333:cluster/my-eks"

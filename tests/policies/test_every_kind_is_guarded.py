@@ -8,7 +8,7 @@ node is protected after the plan was made. A kind added without a plan here fail
 from __future__ import annotations
 
 import json
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 

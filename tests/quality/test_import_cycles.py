@@ -53,7 +53,7 @@ def test_a_cycle_hidden_in_a_function_is_found_and_typing_imports_are_not(tmp_pa
     assert imports.cycles(imports.graph(package, wheres=("top",))) == []  # what a top-level-only graph misses
 
 
-# A deliberate lazy import says why on its line: `# noqa: PLC0415 - <reason>` (pyproject.toml
+# A deliberate lazy import says why on its line: `
 # enables PLC0415, so an unmarked one fails scripts/lint).
 MARK = re.compile(r"#\s*noqa:\s*PLC0415(?P<rest>.*)$")
 

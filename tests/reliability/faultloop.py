@@ -13,7 +13,8 @@ from __future__ import annotations
 import contextlib
 import random
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import botocore.retries.standard
 from botocore.exceptions import BotoCoreError, ClientError

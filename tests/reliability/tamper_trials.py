@@ -15,7 +15,8 @@ import json
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from tests.support.slurm_groups import slurm_group
 from tests.support.cli import MUTATING

@@ -66,7 +66,7 @@ def _mutations(calls):
     return [(op, req) for op, req in calls if op in MUTATING]
 
 
-def _kill_after(world: Path, spec_file: Path, start_calls: int, point: "int | str", env: dict) -> list:
+def _kill_after(world: Path, spec_file: Path, start_calls: int, point: int | str, env: dict) -> list:
     """Run the driver; SIGKILL it once mutating call `point` is logged (or once it polls its wait)."""
     process = subprocess.Popen(
         [sys.executable, "-m", "tests.reliability.crash_driver", str(spec_file), "0.4"],

@@ -42,7 +42,7 @@ def credentials(monkeypatch, tmp_path):
     return state
 
 
-def assert_clean(blob: "str | bytes", where: str) -> None:
+def assert_clean(blob: str | bytes, where: str) -> None:
     data = blob.encode() if isinstance(blob, str) else blob
     for name, value in CREDENTIALS.items():
         assert value.encode() not in data, f"{name} found in {where}"

@@ -64,7 +64,7 @@ class Policy(BaseModel):
     )
 
     @model_validator(mode="after")
-    def _first_not_protected(self) -> "Policy":
+    def _first_not_protected(self) -> Policy:
         both = sorted(self.remove_first & self.protected_node_ids)
         if both:
             raise ValueError(f"remove_first and protected_node_ids both name {', '.join(both)}: a node cannot be kept and removed first")

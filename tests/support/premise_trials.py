@@ -20,7 +20,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 from tests.support.paths import REPO
 
 ROOT = REPO

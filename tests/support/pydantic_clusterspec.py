@@ -155,14 +155,14 @@ class ClusterSpec(_Model):
 
     # ---- construction ----------------------------------------------------------------------
     @classmethod
-    def from_dict(cls, data: Any, source: str | None = None) -> "ClusterSpec":
+    def from_dict(cls, data: Any, source: str | None = None) -> ClusterSpec:
         try:
             return cls.model_validate(data)
         except SpecError as error:
             raise SpecError(error.violations, source=source) from None
 
     @classmethod
-    def from_file(cls, path: str | Path) -> "ClusterSpec":
+    def from_file(cls, path: str | Path) -> ClusterSpec:
         """JSON or YAML (1.2), in the AWS CLI's `--cli-input-json` form (PascalCase) or snake_case;
         see `documents.read_document` for the limits on the file itself."""
         return cls.from_dict(read_document(path, SpecError), source=str(path))

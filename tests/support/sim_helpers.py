@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 ROLE = "arn:aws:iam::111122223333:role/iam-role-for-cluster"
 LIFECYCLE = {"SourceS3Uri": "s3://amzn-s3-demo-bucket/lifecycle-scripts/src/", "OnCreate": "on_create.sh"}

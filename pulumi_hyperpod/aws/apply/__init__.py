@@ -35,6 +35,7 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "WAIT_POLICIES",
     "ApplyError",
     "ApplyOptions",
     "ApplyResult",
@@ -42,7 +43,6 @@ __all__ = [
     "PlanRefused",
     "PlanStale",
     "Progress",
-    "WAIT_POLICIES",
     "WaitFailed",
     "WaitTimedOut",
     "apply",

@@ -25,20 +25,20 @@ if TYPE_CHECKING:  # pragma: no cover
 Check = Callable[["_Run", "Step", "ClusterState", frozenset[str]], list[str]]
 
 
-def _cluster_status(run: "_Run", step: "Step", state: "ClusterState", sent: frozenset[str]) -> list[str]:
+def _cluster_status(run: _Run, step: Step, state: ClusterState, sent: frozenset[str]) -> list[str]:
     # the waiter (apply/waiters.py) decides InService or gone; only a cluster missing after its create is short here
     if step.kind == "create-cluster" and state is None:
         return [f"cluster {run.name} is not there after CreateCluster"]
     return []
 
 
-def _requested_groups(step: "Step") -> Iterable[str]:
+def _requested_groups(step: Step) -> Iterable[str]:
     for field in ("NodesToAdd", "InstanceGroups"):
         for entry in step.request.get(field) or ():
             yield entry["InstanceGroupName"]
 
 
-def _group_targets(run: "_Run", step: "Step", state: "ClusterState", sent: frozenset[str]) -> list[str]:
+def _group_targets(run: _Run, step: Step, state: ClusterState, sent: frozenset[str]) -> list[str]:
     """Each group the step resizes is at the plan's target: an all-or-nothing update the service rolled
     back (no capacity, failing lifecycle scripts) ends InService at the old counts, which every waiter
     accepts; another writer may move a count after the plan's last call."""
@@ -57,7 +57,7 @@ def _group_targets(run: "_Run", step: "Step", state: "ClusterState", sent: froze
     return short
 
 
-def _nodes_gone(run: "_Run", step: "Step", state: "ClusterState", sent: frozenset[str]) -> list[str]:
+def _nodes_gone(run: _Run, step: Step, state: ClusterState, sent: frozenset[str]) -> list[str]:
     if state is None:
         return []
     still = [(key, state.node(key)) for key in sorted(sent)]
@@ -66,7 +66,7 @@ def _nodes_gone(run: "_Run", step: "Step", state: "ClusterState", sent: frozense
     ]
 
 
-def _nodes_running(run: "_Run", step: "Step", state: "ClusterState", sent: frozenset[str]) -> list[str]:
+def _nodes_running(run: _Run, step: Step, state: ClusterState, sent: frozenset[str]) -> list[str]:
     # a node still coming back (Pending) is in flight, not short: only a node gone or in Failure is
     if state is None:
         return []
@@ -80,11 +80,11 @@ def _nodes_running(run: "_Run", step: "Step", state: "ClusterState", sent: froze
     return short
 
 
-def _software_status(run: "_Run", step: "Step", state: "ClusterState", sent: frozenset[str]) -> list[str]:
+def _software_status(run: _Run, step: Step, state: ClusterState, sent: frozenset[str]) -> list[str]:
     return image_shortfalls(step, state) if state is not None else []
 
 
-def _answered(run: "_Run", step: "Step", state: "ClusterState", sent: frozenset[str]) -> list[str]:
+def _answered(run: _Run, step: Step, state: ClusterState, sent: frozenset[str]) -> list[str]:
     # AddTags/DeleteTags answer once the tags are set; a drain ends when the orchestrator reports the
     # nodes drained or raises (apply/drain.py): an answer is the observation
     return []
@@ -101,7 +101,7 @@ CHECKS: dict[str, Check] = {
 }
 
 
-def shortfalls(run: "_Run", step: "Step", state: Any, sent: frozenset[str]) -> list[str]:
+def shortfalls(run: _Run, step: Step, state: Any, sent: frozenset[str]) -> list[str]:
     """What of `step`'s effect the final observation does not show (empty: done). `sent`: the nodes
     its calls named."""
     return CHECKS[declaration(step.kind).completion](run, step, state, sent)

@@ -17,7 +17,8 @@ The time a drain takes is not counted in apply's --timeout (which bounds the wai
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
 
 from pulumi_hyperpod.aws.observe import observe
 from pulumi_hyperpod.plans import Step, Victim
@@ -42,12 +43,12 @@ class DrainTimedOut(ApplyError):
         self.nodes = nodes
 
 
-def _now(source: "WorkloadSource") -> dt.datetime:
+def _now(source: WorkloadSource) -> dt.datetime:
     clock = getattr(source, "clock", None)
     return clock() if clock is not None else dt.datetime.now(dt.timezone.utc)
 
 
-def _read(run: "_Run", source: "WorkloadSource") -> "WorkloadView":
+def _read(run: _Run, source: WorkloadSource) -> WorkloadView:
     state = observe(run.client, run.name)
     if state is None:
         raise ApplyError(f"cluster {run.name} disappeared during the drain", run.result.calls)
@@ -57,7 +58,7 @@ def _read(run: "_Run", source: "WorkloadSource") -> "WorkloadView":
         raise ApplyError(f"reading the workload failed: {error}", run.result.calls) from error
 
 
-def _act(run: "_Run", what: str, call, *args):
+def _act(run: _Run, what: str, call, *args):
     try:
         return call(*args)
     except WorkloadError as error:
@@ -74,7 +75,7 @@ def no_source(plan: Any) -> ApplyError:
     )
 
 
-def drain(run: "_Run", step: Step) -> None:
+def drain(run: _Run, step: Step) -> None:
     request = step.request
     nodes = request.get("Nodes") or []
     source = getattr(run, "workload", None)
@@ -98,7 +99,7 @@ def drain(run: "_Run", step: Step) -> None:
     )
 
 
-def drain_rechosen(run: "_Run", victims: Iterable[Victim]) -> None:
+def drain_rechosen(run: _Run, victims: Iterable[Victim]) -> None:
     """Victims apply chose again (a planned node changed state) that are serving and were not drained:
     drained the same way first, so a drain plan never deletes a busy node it did not drain."""
     drained = getattr(run, "drained", set())
@@ -116,8 +117,8 @@ def drain_rechosen(run: "_Run", victims: Iterable[Victim]) -> None:
 
 
 def _drain_names(
-    run: "_Run",
-    source: "WorkloadSource",
+    run: _Run,
+    source: WorkloadSource,
     names: dict[str, str],
     mode: str,
     timeout: float,
@@ -148,7 +149,7 @@ def _drain_names(
         run.deadline += run.monotonic() - began  # the drain is not counted in apply's --timeout
 
 
-def _busy(view: "WorkloadView", names: dict[str, str]) -> dict[str, "NodeWorkload"]:
+def _busy(view: WorkloadView, names: dict[str, str]) -> dict[str, NodeWorkload]:
     busy = {}
     for name, instance in names.items():
         work = view.node(instance)
@@ -157,7 +158,7 @@ def _busy(view: "WorkloadView", names: dict[str, str]) -> dict[str, "NodeWorkloa
     return busy
 
 
-def _wait_empty(run: "_Run", source: Any, names: dict[str, str], mode: str, deadline: dt.datetime, at_deadline: str, poll: float) -> None:
+def _wait_empty(run: _Run, source: Any, names: dict[str, str], mode: str, deadline: dt.datetime, at_deadline: str, poll: float) -> None:
     last = ""
     while True:
         view = _read(run, source)

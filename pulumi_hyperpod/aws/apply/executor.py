@@ -25,7 +25,8 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
 from botocore import xform_name
 from botocore.exceptions import BotoCoreError, ClientError
@@ -46,7 +47,7 @@ from pulumi_hyperpod.aws.client import poll_seconds_for
 from pulumi_hyperpod.aws.observe.reader import events_since, read_tags
 from pulumi_hyperpod.aws.apply.progress import Progress
 from pulumi_hyperpod.aws.apply.waiters import WAIT_POLICIES, WaitFailed, WaitTimedOut, wait
-from pulumi_hyperpod.core.contract import (  # noqa: F401 - the one apply contract (core/contract.py), exported here too
+from pulumi_hyperpod.core.contract import (
     ApplyError,
     ApplyInterrupted,
     ApplyOptions,
@@ -90,7 +91,7 @@ def client_token(plan: Plan, step: Step, expected: Expectation, attempt: int = 0
 
 
 def apply(
-    client: "SageMakerClient",
+    client: SageMakerClient,
     plan: Plan,
     *,
     policy: Policy | None = None,
@@ -101,8 +102,8 @@ def apply(
     sleep: Callable[[float], Any] = time.sleep,
     monotonic: Callable[[], float] = time.monotonic,
     check_fresh: bool = True,
-    workload: "WorkloadSource | WorkloadView | None" = None,
-    roles: "dict[str, str] | None" = None,
+    workload: WorkloadSource | WorkloadView | None = None,
+    roles: dict[str, str] | None = None,
     options: ApplyOptions | None = None,
 ) -> ApplyResult:
     """Run `plan`'s steps, then wait as `wait` says, for at most `timeout` seconds.
@@ -142,7 +143,7 @@ def apply(
 
 
 class _Run:
-    def __init__(self, client: "SageMakerClient", plan: Plan, policy: Policy, timeout, poll_seconds, progress, sleep, monotonic):
+    def __init__(self, client: SageMakerClient, plan: Plan, policy: Policy, timeout, poll_seconds, progress, sleep, monotonic):
         self.client: SageMakerClient = client
         self.plan, self.policy = plan, policy
         self.poll_seconds, self.sleep, self.monotonic = poll_seconds, sleep, monotonic

@@ -24,7 +24,8 @@ edited plan can add a guard but never take one away. Pure: the executor does the
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from pulumi_hyperpod.aws.planner.codes import RefusalRule
 from pulumi_hyperpod.aws.spec.grouplists import group_entries

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
 from botocore.exceptions import ClientError
 
@@ -69,7 +70,7 @@ def configurations(state: ClusterState, group: str | None, nodes: tuple[str, ...
 
 
 def run_health_check(
-    client: "SageMakerClient",
+    client: SageMakerClient,
     state: ClusterState,
     configs: list[dict[str, Any]],
     *,
@@ -106,7 +107,7 @@ def run_health_check(
     return result
 
 
-def _operation_ids(client: "SageMakerClient", name: str) -> list[str] | None:
+def _operation_ids(client: SageMakerClient, name: str) -> list[str] | None:
     """Deep health check operations, newest first; None where the API has no operations list."""
     try:
         page = client.list_cluster_operations(ClusterName=name, Type="DeepHealthCheck", SortOrder="Descending", MaxResults=20)
@@ -115,7 +116,7 @@ def _operation_ids(client: "SageMakerClient", name: str) -> list[str] | None:
     return [s["OperationId"] for s in page.get("ClusterOperationSummaries") or ()]
 
 
-def _status(client: "SageMakerClient", name: str, operation: str | None, checked: set[str]) -> str:
+def _status(client: SageMakerClient, name: str, operation: str | None, checked: set[str]) -> str:
     if operation is not None:
         return client.describe_cluster_operation(ClusterName=name, OperationId=operation)["Status"]
     state = observe(client, name)

@@ -29,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
 SETTLED = frozenset({"Running", "Failure"})
 
 
-def update_cluster_software(run: "_Run", step: "Step", verify: bool) -> None:
+def update_cluster_software(run: _Run, step: Step, verify: bool) -> None:
     run.call("UpdateClusterSoftware", step.request, verify)
     nodes = sum(len(batch) for batch in step.batches)
     run.say(f"software update started: {nodes} node(s) in {len(step.batches)} batch(es)")
@@ -43,12 +43,12 @@ def update_cluster_software(run: "_Run", step: "Step", verify: bool) -> None:
         run.say("software update completed")
 
 
-def image_shortfalls(step: "Step", state: "ClusterState") -> list[str]:
+def image_shortfalls(step: Step, state: ClusterState) -> list[str]:
     """The groups of a rollout that did not end on the image it asked for (its completion: plans/steps.py)."""
     return software_shortfalls(step, {g.name: g.described for g in state.groups})
 
 
-def software_shortfalls(step: "Step", described: "dict[str, dict[str, Any]]") -> list[str]:
+def software_shortfalls(step: Step, described: dict[str, dict[str, Any]]) -> list[str]:
     """Per group a rollout names (DescribeCluster's entries by name): how its update ended otherwise
     than Succeeded (the service says: RollbackComplete, Failed), or the image it runs when not the one asked."""
     wanted = step.request.get("ImageId")
@@ -68,7 +68,7 @@ def software_shortfalls(step: "Step", described: "dict[str, dict[str, Any]]") ->
     return lines
 
 
-def _last_software_event(run: "_Run") -> str | None:
+def _last_software_event(run: _Run) -> str | None:
     try:
         events = (
             run.client.list_cluster_events(ClusterName=run.name, ResourceType="Cluster", SortOrder="Descending", MaxResults=20).get(
@@ -81,7 +81,7 @@ def _last_software_event(run: "_Run") -> str | None:
     return next((e.get("Description") for e in events if "software update" in (e.get("Description") or "")), None)
 
 
-def batch_repair(run: "_Run", step: "Step", verify: bool) -> None:
+def batch_repair(run: _Run, step: Step, verify: bool) -> None:
     """BatchRebootClusterNodes / BatchReplaceClusterNodes on the nodes still there."""
     state = run.verify_unmoved() if verify else observe(run.client, run.name)
     request: dict[str, Any] = {"ClusterName": step.request["ClusterName"]}
@@ -109,11 +109,11 @@ def batch_repair(run: "_Run", step: "Step", verify: bool) -> None:
         _follow_replacements(run, [f for f in followed if f])
 
 
-def _verb(step: "Step") -> str:
+def _verb(step: Step) -> str:
     return "replac" if step.operation == "BatchReplaceClusterNodes" else "reboot"
 
 
-def _follow_replacements(run: "_Run", logical_ids: list[str]) -> None:
+def _follow_replacements(run: _Run, logical_ids: list[str]) -> None:
     """Until each replaced node has a new instance that is Running or failed (lifecycle scripts run again)."""
     while run.remaining() > 0:
         state = observe(run.client, run.name)
@@ -137,13 +137,13 @@ def _follow_replacements(run: "_Run", logical_ids: list[str]) -> None:
 SCALING_CALLS = frozenset({"UpdateCluster", "BatchAddClusterNodes", "BatchDeleteClusterNodes"})
 
 
-def newest_operation(run: "_Run", operation: str) -> str | None:
+def newest_operation(run: _Run, operation: str) -> str | None:
     """Before a scaling call: the newest Scaling operation the service has recorded (None: none, or no list)."""
     newest = _newest_scaling(run) if operation in SCALING_CALLS else None
     return newest["OperationId"] if newest else None
 
 
-def note_operation(run: "_Run", operation: str, before: str | None) -> None:
+def note_operation(run: _Run, operation: str, before: str | None) -> None:
     """After a scaling call: the Scaling operation the service recorded for it, named in the progress.
     A call that moves no count (UpdateCluster of a label) records none: the newest is then still
     `before`, another call's, and is not named as this one's."""
@@ -155,7 +155,7 @@ def note_operation(run: "_Run", operation: str, before: str | None) -> None:
         run.say(f"{operation}: service operation {summary['OperationId']} ({summary['Status']})")
 
 
-def _newest_scaling(run: "_Run") -> dict | None:
+def _newest_scaling(run: _Run) -> dict | None:
     try:
         page = run.client.list_cluster_operations(ClusterName=run.name, Type="Scaling", SortOrder="Descending", MaxResults=1)
     except Exception:  # an API without the operations list (older regions, a stubbed client): nothing to follow
@@ -163,7 +163,7 @@ def _newest_scaling(run: "_Run") -> dict | None:
     return next(iter(page.get("ClusterOperationSummaries") or ()), None)
 
 
-def report_operations(run: "_Run") -> None:
+def report_operations(run: _Run) -> None:
     """At the end: each followed operation's status and per-group counts, from DescribeClusterOperation."""
     for operation_id in run.operation_ids:
         try:
@@ -179,7 +179,7 @@ def report_operations(run: "_Run") -> None:
 
 
 # ---- canary scale-out (planner/canary.py) -----------------------------------------------------------
-def canary(run: "_Run", handler, index: int, step: "Step", verify: bool) -> None:
+def canary(run: _Run, handler, index: int, step: Step, verify: bool) -> None:
     """Add the canary nodes, then wait until each runs (lifecycle scripts and deep health checks passed).
     A canary in Failure stops the apply (ApplyError) before the rest is added: the nodes obtained stay."""
     groups = {e["InstanceGroupName"] for e in step.request["NodesToAdd"]}
@@ -209,7 +209,7 @@ def canary(run: "_Run", handler, index: int, step: "Step", verify: bool) -> None
     raise ApplyError("the canary nodes were not Running by the deadline; the rest was not added", list(run.result.calls))
 
 
-def _node_event(run: "_Run", instance_id: str | None) -> str | None:
+def _node_event(run: _Run, instance_id: str | None) -> str | None:
     """The node's latest Error event (its lifecycle script's failure, say); None where there are no events."""
     if not instance_id:
         return None

@@ -28,7 +28,7 @@ class Progress:
         return sum(g[1] for g in self.groups), sum(g[2] for g in self.groups)
 
     @classmethod
-    def from_describe(cls, phase: str, goal: str, response: dict[str, Any], elapsed: float) -> "Progress":
+    def from_describe(cls, phase: str, goal: str, response: dict[str, Any], elapsed: float) -> Progress:
         groups = tuple(
             (g.get("InstanceGroupName", "?"), int(g.get("CurrentCount") or 0), int(g.get("TargetCount") or 0), int(g.get("MinCount") or 0))
             for g in group_entries(response)

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import json
 import time
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
 
 from botocore import xform_name
 from botocore.exceptions import ClientError
@@ -117,7 +118,7 @@ def default_delay(waiter_name: str) -> float:
 
 
 def wait(
-    client: "SageMakerClient",
+    client: SageMakerClient,
     cluster_name: str,
     waiter_name: str,
     *,

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
 
 from pulumi_hyperpod.aws.planner.codes import RefusalRule
 from pulumi_hyperpod.plans.model import Plan, Refusal, Victim
@@ -42,20 +43,20 @@ BUDGET_RULE = RefusalRule.MAX_HOURLY_COST_INCREASE
 _ARN_REGION = re.compile(r"^arn:[^:]+:sagemaker:([^:]+):")
 
 
-def region_of(observed: "ClusterState | None", region: str | None = None) -> str:
+def region_of(observed: ClusterState | None, region: str | None = None) -> str:
     """The cluster's region: its ARN says it; else the `region` given; else us-west-2."""
     match = _ARN_REGION.match(observed.arn or "") if observed is not None else None
     return match.group(1) if match else (region or DEFAULT_REGION)
 
 
 def with_cost(
-    plan: "Plan",
-    desired: "ClusterSpec | None",
-    observed: "ClusterState | None",
-    policy: "Policy",
-    prices: "PriceTable | Mapping[str, Any] | None" = None,
+    plan: Plan,
+    desired: ClusterSpec | None,
+    observed: ClusterState | None,
+    policy: Policy,
+    prices: PriceTable | Mapping[str, Any] | None = None,
     region: str | None = None,
-) -> "Plan":
+) -> Plan:
     """The plan with its cost section, refused when it raises the hourly cost past the budget."""
     cost = plan_cost(plan, desired, observed, as_price_table(prices), region)
     priced = dataclasses.replace(plan, cost=cost)
@@ -128,11 +129,11 @@ def _kinded(mix: _Mix, kind: str | None) -> _Mix:
     return _Mix({priced_as(t, kind): c for t, c in mix.launched.items()}, mix.pending, tuple(priced_as(t, kind) for t in mix.priority))
 
 
-def _observed_mix(have: "GroupState", observed: "ClusterState") -> _Mix:
+def _observed_mix(have: GroupState, observed: ClusterState) -> _Mix:
     return _kinded(_observed_types(have, observed), capacity_kind(have.described))
 
 
-def _observed_types(have: "GroupState", observed: "ClusterState") -> _Mix:
+def _observed_types(have: GroupState, observed: ClusterState) -> _Mix:
     details = have.described.get("InstanceTypeDetails")
     if details:
         launched = {d["InstanceType"]: int(d.get("CurrentCount") or 0) for d in details}
@@ -149,7 +150,7 @@ def _observed_types(have: "GroupState", observed: "ClusterState") -> _Mix:
 
 
 def _after_mix(
-    want: "InstanceGroupSpec", count: int, before: _Mix, victims: list["Victim"], observed: "ClusterState", kind: str | None = None
+    want: InstanceGroupSpec, count: int, before: _Mix, victims: list[Victim], observed: ClusterState, kind: str | None = None
 ) -> _Mix:
     """The group after the plan: `count` is the plan's count for it (the spec's, or the observed count
     of a group whose counts an autoscaler owns), never the spec's alone."""
@@ -174,7 +175,7 @@ def _after_mix(
 class _Priced:
     """One group's cost entry with what the cluster's totals need (a working record, as _Mix)."""
 
-    __slots__ = ("entry", "known_delta", "unknown_increase", "low", "high")
+    __slots__ = ("entry", "high", "known_delta", "low", "unknown_increase")
 
     def __init__(self, entry: GroupCost, known_delta: float, unknown_increase: bool, low: float | None, high: float | None) -> None:
         self.entry = entry
@@ -239,9 +240,9 @@ def _group(name: str, action: str, before: _Mix, after: _Mix, flexible: bool, ta
 
 # ---- the plan ------------------------------------------------------------------------------------
 def plan_cost(
-    plan: "Plan",
-    desired: "ClusterSpec | None",
-    observed: "ClusterState | None",
+    plan: Plan,
+    desired: ClusterSpec | None,
+    observed: ClusterState | None,
     table: PriceTable,
     region: str | None = None,
 ) -> CostSection:

@@ -21,7 +21,8 @@ from rich.text import Text
 import datetime as dt
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Mapping
 
 from rich.table import Table
 
@@ -218,8 +219,8 @@ class CostReport:
 def cost_report(
     source: Any,
     name: str,
-    since: "dt.datetime | str | None" = None,
-    prices: "PriceTable | Mapping[str, Any] | str | None" = None,
+    since: dt.datetime | str | None = None,
+    prices: PriceTable | Mapping[str, Any] | str | None = None,
     *,
     region: str | None = None,
     now: dt.datetime | None = None,
@@ -261,7 +262,7 @@ def _from_billing(bill: Mapping[str, Any], name: str, since: dt.datetime | None,
     return CostReport(bill.get("cluster_name") or name, region, SIMULATED, False, as_of, since, tuple(instances), table.describe(), notes)
 
 
-def _estimate(client: "SageMakerClient", name: str, since: dt.datetime | None, table: PriceTable, now: dt.datetime) -> CostReport:
+def _estimate(client: SageMakerClient, name: str, since: dt.datetime | None, table: PriceTable, now: dt.datetime) -> CostReport:
     describe = client.describe_cluster(ClusterName=name)
     arn_region = _ARN_REGION.match(describe.get("ClusterArn") or "")
     region = arn_region.group(1) if arn_region else (client.meta.region_name or DEFAULT_REGION)
@@ -298,7 +299,7 @@ def _estimate(client: "SageMakerClient", name: str, since: dt.datetime | None, t
     )
 
 
-def _instance_events(client: "SageMakerClient", name: str, notes: list[str]):
+def _instance_events(client: SageMakerClient, name: str, notes: list[str]):
     """Termination time, first event time, failed launches and group of each instance in the events."""
     ended: dict[str, dt.datetime] = {}
     first_seen: dict[str, dt.datetime] = {}

@@ -22,7 +22,8 @@ import os
 import pkgutil
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 import yaml
 
@@ -60,7 +61,7 @@ class _Layer:
     """One source of prices in a table. Never changed once made. A plain class: never compared nor
     shown, and the methods a dataclass generates are compiled when the module loads, in every preview."""
 
-    __slots__ = ("origin", "prices", "applies_in", "regions", "checked", "sources")
+    __slots__ = ("applies_in", "checked", "origin", "prices", "regions", "sources")
 
     def __init__(
         self,
@@ -97,11 +98,11 @@ class PriceTable:
         self._layers = tuple(layers)
 
     @classmethod
-    def from_data(cls, data: Any, origin: str = "prices setting") -> "PriceTable":
+    def from_data(cls, data: Any, origin: str = "prices setting") -> PriceTable:
         return cls((_layer(data, origin),))
 
     @classmethod
-    def from_file(cls, path: str | Path) -> "PriceTable":
+    def from_file(cls, path: str | Path) -> PriceTable:
         """A price file, read as every input is (core/documents.py): JSON or YAML 1.2 (`010` refused
         as ambiguous, `1:20` text), a regular file only, size and depth limits."""
         from pulumi_hyperpod.core.documents import read_document  # noqa: PLC0415 - not on a no-change preview's path (tests/unit/provider/test_diff_lean.py)
@@ -115,7 +116,7 @@ class PriceTable:
             raise PriceTableError(" ".join(error.lines())) from None
         return cls.from_data(data, origin=str(path))
 
-    def merged(self, other: "PriceTable | Mapping[str, Any] | None", origin: str = "prices setting") -> "PriceTable":
+    def merged(self, other: PriceTable | Mapping[str, Any] | None, origin: str = "prices setting") -> PriceTable:
         if other is None:
             return self
         if not isinstance(other, PriceTable):
@@ -194,7 +195,7 @@ def load_prices(path: str | Path | None = None, overrides: Mapping[str, Any] | N
     return table.merged(overrides) if overrides else table
 
 
-def as_price_table(prices: "PriceTable | Mapping[str, Any] | str | Path | None") -> PriceTable:
+def as_price_table(prices: PriceTable | Mapping[str, Any] | str | Path | None) -> PriceTable:
     """What `pipeline.make_plan(prices=…)` and `cost_report(prices=…)` accept, as a table."""
     if prices is None:
         return default_prices()

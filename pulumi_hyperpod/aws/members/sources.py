@@ -15,7 +15,7 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import TYPE_CHECKING, Literal
 
 from pulumi_hyperpod.aws.members import cfn_schema
@@ -134,7 +134,7 @@ def _reaches(operation_shape: str, container: str, parts: tuple[str, ...]) -> bo
     return _walk(root, ((container,) if container else ()) + parts) is not None
 
 
-@lru_cache(maxsize=None)
+@cache
 def _model_of(scope: str, path: str) -> ModelVerdict:
     shape, create_container, update_container = _REQUEST[scope]
     parts = tuple(path.split("."))

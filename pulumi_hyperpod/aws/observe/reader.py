@@ -25,7 +25,7 @@ def is_not_found(error: ClientError) -> bool:
     return code in NOT_FOUND_CODES or (code == "ValidationException" and "not found" in message.lower())
 
 
-def observe(client: "SageMakerClient", name: str) -> ClusterState | None:
+def observe(client: SageMakerClient, name: str) -> ClusterState | None:
     """DescribeCluster plus every page of ListClusterNodes; None when there is no such cluster.
 
     The two reads are not one snapshot: a scale-out by someone else landing between them shows
@@ -52,14 +52,14 @@ def observe(client: "SageMakerClient", name: str) -> ClusterState | None:
     return state
 
 
-def read_tags(client: "SageMakerClient", state: ClusterState) -> ClusterState:
+def read_tags(client: SageMakerClient, state: ClusterState) -> ClusterState:
     """The state with the cluster's tags (every page of ListTags): DescribeCluster does not report them."""
     pages = client.get_paginator("list_tags").paginate(ResourceArn=state.arn, PaginationConfig=largest_pages("ListTags"))
     tags = tuple(sorted((tag["Key"], tag.get("Value", "")) for page in pages for tag in page.get("Tags") or ()))
     return dataclasses.replace(state, tags=tags)
 
 
-def read_events_horizon(client: "SageMakerClient", state: ClusterState) -> ClusterState:
+def read_events_horizon(client: SageMakerClient, state: ClusterState) -> ClusterState:
     """The state with its newest event ("<EventTime>|<EventId>"; "" when none yet): what a saved
     plan's "acted" premise is read against. Only Continuous clusters have events (the model's
     ListClusterEvents); another cluster's state is returned as it is."""
@@ -71,7 +71,7 @@ def read_events_horizon(client: "SageMakerClient", state: ClusterState) -> Clust
     return dataclasses.replace(state, events_horizon=horizon)
 
 
-def events_since(client: "SageMakerClient", name: str, horizon: str) -> tuple[dict[str, Any], ...]:
+def events_since(client: SageMakerClient, name: str, horizon: str) -> tuple[dict[str, Any], ...]:
     """Every event newer than `horizon` (read_events_horizon's form), oldest first. Events of the
     horizon's own instant listed up to it are older: the service orders them (EventTime, then as recorded)."""
     params: dict[str, Any] = {"ClusterName": name, "SortOrder": "Ascending"}
@@ -98,7 +98,7 @@ def _more_nodes_than_targets(state: ClusterState) -> bool:
     return any(sum(1 for n in state.nodes_of(g.name) if n.status not in GONE) > g.target_count for g in state.groups)
 
 
-def list_nodes(client: "SageMakerClient", name: str) -> list[dict[str, Any]]:
+def list_nodes(client: SageMakerClient, name: str) -> list[dict[str, Any]]:
     params: dict[str, Any] = {"ClusterName": name}
     # Nodes not yet launched are only listed with IncludeNodeLogicalIds, which older botocore
     # releases do not know: ask the model rather than the version number.

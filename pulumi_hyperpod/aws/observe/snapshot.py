@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from pulumi_hyperpod.aws import servicemodel
 from pulumi_hyperpod.core.errors import Violation

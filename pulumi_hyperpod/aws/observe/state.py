@@ -10,7 +10,8 @@ import datetime as dt
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 
 # Statuses of a node that is doing no useful work: removed first on scale-in.
@@ -108,7 +109,7 @@ class ClusterState:
 
     # ---- construction --------------------------------------------------------------------------
     @classmethod
-    def from_api(cls, describe: Mapping[str, Any], node_summaries: list[Mapping[str, Any]]) -> "ClusterState":
+    def from_api(cls, describe: Mapping[str, Any], node_summaries: list[Mapping[str, Any]]) -> ClusterState:
         describe = {k: v for k, v in describe.items() if k != "ResponseMetadata"}
         # restricted groups are groups like the others (their nodes are listed by ListClusterNodes), marked
         groups = tuple(_group(g) for g in describe.get("InstanceGroups") or []) + tuple(
@@ -136,7 +137,7 @@ class ClusterState:
         }
 
     @classmethod
-    def from_snapshot(cls, data: Mapping[str, Any], source: str | None = None, cluster_name: str | None = None) -> "ClusterState":
+    def from_snapshot(cls, data: Mapping[str, Any], source: str | None = None, cluster_name: str | None = None) -> ClusterState:
         """A saved snapshot (either form `observe.snapshot` reads), checked against the service's
         output shapes and for consistency first: a SnapshotError names each problem's field."""
         from pulumi_hyperpod.aws.observe.snapshot import snapshot_state  # noqa: PLC0415 - the snapshot reader builds on this module and checks against botocore's shapes; a preview reads no snapshot
@@ -144,7 +145,7 @@ class ClusterState:
         return snapshot_state(data, source=source, cluster_name=cluster_name)
 
     @classmethod
-    def from_snapshot_parts(cls, describe: Mapping[str, Any], summaries: list[Mapping[str, Any]]) -> "ClusterState":
+    def from_snapshot_parts(cls, describe: Mapping[str, Any], summaries: list[Mapping[str, Any]]) -> ClusterState:
         """A state from already-checked DescribeCluster and ClusterNodeSummaries JSON."""
         describe = _parse_times(dict(describe), ("CreationTime",))
         nodes = [_parse_times(dict(s), ("LaunchTime", "LastSoftwareUpdateTime")) for s in summaries]

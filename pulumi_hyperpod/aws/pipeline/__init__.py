@@ -54,10 +54,10 @@ __all__ = ["OBSERVE", "Prepared", "check", "deletion", "execute", "load", "make_
 
 def check(
     the_plan: Plan,
-    desired: "ClusterSpec | None",
+    desired: ClusterSpec | None,
     observed: ClusterState | None,
     *,
-    sagemaker: "SageMakerClient | None" = None,
+    sagemaker: SageMakerClient | None = None,
     quotas: Quotas | None = None,
     policy: Policy | None = None,
     skip: str | None = None,
@@ -73,20 +73,20 @@ def check(
 
 
 def prepare(
-    sagemaker: "SageMakerClient | None",
-    desired: "ClusterSpec",
+    sagemaker: SageMakerClient | None,
+    desired: ClusterSpec,
     *,
     policy: Policy | None = None,
     roles: Mapping[str, str] | None = None,
-    prices: "PriceTable | Mapping[str, Any] | None" = None,
+    prices: PriceTable | Mapping[str, Any] | None = None,
     region: str | None = None,
     quotas: Quotas | None = None,
     observed: ClusterState | Read | None = OBSERVE,
     skip_preflight: str | None = None,
     s3: S3 | None = None,
     lifecycle_dir: str | None = None,
-    slurm: "SlurmSpec | None" = None,
-    workload: "WorkloadSource | WorkloadView | None" = None,
+    slurm: SlurmSpec | None = None,
+    workload: WorkloadSource | WorkloadView | None = None,
 ) -> AwsPrepared:
     """observe → (Slurm roles) → plan → cost → preflight: the one pipeline (core/cloud.prepare)
     with HyperPod's context (aws/context.AwsContext says what each keyword is). `observed`: a
@@ -99,7 +99,7 @@ def prepare(
 
 
 def deletion(
-    sagemaker: "SageMakerClient | None", name: str, *, policy: Policy | None = None, observed: ClusterState | Read | None = OBSERVE
+    sagemaker: SageMakerClient | None, name: str, *, policy: Policy | None = None, observed: ClusterState | Read | None = OBSERVE
 ) -> AwsPrepared:
     """The plan that deletes cluster `name` (action "none" when there is no such cluster); `observed`:
     the cluster as the caller already read it (default: read it now)."""
@@ -107,21 +107,21 @@ def deletion(
 
 
 def execute(
-    client: "SageMakerClient",
+    client: SageMakerClient,
     the_plan: Plan,
     *,
     policy: Policy | None = None,
     wait: str = "InService",
     timeout: float = 1800.0,
     poll_seconds: float | None = None,
-    progress: "Callable[[Progress], Any] | None" = None,
+    progress: Callable[[Progress], Any] | None = None,
     sleep: Callable[[float], Any] | None = None,
     monotonic: Callable[[], float] | None = None,
     check_fresh: bool = True,
-    workload: "WorkloadSource | WorkloadView | None" = None,
+    workload: WorkloadSource | WorkloadView | None = None,
     roles: Mapping[str, str] | None = None,
-    options: "ApplyOptions | None" = None,
-) -> "ApplyResult":
+    options: ApplyOptions | None = None,
+) -> ApplyResult:
     """Apply the plan (see `apply.apply`) through core/cloud.execute: refused plans raise
     PlanRefused, stale ones PlanStale. `options` (core/contract.ApplyOptions) replaces
     wait/timeout/poll_seconds/progress/check_fresh."""

@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.observe import ClusterState
 
 
-def basis_of(state: "ClusterState") -> Basis:
+def basis_of(state: ClusterState) -> Basis:
     """The Basis of an observed HyperPod cluster: its ARN, status, groups and every node."""
     return Basis.observed(
         state.arn,
@@ -41,13 +41,13 @@ def basis_of(state: "ClusterState") -> Basis:
     )
 
 
-def fingerprint(observed: "ClusterState | None") -> str | None:
+def fingerprint(observed: ClusterState | None) -> str | None:
     """What a plan was computed against; a saved plan is stale when this has moved."""
     return None if observed is None else basis_of(observed).fingerprint()
 
 
 # ---- before anything runs -------------------------------------------------------------------------
-def cluster_moved(plan: "Plan", now: "ClusterState | None") -> list[str]:
+def cluster_moved(plan: Plan, now: ClusterState | None) -> list[str]:
     """The "cluster" premise: the same cluster (not deleted and created again, not another account's), not going away."""
     basis = plan.basis
     if basis is None:
@@ -66,7 +66,7 @@ def cluster_moved(plan: "Plan", now: "ClusterState | None") -> list[str]:
     return []
 
 
-def groups_moved(plan: "Plan", now: "ClusterState | None") -> list[str]:
+def groups_moved(plan: Plan, now: ClusterState | None) -> list[str]:
     """The "groups" premise: targets, MinCounts and which groups exist."""
     if plan.basis is None or now is None:
         return []
@@ -75,7 +75,7 @@ def groups_moved(plan: "Plan", now: "ClusterState | None") -> list[str]:
     return Expectation.from_basis(plan.basis).moved(now)
 
 
-def nodes_moved(plan: "Plan", now: "ClusterState | None") -> list[str]:
+def nodes_moved(plan: Plan, now: ClusterState | None) -> list[str]:
     """The "nodes" premise: the nodes of the groups the plan removes from or names, and their states."""
     if plan.basis is None or now is None:
         return []
@@ -87,7 +87,7 @@ def _place(arn: str) -> tuple[str, ...]:
     return tuple(arn.split(":")[3:5])
 
 
-def _node_changes(plan: "Plan", basis: Basis, now: "ClusterState") -> list[str]:
+def _node_changes(plan: Plan, basis: Basis, now: ClusterState) -> list[str]:
     """Nodes in the groups the plan removes nodes from: the victims were chosen among exactly these."""
     shrinking = {v.group for v in plan.victims} | {g.group for g in plan.groups if g.action in ("shrink", "delete")}
     shrinking |= _lifecycle_groups(plan, basis)
@@ -116,7 +116,7 @@ def _node_changes(plan: "Plan", basis: Basis, now: "ClusterState") -> list[str]:
     return reasons
 
 
-def _lifecycle_groups(plan: "Plan", basis: Basis) -> set[str]:
+def _lifecycle_groups(plan: Plan, basis: Basis) -> set[str]:
     """Groups whose nodes a reboot, a replacement or a rollout names: planned against exactly these nodes."""
     named = {
         node_id

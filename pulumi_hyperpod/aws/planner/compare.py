@@ -11,7 +11,8 @@ is provisioning priority (seed 001).
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
 
 from pulumi_hyperpod.aws.planner import members
 from pulumi_hyperpod.aws.members import rows

@@ -10,7 +10,8 @@ Its request is the plan's record of what apply will do (apply/drain.py reads it)
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
 from pulumi_hyperpod.aws.observe import ClusterState
 from pulumi_hyperpod.plans.model import Step, Victim
@@ -41,7 +42,7 @@ def _minutes(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def _wait(victim: Victim, view: "WorkloadView | None", mode: str) -> tuple[float | None, str]:
+def _wait(victim: Victim, view: WorkloadView | None, mode: str) -> tuple[float | None, str]:
     """(expected seconds, None for unknown/up to the deadline; what runs there in words)."""
     if mode == "cordon":
         return 0.0, "cordoned, then deleted at once (running work ends with the node)"
@@ -65,9 +66,7 @@ def _wait(victim: Victim, view: "WorkloadView | None", mode: str) -> tuple[float
     return max((ends - view.observed_at).total_seconds(), 0.0), work.describe(view.observed_at)
 
 
-def drain_steps(
-    state: ClusterState, cluster_name: str, victims: Sequence[Victim], policy: "Policy", view: "WorkloadView | None"
-) -> list[Step]:
+def drain_steps(state: ClusterState, cluster_name: str, victims: Sequence[Victim], policy: Policy, view: WorkloadView | None) -> list[Step]:
     """One DrainNodes step for the launched victims (none when policy.drain is none or none launched)."""
     launched = [v for v in victims if not v.logical]
     if policy.drain == "none" or not launched:

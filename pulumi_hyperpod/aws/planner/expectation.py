@@ -9,7 +9,8 @@ Pure: no I/O. The executor does the observing; premise.py (`stale_reasons`) chec
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Mapping
 
 from pulumi_hyperpod.aws.spec.grouplists import group_entries
 from pulumi_hyperpod.plans.basis import Basis
@@ -32,13 +33,13 @@ class Expectation:
     loose_min: set[str] = field(default_factory=set)
 
     @classmethod
-    def from_basis(cls, basis: Basis | None) -> "Expectation":
+    def from_basis(cls, basis: Basis | None) -> Expectation:
         if basis is None:
             return cls()
         live = [g for g in basis.groups if g.status != "Deleting"]
         return cls({g.name: g.target for g in live}, {g.name: g.min for g in live})
 
-    def after(self, step: "Step", response: Mapping[str, Any] | None = None, removed: Iterable[tuple[str, str]] = ()) -> None:
+    def after(self, step: Step, response: Mapping[str, Any] | None = None, removed: Iterable[tuple[str, str]] = ()) -> None:
         """Account for one step that succeeded. `removed`: (group, node id) the service accepted."""
         if step.operation == "CreateCluster":
             self.targets, self.mins, self.loose_min = {}, {}, set()
@@ -84,7 +85,7 @@ class Expectation:
                 if group in self.mins:
                     self.mins[group] = min(self.mins[group], self.targets[group])
 
-    def moved(self, now: "ClusterState | None") -> list[str]:
+    def moved(self, now: ClusterState | None) -> list[str]:
         """How another writer moved the cluster away from this expectation, in words."""
         if now is None:
             return ["the cluster no longer exists"] if self.targets else []

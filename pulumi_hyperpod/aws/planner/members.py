@@ -20,7 +20,8 @@ import copy
 import functools
 import datetime as dt
 import json
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
+from collections.abc import Mapping
 
 from pulumi_hyperpod.aws.members import Member, filled, rows
 from pulumi_hyperpod.aws.members.table import Scope

@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.spec import ClusterSpec
 
 
-def count_owner(desired: "ClusterSpec", observed: "ClusterState") -> str | None:
+def count_owner(desired: ClusterSpec, observed: ClusterState) -> str | None:
     """The autoscaler owning the groups' counts (its type, Karpenter by default), when the cluster
     has autoscaling on and the spec keeps it on; None: the spec owns them."""
     scaling = observed.describe.get("AutoScaling") or {}
@@ -29,7 +29,7 @@ def count_owner(desired: "ClusterSpec", observed: "ClusterState") -> str | None:
     return None
 
 
-def handback_notes(desired: "ClusterSpec", observed: "ClusterState") -> list[str]:
+def handback_notes(desired: ClusterSpec, observed: ClusterState) -> list[str]:
     """The note of a plan that disables autoscaling: the counts are the spec's again."""
     scaling = observed.describe.get("AutoScaling") or {}
     if scaling.get("Mode") != "Enable" or desired.auto_scaling is None or desired.auto_scaling.mode == "Enable":
@@ -46,7 +46,7 @@ def handback_notes(desired: "ClusterSpec", observed: "ClusterState") -> list[str
     ]
 
 
-def autoscaling_refusals(desired: "ClusterSpec", observed: "ClusterState") -> list[Refusal]:
+def autoscaling_refusals(desired: ClusterSpec, observed: ClusterState) -> list[Refusal]:
     """ClusterRole cannot change while autoscaling is on."""
     scaling = (observed.describe.get("AutoScaling") or {}).get("Mode")
     have, want = observed.describe.get("ClusterRole"), desired.cluster_role

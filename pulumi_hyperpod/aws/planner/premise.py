@@ -33,7 +33,8 @@ import hashlib
 import json
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Mapping
 
 from pulumi_hyperpod.aws.planner import basis
 from pulumi_hyperpod.plans.basis import Fact
@@ -69,19 +70,19 @@ class Now:
     """The cluster as apply observed it before the first call, with what else it read for the
     premises the plan declares (None: not read)."""
 
-    state: "ClusterState | None"
+    state: ClusterState | None
     events: tuple[Mapping[str, Any], ...] | None = None  # ListClusterEvents since the plan's newest event
     workload: Any = None  # a WorkloadView read again, from the source apply was given
     workload_why: str = ""  # why there is none (no source given)
 
 
 # ---- what the plan assumes ----------------------------------------------------------------------
-def declared(plan: "Plan") -> set[str]:
+def declared(plan: Plan) -> set[str]:
     """Every premise the plan's steps declare."""
     return {premise for step in plan.steps for premise in KINDS[step.kind].premise}
 
 
-def named_nodes(step: "Step") -> list[str]:
+def named_nodes(step: Step) -> list[str]:
     """The node keys a step takes down: its victims, the NodeIds it names, its rollout's batches."""
     keys = [victim.node_id for victim in step.victims]
     for field in ("NodeIds", "NodeLogicalIds"):
@@ -90,11 +91,11 @@ def named_nodes(step: "Step") -> list[str]:
     return list(dict.fromkeys(keys))
 
 
-def _nodes_for(plan: "Plan", premise: str) -> list[str]:
+def _nodes_for(plan: Plan, premise: str) -> list[str]:
     return list(dict.fromkeys(key for step in plan.steps if premise in KINDS[step.kind].premise for key in named_nodes(step)))
 
 
-def record(plan: "Plan", observed: "ClusterState | None", roles: Mapping[str, str], workload: Any) -> "Plan":
+def record(plan: Plan, observed: ClusterState | None, roles: Mapping[str, str], workload: Any) -> Plan:
     """The plan with the facts its steps' premises rest on, as `observed` (and the workload view) showed them."""
     if observed is None or plan.basis is None or plan.refused or not plan.steps:
         return plan
@@ -117,7 +118,7 @@ def record(plan: "Plan", observed: "ClusterState | None", roles: Mapping[str, st
     return dataclasses.replace(plan, basis=plan.basis.with_facts(tuple(facts)))
 
 
-def horizon_of(observed: "ClusterState") -> str:
+def horizon_of(observed: ClusterState) -> str:
     """The newest event the service kept when the plan was made ("<time>|<id>"), or why there is none."""
     horizon = observed.events_horizon
     if horizon is None:
@@ -150,7 +151,7 @@ class _Index:
 
     __slots__ = ("nodes", "summaries")
 
-    def __init__(self, observed: "ClusterState") -> None:
+    def __init__(self, observed: ClusterState) -> None:
         self.nodes = {n.key: n for n in observed.nodes if n.key}
         self.nodes.update({n.logical_id: n for n in observed.nodes if n.logical_id and n.logical_id not in self.nodes})
         self.summaries = {s.get("InstanceId"): s for s in observed.node_summaries if s.get("InstanceId")}
@@ -186,7 +187,7 @@ def _work(view: Any, index: _Index, key: str) -> str:
 Reader = Callable[["Plan", Now], list[str]]
 
 
-def _configuration(plan: "Plan", now: Now) -> list[str]:
+def _configuration(plan: Plan, now: Now) -> list[str]:
     assert plan.basis is not None and now.state is not None
     reasons = []
     groups = {g.name: g for g in now.state.groups}
@@ -207,7 +208,7 @@ def _configuration(plan: "Plan", now: Now) -> list[str]:
     return reasons
 
 
-def _image_moved(plan: "Plan", now: Now) -> list[str]:
+def _image_moved(plan: Plan, now: Now) -> list[str]:
     assert plan.basis is not None and now.state is not None
     reasons = []
     index = _Index(now.state)
@@ -221,7 +222,7 @@ def _image_moved(plan: "Plan", now: Now) -> list[str]:
     return reasons
 
 
-def _workload_moved(plan: "Plan", now: Now) -> list[str]:
+def _workload_moved(plan: Plan, now: Now) -> list[str]:
     assert plan.basis is not None and now.state is not None
     facts = plan.basis.facts_of("workload")
     if not facts:
@@ -250,7 +251,7 @@ def _landed(before: str, now: str) -> bool:
     return bool(set(now.split(",")) - (set() if before in ("idle", "not seen") else set(before.split(","))))
 
 
-def roles_against_slurm(roles: Mapping[str, str], state: "ClusterState", view: Any) -> list[str]:
+def roles_against_slurm(roles: Mapping[str, str], state: ClusterState, view: Any) -> list[str]:
     """Where the roles a lifecycle bundle gives groups without SlurmConfig.NodeType disagree with the
     running cluster's Slurm: slurmd runs on compute nodes only, so sinfo lists a compute group's
     running nodes and never a controller's or a login node. [] when they agree, or no Slurm view says."""
@@ -276,7 +277,7 @@ def roles_against_slurm(roles: Mapping[str, str], state: "ClusterState", view: A
     return found
 
 
-def _roles_moved(plan: "Plan", now: Now) -> list[str]:
+def _roles_moved(plan: Plan, now: Now) -> list[str]:
     assert plan.basis is not None and now.state is not None
     reasons = []
     recorded = plan.basis.facts_of("roles")
@@ -288,7 +289,7 @@ def _roles_moved(plan: "Plan", now: Now) -> list[str]:
     return reasons + roles_against_slurm(known, now.state, now.workload)
 
 
-def _tags_moved(plan: "Plan", now: Now) -> list[str]:
+def _tags_moved(plan: Plan, now: Now) -> list[str]:
     assert plan.basis is not None and now.state is not None
     value = plan.basis.facts_of("tags").get("cluster")
     if value is None or now.state.tags is None:
@@ -296,7 +297,7 @@ def _tags_moved(plan: "Plan", now: Now) -> list[str]:
     return [] if _digest(sorted(now.state.tags)) == value else [f"cluster {plan.cluster_name}: its tags changed since the plan was made"]
 
 
-def _acted(plan: "Plan", now: Now) -> list[str]:
+def _acted(plan: Plan, now: Now) -> list[str]:
     assert plan.basis is not None and now.state is not None
     if now.events is None:
         return []
@@ -316,7 +317,7 @@ def _acted(plan: "Plan", now: Now) -> list[str]:
 
 
 def _basis_reader(name: str) -> Reader:
-    def read(plan: "Plan", now: Now) -> list[str]:
+    def read(plan: Plan, now: Now) -> list[str]:
         return getattr(basis, name)(plan, now.state)
 
     return read
@@ -338,7 +339,7 @@ READERS: dict[str, Reader] = {
 BASIS_PREMISES = ("cluster", "groups", "nodes")
 
 
-def reasons(plan: "Plan", now: Now, premises: Iterable[str] | None = None) -> list[str]:
+def reasons(plan: Plan, now: Now, premises: Iterable[str] | None = None) -> list[str]:
     """What no longer holds of the facts the plan recorded, premise by premise."""
     if plan.basis is None or now.state is None:
         return []
@@ -348,7 +349,7 @@ def reasons(plan: "Plan", now: Now, premises: Iterable[str] | None = None) -> li
     return found
 
 
-def stale_reasons(plan: "Plan", now: "ClusterState | None", **read: Any) -> list[str]:
+def stale_reasons(plan: Plan, now: ClusterState | None, **read: Any) -> list[str]:
     """What changed since the plan was made that the plan depends on, in words; [] when it still holds.
     The basis (cluster, groups, nodes) is checked for every plan; then each premise the plan's steps
     declare (`READERS`). `read`: what apply read besides the cluster for them

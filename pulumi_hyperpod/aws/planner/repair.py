@@ -14,7 +14,8 @@ group at once. A replacement says that it destroys the node's volumes, root and 
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from pulumi_hyperpod.aws import servicemodel
 from pulumi_hyperpod.aws.observe import ClusterState, NodeState
@@ -32,7 +33,7 @@ VOLUMES = "its instance volumes (root and secondary) are destroyed: data on them
 class Repairs:
     """What the planner folds in (a plain class: the planner's working record, as software.Rollouts)."""
 
-    __slots__ = ("steps", "refusals", "notes", "replaced")
+    __slots__ = ("notes", "refusals", "replaced", "steps")
 
     def __init__(self) -> None:
         self.steps: list[Step] = []

@@ -31,7 +31,8 @@ a DrainNodes step (aws/planner/drain_step.py) comes right before the BatchDelete
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from pulumi_hyperpod.aws.observe import ClusterState, GroupState
 from pulumi_hyperpod.aws.servicemodel import api_limits

@@ -24,7 +24,8 @@ when given). Pure: no I/O.
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from pulumi_hyperpod.aws.observe import ClusterState, GroupState, NodeState
 from pulumi_hyperpod.aws.spec import ClusterSpec, InstanceGroupSpec
@@ -44,7 +45,7 @@ class Rollouts:
     the planner's working record, never compared nor shown, and the methods a dataclass generates
     are compiled when the module loads, in every preview."""
 
-    __slots__ = ("steps", "refusals", "notes", "groups")
+    __slots__ = ("groups", "notes", "refusals", "steps")
 
     def __init__(self) -> None:
         self.steps: list[Step] = []

@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
 BATCH = 50  # AddTags Tags and DeleteTags TagKeys: at most 50 (the model's max)
 
 
-def tag_steps(desired: "ClusterSpec", observed: "ClusterState") -> tuple[list[Step], list[str]]:
+def tag_steps(desired: ClusterSpec, observed: ClusterState) -> tuple[list[Step], list[str]]:
     """(steps, notes) taking the cluster's tags to the spec's."""
     if desired.tags is None:
         return [], []

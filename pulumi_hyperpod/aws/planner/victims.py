@@ -22,7 +22,7 @@ when a chosen node changed state in the meantime.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from pulumi_hyperpod.aws.planner.codes import VictimReason
 from pulumi_hyperpod.aws.observe.state import NodeState

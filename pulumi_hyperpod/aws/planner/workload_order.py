@@ -19,7 +19,8 @@ health checks: aws/planner/victims.py's tiers 0–2). Among the rest:
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
 
 from pulumi_hyperpod.aws.planner.codes import VictimReason
 from pulumi_hyperpod.aws.observe.state import NodeState
@@ -48,7 +49,7 @@ _WHY = {
 }
 
 
-def workload_rank(work: "NodeWorkload | None") -> int:
+def workload_rank(work: NodeWorkload | None) -> int:
     if work is None:
         return UNKNOWN
     if work.ours:
@@ -62,11 +63,11 @@ def workload_rank(work: "NodeWorkload | None") -> int:
     return ENDS if work.ends_by() is not None else ENDLESS
 
 
-def _listed(node: NodeState, policy: "Policy") -> bool:
+def _listed(node: NodeState, policy: Policy) -> bool:
     return node.instance_id in policy.remove_first or (node.logical_id or "") in policy.remove_first
 
 
-def _sort_key(policy: "Policy", view: "WorkloadView | None") -> "Callable[[NodeState], tuple]":
+def _sort_key(policy: Policy, view: WorkloadView | None) -> Callable[[NodeState], tuple]:
     """The ranking key of a node (smallest goes first), with the policy read once: rank() calls it for
     every removable node of a shrinking group, so its checks are inlined (victims._tier, _listed).
 
@@ -106,7 +107,7 @@ def _sort_key(policy: "Policy", view: "WorkloadView | None") -> "Callable[[NodeS
     return key
 
 
-def _reason(node: NodeState, policy: "Policy", view: "WorkloadView | None", tier: int | None, first: bool) -> str:
+def _reason(node: NodeState, policy: Policy, view: WorkloadView | None, tier: int | None, first: bool) -> str:
     """Victim.reason; `tier` and `first` (listed in policy.remove_first) as the caller worked them out."""
     listed = "listed in policy.remove_first; " if first else ""
     if policy.scale_in_order in ("oldest", "newest") and tier not in (0, 1):
@@ -136,7 +137,7 @@ _RANK_CODES = {
 }
 
 
-def _code(node: NodeState, policy: "Policy", view: "WorkloadView | None", tier: int | None, first: bool) -> VictimReason:
+def _code(node: NodeState, policy: Policy, view: WorkloadView | None, tier: int | None, first: bool) -> VictimReason:
     """Victim.code: the stable word a policy matches on (aws/planner/victims.py's CODES, and the workload ranks)."""
     if first:
         return VictimReason.REMOVE_FIRST
@@ -151,19 +152,19 @@ def _code(node: NodeState, policy: "Policy", view: "WorkloadView | None", tier: 
     return rules.CODES[tier]
 
 
-def choose(nodes: Sequence[NodeState], count: int, policy: "Policy", view: "WorkloadView | None" = None) -> list[Victim]:
+def choose(nodes: Sequence[NodeState], count: int, policy: Policy, view: WorkloadView | None = None) -> list[Victim]:
     """The `count` nodes to remove among `nodes` (any nodes: those a plan may not name are left out)."""
     return rank(rules.removable(nodes, None, ()), count, policy, view)
 
 
-def rank(candidates: Sequence[NodeState], count: int, policy: "Policy", view: "WorkloadView | None" = None) -> list[Victim]:
+def rank(candidates: Sequence[NodeState], count: int, policy: Policy, view: WorkloadView | None = None) -> list[Victim]:
     """The `count` nodes to remove among `candidates`, which `victims.removable` returned (the planner's
     call: it filters once, with the protected and kept nodes, rather than again here)."""
     ordered = sorted(candidates, key=_sort_key(policy, view))[: max(count, 0)]
     return [_victim(n, policy, view) for n in ordered]
 
 
-def _victim(node: NodeState, policy: "Policy", view: "WorkloadView | None") -> Victim:
+def _victim(node: NodeState, policy: Policy, view: WorkloadView | None) -> Victim:
     tier, first = rules._tier(node), _listed(node, policy)
     return Victim(
         group=node.group,

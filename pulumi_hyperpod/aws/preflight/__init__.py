@@ -13,7 +13,8 @@ between the pure `plan()` and `apply()`).
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from pulumi_hyperpod.aws.cost.estimate import region_of
 from pulumi_hyperpod.plans.model import Plan
@@ -39,11 +40,11 @@ __all__ = ["RULE", "SAMPLE", "preflight", "skipped"]
 
 def preflight(
     plan: Plan,
-    desired: "ClusterSpec | None",
-    observed: "ClusterState | None",
+    desired: ClusterSpec | None,
+    observed: ClusterState | None,
     *,
-    sagemaker: "SageMakerClient",
-    quotas: "ServiceQuotasClient | Callable[[], ServiceQuotasClient] | None" = None,
+    sagemaker: SageMakerClient,
+    quotas: ServiceQuotasClient | Callable[[], ServiceQuotasClient] | None = None,
     policy: Policy | None = None,
     sample: int | None = None,
 ) -> Plan:

@@ -42,7 +42,7 @@ ADVICE = (
 
 
 def check_consistency(
-    plan: "Plan", desired: "ClusterSpec", observed: "ClusterState", sagemaker: "SageMakerClient", sample: int = SAMPLE
+    plan: Plan, desired: ClusterSpec, observed: ClusterState, sagemaker: SageMakerClient, sample: int = SAMPLE
 ) -> list[ConsistencyFinding]:
     """One finding per growing group whose existing nodes were built differently from its new ones."""
     if plan.action != "update":
@@ -59,7 +59,7 @@ def check_consistency(
 
 
 def _group(
-    change: "GroupChange", wanted: dict[str, Any], observed: "ClusterState", sagemaker: "SageMakerClient", sample: int
+    change: GroupChange, wanted: dict[str, Any], observed: ClusterState, sagemaker: SageMakerClient, sample: int
 ) -> dict[str, Any] | None:
     nodes = sorted(
         (n for n in observed.nodes_of(change.group) if n.launched and n.status != "ShuttingDown"),

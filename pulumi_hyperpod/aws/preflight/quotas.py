@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Mapping
 
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -91,7 +92,7 @@ class QuotaTable:
         return (self.by_code.get(code) if code else None) or self.by_name.get(name.lower())
 
 
-def read_quotas(client: "ServiceQuotasClient", wanted: list[tuple[str, str | None]]) -> QuotaTable:
+def read_quotas(client: ServiceQuotasClient, wanted: list[tuple[str, str | None]]) -> QuotaTable:
     """The applied values, falling back to AWS defaults only when a wanted quota has none."""
     applied = [Quota(q["QuotaCode"], q["QuotaName"], q["Value"], "applied") for q in _every(client, "list_service_quotas")]
     table = QuotaTable(applied)
@@ -101,7 +102,7 @@ def read_quotas(client: "ServiceQuotasClient", wanted: list[tuple[str, str | Non
     return QuotaTable(applied + defaults)
 
 
-def _every(client: "ServiceQuotasClient", operation: str) -> list[dict]:
+def _every(client: ServiceQuotasClient, operation: str) -> list[dict]:
     pages = client.get_paginator(operation).paginate(ServiceCode=SERVICE_CODE)
     return [quota for page in pages for quota in page.get("Quotas") or ()]
 
@@ -127,7 +128,7 @@ def described_usage(describe: Mapping[str, Any]) -> dict[str, int]:
     return {t: c for t, c in counts.items() if c}
 
 
-def other_clusters(sagemaker: "SageMakerClient", name: str) -> tuple[dict[str, int], list[str], list[str]]:
+def other_clusters(sagemaker: SageMakerClient, name: str) -> tuple[dict[str, int], list[str], list[str]]:
     """Usage per type of every other cluster in the region; (usage, counted names, skipped notes)."""
     usage: dict[str, int] = {}
     counted, skipped = [], []
@@ -147,7 +148,7 @@ def other_clusters(sagemaker: "SageMakerClient", name: str) -> tuple[dict[str, i
 
 
 def planned_usage(
-    desired: "ClusterSpec", observed: "ClusterState | None", fresh: bool
+    desired: ClusterSpec, observed: ClusterState | None, fresh: bool
 ) -> tuple[dict[str, int], list[tuple[str, int, tuple[str, ...]]]]:
     """The planned cluster: instances per type, and each flexible group's capacity still to come."""
     fixed: dict[str, int] = {}
@@ -175,12 +176,12 @@ def _add(counts: dict[str, int], key: str, count: int) -> None:
 
 # ---- checking --------------------------------------------------------------------------------------
 def check_quotas(
-    plan: "Plan",
-    desired: "ClusterSpec",
-    observed: "ClusterState | None",
-    sagemaker: "SageMakerClient",
-    quotas: "ServiceQuotasClient | None",
-    policy: "Policy",
+    plan: Plan,
+    desired: ClusterSpec,
+    observed: ClusterState | None,
+    sagemaker: SageMakerClient,
+    quotas: ServiceQuotasClient | None,
+    policy: Policy,
     region: str,
 ) -> tuple[QuotaSection, list[Refusal], list[str]]:
     """The quota part of the section, the refusals, and the warnings."""

@@ -32,7 +32,7 @@ NOT_YET = ("Pending", "Scheduled")
 
 
 def check_training_plans(
-    plan: "Plan", desired: "ClusterSpec", sagemaker: "SageMakerClient"
+    plan: Plan, desired: ClusterSpec, sagemaker: SageMakerClient
 ) -> tuple[list[Refusal], list[str], list[TrainingPlanFinding]]:
     """(refusals, warnings, findings): one finding per growing group that names a training plan."""
     refusals, warnings, findings = [], [], []
@@ -50,7 +50,7 @@ def check_training_plans(
     return refusals, warnings, findings
 
 
-def _check(change: "GroupChange", arn: str, sagemaker: "SageMakerClient") -> TrainingPlanFinding:
+def _check(change: GroupChange, arn: str, sagemaker: SageMakerClient) -> TrainingPlanFinding:
     name = arn.rsplit("/", 1)[-1]
     group, adds = change.group, change.delta
     try:

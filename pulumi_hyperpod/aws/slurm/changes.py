@@ -132,7 +132,7 @@ class SlurmChanges:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "SlurmChanges":
+    def from_dict(cls, data: dict[str, Any]) -> SlurmChanges:
         """The inverse of `to_dict` (a saved plan's Slurm section); derived members are recomputed."""
         names = {f.name for f in dataclasses.fields(SlurmChange)}
         changes = tuple(SlurmChange(**{k: v for k, v in c.items() if k in names}) for c in data.get("changes") or ())

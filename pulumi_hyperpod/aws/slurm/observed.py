@@ -32,7 +32,7 @@ def spec_from_document(data: Any, source: str) -> SlurmSpec:
         raise LifecycleError(error.violations, source=source) from None
 
 
-def read_bundle_spec(s3_client: "S3Client", uri: str) -> SlurmSpec | None:
+def read_bundle_spec(s3_client: S3Client, uri: str) -> SlurmSpec | None:
     """The Slurm spec under an s3:// bundle prefix; None when the bundle has none."""
     bucket, prefix = split_s3_uri(uri)
     key = f"{prefix.strip('/')}/{SPEC_FILE}" if prefix.strip("/") else SPEC_FILE

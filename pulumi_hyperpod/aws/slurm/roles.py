@@ -19,7 +19,8 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
 from pulumi_hyperpod.core.errors import Violation
 from pulumi_hyperpod.core.errors import SpecError
@@ -154,7 +155,7 @@ def provisioning_parameters_key(uri: str) -> tuple[str, str]:
     return bucket, (prefix.rstrip("/") + "/" + FILE_NAME) if prefix.strip("/") else FILE_NAME
 
 
-def get_object_or_none(s3_client: "S3Client", bucket: str, key: str, limit: int | None = None) -> bytes | None:
+def get_object_or_none(s3_client: S3Client, bucket: str, key: str, limit: int | None = None) -> bytes | None:
     """The object's bytes, at most `limit + 1` of them (more than `limit` tells the caller it is too
     large; default: the lifecycle parameters' limit); None when there is no such key (other S3
     errors raise ClientError)."""
@@ -172,7 +173,7 @@ def get_object_or_none(s3_client: "S3Client", bucket: str, key: str, limit: int 
         raise
 
 
-def read_s3(s3_client: "S3Client", uri: str) -> ProvisioningRoles | None:
+def read_s3(s3_client: S3Client, uri: str) -> ProvisioningRoles | None:
     """From S3 through a boto3 `s3` client; None when the bundle has no provisioning_parameters.json.
 
     Other S3 errors (access denied, no such bucket) raise botocore's ClientError: the caller says
@@ -207,7 +208,7 @@ def _groups(spec: Any) -> list[tuple[str, str | None, str | None]]:
 
 
 def resolve(
-    *specs: Any, s3_client: "S3Client | Callable[[], S3Client] | None" = None, lifecycle_dir: str | Path | None = None
+    *specs: Any, s3_client: S3Client | Callable[[], S3Client] | None = None, lifecycle_dir: str | Path | None = None
 ) -> RoleResolution:
     """Roles of every group of `specs` (a ClusterSpec and/or the observed ClusterState).
 
@@ -240,7 +241,7 @@ def resolve(
 def resolve_roles(
     spec: Any,
     *,
-    s3_client: "S3Client | Callable[[], S3Client] | None" = None,
+    s3_client: S3Client | Callable[[], S3Client] | None = None,
     lifecycle_dir: str | Path | None = None,
     observed: Any = None,
 ) -> dict[str, str] | None:
@@ -250,7 +251,7 @@ def resolve_roles(
 
 
 def _from_s3(
-    s3_client: "S3Client | Callable[[], S3Client] | None", roles: dict[str, str], missing: list[str], groups: dict
+    s3_client: S3Client | Callable[[], S3Client] | None, roles: dict[str, str], missing: list[str], groups: dict
 ) -> RoleResolution:
     uris = list(dict.fromkeys(groups[name][1] for name in missing if groups[name][1]))
     if not uris:

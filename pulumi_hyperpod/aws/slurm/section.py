@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
 from pulumi_hyperpod.aws.planner.codes import RefusalRule
 from pulumi_hyperpod.aws.slurm.changes import Mode, SlurmChanges, changes_text, diff_slurm
@@ -36,7 +37,7 @@ class SlurmInputs:
         return {"current": self.current.to_dict(), "wanted": self.wanted.to_dict(), "mode": self.mode}
 
     @classmethod
-    def from_dict(cls, data: Any) -> "SlurmInputs":
+    def from_dict(cls, data: Any) -> SlurmInputs:
         if not isinstance(data, dict) or data.get("mode") not in ("SlurmConfig", "provisioning_parameters"):
             raise ValueError("slurm_inputs: an object with current, wanted and mode (SlurmConfig or provisioning_parameters)")
         return cls(
@@ -45,7 +46,7 @@ class SlurmInputs:
             data["mode"],
         )
 
-    def section(self, source: str | None) -> "SlurmSection":
+    def section(self, source: str | None) -> SlurmSection:
         return SlurmSection(diff_slurm(self.current, self.wanted, mode=self.mode), source, inputs=self)
 
 
@@ -64,7 +65,7 @@ class SlurmSection:
         return {"source": self.source, "notes": list(self.notes), "changes": self.changes.to_dict() if self.changes is not None else None}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "SlurmSection":
+    def from_dict(cls, data: dict[str, Any]) -> SlurmSection:
         changes = SlurmChanges.from_dict(data["changes"]) if data.get("changes") is not None else None
         return cls(changes, data.get("source"), tuple(data.get("notes") or ()))
 
@@ -97,7 +98,7 @@ def slurm_section(
     wanted: SlurmSpec,
     observed: Any,
     *,
-    s3_client: "S3Client | Callable[[], S3Client] | None" = None,
+    s3_client: S3Client | Callable[[], S3Client] | None = None,
     lifecycle_dir: str | Path | None = None,
 ) -> SlurmSection:
     """Compare `wanted` with the Slurm spec of the observed cluster (a ClusterState; None: the

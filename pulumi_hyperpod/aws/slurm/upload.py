@@ -16,7 +16,7 @@ def bundle_uri(bucket: str, prefix: str) -> str:
     return f"s3://{bucket}/{prefix.strip('/')}/" if prefix.strip("/") else f"s3://{bucket}/"
 
 
-def upload_bundle(s3_client: "S3Client", files: Mapping[str, bytes], uri: str, *, create_bucket: bool = False) -> list[str]:
+def upload_bundle(s3_client: S3Client, files: Mapping[str, bytes], uri: str, *, create_bucket: bool = False) -> list[str]:
     """PutObject every file under `uri` (s3://bucket/prefix/); returns the keys written.
 
     `create_bucket` makes the bucket first when it does not exist (the simulator path; on AWS the

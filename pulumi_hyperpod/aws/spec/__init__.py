@@ -25,9 +25,9 @@ _EXPORTS = {
 }
 
 __all__ = [
-    "AnyGroupSpec",
     "BUILD_FIELDS",
     "MAX_BYTES",
+    "AnyGroupSpec",
     "ClusterSpec",
     "InputError",
     "InstanceGroupSpec",

@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any
+from collections.abc import Callable, Iterator
 
 from pulumi_hyperpod.core.errors import Violation
 from pulumi_hyperpod.aws.spec.rules import orchestrator_kind
@@ -236,7 +237,7 @@ _FIELD = {
 def _cron_field(value: str, kind: str) -> bool:
     single = _FIELD[kind]
     item = rf"(\*|{single})(-({single}))?(/\d+)?"
-    return value == "?" and kind in ("day-of-month", "day-of-week") or re.fullmatch(rf"{item}(,{item})*", value, re.I) is not None
+    return (value == "?" and kind in ("day-of-month", "day-of-week")) or re.fullmatch(rf"{item}(,{item})*", value, re.I) is not None
 
 
 def cron_problem(expression: str) -> str | None:

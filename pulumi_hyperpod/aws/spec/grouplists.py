@@ -4,7 +4,8 @@ EKS only). What counts groups, targets or instances reads both."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 GROUP_LISTS = ("InstanceGroups", "RestrictedInstanceGroups")
 

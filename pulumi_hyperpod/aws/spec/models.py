@@ -22,7 +22,8 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
-from typing import Any, ClassVar, Literal, Mapping, NamedTuple, Union
+from typing import Any, ClassVar, Literal, NamedTuple, Union
+from collections.abc import Mapping
 
 from pulumi_hyperpod.aws import servicemodel
 from pulumi_hyperpod.core.errors import SpecError, Violation
@@ -360,7 +361,7 @@ class ClusterSpec(_Model):
 
     # ---- construction ----------------------------------------------------------------------
     @classmethod
-    def from_dict(cls, data: Any, source: str | None = None) -> "ClusterSpec":
+    def from_dict(cls, data: Any, source: str | None = None) -> ClusterSpec:
         if isinstance(data, cls):
             return data
         try:
@@ -369,7 +370,7 @@ class ClusterSpec(_Model):
             raise SpecError(error.violations, source=source) from None
 
     @classmethod
-    def from_file(cls, path: str | Path) -> "ClusterSpec":
+    def from_file(cls, path: str | Path) -> ClusterSpec:
         """JSON or YAML (1.2), in the AWS CLI's `--cli-input-json` form (PascalCase) or snake_case;
         see `documents.read_document` for the limits on the file itself."""
         from pulumi_hyperpod.core.documents import read_document  # a file only here: a provider's spec comes as data

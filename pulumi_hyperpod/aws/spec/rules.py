@@ -25,7 +25,8 @@ Decisions, with their sources:
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterable, Iterator
+from typing import Any
+from collections.abc import Iterable, Iterator
 
 from pulumi_hyperpod.core.errors import Violation
 

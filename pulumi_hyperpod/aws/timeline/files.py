@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Iterable
+from collections.abc import Iterable
 
 from pulumi_hyperpod.core.files import write_whole
 
@@ -24,7 +24,7 @@ def picture_format(path: str) -> str:
     return suffix
 
 
-def write_picture(path: str, svg: str, inputs: Iterable["str | os.PathLike[str]"] = ()) -> None:
+def write_picture(path: str, svg: str, inputs: Iterable[str | os.PathLike[str]] = ()) -> None:
     """The SVG document `svg` to `path`, converted to PNG when the name ends in .png; never over one of `inputs`."""
     if picture_format(path) == ".svg":
         write_whole(path, svg.encode("utf-8"), inputs=inputs)

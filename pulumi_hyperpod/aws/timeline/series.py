@@ -16,7 +16,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional
+from typing import Any
+from collections.abc import Iterable
 
 # what an Instance event says happened to its instance → the instance's state after it
 _PHASES: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -36,7 +37,7 @@ class Point:
     """The counts from `seconds` (since the panel's start) until the next point."""
 
     seconds: float
-    target: Optional[int]
+    target: int | None
     current: int
     usable: int
 
@@ -61,7 +62,7 @@ class Panel:
 
 @dataclass
 class _Group:
-    target: Optional[int] = None
+    target: int | None = None
     instances: dict[str, str] = field(default_factory=dict)
     points: list[Point] = field(default_factory=list)
 
@@ -83,7 +84,7 @@ def _seconds(moment: Any, start: dt.datetime) -> float:
     return (moment - start).total_seconds()
 
 
-def instance_phase(event: dict) -> Optional[str]:
+def instance_phase(event: dict) -> str | None:
     """The state an Instance event leaves its instance in, or None when it changes none."""
     description = event.get("Description") or ""
     if event.get("EventLevel") == "Error" and "was not found" not in description:
@@ -94,14 +95,14 @@ def instance_phase(event: dict) -> Optional[str]:
     return None
 
 
-def scaling_target(event: dict) -> Optional[int]:
+def scaling_target(event: dict) -> int | None:
     """TargetCount of an event's InstanceGroupScaling metadata (DescribeClusterEvent's details)."""
     metadata = ((event.get("EventDetails") or {}).get("EventMetadata") or {}).get("InstanceGroupScaling") or {}
     target = metadata.get("TargetCount")
     return int(target) if isinstance(target, int) else None
 
 
-def panels_from_events(described: dict, events: Iterable[dict], now: dt.datetime, only_group: Optional[str] = None) -> list[Panel]:
+def panels_from_events(described: dict, events: Iterable[dict], now: dt.datetime, only_group: str | None = None) -> list[Panel]:
     """One panel per instance group of DescribeCluster `described`, from `events` oldest first."""
     events = sorted(events, key=lambda e: e["EventTime"])
     start = described.get("CreationTime") or (events[0]["EventTime"] if events else now)

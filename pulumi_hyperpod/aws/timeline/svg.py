@@ -7,7 +7,7 @@ cluster (names, notes) is XML-escaped; nothing of it is read as markup.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from xml.sax.saxutils import escape
 
 from pulumi_hyperpod.aws.timeline.series import Panel, Point

@@ -14,7 +14,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
 from pulumi_hyperpod.aws.observe import ClusterState
 from pulumi_hyperpod.aws.workload.match import HEALTH_LABEL, eks_instance_id

@@ -5,7 +5,8 @@ source it delegates to."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
 
 from pulumi_hyperpod.aws.workload.source import WorkloadError
 from pulumi_hyperpod.aws.workload.slurm import CommandRunner, SlurmWorkload
@@ -25,7 +26,7 @@ class LiveWorkload:
         self._source: Any = None
         self.orchestrator = ""
 
-    def _for(self, state: "ClusterState") -> Any:
+    def _for(self, state: ClusterState) -> Any:
         if self._source is not None:
             return self._source
         if state.orchestrator_kind == "Slurm":
@@ -40,7 +41,7 @@ class LiveWorkload:
         self.orchestrator = self._source.orchestrator
         return self._source
 
-    def read(self, state: "ClusterState") -> "WorkloadView":
+    def read(self, state: ClusterState) -> WorkloadView:
         return self._for(state).read(state)
 
     def _built(self) -> Any:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping
+from typing import Any, Literal
+from collections.abc import Mapping
 from pulumi_hyperpod.core.terminal import clipped  # user text: a sentence shows at most terminal.CLIP characters of it
 from pulumi_hyperpod.core.timestamps import TimestampError, read_time
 
@@ -174,7 +175,7 @@ class WorkloadView:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "WorkloadView":
+    def from_dict(cls, data: Mapping[str, Any]) -> WorkloadView:
         if data.get("format") != VIEW_FORMAT:
             raise ValueError(f"workload view format {data.get('format')!r} is not {VIEW_FORMAT}")
         return cls(

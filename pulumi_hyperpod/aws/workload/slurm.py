@@ -16,7 +16,7 @@ import shlex
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from pulumi_hyperpod.aws.observe import ClusterState
 from pulumi_hyperpod.aws.workload import slurm_json

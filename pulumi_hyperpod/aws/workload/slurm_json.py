@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from pulumi_hyperpod.slurm.hostlist import HostlistError, expand
 from pulumi_hyperpod.core.timestamps import TimestampError, from_epoch

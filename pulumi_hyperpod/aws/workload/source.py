@@ -7,7 +7,8 @@ WorkloadError naming what to give. A WorkloadView already read can be given to t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol, Sequence, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from collections.abc import Sequence
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.observe import ClusterState
@@ -23,7 +24,7 @@ class WorkloadError(ValueError):
 class WorkloadSource(Protocol):
     orchestrator: str
 
-    def read(self, state: "ClusterState") -> "WorkloadView":
+    def read(self, state: ClusterState) -> WorkloadView:
         """What runs on each node of `state`, now."""
 
     def cordon(self, names: Sequence[str], reason: str) -> None:

@@ -64,7 +64,7 @@ def covered(desired: Any, observed: Any, path: str = "") -> bool:
     absent field equals its zero value, on either side. A message (dict) is compared on the spec's
     keys only — the service fills in the rest; a map (`labels`, slurm.conf `config`) is user data
     that the spec replaces whole, so it is compared on the keys of both."""
-    if observed is None and _zero(desired) or desired is None and _zero(observed):
+    if (observed is None and _zero(desired)) or (desired is None and _zero(observed)):
         return True
     if isinstance(desired, dict):
         if not isinstance(observed, dict):
@@ -94,7 +94,7 @@ def change_lines(path: str, desired: Any, observed: Any) -> list[str]:
         return [line for i, (d, o) in enumerate(zip(desired, observed, strict=True)) for line in change_lines(f"{path}[{i}]", d, o)]
     if observed is None or _zero(observed):
         return [f"+ {path}: {_short(desired)}"]
-    if desired is None or _zero(desired) and not isinstance(desired, (int, float)):
+    if desired is None or (_zero(desired) and not isinstance(desired, (int, float))):
         return [f"- {path} (was {_short(observed)})"]
     return [f"~ {path}: {_short(observed)} → {_short(desired)}"]
 

@@ -7,12 +7,11 @@ cost of a deleted cluster can still be read.
 
 from __future__ import annotations
 
-from typing import Optional
 
 from pulumi_hyperpod.sim.aws.clock import to_datetime
 
 
-def summarize(records: list[dict], now: float, since: Optional[float] = None) -> dict:
+def summarize(records: list[dict], now: float, since: float | None = None) -> dict:
     """Per-instance billed seconds (clipped to [since, now]) and per-group totals."""
     instances = []
     groups: dict[str, dict] = {}

@@ -11,7 +11,7 @@ advance` and a client waiting on either cloud move both clouds' time.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Hashable, Optional
+from collections.abc import Hashable
 
 from pulumi_hyperpod.sim.clock import (  # noqa: F401 - re-exported: the simulator's modules import them from here
     EPOCH,
@@ -27,7 +27,7 @@ from pulumi_hyperpod.sim.clock import (  # noqa: F401 - re-exported: the simulat
 )
 
 
-def to_seconds(value: "dt.datetime | float | int | str") -> float:
+def to_seconds(value: dt.datetime | float | int | str) -> float:
     """A request timestamp (botocore sends epoch numbers; ISO strings are accepted too), by the one
     reader (core/timestamps.py): the operations' model check (validation.check_model) refused one out
     of range as a ValidationException already."""
@@ -48,10 +48,10 @@ class PollTracker:
 
     MAX_KEYS = 1024
 
-    def __init__(self, window: Optional[float]) -> None:
+    def __init__(self, window: float | None) -> None:
         self.window = window  # None until known: the simulator sets it from the world's scenario
         self._seen: dict[Hashable, float] = {}
-        self._counted_until: Optional[float] = None
+        self._counted_until: float | None = None
 
     def waited(self, key: Hashable, real_now: float) -> float:
         previous = self._seen.get(key)

@@ -17,7 +17,7 @@ Statuses are derived when read, from the cluster as it is, so they never go stal
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from pulumi_hyperpod.sim.aws import ids, pagination, reconcile, validation
 from pulumi_hyperpod.sim.aws.clock import to_seconds

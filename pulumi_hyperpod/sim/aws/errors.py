@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from pulumi_hyperpod.core.errors import Violation
 
@@ -22,13 +22,13 @@ class ValidationException(ServiceError):
     code, status = "ValidationException", 400
 
     @classmethod
-    def from_violations(cls, violations: Iterable[Violation]) -> "ValidationException":
+    def from_violations(cls, violations: Iterable[Violation]) -> ValidationException:
         items = [str(violation) for violation in violations]
         noun = "error" if len(items) == 1 else "errors"
         return cls(f"{len(items)} validation {noun} detected: " + "; ".join(items))
 
     @classmethod
-    def field(cls, path: str, rule: str) -> "ValidationException":
+    def field(cls, path: str, rule: str) -> ValidationException:
         return cls.from_violations([Violation(path, rule)])
 
 

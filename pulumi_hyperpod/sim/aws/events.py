@@ -6,7 +6,7 @@ whose ListClusterEvents/DescribeClusterEvent work only in that mode.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from pulumi_hyperpod.sim.aws import pagination
 from pulumi_hyperpod.sim.aws.clock import to_seconds
@@ -31,7 +31,7 @@ def detail(cluster: Cluster, event: dict) -> dict:
     return item
 
 
-def query(cluster: Cluster, params: dict) -> tuple[list[dict], Optional[str]]:
+def query(cluster: Cluster, params: dict) -> tuple[list[dict], str | None]:
     """ListClusterEvents: filters, then keyset paging over (EventTime, seq); default Descending."""
     after = to_seconds(params["EventTimeAfter"]) if params.get("EventTimeAfter") is not None else None
     before = to_seconds(params["EventTimeBefore"]) if params.get("EventTimeBefore") is not None else None

@@ -41,7 +41,7 @@ class AddressPool:
     up (10k-node benchmarks) overflows into its own 10.(100+k).0.0/16 instead of looping forever.
     """
 
-    def __init__(self, taken: "set[str]") -> None:
+    def __init__(self, taken: set[str]) -> None:
         self.taken = taken
         self.used: dict[str, int] = {}
         for address in taken:

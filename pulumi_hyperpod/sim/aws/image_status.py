@@ -9,7 +9,7 @@ the operations that answer with them.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from pulumi_hyperpod.sim.aws import images, patching
 from pulumi_hyperpod.sim.aws.world import World

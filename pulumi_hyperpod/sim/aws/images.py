@@ -8,12 +8,11 @@ version is used"), so an image on it is `{"ImageId": None, "ImageReleaseVersion"
 
 from __future__ import annotations
 
-from typing import Optional
 
 DEFAULT = "default"
 
 
-def custom(image_id: Optional[str]) -> Optional[str]:
+def custom(image_id: str | None) -> str | None:
     """The custom AMI an ImageId names; None for the HyperPod public AMI (no ImageId, or `default`)."""
     return image_id if image_id and image_id != DEFAULT else None
 
@@ -23,7 +22,7 @@ def of_spec(spec: dict) -> dict:
     return {"ImageId": custom(spec.get("ImageId")), "ImageReleaseVersion": spec.get("ImageReleaseVersion")}
 
 
-def for_launch(spec: dict, latest: Optional[str]) -> dict:
+def for_launch(spec: dict, latest: str | None) -> dict:
     """The image a node launched now from `spec` runs: on the public AMI without a version, the latest release."""
     image = of_spec(spec)
     if image["ImageId"] is None and image["ImageReleaseVersion"] is None:
@@ -31,7 +30,7 @@ def for_launch(spec: dict, latest: Optional[str]) -> dict:
     return image
 
 
-def of_node(built_with: Optional[dict]) -> dict:
+def of_node(built_with: dict | None) -> dict:
     built = built_with or {}
     return {"ImageId": custom(built.get("ImageId")), "ImageReleaseVersion": built.get("ImageReleaseVersion")}
 
@@ -44,7 +43,7 @@ def runs(node_image: dict, wanted: dict) -> bool:
     return wanted["ImageReleaseVersion"] is None or node_image["ImageReleaseVersion"] == wanted["ImageReleaseVersion"]
 
 
-def version_status(image: dict, latest: Optional[str], fresh: bool = False) -> Optional[str]:
+def version_status(image: dict, latest: str | None, fresh: bool = False) -> str | None:
     """ClusterImageVersionStatus of an image once a release is published: UpToDate on it (or `fresh`:
     made after it without a version), else UpdateAvailable; none for a custom AMI or before any release."""
     if latest is None or image["ImageId"] is not None:

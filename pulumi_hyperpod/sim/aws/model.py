@@ -11,7 +11,7 @@ replaced. `phase` is the simulator's finer state; `status` is what the API shows
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Optional
+from collections.abc import Callable, Iterator
 
 
 # Node phases (internal) -----------------------------------------------------------------------
@@ -42,30 +42,30 @@ class Node:
     logical_id: str
     group: str
     created_at: float
-    op_id: Optional[str] = None
+    op_id: str | None = None
     seq: int = 0  # creation order within the cluster (kept across reloads)
     phase: str = WAITING
     status: str = "Pending"
     message: str = ""
-    instance_id: Optional[str] = None
-    instance_type: Optional[str] = None
-    az: Optional[str] = None
-    subnet: Optional[str] = None
-    ip: Optional[str] = None
-    launch_time: Optional[float] = None
-    due: Optional[float] = None
+    instance_id: str | None = None
+    instance_type: str | None = None
+    az: str | None = None
+    subnet: str | None = None
+    ip: str | None = None
+    launch_time: float | None = None
+    due: float | None = None
     retryable: bool = True
     registered: bool = False  # has joined Slurm (ran its lifecycle script to the end once)
-    built_with: Optional[dict] = None
-    want_types: Optional[list] = None  # BatchAddClusterNodes targeting
-    want_azs: Optional[list] = None
+    built_with: dict | None = None
+    want_types: list | None = None  # BatchAddClusterNodes targeting
+    want_azs: list | None = None
     attempts: int = 0
-    capacity_key: Optional[list] = None  # [instance_type, az or None] held from a finite pool
+    capacity_key: list | None = None  # [instance_type, az or None] held from a finite pool
     billing_open: bool = False
-    billing_key: Optional[str] = None  # the open billing record (instance id, unless moved between clusters)
-    move: Optional[dict] = None  # MoveClusterNodes in progress: target cluster id and group
-    health_check: Optional[str] = None  # the StartClusterHealthCheck operation checking it now (cluster_operations.py)
-    software_updated_at: Optional[float] = None  # when a software update last patched it (LastSoftwareUpdateTime)
+    billing_key: str | None = None  # the open billing record (instance id, unless moved between clusters)
+    move: dict | None = None  # MoveClusterNodes in progress: target cluster id and group
+    health_check: str | None = None  # the StartClusterHealthCheck operation checking it now (cluster_operations.py)
+    software_updated_at: float | None = None  # when a software update last patched it (LastSoftwareUpdateTime)
 
     @property
     def live(self) -> bool:
@@ -80,7 +80,7 @@ class Node:
         return dict(self.__dict__)
 
     @classmethod
-    def from_row(cls, row: dict) -> "Node":
+    def from_row(cls, row: dict) -> Node:
         """The node a stored row describes; a row this version wrote becomes the node's own attributes
         (the caller hands over a freshly decoded row and keeps no use of it)."""
         if row.keys() == _NODE_FIELDS:  # a row this version wrote: no defaults to fill, no unknown keys
@@ -100,17 +100,17 @@ class InstanceGroup:
     target: int
     min_count: int
     status: str
-    role: Optional[str]  # Controller | Login | Compute for Slurm, None for EKS
+    role: str | None  # Controller | Login | Compute for Slurm, None for EKS
     partitions: list
     created_at: float
-    last_good: Optional[list] = None  # [target, min] when last InService (MinCount rollback)
-    min_deadline: Optional[float] = None
-    retry_at: Optional[float] = None
-    current_types: Optional[list] = None  # flexible groups: types in effect (Desired is in spec)
+    last_good: list | None = None  # [target, min] when last InService (MinCount rollback)
+    min_deadline: float | None = None
+    retry_at: float | None = None
+    current_types: list | None = None  # flexible groups: types in effect (Desired is in spec)
     deleting: bool = False
     new_in_op: bool = False  # created by the running all-or-nothing operation
-    patch: Optional[dict] = None  # scheduled / automatic patching: the release due and when (patching.py)
-    software: Optional[dict] = None  # the last UpdateClusterSoftware's status for this group (rolling_update.py)
+    patch: dict | None = None  # scheduled / automatic patching: the release due and when (patching.py)
+    software: dict | None = None  # the last UpdateClusterSoftware's status for this group (rolling_update.py)
     restricted: bool = False  # a restricted instance group (RestrictedInstanceGroups; restricted.py)
 
     @property
@@ -131,7 +131,7 @@ class InstanceGroup:
         return row
 
     @classmethod
-    def from_row(cls, row: dict) -> "InstanceGroup":
+    def from_row(cls, row: dict) -> InstanceGroup:
         return cls(**row)
 
 
@@ -140,8 +140,8 @@ class EventLog:
     them (ListClusterEvents, DescribeClusterEvent): a 5,000-node cluster has tens of thousands, and most
     requests never look. New events are appended in memory until the store saves them."""
 
-    def __init__(self, events: Optional[list] = None, *, stored: int = 0, loader: Optional[Callable[[], list]] = None) -> None:
-        self._loaded: Optional[list] = list(events or []) if loader is None else None
+    def __init__(self, events: list | None = None, *, stored: int = 0, loader: Callable[[], list] | None = None) -> None:
+        self._loaded: list | None = list(events or []) if loader is None else None
         self._stored = stored  # events in the store, not loaded yet (loader given)
         self._pending: list = []  # appended while not loaded
         self._loader = loader
@@ -185,16 +185,16 @@ class Cluster:
     continuous: bool
     config: dict  # cluster-level request fields: VpcConfig, Orchestrator, NodeRecovery, Tags, ...
     status: str = "Creating"
-    failure_message: Optional[str] = None
+    failure_message: str | None = None
     groups: dict = field(default_factory=dict)  # name -> InstanceGroup, in creation order
     nodes: dict = field(default_factory=dict)  # logical id -> Node
     subnet_azs: dict = field(default_factory=dict)  # subnet id -> [availability zone, index]
     controller_ready: bool = False  # a controller has been healthy once (Slurm priority gate)
-    operation: Optional[dict] = None  # the running all-or-nothing create/update
-    slurm_conf: Optional[dict] = None  # {"lines": user lines, None = managed block, "partition_params"}
-    software_update: Optional[dict] = None  # the running UpdateClusterSoftware (rolling_update.py)
+    operation: dict | None = None  # the running all-or-nothing create/update
+    slurm_conf: dict | None = None  # {"lines": user lines, None = managed block, "partition_params"}
+    software_update: dict | None = None  # the running UpdateClusterSoftware (rolling_update.py)
     cluster_operations: list = field(default_factory=list)  # ListClusterOperations records (cluster_operations.py)
-    due: Optional[float] = None  # cluster-level timer (deletion completes)
+    due: float | None = None  # cluster-level timer (deletion completes)
     node_seq: int = 0
     event_seq: int = 0
     events: EventLog = field(default_factory=EventLog)
@@ -215,7 +215,7 @@ class Cluster:
             grouped.setdefault(node.group, []).append(node)
         return grouped
 
-    def node(self, node_id: str) -> Optional[Node]:
+    def node(self, node_id: str) -> Node | None:
         """By instance id or logical id."""
         lid = self.by_instance.get(node_id, node_id)
         return self.nodes.get(lid)
@@ -241,7 +241,7 @@ class Cluster:
         return self.config.get("NodeRecovery", "Automatic")
 
     # -- nodes read on first use ---------------------------------------------------------------
-    def defer_nodes(self, load: Callable[["Cluster"], None], next_due: Optional[float]) -> None:
+    def defer_nodes(self, load: Callable[[Cluster], None], next_due: float | None) -> None:
         """Leave `nodes` (and `by_instance`) unread until first used: `load(self)` then sets them (`set_nodes`).
         A persistent world of several clusters decodes only the nodes of the clusters a request touches.
         `next_due`: the earliest node timer, so the world's timer heap is right without reading the nodes."""
@@ -260,7 +260,7 @@ class Cluster:
     def nodes_loaded(self) -> bool:
         return "nodes" in self.__dict__
 
-    def next_node_due(self) -> Optional[float]:
+    def next_node_due(self) -> float | None:
         """The earliest node timer (None: no node has one)."""
         if not self.nodes_loaded:
             return self.__dict__["_next_node_due"]
@@ -282,7 +282,7 @@ class Cluster:
         return row
 
     @classmethod
-    def from_rows(cls, header: dict, nodes: Optional[list[dict]], events: "EventLog | list[dict]") -> "Cluster":
+    def from_rows(cls, header: dict, nodes: list[dict] | None, events: EventLog | list[dict]) -> Cluster:
         """`nodes` None: the caller defers them (`defer_nodes`)."""
         data = dict(header)
         data.pop(NEXT_NODE_DUE, None)

@@ -125,7 +125,7 @@ def _select(
     return accepted, failed
 
 
-def _refusal(node: "Node | None", group: InstanceGroup, target_group: InstanceGroup, wanted: str):
+def _refusal(node: Node | None, group: InstanceGroup, target_group: InstanceGroup, wanted: str):
     if node is None or node.group != group.name:
         return "NodeIdNotFound", f"Node {wanted} is not in instance group {group.name}."
     if node.phase == DETACHING or node.move is not None:

@@ -6,7 +6,6 @@ those two never import each other; `sagemaker.py` puts them all in one table for
 
 from __future__ import annotations
 
-from typing import Optional
 
 from pulumi_hyperpod.sim.aws import ids, reconcile
 from pulumi_hyperpod.sim.aws.errors import ConflictException
@@ -35,9 +34,9 @@ def new_nodes(
     cluster: Cluster,
     group: InstanceGroup,
     count: int,
-    op_id: Optional[str],
-    want_types: Optional[list] = None,
-    want_azs: Optional[list] = None,
+    op_id: str | None,
+    want_types: list | None = None,
+    want_azs: list | None = None,
 ) -> list[Node]:
     """`count` new logical nodes in the group, waiting for an instance (the reconciler launches them)."""
     message = reconcile.waiting_message(cluster, group)

@@ -9,7 +9,6 @@ an error never leaves half an operation behind. Node- and event-level operations
 from __future__ import annotations
 
 import copy
-from typing import Optional
 
 from pulumi_hyperpod.aws import members
 from pulumi_hyperpod.aws import servicemodel
@@ -33,7 +32,7 @@ from pulumi_hyperpod.sim.aws.world import World
 
 
 # -- helpers --------------------------------------------------------------------------------------
-def _min_count(spec: dict, role: Optional[str], continuous: bool, creating: bool) -> int:
+def _min_count(spec: dict, role: str | None, continuous: bool, creating: bool) -> int:
     """MinInstanceCount, defaulting to 1 for Slurm controller/login groups at creation (seed 000)."""
     if spec.get("MinInstanceCount") is not None:
         return spec["MinInstanceCount"]
@@ -49,7 +48,7 @@ DEFAULT_THREADS_PER_CORE = 1
 
 
 def _add_group(
-    world: World, cluster: Cluster, spec: dict, role: Optional[str], partitions: list, op_id: str, creating: bool, restricted: bool = False
+    world: World, cluster: Cluster, spec: dict, role: str | None, partitions: list, op_id: str, creating: bool, restricted: bool = False
 ) -> InstanceGroup:
     minimum = _min_count(spec, role, cluster.continuous, creating)
     group = InstanceGroup(
@@ -86,7 +85,7 @@ def _add_group(
     return group
 
 
-def _roles(world: World, cluster_kind: str, groups: list[dict]) -> dict[str, tuple[Optional[str], list]]:
+def _roles(world: World, cluster_kind: str, groups: list[dict]) -> dict[str, tuple[str | None, list]]:
     if cluster_kind == "Eks":
         return {g["InstanceGroupName"]: (None, []) for g in groups}
     if any("SlurmConfig" in g for g in groups):
@@ -94,7 +93,7 @@ def _roles(world: World, cluster_kind: str, groups: list[dict]) -> dict[str, tup
     return validation.legacy_roles(slurm.scenario_with_bundles(world, groups), groups)
 
 
-def _stated_role(spec: dict) -> tuple[Optional[str], list]:
+def _stated_role(spec: dict) -> tuple[str | None, list]:
     """The role a group's SlurmConfig states; a group without one states none (unknown, not Compute)."""
     slurm_config = spec.get("SlurmConfig") or {}
     return slurm_config.get("NodeType"), list(slurm_config.get("PartitionNames") or [])

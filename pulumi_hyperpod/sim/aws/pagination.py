@@ -9,7 +9,8 @@ from __future__ import annotations
 import base64
 import bisect
 import json
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 from pulumi_hyperpod.sim.aws.errors import ValidationException
 

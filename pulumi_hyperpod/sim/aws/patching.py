@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from pulumi_hyperpod.sim.aws import ids, rolling_update
 from pulumi_hyperpod.sim.aws.model import Cluster, InstanceGroup
@@ -28,7 +28,7 @@ _AWS_CRON = re.compile(r"^cron\((.+)\)$")
 _YEARS = re.compile(r"^(\d{4})(?:-(\d{4}))?(?:/(\d+))?$")
 
 
-def _year_filter(field: str) -> Optional[Callable[[int], bool]]:
+def _year_filter(field: str) -> Callable[[int], bool] | None:
     """Which years the year field names (`*`, `2027`, `2027-2029`, `2027/2`, lists of them), or None."""
     if field in ("*", "?"):
         return lambda year: True
@@ -48,7 +48,7 @@ def _year_filter(field: str) -> Optional[Callable[[int], bool]]:
     return lambda year: any(first <= year <= last and (year - first) % step == 0 for first, last, step in parts)
 
 
-def _aws_weekday(field: str) -> Optional[str]:
+def _aws_weekday(field: str) -> str | None:
     """AWS's day-of-week (1-7 = SUN-SAT) as croniter's (0-6); a number after `#` or `/` is a count."""
     numbers = [int(n) for n in re.findall(r"(?<![#/\d])\d+", field)]
     if any(not 1 <= n <= 7 for n in numbers):
@@ -56,7 +56,7 @@ def _aws_weekday(field: str) -> Optional[str]:
     return re.sub(r"(?<![#/\d])\d+", lambda m: str(int(m.group()) - 1), field)
 
 
-def parse_cron(expression: str) -> Optional[tuple[str, Callable[[int], bool]]]:
+def parse_cron(expression: str) -> tuple[str, Callable[[int], bool]] | None:
     """An AWS cron expression as croniter's five fields and a year filter; None when it cannot be read."""
     from croniter import croniter  # noqa: PLC0415 - croniter: loaded only by a world with scheduled patching
 
@@ -72,7 +72,7 @@ def parse_cron(expression: str) -> Optional[tuple[str, Callable[[int], bool]]]:
     return (five, years) if croniter.is_valid(five) else None
 
 
-def next_fire(expression: str, after: float) -> Optional[float]:
+def next_fire(expression: str, after: float) -> float | None:
     """The first time after `after` (epoch seconds) an AWS cron expression names; None when it cannot be
     read or names no time in the 200 years after `after`."""
     from croniter import croniter  # noqa: PLC0415 - croniter: loaded only by a world with scheduled patching
@@ -95,7 +95,7 @@ def next_fire(expression: str, after: float) -> Optional[float]:
     return None
 
 
-def _due(world: World, group: InstanceGroup, release: str) -> Optional[float]:
+def _due(world: World, group: InstanceGroup, release: str) -> float | None:
     released = world.scenario.image_released_at or world.now
     if group.patch and group.patch.get("release") == release:
         return group.patch.get("due")

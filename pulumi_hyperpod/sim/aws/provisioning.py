@@ -13,7 +13,6 @@ its script (no capacity, unhealthy at boot) is never billed. *When* a waiting no
 
 from __future__ import annotations
 
-from typing import Optional
 
 from pulumi_hyperpod.sim.aws import ids, images, rolling_update, training_plans
 from pulumi_hyperpod.sim.aws.capacity import reserved
@@ -80,7 +79,7 @@ def assign_subnets(world: World, cluster: Cluster, subnets: list[str]) -> None:
             cluster.subnet_azs[subnet] = [az, index]
 
 
-def _subnet_in(cluster: Cluster, group: InstanceGroup, az: str) -> tuple[Optional[str], int]:
+def _subnet_in(cluster: Cluster, group: InstanceGroup, az: str) -> tuple[str | None, int]:
     for subnet in group_subnets(cluster, group):
         zone, index = cluster.subnet_azs[subnet]
         if zone == az:
@@ -153,7 +152,7 @@ def _launch(
     node: Node,
     instance_type: str,
     az: str,
-    held: Optional[list],
+    held: list | None,
     batch: LaunchBatch,
 ) -> None:
     subnet, subnet_index = _subnet_in(cluster, group, az)

@@ -12,7 +12,7 @@ is refused only for a count it raises: a cluster already over a lowered quota ca
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from pulumi_hyperpod.sim.aws import quotas
 from pulumi_hyperpod.sim.aws.errors import ResourceLimitExceeded

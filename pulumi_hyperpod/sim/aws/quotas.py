@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 from functools import lru_cache
 from importlib import resources
-from typing import Callable
+from collections.abc import Callable
 
 import yaml
 

@@ -383,4 +383,4 @@ def waiting_message(cluster: Cluster, group: InstanceGroup) -> str:
     return "Waiting for capacity"
 
 
-__all__ = ["catch_up", "reconcile", "reconcile_pending", "fail_operation", "fail_cluster", "delete_group", "waiting_message"]
+__all__ = ["catch_up", "delete_group", "fail_cluster", "fail_operation", "reconcile", "reconcile_pending", "waiting_message"]

@@ -14,7 +14,7 @@ InstanceIdNotFound, InvalidInstanceStatus, InstanceIdInUse); the request as a wh
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from pulumi_hyperpod.aws import servicemodel
 from pulumi_hyperpod.sim.aws import provisioning as prov, reconcile, validation
@@ -67,7 +67,7 @@ def _batch(world: World, region: str, params: dict, operation: str, act: Callabl
     return response
 
 
-def _refusal(cluster: Cluster, node: Optional[Node], wanted: str, operation: str) -> Optional[tuple[str, str]]:
+def _refusal(cluster: Cluster, node: Node | None, wanted: str, operation: str) -> tuple[str, str] | None:
     if node is None:
         return "InstanceIdNotFound", f"Node {wanted} not found in cluster {cluster.name}."
     group = cluster.groups.get(node.group)

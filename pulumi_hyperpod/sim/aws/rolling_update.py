@@ -23,7 +23,6 @@ desired image ID … swap values") and the patched nodes return to the image the
 from __future__ import annotations
 
 import math
-from typing import Optional
 
 from pulumi_hyperpod.sim.aws import images
 from pulumi_hyperpod.sim.aws.model import RUNNING, UPDATING, Cluster, Node
@@ -33,7 +32,7 @@ UPDATE, ROLLBACK = "update", "rollback"
 ACTIVE = frozenset({"Pending", "InProgress", "RollbackInProgress"})
 
 
-def start(world: World, cluster: Cluster, groups: list[dict], deployment: Optional[dict], image: Optional[str], op_id: str) -> None:
+def start(world: World, cluster: Cluster, groups: list[dict], deployment: dict | None, image: str | None, op_id: str) -> None:
     names = [entry["InstanceGroupName"] for entry in groups] or list(cluster.groups)
     versions = {entry["InstanceGroupName"]: entry.get("ImageReleaseVersion") for entry in groups}
     latest = world.setting("image_release")
@@ -85,7 +84,7 @@ def start(world: World, cluster: Cluster, groups: list[dict], deployment: Option
     )
 
 
-def _batch_size(policy: Optional[dict], total: int) -> int:
+def _batch_size(policy: dict | None, total: int) -> int:
     if not policy:
         return max(total, 1)
     if policy["Type"] == "INSTANCE_COUNT":
@@ -93,7 +92,7 @@ def _batch_size(policy: Optional[dict], total: int) -> int:
     return max(math.ceil(total * min(int(policy["Value"]), 100) / 100), 1)
 
 
-def wanted(cluster: Cluster, name: str) -> Optional[dict]:
+def wanted(cluster: Cluster, name: str) -> dict | None:
     """The image the running update (or its rollback) moves group `name` to; None when none runs for it."""
     update = cluster.software_update
     if update is None or name not in update["groups"] or "targets" not in update:
@@ -104,7 +103,7 @@ def wanted(cluster: Cluster, name: str) -> Optional[dict]:
     return update["targets"][name]
 
 
-def running_image(cluster: Cluster, name: str) -> Optional[dict]:
+def running_image(cluster: Cluster, name: str) -> dict | None:
     """During a rollback the image being left is reported as the group's current one (the swap)."""
     update = cluster.software_update
     if update is None or update.get("mode") != ROLLBACK or name not in update["groups"]:

@@ -52,7 +52,7 @@ class S3Error(Exception):
 # ---- the wire ------------------------------------------------------------------------------------
 
 
-def answer(world: Any, region: str, request: Any) -> "AWSResponse":
+def answer(world: Any, region: str, request: Any) -> AWSResponse:
     """One S3 request against the world: the HTTP response S3 would give."""
     from botocore.awsrequest import AWSResponse  # noqa: PLC0415 - botocore in the preview's provider path: the S3 wire loads with the first S3 request
 

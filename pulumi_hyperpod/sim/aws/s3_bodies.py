@@ -11,14 +11,14 @@ object to answer one request.
 from __future__ import annotations
 
 import sqlite3
-from typing import Optional, Protocol
+from typing import Protocol
 
 TABLE = "s3_objects"
 SCHEMA = f"CREATE TABLE IF NOT EXISTS {TABLE} (bucket TEXT NOT NULL, key TEXT NOT NULL, body BLOB NOT NULL, PRIMARY KEY (bucket, key))"
 
 
 class ObjectBodies(Protocol):
-    def get(self, bucket: str, key: str) -> Optional[bytes]: ...
+    def get(self, bucket: str, key: str) -> bytes | None: ...
 
     def put(self, bucket: str, key: str, body: bytes) -> None: ...
 
@@ -31,7 +31,7 @@ class MemoryBodies:
     def __init__(self) -> None:
         self._bodies: dict[tuple[str, str], bytes] = {}
 
-    def get(self, bucket: str, key: str) -> Optional[bytes]:
+    def get(self, bucket: str, key: str) -> bytes | None:
         return self._bodies.get((bucket, key))
 
     def put(self, bucket: str, key: str, body: bytes) -> None:
@@ -48,7 +48,7 @@ class SqliteBodies:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
 
-    def get(self, bucket: str, key: str) -> Optional[bytes]:
+    def get(self, bucket: str, key: str) -> bytes | None:
         row = self._conn.execute(f"SELECT body FROM {TABLE} WHERE bucket = ? AND key = ?", (bucket, key)).fetchone()
         return bytes(row[0]) if row is not None else None
 

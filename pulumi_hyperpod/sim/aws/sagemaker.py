@@ -6,7 +6,7 @@ The only module that knows every operation module; they import only layers below
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from pulumi_hyperpod.sim.aws import (
     cluster_operations,

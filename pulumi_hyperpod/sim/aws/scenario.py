@@ -8,7 +8,7 @@ a default, so `{}` is a valid scenario: unlimited capacity, no faults, realistic
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, Optional
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pulumi_hyperpod.aws import servicemodel  # botocore's model: read only by a scenario that lists a plan
@@ -50,9 +50,9 @@ class Timing(_Strict):
 class FaultRates(_Strict):
     """Probabilities per launch; None in an override means "inherit"."""
 
-    launch_failure_rate: Optional[float] = Field(None, ge=0, le=1, description="instance comes up unhealthy")
-    lifecycle_failure_rate: Optional[float] = Field(None, ge=0, le=1, description="lifecycle script fails")
-    deep_health_check_failure_rate: Optional[float] = Field(None, ge=0, le=1, description="a deep health check fails")
+    launch_failure_rate: float | None = Field(None, ge=0, le=1, description="instance comes up unhealthy")
+    lifecycle_failure_rate: float | None = Field(None, ge=0, le=1, description="lifecycle script fails")
+    deep_health_check_failure_rate: float | None = Field(None, ge=0, le=1, description="a deep health check fails")
 
 
 class Faults(_Strict):
@@ -77,7 +77,7 @@ class CapacityPool(_Strict):
     """Free instances of a type; `availability_zone` None means one pool shared by every AZ."""
 
     instance_type: str
-    availability_zone: Optional[str] = None
+    availability_zone: str | None = None
     available: int = Field(ge=0)
 
 
@@ -90,13 +90,13 @@ class TrainingPlanCapacity(_Strict):
 
     instance_type: str
     count: int = Field(ge=0, description="TotalInstanceCount: the instances reserved")
-    name: Optional[str] = Field(None, description="TrainingPlanName; default: the ARN's last part")
-    availability_zone: Optional[str] = Field(None, description="where the capacity is reserved; default: the region's first AZ")
+    name: str | None = Field(None, description="TrainingPlanName; default: the ARN's last part")
+    availability_zone: str | None = Field(None, description="where the capacity is reserved; default: the region's first AZ")
     scheduled_at: float = Field(0, ge=0, description="Pending until then")
     start_at: float = Field(0, ge=0, description="StartTime: Scheduled until then, Active from then")
     duration_hours: float = Field(720, gt=0, description="the window: Expired after StartTime + this")
     failed: bool = Field(False, description="the plan's purchase failed: Status Failed")
-    upfront_fee: Optional[str] = Field(None, description="UpfrontFee (CurrencyCode USD)")
+    upfront_fee: str | None = Field(None, description="UpfrontFee (CurrencyCode USD)")
 
     @field_validator("instance_type")
     @classmethod
@@ -107,7 +107,7 @@ class TrainingPlanCapacity(_Strict):
         return instance_type
 
     @model_validator(mode="after")
-    def _in_order(self) -> "TrainingPlanCapacity":
+    def _in_order(self) -> TrainingPlanCapacity:
         if self.scheduled_at > self.start_at:
             raise ValueError("scheduled_at comes before start_at (Pending → Scheduled → Active)")
         return self
@@ -118,12 +118,12 @@ class CapacityChange(_Strict):
 
     at: float = Field(ge=0, description="virtual seconds after the world was created")
     instance_type: str
-    availability_zone: Optional[str] = None
-    available: Optional[int] = Field(None, ge=0)
-    add: Optional[int] = None
+    availability_zone: str | None = None
+    available: int | None = Field(None, ge=0)
+    add: int | None = None
 
     @model_validator(mode="after")
-    def _one_of(self) -> "CapacityChange":
+    def _one_of(self) -> CapacityChange:
         if (self.available is None) == (self.add is None):
             raise ValueError("give exactly one of available (new free count) or add (change of the free count)")
         return self
@@ -139,27 +139,27 @@ class ProvisioningParameters(BaseModel):
     """The legacy `provisioning_parameters.json` a lifecycle S3 prefix holds (other keys allowed)."""
 
     model_config = ConfigDict(extra="allow")
-    controller_group: Optional[str] = None
-    login_group: Optional[str] = None
+    controller_group: str | None = None
+    login_group: str | None = None
     worker_groups: list[WorkerGroup] = Field(default_factory=list)
 
 
 class QuotaValue(_Strict):
     """An applied Service Quotas value (service `sagemaker`), named by its name or its code."""
 
-    quota_name: Optional[str] = Field(None, description='e.g. "ml.p5.48xlarge for cluster usage"')
-    quota_code: Optional[str] = Field(None, pattern=r"^L-[0-9A-F]{8}$")
+    quota_name: str | None = Field(None, description='e.g. "ml.p5.48xlarge for cluster usage"')
+    quota_code: str | None = Field(None, pattern=r"^L-[0-9A-F]{8}$")
     value: float = Field(ge=0)
 
     @model_validator(mode="after")
-    def _named(self) -> "QuotaValue":
+    def _named(self) -> QuotaValue:
         if (self.quota_name is None) == (self.quota_code is None):
             raise ValueError("give exactly one of quota_name or quota_code")
         return self
 
 
 class SlurmSettings(_Strict):
-    default_partition: Optional[str] = Field("dev", description="partition holding every compute node")
+    default_partition: str | None = Field("dev", description="partition holding every compute node")
 
 
 class Scenario(_Strict):
@@ -175,7 +175,7 @@ class Scenario(_Strict):
         2, gt=0, description="a repeated identical read within this many real seconds is a client polling (waiting on the world)"
     )
     timing: Timing = Field(default_factory=Timing)
-    availability_zones: Optional[list[str]] = Field(None, description="default: <region>a, b, c")
+    availability_zones: list[str] | None = Field(None, description="default: <region>a, b, c")
     subnets: dict[str, str] = Field(default_factory=dict, description="subnet id -> availability zone")
     capacity: list[CapacityPool] = Field(default_factory=list)
     capacity_changes: list[CapacityChange] = Field(default_factory=list)
@@ -194,14 +194,14 @@ class Scenario(_Strict):
     )
     quotas: list[QuotaValue] = Field(default_factory=list, description="applied Service Quotas values, on top of the account's")
     quotas_access_denied: bool = Field(False, description="Service Quotas answers AccessDeniedException")
-    image_release: Optional[str] = Field(
+    image_release: str | None = Field(
         None,
         pattern=r"^[0-9]+\.[0-9]+\.[0-9]+$",
         description="the newest HyperPod "
         "AMI release (ImageReleaseVersion): groups with ScheduledUpdateConfig or "
         "AutoPatchConfig are patched to it on their schedule (patching.py)",
     )
-    image_released_at: Optional[float] = Field(None, description="when image_release came out (epoch seconds)")
+    image_released_at: float | None = Field(None, description="when image_release came out (epoch seconds)")
 
     @field_validator("capacity_changes")
     @classmethod
@@ -227,7 +227,7 @@ def named_scenarios() -> dict[str, Path]:
     return {Path(entry.name).stem: Path(str(entry)) for entry in folder.iterdir() if entry.name.endswith(".yaml")}
 
 
-def load_scenario(source: "Scenario | dict[str, Any] | str | Path | None") -> Scenario:
+def load_scenario(source: Scenario | dict[str, Any] | str | Path | None) -> Scenario:
     """A Scenario from a dict, a YAML/JSON file path, the name of a scenario the package ships
     (`new-account`: a string with no path separator and no file suffix), or None (all defaults).
 

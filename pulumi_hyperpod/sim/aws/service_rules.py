@@ -33,7 +33,8 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
+from collections.abc import Callable, Iterable, Iterator
 
 from pulumi_hyperpod.core.errors import Violation
 from pulumi_hyperpod.sim.aws.patching import parse_cron  # croniter: loaded by the requests that carry a schedule

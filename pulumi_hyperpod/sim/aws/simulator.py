@@ -18,7 +18,8 @@ import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
 
 from pulumi_hyperpod.aws.sessions import new_botocore_session
 from pulumi_hyperpod.sim.aws import billing as metering
@@ -47,7 +48,7 @@ DUMMY_ACCESS_KEY, DUMMY_SECRET_KEY = "HYPERPODSIMULATOR000", "hyperpod-simulator
 
 _client_lock = threading.Lock()
 _shared_lock = threading.Lock()
-_SHARED: dict[tuple[int, str], "Simulator"] = {}
+_SHARED: dict[tuple[int, str], Simulator] = {}
 
 
 @lru_cache(maxsize=1)
@@ -65,7 +66,7 @@ def _botocore_session() -> Any:
     return session
 
 
-def _load_scenario(scenario: Any) -> "Scenario":
+def _load_scenario(scenario: Any) -> Scenario:
     from pulumi_hyperpod.sim.aws.scenario import load_scenario  # noqa: PLC0415 - pydantic: loaded when a scenario is built, not to read a stored world (tests/unit/provider/test_diff_lean.py)
 
     return load_scenario(scenario)
@@ -98,16 +99,16 @@ class Simulator:
 
     def __init__(
         self,
-        path: "str | Path | None" = None,
+        path: str | Path | None = None,
         seed: int = 0,
-        scenario: "dict[str, Any] | str | Path | Scenario | None" = None,
+        scenario: dict[str, Any] | str | Path | Scenario | None = None,
         *,
         real_time: Callable[[], float] = time.time,
-        clock: Optional[SharedClock] = None,
+        clock: SharedClock | None = None,
     ) -> None:
         self.path = Path(path) if path is not None else None
         if self.path is None:
-            self._store: "MemoryStore | SqliteStore" = MemoryStore(World(_load_scenario(scenario), seed, ManualClock()))
+            self._store: MemoryStore | SqliteStore = MemoryStore(World(_load_scenario(scenario), seed, ManualClock()))
         else:
             # no scenario given: the defaults, built only if the world is new (an existing one keeps its own)
             loaded = _load_scenario(scenario) if scenario is not None else None
@@ -120,7 +121,7 @@ class Simulator:
         return world_path(STATE_ENV, Path.cwd() / DEFAULT_STATE, AWS_WORLD)  # a bad value or a foreign file: one error naming the variable
 
     @classmethod
-    def open_default(cls) -> "Simulator":
+    def open_default(cls) -> Simulator:
         """The persistent world at $HYPERPOD_FAKE_STATE (default .hyperpod/fake.sqlite here)."""
         path = cls.default_path()
         scenario = input_file(SCENARIO_ENV)
@@ -135,8 +136,8 @@ class Simulator:
 
     @classmethod
     def shared(
-        cls, path: "str | Path", scenario: "dict[str, Any] | str | Path | Scenario | None" = None, clock: Optional[SharedClock] = None
-    ) -> "Simulator":
+        cls, path: str | Path, scenario: dict[str, Any] | str | Path | Scenario | None = None, clock: SharedClock | None = None
+    ) -> Simulator:
         """This process's one Simulator of the SQLite world at `path`, shared by every client of that world:
         one connection and one loaded world, so a write through one client does not make the others reload
         it. A new one when the file was deleted or replaced (`hyperpod fake reset`) or after a fork."""
@@ -148,7 +149,7 @@ class Simulator:
             return simulator
 
     @contextlib.contextmanager
-    def _world(self, waited: Optional[Callable[[World], float]] = None) -> Iterator[World]:
+    def _world(self, waited: Callable[[World], float] | None = None) -> Iterator[World]:
         """One transaction on the world, caught up to now first. `waited(world)`: the real seconds a
         polling client waited since its last poll, which the world fast-forwards through first."""
         with self._store.transaction() as world:
@@ -158,7 +159,7 @@ class Simulator:
             yield world
 
     @contextlib.contextmanager
-    def cluster_workloads(self, name: str) -> Iterator["ClusterWorkloads"]:
+    def cluster_workloads(self, name: str) -> Iterator[ClusterWorkloads]:
         """One transaction on cluster `name` (name or ARN) for the workload simulator (sim/workload):
         the world's time, the cluster as it is now (read its nodes and groups; change only `data`),
         and `data`, its Slurm jobs and Kubernetes objects, saved with the world."""
@@ -167,7 +168,7 @@ class Simulator:
             yield ClusterWorkloads(world.now, cluster, world.workloads.setdefault(cluster.id, {}))
 
     # -- clients -----------------------------------------------------------------------------------
-    def client(self, service: str = "sagemaker", region: Optional[str] = "us-west-2", config: Any = None) -> Any:
+    def client(self, service: str = "sagemaker", region: str | None = "us-west-2", config: Any = None) -> Any:
         """A real botocore client (what boto3 hands out) whose requests this simulator answers."""
         with _client_lock:
             client = _botocore_session().create_client(service, region_name=region or "us-west-2", config=config)
@@ -184,7 +185,7 @@ class Simulator:
         def handle(request: Any, **_: Any) -> Any:
             return self._handle(model.service_name, model.protocol, region, request, polls)
 
-        def observe(http_response: Any = None, parsed: Optional[dict[str, Any]] = None, model: Any = None, **_: Any) -> None:
+        def observe(http_response: Any = None, parsed: dict[str, Any] | None = None, model: Any = None, **_: Any) -> None:
             if http_response is not None and http_response.status_code < 300 and parsed is not None:
                 wire.notify(model.name, parsed, model.service_model.service_name)
 
@@ -241,7 +242,7 @@ class Simulator:
         with self._world() as world:
             return to_datetime(world.now)
 
-    def lead(self) -> Optional[float]:
+    def lead(self) -> float | None:
         """Seconds a persistent world is ahead of the wall clock (None: a manual clock)."""
         with self._world() as world:
             return world.clock.lead
@@ -256,13 +257,13 @@ class Simulator:
         self._store.reset_calls()
 
     @property
-    def scenario(self) -> "Scenario":
+    def scenario(self) -> Scenario:
         with self._world() as world:
             return world.scenario
 
     # -- lookups -----------------------------------------------------------------------------------
     @staticmethod
-    def _cluster(world: World, name: str, region: Optional[str] = None) -> Cluster:
+    def _cluster(world: World, name: str, region: str | None = None) -> Cluster:
         matches = [
             cluster
             for cluster in world.clusters.values()
@@ -275,38 +276,38 @@ class Simulator:
         return matches[0]
 
     # -- Slurm -------------------------------------------------------------------------------------
-    def slurm_conf(self, name: str, region: Optional[str] = None) -> str:
+    def slurm_conf(self, name: str, region: str | None = None) -> str:
         with self._world() as world:
             cluster = self._require_slurm(world, name, region)
             return slurm.render(cluster, world.scenario, world)
 
-    def edit_slurm_conf(self, name: str, text: str, region: Optional[str] = None) -> None:
+    def edit_slurm_conf(self, name: str, text: str, region: str | None = None) -> None:
         """A user's manual edit of slurm.conf; HyperPod keeps it and merges its own lines."""
         with self._world() as world:
             cluster = self._require_slurm(world, name, region)
             slurm.edit(cluster, world.scenario, text, world)
             world.touch(cluster)
 
-    def sinfo_rows(self, name: str, region: Optional[str] = None) -> list[dict[str, Any]]:
+    def sinfo_rows(self, name: str, region: str | None = None) -> list[dict[str, Any]]:
         with self._world() as world:
             return slurm.sinfo_rows(self._require_slurm(world, name, region), world.scenario, world)
 
-    def slurm_roles(self, name: str, region: Optional[str] = None) -> list[dict[str, Any]]:
+    def slurm_roles(self, name: str, region: str | None = None) -> list[dict[str, Any]]:
         """The controller and login groups with their running nodes' hostnames."""
         with self._world() as world:
             return slurm.role_rows(self._require_slurm(world, name, region))
 
-    def sinfo(self, name: str, region: Optional[str] = None) -> str:
+    def sinfo(self, name: str, region: str | None = None) -> str:
         return slurm.sinfo_text(self.sinfo_rows(name, region))
 
-    def _require_slurm(self, world: World, name: str, region: Optional[str]) -> Cluster:
+    def _require_slurm(self, world: World, name: str, region: str | None) -> Cluster:
         cluster = self._cluster(world, name, region)
         if cluster.orchestrator != "Slurm":
             raise ValueError(f"cluster {cluster.name} is orchestrated by EKS; it has no slurm.conf or sinfo")
         return cluster
 
     # -- metering ----------------------------------------------------------------------------------
-    def billing(self, name: str, since: "Any | None" = None, region: Optional[str] = None) -> dict[str, Any]:
+    def billing(self, name: str, since: Any | None = None, region: str | None = None) -> dict[str, Any]:
         """Per-instance billing records and per-group totals (also for a deleted cluster)."""
         with self._world() as world:
             try:
@@ -322,7 +323,7 @@ class Simulator:
             return {"cluster_name": name, "cluster_arn": arn, **summary}
 
     # -- out-of-band controls ----------------------------------------------------------------------
-    def fail_node(self, cluster: str, node_id: str, retryable: bool = True, region: Optional[str] = None) -> None:
+    def fail_node(self, cluster: str, node_id: str, retryable: bool = True, region: str | None = None) -> None:
         """Mark a node unhealthy (instance id or logical id); retryable failures get replaced."""
         with self._world() as world:
             target, node = self._instance(world, cluster, node_id, region, "has no running instance to fail")
@@ -335,7 +336,7 @@ class Simulator:
             )
             reconcile.reconcile_pending(world)
 
-    def lose_instance(self, cluster: str, node_id: str, region: Optional[str] = None) -> None:
+    def lose_instance(self, cluster: str, node_id: str, region: str | None = None) -> None:
         """The node's EC2 instance vanishes outside HyperPod (terminated from EC2, reclaimed): it shows
         NotFound; automatic node recovery (or Continuous mode) replaces it after the retry interval."""
         with self._world() as world:
@@ -355,7 +356,7 @@ class Simulator:
             faults = world.scenario.faults.model_validate({**world.scenario.faults.model_dump(), kind: rate})
             world.scenario = world.scenario.model_copy(update={"faults": faults})
 
-    def interrupt_spot(self, cluster: str, node_id: str, region: Optional[str] = None) -> None:
+    def interrupt_spot(self, cluster: str, node_id: str, region: str | None = None) -> None:
         """EC2 reclaims a Spot instance of a group with CapacityRequirements.Spot: a warning event, then
         the instance is gone (NotFound) and the service puts a new one in (as for a lost instance)."""
         with self._world() as world:
@@ -387,13 +388,13 @@ class Simulator:
                 world.schedule_cluster(cluster, world.now)
                 world.touch(cluster)
 
-    def fire_alarm(self, cluster: str, alarm_name: str, region: Optional[str] = None) -> bool:
+    def fire_alarm(self, cluster: str, alarm_name: str, region: str | None = None) -> bool:
         """A CloudWatch alarm goes into ALARM: a software update naming it in AutoRollbackConfiguration is
         rolled back (rolling_update.alarm). True when it rolled one back."""
         with self._world() as world:
             return rolling_update.alarm(world, self._cluster(world, cluster, region), alarm_name)
 
-    def _instance(self, world: World, cluster: str, node_id: str, region: Optional[str], missing: str) -> "tuple[Cluster, Node]":
+    def _instance(self, world: World, cluster: str, node_id: str, region: str | None, missing: str) -> tuple[Cluster, Node]:
         """The cluster and its node `node_id` that has a live, launched instance; else ValueError
         ("node … of cluster … {missing}")."""
         target = self._cluster(world, cluster, region)
@@ -402,7 +403,7 @@ class Simulator:
             raise ValueError(f"node {node_id} of cluster {target.name} {missing}")
         return target, node
 
-    def set_quota(self, value: float, *, name: Optional[str] = None, code: Optional[str] = None) -> None:
+    def set_quota(self, value: float, *, name: str | None = None, code: str | None = None) -> None:
         """The account's applied Service Quotas value changes (an increase granted, or a quota lowered
         below what already runs), by quota name or code; calls from then on are checked against it."""
         from pulumi_hyperpod.sim.aws.scenario import QuotaValue  # noqa: PLC0415 - pydantic: the scenario's models, not on a preview's path (tests/unit/provider/test_diff_lean.py)
@@ -412,7 +413,7 @@ class Simulator:
             kept = [q for q in world.scenario.quotas if (q.quota_name, q.quota_code) != (name, code)]
             world.scenario = world.scenario.model_copy(update={"quotas": [*kept, quota]})
 
-    def set_capacity(self, instance_type: str, az: Optional[str], available: Optional[int]) -> None:
+    def set_capacity(self, instance_type: str, az: str | None, available: int | None) -> None:
         """Set the free instances of a type in an AZ (None: the pool shared by every AZ); `available`
         None makes the pair unlimited again."""
         with self._world() as world:
@@ -421,7 +422,7 @@ class Simulator:
             else:
                 world.capacity.set(instance_type, az, available)
 
-    def node_build_configs(self, name: str, region: Optional[str] = None) -> list[dict[str, Any]]:
+    def node_build_configs(self, name: str, region: str | None = None) -> list[dict[str, Any]]:
         """The group configuration each node was built with (None for never-launched nodes)."""
         with self._world() as world:
             cluster = self._cluster(world, name, region)

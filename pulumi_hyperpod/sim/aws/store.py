@@ -22,7 +22,8 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Optional
+from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator
 
 from pulumi_hyperpod.sim.store import immediate, open_file, open_read_only
 from pulumi_hyperpod.sim.worldfile import AWS_WORLD, delete
@@ -122,11 +123,11 @@ class MemoryStore:
 class SqliteStore:
     def __init__(
         self,
-        path: "str | Path",
+        path: str | Path,
         seed: int,
-        scenario: "Scenario | None",
+        scenario: Scenario | None,
         real_time: Callable[[], float] = time.time,
-        clock: Optional[SharedClock] = None,
+        clock: SharedClock | None = None,
         source: str = "the HyperPod simulator's world",
     ) -> None:
         self.path = Path(path)
@@ -136,7 +137,7 @@ class SqliteStore:
         self.conn = open_file(self.path, AWS_WORLD, source)
         self._identity = _identity(self.path)
         self.lock = threading.RLock()
-        self.world: Optional[World] = None
+        self.world: World | None = None
         self._version = -1
         self._generation = 0  # bumped whenever the loaded world is dropped: its deferred readers then refuse
         self._reset_snapshots()
@@ -163,12 +164,12 @@ class SqliteStore:
 
     def _reset_snapshots(self) -> None:
         self._meta_snap: dict[str, str] = {}
-        self._meta_fingerprints: Optional[dict[str, object]] = None
+        self._meta_fingerprints: dict[str, object] | None = None
         self._cluster_snap: dict[str, str] = {}
         self._node_snap: dict[str, dict[str, str]] = {}
         self._events_saved: dict[str, int] = {}
 
-    def _meta(self, key: str) -> Optional[str]:
+    def _meta(self, key: str) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return row[0] if row else None
 
@@ -380,7 +381,7 @@ class SqliteStore:
         self.conn.close()
 
 
-def _identity(path: Path) -> Optional[tuple[int, int]]:
+def _identity(path: Path) -> tuple[int, int] | None:
     try:
         status = os.stat(path)
     except FileNotFoundError:
@@ -388,7 +389,7 @@ def _identity(path: Path) -> Optional[tuple[int, int]]:
     return status.st_dev, status.st_ino
 
 
-def delete_world(path: "str | Path", source: str = "$HYPERPOD_FAKE_STATE") -> bool:
+def delete_world(path: str | Path, source: str = "$HYPERPOD_FAKE_STATE") -> bool:
     """Remove the simulator's SQLite world and its WAL files; True when something was there. A file
     the simulator did not make is refused (ForeignFile), never deleted."""
     return delete(path, AWS_WORLD, source)

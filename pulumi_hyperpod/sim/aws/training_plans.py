@@ -10,7 +10,7 @@ A plan the scenario does not list is not simulated: DescribeTrainingPlan does no
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 from pulumi_hyperpod.sim.aws import ids, pagination, validation
 from pulumi_hyperpod.sim.aws.capacity import reserved
@@ -32,17 +32,17 @@ def region_of(arn: str) -> str:
     return arn.split(":")[3]
 
 
-def listed(world: World, arn: Optional[str]) -> Optional["TrainingPlanCapacity"]:
+def listed(world: World, arn: str | None) -> TrainingPlanCapacity | None:
     """The scenario's plan of that ARN, or None (not simulated)."""
     return world.scenario.training_plans.get(arn or "") if arn else None
 
 
-def window(world: World, plan: "TrainingPlanCapacity") -> tuple[float, float]:
+def window(world: World, plan: TrainingPlanCapacity) -> tuple[float, float]:
     start = world.start + plan.start_at
     return start, start + plan.duration_hours * HOUR
 
 
-def status(world: World, plan: "TrainingPlanCapacity") -> str:
+def status(world: World, plan: TrainingPlanCapacity) -> str:
     if plan.failed:
         return "Failed"
     start, end = window(world, plan)
@@ -53,21 +53,21 @@ def status(world: World, plan: "TrainingPlanCapacity") -> str:
     return "Active" if world.now < end else "Expired"
 
 
-def zone(plan: "TrainingPlanCapacity", region: str) -> str:
+def zone(plan: TrainingPlanCapacity, region: str) -> str:
     return plan.availability_zone or f"{region}a"
 
 
-def available(world: World, arn: str, plan: "TrainingPlanCapacity") -> int:
+def available(world: World, arn: str, plan: TrainingPlanCapacity) -> int:
     free = world.capacity.available(reserved(plan.instance_type, arn), zone(plan, region_of(arn)))
     return plan.count if free is None else min(free, plan.count)
 
 
-def _duration(plan: "TrainingPlanCapacity") -> dict[str, int]:
+def _duration(plan: TrainingPlanCapacity) -> dict[str, int]:
     minutes = round(plan.duration_hours * 60)
     return {"DurationHours": minutes // 60, "DurationMinutes": minutes % 60}
 
 
-def _summary(world: World, arn: str, plan: "TrainingPlanCapacity") -> dict[str, Any]:
+def _summary(world: World, arn: str, plan: TrainingPlanCapacity) -> dict[str, Any]:
     state, (start, end), free = status(world, plan), window(world, plan), available(world, arn, plan)
     az = zone(plan, region_of(arn))
     item: dict[str, Any] = {
@@ -101,7 +101,7 @@ def _summary(world: World, arn: str, plan: "TrainingPlanCapacity") -> dict[str, 
     return item
 
 
-def _in_region(world: World, region: str) -> list[tuple[str, "TrainingPlanCapacity"]]:
+def _in_region(world: World, region: str) -> list[tuple[str, TrainingPlanCapacity]]:
     return [(arn, plan) for arn, plan in world.scenario.training_plans.items() if region_of(arn) == region]
 
 
@@ -152,7 +152,7 @@ def with_plan_status(describe):
     return run
 
 
-def launchable(world: World, arn: str, plan: "TrainingPlanCapacity", zones: list[str]) -> list[str]:
+def launchable(world: World, arn: str, plan: TrainingPlanCapacity, zones: list[str]) -> list[str]:
     """The zones a node of a group on this plan may launch in now: the plan's, while it is Active."""
     if status(world, plan) != "Active":
         return []

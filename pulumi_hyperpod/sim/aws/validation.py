@@ -12,7 +12,8 @@ is (update rules) and the lifecycle bundle (legacy roles).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable, Optional
+from typing import TYPE_CHECKING
+from collections.abc import Iterable
 
 from pulumi_hyperpod.aws import members
 from pulumi_hyperpod.aws import servicemodel
@@ -39,7 +40,7 @@ def raise_if(problems: Iterable[Violation]) -> None:
         raise ValidationException.from_violations(problems)
 
 
-def orchestrator_kind(orchestrator: Optional[dict], path: str = "Orchestrator") -> str:
+def orchestrator_kind(orchestrator: dict | None, path: str = "Orchestrator") -> str:
     """ "Slurm" (also when absent) or "Eks"; exactly one may be given."""
     raise_if(service_rules.orchestrator_problems(orchestrator, path))
     return service_rules.kind_of(orchestrator)
@@ -56,12 +57,12 @@ def group_rules(
     return service_rules.group_problems(groups, service_rules.Shape(orchestrator, continuous), path)
 
 
-def slurm_topology_rules(node_types: list[Optional[str]], path: str = "InstanceGroups") -> list[Violation]:
+def slurm_topology_rules(node_types: list[str | None], path: str = "InstanceGroups") -> list[Violation]:
     """Exactly one Controller group and at most one Login group among the groups whose role is known."""
     return service_rules.topology_problems(node_types, path)
 
 
-def slurm_strategy_rules(orchestrator: Optional[dict], continuous: bool) -> list[Violation]:
+def slurm_strategy_rules(orchestrator: dict | None, continuous: bool) -> list[Violation]:
     return service_rules.slurm_settings_problems(orchestrator, continuous)
 
 
@@ -72,7 +73,7 @@ def group_limit_rules(count: int) -> list[Violation]:
     return []
 
 
-def legacy_roles(scenario: Scenario, groups: list[dict]) -> dict[str, tuple[Optional[str], list[str]]]:
+def legacy_roles(scenario: Scenario, groups: list[dict]) -> dict[str, tuple[str | None, list[str]]]:
     """Roles for Slurm groups without SlurmConfig, from provisioning_parameters.json (seed 004).
 
     The scenario maps a lifecycle SourceS3Uri to that file's content. Without one nothing the
@@ -89,7 +90,7 @@ def legacy_roles(scenario: Scenario, groups: list[dict]) -> dict[str, tuple[Opti
     names = [group["InstanceGroupName"] for group in groups]
     if params is None:
         return {name: (None, []) for name in names}
-    roles: dict[str, tuple[Optional[str], list[str]]] = {}
+    roles: dict[str, tuple[str | None, list[str]]] = {}
     workers = {worker.instance_group_name: worker.partition_name for worker in params.worker_groups}
     for name in names:
         if name == params.controller_group:

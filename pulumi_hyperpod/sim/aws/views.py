@@ -8,7 +8,7 @@ Timestamps stay float epoch seconds; the wire layer sends them as JSON numbers.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from pulumi_hyperpod.aws import servicemodel
@@ -41,7 +41,7 @@ _TRANSLATED = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def _members(shape_name: str) -> frozenset[str]:
     return frozenset(servicemodel.shape(shape_name).members)
 
@@ -282,4 +282,4 @@ def listed(node: Node, include_logical: bool) -> bool:
     return include_logical or node.launched
 
 
-__all__ = ["describe_cluster", "cluster_summary", "node_summary", "node_details", "listed"]
+__all__ = ["cluster_summary", "describe_cluster", "listed", "node_details", "node_summary"]

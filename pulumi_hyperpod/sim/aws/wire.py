@@ -11,7 +11,8 @@ Adding a simulated service is one module with an `OPERATIONS` table plus one lin
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
 from pulumi_hyperpod.sim.aws import reconcile
 from pulumi_hyperpod.sim.aws.body import RawBody
@@ -65,7 +66,7 @@ def decode(request: Any) -> tuple[str, dict]:
     return operation, params
 
 
-def encode(url: str, status: int, payload: dict, request_id: str) -> "AWSResponse":
+def encode(url: str, status: int, payload: dict, request_id: str) -> AWSResponse:
     from botocore.awsrequest import AWSResponse  # noqa: PLC0415 - botocore in the preview's provider path: only a client's (or `fake serve`'s) answer travels as HTTP
 
     body = body_of(payload)
@@ -76,7 +77,7 @@ def body_of(payload: dict) -> bytes:
     return json.dumps(payload, separators=(",", ":")).encode()
 
 
-def headers(request_id: str, body: bytes, error: Optional[str] = None) -> dict[str, str]:
+def headers(request_id: str, body: bytes, error: str | None = None) -> dict[str, str]:
     """The HTTP headers of an answer with `body`; `error`: its error code, in a header too, as the JSON
     services send it (botocore reads either)."""
     answer = {"x-amzn-RequestId": request_id, "Content-Type": "application/x-amz-json-1.1", "Content-Length": str(len(body))}
@@ -85,7 +86,7 @@ def headers(request_id: str, body: bytes, error: Optional[str] = None) -> dict[s
     return answer
 
 
-def error_code(status: int, payload: dict) -> Optional[str]:
+def error_code(status: int, payload: dict) -> str | None:
     """The error code of an answer (None: it is not an error)."""
     return payload.get("__type") if status >= 300 else None
 
@@ -94,7 +95,7 @@ def error_payload(error: ServiceError) -> dict:
     return {"__type": error.code, "message": error.message}
 
 
-def _fault(world: World) -> Optional[ServiceError]:
+def _fault(world: World) -> ServiceError | None:
     rng = world.fault_rng
     throttle_rate, server_error_rate = world.setting("faults", "throttle_rate"), world.setting("faults", "server_error_rate")
     if throttle_rate and rng.random() < throttle_rate:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import heapq
 import random
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
 from pulumi_hyperpod.sim.aws import ids
 from pulumi_hyperpod.sim.aws.capacity import CapacityPools
@@ -52,11 +53,11 @@ SETTINGS: dict[tuple[str, ...], Any] = {
 
 
 class World:
-    def __init__(self, scenario: "Scenario | dict[str, Any]", seed: int, clock: "ManualClock | WallClock") -> None:
+    def __init__(self, scenario: Scenario | dict[str, Any], seed: int, clock: ManualClock | WallClock) -> None:
         """`scenario`: the model, or its stored JSON (a validated Scenario's `model_dump(mode="json")`),
         validated into the model only when something reads `scenario`."""
-        self._scenario: "Optional[Scenario]" = None
-        self._stored_scenario: Optional[dict[str, Any]] = None
+        self._scenario: Scenario | None = None
+        self._stored_scenario: dict[str, Any] | None = None
         if isinstance(scenario, dict):
             self._stored_scenario = scenario
         else:
@@ -74,8 +75,8 @@ class World:
         self.capacity = CapacityPools() if self._scenario is None else CapacityPools.from_scenario(self._scenario)
         self.capacity_cursor = 0
         self.tokens: dict[str, dict] = {}
-        self._billing: Optional[dict[str, dict]] = {}
-        self._billing_loader: Optional[Callable[[], dict[str, dict]]] = None
+        self._billing: dict[str, dict] | None = {}
+        self._billing_loader: Callable[[], dict[str, dict]] | None = None
         self.s3: dict[str, dict] = {}  # bucket -> {"region", "created", "objects"} (sim/aws/s3.py)
         self.s3_bodies: ObjectBodies = MemoryBodies()  # their bytes, kept beside the world (a store sets its own)
         self.workloads: dict[str, dict] = {}  # cluster id -> its Slurm jobs / Kubernetes objects (sim/workload/hyperpod.py)
@@ -92,7 +93,7 @@ class World:
 
     # -- scenario ------------------------------------------------------------------------------
     @property
-    def scenario(self) -> "Scenario":
+    def scenario(self) -> Scenario:
         if self._scenario is None:
             from pulumi_hyperpod.sim.aws.scenario import Scenario  # noqa: PLC0415 - pydantic: the scenario's models, not on a no-change preview's path (tests/unit/provider/test_diff_lean.py)
 
@@ -101,7 +102,7 @@ class World:
         return self._scenario
 
     @scenario.setter
-    def scenario(self, value: "Scenario") -> None:
+    def scenario(self, value: Scenario) -> None:
         self._scenario, self._stored_scenario = value, None
 
     def setting(self, *path: str) -> Any:
@@ -127,7 +128,7 @@ class World:
         """Changes whenever the scenario is replaced (the store's cheap stand-in for comparing its JSON)."""
         return id(self._stored_scenario if self._scenario is None else self._scenario)
 
-    def _capacity_change_at(self, index: int) -> Optional[float]:
+    def _capacity_change_at(self, index: int) -> float | None:
         """When the scenario's `index`-th capacity change (in time order) happens, relative to the start; None past the last."""
         if self._scenario is not None:
             changes: list[Any] = self._scenario.capacity_changes
@@ -141,22 +142,22 @@ class World:
         process that rebuilt its heap from the database makes the same RNG draws as one that did not."""
         heapq.heappush(self.heap, (due, kind, cluster_id, ref))
 
-    def schedule_node(self, cluster: Cluster, node: Node, due: Optional[float]) -> None:
+    def schedule_node(self, cluster: Cluster, node: Node, due: float | None) -> None:
         node.due = due
         if due is not None:
             self.push(NODE, cluster.id, node.logical_id, due)
 
-    def schedule_retry(self, cluster: Cluster, group_name: str, due: Optional[float]) -> None:
+    def schedule_retry(self, cluster: Cluster, group_name: str, due: float | None) -> None:
         cluster.groups[group_name].retry_at = due
         if due is not None:
             self.push(RETRY, cluster.id, group_name, due)
 
-    def schedule_deadline(self, cluster: Cluster, group_name: str, due: Optional[float]) -> None:
+    def schedule_deadline(self, cluster: Cluster, group_name: str, due: float | None) -> None:
         cluster.groups[group_name].min_deadline = due
         if due is not None:
             self.push(DEADLINE, cluster.id, group_name, due)
 
-    def schedule_cluster(self, cluster: Cluster, due: Optional[float]) -> None:
+    def schedule_cluster(self, cluster: Cluster, due: float | None) -> None:
         cluster.due = due
         if due is not None:
             self.push(CLUSTER, cluster.id, "", due)
@@ -271,10 +272,10 @@ class World:
         resource_type: str,
         description: str,
         *,
-        group: Optional[str] = None,
-        node: Optional[Node] = None,
-        op_id: Optional[str] = None,
-        metadata: Optional[dict] = None,
+        group: str | None = None,
+        node: Node | None = None,
+        op_id: str | None = None,
+        metadata: dict | None = None,
     ) -> None:
         """Record a cluster event. The service keeps events for Continuous clusters only."""
         if not cluster.continuous:

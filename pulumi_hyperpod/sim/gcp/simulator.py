@@ -70,7 +70,7 @@ class GcpSimulator:
         session.mount("https://", self.adapter)
         return session
 
-    def world(self) -> "contextlib.AbstractContextManager[GcpWorld]":
+    def world(self) -> contextlib.AbstractContextManager[GcpWorld]:
         """One transaction on the world (for tests and `hyperpod gcp sim` style inspection)."""
         return self._store.transaction()
 
@@ -108,7 +108,7 @@ def _sqlite_store(path: Path, tick: float | None, capacity: dict[str, int] | Non
     try:
         store = SqliteStore(path, tick, capacity, clock)
         with store.transaction() as world:
-            world.data["clusters"]  # noqa: B018 - a readable world, not just a database
+            world.data["clusters"]
     except ForeignFile:
         raise
     except (sqlite3.DatabaseError, OSError, KeyError, TypeError, ValueError) as error:

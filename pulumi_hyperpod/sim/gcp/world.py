@@ -437,7 +437,7 @@ def _proto3(value: Any) -> Any:
         return {
             k: v
             for k, v in kept.items()
-            if not (v is False or v == 0 and not isinstance(v, bool) and isinstance(v, int) or v in ("", [], {}) or v is None)
+            if not (v is False or (v == 0 and not isinstance(v, bool) and isinstance(v, int)) or v in ("", [], {}) or v is None)
         }
     if isinstance(value, list):
         return [_proto3(item) for item in value]

@@ -17,7 +17,8 @@ import contextlib
 import datetime as dt
 import json
 import shlex
-from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+from collections.abc import Iterator, Mapping, Sequence
 
 from pulumi_hyperpod.aws.workload.match import CLUSTER_LABEL, HEALTH_LABEL, eks_node_name
 from pulumi_hyperpod.aws.workload.source import WorkloadError

@@ -30,7 +30,8 @@ import datetime as dt
 import json
 import math
 import re
-from typing import Any, Callable, Mapping
+from typing import Any
+from collections.abc import Callable, Mapping
 from urllib.parse import parse_qs, unquote, urlsplit
 
 GRACE_SECONDS = 30

@@ -83,14 +83,14 @@ def test_gcp_plan_out_never_overwrites_its_spec(tmp_path, monkeypatch):
 
 
 # ---- issue 36 item 9: every output of every command, against every input, the worlds and the clock ----
-import re  # noqa: E402
-from dataclasses import dataclass, field  # noqa: E402
-from pathlib import Path  # noqa: E402
-from typing import Callable  # noqa: E402
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from collections.abc import Callable
 
-import click  # noqa: E402
+import click
 
-from pulumi_hyperpod.cli.outputs import OutputPath  # noqa: E402
+from pulumi_hyperpod.cli.outputs import OutputPath
 from tests.support.paths import EXAMPLES
 
 SLURM_EXAMPLE = EXAMPLES / "slurm-training-cluster"

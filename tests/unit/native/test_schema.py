@@ -91,7 +91,7 @@ def _conforms(value: Any, spec: dict[str, Any], path: str) -> list[str]:
     problems = []
     if kind == "integer" and isinstance(value, float) and value.is_integer():
         value = int(value)
-    if kind and not isinstance(value, JSON_TYPES[kind]) or (kind in ("integer", "number") and isinstance(value, bool)):
+    if (kind and not isinstance(value, JSON_TYPES[kind])) or (kind in ("integer", "number") and isinstance(value, bool)):
         return [f"{path}: {value!r} is not {kind}"]
     if kind == "object" and isinstance(value, dict):
         if "properties" in spec:

@@ -48,7 +48,7 @@ def load_host() -> ModuleType:
     assert source.rstrip().endswith("\nmain()"), "the SDK's host changed: revisit provider/errors.py"
     spec = importlib.util.spec_from_file_location("pulumi.dynamic.__main__", path)
     module = importlib.util.module_from_spec(spec)
-    exec(compile(source.rstrip()[: -len("main()")], str(path), "exec"), module.__dict__)  # noqa: S102 - the SDK's own host file
+    exec(compile(source.rstrip()[: -len("main()")], str(path), "exec"), module.__dict__)
     return module
 
 

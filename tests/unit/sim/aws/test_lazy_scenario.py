@@ -77,7 +77,7 @@ def test_a_settled_world_answers_every_read_without_building_the_scenario(tmp_pa
 
 def test_a_world_whose_scenario_was_built_stores_the_same_scenario(tmp_path):
     reader, _ = _stored(tmp_path, SET)
-    stored = lambda: reader._store.conn.execute("SELECT value FROM meta WHERE key = 'scenario'").fetchone()[0]  # noqa: E731
+    stored = lambda: reader._store.conn.execute("SELECT value FROM meta WHERE key = 'scenario'").fetchone()[0]
     before = stored()
     assert reader.scenario.poll_window_seconds == 5  # builds the model in a transaction that then saves
     assert stored() == before
