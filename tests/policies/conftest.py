@@ -44,7 +44,12 @@ class Plans:
         self.count = 0
 
     def cli(self, *args: str, code: int = 0) -> str:
-        result = CliRunner().invoke(main, ["--backend", "fake", *args], catch_exceptions=False)
+        # the world's environment for this call only: a session-long patch would reach every later test
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("HYPERPOD_FAKE_STATE", str(self.directory / "fake.sqlite"))
+            patch.setenv("HYPERPOD_POLL_SECONDS", "0.05")
+            patch.chdir(self.directory)
+            result = CliRunner().invoke(main, ["--backend", "fake", *args], catch_exceptions=False)
         assert result.exit_code == code, f"hyperpod {' '.join(args)}: exit {result.exit_code}:\n{result.output}"
         return result.stdout
 
@@ -72,15 +77,10 @@ class Plans:
 
 @pytest.fixture(scope="session")  # the tests only read the world: one cluster for all of them
 def plans(tmp_path_factory: pytest.TempPathFactory):
-    directory = tmp_path_factory.mktemp("policy-world")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("HYPERPOD_FAKE_STATE", str(directory / "fake.sqlite"))
-        patch.setenv("HYPERPOD_POLL_SECONDS", "0.05")
-        patch.chdir(directory)
-        world = Plans(directory)
-        world.cli("apply", "-f", str(SPECS / "seed004-initial.json"), "--yes")
-        world.cli("apply", "-f", str(SPECS / "seed004-scale-out.json"), "--yes")
-        yield world
+    world = Plans(tmp_path_factory.mktemp("policy-world"))
+    world.cli("apply", "-f", str(SPECS / "seed004-initial.json"), "--yes")
+    world.cli("apply", "-f", str(SPECS / "seed004-scale-out.json"), "--yes")
+    return world
 
 
 def evaluate(opa: str, document: str | Path, params: dict[str, Any] | None = None, tmp: Path | None = None) -> list[dict[str, Any]]:
