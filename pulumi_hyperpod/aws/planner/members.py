@@ -168,10 +168,10 @@ def _without_filled(row: Member, desired: Any, observed: Any) -> Any:
         if get(desired, relative) is not None or get(trimmed, relative) is None:
             continue  # the spec gives it (a reschedule), or the service set nothing there: compared as any member
         _drop(trimmed, relative)
-        # the structure the service's member emptied goes too, where the spec does not give it: the
-        # service made it to hold its member. One the cluster reports empty was given empty (the
-        # model's ClusterPatchSchedule requires no member, and DesiredPatchSchedule is "the requested
-        # patch schedule"), so a spec that leaves it out is a change
+        # the structure that held only the service's member goes with it, where the spec does not give
+        # it. One the cluster reports empty was given empty (the model's ClusterPatchSchedule requires
+        # no member, and DesiredPatchSchedule is "the requested patch schedule"; the simulator's views
+        # report it so), and a spec that leaves it out changes it
         for depth in range(len(relative) - 1, 0, -1):
             parent = relative[:depth]
             if get(trimmed, parent) == {} and get(desired, parent) is None:

@@ -96,13 +96,7 @@ CHANGED_EXAMPLES = [
     Drawn("KubernetesConfig.Taints", {"before": [], "after": [{"Key": "gpu", "Effect": "NoSchedule", "Value": "yes"}]}),
     Drawn("KubernetesConfig.Labels", {"before": {}, "after": {"team": "ml"}}),
 ]
-LEFT_OUT_EXAMPLES = [
-    Drawn("AutoPatchConfig", {"value": EMPTY_SCHEDULE}),
-    Drawn("KubernetesConfig.Taints", {"value": []}),
-    Drawn("KubernetesConfig.Labels", {"value": {}}),
-    Drawn("InstanceStorageConfigs", {"value": []}),
-    Drawn("NetworkInterface", {"value": {}}),
-]
+LEFT_OUT_EXAMPLES = SET_EXAMPLES  # the same empty values, given at creation and then left out
 
 
 def examples(cases):
