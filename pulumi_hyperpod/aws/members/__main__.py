@@ -8,5 +8,5 @@ from pulumi_hyperpod.aws.members.docs import render, summary
 if "--write" in sys.argv[1:]:
     from pulumi_hyperpod.core.files import write_whole
 
-    write_whole(Path(__file__).resolve().parents[2] / "docs" / "members.md", render())
+    write_whole(Path(__file__).resolve().parents[3] / "docs" / "members.md", render())
 print(summary())

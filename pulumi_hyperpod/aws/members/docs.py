@@ -67,7 +67,10 @@ it out. One the request also takes — AutoPatchConfig's `PatchSchedule.NextPatc
 service sets when it detects a patch — is copied into every UpdateCluster entry that carries
 AutoPatchConfig, so an update never drops the schedule the service set. The simulator fills it
 the same way (a group with AutoPatchConfig gets its NextPatchDate once a release it is not on
-comes out).
+comes out). Only the structure the service's member was in goes with it: a `PatchSchedule` the
+cluster reports empty was given empty (the model's `ClusterPatchSchedule` requires no member, and
+`DesiredPatchSchedule` is "the requested patch schedule"), so a spec that leaves it out changes it,
+as for every empty structure, list or map given.
 
 **Reading back.** DescribeCluster reports most members under their own names, some under
 another (`ImageId` as `DesiredImageId`, `KubernetesConfig.Labels` as `DesiredLabels`,

@@ -165,10 +165,14 @@ def _without_filled(row: Member, desired: Any, observed: Any) -> Any:
         return observed
     trimmed = copy.deepcopy(dict(observed))
     for relative, _ in taken:
-        if get(desired, relative) is not None:
-            continue  # the spec gives it (a reschedule): compared as any member
+        if get(desired, relative) is not None or get(trimmed, relative) is None:
+            continue  # the spec gives it (a reschedule), or the service set nothing there: compared as any member
         _drop(trimmed, relative)
-        for depth in range(len(relative) - 1, 0, -1):  # a structure left empty, which the spec does not give either
+        # the structure that held only the service's member goes with it, where the spec does not give
+        # it. One the cluster reports empty was given empty (the model's ClusterPatchSchedule requires
+        # no member, and DesiredPatchSchedule is "the requested patch schedule"; the simulator's views
+        # report it so), and a spec that leaves it out changes it
+        for depth in range(len(relative) - 1, 0, -1):
             parent = relative[:depth]
             if get(trimmed, parent) == {} and get(desired, parent) is None:
                 _drop(trimmed, parent)

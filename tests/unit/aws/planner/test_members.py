@@ -152,6 +152,24 @@ def test_a_next_patch_date_the_spec_gives_is_compared_and_left_out_of_the_spec_t
     assert any(line.startswith("gpu: AutoPatchConfig removed") for line in reasons(removed))
 
 
+@pytest.mark.parametrize(
+    ("given", "wanted"),
+    [
+        ({"PatchSchedule": {}}, {}),
+        ({}, {"PatchSchedule": {}}),
+        ({"PatchSchedule": {}}, {"PatchSchedule": {"NextPatchDate": "2027-02-01T00:00:00+00:00"}}),
+    ],
+    ids=["empty schedule left out", "empty schedule given", "a date given to an empty schedule"],
+)
+def test_an_empty_patch_schedule_the_cluster_reports_is_compared_as_given_not_as_absent(given, wanted):
+    # The model's ClusterPatchSchedule requires no member and DesiredPatchSchedule is "the requested patch
+    # schedule": the service reports `{}` as it was given. Only a structure the service's own member
+    # (NextPatchDate) was taken out of is left out of the comparison, as the tests above show.
+    observed = observed_from(eks_spec(AutoPatchConfig={"PatchingStrategy": "WhenIdle", **given}))
+    [line] = reasons(plan(eks_spec(AutoPatchConfig={"PatchingStrategy": "WhenIdle", **wanted}), observed))
+    assert line.startswith("gpu: AutoPatchConfig ") and '"PatchingStrategy": "WhenIdle"' in line
+
+
 def test_every_member_the_service_fills_is_left_out_of_the_comparison_the_restricted_group_s_output_path_too():
     # the class of item 1: DescribeCluster's EnvironmentConfig.S3OutputPath is the service's (the member table's FILLED)
     from pulumi_hyperpod.aws.planner.members import group_member_changes
