@@ -88,7 +88,7 @@ def test_old_paths_import_as_the_new_module_with_one_warning_each():
     under a path already warned about (`aws.fake.store` after `aws.fake`) adds none."""
     found = fresh(OLD_IMPORTS % (CASES,))
     warned: list[str] = []
-    for old, new, name in CASES:
+    for old, new, _name in CASES:
         got = found[old]
         assert got["same"] and got["name"] == new and got["attribute_same"], (old, got)
         ours = [w for w in got["warnings"] if "pulumi_hyperpod" in w[1]]

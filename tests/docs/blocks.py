@@ -95,7 +95,7 @@ def blocks_in(path: Path) -> list[Block]:
     lines = text.splitlines()
     fenced = _fenced(path, text)
     blocks: list[Block] = []
-    for index, (start, lang, body, end) in enumerate(fenced):
+    for index, (start, lang, body, _end) in enumerate(fenced):
         if (
             lang == OUTPUT
             and blocks

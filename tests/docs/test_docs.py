@@ -37,7 +37,7 @@ def _show(outcome: Outcome, root: Path) -> str:
     code = "\n".join("    " + line for line in outcome.block.code.splitlines())
     lines = outcome.output.rstrip().splitlines()
     if len(lines) > SHOWN_LINES:
-        lines = [f"[... {len(lines) - SHOWN_LINES} lines before]"] + lines[-SHOWN_LINES:]
+        lines = [f"[... {len(lines) - SHOWN_LINES} lines before]", *lines[-SHOWN_LINES:]]
     output = "\n".join(lines)
     return (
         f"{outcome.block.where(REPO)} ({outcome.block.lang}, exit {outcome.returncode}, "

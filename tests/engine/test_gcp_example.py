@@ -66,7 +66,7 @@ def test_1_up_creates_the_cluster(project, world):
     outputs = json.loads(project.run("stack", "output", "--json").stdout)
     assert outputs["state"] == "RUNNING" and outputs["nodeCount"] == 3 and outputs["name"] == NAME
     export = project.export()
-    for blob in decoded_providers(export) + [json.dumps(export).encode()]:  # no session or credential kept
+    for blob in [*decoded_providers(export), json.dumps(export).encode()]:  # no session or credential kept
         assert b"AuthorizedSession" not in blob and b"Credentials" not in blob and b"access_token" not in blob
     again = project.run("preview", "--expect-no-changes", check=False)
     assert again.returncode == 0, "preview right after `up` is not empty\n" + again.describe()

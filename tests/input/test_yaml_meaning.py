@@ -4,6 +4,7 @@ and a number form YAML 1.1 tools read differently is never a silently different 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import yaml
@@ -48,7 +49,7 @@ def test_yaml_1_2_core_schema(text, value):
 
 @pytest.mark.parametrize("text", ["010", "0777", "09", "-010", "+007"])
 def test_a_leading_zero_is_refused(text):
-    with pytest.raises(SpecError, match="ambiguous: YAML 1.1 reads it as"):
+    with pytest.raises(SpecError, match=re.escape("ambiguous: YAML 1.1 reads it as")):
         parse_document(f"a: {text}\n", ".yaml")
 
 

@@ -7,6 +7,7 @@ is replaced; the controller is not; guards refuse what they must."""
 from __future__ import annotations
 
 import copy
+import re
 
 import pytest
 
@@ -29,7 +30,7 @@ def slurm(image=OLD, login=False):
         "NodeProvisioningMode": "Continuous",
         "VpcConfig": VPC,
         "Orchestrator": {"Slurm": {}},
-        "InstanceGroups": groups + [_group("workers", 4, "Compute", image)],
+        "InstanceGroups": [*groups, _group("workers", 4, "Compute", image)],
     }
 
 
@@ -226,7 +227,7 @@ def test_a_saved_repair_plan_is_stale_once_the_node_it_names_was_replaced(world)
 
 
 def test_a_deployment_config_in_the_policy_is_checked_against_the_model():
-    with pytest.raises(ValueError, match="MaximumBatchSize.Type: must be one of INSTANCE_COUNT, CAPACITY_PERCENTAGE"):
+    with pytest.raises(ValueError, match=re.escape("MaximumBatchSize.Type: must be one of INSTANCE_COUNT, CAPACITY_PERCENTAGE")):
         Policy(software_deployment={"RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "NODES", "Value": 2}}})
 
 
@@ -329,10 +330,10 @@ def test_a_slurm_rollout_that_takes_the_controller_down_needs_explicit_consent(w
 def test_apply_refuses_a_controller_rollout_without_consent_in_its_own_policy(world):
     from pulumi_hyperpod.aws.apply import PlanRefused
 
-    sim, client = world
+    sim, _client = world
     _up(world, slurm())
     the_plan = _prepare(world, slurm(image=NEW), Policy(allow_controller_disruption=True)).plan
-    with pytest.raises(PlanRefused, match="controller-disruption|allow_controller_disruption"):
+    with pytest.raises(PlanRefused, match=r"controller-disruption|allow_controller_disruption"):
         _apply(world, the_plan, Policy())
     assert [op for op, _ in sim.calls if op == "UpdateClusterSoftware"] == []
     assert _apply(world, the_plan, Policy(allow_controller_disruption=True)).ok
@@ -460,7 +461,7 @@ def test_a_call_the_service_records_no_operation_for_names_none(world):
     """Issue 37, item 14: an UpdateCluster that moves no count (a label) starts no Scaling operation,
     and apply's progress named the previous one (the scale-out's) as this call's."""
     _up(world, eks(count=2))
-    sim, client = world
+    sim, _client = world
     scaled = _apply(world, _prepare(world, eks(count=3)).plan)
     assert any(m.startswith("BatchAddClusterNodes: service operation ") for m in scaled.messages)
     sim.advance(3600)

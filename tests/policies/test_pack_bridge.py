@@ -30,5 +30,5 @@ def test_without_opa_the_bridge_fails_rather_than_passing_the_plan(plan_rules, m
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setenv("PULUMI_HYPERPOD_CACHE", str(tmp_path))
     plan_rules._evaluate.cache_clear()
-    with pytest.raises(plan_rules.OpaError, match="no opa found .*scripts/install-opa"):
+    with pytest.raises(plan_rules.OpaError, match=r"no opa found .*scripts/install-opa"):
         plan_rules.violations('{"format": "hyperpod-plan/3"}', plan_rules.default_params())

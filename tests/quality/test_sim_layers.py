@@ -38,7 +38,7 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
         stack.append(name)
         for target in sorted(graph.get(name, ())):
             if state.get(target) == 1:
-                return stack[stack.index(target) :] + [target]
+                return [*stack[stack.index(target) :], target]
             if not state.get(target):
                 found = visit(target)
                 if found:

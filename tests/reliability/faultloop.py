@@ -182,21 +182,8 @@ def _run(p: Params) -> Outcome:
     start = observe(setup, NAME)
     out.initial_nodes = _live(start)
 
-    # faults on
     scenario = sim.scenario
-    scenario.faults.throttle_rate = p.throttle_rate
-    scenario.faults.server_error_rate = p.server_error_rate
-    scenario.faults.lifecycle_failure_rate = p.lifecycle_failure_rate
-    if p.capacity is not None:
-        sim.set_capacity(WORKER_TYPE, ZONE if p.capacity_zone else None, p.capacity)
-    if p.conflict:
-        # someone else's UpdateCluster is running (another pipeline changing the first worker group)
-        busy = current.to_api()
-        groups = busy["InstanceGroups"]
-        worker = next(g for g in groups if g["InstanceGroupName"] == "workers-0")
-        worker["InstanceCount"] += 1
-        with contextlib.suppress(ClientError):
-            setup.update_cluster(ClusterName=NAME, InstanceGroups=groups)
+    _faults_on(p, sim, current, setup)
 
     calls_before = len(sim.calls)
     result = None
@@ -220,15 +207,8 @@ def _run(p: Params) -> Outcome:
             result = None
             round_report = [f"{type(error).__name__}: {error}"]
         out.reported += round_report
-        # a BatchAddClusterNodes never adds twice: TargetCount never goes above what was asked
         after = observe(setup_client(sim), NAME)
-        before_targets = {g.name: g.target_count for g in state.groups} if state is not None else {}
-        for group in after.groups:
-            limit = max(out.desired.get(group.name, 0), before_targets.get(group.name, 0))
-            if p.conflict and group.name == "workers-0":
-                limit = max(limit, p.current[0] + 1)  # the concurrent update's own count
-            if group.target_count > limit:
-                out.overshoot.append(f"{group.name}: TargetCount {group.target_count} > {limit}")
+        _note_overshoot(out, p, state, after)
         targets_reached = all(after.group(n) is not None and after.group(n).target_count == c for n, c in out.desired.items())
         if result is not None and targets_reached and (result.ok or result.outcome == "waiting"):
             out.converged = True
@@ -240,16 +220,49 @@ def _run(p: Params) -> Outcome:
     final = observe(setup_client(sim), NAME)
     out.final_targets = {g.name: g.target_count for g in final.groups}
     out.final_current = {g.name: g.current_count for g in final.groups}
-    calls = sim.calls[calls_before:]
+    _tally_calls(out, sim.calls[calls_before:])
+    out.unplanned = set(out.deleted) - out.planned_victims
+    out.lost = _lost(out, start, final)
+    return out
+
+
+def _faults_on(p: Params, sim: Simulator, current, setup) -> None:
+    """The faults of `p` from here on, and (p.conflict) someone else's UpdateCluster running."""
+    scenario = sim.scenario
+    scenario.faults.throttle_rate = p.throttle_rate
+    scenario.faults.server_error_rate = p.server_error_rate
+    scenario.faults.lifecycle_failure_rate = p.lifecycle_failure_rate
+    if p.capacity is not None:
+        sim.set_capacity(WORKER_TYPE, ZONE if p.capacity_zone else None, p.capacity)
+    if p.conflict:
+        # another pipeline changing the first worker group
+        busy = current.to_api()
+        groups = busy["InstanceGroups"]
+        worker = next(g for g in groups if g["InstanceGroupName"] == "workers-0")
+        worker["InstanceCount"] += 1
+        with contextlib.suppress(ClientError):
+            setup.update_cluster(ClusterName=NAME, InstanceGroups=groups)
+
+
+def _note_overshoot(out: Outcome, p: Params, state, after) -> None:
+    """A BatchAddClusterNodes never adds twice: TargetCount never goes above what was asked."""
+    before_targets = {g.name: g.target_count for g in state.groups} if state is not None else {}
+    for group in after.groups:
+        limit = max(out.desired.get(group.name, 0), before_targets.get(group.name, 0))
+        if p.conflict and group.name == "workers-0":
+            limit = max(limit, p.current[0] + 1)  # the concurrent update's own count
+        if group.target_count > limit:
+            out.overshoot.append(f"{group.name}: TargetCount {group.target_count} > {limit}")
+
+
+def _tally_calls(out: Outcome, calls) -> None:
+    """The nodes deleted and the BatchAddClusterNodes requests (and their tokens) of the faulty rounds."""
     for operation, request in calls:
         if operation == "BatchDeleteClusterNodes":
             out.deleted += list(request.get("NodeIds") or []) + list(request.get("NodeLogicalIds") or [])
         elif operation == "BatchAddClusterNodes":
             out.add_requests += 1
     out.add_tokens = len({r.get("ClientToken") for o, r in calls if o == "BatchAddClusterNodes"})
-    out.unplanned = set(out.deleted) - out.planned_victims
-    out.lost = _lost(out, start, final)
-    return out
 
 
 def _count_lowerings(out: Outcome, the_plan, state) -> None:

@@ -113,7 +113,7 @@ def _duplicate_step(data: dict, world: _World) -> None:
 
 def _more_victims(data: dict, world: _World) -> None:
     step = _steps(data)[0]
-    extra = [n for n in world.nodes["workers"][1:] if n not in step["request"]["NodeIds"]][0]
+    extra = next(n for n in world.nodes["workers"][1:] if n not in step["request"]["NodeIds"])
     step["request"]["NodeIds"].append(extra)
     step["victims"].append({**step["victims"][0], "node_id": extra})
 

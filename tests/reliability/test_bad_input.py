@@ -101,7 +101,7 @@ def _invocation(kind: str, file: Path) -> tuple[list[str], dict[str, str]]:
     if kind == "prices":
         return offline, {"HYPERPOD_PRICES": str(file)}
     if kind == "lifecycle":
-        return offline + ["--lifecycle", str(file)], {}
+        return [*offline, "--lifecycle", str(file)], {}
     return ["apply", "--plan", str(file), "--yes"], {}
 
 

@@ -190,7 +190,7 @@ def test_two_processes_with_targets_4_and_20_one_wins_the_other_stops(tmp_path, 
     results = _both(path, files, tmp_path, "overlapping")
     for result in results:
         assert "Traceback" not in result.stdout + result.stderr, result.stderr
-    winners = [target for target, result in zip(order, results) if result.returncode == 0]
+    winners = [target for target, result in zip(order, results, strict=True) if result.returncode == 0]
     assert len(winners) == 1, [(r.returncode, r.stdout[-500:]) for r in results]
     loser = next(r for r in results if r.returncode != 0)
     # stopped before its call, or (its call landed first, then the other's) not reported done

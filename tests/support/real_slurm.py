@@ -103,7 +103,7 @@ class RealSlurm:
             "MinJobAge=300",
             "KillWait=2",
         ]
-        for name, port in zip(self.nodes, ports[1:]):
+        for name, port in zip(self.nodes, ports[1:], strict=True):
             lines.append(f"NodeName={name} NodeHostname=localhost Port={port} CPUs=1 RealMemory=500 State=UNKNOWN")
         lines.append(f"PartitionName=dev Nodes={','.join(self.nodes)} Default=YES MaxTime=INFINITE State=UP")
         self.conf.write_text("\n".join(lines) + "\n")

@@ -93,7 +93,7 @@ def run(program, *outputs: str) -> dict[str, Any]:
     def wrapped():
         component = program()
         values = [getattr(component, name) for name in outputs]
-        return pulumi.Output.all(*values).apply(lambda resolved: seen.update(zip(outputs, resolved)))
+        return pulumi.Output.all(*values).apply(lambda resolved: seen.update(zip(outputs, resolved, strict=True)))
 
     wrapped()
     return seen

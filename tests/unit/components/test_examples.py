@@ -17,7 +17,7 @@ from tests.support.paths import REPO
 
 ROOT = REPO
 # Python programs that declare HyperPod clusters (examples/gcp-training-cluster: tests/gcp; yaml-cluster: tests/engine)
-PROGRAMS = [ROOT] + sorted(p for p in (ROOT / "examples").iterdir() if (p / "__main__.py").exists() and p.name != "gcp-training-cluster")
+PROGRAMS = [ROOT, *sorted(p for p in (ROOT / "examples").iterdir() if (p / "__main__.py").exists() and p.name != "gcp-training-cluster")]
 EXPECTED_CLUSTERS = {"platform-two-clusters": 2}  # the others declare one
 
 

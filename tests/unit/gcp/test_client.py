@@ -67,7 +67,7 @@ def test_status_body_becomes_a_readable_error():
 def test_failed_operation_carries_its_status():
     adapter = Scripted((200, {"name": NAME + "/operations/1", "done": True, "error": {"code": 8, "message": "no capacity"}}))
     client = client_with(adapter)
-    with pytest.raises(gcp_client.OperationFailed, match="RESOURCE_EXHAUSTED.*no capacity"):
+    with pytest.raises(gcp_client.OperationFailed, match=r"RESOURCE_EXHAUSTED.*no capacity"):
         client.wait_operation({"name": NAME + "/operations/1"}, 60)
 
 

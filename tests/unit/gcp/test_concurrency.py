@@ -68,7 +68,7 @@ def test_one_change_planned_twice_converges(tmp_path, doc):
         except ApplyError as error:  # a failed call: the assertion below fails
             outcomes.append(f"error: {error}")
 
-    threads = [threading.Thread(target=run, args=pair) for pair in zip(clients, plans)]
+    threads = [threading.Thread(target=run, args=pair) for pair in zip(clients, plans, strict=True)]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -114,7 +114,7 @@ def test_two_appliers_of_different_plans_leave_the_cluster_as_one_of_them(tmp_pa
     clients = [connect("fake", simulator=GcpSimulator(path), poll_seconds=0) for _ in range(2)]
     apply(clients[0], plan(ClusterSpec.from_document(doc), None))
     plans = []
-    for client, count in zip(clients, (6, 1)):
+    for client, count in zip(clients, (6, 1), strict=True):
         a4(doc)["scaling_spec"] = {"min_node_count": count, "max_node_count": count}
         plans.append(plan(ClusterSpec.from_document(doc), observe(client, NAME)))
     outcomes: dict[int, str] = {}

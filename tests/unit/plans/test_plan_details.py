@@ -52,10 +52,10 @@ def test_a_cloud_section_read_without_its_reader_is_refused_not_dropped():
     """Dropping a canary would let apply add every node at once; dropping the Slurm section would
     show "no changes"."""
     data = saved("plan-aws-canary-slurm.json")
-    with pytest.raises(ValueError, match="member.s. slurm of a cloud's own section"):
+    with pytest.raises(ValueError, match=r"member.s. slurm of a cloud's own section"):
         Plan.from_dict(data)
     del data["slurm"]
-    with pytest.raises(ValueError, match="step 'BatchAddClusterNodes' has member.s. canary"):
+    with pytest.raises(ValueError, match=r"step 'BatchAddClusterNodes' has member.s. canary"):
         Plan.from_dict(data)
 
 

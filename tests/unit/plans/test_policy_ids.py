@@ -23,7 +23,7 @@ def test_the_id_patterns_are_the_models():
     "bad", ["i-08557716aa7502a8", "I-0123456789ABCDEF0", "i-", "", " i-0123456789abcdef0", "[bold]x", "node\n2", "-leading-dash"]
 )
 def test_an_id_that_cannot_name_a_node_is_refused(bad):
-    with pytest.raises(pydantic.ValidationError, match="is not an instance id|is neither an instance id"):
+    with pytest.raises(pydantic.ValidationError, match=r"is not an instance id|is neither an instance id"):
         Policy(protected_node_ids=frozenset({bad}))
 
 

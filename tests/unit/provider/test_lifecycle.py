@@ -112,7 +112,7 @@ def test_waiting_on_capacity_returns_with_the_status_instead_of_hanging(simulato
     register_simulator(simulator_name, world)
     try:
         engine = Engine(ClusterProvider(simulator=simulator_name))
-        arn, outputs = engine.create(props(slurm_spec(workers=2), wait="Target", timeout=900))
+        _arn, outputs = engine.create(props(slurm_spec(workers=2), wait="Target", timeout=900))
         assert outputs["status"] == "InService"  # the controller is up; workers are pending
         assert outputs["groups"]["workers"]["current_count"] == 0
         assert outputs["pending_count"] == 2

@@ -53,7 +53,8 @@ NOT_AT_UNPICKLE = (
 )
 
 # What declaring the demo's SlurmCluster on the simulator does not run, on top of the above.
-NOT_IN_PROGRAM = tuple(m for m in NOT_AT_UNPICKLE if m not in ("pulumi_hyperpod.provider.resource", "pulumi_hyperpod.components")) + (
+NOT_IN_PROGRAM = (
+    *(m for m in NOT_AT_UNPICKLE if m not in ("pulumi_hyperpod.provider.resource", "pulumi_hyperpod.components")),
     "pulumi_hyperpod.components.eks",  # another component
     "pulumi_hyperpod.components.support",  # the bucket and roles made for a caller who gives none
     "pulumi_hyperpod.components.bundle",  # a Slurm spec's lifecycle bundle

@@ -49,7 +49,7 @@ def test_refresh_and_import_keep_restricted_groups_in_their_own_list():
             "FSxLustreConfig": {"SizeInGiB": 1200, "PerUnitStorageThroughput": 125},
         }
     }
-    desired, state = _applied_rig_cluster(spec)
+    _desired, state = _applied_rig_cluster(spec)
 
     refreshed = observed_spec(spec, state)  # `pulumi refresh`: the spec as the cluster now is
     assert "InstanceGroups" not in refreshed and [g["InstanceGroupName"] for g in refreshed["RestrictedInstanceGroups"]] == ["rig-1"]

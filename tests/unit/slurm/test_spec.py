@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -81,7 +82,7 @@ def test_yaml_numbers_are_accepted_as_slurm_values_but_yaml_booleans_are_not(tmp
 
 
 def test_a_slurm_spec_error_is_a_spec_error_and_says_slurm_spec():
-    with pytest.raises(SpecError, match="problem in the Slurm spec in s.json"):
+    with pytest.raises(SpecError, match=re.escape("problem in the Slurm spec in s.json")):
         SlurmSpec.from_dict({}, source="s.json", partition_names=partition_names())
 
 

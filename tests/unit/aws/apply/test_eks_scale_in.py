@@ -27,7 +27,7 @@ def serving():
 
 
 def test_the_view_lists_pods_by_owner_without_daemonsets_and_with_their_budgets(serving) -> None:
-    sim, client, request, nodes = serving
+    sim, client, _request, nodes = serving
     view = workload_source(sim, "serve").read(pipeline.observe(client, "serve"))
     db, web, idle = (view.node(n["InstanceId"]) for n in nodes)
     assert db.name == f"hyperpod-{nodes[0]['InstanceId']}" and db.health == "Schedulable"

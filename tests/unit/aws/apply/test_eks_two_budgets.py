@@ -28,7 +28,7 @@ def doubly_budgeted():
 
 
 def test_the_kube_fake_answers_the_eviction_as_the_api_server_does(doubly_budgeted) -> None:
-    sim, client, request, nodes = doubly_budgeted
+    sim, _client, _request, _nodes = doubly_budgeted
     with kube_state(sim, "two") as kube:
         pod = next(p for p in kube.data["pods"] if p["owner_name"] == "web")
         status, body = kube.evict(pod["namespace"], pod["name"])

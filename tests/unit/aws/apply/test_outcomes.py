@@ -90,7 +90,7 @@ def test_a_repair_refused_per_node_is_failed(stubbed, operation):
     worker = node_id(2, 1)
     policy = Policy(**{("reboot_node_ids" if "reboot" in operation else "replace_node_ids"): frozenset({worker})})
     p = plan(slurm_spec(workers=2), before, policy=policy)
-    [step] = p.steps
+    [_step] = p.steps
     observes(stubber, before, 2)  # fresh; then the nodes re-read before the call
     stubber.add_response(operation, {"Failed": [{"NodeId": worker, "ErrorCode": "InternalServerError", "Message": "no"}]}, None)
     observes(stubber, before)

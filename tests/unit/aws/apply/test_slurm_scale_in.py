@@ -29,7 +29,7 @@ def busy_cluster():
 
 
 def test_the_preview_names_the_two_idle_nodes_and_says_what_runs_on_each(busy_cluster) -> None:
-    sim, client, request, nodes, jobs = busy_cluster
+    sim, client, request, nodes, _jobs = busy_cluster
     prepared = pipeline.prepare(client, scaled(request, 2), workload=workload_source(sim, "train"), skip_preflight="test")
     victims = prepared.plan.victims
     assert sorted(v.node_id for v in victims) == sorted(n["InstanceId"] for n in nodes[2:])
@@ -47,13 +47,13 @@ def test_state_order_would_take_the_busy_newest_nodes_and_say_what_they_run(busy
 
 
 def test_without_a_workload_the_order_is_the_state_order(busy_cluster) -> None:
-    sim, client, request, nodes, _ = busy_cluster
+    _sim, client, request, nodes, _ = busy_cluster
     prepared = pipeline.prepare(client, scaled(request, 2), skip_preflight="test")
     assert sorted(v.node_id for v in prepared.plan.victims) == sorted(n["InstanceId"] for n in nodes[:2])
 
 
 def test_remove_first_goes_before_idle_nodes(busy_cluster) -> None:
-    sim, client, request, nodes, jobs = busy_cluster
+    sim, client, request, nodes, _jobs = busy_cluster
     chosen = nodes[1]["InstanceId"]
     prepared = pipeline.prepare(
         client,
@@ -94,7 +94,7 @@ def test_a_drain_that_needs_a_busy_node_drains_it_waits_for_its_job_then_deletes
 
 
 def test_at_the_deadline_apply_stops_names_the_nodes_and_deletes_nothing(busy_cluster) -> None:
-    sim, client, request, nodes, jobs = busy_cluster
+    sim, client, request, _nodes, _jobs = busy_cluster
     source = workload_source(sim, "train")
     policy = Policy(drain="drain", drain_timeout=600)
     prepared = pipeline.prepare(client, scaled(request, 1), policy=policy, workload=source, skip_preflight="test")
@@ -108,7 +108,7 @@ def test_at_the_deadline_apply_stops_names_the_nodes_and_deletes_nothing(busy_cl
 
 
 def test_a_re_run_after_a_stop_resumes_the_same_drain_with_the_same_deadline(busy_cluster) -> None:
-    sim, client, request, nodes, jobs = busy_cluster
+    sim, client, request, nodes, _jobs = busy_cluster
     source = workload_source(sim, "train")
     short = Policy(drain="drain", drain_timeout=600)
     # the plan wants one node; make it drain a busy one: remove_first names bob's node
@@ -133,7 +133,7 @@ def test_a_re_run_after_a_stop_resumes_the_same_drain_with_the_same_deadline(bus
 
 
 def test_a_drain_plan_applied_without_a_workload_source_refuses_before_any_call(busy_cluster) -> None:
-    sim, client, request, nodes, jobs = busy_cluster
+    sim, client, request, _nodes, _jobs = busy_cluster
     policy = Policy(drain="cordon")
     prepared = pipeline.prepare(client, scaled(request, 2), policy=policy, workload=workload_source(sim, "train"), skip_preflight="test")
     sim.reset_calls()
@@ -145,7 +145,7 @@ def test_a_drain_plan_applied_without_a_workload_source_refuses_before_any_call(
 
 
 def test_the_simulated_slurm_answers_like_slurm_22_05(busy_cluster) -> None:
-    sim, client, request, nodes, jobs = busy_cluster
+    sim, _client, _request, _nodes, jobs = busy_cluster
     runner = SimulatedSlurm(sim, "train")
     import json
 
@@ -158,7 +158,7 @@ def test_the_simulated_slurm_answers_like_slurm_22_05(busy_cluster) -> None:
 
 
 def test_cordon_marks_the_nodes_drained_and_deletes_at_once_without_waiting(busy_cluster) -> None:
-    sim, client, request, nodes, jobs = busy_cluster
+    sim, client, request, nodes, _jobs = busy_cluster
     source = workload_source(sim, "train")
     policy = Policy(drain="cordon", remove_first=frozenset({nodes[1]["InstanceId"]}))
     prepared = pipeline.prepare(client, scaled(request, 3), policy=policy, workload=source, skip_preflight="test")
@@ -167,11 +167,11 @@ def test_cordon_marks_the_nodes_drained_and_deletes_at_once_without_waiting(busy
     result = pipeline.execute(client, prepared.plan, policy=policy, workload=source, poll_seconds=60, sleep=sim.advance, wait="none")
     assert result.ok and not any(m.startswith("waiting: ") for m in result.messages)
     assert (sim.now() - before).total_seconds() < 60  # no wait for bob's 30-minute job
-    assert [c[-2:] for c in source.runner.commands if c[0] == "scontrol"][0][0] == "state=DRAIN"
+    assert next(c[-2:] for c in source.runner.commands if c[0] == "scontrol")[0] == "state=DRAIN"
 
 
 def test_a_crash_mid_drain_resumes_on_the_next_run_and_keeps_the_first_deadline(busy_cluster) -> None:
-    sim, client, request, nodes, jobs = busy_cluster
+    sim, client, request, nodes, _jobs = busy_cluster
     source = workload_source(sim, "train")
     bob = nodes[1]["InstanceId"]
     policy = Policy(drain="drain", drain_timeout=2400, remove_first=frozenset({bob}))
@@ -200,7 +200,7 @@ def test_a_crash_mid_drain_resumes_on_the_next_run_and_keeps_the_first_deadline(
 
 
 def test_the_deadline_of_a_resumed_drain_is_counted_from_the_first_run(busy_cluster) -> None:
-    sim, client, request, nodes, jobs = busy_cluster
+    sim, client, request, nodes, _jobs = busy_cluster
     source = workload_source(sim, "train")
     bob = nodes[1]["InstanceId"]
     policy = Policy(drain="drain", drain_timeout=1500, remove_first=frozenset({bob}))  # 25 min < bob's 30

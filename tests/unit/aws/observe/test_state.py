@@ -60,7 +60,7 @@ def test_from_api_builds_the_nodes_the_dataclass_init_builds(listing):
     )
     expected = tuple(by_init(s) for s in listing)
     assert state.nodes == expected
-    for node, want in zip(state.nodes, expected):
+    for node, want in zip(state.nodes, expected, strict=True):
         assert type(node) is NodeState and dataclasses.astuple(node) == dataclasses.astuple(want) and hash(node) == hash(want)
         if node.launch_time is not None:  # the same instant, told in UTC
             assert node.launch_time.utcoffset() == dt.timedelta(0) and node.launch_time == want.launch_time

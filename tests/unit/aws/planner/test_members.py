@@ -123,7 +123,7 @@ def patched(observed, when="2027-01-04T03:00:00+00:00"):
         config = group_.get("AutoPatchConfig")
         if config is not None:
             config["CurrentPatchSchedule"] = config["DesiredPatchSchedule"] = {"NextPatchDate": when}
-    groups = tuple(dataclasses.replace(g, described=d) for g, d in zip(observed.groups, described["InstanceGroups"]))
+    groups = tuple(dataclasses.replace(g, described=d) for g, d in zip(observed.groups, described["InstanceGroups"], strict=True))
     return dataclasses.replace(observed, describe=described, groups=groups)
 
 

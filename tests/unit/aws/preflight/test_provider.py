@@ -69,7 +69,7 @@ def test_create_over_a_quota_creates_nothing(world, capsys):
 
 
 def test_preview_warns_near_a_quota_and_of_a_lifecycle_change_before_a_scale_out(world, capsys):
-    engine, sim = world([g5_quota(4)])
+    engine, _sim = world([g5_quota(4)])
     arn, outputs = engine.create(props(slurm_spec(workers=2), wait="Target"))
     changed = slurm_spec(workers=2)
     changed["InstanceGroups"][1]["LifeCycleConfig"] = {**LIFECYCLE, "SourceS3Uri": "s3://amzn-s3-demo-bucket/lifecycle-scripts/v2/"}

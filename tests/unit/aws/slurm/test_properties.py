@@ -30,7 +30,7 @@ def slurm_specs(draw):
         st.lists(NAME, min_size=len(compute), max_size=len(compute), unique=True).filter(lambda names: "default" not in names)
     )
     spec = {
-        "partitions": [{"id": pid, "node_pool_ids": [pool]} for pid, pool in zip(partitions, compute)],
+        "partitions": [{"id": pid, "node_pool_ids": [pool]} for pid, pool in zip(partitions, compute, strict=True)],
         "controller_node_pool_id": controller,
         "login_node_pool_id": login,
         "config": draw(CONFIG),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -316,7 +317,7 @@ def test_writing_over_a_directory_with_other_files_is_refused(tmp_path):
     rendering.write(tmp_path)
     rendering.write(tmp_path)  # the same bundle again: fine
     fewer = render_hyperpod(example_cluster(), slurm(prolog_bash_scripts=["echo one"]))
-    with pytest.raises(FileExistsError, match="prolog.d/98-prolog-2.sh"):
+    with pytest.raises(FileExistsError, match=re.escape("prolog.d/98-prolog-2.sh")):
         fewer.write(tmp_path)
 
 
@@ -342,7 +343,7 @@ def test_a_bundle_built_on_base_config_runs_its_on_create_first(tmp_path):
     assert b"bash on_create_base.sh" in rendering.files["on_create.sh"]
     assert rendering.digest != render_hyperpod(example_cluster(), slurm()).digest
     (base / "slurm_spec_hook.py").write_text("")
-    with pytest.raises(SlurmSpecError, match="files the Slurm bundle writes itself: slurm_spec_hook.py"):
+    with pytest.raises(SlurmSpecError, match=re.escape("files the Slurm bundle writes itself: slurm_spec_hook.py")):
         render_hyperpod(example_cluster(), slurm(), base_dir=base)
     with pytest.raises(SlurmSpecError, match="does not exist"):
         render_hyperpod(example_cluster(), slurm(), base_dir=tmp_path / "missing")

@@ -101,7 +101,7 @@ def same(new: Any, old: Any, path: str = "spec") -> None:
         assert list(new.model_extra) == list(old.model_extra or {}), path
     elif isinstance(old, tuple):
         assert isinstance(new, tuple) and len(new) == len(old), path
-        for i, (a, b) in enumerate(zip(new, old)):
+        for i, (a, b) in enumerate(zip(new, old, strict=True)):
             same(a, b, f"{path}[{i}]")
     else:
         assert repr(new) == repr(old), path
@@ -111,7 +111,7 @@ def same_views(new: ClusterSpec, old: oracle.ClusterSpec) -> None:
     for operation in ("CreateCluster", "UpdateCluster"):
         assert repr(new.to_api(operation)) == repr(old.to_api(operation)), operation  # members, order, lists
     assert (new.name, new.continuous, new.orchestrator_kind) == (old.name, old.continuous, old.orchestrator_kind)
-    for group, was in zip(new.instance_groups, old.instance_groups):
+    for group, was in zip(new.instance_groups, old.instance_groups, strict=True):
         assert (group.name, group.node_type, group.instance_types) == (was.name, was.node_type, was.instance_types)
         assert [group.effective_min_count(c) for c in (True, False)] == [was.effective_min_count(c) for c in (True, False)]
         assert repr(group.build_config()) == repr(was.build_config()) and repr(group.to_api()) == repr(was.to_api())

@@ -57,7 +57,7 @@ def _names_by_instance(client) -> dict[str, str]:
 
 
 def test_real_squeue_and_sinfo_feed_the_plan_and_a_real_drain_waits_for_a_real_job(hyperpod_with_slurm, tmp_path) -> None:
-    sim, client, request, slurm, worker_ids = hyperpod_with_slurm
+    _sim, client, request, slurm, _worker_ids = hyperpod_with_slurm
     names = _names_by_instance(client)
     nodes = workers(client, "real")
     busy = [names[n["InstanceId"]] for n in nodes[:2]]  # the two a state-ordered scale-in would take

@@ -182,7 +182,7 @@ def test_batch_add_is_continuous_mode_only(sim, client):
 
 
 def test_pending_nodes_are_tracked_by_logical_id_before_they_have_an_instance(make_sim):
-    sim, client = make_sim({"capacity": [{"instance_type": "ml.p5.48xlarge", "available": 0}]})
+    _sim, client = make_sim({"capacity": [{"instance_type": "ml.p5.48xlarge", "available": 0}]})
     client.create_cluster(**eks_request("wait", [group("gpu", 2, "ml.p5.48xlarge")]))
     assert nodes_of(client, "wait") == [], "without IncludeNodeLogicalIds only nodes with instances are listed"
     pending = nodes_of(client, "wait", include_logical=True)

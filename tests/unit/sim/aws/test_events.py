@@ -57,7 +57,7 @@ def test_events_cover_cluster_groups_and_instances_with_levels(eventful):
 
 def test_list_cluster_events_filters(eventful):
     _, client = eventful
-    node = [n for n in nodes_of(client, NAME) if n["InstanceGroupName"] == "controller-group"][0]
+    node = next(n for n in nodes_of(client, NAME) if n["InstanceGroupName"] == "controller-group")
     mine = events_of(client, NAME, NodeId=node["InstanceId"])
     assert mine and {e["InstanceId"] for e in mine} == {node["InstanceId"]}
     groups = events_of(client, NAME, InstanceGroupName="worker-b", ResourceType="InstanceGroup")
@@ -81,7 +81,7 @@ def test_list_cluster_events_default_order_is_newest_first_and_pages(eventful):
 
 def test_describe_cluster_event_has_the_metadata(eventful):
     _, client = eventful
-    failure = [e for e in events_of(client, NAME) if e["EventLevel"] == "Error"][0]
+    failure = next(e for e in events_of(client, NAME) if e["EventLevel"] == "Error")
     detail = client.describe_cluster_event(ClusterName=NAME, EventId=failure["EventId"])["EventDetails"]
     assert detail["Description"] == failure["Description"]
     metadata = detail["EventDetails"]["EventMetadata"]["Instance"]

@@ -164,7 +164,7 @@ def test_move_cluster_nodes_detaches_then_attaches(sim, client):
     sim.advance(121)
     assert moving["InstanceId"] not in {n["InstanceId"] for n in nodes_of(client, "source")}
     assert _status(client, "target", moving["InstanceId"]) == "AttachInProgress"
-    arrived = [n for n in nodes_of(client, "target", True) if n["InstanceId"] == moving["InstanceId"]][0]
+    arrived = next(n for n in nodes_of(client, "target", True) if n["InstanceId"] == moving["InstanceId"])
     assert arrived["NodeLogicalId"] == moving["NodeLogicalId"], "the node keeps its ids"
     assert arrived["PrivateDnsHostname"] == moving["PrivateDnsHostname"], "and its IP address"
     sim.advance(300)

@@ -19,7 +19,7 @@ def _code(error: pytest.ExceptionInfo) -> str:
 
 # -- quotas ----------------------------------------------------------------------------------------
 def test_create_past_a_per_type_quota_is_refused_with_the_services_message(make_sim):
-    sim, client = make_sim({"quotas": [{"quota_name": C5, "value": 4}]})
+    _sim, client = make_sim({"quotas": [{"quota_name": C5, "value": 4}]})
     with pytest.raises(ClientError) as refused:
         client.create_cluster(**eks_request("q", [group("a", 5)]))
     assert _code(refused) == "ResourceLimitExceeded"

@@ -122,7 +122,7 @@ def test_controller_lifecycle_script_failure_fails_the_cluster(make_sim):
 def test_metering_starts_with_the_lifecycle_script_and_stops_at_termination(sim, client):
     client.create_cluster(**seed000_request(workers=2))
     sim.advance(600)
-    worker = [n for n in nodes_of(client, NAME) if n["InstanceGroupName"] == "worker-gpu-a"][0]
+    worker = next(n for n in nodes_of(client, NAME) if n["InstanceGroupName"] == "worker-gpu-a")
     sim.advance(3600)
     client.batch_delete_cluster_nodes(ClusterName=NAME, NodeIds=[worker["InstanceId"]])
     sim.advance(3600)
@@ -174,7 +174,7 @@ def test_merge_mode_keeps_manual_slurm_conf_edits_and_regenerates_partition_line
     assert "SchedulerParameters=bf_continue" in conf and "# my note" in conf
     assert "PartitionName=debug Nodes=ip-10-9-9-9 MaxTime=00:30:00" in conf, "a user's own partition is kept"
     assert conf.count("NodeName=") == 4, "managed node lines follow group membership"
-    gpu_line = [line for line in conf.splitlines() if line.startswith("PartitionName=gpu-training")][0]
+    gpu_line = next(line for line in conf.splitlines() if line.startswith("PartitionName=gpu-training"))
     assert "MaxTime=24:00:00" in gpu_line and gpu_line.count("ip-") == 4
     rows = {row["partition"]: row for row in sim.sinfo_rows(NAME)}
     assert rows["gpu-training"]["timelimit"] == "24:00:00" and rows["dev"]["nodes"] == 4
@@ -218,7 +218,7 @@ def test_mincount_new_group_stays_creating_blocks_batch_ops_then_rolls_back_to_z
         ClusterName=NAME, NodesToAdd=[{"InstanceGroupName": "worker-group-2", "IncrementTargetCountBy": 1}]
     )
     assert added["Successful"] == [] and added["Failed"][0]["ErrorCode"] == "InvalidInstanceGroupStatus"
-    node = [n for n in nodes_of(client, NAME) if n["InstanceGroupName"] == "worker-group-2"][0]
+    node = next(n for n in nodes_of(client, NAME) if n["InstanceGroupName"] == "worker-group-2")
     deleted = client.batch_delete_cluster_nodes(ClusterName=NAME, NodeIds=[node["InstanceId"]])
     assert deleted["Failed"][0]["Code"] == "InvalidNodeStatus" and "Creating" in deleted["Failed"][0]["Message"]
 
@@ -286,7 +286,7 @@ def test_several_scaling_operations_at_once_on_the_same_and_different_groups(sim
 def test_controller_node_cannot_be_deleted(sim, client):
     client.create_cluster(**seed000_request(workers=1))
     sim.advance(600)
-    controller = [n for n in nodes_of(client, NAME) if n["InstanceGroupName"] == "controller-group"][0]
+    controller = next(n for n in nodes_of(client, NAME) if n["InstanceGroupName"] == "controller-group")
     answer = client.batch_delete_cluster_nodes(ClusterName=NAME, NodeIds=[controller["InstanceId"]])
     assert answer["Failed"][0]["Code"] == "InvalidNodeStatus"
     assert "controller node cannot be removed" in answer["Failed"][0]["Message"]

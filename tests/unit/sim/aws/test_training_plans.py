@@ -5,6 +5,8 @@ and only in its AZ — through the real botocore client."""
 
 from __future__ import annotations
 
+import re
+
 import botocore.exceptions
 import pytest
 
@@ -86,12 +88,12 @@ def test_list_training_plans_filters_sorts_and_pages_as_the_model_says(make_sim)
 
 
 def test_a_plan_the_scenario_does_not_list_is_not_found(make_sim):
-    sim, client = make_sim()
+    _sim, client = make_sim()
     with pytest.raises(botocore.exceptions.ClientError, match="ResourceNotFound"):
         client.describe_training_plan(TrainingPlanName="nope")
     assert client.list_training_plans()["TrainingPlanSummaries"] == []
 
 
 def test_a_scenario_plan_of_a_type_that_cannot_be_reserved_is_refused(make_sim):
-    with pytest.raises(ValueError, match="ml.c5.xlarge cannot be reserved in a training plan"):
+    with pytest.raises(ValueError, match=re.escape("ml.c5.xlarge cannot be reserved in a training plan")):
         make_sim({"training_plans": {PLAN: {"instance_type": "ml.c5.xlarge", "count": 2}}})

@@ -90,7 +90,7 @@ def test_legacy_cluster_without_provisioning_parameters_has_no_invented_roles(si
     }
     assert "SlurmctldHost=" not in sim.slurm_conf(NAME)
     assert all(not row["nodes"] for row in sim.sinfo_rows(NAME)), "no group is known to be compute"
-    login = [n for n in nodes_of(client, NAME) if n["InstanceGroupName"] == "login-group"][0]
+    login = next(n for n in nodes_of(client, NAME) if n["InstanceGroupName"] == "login-group")
     client.batch_delete_cluster_nodes(ClusterName=NAME, NodeIds=[login["InstanceId"]])  # not taken for a controller
     advance_until(sim, lambda: cluster_status(client, NAME) == "InService")
     client.update_cluster(ClusterName=NAME, InstanceGroups=_awsome_groups()[1:], InstanceGroupsToDelete=["login-group"])

@@ -199,7 +199,7 @@ def test_two_simulators_on_one_file_share_the_world(tmp_path, doc):
 def test_not_enough_capacity_fails_a_create_into_error(doc):
     client = connect("fake", simulator=GcpSimulator(capacity={"a4-highgpu-8g": 1}), poll_seconds=0)
     operation = create(client, doc, wait=False)
-    with pytest.raises(OperationFailed, match="RESOURCE_EXHAUSTED.*a4-highgpu-8g capacity.*need 2 node\\(s\\), 1 available"):
+    with pytest.raises(OperationFailed, match=r"RESOURCE_EXHAUSTED.*a4-highgpu-8g capacity.*need 2 node\(s\), 1 available"):
         client.wait_operation(operation, 3600)
     state = observe(client, NAME)
     assert state.state == "ERROR" and "capacity" in state.detail

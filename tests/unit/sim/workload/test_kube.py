@@ -49,7 +49,7 @@ def _pods(core, node: str | None = None) -> list[dict]:
 
 
 def test_an_eviction_the_budget_forbids_is_429_with_kubernetes_message_and_changes_nothing(kube) -> None:
-    world, clock, core, policy = kube
+    world, _clock, core, policy = kube
     state = world.state()
     state.add_pod(A, "default", "StatefulSet", "db", labels={"app": "db"})
     state.add_pdb("default", "db-pdb", {"app": "db"}, min_available=1)
@@ -66,7 +66,7 @@ def test_an_eviction_the_budget_forbids_is_429_with_kubernetes_message_and_chang
 
 
 def test_max_unavailable_as_a_percentage_allows_one_of_two_and_the_replacement_restores_the_budget(kube) -> None:
-    world, clock, core, policy = kube
+    world, clock, core, _policy = kube
     state = world.state()
     for _ in range(2):
         state.add_pod(A, "default", "Deployment", "web")
@@ -84,7 +84,7 @@ def test_max_unavailable_as_a_percentage_allows_one_of_two_and_the_replacement_r
 
 
 def test_a_cordoned_node_gets_no_replacement_and_an_evicted_pod_shows_terminating_first(kube) -> None:
-    world, clock, core, policy = kube
+    world, _clock, core, _policy = kube
     world.state().add_pod(A, "default", "Deployment", "web")
     core.patch_node(name=B, body={"spec": {"unschedulable": True}}, _content_type="application/merge-patch+json")
     name = world.data["pods"][0]["name"]
@@ -98,7 +98,7 @@ def test_a_cordoned_node_gets_no_replacement_and_an_evicted_pod_shows_terminatin
 
 
 def test_a_pod_with_two_budgets_cannot_be_evicted_and_a_missing_pod_is_404(kube) -> None:
-    world, clock, core, policy = kube
+    world, _clock, core, _policy = kube
     state = world.state()
     state.add_pod(A, "default", "Deployment", "web")
     state.add_pdb("default", "one", {"app": "web"}, max_unavailable=1)
@@ -108,7 +108,7 @@ def test_a_pod_with_two_budgets_cannot_be_evicted_and_a_missing_pod_is_404(kube)
 
 
 def test_field_selectors_filter_pods_and_an_unknown_one_is_400(kube) -> None:
-    world, clock, core, policy = kube
+    world, clock, core, _policy = kube
     world.state().add_pod(A, "default", "Job", "train", deadline_seconds=60)
     assert len(_pods(core, A)) == 2  # the Job's pod and the health-monitoring-agent DaemonSet pod
     clock.now += 61
