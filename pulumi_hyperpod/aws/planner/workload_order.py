@@ -22,6 +22,7 @@ import datetime as dt
 from typing import TYPE_CHECKING
 from collections.abc import Callable, Sequence
 
+from pulumi_hyperpod.aws.policy import aws_policy
 from pulumi_hyperpod.aws.planner.codes import VictimReason
 from pulumi_hyperpod.aws.observe.state import NodeState
 from pulumi_hyperpod.aws.planner import victims as rules
@@ -64,7 +65,8 @@ def workload_rank(work: NodeWorkload | None) -> int:
 
 
 def _listed(node: NodeState, policy: Policy) -> bool:
-    return node.instance_id in policy.remove_first or (node.logical_id or "") in policy.remove_first
+    hyperpod = aws_policy(policy)
+    return node.instance_id in hyperpod.remove_first or (node.logical_id or "") in hyperpod.remove_first
 
 
 def _sort_key(policy: Policy, view: WorkloadView | None) -> Callable[[NodeState], tuple]:
@@ -76,7 +78,7 @@ def _sort_key(policy: Policy, view: WorkloadView | None) -> Callable[[NodeState]
     workload order, the workload rank and its detail; the launch time (newest first, or as the
     oldest/newest order says); the node id. `first * 10 + tier` stands for the first two (tier < 10),
     and the workload terms are left out where the order has none: shorter keys, cheaper to compare."""
-    remove_first, order = policy.remove_first, policy.scale_in_order
+    remove_first, order = aws_policy(policy).remove_first, aws_policy(policy).scale_in_order
     weigh = order == "workload" and view is not None
     aged = order in ("oldest", "newest")
     sign = 1 if order == "oldest" else -1
@@ -109,16 +111,17 @@ def _sort_key(policy: Policy, view: WorkloadView | None) -> Callable[[NodeState]
 
 def _reason(node: NodeState, policy: Policy, view: WorkloadView | None, tier: int | None, first: bool) -> str:
     """Victim.reason; `tier` and `first` (listed in policy.remove_first) as the caller worked them out."""
+    hyperpod = aws_policy(policy)
     listed = "listed in policy.remove_first; " if first else ""
-    if policy.scale_in_order in ("oldest", "newest") and tier not in (0, 1):
+    if hyperpod.scale_in_order in ("oldest", "newest") and tier not in (0, 1):
         when = rules.launched_at(node.launch_time) if node.launch_time else "unknown"
-        base = f"{node.status}, launched {when}: the {policy.scale_in_order} nodes go first"
+        base = f"{node.status}, launched {when}: the {hyperpod.scale_in_order} nodes go first"
     else:
         base = rules._reason(node, tier)
     if view is None or tier in (0, 1):  # doing no work: nothing runs there to describe
         return listed + base
     work = view.node(node.instance_id)
-    if policy.scale_in_order == "workload" and tier == 3:
+    if hyperpod.scale_in_order == "workload" and tier == 3:
         rank = workload_rank(work)
         what = work.describe(view.observed_at) if work is not None else "workload unknown"
         return f"{listed}{what}: {_WHY[rank]}"
@@ -139,15 +142,16 @@ _RANK_CODES = {
 
 def _code(node: NodeState, policy: Policy, view: WorkloadView | None, tier: int | None, first: bool) -> VictimReason:
     """Victim.code: the stable word a policy matches on (aws/planner/victims.py's CODES, and the workload ranks)."""
+    hyperpod = aws_policy(policy)
     if first:
         return VictimReason.REMOVE_FIRST
     if tier in (0, 1):
         return rules.CODES[tier]
-    if policy.scale_in_order in ("oldest", "newest"):
-        return VictimReason(policy.scale_in_order)
+    if hyperpod.scale_in_order in ("oldest", "newest"):
+        return VictimReason(hyperpod.scale_in_order)
     if tier == 2:
         return rules.CODES[tier]
-    if policy.scale_in_order == "workload" and view is not None:
+    if hyperpod.scale_in_order == "workload" and view is not None:
         return _RANK_CODES[workload_rank(view.node(node.instance_id))]
     return rules.CODES[tier]
 
