@@ -25,7 +25,7 @@ CHECKS: dict[str, str] = {
 
 # cloud → "module:class" of its section of the Policy: a frozen dataclass whose fields are its members
 SECTIONS: dict[str, str] = {
-    "aws": "pulumi_hyperpod.aws.policy:AwsPolicy",
+    "aws": "pulumi_hyperpod.aws.planner.policy:AwsPolicy",
 }
 
 

@@ -173,7 +173,7 @@ class Policy:
 
 
 # The members every cloud honours (Google Cloud reads only these); the rest are HyperPod's, read through
-# its section (aws/policy.py, registered in core/policy_members.py). The surface stays flat: every member
+# its section (aws/planner/policy.py, registered in core/policy_members.py). The surface stays flat: every member
 # is spelled at the top level in keywords, files, dumps and the native schema.
 NEUTRAL: tuple[str, ...] = (
     "protected_node_ids",

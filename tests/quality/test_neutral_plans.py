@@ -97,8 +97,17 @@ def test_every_policy_member_is_neutral_or_in_exactly_one_clouds_section():
     assert {name: where for name, where in owners.items() if len(where) != 1} == {}
 
 
+def test_every_clouds_section_lives_in_its_own_folder():
+    from pulumi_hyperpod.core.cloud import REGISTRY
+    from pulumi_hyperpod.core.policy_members import SECTIONS
+
+    assert set(SECTIONS) <= set(REGISTRY)
+    for cloud, where in SECTIONS.items():
+        assert where.startswith(f"pulumi_hyperpod.{cloud}."), where
+
+
 def test_a_clouds_section_holds_the_policys_values():
-    from pulumi_hyperpod.aws.policy import aws_policy
+    from pulumi_hyperpod.aws.planner.policy import aws_policy
     from pulumi_hyperpod.plans.policy import Policy
 
     policy = Policy(drain="cordon", canary_nodes=2, reboot_node_ids=["i-0123456789abcdef0"], max_scale_in_fraction=0.5)
@@ -107,17 +116,18 @@ def test_a_clouds_section_holds_the_policys_values():
     assert aws_policy(Policy()).max_nodes_per_delete_call == 99
 
 
-def _policy_reads(folder: str, members: set[str]) -> list[str]:
-    """`<...>policy.<member>` attribute reads under pulumi_hyperpod/<folder>: a member read off the Policy."""
+def _policy_reads(folder: str, members: set[str], *, any_base: bool = False) -> list[str]:
+    """Attribute reads of `members` under pulumi_hyperpod/<folder>: off a name ending in `policy`
+    (`policy.drain`, `self.policy.drain`, `(policy or Policy()).drain`), or off anything with `any_base`."""
     found = []
     for path in sorted((PACKAGE / folder).rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if not (isinstance(node, ast.Attribute) and node.attr in members):
                 continue
-            base = node.value
-            name = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else ""
-            if name.endswith("policy"):
-                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {name}.{node.attr}")
+            bases = node.value.values if isinstance(node.value, ast.BoolOp) else [node.value]
+            names = [b.id if isinstance(b, ast.Name) else b.attr if isinstance(b, ast.Attribute) else "" for b in bases]
+            if any_base or any(name.endswith("policy") for name in names):
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} .{node.attr}")
     return found
 
 
@@ -125,11 +135,18 @@ def test_google_cloud_reads_no_member_of_another_clouds_section():
     """Google Cloud's planner, preflight and apply honour the neutral members only: reading HyperPod's
     (drain, canary_nodes, ...) would make a GCP plan depend on what GCP never does."""
     others = {m.name for cloud, section in _sections().items() if cloud != "gcp" for m in dataclasses.fields(section)}
-    assert _policy_reads("gcp", others) == []
+    assert _policy_reads("gcp", others, any_base=True) == []
+
+
+def test_the_check_of_what_a_cloud_reads_sees_every_way_it_reads():
+    from pulumi_hyperpod.plans.policy import NEUTRAL
+
+    reads = _policy_reads("gcp", set(NEUTRAL))
+    assert {read.rpartition(" .")[2] for read in reads} == set(NEUTRAL)  # quota_warning_margin: `(policy or Policy()).`
 
 
 def test_hyperpod_reads_its_members_from_its_section():
     """HyperPod's code reads its members through `aws_policy(policy)`, not off the neutral Policy."""
-    from pulumi_hyperpod.aws.policy import MEMBERS
+    from pulumi_hyperpod.aws.planner.policy import MEMBERS
 
     assert _policy_reads("aws", set(MEMBERS)) == []

@@ -20,7 +20,7 @@ import datetime as dt
 from typing import TYPE_CHECKING, Any
 from collections.abc import Iterable
 
-from pulumi_hyperpod.aws.policy import aws_policy
+from pulumi_hyperpod.aws.planner.policy import aws_policy
 from pulumi_hyperpod.aws.observe import observe
 from pulumi_hyperpod.plans import Step, Victim
 from pulumi_hyperpod.aws.planner.drain_step import node_name

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from botocore import xform_name
 from botocore.exceptions import BotoCoreError, ClientError
 
-from pulumi_hyperpod.aws.policy import aws_policy
+from pulumi_hyperpod.aws.planner.policy import aws_policy
 from pulumi_hyperpod.aws.observe import ClusterState, observe
 from pulumi_hyperpod.plans import Plan, Policy, Step, Victim
 from pulumi_hyperpod.aws.planner import victims as victim_rules

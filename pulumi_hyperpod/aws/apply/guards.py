@@ -27,7 +27,7 @@ from collections import Counter
 from typing import Any
 from collections.abc import Mapping
 
-from pulumi_hyperpod.aws.policy import aws_policy
+from pulumi_hyperpod.aws.planner.policy import aws_policy
 from pulumi_hyperpod.aws.planner.codes import RefusalRule
 from pulumi_hyperpod.aws.spec.grouplists import group_entries
 from pulumi_hyperpod.aws.observe import ClusterState, NodeState

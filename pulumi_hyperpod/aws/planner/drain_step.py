@@ -13,7 +13,7 @@ import math
 from typing import TYPE_CHECKING
 from collections.abc import Sequence
 
-from pulumi_hyperpod.aws.policy import aws_policy
+from pulumi_hyperpod.aws.planner.policy import aws_policy
 from pulumi_hyperpod.aws.observe import ClusterState
 from pulumi_hyperpod.plans.model import Step, Victim
 from pulumi_hyperpod.aws.planner.codes import StepReason

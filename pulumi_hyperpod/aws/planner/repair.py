@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 from collections.abc import Callable
 
-from pulumi_hyperpod.aws.policy import aws_policy
+from pulumi_hyperpod.aws.planner.policy import aws_policy
 from pulumi_hyperpod.aws import servicemodel
 from pulumi_hyperpod.aws.observe import ClusterState, NodeState
 from pulumi_hyperpod.plans.model import Refusal, Step

@@ -34,7 +34,7 @@ from types import SimpleNamespace
 from typing import Any
 from collections.abc import Mapping
 
-from pulumi_hyperpod.aws.policy import aws_policy
+from pulumi_hyperpod.aws.planner.policy import aws_policy
 from pulumi_hyperpod.aws.observe import ClusterState, GroupState
 from pulumi_hyperpod.aws.servicemodel import api_limits
 from pulumi_hyperpod.aws.spec import AnyGroupSpec, ClusterSpec

@@ -27,7 +27,7 @@ import math
 from typing import Any
 from collections.abc import Callable
 
-from pulumi_hyperpod.aws.policy import aws_policy
+from pulumi_hyperpod.aws.planner.policy import aws_policy
 from pulumi_hyperpod.aws.observe import ClusterState, GroupState, NodeState
 from pulumi_hyperpod.aws.spec import ClusterSpec, InstanceGroupSpec
 from pulumi_hyperpod.plans.model import Refusal, Step

@@ -22,7 +22,7 @@ import datetime as dt
 from typing import TYPE_CHECKING
 from collections.abc import Callable, Sequence
 
-from pulumi_hyperpod.aws.policy import aws_policy
+from pulumi_hyperpod.aws.planner.policy import aws_policy
 from pulumi_hyperpod.aws.planner.codes import VictimReason
 from pulumi_hyperpod.aws.observe.state import NodeState
 from pulumi_hyperpod.aws.planner import victims as rules

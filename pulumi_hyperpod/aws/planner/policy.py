@@ -1,4 +1,4 @@
-"""HyperPod's section of the Policy: the members only HyperPod reads (docs/policy.md, "Neutral and
+"""HyperPod's section of the Policy: the members only HyperPod reads (docs/plans.md, "Neutral and
 HyperPod's members").
 
 The Policy (plans/policy.py) keeps one flat surface for every cloud — keyword construction, a policy
