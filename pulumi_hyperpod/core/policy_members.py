@@ -5,6 +5,10 @@ uses — HyperPod's `software_deployment`, an UpdateClusterSoftware DeploymentCo
 check it: the cloud that defines the member does, against its own service model. Each check is named
 here as "module:function", as the cloud registry (core/cloud.py) names each cloud's module, so the core
 and the Plan model import no cloud, and a check is loaded only when its member is set.
+
+Each cloud's section of the Policy (the members only it reads; the rest are the Policy's `NEUTRAL`
+members, which every cloud honours) is named here the same way (`SECTIONS`): the cloud's typed view
+of its members, loaded only by what reads it.
 """
 
 from __future__ import annotations
@@ -19,10 +23,25 @@ CHECKS: dict[str, str] = {
     "software_deployment": "pulumi_hyperpod.aws.planner.policy_members:software_deployment",
 }
 
+# cloud → "module:class" of its section of the Policy: a frozen dataclass whose fields are its members
+SECTIONS: dict[str, str] = {
+    "aws": "pulumi_hyperpod.aws.planner.policy:AwsPolicy",
+}
+
+
+def _load(where: str) -> Any:
+    module, _, name = where.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def section(cloud: str) -> type:
+    """The class of `cloud`'s section of the Policy."""
+    found: type = _load(SECTIONS[cloud])
+    return found
+
 
 def checker(member: str) -> Callable[[Any], Any]:
-    module, _, function = CHECKS[member].partition(":")
-    found: Callable[[Any], Any] = getattr(importlib.import_module(module), function)
+    found: Callable[[Any], Any] = _load(CHECKS[member])
     return found
 
 

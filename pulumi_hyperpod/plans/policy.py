@@ -172,6 +172,18 @@ class Policy:
         return validator().model_construct(**{name: getattr(self, name) for name in DEFAULTS})
 
 
+# The members every cloud honours (Google Cloud reads only these); the rest are HyperPod's, read through
+# its section (aws/planner/policy.py, registered in core/policy_members.py). The surface stays flat: every member
+# is spelled at the top level in keywords, files, dumps and the native schema.
+NEUTRAL: tuple[str, ...] = (
+    "protected_node_ids",
+    "max_scale_in_fraction",
+    "allow_login_scale_in",
+    "allow_replacement",
+    "max_hourly_cost_increase",
+    "quota_warning_margin",
+)
+
 DEFAULTS: Mapping[str, Any] = MappingProxyType({member.name: member.default for member in dataclasses.fields(Policy)})
 
 

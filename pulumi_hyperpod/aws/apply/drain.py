@@ -20,6 +20,7 @@ import datetime as dt
 from typing import TYPE_CHECKING, Any
 from collections.abc import Iterable
 
+from pulumi_hyperpod.aws.planner.policy import aws_policy
 from pulumi_hyperpod.aws.observe import observe
 from pulumi_hyperpod.plans import Step, Victim
 from pulumi_hyperpod.aws.planner.drain_step import node_name
@@ -112,8 +113,8 @@ def drain_rechosen(run: _Run, victims: Iterable[Victim]) -> None:
         raise ApplyError(
             f"a node chosen again ({', '.join(v.node_id for v in fresh)}) has no orchestrator name to drain it by", run.result.calls
         )
-    policy = run.policy
-    _drain_names(run, run.workload, names, policy.drain, policy.drain_timeout, policy.drain_deadline)
+    hyperpod = aws_policy(run.policy)
+    _drain_names(run, run.workload, names, hyperpod.drain, hyperpod.drain_timeout, hyperpod.drain_deadline)
 
 
 def _drain_names(

@@ -31,6 +31,7 @@ from collections.abc import Callable
 from botocore import xform_name
 from botocore.exceptions import BotoCoreError, ClientError
 
+from pulumi_hyperpod.aws.planner.policy import aws_policy
 from pulumi_hyperpod.aws.observe import ClusterState, observe
 from pulumi_hyperpod.plans import Plan, Policy, Step, Victim
 from pulumi_hyperpod.aws.planner import victims as victim_rules
@@ -423,7 +424,7 @@ class _Run:
         # split them again within the request limits (50 identifiers in all once logical ids are in).
         ids = [v for v in victims if not v.logical]
         logical = [v for v in victims if v.logical]
-        calls = pack_deletes(ids, logical, api_limits(), self.policy.max_nodes_per_delete_call)
+        calls = pack_deletes(ids, logical, api_limits(), aws_policy(self.policy).max_nodes_per_delete_call)
         for number, (by_id, by_logical) in enumerate(calls):
             request: dict[str, Any] = {"ClusterName": step.request["ClusterName"]}
             if by_id:

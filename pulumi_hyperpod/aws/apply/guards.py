@@ -27,6 +27,7 @@ from collections import Counter
 from typing import Any
 from collections.abc import Mapping
 
+from pulumi_hyperpod.aws.planner.policy import aws_policy
 from pulumi_hyperpod.aws.planner.codes import RefusalRule
 from pulumi_hyperpod.aws.spec.grouplists import group_entries
 from pulumi_hyperpod.aws.observe import ClusterState, NodeState
@@ -148,7 +149,7 @@ class _Guard:
         """On Slurm a rollout takes every node of the groups it names down at once (all groups when it
         names none): the controller only with policy.allow_controller_disruption, and a group of
         unknown role could be it."""
-        if self.state.orchestrator_kind != "Slurm" or self.policy.allow_controller_disruption:
+        if self.state.orchestrator_kind != "Slurm" or aws_policy(self.policy).allow_controller_disruption:
             return []
         names = [e["InstanceGroupName"] for e in request.get("InstanceGroups") or ()] or [g.name for g in self.state.groups]
         running = {n.group for n in self.state.nodes if n.status != "ShuttingDown"}
@@ -248,7 +249,7 @@ class _Guard:
 
     def lowered(self, name: str, before: int, after: int) -> list[Refusal]:
         role = self.role(name)
-        if role == "Controller" and not self.policy.allow_controller_scale_in:
+        if role == "Controller" and not aws_policy(self.policy).allow_controller_scale_in:
             return [
                 Refusal(
                     RULE,

@@ -13,6 +13,7 @@ import math
 from typing import TYPE_CHECKING
 from collections.abc import Sequence
 
+from pulumi_hyperpod.aws.planner.policy import aws_policy
 from pulumi_hyperpod.aws.observe import ClusterState
 from pulumi_hyperpod.plans.model import Step, Victim
 from pulumi_hyperpod.aws.planner.codes import StepReason
@@ -68,31 +69,32 @@ def _wait(victim: Victim, view: WorkloadView | None, mode: str) -> tuple[float |
 
 def drain_steps(state: ClusterState, cluster_name: str, victims: Sequence[Victim], policy: Policy, view: WorkloadView | None) -> list[Step]:
     """One DrainNodes step for the launched victims (none when policy.drain is none or none launched)."""
+    hyperpod = aws_policy(policy)
     launched = [v for v in victims if not v.logical]
-    if policy.drain == "none" or not launched:
+    if hyperpod.drain == "none" or not launched:
         return []
     nodes, reasons, waits = [], [], []
     for victim in launched:
         name = node_name(state, victim)
-        seconds, what = _wait(victim, view, policy.drain)
+        seconds, what = _wait(victim, view, hyperpod.drain)
         waits.append(seconds)
-        expected = "up to the deadline" if seconds is None else f"≈ {_minutes(min(seconds, policy.drain_timeout))}"
+        expected = "up to the deadline" if seconds is None else f"≈ {_minutes(min(seconds, hyperpod.drain_timeout))}"
         nodes.append({"NodeId": victim.node_id, "Name": name, "Group": victim.group})
         reasons.append(f"{name or victim.node_id} ({victim.node_id}): {what}; expected wait {expected}")
     known = [w for w in waits if w is not None]
-    expected_all = None if len(known) < len(waits) else min(max(known, default=0.0), policy.drain_timeout)
-    then = "then stop, leaving them drained" if policy.drain_deadline == "stop" else "then delete them anyway"
+    expected_all = None if len(known) < len(waits) else min(max(known, default=0.0), hyperpod.drain_timeout)
+    then = "then stop, leaving them drained" if hyperpod.drain_deadline == "stop" else "then delete them anyway"
     summary = (
-        f"{policy.drain} {len(nodes)} node(s) before deleting them: expected wait "
+        f"{hyperpod.drain} {len(nodes)} node(s) before deleting them: expected wait "
         f"{'up to the deadline' if expected_all is None else _minutes(expected_all)} "
-        f"(deadline {_minutes(policy.drain_timeout)}, {then})"
+        f"(deadline {_minutes(hyperpod.drain_timeout)}, {then})"
     )
     request = {
         "ClusterName": cluster_name,
         "Orchestrator": state.orchestrator_kind,
-        "Mode": policy.drain,
-        "TimeoutSeconds": policy.drain_timeout,
-        "AtDeadline": policy.drain_deadline,
+        "Mode": hyperpod.drain,
+        "TimeoutSeconds": hyperpod.drain_timeout,
+        "AtDeadline": hyperpod.drain_deadline,
         "Nodes": nodes,
         "ExpectedWaitSeconds": None if expected_all is None else math.ceil(expected_all),
     }

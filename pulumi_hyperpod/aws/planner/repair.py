@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 from collections.abc import Callable
 
+from pulumi_hyperpod.aws.planner.policy import aws_policy
 from pulumi_hyperpod.aws import servicemodel
 from pulumi_hyperpod.aws.observe import ClusterState, NodeState
 from pulumi_hyperpod.plans.model import Refusal, Step
@@ -48,23 +49,24 @@ def per_call(operation: str) -> int:
 
 
 def plan_repairs(observed: ClusterState, policy: Policy, role: Callable[[str], str | None]) -> Repairs:
+    hyperpod = aws_policy(policy)
     result = Repairs()
     result.refusals.extend(conflicts(observed, policy))
     if result.refusals:
         return result
-    replace = list(policy.replace_node_ids)
-    if policy.failed_nodes == "replace":
+    replace = list(hyperpod.replace_node_ids)
+    if hyperpod.failed_nodes == "replace":
         failed = [n for n in observed.nodes if n.status == "Failure" and n.key]
         for node in failed:
             if role(node.group) == "Controller" and observed.orchestrator_kind == "Slurm":
                 result.notes.append(f"{node.key} ({node.group}) is in Failure; {CONTROLLER_RULE}: left as it is")
-            elif _named_by(node, policy.reboot_node_ids):
+            elif _named_by(node, hyperpod.reboot_node_ids):
                 result.notes.append(f"{node.key} ({node.group}) is in Failure and rebooted as asked (--reboot), not replaced")
             elif not _named_by(node, replace):
                 replace.append(node.key)
     _plan(observed, policy, role, "BatchReplaceClusterNodes", sorted(replace), result)
-    _plan(observed, policy, role, "BatchRebootClusterNodes", sorted(policy.reboot_node_ids), result)
-    if policy.failed_nodes == "leave":
+    _plan(observed, policy, role, "BatchRebootClusterNodes", sorted(hyperpod.reboot_node_ids), result)
+    if hyperpod.failed_nodes == "leave":
         failed = [n.key for n in observed.nodes if n.status == "Failure" and n.key]
         if failed:
             result.notes.append(
@@ -158,7 +160,7 @@ def _plan(observed: ClusterState, policy: Policy, role, operation: str, wanted: 
         reasons = [f"{verb} {n.key} ({n.group}, {n.status})" + (f": {VOLUMES}" if verb == "replace" else "") for n in chunk]
         if verb == "replace":
             reasons.append("new instances with the same configuration; their lifecycle scripts run again")
-        failed = all(n.status == "Failure" for n in chunk) and policy.failed_nodes == "replace"
+        failed = all(n.status == "Failure" for n in chunk) and aws_policy(policy).failed_nodes == "replace"
         result.steps.append(
             Step(
                 operation,
@@ -194,7 +196,7 @@ def _refusal(observed: ClusterState, policy: Policy, role, verb: str, node_id: s
             "by a plan (take it out of policy.protected_node_ids / --protect first)",
             group,
         )
-    if role(group) == "Login" and not policy.allow_login_disruption:
+    if role(group) == "Login" and not aws_policy(policy).allow_login_disruption:
         return Refusal(
             RefusalRule.LOGIN_DISRUPTION,
             f"--{verb} {node_id}: {group} holds the Login nodes users connect through; set policy.allow_login_disruption to allow it",
@@ -210,18 +212,19 @@ def _refusal(observed: ClusterState, policy: Policy, role, verb: str, node_id: s
 
 
 def _share_refusals(observed: ClusterState, policy: Policy, verb: str, nodes: list[NodeState]) -> list[Refusal]:
+    hyperpod = aws_policy(policy)
     refusals = []
     for group in sorted({n.group for n in nodes}):
         have = observed.group(group)
         size = max(have.target_count if have else 0, len(observed.nodes_of(group)), 1)
         count = sum(1 for n in nodes if n.group == group)
-        if count / size > policy.max_unavailable_fraction:
+        if count / size > hyperpod.max_unavailable_fraction:
             refusals.append(
                 Refusal(
                     RefusalRule.MAX_UNAVAILABLE_FRACTION,
                     f"{group}: to {verb} {count} of its {size} nodes at once "
                     f"({count / size:.0%}) is more than policy.max_unavailable_fraction "
-                    f"({policy.max_unavailable_fraction:.0%})",
+                    f"({hyperpod.max_unavailable_fraction:.0%})",
                     group,
                 )
             )

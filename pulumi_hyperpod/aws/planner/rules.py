@@ -34,6 +34,7 @@ from types import SimpleNamespace
 from typing import Any
 from collections.abc import Mapping
 
+from pulumi_hyperpod.aws.planner.policy import aws_policy
 from pulumi_hyperpod.aws.observe import ClusterState, GroupState
 from pulumi_hyperpod.aws.servicemodel import api_limits
 from pulumi_hyperpod.aws.spec import AnyGroupSpec, ClusterSpec
@@ -221,7 +222,8 @@ def _repairs(observed: ClusterState, policy: Policy, role: Any) -> Any:
     """repair.py's plan (steps, refusals, notes, the nodes replaced). It repairs only nodes the
     policy names and nodes in Failure: a cluster with neither, as most plans are, has nothing to
     repair under any policy, and the same empty record comes without loading repair.py's rules."""
-    if policy.replace_node_ids or policy.reboot_node_ids or any(n.status == "Failure" for n in observed.nodes):
+    hyperpod = aws_policy(policy)
+    if hyperpod.replace_node_ids or hyperpod.reboot_node_ids or any(n.status == "Failure" for n in observed.nodes):
         from pulumi_hyperpod.aws.planner import repair  # noqa: PLC0415 - not on a no-change preview's path (tests/unit/provider/test_diff_lean.py)
 
         return repair.plan_repairs(observed, policy, role)
@@ -350,12 +352,13 @@ class _Updater:
 
     def build(self) -> Plan:
         # node lifecycle (software.py, repair.py): rollouts and repairs, and the nodes they keep out of scale-ins
+        hyperpod = aws_policy(self.policy)
         self.rollouts = software.plan_rollouts(self.desired, self.observed, self.policy, self.role)
         self.repairs = _repairs(self.observed, self.policy, self.role)
         self.kept_nodes = (
             self.repairs.replaced
-            | set(self.policy.reboot_node_ids)
-            | ({n.key for n in self.observed.nodes if n.status == "Failure"} if self.policy.failed_nodes != "delete" else set())
+            | set(hyperpod.reboot_node_ids)
+            | ({n.key for n in self.observed.nodes if n.status == "Failure"} if hyperpod.failed_nodes != "delete" else set())
         )
         groups = self.group_changes()
         self.deleted_groups = {change.group for change in groups if change.action == "delete"}
@@ -372,10 +375,10 @@ class _Updater:
             self._plan_group(change)
         steps = self._steps(cluster_changes)
         tagging, tag_notes = tag_steps(self.desired, self.observed)
-        if self.policy.canary_nodes:  # canary.py only when the policy asks for a canary (otherwise it changes nothing)
+        if hyperpod.canary_nodes:  # canary.py only when the policy asks for a canary (otherwise it changes nothing)
             from pulumi_hyperpod.aws.planner import canary  # noqa: PLC0415 - not on a no-change preview's path (tests/unit/provider/test_diff_lean.py)
 
-            steps, canary_notes = canary.canary_steps(steps, self.policy.canary_nodes, self.limits, self.desired.name)
+            steps, canary_notes = canary.canary_steps(steps, hyperpod.canary_nodes, self.limits, self.desired.name)
             self.notes += canary_notes
         steps += self._lifecycle_steps(steps)
         steps.extend(tagging)
@@ -519,7 +522,7 @@ class _Updater:
         fraction = count / have.target_count if have.target_count else 1.0
         protected = _protected_nodes(self.observed.nodes_of(name), self.policy)
         if node_type == "Controller":
-            if not self.policy.allow_controller_scale_in:
+            if not aws_policy(self.policy).allow_controller_scale_in:
                 self.refusals.append(
                     Refusal(
                         RefusalRule.CONTROLLER_SCALE_IN,
@@ -689,7 +692,7 @@ class _Updater:
     def _delete_steps(self) -> list[Step]:
         by_id = [v for v in self.victims if not v.logical]
         by_logical = [v for v in self.victims if v.logical]
-        calls = pack_deletes(by_id, by_logical, self.limits, self.policy.max_nodes_per_delete_call)
+        calls = pack_deletes(by_id, by_logical, self.limits, aws_policy(self.policy).max_nodes_per_delete_call)
         steps = []
         for index, (ids, logical) in enumerate(calls):
             request: dict[str, Any] = {"ClusterName": self.desired.name}

@@ -27,6 +27,7 @@ import math
 from typing import Any
 from collections.abc import Callable
 
+from pulumi_hyperpod.aws.planner.policy import aws_policy
 from pulumi_hyperpod.aws.observe import ClusterState, GroupState, NodeState
 from pulumi_hyperpod.aws.spec import ClusterSpec, InstanceGroupSpec
 from pulumi_hyperpod.plans.model import Refusal, Step
@@ -166,8 +167,9 @@ def plan_rollouts(
 
 
 def _deployment(policy: Policy, groups: list[InstanceGroupSpec]) -> tuple[dict[str, Any] | None, str]:
-    if policy.software_deployment is not None:
-        return policy.software_deployment, "policy.software_deployment"
+    hyperpod = aws_policy(policy)
+    if hyperpod.software_deployment is not None:
+        return hyperpod.software_deployment, "policy.software_deployment"
     configs = [((g.scheduled_update_config or {}).get("DeploymentConfig"), g.name) for g in groups]
     given = [c for c, _ in configs if c]
     if given and all(c == given[0] for c, _ in configs):
@@ -265,6 +267,7 @@ def _guards(
     slurm: bool,
     rollback: list[list[NodeState]] | None = None,
 ) -> list[Refusal]:
+    hyperpod = aws_policy(policy)
     refusals = []
     nodes = [n for batch in batches for n in batch]
     guarded = policy.protected_node_ids
@@ -281,7 +284,7 @@ def _guards(
     if slurm:
         refusals.extend(_controller_refusals(policy, role, nodes))
     login = sorted({n.group for n in nodes if role(n.group) == "Login"})
-    if login and not policy.allow_login_disruption:
+    if login and not hyperpod.allow_login_disruption:
         refusals.append(
             Refusal(
                 RefusalRule.LOGIN_DISRUPTION,
@@ -297,7 +300,7 @@ def _guards(
         # the update's batches, and a rollback's (RollbackMaximumBatchSize): either takes nodes down at once
         for member, taken in (("MaximumBatchSize", batches), ("RollbackMaximumBatchSize", rollback or [])):
             worst = max((sum(1 for n in batch if n.group == name) for batch in taken), default=0)
-            if not (size and worst / size > policy.max_unavailable_fraction):
+            if not (size and worst / size > hyperpod.max_unavailable_fraction):
                 continue
             if slurm:
                 how = "the software rollout takes all nodes at once (Slurm has no rolling batches)"
@@ -309,7 +312,7 @@ def _guards(
                 Refusal(
                     RefusalRule.MAX_UNAVAILABLE_FRACTION,
                     f"{name}: {how} ({worst / size:.0%}) down, more than policy.max_unavailable_fraction "
-                    f"({policy.max_unavailable_fraction:.0%}); set a smaller {member} in policy.software_deployment",
+                    f"({hyperpod.max_unavailable_fraction:.0%}); set a smaller {member} in policy.software_deployment",
                     name,
                 )
             )
@@ -320,7 +323,7 @@ def _guards(
 def _controller_refusals(policy: Policy, role, nodes: list[NodeState]) -> list[Refusal]:
     """A rollout that takes a Slurm controller down stops every job's scheduling until it is back:
     only with explicit consent. A group whose role nothing states could be the controller."""
-    if policy.allow_controller_disruption:
+    if aws_policy(policy).allow_controller_disruption:
         return []
     controllers = sorted({n.group for n in nodes if role(n.group) == "Controller"})
     unknown = sorted({n.group for n in nodes if role(n.group) is None})

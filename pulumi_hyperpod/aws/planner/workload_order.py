@@ -22,6 +22,7 @@ import datetime as dt
 from typing import TYPE_CHECKING
 from collections.abc import Callable, Sequence
 
+from pulumi_hyperpod.aws.planner.policy import AwsPolicy, aws_policy
 from pulumi_hyperpod.aws.planner.codes import VictimReason
 from pulumi_hyperpod.aws.observe.state import NodeState
 from pulumi_hyperpod.aws.planner import victims as rules
@@ -63,11 +64,11 @@ def workload_rank(work: NodeWorkload | None) -> int:
     return ENDS if work.ends_by() is not None else ENDLESS
 
 
-def _listed(node: NodeState, policy: Policy) -> bool:
-    return node.instance_id in policy.remove_first or (node.logical_id or "") in policy.remove_first
+def _listed(node: NodeState, hyperpod: AwsPolicy) -> bool:
+    return node.instance_id in hyperpod.remove_first or (node.logical_id or "") in hyperpod.remove_first
 
 
-def _sort_key(policy: Policy, view: WorkloadView | None) -> Callable[[NodeState], tuple]:
+def _sort_key(hyperpod: AwsPolicy, view: WorkloadView | None) -> Callable[[NodeState], tuple]:
     """The ranking key of a node (smallest goes first), with the policy read once: rank() calls it for
     every removable node of a shrinking group, so its checks are inlined (victims._tier, _listed).
 
@@ -76,7 +77,7 @@ def _sort_key(policy: Policy, view: WorkloadView | None) -> Callable[[NodeState]
     workload order, the workload rank and its detail; the launch time (newest first, or as the
     oldest/newest order says); the node id. `first * 10 + tier` stands for the first two (tier < 10),
     and the workload terms are left out where the order has none: shorter keys, cheaper to compare."""
-    remove_first, order = policy.remove_first, policy.scale_in_order
+    remove_first, order = hyperpod.remove_first, hyperpod.scale_in_order
     weigh = order == "workload" and view is not None
     aged = order in ("oldest", "newest")
     sign = 1 if order == "oldest" else -1
@@ -107,18 +108,18 @@ def _sort_key(policy: Policy, view: WorkloadView | None) -> Callable[[NodeState]
     return key
 
 
-def _reason(node: NodeState, policy: Policy, view: WorkloadView | None, tier: int | None, first: bool) -> str:
+def _reason(node: NodeState, hyperpod: AwsPolicy, view: WorkloadView | None, tier: int | None, first: bool) -> str:
     """Victim.reason; `tier` and `first` (listed in policy.remove_first) as the caller worked them out."""
     listed = "listed in policy.remove_first; " if first else ""
-    if policy.scale_in_order in ("oldest", "newest") and tier not in (0, 1):
+    if hyperpod.scale_in_order in ("oldest", "newest") and tier not in (0, 1):
         when = rules.launched_at(node.launch_time) if node.launch_time else "unknown"
-        base = f"{node.status}, launched {when}: the {policy.scale_in_order} nodes go first"
+        base = f"{node.status}, launched {when}: the {hyperpod.scale_in_order} nodes go first"
     else:
         base = rules._reason(node, tier)
     if view is None or tier in (0, 1):  # doing no work: nothing runs there to describe
         return listed + base
     work = view.node(node.instance_id)
-    if policy.scale_in_order == "workload" and tier == 3:
+    if hyperpod.scale_in_order == "workload" and tier == 3:
         rank = workload_rank(work)
         what = work.describe(view.observed_at) if work is not None else "workload unknown"
         return f"{listed}{what}: {_WHY[rank]}"
@@ -137,17 +138,17 @@ _RANK_CODES = {
 }
 
 
-def _code(node: NodeState, policy: Policy, view: WorkloadView | None, tier: int | None, first: bool) -> VictimReason:
+def _code(node: NodeState, hyperpod: AwsPolicy, view: WorkloadView | None, tier: int | None, first: bool) -> VictimReason:
     """Victim.code: the stable word a policy matches on (aws/planner/victims.py's CODES, and the workload ranks)."""
     if first:
         return VictimReason.REMOVE_FIRST
     if tier in (0, 1):
         return rules.CODES[tier]
-    if policy.scale_in_order in ("oldest", "newest"):
-        return VictimReason(policy.scale_in_order)
+    if hyperpod.scale_in_order in ("oldest", "newest"):
+        return VictimReason(hyperpod.scale_in_order)
     if tier == 2:
         return rules.CODES[tier]
-    if policy.scale_in_order == "workload" and view is not None:
+    if hyperpod.scale_in_order == "workload" and view is not None:
         return _RANK_CODES[workload_rank(view.node(node.instance_id))]
     return rules.CODES[tier]
 
@@ -160,17 +161,18 @@ def choose(nodes: Sequence[NodeState], count: int, policy: Policy, view: Workloa
 def rank(candidates: Sequence[NodeState], count: int, policy: Policy, view: WorkloadView | None = None) -> list[Victim]:
     """The `count` nodes to remove among `candidates`, which `victims.removable` returned (the planner's
     call: it filters once, with the protected and kept nodes, rather than again here)."""
-    ordered = sorted(candidates, key=_sort_key(policy, view))[: max(count, 0)]
-    return [_victim(n, policy, view) for n in ordered]
+    hyperpod = aws_policy(policy)  # HyperPod's members, read once for every candidate
+    ordered = sorted(candidates, key=_sort_key(hyperpod, view))[: max(count, 0)]
+    return [_victim(n, hyperpod, view) for n in ordered]
 
 
-def _victim(node: NodeState, policy: Policy, view: WorkloadView | None) -> Victim:
-    tier, first = rules._tier(node), _listed(node, policy)
+def _victim(node: NodeState, hyperpod: AwsPolicy, view: WorkloadView | None) -> Victim:
+    tier, first = rules._tier(node), _listed(node, hyperpod)
     return Victim(
         group=node.group,
         node_id=node.key,
         logical=not node.launched,
         status=node.status,
-        reason=_reason(node, policy, view, tier, first),
-        code=_code(node, policy, view, tier, first),
+        reason=_reason(node, hyperpod, view, tier, first),
+        code=_code(node, hyperpod, view, tier, first),
     )
