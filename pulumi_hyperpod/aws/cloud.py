@@ -11,19 +11,21 @@ call this.
 
 from __future__ import annotations
 
+import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from pulumi_hyperpod.aws.context import AwsContext
 from pulumi_hyperpod.core.cloud import ApplyRequest, Cloud, InputFiles, PlanRequest, Target
 from pulumi_hyperpod.core.detect import detect_cloud
-from dataclasses import replace
-import time
+from pulumi_hyperpod.aws import client as _client, planner as _planner, preflight as _preflight, stages as _stages
+from pulumi_hyperpod.aws.observe import observe
+from pulumi_hyperpod.aws.spec import ClusterSpec
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.clients import SageMakerClient
     from pulumi_hyperpod.aws.context import AwsPrepared
     from pulumi_hyperpod.aws.observe import ClusterState
-    from pulumi_hyperpod.aws.spec import ClusterSpec
     from pulumi_hyperpod.core.contract import ApplyResult
     from pulumi_hyperpod.plans.model import Plan
 
@@ -38,36 +40,24 @@ class AwsCloud(Cloud["ClusterSpec", "ClusterState", "SageMakerClient", AwsContex
         return detect_cloud(document) == "hyperpod"
 
     def connect(self, backend: str) -> SageMakerClient:
-        from pulumi_hyperpod.aws.client import connect  # noqa: PLC0415 - a stage loads when it is called: the facade costs nothing until then (the lean tests, tests/cli_startup)
-
-        client: SageMakerClient = connect(backend)
+        client: SageMakerClient = _client.connect(backend)
         return client
 
     def load_spec(self, path: str, **context: str | None) -> ClusterSpec:
-        from pulumi_hyperpod.aws.spec import ClusterSpec  # noqa: PLC0415 - a stage loads when it is called: the facade costs nothing until then (the lean tests, tests/cli_startup)
-
         return ClusterSpec.from_file(path)
 
     def read(self, client: SageMakerClient, name: str) -> ClusterState | None:
-        from pulumi_hyperpod.aws.observe import observe  # noqa: PLC0415 - a stage loads when it is called: the facade costs nothing until then (the lean tests, tests/cli_startup)
-
         return observe(client, name)
 
     def read_inputs(self, client: SageMakerClient | None, request: Request) -> Request:
-        from pulumi_hyperpod.aws.stages import read_inputs  # noqa: PLC0415 - a stage loads when it is called: the facade costs nothing until then (the lean tests, tests/cli_startup)
-
-        observed, context = read_inputs(client, request.desired, request.observed, request.context)
+        observed, context = _stages.read_inputs(client, request.desired, request.observed, request.context)
         return replace(request, observed=observed, context=context)
 
     def plan(self, request: Request) -> Plan:
         context = request.context or AwsContext()
         if not context.cost:
-            from pulumi_hyperpod.aws.planner import plan  # noqa: PLC0415 - a stage loads when it is called: the facade costs nothing until then (the lean tests, tests/cli_startup)
-
-            return plan(request.desired, request.observed, request.policy, roles=context.roles, workload=context.view)
-        from pulumi_hyperpod.aws.stages import make_plan  # noqa: PLC0415 - a stage loads when it is called: the facade costs nothing until then (the lean tests, tests/cli_startup)
-
-        return make_plan(
+            return _planner.plan(request.desired, request.observed, request.policy, roles=context.roles, workload=context.view)
+        return _stages.make_plan(
             request.desired,
             request.observed,
             request.policy,
@@ -78,18 +68,14 @@ class AwsCloud(Cloud["ClusterSpec", "ClusterState", "SageMakerClient", AwsContex
         )
 
     def annotate(self, plan: Plan, request: Request) -> Plan:
-        from pulumi_hyperpod.aws.stages import annotate  # noqa: PLC0415 - a stage loads when it is called: the facade costs nothing until then (the lean tests, tests/cli_startup)
-
-        return annotate(plan, request.desired, request.observed, request.context)
+        return _stages.annotate(plan, request.desired, request.observed, request.context)
 
     def preflight(self, plan: Plan, request: Request, client: SageMakerClient) -> Plan:
-        from pulumi_hyperpod.aws.preflight import preflight  # noqa: PLC0415 - a stage loads when it is called: the facade costs nothing until then (the lean tests, tests/cli_startup)
-
         quotas = request.context.quotas if request.context is not None else None
-        return preflight(plan, request.desired, request.observed, sagemaker=client, quotas=quotas, policy=request.policy)
+        return _preflight.preflight(plan, request.desired, request.observed, sagemaker=client, quotas=quotas, policy=request.policy)
 
     def apply(self, client: SageMakerClient, request: ApplyRequest[AwsContext]) -> ApplyResult:
-        from pulumi_hyperpod.aws.apply import apply  # noqa: PLC0415 - a stage loads when it is called: the facade costs nothing until then (the lean tests, tests/cli_startup)
+        from pulumi_hyperpod.aws.apply import apply  # noqa: PLC0415 - the executor, its waiters and the workload readers: only an apply runs them
 
         context = request.context or AwsContext()
         return apply(
