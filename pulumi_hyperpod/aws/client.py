@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pulumi_hyperpod.core import backends
+from pulumi_hyperpod.aws.sessions import new_botocore_session
 
 if TYPE_CHECKING:  # pragma: no cover
     from botocore.config import Config
@@ -22,14 +23,14 @@ DEFAULT_REGION = "us-west-2"
 
 def client_config(retry_mode: str = "standard", max_attempts: int | None = None) -> Config:
     """botocore's own retry modes (standard or adaptive) instead of hand-written retry loops."""
-    from botocore.config import Config  # boto3/botocore load only when a client is made
+    from botocore.config import Config  # noqa: PLC0415 - botocore only once a client is made (tests/unit/provider/test_program_lean.py)
 
     return Config(retries={"mode": retry_mode, "max_attempts": retry_attempts(max_attempts)}, user_agent_extra="pulumi-hyperpod")
 
 
 def retry_attempts(max_attempts: int | None = None) -> int:
     """The retries `client_config` allows (botocore's `max_attempts`: retries after the first attempt)."""
-    from pulumi_hyperpod.core import envvars
+    from pulumi_hyperpod.core import envvars  # noqa: PLC0415 - a program declaring a cluster reads no setting (test_program_lean)
 
     return max_attempts or int(envvars.number("HYPERPOD_MAX_ATTEMPTS", 8, integer=True, minimum=1))
 
@@ -38,7 +39,7 @@ def default_poll_seconds(backend: str) -> float:
     """How often a wait polls: the waiter model's delay on AWS. A persistent simulator world runs at its
     scenario's speed while a client polls it (0.2 s of polling is two virtual minutes at 600x), so short
     polls keep a simulated wait short in real time."""
-    from pulumi_hyperpod.core import envvars
+    from pulumi_hyperpod.core import envvars  # noqa: PLC0415 - a program declaring a cluster reads no setting (test_program_lean)
 
     return envvars.number("HYPERPOD_POLL_SECONDS", 0.2 if backends.is_simulated("aws", backend) else 30.0)  # 0: no pause between polls
 
@@ -93,7 +94,7 @@ def simulated_client(
     *, region: str | None, simulator: Simulator | None, retry_mode: str, max_attempts: int | None, service: str, **_: Any
 ) -> Any:
     """backend="fake": the simulator's client (`simulator`, else the persistent world at $HYPERPOD_FAKE_STATE)."""
-    from pulumi_hyperpod.sim.aws import Simulator
+    from pulumi_hyperpod.sim.aws import Simulator  # noqa: PLC0415 - the simulator only for a simulated backend: a real client loads none of it
 
     world = simulator if simulator is not None else Simulator.open_default()
     client = world.client(service=service, region=region or DEFAULT_REGION, config=client_config(retry_mode, max_attempts))
@@ -114,8 +115,6 @@ def service_client(
     **_: Any,
 ) -> Any:
     """backend="aws": botocore's client for `service`, credentials from the usual chain."""
-    from pulumi_hyperpod.aws.sessions import new_botocore_session
-
     session = new_botocore_session()
     if profile:
         session.set_config_variable("profile", profile)

@@ -11,16 +11,21 @@ call this.
 
 from __future__ import annotations
 
+import time
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from pulumi_hyperpod.aws.context import AwsContext
 from pulumi_hyperpod.core.cloud import ApplyRequest, Cloud, InputFiles, PlanRequest, Target
+from pulumi_hyperpod.core.detect import detect_cloud
+from pulumi_hyperpod.aws import client as _client, planner as _planner, preflight as _preflight, stages as _stages
+from pulumi_hyperpod.aws.observe import observe
+from pulumi_hyperpod.aws.spec import ClusterSpec
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.clients import SageMakerClient
     from pulumi_hyperpod.aws.context import AwsPrepared
     from pulumi_hyperpod.aws.observe import ClusterState
-    from pulumi_hyperpod.aws.spec import ClusterSpec
     from pulumi_hyperpod.core.contract import ApplyResult
     from pulumi_hyperpod.plans.model import Plan
 
@@ -32,43 +37,27 @@ class AwsCloud(Cloud["ClusterSpec", "ClusterState", "SageMakerClient", AwsContex
     title = "Amazon SageMaker HyperPod"
 
     def owns(self, document: object) -> bool:
-        from pulumi_hyperpod.core.detect import detect_cloud  # shape only: no Google Cloud code runs
-
         return detect_cloud(document) == "hyperpod"
 
     def connect(self, backend: str) -> SageMakerClient:
-        from pulumi_hyperpod.aws.client import connect
-
-        client: SageMakerClient = connect(backend)
+        client: SageMakerClient = _client.connect(backend)
         return client
 
     def load_spec(self, path: str, **context: str | None) -> ClusterSpec:
-        from pulumi_hyperpod.aws.spec import ClusterSpec
-
         return ClusterSpec.from_file(path)
 
     def read(self, client: SageMakerClient, name: str) -> ClusterState | None:
-        from pulumi_hyperpod.aws.observe import observe
-
         return observe(client, name)
 
     def read_inputs(self, client: SageMakerClient | None, request: Request) -> Request:
-        from dataclasses import replace
-
-        from pulumi_hyperpod.aws.stages import read_inputs
-
-        observed, context = read_inputs(client, request.desired, request.observed, request.context)
+        observed, context = _stages.read_inputs(client, request.desired, request.observed, request.context)
         return replace(request, observed=observed, context=context)
 
     def plan(self, request: Request) -> Plan:
         context = request.context or AwsContext()
         if not context.cost:
-            from pulumi_hyperpod.aws.planner import plan
-
-            return plan(request.desired, request.observed, request.policy, roles=context.roles, workload=context.view)
-        from pulumi_hyperpod.aws.stages import make_plan
-
-        return make_plan(
+            return _planner.plan(request.desired, request.observed, request.policy, roles=context.roles, workload=context.view)
+        return _stages.make_plan(
             request.desired,
             request.observed,
             request.policy,
@@ -79,20 +68,14 @@ class AwsCloud(Cloud["ClusterSpec", "ClusterState", "SageMakerClient", AwsContex
         )
 
     def annotate(self, plan: Plan, request: Request) -> Plan:
-        from pulumi_hyperpod.aws.stages import annotate
-
-        return annotate(plan, request.desired, request.observed, request.context)
+        return _stages.annotate(plan, request.desired, request.observed, request.context)
 
     def preflight(self, plan: Plan, request: Request, client: SageMakerClient) -> Plan:
-        from pulumi_hyperpod.aws.preflight import preflight
-
         quotas = request.context.quotas if request.context is not None else None
-        return preflight(plan, request.desired, request.observed, sagemaker=client, quotas=quotas, policy=request.policy)
+        return _preflight.preflight(plan, request.desired, request.observed, sagemaker=client, quotas=quotas, policy=request.policy)
 
     def apply(self, client: SageMakerClient, request: ApplyRequest[AwsContext]) -> ApplyResult:
-        import time
-
-        from pulumi_hyperpod.aws.apply import apply
+        from pulumi_hyperpod.aws.apply import apply  # noqa: PLC0415 - the executor, its waiters and the workload readers: only an apply runs them
 
         context = request.context or AwsContext()
         return apply(
@@ -107,12 +90,12 @@ class AwsCloud(Cloud["ClusterSpec", "ClusterState", "SageMakerClient", AwsContex
         )
 
     def save_plan(self, prepared: AwsPrepared, path: str, *, target: Target | None = None, inputs: InputFiles = ()) -> None:
-        from pulumi_hyperpod.aws.saved import save
+        from pulumi_hyperpod.aws.saved import save  # noqa: PLC0415 - saved plans: only plan --out and apply --plan read or write one (tests/cli_startup)
 
         save(prepared, path, target=target, inputs=inputs)
 
     def load_plan(self, path: str, *, target: Target | None = None) -> AwsPrepared:
-        from pulumi_hyperpod.aws.saved import load
+        from pulumi_hyperpod.aws.saved import load  # noqa: PLC0415 - saved plans: only plan --out and apply --plan read or write one (tests/cli_startup)
 
         return load(path, target=target)
 

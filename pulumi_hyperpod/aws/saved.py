@@ -46,6 +46,19 @@ from pulumi_hyperpod.core.planfile import SavedPlanError
 from pulumi_hyperpod.plans import Plan, Policy
 from pulumi_hyperpod.aws.details import READER, slurm_of, with_slurm
 from pulumi_hyperpod.aws.planner.integrity import step_problems
+from pulumi_hyperpod.aws.spec import ClusterSpec, SpecError
+from pydantic import ValidationError
+from pulumi_hyperpod.aws.slurm.section import SlurmInputs
+from pulumi_hyperpod.plans.steps import KINDS
+from pulumi_hyperpod.aws.planner.premise import named_nodes
+from pulumi_hyperpod.aws.context import AwsContext
+from pulumi_hyperpod.core.timestamps import TimestampError
+from pulumi_hyperpod.aws.workload.model import WorkloadView
+from pulumi_hyperpod.aws.observe import ClusterState
+from pulumi_hyperpod.aws.planner.basis import basis_of
+from pulumi_hyperpod.aws.spec import InputError
+from pulumi_hyperpod.aws.planner import plan as make
+from pulumi_hyperpod.aws.stages import annotate, make_plan
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.context import AwsPrepared
@@ -105,12 +118,8 @@ def save(prepared: AwsPrepared, path: str | Path, *, target: Mapping[str, Any] |
 def load(path: str | Path, *, target: Mapping[str, Any] | None = None) -> AwsPrepared:
     """The Prepared plan in `path`, or SavedPlanError naming the file and what is wrong. `target`:
     where it is to be applied (cloud, backend, region; None values are not compared)."""
-    from pulumi_hyperpod.aws.spec import ClusterSpec, SpecError
-
     where = str(path)
     data = planfile.read(path, cloud="aws")  # the envelope: size, reader, format, integrity, version, cloud
-    from pydantic import ValidationError
-
     try:
         the_plan = Plan.from_dict(data["plan"], READER)
         try:
@@ -161,8 +170,6 @@ def load(path: str | Path, *, target: Mapping[str, Any] | None = None) -> AwsPre
 def _slurm_again(where: str, the_plan: Plan, saved_inputs: Any) -> Any:
     """The plan's Slurm section made again from the inputs the file saved, refused when the file
     shows another one. A section with changes and no inputs is no section this tool saved."""
-    from pulumi_hyperpod.aws.slurm.section import SlurmInputs
-
     section = slurm_of(the_plan)
     if section is None or section.changes is None:
         return section  # none asked, or the running spec unknown: notes only, and such a plan is refused
@@ -183,9 +190,6 @@ def _slurm_again(where: str, the_plan: Plan, saved_inputs: Any) -> Any:
 def _cannot_show_acted(the_plan: Plan) -> str | None:
     """A step that restarts named nodes leaves no trace on them (a reboot): only the service's events
     show it has acted (premise "acted"). Where there are none, a saved one could act twice."""
-    from pulumi_hyperpod.plans.steps import KINDS
-    from pulumi_hyperpod.aws.planner.premise import named_nodes
-
     horizon = the_plan.basis.facts_of("acted").get("cluster") if the_plan.basis is not None else None
     if horizon is None or horizon == "" or "|" in horizon:
         return None
@@ -233,8 +237,6 @@ def _prepared(
     the_plan: Plan, desired: Any, observed: Any, policy: Policy, roles: dict[str, str], view: WorkloadView | None, data: Any
 ) -> AwsPrepared:
     """The loaded plan with the context it was made with (the Slurm roles, the workload view, the region)."""
-    from pulumi_hyperpod.aws.context import AwsContext
-
     target = data.get("target")
     region = target.get("region") if isinstance(target, Mapping) else None
     return Prepared("aws", the_plan, desired, observed, policy, AwsContext(roles=roles, view=view, region=region))
@@ -255,9 +257,6 @@ def _workload(where: str, data: Any) -> Any:
     """The workload view the plan was ranked with, or None."""
     if data is None:
         return None
-    from pulumi_hyperpod.core.timestamps import TimestampError
-    from pulumi_hyperpod.aws.workload.model import WorkloadView
-
     try:
         return WorkloadView.from_dict(data)
     except TimestampError as error:
@@ -288,10 +287,6 @@ def _roles(where: str, roles: Any) -> dict[str, str]:
 
 def _observed(where: str, snapshot: Any, the_plan: Plan) -> Any:
     """The saved observation, checked like any snapshot; its basis must be the plan's."""
-    from pulumi_hyperpod.aws.observe import ClusterState
-    from pulumi_hyperpod.aws.planner.basis import basis_of
-    from pulumi_hyperpod.aws.spec import InputError
-
     if snapshot is None:
         if the_plan.basis is not None:
             raise SavedPlanError(f"{where}: not a valid saved plan (a plan made from a cluster, without the cluster it saw)")
@@ -309,10 +304,6 @@ def _made_again(
     desired: Any, observed: Any, policy: Policy, roles: Mapping[str, str], target: Any, workload: Any = None, notes: tuple[str, ...] = ()
 ) -> Plan:
     """plan → cost → HyperPod's own sections (the legacy Slurm migration, the notes), as `plan` made them."""
-    from pulumi_hyperpod.aws.context import AwsContext
-    from pulumi_hyperpod.aws.planner import plan as make
-    from pulumi_hyperpod.aws.stages import annotate, make_plan
-
     if desired is None:
         return make(None, observed, policy)
     region = target.get("region") if isinstance(target, Mapping) else None

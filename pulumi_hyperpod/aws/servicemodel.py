@@ -14,40 +14,14 @@ answered from those shapes alone, kept on disk (specshapes.py), without the sess
 
 from __future__ import annotations
 
-import threading
 from functools import lru_cache
 from typing import Any
 
 from pulumi_hyperpod.core.errors import Violation  # the neutral (path, rule) pair; the model checks produce them
+from pulumi_hyperpod.aws.memberkeys import fold as fold  # exported: the spec's keys and the provider's inputs fold with it
+from pulumi_hyperpod.aws.sessions import botocore_session, data_loader as data_loader  # the process's session and loader
 
 SERVICE = "sagemaker"
-
-
-@lru_cache(maxsize=1)
-def botocore_session():
-    """The process's botocore session; clients share its loader, so each model file is read once."""
-    import botocore.session  # loaded with the first model lookup: importing this module costs nothing
-
-    session = botocore.session.get_session()
-    session.register_component("data_loader", data_loader(session))
-    return session
-
-
-_loader_lock = threading.Lock()
-_loader: list[Any] = []
-
-
-def data_loader(session: Any) -> Any:
-    """The process's one model loader: botocore's loader for the data path, with parsed models kept
-    between processes (modelcache.py). Made with the first session that asks for it (a client's
-    session has the same data path as `botocore_session()`'s), so a process whose only session is a
-    client's makes no second one."""
-    with _loader_lock:
-        if not _loader:
-            from pulumi_hyperpod.aws.modelcache import caching_loader
-
-            _loader.append(caching_loader(session.get_config_variable("data_path")))
-        return _loader[0]
 
 
 @lru_cache(maxsize=1)
@@ -57,7 +31,7 @@ def service_model():
 
 @lru_cache(maxsize=1)
 def _spec_shapes():
-    from pulumi_hyperpod.aws.specshapes import load
+    from pulumi_hyperpod.aws.specshapes import load  # noqa: PLC0415 - botocore's loader and model classes: only a spec check reads the cut
 
     return load()
 
@@ -141,12 +115,9 @@ def violations(
 ) -> list[Violation]:
     """Every way `params` breaks the model's rules for the shape (or an operation's input): see
     `servicerules.violations`."""
-    from pulumi_hyperpod.aws.servicerules import violations as check
+    from pulumi_hyperpod.aws.servicerules import violations as check  # noqa: PLC0415 - botocore's validator and regex: declaring a cluster checks nothing
 
-    return check(shape_or_operation, params, path, check_required=check_required, allow_unknown=allow_unknown)
-
-
-def fold(key: str) -> str:
-    """A key with case, `_` and `-` ignored: `instance_groups`, `InstanceGroups`, `instance-groups`
-    all name the member InstanceGroups."""
-    return key.replace("_", "").replace("-", "").lower()
+    target = shape_or_operation
+    if isinstance(shape_or_operation, str):
+        target = input_shape(shape_or_operation) if has_operation(shape_or_operation) else shape(shape_or_operation)
+    return check(target, params, path, check_required=check_required, allow_unknown=allow_unknown)

@@ -5,6 +5,7 @@ model, does not load the validator (and botocore with it).
 
 from __future__ import annotations
 
+import difflib
 import re
 from functools import lru_cache
 from typing import Any
@@ -13,8 +14,9 @@ import regex
 from botocore.validate import ParamValidator, ValidationErrors, range_check
 
 from pulumi_hyperpod.core.errors import Violation
-from pulumi_hyperpod.aws.servicemodel import fold, has_operation, input_shape, shape
+from pulumi_hyperpod.aws.memberkeys import fold
 from pulumi_hyperpod.core.terminal import shown
+from pulumi_hyperpod.core.timestamps import TimestampError, read_time
 
 
 def _join(path: str, name: str) -> str:
@@ -26,10 +28,9 @@ def _describe(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def violations(
-    shape_or_operation, params: Any, path: str = "", *, check_required: bool = True, allow_unknown: bool = False
-) -> list[Violation]:
-    """Every way `params` breaks the model's rules for the shape (or an operation's input).
+def violations(target, params: Any, path: str = "", *, check_required: bool = True, allow_unknown: bool = False) -> list[Violation]:
+    """Every way `params` breaks the model's rules for the shape `target` (botocore's Shape: a name is
+    looked up by `servicemodel.violations`, which reads the model; these rules read only the shape).
 
     botocore's own `ParamValidator` walks the value (types, required and unknown members, tagged
     unions, `min`); `_ServiceRules` adds what only the service checks (`max`, enums, patterns).
@@ -37,12 +38,6 @@ def violations(
     pattern (a 10 MB ClusterName is refused on its length, in microseconds). `allow_unknown` is for
     responses, which a newer service version may give members this model does not know.
     """
-    target = shape_or_operation
-    if isinstance(shape_or_operation, str):
-        if has_operation(shape_or_operation):
-            target = input_shape(shape_or_operation)
-        else:
-            target = shape(shape_or_operation)
     report = _Report(check_required, allow_unknown)
     _ServiceRules()._validate(params, target, report, path)
     return report.violations
@@ -187,8 +182,6 @@ class _ServiceRules(ParamValidator):
     def _validate_timestamp(self, param, shape, errors, name):
         # botocore's check lets dateutil's RuntimeError and the platform's OverflowError through
         # (`1e20`); the one reader (core/timestamps.py) range-checks into one rule
-        from pulumi_hyperpod.core.timestamps import TimestampError, read_time
-
         try:
             read_time(param)
         except TimestampError as error:
@@ -266,8 +259,6 @@ def _path(name: str) -> str:
 def _enum_rule(allowed: list[str], value: str) -> str:
     if len(allowed) <= 12:
         return f"must be one of {', '.join(allowed)}; got {_describe(value)}"
-    import difflib  # an error's hint only: a valid spec never needs it
-
     close = difflib.get_close_matches(value, allowed, n=3)
     hint = f" (did you mean {' or '.join(close)}?)" if close else ""
     return f"{_describe(value)} is not one of the {len(allowed)} values the service accepts{hint}"

@@ -26,6 +26,11 @@ from dataclasses import dataclass
 from typing import Any
 from collections.abc import Iterator
 
+from botocore.model import ServiceModel
+
+import pulumi_hyperpod  # its version, read at call time: part of the entry key
+from pulumi_hyperpod.aws.sessions import botocore_session
+
 # the same cache as the parsed model files: its directory, key hashing and whole-file reads and writes
 from pulumi_hyperpod.aws.modelcache import _MISSING, _key, _read, _write, cache_dir
 
@@ -80,14 +85,12 @@ def load(directory: Any = _MISSING) -> SpecShapes | None:
 
 def entry_key() -> str:
     """The entry's file name: what its content depends on, short of reading the model."""
-    from pulumi_hyperpod import __version__
-
     data_path = os.environ.get("AWS_DATA_PATH") or ""
     config = os.environ.get("AWS_CONFIG_FILE") or os.path.join("~", ".aws", "config")
     places = [os.path.join("~", ".aws", "models"), *data_path.split(os.pathsep)]
     return _family() + _key(
         "spec-shapes",
-        __version__,
+        pulumi_hyperpod.__version__,
         ROOTS,
         data_path,
         os.environ.get("AWS_PROFILE") or "",
@@ -157,8 +160,6 @@ def _valid(entry: Any) -> dict[str, Any] | None:
 
 def _whole_model() -> tuple[list[Any], dict[str, Any]]:
     """The model's JSON as the session loads it (extras applied) and the file it came from."""
-    from pulumi_hyperpod.aws.servicemodel import botocore_session
-
     loader = botocore_session().get_component("data_loader")
     version = loader.determine_latest_version(SERVICE, TYPE)
     _, path = loader.load_data_with_path(os.path.join(SERVICE, version, TYPE))
@@ -167,8 +168,6 @@ def _whole_model() -> tuple[list[Any], dict[str, Any]]:
 
 
 def _spec_shapes(description: dict[str, Any]) -> SpecShapes:
-    from botocore.model import ServiceModel
-
     return SpecShapes(
         ServiceModel(description, service_name=SERVICE),
         description,

@@ -23,6 +23,17 @@ from typing import TYPE_CHECKING, Any
 
 from pulumi_hyperpod.aws.context import AwsContext
 from pulumi_hyperpod.aws.planner.codes import RefusalRule
+from pulumi_hyperpod.aws.cost.estimate import with_cost
+from pulumi_hyperpod.aws.planner import plan
+from pulumi_hyperpod.plans.policy import Policy
+from pulumi_hyperpod.aws.observe.reader import (
+    read_events_horizon,
+    read_tags,
+)  # ListTags only for a spec that manages tags; the events for a saved plan's "acted" premise
+from pulumi_hyperpod.core.terminal import clipped  # a Slurm node name from a --workload file is user text
+from pulumi_hyperpod.plans.model import Refusal
+from pulumi_hyperpod.aws.planner.premise import roles_against_slurm
+from pulumi_hyperpod.aws.workload.model import WorkloadView
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.clients import SageMakerClient
@@ -48,10 +59,6 @@ def make_plan(
     """plan() then its cost section (and the budget guard). `prices`: a PriceTable, or a mapping
     merged over the shipped list prices; None reads the shipped table and $HYPERPOD_PRICES.
     `region`: where the cluster is when `observed` (whose ARN says it) is None."""
-    from pulumi_hyperpod.aws.cost.estimate import with_cost
-    from pulumi_hyperpod.aws.planner import plan
-    from pulumi_hyperpod.plans.policy import Policy
-
     policy = policy or Policy()
     return with_cost(plan(desired, observed, policy, roles=roles, workload=workload), desired, observed, policy, prices, region)
 
@@ -62,12 +69,8 @@ def read_inputs(
     """(the observation with what else was read, the context with what was learnt)."""
     context = context or AwsContext()
     if state is not None and state.tags is None and desired is not None and desired.tags is not None and client is not None:
-        from pulumi_hyperpod.aws.observe.reader import read_tags  # only a spec that manages tags pays for ListTags
-
         state = read_tags(client, state)
     if state is not None and context.events and state.events_horizon is None and client is not None:
-        from pulumi_hyperpod.aws.observe.reader import read_events_horizon  # a saved plan's "acted" premise
-
         state = read_events_horizon(client, state)
     view = _workload_view(context.workload, state)
     region = context.region or getattr(getattr(client, "meta", None), "region_name", None)
@@ -77,11 +80,10 @@ def read_inputs(
     if not roles and (state is not None or context.lifecycle_dir is not None or context.s3 is not None):
         roles, learnt, source = _learnt_roles(desired, state, context.s3, context.lifecycle_dir)
         # a create removes no node: what its bundle says is news, that there is none (yet) is not
-        notes = notes + (learnt if state is not None or source is not None else ())
+        notes = (*notes, *(learnt if state is not None or source is not None else ()))
     if view is not None and view.unmatched:
-        from pulumi_hyperpod.core.terminal import clipped  # a Slurm node name from a --workload file is user text
-
-        notes = notes + (
+        notes = (
+            *notes,
             f"{view.orchestrator} nodes no HyperPod node matches (not weighed): {', '.join(clipped(name) for name in view.unmatched[:10])}"
             + (f" and {len(view.unmatched) - 10} more" if len(view.unmatched) > 10 else ""),
         )
@@ -91,17 +93,13 @@ def read_inputs(
 def annotate(the_plan: Plan, desired: ClusterSpec | None, state: ClusterState | None, context: AwsContext | None) -> Plan:
     context = context or AwsContext()
     if state is not None and state.groups and not any(g.node_type for g in state.groups):
-        from pulumi_hyperpod.aws.slurm.migration import (
-            with_migration,
-        )  # a legacy Slurm cluster moved to SlurmConfig: the whole migration said
+        # a legacy Slurm cluster moved to SlurmConfig: the whole migration said
+        from pulumi_hyperpod.aws.slurm.migration import with_migration  # noqa: PLC0415 - a legacy Slurm cluster's migration only
 
         the_plan = with_migration(the_plan, desired, state)
     if context.notes:
         the_plan = dataclasses.replace(the_plan, notes=the_plan.notes + context.notes)
     if state is not None and context.roles and context.view is not None:
-        from pulumi_hyperpod.plans.model import Refusal
-        from pulumi_hyperpod.aws.planner.premise import roles_against_slurm  # roles are how the nodes were built
-
         disagree = roles_against_slurm(context.roles, state, context.view)
         the_plan = the_plan.refuse(
             *(
@@ -118,16 +116,13 @@ def _workload_view(workload: WorkloadSource | WorkloadView | None, state: Cluste
     """A WorkloadView from a source (read now against `state`) or as given; None without a cluster."""
     if workload is None or state is None:
         return None
-    from pulumi_hyperpod.aws.workload.model import WorkloadView
-
     return workload if isinstance(workload, WorkloadView) else workload.read(state)
 
 
 def _with_slurm(the_plan: Plan, wanted: Any, state: Any, s3: Any, lifecycle_dir: str | None) -> Plan:
     """The plan with its Slurm section: the wanted Slurm spec against the one in the cluster's bundle."""
-    from pulumi_hyperpod.plans.model import Refusal
-    from pulumi_hyperpod.aws.details import with_slurm
-    from pulumi_hyperpod.aws.slurm.section import slurm_section
+    from pulumi_hyperpod.aws.details import with_slurm  # noqa: PLC0415 - the Slurm section only for a Slurm spec
+    from pulumi_hyperpod.aws.slurm.section import slurm_section  # noqa: PLC0415 - the Slurm section only for a Slurm spec
 
     section = slurm_section(wanted, state, s3_client=s3, lifecycle_dir=lifecycle_dir)
     the_plan = with_slurm(the_plan, section)
@@ -140,7 +135,7 @@ def _learnt_roles(desired: Any, state: Any, s3: Any, lifecycle_dir: str | None) 
     stated = _stated_roles(desired, state)
     if stated is not None:
         return stated, (), "SlurmConfig"
-    from pulumi_hyperpod.aws.slurm.roles import resolve
+    from pulumi_hyperpod.aws.slurm.roles import resolve  # noqa: PLC0415 - the lifecycle bundle read only when a group does not state its role
 
     resolution = resolve(desired, state, s3_client=s3, lifecycle_dir=lifecycle_dir)
     return resolution.roles, tuple(resolution.notes), resolution.source

@@ -39,6 +39,8 @@ import importlib
 import os
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final, Generic, Protocol, TypeVar, runtime_checkable
+from pulumi_hyperpod.core.preflight import section
+from pulumi_hyperpod.core.contract import ApplyOptions
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.core.contract import ApplyOptions, ApplyResult
@@ -211,8 +213,6 @@ def prepare(
     if skip_preflight is None and client is not None:
         the_plan = cloud.preflight(the_plan, request, client)
     else:
-        from pulumi_hyperpod.core.preflight import section  # neutral: the section's shape, no check
-
         reason = skip_preflight or "no client to read the account with"
         the_plan = dataclasses.replace(the_plan, preflight=section(the_plan, None, [], [], skipped=reason))
     return Prepared(cloud.name, the_plan, request.desired, request.observed, request.policy, request.context)
@@ -247,8 +247,6 @@ def execute(
     """Apply a prepared plan (or a Plan) through its cloud, under the one contract. `policy` and
     `context`: the guards apply checks again and the cloud's context for the apply (default: the
     ones the plan was prepared with)."""
-    from pulumi_hyperpod.core.contract import ApplyOptions
-
     if isinstance(prepared, Prepared):
         the_plan = prepared.plan
         policy = policy if policy is not None else prepared.policy

@@ -25,8 +25,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pulumi_hyperpod
 from pulumi_hyperpod.plans.model import PLAN_FORMAT
 from pulumi_hyperpod.core.errors import InputError
+from pulumi_hyperpod.core.files import read_bounded, write_whole
+from pulumi_hyperpod.core.cloud import DETECTION_ORDER, get
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.core.cloud import InputFiles, Prepared
@@ -45,9 +48,7 @@ class _SavedPlanInput(InputError):
 
 
 def tool_version() -> str:
-    from pulumi_hyperpod import __version__
-
-    return str(__version__)
+    return str(pulumi_hyperpod.__version__)  # read at call time: the version running
 
 
 def digest(body: Mapping[str, Any]) -> str:
@@ -64,16 +65,13 @@ def seal(cloud: str, body: Mapping[str, Any]) -> dict[str, Any]:
 
 def write(path: str | Path, document: Mapping[str, Any], *, inputs: InputFiles = ()) -> None:
     """Written whole or not at all (files.write_whole); never over one of the plan's `inputs`."""
-    from pulumi_hyperpod.core.files import write_whole
-
     write_whole(path, json.dumps(document, indent=2, sort_keys=True, default=str) + "\n", inputs=inputs)
 
 
 def read(path: str | Path, *, cloud: str | None = None) -> dict[str, Any]:
     """The checked content of a saved plan file, or SavedPlanError naming the file and what is wrong.
     `cloud`: the one the caller applies to (a plan for another cloud is refused, saying which)."""
-    from pulumi_hyperpod.core.files import read_bounded
-    from pulumi_hyperpod.core.documents import read_object_document
+    from pulumi_hyperpod.core.documents import read_object_document  # noqa: PLC0415 - yaml: the document reader only when a saved plan is read
 
     where = str(path)
     file = Path(path)
@@ -126,8 +124,6 @@ def cloud_of(path: str | Path) -> str | None:
 def save(prepared: Prepared[Any, Any, Any], path: str | Path, *, target: Mapping[str, Any] | None = None, inputs: InputFiles = ()) -> None:
     """Save a prepared plan, for any cloud. `target`: where it was made (backend, region, …);
     `inputs`: the files it was made from, which the plan file must not overwrite."""
-    from pulumi_hyperpod.core.cloud import get
-
     get(prepared.cloud).save_plan(prepared, str(path), target=target, inputs=inputs)
 
 
@@ -136,7 +132,5 @@ def load(path: str | Path, *, cloud: str | None = None, target: Mapping[str, Any
     SavedPlanError naming the file and what is wrong). `cloud`: the one the caller applies to
     (default: the one the file names; a file that names none is read by the last cloud of the
     detection order, whose loader says what is wrong). `target`: where it is to be applied."""
-    from pulumi_hyperpod.core.cloud import DETECTION_ORDER, get
-
     name = cloud or cloud_of(path) or DETECTION_ORDER[-1]
     return get(name).load_plan(str(path), target=target)

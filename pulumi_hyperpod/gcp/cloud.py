@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pulumi_hyperpod.core.cloud import ApplyRequest, Cloud, InputFiles, PlanRequest, Prepared, Target
+from pulumi_hyperpod.core.detect import detect_cloud
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.core.contract import ApplyResult
@@ -29,22 +30,20 @@ class GcpCloud(Cloud["ClusterSpec", "GcpClusterState", "TrainingClusterClient", 
     title = "Google Cloud training clusters"
 
     def owns(self, document: object) -> bool:
-        from pulumi_hyperpod.core.detect import detect_cloud
-
         return detect_cloud(document) == "gcp"
 
     def connect(self, backend: str) -> TrainingClusterClient:
-        from pulumi_hyperpod.gcp.client import connect
+        from pulumi_hyperpod.gcp.client import connect  # noqa: PLC0415 - detection loads this facade for every spec (core/cloud.py DETECTION_ORDER): a stage only when called
 
         return connect("fake" if backend == "fake" else "gcp")
 
     def load_spec(self, path: str, **context: str | None) -> ClusterSpec:
-        from pulumi_hyperpod.gcp.spec import ClusterSpec
+        from pulumi_hyperpod.gcp.spec import ClusterSpec  # noqa: PLC0415 - detection loads this facade for every spec (core/cloud.py DETECTION_ORDER): a stage only when called
 
         return ClusterSpec.from_file(path, context.get("project"), context.get("location"), context.get("cluster_id"))
 
     def read(self, client: TrainingClusterClient, name: str) -> GcpClusterState | None:
-        from pulumi_hyperpod.gcp.observe import observe
+        from pulumi_hyperpod.gcp.observe import observe  # noqa: PLC0415 - detection loads this facade for every spec (core/cloud.py DETECTION_ORDER): a stage only when called
 
         return observe(client, name)
 
@@ -52,7 +51,7 @@ class GcpCloud(Cloud["ClusterSpec", "GcpClusterState", "TrainingClusterClient", 
         return request  # the spec and the cluster are all a plan is made from
 
     def plan(self, request: Request) -> Plan:
-        from pulumi_hyperpod.gcp.planner import plan
+        from pulumi_hyperpod.gcp.planner import plan  # noqa: PLC0415 - detection loads this facade for every spec (core/cloud.py DETECTION_ORDER): a stage only when called
 
         return plan(request.desired, request.observed, request.policy)
 
@@ -60,18 +59,18 @@ class GcpCloud(Cloud["ClusterSpec", "GcpClusterState", "TrainingClusterClient", 
         return plan  # no section of its own beyond the planner's and the preflight's
 
     def preflight(self, plan: Plan, request: Request, client: TrainingClusterClient) -> Plan:
-        from pulumi_hyperpod.gcp.preflight import preflight
+        from pulumi_hyperpod.gcp.preflight import preflight  # noqa: PLC0415 - detection loads this facade for every spec (core/cloud.py DETECTION_ORDER): a stage only when called
 
         return preflight(plan, request.desired, request.observed, client, request.policy)
 
     def apply(self, client: TrainingClusterClient, request: ApplyRequest[None]) -> ApplyResult:
-        from pulumi_hyperpod.gcp.apply import apply
+        from pulumi_hyperpod.gcp.apply import apply  # noqa: PLC0415 - detection loads this facade for every spec (core/cloud.py DETECTION_ORDER): a stage only when called
 
         # the planner's guards (gcp/planner/__init__.py), checked again before each write
         return apply(client, request.plan, request.options, request.policy)
 
     def save_plan(self, prepared: GcpPrepared, path: str, *, target: Target | None = None, inputs: InputFiles = ()) -> None:
-        from pulumi_hyperpod.gcp.pipeline.saved import save
+        from pulumi_hyperpod.gcp.pipeline.saved import save  # noqa: PLC0415 - saved plans: only plan --out and apply --plan read or write one
 
         backend = (target or {}).get("backend") or "gcp"
         save(prepared.plan, path, spec=prepared.desired, observed=prepared.observed, policy=prepared.policy, backend=backend)
@@ -79,8 +78,8 @@ class GcpCloud(Cloud["ClusterSpec", "GcpClusterState", "TrainingClusterClient", 
     def load_plan(self, path: str, *, target: Target | None = None) -> GcpPrepared:
         """The plan re-derived from its saved inputs (gcp/pipeline/saved.py) with its steps checked against
         its own cluster and action (apply.check_steps), before any call."""
-        from pulumi_hyperpod.gcp.apply import check_steps
-        from pulumi_hyperpod.gcp.pipeline.saved import load_with_inputs
+        from pulumi_hyperpod.gcp.apply import check_steps  # noqa: PLC0415 - detection loads this facade for every spec (core/cloud.py DETECTION_ORDER): a stage only when called
+        from pulumi_hyperpod.gcp.pipeline.saved import load_with_inputs  # noqa: PLC0415 - saved plans: only plan --out and apply --plan read or write one
 
         the_plan, spec, observed, policy = load_with_inputs(path, (target or {}).get("backend"))
         check_steps(the_plan)

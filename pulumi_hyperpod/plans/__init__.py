@@ -45,13 +45,13 @@ __all__ = [
 
 def plan_renderable(plan: Plan, victims_shown: int | None = 20) -> Any:
     """`victims_shown`: rows of the removed-nodes table, the rest counted (None: all)."""
-    from pulumi_hyperpod.plans.render import plan_renderable as render
+    from pulumi_hyperpod.plans.render import plan_renderable as render  # noqa: PLC0415 - rich: only a plan shown loads the renderer (tests/cli_startup)
 
     return render(plan, victims_shown)
 
 
 def plan_text(plan: Plan, width: int = 110, victims_shown: int | None = 20, victims_elsewhere: str | None = None) -> str:
-    from pulumi_hyperpod.plans.render import VICTIMS_ELSEWHERE, plan_text as render
+    from pulumi_hyperpod.plans.render import VICTIMS_ELSEWHERE, plan_text as render  # noqa: PLC0415 - rich: only a plan shown loads the renderer
 
     return render(plan, width, victims_shown, victims_elsewhere or VICTIMS_ELSEWHERE)
 

@@ -143,3 +143,16 @@ def _chosen(plan: Plan) -> tuple[ChosenGroup, ...]:
         if count > 0:
             chosen.append(ChosenGroup(change.group, count, nodes))
     return tuple(chosen)
+
+
+def stated_disruption_problems(plan: Plan, stated: list[Any]) -> list[str]:
+    """A plan file's `disruption` of each step (None: not stated, a file older than the member) must
+    be what its kind declares for it (`of_step`): it is derived, and a policy that read an
+    edited one would judge a plan other than the one apply runs."""
+    problems = []
+    for number, (step, said) in enumerate(zip(plan.steps, stated, strict=True), 1):
+        if said is not None and said != of_step(step, plan).to_dict():
+            problems.append(
+                f"step {number} ({step.operation}): its disruption is not the one a {step.kind} step of this plan has; make the plan again"
+            )
+    return problems

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 from collections.abc import Mapping
 
-from pulumi_hyperpod.plans.sections import _tuple
+
+def _tuple(value: Any) -> tuple[Any, ...]:
+    return tuple(value or ())
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
-from pulumi_hyperpod.plans.model import Operation, Plan, Step, StepKind
+from pulumi_hyperpod.plans.model import Operation, Plan, Step
+from pulumi_hyperpod.plans.steps import StepKind
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,18 +36,3 @@ def kind_problem(step: Step, where: str, operations: CloudOperations) -> str | N
     another kind than its operation's is not this tool's."""
     kind = operations.kinds.get(step.operation, step.kind)
     return f"{where}: is of kind {kind}, not {step.kind}" if kind != step.kind else None
-
-
-def disruption_problems(plan: Plan, stated: list[Any]) -> list[str]:
-    """A plan file's `disruption` of each step (None: not stated, a file older than the member) must
-    be what its kind declares for it (plans/disruption.py): it is derived, and a policy that read an
-    edited one would judge a plan other than the one apply runs."""
-    from pulumi_hyperpod.plans.disruption import of_step
-
-    problems = []
-    for number, (step, said) in enumerate(zip(plan.steps, stated), 1):
-        if said is not None and said != of_step(step, plan).to_dict():
-            problems.append(
-                f"step {number} ({step.operation}): its disruption is not the one a {step.kind} step of this plan has; make the plan again"
-            )
-    return problems

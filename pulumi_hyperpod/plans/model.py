@@ -13,25 +13,13 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol
 
 from pulumi_hyperpod.plans.basis import Basis
+from pulumi_hyperpod.plans.disruption import of_plan, stated_disruption_problems
 from pulumi_hyperpod.plans.sections import CostSection, PreflightSection
+from pulumi_hyperpod.plans.steps import StepKind as StepKind  # declared with its rows; exported here too
 
 # The call a step makes, as its cloud names it ("UpdateCluster", "PatchModelDevelopmentCluster",
 # or "DrainNodes", done in the orchestrator): each cloud's planner lists its own.
 Operation = str
-# What a step does, the same words for every cloud: renderers, policies and apply's checks read this.
-StepKind = Literal[
-    "create-cluster",
-    "update-cluster",
-    "delete-cluster",
-    "add-nodes",
-    "remove-nodes",
-    "tag",
-    "untag",
-    "drain",
-    "update-software",
-    "reboot-nodes",
-    "replace-nodes",
-]
 # a replacement destroys the instance's volumes
 DESTRUCTIVE_KINDS = frozenset({"delete-cluster", "remove-nodes", "replace-nodes"})
 NOT_API_CALLS = frozenset({"drain"})  # kinds of steps done in the orchestrator, not calls to the cloud's API
@@ -207,11 +195,10 @@ class Plan:
         data["empty"] = self.empty
         data["refused"] = self.refused
         data["calls"] = self.calls()
-        for group, change in zip(data["groups"], self.groups):
+        for group, change in zip(data["groups"], self.groups, strict=True):
             group["delta"] = change.delta
-        from pulumi_hyperpod.plans.disruption import of_plan  # derived from the declaration: what the policies read
-
-        for written, step, disruption in zip(data["steps"], self.steps, of_plan(self)):
+        # derived from the declaration: what the policies read
+        for written, step, disruption in zip(data["steps"], self.steps, of_plan(self), strict=True):
             del written["details"]
             written.update(step.details.to_dict() if step.details is not None else {})
             written["disruption"] = disruption.to_dict()
@@ -252,9 +239,7 @@ class Plan:
             preflight=PreflightSection.from_dict(data["preflight"]) if data.get("preflight") else None,
             details=details.plan_details(data) if details is not None else None,
         )
-        from pulumi_hyperpod.plans.integrity import disruption_problems
-
-        problems = disruption_problems(plan, [s.get("disruption") for s in data.get("steps") or ()])
+        problems = stated_disruption_problems(plan, [s.get("disruption") for s in data.get("steps") or ()])
         if problems:  # derived, never read: a file that says otherwise was edited
             raise ValueError(problems[0])
         return plan

@@ -13,11 +13,14 @@ import copy
 import dataclasses
 import json
 import re
+import typing
 from dataclasses import dataclass, field
 from functools import cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 from collections.abc import Mapping
+
+from pulumi_hyperpod.core.policy_members import check
 
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -214,8 +217,6 @@ def _deployment(cls: type, config: dict[str, Any] | None) -> dict[str, Any] | No
     so a bad one fails here, before any call."""
     if config is None:
         return None
-    from pulumi_hyperpod.core.policy_members import check
-
     checked: dict[str, Any] = check("software_deployment", config)
     return checked
 
@@ -244,9 +245,7 @@ def _first_not_protected(self: Any) -> Any:
 def validator() -> type[BaseModel]:
     """The pydantic model named "Policy" with Policy's fields (type, default, description, bounds) and
     rules, built once per process, when a value other than the defaults is first given."""
-    import typing
-
-    from pydantic import ConfigDict, Field, create_model, field_validator, model_validator
+    from pydantic import ConfigDict, Field, create_model, field_validator, model_validator  # noqa: PLC0415 - pydantic only when a value other than the defaults is given (tests/unit/provider/test_policy_defaults_lean.py)
 
     types = typing.get_type_hints(Policy)
     fields: dict[str, Any] = {

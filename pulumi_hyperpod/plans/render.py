@@ -57,46 +57,64 @@ def plan_renderable(plan: Plan, victims_shown: int | None = VICTIMS_SHOWN, victi
     if plan.groups:
         parts.append(_groups(plan))
     if plan.steps:
-        steps = _table("Steps (in order)", ("#", "call", "why"))
-        for index, (step, disruption) in enumerate(zip(plan.steps, of_plan(plan)), 1):
-            # what the step takes down, from its kind's declaration (plans/disruption.py): the same
-            # words for every kind, a long list cut with a count
-            taken = disruption.words(DISRUPTION_SHOWN)
-            steps.add_row(_t(index), _t(step.operation), _t("\n".join(step.reasons + ((f"disruption: {taken}",) if taken else ()))))
-        parts.append(steps)
-    removed = plan.victims
-    if removed:
-        victims = _table("Nodes that would be removed", ("node", "group", "status", "why"))
-        shown = removed if victims_shown is None else removed[:victims_shown]
-        for v in shown:
-            victims.add_row(_t(v.node_id + (" (logical id)" if v.logical else "")), _t(v.group), _t(v.status), _t(v.reason))
-        parts.append(victims)
-        if len(shown) < len(removed):
-            parts.append(Text(f"… and {len(removed) - len(shown):,} more: {victims_elsewhere}"))
-    for reason in plan.replacements:
-        parts.append(Text(f"REPLACE: {reason}", style="bold red"))
-    for refusal in plan.refusals:
-        parts.append(Text(f"REFUSED [{refusal.rule}]: {refusal.reason}", style="bold red"))
-    for note in plan.notes:
-        parts.append(Text(f"note: {note}", style="cyan"))
-    for title, text in plan.details.sections() if plan.details is not None else ():  # the cloud's own (HyperPod: Slurm changes)
-        parts.append(Text(title, style="bold"))
-        parts.append(Text(text))
+        parts.append(_steps(plan))
+    parts.extend(_victims(plan, victims_shown, victims_elsewhere))
+    parts.extend(_notes(plan))
     if plan.cost is not None and plan.cost.groups:
         parts.append(cost_renderable(plan.cost, if_allowed=plan.refused))
     if plan.preflight is not None:
         parts.append(preflight_renderable(plan.preflight, plan))
+    parts.append(_outcome(plan))
+    return Group(*parts)
+
+
+def _steps(plan: Plan) -> Table:
+    steps = _table("Steps (in order)", ("#", "call", "why"))
+    for index, (step, disruption) in enumerate(zip(plan.steps, of_plan(plan), strict=True), 1):
+        # what the step takes down, from its kind's declaration (plans/disruption.py): the same
+        # words for every kind, a long list cut with a count
+        taken = disruption.words(DISRUPTION_SHOWN)
+        steps.add_row(_t(index), _t(step.operation), _t("\n".join(step.reasons + ((f"disruption: {taken}",) if taken else ()))))
+    return steps
+
+
+def _victims(plan: Plan, victims_shown: int | None, victims_elsewhere: str) -> list[Any]:
+    """The removed-nodes table, the rows past `victims_shown` counted (nothing: no node removed)."""
+    removed = plan.victims
+    if not removed:
+        return []
+    victims = _table("Nodes that would be removed", ("node", "group", "status", "why"))
+    shown = removed if victims_shown is None else removed[:victims_shown]
+    for v in shown:
+        victims.add_row(_t(v.node_id + (" (logical id)" if v.logical else "")), _t(v.group), _t(v.status), _t(v.reason))
+    parts: list[Any] = [victims]
+    if len(shown) < len(removed):
+        parts.append(Text(f"… and {len(removed) - len(shown):,} more: {victims_elsewhere}"))
+    return parts
+
+
+def _notes(plan: Plan) -> list[Any]:
+    """Replacements, refusals and notes, then the cloud's own sections (HyperPod: Slurm changes)."""
+    parts: list[Any] = [Text(f"REPLACE: {reason}", style="bold red") for reason in plan.replacements]
+    parts.extend(Text(f"REFUSED [{refusal.rule}]: {refusal.reason}", style="bold red") for refusal in plan.refusals)
+    parts.extend(Text(f"note: {note}", style="cyan") for note in plan.notes)
+    for title, text in plan.details.sections() if plan.details is not None else ():
+        parts.append(Text(title, style="bold"))
+        parts.append(Text(text))
+    return parts
+
+
+def _outcome(plan: Plan) -> Text:
+    """The plan's last line: refused, nothing to call (and why), no change, or the calls it makes."""
     if plan.refused:
         rules = ", ".join(dict.fromkeys(r.rule for r in plan.refusals))
-        parts.append(Text(f"Refused ({rules}): nothing will be changed, no API call is made.", style="bold red"))
-    elif plan.empty and (pending := plan.details.pending() if plan.details is not None else None):
-        parts.append(Text(f"No API call: {pending}.", style="yellow"))
-    elif plan.empty:
-        parts.append(Text("No changes: the cluster matches the spec.", style="green"))
-    else:
-        calls = ", ".join(f"{n} × {op}" for op, n in plan.calls().items())
-        parts.append(Text(f"API calls: {calls}"))
-    return Group(*parts)
+        return Text(f"Refused ({rules}): nothing will be changed, no API call is made.", style="bold red")
+    if plan.empty and (pending := plan.details.pending() if plan.details is not None else None):
+        return Text(f"No API call: {pending}.", style="yellow")
+    if plan.empty:
+        return Text("No changes: the cluster matches the spec.", style="green")
+    calls = ", ".join(f"{n} × {op}" for op, n in plan.calls().items())
+    return Text(f"API calls: {calls}")
 
 
 def _groups(plan: Plan) -> Table:

@@ -134,7 +134,7 @@ class QuotaSection:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> QuotaSection:
-        from pulumi_hyperpod.plans.findings import QuotaCheck
+        from pulumi_hyperpod.plans.findings import QuotaCheck  # noqa: PLC0415 - the rows only a plan adding instances has (see _EXPORTS)
 
         return cls(
             **{
@@ -161,7 +161,7 @@ class PreflightSection:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> PreflightSection:
-        from pulumi_hyperpod.plans.findings import ConsistencyFinding, TrainingPlanFinding
+        from pulumi_hyperpod.plans.findings import ConsistencyFinding, TrainingPlanFinding  # noqa: PLC0415 - the rows only a plan adding instances has
 
         quotas = data.get("quotas")
         return cls(

@@ -15,7 +15,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from pulumi_hyperpod.plans.model import StepKind
+# What a step does, the same words for every cloud: renderers, policies and apply's checks read this
+# (plans/model.py's Step.kind); each has its row in KINDS below.
+StepKind = Literal[
+    "create-cluster",
+    "update-cluster",
+    "delete-cluster",
+    "add-nodes",
+    "remove-nodes",
+    "tag",
+    "untag",
+    "drain",
+    "update-software",
+    "reboot-nodes",
+    "replace-nodes",
+]
 
 # What a step can assume about the cluster. A cloud's saved-plan check has a reader for each premise
 # its steps declare (aws/pipeline/saved.py, gcp/pipeline/saved.py), and names what moved when one no longer holds.

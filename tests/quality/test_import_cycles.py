@@ -18,14 +18,6 @@ ALLOWED = {
     # components.args keeps the EKS argument classes' old path (PEP 562 `__getattr__`, for programs
     # written against it); EKS's own module needs the shared argument classes
     frozenset({"components.args", "components.base", "components.eks"}),
-    # the service-model facade: servicemodel.violations() and model_for() load the validator and the
-    # cut model only when called (declaring a cluster needs neither); both read shapes back from it.
-    # Pending: the cut model's rewrite (issue 38, "machinery that earns its place")
-    frozenset({"aws.servicemodel", "aws.servicerules", "aws.specshapes"}),
-    # Pending: the Plan model's rewrite (issue 38, neutral Plan with a typed `details` slot): the model
-    # checks itself (integrity, disruption) with rules that read the step kinds, which read the model
-    frozenset({"plans.disruption", "plans.integrity", "plans.model", "plans.steps"}),
-    frozenset({"plans.findings", "plans.sections"}),
 }
 
 

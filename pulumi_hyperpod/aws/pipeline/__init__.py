@@ -37,6 +37,9 @@ from pulumi_hyperpod.aws.stages import make_plan
 from pulumi_hyperpod.core import cloud as _core
 from pulumi_hyperpod.core.cloud import OBSERVE, InputFiles, Prepared, Read
 from pulumi_hyperpod.plans import Plan, Policy
+from pulumi_hyperpod.aws import preflight
+from pulumi_hyperpod.core.contract import ApplyOptions
+from pulumi_hyperpod.core import planfile
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.apply import ApplyResult, Progress
@@ -65,8 +68,6 @@ def check(
     """The preflight stage: service quotas and lifecycle consistency read through `sagemaker` and
     `quotas` (a service-quotas client or a function returning one; None: reported as not readable). `skip`: the reason the
     checks are not run (offline, asked not to) — the section says it instead."""
-    from pulumi_hyperpod.aws import preflight
-
     if skip is not None or sagemaker is None:
         return preflight.skipped(the_plan, skip or "no client to read the account with")
     return preflight.preflight(the_plan, desired, observed, sagemaker=sagemaker, quotas=quotas, policy=policy)
@@ -125,8 +126,6 @@ def execute(
     """Apply the plan (see `apply.apply`) through core/cloud.execute: refused plans raise
     PlanRefused, stale ones PlanStale. `options` (core/contract.ApplyOptions) replaces
     wait/timeout/poll_seconds/progress/check_fresh."""
-    from pulumi_hyperpod.core.contract import ApplyOptions
-
     if options is None:
         options = ApplyOptions(wait=wait, timeout=timeout, poll_seconds=poll_seconds, check_fresh=check_fresh, progress=progress)
     context = AwsContext(roles=dict(roles or {}), workload=workload, sleep=sleep, monotonic=monotonic)
@@ -135,13 +134,9 @@ def execute(
 
 def save(prepared: AwsPrepared, path: str, *, target: Mapping[str, Any] | None = None, inputs: InputFiles = ()) -> None:
     """`inputs`: the files the plan was made from, which the plan file must not overwrite."""
-    from pulumi_hyperpod.core import planfile
-
     planfile.save(prepared, path, target=target, inputs=inputs)
 
 
 def load(path: str, *, target: Mapping[str, Any] | None = None) -> AwsPrepared:
-    from pulumi_hyperpod.core import planfile
-
     prepared: AwsPrepared = planfile.load(path, cloud="aws", target=target)
     return prepared

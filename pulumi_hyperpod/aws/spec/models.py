@@ -22,7 +22,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
-from typing import Any, ClassVar, Literal, NamedTuple, Union
+from typing import Any, ClassVar, Literal, NamedTuple
 from collections.abc import Mapping
 
 from pulumi_hyperpod.aws import servicemodel
@@ -202,7 +202,7 @@ class SlurmOrchestrator(_Model):
 class Orchestrator(_Model):
     """ClusterOrchestrator: EKS or Slurm (none given: Slurm)."""
 
-    _NESTED = {"eks": EksOrchestrator, "slurm": SlurmOrchestrator}
+    _NESTED: ClassVar[Mapping[str, type[_Model]]] = {"eks": EksOrchestrator, "slurm": SlurmOrchestrator}
 
     eks: EksOrchestrator | None = None
     slurm: SlurmOrchestrator | None = None
@@ -244,7 +244,7 @@ class _Group(_Model):
 class InstanceGroupSpec(_Group):
     """ClusterInstanceGroupSpecification: one instance group."""
 
-    _NESTED = {
+    _NESTED: ClassVar[Mapping[str, type[_Model]]] = {
         "instance_requirements": InstanceRequirements,
         "life_cycle_config": LifeCycleConfig,
         "override_vpc_config": VpcConfig,
@@ -298,7 +298,7 @@ class RestrictedInstanceGroupSpec(_Group):
     the SageMaker-managed groups Amazon Nova customization runs on). It answers the planner, cost and
     quotas as an InstanceGroupSpec does: a fixed type, no MinCount, no Slurm role, no image."""
 
-    _NESTED = {"override_vpc_config": VpcConfig}
+    _NESTED: ClassVar[Mapping[str, type[_Model]]] = {"override_vpc_config": VpcConfig}
     restricted: ClassVar[bool] = True
     node_type: ClassVar[None] = None
     min_instance_count: ClassVar[None] = None
@@ -327,7 +327,7 @@ class RestrictedInstanceGroupSpec(_Group):
 
 
 # a group of either kind: the planner, cost and quotas read both alike (`ClusterSpec.groups`)
-AnyGroupSpec = Union[InstanceGroupSpec, RestrictedInstanceGroupSpec]
+AnyGroupSpec = InstanceGroupSpec | RestrictedInstanceGroupSpec
 
 
 @dataclass(frozen=True, slots=True, init=False)  # built by _Model's __init__ (either spelling)
@@ -335,7 +335,7 @@ class ClusterSpec(_Model):
     """The cluster a platform team wants. Loads the AWS CLI's `--cli-input-json` form unchanged.
     `ClusterSpec(**request)` checks the request as `from_dict` does."""
 
-    _NESTED = {
+    _NESTED: ClassVar[Mapping[str, type[_Model]]] = {
         "instance_groups": InstanceGroupSpec,
         "restricted_instance_groups": RestrictedInstanceGroupSpec,
         "vpc_config": VpcConfig,
@@ -373,7 +373,7 @@ class ClusterSpec(_Model):
     def from_file(cls, path: str | Path) -> ClusterSpec:
         """JSON or YAML (1.2), in the AWS CLI's `--cli-input-json` form (PascalCase) or snake_case;
         see `documents.read_document` for the limits on the file itself."""
-        from pulumi_hyperpod.core.documents import read_document  # a file only here: a provider's spec comes as data
+        from pulumi_hyperpod.core.documents import read_document  # noqa: PLC0415 - yaml: a file only here, a provider's spec comes as data
 
         return cls.from_dict(read_document(path, SpecError), source=str(path))
 

@@ -10,7 +10,7 @@ import pytest
 import regex
 from botocore.loaders import Loader
 
-from pulumi_hyperpod.aws.servicerules import violations
+from pulumi_hyperpod.aws.servicemodel import violations  # the service rules (servicerules.py), on the shape it names
 
 # CreateCluster's Tags[].Value: the model's tag value pattern, with \p{...} classes
 TAG_PATTERN = r"([\p{L}\p{Z}\p{N}_.:/=+\-@]*)"
