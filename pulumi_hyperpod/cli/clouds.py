@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import click
 
-from pulumi_hyperpod.cli.common import client_from, load_policy
+from pulumi_hyperpod.cli.common import check_cluster_name, client_from, load_policy, region_of
+from pulumi_hyperpod.aws.client import DEFAULT_REGION, default_poll_seconds
+from pulumi_hyperpod.core.errors import SnapshotError
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import RenderableType
@@ -85,8 +87,6 @@ class AwsFront:
         if region is None and client is not None:
             region = getattr(client.meta, "region_name", None)
         if region is None and obj["backend"] == "fake":
-            from pulumi_hyperpod.aws.client import DEFAULT_REGION
-
             region = DEFAULT_REGION
         return {"backend": obj["backend"], "region": region}
 
@@ -175,13 +175,11 @@ class AwsFront:
         return AwsContext(roles=roles, workload=workload)
 
     def poll_seconds(self, ctx: click.Context) -> float | None:
-        from pulumi_hyperpod.aws.client import default_poll_seconds
 
         poll: float | None = default_poll_seconds(ctx.find_root().obj["backend"])  # $HYPERPOD_POLL_SECONDS, checked before any call
         return poll
 
     def cluster_name(self, ctx: click.Context, spec_file: str | None, name: str | None) -> str:
-        from pulumi_hyperpod.cli.common import check_cluster_name
 
         if name is not None:
             return check_cluster_name(name)
@@ -190,7 +188,6 @@ class AwsFront:
         raise ValueError("give the cluster's NAME (or -f SPEC)")
 
     def missing(self, name: str, client: Any) -> str:
-        from pulumi_hyperpod.cli.common import region_of
 
         return f"no cluster {name} in {region_of(client)}"
 
@@ -365,7 +362,6 @@ def gcp_option(ctx: click.Context, *names: str) -> tuple[str | None, ...]:
 def _gcp_snapshot(path: str) -> Any:
     """A GET response saved by `hyperpod gcp snapshot` (`{}`: there was no cluster)."""
     from pulumi_hyperpod.core.documents import read_document
-    from pulumi_hyperpod.core.errors import SnapshotError
     from pulumi_hyperpod.gcp.observe import GcpClusterState
 
     data = read_document(path, SnapshotError)  # bounded: size, depth, YAML 1.2, one error naming the file

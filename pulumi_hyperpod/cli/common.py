@@ -16,15 +16,15 @@ import functools
 import json
 import math
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
-from collections.abc import Callable, Iterable
 
 import click
 
 from pulumi_hyperpod.aws.client import connect
-from pulumi_hyperpod.core.errors import Violation
+from pulumi_hyperpod.core.errors import InputError, Violation
 from pulumi_hyperpod.core.terminal import shown
+import os
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -62,7 +62,6 @@ MIN_WIDTH = 60
 
 @functools.cache
 def _console_class() -> type[Console]:
-    import os
 
     from rich.console import Console, ConsoleDimensions, RenderHook
     from rich.segment import Segment
@@ -188,7 +187,6 @@ def emit_json(data: Any) -> None:
 @functools.cache
 def _argument_error() -> type:
     """`ArgumentError`, an InputError (whose module loads the service model: made on first use)."""
-    from pulumi_hyperpod.core.errors import InputError
 
     class ArgumentError(InputError):
         """A command-line argument that breaks the model's rules (one line, exit 1)."""

@@ -17,6 +17,7 @@ from pulumi_hyperpod.cli.common import (
     print_line,
     region_of,
 )
+from pulumi_hyperpod.aws.client import default_poll_seconds
 
 CHECKS = ("InstanceStress", "InstanceConnectivity", "MultiNodeTrainingValidation")  # the model's DeepHealthCheckType
 
@@ -41,7 +42,6 @@ def health_check_command(
 ) -> None:
     """Run deep health checks (StartClusterHealthCheck) and follow the operation to its end. Exit 1 when a node fails."""
     from pulumi_hyperpod.aws.apply.health import HealthCheckError, configurations, run_health_check
-    from pulumi_hyperpod.aws.client import default_poll_seconds
     from pulumi_hyperpod.aws.observe import observe
 
     common.check_timeout(timeout)

@@ -21,6 +21,8 @@ from pulumi_hyperpod.cli.common import EXIT_ERROR, EXIT_REFUSED, F, emit_json, h
 from pulumi_hyperpod.cli.outputs import OutputPath, command_inputs
 from pulumi_hyperpod.cli.workload_commands import workload_options
 from pulumi_hyperpod.plans.model import PLAN_FORMAT  # no third-party import: the --json help names the format
+from pulumi_hyperpod.core.errors import SpecError
+from pulumi_hyperpod.plans import plan_renderable
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.cli.clouds import CloudFront
@@ -183,7 +185,6 @@ def _spec_cloud(ctx: click.Context, spec_file: str) -> str:
         return fixed
     from pulumi_hyperpod.core.detect import detect_cloud
     from pulumi_hyperpod.core.documents import read_document
-    from pulumi_hyperpod.core.errors import SpecError
 
     return "gcp" if detect_cloud(read_document(spec_file, SpecError)) == "gcp" else "aws"
 
@@ -419,8 +420,6 @@ def _show_plan(the_plan: Plan, as_json: bool) -> None:
     if as_json:
         click.echo(the_plan.to_json())
     else:
-        from pulumi_hyperpod.plans import plan_renderable
-
         common.out.print(plan_renderable(the_plan))
 
 
@@ -454,8 +453,6 @@ def _apply(
         if not sys.stdin.isatty():
             raise ValueError(f"refusing to {question.split()[0].lower()} without confirmation: pass --yes (there is no terminal to ask on)")
         if as_json:  # the plan is always shown before the question; stdout stays one JSON document
-            from pulumi_hyperpod.plans import plan_renderable
-
             common.err.print(plan_renderable(the_plan))
         click.confirm(question, abort=True, err=as_json)
     with _progress(quiet=as_json) as progress:

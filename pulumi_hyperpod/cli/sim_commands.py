@@ -32,6 +32,7 @@ from pulumi_hyperpod.cli.common import (
     print_line,
     region_of,
 )
+from pulumi_hyperpod.aws.client import DEFAULT_REGION, connect
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -60,7 +61,6 @@ def _options(ctx: click.Context) -> dict[str, Any]:
 
 
 def _client(ctx: click.Context) -> Any:
-    from pulumi_hyperpod.aws.client import connect
 
     return client_from(ctx) if ctx.obj else connect()
 
@@ -84,7 +84,6 @@ def _cluster_named(name: str, region: str) -> Iterator[None]:
 
 
 def _region(ctx: click.Context, client: Any = None) -> str:
-    from pulumi_hyperpod.aws.client import DEFAULT_REGION
 
     options = _options(ctx)
     if client is not None:

@@ -17,8 +17,10 @@ import click
 
 from pulumi_hyperpod.core.files import write_whole
 from pulumi_hyperpod.cli import common
-from pulumi_hyperpod.cli.common import EXIT_REFUSED, HyperpodGroup, client_from, emit_json, handle_errors
+from pulumi_hyperpod.cli.common import EXIT_REFUSED, HyperpodGroup, client_from, emit_json, handle_errors, print_error
 from pulumi_hyperpod.cli.outputs import OutputPath, command_inputs
+from pulumi_hyperpod.core.errors import Violation
+import sys
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.core.errors import Violation
@@ -41,7 +43,6 @@ def _load(cluster_path: str, slurm_path: str, slurm_config: bool | None, lifecyc
 
 
 def _violation(path: str, rule: str) -> Violation:
-    from pulumi_hyperpod.core.errors import Violation
 
     return Violation(path, rule)
 
@@ -232,7 +233,6 @@ def roles_command(ctx: click.Context, name: str, lifecycle_dir: str | None, as_j
 @handle_errors
 def diff_command(ctx: click.Context, name: str, slurm_path: str, lifecycle_dir: str | None, as_json: bool) -> None:
     """What changing cluster NAME's Slurm spec takes, per key (exit 2 when a change is refused)."""
-    import sys
 
     from pulumi_hyperpod.aws.slurm.changes import diff_slurm, render_changes
     from pulumi_hyperpod.aws.slurm.hyperpod import partition_names
@@ -252,8 +252,6 @@ def diff_command(ctx: click.Context, name: str, slurm_path: str, lifecycle_dir: 
         where = controller_bundle_uri(state)
         current = read_bundle_spec(client_from(ctx, service="s3"), where) if where else None
     if current is None:  # unknown is not safe: exit 2, nothing compared is said to be unchanged
-        from pulumi_hyperpod.cli.common import print_error
-
         print_error(
             f"cluster {name}'s lifecycle bundle ({where or 'no SourceS3Uri'}) has no slurm-spec.json, so its "
             "current Slurm spec is unknown and no change can be shown or checked; render the bundle with "

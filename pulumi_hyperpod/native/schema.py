@@ -28,6 +28,8 @@ import typing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+import dataclasses
+from pulumi_hyperpod import __version__
 
 SCHEMA_PATH = Path(__file__).with_name("schema.json")
 Spec = dict[str, Any]
@@ -328,9 +330,7 @@ def _resource(
 
 def schema() -> Spec:
     """The package schema, from the resources' definitions."""
-    import dataclasses
 
-    from pulumi_hyperpod import __version__
     from pulumi_hyperpod.native import CLUSTER_TYPE, gcp
     from pulumi_hyperpod.native.resource import PREVIEW_OUTPUTS
     from pulumi_hyperpod.provider.resource import OUTPUTS, ClusterArgs

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 from pulumi_hyperpod.provider.cloud_provider import Bag, Failures, Found, Replacement, RunSettings, Session
 from pulumi_hyperpod.provider.settings import Defaults, Location, Settings, allows_replacement, locate_inputs
 from pulumi_hyperpod.provider.unknowns import unknown_paths
+import time
+from pulumi_hyperpod.provider.errors import ProviderError
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.context import AwsContext
@@ -169,10 +171,8 @@ class AwsAdapter:
 
     def wait_deleted(self, session: Session, name: str, timeout: float, progress: Callable[[Any], None]) -> None:
         """Another writer's delete: no plan to apply, its end waited on."""
-        import time
 
         from pulumi_hyperpod.aws.apply.waiters import wait
-        from pulumi_hyperpod.provider.errors import ProviderError
 
         try:
             wait(

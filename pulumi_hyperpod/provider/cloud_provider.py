@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pulumi_hyperpod.provider.console import say
 from pulumi_hyperpod.provider.errors import ProviderError, contract_message
+import time
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.core.cloud import AnyCloud
@@ -107,7 +108,6 @@ class Session:
     apply_context: Any = None
 
     def now(self) -> float:
-        import time
 
         return (self.monotonic or time.monotonic)()
 

@@ -20,7 +20,8 @@ from pulumi.dynamic import Resource
 
 from pulumi_hyperpod.provider.base import DynamicProvider
 from pulumi_hyperpod.provider.errors import ProviderError
-from pulumi_hyperpod.provider.gcp_adapter import OUTPUTS, SettingError
+from pulumi_hyperpod.provider.gcp_adapter import GcpAdapter, OUTPUTS, SettingError
+from pulumi_hyperpod.provider.cloud_provider import CloudProvider
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.provider.cloud_provider import CloudProvider
@@ -32,8 +33,6 @@ class GcpClusterProvider(DynamicProvider):
     """Google Cloud's dynamic provider: the CloudProvider over the GCP cloud."""
 
     def core(self) -> CloudProvider:
-        from pulumi_hyperpod.provider.cloud_provider import CloudProvider
-        from pulumi_hyperpod.provider.gcp_adapter import GcpAdapter
 
         return CloudProvider(GcpAdapter())
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from collections.abc import Callable, Mapping
 
 from pulumi_hyperpod.aws.client import BACKENDS, DEFAULT_REGION
+import dataclasses
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.plans.policy import Policy
@@ -130,7 +131,6 @@ class Settings:
         before = _policy((olds or {}).get("policy") or {}) if olds else None
         if before is None:
             return self
-        import dataclasses
 
         policy = self.policy.model_copy(
             update={
