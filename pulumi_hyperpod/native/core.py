@@ -28,6 +28,7 @@ from pulumi_hyperpod.provider.worlds import open_backend
 from pulumi_hyperpod.aws.spec import SpecError
 from pulumi_hyperpod.native.resource import PREVIEW_OUTPUTS
 import json
+from pulumi_hyperpod.core import cloud
 
 __all__ = [
     "OUTPUTS",
@@ -138,7 +139,6 @@ def observe_by_id(provider: CloudProvider, id_: str, region: str | None) -> tupl
     (or the ARN's region) says it lives."""
     location = locate(provider, region)
     client, _ = open_backend(location, _aws(provider).simulator)
-    from pulumi_hyperpod.core import cloud
 
     return cloud.get("aws").read(client, id_), location
 
