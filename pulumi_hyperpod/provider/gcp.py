@@ -58,8 +58,8 @@ class GcpTrainingCluster(Resource, module="hyperpod", name="GcpTrainingCluster")
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         if spec_file is not None:
-            from pulumi_hyperpod.core.documents import read_document
-            from pulumi_hyperpod.gcp.spec import GcpSpecError
+            from pulumi_hyperpod.core.documents import read_document  # noqa: PLC0415 - YAML: only a program that names a spec file reads one (test_program_lean)
+            from pulumi_hyperpod.gcp.spec import GcpSpecError  # noqa: PLC0415 - the GCP spec's pydantic models: only a GCP spec file read or checked loads them
 
             loaded = read_document(Path(spec_file), GcpSpecError)
             given: Any = spec or {}

@@ -37,7 +37,7 @@ class ClusterProvider(DynamicProvider):
         super().configure(req)
 
     def core(self) -> CloudProvider:
-        from pulumi_hyperpod.provider.aws_adapter import AwsAdapter
+        from pulumi_hyperpod.provider.aws_adapter import AwsAdapter  # noqa: PLC0415 - the AWS adapter (member table, contract, clients): unpickling the provider loads this module and must not load it (test_program_lean)
 
         return CloudProvider(AwsAdapter(self.simulator, self.defaults))
 
