@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from pulumi_hyperpod.sim.worldfile import GCP_WORLD, delete, places
 
 
 def world_path() -> Path:
@@ -44,7 +45,6 @@ def catch_up() -> None:
 
 def reset() -> bool:
     """Delete the world (True) or find none (False); a file the simulator did not make is refused, kept."""
-    from pulumi_hyperpod.sim.worldfile import GCP_WORLD, delete, places
 
     return delete(world_path(), GCP_WORLD, places()[1].source)
 
