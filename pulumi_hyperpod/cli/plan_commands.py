@@ -189,7 +189,7 @@ def _spec_cloud(ctx: click.Context, spec_file: str) -> str:
     fixed = _fixed_cloud(ctx)
     if fixed:
         return fixed
-    from pulumi_hyperpod.core.documents import read_document
+    from pulumi_hyperpod.core.documents import read_document  # noqa: PLC0415 - YAML: only a command given a file reads one (tests/cli_startup)
 
     return "gcp" if detect_cloud(read_document(spec_file, SpecError)) == "gcp" else "aws"
 
@@ -480,7 +480,7 @@ class _progress:
     count them (rich, on stderr; cleared at the end). Nothing with `quiet` (--json)."""
 
     def __init__(self, quiet: bool) -> None:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn  # noqa: PLC0415 - rich: --help and --json output never load it (tests/cli_startup)
 
         columns = (TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         self.quiet = quiet

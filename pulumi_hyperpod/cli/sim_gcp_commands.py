@@ -11,21 +11,21 @@ from pulumi_hyperpod.sim.worldfile import GCP_WORLD, delete, places
 
 
 def world_path() -> Path:
-    from pulumi_hyperpod.sim.gcp import default_path
+    from pulumi_hyperpod.sim.gcp import default_path  # noqa: PLC0415 - the simulator: only a command on the simulator loads it (tests/cli_startup)
 
     return default_path()
 
 
 def _open() -> Any:
     """The persistent world, on the directory's one clock; None when there is none yet."""
-    from pulumi_hyperpod.sim.gcp import GcpSimulator
+    from pulumi_hyperpod.sim.gcp import GcpSimulator  # noqa: PLC0415 - the simulator: only a command on the simulator loads it (tests/cli_startup)
 
     return GcpSimulator.open_default() if world_path().is_file() else None
 
 
 def overview() -> dict[str, Any]:
     """Clusters, states and pools of the Google Cloud world, and its virtual time (None: no world yet)."""
-    from pulumi_hyperpod.sim.gcp.world import timestamp
+    from pulumi_hyperpod.sim.gcp.world import timestamp  # noqa: PLC0415 - the simulator: only a command on the simulator loads it (tests/cli_startup)
 
     sim = _open()
     if sim is None:
@@ -51,14 +51,14 @@ def reset() -> bool:
 
 def is_machine_type(name: str) -> bool:
     """A Google Cloud machine type the simulator knows (sim/gcp/compute.py's catalog)."""
-    from pulumi_hyperpod.sim.gcp.compute import shape
+    from pulumi_hyperpod.sim.gcp.compute import shape  # noqa: PLC0415 - the simulator: only a command on the simulator loads it (tests/cli_startup)
 
     return shape(name) is not None
 
 
 def set_capacity(machine_type: str, available: int | None) -> None:
     """The world has `available` nodes of `machine_type` from now on (None: unlimited); made if missing."""
-    from pulumi_hyperpod.sim.gcp import GcpSimulator
+    from pulumi_hyperpod.sim.gcp import GcpSimulator  # noqa: PLC0415 - the simulator: only a command on the simulator loads it (tests/cli_startup)
 
     with GcpSimulator.open_default().world() as world:
         world.set_capacity(machine_type, available)
