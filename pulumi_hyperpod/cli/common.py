@@ -296,7 +296,7 @@ def handle_errors(command: F) -> F:
         try:
             ctx = click.get_current_context(silent=True)
             if ctx is not None:
-                from pulumi_hyperpod.cli.outputs import check_outputs  # noqa: PLC0415 - the output checks: only a command that writes files loads them (tests/cli_startup)
+                from pulumi_hyperpod.cli.outputs import check_outputs  # noqa: PLC0415 - the output checks (core.files, the simulator's world files): run by a command, never by --help (tests/cli_startup)
 
                 check_outputs(ctx)
             return command(*args, **kwargs)
