@@ -25,6 +25,7 @@ from pulumi_hyperpod.aws.client import connect
 from pulumi_hyperpod.core.errors import InputError, Violation
 from pulumi_hyperpod.core.terminal import shown
 import os
+from pulumi_hyperpod.plans import Policy
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -229,7 +230,6 @@ def check_timeout(timeout: float) -> float:
 def load_policy(path: str | None, protect: tuple[str, ...] = (), *, replace: tuple[str, ...] = (), reboot: tuple[str, ...] = ()) -> Policy:
     """The policy from `path` (YAML/JSON) plus `--protect`, `--replace` and `--reboot` ids; any problem
     is a PolicyError naming the file and the field, one line each."""
-    from pulumi_hyperpod.plans import Policy  # noqa: PLC0415 - the Plan model: only a command that plans or reads a policy loads it (tests/cli_startup)
     from pulumi_hyperpod.aws.spec import PolicyError, read_document  # noqa: PLC0415 - the AWS spec's models: only a command given a spec or policy loads them (tests/cli_startup)
 
     source = path or ("--protect" if protect else "--replace" if replace else "--reboot")
@@ -252,7 +252,6 @@ def load_policy(path: str | None, protect: tuple[str, ...] = (), *, replace: tup
 
 
 def _validated_policy(data: dict[str, Any], source: str) -> Policy:
-    from pulumi_hyperpod.plans import Policy  # noqa: PLC0415 - the Plan model: only a command that plans or reads a policy loads it (tests/cli_startup)
 
     if not data:  # no file, or an empty one: the defaults, which need no validating model
         return Policy()
@@ -272,7 +271,6 @@ def _validated_policy(data: dict[str, Any], source: str) -> Policy:
 
 
 def _policy_violation(problem: Mapping[str, Any]) -> Violation:
-    from pulumi_hyperpod.plans import Policy  # noqa: PLC0415 - the Plan model: only a command that plans or reads a policy loads it (tests/cli_startup)
 
     path = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in problem["loc"]).lstrip(".")
     if problem["type"] == "extra_forbidden":

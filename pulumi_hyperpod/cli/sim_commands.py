@@ -35,6 +35,9 @@ from pulumi_hyperpod.cli.common import (
 from pulumi_hyperpod.aws.client import DEFAULT_REGION, connect
 from pulumi_hyperpod.core.timestamps import TimestampError, read_time
 from pulumi_hyperpod.cli import sim_gcp_commands
+from pulumi_hyperpod.sim import worldfile
+from pulumi_hyperpod.sim.clock import delete_clock, parse_duration
+from pulumi_hyperpod.sim.worldfile import check_all
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -134,8 +137,6 @@ def _cloud_option(help_text: str) -> Callable[[F], F]:
 def reset(yes: bool, cloud: str) -> None:
     """Delete the simulated worlds (clusters, nodes, events, billing, recorded calls) and their clock."""
     from pulumi_hyperpod.sim.aws.store import delete_world  # noqa: PLC0415 - the simulator: only a command on the simulator loads it (tests/cli_startup)
-    from pulumi_hyperpod.sim import worldfile  # noqa: PLC0415 - the simulator: only a command on the simulator loads it (tests/cli_startup)
-    from pulumi_hyperpod.sim.clock import delete_clock  # noqa: PLC0415 - the simulator: only a command on the simulator loads it (tests/cli_startup)
 
     aws, _gcp, clock_place = worldfile.places()
     which = {"aws": (worldfile.AWS_WORLD,), "gcp": (worldfile.GCP_WORLD,), "all": worldfile.KINDS}[cloud]
@@ -217,7 +218,6 @@ def _show_gcp(gcp: dict[str, Any] | None, console: Console) -> None:
 def advance(duration: str) -> None:
     """Fast-forward the persistent worlds' one clock by DURATION (90s, 15m, 3h, 1h30m): everything due
     by then runs, on both clouds."""
-    from pulumi_hyperpod.sim.clock import parse_duration  # noqa: PLC0415 - the simulator: only a command on the simulator loads it (tests/cli_startup)
 
     seconds = parse_duration(duration)
     sim = _simulator().open_default()
@@ -274,7 +274,6 @@ def serve(
             raise ValueError(f"{option} must be a number of seconds more than 0 (got {seconds:g})")
     if max_connections < 1:
         raise ValueError(f"--max-connections must be at least 1 (got {max_connections})")
-    from pulumi_hyperpod.sim.worldfile import check_all  # noqa: PLC0415 - the simulator: only a command on the simulator loads it (tests/cli_startup)
 
     check_all()  # both worlds and the clock are the simulators' own, before the first request opens one
 

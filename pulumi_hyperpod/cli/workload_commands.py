@@ -14,6 +14,7 @@ import click
 from pulumi_hyperpod.cli.common import F, cell, emit_json, handle_errors, make_console, print_line
 from pulumi_hyperpod.aws.sessions import new_botocore_session
 from pulumi_hyperpod.aws.workload.source import WorkloadError
+from pulumi_hyperpod.sim.clock import parse_duration
 
 
 def workload_options(command: F) -> F:
@@ -130,7 +131,6 @@ def _seconds(value: str | None, option: str) -> float | None:
 
 def parse_seconds(value: str, option: str) -> float:
     """A duration option (30m, 2h) in seconds; a bad one is click's error naming the option."""
-    from pulumi_hyperpod.sim.clock import parse_duration  # noqa: PLC0415 - the simulator: only a command on the simulator loads it (tests/cli_startup)
 
     try:
         return parse_duration(value)
