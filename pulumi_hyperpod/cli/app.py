@@ -17,7 +17,8 @@ import click
 
 from pulumi_hyperpod.aws.client import BACKENDS
 
-from pulumi_hyperpod.cli.common import HyperpodGroup
+from pulumi_hyperpod.cli.common import EXIT_ERROR, HyperpodGroup, print_error
+from pulumi_hyperpod.aws.regions import is_region, not_a_region
 
 # command name → (module in this package, attribute, summary `hyperpod --help` lists)
 COMMANDS: dict[str, tuple[str, str, str]] = {
@@ -142,11 +143,8 @@ def main(ctx: click.Context, backend: str, region: str | None, profile: str | No
     """Plan and apply Amazon SageMaker HyperPod clusters declaratively."""
     if region is not None:
         # botocore's partition data, said here with the names a user set, before any client or world is made
-        from pulumi_hyperpod.aws.regions import is_region, not_a_region
 
         if not is_region(region):
-            from pulumi_hyperpod.cli.common import EXIT_ERROR, print_error
-
             print_error(f"--region / $AWS_REGION: {not_a_region(region)}")
             ctx.exit(EXIT_ERROR)
     ctx.obj = {"backend": backend, "region": region, "profile": profile, "endpoint_url": endpoint_url}

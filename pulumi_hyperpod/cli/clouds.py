@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import click
 
-from pulumi_hyperpod.cli.common import client_from, load_policy
+from pulumi_hyperpod.cli.common import check_cluster_name, client_from, load_policy, region_of
+from pulumi_hyperpod.aws.client import DEFAULT_REGION, default_poll_seconds
+from pulumi_hyperpod.core.errors import SnapshotError
+from pulumi_hyperpod.cli.workload_commands import workload_source
+from pulumi_hyperpod.aws.context import AwsContext
+from pulumi_hyperpod.cli.tables import status_table
+from pulumi_hyperpod.core import cloud, planfile
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import RenderableType
@@ -85,8 +91,6 @@ class AwsFront:
         if region is None and client is not None:
             region = getattr(client.meta, "region_name", None)
         if region is None and obj["backend"] == "fake":
-            from pulumi_hyperpod.aws.client import DEFAULT_REGION
-
             region = DEFAULT_REGION
         return {"backend": obj["backend"], "region": region}
 
@@ -94,9 +98,6 @@ class AwsFront:
         """`lifecycle`: a local lifecycle bundle whose provisioning_parameters.json gives the Slurm roles of
         groups without SlurmConfig.NodeType; without it they are read from the groups' SourceS3Uri.
         `slurm_file`: a Slurm spec whose changes against the cluster's bundle the plan shows per key."""
-        from pulumi_hyperpod.aws.context import AwsContext
-        from pulumi_hyperpod.cli.workload_commands import workload_source
-        from pulumi_hyperpod.core import cloud
 
         slurm_file, lifecycle = options.get("slurm_file"), options.get("lifecycle")
         spec = _aws_spec(options["spec_file"], slurm_file)
@@ -113,9 +114,9 @@ class AwsFront:
         ctx.meta[_WORKLOAD_KEY] = workload
         slurm = None
         if slurm_file:
-            from pulumi_hyperpod.aws.slurm.hyperpod import partition_names
-            from pulumi_hyperpod.slurm import check_references
-            from pulumi_hyperpod.slurm.spec import SlurmSpec
+            from pulumi_hyperpod.aws.slurm.hyperpod import partition_names  # noqa: PLC0415 - the HyperPod Slurm rendering (pydantic, YAML): only a Slurm spec loads it (tests/cli_startup)
+            from pulumi_hyperpod.slurm import check_references  # noqa: PLC0415 - the Slurm layer (pydantic, YAML): only a Slurm spec loads it (tests/cli_startup)
+            from pulumi_hyperpod.slurm.spec import SlurmSpec  # noqa: PLC0415 - the Slurm layer (pydantic, YAML): only a Slurm spec loads it (tests/cli_startup)
 
             slurm = SlurmSpec.from_file(slurm_file, partition_names=partition_names())
             # partitions name groups of the cluster planned, as `slurm check` requires: before any call
@@ -123,7 +124,7 @@ class AwsFront:
         aws = cloud.get("aws")
         snapshot = options.get("snapshot")
         if snapshot:
-            from pulumi_hyperpod.aws.observe import load_snapshot
+            from pulumi_hyperpod.aws.observe import load_snapshot  # noqa: PLC0415 - aws.observe (botocore's shapes): only a command that reads a cluster loads it (tests/cli_startup)
 
             context = AwsContext(region=ctx.find_root().obj.get("region"), lifecycle_dir=lifecycle, slurm=slurm, workload=workload)
             observed = load_snapshot(snapshot, spec.name)  # checked: shapes, consistency, the spec's cluster
@@ -141,8 +142,6 @@ class AwsFront:
         """A saved plan, with its account checks run again now (quotas, lifecycle consistency): what is
         shown is what holds at apply, not what the file says. One saved as skipped (offline,
         --no-preflight) stays so."""
-        from pulumi_hyperpod.core import cloud, planfile
-
         if options["workload_files"]:
             raise ValueError("--workload files were read when the plan was made; to drain, give --read-workload or --workload-command")
         prepared = planfile.load(options["plan_file"], cloud="aws", target=self.target(ctx, client))
@@ -157,8 +156,6 @@ class AwsFront:
         return dataclasses.replace(prepared, plan=checked)
 
     def apply_context(self, ctx: click.Context, options: Options, prepared: Prepared[Any, Any, Any]) -> Any:
-        from pulumi_hyperpod.aws.context import AwsContext
-        from pulumi_hyperpod.cli.workload_commands import workload_source
 
         workload = ctx.meta.get(_WORKLOAD_KEY)
         if options.get("plan_file"):  # a saved plan: the workload is read now, to drain through
@@ -175,13 +172,11 @@ class AwsFront:
         return AwsContext(roles=roles, workload=workload)
 
     def poll_seconds(self, ctx: click.Context) -> float | None:
-        from pulumi_hyperpod.aws.client import default_poll_seconds
 
         poll: float | None = default_poll_seconds(ctx.find_root().obj["backend"])  # $HYPERPOD_POLL_SECONDS, checked before any call
         return poll
 
     def cluster_name(self, ctx: click.Context, spec_file: str | None, name: str | None) -> str:
-        from pulumi_hyperpod.cli.common import check_cluster_name
 
         if name is not None:
             return check_cluster_name(name)
@@ -190,12 +185,10 @@ class AwsFront:
         raise ValueError("give the cluster's NAME (or -f SPEC)")
 
     def missing(self, name: str, client: Any) -> str:
-        from pulumi_hyperpod.cli.common import region_of
 
         return f"no cluster {name} in {region_of(client)}"
 
     def deletion_context(self) -> Any:
-        from pulumi_hyperpod.aws.context import AwsContext
 
         return AwsContext(cost=False)  # the plan as `hyperpod delete` has always shown it: without a cost section
 
@@ -223,7 +216,6 @@ class AwsFront:
         }
 
     def status_table(self, state: Any) -> RenderableType:
-        from pulumi_hyperpod.cli.tables import status_table
 
         return status_table(state)
 
@@ -231,14 +223,14 @@ class AwsFront:
 def _aws_spec(spec_file: str, slurm_file: str | None) -> Any:
     """The cluster spec. With --slurm, groups without SlurmConfig get their role from the Slurm spec,
     as `slurm render` fills them in: a cluster.json written for render plans as it is."""
-    from pulumi_hyperpod.aws.spec import ClusterSpec, SpecError
+    from pulumi_hyperpod.aws.spec import ClusterSpec, SpecError  # noqa: PLC0415 - the AWS spec's models: only a command given a spec or policy loads them (tests/cli_startup)
 
     if not slurm_file:
         return ClusterSpec.from_file(spec_file)
-    from pulumi_hyperpod.aws.slurm.hyperpod import partition_names
-    from pulumi_hyperpod.aws.slurm.render import load_cluster
-    from pulumi_hyperpod.core.documents import read_document
-    from pulumi_hyperpod.slurm.spec import SlurmSpec, SlurmSpecError
+    from pulumi_hyperpod.aws.slurm.hyperpod import partition_names  # noqa: PLC0415 - the HyperPod Slurm rendering (pydantic, YAML): only a Slurm spec loads it (tests/cli_startup)
+    from pulumi_hyperpod.aws.slurm.render import load_cluster  # noqa: PLC0415 - the HyperPod Slurm rendering (pydantic, YAML): only a Slurm spec loads it (tests/cli_startup)
+    from pulumi_hyperpod.core.documents import read_document  # noqa: PLC0415 - YAML: only a command given a file reads one (tests/cli_startup)
+    from pulumi_hyperpod.slurm.spec import SlurmSpec, SlurmSpecError  # noqa: PLC0415 - the Slurm layer (pydantic, YAML): only a Slurm spec loads it (tests/cli_startup)
 
     data = read_document(spec_file, SpecError)
     if not isinstance(data, dict):
@@ -265,7 +257,7 @@ class GcpFront:
         return "fake" if ctx.find_root().obj.get("backend") == "fake" else "gcp"
 
     def client(self, ctx: click.Context) -> Any:
-        from pulumi_hyperpod.gcp.client import connect
+        from pulumi_hyperpod.gcp.client import connect  # noqa: PLC0415 - the GCP packages (pydantic): only a GCP command loads them (tests/cli_startup)
 
         return connect(self.backend(ctx))
 
@@ -273,13 +265,12 @@ class GcpFront:
         return {"backend": self.backend(ctx)}
 
     def _spec(self, ctx: click.Context, spec_file: str) -> Any:
-        from pulumi_hyperpod.gcp.spec import ClusterSpec
+        from pulumi_hyperpod.gcp.spec import ClusterSpec  # noqa: PLC0415 - the GCP packages (pydantic): only a GCP command loads them (tests/cli_startup)
 
         return ClusterSpec.from_file(spec_file, *gcp_option(ctx, "project", "location", "cluster_id"))
 
     def planned(self, ctx: click.Context, options: Options, *, saved: bool) -> Prepared[Any, Any, Any]:
         """Against `--observed` (no call) or the live cluster, through the one pipeline."""
-        from pulumi_hyperpod.core import cloud
 
         gcp = cloud.get("gcp")
         spec = self._spec(ctx, options["spec_file"])
@@ -296,8 +287,6 @@ class GcpFront:
     def saved(self, ctx: click.Context, options: Options, client: Any) -> Prepared[Any, Any, Any]:
         """Format, version, integrity, size and backend checked, the plan re-derived from its saved
         inputs and required to be the same (gcp/pipeline/saved.py), before any call."""
-        from pulumi_hyperpod.core import planfile
-
         return planfile.load(options["plan_file"], cloud="gcp", target=self.target(ctx, client))
 
     def apply_context(self, ctx: click.Context, options: Options, prepared: Prepared[Any, Any, Any]) -> Any:
@@ -307,7 +296,7 @@ class GcpFront:
         return None  # the client's own (its operations' polling)
 
     def cluster_name(self, ctx: click.Context, spec_file: str | None, name: str | None) -> str:
-        from pulumi_hyperpod.gcp.spec.names import parse_name
+        from pulumi_hyperpod.gcp.spec.names import parse_name  # noqa: PLC0415 - the GCP packages (pydantic): only a GCP command loads them (tests/cli_startup)
 
         if spec_file:
             return str(self._spec(ctx, spec_file).name)
@@ -323,14 +312,14 @@ class GcpFront:
         return None
 
     def status_json(self, state: Any) -> dict[str, Any]:
-        from pulumi_hyperpod.gcp.status import status_of
+        from pulumi_hyperpod.gcp.status import status_of  # noqa: PLC0415 - the GCP packages (pydantic): only a GCP command loads them (tests/cli_startup)
 
         shown: dict[str, Any] = status_of(state)
         return shown
 
     def status_table(self, state: Any) -> RenderableType:
-        from rich.table import Table
-        from rich.text import Text
+        from rich.table import Table  # noqa: PLC0415 - rich: --help and --json output never load it (tests/cli_startup)
+        from rich.text import Text  # noqa: PLC0415 - rich: --help and --json output never load it (tests/cli_startup)
 
         table = Table(title=Text(f"{state.name} [{state.state}]"), title_justify="left")
         for column in ("pool", "machine type", "model", "target", "running", "other nodes"):
@@ -364,9 +353,8 @@ def gcp_option(ctx: click.Context, *names: str) -> tuple[str | None, ...]:
 
 def _gcp_snapshot(path: str) -> Any:
     """A GET response saved by `hyperpod gcp snapshot` (`{}`: there was no cluster)."""
-    from pulumi_hyperpod.core.documents import read_document
-    from pulumi_hyperpod.core.errors import SnapshotError
-    from pulumi_hyperpod.gcp.observe import GcpClusterState
+    from pulumi_hyperpod.core.documents import read_document  # noqa: PLC0415 - YAML: only a command given a file reads one (tests/cli_startup)
+    from pulumi_hyperpod.gcp.observe import GcpClusterState  # noqa: PLC0415 - the GCP packages (pydantic): only a GCP command loads them (tests/cli_startup)
 
     data = read_document(path, SnapshotError)  # bounded: size, depth, YAML 1.2, one error naming the file
     if data == {}:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def observe(client: Any, name: str) -> ClusterState | None:
     """`observe.observe`, imported when a command runs (a module attribute: tests replace it)."""
-    from pulumi_hyperpod.aws.observe import observe as read
+    from pulumi_hyperpod.aws.observe import observe as read  # noqa: PLC0415 - aws.observe (botocore's shapes): only a command that reads a cluster loads it (tests/cli_startup)
 
     return read(client, name)
 
@@ -61,7 +61,7 @@ def nodes_command(ctx: click.Context, name: str, as_json: bool) -> None:
     if as_json:
         emit_json(rows)
         return
-    from rich.table import Table
+    from rich.table import Table  # noqa: PLC0415 - rich: --help and --json output never load it (tests/cli_startup)
 
     table = Table(title=cell(f"{name}: {len(rows)} nodes"), title_justify="left")
     for column in ("instance id", "logical id", "group", "type", "status", "launched"):

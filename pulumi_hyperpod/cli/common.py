@@ -16,15 +16,16 @@ import functools
 import json
 import math
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
-from collections.abc import Callable, Iterable
 
 import click
 
 from pulumi_hyperpod.aws.client import connect
-from pulumi_hyperpod.core.errors import Violation
+from pulumi_hyperpod.core.errors import InputError, Violation
 from pulumi_hyperpod.core.terminal import shown
+import os
+from pulumi_hyperpod.plans import Policy
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -62,10 +63,9 @@ MIN_WIDTH = 60
 
 @functools.cache
 def _console_class() -> type[Console]:
-    import os
 
-    from rich.console import Console, ConsoleDimensions, RenderHook
-    from rich.segment import Segment
+    from rich.console import Console, ConsoleDimensions, RenderHook  # noqa: PLC0415 - rich: --help and --json output never load it (tests/cli_startup)
+    from rich.segment import Segment  # noqa: PLC0415 - rich: --help and --json output never load it (tests/cli_startup)
 
     class _Escaped:
         """A renderable printed with the control characters of its text escaped (`shown`), its
@@ -146,21 +146,21 @@ def __getattr__(name: str) -> Any:
 # ---- printing user and service text --------------------------------------------------------------
 def cell(value: Any, style: str = "") -> Text:
     """A table cell (or title) showing `value` exactly: never parsed as markup."""
-    from rich.text import Text
+    from rich.text import Text  # noqa: PLC0415 - rich: --help and --json output never load it (tests/cli_startup)
 
     return Text("-" if value is None or value == "" else str(value), style=style)
 
 
 def print_line(message: str, *, console: Console | None = None, style: str = "") -> None:
     """One line of plain text (no markup, no highlighting)."""
-    from rich.text import Text
+    from rich.text import Text  # noqa: PLC0415 - rich: --help and --json output never load it (tests/cli_startup)
 
     (console or _shared_console("out")).print(Text(message, style=style), highlight=False)
 
 
 def print_error(message: str, label: str = "error") -> None:
     """`label: message` on stderr, the label in red; the message printed exactly as given."""
-    from rich.text import Text
+    from rich.text import Text  # noqa: PLC0415 - rich: --help and --json output never load it (tests/cli_startup)
 
     _shared_console("err").print(Text.assemble((f"{label}:", "red"), " ", shown(message, one_line=True)), highlight=False)
 
@@ -188,7 +188,6 @@ def emit_json(data: Any) -> None:
 @functools.cache
 def _argument_error() -> type:
     """`ArgumentError`, an InputError (whose module loads the service model: made on first use)."""
-    from pulumi_hyperpod.core.errors import InputError
 
     class ArgumentError(InputError):
         """A command-line argument that breaks the model's rules (one line, exit 1)."""
@@ -202,7 +201,7 @@ def _argument_error() -> type:
 def check_cluster_name(name: str) -> str:
     """A NAME argument checked against the model (DescribeCluster's ClusterName: a name or an ARN)
     before any call: `error: NAME: 'a[/b]' does not match the pattern …`."""
-    from pulumi_hyperpod.aws import servicemodel
+    from pulumi_hyperpod.aws import servicemodel  # noqa: PLC0415 - the service model: only a command that checks a name loads it (tests/cli_startup)
 
     if not name.strip():  # the model's min is 0, but no cluster has an empty name
         raise _argument_error()([Violation("", "is empty; give the cluster's name or ARN")], source="NAME")
@@ -231,8 +230,7 @@ def check_timeout(timeout: float) -> float:
 def load_policy(path: str | None, protect: tuple[str, ...] = (), *, replace: tuple[str, ...] = (), reboot: tuple[str, ...] = ()) -> Policy:
     """The policy from `path` (YAML/JSON) plus `--protect`, `--replace` and `--reboot` ids; any problem
     is a PolicyError naming the file and the field, one line each."""
-    from pulumi_hyperpod.plans import Policy
-    from pulumi_hyperpod.aws.spec import PolicyError, read_document
+    from pulumi_hyperpod.aws.spec import PolicyError, read_document  # noqa: PLC0415 - the AWS spec's models: only a command given a spec or policy loads them (tests/cli_startup)
 
     source = path or ("--protect" if protect else "--replace" if replace else "--reboot")
     data: Any = read_document(path, PolicyError) if path else {}
@@ -254,13 +252,12 @@ def load_policy(path: str | None, protect: tuple[str, ...] = (), *, replace: tup
 
 
 def _validated_policy(data: dict[str, Any], source: str) -> Policy:
-    from pulumi_hyperpod.plans import Policy
 
     if not data:  # no file, or an empty one: the defaults, which need no validating model
         return Policy()
-    import pydantic
+    import pydantic  # noqa: PLC0415 - pydantic: only a policy file loads it (tests/cli_startup)
 
-    from pulumi_hyperpod.aws.spec import PolicyError
+    from pulumi_hyperpod.aws.spec import PolicyError  # noqa: PLC0415 - the AWS spec's models: only a command given a spec or policy loads them (tests/cli_startup)
 
     # Strict: `allow_replacement: "yes"` is a string, not True (YAML 1.2, see docs/specs.md).
     # Through JSON, so a list is a valid frozenset in strict mode.
@@ -274,7 +271,6 @@ def _validated_policy(data: dict[str, Any], source: str) -> Policy:
 
 
 def _policy_violation(problem: Mapping[str, Any]) -> Violation:
-    from pulumi_hyperpod.plans import Policy
 
     path = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in problem["loc"]).lstrip(".")
     if problem["type"] == "extra_forbidden":
@@ -298,12 +294,12 @@ def handle_errors(command: F) -> F:
         try:
             ctx = click.get_current_context(silent=True)
             if ctx is not None:
-                from pulumi_hyperpod.cli.outputs import check_outputs
+                from pulumi_hyperpod.cli.outputs import check_outputs  # noqa: PLC0415 - the output checks (core.files, the simulator's world files): run by a command, never by --help (tests/cli_startup)
 
                 check_outputs(ctx)
             return command(*args, **kwargs)
         except BaseException as error:  # anything `render` does not word (a bug, SystemExit, click's own) is raised again
-            from pulumi_hyperpod.core.messages import render
+            from pulumi_hyperpod.core.messages import render  # noqa: PLC0415 - the error renderer: only a failing command loads it (tests/cli_startup)
 
             rendered = render(error)
             if rendered is None:

@@ -17,6 +17,7 @@ from pulumi_hyperpod.cli.common import (
     print_line,
     region_of,
 )
+from pulumi_hyperpod.aws.client import default_poll_seconds
 
 CHECKS = ("InstanceStress", "InstanceConnectivity", "MultiNodeTrainingValidation")  # the model's DeepHealthCheckType
 
@@ -40,9 +41,8 @@ def health_check_command(
     ctx: click.Context, name: str, group: str | None, nodes: tuple[str, ...], checks: tuple[str, ...], timeout: float, as_json: bool
 ) -> None:
     """Run deep health checks (StartClusterHealthCheck) and follow the operation to its end. Exit 1 when a node fails."""
-    from pulumi_hyperpod.aws.apply.health import HealthCheckError, configurations, run_health_check
-    from pulumi_hyperpod.aws.client import default_poll_seconds
-    from pulumi_hyperpod.aws.observe import observe
+    from pulumi_hyperpod.aws.apply.health import HealthCheckError, configurations, run_health_check  # noqa: PLC0415 - the health checks (botocore): loaded when health-check runs (tests/cli_startup)
+    from pulumi_hyperpod.aws.observe import observe  # noqa: PLC0415 - aws.observe (botocore's shapes): only a command that reads a cluster loads it (tests/cli_startup)
 
     common.check_timeout(timeout)
     client = client_from(ctx)

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 import click
 
 from pulumi_hyperpod.cli.common import cell, client_from, emit_json, handle_errors, make_console, region_of
+from pulumi_hyperpod.core.timestamps import TimestampError, read_time
 
 COLUMNS = ("name", "status", "orchestrator", "groups", "nodes", "age")
 
@@ -40,7 +41,7 @@ def _age(created: dt.datetime | None, now: dt.datetime) -> float | None:
 
 def aws_row(summary: dict[str, Any], described: dict[str, Any] | None, now: dt.datetime) -> dict[str, Any]:
     """A ListClusters summary (and its DescribeCluster, None when it went in between) as a row."""
-    from pulumi_hyperpod.aws.spec.grouplists import group_entries  # restricted groups count as groups
+    from pulumi_hyperpod.aws.spec.grouplists import group_entries  # noqa: PLC0415 - aws.spec: only a command that lists a cluster's groups loads it (tests/cli_startup); restricted groups count as groups
 
     groups = group_entries(described)
     # a cluster described without an Orchestrator was created without one: a Slurm cluster
@@ -63,9 +64,9 @@ def aws_rows(
     client: Any, name_contains: str | None = None, now: dt.datetime | None = None, page_size: int | None = None
 ) -> list[dict[str, Any]]:
     """Every HyperPod cluster of the client's region, oldest first (`page_size` clusters a ListClusters page)."""
-    from botocore.exceptions import ClientError
+    from botocore.exceptions import ClientError  # noqa: PLC0415 - botocore: only a command that calls the service loads it (tests/cli_startup)
 
-    from pulumi_hyperpod.aws.observe import is_not_found
+    from pulumi_hyperpod.aws.observe import is_not_found  # noqa: PLC0415 - aws.observe (botocore's shapes): only a command that reads a cluster loads it (tests/cli_startup)
 
     now = now or dt.datetime.now(dt.timezone.utc)
     query = {"SortBy": "CREATION_TIME", "SortOrder": "Ascending", **({"NameContains": name_contains} if name_contains else {})}
@@ -85,7 +86,7 @@ def aws_rows(
 
 def gcp_row(resource: dict[str, Any], now: dt.datetime) -> dict[str, Any]:
     """A modelDevelopmentClusters resource (the REST form) as a row."""
-    from pulumi_hyperpod.gcp.observe import GcpClusterState
+    from pulumi_hyperpod.gcp.observe import GcpClusterState  # noqa: PLC0415 - the GCP packages (pydantic): only a GCP command loads them (tests/cli_startup)
 
     state = GcpClusterState.from_api(resource)
     created = _parse_time(resource.get("createTime") or resource.get("create_time"))
@@ -104,7 +105,6 @@ def gcp_row(resource: dict[str, Any], now: dt.datetime) -> dict[str, Any]:
 
 
 def _parse_time(value: Any) -> dt.datetime | None:
-    from pulumi_hyperpod.core.timestamps import TimestampError, read_time
 
     if not isinstance(value, str):
         return None
@@ -115,7 +115,7 @@ def _parse_time(value: Any) -> dt.datetime | None:
 
 
 def print_rows(rows: Iterable[dict[str, Any]], title: str, empty: str) -> None:
-    from rich.table import Table
+    from rich.table import Table  # noqa: PLC0415 - rich: --help and --json output never load it (tests/cli_startup)
 
     rows = list(rows)
     table = Table(*COLUMNS, title=cell(title), title_justify="left")

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import click
+from pulumi_hyperpod.sim.worldfile import paths_in_use
+from pulumi_hyperpod.core.files import Input, describe_input, unsafe_reason, why_unwritable
 
 
 class OutputPath(click.Path):
@@ -45,8 +47,6 @@ def command_inputs(ctx: click.Context) -> list[Any]:
 
 def simulator_files() -> list[Any]:
     """The simulators' files as the environment places them (there yet or not), each named for a refusal."""
-    from pulumi_hyperpod.sim.worldfile import paths_in_use
-    from pulumi_hyperpod.core.files import Input
 
     return [Input(path, label) for path, label in paths_in_use()]
 
@@ -62,7 +62,6 @@ def check_outputs(ctx: click.Context) -> None:
     ]
     if not given:
         return
-    from pulumi_hyperpod.core.files import unsafe_reason, why_unwritable
 
     inputs = command_inputs(ctx)
     for param, value in given:
@@ -81,7 +80,6 @@ def check_outputs(ctx: click.Context) -> None:
 
 def _inside(folder: Path, inputs: list[Any]) -> str | None:
     """Why writing the folder's content would touch an input: one is in it."""
-    from pulumi_hyperpod.core.files import describe_input
 
     root = os.path.realpath(folder)
     for given in inputs:

@@ -21,6 +21,14 @@ from pulumi_hyperpod.cli.common import EXIT_ERROR, EXIT_REFUSED, F, emit_json, h
 from pulumi_hyperpod.cli.outputs import OutputPath, command_inputs
 from pulumi_hyperpod.cli.workload_commands import workload_options
 from pulumi_hyperpod.plans.model import PLAN_FORMAT  # no third-party import: the --json help names the format
+from pulumi_hyperpod.core.errors import SpecError
+from pulumi_hyperpod.plans import plan_renderable
+from pulumi_hyperpod.core.detect import detect_cloud
+from pulumi_hyperpod.core.planfile import cloud_of
+from pulumi_hyperpod.cli.clouds import front
+from pulumi_hyperpod.core import cloud as clouds, collector, planfile
+from pulumi_hyperpod.plans.policy import Policy
+from pulumi_hyperpod.core.contract import ApplyOptions
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.cli.clouds import CloudFront
@@ -181,9 +189,7 @@ def _spec_cloud(ctx: click.Context, spec_file: str) -> str:
     fixed = _fixed_cloud(ctx)
     if fixed:
         return fixed
-    from pulumi_hyperpod.core.detect import detect_cloud
-    from pulumi_hyperpod.core.documents import read_document
-    from pulumi_hyperpod.core.errors import SpecError
+    from pulumi_hyperpod.core.documents import read_document  # noqa: PLC0415 - YAML: only a command given a file reads one (tests/cli_startup)
 
     return "gcp" if detect_cloud(read_document(spec_file, SpecError)) == "gcp" else "aws"
 
@@ -191,7 +197,6 @@ def _spec_cloud(ctx: click.Context, spec_file: str) -> str:
 def _plan_file_cloud(ctx: click.Context, path: str) -> str:
     """The cloud a saved plan file is for (one format, `hyperpod-plan/3`, for every cloud); unreadable:
     the AWS loader says what is wrong."""
-    from pulumi_hyperpod.core.planfile import cloud_of
 
     return _fixed_cloud(ctx) or cloud_of(path) or "aws"
 
@@ -204,7 +209,6 @@ def _name_cloud(ctx: click.Context, name: str | None, spec_file: str | None) -> 
 
 def _front(ctx: click.Context, cloud: str) -> CloudFront:
     """The cloud's adapter, once the options of the other cloud are known not to be given."""
-    from pulumi_hyperpod.cli.clouds import front
 
     for names, message in NOT_FOR_GCP if cloud == "gcp" else NOT_FOR_AWS:
         if any(_given(ctx, name) for name in names):
@@ -257,7 +261,6 @@ def _wait_and_timeout(params: dict[str, Any], cloud: CloudFront, default_wait: s
 def plan_command(ctx: click.Context, /, **params: Any) -> None:
     """Show what apply would do, with its cost and the preflight checks. Exit 2 when a guard refuses the plan
     (with --detailed-exitcode, 3 when it has changes). The cloud is the one the spec is for."""
-    from pulumi_hyperpod.core import collector, planfile
 
     cloud = _front(ctx, _spec_cloud(ctx, params["spec_file"]))
     out_file = params["out_file"]
@@ -355,7 +358,6 @@ _name_options = _options(
 
 def _cluster(ctx: click.Context, params: dict[str, Any]) -> tuple[CloudFront, Any, str, Any]:
     """(the cloud, its client, the cluster's full name, the cluster as read now or None)."""
-    from pulumi_hyperpod.core import cloud as clouds
 
     given = [value for value in (params["name"], params["name_option"]) if value is not None]  # "" is a name to refuse
     name, spec_file = (given[0] if given else None), params["spec_file"]
@@ -395,8 +397,6 @@ def status_command(ctx: click.Context, /, **params: Any) -> None:
 @handle_errors
 def delete_command(ctx: click.Context, /, **params: Any) -> None:
     """Delete the cluster and wait until it is gone. Exit 1 when there is no such cluster."""
-    from pulumi_hyperpod.core import cloud as clouds
-    from pulumi_hyperpod.plans.policy import Policy
 
     cloud, client, full, state = _cluster(ctx, params)
     wait, timeout = _wait_and_timeout(params, cloud, cloud.delete_wait)
@@ -419,8 +419,6 @@ def _show_plan(the_plan: Plan, as_json: bool) -> None:
     if as_json:
         click.echo(the_plan.to_json())
     else:
-        from pulumi_hyperpod.plans import plan_renderable
-
         common.out.print(plan_renderable(the_plan))
 
 
@@ -440,8 +438,6 @@ def _apply(
 ) -> ApplyResult:
     """Show the plan, refuse it (exit 2) or ask, apply it through its cloud under the one contract,
     and say what became of it."""
-    from pulumi_hyperpod.core import cloud as clouds
-    from pulumi_hyperpod.core.contract import ApplyOptions
 
     if not as_json:
         _show_plan(the_plan, False)
@@ -454,8 +450,6 @@ def _apply(
         if not sys.stdin.isatty():
             raise ValueError(f"refusing to {question.split()[0].lower()} without confirmation: pass --yes (there is no terminal to ask on)")
         if as_json:  # the plan is always shown before the question; stdout stays one JSON document
-            from pulumi_hyperpod.plans import plan_renderable
-
             common.err.print(plan_renderable(the_plan))
         click.confirm(question, abort=True, err=as_json)
     with _progress(quiet=as_json) as progress:
@@ -486,7 +480,7 @@ class _progress:
     count them (rich, on stderr; cleared at the end). Nothing with `quiet` (--json)."""
 
     def __init__(self, quiet: bool) -> None:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn  # noqa: PLC0415 - rich: --help and --json output never load it (tests/cli_startup)
 
         columns = (TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         self.quiet = quiet

@@ -32,6 +32,12 @@ from pulumi_hyperpod.cli.common import (
     print_line,
     region_of,
 )
+from pulumi_hyperpod.aws.client import DEFAULT_REGION, connect
+from pulumi_hyperpod.core.timestamps import TimestampError, read_time
+from pulumi_hyperpod.cli import sim_gcp_commands
+from pulumi_hyperpod.sim import worldfile
+from pulumi_hyperpod.sim.clock import delete_clock, parse_duration
+from pulumi_hyperpod.sim.worldfile import check_all
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -40,7 +46,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def _simulator() -> Any:
-    from pulumi_hyperpod.sim.aws.simulator import Simulator
+    from pulumi_hyperpod.sim.aws.simulator import Simulator  # noqa: PLC0415 - the simulator: only a command on the simulator loads it (tests/cli_startup)
 
     return Simulator
 
@@ -60,7 +66,6 @@ def _options(ctx: click.Context) -> dict[str, Any]:
 
 
 def _client(ctx: click.Context) -> Any:
-    from pulumi_hyperpod.aws.client import connect
 
     return client_from(ctx) if ctx.obj else connect()
 
@@ -68,10 +73,10 @@ def _client(ctx: click.Context) -> Any:
 @contextlib.contextmanager
 def _cluster_named(name: str, region: str) -> Iterator[None]:
     """A cluster that is not there is "no cluster NAME in REGION", as `status` and `delete` say."""
-    from botocore.exceptions import ClientError
+    from botocore.exceptions import ClientError  # noqa: PLC0415 - botocore: only a command that calls the service loads it (tests/cli_startup)
 
-    from pulumi_hyperpod.sim.aws.errors import ResourceNotFound
-    from pulumi_hyperpod.aws.observe import is_not_found
+    from pulumi_hyperpod.sim.aws.errors import ResourceNotFound  # noqa: PLC0415 - the simulator: only a command on the simulator loads it (tests/cli_startup)
+    from pulumi_hyperpod.aws.observe import is_not_found  # noqa: PLC0415 - aws.observe (botocore's shapes): only a command that reads a cluster loads it (tests/cli_startup)
 
     try:
         yield
@@ -84,7 +89,6 @@ def _cluster_named(name: str, region: str) -> Iterator[None]:
 
 
 def _region(ctx: click.Context, client: Any = None) -> str:
-    from pulumi_hyperpod.aws.client import DEFAULT_REGION
 
     options = _options(ctx)
     if client is not None:
@@ -103,7 +107,6 @@ def _when(value: Any) -> str:
 def _parse_since(since: str | None) -> dt.datetime | None:
     if since is None:
         return None
-    from pulumi_hyperpod.core.timestamps import TimestampError, read_time
 
     try:
         return read_time(since)
@@ -133,10 +136,7 @@ def _cloud_option(help_text: str) -> Callable[[F], F]:
 @handle_errors
 def reset(yes: bool, cloud: str) -> None:
     """Delete the simulated worlds (clusters, nodes, events, billing, recorded calls) and their clock."""
-    from pulumi_hyperpod.sim.aws.store import delete_world
-    from pulumi_hyperpod.sim import worldfile
-    from pulumi_hyperpod.sim.clock import delete_clock
-    from pulumi_hyperpod.cli import sim_gcp_commands
+    from pulumi_hyperpod.sim.aws.store import delete_world  # noqa: PLC0415 - the simulator: only a command on the simulator loads it (tests/cli_startup)
 
     aws, _gcp, clock_place = worldfile.places()
     which = {"aws": (worldfile.AWS_WORLD,), "gcp": (worldfile.GCP_WORLD,), "all": worldfile.KINDS}[cloud]
@@ -167,9 +167,7 @@ def reset(yes: bool, cloud: str) -> None:
 @handle_errors
 def show(as_json: bool, cloud: str) -> None:
     """Clusters, statuses and counts of the simulated worlds, and their virtual time."""
-    from rich.table import Table
-
-    from pulumi_hyperpod.cli import sim_gcp_commands
+    from rich.table import Table  # noqa: PLC0415 - rich: --help and --json output never load it (tests/cli_startup)
 
     gcp = sim_gcp_commands.overview() if cloud in ("all", "gcp") else None
     if cloud == "gcp":
@@ -199,7 +197,7 @@ def show(as_json: bool, cloud: str) -> None:
 
 
 def _show_gcp(gcp: dict[str, Any] | None, console: Console) -> None:
-    from rich.table import Table
+    from rich.table import Table  # noqa: PLC0415 - rich: --help and --json output never load it (tests/cli_startup)
 
     if gcp is None:  # the Google Cloud world was not asked for
         return
@@ -220,8 +218,6 @@ def _show_gcp(gcp: dict[str, Any] | None, console: Console) -> None:
 def advance(duration: str) -> None:
     """Fast-forward the persistent worlds' one clock by DURATION (90s, 15m, 3h, 1h30m): everything due
     by then runs, on both clouds."""
-    from pulumi_hyperpod.sim.clock import parse_duration
-    from pulumi_hyperpod.cli import sim_gcp_commands
 
     seconds = parse_duration(duration)
     sim = _simulator().open_default()
@@ -271,14 +267,13 @@ def serve(
 ) -> None:
     """Answer SageMaker, Service Quotas, S3 and Google's training-cluster REST on HOST:PORT, over the
     persistent simulated worlds (the AWS CLI, boto3, `hyperpod --endpoint-url URL` all see one world)."""
-    from pulumi_hyperpod.sim.server import serve as run
+    from pulumi_hyperpod.sim.server import serve as run  # noqa: PLC0415 - the simulator: only a command on the simulator loads it (tests/cli_startup)
 
     for option, seconds in (("--stop-after", stop_after), ("--idle-timeout", idle_timeout), ("--read-timeout", read_timeout)):
         if seconds is not None and not 0 < seconds < math.inf:
             raise ValueError(f"{option} must be a number of seconds more than 0 (got {seconds:g})")
     if max_connections < 1:
         raise ValueError(f"--max-connections must be at least 1 (got {max_connections})")
-    from pulumi_hyperpod.sim.worldfile import check_all
 
     check_all()  # both worlds and the clock are the simulators' own, before the first request opens one
 
@@ -351,8 +346,7 @@ def capacity(instance_type: str, count: str, zone: str | None) -> None:
     beyond them fail: all-or-nothing groups fail, Continuous mode retries); COUNT `unlimited` lifts it.
     A Google Cloud machine type (a4-highgpu-8g) sets the Google Cloud world's: an operation needing
     more nodes of it than COUNT fails with RESOURCE_EXHAUSTED."""
-    from pulumi_hyperpod.aws.servicemodel import enum
-    from pulumi_hyperpod.cli import sim_gcp_commands
+    from pulumi_hyperpod.aws.servicemodel import enum  # noqa: PLC0415 - the service model: only a command that checks a name or capacity loads it (tests/cli_startup)
 
     gcp = not instance_type.startswith("ml.") and sim_gcp_commands.is_machine_type(instance_type)
     if not gcp and instance_type not in enum("ClusterInstanceGroupSpecification", "InstanceType"):
@@ -401,7 +395,7 @@ def events(
         ]
     if as_json:
         return emit_json(items)
-    from rich.table import Table
+    from rich.table import Table  # noqa: PLC0415 - rich: --help and --json output never load it (tests/cli_startup)
 
     table = Table("time (UTC)", "level", "resource", "group", "instance", "description")
     for column in table.columns[:5]:
@@ -441,7 +435,7 @@ def sinfo(ctx: click.Context, name: str, as_json: bool, plain: bool) -> None:
         if plain:
             return click.echo(sim.sinfo(name, options["region"]), nl=False)
     # sinfo lists neither the controller nor the login nodes: a caption says where they are
-    from rich.table import Table
+    from rich.table import Table  # noqa: PLC0415 - rich: --help and --json output never load it (tests/cli_startup)
 
     caption = "; ".join(f"{r['role'].lower()}: {r['group']} ({', '.join(r['hosts']) or 'no node running'})" for r in roles)
     table = Table(
@@ -479,7 +473,7 @@ def cost(ctx: click.Context, name: str, since: str | None, as_json: bool) -> Non
     cluster's termination events. Prices: the shipped list-price table (pulumi_hyperpod/data/
     prices.yaml) with $HYPERPOD_PRICES layered on; a type without a price says "price unknown".
     """
-    from pulumi_hyperpod.aws.cost import cost_report
+    from pulumi_hyperpod.aws.cost import cost_report  # noqa: PLC0415 - the cost report (botocore, rich): loaded when the cost command runs (tests/cli_startup)
 
     options = _options(ctx)
     start = _parse_since(since)

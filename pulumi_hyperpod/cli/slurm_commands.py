@@ -17,19 +17,21 @@ import click
 
 from pulumi_hyperpod.core.files import write_whole
 from pulumi_hyperpod.cli import common
-from pulumi_hyperpod.cli.common import EXIT_REFUSED, HyperpodGroup, client_from, emit_json, handle_errors
+from pulumi_hyperpod.cli.common import EXIT_REFUSED, HyperpodGroup, client_from, emit_json, handle_errors, print_error
 from pulumi_hyperpod.cli.outputs import OutputPath, command_inputs
+from pulumi_hyperpod.core.errors import Violation
+import sys
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.core.errors import Violation
 
 
 def _load(cluster_path: str, slurm_path: str, slurm_config: bool | None, lifecycle_uri: str | None, base_dir: str | None = None) -> Any:
-    from pulumi_hyperpod.aws.slurm.hyperpod import partition_names
-    from pulumi_hyperpod.aws.slurm.render import render_hyperpod
-    from pulumi_hyperpod.slurm.spec import SlurmSpec
-    from pulumi_hyperpod.aws.spec import SpecError
-    from pulumi_hyperpod.core.documents import read_document
+    from pulumi_hyperpod.aws.slurm.hyperpod import partition_names  # noqa: PLC0415 - the HyperPod Slurm rendering (pydantic, YAML): only a Slurm spec loads it (tests/cli_startup)
+    from pulumi_hyperpod.aws.slurm.render import render_hyperpod  # noqa: PLC0415 - the HyperPod Slurm rendering (pydantic, YAML): only a Slurm spec loads it (tests/cli_startup)
+    from pulumi_hyperpod.slurm.spec import SlurmSpec  # noqa: PLC0415 - the Slurm layer (pydantic, YAML): only a Slurm spec loads it (tests/cli_startup)
+    from pulumi_hyperpod.aws.spec import SpecError  # noqa: PLC0415 - the AWS spec's models: only a command given a spec or policy loads them (tests/cli_startup)
+    from pulumi_hyperpod.core.documents import read_document  # noqa: PLC0415 - YAML: only a command given a file reads one (tests/cli_startup)
 
     slurm = SlurmSpec.from_file(slurm_path, partition_names=partition_names())
     data = read_document(cluster_path, SpecError)
@@ -41,7 +43,6 @@ def _load(cluster_path: str, slurm_path: str, slurm_config: bool | None, lifecyc
 
 
 def _violation(path: str, rule: str) -> Violation:
-    from pulumi_hyperpod.core.errors import Violation
 
     return Violation(path, rule)
 
@@ -130,8 +131,8 @@ def render_command(
 
 
 def _print_rendering(rendering: Any, bundle_dir: Path, cluster_file: Path, lifecycle_uri: str | None) -> None:
-    from rich.table import Table
-    from rich.text import Text
+    from rich.table import Table  # noqa: PLC0415 - rich: --help and --json output never load it (tests/cli_startup)
+    from rich.text import Text  # noqa: PLC0415 - rich: --help and --json output never load it (tests/cli_startup)
 
     out = common.out
     roles = Table(title="Slurm roles", title_justify="left")
@@ -165,14 +166,14 @@ def _print_rendering(rendering: Any, bundle_dir: Path, cluster_file: Path, lifec
 @handle_errors
 def check_command(cluster_path: str, slurm_path: str) -> None:
     """Validate a Slurm spec against a cluster spec; exit 1 naming every problem."""
-    from rich.text import Text
+    from rich.text import Text  # noqa: PLC0415 - rich: --help and --json output never load it (tests/cli_startup)
 
     rendering = _load(cluster_path, slurm_path, None, None)
     common.out.print(Text(f"ok: {len(rendering.roles)} groups, roles by {rendering.mode}"))
 
 
 def _observed(ctx: click.Context, name: str) -> Any:
-    from pulumi_hyperpod.aws.observe import observe
+    from pulumi_hyperpod.aws.observe import observe  # noqa: PLC0415 - aws.observe (botocore's shapes): only a command that reads a cluster loads it (tests/cli_startup)
 
     state = observe(client_from(ctx), name)
     if state is None:
@@ -195,10 +196,10 @@ def _observed(ctx: click.Context, name: str) -> Any:
 @handle_errors
 def roles_command(ctx: click.Context, name: str, lifecycle_dir: str | None, as_json: bool) -> None:
     """The Slurm role of every instance group of cluster NAME, and where it comes from."""
-    from rich.table import Table
-    from rich.text import Text
+    from rich.table import Table  # noqa: PLC0415 - rich: --help and --json output never load it (tests/cli_startup)
+    from rich.text import Text  # noqa: PLC0415 - rich: --help and --json output never load it (tests/cli_startup)
 
-    from pulumi_hyperpod.aws.slurm.roles import resolve
+    from pulumi_hyperpod.aws.slurm.roles import resolve  # noqa: PLC0415 - the HyperPod Slurm rendering (pydantic, YAML): only a Slurm spec loads it (tests/cli_startup)
 
     state = _observed(ctx, name)
     s3 = None if lifecycle_dir else client_from(ctx, service="s3")
@@ -232,14 +233,13 @@ def roles_command(ctx: click.Context, name: str, lifecycle_dir: str | None, as_j
 @handle_errors
 def diff_command(ctx: click.Context, name: str, slurm_path: str, lifecycle_dir: str | None, as_json: bool) -> None:
     """What changing cluster NAME's Slurm spec takes, per key (exit 2 when a change is refused)."""
-    import sys
 
-    from pulumi_hyperpod.aws.slurm.changes import diff_slurm, render_changes
-    from pulumi_hyperpod.aws.slurm.hyperpod import partition_names
-    from pulumi_hyperpod.aws.slurm.observed import controller_bundle_uri, read_bundle_spec, read_dir_spec
-    from pulumi_hyperpod.slurm.spec import SlurmSpec
+    from pulumi_hyperpod.aws.slurm.changes import diff_slurm, render_changes  # noqa: PLC0415 - the HyperPod Slurm rendering (pydantic, YAML): only a Slurm spec loads it (tests/cli_startup)
+    from pulumi_hyperpod.aws.slurm.hyperpod import partition_names  # noqa: PLC0415 - the HyperPod Slurm rendering (pydantic, YAML): only a Slurm spec loads it (tests/cli_startup)
+    from pulumi_hyperpod.aws.slurm.observed import controller_bundle_uri, read_bundle_spec, read_dir_spec  # noqa: PLC0415 - the HyperPod Slurm rendering (pydantic, YAML): only a Slurm spec loads it (tests/cli_startup)
+    from pulumi_hyperpod.slurm.spec import SlurmSpec  # noqa: PLC0415 - the Slurm layer (pydantic, YAML): only a Slurm spec loads it (tests/cli_startup)
 
-    from pulumi_hyperpod.slurm import check_references
+    from pulumi_hyperpod.slurm import check_references  # noqa: PLC0415 - the Slurm layer (pydantic, YAML): only a Slurm spec loads it (tests/cli_startup)
 
     wanted = SlurmSpec.from_file(slurm_path, partition_names=partition_names())
     state = _observed(ctx, name)
@@ -252,8 +252,6 @@ def diff_command(ctx: click.Context, name: str, slurm_path: str, lifecycle_dir: 
         where = controller_bundle_uri(state)
         current = read_bundle_spec(client_from(ctx, service="s3"), where) if where else None
     if current is None:  # unknown is not safe: exit 2, nothing compared is said to be unchanged
-        from pulumi_hyperpod.cli.common import print_error
-
         print_error(
             f"cluster {name}'s lifecycle bundle ({where or 'no SourceS3Uri'}) has no slurm-spec.json, so its "
             "current Slurm spec is unknown and no change can be shown or checked; render the bundle with "

@@ -11,8 +11,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def status_table(state: ClusterState) -> Table:
-    from rich.table import Table
-    from rich.text import Text
+    from rich.table import Table  # noqa: PLC0415 - rich: --help and --json output never load it (tests/cli_startup)
+    from rich.text import Text  # noqa: PLC0415 - rich: --help and --json output never load it (tests/cli_startup)
 
     title = f"{state.name} [{state.status}]" + (f" — {state.failure_message}" if state.failure_message else "")
     table = Table(title=Text(title), title_justify="left")

@@ -37,10 +37,10 @@ def read_panels(
     client: Any, name: str, group: str | None = None, max_events: int = 10000, now: dt.datetime | None = None
 ) -> tuple[dict[str, Any], list[Any]]:
     """(DescribeCluster, one timeline.Panel per group) of cluster `name`."""
-    from botocore.exceptions import ClientError
+    from botocore.exceptions import ClientError  # noqa: PLC0415 - botocore: only a command that calls the service loads it (tests/cli_startup)
 
-    from pulumi_hyperpod.aws.observe import is_not_found
-    from pulumi_hyperpod.aws.timeline import panels_from_events
+    from pulumi_hyperpod.aws.observe import is_not_found  # noqa: PLC0415 - aws.observe (botocore's shapes): only a command that reads a cluster loads it (tests/cli_startup)
+    from pulumi_hyperpod.aws.timeline import panels_from_events  # noqa: PLC0415 - the timeline's series and SVG: loaded when the timeline command runs (tests/cli_startup)
 
     try:
         described = client.describe_cluster(ClusterName=name)
@@ -49,7 +49,7 @@ def read_panels(
         if is_not_found(error):
             raise ClusterNotFound(name, region_of(client)) from None
         raise
-    from pulumi_hyperpod.aws.spec.grouplists import group_entries
+    from pulumi_hyperpod.aws.spec.grouplists import group_entries  # noqa: PLC0415 - aws.spec: only a command that lists a cluster's groups loads it (tests/cli_startup)
 
     if group is not None and group not in {g["InstanceGroupName"] for g in group_entries(described)}:
         raise LookupError(f"cluster {name} has no instance group {group}")
@@ -67,7 +67,7 @@ def _world_now(ctx: click.Context) -> dt.datetime | None:
     now is the wall clock."""
     if (ctx.obj or {}).get("backend") != "fake":
         return None
-    from pulumi_hyperpod.sim.aws.simulator import Simulator
+    from pulumi_hyperpod.sim.aws.simulator import Simulator  # noqa: PLC0415 - the simulator: only a command on the simulator loads it (tests/cli_startup)
 
     now: dt.datetime | None = Simulator.open_default().now()
     return now
@@ -92,8 +92,8 @@ def _world_now(ctx: click.Context) -> dt.datetime | None:
 @handle_errors
 def timeline_command(ctx: click.Context, name: str, out_file: str, group: str | None, max_events: int, as_json: bool) -> None:
     """Draw target, current and usable nodes per instance group over time, from the cluster's events."""
-    from pulumi_hyperpod.aws.timeline import render_svg
-    from pulumi_hyperpod.aws.timeline.files import picture_format, write_picture
+    from pulumi_hyperpod.aws.timeline import render_svg  # noqa: PLC0415 - the timeline's series and SVG: loaded when the timeline command runs (tests/cli_startup)
+    from pulumi_hyperpod.aws.timeline.files import picture_format, write_picture  # noqa: PLC0415 - the timeline's series and SVG: loaded when the timeline command runs (tests/cli_startup)
 
     check_cluster_name(name)
     picture_format(out_file)  # a wrong --out is said before any call

@@ -12,6 +12,9 @@ from typing import Any
 import click
 
 from pulumi_hyperpod.cli.common import F, cell, emit_json, handle_errors, make_console, print_line
+from pulumi_hyperpod.aws.sessions import new_botocore_session
+from pulumi_hyperpod.aws.workload.source import WorkloadError
+from pulumi_hyperpod.sim.clock import parse_duration
 
 
 def workload_options(command: F) -> F:
@@ -69,14 +72,13 @@ def workload_source(
         return _FilesWorkload(files)
     options = ctx.obj or {}
     if options.get("backend") == "fake" and not command and not kubeconfig:
-        from pulumi_hyperpod.sim.aws.simulator import Simulator
-        from pulumi_hyperpod.sim.workload.hyperpod import workload_source as simulated
+        from pulumi_hyperpod.sim.aws.simulator import Simulator  # noqa: PLC0415 - the simulator: only a command on the simulator loads it (tests/cli_startup)
+        from pulumi_hyperpod.sim.workload.hyperpod import workload_source as simulated  # noqa: PLC0415 - the simulator: only a command on the simulator loads it (tests/cli_startup)
 
         return simulated(Simulator.open_default(), cluster)
-    from pulumi_hyperpod.aws.workload.live import LiveWorkload
+    from pulumi_hyperpod.aws.workload.live import LiveWorkload  # noqa: PLC0415 - the workload readers: only a plan or command that reads a workload loads them (tests/cli_startup)
 
     def session() -> Any:
-        from pulumi_hyperpod.aws.sessions import new_botocore_session
 
         made = new_botocore_session()
         if options.get("profile"):
@@ -95,12 +97,11 @@ class _FilesWorkload:
         self.paths = paths
 
     def read(self, state: Any) -> Any:
-        from pulumi_hyperpod.aws.workload.slurm import from_files
+        from pulumi_hyperpod.aws.workload.slurm import from_files  # noqa: PLC0415 - the workload readers: only a plan or command that reads a workload loads them (tests/cli_startup)
 
         return from_files(list(self.paths), state)
 
     def cordon(self, names: Any, reason: str) -> None:
-        from pulumi_hyperpod.aws.workload.source import WorkloadError
 
         raise WorkloadError(
             f"the workload was read from {', '.join(self.paths)}, which cannot drain nodes: give "
@@ -119,7 +120,7 @@ def workload_group() -> None:
 
 
 def _sim() -> Any:
-    from pulumi_hyperpod.sim.aws.simulator import Simulator
+    from pulumi_hyperpod.sim.aws.simulator import Simulator  # noqa: PLC0415 - the simulator: only a command on the simulator loads it (tests/cli_startup)
 
     return Simulator.open_default()
 
@@ -130,7 +131,6 @@ def _seconds(value: str | None, option: str) -> float | None:
 
 def parse_seconds(value: str, option: str) -> float:
     """A duration option (30m, 2h) in seconds; a bad one is click's error naming the option."""
-    from pulumi_hyperpod.sim.clock import parse_duration
 
     try:
         return parse_duration(value)
@@ -148,7 +148,7 @@ def parse_seconds(value: str, option: str) -> float:
 @handle_errors
 def submit(cluster: str, node: str, runs: str, time_limit: str | None, user: str, job_name: str) -> None:
     """A Slurm job on a node of a simulated Slurm cluster."""
-    from pulumi_hyperpod.sim.workload.hyperpod import submit_job
+    from pulumi_hyperpod.sim.workload.hyperpod import submit_job  # noqa: PLC0415 - the simulator: only a command on the simulator loads it (tests/cli_startup)
 
     job = submit_job(
         _sim(),
@@ -172,7 +172,7 @@ def submit(cluster: str, node: str, runs: str, time_limit: str | None, user: str
 @handle_errors
 def pods(cluster: str, node: str, owner: str, count: int, namespace: str, runs: str | None) -> None:
     """Pods of one owner on a node of a simulated EKS cluster."""
-    from pulumi_hyperpod.sim.workload.hyperpod import run_pods
+    from pulumi_hyperpod.sim.workload.hyperpod import run_pods  # noqa: PLC0415 - the simulator: only a command on the simulator loads it (tests/cli_startup)
 
     kinds = {"deployment": "Deployment", "statefulset": "StatefulSet", "job": "Job", "replicaset": "ReplicaSet", "pod": ""}
     kind, _, name = owner.partition("/")
@@ -202,7 +202,7 @@ def pods(cluster: str, node: str, owner: str, count: int, namespace: str, runs: 
 @handle_errors
 def pdb(cluster: str, name: str, app: str, min_available: str | None, max_unavailable: str | None, namespace: str) -> None:
     """A PodDisruptionBudget in a simulated EKS cluster."""
-    from pulumi_hyperpod.sim.workload.hyperpod import add_pdb
+    from pulumi_hyperpod.sim.workload.hyperpod import add_pdb  # noqa: PLC0415 - the simulator: only a command on the simulator loads it (tests/cli_startup)
 
     if (min_available is None) == (max_unavailable is None):
         raise click.UsageError("give one of --min-available and --max-unavailable")
@@ -228,9 +228,9 @@ def pdb(cluster: str, name: str, app: str, min_available: str | None, max_unavai
 @handle_errors
 def show(cluster: str, as_json: bool) -> None:
     """What runs where in a simulated cluster."""
-    from rich.table import Table
+    from rich.table import Table  # noqa: PLC0415 - rich: --help and --json output never load it (tests/cli_startup)
 
-    from pulumi_hyperpod.sim.workload.hyperpod import summary
+    from pulumi_hyperpod.sim.workload.hyperpod import summary  # noqa: PLC0415 - the simulator: only a command on the simulator loads it (tests/cli_startup)
 
     rows = summary(_sim(), cluster)
     if as_json:

@@ -27,6 +27,8 @@ from pulumi_hyperpod.provider.unknowns import is_unknown
 from pulumi_hyperpod.provider.worlds import open_backend
 from pulumi_hyperpod.aws.spec import SpecError
 from pulumi_hyperpod.native.resource import PREVIEW_OUTPUTS
+import json
+from pulumi_hyperpod.core import cloud
 
 __all__ = [
     "OUTPUTS",
@@ -115,7 +117,6 @@ def preview_plan(provider: CloudProvider, news: dict[str, Any]) -> str:
     """The `plan` output of a preview: the plan JSON (`hyperpod plan --json`'s form) a create or
     update with `news` would run now, or, when none can be made, a document saying why
     (`format` PLAN_UNKNOWN_FORMAT, `cluster_name`, `unknown`)."""
-    import json
 
     try:
         return provider.preview_plan(news).to_json()
@@ -138,7 +139,6 @@ def observe_by_id(provider: CloudProvider, id_: str, region: str | None) -> tupl
     (or the ARN's region) says it lives."""
     location = locate(provider, region)
     client, _ = open_backend(location, _aws(provider).simulator)
-    from pulumi_hyperpod.core import cloud
 
     return cloud.get("aws").read(client, id_), location
 

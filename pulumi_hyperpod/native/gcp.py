@@ -22,6 +22,9 @@ from __future__ import annotations
 import functools
 from typing import Any
 from collections.abc import Mapping
+from pulumi_hyperpod.provider.cloud_provider import CloudProvider
+from pulumi_hyperpod.core.errors import InputError
+from pulumi_hyperpod.core import cloud
 
 TYPE = "hyperpod:index:GcpTrainingCluster"
 DYNAMIC_TYPE = "pulumi-python:dynamic/hyperpod:GcpTrainingCluster"
@@ -46,15 +49,14 @@ class GcpResource:
     def provider(self) -> Any:
         """The CloudProvider, made at the first call for this resource type: a plugin serving only
         HyperPod clusters never loads the Google Cloud modules (their pydantic models) at all."""
-        from pulumi_hyperpod.provider.cloud_provider import CloudProvider
-        from pulumi_hyperpod.provider.gcp_adapter import GcpAdapter
+        from pulumi_hyperpod.provider.gcp_adapter import GcpAdapter  # noqa: PLC0415 - the Google Cloud adapter (its pydantic models) loads at the first GCP call only
 
         return CloudProvider(GcpAdapter(self.default_backend))
 
     def _bag(self, bag: Mapping[str, Any]) -> dict[str, Any]:
         """The adapter's inputs: the spec file read and merged under `spec`, the backend defaulted."""
-        from pulumi_hyperpod.core.documents import read_document
-        from pulumi_hyperpod.gcp.spec import GcpSpecError
+        from pulumi_hyperpod.core.documents import read_document  # noqa: PLC0415 - YAML, read only when a GCP resource is checked
+        from pulumi_hyperpod.gcp.spec import GcpSpecError  # noqa: PLC0415 - the GCP spec's pydantic models: a HyperPod-only plugin never loads them
 
         inputs = {k: bag[k] for k in INPUTS if bag.get(k) is not None}
         inputs.setdefault("backend", self.default_backend)
@@ -67,7 +69,6 @@ class GcpResource:
         return inputs
 
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
-        from pulumi_hyperpod.core.errors import InputError
 
         unknown = sorted(k for k in news if k not in INPUTS and not k.startswith("__"))
         if unknown:
@@ -87,7 +88,7 @@ class GcpResource:
         if DYNAMIC_STATE_KEY in olds and not replaces:
             # A migration by alias: the state is the dynamic provider's. An update with the same plan
             # writes it again in this provider's form (no pickled provider in it).
-            from pulumi_hyperpod.native import core
+            from pulumi_hyperpod.native import core  # noqa: PLC0415 - native.core is AWS's adapter: a program declaring a GcpTrainingCluster imports this module (gcp_resource.py)
 
             core.say(
                 f"state written by the dynamic provider ({DYNAMIC_TYPE}): this update rewrites it in the native "
@@ -107,7 +108,6 @@ class GcpResource:
     def read(self, id_: str, bag: dict[str, Any]) -> tuple[str, dict[str, Any], dict[str, Any] | None]:
         """(id, outputs, inputs); an empty id: the cluster is gone. With no bag (an import), the
         inputs are the cluster as the service returns it."""
-        from pulumi_hyperpod.core import cloud
 
         if not bag:
             gcp = cloud.get("gcp")

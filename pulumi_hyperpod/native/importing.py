@@ -20,6 +20,7 @@ from typing import Any
 from pulumi_hyperpod.aws import servicemodel
 from pulumi_hyperpod.aws.observe import ClusterState
 from pulumi_hyperpod.native import core
+from pulumi_hyperpod.aws.planner.compare import restricted_config  # the planner's reading of the Output shape, used only here
 
 # Service defaults DescribeCluster reports for a request that left the member out.
 _SERVICE_DEFAULTS = {"NodeRecovery": "Automatic", "Orchestrator": {"Slurm": {}}}
@@ -39,7 +40,6 @@ def spec_from_state(state: ClusterState) -> dict[str, Any]:
     for key, value in described.items():
         if key in members and key not in _NOT_READ and value not in (None, [], {}) and _SERVICE_DEFAULTS.get(key) != value:
             request[key] = value
-    from pulumi_hyperpod.aws.planner.compare import restricted_config  # the planner's reading of the Output shape, used only here
 
     shared = restricted_config(described.get("RestrictedInstanceGroupsConfig"))
     if shared:

@@ -28,6 +28,13 @@ import typing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+import dataclasses
+from pulumi_hyperpod import __version__
+from pulumi_hyperpod.plans.policy import Policy
+from pulumi_hyperpod.native import CLUSTER_TYPE, gcp
+from pulumi_hyperpod.provider.settings import SETTING_KEYS
+from pulumi_hyperpod.native.resource import PREVIEW_OUTPUTS
+from pulumi_hyperpod.provider.resource import OUTPUTS, ClusterArgs
 
 SCHEMA_PATH = Path(__file__).with_name("schema.json")
 Spec = dict[str, Any]
@@ -291,7 +298,6 @@ def _json_type(annotation: Any) -> Spec:
 
 
 def policy_type() -> Spec:
-    from pulumi_hyperpod.plans.policy import Policy
 
     properties = {
         _camel(name): {**_json_type(field.annotation), "description": field.description or ""}
@@ -328,14 +334,6 @@ def _resource(
 
 def schema() -> Spec:
     """The package schema, from the resources' definitions."""
-    import dataclasses
-
-    from pulumi_hyperpod import __version__
-    from pulumi_hyperpod.native import CLUSTER_TYPE, gcp
-    from pulumi_hyperpod.native.resource import PREVIEW_OUTPUTS
-    from pulumi_hyperpod.provider.resource import OUTPUTS, ClusterArgs
-    from pulumi_hyperpod.provider.settings import SETTING_KEYS
-
     config_keys = ("backend", "region", "profile")  # native/provider.CONFIG_KEYS (that module loads the SDK's provider)
     if set(CONFIG) != set(config_keys):
         raise SchemaError(f"config: described {sorted(CONFIG)}, read {sorted(config_keys)}")

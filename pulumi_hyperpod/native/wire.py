@@ -175,7 +175,7 @@ def _walk(old: Any, new: Any, path: str, key: str, found: dict[str, PropertyDiff
         if key in _SET_LISTS or len(old) != len(new):
             found[path] = PropertyDiffKind.UPDATE
             return
-        for i, (a, b) in enumerate(zip(old, new)):
+        for i, (a, b) in enumerate(zip(old, new, strict=True)):  # the lengths were compared above
             _walk(a, b, f"{path}[{i}]", key, found)
     else:
         found[path] = PropertyDiffKind.UPDATE

@@ -19,6 +19,12 @@ from typing import TYPE_CHECKING, Any
 from pulumi_hyperpod.provider.cloud_provider import Bag, Failures, Found, Replacement, RunSettings, Session
 from pulumi_hyperpod.provider.settings import Defaults, Location, Settings, allows_replacement, locate_inputs
 from pulumi_hyperpod.provider.unknowns import unknown_paths
+import time
+from pulumi_hyperpod.provider.errors import ProviderError
+from pulumi_hyperpod.aws.context import AwsContext
+from pulumi_hyperpod.provider import changes, props
+from pulumi_hyperpod.provider.worlds import open_backend, open_service
+from pulumi_hyperpod.core import cloud
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.context import AwsContext
@@ -27,7 +33,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def _context(**given: Any) -> AwsContext:
-    from pulumi_hyperpod.aws.context import AwsContext
 
     return AwsContext(**given)
 
@@ -49,7 +54,6 @@ class AwsAdapter:
 
     # ---- inputs --------------------------------------------------------------------------------
     def check_inputs(self, olds: Bag, news: Bag) -> tuple[Bag, Failures]:
-        from pulumi_hyperpod.provider import props
 
         return props.check_inputs(news)
 
@@ -57,7 +61,6 @@ class AwsAdapter:
         return unknown_paths(inputs)
 
     def name_of(self, bag: Mapping[str, Any]) -> str | None:
-        from pulumi_hyperpod.provider import props
 
         name = props.cluster_name(bag)
         return name if isinstance(name, str) else None
@@ -66,7 +69,6 @@ class AwsAdapter:
         return name
 
     def desired(self, inputs: Mapping[str, Any]) -> Any:
-        from pulumi_hyperpod.provider import props
 
         return props.spec_of(inputs)
 
@@ -75,19 +77,16 @@ class AwsAdapter:
         return AwsSettings(policy=given.policy, wait=given.wait, timeout=given.timeout, adopt=given.adopt, roles=given.roles)
 
     def may_replace(self, inputs: Mapping[str, Any]) -> bool:
-        from pulumi_hyperpod.provider import props
 
         return bool(unknown_paths(props.settings_inputs(inputs))) or allows_replacement(inputs)
 
     def inputs_changed(self, olds: Mapping[str, Any], news: Mapping[str, Any]) -> bool:
-        from pulumi_hyperpod.provider import changes, props
 
         return changes.spec_changed(props.spec_value(olds), props.spec_value(news)) or props.settings_inputs(olds) != props.settings_inputs(
             news
         )
 
     def replacements(self, olds: Mapping[str, Any], inputs: Mapping[str, Any]) -> list[Replacement]:
-        from pulumi_hyperpod.provider import changes, props
 
         found = changes.spec_replacements(props.spec_value(olds), props.spec_value(inputs))
         new_location = None if unknown_paths(props.settings_inputs(inputs)) else self.locate(inputs)
@@ -104,7 +103,6 @@ class AwsAdapter:
             return None
 
     def open(self, bag: Mapping[str, Any], settings: RunSettings | None = None, *, stored: bool = False) -> Session:
-        from pulumi_hyperpod.provider.worlds import open_backend, open_service
 
         location = (Location.from_outputs(bag.get("location")) if stored else None) or self.locate(bag)
         client, clock = open_backend(location, self.simulator)
@@ -127,7 +125,6 @@ class AwsAdapter:
 
     # ---- plans ---------------------------------------------------------------------------------
     def creation_plan(self, inputs: Mapping[str, Any], settings: RunSettings) -> Plan:
-        from pulumi_hyperpod.core import cloud
 
         roles = settings.roles if isinstance(settings, AwsSettings) else {}
         context = _context(roles=roles, region=self._region_or_none(inputs))
@@ -146,12 +143,10 @@ class AwsAdapter:
         return not id_.startswith("arn:") or state.arn == id_
 
     def outputs(self, inputs: Mapping[str, Any], state: ClusterState, session: Session) -> Bag:
-        from pulumi_hyperpod.provider import props
 
         return props.outputs(dict(inputs), state, self.locate(inputs))
 
     def found(self, id_: str, bag: Mapping[str, Any], state: ClusterState, session: Session) -> Found:
-        from pulumi_hyperpod.provider import props
 
         location = Location.from_outputs(bag.get("location")) or self.locate(bag)
         inputs = {**props.settings_inputs(bag), "spec": props.observed_spec(bag["spec"], state)}
@@ -169,10 +164,8 @@ class AwsAdapter:
 
     def wait_deleted(self, session: Session, name: str, timeout: float, progress: Callable[[Any], None]) -> None:
         """Another writer's delete: no plan to apply, its end waited on."""
-        import time
 
-        from pulumi_hyperpod.aws.apply.waiters import wait
-        from pulumi_hyperpod.provider.errors import ProviderError
+        from pulumi_hyperpod.aws.apply.waiters import wait  # noqa: PLC0415 - botocore's waiters: only a delete that waits loads them
 
         try:
             wait(

@@ -15,6 +15,9 @@ from collections.abc import Mapping
 
 from pulumi_hyperpod.provider.cloud_provider import Replacement
 from pulumi_hyperpod.provider.unknowns import is_unknown, unknown_paths
+from pulumi_hyperpod.aws.members import rows  # the table: read with the first comparison of specs
+from pulumi_hyperpod.aws.spec.rules import CONTINUOUS, orchestrator_kind
+from pulumi_hyperpod.aws.planner.compare import provisioning_mode_change
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.provider.settings import Location
@@ -34,7 +37,6 @@ _COUNTS = ("InstanceGroupName", "InstanceCount", "MinInstanceCount")
 def _kept_left_out(old: Any, new: Any) -> Any:
     if not isinstance(old, Mapping) or not isinstance(new, Mapping):
         return old
-    from pulumi_hyperpod.aws.members import rows  # the table: read with the first comparison of specs
 
     kept = [row.parts for row in rows("group") if row.omitted == "kept" and row.path not in _COUNTS]
     wanted = {g.get("InstanceGroupName"): g for g in new.get("InstanceGroups") or [] if isinstance(g, Mapping)}
@@ -87,8 +89,6 @@ def normalized(spec: Any) -> Any:
 
 def spec_replacements(old: Any, new: Any) -> list[Replacement]:
     # the service's rules load with the first comparison of specs, not with this module
-    from pulumi_hyperpod.aws.spec.rules import CONTINUOUS, orchestrator_kind
-    from pulumi_hyperpod.aws.planner.compare import provisioning_mode_change
 
     if not isinstance(old, Mapping):
         return []

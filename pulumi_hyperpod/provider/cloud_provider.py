@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pulumi_hyperpod.provider.console import say
 from pulumi_hyperpod.provider.errors import ProviderError, contract_message
+import time
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.core.cloud import AnyCloud
@@ -107,7 +108,6 @@ class Session:
     apply_context: Any = None
 
     def now(self) -> float:
-        import time
 
         return (self.monotonic or time.monotonic)()
 
@@ -208,7 +208,7 @@ class CloudProvider:
     # ---- the pipeline --------------------------------------------------------------------------
     @property
     def cloud(self) -> AnyCloud:
-        from pulumi_hyperpod.core import cloud
+        from pulumi_hyperpod.core import cloud  # noqa: PLC0415 - core.cloud, the clouds' registry: unpickling the provider loads this module and must not load it (test_program_lean)
 
         return cloud.get(self.adapter.cloud_name)
 
@@ -221,15 +221,15 @@ class CloudProvider:
     def _prepare(self, session: Session, spec: Any, settings: RunSettings, observed: Any) -> Plan:
         """The pipeline against the observed cluster: plan, cost, and the preflight (read before
         anything is applied: a quota refusal stops create/update with the numbers)."""
-        from pulumi_hyperpod.core import cloud
+        from pulumi_hyperpod.core import cloud  # noqa: PLC0415 - core.cloud, the clouds' registry: unpickling the provider loads this module and must not load it (test_program_lean)
 
         return cloud.prepare(self.cloud, session.client, spec, settings.policy, observed=observed, context=session.plan_context).plan
 
     def _apply(self, session: Session, the_plan: Plan, settings: RunSettings, deadline: float, *, wait: str | None = None) -> ApplyResult:
         """Apply as planned, the policy's guards checked again on the live cluster before each write;
         a refused, stale or failed apply raised as the one message (provider/errors.py)."""
-        from pulumi_hyperpod.core import cloud
-        from pulumi_hyperpod.core.contract import ApplyError, ApplyOptions, PlanRefused, PlanStale
+        from pulumi_hyperpod.core import cloud  # noqa: PLC0415 - core.cloud, the clouds' registry: unpickling the provider loads this module and must not load it (test_program_lean)
+        from pulumi_hyperpod.core.contract import ApplyError, ApplyOptions, PlanRefused, PlanStale  # noqa: PLC0415 - core.contract: unpickling the provider loads this module and must not load it (test_program_lean)
 
         name = the_plan.cluster_name
         options = ApplyOptions(
@@ -314,7 +314,7 @@ class CloudProvider:
             return None
         if observed is None:
             self._say(f"cluster {name} no longer exists in {session.where} (deleted outside Pulumi): it will be created again", name)
-            from pulumi_hyperpod.plans import Plan
+            from pulumi_hyperpod.plans import Plan  # noqa: PLC0415 - the Plan model: unpickling the provider loads this module and must not load it (test_program_lean)
 
             return Plan(cluster_name=name, action="create", replacements=(GONE,))
         result = self._prepare(session, self.adapter.desired(news), settings, observed)
@@ -371,7 +371,7 @@ class CloudProvider:
     def _undo_failed_create(self, session: Session, name: str, settings: RunSettings, deadline: float, why: str) -> None:
         """A create either leaves a working cluster or none (the engine's contract): a cluster the
         failed create left unusable is deleted before the error is reported."""
-        from pulumi_hyperpod.core import cloud
+        from pulumi_hyperpod.core import cloud  # noqa: PLC0415 - core.cloud, the clouds' registry: unpickling the provider loads this module and must not load it (test_program_lean)
 
         state = self._read(session, name)
         if state is None or self.adapter.failed(state) is None:
@@ -431,7 +431,7 @@ class CloudProvider:
 
     # ---- delete --------------------------------------------------------------------------------
     def delete(self, id_: str, bag: Bag) -> None:
-        from pulumi_hyperpod.core import cloud
+        from pulumi_hyperpod.core import cloud  # noqa: PLC0415 - core.cloud, the clouds' registry: unpickling the provider loads this module and must not load it (test_program_lean)
 
         name = self.adapter.name_of(bag) or id_
         if not name:
@@ -475,12 +475,12 @@ class CloudProvider:
 def plan_text(the_plan: Plan) -> str:
     """The plan as the preview shows it; a removed-nodes table too long to print in full is listed
     whole in a file the text names (provider/victims.py)."""
-    from pulumi_hyperpod.plans import plan_text as text
-    from pulumi_hyperpod.plans.render import VICTIMS_SHOWN
+    from pulumi_hyperpod.plans import plan_text as text  # noqa: PLC0415 - the Plan model: unpickling the provider loads this module and must not load it (test_program_lean)
+    from pulumi_hyperpod.plans.render import VICTIMS_SHOWN  # noqa: PLC0415 - plans.render loads rich: only a preview that shows a plan needs it
 
     if len(the_plan.victims) <= VICTIMS_SHOWN:
         return text(the_plan)
-    from pulumi_hyperpod.provider.victims import write_victims
+    from pulumi_hyperpod.provider.victims import write_victims  # noqa: PLC0415 - the victims file (sim.worldfile): unpickling the provider loads this module and must not load it (test_program_lean)
 
     path = write_victims(the_plan)
     if path is None:
@@ -492,7 +492,7 @@ def plan_text(the_plan: Plan) -> str:
 
 
 def preflight_text(the_plan: Plan) -> str:
-    from pulumi_hyperpod.plans.render import preflight_renderable, render_text
+    from pulumi_hyperpod.plans.render import preflight_renderable, render_text  # noqa: PLC0415 - plans.render loads rich: only a preview that shows a plan needs it
 
     if the_plan.preflight is None:
         return ""

@@ -40,7 +40,7 @@ def say(text: str, cluster: str | None = None) -> None:
         return
     mode = os.environ.get("HYPERPOD_PROVIDER_OUTPUT", "stderr")
     if mode == "log":
-        import pulumi
+        import pulumi  # noqa: PLC0415 - pulumi: only HYPERPOD_PROVIDER_OUTPUT=log goes through the SDK; the provider process writes stderr
 
         pulumi.log.info(block.rstrip("\n"))
         return

@@ -45,7 +45,7 @@ def contract_message(error: BaseException, cluster: str, again: str = "run `pulu
     """The apply contract's error as the one line the user reads: a guard's refusal names the
     cluster and the rules; a stale plan says to plan again; a failed call lists the calls already
     made (the service carries those out) and how to continue."""
-    from pulumi_hyperpod.core.contract import ApplyError, PlanRefused, PlanStale
+    from pulumi_hyperpod.core.contract import ApplyError, PlanRefused, PlanStale  # noqa: PLC0415 - core.contract: unpickling the provider loads this module and must not load it (test_program_lean)
 
     if isinstance(error, PlanRefused):
         return f"cluster {cluster}: {error}"

@@ -20,7 +20,8 @@ from pulumi.dynamic import Resource
 
 from pulumi_hyperpod.provider.base import DynamicProvider
 from pulumi_hyperpod.provider.errors import ProviderError
-from pulumi_hyperpod.provider.gcp_adapter import OUTPUTS, SettingError
+from pulumi_hyperpod.provider.gcp_adapter import GcpAdapter, OUTPUTS, SettingError
+from pulumi_hyperpod.provider.cloud_provider import CloudProvider
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.provider.cloud_provider import CloudProvider
@@ -32,8 +33,6 @@ class GcpClusterProvider(DynamicProvider):
     """Google Cloud's dynamic provider: the CloudProvider over the GCP cloud."""
 
     def core(self) -> CloudProvider:
-        from pulumi_hyperpod.provider.cloud_provider import CloudProvider
-        from pulumi_hyperpod.provider.gcp_adapter import GcpAdapter
 
         return CloudProvider(GcpAdapter())
 
@@ -59,8 +58,8 @@ class GcpTrainingCluster(Resource, module="hyperpod", name="GcpTrainingCluster")
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         if spec_file is not None:
-            from pulumi_hyperpod.core.documents import read_document
-            from pulumi_hyperpod.gcp.spec import GcpSpecError
+            from pulumi_hyperpod.core.documents import read_document  # noqa: PLC0415 - YAML: only a program that names a spec file reads one (test_program_lean)
+            from pulumi_hyperpod.gcp.spec import GcpSpecError  # noqa: PLC0415 - the GCP spec's pydantic models: only a GCP spec file read or checked loads them
 
             loaded = read_document(Path(spec_file), GcpSpecError)
             given: Any = spec or {}

@@ -17,6 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 from pulumi_hyperpod.provider.cloud_provider import Bag, Failures, Found, Replacement, RunSettings, Session
 from pulumi_hyperpod.provider.unknowns import unknown_paths
+from pulumi_hyperpod.plans.policy import Policy
+from pulumi_hyperpod.core.contract import WAITS
+from pulumi_hyperpod.core import cloud
+from pulumi_hyperpod.gcp.status import status_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.gcp.observe import GcpClusterState
@@ -44,7 +48,6 @@ class GcpSettings(RunSettings):
 
 def settings_of(inputs: Mapping[str, Any]) -> GcpSettings:
     """The settings of the inputs; SettingError names the one that is wrong."""
-    from pulumi_hyperpod.plans.policy import Policy
 
     backend = inputs.get("backend") or "gcp"
     if backend not in ("gcp", "fake"):
@@ -61,7 +64,6 @@ def settings_of(inputs: Mapping[str, Any]) -> GcpSettings:
 
 def _wait(value: Any) -> str:
     """The contract's wait vocabulary (core/contract.WAITS); true/false, as before, mean InService/none."""
-    from pulumi_hyperpod.core.contract import WAITS
 
     if value is None or value is True:
         return "InService"
@@ -73,7 +75,7 @@ def _wait(value: Any) -> str:
 
 
 def spec_of(inputs: Mapping[str, Any]) -> ClusterSpec:
-    from pulumi_hyperpod.gcp.spec import ClusterSpec
+    from pulumi_hyperpod.gcp.spec import ClusterSpec  # noqa: PLC0415 - the GCP spec's pydantic models: only a GCP check or plan loads them
 
     return ClusterSpec.from_document(_whole_numbers(json.loads(json.dumps(inputs["spec"]))))
 
@@ -92,7 +94,7 @@ def _whole_numbers(value: Any) -> Any:
 
 def _as_observed(spec: ClusterSpec) -> GcpClusterState:
     """The old spec as if it were the cluster: for diff's pure comparison (the same rules as the planner)."""
-    from pulumi_hyperpod.gcp.observe import GcpClusterState, PoolState
+    from pulumi_hyperpod.gcp.observe import GcpClusterState, PoolState  # noqa: PLC0415 - the GCP spec's pydantic models: only a GCP check or plan loads them
 
     pools = tuple(
         PoolState(p.id, p.machine_spec.machine_type, p.provisioning_model, p.count, (), p.scaling_spec.min_node_count)
@@ -109,7 +111,7 @@ class GcpAdapter:
 
     # ---- inputs --------------------------------------------------------------------------------
     def check_inputs(self, olds: Bag, news: Bag) -> tuple[Bag, Failures]:
-        from pulumi_hyperpod.gcp.spec import GcpSpecError
+        from pulumi_hyperpod.gcp.spec import GcpSpecError  # noqa: PLC0415 - the GCP spec's pydantic models: only a GCP spec file read or checked loads them
 
         if unknown_paths(news):
             return news, []
@@ -155,8 +157,8 @@ class GcpAdapter:
         return [Replacement(f"spec.{item.path}", f"{item.values()}: {item.rule}") for item in self._immutable(olds, spec_of(inputs))]
 
     def _immutable(self, olds: Mapping[str, Any], spec: ClusterSpec) -> list[Immutable]:
-        from pulumi_hyperpod.gcp.planner import compare
-        from pulumi_hyperpod.gcp.spec import GcpSpecError
+        from pulumi_hyperpod.gcp.planner import compare  # noqa: PLC0415 - the GCP planner and its pydantic models: only a GCP diff loads them
+        from pulumi_hyperpod.gcp.spec import GcpSpecError  # noqa: PLC0415 - the GCP spec's pydantic models: only a GCP spec file read or checked loads them
 
         if not isinstance(olds.get("spec"), Mapping):
             return []  # nothing to compare with (an import, say): the live plan decides
@@ -170,7 +172,6 @@ class GcpAdapter:
 
     # ---- where ---------------------------------------------------------------------------------
     def open(self, bag: Mapping[str, Any], settings: RunSettings | None = None, *, stored: bool = False) -> Session:
-        from pulumi_hyperpod.core import cloud
 
         backend = settings.backend if isinstance(settings, GcpSettings) else self.settings(bag).backend
         client = cloud.get(self.cloud_name).connect(backend)
@@ -178,7 +179,6 @@ class GcpAdapter:
 
     # ---- plans ---------------------------------------------------------------------------------
     def creation_plan(self, inputs: Mapping[str, Any], settings: RunSettings) -> Plan:
-        from pulumi_hyperpod.core import cloud
 
         gcp = cloud.get(self.cloud_name)
         return cloud.prepare(
@@ -196,7 +196,6 @@ class GcpAdapter:
         return True
 
     def outputs(self, inputs: Mapping[str, Any], state: GcpClusterState | None, session: Session | None = None) -> Bag:
-        from pulumi_hyperpod.gcp.status import status_of
 
         status = status_of(state)
         return {

@@ -99,7 +99,7 @@ def settings_inputs(bag: Mapping[str, Any]) -> dict[str, Any]:
 
 def spec_of(bag: Mapping[str, Any]) -> ClusterSpec:
     """The spec of checked, fully known inputs."""
-    from pulumi_hyperpod.aws.spec.models import ClusterSpec
+    from pulumi_hyperpod.aws.spec.models import ClusterSpec  # noqa: PLC0415 - the spec's models: the program side imports this module and must not load them (test_import_hygiene)
 
     return ClusterSpec.from_dict(plain(bag["spec"]))
 
@@ -114,7 +114,7 @@ def running_instance_types(state: ClusterState, group: Any) -> list[str]:
     """The types the group's nodes run on — for a flexible group, which of its types the service
     found capacity for — in the group's priority order; [] while none runs. Nodes leaving or
     unhealthy are not counted."""
-    from pulumi_hyperpod.aws.observe.state import GONE, UNHEALTHY
+    from pulumi_hyperpod.aws.observe.state import GONE, UNHEALTHY  # noqa: PLC0415 - the observed state (aws.observe): the program side imports this module and must not load it
 
     running = {
         n.instance_type

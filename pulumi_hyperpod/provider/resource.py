@@ -130,7 +130,7 @@ def build_spec(args: ClusterArgs) -> pulumi.Input[Any]:
     elif args.spec is not None:
         base = args.spec
     if args.spec_file is not None:
-        from pulumi_hyperpod.core.documents import read_document  # the CLI's reader: same limits, same one-line errors
+        from pulumi_hyperpod.core.documents import read_document  # noqa: PLC0415 - YAML: only a program that names a spec file reads one (test_program_lean); the CLI's reader: same limits, same one-line errors
 
         loaded = read_document(args.spec_file)
         base = _later_wins(base, loaded) if isinstance(base, Mapping) else loaded
@@ -156,7 +156,7 @@ def _later_wins(*sources: Any) -> Any:
         if not isinstance(source, Mapping):
             return source  # not an object: `check` says so
         if merged and source:  # something to replace (a component gives one source: its spec)
-            from pulumi_hyperpod.aws.servicemodel import fold
+            from pulumi_hyperpod.aws.servicemodel import fold  # noqa: PLC0415 - the service model: only a program that merges spec sources loads it (test_program_lean)
 
             given = {fold(key) if isinstance(key, str) else key for key in source}
             merged = {key: value for key, value in merged.items() if (fold(key) if isinstance(key, str) else key) not in given}

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from collections.abc import Callable, Mapping
 
 from pulumi_hyperpod.aws.client import BACKENDS, DEFAULT_REGION
+import dataclasses
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.plans.policy import Policy
@@ -130,7 +131,6 @@ class Settings:
         before = _policy((olds or {}).get("policy") or {}) if olds else None
         if before is None:
             return self
-        import dataclasses
 
         policy = self.policy.model_copy(
             update={
@@ -173,8 +173,8 @@ def _boto_region(profile: str | None) -> str:
     for variable in ("AWS_REGION", "AWS_DEFAULT_REGION"):
         if os.environ.get(variable):
             return os.environ[variable]
-    import botocore.session
-    from botocore.exceptions import BotoCoreError
+    import botocore.session  # noqa: PLC0415 - botocore: only a region left to the AWS profile loads it
+    from botocore.exceptions import BotoCoreError  # noqa: PLC0415 - botocore: only a region left to the AWS profile loads it
 
     try:
         region = botocore.session.Session(profile=profile).get_config_variable("region")
@@ -189,7 +189,7 @@ def _boto_region(profile: str | None) -> str:
 
 
 def _policy(data: Mapping[str, Any]) -> Policy:
-    from pulumi_hyperpod.plans.policy import Policy
+    from pulumi_hyperpod.plans.policy import Policy  # noqa: PLC0415 - the Policy model: check's, never loaded when the provider is unpickled
 
     return Policy.model_validate(data)
 
@@ -204,13 +204,24 @@ def policy_inputs(policy: Policy) -> dict[str, Any]:
     return data
 
 
+Failures = list[tuple[str, str]]
+
+
 def check_settings(news: Mapping[str, Any], is_unknown: Callable[[Any], bool]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
     """The settings part of the inputs, canonical, and the failures as (property, reason)."""
-    from pulumi_hyperpod.aws.apply.wait_policies import WAIT_POLICIES
-
     inputs: dict[str, Any] = {}
-    failures: list[tuple[str, str]] = []
+    failures: Failures = []
+    _check_location(news, is_unknown, inputs, failures)
+    _check_wait(news.get("wait"), is_unknown, inputs, failures)
+    _check_timeout(news.get("timeout"), is_unknown, inputs, failures)
+    _check_adopt(news.get("adopt"), is_unknown, inputs, failures)
+    _check_roles(news.get("roles"), is_unknown, inputs, failures)
+    _check_policy(news.get("policy"), is_unknown, inputs, failures)
+    return inputs, failures
 
+
+def _check_location(news: Mapping[str, Any], is_unknown: Callable[[Any], bool], inputs: dict[str, Any], failures: Failures) -> None:
+    """backend, region and profile: strings when given; a known backend and a known region."""
     for key in ("backend", "region", "profile"):
         value = news.get(key)
         if value is None or value == "":
@@ -224,17 +235,21 @@ def check_settings(news: Mapping[str, Any], is_unknown: Callable[[Any], bool]) -
         failures.append(("backend", f"must be one of {', '.join(BACKENDS)}; got {backend!r}"))
     region = inputs.get("region")
     if region is not None and not is_unknown(region):
-        from pulumi_hyperpod.aws.regions import is_region, not_a_region
+        from pulumi_hyperpod.aws.regions import is_region, not_a_region  # noqa: PLC0415 - the region table: checked in check, never loaded when the provider is unpickled (test_program_lean)
 
         if not is_region(region):
             failures.append(("region", f"must be an AWS region: {not_a_region(region)}"))
 
-    wait = news.get("wait")
+
+def _check_wait(wait: Any, is_unknown: Callable[[Any], bool], inputs: dict[str, Any], failures: Failures) -> None:
+    from pulumi_hyperpod.aws.apply.wait_policies import WAIT_POLICIES  # noqa: PLC0415 - aws.apply: check's, never loaded when the provider is unpickled (test_program_lean)
+
     if wait is not None and not is_unknown(wait) and wait not in WAIT_POLICIES:
         failures.append(("wait", f"must be one of {', '.join(WAIT_POLICIES)}; got {wait!r}"))
     inputs["wait"] = DEFAULT_WAIT if wait is None else wait
 
-    timeout = news.get("timeout")
+
+def _check_timeout(timeout: Any, is_unknown: Callable[[Any], bool], inputs: dict[str, Any], failures: Failures) -> None:
     if timeout is None:
         inputs["timeout"] = DEFAULT_TIMEOUT
     elif is_unknown(timeout):
@@ -251,12 +266,14 @@ def check_settings(news: Mapping[str, Any], is_unknown: Callable[[Any], bool]) -
     else:
         inputs["timeout"] = timeout
 
-    adopt = news.get("adopt")
+
+def _check_adopt(adopt: Any, is_unknown: Callable[[Any], bool], inputs: dict[str, Any], failures: Failures) -> None:
     if adopt is not None and not is_unknown(adopt) and not isinstance(adopt, bool):
         failures.append(("adopt", f"must be true or false, got {adopt!r}"))
     inputs["adopt"] = bool(adopt) if not is_unknown(adopt) else adopt
 
-    roles = news.get("roles")
+
+def _check_roles(roles: Any, is_unknown: Callable[[Any], bool], inputs: dict[str, Any], failures: Failures) -> None:
     if is_unknown(roles):
         inputs["roles"] = roles
     elif roles is not None:
@@ -268,7 +285,8 @@ def check_settings(news: Mapping[str, Any], is_unknown: Callable[[Any], bool]) -
                     failures.append((f"roles.{group}", f"must be one of {', '.join(SLURM_ROLES)}; got {role!r}"))
             inputs["roles"] = dict(sorted(roles.items()))
 
-    policy = news.get("policy")
+
+def _check_policy(policy: Any, is_unknown: Callable[[Any], bool], inputs: dict[str, Any], failures: Failures) -> None:
     if is_unknown(policy):
         inputs["policy"] = policy
     elif policy is not None and not isinstance(policy, Mapping):
@@ -279,11 +297,10 @@ def check_settings(news: Mapping[str, Any], is_unknown: Callable[[Any], bool]) -
         try:
             inputs["policy"] = policy_inputs(_policy(dict(policy)))
         except ValueError as error:  # pydantic loads only for a policy other than the defaults (plans/policy.py)
-            from pydantic import ValidationError
+            from pydantic import ValidationError  # noqa: PLC0415 - pydantic: only a policy other than the defaults loads it (test_policy_defaults_lean)
 
             if not isinstance(error, ValidationError):
                 raise
             for problem in error.errors():
                 where = ".".join(str(part) for part in problem["loc"])
                 failures.append((f"policy.{where}" if where else "policy", problem["msg"]))
-    return inputs, failures
