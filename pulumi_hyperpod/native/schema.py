@@ -108,6 +108,9 @@ def ref(name: str, description: str) -> Spec:
     return {"$ref": f"#/types/hyperpod:index:{name}", "description": description}
 
 
+# the policy input of both resources: one sentence for what the guards do
+POLICY_INPUT = "What a plan may do to the running cluster; guards refuse the rest with the reason."
+
 # hyperpod:index:Cluster, by Python name
 CLUSTER: dict[str, Property] = {
     "spec": Property(
@@ -127,7 +130,7 @@ CLUSTER: dict[str, Property] = {
             "The AWS profile (a name; credentials are read by boto3 at call time, never stored). Default: the provider config hyperpod:profile."
         )
     ),
-    "policy": Property(both=ref("Policy", "What a plan may do to the running cluster; guards refuse the rest with the reason.")),
+    "policy": Property(both=ref("Policy", POLICY_INPUT)),
     "wait": Property(both=string('What create and update wait for: "none", "InService" (default), "MinCount" or "Target".')),
     "timeout": Property(both=number("Seconds each call may take, observation, API calls and wait included (default 1200, at most 1680).")),
     "adopt": Property(both=boolean("Take over an existing cluster of that name instead of failing on create.")),
@@ -204,7 +207,7 @@ GCP: dict[str, Property] = {
         output=string("Where the cluster lives: gcp or fake."),
     ),
     "policy": Property(
-        input=ref("Policy", "What a plan may do to the running cluster; guards refuse the rest with the reason."),
+        input=ref("Policy", POLICY_INPUT),
         output=ref("Policy", "The policy the plans were made with."),
     ),
     "timeout": Property(

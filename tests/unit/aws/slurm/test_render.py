@@ -21,6 +21,18 @@ def slurm(**changes) -> SlurmSpec:
     return SlurmSpec.from_dict({**example_slurm(), **changes}, partition_names=partition_names())
 
 
+def legacy_slurm(home: str) -> SlurmSpec:
+    """The Slurm spec of `legacy_cluster()` (its controller, login and one worker group), with `home`
+    as its shared home."""
+    document = {
+        "partitions": [{"id": "partition-1", "node_pool_ids": ["worker-group-1"]}],
+        "login_node_pool_id": "login-group",
+        "controller_node_pool_id": "controller-machine",
+        "home_directory_storage": home,
+    }
+    return SlurmSpec.from_dict(document, partition_names=partition_names())
+
+
 def problems(cluster, spec) -> list[str]:
     with pytest.raises(SlurmSpecError) as caught:
         render_hyperpod(cluster, spec)
@@ -42,15 +54,7 @@ def test_a_continuous_cluster_gets_slurm_config_from_the_slurm_spec():
 
 
 def test_a_legacy_cluster_gets_its_roles_in_provisioning_parameters_in_base_config_format():
-    spec = SlurmSpec.from_dict(
-        {
-            "partitions": [{"id": "partition-1", "node_pool_ids": ["worker-group-1"]}],
-            "login_node_pool_id": "login-group",
-            "controller_node_pool_id": "controller-machine",
-            "home_directory_storage": "fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com:/fsx",
-        },
-        partition_names=partition_names(),
-    )
+    spec = legacy_slurm("fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com:/fsx")
     rendering = render_hyperpod(legacy_cluster(), spec)
     assert rendering.mode == "provisioning_parameters"
     assert all("SlurmConfig" not in g for g in rendering.cluster_spec["InstanceGroups"])
@@ -65,15 +69,7 @@ def test_a_legacy_cluster_gets_its_roles_in_provisioning_parameters_in_base_conf
 
 
 def test_a_legacy_clusters_lustre_home_is_fsx_dns_name_and_mountname():
-    spec = SlurmSpec.from_dict(
-        {
-            "partitions": [{"id": "partition-1", "node_pool_ids": ["worker-group-1"]}],
-            "login_node_pool_id": "login-group",
-            "controller_node_pool_id": "controller-machine",
-            "home_directory_storage": "fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com@tcp:/abcdefgh",
-        },
-        partition_names=partition_names(),
-    )
+    spec = legacy_slurm("fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com@tcp:/abcdefgh")
     params = json.loads(render_hyperpod(legacy_cluster(), spec).files["provisioning_parameters.json"])
     assert (params["fsx_dns_name"], params["fsx_mountname"]) == ("fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com", "abcdefgh")
 
@@ -350,15 +346,7 @@ def test_a_bundle_built_on_base_config_runs_its_on_create_first(tmp_path):
 
 
 def test_hook_on_a_legacy_cluster_mounts_lustre_itself(tmp_path):
-    spec = SlurmSpec.from_dict(
-        {
-            "partitions": [{"id": "partition-1", "node_pool_ids": ["worker-group-1"]}],
-            "login_node_pool_id": "login-group",
-            "controller_node_pool_id": "controller-machine",
-            "home_directory_storage": "fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com@tcp:/abcdefgh",
-        },
-        partition_names=partition_names(),
-    )
+    spec = legacy_slurm("fs-0123456789abcdef0.fsx.us-west-2.amazonaws.com@tcp:/abcdefgh")
     bundle = tmp_path / "bundle"
     render_hyperpod(legacy_cluster(), spec).write(bundle)
     root = tmp_path / "root"
