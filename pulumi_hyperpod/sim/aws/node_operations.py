@@ -239,6 +239,7 @@ def batch_delete_cluster_nodes(world: World, region: str, params: dict) -> dict:
     cluster = world.find_cluster(region, params["ClusterName"])
     require_writable(cluster, "BatchDeleteClusterNodes")
     response: dict = {}
+    removed: dict[str, int] = {}  # group → nodes this request removed
     for field, failed_field, ok_field, id_field in (
         ("NodeIds", "Failed", "Successful", "NodeId"),
         ("NodeLogicalIds", "FailedNodeLogicalIds", "SuccessfulNodeLogicalIds", "NodeLogicalId"),
@@ -256,7 +257,18 @@ def batch_delete_cluster_nodes(world: World, region: str, params: dict) -> dict:
             group.min_count = min(group.min_count, group.target)
             group.spec = {**group.spec, "InstanceCount": group.target}
             prov.terminate(world, cluster, node, "Deleted by BatchDeleteClusterNodes")
+            removed[group.name] = removed.get(group.name, 0) + 1
             response.setdefault(ok_field, []).append(wanted)
+    for name, count in removed.items():  # the lower target, as a scale-up's event gives the higher one
+        group = cluster.groups[name]
+        world.emit(
+            cluster,
+            "Info",
+            "InstanceGroup",
+            f"InstanceGroup {name} scale-down by {count} started successfully in Cluster {cluster.name}",
+            group=name,
+            metadata={"InstanceGroupScaling": {"TargetCount": group.target, "MinCount": group.min_count}},
+        )
     return response
 
 
