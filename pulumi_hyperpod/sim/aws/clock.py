@@ -21,7 +21,6 @@ from pulumi_hyperpod.sim.clock import (  # noqa: F401 - re-exported: the simulat
     SharedClock,
     WallClock,
     clock_from_state,
-    clock_note,
     new_persistent_clock,
     parse_duration,
     to_datetime,

@@ -24,8 +24,8 @@ from collections.abc import Callable, Iterator
 from pulumi_hyperpod.aws.sessions import new_botocore_session
 from pulumi_hyperpod.sim.aws import billing as metering
 from pulumi_hyperpod.sim.aws import ids, provisioning as prov, reconcile, rolling_update, slurm, wire
-from pulumi_hyperpod.sim.clock import ClockFileError, ManualClock, SharedClock, to_datetime
-from pulumi_hyperpod.sim.aws.clock import PollTracker, clock_note, to_seconds
+from pulumi_hyperpod.sim.clock import ClockFileError, ManualClock, SharedClock, clock_note, to_datetime
+from pulumi_hyperpod.sim.aws.clock import PollTracker, to_seconds
 from pulumi_hyperpod.sim.aws.errors import ResourceNotFound, SerializationException
 from pulumi_hyperpod.sim.aws.model import Cluster, Node
 from pulumi_hyperpod.sim.aws.store import MemoryStore, SqliteStore
