@@ -133,14 +133,15 @@ def _reason(node: NodeState, tier: int | None = None) -> str:
 
 def short_of_capacity(node: NodeState) -> bool:
     """No instance, and the service says why: its insufficient-capacity message."""
-    return not node.launched and bool(node.message) and SHORTAGE.search(node.message or "") is not None
+    return not node.launched and SHORTAGE.search(node.message or "") is not None
 
 
 def _not_running(node: NodeState) -> str:
     """A tier-1 node in words, from what the observation shows (never a shortage it does not report)."""
     if node.launched:
         since = f" since {launched_at(node.launch_time)}" if node.launch_time else ""
-        return f"{node.status}, launching{since}"
+        detail = f" ({node.message})" if node.message else ""  # the service's word on where it is
+        return f"{node.status}, launching{since}{detail}"
     if short_of_capacity(node):
         return f"never launched, waiting for capacity ({node.message})"
     return "not launched yet"

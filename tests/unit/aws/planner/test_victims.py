@@ -147,7 +147,10 @@ def test_a_pending_node_is_waiting_for_capacity_only_when_the_service_reports_a_
     assert "capacity" not in reasons["quiet"].reason
     assert reasons["shortage"].reason.startswith("never launched, waiting for capacity (We currently do not have sufficient")
     assert reasons["ec2"].reason.startswith("never launched, waiting for capacity (InsufficientInstanceCapacity")
-    assert reasons["launching"].reason == "Pending, launching since 2026-12-05 22:40:00Z: removed before any running node"
+    assert (
+        reasons["launching"].reason
+        == "Pending, launching since 2026-12-05 22:40:00Z (Running lifecycle scripts): removed before any running node"
+    )
     assert {victim.code for victim in reasons.values()} == {"never-launched"}  # the stable code stays
 
 
