@@ -101,6 +101,8 @@ def simulated_client(
     # a persistent world runs at speed only while polled: waits on it poll fast (poll_seconds_for);
     # an in-memory world's clock moves only when told (tests pass sleep=sim.advance)
     client.meta.hyperpod_simulated = world.path is not None
+    if world.path is not None:  # its clock runs ahead while waited on: a plan says so (aws/stages.read_inputs)
+        client.meta.hyperpod_clock_note = world.clock_note
     return client
 
 

@@ -7,7 +7,9 @@ and the saved-plan loader (aws/saved.py) use them, never the other way.
   client, and the Slurm roles of groups without SlurmConfig.NodeType, learnt from the lifecycle
   bundle (`lifecycle_dir`, else each group's LifeCycleConfig.SourceS3Uri read through `s3`), for a
   create too, so that a malformed bundle is refused before the cluster exists; a role that cannot
-  be learnt stays unknown (the planner then refuses to scale a group to 0).
+  be learnt stays unknown (the planner then refuses to scale a group to 0). A simulated world whose
+  clock is not this machine's adds a note saying its time (the plan's times, launch times and costs
+  are the simulator's).
 - `make_plan` — plan() then its cost section (and the budget guard): the AWS cloud's plan stage.
 - `annotate` — the plan with HyperPod's own sections: a legacy Slurm cluster's migration to
   SlurmConfig said whole, the notes, a refusal when the bundle's roles disagree with the running
@@ -81,6 +83,7 @@ def read_inputs(
         roles, learnt, source = _learnt_roles(desired, state, context.s3, context.lifecycle_dir)
         # a create removes no node: what its bundle says is news, that there is none (yet) is not
         notes = (*notes, *(learnt if state is not None or source is not None else ()))
+    notes = (*notes, *_simulator_clock(client))
     if view is not None and view.unmatched:
         notes = (
             *notes,
@@ -88,6 +91,14 @@ def read_inputs(
             + (f" and {len(view.unmatched) - 10} more" if len(view.unmatched) > 10 else ""),
         )
     return state, dataclasses.replace(context, roles=dict(roles or {}), view=view, region=region, notes=notes)
+
+
+def _simulator_clock(client: Any) -> tuple[str, ...]:
+    """The simulated world's time when it is not this machine's: a persistent simulator's client
+    carries how to say it (aws/client.simulated_client); any other client says nothing."""
+    say = getattr(getattr(client, "meta", None), "hyperpod_clock_note", None)
+    note = say() if callable(say) else None
+    return (note,) if note else ()
 
 
 def annotate(the_plan: Plan, desired: ClusterSpec | None, state: ClusterState | None, context: AwsContext | None) -> Plan:

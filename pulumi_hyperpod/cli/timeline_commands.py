@@ -1,8 +1,9 @@
-"""`hyperpod timeline NAME --out FILE.svg|png`: target, current and usable nodes per group over time.
+"""`hyperpod timeline NAME --out FILE.svg|png | --json`: target, current and usable nodes per group over time.
 
 Read from the cluster (simulated or real): DescribeCluster, every ListClusterEvents page (oldest
 first), and DescribeClusterEvent for the instance-group events (their EventDetails carry the
-TargetCount). Drawn by pulumi_hyperpod.aws.timeline.
+TargetCount). Drawn by pulumi_hyperpod.aws.timeline; `--json` prints the same series (with the notes
+drawn under each panel) to stdout, alone or beside the picture.
 """
 
 from __future__ import annotations
@@ -78,7 +79,7 @@ def _world_now(ctx: click.Context) -> dt.datetime | None:
 @click.option(
     "--out",
     "out_file",
-    required=True,
+    default=None,
     type=OutputPath("the picture"),
     metavar="FILE.svg|FILE.png",
     help="Where to draw it; PNG needs the optional cairosvg package.",
@@ -87,24 +88,28 @@ def _world_now(ctx: click.Context) -> dt.datetime | None:
 @click.option(
     "--max-events", type=click.IntRange(min=1), default=10000, show_default=True, help="Read at most this many events (the oldest)."
 )
-@click.option("--json", "as_json", is_flag=True, help="Also print the series as JSON.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the series (and their notes) as JSON on stdout; with --out, as well as drawing."
+)
 @click.pass_context
 @handle_errors
-def timeline_command(ctx: click.Context, name: str, out_file: str, group: str | None, max_events: int, as_json: bool) -> None:
-    """Draw target, current and usable nodes per instance group over time, from the cluster's events."""
+def timeline_command(ctx: click.Context, name: str, out_file: str | None, group: str | None, max_events: int, as_json: bool) -> None:
+    """Draw target, current and usable nodes per instance group over time, from the cluster's events
+    and DescribeCluster's counts now."""
     from pulumi_hyperpod.aws.timeline import render_svg  # noqa: PLC0415 - the timeline's series and SVG: loaded when the timeline command runs (tests/cli_startup)
     from pulumi_hyperpod.aws.timeline.files import picture_format, write_picture  # noqa: PLC0415 - the timeline's series and SVG: loaded when the timeline command runs (tests/cli_startup)
 
+    if out_file is None and not as_json:
+        raise click.UsageError("timeline needs --out FILE.svg|FILE.png, --json, or both")
     check_cluster_name(name)
-    picture_format(out_file)  # a wrong --out is said before any call
+    if out_file is not None:
+        picture_format(out_file)  # a wrong --out is said before any call
     described, panels = read_panels(client_from(ctx), name, group, max_events, now=_world_now(ctx))
-    created = described.get("CreationTime")
-    since = f"since {created.astimezone(dt.timezone.utc):%Y-%m-%d %H:%M} UTC" if created else ""
-    write_picture(
-        out_file,
-        render_svg(f"{name}: nodes per instance group", panels, f"{described.get('ClusterStatus', '')} {since}; from the cluster's events"),
-        inputs=command_inputs(ctx),
-    )
+    if out_file is not None:
+        created = described.get("CreationTime")
+        since = f"since {created.astimezone(dt.timezone.utc):%Y-%m-%d %H:%M} UTC" if created else ""
+        subtitle = f"{described.get('ClusterStatus', '')} {since}; from the cluster's events and DescribeCluster"
+        write_picture(out_file, render_svg(f"{name}: nodes per instance group", panels, subtitle), inputs=command_inputs(ctx))
     if as_json:
         return emit_json([panel.to_dict() for panel in panels])
     print_line(f"wrote {out_file}: {len(panels)} group(s)")

@@ -116,6 +116,26 @@ def new_persistent_clock(speed: float, real_time: Callable[[], float] = time.tim
     return WallClock(0.0, speed, real_time) if speed else ManualClock(real_time(), real_time)
 
 
+def clock_note(now: float, real_now: float, running: bool) -> str | None:
+    """What a plan made against a simulated world says of its clock, once: its time, and how far from
+    this machine's it is (a waited-on world runs ahead: 600x by default), or None when it follows the
+    wall clock within a minute. `running`: False for a stopped clock (moves only when advanced)."""
+    gap = now - real_now
+    if running and abs(gap) < 60:
+        return None
+    where = f"{_span(abs(gap))} {'ahead of' if gap > 0 else 'behind'} this machine" if abs(gap) >= 60 else "this machine's time"
+    stopped = "stopped, it moves only when advanced; " if not running else ""
+    return f"simulator clock: {to_datetime(now):%Y-%m-%d %H:%M} UTC ({stopped}{where})"
+
+
+def _span(seconds: float) -> str:
+    """`seconds` in its two largest units, down to the minute: `9 h 21 min`, `2 d 3 h`, `45 min`."""
+    minutes = int(seconds // 60)
+    days, hours, minutes = minutes // 1440, minutes // 60 % 24, minutes % 60
+    parts = [f"{value} {unit}" for value, unit in ((days, "d"), (hours, "h"), (minutes, "min")) if value]
+    return " ".join(parts[:2]) or "0 min"
+
+
 _UNITS = {"d": 86400.0, "h": 3600.0, "m": 60.0, "s": 1.0}
 
 

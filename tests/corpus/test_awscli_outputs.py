@@ -68,7 +68,7 @@ def test_a_recorded_describe_cluster_of_a_creating_cluster_plans_no_change():
     assert state.status == "Creating" and [(g.name, g.target_count) for g in state.groups] == [("c7n-test-ig", 1)]
     plan = pipeline.prepare(None, ClusterSpec.from_dict(spec_from_describe(describe)), observed=state, skip_preflight="offline").plan
     assert plan.steps == () and plan.refusals == ()
-    assert "c7n-test-ig: 0/1 running, 1 pending capacity (not drift)" in plan.notes
+    assert "c7n-test-ig: 0/1 running, 1 not running yet (not drift)" in plan.notes
 
 
 @pytest.mark.parametrize(

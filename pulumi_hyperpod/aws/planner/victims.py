@@ -6,13 +6,18 @@ scale-in costs the least running work; each of the model's nine statuses has its
 | tier | statuses                              | why                                                     |
 |------|---------------------------------------|---------------------------------------------------------|
 | 0    | Failure, NotFound                     | doing no work: removed first                            |
-| 1    | Pending (or no instance yet)          | never launched, waiting for capacity                    |
+| 1    | Pending (or no instance yet)          | not running yet: launching, or not launched             |
 | 2    | DeepHealthCheckInProgress             | launched, not serving yet (health checks)               |
 | 3    | Running                               | serving: the newest go first                            |
 | —    | ShuttingDown, DetachInProgress        | already leaving the cluster: never named, not counted   |
 | —    | AttachInProgress, SystemUpdating      | the service is acting on them: never named; they count  |
 |      |                                       | as present, so a scale-in that needs them is refused    |
 |      |                                       | (`not-enough-removable`) until they settle              |
+
+A tier-1 node's reason says what the observation shows: launching (it has an instance), waiting for
+capacity (no instance, and its status message is the service's insufficient-capacity one), or not
+launched yet (no instance, no shortage reported). Its code is `never-launched` in each case: the
+node runs nothing yet, which is why it goes first.
 
 A status the model does not know (a newer service) is never named either: unknown is not safe.
 Never a Controller node, never a protected node. Pure: apply calls it again on a fresh observation
@@ -22,6 +27,7 @@ when a chosen node changed state in the meantime.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterable, Sequence
 
 from pulumi_hyperpod.aws.planner.codes import VictimReason
@@ -41,9 +47,13 @@ CODES = {
     2: VictimReason.HEALTH_CHECKS,
     3: VictimReason.NEWEST,
 }  # Victim.code, by tier
+# the insufficient-capacity message of a node the service could not launch: the EC2 error's code and
+# sentence ("We currently do not have sufficient ml.p5.48xlarge capacity ...") and the service's
+# ("... sufficient capacity to launch new ml.p5.48xlarge instances")
+SHORTAGE = re.compile(r"insufficient\s*(?:instance\s*)?capacity|\bsufficient\s+(?:\S+\s+)?capacity", re.IGNORECASE)
 _WHY = {
     0: "unhealthy nodes are removed first",
-    1: "never launched (waiting for capacity): removed before any running node",
+    1: "removed before any running node",
     2: "still in deep health checks, not serving yet: removed before running nodes",
     3: "the newest nodes go first",
 }
@@ -113,10 +123,28 @@ def _reason(node: NodeState, tier: int | None = None) -> str:
     if tier == 0:
         detail = f" ({node.message})" if node.message else ""
         return f"{node.status}{detail}: {_WHY[0]}"
-    if tier in (1, 2):
-        return _WHY[tier] if tier == 1 else f"{node.status}: {_WHY[2]}"
+    if tier == 1:
+        return f"{_not_running(node)}: {_WHY[1]}"
+    if tier == 2:
+        return f"{node.status}: {_WHY[2]}"
     when = launched_at(node.launch_time) if node.launch_time else "unknown"
     return f"{node.status}, launched {when}: {_WHY[3]}"
+
+
+def short_of_capacity(node: NodeState) -> bool:
+    """No instance, and the service says why: its insufficient-capacity message."""
+    return not node.launched and SHORTAGE.search(node.message or "") is not None
+
+
+def _not_running(node: NodeState) -> str:
+    """A tier-1 node in words, from what the observation shows (never a shortage it does not report)."""
+    if node.launched:
+        since = f" since {launched_at(node.launch_time)}" if node.launch_time else ""
+        detail = f" ({node.message})" if node.message else ""  # the service's word on where it is
+        return f"{node.status}, launching{since}{detail}"
+    if short_of_capacity(node):
+        return f"never launched, waiting for capacity ({node.message})"
+    return "not launched yet"
 
 
 def launched_at(when: dt.datetime) -> str:

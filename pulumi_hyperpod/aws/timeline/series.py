@@ -1,7 +1,12 @@
 """A cluster's events as step series per instance group: target, current and usable nodes.
 
 - target: the group's TargetCount, from the `InstanceGroupScaling` metadata of its events
-  (DescribeClusterEvent's EventDetails: create, update, scale-up), and DescribeCluster's TargetCount now;
+  (DescribeClusterEvent's EventDetails: create, update, scale-up, scale-down), and DescribeCluster's
+  TargetCount now. Where the two disagree (a change no scaling event reports: a BatchDeleteClusterNodes
+  on a service that logs none), the new target is drawn from the group's first instance event after the
+  last scaling event that moves the same way (a termination for a lower target, a provisioning for a
+  higher one); with none, the events' target is drawn up to their last word on the group and the
+  target is unknown (not drawn) from there to now. A note says which;
 - current: instances that exist — provisioned, and not yet terminated, lost or replaced;
 - usable: instances whose creation completed (lifecycle script and health checks done) and that
   have not failed since: what a job can run on.
@@ -65,6 +70,9 @@ class _Group:
     target: int | None = None
     instances: dict[str, str] = field(default_factory=dict)
     points: list[Point] = field(default_factory=list)
+    scaled_at: float | None = None  # seconds of the last event that gave the target
+    since_scaled: list[tuple[float, str]] = field(default_factory=list)  # (seconds, phase) of instance events after it
+    last_event: float | None = None  # seconds of the group's last event
 
     def record(self, seconds: float) -> None:
         current = sum(1 for state in self.instances.values() if state in EXISTING)
@@ -112,34 +120,70 @@ def panels_from_events(described: dict, events: Iterable[dict], now: dt.datetime
         if not name:
             continue
         group = groups.setdefault(name, _Group())
+        seconds = _seconds(event["EventTime"], start)
         target = scaling_target(event)
         if target is not None:
-            group.target = target
+            group.target, group.scaled_at, group.since_scaled = target, seconds, []
         instance = event.get("InstanceId")
         if event.get("ResourceType") == "Instance" and instance:
             phase = instance_phase(event)
             if phase is not None:
                 group.instances[instance] = phase
-        group.record(_seconds(event["EventTime"], start))
+                group.since_scaled.append((seconds, phase))
+        group.last_event = seconds
+        group.record(seconds)
     end = max(0.0, _seconds(now, start))
     return [_panel(name, group, described, end) for name, group in groups.items() if only_group is None or name == only_group]
 
 
+def _hours(seconds: float) -> str:
+    return f"{seconds / 3600:.2f} h"
+
+
 def _first_known(points: list[Point]) -> str:
     seconds = next((p.seconds for p in points if p.target is not None), None)
-    return "now" if seconds is None else f"{seconds / 3600:.2f} h"
+    return "now" if seconds is None else _hours(seconds)
+
+
+def _target_from(points: list[Point], moment: float, target: int | None) -> list[Point]:
+    """`points` with `target` from `moment` on (None: unknown there), a step starting at `moment` added if none does."""
+    before = [p for p in points if p.seconds < moment]
+    after = [Point(p.seconds, target, p.current, p.usable) for p in points if p.seconds >= moment]
+    if before and (not after or after[0].seconds > moment):
+        after.insert(0, Point(moment, target, before[-1].current, before[-1].usable))
+    return before + after
+
+
+def _retarget(group: _Group, now_target: int) -> str:
+    """DescribeCluster's target now, drawn from when the events show it took effect; the note saying so."""
+    was, scaled_at = group.target, group.scaled_at or 0.0
+    moving = "gone" if now_target < (was or 0) else "provisioned"
+    moment = next((seconds for seconds, phase in group.since_scaled if phase == moving), None)
+    said = f"the events' last TargetCount is {was} (at {_hours(scaled_at)}); DescribeCluster says {now_target} now"
+    if moment is not None:
+        group.points = _target_from(group.points, moment, now_target)
+        what = "termination" if moving == "gone" else "provisioning"
+        return f"{said}: drawn as {now_target} from {_hours(moment)}, the group's first {what} after that event"
+    last = scaled_at if group.last_event is None else group.last_event
+    group.points = _target_from(group.points, last, None)
+    return f"{said}, and no event says when it changed: the target is not drawn from {_hours(last)}, the events' last word on the group"
 
 
 def _panel(name: str, group: _Group, described: dict, end: float) -> Panel:
-    """The group's points, its count now from DescribeCluster appended, and what does not add up."""
+    """The group's points, DescribeCluster's target and count now reconciled with them, and what does not add up."""
     live = next((g for g in described.get("InstanceGroups") or [] if g["InstanceGroupName"] == name), None)
     notes = []
     if live is not None:
-        if any(p.target is None for p in group.points):
+        if group.points and group.points[0].target is None:
             known = next((p.target for p in group.points if p.target is not None), live.get("TargetCount"))
             notes.append(f"no scaling event gives the target before {_first_known(group.points)}: drawn as {known}")
-            group.points = [p if p.target is not None else Point(p.seconds, known, p.current, p.usable) for p in group.points]
-        group.target = live.get("TargetCount", group.target)
+            first = next((index for index, p in enumerate(group.points) if p.target is not None), len(group.points))
+            group.points[:first] = [Point(p.seconds, known, p.current, p.usable) for p in group.points[:first]]
+            group.target = group.target if group.target is not None else known
+        now_target = live.get("TargetCount", group.target)
+        if group.scaled_at is not None and now_target is not None and now_target != group.target:
+            notes.append(_retarget(group, int(now_target)))
+        group.target = now_target
         usable_now = sum(1 for state in group.instances.values() if state == "usable")
         if usable_now != live.get("CurrentCount", usable_now):
             notes.append(

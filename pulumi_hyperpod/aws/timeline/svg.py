@@ -42,16 +42,19 @@ def _value(point: Point, name: str) -> int | None:
 
 
 def _step_path(points: Sequence[Point], name: str, end: float, x, y) -> str:
-    """An SVG path of the series `name` as steps, from the first point it is known to `end`."""
-    known = [p for p in points if _value(p, name) is not None]
-    if not known:
-        return ""
+    """An SVG path of the series `name` as steps, from the first point it is known to `end`; where it
+    is unknown (None) the line breaks rather than carrying the last value on."""
     parts = []
-    for index, point in enumerate(known):
+    drawing = False
+    for index, point in enumerate(points):
         value = _value(point, name)
-        until = known[index + 1].seconds if index + 1 < len(known) else end
-        command = "M" if index == 0 else "L"
+        if value is None:
+            drawing = False
+            continue
+        until = points[index + 1].seconds if index + 1 < len(points) else end
+        command = "L" if drawing else "M"
         parts.append(f"{command}{x(point.seconds):.1f},{y(value):.1f} L{x(until):.1f},{y(value):.1f}")
+        drawing = True
     return " ".join(parts)
 
 

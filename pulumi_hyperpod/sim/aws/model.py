@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 
 
 # Node phases (internal) -----------------------------------------------------------------------
-WAITING = "waiting"  # no instance yet: waiting for capacity, a retry, or the controller
+WAITING = "waiting"  # no instance yet: to be launched, or waiting for capacity (a retry) or for the controller
 BOOTING = "booting"  # EC2 instance launched, booting
 LIFECYCLE = "lifecycle"  # lifecycle script running (billed from here on)
 HEALTHCHECK = "healthcheck"  # OnStartDeepHealthChecks running

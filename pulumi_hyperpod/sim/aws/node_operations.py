@@ -21,7 +21,7 @@ from pulumi_hyperpod.sim.aws import events as cluster_events
 from pulumi_hyperpod.sim.aws import pagination, provisioning as prov, quota_usage, validation, views
 from pulumi_hyperpod.sim.aws.clock import to_seconds
 from pulumi_hyperpod.sim.aws.errors import ResourceLimitExceeded, ResourceNotFound, ValidationException
-from pulumi_hyperpod.sim.aws.model import CONTROLLER, Cluster, Node
+from pulumi_hyperpod.sim.aws.model import CONTROLLER, Cluster, InstanceGroup, Node
 from pulumi_hyperpod.sim.aws.mutations import new_nodes, require_writable
 from pulumi_hyperpod.sim.aws.world import World
 
@@ -184,14 +184,7 @@ def _add_entry(world: World, cluster: Cluster, entry: dict):
     group.target += count
     group.spec = {**group.spec, "InstanceCount": group.target}
     nodes = new_nodes(world, cluster, group, count, None, entry.get("InstanceTypes"), entry.get("AvailabilityZones"))
-    world.emit(
-        cluster,
-        "Info",
-        "InstanceGroup",
-        f"InstanceGroup {name} scale-up by {count} started successfully in Cluster {cluster.name}",
-        group=name,
-        metadata={"InstanceGroupScaling": {"TargetCount": group.target, "MinCount": group.min_count}},
-    )
+    _scaled(world, cluster, group, "scale-up", count)
     results = []
     for node in nodes:
         item = {"NodeLogicalId": node.logical_id, "InstanceGroupName": name, "Status": node.status}
@@ -239,6 +232,7 @@ def batch_delete_cluster_nodes(world: World, region: str, params: dict) -> dict:
     cluster = world.find_cluster(region, params["ClusterName"])
     require_writable(cluster, "BatchDeleteClusterNodes")
     response: dict = {}
+    removed: dict[str, int] = {}  # group → nodes this request removed
     for field, failed_field, ok_field, id_field in (
         ("NodeIds", "Failed", "Successful", "NodeId"),
         ("NodeLogicalIds", "FailedNodeLogicalIds", "SuccessfulNodeLogicalIds", "NodeLogicalId"),
@@ -256,8 +250,23 @@ def batch_delete_cluster_nodes(world: World, region: str, params: dict) -> dict:
             group.min_count = min(group.min_count, group.target)
             group.spec = {**group.spec, "InstanceCount": group.target}
             prov.terminate(world, cluster, node, "Deleted by BatchDeleteClusterNodes")
+            removed[group.name] = removed.get(group.name, 0) + 1
             response.setdefault(ok_field, []).append(wanted)
+    for name, count in removed.items():  # the lower target, as a scale-up's event gives the higher one
+        _scaled(world, cluster, cluster.groups[name], "scale-down", count)
     return response
+
+
+def _scaled(world: World, cluster: Cluster, group: InstanceGroup, verb: str, count: int) -> None:
+    """The group's event for a BatchAdd/BatchDelete: its new TargetCount in InstanceGroupScaling."""
+    world.emit(
+        cluster,
+        "Info",
+        "InstanceGroup",
+        f"InstanceGroup {group.name} {verb} by {count} started successfully in Cluster {cluster.name}",
+        group=group.name,
+        metadata={"InstanceGroupScaling": {"TargetCount": group.target, "MinCount": group.min_count}},
+    )
 
 
 # -- events ---------------------------------------------------------------------------------------

@@ -378,9 +378,11 @@ def _creating_to_in_service(world: World, cluster: Cluster, grouped: dict) -> No
 
 
 def waiting_message(cluster: Cluster, group: InstanceGroup) -> str:
+    """A new node's status message; a shortage, when there is one, replaces it with the service's
+    insufficient-capacity message (_handle_shortage), so that "capacity" is said only then."""
     if cluster.waits_for_controller(group):
         return "Waiting for a healthy controller node"
-    return "Waiting for capacity"
+    return "Waiting for an instance to launch"
 
 
 __all__ = ["catch_up", "delete_group", "fail_cluster", "fail_operation", "reconcile", "reconcile_pending", "waiting_message"]

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from pulumi_hyperpod.aws.sessions import new_botocore_session
 from pulumi_hyperpod.sim.aws import billing as metering
 from pulumi_hyperpod.sim.aws import ids, provisioning as prov, reconcile, rolling_update, slurm, wire
-from pulumi_hyperpod.sim.clock import ClockFileError, ManualClock, SharedClock, to_datetime
+from pulumi_hyperpod.sim.clock import ClockFileError, ManualClock, SharedClock, clock_note, to_datetime
 from pulumi_hyperpod.sim.aws.clock import PollTracker, to_seconds
 from pulumi_hyperpod.sim.aws.errors import ResourceNotFound, SerializationException
 from pulumi_hyperpod.sim.aws.model import Cluster, Node
@@ -246,6 +246,11 @@ class Simulator:
         """Seconds a persistent world is ahead of the wall clock (None: a manual clock)."""
         with self._world() as world:
             return world.clock.lead
+
+    def clock_note(self) -> str | None:
+        """The world's time in a plan's words when it is not this machine's (sim/clock.clock_note)."""
+        with self._world() as world:
+            return clock_note(world.now, world.clock.real_time(), running=world.clock.lead is not None)
 
     # -- calls -------------------------------------------------------------------------------------
     @property

@@ -198,3 +198,61 @@ def test_advance_finishes_what_became_due_in_the_google_cloud_world(worlds):
     assert [c["state"] for c in json.loads(run("fake", "show", "--json", "--cloud", "gcp"))["clusters"]] == ["PROVISIONING"]
     run("fake", "advance", "15m")
     assert [c["state"] for c in json.loads(run("fake", "show", "--json", "--cloud", "gcp"))["clusters"]] == ["RUNNING"]
+
+
+# ---- a plan states the simulator's clock when it is not this machine's (issue 39, item 8) ----------
+WALL = dt.datetime(2026, 12, 5, 22, 0, tzinfo=dt.timezone.utc).timestamp()
+
+
+@pytest.mark.parametrize(
+    "gap, running, said",
+    [
+        (9 * HOUR + 21 * 60 + 30, True, "simulator clock: 2026-12-06 07:21 UTC (9 h 21 min ahead of this machine)"),
+        (59.0, True, None),  # following the wall clock: nothing to say
+        (-2 * 86400 - 3 * HOUR, True, "simulator clock: 2026-12-03 19:00 UTC (2 d 3 h behind this machine)"),
+        (0.0, False, "simulator clock: 2026-12-05 22:00 UTC (stopped, it moves only when advanced; this machine's time)"),
+        (45 * 60, False, "simulator clock: 2026-12-05 22:45 UTC (stopped, it moves only when advanced; 45 min ahead of this machine)"),
+    ],
+)
+def test_the_clock_note_says_the_world_time_and_how_far_from_the_wall_clock(gap, running, said):
+    from pulumi_hyperpod.sim.clock import clock_note
+
+    assert clock_note(WALL + gap, WALL, running) == said
+
+
+def test_a_plan_against_a_simulator_ahead_of_the_wall_clock_says_its_time_once(tmp_path):
+    """The issue: a 25-minute-old cluster billed 9.4 hours, events dated the next morning, and the plan
+    never said the simulator's clock had run ahead. The wall clock here is injected: it stands still."""
+    from pulumi_hyperpod.aws.client import connect as aws_connect
+    from pulumi_hyperpod.aws.pipeline import prepare
+    from pulumi_hyperpod.aws.spec import ClusterSpec
+    from pulumi_hyperpod.plans import plan_text
+
+    sim = Simulator(tmp_path / "fake.sqlite", real_time=lambda: WALL)
+    client = aws_connect(backend="fake", simulator=sim)
+    request = seed000_request("c", workers=2, login=False)
+    client.create_cluster(**request)
+    spec = ClusterSpec.from_dict(request)
+    assert "simulator clock" not in " ".join(prepare(client, spec, skip_preflight="offline").plan.notes)  # on time: nothing said
+
+    sim.advance(9 * HOUR + 21 * 60)
+    the_plan = prepare(client, spec, skip_preflight="offline").plan
+    said = "simulator clock: 2026-12-06 07:21 UTC (9 h 21 min ahead of this machine)"
+    assert [note for note in the_plan.notes if note.startswith("simulator clock")] == [said]
+    assert plan_text(the_plan).count(said) == 1
+    assert json.loads(the_plan.to_json())["notes"].count(said) == 1
+
+
+def test_an_in_memory_world_says_nothing_of_its_clock():
+    """Its clock is the test's own (it moves only with advance): no note in the plans tests make on it."""
+    from pulumi_hyperpod.aws.client import connect as aws_connect
+    from pulumi_hyperpod.aws.pipeline import prepare
+    from pulumi_hyperpod.aws.spec import ClusterSpec
+
+    sim = Simulator()
+    client = aws_connect(backend="fake", simulator=sim)
+    request = seed000_request("c", workers=2, login=False)
+    client.create_cluster(**request)
+    sim.advance(9 * HOUR)
+    notes = prepare(client, ClusterSpec.from_dict(request), skip_preflight="offline").plan.notes
+    assert not any(note.startswith("simulator clock") for note in notes)

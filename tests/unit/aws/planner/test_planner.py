@@ -71,11 +71,11 @@ def test_never_launched_nodes_go_before_running_ones_by_logical_id():
     assert sorted(v.logical for v in p.victims) == [False, True, True]
 
 
-def test_pending_capacity_is_not_drift():
+def test_nodes_not_running_yet_are_not_drift():
     observed = observed_from(slurm_spec(workers=4), counts={"worker-gpu-a": 1}, pending={"worker-gpu-a": 3})
     p = plan(slurm_spec(workers=4), observed)
     assert p.empty
-    assert any("3 pending capacity" in n for n in p.notes)
+    assert "worker-gpu-a: 1/4 running, 3 not running yet (not drift)" in p.notes  # no shortage reported: no capacity named
 
 
 def test_protected_nodes_are_kept():
@@ -335,3 +335,14 @@ def test_a_big_continuous_scale_out_is_one_update_not_many_adds():
     p = plan(slurm_spec(workers=64), observed_from(slurm_spec(workers=2)))
     assert ops(p) == ["UpdateCluster"]  # +62 would take two BatchAdd calls
     assert ops(plan(slurm_spec(workers=52), observed_from(slurm_spec(workers=2)))) == ["BatchAddClusterNodes"]
+
+
+def test_the_not_running_note_names_capacity_only_for_nodes_the_service_says_wait_for_it():
+    import dataclasses
+
+    observed = observed_from(slurm_spec(workers=4), counts={"worker-gpu-a": 1}, pending={"worker-gpu-a": 3})
+    short = "We currently do not have sufficient capacity to launch new ml.p5.48xlarge instances. Please try again."
+    nodes = [n for n in observed.nodes if n.instance_id or n.logical_id != "worker-gpu-a-p0000"]
+    nodes.append(next(dataclasses.replace(n, message=short) for n in observed.nodes if n.logical_id == "worker-gpu-a-p0000"))
+    p = plan(slurm_spec(workers=4), dataclasses.replace(observed, nodes=tuple(nodes)))
+    assert "worker-gpu-a: 1/4 running, 3 not running yet, 1 of them waiting for capacity (not drift)" in p.notes

@@ -3,11 +3,13 @@ a saved plan keep every victim."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 
 from pulumi_hyperpod import Policy
 from pulumi_hyperpod.aws.planner import plan
+from pulumi_hyperpod.aws.observe.state import NodeState
 from pulumi_hyperpod.plans import Plan, plan_text
 from pulumi_hyperpod.plans.render import VICTIMS_SHOWN
 
@@ -116,3 +118,64 @@ def test_the_list_is_never_written_over_a_simulators_world(tmp_path, monkeypatch
 
     assert victims.write_victims(the_plan, base=tmp_path) is None
     assert world.read_bytes() == before
+
+
+def _pending(message: str | None = None, instance_id: str | None = None) -> NodeState:
+    launched = dt.datetime(2026, 12, 5, 22, 40, tzinfo=dt.timezone.utc) if instance_id else None
+    return NodeState("workers", instance_id, "logical-1", "ml.c5.large", "Pending", launched, message)
+
+
+def test_a_pending_node_is_waiting_for_capacity_only_when_the_service_reports_a_shortage() -> None:
+    """Issue 39 item 6: two Pending nodes were "waiting for capacity" with no shortage anywhere."""
+    from pulumi_hyperpod.aws.planner.victims import choose
+
+    shortage = (
+        "We currently do not have sufficient capacity to launch new ml.c5.large instances. Please try again. Retrying asynchronously."
+    )
+    ec2 = "InsufficientInstanceCapacity: We currently do not have sufficient ml.c5.large capacity in the Availability Zone you requested"
+    reasons = {
+        what: choose([node], 1)[0]
+        for what, node in {
+            "quiet": _pending(),
+            "simulator's new node": _pending("Waiting for an instance to launch"),
+            "shortage": _pending(shortage),
+            "ec2": _pending(ec2),
+            "launching": _pending("Running lifecycle scripts", "i-0123456789abcdef0"),
+        }.items()
+    }
+    assert reasons["quiet"].reason == reasons["simulator's new node"].reason == "not launched yet: removed before any running node"
+    assert "capacity" not in reasons["quiet"].reason
+    assert reasons["shortage"].reason.startswith("never launched, waiting for capacity (We currently do not have sufficient")
+    assert reasons["ec2"].reason.startswith("never launched, waiting for capacity (InsufficientInstanceCapacity")
+    assert (
+        reasons["launching"].reason
+        == "Pending, launching since 2026-12-05 22:40:00Z (Running lifecycle scripts): removed before any running node"
+    )
+    assert {victim.code for victim in reasons.values()} == {"never-launched"}  # the stable code stays
+
+
+def test_the_simulator_says_capacity_only_when_it_is_short() -> None:
+    """Through the simulator: two nodes added with capacity to spare are launching (the issue's preview
+    called them "waiting for capacity"); with none to spare, they wait for it and the service says so."""
+    from pulumi_hyperpod.aws.client import connect
+    from pulumi_hyperpod.aws.observe import observe
+    from pulumi_hyperpod.aws.planner.victims import choose
+    from pulumi_hyperpod.sim.aws import Simulator
+    from tests.support.sim_helpers import seed000_request
+
+    def victims_of_scale_in(scenario: dict) -> list:
+        sim = Simulator(seed=1, scenario=scenario)
+        client = connect(backend="fake", simulator=sim)
+        client.create_cluster(**seed000_request("c", workers=1, login=False))
+        sim.advance(3600)
+        client.batch_add_cluster_nodes(ClusterName="c", NodesToAdd=[{"InstanceGroupName": "worker-gpu-a", "IncrementTargetCountBy": 2}])
+        workers = [n for n in observe(client, "c").nodes if n.group == "worker-gpu-a"]
+        return choose(workers, 2)
+
+    launching = victims_of_scale_in({})
+    assert [v.status for v in launching] == ["Pending", "Pending"] and not any(v.logical for v in launching)
+    assert all(v.reason.startswith("Pending, launching since 2026-01-01 01:00:00Z") for v in launching)
+    assert not any("capacity" in v.reason for v in launching)
+    short = victims_of_scale_in({"capacity": [{"instance_type": "ml.p5.48xlarge", "available": 1}]})
+    assert all(v.logical for v in short)
+    assert all(v.reason.startswith("never launched, waiting for capacity (We currently do not have sufficient") for v in short)

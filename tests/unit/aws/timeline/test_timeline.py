@@ -169,3 +169,86 @@ def test_the_seed_000_headline_continuous_is_usable_hours_before_all_or_nothing(
     out = tmp_path / "headline.svg"
     bench.main(out)
     assert ET.parse(out).getroot().tag == f"{SVG}svg"
+
+
+def test_after_a_scale_in_the_target_is_the_new_one_from_the_delete_on(shortage):
+    """The issue's picture: nine hours after a BatchDeleteClusterNodes the old target was still drawn."""
+    sim, client = shortage
+    node = next(
+        n for n in client.list_cluster_nodes(ClusterName="short")["ClusterNodeSummaries"] if n["InstanceGroupName"] == "worker-gpu-a"
+    )
+    client.batch_delete_cluster_nodes(ClusterName="short", NodeIds=[node["InstanceId"]])
+    deleted = 7200
+    sim.advance(9 * 3600)
+    _described, [workers] = read_panels(client, "short", "worker-gpu-a", now=sim.now())
+    assert at(workers, deleted - 1).target == 4
+    assert at(workers, deleted).target == 3 and at(workers, deleted + 3600).target == 3
+    assert workers.notes == ()  # the scale-down event and DescribeCluster agree
+
+
+def _group_events(*steps: tuple[float, str, str | None, int | None]) -> list[dict]:
+    """Events of group g: (seconds, kind: 'scale' | a SENTENCES key, instance, target)."""
+    start = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+    events = []
+    for seconds, kind, instance, target in steps:
+        moment = start + dt.timedelta(seconds=seconds)
+        if kind == "scale":
+            events.append(
+                {
+                    "InstanceGroupName": "g",
+                    "ResourceType": "InstanceGroup",
+                    "EventTime": moment,
+                    "EventLevel": "Info",
+                    "Description": "InstanceGroup g update started successfully in Cluster c",
+                    "EventDetails": {"EventMetadata": {"InstanceGroupScaling": {"TargetCount": target}}},
+                }
+            )
+        else:
+            events.append(
+                {
+                    "InstanceGroupName": "g",
+                    "InstanceId": instance,
+                    "ResourceType": "Instance",
+                    "EventTime": moment,
+                    "EventLevel": "Info",
+                    "Description": SENTENCES[kind].format(i=instance),
+                }
+            )
+    return events
+
+
+def _described(target: int, current: int) -> dict:
+    start = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+    return {"CreationTime": start, "InstanceGroups": [{"InstanceGroupName": "g", "TargetCount": target, "CurrentCount": current}]}
+
+
+NINE_HOURS = dt.datetime(2026, 1, 1, 9, tzinfo=dt.timezone.utc)
+
+
+def test_a_lower_target_no_event_gives_is_drawn_from_the_first_termination_and_noted():
+    events = _group_events(
+        (0, "scale", None, 3),
+        *((60, "provisioned", f"i-{n}", None) for n in range(3)),
+        *((300, "usable", f"i-{n}", None) for n in range(3)),
+        (1800, "gone", "i-2", None),  # BatchDeleteClusterNodes on a service that logs no scale-down
+        (1800, "gone", "i-1", None),
+    )
+    [panel] = panels_from_events(_described(1, 1), events, NINE_HOURS)
+    assert at(panel, 1799).target == 3 and at(panel, 1800).target == 1 and panel.points[-1].target == 1
+    [note] = panel.notes
+    assert "TargetCount is 3" in note and "DescribeCluster says 1" in note and "from 0.50 h" in note and "termination" in note
+
+
+def test_a_target_change_no_event_dates_is_not_drawn_after_the_events_last_word():
+    events = _group_events((0, "scale", None, 3), (60, "provisioned", "i-0", None), (300, "usable", "i-0", None))
+    [panel] = panels_from_events(_described(1, 1), events, NINE_HOURS)
+    assert at(panel, 299).target == 3
+    assert at(panel, 300).target is None and at(panel, 8 * 3600).target is None  # unknown, not the old 3
+    assert panel.points[-1].target == 1 and panel.points[-1].seconds == 9 * 3600
+    [note] = panel.notes
+    assert "no event says when it changed" in note and "0.08 h" in note
+    assert panel.to_dict()["notes"] == [note]  # the JSON carries it too
+    document = ET.fromstring(render_svg("c", [panel]))
+    [target] = [p for p in document.iter(f"{SVG}path") if p.findtext(f"{SVG}title") == "target"]
+    assert target.get("d").count("M") == 2  # the line breaks where the target is unknown
+    assert note in [t.text for t in document.iter(f"{SVG}text")]

@@ -118,6 +118,21 @@ def test_batch_delete_reports_per_node_outcomes_and_lowers_target_count(sim, big
     assert len(nodes_of(big, "big")) == 258
 
 
+def test_batch_delete_logs_the_groups_lower_target_as_a_scale_up_logs_the_higher(sim, client):
+    """A scale-in by BatchDeleteClusterNodes dated in the events (issue 39, item 8: a timeline drew the
+    old target until now): one event per group and request."""
+    client.create_cluster(**eks_request("c", [group("alpha", 3), group("beta", 2)]))
+    sim.advance(600)
+    nodes = nodes_of(client, "c", True)
+    alpha = [n for n in nodes if n["InstanceGroupName"] == "alpha"]
+    client.batch_delete_cluster_nodes(ClusterName="c", NodeIds=[alpha[0]["InstanceId"], alpha[1]["InstanceId"]])
+    groups = client.list_cluster_events(ClusterName="c", ResourceType="InstanceGroup")["Events"]
+    scale_downs = [e for e in groups if "scale-down" in e["Description"]]
+    assert [e["Description"] for e in scale_downs] == ["InstanceGroup alpha scale-down by 2 started successfully in Cluster c"]
+    detail = client.describe_cluster_event(ClusterName="c", EventId=scale_downs[0]["EventId"])["EventDetails"]
+    assert detail["EventDetails"]["EventMetadata"]["InstanceGroupScaling"]["TargetCount"] == 1
+
+
 def test_batch_delete_in_all_or_nothing_mode_lowers_target_count_too(sim, client):
     client.create_cluster(ClusterName="classic", InstanceGroups=seed004_groups(3))
     sim.advance(1200)
