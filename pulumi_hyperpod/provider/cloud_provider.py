@@ -543,11 +543,12 @@ def launching_text(outputs: Mapping[str, Any]) -> str:
     """The groups of `outputs` short of their target (`current_count` < `target_count`) and how to
     see them come up; "" when none is."""
     groups = outputs.get("groups")
-    short = [
-        f"{group} {g['current_count']:g} of {g['target_count']:g}"
+    counts = [
+        (group, _count(g.get("current_count")), _count(g.get("target_count")))
         for group, g in (groups.items() if isinstance(groups, Mapping) else ())
-        if isinstance(g, Mapping) and _count(g.get("current_count")) < _count(g.get("target_count"))
+        if isinstance(g, Mapping)
     ]
+    short = [f"{group} {current:g} of {target:g}" for group, current, target in counts if current < target]
     if not short:
         return ""
     text = (
@@ -556,7 +557,7 @@ def launching_text(outputs: Mapping[str, Any]) -> str:
     )
     location = outputs.get("location")
     if isinstance(location, Mapping) and location.get("backend") == "fake":
-        text += "; the simulator's clock runs on while a client waits: `hyperpod fake advance 10m` moves it on now"
+        text += "; on the simulator, `hyperpod fake advance 10m` moves its clock on"
     return text
 
 

@@ -40,3 +40,4 @@ def test_launching_text_reads_the_groups_of_any_outputs():
     )
     assert launching_text({"pools": {"a": {}}}) == ""  # a cloud without groups' counts
     assert launching_text({"groups": {"controller": groups["controller"]}}) == ""
+    assert launching_text({"groups": {"workers": {"current_count": None, "target_count": 2}}}).startswith("still launching: workers 0 of 2")
