@@ -35,7 +35,7 @@ class Engine(engine_pb2_grpc.EngineServicer):
 
 
 @pytest.fixture
-def engine() -> Iterator[tuple[Engine, str]]:
+def engine_service() -> Iterator[Engine]:
     service = Engine()
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
     engine_pb2_grpc.add_EngineServicer_to_server(service, server)
@@ -43,7 +43,7 @@ def engine() -> Iterator[tuple[Engine, str]]:
     server.start()
     console.set_sink(engine_log.EngineLog(f"127.0.0.1:{port}"))
     try:
-        yield service, f"127.0.0.1:{port}"
+        yield service
     finally:
         console.set_sink(None)
         server.stop(0)
@@ -59,8 +59,8 @@ class Host(ResourceProviderServicer):
         return self.provider.check({}, self.news)
 
 
-def test_the_creation_plan_is_one_entry_on_the_cluster_resource(engine, provider, sim):
-    service, _ = engine
+def test_the_creation_plan_is_one_entry_on_the_cluster_resource(engine_service, provider, sim):
+    service = engine_service
     host = Host(provider)
     host.news = wire(props(slurm_spec(workers=2)))
     checked = host.Check(provider_pb2.CheckRequest(urn=URN), None)
@@ -74,8 +74,8 @@ def test_the_creation_plan_is_one_entry_on_the_cluster_resource(engine, provider
     assert all(line.startswith("[hyperpod demo-cluster] ") for line in plan.message.splitlines())
 
 
-def test_progress_is_ephemeral_and_a_call_outside_a_host_is_the_stacks(engine):
-    service, _ = engine
+def test_progress_is_ephemeral_and_a_call_outside_a_host_is_the_stacks(engine_service):
+    service = engine_service
     console.say("waiting for ClusterTarget (3s)", "demo-cluster", progress=True)
     with console.about(URN):
         console.say("a warning", "demo-cluster")
