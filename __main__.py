@@ -5,7 +5,7 @@ with the `hyperpod` CLI), and the lifecycle-scripts URI and execution role are p
 no AWS resource is created. Try:
 
     pulumi up --yes                           # controller + 1 worker
-    pulumi config set workerCount 3           # then `pulumi preview`: the scale-out plan; `pulumi up --yes`
+    pulumi config set workerCount 3           # then `pulumi preview`: the scale-out plan; `pulumi up --yes`: 3 workers running
     pulumi config set workerCount 1           # then `pulumi preview`: which nodes would go, and why
 """
 
@@ -34,7 +34,9 @@ cluster = SlurmCluster(
         lifecycle=LifecycleArgs(s3_uri="s3://sagemaker-demo-lifecycle/lifecycle-scripts/src/"),
         execution_role_arn="arn:aws:iam::111122223333:role/demo-hyperpod-execution",
         vpc=VpcArgs(subnets=["subnet-0123456789abcdef0"], security_group_ids=["sg-0123456789abcdef0"]),
-        connection=ConnectionArgs(backend="fake", wait=config.get("wait") or "InService"),
+        # Target: `pulumi up` returns once every worker runs (seconds on the simulator, whose clock
+        # runs fast while a client waits); stack config `wait` chooses another
+        connection=ConnectionArgs(backend="fake", wait=config.get("wait") or "Target"),
     ),
 )
 

@@ -14,7 +14,7 @@ the gRPC property maps to and from it.
 from __future__ import annotations
 
 from typing import Any
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from pulumi_hyperpod.aws.observe import ClusterState
 from pulumi_hyperpod.provider import console, props
@@ -74,8 +74,9 @@ def _aws(provider: CloudProvider) -> AwsAdapter:
     return adapter
 
 
-def set_output(sink: Callable[[str], None] | None) -> None:
-    """Where the provider's plans and progress lines go (`console.say`)."""
+def set_output(sink: console.Sink | None) -> None:
+    """Where the provider's plans and progress lines go (`console.say`): each block of lines, and
+    whether it is progress."""
     console.set_sink(sink)
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextvars
 import sys
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -25,22 +24,16 @@ from pulumi.provider.experimental.property_value import Computed, PropertyValue
 from pulumi.provider.experimental.server import ProviderServicer
 from pulumi.runtime import rpc
 from pulumi.runtime._grpc_settings import _GRPC_CHANNEL_OPTIONS
-from pulumi.runtime.proto import (
-    engine_pb2,
-    engine_pb2_grpc,
-    provider_pb2,
-    provider_pb2_grpc,
-)
+from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 
 from pulumi_hyperpod import __version__
+from pulumi_hyperpod.provider import console
+from pulumi_hyperpod.provider.engine_log import EngineLog
 from pulumi_hyperpod.provider.errors import (
     user_message,  # the dynamic provider's rule: one line, a traceback for a bug
 )
 from pulumi_hyperpod.native import core
 from pulumi_hyperpod.native.provider import HyperpodProvider
-
-# The URN of the resource the current call is about (worker threads inherit it).
-CURRENT_URN: contextvars.ContextVar[str] = contextvars.ContextVar("hyperpod_urn", default="")
 
 _KINDS = {
     sdk.PropertyDiffKind.ADD: provider_pb2.PropertyDiff.ADD,
@@ -80,30 +73,14 @@ def marshal_map(properties: Mapping[str, PropertyValue]) -> struct_pb2.Struct:
     return struct_pb2.Struct(fields={k: marshal(v) for k, v in properties.items()})
 
 
-class EngineLog:
-    """`console.say`'s sink in the provider process: one engine log entry per block of lines."""
-
-    def __init__(self, engine_address: str) -> None:
-        self._engine = engine_pb2_grpc.EngineStub(grpc.insecure_channel(engine_address, options=_GRPC_CHANNEL_OPTIONS))
-
-    def __call__(self, text: str) -> None:
-        request = engine_pb2.LogRequest(severity=engine_pb2.INFO, message=text, urn=CURRENT_URN.get(), streamId=0, ephemeral=False)
-        try:
-            self._engine.Log(request)
-        except grpc.RpcError:  # the engine went away: the text must not be lost with it
-            sys.stderr.write(text + "\n")
-            sys.stderr.flush()
-
-
 class HyperpodServicer(ProviderServicer):
     async def _call(self, urn: str, context: Any, fn: Callable[[], Awaitable[Any]]) -> Any:
-        token = CURRENT_URN.set(urn)
-        try:
-            return await fn()
-        except Exception as error:
-            await context.abort(grpc.StatusCode.UNKNOWN, user_message(error))
-        finally:
-            CURRENT_URN.reset(token)
+        # the resource the call's text is about (asyncio.to_thread carries it to the worker thread)
+        with console.about(urn):
+            try:
+                return await fn()
+            except Exception as error:
+                await context.abort(grpc.StatusCode.UNKNOWN, user_message(error))
 
     async def Configure(self, request, context):
         async def run():

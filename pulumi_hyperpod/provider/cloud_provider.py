@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pulumi_hyperpod.provider.console import say
 from pulumi_hyperpod.provider.errors import ProviderError, contract_message
+from pulumi_hyperpod.provider.refresh import REFRESHES, drift_text, gone_text
 import time
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -245,6 +246,7 @@ class CloudProvider:
 
     # ---- check ---------------------------------------------------------------------------------
     def check(self, olds: Bag, news: Bag) -> Checked:
+        REFRESHES.checked()  # the program runs: every diff from now on is a preview's
         inputs, failures = self.adapter.check_inputs(olds, news)
         if failures:
             return Checked(inputs, failures)
@@ -287,6 +289,9 @@ class CloudProvider:
         unknown = self.adapter.unknown(news)
         replacements = self.adapter.replacements(olds, news)
         changed = self.adapter.inputs_changed(olds, news)
+        if REFRESHES.is_refresh_diff(id_):  # what the refresh changed: read said it, no plan runs
+            keys = list(dict.fromkeys(r.key for r in replacements if r.certain))
+            return Diffed(changes=changed or bool(keys), replaces=keys, delete_before_replace=True)
         if unknown:
             self._say(not_known_text(unknown, replacements), name)
         elif replacements:
@@ -366,7 +371,9 @@ class CloudProvider:
         if why is not None:
             self._undo_failed_create(session, name, settings, deadline, why)
             raise ProviderError(why)
-        return Created(self.adapter.resource_id(state), self.adapter.outputs(inputs, state, session))
+        outputs = self.adapter.outputs(inputs, state, session)
+        self._say_launching(applied, outputs, name)
+        return Created(self.adapter.resource_id(state), outputs)
 
     def _undo_failed_create(self, session: Session, name: str, settings: RunSettings, deadline: float, why: str) -> None:
         """A create either leaves a working cluster or none (the engine's contract): a cluster the
@@ -406,7 +413,9 @@ class CloudProvider:
         if applied.failures:
             raise ProviderError(f"cluster {spec.name}: " + "; ".join(applied.failures) + "; run `pulumi up` again to continue")
         self._report(applied, spec.name)
-        return self.adapter.outputs(news, applied.state if applied.state is not None else observed, session)
+        outputs = self.adapter.outputs(news, applied.state if applied.state is not None else observed, session)
+        self._say_launching(applied, outputs, spec.name)
+        return outputs
 
     def _report(self, result: ApplyResult, name: str) -> None:
         for failure in result.failures:  # create: the cluster exists, so it must reach the state
@@ -418,6 +427,14 @@ class CloudProvider:
                 name,
             )
 
+    def _say_launching(self, result: ApplyResult, outputs: Bag, name: str) -> None:
+        """An apply that returned before every node is up (a wait short of `Target`) says which are
+        still coming, so `pulumi up` never ends on a count it did not reach without saying so."""
+        if result.outcome in ("done", "started"):  # a wait cut short said so already (_report)
+            text = launching_text(outputs)
+            if text:
+                self._say(text, name)
+
     # ---- read ----------------------------------------------------------------------------------
     def read(self, id_: str, bag: Bag) -> Found:
         name = self.adapter.name_of(bag)
@@ -426,8 +443,14 @@ class CloudProvider:
         session = self.adapter.open(bag, stored=True)
         state = self._read(session, name)
         if state is None or not self.adapter.is_it(id_, state):
+            self._say(gone_text(name), name)
             return Found("", {})  # gone: the engine drops it from the state
-        return self.adapter.found(id_, bag, state, session)
+        found = self.adapter.found(id_, bag, state, session)
+        drift = drift_text(bag, found.outputs)
+        if drift:
+            self._say(drift, name)
+        REFRESHES.read(found.id)
+        return found
 
     # ---- delete --------------------------------------------------------------------------------
     def delete(self, id_: str, bag: Bag) -> None:
@@ -511,9 +534,35 @@ def reporter(label: str) -> Callable[[Any], None]:
         if key is not None and key == last[0]:
             return
         last[0] = key
-        say(str(progress), label)
+        say(str(progress), label, progress=True)
 
     return report
+
+
+def launching_text(outputs: Mapping[str, Any]) -> str:
+    """The groups of `outputs` short of their target (`current_count` < `target_count`) and how to
+    see them come up; "" when none is."""
+    groups = outputs.get("groups")
+    counts = [
+        (group, _count(g.get("current_count")), _count(g.get("target_count")))
+        for group, g in (groups.items() if isinstance(groups, Mapping) else ())
+        if isinstance(g, Mapping)
+    ]
+    short = [f"{group} {current:g} of {target:g}" for group, current, target in counts if current < target]
+    if not short:
+        return ""
+    text = (
+        f"still launching: {', '.join(short)} nodes up; provisioning continues after this call "
+        '(wait="Target" waits for every node), `pulumi refresh` shows where it got to'
+    )
+    location = outputs.get("location")
+    if isinstance(location, Mapping) and location.get("backend") == "fake":
+        text += "; on the simulator, `hyperpod fake advance 10m` moves its clock on"
+    return text
+
+
+def _count(value: Any) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
 
 
 def not_known_text(unknown: list[str], replacements: list[Replacement]) -> str:

@@ -1,5 +1,6 @@
-"""The provider host process: its exit, at once when the engine closes an idle provider; and the
-cyclic garbage collector, paused while a preview's check or diff runs.
+"""The provider host process: its exit, at once when the engine closes an idle provider; the
+cyclic garbage collector, paused while a preview's check or diff runs; and which resource each
+call is about, for the text it shows.
 
 When a preview or an update ends, the engine interrupts each provider process (SIGINT) and waits for
 it to exit. Python then tears down every module the provider loaded (botocore, the service model,
@@ -17,7 +18,16 @@ and again, about 15 % of a preview's provider time. They are short and bounded, 
 paused while any of them runs and resumed after (create, update and delete, which wait for minutes,
 keep it running).
 
-Installed only in the dynamic provider's host process (`python -m pulumi.dynamic`, which leaves only
+Which resource: the engine sends each call's URN in its request, and the SDK's dynamic host keeps
+it to itself (it calls `provider.check(olds, news)` and the like; checked on pulumi 3.272). The
+request is the `request` argument of the host servicer's method (a `ResourceProviderServicer`,
+the gRPC service's generated base class) that made the call, a few frames up the same thread; so
+`attributed` reads its URN there and sets `console.CURRENT_URN` while the call runs, and the text the
+call shows is attached to that resource (provider/console.py). Found no such frame (a test, a
+program, a future host that calls otherwise), the URN stays unknown and the text goes to the
+stack, as before.
+
+The exit is installed only in the dynamic provider's host process (`python -m pulumi.dynamic`, which leaves only
 by that interrupt or by an unhandled error), never in a process that merely imports the provider (a
 test run, a program, the native plugin).
 """
@@ -26,6 +36,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import inspect
 import logging
 import os
 import sys
@@ -34,7 +45,10 @@ from types import ModuleType
 from typing import Any, TypeVar
 from collections.abc import Callable
 
+from pulumi.runtime.proto.provider_pb2_grpc import ResourceProviderServicer  # loaded with pulumi.dynamic already
+
 from pulumi_hyperpod.core import collector
+from pulumi_hyperpod.provider.console import about
 
 HOSTS = frozenset({"pulumi.dynamic.__main__"})  # the SDK's dynamic provider host, `python -m pulumi.dynamic`
 
@@ -87,6 +101,32 @@ def in_flight(call: Call) -> Call:
                 _in_flight -= 1
 
     return counted  # type: ignore[return-value]
+
+
+def attributed(call: Call) -> Call:
+    """The text a provider call shows is about the resource its request names (`request_urn`)."""
+
+    @functools.wraps(call)
+    def about_its_resource(*args: Any, **kwargs: Any) -> Any:
+        with about(request_urn()):
+            return call(*args, **kwargs)
+
+    return about_its_resource  # type: ignore[return-value]
+
+
+def request_urn(depth: int = 8) -> str:
+    """The URN in the request of the host servicer's call running in this thread, or ""."""
+    here = inspect.currentframe()
+    frame = here.f_back if here is not None else None
+    for _ in range(depth):
+        if frame is None:
+            break
+        local = frame.f_locals
+        if isinstance(local.get("self"), ResourceProviderServicer):
+            urn = getattr(local.get("request"), "urn", None)
+            return urn if isinstance(urn, str) else ""
+        frame = frame.f_back
+    return ""
 
 
 def gc_paused(call: Call) -> Call:

@@ -71,6 +71,26 @@ def provider_lines(output: str) -> list[str]:
     return list(seen)
 
 
+def diagnostics(output: str) -> list[tuple[str, list[str]]]:
+    """The Diagnostics sections of a command's output (one per operation: a preview's, an update's),
+    as (resource header, its lines) in order, e.g. ("pulumi-python:dynamic/hyperpod:Cluster (demo)", [...])."""
+    found: list[tuple[str, list[str]]] = []
+    inside = False
+    for line in output.splitlines():
+        if line == "Diagnostics:":
+            inside = True
+        elif inside and line.startswith("    "):
+            found[-1][1].append(line[4:])
+        elif inside and line.startswith("  ") and line.endswith(":"):
+            found.append((line.strip()[:-1], []))
+        elif inside and line.strip():
+            inside = False
+    return found
+
+
+PLAN_TABLE = re.compile(r"┃ group\s+┃ type\s+┃ action")  # the plan's groups table, once per plan printed
+
+
 def group_row(lines: list[str], group: str) -> str:
     rows = [line for line in lines if re.search(rf"│\s*{re.escape(group)}\s*│", line)]
     assert rows, f"no plan row for group {group!r} in:\n" + "\n".join(lines)

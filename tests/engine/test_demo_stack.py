@@ -1,8 +1,10 @@
 """The demo stack under the real Pulumi engine, on the simulator: one flow, step by step.
 
-create → scale out (the preview prints the plan) → scale in (the preview names the nodes that go,
-and `up` removes exactly those) → scale out again → out-of-band drift, `refresh`, `up` restores →
-a change that forces replacement → destroy → no credential in the state, the logs or the outputs.
+create (the plan once per operation, on the cluster resource) → scale out (the preview prints the
+plan, `up` ends with every worker running, as the README says) → scale in (the preview names the
+nodes that go, and `up` removes exactly those) → scale out again → out-of-band drift, `refresh`
+(the drift in a few lines, no plan), `up` restores → a change that forces replacement → destroy →
+no credential in the state, the logs or the outputs.
 """
 
 from __future__ import annotations
@@ -15,11 +17,17 @@ from typing import Any
 import pytest
 
 from .conftest import STACK, EngineProject, decoded_providers
-from .stack import World, _hits, group_row, provider_lines, victims_in
+from .stack import PLAN_TABLE, World, _hits, diagnostics, group_row, provider_lines, victims_in
 
 pytestmark = pytest.mark.engine
 
 CLUSTER_TYPE = "pulumi-python:dynamic/hyperpod:Cluster"
+CLUSTER_ROW = f"{CLUSTER_TYPE} (demo)"  # the cluster resource's header in the Diagnostics
+# The demo's first `up` (preview and update): its plan once per operation. 131 lines when written
+# (a few more on a slow machine: the engine's "@ updating...." ticks, a wait's distinct polls); it
+# was 193, the plan printed 4 times (inline and again in the Diagnostics, for each operation), all
+# under the stack. One more copy of the plan (25 lines) goes over.
+FIRST_UP_LINES = 150
 
 # Scenario 5: the demo's cluster (same resource names, so the same URNs) with its subnet from the
 # stack config and replacement allowed — the demo itself refuses replacements (checked first).
@@ -76,6 +84,13 @@ def test_1_up_creates_the_cluster(project: EngineProject, world: World, flow: di
     up = project.run("up", "--yes")
     lines = provider_lines(up.output)
     assert any("CreateCluster" in line for line in lines), up.describe()
+    # quiet and attributed: the plan once per operation (preview, update), in the Diagnostics of
+    # the cluster resource, never of the stack, and not again inline (the row shows its first line)
+    assert len(up.stdout.splitlines()) <= FIRST_UP_LINES, up.describe()
+    assert len(PLAN_TABLE.findall(up.stdout)) == 2, up.describe()
+    planned = [resource for resource, said in diagnostics(up.stdout) if any(PLAN_TABLE.search(line) for line in said)]
+    assert planned == [CLUSTER_ROW, CLUSTER_ROW], up.describe()
+    assert not [line for line in up.stdout.splitlines() if "pulumi:pulumi:Stack" in line and "[hyperpod " in line], up.describe()
 
     clusters = world.clusters()
     assert len(clusters) == 1, clusters
@@ -107,12 +122,22 @@ def test_2_scale_out_preview_shows_the_plan_and_up_applies_it(project: EnginePro
     assert "unchanged" in group_row(lines, "controller"), preview.describe()
     assert re.search(rf"~\s+{re.escape(CLUSTER_TYPE)}\s+demo\s+update", preview.stdout), preview.describe()
     assert world.targets(name) == {"controller": 1, "workers": 1}, "a preview changed the cluster"
+    # the engine's own record: one diagnostic holds the whole plan, and its URN is the cluster's
+    structured = json.loads(project.run("preview", "--json").stdout)
+    plans = [d for d in structured.get("diagnostics") or [] if PLAN_TABLE.search(d.get("message", ""))]
+    assert [d["urn"].rsplit("::", 1)[-1] for d in plans] == ["demo"], json.dumps(structured.get("diagnostics"), indent=1)
+    assert plans[0]["urn"].endswith(f"{CLUSTER_TYPE}::demo"), plans[0]["urn"]
+    assert re.search(r"1\s*→\s*3", plans[0]["message"]), plans[0]["message"]
 
     # -v=9 engine logs on stderr (kept for the credential scan, test 7).
     up = project.run("up", "--yes", "--skip-preview", "--logflow", "--logtostderr", "-v=9")
     assert any(re.search(r"BatchAddClusterNodes|UpdateCluster", line) for line in provider_lines(up.stdout)), up.describe()
     assert world.targets(name) == {"controller": 1, "workers": 3}
     assert world.describe(name)["ClusterArn"] == flow["arn"], "scaling out replaced the cluster"
+    # "pulumi up --yes  # apply it: 3 workers" (README.md): `up` ended with the three running
+    running = [n for n in world.nodes(name) if n["InstanceGroupName"] == "workers" and n["InstanceStatus"]["Status"] == "Running"]
+    assert len(running) == 3, f"{world.nodes(name)}\n{up.describe()}"
+    assert "still launching" not in up.stdout, up.describe()
 
 
 # ---- 3. scale in -----------------------------------------------------------------------------
@@ -166,6 +191,11 @@ def test_4_out_of_band_delete_refresh_shows_drift_and_up_restores(project: Engin
     refresh = project.run("refresh", "--yes")
     assert re.search(rf"~\s+{re.escape(CLUSTER_TYPE)}\s+demo\s+updated", refresh.stdout), refresh.describe()
     assert re.search(r"~\s*1 updated", refresh.stdout), refresh.describe()
+    # refresh reports the drift, on the cluster, in a few lines; it renders no plan it will not run
+    assert not PLAN_TABLE.search(refresh.output) and "Plan for cluster" not in refresh.output, refresh.describe()
+    drift = [said for resource, said in diagnostics(refresh.stdout) if resource == CLUSTER_ROW]
+    assert drift and all(len(said) <= 10 for said in drift), refresh.describe()
+    assert "[hyperpod demo-cluster]   groups.workers.target_count: 3 → 2" in drift[-1], refresh.describe()
     state = cluster_resource(project.export())
     assert state["outputs"]["groups"]["workers"]["target_count"] == 2, state["outputs"]
     spec_groups = {g["InstanceGroupName"]: g["InstanceCount"] for g in state["inputs"]["spec"]["InstanceGroups"]}

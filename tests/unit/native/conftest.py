@@ -60,7 +60,7 @@ def harness():
     register_simulator(name, simulator)
     h = Harness(simulator, name)
     run(h.provider.configure(_configure({"backend": "fake"})))
-    core.set_output(h.lines.append)
+    core.set_output(lambda text, progress: h.lines.append(text))
     try:
         yield h
     finally:
