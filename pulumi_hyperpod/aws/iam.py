@@ -137,6 +137,7 @@ _CLUSTER_ARN = re.compile(r"arn:(?P<partition>aws[a-z-]*):sagemaker:(?P<region>[
 _ACCOUNT = re.compile(r"\d{12}")
 _BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
 _ROLE = re.compile(r"[\w+=,.@/-]{1,512}")
+_ROLE_ARN = re.compile(r"arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]{1,512}")
 
 
 class ScopeError(ValueError):
@@ -175,7 +176,7 @@ class Scope:
     account: str = "*"
     cluster: str = "*"  # a cluster's id: the last part of its ARN
     buckets: tuple[str, ...] = ()
-    roles: tuple[str, ...] = ()  # role names (paths included)
+    roles: tuple[str, ...] = ()  # role ARNs, or names (paths included) in `account`
 
     @property
     def partition(self) -> str:
@@ -184,10 +185,9 @@ class Scope:
     def arns(self, kind: str) -> list[str]:
         _sid, templates = RESOURCES[kind]
         values = {"partition": self.partition, "region": self.region, "account": self.account, "cluster": self.cluster}
-        buckets, roles = self.buckets or ("*",), self.roles or ("*",)
-        return [
-            template.format(**values, bucket=bucket, role=role) for template in templates for bucket in buckets for role in roles
-        ]
+        if kind == "role":  # a role given by its ARN keeps its own account
+            return [r if r.startswith("arn:") else templates[0].format(**values, role=r) for r in self.roles or ("*",)]
+        return [template.format(**values, bucket=bucket) for template in templates for bucket in self.buckets or ("*",)]
 
 
 def scope(
@@ -218,13 +218,10 @@ def scope(
     for bucket in buckets:
         if not _BUCKET.fullmatch(bucket):
             raise ScopeError(f"--bucket: {bucket!r} is not an S3 bucket name (3-63 lowercase letters, digits, dots and hyphens)")
-    names = []
     for role in roles:
-        name = role.split(":role/", 1)[1] if role.startswith("arn:") and ":role/" in role else role
-        if not _ROLE.fullmatch(name):
+        if not (_ROLE_ARN.fullmatch(role) or _ROLE.fullmatch(role)):
             raise ScopeError(f"--role: {role!r} is not an IAM role's name or ARN")
-        names.append(name)
-    return Scope(region or "*", account or "*", cluster_id, tuple(buckets), tuple(names))
+    return Scope(region or "*", account or "*", cluster_id, tuple(buckets), tuple(roles))
 
 
 def features_with_requirements(features: Iterable[str]) -> list[str]:
