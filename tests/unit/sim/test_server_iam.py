@@ -6,7 +6,11 @@ AWS refuses it (AccessDeniedException, the action named) and nothing changes."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 from botocore.exceptions import ClientError
@@ -157,3 +161,46 @@ def test_pass_role_is_checked_for_each_execution_role_a_create_passes(endpoint):
     role = request["InstanceGroups"][0]["ExecutionRole"]
     assert f"is not authorized to perform: iam:PassRole on resource: {role} because" in raised.value.response["Error"]["Message"]
     assert sim.overview()["clusters"] == []
+
+
+def test_fake_serve_enforces_a_policy_file_hyperpod_iam_policy_printed(tmp_path):
+    """As a user runs it: `hyperpod iam-policy` for planning only, `hyperpod fake serve --iam-policy` in
+    its own process, `hyperpod --endpoint-url` plans through it and is refused the apply, in one line."""
+    bin_dir = Path(sys.executable).parent
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "HYPERPOD_"))},
+        "HYPERPOD_FAKE_STATE": str(tmp_path / "fake.sqlite"),
+        "AWS_ACCESS_KEY_ID": "test",
+        "AWS_SECRET_ACCESS_KEY": "test",
+        "AWS_CONFIG_FILE": os.devnull,
+        "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+    }
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([str(bin_dir / "hyperpod"), *args], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+
+    printed = run("iam-policy", "--feature", "plan", "--feature", "preflight")
+    assert printed.returncode == 0, printed.stderr
+    (tmp_path / "policy.json").write_text(printed.stdout)
+    server = subprocess.Popen(
+        [str(bin_dir / "hyperpod"), "fake", "serve", "--port", "0", "--stop-after", "90", "--quiet", "--iam-policy", "policy.json"],
+        env=env,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = server.stdout.readline()  # bounded: the server prints it or exits (then "" is read)
+        assert " at http://127.0.0.1:" in line, f"no URL from fake serve: {line!r} {server.stderr.read()}"
+        url = line.rsplit(" at ", 1)[1].strip()
+        spec = str(SPECS / "seed004-initial.json")
+        planned = run("--endpoint-url", url, "--region", "us-west-2", "plan", "-f", spec, "--detailed-exitcode")
+        assert planned.returncode == 3, planned.stdout + planned.stderr
+        applied = run("--endpoint-url", url, "--region", "us-west-2", "apply", "-f", spec, "--yes", "--wait", "none")
+        assert applied.returncode == 1
+        [error] = [line for line in applied.stderr.splitlines() if line.startswith("error:")]
+        assert "is not authorized to perform: sagemaker:CreateCluster on resource: arn:aws:sagemaker:us-west-2:" in error
+    finally:
+        server.terminate()
+        server.wait(10)
