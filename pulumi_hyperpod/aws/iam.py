@@ -133,7 +133,9 @@ RESOURCES: dict[str, tuple[str, tuple[str, ...]]] = {
     "any": ("Unscoped", ("*",)),
 }
 _CLUSTER_ID = re.compile(r"[a-z0-9]{12}")
-_CLUSTER_ARN = re.compile(r"arn:(?P<partition>aws[a-z-]*):sagemaker:(?P<region>[a-z0-9-]+):(?P<account>\d{12}):cluster/(?P<id>[a-z0-9]{12})")
+_CLUSTER_ARN = re.compile(
+    r"arn:(?P<partition>aws[a-z-]*):sagemaker:(?P<region>[a-z0-9-]+):(?P<account>\d{12}):cluster/(?P<id>[a-z0-9]{12})"
+)
 _ACCOUNT = re.compile(r"\d{12}")
 _BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
 _ROLE = re.compile(r"[\w+=,.@/-]{1,512}")
@@ -191,7 +193,12 @@ class Scope:
 
 
 def scope(
-    *, region: str | None = None, account: str | None = None, cluster: str | None = None, buckets: Sequence[str] = (), roles: Sequence[str] = ()
+    *,
+    region: str | None = None,
+    account: str | None = None,
+    cluster: str | None = None,
+    buckets: Sequence[str] = (),
+    roles: Sequence[str] = (),
 ) -> Scope:
     """The Scope of the options, checked: a ScopeError names the first bad one."""
     from pulumi_hyperpod.aws.regions import is_region, not_a_region  # noqa: PLC0415 - botocore's partition data: only when a region is given

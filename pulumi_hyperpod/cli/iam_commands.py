@@ -32,11 +32,20 @@ _FEATURES_HELP = "; ".join(f"{name}: {text}" for name, text in FEATURE_HELP.item
 )
 @click.option("--bucket", "buckets", multiple=True, metavar="NAME", help="The lifecycle bundles' S3 buckets (repeatable; default: any).")
 @click.option(
-    "--role", "roles", multiple=True, metavar="NAME_OR_ARN", help="The instance groups' execution roles iam:PassRole names (repeatable; default: any)."
+    "--role",
+    "roles",
+    multiple=True,
+    metavar="NAME_OR_ARN",
+    help="The instance groups' execution roles iam:PassRole names (repeatable; default: any).",
 )
 @handle_errors
 def iam_policy_command(
-    features: tuple[str, ...], region: str | None, account: str | None, cluster: str | None, buckets: tuple[str, ...], roles: tuple[str, ...]
+    features: tuple[str, ...],
+    region: str | None,
+    account: str | None,
+    cluster: str | None,
+    buckets: tuple[str, ...],
+    roles: tuple[str, ...],
 ) -> None:
     """Print the least-privilege IAM policy (JSON) for the AWS calls the tool makes, per feature."""
     where = scope(region=region, account=account, cluster=cluster, buckets=buckets, roles=roles)

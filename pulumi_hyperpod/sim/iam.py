@@ -87,11 +87,11 @@ def _statement(raw: Any, where: str) -> Statement:
         if field not in STATEMENT_FIELDS:
             raise PolicyError(f"{where}.{field}: not a statement field (one of {', '.join(STATEMENT_FIELDS)})")
     if raw.get("Effect") not in ("Allow", "Deny"):
-        raise PolicyError(f"{where}.Effect: must be \"Allow\" or \"Deny\"")
+        raise PolicyError(f'{where}.Effect: must be "Allow" or "Deny"')
     if ("Action" in raw) == ("NotAction" in raw):
         raise PolicyError(f"{where}: give exactly one of Action and NotAction")
     if "Resource" not in raw:
-        raise PolicyError(f"{where}.Resource: missing: an identity-based statement names its resources (\"*\" for all)")
+        raise PolicyError(f'{where}.Resource: missing: an identity-based statement names its resources ("*" for all)')
     key = "Action" if "Action" in raw else "NotAction"
     actions = _strings(raw[key], f"{where}.{key}")
     for action in actions:
@@ -102,7 +102,7 @@ def _statement(raw: Any, where: str) -> Statement:
         if "${" in resource:
             raise PolicyError(f"{where}.Resource: {resource!r}: policy variables are not evaluated here")
         if resource != "*" and not resource.startswith("arn:"):
-            raise PolicyError(f"{where}.Resource: {resource!r} is not an ARN or \"*\"")
+            raise PolicyError(f'{where}.Resource: {resource!r} is not an ARN or "*"')
     sid = raw.get("Sid", "")
     if not isinstance(sid, str):
         raise PolicyError(f"{where}.Sid: must be a string")
@@ -123,7 +123,7 @@ def parse_policy(document: Any, source: str) -> Policy:
         if field not in ("Version", "Id", "Statement"):
             raise PolicyError(f"{source}: {field}: not a policy field (Version, Id, Statement)")
     if document.get("Version") not in VERSIONS:
-        raise PolicyError(f"{source}: Version: must be \"2012-10-17\" (or the older \"2008-10-17\")")
+        raise PolicyError(f'{source}: Version: must be "2012-10-17" (or the older "2008-10-17")')
     raw = document.get("Statement")
     statements = raw if isinstance(raw, list) else [raw] if isinstance(raw, dict) else None
     if not statements:

@@ -162,7 +162,9 @@ def test_a_feature_brings_what_it_requires_and_nothing_else():
 
 def test_scoping_narrows_the_arns_where_the_action_takes_them():
     arn = "arn:aws:sagemaker:eu-west-1:111122223333:cluster/abcdef123456"
-    by_sid = {s["Sid"]: s for s in iam.policy(["apply"], iam.scope(cluster=arn, buckets=["team-bundles"], roles=["team/exec"]))["Statement"]}
+    by_sid = {
+        s["Sid"]: s for s in iam.policy(["apply"], iam.scope(cluster=arn, buckets=["team-bundles"], roles=["team/exec"]))["Statement"]
+    }
     assert by_sid["ApplyClusters"]["Resource"] == arn
     assert by_sid["ApplyNewClusters"]["Resource"] == "arn:aws:sagemaker:eu-west-1:111122223333:cluster/*"  # no id yet
     assert by_sid["ApplyRoles"]["Resource"] == "arn:aws:iam::111122223333:role/team/exec"
@@ -176,7 +178,10 @@ def test_scoping_narrows_the_arns_where_the_action_takes_them():
     ("options", "message"),
     [
         ({"cluster": "my-cluster"}, "--cluster: 'my-cluster' is neither a cluster's ARN nor its id"),
-        ({"cluster": "arn:aws:sagemaker:us-west-2:111122223333:cluster/abcdef123456", "region": "us-east-1"}, "--cluster: the ARN is in region us-west-2, not us-east-1"),
+        (
+            {"cluster": "arn:aws:sagemaker:us-west-2:111122223333:cluster/abcdef123456", "region": "us-east-1"},
+            "--cluster: the ARN is in region us-west-2, not us-east-1",
+        ),
         ({"region": "mars-1"}, "--region: 'mars-1' is not an AWS region"),
         ({"account": "12345"}, "--account: '12345' is not an AWS account id (12 digits)"),
         ({"buckets": ["Bad_Bucket"]}, "--bucket: 'Bad_Bucket' is not an S3 bucket name"),

@@ -58,8 +58,13 @@ def test_a_bad_option_is_one_line_and_exit_1(no_credentials, args, line):
 def test_fake_serve_refuses_a_policy_it_will_not_enforce_in_one_line(tmp_path, monkeypatch):
     monkeypatch.setenv("HYPERPOD_FAKE_STATE", str(tmp_path / "fake.sqlite"))
     policy = tmp_path / "policy.json"
-    policy.write_text(json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*", "Condition": {"Bool": {}}}]}))
+    policy.write_text(
+        json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*", "Condition": {"Bool": {}}}]})
+    )
     served = CliRunner().invoke(main, ["fake", "serve", "--port", "0", "--stop-after", "5", "--iam-policy", str(policy)])
     assert served.exit_code == 1
-    assert served.output == f"error: {policy}: Statement[0].Condition: conditions are not evaluated here: test a policy with conditions on AWS (IAM's policy simulator)\n"
+    assert (
+        served.output
+        == f"error: {policy}: Statement[0].Condition: conditions are not evaluated here: test a policy with conditions on AWS (IAM's policy simulator)\n"
+    )
     assert not (tmp_path / "fake.sqlite").exists()  # refused before any world was opened

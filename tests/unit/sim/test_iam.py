@@ -82,12 +82,27 @@ def test_s3_requests_are_authorized_as_the_reference_says():
             {"Version": "2012-10-17", "Statement": {"Effect": "Allow", "Action": "*", "Resource": "*", "Principal": "*"}},
             "p.json: Statement.Principal: an identity-based policy names no principal",
         ),
-        ({"Version": "2012-10-17", "Statement": [{"Effect": "allow", "Action": "*", "Resource": "*"}]}, 'Statement[0].Effect: must be "Allow" or "Deny"'),
-        ({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Resource": "*"}]}, "Statement[0]: give exactly one of Action and NotAction"),
+        (
+            {"Version": "2012-10-17", "Statement": [{"Effect": "allow", "Action": "*", "Resource": "*"}]},
+            'Statement[0].Effect: must be "Allow" or "Deny"',
+        ),
+        (
+            {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Resource": "*"}]},
+            "Statement[0]: give exactly one of Action and NotAction",
+        ),
         ({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*"}]}, "Statement[0].Resource: missing"),
-        ({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "DescribeCluster", "Resource": "*"}]}, "'DescribeCluster' is not an action"),
-        ({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": [], "Resource": "*"}]}, "Statement[0].Action: must be a non-empty string"),
-        ({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "cluster/x"}]}, "'cluster/x' is not an ARN"),
+        (
+            {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "DescribeCluster", "Resource": "*"}]},
+            "'DescribeCluster' is not an action",
+        ),
+        (
+            {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": [], "Resource": "*"}]},
+            "Statement[0].Action: must be a non-empty string",
+        ),
+        (
+            {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "cluster/x"}]},
+            "'cluster/x' is not an ARN",
+        ),
         (
             {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "arn:aws:s3:::${aws:username}/*"}]},
             "policy variables are not evaluated here",
