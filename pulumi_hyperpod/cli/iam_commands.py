@@ -50,3 +50,6 @@ def iam_policy_command(
     """Print the least-privilege IAM policy (JSON) for the AWS calls the tool makes, per feature."""
     where = scope(region=region, account=account, cluster=cluster, buckets=buckets, roles=roles)
     click.echo(json.dumps(policy(features, where), indent=2))
+
+
+COMMANDS = (iam_policy_command,)
