@@ -8,9 +8,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import threading
-from pathlib import Path
 
 import pytest
 from botocore.exceptions import ClientError
@@ -24,6 +22,7 @@ from pulumi_hyperpod.sim.gcp import GcpSimulator
 from pulumi_hyperpod.sim.iam import parse_policy
 from pulumi_hyperpod.sim.server import SimulatorServer, Worlds
 from tests.support.cli import SPECS
+from tests.support.serve import BIN, fake_serve
 
 NAME = "leo-stg-hyperpod-cluster"
 ACCOUNT = "123456789012"  # the simulator's default scenario's account
@@ -166,7 +165,6 @@ def test_pass_role_is_checked_for_each_execution_role_a_create_passes(endpoint):
 def test_fake_serve_enforces_a_policy_file_hyperpod_iam_policy_printed(tmp_path):
     """As a user runs it: `hyperpod iam-policy` for planning only, `hyperpod fake serve --iam-policy` in
     its own process, `hyperpod --endpoint-url` plans through it and is refused the apply, in one line."""
-    bin_dir = Path(sys.executable).parent
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "HYPERPOD_"))},
         "HYPERPOD_FAKE_STATE": str(tmp_path / "fake.sqlite"),
@@ -177,23 +175,12 @@ def test_fake_serve_enforces_a_policy_file_hyperpod_iam_policy_printed(tmp_path)
     }
 
     def run(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([str(bin_dir / "hyperpod"), *args], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+        return subprocess.run([str(BIN / "hyperpod"), *args], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
 
     printed = run("iam-policy", "--feature", "plan", "--feature", "preflight")
     assert printed.returncode == 0, printed.stderr
     (tmp_path / "policy.json").write_text(printed.stdout)
-    server = subprocess.Popen(
-        [str(bin_dir / "hyperpod"), "fake", "serve", "--port", "0", "--stop-after", "90", "--quiet", "--iam-policy", "policy.json"],
-        env=env,
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        line = server.stdout.readline()  # bounded: the server prints it or exits (then "" is read)
-        assert " at http://127.0.0.1:" in line, f"no URL from fake serve: {line!r} {server.stderr.read()}"
-        url = line.rsplit(" at ", 1)[1].strip()
+    with fake_serve(env, tmp_path, "--iam-policy", "policy.json") as url:
         spec = str(SPECS / "seed004-initial.json")
         planned = run("--endpoint-url", url, "--region", "us-west-2", "plan", "-f", spec, "--detailed-exitcode")
         assert planned.returncode == 3, planned.stdout + planned.stderr
@@ -201,6 +188,3 @@ def test_fake_serve_enforces_a_policy_file_hyperpod_iam_policy_printed(tmp_path)
         assert applied.returncode == 1
         [error] = [line for line in applied.stderr.splitlines() if line.startswith("error:")]
         assert "is not authorized to perform: sagemaker:CreateCluster on resource: arn:aws:sagemaker:us-west-2:" in error
-    finally:
-        server.terminate()
-        server.wait(10)
