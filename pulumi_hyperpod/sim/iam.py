@@ -128,8 +128,8 @@ def parse_policy(document: Any, source: str) -> Policy:
     statements = raw if isinstance(raw, list) else [raw] if isinstance(raw, dict) else None
     if not statements:
         raise PolicyError(f"{source}: Statement: must be a statement object or a non-empty list of them")
-    where = (lambda i: f"{source}: Statement") if isinstance(raw, dict) else (lambda i: f"{source}: Statement[{i}]")
-    parsed = tuple(_statement(s, where(i)) for i, s in enumerate(statements))
+    single = isinstance(raw, dict)  # one statement object: its fields are Statement.FIELD
+    parsed = tuple(_statement(s, f"{source}: Statement" + ("" if single else f"[{i}]")) for i, s in enumerate(statements))
     scoped = any(p.pattern != ".*" for s in parsed for p in s.resources)
     return Policy(parsed, scoped)
 
@@ -198,7 +198,7 @@ def requested(
         named = str(params.get("ClusterName") or params.get("ResourceArn") or "")
         resource = named if named.startswith("arn:") else (cluster_arn(named) if named else None) or where.arns("new-cluster")[0]
     elif kind == "training-plan":
-        resource = where.arns(kind)[0].replace("/*", "/" + str(params.get("TrainingPlanName") or "*"))
+        resource = f"arn:{where.partition}:sagemaker:{region}:{account}:training-plan/{params.get('TrainingPlanName') or '*'}"
     else:
         resource = where.arns(kind)[0]
     needs = [(action, resource)]

@@ -186,16 +186,15 @@ class Worlds:
         service, region = aws_route(request.headers)
         if not is_region(region):  # it would become a cluster's or a bucket's region, and be printed
             return refusal_answer(region_refusal(region), urlsplit(request.url).path, request.headers)
-        denied = self._denied(service, region, request) if self._policy is not None else None
+        denied = self._denied(self._policy, service, region, request) if self._policy is not None else None
         if denied is not None:
             return refusal_answer(access_denied(service, denied), urlsplit(request.url).path, request.headers)
         response = self.hyperpod().answer(service, region, request, self._polls)
         return response.status_code, dict(response.headers), response.content
 
-    def _denied(self, service: str, region: str, request: ServedRequest) -> str | None:
+    def _denied(self, policy: iam.Policy, service: str, region: str, request: ServedRequest) -> str | None:
         """AccessDenied's message when the policy refuses what `request` needs, else None. A request
         the wire cannot decode is left to the dispatcher, which answers its SerializationException."""
-        assert self._policy is not None
         world = self.hyperpod()
         account = world.scenario.account_id
         if service == "s3":
@@ -206,9 +205,9 @@ class Worlds:
             except SerializationException:
                 return None
             # a name's ARN is read from the world only when a statement is scoped to some ARN
-            arns = {c["name"]: c["arn"] for c in world.overview()["clusters"] if c["region"] == region} if self._policy.scoped else {}
+            arns = {c["name"]: c["arn"] for c in world.overview()["clusters"] if c["region"] == region} if policy.scoped else {}
             needs = iam.requested(service, operation, params, region=region, account=account, cluster_arn=arns.get)
-        refused = iam.first_denied(self._policy, needs)
+        refused = iam.first_denied(policy, needs)
         return iam.denied_message(iam.principal(account), *refused) if refused else None
 
     def _answer_gcp(self, request: ServedRequest) -> tuple[int, dict[str, str], bytes]:

@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from pulumi_hyperpod.sim.iam import ALLOW, EXPLICIT_DENY, IMPLICIT_DENY, PolicyError, load_policy, parse_policy, s3_requested
+from pulumi_hyperpod.aws import iam
+from pulumi_hyperpod.sim.iam import ALLOW, EXPLICIT_DENY, IMPLICIT_DENY, PolicyError, load_policy, parse_policy, requested, s3_requested
 
 CLUSTER = "arn:aws:sagemaker:us-west-2:111122223333:cluster/abcdef123456"
 
@@ -125,3 +126,33 @@ def test_a_file_that_is_missing_or_not_json_is_one_line(tmp_path):
     good = tmp_path / "good.json"
     good.write_text(json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}))
     assert load_policy(good).decide("sagemaker:CreateCluster") == ALLOW
+
+
+def test_a_request_needs_its_action_on_the_resource_it_names_and_pass_role_on_each_role():
+    arns = {"mine": CLUSTER}
+    kwargs = {"region": "us-west-2", "account": "111122223333", "cluster_arn": arns.get}
+    assert requested("sagemaker", "DescribeCluster", {"ClusterName": "mine"}, **kwargs) == [("sagemaker:DescribeCluster", CLUSTER)]
+    assert requested("sagemaker", "ListTags", {"ResourceArn": CLUSTER}, **kwargs) == [("sagemaker:ListTags", CLUSTER)]
+    created = requested(
+        "sagemaker",
+        "CreateCluster",
+        {"ClusterName": "new", "InstanceGroups": [{"ExecutionRole": "arn:aws:iam::111122223333:role/exec"}]},
+        **kwargs,
+    )
+    assert created == [
+        ("sagemaker:CreateCluster", "arn:aws:sagemaker:us-west-2:111122223333:cluster/*"),
+        ("iam:PassRole", "arn:aws:iam::111122223333:role/exec"),
+    ]
+    assert requested("sagemaker", "DescribeTrainingPlan", {"TrainingPlanName": "tp"}, **kwargs) == [
+        ("sagemaker:DescribeTrainingPlan", "arn:aws:sagemaker:us-west-2:111122223333:training-plan/tp")
+    ]
+    assert requested("service-quotas", "ListServiceQuotas", {}, **kwargs) == [("servicequotas:ListServiceQuotas", "*")]
+
+
+def test_the_policy_scoped_to_one_cluster_allows_it_and_refuses_another():
+    document = iam.policy(["apply"], iam.scope(cluster=CLUSTER))
+    p = parse_policy(document, "scoped.json")
+    assert p.decide("sagemaker:UpdateCluster", CLUSTER) == ALLOW
+    assert p.decide("sagemaker:UpdateCluster", CLUSTER[:-6] + "zzzzzz") == IMPLICIT_DENY
+    assert p.decide("sagemaker:CreateCluster", "arn:aws:sagemaker:us-west-2:111122223333:cluster/*") == ALLOW
+    assert p.decide("sagemaker:CreateCluster", "arn:aws:sagemaker:eu-west-1:111122223333:cluster/*") == IMPLICIT_DENY
