@@ -18,6 +18,9 @@ aws4_request`), as AWS's own front ends route it; an unsigned request falls back
 `X-Amz-Target` (JSON services) or S3. Signatures are not checked: the worlds hold nothing secret,
 and the server listens on 127.0.0.1 unless told otherwise.
 
+With `--iam-policy FILE` (sim/iam.py, docs/iam.md), an AWS request the policy does not allow is
+answered as AWS answers it, AccessDeniedException (S3: AccessDenied), before it reaches the world.
+
 Requests are answered one at a time (a lock around each): the worlds are SQLite transactions, and
 one at a time is what keeps every client's view consistent.
 
