@@ -28,6 +28,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "events": ("sim_commands", "events", "Cluster events (Continuous-mode clusters), oldest first, via the ListClusterEvents paginator."),
     "fake": ("sim_commands", "fake", "Both simulators' persistent worlds (HyperPod's and Google Cloud's) and their one clock."),
     "gcp": ("gcp_commands", "gcp_group", "Google Cloud training clusters (Vertex AI / Gemini Enterprise Agent Platform, Slurm)."),
+    "iam-policy": (
+        "iam_commands",
+        "iam_policy_command",
+        "Print the least-privilege IAM policy (JSON) for the AWS calls the tool makes, per feature.",
+    ),
     "list": ("list_commands", "list_command", "The clusters in the region: name, status, orchestrator, groups, nodes running/target, age."),
     "health-check": (
         "health_commands",

@@ -261,19 +261,35 @@ def _seconds(name: str, default: float, help: str) -> Callable[[F], F]:
     show_default=True,
     help="Connections open at once; the next is answered 503 ServiceUnavailable and closed.",
 )
+@click.option(
+    "--iam-policy",
+    "iam_policy",
+    default=None,
+    metavar="FILE",
+    help="Answer AWS requests this IAM policy (JSON) does not allow with AccessDenied, as AWS does (docs/iam.md).",
+)
 @handle_errors
 def serve(
-    host: str, port: int, stop_after: float | None, quiet: bool, idle_timeout: float, read_timeout: float, max_connections: int
+    host: str,
+    port: int,
+    stop_after: float | None,
+    quiet: bool,
+    idle_timeout: float,
+    read_timeout: float,
+    max_connections: int,
+    iam_policy: str | None,
 ) -> None:
     """Answer SageMaker, Service Quotas, S3 and Google's training-cluster REST on HOST:PORT, over the
     persistent simulated worlds (the AWS CLI, boto3, `hyperpod --endpoint-url URL` all see one world)."""
     from pulumi_hyperpod.sim.server import serve as run  # noqa: PLC0415 - the simulator: only a command on the simulator loads it (tests/cli_startup)
+    from pulumi_hyperpod.sim.iam import load_policy as load_iam_policy  # noqa: PLC0415 - as the server: only `fake serve` loads it
 
     for option, seconds in (("--stop-after", stop_after), ("--idle-timeout", idle_timeout), ("--read-timeout", read_timeout)):
         if seconds is not None and not 0 < seconds < math.inf:
             raise ValueError(f"{option} must be a number of seconds more than 0 (got {seconds:g})")
     if max_connections < 1:
         raise ValueError(f"--max-connections must be at least 1 (got {max_connections})")
+    policy = load_iam_policy(iam_policy) if iam_policy is not None else None  # a bad file: its one line before anything listens
 
     check_all()  # both worlds and the clock are the simulators' own, before the first request opens one
 
@@ -297,6 +313,7 @@ def serve(
         idle_timeout=idle_timeout,
         read_timeout=read_timeout,
         max_connections=max_connections,
+        policy=policy,
     )
 
 

@@ -18,6 +18,9 @@ aws4_request`), as AWS's own front ends route it; an unsigned request falls back
 `X-Amz-Target` (JSON services) or S3. Signatures are not checked: the worlds hold nothing secret,
 and the server listens on 127.0.0.1 unless told otherwise.
 
+With `--iam-policy FILE` (sim/iam.py, docs/iam.md), an AWS request the policy does not allow is
+answered as AWS answers it, AccessDeniedException (S3: AccessDenied), before it reaches the world.
+
 Requests are answered one at a time (a lock around each): the worlds are SQLite transactions, and
 one at a time is what keeps every client's view consistent.
 
@@ -51,6 +54,9 @@ from pulumi_hyperpod.aws.client import DEFAULT_REGION
 from pulumi_hyperpod.aws.regions import is_region, not_a_region
 from pulumi_hyperpod.sim.serveio import IDLE_TIMEOUT, MAX_CONNECTIONS, READ_TIMEOUT, DeadlineReader, FramingError, read_body
 from pulumi_hyperpod.core.terminal import shown
+from pulumi_hyperpod.sim import iam
+from pulumi_hyperpod.sim.aws import wire
+from pulumi_hyperpod.sim.aws.errors import SerializationException
 from pulumi_hyperpod.sim.aws.s3 import S3Error, error_xml
 from pulumi_hyperpod.sim.aws.simulator import Simulator
 from pulumi_hyperpod.sim.gcp import GcpSimulator
@@ -145,11 +151,18 @@ def aws_route(headers: Any) -> tuple[str, str]:
     return TARGET_PREFIXES.get(target, "s3" if not target else target), DEFAULT_REGION
 
 
-class Worlds:
-    """Both simulators' persistent worlds (opened on first use), answering one request at a time."""
+def access_denied(service: str, message: str) -> Refusal:
+    """AWS's refusal of a request no policy allows: AccessDeniedException (400) in the JSON protocols,
+    S3's AccessDenied (403)."""
+    return Refusal(403 if service == "s3" else 400, "AccessDeniedException", "AccessDenied", "PERMISSION_DENIED", message)
 
-    def __init__(self, hyperpod: Any = None, gcp: Any = None) -> None:
-        self._hyperpod, self._gcp = hyperpod, gcp
+
+class Worlds:
+    """Both simulators' persistent worlds (opened on first use), answering one request at a time;
+    with `policy` (sim/iam.py), an AWS request it does not allow is refused as AWS refuses it."""
+
+    def __init__(self, hyperpod: Any = None, gcp: Any = None, policy: iam.Policy | None = None) -> None:
+        self._hyperpod, self._gcp, self._policy = hyperpod, gcp, policy
         self._lock = threading.Lock()
         self._polls: Any = None
 
@@ -176,8 +189,29 @@ class Worlds:
         service, region = aws_route(request.headers)
         if not is_region(region):  # it would become a cluster's or a bucket's region, and be printed
             return refusal_answer(region_refusal(region), urlsplit(request.url).path, request.headers)
+        denied = self._denied(self._policy, service, region, request) if self._policy is not None else None
+        if denied is not None:
+            return refusal_answer(access_denied(service, denied), urlsplit(request.url).path, request.headers)
         response = self.hyperpod().answer(service, region, request, self._polls)
         return response.status_code, dict(response.headers), response.content
+
+    def _denied(self, policy: iam.Policy, service: str, region: str, request: ServedRequest) -> str | None:
+        """AccessDenied's message when the policy refuses what `request` needs, else None. A request
+        the wire cannot decode is left to the dispatcher, which answers its SerializationException."""
+        world = self.hyperpod()
+        account = world.scenario.account_id
+        if service == "s3":
+            needs = iam.s3_requested(request.method, request.url)
+        else:
+            try:
+                operation, params = wire.decode(request)
+            except SerializationException:
+                return None
+            # a name's ARN is read from the world only when a statement is scoped to some ARN
+            arns = {c["name"]: c["arn"] for c in world.overview()["clusters"] if c["region"] == region} if policy.scoped else {}
+            needs = iam.requested(service, operation, params, region=region, account=account, cluster_arn=arns.get)
+        refused = iam.first_denied(policy, needs)
+        return iam.denied_message(iam.principal(account), *refused) if refused else None
 
     def _answer_gcp(self, request: ServedRequest) -> tuple[int, dict[str, str], bytes]:
         headers = {k: v for k, v in request.headers.items() if k.lower() in ("content-type",)}
@@ -377,15 +411,17 @@ def serve(
     idle_timeout: float = IDLE_TIMEOUT,
     read_timeout: float = READ_TIMEOUT,
     max_connections: int = MAX_CONNECTIONS,
+    policy: iam.Policy | None = None,
 ) -> None:
-    """Listen on host:port (0: a free port) until interrupted or `stop_after` seconds have passed."""
+    """Listen on host:port (0: a free port) until interrupted or `stop_after` seconds have passed;
+    with `policy`, AWS requests it does not allow are answered AccessDenied."""
 
     def log(line: str) -> None:
         if not quiet:
             print(line, file=sys.stderr, flush=True)
 
     limits = {"idle_timeout": idle_timeout, "read_timeout": read_timeout, "max_connections": max_connections}
-    with SimulatorServer((host, port), Worlds(), log, **limits) as server:
+    with SimulatorServer((host, port), Worlds(policy=policy), log, **limits) as server:
         timer = threading.Timer(stop_after, server.shutdown) if stop_after else None
         if timer is not None:
             timer.daemon = True

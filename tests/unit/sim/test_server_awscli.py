@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import SPECS
+from tests.support.serve import fake_serve
 
 BIN = Path(sys.executable).parent
 NAME = "leo-stg-hyperpod-cluster"
@@ -38,22 +39,9 @@ def env(tmp_path) -> dict[str, str]:
 
 @pytest.fixture
 def endpoint(env, tmp_path):
-    """`hyperpod fake serve --port 0`: its URL, read from the line it prints when listening."""
-    server = subprocess.Popen(
-        [str(BIN / "hyperpod"), "fake", "serve", "--port", "0", "--stop-after", str(STOP_AFTER), "--quiet"],
-        env=env,
-        cwd=tmp_path,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        line = server.stdout.readline()  # bounded: the server prints it or exits (then "" is read)
-        assert " at http://127.0.0.1:" in line, f"no URL from fake serve: {line!r} {server.stderr.read()}"
-        yield line.rsplit(" at ", 1)[1].strip()
-    finally:
-        server.terminate()
-        server.wait(10)
+    """`hyperpod fake serve --port 0`: its URL."""
+    with fake_serve(env, tmp_path, stop_after=STOP_AFTER) as url:
+        yield url
 
 
 def aws(env, endpoint: str, *args: str) -> dict:

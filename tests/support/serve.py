@@ -1,0 +1,32 @@
+"""`hyperpod fake serve` as a user runs it: its own process on a free port of 127.0.0.1, stopping by itself."""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+BIN = Path(sys.executable).parent
+
+
+@contextlib.contextmanager
+def fake_serve(env: Mapping[str, str], cwd: Path, *options: str, stop_after: float = 90) -> Iterator[str]:
+    """`hyperpod fake serve --port 0 OPTIONS…` (ending by itself after `stop_after` seconds even if the
+    test dies): its URL, read from the line it prints when listening."""
+    server = subprocess.Popen(
+        [str(BIN / "hyperpod"), "fake", "serve", "--port", "0", "--stop-after", str(stop_after), "--quiet", *options],
+        env=dict(env),
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = server.stdout.readline() if server.stdout else ""  # bounded: the server prints it or exits (then "" is read)
+        assert " at http://127.0.0.1:" in line, f"no URL from fake serve: {line!r} {server.stderr.read() if server.stderr else ''}"
+        yield line.rsplit(" at ", 1)[1].strip()
+    finally:
+        server.terminate()
+        server.wait(10)
