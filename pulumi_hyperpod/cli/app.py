@@ -56,7 +56,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "timeline": (
         "timeline_commands",
         "timeline_command",
-        "Draw target, current and usable nodes per instance group over time, from the cluster's events.",
+        "Draw target, current and usable nodes per instance group over time, from the cluster's events and DescribeCluster's counts now.",
     ),
 }
 
