@@ -10,7 +10,10 @@ reach it, its own diff of inputs (what forces a replacement), its state as outpu
 
 The flow, the same for both clouds (docs/provider.md):
 - check: the inputs checked; with previous inputs, a replacement the policy does not allow is a
-  failure naming the property; for a new resource the creation plan is shown (no diff follows);
+  failure naming the property; for a new resource (no diff follows) what create meets first is
+  met here the same way — the region resolved, the credentials read, the name looked up — so a
+  preview fails with the line `up` would (a name taken without adopt), then the creation plan is
+  shown; an input not known yet that decides those is said to be unchecked, never passed;
 - diff: the cloud's input diff; unless it forces a replacement, the plan made against the live
   cluster (core.cloud.prepare) is shown and decides whether anything changes;
 - create / update: the plan made again against the live cluster, then core.cloud.execute with the
@@ -127,6 +130,11 @@ class CloudAdapter(Protocol):
         ...
 
     def name_of(self, bag: Mapping[str, Any]) -> str | None: ...
+
+    def lookup_name(self, inputs: Mapping[str, Any]) -> str | None:
+        """The name a create reads (its spec's), when it and the settings (where the cluster lives,
+        adopt) are known; None while one is not: a create's preview cannot check it then."""
+        ...
 
     def label(self, name: str) -> str:
         """The `[hyperpod NAME]` prefix of the provider's lines."""
@@ -270,16 +278,36 @@ class CloudProvider:
         ]
 
     def _show_creation(self, inputs: Bag) -> None:
-        """A new resource: the engine calls no diff, so the creation plan is shown from here.
-        Offline (no API call); with adopt the plan is made against the live cluster at create."""
-        name = self.adapter.name_of(inputs)
+        """A new resource: the engine calls no diff, so the create's preview is made here. What
+        create meets before its first write is met first, by the same call (`_existing`): the
+        region, the credentials, the name taken or free — a read, nothing else. Then the creation
+        plan (offline: create runs the preflight) or, adopting, the plan against the cluster there."""
         unknown = self.adapter.unknown(inputs)
-        if unknown:
-            self._say(not_known_text(unknown, []), name)
+        name = self.adapter.lookup_name(inputs)
+        if name is None:
+            self._say(unchecked_text(unknown), self.adapter.name_of(inputs))
             return
         settings = self.adapter.settings(inputs)
-        the_plan = self.adapter.creation_plan(inputs, settings)
-        self._say(plan_text(the_plan) + self.adapter.creation_note(inputs), the_plan.cluster_name)
+        session, observed = self._existing(inputs, name, settings)
+        if unknown:
+            self._say(not_known_text(unknown, []), name)
+        elif observed is not None:
+            self._adopted(session, self.adapter.desired(inputs), settings, observed)
+        else:
+            the_plan = self.adapter.creation_plan(inputs, settings)
+            self._say(plan_text(the_plan) + self.adapter.creation_note(inputs), the_plan.cluster_name)
+
+    def _existing(self, inputs: Bag, name: str, settings: RunSettings) -> tuple[Session, Any]:
+        """Where a create of `inputs` goes and what is there now, for the create and for its
+        preview alike: the session opened where the inputs say (the region resolved, or the
+        NoRegionError), the cluster read by its name (no credentials: botocore's
+        NoCredentialsError before any request). A cluster there without adopt stops the create
+        with the adapter's line; the errors are worded by the one renderer (core/messages.py)."""
+        session = self.adapter.open(inputs, settings)
+        observed = self._read(session, name)
+        if observed is not None and not settings.adopt:
+            raise ProviderError(self.adapter.exists_text(name, session, observed))
+        return session, observed
 
     # ---- diff ----------------------------------------------------------------------------------
     def diff(self, id_: str, olds: Bag, news: Bag) -> Diffed:
@@ -334,24 +362,15 @@ class CloudProvider:
     # ---- create --------------------------------------------------------------------------------
     def create(self, inputs: Bag) -> Created:
         settings, spec = self.adapter.settings(inputs), self.adapter.desired(inputs)
-        session = self.adapter.open(inputs, settings)
-        deadline = session.now() + settings.timeout
         name = spec.name
-        observed = self._read(session, name)
-        if observed is not None and not settings.adopt:
-            raise ProviderError(self.adapter.exists_text(name, session, observed))
-        if observed is not None:
-            self._say(f"adopting {self.adapter.summary(observed)}", name)
-        result = self._prepare(session, spec, settings, observed)
+        session, observed = self._existing(inputs, name, settings)
+        deadline = session.now() + settings.timeout
         if observed is None:
+            result = self._prepare(session, spec, settings, observed)
             if result.preflight is not None:  # check's creation plan had no preflight
                 self._say(preflight_text(result), name)
         else:
-            self._say(plan_text(result), name)  # check showed a creation plan; this is the real one
-            if result.replacements:
-                raise ProviderError(
-                    f"cannot adopt cluster {name}: it differs in what cannot change in place: " + "; ".join(result.replacements)
-                )
+            result = self._adopted(session, spec, settings, observed)
         try:
             applied = self._apply(session, result, settings, deadline)
         except ProviderError as error:
@@ -367,6 +386,17 @@ class CloudProvider:
             self._undo_failed_create(session, name, settings, deadline, why)
             raise ProviderError(why)
         return Created(self.adapter.resource_id(state), self.adapter.outputs(inputs, state, session))
+
+    def _adopted(self, session: Session, spec: Any, settings: RunSettings, observed: Any) -> Plan:
+        """The plan that takes over the cluster there (adopt), shown; one that differs in what cannot
+        change in place stops the create — and its preview, which shows this plan too."""
+        name = spec.name
+        self._say(f"adopting {self.adapter.summary(observed)}", name)
+        result = self._prepare(session, spec, settings, observed)
+        self._say(plan_text(result), name)
+        if result.replacements:
+            raise ProviderError(f"cannot adopt cluster {name}: it differs in what cannot change in place: " + "; ".join(result.replacements))
+        return result
 
     def _undo_failed_create(self, session: Session, name: str, settings: RunSettings, deadline: float, why: str) -> None:
         """A create either leaves a working cluster or none (the engine's contract): a cluster the
@@ -524,6 +554,14 @@ def not_known_text(unknown: list[str], replacements: list[Replacement]) -> str:
         "the plan is made against the live cluster when `pulumi up` runs; a change that needs a replacement "
         "is refused then unless policy allow_replacement is set"
     )
+    return "\n".join(lines)
+
+
+def unchecked_text(unknown: list[str]) -> str:
+    """A create's preview that could not be checked: said so, never shown as fine."""
+    lines = ["not checked yet: the region, the credentials and whether the cluster's name is free depend on inputs not known until other resources are created:"]
+    lines += [f"  - {path or '(all inputs)'}" for path in unknown]
+    lines.append("`pulumi up` checks them before it creates anything, and fails there if the name is taken (unless adopt is set)")
     return "\n".join(lines)
 
 
