@@ -13,19 +13,15 @@ from pulumi_hyperpod.core.messages import CLUSTER_NAME_TAKEN, NO_AWS_CREDENTIALS
 from pulumi_hyperpod.provider import ClusterProvider, ProviderError
 from pulumi_hyperpod.provider.errors import user_message
 
+from tests.support.aws_env import no_aws_config as unset_aws
 from tests.support.provider_specs import Engine, mutations, props, slurm_spec, wire
 
-NO_CREDENTIALS_ENV = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_DEFAULT_PROFILE")
 
 
 @pytest.fixture
 def no_aws_config(monkeypatch, tmp_path):
     """No region and no credentials anywhere botocore looks (and no instance metadata to ask)."""
-    for name in (*NO_CREDENTIALS_ENV, "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "AWS_CONTAINER_CREDENTIALS_FULL_URI"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-config"))
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-credentials"))
-    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    unset_aws(monkeypatch, tmp_path)
 
 
 def live_cluster(sim, name: str = "demo-cluster") -> dict:
