@@ -22,7 +22,6 @@ EXIT_ERROR, EXIT_REFUSED, EXIT_INTERRUPTED = 1, 2, 130  # as core/contract.py an
 Front = Literal["cli", "python", "native"]  # whose words a hint is in (ErrorLine)
 
 
-
 @dataclass(frozen=True, slots=True)
 class ErrorLine:
     """One error of the AWS path: the line that says what is wrong, then what to do in the terms of
@@ -135,22 +134,31 @@ def render(error: BaseException) -> Rendered | None:
         return Rendered((apply_failed(error),), summary=str(error))  # the advice is the CLI's: re-run the command
     if not isinstance(error, Exception):
         return None  # KeyboardInterrupt, SystemExit, GeneratorExit: not ours to word
-    botocore = sys.modules.get("botocore.exceptions")
-    if botocore is not None:
-        # the CLI's hint on the line it prints, a provider's (Python and native alike) as its message
-        if isinstance(error, botocore.NoCredentialsError):
-            return Rendered((NO_AWS_CREDENTIALS.text("cli"),), summary=NO_AWS_CREDENTIALS.text("native"))
-        if isinstance(error, botocore.NoRegionError):
-            return Rendered((NO_AWS_REGION.text("cli"),), summary=NO_AWS_REGION.text("native"))
-        if isinstance(error, botocore.ClientError):
-            detail: dict[str, Any] = error.response.get("Error", {})
-            return Rendered((f"{error.operation_name}: {detail.get('Code')}: {detail.get('Message')}",), summary=str(error))
-        if isinstance(error, botocore.BotoCoreError):
-            return Rendered((str(error),))
+    said = _botocore(error)
+    if said is not None:
+        return said
     if _is(error, "pulumi_hyperpod.gcp.client", "GcpApiError", "OperationTimeout", "CredentialsMissing"):
         return Rendered((str(error),))
     if _is(error, "pulumi_hyperpod.provider.errors", "ProviderError"):
         return Rendered((str(error) or type(error).__name__,))
     if isinstance(error, (OSError, ValueError, LookupError)):  # SavedPlanError and PlanInvalid are ValueErrors
+        return Rendered((str(error),))
+    return None
+
+
+def _botocore(error: Exception) -> Rendered | None:
+    """botocore's errors, when botocore is loaded: a missing region or credentials as the table's line
+    (the CLI's hint on the line it prints, a provider's — Python and native alike — as its message)."""
+    botocore = sys.modules.get("botocore.exceptions")
+    if botocore is None:
+        return None
+    if isinstance(error, botocore.NoCredentialsError):
+        return Rendered((NO_AWS_CREDENTIALS.text("cli"),), summary=NO_AWS_CREDENTIALS.text("native"))
+    if isinstance(error, botocore.NoRegionError):
+        return Rendered((NO_AWS_REGION.text("cli"),), summary=NO_AWS_REGION.text("native"))
+    if isinstance(error, botocore.ClientError):
+        detail: dict[str, Any] = error.response.get("Error", {})
+        return Rendered((f"{error.operation_name}: {detail.get('Code')}: {detail.get('Message')}",), summary=str(error))
+    if isinstance(error, botocore.BotoCoreError):
         return Rendered((str(error),))
     return None

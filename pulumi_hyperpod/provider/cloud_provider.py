@@ -395,7 +395,9 @@ class CloudProvider:
         result = self._prepare(session, spec, settings, observed)
         self._say(plan_text(result), name)
         if result.replacements:
-            raise ProviderError(f"cannot adopt cluster {name}: it differs in what cannot change in place: " + "; ".join(result.replacements))
+            raise ProviderError(
+                f"cannot adopt cluster {name}: it differs in what cannot change in place: " + "; ".join(result.replacements)
+            )
         return result
 
     def _undo_failed_create(self, session: Session, name: str, settings: RunSettings, deadline: float, why: str) -> None:
@@ -559,7 +561,9 @@ def not_known_text(unknown: list[str], replacements: list[Replacement]) -> str:
 
 def unchecked_text(unknown: list[str]) -> str:
     """A create's preview that could not be checked: said so, never shown as fine."""
-    lines = ["not checked yet: the region, the credentials and whether the cluster's name is free depend on inputs not known until other resources are created:"]
+    lines = [
+        "not checked yet: the region, the credentials and whether the cluster's name is free depend on inputs not known until other resources are created:"
+    ]
     lines += [f"  - {path or '(all inputs)'}" for path in unknown]
     lines.append("`pulumi up` checks them before it creates anything, and fails there if the name is taken (unless adopt is set)")
     return "\n".join(lines)

@@ -10,7 +10,15 @@ from types import SimpleNamespace
 
 import pytest
 
-from pulumi_hyperpod.core.messages import AWS_ERRORS, CLUSTER_NAME_TAKEN, EXIT_INTERRUPTED, NO_AWS_CREDENTIALS, NO_AWS_REGION, Rendered, render
+from pulumi_hyperpod.core.messages import (
+    AWS_ERRORS,
+    CLUSTER_NAME_TAKEN,
+    EXIT_INTERRUPTED,
+    NO_AWS_CREDENTIALS,
+    NO_AWS_REGION,
+    Rendered,
+    render,
+)
 from tests.support.paths import REPO
 
 

@@ -17,7 +17,6 @@ from tests.support.aws_env import no_aws_config as unset_aws
 from tests.support.provider_specs import Engine, mutations, props, slurm_spec, wire
 
 
-
 @pytest.fixture
 def no_aws_config(monkeypatch, tmp_path):
     """No region and no credentials anywhere botocore looks (and no instance metadata to ask)."""
