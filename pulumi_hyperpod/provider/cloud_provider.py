@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pulumi_hyperpod.provider.console import say
 from pulumi_hyperpod.provider.errors import ProviderError, contract_message
+import threading
 import time
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -49,6 +50,36 @@ GONE = "the cluster no longer exists"  # the replacement a diff reports for a cl
 
 class PlanUnknown(Exception):
     """The plan a preview would show cannot be made yet, and why."""
+
+
+class Replaced:
+    """The ids of the clusters a diff in this process said are replaced, each taken once by the
+    check of the replacement's create (`CloudProvider._existing`). In the process, not the state:
+    the engine sends that check no previous inputs and no id, and it runs in the provider process
+    the diff ran in, moments later, in the same preview or `up`."""
+
+    def __init__(self) -> None:
+        self._ids: set[str] = set()
+        self._lock = threading.Lock()
+
+    def note(self, id_: str) -> None:
+        with self._lock:
+            self._ids.add(id_)
+
+    def taken(self, id_: str) -> bool:
+        """Whether `id_` was noted; it is forgotten then."""
+        with self._lock:
+            if id_ in self._ids:
+                self._ids.discard(id_)
+                return True
+            return False
+
+    def clear(self) -> None:
+        with self._lock:
+            self._ids.clear()
+
+
+REPLACED = Replaced()
 
 
 # ---- what the provider answers, whatever the transport ------------------------------------------
@@ -288,7 +319,7 @@ class CloudProvider:
             self._say(unchecked_text(unknown), self.adapter.name_of(inputs))
             return
         settings = self.adapter.settings(inputs)
-        session, observed = self._existing(inputs, name, settings)
+        session, observed = self._existing(inputs, name, settings, preview=True)
         if unknown:
             self._say(not_known_text(unknown, []), name)
         elif observed is not None:
@@ -297,14 +328,21 @@ class CloudProvider:
             the_plan = self.adapter.creation_plan(inputs, settings)
             self._say(plan_text(the_plan) + self.adapter.creation_note(inputs), the_plan.cluster_name)
 
-    def _existing(self, inputs: Bag, name: str, settings: RunSettings) -> tuple[Session, Any]:
+    def _existing(self, inputs: Bag, name: str, settings: RunSettings, *, preview: bool = False) -> tuple[Session, Any]:
         """Where a create of `inputs` goes and what is there now, for the create and for its
         preview alike: the session opened where the inputs say (the region resolved, or the
         NoRegionError), the cluster read by its name (no credentials: botocore's
         NoCredentialsError before any request). A cluster there without adopt stops the create
-        with the adapter's line; the errors are worded by the one renderer (core/messages.py)."""
+        with the adapter's line; the errors are worded by the one renderer (core/messages.py).
+
+        A replacement's create is checked too: after a diff says "replace", the engine checks the
+        inputs again as a new resource's, while the cluster being replaced is still there (it is
+        deleted first). That cluster, and only it (its id, the one the diff was given), is no
+        obstacle: the preview shows the creation plan."""
         session = self.adapter.open(inputs, settings)
         observed = self._read(session, name)
+        if observed is not None and preview and REPLACED.taken(self.adapter.resource_id(observed)):
+            return session, None
         if observed is not None and not settings.adopt:
             raise ProviderError(self.adapter.exists_text(name, session, observed))
         return session, observed
@@ -328,6 +366,8 @@ class CloudProvider:
                     self._refuse_replacement(news, list(live.replacements), name)
                     replacements += [Replacement("spec", reason) for reason in live.replacements]
         keys = list(dict.fromkeys(r.key for r in replacements))
+        if keys and id_:
+            REPLACED.note(id_)
         return Diffed(changes=changed or bool(keys), replaces=keys, delete_before_replace=True)
 
     def _live_plan(self, news: Bag, name: str, inputs_changed: bool, olds: Bag | None = None) -> Plan | None:

@@ -111,3 +111,18 @@ def test_an_unknown_name_region_or_adopt_is_said_to_be_unchecked(engine, sim, ca
     printed = capsys.readouterr().err
     assert "not checked yet: the region, the credentials and whether the cluster's name is free" in printed
     assert "Plan for cluster" not in printed and len(sim.calls) == calls  # nothing read, nothing claimed
+
+
+def test_a_replacements_create_is_checked_against_every_cluster_but_the_one_it_replaces(engine, sim, capsys):
+    """After a diff says "replace", the engine checks the inputs again as a new resource's while the
+    old cluster is still there (delete-before-replace removes it first): that cluster is no obstacle."""
+    arn, outputs = engine.create(props(slurm_spec(workers=1), wait="Target"))
+    moved = props(slurm_spec(workers=1), policy={"allow_replacement": True})
+    moved["spec"]["VpcConfig"]["Subnets"] = ["subnet-87654321"]
+    news = engine.checked(moved, outputs)
+    assert engine.provider.diff(arn, outputs, news).replaces == ["spec.VpcConfig"]
+    capsys.readouterr()
+    engine.check(moved)  # the replacement's create, as the engine checks it: no previous inputs
+    assert "Plan for cluster demo-cluster: create" in capsys.readouterr().err
+    with pytest.raises(ProviderError, match="already exists"):  # only that once: another create of the name is refused
+        engine.check(moved)
