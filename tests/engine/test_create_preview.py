@@ -1,7 +1,8 @@
 """A create's preview under the real engine (issue 39): `pulumi preview` of a program creating a
 cluster whose name is already live in the simulated world fails — before any `up` — with the line
-`up` would fail with (the adopt hint in the program's language), one line, no traceback; nothing is
-created or changed."""
+`up` would fail with, one line, no traceback; nothing is created or changed. The dynamic `Cluster`
+(a Python program) says `adopt=True`; the native provider, from Pulumi YAML, names the input in
+each SDK's spelling."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pulumi_hyperpod.core.messages import CLUSTER_NAME_TAKEN
 
 from tests.support.provider_specs import mutations, settled_world, slurm_spec
 
-from .conftest import STACK, EngineProject, copy_demo_project, engine_env, with_spec_helpers
+from .conftest import REPO, STACK, EngineProject, copy_demo_project, copy_yaml_project, engine_env, require_yaml_host, with_spec_helpers
 
 pytestmark = pytest.mark.engine
 
@@ -56,3 +57,29 @@ def test_with_adopt_the_preview_shows_the_plan_against_the_live_cluster(project:
     preview = project.run("preview")
     assert "adopting arn:aws:sagemaker:" in preview.output, preview.describe()
     assert "BatchAddClusterNodes" in preview.output and "CreateCluster" not in preview.output, preview.describe()
+
+
+@pytest.fixture(scope="module")
+def yaml_project(pulumi_cli: str, tmp_path_factory: pytest.TempPathFactory) -> EngineProject:
+    require_yaml_host(pulumi_cli)
+    base = tmp_path_factory.mktemp("create-preview-yaml")
+    copy_yaml_project(REPO / "examples" / "yaml-cluster", base / "project")
+    return EngineProject(root=base / "project", env=engine_env(base))
+
+
+def test_the_native_providers_preview_fails_with_its_own_adopt_line(yaml_project: EngineProject) -> None:
+    world = settled_world(yaml_project.world_path)
+    made = world.client().create_cluster(**slurm_spec(name="yaml-training"))  # the example's cluster name
+    world.advance(900)
+    live = world.client().describe_cluster(ClusterName=made["ClusterArn"])
+    before = len(mutations(world))
+    yaml_project.run("stack", "init", STACK)
+
+    preview = yaml_project.run("preview", check=False)
+    assert preview.returncode != 0, preview.describe()
+    line = CLUSTER_NAME_TAKEN.text(
+        "native", name="yaml-training", where="us-west-2 (simulator)", arn=live["ClusterArn"], status=live["ClusterStatus"]
+    )
+    assert f"error: {line}" in [text.strip() for text in preview.output.splitlines()], preview.describe()
+    assert "Traceback" not in preview.output, preview.describe()
+    assert len(mutations(world)) == before
