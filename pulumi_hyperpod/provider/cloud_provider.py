@@ -406,7 +406,7 @@ class CloudProvider:
         session, observed = self._existing(inputs, name, settings)
         deadline = session.now() + settings.timeout
         if observed is None:
-            result = self._prepare(session, spec, settings, observed)
+            result = self._prepare(session, spec, settings, None)
             if result.preflight is not None:  # check's creation plan had no preflight
                 self._say(preflight_text(result), name)
         else:
