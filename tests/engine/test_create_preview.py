@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from pulumi_hyperpod.core.messages import CLUSTER_NAME_TAKEN
+from pulumi_hyperpod.core.messages import CLUSTER_NAME_TAKEN, NO_AWS_REGION
 
 from tests.support.provider_specs import mutations, settled_world, slurm_spec
 
@@ -57,6 +57,21 @@ def test_with_adopt_the_preview_shows_the_plan_against_the_live_cluster(project:
     preview = project.run("preview")
     assert "adopting arn:aws:sagemaker:" in preview.output, preview.describe()
     assert "BatchAddClusterNodes" in preview.output and "CreateCluster" not in preview.output, preview.describe()
+
+
+def test_with_no_region_the_preview_fails_with_the_region_line_not_a_plan_priced_elsewhere(project: EngineProject) -> None:
+    project.write_program(with_spec_helpers(PROGRAM).replace('backend="fake"{adopt}', 'backend="aws"'))
+    saved = dict(project.env)
+    for name in ("AWS_REGION", "AWS_DEFAULT_REGION"):
+        project.env.pop(name, None)
+    try:
+        preview = project.run("preview", check=False)
+    finally:
+        project.env.clear()
+        project.env.update(saved)
+    assert preview.returncode != 0, preview.describe()
+    assert f"error: {NO_AWS_REGION.text('python')}" in [text.strip() for text in preview.output.splitlines()], preview.describe()
+    assert "Plan for cluster" not in preview.output, preview.describe()
 
 
 @pytest.fixture(scope="module")
