@@ -16,11 +16,63 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 EXIT_ERROR, EXIT_REFUSED, EXIT_INTERRUPTED = 1, 2, 130  # as core/contract.py and cli/common.py say them
+Front = Literal["cli", "python", "native"]  # whose words a hint is in (ErrorLine)
 
-NO_AWS_CREDENTIALS = "no AWS credentials found (set AWS_PROFILE or use --profile); to try without AWS, use --backend fake"
+
+@dataclass(frozen=True, slots=True)
+class ErrorLine:
+    """One error of the AWS path: the line that says what is wrong, then what to do in the terms of
+    each front end — `hyperpod` (`cli`), the dynamic `Cluster`, whose program is Python (`python`),
+    and the native provider (`native`), which cannot know its program's language: the engine's
+    requests do not carry it, so its hint names the input in the schema's terms and each SDK's
+    spelling. '' where a front end never meets the error. The table in docs/provider.md ("Errors
+    before and at create") is this one (tests/unit/core/test_messages.py compares them)."""
+
+    line: str  # a template: `{name}`-style fields filled by `text`
+    cli: str
+    python: str
+    native: str
+
+    def text(self, front: Front, **values: str) -> str:
+        """`line: hint` for `front` ("cli", "python" or "native"), the fields filled in."""
+        hint: str = getattr(self, front)
+        return f"{self.line.format(**values)}: {hint}"
+
+
+_PULUMI_REGION = (
+    "set the resource's region input, or `pulumi config set hyperpod:region REGION` (or aws:region), "
+    "or AWS_REGION (or AWS_DEFAULT_REGION), or region in the AWS profile's config"
+)
+_PULUMI_CREDENTIALS = (
+    "set AWS_PROFILE, or the resource's profile input, or `pulumi config set hyperpod:profile NAME`; "
+    "to try without AWS, `pulumi config set hyperpod:backend fake`"
+)
+
+NO_AWS_REGION = ErrorLine(
+    "no AWS region",
+    cli="give --region, or set AWS_REGION (or AWS_DEFAULT_REGION), or region in the AWS profile's config",
+    python=_PULUMI_REGION,
+    native=_PULUMI_REGION,
+)
+NO_AWS_CREDENTIALS = ErrorLine(
+    "no AWS credentials found",
+    cli="set AWS_PROFILE or use --profile; to try without AWS, use --backend fake",
+    python=_PULUMI_CREDENTIALS,
+    native=_PULUMI_CREDENTIALS,
+)
+CLUSTER_NAME_TAKEN = ErrorLine(
+    "a cluster named {name} already exists in {where} ({arn}, {status})",
+    cli="",  # `hyperpod plan`/`apply` plan against the cluster there: nothing to adopt
+    python="set adopt=True to bring it under this stack (it is then updated to match the spec), or choose another cluster name",
+    native=(
+        "set the resource's adopt input to true to bring it under this stack (it is then updated to match the spec): "
+        "adopt: true in TypeScript and YAML, Adopt: pulumi.Bool(true) in Go, adopt=True in Python; or choose another cluster name"
+    ),
+)
+AWS_ERRORS = (NO_AWS_REGION, NO_AWS_CREDENTIALS, CLUSTER_NAME_TAKEN)  # the table, in its order
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,19 +134,31 @@ def render(error: BaseException) -> Rendered | None:
         return Rendered((apply_failed(error),), summary=str(error))  # the advice is the CLI's: re-run the command
     if not isinstance(error, Exception):
         return None  # KeyboardInterrupt, SystemExit, GeneratorExit: not ours to word
-    botocore = sys.modules.get("botocore.exceptions")
-    if botocore is not None:
-        if isinstance(error, botocore.NoCredentialsError):
-            return Rendered((NO_AWS_CREDENTIALS,), summary=str(error))
-        if isinstance(error, botocore.ClientError):
-            detail: dict[str, Any] = error.response.get("Error", {})
-            return Rendered((f"{error.operation_name}: {detail.get('Code')}: {detail.get('Message')}",), summary=str(error))
-        if isinstance(error, botocore.BotoCoreError):
-            return Rendered((str(error),))
+    said = _botocore(error)
+    if said is not None:
+        return said
     if _is(error, "pulumi_hyperpod.gcp.client", "GcpApiError", "OperationTimeout", "CredentialsMissing"):
         return Rendered((str(error),))
     if _is(error, "pulumi_hyperpod.provider.errors", "ProviderError"):
         return Rendered((str(error) or type(error).__name__,))
     if isinstance(error, (OSError, ValueError, LookupError)):  # SavedPlanError and PlanInvalid are ValueErrors
+        return Rendered((str(error),))
+    return None
+
+
+def _botocore(error: Exception) -> Rendered | None:
+    """botocore's errors, when botocore is loaded: a missing region or credentials as the table's line
+    (the CLI's hint on the line it prints, a provider's — Python and native alike — as its message)."""
+    botocore = sys.modules.get("botocore.exceptions")
+    if botocore is None:
+        return None
+    if isinstance(error, botocore.NoCredentialsError):
+        return Rendered((NO_AWS_CREDENTIALS.text("cli"),), summary=NO_AWS_CREDENTIALS.text("native"))
+    if isinstance(error, botocore.NoRegionError):
+        return Rendered((NO_AWS_REGION.text("cli"),), summary=NO_AWS_REGION.text("native"))
+    if isinstance(error, botocore.ClientError):
+        detail: dict[str, Any] = error.response.get("Error", {})
+        return Rendered((f"{error.operation_name}: {detail.get('Code')}: {detail.get('Message')}",), summary=str(error))
+    if isinstance(error, botocore.BotoCoreError):
         return Rendered((str(error),))
     return None

@@ -65,7 +65,7 @@ def new_provider(config: Mapping[str, str] | None = None, simulator: str | None 
     """A configured provider. `config` uses the dynamic provider's stack-config keys
     (`hyperpod:backend`, `hyperpod:region`, `hyperpod:profile`); `simulator` is the name of an
     in-memory simulator registered with `provider.worlds` (tests)."""
-    return CloudProvider(AwsAdapter(simulator, Defaults.from_config(dict(config or {}))))
+    return CloudProvider(AwsAdapter(simulator, Defaults.from_config(dict(config or {})), front="native"))
 
 
 def _aws(provider: CloudProvider) -> AwsAdapter:

@@ -25,6 +25,7 @@ from pulumi_hyperpod.aws.context import AwsContext
 from pulumi_hyperpod.provider import changes, props
 from pulumi_hyperpod.provider.worlds import open_backend, open_service
 from pulumi_hyperpod.core import cloud
+from pulumi_hyperpod.core.messages import CLUSTER_NAME_TAKEN, Front
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.context import AwsContext
@@ -48,6 +49,7 @@ class AwsSettings(RunSettings):
 class AwsAdapter:
     simulator: str | None = None  # a name in worlds' registry, never the simulator itself
     defaults: Defaults = field(default_factory=Defaults)
+    front: Front = "python"  # whose words a hint uses (core/messages.py's ErrorLine): the dynamic Cluster's program is Python
 
     cloud_name = "aws"
     allow_hint = ""
@@ -64,6 +66,9 @@ class AwsAdapter:
 
         name = props.cluster_name(bag)
         return name if isinstance(name, str) else None
+
+    def lookup_name(self, inputs: Mapping[str, Any]) -> str | None:
+        return None if unknown_paths(props.settings_inputs(inputs)) else self.name_of(inputs)
 
     def label(self, name: str) -> str:
         return name
@@ -96,12 +101,6 @@ class AwsAdapter:
     def locate(self, bag: Mapping[str, Any]) -> Location:
         return locate_inputs(bag, self.defaults)
 
-    def _region_or_none(self, inputs: Mapping[str, Any]) -> str | None:
-        try:
-            return self.locate(inputs).region
-        except Exception:
-            return None
-
     def open(self, bag: Mapping[str, Any], settings: RunSettings | None = None, *, stored: bool = False) -> Session:
 
         location = (Location.from_outputs(bag.get("location")) if stored else None) or self.locate(bag)
@@ -127,7 +126,7 @@ class AwsAdapter:
     def creation_plan(self, inputs: Mapping[str, Any], settings: RunSettings) -> Plan:
 
         roles = settings.roles if isinstance(settings, AwsSettings) else {}
-        context = _context(roles=roles, region=self._region_or_none(inputs))
+        context = _context(roles=roles, region=self.locate(inputs).region)  # the region create uses: its prices
         return cloud.get(self.cloud_name).plan(cloud.PlanRequest(self.desired(inputs), None, settings.policy, context))
 
     def creation_note(self, inputs: Mapping[str, Any]) -> str:
@@ -190,8 +189,4 @@ class AwsAdapter:
         return f"{state.arn} ({state.status}, {current}/{target} nodes)"
 
     def exists_text(self, name: str, session: Session, state: ClusterState) -> str:
-        return (
-            f"a cluster named {name} already exists in {session.where} ({state.arn}, {state.status}). "
-            "Set adopt=True to bring it under this stack (it is then updated to match the spec), "
-            "or choose another cluster_name."
-        )
+        return CLUSTER_NAME_TAKEN.text(self.front, name=name, where=session.where, arn=str(state.arn), status=str(state.status))

@@ -10,7 +10,10 @@ reach it, its own diff of inputs (what forces a replacement), its state as outpu
 
 The flow, the same for both clouds (docs/provider.md):
 - check: the inputs checked; with previous inputs, a replacement the policy does not allow is a
-  failure naming the property; for a new resource the creation plan is shown (no diff follows);
+  failure naming the property; for a new resource (no diff follows) what create meets first is
+  met here the same way — the region resolved, the credentials read, the name looked up — so a
+  preview fails with the line `up` would (a name taken without adopt), then the creation plan is
+  shown; an input not known yet that decides those is said to be unchecked, never passed;
 - diff: the cloud's input diff; unless it forces a replacement, the plan made against the live
   cluster (core.cloud.prepare) is shown and decides whether anything changes;
 - create / update: the plan made again against the live cluster, then core.cloud.execute with the
@@ -24,6 +27,8 @@ Nothing here holds a client or a credential: every call connects through the ada
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -31,7 +36,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pulumi_hyperpod.provider.console import say
 from pulumi_hyperpod.provider.errors import ProviderError, contract_message
 from pulumi_hyperpod.provider.refresh import REFRESHES, drift_text, gone_text
-import time
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.core.cloud import AnyCloud
@@ -47,6 +51,36 @@ GONE = "the cluster no longer exists"  # the replacement a diff reports for a cl
 
 class PlanUnknown(Exception):
     """The plan a preview would show cannot be made yet, and why."""
+
+
+class Replaced:
+    """The ids of the clusters a diff in this process said are replaced, each taken once by the
+    check of the replacement's create (`CloudProvider._existing`). In the process, not the state:
+    the engine sends that check no previous inputs and no id, and it runs in the provider process
+    the diff ran in, moments later, in the same preview or `up`."""
+
+    def __init__(self) -> None:
+        self._ids: set[str] = set()
+        self._lock = threading.Lock()
+
+    def note(self, id_: str) -> None:
+        with self._lock:
+            self._ids.add(id_)
+
+    def taken(self, id_: str) -> bool:
+        """Whether `id_` was noted; it is forgotten then."""
+        with self._lock:
+            if id_ in self._ids:
+                self._ids.discard(id_)
+                return True
+            return False
+
+    def clear(self) -> None:
+        with self._lock:
+            self._ids.clear()
+
+
+REPLACED = Replaced()
 
 
 # ---- what the provider answers, whatever the transport ------------------------------------------
@@ -128,6 +162,11 @@ class CloudAdapter(Protocol):
         ...
 
     def name_of(self, bag: Mapping[str, Any]) -> str | None: ...
+
+    def lookup_name(self, inputs: Mapping[str, Any]) -> str | None:
+        """The name a create reads (its spec's), when it and the settings (where the cluster lives,
+        adopt) are known; None while one is not: a create's preview cannot check it then."""
+        ...
 
     def label(self, name: str) -> str:
         """The `[hyperpod NAME]` prefix of the provider's lines."""
@@ -272,16 +311,43 @@ class CloudProvider:
         ]
 
     def _show_creation(self, inputs: Bag) -> None:
-        """A new resource: the engine calls no diff, so the creation plan is shown from here.
-        Offline (no API call); with adopt the plan is made against the live cluster at create."""
-        name = self.adapter.name_of(inputs)
+        """A new resource: the engine calls no diff, so the create's preview is made here. What
+        create meets before its first write is met first, by the same call (`_existing`): the
+        region, the credentials, the name taken or free — a read, nothing else. Then the creation
+        plan (offline: create runs the preflight) or, adopting, the plan against the cluster there."""
         unknown = self.adapter.unknown(inputs)
-        if unknown:
-            self._say(not_known_text(unknown, []), name)
+        name = self.adapter.lookup_name(inputs)
+        if name is None:
+            self._say(unchecked_text(unknown), self.adapter.name_of(inputs))
             return
         settings = self.adapter.settings(inputs)
-        the_plan = self.adapter.creation_plan(inputs, settings)
-        self._say(plan_text(the_plan) + self.adapter.creation_note(inputs), the_plan.cluster_name)
+        session, observed = self._existing(inputs, name, settings, preview=True)
+        if unknown:
+            self._say(not_known_text(unknown, []), name)
+        elif observed is not None:
+            self._adopted(session, self.adapter.desired(inputs), settings, observed)
+        else:
+            the_plan = self.adapter.creation_plan(inputs, settings)
+            self._say(plan_text(the_plan) + self.adapter.creation_note(inputs), the_plan.cluster_name)
+
+    def _existing(self, inputs: Bag, name: str, settings: RunSettings, *, preview: bool = False) -> tuple[Session, Any]:
+        """Where a create of `inputs` goes and what is there now, for the create and for its
+        preview alike: the session opened where the inputs say (the region resolved, or the
+        NoRegionError), the cluster read by its name (no credentials: botocore's
+        NoCredentialsError before any request). A cluster there without adopt stops the create
+        with the adapter's line; the errors are worded by the one renderer (core/messages.py).
+
+        A replacement's create is checked too: after a diff says "replace", the engine checks the
+        inputs again as a new resource's, while the cluster being replaced is still there (it is
+        deleted first). That cluster, and only it (its id, the one the diff was given), is no
+        obstacle: the preview shows the creation plan."""
+        session = self.adapter.open(inputs, settings)
+        observed = self._read(session, name)
+        if observed is not None and preview and REPLACED.taken(self.adapter.resource_id(observed)):
+            return session, None
+        if observed is not None and not settings.adopt:
+            raise ProviderError(self.adapter.exists_text(name, session, observed))
+        return session, observed
 
     # ---- diff ----------------------------------------------------------------------------------
     def diff(self, id_: str, olds: Bag, news: Bag) -> Diffed:
@@ -305,6 +371,8 @@ class CloudProvider:
                     self._refuse_replacement(news, list(live.replacements), name)
                     replacements += [Replacement("spec", reason) for reason in live.replacements]
         keys = list(dict.fromkeys(r.key for r in replacements))
+        if keys and id_:
+            REPLACED.note(id_)
         return Diffed(changes=changed or bool(keys), replaces=keys, delete_before_replace=True)
 
     def _live_plan(self, news: Bag, name: str, inputs_changed: bool, olds: Bag | None = None) -> Plan | None:
@@ -339,24 +407,15 @@ class CloudProvider:
     # ---- create --------------------------------------------------------------------------------
     def create(self, inputs: Bag) -> Created:
         settings, spec = self.adapter.settings(inputs), self.adapter.desired(inputs)
-        session = self.adapter.open(inputs, settings)
-        deadline = session.now() + settings.timeout
         name = spec.name
-        observed = self._read(session, name)
-        if observed is not None and not settings.adopt:
-            raise ProviderError(self.adapter.exists_text(name, session, observed))
-        if observed is not None:
-            self._say(f"adopting {self.adapter.summary(observed)}", name)
-        result = self._prepare(session, spec, settings, observed)
+        session, observed = self._existing(inputs, name, settings)
+        deadline = session.now() + settings.timeout
         if observed is None:
+            result = self._prepare(session, spec, settings, None)
             if result.preflight is not None:  # check's creation plan had no preflight
                 self._say(preflight_text(result), name)
         else:
-            self._say(plan_text(result), name)  # check showed a creation plan; this is the real one
-            if result.replacements:
-                raise ProviderError(
-                    f"cannot adopt cluster {name}: it differs in what cannot change in place: " + "; ".join(result.replacements)
-                )
+            result = self._adopted(session, spec, settings, observed)
         try:
             applied = self._apply(session, result, settings, deadline)
         except ProviderError as error:
@@ -374,6 +433,19 @@ class CloudProvider:
         outputs = self.adapter.outputs(inputs, state, session)
         self._say_launching(applied, outputs, name)
         return Created(self.adapter.resource_id(state), outputs)
+
+    def _adopted(self, session: Session, spec: Any, settings: RunSettings, observed: Any) -> Plan:
+        """The plan that takes over the cluster there (adopt), shown; one that differs in what cannot
+        change in place stops the create — and its preview, which shows this plan too."""
+        name = spec.name
+        self._say(f"adopting {self.adapter.summary(observed)}", name)
+        result = self._prepare(session, spec, settings, observed)
+        self._say(plan_text(result), name)
+        if result.replacements:
+            raise ProviderError(
+                f"cannot adopt cluster {name}: it differs in what cannot change in place: " + "; ".join(result.replacements)
+            )
+        return result
 
     def _undo_failed_create(self, session: Session, name: str, settings: RunSettings, deadline: float, why: str) -> None:
         """A create either leaves a working cluster or none (the engine's contract): a cluster the
@@ -573,6 +645,16 @@ def not_known_text(unknown: list[str], replacements: list[Replacement]) -> str:
         "the plan is made against the live cluster when `pulumi up` runs; a change that needs a replacement "
         "is refused then unless policy allow_replacement is set"
     )
+    return "\n".join(lines)
+
+
+def unchecked_text(unknown: list[str]) -> str:
+    """A create's preview that could not be checked: said so, never shown as fine."""
+    lines = [
+        "not checked yet: the region, the credentials and whether the cluster's name is free depend on inputs not known until other resources are created:"
+    ]
+    lines += [f"  - {path or '(all inputs)'}" for path in unknown]
+    lines.append("`pulumi up` checks them before it creates anything, and fails there if the name is taken (unless adopt is set)")
     return "\n".join(lines)
 
 

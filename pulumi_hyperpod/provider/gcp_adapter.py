@@ -132,6 +132,9 @@ class GcpAdapter:
         name = spec.get("name") if isinstance(spec, Mapping) else None
         return name if isinstance(name, str) and name else None
 
+    def lookup_name(self, inputs: Mapping[str, Any]) -> str | None:
+        return None if unknown_paths(inputs) else str(spec_of(inputs).name)
+
     def label(self, name: str) -> str:
         """The cluster id, for the `[hyperpod ID]` prefix of the provider's lines (the plan names it in full)."""
         return name.rsplit("/", 1)[-1]

@@ -169,22 +169,20 @@ def _location(backend: str | None, region: str | None, profile: str | None, defa
 
 def _boto_region(profile: str | None) -> str:
     """The region boto3 would use (environment, then the profile's config file); no credentials
-    are read to find it."""
+    are read to find it. None found: botocore's own NoRegionError, which the one renderer words
+    (core/messages.py, NO_AWS_REGION) as the CLI's client would have raised it."""
     for variable in ("AWS_REGION", "AWS_DEFAULT_REGION"):
         if os.environ.get(variable):
             return os.environ[variable]
     import botocore.session  # noqa: PLC0415 - botocore: only a region left to the AWS profile loads it
-    from botocore.exceptions import BotoCoreError  # noqa: PLC0415 - botocore: only a region left to the AWS profile loads it
+    from botocore.exceptions import BotoCoreError, NoRegionError  # noqa: PLC0415 - botocore: only a region left to the AWS profile loads it
 
     try:
         region = botocore.session.Session(profile=profile).get_config_variable("region")
     except BotoCoreError:
         region = None
     if not region:
-        raise ValueError(
-            "no AWS region: pass region= to the resource, or set it in the stack config "
-            "(`pulumi config set aws:region us-west-2`), or in AWS_REGION"
-        )
+        raise NoRegionError()
     return str(region)
 
 

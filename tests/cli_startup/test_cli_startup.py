@@ -238,7 +238,7 @@ def _input_error():
         (_input_error, "error: spec.json: InstanceGroups[0].InstanceCount: must be at least 0"),
         (
             lambda: __import__("botocore.exceptions").exceptions.NoCredentialsError(),
-            "error: no AWS credentials found (set AWS_PROFILE or use --profile); to try without AWS, use --backend fake",
+            "error: no AWS credentials found: set AWS_PROFILE or use --profile; to try without AWS, use --backend fake",
         ),
         (_client_error, "error: DescribeCluster: ValidationException: bad [/x] name"),
         (

@@ -1,8 +1,10 @@
 """Component tests under `pulumi.runtime.set_mocks` (Pulumi's documented unit-testing pattern).
 
 The mocks answer every resource: AWS resources get plausible outputs, and the HyperPod Cluster
-runs the real provider `check` on what the component built (so a component can only produce a
-spec the provider accepts) and answers with the outputs `create` would give.
+runs the real provider's input check (what `check` validates, `props.check_inputs`) on what the
+component built (so a component can only produce a spec the provider accepts) and answers with the
+outputs `create` would give. Not the rest of `check`: a new resource's check also reads where the
+cluster would go, the create's preview (tests/unit/provider/test_create_preview.py).
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ import pulumi
 import pytest
 from pulumi.runtime.mocks import MockMonitor
 
-from pulumi_hyperpod.provider import ClusterProvider
+from pulumi.dynamic import CheckFailure, CheckResult
+
+from pulumi_hyperpod.provider import props
 
 ACCOUNT = "123456789012"
 CLUSTER_TYPE = "pulumi-python:dynamic/hyperpod:Cluster"
@@ -26,7 +30,8 @@ class HyperPodMocks(pulumi.runtime.Mocks):
     def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict]:
         inputs = dict(args.inputs)
         if args.typ == CLUSTER_TYPE:
-            result = ClusterProvider().check({}, inputs)
+            checked, failures = props.check_inputs(inputs)
+            result = CheckResult(checked, [CheckFailure(path, reason) for path, reason in failures])
             self.checks.append(result)
             spec = result.inputs.get("spec") or {}
             arn = f"arn:aws:sagemaker:us-west-2:{ACCOUNT}:cluster/abcdef123456"

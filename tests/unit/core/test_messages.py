@@ -10,7 +10,16 @@ from types import SimpleNamespace
 
 import pytest
 
-from pulumi_hyperpod.core.messages import EXIT_INTERRUPTED, Rendered, render
+from pulumi_hyperpod.core.messages import (
+    AWS_ERRORS,
+    CLUSTER_NAME_TAKEN,
+    EXIT_INTERRUPTED,
+    NO_AWS_CREDENTIALS,
+    NO_AWS_REGION,
+    Rendered,
+    render,
+)
+from tests.support.paths import REPO
 
 
 def _contract(name: str, *args):
@@ -89,3 +98,43 @@ def test_importing_the_renderer_loads_no_front_end_or_cloud_library():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"
+
+
+# ---- the AWS path's error lines (issue 39): one table, its hints per front end --------------------
+def test_no_region_and_no_credentials_are_the_tables_lines_never_botocores_text():
+    from botocore.exceptions import NoCredentialsError, NoRegionError
+
+    for error, row in ((NoRegionError(), NO_AWS_REGION), (NoCredentialsError(), NO_AWS_CREDENTIALS)):
+        rendered = render(error)
+        assert rendered.lines == (row.text("cli"),)  # what `hyperpod` prints after `error:`
+        assert rendered.message == row.text("native") == row.text("python")  # what a provider reports
+        assert str(error) not in rendered.message  # "You must specify a region.", "Unable to locate credentials"
+
+
+def test_a_line_is_its_fields_filled_then_the_fronts_hint():
+    text = CLUSTER_NAME_TAKEN.text("python", name="c{x}", where="us-west-2 (AWS)", arn="arn:c", status="InService")
+    assert text.startswith("a cluster named c{x} already exists in us-west-2 (AWS) (arn:c, InService): set adopt=True")
+    native = CLUSTER_NAME_TAKEN.text("native", name="c", where="w", arn="a", status="s")
+    assert "adopt: true in TypeScript and YAML, Adopt: pulumi.Bool(true) in Go, adopt=True in Python" in native
+
+
+FRONTS = {"cli": "`hyperpod`", "python": "the dynamic `Cluster`", "native": "the native provider", "python+native": "both providers"}
+
+
+def documented_rows() -> list[tuple[str, str, str]]:
+    """The rows of docs/provider.md's table "Errors before and at create (AWS)"."""
+    text = (REPO / "docs" / "provider.md").read_text(encoding="utf-8")
+    section = text.split("## Errors before and at create (AWS)", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ")]
+    assert rows[0] == "| line | said by | hint |", rows[:1]
+    return [tuple(cell.strip() for cell in row.strip("|").split(" | ")) for row in rows[2:]]  # type: ignore[misc]  # after the rule
+
+
+def test_the_documented_table_is_the_codes_table():
+    expected = []
+    for row in AWS_ERRORS:
+        hints = {front: getattr(row, front) for front in ("cli", "python", "native")}
+        if hints["python"] == hints["native"]:
+            hints = {"cli": hints["cli"], "python+native": hints["python"]}
+        expected += [(row.line, FRONTS[front], hint) for front, hint in hints.items() if hint]
+    assert documented_rows() == expected

@@ -167,12 +167,12 @@ def test_lifecycle_detailed_diff_update_read_import_delete(harness) -> None:
 
 
 def test_create_of_an_existing_name_fails_with_the_dynamic_providers_message(harness) -> None:
+    checked = check(harness, {}, {"spec": slurm_spec(1)})  # checked while the name was free
     created(harness, {"spec": slurm_spec(1)})
-    checked = check(harness, {}, {"spec": slurm_spec(1)})
     with pytest.raises(ProviderError) as error:
         run(harness.provider.create(CreateRequest(harness.urn, checked.inputs, 0, False)))
     message = user_message(error.value)
-    assert "already exists" in message and "adopt" in message and "Traceback" not in message
+    assert "already exists" in message and "adopt: true in TypeScript" in message and "Traceback" not in message
     try:
         {}["bug"]
     except KeyError as bug:  # not an error the user can act on: the traceback goes with it

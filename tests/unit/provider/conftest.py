@@ -39,3 +39,15 @@ def provider(simulator_name):
 @pytest.fixture
 def engine(provider):
     return Engine(provider)
+
+
+@pytest.fixture(autouse=True)
+def no_replacement_noted():
+    """Each test starts with no cluster noted as being replaced (`cloud_provider.REPLACED`, the
+    process's memory between a diff and the check of the replacement's create): the simulators'
+    seeded ids repeat from test to test."""
+    from pulumi_hyperpod.provider.cloud_provider import REPLACED
+
+    REPLACED.clear()
+    yield
+    REPLACED.clear()

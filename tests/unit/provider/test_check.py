@@ -41,7 +41,7 @@ def test_missing_and_malformed_spec(engine, sim):
     assert sim.calls == []
 
 
-def test_inputs_are_the_canonical_api_form(engine):
+def test_inputs_are_the_canonical_api_form(engine, sim):
     """snake_case in, PascalCase stored; the engine's doubles (3.0) come back as counts."""
     snake = {
         "cluster_name": "demo-cluster",
@@ -67,7 +67,7 @@ def test_inputs_are_the_canonical_api_form(engine):
             },
         ],
     }
-    inputs = engine.checked({"spec": snake})
+    inputs = engine.checked({"spec": snake, "backend": "fake"})  # a create's check reads where the cluster goes
     workers = inputs["spec"]["InstanceGroups"][1]
     assert workers["InstanceCount"] == 3 and isinstance(workers["InstanceCount"], int)
     assert workers["InstanceStorageConfigs"] == [{"EbsVolumeConfig": {"VolumeSizeInGB": 30}}]
@@ -99,7 +99,7 @@ def test_values_not_known_yet_pass_check_and_preview_says_so(engine, sim, capsys
     printed = capsys.readouterr().err
     assert "not known until they are created" in printed
     assert "spec.InstanceGroups[1].ExecutionRole" in printed
-    assert sim.calls == []
+    assert sim.calls == [("DescribeCluster", {"ClusterName": "demo-cluster"})]  # the create's preview: is the name free
 
 
 def test_an_unknown_immutable_field_may_replace(engine, sim):
@@ -109,7 +109,7 @@ def test_an_unknown_immutable_field_may_replace(engine, sim):
     outputs = {"spec": slurm_spec(), "backend": "fake", "location": {"backend": "fake", "region": "us-west-2"}}
     diff = engine.provider.diff("x", outputs, dict(result.inputs))
     assert diff.replaces == ["spec.VpcConfig"] and diff.delete_before_replace is True
-    assert sim.calls == []
+    assert sim.calls == [("DescribeCluster", {"ClusterName": "demo-cluster"})]  # the create's preview: is the name free
 
 
 def test_a_wholly_unknown_spec_is_an_update_not_a_replacement(engine, sim, capsys):

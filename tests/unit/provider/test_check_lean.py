@@ -46,6 +46,13 @@ print(json.dumps({
 """
 
 
+@pytest.fixture(autouse=True)
+def own_world(monkeypatch, tmp_path):
+    """A new resource's check reads the simulated world for its name (the create's preview): this
+    test's own, in this process and in the fresh one, never the repository's."""
+    monkeypatch.setenv("HYPERPOD_FAKE_STATE", str(tmp_path / "fake.sqlite"))
+
+
 def fresh_check(olds: dict, news: dict) -> dict:
     return json.loads(run_fresh(f"NOT_IN_CHECK = {NOT_IN_CHECK!r}\n" + CHECK, json.dumps([olds, news])))
 

@@ -20,6 +20,13 @@ print(json.dumps({"failures": [[f.property, f.reason] for f in result.failures]}
 TAG_PATTERN = r"([\p{L}\p{Z}\p{N}_.:/=+\-@]*)"
 
 
+@pytest.fixture(autouse=True)
+def own_world(monkeypatch, tmp_path):
+    """A new resource's check reads the simulated world for its name (the create's preview): this
+    test's own, in this process and in the fresh one, never the repository's."""
+    monkeypatch.setenv("HYPERPOD_FAKE_STATE", str(tmp_path / "fake.sqlite"))
+
+
 def fresh_check(tags: list[dict] | None) -> dict:
     spec = slurm_spec(workers=2)
     if tags is not None:

@@ -21,7 +21,7 @@ import pytest
 from pulumi.dynamic.dynamic import serialize_provider
 from pulumi.runtime import proto, rpc
 
-from pulumi_hyperpod.provider import ClusterProvider, ProviderError, errors, process
+from pulumi_hyperpod.provider import ClusterProvider, ProviderError, errors, process, props
 
 from tests.support.provider_specs import slurm_spec, wire
 
@@ -71,7 +71,7 @@ def encoded(props: dict[str, Any]):
 
 def create(host: ModuleType, provider: ClusterProvider, spec: dict[str, Any]) -> Context:
     """`Create` through the host's servicer; the context it aborted (or not)."""
-    inputs = ClusterProvider().check({}, wire({"spec": spec, "backend": "fake"})).inputs
+    inputs, _ = props.check_inputs(wire({"spec": spec, "backend": "fake"}))  # the inputs as check stores them, no preview
     request = proto.CreateRequest(properties=encoded({**inputs, host.PROVIDER_KEY: serialize_provider(provider)}))
     context = Context()
     try:
