@@ -91,7 +91,8 @@ def render(error: BaseException) -> Rendered | None:
             return Rendered((f"{error.operation_name}: {detail.get('Code')}: {detail.get('Message')}",), summary=str(error))
         if isinstance(error, botocore.BotoCoreError):
             return Rendered((str(error),))
-    if _is(error, "pulumi_hyperpod.gcp.client", "GcpApiError", "OperationTimeout", "CredentialsMissing"):
+    gcp = _is(error, "pulumi_hyperpod.gcp.client", "GcpApiError", "OperationTimeout", "CredentialsMissing")
+    if gcp or _is(error, "pulumi_hyperpod.core.extras", "MissingExtra"):  # MissingExtra: an optional part not installed
         return Rendered((str(error),))
     if _is(error, "pulumi_hyperpod.provider.errors", "ProviderError"):
         return Rendered((str(error) or type(error).__name__,))
