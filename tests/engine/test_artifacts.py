@@ -328,14 +328,16 @@ def test_no_scratch_file_names_the_checkout(scratch: Scratch) -> None:
     needles = [p.encode() for p in checkout_paths()]
     roots = [scratch.base / name for name in ("python", "yaml", "typescript", "go")]
     roots.append(Path(scratch.env["PULUMI_HOME"]) / "plugins")
-    hits = []
+    hits, read = [], 0
     for root in roots:
         assert root.is_dir(), f"{root}: an earlier test did not make it"
         for path in root.rglob("*"):
             if path.is_file() and not path.is_symlink() and "__pycache__" not in path.parts and path.stat().st_size < 4_000_000:
                 data = path.read_bytes()
+                read += 1
                 hits += [f"{path}: {n.decode()}" for n in needles if n in data]
     assert not hits, "scratch files name the checkout:\n" + "\n".join(hits[:20])
+    assert read > 1000, f"only {read} files read: the installs wrote less than two venvs and a node_modules hold"
 
 
 def test_docs_install_holds_every_file_and_command_run_here() -> None:
