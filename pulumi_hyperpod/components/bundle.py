@@ -99,7 +99,7 @@ def simulator_bundle(name: str, files: Mapping[str, bytes], prefix: str, connect
 
 def aws_bundle(name: str, files: Mapping[str, bytes], prefix: str, parent: pulumi.Resource) -> pulumi.Output[str]:
     with needed("components"):
-        import pulumi_aws as aws  # noqa: PLC0415 - pulumi_aws: loaded only when the component declares a supporting resource
+        import pulumi_aws as aws  # noqa: PLC0415 - pulumi_aws (the components extra): loaded only when the component declares a supporting resource
 
     opts = pulumi.ResourceOptions(parent=parent)
     bucket = private_bucket(f"{name}-slurm-bundle", parent)

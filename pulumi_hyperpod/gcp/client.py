@@ -292,9 +292,9 @@ def service_client(*, simulator: Any, poll_seconds: float) -> GcpClient:
 
 def authorized_session() -> Any:
     with needed("gcp"):
-        import google.auth  # noqa: PLC0415 - google-auth: loaded when a real Google Cloud session is made
-        from google.auth.exceptions import DefaultCredentialsError  # noqa: PLC0415 - google-auth: loaded when a real Google Cloud session is made
-        from google.auth.transport.requests import AuthorizedSession  # noqa: PLC0415 - google-auth: loaded when a real Google Cloud session is made
+        import google.auth  # noqa: PLC0415 - google-auth (the gcp extra): loaded when a real Google Cloud session is made
+        from google.auth.exceptions import DefaultCredentialsError  # noqa: PLC0415 - google-auth (the gcp extra): loaded when a real Google Cloud session is made
+        from google.auth.transport.requests import AuthorizedSession  # noqa: PLC0415 - google-auth (the gcp extra): loaded when a real Google Cloud session is made
 
     try:
         credentials, _project = google.auth.default(scopes=list(SCOPES))

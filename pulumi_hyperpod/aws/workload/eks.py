@@ -112,14 +112,14 @@ class EksWorkload:
     def _apis(self) -> tuple[Any, Any]:
         if self._core is None:
             with needed("eks"):
-                from kubernetes import client  # noqa: PLC0415 - kubernetes: loaded by an EKS workload read only
+                from kubernetes import client  # noqa: PLC0415 - kubernetes (the eks extra): loaded by an EKS workload read only
 
             self._core, self._policy = client.CoreV1Api(self.api_client), client.PolicyV1Api(self.api_client)
         return self._core, self._policy
 
     def _get(self, what: str, call: Callable[..., Any], **kwargs: Any) -> dict:
         with needed("eks"):
-            from kubernetes.client.exceptions import ApiException  # noqa: PLC0415 - kubernetes: loaded by an EKS workload read only
+            from kubernetes.client.exceptions import ApiException  # noqa: PLC0415 - kubernetes (the eks extra): loaded by an EKS workload read only
 
         try:
             response = call(_preload_content=False, **kwargs)
@@ -198,7 +198,7 @@ class EksWorkload:
     def evict(self, names: Sequence[str]) -> list[str]:
         """One eviction per pod on these nodes; a 429 (a disruption budget) is reported, not forced."""
         with needed("eks"):
-            from kubernetes.client.exceptions import ApiException  # noqa: PLC0415 - kubernetes: loaded by an EKS workload read only
+            from kubernetes.client.exceptions import ApiException  # noqa: PLC0415 - kubernetes (the eks extra): loaded by an EKS workload read only
 
         core, _ = self._apis()
         blocked = []
@@ -241,7 +241,7 @@ def _message(error: Any) -> str:
 def from_kubeconfig(path: str | None = None, context: str | None = None, clock: Callable[[], dt.datetime] = _utcnow) -> EksWorkload:
     """An EksWorkload with the credentials of a kubeconfig (its exec plugin, `aws eks get-token`, runs as kubectl runs it)."""
     with needed("eks"):
-        from kubernetes import client, config  # noqa: PLC0415 - kubernetes: loaded by an EKS workload read only
+        from kubernetes import client, config  # noqa: PLC0415 - kubernetes (the eks extra): loaded by an EKS workload read only
 
     try:
         configuration = client.Configuration()

@@ -36,7 +36,7 @@ def eks_api_client(session: Any, eks_cluster_arn: str) -> Any:
     """A kubernetes ApiClient for the EKS cluster `eks_cluster_arn` (HyperPod's Orchestrator.Eks.ClusterArn):
     its endpoint and CA from EKS DescribeCluster, a token refreshed as it ages."""
     with needed("eks"):
-        from kubernetes import client  # noqa: PLC0415 - kubernetes: loaded by an EKS workload read only
+        from kubernetes import client  # noqa: PLC0415 - kubernetes (the eks extra): loaded by an EKS workload read only
 
     region, name = eks_cluster_arn.split(":")[3], eks_cluster_arn.rsplit("/", 1)[-1]
     cluster = session.create_client("eks", region_name=region).describe_cluster(name=name)["cluster"]

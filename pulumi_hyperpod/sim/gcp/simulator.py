@@ -65,8 +65,8 @@ class GcpSimulator:
         """google-auth's AuthorizedSession (anonymous credentials: nothing of this machine's is
         read or sent) with this simulator mounted for every https URL."""
         with needed("gcp"):
-            from google.auth.credentials import AnonymousCredentials  # noqa: PLC0415 - google-auth: loaded when a session to the simulated world is made
-            from google.auth.transport.requests import AuthorizedSession  # noqa: PLC0415 - google-auth: loaded when a session to the simulated world is made
+            from google.auth.credentials import AnonymousCredentials  # noqa: PLC0415 - google-auth (the gcp extra): loaded when a session to the simulated world is made
+            from google.auth.transport.requests import AuthorizedSession  # noqa: PLC0415 - google-auth (the gcp extra): loaded when a session to the simulated world is made
 
         session = AuthorizedSession(AnonymousCredentials())
         session.mount("https://", self.adapter)

@@ -435,7 +435,7 @@ class KubeWorld:
 def api_client(transport: KubeTransport, host: str = "https://kubernetes.simulator.invalid") -> Any:
     """A real kubernetes ApiClient whose requests `transport` answers."""
     with needed("eks"):
-        from kubernetes import client  # noqa: PLC0415 - kubernetes: loaded by an EKS workload read only
+        from kubernetes import client  # noqa: PLC0415 - kubernetes (the eks extra): loaded by an EKS workload read only
 
     configuration = client.Configuration()
     configuration.host = host
