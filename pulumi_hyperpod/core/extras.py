@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-# extra → (what needs it, the top-level modules it installs)
+# extra → (what needs it, the modules it installs); `png` (cairosvg) says its own line, naming the
+# file it could not write (aws/timeline/files.py)
 EXTRAS: dict[str, tuple[str, tuple[str, ...]]] = {
     "eks": ("EKS workloads", ("kubernetes",)),
     "gcp": ("Google Cloud training clusters", ("google.auth",)),
-    "png": ("PNG pictures", ("cairosvg",)),
     "components": ("The components' supporting AWS resources", ("pulumi_aws",)),
 }
 

@@ -2,7 +2,8 @@
 processes where kubernetes, google-auth, pulumi-aws and cairosvg cannot be imported, a Slurm
 cluster is planned and applied through the CLI on the simulator, the dynamic provider's module and
 the components load and declare the demo cluster, and a path that needs an extra (an EKS workload
-read, a Google Cloud plan) fails with the one line naming the extra to install."""
+read, a Google Cloud plan, a component declaring an AWS role) fails with the one line naming the
+extra to install."""
 
 from __future__ import annotations
 
@@ -100,3 +101,14 @@ def test_an_eks_workload_read_names_the_eks_extra(env: dict[str, str], tmp_path:
 def test_a_google_cloud_plan_names_the_gcp_extra(env: dict[str, str], tmp_path: Path) -> None:
     line = one_line(hyperpod(env, tmp_path, "gcp", "plan", "-f", str(EXAMPLES / "gcp-training-cluster" / "cluster.json")))
     assert line == "error: Google Cloud training clusters need the 'gcp' extra: pip install 'pulumi-hyperpod[gcp]'"
+
+
+def test_a_component_that_declares_an_aws_role_names_the_components_extra(env: dict[str, str], tmp_path: Path) -> None:
+    """The demo cluster without an execution role: the component declares one with pulumi-aws."""
+    role = 'execution_role_arn="arn:aws:iam::111122223333:role/demo-hyperpod-execution",'
+    assert role in DECLARE_DEMO
+    code = BLOCKER + DECLARE_DEMO.replace(role, "")
+    proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+    expected = "The components' supporting AWS resources need the 'components' extra: pip install 'pulumi-hyperpod[components]'"
+    assert expected in proc.stderr, proc.stderr[-3000:]
