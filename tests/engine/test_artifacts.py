@@ -258,7 +258,8 @@ def scratch(pulumi_cli: str, tmp_path_factory: pytest.TempPathFactory) -> Scratc
         npm_config_fund="false",
     )
     go = shutil.which("go") or "/usr/local/go/bin/go"
-    env["PATH"] = f"{env['PATH']}{os.pathsep}{os.path.dirname(go)}"
+    # `python3` is the Python the wheels were built for (the one running the tests, outside its venv)
+    env["PATH"] = os.pathsep.join([str(Path(sys.base_prefix) / "bin"), env["PATH"], os.path.dirname(go)])
     return Scratch(base, dist, env)
 
 
