@@ -4,7 +4,7 @@ go 1.26.6
 
 require (
 	github.com/pulumi/pulumi/sdk/v3 v3.274.1
-	pulumi-hyperpod.local/sdk/go v0.1.0
+	github.com/pulumi-hyperpod/pulumi-hyperpod/sdk/go v0.1.0
 )
 
 require (
@@ -121,4 +121,4 @@ require (
 )
 
 // The SDK generated from the provider's schema, in this repository (sdk/go).
-replace pulumi-hyperpod.local/sdk/go => ../../sdk/go
+replace github.com/pulumi-hyperpod/pulumi-hyperpod/sdk/go => ../../sdk/go

@@ -10,7 +10,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
 
-	"pulumi-hyperpod.local/sdk/go/hyperpod"
+	"github.com/pulumi-hyperpod/pulumi-hyperpod/sdk/go/hyperpod"
 )
 
 const role = "arn:aws:iam::640168457519:role/leo-stg-SagemakerHyperpod-Role"

@@ -23,6 +23,7 @@ from pulumi.dynamic import CreateResult, DiffResult, ResourceProvider, UpdateRes
 from pulumi_hyperpod.components.support import BUCKET_PREFIX, private_bucket  # the node role's managed policy reads sagemaker-* buckets
 from pulumi_hyperpod.aws.client import connect
 from pulumi_hyperpod.aws.slurm.upload import upload_bundle
+from pulumi_hyperpod.core.extras import needed
 
 
 def simulator_bucket_name(name: str) -> str:
@@ -97,7 +98,8 @@ def simulator_bundle(name: str, files: Mapping[str, bytes], prefix: str, connect
 
 
 def aws_bundle(name: str, files: Mapping[str, bytes], prefix: str, parent: pulumi.Resource) -> pulumi.Output[str]:
-    import pulumi_aws as aws  # noqa: PLC0415 - pulumi_aws: loaded only when the component declares a supporting resource
+    with needed("components"):
+        import pulumi_aws as aws  # noqa: PLC0415 - pulumi_aws (the components extra): loaded only when the component declares a supporting resource
 
     opts = pulumi.ResourceOptions(parent=parent)
     bucket = private_bucket(f"{name}-slurm-bundle", parent)

@@ -15,6 +15,8 @@ from typing import Any
 
 import pulumi
 
+from pulumi_hyperpod.core.extras import needed
+
 # The managed policy a HyperPod node's execution role needs (SageMaker developer guide,
 # "IAM role for SageMaker HyperPod"). It reads lifecycle scripts from buckets named sagemaker-*.
 CLUSTER_INSTANCE_POLICY = "arn:aws:iam::aws:policy/AmazonSageMakerClusterInstanceRolePolicy"
@@ -49,7 +51,8 @@ def _trust(service: str) -> str:
 
 def lifecycle_bucket(name: str, scripts_dir: str, parent: pulumi.Resource) -> pulumi.Output[str]:
     """A bucket holding every file of `scripts_dir`; returns the S3 URI of the scripts' folder."""
-    import pulumi_aws as aws  # noqa: PLC0415 - pulumi_aws: loaded only when the component declares a supporting resource
+    with needed("components"):
+        import pulumi_aws as aws  # noqa: PLC0415 - pulumi_aws (the components extra): loaded only when the component declares a supporting resource
 
     folder = Path(scripts_dir)
     if not folder.is_dir():
@@ -74,7 +77,8 @@ def lifecycle_bucket(name: str, scripts_dir: str, parent: pulumi.Resource) -> pu
 
 def execution_role(name: str, parent: pulumi.Resource, vpc: bool) -> pulumi.Output[str]:
     """The nodes' role: AmazonSageMakerClusterInstanceRolePolicy, plus the VPC permissions."""
-    import pulumi_aws as aws  # noqa: PLC0415 - pulumi_aws: loaded only when the component declares a supporting resource
+    with needed("components"):
+        import pulumi_aws as aws  # noqa: PLC0415 - pulumi_aws (the components extra): loaded only when the component declares a supporting resource
 
     opts = pulumi.ResourceOptions(parent=parent)
     role = aws.iam.Role(f"{name}-execution", assume_role_policy=_trust("sagemaker.amazonaws.com"), opts=opts)
@@ -91,7 +95,8 @@ def execution_role(name: str, parent: pulumi.Resource, vpc: bool) -> pulumi.Outp
 
 def autoscaling_role(name: str, parent: pulumi.Resource) -> pulumi.Output[str]:
     """The role HyperPod assumes to add and remove nodes for Karpenter (ClusterRole)."""
-    import pulumi_aws as aws  # noqa: PLC0415 - pulumi_aws: loaded only when the component declares a supporting resource
+    with needed("components"):
+        import pulumi_aws as aws  # noqa: PLC0415 - pulumi_aws (the components extra): loaded only when the component declares a supporting resource
 
     opts = pulumi.ResourceOptions(parent=parent)
     role = aws.iam.Role(f"{name}-autoscaling", assume_role_policy=_trust("hyperpod.sagemaker.amazonaws.com"), opts=opts)
@@ -119,7 +124,8 @@ def autoscaling_role(name: str, parent: pulumi.Resource) -> pulumi.Output[str]:
 def private_bucket(name: str, parent: pulumi.Resource) -> Any:
     """An S3 bucket named `sagemaker-hyperpod-…` (the node role's managed policy reads sagemaker-*
     buckets), emptied on destroy, with every kind of public access blocked."""
-    import pulumi_aws as aws  # noqa: PLC0415 - pulumi_aws: loaded only when the component declares a supporting resource
+    with needed("components"):
+        import pulumi_aws as aws  # noqa: PLC0415 - pulumi_aws (the components extra): loaded only when the component declares a supporting resource
 
     opts = pulumi.ResourceOptions(parent=parent)
     bucket = aws.s3.Bucket(name, bucket_prefix=BUCKET_PREFIX, force_destroy=True, opts=opts)

@@ -137,7 +137,8 @@ def render(error: BaseException) -> Rendered | None:
     said = _botocore(error)
     if said is not None:
         return said
-    if _is(error, "pulumi_hyperpod.gcp.client", "GcpApiError", "OperationTimeout", "CredentialsMissing"):
+    gcp = _is(error, "pulumi_hyperpod.gcp.client", "GcpApiError", "OperationTimeout", "CredentialsMissing")
+    if gcp or _is(error, "pulumi_hyperpod.core.extras", "MissingExtra"):  # MissingExtra: an optional part not installed
         return Rendered((str(error),))
     if _is(error, "pulumi_hyperpod.provider.errors", "ProviderError"):
         return Rendered((str(error) or type(error).__name__,))

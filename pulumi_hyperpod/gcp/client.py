@@ -18,6 +18,7 @@ from typing import Any
 from pulumi_hyperpod.core import backends
 from pulumi_hyperpod.gcp.spec import keys, names
 from pulumi_hyperpod.core import envvars
+from pulumi_hyperpod.core.extras import needed
 
 API_VERSION = "v1beta1"
 ENDPOINT_ENV = "HYPERPOD_GCP_ENDPOINT"  # e.g. a Private Service Connect endpoint; {location} is filled in
@@ -290,9 +291,10 @@ def service_client(*, simulator: Any, poll_seconds: float) -> GcpClient:
 
 
 def authorized_session() -> Any:
-    import google.auth  # noqa: PLC0415 - google-auth: loaded when a real Google Cloud session is made
-    from google.auth.exceptions import DefaultCredentialsError  # noqa: PLC0415 - google-auth: loaded when a real Google Cloud session is made
-    from google.auth.transport.requests import AuthorizedSession  # noqa: PLC0415 - google-auth: loaded when a real Google Cloud session is made
+    with needed("gcp"):
+        import google.auth  # noqa: PLC0415 - google-auth (the gcp extra): loaded when a real Google Cloud session is made
+        from google.auth.exceptions import DefaultCredentialsError  # noqa: PLC0415 - google-auth (the gcp extra): loaded when a real Google Cloud session is made
+        from google.auth.transport.requests import AuthorizedSession  # noqa: PLC0415 - google-auth (the gcp extra): loaded when a real Google Cloud session is made
 
     try:
         credentials, _project = google.auth.default(scopes=list(SCOPES))

@@ -59,6 +59,11 @@ class Property:
         return self.both if self.both is not None else self.output
 
 
+# The Go SDK's module path: sdk/go of the repository it is published from, so that `go get` finds it
+# there (a tag sdk/go/vX.Y.Z) or in any module proxy serving it (scripts/build-artifacts writes one
+# into dist/; docs/install.md). A fork publishing its own SDK changes it here and regenerates.
+GO_MODULE = "github.com/pulumi-hyperpod/pulumi-hyperpod/sdk/go"
+
 # the package: everything but its version (pulumi_hyperpod.__version__)
 PACKAGE = {
     "name": "hyperpod",
@@ -69,7 +74,7 @@ PACKAGE = {
     "meta": {"moduleFormat": "(.*)", "supportPack": True},
     "language": {
         "go": {
-            "importBasePath": "pulumi-hyperpod.local/sdk/go/hyperpod",
+            "importBasePath": f"{GO_MODULE}/hyperpod",
             "generateResourceContainerTypes": False,
             "respectSchemaVersion": True,
         },

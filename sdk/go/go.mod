@@ -1,4 +1,4 @@
-module pulumi-hyperpod.local/sdk/go
+module github.com/pulumi-hyperpod/pulumi-hyperpod/sdk/go
 
 go 1.25
 

@@ -6,7 +6,9 @@ top-level `*/README.md` (a new doc is picked up without touching the tests). Whi
 ```text block right after one (only blank lines between) is the output the doc shows for it. The
 line `<!-- docs-test: needs-credentials -->` right before a block (blank lines allowed) says it
 needs real cloud credentials: it is run without any, and must fail with the one line its text
-block shows. docs/CONTRIBUTING-docs.md is the convention for writers.
+block shows. `<!-- docs-test: run-by tests/PATH.py -->` says that test runs the block (the
+install guide's, whose builds and installs take minutes): the docs tier does not run it.
+docs/CONTRIBUTING-docs.md is the convention for writers.
 """
 
 from __future__ import annotations
@@ -25,6 +27,9 @@ _PROGRAM = re.compile(r"^<!-- docs-test: pulumi-program (?P<dir>\S+) -->$")
 _ANY_MARKER = re.compile(r"^<!-- docs-test:")
 # `<!-- docs-test: timeout SECONDS -->`: a block that builds a toolchain's program (Go) gets its own budget
 _TIMEOUT = re.compile(r"^<!-- docs-test: timeout (?P<seconds>[0-9]{2,4}) -->$")
+# `<!-- docs-test: run-by tests/PATH.py -->`: that test (which must exist) runs the block, the docs tier does not
+_RUN_BY = re.compile(r"^<!-- docs-test: run-by (?P<test>tests/\S+\.py) -->$")
+REPO = Path(__file__).resolve().parents[2]
 ELLIPSIS = "..."  # a text-block line of its own: any output may stand there
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
@@ -43,10 +48,11 @@ class Block:
     expected_line: int | None = None
     program_dir: str | None = None  # a Pulumi program: the project folder it is the __main__.py of
     timeout: float | None = None  # its own time budget (seconds); None: session.BLOCK_TIMEOUT
+    run_by: str | None = None  # the test that runs it instead of the docs tier
 
     @property
     def runnable(self) -> bool:
-        return self.lang in RUNNABLE
+        return self.lang in RUNNABLE and self.run_by is None
 
     def where(self, root: Path) -> str:
         return f"{self.path.relative_to(root)}:{self.line}"
@@ -114,12 +120,16 @@ def blocks_in(path: Path) -> list[Block]:
                 start,
                 previous.program_dir,
                 previous.timeout,
+                previous.run_by,
             )
             continue
         marker = _marker_before(lines, start - 1)
         program = _PROGRAM.match(marker or "")
         budget = _TIMEOUT.match(marker or "")
-        if marker and marker != NEEDS_CREDENTIALS and not program and not budget:
+        run_by = _RUN_BY.match(marker or "")
+        if run_by and not (REPO / run_by["test"]).is_file():
+            raise ValueError(f"{path}:{start - 1}: the run-by marker names {run_by['test']}, which does not exist")
+        if marker and marker != NEEDS_CREDENTIALS and not program and not budget and not run_by:
             raise ValueError(f"{path}:{start - 1}: unknown docs-test marker {marker!r} (docs/CONTRIBUTING-docs.md)")
         if program and lang not in PYTHON:
             raise ValueError(f"{path}:{start}: the pulumi-program marker is for ```python blocks")
@@ -132,6 +142,7 @@ def blocks_in(path: Path) -> list[Block]:
                 needs_credentials=marker == NEEDS_CREDENTIALS,
                 program_dir=program["dir"] if program else None,
                 timeout=float(budget["seconds"]) if budget else None,
+                run_by=run_by["test"] if run_by else None,
             )
         )
     return blocks

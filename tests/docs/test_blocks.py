@@ -125,3 +125,10 @@ def test_a_block_can_take_its_own_time_budget(tmp_path):
     assert block.timeout == 900.0
     [default] = _blocks(tmp_path, "```bash\necho\n```\n")
     assert default.timeout is None
+
+
+def test_a_block_run_by_another_test_is_not_run_here(tmp_path: Path) -> None:
+    [block] = _blocks(tmp_path, "<!-- docs-test: run-by tests/engine/test_artifacts.py -->\n```bash\nbash scripts/build-artifacts\n```\n")
+    assert block.run_by == "tests/engine/test_artifacts.py" and not block.runnable
+    with pytest.raises(ValueError, match=r"names tests/engine/test_nothing\.py, which does not exist"):
+        _blocks(tmp_path, "<!-- docs-test: run-by tests/engine/test_nothing.py -->\n```bash\necho\n```\n")

@@ -58,7 +58,7 @@ def test_0_install_vet_and_about(project: EngineProject) -> None:
     project.run("install", timeout=600)  # the host's InstallDependencies: go mod download
     vet = subprocess.run([go(), "vet", "./..."], cwd=project.root, env=project.env, capture_output=True, text=True, timeout=600)
     assert vet.returncode == 0, f"go vet:\n{vet.stdout}{vet.stderr}"
-    walk.about_names_the_runtime_and_the_sdk(project, "go", "pulumi-hyperpod.local/sdk/go")
+    walk.about_names_the_runtime_and_the_sdk(project, "go", "github.com/pulumi-hyperpod/pulumi-hyperpod/sdk/go")
 
 
 def test_1_preview_and_create(project: EngineProject, world: World) -> None:

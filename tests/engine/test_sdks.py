@@ -44,5 +44,5 @@ def test_the_packages_carry_the_plugin_version() -> None:
         assert package["version"] == version and package["pulumi"] == {"resource": True, "name": "hyperpod", "version": version}
     plugin = json.loads((SDK / "go" / "hyperpod" / "pulumi-plugin.json").read_text())
     assert plugin == {"resource": True, "name": "hyperpod", "version": version}
-    assert (SDK / "go" / "go.mod").read_text().startswith("module pulumi-hyperpod.local/sdk/go\n")
+    assert (SDK / "go" / "go.mod").read_text().startswith("module github.com/pulumi-hyperpod/pulumi-hyperpod/sdk/go\n")
     assert (SDK / "nodejs" / "bin" / "index.js").exists() and (SDK / "nodejs" / "bin" / "cluster.d.ts").exists()

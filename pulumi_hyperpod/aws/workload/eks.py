@@ -23,6 +23,7 @@ from pulumi_hyperpod.aws.workload.model import NodeWorkload, Pod, WorkloadView
 from pulumi_hyperpod.aws.workload.slurm import drain_started
 from pulumi_hyperpod.aws.workload.source import WorkloadError
 from pulumi_hyperpod.core.timestamps import TimestampError, from_epoch, read_time
+from pulumi_hyperpod.core.extras import needed
 
 DRAIN_ANNOTATION = "hyperpod.pulumi.io/scale-in-drain"  # the mark apply writes on a node it cordons
 MIRROR_ANNOTATION = "kubernetes.io/config.mirror"
@@ -110,13 +111,15 @@ class EksWorkload:
 
     def _apis(self) -> tuple[Any, Any]:
         if self._core is None:
-            from kubernetes import client  # noqa: PLC0415 - kubernetes: loaded by an EKS workload read only
+            with needed("eks"):
+                from kubernetes import client  # noqa: PLC0415 - kubernetes (the eks extra): loaded by an EKS workload read only
 
             self._core, self._policy = client.CoreV1Api(self.api_client), client.PolicyV1Api(self.api_client)
         return self._core, self._policy
 
     def _get(self, what: str, call: Callable[..., Any], **kwargs: Any) -> dict:
-        from kubernetes.client.exceptions import ApiException  # noqa: PLC0415 - kubernetes: loaded by an EKS workload read only
+        with needed("eks"):
+            from kubernetes.client.exceptions import ApiException  # noqa: PLC0415 - kubernetes (the eks extra): loaded by an EKS workload read only
 
         try:
             response = call(_preload_content=False, **kwargs)
@@ -194,7 +197,8 @@ class EksWorkload:
 
     def evict(self, names: Sequence[str]) -> list[str]:
         """One eviction per pod on these nodes; a 429 (a disruption budget) is reported, not forced."""
-        from kubernetes.client.exceptions import ApiException  # noqa: PLC0415 - kubernetes: loaded by an EKS workload read only
+        with needed("eks"):
+            from kubernetes.client.exceptions import ApiException  # noqa: PLC0415 - kubernetes (the eks extra): loaded by an EKS workload read only
 
         core, _ = self._apis()
         blocked = []
@@ -236,7 +240,8 @@ def _message(error: Any) -> str:
 
 def from_kubeconfig(path: str | None = None, context: str | None = None, clock: Callable[[], dt.datetime] = _utcnow) -> EksWorkload:
     """An EksWorkload with the credentials of a kubeconfig (its exec plugin, `aws eks get-token`, runs as kubectl runs it)."""
-    from kubernetes import client, config  # noqa: PLC0415 - kubernetes: loaded by an EKS workload read only
+    with needed("eks"):
+        from kubernetes import client, config  # noqa: PLC0415 - kubernetes (the eks extra): loaded by an EKS workload read only
 
     try:
         configuration = client.Configuration()

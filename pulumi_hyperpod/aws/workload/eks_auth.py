@@ -12,6 +12,8 @@ import tempfile
 import time
 from typing import Any
 
+from pulumi_hyperpod.core.extras import needed
+
 TOKEN_PREFIX = "k8s-aws-v1."
 CLUSTER_HEADER = "x-k8s-aws-id"
 PRESIGN_SECONDS = 60  # as the AWS CLI: the URL is only to be called at once by the API server
@@ -33,7 +35,8 @@ def eks_token(session: Any, cluster_name: str, region: str) -> str:
 def eks_api_client(session: Any, eks_cluster_arn: str) -> Any:
     """A kubernetes ApiClient for the EKS cluster `eks_cluster_arn` (HyperPod's Orchestrator.Eks.ClusterArn):
     its endpoint and CA from EKS DescribeCluster, a token refreshed as it ages."""
-    from kubernetes import client  # noqa: PLC0415 - kubernetes: loaded by an EKS workload read only
+    with needed("eks"):
+        from kubernetes import client  # noqa: PLC0415 - kubernetes (the eks extra): loaded by an EKS workload read only
 
     region, name = eks_cluster_arn.split(":")[3], eks_cluster_arn.rsplit("/", 1)[-1]
     cluster = session.create_client("eks", region_name=region).describe_cluster(name=name)["cluster"]

@@ -12,6 +12,7 @@ from pulumi_hyperpod.sim.gcp.store import MemoryStore, SqliteStore
 from pulumi_hyperpod.sim.gcp.wire import SimulatorAdapter
 from pulumi_hyperpod.sim.worldfile import ForeignFile, GCP_WORLD, check, places, world_path
 from pulumi_hyperpod.sim.clock import SharedClock, default_clock_path
+from pulumi_hyperpod.core.extras import needed
 
 if TYPE_CHECKING:  # pragma: no cover
     import contextlib
@@ -63,8 +64,9 @@ class GcpSimulator:
     def session(self) -> Any:
         """google-auth's AuthorizedSession (anonymous credentials: nothing of this machine's is
         read or sent) with this simulator mounted for every https URL."""
-        from google.auth.credentials import AnonymousCredentials  # noqa: PLC0415 - google-auth: loaded when a session to the simulated world is made
-        from google.auth.transport.requests import AuthorizedSession  # noqa: PLC0415 - google-auth: loaded when a session to the simulated world is made
+        with needed("gcp"):
+            from google.auth.credentials import AnonymousCredentials  # noqa: PLC0415 - google-auth (the gcp extra): loaded when a session to the simulated world is made
+            from google.auth.transport.requests import AuthorizedSession  # noqa: PLC0415 - google-auth (the gcp extra): loaded when a session to the simulated world is made
 
         session = AuthorizedSession(AnonymousCredentials())
         session.mount("https://", self.adapter)

@@ -34,6 +34,8 @@ from typing import Any
 from collections.abc import Callable, Mapping
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from pulumi_hyperpod.core.extras import needed
+
 GRACE_SECONDS = 30
 READY_AFTER = 10.0
 DAEMONSET = ("aws-hyperpod", "health-monitoring-agent")
@@ -432,7 +434,8 @@ class KubeWorld:
 
 def api_client(transport: KubeTransport, host: str = "https://kubernetes.simulator.invalid") -> Any:
     """A real kubernetes ApiClient whose requests `transport` answers."""
-    from kubernetes import client  # noqa: PLC0415 - kubernetes: loaded by an EKS workload read only
+    with needed("eks"):
+        from kubernetes import client  # noqa: PLC0415 - kubernetes (the eks extra): loaded by an EKS workload read only
 
     configuration = client.Configuration()
     configuration.host = host

@@ -7,8 +7,8 @@ import (
 	"context"
 	"reflect"
 
+	"github.com/pulumi-hyperpod/pulumi-hyperpod/sdk/go/hyperpod/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-	"pulumi-hyperpod.local/sdk/go/hyperpod/internal"
 )
 
 // A SageMaker HyperPod cluster, planned and applied by pulumi-hyperpod. Import: `pulumi import hyperpod:index:Cluster NAME <cluster name or ARN>`.

@@ -7,8 +7,8 @@ import (
 	"context"
 	"reflect"
 
+	"github.com/pulumi-hyperpod/pulumi-hyperpod/sdk/go/hyperpod/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-	"pulumi-hyperpod.local/sdk/go/hyperpod/internal"
 )
 
 // A Google Cloud training cluster (modelDevelopmentClusters), planned and applied by pulumi-hyperpod through the same pipeline as Cluster: the preview prints the plan with its cost and preflight (machine types offered in the zone, reservations, regional quotas). Import: `pulumi import hyperpod:index:GcpTrainingCluster NAME projects/P/locations/L/modelDevelopmentClusters/ID`.

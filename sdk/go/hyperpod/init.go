@@ -7,8 +7,8 @@ import (
 	"fmt"
 
 	"github.com/blang/semver"
+	"github.com/pulumi-hyperpod/pulumi-hyperpod/sdk/go/hyperpod/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-	"pulumi-hyperpod.local/sdk/go/hyperpod/internal"
 )
 
 type module struct {

@@ -7,8 +7,8 @@ import (
 	"context"
 	"reflect"
 
+	"github.com/pulumi-hyperpod/pulumi-hyperpod/sdk/go/hyperpod/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
-	"pulumi-hyperpod.local/sdk/go/hyperpod/internal"
 )
 
 var _ = internal.GetEnvOrDefault

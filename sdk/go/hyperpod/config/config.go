@@ -4,9 +4,9 @@
 package config
 
 import (
+	"github.com/pulumi-hyperpod/pulumi-hyperpod/sdk/go/hyperpod/internal"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi/config"
-	"pulumi-hyperpod.local/sdk/go/hyperpod/internal"
 )
 
 var _ = internal.GetEnvOrDefault
