@@ -43,6 +43,7 @@ NOT_AT_UNPICKLE = (
     "pulumi_hyperpod.core.timestamps",
     "pulumi_hyperpod.core.detect",
     "pulumi_hyperpod.core.envvars",
+    "pulumi_hyperpod.core.extras",
     "pulumi_hyperpod.core.files",
     "pulumi_hyperpod.core.terminal",
     "pulumi_hyperpod.sim.worldfile",
