@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 
 import click
 
-from pulumi_hyperpod.sim.serveio import IDLE_TIMEOUT, MAX_CONNECTIONS, READ_TIMEOUT
+from pulumi_hyperpod.sim.serveio import IDLE_TIMEOUT, MAX_CONNECTIONS, READ_TIMEOUT, parse_latency
 from pulumi_hyperpod.cli.common import (
     ClusterNotFound,
     F,
@@ -261,13 +261,32 @@ def _seconds(name: str, default: float, help: str) -> Callable[[F], F]:
     show_default=True,
     help="Connections open at once; the next is answered 503 ServiceUnavailable and closed.",
 )
+@click.option(
+    "--latency",
+    default="0ms",
+    show_default=True,
+    metavar="DURATION",
+    help="Hold each answer back this long (150ms, 0.15s, 1s; at most 10s), as the real service's round-trips take: "
+    "for rehearsing a fleet's waiting. Other connections are not held, and the simulated clock does not count it.",
+)
 @handle_errors
 def serve(
-    host: str, port: int, stop_after: float | None, quiet: bool, idle_timeout: float, read_timeout: float, max_connections: int
+    host: str,
+    port: int,
+    stop_after: float | None,
+    quiet: bool,
+    idle_timeout: float,
+    read_timeout: float,
+    max_connections: int,
+    latency: str,
 ) -> None:
     """Answer SageMaker, Service Quotas, S3 and Google's training-cluster REST on HOST:PORT, over the
-    persistent simulated worlds (the AWS CLI, boto3, `hyperpod --endpoint-url URL` all see one world)."""
+    persistent simulated worlds (the AWS CLI, boto3, `hyperpod --endpoint-url URL` all see one world).
+    A request acts as the account its access key names: a 12-digit key id is that account, the scenario's
+    `accounts` map other keys, any other key is the default account (docs/simulator.md, "Several accounts")."""
     from pulumi_hyperpod.sim.server import serve as run  # noqa: PLC0415 - the simulator: only a command on the simulator loads it (tests/cli_startup)
+
+    held = parse_latency(latency)
 
     for option, seconds in (("--stop-after", stop_after), ("--idle-timeout", idle_timeout), ("--read-timeout", read_timeout)):
         if seconds is not None and not 0 < seconds < math.inf:
@@ -297,6 +316,7 @@ def serve(
         idle_timeout=idle_timeout,
         read_timeout=read_timeout,
         max_connections=max_connections,
+        latency=held,
     )
 
 

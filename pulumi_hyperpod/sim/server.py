@@ -19,7 +19,12 @@ aws4_request`), as AWS's own front ends route it; an unsigned request falls back
 and the server listens on 127.0.0.1 unless told otherwise.
 
 Requests are answered one at a time (a lock around each): the worlds are SQLite transactions, and
-one at a time is what keeps every client's view consistent.
+one at a time is what keeps every client's view consistent. `latency` (`--latency 150ms`) holds each
+answer back that long after it is made, outside the lock, so a fleet's many connections each wait as
+on the real service's round-trips without waiting on one another, and the world's clock does not
+count the hold as a client's waiting on it (`PollTracker.held`).
+
+Each request acts as the account its access key names (sim/aws/accounts.py).
 
 It stays up whatever a client sends (docs/tools.md has the numbers): a connection waits for its
 next request at most `idle_timeout` seconds and must send a whole request within `read_timeout`
@@ -37,6 +42,7 @@ import re
 import socket
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -148,8 +154,9 @@ def aws_route(headers: Any) -> tuple[str, str]:
 class Worlds:
     """Both simulators' persistent worlds (opened on first use), answering one request at a time."""
 
-    def __init__(self, hyperpod: Any = None, gcp: Any = None) -> None:
+    def __init__(self, hyperpod: Any = None, gcp: Any = None, latency: float = 0.0) -> None:
         self._hyperpod, self._gcp = hyperpod, gcp
+        self.latency = latency  # seconds each answer is held back (the handler waits them out)
         self._lock = threading.Lock()
         self._polls: Any = None
 
@@ -172,7 +179,7 @@ class Worlds:
 
     def _answer_aws(self, request: ServedRequest) -> tuple[int, dict[str, str], bytes]:
         if self._polls is None:  # one tracker for the endpoint: a client repeating a read is waiting
-            self._polls = PollTracker(None)
+            self._polls = PollTracker(None, held=self.latency)
         service, region = aws_route(request.headers)
         if not is_region(region):  # it would become a cluster's or a bucket's region, and be printed
             return refusal_answer(region_refusal(region), urlsplit(request.url).path, request.headers)
@@ -244,6 +251,8 @@ class _Handler(BaseHTTPRequestHandler):
         except Exception as error:
             self.server.log(shown(f"error answering {self.command} {self.path}: {type(error).__name__}: {error}", one_line=True))
             status, reply_headers, content = refusal_answer(INTERNAL, self.path, headers)
+        if self.server.worlds.latency:  # this connection's thread waits, not the others (no lock held)
+            time.sleep(self.server.worlds.latency)
         self._send(status, reply_headers, content)
 
     do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = do_PATCH = _answer
@@ -377,15 +386,17 @@ def serve(
     idle_timeout: float = IDLE_TIMEOUT,
     read_timeout: float = READ_TIMEOUT,
     max_connections: int = MAX_CONNECTIONS,
+    latency: float = 0.0,
 ) -> None:
-    """Listen on host:port (0: a free port) until interrupted or `stop_after` seconds have passed."""
+    """Listen on host:port (0: a free port) until interrupted or `stop_after` seconds have passed;
+    each answer held back `latency` seconds."""
 
     def log(line: str) -> None:
         if not quiet:
             print(line, file=sys.stderr, flush=True)
 
     limits = {"idle_timeout": idle_timeout, "read_timeout": read_timeout, "max_connections": max_connections}
-    with SimulatorServer((host, port), Worlds(), log, **limits) as server:
+    with SimulatorServer((host, port), Worlds(latency=latency), log, **limits) as server:
         timer = threading.Timer(stop_after, server.shutdown) if stop_after else None
         if timer is not None:
             timer.daemon = True
