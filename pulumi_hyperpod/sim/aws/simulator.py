@@ -423,14 +423,19 @@ class Simulator:
         with self._world() as world:
             quota = QuotaValue(quota_name=name, quota_code=code, value=value, region=region)
             scenario = world.scenario
-            own = scenario.accounts.get(account, AccountSettings()) if account is not None else None
-            listed = scenario.quotas if own is None else own.quotas
-            kept = [q for q in listed if (q.quota_name, q.quota_code, q.region) != (name, code, region)]
-            if own is None:
-                world.scenario = scenario.model_copy(update={"quotas": [*kept, quota]})
-            else:
-                accounts_now = {**scenario.accounts, account: own.model_copy(update={"quotas": [*kept, quota]})}
-                world.scenario = scenario.model_validate({**scenario.model_dump(), "accounts": accounts_now})
+
+            def replaced(listed: list[QuotaValue]) -> list[QuotaValue]:
+                return [*(q for q in listed if (q.quota_name, q.quota_code, q.region) != (name, code, region)), quota]
+
+            if account is None:
+                world.scenario = scenario.model_copy(update={"quotas": replaced(scenario.quotas)})
+                return
+            own = scenario.accounts.get(account) or AccountSettings.model_validate({})
+            accounts_now: dict[str, AccountSettings] = {
+                **scenario.accounts,
+                account: own.model_copy(update={"quotas": replaced(own.quotas)}),
+            }
+            world.scenario = scenario.model_validate({**scenario.model_dump(), "accounts": accounts_now})  # the account id checked
 
     def set_capacity(self, instance_type: str, az: str | None, available: int | None) -> None:
         """Set the free instances of a type in an AZ (None: the pool shared by every AZ); `available`
