@@ -183,13 +183,19 @@ def show(as_json: bool, cloud: str) -> None:
     )
     console = _console()
     print_line(f"world: {overview['path']}   virtual time: {_when(overview['virtual_time'])} UTC   clock: {clock}", console=console)
-    table = Table("cluster", "region", "status", "mode", "orchestrator", "groups (current/target, min)")
+    # the account column only in a world of several accounts (docs/simulator.md, "Several accounts")
+    accounts = len({cluster["account"] for cluster in overview["clusters"]}) > 1
+    table = Table("cluster", *(["account"] if accounts else []), "region", "status", "mode", "orchestrator", "groups (current/target, min)")
     for cluster in overview["clusters"]:
         groups = ", ".join(
             f"{g['name']} {g['status']} {g['current']}/{g['target']}" + (f" min {g['min']}" if g["min"] else "") for g in cluster["groups"]
         )
+        where = [cluster["account"]] if accounts else []
         table.add_row(
-            *(cell(v) for v in (cluster["name"], cluster["region"], cluster["status"], cluster["mode"], cluster["orchestrator"], groups))
+            *(
+                cell(v)
+                for v in (cluster["name"], *where, cluster["region"], cluster["status"], cluster["mode"], cluster["orchestrator"], groups)
+            )
         )
     console.print(table if overview["clusters"] else cell("no clusters"))
     if gcp is not None:
