@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 
 import click
 
-from pulumi_hyperpod.sim.serveio import IDLE_TIMEOUT, MAX_CONNECTIONS, READ_TIMEOUT, parse_latency
+from pulumi_hyperpod.sim.serveio import IDLE_TIMEOUT, MAX_CONNECTIONS, READ_TIMEOUT
 from pulumi_hyperpod.cli.common import (
     ClusterNotFound,
     F,
@@ -36,7 +36,7 @@ from pulumi_hyperpod.aws.client import DEFAULT_REGION, connect
 from pulumi_hyperpod.core.timestamps import TimestampError, read_time
 from pulumi_hyperpod.cli import sim_gcp_commands
 from pulumi_hyperpod.sim import worldfile
-from pulumi_hyperpod.sim.clock import delete_clock, parse_duration
+from pulumi_hyperpod.sim.clock import delete_clock, parse_duration, parse_latency
 from pulumi_hyperpod.sim.worldfile import check_all
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -292,7 +292,10 @@ def serve(
     `accounts` map other keys, any other key is the default account (docs/simulator.md, "Several accounts")."""
     from pulumi_hyperpod.sim.server import serve as run  # noqa: PLC0415 - the simulator: only a command on the simulator loads it (tests/cli_startup)
 
-    held = parse_latency(latency)
+    try:
+        held = parse_latency(latency)
+    except ValueError as error:
+        raise ValueError(f"--latency {latency!r}: {error}") from None
 
     for option, seconds in (("--stop-after", stop_after), ("--idle-timeout", idle_timeout), ("--read-timeout", read_timeout)):
         if seconds is not None and not 0 < seconds < math.inf:

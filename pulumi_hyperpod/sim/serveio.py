@@ -25,25 +25,9 @@ IDLE_TIMEOUT = 60.0
 READ_TIMEOUT = 30.0
 MAX_CONNECTIONS = 64
 
-# `--latency`: what each answer is held back, to rehearse a real service's round-trips (tens to hundreds
-# of milliseconds); far above that is a mistyped unit, and would hold a connection's thread that long.
-MAX_LATENCY = 10.0
-_LATENCY = re.compile(r"(?P<number>[0-9]+(?:\.[0-9]+)?|\.[0-9]+)(?P<unit>ms|s)")
-
 _LENGTH = re.compile(r"[0-9]{1,19}")
 _CHUNK_SIZE = re.compile(rb"[0-9a-fA-F]{1,16}")
 _CHUNK_LINE = 4096  # a chunk-size line (with extensions) or a trailer line longer than this is not one
-
-
-def parse_latency(text: str) -> float:
-    """Seconds in a latency such as `150ms`, `0.15s` or `1s`: from 0 to `MAX_LATENCY`, or ValueError."""
-    found = _LATENCY.fullmatch(text.strip().lower())
-    if found is None:
-        raise ValueError(f"--latency {text!r} is not a number of milliseconds or seconds (like 150ms, 0.15s or 1s)")
-    seconds = float(found["number"]) / (1000 if found["unit"] == "ms" else 1)
-    if seconds > MAX_LATENCY:
-        raise ValueError(f"--latency {text!r} is over {MAX_LATENCY:g}s (a round-trip of the real service is well under a second)")
-    return seconds
 
 
 class FramingError(Exception):

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from pulumi_hyperpod.aws.sessions import new_botocore_session
 from pulumi_hyperpod.sim.aws import billing as metering
 from pulumi_hyperpod.sim.aws import accounts, ids, provisioning as prov, reconcile, rolling_update, slurm, wire
-from pulumi_hyperpod.sim.clock import ClockFileError, ManualClock, SharedClock, clock_note, to_datetime
+from pulumi_hyperpod.sim.clock import ClockFileError, ManualClock, SharedClock, clock_note, parse_latency, to_datetime
 from pulumi_hyperpod.sim.aws.clock import PollTracker, to_seconds
 from pulumi_hyperpod.sim.aws.errors import ResourceNotFound, SerializationException
 from pulumi_hyperpod.sim.aws.model import Cluster, Node
@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 STATE_ENV = "HYPERPOD_FAKE_STATE"
 SCENARIO_ENV = "HYPERPOD_FAKE_SCENARIO"
+LATENCY_ENV = "HYPERPOD_FAKE_LATENCY"  # each in-process answer held back this long (`fake serve --latency` over HTTP)
 DEFAULT_STATE = Path(".hyperpod") / "fake.sqlite"
 READS = ("Describe", "List", "Get")  # operations that only read: repeating one is polling
 
@@ -70,6 +71,15 @@ def _load_scenario(scenario: Any) -> Scenario:
     from pulumi_hyperpod.sim.aws.scenario import load_scenario  # noqa: PLC0415 - pydantic: loaded when a scenario is built, not to read a stored world (tests/unit/provider/test_diff_lean.py)
 
     return load_scenario(scenario)
+
+
+def _latency() -> float:
+    """$HYPERPOD_FAKE_LATENCY in seconds (0 when unset): read when a client is attached."""
+    text = os.environ.get(LATENCY_ENV, "").strip()
+    try:
+        return parse_latency(text) if text else 0.0
+    except ValueError as error:
+        raise EnvError(LATENCY_ENV, text, str(error)) from None
 
 
 def _waited(polls: PollTracker, key: Any, world: World) -> float:
@@ -180,10 +190,14 @@ class Simulator:
         model = client.meta.service_model
         service_id = model.service_id.hyphenize()
         region = client.meta.region_name
-        polls = PollTracker(None)  # the scenario's window, read in the client's first transaction
+        latency = _latency()
+        polls = PollTracker(None, held=latency)  # the scenario's window, read in the client's first transaction
 
         def handle(request: Any, **_: Any) -> Any:
-            return self._handle(model.service_name, model.protocol, region, request, polls)
+            answer = self._handle(model.service_name, model.protocol, region, request, polls)
+            if latency:  # after the transaction: the world is not held, and its clock does not count it (polls.held)
+                time.sleep(latency)
+            return answer
 
         def observe(http_response: Any = None, parsed: dict[str, Any] | None = None, model: Any = None, **_: Any) -> None:
             if http_response is not None and http_response.status_code < 300 and parsed is not None:
