@@ -277,6 +277,11 @@ class Simulator:
     def reset_calls(self) -> None:
         self._store.reset_calls()
 
+    def account_of(self, key_id: str | None) -> str:
+        """The account a request signed with access key `key_id` acts as (sim/aws/accounts.py; None: unsigned)."""
+        with self._store.transaction() as world:
+            return accounts.account_of(world, key_id)
+
     @property
     def scenario(self) -> Scenario:
         with self._world() as world:

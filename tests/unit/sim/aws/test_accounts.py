@@ -81,6 +81,12 @@ def test_a_scenario_maps_other_key_ids_to_its_accounts():
     assert ":444455556666:cluster/" in arn
     assert names_and_arns(as_key(sim, "444455556666")) == [("a", arn)], "the key and the account's own id are one account"
     assert names_and_arns(as_key(sim, "AKIAEXAMPLEKEY000002")) == [], "an unlisted key is the default account"
+    assert [sim.account_of(key) for key in ("AKIAEXAMPLEKEY000001", "210987654321", "AKIAEXAMPLEKEY000002", None)] == [
+        "444455556666",
+        "210987654321",
+        DEFAULT,
+        DEFAULT,
+    ]
 
 
 @pytest.mark.parametrize(
