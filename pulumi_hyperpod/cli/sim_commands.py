@@ -36,7 +36,7 @@ from pulumi_hyperpod.aws.client import DEFAULT_REGION, connect
 from pulumi_hyperpod.core.timestamps import TimestampError, read_time
 from pulumi_hyperpod.cli import sim_gcp_commands
 from pulumi_hyperpod.sim import worldfile
-from pulumi_hyperpod.sim.clock import delete_clock, parse_duration
+from pulumi_hyperpod.sim.clock import delete_clock, parse_duration, parse_latency
 from pulumi_hyperpod.sim.worldfile import check_all
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -183,13 +183,19 @@ def show(as_json: bool, cloud: str) -> None:
     )
     console = _console()
     print_line(f"world: {overview['path']}   virtual time: {_when(overview['virtual_time'])} UTC   clock: {clock}", console=console)
-    table = Table("cluster", "region", "status", "mode", "orchestrator", "groups (current/target, min)")
+    # the account column only in a world of several accounts (docs/simulator.md, "Several accounts")
+    accounts = len({cluster["account"] for cluster in overview["clusters"]}) > 1
+    table = Table("cluster", *(["account"] if accounts else []), "region", "status", "mode", "orchestrator", "groups (current/target, min)")
     for cluster in overview["clusters"]:
         groups = ", ".join(
             f"{g['name']} {g['status']} {g['current']}/{g['target']}" + (f" min {g['min']}" if g["min"] else "") for g in cluster["groups"]
         )
+        where = [cluster["account"]] if accounts else []
         table.add_row(
-            *(cell(v) for v in (cluster["name"], cluster["region"], cluster["status"], cluster["mode"], cluster["orchestrator"], groups))
+            *(
+                cell(v)
+                for v in (cluster["name"], *where, cluster["region"], cluster["status"], cluster["mode"], cluster["orchestrator"], groups)
+            )
         )
     console.print(table if overview["clusters"] else cell("no clusters"))
     if gcp is not None:
@@ -268,6 +274,14 @@ def _seconds(name: str, default: float, help: str) -> Callable[[F], F]:
     metavar="FILE",
     help="Answer AWS requests this IAM policy (JSON) does not allow with AccessDenied, as AWS does (docs/iam.md).",
 )
+@click.option(
+    "--latency",
+    default="0ms",
+    show_default=True,
+    metavar="DURATION",
+    help="Hold each answer back this long (150ms, 0.15s, 1s; at most 10s), as the real service's round-trips take: "
+    "for rehearsing a fleet's waiting. Other connections are not held, and the simulated clock does not count it.",
+)
 @handle_errors
 def serve(
     host: str,
@@ -278,11 +292,19 @@ def serve(
     read_timeout: float,
     max_connections: int,
     iam_policy: str | None,
+    latency: str,
 ) -> None:
     """Answer SageMaker, Service Quotas, S3 and Google's training-cluster REST on HOST:PORT, over the
-    persistent simulated worlds (the AWS CLI, boto3, `hyperpod --endpoint-url URL` all see one world)."""
+    persistent simulated worlds (the AWS CLI, boto3, `hyperpod --endpoint-url URL` all see one world).
+    A request acts as the account its access key names: a 12-digit key id is that account, the scenario's
+    `accounts` map other keys, any other key is the default account (docs/simulator.md, "Several accounts")."""
     from pulumi_hyperpod.sim.server import serve as run  # noqa: PLC0415 - the simulator: only a command on the simulator loads it (tests/cli_startup)
     from pulumi_hyperpod.sim.iam import load_policy as load_iam_policy  # noqa: PLC0415 - as the server: only `fake serve` loads it
+
+    try:
+        held = parse_latency(latency)
+    except ValueError as error:
+        raise ValueError(f"--latency {latency!r}: {error}") from None
 
     for option, seconds in (("--stop-after", stop_after), ("--idle-timeout", idle_timeout), ("--read-timeout", read_timeout)):
         if seconds is not None and not 0 < seconds < math.inf:
@@ -314,6 +336,7 @@ def serve(
         read_timeout=read_timeout,
         max_connections=max_connections,
         policy=policy,
+        latency=held,
     )
 
 

@@ -164,6 +164,24 @@ def parse_duration(text: str) -> float:
     return seconds
 
 
+# What a simulator holds each answer back (`fake serve --latency`, $HYPERPOD_FAKE_LATENCY), to rehearse a real
+# service's round-trips (tens to hundreds of milliseconds); far above that is a mistyped unit.
+MAX_LATENCY = 10.0
+_LATENCY = re.compile(r"(?P<number>[0-9]+(?:\.[0-9]+)?|\.[0-9]+)(?P<unit>ms|s)")
+
+
+def parse_latency(text: str) -> float:
+    """Seconds in a latency such as `150ms`, `0.15s` or `1s`: from 0 to `MAX_LATENCY`, or ValueError
+    saying the rule (the caller names the option or variable it came from)."""
+    found = _LATENCY.fullmatch(text.strip().lower())
+    if found is None:
+        raise ValueError("must be milliseconds or seconds, like 150ms, 0.15s or 1s")
+    seconds = float(found["number"]) / (1000 if found["unit"] == "ms" else 1)
+    if seconds > MAX_LATENCY:
+        raise ValueError(f"must be at most {MAX_LATENCY:g}s (a round-trip of the real service is well under a second)")
+    return seconds
+
+
 # ---- the one clock of a directory's persistent worlds ---------------------------------------------
 class ClockFileError(ValueError):
     """The clock file cannot be used: one line naming it and what to do."""

@@ -22,7 +22,12 @@ With `--iam-policy FILE` (sim/iam.py, docs/iam.md), an AWS request the policy do
 answered as AWS answers it, AccessDeniedException (S3: AccessDenied), before it reaches the world.
 
 Requests are answered one at a time (a lock around each): the worlds are SQLite transactions, and
-one at a time is what keeps every client's view consistent.
+one at a time is what keeps every client's view consistent. `latency` (`--latency 150ms`) holds each
+answer back that long after it is made, outside the lock, so a fleet's many connections each wait as
+on the real service's round-trips without waiting on one another, and the world's clock does not
+count the hold as a client's waiting on it (`PollTracker.held`).
+
+Each request acts as the account its access key names (sim/aws/accounts.py).
 
 It stays up whatever a client sends (docs/tools.md has the numbers): a connection waits for its
 next request at most `idle_timeout` seconds and must send a whole request within `read_timeout`
@@ -40,6 +45,7 @@ import re
 import socket
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -55,7 +61,7 @@ from pulumi_hyperpod.aws.regions import is_region, not_a_region
 from pulumi_hyperpod.sim.serveio import IDLE_TIMEOUT, MAX_CONNECTIONS, READ_TIMEOUT, DeadlineReader, FramingError, read_body
 from pulumi_hyperpod.core.terminal import shown
 from pulumi_hyperpod.sim import iam
-from pulumi_hyperpod.sim.aws import wire
+from pulumi_hyperpod.sim.aws import accounts, wire
 from pulumi_hyperpod.sim.aws.errors import SerializationException
 from pulumi_hyperpod.sim.aws.s3 import S3Error, error_xml
 from pulumi_hyperpod.sim.aws.simulator import Simulator
@@ -161,8 +167,9 @@ class Worlds:
     """Both simulators' persistent worlds (opened on first use), answering one request at a time;
     with `policy` (sim/iam.py), an AWS request it does not allow is refused as AWS refuses it."""
 
-    def __init__(self, hyperpod: Any = None, gcp: Any = None, policy: iam.Policy | None = None) -> None:
+    def __init__(self, hyperpod: Any = None, gcp: Any = None, policy: iam.Policy | None = None, latency: float = 0.0) -> None:
         self._hyperpod, self._gcp, self._policy = hyperpod, gcp, policy
+        self.latency = latency  # seconds each answer is held back (the handler waits them out)
         self._lock = threading.Lock()
         self._polls: Any = None
 
@@ -185,7 +192,7 @@ class Worlds:
 
     def _answer_aws(self, request: ServedRequest) -> tuple[int, dict[str, str], bytes]:
         if self._polls is None:  # one tracker for the endpoint: a client repeating a read is waiting
-            self._polls = PollTracker(None)
+            self._polls = PollTracker(None, held=self.latency)
         service, region = aws_route(request.headers)
         if not is_region(region):  # it would become a cluster's or a bucket's region, and be printed
             return refusal_answer(region_refusal(region), urlsplit(request.url).path, request.headers)
@@ -199,7 +206,7 @@ class Worlds:
         """AccessDenied's message when the policy refuses what `request` needs, else None. A request
         the wire cannot decode is left to the dispatcher, which answers its SerializationException."""
         world = self.hyperpod()
-        account = world.scenario.account_id
+        account = world.account_of(accounts.access_key_id(request.headers))  # the caller's account, as the world answers it
         if service == "s3":
             needs = iam.s3_requested(request.method, request.url)
         else:
@@ -208,7 +215,8 @@ class Worlds:
             except SerializationException:
                 return None
             # a name's ARN is read from the world only when a statement is scoped to some ARN
-            arns = {c["name"]: c["arn"] for c in world.overview()["clusters"] if c["region"] == region} if policy.scoped else {}
+            clusters = world.overview()["clusters"] if policy.scoped else []
+            arns = {c["name"]: c["arn"] for c in clusters if c["region"] == region and c["account"] == account}
             needs = iam.requested(service, operation, params, region=region, account=account, cluster_arn=arns.get)
         refused = iam.first_denied(policy, needs)
         return iam.denied_message(iam.principal(account), *refused) if refused else None
@@ -278,6 +286,8 @@ class _Handler(BaseHTTPRequestHandler):
         except Exception as error:
             self.server.log(shown(f"error answering {self.command} {self.path}: {type(error).__name__}: {error}", one_line=True))
             status, reply_headers, content = refusal_answer(INTERNAL, self.path, headers)
+        if self.server.worlds.latency:  # this connection's thread waits, not the others (no lock held)
+            time.sleep(self.server.worlds.latency)
         self._send(status, reply_headers, content)
 
     do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = do_PATCH = _answer
@@ -412,16 +422,18 @@ def serve(
     read_timeout: float = READ_TIMEOUT,
     max_connections: int = MAX_CONNECTIONS,
     policy: iam.Policy | None = None,
+    latency: float = 0.0,
 ) -> None:
     """Listen on host:port (0: a free port) until interrupted or `stop_after` seconds have passed;
-    with `policy`, AWS requests it does not allow are answered AccessDenied."""
+    with `policy`, AWS requests it does not allow are answered AccessDenied; each answer held back
+    `latency` seconds."""
 
     def log(line: str) -> None:
         if not quiet:
             print(line, file=sys.stderr, flush=True)
 
     limits = {"idle_timeout": idle_timeout, "read_timeout": read_timeout, "max_connections": max_connections}
-    with SimulatorServer((host, port), Worlds(policy=policy), log, **limits) as server:
+    with SimulatorServer((host, port), Worlds(policy=policy, latency=latency), log, **limits) as server:
         timer = threading.Timer(stop_after, server.shutdown) if stop_after else None
         if timer is not None:
             timer.daemon = True

@@ -48,8 +48,11 @@ class PollTracker:
 
     MAX_KEYS = 1024
 
-    def __init__(self, window: float | None) -> None:
+    def __init__(self, window: float | None, held: float = 0.0) -> None:
         self.window = window  # None until known: the simulator sets it from the world's scenario
+        # seconds an endpoint holds each answer back (`fake serve --latency`): real time between two polls
+        # that the client spent on the wire, not waiting on the world, so it does not move the world's clock
+        self.held = held
         self._seen: dict[Hashable, float] = {}
         self._counted_until: float | None = None
 
@@ -62,4 +65,4 @@ class PollTracker:
             return 0.0
         start = max(previous, self._counted_until if self._counted_until is not None else previous)
         self._counted_until = max(real_now, self._counted_until or real_now)
-        return max(0.0, real_now - start)
+        return max(0.0, real_now - start - self.held)

@@ -237,6 +237,12 @@ class Cluster:
         return (node for node in self.nodes.values() if node.live)
 
     @property
+    def account(self) -> str:
+        """The account that owns it, the one its ARN names (arn:aws:sagemaker:REGION:ACCOUNT:cluster/ID):
+        derived, so a world stored before accounts were simulated reads the same."""
+        return self.arn.split(":", 5)[4]
+
+    @property
     def node_recovery(self) -> str:
         return self.config.get("NodeRecovery", "Automatic")
 

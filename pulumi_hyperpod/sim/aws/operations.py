@@ -138,7 +138,7 @@ def create_cluster(world: World, region: str, params: dict) -> dict:
         for key, value in params.items()
         if key not in ("ClusterName", "InstanceGroups", restricted.RESTRICTED, "NodeProvisioningMode")
     }
-    cluster = Cluster(cid, name, ids.cluster_arn(region, world.scenario.account_id, cid), region, world.now, kind, continuous, config)
+    cluster = Cluster(cid, name, ids.cluster_arn(region, world.account, cid), region, world.now, kind, continuous, config)
     if not continuous:
         cluster.operation = {"kind": "create", "id": op_id}
     prov.assign_subnets(world, cluster, list((params.get("VpcConfig") or {}).get("Subnets") or []))

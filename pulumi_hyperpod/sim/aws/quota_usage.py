@@ -3,7 +3,7 @@ ResourceLimitExceeded (the model lists it for all three) when the instances they
 a Service Quotas value in effect (`quotas.value`: the applied value, else the AWS default).
 
 Usage is counted the way the preflight counts it (`preflight/quotas.py`), so the simulator never
-refuses what a clean preflight let through: every cluster of the region that is not Deleting, by
+refuses what a clean preflight let through: every cluster of the caller's account in the region that is not Deleting, by
 TargetCount; a flexible group's launched instances by their type, and its capacity still to come
 only in the cluster-wide totals (HyperPod places it on whichever of its types has room). A request
 is refused only for a count it raises: a cluster already over a lowered quota can still scale in.
@@ -87,10 +87,10 @@ def check(world: World, region: str, cluster_name: str, after: Mapping[str, Usag
     for usage_key in sorted(t for t in mine_after if t is not None):
         code = _type_code(usage_key)
         if code is not None:
-            _refuse_if(world, code, others[usage_key] + mine_before[usage_key], others[usage_key] + mine_after[usage_key])
+            _refuse_if(world, region, code, others[usage_key] + mine_before[usage_key], others[usage_key] + mine_after[usage_key])
     total_before, total_after = sum(mine_before.values()), sum(mine_after.values())
-    _refuse_if(world, quotas.PER_CLUSTER[0], total_before, total_after)
-    _refuse_if(world, quotas.ACROSS_CLUSTERS[0], sum(others.values()) + total_before, sum(others.values()) + total_after)
+    _refuse_if(world, region, quotas.PER_CLUSTER[0], total_before, total_after)
+    _refuse_if(world, region, quotas.ACROSS_CLUSTERS[0], sum(others.values()) + total_before, sum(others.values()) + total_after)
 
 
 def with_changes(current: Mapping[str, Usage], changed: Mapping[str, Usage], removed: Iterable[str] = ()) -> dict[str, Usage]:
@@ -99,8 +99,8 @@ def with_changes(current: Mapping[str, Usage], changed: Mapping[str, Usage], rem
     return after
 
 
-def _refuse_if(world: World, code: str, before: int, after: int) -> None:
-    limit = quotas.value(world, code)
+def _refuse_if(world: World, region: str, code: str, before: int, after: int) -> None:
+    limit = quotas.value(world, region, code)
     if after > before and after > limit:
         raise ResourceLimitExceeded(
             f"The account-level service limit '{quotas.defaults()[code][0]}' is {limit:g} Instances, with current "

@@ -12,6 +12,10 @@ defaults (0 of every instance type); the scenario's `account` says whether the w
 its quotas raised (`raised`, the default world: every quota applied at the file's raised values) or
 is new (`new`: only the defaults apply), and its `quotas` are applied values on top. ListServiceQuotas
 lists the applied values only, the way AWS does.
+
+Quotas are per account and region, as in AWS: the caller's account (`world.account`) may have its own
+`account` and `quotas` (the scenario's `accounts`), and a quota value may name the one region it is
+applied in.
 """
 
 from __future__ import annotations
@@ -80,19 +84,29 @@ def _raised() -> dict[str, float]:
     return {code: value for code, (_, value) in _table("raised").items()}
 
 
-def _applied(world: World) -> dict[str, float]:
-    """quota code → the applied value: the raised account's (scenario `account: raised`), then the
-    scenario's own `quotas` (a name the table does not know gets its own code)."""
+def _applied(world: World, region: str) -> dict[str, float]:
+    """quota code → the value applied to the caller's account in `region`: the raised account's (its
+    `account: raised`, else the scenario's), then the scenario's `quotas`, then its account's own (a
+    name the table does not know gets its own code)."""
     by_name = {name: code for code, (name, _) in defaults().items()}
-    applied = dict(_raised()) if world.scenario.account == "raised" else {}
-    for quota in world.scenario.quotas:
-        applied[quota.quota_code or by_name.get(quota.quota_name, _code(quota.quota_name))] = quota.value
+    own = world.scenario.accounts.get(world.account)
+    profile = own.account if own is not None and own.account is not None else world.scenario.account
+    applied = dict(_raised()) if profile == "raised" else {}
+    for quota in _listed(world):
+        if quota.region in (None, region):
+            applied[quota.quota_code or by_name.get(quota.quota_name, _code(quota.quota_name))] = quota.value
     return applied
 
 
-def value(world: World, code: str) -> float:
-    """The quota in effect: the applied value, else the AWS default."""
-    applied = _applied(world)
+def _listed(world: World) -> list:
+    """The scenario's applied values, then the caller's account's own (later ones win)."""
+    own = world.scenario.accounts.get(world.account)
+    return [*world.scenario.quotas, *(own.quotas if own is not None else [])]
+
+
+def value(world: World, region: str, code: str) -> float:
+    """The quota in effect for the caller's account in `region`: the applied value, else the AWS default."""
+    applied = _applied(world, region)
     return applied[code] if code in applied else defaults()[code][1]
 
 
@@ -104,11 +118,11 @@ def _name(world: World, code: str) -> str:
     known = defaults().get(code)
     if known:
         return known[0]
-    return next((q.quota_name for q in world.scenario.quotas if q.quota_name and _code(q.quota_name) == code), code)
+    return next((q.quota_name for q in _listed(world) if q.quota_name and _code(q.quota_name) == code), code)
 
 
 def _quota(world: World, region: str, code: str, value: float, applied: bool) -> dict:
-    account = world.scenario.account_id if applied else ""
+    account = world.account if applied else ""
     return {
         "ServiceCode": SERVICE_CODE,
         "ServiceName": SERVICE_NAME,
@@ -125,7 +139,7 @@ def _quota(world: World, region: str, code: str, value: float, applied: bool) ->
 def _check(world: World, operation: str, params: dict) -> None:
     if world.scenario.quotas_access_denied:
         raise AccessDeniedException(
-            f"User: arn:aws:sts::{world.scenario.account_id}:assumed-role/hyperpod/session is not authorized to perform: "
+            f"User: arn:aws:sts::{world.account}:assumed-role/hyperpod/session is not authorized to perform: "
             f"servicequotas:{operation} because no identity-based policy allows the servicequotas:{operation} action"
         )
     if params.get("ServiceCode") != SERVICE_CODE:
@@ -148,7 +162,7 @@ def _page(world: World, region: str, values: dict[str, float], applied: bool, pa
 
 def list_service_quotas(world: World, region: str, params: dict) -> dict:
     _check(world, "ListServiceQuotas", params)
-    applied = _applied(world)
+    applied = _applied(world, region)
     if params.get("QuotaCode"):
         applied = {code: value for code, value in applied.items() if code == params["QuotaCode"]}
     return _page(world, region, applied, True, params)
@@ -162,7 +176,7 @@ def list_aws_default_service_quotas(world: World, region: str, params: dict) -> 
 def get_service_quota(world: World, region: str, params: dict) -> dict:
     _check(world, "GetServiceQuota", params)
     code = params.get("QuotaCode")
-    applied = _applied(world)
+    applied = _applied(world, region)
     if code in applied:
         return {"Quota": _quota(world, region, code, applied[code], True)}
     if code in defaults():

@@ -8,9 +8,9 @@ a default, so `{}` is a valid scenario: unlimited capacity, no faults, realistic
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator, model_validator
 from pulumi_hyperpod.aws import servicemodel  # botocore's model: read only by a scenario that lists a plan
 from importlib import resources
 from pulumi_hyperpod.core.errors import InputError
@@ -150,12 +150,43 @@ class QuotaValue(_Strict):
     quota_name: str | None = Field(None, description='e.g. "ml.p5.48xlarge for cluster usage"')
     quota_code: str | None = Field(None, pattern=r"^L-[0-9A-F]{8}$")
     value: float = Field(ge=0)
+    region: str | None = Field(None, description="the region it is applied in (quotas are per region); None: every region")
 
     @model_validator(mode="after")
     def _named(self) -> QuotaValue:
         if (self.quota_name is None) == (self.quota_code is None):
             raise ValueError("give exactly one of quota_name or quota_code")
         return self
+
+    @field_validator("region")
+    @classmethod
+    def _a_region(cls, region: str | None) -> str | None:
+        from pulumi_hyperpod.aws.regions import is_region, not_a_region  # noqa: PLC0415 - botocore's partitions: only a quota that names a region
+
+        if region is not None and not is_region(region):
+            raise ValueError(not_a_region(region))
+        return region
+
+
+# An AWS account id, and the shape of an access key id (IAM's AccessKeyIdType: 16 to 128 word characters).
+AccountId = Annotated[str, StringConstraints(pattern=r"^\d{12}$")]
+AccessKeyId = Annotated[str, StringConstraints(pattern=r"^\w{16,128}$")]
+
+
+class AccountSettings(_Strict):
+    """One account of the simulated world besides the default (`Scenario.account_id`): which access keys
+    sign as it, and its Service Quotas (sim/aws/accounts.py)."""
+
+    access_keys: list[AccessKeyId] = Field(
+        default_factory=list,
+        description="access key ids whose requests are this account's (a 12-digit key id is its account without being listed)",
+    )
+    account: Literal["raised", "new"] | None = Field(
+        None, description="as the scenario's `account`, for this account; None: the scenario's"
+    )
+    quotas: list[QuotaValue] = Field(
+        default_factory=list, description="applied Service Quotas values of this account, on top of the scenario's"
+    )
 
 
 class SlurmSettings(_Strict):
@@ -193,6 +224,10 @@ class Scenario(_Strict):
         "data/service_quotas.yaml's raised values); new: a new account, only AWS's defaults apply (0 of every instance type)",
     )
     quotas: list[QuotaValue] = Field(default_factory=list, description="applied Service Quotas values, on top of the account's")
+    accounts: dict[AccountId, AccountSettings] = Field(
+        default_factory=dict,
+        description="account id -> its access keys and quotas: the other accounts a request's access key can name (sim/aws/accounts.py)",
+    )
     quotas_access_denied: bool = Field(False, description="Service Quotas answers AccessDeniedException")
     image_release: str | None = Field(
         None,
@@ -202,6 +237,15 @@ class Scenario(_Strict):
         "AutoPatchConfig are patched to it on their schedule (patching.py)",
     )
     image_released_at: float | None = Field(None, description="when image_release came out (epoch seconds)")
+
+    @model_validator(mode="after")
+    def _one_account_per_key(self) -> Scenario:
+        owners: dict[str, str] = {}
+        for account_id, settings in self.accounts.items():
+            for key in settings.access_keys:
+                if owners.setdefault(key, account_id) != account_id:
+                    raise ValueError(f"accounts: access key {key} is listed under both {owners[key]} and {account_id}")
+        return self
 
     @field_validator("capacity_changes")
     @classmethod

@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterator
 
 from pulumi_hyperpod.aws.sessions import new_botocore_session
 from pulumi_hyperpod.sim.aws import billing as metering
-from pulumi_hyperpod.sim.aws import ids, provisioning as prov, reconcile, rolling_update, slurm, wire
-from pulumi_hyperpod.sim.clock import ClockFileError, ManualClock, SharedClock, clock_note, to_datetime
+from pulumi_hyperpod.sim.aws import accounts, ids, provisioning as prov, reconcile, rolling_update, slurm, wire
+from pulumi_hyperpod.sim.clock import ClockFileError, ManualClock, SharedClock, clock_note, parse_latency, to_datetime
 from pulumi_hyperpod.sim.aws.clock import PollTracker, to_seconds
 from pulumi_hyperpod.sim.aws.errors import ResourceNotFound, SerializationException
 from pulumi_hyperpod.sim.aws.model import Cluster, Node
@@ -40,6 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 STATE_ENV = "HYPERPOD_FAKE_STATE"
 SCENARIO_ENV = "HYPERPOD_FAKE_SCENARIO"
+LATENCY_ENV = "HYPERPOD_FAKE_LATENCY"  # each in-process answer held back this long (`fake serve --latency` over HTTP)
 DEFAULT_STATE = Path(".hyperpod") / "fake.sqlite"
 READS = ("Describe", "List", "Get")  # operations that only read: repeating one is polling
 
@@ -70,6 +71,15 @@ def _load_scenario(scenario: Any) -> Scenario:
     from pulumi_hyperpod.sim.aws.scenario import load_scenario  # noqa: PLC0415 - pydantic: loaded when a scenario is built, not to read a stored world (tests/unit/provider/test_diff_lean.py)
 
     return load_scenario(scenario)
+
+
+def _latency() -> float:
+    """$HYPERPOD_FAKE_LATENCY in seconds (0 when unset): read when a client is attached."""
+    text = os.environ.get(LATENCY_ENV, "").strip()
+    try:
+        return parse_latency(text) if text else 0.0
+    except ValueError as error:
+        raise EnvError(LATENCY_ENV, text, str(error)) from None
 
 
 def _waited(polls: PollTracker, key: Any, world: World) -> float:
@@ -180,10 +190,14 @@ class Simulator:
         model = client.meta.service_model
         service_id = model.service_id.hyphenize()
         region = client.meta.region_name
-        polls = PollTracker(None)  # the scenario's window, read in the client's first transaction
+        latency = _latency()
+        polls = PollTracker(None, held=latency)  # the scenario's window, read in the client's first transaction
 
         def handle(request: Any, **_: Any) -> Any:
-            return self._handle(model.service_name, model.protocol, region, request, polls)
+            answer = self._handle(model.service_name, model.protocol, region, request, polls)
+            if latency:  # after the transaction: the world is not held, and its clock does not count it (polls.held)
+                time.sleep(latency)
+            return answer
 
         def observe(http_response: Any = None, parsed: dict[str, Any] | None = None, model: Any = None, **_: Any) -> None:
             if http_response is not None and http_response.status_code < 300 and parsed is not None:
@@ -212,19 +226,21 @@ class Simulator:
             operation, params = wire.decode(request)
         except SerializationException as error:  # nothing to run: the world is not opened for it
             return wire.encode(request.url, error.status, wire.error_payload(error), ids.request_id(random.Random(request.url)))
-        status, payload, request_id = self.dispatch(service, region, operation, params, polls)
+        key_id = accounts.access_key_id(request.headers)
+        status, payload, request_id = self.dispatch(service, region, operation, params, polls, key_id)
         return wire.encode(request.url, status, payload, request_id)
 
     def dispatch(
-        self, service: str, region: str, operation: str, params: dict[str, Any], polls: PollTracker
+        self, service: str, region: str, operation: str, params: dict[str, Any], polls: PollTracker, key_id: str | None = None
     ) -> tuple[int, dict[str, Any], str]:
         """One request, as decoded from the wire: (HTTP status, JSON payload, request id). `polls`: the
-        calling client's, so a client repeating a read moves the world (a client waiting on it)."""
+        calling client's, so a client repeating a read moves the world (a client waiting on it).
+        `key_id`: the access key it was signed with, which names its account (sim/aws/accounts.py)."""
         waited = None
         if operation.startswith(READS):  # a repeated identical read is a client waiting on the world
-            key = (service, region, operation, json.dumps(params, sort_keys=True, default=str))
+            key = (service, region, key_id, operation, json.dumps(params, sort_keys=True, default=str))
             waited = functools.partial(_waited, polls, key)
-        with self._world(waited) as world:
+        with self._world(waited) as world, world.as_account(accounts.account_of(world, key_id)):
             self._store.record_call(operation, params)
             status, payload = wire.dispatch(world, service, operation, region, params)
             request_id = ids.request_id(world.fault_rng)
@@ -261,6 +277,11 @@ class Simulator:
     def reset_calls(self) -> None:
         self._store.reset_calls()
 
+    def account_of(self, key_id: str | None) -> str:
+        """The account a request signed with access key `key_id` acts as (sim/aws/accounts.py; None: unsigned)."""
+        with self._store.transaction() as world:
+            return accounts.account_of(world, key_id)
+
     @property
     def scenario(self) -> Scenario:
         with self._world() as world:
@@ -275,7 +296,8 @@ class Simulator:
             if (name in (cluster.name, cluster.arn)) and (region is None or cluster.region == region)
         ]
         if len(matches) > 1:
-            raise ValueError(f"cluster {name} exists in several regions ({', '.join(c.region for c in matches)}); pass region=")
+            places = ", ".join(f"{c.region} of account {c.account}" for c in matches)
+            raise ValueError(f"cluster {name} exists in several regions or accounts ({places}); pass region= or its ARN")
         if not matches:
             raise ResourceNotFound(f"Cluster {name} not found in the simulator.")
         return matches[0]
@@ -408,15 +430,31 @@ class Simulator:
             raise ValueError(f"node {node_id} of cluster {target.name} {missing}")
         return target, node
 
-    def set_quota(self, value: float, *, name: str | None = None, code: str | None = None) -> None:
-        """The account's applied Service Quotas value changes (an increase granted, or a quota lowered
-        below what already runs), by quota name or code; calls from then on are checked against it."""
-        from pulumi_hyperpod.sim.aws.scenario import QuotaValue  # noqa: PLC0415 - pydantic: the scenario's models, not on a preview's path (tests/unit/provider/test_diff_lean.py)
+    def set_quota(
+        self, value: float, *, name: str | None = None, code: str | None = None, account: str | None = None, region: str | None = None
+    ) -> None:
+        """An applied Service Quotas value changes (an increase granted, or a quota lowered below what
+        already runs), by quota name or code; calls from then on are checked against it. `account`: of
+        that account only (None: every account's, the scenario's `quotas`); `region`: in that region
+        only (None: every region)."""
+        from pulumi_hyperpod.sim.aws.scenario import AccountSettings, QuotaValue  # noqa: PLC0415 - pydantic: the scenario's models, not on a preview's path (tests/unit/provider/test_diff_lean.py)
 
         with self._world() as world:
-            quota = QuotaValue(quota_name=name, quota_code=code, value=value)
-            kept = [q for q in world.scenario.quotas if (q.quota_name, q.quota_code) != (name, code)]
-            world.scenario = world.scenario.model_copy(update={"quotas": [*kept, quota]})
+            quota = QuotaValue(quota_name=name, quota_code=code, value=value, region=region)
+            scenario = world.scenario
+
+            def replaced(listed: list[QuotaValue]) -> list[QuotaValue]:
+                return [*(q for q in listed if (q.quota_name, q.quota_code, q.region) != (name, code, region)), quota]
+
+            if account is None:
+                world.scenario = scenario.model_copy(update={"quotas": replaced(scenario.quotas)})
+                return
+            own = scenario.accounts.get(account) or AccountSettings.model_validate({})
+            accounts_now: dict[str, AccountSettings] = {
+                **scenario.accounts,
+                account: own.model_copy(update={"quotas": replaced(own.quotas)}),
+            }
+            world.scenario = scenario.model_validate({**scenario.model_dump(), "accounts": accounts_now})  # the account id checked
 
     def set_capacity(self, instance_type: str, az: str | None, available: int | None) -> None:
         """Set the free instances of a type in an AZ (None: the pool shared by every AZ); `available`
@@ -451,6 +489,7 @@ class Simulator:
                     {
                         "name": cluster.name,
                         "region": cluster.region,
+                        "account": cluster.account,
                         "arn": cluster.arn,
                         "status": cluster.status,
                         "orchestrator": cluster.orchestrator,

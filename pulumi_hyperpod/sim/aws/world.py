@@ -8,10 +8,11 @@ is why the store never persists it.
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import random
 from typing import TYPE_CHECKING, Any
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from pulumi_hyperpod.sim.aws import ids
 from pulumi_hyperpod.sim.aws.capacity import CapacityPools
@@ -49,6 +50,8 @@ SETTINGS: dict[tuple[str, ...], Any] = {
     ("faults", "server_error_rate"): 0.0,
     ("image_release",): None,
     ("image_released_at",): None,
+    ("account_id",): "123456789012",
+    ("accounts",): {},
 }
 
 
@@ -89,6 +92,8 @@ class World:
         # such as ListClusterNodes' sorted listing so paging a 10k-node cluster is not O(N) per page.
         self.revisions: dict[str, int] = {}
         self.cache: dict[tuple, tuple[int, Any]] = {}
+        # Transient: the account of the request being answered (`as_account`); None: the scenario's default.
+        self._caller: str | None = None
         self.schedule_capacity_change()
 
     # -- scenario ------------------------------------------------------------------------------
@@ -208,6 +213,22 @@ class World:
             return False
         return (group.retry_at if kind == RETRY else group.min_deadline) == due
 
+    # -- accounts ------------------------------------------------------------------------------
+    @property
+    def account(self) -> str:
+        """The account a request acts as (sim/aws/accounts.py): the one it names its clusters, ARNs and
+        quotas in; the scenario's `account_id` outside a request."""
+        return self._caller if self._caller is not None else self.setting("account_id")
+
+    @contextlib.contextmanager
+    def as_account(self, account: str | None) -> Iterator[World]:
+        """Answer one request as `account` (None: the default account)."""
+        before, self._caller = self._caller, account
+        try:
+            yield self
+        finally:
+            self._caller = before
+
     # -- clusters ------------------------------------------------------------------------------
     def touch(self, cluster: Cluster) -> None:
         """Mark a cluster changed: saved at commit, re-evaluated by the reconciler."""
@@ -238,20 +259,23 @@ class World:
         self.to_reconcile.discard(cluster.id)
 
     def find_cluster(self, region: str, name_or_arn: str) -> Cluster:
-        """By name or ARN, in the caller's region; ResourceNotFound names what was asked for."""
+        """By name or ARN, in the caller's account and region; ResourceNotFound names what was asked for."""
+        account = self.account
         if name_or_arn.startswith("arn:"):
             cid = name_or_arn.rsplit("/", 1)[-1]
             cluster = self.clusters.get(cid)
-            if cluster is not None and cluster.arn == name_or_arn and cluster.region == region:
+            if cluster is not None and cluster.arn == name_or_arn and cluster.region == region and cluster.account == account:
                 return cluster
         else:
             for cluster in self.clusters.values():
-                if cluster.name == name_or_arn and cluster.region == region:
+                if cluster.name == name_or_arn and cluster.region == region and cluster.account == account:
                     return cluster
         raise ResourceNotFound(f"Cluster {name_or_arn} not found in {region}.")
 
     def clusters_in(self, region: str) -> list[Cluster]:
-        return [cluster for cluster in self.clusters.values() if cluster.region == region]
+        """The caller's account's clusters in `region`: what its list calls and quotas see."""
+        account = self.account
+        return [cluster for cluster in self.clusters.values() if cluster.region == region and cluster.account == account]
 
     # -- events and billing ----------------------------------------------------------------------
     @property

@@ -188,3 +188,39 @@ def test_fake_serve_enforces_a_policy_file_hyperpod_iam_policy_printed(tmp_path)
         assert applied.returncode == 1
         [error] = [line for line in applied.stderr.splitlines() if line.startswith("error:")]
         assert "is not authorized to perform: sagemaker:CreateCluster on resource: arn:aws:sagemaker:us-west-2:" in error
+
+
+def test_the_policy_is_checked_as_the_requests_own_account(aws_env, tmp_path):
+    """Two accounts hold a cluster of one name (a 12-digit access key id is its account): a Deny on
+    the first one's ARN does not stop the second account's delete of its own, and the refusal of
+    the first names the caller's own account."""
+    import boto3
+
+    sim = Simulator(tmp_path / "world.sqlite", seed=5)
+    allow = {"Effect": "Allow", "Action": ["sagemaker:*", "iam:PassRole"], "Resource": "*"}
+    request = json.loads((SPECS / "seed004-initial.json").read_text())
+
+    def under(statements: list[dict], calls):
+        server, thread = serve(sim, {"Version": "2012-10-17", "Statement": statements})
+        try:
+            return calls(
+                lambda account: boto3.client(
+                    "sagemaker", region_name="us-west-2", endpoint_url=server.url, aws_access_key_id=account, aws_secret_access_key="x"
+                )
+            )
+        finally:
+            server.shutdown()
+            server.server_close()
+            thread.join(5)
+
+    first = under([allow], lambda client: [client(a).create_cluster(**request)["ClusterArn"] for a in ("111111111111", "222222222222")])[0]
+
+    def deletes(client):
+        client("222222222222").delete_cluster(ClusterName=NAME)  # its own cluster, not the denied ARN
+        with pytest.raises(ClientError) as raised:
+            client("111111111111").delete_cluster(ClusterName=NAME)
+        return raised.value.response["Error"]["Message"]
+
+    message = under([allow, {"Effect": "Deny", "Action": "sagemaker:DeleteCluster", "Resource": first}], deletes)
+    assert message.startswith("User: arn:aws:iam::111111111111:user/simulated is not authorized to perform: sagemaker:DeleteCluster")
+    assert message.endswith(f"on resource: {first} with an explicit deny in an identity-based policy")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 
+import boto3
 import click
 import pytest
 from click.testing import CliRunner
@@ -62,6 +63,16 @@ def test_fake_show_lists_clusters_counts_and_virtual_time(world):
     assert clusters["leo"]["groups"][1] == {"name": "leo-stg-compute-ig", "status": "InService", "target": 2, "min": 0, "current": 2}
     table = run("fake", "show")
     assert "my-training-cluster" in table.output and "worker-gpu-a InService 2/2" in table.output
+
+
+def test_fake_show_names_the_account_of_each_cluster_in_a_world_of_several(world):
+    assert "account" not in run("fake", "show").output, "a world of one account shows no account column"
+    other = boto3.client("sagemaker", region_name="us-west-2", aws_access_key_id="111111111111", aws_secret_access_key="not-checked")
+    world.attach(other).create_cluster(ClusterName="leo", InstanceGroups=seed004_groups(1))
+    clusters = json.loads(run("fake", "show", "--json").output)["clusters"]
+    assert sorted((c["name"], c["account"]) for c in clusters if c["name"] == "leo") == [("leo", "111111111111"), ("leo", "123456789012")]
+    table = run("fake", "show").output
+    assert "account" in table and "111111111111" in table and "123456789012" in table
 
 
 def test_fake_advance_fast_forwards_the_world(world):
