@@ -8,7 +8,11 @@ from __future__ import annotations
 from pulumi_hyperpod.aws.members import cfn_schema
 from pulumi_hyperpod.aws.members import sources as src
 from pulumi_hyperpod.aws.members.table import FILLED, MEMBERS, SENTENCES, UNVERIFIED, Member, Scope, counts, decided_by
-import botocore
+
+# The botocore release whose `sagemaker` model the verdicts were last read against. The page names it
+# rather than the installed release: a fresh install takes the newest botocore, and a release that
+# adds a member fails the table's own tests (a member without its verdict), not this page's text.
+MODEL_READ = "botocore 1.44.18"
 
 _SCOPES: tuple[tuple[Scope, str], ...] = (
     ("cluster", "Cluster members (CreateCluster, UpdateCluster)"),
@@ -24,7 +28,7 @@ Every input member of a HyperPod cluster — each member of CreateCluster's and 
 requests and of the instance group shapes, and each part of a structure whose parts change
 differently — has one row below: how the tool reads it back, how a change is made, what leaving it
 out of the spec means, and the sources the verdict stands on. The planner (`aws/planner/compare.py`,
-`aws/planner/members.py`), the simulator (`fake/validation.py`, `fake/operations.py`) and this page
+`aws/planner/members.py`), the simulator (`sim/aws/validation.py`, `sim/aws/operations.py`) and this page
 read the same table (`pulumi_hyperpod/aws/members/table.py`), and a test fails when botocore's model
 gains a member (of CreateCluster, UpdateCluster, DescribeCluster or a group shape) or a cross-field
 sentence the table lacks.
@@ -124,7 +128,7 @@ def render() -> str:
         f"{schema['changed'][:12]}, {schema['date']}; read {schema['read']})"
     )
 
-    intro = _INTRO.replace("{summary}", summary()).replace("{schema}", where).replace("{botocore}", f"botocore {botocore.__version__}")
+    intro = _INTRO.replace("{summary}", summary()).replace("{schema}", where).replace("{botocore}", MODEL_READ)
     lines = [intro, "## Counts", "", "| verdict | members |", "|---|---|"]
     lines += [f"| {key} | {value} |" for key, value in tally.items() if key != "members"]
     lines += [f"| **all** | **{tally['members']}** |", ""]
