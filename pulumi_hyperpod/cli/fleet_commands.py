@@ -12,10 +12,10 @@ from typing import Any
 import click
 
 from pulumi_hyperpod.cli import common
-from pulumi_hyperpod.cli.common import EXIT_CHANGES, EXIT_ERROR, EXIT_REFUSED, cell, emit_json, handle_errors, print_error
+from pulumi_hyperpod.cli.common import EXIT_CHANGES, EXIT_ERROR, EXIT_REFUSED, HyperpodGroup, cell, emit_json, handle_errors, print_error
 
 
-@click.group("fleet")
+@click.group("fleet", cls=HyperpodGroup)  # usage errors exit 1
 def fleet_group() -> None:
     """Plan many clusters' stacks, across accounts and regions, as one fleet."""
 
