@@ -15,6 +15,11 @@ from typing import Any
 
 FLEET_PLAN_FORMAT = "hyperpod-fleet-plan/1"
 DEFAULT_ACCOUNT = "default"  # a stack without `account`: the account its credentials are
+# HyperPod's one quota of each cluster on its own, not of the account and region: never summed over
+# the fleet (aws/preflight/quotas.py's PER_CLUSTER, code and names; tests/unit/fleet compares them)
+PER_CLUSTER_QUOTA = frozenset(
+    {"l-2ce978fc", "maximum number instances allowed per sagemaker hyperpod cluster", "maximum number of instances allowed per sagemaker hyperpod cluster"}
+)
 
 
 @dataclass(frozen=True)
@@ -93,7 +98,11 @@ def quota_draws(stacks: Iterable[StackPlans]) -> list[QuotaDraw]:
 
 def _quota_checks(plan: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     quotas = (plan.get("preflight") or {}).get("quotas") or {}
-    return [c for c in quotas.get("checks") or () if isinstance(c, Mapping)]
+    return [c for c in quotas.get("checks") or () if isinstance(c, Mapping) and not _per_cluster(c)]
+
+
+def _per_cluster(check: Mapping[str, Any]) -> bool:
+    return any(str(check.get(key) or "").lower() in PER_CLUSTER_QUOTA for key in ("quota_code", "quota_name"))
 
 
 def cluster_summary(plan: Mapping[str, Any]) -> dict[str, Any]:

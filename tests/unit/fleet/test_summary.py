@@ -103,3 +103,14 @@ def test_the_fleet_refuses_exactly_when_some_sum_exceeds_its_headroom(world, dat
     assert bool(document["refusals"]) is expected
     for draw in document["quotas"]:
         assert draw["stacks"] and all(name in {s.stack for s in stacks} for name in draw["stacks"])
+
+
+def test_the_per_cluster_quota_is_never_summed_over_the_fleet():
+    from pulumi_hyperpod.aws.preflight.quotas import _ALIASES, PER_CLUSTER
+    from pulumi_hyperpod.fleet.summary import PER_CLUSTER_QUOTA
+
+    assert {PER_CLUSTER[0].lower(), PER_CLUSTER[1].lower(), *_ALIASES} == PER_CLUSTER_QUOTA
+    each = plan("a", adds=8, in_use=2, quota=10.0, kind=None)
+    each["preflight"]["quotas"]["checks"][0].update(quota_name=PER_CLUSTER[1], quota_code=PER_CLUSTER[0])
+    stacks = [StackPlans("east", None, "us-west-2", (each,)), StackPlans("west", None, "us-west-2", (dict(each, cluster_name="b"),))]
+    assert quota_draws(stacks) == [] and not fleet_plan(stacks)["refused"]
