@@ -86,3 +86,6 @@ def _show(document: dict[str, Any]) -> None:
         )
     if document["quotas"]:
         common.out.print(quotas)
+
+
+COMMANDS = (fleet_group,)
