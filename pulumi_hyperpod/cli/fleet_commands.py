@@ -54,7 +54,9 @@ def fleet_plan_command(fleet_file: str, parallel: int, as_json: bool, detailed_e
 def _show(document: dict[str, Any]) -> None:
     from rich.table import Table  # noqa: PLC0415 - rich: --help and --json output never load it (tests/cli_startup)
 
-    table = Table("stack", "account", "region", "cluster", "action", "steps", "victims", "cost/h", title=cell("fleet plan"), title_justify="left")
+    table = Table(
+        "stack", "account", "region", "cluster", "action", "steps", "victims", "cost/h", title=cell("fleet plan"), title_justify="left"
+    )
     for row in document["stacks"]:
         where = (cell(row["stack"]), cell(row["account"] or "default"), cell(row["region"]))
         if row["error"]:

@@ -62,7 +62,11 @@ def _preview(stack: FleetStack, base: Path, env: Mapping[str, str]) -> dict[str,
     if stack.config:
         workspace_stack.set_all_config({key: automation.ConfigValue(value) for key, value in stack.config.items()})
     result = workspace_stack.preview(color="never", suppress_progress=True)
-    return {str(getattr(op, "value", op)): count for op, count in result.change_summary.items() if str(getattr(op, "value", op)) != "same" and count}
+    return {
+        str(getattr(op, "value", op)): count
+        for op, count in result.change_summary.items()
+        if str(getattr(op, "value", op)) != "same" and count
+    }
 
 
 def _last_lines(text: str, count: int = 6) -> str:

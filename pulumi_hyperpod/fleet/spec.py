@@ -93,13 +93,17 @@ class Fleet(_Strict):
                 if name not in names:
                     problems.append(Violation(where, f"names the stack {name!r}, which is not in stacks"))
                 elif name in placed:
-                    problems.append(Violation(where, f"the stack {name!r} is in wave {placed[name]!r} already; each stack is in exactly one wave"))
+                    problems.append(
+                        Violation(where, f"the stack {name!r} is in wave {placed[name]!r} already; each stack is in exactly one wave")
+                    )
                 else:
                     placed[name] = wave.name
         if self.waves:
             missing = [n for n in names if n not in placed]
             if missing:
-                problems.append(Violation("waves", f"the stacks {', '.join(map(repr, missing))} are in no wave; each stack is in exactly one wave"))
+                problems.append(
+                    Violation("waves", f"the stacks {', '.join(map(repr, missing))} are in no wave; each stack is in exactly one wave")
+                )
         if problems:
             raise FleetError(problems)
         return self

@@ -18,7 +18,11 @@ DEFAULT_ACCOUNT = "default"  # a stack without `account`: the account its creden
 # HyperPod's one quota of each cluster on its own, not of the account and region: never summed over
 # the fleet (aws/preflight/quotas.py's PER_CLUSTER, code and names; tests/unit/fleet compares them)
 PER_CLUSTER_QUOTA = frozenset(
-    {"l-2ce978fc", "maximum number instances allowed per sagemaker hyperpod cluster", "maximum number of instances allowed per sagemaker hyperpod cluster"}
+    {
+        "l-2ce978fc",
+        "maximum number instances allowed per sagemaker hyperpod cluster",
+        "maximum number of instances allowed per sagemaker hyperpod cluster",
+    }
 )
 
 
@@ -126,7 +130,7 @@ def fleet_plan(stacks: Sequence[StackPlans]) -> dict[str, Any]:
     """The `hyperpod-fleet-plan/1` document of the fleet's previews."""
     draws = quota_draws(stacks)
     over = [d for d in draws if d.over]
-    rows = []
+    rows: list[dict[str, Any]] = []
     for stack in stacks:
         clusters = [cluster_summary(p) for p in stack.plans]
         rows.append(

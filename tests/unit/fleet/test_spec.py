@@ -53,15 +53,33 @@ STACK = "{name: a, project: p, stack: dev, region: us-west-2}"
             "waves: [{name: w1, stacks: [a]}, {name: w2, stacks: [a, b]}]\n",
             "waves[1].stacks: the stack 'a' is in wave 'w1' already; each stack is in exactly one wave",
         ),
-        (f"stacks: [{STACK}]\nwaves: [{{name: w, stacks: [a, ghost]}}]\n", "waves[0].stacks: names the stack 'ghost', which is not in stacks"),
-        (f"stacks: [{STACK}]\nwaves: [{{name: w, stacks: [a], parallelism: 0}}]\n", "waves[0].parallelism: input should be greater than or equal to 1"),
-        ("stacks: [{name: a, project: p, stack: dev, region: us-west-2, account: '12345'}]\n", "stacks[0].account: an AWS account id is 12 digits; got '12345'"),
-        ("stacks: [{name: a, project: p, stack: dev, region: us-west-2, account: 111122223333}]\n", "stacks[0].account: input should be a valid string"),
+        (
+            f"stacks: [{STACK}]\nwaves: [{{name: w, stacks: [a, ghost]}}]\n",
+            "waves[0].stacks: names the stack 'ghost', which is not in stacks",
+        ),
+        (
+            f"stacks: [{STACK}]\nwaves: [{{name: w, stacks: [a], parallelism: 0}}]\n",
+            "waves[0].parallelism: input should be greater than or equal to 1",
+        ),
+        (
+            "stacks: [{name: a, project: p, stack: dev, region: us-west-2, account: '12345'}]\n",
+            "stacks[0].account: an AWS account id is 12 digits; got '12345'",
+        ),
+        (
+            "stacks: [{name: a, project: p, stack: dev, region: us-west-2, account: 111122223333}]\n",
+            "stacks[0].account: input should be a valid string",
+        ),
         ("stacks: [{name: a, project: p, stack: dev, region: mars-1}]\n", "stacks[0].region: 'mars-1' is not an AWS region"),
-        ("stacks: [{name: a, project: p, stack: dev, region: us-west-2, backend: gcp}]\n", "stacks[0].backend: input should be 'aws' or 'fake'"),
+        (
+            "stacks: [{name: a, project: p, stack: dev, region: us-west-2, backend: gcp}]\n",
+            "stacks[0].backend: input should be 'aws' or 'fake'",
+        ),
         (f"stacks: [{STACK}, {STACK}]\n", "stacks: the stack name 'a' is given 2 times"),
         ("stacks: [{name: a, project: p, stack: dev}]\n", "stacks[0].region: is required"),
-        (f"stacks: [{STACK}, {{name: b, project: p, stack: b, region: us-west-2}}]\nwaves: [{{name: w, stacks: [a]}}]\n", "waves: the stacks 'b' are in no wave"),
+        (
+            f"stacks: [{STACK}, {{name: b, project: p, stack: b, region: us-west-2}}]\nwaves: [{{name: w, stacks: [a]}}]\n",
+            "waves: the stacks 'b' are in no wave",
+        ),
         ("stacks: []\nstacks: []\n", "the key 'stacks' appears twice"),
         ("- a\n", "a fleet file is a mapping with stacks and waves"),
     ],
@@ -82,6 +100,8 @@ def test_each_project_must_hold_a_pulumi_project(tmp_path):
     fleet, base = load_fleet(write(tmp_path, f"stacks: [{STACK}]\n"))
     with pytest.raises(FleetError) as caught:
         check_projects(fleet, base, "fleet.yaml")
-    assert caught.value.lines() == ["fleet.yaml: stacks[0].project: 'p' is not a directory holding Pulumi.yaml (relative to the fleet file)"]
+    assert caught.value.lines() == [
+        "fleet.yaml: stacks[0].project: 'p' is not a directory holding Pulumi.yaml (relative to the fleet file)"
+    ]
     (tmp_path / "p" / "Pulumi.yaml").write_text("name: p\nruntime: python\n")
     check_projects(fleet, base, "fleet.yaml")

@@ -23,7 +23,14 @@ def plan(name, adds=0, in_use=0, quota=4.0, kind="ml.g5.xlarge", *, refusals=(),
             "quotas": {
                 "status": "checked",
                 "checks": [
-                    {"quota_name": f"{kind} for cluster usage", "quota": quota, "instance_type": kind, "in_use": in_use, "adds": adds, "after": in_use + adds}
+                    {
+                        "quota_name": f"{kind} for cluster usage",
+                        "quota": quota,
+                        "instance_type": kind,
+                        "in_use": in_use,
+                        "adds": adds,
+                        "after": in_use + adds,
+                    }
                 ],
             },
         },
@@ -57,7 +64,9 @@ def test_the_same_scale_outs_in_two_accounts_or_regions_pass():
 def test_clusters_are_read_from_their_plans():
     victim = {"node_id": "i-0abc", "group": "workers", "reason": "the newest", "logical": False, "status": "Running"}
     summary = cluster_summary(plan("a", victims=[victim], delta=-1.5, refusals=("no",)))
-    assert summary["steps"] == ["UpdateCluster"] and summary["victims"] == [{"node_id": "i-0abc", "group": "workers", "reason": "the newest"}]
+    assert summary["steps"] == ["UpdateCluster"] and summary["victims"] == [
+        {"node_id": "i-0abc", "group": "workers", "reason": "the newest"}
+    ]
     assert (summary["cost_delta_per_hour"], summary["currency"], summary["refusals"]) == (-1.5, "USD", ["no"])
     document = fleet_plan([StackPlans("s", None, "us-west-2", (plan("a", refusals=("no",)),))])
     assert document["refused"] and document["refusals"] == []  # a plan's own refusal, no fleet one
@@ -91,7 +100,9 @@ def test_the_fleet_refuses_exactly_when_some_sum_exceeds_its_headroom(world, dat
         account, region, kind = data.draw(st.sampled_from(keys))
         quota, in_use = world[(account, region, kind)]
         adds = data.draw(st.integers(0, 10))
-        stacks.append(StackPlans(f"s{index}", account, region, (plan(f"c{index}", adds=adds, in_use=in_use, quota=float(quota), kind=kind),)))
+        stacks.append(
+            StackPlans(f"s{index}", account, region, (plan(f"c{index}", adds=adds, in_use=in_use, quota=float(quota), kind=kind),))
+        )
     sums: dict = {}
     for stack in stacks:
         check = stack.plans[0]["preflight"]["quotas"]["checks"][0]
