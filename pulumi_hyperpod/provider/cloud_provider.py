@@ -258,9 +258,9 @@ class CloudProvider:
     def _say(self, text: str, name: str | None) -> None:
         say(text, self.adapter.label(name) if name else None)
 
-    def _show(self, the_plan: Plan, note: str = "") -> None:
+    def _show(self, the_plan: Plan, name: str, note: str = "") -> None:
         """Say the plan as the preview shows it and, when $HYPERPOD_PLAN_DIR is set, write it there too."""
-        self._say(plan_text(the_plan) + note, the_plan.cluster_name)
+        self._say(plan_text(the_plan) + note, name)
         write_plan_file(the_plan)
 
     def _read(self, session: Session, name: str) -> Any:
@@ -336,7 +336,7 @@ class CloudProvider:
             self._adopted(session, self.adapter.desired(inputs), settings, observed)
         else:
             the_plan = self.adapter.creation_plan(inputs, settings)
-            self._show(the_plan, note=self.adapter.creation_note(inputs))
+            self._show(the_plan, the_plan.cluster_name, note=self.adapter.creation_note(inputs))
 
     def _existing(self, inputs: Bag, name: str, settings: RunSettings, *, preview: bool = False) -> tuple[Session, Any]:
         """Where a create of `inputs` goes and what is there now, for the create and for its
@@ -400,7 +400,7 @@ class CloudProvider:
             return Plan(cluster_name=name, action="create", replacements=(GONE,))
         result = self._prepare(session, self.adapter.desired(news), settings, observed)
         if inputs_changed or not result.empty:
-            self._show(result)
+            self._show(result, name)
         return result
 
     def _refuse_replacement(self, news: Bag, reasons: list[str], name: str) -> None:
@@ -448,7 +448,7 @@ class CloudProvider:
         name = spec.name
         self._say(f"adopting {self.adapter.summary(observed)}", name)
         result = self._prepare(session, spec, settings, observed)
-        self._show(result)
+        self._show(result, name)
         if result.replacements:
             raise ProviderError(
                 f"cannot adopt cluster {name}: it differs in what cannot change in place: " + "; ".join(result.replacements)
@@ -551,7 +551,7 @@ class CloudProvider:
             self.adapter.wait_deleted(session, name, max(deadline - session.now(), 0.0), reporter(self.adapter.label(name)))
             return
         deletion = cloud.deletion(self.cloud, session.client, name, settings.policy, observed=state).plan
-        self._show(deletion)  # no diff runs before a delete: this is the only place to show it
+        self._show(deletion, name)  # no diff runs before a delete: this is the only place to show it
         self._report(self._apply(session, deletion, settings, deadline, wait=self.adapter.delete_wait(settings)), name)
 
     # ---- preview -------------------------------------------------------------------------------
