@@ -13,6 +13,7 @@ message about `int()` or a database that names nothing the user set.
 | HYPERPOD_MAX_ATTEMPTS      | botocore's retry attempts                   | client.py                      |
 | HYPERPOD_POLL_SECONDS      | how often waits poll                        | client.py, gcp/client.py       |
 | HYPERPOD_BACKEND, AWS_REGION | --backend, --region (click names them)    | cli/app.py                     |
+| HYPERPOD_PLAN_DIR          | where the provider also writes each plan    | provider/cloud_provider.py     |
 """
 
 from __future__ import annotations

@@ -27,10 +27,13 @@ Nothing here holds a client or a credential: every call connects through the ada
 
 from __future__ import annotations
 
+import os
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pulumi_hyperpod.provider.console import say
@@ -255,6 +258,11 @@ class CloudProvider:
     def _say(self, text: str, name: str | None) -> None:
         say(text, self.adapter.label(name) if name else None)
 
+    def _show(self, the_plan: Plan, name: str, note: str = "") -> None:
+        """Say the plan as the preview shows it and, when $HYPERPOD_PLAN_DIR is set, write it there too."""
+        self._say(plan_text(the_plan) + note, name)
+        write_plan_file(the_plan)
+
     def _read(self, session: Session, name: str) -> Any:
         return self.cloud.read(session.client, name)
 
@@ -328,7 +336,7 @@ class CloudProvider:
             self._adopted(session, self.adapter.desired(inputs), settings, observed)
         else:
             the_plan = self.adapter.creation_plan(inputs, settings)
-            self._say(plan_text(the_plan) + self.adapter.creation_note(inputs), the_plan.cluster_name)
+            self._show(the_plan, the_plan.cluster_name, note=self.adapter.creation_note(inputs))
 
     def _existing(self, inputs: Bag, name: str, settings: RunSettings, *, preview: bool = False) -> tuple[Session, Any]:
         """Where a create of `inputs` goes and what is there now, for the create and for its
@@ -392,7 +400,7 @@ class CloudProvider:
             return Plan(cluster_name=name, action="create", replacements=(GONE,))
         result = self._prepare(session, self.adapter.desired(news), settings, observed)
         if inputs_changed or not result.empty:
-            self._say(plan_text(result), name)
+            self._show(result, name)
         return result
 
     def _refuse_replacement(self, news: Bag, reasons: list[str], name: str) -> None:
@@ -440,7 +448,7 @@ class CloudProvider:
         name = spec.name
         self._say(f"adopting {self.adapter.summary(observed)}", name)
         result = self._prepare(session, spec, settings, observed)
-        self._say(plan_text(result), name)
+        self._show(result, name)
         if result.replacements:
             raise ProviderError(
                 f"cannot adopt cluster {name}: it differs in what cannot change in place: " + "; ".join(result.replacements)
@@ -543,7 +551,7 @@ class CloudProvider:
             self.adapter.wait_deleted(session, name, max(deadline - session.now(), 0.0), reporter(self.adapter.label(name)))
             return
         deletion = cloud.deletion(self.cloud, session.client, name, settings.policy, observed=state).plan
-        self._say(plan_text(deletion), name)  # no diff runs before a delete: this is the only place to show it
+        self._show(deletion, name)  # no diff runs before a delete: this is the only place to show it
         self._report(self._apply(session, deletion, settings, deadline, wait=self.adapter.delete_wait(settings)), name)
 
     # ---- preview -------------------------------------------------------------------------------
@@ -567,6 +575,23 @@ class CloudProvider:
 
 
 # ---- the text the provider shows -----------------------------------------------------------------
+PLAN_DIR_ENV = "HYPERPOD_PLAN_DIR"  # docs/fleet.md: `hyperpod fleet plan` reads each stack's plans from there
+
+
+def write_plan_file(the_plan: Plan) -> None:
+    """With $HYPERPOD_PLAN_DIR set, the plan the provider shows as `<dir>/<cluster>.json` (its
+    `hyperpod-plan/3` JSON, what `hyperpod plan --json` prints: names, counts, costs, never a
+    credential), replaced whole so a reader never meets half a file."""
+    directory = os.environ.get(PLAN_DIR_ENV)
+    if not directory:
+        return
+    path = Path(directory) / f"{re.sub(r'[^A-Za-z0-9._-]', '_', the_plan.cluster_name)}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}")
+    partial.write_text(the_plan.to_json(), encoding="utf-8")
+    os.replace(partial, path)
+
+
 def plan_text(the_plan: Plan) -> str:
     """The plan as the preview shows it; a removed-nodes table too long to print in full is listed
     whole in a file the text names (provider/victims.py)."""

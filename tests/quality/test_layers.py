@@ -20,6 +20,7 @@ FRONT_ENDS = ("cli", "provider", "native", "components")
 CLOUDS = ("aws", "gcp")
 NEUTRAL = ("core", "plans", "slurm")
 SIMULATORS = ("sim",)
+FLEET = "fleet"
 
 # The backend registry connect() reaches a simulator through (issue 38, being built beside this
 # test): the one library module that may name `sim`, so that no cloud's client imports its simulator.
@@ -45,6 +46,12 @@ RULES = [
     *[(layer, (*FRONT_ENDS, *SIMULATORS), ()) for layer in CLOUDS],
     # the simulators stand beside the library: they import no front end
     ("sim", FRONT_ENDS, ()),
+    # fleets (docs/fleet.md) are `hyperpod fleet`'s library: they stand on the core and the Plan
+    # model (the plans' JSON) and drive stacks through the engine, never a cloud's stages, a
+    # simulator or another front end; of a cloud only the region names, to check the fleet file
+    ("fleet", (*CLOUDS, *SIMULATORS, *FRONT_ENDS), ("aws.regions",)),
+    # … and only the CLI imports them
+    *[(layer, (FLEET,), ()) for layer in (*NEUTRAL, *CLOUDS, *SIMULATORS, "provider", "native", "components")],
 ]
 
 
