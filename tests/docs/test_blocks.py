@@ -105,18 +105,25 @@ def test_credential_error_is_one_line() -> None:
     assert credential_error_line(None) is None
 
 
+def _docs_at(root: Path, names: tuple[str, ...]) -> None:
+    for name in names:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("# doc\n")
+
+
 def test_doc_files_pick_up_new_docs(tmp_path: Path) -> None:
-    for name in (
-        "README.md",
-        "docs/new-topic.md",
-        "docs/deep/more.md",
-        "examples/x/README.md",
-        "policies/README.md",
-        "tests/badinput/README.md",
-        "examples/x/notes.md",
-    ):
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text("# doc\n")
+    _docs_at(
+        tmp_path,
+        (
+            "README.md",
+            "docs/new-topic.md",
+            "docs/deep/more.md",
+            "examples/x/README.md",
+            "policies/README.md",
+            "tests/badinput/README.md",
+            "examples/x/notes.md",
+        ),
+    )
     found = [str(p.relative_to(tmp_path)) for p in doc_files(tmp_path)]
     assert found == sorted(["README.md", "docs/deep/more.md", "docs/new-topic.md", "examples/x/README.md", "policies/README.md"])
 
@@ -144,17 +151,18 @@ def test_reading_order_follows_the_readme_list(tmp_path: Path) -> None:
 
 [docs/beta.md](docs/beta.md) is linked after the list.
 """
-    for name in (
-        "docs/alpha.md",
-        "docs/beta.md",
-        "docs/zeta.md",
-        "docs/deep/more.md",
-        "examples/b/README.md",
-        "examples/a/README.md",
-        "policies/README.md",
-    ):
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text("# doc\n")
+    _docs_at(
+        tmp_path,
+        (
+            "docs/alpha.md",
+            "docs/beta.md",
+            "docs/zeta.md",
+            "docs/deep/more.md",
+            "examples/b/README.md",
+            "examples/a/README.md",
+            "policies/README.md",
+        ),
+    )
     (tmp_path / "README.md").write_text(readme)
     (tmp_path / "CHANGELOG.md").write_text("# changes\n")
     order = [str(p.relative_to(tmp_path)) for p in reading_order(tmp_path)]
