@@ -18,8 +18,8 @@ import pytest
 
 from .blocks import runnable_blocks
 from .conftest import RAN
-from .session import BLOCK_TIMEOUT, run_block, scratch_copy
-from .verdicts import show, verdict
+from .session import scratch_copy
+from .verdicts import read
 from tests.support.paths import REPO
 
 pytestmark = [
@@ -34,16 +34,8 @@ DOCS = runnable_blocks(REPO)
 def test_doc_runs_as_written(doc: Path, tmp_path: Path, newcomer_home: Path) -> None:
     root = scratch_copy(REPO, tmp_path / "repo")
     started = time.monotonic()
-    failures: list[str] = []
-    ran = 0
     try:
-        for block in DOCS[doc]:
-            outcome = run_block(block, root, newcomer_home, block.timeout or BLOCK_TIMEOUT)
-            ran += 1
-            problem = verdict(outcome)
-            print(f"{block.where(REPO)}: {problem or 'ok'} ({outcome.seconds:.1f}s)")
-            if problem:
-                failures.append(f"{problem}\n{show(outcome, REPO)}")
+        failures = read(DOCS[doc], root, newcomer_home, REPO)
     finally:
-        RAN.append((str(doc.relative_to(REPO)), ran, time.monotonic() - started))
-    assert not failures, f"{len(failures)} of {ran} blocks do not run as the doc says:\n\n" + "\n\n".join(failures)
+        RAN.append((str(doc.relative_to(REPO)), len(DOCS[doc]), time.monotonic() - started))
+    assert not failures, f"{len(failures)} of {len(DOCS[doc])} blocks do not run as the doc says:\n\n" + "\n\n".join(failures)

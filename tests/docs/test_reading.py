@@ -23,8 +23,8 @@ import pytest
 
 from .blocks import Block, reading_order, runnable_blocks
 from .conftest import RAN
-from .session import BLOCK_TIMEOUT, as_committed, left_in_tree, run_block, scratch_copy
-from .verdicts import show, verdict
+from .session import as_committed, left_in_tree, scratch_copy
+from .verdicts import read
 from tests.support.paths import REPO
 
 pytestmark = pytest.mark.docs
@@ -39,19 +39,14 @@ def test_the_docs_run_in_order_in_one_world(tmp_path: Path, newcomer_home: Path)
     root = scratch_copy(REPO, tmp_path / "repo")
     as_committed(root)
     failures: list[str] = []
-    ran = 0
-    for doc, blocks in the_reading(REPO):
-        started, before = time.monotonic(), ran
+    reading = the_reading(REPO)
+    for doc, blocks in reading:
+        started = time.monotonic()
         try:
-            for block in blocks:
-                outcome = run_block(block, root, newcomer_home, block.timeout or BLOCK_TIMEOUT)
-                ran += 1
-                problem = verdict(outcome)
-                print(f"{block.where(REPO)}: {problem or 'ok'} ({outcome.seconds:.1f}s)", flush=True)
-                if problem:
-                    failures.append(f"{problem}\n{show(outcome, REPO)}")
+            failures += read(blocks, root, newcomer_home, REPO)
         finally:
-            RAN.append((str(doc.relative_to(REPO)), ran - before, time.monotonic() - started))
+            RAN.append((str(doc.relative_to(REPO)), len(blocks), time.monotonic() - started))
+    ran = sum(len(blocks) for _, blocks in reading)
     left = left_in_tree(root)
     if left:
         failures.append(

@@ -1,11 +1,12 @@
-"""Whether a block's run matches its doc, and how a failed one is shown (both docs tests use them)."""
+"""Whether a block's run matches its doc, and how a failed one is shown: a doc's blocks read in order
+(`read`), as both docs tests read them."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from .blocks import credential_error_line, missing_output
-from .session import Outcome
+from .blocks import Block, credential_error_line, missing_output
+from .session import BLOCK_TIMEOUT, Outcome, run_block
 
 SHOWN_LINES = 80  # of a failed block's output, the last
 
@@ -42,3 +43,17 @@ def verdict(outcome: Outcome) -> str | None:
         if line is not None:
             return f"the output the doc shows is not what it prints: {line!r} is missing (doc line {block.expected_line})"
     return None
+
+
+def read(blocks: list[Block], root: Path, home: Path, repo: Path) -> list[str]:
+    """Run `blocks` in order in the scratch copy `root` (each in a new shell, with its own budget or
+    BLOCK_TIMEOUT), printing one line per block; one problem per block that does not run as its doc
+    says, with its output. Every block runs: a reader goes on too."""
+    problems = []
+    for block in blocks:
+        outcome = run_block(block, root, home, block.timeout or BLOCK_TIMEOUT)
+        problem = verdict(outcome)
+        print(f"{block.where(repo)}: {problem or 'ok'} ({outcome.seconds:.1f}s)", flush=True)
+        if problem:
+            problems.append(f"{problem}\n{show(outcome, repo)}")
+    return problems
