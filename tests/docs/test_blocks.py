@@ -128,13 +128,6 @@ def test_doc_files_pick_up_new_docs(tmp_path: Path) -> None:
     assert found == sorted(["README.md", "docs/deep/more.md", "docs/new-topic.md", "examples/x/README.md", "policies/README.md"])
 
 
-def test_a_block_can_take_its_own_time_budget(tmp_path):
-    [block] = [b for b in _blocks(tmp_path, "<!-- docs-test: timeout 900 -->\n```bash\necho slow\n```\n")]
-    assert block.timeout == 900.0
-    [default] = _blocks(tmp_path, "```bash\necho\n```\n")
-    assert default.timeout is None
-
-
 def test_reading_order_follows_the_readme_list(tmp_path: Path) -> None:
     readme = """# Project
 
@@ -191,3 +184,10 @@ def test_the_tree_check_sees_changed_and_new_files_not_ignored_ones(tmp_path: Pa
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "refused.txt").write_text("refused\n")
     assert left_in_tree(tmp_path) == [" M Pulumi.dev.yaml", "?? docs/refused.txt"]
+
+
+def test_a_block_can_take_its_own_time_budget(tmp_path):
+    [block] = [b for b in _blocks(tmp_path, "<!-- docs-test: timeout 900 -->\n```bash\necho slow\n```\n")]
+    assert block.timeout == 900.0
+    [default] = _blocks(tmp_path, "```bash\necho\n```\n")
+    assert default.timeout is None
