@@ -19,5 +19,13 @@ export PULUMI_BACKEND_URL="${PULUMI_BACKEND_URL:-file://$root/state}"
 # one simulated world for everything run from this shell — the CLI, Python, the Pulumi providers of the
 # root demo and of every example — wherever it runs from (without it: .hyperpod/ of the working directory)
 export HYPERPOD_FAKE_STATE="${HYPERPOD_FAKE_STATE:-$root/.hyperpod/fake.sqlite}"
-export PULUMI_CONFIG_PASSPHRASE="${PULUMI_CONFIG_PASSPHRASE-hyperpod-demo}"
-mkdir -p "$PULUMI_HOME" "${PULUMI_BACKEND_URL#file://}"
+# The stacks' secrets provider is Pulumi's passphrase one: the passphrase is yours, from
+# PULUMI_CONFIG_PASSPHRASE or PULUMI_CONFIG_PASSPHRASE_FILE. Only for this repository's own local
+# state (the simulator's stacks; PULUMI_BACKEND_URL not set to another backend) and when you set
+# neither, a fixed demo passphrase, so the docs run without a prompt: it protects nothing. No stack
+# file is tracked, so no salt pins it (docs/pulumi.md#state-backends).
+if [ -z "${PULUMI_CONFIG_PASSPHRASE+set}${PULUMI_CONFIG_PASSPHRASE_FILE:-}" ] && [ "$PULUMI_BACKEND_URL" = "file://$root/state" ]; then
+  export PULUMI_CONFIG_PASSPHRASE=hyperpod-demo
+fi
+mkdir -p "$PULUMI_HOME"
+case "$PULUMI_BACKEND_URL" in file://*) mkdir -p "${PULUMI_BACKEND_URL#file://}" ;; esac

@@ -40,7 +40,7 @@ func main() {
 			computeCount = n
 		}
 		cluster, err := hyperpod.NewCluster(ctx, "leo-stg", &hyperpod.ClusterArgs{
-			ClusterName: pulumi.String("leo-stg-hyperpod-cluster"),
+			ClusterName: pulumi.String("scale-walkthrough-go"),
 			InstanceGroups: pulumi.Array{
 				group("leo-stg-head-ig", "ml.m5.large", 1),
 				group("leo-stg-compute-ig", "ml.g5.xlarge", computeCount),

@@ -34,7 +34,7 @@ def group(name: str, instance_type: str, count: int) -> dict:
 
 cluster = Cluster(
     "leo-stg",
-    cluster_name="leo-stg-hyperpod-cluster",
+    cluster_name="scale-walkthrough",  # its own name: every example runs in the one simulated world of a reader's shell
     instance_groups=[
         group("leo-stg-head-ig", "ml.m5.large", 1),
         group("leo-stg-compute-ig", "ml.g5.xlarge", config.get_int("computeCount") or 1),

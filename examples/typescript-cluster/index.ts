@@ -30,7 +30,7 @@ function group(name: string, instanceType: string, count: number) {
 }
 
 const cluster = new hyperpod.Cluster("leo-stg", {
-    clusterName: "leo-stg-hyperpod-cluster",
+    clusterName: "scale-walkthrough-ts",
     instanceGroups: [
         group("leo-stg-head-ig", "ml.m5.large", 1),
         group("leo-stg-compute-ig", "ml.g5.xlarge", computeCount),

@@ -67,6 +67,29 @@ def doc_files(root: Path) -> list[Path]:
     return sorted(p for p in found if ".venv" not in p.parts)
 
 
+_LINK = re.compile(r"\]\((?P<target>[^)#\s]+\.md)(?:#[^)]*)?\)")
+
+
+def reading_order(root: Path) -> list[Path]:
+    """The documentation in the order a reader follows it: README.md, then the docs its
+    "Documentation" list links to, in that order, then any other doc, then each example's README
+    (by name), then the other top-level READMEs. Every file of `doc_files` once."""
+    files = doc_files(root)
+    readme = root / "README.md"
+    listed: list[Path] = []
+    if readme in files:
+        section = re.search(r"^## Documentation\n(?P<body>.*?)(?=^## |\Z)", readme.read_text(encoding="utf-8"), re.MULTILINE | re.DOTALL)
+        for match in _LINK.finditer(section["body"] if section else ""):
+            target = root / match["target"]
+            if target in files and target not in listed:
+                listed.append(target)
+    docs = [p for p in files if p.is_relative_to(root / "docs") and p not in listed]
+    examples = [p for p in files if p.is_relative_to(root / "examples")]
+    head = [readme] if readme in files else []
+    rest = [p for p in files if p not in {*head, *listed, *docs, *examples}]
+    return [*head, *listed, *docs, *examples, *rest]
+
+
 def _fenced(path: Path, text: str) -> list[tuple[int, str, str, int]]:
     """(opening line, info string, body, closing line) of every fenced block, markdown's rules:
     a fence closes on a line of the same character, at least as long, with no info string."""

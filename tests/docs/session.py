@@ -60,6 +60,24 @@ def scratch_copy(repo: Path, dest: Path) -> Path:
     return dest
 
 
+_GIT = ["git", "-c", "user.name=docs-test", "-c", "user.email=docs-test@localhost", "-c", "commit.gpgsign=false"]
+
+
+def as_committed(root: Path) -> None:
+    """Make the scratch copy a git repository with every file committed, so `git status` tells
+    what the reading changed and left (the repository's .gitignore decides what is ignored)."""
+    for argv in (["init", "-q"], ["add", "-A"], ["commit", "-q", "--no-verify", "-m", "before the reading"]):
+        subprocess.run([*_GIT, *argv], cwd=root, check=True, capture_output=True)
+
+
+def left_in_tree(root: Path) -> list[str]:
+    """`git status --porcelain` of the copy: changed tracked files and new files git does not ignore."""
+    status = subprocess.run(
+        [*_GIT, "status", "--porcelain", "--untracked-files=all"], cwd=root, check=True, capture_output=True, text=True
+    ).stdout
+    return [line for line in status.splitlines() if line.strip()]
+
+
 def newcomer_home(base: Path) -> Path:
     """An empty HOME, but for the engine a newcomer built with scripts/install: its cache
     (`~/.cache/pulumi-hyperpod`, or $PULUMI_HYPERPOD_CACHE) is linked in, so nothing rebuilds it."""

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from .blocks import blocks_in, credential_error_line, doc_files, missing_output
+from .blocks import blocks_in, credential_error_line, doc_files, missing_output, reading_order
+from .session import as_committed, left_in_tree
 
 DOC = """# Title
 
@@ -104,20 +105,85 @@ def test_credential_error_is_one_line() -> None:
     assert credential_error_line(None) is None
 
 
+def _docs_at(root: Path, names: tuple[str, ...]) -> None:
+    for name in names:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("# doc\n")
+
+
 def test_doc_files_pick_up_new_docs(tmp_path: Path) -> None:
-    for name in (
-        "README.md",
-        "docs/new-topic.md",
-        "docs/deep/more.md",
-        "examples/x/README.md",
-        "policies/README.md",
-        "tests/badinput/README.md",
-        "examples/x/notes.md",
-    ):
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text("# doc\n")
+    _docs_at(
+        tmp_path,
+        (
+            "README.md",
+            "docs/new-topic.md",
+            "docs/deep/more.md",
+            "examples/x/README.md",
+            "policies/README.md",
+            "tests/badinput/README.md",
+            "examples/x/notes.md",
+        ),
+    )
     found = [str(p.relative_to(tmp_path)) for p in doc_files(tmp_path)]
     assert found == sorted(["README.md", "docs/deep/more.md", "docs/new-topic.md", "examples/x/README.md", "policies/README.md"])
+
+
+def test_reading_order_follows_the_readme_list(tmp_path: Path) -> None:
+    readme = """# Project
+
+## Quick start
+
+[docs/zeta.md](docs/zeta.md) is linked here, before the list: the list decides.
+
+## Documentation
+
+- [docs/zeta.md](docs/zeta.md) — first; [CHANGELOG.md](CHANGELOG.md) — not a doc the test runs
+- [docs/alpha.md](docs/alpha.md#a-section), [docs/zeta.md](docs/zeta.md) again
+
+## Tests
+
+[docs/beta.md](docs/beta.md) is linked after the list.
+"""
+    _docs_at(
+        tmp_path,
+        (
+            "docs/alpha.md",
+            "docs/beta.md",
+            "docs/zeta.md",
+            "docs/deep/more.md",
+            "examples/b/README.md",
+            "examples/a/README.md",
+            "policies/README.md",
+        ),
+    )
+    (tmp_path / "README.md").write_text(readme)
+    (tmp_path / "CHANGELOG.md").write_text("# changes\n")
+    order = [str(p.relative_to(tmp_path)) for p in reading_order(tmp_path)]
+    assert order == [
+        "README.md",
+        "docs/zeta.md",
+        "docs/alpha.md",
+        "docs/beta.md",  # not in the list: after it, by name
+        "docs/deep/more.md",
+        "examples/a/README.md",
+        "examples/b/README.md",
+        "policies/README.md",
+    ]
+    assert sorted(order) == [str(p.relative_to(tmp_path)) for p in doc_files(tmp_path)]
+
+
+def test_the_tree_check_sees_changed_and_new_files_not_ignored_ones(tmp_path: Path) -> None:
+    (tmp_path / ".gitignore").write_text("/state/\n")
+    (tmp_path / "Pulumi.dev.yaml").write_text("config: {}\n")
+    as_committed(tmp_path)
+    assert left_in_tree(tmp_path) == []
+    (tmp_path / "state").mkdir()
+    (tmp_path / "state" / "stack.json").write_text("{}")
+    assert left_in_tree(tmp_path) == []  # ignored
+    (tmp_path / "Pulumi.dev.yaml").write_text("config: {workerCount: 3}\n")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "refused.txt").write_text("refused\n")
+    assert left_in_tree(tmp_path) == [" M Pulumi.dev.yaml", "?? docs/refused.txt"]
 
 
 def test_a_block_can_take_its_own_time_budget(tmp_path):

@@ -17,7 +17,6 @@ from .conftest import PLUGIN_DIR, STACK, EngineProject
 from .stack import World, group_row, provider_lines, victims_in
 
 CLUSTER_TYPE = "hyperpod:index:Cluster"
-NAME = "leo-stg-hyperpod-cluster"
 HEAD, COMPUTE = "leo-stg-head-ig", "leo-stg-compute-ig"
 
 
@@ -38,40 +37,40 @@ def resources(project: EngineProject) -> list[dict[str, Any]]:
     return [r for r in project.export()["deployment"].get("resources") or [] if r["type"] == CLUSTER_TYPE]
 
 
-def preview_and_create(project: EngineProject, world: World) -> None:
+def preview_and_create(project: EngineProject, world: World, name: str) -> None:
     project.run("stack", "init", STACK)
     preview = project.run("preview")
     lines = provider_lines(preview.output)
-    assert any(f"Plan for cluster {NAME}: create" in line for line in lines), preview.describe()
+    assert any(f"Plan for cluster {name}: create" in line for line in lines), preview.describe()
     assert re.search(rf"\+\s+{re.escape(CLUSTER_TYPE)}\s+leo-stg\s+create", preview.stdout), preview.describe()
     assert world.clusters() == [], "a preview created the cluster"
 
     project.run("up", "--yes", "--skip-preview")
-    assert world.targets(NAME) == {HEAD: 1, COMPUTE: 1}
+    assert world.targets(name) == {HEAD: 1, COMPUTE: 1}
     outputs = json.loads(project.run("stack", "output", "--json").stdout)
     assert outputs["status"] == "InService" and outputs["nodeCount"] == 2, outputs
     assert outputs["compute"]["targetCount"] == 1, outputs
     [state] = resources(project)
-    assert state["id"] == outputs["arn"] and state["inputs"]["spec"]["ClusterName"] == NAME
+    assert state["id"] == outputs["arn"] and state["inputs"]["spec"]["ClusterName"] == name
     again = project.run("preview", "--expect-no-changes", check=False)
     assert again.returncode == 0, "preview right after `up` is not empty\n" + again.describe()
 
 
-def scale_out(project: EngineProject, world: World) -> None:
+def scale_out(project: EngineProject, world: World, name: str) -> None:
     project.config_set("computeCount", "3")
     preview = project.run("preview", "--diff")
     row = group_row(provider_lines(preview.output), COMPUTE)
     assert "+2" in row and re.search(r"1\s*→\s*3", row), preview.describe()
     assert re.search(r"~ InstanceCount\s*:\s*1 => 3", preview.stdout), preview.describe()
-    assert world.targets(NAME) == {HEAD: 1, COMPUTE: 1}, "a preview scaled the cluster"
+    assert world.targets(name) == {HEAD: 1, COMPUTE: 1}, "a preview scaled the cluster"
 
     project.run("up", "--yes", "--skip-preview")
-    assert world.targets(NAME) == {HEAD: 1, COMPUTE: 3}
-    assert len(world.wait_running(NAME, COMPUTE, 3)) == 3, world.nodes(NAME)
+    assert world.targets(name) == {HEAD: 1, COMPUTE: 3}
+    assert len(world.wait_running(name, COMPUTE, 3)) == 3, world.nodes(name)
 
 
-def scale_in(project: EngineProject, world: World) -> None:
-    before = world.node_ids(NAME, COMPUTE)
+def scale_in(project: EngineProject, world: World, name: str) -> None:
+    before = world.node_ids(name, COMPUTE)
     project.config_set("computeCount", "1")
     preview = project.run("preview", "--diff")
     lines = provider_lines(preview.output)
@@ -81,12 +80,12 @@ def scale_in(project: EngineProject, world: World) -> None:
     assert len(victims) == 2 and set(victims) <= before, f"{victims}\n{preview.describe()}"
     assert all(victims.values()), f"a victim without its reason: {victims}"
     assert re.search(r"~ InstanceCount\s*:\s*3 => 1", preview.stdout), preview.describe()
-    assert world.node_ids(NAME, COMPUTE) == before, "a preview removed nodes"
+    assert world.node_ids(name, COMPUTE) == before, "a preview removed nodes"
 
     up = project.run("up", "--yes", "--skip-preview")
     assert any("BatchDeleteClusterNodes" in line for line in provider_lines(up.output)), up.describe()
-    assert before - world.node_ids(NAME, COMPUTE) == set(victims), "up removed other nodes than the preview named"
-    assert world.targets(NAME) == {HEAD: 1, COMPUTE: 1}
+    assert before - world.node_ids(name, COMPUTE) == set(victims), "up removed other nodes than the preview named"
+    assert world.targets(name) == {HEAD: 1, COMPUTE: 1}
 
 
 def destroy(project: EngineProject, world: World) -> None:

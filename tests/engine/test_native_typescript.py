@@ -22,6 +22,7 @@ from .stack import World, require_host
 
 pytestmark = pytest.mark.engine
 
+NAME = "scale-walkthrough-ts"  # the example's ClusterName
 EXAMPLE = REPO / "examples" / "typescript-cluster"
 FILES = ["package.json", ".npmrc", "tsconfig.json", "index.ts"]
 
@@ -67,15 +68,15 @@ def test_0_install_typecheck_and_about(project: EngineProject) -> None:
 
 
 def test_1_preview_and_create(project: EngineProject, world: World) -> None:
-    walk.preview_and_create(project, world)
+    walk.preview_and_create(project, world, NAME)
 
 
 def test_2_scale_out_preview_names_the_new_count(project: EngineProject, world: World) -> None:
-    walk.scale_out(project, world)
+    walk.scale_out(project, world, NAME)
 
 
 def test_3_scale_in_preview_names_the_victims(project: EngineProject, world: World) -> None:
-    walk.scale_in(project, world)
+    walk.scale_in(project, world, NAME)
 
 
 POLICY_PACK = {

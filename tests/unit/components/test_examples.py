@@ -22,8 +22,9 @@ EXPECTED_CLUSTERS = {"platform-two-clusters": 2}  # the others declare one
 
 
 def stack_config(folder: Path, project: str) -> dict[str, str]:
-    """The dev stack's config as the language host passes it (objects JSON-encoded)."""
-    path = folder / "Pulumi.dev.yaml"
+    """The config an example's README gives its dev stack (`stack.example.yaml`, copied to the
+    git-ignored Pulumi.dev.yaml), as the language host passes it (objects JSON-encoded)."""
+    path = folder / "stack.example.yaml"
     values = (yaml.safe_load(path.read_text()) or {}).get("config", {}) if path.exists() else {}
     return {
         key if ":" in key else f"{project}:{key}": value if isinstance(value, str) else json.dumps(value) for key, value in values.items()
