@@ -1,12 +1,16 @@
-"""`hyperpod fake serve` as a user runs it: its own process on a free port of 127.0.0.1, stopping by itself."""
+"""`hyperpod fake serve` as a user runs it (its own process on a free port of 127.0.0.1, stopping by
+itself), and its server in this process over worlds a test holds."""
 
 from __future__ import annotations
 
 import contextlib
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+
+from pulumi_hyperpod.sim.server import SimulatorServer, Worlds
 
 BIN = Path(sys.executable).parent
 
@@ -30,3 +34,17 @@ def fake_serve(env: Mapping[str, str], cwd: Path, *options: str, stop_after: flo
     finally:
         server.terminate()
         server.wait(10)
+
+
+@contextlib.contextmanager
+def served(worlds: Worlds) -> Iterator[str]:
+    """The endpoint over `worlds` on a free port of 127.0.0.1, in a thread of this process: its URL."""
+    server = SimulatorServer(("127.0.0.1", 0), worlds)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield server.url
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)

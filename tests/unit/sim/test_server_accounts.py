@@ -4,7 +4,7 @@ world's clock counting the hold as a client's waiting on it."""
 
 from __future__ import annotations
 
-import threading
+import contextlib
 import time
 
 import boto3
@@ -17,7 +17,8 @@ from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.sim.aws.clock import PollTracker
 from pulumi_hyperpod.sim.gcp import GcpSimulator
 from pulumi_hyperpod.sim.clock import parse_latency
-from pulumi_hyperpod.sim.server import SimulatorServer, Worlds
+from pulumi_hyperpod.sim.server import Worlds
+from tests.support.serve import served
 from tests.support.sim_helpers import eks_request, group
 
 ALICE, BOB, DEFAULT = "111111111111", "222222222222", "123456789012"
@@ -26,21 +27,13 @@ ALICE, BOB, DEFAULT = "111111111111", "222222222222", "123456789012"
 @pytest.fixture
 def serve():
     """serve(latency=0.0) -> (url, the HyperPod simulator): an endpoint on 127.0.0.1 over in-memory worlds."""
-    servers = []
+    with contextlib.ExitStack() as stack:
 
-    def start(latency: float = 0.0):
-        sim = Simulator(seed=9)
-        server = SimulatorServer(("127.0.0.1", 0), Worlds(sim, GcpSimulator(), latency=latency))
-        thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        thread.start()
-        servers.append((server, thread))
-        return server.url, sim
+        def start(latency: float = 0.0):
+            sim = Simulator(seed=9)
+            return stack.enter_context(served(Worlds(sim, GcpSimulator(), latency=latency))), sim
 
-    yield start
-    for server, thread in servers:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+        yield start
 
 
 def over_http(url: str, key: str, service: str = "sagemaker"):

@@ -5,10 +5,10 @@ AWS refuses it (AccessDeniedException, the action named) and nothing changes."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
-import threading
 
 import pytest
 from botocore.exceptions import ClientError
@@ -20,9 +20,9 @@ from pulumi_hyperpod.cli import main
 from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.sim.gcp import GcpSimulator
 from pulumi_hyperpod.sim.iam import parse_policy
-from pulumi_hyperpod.sim.server import SimulatorServer, Worlds
+from pulumi_hyperpod.sim.server import Worlds
 from tests.support.cli import SPECS
-from tests.support.serve import BIN, fake_serve
+from tests.support.serve import BIN, fake_serve, served
 
 NAME = "leo-stg-hyperpod-cluster"
 ACCOUNT = "123456789012"  # the simulator's default scenario's account
@@ -42,29 +42,22 @@ def aws_env(monkeypatch):
 
 
 def serve(sim: Simulator, document: dict):
-    server = SimulatorServer(("127.0.0.1", 0), Worlds(sim, GcpSimulator(), parse_policy(document, "policy.json")))
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    return server, thread
+    """The endpoint over `sim` under `document`, in this process (a context: its URL)."""
+    return served(Worlds(sim, GcpSimulator(), parse_policy(document, "policy.json")))
 
 
 @pytest.fixture
 def endpoint(aws_env, tmp_path):
     """Start an endpoint under a policy over a new world, a file one: its time runs while a client
     waits on it (a delete waits until the cluster is gone): (url, simulator) of each call."""
-    started = []
+    with contextlib.ExitStack() as stack:
+        worlds = iter(range(100))
 
-    def start(document: dict) -> tuple[str, Simulator]:
-        sim = Simulator(tmp_path / f"world{len(started)}.sqlite", seed=5)
-        server, thread = serve(sim, document)
-        started.append((server, thread))
-        return server.url, sim
+        def start(document: dict) -> tuple[str, Simulator]:
+            sim = Simulator(tmp_path / f"world{next(worlds)}.sqlite", seed=5)
+            return stack.enter_context(serve(sim, document)), sim
 
-    yield start
-    for server, thread in started:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+        yield start
 
 
 def hyperpod(url: str, *args: str):
@@ -201,17 +194,12 @@ def test_the_policy_is_checked_as_the_requests_own_account(aws_env, tmp_path):
     request = json.loads((SPECS / "seed004-initial.json").read_text())
 
     def under(statements: list[dict], calls):
-        server, thread = serve(sim, {"Version": "2012-10-17", "Statement": statements})
-        try:
+        with serve(sim, {"Version": "2012-10-17", "Statement": statements}) as url:
             return calls(
                 lambda account: boto3.client(
-                    "sagemaker", region_name="us-west-2", endpoint_url=server.url, aws_access_key_id=account, aws_secret_access_key="x"
+                    "sagemaker", region_name="us-west-2", endpoint_url=url, aws_access_key_id=account, aws_secret_access_key="x"
                 )
             )
-        finally:
-            server.shutdown()
-            server.server_close()
-            thread.join(5)
 
     first = under([allow], lambda client: [client(a).create_cluster(**request)["ClusterArn"] for a in ("111111111111", "222222222222")])[0]
 
