@@ -32,7 +32,7 @@ REQUIRES: dict[str, tuple[str, ...]] = {"apply": ("plan",)}
 FEATURE_HELP = {
     "plan": "read a cluster and plan against it: plan, status, nodes, snapshot, list, cost; the lifecycle bundle's roles",
     "apply": "the calls a plan's steps make, the waits, the canary's health checks; delete",
-    "preflight": "Service Quotas, the account's clusters, node consistency, training plans",
+    "preflight": "Service Quotas, the account's clusters, node consistency, training plans and their offerings",
     "events": "cluster events: events, timeline, cost's instance-hours",
     "drains": "the EKS cluster's endpoint for a drain through the Kubernetes API (RBAC: docs/iam.md)",
     "bundle": "upload a rendered lifecycle bundle to S3 (the Pulumi component)",
@@ -84,6 +84,7 @@ CALLS: dict[str, tuple[tuple[str, str], ...]] = {
         ("sagemaker", "DescribeCluster"),
         ("sagemaker", "DescribeClusterNode"),
         ("sagemaker", "DescribeTrainingPlan"),
+        ("sagemaker", "SearchTrainingPlanOfferings"),  # offerings for a group short of quota: read, never bought
     ),
     "events": (("sagemaker", "ListClusterEvents"), ("sagemaker", "DescribeClusterEvent"), ("sagemaker", "DescribeCluster")),
     "drains": (("eks", "DescribeCluster"), ("sts", "GetCallerIdentity")),
