@@ -172,7 +172,7 @@ def search_training_plan_offerings(world: World, region: str, params: dict) -> d
 
 def _offering(offering: TrainingPlanOffering, window: tuple[float, float], az: str, asked: tuple[float | None, float | None]) -> dict:
     start, end = window
-    requested = zip(("RequestedStartTimeAfter", "RequestedEndTimeBefore"), asked)
+    requested = zip(("RequestedStartTimeAfter", "RequestedEndTimeBefore"), asked, strict=True)
     return {
         "TrainingPlanOfferingId": offering.id,
         "TargetResources": list(offering.target_resources),
