@@ -155,7 +155,12 @@ def action_of(service: str, operation: str) -> str:
 def resource_kind(service: str, operation: str) -> str:
     """The resource type the action of `operation` is authorized on (RESOURCES' key)."""
     if service == "sagemaker":
-        special = {"DescribeTrainingPlan": "training-plan", "CreateCluster": "new-cluster", "ListClusters": "any"}
+        special = {
+            "DescribeTrainingPlan": "training-plan",
+            "CreateCluster": "new-cluster",
+            "ListClusters": "any",
+            "SearchTrainingPlanOfferings": "any",  # a search names no resource
+        }
         return special.get(operation, "cluster")
     if service == "s3":
         return "bucket" if operation in ("HeadBucket", "CreateBucket", "ListObjectsV2", "DeleteBucket") else "object"
