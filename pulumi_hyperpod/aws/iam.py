@@ -32,7 +32,7 @@ REQUIRES: dict[str, tuple[str, ...]] = {"apply": ("plan",)}
 FEATURE_HELP = {
     "plan": "read a cluster and plan against it: plan, status, nodes, snapshot, list, cost; the lifecycle bundle's roles",
     "apply": "the calls a plan's steps make, the waits, the canary's health checks; delete",
-    "preflight": "Service Quotas, the account's clusters, node consistency, training plans",
+    "preflight": "Service Quotas, the account's clusters, node consistency, training plans and their offerings",
     "events": "cluster events: events, timeline, cost's instance-hours",
     "drains": "the EKS cluster's endpoint for a drain through the Kubernetes API (RBAC: docs/iam.md)",
     "bundle": "upload a rendered lifecycle bundle to S3 (the Pulumi component)",
@@ -84,6 +84,7 @@ CALLS: dict[str, tuple[tuple[str, str], ...]] = {
         ("sagemaker", "DescribeCluster"),
         ("sagemaker", "DescribeClusterNode"),
         ("sagemaker", "DescribeTrainingPlan"),
+        ("sagemaker", "SearchTrainingPlanOfferings"),  # offerings for a group short of quota: read, never bought
     ),
     "events": (("sagemaker", "ListClusterEvents"), ("sagemaker", "DescribeClusterEvent"), ("sagemaker", "DescribeCluster")),
     "drains": (("eks", "DescribeCluster"), ("sts", "GetCallerIdentity")),
@@ -154,7 +155,12 @@ def action_of(service: str, operation: str) -> str:
 def resource_kind(service: str, operation: str) -> str:
     """The resource type the action of `operation` is authorized on (RESOURCES' key)."""
     if service == "sagemaker":
-        special = {"DescribeTrainingPlan": "training-plan", "CreateCluster": "new-cluster", "ListClusters": "any"}
+        special = {
+            "DescribeTrainingPlan": "training-plan",
+            "CreateCluster": "new-cluster",
+            "ListClusters": "any",
+            "SearchTrainingPlanOfferings": "any",  # a search names no resource
+        }
         return special.get(operation, "cluster")
     if service == "s3":
         return "bucket" if operation in ("HeadBucket", "CreateBucket", "ListObjectsV2", "DeleteBucket") else "object"

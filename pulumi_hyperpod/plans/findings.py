@@ -67,11 +67,12 @@ class ConsistencyFinding:
 class TrainingPlanFinding:
     """A growing group's training plan, as DescribeTrainingPlan reports it, against what the plan adds.
     `verdict`: fits (a note), waits (the plan is not Active yet: a warning), refused (the window,
-    the type or the available count does not fit), unknown (the plan could not be read: a warning)."""
+    the type or the available count does not fit), unknown (the plan, or the offerings, could not be
+    read: a warning), offered (a group on no plan, short of quota: the matching offerings, a note)."""
 
     group: str
-    training_plan: str  # its ARN
-    verdict: str  # fits | waits | refused | unknown
+    training_plan: str  # its ARN ("" for offerings)
+    verdict: str  # fits | waits | refused | unknown | offered
     message: str
     status: str | None = None  # the model's TrainingPlanStatus
     instance_types: tuple[str, ...] = ()  # what it reserves

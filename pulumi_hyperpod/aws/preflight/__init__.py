@@ -6,7 +6,8 @@ between the pure `plan()` and `apply()`).
 - `consistency`: a scale-out whose new nodes would be built differently from the group's
   existing ones (a lifecycle-script change, seed 004);
 - `training_plans`: a growing group's training plan (TrainingPlanArn) against what it adds: its
-  window, instance type and available count (refused, warned, or noted);
+  window, instance type and available count (refused, warned, or noted); for a growing group short
+  of its type's quota and on no plan, the training plan offerings that match (a note, never bought);
 - `section`: `plan.preflight` — the checks, the warnings and the verdict, as typed data.
 """
 
@@ -73,6 +74,11 @@ def preflight(
 
             plan_refusals, plan_warnings, plans = check_training_plans(plan, desired, sagemaker)
             refusals, warnings = refusals + plan_refusals, warnings + plan_warnings
+        if any(c.status in ("over", "near") for c in quota_part.checks):
+            from pulumi_hyperpod.aws.preflight.training_plans import offer_training_plans  # noqa: PLC0415 - not on a no-change preview's path (tests/unit/provider/test_diff_lean.py)
+
+            offer_warnings, offered = offer_training_plans(plan, desired, quota_part, sagemaker)
+            warnings, plans = warnings + offer_warnings, plans + offered
         if observed is not None:
             from pulumi_hyperpod.aws.preflight.consistency import SAMPLE, check_consistency  # noqa: PLC0415 - not on a no-change preview's path (tests/unit/provider/test_diff_lean.py)
 

@@ -7,6 +7,15 @@ AvailableInstanceCount, InUseInstanceCount, ReservedCapacitySummaries with the i
   than the group adds (the nodes beyond it would never launch);
 - warned when the plan is Pending or Scheduled (the new nodes wait for its StartTime), or cannot be read;
 - a note otherwise: its window, type, AZ and how many of its instances are left.
+
+Offerings (SearchTrainingPlanOfferings): a growing on-demand group (no TrainingPlanArn) whose
+instance type the quota check finds over or near its per-type quota could take its new instances
+from a training plan instead (a plan's instances count against no per-type quota). The search asks
+for the group's type, the instances the plan adds and `hyperpod-cluster`; up to 3 offerings (id,
+window, duration, upfront fee and currency as the API returns them, AZ) are one note per group
+(verdict `offered`). Nothing is bought or extended (CreateTrainingPlan / ExtendTrainingPlan stay the
+user's decision); a search that fails (AccessDenied, throttling) is a warning, never a refusal. A
+type no training plan can reserve (the model's ReservedCapacityInstanceType) is not searched.
 """
 
 from __future__ import annotations
@@ -25,8 +34,13 @@ if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.clients import SageMakerClient
     from pulumi_hyperpod.aws.spec import ClusterSpec
     from pulumi_hyperpod.plans import GroupChange, Plan
+    from pulumi_hyperpod.plans.findings import QuotaCheck
+    from pulumi_hyperpod.plans.sections import QuotaSection
 
 RULE = RefusalRule.TRAINING_PLAN
+SHORT = ("over", "near")  # the quota checks whose groups a training plan could relieve
+SHOWN = 3  # offerings named in the note
+TARGET = "hyperpod-cluster"
 GONE = ("Expired", "Failed")
 NOT_YET = ("Pending", "Scheduled")
 
@@ -114,6 +128,63 @@ def _check(change: GroupChange, arn: str, sagemaker: SageMakerClient) -> Trainin
         f"available, this plan adds {adds}",
         **facts,
     )
+
+
+def offer_training_plans(
+    plan: Plan, desired: ClusterSpec, quotas: QuotaSection, sagemaker: SageMakerClient
+) -> tuple[list[str], list[TrainingPlanFinding]]:
+    """(warnings, findings): one `offered` finding per growing on-demand group short of its type's
+    quota, or an `unknown` one (and its warning) when the search failed."""
+    from pulumi_hyperpod.aws import servicemodel  # noqa: PLC0415 - botocore's model: only a plan short of quota reads it
+
+    reservable = set(servicemodel.shape("ReservedCapacityInstanceType").enum)
+    most = servicemodel.shape("ReservedCapacityInstanceCount").metadata["max"]  # no offering reserves more
+    short = [c for c in quotas.checks if c.status in SHORT and c.instance_type in reservable]
+    warnings, findings = [], []
+    for change in plan.groups:
+        want = desired.group(change.group)
+        if want is None or want.training_plan_arn or not 0 < change.delta <= most:
+            continue
+        checks = [c for c in short if change.group in c.groups and c.instance_type]
+        if not checks:
+            continue
+        finding = _offerings(change.group, checks[0], change.delta, sagemaker)
+        findings.append(finding)
+        if finding.verdict == "unknown":
+            warnings.append(finding.message)
+    return warnings, findings
+
+
+def _offerings(group: str, check: QuotaCheck, adds: int, sagemaker: SageMakerClient) -> TrainingPlanFinding:
+    instance_type = check.instance_type or ""
+    short, asked = f"{check.status} its {instance_type} quota", f"{adds} × {instance_type}"
+    try:
+        found = sagemaker.search_training_plan_offerings(InstanceType=instance_type, InstanceCount=adds, TargetResources=[TARGET])
+    except (ClientError, BotoCoreError) as error:
+        return TrainingPlanFinding(
+            group, "", "unknown", f"{group}: training plan offerings for {asked} not searched ({describe_error(error)})", adds=adds
+        )
+    offerings = found.get("TrainingPlanOfferings") or []
+    capacity = [(o, (o.get("ReservedCapacityOfferings") or [{}])[0]) for o in offerings[:SHOWN]]
+    zones = tuple(dict.fromkeys(c["AvailabilityZone"] for _, c in capacity if c.get("AvailabilityZone")))
+    if not offerings:
+        message = f"{group}: {short}, and no training plan offering has {asked} for a HyperPod cluster"
+    else:
+        more = f" (and {len(offerings) - SHOWN} more)" if len(offerings) > SHOWN else ""
+        message = (
+            f"{group}: {short}; a training plan's instances count against none. "
+            f"Offerings for {asked} (not bought: CreateTrainingPlan is yours to run): "
+            + "; ".join(_offering_text(o, c) for o, c in capacity)
+            + more
+        )
+    return TrainingPlanFinding(group, "", "offered", message, instance_types=(instance_type,), availability_zones=zones, adds=adds)
+
+
+def _offering_text(offering: dict[str, Any], capacity: dict[str, Any]) -> str:
+    window = f"{_shown(_when(capacity.get('StartTime')))} – {_shown(_when(capacity.get('EndTime')))}"
+    duration = f"{offering.get('DurationHours', 0)}h{offering.get('DurationMinutes') or 0:02d}m"
+    fee = f"{offering.get('UpfrontFee', '?')} {offering.get('CurrencyCode', '')}".rstrip()
+    return f"{offering['TrainingPlanOfferingId']} {window} ({duration}), upfront {fee}, {capacity.get('AvailabilityZone', 'AZ unknown')}"
 
 
 def _unknown(group: str, arn: str, name: str, adds: int, error: Exception) -> TrainingPlanFinding:

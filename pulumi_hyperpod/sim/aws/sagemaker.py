@@ -43,4 +43,5 @@ OPERATIONS: dict[str, Callable[[World, str, dict], dict]] = {
     "DescribeClusterOperation": cluster_operations.describe_cluster_operation,
     "DescribeTrainingPlan": training_plans.describe_training_plan,
     "ListTrainingPlans": training_plans.list_training_plans,
+    "SearchTrainingPlanOfferings": training_plans.search_training_plan_offerings,
 }

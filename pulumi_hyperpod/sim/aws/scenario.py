@@ -81,6 +81,14 @@ class CapacityPool(_Strict):
     available: int = Field(ge=0)
 
 
+def reservable(instance_type: str) -> str:
+    """`instance_type` when a training plan can reserve it (the model's ReservedCapacityInstanceType)."""
+    types = servicemodel.shape("ReservedCapacityInstanceType").enum
+    if instance_type not in types:
+        raise ValueError(f"{instance_type} cannot be reserved in a training plan (ReservedCapacityInstanceType: {', '.join(types)})")
+    return instance_type
+
+
 class TrainingPlanCapacity(_Strict):
     """A training plan (DescribeTrainingPlan, ListTrainingPlans): reserved instances of one type in one
     AZ for a window. A group with this TrainingPlanArn launches only these, and only while the plan is
@@ -101,16 +109,35 @@ class TrainingPlanCapacity(_Strict):
     @field_validator("instance_type")
     @classmethod
     def _reservable(cls, instance_type: str) -> str:
-        types = servicemodel.shape("ReservedCapacityInstanceType").enum
-        if instance_type not in types:
-            raise ValueError(f"{instance_type} cannot be reserved in a training plan (ReservedCapacityInstanceType: {', '.join(types)})")
-        return instance_type
+        return reservable(instance_type)
 
     @model_validator(mode="after")
     def _in_order(self) -> TrainingPlanCapacity:
         if self.scheduled_at > self.start_at:
             raise ValueError("scheduled_at comes before start_at (Pending → Scheduled → Active)")
         return self
+
+
+class TrainingPlanOffering(_Strict):
+    """A training plan offering (SearchTrainingPlanOfferings): `count` instances of one type in one
+    AZ for a window, at an upfront fee. Shown only: buying it (CreateTrainingPlan) is not simulated."""
+
+    id: str = Field(pattern=r"^[a-z0-9\-]{1,256}$", description="TrainingPlanOfferingId")
+    instance_type: str
+    count: int = Field(ge=1, le=256, description="the instances it reserves: it matches a search for as many or fewer")
+    availability_zone: str | None = Field(None, description="default: the region's first AZ")
+    start_at: float = Field(0, ge=0, description="its StartTime, in virtual seconds after the world was created")
+    duration_hours: float = Field(168, gt=0, description="its window: EndTime is StartTime + this")
+    upfront_fee: str = Field(description="UpfrontFee, as the API returns it (a string)")
+    currency_code: str = Field("USD", description="CurrencyCode")
+    target_resources: list[Literal["training-job", "hyperpod-cluster", "endpoint", "studio-apps"]] = Field(
+        default_factory=lambda: ["hyperpod-cluster"], min_length=1, description="TargetResources (SageMakerResourceName)"
+    )
+
+    @field_validator("instance_type")
+    @classmethod
+    def _reservable(cls, instance_type: str) -> str:
+        return reservable(instance_type)
 
 
 class CapacityChange(_Strict):
@@ -214,6 +241,11 @@ class Scenario(_Strict):
         default_factory=dict,
         description="training plan ARN -> the plan (training_plans.py); a plan not listed is not simulated: "
         "DescribeTrainingPlan does not find it, a group naming it launches from the on-demand pools",
+    )
+    training_plan_offerings: list[TrainingPlanOffering] = Field(
+        default_factory=list,
+        description="what SearchTrainingPlanOfferings finds (training_plans.py), in every region: an offering "
+        "whose availability_zone is another region's is not found there",
     )
     faults: Faults = Field(default_factory=Faults)
     provisioning_parameters: dict[str, ProvisioningParameters] = Field(default_factory=dict)

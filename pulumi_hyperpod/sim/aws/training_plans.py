@@ -6,6 +6,12 @@ AvailableInstanceCount is its reserved pool's free count (`capacity.reserved`: a
 from the plan takes one, a node gone gives it back), InUseInstanceCount the rest. A group naming
 the plan launches from it only while it is Active, and only in its AZ (`provisioning.try_launch`).
 A plan the scenario does not list is not simulated: DescribeTrainingPlan does not find it.
+
+SearchTrainingPlanOfferings finds the scenario's `training_plan_offerings` of the region that match
+every filter given: the InstanceType, at least InstanceCount instances, every TargetResources, a
+StartTime after StartTimeAfter, an EndTime before EndTimeBefore, at least DurationHours; earliest
+first. Not simulated: UltraServer offerings and extension offerings (a search naming UltraServerType
+finds none, one naming TrainingPlanArn no TrainingPlanExtensionOfferings), and buying one.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from pulumi_hyperpod.sim.aws.errors import ResourceNotFound
 from pulumi_hyperpod.sim.aws.world import World
 
 if TYPE_CHECKING:  # pragma: no cover
-    from pulumi_hyperpod.sim.aws.scenario import TrainingPlanCapacity
+    from pulumi_hyperpod.sim.aws.scenario import TrainingPlanCapacity, TrainingPlanOffering
 
 HOUR = 3600.0
 
@@ -62,7 +68,7 @@ def available(world: World, arn: str, plan: TrainingPlanCapacity) -> int:
     return plan.count if free is None else min(free, plan.count)
 
 
-def _duration(plan: TrainingPlanCapacity) -> dict[str, int]:
+def _duration(plan: TrainingPlanCapacity | TrainingPlanOffering) -> dict[str, int]:
     minutes = round(plan.duration_hours * 60)
     return {"DurationHours": minutes // 60, "DurationMinutes": minutes % 60}
 
@@ -135,6 +141,57 @@ def list_training_plans(world: World, region: str, params: dict) -> dict:
     }[by]
     items.sort(key=key)
     return pagination.response("TrainingPlanSummaries", items, [key(i) for i in items], params)
+
+
+def search_training_plan_offerings(world: World, region: str, params: dict) -> dict:
+    validation.check_model("SearchTrainingPlanOfferings", params)
+    after = to_seconds(params["StartTimeAfter"]) if params.get("StartTimeAfter") is not None else None
+    before = to_seconds(params["EndTimeBefore"]) if params.get("EndTimeBefore") is not None else None
+    found = []
+    for offering in world.scenario.training_plan_offerings:
+        start = world.start + offering.start_at
+        end = start + offering.duration_hours * HOUR
+        az = offering.availability_zone or f"{region}a"
+        if (
+            not az.startswith(region)
+            or params.get("UltraServerType")
+            or params.get("InstanceType") not in (None, offering.instance_type)
+            or offering.count < (params.get("InstanceCount") or 0)
+            or not set(params.get("TargetResources") or ()) <= set(offering.target_resources)
+            or (after is not None and start <= after)
+            or (before is not None and end >= before)
+            or offering.duration_hours < (params.get("DurationHours") or 0)
+        ):
+            continue
+        found.append((start, offering.id, _offering(offering, (start, end), az, (after, before))))
+    answer: dict[str, Any] = {"TrainingPlanOfferings": [item for *_, item in sorted(found, key=lambda f: f[:2])]}
+    if params.get("TrainingPlanArn"):
+        answer["TrainingPlanExtensionOfferings"] = []
+    return answer
+
+
+def _offering(offering: TrainingPlanOffering, window: tuple[float, float], az: str, asked: tuple[float | None, float | None]) -> dict:
+    start, end = window
+    requested = zip(("RequestedStartTimeAfter", "RequestedEndTimeBefore"), asked, strict=True)
+    return {
+        "TrainingPlanOfferingId": offering.id,
+        "TargetResources": list(offering.target_resources),
+        **{name: value for name, value in requested if value is not None},
+        **_duration(offering),
+        "UpfrontFee": offering.upfront_fee,
+        "CurrencyCode": offering.currency_code,
+        "ReservedCapacityOfferings": [
+            {
+                "ReservedCapacityType": "Instance",
+                "InstanceType": offering.instance_type,
+                "InstanceCount": offering.count,
+                "AvailabilityZone": az,
+                **_duration(offering),
+                "StartTime": start,
+                "EndTime": end,
+            }
+        ],
+    }
 
 
 def with_plan_status(describe):

@@ -152,6 +152,8 @@ def test_the_policy_is_a_statement_per_feature_and_resource_type():
     assert by_sid["ApplyRoles"]["Action"] == ["iam:PassRole"]
     assert by_sid["PreflightUnscoped"]["Resource"] == "*"  # Service Quotas' List* take no resource
     assert "s3:ListBucket" in by_sid["BundleBuckets"]["Action"]  # HeadBucket is authorized as s3:ListBucket
+    # a search for training plan offerings names no resource: a policy scoped to clusters would deny it
+    assert "sagemaker:SearchTrainingPlanOfferings" in by_sid["PreflightUnscoped"]["Action"]
 
 
 def test_a_feature_brings_what_it_requires_and_nothing_else():

@@ -19,6 +19,7 @@ def _everything(make_sim) -> None:
         {
             "capacity": [{"instance_type": "ml.p5.48xlarge", "available": 2}],
             "training_plans": {plan: {"instance_type": "ml.p5.48xlarge", "count": 4, "upfront_fee": "1200"}},
+            "training_plan_offerings": [{"id": "tpo-1", "instance_type": "ml.p5.48xlarge", "count": 4, "upfront_fee": "1200"}],
         }
     )
     rich = group(
@@ -61,6 +62,7 @@ def _everything(make_sim) -> None:
     client.list_clusters(SortBy="NAME")
     client.describe_training_plan(TrainingPlanName="p5-reserved")  # fake/training_plans.py
     client.list_training_plans(Filters=[{"Name": "Status", "Value": "Active"}], SortBy="Status", MaxResults=1)
+    client.search_training_plan_offerings(InstanceType="ml.p5.48xlarge", InstanceCount=2, TargetResources=["hyperpod-cluster"])
     launched = nodes_of(client, "every-op")
     client.describe_cluster_node(ClusterName="every-op", NodeId=launched[0]["InstanceId"])
     client.update_cluster(
