@@ -31,6 +31,7 @@ from pulumi_hyperpod.sim.aws import pagination, validation
 from pulumi_hyperpod.sim.aws.clock import to_seconds
 from pulumi_hyperpod.sim.aws.errors import ConflictException, ResourceInUse, ResourceNotFound, ValidationException
 from pulumi_hyperpod.sim.aws.model import RUNNING, Cluster
+from pulumi_hyperpod.sim.aws.mutations import idempotent
 from pulumi_hyperpod.sim.aws.world import World
 
 CREATING, UPDATING, DELETING, ACTIVE = "Creating", "Updating", "Deleting", "Active"
@@ -112,30 +113,9 @@ def _begin(world: World, extension: dict, phase: str, seconds: float) -> None:
     extension.update(phase=phase, since=world.now, due=world.now + seconds, modified=world.now)
 
 
-def _idempotent(world: World, kind: str, params: dict, run) -> dict:
-    """`run()`, or the answer of the earlier request with this ClientToken and the same parameters."""
-    token = params.get("ClientToken")
-    key = f"{kind}/{token}" if token else None
-    fingerprint = json.dumps({k: v for k, v in params.items() if k != "ClientToken"}, sort_keys=True)
-    for stale in [k for k, record in world.tokens.items() if record["expires"] <= world.now]:
-        del world.tokens[stale]
-    if key and key in world.tokens:
-        if world.tokens[key]["fingerprint"] != fingerprint:
-            raise ValidationException(f"ClientToken {token!r} was already used with different parameters; use a new token.")
-        return world.tokens[key]["response"]
-    response = run()
-    if key:
-        world.tokens[key] = {
-            "fingerprint": fingerprint,
-            "response": response,
-            "expires": world.now + world.scenario.timing.client_token_ttl_seconds,
-        }
-    return response
-
-
 def create_cluster_extension(world: World, region: str, params: dict) -> dict:
     validation.check_model("CreateClusterExtension", params)
-    return _idempotent(world, "extension-create", params, lambda: _create(world, region, params))
+    return idempotent(world, "extension-create", "CreateClusterExtension", params, lambda: _create(world, region, params))
 
 
 def _create(world: World, region: str, params: dict) -> dict:
@@ -174,17 +154,24 @@ def _create(world: World, region: str, params: dict) -> dict:
 
 def update_cluster_extension(world: World, region: str, params: dict) -> dict:
     validation.check_model("UpdateClusterExtension", params)
-    return _idempotent(world, "extension-update", params, lambda: _update(world, region, params))
+    return idempotent(world, "extension-update", "UpdateClusterExtension", params, lambda: _update(world, region, params))
 
 
-def _update(world: World, region: str, params: dict) -> dict:
+def _settled(world: World, region: str, params: dict, doing: str, busy: type[ConflictException | ResourceInUse]) -> tuple[Cluster, dict]:
+    """The cluster and the extension a request names, when it is Active: one being deleted is a
+    ConflictException, one being created or updated `busy`."""
     cluster = _cluster(world, region, params["ClusterArn"])
     extension = _extension(world, cluster, params["ExtensionArn"])
     now = status(world, extension)
     if now == DELETING:
-        raise ConflictException(f"Extension {extension['name']} is being deleted; it cannot be updated.")
+        raise ConflictException(f"Extension {extension['name']} is being deleted; it cannot be {doing}.")
     if now in (CREATING, UPDATING):
-        raise ConflictException(f"Extension {extension['name']} is {now}; wait until it is Active before updating it.")
+        raise busy(f"Extension {extension['name']} is {now}; wait until it is Active before it is {doing}.")
+    return cluster, extension
+
+
+def _update(world: World, region: str, params: dict) -> dict:
+    cluster, extension = _settled(world, region, params, "updated", ConflictException)
     version = params.get("ExtensionVersion")
     if version is not None:
         version = _offered_version(world, extension["name"], version)
@@ -203,13 +190,7 @@ def _update(world: World, region: str, params: dict) -> dict:
 
 def delete_cluster_extension(world: World, region: str, params: dict) -> dict:
     validation.check_model("DeleteClusterExtension", params)
-    cluster = _cluster(world, region, params["ClusterArn"])
-    extension = _extension(world, cluster, params["ExtensionArn"])
-    now = status(world, extension)
-    if now == DELETING:
-        raise ConflictException(f"Extension {extension['name']} is already being deleted.")
-    if now in (CREATING, UPDATING):
-        raise ResourceInUse(f"Extension {extension['name']} is {now}; wait until it is Active before deleting it.")
+    cluster, extension = _settled(world, region, params, "deleted", ResourceInUse)
     _begin(world, extension, DELETING, world.scenario.timing.extension_delete_seconds)
     world.touch(cluster)
     return {"ExtensionArn": extension["arn"]}
