@@ -50,6 +50,10 @@ class ConflictException(ServiceError):
     code, status = "ConflictException", 400
 
 
+class ResourceInUse(ServiceError):
+    code, status = "ResourceInUse", 400
+
+
 class ThrottlingException(ServiceError):
     code, status = "ThrottlingException", 400
 

@@ -12,10 +12,9 @@ The same ClientToken with the same request within its lifetime returns the first
 
 from __future__ import annotations
 
-import json
-
 from pulumi_hyperpod.sim.aws import validation
 from pulumi_hyperpod.sim.aws.errors import ValidationException
+from pulumi_hyperpod.sim.aws.mutations import idempotent
 from pulumi_hyperpod.sim.aws.model import DETACHING, RUNNING, Cluster, InstanceGroup, Node
 from pulumi_hyperpod.sim.aws.world import World
 
@@ -39,17 +38,16 @@ def move_cluster_nodes(world: World, region: str, params: dict) -> dict:
         raise ValidationException.field(
             "TargetInstanceGroupName", "must differ from SourceInstanceGroupName when the target cluster is the source cluster"
         )
-    key = f"move/{params['ClientToken']}" if params.get("ClientToken") else None
-    fingerprint = json.dumps({k: v for k, v in params.items() if k != "ClientToken"}, sort_keys=True)
-    for stale in [k for k, record in world.tokens.items() if record["expires"] <= world.now]:
-        del world.tokens[stale]
-    if key and key in world.tokens:
-        if world.tokens[key]["fingerprint"] != fingerprint:
-            raise ValidationException(
-                f"ClientToken {params['ClientToken']!r} was already used with a different MoveClusterNodes request; use a new token."
-            )
-        return world.tokens[key]["response"]
-    accepted, failed = _select(source, source_group, target_group, params, given[0])
+    return idempotent(
+        world, "move", "MoveClusterNodes", params, lambda: _move(world, params, given[0], (source, source_group), (target, target_group))
+    )
+
+
+def _move(
+    world: World, params: dict, selector: str, source_at: tuple[Cluster, InstanceGroup], target_at: tuple[Cluster, InstanceGroup]
+) -> dict:
+    (source, source_group), (target, target_group) = source_at, target_at
+    accepted, failed = _select(source, source_group, target_group, params, selector)
     running = sum(1 for node in source.group_nodes(source_group.name) if node.phase == RUNNING)
     if accepted and running - len(accepted) < source_group.min_count:
         raise ValidationException(
@@ -58,14 +56,7 @@ def move_cluster_nodes(world: World, region: str, params: dict) -> dict:
         )
     for node in accepted:
         _start_detach(world, source, source_group, target, target_group, node)
-    response = _response(accepted, failed, given[0])
-    if key:
-        world.tokens[key] = {
-            "fingerprint": fingerprint,
-            "response": response,
-            "expires": world.now + world.scenario.timing.client_token_ttl_seconds,
-        }
-    return response
+    return _response(accepted, failed, selector)
 
 
 def _require_movable(role: str, cluster: Cluster) -> None:

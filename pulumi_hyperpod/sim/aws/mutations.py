@@ -7,8 +7,11 @@ those two never import each other; `sagemaker.py` puts them all in one table for
 from __future__ import annotations
 
 
+import json
+from collections.abc import Callable
+
 from pulumi_hyperpod.sim.aws import ids, reconcile
-from pulumi_hyperpod.sim.aws.errors import ConflictException
+from pulumi_hyperpod.sim.aws.errors import ConflictException, ValidationException
 from pulumi_hyperpod.sim.aws.model import Cluster, InstanceGroup, Node
 from pulumi_hyperpod.sim.aws.world import World
 
@@ -47,3 +50,26 @@ def new_nodes(
         nodes.append(node)
     world.touch(cluster)
     return nodes
+
+
+def idempotent(world: World, kind: str, operation: str, params: dict, run: Callable[[], dict]) -> dict:
+    """`run()`, or, for a ClientToken seen within its time to live with the same parameters, the answer
+    that request got; the token with other parameters is a ValidationException. `kind` keeps one
+    operation's tokens apart from another's."""
+    token = params.get("ClientToken")
+    key = f"{kind}/{token}" if token else None
+    fingerprint = json.dumps({k: v for k, v in params.items() if k != "ClientToken"}, sort_keys=True)
+    for stale in [k for k, record in world.tokens.items() if record["expires"] <= world.now]:
+        del world.tokens[stale]
+    if key and key in world.tokens:
+        if world.tokens[key]["fingerprint"] != fingerprint:
+            raise ValidationException(f"ClientToken {token!r} was already used with a different {operation} request; use a new token.")
+        return world.tokens[key]["response"]
+    response = run()
+    if key:
+        world.tokens[key] = {
+            "fingerprint": fingerprint,
+            "response": response,
+            "expires": world.now + world.scenario.timing.client_token_ttl_seconds,
+        }
+    return response

@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from pulumi_hyperpod.sim.aws import (
     cluster_operations,
+    extensions,
     image_status,
     moves,
     node_operations as nodes,
@@ -44,4 +45,5 @@ OPERATIONS: dict[str, Callable[[World, str, dict], dict]] = {
     "DescribeTrainingPlan": training_plans.describe_training_plan,
     "ListTrainingPlans": training_plans.list_training_plans,
     "SearchTrainingPlanOfferings": training_plans.search_training_plan_offerings,
+    **extensions.OPERATIONS,  # Create/Describe/Update/Delete/ListClusterExtensions, ListClusterExtensionVersions
 }

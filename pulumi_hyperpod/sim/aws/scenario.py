@@ -7,6 +7,7 @@ a default, so `{}` is a valid scenario: unlimited capacity, no faults, realistic
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -40,6 +41,11 @@ class Timing(_Strict):
         description="AutoPatchConfig without a PatchSchedule: a new release is applied this long after it comes out (NextPatchDate)",
     )
     detach_seconds: float = Field(120, ge=0, description="MoveClusterNodes: DetachInProgress until the hand-off")
+    extension_create_seconds: float = Field(
+        300, ge=0, description="CreateClusterExtension: Creating until Active (an assumption: AWS documents no duration)"
+    )
+    extension_update_seconds: float = Field(300, ge=0, description="UpdateClusterExtension: Updating until Active (an assumption)")
+    extension_delete_seconds: float = Field(120, ge=0, description="DeleteClusterExtension: Deleting until gone (an assumption)")
     retry_interval_seconds: float = Field(300, gt=0, description="Continuous mode: async launch retry")
     min_count_timeout_seconds: float = Field(3 * 3600, gt=0, description="MinCount rollback timeout")
     client_token_ttl_seconds: float = Field(8 * 3600, gt=0, description="BatchAddClusterNodes ClientToken")
@@ -138,6 +144,28 @@ class TrainingPlanOffering(_Strict):
     @classmethod
     def _reservable(cls, instance_type: str) -> str:
         return reservable(instance_type)
+
+
+# An extension's name: the model's ExtensionName, and a prefix its ExtensionArn pattern allows.
+ExtensionName = Annotated[str, StringConstraints(pattern=r"^(sagemaker|eks|pcs)-[a-z0-9]+(-[a-z0-9]+)*$", max_length=128)]
+
+
+class ClusterExtensionOffer(_Strict):
+    """An extension the service offers (ListClusterExtensionVersions, CreateClusterExtension): the
+    versions it installs, and the settings a configuration that leaves them out gets."""
+
+    versions: list[str] = Field(min_length=1, description="the installable versions, MAJOR.MINOR.PATCH")
+    default_configuration: dict[str, Any] = Field(
+        default_factory=dict, description="every setting's default: DescribeClusterExtension's ConfigurationValues include them"
+    )
+
+    @field_validator("versions")
+    @classmethod
+    def _semantic(cls, versions: list[str]) -> list[str]:
+        for version in versions:
+            if not re.fullmatch(r"[0-9]+\.[0-9]+\.[0-9]+", version):
+                raise ValueError(f"{version!r} is not a MAJOR.MINOR.PATCH version (the model's ExtensionVersion)")
+        return versions
 
 
 class CapacityChange(_Strict):
@@ -246,6 +274,10 @@ class Scenario(_Strict):
         default_factory=list,
         description="what SearchTrainingPlanOfferings finds (training_plans.py), in every region: an offering "
         "whose availability_zone is another region's is not found there",
+    )
+    cluster_extensions: dict[ExtensionName, ClusterExtensionOffer] = Field(
+        default_factory=lambda: {"sagemaker-observability": ClusterExtensionOffer(versions=["1.0.0"])},
+        description="extension name -> what the service offers of it (extensions.py); a name not listed is not offered",
     )
     faults: Faults = Field(default_factory=Faults)
     provisioning_parameters: dict[str, ProvisioningParameters] = Field(default_factory=dict)

@@ -100,11 +100,35 @@ def _everything(make_sim) -> None:
         InstanceGroups=[slurm_group("worker-gpu-a", "Compute", 1, "ml.p5.48xlarge", ["gpu-training"])],
         Orchestrator={"Slurm": {}},
     )
+    _extensions(sim, client)
     _software_and_moves(sim, client)
     client.delete_cluster(ClusterName="every-op")
     client.describe_cluster(ClusterName="every-op")
     client.list_cluster_nodes(ClusterName="every-op", IncludeNodeLogicalIds=True)
     assert EKS_ARN in str(client.describe_cluster(ClusterName="every-op")["Orchestrator"])
+
+
+def _extensions(sim, client) -> None:
+    """Every cluster-extension operation (sim/aws/extensions.py), in each status its answers show."""
+    cluster = client.describe_cluster(ClusterName="slurm-too")["ClusterArn"]
+    client.list_cluster_extension_versions(ExtensionName="sagemaker-observability", MaxResults=1)
+    arn = client.create_cluster_extension(
+        ClusterArn=cluster,
+        ExtensionName="sagemaker-observability",
+        ExtensionVersion="1.0.0",
+        ConfigurationValues='{"metricsProvider":{"nodeMetrics":{"level":"ADVANCED"}}}',
+        Tags=[{"Key": "team", "Value": "ml"}],
+        ClientToken="x-1",
+    )["ExtensionArn"]
+    client.describe_cluster_extension(ClusterArn=cluster, ExtensionArn=arn)  # Creating
+    sim.advance(300)
+    client.update_cluster_extension(ClusterArn=cluster, ExtensionArn=arn, ConfigurationValues='{"metricsProvider":null}', ClientToken="x-2")
+    client.list_cluster_extensions(ClusterArn=cluster, MaxResults=10)  # Updating
+    sim.advance(300)
+    client.describe_cluster_extension(ClusterArn=cluster, ExtensionArn=arn)  # Active
+    client.delete_cluster_extension(ClusterArn=cluster, ExtensionArn=arn)
+    client.describe_cluster_extension(ClusterArn=cluster, ExtensionArn=arn)  # Deleting
+    client.list_cluster_extensions(ClusterArn=cluster, CreationTimeAfter=0)
 
 
 def _software_and_moves(sim, client) -> None:
