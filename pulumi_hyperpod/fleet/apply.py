@@ -134,8 +134,9 @@ def apply_fleet(
 
 
 def clusters_of(result: StackPlans, previewed: StackPlans | None) -> list[str]:
-    """The clusters a stack's gates read: those its `up` and its preview showed plans of, in order."""
-    names: list[str] = []
+    """The clusters a stack's gates read: those in its state after the `up`, then those its `up` and
+    its preview showed plans of (not a deleted one), in order."""
+    names = list(dict.fromkeys(result.clusters))
     for plans in (result.plans, previewed.plans if previewed else ()):
         for plan in plans:
             name = plan.get("cluster_name")

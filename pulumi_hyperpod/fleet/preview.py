@@ -17,6 +17,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -29,9 +30,20 @@ SIMULATOR_SECRET = "fleet-simulator-secret-not-checked"
 # how often the thread waiting on a pool looks up: a Ctrl-C is seen within this long, whichever thread the signal reached
 _WAKE_SECONDS = 0.2
 
+# the resource types whose state holds a HyperPod cluster's name (the dynamic provider's, the native one's)
+CLUSTER_TYPES = frozenset({"pulumi-python:dynamic/hyperpod:Cluster", "hyperpod:index:Cluster"})
+
 Operation = Literal["preview", "up"]
-Run = Callable[[FleetStack, Path, Mapping[str, str]], Mapping[str, int]]
 T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class EngineResult:
+    changes: Mapping[str, int]  # the engine's count per operation, without the resources left as they were
+    clusters: tuple[str, ...] = ()  # after an up: the clusters in the stack's state
+
+
+Run = Callable[[FleetStack, Path, Mapping[str, str]], EngineResult]
 
 
 def stack_env(stack: FleetStack, plan_dir: Path | None = None) -> dict[str, str]:
@@ -51,13 +63,21 @@ def run_stack(stack: FleetStack, base: Path, operation: Operation = "preview", r
     with tempfile.TemporaryDirectory(prefix="hyperpod-fleet-plans-") as directory:
         plan_dir = Path(directory)
         error: str | None = None
-        changes: Mapping[str, int] = {}
+        done = EngineResult({})
         try:
-            changes = (run or ENGINE[operation])(stack, base, stack_env(stack, plan_dir))
+            done = (run or ENGINE[operation])(stack, base, stack_env(stack, plan_dir))
         except Exception as problem:  # the engine's error is this stack's result, shown with the others
             error = _last_lines(str(problem), operation)
         plans = tuple(json.loads(path.read_text(encoding="utf-8")) for path in sorted(plan_dir.glob("*.json")))
-    return StackPlans(stack=stack.name, account=stack.account, region=stack.region, plans=plans, error=error, changes=dict(changes))
+    return StackPlans(
+        stack=stack.name,
+        account=stack.account,
+        region=stack.region,
+        plans=plans,
+        error=error,
+        changes=dict(done.changes),
+        clusters=done.clusters,
+    )
 
 
 def run_stacks(
@@ -112,19 +132,28 @@ def _workspace_stack(stack: FleetStack, base: Path, env: Mapping[str, str]) -> A
     return workspace_stack
 
 
-def _preview(stack: FleetStack, base: Path, env: Mapping[str, str]) -> dict[str, int]:
+def _preview(stack: FleetStack, base: Path, env: Mapping[str, str]) -> EngineResult:
     result = _workspace_stack(stack, base, env).preview(color="never", suppress_progress=True)
-    return _changes(result.change_summary)
+    return EngineResult(_changes(result.change_summary))
 
 
-def _up(stack: FleetStack, base: Path, env: Mapping[str, str]) -> dict[str, int]:
-    """`pulumi up`; the engine's output is kept (its last lines) only to say why it failed."""
+def _up(stack: FleetStack, base: Path, env: Mapping[str, str]) -> EngineResult:
+    """`pulumi up`, and the clusters in the stack's state after it; the engine's output is kept (its
+    last lines) only to say why it failed."""
     output: deque[str] = deque(maxlen=20)
+    workspace_stack = _workspace_stack(stack, base, env)
     try:
-        result = _workspace_stack(stack, base, env).up(color="never", suppress_progress=True, on_output=output.append)
+        result = workspace_stack.up(color="never", suppress_progress=True, on_output=output.append)
     except Exception as problem:
         raise RuntimeError(f"{problem}\n" + "\n".join(output)) from problem
-    return _changes(result.summary.resource_changes or {})
+    resources = workspace_stack.export_stack().deployment.get("resources") or ()
+    return EngineResult(_changes(result.summary.resource_changes or {}), clusters_in_state(resources))
+
+
+def clusters_in_state(resources: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    """The names of the HyperPod clusters among a stack's resources (its exported deployment)."""
+    names = ((r.get("outputs") or {}).get("cluster_name") for r in resources if r.get("type") in CLUSTER_TYPES)
+    return tuple(name for name in names if isinstance(name, str) and name)
 
 
 ENGINE: dict[Operation, Run] = {"preview": _preview, "up": _up}

@@ -141,3 +141,5 @@ def test_the_clusters_gated_are_those_the_up_and_the_preview_showed_not_a_delete
     previewed = StackPlans("a", None, "us-west-2", plans=({"cluster_name": "x"}, {"cluster_name": "y", "action": "none"}))
     assert clusters_of(up, previewed) == ["x", "y"]
     assert clusters_of(up, None) == ["x"]
+    no_op = StackPlans("a", None, "us-west-2", clusters=("z",))  # an up with nothing to do shows no plan: its state names it
+    assert clusters_of(no_op, previewed) == ["z", "x", "y"]
