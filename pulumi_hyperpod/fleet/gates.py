@@ -38,7 +38,7 @@ class GateResult:
 def unsupported(fleet: Fleet) -> list[Violation]:
     """The gates the fleet file asks for that `fleet apply` cannot check yet."""
     return [
-        Violation(f"waves[{index}].gates.{name}", "is not checked by fleet apply yet; leave it out (docs/fleet.md)")
+        Violation(f"waves[{index}].gates.{name}", "is not checked by fleet apply yet")
         for index, wave in enumerate(fleet.waves)
         for name, asked in (("health_check", wave.gates.health_check), ("policy", wave.gates.policy is not None))
         if asked

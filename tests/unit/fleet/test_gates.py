@@ -77,8 +77,8 @@ def test_health_check_and_policy_gates_are_refused_naming_the_field():
         "f",
     )
     assert [(v.path, v.rule) for v in unsupported(fleet)] == [
-        ("waves[1].gates.health_check", "is not checked by fleet apply yet; leave it out (docs/fleet.md)"),
-        ("waves[1].gates.policy", "is not checked by fleet apply yet; leave it out (docs/fleet.md)"),
+        ("waves[1].gates.health_check", "is not checked by fleet apply yet"),
+        ("waves[1].gates.policy", "is not checked by fleet apply yet"),
     ]
 
 
