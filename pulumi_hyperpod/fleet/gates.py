@@ -75,7 +75,9 @@ def check_gates(
     results: list[GateResult] = []
     clients: dict[str, Client] = {}
     for stack, name in targets:
-        client = clients.get(stack.name) or clients.setdefault(stack.name, client_for(stack))
+        if stack.name not in clients:  # one client per stack, made when its first cluster is read
+            clients[stack.name] = client_for(stack)
+        client = clients[stack.name]
         state = observe(client, name) if (gates.in_service or gates.no_failed_nodes or gates.no_error_events_minutes) else None
 
         def result(gate: str, outcome: str, detail: str = "", stack: FleetStack = stack, name: str = name) -> None:
