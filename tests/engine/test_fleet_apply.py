@@ -13,7 +13,6 @@ finishes behind the test's back; wave 2 does not gate on `in_service` since its 
 from __future__ import annotations
 
 import subprocess
-import threading
 
 import botocore.session
 import pytest
@@ -22,10 +21,11 @@ import yaml
 from pulumi_hyperpod.fleet import preview
 from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.sim.gcp import GcpSimulator
-from pulumi_hyperpod.sim.server import SimulatorServer, Worlds
+from pulumi_hyperpod.sim.server import Worlds
+from tests.support.serve import served
 
-from .conftest import engine_env, repo_venv
-from .test_fleet_plan import PROGRAM, make_cluster
+from .test_fleet_plan import make_cluster
+from .test_fleet_plan import write_fleet as plan_fleet
 
 pytestmark = pytest.mark.engine
 
@@ -36,13 +36,8 @@ START = 1_780_000_000.0  # the world's wall clock, fixed
 @pytest.fixture
 def endpoint(tmp_path):
     sim = Simulator(path=tmp_path / "fake.sqlite", seed=11, real_time=lambda: START)
-    server = SimulatorServer(("127.0.0.1", 0), Worlds(sim, GcpSimulator()))
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield server.url, sim
-    server.shutdown()
-    server.server_close()
-    thread.join(5)
+    with served(Worlds(sim, GcpSimulator())) as url:
+        yield url, sim
 
 
 def client_of(sim: Simulator, account: str):
@@ -58,39 +53,25 @@ def workers_of(sim: Simulator, account: str, name: str) -> int:
 
 
 def write_fleet(tmp_path, url: str):
-    project = tmp_path / "member"
-    project.mkdir()
-    (project / "__main__.py").write_text(PROGRAM)
-    (project / "Pulumi.yaml").write_text(
-        yaml.safe_dump({"name": "fleet-member", "runtime": {"name": "python", "options": {"virtualenv": str(repo_venv())}}})
-    )
-    stacks = [
-        {
-            "name": name,
-            "project": "member",
-            "stack": name,
-            "account": account,
-            "region": "us-west-2",
-            "backend": "fake",
-            "config": {"clusterName": f"{name}-cluster", "workers": workers},
-            "env": {"AWS_ENDPOINT_URL": url},
-        }
-        for name, account, workers in (("east", EAST, "2"), ("west", WEST, "3"))
-    ]
-    waves = [
+    """test_fleet_plan's fleet (its program, east and west in their own accounts), in two waves of one
+    stack each: east adopts its cluster as it is, west grows its own from 2 workers to 3."""
+    fleet, env = plan_fleet(tmp_path, url, (EAST, WEST))
+    data = yaml.safe_load(fleet.read_text())
+    for stack, workers in zip(data["stacks"], ("2", "3"), strict=True):
+        stack["config"]["workers"] = workers
+    data["waves"] = [
         {"name": "canary", "stacks": ["east"], "gates": {"in_service": True, "no_failed_nodes": True}},
         {"name": "rest", "stacks": ["west"], "gates": {"in_service": False, "no_failed_nodes": True}},
     ]
-    fleet = tmp_path / "fleet.yaml"
-    fleet.write_text(yaml.safe_dump({"stacks": stacks, "waves": waves}))
-    return fleet
+    fleet.write_text(yaml.safe_dump(data))
+    return fleet, env
 
 
 def test_a_failed_gate_stops_the_fleet_and_a_rerun_resumes_it(tmp_path, endpoint, pulumi_cli):
     url, sim = endpoint
     make_cluster(sim, EAST, "east-cluster", 2)
     make_cluster(sim, WEST, "west-cluster", 2)
-    fleet, env = write_fleet(tmp_path, url), engine_env(tmp_path / "engine")
+    fleet, env = write_fleet(tmp_path, url)
     (node, *_) = [n["InstanceId"] for n in client_of(sim, EAST).list_cluster_nodes(ClusterName="east-cluster")["ClusterNodeSummaries"]]
     sim.fail_node("east-cluster", node, retryable=True)  # replaced by the service once its retry interval has passed
     apply = ["hyperpod", "fleet", "apply", str(fleet), "--yes"]
