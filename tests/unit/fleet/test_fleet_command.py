@@ -163,6 +163,7 @@ def test_a_failed_gate_exits_1_naming_wave_gate_and_cluster_and_never_starts_the
         in result.stderr
     )
     assert "stopped: later waves not started: rest" in result.stderr
+    assert "gate failed wave canary, no_failed_nodes, cluster east-cluster (stack east): node i-0[bold]x[/bold]" in result.stdout
 
 
 def test_a_gate_apply_cannot_check_is_refused_before_any_preview(applying, monkeypatch):
