@@ -27,7 +27,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "delete": ("plan_commands", "delete_command", "Delete the cluster and wait until it is gone. Exit 1 when there is no such cluster."),
     "events": ("sim_commands", "events", "Cluster events (Continuous-mode clusters), oldest first, via the ListClusterEvents paginator."),
     "fake": ("sim_commands", "fake", "Both simulators' persistent worlds (HyperPod's and Google Cloud's) and their one clock."),
-    "fleet": ("fleet_commands", "fleet_group", "Plan many clusters' stacks, across accounts and regions, as one fleet."),
+    "fleet": ("fleet_commands", "fleet_group", "Plan and apply many clusters' stacks, across accounts and regions, as one fleet."),
     "gcp": ("gcp_commands", "gcp_group", "Google Cloud training clusters (Vertex AI / Gemini Enterprise Agent Platform, Slurm)."),
     "iam-policy": (
         "iam_commands",

@@ -1,12 +1,14 @@
 """`hyperpod fleet`: many Pulumi stacks of clusters, across accounts and regions (docs/fleet.md).
 
 `fleet plan FLEET` previews every stack of the fleet file through Pulumi's Automation API and shows
-one fleet plan (pulumi_hyperpod/fleet/). `fleet apply` is not built yet.
+one fleet plan (pulumi_hyperpod/fleet/). `fleet apply FLEET --yes` gathers the same fleet plan, then
+rolls the waves out (`pulumi up`), checking each wave's gates before the next.
 """
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -17,7 +19,7 @@ from pulumi_hyperpod.cli.common import EXIT_CHANGES, EXIT_ERROR, EXIT_REFUSED, H
 
 @click.group("fleet", cls=HyperpodGroup)  # usage errors exit 1
 def fleet_group() -> None:
-    """Plan many clusters' stacks, across accounts and regions, as one fleet."""
+    """Plan and apply many clusters' stacks, across accounts and regions, as one fleet."""
 
 
 @fleet_group.command("plan")
@@ -30,25 +32,127 @@ def fleet_plan_command(fleet_file: str, parallel: int, as_json: bool, detailed_e
     """Preview every stack of the fleet and show one fleet plan, with the fleet's quota preflight. Exit 1
     when a stack's preview fails, 2 when a guard or the fleet's quota refuses (with --detailed-exitcode,
     3 when it has changes)."""
-    from pulumi_hyperpod.fleet.preview import preview_fleet  # noqa: PLC0415 - the Automation API: only this command loads it
-    from pulumi_hyperpod.fleet.spec import check_projects, load_fleet  # noqa: PLC0415 - pydantic: only this command loads it
-    from pulumi_hyperpod.fleet.summary import fleet_plan  # noqa: PLC0415 - with the command
-
-    fleet, base = load_fleet(fleet_file)
-    check_projects(fleet, base, fleet_file)
-    document = fleet_plan(preview_fleet(fleet.stacks, base, parallel))
+    _, _, stacks = _gather(fleet_file, parallel)
+    document = _document(stacks)
     if as_json:
         emit_json(document)
     else:
         _show(document)
+    _refuse(document)
+    if detailed_exitcode and not document["empty"]:
+        sys.exit(EXIT_CHANGES)
+
+
+@fleet_group.command("apply")
+@click.argument("fleet_file", metavar="FLEET", type=click.Path(dir_okay=False))
+@click.option("--parallel", type=click.IntRange(min=1), default=4, show_default=True, help="Previews run at once (and ups, without waves).")
+@click.option("--yes", "-y", is_flag=True, help="Apply; without it the fleet plan is shown and nothing is applied.")
+@handle_errors
+def fleet_apply_command(fleet_file: str, parallel: int, yes: bool) -> None:
+    """Show the fleet plan, then (with --yes) run each wave's `pulumi up`, at most its parallelism at
+    once, and check its gates before the next wave. Exit 1 when an up or a gate fails (later waves are
+    not started), 2 when the fleet plan is refused (nothing applied), 130 on Ctrl-C. Run it again to
+    resume: stacks already at their spec have nothing to do."""
+    from pulumi_hyperpod.fleet import apply, gates  # noqa: PLC0415 - the Automation API: only this command loads it
+    from pulumi_hyperpod.fleet.preview import run_stack  # noqa: PLC0415 - with the command
+
+    fleet, base, previews = _gather(fleet_file, parallel, gated=True)
+    document = _document(previews)
+    _show(document)
+    _refuse(document)
+    if not yes:
+        print_error("the fleet plan is shown; nothing was applied: pass --yes to apply it", label="note")
+        return
+    previewed = {p.stack: p for p in previews}
+
+    def check(wave: Any, done: Any) -> Any:
+        targets = [(stack, name) for stack, result in done for name in apply.clusters_of(result, previewed.get(stack.name))]
+        return gates.check_gates(wave.gates, targets)
+
+    outcome = apply.apply_fleet(fleet, apply.waves_of(fleet, parallel), lambda stack: run_stack(stack, base, "up"), check, _progress())
+    _say_outcome(outcome)
+    if not outcome.ok:
+        sys.exit(EXIT_ERROR)
+
+
+def _gather(fleet_file: str, parallel: int, gated: bool = False) -> tuple[Any, Path, Any]:
+    """The fleet file, its projects' directory, and every stack's preview (`fleet plan`'s gathering).
+    `gated` (apply): a gate `fleet apply` cannot check yet is refused first, not silently passed."""
+    from pulumi_hyperpod.fleet.gates import unsupported  # noqa: PLC0415 - with the command
+    from pulumi_hyperpod.fleet.preview import preview_fleet  # noqa: PLC0415 - the Automation API: only a fleet command loads it
+    from pulumi_hyperpod.fleet.spec import FleetError, check_projects, load_fleet  # noqa: PLC0415 - pydantic: only a fleet command loads it
+
+    fleet, base = load_fleet(fleet_file)
+    unchecked = unsupported(fleet) if gated else []
+    if unchecked:
+        raise FleetError(unchecked, source=fleet_file)
+    check_projects(fleet, base, fleet_file)
+    return fleet, base, preview_fleet(fleet.stacks, base, parallel)
+
+
+def _document(previews: Any) -> dict[str, Any]:
+    from pulumi_hyperpod.fleet.summary import fleet_plan  # noqa: PLC0415 - with the command
+
+    return fleet_plan(previews)
+
+
+def _refuse(document: dict[str, Any]) -> None:
+    """Exit 1 when a stack's preview failed, 2 when the fleet plan is refused (its lines on stderr)."""
     for line in document["refusals"]:
         print_error(line, label="refused")
     if document["errors"]:
         sys.exit(EXIT_ERROR)
     if document["refused"]:
         sys.exit(EXIT_REFUSED)
-    if detailed_exitcode and not document["empty"]:
-        sys.exit(EXIT_CHANGES)
+
+
+def _line(*parts: tuple[str, str] | str) -> None:
+    from rich.text import Text  # noqa: PLC0415 - rich: --help never loads it (tests/cli_startup)
+
+    common.out.print(Text.assemble(*parts), highlight=False, soft_wrap=True)
+
+
+def _progress() -> Any:
+    """One line per wave, per stack's start and end, and per gate (user text never markup)."""
+    from pulumi_hyperpod.fleet.apply import Events  # noqa: PLC0415 - with the command
+    from pulumi_hyperpod.fleet.gates import FAILED, PASSED  # noqa: PLC0415 - with the command
+
+    def finished(result: Any) -> None:
+        if result.error:
+            _line(("failed ", "red"), f"{result.stack}: {result.error}")
+        elif result.changes:
+            _line(("updated ", "green"), f"{result.stack}: " + ", ".join(f"{op} {n}" for op, n in sorted(result.changes.items())))
+        else:
+            _line(("no-op ", "dim"), f"{result.stack}: nothing to do (already at its spec)")
+
+    def gate(wave: Any, result: Any) -> None:
+        style = {PASSED: "green", FAILED: "red"}.get(result.outcome, "yellow")
+        detail = f": {result.detail}" if result.detail else ""
+        _line(
+            (f"gate {result.outcome} ", style), f"wave {wave.name}, {result.gate}, cluster {result.cluster} (stack {result.stack}){detail}"
+        )
+
+    return Events(
+        wave=lambda wave: _line(("wave ", "bold"), f"{wave.name}: {len(wave.stacks)} stack(s), {wave.parallelism} at once"),
+        started=lambda stack: _line(("start ", "cyan"), f"{stack.name}: up ({stack.account or 'default'} {stack.region})"),
+        finished=finished,
+        gate=gate,
+    )
+
+
+def _say_outcome(outcome: Any) -> None:
+    for wave in outcome.waves:
+        for result in wave.failed_stacks:
+            print_error(f"wave {wave.wave}: the up of stack {result.stack} failed: {result.error}", label="failed")
+        for gate in wave.failed_gates:
+            print_error(
+                f"wave {wave.wave}: gate {gate.gate} failed on cluster {gate.cluster} (stack {gate.stack}): {gate.detail}", label="failed"
+            )
+    if outcome.not_started:
+        print_error(f"later waves not started: {', '.join(outcome.not_started)}", label="stopped")
+    noops = [s.stack for w in outcome.waves for s in w.stacks if not s.error and not s.changes]
+    if outcome.ok:
+        _line(("applied ", "green"), f"{len(outcome.waves)} wave(s)" + (f"; nothing to do for {', '.join(noops)}" if noops else ""))
 
 
 def _show(document: dict[str, Any]) -> None:

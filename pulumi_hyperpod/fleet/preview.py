@@ -1,20 +1,25 @@
-"""Each stack's `pulumi preview`, run through Pulumi's Automation API, and the plans it showed.
+"""Each stack's `pulumi preview` or `pulumi up`, run through Pulumi's Automation API, and the plans it showed.
 
 The stacks run concurrently, at most `parallel` at once, in a thread pool: the work is waiting on
 the engine and the cloud, not computing. Each stack runs in its own workspace with its own
 environment (`stack_env`), so each acts as its own account and region; its provider writes every
 plan it shows to a directory of its own ($HYPERPOD_PLAN_DIR, provider/cloud_provider.py), read back
-here as plain `hyperpod-plan/3` dicts.
+here as plain `hyperpod-plan/3` dicts. `fleet plan` previews; `fleet apply` (apply.py) runs `up`
+through the same per-stack function and the same pool.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import tempfile
+import threading
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeVar
 
 from pulumi_hyperpod.fleet.spec import FleetStack
 from pulumi_hyperpod.fleet.summary import StackPlans
@@ -22,53 +27,143 @@ from pulumi_hyperpod.fleet.summary import StackPlans
 PLAN_DIR_ENV = "HYPERPOD_PLAN_DIR"  # provider/cloud_provider.py's PLAN_DIR_ENV (not imported: the provider is no fleet's library)
 # the simulator's endpoint reads only the key id; the secret is never checked, but botocore signs with one
 SIMULATOR_SECRET = "fleet-simulator-secret-not-checked"
+# how often the thread waiting on a pool looks up: a Ctrl-C is seen within this long, whichever thread the signal reached
+_WAKE_SECONDS = 0.2
+
+# the resource types whose state holds a HyperPod cluster's name (the dynamic provider's, the native one's)
+CLUSTER_TYPES = frozenset({"pulumi-python:dynamic/hyperpod:Cluster", "hyperpod:index:Cluster"})
+
+Operation = Literal["preview", "up"]
+T = TypeVar("T")
 
 
-def stack_env(stack: FleetStack, plan_dir: Path) -> dict[str, str]:
+@dataclass(frozen=True)
+class EngineResult:
+    changes: Mapping[str, int]  # the engine's count per operation, without the resources left as they were
+    clusters: tuple[str, ...] = ()  # after an up: the clusters in the stack's state
+
+
+Run = Callable[[FleetStack, Path, Mapping[str, str]], EngineResult]
+
+
+def stack_env(stack: FleetStack, plan_dir: Path | None = None) -> dict[str, str]:
     """The environment of one stack's engine, program and provider: its region; on the simulator
     (`backend: fake`) its account's 12 digits as the access key id, which `hyperpod fake serve`
-    reads as that account; the plan directory; then the stack's own `env`, which wins."""
-    env = {"AWS_REGION": stack.region, "AWS_DEFAULT_REGION": stack.region, PLAN_DIR_ENV: str(plan_dir)}
+    reads as that account; the plan directory (when given); then the stack's own `env`, which wins."""
+    env = {"AWS_REGION": stack.region, "AWS_DEFAULT_REGION": stack.region}
+    if plan_dir is not None:
+        env[PLAN_DIR_ENV] = str(plan_dir)
     if stack.backend == "fake" and stack.account is not None:
         env |= {"AWS_ACCESS_KEY_ID": stack.account, "AWS_SECRET_ACCESS_KEY": SIMULATOR_SECRET}
     return env | dict(stack.env)
 
 
-def preview_stack(stack: FleetStack, base: Path, run: Callable[..., Any] | None = None) -> StackPlans:
-    """One stack's preview and the plans its provider wrote; an engine error is kept, not raised."""
+def run_stack(stack: FleetStack, base: Path, operation: Operation = "preview", run: Run | None = None) -> StackPlans:
+    """One stack's preview or up and the plans its provider wrote; an engine error is kept, not raised."""
     with tempfile.TemporaryDirectory(prefix="hyperpod-fleet-plans-") as directory:
         plan_dir = Path(directory)
         error: str | None = None
-        changes: dict[str, int] = {}
+        done = EngineResult({})
         try:
-            changes = (run or _preview)(stack, base, stack_env(stack, plan_dir))
+            done = (run or ENGINE[operation])(stack, base, stack_env(stack, plan_dir))
         except Exception as problem:  # the engine's error is this stack's result, shown with the others
-            error = _last_lines(str(problem))
+            error = _last_lines(str(problem), operation)
         plans = tuple(json.loads(path.read_text(encoding="utf-8")) for path in sorted(plan_dir.glob("*.json")))
-    return StackPlans(stack=stack.name, account=stack.account, region=stack.region, plans=plans, error=error, changes=changes)
+    return StackPlans(
+        stack=stack.name,
+        account=stack.account,
+        region=stack.region,
+        plans=plans,
+        error=error,
+        changes=dict(done.changes),
+        clusters=done.clusters,
+    )
 
 
-def preview_fleet(stacks: Sequence[FleetStack], base: Path, parallel: int, run: Callable[..., Any] | None = None) -> list[StackPlans]:
+def run_stacks(
+    stacks: Sequence[FleetStack], parallel: int, one: Callable[[FleetStack], T], stop: threading.Event | None = None
+) -> list[T | None]:
+    """`one` of every stack, at most `parallel` at once; the results in the stacks' order. Once `stop`
+    is set (here on Ctrl-C, then the KeyboardInterrupt goes on) no stack is started: its result is
+    None; the stacks already running are waited for."""
+    stop = stop or threading.Event()
+    running = [0]  # stacks inside `one`; checked against `stop` under one lock, so none starts once it is set
+    state = threading.Condition()
+
+    def guarded(stack: FleetStack) -> T | None:
+        with state:
+            if stop.is_set():
+                return None
+            running[0] += 1
+        try:
+            return one(stack)
+        finally:
+            with state:
+                running[0] -= 1
+                state.notify_all()
+
+    with ThreadPoolExecutor(max_workers=max(1, parallel), thread_name_prefix="fleet-stack") as pool:
+        try:
+            futures = [pool.submit(guarded, stack) for stack in stacks]
+            pending = set(futures)
+            while pending:
+                _, pending = concurrent.futures.wait(pending, timeout=_WAKE_SECONDS)
+        except KeyboardInterrupt:  # (it may come while a thread is being started: the futures are not all known)
+            with state:
+                stop.set()
+                state.wait_for(lambda: running[0] == 0)
+            raise
+        return [future.result() for future in futures]
+
+
+def preview_fleet(stacks: Sequence[FleetStack], base: Path, parallel: int, run: Run | None = None) -> list[StackPlans]:
     """Every stack's preview, at most `parallel` at once; the results in the fleet file's order."""
-    with ThreadPoolExecutor(max_workers=max(1, parallel), thread_name_prefix="fleet-preview") as pool:
-        return list(pool.map(lambda stack: preview_stack(stack, base, run), stacks))
+    results = run_stacks(stacks, parallel, lambda stack: run_stack(stack, base, "preview", run))
+    return [result for result in results if result is not None]
 
 
-def _preview(stack: FleetStack, base: Path, env: Mapping[str, str]) -> dict[str, int]:
+def _workspace_stack(stack: FleetStack, base: Path, env: Mapping[str, str]) -> Any:
     from pulumi import automation  # noqa: PLC0415 - the Automation API: only a fleet command loads it (tests/cli_startup)
 
     options = automation.LocalWorkspaceOptions(env_vars=dict(env))
     workspace_stack = automation.create_or_select_stack(stack.stack, work_dir=str(base / stack.project), opts=options)
     if stack.config:
         workspace_stack.set_all_config({key: automation.ConfigValue(value) for key, value in stack.config.items()})
-    result = workspace_stack.preview(color="never", suppress_progress=True)
-    return {
-        str(getattr(op, "value", op)): count
-        for op, count in result.change_summary.items()
-        if str(getattr(op, "value", op)) != "same" and count
-    }
+    return workspace_stack
 
 
-def _last_lines(text: str, count: int = 6) -> str:
+def _preview(stack: FleetStack, base: Path, env: Mapping[str, str]) -> EngineResult:
+    result = _workspace_stack(stack, base, env).preview(color="never", suppress_progress=True)
+    return EngineResult(_changes(result.change_summary))
+
+
+def _up(stack: FleetStack, base: Path, env: Mapping[str, str]) -> EngineResult:
+    """`pulumi up`, and the clusters in the stack's state after it; the engine's output is kept (its
+    last lines) only to say why it failed."""
+    output: deque[str] = deque(maxlen=20)
+    workspace_stack = _workspace_stack(stack, base, env)
+    try:
+        result = workspace_stack.up(color="never", suppress_progress=True, on_output=output.append)
+    except Exception as problem:
+        raise RuntimeError(f"{problem}\n" + "\n".join(output)) from problem
+    resources = workspace_stack.export_stack().deployment.get("resources") or ()
+    return EngineResult(_changes(result.summary.resource_changes or {}), clusters_in_state(resources))
+
+
+def clusters_in_state(resources: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    """The names of the HyperPod clusters among a stack's resources (its exported deployment)."""
+    names = ((r.get("outputs") or {}).get("cluster_name") for r in resources if r.get("type") in CLUSTER_TYPES)
+    return tuple(name for name in names if isinstance(name, str) and name)
+
+
+ENGINE: dict[Operation, Run] = {"preview": _preview, "up": _up}
+
+
+def _changes(summary: Mapping[Any, int]) -> dict[str, int]:
+    """The engine's count per operation, without the resources it left as they were."""
+    return {str(getattr(op, "value", op)): count for op, count in summary.items() if str(getattr(op, "value", op)) != "same" and count}
+
+
+def _last_lines(text: str, operation: Operation, count: int = 6) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return " | ".join(lines[-count:]) if lines else "the preview failed"
+    return " | ".join(lines[-count:]) if lines else f"the {operation} failed"

@@ -53,7 +53,7 @@ class FleetStack(_Strict):
 
 
 class Gates(_Strict):
-    """What is checked after a wave before the next starts (`fleet apply`: not built yet)."""
+    """What `fleet apply` checks after a wave before the next starts (gates.py; health_check and policy: not yet)."""
 
     in_service: bool = True  # every cluster of the wave InService
     no_failed_nodes: bool = True  # no failed or pending-replacement node

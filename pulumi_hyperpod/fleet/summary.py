@@ -36,6 +36,7 @@ class StackPlans:
     plans: tuple[Mapping[str, Any], ...] = ()
     error: str | None = None
     changes: Mapping[str, int] = field(default_factory=dict)  # the engine's own count per operation
+    clusters: tuple[str, ...] = ()  # after an up: the clusters in the stack's state (a no-op up shows no plan)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
-"""`hyperpod fleet plan` (cli/fleet_commands.py) over previews stood in for: its exit codes, its
-table (user text never markup) and its JSON. The engine itself: tests/engine/test_fleet_plan.py."""
+"""`hyperpod fleet plan` and `fleet apply` (cli/fleet_commands.py) over previews, ups and gates stood
+in for: their exit codes, their output (user text never markup) and the plan's JSON. The engine
+itself: tests/engine/test_fleet_plan.py, tests/engine/test_fleet_apply.py."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from pulumi_hyperpod.cli import main
+from pulumi_hyperpod.fleet import gates as gates_module
 from pulumi_hyperpod.fleet import preview
+from pulumi_hyperpod.fleet.gates import FAILED, PASSED, GateResult
 from pulumi_hyperpod.fleet.summary import StackPlans
 
 from .test_summary import plan
@@ -79,3 +82,94 @@ def test_a_bad_fleet_file_is_one_line_before_any_preview(tmp_path, monkeypatch):
     result = run(path)
     assert result.exit_code == 1
     assert result.stderr.strip().splitlines() == [f"error: {path}: stacks[0].account: an AWS account id is 12 digits; got '42'"]
+
+
+WAVES = (
+    FLEET
+    + """\
+waves:
+  - {name: canary, stacks: [east]}
+  - {name: rest, stacks: [west]}
+"""
+)
+
+
+@pytest.fixture
+def applying(fleet, monkeypatch):
+    """`fleet apply` over the fleet with two waves: its ups and gates recorded, their results set by the test."""
+    path, results = fleet
+    path.write_text(WAVES)
+    ups, gated, failing = [], [], {}
+
+    def up(stack, base, operation="preview", run=None):
+        assert operation == "up"
+        ups.append(stack.name)
+        return StackPlans(
+            stack.name, stack.account, stack.region, plans=(plan(f"{stack.name}-cluster"),), **results.get(f"up:{stack.name}", {})
+        )
+
+    def gates(wave_gates, targets):
+        gated.append([(stack.name, name) for stack, name in targets])
+        return [
+            GateResult("no_failed_nodes", stack.name, name, FAILED if name in failing else PASSED, failing.get(name, ""))
+            for stack, name in targets
+        ]
+
+    monkeypatch.setattr(preview, "run_stack", up)
+    monkeypatch.setattr(gates_module, "check_gates", gates)
+    return path, results, ups, gated, failing
+
+
+def apply_(path, *extra):
+    return CliRunner().invoke(main, ["fleet", "apply", str(path), "--parallel", "3", *extra])
+
+
+def test_apply_without_yes_shows_the_fleet_plan_and_applies_nothing(applying):
+    path, results, ups, gated, _ = applying
+    results.update(east={"plans": (plan("a", adds=1, in_use=0),)})
+    result = apply_(path)
+    assert result.exit_code == 0, result.output
+    assert "fleet plan" in result.stdout and "pass --yes to apply it" in result.stderr
+    assert ups == [] and gated == []
+
+
+def test_a_refused_fleet_plan_applies_nothing_even_with_yes(applying):
+    path, results, ups, _, _ = applying
+    results.update(east={"plans": (plan("a", adds=2, in_use=2),)}, west={"plans": (plan("b", adds=2, in_use=2),)})
+    result = apply_(path, "--yes")
+    assert result.exit_code == 2 and ups == []
+    assert "refused: stacks east, west together add 4" in result.stderr
+
+
+def test_apply_runs_the_waves_and_gates_each_on_its_clusters(applying):
+    path, results, ups, gated, _ = applying
+    results.update({"up:east": {"changes": {"update": 1}}})
+    result = apply_(path, "--yes")
+    assert result.exit_code == 0, result.output
+    assert ups == ["east", "west"]
+    assert gated == [[("east", "east-cluster")], [("west", "west-cluster")]]
+    assert "updated east: update 1" in result.stdout
+    assert "no-op west: nothing to do (already at its spec)" in result.stdout
+    assert "applied 2 wave(s); nothing to do for west" in result.stdout
+
+
+def test_a_failed_gate_exits_1_naming_wave_gate_and_cluster_and_never_starts_the_next_wave(applying):
+    path, _, ups, _, failing = applying
+    failing["east-cluster"] = "node i-0[bold]x[/bold] (workers) is Failure"
+    result = apply_(path, "--yes")
+    assert result.exit_code == 1 and ups == ["east"]
+    assert (
+        "failed: wave canary: gate no_failed_nodes failed on cluster east-cluster (stack east): node i-0[bold]x[/bold] (workers) is Failure"
+        in result.stderr
+    )
+    assert "stopped: later waves not started: rest" in result.stderr
+    assert "gate failed wave canary, no_failed_nodes, cluster east-cluster (stack east): node i-0[bold]x[/bold]" in result.stdout
+
+
+def test_a_gate_apply_cannot_check_is_refused_before_any_preview(applying, monkeypatch):
+    path, _, ups, _, _ = applying
+    monkeypatch.setattr(preview, "preview_fleet", lambda *a, **k: pytest.fail("no preview runs"))
+    path.write_text(WAVES.replace("{name: rest, stacks: [west]}", "{name: rest, stacks: [west], gates: {health_check: true}}"))
+    result = apply_(path, "--yes")
+    assert result.exit_code == 1 and ups == []
+    assert result.stderr.strip().splitlines() == [f"error: {path}: waves[1].gates.health_check: is not checked by fleet apply yet"]

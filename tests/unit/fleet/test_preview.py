@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import threading
 
-from pulumi_hyperpod.fleet.preview import PLAN_DIR_ENV, SIMULATOR_SECRET, preview_fleet, stack_env
+from pulumi_hyperpod.fleet.preview import PLAN_DIR_ENV, SIMULATOR_SECRET, EngineResult, clusters_in_state, preview_fleet, stack_env
 from pulumi_hyperpod.fleet.spec import FleetStack
 from pulumi_hyperpod.provider import cloud_provider
 
@@ -40,10 +40,21 @@ def test_previews_run_at_most_parallel_at_once_and_keep_the_fleet_order(tmp_path
             running[0] -= 1
         if stack.name == "d":
             raise RuntimeError("line one\n\nthe engine's last line")
-        return {"update": 1}
+        return EngineResult({"update": 1})
 
     results = preview_fleet([member(n) for n in "abcd"], tmp_path, parallel=2, run=run)
     assert most[0] == 2
     assert [r.stack for r in results] == list("abcd")
     assert [r.plans[0]["cluster_name"] for r in results] == [f"{n}-cluster" for n in "abcd"]
     assert results[3].error == "line one | the engine's last line" and results[0].changes == {"update": 1}
+
+
+def test_the_clusters_in_a_stacks_state_are_those_of_hyperpod_cluster_resources():
+    resources = [
+        {"type": "pulumi:pulumi:Stack", "outputs": {}},
+        {"type": "pulumi-python:dynamic/hyperpod:Cluster", "outputs": {"cluster_name": "dynamic-one"}},
+        {"type": "hyperpod:index:Cluster", "outputs": {"cluster_name": "native-one"}},
+        {"type": "aws:s3:Bucket", "outputs": {"cluster_name": "not-a-cluster"}},
+        {"type": "hyperpod:index:Cluster"},  # being created: no outputs yet
+    ]
+    assert clusters_in_state(resources) == ("dynamic-one", "native-one")

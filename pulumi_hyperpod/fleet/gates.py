@@ -1,0 +1,131 @@
+"""A wave's gates (docs/fleet.md): what `fleet apply` checks on the wave's clusters before the next
+wave starts, read from the service with the project's own client and observer.
+
+- `in_service`: every cluster is there and InService;
+- `no_failed_nodes`: no node is Failure or NotFound (aws/observe's UNHEALTHY) or waiting for a
+  replacement instance;
+- `no_error_events_minutes: N`: ListClusterEvents reports no event of level Error in the last N
+  minutes. The service keeps events of Continuous clusters only: another cluster's check is
+  skipped, and says so.
+
+`health_check` and `policy` are declared in the fleet file but not checked yet: `unsupported` names
+them, and `fleet apply` refuses such a fleet file before it changes anything.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pulumi_hyperpod.core.errors import Violation
+from pulumi_hyperpod.fleet.spec import Fleet, FleetStack, Gates
+
+PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
+Client = Any  # a botocore SageMaker client (aws/clients.py's SageMakerClient)
+
+
+@dataclass(frozen=True)
+class GateResult:
+    gate: str  # the fleet file's name of the gate
+    stack: str
+    cluster: str
+    outcome: str  # PASSED, FAILED or SKIPPED
+    detail: str = ""  # what failed, or why it was skipped
+
+
+def unsupported(fleet: Fleet) -> list[Violation]:
+    """The gates the fleet file asks for that `fleet apply` cannot check yet."""
+    return [
+        Violation(f"waves[{index}].gates.{name}", "is not checked by fleet apply yet")
+        for index, wave in enumerate(fleet.waves)
+        for name, asked in (("health_check", wave.gates.health_check), ("policy", wave.gates.policy is not None))
+        if asked
+    ]
+
+
+def stack_client(stack: FleetStack) -> Client:
+    """A SageMaker client acting as the stack does: its region, its endpoint ($AWS_ENDPOINT_URL of its
+    env: the simulator's), its profile, and the access key its environment gives (on the simulator:
+    the account's 12 digits, preview.stack_env)."""
+    from pulumi_hyperpod.aws.client import client_config, connect  # noqa: PLC0415 - botocore only when a gate reads a cluster
+    from pulumi_hyperpod.aws.sessions import new_botocore_session  # noqa: PLC0415 - with the client
+    from pulumi_hyperpod.fleet.preview import stack_env  # noqa: PLC0415 - preview loads the pool; gates are read after it
+
+    env = stack_env(stack)
+    endpoint = env.get("AWS_ENDPOINT_URL") or None
+    if "AWS_ACCESS_KEY_ID" not in env:  # the runner's own credentials (its chain, the stack's profile)
+        return connect(backend="aws", region=stack.region, profile=env.get("AWS_PROFILE"), endpoint_url=endpoint)
+    # connect() takes its credentials from the process's chain: the stack's own key is given here
+    session = new_botocore_session()
+    session.set_credentials(env["AWS_ACCESS_KEY_ID"], env.get("AWS_SECRET_ACCESS_KEY"), env.get("AWS_SESSION_TOKEN"))
+    return session.create_client("sagemaker", region_name=stack.region, endpoint_url=endpoint, config=client_config())
+
+
+def check_gates(
+    gates: Gates,
+    targets: Sequence[tuple[FleetStack, str]],
+    client_for: Callable[[FleetStack], Client] = stack_client,
+    now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.timezone.utc),
+) -> list[GateResult]:
+    """The gates over each (stack, cluster name) of a wave, in that order; one result per gate and cluster."""
+    from pulumi_hyperpod.aws.observe import observe  # noqa: PLC0415 - the observer only when a gate reads a cluster
+
+    results: list[GateResult] = []
+    clients: dict[str, Client] = {}
+    for stack, name in targets:
+        if stack.name not in clients:  # one client per stack, made when its first cluster is read
+            clients[stack.name] = client_for(stack)
+        client = clients[stack.name]
+        state = observe(client, name) if (gates.in_service or gates.no_failed_nodes or gates.no_error_events_minutes) else None
+
+        def result(gate: str, outcome: str, detail: str = "", stack: FleetStack = stack, name: str = name) -> None:
+            results.append(GateResult(gate, stack.name, name, outcome, detail))
+
+        if state is None:
+            result("in_service", FAILED, "the cluster is not there")
+            continue
+        if gates.in_service:
+            if state.status == "InService":
+                result("in_service", PASSED)
+            else:
+                result("in_service", FAILED, f"status {state.status}" + (f": {state.failure_message}" if state.failure_message else ""))
+        if gates.no_failed_nodes:
+            bad = [node for node in state.nodes if _failed(node.status, node.message)]
+            result("no_failed_nodes", FAILED if bad else PASSED, "; ".join(_node(node) for node in bad))
+        if gates.no_error_events_minutes:
+            minutes = gates.no_error_events_minutes
+            if not state.continuous:
+                result("no_error_events_minutes", SKIPPED, "the service keeps events of Continuous clusters only")
+            else:
+                errors = error_events(client, name, now() - dt.timedelta(minutes=minutes))
+                shown = "; ".join(f"{_time(e.get('EventTime'))} {e.get('Description') or e.get('EventId')}" for e in errors[:3])
+                more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+                detail = f"{len(errors)} error event(s) in the last {minutes} min: {shown}{more}" if errors else ""
+                result("no_error_events_minutes", FAILED if errors else PASSED, detail)
+    return results
+
+
+def error_events(client: Client, name: str, since: dt.datetime) -> list[dict[str, Any]]:
+    """Every event of level Error at or after `since`, oldest first (every page of ListClusterEvents)."""
+    from pulumi_hyperpod.aws.observe.reader import largest_pages  # noqa: PLC0415 - with the observer
+
+    pages = client.get_paginator("list_cluster_events").paginate(
+        ClusterName=name, SortOrder="Ascending", EventTimeAfter=since, PaginationConfig=largest_pages("ListClusterEvents")
+    )
+    return [event for page in pages for event in page.get("Events") or () if event.get("EventLevel") == "Error"]
+
+
+def _failed(status: str, message: str | None) -> bool:
+    from pulumi_hyperpod.aws.observe.state import UNHEALTHY  # noqa: PLC0415 - with the observer
+
+    return status in UNHEALTHY or (status == "Pending" and "replacement" in (message or "").lower())
+
+
+def _node(node: Any) -> str:
+    return f"node {node.key or '?'} ({node.group}) is {node.status}" + (f": {node.message}" if node.message else "")
+
+
+def _time(value: Any) -> str:
+    return value.isoformat() if hasattr(value, "isoformat") else str(value)
