@@ -11,13 +11,16 @@ from __future__ import annotations
 import datetime as dt
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from collections.abc import Iterable
 
 import click
 
 from pulumi_hyperpod.cli.common import EXIT_ERROR, cell, client_from, emit_json, handle_errors, make_console, print_error, region_of
 from pulumi_hyperpod.core.timestamps import TimestampError, read_time
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pulumi_hyperpod.fleet.spec import FleetStack
 
 COLUMNS = ("name", "status", "orchestrator", "groups", "nodes", "age")
 
@@ -193,10 +196,11 @@ def list_fleet_command(ctx: click.Context, fleet_file: str, name_contains: str |
         sys.exit(EXIT_ERROR)
 
 
-def _stack_client(ctx: click.Context, stack: Any) -> Any:
+def _stack_client(ctx: click.Context, stack: FleetStack) -> Any:
     """A client acting as the stack acts (fleet/preview.py's stack_env): its region; its credentials
     (on the simulator, its account's 12 digits as the key id), profile and endpoint from its
-    environment, else the command line's. With --backend fake the local world answers every account."""
+    environment, else the command line's (never its --region: each stack names its own). With
+    --backend fake the local world answers every account."""
     from pathlib import Path  # noqa: PLC0415 - with the fleet listing
 
     from pulumi_hyperpod.aws.client import connect  # noqa: PLC0415 - botocore: only a command that calls the service loads it (tests/cli_startup)

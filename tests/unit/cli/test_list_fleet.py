@@ -12,11 +12,13 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from pulumi_hyperpod.aws.client import connect
 from pulumi_hyperpod.cli import main
 from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.sim.gcp import GcpSimulator
 from pulumi_hyperpod.sim.server import Worlds
 from tests.support.serve import served
+from tests.support.cli import use_fake_world
 from tests.support.sim_helpers import seed000_request
 
 EAST, WEST = "111122223333", "444455556666"
@@ -107,3 +109,19 @@ def test_a_bad_fleet_file_is_one_line_before_any_call(tmp_path, endpoint):
     result = list_fleet(endpoint, str(path))
     assert result.exit_code == 1
     assert result.stderr.strip() == f"error: {path}: stacks[0].account: an AWS account id is 12 digits; got '12345'"
+
+
+def test_with_the_local_world_each_account_acts_through_its_key(tmp_path, monkeypatch):
+    """`--backend fake`: the persistent world answers in this process, each account through the
+    access key `connect` signs with (its 12 digits), as the endpoint does."""
+    use_fake_world(monkeypatch, tmp_path)
+    monkeypatch.setenv("COLUMNS", "200")
+    for account, region, name in CLUSTERS:
+        client = connect(backend="fake", region=region, access_key=(account, "not-checked"))
+        client.create_cluster(**seed000_request(name, workers=1, worker_type="ml.c5.xlarge"))
+    path = fleet_file(tmp_path, "unused")
+    result = CliRunner().invoke(main, ["--backend", "fake", "list", "--fleet", path, "--json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert [(row["account"], row["region"], row["name"]) for row in rows] == CLUSTERS
+    assert [row["arn"].split(":")[4] for row in rows] == [account for account, _, _ in CLUSTERS]
