@@ -61,6 +61,7 @@ def connect(
     max_attempts: int | None = None,
     service: str = "sagemaker",
     endpoint_url: str | None = None,
+    access_key: tuple[str, str] | None = None,
 ) -> Any:
     """A client for `service` ("sagemaker", or "service-quotas" for preflight checks): botocore's
     client class, the object `boto3.client(service)` returns, made without importing boto3.
@@ -69,6 +70,8 @@ def connect(
     backend="fake" (or "sim"; core/backends.py names each backend's factory): the simulator answers; `simulator` is an in-process world, else the persistent
     world at $HYPERPOD_FAKE_STATE (default `.hyperpod/fake.sqlite` in the working directory).
     `endpoint_url` (backend="aws"): where the calls go instead of AWS, e.g. `hyperpod fake serve`.
+    `access_key` (key id, secret): this client's credentials instead of the chain's; the simulator
+    reads a 12-digit key id as that account (a fleet's account, docs/simulator.md "Several accounts").
     """
     chosen = backends.resolve("aws", backend)  # core/backends.py: "aws", or the simulator ("fake", "sim")
     if endpoint_url and chosen.simulated:
@@ -86,18 +89,28 @@ def connect(
         max_attempts=max_attempts,
         service=service,
         endpoint_url=endpoint_url,
+        access_key=access_key,
     )
     return made
 
 
 def simulated_client(
-    *, region: str | None, simulator: Simulator | None, retry_mode: str, max_attempts: int | None, service: str, **_: Any
+    *,
+    region: str | None,
+    simulator: Simulator | None,
+    retry_mode: str,
+    max_attempts: int | None,
+    service: str,
+    access_key: tuple[str, str] | None = None,
+    **_: Any,
 ) -> Any:
     """backend="fake": the simulator's client (`simulator`, else the persistent world at $HYPERPOD_FAKE_STATE)."""
     from pulumi_hyperpod.sim.aws import Simulator  # noqa: PLC0415 - the simulator only for a simulated backend: a real client loads none of it
 
     world = simulator if simulator is not None else Simulator.open_default()
-    client = world.client(service=service, region=region or DEFAULT_REGION, config=client_config(retry_mode, max_attempts))
+    client = world.client(
+        service=service, region=region or DEFAULT_REGION, config=client_config(retry_mode, max_attempts), access_key=access_key
+    )
     # a persistent world runs at speed only while polled: waits on it poll fast (poll_seconds_for);
     # an in-memory world's clock moves only when told (tests pass sleep=sim.advance)
     client.meta.hyperpod_simulated = world.path is not None
@@ -114,6 +127,7 @@ def service_client(
     max_attempts: int | None,
     service: str,
     endpoint_url: str | None,
+    access_key: tuple[str, str] | None = None,
     **_: Any,
 ) -> Any:
     """backend="aws": botocore's client for `service`, credentials from the usual chain."""
@@ -123,4 +137,12 @@ def service_client(
     # botocore's create_client is what boto3's Session.client calls; boto3 adds nothing to these
     # services' clients, and importing it (with s3transfer) costs every process 0.15 s
     config = client_config(retry_mode, max_attempts)
-    return session.create_client(service, region_name=region, config=config, endpoint_url=endpoint_url or None)
+    key_id, secret = access_key or (None, None)
+    return session.create_client(
+        service,
+        region_name=region,
+        config=config,
+        endpoint_url=endpoint_url or None,
+        aws_access_key_id=key_id,
+        aws_secret_access_key=secret,
+    )

@@ -49,18 +49,17 @@ def stack_client(stack: FleetStack) -> Client:
     """A SageMaker client acting as the stack does: its region, its endpoint ($AWS_ENDPOINT_URL of its
     env: the simulator's), its profile, and the access key its environment gives (on the simulator:
     the account's 12 digits, preview.stack_env)."""
-    from pulumi_hyperpod.aws.client import client_config, connect  # noqa: PLC0415 - botocore only when a gate reads a cluster
-    from pulumi_hyperpod.aws.sessions import new_botocore_session  # noqa: PLC0415 - with the client
-    from pulumi_hyperpod.fleet.preview import stack_env  # noqa: PLC0415 - preview loads the pool; gates are read after it
+    from pulumi_hyperpod.aws.client import connect  # noqa: PLC0415 - botocore only when a gate reads a cluster
+    from pulumi_hyperpod.fleet.preview import stack_access_key, stack_env  # noqa: PLC0415 - preview loads the pool; gates are read after it
 
     env = stack_env(stack)
-    endpoint = env.get("AWS_ENDPOINT_URL") or None
-    if "AWS_ACCESS_KEY_ID" not in env:  # the runner's own credentials (its chain, the stack's profile)
-        return connect(backend="aws", region=stack.region, profile=env.get("AWS_PROFILE"), endpoint_url=endpoint)
-    # connect() takes its credentials from the process's chain: the stack's own key is given here
-    session = new_botocore_session()
-    session.set_credentials(env["AWS_ACCESS_KEY_ID"], env.get("AWS_SECRET_ACCESS_KEY"), env.get("AWS_SESSION_TOKEN"))
-    return session.create_client("sagemaker", region_name=stack.region, endpoint_url=endpoint, config=client_config())
+    return connect(
+        backend="aws",
+        region=stack.region,
+        profile=env.get("AWS_PROFILE"),
+        endpoint_url=env.get("AWS_ENDPOINT_URL") or None,
+        access_key=stack_access_key(env),
+    )
 
 
 def check_gates(

@@ -58,6 +58,12 @@ def stack_env(stack: FleetStack, plan_dir: Path | None = None) -> dict[str, str]
     return env | dict(stack.env)
 
 
+def stack_access_key(env: dict[str, str]) -> tuple[str, str] | None:
+    """The (key id, secret) a stack's environment gives its clients, or None: the runner's own chain."""
+    key_id = env.get("AWS_ACCESS_KEY_ID")
+    return (key_id, env.get("AWS_SECRET_ACCESS_KEY", "")) if key_id else None
+
+
 def run_stack(stack: FleetStack, base: Path, operation: Operation = "preview", run: Run | None = None) -> StackPlans:
     """One stack's preview or up and the plans its provider wrote; an engine error is kept, not raised."""
     with tempfile.TemporaryDirectory(prefix="hyperpod-fleet-plans-") as directory:

@@ -178,10 +178,16 @@ class Simulator:
             yield ClusterWorkloads(world.now, cluster, world.workloads.setdefault(cluster.id, {}))
 
     # -- clients -----------------------------------------------------------------------------------
-    def client(self, service: str = "sagemaker", region: str | None = "us-west-2", config: Any = None) -> Any:
-        """A real botocore client (what boto3 hands out) whose requests this simulator answers."""
+    def client(
+        self, service: str = "sagemaker", region: str | None = "us-west-2", config: Any = None, access_key: tuple[str, str] | None = None
+    ) -> Any:
+        """A real botocore client (what boto3 hands out) whose requests this simulator answers;
+        `access_key` (key id, secret) signs them, and a 12-digit key id is that account's (accounts.py)."""
+        key_id, secret = access_key or (None, None)
         with _client_lock:
-            client = _botocore_session().create_client(service, region_name=region or "us-west-2", config=config)
+            client = _botocore_session().create_client(
+                service, region_name=region or "us-west-2", config=config, aws_access_key_id=key_id, aws_secret_access_key=secret
+            )
         return self.attach(client)
 
     def attach(self, client: Any) -> Any:
