@@ -48,8 +48,9 @@ RULES = [
     ("sim", FRONT_ENDS, ()),
     # fleets (docs/fleet.md) are `hyperpod fleet`'s library: they stand on the core and the Plan
     # model (the plans' JSON) and drive stacks through the engine, never a cloud's stages, a
-    # simulator or another front end; of a cloud only the region names, to check the fleet file
-    ("fleet", (*CLOUDS, *SIMULATORS, *FRONT_ENDS), ("aws.regions",)),
+    # simulator or another front end; of a cloud the region names (to check the fleet file) and, for
+    # the gates after a wave, HyperPod's client and its observed state (a read, as `hyperpod status`)
+    ("fleet", (*CLOUDS, *SIMULATORS, *FRONT_ENDS), ("aws.regions", "aws.client", "aws.observe")),
     # … and only the CLI imports them
     *[(layer, (FLEET,), ()) for layer in (*NEUTRAL, *CLOUDS, *SIMULATORS, "provider", "native", "components")],
 ]
