@@ -18,7 +18,7 @@ from pulumi_hyperpod.aws.planner import plan as make_plan
 from pulumi_hyperpod.plans import Plan
 from pulumi_hyperpod.plans import steps
 from pulumi_hyperpod.plans.disruption import of_step
-from tests.support.factories import group, node_id, observed_from, slurm_spec
+from tests.support.factories import group as group_spec, node_id, observed_from, slurm_spec
 
 from .conftest import evaluate
 
@@ -82,7 +82,7 @@ def _replace_nodes() -> Case:
 
 
 def _eks_split(train: int, serve: int) -> ClusterSpec:
-    groups = [group(name, count, None, InstanceType="ml.p5.48xlarge") for name, count in (("train", train), ("serve", serve))]
+    groups = [group_spec(name, count, None, InstanceType="ml.p5.48xlarge") for name, count in (("train", train), ("serve", serve))]
     eks = {"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/my-eks-cluster"}}
     vpc = {"SecurityGroupIds": ["sg-12345678"], "Subnets": ["subnet-12345678"]}
     return ClusterSpec.from_dict(
@@ -157,5 +157,7 @@ def test_the_rego_rules_and_the_pack_deny_every_kind_on_a_protected_node(kind: s
 
 def test_the_rego_rules_say_a_move_moves_the_protected_node(opa, tmp_path) -> None:
     made, _, protected = _case("move-nodes")
-    [denied] = [v for v in evaluate(opa, made.to_json(), {**PARAMS, "protected_node_ids": [protected]}, tmp_path) if v["code"] == "protected-node"]
+    [denied] = [
+        v for v in evaluate(opa, made.to_json(), {**PARAMS, "protected_node_ids": [protected]}, tmp_path) if v["code"] == "protected-node"
+    ]
     assert f"the plan moves protected node {protected} to another group, replacing its volumes" in denied["message"]

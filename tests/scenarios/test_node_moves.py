@@ -14,6 +14,7 @@ from pulumi_hyperpod.plans import plan_text
 from tests.support.factories import group, slurm_spec
 from tests.support.moves import TYPE, World, spec
 
+
 @pytest.fixture
 def world() -> World:
     made = World(quota=6)  # 4 + 2 run; a split that held 4 + 2 + 2 at once would not fit
@@ -64,7 +65,10 @@ def test_a_split_that_does_not_fit_the_quota_as_delete_and_add_fits_as_a_move(wo
     # it raises serve to 4 before the delete lowers train — 8 held at once, past the quota of 6
     desired = spec(2, 4, MinInstanceCount=1)
     off = Policy(allow_node_moves=False)
-    assert [s.operation for s in plan(desired, observe(world.sagemaker, "split"), off).steps] == ["UpdateCluster", "BatchDeleteClusterNodes"]
+    assert [s.operation for s in plan(desired, observe(world.sagemaker, "split"), off).steps] == [
+        "UpdateCluster",
+        "BatchDeleteClusterNodes",
+    ]
     old = world.planned(desired, off)
     [refusal] = old.refusals
     assert refusal.rule == "service-quota" and "8 are held at once" in refusal.reason and "8 > 6" in refusal.reason

@@ -97,7 +97,10 @@ def plan_moves(desired: ClusterSpec, observed: ClusterState, policy: Policy, vic
             movable = [
                 v
                 for v in result.victims
-                if v.group == source and not v.logical and v.status == "Running" and getattr(nodes.get(v.node_id), "instance_type", None) in types
+                if v.group == source
+                and not v.logical
+                and v.status == "Running"
+                and getattr(nodes.get(v.node_id), "instance_type", None) in types
             ]
             chosen = movable[: min(len(movable), result.scale_out[target], room)]
             if not chosen:
@@ -166,7 +169,7 @@ def move_steps(cluster_arn: str, moves: Moves) -> list[Step]:
 
 
 def kept(instance_types: tuple[str, ...]) -> str:
-    """"2 × ml.p5.48xlarge moved, not released and re-requested"."""
+    """ "2 × ml.p5.48xlarge moved, not released and re-requested"."""
     counts: dict[str, int] = {}
     for name in instance_types:
         counts[name] = counts.get(name, 0) + 1

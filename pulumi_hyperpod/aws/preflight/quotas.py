@@ -212,7 +212,13 @@ def steps_peak(plan: Plan, desired: ClusterSpec, observed: ClusterState | None) 
 
 
 def _peak_refusals(
-    plan: Plan, desired: ClusterSpec, observed: ClusterState | None, limits: Mapping[str, Quota | None], others: Mapping[str, int], used: Mapping[str, int], region: str
+    plan: Plan,
+    desired: ClusterSpec,
+    observed: ClusterState | None,
+    limits: Mapping[str, Quota | None],
+    others: Mapping[str, int],
+    used: Mapping[str, int],
+    region: str,
 ) -> list[Refusal]:
     """A type whose quota the final counts fit but the steps' order passes on the way (steps_peak)."""
     refusals = []

@@ -22,7 +22,10 @@ def eks(train: int, serve: int, *, serve_type: str = P5, continuous: bool = True
         "ClusterName": "split",
         "Orchestrator": {"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/my-eks-cluster"}},
         "VpcConfig": {"SecurityGroupIds": ["sg-12345678"], "Subnets": ["subnet-12345678"]},
-        "InstanceGroups": [group("train", train, None, InstanceType=P5, **train_extra), group("serve", serve, None, InstanceType=serve_type)],
+        "InstanceGroups": [
+            group("train", train, None, InstanceType=P5, **train_extra),
+            group("serve", serve, None, InstanceType=serve_type),
+        ],
     }
     if continuous:
         data["NodeProvisioningMode"] = "Continuous"
@@ -33,7 +36,9 @@ def counts(the_plan) -> tuple[list[str], int, int]:
     """(the nodes moved, the nodes removed, the nodes added to serve) by the plan's steps."""
     moved = [n for s in the_plan.steps if s.operation == "MoveClusterNodes" for n in s.request["NodeIds"]]
     removed = sum(len(s.victims) for s in the_plan.steps if s.operation == "BatchDeleteClusterNodes")
-    added = sum(e["IncrementTargetCountBy"] for s in the_plan.steps if s.operation == "BatchAddClusterNodes" for e in s.request["NodesToAdd"])
+    added = sum(
+        e["IncrementTargetCountBy"] for s in the_plan.steps if s.operation == "BatchAddClusterNodes" for e in s.request["NodesToAdd"]
+    )
     before = next(g.target_before for g in the_plan.groups if g.group == "serve")
     for step in the_plan.steps:
         if step.operation == "UpdateCluster":
@@ -119,7 +124,9 @@ def test_any_split_moves_plus_deletes_and_adds_make_the_counts(train: int, serve
     observed = observed_from(eks(train, serve), statuses=statuses, mins={"train": minimum})
     the_plan = plan(eks(train_after, serve_after), observed, policy)
     if the_plan.refused:  # too many protected nodes to shrink: refused with or without moves
-        assert plan(eks(train_after, serve_after), observed, Policy(allow_node_moves=False, protected_node_ids=policy.protected_node_ids)).refused
+        assert plan(
+            eks(train_after, serve_after), observed, Policy(allow_node_moves=False, protected_node_ids=policy.protected_node_ids)
+        ).refused
         return
     moved, removed, added = counts(the_plan)
     assert len(moved) + added == serve_after - serve
