@@ -22,6 +22,7 @@ from pulumi_hyperpod.aws.observe import observe
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.aws.apply.executor import _Run
+    from pulumi_hyperpod.aws.observe import ClusterState
     from pulumi_hyperpod.plans import Plan, Step
 
 OPERATION = "MoveClusterNodes"
@@ -75,7 +76,7 @@ def _wait_handed_off(run: _Run, accepted: list[str], target: str) -> list[str]:
         run.sleep(min(run.poll_seconds if run.poll_seconds is not None else 30.0, run.remaining()))
 
 
-def not_moved(step: Step, state, sent: frozenset[str]) -> list[str]:
+def not_moved(step: Step, state: ClusterState | None, sent: frozenset[str]) -> list[str]:
     """`nodes-moved`: each node the step named is listed in its target group and not in Failure (one
     still attaching, its lifecycle scripts running, is in flight, not short)."""
     if state is None:
