@@ -139,3 +139,13 @@ def test_any_split_moves_plus_deletes_and_adds_make_the_counts(train: int, serve
     decrease, running_victims = train - train_after, max(train - train_after - len(failed - protected), 0)
     assert len(moved) == min(serve_after - serve, running_victims, max(running - minimum, 0), decrease)
     assert step_problems(the_plan) == []
+
+
+def test_the_moving_nodes_are_drained_first_as_removed_ones_are() -> None:
+    """A move replaces the node's volumes and re-runs lifecycle scripts: its work goes, so policy.drain
+    drains it before the MoveClusterNodes, as it drains a victim before BatchDeleteClusterNodes."""
+    the_plan = plan(eks(2, 3), observed_from(eks(4, 1)), Policy(drain="cordon"))
+    assert [s.operation for s in the_plan.steps] == ["DrainNodes", "MoveClusterNodes"]
+    drained = {n["NodeId"] for n in the_plan.steps[0].request["Nodes"]}
+    assert drained == set(the_plan.steps[1].request["NodeIds"])
+    assert step_problems(the_plan) == []
