@@ -60,20 +60,25 @@ def move_nodes(run: _Run, step: Step, verify: bool) -> None:
 
 
 def _wait_handed_off(run: _Run, accepted: list[str], target: str) -> list[str]:
-    """Poll until each accepted node is listed in the target group (the hand-off) or the deadline."""
+    """Poll until no accepted node is still detaching (DetachInProgress), or the deadline; the nodes
+    listed in the target group then. One that is not (the move was cancelled: the target group went
+    meanwhile) is a failure, named."""
     while True:
         state = observe(run.client, run.name)
         run.last_state = state
-        nodes = [state.node(key) if state is not None else None for key in accepted]
-        handed = [key for key, node in zip(accepted, nodes, strict=True) if node is not None and node.group == target]
-        if len(handed) == len(accepted):
-            run.say(f"{len(handed)} node(s) joined {target}")
-            return handed
-        if run.remaining() <= 0:
-            late = sorted(set(accepted) - set(handed))
-            run.result.failures.append(f"{OPERATION}: {', '.join(late)} not yet in {target} at the deadline")
-            return handed
+        nodes = dict(zip(accepted, [state.node(key) if state is not None else None for key in accepted], strict=True))
+        handed = [key for key, node in nodes.items() if node is not None and node.group == target]
+        detaching = [key for key, node in nodes.items() if node is not None and node.status == "DetachInProgress"]
+        if not detaching or run.remaining() <= 0:
+            break
         run.sleep(min(run.poll_seconds if run.poll_seconds is not None else 30.0, run.remaining()))
+    run.say(f"{len(handed)} node(s) joined {target}")
+    for key in sorted(set(accepted) - set(handed)):
+        node = nodes[key]
+        where = "gone" if node is None else f"{node.status} in {node.group}"
+        late = " at the deadline" if key in detaching else ""
+        run.result.failures.append(f"{OPERATION} {key}: not in {target}{late} ({where})")
+    return handed
 
 
 def not_moved(step: Step, state: ClusterState | None, sent: frozenset[str]) -> list[str]:

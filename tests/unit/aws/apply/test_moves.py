@@ -67,3 +67,20 @@ def test_a_saved_move_applied_again_is_stale_and_sends_nothing(world: World) -> 
     with pytest.raises(PlanStale):
         world.apply(the_plan)
     assert world.sent("MoveClusterNodes") == []
+
+
+def test_a_move_the_service_cancels_is_a_failure_naming_the_node(world: World) -> None:
+    """The target group deleted while the nodes detach (another writer): the service cancels the move and
+    the nodes stay in the source (the simulator's hand-off); apply names each, it does not wait on."""
+    the_plan = world.planned(spec(2, 4))
+    deleted = []
+
+    def sleep(seconds: float) -> None:
+        if not deleted:  # another writer, while the first poll waits
+            deleted.append(world.sagemaker.update_cluster(ClusterName="split", InstanceGroupsToDelete=["serve"]))
+        world.sim.advance(seconds)
+
+    result = apply(world.sagemaker, the_plan, wait="none", timeout=3600, sleep=sleep, monotonic=lambda: world.sim.now().timestamp())
+    assert deleted and result.outcome == "partial"  # the service accepted the move (core/contract.py: settled_outcome)
+    for node in the_plan.steps[0].request["NodeIds"]:
+        assert any(f.startswith(f"MoveClusterNodes {node}: not in serve") and "in train" in f for f in result.failures), result.failures
