@@ -149,3 +149,14 @@ def test_the_moving_nodes_are_drained_first_as_removed_ones_are() -> None:
     drained = {n["NodeId"] for n in the_plan.steps[0].request["Nodes"]}
     assert drained == set(the_plan.steps[1].request["NodeIds"])
     assert step_problems(the_plan) == []
+
+
+def test_a_move_costs_nothing_extra_in_the_plans_cost_section() -> None:
+    from pulumi_hyperpod.aws.pipeline import make_plan  # plan() is pure: the pipeline adds the cost
+
+    the_plan = make_plan(eks(2, 3), observed_from(eks(4, 1)))
+    assert the_plan.calls() == {"MoveClusterNodes": 1}
+    groups = {g.group: g for g in the_plan.cost.groups}
+    assert groups["train"].delta_per_hour == -groups["serve"].delta_per_hour != 0  # one group's count falls by what the other's rises
+    assert the_plan.cost.cluster.delta_per_hour == 0
+    assert any("cost nothing extra" in note for note in the_plan.notes)
