@@ -24,9 +24,10 @@ Guards refuse (a refused plan lists no steps): protected nodes in any step, the 
 login groups, max_scale_in_fraction, replacement, and on a Slurm cluster whose roles are not known
 (no SlurmConfig.NodeType, no `roles`), deleting a group or scaling one to 0.
 
-Order: UpdateCluster, then MoveClusterNodes, then BatchDeleteClusterNodes, then BatchAddClusterNodes — so a lowered
-MinCount is in place before nodes go, and scale-outs never wait behind deletions. With policy.drain,
-a DrainNodes step (aws/planner/drain_step.py) comes right before the BatchDeleteClusterNodes steps.
+Order: UpdateCluster, then MoveClusterNodes, then BatchDeleteClusterNodes, then BatchAddClusterNodes
+— so a lowered MinCount is in place before nodes go, and scale-outs never wait behind deletions. With
+policy.drain, a DrainNodes step (aws/planner/drain_step.py) comes right before the MoveClusterNodes
+and BatchDeleteClusterNodes steps (a moved node's volumes are replaced: its work goes too).
 """
 
 from __future__ import annotations
