@@ -107,7 +107,7 @@ def test_a_tampered_move_is_not_this_plans() -> None:
         assert step_problems(dataclasses.replace(the_plan, steps=(edited,)))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, derandomize=True, database=None)  # the same examples every run
 @given(
     train=st.integers(1, 8),
     serve=st.integers(0, 4),
