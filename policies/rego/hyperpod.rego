@@ -195,8 +195,16 @@ deny contains violation("protected-node", object.get(node_group, key, null), tak
 	key in protected
 }
 
-# A victim's own reason says why the planner chose it; any other step says what its kind does.
-taken_down_why(number, step, key) := sprintf("%s: the plan removes protected node %s (%s)", [v.group, key, v.reason]) if {
+# A victim's own reason says why the planner chose it; any other step says what its kind does. A
+# move's victims keep their instance but not their volumes (plans/steps.py "move-nodes").
+taken_down_why(number, step, key) := sprintf(
+	"%s: the plan moves protected node %s to another group, replacing its volumes (%s)",
+	[v.group, key, v.reason],
+) if {
+	step.kind == "move-nodes"
+	some v in step.victims
+	v.node_id == key
+} else := sprintf("%s: the plan removes protected node %s (%s)", [v.group, key, v.reason]) if {
 	step.disruption.scope == "victims"
 	some v in step.victims
 	v.node_id == key

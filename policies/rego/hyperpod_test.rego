@@ -92,6 +92,19 @@ test_a_protected_node_a_step_replaces_reboots_or_rolls_is_denied if {
 		with data.hyperpod.params as {"protected_node_ids": ["i-0aaaaaaaaaaaaaaa2"]}
 }
 
+test_a_protected_node_a_move_takes_is_denied_and_said_moved if {
+	# MoveClusterNodes (kind move-nodes): the node keeps its instance, its volumes are replaced
+	step := {"operation": "MoveClusterNodes", "kind": "move-nodes", "victims": [{"group": "workers", "node_id": "i-0aaaaaaaaaaaaaaa2", "reason": "moves to serve; newest"}], "disruption": {
+		"effect": "destroyed", "scope": "victims", "how": "in words", "nodes": ["i-0aaaaaaaaaaaaaaa2"], "groups": [],
+	}}
+	result := plan.deny with input as object.union(base, {"groups": [shrink(2, 1)], "steps": [step]})
+		with data.hyperpod.params as {"max_scale_in_fraction": 1, "protected_node_ids": ["i-0aaaaaaaaaaaaaaa2"]}
+	[v] := [v | some v in result]
+	v.code == "protected-node"
+	v.nodes == ["i-0aaaaaaaaaaaaaaa2"]
+	contains(v.message, "moves protected node i-0aaaaaaaaaaaaaaa2 to another group")
+}
+
 test_a_group_whose_nodes_the_service_chooses_is_denied_when_it_holds_a_protected_node if {
 	chosen := {"operation": "UpdateCluster", "victims": [], "disruption": {
 		"effect": "destroyed", "scope": "chosen-by-service", "how": "in words", "nodes": [],

@@ -68,6 +68,7 @@ CALLS: dict[str, tuple[tuple[str, str], ...]] = {
             "UpdateClusterSoftware",
             "BatchReplaceClusterNodes",
             "BatchRebootClusterNodes",
+            "MoveClusterNodes",  # within the cluster: source and target are the same cluster (aws/planner/moves.py)
             "AddTags",
             "DeleteTags",
             "StartClusterHealthCheck",

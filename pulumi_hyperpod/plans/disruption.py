@@ -53,6 +53,7 @@ class StepDisruption:
     how: str  # the declaration's words
     nodes: tuple[str, ...] = ()  # victims, named, all: the node keys the effect falls on
     groups: tuple[ChosenGroup, ...] = ()  # chosen-by-service
+    listed: str = "the nodes that would be removed"  # victims: the table of the rendering that lists them (not in the JSON)
 
     @property
     def at_risk(self) -> tuple[str, ...]:
@@ -88,7 +89,7 @@ class StepDisruption:
         if not self.nodes:
             return f"{verb} no node"
         if self.scope == "victims":  # listed, with why each, in the removed-nodes table
-            return f"{verb} {len(self.nodes):,} node{'' if len(self.nodes) == 1 else 's'}{lost}: the nodes that would be removed, below"
+            return f"{verb} {len(self.nodes):,} node{'' if len(self.nodes) == 1 else 's'}{lost}: {self.listed}, below"
         if len(self.nodes) == 1:
             return f"{verb} {self.nodes[0]}{lost}"
         noun = f"all {len(self.nodes)} nodes" if self.scope == "all" else f"{len(self.nodes)} nodes"
@@ -105,7 +106,8 @@ def of_step(step: Step, plan: Plan) -> StepDisruption:
     declared = declaration(step.kind).disruption
     base = (declared.effect, declared.scope, declared.how)
     if declared.scope == "victims":
-        return StepDisruption(*base, nodes=tuple(dict.fromkeys(v.node_id for v in step.victims)))
+        listed = "the nodes that would move to another group" if step.kind == "move-nodes" else "the nodes that would be removed"
+        return StepDisruption(*base, nodes=tuple(dict.fromkeys(v.node_id for v in step.victims)), listed=listed)
     if declared.scope == "named":
         return StepDisruption(*base, nodes=tuple(dict.fromkeys(key for batch in step.batches for key in batch)))
     if declared.scope == "chosen-by-service":

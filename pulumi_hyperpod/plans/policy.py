@@ -124,6 +124,13 @@ class Policy:
         frozenset(), "Nodes (instance or logical ids) this plan reboots with BatchRebootClusterNodes (--reboot)."
     )
 
+    # node moves (docs/capacity.md, "Node moves"; aws/planner/moves.py)
+    allow_node_moves: bool = _member(
+        True,
+        "A group lowered while another of the same instance type is raised (EKS, Continuous): move the nodes "
+        "with MoveClusterNodes instead of deleting and adding them (False: delete and add).",
+    )
+
     model_fields = _ModelFields()
 
     def __init__(self, /, **data: Any) -> None:

@@ -79,17 +79,20 @@ def _steps(plan: Plan) -> Table:
 
 
 def _victims(plan: Plan, victims_shown: int | None, victims_elsewhere: str) -> list[Any]:
-    """The removed-nodes table, the rows past `victims_shown` counted (nothing: no node removed)."""
-    removed = plan.victims
-    if not removed:
-        return []
-    victims = _table("Nodes that would be removed", ("node", "group", "status", "why"))
-    shown = removed if victims_shown is None else removed[:victims_shown]
-    for v in shown:
-        victims.add_row(_t(v.node_id + (" (logical id)" if v.logical else "")), _t(v.group), _t(v.status), _t(v.reason))
-    parts: list[Any] = [victims]
-    if len(shown) < len(removed):
-        parts.append(Text(f"… and {len(removed) - len(shown):,} more: {victims_elsewhere}"))
+    """The removed-nodes table and the moved-nodes table (a move's victims leave their group but keep
+    their instance: plans/steps.py "move-nodes"), the rows past `victims_shown` counted."""
+    parts: list[Any] = []
+    for title, moving in (("Nodes that would be removed", False), ("Nodes that would move to another group", True)):
+        listed = tuple(v for step in plan.steps if (step.kind == "move-nodes") == moving for v in step.victims)
+        if not listed:
+            continue
+        victims = _table(title, ("node", "group", "status", "why"))
+        shown = listed if victims_shown is None else listed[:victims_shown]
+        for v in shown:
+            victims.add_row(_t(v.node_id + (" (logical id)" if v.logical else "")), _t(v.group), _t(v.status), _t(v.reason))
+        parts.append(victims)
+        if len(shown) < len(listed):
+            parts.append(Text(f"… and {len(listed) - len(shown):,} more: {victims_elsewhere}"))
     return parts
 
 

@@ -29,6 +29,8 @@ StepKind = Literal[
     "update-software",
     "reboot-nodes",
     "replace-nodes",
+    # node moves (docs/capacity.md, "Node moves")
+    "move-nodes",
 ]
 
 # What a step can assume about the cluster. A cloud's saved-plan check has a reader for each premise
@@ -75,6 +77,7 @@ Completion = Literal[
     "tags-match",  # the cluster's tags are the requested ones
     "drained",  # the orchestrator reports the nodes drained
     "operation-done",  # the cloud's long-running operation finished (Google Cloud)
+    "nodes-moved",  # the named nodes are listed in the target group and not in Failure
 ]
 COMPLETIONS: tuple[str, ...] = get_args(Completion)
 
@@ -178,6 +181,22 @@ KINDS: dict[str, KindDeclaration] = {
             Disruption("destroyed", "named", "the named nodes are replaced by new instances; their volumes are destroyed"),
             "nodes-running",
             "replace the named nodes",
+        ),
+        # ---- node moves (docs/capacity.md, "Node moves") ----
+        # MoveClusterNodes keeps the instance, its ids, IPs and capacity, but "replaces the node's root
+        # Amazon EBS volume and secondary EBS volume, which deletes any data stored on them" (the
+        # operation's documentation): for the node's data and its work that is a destruction.
+        _declare(
+            "move-nodes",
+            ("cluster", "groups", "nodes", "workload", "acted"),
+            Disruption(
+                "destroyed",
+                "victims",
+                "the named nodes leave their group for another: each keeps its instance, ids and capacity, "
+                "but its root and secondary EBS volumes are replaced (their data is lost) and the target's lifecycle scripts run",
+            ),
+            "nodes-moved",
+            "move the named nodes to another group",
         ),
     )
 }

@@ -18,7 +18,7 @@ from pulumi_hyperpod.aws.planner import plan as make_plan
 from pulumi_hyperpod.plans import Plan
 from pulumi_hyperpod.plans import steps
 from pulumi_hyperpod.plans.disruption import of_step
-from tests.support.factories import node_id, observed_from, slurm_spec
+from tests.support.factories import group as group_spec, node_id, observed_from, slurm_spec
 
 from .conftest import evaluate
 
@@ -81,6 +81,21 @@ def _replace_nodes() -> Case:
     return make_plan(slurm_spec(workers=2), observed, Policy(replace_node_ids={node_id(2, 1)})), observed, node_id(2, 1)
 
 
+def _eks_split(train: int, serve: int) -> ClusterSpec:
+    groups = [group_spec(name, count, None, InstanceType="ml.p5.48xlarge") for name, count in (("train", train), ("serve", serve))]
+    eks = {"Eks": {"ClusterArn": "arn:aws:eks:us-west-2:111122223333:cluster/my-eks-cluster"}}
+    vpc = {"SecurityGroupIds": ["sg-12345678"], "Subnets": ["subnet-12345678"]}
+    return ClusterSpec.from_dict(
+        {"ClusterName": "split", "Orchestrator": eks, "VpcConfig": vpc, "InstanceGroups": groups, "NodeProvisioningMode": "Continuous"}
+    )
+
+
+def _move_nodes() -> Case:  # a group split on EKS + Continuous: MoveClusterNodes (aws/planner/moves.py)
+    observed = observed_from(_eks_split(4, 1))
+    made = make_plan(_eks_split(3, 2), observed)
+    return made, observed, made.victims[0].node_id
+
+
 CASES: dict[str, Callable[[], Case]] = {
     "update-cluster": _update_cluster,
     "delete-cluster": _delete_cluster,
@@ -89,6 +104,8 @@ CASES: dict[str, Callable[[], Case]] = {
     "update-software": _update_software,
     "reboot-nodes": _reboot_nodes,
     "replace-nodes": _replace_nodes,
+    # node moves
+    "move-nodes": _move_nodes,
 }
 DISRUPTIVE = sorted(kind for kind, row in steps.KINDS.items() if row.disruption.effect != "none")
 
@@ -136,3 +153,11 @@ def test_the_rego_rules_and_the_pack_deny_every_kind_on_a_protected_node(kind: s
     bridge = [v for v in plan_rules.violations(text, {**plan_rules.default_params(), **params}) if v["code"] == "protected-node"]
     assert bridge == denied
     assert json.loads(text)["steps"][0]["disruption"]["effect"] in steps.EFFECTS
+
+
+def test_the_rego_rules_say_a_move_moves_the_protected_node(opa, tmp_path) -> None:
+    made, _, protected = _case("move-nodes")
+    [denied] = [
+        v for v in evaluate(opa, made.to_json(), {**PARAMS, "protected_node_ids": [protected]}, tmp_path) if v["code"] == "protected-node"
+    ]
+    assert f"the plan moves protected node {protected} to another group, replacing its volumes" in denied["message"]

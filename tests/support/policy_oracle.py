@@ -107,6 +107,12 @@ class Policy(BaseModel):
     reboot_node_ids: frozenset[str] = Field(
         default=frozenset(), description="Nodes (instance or logical ids) this plan reboots with BatchRebootClusterNodes (--reboot)."
     )
+    # added with issue 41 (node moves): the dataclass and this oracle keep the same members
+    allow_node_moves: bool = Field(
+        default=True,
+        description="A group lowered while another of the same instance type is raised (EKS, Continuous): move the nodes "
+        "with MoveClusterNodes instead of deleting and adding them (False: delete and add).",
+    )
 
     @field_validator("software_deployment")
     @classmethod

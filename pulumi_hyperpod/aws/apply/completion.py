@@ -3,7 +3,8 @@ cluster as observed at the end of the run.
 
 A step whose effect was not observed — a node the service refused to delete (BatchDeleteClusterNodes'
 per-node Failed), a group it did not grow (BatchAddClusterNodes' Failed), a node a reboot or a
-replacement left in Failure, a rollout that left the old image, a count the service did not keep —
+replacement left in Failure, a node a move did not hand to its target group, a rollout that left the
+old image, a count the service did not keep —
 is *short*; the run's outcome is then `partial` or `failed`, never `done` (core/contract.py,
 `settled_outcome`). The checks read the final observation only: they make no call of their own.
 """
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from pulumi_hyperpod.plans.steps import declaration
 from pulumi_hyperpod.aws.apply.lifecycle import image_shortfalls
+from pulumi_hyperpod.aws.apply.moves import not_moved
 from pulumi_hyperpod.aws.planner.victims import LEAVING
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -84,6 +86,10 @@ def _software_status(run: _Run, step: Step, state: ClusterState, sent: frozenset
     return image_shortfalls(step, state) if state is not None else []
 
 
+def _nodes_moved(run: _Run, step: Step, state: ClusterState, sent: frozenset[str]) -> list[str]:
+    return not_moved(step, state, sent)
+
+
 def _answered(run: _Run, step: Step, state: ClusterState, sent: frozenset[str]) -> list[str]:
     # AddTags/DeleteTags answer once the tags are set; a drain ends when the orchestrator reports the
     # nodes drained or raises (apply/drain.py): an answer is the observation
@@ -98,6 +104,7 @@ CHECKS: dict[str, Check] = {
     "software-status": _software_status,
     "tags-match": _answered,
     "drained": _answered,
+    "nodes-moved": _nodes_moved,
 }
 
 

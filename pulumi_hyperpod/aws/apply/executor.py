@@ -10,6 +10,8 @@
   starts from, not from the request: a retry of the same step (botocore's retries, or a re-run
   after a crash) never adds twice, and two writers adding different counts from the same starting
   point collide on the token (idempotency mismatch) instead of both landing.
+- MoveClusterNodes carries a ClientToken derived the same way (apply/moves.py), and waits until the
+  nodes it moves are listed in their target group.
 - A victim whose state changed since the plan is re-chosen by the planner's own rules, never
   deleted blindly; never a protected node, never a node named twice, never one another step names
   or this run removed already.
@@ -42,7 +44,7 @@ from pulumi_hyperpod.aws.planner.integrity import step_problems
 from pulumi_hyperpod.aws.planner.batches import pack_deletes
 from pulumi_hyperpod.aws.planner.rules import api_limits
 from pulumi_hyperpod.aws.apply import completion, guards
-from pulumi_hyperpod.aws.apply import lifecycle
+from pulumi_hyperpod.aws.apply import lifecycle, moves
 from pulumi_hyperpod.aws.apply.drain import drain, drain_rechosen, no_source
 from pulumi_hyperpod.aws.client import poll_seconds_for
 from pulumi_hyperpod.aws.observe.reader import events_since, read_tags
@@ -324,6 +326,9 @@ class _Run:
         if replacing or self.plan.action == "delete":
             self._wait("ClusterDeleted")
             self.say(f"cluster {self.name} deleted")
+
+    def _move_cluster_nodes(self, index: int, step: Step, verify: bool) -> None:
+        moves.move_nodes(self, step, verify)  # apply/moves.py: a derived ClientToken, then the hand-off
 
     def _drain_nodes(self, index: int, step: Step, verify: bool) -> None:
         drain(self, step)  # no API call: the orchestrator's nodes (apply/drain.py)

@@ -25,6 +25,7 @@ class StepReason(Code):
     FAILED_NODE = "failed-node"  # a node in Failure, replaced (policy failed_nodes=replace)
     REBOOT_REQUESTED = "reboot-requested"  # --reboot
     REPLACE_REQUESTED = "replace-requested"  # --replace
+    MOVE = "move"  # nodes one group loses and another gains of the same type: moved (aws/planner/moves.py)
 
     @classmethod
     def requested(cls, verb: str) -> StepReason:

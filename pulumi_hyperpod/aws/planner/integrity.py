@@ -2,7 +2,8 @@
 data for the neutral checks (plans/integrity.py: each step of an operation its plan's action takes, of
 its operation's kind), and what HyperPod's requests name: every step acts on the plan's own cluster,
 each scale-in names exactly the nodes its victims list, each drain, reboot or replacement exactly the
-nodes its batches list, and nodes only of the cluster the plan was made against."""
+nodes its batches list, each move exactly the nodes its victims list within the plan's own cluster,
+and nodes only of the cluster the plan was made against."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ OPERATIONS = CloudOperations(
         "update": (
             "UpdateCluster",
             "DrainNodes",
+            "MoveClusterNodes",
             "BatchAddClusterNodes",
             "BatchDeleteClusterNodes",
             "UpdateClusterSoftware",
@@ -42,6 +44,7 @@ OPERATIONS = CloudOperations(
         "BatchReplaceClusterNodes": "replace-nodes",
         "AddTags": "tag",
         "DeleteTags": "untag",
+        "MoveClusterNodes": "move-nodes",
     },
 )
 TAGGING = frozenset({"AddTags", "DeleteTags"})
@@ -62,6 +65,9 @@ def step_problems(plan: Plan, create_request: dict[str, Any] | None = None) -> l
         if step.operation in TAGGING:
             if plan.basis is None or step.request.get("ResourceArn") != plan.basis.identity:
                 problems.append(f"{where}: tags resource {step.request.get('ResourceArn')!r}, not the plan's cluster")
+            continue
+        if step.operation == "MoveClusterNodes":
+            problems += _move_problems(plan, step, where)
             continue
         problems += _request_problems(plan, number, step, where, create_request)
     if plan.action == "replace" and [step.operation for step in plan.steps] != list(OPERATIONS.by_action["replace"]):
@@ -91,6 +97,21 @@ def _request_problems(plan: Plan, number: int, step: Step, where: str, create_re
     if step.operation == "CreateCluster" and create_request is not None and step.request != create_request:
         problems.append(f"{where}: its request is not the one the plan's spec makes")
     return problems
+
+
+def _move_problems(plan: Plan, step: Step, where: str) -> list[str]:
+    """A move acts within the plan's cluster (its ARN both ends), from the group its victims are in, and
+    names exactly the nodes its victims list (aws/planner/moves.py)."""
+    problems = []
+    identity = plan.basis.identity if plan.basis is not None else None
+    for end in ("SourceClusterArn", "TargetClusterArn"):
+        if step.request.get(end) != identity:
+            problems.append(f"{where}: {end} is {step.request.get(end)!r}, not the plan's cluster")
+    if sorted(_request_nodes(step)) != sorted(victim.node_id for victim in step.victims):
+        problems.append(f"{where}: the nodes it names are not the nodes its victims list says move")
+    if {victim.group for victim in step.victims} - {step.request.get("SourceInstanceGroupName")}:
+        problems.append(f"{where}: it moves nodes of a group other than its SourceInstanceGroupName")
+    return problems + _unknown_nodes(plan, step, where)
 
 
 def _unknown_nodes(plan: Plan, step: Step, where: str) -> list[str]:

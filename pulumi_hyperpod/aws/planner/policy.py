@@ -42,6 +42,8 @@ class AwsPolicy:
     canary_nodes: int | None
     replace_node_ids: frozenset[str]
     reboot_node_ids: frozenset[str]
+    # node moves (docs/capacity.md, "Node moves")
+    allow_node_moves: bool
 
 
 MEMBERS: tuple[str, ...] = tuple(member.name for member in dataclasses.fields(AwsPolicy))

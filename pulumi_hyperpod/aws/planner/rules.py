@@ -18,14 +18,16 @@ The decision table (also in docs/plans.md):
 | scale-in of a Creating/Updating group     | UpdateCluster lowers the count (BatchDelete is blocked then; seed 000) |
 | a group's ImageId / ImageReleaseVersion   | UpdateClusterSoftware, after the count steps (software.py: batches on EKS, all at once on Slurm) |
 | --replace / --reboot, failed_nodes=replace | BatchReplaceClusterNodes / BatchRebootClusterNodes, last (repair.py: ≤ 25 per call, never a Slurm controller) |
+| a group lowered and another of the same instance type raised, EKS + Continuous, InService | MoveClusterNodes for what can move (moves.py: the scale-in's Running victims, never below the source's MinCount; policy.allow_node_moves), then delete and add only the rest |
 
 Guards refuse (a refused plan lists no steps): protected nodes in any step, the Slurm controller and
 login groups, max_scale_in_fraction, replacement, and on a Slurm cluster whose roles are not known
 (no SlurmConfig.NodeType, no `roles`), deleting a group or scaling one to 0.
 
-Order: UpdateCluster, then BatchDeleteClusterNodes, then BatchAddClusterNodes — so a lowered
-MinCount is in place before nodes go, and scale-outs never wait behind deletions. With policy.drain,
-a DrainNodes step (aws/planner/drain_step.py) comes right before the BatchDeleteClusterNodes steps.
+Order: UpdateCluster, then MoveClusterNodes, then BatchDeleteClusterNodes, then BatchAddClusterNodes
+— so a lowered MinCount is in place before nodes go, and scale-outs never wait behind deletions. With
+policy.drain, a DrainNodes step (aws/planner/drain_step.py) comes right before the MoveClusterNodes
+and BatchDeleteClusterNodes steps (a moved node's volumes are replaced: its work goes too).
 """
 
 from __future__ import annotations
@@ -246,7 +248,8 @@ class _Updater:
         self.update_groups: dict[str, dict[str, Any]] = {}  # group → its UpdateCluster entry
         self.update_reasons: list[str] = []
         self.scale_out: dict[str, int] = {}  # group → nodes to add
-        self.victims: list[Victim] = []
+        self.victims: list[Victim] = []  # every node the scale-ins take out of their groups, moved or deleted
+        self.deleted_victims: list[Victim] | None = None  # of those, the ones deleted when some move (None: all)
         self.delete_reasons: list[str] = []
         self.kept_nodes: set[str] = set()  # nodes a repair takes care of: never scale-in victims (build)
         self.deleted_groups: set[str] = set()  # the groups this plan deletes (build)
@@ -626,7 +629,24 @@ class _Updater:
         self.notes += self.rollouts.notes + self.repairs.notes
         return self.rollouts.steps + self.repairs.steps
 
+    def _plan_moves(self) -> list[Step]:
+        """Moves instead of deleting in one group and adding in another (aws/planner/moves.py): what
+        can move leaves the scale-ins and scale-outs, the rest is deleted and added as before."""
+        if not (self.victims and self.scale_out):
+            return []
+        from pulumi_hyperpod.aws.planner import moves  # noqa: PLC0415 - not on a no-change preview's path (tests/unit/provider/test_diff_lean.py)
+
+        moved = moves.plan_moves(self.desired, self.observed, self.policy, self.victims, self.scale_out)
+        if not moved.moves:
+            return []
+        self.scale_out, self.deleted_victims = moved.scale_out, moved.victims
+        self.notes += [*moved.notes, moves.cost_note(moved)]
+        for move in moved.moves:
+            self.delete_reasons.append(f"{move.source}: {len(move.nodes)} of them move to {move.target} (MoveClusterNodes)")
+        return moves.move_steps(self.observed.arn, moved)
+
     def _steps(self, cluster_changes: dict[str, Any]) -> list[Step]:
+        moving = self._plan_moves()
         deleted_groups = [g.name for g in self.observed.groups if self.wanted(g.name) is None and g.status != "Deleting"]
         deletable = [name for name in deleted_groups if not any(r.group == name for r in self.refusals)]
         needs_update = bool(self.update_groups or cluster_changes or deletable)
@@ -652,7 +672,9 @@ class _Updater:
                 request["InstanceGroupsToDelete"] = deletable
             request.update(cluster_changes)
             steps.append(Step("UpdateCluster", request, tuple(self.update_reasons), kind="update-cluster", codes=update_codes(request)))
+        # a moved node's volumes are replaced: it is drained before it goes, as a removed one is
         steps.extend(drain_steps(self.observed, self.desired.name, self.victims, self.policy, self.workload))
+        steps.extend(moving)
         steps.extend(self._delete_steps())
         if not fold:
             steps.extend(self._add_steps())
@@ -690,8 +712,9 @@ class _Updater:
         return steps
 
     def _delete_steps(self) -> list[Step]:
-        by_id = [v for v in self.victims if not v.logical]
-        by_logical = [v for v in self.victims if v.logical]
+        deleted = self.victims if self.deleted_victims is None else self.deleted_victims
+        by_id = [v for v in deleted if not v.logical]
+        by_logical = [v for v in deleted if v.logical]
         calls = pack_deletes(by_id, by_logical, self.limits, aws_policy(self.policy).max_nodes_per_delete_call)
         steps = []
         for index, (ids, logical) in enumerate(calls):

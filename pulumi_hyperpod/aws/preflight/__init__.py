@@ -94,7 +94,14 @@ def skipped(plan: Plan, reason: str) -> Plan:
 
 
 def _adds_instances(plan: Plan) -> bool:
-    return plan.action == "create" or any((g.target_after or 0) > (g.target_before or 0) for g in plan.groups)
+    """Does the plan ask for new instances? A group's growth that a move brings (MoveClusterNodes: the
+    instances stay, aws/planner/moves.py) asks for none: only the adds that remain count."""
+    moved_in: dict[str, int] = {}
+    for step in plan.steps:
+        if step.operation == "MoveClusterNodes":
+            target = step.request["TargetInstanceGroupName"]
+            moved_in[target] = moved_in.get(target, 0) + len(step.request.get("NodeIds") or ())
+    return plan.action == "create" or any((g.target_after or 0) - moved_in.get(g.group, 0) > (g.target_before or 0) for g in plan.groups)
 
 
 def _with_section(plan: Plan, data: PreflightSection) -> Plan:

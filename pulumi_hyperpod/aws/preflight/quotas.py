@@ -169,6 +169,75 @@ def planned_usage(
     return fixed, flexible
 
 
+def steps_peak(plan: Plan, desired: ClusterSpec, observed: ClusterState | None) -> dict[str, int]:
+    """The most instances of each type the cluster's fixed-type groups hold at once while the plan's
+    steps run, by TargetCount as the service counts a request: an UpdateCluster that raises a count
+    comes before the BatchDeleteClusterNodes that lowers another (aws/planner/rules.py's order), so a
+    split the deletes and adds make holds both for a while — the service refuses that raise past a
+    quota. A move (MoveClusterNodes) lowers one group as it raises the other: it holds nothing more."""
+    if observed is None or plan.action != "update":
+        return {}
+    kinds = {g.name: _kind_key(g.instance_type, g.to_api()) for g in desired.groups if g.instance_type}
+    kinds.update({g.name: _kind_key(g.instance_type, g.described) for g in observed.groups if g.instance_type and g.name not in kinds})
+    counts = {g.name: g.target_count for g in observed.groups if g.status != "Deleting"}
+
+    def total() -> dict[str, int]:
+        usage: dict[str, int] = {}
+        for name, count in counts.items():
+            if name in kinds:
+                _add(usage, kinds[name], count)
+        return usage
+
+    peak = total()
+    for step in plan.steps:
+        request = step.request
+        if step.operation == "UpdateCluster":
+            counts.update({e["InstanceGroupName"]: e["InstanceCount"] for e in group_entries(request)})
+            for name in request.get("InstanceGroupsToDelete") or ():
+                counts.pop(name, None)
+        elif step.operation == "BatchAddClusterNodes":
+            for entry in request.get("NodesToAdd") or ():
+                counts[entry["InstanceGroupName"]] = counts.get(entry["InstanceGroupName"], 0) + entry["IncrementTargetCountBy"]
+        elif step.operation == "BatchDeleteClusterNodes":
+            for victim in step.victims:
+                counts[victim.group] = max(counts.get(victim.group, 0) - 1, 0)
+        elif step.operation == "MoveClusterNodes":
+            moved = len(request.get("NodeIds") or ())
+            source, target = request["SourceInstanceGroupName"], request["TargetInstanceGroupName"]
+            counts[source] = max(counts.get(source, 0) - moved, 0)
+            counts[target] = counts.get(target, 0) + moved
+        for key, count in total().items():
+            peak[key] = max(peak.get(key, 0), count)
+    return peak
+
+
+def _peak_refusals(
+    plan: Plan,
+    desired: ClusterSpec,
+    observed: ClusterState | None,
+    limits: Mapping[str, Quota | None],
+    others: Mapping[str, int],
+    used: Mapping[str, int],
+    region: str,
+) -> list[Refusal]:
+    """A type whose quota the final counts fit but the steps' order passes on the way (steps_peak)."""
+    refusals = []
+    for key, held in sorted(steps_peak(plan, desired, observed).items()):
+        quota, at_once = limits.get(key), others.get(key, 0) + held
+        if quota is None or at_once <= quota.value or at_once <= used.get(key, 0) or used.get(key, 0) > quota.value:
+            continue
+        refusals.append(
+            Refusal(
+                RULE,
+                f"{quota.name} ({quota.code}) is {quota.value:g} in {region}: the plan ends at {used.get(key, 0)}, but its "
+                f"UpdateCluster raises counts before its BatchDeleteClusterNodes lowers others, so {at_once} are held at once "
+                f"→ {at_once} > {quota.value:g} and the service refuses the raise. Before applying, {ask({'quota_code': quota.code, 'quota_name': quota.name})}, "
+                "or lower the counts in one plan and raise them in the next",
+            )
+        )
+    return refusals
+
+
 def _add(counts: dict[str, int], key: str, count: int) -> None:
     if count:
         counts[key] = counts.get(key, 0) + count
@@ -236,6 +305,7 @@ def check_quotas(
         if type_quota_name(t) is None:  # a training plan's reserved instances: no per-type quota applies
             continue
         section["checks"].append(_check(type_quota_name(t), limits.get(t), in_use, used[t], t, groups))
+    refusals += _peak_refusals(plan, desired, observed, limits, others, used, region)
     total_before, total_after = sum(before.values()), sum(after.values()) + sum(p for _, p, _ in flexible)
     section["checks"].append(_check(PER_CLUSTER[1], table.find(PER_CLUSTER[1], PER_CLUSTER[0]), total_before, total_after, None, []))
     other_total = sum(others.values())

@@ -126,6 +126,8 @@ type Policy struct {
 	AllowLoginDisruption *bool `pulumi:"allowLoginDisruption"`
 	// Allow removing Login nodes or the Login group.
 	AllowLoginScaleIn *bool `pulumi:"allowLoginScaleIn"`
+	// A group lowered while another of the same instance type is raised (EKS, Continuous): move the nodes with MoveClusterNodes instead of deleting and adding them (False: delete and add).
+	AllowNodeMoves *bool `pulumi:"allowNodeMoves"`
 	// Allow a plan that deletes and re-creates the cluster for a change the service cannot make in place.
 	AllowReplacement *bool `pulumi:"allowReplacement"`
 	// Canary scale-out: a group growing by more than this adds this many nodes first, waits until their lifecycle scripts and deep health checks pass, then adds the rest; a canary failure stops the apply.
@@ -183,6 +185,8 @@ type PolicyArgs struct {
 	AllowLoginDisruption pulumi.BoolPtrInput `pulumi:"allowLoginDisruption"`
 	// Allow removing Login nodes or the Login group.
 	AllowLoginScaleIn pulumi.BoolPtrInput `pulumi:"allowLoginScaleIn"`
+	// A group lowered while another of the same instance type is raised (EKS, Continuous): move the nodes with MoveClusterNodes instead of deleting and adding them (False: delete and add).
+	AllowNodeMoves pulumi.BoolPtrInput `pulumi:"allowNodeMoves"`
 	// Allow a plan that deletes and re-creates the cluster for a change the service cannot make in place.
 	AllowReplacement pulumi.BoolPtrInput `pulumi:"allowReplacement"`
 	// Canary scale-out: a group growing by more than this adds this many nodes first, waits until their lifecycle scripts and deep health checks pass, then adds the rest; a canary failure stops the apply.
@@ -315,6 +319,11 @@ func (o PolicyOutput) AllowLoginDisruption() pulumi.BoolPtrOutput {
 // Allow removing Login nodes or the Login group.
 func (o PolicyOutput) AllowLoginScaleIn() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v Policy) *bool { return v.AllowLoginScaleIn }).(pulumi.BoolPtrOutput)
+}
+
+// A group lowered while another of the same instance type is raised (EKS, Continuous): move the nodes with MoveClusterNodes instead of deleting and adding them (False: delete and add).
+func (o PolicyOutput) AllowNodeMoves() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v Policy) *bool { return v.AllowNodeMoves }).(pulumi.BoolPtrOutput)
 }
 
 // Allow a plan that deletes and re-creates the cluster for a change the service cannot make in place.
@@ -463,6 +472,16 @@ func (o PolicyPtrOutput) AllowLoginScaleIn() pulumi.BoolPtrOutput {
 			return nil
 		}
 		return v.AllowLoginScaleIn
+	}).(pulumi.BoolPtrOutput)
+}
+
+// A group lowered while another of the same instance type is raised (EKS, Continuous): move the nodes with MoveClusterNodes instead of deleting and adding them (False: delete and add).
+func (o PolicyPtrOutput) AllowNodeMoves() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *Policy) *bool {
+		if v == nil {
+			return nil
+		}
+		return v.AllowNodeMoves
 	}).(pulumi.BoolPtrOutput)
 }
 

@@ -26,6 +26,10 @@ export interface PolicyArgs {
      */
     allowLoginScaleIn?: pulumi.Input<boolean | undefined>;
     /**
+     * A group lowered while another of the same instance type is raised (EKS, Continuous): move the nodes with MoveClusterNodes instead of deleting and adding them (False: delete and add).
+     */
+    allowNodeMoves?: pulumi.Input<boolean | undefined>;
+    /**
      * Allow a plan that deletes and re-creates the cluster for a change the service cannot make in place.
      */
     allowReplacement?: pulumi.Input<boolean | undefined>;

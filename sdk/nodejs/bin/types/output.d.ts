@@ -38,6 +38,10 @@ export interface Policy {
      */
     allowLoginScaleIn?: boolean;
     /**
+     * A group lowered while another of the same instance type is raised (EKS, Continuous): move the nodes with MoveClusterNodes instead of deleting and adding them (False: delete and add).
+     */
+    allowNodeMoves?: boolean;
+    /**
      * Allow a plan that deletes and re-creates the cluster for a change the service cannot make in place.
      */
     allowReplacement?: boolean;
