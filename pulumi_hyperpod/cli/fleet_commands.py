@@ -90,9 +90,9 @@ def fleet_apply_command(fleet_file: str, parallel: int, yes: bool, plan_file: st
     fleet, base, previews = _gather(fleet_file, parallel)
     document = _with_policy(_document(previews), previews, policies)
     _show(document)
-    _refuse(document)
-    if pinned is not None:
+    if pinned is not None:  # what moved since the plan was saved comes first: it is why a fresh preview may differ
         _refuse_moved(pinned, previews, fleet)
+    _refuse(document)
     if not yes:
         print_error("the fleet plan is shown; nothing was applied: pass --yes to apply it", label="note")
         return

@@ -58,6 +58,13 @@ def test_error_events_of_the_last_minutes_fail_older_ones_do_not():
     assert outcomes(check_gates(gates, [(STACK, "c")], lambda stack: client, now=later)) == [("no_error_events_minutes", PASSED)]
 
 
+def test_a_wave_with_no_gate_reading_its_clusters_reads_none():
+    def no_client(stack):
+        raise AssertionError("no cluster is read")
+
+    assert check_gates(Gates(in_service=False, no_failed_nodes=False), [(STACK, "c")], no_client) == []
+
+
 def test_the_events_gate_is_skipped_where_the_service_keeps_no_events():
     _, client = world()
     (result,) = check_gates(Gates(in_service=False, no_failed_nodes=False, no_error_events_minutes=5), [(STACK, "c")], lambda s: client)
