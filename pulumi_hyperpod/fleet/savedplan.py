@@ -93,16 +93,16 @@ def load(path: str | Path, fleet_file: str | Path) -> dict[str, list[dict[str, A
             "integrity",
             "the file was changed after it was saved; a saved fleet plan is applied exactly as reviewed: make the fleet plan again",
         )
-    if pinned.get("tool_version") != tool_version():
-        raise refuse(
-            "pinned.tool_version",
-            f"made by pulumi-hyperpod {str(pinned.get('tool_version'))[:40]}, this is {tool_version()}; make the fleet plan again with this version",
-        )
     if pinned.get("fleet_digest") != fleet_digest(fleet_file):
         raise refuse(
             "pinned.fleet_digest",
             f"made from the fleet file {str(pinned.get('fleet_file'))[:80]!r} as it was then; {fleet_file} is not that file "
             "(another fleet, or changed since): make the fleet plan again",
+        )
+    if pinned.get("tool_version") != tool_version():
+        raise refuse(
+            "pinned.tool_version",
+            f"made by pulumi-hyperpod {str(pinned.get('tool_version'))[:40]}, this is {tool_version()}; make the fleet plan again with this version",
         )
     stacks = pinned.get("stacks")
     if not isinstance(stacks, list) or not all(
