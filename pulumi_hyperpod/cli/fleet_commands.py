@@ -153,8 +153,9 @@ def _refuse_moved(pinned: Any, previews: Any, fleet: Any) -> None:
     clients: dict[str, Any] = {}
 
     def now(stack: Any, name: str) -> Any:
-        client = clients.setdefault(stack.name, stack_client(stack))
-        return observe(client, name)
+        if stack.name not in clients:  # one client per stack
+            clients[stack.name] = stack_client(stack)
+        return observe(clients[stack.name], name)
 
     lines = savedplan.refusals(pinned, previews, fleet.stacks, now)
     for line in lines:

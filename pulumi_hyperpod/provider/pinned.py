@@ -42,7 +42,8 @@ def read_plan(data: Mapping[str, Any]) -> Plan:
     from pulumi_hyperpod.aws.details import READER  # noqa: PLC0415 - the HyperPod plan reader: only a pinned apply loads it
     from pulumi_hyperpod.plans import Plan  # noqa: PLC0415 - the Plan model: unpickling the provider loads this module and must not load it (test_program_lean)
 
-    return Plan.from_dict(dict(data), READER)
+    reader: Any = READER  # DetailsReader's members are read-only properties on aws/details.py's reader
+    return Plan.from_dict(dict(data), reader)
 
 
 def difference(pinned: Plan, made: Plan) -> str | None:
