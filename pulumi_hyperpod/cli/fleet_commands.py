@@ -23,9 +23,14 @@ def fleet_group() -> None:
     """Plan and apply many clusters' stacks, across accounts and regions, as one fleet."""
 
 
-POLICY_HELP = (
-    "Rego over the whole fleet plan (package hyperpod.fleet, its `deny`; a .rego file, a directory, or a JSON "
-    "data file of parameters; repeatable). A deny refuses (exit 2)."
+# --policy, on `fleet plan` and `fleet apply` alike
+policy_option = click.option(
+    "--policy",
+    "policies",
+    multiple=True,
+    metavar="REGO",
+    help="Rego over the whole fleet plan (package hyperpod.fleet, its `deny`; a .rego file, a directory, or a JSON "
+    "data file of parameters; repeatable). A deny refuses (exit 2).",
 )
 
 
@@ -40,7 +45,7 @@ POLICY_HELP = (
     type=click.Path(dir_okay=False),
     help="Save the fleet plan, every stack's plans pinned, for `hyperpod fleet apply FLEET --plan FILE`.",
 )
-@click.option("--policy", "policies", multiple=True, metavar="REGO", help=POLICY_HELP)
+@policy_option
 @handle_errors
 def fleet_plan_command(
     fleet_file: str, parallel: int, as_json: bool, detailed_exitcode: bool, out_file: str | None, policies: tuple[str, ...]
@@ -72,7 +77,7 @@ def fleet_plan_command(
     type=click.Path(dir_okay=False),
     help="Apply exactly this saved fleet plan (`fleet plan --out`): refused when the fleet file, a stack's plan or a cluster moved since.",
 )
-@click.option("--policy", "policies", multiple=True, metavar="REGO", help=POLICY_HELP)
+@policy_option
 @handle_errors
 def fleet_apply_command(fleet_file: str, parallel: int, yes: bool, plan_file: str | None, policies: tuple[str, ...]) -> None:
     """Show the fleet plan, then (with --yes) run each wave's `pulumi up`, at most its parallelism at
