@@ -9,7 +9,7 @@ detects edits, it does not authenticate).
 Before any `up`, `refusals` says in one line each what no longer holds: the fleet file changed, a
 stack's fresh preview makes another plan than the pinned one (aws/saved.py's `plan_difference`,
 through provider/pinned.py), or a pinned step's premise no longer holds on the cluster as it is now
-(premise.py's `stale_reasons`, what `hyperpod apply --plan` checks). Then each stack's `up` runs with
+(premise.py's `stale_reasons`, what `hyperpod apply --plan` checks) — both aws/pinned.py's. Then each stack's `up` runs with
 $HYPERPOD_PINNED_PLAN_DIR, so its provider applies those plans and nothing else.
 """
 
@@ -25,7 +25,7 @@ from pulumi_hyperpod.core.files import write_whole
 from pulumi_hyperpod.core.planfile import digest, tool_version
 from pulumi_hyperpod.fleet.spec import FleetStack
 from pulumi_hyperpod.fleet.summary import FLEET_PLAN_FORMAT, StackPlans
-from pulumi_hyperpod.provider.pinned import PINNED_DIR_ENV, plan_path
+from pulumi_hyperpod.core.plandir import PINNED_DIR_ENV, plan_path
 
 Observe = Callable[[FleetStack, str], Any]  # (stack, cluster name) → the cluster as it is now (ClusterState), or None
 
@@ -121,8 +121,7 @@ def refusals(
 ) -> list[str]:
     """What no longer holds, one line each naming the stack, the cluster and what differs: a stack's
     fresh preview whose plans are not the pinned ones, a pinned plan whose premises moved."""
-    from pulumi_hyperpod.aws.planner.premise import stale_reasons  # noqa: PLC0415 - the planner: only a pinned apply loads it
-    from pulumi_hyperpod.provider.pinned import difference, read_plan  # noqa: PLC0415 - with it
+    from pulumi_hyperpod.aws.pinned import difference, moved, read_plan  # noqa: PLC0415 - the planner's premises: only a pinned apply loads them
 
     lines: list[str] = []
     by_name = {s.name: s for s in stacks}
@@ -143,9 +142,9 @@ def refusals(
             )
         for cluster in sorted(mine.keys() & theirs.keys()):
             saved = read_plan(mine[cluster])
-            moved = stale_reasons(saved, observe(by_name[name], cluster)) if saved.basis is not None else []
-            if moved:
-                lines.append(f"stack {name}, cluster {cluster}: the cluster moved since the plan was made: {'; '.join(moved)}")
+            changed = moved(saved, observe(by_name[name], cluster)) if saved.basis is not None else []
+            if changed:
+                lines.append(f"stack {name}, cluster {cluster}: the cluster moved since the plan was made: {'; '.join(changed)}")
                 continue
             found = difference(saved, read_plan(theirs[cluster]))
             if found:

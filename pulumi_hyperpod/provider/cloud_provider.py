@@ -36,7 +36,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pulumi_hyperpod.provider.console import say
 from pulumi_hyperpod.provider.errors import ProviderError, contract_message
-from pulumi_hyperpod.provider.pinned import plan_path
 from pulumi_hyperpod.provider.refresh import REFRESHES, drift_text, gone_text
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -594,6 +593,8 @@ def write_plan_file(the_plan: Plan) -> None:
     directory = os.environ.get(PLAN_DIR_ENV)
     if not directory:
         return
+    from pulumi_hyperpod.core.plandir import plan_path  # noqa: PLC0415 - unpickling the provider loads this module and must not load it (test_program_lean)
+
     path = plan_path(directory, the_plan.cluster_name)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.{os.getpid()}")

@@ -3,10 +3,10 @@ the plan pinned for their cluster there (`<dir>/<cluster>.json`, the `hyperpod-p
 preview wrote to $HYPERPOD_PLAN_DIR) and nothing else (docs/fleet.md, "Saved fleet plans").
 
 The plan the provider makes against the live cluster must be the pinned one step for step — the
-comparison a saved plan gets (aws/saved.py's `plan_difference`), without the basis: the plan made
-now was made from the cluster as it is now, and whether it moved since the pin is what the pinned
-plan's premises say, which the executor reads before the first call (premise.py's
-`stale_reasons`) because the plan applied is the pinned one. No pinned plan for a cluster, or
+comparison a saved plan gets, without the basis (aws/pinned.py): the plan made now was made from
+the cluster as it is now, and whether it moved since the pin is what the pinned plan's premises
+say, which the executor reads before the first call (premise.py's `stale_reasons`) because the
+plan applied is the pinned one. No pinned plan for a cluster, or
 another plan, is a refusal before any call. Only HyperPod (AWS) plans are pinned: fleets are.
 
 No I/O but reading the pinned file; nothing here holds a client.
@@ -17,46 +17,25 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import re
-from collections.abc import Mapping
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from pulumi_hyperpod.core.plandir import PINNED_DIR_ENV, plan_path
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.plans.model import Plan
 
-PINNED_DIR_ENV = "HYPERPOD_PINNED_PLAN_DIR"
+__all__ = ["PINNED_DIR_ENV", "PinError", "pinned", "plan_path"]
 
 
 class PinError(Exception):
     """The plan made now is not the pinned one, or none is pinned; the message says which and why."""
 
 
-def plan_path(directory: str | Path, cluster: str) -> Path:
-    """`<dir>/<cluster>.json`: characters other than letters, digits, `.`, `_`, `-` become `_`."""
-    return Path(directory) / f"{re.sub(r'[^A-Za-z0-9._-]', '_', cluster)}.json"
-
-
-def read_plan(data: Mapping[str, Any]) -> Plan:
-    """A HyperPod plan's JSON as the Plan it is (the saved plan's reader)."""
-    from pulumi_hyperpod.aws.details import READER  # noqa: PLC0415 - the HyperPod plan reader: only a pinned apply loads it
-    from pulumi_hyperpod.plans import Plan  # noqa: PLC0415 - the Plan model: unpickling the provider loads this module and must not load it (test_program_lean)
-
-    reader: Any = READER  # DetailsReader's members are read-only properties on aws/details.py's reader
-    return Plan.from_dict(dict(data), reader)
-
-
-def difference(pinned: Plan, made: Plan) -> str | None:
-    """The first way the plan made now is not the pinned one, in words; None when it is."""
-    from pulumi_hyperpod.aws.saved import plan_difference  # noqa: PLC0415 - the saved plan's comparison: only a pinned apply loads it
-
-    found = plan_difference(pinned, made, basis=False)
-    return found.replace("they make", "the plan made now has").replace("theirs", "those of the plan made now") if found else None
-
-
 def pinned(made: Plan, cloud: str) -> Plan:
     """The plan to apply: `made` when nothing is pinned ($HYPERPOD_PINNED_PLAN_DIR unset), else the
     pinned plan (with the preflight just read) when `made` is it; PinError otherwise."""
+    from pulumi_hyperpod.aws.pinned import difference, read_plan  # noqa: PLC0415 - a pinned apply only
+
     directory = os.environ.get(PINNED_DIR_ENV)
     if not directory:
         return made

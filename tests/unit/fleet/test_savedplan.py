@@ -18,7 +18,7 @@ from pulumi_hyperpod.fleet import savedplan
 from pulumi_hyperpod.fleet.savedplan import FleetPlanError
 from pulumi_hyperpod.fleet.spec import parse_fleet
 from pulumi_hyperpod.fleet.summary import StackPlans, fleet_plan
-from pulumi_hyperpod.provider.pinned import PINNED_DIR_ENV
+from pulumi_hyperpod.core.plandir import PINNED_DIR_ENV
 from tests.support.paths import REPO
 
 SPECS = REPO / "examples" / "specs"
