@@ -114,10 +114,32 @@ def test_the_fleet_policy_denies_two_regions_scaling_in_and_a_wave_gate_stops_be
     fleet.write_text(yaml.safe_dump(data))
     rules = REPO / "policies" / "rego" / "fleet.rego"
     env = {**env, "HYPERPOD_OPA": _opa()}
-    planned = hyperpod("fleet", "plan", str(fleet), "--json", "--policy", str(rules), env=env)
+    saved = tmp_path / "fleet-plan.json"
+    planned = hyperpod("fleet", "plan", str(fleet), "--json", "--policy", str(rules), "--out", str(saved), env=env)
     assert planned.returncode == 2, planned.stdout + planned.stderr
     document = json.loads(planned.stdout)
     assert all(not c["refusals"] for row in document["stacks"] for c in row["clusters"]), "no single stack's plan is refused"
+    for stack in json.loads(saved.read_text())["pinned"][
+        "stacks"
+    ]:  # nor does any single plan's policy (policies/rego, package hyperpod.plan)
+        (plan,) = stack["plans"]
+        single = subprocess.run(
+            [
+                env["HYPERPOD_OPA"],
+                "eval",
+                "--format",
+                "raw",
+                "--stdin-input",
+                "-d",
+                str(rules.parent / "hyperpod.rego"),
+                "data.hyperpod.plan.deny",
+            ],
+            input=json.dumps(plan),
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert json.loads(single.stdout) == [], (stack["stack"], single.stdout)
     assert [len(c["victims"]) for row in document["stacks"] for c in row["clusters"]] == [1, 1]
     (violation,) = document["policy"]["violations"]
     assert violation["code"] == "regions-scaling-in" and violation["stacks"] == ["east", "west"]
