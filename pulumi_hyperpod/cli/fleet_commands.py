@@ -15,6 +15,7 @@ from typing import Any
 import click
 
 from pulumi_hyperpod.cli import common
+from pulumi_hyperpod.cli.outputs import OutputPath
 from pulumi_hyperpod.cli.common import EXIT_CHANGES, EXIT_ERROR, EXIT_REFUSED, HyperpodGroup, cell, emit_json, handle_errors, print_error
 
 
@@ -29,6 +30,7 @@ policy_option = click.option(
     "policies",
     multiple=True,
     metavar="REGO",
+    type=click.Path(),  # read: `--out` is never written over it (cli/outputs.py)
     help="Rego over the whole fleet plan (package hyperpod.fleet, its `deny`; a .rego file, a directory, or a JSON "
     "data file of parameters; repeatable). A deny refuses (exit 2).",
 )
@@ -42,7 +44,7 @@ policy_option = click.option(
 @click.option(
     "--out",
     "out_file",
-    type=click.Path(dir_okay=False),
+    type=OutputPath("the fleet plan", dir_okay=False),
     help="Save the fleet plan, every stack's plans pinned, for `hyperpod fleet apply FLEET --plan FILE`.",
 )
 @policy_option
