@@ -318,6 +318,26 @@ def _show(document: dict[str, Any]) -> None:
         )
     if document["quotas"]:
         common.out.print(quotas)
+    _show_policy(document.get("policy"), Table)
+
+
+def _show_policy(policy: Any, table: Any) -> None:
+    """The fleet policy's verdicts (with --policy): one row per violation, or that there is none."""
+    if policy is None:
+        return
+    verdicts = table("verdict", "code", "stacks", "message", title=cell("fleet policy"), title_justify="left")
+    for violation in policy["violations"]:
+        verdicts.add_row(
+            cell("deny", "red"),
+            cell(violation.get("code")),
+            cell(", ".join(map(str, violation.get("stacks") or ()))),
+            cell(violation.get("message")),
+        )
+    if not policy["violations"]:
+        verdicts.add_row(
+            cell("allow", "green"), cell("-"), cell(""), cell(f"no rule of {', '.join(policy['paths'])} denies the fleet plan")
+        )
+    common.out.print(verdicts)
 
 
 COMMANDS = (fleet_group,)

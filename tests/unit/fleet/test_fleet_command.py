@@ -213,6 +213,8 @@ def test_a_fleet_policy_deny_exits_2_in_the_json_and_as_a_line(fleet, tmp_path, 
     assert document["policy"]["violations"] == [{"code": "no", "message": "stack east: [bold]no[/bold]", "stacks": ["east"]}]
     assert document["refused"] and "refused: fleet policy no: stack east: [bold]no[/bold]" in result.stderr
     assert json.loads(run(path, "--json").stdout)["policy"] is None
+    shown = run(path, "--policy", str(deny_all(tmp_path)))
+    assert shown.exit_code == 2 and "fleet policy" in shown.stdout and "[bold]no[/bold]" in shown.stdout
 
 
 def test_a_waves_policy_gate_stops_the_fleet_before_the_wave(applying, tmp_path, with_opa):
