@@ -317,8 +317,10 @@ def _before_facts(saved: Plan, again: Plan) -> bool:
     return saved.basis is not None and again.basis is not None and not saved.basis.facts and saved.basis == again.basis.with_facts(())
 
 
-def plan_difference(saved: Plan, again: Plan) -> str | None:
-    """The first way `saved` is not `again` in what apply acts on, in words; None when it is."""
+def plan_difference(saved: Plan, again: Plan, *, basis: bool = True) -> str | None:
+    """The first way `saved` is not `again` in what apply acts on, in words; None when it is.
+    `basis=False`: `again` was made from the cluster as it is now, not from the saved one (a pinned
+    plan, provider/pinned.py): whether the cluster moved since is the premises' to say (stale_reasons)."""
     if saved.action != again.action:
         return f"its action is {saved.action}, they make {again.action}"
     for number, (mine, theirs) in enumerate(itertools.zip_longest(saved.steps, again.steps), 1):
@@ -329,6 +331,6 @@ def plan_difference(saved: Plan, again: Plan) -> str | None:
         return "its group changes are not theirs"
     if saved.replacements != again.replacements:
         return "its replacement reasons are not theirs"
-    if saved.basis != again.basis and not _before_facts(saved, again):
+    if basis and saved.basis != again.basis and not _before_facts(saved, again):
         return "its basis is not the observed cluster"
     return None

@@ -8,12 +8,14 @@ rolls the waves out (`pulumi up`), checking each wave's gates before the next.
 from __future__ import annotations
 
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import click
 
 from pulumi_hyperpod.cli import common
+from pulumi_hyperpod.cli.outputs import OutputPath
 from pulumi_hyperpod.cli.common import EXIT_CHANGES, EXIT_ERROR, EXIT_REFUSED, HyperpodGroup, cell, emit_json, handle_errors, print_error
 
 
@@ -22,22 +24,46 @@ def fleet_group() -> None:
     """Plan and apply many clusters' stacks, across accounts and regions, as one fleet."""
 
 
+# --policy, on `fleet plan` and `fleet apply` alike
+policy_option = click.option(
+    "--policy",
+    "policies",
+    multiple=True,
+    metavar="REGO",
+    type=click.Path(),  # read: `--out` is never written over it (cli/outputs.py)
+    help="Rego over the whole fleet plan (package hyperpod.fleet, its `deny`; a .rego file, a directory, or a JSON "
+    "data file of parameters; repeatable). A deny refuses (exit 2).",
+)
+
+
 @fleet_group.command("plan")
 @click.argument("fleet_file", metavar="FLEET", type=click.Path(dir_okay=False))
 @click.option("--parallel", type=click.IntRange(min=1), default=4, show_default=True, help="Previews run at once.")
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable fleet plan (format hyperpod-fleet-plan/1).")
 @click.option("--detailed-exitcode", "detailed_exitcode", is_flag=True, help=common.DETAILED_EXITCODE_HELP)
+@click.option(
+    "--out",
+    "out_file",
+    type=OutputPath("the fleet plan", dir_okay=False),
+    help="Save the fleet plan, every stack's plans pinned, for `hyperpod fleet apply FLEET --plan FILE`.",
+)
+@policy_option
 @handle_errors
-def fleet_plan_command(fleet_file: str, parallel: int, as_json: bool, detailed_exitcode: bool) -> None:
+def fleet_plan_command(
+    fleet_file: str, parallel: int, as_json: bool, detailed_exitcode: bool, out_file: str | None, policies: tuple[str, ...]
+) -> None:
     """Preview every stack of the fleet and show one fleet plan, with the fleet's quota preflight. Exit 1
-    when a stack's preview fails, 2 when a guard or the fleet's quota refuses (with --detailed-exitcode,
-    3 when it has changes)."""
+    when a stack's preview fails, 2 when a guard, the fleet's quota or the fleet policy refuses (with
+    --detailed-exitcode, 3 when it has changes)."""
+    _check_policies(policies)
     _, _, stacks = _gather(fleet_file, parallel)
-    document = _document(stacks)
+    document = _with_policy(_document(stacks), stacks, policies)
     if as_json:
         emit_json(document)
     else:
         _show(document)
+    if out_file and not document["errors"]:
+        _save(out_file, document, stacks, fleet_file)
     _refuse(document)
     if detailed_exitcode and not document["empty"]:
         sys.exit(EXIT_CHANGES)
@@ -47,18 +73,32 @@ def fleet_plan_command(fleet_file: str, parallel: int, as_json: bool, detailed_e
 @click.argument("fleet_file", metavar="FLEET", type=click.Path(dir_okay=False))
 @click.option("--parallel", type=click.IntRange(min=1), default=4, show_default=True, help="Previews run at once (and ups, without waves).")
 @click.option("--yes", "-y", is_flag=True, help="Apply; without it the fleet plan is shown and nothing is applied.")
+@click.option(
+    "--plan",
+    "plan_file",
+    type=click.Path(dir_okay=False),
+    help="Apply exactly this saved fleet plan (`fleet plan --out`): refused when the fleet file, a stack's plan or a cluster moved since.",
+)
+@policy_option
 @handle_errors
-def fleet_apply_command(fleet_file: str, parallel: int, yes: bool) -> None:
+def fleet_apply_command(fleet_file: str, parallel: int, yes: bool, plan_file: str | None, policies: tuple[str, ...]) -> None:
     """Show the fleet plan, then (with --yes) run each wave's `pulumi up`, at most its parallelism at
     once, and check its gates before the next wave. Exit 1 when an up or a gate fails (later waves are
-    not started), 2 when the fleet plan is refused (nothing applied), 130 on Ctrl-C. Run it again to
-    resume: stacks already at their spec have nothing to do."""
+    not started) or a saved plan no longer holds, 2 when the fleet plan is refused (nothing applied),
+    130 on Ctrl-C. Run it again to resume: stacks already at their spec have nothing to do."""
     from pulumi_hyperpod.fleet import apply, gates  # noqa: PLC0415 - the Automation API: only this command loads it
     from pulumi_hyperpod.fleet.preview import run_stack  # noqa: PLC0415 - with the command
+    from pulumi_hyperpod.fleet.spec import load_fleet  # noqa: PLC0415 - pydantic: only a fleet command loads it
 
-    fleet, base, previews = _gather(fleet_file, parallel, gated=True)
-    document = _document(previews)
+    _check_policies(policies)
+    pinned = _load_saved(plan_file, fleet_file) if plan_file else None
+    fleet, _ = load_fleet(fleet_file)
+    _check_gate_policies(fleet, fleet_file)
+    fleet, base, previews = _gather(fleet_file, parallel)
+    document = _with_policy(_document(previews), previews, policies)
     _show(document)
+    if pinned is not None:  # what moved since the plan was saved comes first: it is why a fresh preview may differ
+        _refuse_moved(pinned, previews, fleet)
     _refuse(document)
     if not yes:
         print_error("the fleet plan is shown; nothing was applied: pass --yes to apply it", label="note")
@@ -69,23 +109,21 @@ def fleet_apply_command(fleet_file: str, parallel: int, yes: bool) -> None:
         targets = [(stack, name) for stack, result in done for name in apply.clusters_of(result, previewed.get(stack.name))]
         return gates.check_gates(wave.gates, targets)
 
-    outcome = apply.apply_fleet(fleet, apply.waves_of(fleet, parallel), lambda stack: run_stack(stack, base, "up"), check, _progress())
+    with tempfile.TemporaryDirectory(prefix="hyperpod-fleet-pinned-") as pins:
+        up = _pinned_up(run_stack, base, pinned, Path(pins)) if pinned is not None else (lambda stack: run_stack(stack, base, "up"))
+        before = _policy_gate(fleet_file, document, previews)
+        outcome = apply.apply_fleet(fleet, apply.waves_of(fleet, parallel), up, check, _progress(), before=before)
     _say_outcome(outcome)
     if not outcome.ok:
         sys.exit(EXIT_ERROR)
 
 
-def _gather(fleet_file: str, parallel: int, gated: bool = False) -> tuple[Any, Path, Any]:
-    """The fleet file, its projects' directory, and every stack's preview (`fleet plan`'s gathering).
-    `gated` (apply): a gate `fleet apply` cannot check yet is refused first, not silently passed."""
-    from pulumi_hyperpod.fleet.gates import unsupported  # noqa: PLC0415 - with the command
+def _gather(fleet_file: str, parallel: int) -> tuple[Any, Path, Any]:
+    """The fleet file, its projects' directory, and every stack's preview (`fleet plan`'s gathering)."""
     from pulumi_hyperpod.fleet.preview import preview_fleet  # noqa: PLC0415 - the Automation API: only a fleet command loads it
-    from pulumi_hyperpod.fleet.spec import FleetError, check_projects, load_fleet  # noqa: PLC0415 - pydantic: only a fleet command loads it
+    from pulumi_hyperpod.fleet.spec import check_projects, load_fleet  # noqa: PLC0415 - pydantic: only a fleet command loads it
 
     fleet, base = load_fleet(fleet_file)
-    unchecked = unsupported(fleet) if gated else []
-    if unchecked:
-        raise FleetError(unchecked, source=fleet_file)
     check_projects(fleet, base, fleet_file)
     return fleet, base, preview_fleet(fleet.stacks, base, parallel)
 
@@ -94,6 +132,93 @@ def _document(previews: Any) -> dict[str, Any]:
     from pulumi_hyperpod.fleet.summary import fleet_plan  # noqa: PLC0415 - with the command
 
     return fleet_plan(previews)
+
+
+# ---- saved fleet plans (fleet/savedplan.py) ---------------------------------------------------------
+def _save(out_file: str, document: dict[str, Any], stacks: Any, fleet_file: str) -> None:
+    from pulumi_hyperpod.fleet import savedplan  # noqa: PLC0415 - with the command
+
+    savedplan.save(out_file, document, stacks, fleet_file)
+    common.print_line(
+        f"fleet plan saved to {out_file}: apply it with `hyperpod fleet apply {fleet_file} --plan {out_file} --yes`", console=common.err
+    )
+
+
+def _load_saved(plan_file: str, fleet_file: str) -> Any:
+    """The saved fleet plan's pinned plans by stack (refused, before any preview, when it is not this fleet file's)."""
+    from pulumi_hyperpod.fleet import savedplan  # noqa: PLC0415 - with the command
+
+    return savedplan.load(plan_file, fleet_file)
+
+
+def _refuse_moved(pinned: Any, previews: Any, fleet: Any) -> None:
+    """Exit 1, one line each, when a stack's fresh preview or a cluster is not what the saved plan pinned."""
+    from pulumi_hyperpod.aws.observe import observe  # noqa: PLC0415 - the observer: only a pinned apply reads clusters here
+    from pulumi_hyperpod.fleet import savedplan  # noqa: PLC0415 - with the command
+    from pulumi_hyperpod.fleet.gates import stack_client  # noqa: PLC0415 - with the command
+
+    clients: dict[str, Any] = {}
+
+    def now(stack: Any, name: str) -> Any:
+        if stack.name not in clients:  # one client per stack
+            clients[stack.name] = stack_client(stack)
+        return observe(clients[stack.name], name)
+
+    lines = savedplan.refusals(pinned, previews, fleet.stacks, now)
+    for line in lines:
+        print_error(line)
+    if lines:
+        print_error("the saved fleet plan no longer holds; nothing was applied: make the fleet plan again", label="refused")
+        sys.exit(EXIT_ERROR)
+
+
+def _pinned_up(run_stack: Any, base: Path, pinned: Any, directory: Path) -> Any:
+    """Each stack's `up` with its pinned plans ($HYPERPOD_PINNED_PLAN_DIR): its provider applies them and nothing else."""
+    from pulumi_hyperpod.fleet import savedplan  # noqa: PLC0415 - with the command
+
+    return lambda stack: run_stack(savedplan.pin(stack, pinned.get(stack.name, ()), directory / stack.name), base, "up")
+
+
+# ---- fleet policy (fleet/policy.py) ---------------------------------------------------------------------
+def _policy_failure(error: Exception) -> None:
+    print_error(str(error))
+    sys.exit(EXIT_ERROR)
+
+
+def _check_policies(policies: tuple[str, ...]) -> None:
+    """Before any preview: each path is there, and opa is (one line when not)."""
+    from pulumi_hyperpod.fleet.policy import PolicyError, check_paths  # noqa: PLC0415 - with the command
+
+    if policies:
+        try:
+            check_paths(policies)
+        except PolicyError as error:
+            _policy_failure(error)
+
+
+def _check_gate_policies(fleet: Any, fleet_file: str) -> None:
+    """The waves' `gates.policy` files (relative to the fleet file), checked like --policy before any preview."""
+    base = Path(fleet_file).resolve().parent
+    _check_policies(tuple(str(base / w.gates.policy) for w in fleet.waves if w.gates.policy))
+
+
+def _with_policy(document: dict[str, Any], stacks: Any, policies: tuple[str, ...]) -> dict[str, Any]:
+    """The fleet plan with its `policy` section (null without --policy); a deny refuses it."""
+    from pulumi_hyperpod.fleet.policy import PolicyError, judged  # noqa: PLC0415 - with the command
+
+    try:
+        return judged(document, stacks, policies)
+    except PolicyError as error:
+        _policy_failure(error)
+        raise  # (not reached: _policy_failure exits)
+
+
+def _policy_gate(fleet_file: str, document: dict[str, Any], previews: Any) -> Any:
+    """The check a wave's `gates.policy` makes before the wave starts (fleet/policy.py's `wave_gate`)."""
+    from pulumi_hyperpod.fleet.policy import wave_gate  # noqa: PLC0415 - with the command
+
+    base = Path(fleet_file).resolve().parent
+    return lambda wave: wave_gate(wave, base, document, previews)
 
 
 def _refuse(document: dict[str, Any]) -> None:
@@ -128,9 +253,7 @@ def _progress() -> Any:
     def gate(wave: Any, result: Any) -> None:
         style = {PASSED: "green", FAILED: "red"}.get(result.outcome, "yellow")
         detail = f": {result.detail}" if result.detail else ""
-        _line(
-            (f"gate {result.outcome} ", style), f"wave {wave.name}, {result.gate}, cluster {result.cluster} (stack {result.stack}){detail}"
-        )
+        _line((f"gate {result.outcome} ", style), f"wave {wave.name}, {result.gate}, {_gated(result)}{detail}")
 
     return Events(
         wave=lambda wave: _line(("wave ", "bold"), f"{wave.name}: {len(wave.stacks)} stack(s), {wave.parallelism} at once"),
@@ -140,14 +263,17 @@ def _progress() -> Any:
     )
 
 
+def _gated(result: Any) -> str:
+    """What a gate was checked on: a cluster of a stack, or (the policy gate, before the wave) its stacks."""
+    return f"cluster {result.cluster} (stack {result.stack})" if result.cluster else f"stacks {result.stack} (before the wave)"
+
+
 def _say_outcome(outcome: Any) -> None:
     for wave in outcome.waves:
         for result in wave.failed_stacks:
             print_error(f"wave {wave.wave}: the up of stack {result.stack} failed: {result.error}", label="failed")
         for gate in wave.failed_gates:
-            print_error(
-                f"wave {wave.wave}: gate {gate.gate} failed on cluster {gate.cluster} (stack {gate.stack}): {gate.detail}", label="failed"
-            )
+            print_error(f"wave {wave.wave}: gate {gate.gate} failed on {_gated(gate)}: {gate.detail}", label="failed")
     if outcome.not_started:
         print_error(f"later waves not started: {', '.join(outcome.not_started)}", label="stopped")
     noops = [s.stack for w in outcome.waves for s in w.stacks if not s.error and not s.changes]
@@ -192,6 +318,26 @@ def _show(document: dict[str, Any]) -> None:
         )
     if document["quotas"]:
         common.out.print(quotas)
+    _show_policy(document.get("policy"), Table)
+
+
+def _show_policy(policy: Any, table: Any) -> None:
+    """The fleet policy's verdicts (with --policy): one row per violation, or that there is none."""
+    if policy is None:
+        return
+    verdicts = table("verdict", "code", "stacks", "message", title=cell("fleet policy"), title_justify="left")
+    for violation in policy["violations"]:
+        verdicts.add_row(
+            cell("deny", "red"),
+            cell(violation.get("code")),
+            cell(", ".join(map(str, violation.get("stacks") or ()))),
+            cell(violation.get("message")),
+        )
+    if not policy["violations"]:
+        verdicts.add_row(
+            cell("allow", "green"), cell("-"), cell(""), cell(f"no rule of {', '.join(policy['paths'])} denies the fleet plan")
+        )
+    common.out.print(verdicts)
 
 
 COMMANDS = (fleet_group,)

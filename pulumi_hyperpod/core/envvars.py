@@ -14,6 +14,7 @@ message about `int()` or a database that names nothing the user set.
 | HYPERPOD_POLL_SECONDS      | how often waits poll                        | client.py, gcp/client.py       |
 | HYPERPOD_BACKEND, AWS_REGION | --backend, --region (click names them)    | cli/app.py                     |
 | HYPERPOD_PLAN_DIR          | where the provider also writes each plan    | provider/cloud_provider.py     |
+| HYPERPOD_PINNED_PLAN_DIR   | the plans the provider may apply, and no other | provider/pinned.py          |
 """
 
 from __future__ import annotations

@@ -93,9 +93,11 @@ def apply_fleet(
     gates: Callable[[Wave, Sequence[tuple[FleetStack, StackPlans]]], list[GateResult]],
     events: Events = Events(),
     stop: threading.Event | None = None,
+    before: Callable[[Wave], list[GateResult]] = lambda wave: [],
 ) -> FleetOutcome:
-    """Each wave in order: its stacks' `up` (at most its parallelism at once), then its gates over
-    what the `up`s did; the first wave with a failed `up` or gate is the last one run."""
+    """Each wave in order: the gates checked before it starts (`before`: its policy), its stacks'
+    `up` (at most its parallelism at once), then its gates over what the `up`s did; the first wave
+    with a failed `up` or gate is the last one run (a gate failed before it: none of its stacks started)."""
     stop = stop or threading.Event()
     by_name = {s.name: s for s in fleet.stacks}
     outcome = FleetOutcome()
@@ -115,6 +117,13 @@ def apply_fleet(
 
     for index, wave in enumerate(waves):
         events.wave(wave)
+        first = tuple(before(wave))
+        for result in first:
+            events.gate(wave, result)
+        if any(result.outcome == FAILED for result in first):
+            outcome.waves.append(WaveOutcome(wave.name, (), first))
+            outcome.not_started = [w.name for w in waves[index + 1 :]]
+            break
         stacks = [by_name[name] for name in wave.stacks]
         try:
             results = run_stacks(stacks, wave.parallelism, one, stop)
@@ -126,7 +135,7 @@ def apply_fleet(
             checked = tuple(gates(wave, [(by_name[r.stack], r) for r in done]))
             for result in checked:
                 events.gate(wave, result)
-        outcome.waves.append(WaveOutcome(wave.name, done, checked))
+        outcome.waves.append(WaveOutcome(wave.name, done, first + checked))
         if not outcome.waves[-1].ok:
             outcome.not_started = [w.name for w in waves[index + 1 :]]
             break

@@ -6,21 +6,23 @@ wave starts, read from the service with the project's own client and observer.
   replacement instance;
 - `no_error_events_minutes: N`: ListClusterEvents reports no event of level Error in the last N
   minutes. The service keeps events of Continuous clusters only: another cluster's check is
-  skipped, and says so.
+  skipped, and says so;
+- `health_check`: the deep health check `hyperpod health-check` runs (aws/apply/health.py:
+  StartClusterHealthCheck on every Running node, followed to its end); it fails naming the nodes
+  that did not pass and the check's word for each.
 
-`health_check` and `policy` are declared in the fleet file but not checked yet: `unsupported` names
-them, and `fleet apply` refuses such a fleet file before it changes anything.
+`policy` is checked before the wave starts, not after it (fleet/policy.py's `wave_gate`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pulumi_hyperpod.core.errors import Violation
-from pulumi_hyperpod.fleet.spec import Fleet, FleetStack, Gates
+from pulumi_hyperpod.fleet.spec import FleetStack, Gates
 
 PASSED, FAILED, SKIPPED = "passed", "failed", "skipped"
 Client = Any  # a botocore SageMaker client (aws/clients.py's SageMakerClient)
@@ -33,16 +35,6 @@ class GateResult:
     cluster: str
     outcome: str  # PASSED, FAILED or SKIPPED
     detail: str = ""  # what failed, or why it was skipped
-
-
-def unsupported(fleet: Fleet) -> list[Violation]:
-    """The gates the fleet file asks for that `fleet apply` cannot check yet."""
-    return [
-        Violation(f"waves[{index}].gates.{name}", "is not checked by fleet apply yet")
-        for index, wave in enumerate(fleet.waves)
-        for name, asked in (("health_check", wave.gates.health_check), ("policy", wave.gates.policy is not None))
-        if asked
-    ]
 
 
 def stack_client(stack: FleetStack) -> Client:
@@ -67,17 +59,20 @@ def check_gates(
     targets: Sequence[tuple[FleetStack, str]],
     client_for: Callable[[FleetStack], Client] = stack_client,
     now: Callable[[], dt.datetime] = lambda: dt.datetime.now(dt.timezone.utc),
+    sleep: Callable[[float], Any] = time.sleep,
 ) -> list[GateResult]:
     """The gates over each (stack, cluster name) of a wave, in that order; one result per gate and cluster."""
     from pulumi_hyperpod.aws.observe import observe  # noqa: PLC0415 - the observer only when a gate reads a cluster
 
     results: list[GateResult] = []
     clients: dict[str, Client] = {}
+    if not (gates.in_service or gates.no_failed_nodes or gates.no_error_events_minutes or gates.health_check):
+        return results  # no gate reads a cluster (a wave may gate on its policy alone, before it starts)
     for stack, name in targets:
         if stack.name not in clients:  # one client per stack, made when its first cluster is read
             clients[stack.name] = client_for(stack)
         client = clients[stack.name]
-        state = observe(client, name) if (gates.in_service or gates.no_failed_nodes or gates.no_error_events_minutes) else None
+        state = observe(client, name)
 
         def result(gate: str, outcome: str, detail: str = "", stack: FleetStack = stack, name: str = name) -> None:
             results.append(GateResult(gate, stack.name, name, outcome, detail))
@@ -103,7 +98,39 @@ def check_gates(
                 more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
                 detail = f"{len(errors)} error event(s) in the last {minutes} min: {shown}{more}" if errors else ""
                 result("no_error_events_minutes", FAILED if errors else PASSED, detail)
+        if gates.health_check:
+            outcome, detail = health(client, state, poll_seconds(stack), sleep=sleep)
+            result("health_check", outcome, detail)
     return results
+
+
+def poll_seconds(stack: FleetStack) -> float:
+    """How often the health check polls: the simulator's short poll for a simulated stack, the service's otherwise."""
+    from pulumi_hyperpod.aws.client import default_poll_seconds  # noqa: PLC0415 - with the health check
+
+    return default_poll_seconds(stack.backend) or 30.0
+
+
+def health(client: Client, state: Any, poll: float, timeout: float = 7200.0, sleep: Callable[[float], Any] = time.sleep) -> tuple[str, str]:
+    """The deep health check of every Running node of the cluster (`hyperpod health-check NAME`'s
+    default checks), followed to its end: PASSED, or FAILED naming the nodes that did not pass."""
+    from pulumi_hyperpod.aws.apply.health import DEFAULT_CHECKS, HealthCheckError, configurations, run_health_check  # noqa: PLC0415 - with the gate
+
+    try:
+        configs = configurations(state, None, (), ())
+    except HealthCheckError as error:
+        return FAILED, str(error)
+    done = run_health_check(client, state, configs, timeout=timeout, poll_seconds=poll, sleep=sleep)
+    checks = "/".join(DEFAULT_CHECKS)
+    if done.status == "InProgress":
+        return FAILED, f"the deep health check ({checks}) did not finish in {timeout:g} s"
+    if done.failed:
+        shown = "; ".join(
+            f"node {node} is {done.nodes[node]}" + (f": {done.messages[node]}" if node in done.messages else "") for node in done.failed[:5]
+        )
+        more = f" (and {len(done.failed) - 5} more)" if len(done.failed) > 5 else ""
+        return FAILED, f"deep health check {checks} failed on {len(done.failed)} of {len(done.nodes)} node(s): {shown}{more}"
+    return PASSED, f"{len(done.nodes)} node(s) passed {checks}"
 
 
 def error_events(client: Client, name: str, since: dt.datetime) -> list[dict[str, Any]]:

@@ -53,13 +53,13 @@ class FleetStack(_Strict):
 
 
 class Gates(_Strict):
-    """What `fleet apply` checks after a wave before the next starts (gates.py; health_check and policy: not yet)."""
+    """What `fleet apply` checks of a wave: after it, before the next starts (gates.py); its policy before it starts (policy.py)."""
 
     in_service: bool = True  # every cluster of the wave InService
     no_failed_nodes: bool = True  # no failed or pending-replacement node
     no_error_events_minutes: int = Field(default=0, ge=0)  # no error event for this long (0: not checked)
     health_check: bool = False  # a deep health check of the wave's clusters
-    policy: str | None = None  # a policy file the whole fleet's plans are checked against
+    policy: str | None = None  # Rego (a file or directory, relative to the fleet file) the wave's plans are judged by before it starts
 
 
 class Wave(_Strict):

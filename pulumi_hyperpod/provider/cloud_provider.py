@@ -28,12 +28,10 @@ Nothing here holds a client or a credential: every call connects through the ada
 from __future__ import annotations
 
 import os
-import re
 import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pulumi_hyperpod.provider.console import say
@@ -273,6 +271,15 @@ class CloudProvider:
 
         return cloud.prepare(self.cloud, session.client, spec, settings.policy, observed=observed, context=session.plan_context).plan
 
+    def _pinned(self, made: Plan) -> Plan:
+        """The plan to apply: `made`, or with $HYPERPOD_PINNED_PLAN_DIR the pinned plan it must be (provider/pinned.py)."""
+        from pulumi_hyperpod.provider.pinned import PinError, pinned  # noqa: PLC0415 - a pinned apply only
+
+        try:
+            return pinned(made, self.adapter.cloud_name)
+        except PinError as error:
+            raise ProviderError(str(error)) from None
+
     def _apply(self, session: Session, the_plan: Plan, settings: RunSettings, deadline: float, *, wait: str | None = None) -> ApplyResult:
         """Apply as planned, the policy's guards checked again on the live cluster before each write;
         a refused, stale or failed apply raised as the one message (provider/errors.py)."""
@@ -424,6 +431,7 @@ class CloudProvider:
                 self._say(preflight_text(result), name)
         else:
             result = self._adopted(session, spec, settings, observed)
+        result = self._pinned(result)
         try:
             applied = self._apply(session, result, settings, deadline)
         except ProviderError as error:
@@ -487,7 +495,7 @@ class CloudProvider:
                 f"cluster {spec.name} cannot change in place ({'; '.join(result.replacements)}); "
                 "run `pulumi preview` again: the change is a replacement"
             )
-        applied = self._apply(session, result, settings, deadline)
+        applied = self._apply(session, self._pinned(result), settings, deadline)
         # every resized group must reach what the plan asked for (a call accepted but not kept,
         # or another writer): a failure, so no spec the cluster is not in is stored
         if applied.failures:
@@ -552,7 +560,7 @@ class CloudProvider:
             return
         deletion = cloud.deletion(self.cloud, session.client, name, settings.policy, observed=state).plan
         self._show(deletion, name)  # no diff runs before a delete: this is the only place to show it
-        self._report(self._apply(session, deletion, settings, deadline, wait=self.adapter.delete_wait(settings)), name)
+        self._report(self._apply(session, self._pinned(deletion), settings, deadline, wait=self.adapter.delete_wait(settings)), name)
 
     # ---- preview -------------------------------------------------------------------------------
     def preview_plan(self, news: Bag) -> Plan:
@@ -585,7 +593,9 @@ def write_plan_file(the_plan: Plan) -> None:
     directory = os.environ.get(PLAN_DIR_ENV)
     if not directory:
         return
-    path = Path(directory) / f"{re.sub(r'[^A-Za-z0-9._-]', '_', the_plan.cluster_name)}.json"
+    from pulumi_hyperpod.core.plandir import plan_path  # noqa: PLC0415 - unpickling the provider loads this module and must not load it (test_program_lean)
+
+    path = plan_path(directory, the_plan.cluster_name)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.{os.getpid()}")
     partial.write_text(the_plan.to_json(), encoding="utf-8")

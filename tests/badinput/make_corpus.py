@@ -33,6 +33,9 @@ BASE_SNAPSHOT = HERE / "base-snapshot.json"
 PRICES_CORPUS = HERE / "corpus-prices"
 LIFECYCLE_CORPUS = HERE / "corpus-lifecycle"
 PLAN_CORPUS = HERE / "corpus-plan"
+# Saved fleet plans (`fleet apply BASE_FLEET --plan FILE`), refused before any stack is previewed.
+FLEETPLAN_CORPUS = HERE / "corpus-fleetplan"
+BASE_FLEET = HERE / "base-fleet.yaml"
 
 
 def groups_of(spec: dict) -> list[dict]:
@@ -867,6 +870,47 @@ def _plan_defects() -> list[tuple[str, Any, str, str]]:
     ]
 
 
+def _fleetplan_defects() -> list[tuple[str, Any, str, str]]:
+    """Files `fleet apply BASE_FLEET --plan FILE` refuses before any preview: another fleet's plan
+    (sealed, so only the fleet file's digest is wrong), an unknown format, a truncated file, …"""
+    import hashlib
+
+    from pulumi_hyperpod.core.planfile import digest
+
+    def sealed(fleet_text: bytes) -> dict[str, Any]:
+        pinned = {
+            "fleet_file": "fleet.yaml",
+            "fleet_digest": "sha256:" + hashlib.sha256(fleet_text).hexdigest(),
+            "tool_version": "0",
+            "stacks": [],
+        }
+        body = {
+            "format": "hyperpod-fleet-plan/1",
+            "stacks": [],
+            "quotas": [],
+            "refusals": [],
+            "refused": False,
+            "errors": 0,
+            "empty": True,
+            "pinned": pinned,
+        }
+        return {**body, "integrity": digest(body)}
+
+    other = sealed(b"stacks: [{name: other, project: ., stack: other, region: eu-west-1}]\n")
+    text = json.dumps(other, indent=2)
+    return [
+        ("another-fleet.json", other, "pinned.fleet_digest", "made from the fleet file 'fleet.yaml' as it was then"),
+        ("unknown-format.json", {**other, "format": "hyperpod-fleet-plan/9"}, "format", "is not a saved fleet plan"),
+        ("single-cluster-plan.json", {"format": "hyperpod-plan/3", "plan": {}}, "format", "is not a saved fleet plan"),
+        ("truncated.json", text[: len(text) // 2], "", "not valid JSON"),
+        ("edited.json", {**other, "empty": False}, "integrity", "the file was changed after it was saved"),
+        ("printed-not-saved.json", {k: v for k, v in other.items() if k not in ("pinned", "integrity")}, "pinned", "pins no plan"),
+        ("a-list.json", [1, 2], "format", "not a saved fleet plan"),
+        ("empty.json", "", "", "empty"),
+        ("no-suffix", "{}", "", "a saved fleet plan is a .json file"),
+    ]
+
+
 # (label, variable, value, rule fragment): `{dir}` is a directory, `{notes}` a text file, `{fifo}` a FIFO
 ENV_DEFECTS: list[tuple[str, str, str, str]] = [
     ("fake-state-directory", "HYPERPOD_FAKE_STATE", "{dir}", "is a directory"),
@@ -1236,6 +1280,7 @@ def main() -> None:
     prices = make_side_corpus(PRICES_CORPUS, PRICE_DEFECTS)
     lifecycles = make_side_corpus(LIFECYCLE_CORPUS, LIFECYCLE_DEFECTS)
     plans = make_side_corpus(PLAN_CORPUS, _plan_defects())
+    plans += make_side_corpus(FLEETPLAN_CORPUS, _fleetplan_defects())
     (HERE / "expected-env.json").write_text(
         json.dumps({label: [variable, value, rule] for label, variable, value, rule in ENV_DEFECTS}, indent=1, sort_keys=True) + "\n"
     )

@@ -50,7 +50,9 @@ RULES = [
     # model (the plans' JSON) and drive stacks through the engine, never a cloud's stages, a
     # simulator or another front end; of a cloud the region names (to check the fleet file) and, for
     # the gates after a wave, HyperPod's client and its observed state (a read, as `hyperpod status`)
-    ("fleet", (*CLOUDS, *SIMULATORS, *FRONT_ENDS), ("aws.regions", "aws.client", "aws.observe")),
+    # and its deep health check (as `hyperpod health-check`); for a saved fleet plan, the pinned
+    # plans compared as a saved plan is (aws/pinned.py)
+    ("fleet", (*CLOUDS, *SIMULATORS, *FRONT_ENDS), ("aws.regions", "aws.client", "aws.observe", "aws.apply.health", "aws.pinned")),
     # … and only the CLI imports them
     *[(layer, (FLEET,), ()) for layer in (*NEUTRAL, *CLOUDS, *SIMULATORS, "provider", "native", "components")],
 ]

@@ -84,7 +84,7 @@ def test_bad_policies_and_snapshots_are_one_line_naming_file_field_and_rule(worl
 
 
 # ---- files read by the one reader, and environment values (issue 24) -------------------------------
-READ_ALIKE = {kind: json.loads((BADINPUT / f"expected-{kind}.json").read_text()) for kind in ("prices", "lifecycle", "plan")}
+READ_ALIKE = {kind: json.loads((BADINPUT / f"expected-{kind}.json").read_text()) for kind in ("prices", "lifecycle", "plan", "fleetplan")}
 ENV = json.loads((BADINPUT / "expected-env.json").read_text())
 SNAPSHOT = BADINPUT / "base-snapshot.json"
 
@@ -102,6 +102,8 @@ def _invocation(kind: str, file: Path) -> tuple[list[str], dict[str, str]]:
         return offline, {"HYPERPOD_PRICES": str(file)}
     if kind == "lifecycle":
         return [*offline, "--lifecycle", str(file)], {}
+    if kind == "fleetplan":  # refused before the fleet file's stacks are previewed
+        return ["fleet", "apply", str(BADINPUT / "base-fleet.yaml"), "--plan", str(file), "--yes"], {}
     return ["apply", "--plan", str(file), "--yes"], {}
 
 

@@ -139,6 +139,9 @@ RECIPES: dict[tuple[str, str], Recipe] = {
         ("gcp", "plan", "-f", "gcp.json", "--policy", "policy.json", "--out", "{out}"), ("gcp.json", "policy.json")
     ),
     ("timeline", "out_file"): Recipe(("timeline", "leo-stg-hyperpod-cluster", "--out", "{out}"), ()),
+    ("fleet plan", "out_file"): Recipe(
+        ("fleet", "plan", "fleet.yaml", "--policy", "fleet.rego", "--out", "{out}"), ("fleet.yaml", "fleet.rego")
+    ),
     ("slurm render", "out_dir"): Recipe(
         ("slurm", "render", "-f", "specs/cluster.json", "--slurm", "slurm/lifecycle/slurm.json", "--out", "{out}"),
         ("specs/cluster.json", "slurm/lifecycle/slurm.json"),
@@ -176,6 +179,8 @@ def files(tmp_path, monkeypatch):
     shutil.copy(SPECS / "seed004-initial.json", tmp_path / "spec.json")
     shutil.copy(EXAMPLE, tmp_path / "gcp.json")
     (tmp_path / "policy.json").write_text("{}\n")
+    (tmp_path / "fleet.yaml").write_text("stacks:\n  - {name: a, project: ., stack: a, region: us-west-2, backend: fake}\n")
+    (tmp_path / "fleet.rego").write_text("package hyperpod.fleet\n")
     (tmp_path / "specs").mkdir()
     (tmp_path / "slurm" / "lifecycle").mkdir(parents=True)
     shutil.copy(SLURM_EXAMPLE / "cluster.json", tmp_path / "specs" / "cluster.json")

@@ -166,10 +166,111 @@ def test_a_failed_gate_exits_1_naming_wave_gate_and_cluster_and_never_starts_the
     assert "gate failed wave canary, no_failed_nodes, cluster east-cluster (stack east): node i-0[bold]x[/bold]" in result.stdout
 
 
-def test_a_gate_apply_cannot_check_is_refused_before_any_preview(applying, monkeypatch):
+def test_a_missing_gate_policy_file_is_one_line_before_any_preview(applying, monkeypatch):
     path, _, ups, _, _ = applying
     monkeypatch.setattr(preview, "preview_fleet", lambda *a, **k: pytest.fail("no preview runs"))
-    path.write_text(WAVES.replace("{name: rest, stacks: [west]}", "{name: rest, stacks: [west], gates: {health_check: true}}"))
+    path.write_text(WAVES.replace("{name: rest, stacks: [west]}", "{name: rest, stacks: [west], gates: {policy: nowhere.rego}}"))
     result = apply_(path, "--yes")
     assert result.exit_code == 1 and ups == []
-    assert result.stderr.strip().splitlines() == [f"error: {path}: waves[1].gates.health_check: is not checked by fleet apply yet"]
+    assert result.stderr.strip().splitlines() == [f"error: {path.parent / 'nowhere.rego'}: no such policy file or directory"]
+
+
+def test_no_opa_is_one_line_before_any_preview(fleet, monkeypatch, tmp_path):
+    path, _ = fleet
+    monkeypatch.setattr(preview, "preview_fleet", lambda *a, **k: pytest.fail("no preview runs"))
+    monkeypatch.delenv("HYPERPOD_OPA", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path / "member"))
+    monkeypatch.setenv("PULUMI_HYPERPOD_CACHE", str(tmp_path))
+    result = run(path, "--policy", str(path))
+    assert result.exit_code == 1
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("error: no opa found to evaluate the fleet policy (set HYPERPOD_OPA, put opa on PATH")
+
+
+def deny_all(tmp_path):
+    """A stand-in fleet policy: every stack with a plan is denied (the rules themselves: tests/policies)."""
+    rules = tmp_path / "deny.rego"
+    rules.write_text(
+        'package hyperpod.fleet\n\ndeny contains {"code": "no", "message": sprintf("stack %s: [bold]no[/bold]", [s.stack]), '
+        '"stacks": [s.stack]} if {\n\tsome s in input.stacks\n\tcount(s.plans) > 0\n}\n'
+    )
+    return rules
+
+
+@pytest.fixture
+def with_opa(monkeypatch):
+    from tests.support.policy_tools import opa_path
+
+    monkeypatch.setenv("HYPERPOD_OPA", opa_path())
+
+
+def test_a_fleet_policy_deny_exits_2_in_the_json_and_as_a_line(fleet, tmp_path, with_opa):
+    path, results = fleet
+    results.update(east={"plans": (plan("a"),)})
+    result = run(path, "--json", "--policy", str(deny_all(tmp_path)))
+    assert result.exit_code == 2, result.output
+    document = json.loads(result.stdout)
+    assert document["policy"]["violations"] == [{"code": "no", "message": "stack east: [bold]no[/bold]", "stacks": ["east"]}]
+    assert document["refused"] and "refused: fleet policy no: stack east: [bold]no[/bold]" in result.stderr
+    assert json.loads(run(path, "--json").stdout)["policy"] is None
+    shown = run(path, "--policy", str(deny_all(tmp_path)))
+    assert shown.exit_code == 2 and "fleet policy" in shown.stdout and "[bold]no[/bold]" in shown.stdout
+
+
+def test_a_waves_policy_gate_stops_the_fleet_before_the_wave(applying, tmp_path, with_opa):
+    path, results, ups, _, _ = applying
+    deny_all(tmp_path)
+    path.write_text(WAVES.replace("{name: rest, stacks: [west]}", "{name: rest, stacks: [west], gates: {policy: deny.rego}}"))
+    results.update(west={"plans": (plan("w"),)})
+    result = apply_(path, "--yes")
+    assert result.exit_code == 1 and ups == ["east"], result.output
+    assert "gate failed wave rest, policy, stacks west (before the wave): fleet policy no: stack west: [bold]no[/bold]" in result.stdout
+    assert "failed: wave rest: gate policy failed on stacks west (before the wave): fleet policy no: stack west" in result.stderr
+
+
+def bare(name):
+    """A plan with nothing to do and no preflight (the pin comparison reads it as a Plan)."""
+    return {**plan(name), "preflight": None}
+
+
+def test_a_saved_fleet_plan_is_applied_with_its_plans_pinned(applying, tmp_path):
+    path, results, _, _, _ = applying
+    results.update(east={"plans": (bare("east-cluster"),)}, west={"plans": (bare("west-cluster"),)})
+    saved = tmp_path / "fleet-plan.json"
+    assert run(path, "--out", str(saved)).exit_code == 0
+    assert json.loads(saved.read_text())["pinned"]["stacks"][0] == {"stack": "east", "plans": [bare("east-cluster")]}
+    envs = []
+    pinned_up = preview.run_stack
+
+    def up(stack, base, operation="preview", run=None):
+        envs.append(stack.env)
+        return pinned_up(stack, base, operation, run)
+
+    preview.run_stack = up
+    try:
+        result = apply_(path, "--plan", str(saved), "--yes")
+    finally:
+        preview.run_stack = pinned_up
+    assert result.exit_code == 0, result.output
+    assert [sorted(env) for env in envs] == [["HYPERPOD_PINNED_PLAN_DIR"]] * 2
+    results.update(west={"plans": (bare("west-cluster"), bare("new-cluster"))})
+    result = apply_(path, "--plan", str(saved), "--yes")
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines() == [
+        "error: stack west, cluster new-cluster: its preview now shows a plan (none) the saved fleet plan does not pin",
+        "refused: the saved fleet plan no longer holds; nothing was applied: make the fleet plan again",
+    ]
+
+
+def test_a_saved_fleet_plan_of_a_changed_fleet_file_is_refused_before_any_preview(applying, tmp_path, monkeypatch):
+    path, _, ups, _, _ = applying
+    saved = tmp_path / "fleet-plan.json"
+    assert run(path, "--out", str(saved)).exit_code == 0
+    path.write_text(WAVES.replace("{name: rest, stacks: [west]}", "{name: rest, stacks: [west], parallelism: 2}"))
+    monkeypatch.setattr(preview, "preview_fleet", lambda *a, **k: pytest.fail("no preview runs"))
+    result = apply_(path, "--plan", str(saved), "--yes")
+    assert result.exit_code == 1 and ups == []
+    assert result.stderr.strip().splitlines() == [
+        f"error: {saved}: pinned.fleet_digest: made from the fleet file 'fleet.yaml' as it was then; {path} is not that file "
+        "(another fleet, or changed since): make the fleet plan again"
+    ]

@@ -1,14 +1,13 @@
 """A wave's gates (pulumi_hyperpod/fleet/gates.py) read from an in-process simulated world with the
-project's observer: InService, failed nodes, error events of the last N minutes; the gates not
-checkable yet refused. A served world and the engine: tests/engine/test_fleet_apply.py."""
+project's observer: InService, failed nodes, error events of the last N minutes, the deep health check. A served world and the engine: tests/engine/test_fleet_apply.py."""
 
 from __future__ import annotations
 
 import datetime as dt
 
 from pulumi_hyperpod import Simulator, connect
-from pulumi_hyperpod.fleet.gates import FAILED, PASSED, SKIPPED, check_gates, stack_client, unsupported
-from pulumi_hyperpod.fleet.spec import FleetStack, Gates, parse_fleet
+from pulumi_hyperpod.fleet.gates import FAILED, PASSED, SKIPPED, check_gates, stack_client
+from pulumi_hyperpod.fleet.spec import FleetStack, Gates
 from tests.support.sim_helpers import eks_request, group
 
 STACK = FleetStack.model_validate({"name": "east", "project": "p", "stack": "east", "region": "us-west-2"})
@@ -59,27 +58,39 @@ def test_error_events_of_the_last_minutes_fail_older_ones_do_not():
     assert outcomes(check_gates(gates, [(STACK, "c")], lambda stack: client, now=later)) == [("no_error_events_minutes", PASSED)]
 
 
+def test_a_wave_with_no_gate_reading_its_clusters_reads_none():
+    def no_client(stack):
+        raise AssertionError("no cluster is read")
+
+    assert check_gates(Gates(in_service=False, no_failed_nodes=False), [(STACK, "c")], no_client) == []
+
+
 def test_the_events_gate_is_skipped_where_the_service_keeps_no_events():
     _, client = world()
     (result,) = check_gates(Gates(in_service=False, no_failed_nodes=False, no_error_events_minutes=5), [(STACK, "c")], lambda s: client)
     assert result.outcome == SKIPPED and "Continuous" in result.detail
 
 
-def test_health_check_and_policy_gates_are_refused_naming_the_field():
-    fleet = parse_fleet(
-        {
-            "stacks": [{"name": n, "project": "p", "stack": n, "region": "us-west-2"} for n in "ab"],
-            "waves": [
-                {"name": "one", "stacks": ["a"]},
-                {"name": "two", "stacks": ["b"], "gates": {"health_check": True, "policy": "p.yaml"}},
-            ],
-        },
-        "f",
-    )
-    assert [(v.path, v.rule) for v in unsupported(fleet)] == [
-        ("waves[1].gates.health_check", "is not checked by fleet apply yet"),
-        ("waves[1].gates.policy", "is not checked by fleet apply yet"),
-    ]
+def test_the_health_check_gate_runs_the_deep_health_check_and_names_the_failing_nodes():
+    sim, client = world()
+    gates = Gates(in_service=False, no_failed_nodes=False, health_check=True)
+    tick = lambda seconds: sim.advance(900)  # the check's polls move the world's clock on
+    (result,) = check_gates(gates, [(STACK, "c")], lambda stack: client, sleep=tick)
+    assert (result.gate, result.outcome, result.detail) == ("health_check", PASSED, "2 node(s) passed InstanceStress/InstanceConnectivity")
+    sim.set_fault_rate("deep_health_check_failure_rate", 1.0)  # the scenario's fault: every check from now on fails
+    (result,) = check_gates(gates, [(STACK, "c")], lambda stack: client, sleep=tick)
+    nodes = sorted(n["InstanceId"] for n in client.list_cluster_nodes(ClusterName="c")["ClusterNodeSummaries"])
+    assert (result.gate, result.outcome, result.cluster) == ("health_check", FAILED, "c")
+    assert result.detail.startswith("deep health check InstanceStress/InstanceConnectivity failed on 2 of 2 node(s): ")
+    assert all(node in result.detail for node in nodes)
+
+
+def test_the_health_check_gate_fails_a_cluster_with_no_running_node():
+    _, client = world()
+    for node in client.list_cluster_nodes(ClusterName="c")["ClusterNodeSummaries"]:
+        client.batch_delete_cluster_nodes(ClusterName="c", NodeIds=[node["InstanceId"]])
+    (result,) = check_gates(Gates(in_service=False, no_failed_nodes=False, health_check=True), [(STACK, "c")], lambda stack: client)
+    assert result.outcome == FAILED and "no Running node to check" in result.detail
 
 
 def test_the_stacks_client_acts_as_its_account_at_its_endpoint():

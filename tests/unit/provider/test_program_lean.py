@@ -38,6 +38,7 @@ NOT_AT_UNPICKLE = (
     "pulumi_hyperpod.core.documents",
     "pulumi_hyperpod.core.errors",
     "pulumi_hyperpod.core.planfile",
+    "pulumi_hyperpod.core.plandir",
     "pulumi_hyperpod.core.policy_members",
     "pulumi_hyperpod.core.preflight",
     "pulumi_hyperpod.core.timestamps",
