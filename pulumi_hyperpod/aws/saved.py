@@ -75,7 +75,7 @@ def document(prepared: AwsPrepared, target: Mapping[str, Any] | None = None) -> 
     body: dict[str, Any] = {
         "cluster_name": the_plan.cluster_name,
         "target": plan_target(the_plan, **dict(target or {})),
-        "spec": prepared.desired.to_api("CreateCluster") if prepared.desired is not None else None,
+        "spec": prepared.desired.to_spec() if prepared.desired is not None else None,
         "policy": json.loads(prepared.policy.model_dump_json()),
         "roles": context.role_map() if context is not None else {},
         "observed": observed.to_snapshot() if observed is not None else None,
