@@ -25,6 +25,7 @@ class StepReason(Code):
     FAILED_NODE = "failed-node"  # a node in Failure, replaced (policy failed_nodes=replace)
     REBOOT_REQUESTED = "reboot-requested"  # --reboot
     REPLACE_REQUESTED = "replace-requested"  # --replace
+    EXTENSION_DIFFERS = "extension-differs"  # a cluster extension's version or configuration (aws/planner/extensions.py)
 
     @classmethod
     def requested(cls, verb: str) -> StepReason:
@@ -61,6 +62,8 @@ class RefusalRule(Code):
     CONTROLLER_GROUP = "controller-group"
     CONTROLLER_REPLACE = "controller-replace"
     CONTROLLER_SCALE_IN = "controller-scale-in"
+    EXTENSION_BUSY = "extension-busy"  # a wanted extension still being deleted (aws/planner/extensions.py)
+    EXTENSION_DOWNGRADE = "extension-downgrade"  # a version earlier than the installed one
     GROUP_DELETING = "group-deleting"
     IMMUTABLE_GROUP_FIELD = "immutable-group-field"
     LOGIN_DISRUPTION = "login-disruption"
