@@ -210,14 +210,15 @@ def _replace_plan(desired: ClusterSpec, observed: ClusterState, reasons: list[st
     if protected:
         refusals.append(_protected_refusal(f"replacing cluster {observed.name}", protected))
     # a replacement is exactly its two calls (integrity.py): the new cluster's extensions are the next plan's
-    later = (f"Extensions: the new cluster's {len(desired.extensions)} extension(s) are created by the next plan, once it is InService",)
+    wanted = len(desired.extensions or ())
+    later = (f"Extensions: the new cluster's {wanted} extension(s) are created by the next plan, once it is InService",)
     replacement = Plan(
         cluster_name=desired.name,
         action="replace",
         steps=steps,
         groups=_Updater(desired, observed, policy, roles).group_changes(),
         replacements=tuple(reasons),
-        notes=later if desired.extensions else (),
+        notes=later if wanted else (),
         basis=basis_of(observed),
     )
     return replacement.refuse(*refusals)
