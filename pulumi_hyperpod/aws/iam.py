@@ -136,7 +136,10 @@ RESOURCES: dict[str, tuple[str, tuple[str, ...]]] = {
     # (extension/<name>/<cluster id>/<id>): both are given, scoped to the cluster
     "cluster-extension": (
         "ClusterExtensions",
-        ("arn:{partition}:sagemaker:{region}:{account}:cluster/{cluster}", "arn:{partition}:sagemaker:{region}:{account}:extension/*/{cluster}/*"),
+        (
+            "arn:{partition}:sagemaker:{region}:{account}:cluster/{cluster}",
+            "arn:{partition}:sagemaker:{region}:{account}:extension/*/{cluster}/*",
+        ),
     ),
     "training-plan": ("TrainingPlans", ("arn:{partition}:sagemaker:{region}:{account}:training-plan/*",)),
     "bucket": ("Buckets", ("arn:{partition}:s3:::{bucket}",)),

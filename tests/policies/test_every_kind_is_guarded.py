@@ -146,12 +146,17 @@ def _extension_plans() -> list[Plan]:
     from pulumi_hyperpod.aws.observe.state import ExtensionState
 
     name = "sagemaker-observability"
-    installed = ExtensionState(name, f"arn:aws:sagemaker:us-west-2:111122223333:extension/{name}/abcde1234567/a1b2c3d4e5f6", "1.0.0", "Active")
+    installed = ExtensionState(
+        name, f"arn:aws:sagemaker:us-west-2:111122223333:extension/{name}/abcde1234567/a1b2c3d4e5f6", "1.0.0", "Active"
+    )
 
     def wanting(*extensions: dict) -> ClusterSpec:
         return ClusterSpec.from_dict({**slurm_spec(workers=2).to_api(), "Extensions": list(extensions)})
 
-    bare, having = replace(observed_from(slurm_spec(workers=2)), extensions=()), replace(observed_from(slurm_spec(workers=2)), extensions=(installed,))
+    bare, having = (
+        replace(observed_from(slurm_spec(workers=2)), extensions=()),
+        replace(observed_from(slurm_spec(workers=2)), extensions=(installed,)),
+    )
     return [
         make_plan(wanting({"ExtensionName": name}), bare),
         make_plan(wanting({"ExtensionName": name, "ExtensionVersion": "1.2.0"}), having),

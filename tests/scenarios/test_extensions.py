@@ -90,7 +90,9 @@ def test_a_spec_without_extensions_leaves_them_alone_and_reads_none(world: Path,
 
 
 def test_a_saved_plan_whose_extension_changed_since_is_refused_naming_it(world: Path, tmp_path: Path) -> None:
-    hyperpod("apply", "-f", _write(tmp_path, [{"ExtensionName": OBS, "ConfigurationValues": '{"logs": true}'}]), "--yes", "--timeout", "600")
+    hyperpod(
+        "apply", "-f", _write(tmp_path, [{"ExtensionName": OBS, "ConfigurationValues": '{"logs": true}'}]), "--yes", "--timeout", "600"
+    )
     hyperpod("plan", "-f", _write(tmp_path, []), "--out", "remove.json")
     client = Simulator(world).client()  # another writer changes the extension between plan and apply
     arn = client.describe_cluster(ClusterName=NAME)["ClusterArn"]

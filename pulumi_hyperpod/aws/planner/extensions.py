@@ -123,7 +123,9 @@ def _update(changes: ExtensionChanges, wanted: ExtensionSpec, have: ExtensionSta
         request["ConfigurationValues"] = wanted.configuration_values
         reasons.append(f"extension {wanted.name}: configuration {', '.join(moved[:5])} changes")
     if reasons:
-        changes.steps.append(Step("UpdateClusterExtension", request, tuple(reasons), kind="update-extension", codes=(StepReason.EXTENSION_DIFFERS,)))
+        changes.steps.append(
+            Step("UpdateClusterExtension", request, tuple(reasons), kind="update-extension", codes=(StepReason.EXTENSION_DIFFERS,))
+        )
 
 
 def settings_differ(wanted: str | None, have: str | None) -> list[str]:

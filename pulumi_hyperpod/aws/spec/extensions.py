@@ -64,7 +64,9 @@ def checked(extensions: Any, request: dict[str, Any]) -> tuple[list[dict[str, An
         name = entry.get("ExtensionName")
         if isinstance(name, str):
             if name in seen:
-                problems.append(Violation(f"{where}.ExtensionName", f"{name} is also {KEY}[{seen[name]}]: a cluster has one extension of a name"))
+                problems.append(
+                    Violation(f"{where}.ExtensionName", f"{name} is also {KEY}[{seen[name]}]: a cluster has one extension of a name")
+                )
             seen.setdefault(name, index)
     if entries and (orchestrator_kind(request) != "Slurm" or request.get("NodeProvisioningMode") != CONTINUOUS):
         problems.append(Violation(KEY, ONLY_ON))
@@ -72,7 +74,9 @@ def checked(extensions: Any, request: dict[str, Any]) -> tuple[list[dict[str, An
 
 
 def _entry_problems(entry: dict[str, Any], where: str) -> list[Violation]:
-    problems = [Violation(f"{where}.{key}", f"is set by the plan, not the spec ({OPERATION}'s {key})") for key in SET_BY_PLAN if key in entry]
+    problems = [
+        Violation(f"{where}.{key}", f"is set by the plan, not the spec ({OPERATION}'s {key})") for key in SET_BY_PLAN if key in entry
+    ]
     if problems:
         return problems
     if "ExtensionName" not in entry:

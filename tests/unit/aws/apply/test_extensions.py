@@ -78,7 +78,9 @@ def test_an_extension_the_service_refuses_is_one_line(cluster) -> None:
     made = plan(_spec({"ExtensionName": "sagemaker-unknown"}), _observed(client))
     with pytest.raises(ApplyError) as error:
         _run(sim, client, made)
-    assert str(error.value).splitlines()[0] == "CreateClusterExtension failed: ResourceNotFound: Extension sagemaker-unknown does not exist."
+    assert (
+        str(error.value).splitlines()[0] == "CreateClusterExtension failed: ResourceNotFound: Extension sagemaker-unknown does not exist."
+    )
 
 
 def test_a_create_answered_for_an_extension_removed_since_asks_again(cluster) -> None:

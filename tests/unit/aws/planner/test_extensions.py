@@ -17,7 +17,9 @@ from tests.support.factories import ARN, observed_from, slurm_spec
 
 OBS = "sagemaker-observability"
 EXT_ARN = f"arn:aws:sagemaker:us-west-2:111122223333:extension/{OBS}/abcde1234567/a1b2c3d4e5f6"
-INSTALLED = ExtensionState(OBS, EXT_ARN, "1.0.0", "Active", json.dumps({"logs": True, "metrics": {"level": "BASIC"}}), "2026-01-01T00:00:00+00:00")
+INSTALLED = ExtensionState(
+    OBS, EXT_ARN, "1.0.0", "Active", json.dumps({"logs": True, "metrics": {"level": "BASIC"}}), "2026-01-01T00:00:00+00:00"
+)
 
 
 def _wanting(*extensions: dict[str, Any] | None) -> ClusterSpec:

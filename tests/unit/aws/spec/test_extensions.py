@@ -30,7 +30,16 @@ def _problems(data: dict[str, Any]) -> list[str]:
 
 def test_extensions_are_not_sent_with_create_cluster_and_kept_in_the_spec_document() -> None:
     spec = ClusterSpec.from_dict(
-        _spec([{"extension_name": OBS, "ExtensionVersion": "1.0.0", "ConfigurationValues": '{"logs": true}', "Tags": [{"Key": "k", "Value": "v"}]}])
+        _spec(
+            [
+                {
+                    "extension_name": OBS,
+                    "ExtensionVersion": "1.0.0",
+                    "ConfigurationValues": '{"logs": true}',
+                    "Tags": [{"Key": "k", "Value": "v"}],
+                }
+            ]
+        )
     )
     assert [e.name for e in spec.extensions] == [OBS] and spec.extensions[0].extension_version == "1.0.0"
     assert "Extensions" not in spec.to_api("CreateCluster")
@@ -49,11 +58,23 @@ def test_no_key_is_none_and_an_empty_list_is_none_wanted() -> None:
 @pytest.mark.parametrize(
     "extensions, line",
     [
-        ([{"ExtensionName": OBS, "Version": "1.0.0"}], "cluster.json: Extensions[0].Version: is not a known field (allowed: ExtensionName, ExtensionVersion, ConfigurationValues, Tags)"),
-        ([{"ExtensionName": OBS}, {"extension_name": OBS}], f"cluster.json: Extensions[1].ExtensionName: {OBS} is also Extensions[0]: a cluster has one extension of a name"),
+        (
+            [{"ExtensionName": OBS, "Version": "1.0.0"}],
+            "cluster.json: Extensions[0].Version: is not a known field (allowed: ExtensionName, ExtensionVersion, ConfigurationValues, Tags)",
+        ),
+        (
+            [{"ExtensionName": OBS}, {"extension_name": OBS}],
+            f"cluster.json: Extensions[1].ExtensionName: {OBS} is also Extensions[0]: a cluster has one extension of a name",
+        ),
         ([{"ExtensionName": OBS, "ExtensionVersion": 1}], "cluster.json: Extensions[0].ExtensionVersion: must be a string, got 1"),
-        ([{"ExtensionName": OBS, "ExtensionVersion": "1.0"}], "cluster.json: Extensions[0].ExtensionVersion: '1.0' does not match the pattern"),
-        ([{"ExtensionName": OBS, "ConfigurationValues": "[1]"}], "cluster.json: Extensions[0].ConfigurationValues: must be a JSON object serialized as a string"),
+        (
+            [{"ExtensionName": OBS, "ExtensionVersion": "1.0"}],
+            "cluster.json: Extensions[0].ExtensionVersion: '1.0' does not match the pattern",
+        ),
+        (
+            [{"ExtensionName": OBS, "ConfigurationValues": "[1]"}],
+            "cluster.json: Extensions[0].ConfigurationValues: must be a JSON object serialized as a string",
+        ),
         ([{"ExtensionName": OBS, "ClientToken": "t"}], "cluster.json: Extensions[0].ClientToken: is set by the plan, not the spec"),
         ([{"ExtensionVersion": "1.0.0"}], "cluster.json: Extensions[0].ExtensionName: is required"),
         ([{"ExtensionName": OBS, "Tags": [{"Key": "k"}]}], "cluster.json: Extensions[0].Tags[0].Value: is required"),
