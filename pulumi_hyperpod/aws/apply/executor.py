@@ -331,15 +331,11 @@ class _Run:
             self._wait("ClusterDeleted")
             self.say(f"cluster {self.name} deleted")
 
-    # cluster extensions (apply/extensions.py)
+    # cluster extensions: one path for the three calls (apply/extensions.py)
     def _create_cluster_extension(self, index: int, step: Step, verify: bool) -> None:
         extensions.execute(self, step, verify)
 
-    def _update_cluster_extension(self, index: int, step: Step, verify: bool) -> None:
-        extensions.execute(self, step, verify)
-
-    def _delete_cluster_extension(self, index: int, step: Step, verify: bool) -> None:
-        extensions.execute(self, step, verify)
+    _update_cluster_extension = _delete_cluster_extension = _create_cluster_extension
 
     def _drain_nodes(self, index: int, step: Step, verify: bool) -> None:
         drain(self, step)  # no API call: the orchestrator's nodes (apply/drain.py)
