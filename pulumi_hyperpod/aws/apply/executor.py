@@ -178,7 +178,7 @@ class _Run:
     def remaining(self) -> float:
         return max(self.deadline - self.monotonic(), 0.0)
 
-    def _wait(self, waiter: str, phase: str = "wait", config: Any = None) -> dict[str, Any]:
+    def _wait(self, waiter: str, phase: str = "wait", config: Any = None, params: dict[str, Any] | None = None) -> dict[str, Any]:
         return wait(
             self.client,
             self.name,
@@ -190,6 +190,7 @@ class _Run:
             progress=self._progress,
             phase=phase,
             config=config,
+            params=params,
         )
 
     def verify_unmoved(self) -> ClusterState | None:

@@ -3,14 +3,15 @@ plans/steps.py), and their completion, `extension-status`.
 
 - CreateClusterExtension on a cluster the plan creates waits for it to be InService first, and names it
   by the ARN the service reports (the plan could not know it).
-- Create and Update carry a ClientToken (DeleteClusterExtension takes none) derived from the plan — the cluster, the call, its request and what
-  the plan saw of the extension — so a retry of the same step (botocore's retries, a re-run after a
+- Create and Update carry a ClientToken (DeleteClusterExtension takes none) derived from the plan —
+  the cluster, the call, its request and what the plan saw of the extension — so a retry of the same step (botocore's retries, a re-run after a
   crash) is one request to the service (the model's `idempotencyToken`: "completes no more than one
   time"), and a plan made again after the extension moved is another.
 - A call the service refuses is the run's one-line error (executor.py): a ConflictException here is
   not the cluster being busy (the executor's retry) but a rule of the extension's, so it is not retried.
-- Then, unless the wait policy is `none`, the extension is polled (DescribeClusterExtension) until
-  it is Active (at the version asked), or gone after a delete; a failed status ends the wait.
+- Then, unless the wait policy is `none`, the extension is waited on (apply/waiters.py's
+  `extension_waiter`, DescribeClusterExtension) until it is Active (at the version asked), or gone
+  after a delete; a failed status ends the wait.
 """
 
 from __future__ import annotations
@@ -22,8 +23,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.exceptions import ClientError
 
 from pulumi_hyperpod.aws import servicemodel
-from pulumi_hyperpod.aws.apply.progress import Progress
-from pulumi_hyperpod.aws.apply.waiters import WaitFailed, WaitTimedOut
+from pulumi_hyperpod.aws.apply.waiters import EXTENSION_FAILED, EXTENSION_WAITER, extension_waiter
 from pulumi_hyperpod.aws.observe.reader import is_not_found
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.plans import Step
 
 ACTIVE = "Active"
-FAILED = frozenset({"CreateFailed", "UpdateFailed", "DeleteFailed", "Degraded"})
+FAILED = frozenset(EXTENSION_FAILED)
 IN_FLIGHT = frozenset({"Creating", "Updating", "Deleting"})
 KINDS = frozenset({"create-extension", "update-extension", "delete-extension"})
 
@@ -87,30 +87,10 @@ def _exists(run: _Run, cluster: str, arn: str | None) -> bool:
 
 def _wait(run: _Run, step: Step, cluster: str, arn: str, label: str) -> None:
     deleting = step.kind == "delete-extension"
-    goal = "gone" if deleting else ACTIVE
-    started = run.monotonic()
-    while True:
-        try:
-            response = run.client.describe_cluster_extension(ClusterArn=cluster, ExtensionArn=arn)
-        except ClientError as error:
-            if deleting and is_not_found(error):
-                run.say(f"extension {label}: removed", "wait")
-                return
-            raise
-        details = response.get("ExtensionDetails") or {}
-        status = details.get("Status")
-        elapsed = run.monotonic() - started
-        if run._progress is not None:
-            run._progress(Progress("wait", f"waiting for extension {label} to be {goal} ({elapsed:.0f}s)", status, (), elapsed))
-        if status in FAILED:
-            issues = "; ".join(str(i.get("Message") or i.get("Code")) for i in (response.get("Health") or {}).get("Issues") or ())
-            raise WaitFailed(f"extension {label}: {status}{': ' + issues if issues else ''}", response)
-        if not deleting and status == ACTIVE:
-            run.say(f"extension {label}: Active at {details.get('ExtensionVersion')}", "wait")
-            return
-        if run.remaining() <= 0:
-            raise WaitTimedOut(f"extension {label}: {goal} not reached after {elapsed:.0f}s (status {status})", response)
-        run.sleep(max(min(run.poll_seconds if run.poll_seconds is not None else 30.0, run.remaining()), 0.0))
+    config = extension_waiter(deleting, step.request.get("ExtensionVersion"))
+    response = run._wait(EXTENSION_WAITER, config=config, params={"ClusterArn": cluster, "ExtensionArn": arn})
+    details = response.get("ExtensionDetails") or {}
+    run.say(f"extension {label}: removed" if deleting else f"extension {label}: Active at {details.get('ExtensionVersion')}", "wait")
 
 
 def shortfalls(step: Step, state: ClusterState | None) -> list[str]:

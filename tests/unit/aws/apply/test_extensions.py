@@ -95,3 +95,45 @@ def test_a_create_answered_for_an_extension_removed_since_asks_again(cluster) ->
     result = _run(sim, client, again)
     assert result.outcome == "done" and [e.status for e in _observed(client).extensions] == ["Active"]
     assert result.calls == ["CreateClusterExtension", "CreateClusterExtension"]
+
+
+def _details(status: str, version: str = "1.0.0") -> dict:
+    when = "2026-01-01T00:00:00Z"
+    return {
+        "ExtensionDetails": {
+            "ClusterArn": CLUSTER_ARN,
+            "ExtensionArn": EXTENSION_ARN,
+            "ExtensionName": OBS,
+            "ExtensionVersion": version,
+            "Status": status,
+            "CreationTime": when,
+            "LastModifiedTime": when,
+        }
+    }
+
+
+CLUSTER_ARN = "arn:aws:sagemaker:us-west-2:111122223333:cluster/abcde1234567"
+EXTENSION_ARN = f"arn:aws:sagemaker:us-west-2:111122223333:extension/{OBS}/abcde1234567/a1b2c3d4e5f6"
+PARAMS = {"ClusterArn": CLUSTER_ARN, "ExtensionArn": EXTENSION_ARN}
+
+
+def test_the_extension_wait_ends_at_active_at_the_version_asked_or_at_a_failed_status(stubbed) -> None:
+    from pulumi_hyperpod.aws.apply.waiters import EXTENSION_WAITER, WaitFailed, extension_waiter, wait
+
+    client, stubber = stubbed
+    for answer in (_details("Updating", "1.0.0"), _details("Active", "1.0.0"), _details("Active", "1.2.0")):
+        stubber.add_response("describe_cluster_extension", answer, PARAMS)
+    config = extension_waiter(False, "1.2.0")
+    done = wait(client, "c", EXTENSION_WAITER, timeout=600, poll_seconds=1, sleep=lambda s: None, config=config, params=PARAMS)
+    assert done["ExtensionDetails"]["ExtensionVersion"] == "1.2.0"  # Active at 1.0.0 was not the update's end
+    stubber.add_response("describe_cluster_extension", _details("CreateFailed"), PARAMS)
+    with pytest.raises(WaitFailed, match="CreateFailed"):
+        wait(
+            client, "c", EXTENSION_WAITER, timeout=600, poll_seconds=1, sleep=lambda s: None, config=extension_waiter(False), params=PARAMS
+        )
+    stubber.add_response("describe_cluster_extension", _details("Deleting"), PARAMS)
+    stubber.add_client_error("describe_cluster_extension", "ResourceNotFound", "gone", expected_params=PARAMS)
+    gone = wait(
+        client, "c", EXTENSION_WAITER, timeout=600, poll_seconds=1, sleep=lambda s: None, config=extension_waiter(True), params=PARAMS
+    )
+    assert gone["Error"]["Code"] == "ResourceNotFound"
