@@ -125,3 +125,9 @@ def test_an_extension_step_on_another_cluster_is_not_the_plan_s() -> None:
         made, steps=(dataclasses.replace(made.steps[0], request={**made.steps[0].request, "ClusterArn": ARN[:-1] + "x"}),)
     )
     assert step_problems(edited) == [f"step 1 (DeleteClusterExtension): acts on cluster {ARN[:-1] + 'x'!r}, not the plan's cluster"]
+
+
+def test_what_the_service_sets_is_never_compared() -> None:
+    moving = dataclasses.replace(INSTALLED, status="Updating", modified="2026-02-02T00:00:00+00:00", arn=EXT_ARN[:-1] + "7")
+    wanted = _wanting({"ExtensionName": OBS, "ExtensionVersion": "1.0.0", "Tags": [{"Key": "team", "Value": "ml"}]})
+    assert plan(wanted, _cluster(moving)).steps == ()
