@@ -46,6 +46,7 @@ from pulumi_hyperpod.plans.steps import KINDS
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.plans.model import Plan, Step
     from pulumi_hyperpod.aws.observe import ClusterState
+    from pulumi_hyperpod.aws.observe.state import ExtensionState
 
 # What the service changes on its own (counts, statuses, progress): not a writer's configuration.
 # Counts and targets are the basis's (the "groups" premise).
@@ -66,6 +67,7 @@ VOLATILE_GROUP = frozenset(
     }
 )
 NO_EVENTS = "none: the service keeps no events for this cluster"
+ABSENT = "absent"  # an extension the plan creates: none of its name when the plan was made
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,10 +127,7 @@ def record(plan: Plan, observed: ClusterState | None, roles: Mapping[str, str], 
     return dataclasses.replace(plan, basis=plan.basis.with_facts(tuple(facts)))
 
 
-ABSENT = "absent"
-
-
-def extension_fact(extension: Any) -> str:
+def extension_fact(extension: ExtensionState) -> str:
     """What a step assumes of an extension: which one it is, its version, its configuration and when
     it was last written (its status is the service's progress, not a writer's change)."""
     return f"{extension.version}|{_digest(extension.configuration)}|{extension.arn}|{extension.modified}"
@@ -343,10 +342,10 @@ def _extensions_moved(plan: Plan, now: Now) -> list[str]:
         current = extension_fact(have) if have is not None else ABSENT
         if current == value:
             continue
-        if value == ABSENT:
-            said = f"it was installed since ({have.version if have else ''}, {have.status if have else ''})"
-        elif have is None:
+        if have is None:
             said = "it was removed since"
+        elif value == ABSENT:
+            said = f"it was installed since ({have.version}, {have.status})"
         else:
             version, config, arn, _ = value.split("|", 3)
             if arn != have.arn:
