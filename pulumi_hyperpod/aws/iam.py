@@ -56,6 +56,8 @@ CALLS: dict[str, tuple[tuple[str, str], ...]] = {
         *(("sagemaker", op) for op in _CLUSTER_READS),
         ("sagemaker", "ListClusters"),
         ("s3", "GetObject"),  # provisioning_parameters.json of a group that states no Slurm role (aws/slurm/roles.py)
+        ("sagemaker", "ListClusterExtensions"),  # a spec that names Extensions (aws/observe/reader.py)
+        ("sagemaker", "DescribeClusterExtension"),
     ),
     "apply": tuple(
         ("sagemaker", op)
@@ -76,6 +78,11 @@ CALLS: dict[str, tuple[tuple[str, str], ...]] = {
             "DescribeClusterOperation",
             "DescribeCluster",  # the waits
             "ListClusterEvents",  # why a wait failed
+            "CreateClusterExtension",
+            "UpdateClusterExtension",
+            "DeleteClusterExtension",
+            "DescribeClusterExtension",  # an extension's wait (aws/apply/extensions.py)
+            "ListClusterExtensions",  # its completion, and a saved plan's premise
         )
     ),
     "preflight": (
@@ -126,6 +133,15 @@ RESOURCES: dict[str, tuple[str, tuple[str, ...]]] = {
     "cluster": ("Clusters", ("arn:{partition}:sagemaker:{region}:{account}:cluster/{cluster}",)),
     # a cluster not made yet has no id: CreateCluster is scoped to the region and account only
     "new-cluster": ("NewClusters", ("arn:{partition}:sagemaker:{region}:{account}:cluster/*",)),
+    # an extension's call names its cluster and, but for Create and List, the extension's own ARN
+    # (extension/<name>/<cluster id>/<id>): both are given, scoped to the cluster
+    "cluster-extension": (
+        "ClusterExtensions",
+        (
+            "arn:{partition}:sagemaker:{region}:{account}:cluster/{cluster}",
+            "arn:{partition}:sagemaker:{region}:{account}:extension/*/{cluster}/*",
+        ),
+    ),
     "training-plan": ("TrainingPlans", ("arn:{partition}:sagemaker:{region}:{account}:training-plan/*",)),
     "bucket": ("Buckets", ("arn:{partition}:s3:::{bucket}",)),
     "object": ("Objects", ("arn:{partition}:s3:::{bucket}/*",)),
@@ -161,6 +177,16 @@ def resource_kind(service: str, operation: str) -> str:
             "CreateCluster": "new-cluster",
             "ListClusters": "any",
             "SearchTrainingPlanOfferings": "any",  # a search names no resource
+            **dict.fromkeys(
+                (
+                    "CreateClusterExtension",
+                    "UpdateClusterExtension",
+                    "DeleteClusterExtension",
+                    "DescribeClusterExtension",
+                    "ListClusterExtensions",
+                ),
+                "cluster-extension",
+            ),
         }
         return special.get(operation, "cluster")
     if service == "s3":

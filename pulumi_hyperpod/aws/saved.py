@@ -5,10 +5,12 @@ reader, format, integrity, tool version, cloud); what AWS saves in it:
 
     {"format": "hyperpod-plan/3", "tool_version": "...", "cloud": "aws", "cluster_name": "...",
      "target": {"cloud": "aws", "backend": "aws" | "fake", "region": "...", "account": "..." | null},
-     "spec": {...CreateCluster form...} | null, "policy": {...}, "roles": {...},
+     "spec": {...CreateCluster form, and its Extensions...} | null, "policy": {...}, "roles": {...},
      "observed": {...a `hyperpod snapshot` of the cluster...} | null,
      "observed_fingerprint": "..." | null,
      "observed_tags": [[key, value], ...] | null (ListTags, when the spec manages tags),
+     "observed_extensions": [{name, arn, version, status, configuration, modified}, ...] | null
+       (ListClusterExtensions and DescribeClusterExtension, when the spec names Extensions),
      "workload": {...the workload view the victims were ranked with...} | null,
      "observed_events_horizon": "<EventTime>|<EventId>" | "" | null (the newest event: premise "acted"),
      "context_notes": [...what reading the inputs said: how the roles were learnt...],
@@ -55,6 +57,7 @@ from pulumi_hyperpod.aws.context import AwsContext
 from pulumi_hyperpod.core.timestamps import TimestampError
 from pulumi_hyperpod.aws.workload.model import WorkloadView
 from pulumi_hyperpod.aws.observe import ClusterState
+from pulumi_hyperpod.aws.observe.state import ExtensionState
 from pulumi_hyperpod.aws.planner.basis import basis_of
 from pulumi_hyperpod.aws.spec import InputError
 from pulumi_hyperpod.aws.planner import plan as make
@@ -75,7 +78,7 @@ def document(prepared: AwsPrepared, target: Mapping[str, Any] | None = None) -> 
     body: dict[str, Any] = {
         "cluster_name": the_plan.cluster_name,
         "target": plan_target(the_plan, **dict(target or {})),
-        "spec": prepared.desired.to_api("CreateCluster") if prepared.desired is not None else None,
+        "spec": prepared.desired.to_spec() if prepared.desired is not None else None,
         "policy": json.loads(prepared.policy.model_dump_json()),
         "roles": context.role_map() if context is not None else {},
         "observed": observed.to_snapshot() if observed is not None else None,
@@ -83,6 +86,10 @@ def document(prepared: AwsPrepared, target: Mapping[str, Any] | None = None) -> 
         # ListTags' answer and the workload view are inputs of the plan too (AddTags/DeleteTags steps,
         # victims ranked by what runs on them, DrainNodes): apply makes the plan again from them
         "observed_tags": [list(pair) for pair in observed.tags] if observed is not None and observed.tags is not None else None,
+        # the cluster's extensions: the extension steps and their premise (aws/planner/extensions.py)
+        "observed_extensions": [dataclasses.asdict(e) for e in observed.extensions]
+        if observed is not None and observed.extensions is not None
+        else None,
         # the cluster's newest event when the plan was made: its "acted" premise (aws/planner/premise.py)
         "observed_events_horizon": observed.events_horizon if observed is not None else None,
         # what reading the inputs had to say (how the roles were learnt, workload nodes not matched):
@@ -145,6 +152,7 @@ def load(path: str | Path, *, target: Mapping[str, Any] | None = None) -> AwsPre
     roles = _roles(where, data.get("roles"))
     observed = _with_tags(where, _observed(where, data.get("observed"), the_plan), data.get("observed_tags"))
     observed = _with_horizon(where, observed, data.get("observed_events_horizon"))
+    observed = _with_extensions(where, observed, data.get("observed_extensions"))
     view = _workload(where, data.get("workload"))
     notes = _notes(where, data.get("context_notes"))
     again = _made_again(desired, observed, policy, roles, data.get("target"), view, notes)
@@ -251,6 +259,18 @@ def _with_tags(where: str, observed: Any, tags: Any) -> Any:
     ):
         raise SavedPlanError(f"{where}: not a valid saved plan (observed_tags: a list of [key, value] strings)")
     return dataclasses.replace(observed, tags=tuple((key, value) for key, value in tags))
+
+
+def _with_extensions(where: str, observed: Any, extensions: Any) -> Any:
+    """The saved observation with the extensions the cluster had when the plan was made (None: not read)."""
+    if extensions is None or observed is None:
+        return observed
+    fields = [f.name for f in dataclasses.fields(ExtensionState)]
+    if not isinstance(extensions, list) or not all(isinstance(e, dict) and set(e) == set(fields) for e in extensions):
+        raise SavedPlanError(f"{where}: not a valid saved plan (observed_extensions: a list of {{{', '.join(fields)}}} objects)")
+    if not all(isinstance(e[key], str) or (key == "configuration" and e[key] is None) for e in extensions for key in fields):
+        raise SavedPlanError(f"{where}: not a valid saved plan (observed_extensions: their members are strings)")
+    return dataclasses.replace(observed, extensions=tuple(ExtensionState(**e) for e in extensions))
 
 
 def _workload(where: str, data: Any) -> Any:

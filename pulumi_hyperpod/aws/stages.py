@@ -3,7 +3,8 @@ through the AWS cloud (aws/cloud.py). They call nothing above them: aws/pipeline
 and the saved-plan loader (aws/saved.py) use them, never the other way.
 
 - `read_inputs` — what else the plan is made from, read now: the cluster's tags (only a spec that
-  manages tags pays for ListTags), its newest event (a plan to be saved: `context.events`), the workload view (what runs on each node), the region of the
+  manages tags pays for ListTags), its extensions (only a spec that names `Extensions` pays for
+  ListClusterExtensions, and DescribeClusterExtension per extension listed), its newest event (a plan to be saved: `context.events`), the workload view (what runs on each node), the region of the
   client, and the Slurm roles of groups without SlurmConfig.NodeType, learnt from the lifecycle
   bundle (`lifecycle_dir`, else each group's LifeCycleConfig.SourceS3Uri read through `s3`), for a
   create too, so that a malformed bundle is refused before the cluster exists; a role that cannot
@@ -30,8 +31,9 @@ from pulumi_hyperpod.aws.planner import plan
 from pulumi_hyperpod.plans.policy import Policy
 from pulumi_hyperpod.aws.observe.reader import (
     read_events_horizon,
+    read_extensions,
     read_tags,
-)  # ListTags only for a spec that manages tags; the events for a saved plan's "acted" premise
+)  # ListTags (ListClusterExtensions) only for a spec that manages tags (extensions); the events for a saved plan's "acted" premise
 from pulumi_hyperpod.core.terminal import clipped  # a Slurm node name from a --workload file is user text
 from pulumi_hyperpod.plans.model import Refusal
 from pulumi_hyperpod.aws.planner.premise import roles_against_slurm
@@ -72,6 +74,8 @@ def read_inputs(
     context = context or AwsContext()
     if state is not None and state.tags is None and desired is not None and desired.tags is not None and client is not None:
         state = read_tags(client, state)
+    if state is not None and state.extensions is None and desired is not None and desired.extensions is not None and client is not None:
+        state = read_extensions(client, state)
     if state is not None and context.events and state.events_horizon is None and client is not None:
         state = read_events_horizon(client, state)
     view = _workload_view(context.workload, state)

@@ -119,8 +119,11 @@ POLICY_INPUT = "What a plan may do to the running cluster; guards refuse the res
 # hyperpod:index:Cluster, by Python name
 CLUSTER: dict[str, Property] = {
     "spec": Property(
-        input=anything("The CreateCluster request: an object in the AWS CLI --cli-input-json form (PascalCase) or snake_case."),
-        output=anything("The spec in its canonical API form (PascalCase), exactly the CreateCluster request."),
+        input=anything(
+            "The CreateCluster request: an object in the AWS CLI --cli-input-json form (PascalCase) or snake_case; "
+            "optionally with Extensions, the cluster extensions wanted (docs/specs.md)."
+        ),
+        output=anything("The spec in its canonical API form (PascalCase), exactly the CreateCluster request, and its Extensions."),
     ),
     "backend": Property(
         both=string(

@@ -21,6 +21,10 @@ StepKind = Literal[
     "create-cluster",
     "update-cluster",
     "delete-cluster",
+    # a cluster's extensions (HyperPod's Create/Update/DeleteClusterExtension)
+    "create-extension",
+    "update-extension",
+    "delete-extension",
     "add-nodes",
     "remove-nodes",
     "tag",
@@ -45,6 +49,7 @@ Premise = Literal[
     "roles",  # the Slurm role of each group, as its nodes were built
     "tags",  # the cluster's tags, as observed
     "acted",  # nothing the step does has happened since the plan was made: a plan acts at most once
+    "extensions",  # the cluster's extensions (each one's identity, version and configuration; absent ones too), as observed
 ]
 PREMISES: tuple[str, ...] = get_args(Premise)
 
@@ -78,6 +83,7 @@ Completion = Literal[
     "drained",  # the orchestrator reports the nodes drained
     "operation-done",  # the cloud's long-running operation finished (Google Cloud)
     "nodes-moved",  # the named nodes are listed in the target group and not in Failure
+    "extension-status",  # the extension is Active at the version and configuration asked (gone, for a delete)
 ]
 COMPLETIONS: tuple[str, ...] = get_args(Completion)
 
@@ -200,6 +206,39 @@ KINDS: dict[str, KindDeclaration] = {
         ),
     )
 }
+
+
+# A cluster's extensions. The service's documentation says an extension's software is installed on,
+# changed on or removed from every node of the cluster (CreateClusterExtension, UpdateClusterExtension,
+# DeleteClusterExtension in botocore's model) and names no restart or drain of a node: none is declared.
+KINDS.update(
+    {
+        d.kind: d
+        for d in (
+            _declare(
+                "create-extension",
+                ("cluster", "extensions"),
+                Disruption("none", "none", "installs the extension's software on every node; the service names no restart"),
+                "extension-status",
+                "install a cluster extension",
+            ),
+            _declare(
+                "update-extension",
+                ("cluster", "extensions"),
+                Disruption("none", "none", "changes the extension's version or settings on every node; the service names no restart"),
+                "extension-status",
+                "change a cluster extension's version or configuration",
+            ),
+            _declare(
+                "delete-extension",
+                ("cluster", "extensions"),
+                Disruption("none", "none", "removes the extension's software from every node; the service names no restart"),
+                "extension-status",
+                "remove a cluster extension",
+            ),
+        )
+    }
+)
 
 
 def declaration(kind: str) -> KindDeclaration:

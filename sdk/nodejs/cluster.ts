@@ -111,7 +111,7 @@ export class Cluster extends pulumi.CustomResource {
      */
     declare public readonly roles: pulumi.Output<{[key: string]: string} | undefined>;
     /**
-     * The spec in its canonical API form (PascalCase), exactly the CreateCluster request.
+     * The spec in its canonical API form (PascalCase), exactly the CreateCluster request, and its Extensions.
      */
     declare public readonly spec: pulumi.Output<any>;
     /**
@@ -262,7 +262,7 @@ export interface ClusterArgs {
      */
     roles?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
     /**
-     * The CreateCluster request: an object in the AWS CLI --cli-input-json form (PascalCase) or snake_case.
+     * The CreateCluster request: an object in the AWS CLI --cli-input-json form (PascalCase) or snake_case; optionally with Extensions, the cluster extensions wanted (docs/specs.md).
      */
     spec?: any | undefined;
     /**

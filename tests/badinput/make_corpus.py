@@ -411,6 +411,43 @@ def m_tag_reserved(spec):
     return "Tags[0].Key", "the aws: prefix is reserved"
 
 
+# issue 41: the spec's Extensions, checked against CreateClusterExtension's input (aws/spec/extensions.py)
+OBSERVABILITY = "sagemaker-observability"
+
+
+def m_extension_unknown_member(spec):
+    spec["Extensions"] = [{"ExtensionName": OBSERVABILITY, "Version": "1.0.0"}]
+    return "Extensions[0].Version", "is not a known field"
+
+
+def m_extension_duplicate(spec):
+    spec["Extensions"] = [{"ExtensionName": OBSERVABILITY}, {"ExtensionName": OBSERVABILITY, "ExtensionVersion": "1.0.0"}]
+    return "Extensions[1].ExtensionName", "a cluster has one extension of a name"
+
+
+def m_extension_version_type(spec):
+    spec["Extensions"] = [{"ExtensionName": OBSERVABILITY, "ExtensionVersion": 1}]
+    return "Extensions[0].ExtensionVersion", "must be a string"
+
+
+def m_extension_configuration(spec):
+    spec["Extensions"] = [{"ExtensionName": OBSERVABILITY, "ConfigurationValues": "[1, 2]"}]
+    return "Extensions[0].ConfigurationValues", "a JSON object serialized as a string"
+
+
+def m_extension_cluster_arn(spec):
+    spec["Extensions"] = [{"ExtensionName": OBSERVABILITY, "ClusterArn": "arn:aws:sagemaker:us-west-2:111122223333:cluster/abcdefghijkl"}]
+    return "Extensions[0].ClusterArn", "is set by the plan"
+
+
+def m_extension_refused_cluster(spec):
+    """CreateClusterExtension: a Slurm cluster with NodeProvisioningMode Continuous only."""
+    if is_slurm(spec) and spec.get("NodeProvisioningMode") == "Continuous":
+        return None
+    spec["Extensions"] = [{"ExtensionName": OBSERVABILITY}]
+    return "Extensions", "only on a Slurm cluster with NodeProvisioningMode Continuous"
+
+
 # issue 37, item 3: the model's sentence-rules (aws/spec/documented.py); the rule fragment is the
 # quoted source, so the line says why
 BATCH = {"RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "INSTANCE_COUNT", "Value": 1}}}
@@ -687,6 +724,12 @@ MUTATIONS: dict[str, tuple[Mutation, str, str]] = {
     "fsx-without-vpc": (m_fsx_without_vpc, "", ""),
     "tag-key-duplicate": (m_tag_duplicate, "", ""),
     "tag-key-aws-prefix": (m_tag_reserved, "", ""),
+    "extension-unknown-member": (m_extension_unknown_member, "", ""),
+    "extension-duplicate-name": (m_extension_duplicate, "", ""),
+    "extension-version-not-string": (m_extension_version_type, "", ""),
+    "extension-configuration-not-object": (m_extension_configuration, "", ""),
+    "extension-cluster-arn-given": (m_extension_cluster_arn, "", ""),
+    "extension-on-refused-cluster": (m_extension_refused_cluster, "", ""),
     **DOCUMENTED_MUTATIONS,
     # issue 37: restricted instance groups (the documented RIG rules)
     "restricted-group-on-slurm": (m_restricted_on_slurm, "", ""),

@@ -161,3 +161,45 @@ def test_the_rego_rules_say_a_move_moves_the_protected_node(opa, tmp_path) -> No
         v for v in evaluate(opa, made.to_json(), {**PARAMS, "protected_node_ids": [protected]}, tmp_path) if v["code"] == "protected-node"
     ]
     assert f"the plan moves protected node {protected} to another group, replacing its volumes" in denied["message"]
+
+
+# ---- kinds that take no node down: the cluster's extensions (issue 41) -------------------------------
+def _extension_plans() -> list[Plan]:
+    """A plan of each extension kind on a cluster (its extensions read: as ListClusterExtensions showed them)."""
+    from dataclasses import replace
+
+    from pulumi_hyperpod.aws.observe.state import ExtensionState
+
+    name = "sagemaker-observability"
+    installed = ExtensionState(
+        name, f"arn:aws:sagemaker:us-west-2:111122223333:extension/{name}/abcde1234567/a1b2c3d4e5f6", "1.0.0", "Active"
+    )
+
+    def wanting(*extensions: dict) -> ClusterSpec:
+        return ClusterSpec.from_dict({**slurm_spec(workers=2).to_api(), "Extensions": list(extensions)})
+
+    bare, having = (
+        replace(observed_from(slurm_spec(workers=2)), extensions=()),
+        replace(observed_from(slurm_spec(workers=2)), extensions=(installed,)),
+    )
+    return [
+        make_plan(wanting({"ExtensionName": name}), bare),
+        make_plan(wanting({"ExtensionName": name, "ExtensionVersion": "1.2.0"}), having),
+        make_plan(wanting(), having),
+    ]
+
+
+def test_the_extension_kinds_take_no_node_down_for_any_judge(opa, plan_rules, monkeypatch, tmp_path) -> None:
+    """Their declared disruption is none (the service's documentation names no restart): every node
+    protected, the guard, the Rego rules and the pack let each through."""
+    plans = _extension_plans()
+    assert sorted(s.kind for made in plans for s in made.steps) == ["create-extension", "delete-extension", "update-extension"]
+    everything = {n.key for n in observed_from(slurm_spec(workers=2)).nodes}
+    params = {**PARAMS, "protected_node_ids": sorted(everything)}
+    monkeypatch.setenv("HYPERPOD_OPA", opa)
+    for made in plans:
+        assert guards.plan_refusals(made, Policy(protected_node_ids=everything)) == []
+        text = made.to_json()
+        assert json.loads(text)["steps"][0]["disruption"]["effect"] == "none"
+        assert evaluate(opa, text, params, tmp_path) == []
+        assert plan_rules.violations(text, {**plan_rules.default_params(), **params}) == []

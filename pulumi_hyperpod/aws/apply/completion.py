@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from pulumi_hyperpod.plans.steps import declaration
+from pulumi_hyperpod.aws.apply import extensions
 from pulumi_hyperpod.aws.apply.lifecycle import image_shortfalls
 from pulumi_hyperpod.aws.apply.moves import not_moved
 from pulumi_hyperpod.aws.planner.victims import LEAVING
@@ -96,6 +97,10 @@ def _answered(run: _Run, step: Step, state: ClusterState, sent: frozenset[str]) 
     return []
 
 
+def _extension_status(run: _Run, step: Step, state: ClusterState, sent: frozenset[str]) -> list[str]:
+    return extensions.shortfalls(step, state)
+
+
 CHECKS: dict[str, Check] = {
     "cluster-status": _cluster_status,
     "group-targets": _group_targets,
@@ -105,6 +110,7 @@ CHECKS: dict[str, Check] = {
     "tags-match": _answered,
     "drained": _answered,
     "nodes-moved": _nodes_moved,
+    "extension-status": _extension_status,
 }
 
 

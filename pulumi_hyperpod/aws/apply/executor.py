@@ -47,7 +47,8 @@ from pulumi_hyperpod.aws.apply import completion, guards
 from pulumi_hyperpod.aws.apply import lifecycle, moves
 from pulumi_hyperpod.aws.apply.drain import drain, drain_rechosen, no_source
 from pulumi_hyperpod.aws.client import poll_seconds_for
-from pulumi_hyperpod.aws.observe.reader import events_since, read_tags
+from pulumi_hyperpod.aws.observe.reader import events_since, read_extensions, read_tags
+from pulumi_hyperpod.aws.apply import extensions
 from pulumi_hyperpod.aws.apply.progress import Progress
 from pulumi_hyperpod.aws.apply.waiters import WAIT_POLICIES, WaitFailed, WaitTimedOut, wait
 from pulumi_hyperpod.core.contract import (
@@ -168,6 +169,7 @@ class _Run:
         self.sent: dict[int, set[str]] = {}
         self.landed: set[int] = set()
         self.doing = "while checking the cluster before the first call"  # said when SIGINT stops the run
+        self.wait_policy = "InService"  # the run's (execute): an extension step waits on its own status unless "none"
 
     # ---- helpers -----------------------------------------------------------------------------
     def say(self, message: str, phase: str = "call") -> None:
@@ -178,7 +180,7 @@ class _Run:
     def remaining(self) -> float:
         return max(self.deadline - self.monotonic(), 0.0)
 
-    def _wait(self, waiter: str, phase: str = "wait", config: Any = None) -> dict[str, Any]:
+    def _wait(self, waiter: str, phase: str = "wait", config: Any = None, params: dict[str, Any] | None = None) -> dict[str, Any]:
         return wait(
             self.client,
             self.name,
@@ -190,6 +192,7 @@ class _Run:
             progress=self._progress,
             phase=phase,
             config=config,
+            params=params,
         )
 
     def verify_unmoved(self) -> ClusterState | None:
@@ -209,9 +212,10 @@ class _Run:
         if refusals:
             raise PlanRefused(self.plan.refuse(*refusals))
 
-    def call(self, operation: str, request: dict[str, Any], verify: bool = True) -> dict[str, Any]:
+    def call(self, operation: str, request: dict[str, Any], verify: bool = True, retry_busy: bool = True) -> dict[str, Any]:
         """One mutating call, after checking nobody else moved the cluster; a ConflictException
-        waits for the cluster to settle, checks again, and tries again."""
+        waits for the cluster to settle, checks again, and tries again (`retry_busy`: an
+        extension's ConflictException is one of its rules, not a busy cluster: apply/extensions.py)."""
         method = getattr(self.client, xform_name(operation))
         while True:
             if verify:
@@ -229,7 +233,7 @@ class _Run:
                 return response
             except ClientError as error:
                 code = error.response.get("Error", {}).get("Code")
-                if code != "ConflictException" or self.remaining() <= 0:
+                if code != "ConflictException" or not retry_busy or self.remaining() <= 0:
                     raise
                 self.say(f"{operation}: cluster busy ({error.response['Error'].get('Message', '')}); waiting for InService", "retry")
                 self._wait("ClusterInService", "retry")
@@ -243,6 +247,7 @@ class _Run:
             raise ApplyInterrupted(self.name, list(self.result.calls), self.doing) from None
 
     def _execute(self, wait_policy: str, check_fresh: bool) -> ApplyResult:
+        self.wait_policy = wait_policy
         problems = step_problems(self.plan)
         if problems:  # before any call: a plan whose steps are not its own is never run
             raise ApplyError(f"plan for cluster {self.name} cannot be applied: {'; '.join(problems)}", [])
@@ -302,6 +307,8 @@ class _Run:
                 read["workload_why"] = "no workload source given"
         if "tags" in premises:
             self.last_state = now = read_tags(self.client, now)
+        if "extensions" in premises:
+            self.last_state = now = read_extensions(self.client, now)
         return now, read
 
     def _create_cluster(self, index: int, step: Step, verify: bool) -> None:
@@ -329,6 +336,12 @@ class _Run:
 
     def _move_cluster_nodes(self, index: int, step: Step, verify: bool) -> None:
         moves.move_nodes(self, step, verify)  # apply/moves.py: a derived ClientToken, then the hand-off
+
+    # cluster extensions: one path for the three calls (apply/extensions.py)
+    def _create_cluster_extension(self, index: int, step: Step, verify: bool) -> None:
+        extensions.execute(self, step, verify)
+
+    _update_cluster_extension = _delete_cluster_extension = _create_cluster_extension
 
     def _drain_nodes(self, index: int, step: Step, verify: bool) -> None:
         drain(self, step)  # no API call: the orchestrator's nodes (apply/drain.py)
@@ -524,6 +537,8 @@ class _Run:
                 self.result.outcome = "unreachable"
                 self.result.failures.append(str(error))
         self.result.state = None if deleted else observe(self.client, self.name)
+        if self.result.state is not None and any(step.kind in extensions.KINDS for step in self.plan.steps):
+            self.result.state = read_extensions(self.client, self.result.state)  # their completion (apply/extensions.py)
         lifecycle.report_operations(self)
         self._check_completion()
         return self.result

@@ -101,6 +101,36 @@ def software_update_waiter(groups: Sequence[str]) -> SingleWaiterConfig:
     return model.get_waiter(SOFTWARE_UPDATE_WAITER)
 
 
+EXTENSION_WAITER = "ExtensionSettled"
+EXTENSION_FAILED = ("CreateFailed", "UpdateFailed", "DeleteFailed", "Degraded")  # the model's ExtensionStatus
+
+
+def extension_waiter(deleting: bool, version: str | None = None) -> SingleWaiterConfig:
+    """The wait on an extension's call (DescribeClusterExtension; the call's params are the
+    cluster's and the extension's ARNs): Active (at `version`, when the call asked one), or gone
+    after a delete; a failed status ends it."""
+    if deleting:
+        done = [{"matcher": "error", "expected": "ResourceNotFound", "state": "success"}]
+    else:
+        active = "ExtensionDetails.Status == 'Active'" + (f" && ExtensionDetails.ExtensionVersion == '{version}'" if version else "")
+        done = [
+            {"matcher": "path", "argument": active, "expected": True, "state": "success"},
+            {"matcher": "error", "expected": "ResourceNotFound", "state": "failure"},  # removed by another writer
+        ]
+    failed = [
+        {"matcher": "path", "argument": "ExtensionDetails.Status", "expected": status, "state": "failure"} for status in EXTENSION_FAILED
+    ]
+    model = WaiterModel(
+        {
+            "version": 2,
+            "waiters": {
+                EXTENSION_WAITER: {"operation": "DescribeClusterExtension", "delay": 30, "maxAttempts": 240, "acceptors": done + failed}
+            },
+        }
+    )
+    return model.get_waiter(EXTENSION_WAITER)
+
+
 class WaitFailed(Exception):
     def __init__(self, message: str, response: dict[str, Any]):
         super().__init__(message)
@@ -129,16 +159,18 @@ def wait(
     progress: Callable[[Progress], Any] | None = None,
     phase: str = "wait",
     config: SingleWaiterConfig | None = None,
+    params: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Poll until the waiter's acceptors say success; raise WaitFailed / WaitTimedOut otherwise.
-    `config`: a waiter made for this wait (`software_update_waiter`), named `waiter_name`."""
+    `config`: a waiter made for this wait (`software_update_waiter`, `extension_waiter`), named
+    `waiter_name`; `params`: its operation's (default: the cluster's name)."""
     config = config or WAITER_MODEL.get_waiter(waiter_name)
     operation = getattr(client, xform_name(config.operation))
     delay = poll_seconds if poll_seconds is not None else float(config.delay)
     started = monotonic()
     while True:
         try:
-            response: dict[str, Any] = operation(ClusterName=cluster_name)
+            response: dict[str, Any] = operation(**(params or {"ClusterName": cluster_name}))
         except ClientError as error:
             response = error.response
         state = next((a.state for a in config.acceptors if a.matcher_func(response)), "retry")
@@ -148,7 +180,12 @@ def wait(
         if state == "success":
             return response
         if state == "failure":
-            reason = response.get("FailureMessage") or response.get("Error", {}).get("Message") or response.get("ClusterStatus")
+            reason = (
+                response.get("FailureMessage")
+                or response.get("Error", {}).get("Message")
+                or response.get("ClusterStatus")
+                or (response.get("ExtensionDetails") or {}).get("Status")
+            )
             raise WaitFailed(f"cluster {cluster_name}: {waiter_name} cannot be reached: {reason}", response)
         if elapsed >= timeout:
             raise WaitTimedOut(f"cluster {cluster_name}: {waiter_name} not reached after {timeout:.0f}s", response)

@@ -120,6 +120,30 @@ def _row(member: Member) -> str:
     return "| " + " | ".join(_cell(c) for c in (f"`{member.path}`", read, verdict, member.omitted, model_cell, cfn_cell, page, note)) + " |"
 
 
+# The spec's Extensions (aws/spec/extensions.py): no member of CreateCluster, so no row of the table
+# above; each entry's members, with the botocore documentation that decides each verdict.
+_EXTENSIONS = [
+    "## Extensions (the spec's own member)",
+    "",
+    "`Extensions` is no member of CreateCluster: each entry is CreateClusterExtension's request without `ClusterArn` "
+    "and `ClientToken` (the plan's), read back with ListClusterExtensions and DescribeClusterExtension, and only when "
+    "the spec names `Extensions` (left out: the cluster's extensions are left alone; `[]`: every one is removed). "
+    "A cluster takes them only with Slurm and `NodeProvisioningMode: Continuous` (CreateClusterExtension's documentation).",
+    "",
+    "| member | read back | verdict (decided by) | if omitted |",
+    "|---|---|---|---|",
+    "| `ExtensionName` | ListClusterExtensions | identity: another name is another extension (one of a name per cluster: "
+    "CreateClusterExtension) | required |",
+    "| `ExtensionVersion` | ListClusterExtensions | UpdateClusterExtension, to a later version only; an earlier one is refused "
+    "(UpdateClusterExtension: delete and create it again) | the latest at creation, never compared after |",
+    "| `ConfigurationValues` | DescribeClusterExtension | UpdateClusterExtension: the settings given are compared and sent; the "
+    "service merges them (UpdateClusterExtension: omitted settings keep their values) | kept (defaults at creation) |",
+    "| `Tags` | not readable (ListTags answers for clusters) | set at creation only: CreateClusterExtension takes them, no "
+    "call of the model changes them; never compared | none |",
+    "",
+]
+
+
 def render() -> str:
     tally = counts()
     schema = cfn_schema.SCHEMA
@@ -153,6 +177,7 @@ def render() -> str:
         f"| {f.scope} | `{f.described}` | {f'`{f.request}`' if f.request else 'not in the request'} | {_cell(f.source)} |" for f in FILLED
     ]
     lines.append("")
+    lines += _EXTENSIONS
     lines += [
         "## Cross-field sentences of the model",
         "",

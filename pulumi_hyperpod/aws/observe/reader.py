@@ -8,7 +8,7 @@ from botocore.exceptions import ClientError
 
 from pulumi_hyperpod.aws import servicemodel
 from pulumi_hyperpod.aws.spec.grouplists import group_entries
-from pulumi_hyperpod.aws.observe.state import GONE, ClusterState
+from pulumi_hyperpod.aws.observe.state import GONE, ClusterState, ExtensionState
 import dataclasses
 import datetime as dt
 
@@ -57,6 +57,34 @@ def read_tags(client: SageMakerClient, state: ClusterState) -> ClusterState:
     pages = client.get_paginator("list_tags").paginate(ResourceArn=state.arn, PaginationConfig=largest_pages("ListTags"))
     tags = tuple(sorted((tag["Key"], tag.get("Value", "")) for page in pages for tag in page.get("Tags") or ()))
     return dataclasses.replace(state, tags=tags)
+
+
+def read_extensions(client: SageMakerClient, state: ClusterState) -> ClusterState:
+    """The state with the cluster's extensions: every page of ListClusterExtensions, then
+    DescribeClusterExtension for each one listed (its ConfigurationValues; the listing has none). A
+    cluster without extensions costs the one listing call."""
+    pages = client.get_paginator("list_cluster_extensions").paginate(
+        ClusterArn=state.arn, PaginationConfig=largest_pages("ListClusterExtensions")
+    )
+    found = []
+    for summary in (item for page in pages for item in page.get("Extensions") or ()):
+        try:
+            details = client.describe_cluster_extension(ClusterArn=state.arn, ExtensionArn=summary["ExtensionArn"])["ExtensionDetails"]
+        except ClientError as error:
+            if not is_not_found(error):
+                raise
+            continue  # its deletion finished between the two reads: it is gone
+        found.append(
+            ExtensionState(
+                name=details.get("ExtensionName") or summary["ExtensionName"],
+                arn=summary["ExtensionArn"],
+                version=details.get("ExtensionVersion") or summary.get("ExtensionVersion") or "",
+                status=details.get("Status") or summary.get("Status") or "",
+                configuration=details.get("ConfigurationValues"),
+                modified=_iso(details["LastModifiedTime"]) if details.get("LastModifiedTime") is not None else "",
+            )
+        )
+    return dataclasses.replace(state, extensions=tuple(sorted(found, key=lambda e: e.name)))
 
 
 def read_events_horizon(client: SageMakerClient, state: ClusterState) -> ClusterState:

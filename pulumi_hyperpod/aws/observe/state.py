@@ -60,6 +60,19 @@ class GroupState:
         return max(self.target_count - self.current_count, 0)
 
 
+@dataclass(frozen=True, slots=True)
+class ExtensionState:
+    """One cluster extension, as ListClusterExtensions (and DescribeClusterExtension, for its
+    configuration) report it."""
+
+    name: str
+    arn: str
+    version: str
+    status: str  # ExtensionStatus: Creating, Active, Updating, Deleting, CreateFailed, ...
+    configuration: str | None = None  # ConfigurationValues, a JSON object as a string; None: not described
+    modified: str = ""  # LastModifiedTime (ISO 8601): a write to it since moves it
+
+
 @dataclass(frozen=True)  # no slots: the by-name indexes are cached_property
 class ClusterState:
     name: str
@@ -76,6 +89,9 @@ class ClusterState:
     # the newest event ListClusterEvents reported ("<EventTime>|<EventId>", "" when none yet); None:
     # not read. A saved plan's "acted" premise: any event since about a node it names means it acted.
     events_horizon: str | None = field(default=None, compare=False, repr=False)
+    # the cluster's extensions (ListClusterExtensions, each described); None: not read (a spec that
+    # does not name Extensions, an offline snapshot)
+    extensions: tuple[ExtensionState, ...] | None = field(default=None, compare=False, repr=False)
 
     # ---- views ---------------------------------------------------------------------------------
     @property
@@ -97,6 +113,9 @@ class ClusterState:
         for node in self.nodes:
             index.setdefault(node.group, []).append(node)
         return {name: tuple(nodes) for name, nodes in index.items()}
+
+    def extension(self, name: str) -> ExtensionState | None:
+        return next((e for e in self.extensions or () if e.name == name), None)
 
     def group(self, name: str) -> GroupState | None:
         return self._groups_by_name.get(name)

@@ -26,6 +26,7 @@ class StepReason(Code):
     REBOOT_REQUESTED = "reboot-requested"  # --reboot
     REPLACE_REQUESTED = "replace-requested"  # --replace
     MOVE = "move"  # nodes one group loses and another gains of the same type: moved (aws/planner/moves.py)
+    EXTENSION_DIFFERS = "extension-differs"  # a cluster extension's version or configuration (aws/planner/extensions.py)
 
     @classmethod
     def requested(cls, verb: str) -> StepReason:
@@ -62,6 +63,8 @@ class RefusalRule(Code):
     CONTROLLER_GROUP = "controller-group"
     CONTROLLER_REPLACE = "controller-replace"
     CONTROLLER_SCALE_IN = "controller-scale-in"
+    EXTENSION_BUSY = "extension-busy"  # a wanted extension still being deleted (aws/planner/extensions.py)
+    EXTENSION_DOWNGRADE = "extension-downgrade"  # a version earlier than the installed one
     GROUP_DELETING = "group-deleting"
     IMMUTABLE_GROUP_FIELD = "immutable-group-field"
     LOGIN_DISRUPTION = "login-disruption"

@@ -15,7 +15,7 @@ from pulumi_hyperpod.plans.model import Plan, Step
 OPERATIONS = CloudOperations(
     # the operations each action's steps are made of (aws/planner), in the order they may come
     by_action={
-        "create": ("CreateCluster",),
+        "create": ("CreateCluster", "CreateClusterExtension"),
         "update": (
             "UpdateCluster",
             "DrainNodes",
@@ -27,6 +27,9 @@ OPERATIONS = CloudOperations(
             "BatchReplaceClusterNodes",
             "AddTags",
             "DeleteTags",
+            "CreateClusterExtension",
+            "UpdateClusterExtension",
+            "DeleteClusterExtension",
         ),
         "replace": ("DeleteCluster", "CreateCluster"),
         "delete": ("DeleteCluster",),
@@ -45,9 +48,13 @@ OPERATIONS = CloudOperations(
         "AddTags": "tag",
         "DeleteTags": "untag",
         "MoveClusterNodes": "move-nodes",
+        "CreateClusterExtension": "create-extension",
+        "UpdateClusterExtension": "update-extension",
+        "DeleteClusterExtension": "delete-extension",
     },
 )
 TAGGING = frozenset({"AddTags", "DeleteTags"})
+EXTENSIONS = frozenset({"CreateClusterExtension", "UpdateClusterExtension", "DeleteClusterExtension"})  # name the cluster by its ARN
 REPAIRS = ("BatchRebootClusterNodes", "BatchReplaceClusterNodes")  # name the cluster by its ARN (ResourceArn), not ClusterName
 
 
@@ -68,11 +75,24 @@ def step_problems(plan: Plan, create_request: dict[str, Any] | None = None) -> l
             continue
         if step.operation == "MoveClusterNodes":
             problems += _move_problems(plan, step, where)
+        if step.operation in EXTENSIONS:
+            problems += filter(None, [_extension_problem(plan, step, where)])
             continue
         problems += _request_problems(plan, number, step, where, create_request)
     if plan.action == "replace" and [step.operation for step in plan.steps] != list(OPERATIONS.by_action["replace"]):
         problems.append("a replace plan deletes the cluster, then creates it: exactly those two steps")
     return problems
+
+
+def _extension_problem(plan: Plan, step: Step, where: str) -> str | None:
+    """An extension step acts on the plan's cluster: its ARN, or on a new cluster none yet (apply
+    gives it the ARN CreateCluster answers)."""
+    arn = step.request.get("ClusterArn")
+    if plan.action == "create":
+        return None if arn is None else f"{where}: names cluster {arn!r}; a new cluster's extension is given its ARN at apply"
+    if plan.basis is None or arn != plan.basis.identity:
+        return f"{where}: acts on cluster {arn!r}, not the plan's cluster"
+    return None
 
 
 def _request_problems(plan: Plan, number: int, step: Step, where: str, create_request: dict[str, Any] | None) -> list[str]:

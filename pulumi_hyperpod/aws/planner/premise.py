@@ -19,6 +19,9 @@ declares with no reader here fails tests/unit/aws/planner/test_premise.py.
   (SlurmConfig.NodeType), or whose nodes the running cluster's Slurm shows in another role
   (`roles_against_slurm`: sinfo lists compute nodes only), is a stale plan;
 - tags: the cluster's tags (ListTags), when the plan manages them;
+- extensions: each extension the cluster had (its ARN, version and configuration, from
+  ListClusterExtensions and DescribeClusterExtension) and each one the plan creates (absent), when the
+  plan manages them — one created, changed, replaced or removed since is a stale plan, naming it;
 - acted: the cluster's newest event when the plan was made (Continuous clusters, whose service
   keeps events) — any event since about a node the plan names (a reboot, a replacement, a patch)
   means it acted already. A saved reboot on a cluster without events cannot show this and is
@@ -43,6 +46,7 @@ from pulumi_hyperpod.plans.steps import KINDS
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.plans.model import Plan, Step
     from pulumi_hyperpod.aws.observe import ClusterState
+    from pulumi_hyperpod.aws.observe.state import ExtensionState
 
 # What the service changes on its own (counts, statuses, progress): not a writer's configuration.
 # Counts and targets are the basis's (the "groups" premise).
@@ -63,6 +67,7 @@ VOLATILE_GROUP = frozenset(
     }
 )
 NO_EVENTS = "none: the service keeps no events for this cluster"
+ABSENT = "absent"  # an extension the plan creates: none of its name when the plan was made
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +120,17 @@ def record(plan: Plan, observed: ClusterState | None, roles: Mapping[str, str], 
         facts.append(Fact("tags", "cluster", _digest(sorted(observed.tags))))
     if "acted" in wanted:
         facts.append(Fact("acted", "cluster", horizon_of(observed)))
+    if "extensions" in wanted and observed.extensions is not None:
+        facts += [Fact("extensions", e.name, extension_fact(e)) for e in observed.extensions]
+        created = {str(s.request.get("ExtensionName")) for s in plan.steps if s.kind == "create-extension"}
+        facts += [Fact("extensions", name, ABSENT) for name in sorted(created - {e.name for e in observed.extensions})]
     return dataclasses.replace(plan, basis=plan.basis.with_facts(tuple(facts)))
+
+
+def extension_fact(extension: ExtensionState) -> str:
+    """What a step assumes of an extension: which one it is, its version, its configuration and when
+    it was last written (its status is the service's progress, not a writer's change)."""
+    return f"{extension.version}|{_digest(extension.configuration)}|{extension.arn}|{extension.modified}"
 
 
 def horizon_of(observed: ClusterState) -> str:
@@ -316,6 +331,35 @@ def _acted(plan: Plan, now: Now) -> list[str]:
     return reasons[:5]
 
 
+def _extensions_moved(plan: Plan, now: Now) -> list[str]:
+    assert plan.basis is not None and now.state is not None
+    facts = plan.basis.facts_of("extensions")
+    if not facts or now.state.extensions is None:
+        return []
+    reasons = []
+    for name, value in sorted(facts.items()):
+        have = now.state.extension(name)
+        current = extension_fact(have) if have is not None else ABSENT
+        if current == value:
+            continue
+        if have is None:
+            said = "it was removed since"
+        elif value == ABSENT:
+            said = f"it was installed since ({have.version}, {have.status})"
+        else:
+            version, config, arn, _ = value.split("|", 3)
+            if arn != have.arn:
+                said = "it was removed and installed again since"
+            elif version != have.version:
+                said = f"its version changed since ({version} → {have.version})"
+            elif config != _digest(have.configuration):
+                said = "its configuration changed since"
+            else:
+                said = f"it was changed since (LastModifiedTime {have.modified})"
+        reasons.append(f"extension {name}: {said}; the plan was computed against it as it was")
+    return reasons
+
+
 def _basis_reader(name: str) -> Reader:
     def read(plan: Plan, now: Now) -> list[str]:
         return getattr(basis, name)(plan, now.state)
@@ -335,6 +379,7 @@ READERS: dict[str, Reader] = {
     "roles": _roles_moved,
     "tags": _tags_moved,
     "acted": _acted,
+    "extensions": _extensions_moved,
 }
 BASIS_PREMISES = ("cluster", "groups", "nodes")
 

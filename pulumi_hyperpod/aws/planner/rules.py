@@ -10,6 +10,7 @@ The decision table (also in docs/plans.md):
 | InstanceType, NodeType, fixed ↔ flexible of an existing group | refused: a new group with a new name |
 | group config, new group, MinCount, cluster settings | one UpdateCluster (listing only the groups that change, each entry the group's whole specification: aws/members.py) |
 | cluster Tags                              | AddTags / DeleteTags (tags.py)         |
+| Extensions (a spec that names them)       | Create/Update/DeleteClusterExtension, last; on a new cluster after CreateCluster (extensions.py) |
 | counts of an autoscaled cluster's groups  | none: shown as the autoscaler's (a spec disabling autoscaling takes them back: a note) |
 | removed group                             | that UpdateCluster's InstanceGroupsToDelete |
 | scale-out, all-or-nothing mode            | UpdateCluster (InstanceCount)          |
@@ -47,6 +48,7 @@ from pulumi_hyperpod.aws.planner.batches import pack_adds, pack_deletes
 from pulumi_hyperpod.aws.planner.members import member_line
 from pulumi_hyperpod.aws.planner.ownership import autoscaling_refusals, count_owner, handback_notes
 from pulumi_hyperpod.aws.planner.tags import tag_steps
+from pulumi_hyperpod.aws.planner.extensions import creations, extension_changes
 from pulumi_hyperpod.plans.model import GroupChange, Plan, Refusal, Step, Victim
 from pulumi_hyperpod.plans.policy import Policy
 from pulumi_hyperpod.aws.planner.premise import record  # what the steps assume (plans/steps.py), recorded with the plan's basis
@@ -117,7 +119,7 @@ def _create_plan(desired: ClusterSpec) -> Plan:
         kind="create-cluster",
         codes=(StepReason.ABSENT,),
     )
-    return Plan(cluster_name=desired.name, action="create", steps=(step,), groups=groups)
+    return Plan(cluster_name=desired.name, action="create", steps=(step, *creations(desired)), groups=groups)
 
 
 def _protected_nodes(nodes, policy: Policy) -> list[str]:
@@ -209,12 +211,16 @@ def _replace_plan(desired: ClusterSpec, observed: ClusterState, reasons: list[st
     protected = _protected_nodes(observed.nodes, policy)
     if protected:
         refusals.append(_protected_refusal(f"replacing cluster {observed.name}", protected))
+    # a replacement is exactly its two calls (integrity.py): the new cluster's extensions are the next plan's
+    wanted = len(desired.extensions or ())
+    later = (f"Extensions: the new cluster's {wanted} extension(s) are created by the next plan, once it is InService",)
     replacement = Plan(
         cluster_name=desired.name,
         action="replace",
         steps=steps,
         groups=_Updater(desired, observed, policy, roles).group_changes(),
         replacements=tuple(reasons),
+        notes=later if wanted else (),
         basis=basis_of(observed),
     )
     return replacement.refuse(*refusals)
@@ -386,6 +392,10 @@ class _Updater:
         steps += self._lifecycle_steps(steps)
         steps.extend(tagging)
         self.notes.extend(tag_notes)
+        extensions = extension_changes(self.desired, self.observed)
+        steps.extend(extensions.steps)
+        self.notes.extend(extensions.notes)
+        self.refusals.extend(extensions.refusals)
         pending = [g for g in self.observed.groups if g.pending and self.wanted(g.name) is not None]
         for g in pending:
             self.notes.append(_pending_note(g, self.observed))

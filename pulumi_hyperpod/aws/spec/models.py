@@ -326,6 +326,23 @@ class RestrictedInstanceGroupSpec(_Group):
         return 0
 
 
+@dataclass(frozen=True, slots=True, init=False)  # built by _Model's __init__ (either spelling)
+class ExtensionSpec(_Model):
+    """A cluster extension the spec wants (spec/extensions.py): CreateClusterExtension's request
+    without the members the plan sets (ClusterArn, ClientToken)."""
+
+    _NESTED: ClassVar[Mapping[str, type[_Model]]] = {"tags": Tag}
+
+    extension_name: str
+    extension_version: str | None = None  # None: the latest on offer at creation; never diffed after
+    configuration_values: str | None = None  # a JSON object as a string; None: the extension's defaults
+    tags: tuple[Tag, ...] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.extension_name
+
+
 # a group of either kind: the planner, cost and quotas read both alike (`ClusterSpec.groups`)
 AnyGroupSpec = InstanceGroupSpec | RestrictedInstanceGroupSpec
 
@@ -342,6 +359,7 @@ class ClusterSpec(_Model):
         "tags": Tag,
         "orchestrator": Orchestrator,
         "auto_scaling": AutoScaling,
+        "extensions": ExtensionSpec,
     }
 
     cluster_name: str
@@ -355,6 +373,9 @@ class ClusterSpec(_Model):
     node_provisioning_mode: Literal["Continuous"] | None = None
     cluster_role: str | None = None
     auto_scaling: AutoScaling | None = None
+    # not a CreateCluster member: the extensions the spec wants (spec/extensions.py); None: the spec
+    # does not manage them (the cluster's are left alone), (): it wants none
+    extensions: tuple[ExtensionSpec, ...] | None = None
 
     def __init__(self, **members: Any) -> None:
         _fill(self, _checked(members))
@@ -405,6 +426,14 @@ class ClusterSpec(_Model):
         members = servicemodel.input_shape(operation).members
         # InstanceGroups has at least one entry in the model: a cluster of restricted groups only sends none
         return {key: value for key, value in request.items() if key in members and not (key == "InstanceGroups" and value == [])}
+
+    def to_spec(self) -> dict[str, Any]:
+        """The spec as a document (what a saved plan keeps): CreateCluster's request, and the
+        Extensions when the spec names them."""
+        document = self.to_api("CreateCluster")
+        if self.extensions is not None:
+            document["Extensions"] = [extension.to_api() for extension in self.extensions]
+        return document
 
 
 def _checked(data: Any) -> dict[str, Any]:

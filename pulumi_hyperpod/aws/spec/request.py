@@ -17,22 +17,28 @@ from typing import Any
 from pulumi_hyperpod.aws import servicemodel
 from pulumi_hyperpod.core.errors import Violation
 from pulumi_hyperpod.aws.spec.keys import to_model_keys
-from pulumi_hyperpod.aws.spec import documented
+from pulumi_hyperpod.aws.spec import documented, extensions
 from pulumi_hyperpod.aws.spec.rules import spec_rules
 
 OPERATION = "CreateCluster"
 
 
 def checked_request(data: dict[str, Any]) -> tuple[dict[str, Any], list[Violation]]:
-    """The request with the model's key spelling, and every problem with it (none: it is valid)."""
+    """The request with the model's key spelling, and every problem with it (none: it is valid).
+    A spec's `Extensions` is no member of CreateCluster's input: it is taken out before the model
+    check, checked against CreateClusterExtension's (spec/extensions.py), and put back as `Extensions`."""
+    data, wanted = extensions.split(data)
     request = to_model_keys(servicemodel.input_shape(OPERATION), data)
     problems = _first_per_field(servicemodel.violations(OPERATION, request), spec_rules(request) + documented.violations(request))
-    return request, _unique(problems)
+    entries, extension_problems = extensions.checked(wanted, request)
+    if entries is not None:
+        request = {**request, extensions.KEY: entries}
+    return request, _unique(problems + extension_problems)
 
 
 def api_request(request: dict[str, Any]) -> dict[str, Any]:
     """`ClusterSpec.from_dict(request).to_api()` of a request `checked_request` passed, with no
-    null in it (a property bag's nulls are dropped before): the same members and values (the
+    null in it (a property bag's nulls are dropped before), its Extensions included: the same members and values (the
     models' empty InstanceGroups, a cluster of restricted groups only, is left out as the model
     requires: at least one entry when given)."""
     return dict(request)

@@ -47,7 +47,7 @@ type Cluster struct {
 	Region pulumi.StringPtrOutput `pulumi:"region"`
 	// Slurm role by instance group name (Controller, Login or Compute) for groups whose spec does not state SlurmConfig.NodeType — the roles a legacy cluster's lifecycle provisioning_parameters.json gives. Unknown roles on a Slurm cluster: scaling a group to 0 or deleting one is refused.
 	Roles pulumi.StringMapOutput `pulumi:"roles"`
-	// The spec in its canonical API form (PascalCase), exactly the CreateCluster request.
+	// The spec in its canonical API form (PascalCase), exactly the CreateCluster request, and its Extensions.
 	Spec pulumi.AnyOutput `pulumi:"spec"`
 	// ClusterStatus from DescribeCluster.
 	Status pulumi.StringOutput `pulumi:"status"`
@@ -133,7 +133,7 @@ type clusterArgs struct {
 	RestrictedInstanceGroups []interface{} `pulumi:"restrictedInstanceGroups"`
 	// Slurm role by instance group name (Controller, Login or Compute) for groups whose spec does not state SlurmConfig.NodeType — the roles a legacy cluster's lifecycle provisioning_parameters.json gives. Unknown roles on a Slurm cluster: scaling a group to 0 or deleting one is refused.
 	Roles map[string]string `pulumi:"roles"`
-	// The CreateCluster request: an object in the AWS CLI --cli-input-json form (PascalCase) or snake_case.
+	// The CreateCluster request: an object in the AWS CLI --cli-input-json form (PascalCase) or snake_case; optionally with Extensions, the cluster extensions wanted (docs/specs.md).
 	Spec interface{} `pulumi:"spec"`
 	// A JSON or YAML file in that form (relative to the project directory), read at every check: editing the file is a change.
 	SpecFile *string `pulumi:"specFile"`
@@ -179,7 +179,7 @@ type ClusterArgs struct {
 	RestrictedInstanceGroups pulumi.ArrayInput
 	// Slurm role by instance group name (Controller, Login or Compute) for groups whose spec does not state SlurmConfig.NodeType — the roles a legacy cluster's lifecycle provisioning_parameters.json gives. Unknown roles on a Slurm cluster: scaling a group to 0 or deleting one is refused.
 	Roles pulumi.StringMapInput
-	// The CreateCluster request: an object in the AWS CLI --cli-input-json form (PascalCase) or snake_case.
+	// The CreateCluster request: an object in the AWS CLI --cli-input-json form (PascalCase) or snake_case; optionally with Extensions, the cluster extensions wanted (docs/specs.md).
 	Spec pulumi.Input
 	// A JSON or YAML file in that form (relative to the project directory), read at every check: editing the file is a change.
 	SpecFile pulumi.StringPtrInput
@@ -312,7 +312,7 @@ func (o ClusterOutput) Roles() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *Cluster) pulumi.StringMapOutput { return v.Roles }).(pulumi.StringMapOutput)
 }
 
-// The spec in its canonical API form (PascalCase), exactly the CreateCluster request.
+// The spec in its canonical API form (PascalCase), exactly the CreateCluster request, and its Extensions.
 func (o ClusterOutput) Spec() pulumi.AnyOutput {
 	return o.ApplyT(func(v *Cluster) pulumi.AnyOutput { return v.Spec }).(pulumi.AnyOutput)
 }

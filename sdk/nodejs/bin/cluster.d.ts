@@ -95,7 +95,7 @@ export declare class Cluster extends pulumi.CustomResource {
         [key: string]: string;
     } | undefined>;
     /**
-     * The spec in its canonical API form (PascalCase), exactly the CreateCluster request.
+     * The spec in its canonical API form (PascalCase), exactly the CreateCluster request, and its Extensions.
      */
     readonly spec: pulumi.Output<any>;
     /**
@@ -186,7 +186,7 @@ export interface ClusterArgs {
         [key: string]: pulumi.Input<string>;
     } | undefined>;
     /**
-     * The CreateCluster request: an object in the AWS CLI --cli-input-json form (PascalCase) or snake_case.
+     * The CreateCluster request: an object in the AWS CLI --cli-input-json form (PascalCase) or snake_case; optionally with Extensions, the cluster extensions wanted (docs/specs.md).
      */
     spec?: any | undefined;
     /**

@@ -20,7 +20,7 @@ PLANNER = PACKAGE / "aws" / "planner"
 PROTOCOLS = {clients.SageMakerClient: "sagemaker", clients.ServiceQuotasClient: "service-quotas", clients.S3Client: "s3"}
 # the paginators the code asks for: aws/observe/reader.py, aws/cost/metering.py, aws/preflight/quotas.py, cli/
 PAGINATED = {
-    "sagemaker": ("list_clusters", "list_cluster_nodes", "list_cluster_events", "list_tags"),
+    "sagemaker": ("list_clusters", "list_cluster_nodes", "list_cluster_events", "list_tags", "list_cluster_extensions"),
     "service-quotas": ("list_service_quotas", "list_aws_default_service_quotas"),
 }
 

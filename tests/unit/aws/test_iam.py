@@ -147,7 +147,13 @@ def test_the_policy_is_a_statement_per_feature_and_resource_type():
     assert document["Version"] == "2012-10-17"
     sids = [s["Sid"] for s in document["Statement"]]
     assert len(sids) == len(set(sids)) and all(sid.isalnum() for sid in sids)
-    assert {sid for sid in sids if sid.startswith("Plan")} == {"PlanClusters", "PlanBuckets", "PlanObjects", "PlanUnscoped"}
+    assert {sid for sid in sids if sid.startswith("Plan")} == {
+        "PlanClusters",
+        "PlanClusterExtensions",
+        "PlanBuckets",
+        "PlanObjects",
+        "PlanUnscoped",
+    }
     by_sid = {s["Sid"]: s for s in document["Statement"]}
     assert by_sid["ApplyRoles"]["Action"] == ["iam:PassRole"]
     assert by_sid["PreflightUnscoped"]["Resource"] == "*"  # Service Quotas' List* take no resource
