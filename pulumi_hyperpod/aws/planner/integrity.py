@@ -75,6 +75,7 @@ def step_problems(plan: Plan, create_request: dict[str, Any] | None = None) -> l
             continue
         if step.operation == "MoveClusterNodes":
             problems += _move_problems(plan, step, where)
+            continue
         if step.operation in EXTENSIONS:
             problems += filter(None, [_extension_problem(plan, step, where)])
             continue
