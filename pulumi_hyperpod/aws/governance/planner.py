@@ -28,10 +28,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from pulumi_hyperpod.aws.governance.codes import GovernanceRefusal, Preemption, changed
 from pulumi_hyperpod.aws.governance.kinds import QUOTA, RUNNING, SCHEDULER
 from pulumi_hyperpod.aws.governance.observe import Observed
 from pulumi_hyperpod.aws.governance.spec import GovernanceSpec
 from pulumi_hyperpod.plans.basis import Basis, Fact
+from pulumi_hyperpod.aws.planner.codes import StepReason
 from pulumi_hyperpod.plans.model import Plan, Refusal, Step
 
 # The model's documented defaults the effects compare against when a side leaves the member out.
@@ -71,10 +73,10 @@ def plan(spec: GovernanceSpec, observed: Observed, *, delete: bool = False) -> P
     if cluster.orchestrator != "Eks" and not (delete and resource):
         # HyperPod task governance is for clusters orchestrated by Amazon EKS (its guide); the service refuses others
         why = f"cluster {cluster.name} is orchestrated by {cluster.orchestrator or 'no orchestrator'}; task governance is for EKS-orchestrated clusters"
-        return base.refuse(Refusal("not-eks", why))
+        return base.refuse(Refusal(GovernanceRefusal.NOT_EKS, why))
     if resource is not None and resource["Status"] in RUNNING:
         why = f"{spec.label} is {resource['Status']}: plan again once it settles"
-        return base.refuse(Refusal("busy", why))
+        return base.refuse(Refusal(GovernanceRefusal.BUSY, why))
     if delete:
         if resource is None:
             return base
@@ -83,41 +85,46 @@ def plan(spec: GovernanceSpec, observed: Observed, *, delete: bool = False) -> P
             {kind.id_member: resource[kind.id_member]},
             reasons=(f"delete {spec.label}", *_sentences(_deletion_effects(spec, resource))),
             kind="delete-resource",
-            codes=("not-desired", *_codes(_deletion_effects(spec, resource))),
+            codes=(StepReason.NOT_DESIRED, *_codes(_deletion_effects(spec, resource))),
         )
         return Plan(cluster.name, "delete", (step,), notes=tuple(notes), basis=basis)
     if resource is None:
         request = {**spec.request, "ClusterArn": cluster.arn}
-        step = Step(kind.operation("Create"), request, reasons=(f"create {spec.label}",), kind="create-resource", codes=("absent",))
+        step = Step(
+            kind.operation("Create"), request, reasons=(f"create {spec.label}",), kind="create-resource", codes=(StepReason.ABSENT,)
+        )
         return Plan(cluster.name, "create", (step,), notes=tuple(notes), basis=basis)
     if spec.request.get("Tags"):
         notes.append(
             "Tags are set when the resource is created: the Update operations take none and Describe returns none, so a change is not planned"
         )
-    changed = changed_members(spec, resource)
-    if not changed:
+    changed_names = changed_members(spec, resource)
+    if not changed_names:
         return Plan(cluster.name, "none", notes=tuple(notes), basis=basis)
     effects = _effects(spec, resource)
     request = {kind.id_member: resource[kind.id_member], "TargetVersion": resource[kind.version_member]}
-    request.update({name: spec.request[name] for name in changed})
+    request.update({name: spec.request[name] for name in changed_names})
     step = Step(
         kind.operation("Update"),
         request,
-        reasons=(*(f"{name} differs" for name in changed), *_sentences(effects)),
+        reasons=(*(f"{name} differs" for name in changed_names), *_sentences(effects)),
         kind="update-resource",
-        codes=(*(f"changed:{name}" for name in changed), *_codes(effects)),
+        codes=(*(changed(name) for name in changed_names), *_codes(effects)),
     )
     return Plan(cluster.name, "update", (step,), notes=tuple(notes), basis=basis)
 
 
 # ---- what a change does to running work ----------------------------------------------------------------
-# each effect is "code: sentence": the code for tools and policies (`preempts:<code>`), the sentence for people
-def _codes(effects: list[str]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(f"preempts:{effect.split(': ', 1)[0]}" for effect in effects))
+# each effect is (code, sentence): the code for tools and policies (`preempts:<code>`), the sentence for people
+Effect = tuple[Preemption, str]
 
 
-def _sentences(effects: list[str]) -> tuple[str, ...]:
-    return tuple(effect.split(": ", 1)[1] for effect in effects)
+def _codes(effects: list[Effect]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(code.code for code, _sentence in effects))
+
+
+def _sentences(effects: list[Effect]) -> tuple[str, ...]:
+    return tuple(sentence for _code, sentence in effects)
 
 
 def _amounts(resources: list[dict[str, Any]] | None) -> dict[str, dict[str, float]]:
@@ -130,13 +137,13 @@ def _amounts(resources: list[dict[str, Any]] | None) -> dict[str, dict[str, floa
     return found
 
 
-def _effects(spec: GovernanceSpec, resource: dict[str, Any]) -> list[str]:
+def _effects(spec: GovernanceSpec, resource: dict[str, Any]) -> list[Effect]:
     if spec.kind is SCHEDULER:
         return _scheduler_effects(spec.request.get("SchedulerConfig"), resource.get("SchedulerConfig") or {})
-    effects: list[str] = []
+    effects: list[Effect] = []
     team = (resource.get("ComputeQuotaTarget") or {}).get("TeamName", spec.name)
     if spec.request.get("ActivationState") == "Disabled" and resource.get("ActivationState", "Enabled") == "Enabled":
-        effects.append(f"quota-disabled: team {team} loses its allocation; its tasks beyond what others lend can be preempted")
+        effects.append((Preemption.QUOTA_DISABLED, f"team {team} loses its allocation; its tasks beyond what others lend can be preempted"))
     new = spec.request.get("ComputeQuotaConfig")
     if new is None:
         return effects
@@ -151,45 +158,62 @@ def _effects(spec: GovernanceSpec, resource: dict[str, Any]) -> list[str]:
             ]
             if lowered:
                 effects.append(
-                    f"quota-lowered: team {team}'s {instance_type} allocation lowered ({', '.join(lowered)}): its tasks beyond the new allocation can be preempted"
+                    (
+                        Preemption.QUOTA_LOWERED,
+                        f"team {team}'s {instance_type} allocation lowered ({', '.join(lowered)}): its tasks beyond the new allocation can be preempted",
+                    )
                 )
     old_sharing, new_sharing = old.get("ResourceSharingConfig") or {}, new.get("ResourceSharingConfig")
     if new_sharing is not None:
         was, now = old_sharing.get("Strategy", _STRATEGY_DEFAULT), new_sharing.get("Strategy", _STRATEGY_DEFAULT)
         if was != "DontLend" and now == "DontLend":
             effects.append(
-                f"lending-stopped: team {team} no longer lends idle compute (DontLend): other teams' tasks on it can be preempted"
+                (
+                    Preemption.LENDING_STOPPED,
+                    f"team {team} no longer lends idle compute (DontLend): other teams' tasks on it can be preempted",
+                )
             )
         if was == "LendAndBorrow" and now != "LendAndBorrow":
-            effects.append(f"borrowing-stopped: team {team} no longer borrows ({now}): its tasks on borrowed compute can be preempted")
+            effects.append(
+                (Preemption.BORROWING_STOPPED, f"team {team} no longer borrows ({now}): its tasks on borrowed compute can be preempted")
+            )
         elif now == "LendAndBorrow":
             limit_was, limit_now = old_sharing.get("BorrowLimit", _BORROW_DEFAULT), new_sharing.get("BorrowLimit", _BORROW_DEFAULT)
             if limit_now < limit_was:
                 effects.append(
-                    f"borrow-limit-cut: team {team}'s BorrowLimit {limit_was} → {limit_now}: its tasks on borrowed compute beyond it can be preempted"
+                    (
+                        Preemption.BORROW_LIMIT_CUT,
+                        f"team {team}'s BorrowLimit {limit_was} → {limit_now}: its tasks on borrowed compute beyond it can be preempted",
+                    )
                 )
     if old.get("PreemptTeamTasks", _PREEMPT_DEFAULT) == "Never" and new.get("PreemptTeamTasks", _PREEMPT_DEFAULT) == "LowerPriority":
         effects.append(
-            f"team-preemption-on: team {team}'s lower-priority tasks are preempted by its own higher-priority tasks (PreemptTeamTasks LowerPriority)"
+            (
+                Preemption.TEAM_PREEMPTION_ON,
+                f"team {team}'s lower-priority tasks are preempted by its own higher-priority tasks (PreemptTeamTasks LowerPriority)",
+            )
         )
     return effects
 
 
-def _scheduler_effects(new: dict[str, Any] | None, old: dict[str, Any]) -> list[str]:
+def _scheduler_effects(new: dict[str, Any] | None, old: dict[str, Any]) -> list[Effect]:
     if new is None:
         return []
-    effects = []
+    effects: list[Effect] = []
     if "PriorityClasses" in new and not matches(new["PriorityClasses"], old.get("PriorityClasses")):
         effects.append(
-            "priorities-changed: tasks are queued by the new priority classes; running lower-priority tasks can be preempted by higher ones"
+            (
+                Preemption.PRIORITIES_CHANGED,
+                "tasks are queued by the new priority classes; running lower-priority tasks can be preempted by higher ones",
+            )
         )
     if new.get("FairShare") == "Disabled" and old.get("FairShare", "Enabled") == "Enabled":
-        effects.append("fair-share-off: idle compute is borrowed first-come first-serve, no longer by FairShareWeight")
+        effects.append((Preemption.FAIR_SHARE_OFF, "idle compute is borrowed first-come first-serve, no longer by FairShareWeight"))
     return effects
 
 
-def _deletion_effects(spec: GovernanceSpec, resource: dict[str, Any]) -> list[str]:
+def _deletion_effects(spec: GovernanceSpec, resource: dict[str, Any]) -> list[Effect]:
     if spec.kind is QUOTA:
         team = (resource.get("ComputeQuotaTarget") or {}).get("TeamName", spec.name)
-        return [f"quota-deleted: team {team} loses its allocation; its tasks beyond what others lend can be preempted"]
-    return ["policy-deleted: the cluster's priority classes and fair share go; tasks are scheduled without them"]
+        return [(Preemption.QUOTA_DELETED, f"team {team} loses its allocation; its tasks beyond what others lend can be preempted")]
+    return [(Preemption.POLICY_DELETED, "the cluster's priority classes and fair share go; tasks are scheduled without them")]
