@@ -42,13 +42,18 @@ class GovernanceCore:
     def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> Checked:
         from pulumi_hyperpod.aws import governance  # noqa: PLC0415 - botocore's model: check's, never loaded when the provider is unpickled
         from pulumi_hyperpod.core.errors import InputError  # noqa: PLC0415 - with the model above
+        from pulumi_hyperpod.provider.props import plain  # noqa: PLC0415 - the engine's numbers as the model's (props loads the spec's request)
+        from pulumi_hyperpod.provider.unknowns import is_unknown, unknown_paths  # noqa: PLC0415 - with props
 
         failures: list[tuple[str, str]] = []
-        unknown = sorted(set(news) - {"spec", *SETTINGS, *OUTPUTS})
+        # `__provider`: the dynamic provider itself, serialized by the SDK among the inputs
+        unknown = sorted(key for key in set(news) - {"spec", *SETTINGS, *OUTPUTS} if not key.startswith("__"))
         failures += [(key, f"is not an input of {self.noun}; known: spec, {', '.join(SETTINGS)}") for key in unknown]
-        settings, problems = check_settings({key: news.get(key) for key in SETTINGS}, lambda _value: False)
+        settings, problems = check_settings(plain({key: news[key] for key in SETTINGS if key in news}), is_unknown)
         failures += problems
-        spec = news.get("spec")
+        spec = news.get("spec") if is_unknown(news.get("spec")) else plain(news.get("spec"))
+        if is_unknown(spec) or (isinstance(spec, dict) and unknown_paths(spec)):
+            return Checked({"spec": spec, **settings}, failures)  # a preview before another resource's output is known: checked at `up`
         try:
             checked = governance.from_dict(spec)
         except InputError as error:
@@ -85,8 +90,10 @@ class GovernanceCore:
         """Plan against the resource as it is now, show the plan, apply it; the outputs after."""
         from pulumi_hyperpod.plans.render import plan_text  # noqa: PLC0415 - rich: a call's
 
+        from pulumi_hyperpod.provider.props import plain  # noqa: PLC0415 - the engine's numbers as the model's
+
         client, clock, (governance, options, location) = self._session(inputs)
-        spec = governance.from_dict(inputs["spec"])
+        spec = governance.from_dict(plain(inputs["spec"]))
         plan = governance.prepare(client, spec, delete=delete)
         if self.log is not None and not plan.empty:
             self.log(plan_text(plan))
@@ -110,8 +117,10 @@ class GovernanceCore:
     def create(self, props: dict[str, Any]) -> Created:
         from pulumi_hyperpod.aws import governance  # noqa: PLC0415 - botocore: a call's
 
+        from pulumi_hyperpod.provider.props import plain  # noqa: PLC0415 - the engine's numbers as the model's
+
         client, _clock, _rest = self._session(props)
-        spec = governance.from_dict(props["spec"])
+        spec = governance.from_dict(plain(props["spec"]))
         if governance.observe.read(client, spec).resource is not None:  # never taken over without a word
             raise ValueError(f"{spec.label} already exists on cluster {spec.cluster}: import it (pulumi import) or give another Name")
         outputs = self._run(props)
