@@ -134,16 +134,14 @@ class GovernanceCore:
 
     def read(self, id_: str, props: dict[str, Any]) -> Found:
         from pulumi_hyperpod.aws import governance  # noqa: PLC0415 - botocore: a call's
+        from pulumi_hyperpod.provider.props import plain  # noqa: PLC0415 - the engine's numbers as the model's
 
         client, _clock, _rest = self._session(props)
-        found = governance.observe.read(client, governance.from_dict(props["spec"]))
+        spec = governance.from_dict(plain(props["spec"]))
+        found = governance.observe.read(client, spec)
         if found.resource is None:
             return Found("", {})
-        return Found(
-            id_,
-            {**props, "version": found.resource[governance.kind_of(props["spec"]).version_member], "status": found.resource["Status"]},
-            None,
-        )  # type: ignore[union-attr]
+        return Found(id_, {**props, "version": found.resource[spec.kind.version_member], "status": found.resource["Status"]}, None)
 
 
 class GovernanceProvider(DynamicProvider):
