@@ -1,5 +1,5 @@
 """The task governance class of the bad-input corpus (tests/badinput/corpus-governance: the example
-compute quota and scheduler configuration, each with one defect, written by hand; the fragments in
+compute quota and scheduler configuration of examples/task-governance, each with one defect, written by hand; the fragments in
 expected-governance.json are what the file breaks, from botocore's model): each file is refused by
 `plan`, `apply` and `delete` before any call, with one line naming the file, the field and the rule."""
 

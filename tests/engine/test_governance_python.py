@@ -9,7 +9,7 @@ import json
 import pytest
 
 from pulumi_hyperpod.sim.aws import Simulator
-from tests.support.paths import SPECS
+from tests.support.paths import GOVERNANCE
 from tests.support.sim_helpers import eks_request, group
 
 from .conftest import STACK, EngineProject, copy_demo_project, engine_env
@@ -43,7 +43,7 @@ def test_a_quota_created_changed_and_destroyed_each_re_preview_empty(project: En
     client = world.client()
     client.create_cluster(**eks_request("ml", [group("workers", 2, "ml.g5.8xlarge")]))
     world.advance(1200)
-    spec = json.loads((SPECS / "compute-quota.json").read_text())
+    spec = json.loads((GOVERNANCE / "compute-quota.json").read_text())
     spec["ClusterArn"] = "ml"
     project.run("stack", "init", STACK)
 

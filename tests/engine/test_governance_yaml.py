@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from pulumi_hyperpod.sim.aws import Simulator
-from tests.support.paths import SPECS
+from tests.support.paths import GOVERNANCE
 from tests.support.sim_helpers import eks_request, group
 
 from .conftest import PLUGIN_DIR, STACK, EngineProject, engine_env, require_yaml_host
@@ -36,7 +36,7 @@ def _project(root, spec: dict) -> None:
 def project(pulumi_cli: str, tmp_path_factory: pytest.TempPathFactory) -> EngineProject:
     require_yaml_host(pulumi_cli)
     base = tmp_path_factory.mktemp("governance-yaml")
-    spec = json.loads((SPECS / "compute-quota.json").read_text())
+    spec = json.loads((GOVERNANCE / "compute-quota.json").read_text())
     spec["ClusterArn"] = "ml"
     _project(base / "project", spec)
     return EngineProject(root=base / "project", env=engine_env(base))

@@ -9,14 +9,14 @@ import json
 import pytest
 
 from tests.support.cli import hyperpod, use_fake_world
-from tests.support.paths import SPECS
+from tests.support.paths import GOVERNANCE
 
 
 @pytest.fixture
 def governed(monkeypatch, tmp_path):
     use_fake_world(monkeypatch, tmp_path)
     monkeypatch.setenv("COLUMNS", "400")
-    hyperpod("apply", "-f", str(SPECS / "governed-eks-cluster.json"), "--yes", "--wait", "none")
+    hyperpod("apply", "-f", str(GOVERNANCE / "cluster.json"), "--yes", "--wait", "none")
     return tmp_path
 
 
@@ -25,13 +25,13 @@ def _plan(spec: str) -> dict:
 
 
 def test_a_quota_created_changed_and_deleted_through_the_cli_each_re_plan_empty(governed):
-    quota = str(SPECS / "compute-quota.json")
+    quota = str(GOVERNANCE / "compute-quota.json")
     assert "CreateComputeQuota" in hyperpod("plan", "-f", quota, "--detailed-exitcode", code=3)
     assert "outcome: done; calls: CreateComputeQuota" in hyperpod("apply", "-f", quota, "--yes")
     assert _plan(quota)["empty"]
     hyperpod("plan", "-f", quota, "--detailed-exitcode")  # exit 0: no changes
 
-    document = json.loads((SPECS / "compute-quota.json").read_text())
+    document = json.loads((GOVERNANCE / "compute-quota.json").read_text())
     document["Description"] = "changed"
     changed = governed / "changed.json"
     changed.write_text(json.dumps(document))
@@ -48,14 +48,14 @@ def test_a_quota_created_changed_and_deleted_through_the_cli_each_re_plan_empty(
 
 
 def test_the_scheduler_configuration_through_the_cli(governed):
-    policy = str(SPECS / "scheduler-config.json")
+    policy = str(GOVERNANCE / "scheduler-config.json")
     hyperpod("apply", "-f", policy, "--yes")
     assert _plan(policy)["empty"]
     hyperpod("delete", "-f", policy, "--yes")
 
 
 def test_cluster_options_and_a_saved_plan_are_refused_for_a_governance_spec(governed):
-    quota = str(SPECS / "compute-quota.json")
+    quota = str(GOVERNANCE / "compute-quota.json")
     out = hyperpod("plan", "-f", quota, "--protect", "i-0", "--out", "p.json", code=1)
     assert "--out, --protect: for cluster specs" in out or "--protect, --out: for cluster specs" in out
     assert not (governed / "p.json").exists()
