@@ -79,6 +79,27 @@ def _show(the_plan: Any, as_json: bool) -> None:
         common.out.print(plan_renderable(the_plan))
 
 
+def status(ctx: click.Context, params: dict[str, Any]) -> None:
+    """The resource as Describe* answers it: a line, or its JSON; exit 1 when there is none."""
+    from pulumi_hyperpod.aws import governance  # noqa: PLC0415 - botocore's model: only a governance spec loads it (tests/cli_startup)
+
+    _refuse_cluster_options(ctx, params)
+    spec = governance.load(params["spec_file"])
+    found = governance.observe.read(client_from(ctx), spec)
+    resource = found.resource
+    if params["as_json"]:
+        emit_json(resource if resource is not None else {"exists": False})
+    elif resource is not None:
+        version = resource[spec.kind.version_member]
+        common.print_line(
+            f"{spec.label} on cluster {found.cluster.name}: {resource['Status']}, version {version} ({resource[spec.kind.arn_member]})"
+        )
+    if resource is None:
+        if not params["as_json"]:
+            raise LookupError(f"no {spec.label} on cluster {found.cluster.name}")
+        sys.exit(EXIT_ERROR)
+
+
 def plan(ctx: click.Context, params: dict[str, Any]) -> None:
     _client, the_plan = _prepared(ctx, params)
     _show(the_plan, params["as_json"])

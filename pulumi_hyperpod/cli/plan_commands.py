@@ -383,7 +383,10 @@ def _cluster(ctx: click.Context, params: dict[str, Any]) -> tuple[CloudFront, An
 @click.pass_context
 @handle_errors
 def status_command(ctx: click.Context, /, **params: Any) -> None:
-    """Cluster status and per-group counts. Exit 1 when there is no such cluster."""
+    """Cluster status and per-group counts. Exit 1 when there is no such cluster. With -f a task
+    governance spec: that compute quota's or scheduler configuration's status and version."""
+    if governance.declares(params["spec_file"]):
+        return governance.status(ctx, params)
     cloud, client, full, state = _cluster(ctx, params)
     if state is None:
         if params["as_json"]:

@@ -17,7 +17,8 @@ from typing import Any
 
 from pulumi_hyperpod.core.errors import InputError
 from pulumi_hyperpod.provider import console
-from pulumi_hyperpod.provider.governance import NOUNS, OUTPUTS, SETTINGS, GovernanceCore
+from pulumi_hyperpod.provider.governance import NOUNS, SETTINGS, GovernanceCore
+from pulumi_hyperpod.provider.governance import OUTPUTS as OUTPUTS  # the resources' outputs, for the schema and the preview
 from pulumi_hyperpod.provider.settings import Defaults
 
 TYPES = {f"hyperpod:index:{noun}": noun for noun in NOUNS}

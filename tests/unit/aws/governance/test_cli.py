@@ -59,3 +59,12 @@ def test_cluster_options_and_a_saved_plan_are_refused_for_a_governance_spec(gove
     out = hyperpod("plan", "-f", quota, "--protect", "i-0", "--out", "p.json", code=1)
     assert "--out, --protect: for cluster specs" in out or "--protect, --out: for cluster specs" in out
     assert not (governed / "p.json").exists()
+
+
+def test_status_of_a_quota_and_of_none(governed):
+    quota = str(GOVERNANCE / "compute-quota.json")
+    assert json.loads(hyperpod("status", "-f", quota, "--json", code=1)) == {"exists": False}
+    assert "no compute quota team-a on cluster hp-governed" in hyperpod("status", "-f", quota, code=1)
+    hyperpod("apply", "-f", quota, "--yes")
+    assert "compute quota team-a on cluster hp-governed: Created, version 1" in hyperpod("status", "-f", quota)
+    assert json.loads(hyperpod("status", "-f", quota, "--json"))["ComputeQuotaVersion"] == 1
