@@ -48,41 +48,35 @@ def _props(
     return props
 
 
-class ComputeQuota(Resource, GovernanceOutputs, module="hyperpod", name="ComputeQuota"):
+class _Governed(Resource, GovernanceOutputs):
+    """What both resources take: the spec, where it lives and how to wait."""
+
+    noun: str  # the resource's: the provider's operations are <Verb><noun>
+
+    def __init__(
+        self,
+        resource_name: str,
+        spec: pulumi.Input[Mapping[str, Any]] | None = None,
+        spec_file: str | None = None,
+        *,
+        backend: pulumi.Input[str] | None = None,
+        region: pulumi.Input[str] | None = None,
+        profile: pulumi.Input[str] | None = None,
+        wait: str | None = None,
+        timeout: float | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        settings = {"backend": backend, "region": region, "profile": profile, "wait": wait, "timeout": timeout}
+        super().__init__(GovernanceProvider(self.noun), resource_name, _props(spec, spec_file, settings), opts)
+
+
+class ComputeQuota(_Governed, module="hyperpod", name="ComputeQuota"):
     """A HyperPod task governance compute quota (CreateComputeQuota), planned and applied by pulumi-hyperpod."""
 
-    def __init__(
-        self,
-        resource_name: str,
-        spec: pulumi.Input[Mapping[str, Any]] | None = None,
-        spec_file: str | None = None,
-        *,
-        backend: pulumi.Input[str] | None = None,
-        region: pulumi.Input[str] | None = None,
-        profile: pulumi.Input[str] | None = None,
-        wait: str | None = None,
-        timeout: float | None = None,
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None:
-        settings = {"backend": backend, "region": region, "profile": profile, "wait": wait, "timeout": timeout}
-        super().__init__(GovernanceProvider("ComputeQuota"), resource_name, _props(spec, spec_file, settings), opts)
+    noun = "ComputeQuota"
 
 
-class ClusterSchedulerConfig(Resource, GovernanceOutputs, module="hyperpod", name="ClusterSchedulerConfig"):
+class ClusterSchedulerConfig(_Governed, module="hyperpod", name="ClusterSchedulerConfig"):
     """A HyperPod cluster's task governance policy (CreateClusterSchedulerConfig), planned and applied by pulumi-hyperpod."""
 
-    def __init__(
-        self,
-        resource_name: str,
-        spec: pulumi.Input[Mapping[str, Any]] | None = None,
-        spec_file: str | None = None,
-        *,
-        backend: pulumi.Input[str] | None = None,
-        region: pulumi.Input[str] | None = None,
-        profile: pulumi.Input[str] | None = None,
-        wait: str | None = None,
-        timeout: float | None = None,
-        opts: pulumi.ResourceOptions | None = None,
-    ) -> None:
-        settings = {"backend": backend, "region": region, "profile": profile, "wait": wait, "timeout": timeout}
-        super().__init__(GovernanceProvider("ClusterSchedulerConfig"), resource_name, _props(spec, spec_file, settings), opts)
+    noun = "ClusterSchedulerConfig"
