@@ -3,7 +3,10 @@
 (`create-cluster-scheduler-config --cli-input-json`), found by the document's shape
 (core/detect.py's `governance_resource`) and planned and applied by `aws/governance` (docs/capacity.md,
 "Task governance"). The cluster commands' options that plan nodes (a policy, protected nodes, a
-lifecycle bundle, a workload, a snapshot, a saved plan) are refused in one line, never dropped.
+lifecycle bundle, a workload, a snapshot) are refused in one line, never dropped. A plan saved with
+`--out` is the `hyperpod-plan/3` envelope (core/planfile.py) holding the plan, the spec and where it
+was made; `apply --plan` makes the plan again from the spec and applies the saved one only when they
+are the same (the version it read is still the resource's), else it is stale and nothing is called.
 """
 
 from __future__ import annotations
@@ -16,10 +19,12 @@ import click
 from pulumi_hyperpod.cli import common
 from pulumi_hyperpod.cli.common import EXIT_ERROR, EXIT_REFUSED, client_from, emit_json, print_error
 from pulumi_hyperpod.core.contract import ApplyOptions
+from pulumi_hyperpod.core import planfile
 from pulumi_hyperpod.core.detect import governance_resource
 from pulumi_hyperpod.core.errors import SpecError
 from pulumi_hyperpod.plans import plan_renderable
 
+SAVED = "governance"  # a saved plan's member holding the spec and where the plan was made
 # options of the cluster commands that mean nothing for a compute quota or a scheduler configuration
 _CLUSTER_ONLY = (
     "policy_file",
@@ -35,8 +40,6 @@ _CLUSTER_ONLY = (
     "kubeconfig",
     "kube_context",
     "snapshot",
-    "out_file",
-    "plan_file",
     "project",
     "location",
     "cluster_id",
@@ -101,9 +104,60 @@ def status(ctx: click.Context, params: dict[str, Any]) -> None:
 
 
 def plan(ctx: click.Context, params: dict[str, Any]) -> None:
-    _client, the_plan = _prepared(ctx, params)
+    """The plan; with --out, saved for `apply --plan` (the spec and where it was made, the plan)."""
+    from pulumi_hyperpod.aws import governance  # noqa: PLC0415 - botocore's model: only a governance spec loads it (tests/cli_startup)
+    from pulumi_hyperpod.cli.clouds import front  # noqa: PLC0415 - the cluster fronts: only a saved plan needs the target
+    from pulumi_hyperpod.cli.outputs import command_inputs  # noqa: PLC0415 - with the target
+
+    inputs = command_inputs(ctx)
+    client, the_plan = _prepared(ctx, params)
     _show(the_plan, params["as_json"])
+    out_file = params.get("out_file")
+    if out_file:
+        spec = governance.load(params["spec_file"])
+        body = {"plan": the_plan.to_dict(), SAVED: {"spec": spec.request, "target": front("aws").target(ctx, client)}}
+        try:
+            planfile.write(out_file, planfile.seal("aws", body), inputs=inputs)
+        except OSError as error:
+            print_error(f"{out_file}: the plan cannot be saved ({error.strerror or error})")
+            sys.exit(EXIT_ERROR)
+        if not params["as_json"]:
+            common.print_line(f"plan saved to {out_file}: apply it with `hyperpod apply --plan {out_file}`", console=common.err)
     common.exit_for_plan(the_plan, params["detailed_exitcode"])
+
+
+def saved(plan_file: str | None) -> bool:
+    """Whether --plan FILE is a saved task governance plan (any other file: the cluster loader says what it is)."""
+    if not plan_file:
+        return False
+    try:
+        return SAVED in planfile.read(plan_file)
+    except (ValueError, OSError):
+        return False
+
+
+def _saved_plan(ctx: click.Context, params: dict[str, Any]) -> tuple[Any, Any]:
+    """The saved plan, once it is the plan made again now from its spec: a plan made before the resource
+    moved (another writer's update, a new version) is stale, and nothing is called."""
+    from pulumi_hyperpod.aws import governance  # noqa: PLC0415 - botocore's model: only a governance plan loads it
+    from pulumi_hyperpod.aws.governance.apply import stale_reasons  # noqa: PLC0415 - with the model
+    from pulumi_hyperpod.cli.clouds import front  # noqa: PLC0415 - the cluster fronts: the target's check
+    from pulumi_hyperpod.core.contract import PlanStale  # noqa: PLC0415 - with the model
+    from pulumi_hyperpod.plans.model import Plan  # noqa: PLC0415 - with the model
+
+    _refuse_cluster_options(ctx, params)
+    path = params["plan_file"]
+    data = planfile.read(path, cloud="aws")
+    client = client_from(ctx)
+    made_at, here = data[SAVED].get("target"), front("aws").target(ctx, client)
+    if made_at != here:
+        raise planfile.SavedPlanError(f"{path}: made for {made_at}, applied to {here}; make the plan again there")
+    the_plan = Plan.from_dict(data["plan"])
+    now = governance.prepare(client, governance.from_dict(data[SAVED]["spec"]))
+    if (now.action, now.steps, now.refusals) != (the_plan.action, the_plan.steps, the_plan.refusals):
+        moved = stale_reasons(client, the_plan, the_plan.steps[0]) if the_plan.steps else []
+        raise PlanStale(the_plan, moved or [f"the plan made again now is to {now.action}, not {the_plan.action}"])
+    return client, the_plan
 
 
 def apply(ctx: click.Context, params: dict[str, Any], *, delete: bool = False) -> None:
@@ -112,7 +166,7 @@ def apply(ctx: click.Context, params: dict[str, Any], *, delete: bool = False) -
 
     wait = "none" if params.get("no_wait") or params.get("wait_policy") == "none" else "InService"
     timeout = common.check_timeout(params["timeout"] if params.get("timeout") is not None else 1800.0)
-    client, the_plan = _prepared(ctx, params, delete=delete)
+    client, the_plan = _saved_plan(ctx, params) if params.get("plan_file") else _prepared(ctx, params, delete=delete)
     as_json = params["as_json"]
     if not as_json:
         _show(the_plan, False)

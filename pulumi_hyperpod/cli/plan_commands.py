@@ -314,7 +314,7 @@ def apply_command(ctx: click.Context, /, **params: Any) -> None:
             if spec_file
             else "nothing to apply: give -f SPEC, or --plan PLAN.json saved by `hyperpod plan --out`"
         )
-    if governance.declares(spec_file):  # a compute quota or a scheduler configuration
+    if governance.declares(spec_file) or governance.saved(plan_file):  # a compute quota or a scheduler configuration
         return governance.apply(ctx, params)
     cloud = _front(ctx, _plan_file_cloud(ctx, plan_file) if plan_file else _spec_cloud(ctx, spec_file))
     wait, timeout = _wait_and_timeout(params, cloud)

@@ -54,11 +54,38 @@ def test_the_scheduler_configuration_through_the_cli(governed):
     hyperpod("delete", "-f", policy, "--yes")
 
 
-def test_cluster_options_and_a_saved_plan_are_refused_for_a_governance_spec(governed):
+def test_cluster_options_are_refused_for_a_governance_spec(governed):
     quota = str(GOVERNANCE / "compute-quota.json")
-    out = hyperpod("plan", "-f", quota, "--protect", "i-0", "--out", "p.json", code=1)
-    assert "--out, --protect: for cluster specs" in out or "--protect, --out: for cluster specs" in out
+    out = hyperpod("plan", "-f", quota, "--protect", "i-0", "--policy", "p.yaml", "--out", "p.json", code=1)
+    assert "--policy, --protect: for cluster specs" in out, out
     assert not (governed / "p.json").exists()
+
+
+def test_a_saved_plan_applies_while_its_version_holds_and_is_stale_after_another_writer(governed):
+    quota = str(GOVERNANCE / "compute-quota.json")
+    hyperpod("plan", "-f", quota, "--out", "create.json")
+    assert "outcome: done; calls: CreateComputeQuota" in hyperpod("apply", "--plan", "create.json", "--yes")
+    assert "stale plan" in hyperpod("apply", "--plan", "create.json", "--yes", code=1)  # acts once: it exists now
+
+    document = json.loads((GOVERNANCE / "compute-quota.json").read_text())
+    document["ComputeQuotaTarget"]["FairShareWeight"] = 30
+    changed = governed / "changed.json"
+    changed.write_text(json.dumps(document))
+    hyperpod("plan", "-f", str(changed), "--out", "update.json")
+    # another writer updates the quota (version 1 → 2) after the plan was saved
+    from pulumi_hyperpod.sim.aws import Simulator
+
+    client = Simulator.open_default().client()
+    [summary] = client.list_compute_quotas()["ComputeQuotaSummaries"]
+    client.update_compute_quota(ComputeQuotaId=summary["ComputeQuotaId"], TargetVersion=1, Description="someone else")
+    out = hyperpod("apply", "--plan", "update.json", "--yes", code=1)
+    assert "is at version 2, the plan read version 1" in out and "Nothing was changed" in out, out
+    assert client.describe_compute_quota(ComputeQuotaId=summary["ComputeQuotaId"])["ComputeQuotaTarget"]["FairShareWeight"] == 10
+
+    edited = json.loads((governed / "create.json").read_text())
+    edited["plan"]["steps"] = []
+    (governed / "create.json").write_text(json.dumps(edited))
+    assert "integrity check failed" in hyperpod("apply", "--plan", "create.json", "--yes", code=1)
 
 
 def test_status_of_a_quota_and_of_none(governed):
