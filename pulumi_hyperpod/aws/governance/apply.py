@@ -69,7 +69,7 @@ def apply(client: Any, plan: Plan, options: ApplyOptions | None = None, sleep: C
     except ClientError as error:
         raise ApplyError(f"{step.operation} failed: {error}", []) from None
     result.calls.append(step.operation)
-    rid = answer.get(kind.id_member) or step.request.get(kind.id_member)
+    rid = str(answer.get(kind.id_member) or step.request.get(kind.id_member))
     if not options.waits:
         result.outcome = "started"
         return result

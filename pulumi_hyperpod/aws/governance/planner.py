@@ -26,7 +26,7 @@ reasons with a `preempts:` code (docs/capacity.md, "Task governance"):
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pulumi_hyperpod.aws.governance.codes import GovernanceRefusal, Preemption, changed
 from pulumi_hyperpod.aws.governance.kinds import QUOTA, RUNNING, SCHEDULER
@@ -66,41 +66,53 @@ def _basis(observed: Observed, spec: GovernanceSpec) -> Basis:
 
 
 def plan(spec: GovernanceSpec, observed: Observed, *, delete: bool = False) -> Plan:
-    kind, resource, cluster = spec.kind, observed.resource, observed.cluster
-    notes = [f"{spec.label} on cluster {cluster.name} ({cluster.arn})"]
-    basis = _basis(observed, spec)
-    base = Plan(cluster_name=cluster.name, action="none", notes=tuple(notes), basis=basis)
-    if cluster.orchestrator != "Eks" and not (delete and resource):
+    """The plan, then refused when it calls something the service would refuse now: task governance
+    on a cluster not orchestrated by EKS, or a change of a resource whose last change still runs (a
+    plan with nothing to do is "no changes" whatever the status)."""
+    cluster, resource = observed.cluster, observed.resource
+    notes: tuple[str, ...] = (f"{spec.label} on cluster {cluster.name} ({cluster.arn})",)
+    if resource is not None and spec.request.get("Tags") and not delete:
+        notes += (
+            "Tags are set when the resource is created: the Update operations take none and Describe returns none, so a change is not planned",
+        )
+    made = _steps(spec, observed, delete=delete)
+    if made is None:
+        return Plan(cluster.name, "none", notes=notes, basis=_basis(observed, spec))
+    action, step = made
+    the_plan = Plan(cluster.name, action, (step,), notes=notes, basis=_basis(observed, spec))
+    if cluster.orchestrator != "Eks" and action != "delete":
         # HyperPod task governance is for clusters orchestrated by Amazon EKS (its guide); the service refuses others
         why = f"cluster {cluster.name} is orchestrated by {cluster.orchestrator or 'no orchestrator'}; task governance is for EKS-orchestrated clusters"
-        return base.refuse(Refusal(GovernanceRefusal.NOT_EKS, why))
+        return the_plan.refuse(Refusal(GovernanceRefusal.NOT_EKS, why))
     if resource is not None and resource["Status"] in RUNNING:
         why = f"{spec.label} is {resource['Status']}: plan again once it settles"
-        return base.refuse(Refusal(GovernanceRefusal.BUSY, why))
+        return the_plan.refuse(Refusal(GovernanceRefusal.BUSY, why))
+    return the_plan
+
+
+def _steps(spec: GovernanceSpec, observed: Observed, *, delete: bool) -> tuple[Literal["create", "update", "delete"], Step] | None:
+    """(the plan's action, its one step), or None: no changes."""
+    kind, resource, cluster = spec.kind, observed.resource, observed.cluster
     if delete:
-        if resource is None:
-            return base
+        if resource is None or resource["Status"] == "Deleting":
+            return None
+        effects = _deletion_effects(spec, resource)
         step = Step(
             kind.operation("Delete"),
             {kind.id_member: resource[kind.id_member]},
-            reasons=(f"delete {spec.label}", *_sentences(_deletion_effects(spec, resource))),
+            reasons=(f"delete {spec.label}", *_sentences(effects)),
             kind="delete-resource",
-            codes=(StepReason.NOT_DESIRED, *_codes(_deletion_effects(spec, resource))),
+            codes=(StepReason.NOT_DESIRED, *_codes(effects)),
         )
-        return Plan(cluster.name, "delete", (step,), notes=tuple(notes), basis=basis)
-    if resource is None:
+        return "delete", step
+    if resource is None or resource["Status"] == "Deleting":  # one being deleted: created again once it is gone (busy until then)
         request = {**spec.request, "ClusterArn": cluster.arn}
-        step = Step(
+        return "create", Step(
             kind.operation("Create"), request, reasons=(f"create {spec.label}",), kind="create-resource", codes=(StepReason.ABSENT,)
-        )
-        return Plan(cluster.name, "create", (step,), notes=tuple(notes), basis=basis)
-    if spec.request.get("Tags"):
-        notes.append(
-            "Tags are set when the resource is created: the Update operations take none and Describe returns none, so a change is not planned"
         )
     changed_names = changed_members(spec, resource)
     if not changed_names:
-        return Plan(cluster.name, "none", notes=tuple(notes), basis=basis)
+        return None
     effects = _effects(spec, resource)
     request = {kind.id_member: resource[kind.id_member], "TargetVersion": resource[kind.version_member]}
     request.update({name: spec.request[name] for name in changed_names})
@@ -111,7 +123,7 @@ def plan(spec: GovernanceSpec, observed: Observed, *, delete: bool = False) -> P
         kind="update-resource",
         codes=(*(changed(name) for name in changed_names), *_codes(effects)),
     )
-    return Plan(cluster.name, "update", (step,), notes=tuple(notes), basis=basis)
+    return "update", step
 
 
 # ---- what a change does to running work ----------------------------------------------------------------

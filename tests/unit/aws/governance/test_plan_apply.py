@@ -110,3 +110,17 @@ def test_the_scheduler_configuration_and_a_slurm_cluster_refused(world):
     client.create_cluster(**seed000_request("slurm", workers=1))
     refused = governance.prepare(client, governance.from_dict({**QUOTA, "ClusterArn": "slurm"}))
     assert refused.refused and refused.refusals[0].rule == "not-eks" and not refused.steps
+
+
+def test_a_quota_still_being_created_plans_no_changes_when_it_matches_and_is_refused_when_it_would_change(world):
+    sim, client = world
+    plan = governance.prepare(client, governance.from_dict(QUOTA))
+    governance.execute(client, plan, ApplyOptions(wait="none"))
+    assert client.list_compute_quotas()["ComputeQuotaSummaries"][0]["Status"] == "Creating"
+    assert governance.prepare(client, governance.from_dict(QUOTA)).empty
+    changed = copy.deepcopy(QUOTA)
+    changed["Description"] = "later"
+    busy = governance.prepare(client, governance.from_dict(changed))
+    assert busy.refused and busy.refusals[0].rule == "busy" and not busy.steps
+    sim.advance(30)
+    assert [s.operation for s in governance.prepare(client, governance.from_dict(changed)).steps] == ["UpdateComputeQuota"]
