@@ -36,3 +36,12 @@ def test_a_member_without_a_verdict_stops_the_planner(monkeypatch):
     finally:
         monkeypatch.undo()
         _verdicts.cache_clear()
+
+
+def test_the_step_kinds_complete_on_the_resources_status_and_take_no_node_down():
+    from pulumi_hyperpod.plans import steps
+
+    for kind in ("create-resource", "update-resource", "delete-resource"):
+        declared = steps.declaration(kind)
+        assert declared.completion == "resource-status" and declared.disruption.effect == "none"
+    assert "acted" in steps.declaration("update-resource").premise and "configuration" in steps.declaration("update-resource").premise
