@@ -5,7 +5,6 @@ example compute quota and scheduler configuration from them against `hyperpod fa
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,25 +12,14 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import GOVERNANCE
-from tests.support.serve import fake_serve
+from tests.support.serve import client_env, fake_serve
 
 BIN = Path(sys.executable).parent
 
 
 @pytest.fixture
 def env(tmp_path) -> dict[str, str]:
-    keep = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "HYPERPOD_"))}
-    return {
-        **keep,
-        "HYPERPOD_FAKE_STATE": str(tmp_path / "fake.sqlite"),
-        "HYPERPOD_POLL_SECONDS": "0.05",
-        "AWS_ACCESS_KEY_ID": "test",
-        "AWS_SECRET_ACCESS_KEY": "test",
-        "AWS_DEFAULT_REGION": "us-west-2",
-        "AWS_REGION": "us-west-2",
-        "AWS_CONFIG_FILE": os.devnull,
-        "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
-    }
+    return client_env(tmp_path)
 
 
 def _run(env, *argv: str, cwd: Path | None = None) -> str:
