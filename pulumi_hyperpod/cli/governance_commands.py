@@ -57,13 +57,14 @@ def _refuse_cluster_options(ctx: click.Context, params: dict[str, Any]) -> None:
     given = [
         name for name in _CLUSTER_ONLY if params.get(name) and ctx.get_parameter_source(name) == click.core.ParameterSource.COMMANDLINE
     ]
+    what = params.get("spec_file") or params.get("plan_file")
     if given:
         flags = ", ".join(param.opts[0] for param in ctx.command.params if param.name in given)
         raise ValueError(
-            f"{flags}: for cluster specs; {params['spec_file']} is a task governance spec (a compute quota or a scheduler configuration)"
+            f"{flags}: for cluster specs; {what} is a task governance spec or plan (a compute quota or a scheduler configuration)"
         )
     if params.get("cloud") == "gcp":
-        raise ValueError(f"--cloud gcp: {params['spec_file']} is a HyperPod task governance spec")
+        raise ValueError(f"--cloud gcp: {what} is a HyperPod task governance spec or plan")
 
 
 def _prepared(ctx: click.Context, params: dict[str, Any], *, delete: bool = False) -> tuple[Any, Any]:

@@ -95,3 +95,15 @@ def test_status_of_a_quota_and_of_none(governed):
     hyperpod("apply", "-f", quota, "--yes")
     assert "compute quota team-a on cluster hp-governed: Created, version 1" in hyperpod("status", "-f", quota)
     assert json.loads(hyperpod("status", "-f", quota, "--json"))["ComputeQuotaVersion"] == 1
+
+
+def test_a_saved_plan_refuses_the_cluster_options_and_a_missing_cluster_is_one_line(governed):
+    quota = str(GOVERNANCE / "compute-quota.json")
+    hyperpod("plan", "-f", quota, "--out", "p.json")
+    out = hyperpod("apply", "--plan", "p.json", "--protect", "i-0", "--yes", code=1)
+    assert "--protect: for cluster specs; p.json is a task governance spec or plan" in out, out
+    document = json.loads((GOVERNANCE / "compute-quota.json").read_text())
+    document["ClusterArn"] = "elsewhere"
+    (governed / "elsewhere.json").write_text(json.dumps(document))
+    out = hyperpod("plan", "-f", "elsewhere.json", code=1)
+    assert "cluster elsewhere not found in us-west-2" in out and "Traceback" not in out, out
