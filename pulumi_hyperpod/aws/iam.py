@@ -26,7 +26,7 @@ from typing import Any
 from collections.abc import Iterable, Sequence
 
 VERSION = "2012-10-17"
-FEATURES = ("plan", "apply", "preflight", "events", "drains", "bundle")
+FEATURES = ("plan", "apply", "preflight", "events", "drains", "bundle", "governance")
 # a feature whose commands run another's calls first: apply plans before it changes anything
 REQUIRES: dict[str, tuple[str, ...]] = {"apply": ("plan",)}
 FEATURE_HELP = {
@@ -36,6 +36,7 @@ FEATURE_HELP = {
     "events": "cluster events: events, timeline, cost's instance-hours",
     "drains": "the EKS cluster's endpoint for a drain through the Kubernetes API (RBAC: docs/iam.md)",
     "bundle": "upload a rendered lifecycle bundle to S3 (the Pulumi component)",
+    "governance": "task governance: plan, apply and delete compute quotas and the scheduler configuration (docs/capacity.md)",
 }
 
 # IAM's service prefix of each botocore service the code calls (its SigV4 signing name)
@@ -97,6 +98,16 @@ CALLS: dict[str, tuple[tuple[str, str], ...]] = {
     "events": (("sagemaker", "ListClusterEvents"), ("sagemaker", "DescribeClusterEvent"), ("sagemaker", "DescribeCluster")),
     "drains": (("eks", "DescribeCluster"), ("sts", "GetCallerIdentity")),
     "bundle": (("s3", "HeadBucket"), ("s3", "CreateBucket"), ("s3", "PutObject")),
+    "governance": (
+        ("sagemaker", "DescribeCluster"),  # the cluster a spec names, by name or ARN
+        *(
+            ("sagemaker", f"{verb}{noun}")
+            for noun in ("ComputeQuota", "ClusterSchedulerConfig")
+            for verb in ("Create", "Describe", "Update", "Delete")
+        ),
+        ("sagemaker", "ListComputeQuotas"),
+        ("sagemaker", "ListClusterSchedulerConfigs"),
+    ),
 }
 
 
@@ -143,6 +154,8 @@ RESOURCES: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "training-plan": ("TrainingPlans", ("arn:{partition}:sagemaker:{region}:{account}:training-plan/*",)),
+    "compute-quota": ("ComputeQuotas", ("arn:{partition}:sagemaker:{region}:{account}:compute-quota/*",)),
+    "scheduler-config": ("SchedulerConfigs", ("arn:{partition}:sagemaker:{region}:{account}:cluster-scheduler-config/*",)),
     "bucket": ("Buckets", ("arn:{partition}:s3:::{bucket}",)),
     "object": ("Objects", ("arn:{partition}:s3:::{bucket}/*",)),
     "eks-cluster": ("EksClusters", ("arn:{partition}:eks:{region}:{account}:cluster/*",)),
@@ -187,7 +200,11 @@ def resource_kind(service: str, operation: str) -> str:
                 ),
                 "cluster-extension",
             ),
+            "ListComputeQuotas": "any",
+            "ListClusterSchedulerConfigs": "any",
         }
+        if operation not in special and operation.endswith(("ComputeQuota", "ClusterSchedulerConfig")):
+            return "compute-quota" if operation.endswith("ComputeQuota") else "scheduler-config"
         return special.get(operation, "cluster")
     if service == "s3":
         return "bucket" if operation in ("HeadBucket", "CreateBucket", "ListObjectsV2", "DeleteBucket") else "object"

@@ -26,6 +26,7 @@ from pulumi_hyperpod.plans import plan_renderable
 from pulumi_hyperpod.core.detect import detect_cloud
 from pulumi_hyperpod.core.planfile import cloud_of
 from pulumi_hyperpod.cli.clouds import front
+from pulumi_hyperpod.cli import governance_commands as governance
 from pulumi_hyperpod.core import cloud as clouds, collector, planfile
 from pulumi_hyperpod.plans.policy import Policy
 from pulumi_hyperpod.core.contract import ApplyOptions
@@ -156,7 +157,10 @@ _gcp_options = _options(
         "or a name ending in `modelDevelopmentClusters/`.",
     ),
 )
-_SPEC_HELP = "Cluster spec (JSON or YAML): HyperPod's (the AWS CLI --cli-input-json form or snake_case) or Google Cloud's (the REST body)."
+_SPEC_HELP = (
+    "Cluster spec (JSON or YAML): HyperPod's (the AWS CLI --cli-input-json form or snake_case) or Google Cloud's (the REST body); "
+    "or a HyperPod task governance spec (create-compute-quota's or create-cluster-scheduler-config's --cli-input-json)."
+)
 _wait_options = _options(
     click.option(
         "--wait",
@@ -262,6 +266,8 @@ def plan_command(ctx: click.Context, /, **params: Any) -> None:
     """Show what apply would do, with its cost and the preflight checks. Exit 2 when a guard refuses the plan
     (with --detailed-exitcode, 3 when it has changes). The cloud is the one the spec is for."""
 
+    if governance.declares(params["spec_file"]):  # a compute quota or a scheduler configuration
+        return governance.plan(ctx, params)
     cloud = _front(ctx, _spec_cloud(ctx, params["spec_file"]))
     out_file = params["out_file"]
     inputs = command_inputs(ctx)  # --out was checked against them before the command began (outputs.py); again at the write
@@ -308,6 +314,8 @@ def apply_command(ctx: click.Context, /, **params: Any) -> None:
             if spec_file
             else "nothing to apply: give -f SPEC, or --plan PLAN.json saved by `hyperpod plan --out`"
         )
+    if governance.declares(spec_file) or governance.saved(plan_file):  # a compute quota or a scheduler configuration
+        return governance.apply(ctx, params)
     cloud = _front(ctx, _plan_file_cloud(ctx, plan_file) if plan_file else _spec_cloud(ctx, spec_file))
     wait, timeout = _wait_and_timeout(params, cloud)
     poll = cloud.poll_seconds(ctx)  # checked before any call, not at the first wait
@@ -375,7 +383,10 @@ def _cluster(ctx: click.Context, params: dict[str, Any]) -> tuple[CloudFront, An
 @click.pass_context
 @handle_errors
 def status_command(ctx: click.Context, /, **params: Any) -> None:
-    """Cluster status and per-group counts. Exit 1 when there is no such cluster."""
+    """Cluster status and per-group counts. Exit 1 when there is no such cluster. With -f a task
+    governance spec: that compute quota's or scheduler configuration's status and version."""
+    if governance.declares(params["spec_file"]):
+        return governance.status(ctx, params)
     cloud, client, full, state = _cluster(ctx, params)
     if state is None:
         if params["as_json"]:
@@ -396,8 +407,11 @@ def status_command(ctx: click.Context, /, **params: Any) -> None:
 @click.pass_context
 @handle_errors
 def delete_command(ctx: click.Context, /, **params: Any) -> None:
-    """Delete the cluster and wait until it is gone. Exit 1 when there is no such cluster."""
+    """Delete the cluster and wait until it is gone. Exit 1 when there is no such cluster. With -f a
+    task governance spec: delete that compute quota or scheduler configuration (none: no changes)."""
 
+    if governance.declares(params["spec_file"]):
+        return governance.apply(ctx, params, delete=True)
     cloud, client, full, state = _cluster(ctx, params)
     wait, timeout = _wait_and_timeout(params, cloud, cloud.delete_wait)
     poll = cloud.poll_seconds(ctx)

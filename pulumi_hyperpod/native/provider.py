@@ -43,7 +43,7 @@ from pulumi.provider.experimental.provider import (
 
 from pulumi.runtime import rpc
 
-from pulumi_hyperpod.native import core, gcp, importing, wire
+from pulumi_hyperpod.native import core, gcp, governance, importing, wire
 from pulumi_hyperpod.native.core import is_unknown
 from pulumi_hyperpod.native.schema import SCHEMA_PATH  # written by `python -m pulumi_hyperpod.native.schema --write`
 
@@ -64,9 +64,15 @@ class HyperpodProvider(Provider):
         self._simulator = simulator
         self._core = core.new_provider(simulator=simulator)
         self._gcp = gcp.GcpResource()  # hyperpod:index:GcpTrainingCluster (native/gcp.py)
+        self._config: dict[str, str] = {}  # hyperpod:index:ComputeQuota, ClusterSchedulerConfig (native/governance.py)
 
     async def _run(self, fn: Callable[..., Any], *args: Any) -> Any:
         return await asyncio.to_thread(fn, *args)
+
+    def _governance(self, urn: str) -> governance.GovernanceResource | None:
+        """The task governance resource an URN names (a compute quota, the scheduler configuration), or None."""
+        noun = governance.noun_of(urn)
+        return None if noun is None else governance.GovernanceResource(noun, self._config, self._simulator)
 
     # ---- provider --------------------------------------------------------------------------
     async def get_schema(self, request: GetSchemaRequest) -> GetSchemaResponse:
@@ -76,12 +82,19 @@ class HyperpodProvider(Provider):
         config = provider_config(request.variables, request.args)
         self._core = core.new_provider(config, simulator=self._simulator)
         self._gcp = gcp.GcpResource(config)
+        self._config = config
         return ConfigureResponse(accept_secrets=True, supports_preview=True, accept_resources=False, accept_outputs=False)
 
     # ---- check -----------------------------------------------------------------------------
     async def check(self, request: CheckRequest) -> CheckResponse:
         news = wire.bag_from_wire(request.new_inputs)
         olds = wire.bag_from_wire(request.old_inputs)
+        governed = self._governance(request.urn)
+        if governed is not None:
+            inputs, failures = await self._run(governed.check, olds, news)
+            if failures:
+                return CheckResponse(request.new_inputs, [CheckFailure(wire.path_to_wire(p), r) for p, r in failures])
+            return CheckResponse(wire.bag_to_wire(inputs), [])
         if gcp.is_gcp(request.urn):
             inputs, failures = await self._run(self._gcp.check, olds, news)
             if failures:
@@ -107,8 +120,10 @@ class HyperpodProvider(Provider):
     async def diff(self, request: DiffRequest) -> DiffResponse:
         olds = wire.bag_from_wire(request.old_state)
         news = wire.bag_from_wire(request.new_inputs)
-        if gcp.is_gcp(request.urn):
-            changes, replaces, delete_first = await self._run(self._gcp.diff, request.resource_id, olds, news)
+        governed = self._governance(request.urn)
+        if gcp.is_gcp(request.urn) or governed is not None:
+            resource = governed if governed is not None else self._gcp
+            changes, replaces, delete_first = await self._run(resource.diff, request.resource_id, olds, news)
             return DiffResponse(
                 changes=changes or bool(replaces), replaces=[wire.path_to_wire(p) for p in replaces], delete_before_replace=delete_first
             )
@@ -136,10 +151,13 @@ class HyperpodProvider(Provider):
     # ---- create / update -------------------------------------------------------------------
     async def create(self, request: CreateRequest) -> CreateResponse:
         inputs = wire.bag_from_wire(request.properties)
-        if gcp.is_gcp(request.urn):
+        governed = self._governance(request.urn)
+        if gcp.is_gcp(request.urn) or governed is not None:
+            resource = governed if governed is not None else self._gcp
             if request.preview:
-                return CreateResponse(None, {**request.properties, **{wire.camel(n): PropertyValue.computed() for n in gcp.OUTPUTS}})
-            id_, outputs = await self._run(self._gcp.create, inputs)
+                names = governance.OUTPUTS if governed is not None else gcp.OUTPUTS
+                return CreateResponse(None, {**request.properties, **{wire.camel(n): PropertyValue.computed() for n in names}})
+            id_, outputs = await self._run(resource.create, inputs)
             return CreateResponse(id_, wire.bag_to_wire(outputs))
         if request.preview:
             return CreateResponse(None, {**request.properties, **_computed_outputs(), **await self._preview_outputs(inputs)})
@@ -147,11 +165,13 @@ class HyperpodProvider(Provider):
         return CreateResponse(id_, wire.bag_to_wire(outputs))
 
     async def update(self, request: UpdateRequest) -> UpdateResponse:
-        if gcp.is_gcp(request.urn):
+        governed = self._governance(request.urn)
+        if gcp.is_gcp(request.urn) or governed is not None:
+            resource = governed if governed is not None else self._gcp
             if request.preview:
                 return UpdateResponse({**request.olds, **request.news})
             olds, news = wire.bag_from_wire(request.olds), wire.bag_from_wire(request.news)
-            return UpdateResponse(wire.bag_to_wire(await self._run(self._gcp.update, request.resource_id, olds, news)))
+            return UpdateResponse(wire.bag_to_wire(await self._run(resource.update, request.resource_id, olds, news)))
         if request.preview:
             news = wire.bag_from_wire(request.news)
             return UpdateResponse({**request.olds, **request.news, **await self._preview_outputs(news)})
@@ -167,6 +187,15 @@ class HyperpodProvider(Provider):
 
     # ---- read (refresh, import) ------------------------------------------------------------
     async def read(self, request: ReadRequest) -> ReadResponse:
+        governed = self._governance(request.urn)
+        if governed is not None:
+            bag = {**wire.bag_from_wire(request.inputs), **wire.bag_from_wire(request.properties)}
+            if not bag.get("spec") and not bag.get("spec_file"):
+                raise ValueError(
+                    "a compute quota or scheduler configuration is imported by declaring it: give its spec (pulumi import is not supported)"
+                )
+            id_, outputs = await self._run(governed.read, request.resource_id, bag)
+            return ReadResponse(id_, wire.bag_to_wire(outputs), request.inputs) if id_ else ReadResponse(None)
         if gcp.is_gcp(request.urn):
             bag = {**wire.bag_from_wire(request.inputs), **wire.bag_from_wire(request.properties)}
             id_, outputs, inputs = await self._run(self._gcp.read, request.resource_id, bag)
@@ -187,6 +216,10 @@ class HyperpodProvider(Provider):
 
     # ---- delete ----------------------------------------------------------------------------
     async def delete(self, request: DeleteRequest) -> None:
+        governed = self._governance(request.urn)
+        if governed is not None:
+            await self._run(governed.delete, request.resource_id, wire.bag_from_wire(request.properties))
+            return
         if gcp.is_gcp(request.urn):
             await self._run(self._gcp.delete, request.resource_id, wire.bag_from_wire(request.properties))
             return

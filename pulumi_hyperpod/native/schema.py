@@ -31,7 +31,7 @@ from typing import Any
 import dataclasses
 from pulumi_hyperpod import __version__
 from pulumi_hyperpod.plans.policy import Policy
-from pulumi_hyperpod.native import CLUSTER_TYPE, gcp
+from pulumi_hyperpod.native import CLUSTER_TYPE, gcp, governance
 from pulumi_hyperpod.provider.settings import SETTING_KEYS
 from pulumi_hyperpod.native.resource import PREVIEW_OUTPUTS
 from pulumi_hyperpod.provider.resource import OUTPUTS, ClusterArgs
@@ -233,6 +233,52 @@ GCP: dict[str, Property] = {
     "pools": Property(output=anything("Each node pool: machine_type, target, min_node_count, provisioning_model, nodes by state.")),
     "node_count": Property(output=integer("The cluster's nodes.")),
 }
+# hyperpod:index:ComputeQuota and hyperpod:index:ClusterSchedulerConfig (native/governance.py), by Python name
+GOVERNANCE: dict[str, Property] = {
+    "spec": Property(
+        input=anything(
+            "The resource as create's --cli-input-json document (CreateComputeQuota's or CreateClusterSchedulerConfig's request); "
+            "ClusterArn may be the cluster's name."
+        ),
+        output=anything("The spec, as checked."),
+    ),
+    "spec_file": Property(
+        input=string(
+            "A JSON or YAML file holding that document (relative to the project directory), read at every check; `spec` is merged over it."
+        ),
+        output=string("The spec file, when one was given."),
+    ),
+    "backend": Property(
+        input=string('"aws" (default) or "fake", the simulator. Default: the provider config hyperpod:backend.'),
+        output=string("The backend given."),
+    ),
+    "region": Property(
+        input=string("The AWS region. Default: the provider config hyperpod:region, then AWS_REGION."), output=string("The region given.")
+    ),
+    "profile": Property(
+        input=string("The AWS profile (a name). Default: the provider config hyperpod:profile."), output=string("The profile given.")
+    ),
+    "wait": Property(
+        input=string(
+            '"none" (return once the call is accepted) or "InService" (default: until the resource is Created or Updated, or gone).'
+        ),
+        output=string("What create and update waited for."),
+    ),
+    "timeout": Property(
+        input=number("Seconds a create, update or delete may wait (default 1200)."), output=number("The timeout in seconds.")
+    ),
+    "arn": Property(output=string("The resource's ARN (ComputeQuotaArn, ClusterSchedulerConfigArn).")),
+    "resource_id": Property(output=string("The resource's id (ComputeQuotaId, ClusterSchedulerConfigId).")),
+    "version": Property(output=integer("The version the service reports; each update makes it one higher.")),
+    "status": Property(output=string("SchedulerResourceStatus: Created, Updated, …")),
+    "cluster_arn": Property(output=string("The cluster's ARN (the spec may name the cluster by its name).")),
+    "location": Property(output=ref("Location", "Where the resource lives.")),
+}
+GOVERNANCE_DESCRIPTION = {
+    "ComputeQuota": "A HyperPod task governance compute quota (CreateComputeQuota): a team's compute on an EKS-orchestrated cluster, what it lends and borrows, planned and applied by pulumi-hyperpod; a change's plan says what it can preempt.",
+    "ClusterSchedulerConfig": "A HyperPod cluster's task governance policy (CreateClusterSchedulerConfig): its priority classes and fair share, planned and applied by pulumi-hyperpod.",
+}
+GOVERNANCE_REQUIRED = ("spec", "arn", "resource_id", "version", "status", "cluster_arn", "location")
 GROUPSTATUS = {
     "type": "object",
     "description": "An instance group as DescribeCluster reports it.",
@@ -358,6 +404,17 @@ def schema() -> Spec:
         CLUSTER_REQUIRED,
     )
     training = _resource(gcp.TYPE, GCP_DESCRIPTION, GCP, gcp.INPUTS, (*gcp.INPUTS, *gcp.OUTPUTS), GCP_REQUIRED)
+    governed = {
+        kind: _resource(
+            kind,
+            GOVERNANCE_DESCRIPTION[noun],
+            GOVERNANCE,
+            governance.INPUTS,
+            (*governance.INPUTS, *governance.OUTPUTS),
+            GOVERNANCE_REQUIRED,
+        )
+        for kind, noun in governance.TYPES.items()
+    }
     return {
         **{k: v for k, v in PACKAGE.items() if k in ("name", "displayName")},
         "version": __version__,
@@ -369,7 +426,7 @@ def schema() -> Spec:
             "hyperpod:index:GroupStatus": GROUPSTATUS,
             "hyperpod:index:Location": LOCATION,
         },
-        "resources": {CLUSTER_TYPE: cluster, gcp.TYPE: training},
+        "resources": {CLUSTER_TYPE: cluster, gcp.TYPE: training, **governed},
     }
 
 

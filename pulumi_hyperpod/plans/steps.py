@@ -35,6 +35,11 @@ StepKind = Literal[
     "replace-nodes",
     # node moves (docs/capacity.md, "Node moves")
     "move-nodes",
+    # a resource beside the cluster, configured on it (HyperPod task governance: a compute quota, the
+    # scheduler configuration); the step's operation says which
+    "create-resource",
+    "update-resource",
+    "delete-resource",
 ]
 
 # What a step can assume about the cluster. A cloud's saved-plan check has a reader for each premise
@@ -84,6 +89,7 @@ Completion = Literal[
     "operation-done",  # the cloud's long-running operation finished (Google Cloud)
     "nodes-moved",  # the named nodes are listed in the target group and not in Failure
     "extension-status",  # the extension is Active at the version and configuration asked (gone, for a delete)
+    "resource-status",  # the resource beside the cluster reports its change settled (created, updated; gone for a delete)
 ]
 COMPLETIONS: tuple[str, ...] = get_args(Completion)
 
@@ -206,6 +212,27 @@ KINDS: dict[str, KindDeclaration] = {
         ),
     )
 }
+
+# ---- resources beside the cluster (HyperPod task governance: aws/governance/) -------------------------
+# No node goes down: what a change does to running work (tasks a lowered quota preempts) is the step's
+# reasons and codes (`preempts:…`), said by the cloud's planner where the service documents it.
+_RESOURCE_DISRUPTION = Disruption("none", "none", "configures how the cluster's scheduler shares compute; no node is touched")
+KINDS.update(
+    {
+        d.kind: d
+        for d in (
+            _declare("create-resource", ("cluster",), _RESOURCE_DISRUPTION, "resource-status", "create a resource on the cluster"),
+            _declare(
+                "update-resource",
+                ("cluster", "configuration", "acted"),
+                _RESOURCE_DISRUPTION,
+                "resource-status",
+                "change a resource on the cluster, at the version read",
+            ),
+            _declare("delete-resource", ("cluster", "acted"), _RESOURCE_DISRUPTION, "resource-status", "delete a resource of the cluster"),
+        )
+    }
+)
 
 
 # A cluster's extensions. The service's documentation says an extension's software is installed on,

@@ -12,6 +12,8 @@ from pulumi_hyperpod._lazy import lazy_exports
 
 if TYPE_CHECKING:  # pragma: no cover
     from pulumi_hyperpod.provider.errors import ProviderError
+    from pulumi_hyperpod.provider.governance import GovernanceProvider
+    from pulumi_hyperpod.provider.governance_resource import ClusterSchedulerConfig, ComputeQuota
     from pulumi_hyperpod.provider.provider import ClusterProvider
     from pulumi_hyperpod.provider.resource import Cluster, ClusterArgs
     from pulumi_hyperpod.provider.settings import DEFAULT_TIMEOUT, MAX_TIMEOUT, Defaults, Location, Settings
@@ -22,6 +24,9 @@ _EXPORTS = {
     "Cluster": "pulumi_hyperpod.provider.resource",
     "ClusterArgs": "pulumi_hyperpod.provider.resource",
     "ClusterProvider": "pulumi_hyperpod.provider.provider",
+    "ClusterSchedulerConfig": "pulumi_hyperpod.provider.governance_resource",
+    "ComputeQuota": "pulumi_hyperpod.provider.governance_resource",
+    "GovernanceProvider": "pulumi_hyperpod.provider.governance",
     "DEFAULT_TIMEOUT": "pulumi_hyperpod.provider.settings",
     "Defaults": "pulumi_hyperpod.provider.settings",
     "Location": "pulumi_hyperpod.provider.settings",
@@ -38,7 +43,10 @@ __all__ = [
     "Cluster",
     "ClusterArgs",
     "ClusterProvider",
+    "ClusterSchedulerConfig",
+    "ComputeQuota",
     "Defaults",
+    "GovernanceProvider",
     "Location",
     "ProviderError",
     "Settings",

@@ -10,6 +10,16 @@ export type Cluster = import("./cluster").Cluster;
 export const Cluster: typeof import("./cluster").Cluster = null as any;
 utilities.lazyLoad(exports, ["Cluster"], () => require("./cluster"));
 
+export { ClusterSchedulerConfigArgs } from "./clusterSchedulerConfig";
+export type ClusterSchedulerConfig = import("./clusterSchedulerConfig").ClusterSchedulerConfig;
+export const ClusterSchedulerConfig: typeof import("./clusterSchedulerConfig").ClusterSchedulerConfig = null as any;
+utilities.lazyLoad(exports, ["ClusterSchedulerConfig"], () => require("./clusterSchedulerConfig"));
+
+export { ComputeQuotaArgs } from "./computeQuota";
+export type ComputeQuota = import("./computeQuota").ComputeQuota;
+export const ComputeQuota: typeof import("./computeQuota").ComputeQuota = null as any;
+utilities.lazyLoad(exports, ["ComputeQuota"], () => require("./computeQuota"));
+
 export { GcpTrainingClusterArgs } from "./gcpTrainingCluster";
 export type GcpTrainingCluster = import("./gcpTrainingCluster").GcpTrainingCluster;
 export const GcpTrainingCluster: typeof import("./gcpTrainingCluster").GcpTrainingCluster = null as any;
@@ -36,6 +46,10 @@ const _module = {
         switch (type) {
             case "hyperpod:index:Cluster":
                 return new Cluster(name, <any>undefined, { urn })
+            case "hyperpod:index:ClusterSchedulerConfig":
+                return new ClusterSchedulerConfig(name, <any>undefined, { urn })
+            case "hyperpod:index:ComputeQuota":
+                return new ComputeQuota(name, <any>undefined, { urn })
             case "hyperpod:index:GcpTrainingCluster":
                 return new GcpTrainingCluster(name, <any>undefined, { urn })
             default:

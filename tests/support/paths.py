@@ -12,6 +12,7 @@ REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "pulumi_hyperpod"
 EXAMPLES = REPO / "examples"
 SPECS = EXAMPLES / "specs"
+GOVERNANCE = EXAMPLES / "task-governance"  # a compute quota, a scheduler configuration and the EKS cluster they govern
 TESTS = REPO / "tests"
 BADINPUT = TESTS / "badinput"  # the bad-input corpus (make_corpus.py, corpus-*/, expected-*.json)
 DATA = TESTS / "data"  # data files read by tests in more than one folder

@@ -4,6 +4,7 @@ itself), and its server in this process over worlds a test holds."""
 from __future__ import annotations
 
 import contextlib
+import os
 import subprocess
 import sys
 import threading
@@ -13,6 +14,23 @@ from pathlib import Path
 from pulumi_hyperpod.sim.server import SimulatorServer, Worlds
 
 BIN = Path(sys.executable).parent
+
+
+def client_env(directory: Path) -> dict[str, str]:
+    """The environment of a process that talks to `hyperpod fake serve` as a user's would (the AWS CLI,
+    `hyperpod --endpoint-url`): test credentials, us-west-2, no AWS config, its world in `directory`."""
+    keep = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "HYPERPOD_"))}
+    return {
+        **keep,
+        "HYPERPOD_FAKE_STATE": str(directory / "fake.sqlite"),
+        "HYPERPOD_POLL_SECONDS": "0.05",
+        "AWS_ACCESS_KEY_ID": "test",
+        "AWS_SECRET_ACCESS_KEY": "test",
+        "AWS_DEFAULT_REGION": "us-west-2",
+        "AWS_REGION": "us-west-2",
+        "AWS_CONFIG_FILE": os.devnull,
+        "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+    }
 
 
 @contextlib.contextmanager

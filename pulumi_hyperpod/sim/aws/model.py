@@ -195,6 +195,8 @@ class Cluster:
     software_update: dict | None = None  # the running UpdateClusterSoftware (rolling_update.py)
     cluster_operations: list = field(default_factory=list)  # ListClusterOperations records (cluster_operations.py)
     extensions: list = field(default_factory=list)  # its cluster extensions, in creation order (extensions.py)
+    compute_quotas: list = field(default_factory=list)  # its task governance compute quotas (governance.py)
+    scheduler_configs: list = field(default_factory=list)  # its scheduler configuration, at most one (governance.py)
     due: float | None = None  # cluster-level timer (deletion completes)
     node_seq: int = 0
     event_seq: int = 0
@@ -285,8 +287,9 @@ class Cluster:
         """Everything but nodes and events (stored in their own tables), with the earliest node timer."""
         row = {k: v for k, v in self.__dict__.items() if k not in ("nodes", "events", "by_instance") and not k.startswith("_")}
         row["groups"] = [group.to_row() for group in self.groups.values()]  # a list keeps their order
-        if not row.get("extensions"):  # stored only when there are some: a world without any reads as before
-            row.pop("extensions", None)
+        for optional in ("extensions", "compute_quotas", "scheduler_configs"):
+            if not row.get(optional):  # stored only when there are some: a world without any reads as before
+                row.pop(optional, None)
         row[NEXT_NODE_DUE] = self.next_node_due()
         return row
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pulumi_hyperpod.sim.aws import (
     cluster_operations,
     extensions,
+    governance,
     image_status,
     moves,
     node_operations as nodes,
@@ -46,4 +47,5 @@ OPERATIONS: dict[str, Callable[[World, str, dict], dict]] = {
     "ListTrainingPlans": training_plans.list_training_plans,
     "SearchTrainingPlanOfferings": training_plans.search_training_plan_offerings,
     **extensions.OPERATIONS,  # Create/Describe/Update/Delete/ListClusterExtensions, ListClusterExtensionVersions
+    **governance.OPERATIONS,  # Create/Describe/Update/Delete/List ComputeQuota(s) and ClusterSchedulerConfig(s)
 }

@@ -46,6 +46,11 @@ class Timing(_Strict):
     )
     extension_update_seconds: float = Field(300, ge=0, description="UpdateClusterExtension: Updating until Active (an assumption)")
     extension_delete_seconds: float = Field(120, ge=0, description="DeleteClusterExtension: Deleting until gone (an assumption)")
+    governance_seconds: float = Field(
+        30,
+        ge=0,
+        description="a compute quota's or scheduler configuration's Creating, Updating or Deleting (an assumption: AWS documents no duration)",
+    )
     retry_interval_seconds: float = Field(300, gt=0, description="Continuous mode: async launch retry")
     min_count_timeout_seconds: float = Field(3 * 3600, gt=0, description="MinCount rollback timeout")
     client_token_ttl_seconds: float = Field(8 * 3600, gt=0, description="BatchAddClusterNodes ClientToken")

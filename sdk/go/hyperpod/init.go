@@ -23,6 +23,10 @@ func (m *module) Construct(ctx *pulumi.Context, name, typ, urn string) (r pulumi
 	switch typ {
 	case "hyperpod:index:Cluster":
 		r = &Cluster{}
+	case "hyperpod:index:ClusterSchedulerConfig":
+		r = &ClusterSchedulerConfig{}
+	case "hyperpod:index:ComputeQuota":
+		r = &ComputeQuota{}
 	case "hyperpod:index:GcpTrainingCluster":
 		r = &GcpTrainingCluster{}
 	default:

@@ -35,11 +35,15 @@ var __importStar = (this && this.__importStar) || (function () {
     };
 })();
 Object.defineProperty(exports, "__esModule", { value: true });
-exports.types = exports.config = exports.Provider = exports.GcpTrainingCluster = exports.Cluster = void 0;
+exports.types = exports.config = exports.Provider = exports.GcpTrainingCluster = exports.ComputeQuota = exports.ClusterSchedulerConfig = exports.Cluster = void 0;
 const pulumi = __importStar(require("@pulumi/pulumi"));
 const utilities = __importStar(require("./utilities"));
 exports.Cluster = null;
 utilities.lazyLoad(exports, ["Cluster"], () => require("./cluster"));
+exports.ClusterSchedulerConfig = null;
+utilities.lazyLoad(exports, ["ClusterSchedulerConfig"], () => require("./clusterSchedulerConfig"));
+exports.ComputeQuota = null;
+utilities.lazyLoad(exports, ["ComputeQuota"], () => require("./computeQuota"));
 exports.GcpTrainingCluster = null;
 utilities.lazyLoad(exports, ["GcpTrainingCluster"], () => require("./gcpTrainingCluster"));
 exports.Provider = null;
@@ -55,6 +59,10 @@ const _module = {
         switch (type) {
             case "hyperpod:index:Cluster":
                 return new exports.Cluster(name, undefined, { urn });
+            case "hyperpod:index:ClusterSchedulerConfig":
+                return new exports.ClusterSchedulerConfig(name, undefined, { urn });
+            case "hyperpod:index:ComputeQuota":
+                return new exports.ComputeQuota(name, undefined, { urn });
             case "hyperpod:index:GcpTrainingCluster":
                 return new exports.GcpTrainingCluster(name, undefined, { urn });
             default:

@@ -48,7 +48,12 @@ def test_a_property_without_a_description_stops_the_generation(monkeypatch) -> N
 def test_package_identity() -> None:
     assert SCHEMA["name"] == PACKAGE
     assert SCHEMA["version"] == pulumi_hyperpod.__version__
-    assert set(SCHEMA["resources"]) == {CLUSTER_TYPE, "hyperpod:index:GcpTrainingCluster"}  # tests/unit/native/test_gcp.py
+    assert set(SCHEMA["resources"]) == {
+        CLUSTER_TYPE,
+        "hyperpod:index:GcpTrainingCluster",  # tests/unit/native/test_gcp.py
+        "hyperpod:index:ComputeQuota",  # tests/unit/native/test_governance.py
+        "hyperpod:index:ClusterSchedulerConfig",
+    }
 
 
 def test_inputs_are_the_dynamic_clusters_arguments() -> None:

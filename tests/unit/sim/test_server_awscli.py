@@ -6,7 +6,6 @@ its id, tags the cluster and lists it; `hyperpod --backend fake` reads the same 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli import SPECS
-from tests.support.serve import fake_serve
+from tests.support.serve import client_env, fake_serve
 
 BIN = Path(sys.executable).parent
 NAME = "leo-stg-hyperpod-cluster"
@@ -23,18 +22,7 @@ STOP_AFTER = 90  # seconds: the server ends by itself even if this test dies
 
 @pytest.fixture
 def env(tmp_path) -> dict[str, str]:
-    keep = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "HYPERPOD_"))}
-    return {
-        **keep,
-        "HYPERPOD_FAKE_STATE": str(tmp_path / "fake.sqlite"),
-        "HYPERPOD_POLL_SECONDS": "0.05",
-        "AWS_ACCESS_KEY_ID": "test",
-        "AWS_SECRET_ACCESS_KEY": "test",
-        "AWS_DEFAULT_REGION": "us-west-2",
-        "AWS_REGION": "us-west-2",
-        "AWS_CONFIG_FILE": os.devnull,
-        "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
-    }
+    return client_env(tmp_path)
 
 
 @pytest.fixture

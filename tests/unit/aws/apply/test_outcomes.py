@@ -26,7 +26,8 @@ def test_every_completion_an_aws_kind_declares_has_a_check():
     from pulumi_hyperpod.aws.apply.completion import CHECKS
 
     aws_kinds = set(steps.KINDS)
-    assert {steps.declaration(k).completion for k in aws_kinds} - {"operation-done"} <= set(CHECKS)
+    # operation-done: Google Cloud's; resource-status: task governance's apply waits on it (aws/governance/apply.py)
+    assert {steps.declaration(k).completion for k in aws_kinds} - {"operation-done", "resource-status"} <= set(CHECKS)
 
 
 def test_the_outcomes_are_documented_values():

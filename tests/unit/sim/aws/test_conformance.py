@@ -101,11 +101,36 @@ def _everything(make_sim) -> None:
         Orchestrator={"Slurm": {}},
     )
     _extensions(sim, client)
+    _governance(sim, client)
     _software_and_moves(sim, client)
     client.delete_cluster(ClusterName="every-op")
     client.describe_cluster(ClusterName="every-op")
     client.list_cluster_nodes(ClusterName="every-op", IncludeNodeLogicalIds=True)
     assert EKS_ARN in str(client.describe_cluster(ClusterName="every-op")["Orchestrator"])
+
+
+def _governance(sim, client) -> None:
+    """Every task governance operation (sim/aws/governance.py), in each status its answers show."""
+    cluster = client.describe_cluster(ClusterName="every-op")["ClusterArn"]
+    quota = client.create_compute_quota(
+        Name="team-a",
+        ClusterArn=cluster,
+        ComputeQuotaConfig={"ComputeQuotaResources": [{"InstanceType": "ml.c5.xlarge", "Count": 1}]},
+        ComputeQuotaTarget={"TeamName": "team-a"},
+    )["ComputeQuotaId"]
+    policy = client.create_cluster_scheduler_config(Name="policy", ClusterArn=cluster, SchedulerConfig={"FairShare": "Enabled"})
+    policy_id = policy["ClusterSchedulerConfigId"]
+    client.describe_compute_quota(ComputeQuotaId=quota)  # Creating
+    client.describe_cluster_scheduler_config(ClusterSchedulerConfigId=policy_id)
+    sim.advance(60)
+    client.update_compute_quota(ComputeQuotaId=quota, TargetVersion=1, ActivationState="Disabled")
+    client.update_cluster_scheduler_config(ClusterSchedulerConfigId=policy_id, TargetVersion=1, Description="the policy")
+    client.list_compute_quotas(ClusterArn=cluster, SortBy="Status")  # Updating
+    client.list_cluster_scheduler_configs(ClusterArn=cluster, SortBy="Name")
+    sim.advance(60)
+    client.delete_compute_quota(ComputeQuotaId=quota)
+    client.delete_cluster_scheduler_config(ClusterSchedulerConfigId=policy_id)
+    client.list_compute_quotas()  # Deleting
 
 
 def _extensions(sim, client) -> None:
