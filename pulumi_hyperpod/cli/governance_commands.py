@@ -67,20 +67,21 @@ def _refuse_cluster_options(ctx: click.Context, params: dict[str, Any]) -> None:
         raise ValueError(f"--cloud gcp: {what} is a HyperPod task governance spec or plan")
 
 
-def _prepared(ctx: click.Context, params: dict[str, Any], *, delete: bool = False) -> tuple[Any, Any]:
+def _prepared(ctx: click.Context, params: dict[str, Any], *, delete: bool = False) -> tuple[Any, Any, str]:
+    """(the client, the plan, what it is for: the plan's header and last line name the resource, not its cluster)."""
     from pulumi_hyperpod.aws import governance  # noqa: PLC0415 - botocore's model: only a governance spec loads it (tests/cli_startup)
 
     _refuse_cluster_options(ctx, params)
     spec = governance.load(params["spec_file"])  # every problem, before any call
     client = client_from(ctx)
-    return client, governance.prepare(client, spec, delete=delete)
+    return client, governance.prepare(client, spec, delete=delete), spec.label
 
 
-def _show(the_plan: Any, as_json: bool) -> None:
+def _show(the_plan: Any, as_json: bool, label: str) -> None:
     if as_json:
         click.echo(the_plan.to_json())
     else:
-        common.out.print(plan_renderable(the_plan))
+        common.out.print(plan_renderable(the_plan, subject=f"{label} on cluster {the_plan.cluster_name}"))
 
 
 def status(ctx: click.Context, params: dict[str, Any]) -> None:
@@ -111,8 +112,8 @@ def plan(ctx: click.Context, params: dict[str, Any]) -> None:
     from pulumi_hyperpod.cli.outputs import command_inputs  # noqa: PLC0415 - with the target
 
     inputs = command_inputs(ctx)
-    client, the_plan = _prepared(ctx, params)
-    _show(the_plan, params["as_json"])
+    client, the_plan, label = _prepared(ctx, params)
+    _show(the_plan, params["as_json"], label)
     out_file = params.get("out_file")
     if out_file:
         spec = governance.load(params["spec_file"])
@@ -137,7 +138,7 @@ def saved(plan_file: str | None) -> bool:
         return False
 
 
-def _saved_plan(ctx: click.Context, params: dict[str, Any]) -> tuple[Any, Any]:
+def _saved_plan(ctx: click.Context, params: dict[str, Any]) -> tuple[Any, Any, str]:
     """The saved plan, once it is the plan made again now from its spec: a plan made before the resource
     moved (another writer's update, a new version) is stale, and nothing is called."""
     from pulumi_hyperpod.aws import governance  # noqa: PLC0415 - botocore's model: only a governance plan loads it
@@ -154,11 +155,12 @@ def _saved_plan(ctx: click.Context, params: dict[str, Any]) -> tuple[Any, Any]:
     if made_at != here:
         raise planfile.SavedPlanError(f"{path}: made for {made_at}, applied to {here}; make the plan again there")
     the_plan = Plan.from_dict(data["plan"])
-    now = governance.prepare(client, governance.from_dict(data[SAVED]["spec"]))
+    spec = governance.from_dict(data[SAVED]["spec"])
+    now = governance.prepare(client, spec)
     if (now.action, now.steps, now.refusals) != (the_plan.action, the_plan.steps, the_plan.refusals):
         moved = stale_reasons(client, the_plan, the_plan.steps[0]) if the_plan.steps else []
         raise PlanStale(the_plan, moved or [f"the plan made again now is to {now.action}, not {the_plan.action}"])
-    return client, the_plan
+    return client, the_plan, spec.label
 
 
 def apply(ctx: click.Context, params: dict[str, Any], *, delete: bool = False) -> None:
@@ -167,10 +169,10 @@ def apply(ctx: click.Context, params: dict[str, Any], *, delete: bool = False) -
 
     wait = "none" if params.get("no_wait") or params.get("wait_policy") == "none" else "InService"
     timeout = common.check_timeout(params["timeout"] if params.get("timeout") is not None else 1800.0)
-    client, the_plan = _saved_plan(ctx, params) if params.get("plan_file") else _prepared(ctx, params, delete=delete)
+    client, the_plan, label = _saved_plan(ctx, params) if params.get("plan_file") else _prepared(ctx, params, delete=delete)
     as_json = params["as_json"]
     if not as_json:
-        _show(the_plan, False)
+        _show(the_plan, False, label)
     if the_plan.refused:
         if as_json:
             emit_json({"plan": the_plan.to_dict(), "result": None})

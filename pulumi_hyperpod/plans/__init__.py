@@ -43,11 +43,12 @@ __all__ = [
 ]
 
 
-def plan_renderable(plan: Plan, victims_shown: int | None = 20) -> Any:
-    """`victims_shown`: rows of the removed-nodes table, the rest counted (None: all)."""
-    from pulumi_hyperpod.plans.render import plan_renderable as render  # noqa: PLC0415 - rich: only a plan shown loads the renderer (tests/cli_startup)
+def plan_renderable(plan: Plan, victims_shown: int | None = 20, subject: str | None = None) -> Any:
+    """`victims_shown`: rows of the removed-nodes table, the rest counted (None: all); `subject`: what
+    the plan is for when it is not the cluster itself (a compute quota on it)."""
+    from pulumi_hyperpod.plans.render import VICTIMS_ELSEWHERE, plan_renderable as render  # noqa: PLC0415 - rich: only a plan shown loads the renderer (tests/cli_startup)
 
-    return render(plan, victims_shown)
+    return render(plan, victims_shown, VICTIMS_ELSEWHERE, subject)
 
 
 def plan_text(plan: Plan, width: int = 110, victims_shown: int | None = 20, victims_elsewhere: str | None = None) -> str:

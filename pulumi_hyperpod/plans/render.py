@@ -50,10 +50,14 @@ VICTIMS_ELSEWHERE = "`hyperpod plan --json` lists them all"
 DISRUPTION_SHOWN = 5  # node ids on a step's disruption line; the JSON's `disruption` lists them all
 
 
-def plan_renderable(plan: Plan, victims_shown: int | None = VICTIMS_SHOWN, victims_elsewhere: str = VICTIMS_ELSEWHERE) -> Any:
+def plan_renderable(
+    plan: Plan, victims_shown: int | None = VICTIMS_SHOWN, victims_elsewhere: str = VICTIMS_ELSEWHERE, subject: str | None = None
+) -> Any:
     """`victims_shown`: rows of the removed-nodes table (None: all of them); `victims_elsewhere`:
-    where the rest are listed."""
-    parts: list[Any] = [Text(f"Plan for cluster {plan.cluster_name or '(none)'}: {plan.action}", style="bold")]
+    where the rest are listed; `subject`: what the plan is for when it is not the cluster itself (a
+    compute quota on it)."""
+    header = subject or f"cluster {plan.cluster_name or '(none)'}"
+    parts: list[Any] = [Text(f"Plan for {header}: {plan.action}", style="bold")]
     if plan.groups:
         parts.append(_groups(plan))
     if plan.steps:
@@ -64,7 +68,7 @@ def plan_renderable(plan: Plan, victims_shown: int | None = VICTIMS_SHOWN, victi
         parts.append(cost_renderable(plan.cost, if_allowed=plan.refused))
     if plan.preflight is not None:
         parts.append(preflight_renderable(plan.preflight, plan))
-    parts.append(_outcome(plan))
+    parts.append(_outcome(plan, subject))
     return Group(*parts)
 
 
@@ -107,7 +111,7 @@ def _notes(plan: Plan) -> list[Any]:
     return parts
 
 
-def _outcome(plan: Plan) -> Text:
+def _outcome(plan: Plan, subject: str | None) -> Text:
     """The plan's last line: refused, nothing to call (and why), no change, or the calls it makes."""
     if plan.refused:
         rules = ", ".join(dict.fromkeys(r.rule for r in plan.refusals))
@@ -115,7 +119,7 @@ def _outcome(plan: Plan) -> Text:
     if plan.empty and (pending := plan.details.pending() if plan.details is not None else None):
         return Text(f"No API call: {pending}.", style="yellow")
     if plan.empty:
-        return Text("No changes: the cluster matches the spec.", style="green")
+        return Text(f"No changes: the {subject or 'cluster'} matches the spec.", style="green")
     calls = ", ".join(f"{n} × {op}" for op, n in plan.calls().items())
     return Text(f"API calls: {calls}")
 
@@ -273,6 +277,12 @@ def render_text(renderable: Any, width: int = 110) -> str:
     return shown(buffer.getvalue().rstrip()) + "\n"  # plain text for a log or a preview: no control codes
 
 
-def plan_text(plan: Plan, width: int = 110, victims_shown: int | None = VICTIMS_SHOWN, victims_elsewhere: str = VICTIMS_ELSEWHERE) -> str:
-    """The plan's tables as plain text."""
-    return render_text(plan_renderable(plan, victims_shown, victims_elsewhere), width)
+def plan_text(
+    plan: Plan,
+    width: int = 110,
+    victims_shown: int | None = VICTIMS_SHOWN,
+    victims_elsewhere: str = VICTIMS_ELSEWHERE,
+    subject: str | None = None,
+) -> str:
+    """The plan's tables as plain text (`subject`: as for plan_renderable)."""
+    return render_text(plan_renderable(plan, victims_shown, victims_elsewhere, subject), width)

@@ -96,7 +96,7 @@ class GovernanceCore:
         spec = governance.from_dict(plain(inputs["spec"]))
         plan = governance.prepare(client, spec, delete=delete)
         if self.log is not None and not plan.empty:
-            self.log(plan_text(plan))
+            self.log(plan_text(plan, subject=f"{spec.label} on cluster {plan.cluster_name}"))
         governance.execute(client, plan, options, sleep=clock.sleep)
         if delete:
             return {}

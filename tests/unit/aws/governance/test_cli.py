@@ -107,3 +107,13 @@ def test_a_saved_plan_refuses_the_cluster_options_and_a_missing_cluster_is_one_l
     (governed / "elsewhere.json").write_text(json.dumps(document))
     out = hyperpod("plan", "-f", "elsewhere.json", code=1)
     assert "cluster elsewhere not found in us-west-2" in out and "Traceback" not in out, out
+
+
+def test_the_plan_names_the_resource_not_its_cluster(governed):
+    """A quota's plan is not a plan for the cluster: its header and its last line say what it is for."""
+    quota = str(GOVERNANCE / "compute-quota.json")
+    created = hyperpod("plan", "-f", quota, "--detailed-exitcode", code=3)
+    assert "Plan for compute quota team-a on cluster hp-governed: create" in created
+    assert "Plan for cluster" not in created
+    hyperpod("apply", "-f", quota, "--yes")
+    assert "No changes: the compute quota team-a on cluster hp-governed matches the spec." in hyperpod("plan", "-f", quota)
