@@ -8,6 +8,7 @@ rolls the waves out (`pulumi up`), checking each wave's gates before the next.
 from __future__ import annotations
 
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -47,10 +48,20 @@ def fleet_plan_command(fleet_file: str, parallel: int, as_json: bool, detailed_e
 @click.argument("fleet_file", metavar="FLEET", type=click.Path(dir_okay=False))
 @click.option("--parallel", type=click.IntRange(min=1), default=4, show_default=True, help="Previews run at once (and ups, without waves).")
 @click.option("--yes", "-y", is_flag=True, help="Apply; without it the fleet plan is shown and nothing is applied.")
+@click.option(
+    "--on-locked",
+    type=click.Choice(["wait", "skip"]),
+    default="wait",
+    show_default=True,
+    help="A stack locked by another update: wait for it (then run its up) or skip it (the fleet is then not complete: exit 1).",
+)
+@click.option("--lock-timeout", type=click.IntRange(min=0), default=600, show_default=True, help="Seconds to wait for a stack's lock.")
+@click.option("--break-stale-locks", is_flag=True, help="Break a lock whose holder is a process of this host that is gone (pulumi cancel).")
 @handle_errors
-def fleet_apply_command(fleet_file: str, parallel: int, yes: bool) -> None:
+def fleet_apply_command(fleet_file: str, parallel: int, yes: bool, on_locked: str, lock_timeout: int, break_stale_locks: bool) -> None:
     """Show the fleet plan, then (with --yes) run each wave's `pulumi up`, at most its parallelism at
-    once, and check its gates before the next wave. Exit 1 when an up or a gate fails (later waves are
+    once, and check its gates before the next wave. A stack locked by another update is waited for or
+    skipped (--on-locked). Exit 1 when an up or a gate fails or a stack is skipped (later waves are
     not started), 2 when the fleet plan is refused (nothing applied), 130 on Ctrl-C. Run it again to
     resume: stacks already at their spec have nothing to do."""
     from pulumi_hyperpod.fleet import apply, gates  # noqa: PLC0415 - the Automation API: only this command loads it
@@ -69,10 +80,23 @@ def fleet_apply_command(fleet_file: str, parallel: int, yes: bool) -> None:
         targets = [(stack, name) for stack, result in done for name in apply.clusters_of(result, previewed.get(stack.name))]
         return gates.check_gates(wave.gates, targets)
 
-    outcome = apply.apply_fleet(fleet, apply.waves_of(fleet, parallel), lambda stack: run_stack(stack, base, "up"), check, _progress())
+    stop = threading.Event()
+    up = _locking_up(on_locked, lock_timeout, break_stale_locks, stop)
+    outcome = apply.apply_fleet(
+        fleet, apply.waves_of(fleet, parallel), lambda stack: run_stack(stack, base, "up", up), check, _progress(), stop
+    )
     _say_outcome(outcome)
     if not outcome.ok:
         sys.exit(EXIT_ERROR)
+
+
+def _locking_up(on_locked: str, timeout: int, break_stale: bool, stop: threading.Event) -> Any:
+    """Each stack's `up` under the lock policy of the command line; a line per lock met."""
+    from pulumi_hyperpod.fleet.locks import LockPolicy  # noqa: PLC0415 - with the command
+    from pulumi_hyperpod.fleet.preview import up_with  # noqa: PLC0415 - the Automation API: only a fleet command loads it
+
+    policy = LockPolicy(on_locked="skip" if on_locked == "skip" else "wait", timeout=timeout, break_stale=break_stale)
+    return up_with(policy, lambda stack, line: _line(("locked ", "yellow"), f"{stack.name}: {line}"), stop)
 
 
 def _gather(fleet_file: str, parallel: int, gated: bool = False) -> tuple[Any, Path, Any]:
@@ -116,9 +140,12 @@ def _progress() -> Any:
     """One line per wave, per stack's start and end, and per gate (user text never markup)."""
     from pulumi_hyperpod.fleet.apply import Events  # noqa: PLC0415 - with the command
     from pulumi_hyperpod.fleet.gates import FAILED, PASSED  # noqa: PLC0415 - with the command
+    from pulumi_hyperpod.fleet.locks import SKIPPED  # noqa: PLC0415 - with the command
 
     def finished(result: Any) -> None:
-        if result.error:
+        if result.error and result.error.startswith(SKIPPED):
+            _line(("skipped ", "yellow"), f"{result.stack}: {result.error.removeprefix(SKIPPED)}")
+        elif result.error:
             _line(("failed ", "red"), f"{result.stack}: {result.error}")
         elif result.changes:
             _line(("updated ", "green"), f"{result.stack}: " + ", ".join(f"{op} {n}" for op, n in sorted(result.changes.items())))
@@ -148,6 +175,9 @@ def _say_outcome(outcome: Any) -> None:
             print_error(
                 f"wave {wave.wave}: gate {gate.gate} failed on cluster {gate.cluster} (stack {gate.stack}): {gate.detail}", label="failed"
             )
+    for wave in outcome.waves:
+        for result in wave.skipped_stacks:
+            print_error(f"wave {wave.wave}: stack {result.stack} was not updated: {result.error.partition(': ')[2]}", label="skipped")
     if outcome.not_started:
         print_error(f"later waves not started: {', '.join(outcome.not_started)}", label="stopped")
     noops = [s.stack for w in outcome.waves for s in w.stacks if not s.error and not s.changes]
