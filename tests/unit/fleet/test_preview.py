@@ -26,6 +26,14 @@ def test_the_account_is_the_simulators_key_only_on_the_simulator(tmp_path):
     assert PLAN_DIR_ENV == cloud_provider.PLAN_DIR_ENV
 
 
+def test_the_stacks_state_backend_is_its_engines_and_the_stacks_env_wins(tmp_path):
+    url = "s3://fleet-state?endpoint=http://127.0.0.1:9000&s3ForcePathStyle=true&region=us-east-1&profile=backend"
+    env = stack_env(member("a", account="111122223333", backend="fake", state=url), tmp_path)
+    assert env["PULUMI_BACKEND_URL"] == url and env["AWS_ACCESS_KEY_ID"] == "111122223333"
+    assert "PULUMI_BACKEND_URL" not in stack_env(member("b"), tmp_path), "no state: the runner's own login"
+    assert stack_env(member("c", state=url, env={"PULUMI_BACKEND_URL": "file:///x"}), tmp_path)["PULUMI_BACKEND_URL"] == "file:///x"
+
+
 def test_previews_run_at_most_parallel_at_once_and_keep_the_fleet_order(tmp_path):
     running, most, lock, release = [0], [0], threading.Lock(), threading.Barrier(2, timeout=5)
 
