@@ -80,9 +80,7 @@ class Clock:
 
 def run(engine, policy, stale=False):
     clock, lines = Clock(), []
-    result = until_unlocked(
-        engine.up, policy, engine.cancel, lines.append, stale=lambda holder: stale, stop=clock.event(), clock=clock
-    )
+    result = until_unlocked(engine.up, policy, engine.cancel, lines.append, stale=lambda holder: stale, stop=clock.event(), clock=clock)
     return result, clock, lines
 
 
@@ -141,6 +139,8 @@ def test_a_stop_ends_the_wait():
     engine = Engine(locked=100)
     stop = threading.Event()
     stop.set()
-    with pytest.raises(StackLocked, match="^skipped: interrupted while waiting"):
-        until_unlocked(engine.up, LockPolicy(), engine.cancel, lambda line: None, stale=lambda h: False, stop=stop, clock=itertools.count().__next__)
+    with pytest.raises(StackLocked, match=r"^skipped: interrupted while waiting"):
+        until_unlocked(
+            engine.up, LockPolicy(), engine.cancel, lambda line: None, stale=lambda h: False, stop=stop, clock=itertools.count().__next__
+        )
     assert engine.tries == 1

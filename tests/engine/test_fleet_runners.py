@@ -1,0 +1,277 @@
+"""`hyperpod fleet apply` runners sharing one self-managed S3 state backend (moto's server) and one
+simulator endpoint: Pulumi's stack lock keeps two runners from updating a stack twice, and a runner
+SIGKILLed mid-wave leaves a stale lock that the next run reports, then breaks when asked, with
+nothing applied twice. docs/fleet.md, "Runners and the state backend".
+
+Each runner is its own process with its own PULUMI_HOME (two CI machines). Each stack's program
+adopts its cluster and grows its workers from 2 to 3 (one UpdateCluster), then, in the `up` only,
+holds until the test creates a file: the cluster is updated and the stack's lock is held, so what the
+other runners meet, and when the first runner is killed, is fixed by the test, not by timing. The
+simulator records every call it receives; the tests count UpdateCluster per cluster.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import signal
+import socket
+import subprocess
+import textwrap
+import time
+from pathlib import Path
+
+import boto3
+import pytest
+import yaml
+from moto.server import ThreadedMotoServer
+
+from pulumi_hyperpod.sim.aws import Simulator
+from pulumi_hyperpod.sim.gcp import GcpSimulator
+from pulumi_hyperpod.sim.server import Worlds
+from tests.support.serve import served
+from tests.support.sim_helpers import LIFECYCLE, ROLE
+
+from .conftest import engine_env, repo_venv
+from .test_fleet_plan import make_cluster
+
+pytestmark = pytest.mark.engine
+
+EAST, WEST = "111122223333", "444455556666"
+START = 1_780_000_000.0  # the world's wall clock, fixed: an update stays under way, nothing heals behind the test
+BUCKET = "fleet-state"
+BACKEND_PROFILE = "fleet-backend"  # the backend's credentials: a profile of their own, apart from the stacks' account keys
+DEADLINE = 240  # seconds any one wait of these tests may take
+
+PROGRAM = textwrap.dedent(
+    f'''\
+    """A fleet member: its cluster adopted and grown; in an `up`, held after the update until $RELEASE exists."""
+    import os
+    import time
+
+    import pulumi
+
+    from pulumi_hyperpod.provider import Cluster
+
+    config = pulumi.Config()
+
+
+    def hold(name):
+        deadline = time.monotonic() + 200
+        while not os.path.exists(config.require("release")) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        return name
+
+
+    cluster = Cluster(
+        "member",
+        cluster_name=config.require("clusterName"),
+        instance_groups=[{{
+            "instance_group_name": "workers",
+            "instance_type": "ml.c5.xlarge",
+            "instance_count": config.require_int("workers"),
+            "life_cycle_config": {{"source_s3_uri": "{LIFECYCLE["SourceS3Uri"]}", "on_create": "{LIFECYCLE["OnCreate"]}"}},
+            "execution_role": "{ROLE}",
+        }}],
+        backend="aws",
+        adopt=True,
+        wait="none",
+    )
+    if not pulumi.runtime.is_dry_run():
+        pulumi.export("held", cluster.cluster_name.apply(hold))
+    '''
+)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def bucket():
+    """moto's S3 server on a free port with an empty bucket: the fleet's state backend URL, and an S3 client."""
+    port = free_port()
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # a line per S3 request otherwise
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    try:
+        s3 = boto3.client(
+            "s3", endpoint_url=f"http://127.0.0.1:{port}", region_name="us-east-1", aws_access_key_id="k", aws_secret_access_key="s"
+        )
+        s3.create_bucket(Bucket=BUCKET)
+        url = f"s3://{BUCKET}?endpoint=http://127.0.0.1:{port}&s3ForcePathStyle=true&region=us-east-1&profile={BACKEND_PROFILE}"
+        yield url, s3
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def world(tmp_path):
+    sim = Simulator(path=tmp_path / "fake.sqlite", seed=5, real_time=lambda: START)
+    with served(Worlds(sim, GcpSimulator())) as url:
+        make_cluster(sim, EAST, "east-cluster", 2)
+        make_cluster(sim, WEST, "west-cluster", 2)
+        sim.reset_calls()  # from here, only what the runners send
+        yield url, sim
+
+
+def write_fleet(tmp_path: Path, endpoint: str, state: str) -> tuple[Path, Path]:
+    """The fleet file (canary: east; rest: west; both on the S3 backend), its program, and the release file."""
+    project = tmp_path / "member"
+    project.mkdir()
+    (project / "__main__.py").write_text(PROGRAM)
+    (project / "Pulumi.yaml").write_text(
+        yaml.safe_dump({"name": "fleet-member", "runtime": {"name": "python", "options": {"virtualenv": str(repo_venv())}}})
+    )
+    release = tmp_path / "release"
+    stacks = [
+        {
+            "name": name,
+            "project": "member",
+            "stack": name,
+            "account": account,
+            "region": "us-west-2",
+            "backend": "fake",
+            "config": {"clusterName": f"{name}-cluster", "workers": "3", "release": str(release)},
+            "env": {"AWS_ENDPOINT_URL": endpoint},
+        }
+        for name, account in (("east", EAST), ("west", WEST))
+    ]
+    gates = {"in_service": False, "no_failed_nodes": True}  # the clock stands still: an update stays under way
+    fleet = tmp_path / "fleet.yaml"
+    fleet.write_text(
+        yaml.safe_dump(
+            {
+                "state": state,
+                "stacks": stacks,
+                "waves": [{"name": "canary", "stacks": ["east"], "gates": gates}, {"name": "rest", "stacks": ["west"], "gates": gates}],
+            }
+        )
+    )
+    return fleet, release
+
+
+def runner_env(tmp_path: Path, name: str) -> dict[str, str]:
+    """A runner's environment: its own PULUMI_HOME (a CI machine of its own) and the backend's profile."""
+    env = engine_env(tmp_path / name)
+    env.pop("PULUMI_BACKEND_URL")  # the fleet file's `state` names the backend
+    credentials = tmp_path / "backend-credentials"
+    credentials.write_text(f"[{BACKEND_PROFILE}]\naws_access_key_id = fleetbackendkey\naws_secret_access_key = fleetbackendsecret\n")
+    env["AWS_SHARED_CREDENTIALS_FILE"] = str(credentials)
+    return env
+
+
+@contextlib.contextmanager
+def runner(tmp_path: Path, name: str, fleet: Path, *options: str):
+    """`hyperpod fleet apply FLEET --yes OPTIONS` in a process group of its own, its output in files;
+    the group is killed if the test leaves it running."""
+    out, err = tmp_path / f"{name}.out", tmp_path / f"{name}.err"
+    with out.open("w") as stdout, err.open("w") as stderr:
+        process = subprocess.Popen(
+            ["hyperpod", "fleet", "apply", str(fleet), "--yes", *options],
+            env=runner_env(tmp_path, name),
+            stdout=stdout,
+            stderr=stderr,
+            text=True,
+            start_new_session=True,
+        )
+    process.out, process.err = out, err  # type: ignore[attr-defined]
+    try:
+        yield process
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(10)
+
+
+def output(process) -> str:
+    return process.out.read_text() + process.err.read_text()
+
+
+def until(condition, what: str, processes=()) -> None:
+    deadline = time.monotonic() + DEADLINE
+    while not condition():
+        for process in processes:
+            assert process.poll() is None, f"{what}: a runner ended first\n{output(process)}"
+        assert time.monotonic() < deadline, f"{what}: not within {DEADLINE}s\n" + "\n".join(output(p) for p in processes)
+        time.sleep(0.2)
+
+
+def lock_of(s3, stack: str) -> list[str]:
+    listed = s3.list_objects_v2(Bucket=BUCKET, Prefix=f".pulumi/locks/organization/fleet-member/{stack}/")
+    return [o["Key"] for o in listed.get("Contents", [])]
+
+
+def updates(sim: Simulator) -> dict[str, int]:
+    counted: dict[str, int] = {}
+    for operation, params in sim.calls:
+        if operation in ("CreateCluster", "UpdateCluster", "DeleteCluster", "BatchDeleteClusterNodes"):
+            key = f"{operation} {params.get('ClusterName')}"
+            counted[key] = counted.get(key, 0) + 1
+    return counted
+
+
+def updated_and_held(sim: Simulator, s3, stack: str) -> bool:
+    return updates(sim).get(f"UpdateCluster {stack}-cluster") == 1 and bool(lock_of(s3, stack))
+
+
+def test_two_runners_on_one_backend_update_each_stack_once(tmp_path, bucket, world, pulumi_cli):
+    state, s3 = bucket
+    endpoint, sim = world
+    fleet, release = write_fleet(tmp_path, endpoint, state)
+    with runner(tmp_path, "a", fleet) as first:
+        until(lambda: updated_and_held(sim, s3, "east"), "runner a updates east and holds its lock", [first])
+        with runner(tmp_path, "b", fleet) as waiting, runner(tmp_path, "c", fleet, "--on-locked", "skip") as skipping:
+            until(lambda: "locked east: the stack is locked, held by " in output(waiting), "runner b meets the lock", [first, waiting])
+            assert skipping.wait(DEADLINE) == 1, output(skipping)
+            release.touch()
+            assert first.wait(DEADLINE) == 0, output(first)
+            assert waiting.wait(DEADLINE) == 0, output(waiting)
+    host = socket.gethostname()
+    assert f"@{host} (pid " in output(waiting) and "waiting 2s (--on-locked wait, up to 600s)" in output(waiting)
+    assert "skipped east: the stack is locked, held by " in output(skipping) and "(--on-locked skip)" in output(skipping)
+    assert "skipped: wave canary: stack east was not updated" in output(skipping)
+    assert "stopped: later waves not started: rest" in output(skipping)
+    assert "no-op east: nothing to do (already at its spec)" in output(waiting)
+    assert updates(sim) == {"UpdateCluster east-cluster": 1, "UpdateCluster west-cluster": 1}, "each stack's cluster updated once"
+    assert "fleetbackendsecret" not in output(first) + output(waiting) + output(skipping)
+
+
+def test_a_runner_killed_mid_wave_leaves_a_stale_lock_and_the_rerun_applies_nothing_twice(tmp_path, bucket, world, pulumi_cli):
+    state, s3 = bucket
+    endpoint, sim = world
+    fleet, release = write_fleet(tmp_path, endpoint, state)
+    with runner(tmp_path, "killed", fleet) as killed:
+        until(lambda: updated_and_held(sim, s3, "east"), "east updated, its lock held", [killed])
+        os.killpg(killed.pid, signal.SIGKILL)  # the runner and its `pulumi` children: one process group
+        killed.wait(10)
+        until(lambda: _group_gone(killed.pid), "the runner's pulumi processes end with it")
+    assert lock_of(s3, "east"), "a killed `pulumi up` leaves its lock in a self-managed backend"
+    release.touch()
+
+    with runner(tmp_path, "again", fleet) as again:
+        assert again.wait(DEADLINE) == 1, output(again)
+    host = socket.gethostname()
+    assert "skipped: wave canary: stack east was not updated: a stale lock: held by " in output(again)
+    assert f"@{host} (pid " in output(again) and "--break-stale-locks" in output(again)
+    assert "stopped: later waves not started: rest" in output(again)
+
+    with runner(tmp_path, "broken", fleet, "--break-stale-locks") as broken:
+        assert broken.wait(DEADLINE) == 0, output(broken)
+    assert "locked east: the lock is stale: held by " in output(broken) and "breaking it (pulumi cancel)" in output(broken)
+    (east,) = [line for line in output(broken).splitlines() if line.startswith(("updated east:", "no-op east:"))]
+    assert "update" not in east.partition(":")[2], f"the cluster's update the killed runner made is in the state: {east}"
+    assert "updated west: " in output(broken)
+    assert updates(sim) == {"UpdateCluster east-cluster": 1, "UpdateCluster west-cluster": 1}, "nothing applied twice"
+    assert not lock_of(s3, "east") and not lock_of(s3, "west")
+
+
+def _group_gone(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return True
+    return False
