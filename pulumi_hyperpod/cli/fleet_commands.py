@@ -57,8 +57,17 @@ def fleet_plan_command(fleet_file: str, parallel: int, as_json: bool, detailed_e
 )
 @click.option("--lock-timeout", type=click.IntRange(min=0), default=600, show_default=True, help="Seconds to wait for a stack's lock.")
 @click.option("--break-stale-locks", is_flag=True, help="Break a lock whose holder is a process of this host that is gone (pulumi cancel).")
+@click.option(
+    "--wave",
+    "only_waves",
+    multiple=True,
+    metavar="NAME",
+    help="Run only this wave (repeatable; in the file's order), e.g. one CI job per wave. The fleet plan still covers every stack.",
+)
 @handle_errors
-def fleet_apply_command(fleet_file: str, parallel: int, yes: bool, on_locked: str, lock_timeout: int, break_stale_locks: bool) -> None:
+def fleet_apply_command(
+    fleet_file: str, parallel: int, yes: bool, on_locked: str, lock_timeout: int, break_stale_locks: bool, only_waves: tuple[str, ...]
+) -> None:
     """Show the fleet plan, then (with --yes) run each wave's `pulumi up`, at most its parallelism at
     once, and check its gates before the next wave. A stack locked by another update is waited for or
     skipped (--on-locked). Exit 1 when an up or a gate fails or a stack is skipped (later waves are
@@ -67,6 +76,7 @@ def fleet_apply_command(fleet_file: str, parallel: int, yes: bool, on_locked: st
     from pulumi_hyperpod.fleet import apply, gates  # noqa: PLC0415 - the Automation API: only this command loads it
     from pulumi_hyperpod.fleet.preview import run_stack  # noqa: PLC0415 - with the command
 
+    waves = _selected_waves(fleet_file, parallel, only_waves)  # before any preview
     fleet, base, previews = _gather(fleet_file, parallel, gated=True)
     document = _document(previews)
     _show(document)
@@ -82,12 +92,23 @@ def fleet_apply_command(fleet_file: str, parallel: int, yes: bool, on_locked: st
 
     stop = threading.Event()
     up = _locking_up(on_locked, lock_timeout, break_stale_locks, stop)
-    outcome = apply.apply_fleet(
-        fleet, apply.waves_of(fleet, parallel), lambda stack: run_stack(stack, base, "up", up), check, _progress(), stop
-    )
+    outcome = apply.apply_fleet(fleet, waves, lambda stack: run_stack(stack, base, "up", up), check, _progress(), stop)
     _say_outcome(outcome)
     if not outcome.ok:
         sys.exit(EXIT_ERROR)
+
+
+def _selected_waves(fleet_file: str, parallel: int, names: tuple[str, ...]) -> list[Any]:
+    """The waves `--wave` names, in the file's order (all without it); a name not in the file is an error."""
+    from pulumi_hyperpod.fleet.apply import waves_of  # noqa: PLC0415 - with the command
+    from pulumi_hyperpod.fleet.spec import load_fleet  # noqa: PLC0415 - pydantic: only a fleet command loads it
+
+    waves = waves_of(load_fleet(fleet_file)[0], parallel)
+    known = [wave.name for wave in waves]
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise click.UsageError(f"--wave: {fleet_file} has no wave {', '.join(map(repr, unknown))}; its waves: {', '.join(known)}")
+    return [wave for wave in waves if not names or wave.name in names]
 
 
 def _locking_up(on_locked: str, timeout: int, break_stale: bool, stop: threading.Event) -> Any:
