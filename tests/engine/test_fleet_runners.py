@@ -33,8 +33,9 @@ from pulumi_hyperpod.sim.server import Worlds
 from tests.support.serve import served
 from tests.support.sim_helpers import LIFECYCLE, ROLE
 
-from .conftest import engine_env, repo_venv
+from .conftest import engine_env
 from .test_fleet_plan import make_cluster
+from .test_fleet_plan import write_fleet as plan_fleet
 
 pytestmark = pytest.mark.engine
 
@@ -119,38 +120,20 @@ def world(tmp_path):
 
 
 def write_fleet(tmp_path: Path, endpoint: str, state: str) -> tuple[Path, Path]:
-    """The fleet file (canary: east; rest: west; both on the S3 backend), its program, and the release file."""
-    project = tmp_path / "member"
-    project.mkdir()
-    (project / "__main__.py").write_text(PROGRAM)
-    (project / "Pulumi.yaml").write_text(
-        yaml.safe_dump({"name": "fleet-member", "runtime": {"name": "python", "options": {"virtualenv": str(repo_venv())}}})
-    )
+    """test_fleet_plan's fleet (east and west, each its own account) on the S3 backend, with this
+    module's program, in two waves (canary: east; rest: west); and the file that releases the holds."""
+    fleet, _ = plan_fleet(tmp_path, endpoint, (EAST, WEST))
+    (tmp_path / "member" / "__main__.py").write_text(PROGRAM)
     release = tmp_path / "release"
-    stacks = [
-        {
-            "name": name,
-            "project": "member",
-            "stack": name,
-            "account": account,
-            "region": "us-west-2",
-            "backend": "fake",
-            "config": {"clusterName": f"{name}-cluster", "workers": "3", "release": str(release)},
-            "env": {"AWS_ENDPOINT_URL": endpoint},
-        }
-        for name, account in (("east", EAST), ("west", WEST))
-    ]
+    data = yaml.safe_load(fleet.read_text())
+    for stack in data["stacks"]:
+        stack["config"] |= {"workers": "3", "release": str(release)}
     gates = {"in_service": False, "no_failed_nodes": True}  # the clock stands still: an update stays under way
-    fleet = tmp_path / "fleet.yaml"
-    fleet.write_text(
-        yaml.safe_dump(
-            {
-                "state": state,
-                "stacks": stacks,
-                "waves": [{"name": "canary", "stacks": ["east"], "gates": gates}, {"name": "rest", "stacks": ["west"], "gates": gates}],
-            }
-        )
-    )
+    data |= {
+        "state": state,
+        "waves": [{"name": "canary", "stacks": ["east"], "gates": gates}, {"name": "rest", "stacks": ["west"], "gates": gates}],
+    }
+    fleet.write_text(yaml.safe_dump(data))
     return fleet, release
 
 
