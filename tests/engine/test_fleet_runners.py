@@ -165,9 +165,27 @@ def runner(tmp_path: Path, name: str, fleet: Path, *options: str):
     try:
         yield process
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
+        for pid in in_session(process.pid):  # the runner's session: it, its `pulumi`s and their plugins
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         process.wait(10)
+
+
+def in_session(sid: int) -> list[int]:
+    """The processes of session `sid` (a runner started in a session of its own: everything it started)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()  # after "pid (comm)": state, ppid, pgrp, session, …
+            if int(fields[3]) == sid and fields[0] != "Z":
+                found.append(int(stat.parent.name))
+    return found
+
+
+def command_of(pid: int) -> str:
+    with contextlib.suppress(OSError):
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    return ""
 
 
 def output(process) -> str:
@@ -229,9 +247,13 @@ def test_a_runner_killed_mid_wave_leaves_a_stale_lock_and_the_rerun_applies_noth
     fleet, release = write_fleet(tmp_path, endpoint, state)
     with runner(tmp_path, "killed", fleet) as killed:
         until(lambda: updated_and_held(sim, s3, "east"), "east updated, its lock held", [killed])
-        os.killpg(killed.pid, signal.SIGKILL)  # the runner and its `pulumi` children: one process group
+        os.killpg(killed.pid, signal.SIGKILL)  # the runner and its `pulumi`s: one process group
         killed.wait(10)
         until(lambda: _group_gone(killed.pid), "the runner's pulumi processes end with it")
+        # the engine started its plugins in process groups of their own: they outlive the group
+        # (the runner's context kills them, by its session), none of them the runner or an engine
+        survivors = [command_of(pid) for pid in in_session(killed.pid)]
+        assert all("pulumi-language-" in c or "pulumi.dynamic" in c or "pulumi-resource-" in c for c in survivors), survivors
     assert lock_of(s3, "east"), "a killed `pulumi up` leaves its lock in a self-managed backend"
     release.touch()
 

@@ -29,7 +29,9 @@ cluster = SlurmCluster(
         lifecycle=LifecycleArgs(s3_uri="s3://sagemaker-demo-lifecycle/lifecycle-scripts/src/"),
         execution_role_arn="arn:aws:iam::111122223333:role/demo-hyperpod-execution",
         vpc=VpcArgs(subnets=["subnet-0123456789abcdef0"], security_group_ids=["sg-0123456789abcdef0"]),
-        connection=ConnectionArgs(backend="aws"),  # the stack's AWS_ENDPOINT_URL, region and key
+        # backend aws: the stack's AWS_ENDPOINT_URL, region and key. adopt: a create sent again (its runner
+        # was killed mid-create, docs/fleet.md) takes the cluster the first one made, by name
+        connection=ConnectionArgs(backend="aws", adopt=True),
     ),
 )
 
