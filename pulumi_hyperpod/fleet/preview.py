@@ -137,7 +137,11 @@ def _workspace_stack(stack: FleetStack, base: Path, env: Mapping[str, str]) -> A
     from pulumi import automation  # noqa: PLC0415 - the Automation API: only a fleet command loads it (tests/cli_startup)
 
     options = automation.LocalWorkspaceOptions(env_vars=dict(env), secrets_provider=stack.secrets_provider)
-    workspace_stack = automation.create_or_select_stack(stack.stack, work_dir=str(base / stack.project), opts=options)
+    work_dir = str(base / stack.project)
+    try:
+        workspace_stack = automation.create_or_select_stack(stack.stack, work_dir=work_dir, opts=options)
+    except automation.StackAlreadyExistsError:  # another runner created it between this one's select and create
+        workspace_stack = automation.select_stack(stack.stack, work_dir=work_dir, opts=options)
     if stack.config:
         workspace_stack.set_all_config({key: automation.ConfigValue(value) for key, value in stack.config.items()})
     return workspace_stack

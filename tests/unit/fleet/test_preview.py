@@ -66,3 +66,30 @@ def test_the_clusters_in_a_stacks_state_are_those_of_hyperpod_cluster_resources(
         {"type": "hyperpod:index:Cluster"},  # being created: no outputs yet
     ]
     assert clusters_in_state(resources) == ("dynamic-one", "native-one")
+
+
+def test_a_stack_another_runner_creates_meanwhile_is_selected(tmp_path, monkeypatch):
+    """Two runners on a new backend: both find the stack missing, one creates it first; the other's
+    create then fails with "already exists" (the Automation API's create_or_select selects, then
+    creates), and it selects the stack instead of failing the preview."""
+    from pulumi import automation
+
+    from pulumi_hyperpod.fleet import preview as module
+
+    class Raced(automation.StackAlreadyExistsError):
+        def __init__(self):
+            Exception.__init__(self, "stack 'east' already exists")
+
+    selected = []
+
+    def create_or_select(name, work_dir, opts):
+        raise Raced()
+
+    def select(name, work_dir, opts):
+        selected.append((name, work_dir, opts.secrets_provider))
+        return "the stack"
+
+    monkeypatch.setattr(automation, "create_or_select_stack", create_or_select)
+    monkeypatch.setattr(automation, "select_stack", select)
+    got = module._workspace_stack(member("east", secrets_provider="passphrase"), tmp_path, {})
+    assert got == "the stack" and selected == [("east", str(tmp_path / "p"), "passphrase")]
