@@ -7,18 +7,21 @@ Each runner is its own process with its own PULUMI_HOME (two CI machines). Each 
 adopts its cluster and grows its workers from 2 to 3 (one UpdateCluster), then, in the `up` only,
 holds until the test creates a file: the cluster is updated and the stack's lock is held, so what the
 other runners meet, and when the first runner is killed, is fixed by the test, not by timing. The
-simulator records every call it receives; the tests count UpdateCluster per cluster.
+simulator records every call it receives; the tests count UpdateCluster per cluster. A third test
+checks that the engine reads the bucket with the profile the state URL names, not the stack's key.
 """
 
 from __future__ import annotations
 
 import contextlib
+import http.server
 import logging
 import os
 import signal
 import socket
 import subprocess
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -280,3 +283,42 @@ def _group_gone(pgid: int) -> bool:
     except ProcessLookupError:
         return True
     return False
+
+
+def test_the_backend_signs_with_its_profile_not_the_stacks_account_key(tmp_path, pulumi_cli):
+    """docs/fleet.md, "Two sets of credentials": a stack's environment holds its account's key, and the
+    engine reading the bucket signs with the profile its URL names instead. A server that answers
+    403 to everything records the key id of each request's SigV4 `Authorization`."""
+    seen: list[str] = []
+
+    class Recording(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            seen.append(self.headers.get("Authorization", ""))
+            self.send_response(403)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_HEAD = do_PUT = do_POST = do_GET
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recording)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        env = runner_env(tmp_path, "signing") | {"AWS_ACCESS_KEY_ID": EAST, "AWS_SECRET_ACCESS_KEY": "not-checked"}
+        env["PULUMI_BACKEND_URL"] = (
+            f"s3://{BUCKET}?endpoint=http://127.0.0.1:{server.server_address[1]}&s3ForcePathStyle=true&region=us-east-1"
+            f"&profile={BACKEND_PROFILE}"
+        )
+        listed = subprocess.run(
+            ["pulumi", "stack", "ls", "--all", "--non-interactive"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+    assert listed.returncode != 0 and seen, listed.stderr
+    assert all("Credential=fleetbackendkey/" in header for header in seen), seen
+    assert not any(f"Credential={EAST}/" in header for header in seen)
