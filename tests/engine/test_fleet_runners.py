@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import http.server
+import json
 import logging
 import os
 import signal
@@ -23,6 +24,7 @@ import subprocess
 import textwrap
 import threading
 import time
+import urllib.request
 from pathlib import Path
 
 import boto3
@@ -102,6 +104,8 @@ def bucket():
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
     server.start()
     try:
+        # moto's buckets live in this process, past its server's stop: each test starts from none
+        urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{port}/moto-api/reset", method="POST"), timeout=10).close()
         s3 = boto3.client(
             "s3", endpoint_url=f"http://127.0.0.1:{port}", region_name="us-east-1", aws_access_key_id="k", aws_secret_access_key="s"
         )
@@ -115,11 +119,12 @@ def bucket():
 @pytest.fixture
 def world(tmp_path):
     sim = Simulator(path=tmp_path / "fake.sqlite", seed=5, real_time=lambda: START)
-    with served(Worlds(sim, GcpSimulator())) as url:
+    worlds = Worlds(sim, GcpSimulator())
+    with served(worlds) as url:
         make_cluster(sim, EAST, "east-cluster", 2)
         make_cluster(sim, WEST, "west-cluster", 2)
         sim.reset_calls()  # from here, only what the runners send
-        yield url, sim
+        yield url, sim, worlds
 
 
 def write_fleet(tmp_path: Path, endpoint: str, state: str) -> tuple[Path, Path]:
@@ -224,7 +229,7 @@ def updated_and_held(sim: Simulator, s3, stack: str) -> bool:
 
 def test_two_runners_on_one_backend_update_each_stack_once(tmp_path, bucket, world, pulumi_cli):
     state, s3 = bucket
-    endpoint, sim = world
+    endpoint, sim, _ = world
     fleet, release = write_fleet(tmp_path, endpoint, state)
     with runner(tmp_path, "a", fleet) as first:
         until(lambda: updated_and_held(sim, s3, "east"), "runner a updates east and holds its lock", [first])
@@ -246,7 +251,7 @@ def test_two_runners_on_one_backend_update_each_stack_once(tmp_path, bucket, wor
 
 def test_a_runner_killed_mid_wave_leaves_a_stale_lock_and_the_rerun_applies_nothing_twice(tmp_path, bucket, world, pulumi_cli):
     state, s3 = bucket
-    endpoint, sim = world
+    endpoint, sim, _ = world
     fleet, release = write_fleet(tmp_path, endpoint, state)
     with runner(tmp_path, "killed", fleet) as killed:
         until(lambda: updated_and_held(sim, s3, "east"), "east updated, its lock held", [killed])
@@ -322,3 +327,41 @@ def test_the_backend_signs_with_its_profile_not_the_stacks_account_key(tmp_path,
     assert listed.returncode != 0 and seen, listed.stderr
     assert all("Credential=fleetbackendkey/" in header for header in seen), seen
     assert not any(f"Credential={EAST}/" in header for header in seen)
+
+
+def test_a_runner_killed_inside_a_create_leaves_a_pending_create_and_the_rerun_adopts_the_cluster(tmp_path, bucket, world, pulumi_cli):
+    """docs/fleet.md, "A runner killed": killed while the provider's CreateCluster is on the wire (the
+    endpoint holds each answer 3 s once east's up has started), the stack's state keeps a pending
+    create; the next `up` drops it and calls the provider's create again, which adopts the cluster
+    the first one made (`adopt`): one CreateCluster in all."""
+    state, s3 = bucket
+    endpoint, sim, worlds = world
+    fleet, release = write_fleet(tmp_path, endpoint, state)
+    data = yaml.safe_load(fleet.read_text())
+    data["stacks"][0]["config"]["clusterName"] = "east-new"  # not in the world: east's up creates it
+    fleet.write_text(yaml.safe_dump(data))
+    release.touch()  # no hold: the kill is inside the create
+    with runner(tmp_path, "killed", fleet) as killed:
+        until(lambda: "start east: up" in output(killed), "east's up starts", [killed])
+        worlds.latency = 3.0
+        until(lambda: updates(sim).get("CreateCluster east-new") == 1, "east's CreateCluster is sent", [killed])
+        os.killpg(killed.pid, signal.SIGKILL)
+        killed.wait(10)
+    worlds.latency = 0.0
+    assert lock_of(s3, "east")
+    exported = subprocess.run(
+        ["pulumi", "stack", "export", "--stack", "east", "--non-interactive"],
+        cwd=tmp_path / "member",
+        env=runner_env(tmp_path, "inspect") | {"PULUMI_BACKEND_URL": state},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    pending = json.loads(exported.stdout)["deployment"].get("pending_operations") or []
+    assert [(op["type"], op["resource"]["type"]) for op in pending] == [("creating", "pulumi-python:dynamic/hyperpod:Cluster")], (
+        exported.stderr
+    )
+    with runner(tmp_path, "again", fleet, "--break-stale-locks") as again:
+        assert again.wait(DEADLINE) == 0, output(again)
+    assert "the lock is stale" in output(again) and "updated west: " in output(again)
+    assert updates(sim) == {"CreateCluster east-new": 1, "UpdateCluster west-cluster": 1}, "nothing applied twice"
