@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -80,18 +81,46 @@ def fleet_plan_command(
     help="Apply exactly this saved fleet plan (`fleet plan --out`): refused when the fleet file, a stack's plan or a cluster moved since.",
 )
 @policy_option
+@click.option(
+    "--on-locked",
+    type=click.Choice(["wait", "skip"]),
+    default="wait",
+    show_default=True,
+    help="A stack locked by another update: wait for it (then run its up) or skip it (the fleet is then not complete: exit 1).",
+)
+@click.option("--lock-timeout", type=click.IntRange(min=0), default=600, show_default=True, help="Seconds to wait for a stack's lock.")
+@click.option("--break-stale-locks", is_flag=True, help="Break a lock whose holder is a process of this host that is gone (pulumi cancel).")
+@click.option(
+    "--wave",
+    "only_waves",
+    multiple=True,
+    metavar="NAME",
+    help="Run only this wave (repeatable; in the file's order), e.g. one CI job per wave. The fleet plan still covers every stack.",
+)
 @handle_errors
-def fleet_apply_command(fleet_file: str, parallel: int, yes: bool, plan_file: str | None, policies: tuple[str, ...]) -> None:
+def fleet_apply_command(
+    fleet_file: str,
+    parallel: int,
+    yes: bool,
+    plan_file: str | None,
+    policies: tuple[str, ...],
+    on_locked: str,
+    lock_timeout: int,
+    break_stale_locks: bool,
+    only_waves: tuple[str, ...],
+) -> None:
     """Show the fleet plan, then (with --yes) run each wave's `pulumi up`, at most its parallelism at
-    once, and check its gates before the next wave. Exit 1 when an up or a gate fails (later waves are
-    not started) or a saved plan no longer holds, 2 when the fleet plan is refused (nothing applied),
-    130 on Ctrl-C. Run it again to resume: stacks already at their spec have nothing to do."""
+    once, and check its gates before the next wave. A stack locked by another update is waited for or
+    skipped (--on-locked). Exit 1 when an up or a gate fails, a stack is skipped (later waves are not
+    started) or a saved plan no longer holds, 2 when the fleet plan is refused (nothing applied), 130
+    on Ctrl-C. Run it again to resume: stacks already at their spec have nothing to do."""
     from pulumi_hyperpod.fleet import apply, gates  # noqa: PLC0415 - the Automation API: only this command loads it
     from pulumi_hyperpod.fleet.preview import run_stack  # noqa: PLC0415 - with the command
     from pulumi_hyperpod.fleet.spec import load_fleet  # noqa: PLC0415 - pydantic: only a fleet command loads it
 
     _check_policies(policies)
     pinned = _load_saved(plan_file, fleet_file) if plan_file else None
+    waves = _selected_waves(fleet_file, parallel, only_waves)  # before any preview
     fleet, _ = load_fleet(fleet_file)
     _check_gate_policies(fleet, fleet_file)
     fleet, base, previews = _gather(fleet_file, parallel)
@@ -109,13 +138,39 @@ def fleet_apply_command(fleet_file: str, parallel: int, yes: bool, plan_file: st
         targets = [(stack, name) for stack, result in done for name in apply.clusters_of(result, previewed.get(stack.name))]
         return gates.check_gates(wave.gates, targets)
 
+    stop = threading.Event()
+    up = _locking_up(on_locked, lock_timeout, break_stale_locks, stop)
     with tempfile.TemporaryDirectory(prefix="hyperpod-fleet-pinned-") as pins:
-        up = _pinned_up(run_stack, base, pinned, Path(pins)) if pinned is not None else (lambda stack: run_stack(stack, base, "up"))
+        pinning = _pinner(pinned, Path(pins))
         before = _policy_gate(fleet_file, document, previews)
-        outcome = apply.apply_fleet(fleet, apply.waves_of(fleet, parallel), up, check, _progress(), before=before)
+        outcome = apply.apply_fleet(
+            fleet, waves, lambda stack: run_stack(pinning(stack), base, "up", up), check, _progress(), stop, before=before
+        )
     _say_outcome(outcome)
     if not outcome.ok:
         sys.exit(EXIT_ERROR)
+
+
+def _selected_waves(fleet_file: str, parallel: int, names: tuple[str, ...]) -> list[Any]:
+    """The waves `--wave` names, in the file's order (all without it); a name not in the file is an error."""
+    from pulumi_hyperpod.fleet.apply import waves_of  # noqa: PLC0415 - with the command
+    from pulumi_hyperpod.fleet.spec import load_fleet  # noqa: PLC0415 - pydantic: only a fleet command loads it
+
+    waves = waves_of(load_fleet(fleet_file)[0], parallel)
+    known = [wave.name for wave in waves]
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise click.UsageError(f"--wave: {fleet_file} has no wave {', '.join(map(repr, unknown))}; its waves: {', '.join(known)}")
+    return [wave for wave in waves if not names or wave.name in names]
+
+
+def _locking_up(on_locked: str, timeout: int, break_stale: bool, stop: threading.Event) -> Any:
+    """Each stack's `up` under the lock policy of the command line; a line per lock met."""
+    from pulumi_hyperpod.fleet.locks import LockPolicy  # noqa: PLC0415 - with the command
+    from pulumi_hyperpod.fleet.preview import up_with  # noqa: PLC0415 - the Automation API: only a fleet command loads it
+
+    policy = LockPolicy(on_locked="skip" if on_locked == "skip" else "wait", timeout=timeout, break_stale=break_stale)
+    return up_with(policy, lambda stack, line: _line(("locked ", "yellow"), f"{stack.name}: {line}"), stop)
 
 
 def _gather(fleet_file: str, parallel: int) -> tuple[Any, Path, Any]:
@@ -172,11 +227,14 @@ def _refuse_moved(pinned: Any, previews: Any, fleet: Any) -> None:
         sys.exit(EXIT_ERROR)
 
 
-def _pinned_up(run_stack: Any, base: Path, pinned: Any, directory: Path) -> Any:
-    """Each stack's `up` with its pinned plans ($HYPERPOD_PINNED_PLAN_DIR): its provider applies them and nothing else."""
+def _pinner(pinned: Any, directory: Path) -> Any:
+    """The stack as its `up` runs it: with a saved fleet plan, with its pinned plans
+    ($HYPERPOD_PINNED_PLAN_DIR: its provider applies them and nothing else); else as it is."""
     from pulumi_hyperpod.fleet import savedplan  # noqa: PLC0415 - with the command
 
-    return lambda stack: run_stack(savedplan.pin(stack, pinned.get(stack.name, ()), directory / stack.name), base, "up")
+    if pinned is None:
+        return lambda stack: stack
+    return lambda stack: savedplan.pin(stack, pinned.get(stack.name, ()), directory / stack.name)
 
 
 # ---- fleet policy (fleet/policy.py) ---------------------------------------------------------------------
@@ -241,9 +299,12 @@ def _progress() -> Any:
     """One line per wave, per stack's start and end, and per gate (user text never markup)."""
     from pulumi_hyperpod.fleet.apply import Events  # noqa: PLC0415 - with the command
     from pulumi_hyperpod.fleet.gates import FAILED, PASSED  # noqa: PLC0415 - with the command
+    from pulumi_hyperpod.fleet.locks import SKIPPED  # noqa: PLC0415 - with the command
 
     def finished(result: Any) -> None:
-        if result.error:
+        if result.error and result.error.startswith(SKIPPED):
+            _line(("skipped ", "yellow"), f"{result.stack}: {result.error.removeprefix(SKIPPED)}")
+        elif result.error:
             _line(("failed ", "red"), f"{result.stack}: {result.error}")
         elif result.changes:
             _line(("updated ", "green"), f"{result.stack}: " + ", ".join(f"{op} {n}" for op, n in sorted(result.changes.items())))
@@ -274,6 +335,9 @@ def _say_outcome(outcome: Any) -> None:
             print_error(f"wave {wave.wave}: the up of stack {result.stack} failed: {result.error}", label="failed")
         for gate in wave.failed_gates:
             print_error(f"wave {wave.wave}: gate {gate.gate} failed on {_gated(gate)}: {gate.detail}", label="failed")
+    for wave in outcome.waves:
+        for result in wave.skipped_stacks:
+            print_error(f"wave {wave.wave}: stack {result.stack} was not updated: {result.error.partition(': ')[2]}", label="skipped")
     if outcome.not_started:
         print_error(f"later waves not started: {', '.join(outcome.not_started)}", label="stopped")
     noops = [s.stack for w in outcome.waves for s in w.stacks if not s.error and not s.changes]

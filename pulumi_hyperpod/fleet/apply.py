@@ -2,8 +2,8 @@
 the next (docs/fleet.md).
 
 Within a wave its stacks' `pulumi up` run at most the wave's `parallelism` at once (preview.py's
-pool, its per-stack function). A stack whose `up` fails, or a gate that fails, stops the fleet:
-later waves are not started. There is no state file of our own: running it again re-runs every
+pool, its per-stack function). A stack whose `up` fails, a stack left to another runner holding its
+lock (locks.py: skipped, not done), or a gate that fails, stops the fleet: later waves are not started. There is no state file of our own: running it again re-runs every
 wave in order — a stack already at its spec is an `up` with nothing to do (Pulumi's own
 semantics), said as such — and checks every gate again, so it goes on from the first wave not done.
 
@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from pulumi_hyperpod.core.contract import ApplyInterrupted
 from pulumi_hyperpod.fleet.gates import FAILED, GateResult
+from pulumi_hyperpod.fleet.locks import SKIPPED
 from pulumi_hyperpod.fleet.preview import run_stacks
 from pulumi_hyperpod.fleet.spec import Fleet, FleetStack, Gates, Wave
 from pulumi_hyperpod.fleet.summary import StackPlans
@@ -50,7 +51,12 @@ class WaveOutcome:
 
     @property
     def failed_stacks(self) -> list[StackPlans]:
-        return [s for s in self.stacks if s.error]
+        return [s for s in self.stacks if s.error and not s.error.startswith(SKIPPED)]
+
+    @property
+    def skipped_stacks(self) -> list[StackPlans]:
+        """Stacks left to another update holding their lock (locks.py): not done, so the wave is not."""
+        return [s for s in self.stacks if s.error and s.error.startswith(SKIPPED)]
 
     @property
     def failed_gates(self) -> list[GateResult]:
@@ -58,7 +64,7 @@ class WaveOutcome:
 
     @property
     def ok(self) -> bool:
-        return not self.failed_stacks and not self.failed_gates
+        return not self.failed_stacks and not self.skipped_stacks and not self.failed_gates
 
 
 @dataclass

@@ -21,9 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+from pulumi_hyperpod.fleet.locks import LockPolicy, StackLocked, until_unlocked
 from pulumi_hyperpod.fleet.spec import FleetStack
 from pulumi_hyperpod.fleet.summary import StackPlans
 
+BACKEND_URL_ENV = "PULUMI_BACKEND_URL"  # the engine's own variable: the stack's `state`
 PLAN_DIR_ENV = "HYPERPOD_PLAN_DIR"  # provider/cloud_provider.py's PLAN_DIR_ENV (not imported: the provider is no fleet's library)
 # the simulator's endpoint reads only the key id; the secret is never checked, but botocore signs with one
 SIMULATOR_SECRET = "fleet-simulator-secret-not-checked"
@@ -47,10 +49,13 @@ Run = Callable[[FleetStack, Path, Mapping[str, str]], EngineResult]
 
 
 def stack_env(stack: FleetStack, plan_dir: Path | None = None) -> dict[str, str]:
-    """The environment of one stack's engine, program and provider: its region; on the simulator
+    """The environment of one stack's engine, program and provider: its region; its state backend
+    (`state`, as PULUMI_BACKEND_URL); on the simulator
     (`backend: fake`) its account's 12 digits as the access key id, which `hyperpod fake serve`
     reads as that account; the plan directory (when given); then the stack's own `env`, which wins."""
     env = {"AWS_REGION": stack.region, "AWS_DEFAULT_REGION": stack.region}
+    if stack.state is not None:  # the engine's backend; its credentials are the URL's profile=, not the keys below
+        env[BACKEND_URL_ENV] = stack.state
     if plan_dir is not None:
         env[PLAN_DIR_ENV] = str(plan_dir)
     if stack.backend == "fake" and stack.account is not None:
@@ -131,8 +136,12 @@ def preview_fleet(stacks: Sequence[FleetStack], base: Path, parallel: int, run: 
 def _workspace_stack(stack: FleetStack, base: Path, env: Mapping[str, str]) -> Any:
     from pulumi import automation  # noqa: PLC0415 - the Automation API: only a fleet command loads it (tests/cli_startup)
 
-    options = automation.LocalWorkspaceOptions(env_vars=dict(env))
-    workspace_stack = automation.create_or_select_stack(stack.stack, work_dir=str(base / stack.project), opts=options)
+    options = automation.LocalWorkspaceOptions(env_vars=dict(env), secrets_provider=stack.secrets_provider)
+    work_dir = str(base / stack.project)
+    try:
+        workspace_stack = automation.create_or_select_stack(stack.stack, work_dir=work_dir, opts=options)
+    except automation.StackAlreadyExistsError:  # another runner created it between this one's select and create
+        workspace_stack = automation.select_stack(stack.stack, work_dir=work_dir, opts=options)
     if stack.config:
         workspace_stack.set_all_config({key: automation.ConfigValue(value) for key, value in stack.config.items()})
     return workspace_stack
@@ -144,12 +153,32 @@ def _preview(stack: FleetStack, base: Path, env: Mapping[str, str]) -> EngineRes
 
 
 def _up(stack: FleetStack, base: Path, env: Mapping[str, str]) -> EngineResult:
+    """`pulumi up` on a stack that is not locked (fleet apply without a lock policy: a lock is an error)."""
+    return _up_of(_workspace_stack(stack, base, env))
+
+
+def up_with(policy: LockPolicy, say: Callable[[FleetStack, str], None], stop: threading.Event | None = None) -> Run:
+    """`pulumi up` of a stack that may be locked by another runner: waited for, skipped or (stale)
+    broken as `policy` says (locks.py); each lock met is one `say` line; `stop` ends a wait."""
+
+    def run(stack: FleetStack, base: Path, env: Mapping[str, str]) -> EngineResult:
+        workspace_stack = _workspace_stack(stack, base, env)
+        return until_unlocked(lambda: _up_of(workspace_stack), policy, workspace_stack.cancel, lambda line: say(stack, line), stop=stop)
+
+    return run
+
+
+def _up_of(workspace_stack: Any) -> EngineResult:
     """`pulumi up`, and the clusters in the stack's state after it; the engine's output is kept (its
-    last lines) only to say why it failed."""
+    last lines) only to say why it failed. Meeting the stack's lock is StackLocked (the engine's text:
+    it names the holder)."""
+    from pulumi.automation import ConcurrentUpdateError  # noqa: PLC0415 - the Automation API: only a fleet command loads it
+
     output: deque[str] = deque(maxlen=20)
-    workspace_stack = _workspace_stack(stack, base, env)
     try:
         result = workspace_stack.up(color="never", suppress_progress=True, on_output=output.append)
+    except ConcurrentUpdateError as locked:
+        raise StackLocked(str(locked)) from None
     except Exception as problem:
         raise RuntimeError(f"{problem}\n" + "\n".join(output)) from problem
     resources = workspace_stack.export_stack().deployment.get("resources") or ()

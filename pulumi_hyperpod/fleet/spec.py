@@ -11,6 +11,7 @@ from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -18,6 +19,9 @@ from pulumi_hyperpod.core.documents import read_document
 from pulumi_hyperpod.core.errors import InputError, Violation
 
 NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$"
+# the Pulumi state backends a fleet's stacks can share (docs/fleet.md, "Runners and the state backend"):
+# a self-managed bucket or directory, or Pulumi Cloud (https://)
+STATE_SCHEMES = ("s3", "gs", "azblob", "file", "https")
 
 
 class FleetError(InputError):
@@ -41,6 +45,13 @@ class FleetStack(_Strict):
     backend: Literal["aws", "fake"] = "aws"
     config: dict[str, str] = Field(default_factory=dict)  # stack config set before the preview (key: value)
     env: dict[str, str] = Field(default_factory=dict)  # environment of the stack's engine and provider
+    state: str | None = None  # this stack's Pulumi state backend URL; else the fleet's `state`
+    secrets_provider: str | None = None  # this stack's secrets provider; else the fleet's
+
+    @field_validator("state")
+    @classmethod
+    def _state(cls, value: str | None) -> str | None:
+        return _state_url(value)
 
     @field_validator("region")
     @classmethod
@@ -74,6 +85,13 @@ class Fleet(_Strict):
 
     stacks: list[FleetStack] = Field(min_length=1)
     waves: list[Wave] = Field(default_factory=list)
+    state: str | None = None  # the Pulumi state backend URL the stacks share (PULUMI_BACKEND_URL); else the runner's
+    secrets_provider: str | None = None  # e.g. passphrase (the default of a self-managed backend), awskms://…
+
+    @field_validator("state")
+    @classmethod
+    def _state(cls, value: str | None) -> str | None:
+        return _state_url(value)
 
     @model_validator(mode="after")
     def _names(self) -> Fleet:
@@ -109,6 +127,21 @@ class Fleet(_Strict):
         return self
 
 
+def _state_url(value: str | None) -> str | None:
+    """A state backend URL: one of STATE_SCHEMES, and no credential in it (the fleet file is shown
+    and logged; the backend's credentials come from the runner, e.g. `profile=` of an s3:// URL)."""
+    if value is None:
+        return None
+    parts = urlsplit(value)
+    if not parts.scheme or "://" not in value:
+        raise ValueError(f"a state backend is a URL such as s3://bucket or file:///path; got {value!r}")
+    if parts.scheme not in STATE_SCHEMES:
+        raise ValueError(f"the state backend's scheme is one of {', '.join(STATE_SCHEMES)}; got {parts.scheme!r}")
+    if parts.username or parts.password:
+        raise ValueError("a state backend URL holds no credential (give the backend's profile as profile=NAME)")
+    return value
+
+
 def load_fleet(path: str | Path) -> tuple[Fleet, Path]:
     """The fleet file at `path` and the directory its projects are relative to."""
     path = Path(path)
@@ -120,11 +153,21 @@ def parse_fleet(data: Any, source: str) -> Fleet:
     if not isinstance(data, Mapping):
         raise FleetError([Violation("", f"a fleet file is a mapping with stacks and waves; got {type(data).__name__}")], source=source)
     try:
-        return Fleet.model_validate(data)
+        return _inherit(Fleet.model_validate(data))
     except FleetError as error:
         raise FleetError(error.violations, source=source) from None
     except ValidationError as error:
         raise FleetError([_violation(problem) for problem in error.errors()], source=source) from None
+
+
+def _inherit(fleet: Fleet) -> Fleet:
+    """The fleet with each stack's `state` and `secrets_provider` its own, else the fleet's: what
+    each stack's workspace is given (None: the runner's own login and default)."""
+    stacks = [
+        stack.model_copy(update={"state": stack.state or fleet.state, "secrets_provider": stack.secrets_provider or fleet.secrets_provider})
+        for stack in fleet.stacks
+    ]
+    return fleet.model_copy(update={"stacks": stacks})
 
 
 def _violation(problem: Mapping[str, Any]) -> Violation:

@@ -36,6 +36,8 @@ PLAN_CORPUS = HERE / "corpus-plan"
 # Saved fleet plans (`fleet apply BASE_FLEET --plan FILE`), refused before any stack is previewed.
 FLEETPLAN_CORPUS = HERE / "corpus-fleetplan"
 BASE_FLEET = HERE / "base-fleet.yaml"
+# Fleet files (`hyperpod fleet plan|apply FLEET`, docs/fleet.md): one line naming the file, the field and the rule.
+FLEET_CORPUS = HERE / "corpus-fleet"
 
 
 def groups_of(spec: dict) -> list[dict]:
@@ -1295,6 +1297,39 @@ WORKLOAD_DEFECTS: list[tuple[str, Any, str, str]] = [
 ]
 
 
+_FLEET_STACK = "{name: a, project: ., stack: a, region: us-west-2}"
+FLEET_DEFECTS: list[tuple[str, str | bytes, str, str]] = [
+    ("state-not-a-url.yaml", f"state: my-bucket\nstacks: [{_FLEET_STACK}]\n", "state", "a state backend is a URL"),
+    ("state-unknown-scheme.yaml", f"state: 'ftp://host/state'\nstacks: [{_FLEET_STACK}]\n", "state", "scheme is one of s3, gs, azblob"),
+    ("state-credential.yaml", f"state: 'https://me:token@api.pulumi.com'\nstacks: [{_FLEET_STACK}]\n", "state", "holds no credential"),
+    (
+        "state-not-text.json",
+        '{"state": 3, "stacks": [{"name": "a", "project": ".", "stack": "a", "region": "us-west-2"}]}',
+        "state",
+        "valid string",
+    ),
+    (
+        "stack-state-not-a-url.yaml",
+        "stacks: [{name: a, project: ., stack: a, region: us-west-2, state: 'bucket/path'}]\n",
+        "stacks[0].state",
+        "a state backend is a URL",
+    ),
+    (
+        "stack-state-unknown-scheme.yaml",
+        "stacks: [{name: a, project: ., stack: a, region: us-west-2, state: 'mysql://db/state'}]\n",
+        "stacks[0].state",
+        "scheme is one of",
+    ),
+    ("secrets-provider-a-list.yaml", f"secrets_provider: [passphrase]\nstacks: [{_FLEET_STACK}]\n", "secrets_provider", "valid string"),
+    (
+        "account-short.yaml",
+        "stacks: [{name: a, project: ., stack: a, region: us-west-2, account: '12345'}]\n",
+        "stacks[0].account",
+        "12 digits",
+    ),
+]
+
+
 def _write(directory: Path, name: str, content: Any) -> None:
     file = directory / name
     if isinstance(content, bytes):
@@ -1324,6 +1359,8 @@ def main() -> None:
     lifecycles = make_side_corpus(LIFECYCLE_CORPUS, LIFECYCLE_DEFECTS)
     plans = make_side_corpus(PLAN_CORPUS, _plan_defects())
     plans += make_side_corpus(FLEETPLAN_CORPUS, _fleetplan_defects())
+    fleets = make_side_corpus(FLEET_CORPUS, FLEET_DEFECTS)
+    print(f"{fleets} bad fleet files")
     (HERE / "expected-env.json").write_text(
         json.dumps({label: [variable, value, rule] for label, variable, value, rule in ENV_DEFECTS}, indent=1, sort_keys=True) + "\n"
     )

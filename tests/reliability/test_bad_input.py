@@ -127,6 +127,27 @@ def test_price_files_lifecycle_parameters_and_saved_plans_are_one_line_naming_th
     assert world.calls == []
 
 
+FLEETS = json.loads((BADINPUT / "expected-fleet.json").read_text())
+
+
+def test_the_fleet_corpus_is_complete():
+    assert sorted(p.name for p in (BADINPUT / "corpus-fleet").iterdir()) == sorted(FLEETS)
+
+
+@pytest.mark.parametrize("name", sorted(FLEETS))
+def test_bad_fleet_files_are_one_line_naming_the_file_field_and_rule(world, name):
+    path, rule = FLEETS[name]
+    file = BADINPUT / "corpus-fleet" / name
+    for command in ("plan", "apply"):
+        result = CliRunner().invoke(main, ["fleet", command, str(file), *(["--yes"] if command == "apply" else [])])
+        output = result.output
+        assert result.exit_code == 1, (result.exit_code, output)
+        assert "Traceback" not in output and (result.exception is None or isinstance(result.exception, SystemExit)), output
+        assert output.splitlines() == [line for line in output.splitlines() if line.startswith(f"error: {file}: {path}: ")], output
+        assert len(output.splitlines()) == 1 and rule.lower() in output.lower(), output
+    assert world.calls == []
+
+
 @pytest.mark.parametrize("label", sorted(ENV))
 def test_bad_environment_values_are_one_line_naming_the_variable(world, label, tmp_path, monkeypatch):
     import os

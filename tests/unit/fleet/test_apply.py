@@ -143,3 +143,13 @@ def test_the_clusters_gated_are_those_the_up_and_the_preview_showed_not_a_delete
     assert clusters_of(up, None) == ["x"]
     no_op = StackPlans("a", None, "us-west-2", clusters=("z",))  # an up with nothing to do shows no plan: its state names it
     assert clusters_of(no_op, previewed) == ["z", "x", "y"]
+
+
+def test_a_stack_skipped_on_its_lock_is_not_done_and_stops_the_fleet():
+    fleet = fleet_of([("one", ["a", "b"], 2), ("two", ["c"], 1)])
+    up = Recorder(errors={"b": "skipped: the stack is locked, held by root@vm (pid 7); left to that update (--on-locked skip)"})
+    gated = []
+    outcome = apply_fleet(fleet, waves_of(fleet, 1), up, lambda wave, done: gated.append(wave.name) or [])
+    (wave,) = outcome.waves
+    assert [s.stack for s in wave.skipped_stacks] == ["b"] and wave.failed_stacks == []
+    assert not outcome.ok and outcome.not_started == ["two"] and gated == [], "the wave is not done: no gate, no later wave"

@@ -274,3 +274,28 @@ def test_a_saved_fleet_plan_of_a_changed_fleet_file_is_refused_before_any_previe
         f"error: {saved}: pinned.fleet_digest: made from the fleet file 'fleet.yaml' as it was then; {path} is not that file "
         "(another fleet, or changed since): make the fleet plan again"
     ]
+
+
+def test_wave_runs_only_the_named_waves_and_an_unknown_one_is_refused_before_any_preview(applying, monkeypatch):
+    path, _, ups, gated, _ = applying
+    result = apply_(path, "--yes", "--wave", "rest")
+    assert result.exit_code == 0, result.output
+    assert ups == ["west"] and gated == [[("west", "west-cluster")]]
+    assert "applied 1 wave(s)" in result.stdout
+
+    monkeypatch.setattr(preview, "preview_fleet", lambda *a, **k: pytest.fail("no preview for a bad --wave"))
+    result = apply_(path, "--yes", "--wave", "nightly")
+    assert result.exit_code == 1 and ups == ["west"]
+    assert "--wave: " in result.stderr and "has no wave 'nightly'; its waves: canary, rest" in result.stderr
+
+
+def test_a_stack_skipped_on_its_lock_exits_1_and_says_so(applying):
+    path, results, ups, gated, _ = applying
+    results["up:east"] = {
+        "error": "skipped: the stack is locked, held by [b]root[/b]@vm (pid 7) since t; left to that update (--on-locked skip)"
+    }
+    result = apply_(path, "--yes", "--on-locked", "skip")
+    assert result.exit_code == 1 and ups == ["east"] and gated == []
+    assert "skipped east: the stack is locked, held by [b]root[/b]@vm (pid 7)" in result.stdout
+    assert "skipped: wave canary: stack east was not updated: the stack is locked, held by [b]root[/b]@vm" in result.stderr
+    assert "stopped: later waves not started: rest" in result.stderr

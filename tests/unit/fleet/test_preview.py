@@ -26,6 +26,14 @@ def test_the_account_is_the_simulators_key_only_on_the_simulator(tmp_path):
     assert PLAN_DIR_ENV == cloud_provider.PLAN_DIR_ENV
 
 
+def test_the_stacks_state_backend_is_its_engines_and_the_stacks_env_wins(tmp_path):
+    url = "s3://fleet-state?endpoint=http://127.0.0.1:9000&s3ForcePathStyle=true&region=us-east-1&profile=backend"
+    env = stack_env(member("a", account="111122223333", backend="fake", state=url), tmp_path)
+    assert env["PULUMI_BACKEND_URL"] == url and env["AWS_ACCESS_KEY_ID"] == "111122223333"
+    assert "PULUMI_BACKEND_URL" not in stack_env(member("b"), tmp_path), "no state: the runner's own login"
+    assert stack_env(member("c", state=url, env={"PULUMI_BACKEND_URL": "file:///x"}), tmp_path)["PULUMI_BACKEND_URL"] == "file:///x"
+
+
 def test_previews_run_at_most_parallel_at_once_and_keep_the_fleet_order(tmp_path):
     running, most, lock, release = [0], [0], threading.Lock(), threading.Barrier(2, timeout=5)
 
@@ -58,3 +66,30 @@ def test_the_clusters_in_a_stacks_state_are_those_of_hyperpod_cluster_resources(
         {"type": "hyperpod:index:Cluster"},  # being created: no outputs yet
     ]
     assert clusters_in_state(resources) == ("dynamic-one", "native-one")
+
+
+def test_a_stack_another_runner_creates_meanwhile_is_selected(tmp_path, monkeypatch):
+    """Two runners on a new backend: both find the stack missing, one creates it first; the other's
+    create then fails with "already exists" (the Automation API's create_or_select selects, then
+    creates), and it selects the stack instead of failing the preview."""
+    from pulumi import automation
+
+    from pulumi_hyperpod.fleet import preview as module
+
+    class Raced(automation.StackAlreadyExistsError):
+        def __init__(self):
+            Exception.__init__(self, "stack 'east' already exists")
+
+    selected = []
+
+    def create_or_select(name, work_dir, opts):
+        raise Raced()
+
+    def select(name, work_dir, opts):
+        selected.append((name, work_dir, opts.secrets_provider))
+        return "the stack"
+
+    monkeypatch.setattr(automation, "create_or_select_stack", create_or_select)
+    monkeypatch.setattr(automation, "select_stack", select)
+    got = module._workspace_stack(member("east", secrets_provider="passphrase"), tmp_path, {})
+    assert got == "the stack" and selected == [("east", str(tmp_path / "p"), "passphrase")]

@@ -76,6 +76,15 @@ STACK = "{name: a, project: p, stack: dev, region: us-west-2}"
         ),
         (f"stacks: [{STACK}, {STACK}]\n", "stacks: the stack name 'a' is given 2 times"),
         ("stacks: [{name: a, project: p, stack: dev}]\n", "stacks[0].region: is required"),
+        (f"stacks: [{STACK}]\nstate: my-bucket\n", "state: a state backend is a URL such as s3://bucket or file:///path; got 'my-bucket'"),
+        (
+            "stacks: [{name: a, project: p, stack: dev, region: us-west-2, state: 'ftp://host/x'}]\n",
+            "stacks[0].state: the state backend's scheme is one of s3, gs, azblob, file, https; got 'ftp'",
+        ),
+        (
+            f"stacks: [{STACK}]\nstate: 'https://me:token@api.pulumi.com'\n",
+            "state: a state backend URL holds no credential (give the backend's profile as profile=NAME)",
+        ),
         (
             f"stacks: [{STACK}, {{name: b, project: p, stack: b, region: us-west-2}}]\nwaves: [{{name: w, stacks: [a]}}]\n",
             "waves: the stacks 'b' are in no wave",
@@ -105,3 +114,18 @@ def test_each_project_must_hold_a_pulumi_project(tmp_path):
     ]
     (tmp_path / "p" / "Pulumi.yaml").write_text("name: p\nruntime: python\n")
     check_projects(fleet, base, "fleet.yaml")
+
+
+def test_each_stack_has_its_own_state_backend_else_the_fleets(tmp_path):
+    text = (
+        "state: 's3://fleet-state?region=us-east-1&profile=backend'\nsecrets_provider: passphrase\n"
+        "stacks:\n  - {name: a, project: p, stack: a, region: us-west-2}\n"
+        "  - {name: b, project: p, stack: b, region: us-west-2, state: 'file:///srv/state', secrets_provider: 'awskms://alias/x'}\n"
+    )
+    fleet, _ = load_fleet(write(tmp_path, text))
+    assert [(s.state, s.secrets_provider) for s in fleet.stacks] == [
+        ("s3://fleet-state?region=us-east-1&profile=backend", "passphrase"),
+        ("file:///srv/state", "awskms://alias/x"),
+    ]
+    (alone,) = load_fleet(write(tmp_path, f"stacks: [{STACK}]\n", "plain.yaml"))[0].stacks
+    assert (alone.state, alone.secrets_provider) == (None, None), "the runner's own login and default"
