@@ -26,6 +26,7 @@ class StepReason(Code):
     REBOOT_REQUESTED = "reboot-requested"  # --reboot
     REPLACE_REQUESTED = "replace-requested"  # --replace
     MOVE = "move"  # nodes one group loses and another gains of the same type: moved (aws/planner/moves.py)
+    FLEET_MOVE = "fleet-move"  # ... and the gaining group is another cluster's of the fleet (fleet/moves.py)
 
     @classmethod
     def requested(cls, verb: str) -> StepReason:
