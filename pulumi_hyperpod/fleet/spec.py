@@ -74,6 +74,7 @@ class Fleet(_Strict):
 
     stacks: list[FleetStack] = Field(min_length=1)
     waves: list[Wave] = Field(default_factory=list)
+    moves: bool = True  # fleet moves (fleet/moves.py): nodes one cluster deletes that another of its account and region adds, moved
 
     @model_validator(mode="after")
     def _names(self) -> Fleet:
