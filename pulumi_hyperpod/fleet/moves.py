@@ -296,12 +296,13 @@ class Observer:
         return self.states[stack, cluster]
 
 
-def apply_moves(moves: Sequence[FleetMove], observer: Observer, timeout: float = 3600.0) -> list[Any]:
+def apply_moves(moves: Sequence[FleetMove], observer: Observer, timeout: float = 3600.0, **clock: Any) -> list[Any]:
     """A wave's moves, before its `up`s: per (source cluster, target cluster) one plan of MoveClusterNodes
     steps (aws/planner/moves.py `move_steps`: at most 50 nodes a call), run by the project's executor
     (aws/apply: the ClientToken from the plan, each refused node named, the wait for the hand-off) with
     the source cluster as read when the moves were planned as its basis: a source cluster that changed
-    since is not moved (PlanStale). One gate result `moves` per source cluster: failed stops the wave."""
+    since is not moved (PlanStale). One gate result `moves` per source cluster: failed stops the wave.
+    `clock`: the executor's sleep and monotonic (a test's simulated clock)."""
     from pulumi_hyperpod.aws.apply.executor import apply  # noqa: PLC0415 - the executor only when nodes move
     from pulumi_hyperpod.aws.planner.basis import basis_of  # noqa: PLC0415 - with the executor
     from pulumi_hyperpod.aws.planner.moves import Move, Moves, move_steps  # noqa: PLC0415 - with the executor
@@ -329,7 +330,7 @@ def apply_moves(moves: Sequence[FleetMove], observer: Observer, timeout: float =
         plan = Plan(source.cluster, "update", tuple(move_steps(source.arn, planned, target_arn)), basis=basis_of(state))
         where = ", ".join(f"{len(m.nodes)} to {m.target}" for m in these)
         try:
-            done = apply(observer.client(source.stack), plan, wait="none", timeout=timeout)
+            done = apply(observer.client(source.stack), plan, wait="none", timeout=timeout, **clock)
         except (PlanStale, PlanRefused, ApplyError) as error:  # ConcurrentChange is an ApplyError
             results.append(GateResult("moves", source.stack, source.cluster, FAILED, f"{where}: {error}"))
             continue
