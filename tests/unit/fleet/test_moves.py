@@ -75,7 +75,9 @@ def test_never_more_than_min_of_removed_and_added() -> None:
     fewer_removed = Fleet().stack("east", eks("a", 4), eks("a", 3)).stack("west", eks("b", 1), eks("b", 5))
     ((move,), _) = fewer_removed.pair()
     assert len(move.nodes) == 1
-    two_targets = Fleet().stack("east", eks("a", 4), eks("a", 1)).stack("west", eks("b", 1), eks("b", 2)).stack("north", eks("c", 1), eks("c", 2))
+    two_targets = (
+        Fleet().stack("east", eks("a", 4), eks("a", 1)).stack("west", eks("b", 1), eks("b", 2)).stack("north", eks("c", 1), eks("c", 2))
+    )
     found, _ = two_targets.pair()
     assert [(str(m.target), len(m.nodes)) for m in found] == [("west/b/workers", 1), ("north/c/workers", 1)]
     assert len({n.node_id for m in found for n in m.nodes}) == 2, "a node moves once"
@@ -95,10 +97,16 @@ def test_other_accounts_regions_types_or_clusters_pair_into_nothing() -> None:
 
 
 def test_only_eks_continuous_clusters_move_and_the_note_says_why() -> None:
-    provisioned = Fleet().stack("east", eks("a", 4, continuous=False), eks("a", 2, continuous=False)).stack("west", eks("b", 1), eks("b", 3))
+    provisioned = (
+        Fleet().stack("east", eks("a", 4, continuous=False), eks("a", 2, continuous=False)).stack("west", eks("b", 1), eks("b", 3))
+    )
     found, (note,) = provisioned.pair()
     assert found == [] and "does not use NodeProvisioningMode Continuous" in note and note.startswith("east/a/workers → west/b/workers")
-    slurm = Fleet().stack("east", eks("a", 4), eks("a", 2)).stack("west", eks("b", 1, orchestrator="Slurm", continuous=False), eks("b", 3, orchestrator="Slurm", continuous=False))
+    slurm = (
+        Fleet()
+        .stack("east", eks("a", 4), eks("a", 2))
+        .stack("west", eks("b", 1, orchestrator="Slurm", continuous=False), eks("b", 3, orchestrator="Slurm", continuous=False))
+    )
     found, (note,) = slurm.pair()
     assert found == [] and "needs Amazon EKS" in note
 
@@ -205,5 +213,8 @@ def test_a_source_cluster_changed_since_the_plan_is_not_moved() -> None:
     world.sim.calls.clear()
     (result,) = moves.apply_moves(found, observer, sleep=world.sim.advance, monotonic=lambda: world.sim.now().timestamp())
     assert result.outcome == "failed"
-    assert result.detail == "2 to west/b/serve: cluster a changed since the plan was made: serve: TargetCount 1 → 2. Nothing was changed; make the plan again"
+    assert (
+        result.detail
+        == "2 to west/b/serve: cluster a changed since the plan was made: serve: TargetCount 1 → 2. Nothing was changed; make the plan again"
+    )
     assert world.sent("MoveClusterNodes") == []
