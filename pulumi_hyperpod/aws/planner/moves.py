@@ -170,7 +170,11 @@ def move_steps(cluster_arn: str, moves: Moves, target_arn: str | None = None) ->
                     (f"{move.source} → {move.target}: {kept(move.instance_types[start : start + MOST_PER_CALL])}",),
                     part,
                     kind="move-nodes",
-                    codes=(StepReason.MOVE, *([StepReason.FLEET_MOVE] if target_arn else []), *dict.fromkeys(v.code for v in part if v.code)),
+                    codes=(
+                        StepReason.MOVE,
+                        *([StepReason.FLEET_MOVE] if target_arn else []),
+                        *dict.fromkeys(v.code for v in part if v.code),
+                    ),
                 )
             )
     return steps
