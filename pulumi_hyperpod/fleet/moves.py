@@ -6,7 +6,7 @@ Read from the stacks' plans, never recomputed: a source is a group a plan shrink
 victims its remove step names (the victim rules chose them: idle first, never a protected node); a
 target is a group a plan grows, by what its own moves do not bring already. What the plans do not
 carry is read from the two clusters (`observe`): both EKS, Continuous and InService (the operation's
-own conditions, aws/planner/moves.py `cluster_why_not`), both groups InService and not restricted,
+own conditions, aws/cross_moves.py `why_not`), both groups InService and not restricted,
 each victim's instance type one the target group runs, and the source group keeping its MinCount of
 Running nodes. At most min(removed, added) move; the rest is still deleted and added by the stacks'
 `up`s, which find the moved nodes' counts already changed.
@@ -18,7 +18,6 @@ into a later wave's cluster would change it before its wave's gates allow. Pure,
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
@@ -210,12 +209,12 @@ def pair(stacks: Sequence[StackPlans], wave_of: Mapping[str, str], observe: Obse
 
 
 def _why_not(target_state: Any, source_state: Any, source: _Source, target: _Target) -> str | None:
-    from pulumi_hyperpod.aws.planner.moves import cluster_why_not  # noqa: PLC0415 - the AWS planner only when a fleet can move
+    from pulumi_hyperpod.aws.cross_moves import why_not  # noqa: PLC0415 - HyperPod's planner only when a fleet can move
 
     for cluster, name in ((source_state, source.cluster), (target_state, target.cluster)):
         if cluster is None:
             return f"cluster {name} is not there"
-        why = cluster_why_not(cluster)
+        why = why_not(cluster)
         if why:
             return why
     for cluster, group in ((source_state, source.group), (target_state, target.group)):
@@ -297,47 +296,28 @@ class Observer:
 
 
 def apply_moves(moves: Sequence[FleetMove], observer: Observer, timeout: float = 3600.0, **clock: Any) -> list[Any]:
-    """A wave's moves, before its `up`s: per (source cluster, target cluster) one plan of MoveClusterNodes
-    steps (aws/planner/moves.py `move_steps`: at most 50 nodes a call), run by the project's executor
-    (aws/apply: the ClientToken from the plan, each refused node named, the wait for the hand-off) with
-    the source cluster as read when the moves were planned as its basis: a source cluster that changed
-    since is not moved (PlanStale). One gate result `moves` per source cluster: failed stops the wave.
-    `clock`: the executor's sleep and monotonic (a test's simulated clock)."""
-    from pulumi_hyperpod.aws.apply.executor import apply  # noqa: PLC0415 - the executor only when nodes move
-    from pulumi_hyperpod.aws.planner.basis import basis_of  # noqa: PLC0415 - with the executor
-    from pulumi_hyperpod.aws.planner.moves import Move, Moves, move_steps  # noqa: PLC0415 - with the executor
+    """A wave's moves, before its `up`s, per (source cluster, target cluster) by HyperPod's executor
+    (aws/cross_moves.py), with the source cluster as read when the moves were planned as the premise: a
+    source cluster that changed since is not moved. One result `moves` per source cluster, as a gate's:
+    failed stops the wave. `clock`: the executor's sleep and monotonic (a test's simulated clock)."""
+    from pulumi_hyperpod.aws.cross_moves import move_across  # noqa: PLC0415 - the executor only when nodes move
     from pulumi_hyperpod.core.contract import ApplyError, PlanRefused, PlanStale  # noqa: PLC0415 - with the executor
     from pulumi_hyperpod.fleet.gates import FAILED, PASSED, GateResult  # noqa: PLC0415 - with the executor
-    from pulumi_hyperpod.plans.model import Plan, Victim  # noqa: PLC0415 - with the executor
 
     results: list[Any] = []
-    pairs: dict[tuple[End, str], list[FleetMove]] = {}
+    pairs: dict[tuple[str, str, str], list[FleetMove]] = {}
     for move in moves:
-        pairs.setdefault((dataclasses.replace(move.source, group=""), move.target.arn), []).append(move)
-    for (source, target_arn), these in pairs.items():
-        state = observer(source.stack, source.cluster)
-        planned = Moves(
-            moves=[
-                Move(
-                    m.source.group,
-                    m.target.group,
-                    tuple(Victim(m.source.group, n.node_id, False, "Running", n.reason) for n in m.nodes),
-                    (m.instance_type,) * len(m.nodes),
-                )
-                for m in these
-            ]
-        )
-        plan = Plan(source.cluster, "update", tuple(move_steps(source.arn, planned, target_arn)), basis=basis_of(state))
+        pairs.setdefault((move.source.stack, move.source.cluster, move.target.arn), []).append(move)
+    for (stack, cluster, target_arn), these in pairs.items():
         where = ", ".join(f"{len(m.nodes)} to {m.target}" for m in these)
+        asked = [(m.source.group, m.target.group, m.instance_type, [(n.node_id, n.reason) for n in m.nodes]) for m in these]
         try:
-            done = apply(observer.client(source.stack), plan, wait="none", timeout=timeout, **clock)
+            failures = move_across(observer.client(stack), observer(stack, cluster), asked, target_arn, timeout, **clock)
         except (PlanStale, PlanRefused, ApplyError) as error:  # ConcurrentChange is an ApplyError
-            results.append(GateResult("moves", source.stack, source.cluster, FAILED, f"{where}: {error}"))
+            results.append(GateResult("moves", stack, cluster, FAILED, f"{where}: {error}"))
             continue
-        if done.failures:
-            results.append(GateResult("moves", source.stack, source.cluster, FAILED, f"{where}: {'; '.join(done.failures)}"))
-        else:
-            results.append(GateResult("moves", source.stack, source.cluster, PASSED, f"moved {where}"))
+        outcome, detail = (FAILED, f"{where}: {'; '.join(failures)}") if failures else (PASSED, f"moved {where}")
+        results.append(GateResult("moves", stack, cluster, outcome, detail))
     return results
 
 
