@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import textwrap
 
 import botocore.session
 import pytest
@@ -20,42 +19,22 @@ from pulumi_hyperpod.fleet import preview
 from pulumi_hyperpod.sim.aws import Simulator
 from pulumi_hyperpod.sim.gcp import GcpSimulator
 from pulumi_hyperpod.sim.server import Worlds
-from tests.support.moves import EKS, LIFECYCLE, ROLE, TYPE, VPC
+from tests.support.moves import EKS, TYPE, VPC
 from tests.support.serve import served
+from tests.support.sim_helpers import group
 
-from .conftest import engine_env, repo_venv
+from .test_fleet_plan import KIND
+from .test_fleet_plan import PROGRAM as MEMBER
+from .test_fleet_plan import write_fleet as plan_fleet
 
 pytestmark = pytest.mark.engine
 
 ACCOUNT = "111122223333"
 
-PROGRAM = textwrap.dedent(
-    f'''\
-    """A fleet member: one EKS + Continuous cluster adopted by name, its group sized by stack config."""
-    import pulumi
-
-    from pulumi_hyperpod.provider import Cluster
-
-    config = pulumi.Config()
-
-    cluster = Cluster(
-        "member",
-        cluster_name=config.require("clusterName"),
-        orchestrator={EKS!r},
-        vpc_config={VPC!r},
-        node_provisioning_mode="Continuous",
-        instance_groups=[{{
-            "instance_group_name": "workers",
-            "instance_type": "{TYPE}",
-            "instance_count": config.require_int("workers"),
-            "life_cycle_config": {{"source_s3_uri": "{LIFECYCLE["SourceS3Uri"]}", "on_create": "{LIFECYCLE["OnCreate"]}"}},
-            "execution_role": "{ROLE}",
-        }}],
-        backend="aws",  # the stack's environment points botocore at the simulator's endpoint
-        adopt=True,
-        wait="none",
-    )
-    '''
+# test_fleet_plan's member program, its cluster EKS + Continuous and of the moves' instance type
+PROGRAM = MEMBER.replace(KIND, TYPE).replace(
+    "    instance_groups=",
+    f'    orchestrator={EKS!r},\n    vpc_config={VPC!r},\n    node_provisioning_mode="Continuous",\n    instance_groups=',
 )
 
 
@@ -78,50 +57,28 @@ def instances(sim: Simulator, name: str) -> set[str]:
 
 
 def write_fleet(tmp_path, url: str):
-    project = tmp_path / "member"
-    project.mkdir()
-    (project / "__main__.py").write_text(PROGRAM)
-    (project / "Pulumi.yaml").write_text(
-        yaml.safe_dump({"name": "fleet-member", "runtime": {"name": "python", "options": {"virtualenv": str(repo_venv())}}})
-    )
-    stacks = [
-        {
-            "name": name,
-            "project": "member",
-            "stack": name,
-            "account": ACCOUNT,
-            "region": "us-west-2",
-            "backend": "fake",
-            "config": {"clusterName": cluster, "workers": workers},
-            "env": {"AWS_ENDPOINT_URL": url},
-        }
-        for name, cluster, workers in (("east", "train", "1"), ("west", "serve", "3"))
-    ]
-    fleet = tmp_path / "fleet.yaml"
-    fleet.write_text(yaml.safe_dump({"stacks": stacks, "waves": [{"name": "all", "stacks": ["east", "west"], "parallelism": 2}]}))
-    return fleet, engine_env(tmp_path / "engine")
+    """test_fleet_plan's fleet in one account: east shrinks its cluster to 1 worker, west grows its own to 3."""
+    fleet, env = plan_fleet(tmp_path, url, (ACCOUNT, ACCOUNT))
+    (tmp_path / "member" / "__main__.py").write_text(PROGRAM)
+    data = yaml.safe_load(fleet.read_text())
+    for stack, workers in zip(data["stacks"], ("1", "3"), strict=True):
+        stack["config"]["workers"] = workers
+    fleet.write_text(yaml.safe_dump(data))
+    return fleet, env
 
 
 def test_fleet_apply_moves_the_nodes_and_requests_no_new_instance(tmp_path, endpoint, pulumi_cli):
     url, sim = endpoint
-    for name, count in (("train", 3), ("serve", 1)):
+    for name, count in (("east-cluster", 3), ("west-cluster", 1)):
         sagemaker(sim).create_cluster(
             ClusterName=name,
             Orchestrator=EKS,
             VpcConfig=VPC,
             NodeProvisioningMode="Continuous",
-            InstanceGroups=[
-                {
-                    "InstanceGroupName": "workers",
-                    "InstanceType": TYPE,
-                    "InstanceCount": count,
-                    "LifeCycleConfig": LIFECYCLE,
-                    "ExecutionRole": ROLE,
-                }
-            ],
+            InstanceGroups=[group("workers", count, TYPE)],  # as the member program declares it
         )
     sim.advance(3600)
-    before = {name: instances(sim, name) for name in ("train", "serve")}
+    before = {name: instances(sim, name) for name in ("east-cluster", "west-cluster")}
     fleet, env = write_fleet(tmp_path, url)
     plan = ["hyperpod", "fleet", "plan", str(fleet), "--json"]
 
@@ -134,17 +91,17 @@ def test_fleet_apply_moves_the_nodes_and_requests_no_new_instance(tmp_path, endp
         "west",
         f"2 × {TYPE} moved, not released and re-requested",
     )
-    assert len(moving) == 2 and moving <= before["train"]
+    assert len(moving) == 2 and moving <= before["east-cluster"]
     sim.reset_calls()
 
     applied = subprocess.run(["hyperpod", "fleet", "apply", str(fleet), "--yes"], env=env, capture_output=True, text=True, timeout=300)
     assert applied.returncode == 0, applied.stdout + applied.stderr
-    assert "gate passed wave all, moves, cluster train (stack east): moved 2 to west/serve/workers" in applied.stdout
+    assert "gate passed wave all, moves, cluster east-cluster (stack east): moved 2 to west/west-cluster/workers" in applied.stdout
     sent = [operation for operation, _ in sim.calls]
     assert sent.count("MoveClusterNodes") == 1, sent
     assert not {"BatchDeleteClusterNodes", "BatchAddClusterNodes", "UpdateCluster", "CreateCluster"} & set(sent), sent
-    assert instances(sim, "serve") == before["serve"] | moving, "the moved instances run in serve; no new one was requested"
-    assert instances(sim, "train") == before["train"] - moving
+    assert instances(sim, "west-cluster") == before["west-cluster"] | moving, "the moved instances run there; no new one was requested"
+    assert instances(sim, "east-cluster") == before["east-cluster"] - moving
 
     again = subprocess.run([*plan, "--detailed-exitcode"], env=env, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stdout + again.stderr
