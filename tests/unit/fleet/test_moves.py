@@ -152,51 +152,16 @@ def test_the_switch_off_proposes_no_move() -> None:
     assert fleet_plan([], None)["moves"]["enabled"] is False
 
 
-def test_apply_moves_the_nodes_into_the_other_cluster_and_its_plans_are_then_empty() -> None:
-    """On the simulator: the moves a fleet plan proposes are made by the project's executor (one
-    MoveClusterNodes, the hand-off waited for), and nothing is deleted or added; afterwards the two
-    clusters are at their specs: their plans (what the stacks' ups would do) have no step."""
-    from tests.support.moves import World, spec
+def named(name: str, train: int, serve: int) -> ClusterSpec:
+    from tests.support.moves import spec
 
-    def named(name: str, train: int, serve: int) -> ClusterSpec:
-        return ClusterSpec.from_dict({**spec(train, serve).to_api(), "ClusterName": name})
-
-    world = World()
-    for name in ("a", "b"):
-        world.build(named(name, 3, 1))
-    world.sim.advance(3600)
-    desired = {"a": named("a", 1, 1), "b": named("b", 3, 3)}
-    states = {("east", "a"): None, ("west", "b"): None}
-    observer = moves.Observer([], client_for=lambda stack: world.sagemaker)
-    stacks = []
-    for (stack, name), _ in states.items():
-        observer.by_name[stack] = stack
-        document = json.loads(world.planned(desired[name]).to_json())
-        stacks.append(StackPlans(stack, ACCOUNT, REGION, (document,)))
-    found, notes = moves.pair(stacks, {"east": "all", "west": "all"}, observer)
-    ((move,), []) = (found, notes)
-    moving = {n.node_id for n in move.nodes}
-    assert len(moving) == 2 and moving <= {n.instance_id for n in observer.states["east", "a"].nodes}
-    world.sim.calls.clear()
-
-    (result,) = moves.apply_moves(found, observer, sleep=world.sim.advance, monotonic=lambda: world.sim.now().timestamp())
-
-    assert (result.gate, result.stack, result.cluster, result.outcome) == ("moves", "east", "a", "passed"), result.detail
-    assert world.sent("MoveClusterNodes", "BatchDeleteClusterNodes", "BatchAddClusterNodes") == ["MoveClusterNodes"]
-    from pulumi_hyperpod import observe
-
-    there = observe(world.sagemaker, "b")
-    assert moving <= {n.instance_id for n in there.nodes if n.group == "serve"}
-    world.sim.advance(3600)
-    for name in ("a", "b"):
-        assert world.planned(desired[name]).steps == (), f"cluster {name} is at its spec after the move"
+    return ClusterSpec.from_dict({**spec(train, serve).to_api(), "ClusterName": name})
 
 
-def test_a_source_cluster_changed_since_the_plan_is_not_moved() -> None:
-    from tests.support.moves import World, spec
-
-    def named(name: str, train: int, serve: int) -> ClusterSpec:
-        return ClusterSpec.from_dict({**spec(train, serve).to_api(), "ClusterName": name})
+def two_clusters() -> tuple[Any, moves.Observer, list[moves.FleetMove]]:
+    """On the simulator, clusters a and b (EKS + Continuous, groups train 3 and serve 1): stack east
+    lowers a's train to 1, stack west raises b's serve to 3; the world, the observer, the pairing."""
+    from tests.support.moves import World
 
     world = World()
     for name in ("a", "b"):
@@ -208,7 +173,35 @@ def test_a_source_cluster_changed_since_the_plan_is_not_moved() -> None:
         StackPlans("east", ACCOUNT, REGION, (json.loads(world.planned(named("a", 1, 1)).to_json()),)),
         StackPlans("west", ACCOUNT, REGION, (json.loads(world.planned(named("b", 3, 3)).to_json()),)),
     ]
-    found, _ = moves.pair(stacks, {"east": "all", "west": "all"}, observer)
+    found, notes = moves.pair(stacks, {"east": "all", "west": "all"}, observer)
+    assert notes == []
+    world.sim.calls.clear()
+    return world, observer, found
+
+
+def test_apply_moves_the_nodes_into_the_other_cluster_and_its_plans_are_then_empty() -> None:
+    """On the simulator: the moves a fleet plan proposes are made by the project's executor (one
+    MoveClusterNodes, the hand-off waited for), and nothing is deleted or added; afterwards the two
+    clusters are at their specs: their plans (what the stacks' ups would do) have no step."""
+    from pulumi_hyperpod import observe
+
+    world, observer, found = two_clusters()
+    (move,) = found
+    moving = {n.node_id for n in move.nodes}
+    assert len(moving) == 2 and moving <= {n.instance_id for n in observer.states["east", "a"].nodes}
+
+    (result,) = moves.apply_moves(found, observer, sleep=world.sim.advance, monotonic=lambda: world.sim.now().timestamp())
+
+    assert (result.gate, result.stack, result.cluster, result.outcome) == ("moves", "east", "a", "passed"), result.detail
+    assert world.sent("MoveClusterNodes", "BatchDeleteClusterNodes", "BatchAddClusterNodes") == ["MoveClusterNodes"]
+    assert moving <= {n.instance_id for n in observe(world.sagemaker, "b").nodes if n.group == "serve"}
+    world.sim.advance(3600)
+    for name, desired in (("a", named("a", 1, 1)), ("b", named("b", 3, 3))):
+        assert world.planned(desired).steps == (), f"cluster {name} is at its spec after the move"
+
+
+def test_a_source_cluster_changed_since_the_plan_is_not_moved() -> None:
+    world, observer, found = two_clusters()
     world.apply(world.planned(named("a", 3, 2)))  # another writer grows a's serve group meanwhile
     world.sim.calls.clear()
     (result,) = moves.apply_moves(found, observer, sleep=world.sim.advance, monotonic=lambda: world.sim.now().timestamp())
