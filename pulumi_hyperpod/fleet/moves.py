@@ -167,19 +167,19 @@ def pair(stacks: Sequence[StackPlans], wave_of: Mapping[str, str], observe: Obse
                     f"{wave_of.get(target.stack.stack)}); fleet moves are made within one wave, right before its ups"
                 )
                 continue
-            there, here = state(source.stack.stack, source.cluster), state(target.stack.stack, target.cluster)
-            why = _why_not(here, there, source, target)
+            source_state, target_state = state(source.stack.stack, source.cluster), state(target.stack.stack, target.cluster)
+            why = _why_not(source_state, target_state, source, target)
             if why:
                 notes.append(f"{pair_name}: no move: {why}")
                 continue
-            room = _room(there, source) - taken
+            room = _room(source_state, source) - taken
             movable = [
                 v
                 for v in source.victims
                 if v["node_id"] not in {n.node_id for m in moves for n in m.nodes}
-                and (node := there.node(v["node_id"])) is not None
+                and (node := source_state.node(v["node_id"])) is not None
                 and node.status == "Running"
-                and node.instance_type in _types(here, target)
+                and node.instance_type in _types(target_state, target)
             ]
             chosen = movable[: max(min(len(movable), left[key], room), 0)]
             if not chosen:
@@ -188,39 +188,40 @@ def pair(stacks: Sequence[StackPlans], wave_of: Mapping[str, str], observe: Obse
                 continue
             taken += len(chosen)
             left[key] -= len(chosen)
-            for kind in dict.fromkeys(str(there.node(v["node_id"]).instance_type) for v in chosen):
+            for kind in dict.fromkeys(str(source_state.node(v["node_id"]).instance_type) for v in chosen):
                 nodes = tuple(
                     MovedNode(
                         v["node_id"], f"moves to {target.stack.stack}/{target.cluster}/{target.group}; {v.get('reason') or ''}".rstrip("; ")
                     )
                     for v in chosen
-                    if there.node(v["node_id"]).instance_type == kind
+                    if source_state.node(v["node_id"]).instance_type == kind
                 )
                 moves.append(
                     FleetMove(
-                        End(source.stack.stack, source.cluster, source.group, there.arn),
-                        End(target.stack.stack, target.cluster, target.group, here.arn),
+                        End(source.stack.stack, source.cluster, source.group, source_state.arn),
+                        End(target.stack.stack, target.cluster, target.group, target_state.arn),
                         kind,
                         nodes,
-                        _minimum(there, source),
+                        _minimum(source_state, source),
                     )
                 )
     return moves, notes
 
 
-def _why_not(target_state: Any, source_state: Any, source: _Source, target: _Target) -> str | None:
+def _why_not(source_state: Any, target_state: Any, source: _Source, target: _Target) -> str | None:
+    """Why no node of `source` can move to `target` (None: some can): the clusters, the groups, the types."""
     from pulumi_hyperpod.aws.cross_moves import why_not  # noqa: PLC0415 - HyperPod's planner only when a fleet can move
 
     for cluster, name in ((source_state, source.cluster), (target_state, target.cluster)):
         if cluster is None:
-            return f"cluster {name} is not there"
+            return f"cluster {name} is not source_state"
         why = why_not(cluster)
         if why:
             return why
     for cluster, group in ((source_state, source.group), (target_state, target.group)):
         observed = cluster.group(group)
         if observed is None or observed.status != "InService" or observed.restricted:
-            return f"group {group} of cluster {cluster.name} is {'not there' if observed is None else 'restricted' if observed.restricted else observed.status}"
+            return f"group {group} of cluster {cluster.name} is {'not source_state' if observed is None else 'restricted' if observed.restricted else observed.status}"
     if not _types(target_state, target):
         return f"group {target.group} of cluster {target.cluster} runs none of the instance types it would be given"
     return None
