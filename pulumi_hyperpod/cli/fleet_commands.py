@@ -25,6 +25,15 @@ def fleet_group() -> None:
     """Plan and apply many clusters' stacks, across accounts and regions, as one fleet."""
 
 
+# --no-moves, on `fleet plan` and `fleet apply` alike
+no_moves_option = click.option(
+    "--no-moves",
+    "no_moves",
+    is_flag=True,
+    help="Propose no fleet moves: nodes one cluster deletes and another of its account and region adds are deleted "
+    "and added (as the fleet file's `moves: false`).",
+)
+
 # --policy, on `fleet plan` and `fleet apply` alike
 policy_option = click.option(
     "--policy",
@@ -49,16 +58,18 @@ policy_option = click.option(
     help="Save the fleet plan, every stack's plans pinned, for `hyperpod fleet apply FLEET --plan FILE`.",
 )
 @policy_option
+@no_moves_option
 @handle_errors
 def fleet_plan_command(
-    fleet_file: str, parallel: int, as_json: bool, detailed_exitcode: bool, out_file: str | None, policies: tuple[str, ...]
+    fleet_file: str, parallel: int, as_json: bool, detailed_exitcode: bool, out_file: str | None, policies: tuple[str, ...], no_moves: bool
 ) -> None:
     """Preview every stack of the fleet and show one fleet plan, with the fleet's quota preflight. Exit 1
     when a stack's preview fails, 2 when a guard, the fleet's quota or the fleet policy refuses (with
     --detailed-exitcode, 3 when it has changes)."""
     _check_policies(policies)
-    _, _, stacks = _gather(fleet_file, parallel)
-    document = _with_policy(_document(stacks), stacks, policies)
+    fleet, _, stacks = _gather(fleet_file, parallel)
+    moves, _, _ = _moves(fleet, stacks, not no_moves)
+    document = _with_policy(_document(stacks, moves), stacks, policies)
     if as_json:
         emit_json(document)
     else:
@@ -97,6 +108,7 @@ def fleet_plan_command(
     metavar="NAME",
     help="Run only this wave (repeatable; in the file's order), e.g. one CI job per wave. The fleet plan still covers every stack.",
 )
+@no_moves_option
 @handle_errors
 def fleet_apply_command(
     fleet_file: str,
@@ -108,12 +120,14 @@ def fleet_apply_command(
     lock_timeout: int,
     break_stale_locks: bool,
     only_waves: tuple[str, ...],
+    no_moves: bool,
 ) -> None:
     """Show the fleet plan, then (with --yes) run each wave's `pulumi up`, at most its parallelism at
     once, and check its gates before the next wave. A stack locked by another update is waited for or
     skipped (--on-locked). Exit 1 when an up or a gate fails, a stack is skipped (later waves are not
     started) or a saved plan no longer holds, 2 when the fleet plan is refused (nothing applied), 130
-    on Ctrl-C. Run it again to resume: stacks already at their spec have nothing to do."""
+    on Ctrl-C. Run it again to resume: stacks already at their spec have nothing to do. A wave's fleet
+    moves are made right before its ups; a saved plan with moves is refused."""
     from pulumi_hyperpod.fleet import apply, gates  # noqa: PLC0415 - the Automation API: only this command loads it
     from pulumi_hyperpod.fleet.preview import run_stack  # noqa: PLC0415 - with the command
     from pulumi_hyperpod.fleet.spec import load_fleet  # noqa: PLC0415 - pydantic: only a fleet command loads it
@@ -124,7 +138,9 @@ def fleet_apply_command(
     fleet, _ = load_fleet(fleet_file)
     _check_gate_policies(fleet, fleet_file)
     fleet, base, previews = _gather(fleet_file, parallel)
-    document = _with_policy(_document(previews), previews, policies)
+    # a saved plan's stacks apply their pinned plans, deletes and adds as reviewed: it moves nothing
+    moves, observer, found = _moves(fleet, previews, not no_moves and pinned is None)
+    document = _with_policy(_document(previews, moves), previews, policies)
     _show(document)
     if pinned is not None:  # what moved since the plan was saved comes first: it is why a fresh preview may differ
         _refuse_moved(pinned, previews, fleet)
@@ -142,7 +158,7 @@ def fleet_apply_command(
     up = _locking_up(on_locked, lock_timeout, break_stale_locks, stop)
     with tempfile.TemporaryDirectory(prefix="hyperpod-fleet-pinned-") as pins:
         pinning = _pinner(pinned, Path(pins))
-        before = _policy_gate(fleet_file, document, previews)
+        before = _moves_first(_policy_gate(fleet_file, document, previews), found, observer)
         outcome = apply.apply_fleet(
             fleet, waves, lambda stack: run_stack(pinning(stack), base, "up", up), check, _progress(), stop, before=before
         )
@@ -183,10 +199,37 @@ def _gather(fleet_file: str, parallel: int) -> tuple[Any, Path, Any]:
     return fleet, base, preview_fleet(fleet.stacks, base, parallel)
 
 
-def _document(previews: Any) -> dict[str, Any]:
+def _document(previews: Any, moves: dict[str, Any]) -> dict[str, Any]:
     from pulumi_hyperpod.fleet.summary import fleet_plan  # noqa: PLC0415 - with the command
 
-    return fleet_plan(previews)
+    return fleet_plan(previews, moves)
+
+
+# ---- fleet moves (fleet/moves.py) -------------------------------------------------------------------
+def _moves(fleet: Any, previews: Any, enabled: bool) -> tuple[dict[str, Any], Any, list[Any]]:
+    """The fleet plan's `moves` section, the clusters as read for it (None when moves are off), and the moves."""
+    from pulumi_hyperpod.fleet import moves  # noqa: PLC0415 - with the command
+
+    if not (enabled and fleet.moves):
+        return moves.section([], [], False), None, []
+    observer = moves.Observer(fleet.stacks)
+    found, notes = moves.pair(previews, moves.waves_by_stack(fleet), observer)
+    return moves.section(found, notes, True), observer, found
+
+
+def _moves_first(policy_gate: Any, found: list[Any], observer: Any) -> Any:
+    """Before a wave: its policy gate, then (when it passed) the wave's fleet moves, a `moves` result each."""
+    from pulumi_hyperpod.fleet import moves  # noqa: PLC0415 - with the command
+    from pulumi_hyperpod.fleet.gates import FAILED  # noqa: PLC0415 - with the command
+
+    def before(wave: Any) -> Any:
+        results = list(policy_gate(wave))
+        planned = [m for m in found if m.source.stack in wave.stacks]
+        if planned and all(r.outcome != FAILED for r in results):
+            results += moves.apply_moves(planned, observer)
+        return results
+
+    return before
 
 
 # ---- saved fleet plans (fleet/savedplan.py) ---------------------------------------------------------
@@ -194,6 +237,11 @@ def _save(out_file: str, document: dict[str, Any], stacks: Any, fleet_file: str)
     from pulumi_hyperpod.fleet import savedplan  # noqa: PLC0415 - with the command
 
     savedplan.save(out_file, document, stacks, fleet_file)
+    if document["moves"]["moves"]:
+        print_error(
+            "the saved plan has fleet moves, which `fleet apply --plan` refuses: save it with --no-moves to apply it pinned",
+            label="note",
+        )
     common.print_line(
         f"fleet plan saved to {out_file}: apply it with `hyperpod fleet apply {fleet_file} --plan {out_file} --yes`", console=common.err
     )
@@ -201,9 +249,14 @@ def _save(out_file: str, document: dict[str, Any], stacks: Any, fleet_file: str)
 
 def _load_saved(plan_file: str, fleet_file: str) -> Any:
     """The saved fleet plan's pinned plans by stack (refused, before any preview, when it is not this fleet file's)."""
-    from pulumi_hyperpod.fleet import savedplan  # noqa: PLC0415 - with the command
+    from pulumi_hyperpod.fleet import moves, savedplan  # noqa: PLC0415 - with the command
 
-    return savedplan.load(plan_file, fleet_file)
+    pinned = savedplan.load(plan_file, fleet_file)
+    refusal = moves.saved_refusal(plan_file)
+    if refusal:
+        print_error(refusal, label="refused")
+        sys.exit(EXIT_REFUSED)
+    return pinned
 
 
 def _refuse_moved(pinned: Any, previews: Any, fleet: Any) -> None:
@@ -382,7 +435,27 @@ def _show(document: dict[str, Any]) -> None:
         )
     if document["quotas"]:
         common.out.print(quotas)
+    _show_moves(document["moves"], Table)
     _show_policy(document.get("policy"), Table)
+
+
+def _show_moves(section: dict[str, Any], table: Any) -> None:
+    """The fleet moves: one row per node, the capacity they keep, and why a pair did not move."""
+    rows = table("node", "from", "to", "why", title=cell("Nodes that would move between clusters"), title_justify="left")
+    for move in section["moves"]:
+        ends = [f"{e['stack']}/{e['cluster']}/{e['group']}" for e in (move["source"], move["target"])]
+        for node in move["nodes"]:
+            rows.add_row(cell(node["node_id"]), cell(ends[0]), cell(ends[1]), cell(node["reason"]))
+    if section["moves"]:
+        common.out.print(rows)
+        for line in (*section["kept"], section["cost"], *dict.fromkeys(g for m in section["moves"] for g in m["guards"])):
+            _line(("moves ", "cyan"), line)
+        _line(
+            ("moves ", "cyan"),
+            "the stacks' plans above still list those nodes' deletes and adds: after the moves their ups do only the rest",
+        )
+    for note in section["notes"]:
+        _line(("note ", "yellow"), note)
 
 
 def _show_policy(policy: Any, table: Any) -> None:

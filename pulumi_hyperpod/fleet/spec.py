@@ -93,6 +93,8 @@ class Fleet(_Strict):
     def _state(cls, value: str | None) -> str | None:
         return _state_url(value)
 
+    moves: bool = True  # fleet moves (fleet/moves.py): nodes one cluster deletes that another of its account and region adds, moved
+
     @model_validator(mode="after")
     def _names(self) -> Fleet:
         problems: list[Violation] = []

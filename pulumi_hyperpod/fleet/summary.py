@@ -74,19 +74,24 @@ class QuotaDraw:
         )
 
 
-def quota_draws(stacks: Iterable[StackPlans]) -> list[QuotaDraw]:
-    """Per account × region × instance type, the instances every plan adds and the headroom."""
+def quota_draws(stacks: Iterable[StackPlans], moved: Mapping[tuple[str, str], Mapping[str, int]] | None = None) -> list[QuotaDraw]:
+    """Per account × region × instance type, the instances every plan adds and the headroom. `moved`:
+    per (stack, cluster), the nodes fleet moves bring it by instance type (fleet/moves.py): held
+    already, so not added again (nor to a quota of every type)."""
+    moved = moved or {}
     adds: dict[tuple[str, str, str], int] = {}
     headroom: dict[tuple[str, str, str], float] = {}
     names: dict[tuple[str, str, str], str] = {}
     who: dict[tuple[str, str, str], list[str]] = {}
     for stack in stacks:
         for plan in stack.plans:
+            brought = moved.get((stack.stack, str(plan.get("cluster_name"))), {})
             for check in _quota_checks(plan):
                 kind = check.get("instance_type") or check.get("quota_name") or "?"
                 key = (stack.account or DEFAULT_ACCOUNT, stack.region, str(kind))
                 names.setdefault(key, str(check.get("quota_name") or kind))
-                added = int(check.get("adds") or 0)
+                held = brought.get(str(check["instance_type"]), 0) if check.get("instance_type") else sum(brought.values())
+                added = max(int(check.get("adds") or 0) - held, 0)
                 adds[key] = adds.get(key, 0) + added
                 if added and stack.stack not in who.setdefault(key, []):
                     who[key].append(stack.stack)
@@ -127,9 +132,15 @@ def cluster_summary(plan: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def fleet_plan(stacks: Sequence[StackPlans]) -> dict[str, Any]:
-    """The `hyperpod-fleet-plan/1` document of the fleet's previews."""
-    draws = quota_draws(stacks)
+def fleet_plan(stacks: Sequence[StackPlans], moves: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The `hyperpod-fleet-plan/1` document of the fleet's previews. `moves`: the fleet moves section
+    (fleet/moves.py `section`), whose moved nodes the quota preflight does not count as added."""
+    moves = moves or {"enabled": False, "moves": [], "notes": []}
+    moved: dict[tuple[str, str], dict[str, int]] = {}
+    for move in moves["moves"]:
+        per_type = moved.setdefault((move["target"]["stack"], move["target"]["cluster"]), {})
+        per_type[move["instance_type"]] = per_type.get(move["instance_type"], 0) + len(move["nodes"])
+    draws = quota_draws(stacks, moved)
     over = [d for d in draws if d.over]
     rows: list[dict[str, Any]] = []
     for stack in stacks:
@@ -148,6 +159,7 @@ def fleet_plan(stacks: Sequence[StackPlans]) -> dict[str, Any]:
     return {
         "format": FLEET_PLAN_FORMAT,
         "stacks": rows,
+        "moves": dict(moves),
         "quotas": [d.to_dict() for d in draws],
         "refusals": [d.refusal() for d in over],
         "refused": refused,

@@ -51,8 +51,13 @@ RULES = [
     # simulator or another front end; of a cloud the region names (to check the fleet file) and, for
     # the gates after a wave, HyperPod's client and its observed state (a read, as `hyperpod status`)
     # and its deep health check (as `hyperpod health-check`); for a saved fleet plan, the pinned
-    # plans compared as a saved plan is (aws/pinned.py)
-    ("fleet", (*CLOUDS, *SIMULATORS, *FRONT_ENDS), ("aws.regions", "aws.client", "aws.observe", "aws.apply.health", "aws.pinned")),
+    # plans compared as a saved plan is (aws/pinned.py); for a fleet move between two clusters, the
+    # planner's move steps run by the executor (aws/cross_moves.py)
+    (
+        "fleet",
+        (*CLOUDS, *SIMULATORS, *FRONT_ENDS),
+        ("aws.regions", "aws.client", "aws.observe", "aws.apply.health", "aws.pinned", "aws.cross_moves"),
+    ),
     # … and only the CLI imports them
     *[(layer, (FLEET,), ()) for layer in (*NEUTRAL, *CLOUDS, *SIMULATORS, "provider", "native", "components")],
 ]

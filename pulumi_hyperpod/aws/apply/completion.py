@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 from pulumi_hyperpod.plans.steps import declaration
 from pulumi_hyperpod.aws.apply import extensions
 from pulumi_hyperpod.aws.apply.lifecycle import image_shortfalls
-from pulumi_hyperpod.aws.apply.moves import not_moved
+from pulumi_hyperpod.aws.apply.moves import elsewhere, not_moved
+from pulumi_hyperpod.aws.observe import observe
 from pulumi_hyperpod.aws.planner.victims import LEAVING
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -88,7 +89,8 @@ def _software_status(run: _Run, step: Step, state: ClusterState, sent: frozenset
 
 
 def _nodes_moved(run: _Run, step: Step, state: ClusterState, sent: frozenset[str]) -> list[str]:
-    return not_moved(step, state, sent)
+    target = elsewhere(step)  # a fleet's move: the nodes are looked for in the other cluster
+    return not_moved(step, observe(run.client, target) if target and sent else state, sent)
 
 
 def _answered(run: _Run, step: Step, state: ClusterState, sent: frozenset[str]) -> list[str]:

@@ -8,7 +8,9 @@
   NodeIdInUse, NodeInstanceTypeMismatch) is a failure of the run, one line each; a whole request the
   service refuses (below the source's MinCount, a cluster not InService) is an ApplyError.
 - The step waits for its declared completion: each accepted node listed in the target group (the
-  hand-off, after DetachInProgress), so the calls after it see the counts the move left. Its
+  hand-off, after DetachInProgress), so the calls after it see the counts the move left. A fleet's
+  move (fleet/moves.py) names another cluster of the account and region as its target: the node
+  detaches in this cluster and is looked for in that one. Its
   lifecycle scripts run on (AttachInProgress): the final observation holds it to `nodes-moved`.
 """
 
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pulumi_hyperpod.aws.observe import observe
 
@@ -54,20 +56,27 @@ def move_nodes(run: _Run, step: Step, verify: bool) -> None:
     run.say(f"moving {len(accepted)} node(s) from {source} to {target}: {', '.join(accepted)}")
     if source in run.expected.targets:  # the service lowers the source's count when it accepts the move
         run.expected.targets[source] = max(run.expected.targets[source] - len(accepted), 0)
-    handed = _wait_handed_off(run, accepted, target)
+    handed = _wait_handed_off(run, accepted, target, elsewhere(step))
     if target in run.expected.targets:  # and raises the target's as each node joins it
         run.expected.targets[target] += len(handed)
 
 
-def _wait_handed_off(run: _Run, accepted: list[str], target: str) -> list[str]:
+def elsewhere(step: Step) -> str | None:
+    """The target cluster's ARN when the step moves nodes to another cluster (None: within its own)."""
+    target = step.request.get("TargetClusterArn")
+    return target if target != step.request.get("SourceClusterArn") else None
+
+
+def _wait_handed_off(run: _Run, accepted: list[str], target: str, target_cluster: str | None) -> list[str]:
     """Poll until no accepted node is still detaching (DetachInProgress), or the deadline; the nodes
-    listed in the target group then. One that is not (the move was cancelled: the target group went
-    meanwhile) is a failure, named."""
+    listed in the target group then (of the target cluster when it is another). One that is not (the
+    move was cancelled: the target group went meanwhile) is a failure, named."""
     while True:
         state = observe(run.client, run.name)
         run.last_state = state
-        nodes = dict(zip(accepted, [state.node(key) if state is not None else None for key in accepted], strict=True))
-        handed = [key for key, node in nodes.items() if node is not None and node.group == target]
+        there = observe(run.client, target_cluster) if target_cluster else state
+        nodes = {key: _node(there, key) or _node(state, key) for key in accepted}
+        handed = [key for key in accepted if (node := _node(there, key)) is not None and node.group == target]
         detaching = [key for key, node in nodes.items() if node is not None and node.status == "DetachInProgress"]
         if not detaching or run.remaining() <= 0:
             break
@@ -81,9 +90,14 @@ def _wait_handed_off(run: _Run, accepted: list[str], target: str) -> list[str]:
     return handed
 
 
+def _node(state: ClusterState | None, key: str) -> Any:
+    return state.node(key) if state is not None else None
+
+
 def not_moved(step: Step, state: ClusterState | None, sent: frozenset[str]) -> list[str]:
     """`nodes-moved`: each node the step named is listed in its target group and not in Failure (one
-    still attaching, its lifecycle scripts running, is in flight, not short)."""
+    still attaching, its lifecycle scripts running, is in flight, not short). `state`: the target
+    cluster as observed (the step's own cluster, or the other one of a fleet's move)."""
     if state is None:
         return []
     target = step.request.get("TargetInstanceGroupName")

@@ -27,6 +27,7 @@ class StepReason(Code):
     REPLACE_REQUESTED = "replace-requested"  # --replace
     MOVE = "move"  # nodes one group loses and another gains of the same type: moved (aws/planner/moves.py)
     EXTENSION_DIFFERS = "extension-differs"  # a cluster extension's version or configuration (aws/planner/extensions.py)
+    FLEET_MOVE = "fleet-move"  # ... and the gaining group is another cluster's of the fleet (fleet/moves.py)
 
     @classmethod
     def requested(cls, verb: str) -> StepReason:

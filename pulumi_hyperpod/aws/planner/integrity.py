@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pulumi_hyperpod.aws.planner.codes import StepReason
 from pulumi_hyperpod.plans.integrity import CloudOperations, kind_problem, operation_problem
 from pulumi_hyperpod.plans.model import Plan, Step
 
@@ -121,13 +122,17 @@ def _request_problems(plan: Plan, number: int, step: Step, where: str, create_re
 
 
 def _move_problems(plan: Plan, step: Step, where: str) -> list[str]:
-    """A move acts within the plan's cluster (its ARN both ends), from the group its victims are in, and
-    names exactly the nodes its victims list (aws/planner/moves.py)."""
+    """A move acts from the plan's cluster (its ARN) to a group of it or (a fleet's move, fleet/moves.py,
+    coded `fleet-move`) of another cluster of its account and region, from the group its victims are in, and names exactly
+    the nodes its victims list (aws/planner/moves.py)."""
     problems = []
     identity = plan.basis.identity if plan.basis is not None else None
-    for end in ("SourceClusterArn", "TargetClusterArn"):
-        if step.request.get(end) != identity:
-            problems.append(f"{where}: {end} is {step.request.get(end)!r}, not the plan's cluster")
+    if step.request.get("SourceClusterArn") != identity:
+        problems.append(f"{where}: SourceClusterArn is {step.request.get('SourceClusterArn')!r}, not the plan's cluster")
+    target = str(step.request.get("TargetClusterArn"))
+    fleet = StepReason.FLEET_MOVE in step.codes and identity is not None and target.rsplit("/", 1)[0] == identity.rsplit("/", 1)[0]
+    if target != identity and not fleet:
+        problems.append(f"{where}: TargetClusterArn is {target!r}, neither the plan's cluster nor another of its account and region")
     if sorted(_request_nodes(step)) != sorted(victim.node_id for victim in step.victims):
         problems.append(f"{where}: the nodes it names are not the nodes its victims list says move")
     if {victim.group for victim in step.victims} - {step.request.get("SourceInstanceGroupName")}:

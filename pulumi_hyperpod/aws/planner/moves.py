@@ -71,9 +71,16 @@ class Moves:
 
 def why_not(desired: ClusterSpec, observed: ClusterState) -> str | None:
     """Why no node of this cluster can move (None: nodes can)."""
+    if not desired.continuous and observed.orchestrator_kind == "Eks":
+        return f"cluster {observed.name} does not use NodeProvisioningMode Continuous, which MoveClusterNodes needs"
+    return cluster_why_not(observed)
+
+
+def cluster_why_not(observed: ClusterState) -> str | None:
+    """Why no node can move into or out of this cluster as observed (None: nodes can): EKS, Continuous, InService."""
     if observed.orchestrator_kind != "Eks":
         return f"cluster {observed.name} is orchestrated by {observed.orchestrator_kind}; MoveClusterNodes needs Amazon EKS"
-    if not (observed.continuous and desired.continuous):
+    if not observed.continuous:
         return f"cluster {observed.name} does not use NodeProvisioningMode Continuous, which MoveClusterNodes needs"
     if observed.status != "InService":
         return f"cluster {observed.name} is {observed.status}; MoveClusterNodes needs it InService"
@@ -143,8 +150,9 @@ def _wanted(desired: ClusterSpec, name: str) -> Any:
     return next((g for g in desired.groups if g.name == name), None)
 
 
-def move_steps(cluster_arn: str, moves: Moves) -> list[Step]:
-    """One MoveClusterNodes per (source, target) pair, at most 50 nodes a call, named by NodeIds."""
+def move_steps(cluster_arn: str, moves: Moves, target_arn: str | None = None) -> list[Step]:
+    """One MoveClusterNodes per (source, target) pair, at most 50 nodes a call, named by NodeIds; into
+    the same cluster, or (`target_arn`: a fleet's move, fleet/moves.py) another of its account and region."""
     steps = []
     for move in moves.moves:
         for start in range(0, len(move.nodes), MOST_PER_CALL):
@@ -155,14 +163,18 @@ def move_steps(cluster_arn: str, moves: Moves) -> list[Step]:
                     {
                         "SourceClusterArn": cluster_arn,
                         "SourceInstanceGroupName": move.source,
-                        "TargetClusterArn": cluster_arn,
+                        "TargetClusterArn": target_arn or cluster_arn,
                         "TargetInstanceGroupName": move.target,
                         "NodeIds": [v.node_id for v in part],
                     },
                     (f"{move.source} → {move.target}: {kept(move.instance_types[start : start + MOST_PER_CALL])}",),
                     part,
                     kind="move-nodes",
-                    codes=(StepReason.MOVE, *dict.fromkeys(v.code for v in part if v.code)),
+                    codes=(
+                        StepReason.MOVE,
+                        *([StepReason.FLEET_MOVE] if target_arn else []),
+                        *dict.fromkeys(v.code for v in part if v.code),
+                    ),
                 )
             )
     return steps

@@ -62,7 +62,7 @@ def test_the_codes_are_the_words_plans_carried():
     """Their values are the wire's: the Rego rules, the CrossGuard pack and users' tools match on them."""
     assert {c.value for c in aws_codes.StepReason} == {
         "absent", "not-desired", "cannot-update-in-place", "grow", "shrink", "scale-in", "canary", "after-canary",
-        "tags-differ", "image-differs", "failed-node", "reboot-requested", "replace-requested", "move", "extension-differs",
+        "tags-differ", "image-differs", "failed-node", "reboot-requested", "replace-requested", "move", "extension-differs", "fleet-move",
     }  # fmt: skip
     assert {c.value for c in aws_codes.VictimReason} == {
         "unhealthy", "never-launched", "health-checks", "newest", "oldest", "remove-first", "drained-already",

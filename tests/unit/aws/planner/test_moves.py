@@ -107,6 +107,25 @@ def test_a_tampered_move_is_not_this_plans() -> None:
         assert step_problems(dataclasses.replace(the_plan, steps=(edited,)))
 
 
+def test_a_fleet_move_may_target_another_cluster_of_its_account_and_region_only() -> None:
+    """A step coded fleet-move (fleet/moves.py) targets another cluster of the plan's account and region;
+    another account's or region's is not the plan's, nor an uncoded one (above)."""
+    import dataclasses
+
+    observed = observed_from(eks(4, 1))
+    the_plan = plan(eks(2, 3), observed)
+    [step] = the_plan.steps
+    fleet = dataclasses.replace(step, codes=(*step.codes, "fleet-move"))
+    region, account, _ = observed.arn.split(":")[3:6]
+    elsewhere = observed.arn.rsplit("/", 1)[0] + "/zzzzz0000000"
+    ok = dataclasses.replace(fleet, request={**fleet.request, "TargetClusterArn": elsewhere})
+    assert step_problems(dataclasses.replace(the_plan, steps=(ok,))) == []
+    for other in (elsewhere.replace(account, "444455556666"), elsewhere.replace(region, "us-east-1")):
+        edited = dataclasses.replace(fleet, request={**fleet.request, "TargetClusterArn": other})
+        (problem,) = step_problems(dataclasses.replace(the_plan, steps=(edited,)))
+        assert "neither the plan's cluster nor another of its account and region" in problem
+
+
 @settings(max_examples=150, deadline=None, derandomize=True, database=None)  # the same examples every run
 @given(
     train=st.integers(1, 8),
