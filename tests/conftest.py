@@ -12,3 +12,19 @@ from hypothesis import settings as _settings
 
 _settings.register_profile("hyperpod", deadline=None)
 _settings.load_profile("hyperpod")
+
+
+# The CLI run in-process opens each test's persistent world once per process (Simulator.shared); a
+# session of thousands of tests would keep every one's SQLite connections open. Closed after each test
+# (only when some test loaded the simulator: a lean-import test must not load it here).
+import sys as _sys
+
+import pytest as _pytest
+
+
+@_pytest.fixture(autouse=True)
+def _close_shared_worlds():
+    yield
+    simulator = _sys.modules.get("pulumi_hyperpod.sim.aws.simulator")
+    if simulator is not None:
+        simulator.Simulator.close_shared()

@@ -144,6 +144,17 @@ class Simulator:
             lines = error.lines() if isinstance(error, InputError) else [str(error)]
             raise EnvError(SCENARIO_ENV, scenario, " ".join(lines)) from None
 
+    @staticmethod
+    def close_shared() -> None:
+        """Close every world `shared` opened in this process (their files stay): a process that opens
+        many worlds in turn (a test session, a long-lived program) releases their connections. A world
+        asked for again is opened again."""
+        with _shared_lock:
+            closing = list(_SHARED.values())
+            _SHARED.clear()
+        for simulator in closing:
+            simulator._store.close()
+
     @classmethod
     def shared(
         cls, path: str | Path, scenario: dict[str, Any] | str | Path | Scenario | None = None, clock: SharedClock | None = None

@@ -379,6 +379,8 @@ class SqliteStore:
 
     def close(self) -> None:
         self.conn.close()
+        if self.shared_clock is not None:
+            self.shared_clock.close()
 
 
 def _identity(path: Path) -> tuple[int, int] | None:
