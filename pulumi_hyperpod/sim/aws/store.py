@@ -99,6 +99,9 @@ class MemoryStore:
         self._calls: list[tuple[str, dict]] = []
         self.lock = threading.RLock()
 
+    def close(self) -> None:
+        """Nothing to release: the world is this object's."""
+
     @contextlib.contextmanager
     def transaction(self) -> Iterator[World]:
         with self.lock:
