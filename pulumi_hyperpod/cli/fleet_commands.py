@@ -363,6 +363,10 @@ def _progress() -> Any:
             _line(("updated ", "green"), f"{result.stack}: " + ", ".join(f"{op} {n}" for op, n in sorted(result.changes.items())))
         else:
             _line(("no-op ", "dim"), f"{result.stack}: nothing to do (already at its spec)")
+        for plan in result.plans:  # the plans its provider applied: each cluster's steps
+            if plan.get("steps"):
+                steps = ", ".join(str(step.get("operation")) for step in plan["steps"])
+                _line(("  steps ", "dim"), f"{result.stack}, cluster {plan.get('cluster_name')}: {steps}")
 
     def gate(wave: Any, result: Any) -> None:
         style = {PASSED: "green", FAILED: "red"}.get(result.outcome, "yellow")

@@ -105,7 +105,7 @@ def applying(fleet, monkeypatch):
         assert operation == "up"
         ups.append(stack.name)
         return StackPlans(
-            stack.name, stack.account, stack.region, plans=(plan(f"{stack.name}-cluster"),), **results.get(f"up:{stack.name}", {})
+            stack.name, stack.account, stack.region, **{"plans": (plan(f"{stack.name}-cluster"),), **results.get(f"up:{stack.name}", {})}
         )
 
     def gates(wave_gates, targets):
@@ -299,3 +299,14 @@ def test_a_stack_skipped_on_its_lock_exits_1_and_says_so(applying):
     assert "skipped east: the stack is locked, held by [b]root[/b]@vm (pid 7)" in result.stdout
     assert "skipped: wave canary: stack east was not updated: the stack is locked, held by [b]root[/b]@vm" in result.stderr
     assert "stopped: later waves not started: rest" in result.stderr
+
+
+def test_the_progress_shows_each_clusters_steps_after_its_stacks_up(applying):
+    """Waves, stacks and their steps: the steps of each plan the stack's provider applied, and none for a no-op."""
+    path, results, _, _, _ = applying
+    results["up:east"] = {"plans": (plan("east-[b]cluster[/b]", adds=2),), "changes": {"update": 1}}
+    result = apply_(path, "--yes")
+    assert result.exit_code == 0, result.output
+    assert "updated east: update 1" in result.stdout
+    assert "steps east, cluster east-[b]cluster[/b]: UpdateCluster" in result.stdout  # user text, not markup
+    assert "steps west" not in result.stdout  # its up applied a plan with no step
